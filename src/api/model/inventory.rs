@@ -1,0 +1,162 @@
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use super::{FindingType, Pagination, PublishAudience, ReviewPriority, Visibility, rfc3339};
+use crate::open_enum;
+
+open_enum! {
+    /// Time since last edit, in the contract's 14- and 60-day groups.
+    pub enum ActivityGroup {
+        Last14Days => "last_14_days",
+        Last60Days => "last_60_days",
+        Older => "older",
+    }
+}
+
+open_enum! {
+    /// `sort_by` of the security project inventory.
+    pub enum InventorySortBy {
+        Relevance => "relevance",
+        ReviewPriority => "review_priority",
+        Name => "name",
+        PublishAudience => "publish_audience",
+        LastEditedAt => "last_edited_at",
+        RiskFactorCount => "risk_factor_count",
+        OpenPiiFindingCount => "open_pii_finding_count",
+        ExternalAccessRank => "external_access_rank",
+        Edits24h => "edits_24h",
+        Edits7d => "edits_7d",
+        Edits30d => "edits_30d",
+        Visitors24h => "visitors_24h",
+        Visitors7d => "visitors_7d",
+        Visitors30d => "visitors_30d",
+        LastSecurityScanAt => "last_security_scan_at",
+    }
+}
+
+/// `{name}` of an edge function.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EdgeFunction {
+    pub name: String,
+}
+
+/// `{display_name}` of a project owner.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Owner {
+    #[serde(default)]
+    pub display_name: Option<String>,
+}
+
+/// One entry of `review_priority_explanation`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reason {
+    pub id: String,
+    pub label: String,
+    pub detail: String,
+    pub category: String,
+    pub review_priority: ReviewPriority,
+}
+
+/// `matched_reason.values`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReasonValues {
+    #[serde(default)]
+    pub connector_count: i64,
+    #[serde(default)]
+    pub edge_function_count: i64,
+    #[serde(default)]
+    pub error_count: i64,
+    #[serde(default)]
+    pub info_count: i64,
+    #[serde(default)]
+    pub open_pii_finding_count: i64,
+    #[serde(default)]
+    pub secret_count: i64,
+    #[serde(default)]
+    pub shared_user_count: i64,
+    #[serde(default)]
+    pub warning_count: i64,
+}
+
+/// `matched_reason` of an inventory item.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchedReason {
+    pub id: String,
+    pub label: String,
+    pub detail: String,
+    pub category: String,
+    pub review_priority: ReviewPriority,
+    #[serde(default)]
+    pub values: ReasonValues,
+}
+
+/// Item of the security project inventory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InventoryItem {
+    pub id: String,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub url: Option<String>,
+    pub is_published: bool,
+    #[serde(default)]
+    pub publish_audience: Option<PublishAudience>,
+    #[serde(default)]
+    pub visibility: Option<Visibility>,
+    pub activity_group: ActivityGroup,
+    #[serde(default)]
+    pub connectors: Vec<String>,
+    #[serde(default)]
+    pub edge_functions: Vec<EdgeFunction>,
+    #[serde(default)]
+    pub edit_count: i64,
+    #[serde(default)]
+    pub message_count: i64,
+    #[serde(default)]
+    pub edits_24h: i64,
+    #[serde(default)]
+    pub edits_7d: i64,
+    #[serde(default)]
+    pub edits_30d: i64,
+    #[serde(default)]
+    pub visitors_24h: i64,
+    #[serde(default)]
+    pub visitors_7d: i64,
+    #[serde(default)]
+    pub visitors_30d: i64,
+    #[serde(default, with = "rfc3339::option")]
+    pub last_edited_at: Option<OffsetDateTime>,
+    #[serde(default, with = "rfc3339::option")]
+    pub last_security_scan_at: Option<OffsetDateTime>,
+    pub owner: Owner,
+    pub review_priority: ReviewPriority,
+    #[serde(default)]
+    pub review_priority_explanation: Vec<Reason>,
+    #[serde(default)]
+    pub matched_reason: Option<MatchedReason>,
+}
+
+/// `activity_as_of` of the inventory response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ActivityAsOf {
+    #[serde(default, with = "rfc3339::option")]
+    pub edits_as_of: Option<OffsetDateTime>,
+    #[serde(default, with = "rfc3339::option")]
+    pub visitors_as_of: Option<OffsetDateTime>,
+}
+
+/// Response of the security project inventory operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InventoryPage {
+    pub data: Vec<InventoryItem>,
+    pub pagination: Pagination,
+    pub total: i64,
+    #[serde(default, with = "rfc3339::option")]
+    pub as_of: Option<OffsetDateTime>,
+    #[serde(default)]
+    pub activity_as_of: Option<ActivityAsOf>,
+    #[serde(default)]
+    pub applied_finding: Option<FindingType>,
+}

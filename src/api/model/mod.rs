@@ -1,0 +1,170 @@
+//! Wire types: the JSON shapes of the v1 contract, defined once and shared by
+//! the client, the CLI, the TUI and the reference server.
+//!
+//! Every enum tolerates values it does not know (`Unknown(String)` keeps the raw
+//! string), and unknown JSON fields are ignored, as the contract's evolution rules
+//! require.
+
+pub mod analytics;
+pub mod error;
+pub mod insights;
+pub mod inventory;
+pub mod member;
+pub mod pii;
+pub mod project;
+pub mod publish;
+pub mod scan;
+
+pub use analytics::*;
+pub use error::*;
+pub use insights::*;
+pub use inventory::*;
+pub use member::*;
+pub use pii::*;
+pub use project::*;
+pub use publish::*;
+pub use scan::*;
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+/// The API version this build speaks and pins by default.
+pub const API_VERSION: &str = "2026-09-11";
+
+/// Defines a string enum that keeps unknown values in `Unknown(String)`.
+#[macro_export]
+macro_rules! open_enum {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident { $($(#[$vmeta:meta])* $variant:ident => $value:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        $vis enum $name {
+            $($(#[$vmeta])* $variant,)+
+            /// A value this build does not know; kept as sent.
+            Unknown(String),
+        }
+
+        impl $name {
+            /// Every value this build knows, in declaration order.
+            pub const KNOWN: &'static [$name] = &[$($name::$variant),+];
+
+            /// The wire spelling.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $(Self::$variant => $value,)+
+                    Self::Unknown(raw) => raw,
+                }
+            }
+
+            /// Parses the wire spelling; unknown values are kept.
+            pub fn parse(raw: &str) -> Self {
+                match raw {
+                    $($value => Self::$variant,)+
+                    other => Self::Unknown(other.to_owned()),
+                }
+            }
+
+            /// Parses only a value this build knows.
+            pub fn known(raw: &str) -> Option<Self> {
+                match Self::parse(raw) {
+                    Self::Unknown(_) => None,
+                    known => Some(known),
+                }
+            }
+
+            /// Whether this is a value this build knows.
+            pub fn is_known(&self) -> bool {
+                !matches!(self, Self::Unknown(_))
+            }
+        }
+
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl ::std::str::FromStr for $name {
+            type Err = ::std::convert::Infallible;
+            fn from_str(raw: &str) -> Result<Self, Self::Err> {
+                Ok(Self::parse(raw))
+            }
+        }
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let raw = <::std::borrow::Cow<'de, str> as ::serde::Deserialize>::deserialize(deserializer)?;
+                Ok(Self::parse(&raw))
+            }
+        }
+    };
+}
+
+/// `pagination` of every list response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pagination {
+    pub has_more: bool,
+    #[serde(default)]
+    pub next_cursor: Option<String>,
+}
+
+/// `{data: [...], pagination}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Page<T> {
+    pub data: Vec<T>,
+    pub pagination: Pagination,
+}
+
+open_enum! {
+    /// `sort_order` of list operations.
+    pub enum SortOrder {
+        Asc => "asc",
+        Desc => "desc",
+    }
+}
+
+open_enum! {
+    /// Review priority of a finding type or an inventory item.
+    pub enum ReviewPriority {
+        NeedsReview => "needs_review",
+        ReviewRecommended => "review_recommended",
+        NoReviewNeeded => "no_review_needed",
+        Unscored => "unscored",
+    }
+}
+
+impl ReviewPriority {
+    /// Rank for "higher review priority first": lower is more urgent.
+    pub fn urgency_rank(&self) -> u8 {
+        match self {
+            Self::NeedsReview => 0,
+            Self::ReviewRecommended => 1,
+            Self::NoReviewNeeded => 2,
+            Self::Unscored => 3,
+            Self::Unknown(_) => 4,
+        }
+    }
+}
+
+/// RFC 3339 timestamps, as the contract writes them (UTC, `Z`).
+pub mod rfc3339 {
+    pub use time::serde::rfc3339::option;
+    pub use time::serde::rfc3339::{deserialize, serialize};
+}
+
+/// Formats a timestamp as the contract does: RFC 3339 in UTC.
+pub fn format_timestamp(at: OffsetDateTime) -> String {
+    at.to_offset(time::UtcOffset::UTC)
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_else(|_| at.unix_timestamp().to_string())
+}
+
+/// Parses an RFC 3339 timestamp with any offset.
+pub fn parse_timestamp(raw: &str) -> Option<OffsetDateTime> {
+    OffsetDateTime::parse(raw, &time::format_description::well_known::Rfc3339).ok()
+}

@@ -1,0 +1,254 @@
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use super::rfc3339;
+use crate::open_enum;
+
+open_enum! {
+    /// Who may open the published app.
+    pub enum PublishAudience {
+        Public => "public",
+        Workspace => "workspace",
+        Custom => "custom",
+    }
+}
+
+open_enum! {
+    /// Who may open the project in the editor.
+    pub enum Visibility {
+        Restricted => "restricted",
+        WorkspaceEdit => "workspace_edit",
+        WorkspaceView => "workspace_view",
+    }
+}
+
+/// A group or user who may open a `custom`-audience app.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AudienceTarget {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+}
+
+/// The Project resource.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Project {
+    pub id: String,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default, with = "rfc3339::option")]
+    pub created_at: Option<OffsetDateTime>,
+    #[serde(default, with = "rfc3339::option")]
+    pub last_edited_at: Option<OffsetDateTime>,
+    #[serde(default)]
+    pub latest_commit_sha: Option<String>,
+    #[serde(default)]
+    pub latest_screenshot_url: Option<String>,
+    #[serde(default)]
+    pub owner_id: Option<String>,
+    pub workspace_id: String,
+    pub is_published: bool,
+    #[serde(default)]
+    pub preview_url: Option<String>,
+    #[serde(default)]
+    pub publish_audience: Option<PublishAudience>,
+    #[serde(default)]
+    pub publish_audience_targets: Vec<AudienceTarget>,
+    #[serde(default)]
+    pub visibility: Option<Visibility>,
+}
+
+/// Body of `PATCH /v1/projects/{id}`; omitted fields keep their value.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProjectUpdate {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<Visibility>,
+}
+
+/// The longest project name, in Unicode code points.
+pub const PROJECT_NAME_MAX_CHARS: usize = 100;
+
+/// Why a project name breaks the contract's rules.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    #[error("name must not be empty")]
+    Empty,
+    #[error("name is {0} characters long; at most 100 are allowed")]
+    TooLong(usize),
+    #[error("name must contain a non-whitespace character")]
+    OnlyWhitespace,
+    #[error("name contains a character that is not allowed: {0}")]
+    DisallowedCharacter(String),
+    #[error("name must not contain a link, domain name or IP address")]
+    LinkLike,
+}
+
+/// Punctuation the contract allows in a name, besides the curly single quotes.
+const ALLOWED_PUNCTUATION: &[char] = &[
+    '-', '_', '.', '\'', '·', '&', '(', ')', '[', ']', '|', ',', '!', ':', '\u{2018}', '\u{2019}',
+];
+
+/// Top-level domains recognised as making a word a domain name. The contract does
+/// not list them; these cover the common generic and country domains.
+const RECOGNIZED_TLDS: &[&str] = &[
+    "com", "net", "org", "io", "dev", "app", "ai", "co", "gov", "edu", "info", "biz", "me", "xyz",
+    "site", "online", "tech", "cloud", "page", "link", "us", "uk", "de", "fr", "nl", "se", "no",
+    "es", "it", "ru", "cn", "jp", "in", "br", "au", "ca", "ch", "eu", "tv", "ly", "gg", "sh", "so",
+    "to", "fm", "gl", "pl", "be", "at", "dk", "fi", "ie", "nz", "za", "mx", "ar", "kr", "tw", "hk",
+    "sg", "shop", "store", "blog", "news", "zip", "mov", "lovable",
+];
+
+/// Validates a project name by every rule of the contract's `PATCH` operation.
+pub fn validate_project_name(name: &str) -> Result<(), NameError> {
+    use unicode_general_category::{GeneralCategory as Gc, get_general_category};
+
+    let count = name.chars().count();
+    if count == 0 {
+        return Err(NameError::Empty);
+    }
+    if count > PROJECT_NAME_MAX_CHARS {
+        return Err(NameError::TooLong(count));
+    }
+    for ch in name.chars() {
+        let allowed = match get_general_category(ch) {
+            Gc::UppercaseLetter
+            | Gc::LowercaseLetter
+            | Gc::TitlecaseLetter
+            | Gc::ModifierLetter
+            | Gc::OtherLetter
+            | Gc::NonspacingMark
+            | Gc::SpacingMark
+            | Gc::EnclosingMark
+            | Gc::DecimalNumber
+            | Gc::LetterNumber
+            | Gc::OtherNumber
+            | Gc::SpaceSeparator => true,
+            _ => ALLOWED_PUNCTUATION.contains(&ch) || ch == '\u{200C}' || ch == '\u{200D}',
+        };
+        if !allowed {
+            return Err(NameError::DisallowedCharacter(describe_char(ch)));
+        }
+    }
+    if !name
+        .chars()
+        .any(|ch| !ch.is_whitespace() && ch != '\u{200C}' && ch != '\u{200D}')
+    {
+        return Err(NameError::OnlyWhitespace);
+    }
+    if looks_like_link(name) {
+        return Err(NameError::LinkLike);
+    }
+    Ok(())
+}
+
+fn describe_char(ch: char) -> String {
+    if ch.is_control() || ch.is_whitespace() {
+        format!("U+{:04X}", ch as u32)
+    } else {
+        format!("'{ch}' (U+{:04X})", ch as u32)
+    }
+}
+
+/// Links, recognised domain names and IP addresses. Slashes are already refused by
+/// the character rules, so a link shows up here as a domain or an address.
+fn looks_like_link(name: &str) -> bool {
+    name.split(|ch: char| ch.is_whitespace() || matches!(ch, ',' | '|' | '(' | ')' | '[' | ']'))
+        .map(|word| word.trim_matches(|ch: char| matches!(ch, '.' | '!' | ':' | '\'' | '·')))
+        .filter(|word| !word.is_empty())
+        .any(|word| is_ipv4(word) || is_ipv6(word) || is_domain(word))
+}
+
+fn is_ipv4(word: &str) -> bool {
+    let host = word.split(':').next().unwrap_or(word);
+    let parts: Vec<&str> = host.split('.').collect();
+    parts.len() == 4
+        && parts
+            .iter()
+            .all(|part| !part.is_empty() && part.len() <= 3 && part.parse::<u8>().is_ok())
+}
+
+fn is_ipv6(word: &str) -> bool {
+    word.contains("::") && word.parse::<std::net::Ipv6Addr>().is_ok()
+        || word.matches(':').count() >= 2 && word.parse::<std::net::Ipv6Addr>().is_ok()
+}
+
+fn is_domain(word: &str) -> bool {
+    let labels: Vec<&str> = word.split('.').collect();
+    if labels.len() < 2 {
+        return false;
+    }
+    let tld = labels[labels.len() - 1].to_lowercase();
+    let well_formed = labels.iter().all(|label| {
+        !label.is_empty()
+            && label.chars().all(|ch| ch.is_alphanumeric() || ch == '-')
+            && !label.starts_with('-')
+            && !label.ends_with('-')
+    });
+    well_formed && RECOGNIZED_TLDS.contains(&tld.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_contract_examples() {
+        for name in [
+            "Budget tracker",
+            "  spaced  ",
+            "Café · Menü",
+            "naïve (v2) [beta] | ok, go! now: yes",
+            "Tom\u{2019}s app",
+            "नमस्ते",
+            "عربي",
+            "a\u{200C}b\u{200D}c",
+            "x",
+            "version 1.2",
+            "e\u{301}",
+        ] {
+            assert_eq!(validate_project_name(name), Ok(()), "{name:?}");
+        }
+    }
+
+    #[test]
+    fn rejects_what_the_contract_rejects() {
+        type Expect = fn(&NameError) -> bool;
+        let cases: &[(&str, Expect)] = &[
+            ("", |e| matches!(e, NameError::Empty)),
+            ("   ", |e| matches!(e, NameError::OnlyWhitespace)),
+            ("tab\there", |e| {
+                matches!(e, NameError::DisallowedCharacter(_))
+            }),
+            ("line\nbreak", |e| {
+                matches!(e, NameError::DisallowedCharacter(_))
+            }),
+            ("rocket 🚀", |e| {
+                matches!(e, NameError::DisallowedCharacter(_))
+            }),
+            ("https://evil.example", |e| {
+                matches!(e, NameError::DisallowedCharacter(_))
+            }),
+            ("visit example.com now", |e| {
+                matches!(e, NameError::LinkLike)
+            }),
+            ("host 10.0.0.1", |e| matches!(e, NameError::LinkLike)),
+            ("at@sign", |e| {
+                matches!(e, NameError::DisallowedCharacter(_))
+            }),
+            ("\u{1b}[31mred", |e| {
+                matches!(e, NameError::DisallowedCharacter(_))
+            }),
+        ];
+        for (name, expected) in cases {
+            let err = validate_project_name(name).expect_err(name);
+            assert!(expected(&err), "{name:?} gave {err:?}");
+        }
+        let long = "a".repeat(101);
+        assert_eq!(validate_project_name(&long), Err(NameError::TooLong(101)));
+        assert_eq!(validate_project_name(&"é".repeat(100)), Ok(()));
+    }
+}

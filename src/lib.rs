@@ -1,0 +1,6 @@
+//! vantage: a terminal dashboard, a typed client, script commands and a reference
+//! server for the Project and Workspace Management API v1.
+
+pub mod api;
+pub mod clock;
+pub mod server;

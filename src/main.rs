@@ -1,0 +1,146 @@
+//! The `vantage` command: it only parses arguments and dispatches.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use color_eyre::eyre::{Result, WrapErr};
+
+use vantage::server::{self, ServerConfig, faults::Faults, ratelimit::RateLimit, seed};
+
+#[derive(Parser)]
+#[command(
+    name = "vantage",
+    version,
+    about = "A terminal dashboard for the Project and Workspace Management API v1"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the reference server of the API contract.
+    Serve(ServeArgs),
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8787")]
+    addr: SocketAddr,
+    /// SQLite database file; without it, data lives in memory.
+    #[arg(long, value_name = "PATH")]
+    db: Option<PathBuf>,
+    /// JSON fixture to load into a new database (format in README).
+    #[arg(long, value_name = "FILE", conflicts_with = "generate")]
+    fixture: Option<PathBuf>,
+    /// Generate a synthetic enterprise workspace: projects=N,members=M,seed=S.
+    #[arg(long, value_name = "SPEC")]
+    generate: Option<seed::GenerateSpec>,
+    /// Print the loaded keys as JSON and exit.
+    #[arg(long)]
+    print_credentials: bool,
+    /// Write the data that would be loaded as a fixture file and exit.
+    #[arg(long, value_name = "FILE")]
+    export_fixture: Option<PathBuf>,
+    /// Rate limit per key: N/SECONDS.
+    #[arg(long, value_name = "N/SECONDS", default_value = "120/60")]
+    rate_limit: RateLimit,
+    /// Processing deadline per request, in milliseconds.
+    #[arg(long, value_name = "N", default_value_t = 60_000)]
+    deadline_ms: u64,
+    /// How long lists, insights and member reads lag behind writes, in milliseconds.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    consistency_lag_ms: u64,
+    /// Injected faults, e.g. 429=0.1,503=0.05,reset=0.01,latency=20..300ms,timeout-after-commit=0.2,seed=7.
+    #[arg(long, value_name = "SPEC")]
+    faults: Option<Faults>,
+}
+
+fn main() -> Result<()> {
+    color_eyre::install()?;
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Serve(args) => serve(args),
+    }
+}
+
+fn serve(args: ServeArgs) -> Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let anchor = seed::today_anchor(time::OffsetDateTime::now_utc());
+    let fixture = match (&args.fixture, args.generate) {
+        (Some(path), _) => seed::load_fixture_file(path, anchor)?,
+        (None, Some(spec)) => seed::generate(spec, anchor),
+        (None, None) => seed::demo_fixture(anchor)?,
+    };
+    if let Some(path) = &args.export_fixture {
+        std::fs::write(path, seed::fixture_to_json(&fixture, anchor))
+            .wrap_err_with(|| format!("cannot write {}", path.display()))?;
+        return Ok(());
+    }
+    let config = ServerConfig {
+        addr: args.addr,
+        db: args.db.clone(),
+        fixture,
+        rate_limit: args.rate_limit,
+        deadline: std::time::Duration::from_millis(args.deadline_ms),
+        versions: Default::default(),
+        clock: vantage::clock::Clock::system(),
+        consistency_lag: time::Duration::milliseconds(args.consistency_lag_ms as i64),
+        faults: args.faults.unwrap_or_default(),
+    };
+    if args.print_credentials {
+        let fixture = config.fixture.clone();
+        let app = server::App::new(config)?;
+        println!("{}", server::credentials_json(&app, &fixture)?);
+        return Ok(());
+    }
+    let runtime = tokio::runtime::Runtime::new()?;
+    runtime.block_on(async move {
+        let running = server::start(config).await?;
+        let (workspaces, projects) = running
+            .app
+            .store
+            .read(|data| (data.workspaces.len(), data.projects.len()));
+        eprintln!(
+            "vantage serve: listening on {} ({workspaces} workspaces, {projects} projects); keys: vantage serve --print-credentials",
+            running.base_url()
+        );
+        shutdown_signal().await;
+        eprintln!("vantage serve: shutting down");
+        running.stop().await;
+        Ok::<_, color_eyre::Report>(())
+    })?;
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = ctrl_c => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = ctrl_c.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
+}

@@ -1,0 +1,6 @@
+pub async fn list() -> crate::server::errors::ApiError {
+    crate::server::errors::ApiError::internal("not implemented yet")
+}
+pub async fn get() -> crate::server::errors::ApiError {
+    crate::server::errors::ApiError::internal("not implemented yet")
+}

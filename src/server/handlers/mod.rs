@@ -1,0 +1,59 @@
+//! One module per family of operations. Each handler follows the order of checks
+//! in `ops.rs`: `ctx.authorize(op)`, then inputs, then the resource.
+
+pub mod analytics;
+pub mod insights;
+pub mod inventory;
+pub mod members;
+pub mod pii;
+pub mod projects;
+pub mod publish;
+pub mod scans;
+
+use axum::extract::{FromRequestParts, Path};
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+
+use super::errors::ApiError;
+use super::ops::Ctx;
+use super::store::{Data, ProjectRec};
+
+/// Path parameters, with axum's rejection turned into our envelope.
+pub struct PathParams<T>(pub T);
+
+impl<S, T> FromRequestParts<S> for PathParams<T>
+where
+    T: DeserializeOwned + Send,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        Path::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Path(value)| PathParams(value))
+            .map_err(|rejection| ApiError::invalid("path", rejection.body_text()))
+    }
+}
+
+/// Runs store work off the async threads.
+pub async fn blocking<R: Send + 'static>(
+    work: impl FnOnce() -> Result<R, ApiError> + Send + 'static,
+) -> Result<R, ApiError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|err| ApiError::internal(format!("worker failed: {err}")))?
+}
+
+/// A project of the caller's workspace; any other answers `project_not_found`,
+/// exactly as a missing one.
+pub fn find_project<'a>(
+    data: &'a Data,
+    ctx: &Ctx,
+    project_id: &str,
+) -> Result<&'a ProjectRec, ApiError> {
+    data.projects
+        .get(project_id)
+        .filter(|project| project.workspace_id == ctx.principal.workspace_id)
+        .ok_or_else(ApiError::project_not_found)
+}

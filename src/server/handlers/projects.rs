@@ -1,0 +1,154 @@
+//! Operations 1 to 3 and the name-only workspace project listing.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use serde_json::Value;
+
+use super::{PathParams, blocking, find_project};
+use crate::api::model::{Project, PublishAudience, Visibility, validate_project_name};
+use crate::server::App;
+use crate::server::auth::Feature;
+use crate::server::errors::ApiError;
+use crate::server::ops::{self, Ctx, Validation, json_object_body};
+use crate::server::store::{Change, ProjectRec};
+
+/// The Project resource as the contract shows it. The audience is the retained
+/// setting, shown only while published.
+pub fn project_view(project: &ProjectRec) -> Project {
+    let audience = project
+        .is_published
+        .then(|| project.audience.clone())
+        .flatten();
+    let targets = if audience == Some(PublishAudience::Custom) {
+        project.audience_targets.clone()
+    } else {
+        Vec::new()
+    };
+    Project {
+        id: project.id.clone(),
+        name: project.name.clone(),
+        description: project.description.clone(),
+        created_at: project.created_at,
+        last_edited_at: project.last_edited_at,
+        latest_commit_sha: project.latest_commit_sha.clone(),
+        latest_screenshot_url: project.latest_screenshot_url.clone(),
+        owner_id: project.owner_id.clone(),
+        workspace_id: project.workspace_id.clone(),
+        is_published: project.is_published,
+        preview_url: project.preview_url.clone(),
+        publish_audience: audience,
+        publish_audience_targets: targets,
+        visibility: project.visibility.clone(),
+    }
+}
+
+pub async fn get_project(
+    ctx: Ctx,
+    State(app): State<Arc<App>>,
+    PathParams(project_id): PathParams<String>,
+) -> Result<Json<Project>, ApiError> {
+    ctx.authorize(&ops::GET_PROJECT)?;
+    app.store
+        .read(|data| find_project(data, &ctx, &project_id).map(project_view))
+        .map(Json)
+}
+
+pub async fn update_project(
+    ctx: Ctx,
+    State(app): State<Arc<App>>,
+    PathParams(project_id): PathParams<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Json<Project>, ApiError> {
+    ctx.authorize(&ops::UPDATE_PROJECT)?;
+    let fields = json_object_body(&headers, &body, &["name", "visibility"], true)?;
+    let mut validation = Validation::default();
+    let name = match fields.get("name") {
+        None => None,
+        Some(Value::String(name)) => match validate_project_name(name) {
+            Ok(()) => Some(name.clone()),
+            Err(err) => {
+                validation.push("body.name", err.to_string());
+                None
+            }
+        },
+        Some(_) => {
+            validation.push("body.name", "name must be a string");
+            None
+        }
+    };
+    let visibility = match fields.get("visibility") {
+        None => None,
+        Some(Value::String(raw)) => match Visibility::known(raw) {
+            Some(visibility) => Some(visibility),
+            None => {
+                validation.push(
+                    "body.visibility",
+                    "visibility must be one of: restricted, workspace_edit, workspace_view",
+                );
+                None
+            }
+        },
+        Some(_) => {
+            validation.push("body.visibility", "visibility must be a string");
+            None
+        }
+    };
+    validation.finish()?;
+    let app = app.clone();
+    let updated = blocking(move || {
+        app.store.write(|data| {
+            let mut project = find_project(data, &ctx, &project_id)?.clone();
+            if let Some(name) = name {
+                project.name = Some(name);
+            }
+            if let Some(visibility) = visibility {
+                project.visibility = Some(visibility);
+            }
+            project.updated_at = ctx.now;
+            Ok::<_, ApiError>((vec![Change::PutProject(Box::new(project.clone()))], project))
+        })
+    })
+    .await?;
+    Ok(Json(project_view(&updated)))
+}
+
+pub async fn delete_project(
+    ctx: Ctx,
+    State(app): State<Arc<App>>,
+    PathParams(project_id): PathParams<String>,
+) -> Result<StatusCode, ApiError> {
+    ctx.authorize(&ops::DELETE_PROJECT)?;
+    let app = app.clone();
+    blocking(move || {
+        app.store.write(|data| {
+            find_project(data, &ctx, &project_id)?;
+            // Where trash is available the row stays, restorable from the editor.
+            let soft = ctx.principal.has_feature(Feature::Trash);
+            Ok::<_, ApiError>((
+                vec![Change::DeleteProject {
+                    id: project_id.clone(),
+                    soft,
+                    at: ctx.now,
+                }],
+                (),
+            ))
+        })
+    })
+    .await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+pub async fn list_workspace_projects(
+    ctx: Ctx,
+    State(app): State<Arc<App>>,
+    PathParams(workspace_id): PathParams<String>,
+) -> Result<Json<crate::api::model::Page<Project>>, ApiError> {
+    ctx.authorize(&ops::LIST_WORKSPACE_PROJECTS)?;
+    let _ = (&app, workspace_id);
+    Err(ApiError::internal("not implemented yet"))
+}

@@ -1,0 +1,386 @@
+//! Unpublish (operation 4) and the publish operations the contract names; their
+//! shapes are DESIGN.md's choices.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use serde_json::{Value, json};
+use time::{Duration, OffsetDateTime};
+
+use super::projects::project_view;
+use super::{PathParams, blocking, find_project};
+use crate::api::model::{
+    AudienceTarget, Deployment, DeploymentErrorClass, DeploymentStatus, EmbedUrl, ErrorType,
+    Project, PublishAudience, ReviewPriority,
+};
+use crate::clock::hash_str;
+use crate::server::App;
+use crate::server::errors::ApiError;
+use crate::server::ops::{self, Ctx, Validation, json_object_body};
+use crate::server::store::{
+    AnalyticsProfile, Change, Data, DeploymentOutcome, DeploymentRec, ProjectRec,
+};
+
+/// How long a deployment runs before it reaches its outcome.
+pub const DEPLOYMENT_DURATION: Duration = Duration::seconds(3);
+/// How long an embed URL stays valid.
+const EMBED_URL_LIFETIME: Duration = Duration::hours(1);
+/// Target types a custom audience may name. The contract shows `group`; users are
+/// listed too ("Users granted through invitations ... are included").
+const TARGET_TYPES: &[&str] = &["group", "user"];
+
+pub async fn unpublish(
+    ctx: Ctx,
+    State(app): State<Arc<App>>,
+    PathParams(project_id): PathParams<String>,
+) -> Result<StatusCode, ApiError> {
+    ctx.authorize(&ops::UNPUBLISH_PROJECT)?;
+    let app = app.clone();
+    blocking(move || {
+        app.store.write(|data| {
+            let project = find_project(data, &ctx, &project_id)?;
+            if !project.is_published {
+                // 204 as well: a repeat is safe.
+                return Ok::<_, ApiError>((Vec::new(), ()));
+            }
+            let mut project = project.clone();
+            // Audience and visibility are kept for the next publish.
+            project.is_published = false;
+            project.updated_at = ctx.now;
+            Ok((vec![Change::PutProject(Box::new(project))], ()))
+        })
+    })
+    .await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+pub async fn publish(
+    ctx: Ctx,
+    State(app): State<Arc<App>>,
+    PathParams(project_id): PathParams<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<(StatusCode, Json<Deployment>), ApiError> {
+    ctx.authorize(&ops::PUBLISH_PROJECT)?;
+    let fields = json_object_body(&headers, &body, &["audience"], false)?;
+    let mut validation = Validation::default();
+    let audience = match fields.get("audience") {
+        None | Some(Value::Null) => None,
+        Some(value) => audience_field(value, &mut validation),
+    };
+    validation.finish()?;
+    let app = app.clone();
+    let deployment = blocking(move || {
+        app.store.write(|data| {
+            let project = find_project(data, &ctx, &project_id)?;
+            if let Some(refs) = critical_findings(project) {
+                return Err(ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    ErrorType::SecurityCriticalFindings,
+                    "Security critical findings",
+                )
+                .detail("critical security findings block publishing; fix them and scan again")
+                .prop("finding_refs", json!(refs)));
+            }
+            let sequence = data.deployments.len() as u64 + 1;
+            let id = format!(
+                "dpl_{:016x}",
+                hash_str(&format!("{}:{}:{}", project.id, sequence, ctx.now))
+            );
+            let outcome = if project.security.values.error_count > 0 {
+                DeploymentOutcome::Failure {
+                    error_class: DeploymentErrorClass::Code,
+                    error_message: format!(
+                        "build failed: {} errors in the project's code",
+                        project.security.values.error_count
+                    ),
+                }
+            } else {
+                DeploymentOutcome::Success {
+                    url: published_url(project),
+                }
+            };
+            let deployment = DeploymentRec {
+                id,
+                project_id: project.id.clone(),
+                created_at: ctx.now,
+                completes_at: ctx.now + DEPLOYMENT_DURATION,
+                audience,
+                outcome,
+                settled: false,
+            };
+            Ok((vec![Change::PutDeployment(deployment.clone())], deployment))
+        })
+    })
+    .await?;
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(deployment_view(&deployment, None)),
+    ))
+}
+
+pub async fn get_deployment(
+    ctx: Ctx,
+    State(app): State<Arc<App>>,
+    PathParams((project_id, deployment_id)): PathParams<(String, String)>,
+) -> Result<Json<Deployment>, ApiError> {
+    ctx.authorize(&ops::GET_DEPLOYMENT)?;
+    app.store.read(|data| {
+        let project = find_project(data, &ctx, &project_id)?;
+        let deployment = data
+            .deployments
+            .get(&deployment_id)
+            .filter(|d| d.project_id == project.id)
+            .ok_or_else(|| {
+                ApiError::not_found(ErrorType::DeploymentNotFound, "Deployment not found")
+            })?;
+        Ok(Json(deployment_view(deployment, Some(ctx.now))))
+    })
+}
+
+pub async fn update_settings(
+    ctx: Ctx,
+    State(app): State<Arc<App>>,
+    PathParams(project_id): PathParams<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Json<Project>, ApiError> {
+    ctx.authorize(&ops::UPDATE_PUBLISH_SETTINGS)?;
+    let fields = json_object_body(&headers, &body, &["audience", "audience_targets"], true)?;
+    let mut validation = Validation::default();
+    let audience = match fields.get("audience") {
+        None => {
+            validation.push("body.audience", "audience is required");
+            None
+        }
+        Some(value) => audience_field(value, &mut validation),
+    };
+    let targets = match fields.get("audience_targets") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(value) => targets_field(value, &mut validation),
+    };
+    if !targets.is_empty()
+        && audience
+            .as_ref()
+            .is_some_and(|a| *a != PublishAudience::Custom)
+    {
+        validation.push(
+            "body.audience_targets",
+            "audience_targets may be given only with the custom audience",
+        );
+    }
+    validation.finish()?;
+    let app = app.clone();
+    let updated = blocking(move || {
+        app.store.write(|data| {
+            let mut project = find_project(data, &ctx, &project_id)?.clone();
+            project.audience = audience;
+            project.audience_targets = targets;
+            project.updated_at = ctx.now;
+            Ok::<_, ApiError>((vec![Change::PutProject(Box::new(project.clone()))], project))
+        })
+    })
+    .await?;
+    Ok(Json(project_view(&updated)))
+}
+
+pub async fn embed_url(
+    ctx: Ctx,
+    State(app): State<Arc<App>>,
+    PathParams(project_id): PathParams<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Json<EmbedUrl>, ApiError> {
+    ctx.authorize(&ops::CREATE_EMBED_URL)?;
+    let fields = json_object_body(&headers, &body, &["parent_origin"], true)?;
+    let origin = match fields.get("parent_origin") {
+        Some(Value::String(origin)) if is_https_origin(origin) => origin.clone(),
+        Some(_) => {
+            return Err(ApiError::invalid(
+                "body.parent_origin",
+                "parent_origin must be one exact https origin, e.g. https://example.com",
+            ));
+        }
+        None => {
+            return Err(ApiError::invalid(
+                "body.parent_origin",
+                "parent_origin is required",
+            ));
+        }
+    };
+    app.store.read(|data| {
+        let project = find_project(data, &ctx, &project_id)?;
+        let expires_at = ctx.now + EMBED_URL_LIFETIME;
+        let token = hash_str(&format!(
+            "{}|{}|{}|{}",
+            String::from_utf8_lossy(&app.cursor_secret),
+            project.id,
+            origin,
+            expires_at.unix_timestamp()
+        ));
+        Ok(Json(EmbedUrl {
+            embed_url: format!(
+                "https://embed.vantage.invalid/{}?token={token:016x}",
+                project.id
+            ),
+            expires_at,
+        }))
+    })
+}
+
+/// Applies every deployment finished by `now`: a success publishes the project
+/// with the deployment's audience, or the retained one, or `public`.
+pub fn settle(data: &Data, now: OffsetDateTime) -> Vec<Change> {
+    let mut changes = Vec::new();
+    let mut due: Vec<&DeploymentRec> = data
+        .deployments
+        .values()
+        .filter(|d| !d.settled && d.completes_at <= now)
+        .collect();
+    due.sort_by_key(|d| (d.completes_at, d.id.clone()));
+    let mut touched: std::collections::HashMap<String, ProjectRec> = Default::default();
+    for deployment in due {
+        let mut settled = deployment.clone();
+        settled.settled = true;
+        changes.push(Change::PutDeployment(settled));
+        let DeploymentOutcome::Success { url } = &deployment.outcome else {
+            continue;
+        };
+        let Some(project) = touched
+            .get(&deployment.project_id)
+            .cloned()
+            .or_else(|| data.projects.get(&deployment.project_id).cloned())
+        else {
+            continue;
+        };
+        let mut project = project;
+        project.is_published = true;
+        project.audience = deployment
+            .audience
+            .clone()
+            .or(project.audience)
+            .or(Some(PublishAudience::Public));
+        project.published_url = Some(url.clone());
+        project.updated_at = deployment.completes_at;
+        if project.analytics.is_none() {
+            project.analytics = Some(AnalyticsProfile {
+                retention_days: 365,
+                daily_visitors: 40,
+            });
+        }
+        touched.insert(project.id.clone(), project);
+    }
+    changes.extend(touched.into_values().map(|p| Change::PutProject(Box::new(p))));
+    changes
+}
+
+/// The deployment as the API shows it at `now`; `None` means "just created".
+pub fn deployment_view(deployment: &DeploymentRec, now: Option<OffsetDateTime>) -> Deployment {
+    let finished = now.is_some_and(|now| deployment.completes_at <= now);
+    let running = Deployment {
+        id: deployment.id.clone(),
+        status: DeploymentStatus::Running,
+        url: None,
+        error_class: None,
+        error_message: None,
+    };
+    if !finished {
+        return running;
+    }
+    match &deployment.outcome {
+        DeploymentOutcome::Success { url } => Deployment {
+            status: DeploymentStatus::Completed,
+            url: Some(url.clone()),
+            ..running
+        },
+        DeploymentOutcome::Failure {
+            error_class,
+            error_message,
+        } => Deployment {
+            status: DeploymentStatus::Error,
+            error_class: Some(error_class.clone()),
+            error_message: Some(error_message.clone()),
+            ..running
+        },
+    }
+}
+
+/// Exposed secrets on a project that needs review block publishing.
+fn critical_findings(project: &ProjectRec) -> Option<Vec<String>> {
+    let security = &project.security;
+    (security.review_priority == ReviewPriority::NeedsReview && security.values.secret_count > 0)
+        .then(|| {
+            (1..=security.values.secret_count)
+                .map(|n| format!("{}:exposed_secret:{n}", project.id))
+                .collect()
+        })
+}
+
+fn published_url(project: &ProjectRec) -> String {
+    project
+        .published_url
+        .clone()
+        .unwrap_or_else(|| format!("https://{}.apps.vantage.invalid", project.id))
+}
+
+fn audience_field(value: &Value, validation: &mut Validation) -> Option<PublishAudience> {
+    match value.as_str().and_then(PublishAudience::known) {
+        Some(audience) => Some(audience),
+        None => {
+            validation.push(
+                "body.audience",
+                "audience must be one of: public, workspace, custom",
+            );
+            None
+        }
+    }
+}
+
+fn targets_field(value: &Value, validation: &mut Validation) -> Vec<AudienceTarget> {
+    let Some(items) = value.as_array() else {
+        validation.push("body.audience_targets", "audience_targets must be an array");
+        return Vec::new();
+    };
+    let mut targets = Vec::new();
+    for (index, item) in items.iter().enumerate() {
+        let id = item
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|id| !id.is_empty());
+        let kind = item
+            .get("type")
+            .and_then(Value::as_str)
+            .filter(|kind| TARGET_TYPES.contains(kind));
+        match (id, kind) {
+            (Some(id), Some(kind)) => targets.push(AudienceTarget {
+                id: id.to_owned(),
+                kind: kind.to_owned(),
+            }),
+            _ => validation.push(
+                format!("body.audience_targets[{index}]"),
+                "each target needs a non-empty id and a type of group or user",
+            ),
+        }
+    }
+    targets
+}
+
+/// One exact https origin: scheme, host and optional port, nothing more.
+fn is_https_origin(origin: &str) -> bool {
+    let Some(rest) = origin.strip_prefix("https://") else {
+        return false;
+    };
+    let (host, port) = match rest.rsplit_once(':') {
+        Some((host, port)) => (host, Some(port)),
+        None => (rest, None),
+    };
+    let host_ok = !host.is_empty()
+        && host.split('.').all(|label| {
+            !label.is_empty() && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        });
+    let port_ok = port.is_none_or(|p| p.parse::<u16>().is_ok_and(|p| p > 0));
+    host_ok && port_ok
+}
