@@ -4,3 +4,4 @@
 pub mod api;
 pub mod clock;
 pub mod server;
+pub mod text;

@@ -1,0 +1,241 @@
+//! Untrusted text made safe for a terminal. Names, descriptions, PII quotes,
+//! member names and e-mails come from the API and may hold escape sequences and
+//! control characters; everything shown in the TUI or in CLI table output passes
+//! through here first. This is the one place for that rule.
+
+use std::borrow::Cow;
+
+use unicode_width::UnicodeWidthChar;
+
+/// Longest run of combining marks kept on one base character ("Zalgo" text).
+const MAX_COMBINING_RUN: usize = 2;
+
+/// How line breaks are treated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lines {
+    /// Line breaks and tabs become spaces.
+    Single,
+    /// `\n` is kept; `\r\n` becomes `\n`; tabs become spaces.
+    Multi,
+}
+
+/// One line of safe text: escape sequences removed, control characters dropped
+/// or turned into spaces, bidirectional overrides removed.
+pub fn sanitize_line(text: &str) -> Cow<'_, str> {
+    sanitize(text, Lines::Single)
+}
+
+/// Like [`sanitize_line`], but keeps line breaks.
+pub fn sanitize_multiline(text: &str) -> Cow<'_, str> {
+    sanitize(text, Lines::Multi)
+}
+
+fn is_safe_plain(ch: char) -> bool {
+    !ch.is_control() && !is_bidi_control(ch) && !is_combining(ch)
+}
+
+fn sanitize(text: &str, lines: Lines) -> Cow<'_, str> {
+    if text.chars().all(is_safe_plain) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut combining_run = 0;
+    while let Some(ch) = chars.next() {
+        match ch {
+            '\u{1b}' => skip_escape(&mut chars),
+            // C1 control sequence introducers, as single code points.
+            '\u{9b}' => skip_csi(&mut chars),
+            '\u{9d}' | '\u{90}' | '\u{98}' | '\u{9e}' | '\u{9f}' => skip_string(&mut chars),
+            '\n' if lines == Lines::Multi => {
+                out.push('\n');
+                combining_run = 0;
+            }
+            '\r' if lines == Lines::Multi => {
+                if chars.peek() != Some(&'\n') {
+                    out.push('\n');
+                }
+            }
+            '\n' | '\r' | '\t' | '\u{b}' | '\u{c}' => {
+                if !out.ends_with(' ') {
+                    out.push(' ');
+                }
+                combining_run = 0;
+            }
+            ch if ch.is_control() || is_bidi_control(ch) => {}
+            ch if is_combining(ch) => {
+                combining_run += 1;
+                if combining_run <= MAX_COMBINING_RUN && !out.is_empty() {
+                    out.push(ch);
+                }
+            }
+            ch => {
+                combining_run = 0;
+                out.push(ch);
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Skips the rest of an escape sequence that began with ESC.
+fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    match chars.next() {
+        Some('[') => skip_csi(chars),
+        // OSC, DCS, SOS, PM, APC: strings ended by BEL or ST.
+        Some(']' | 'P' | 'X' | '^' | '_') => skip_string(chars),
+        // Two-character sequences with an intermediate byte, e.g. ESC ( B.
+        Some(' '..='/') => {
+            chars.next();
+        }
+        _ => {}
+    }
+}
+
+/// Skips parameters and intermediates up to the final byte of a CSI sequence.
+fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    for ch in chars.by_ref() {
+        if ('\u{40}'..='\u{7e}').contains(&ch) {
+            break;
+        }
+        // A sequence cut short by another control ends here.
+        if ch.is_control() {
+            break;
+        }
+    }
+}
+
+/// Skips a control string up to BEL, ST (ESC \) or the C1 ST.
+fn skip_string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    while let Some(ch) = chars.next() {
+        match ch {
+            '\u{7}' | '\u{9c}' => break,
+            '\u{1b}' => {
+                if chars.peek() == Some(&'\\') {
+                    chars.next();
+                }
+                break;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Characters that reorder text on screen (Trojan Source): removed.
+fn is_bidi_control(ch: char) -> bool {
+    matches!(
+        ch,
+        '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+    )
+}
+
+fn is_combining(ch: char) -> bool {
+    use unicode_general_category::{GeneralCategory as Gc, get_general_category};
+    matches!(
+        get_general_category(ch),
+        Gc::NonspacingMark | Gc::EnclosingMark | Gc::SpacingMark
+    )
+}
+
+/// Display width in terminal cells.
+pub fn display_width(text: &str) -> usize {
+    text.chars().map(|ch| ch.width().unwrap_or(0)).sum()
+}
+
+/// Sanitizes one line and cuts it to `max_width` cells, ending in `…` when cut.
+pub fn fit(text: &str, max_width: usize) -> String {
+    let clean = sanitize_line(text);
+    if display_width(&clean) <= max_width {
+        return clean.into_owned();
+    }
+    if max_width == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for ch in clean.chars() {
+        let width = ch.width().unwrap_or(0);
+        if used + width > max_width - 1 {
+            break;
+        }
+        used += width;
+        out.push(ch);
+    }
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn has_no_controls(text: &str) -> bool {
+        !text.chars().any(|ch| ch.is_control() && ch != '\n')
+    }
+
+    #[test]
+    fn strips_escape_sequences_and_controls() {
+        let cases = [
+            ("\u{1b}[31mRED\u{1b}[0m", "RED"),
+            ("a\u{1b}]0;title\u{7}b", "ab"),
+            ("a\u{1b}]52;c;ZXZpbA==\u{1b}\\b", "ab"),
+            ("\u{1b}]8;;https://x/\u{1b}\\link\u{1b}]8;;\u{1b}\\", "link"),
+            ("bell\u{7}nul\u{0}del\u{7f}", "bellnuldel"),
+            ("c1\u{9b}31mred", "c1red"),
+            ("tab\there", "tab here"),
+            ("two\nlines\r\n", "two lines "),
+            ("\u{202e}evil\u{2066}x\u{2069}", "evilx"),
+            ("plain text", "plain text"),
+            ("\u{1b}(Bcharset", "charset"),
+            ("\u{1b}", ""),
+            ("\u{1b}[", ""),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(sanitize_line(input), expected, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn multiline_keeps_breaks_only() {
+        assert_eq!(sanitize_multiline("a\r\nb\rc\n\u{1b}[2Jd"), "a\nb\nc\nd");
+    }
+
+    #[test]
+    fn caps_combining_runs() {
+        let zalgo = "Z\u{351}\u{358}\u{300}\u{301}a";
+        assert_eq!(sanitize_line(zalgo), "Z\u{351}\u{358}a");
+        assert_eq!(sanitize_line("e\u{301}"), "e\u{301}");
+    }
+
+    #[test]
+    fn borrows_when_already_safe() {
+        assert!(matches!(sanitize_line("Café · 表"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn fits_to_width() {
+        assert_eq!(fit("hello world", 5), "hell…");
+        assert_eq!(fit("表示テスト", 5), "表示…");
+        assert_eq!(fit("ok", 5), "ok");
+        assert_eq!(fit("\u{1b}[31mred", 10), "red");
+        assert_eq!(fit("abc", 0), "");
+    }
+
+    #[test]
+    fn hostile_generator_strings_come_out_clean() {
+        for hostile in crate::server::seed::hostile_strings() {
+            let line = sanitize_line(&hostile);
+            assert!(has_no_controls(&line) && !line.contains('\n'), "{line:?}");
+            assert!(has_no_controls(&sanitize_multiline(&hostile)));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn never_leaves_a_control_character(input in ".*") {
+            let line = sanitize_line(&input);
+            proptest::prop_assert!(has_no_controls(&line) && !line.contains('\n'));
+            proptest::prop_assert!(has_no_controls(&sanitize_multiline(&input)));
+        }
+    }
+}
