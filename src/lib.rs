@@ -5,3 +5,4 @@ pub mod api;
 pub mod clock;
 pub mod server;
 pub mod text;
+pub mod tui;

@@ -128,6 +128,13 @@ open_enum! {
     }
 }
 
+/// The contract's default order when `sort_by` is given without `sort_order`.
+impl Default for SortOrder {
+    fn default() -> Self {
+        SortOrder::Desc
+    }
+}
+
 open_enum! {
     /// Review priority of a finding type or an inventory item.
     pub enum ReviewPriority {

@@ -1,0 +1,174 @@
+//! What screens ask the runtime to do, and what comes back. Screens never touch the
+//! network: they return effects; every reply carries the token of its request, so
+//! a stale reply (an older filter, a screen left behind) is dropped.
+
+use std::path::PathBuf;
+
+use time::OffsetDateTime;
+
+use crate::api::model::{
+    ActivityGroup, Insights, InventoryPage, InventorySortBy, PublishAudience, ReviewPriority,
+    SortOrder, Visibility,
+};
+
+/// A request kind; a newer request in the same slot aborts the older one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Slot {
+    Insights,
+    InventoryPage,
+    InventoryExport,
+}
+
+/// The filters and sort of the project inventory, as the TUI holds them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InventoryQuery {
+    pub query: String,
+    pub review_priority: Vec<ReviewPriority>,
+    pub is_published: Option<bool>,
+    pub publish_audience: Vec<PublishAudience>,
+    pub visibility: Vec<Visibility>,
+    pub activity_group: Vec<ActivityGroup>,
+    pub has_pii: Option<bool>,
+    pub has_connectors: Option<bool>,
+    pub finding_type_id: Option<String>,
+    pub sort_by: Option<InventorySortBy>,
+    pub sort_order: SortOrder,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    Csv,
+    Json,
+}
+
+impl ExportFormat {
+    pub fn extension(self) -> &'static str {
+        match self {
+            ExportFormat::Csv => "csv",
+            ExportFormat::Json => "json",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    Insights {
+        review_priority: Vec<ReviewPriority>,
+    },
+    InventoryPage {
+        query: InventoryQuery,
+        cursor: Option<String>,
+        limit: u32,
+    },
+    ExportInventory {
+        query: InventoryQuery,
+        format: ExportFormat,
+        path: PathBuf,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub enum Reply {
+    Insights(Box<Insights>),
+    InventoryPage(Box<InventoryPage>),
+    Exported { path: PathBuf, count: usize },
+}
+
+/// What a screen asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    Fetch {
+        slot: Slot,
+        token: u64,
+        request: Box<Request>,
+    },
+    /// Put text on the clipboard (OSC 52).
+    Copy(String),
+    /// Show the inventory filtered by one finding type.
+    OpenInventoryForFinding(String),
+    /// A short message for the status line.
+    Notify(String),
+    Quit,
+}
+
+/// Why the API refused, in the words a person needs to fix it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Gate {
+    /// 402 with `required_plan`.
+    Plan(String),
+    /// 402 with `required_features`.
+    Features(Vec<String>),
+    /// 403 `insufficient_scope` with `required_scopes`.
+    Scopes(Vec<String>),
+    /// A 404 that means a feature is off (e.g. `pii_labels_not_found`).
+    FeatureOff(String),
+}
+
+impl Gate {
+    pub fn explain(&self) -> String {
+        match self {
+            Gate::Plan(plan) => {
+                format!("This needs the {plan} plan. Ask a workspace owner to upgrade.")
+            }
+            Gate::Features(features) => format!(
+                "This needs the workspace feature{} {}.",
+                if features.len() == 1 { "" } else { "s" },
+                features.join(", ")
+            ),
+            Gate::Scopes(scopes) => format!(
+                "The API key lacks a scope: create a key with {}.",
+                scopes.join(" or ")
+            ),
+            Gate::FeatureOff(kind) => {
+                format!("The feature is not enabled for this workspace ({kind}).")
+            }
+        }
+    }
+}
+
+/// An error as the TUI shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorInfo {
+    pub status: Option<u16>,
+    /// The error `type` token.
+    pub kind: Option<String>,
+    pub detail: Option<String>,
+    pub request_id: Option<String>,
+    /// One line a person can act on.
+    pub summary: String,
+    pub gate: Option<Gate>,
+    pub at: OffsetDateTime,
+}
+
+/// Hands out request tokens and collects effects while a message is handled.
+pub struct Cx<'a> {
+    pub now: OffsetDateTime,
+    effects: &'a mut Vec<Effect>,
+    next_token: &'a mut u64,
+}
+
+impl<'a> Cx<'a> {
+    pub fn new(now: OffsetDateTime, effects: &'a mut Vec<Effect>, next_token: &'a mut u64) -> Self {
+        Self {
+            now,
+            effects,
+            next_token,
+        }
+    }
+
+    /// Asks for `request` in `slot`; returns the token its reply will carry.
+    pub fn fetch(&mut self, slot: Slot, request: Request) -> u64 {
+        *self.next_token += 1;
+        let token = *self.next_token;
+        self.effects.push(Effect::Fetch {
+            slot,
+            token,
+            request: Box::new(request),
+        });
+        token
+    }
+
+    pub fn emit(&mut self, effect: Effect) {
+        self.effects.push(effect);
+    }
+}

@@ -1,0 +1,291 @@
+//! Keys to actions: vim and arrow defaults, with overrides from the config file's
+//! `[keys]` table, which lists only what changes (e.g. `quit = ["q", "ctrl-c"]`).
+
+use std::collections::HashMap;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::action::Action;
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum KeymapError {
+    #[error("[keys]: unknown action {0:?}")]
+    UnknownAction(String),
+    #[error(
+        "[keys] {action}: cannot read key {key:?} (examples: \"q\", \"ctrl-d\", \"shift-tab\", \"enter\", \"f5\")"
+    )]
+    BadKey { action: String, key: String },
+}
+
+/// A key with its modifiers, normalised so that lookups match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KeyPress {
+    pub code: KeyCode,
+    pub modifiers: KeyModifiers,
+}
+
+impl KeyPress {
+    pub fn from_event(event: &KeyEvent) -> Self {
+        let mut modifiers = event.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT);
+        let code = match event.code {
+            // Shift is already in the character; BackTab is its own key.
+            KeyCode::Char(ch) if event.modifiers.contains(KeyModifiers::CONTROL) => {
+                KeyCode::Char(ch.to_ascii_lowercase())
+            }
+            KeyCode::BackTab => KeyCode::BackTab,
+            other => other,
+        };
+        if matches!(code, KeyCode::BackTab) {
+            modifiers = KeyModifiers::NONE;
+        }
+        Self { code, modifiers }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        let mut modifiers = KeyModifiers::NONE;
+        let mut rest = text;
+        loop {
+            if let Some(after) = rest.strip_prefix("ctrl-") {
+                modifiers |= KeyModifiers::CONTROL;
+                rest = after;
+            } else if let Some(after) = rest.strip_prefix("alt-") {
+                modifiers |= KeyModifiers::ALT;
+                rest = after;
+            } else {
+                break;
+            }
+        }
+        let code = match rest {
+            "enter" => KeyCode::Enter,
+            "esc" => KeyCode::Esc,
+            "tab" => KeyCode::Tab,
+            "shift-tab" | "backtab" => KeyCode::BackTab,
+            "up" => KeyCode::Up,
+            "down" => KeyCode::Down,
+            "left" => KeyCode::Left,
+            "right" => KeyCode::Right,
+            "home" => KeyCode::Home,
+            "end" => KeyCode::End,
+            "pageup" => KeyCode::PageUp,
+            "pagedown" => KeyCode::PageDown,
+            "space" => KeyCode::Char(' '),
+            "backspace" => KeyCode::Backspace,
+            "delete" => KeyCode::Delete,
+            f if f.starts_with('f') && f.len() > 1 => KeyCode::F(f[1..].parse().ok()?),
+            single => {
+                let mut chars = single.chars();
+                let ch = chars.next()?;
+                if chars.next().is_some() {
+                    return None;
+                }
+                KeyCode::Char(if modifiers.contains(KeyModifiers::CONTROL) {
+                    ch.to_ascii_lowercase()
+                } else {
+                    ch
+                })
+            }
+        };
+        Some(Self { code, modifiers })
+    }
+
+    /// How help screens and the footer write the key.
+    pub fn label(&self) -> String {
+        let mut out = String::new();
+        if self.modifiers.contains(KeyModifiers::CONTROL) {
+            out.push_str("ctrl-");
+        }
+        if self.modifiers.contains(KeyModifiers::ALT) {
+            out.push_str("alt-");
+        }
+        match self.code {
+            KeyCode::Char(' ') => out.push_str("space"),
+            KeyCode::Char(ch) => out.push(ch),
+            KeyCode::Enter => out.push_str("enter"),
+            KeyCode::Esc => out.push_str("esc"),
+            KeyCode::Tab => out.push_str("tab"),
+            KeyCode::BackTab => out.push_str("shift-tab"),
+            KeyCode::Up => out.push('↑'),
+            KeyCode::Down => out.push('↓'),
+            KeyCode::Left => out.push('←'),
+            KeyCode::Right => out.push('→'),
+            KeyCode::Home => out.push_str("home"),
+            KeyCode::End => out.push_str("end"),
+            KeyCode::PageUp => out.push_str("pgup"),
+            KeyCode::PageDown => out.push_str("pgdn"),
+            KeyCode::F(n) => out.push_str(&format!("f{n}")),
+            _ => out.push('?'),
+        }
+        out
+    }
+}
+
+const DEFAULTS: &[(Action, &[&str])] = &[
+    (Action::Quit, &["q", "ctrl-c"]),
+    (Action::Back, &["esc"]),
+    (Action::Help, &["?"]),
+    (Action::ErrorLog, &["!"]),
+    (Action::NextTab, &["tab"]),
+    (Action::PrevTab, &["shift-tab"]),
+    (Action::Tab1, &["1"]),
+    (Action::Tab2, &["2"]),
+    (Action::Tab3, &["3"]),
+    (Action::Tab4, &["4"]),
+    (Action::Tab5, &["5"]),
+    (Action::Tab6, &["6"]),
+    (Action::Up, &["k", "up"]),
+    (Action::Down, &["j", "down"]),
+    (Action::Top, &["g", "home"]),
+    (Action::Bottom, &["G", "end"]),
+    (Action::PageUp, &["ctrl-u", "pageup"]),
+    (Action::PageDown, &["ctrl-d", "pagedown"]),
+    (Action::Open, &["enter"]),
+    (Action::Filter, &["/"]),
+    (Action::Sort, &["s"]),
+    (Action::ReverseSort, &["S"]),
+    (Action::Refresh, &["r", "f5"]),
+    (Action::Copy, &["y"]),
+    (Action::Export, &["ctrl-s"]),
+    (Action::ToggleDetail, &["d"]),
+    (Action::PriorityFilter, &["p"]),
+    (Action::Toggles, &["t"]),
+    (Action::ClearFilters, &["c"]),
+];
+
+#[derive(Debug, Clone)]
+pub struct Keymap {
+    bindings: HashMap<KeyPress, Action>,
+}
+
+impl Default for Keymap {
+    fn default() -> Self {
+        let mut bindings = HashMap::new();
+        for (action, keys) in DEFAULTS {
+            for key in *keys {
+                if let Some(press) = KeyPress::parse(key) {
+                    bindings.insert(press, *action);
+                }
+            }
+        }
+        Self { bindings }
+    }
+}
+
+impl Keymap {
+    /// Defaults with `overrides` applied: an action listed there gets exactly the
+    /// keys given, and those keys leave any other action.
+    pub fn with_overrides(overrides: &HashMap<String, Vec<String>>) -> Result<Self, KeymapError> {
+        let mut map = Self::default();
+        let mut names: Vec<&String> = overrides.keys().collect();
+        names.sort();
+        for name in names {
+            let action =
+                Action::from_name(name).ok_or_else(|| KeymapError::UnknownAction(name.clone()))?;
+            let mut presses = Vec::new();
+            for key in &overrides[name] {
+                presses.push(KeyPress::parse(key).ok_or_else(|| KeymapError::BadKey {
+                    action: name.clone(),
+                    key: key.clone(),
+                })?);
+            }
+            map.bindings.retain(|_, bound| *bound != action);
+            for press in presses {
+                map.bindings.insert(press, action);
+            }
+        }
+        Ok(map)
+    }
+
+    pub fn action(&self, event: &KeyEvent) -> Option<Action> {
+        self.bindings.get(&KeyPress::from_event(event)).copied()
+    }
+
+    /// The keys bound to `action`, shortest first, for hints and help.
+    pub fn keys_for(&self, action: Action) -> Vec<String> {
+        let mut keys: Vec<String> = self
+            .bindings
+            .iter()
+            .filter(|(_, bound)| **bound == action)
+            .map(|(press, _)| press.label())
+            .collect();
+        keys.sort_by_key(|label| (label.chars().count(), label.clone()));
+        keys
+    }
+
+    /// The first key of `action`, or "-" when unbound.
+    pub fn key_for(&self, action: Action) -> String {
+        self.keys_for(action)
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| "-".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(code, modifiers)
+    }
+
+    #[test]
+    fn defaults_include_vim_and_arrows() {
+        let map = Keymap::default();
+        assert_eq!(
+            map.action(&key(KeyCode::Char('j'), KeyModifiers::NONE)),
+            Some(Action::Down)
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::Down, KeyModifiers::NONE)),
+            Some(Action::Down)
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::Char('G'), KeyModifiers::SHIFT)),
+            Some(Action::Bottom)
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::Char('d'), KeyModifiers::CONTROL)),
+            Some(Action::PageDown)
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::BackTab, KeyModifiers::SHIFT)),
+            Some(Action::PrevTab)
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::Char('S'), KeyModifiers::SHIFT)),
+            Some(Action::ReverseSort)
+        );
+    }
+
+    #[test]
+    fn overrides_replace_only_what_they_name() {
+        let overrides = HashMap::from([("quit".to_owned(), vec!["x".to_owned()])]);
+        let map = Keymap::with_overrides(&overrides).unwrap();
+        assert_eq!(
+            map.action(&key(KeyCode::Char('x'), KeyModifiers::NONE)),
+            Some(Action::Quit)
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::Char('q'), KeyModifiers::NONE)),
+            None
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::Char('j'), KeyModifiers::NONE)),
+            Some(Action::Down)
+        );
+    }
+
+    #[test]
+    fn bad_overrides_are_named() {
+        let unknown = HashMap::from([("fly".to_owned(), vec!["x".to_owned()])]);
+        assert_eq!(
+            Keymap::with_overrides(&unknown).unwrap_err(),
+            KeymapError::UnknownAction("fly".into())
+        );
+        let bad = HashMap::from([("quit".to_owned(), vec!["ctrl-".to_owned()])]);
+        assert!(matches!(
+            Keymap::with_overrides(&bad),
+            Err(KeymapError::BadKey { .. })
+        ));
+    }
+}

@@ -1,0 +1,11 @@
+//! The dashboard.
+
+pub mod action;
+pub mod app;
+pub mod effect;
+pub mod keymap;
+pub mod runtime;
+pub mod screens;
+pub mod terminal;
+pub mod theme;
+pub mod widgets;

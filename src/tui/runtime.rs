@@ -1,0 +1,190 @@
+//! The event loop: one `select!` over terminal events, API replies, client notices
+//! and a deadline that exists only while something waits for it. It draws only
+//! when something changed, at most 30 frames a second, inside a synchronized update.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{Event, EventStream};
+use crossterm::{execute, queue};
+use futures::StreamExt;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::app::{App, ClientNotice, Msg};
+use super::effect::{Effect, ErrorInfo, Reply, Request, Slot};
+use super::terminal::Tui;
+use crate::clock::Clock;
+
+/// The shortest time between two frames (30 frames a second).
+const FRAME: Duration = Duration::from_millis(33);
+
+/// Runs the requests that screens ask for.
+pub trait Executor: Clone + Send + Sync + 'static {
+    fn execute(&self, request: Request) -> impl Future<Output = Result<Reply, ErrorInfo>> + Send;
+}
+
+/// Why the loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    Quit,
+    Signal,
+    InputClosed,
+}
+
+pub async fn run<E: Executor>(
+    terminal: &mut Tui,
+    app: &mut App,
+    executor: E,
+    clock: Clock,
+    mut notices: mpsc::UnboundedReceiver<ClientNotice>,
+) -> std::io::Result<Exit> {
+    let (replies_tx, mut replies) = mpsc::unbounded_channel::<Msg>();
+    let mut inflight: HashMap<Slot, JoinHandle<()>> = HashMap::new();
+    let mut events = EventStream::new();
+    let mut signals = Signals::new()?;
+    let start = app.start(clock.now());
+    dispatch(start, terminal, &executor, &replies_tx, &mut inflight)?;
+    let mut last_draw: Option<Instant> = None;
+    let exit = loop {
+        if app.dirty && last_draw.is_none_or(|at| at.elapsed() >= FRAME) {
+            draw(terminal, app, &clock)?;
+            app.dirty = false;
+            last_draw = Some(Instant::now());
+        }
+        let redraw_in = app
+            .dirty
+            .then(|| last_draw.map_or(Duration::ZERO, |at| FRAME.saturating_sub(at.elapsed())));
+        let wake_in = app.wake_at().map(|at| {
+            let wait = at - clock.now();
+            Duration::from_millis(wait.whole_milliseconds().clamp(0, i128::from(u32::MAX)) as u64)
+        });
+        let msg = tokio::select! {
+            event = events.next() => match event {
+                Some(Ok(Event::Key(key))) => Msg::Key(key),
+                Some(Ok(Event::Resize(_, _))) => Msg::Resize,
+                Some(Ok(_)) => continue,
+                Some(Err(_)) | None => break Exit::InputClosed,
+            },
+            Some(msg) = replies.recv() => msg,
+            Some(notice) = notices.recv() => Msg::Client(notice),
+            _ = sleep_for(redraw_in), if redraw_in.is_some() => continue,
+            _ = sleep_for(wake_in), if wake_in.is_some() => Msg::Wake,
+            _ = signals.recv() => break Exit::Signal,
+        };
+        let effects = app.handle(msg, clock.now());
+        if dispatch(effects, terminal, &executor, &replies_tx, &mut inflight)? {
+            break Exit::Quit;
+        }
+    };
+    for (_, task) in inflight {
+        task.abort();
+    }
+    Ok(exit)
+}
+
+async fn sleep_for(duration: Option<Duration>) {
+    tokio::time::sleep(duration.unwrap_or(Duration::MAX)).await;
+}
+
+/// Carries out effects; true when one of them is Quit.
+fn dispatch<E: Executor>(
+    effects: Vec<Effect>,
+    terminal: &mut Tui,
+    executor: &E,
+    replies: &mpsc::UnboundedSender<Msg>,
+    inflight: &mut HashMap<Slot, JoinHandle<()>>,
+) -> std::io::Result<bool> {
+    let mut quit = false;
+    for effect in effects {
+        match effect {
+            Effect::Fetch {
+                slot,
+                token,
+                request,
+            } => {
+                // The newest request in a slot wins; the older one is aborted.
+                if let Some(previous) = inflight.remove(&slot) {
+                    previous.abort();
+                }
+                let executor = executor.clone();
+                let replies = replies.clone();
+                inflight.insert(
+                    slot,
+                    tokio::spawn(async move {
+                        let reply = executor.execute(*request).await;
+                        let _ = replies.send(Msg::Reply { slot, token, reply });
+                    }),
+                );
+            }
+            Effect::Copy(text) => copy_osc52(terminal.backend_mut(), &text)?,
+            Effect::Quit => quit = true,
+            Effect::OpenInventoryForFinding(_) | Effect::Notify(_) => {}
+        }
+    }
+    inflight.retain(|_, task| !task.is_finished());
+    Ok(quit)
+}
+
+fn draw(terminal: &mut Tui, app: &App, clock: &Clock) -> std::io::Result<()> {
+    queue!(
+        terminal.backend_mut(),
+        crossterm::terminal::BeginSynchronizedUpdate
+    )?;
+    let now = clock.now();
+    terminal.draw(|frame| app.draw(frame, now))?;
+    execute!(
+        terminal.backend_mut(),
+        crossterm::terminal::EndSynchronizedUpdate
+    )?;
+    Ok(())
+}
+
+/// Puts text on the clipboard of the terminal, local or over SSH (OSC 52).
+fn copy_osc52(out: &mut impl Write, text: &str) -> std::io::Result<()> {
+    use base64::Engine;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+    write!(out, "\u{1b}]52;c;{encoded}\u{7}")?;
+    out.flush()
+}
+
+/// SIGTERM and SIGHUP end the loop, so the terminal is restored on the way out.
+struct Signals {
+    #[cfg(unix)]
+    term: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    hup: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn new() -> std::io::Result<Self> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Ok(Self {
+                term: signal(SignalKind::terminate())?,
+                hup: signal(SignalKind::hangup())?,
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            Ok(Self {})
+        }
+    }
+
+    async fn recv(&mut self) {
+        #[cfg(unix)]
+        {
+            tokio::select! {
+                _ = self.term.recv() => {}
+                _ = self.hup.recv() => {}
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! The screens. Each owns its state model, turns actions into effects, and draws.
+
+pub mod insights;
+pub mod inventory;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use time::OffsetDateTime;
+
+use super::action::Action;
+use super::effect::{Cx, ErrorInfo, Reply, Slot};
+use super::keymap::Keymap;
+use super::theme::Theme;
+use crate::text::sanitize_line;
+
+/// What a screen needs to draw besides its own state.
+pub struct ScreenView<'a> {
+    pub theme: &'a Theme,
+    pub keymap: &'a Keymap,
+    pub now: OffsetDateTime,
+}
+
+pub trait Screen {
+    fn title(&self) -> &'static str;
+
+    /// The screen became visible: load what it lacks.
+    fn activate(&mut self, _cx: &mut Cx) {}
+
+    /// Handles an action; false lets the app handle it.
+    fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool;
+
+    /// While a text field has focus, raw keys go here first; true when consumed.
+    fn handle_text_key(&mut self, _key: &crossterm::event::KeyEvent, _cx: &mut Cx) -> bool {
+        false
+    }
+
+    /// Whether a text field or popup has focus (so `q` types a q).
+    fn captures_keys(&self) -> bool {
+        false
+    }
+
+    fn handle_reply(
+        &mut self,
+        slot: Slot,
+        token: u64,
+        reply: Result<Reply, ErrorInfo>,
+        cx: &mut Cx,
+    );
+
+    /// When the screen wants to be woken (a debounce), if ever.
+    fn wake_at(&self) -> Option<OffsetDateTime> {
+        None
+    }
+
+    fn wake(&mut self, _cx: &mut Cx) {}
+
+    fn last_loaded(&self) -> Option<OffsetDateTime> {
+        None
+    }
+
+    /// Key hints for the footer.
+    fn hints(&self) -> Vec<(Action, &'static str)>;
+
+    /// Lines of the `?` overlay.
+    fn help(&self) -> Vec<(Action, &'static str)>;
+
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView);
+}
+
+/// A tab whose screen comes in a later release.
+pub struct Placeholder {
+    pub title: &'static str,
+    pub what: &'static str,
+}
+
+impl Screen for Placeholder {
+    fn title(&self) -> &'static str {
+        self.title
+    }
+
+    fn handle_action(&mut self, _action: Action, _cx: &mut Cx) -> bool {
+        false
+    }
+
+    fn handle_reply(&mut self, _: Slot, _: u64, _: Result<Reply, ErrorInfo>, _: &mut Cx) {}
+
+    fn hints(&self) -> Vec<(Action, &'static str)> {
+        Vec::new()
+    }
+
+    fn help(&self) -> Vec<(Action, &'static str)> {
+        Vec::new()
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
+        let text = vec![
+            Line::from(Span::styled(self.title, view.theme.title)),
+            Line::from(""),
+            Line::from(Span::styled(self.what, view.theme.base)),
+            Line::from(Span::styled(
+                "This screen is not built yet; it arrives in the next release.",
+                view.theme.dim,
+            )),
+        ];
+        frame.render_widget(
+            Paragraph::new(text).wrap(Wrap { trim: true }).block(
+                Block::default()
+                    .borders(Borders::ALL)
+                    .border_style(view.theme.border),
+            ),
+            area,
+        );
+    }
+}
+
+/// An error as lines: what to do about it first, then type, detail and request id.
+pub fn error_text(error: &ErrorInfo, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    if let Some(gate) = &error.gate {
+        lines.push(Line::from(Span::styled(gate.explain(), theme.warn)));
+        lines.push(Line::from(""));
+    }
+    lines.push(Line::from(Span::styled(
+        sanitize_line(&error.summary).into_owned(),
+        theme.error,
+    )));
+    let mut facts = Vec::new();
+    if let Some(kind) = &error.kind {
+        facts.push(format!("type {}", sanitize_line(kind)));
+    }
+    if let Some(status) = error.status {
+        facts.push(format!("HTTP {status}"));
+    }
+    if let Some(id) = &error.request_id {
+        facts.push(format!("request {}", sanitize_line(id)));
+    }
+    if !facts.is_empty() {
+        lines.push(Line::from(Span::styled(facts.join(" · "), theme.dim)));
+    }
+    lines
+}

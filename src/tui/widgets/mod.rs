@@ -1,0 +1,67 @@
+//! Small building blocks shared by the screens.
+
+pub mod menu;
+
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
+
+/// A rectangle of at most `width` x `height`, centred in `area`.
+pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let [row] = Layout::vertical([Constraint::Length(height.min(area.height))])
+        .flex(Flex::Center)
+        .areas(area);
+    let [cell] = Layout::horizontal([Constraint::Length(width.min(area.width))])
+        .flex(Flex::Center)
+        .areas(row);
+    cell
+}
+
+/// "3 min ago", rounded so that the label changes rarely.
+pub fn ago(seconds: i64) -> String {
+    match seconds {
+        s if s < 60 => "just now".into(),
+        s if s < 3_600 => format!("{} min ago", s / 60),
+        s if s < 86_400 => format!("{} h ago", s / 3_600),
+        s => format!("{} d ago", s / 86_400),
+    }
+}
+
+/// A number with thousands separators: 12,345.
+pub fn thousands(value: i64) -> String {
+    let digits = value.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (index, ch) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    if value < 0 { format!("-{out}") } else { out }
+}
+
+/// A signed delta: +3, -2, ±0.
+pub fn signed(value: i64) -> String {
+    match value {
+        0 => "±0".into(),
+        v if v > 0 => format!("+{}", thousands(v)),
+        v => thousands(v),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_numbers_and_ages() {
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(-1_000), "-1,000");
+        assert_eq!(thousands(12), "12");
+        assert_eq!(signed(5), "+5");
+        assert_eq!(signed(-5), "-5");
+        assert_eq!(signed(0), "±0");
+        assert_eq!(ago(5), "just now");
+        assert_eq!(ago(125), "2 min ago");
+        assert_eq!(ago(7_300), "2 h ago");
+        assert_eq!(ago(200_000), "2 d ago");
+    }
+}
