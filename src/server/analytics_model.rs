@@ -154,8 +154,8 @@ impl VisitorModel {
     fn arrivals(&self, minute: i64) -> i64 {
         let day = minute.div_euclid(MINUTES_PER_DAY);
         let at = (minute.rem_euclid(MINUTES_PER_DAY) as f64 + 0.5) / MINUTES_PER_DAY as f64;
-        let rate = self.daily_visitors * self.day_factor(day) * self.shape(at)
-            / MINUTES_PER_DAY as f64;
+        let rate =
+            self.daily_visitors * self.day_factor(day) * self.shape(at) / MINUTES_PER_DAY as f64;
         let noisy = rate * (0.7 + 0.6 * unit(self.seed, 2, minute as u64));
         (noisy + unit(self.seed, 3, minute as u64)).floor() as i64
     }
@@ -232,15 +232,19 @@ impl VisitorModel {
             .iter()
             .map(|(label, base)| {
                 let label_seed = mix64(self.seed ^ hash_str(label) ^ dimension);
-                let affinity = 0.5 + unit(label_seed, 5, 0);
+                // Each project's audience skews the labels, except how often
+                // the country is unknown or the referrer missing.
+                let neutral = *label == UNKNOWN_COUNTRY || *label == DIRECT_SOURCE;
+                let affinity = if neutral {
+                    1.0
+                } else {
+                    0.5 + unit(label_seed, 5, 0)
+                };
                 base * affinity * (0.8 + 0.4 * unit(label_seed, 6, day as u64))
             })
             .collect();
         let sum: f64 = weights.iter().sum();
-        let exact: Vec<f64> = weights
-            .iter()
-            .map(|w| visitors as f64 * w / sum)
-            .collect();
+        let exact: Vec<f64> = weights.iter().map(|w| visitors as f64 * w / sum).collect();
         let mut parts: Vec<i64> = exact.iter().map(|x| x.floor() as i64).collect();
         let mut left = visitors - parts.iter().sum::<i64>();
         let mut by_remainder: Vec<usize> = (0..parts.len()).collect();
@@ -292,7 +296,11 @@ fn top_items(labels: &[(&str, f64)], counts: &[i64]) -> Vec<BreakdownItem> {
             visitors: *count,
         })
         .collect();
-    items.sort_by(|a, b| b.visitors.cmp(&a.visitors).then_with(|| a.label.cmp(&b.label)));
+    items.sort_by(|a, b| {
+        b.visitors
+            .cmp(&a.visitors)
+            .then_with(|| a.label.cmp(&b.label))
+    });
     items.truncate(MAX_BREAKDOWN_ITEMS);
     items
 }
@@ -358,14 +366,8 @@ mod tests {
     #[test]
     fn retention_future_and_creation_bound_the_dates() {
         let now = datetime!(2026-11-22 12:00 UTC);
-        let all: Vec<Date> = retained_dates(
-            date!(2026 - 01 - 01),
-            date!(2026 - 12 - 31),
-            now,
-            90,
-            None,
-        )
-        .collect();
+        let all: Vec<Date> =
+            retained_dates(date!(2026 - 01 - 01), date!(2026 - 12 - 31), now, 90, None).collect();
         assert_eq!(all.len(), 90);
         assert_eq!(all.last(), Some(&date!(2026 - 11 - 22)));
         assert_eq!(all.first(), Some(&date!(2026 - 08 - 25)));

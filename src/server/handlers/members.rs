@@ -100,7 +100,11 @@ pub async fn list(
         let items = data
             .active_members(&workspace_id)
             .filter(|m| request.roles.is_empty() || request.roles.contains(&m.role))
-            .filter(|m| request.scim_managed.is_none_or(|scim| m.scim_managed == scim))
+            .filter(|m| {
+                request
+                    .scim_managed
+                    .is_none_or(|scim| m.scim_managed == scim)
+            })
             .filter_map(|m| {
                 let score = relevance(&request.terms, &search_fields(data, m))?;
                 let reference = MemberRef {
@@ -121,7 +125,10 @@ fn list_request(ctx: &Ctx) -> Result<ListRequest, ApiError> {
     let raw_query = validation.check(query_param(ctx)).flatten();
     let role_names: Vec<&str> = Role::KNOWN.iter().map(Role::as_str).collect();
     let roles = validation.check(query.enums("role", Role::known, &role_names));
-    let sort_names: Vec<&str> = MemberSortBy::KNOWN.iter().map(MemberSortBy::as_str).collect();
+    let sort_names: Vec<&str> = MemberSortBy::KNOWN
+        .iter()
+        .map(MemberSortBy::as_str)
+        .collect();
     let sort_by = validation
         .check(query.one_enum("sort_by", MemberSortBy::known, &sort_names))
         .flatten();
@@ -247,7 +254,11 @@ pub fn relevance(terms: &[String], fields: &[Option<&str>]) -> Option<i64> {
     let fields: Vec<String> = fields.iter().flatten().map(|f| f.to_lowercase()).collect();
     let mut total = 0;
     for term in terms {
-        let best = fields.iter().map(|f| term_score(term, f)).max().unwrap_or(0);
+        let best = fields
+            .iter()
+            .map(|f| term_score(term, f))
+            .max()
+            .unwrap_or(0);
         if best == 0 {
             return None;
         }
@@ -278,7 +289,10 @@ mod tests {
 
     #[test]
     fn short_terms_are_ignored_and_terms_lowercased() {
-        assert_eq!(search_terms("  Ad  lovelace  x yz ÉCOLE "), ["lovelace", "école"]);
+        assert_eq!(
+            search_terms("  Ad  lovelace  x yz ÉCOLE "),
+            ["lovelace", "école"]
+        );
         assert!(search_terms("ab c de").is_empty());
     }
 
