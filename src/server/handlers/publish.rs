@@ -90,13 +90,12 @@ pub async fn publish(
                 "dpl_{:016x}",
                 hash_str(&format!("{}:{}:{}", project.id, sequence, ctx.now))
             );
-            let outcome = if project.security.values.error_count > 0 {
+            let errors = project.security.values.error_count;
+            let outcome = if errors > 0 {
+                let noun = if errors == 1 { "error" } else { "errors" };
                 DeploymentOutcome::Failure {
                     error_class: DeploymentErrorClass::Code,
-                    error_message: format!(
-                        "build failed: {} errors in the project's code",
-                        project.security.values.error_count
-                    ),
+                    error_message: format!("build failed: {errors} {noun} in the project's code"),
                 }
             } else {
                 DeploymentOutcome::Success {
