@@ -145,11 +145,30 @@ pub fn validate_project_name(name: &str) -> Result<(), NameError> {
     Ok(())
 }
 
+/// Names a refused character. Only visible punctuation and symbols are echoed:
+/// an invisible or direction-changing character (e.g. U+202E) in the message
+/// would garble whatever displays it.
 fn describe_char(ch: char) -> String {
-    if ch.is_control() || ch.is_whitespace() {
-        format!("U+{:04X}", ch as u32)
-    } else {
+    use unicode_general_category::{GeneralCategory as Gc, get_general_category};
+
+    let visible = matches!(
+        get_general_category(ch),
+        Gc::ConnectorPunctuation
+            | Gc::DashPunctuation
+            | Gc::OpenPunctuation
+            | Gc::ClosePunctuation
+            | Gc::InitialPunctuation
+            | Gc::FinalPunctuation
+            | Gc::OtherPunctuation
+            | Gc::MathSymbol
+            | Gc::CurrencySymbol
+            | Gc::ModifierSymbol
+            | Gc::OtherSymbol
+    );
+    if visible {
         format!("'{ch}' (U+{:04X})", ch as u32)
+    } else {
+        format!("U+{:04X}", ch as u32)
     }
 }
 
