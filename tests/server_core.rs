@@ -19,3 +19,6 @@ mod access;
 
 #[path = "server_core/projects.rs"]
 mod projects;
+
+#[path = "server_core/names.rs"]
+mod names;
