@@ -22,3 +22,6 @@ mod projects;
 
 #[path = "server_core/names.rs"]
 mod names;
+
+#[path = "server_core/durability.rs"]
+mod durability;

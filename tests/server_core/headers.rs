@@ -108,7 +108,9 @@ async fn unknown_query_parameters_are_reported() {
     let twenty = names(1..=20);
     let twenty_one = names(1..=21);
     let twenty_five = names(1..=25);
-    let rows: Vec<(&str, String, u16, Option<String>, Option<&str>)> = vec![
+    // (case, path and query, status, listed names, omitted count)
+    type Row = (&'static str, String, u16, Option<String>, Option<&'static str>);
+    let rows: Vec<Row> = vec![
         ("no query", PROJECT.into(), 200, None, None),
         ("empty query", format!("{PROJECT}?"), 200, None, None),
         (
