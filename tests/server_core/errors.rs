@@ -71,7 +71,7 @@ struct Case {
     /// Sent in order; `key` is added first unless `None`.
     key: Option<&'static str>,
     headers: Vec<(&'static str, String)>,
-    body: Option<&'static str>,
+    body: Option<String>,
     /// The whole error body except `request_id`.
     expect: Value,
     /// Whether `Service-Version: 2026-09-11` is echoed.
@@ -95,11 +95,11 @@ fn get_case(name: &'static str, headers: Vec<(&'static str, String)>, expect: Va
     }
 }
 
-fn patch_case(name: &'static str, body: &'static str, expect: Value) -> Case {
+fn patch_case(name: &'static str, body: &str, expect: Value) -> Case {
     Case {
         method: Method::PATCH,
         headers: vec![("Content-Type", "application/json".into())],
-        body: Some(body),
+        body: Some(body.to_owned()),
         ..get_case(name, Vec::new(), expect)
     }
 }
@@ -476,6 +476,7 @@ fn gate_cases() -> Vec<Case> {
 }
 
 fn body_cases() -> Vec<Case> {
+    let oversized = format!(r#"{{"name":"{}"}}"#, "a".repeat(3 * 1024 * 1024));
     vec![
         patch_case(
             "400: body is not JSON",
@@ -568,6 +569,22 @@ fn body_cases() -> Vec<Case> {
                 "props": null,
             }),
         ),
+        patch_case(
+            "400: body over 1 MiB (3 MiB)",
+            &oversized,
+            invalid(
+                "body",
+                "the body could not be read or is larger than 1048576 bytes",
+            ),
+        ),
+        Case {
+            key: Some(ENTERPRISE_READONLY),
+            ..patch_case(
+                "scope is checked before an oversized body is read",
+                &oversized,
+                insufficient_scope(&["projects:write"]),
+            )
+        },
         Case {
             headers: vec![h("Content-Type", "text/plain")],
             ..patch_case(
@@ -717,8 +734,8 @@ async fn every_error_row_answers_with_the_envelope_and_headers() {
         for (name, value) in &case.headers {
             request = request.header(name, value.clone());
         }
-        if let Some(body) = case.body {
-            request = request.raw(body);
+        if let Some(body) = &case.body {
+            request = request.raw(body.clone());
         }
         let reply = request.send().await;
         let name = case.name;
