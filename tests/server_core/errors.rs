@@ -20,13 +20,15 @@ const MIGRATION_URL: &str = "https://docs.example.invalid/api/migrations";
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Setup {
     Demo,
-    /// Three beta revisions: two of `widgets`, one of `dashboards` that is
-    /// incompatible with `widgets`, and `gadgets`, which needs another version.
+    /// Four beta revisions: two of `widgets`, one of `dashboards` (incompatible
+    /// with `widgets`) and one of `gadgets`, which needs another stable version.
     Betas,
     /// A 30 ms deadline and 2 s of injected latency.
     Deadline,
     /// Every request draws an injected 429.
     Always429,
+    /// No stable version is supported.
+    NoVersions,
 }
 
 async fn server(setup: Setup) -> vantage::server::RunningServer {
@@ -38,6 +40,7 @@ async fn server(setup: Setup) -> vantage::server::RunningServer {
             config.faults = "latency=2000ms".parse().unwrap();
         }
         Setup::Always429 => config.faults = "429=1".parse().unwrap(),
+        Setup::NoVersions => config.versions.supported.clear(),
     };
     server_with(adjust).await.0
 }
@@ -68,7 +71,7 @@ struct Case {
     setup: Setup,
     method: Method,
     path: &'static str,
-    /// Sent in order; `key` is added first unless `None`.
+    /// Sent as `Service-API-Key`, before `headers`.
     key: Option<&'static str>,
     headers: Vec<(&'static str, String)>,
     body: Option<String>,
@@ -194,7 +197,7 @@ fn version_cases() -> Vec<Case> {
     );
     let longest_beta = "a".repeat(512);
     let unknown_longest = format!("beta {longest_beta} is not released");
-    let mut cases = vec![
+    let cases = vec![
         get_case("version: one digit month", v("2026-9-11"), bad_version()),
         get_case("version: no dashes", v("20260911"), bad_version()),
         get_case("version: a word", v("latest"), bad_version()),
@@ -270,6 +273,20 @@ fn version_cases() -> Vec<Case> {
                 json!({ "migration_url": MIGRATION_URL }),
             ),
         ),
+        Case {
+            setup: Setup::NoVersions,
+            ..get_case(
+                "503: no stable version supported",
+                vec![],
+                error(
+                    503,
+                    "no_supported_version",
+                    "No supported version",
+                    Some("no stable API version is currently supported"),
+                    Value::Null,
+                ),
+            )
+        },
         get_case(
             "version is resolved before betas",
             vec![
@@ -278,11 +295,14 @@ fn version_cases() -> Vec<Case> {
             ],
             retired_version,
         ),
-        get_case(
-            "version is resolved before the credential",
-            v("2026-9-11"),
-            bad_version(),
-        ),
+        Case {
+            key: None,
+            ..get_case(
+                "version is resolved before the credential",
+                v("2026-9-11"),
+                bad_version(),
+            )
+        },
         Case {
             setup: Setup::Betas,
             ..get_case(
@@ -329,11 +349,6 @@ fn version_cases() -> Vec<Case> {
             )
         },
     ];
-    // "version is resolved before the credential": no key at all.
-    cases
-        .iter_mut()
-        .filter(|c| c.name == "version is resolved before the credential")
-        .for_each(|c| c.key = None);
     cases.into_iter().map(before_selection).collect()
 }
 
@@ -894,4 +909,13 @@ async fn accepted_header_forms_succeed_and_echo_the_selection() {
             assert_eq!(reply.header("x-ratelimit-limit"), Some("120"), "{name}");
         }
     }
+    // Errors after selection echo the selection too.
+    let reply = call(Method::GET, &base, "/v1/projects/prj_missing")
+        .key(ENTERPRISE_ADMIN)
+        .header("Service-Beta", "widgets-2026-11-01")
+        .send()
+        .await;
+    assert_eq!(reply.status, 404);
+    assert_eq!(reply.header("service-version"), Some("2026-09-11"));
+    assert_eq!(reply.header("service-beta"), Some("widgets-2026-11-01"));
 }

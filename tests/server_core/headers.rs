@@ -109,7 +109,13 @@ async fn unknown_query_parameters_are_reported() {
     let twenty_one = names(1..=21);
     let twenty_five = names(1..=25);
     // (case, path and query, status, listed names, omitted count)
-    type Row = (&'static str, String, u16, Option<String>, Option<&'static str>);
+    type Row = (
+        &'static str,
+        String,
+        u16,
+        Option<String>,
+        Option<&'static str>,
+    );
     let rows: Vec<Row> = vec![
         ("no query", PROJECT.into(), 200, None, None),
         ("empty query", format!("{PROJECT}?"), 200, None, None),
