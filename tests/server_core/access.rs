@@ -52,14 +52,15 @@ impl Op {
 /// What a key gets from an operation.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Outcome {
-    Ok(u16),
+    /// Passes every check: the operation's success status.
+    Allowed(u16),
     /// 403 `insufficient_scope` with these acceptable scopes.
     Scope(&'static [&'static str]),
     /// 402 with `required_plan`.
     Plan(&'static str),
 }
 
-use Outcome::{Ok as Allowed, Plan, Scope};
+use Outcome::{Allowed, Plan, Scope};
 
 const READ: &[&str] = &["projects:read", "projects:write"];
 const WRITE: &[&str] = &["projects:write"];
