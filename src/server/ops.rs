@@ -299,6 +299,23 @@ impl Validation {
     }
 }
 
+/// The largest request body read, in bytes.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// Reads a request body. Handlers take the body unread (`axum::body::Body`) and
+/// call this after `ctx.authorize`, so an oversized body cannot jump the scope and
+/// plan checks, and is answered 400 `invalid_request` like any malformed body.
+pub async fn read_body(body: axum::body::Body) -> Result<axum::body::Bytes, ApiError> {
+    axum::body::to_bytes(body, MAX_BODY_BYTES)
+        .await
+        .map_err(|_| {
+            ApiError::invalid(
+                "body",
+                format!("the body could not be read or is larger than {MAX_BODY_BYTES} bytes"),
+            )
+        })
+}
+
 /// Parses a JSON object body, refusing fields the operation does not take.
 pub fn json_object_body(
     headers: &axum::http::HeaderMap,

@@ -205,11 +205,20 @@ fn check_accept(headers: &HeaderMap) -> Result<(), ApiError> {
     }
     let acceptable = values.iter().any(|value| {
         value.to_str().unwrap_or_default().split(',').any(|range| {
-            let media = range.split(';').next().unwrap_or_default().trim();
-            media.is_empty()
+            let mut parts = range.split(';');
+            let media = parts.next().unwrap_or_default().trim();
+            // `q=0` marks a media range as not acceptable (RFC 9110, 12.4.2).
+            let refused = parts.any(|param| {
+                param.split_once('=').is_some_and(|(name, value)| {
+                    name.trim().eq_ignore_ascii_case("q")
+                        && value.trim().parse::<f32>().is_ok_and(|q| q == 0.0)
+                })
+            });
+            let json = media.is_empty()
                 || media.eq_ignore_ascii_case("application/json")
                 || media == "*/*"
-                || media.eq_ignore_ascii_case("application/*")
+                || media.eq_ignore_ascii_case("application/*");
+            json && !refused
         })
     });
     if acceptable {

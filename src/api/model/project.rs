@@ -145,21 +145,58 @@ pub fn validate_project_name(name: &str) -> Result<(), NameError> {
     Ok(())
 }
 
+/// Names a refused character. Only visible punctuation and symbols are echoed:
+/// an invisible or direction-changing character (e.g. U+202E) in the message
+/// would garble whatever displays it.
 fn describe_char(ch: char) -> String {
-    if ch.is_control() || ch.is_whitespace() {
-        format!("U+{:04X}", ch as u32)
-    } else {
+    use unicode_general_category::{GeneralCategory as Gc, get_general_category};
+
+    let visible = matches!(
+        get_general_category(ch),
+        Gc::ConnectorPunctuation
+            | Gc::DashPunctuation
+            | Gc::OpenPunctuation
+            | Gc::ClosePunctuation
+            | Gc::InitialPunctuation
+            | Gc::FinalPunctuation
+            | Gc::OtherPunctuation
+            | Gc::MathSymbol
+            | Gc::CurrencySymbol
+            | Gc::ModifierSymbol
+            | Gc::OtherSymbol
+    );
+    if visible {
         format!("'{ch}' (U+{:04X})", ch as u32)
+    } else {
+        format!("U+{:04X}", ch as u32)
     }
 }
 
 /// Links, recognised domain names and IP addresses. Slashes are already refused by
 /// the character rules, so a link shows up here as a domain or an address.
+///
+/// Words break at spaces and at every allowed punctuation mark a host name cannot
+/// contain, so `my_example.com`, `‘example.com’` and `example.com:8080` are caught;
+/// the invisible joiners are dropped first so they cannot hide a domain.
 fn looks_like_link(name: &str) -> bool {
-    name.split(|ch: char| ch.is_whitespace() || matches!(ch, ',' | '|' | '(' | ')' | '[' | ']'))
-        .map(|word| word.trim_matches(|ch: char| matches!(ch, '.' | '!' | ':' | '\'' | '·')))
-        .filter(|word| !word.is_empty())
-        .any(|word| is_ipv4(word) || is_ipv6(word) || is_domain(word))
+    let visible: String = name
+        .chars()
+        .filter(|ch| !matches!(ch, '\u{200C}' | '\u{200D}'))
+        .collect();
+    let breaks_word = |ch: char| {
+        ch.is_whitespace() || (ALLOWED_PUNCTUATION.contains(&ch) && !matches!(ch, '.' | '-' | ':'))
+    };
+    // A sentence's full stop or a leading dash is not part of a host.
+    fn trim(word: &str) -> &str {
+        word.trim_matches(|ch: char| matches!(ch, '.' | '-'))
+    }
+    visible.split(breaks_word).map(trim).any(|word| {
+        is_ipv6(word)
+            || word
+                .split(':')
+                .map(trim)
+                .any(|host| is_ipv4(host) || is_domain(host))
+    })
 }
 
 fn is_ipv4(word: &str) -> bool {

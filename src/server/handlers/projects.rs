@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::body::Bytes;
+use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use serde_json::Value;
@@ -62,9 +62,10 @@ pub async fn update_project(
     State(app): State<Arc<App>>,
     PathParams(project_id): PathParams<String>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> Result<Json<Project>, ApiError> {
     ctx.authorize(&ops::UPDATE_PROJECT)?;
+    let body = ops::read_body(body).await?;
     let fields = json_object_body(&headers, &body, &["name", "visibility"], true)?;
     let mut validation = Validation::default();
     let name = match fields.get("name") {

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::body::Bytes;
+use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
@@ -62,9 +62,10 @@ pub async fn publish(
     State(app): State<Arc<App>>,
     PathParams(project_id): PathParams<String>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> Result<(StatusCode, Json<Deployment>), ApiError> {
     ctx.authorize(&ops::PUBLISH_PROJECT)?;
+    let body = ops::read_body(body).await?;
     let fields = json_object_body(&headers, &body, &["audience"], false)?;
     let mut validation = Validation::default();
     let audience = match fields.get("audience") {
@@ -90,13 +91,12 @@ pub async fn publish(
                 "dpl_{:016x}",
                 hash_str(&format!("{}:{}:{}", project.id, sequence, ctx.now))
             );
-            let outcome = if project.security.values.error_count > 0 {
+            let errors = project.security.values.error_count;
+            let outcome = if errors > 0 {
+                let noun = if errors == 1 { "error" } else { "errors" };
                 DeploymentOutcome::Failure {
                     error_class: DeploymentErrorClass::Code,
-                    error_message: format!(
-                        "build failed: {} errors in the project's code",
-                        project.security.values.error_count
-                    ),
+                    error_message: format!("build failed: {errors} {noun} in the project's code"),
                 }
             } else {
                 DeploymentOutcome::Success {
@@ -146,9 +146,10 @@ pub async fn update_settings(
     State(app): State<Arc<App>>,
     PathParams(project_id): PathParams<String>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> Result<Json<Project>, ApiError> {
     ctx.authorize(&ops::UPDATE_PUBLISH_SETTINGS)?;
+    let body = ops::read_body(body).await?;
     let fields = json_object_body(&headers, &body, &["audience", "audience_targets"], true)?;
     let mut validation = Validation::default();
     let audience = match fields.get("audience") {
@@ -192,9 +193,10 @@ pub async fn embed_url(
     State(app): State<Arc<App>>,
     PathParams(project_id): PathParams<String>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> Result<Json<EmbedUrl>, ApiError> {
     ctx.authorize(&ops::CREATE_EMBED_URL)?;
+    let body = ops::read_body(body).await?;
     let fields = json_object_body(&headers, &body, &["parent_origin"], true)?;
     let origin = match fields.get("parent_origin") {
         Some(Value::String(origin)) if is_https_origin(origin) => origin.clone(),
