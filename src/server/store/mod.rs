@@ -7,6 +7,7 @@
 //! contract calls eventually consistent (lists, insights, members), which sees each
 //! write only `consistency_lag` later.
 
+pub mod query;
 pub mod records;
 mod schema;
 
@@ -83,7 +84,8 @@ impl Data {
     fn apply(&mut self, change: &Change) {
         match change {
             Change::PutProject(project) => {
-                self.projects.insert(project.id.clone(), (**project).clone());
+                self.projects
+                    .insert(project.id.clone(), (**project).clone());
             }
             Change::DeleteProject { id, .. } => {
                 self.projects.remove(id);
