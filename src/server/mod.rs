@@ -1,6 +1,7 @@
 //! The reference server: a faithful implementation of the v1 contract over an
 //! embedded SQLite store. It backs `vantage demo`, `vantage serve`, and every test.
 
+pub mod analytics_model;
 pub mod auth;
 pub mod catalog;
 pub mod cursor;

@@ -53,7 +53,5 @@ pub fn first_project(fixture: &Fixture, workspace_id: &str) -> String {
 }
 
 pub fn http() -> reqwest::Client {
-    reqwest::Client::builder()
-        .build()
-        .expect("http client")
+    reqwest::Client::builder().build().expect("http client")
 }

@@ -1,6 +1,110 @@
-pub async fn realtime() -> crate::server::errors::ApiError {
-    crate::server::errors::ApiError::internal("not implemented yet")
+//! Operations 5 and 6: realtime analytics and analytics breakdowns, answered
+//! from the deterministic visitor model (`server/analytics_model.rs`).
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::State;
+use time::{OffsetDateTime, UtcOffset};
+
+use super::{PathParams, find_project};
+use crate::api::model::{Breakdowns, ErrorType, FieldError, Realtime, parse_timestamp};
+use crate::server::App;
+use crate::server::analytics_model::{VisitorModel, retained_dates};
+use crate::server::errors::{ApiError, field_error};
+use crate::server::ops::{self, Ctx};
+use crate::server::store::{AnalyticsProfile, Data, ProjectRec};
+
+/// The longest breakdowns range, counted in whole UTC dates, both ends included.
+pub const MAX_RANGE_DAYS: i64 = 365;
+
+pub async fn realtime(
+    ctx: Ctx,
+    State(app): State<Arc<App>>,
+    PathParams(project_id): PathParams<String>,
+) -> Result<Json<Realtime>, ApiError> {
+    ctx.authorize(&ops::GET_REALTIME)?;
+    app.store.read(|data| {
+        let (project, profile) = analytics_of(data, &ctx, &project_id)?;
+        // Offline, nobody can be visiting; the buckets are still there, at zero.
+        let model = VisitorModel::new(&project.id, profile);
+        Ok(Json(model.realtime(ctx.now, project.is_published)))
+    })
 }
-pub async fn breakdowns() -> crate::server::errors::ApiError {
-    crate::server::errors::ApiError::internal("not implemented yet")
+
+pub async fn breakdowns(
+    ctx: Ctx,
+    State(app): State<Arc<App>>,
+    PathParams(project_id): PathParams<String>,
+) -> Result<Json<Breakdowns>, ApiError> {
+    ctx.authorize(&ops::GET_BREAKDOWNS)?;
+    let (starts_at, ends_at) = match (
+        required_timestamp(&ctx, "starts_at"),
+        required_timestamp(&ctx, "ends_at"),
+    ) {
+        (Ok(starts_at), Ok(ends_at)) => (starts_at, ends_at),
+        // One 400 names both when both are bad.
+        (starts_at, ends_at) => {
+            return Err(ApiError::validation(
+                starts_at.err().into_iter().chain(ends_at.err()).collect(),
+            ));
+        }
+    };
+    if ends_at < starts_at {
+        return Err(ApiError::invalid(
+            "query.ends_at",
+            "ends_at must not be before starts_at",
+        ));
+    }
+    let first = starts_at.to_offset(UtcOffset::UTC).date();
+    let last = ends_at.to_offset(UtcOffset::UTC).date();
+    if (last - first).whole_days() + 1 > MAX_RANGE_DAYS {
+        return Err(ApiError::invalid(
+            "query.ends_at",
+            format!("the range spans at most {MAX_RANGE_DAYS} UTC dates"),
+        ));
+    }
+    app.store.read(|data| {
+        let (project, profile) = analytics_of(data, &ctx, &project_id)?;
+        // History stays readable after the app went offline: no check of
+        // `is_published` here, unlike the realtime view.
+        let dates = retained_dates(
+            first,
+            last,
+            ctx.now,
+            profile.retention_days,
+            project.created_at,
+        );
+        let model = VisitorModel::new(&project.id, profile);
+        Ok(Json(model.breakdowns(dates, ctx.now)))
+    })
+}
+
+/// The project (404 `project_not_found`) and its analytics: a project that was
+/// never published has none (404 `analytics_not_found`).
+fn analytics_of<'a>(
+    data: &'a Data,
+    ctx: &Ctx,
+    project_id: &str,
+) -> Result<(&'a ProjectRec, &'a AnalyticsProfile), ApiError> {
+    let project = find_project(data, ctx, project_id)?;
+    let profile = project.analytics.as_ref().ok_or_else(|| {
+        ApiError::not_found(ErrorType::AnalyticsNotFound, "Analytics not found")
+            .detail("the project has never been published, so it has no visitor analytics")
+    })?;
+    Ok((project, profile))
+}
+
+/// A required RFC 3339 query parameter, any offset.
+fn required_timestamp(ctx: &Ctx, name: &str) -> Result<OffsetDateTime, FieldError> {
+    let location = format!("query.{name}");
+    match ctx.query.one(name)? {
+        None => Err(field_error(location, format!("{name} is required"))),
+        Some(raw) => parse_timestamp(raw).ok_or_else(|| {
+            field_error(
+                location,
+                format!("{name} must be an RFC 3339 timestamp, e.g. 2026-11-01T00:00:00Z"),
+            )
+        }),
+    }
 }

@@ -1,6 +1,309 @@
-pub async fn list() -> crate::server::errors::ApiError {
-    crate::server::errors::ApiError::internal("not implemented yet")
+//! Operations 8 and 9: one workspace member, and the member list. Both read the
+//! eventually consistent view and show active memberships only.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::State;
+use serde::Deserialize;
+use uuid::Uuid;
+
+use super::{PathParams, page_request};
+use crate::api::model::{
+    ErrorType, FieldError, Member, MemberRef, MemberSortBy, MemberType, Page, Role, SortOrder,
+};
+use crate::server::App;
+use crate::server::errors::{ApiError, field_error};
+use crate::server::ops::{self, Ctx, Validation};
+use crate::server::paging::{self, KeyPart, SortKey};
+use crate::server::store::{Data, MembershipRec};
+
+/// Page size when `limit` is omitted (DESIGN.md's choice), and its maximum.
+const DEFAULT_LIMIT: u32 = 50;
+const MAX_LIMIT: u32 = 100;
+/// Longest `query`, in characters (contract).
+pub const MAX_QUERY_CHARS: usize = 1_000;
+/// Search terms shorter than this, in characters, are ignored (contract).
+pub const MIN_TERM_CHARS: usize = 3;
+
+#[derive(Deserialize)]
+pub struct MemberPath {
+    workspace_id: String,
+    user_id: String,
 }
-pub async fn get() -> crate::server::errors::ApiError {
-    crate::server::errors::ApiError::internal("not implemented yet")
+
+/// Operation 8. Order of checks: the `user_id` format (400) comes before the
+/// workspace (404), following the documented order "validation before
+/// resource"; a malformed id says nothing about any workspace.
+pub async fn get(
+    ctx: Ctx,
+    State(app): State<Arc<App>>,
+    PathParams(path): PathParams<MemberPath>,
+) -> Result<Json<Member>, ApiError> {
+    ctx.authorize(&ops::GET_MEMBER)?;
+    let user_id = match Uuid::parse_str(&path.user_id) {
+        Ok(id) if !id.is_nil() => id,
+        _ => {
+            return Err(ApiError::invalid(
+                "path.user_id",
+                "user_id must be a nonzero UUID, as returned by the member list",
+            ));
+        }
+    };
+    ctx.own_workspace(&path.workspace_id)?;
+    app.store.read_eventual(|data| {
+        // Compared as UUIDs, so any spelling of the id (case, braces) finds it.
+        let membership = data
+            .active_members(&path.workspace_id)
+            .find(|m| Uuid::parse_str(&m.user_id).is_ok_and(|id| id == user_id))
+            .ok_or_else(member_not_found)?;
+        let user = data.users.get(&membership.user_id);
+        Ok(Json(Member {
+            user_id: membership.user_id.clone(),
+            workspace_id: membership.workspace_id.clone(),
+            kind: MemberType::User,
+            email: user.and_then(|u| u.email.clone()),
+            name: membership.display_name.clone(),
+            joined_at: membership.joined_at,
+            invited_at: membership.invited_at,
+        }))
+    })
+}
+
+fn member_not_found() -> ApiError {
+    ApiError::not_found(ErrorType::MemberNotFound, "Member not found")
+        .detail("no active member of this workspace has this user id")
+}
+
+/// The filters and sort of one member list request.
+struct ListRequest {
+    terms: Vec<String>,
+    roles: Vec<Role>,
+    scim_managed: Option<bool>,
+    sort_by: Option<MemberSortBy>,
+    descending: bool,
+}
+
+/// Operation 9.
+pub async fn list(
+    ctx: Ctx,
+    State(app): State<Arc<App>>,
+    PathParams(workspace_id): PathParams<String>,
+) -> Result<Json<Page<MemberRef>>, ApiError> {
+    ctx.authorize(&ops::LIST_MEMBERS)?;
+    let request = list_request(&ctx)?;
+    let path = format!("/v1/workspaces/{workspace_id}/members");
+    let binding = paging::binding("list_members", &path, &ctx.query.0);
+    let page = page_request(&ctx, &app.cursor_secret, &binding, DEFAULT_LIMIT, MAX_LIMIT)?;
+    ctx.own_workspace(&workspace_id)?;
+    app.store.read_eventual(|data| {
+        let items = data
+            .active_members(&workspace_id)
+            .filter(|m| request.roles.is_empty() || request.roles.contains(&m.role))
+            .filter(|m| {
+                request
+                    .scim_managed
+                    .is_none_or(|scim| m.scim_managed == scim)
+            })
+            .filter_map(|m| {
+                let score = relevance(&request.terms, &search_fields(data, m))?;
+                let reference = MemberRef {
+                    user_id: m.user_id.clone(),
+                    kind: MemberType::User,
+                };
+                Some((sort_key(data, m, &request, score), reference))
+            })
+            .collect();
+        let (data, pagination) = paging::paginate(items, &page, &app.cursor_secret, &binding);
+        Ok(Json(Page { data, pagination }))
+    })
+}
+
+fn list_request(ctx: &Ctx) -> Result<ListRequest, ApiError> {
+    let query = &ctx.query;
+    let mut validation = Validation::default();
+    let raw_query = validation.check(query_param(ctx)).flatten();
+    let role_names: Vec<&str> = Role::KNOWN.iter().map(Role::as_str).collect();
+    let roles = validation.check(query.enums("role", Role::known, &role_names));
+    let sort_names: Vec<&str> = MemberSortBy::KNOWN
+        .iter()
+        .map(MemberSortBy::as_str)
+        .collect();
+    let sort_by = validation
+        .check(query.one_enum("sort_by", MemberSortBy::known, &sort_names))
+        .flatten();
+    let order_names: Vec<&str> = SortOrder::KNOWN.iter().map(SortOrder::as_str).collect();
+    let sort_order = validation
+        .check(query.one_enum("sort_order", SortOrder::known, &order_names))
+        .flatten();
+    let scim_managed = validation.check(query.boolean("scim_managed")).flatten();
+    if sort_order.is_some() && query.all("sort_by").next().is_none() {
+        validation.push("query.sort_order", "sort_order requires sort_by");
+    }
+    // A query of only short terms still counts: relevance then ties everywhere.
+    let has_query = raw_query.is_some_and(|q| !q.trim().is_empty());
+    if sort_by == Some(MemberSortBy::Relevance) && !has_query {
+        validation.push("query.sort_by", "sort_by=relevance requires query");
+    }
+    validation.finish()?;
+    Ok(ListRequest {
+        terms: raw_query.map(search_terms).unwrap_or_default(),
+        roles: roles.unwrap_or_default(),
+        scim_managed,
+        sort_by,
+        descending: sort_order != Some(SortOrder::Asc),
+    })
+}
+
+/// `query`, at most 1000 characters.
+fn query_param(ctx: &Ctx) -> Result<Option<&str>, FieldError> {
+    let raw = ctx.query.one("query")?;
+    if raw.is_some_and(|q| q.chars().count() > MAX_QUERY_CHARS) {
+        return Err(field_error(
+            "query.query",
+            format!("query may be at most {MAX_QUERY_CHARS} characters"),
+        ));
+    }
+    Ok(raw)
+}
+
+/// The total order of the list (contract, operation 9):
+/// - no `sort_by`: best match first when the query has terms, then role
+///   precedence, then most recently joined (our choice: the default order also
+///   breaks ties between equally good matches);
+/// - `display_name`, falling back to the e-mail; members with neither first
+///   ascending, last descending; compared case-insensitively;
+/// - `joined_at`, falling back to the invitation time (neither sorts as oldest);
+/// - `role` by precedence: descending (the default) puts owners first;
+/// - `relevance`: score, ties by most recent join in both directions.
+///
+/// Remaining ties break by membership id, ascending in both directions.
+fn sort_key(data: &Data, m: &MembershipRec, request: &ListRequest, score: i64) -> SortKey {
+    let descending = request.descending;
+    let joined = joined_millis(m);
+    let mut key = match &request.sort_by {
+        None => {
+            let mut key = Vec::with_capacity(4);
+            if !request.terms.is_empty() {
+                key.push(KeyPart::desc_int(score));
+            }
+            key.push(KeyPart::asc_int(i64::from(m.role.precedence())));
+            key.push(KeyPart::desc_int(joined));
+            key
+        }
+        Some(MemberSortBy::DisplayName) => {
+            let name = sort_name(data, m);
+            vec![
+                KeyPart::int(i64::from(name.is_some()), descending),
+                KeyPart::text(name.unwrap_or_default(), descending),
+            ]
+        }
+        Some(MemberSortBy::JoinedAt) => vec![KeyPart::int(joined, descending)],
+        Some(MemberSortBy::Role) => {
+            vec![KeyPart::int(-i64::from(m.role.precedence()), descending)]
+        }
+        Some(MemberSortBy::Relevance) => {
+            vec![KeyPart::int(score, descending), KeyPart::desc_int(joined)]
+        }
+        Some(MemberSortBy::Unknown(_)) => Vec::new(),
+    };
+    key.push(KeyPart::asc_text(&m.id));
+    key
+}
+
+/// Join time, else invitation time, in milliseconds; neither sorts as oldest.
+fn joined_millis(m: &MembershipRec) -> i64 {
+    m.joined_at
+        .or(m.invited_at)
+        .map_or(i64::MIN, super::pii::unix_millis)
+}
+
+/// The display name, else the e-mail, lowercased; `None` when neither is set.
+fn sort_name(data: &Data, m: &MembershipRec) -> Option<String> {
+    let non_blank = |s: &Option<String>| s.clone().filter(|s| !s.trim().is_empty());
+    non_blank(&m.display_name)
+        .or_else(|| data.users.get(&m.user_id).and_then(|u| non_blank(&u.email)))
+        .map(|name| name.to_lowercase())
+}
+
+/// What `query` searches: display name, username and e-mail.
+fn search_fields<'a>(data: &'a Data, m: &'a MembershipRec) -> [Option<&'a str>; 3] {
+    let user = data.users.get(&m.user_id);
+    [
+        m.display_name.as_deref(),
+        user.and_then(|u| u.username.as_deref()),
+        user.and_then(|u| u.email.as_deref()),
+    ]
+}
+
+/// The search terms of a `query`: whitespace-separated, lowercased, those under
+/// three characters dropped. No terms left means no search.
+pub fn search_terms(query: &str) -> Vec<String> {
+    query
+        .split_whitespace()
+        .filter(|term| term.chars().count() >= MIN_TERM_CHARS)
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// How well `fields` match every term, case-insensitively: per term the best
+/// field scores 3 for an exact match, 2 for a match at the start of the field
+/// or of a word in it, 1 anywhere else. `None` when a term matches nowhere
+/// (every term must match); `Some(0)` for no terms.
+pub fn relevance(terms: &[String], fields: &[Option<&str>]) -> Option<i64> {
+    let fields: Vec<String> = fields.iter().flatten().map(|f| f.to_lowercase()).collect();
+    let mut total = 0;
+    for term in terms {
+        let best = fields
+            .iter()
+            .map(|f| term_score(term, f))
+            .max()
+            .unwrap_or(0);
+        if best == 0 {
+            return None;
+        }
+        total += best;
+    }
+    Some(total)
+}
+
+fn term_score(term: &str, field: &str) -> i64 {
+    if field == term {
+        3
+    } else if field.starts_with(term)
+        || field
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|word| word.starts_with(term))
+    {
+        2
+    } else if field.contains(term) {
+        1
+    } else {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_terms_are_ignored_and_terms_lowercased() {
+        assert_eq!(
+            search_terms("  Ad  lovelace  x yz ÉCOLE "),
+            ["lovelace", "école"]
+        );
+        assert!(search_terms("ab c de").is_empty());
+    }
+
+    #[test]
+    fn every_term_must_match_and_better_matches_score_higher() {
+        let fields = [Some("Ada Lovelace"), Some("ada.lovelace7"), None];
+        let terms = |q: &str| search_terms(q);
+        assert_eq!(relevance(&terms("ada lovelace"), &fields), Some(4));
+        assert_eq!(relevance(&terms("ada.lovelace7"), &fields), Some(3));
+        assert_eq!(relevance(&terms("velace"), &fields), Some(1));
+        assert_eq!(relevance(&terms("ada hopper"), &fields), None);
+        assert_eq!(relevance(&[], &fields), Some(0));
+    }
 }

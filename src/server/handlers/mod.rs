@@ -77,3 +77,19 @@ pub fn cursor_binding(
         .collect();
     super::paging::binding(name, path, &declared)
 }
+
+/// `limit` (1 to `max`, `default` when omitted) and `cursor` of a list, the
+/// cursor checked against `binding`; both bad give one 400 naming both.
+pub fn page_request(
+    ctx: &Ctx,
+    secret: &[u8],
+    binding: &str,
+    default: u32,
+    max: u32,
+) -> Result<super::paging::PageRequest, ApiError> {
+    let mut validation = super::ops::Validation::default();
+    let limit = validation.check(ctx.query.limit(default, max));
+    let cursor = validation.check(ctx.query.one("cursor"));
+    validation.finish()?;
+    super::paging::PageRequest::new(limit.unwrap_or(default), cursor.flatten(), secret, binding)
+}

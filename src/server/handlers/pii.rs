@@ -1,3 +1,76 @@
-pub async fn list() -> crate::server::errors::ApiError {
-    crate::server::errors::ApiError::internal("not implemented yet")
+//! Operation 7: a project's personal-data (PII) findings.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::State;
+
+use super::{PathParams, find_project, page_request};
+use crate::api::model::{ErrorType, Page, PiiFinding};
+use crate::server::App;
+use crate::server::auth::Feature;
+use crate::server::errors::ApiError;
+use crate::server::ops::{self, Ctx};
+use crate::server::paging::{self, KeyPart, SortKey};
+use crate::server::store::PiiRec;
+
+/// Page size when `limit` is omitted, and its maximum (contract).
+const DEFAULT_LIMIT: u32 = 50;
+const MAX_LIMIT: u32 = 100;
+
+/// Newest first; ties by finding id, ascending (the contract leaves the
+/// direction of ties open).
+fn sort_key(finding: &PiiRec) -> SortKey {
+    vec![
+        KeyPart::desc_int(unix_millis(finding.found_at)),
+        KeyPart::asc_text(&finding.id),
+    ]
+}
+
+pub async fn list(
+    ctx: Ctx,
+    State(app): State<Arc<App>>,
+    PathParams(project_id): PathParams<String>,
+) -> Result<Json<Page<PiiFinding>>, ApiError> {
+    ctx.authorize(&ops::LIST_PII)?;
+    let path = format!("/v1/projects/{project_id}/pii-labels");
+    let binding = paging::binding("list_pii", &path, &ctx.query.0);
+    let request = page_request(&ctx, &app.cursor_secret, &binding, DEFAULT_LIMIT, MAX_LIMIT)?;
+    app.store.read(|data| {
+        find_project(data, &ctx, &project_id)?;
+        // Enterprise is enforced by the plan gate; detection itself being off is
+        // a 404 (contract), not a 402.
+        if !ctx.principal.has_feature(Feature::PiiDetection) {
+            return Err(ApiError::not_found(
+                ErrorType::PiiLabelsNotFound,
+                "Personal-data findings not found",
+            )
+            .detail("personal-data detection is not enabled for this workspace"));
+        }
+        let items = data
+            .pii
+            .get(&project_id)
+            .into_iter()
+            .flatten()
+            .map(|finding| (sort_key(finding), finding_view(finding)))
+            .collect();
+        let (data, pagination) = paging::paginate(items, &request, &app.cursor_secret, &binding);
+        Ok(Json(Page { data, pagination }))
+    })
+}
+
+fn finding_view(finding: &PiiRec) -> PiiFinding {
+    PiiFinding {
+        id: finding.id.clone(),
+        found_at: finding.found_at,
+        quote: finding.quote.clone(),
+        source: finding.source.clone(),
+        status: finding.status.clone(),
+    }
+}
+
+/// Milliseconds since the epoch: the clock's resolution, and a sort key that
+/// fits an `i64` for the next few hundred million years.
+pub fn unix_millis(at: time::OffsetDateTime) -> i64 {
+    (at.unix_timestamp_nanos() / 1_000_000) as i64
 }
