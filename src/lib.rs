@@ -3,4 +3,5 @@
 
 pub mod api;
 pub mod clock;
+pub mod config;
 pub mod server;
