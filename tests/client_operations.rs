@@ -217,7 +217,10 @@ async fn lists_come_back_typed_and_streams_cover_every_page() {
         .list_inventory(ENTERPRISE_WS, &filtered, None)
         .await
         .unwrap();
-    let applied = page.applied_finding.as_ref().expect("one finding type given");
+    let applied = page
+        .applied_finding
+        .as_ref()
+        .expect("one finding type given");
     assert_eq!(applied.id, "public_security_exposure");
     assert_eq!(applied.project_count, page.total);
     let streamed: Vec<_> = client
@@ -248,7 +251,10 @@ async fn lists_come_back_typed_and_streams_cover_every_page() {
         .try_collect()
         .await
         .unwrap();
-    assert!(owners_and_admins.len() > first.data.len(), "more than one page");
+    assert!(
+        owners_and_admins.len() > first.data.len(),
+        "more than one page"
+    );
     for member in owners_and_admins.iter().take(3) {
         let detail = client
             .get_member(ENTERPRISE_WS, &member.user_id)
@@ -304,7 +310,10 @@ async fn bearer_auth_and_the_version_pin() {
     let bearer = client(&server, &clock, ENTERPRISE_ADMIN, |config| {
         config.auth_scheme = AuthScheme::Bearer;
     });
-    assert_eq!(bearer.client.get_project(&project).await.unwrap().id, project);
+    assert_eq!(
+        bearer.client.get_project(&project).await.unwrap().id,
+        project
+    );
 
     let wrong_key = client(&server, &clock, "vtg_not_a_key", |_| {});
     let error = wrong_key.client.get_project(&project).await.unwrap_err();

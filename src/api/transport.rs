@@ -490,7 +490,8 @@ fn error_from(answer: Answer, retry_after: Option<Duration>) -> ApiError {
             message: value
                 .get("message")
                 .and_then(Value::as_str)
-                .map_or_else(|| value.to_string(), str::to_owned),
+                .unwrap_or("(no message)")
+                .to_owned(),
             location: value
                 .get("location")
                 .and_then(Value::as_str)
