@@ -243,14 +243,16 @@ impl Client {
     }
 
     /// Polls a deployment until it is terminal (`completed`, `error`), waiting
-    /// `policy.first` before the first poll and backing off toward `policy.max`.
+    /// `policy.first` before the first poll and backing off toward `policy.max`;
+    /// never more often than [`MIN_POLL_INTERVAL`]. Wrap it in a timeout to bound it.
     pub async fn wait_for_deployment(
         &self,
         project_id: &str,
         deployment_id: &str,
         policy: PollPolicy,
     ) -> Result<Deployment, ApiError> {
-        let mut interval = policy.first;
+        let floor = MIN_POLL_INTERVAL;
+        let mut interval = policy.first.max(floor);
         loop {
             self.transport.sleeper.sleep(interval).await;
             let deployment = self.get_deployment(project_id, deployment_id).await?;
@@ -260,7 +262,7 @@ impl Client {
             tracing::debug!(deployment_id, status = %deployment.status, "deployment not finished");
             interval = interval
                 .mul_f64(policy.factor.max(1.0))
-                .clamp(policy.first, policy.max.max(policy.first));
+                .clamp(floor, policy.max.max(floor));
         }
     }
 
@@ -599,6 +601,9 @@ impl Client {
         }
     }
 }
+
+/// The contract: poll a deployment at most once every 2 seconds.
+pub const MIN_POLL_INTERVAL: Duration = Duration::from_secs(2);
 
 const INVENTORY_PATH: &str = "/security-center/insights/projects";
 

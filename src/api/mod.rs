@@ -13,7 +13,7 @@ pub mod page;
 pub mod ratelimit;
 pub mod retry;
 pub mod sleeper;
-pub mod transport;
+pub(crate) mod transport;
 
 pub use client::{Client, ClientConfig, PollPolicy};
 pub use credentials::{ApiKey, AuthScheme};

@@ -102,6 +102,10 @@ pub struct Answer {
 impl Answer {
     /// The body as `T`; a failure names the JSON path, the status and request id.
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
+        // The fast path first; only a failure pays for tracking the JSON path.
+        if let Ok(value) = serde_json::from_slice(&self.body) {
+            return Ok(value);
+        }
         let mut deserializer = serde_json::Deserializer::from_slice(&self.body);
         serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
             let json_path = error.path().to_string();
@@ -210,10 +214,6 @@ impl Transport {
 
     pub fn rate_limit_state(&self) -> Option<RateLimitState> {
         self.pacer.as_ref().and_then(|pacer| pacer.state())
-    }
-
-    pub fn retry_budget_tokens(&self) -> f64 {
-        self.budget.tokens()
     }
 
     /// Sends `call`, retrying as the module documentation says.
