@@ -28,6 +28,9 @@ async fn server_on(fixture: Fixture) -> (RunningServer, Clock) {
     (start(config).await.expect("server starts"), clock)
 }
 
+/// Query parameters of one request, in order.
+type Query<'a> = &'a [(&'a str, &'a str)];
+
 async fn get(
     server: &RunningServer,
     key: &str,
@@ -282,7 +285,7 @@ async fn breakdowns_validation() {
     let project = busiest(&fixture, |p| p.is_published).id;
     let path = breakdowns_path(&project);
     let (server, _) = server_on(fixture).await;
-    let cases: &[(&[(&str, &str)], &[&str])] = &[
+    let cases: &[(Query, &[&str])] = &[
         (&[], &["query.starts_at", "query.ends_at"]),
         (&[("starts_at", "2026-11-01T00:00:00Z")], &["query.ends_at"]),
         (&[("ends_at", "2026-11-01T00:00:00Z")], &["query.starts_at"]),

@@ -66,6 +66,9 @@ fn generated() -> (Fixture, String, String) {
     (fixture, workspace, key)
 }
 
+/// Query parameters of one request, in order.
+type Query<'a> = &'a [(&'a str, &'a str)];
+
 async fn get(
     server: &RunningServer,
     key: &str,
@@ -653,7 +656,7 @@ async fn member_list_validation_and_cursor_misuse() {
     let path = members_path(&workspace);
     let long = "a".repeat(1_001);
     let longest = "é".repeat(1_000);
-    let cases: &[(&[(&str, &str)], &[&str])] = &[
+    let cases: &[(Query, &[&str])] = &[
         (&[("limit", "0")], &["query.limit"]),
         (&[("limit", "101")], &["query.limit"]),
         (&[("query", &long)], &["query.query"]),

@@ -274,7 +274,9 @@ pub fn retained_dates(
     created_at: Option<OffsetDateTime>,
 ) -> impl Iterator<Item = Date> {
     let today = now.to_offset(UtcOffset::UTC).date();
-    let oldest_kept = today - Duration::days(i64::from(retention_days) - 1);
+    let oldest_kept = today
+        .checked_sub(Duration::days(i64::from(retention_days) - 1))
+        .unwrap_or(Date::MIN);
     let created = created_at.map(|at| at.to_offset(UtcOffset::UTC).date());
     let from = [Some(start), Some(oldest_kept), created]
         .into_iter()

@@ -205,6 +205,7 @@ fn sort_key(data: &Data, m: &MembershipRec, request: &ListRequest, score: i64) -
         Some(MemberSortBy::Relevance) => {
             vec![KeyPart::int(score, descending), KeyPart::desc_int(joined)]
         }
+        // Validation admits only known values; the id alone still orders totally.
         Some(MemberSortBy::Unknown(_)) => Vec::new(),
     };
     key.push(KeyPart::asc_text(&m.id));
@@ -251,6 +252,9 @@ pub fn search_terms(query: &str) -> Vec<String> {
 /// or of a word in it, 1 anywhere else. `None` when a term matches nowhere
 /// (every term must match); `Some(0)` for no terms.
 pub fn relevance(terms: &[String], fields: &[Option<&str>]) -> Option<i64> {
+    if terms.is_empty() {
+        return Some(0);
+    }
     let fields: Vec<String> = fields.iter().flatten().map(|f| f.to_lowercase()).collect();
     let mut total = 0;
     for term in terms {
