@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod clock;
+pub mod config;
 pub mod output;
 pub mod server;
 pub mod text;

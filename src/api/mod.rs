@@ -1,3 +1,25 @@
 //! The typed client for the v1 contract, and its wire types.
+//!
+//! [`Client`] is the one way the TUI and the CLI talk to the service: one async
+//! method per operation, [`ApiError`] for every failure, streams over lists,
+//! one retry loop with rate-limit pacing, and [`ClientEvent`]s for what it does.
 
+pub mod client;
+pub mod credentials;
+pub mod error;
+pub mod events;
 pub mod model;
+pub mod page;
+pub mod ratelimit;
+pub mod retry;
+pub mod sleeper;
+pub(crate) mod transport;
+
+pub use client::{Client, ClientConfig, PollPolicy};
+pub use credentials::{ApiKey, AuthScheme};
+pub use error::{ApiError, ConfigError, DecodeError, ErrorResponse, TransportError, TransportKind};
+pub use events::{ClientEvent, EventCallback};
+pub use page::{InventoryParams, MemberListParams, PageParams};
+pub use ratelimit::RateLimitState;
+pub use retry::{BudgetPolicy, RetryPolicy, RetryReason};
+pub use sleeper::{ManualSleeper, Sleeper, TokioSleeper};

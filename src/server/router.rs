@@ -14,7 +14,9 @@ use axum::routing::{get, post};
 use super::App;
 use super::errors::ApiError;
 use super::faults::Decision;
-use super::handlers::{analytics, insights, inventory, members, pii, projects, publish, scans};
+use super::handlers::{
+    analytics, insights, inventory, members, pii, projects, publish, scans, workspace_projects,
+};
 use super::ops::{Ctx, Operation, QueryParams};
 use super::ratelimit::RateState;
 use super::version::Selection;
@@ -79,7 +81,7 @@ pub fn build(app: Arc<App>) -> Router {
         )
         .route(
             "/v1/workspaces/{workspace_id}/projects",
-            get(projects::list_workspace_projects),
+            get(workspace_projects::list),
         )
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)

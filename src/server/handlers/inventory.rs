@@ -1,3 +1,562 @@
-pub async fn list() -> crate::server::errors::ApiError {
-    crate::server::errors::ApiError::internal("not implemented yet")
+//! Operation 11: the workspace security project inventory.
+//!
+//! Order of the list. The contract's rules, and ours where it is silent:
+//!
+//! - without `sort_by`: most recently edited first (`last_edited_at`, falling back
+//!   to `updated_at`); with a `query`, best match first (as `relevance`, desc);
+//! - the sort value runs in `sort_order` (default `desc`); tie-breaks that refine
+//!   the same quantity (risk score under `review_priority`, last update under
+//!   `relevance`) run in the same direction;
+//! - name comparisons are case-insensitive (see `store::query::fold`); the `name`
+//!   tie-break of `external_access_rank` is always alphabetical, unnamed first;
+//! - the last tie-break is always the project id, ascending, which makes every
+//!   key unique, as keyset pagination needs;
+//! - `review_priority` puts unscored projects last in both directions, and
+//!   `last_security_scan_at` never-scanned projects last in both directions;
+//!   `name` puts unnamed projects first ascending and last descending.
+//!
+//! Parameter checks: malformed values answer 400 (all of them at once); then the
+//! parameters that need personal-data detection answer 402; then the cursor; then
+//! the workspace (404).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::State;
+use time::{Duration, OffsetDateTime};
+
+use super::insights::{has_finding, is_externally_published};
+use super::{PathParams, blocking, cursor_binding};
+use crate::api::model::{
+    ActivityAsOf, ActivityGroup, EdgeFunction, InventoryItem, InventoryPage, InventorySortBy,
+    MatchedReason, Owner, PublishAudience, ReviewPriority, SortOrder, Visibility,
+};
+use crate::server::App;
+use crate::server::auth::Feature;
+use crate::server::catalog::{FINDING_KINDS, FindingKind, finding_kind};
+use crate::server::errors::ApiError;
+use crate::server::ops::{self, Ctx, QueryParams, Validation};
+use crate::server::paging::{self, KeyPart, PageRequest, SortKey};
+use crate::server::store::query::{TextQuery, fold};
+use crate::server::store::{Data, ProjectRec};
+
+const DEFAULT_LIMIT: u32 = 50;
+const MAX_LIMIT: u32 = 100;
+/// `activity_group` boundaries: at most 14 days since the last edit is
+/// `last_14_days`, at most 60 days `last_60_days`, anything older `older`.
+const RECENT: Duration = Duration::days(14);
+const ACTIVE: Duration = Duration::days(60);
+/// Relevance weights: a match in the project name counts twice one in the owner's.
+const NAME_WEIGHT: u32 = 2;
+const OWNER_WEIGHT: u32 = 1;
+
+pub async fn list(
+    ctx: Ctx,
+    State(app): State<Arc<App>>,
+    PathParams(workspace_id): PathParams<String>,
+) -> Result<Json<InventoryPage>, ApiError> {
+    ctx.authorize(&ops::LIST_INVENTORY)?;
+    let params = InventoryParams::parse(&ctx.query)?;
+    params.require_features(ctx.principal.has_feature(Feature::PiiDetection))?;
+    let binding = cursor_binding(
+        "list_inventory",
+        &format!("/v1/workspaces/{workspace_id}/security-center/insights/projects"),
+        &ctx,
+        &ops::LIST_INVENTORY,
+    );
+    let request = PageRequest::new(
+        params.limit,
+        params.cursor.as_deref(),
+        &app.cursor_secret,
+        &binding,
+    )?;
+    ctx.own_workspace(&workspace_id)?;
+    let page = blocking(move || {
+        app.store.read_eventual(|data| {
+            inventory_page(
+                data,
+                &workspace_id,
+                &params,
+                ctx.now,
+                &request,
+                &app.cursor_secret,
+                &binding,
+            )
+        })
+    })
+    .await?;
+    Ok(Json(page))
+}
+
+/// The validated query of one inventory request.
+#[derive(Debug)]
+pub struct InventoryParams {
+    pub limit: u32,
+    pub cursor: Option<String>,
+    pub filters: Filters,
+    pub sort: Sort,
+}
+
+/// Filters of different parameters combine; values of one parameter match any.
+#[derive(Debug, Default)]
+pub struct Filters {
+    pub query: Option<TextQuery>,
+    pub activity_groups: Vec<ActivityGroup>,
+    pub is_published: Option<bool>,
+    pub visibility: Vec<Visibility>,
+    pub has_pii: Option<bool>,
+    pub has_connectors: Option<bool>,
+    pub publish_audience: Vec<PublishAudience>,
+    pub review_priority: Vec<ReviewPriority>,
+    pub finding_types: Vec<&'static FindingKind>,
+}
+
+/// The order of the list, with the default already applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sort {
+    pub by: InventorySortBy,
+    pub descending: bool,
+}
+
+fn names<T>(known: &[T], as_str: impl Fn(&T) -> &str) -> Vec<&str> {
+    known.iter().map(as_str).collect()
+}
+
+impl InventoryParams {
+    /// Every malformed parameter, as one 400.
+    pub fn parse(query: &QueryParams) -> Result<Self, ApiError> {
+        let mut v = Validation::default();
+        let limit = v.check(query.limit(DEFAULT_LIMIT, MAX_LIMIT));
+        let cursor = v.check(query.one("cursor")).flatten().map(str::to_owned);
+        let text = v
+            .check(query.one("query"))
+            .flatten()
+            .filter(|raw| !raw.trim().is_empty())
+            .and_then(|raw| v.check(TextQuery::parse(raw, "query.query")));
+        let sort_names = names(InventorySortBy::KNOWN, InventorySortBy::as_str);
+        let sort_by = v
+            .check(query.one_enum("sort_by", InventorySortBy::known, &sort_names))
+            .flatten();
+        let order_names = names(SortOrder::KNOWN, SortOrder::as_str);
+        let sort_order = v
+            .check(query.one_enum("sort_order", SortOrder::known, &order_names))
+            .flatten();
+        if sort_order.is_some() && sort_by.is_none() && v.is_clean() {
+            v.push("query.sort_order", "sort_order requires sort_by");
+        }
+        if sort_by == Some(InventorySortBy::Relevance) && text.is_none() {
+            v.push("query.sort_by", "sort_by=relevance requires a query");
+        }
+        let groups = names(ActivityGroup::KNOWN, ActivityGroup::as_str);
+        let visibilities = names(Visibility::KNOWN, Visibility::as_str);
+        let audiences = names(PublishAudience::KNOWN, PublishAudience::as_str);
+        let priorities = names(ReviewPriority::KNOWN, ReviewPriority::as_str);
+        let mut filters = Filters {
+            query: text,
+            activity_groups: v
+                .check(query.enums("activity_group", ActivityGroup::known, &groups))
+                .unwrap_or_default(),
+            is_published: v.check(query.boolean("is_published")).flatten(),
+            visibility: v
+                .check(query.enums("visibility", Visibility::known, &visibilities))
+                .unwrap_or_default(),
+            has_pii: v.check(query.boolean("has_pii")).flatten(),
+            has_connectors: v.check(query.boolean("has_connectors")).flatten(),
+            publish_audience: v
+                .check(query.enums("publish_audience", PublishAudience::known, &audiences))
+                .unwrap_or_default(),
+            review_priority: v
+                .check(query.enums("review_priority", ReviewPriority::known, &priorities))
+                .unwrap_or_default(),
+            finding_types: Vec::new(),
+        };
+        if !filters.publish_audience.is_empty() && filters.is_published == Some(false) {
+            v.push(
+                "query.publish_audience",
+                "publish_audience requires is_published to be true or omitted",
+            );
+        }
+        for id in query.all("finding_type_id") {
+            match finding_kind(id) {
+                Some(kind) => {
+                    if !filters.finding_types.iter().any(|k| k.id == kind.id) {
+                        filters.finding_types.push(kind);
+                    }
+                }
+                None => v.push(
+                    "query.finding_type_id",
+                    format!(
+                        "unknown finding type id {id:?}; known ids: {}",
+                        names(FINDING_KINDS, |k| k.id).join(", ")
+                    ),
+                ),
+            }
+        }
+        v.finish()?;
+        // The default order: best match first with a query, else most recently edited.
+        let default_by = if filters.query.is_some() {
+            InventorySortBy::Relevance
+        } else {
+            InventorySortBy::LastEditedAt
+        };
+        let sort = Sort {
+            by: sort_by.unwrap_or(default_by),
+            descending: sort_order != Some(SortOrder::Asc),
+        };
+        Ok(Self {
+            limit: limit.unwrap_or(DEFAULT_LIMIT),
+            cursor,
+            filters,
+            sort,
+        })
+    }
+
+    /// 402 for the parameters that need personal-data detection.
+    pub fn require_features(&self, pii_detection: bool) -> Result<(), ApiError> {
+        let needs_pii = self.filters.has_pii.is_some()
+            || self.sort.by == InventorySortBy::OpenPiiFindingCount
+            || self
+                .filters
+                .finding_types
+                .iter()
+                .any(|kind| kind.needs_pii_detection);
+        if needs_pii && !pii_detection {
+            return Err(ApiError::features_required(&[
+                Feature::PiiDetection.as_str()
+            ]));
+        }
+        Ok(())
+    }
+
+    /// The finding type the list is narrowed to, when exactly one is given.
+    pub fn applied_finding(&self) -> Option<&'static FindingKind> {
+        match self.filters.finding_types.as_slice() {
+            [only] => Some(only),
+            _ => None,
+        }
+    }
+
+    /// Whether filtering or sorting reads the open personal-data count.
+    fn reads_open_pii(&self) -> bool {
+        self.filters.has_pii.is_some() || self.sort.by == InventorySortBy::OpenPiiFindingCount
+    }
+}
+
+/// When a project last changed for the activity rules: its last edit, or its last
+/// update when never edited.
+pub fn last_activity(project: &ProjectRec) -> OffsetDateTime {
+    project.last_edited_at.unwrap_or(project.updated_at)
+}
+
+pub fn activity_group(project: &ProjectRec, now: OffsetDateTime) -> ActivityGroup {
+    let age = now - last_activity(project);
+    if age <= RECENT {
+        ActivityGroup::Last14Days
+    } else if age <= ACTIVE {
+        ActivityGroup::Last60Days
+    } else {
+        ActivityGroup::Older
+    }
+}
+
+/// `publish_audience` sort rank: not published < workspace < custom < public.
+/// An audience this build does not know ranks with `custom`.
+pub fn audience_rank(project: &ProjectRec) -> i64 {
+    if !project.is_published {
+        return 0;
+    }
+    match project.audience {
+        None => 0,
+        Some(PublishAudience::Workspace) => 1,
+        Some(PublishAudience::Custom | PublishAudience::Unknown(_)) => 2,
+        Some(PublishAudience::Public) => 3,
+    }
+}
+
+/// `external_access_rank`: external collaborators (3) > shared users (2) >
+/// publicly published (1) > none (0). Missing counts are 0.
+pub fn external_access_rank(project: &ProjectRec) -> i64 {
+    if project.security.external_collaborators > 0 {
+        3
+    } else if project.security.values.shared_user_count > 0 {
+        2
+    } else if is_externally_published(project) {
+        1
+    } else {
+        0
+    }
+}
+
+/// `review_priority` sort rank: needs_review (3) > review_recommended (2) >
+/// no_review_needed (1); `None` for unscored (and unknown) projects.
+fn priority_rank(priority: &ReviewPriority) -> Option<i64> {
+    match priority {
+        ReviewPriority::NeedsReview => Some(3),
+        ReviewPriority::ReviewRecommended => Some(2),
+        ReviewPriority::NoReviewNeeded => Some(1),
+        ReviewPriority::Unscored | ReviewPriority::Unknown(_) => None,
+    }
+}
+
+/// A timestamp as one sortable integer (nanoseconds since the epoch).
+fn instant(at: OffsetDateTime) -> i64 {
+    i64::try_from(at.unix_timestamp_nanos()).unwrap_or(i64::MAX)
+}
+
+/// Unnamed first ascending, last descending; then the case-folded name.
+fn name_parts(name: Option<&str>, descending: bool) -> [KeyPart; 2] {
+    [
+        KeyPart::int(i64::from(name.is_some()), descending),
+        KeyPart::text(name.map(fold).unwrap_or_default(), descending),
+    ]
+}
+
+impl Sort {
+    /// The sort key of a project; always ends with the unique project id.
+    fn key(&self, project: &ProjectRec, score: u32, open_pii: i64) -> SortKey {
+        let desc = self.descending;
+        let activity = &project.activity;
+        let mut key: SortKey = Vec::with_capacity(5);
+        match &self.by {
+            InventorySortBy::Relevance => {
+                key.push(KeyPart::int(i64::from(score), desc));
+                key.push(KeyPart::int(instant(project.updated_at), desc));
+            }
+            InventorySortBy::ReviewPriority => {
+                let rank = priority_rank(&project.security.review_priority);
+                key.push(KeyPart::asc_int(i64::from(rank.is_none())));
+                key.push(KeyPart::int(rank.unwrap_or(0), desc));
+                key.push(KeyPart::int(project.security.risk_score, desc));
+            }
+            InventorySortBy::Name => key.extend(name_parts(project.name.as_deref(), desc)),
+            InventorySortBy::PublishAudience => {
+                key.push(KeyPart::int(audience_rank(project), desc));
+            }
+            InventorySortBy::LastEditedAt | InventorySortBy::Unknown(_) => {
+                key.push(KeyPart::int(instant(last_activity(project)), desc));
+            }
+            InventorySortBy::RiskFactorCount => {
+                key.push(KeyPart::int(
+                    project.security.explanation.len() as i64,
+                    desc,
+                ));
+            }
+            InventorySortBy::OpenPiiFindingCount => key.push(KeyPart::int(open_pii, desc)),
+            InventorySortBy::ExternalAccessRank => {
+                key.push(KeyPart::int(external_access_rank(project), desc));
+                key.extend(name_parts(project.name.as_deref(), false));
+            }
+            InventorySortBy::Edits24h => key.push(KeyPart::int(activity.edits_24h, desc)),
+            InventorySortBy::Edits7d => key.push(KeyPart::int(activity.edits_7d, desc)),
+            InventorySortBy::Edits30d => key.push(KeyPart::int(activity.edits_30d, desc)),
+            InventorySortBy::Visitors24h => key.push(KeyPart::int(activity.visitors_24h, desc)),
+            InventorySortBy::Visitors7d => key.push(KeyPart::int(activity.visitors_7d, desc)),
+            InventorySortBy::Visitors30d => key.push(KeyPart::int(activity.visitors_30d, desc)),
+            InventorySortBy::LastSecurityScanAt => {
+                let scanned = project.security.last_security_scan_at;
+                key.push(KeyPart::asc_int(i64::from(scanned.is_none())));
+                key.push(KeyPart::int(scanned.map_or(0, instant), desc));
+            }
+        }
+        key.push(KeyPart::asc_text(project.id.as_str()));
+        key
+    }
+}
+
+impl Filters {
+    /// Every filter but the text query.
+    fn admits(&self, project: &ProjectRec, open_pii: i64, now: OffsetDateTime) -> bool {
+        self.is_published
+            .is_none_or(|want| project.is_published == want)
+            && any_of(&self.visibility, project.visibility.as_ref())
+            && self.has_pii.is_none_or(|want| (open_pii > 0) == want)
+            && self
+                .has_connectors
+                .is_none_or(|want| project.security.connectors.is_empty() != want)
+            && any_of(
+                &self.publish_audience,
+                project
+                    .is_published
+                    .then_some(project.audience.as_ref())
+                    .flatten(),
+            )
+            && any_of(
+                &self.review_priority,
+                Some(&project.security.review_priority),
+            )
+            && (self.finding_types.is_empty()
+                || self
+                    .finding_types
+                    .iter()
+                    .any(|kind| has_finding(project, kind)))
+            && (self.activity_groups.is_empty()
+                || self.activity_groups.contains(&activity_group(project, now)))
+    }
+}
+
+/// A repeatable filter: empty matches everything, else any given value.
+fn any_of<T: PartialEq>(wanted: &[T], value: Option<&T>) -> bool {
+    wanted.is_empty() || value.is_some_and(|value| wanted.contains(value))
+}
+
+/// Display names of the workspace's members by user id; an active membership
+/// wins over another of the same user.
+fn owner_names<'a>(data: &'a Data, workspace_id: &str) -> HashMap<&'a str, Option<&'a str>> {
+    let mut names: HashMap<&str, (bool, Option<&str>)> = HashMap::new();
+    for membership in &data.memberships {
+        if membership.workspace_id != workspace_id {
+            continue;
+        }
+        let entry = (membership.is_active(), membership.display_name.as_deref());
+        names
+            .entry(membership.user_id.as_str())
+            .and_modify(|kept| {
+                if !kept.0 && entry.0 {
+                    *kept = entry;
+                }
+            })
+            .or_insert(entry);
+    }
+    names
+        .into_iter()
+        .map(|(user, (_, name))| (user, name))
+        .collect()
+}
+
+fn inventory_page(
+    data: &Data,
+    workspace_id: &str,
+    params: &InventoryParams,
+    now: OffsetDateTime,
+    request: &PageRequest,
+    secret: &[u8],
+    binding: &str,
+) -> Result<InventoryPage, ApiError> {
+    let workspace = data
+        .workspaces
+        .get(workspace_id)
+        .ok_or_else(ApiError::workspace_not_found)?;
+    let owners = owner_names(data, workspace_id);
+    let owner_of = |project: &ProjectRec| {
+        project
+            .owner_id
+            .as_deref()
+            .and_then(|owner| owners.get(owner).copied().flatten())
+    };
+    let reads_open_pii = params.reads_open_pii();
+    let mut matcher = params.filters.query.as_ref().map(TextQuery::matcher);
+    let mut keyed: Vec<(SortKey, &ProjectRec)> = Vec::new();
+    for project in data.workspace_projects(workspace_id) {
+        let open_pii = if reads_open_pii {
+            data.open_pii_count(&project.id)
+        } else {
+            0
+        };
+        if !params.filters.admits(project, open_pii, now) {
+            continue;
+        }
+        let score = match &mut matcher {
+            None => 0,
+            Some(matcher) => {
+                let fields = [
+                    (project.name.as_deref(), NAME_WEIGHT),
+                    (owner_of(project), OWNER_WEIGHT),
+                ];
+                match matcher.score(&fields) {
+                    Some(score) => score,
+                    None => continue,
+                }
+            }
+        };
+        keyed.push((params.sort.key(project, score, open_pii), project));
+    }
+    let total = keyed.len() as i64;
+    let (page, pagination) = paging::paginate(keyed, request, secret, binding);
+    let applied = params.applied_finding();
+    let data_items = page
+        .into_iter()
+        .map(|project| inventory_item(data, project, owner_of(project), now, applied))
+        .collect();
+    Ok(InventoryPage {
+        data: data_items,
+        pagination,
+        total,
+        as_of: workspace.as_of,
+        activity_as_of: Some(ActivityAsOf {
+            edits_as_of: workspace.edits_as_of,
+            visitors_as_of: workspace.visitors_as_of,
+        }),
+        applied_finding: applied.map(|kind| kind.with_count(total)),
+    })
+}
+
+fn inventory_item(
+    data: &Data,
+    project: &ProjectRec,
+    owner_name: Option<&str>,
+    now: OffsetDateTime,
+    applied: Option<&FindingKind>,
+) -> InventoryItem {
+    let security = &project.security;
+    let url = if project.is_published {
+        project
+            .published_url
+            .clone()
+            .or_else(|| project.preview_url.clone())
+    } else {
+        project.preview_url.clone()
+    };
+    // The reason for the applied finding type, else the most important reason.
+    let reason = applied
+        .and_then(|kind| security.explanation.iter().find(|r| r.id == kind.id))
+        .or_else(|| security.explanation.first());
+    let matched_reason = reason.map(|reason| {
+        let mut values = security.values.clone();
+        values.open_pii_finding_count = data.open_pii_count(&project.id);
+        MatchedReason {
+            id: reason.id.clone(),
+            label: reason.label.clone(),
+            detail: reason.detail.clone(),
+            category: reason.category.clone(),
+            review_priority: reason.review_priority.clone(),
+            values,
+        }
+    });
+    let activity = &project.activity;
+    InventoryItem {
+        id: project.id.clone(),
+        name: project.name.clone(),
+        description: project.description.clone(),
+        url,
+        is_published: project.is_published,
+        publish_audience: project
+            .is_published
+            .then(|| project.audience.clone())
+            .flatten(),
+        visibility: project.visibility.clone(),
+        activity_group: activity_group(project, now),
+        connectors: security.connectors.clone(),
+        edge_functions: security
+            .edge_functions
+            .iter()
+            .map(|name| EdgeFunction { name: name.clone() })
+            .collect(),
+        edit_count: activity.edit_count,
+        message_count: activity.message_count,
+        edits_24h: activity.edits_24h,
+        edits_7d: activity.edits_7d,
+        edits_30d: activity.edits_30d,
+        visitors_24h: activity.visitors_24h,
+        visitors_7d: activity.visitors_7d,
+        visitors_30d: activity.visitors_30d,
+        last_edited_at: project.last_edited_at,
+        last_security_scan_at: security.last_security_scan_at,
+        owner: Owner {
+            display_name: owner_name.map(str::to_owned),
+        },
+        review_priority: security.review_priority.clone(),
+        review_priority_explanation: security.explanation.clone(),
+        matched_reason,
+    }
 }

@@ -9,6 +9,7 @@ pub mod pii;
 pub mod projects;
 pub mod publish;
 pub mod scans;
+pub mod workspace_projects;
 
 use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;
@@ -56,6 +57,25 @@ pub fn find_project<'a>(
         .get(project_id)
         .filter(|project| project.workspace_id == ctx.principal.workspace_id)
         .ok_or_else(ApiError::project_not_found)
+}
+
+/// What a list's cursors are bound to: the operation, the path, and the query
+/// parameters the operation declares (undeclared ones are ignored, so they must
+/// not invalidate a cursor either).
+pub fn cursor_binding(
+    name: &str,
+    path: &str,
+    ctx: &Ctx,
+    operation: &super::ops::Operation,
+) -> String {
+    let declared: Vec<(String, String)> = ctx
+        .query
+        .0
+        .iter()
+        .filter(|(key, _)| operation.query.contains(&key.as_str()))
+        .cloned()
+        .collect();
+    super::paging::binding(name, path, &declared)
 }
 
 /// `limit` (1 to `max`, `default` when omitted) and `cursor` of a list, the

@@ -1,4 +1,4 @@
-//! Operations 1 to 3 and the name-only workspace project listing.
+//! Operations 1 to 3.
 
 use std::sync::Arc;
 
@@ -142,14 +142,4 @@ pub async fn delete_project(
     })
     .await?;
     Ok(StatusCode::NO_CONTENT)
-}
-
-pub async fn list_workspace_projects(
-    ctx: Ctx,
-    State(app): State<Arc<App>>,
-    PathParams(workspace_id): PathParams<String>,
-) -> Result<Json<crate::api::model::Page<Project>>, ApiError> {
-    ctx.authorize(&ops::LIST_WORKSPACE_PROJECTS)?;
-    let _ = (&app, workspace_id);
-    Err(ApiError::internal("not implemented yet"))
 }

@@ -7,6 +7,7 @@
 //! contract calls eventually consistent (lists, insights, members), which sees each
 //! write only `consistency_lag` later.
 
+pub mod query;
 pub mod records;
 mod schema;
 

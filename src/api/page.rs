@@ -1,0 +1,311 @@
+//! List parameters and pagination.
+//!
+//! Parameters are typed with the model's enums; repeatable parameters are sent
+//! as repeated keys, booleans as `true`/`false`. Streams follow `next_cursor`
+//! while `has_more` is true, with the same filters and sort; an empty page with
+//! `has_more` is not the end.
+
+use std::future::Future;
+
+use futures::stream::{self, Stream, TryStreamExt};
+
+use super::error::{ApiError, DecodeError};
+use super::model::{
+    ActivityGroup, InventorySortBy, MemberSortBy, Pagination, PublishAudience, ReviewPriority,
+    Role, SortOrder, Visibility,
+};
+
+/// Query pairs, in the order added.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Query(pub Vec<(&'static str, String)>);
+
+impl Query {
+    pub fn one(&mut self, name: &'static str, value: Option<impl ToString>) -> &mut Self {
+        if let Some(value) = value {
+            self.0.push((name, value.to_string()));
+        }
+        self
+    }
+
+    pub fn each<T: ToString>(&mut self, name: &'static str, values: &[T]) -> &mut Self {
+        self.0
+            .extend(values.iter().map(|value| (name, value.to_string())));
+        self
+    }
+
+    pub fn cursor(&mut self, cursor: Option<&str>) -> &mut Self {
+        self.one("cursor", cursor)
+    }
+
+    pub fn into_pairs(self) -> Vec<(&'static str, String)> {
+        self.0
+    }
+}
+
+/// `limit` alone: the PII, scan findings and workspace project lists.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageParams {
+    /// 1 to 100; the server's default (50) when `None`.
+    pub limit: Option<u32>,
+}
+
+impl PageParams {
+    pub fn query(&self, cursor: Option<&str>) -> Query {
+        let mut query = Query::default();
+        query.one("limit", self.limit).cursor(cursor);
+        query
+    }
+}
+
+/// Parameters of the workspace member list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MemberListParams {
+    pub limit: Option<u32>,
+    /// Searches display name, username and e-mail.
+    pub query: Option<String>,
+    /// Matches any given role.
+    pub role: Vec<Role>,
+    pub sort_by: Option<MemberSortBy>,
+    /// Requires `sort_by`.
+    pub sort_order: Option<SortOrder>,
+    pub scim_managed: Option<bool>,
+}
+
+impl MemberListParams {
+    pub fn query(&self, cursor: Option<&str>) -> Query {
+        let mut query = Query::default();
+        query
+            .one("limit", self.limit)
+            .one("query", self.query.as_deref())
+            .each("role", &self.role)
+            .one("sort_by", self.sort_by.as_ref())
+            .one("sort_order", self.sort_order.as_ref())
+            .one("scim_managed", self.scim_managed)
+            .cursor(cursor);
+        query
+    }
+}
+
+/// Parameters of the security project inventory.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InventoryParams {
+    pub limit: Option<u32>,
+    /// Free text over project name and owner.
+    pub query: Option<String>,
+    pub sort_by: Option<InventorySortBy>,
+    /// Requires `sort_by`.
+    pub sort_order: Option<SortOrder>,
+    pub activity_group: Vec<ActivityGroup>,
+    pub is_published: Option<bool>,
+    pub visibility: Vec<Visibility>,
+    pub has_pii: Option<bool>,
+    /// The connected-service filter (DESIGN.md names it `has_connectors`).
+    pub has_connectors: Option<bool>,
+    pub publish_audience: Vec<PublishAudience>,
+    pub review_priority: Vec<ReviewPriority>,
+    pub finding_type_id: Vec<String>,
+}
+
+impl InventoryParams {
+    pub fn query(&self, cursor: Option<&str>) -> Query {
+        let mut query = Query::default();
+        query
+            .one("limit", self.limit)
+            .one("query", self.query.as_deref())
+            .one("sort_by", self.sort_by.as_ref())
+            .one("sort_order", self.sort_order.as_ref())
+            .each("activity_group", &self.activity_group)
+            .one("is_published", self.is_published)
+            .each("visibility", &self.visibility)
+            .one("has_pii", self.has_pii)
+            .one("has_connectors", self.has_connectors)
+            .each("publish_audience", &self.publish_audience)
+            .each("review_priority", &self.review_priority)
+            .each("finding_type_id", &self.finding_type_id)
+            .cursor(cursor);
+        query
+    }
+}
+
+/// The items of every page, fetched one page at a time as the stream is read.
+/// `fetch(cursor)` returns one page's items and pagination; `path` names the
+/// list in errors.
+pub(crate) fn item_stream<T, F, Fut>(
+    path: String,
+    fetch: F,
+) -> impl Stream<Item = Result<T, ApiError>> + Send + 'static
+where
+    T: Send + 'static,
+    F: FnMut(Option<String>) -> Fut + Send + 'static,
+    Fut: Future<Output = Result<(Vec<T>, Pagination), ApiError>> + Send + 'static,
+{
+    stream::try_unfold(
+        (fetch, Next::Fetch(None), path),
+        |(mut fetch, next, path)| async move {
+            let cursor = match next {
+                Next::Fetch(cursor) => cursor,
+                Next::Fail(error) => return Err(error),
+                Next::Done => return Ok(None),
+            };
+            let (items, pagination) = fetch(cursor.clone()).await?;
+            // The page's items come out before any error about what follows it.
+            let next = match follow(&pagination, cursor.as_deref(), &path) {
+                Ok(Some(cursor)) => Next::Fetch(Some(cursor)),
+                Ok(None) => Next::Done,
+                Err(error) => Next::Fail(error),
+            };
+            Ok(Some((items, (fetch, next, path))))
+        },
+    )
+    .map_ok(|items| stream::iter(items.into_iter().map(Ok)))
+    .try_flatten()
+}
+
+enum Next {
+    /// Fetch the page at this cursor (`None`: the first page).
+    Fetch(Option<String>),
+    Fail(ApiError),
+    Done,
+}
+
+/// The cursor of the next page, or `None` at the end. A page that claims more
+/// but gives no new cursor would loop forever: that is an error.
+fn follow(
+    pagination: &Pagination,
+    current: Option<&str>,
+    path: &str,
+) -> Result<Option<String>, ApiError> {
+    if !pagination.has_more {
+        return Ok(None);
+    }
+    match pagination.next_cursor.as_deref() {
+        Some(next) if !next.is_empty() && Some(next) != current => Ok(Some(next.to_owned())),
+        _ => Err(ApiError::decode(DecodeError {
+            status: 200,
+            request_id: None,
+            method: "GET".into(),
+            path: path.to_owned(),
+            json_path: "pagination.next_cursor".into(),
+            message: "has_more is true but next_cursor is missing or repeats the last cursor"
+                .into(),
+            body_start: String::new(),
+        })),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::StreamExt;
+    use std::sync::{Arc, Mutex};
+
+    #[test]
+    fn repeatable_parameters_repeat_and_booleans_are_words() {
+        let params = InventoryParams {
+            limit: Some(100),
+            query: Some("budget app".into()),
+            sort_by: Some(InventorySortBy::Visitors7d),
+            sort_order: Some(SortOrder::Asc),
+            activity_group: vec![ActivityGroup::Last14Days, ActivityGroup::Older],
+            is_published: Some(true),
+            visibility: vec![Visibility::Restricted],
+            has_pii: Some(false),
+            has_connectors: Some(true),
+            publish_audience: vec![PublishAudience::Public, PublishAudience::Custom],
+            review_priority: vec![ReviewPriority::Unscored],
+            finding_type_id: vec!["inactive_owner".into()],
+        };
+        let pairs = params.query(Some("c1")).into_pairs();
+        let shown: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        assert_eq!(
+            shown,
+            [
+                "limit=100",
+                "query=budget app",
+                "sort_by=visitors_7d",
+                "sort_order=asc",
+                "activity_group=last_14_days",
+                "activity_group=older",
+                "is_published=true",
+                "visibility=restricted",
+                "has_pii=false",
+                "has_connectors=true",
+                "publish_audience=public",
+                "publish_audience=custom",
+                "review_priority=unscored",
+                "finding_type_id=inactive_owner",
+                "cursor=c1",
+            ]
+        );
+        let members = MemberListParams {
+            role: vec![Role::Owner, Role::Unknown("auditor".into())],
+            scim_managed: Some(false),
+            ..Default::default()
+        };
+        let shown: Vec<String> = members
+            .query(None)
+            .into_pairs()
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        assert_eq!(shown, ["role=owner", "role=auditor", "scim_managed=false"]);
+        assert!(InventoryParams::default().query(None).0.is_empty());
+    }
+
+    fn pagination(has_more: bool, next: Option<&str>) -> Pagination {
+        Pagination {
+            has_more,
+            next_cursor: next.map(str::to_owned),
+        }
+    }
+
+    #[tokio::test]
+    async fn follows_cursors_through_empty_pages() {
+        let pages: Vec<(Vec<u32>, Pagination)> = vec![
+            (vec![1, 2], pagination(true, Some("a"))),
+            (vec![], pagination(true, Some("b"))),
+            (vec![3], pagination(false, None)),
+        ];
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let items: Vec<u32> = item_stream("/v1/list".into(), move |cursor| {
+            log.lock().unwrap().push(cursor.clone());
+            let index = match cursor.as_deref() {
+                None => 0,
+                Some("a") => 1,
+                _ => 2,
+            };
+            let page = pages[index].clone();
+            async move { Ok(page) }
+        })
+        .map(Result::unwrap)
+        .collect()
+        .await;
+        assert_eq!(items, [1, 2, 3]);
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [None, Some("a".to_owned()), Some("b".to_owned())]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_stuck_cursor_ends_with_an_error_not_a_loop() {
+        let results: Vec<Result<u32, ApiError>> = item_stream("/v1/list".into(), |_| async {
+            Ok((vec![7], pagination(true, None)))
+        })
+        .collect()
+        .await;
+        assert_eq!(results.len(), 2);
+        assert_eq!(*results[0].as_ref().unwrap(), 7);
+        assert!(
+            matches!(&results[1], Err(ApiError::Decode(d)) if d.json_path == "pagination.next_cursor")
+        );
+        let repeated: Vec<Result<u32, ApiError>> = item_stream("/v1/list".into(), |_| async {
+            Ok((vec![], pagination(true, Some("same"))))
+        })
+        .collect()
+        .await;
+        assert_eq!(repeated.len(), 1, "the second page repeats the cursor");
+        assert!(repeated[0].is_err());
+    }
+}

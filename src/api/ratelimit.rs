@@ -1,0 +1,264 @@
+//! Proactive pacing: the `X-RateLimit-*` state of one credential, and the wait
+//! before a request that would find the limit exhausted.
+//!
+//! The state counts requests in flight against `Remaining`, so concurrent calls
+//! do not all spend the last slot. Once `Remaining` is zero the next request
+//! waits until `Reset`; after `Reset` one request at a time probes how much
+//! capacity the sliding window has recovered.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use reqwest::header::HeaderMap;
+use time::OffsetDateTime;
+use tokio::sync::Notify;
+
+/// The last known rate-limit state of a credential.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimitState {
+    pub limit: u32,
+    /// Requests left, less those in flight.
+    pub remaining: u32,
+    /// When capacity next recovers; `None` when the server did not say.
+    pub reset: Option<OffsetDateTime>,
+}
+
+impl RateLimitState {
+    /// Reads `X-RateLimit-Limit`, `-Remaining` and `-Reset`.
+    pub fn from_headers(headers: &HeaderMap) -> Option<Self> {
+        let number =
+            |name: &str| -> Option<i64> { headers.get(name)?.to_str().ok()?.trim().parse().ok() };
+        let limit = u32::try_from(number("x-ratelimit-limit")?).ok()?;
+        let remaining = u32::try_from(number("x-ratelimit-remaining")?.max(0)).ok()?;
+        let reset = number("x-ratelimit-reset")
+            .and_then(|secs| OffsetDateTime::from_unix_timestamp(secs).ok());
+        Some(Self {
+            limit,
+            remaining,
+            reset,
+        })
+    }
+}
+
+#[derive(Debug, Default)]
+struct PacerState {
+    known: Option<RateLimitState>,
+    in_flight: u32,
+}
+
+/// What the caller must do before sending.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Admission {
+    Go,
+    /// Sleep this long (until `Reset`), then ask again.
+    WaitFor(Duration),
+    /// Another request is probing the recovered capacity; wait for its answer.
+    WaitForAnswer,
+}
+
+/// Shared by a client and its clones: one credential's state.
+#[derive(Debug, Default)]
+pub struct Pacer {
+    state: Mutex<PacerState>,
+    answered: Notify,
+}
+
+impl Pacer {
+    pub fn new() -> Arc<Self> {
+        Arc::default()
+    }
+
+    /// Decides whether a request may go now; on `Go` it counts as in flight until
+    /// the returned permit is dropped or [`Pacer::observe`]d.
+    pub fn admit(
+        self: &Arc<Self>,
+        now: OffsetDateTime,
+        max_wait: Duration,
+    ) -> (Admission, Option<Permit>) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let admission = match state.known {
+            None => Admission::Go,
+            Some(known) if known.remaining > 0 => Admission::Go,
+            Some(RateLimitState {
+                reset: Some(reset), ..
+            }) if reset > now => {
+                let wait: Duration = (reset - now).try_into().unwrap_or(max_wait);
+                Admission::WaitFor(wait.min(max_wait))
+            }
+            // Reset passed (or unknown): one probe at a time.
+            Some(_) if state.in_flight == 0 => Admission::Go,
+            Some(_) => Admission::WaitForAnswer,
+        };
+        if admission != Admission::Go {
+            return (admission, None);
+        }
+        if let Some(known) = state.known.as_mut() {
+            known.remaining = known.remaining.saturating_sub(1);
+        }
+        state.in_flight += 1;
+        (
+            Admission::Go,
+            Some(Permit {
+                pacer: self.clone(),
+                open: true,
+            }),
+        )
+    }
+
+    /// Waits until some request in flight is answered.
+    pub async fn answered(&self) {
+        let notified = self.answered.notified();
+        let idle = self
+            .state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .in_flight
+            == 0;
+        if !idle {
+            notified.await;
+        }
+    }
+
+    /// Records an answer's headers (and a 429's `Retry-After`), ending the permit.
+    pub fn observe(
+        &self,
+        mut permit: Permit,
+        headers: &HeaderMap,
+        refused_for: Option<(OffsetDateTime, Duration)>,
+    ) -> Option<RateLimitState> {
+        permit.open = false;
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.in_flight = state.in_flight.saturating_sub(1);
+        let in_flight = state.in_flight;
+        let mut seen = RateLimitState::from_headers(headers).map(|mut seen| {
+            seen.remaining = seen.remaining.saturating_sub(in_flight);
+            seen
+        });
+        if let Some((now, wait)) = refused_for {
+            // A refusal: nothing left until Retry-After has passed.
+            let until = now + wait;
+            let base = seen.or(state.known).unwrap_or(RateLimitState {
+                limit: 0,
+                remaining: 0,
+                reset: None,
+            });
+            seen = Some(RateLimitState {
+                remaining: 0,
+                reset: Some(base.reset.map_or(until, |reset| reset.max(until))),
+                ..base
+            });
+        }
+        if seen.is_some() {
+            state.known = seen;
+        }
+        drop(state);
+        self.answered.notify_waiters();
+        seen
+    }
+
+    pub fn state(&self) -> Option<RateLimitState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).known
+    }
+
+    fn release(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.in_flight = state.in_flight.saturating_sub(1);
+        drop(state);
+        self.answered.notify_waiters();
+    }
+}
+
+/// A request in flight. Dropping it (no answer, or the call was cancelled)
+/// frees its place without changing the known state.
+#[derive(Debug)]
+pub struct Permit {
+    pacer: Arc<Pacer>,
+    open: bool,
+}
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        if self.open {
+            self.pacer.release();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    const T0: OffsetDateTime = datetime!(2026-11-22 12:00:00 UTC);
+    const MAX: Duration = Duration::from_secs(120);
+
+    fn headers(limit: u32, remaining: u32, reset: OffsetDateTime) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert("x-ratelimit-limit", limit.into());
+        headers.insert("x-ratelimit-remaining", remaining.into());
+        headers.insert("x-ratelimit-reset", reset.unix_timestamp().into());
+        headers
+    }
+
+    #[test]
+    fn waits_for_reset_instead_of_spending_the_last_slot_twice() {
+        let pacer = Pacer::new();
+        let reset = T0 + time::Duration::seconds(10);
+        let (go, permit) = pacer.admit(T0, MAX);
+        assert_eq!(go, Admission::Go);
+        pacer.observe(permit.unwrap(), &headers(5, 1, reset), None);
+        // One slot left: the first request takes it, the second must wait.
+        let (first, first_permit) = pacer.admit(T0, MAX);
+        assert_eq!(first, Admission::Go);
+        assert_eq!(
+            pacer.admit(T0, MAX).0,
+            Admission::WaitFor(Duration::from_secs(10))
+        );
+        pacer.observe(first_permit.unwrap(), &headers(5, 0, reset), None);
+        assert_eq!(
+            pacer.admit(T0 + time::Duration::seconds(4), MAX).0,
+            Admission::WaitFor(Duration::from_secs(6))
+        );
+        // After Reset one probe goes; others wait for its answer.
+        let later = reset + time::Duration::milliseconds(1);
+        let (probe, probe_permit) = pacer.admit(later, MAX);
+        assert_eq!(probe, Admission::Go);
+        assert_eq!(pacer.admit(later, MAX).0, Admission::WaitForAnswer);
+        drop(probe_permit);
+        assert_eq!(pacer.admit(later, MAX).0, Admission::Go);
+    }
+
+    #[test]
+    fn in_flight_requests_count_against_remaining() {
+        let pacer = Pacer::new();
+        let reset = T0 + time::Duration::seconds(60);
+        let (_, first) = pacer.admit(T0, MAX);
+        let (_, second) = pacer.admit(T0, MAX);
+        // The first answer says 3 left, but the second request is still out.
+        let seen = pacer
+            .observe(first.unwrap(), &headers(10, 3, reset), None)
+            .unwrap();
+        assert_eq!(seen.remaining, 2);
+        drop(second);
+    }
+
+    #[test]
+    fn a_refusal_blocks_until_retry_after() {
+        let pacer = Pacer::new();
+        let (_, permit) = pacer.admit(T0, MAX);
+        pacer.observe(
+            permit.unwrap(),
+            &HeaderMap::new(),
+            Some((T0, Duration::from_secs(3))),
+        );
+        assert_eq!(
+            pacer.admit(T0, MAX).0,
+            Admission::WaitFor(Duration::from_secs(3))
+        );
+        // Waits are capped: a skewed clock cannot stall the client for hours.
+        assert_eq!(
+            pacer.admit(T0, Duration::from_secs(1)).0,
+            Admission::WaitFor(Duration::from_secs(1))
+        );
+    }
+}

@@ -1,0 +1,610 @@
+//! The HTTP layer and the one retry loop.
+//!
+//! Every call goes through [`Transport::execute`]: pacing against the known
+//! rate-limit state, one attempt, the answer's headers recorded, and then the
+//! retry decision, which sees the method's idempotency, the parsed error `type`,
+//! `Retry-After` and the retry budget:
+//!
+//! - 429 and connect failures mean the server did not act: every call retries.
+//! - 503 `request_timeout` and a connection dropped after sending have an
+//!   unknown outcome: safe and idempotent calls retry; other mutations return the
+//!   error marked "unknown outcome" for the caller to reconcile (`client.rs`).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::{Method, Url};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use super::client::ClientConfig;
+use super::credentials::AuthScheme;
+use super::error::{
+    ApiError, ConfigError, DecodeError, ErrorResponse, TransportError, TransportKind, one_line,
+};
+use super::events::{ClientEvent, EventHub};
+use super::model::{ErrorType, FieldError};
+use super::ratelimit::{Admission, Pacer, Permit, RateLimitState};
+use super::retry::{Jitter, RetryBudget, RetryPolicy, RetryReason, parse_retry_after};
+use super::sleeper::Sleeper;
+
+pub const API_KEY_HEADER: &str = "service-api-key";
+pub const VERSION_HEADER: &str = "service-version";
+pub const BETA_HEADER: &str = "service-beta";
+pub const REQUEST_ID_HEADER: &str = "x-request-id";
+pub const UNKNOWN_PARAMS_HEADER: &str = "x-service-unknown-query-params";
+pub const UNKNOWN_PARAMS_OMITTED_HEADER: &str = "x-service-unknown-query-params-omitted";
+
+/// How a call may be repeated when its outcome is unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Idempotency {
+    /// Changes nothing (GET, and the embed-url POST).
+    Safe,
+    /// Repeating it ends in the same state (DELETE project, DELETE publish).
+    Idempotent,
+    /// Repeating it may act twice: an unknown outcome goes back to the caller.
+    NotIdempotent,
+}
+
+/// One call of an operation.
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub method: Method,
+    /// Already percent-encoded, starting with `/v1/`.
+    pub path: String,
+    pub query: Vec<(&'static str, String)>,
+    pub body: Option<Bytes>,
+    pub idempotency: Idempotency,
+}
+
+impl Call {
+    pub fn get(path: String, query: Vec<(&'static str, String)>) -> Self {
+        Self {
+            method: Method::GET,
+            path,
+            query,
+            body: None,
+            idempotency: Idempotency::Safe,
+        }
+    }
+
+    pub fn with_body(
+        method: Method,
+        path: String,
+        body: Option<Bytes>,
+        idempotency: Idempotency,
+    ) -> Self {
+        Self {
+            method,
+            path,
+            query: Vec::new(),
+            body,
+            idempotency,
+        }
+    }
+}
+
+/// A 2xx answer.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+    pub request_id: Option<String>,
+    pub method: Method,
+    pub path: String,
+}
+
+impl Answer {
+    /// The body as `T`; a failure names the JSON path, the status and request id.
+    pub fn decode<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
+        // The fast path first; only a failure pays for tracking the JSON path.
+        if let Ok(value) = serde_json::from_slice(&self.body) {
+            return Ok(value);
+        }
+        let mut deserializer = serde_json::Deserializer::from_slice(&self.body);
+        serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+            let json_path = error.path().to_string();
+            let message = error.inner().to_string();
+            ApiError::decode(DecodeError {
+                status: self.status,
+                request_id: self.request_id.clone(),
+                method: self.method.to_string(),
+                path: self.path.clone(),
+                json_path,
+                message,
+                body_start: body_start(&self.body),
+            })
+        })
+    }
+}
+
+pub struct Transport {
+    http: reqwest::Client,
+    base: Url,
+    base_path: String,
+    auth: (HeaderName, HeaderValue),
+    pinned_version: String,
+    version: HeaderValue,
+    betas: Option<HeaderValue>,
+    policy: RetryPolicy,
+    budget: RetryBudget,
+    jitter: Jitter,
+    pacer: Option<Arc<Pacer>>,
+    pub(crate) sleeper: Arc<dyn Sleeper>,
+    pub(crate) events: EventHub,
+    calls: AtomicU64,
+    version_warned: AtomicBool,
+}
+
+impl std::fmt::Debug for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transport")
+            .field("base", &self.base.as_str())
+            .field("version", &self.pinned_version)
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Transport {
+    pub fn new(config: &ClientConfig) -> Result<Self, ConfigError> {
+        let base = validate_base_url(&config.base_url)?;
+        let base_path = base.path().trim_end_matches('/').to_owned();
+        let mut key = HeaderValue::from_str(config.credential.expose_secret()).map_err(|_| {
+            ConfigError::InvalidCredential("the API key cannot be sent in a header")
+        })?;
+        let auth = match config.auth_scheme {
+            AuthScheme::ServiceApiKey => (HeaderName::from_static(API_KEY_HEADER), {
+                key.set_sensitive(true);
+                key
+            }),
+            AuthScheme::Bearer => {
+                let mut bearer =
+                    HeaderValue::from_str(&format!("Bearer {}", config.credential.expose_secret()))
+                        .map_err(|_| {
+                            ConfigError::InvalidCredential("the API key cannot be sent in a header")
+                        })?;
+                bearer.set_sensitive(true);
+                (AUTHORIZATION, bearer)
+            }
+        };
+        let header = |name: &'static str, value: &str| {
+            HeaderValue::from_str(value).map_err(|_| ConfigError::InvalidHeader {
+                name,
+                value: one_line(value),
+            })
+        };
+        let version = header("Service-Version", &config.api_version)?;
+        let betas = if config.betas.is_empty() {
+            None
+        } else {
+            Some(header("Service-Beta", &config.betas.join(","))?)
+        };
+        let http = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .timeout(config.request_timeout)
+            .user_agent(config.user_agent.clone())
+            // Never follow a redirect: it could carry the key to another host.
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|err| ConfigError::HttpClient(err.to_string()))?;
+        Ok(Self {
+            http,
+            base,
+            base_path,
+            auth,
+            pinned_version: config.api_version.clone(),
+            version,
+            betas,
+            policy: config.retry.clone(),
+            budget: RetryBudget::new(config.retry.budget),
+            jitter: Jitter::new(config.jitter_seed),
+            pacer: config.pacing.then(Pacer::new),
+            sleeper: config.sleeper.clone(),
+            events: EventHub::new(config.on_event.clone()),
+            calls: AtomicU64::new(0),
+            version_warned: AtomicBool::new(false),
+        })
+    }
+
+    pub fn rate_limit_state(&self) -> Option<RateLimitState> {
+        self.pacer.as_ref().and_then(|pacer| pacer.state())
+    }
+
+    /// Sends `call`, retrying as the module documentation says.
+    pub async fn execute(&self, call: &Call) -> Result<Answer, ApiError> {
+        let call_id = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        let mut attempt = 1u32;
+        let mut earlier_unknown = false;
+        loop {
+            let permit = self.pace(call_id).await;
+            let sent_at = self.sleeper.now();
+            let started = Instant::now();
+            let result = self.attempt(call).await;
+            let elapsed = started.elapsed();
+            let error = match result {
+                Ok(answer) => {
+                    let retry_after = answer
+                        .headers
+                        .get(reqwest::header::RETRY_AFTER)
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(|v| parse_retry_after(v, self.sleeper.now()));
+                    self.record(permit, &answer, retry_after);
+                    self.events.emit(ClientEvent::RequestDone {
+                        call: call_id,
+                        attempt,
+                        method: call.method.to_string(),
+                        path: call.path.clone(),
+                        status: Some(answer.status),
+                        elapsed,
+                        sent_at,
+                        request_id: answer.request_id.clone(),
+                        retry_after,
+                    });
+                    if (200..300).contains(&answer.status) {
+                        self.budget.record_success();
+                        return Ok(answer);
+                    }
+                    error_from(answer, retry_after)
+                }
+                Err(error) => {
+                    drop(permit);
+                    self.events.emit(ClientEvent::RequestDone {
+                        call: call_id,
+                        attempt,
+                        method: call.method.to_string(),
+                        path: call.path.clone(),
+                        status: None,
+                        elapsed,
+                        sent_at,
+                        request_id: None,
+                        retry_after: None,
+                    });
+                    ApiError::transport(error)
+                }
+            };
+            let error = if earlier_unknown {
+                error.mark_after_unknown_outcome()
+            } else {
+                error
+            };
+            let Some((reason, outcome_unknown)) = retry_reason(&error) else {
+                return Err(error);
+            };
+            if outcome_unknown {
+                if call.idempotency == Idempotency::NotIdempotent {
+                    return Err(error.mark_unknown_outcome());
+                }
+                earlier_unknown = true;
+            }
+            if attempt >= self.policy.max_attempts {
+                return Err(error);
+            }
+            let retry_after = error.response().and_then(|r| r.retry_after);
+            let Some(delay) = self.policy.delay(attempt + 1, retry_after, &self.jitter) else {
+                return Err(error);
+            };
+            if !self.budget.try_spend() {
+                self.events.emit(ClientEvent::RetryBudgetExhausted {
+                    call: call_id,
+                    method: call.method.to_string(),
+                    path: call.path.clone(),
+                });
+                return Err(error);
+            }
+            attempt += 1;
+            self.events.emit(ClientEvent::Retrying {
+                call: call_id,
+                method: call.method.to_string(),
+                path: call.path.clone(),
+                reason,
+                delay,
+                attempt,
+                max_attempts: self.policy.max_attempts,
+            });
+            self.sleeper.sleep(delay).await;
+        }
+    }
+
+    /// Waits while the known rate limit is exhausted.
+    async fn pace(&self, call_id: u64) -> Option<Permit> {
+        let pacer = self.pacer.as_ref()?;
+        loop {
+            match pacer.admit(self.sleeper.now(), self.policy.retry_after_cap) {
+                (Admission::Go, permit) => return permit,
+                (Admission::WaitFor(wait), _) => {
+                    self.events.emit(ClientEvent::Paced {
+                        call: call_id,
+                        wait,
+                    });
+                    self.sleeper.sleep(wait).await;
+                }
+                (Admission::WaitForAnswer, _) => pacer.answered().await,
+            }
+        }
+    }
+
+    /// Rate-limit state, ignored query parameters, the version echo.
+    fn record(&self, permit: Option<Permit>, answer: &Answer, retry_after: Option<Duration>) {
+        if let (Some(pacer), Some(permit)) = (&self.pacer, permit) {
+            let refused = (answer.status == 429).then(|| {
+                (
+                    self.sleeper.now(),
+                    retry_after.unwrap_or(Duration::from_secs(1)),
+                )
+            });
+            if let Some(state) = pacer.observe(permit, &answer.headers, refused) {
+                self.events.emit(ClientEvent::RateLimit(state));
+            }
+        }
+        let header = |name: &str| answer.headers.get(name).and_then(|v| v.to_str().ok());
+        if let Some(names) = header(UNKNOWN_PARAMS_HEADER) {
+            self.events.emit(ClientEvent::UnknownQueryParams {
+                method: answer.method.to_string(),
+                path: answer.path.clone(),
+                names: names
+                    .split(',')
+                    .map(|name| one_line(name.trim()))
+                    .filter(|name| !name.is_empty())
+                    .collect(),
+                omitted: header(UNKNOWN_PARAMS_OMITTED_HEADER)
+                    .and_then(|n| n.trim().parse().ok())
+                    .unwrap_or(0),
+            });
+        }
+        if let Some(served) = header(VERSION_HEADER)
+            && served != self.pinned_version
+            && !self.version_warned.swap(true, Ordering::Relaxed)
+        {
+            self.events.emit(ClientEvent::VersionMismatch {
+                pinned: self.pinned_version.clone(),
+                served: one_line(served),
+            });
+        }
+    }
+
+    /// One HTTP exchange, body read in full.
+    async fn attempt(&self, call: &Call) -> Result<Answer, TransportError> {
+        let mut url = self.base.clone();
+        url.set_path(&format!("{}{}", self.base_path, call.path));
+        if !call.query.is_empty() {
+            url.query_pairs_mut()
+                .extend_pairs(call.query.iter().map(|(k, v)| (*k, v.as_str())));
+        }
+        let mut request = self
+            .http
+            .request(call.method.clone(), url)
+            .header(self.auth.0.clone(), self.auth.1.clone())
+            .header(VERSION_HEADER, self.version.clone())
+            .header(ACCEPT, "application/json");
+        if let Some(betas) = &self.betas {
+            request = request.header(BETA_HEADER, betas.clone());
+        }
+        if let Some(body) = &call.body {
+            request = request
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.clone());
+        }
+        let transport_error = |error: reqwest::Error, reading_body: bool| {
+            let kind = if error.is_connect() {
+                TransportKind::Connect
+            } else if error.is_timeout() {
+                TransportKind::Timeout
+            } else if error.is_request() || error.is_body() || reading_body {
+                TransportKind::ConnectionDropped
+            } else {
+                TransportKind::Other
+            };
+            TransportError {
+                kind,
+                may_have_been_sent: kind != TransportKind::Connect,
+                method: call.method.to_string(),
+                path: call.path.clone(),
+                message: error_chain(&error),
+                unknown_outcome: false,
+            }
+        };
+        let response = request
+            .send()
+            .await
+            .map_err(|error| transport_error(error, false))?;
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let body = response
+            .bytes()
+            .await
+            .map_err(|error| transport_error(error, true))?;
+        let request_id = headers
+            .get(REQUEST_ID_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map(one_line);
+        Ok(Answer {
+            status,
+            headers,
+            body,
+            request_id,
+            method: call.method.clone(),
+            path: call.path.clone(),
+        })
+    }
+}
+
+/// Whether an error is worth another attempt, and whether the server may have
+/// acted on the request.
+fn retry_reason(error: &ApiError) -> Option<(RetryReason, bool)> {
+    match error {
+        ApiError::Api(response) if response.status == 429 => {
+            Some((RetryReason::RateLimited, false))
+        }
+        ApiError::Api(response)
+            if response.status == 503 && response.kind == ErrorType::RequestTimeout =>
+        {
+            Some((RetryReason::RequestTimeout, true))
+        }
+        ApiError::Transport(transport) => match transport.kind {
+            TransportKind::Connect => Some((RetryReason::Connect, false)),
+            TransportKind::ConnectionDropped => Some((RetryReason::ConnectionDropped, true)),
+            TransportKind::Timeout => Some((RetryReason::Timeout, true)),
+            TransportKind::Other => None,
+        },
+        _ => None,
+    }
+}
+
+/// The error envelope, read leniently: only `type` is needed. Anything else is a
+/// decode error (e.g. a proxy's HTML page).
+fn error_from(answer: Answer, retry_after: Option<Duration>) -> ApiError {
+    #[derive(Deserialize)]
+    struct Envelope {
+        #[serde(rename = "type")]
+        kind: ErrorType,
+        #[serde(default)]
+        title: Option<String>,
+        #[serde(default)]
+        detail: Option<String>,
+        #[serde(default)]
+        request_id: Option<String>,
+        #[serde(default)]
+        errors: Option<Vec<Value>>,
+        #[serde(default)]
+        props: Option<Map<String, Value>>,
+    }
+    let envelope: Envelope = match answer.decode() {
+        Ok(envelope) => envelope,
+        Err(ApiError::Decode(mut decode)) => {
+            decode.message = format!("not the error envelope: {}", decode.message);
+            return ApiError::Decode(decode);
+        }
+        Err(other) => return other,
+    };
+    let errors = envelope
+        .errors
+        .unwrap_or_default()
+        .into_iter()
+        .map(|value| FieldError {
+            message: value
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("(no message)")
+                .to_owned(),
+            location: value
+                .get("location")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        })
+        .collect();
+    ApiError::Api(Box::new(ErrorResponse {
+        status: answer.status,
+        title: envelope.title.unwrap_or_else(|| envelope.kind.to_string()),
+        kind: envelope.kind,
+        detail: envelope.detail,
+        request_id: envelope.request_id.or(answer.request_id),
+        errors,
+        props: envelope.props.unwrap_or_default(),
+        retry_after,
+        method: answer.method.to_string(),
+        path: answer.path,
+        unknown_outcome: false,
+        after_unknown_outcome: false,
+    }))
+}
+
+/// The error and its causes on one line, without the URL.
+fn error_chain(error: &reqwest::Error) -> String {
+    let mut message = error.to_string();
+    if let Some(url) = error.url() {
+        message = message.replace(&format!(" for url ({url})"), "");
+    }
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        message.push_str(": ");
+        message.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    one_line(&message)
+}
+
+/// The first 120 characters of a body, control characters made visible.
+fn body_start(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&body[..body.len().min(480)]);
+    one_line(&text.chars().take(120).collect::<String>())
+}
+
+/// `https://…`, or `http://` to a loopback host; no credentials, query or fragment.
+pub fn validate_base_url(raw: &str) -> Result<Url, ConfigError> {
+    let invalid = |reason: &str| ConfigError::InvalidBaseUrl {
+        url: one_line(raw),
+        reason: reason.to_owned(),
+    };
+    let url = Url::parse(raw.trim()).map_err(|err| invalid(&err.to_string()))?;
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(ConfigError::InvalidBaseUrl {
+            url: "(hidden: it holds credentials)".into(),
+            reason: "credentials do not belong in the URL; use an API key source".into(),
+        });
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(invalid("it must not have a query or fragment"));
+    }
+    let host = url
+        .host_str()
+        .ok_or_else(|| invalid("it has no host"))?
+        .to_owned();
+    match url.scheme() {
+        "https" => Ok(url),
+        "http" => {
+            let loopback = host.eq_ignore_ascii_case("localhost")
+                || host
+                    .trim_matches(['[', ']'])
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback());
+            if loopback {
+                Ok(url)
+            } else {
+                Err(ConfigError::InsecureHttp { host })
+            }
+        }
+        other => Err(invalid(&format!("scheme {other}:// is not http(s)"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_plain_http_to_remote_hosts() {
+        for ok in [
+            "https://api.example.com",
+            "https://api.example.com/base/",
+            "http://127.0.0.1:8080",
+            "http://127.8.0.1",
+            "http://localhost:3000",
+            "http://[::1]:9000",
+        ] {
+            assert!(validate_base_url(ok).is_ok(), "{ok}");
+        }
+        assert_eq!(
+            validate_base_url("http://api.example.com"),
+            Err(ConfigError::InsecureHttp {
+                host: "api.example.com".into()
+            })
+        );
+        assert!(matches!(
+            validate_base_url("http://10.0.0.5"),
+            Err(ConfigError::InsecureHttp { .. })
+        ));
+        let with_password = validate_base_url("https://user:hunter2@api.example.com")
+            .unwrap_err()
+            .to_string();
+        assert!(!with_password.contains("hunter2"), "{with_password}");
+        for bad in ["ftp://x.example", "not a url", "https://x.example/?a=1"] {
+            assert!(validate_base_url(bad).is_err(), "{bad}");
+        }
+    }
+}

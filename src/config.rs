@@ -1,0 +1,493 @@
+//! The TOML configuration file, the API key sources, and where files live.
+//!
+//! Key sources, in order (DESIGN.md): `--api-key-env NAME`, `SERVICE_API_KEY`,
+//! `api_key_command` from the file, `api_key` in the file. The key is never
+//! printed; a file holding a key that others can read draws a warning.
+//! `config.example.toml` in the repository root documents every key.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::api::{ApiKey, AuthScheme, ClientConfig, ConfigError};
+
+/// The environment variable read when `--api-key-env` is not given.
+pub const API_KEY_ENV: &str = "SERVICE_API_KEY";
+
+/// The file's keys. Every key is optional; sections this module does not know
+/// (e.g. the TUI's) are kept in `other` for their owners to read.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct FileConfig {
+    pub base_url: Option<String>,
+    /// The workspace whose members and security center to show.
+    pub workspace_id: Option<String>,
+    pub api_key_command: Option<String>,
+    pub api_key: Option<ApiKey>,
+    pub auth_scheme: Option<AuthScheme>,
+    pub api_version: Option<String>,
+    pub betas: Vec<String>,
+    pub connect_timeout_secs: Option<f64>,
+    pub request_timeout_secs: Option<f64>,
+    /// Attempts per call, the first included.
+    pub max_attempts: Option<u32>,
+    /// The longest `Retry-After` (and rate-limit reset) to wait for.
+    pub retry_after_cap_secs: Option<f64>,
+    pub read_only: Option<bool>,
+    #[serde(flatten)]
+    pub other: toml::Table,
+}
+
+/// A configuration file as loaded.
+#[derive(Debug, Clone, Default)]
+pub struct LoadedConfig {
+    pub file: FileConfig,
+    /// Where the file is, or would be: the default path when it does not exist.
+    pub path: Option<PathBuf>,
+    pub exists: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// Only the position and message: the parser's excerpt could show a key.
+    #[error("config file {path}, line {line}, column {column}: {message}")]
+    Parse {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("config file {path}: {key} {reason}")]
+    Invalid {
+        path: String,
+        key: &'static str,
+        reason: String,
+    },
+    #[error(
+        "no base URL: set base_url in {path} or pass --base-url (e.g. https://api.example.com)"
+    )]
+    NoBaseUrl { path: String },
+    #[error(transparent)]
+    Client(#[from] ConfigError),
+}
+
+/// `~/.config/vantage/config.toml` on Linux, the platform's equivalent elsewhere.
+pub fn default_config_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "vantage")
+        .map(|dirs| dirs.config_dir().join("config.toml"))
+}
+
+impl LoadedConfig {
+    /// Reads `explicit` (which must exist), else the default path when a file is
+    /// there, else an empty configuration.
+    pub fn load(explicit: Option<&Path>) -> Result<Self, SettingsError> {
+        let (path, required) = match explicit {
+            Some(path) => (Some(path.to_path_buf()), true),
+            None => (default_config_path(), false),
+        };
+        let Some(path) = path else {
+            return Ok(Self::default());
+        };
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(error) if !required && error.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Self {
+                    file: FileConfig::default(),
+                    path: Some(path),
+                    exists: false,
+                });
+            }
+            Err(source) => return Err(SettingsError::Read { path, source }),
+        };
+        let file = parse(&text, &path)?;
+        Ok(Self {
+            file,
+            path: Some(path),
+            exists: true,
+        })
+    }
+
+    fn shown_path(&self) -> String {
+        self.path.as_ref().map_or_else(
+            || "the config file".to_owned(),
+            |path| path.display().to_string(),
+        )
+    }
+
+    /// The client configuration: `base_url` (a flag overrides the file), the
+    /// key, and the file's version, betas, timeouts and retry settings.
+    pub fn client_config(
+        &self,
+        credential: ApiKey,
+        base_url_flag: Option<&str>,
+    ) -> Result<ClientConfig, SettingsError> {
+        let file = &self.file;
+        let base_url = base_url_flag
+            .map(str::to_owned)
+            .or_else(|| file.base_url.clone())
+            .ok_or_else(|| SettingsError::NoBaseUrl {
+                path: self.shown_path(),
+            })?;
+        let mut config = ClientConfig::new(base_url, credential);
+        if let Some(scheme) = file.auth_scheme {
+            config.auth_scheme = scheme;
+        }
+        if let Some(version) = &file.api_version {
+            config.api_version = version.clone();
+        }
+        config.betas = file.betas.clone();
+        let seconds =
+            |key: &'static str, value: Option<f64>| -> Result<Option<Duration>, SettingsError> {
+                value
+                    .map(|secs| {
+                        Duration::try_from_secs_f64(secs)
+                            .ok()
+                            .filter(|d| !d.is_zero())
+                            .ok_or_else(|| SettingsError::Invalid {
+                                path: self.shown_path(),
+                                key,
+                                reason: format!("must be a positive number of seconds, not {secs}"),
+                            })
+                    })
+                    .transpose()
+            };
+        if let Some(timeout) = seconds("connect_timeout_secs", file.connect_timeout_secs)? {
+            config.connect_timeout = timeout;
+        }
+        if let Some(timeout) = seconds("request_timeout_secs", file.request_timeout_secs)? {
+            config.request_timeout = timeout;
+        }
+        if let Some(cap) = seconds("retry_after_cap_secs", file.retry_after_cap_secs)? {
+            config.retry.retry_after_cap = cap;
+        }
+        if let Some(attempts) = file.max_attempts {
+            if attempts == 0 {
+                return Err(SettingsError::Invalid {
+                    path: self.shown_path(),
+                    key: "max_attempts",
+                    reason: "must be at least 1 (1 disables retries)".into(),
+                });
+            }
+            config.retry.max_attempts = attempts;
+        }
+        Ok(config)
+    }
+}
+
+fn parse(text: &str, path: &Path) -> Result<FileConfig, SettingsError> {
+    toml::from_str(text).map_err(|error| {
+        let (line, column) = error
+            .span()
+            .map_or((0, 0), |span| position(text, span.start));
+        SettingsError::Parse {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message: error.message().trim().to_owned(),
+        }
+    })
+}
+
+/// 1-based line and column of a byte offset.
+fn position(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+// --- Credentials ------------------------------------------------------------
+
+/// Where the key came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CredentialSource {
+    /// `--api-key-env NAME`.
+    EnvFlag(String),
+    /// `SERVICE_API_KEY`.
+    DefaultEnv,
+    /// `api_key_command` in the config file.
+    Command,
+    /// `api_key` in the config file.
+    ConfigFile(PathBuf),
+}
+
+impl fmt::Display for CredentialSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::EnvFlag(name) => write!(f, "environment variable {name} (--api-key-env)"),
+            Self::DefaultEnv => write!(f, "environment variable {API_KEY_ENV}"),
+            Self::Command => write!(f, "api_key_command"),
+            Self::ConfigFile(path) => write!(f, "api_key in {}", path.display()),
+        }
+    }
+}
+
+/// Something the user should fix, though it does not stop us.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigWarning {
+    /// The file holds a key and its group or others may read it.
+    KeyFileReadable { path: PathBuf, mode: u32 },
+}
+
+impl fmt::Display for ConfigWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::KeyFileReadable { path, mode } => write!(
+                f,
+                "config file {} holds an API key and is readable by others (mode {:o}); run: chmod 600 {}",
+                path.display(),
+                mode & 0o777,
+                path.display()
+            ),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct ResolvedCredential {
+    pub key: ApiKey,
+    pub source: CredentialSource,
+    pub warnings: Vec<ConfigWarning>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CredentialError {
+    #[error("no API key found. Tried: {}. {}", tried.join("; "), how_to_set(config_path.as_deref()))]
+    NotFound {
+        tried: Vec<String>,
+        config_path: Option<PathBuf>,
+    },
+    #[error(
+        "api_key_command failed: {reason}. Fix the command in {config_path}, or set {API_KEY_ENV}"
+    )]
+    Command { reason: String, config_path: String },
+    #[error("the API key from {source_name} is not usable: {reason}")]
+    Invalid {
+        source_name: String,
+        reason: ConfigError,
+    },
+}
+
+fn how_to_set(config_path: Option<&Path>) -> String {
+    let file = config_path.map_or_else(
+        || "the config file".to_owned(),
+        |path| path.display().to_string(),
+    );
+    format!(
+        "Set one: export {API_KEY_ENV}=<key>; or pass --api-key-env NAME; or add \
+         api_key_command = \"pass show vantage/api-key\" (or api_key = \"...\", then chmod 600) to {file}"
+    )
+}
+
+/// Finds the key, trying the sources in order. `env` reads an environment
+/// variable (injectable for tests; pass `|name| std::env::var(name).ok()`).
+pub fn resolve_credential(
+    api_key_env: Option<&str>,
+    config: &LoadedConfig,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<ResolvedCredential, CredentialError> {
+    let warnings = key_file_warnings(config);
+    for warning in &warnings {
+        tracing::warn!("{warning}");
+    }
+    let found = |key: String, source: CredentialSource| {
+        let key = ApiKey::new(key).map_err(|reason| CredentialError::Invalid {
+            source_name: source.to_string(),
+            reason,
+        })?;
+        tracing::debug!(source = %source, fingerprint = %key.fingerprint(), "API key found");
+        Ok(ResolvedCredential {
+            key,
+            source,
+            warnings: warnings.clone(),
+        })
+    };
+    let set = |value: Option<String>| value.filter(|v| !v.trim().is_empty());
+    let mut tried = Vec::new();
+
+    if let Some(name) = api_key_env {
+        // Asked for by name: falling back to another key would be a surprise.
+        return match set(env(name)) {
+            Some(key) => found(key, CredentialSource::EnvFlag(name.to_owned())),
+            None => Err(CredentialError::NotFound {
+                tried: vec![format!("--api-key-env {name}: {name} is not set or empty")],
+                config_path: config.path.clone(),
+            }),
+        };
+    }
+    match set(env(API_KEY_ENV)) {
+        Some(key) => return found(key, CredentialSource::DefaultEnv),
+        None => tried.push(format!("{API_KEY_ENV}: not set")),
+    }
+    let where_ = if config.exists {
+        format!("not in {}", config.shown_path())
+    } else {
+        format!("no config file at {}", config.shown_path())
+    };
+    match &config.file.api_key_command {
+        Some(command) => {
+            let key = run_key_command(command).map_err(|reason| CredentialError::Command {
+                reason,
+                config_path: config.shown_path(),
+            })?;
+            return found(key, CredentialSource::Command);
+        }
+        None => tried.push(format!("api_key_command: {where_}")),
+    }
+    match (&config.file.api_key, &config.path) {
+        (Some(key), Some(path)) => {
+            return found(
+                key.expose_secret().to_owned(),
+                CredentialSource::ConfigFile(path.clone()),
+            );
+        }
+        _ => tried.push(format!("api_key: {where_}")),
+    }
+    Err(CredentialError::NotFound {
+        tried,
+        config_path: config.path.clone(),
+    })
+}
+
+/// Runs `api_key_command` through the shell; the key is the first line it
+/// prints. Its output never appears in an error.
+fn run_key_command(command: &str) -> Result<String, String> {
+    let mut shell = if cfg!(windows) {
+        let mut shell = Command::new("cmd");
+        shell.arg("/C");
+        shell
+    } else {
+        let mut shell = Command::new("sh");
+        shell.arg("-c");
+        shell
+    };
+    let output = shell
+        .arg(command)
+        .stdin(Stdio::inherit())
+        .stderr(Stdio::inherit())
+        .stdout(Stdio::piped())
+        .output()
+        .map_err(|error| format!("cannot start it: {error}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "it exited with {} (its error output, if any, is above)",
+            output.status
+        ));
+    }
+    let stdout =
+        String::from_utf8(output.stdout).map_err(|_| "its output is not UTF-8 text".to_owned())?;
+    stdout
+        .lines()
+        .next()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .map(str::to_owned)
+        .ok_or_else(|| "it printed nothing on its first line".to_owned())
+}
+
+/// A file holding a key should be readable by its owner alone.
+fn key_file_warnings(config: &LoadedConfig) -> Vec<ConfigWarning> {
+    let (Some(path), true, Some(_)) = (&config.path, config.exists, &config.file.api_key) else {
+        return Vec::new();
+    };
+    readable_by_others(path)
+        .map(|mode| {
+            vec![ConfigWarning::KeyFileReadable {
+                path: path.clone(),
+                mode,
+            }]
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(unix)]
+fn readable_by_others(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path).ok()?.permissions().mode();
+    (mode & 0o077 != 0).then_some(mode)
+}
+
+#[cfg(not(unix))]
+fn readable_by_others(_path: &Path) -> Option<u32> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_errors_show_position_not_the_line() {
+        let text = "base_url = \"https://x.example\"\napi_key = vtg_secret_unquoted\n";
+        let error = parse(text, Path::new("/tmp/c.toml")).unwrap_err();
+        let shown = error.to_string();
+        assert!(shown.contains("line 2"), "{shown}");
+        assert!(!shown.contains("vtg_secret"), "{shown}");
+    }
+
+    #[test]
+    fn example_config_parses_and_builds_a_client_config() {
+        let text = include_str!("../config.example.toml");
+        let file = parse(text, Path::new("config.example.toml")).unwrap();
+        let loaded = LoadedConfig {
+            file,
+            path: None,
+            exists: true,
+        };
+        let config = loaded
+            .client_config(ApiKey::new("k").unwrap(), None)
+            .unwrap();
+        assert_eq!(config.base_url, "https://api.example.com");
+        assert_eq!(config.api_version, crate::api::model::API_VERSION);
+    }
+
+    #[test]
+    fn settings_are_checked() {
+        let file = parse("max_attempts = 0\n", Path::new("c.toml")).unwrap();
+        let loaded = LoadedConfig {
+            file,
+            path: None,
+            exists: true,
+        };
+        let key = || ApiKey::new("k").unwrap();
+        assert!(matches!(
+            loaded.client_config(key(), None),
+            Err(SettingsError::NoBaseUrl { .. })
+        ));
+        assert!(matches!(
+            loaded.client_config(key(), Some("https://a.example")),
+            Err(SettingsError::Invalid {
+                key: "max_attempts",
+                ..
+            })
+        ));
+        let file = parse(
+            "base_url = \"http://api.example.com\"\nrequest_timeout_secs = 2.5\nauth_scheme = \"bearer\"\nbetas = [\"x-1\"]\n[tui]\ntheme = \"light\"\n",
+            Path::new("c.toml"),
+        )
+        .unwrap();
+        assert!(file.other.contains_key("tui"));
+        let loaded = LoadedConfig {
+            file,
+            path: None,
+            exists: true,
+        };
+        let config = loaded.client_config(key(), None).unwrap();
+        assert_eq!(config.request_timeout, Duration::from_millis(2500));
+        assert_eq!(config.auth_scheme, AuthScheme::Bearer);
+        assert_eq!(config.betas, ["x-1"]);
+        // Refused when the client is built, not here: plain http to a remote host.
+        assert!(matches!(
+            crate::api::Client::new(config),
+            Err(ConfigError::InsecureHttp { .. })
+        ));
+    }
+}
