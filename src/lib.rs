@@ -2,8 +2,10 @@
 //! server for the Project and Workspace Management API v1.
 
 pub mod api;
+pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod logging;
 pub mod output;
 pub mod server;
 pub mod text;

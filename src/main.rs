@@ -6,23 +6,41 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 use color_eyre::eyre::{Result, WrapErr};
 
+use vantage::cli::{GlobalArgs, Session};
+use vantage::config::LoadedConfig;
 use vantage::server::{self, ServerConfig, faults::Faults, ratelimit::RateLimit, seed};
+use vantage::tui::launch;
 
 #[derive(Parser)]
 #[command(
     name = "vantage",
     version,
-    about = "A terminal dashboard for the Project and Workspace Management API v1"
+    about = "A terminal dashboard for the Project and Workspace Management API v1",
+    long_about = "A terminal dashboard for the Project and Workspace Management API v1.\n\n\
+        Without a command it opens the dashboard on the configured service \
+        (base_url, workspace_id and an API key: see config.example.toml). \
+        `vantage demo` opens it on built-in demo data."
 )]
 struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// Open the dashboard on built-in demo data, served in-process.
+    Demo(DemoArgs),
     /// Run the reference server of the API contract.
     Serve(ServeArgs),
+}
+
+#[derive(Args)]
+struct DemoArgs {
+    /// Generate a synthetic workspace instead of the demo fixture: projects=N,members=M,seed=S.
+    #[arg(long, value_name = "SPEC")]
+    generate: Option<seed::GenerateSpec>,
 }
 
 #[derive(Args)]
@@ -63,18 +81,40 @@ fn main() -> Result<()> {
     color_eyre::install()?;
     let cli = Cli::parse();
     match cli.command {
-        Command::Serve(args) => serve(args),
+        None => dashboard(&cli.global),
+        Some(Command::Demo(args)) => demo(&cli.global, args),
+        Some(Command::Serve(args)) => serve(args),
     }
 }
 
+/// The dashboard on the configured service. Problems with the config or the key
+/// are reported before the terminal is touched.
+fn dashboard(global: &GlobalArgs) -> Result<()> {
+    let session = Session::connect(global)?;
+    session.workspace()?;
+    for warning in &session.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let log = vantage::logging::to_file(&vantage::logging::data_dir())?;
+    tracing::info!(log = %log.display(), "dashboard starting");
+    tokio::runtime::Runtime::new()?.block_on(launch::run_configured(session))?;
+    Ok(())
+}
+
+fn demo(global: &GlobalArgs, args: DemoArgs) -> Result<()> {
+    let config = LoadedConfig::load(global.config.as_deref())?;
+    vantage::logging::to_file(&vantage::logging::data_dir())?;
+    let read_only = global.read_only || config.file.read_only.unwrap_or(false);
+    tokio::runtime::Runtime::new()?.block_on(launch::run_demo(
+        args.generate,
+        read_only,
+        &config,
+    ))?;
+    Ok(())
+}
+
 fn serve(args: ServeArgs) -> Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    vantage::logging::to_stderr("info");
     let anchor = seed::today_anchor(time::OffsetDateTime::now_utc());
     let fixture = match (&args.fixture, args.generate) {
         (Some(path), _) => seed::load_fixture_file(path, anchor)?,

@@ -3,7 +3,9 @@
 pub mod action;
 pub mod app;
 pub mod effect;
+pub mod executor;
 pub mod keymap;
+pub mod launch;
 pub mod runtime;
 pub mod screens;
 pub mod terminal;

@@ -126,7 +126,6 @@ impl Screen for InsightsScreen {
         vec![
             (Action::Open, "inventory for finding"),
             (Action::PriorityFilter, "priority filter"),
-            (Action::Refresh, "refresh"),
         ]
     }
 

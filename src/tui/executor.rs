@@ -1,0 +1,178 @@
+//! Runs the screens' requests on the typed client; the only place the TUI calls
+//! the network.
+
+use std::path::Path;
+
+use futures::StreamExt;
+
+use super::app::ClientNotice;
+use super::effect::{ErrorInfo, ExportFormat, Gate, InventoryQuery, Reply, Request};
+use super::runtime::Executor;
+use crate::api::model::ErrorType;
+use crate::api::{ApiError, Client, ClientEvent, InventoryParams};
+use crate::clock::Clock;
+use crate::output::{CsvWriter, JsonArrayWriter, OutputError};
+
+#[derive(Clone)]
+pub struct ClientExecutor {
+    pub client: Client,
+    pub workspace_id: String,
+    pub clock: Clock,
+}
+
+impl Executor for ClientExecutor {
+    async fn execute(&self, request: Request) -> Result<Reply, ErrorInfo> {
+        let ws = self.workspace_id.as_str();
+        let result = match request {
+            Request::Insights { review_priority } => self
+                .client
+                .get_insights(ws, &review_priority)
+                .await
+                .map(|insights| Reply::Insights(Box::new(insights))),
+            Request::InventoryPage {
+                query,
+                cursor,
+                limit,
+            } => {
+                let mut params = inventory_params(&query);
+                params.limit = Some(limit);
+                self.client
+                    .list_inventory(ws, &params, cursor.as_deref())
+                    .await
+                    .map(|page| Reply::InventoryPage(Box::new(page)))
+            }
+            Request::ExportInventory {
+                query,
+                format,
+                path,
+            } => {
+                return self.export(&query, format, &path).await;
+            }
+        };
+        result.map_err(|error| error_info(&error, &self.clock))
+    }
+}
+
+impl ClientExecutor {
+    /// Streams every page of the view into a file, item by item.
+    async fn export(
+        &self,
+        query: &InventoryQuery,
+        format: ExportFormat,
+        path: &Path,
+    ) -> Result<Reply, ErrorInfo> {
+        let failed = |message: String| ErrorInfo {
+            status: None,
+            kind: None,
+            detail: None,
+            request_id: None,
+            summary: message,
+            gate: None,
+            at: self.clock.now(),
+        };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|err| failed(format!("cannot create {}: {err}", dir.display())))?;
+        }
+        let file = std::fs::File::create(path)
+            .map_err(|err| failed(format!("cannot create {}: {err}", path.display())))?;
+        let out = std::io::BufWriter::new(file);
+        let mut params = inventory_params(query);
+        params.limit = Some(100);
+        let mut items = Box::pin(self.client.inventory_stream(&self.workspace_id, params));
+        let mut count = 0;
+        let write_err =
+            |err: OutputError| failed(format!("cannot write {}: {err}", path.display()));
+        match format {
+            ExportFormat::Csv => {
+                let mut writer = CsvWriter::new(out);
+                while let Some(item) = items.next().await {
+                    let item = item.map_err(|error| error_info(&error, &self.clock))?;
+                    writer.write(&item).map_err(write_err)?;
+                    count += 1;
+                }
+                writer.finish().map_err(write_err)?;
+            }
+            ExportFormat::Json => {
+                let mut writer = JsonArrayWriter::new(out).map_err(write_err)?;
+                while let Some(item) = items.next().await {
+                    let item = item.map_err(|error| error_info(&error, &self.clock))?;
+                    writer.write(&item).map_err(write_err)?;
+                    count += 1;
+                }
+                writer.finish().map_err(write_err)?;
+            }
+        }
+        Ok(Reply::Exported {
+            path: path.to_path_buf(),
+            count,
+        })
+    }
+}
+
+pub fn inventory_params(query: &InventoryQuery) -> InventoryParams {
+    InventoryParams {
+        query: Some(query.query.trim().to_owned()).filter(|q| !q.is_empty()),
+        sort_by: query.sort_by.clone(),
+        sort_order: query.sort_by.as_ref().map(|_| query.sort_order.clone()),
+        activity_group: query.activity_group.clone(),
+        is_published: query.is_published,
+        visibility: query.visibility.clone(),
+        has_pii: query.has_pii,
+        has_connectors: query.has_connectors,
+        publish_audience: query.publish_audience.clone(),
+        review_priority: query.review_priority.clone(),
+        finding_type_id: query.finding_type_id.iter().cloned().collect(),
+        ..InventoryParams::default()
+    }
+}
+
+/// The error as the TUI shows it, with what a gate needs spelled out.
+pub fn error_info(error: &ApiError, clock: &Clock) -> ErrorInfo {
+    let kind = error.kind();
+    let gate = if let Some(plan) = error.required_plan() {
+        Some(Gate::Plan(plan.to_owned()))
+    } else if !error.required_features().is_empty() {
+        Some(Gate::Features(error.required_features()))
+    } else if !error.required_scopes().is_empty() {
+        Some(Gate::Scopes(error.required_scopes()))
+    } else {
+        match kind {
+            Some(ErrorType::PiiLabelsNotFound) => {
+                Some(Gate::FeatureOff("personal-data detection".into()))
+            }
+            Some(ErrorType::AnalyticsNotFound) => Some(Gate::FeatureOff(
+                "no analytics: the project was never published".into(),
+            )),
+            _ => None,
+        }
+    };
+    ErrorInfo {
+        status: error.status(),
+        kind: kind.map(|k| k.as_str().to_owned()),
+        detail: error.response().and_then(|r| r.detail.clone()),
+        request_id: error.request_id().map(str::to_owned),
+        summary: error.to_string(),
+        gate,
+        at: clock.now(),
+    }
+}
+
+/// What the status line should say about a client event, if anything.
+pub fn notice(event: &ClientEvent) -> Option<ClientNotice> {
+    match event {
+        ClientEvent::RateLimit(state) => Some(ClientNotice::RateLimit {
+            remaining: state.remaining,
+            limit: state.limit,
+        }),
+        ClientEvent::Retrying { reason, delay, .. } => Some(ClientNotice::Retrying {
+            reason: reason.to_string(),
+            delay_ms: delay.as_millis() as u64,
+        }),
+        ClientEvent::RequestDone {
+            status: Some(status),
+            ..
+        } if *status < 500 && *status != 429 => Some(ClientNotice::Recovered),
+        _ => None,
+    }
+}

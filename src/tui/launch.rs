@@ -1,0 +1,191 @@
+//! Starting the dashboard: against the configured service, or against the
+//! embedded reference server (`vantage demo`).
+
+use std::collections::HashMap;
+
+use tokio::sync::{broadcast, mpsc};
+
+use super::app::{App, Identity};
+use super::executor::{ClientExecutor, notice};
+use super::keymap::{Keymap, KeymapError};
+use super::runtime::{self, Exit};
+use super::terminal::{self, RestoreOnDrop};
+use super::theme::{Theme, ThemeName};
+use crate::api::{ApiKey, Client, ClientConfig, ConfigError};
+use crate::cli::{Session, SessionError};
+use crate::clock::Clock;
+use crate::config::LoadedConfig;
+use crate::server::seed::{self, GenerateSpec, SeedError};
+use crate::server::{self, ServerConfig, ServerError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error(transparent)]
+    Keymap(#[from] KeymapError),
+    #[error("config file: {0}")]
+    Config(String),
+    #[error("terminal: {0}")]
+    Terminal(#[from] std::io::Error),
+    #[error("demo data: {0}")]
+    Seed(#[from] SeedError),
+    #[error("demo server: {0}")]
+    Server(#[from] ServerError),
+    #[error("demo client: {0}")]
+    Client(#[from] ConfigError),
+    #[error("the demo data has no enterprise-admin key")]
+    NoDemoKey,
+}
+
+/// The `[tui]` and `[keys]` tables of the config file.
+#[derive(Debug, Clone, Default)]
+pub struct TuiSettings {
+    pub theme: ThemeName,
+    /// Action name to keys; only the overrides.
+    pub keys: HashMap<String, Vec<String>>,
+}
+
+impl TuiSettings {
+    pub fn from_config(config: &LoadedConfig) -> Result<Self, LaunchError> {
+        let mut settings = Self::default();
+        let other = &config.file.other;
+        if let Some(tui) = other.get("tui") {
+            let table = tui
+                .as_table()
+                .ok_or_else(|| LaunchError::Config("[tui] must be a table".into()))?;
+            if let Some(theme) = table.get("theme") {
+                settings.theme = match theme.as_str() {
+                    Some("dark") => ThemeName::Dark,
+                    Some("light") => ThemeName::Light,
+                    _ => {
+                        return Err(LaunchError::Config(
+                            "[tui] theme must be \"dark\" or \"light\"".into(),
+                        ));
+                    }
+                };
+            }
+        }
+        if let Some(keys) = other.get("keys") {
+            let table = keys.as_table().ok_or_else(|| {
+                LaunchError::Config("[keys] must be a table of action = [\"key\", ...]".into())
+            })?;
+            for (action, value) in table {
+                let list = match value {
+                    toml::Value::String(key) => vec![key.clone()],
+                    toml::Value::Array(items) => items
+                        .iter()
+                        .map(|item| item.as_str().map(str::to_owned))
+                        .collect::<Option<Vec<_>>>()
+                        .ok_or_else(|| {
+                            LaunchError::Config(format!("[keys] {action}: keys must be strings"))
+                        })?,
+                    _ => {
+                        return Err(LaunchError::Config(format!(
+                            "[keys] {action}: give a key or a list of keys"
+                        )));
+                    }
+                };
+                settings.keys.insert(action.clone(), list);
+            }
+        }
+        Ok(settings)
+    }
+}
+
+/// Opens the dashboard on the configured service.
+pub async fn run_configured(session: Session) -> Result<(), LaunchError> {
+    let settings = TuiSettings::from_config(&session.config)?;
+    let identity = Identity {
+        workspace: session.workspace()?.to_owned(),
+        plan: None,
+        api_version: session.api_version.clone(),
+        read_only: session.read_only,
+    };
+    run_app(session.client, identity, &settings).await
+}
+
+/// Serves the demo data in-process on 127.0.0.1:0 and opens the dashboard on it
+/// with the `enterprise-admin` key.
+pub async fn run_demo(
+    generate: Option<GenerateSpec>,
+    read_only: bool,
+    config: &LoadedConfig,
+) -> Result<(), LaunchError> {
+    let settings = TuiSettings::from_config(config)?;
+    let anchor = seed::today_anchor(time::OffsetDateTime::now_utc());
+    let fixture = match generate {
+        Some(spec) => seed::generate(spec, anchor),
+        None => seed::demo_fixture(anchor)?,
+    };
+    let key = fixture
+        .keys
+        .iter()
+        .find(|key| key.label == "enterprise-admin")
+        .ok_or(LaunchError::NoDemoKey)?;
+    let workspace = key.workspace_id.clone();
+    let credential = ApiKey::new(key.key.clone())?;
+    let server = server::start(ServerConfig::local(fixture)).await?;
+    let client = Client::new(ClientConfig::new(server.base_url(), credential))?;
+    let identity = Identity {
+        workspace: format!("{workspace} (demo)"),
+        plan: None,
+        api_version: crate::api::model::API_VERSION.to_owned(),
+        read_only,
+    };
+    let result = run_app_on(client, identity, workspace, &settings).await;
+    server.stop().await;
+    result
+}
+
+async fn run_app(
+    client: Client,
+    identity: Identity,
+    settings: &TuiSettings,
+) -> Result<(), LaunchError> {
+    let workspace = identity.workspace.clone();
+    run_app_on(client, identity, workspace, settings).await
+}
+
+async fn run_app_on(
+    client: Client,
+    identity: Identity,
+    workspace_id: String,
+    settings: &TuiSettings,
+) -> Result<(), LaunchError> {
+    let keymap = Keymap::with_overrides(&settings.keys)?;
+    let theme = Theme::new(settings.theme, Theme::no_color_from_env());
+    let clock = Clock::system();
+    let export_dir = crate::logging::data_dir().join("exports");
+    let mut app = App::new(identity, theme, keymap, export_dir);
+    let (notices_tx, notices_rx) = mpsc::unbounded_channel();
+    let mut events = client.subscribe();
+    let forward = tokio::spawn(async move {
+        loop {
+            match events.recv().await {
+                Ok(event) => {
+                    if let Some(notice) = notice(&event)
+                        && notices_tx.send(notice).is_err()
+                    {
+                        break;
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => break,
+            }
+        }
+    });
+    let executor = ClientExecutor {
+        client,
+        workspace_id,
+        clock: clock.clone(),
+    };
+    let mut terminal = terminal::enter()?;
+    let restore = RestoreOnDrop;
+    let exit = runtime::run(&mut terminal, &mut app, executor, clock, notices_rx).await;
+    drop(restore);
+    forward.abort();
+    match exit? {
+        Exit::Quit | Exit::Signal | Exit::InputClosed => Ok(()),
+    }
+}
