@@ -33,7 +33,7 @@ enum Command {
     /// Open the dashboard on built-in demo data, served in-process.
     Demo(DemoArgs),
     /// Run the reference server of the API contract.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
 }
 
 #[derive(Args)]
@@ -83,7 +83,7 @@ fn main() -> Result<()> {
     match cli.command {
         None => dashboard(&cli.global),
         Some(Command::Demo(args)) => demo(&cli.global, args),
-        Some(Command::Serve(args)) => serve(args),
+        Some(Command::Serve(args)) => serve(*args),
     }
 }
 
