@@ -89,6 +89,17 @@ pub const TAB_TITLES: [&str; 6] = [
     "Analytics",
     "Personal data",
 ];
+/// The same, for terminals narrower than [`WIDE`].
+const SHORT_TAB_TITLES: [&str; 6] = [
+    "Insights",
+    "Inventory",
+    "Members",
+    "Monitor",
+    "Analytics",
+    "PII",
+];
+/// Width from which the full tab titles fit.
+const WIDE: u16 = 96;
 
 impl App {
     pub fn new(
@@ -406,7 +417,12 @@ impl App {
     }
 
     fn draw_tabs(&self, frame: &mut Frame, area: Rect) {
-        let titles: Vec<Line> = TAB_TITLES
+        let names = if area.width >= WIDE {
+            TAB_TITLES
+        } else {
+            SHORT_TAB_TITLES
+        };
+        let titles: Vec<Line> = names
             .iter()
             .enumerate()
             .map(|(index, title)| Line::from(format!("{} {title}", index + 1)))

@@ -619,10 +619,12 @@ impl Screen for InventoryScreen {
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
         let theme = view.theme;
-        let detail_height = if self.show_detail && area.height >= 20 {
-            DETAIL_HEIGHT
-        } else {
-            0
+        // A shorter detail pane on short terminals, none on very short ones.
+        let detail_height = match area.height {
+            _ if !self.show_detail => 0,
+            h if h >= 28 => DETAIL_HEIGHT,
+            h if h >= 16 => DETAIL_HEIGHT - 3,
+            _ => 0,
         };
         let [head_area, filter_area, table_area, detail_area] = Layout::vertical([
             Constraint::Length(1),

@@ -116,16 +116,24 @@ impl Screen for Placeholder {
 }
 
 /// An error as lines: what to do about it first, then type, detail and request id.
+/// A gate (plan, feature, scope) is explained in words instead of the raw error.
 pub fn error_text(error: &ErrorInfo, theme: &Theme) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
-    if let Some(gate) = &error.gate {
-        lines.push(Line::from(Span::styled(gate.explain(), theme.warn)));
-        lines.push(Line::from(""));
+    match &error.gate {
+        Some(gate) => {
+            lines.push(Line::from(Span::styled(gate.explain(), theme.warn)));
+            if let Some(detail) = &error.detail {
+                lines.push(Line::from(Span::styled(
+                    sanitize_line(detail).into_owned(),
+                    theme.base,
+                )));
+            }
+        }
+        None => lines.push(Line::from(Span::styled(
+            sanitize_line(&error.summary).into_owned(),
+            theme.error,
+        ))),
     }
-    lines.push(Line::from(Span::styled(
-        sanitize_line(&error.summary).into_owned(),
-        theme.error,
-    )));
     let mut facts = Vec::new();
     if let Some(kind) = &error.kind {
         facts.push(format!("type {}", sanitize_line(kind)));
