@@ -1,0 +1,140 @@
+//! Runs the real binary in a pseudo-terminal and reads its screen through the
+//! vt100 emulator. Waits poll the parsed screen with a deadline; nothing sleeps
+//! for a fixed time.
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use portable_pty::{Child, CommandBuilder, ExitStatus, MasterPty, PtySize, native_pty_system};
+
+/// How long any one expectation may take.
+const DEADLINE: Duration = Duration::from_secs(15);
+
+pub struct Session {
+    master: Box<dyn MasterPty + Send>,
+    writer: Box<dyn Write + Send>,
+    child: Box<dyn Child + Send + Sync>,
+    output: mpsc::Receiver<Vec<u8>>,
+    parser: vt100::Parser,
+    _home: tempfile::TempDir,
+}
+
+impl Session {
+    /// Starts `vantage ARGS` in a `cols` x `rows` terminal, with a throwaway home.
+    pub fn start(args: &[&str], cols: u16, rows: u16) -> Self {
+        let home = tempfile::tempdir().expect("temp home");
+        let pair = native_pty_system()
+            .openpty(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 })
+            .expect("a pseudo-terminal");
+        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_vantage"));
+        command.args(args);
+        command.env("HOME", home.path());
+        command.env("XDG_CONFIG_HOME", home.path().join("config"));
+        command.env("XDG_DATA_HOME", home.path().join("data"));
+        command.env("TERM", "xterm-256color");
+        command.env_remove("NO_COLOR");
+        command.env_remove("SERVICE_API_KEY");
+        let child = pair.slave.spawn_command(command).expect("vantage starts");
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().expect("pty reader");
+        let writer = pair.master.take_writer().expect("pty writer");
+        let (tx, output) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buffer = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buffer) {
+                if n == 0 || tx.send(buffer[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Self {
+            master: pair.master,
+            writer,
+            child,
+            output,
+            parser: vt100::Parser::new(nonzero(rows), nonzero(cols), 0),
+            _home: home,
+        }
+    }
+
+    fn pump(&mut self, wait: Duration) {
+        if let Ok(bytes) = self.output.recv_timeout(wait) {
+            self.parser.process(&bytes);
+            while let Ok(more) = self.output.try_recv() {
+                self.parser.process(&more);
+            }
+        }
+    }
+
+    pub fn screen(&self) -> String {
+        self.parser.screen().contents()
+    }
+
+    /// Waits until `check` holds for the screen's text; panics with the screen if not.
+    pub fn wait_for(&mut self, what: &str, check: impl Fn(&str) -> bool) {
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            if check(&self.screen()) {
+                return;
+            }
+            if Instant::now() > deadline {
+                panic!("timed out waiting for {what}; the screen shows:\n{}", self.screen());
+            }
+            self.pump(Duration::from_millis(50));
+        }
+    }
+
+    pub fn send(&mut self, keys: &str) {
+        self.writer.write_all(keys.as_bytes()).expect("keys reach the terminal");
+        self.writer.flush().expect("flush keys");
+    }
+
+    /// Waits for the process to end, reading what it writes meanwhile.
+    pub fn wait_exit(&mut self) -> ExitStatus {
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("child status") {
+                self.pump(Duration::from_millis(100));
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("vantage did not exit; the screen shows:\n{}", self.screen());
+            }
+            self.pump(Duration::from_millis(50));
+        }
+    }
+
+    pub fn alternate_screen(&self) -> bool {
+        self.parser.screen().alternate_screen()
+    }
+
+    pub fn cursor_hidden(&self) -> bool {
+        self.parser.screen().hide_cursor()
+    }
+
+    /// Whether the terminal is in cooked mode: canonical input and echo on.
+    pub fn cooked_mode(&self) -> bool {
+        use nix::sys::termios::LocalFlags;
+        let termios = self.master.get_termios().expect("termios of the pty");
+        termios.local_flags.contains(LocalFlags::ICANON | LocalFlags::ECHO)
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.child.process_id()
+    }
+}
+
+fn nonzero(value: u16) -> std::num::NonZeroU16 {
+    std::num::NonZeroU16::new(value.max(1)).unwrap_or(std::num::NonZeroU16::MIN)
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+        }
+    }
+}
