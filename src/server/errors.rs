@@ -5,6 +5,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
+
 use crate::api::model::{ErrorBody, ErrorType, FieldError};
 
 /// An error answer of the API, before the request id is known.

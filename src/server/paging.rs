@@ -43,18 +43,10 @@ impl KeyPart {
     }
     /// `Asc` or `Desc` by a flag.
     pub fn int(value: i64, descending: bool) -> Self {
-        if descending {
-            Self::desc_int(value)
-        } else {
-            Self::asc_int(value)
-        }
+        if descending { Self::desc_int(value) } else { Self::asc_int(value) }
     }
     pub fn text(value: impl Into<String>, descending: bool) -> Self {
-        if descending {
-            Self::desc_text(value)
-        } else {
-            Self::asc_text(value)
-        }
+        if descending { Self::desc_text(value) } else { Self::asc_text(value) }
     }
 }
 
@@ -86,12 +78,7 @@ pub struct PageRequest {
 
 impl PageRequest {
     /// Decodes `cursor` issued under `binding`; 400 at `query.cursor` otherwise.
-    pub fn new(
-        limit: u32,
-        cursor: Option<&str>,
-        secret: &[u8],
-        binding: &str,
-    ) -> Result<Self, ApiError> {
+    pub fn new(limit: u32, cursor: Option<&str>, secret: &[u8], binding: &str) -> Result<Self, ApiError> {
         let after = match cursor {
             None => None,
             Some(raw) => {
@@ -134,11 +121,7 @@ pub fn paginate<T>(
     let has_more = items.len() > start + take;
     items.truncate(start + take);
     let next_cursor = has_more
-        .then(|| {
-            items
-                .last()
-                .map(|(key, _)| key_cursor(key, secret, binding))
-        })
+        .then(|| items.last().map(|(key, _)| key_cursor(key, secret, binding)))
         .flatten();
     let page = items.into_iter().map(|(_, item)| item).collect();
     (
@@ -183,15 +166,7 @@ mod tests {
     #[test]
     fn walks_every_item_once_in_order() {
         let items: Vec<(SortKey, i64)> = (0..95)
-            .map(|n| {
-                (
-                    vec![
-                        KeyPart::desc_int(n % 7),
-                        KeyPart::asc_text(format!("{n:03}")),
-                    ],
-                    n,
-                )
-            })
+            .map(|n| (vec![KeyPart::desc_int(n % 7), KeyPart::asc_text(format!("{n:03}"))], n))
             .collect();
         let mut expected = items.clone();
         expected.sort_by(|a, b| a.0.cmp(&b.0));
@@ -214,24 +189,8 @@ mod tests {
 
     #[test]
     fn binding_ignores_limit_cursor_and_order_of_parameters() {
-        let a = binding(
-            "op",
-            "/p",
-            &[
-                ("b".into(), "1".into()),
-                ("limit".into(), "5".into()),
-                ("a".into(), "2".into()),
-            ],
-        );
-        let b = binding(
-            "op",
-            "/p",
-            &[
-                ("a".into(), "2".into()),
-                ("b".into(), "1".into()),
-                ("cursor".into(), "x".into()),
-            ],
-        );
+        let a = binding("op", "/p", &[("b".into(), "1".into()), ("limit".into(), "5".into()), ("a".into(), "2".into())]);
+        let b = binding("op", "/p", &[("a".into(), "2".into()), ("b".into(), "1".into()), ("cursor".into(), "x".into())]);
         assert_eq!(a, b);
         assert_ne!(a, binding("op", "/p", &[("a".into(), "3".into())]));
     }

@@ -273,11 +273,7 @@ pub fn settle(data: &Data, now: OffsetDateTime) -> Vec<Change> {
         }
         touched.insert(project.id.clone(), project);
     }
-    changes.extend(
-        touched
-            .into_values()
-            .map(|p| Change::PutProject(Box::new(p))),
-    );
+    changes.extend(touched.into_values().map(|p| Change::PutProject(Box::new(p))));
     changes
 }
 

@@ -84,8 +84,7 @@ impl Data {
     fn apply(&mut self, change: &Change) {
         match change {
             Change::PutProject(project) => {
-                self.projects
-                    .insert(project.id.clone(), (**project).clone());
+                self.projects.insert(project.id.clone(), (**project).clone());
             }
             Change::DeleteProject { id, .. } => {
                 self.projects.remove(id);
