@@ -130,11 +130,11 @@ impl InventoryParams {
         let mut v = Validation::default();
         let limit = v.check(query.limit(DEFAULT_LIMIT, MAX_LIMIT));
         let cursor = v.check(query.one("cursor")).flatten().map(str::to_owned);
-        let text = v
+        let raw_text = v
             .check(query.one("query"))
             .flatten()
-            .filter(|raw| !raw.trim().is_empty())
-            .and_then(|raw| v.check(TextQuery::parse(raw, "query.query")));
+            .filter(|raw| !raw.trim().is_empty());
+        let text = raw_text.and_then(|raw| v.check(TextQuery::parse(raw, "query.query")));
         let sort_names = names(InventorySortBy::KNOWN, InventorySortBy::as_str);
         let sort_by = v
             .check(query.one_enum("sort_by", InventorySortBy::known, &sort_names))
@@ -143,10 +143,10 @@ impl InventoryParams {
         let sort_order = v
             .check(query.one_enum("sort_order", SortOrder::known, &order_names))
             .flatten();
-        if sort_order.is_some() && sort_by.is_none() && v.is_clean() {
+        if sort_order.is_some() && query.all("sort_by").next().is_none() {
             v.push("query.sort_order", "sort_order requires sort_by");
         }
-        if sort_by == Some(InventorySortBy::Relevance) && text.is_none() {
+        if sort_by == Some(InventorySortBy::Relevance) && raw_text.is_none() {
             v.push("query.sort_by", "sort_by=relevance requires a query");
         }
         let groups = names(ActivityGroup::KNOWN, ActivityGroup::as_str);
@@ -384,7 +384,7 @@ impl Filters {
             && self.has_pii.is_none_or(|want| (open_pii > 0) == want)
             && self
                 .has_connectors
-                .is_none_or(|want| !project.security.connectors.is_empty() == want)
+                .is_none_or(|want| project.security.connectors.is_empty() != want)
             && any_of(
                 &self.publish_audience,
                 project
