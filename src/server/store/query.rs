@@ -152,8 +152,21 @@ fn match_quality(field: &str, term: &str) -> u32 {
     if field == term {
         return 3;
     }
+    let (haystack, needle) = (field.as_bytes(), term.as_bytes());
+    let Some((&first, rest)) = needle.split_first() else {
+        return 0;
+    };
+    if haystack.len() < needle.len() {
+        return 0;
+    }
+    // A plain scan: fields are short, and a substring searcher's set-up would
+    // cost more than the search, once per field and term of every item.
     let mut quality = 0;
-    for (at, _) in field.match_indices(term) {
+    for at in 0..=haystack.len() - needle.len() {
+        if haystack[at] != first || haystack[at + 1..at + needle.len()] != *rest {
+            continue;
+        }
+        // A match of a whole UTF-8 term starts on a character boundary.
         let starts_word = field[..at]
             .chars()
             .next_back()
@@ -351,6 +364,9 @@ mod tests {
         assert_eq!(score("BUDGET", &[(Some("budget"), 2)]), Some(6));
         assert_eq!(score("ab", &[(None, 2)]), Some(0));
         assert_eq!(score("abc", &[(None, 2)]), None);
+        assert_eq!(score("été", &[(Some("Un Été"), 1)]), Some(2));
+        assert_eq!(score("tête", &[(Some("entêtement"), 1)]), Some(1));
+        assert_eq!(score("anna", &[(Some("banana anna"), 1)]), Some(2));
         let query = TextQuery::parse("lovelace", "query.query").unwrap();
         let fields = [
             Field::raw(Some("x"), 2),
