@@ -843,8 +843,16 @@ async fn every_sort_walks_all_pages_in_order_both_ways_generated() {
 async fn every_sort_walks_all_pages_in_order_both_ways(subject: Subject) {
     {
         let all_rows = rows(&subject, None);
-        let query = "the";
-        let query_rows = rows(&subject, Some(query));
+        // A query with several matches of different quality, so relevance and its
+        // tie-break are both exercised.
+        let (query, query_rows) = ["lan", "ann", "ing", "app", "hub", "ada"]
+            .into_iter()
+            .map(|query| (query, rows(&subject, Some(query))))
+            .find(|(_, rows)| {
+                let scores: HashSet<i64> = rows.iter().map(|r| r.score).collect();
+                rows.len() >= 3 && scores.len() >= 2
+            })
+            .expect("a query with varied matches");
         for sort in SORTS {
             for order in ["asc", "desc"] {
                 let (rows, params) = if sort == "relevance" {
