@@ -26,7 +26,12 @@ impl Session {
     pub fn start(args: &[&str], cols: u16, rows: u16) -> Self {
         let home = tempfile::tempdir().expect("temp home");
         let pair = native_pty_system()
-            .openpty(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 })
+            .openpty(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
             .expect("a pseudo-terminal");
         let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_vantage"));
         command.args(args);
@@ -80,14 +85,19 @@ impl Session {
                 return;
             }
             if Instant::now() > deadline {
-                panic!("timed out waiting for {what}; the screen shows:\n{}", self.screen());
+                panic!(
+                    "timed out waiting for {what}; the screen shows:\n{}",
+                    self.screen()
+                );
             }
             self.pump(Duration::from_millis(50));
         }
     }
 
     pub fn send(&mut self, keys: &str) {
-        self.writer.write_all(keys.as_bytes()).expect("keys reach the terminal");
+        self.writer
+            .write_all(keys.as_bytes())
+            .expect("keys reach the terminal");
         self.writer.flush().expect("flush keys");
     }
 
@@ -119,7 +129,9 @@ impl Session {
     pub fn cooked_mode(&self) -> bool {
         use nix::sys::termios::LocalFlags;
         let termios = self.master.get_termios().expect("termios of the pty");
-        termios.local_flags.contains(LocalFlags::ICANON | LocalFlags::ECHO)
+        termios
+            .local_flags
+            .contains(LocalFlags::ICANON | LocalFlags::ECHO)
     }
 
     pub fn pid(&self) -> Option<u32> {

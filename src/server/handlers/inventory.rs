@@ -19,7 +19,8 @@
 //! parameters that need personal-data detection answer 402; then the cursor; then
 //! the workspace (404).
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use axum::Json;
@@ -37,8 +38,8 @@ use crate::server::auth::Feature;
 use crate::server::catalog::{FINDING_KINDS, FindingKind, finding_kind};
 use crate::server::errors::ApiError;
 use crate::server::ops::{self, Ctx, QueryParams, Validation};
-use crate::server::paging::{self, KeyPart, PageRequest, SortKey};
-use crate::server::store::query::{TextQuery, fold};
+use crate::server::paging::PageRequest;
+use crate::server::store::query::{CompactKey, Field, TextQuery, directed, fold, paginate_compact};
 use crate::server::store::{Data, ProjectRec};
 
 const DEFAULT_LIMIT: u32 = 50;
@@ -129,11 +130,11 @@ impl InventoryParams {
         let mut v = Validation::default();
         let limit = v.check(query.limit(DEFAULT_LIMIT, MAX_LIMIT));
         let cursor = v.check(query.one("cursor")).flatten().map(str::to_owned);
-        let text = v
+        let raw_text = v
             .check(query.one("query"))
             .flatten()
-            .filter(|raw| !raw.trim().is_empty())
-            .and_then(|raw| v.check(TextQuery::parse(raw, "query.query")));
+            .filter(|raw| !raw.trim().is_empty());
+        let text = raw_text.and_then(|raw| v.check(TextQuery::parse(raw, "query.query")));
         let sort_names = names(InventorySortBy::KNOWN, InventorySortBy::as_str);
         let sort_by = v
             .check(query.one_enum("sort_by", InventorySortBy::known, &sort_names))
@@ -142,10 +143,10 @@ impl InventoryParams {
         let sort_order = v
             .check(query.one_enum("sort_order", SortOrder::known, &order_names))
             .flatten();
-        if sort_order.is_some() && sort_by.is_none() && v.is_clean() {
+        if sort_order.is_some() && query.all("sort_by").next().is_none() {
             v.push("query.sort_order", "sort_order requires sort_by");
         }
-        if sort_by == Some(InventorySortBy::Relevance) && text.is_none() {
+        if sort_by == Some(InventorySortBy::Relevance) && raw_text.is_none() {
             v.push("query.sort_by", "sort_by=relevance requires a query");
         }
         let groups = names(ActivityGroup::KNOWN, ActivityGroup::as_str);
@@ -304,63 +305,73 @@ fn instant(at: OffsetDateTime) -> i64 {
     i64::try_from(at.unix_timestamp_nanos()).unwrap_or(i64::MAX)
 }
 
-/// Unnamed first ascending, last descending; then the case-folded name.
-fn name_parts(name: Option<&str>, descending: bool) -> [KeyPart; 2] {
-    [
-        KeyPart::int(i64::from(name.is_some()), descending),
-        KeyPart::text(name.map(fold).unwrap_or_default(), descending),
-    ]
+/// The name as it sorts: case-folded, borrowed when already folded.
+fn sort_name(name: &str) -> Cow<'_, str> {
+    if name
+        .bytes()
+        .all(|b| b.is_ascii() && !b.is_ascii_uppercase())
+    {
+        Cow::Borrowed(name)
+    } else {
+        Cow::Owned(fold(name))
+    }
 }
 
 impl Sort {
-    /// The sort key of a project; always ends with the unique project id.
-    fn key(&self, project: &ProjectRec, score: u32, open_pii: i64) -> SortKey {
-        let desc = self.descending;
+    /// The sort key of a project; ends with the unique project id.
+    fn key<'a>(&self, project: &'a ProjectRec, score: u32, open_pii: i64) -> CompactKey<'a> {
+        let dir = |value: i64| directed(value, self.descending);
+        let asc = |value: i64| directed(value, false);
         let activity = &project.activity;
-        let mut key: SortKey = Vec::with_capacity(5);
-        match &self.by {
+        let named = i64::from(project.name.is_some());
+        let name = || sort_name(project.name.as_deref().unwrap_or_default());
+        let ints = match &self.by {
             InventorySortBy::Relevance => {
-                key.push(KeyPart::int(i64::from(score), desc));
-                key.push(KeyPart::int(instant(project.updated_at), desc));
+                [dir(i64::from(score)), dir(instant(project.updated_at)), 0]
             }
             InventorySortBy::ReviewPriority => {
                 let rank = priority_rank(&project.security.review_priority);
-                key.push(KeyPart::asc_int(i64::from(rank.is_none())));
-                key.push(KeyPart::int(rank.unwrap_or(0), desc));
-                key.push(KeyPart::int(project.security.risk_score, desc));
+                [
+                    asc(i64::from(rank.is_none())),
+                    dir(rank.unwrap_or(0)),
+                    dir(project.security.risk_score),
+                ]
             }
-            InventorySortBy::Name => key.extend(name_parts(project.name.as_deref(), desc)),
-            InventorySortBy::PublishAudience => {
-                key.push(KeyPart::int(audience_rank(project), desc));
+            InventorySortBy::Name => {
+                return CompactKey::new([dir(named), 0, 0], &project.id)
+                    .with_text(name(), self.descending);
             }
+            InventorySortBy::ExternalAccessRank => {
+                return CompactKey::new(
+                    [dir(external_access_rank(project)), asc(named), 0],
+                    &project.id,
+                )
+                .with_text(name(), false);
+            }
+            InventorySortBy::PublishAudience => [dir(audience_rank(project)), 0, 0],
             InventorySortBy::LastEditedAt | InventorySortBy::Unknown(_) => {
-                key.push(KeyPart::int(instant(last_activity(project)), desc));
+                [dir(instant(last_activity(project))), 0, 0]
             }
             InventorySortBy::RiskFactorCount => {
-                key.push(KeyPart::int(
-                    project.security.explanation.len() as i64,
-                    desc,
-                ));
+                [dir(project.security.explanation.len() as i64), 0, 0]
             }
-            InventorySortBy::OpenPiiFindingCount => key.push(KeyPart::int(open_pii, desc)),
-            InventorySortBy::ExternalAccessRank => {
-                key.push(KeyPart::int(external_access_rank(project), desc));
-                key.extend(name_parts(project.name.as_deref(), false));
-            }
-            InventorySortBy::Edits24h => key.push(KeyPart::int(activity.edits_24h, desc)),
-            InventorySortBy::Edits7d => key.push(KeyPart::int(activity.edits_7d, desc)),
-            InventorySortBy::Edits30d => key.push(KeyPart::int(activity.edits_30d, desc)),
-            InventorySortBy::Visitors24h => key.push(KeyPart::int(activity.visitors_24h, desc)),
-            InventorySortBy::Visitors7d => key.push(KeyPart::int(activity.visitors_7d, desc)),
-            InventorySortBy::Visitors30d => key.push(KeyPart::int(activity.visitors_30d, desc)),
+            InventorySortBy::OpenPiiFindingCount => [dir(open_pii), 0, 0],
+            InventorySortBy::Edits24h => [dir(activity.edits_24h), 0, 0],
+            InventorySortBy::Edits7d => [dir(activity.edits_7d), 0, 0],
+            InventorySortBy::Edits30d => [dir(activity.edits_30d), 0, 0],
+            InventorySortBy::Visitors24h => [dir(activity.visitors_24h), 0, 0],
+            InventorySortBy::Visitors7d => [dir(activity.visitors_7d), 0, 0],
+            InventorySortBy::Visitors30d => [dir(activity.visitors_30d), 0, 0],
             InventorySortBy::LastSecurityScanAt => {
                 let scanned = project.security.last_security_scan_at;
-                key.push(KeyPart::asc_int(i64::from(scanned.is_none())));
-                key.push(KeyPart::int(scanned.map_or(0, instant), desc));
+                [
+                    asc(i64::from(scanned.is_none())),
+                    dir(scanned.map_or(0, instant)),
+                    0,
+                ]
             }
-        }
-        key.push(KeyPart::asc_text(project.id.as_str()));
-        key
+        };
+        CompactKey::new(ints, &project.id)
     }
 }
 
@@ -400,28 +411,93 @@ fn any_of<T: PartialEq>(wanted: &[T], value: Option<&T>) -> bool {
     wanted.is_empty() || value.is_some_and(|value| wanted.contains(value))
 }
 
-/// Display names of the workspace's members by user id; an active membership
-/// wins over another of the same user.
-fn owner_names<'a>(data: &'a Data, workspace_id: &str) -> HashMap<&'a str, Option<&'a str>> {
-    let mut names: HashMap<&str, (bool, Option<&str>)> = HashMap::new();
+/// Open personal-data finding counts (as `Data::open_pii_count`) for a walk over
+/// projects in ascending id order, as `Data::workspace_projects` yields them: one
+/// sorted list merged along, instead of a hash lookup per project.
+struct OpenPiiCounts<'a> {
+    counts: Vec<(&'a str, i64)>,
+    position: usize,
+}
+
+impl<'a> OpenPiiCounts<'a> {
+    fn new(data: &'a Data) -> Self {
+        let mut counts: Vec<(&str, i64)> = data
+            .pii
+            .keys()
+            .map(|project_id| (project_id.as_str(), data.open_pii_count(project_id)))
+            .filter(|(_, count)| *count > 0)
+            .collect();
+        counts.sort_unstable();
+        Self {
+            counts,
+            position: 0,
+        }
+    }
+
+    /// The count of `project_id`; ids must be asked in ascending order.
+    fn next(&mut self, project_id: &str) -> i64 {
+        while self
+            .counts
+            .get(self.position)
+            .is_some_and(|(id, _)| *id < project_id)
+        {
+            self.position += 1;
+        }
+        match self.counts.get(self.position) {
+            Some((id, count)) if *id == project_id => *count,
+            _ => 0,
+        }
+    }
+}
+
+/// The display name of a project owner: their membership in the workspace (an
+/// active one wins over another of the same user), folded for search when asked.
+struct OwnerName<'a> {
+    active: bool,
+    display: Option<&'a str>,
+    folded: Option<String>,
+}
+
+/// Owner names by user id: of every member when `only` is `None` (for a search),
+/// else of the users in `only` (for one page).
+fn owner_names<'a>(
+    data: &'a Data,
+    workspace_id: &str,
+    only: Option<&HashSet<&str>>,
+) -> HashMap<&'a str, OwnerName<'a>> {
+    let mut names: HashMap<&str, OwnerName> = HashMap::new();
     for membership in &data.memberships {
-        if membership.workspace_id != workspace_id {
+        let user = membership.user_id.as_str();
+        if membership.workspace_id != workspace_id || only.is_some_and(|only| !only.contains(user))
+        {
             continue;
         }
-        let entry = (membership.is_active(), membership.display_name.as_deref());
-        names
-            .entry(membership.user_id.as_str())
-            .and_modify(|kept| {
-                if !kept.0 && entry.0 {
-                    *kept = entry;
-                }
-            })
-            .or_insert(entry);
+        let active = membership.is_active();
+        if names.get(user).is_some_and(|kept| kept.active || !active) {
+            continue;
+        }
+        let display = membership.display_name.as_deref();
+        let folded = only.is_none().then(|| display.map(fold)).flatten();
+        names.insert(
+            user,
+            OwnerName {
+                active,
+                display,
+                folded,
+            },
+        );
     }
     names
-        .into_iter()
-        .map(|(user, (_, name))| (user, name))
-        .collect()
+}
+
+fn owner_of<'m>(
+    owners: &'m HashMap<&str, OwnerName<'_>>,
+    project: &ProjectRec,
+) -> Option<&'m OwnerName<'m>> {
+    project
+        .owner_id
+        .as_deref()
+        .and_then(|owner| owners.get(owner))
 }
 
 fn inventory_page(
@@ -437,46 +513,54 @@ fn inventory_page(
         .workspaces
         .get(workspace_id)
         .ok_or_else(ApiError::workspace_not_found)?;
-    let owners = owner_names(data, workspace_id);
-    let owner_of = |project: &ProjectRec| {
-        project
-            .owner_id
-            .as_deref()
-            .and_then(|owner| owners.get(owner).copied().flatten())
-    };
-    let reads_open_pii = params.reads_open_pii();
+    // A search reads every owner's name; otherwise only the page's are needed.
+    let all_owners = params
+        .filters
+        .query
+        .is_some()
+        .then(|| owner_names(data, workspace_id, None));
+    let mut open_pii_counts = params.reads_open_pii().then(|| OpenPiiCounts::new(data));
     let mut matcher = params.filters.query.as_ref().map(TextQuery::matcher);
-    let mut keyed: Vec<(SortKey, &ProjectRec)> = Vec::new();
+    let mut keyed: Vec<(CompactKey, &ProjectRec)> = Vec::new();
     for project in data.workspace_projects(workspace_id) {
-        let open_pii = if reads_open_pii {
-            data.open_pii_count(&project.id)
-        } else {
-            0
-        };
+        let open_pii = open_pii_counts
+            .as_mut()
+            .map_or(0, |counts| counts.next(&project.id));
         if !params.filters.admits(project, open_pii, now) {
             continue;
         }
-        let score = match &mut matcher {
-            None => 0,
-            Some(matcher) => {
+        let score = match (&mut matcher, &all_owners) {
+            (Some(matcher), Some(owners)) => {
+                let owner = owner_of(owners, project).and_then(|o| o.folded.as_deref());
                 let fields = [
-                    (project.name.as_deref(), NAME_WEIGHT),
-                    (owner_of(project), OWNER_WEIGHT),
+                    Field::raw(project.name.as_deref(), NAME_WEIGHT),
+                    Field::folded(owner, OWNER_WEIGHT),
                 ];
                 match matcher.score(&fields) {
                     Some(score) => score,
                     None => continue,
                 }
             }
+            _ => 0,
         };
         keyed.push((params.sort.key(project, score, open_pii), project));
     }
     let total = keyed.len() as i64;
-    let (page, pagination) = paging::paginate(keyed, request, secret, binding);
+    let (page, pagination) = paginate_compact(keyed, request, secret, binding)?;
+    let owners = match all_owners {
+        Some(owners) => owners,
+        None => {
+            let wanted: HashSet<&str> = page.iter().filter_map(|p| p.owner_id.as_deref()).collect();
+            owner_names(data, workspace_id, Some(&wanted))
+        }
+    };
     let applied = params.applied_finding();
     let data_items = page
         .into_iter()
-        .map(|project| inventory_item(data, project, owner_of(project), now, applied))
+        .map(|project| {
+            let owner = owner_of(&owners, project).and_then(|o| o.display);
+            inventory_item(data, project, owner, now, applied)
+        })
         .collect();
     Ok(InventoryPage {
         data: data_items,
@@ -558,5 +642,63 @@ fn inventory_item(
         review_priority: security.review_priority.clone(),
         review_priority_explanation: security.explanation.clone(),
         matched_reason,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    fn project_edited(
+        last_edited_at: Option<OffsetDateTime>,
+        updated_at: OffsetDateTime,
+    ) -> ProjectRec {
+        let mut project: ProjectRec = serde_json::from_value(serde_json::json!({
+            "id": "prj_1",
+            "workspace_id": "ws_1",
+            "updated_at": "2026-01-01T00:00:00Z",
+        }))
+        .unwrap();
+        project.last_edited_at = last_edited_at;
+        project.updated_at = updated_at;
+        project
+    }
+
+    #[test]
+    fn activity_groups_include_their_boundaries_and_fall_back_to_updates() {
+        let now = datetime!(2026-11-22 12:00 UTC);
+        let old = now - Duration::days(400);
+        let group =
+            |edited: OffsetDateTime| activity_group(&project_edited(Some(edited), old), now);
+        assert_eq!(group(now - Duration::days(14)), ActivityGroup::Last14Days);
+        assert_eq!(
+            group(now - Duration::days(14) - Duration::seconds(1)),
+            ActivityGroup::Last60Days
+        );
+        assert_eq!(group(now - Duration::days(60)), ActivityGroup::Last60Days);
+        assert_eq!(
+            group(now - Duration::days(60) - Duration::seconds(1)),
+            ActivityGroup::Older
+        );
+        let never_edited = project_edited(None, now - Duration::days(3));
+        assert_eq!(
+            activity_group(&never_edited, now),
+            ActivityGroup::Last14Days
+        );
+    }
+
+    #[test]
+    fn a_text_query_is_required_for_relevance_and_sets_the_default_order() {
+        let parse = |raw: &str| InventoryParams::parse(&QueryParams::parse(Some(raw)));
+        assert_eq!(parse("").unwrap().sort.by, InventorySortBy::LastEditedAt);
+        assert_eq!(
+            parse("query=abc").unwrap().sort.by,
+            InventorySortBy::Relevance
+        );
+        assert!(parse("query=abc").unwrap().sort.descending);
+        assert!(parse("sort_by=relevance").is_err());
+        assert!(parse("sort_by=relevance&query=%20").is_err());
+        assert!(parse("sort_by=relevance&query=ab").is_ok());
     }
 }
