@@ -99,6 +99,15 @@ impl Harness {
     }
 }
 
+/// Snapshots with request ids replaced, since those differ on every run.
+macro_rules! snapshot {
+    ($name:expr, $value:expr) => {
+        insta::with_settings!({filters => vec![(r"req_[0-9a-f]{22}", "req_[id]")]}, {
+            insta::assert_snapshot!($name, $value);
+        })
+    };
+}
+
 fn dark() -> Theme {
     Theme::new(ThemeName::Dark, false)
 }
@@ -106,15 +115,15 @@ fn dark() -> Theme {
 #[tokio::test]
 async fn insights_screen() {
     let harness = Harness::new(ENTERPRISE_ADMIN, dark()).await;
-    insta::assert_snapshot!("insights_120x35", harness.render(120, 35).backend());
-    insta::assert_snapshot!("insights_80x24", harness.render(80, 24).backend());
+    snapshot!("insights_120x35", harness.render(120, 35).backend());
+    snapshot!("insights_80x24", harness.render(80, 24).backend());
 }
 
 #[tokio::test]
 async fn insights_with_a_priority_filter() {
     let mut harness = Harness::new(ENTERPRISE_ADMIN, dark()).await;
     harness.keys("p").await;
-    insta::assert_snapshot!(
+    snapshot!(
         "insights_filtered_120x35",
         harness.render(120, 35).backend()
     );
@@ -124,8 +133,8 @@ async fn insights_with_a_priority_filter() {
 async fn inventory_screen() {
     let mut harness = Harness::new(ENTERPRISE_ADMIN, dark()).await;
     harness.keys("2").await;
-    insta::assert_snapshot!("inventory_120x35", harness.render(120, 35).backend());
-    insta::assert_snapshot!("inventory_80x24", harness.render(80, 24).backend());
+    snapshot!("inventory_120x35", harness.render(120, 35).backend());
+    snapshot!("inventory_80x24", harness.render(80, 24).backend());
 }
 
 #[tokio::test]
@@ -134,7 +143,7 @@ async fn inventory_opened_from_a_finding_type() {
     // The third finding type: external collaborators.
     harness.keys("jj").await;
     harness.key(KeyCode::Enter).await;
-    insta::assert_snapshot!(
+    snapshot!(
         "inventory_finding_120x35",
         harness.render(120, 35).backend()
     );
@@ -148,11 +157,11 @@ async fn inventory_with_filters_and_sort() {
     harness.keys("sjjj").await;
     harness.key(KeyCode::Enter).await;
     harness.keys("S").await;
-    insta::assert_snapshot!(
+    snapshot!(
         "inventory_filtered_120x35",
         harness.render(120, 35).backend()
     );
-    insta::assert_snapshot!("inventory_filtered_80x24", harness.render(80, 24).backend());
+    snapshot!("inventory_filtered_80x24", harness.render(80, 24).backend());
 }
 
 #[tokio::test]
@@ -160,21 +169,21 @@ async fn inventory_gate_for_a_business_workspace() {
     let mut harness =
         Harness::for_workspace(common::BUSINESS_ADMIN, common::BUSINESS_WS, dark()).await;
     harness.keys("2").await;
-    insta::assert_snapshot!("inventory_gate_120x35", harness.render(120, 35).backend());
+    snapshot!("inventory_gate_120x35", harness.render(120, 35).backend());
 }
 
 #[tokio::test]
 async fn insights_with_an_error() {
     let harness = Harness::new(common::PROJECTS_READ, dark()).await;
-    insta::assert_snapshot!("insights_error_120x35", harness.render(120, 35).backend());
+    snapshot!("insights_error_120x35", harness.render(120, 35).backend());
 }
 
 #[tokio::test]
 async fn help_overlay_and_too_small() {
     let mut harness = Harness::new(ENTERPRISE_ADMIN, dark()).await;
     harness.keys("2?").await;
-    insta::assert_snapshot!("inventory_help_120x35", harness.render(120, 35).backend());
-    insta::assert_snapshot!("too_small_50x10", harness.render(50, 10).backend());
+    snapshot!("inventory_help_120x35", harness.render(120, 35).backend());
+    snapshot!("too_small_50x10", harness.render(50, 10).backend());
 }
 
 /// Styles are part of these snapshots: the buffer's debug form lists them.

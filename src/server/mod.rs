@@ -103,13 +103,7 @@ impl App {
         if store.is_empty() {
             store.seed(&config.fixture)?;
         }
-        // A manual clock (tests) makes request ids reproducible too.
-        let start = if config.clock.is_manual() {
-            config.clock.now()
-        } else {
-            OffsetDateTime::now_utc()
-        }
-        .unix_timestamp_nanos() as u64;
+        let start = OffsetDateTime::now_utc().unix_timestamp_nanos() as u64;
         let cursor_secret = store.meta_or_insert("cursor_secret", || {
             format!(
                 "{:016x}{:016x}",
