@@ -101,6 +101,20 @@ fn main() {
             ),
         ),
         (
+            "members limit=100 query=\"ada lovelace\" (best match first)",
+            format!("/v1/workspaces/{workspace}/members?limit=100&query=ada%20lovelace"),
+        ),
+        (
+            "members limit=100 query=example sort_by=display_name asc",
+            format!(
+                "/v1/workspaces/{workspace}/members?limit=100&query=example&sort_by=display_name&sort_order=asc"
+            ),
+        ),
+        (
+            "members limit=100 role=member sort_by=joined_at",
+            format!("/v1/workspaces/{workspace}/members?limit=100&role=member&sort_by=joined_at"),
+        ),
+        (
             "insights",
             format!("/v1/workspaces/{workspace}/security-center/insights"),
         ),
