@@ -732,7 +732,7 @@ impl Screen for ProjectScreen {
     }
 
     fn hints(&self) -> Vec<(Action, &'static str)> {
-        let mut hints = vec![(Action::Back, "inventory")];
+        let mut hints = vec![(Action::Back, "back")];
         match self.access {
             WriteAccess::ReadOnly => {}
             WriteAccess::Allowed => hints.extend(
@@ -746,7 +746,6 @@ impl Screen for ProjectScreen {
                     .map(|(action, _, disabled, _)| (*action, *disabled)),
             ),
         }
-        hints.push((Action::Copy, "copy id"));
         hints
     }
 
@@ -783,7 +782,13 @@ impl Screen for ProjectScreen {
         ])
         .areas(area);
         self.draw_head(frame, head_area, view);
-        let project_lines = self.project_lines(view);
+        let wide = main_area.width >= 110;
+        let left_width = if wide {
+            main_area.width * 58 / 100
+        } else {
+            main_area.width
+        };
+        let project_lines = self.project_lines(view, left_width as usize);
         let facts = self.fact_lines(view);
         let block = |title: &'static str| {
             Block::default()
@@ -791,7 +796,7 @@ impl Screen for ProjectScreen {
                 .border_style(theme.border)
                 .title(Span::styled(title, theme.title))
         };
-        if main_area.width >= 110 {
+        if wide {
             let [left, right] =
                 Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)])
                     .spacing(1)
@@ -896,7 +901,8 @@ impl ProjectScreen {
         frame.render_widget(Paragraph::new(Line::from(spans)), area);
     }
 
-    fn project_lines(&self, view: &ScreenView) -> Vec<Line<'static>> {
+    /// The Project's fields, values cut to `width` cells with their labels.
+    fn project_lines(&self, view: &ScreenView, width: usize) -> Vec<Line<'static>> {
         let theme = view.theme;
         let Some(project) = &self.project else {
             return match &self.error {
@@ -905,7 +911,7 @@ impl ProjectScreen {
             };
         };
         const LABEL: usize = 15;
-        let width = 200;
+        let width = width.saturating_sub(LABEL).max(10);
         let row = |label: &str, value: String, style: Style| {
             Line::from(vec![
                 Span::styled(format!("{label:<LABEL$}"), theme.dim),
@@ -927,7 +933,7 @@ impl ProjectScreen {
             .map(|d| sanitize_multiline(d).replace('\n', " "));
         match description {
             Some(description) => {
-                for (index, line) in wrap_words(&description, 90, 3).into_iter().enumerate() {
+                for (index, line) in wrap_words(&description, width, 3).into_iter().enumerate() {
                     let label = if index == 0 { "Description" } else { "" };
                     lines.push(row(label, line, theme.base));
                 }
@@ -944,7 +950,7 @@ impl ProjectScreen {
             (None, Some(id)) => fit(id, 40),
             (None, None) => "—".into(),
         };
-        lines.push(row("Owner", owner, theme.base));
+        lines.push(row("Owner", fit(&owner, width), theme.base));
         lines.push(row("Workspace", fit(&project.workspace_id, 40), theme.base));
         lines.push(row(
             "Created",
