@@ -53,7 +53,7 @@ fn item(n: usize) -> serde_json::Value {
     json!({
         "id": format!("prj_{n:05}"), "name": format!("Project {n}"),
         "description": "A budget tracker for the finance team", "url": format!("https://p{n}.example.app"),
-        "is_published": n % 2 == 0, "publish_audience": if n % 2 == 0 { Some("custom") } else { None },
+        "is_published": n.is_multiple_of(2), "publish_audience": if n.is_multiple_of(2) { Some("custom") } else { None },
         "visibility": "workspace_edit", "activity_group": "last_14_days",
         "connectors": ["stripe"], "edge_functions": [{"name": "send-mail"}],
         "edit_count": 120, "message_count": 45, "edits_24h": 2, "edits_7d": 9, "edits_30d": 31,
@@ -86,9 +86,9 @@ fn project_json(n: usize) -> serde_json::Value {
         "latest_commit_sha": "3f2a9c1d4e5b6a7980a1b2c3d4e5f60718293a4b",
         "latest_screenshot_url": format!("https://shots.example.app/prj_{n:05}.png"),
         "owner_id": "8f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f", "workspace_id": "ws_test",
-        "is_published": n % 2 == 0, "preview_url": format!("https://preview.example.app/prj_{n:05}"),
-        "publish_audience": if n % 2 == 0 { Some("custom") } else { None },
-        "publish_audience_targets": if n % 2 == 0 { json!([{"id": "grp_finance", "type": "group"}]) } else { json!([]) },
+        "is_published": n.is_multiple_of(2), "preview_url": format!("https://preview.example.app/prj_{n:05}"),
+        "publish_audience": if n.is_multiple_of(2) { Some("custom") } else { None },
+        "publish_audience_targets": if n.is_multiple_of(2) { json!([{"id": "grp_finance", "type": "group"}]) } else { json!([]) },
         "visibility": "workspace_edit"
     })
 }
@@ -158,9 +158,17 @@ fn open_selected(app: &mut App, n: usize) {
             project_id: format!("prj_{n:05}")
         }
     );
-    reply(app, Slot::Project, token, Ok(Reply::Project(Box::new(project(n)))));
+    reply(
+        app,
+        Slot::Project,
+        token,
+        Ok(Reply::Project(Box::new(project(n)))),
+    );
     assert_eq!(
-        app.project.as_ref().and_then(|p| p.project.as_ref()).map(|p| p.id.clone()),
+        app.project
+            .as_ref()
+            .and_then(|p| p.project.as_ref())
+            .map(|p| p.id.clone()),
         Some(format!("prj_{n:05}"))
     );
 }
@@ -187,7 +195,10 @@ fn enter_opens_the_project_and_d_still_toggles_the_pane() {
     inventory(&mut app);
     let effects = app.handle(key('d'), NOW);
     assert!(fetches(&effects).is_empty());
-    assert!(app.project.is_none(), "d toggles the pane, it does not open");
+    assert!(
+        app.project.is_none(),
+        "d toggles the pane, it does not open"
+    );
     app.handle(key('j'), NOW);
     open_selected(&mut app, 1);
     app.handle(code(KeyCode::Esc), NOW);
@@ -202,7 +213,11 @@ fn the_name_is_validated_as_it_is_typed() {
     open_selected(&mut app, 0);
     app.handle(key('e'), NOW);
     assert!(screen(&app).is_renaming());
-    assert_eq!(screen(&app).rename_error(), None, "the current name is valid");
+    assert_eq!(
+        screen(&app).rename_error(),
+        None,
+        "the current name is valid"
+    );
     // While typing, q and D are text, not actions.
     type_text(&mut app, " q🚀");
     assert!(!app.should_quit);
@@ -285,7 +300,10 @@ fn a_rename_shows_the_response_and_the_inventory_catches_up() {
         token,
         Ok(Reply::Project(Box::new(renamed))),
     );
-    assert!(fetches(&effects).is_empty(), "the PATCH response is shown as is");
+    assert!(
+        fetches(&effects).is_empty(),
+        "the PATCH response is shown as is"
+    );
     assert!(!screen(&app).is_renaming());
     assert_eq!(
         screen(&app).project.as_ref().unwrap().name.as_deref(),
@@ -304,7 +322,10 @@ fn a_rename_shows_the_response_and_the_inventory_catches_up() {
     assert!(fetches(&app.handle(Msg::Wake, NOW)).is_empty(), "not yet");
     let effects = app.handle(Msg::Wake, first);
     let (token, request) = only_fetch(&effects, Slot::InventoryRecheck);
-    assert!(matches!(request, Request::InventoryPage { cursor: None, .. }));
+    assert!(matches!(
+        request,
+        Request::InventoryPage { cursor: None, .. }
+    ));
     // A stale list still shows the old name: the patch stays, the re-read backs off.
     reply_at(
         &mut app,
@@ -396,7 +417,12 @@ fn delete_needs_the_exact_name_typed() {
     // Leaving while the delete is in flight is refused: its answer matters.
     app.handle(code(KeyCode::Esc), NOW);
     assert!(app.project.is_some());
-    reply(&mut app, Slot::ProjectWrite, token, Ok(Reply::ProjectDeleted));
+    reply(
+        &mut app,
+        Slot::ProjectWrite,
+        token,
+        Ok(Reply::ProjectDeleted),
+    );
     assert!(app.project.is_none(), "back in the inventory");
     assert_eq!(app.inventory.rows.len(), 4);
     assert!(app.inventory.rows.iter().all(|row| row.id != "prj_00002"));
@@ -449,7 +475,10 @@ fn a_deployment_is_polled_within_the_contract_limits() {
     inventory(&mut app);
     open_selected(&mut app, 0);
     app.handle(key('p'), NOW);
-    assert!(screen(&app).confirm().is_some(), "p publishes here, after a yes");
+    assert!(
+        screen(&app).confirm().is_some(),
+        "p publishes here, after a yes"
+    );
     let effects = app.handle(key('y'), NOW);
     let (token, request) = only_fetch(&effects, Slot::ProjectWrite);
     assert_eq!(
@@ -526,7 +555,10 @@ fn a_deployment_is_polled_within_the_contract_limits() {
     only_fetch(&effects, Slot::Project);
     assert_eq!(app.wake_at(), None, "a terminal deployment is not polled");
     let watch = screen(&app).deployment.as_ref().unwrap();
-    assert_eq!(watch.deployment.url.as_deref(), Some("https://budget.example.app"));
+    assert_eq!(
+        watch.deployment.url.as_deref(),
+        Some("https://budget.example.app")
+    );
 }
 
 #[test]
@@ -646,9 +678,22 @@ fn stale_replies_are_dropped() {
     let effects = app.handle(code(KeyCode::Enter), NOW);
     let (second, _) = only_fetch(&effects, Slot::Project);
     // The answer for the project left behind arrives late.
-    reply(&mut app, Slot::Project, first, Ok(Reply::Project(Box::new(project(0)))));
-    assert!(screen(&app).project.is_none(), "the older project's answer is dropped");
-    reply(&mut app, Slot::Project, second, Ok(Reply::Project(Box::new(project(1)))));
+    reply(
+        &mut app,
+        Slot::Project,
+        first,
+        Ok(Reply::Project(Box::new(project(0)))),
+    );
+    assert!(
+        screen(&app).project.is_none(),
+        "the older project's answer is dropped"
+    );
+    reply(
+        &mut app,
+        Slot::Project,
+        second,
+        Ok(Reply::Project(Box::new(project(1)))),
+    );
     assert_eq!(screen(&app).project.as_ref().unwrap().id, "prj_00001");
     // A write answer with a token not in flight changes nothing.
     let mut renamed = project(1);

@@ -207,11 +207,6 @@ impl CatchUp {
         }
         Some(confirmed)
     }
-
-    /// A new view: re-reads keep their own query and cursor, nothing else changes.
-    pub fn clear(&mut self) {
-        *self = Self::default();
-    }
 }
 
 /// The wait before re-read number `attempt` (0-based): 1, 2, 4, 8, 8, ... seconds.

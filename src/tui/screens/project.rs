@@ -1156,15 +1156,12 @@ impl ProjectScreen {
                 }
                 _ => {
                     spans.push(Span::styled(format!("… {status}"), theme.warn));
-                    if let Some(next) = watch.next_poll {
-                        let secs = (next - view.now).whole_seconds().max(0);
-                        spans.push(Span::styled(
-                            format!(" · next check in {secs} s"),
-                            theme.dim,
-                        ));
-                    } else if watch.poll_pending.is_some() {
-                        spans.push(Span::styled(" · checking…", theme.dim));
-                    }
+                    // Nothing redraws on a tick, so no countdown: the interval.
+                    let every = watch.interval.as_seconds_f64();
+                    spans.push(Span::styled(
+                        format!(" · checks every {every:.0} s ({} so far)", watch.polls),
+                        theme.dim,
+                    ));
                 }
             }
             lines.push(Line::from(spans));
