@@ -37,6 +37,14 @@ pub enum Action {
     /// Open the filter toggles menu.
     Toggles,
     ClearFilters,
+    /// Rename the project.
+    Rename,
+    /// Change who may open the project in the editor.
+    Visibility,
+    Unpublish,
+    Publish,
+    /// Delete the project (asks for its name).
+    Delete,
 }
 
 impl Action {
@@ -71,6 +79,11 @@ impl Action {
         Action::PriorityFilter,
         Action::Toggles,
         Action::ClearFilters,
+        Action::Rename,
+        Action::Visibility,
+        Action::Unpublish,
+        Action::Publish,
+        Action::Delete,
     ];
 
     /// The name used in the config file's `[keys]` table.
@@ -105,6 +118,11 @@ impl Action {
             Action::PriorityFilter => "priority_filter",
             Action::Toggles => "toggles",
             Action::ClearFilters => "clear_filters",
+            Action::Rename => "rename",
+            Action::Visibility => "visibility",
+            Action::Unpublish => "unpublish",
+            Action::Publish => "publish",
+            Action::Delete => "delete",
         }
     }
 

@@ -13,6 +13,7 @@ use super::effect::{Cx, Effect, ErrorInfo, Reply, Slot};
 use super::keymap::Keymap;
 use super::screens::insights::InsightsScreen;
 use super::screens::inventory::InventoryScreen;
+use super::screens::project::{ProjectNav, ProjectScreen, WriteAccess};
 use super::screens::{Placeholder, Screen, ScreenView, error_text};
 use super::theme::Theme;
 use super::widgets::{ago, centered};
@@ -68,6 +69,10 @@ pub struct App {
     pub keymap: Keymap,
     pub insights: InsightsScreen,
     pub inventory: InventoryScreen,
+    /// The project detail view, open over the inventory tab.
+    pub project: Option<ProjectScreen>,
+    /// Learned from a write's 403 `insufficient_scope`: the scopes it asked for.
+    pub missing_write_scope: Option<Vec<String>>,
     placeholders: [Placeholder; 4],
     pub tab: usize,
     overlay: Option<Overlay>,
@@ -114,6 +119,8 @@ impl App {
             keymap,
             insights: InsightsScreen::default(),
             inventory: InventoryScreen::new(export_dir),
+            project: None,
+            missing_write_scope: None,
             placeholders: [
                 Placeholder {
                     title: "Members",
@@ -153,6 +160,11 @@ impl App {
     }
 
     fn screen(&self) -> &dyn Screen {
+        if self.tab == 1
+            && let Some(project) = &self.project
+        {
+            return project;
+        }
         match self.tab {
             0 => &self.insights,
             1 => &self.inventory,
@@ -168,6 +180,11 @@ impl App {
         f: impl FnOnce(&mut dyn Screen, &mut Cx) -> R,
     ) -> R {
         let mut cx = Cx::new(now, effects, &mut self.next_token);
+        if self.tab == 1
+            && let Some(project) = &mut self.project
+        {
+            return f(project, &mut cx);
+        }
         let screen: &mut dyn Screen = match self.tab {
             0 => &mut self.insights,
             1 => &mut self.inventory,
@@ -178,10 +195,14 @@ impl App {
 
     /// The earliest deadline any screen waits for.
     pub fn wake_at(&self) -> Option<OffsetDateTime> {
-        [self.insights.wake_at(), self.inventory.wake_at()]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            self.insights.wake_at(),
+            self.inventory.wake_at(),
+            self.project.as_ref().and_then(|p| p.wake_at()),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     pub fn handle(&mut self, msg: Msg, now: OffsetDateTime) -> Vec<Effect> {
@@ -202,8 +223,17 @@ impl App {
                 let mut cx = Cx::new(now, &mut effects, &mut self.next_token);
                 match slot {
                     Slot::Insights => self.insights.handle_reply(slot, token, reply, &mut cx),
-                    Slot::InventoryPage | Slot::InventoryExport => {
+                    Slot::InventoryPage | Slot::InventoryExport | Slot::InventoryRecheck => {
                         self.inventory.handle_reply(slot, token, reply, &mut cx)
+                    }
+                    Slot::Project | Slot::ProjectWrite | Slot::Deployment => {
+                        // A reply for a project screen that was left is dropped.
+                        if let Some(project) = &mut self.project {
+                            project.handle_reply(slot, token, reply, &mut cx);
+                            if let WriteAccess::MissingScope(scopes) = &project.access {
+                                self.missing_write_scope = Some(scopes.clone());
+                            }
+                        }
                     }
                 }
                 if insights_loaded && let Some(data) = &self.insights.data {
@@ -224,6 +254,9 @@ impl App {
                 let mut cx = Cx::new(now, &mut effects, &mut self.next_token);
                 self.inventory.wake(&mut cx);
                 self.insights.wake(&mut cx);
+                if let Some(project) = &mut self.project {
+                    project.wake(&mut cx);
+                }
             }
         }
         effects = self.apply_app_effects(effects, now);
@@ -244,6 +277,11 @@ impl App {
                     out.extend(more);
                 }
                 Effect::Notify(text) => self.notice = Some((text, now)),
+                Effect::ProjectView(nav) => {
+                    let mut more = Vec::new();
+                    self.navigate_project(nav, now, &mut more);
+                    out.extend(self.apply_app_effects(more, now));
+                }
                 Effect::Quit => {
                     self.should_quit = true;
                     out.push(Effect::Quit);
@@ -269,6 +307,8 @@ impl App {
             }
             return;
         }
+        // A key may mean several actions; the screen takes the first it knows.
+        let actions = self.keymap.actions(&key).to_vec();
         let consumed = self.with_screen(now, effects, |screen, cx| {
             if screen.captures_keys() {
                 // A text field takes raw keys; a popup menu takes actions.
@@ -279,7 +319,9 @@ impl App {
                 }
                 return true;
             }
-            action.is_some_and(|action| screen.handle_action(action, cx))
+            actions
+                .iter()
+                .any(|action| screen.handle_action(*action, cx))
         });
         let Some(action) = action else { return };
         if consumed {
@@ -306,6 +348,34 @@ impl App {
             Action::Tab5 => self.switch_tab(4, now, effects),
             Action::Tab6 => self.switch_tab(5, now, effects),
             _ => {}
+        }
+    }
+
+    /// Opens or leaves the project view, or shows a write in the inventory.
+    fn navigate_project(
+        &mut self,
+        nav: ProjectNav,
+        now: OffsetDateTime,
+        effects: &mut Vec<Effect>,
+    ) {
+        match nav {
+            ProjectNav::Open(item) => {
+                let access = if self.identity.read_only {
+                    WriteAccess::ReadOnly
+                } else if let Some(scopes) = &self.missing_write_scope {
+                    WriteAccess::MissingScope(scopes.clone())
+                } else {
+                    WriteAccess::Allowed
+                };
+                self.tab = 1;
+                self.project = Some(ProjectScreen::new(*item, access));
+                self.with_screen(now, effects, |screen, cx| screen.activate(cx));
+            }
+            ProjectNav::Close => self.project = None,
+            ProjectNav::Wrote(write) => {
+                let mut cx = Cx::new(now, effects, &mut self.next_token);
+                self.inventory.apply_project_write(&write, &mut cx);
+            }
         }
     }
 
@@ -495,6 +565,9 @@ impl App {
         hint(Action::Refresh, "refresh");
         hint(Action::Help, "help");
         hint(Action::Quit, "quit");
+        if let Some(why) = self.screen().actions_disabled() {
+            spans.push(Span::styled(why, self.theme.warn));
+        }
         frame.render_widget(Paragraph::new(Line::from(spans)), area);
     }
 
@@ -519,6 +592,9 @@ impl App {
         row(Action::ErrorLog, "error log");
         row(Action::Help, "close this help");
         row(Action::Quit, "quit");
+        if let Some(why) = self.screen().actions_disabled() {
+            lines.push(Line::from(Span::styled(why, self.theme.warn)));
+        }
         let height = lines.len() as u16 + 2;
         let popup = centered(area, area.width.saturating_sub(4).min(100), height);
         frame.render_widget(Clear, popup);

@@ -10,6 +10,8 @@ use crate::api::model::{
     ActivityGroup, Insights, InventoryPage, InventorySortBy, PublishAudience, ReviewPriority,
     SortOrder, Visibility,
 };
+use crate::api::model::{Deployment, FieldError, Project, ProjectUpdate};
+use crate::tui::screens::project::ProjectNav;
 
 /// A request kind; a newer request in the same slot aborts the older one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -17,6 +19,14 @@ pub enum Slot {
     Insights,
     InventoryPage,
     InventoryExport,
+    /// The project detail screen's read of the project.
+    Project,
+    /// A change to a project: rename, visibility, (un)publish, delete. One at a time.
+    ProjectWrite,
+    /// A poll of a deployment's status.
+    Deployment,
+    /// The inventory re-reading a page until it shows our own writes.
+    InventoryRecheck,
 }
 
 /// The filters and sort of the project inventory, as the TUI holds them.
@@ -65,13 +75,42 @@ pub enum Request {
         format: ExportFormat,
         path: PathBuf,
     },
+    GetProject {
+        project_id: String,
+    },
+    UpdateProject {
+        project_id: String,
+        update: ProjectUpdate,
+    },
+    DeleteProject {
+        project_id: String,
+    },
+    Unpublish {
+        project_id: String,
+    },
+    Publish {
+        project_id: String,
+    },
+    GetDeployment {
+        project_id: String,
+        deployment_id: String,
+    },
 }
 
 #[derive(Debug, Clone)]
 pub enum Reply {
     Insights(Box<Insights>),
     InventoryPage(Box<InventoryPage>),
-    Exported { path: PathBuf, count: usize },
+    Exported {
+        path: PathBuf,
+        count: usize,
+    },
+    /// GET and PATCH of a project answer the project.
+    Project(Box<Project>),
+    ProjectDeleted,
+    Unpublished,
+    /// POST publish and the deployment poll answer a deployment.
+    Deployment(Box<Deployment>),
 }
 
 /// What a screen asks for.
@@ -89,6 +128,8 @@ pub enum Effect {
     /// A short message for the status line.
     Notify(String),
     Quit,
+    /// Open or leave the project detail screen, or tell the inventory of a write.
+    ProjectView(ProjectNav),
 }
 
 /// Why the API refused, in the words a person needs to fix it.
@@ -102,6 +143,10 @@ pub enum Gate {
     Scopes(Vec<String>),
     /// A 404 that means a feature is off (e.g. `pii_labels_not_found`).
     FeatureOff(String),
+    /// 400 `invalid_request` with field errors: what to fix, field by field.
+    Fields(Vec<FieldError>),
+    /// `security_critical_findings`: the findings that block publishing.
+    BlockingFindings(Vec<String>),
 }
 
 impl Gate {
@@ -122,6 +167,20 @@ impl Gate {
             Gate::FeatureOff(kind) => {
                 format!("The feature is not enabled for this workspace ({kind}).")
             }
+            Gate::Fields(fields) => {
+                let each: Vec<String> = fields
+                    .iter()
+                    .map(|field| match &field.location {
+                        Some(location) => format!("{location}: {}", field.message),
+                        None => field.message.clone(),
+                    })
+                    .collect();
+                format!("The server refused the input: {}.", each.join("; "))
+            }
+            Gate::BlockingFindings(refs) => format!(
+                "Publishing is blocked by critical security findings: {}. Resolve them first.",
+                refs.join(", ")
+            ),
         }
     }
 }

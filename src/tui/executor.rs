@@ -8,7 +8,7 @@ use futures::StreamExt;
 use super::app::ClientNotice;
 use super::effect::{ErrorInfo, ExportFormat, Gate, InventoryQuery, Reply, Request};
 use super::runtime::Executor;
-use crate::api::model::ErrorType;
+use crate::api::model::{ErrorType, PublishRequest};
 use crate::api::{ApiError, Client, ClientEvent, InventoryParams};
 use crate::clock::Clock;
 use crate::output::{CsvWriter, JsonArrayWriter, OutputError};
@@ -48,6 +48,41 @@ impl Executor for ClientExecutor {
             } => {
                 return self.export(&query, format, &path).await;
             }
+            Request::GetProject { project_id } => self
+                .client
+                .get_project(&project_id)
+                .await
+                .map(|project| Reply::Project(Box::new(project))),
+            Request::UpdateProject { project_id, update } => self
+                .client
+                .update_project(&project_id, &update)
+                .await
+                .map(|project| Reply::Project(Box::new(project))),
+            // The client resolves a delete of unknown outcome (a 404 on its retry
+            // counts as success), as DESIGN.md asks.
+            Request::DeleteProject { project_id } => self
+                .client
+                .delete_project(&project_id)
+                .await
+                .map(|()| Reply::ProjectDeleted),
+            Request::Unpublish { project_id } => self
+                .client
+                .unpublish_project(&project_id)
+                .await
+                .map(|()| Reply::Unpublished),
+            Request::Publish { project_id } => self
+                .client
+                .publish_project(&project_id, &PublishRequest::default())
+                .await
+                .map(|deployment| Reply::Deployment(Box::new(deployment))),
+            Request::GetDeployment {
+                project_id,
+                deployment_id,
+            } => self
+                .client
+                .get_deployment(&project_id, &deployment_id)
+                .await
+                .map(|deployment| Reply::Deployment(Box::new(deployment))),
         };
         result.map_err(|error| error_info(&error, &self.clock))
     }
@@ -144,6 +179,14 @@ pub fn error_info(error: &ApiError, clock: &Clock) -> ErrorInfo {
             Some(ErrorType::AnalyticsNotFound) => Some(Gate::FeatureOff(
                 "no analytics: the project was never published".into(),
             )),
+            Some(ErrorType::SecurityCriticalFindings) => {
+                Some(Gate::BlockingFindings(error.finding_refs()))
+            }
+            Some(ErrorType::InvalidRequest)
+                if error.response().is_some_and(|r| !r.errors.is_empty()) =>
+            {
+                error.response().map(|r| Gate::Fields(r.errors.clone()))
+            }
             _ => None,
         }
     };

@@ -149,20 +149,29 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::PriorityFilter, &["p"]),
     (Action::Toggles, &["t"]),
     (Action::ClearFilters, &["c"]),
+    (Action::Rename, &["e"]),
+    (Action::Visibility, &["v"]),
+    (Action::Unpublish, &["u"]),
+    // Shares `p` with the priority filter: each screen takes the action it knows.
+    (Action::Publish, &["p"]),
+    (Action::Delete, &["D"]),
 ];
 
+/// A key may mean several actions, in the order bound (e.g. `p`: the priority
+/// filter of the lists, publish on the project screen); each screen takes the
+/// first one it knows.
 #[derive(Debug, Clone)]
 pub struct Keymap {
-    bindings: HashMap<KeyPress, Action>,
+    bindings: HashMap<KeyPress, Vec<Action>>,
 }
 
 impl Default for Keymap {
     fn default() -> Self {
-        let mut bindings = HashMap::new();
+        let mut bindings: HashMap<KeyPress, Vec<Action>> = HashMap::new();
         for (action, keys) in DEFAULTS {
             for key in *keys {
                 if let Some(press) = KeyPress::parse(key) {
-                    bindings.insert(press, *action);
+                    bindings.entry(press).or_default().push(*action);
                 }
             }
         }
@@ -187,16 +196,27 @@ impl Keymap {
                     key: key.clone(),
                 })?);
             }
-            map.bindings.retain(|_, bound| *bound != action);
-            for press in presses {
-                map.bindings.insert(press, action);
+            for bound in map.bindings.values_mut() {
+                bound.retain(|other| *other != action);
             }
+            for press in presses {
+                map.bindings.insert(press, vec![action]);
+            }
+            map.bindings.retain(|_, bound| !bound.is_empty());
         }
         Ok(map)
     }
 
+    /// The first action of the key.
     pub fn action(&self, event: &KeyEvent) -> Option<Action> {
-        self.bindings.get(&KeyPress::from_event(event)).copied()
+        self.actions(event).first().copied()
+    }
+
+    /// Every action of the key, in the order bound.
+    pub fn actions(&self, event: &KeyEvent) -> &[Action] {
+        self.bindings
+            .get(&KeyPress::from_event(event))
+            .map_or(&[], Vec::as_slice)
     }
 
     /// The keys bound to `action`, shortest first, for hints and help.
@@ -204,7 +224,7 @@ impl Keymap {
         let mut keys: Vec<String> = self
             .bindings
             .iter()
-            .filter(|(_, bound)| **bound == action)
+            .filter(|(_, bound)| bound.contains(&action))
             .map(|(press, _)| press.label())
             .collect();
         keys.sort_by_key(|label| (label.chars().count(), label.clone()));
@@ -273,6 +293,21 @@ mod tests {
             map.action(&key(KeyCode::Char('j'), KeyModifiers::NONE)),
             Some(Action::Down)
         );
+    }
+
+    #[test]
+    fn a_shared_key_keeps_every_action_in_order() {
+        let map = Keymap::default();
+        let p = key(KeyCode::Char('p'), KeyModifiers::NONE);
+        assert_eq!(map.actions(&p), &[Action::PriorityFilter, Action::Publish]);
+        assert_eq!(map.action(&p), Some(Action::PriorityFilter));
+        assert_eq!(map.key_for(Action::Publish), "p");
+        // An override takes the key for itself alone.
+        let overrides = HashMap::from([("publish".to_owned(), vec!["P".to_owned()])]);
+        let map = Keymap::with_overrides(&overrides).unwrap();
+        assert_eq!(map.actions(&p), &[Action::PriorityFilter]);
+        let shifted = key(KeyCode::Char('P'), KeyModifiers::SHIFT);
+        assert_eq!(map.actions(&shifted), &[Action::Publish]);
     }
 
     #[test]

@@ -15,6 +15,8 @@ use time::OffsetDateTime;
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
+use super::catch_up::{CatchUp, Change, RowPatch};
+use super::project::{ProjectNav, ProjectWrite};
 use super::{Screen, ScreenView, error_text};
 use crate::api::model::{
     ActivityGroup, FindingType, InventoryItem, InventorySortBy, PublishAudience, ReviewPriority,
@@ -83,6 +85,13 @@ pub struct InventoryScreen {
     loaded_at: Option<OffsetDateTime>,
     /// Whether any page was asked for yet.
     started: bool,
+    /// The cursor of each loaded page, and the page each row came from, so a
+    /// row's page can be read again.
+    page_cursors: Vec<Option<String>>,
+    row_pages: Vec<usize>,
+    pending_cursor: Option<String>,
+    /// Our own writes the list has not shown yet.
+    pub catch_up: CatchUp,
 }
 
 impl InventoryScreen {
@@ -108,6 +117,10 @@ impl InventoryScreen {
             export_dir,
             loaded_at: None,
             started: false,
+            page_cursors: Vec::new(),
+            row_pages: Vec::new(),
+            pending_cursor: None,
+            catch_up: CatchUp::default(),
         }
     }
 
@@ -128,6 +141,9 @@ impl InventoryScreen {
         self.error = None;
         self.applied_finding = None;
         self.started = true;
+        self.page_cursors.clear();
+        self.row_pages.clear();
+        self.pending_cursor = None;
         self.page_pending = Some(cx.fetch(
             Slot::InventoryPage,
             Request::InventoryPage {
@@ -146,6 +162,7 @@ impl InventoryScreen {
             && self.selected + margin >= self.rows.len()
             && let Some(cursor) = self.next_cursor.clone()
         {
+            self.pending_cursor = Some(cursor.clone());
             self.page_pending = Some(cx.fetch(
                 Slot::InventoryPage,
                 Request::InventoryPage {
@@ -164,6 +181,38 @@ impl InventoryScreen {
 
     pub fn selected_item(&self) -> Option<&InventoryItem> {
         self.rows.get(self.selected)
+    }
+
+    /// Shows our own write at once (the list may lag), and starts re-reading the
+    /// row's page until the server agrees.
+    pub fn apply_project_write(&mut self, write: &ProjectWrite, cx: &mut Cx) {
+        let (id, change) = match write {
+            ProjectWrite::Updated(project) => (
+                project.id.clone(),
+                Change::Patch(RowPatch::from_project(project)),
+            ),
+            ProjectWrite::Deleted(id) => (id.clone(), Change::Deleted),
+        };
+        let index = self.rows.iter().position(|row| row.id == id);
+        let cursor = index
+            .and_then(|i| self.row_pages.get(i))
+            .and_then(|&page| self.page_cursors.get(page).cloned())
+            .flatten();
+        if let Some(index) = index {
+            match &change {
+                Change::Patch(patch) => patch.apply(&mut self.rows[index]),
+                Change::Deleted => {
+                    self.rows.remove(index);
+                    if index < self.row_pages.len() {
+                        self.row_pages.remove(index);
+                    }
+                    self.total = self.total.map(|total| (total - 1).max(0));
+                    self.selected = self.selected.min(self.rows.len().saturating_sub(1));
+                }
+            }
+        }
+        self.catch_up
+            .expect(id, change, self.query.clone(), cursor, cx.now);
     }
 
     pub fn is_loading(&self) -> bool {
@@ -463,7 +512,10 @@ impl Screen for InventoryScreen {
     }
 
     fn wake_at(&self) -> Option<OffsetDateTime> {
-        self.query_deadline
+        [self.query_deadline, self.catch_up.wake_at()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     fn wake(&mut self, cx: &mut Cx) {
@@ -471,6 +523,7 @@ impl Screen for InventoryScreen {
             self.query_deadline = None;
             self.reload(cx);
         }
+        self.catch_up.wake(cx, PAGE_SIZE);
     }
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
@@ -514,7 +567,14 @@ impl Screen for InventoryScreen {
                 self.query = InventoryQuery::default();
                 self.reload(cx);
             }
-            Action::ToggleDetail | Action::Open => self.show_detail = !self.show_detail,
+            Action::ToggleDetail => self.show_detail = !self.show_detail,
+            Action::Open => {
+                if let Some(item) = self.selected_item() {
+                    cx.emit(Effect::ProjectView(ProjectNav::Open(Box::new(
+                        item.clone(),
+                    ))));
+                }
+            }
             Action::Copy => {
                 if let Some(item) = self.selected_item() {
                     cx.emit(Effect::Copy(item.id.clone()));
@@ -537,9 +597,15 @@ impl Screen for InventoryScreen {
                 self.page_pending = None;
                 match reply {
                     Ok(Reply::InventoryPage(page)) => {
-                        let page = *page;
+                        let mut page = *page;
+                        self.catch_up.overlay(&mut page.data);
+                        let page_index = self.page_cursors.len();
+                        self.page_cursors.push(self.pending_cursor.take());
+                        self.row_pages
+                            .extend(std::iter::repeat_n(page_index, page.data.len()));
                         self.rows.extend(page.data);
-                        self.total = Some(page.total);
+                        self.total =
+                            Some(page.total - self.catch_up.unconfirmed_deletes(&self.query));
                         self.has_more = page.pagination.has_more;
                         self.next_cursor = page.pagination.next_cursor;
                         self.applied_finding = page.applied_finding;
@@ -565,6 +631,22 @@ impl Screen for InventoryScreen {
                     }
                 }
             }
+            Slot::InventoryRecheck => {
+                let page = match &reply {
+                    Ok(Reply::InventoryPage(page)) => Some(page.as_ref()),
+                    _ => None,
+                };
+                if let Some(confirmed) = self.catch_up.on_page(token, page, &self.query, cx.now) {
+                    for fresh in confirmed.rows {
+                        if let Some(row) = self.rows.iter_mut().find(|row| row.id == fresh.id) {
+                            *row = fresh;
+                        }
+                    }
+                    if let Some(total) = confirmed.total {
+                        self.total = Some(total);
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -575,6 +657,7 @@ impl Screen for InventoryScreen {
 
     fn hints(&self) -> Vec<(Action, &'static str)> {
         vec![
+            (Action::Open, "open"),
             (Action::Filter, "search"),
             (Action::Toggles, "filters"),
             (Action::Sort, "sort"),
@@ -607,6 +690,10 @@ impl Screen for InventoryScreen {
             (Action::ClearFilters, "clear every filter and the sort"),
             (Action::Sort, "sort by any field of the contract"),
             (Action::ReverseSort, "reverse the sort order"),
+            (
+                Action::Open,
+                "open the project: every field, rename, publish, delete",
+            ),
             (Action::ToggleDetail, "show or hide the detail pane"),
             (Action::Copy, "copy the project id (OSC 52)"),
             (
@@ -769,6 +856,17 @@ impl InventoryScreen {
         ];
         if self.page_pending.is_some() {
             spans.push(Span::styled(" · loading…", theme.dim));
+        }
+        if self.catch_up.waiting() {
+            spans.push(Span::styled(
+                " · waiting for the list to catch up",
+                theme.warn,
+            ));
+        } else if self.catch_up.gave_up {
+            spans.push(Span::styled(
+                " · the list has not caught up with a change yet (r reloads)",
+                theme.warn,
+            ));
         }
         if let Some(finding) = &self.applied_finding {
             spans.push(Span::styled("  finding: ", theme.dim));

@@ -1,7 +1,9 @@
 //! The screens. Each owns its state model, turns actions into effects, and draws.
 
+pub mod catch_up;
 pub mod insights;
 pub mod inventory;
+pub mod project;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -65,6 +67,11 @@ pub trait Screen {
 
     /// Lines of the `?` overlay.
     fn help(&self) -> Vec<(Action, &'static str)>;
+
+    /// Why the screen's actions are disabled, if they are, for the footer and help.
+    fn actions_disabled(&self) -> Option<String> {
+        None
+    }
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView);
 }

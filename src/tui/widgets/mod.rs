@@ -1,5 +1,7 @@
 //! Small building blocks shared by the screens.
 
+pub mod confirm;
+pub mod input;
 pub mod menu;
 
 use ratatui::layout::{Constraint, Flex, Layout, Rect};

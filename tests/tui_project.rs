@@ -1,0 +1,768 @@
+//! State-model tests of the project detail screen: App::handle driven with
+//! synthetic replies and an injected time; no terminal, no network. Snapshots of
+//! the screen are drawn on ratatui's TestBackend.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::json;
+use time::Duration;
+use time::macros::datetime;
+use vantage::api::model::{Deployment, FieldError, InventoryPage, Project, Visibility};
+use vantage::tui::action::Action;
+use vantage::tui::app::{App, Identity, Msg};
+use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Request, Slot};
+use vantage::tui::keymap::Keymap;
+use vantage::tui::screens::Screen;
+use vantage::tui::screens::project::WriteAccess;
+use vantage::tui::theme::{Theme, ThemeName};
+
+const NOW: time::OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
+
+fn app_with(read_only: bool) -> App {
+    App::new(
+        Identity {
+            workspace: "ws_test".into(),
+            plan: Some("enterprise".into()),
+            api_version: "2026-09-11".into(),
+            read_only,
+        },
+        Theme::new(ThemeName::Dark, true),
+        Keymap::default(),
+        std::env::temp_dir(),
+    )
+}
+
+fn key(ch: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(ch), KeyModifiers::NONE))
+}
+
+fn code(code: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+fn type_text(app: &mut App, text: &str) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    for ch in text.chars() {
+        effects.extend(app.handle(key(ch), NOW));
+    }
+    effects
+}
+
+fn item(n: usize) -> serde_json::Value {
+    json!({
+        "id": format!("prj_{n:05}"), "name": format!("Project {n}"),
+        "description": "A budget tracker for the finance team", "url": format!("https://p{n}.example.app"),
+        "is_published": n.is_multiple_of(2), "publish_audience": if n.is_multiple_of(2) { Some("custom") } else { None },
+        "visibility": "workspace_edit", "activity_group": "last_14_days",
+        "connectors": ["stripe"], "edge_functions": [{"name": "send-mail"}],
+        "edit_count": 120, "message_count": 45, "edits_24h": 2, "edits_7d": 9, "edits_30d": 31,
+        "visitors_24h": 12, "visitors_7d": 80, "visitors_30d": 1234,
+        "last_edited_at": "2026-11-20T09:30:00Z", "last_security_scan_at": "2026-11-21T12:00:00Z",
+        "owner": {"display_name": "Ada Lovelace"}, "review_priority": "needs_review",
+        "review_priority_explanation": [{"id": "public_security_exposure", "label": "Public app",
+            "detail": "Published to everyone", "category": "exposure", "review_priority": "needs_review"}],
+        "matched_reason": null
+    })
+}
+
+fn page_of(items: Vec<serde_json::Value>, total: usize) -> InventoryPage {
+    serde_json::from_value(json!({
+        "data": items, "pagination": {"has_more": false, "next_cursor": null},
+        "total": total, "as_of": null, "activity_as_of": null, "applied_finding": null
+    }))
+    .unwrap()
+}
+
+fn page(range: std::ops::Range<usize>, total: usize) -> InventoryPage {
+    page_of(range.map(item).collect(), total)
+}
+
+fn project_json(n: usize) -> serde_json::Value {
+    json!({
+        "id": format!("prj_{n:05}"), "name": format!("Project {n}"),
+        "description": "A budget tracker for the finance team: expenses, approvals and monthly reports.",
+        "created_at": "2026-01-05T08:00:00Z", "last_edited_at": "2026-11-20T09:30:00Z",
+        "latest_commit_sha": "3f2a9c1d4e5b6a7980a1b2c3d4e5f60718293a4b",
+        "latest_screenshot_url": format!("https://shots.example.app/prj_{n:05}.png"),
+        "owner_id": "8f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f", "workspace_id": "ws_test",
+        "is_published": n.is_multiple_of(2), "preview_url": format!("https://preview.example.app/prj_{n:05}"),
+        "publish_audience": if n.is_multiple_of(2) { Some("custom") } else { None },
+        "publish_audience_targets": if n.is_multiple_of(2) { json!([{"id": "grp_finance", "type": "group"}]) } else { json!([]) },
+        "visibility": "workspace_edit"
+    })
+}
+
+fn project(n: usize) -> Project {
+    serde_json::from_value(project_json(n)).unwrap()
+}
+
+fn fetches(effects: &[Effect]) -> Vec<(Slot, u64, Request)> {
+    effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::Fetch {
+                slot,
+                token,
+                request,
+            } => Some((*slot, *token, (**request).clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn only_fetch(effects: &[Effect], slot: Slot) -> (u64, Request) {
+    let found: Vec<_> = fetches(effects)
+        .into_iter()
+        .filter(|(s, _, _)| *s == slot)
+        .collect();
+    assert_eq!(found.len(), 1, "one {slot:?} request in {effects:?}");
+    (found[0].1, found[0].2.clone())
+}
+
+fn reply(app: &mut App, slot: Slot, token: u64, reply: Result<Reply, ErrorInfo>) -> Vec<Effect> {
+    reply_at(app, slot, token, reply, NOW)
+}
+
+fn reply_at(
+    app: &mut App,
+    slot: Slot,
+    token: u64,
+    reply: Result<Reply, ErrorInfo>,
+    now: time::OffsetDateTime,
+) -> Vec<Effect> {
+    app.handle(Msg::Reply { slot, token, reply }, now)
+}
+
+/// The inventory with projects 0..5 loaded.
+fn inventory(app: &mut App) {
+    app.start(NOW);
+    let effects = app.handle(key('2'), NOW);
+    let (token, _) = only_fetch(&effects, Slot::InventoryPage);
+    reply(
+        app,
+        Slot::InventoryPage,
+        token,
+        Ok(Reply::InventoryPage(Box::new(page(0..5, 5)))),
+    );
+    assert_eq!(app.inventory.rows.len(), 5);
+}
+
+/// Opens the selected row's project and answers its GET.
+fn open_selected(app: &mut App, n: usize) {
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    let (token, request) = only_fetch(&effects, Slot::Project);
+    assert_eq!(
+        request,
+        Request::GetProject {
+            project_id: format!("prj_{n:05}")
+        }
+    );
+    reply(
+        app,
+        Slot::Project,
+        token,
+        Ok(Reply::Project(Box::new(project(n)))),
+    );
+    assert_eq!(
+        app.project
+            .as_ref()
+            .and_then(|p| p.project.as_ref())
+            .map(|p| p.id.clone()),
+        Some(format!("prj_{n:05}"))
+    );
+}
+
+fn screen(app: &App) -> &vantage::tui::screens::project::ProjectScreen {
+    app.project.as_ref().expect("the project screen is open")
+}
+
+fn error(status: u16, kind: &str, gate: Option<Gate>) -> ErrorInfo {
+    ErrorInfo {
+        status: Some(status),
+        kind: Some(kind.into()),
+        detail: None,
+        request_id: Some("req_test".into()),
+        summary: format!("{kind} (HTTP {status})"),
+        gate,
+        at: NOW,
+    }
+}
+
+#[test]
+fn enter_opens_the_project_and_d_still_toggles_the_pane() {
+    let mut app = app_with(false);
+    inventory(&mut app);
+    let effects = app.handle(key('d'), NOW);
+    assert!(fetches(&effects).is_empty());
+    assert!(
+        app.project.is_none(),
+        "d toggles the pane, it does not open"
+    );
+    app.handle(key('j'), NOW);
+    open_selected(&mut app, 1);
+    app.handle(code(KeyCode::Esc), NOW);
+    assert!(app.project.is_none(), "esc goes back to the inventory");
+    assert_eq!(app.tab, 1);
+}
+
+#[test]
+fn the_name_is_validated_as_it_is_typed() {
+    let mut app = app_with(false);
+    inventory(&mut app);
+    open_selected(&mut app, 0);
+    app.handle(key('e'), NOW);
+    assert!(screen(&app).is_renaming());
+    assert_eq!(
+        screen(&app).rename_error(),
+        None,
+        "the current name is valid"
+    );
+    // While typing, q and D are text, not actions.
+    type_text(&mut app, " q🚀");
+    assert!(!app.should_quit);
+    let problem = screen(&app).rename_error().expect("an emoji is refused");
+    assert!(problem.contains("not allowed"), "{problem}");
+    // Enter with a bad name sends nothing.
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    assert!(fetches(&effects).is_empty());
+    app.handle(code(KeyCode::Backspace), NOW);
+    assert_eq!(screen(&app).rename_error(), None);
+    type_text(&mut app, " example.com");
+    assert!(
+        screen(&app)
+            .rename_error()
+            .is_some_and(|e| e.contains("link")),
+        "a domain is refused as it is typed"
+    );
+    for _ in 0.." Project 0 q example.com".chars().count() + 2 {
+        app.handle(code(KeyCode::Backspace), NOW);
+    }
+    assert_eq!(
+        screen(&app).rename_error().as_deref(),
+        Some("name must not be empty")
+    );
+}
+
+#[test]
+fn a_server_refusal_of_the_name_is_shown_on_the_field() {
+    let mut app = app_with(false);
+    inventory(&mut app);
+    open_selected(&mut app, 0);
+    app.handle(key('e'), NOW);
+    let effects = type_text(&mut app, " v2");
+    assert!(fetches(&effects).is_empty(), "no request per keystroke");
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    let (token, request) = only_fetch(&effects, Slot::ProjectWrite);
+    assert_eq!(
+        request,
+        Request::UpdateProject {
+            project_id: "prj_00000".into(),
+            update: vantage::api::model::ProjectUpdate {
+                name: Some("Project 0 v2".into()),
+                visibility: None
+            }
+        }
+    );
+    let refusal = error(
+        400,
+        "invalid_request",
+        Some(Gate::Fields(vec![FieldError {
+            message: "name is reserved".into(),
+            location: Some("body.name".into()),
+        }])),
+    );
+    reply(&mut app, Slot::ProjectWrite, token, Err(refusal));
+    assert!(screen(&app).is_renaming(), "the field stays open");
+    assert_eq!(
+        screen(&app).rename_error().as_deref(),
+        Some("name is reserved")
+    );
+    // Editing the text clears the server's refusal.
+    type_text(&mut app, "b");
+    assert_eq!(screen(&app).rename_error(), None);
+}
+
+#[test]
+fn a_rename_shows_the_response_and_the_inventory_catches_up() {
+    let mut app = app_with(false);
+    inventory(&mut app);
+    open_selected(&mut app, 0);
+    app.handle(key('e'), NOW);
+    type_text(&mut app, " v2");
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    let (token, _) = only_fetch(&effects, Slot::ProjectWrite);
+    let mut renamed = project(0);
+    renamed.name = Some("Project 0 v2".into());
+    let effects = reply(
+        &mut app,
+        Slot::ProjectWrite,
+        token,
+        Ok(Reply::Project(Box::new(renamed))),
+    );
+    assert!(
+        fetches(&effects).is_empty(),
+        "the PATCH response is shown as is"
+    );
+    assert!(!screen(&app).is_renaming());
+    assert_eq!(
+        screen(&app).project.as_ref().unwrap().name.as_deref(),
+        Some("Project 0 v2")
+    );
+    app.handle(code(KeyCode::Esc), NOW);
+    assert_eq!(
+        app.inventory.rows[0].name.as_deref(),
+        Some("Project 0 v2"),
+        "the loaded row is patched from the write's response"
+    );
+    assert!(app.inventory.catch_up.waiting());
+    // The list is re-read with backoff until it agrees.
+    let first = app.wake_at().expect("a re-read is scheduled");
+    assert!(first > NOW);
+    assert!(fetches(&app.handle(Msg::Wake, NOW)).is_empty(), "not yet");
+    let effects = app.handle(Msg::Wake, first);
+    let (token, request) = only_fetch(&effects, Slot::InventoryRecheck);
+    assert!(matches!(
+        request,
+        Request::InventoryPage { cursor: None, .. }
+    ));
+    // A stale list still shows the old name: the patch stays, the re-read backs off.
+    reply_at(
+        &mut app,
+        Slot::InventoryRecheck,
+        token,
+        Ok(Reply::InventoryPage(Box::new(page(0..5, 5)))),
+        first,
+    );
+    assert_eq!(app.inventory.rows[0].name.as_deref(), Some("Project 0 v2"));
+    assert!(app.inventory.catch_up.waiting());
+    let second = app.wake_at().expect("another re-read");
+    assert!(second - first > first - NOW, "the wait grows");
+    let effects = app.handle(Msg::Wake, second);
+    let (token, _) = only_fetch(&effects, Slot::InventoryRecheck);
+    let mut fresh: Vec<_> = (0..5).map(item).collect();
+    fresh[0]["name"] = json!("Project 0 v2");
+    reply_at(
+        &mut app,
+        Slot::InventoryRecheck,
+        token,
+        Ok(Reply::InventoryPage(Box::new(page_of(fresh, 5)))),
+        second,
+    );
+    assert!(!app.inventory.catch_up.waiting(), "the server agrees");
+    assert_eq!(app.wake_at(), None, "nothing left to wait for");
+}
+
+#[test]
+fn visibility_is_picked_from_a_menu() {
+    let mut app = app_with(false);
+    inventory(&mut app);
+    open_selected(&mut app, 0);
+    app.handle(key('v'), NOW);
+    assert!(screen(&app).menu_open());
+    // The menu opens on the current value (workspace_edit); one down is workspace_view.
+    app.handle(key('j'), NOW);
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    let (token, request) = only_fetch(&effects, Slot::ProjectWrite);
+    assert_eq!(
+        request,
+        Request::UpdateProject {
+            project_id: "prj_00000".into(),
+            update: vantage::api::model::ProjectUpdate {
+                name: None,
+                visibility: Some(Visibility::WorkspaceView)
+            }
+        }
+    );
+    let mut changed = project(0);
+    changed.visibility = Some(Visibility::WorkspaceView);
+    reply(
+        &mut app,
+        Slot::ProjectWrite,
+        token,
+        Ok(Reply::Project(Box::new(changed))),
+    );
+    assert_eq!(
+        app.inventory.rows[0].visibility,
+        Some(Visibility::WorkspaceView)
+    );
+}
+
+#[test]
+fn delete_needs_the_exact_name_typed() {
+    let mut app = app_with(false);
+    inventory(&mut app);
+    app.handle(key('j'), NOW);
+    app.handle(key('j'), NOW);
+    open_selected(&mut app, 2);
+    app.handle(key('D'), NOW);
+    assert!(screen(&app).confirm().is_some());
+    let effects = type_text(&mut app, "project 2");
+    assert!(fetches(&effects).is_empty());
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    assert!(fetches(&effects).is_empty(), "a near miss deletes nothing");
+    assert!(screen(&app).confirm().is_some());
+    for _ in 0..9 {
+        app.handle(code(KeyCode::Backspace), NOW);
+    }
+    type_text(&mut app, "Project 2");
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    let (token, request) = only_fetch(&effects, Slot::ProjectWrite);
+    assert_eq!(
+        request,
+        Request::DeleteProject {
+            project_id: "prj_00002".into()
+        }
+    );
+    // Leaving while the delete is in flight is refused: its answer matters.
+    app.handle(code(KeyCode::Esc), NOW);
+    assert!(app.project.is_some());
+    reply(
+        &mut app,
+        Slot::ProjectWrite,
+        token,
+        Ok(Reply::ProjectDeleted),
+    );
+    assert!(app.project.is_none(), "back in the inventory");
+    assert_eq!(app.inventory.rows.len(), 4);
+    assert!(app.inventory.rows.iter().all(|row| row.id != "prj_00002"));
+    assert_eq!(app.inventory.total, Some(4));
+    // A stale page that still lists the row does not bring it back.
+    let effects = app.handle(key('r'), NOW);
+    let (token, _) = only_fetch(&effects, Slot::InventoryPage);
+    reply(
+        &mut app,
+        Slot::InventoryPage,
+        token,
+        Ok(Reply::InventoryPage(Box::new(page(0..5, 5)))),
+    );
+    assert_eq!(app.inventory.rows.len(), 4);
+    assert_eq!(app.inventory.total, Some(4));
+}
+
+#[test]
+fn esc_cancels_a_confirmation() {
+    let mut app = app_with(false);
+    inventory(&mut app);
+    open_selected(&mut app, 0);
+    app.handle(key('u'), NOW);
+    assert!(screen(&app).confirm().is_some());
+    let effects = app.handle(code(KeyCode::Esc), NOW);
+    assert!(fetches(&effects).is_empty());
+    assert!(screen(&app).confirm().is_none());
+    app.handle(key('u'), NOW);
+    let effects = app.handle(key('y'), NOW);
+    let (_, request) = only_fetch(&effects, Slot::ProjectWrite);
+    assert_eq!(
+        request,
+        Request::Unpublish {
+            project_id: "prj_00000".into()
+        }
+    );
+}
+
+fn deployment(status: &str) -> Deployment {
+    let url = (status == "completed").then_some("https://budget.example.app");
+    serde_json::from_value(json!({
+        "id": "dep_1", "status": status, "url": url, "error_class": null, "error_message": null
+    }))
+    .unwrap()
+}
+
+#[test]
+fn a_deployment_is_polled_within_the_contract_limits() {
+    let mut app = app_with(false);
+    inventory(&mut app);
+    open_selected(&mut app, 0);
+    app.handle(key('p'), NOW);
+    assert!(
+        screen(&app).confirm().is_some(),
+        "p publishes here, after a yes"
+    );
+    let effects = app.handle(key('y'), NOW);
+    let (token, request) = only_fetch(&effects, Slot::ProjectWrite);
+    assert_eq!(
+        request,
+        Request::Publish {
+            project_id: "prj_00000".into()
+        }
+    );
+    let accepted = NOW + Duration::milliseconds(300);
+    reply_at(
+        &mut app,
+        Slot::ProjectWrite,
+        token,
+        Ok(Reply::Deployment(Box::new(deployment("running")))),
+        accepted,
+    );
+    let mut now;
+    let mut polls = Vec::new();
+    for round in 0..8 {
+        let due = app.wake_at().expect("a poll is scheduled");
+        // Waking early does nothing.
+        let early = app.handle(Msg::Wake, due - Duration::milliseconds(1));
+        assert!(fetches(&early).is_empty(), "round {round}: no early poll");
+        // The runtime may wake late; the schedule counts from the answer.
+        now = due + Duration::milliseconds(40);
+        polls.push(due);
+        let effects = app.handle(Msg::Wake, now);
+        let (token, request) = only_fetch(&effects, Slot::Deployment);
+        assert_eq!(
+            request,
+            Request::GetDeployment {
+                project_id: "prj_00000".into(),
+                deployment_id: "dep_1".into()
+            }
+        );
+        assert_eq!(app.wake_at(), None, "no poll while one is in flight");
+        now += Duration::milliseconds(60);
+        reply_at(
+            &mut app,
+            Slot::Deployment,
+            token,
+            Ok(Reply::Deployment(Box::new(deployment("running")))),
+            now,
+        );
+    }
+    assert!(
+        polls[0] - accepted >= Duration::seconds(2),
+        "the first poll is at least 2 s after the 202"
+    );
+    let mut answered = accepted;
+    let mut gaps = Vec::new();
+    for due in &polls {
+        gaps.push(*due - answered);
+        answered = *due + Duration::milliseconds(100);
+    }
+    for pair in gaps.windows(2) {
+        assert!(pair[1] >= pair[0], "intervals never shrink: {gaps:?}");
+    }
+    assert!(gaps.iter().all(|gap| *gap >= Duration::seconds(2)));
+    assert!(gaps.iter().all(|gap| *gap <= Duration::seconds(10)));
+    assert_eq!(*gaps.last().unwrap(), Duration::seconds(10), "{gaps:?}");
+    assert!(gaps[1] > gaps[0], "it backs off: {gaps:?}");
+    // Completion stops polling and reads the project back.
+    let due = app.wake_at().unwrap();
+    let effects = app.handle(Msg::Wake, due);
+    let (token, _) = only_fetch(&effects, Slot::Deployment);
+    let effects = reply_at(
+        &mut app,
+        Slot::Deployment,
+        token,
+        Ok(Reply::Deployment(Box::new(deployment("completed")))),
+        due,
+    );
+    only_fetch(&effects, Slot::Project);
+    assert_eq!(app.wake_at(), None, "a terminal deployment is not polled");
+    let watch = screen(&app).deployment.as_ref().unwrap();
+    assert_eq!(
+        watch.deployment.url.as_deref(),
+        Some("https://budget.example.app")
+    );
+}
+
+#[test]
+fn a_failed_deployment_stops_polling_and_critical_findings_are_named() {
+    let mut app = app_with(false);
+    inventory(&mut app);
+    open_selected(&mut app, 0);
+    app.handle(key('p'), NOW);
+    let effects = app.handle(key('y'), NOW);
+    let (token, _) = only_fetch(&effects, Slot::ProjectWrite);
+    let blocked = error(
+        403,
+        "security_critical_findings",
+        Some(Gate::BlockingFindings(vec!["scan_1/finding_7".into()])),
+    );
+    reply(&mut app, Slot::ProjectWrite, token, Err(blocked));
+    assert_eq!(app.wake_at(), None, "nothing to poll");
+    let text = render(&app, 120, 35);
+    assert!(text.contains("scan_1/finding_7"), "{text}");
+    // A deployment that ends in error stops too.
+    app.handle(key('p'), NOW);
+    let effects = app.handle(key('y'), NOW);
+    let (token, _) = only_fetch(&effects, Slot::ProjectWrite);
+    reply(
+        &mut app,
+        Slot::ProjectWrite,
+        token,
+        Ok(Reply::Deployment(Box::new(deployment("running")))),
+    );
+    let due = app.wake_at().unwrap();
+    let effects = app.handle(Msg::Wake, due);
+    let (token, _) = only_fetch(&effects, Slot::Deployment);
+    let failed: Deployment = serde_json::from_value(json!({
+        "id": "dep_1", "status": "error", "url": null, "error_class": "code",
+        "error_message": "build failed: missing module"
+    }))
+    .unwrap();
+    reply_at(
+        &mut app,
+        Slot::Deployment,
+        token,
+        Ok(Reply::Deployment(Box::new(failed))),
+        due,
+    );
+    assert_eq!(app.wake_at(), None);
+    let text = render(&app, 120, 35);
+    assert!(text.contains("build failed: missing module"), "{text}");
+    assert!(text.contains("(code)"), "{text}");
+}
+
+#[test]
+fn read_only_hides_every_action() {
+    let mut app = app_with(true);
+    inventory(&mut app);
+    open_selected(&mut app, 0);
+    let hints: Vec<Action> = screen(&app).hints().into_iter().map(|(a, _)| a).collect();
+    for action in [
+        Action::Rename,
+        Action::Visibility,
+        Action::Publish,
+        Action::Unpublish,
+        Action::Delete,
+    ] {
+        assert!(!hints.contains(&action), "{action:?} is hidden");
+        assert!(!screen(&app).help().iter().any(|(a, _)| *a == action));
+    }
+    for ch in ['e', 'v', 'u', 'p', 'D'] {
+        let effects = app.handle(key(ch), NOW);
+        assert!(fetches(&effects).is_empty(), "{ch} changes nothing");
+        assert!(!screen(&app).is_renaming() && screen(&app).confirm().is_none());
+        assert!(!screen(&app).menu_open());
+    }
+    let text = render(&app, 120, 35);
+    assert!(text.contains("read-only mode"), "a notice says why: {text}");
+    assert!(!text.contains("rename"), "{text}");
+}
+
+#[test]
+fn a_missing_write_scope_disables_the_actions() {
+    let mut app = app_with(false);
+    inventory(&mut app);
+    open_selected(&mut app, 0);
+    app.handle(key('u'), NOW);
+    let effects = app.handle(key('y'), NOW);
+    let (token, _) = only_fetch(&effects, Slot::ProjectWrite);
+    let refused = error(
+        403,
+        "insufficient_scope",
+        Some(Gate::Scopes(vec!["projects:write".into()])),
+    );
+    reply(&mut app, Slot::ProjectWrite, token, Err(refused));
+    assert_eq!(
+        screen(&app).access,
+        WriteAccess::MissingScope(vec!["projects:write".into()])
+    );
+    let effects = app.handle(key('e'), NOW);
+    assert!(fetches(&effects).is_empty());
+    assert!(!screen(&app).is_renaming());
+    // The next project knows it from the start.
+    app.handle(code(KeyCode::Esc), NOW);
+    app.handle(key('j'), NOW);
+    open_selected(&mut app, 1);
+    assert!(matches!(screen(&app).access, WriteAccess::MissingScope(_)));
+    let text = render(&app, 120, 35);
+    assert!(text.contains("rename ✗"), "{text}");
+    assert!(text.contains("lacks projects:write"), "{text}");
+}
+
+#[test]
+fn stale_replies_are_dropped() {
+    let mut app = app_with(false);
+    inventory(&mut app);
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    let (first, _) = only_fetch(&effects, Slot::Project);
+    app.handle(code(KeyCode::Esc), NOW);
+    app.handle(key('j'), NOW);
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    let (second, _) = only_fetch(&effects, Slot::Project);
+    // The answer for the project left behind arrives late.
+    reply(
+        &mut app,
+        Slot::Project,
+        first,
+        Ok(Reply::Project(Box::new(project(0)))),
+    );
+    assert!(
+        screen(&app).project.is_none(),
+        "the older project's answer is dropped"
+    );
+    reply(
+        &mut app,
+        Slot::Project,
+        second,
+        Ok(Reply::Project(Box::new(project(1)))),
+    );
+    assert_eq!(screen(&app).project.as_ref().unwrap().id, "prj_00001");
+    // A write answer with a token not in flight changes nothing.
+    let mut renamed = project(1);
+    renamed.name = Some("Hijacked".into());
+    reply(
+        &mut app,
+        Slot::ProjectWrite,
+        second + 100,
+        Ok(Reply::Project(Box::new(renamed))),
+    );
+    assert_eq!(
+        screen(&app).project.as_ref().unwrap().name.as_deref(),
+        Some("Project 1")
+    );
+    assert_eq!(app.inventory.rows[1].name.as_deref(), Some("Project 1"));
+}
+
+// --- Snapshots ------------------------------------------------------------
+
+fn terminal(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
+    terminal
+}
+
+fn render(app: &App, width: u16, height: u16) -> String {
+    let terminal = terminal(app, width, height);
+    let buffer = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..height {
+        for x in 0..width {
+            out.push_str(buffer[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn project_screen_app() -> App {
+    let mut app = app_with(false);
+    inventory(&mut app);
+    open_selected(&mut app, 0);
+    app
+}
+
+#[test]
+fn snapshot_project_wide() {
+    let app = project_screen_app();
+    insta::assert_snapshot!(terminal(&app, 120, 35).backend());
+}
+
+#[test]
+fn snapshot_project_narrow() {
+    let app = project_screen_app();
+    insta::assert_snapshot!(terminal(&app, 80, 24).backend());
+}
+
+#[test]
+fn snapshot_confirm_delete() {
+    let mut app = project_screen_app();
+    app.handle(key('D'), NOW);
+    type_text(&mut app, "Project");
+    insta::assert_snapshot!(terminal(&app, 120, 35).backend());
+}
+
+#[test]
+fn snapshot_rename_error() {
+    let mut app = project_screen_app();
+    app.handle(key('e'), NOW);
+    type_text(&mut app, " → example.com");
+    insta::assert_snapshot!(terminal(&app, 80, 24).backend());
+}
