@@ -553,19 +553,42 @@ impl App {
         frame.render_widget(Paragraph::new(Line::from(spans)), area);
     }
 
+    /// Key hints: the screen's first, then refresh, help and quit, which always
+    /// stay; screen hints are dropped from the end when the line is too narrow.
     fn draw_footer(&self, frame: &mut Frame, area: Rect) {
-        let mut spans = Vec::new();
-        let mut hint = |action: Action, label: &str| {
-            spans.push(Span::styled(self.keymap.key_for(action), self.theme.key));
-            spans.push(Span::styled(format!(" {label}  "), self.theme.dim));
+        let hint = |action: Action, label: &str| -> [Span<'static>; 2] {
+            [
+                Span::styled(self.keymap.key_for(action), self.theme.key),
+                Span::styled(format!(" {label}  "), self.theme.dim),
+            ]
         };
-        for (action, label) in self.screen().hints() {
-            hint(action, label);
+        let fixed: Vec<[Span; 2]> = vec![
+            hint(Action::Refresh, "refresh"),
+            hint(Action::Help, "help"),
+            hint(Action::Quit, "quit"),
+        ];
+        let mut screen: Vec<[Span; 2]> = self
+            .screen()
+            .hints()
+            .into_iter()
+            .map(|(action, label)| hint(action, label))
+            .collect();
+        let width = |hints: &[[Span; 2]]| -> usize {
+            hints
+                .iter()
+                .flatten()
+                .map(|span| crate::text::display_width(&span.content))
+                .sum()
+        };
+        let warning = self.screen().actions_disabled();
+        let warning_width = warning.as_deref().map_or(0, crate::text::display_width);
+        while !screen.is_empty()
+            && width(&screen) + width(&fixed) + warning_width > area.width as usize
+        {
+            screen.pop();
         }
-        hint(Action::Refresh, "refresh");
-        hint(Action::Help, "help");
-        hint(Action::Quit, "quit");
-        if let Some(why) = self.screen().actions_disabled() {
+        let mut spans: Vec<Span> = screen.into_iter().chain(fixed).flatten().collect();
+        if let Some(why) = warning {
             spans.push(Span::styled(why, self.theme.warn));
         }
         frame.render_widget(Paragraph::new(Line::from(spans)), area);
