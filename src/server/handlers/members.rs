@@ -10,21 +10,18 @@ use uuid::Uuid;
 
 use super::{PathParams, page_request};
 use crate::api::model::{
-    ErrorType, FieldError, Member, MemberRef, MemberSortBy, MemberType, Page, Role, SortOrder,
+    ErrorType, Member, MemberRef, MemberSortBy, MemberType, Page, Role, SortOrder,
 };
 use crate::server::App;
-use crate::server::errors::{ApiError, field_error};
+use crate::server::errors::ApiError;
 use crate::server::ops::{self, Ctx, Validation};
 use crate::server::paging::{self, KeyPart, SortKey};
+use crate::server::store::query::{Field, TextQuery};
 use crate::server::store::{Data, MembershipRec};
 
 /// Page size when `limit` is omitted (DESIGN.md's choice), and its maximum.
 const DEFAULT_LIMIT: u32 = 50;
 const MAX_LIMIT: u32 = 100;
-/// Longest `query`, in characters (contract).
-pub const MAX_QUERY_CHARS: usize = 1_000;
-/// Search terms shorter than this, in characters, are ignored (contract).
-pub const MIN_TERM_CHARS: usize = 3;
 
 #[derive(Deserialize)]
 pub struct MemberPath {
@@ -77,7 +74,7 @@ fn member_not_found() -> ApiError {
 
 /// The filters and sort of one member list request.
 struct ListRequest {
-    terms: Vec<String>,
+    text: TextQuery,
     roles: Vec<Role>,
     scim_managed: Option<bool>,
     sort_by: Option<MemberSortBy>,
@@ -93,10 +90,11 @@ pub async fn list(
     ctx.authorize(&ops::LIST_MEMBERS)?;
     let request = list_request(&ctx)?;
     let path = format!("/v1/workspaces/{workspace_id}/members");
-    let binding = paging::binding("list_members", &path, &ctx.query.0);
+    let binding = super::cursor_binding("list_members", &path, &ctx, &ops::LIST_MEMBERS);
     let page = page_request(&ctx, &app.cursor_secret, &binding, DEFAULT_LIMIT, MAX_LIMIT)?;
     ctx.own_workspace(&workspace_id)?;
     app.store.read_eventual(|data| {
+        let mut matcher = request.text.matcher();
         let items = data
             .active_members(&workspace_id)
             .filter(|m| request.roles.is_empty() || request.roles.contains(&m.role))
@@ -106,7 +104,14 @@ pub async fn list(
                     .is_none_or(|scim| m.scim_managed == scim)
             })
             .filter_map(|m| {
-                let score = relevance(&request.terms, &search_fields(data, m))?;
+                let user = data.users.get(&m.user_id);
+                // Display name, username and e-mail weigh the same.
+                let score = matcher.score(&[
+                    Field::raw(m.display_name.as_deref(), 1),
+                    Field::raw(user.and_then(|u| u.username.as_deref()), 1),
+                    Field::raw(user.and_then(|u| u.email.as_deref()), 1),
+                ])?;
+                let score = i64::from(score);
                 let reference = MemberRef {
                     user_id: m.user_id.clone(),
                     kind: MemberType::User,
@@ -122,7 +127,11 @@ pub async fn list(
 fn list_request(ctx: &Ctx) -> Result<ListRequest, ApiError> {
     let query = &ctx.query;
     let mut validation = Validation::default();
-    let raw_query = validation.check(query_param(ctx)).flatten();
+    let raw_query = validation.check(ctx.query.one("query")).flatten();
+    let text = validation.check(TextQuery::parse(
+        raw_query.unwrap_or_default(),
+        "query.query",
+    ));
     let role_names: Vec<&str> = Role::KNOWN.iter().map(Role::as_str).collect();
     let roles = validation.check(query.enums("role", Role::known, &role_names));
     let sort_names: Vec<&str> = MemberSortBy::KNOWN
@@ -147,24 +156,12 @@ fn list_request(ctx: &Ctx) -> Result<ListRequest, ApiError> {
     }
     validation.finish()?;
     Ok(ListRequest {
-        terms: raw_query.map(search_terms).unwrap_or_default(),
+        text: text.unwrap_or_default(),
         roles: roles.unwrap_or_default(),
         scim_managed,
         sort_by,
         descending: sort_order != Some(SortOrder::Asc),
     })
-}
-
-/// `query`, at most 1000 characters.
-fn query_param(ctx: &Ctx) -> Result<Option<&str>, FieldError> {
-    let raw = ctx.query.one("query")?;
-    if raw.is_some_and(|q| q.chars().count() > MAX_QUERY_CHARS) {
-        return Err(field_error(
-            "query.query",
-            format!("query may be at most {MAX_QUERY_CHARS} characters"),
-        ));
-    }
-    Ok(raw)
 }
 
 /// The total order of the list (contract, operation 9):
@@ -184,7 +181,7 @@ fn sort_key(data: &Data, m: &MembershipRec, request: &ListRequest, score: i64) -
     let mut key = match &request.sort_by {
         None => {
             let mut key = Vec::with_capacity(4);
-            if !request.terms.is_empty() {
+            if !request.text.is_blank() {
                 key.push(KeyPart::desc_int(score));
             }
             key.push(KeyPart::asc_int(i64::from(m.role.precedence())));
@@ -227,87 +224,23 @@ fn sort_name(data: &Data, m: &MembershipRec) -> Option<String> {
         .map(|name| name.to_lowercase())
 }
 
-/// What `query` searches: display name, username and e-mail.
-fn search_fields<'a>(data: &'a Data, m: &'a MembershipRec) -> [Option<&'a str>; 3] {
-    let user = data.users.get(&m.user_id);
-    [
-        m.display_name.as_deref(),
-        user.and_then(|u| u.username.as_deref()),
-        user.and_then(|u| u.email.as_deref()),
-    ]
-}
-
-/// The search terms of a `query`: whitespace-separated, lowercased, those under
-/// three characters dropped. No terms left means no search.
-pub fn search_terms(query: &str) -> Vec<String> {
-    query
-        .split_whitespace()
-        .filter(|term| term.chars().count() >= MIN_TERM_CHARS)
-        .map(str::to_lowercase)
-        .collect()
-}
-
-/// How well `fields` match every term, case-insensitively: per term the best
-/// field scores 3 for an exact match, 2 for a match at the start of the field
-/// or of a word in it, 1 anywhere else. `None` when a term matches nowhere
-/// (every term must match); `Some(0)` for no terms.
-pub fn relevance(terms: &[String], fields: &[Option<&str>]) -> Option<i64> {
-    if terms.is_empty() {
-        return Some(0);
-    }
-    let fields: Vec<String> = fields.iter().flatten().map(|f| f.to_lowercase()).collect();
-    let mut total = 0;
-    for term in terms {
-        let best = fields
-            .iter()
-            .map(|f| term_score(term, f))
-            .max()
-            .unwrap_or(0);
-        if best == 0 {
-            return None;
-        }
-        total += best;
-    }
-    Some(total)
-}
-
-fn term_score(term: &str, field: &str) -> i64 {
-    if field == term {
-        3
-    } else if field.starts_with(term)
-        || field
-            .split(|c: char| !c.is_alphanumeric())
-            .any(|word| word.starts_with(term))
-    {
-        2
-    } else if field.contains(term) {
-        1
-    } else {
-        0
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn short_terms_are_ignored_and_terms_lowercased() {
-        assert_eq!(
-            search_terms("  Ad  lovelace  x yz ÉCOLE "),
-            ["lovelace", "école"]
-        );
-        assert!(search_terms("ab c de").is_empty());
+    fn score(query: &str, fields: [Option<&str>; 3]) -> Option<u32> {
+        let text = TextQuery::parse(query, "query.query").unwrap();
+        let fields = fields.map(|field| Field::raw(field, 1));
+        text.matcher().score(&fields)
     }
 
     #[test]
-    fn every_term_must_match_and_better_matches_score_higher() {
-        let fields = [Some("Ada Lovelace"), Some("ada.lovelace7"), None];
-        let terms = |q: &str| search_terms(q);
-        assert_eq!(relevance(&terms("ada lovelace"), &fields), Some(4));
-        assert_eq!(relevance(&terms("ada.lovelace7"), &fields), Some(3));
-        assert_eq!(relevance(&terms("velace"), &fields), Some(1));
-        assert_eq!(relevance(&terms("ada hopper"), &fields), None);
-        assert_eq!(relevance(&[], &fields), Some(0));
+    fn member_search_needs_every_term_and_ranks_better_matches_higher() {
+        let member = [Some("Ada Lovelace"), Some("ada.lovelace7"), None];
+        assert_eq!(score("ada lovelace", member), Some(4));
+        assert_eq!(score("ada.lovelace7", member), Some(3));
+        assert_eq!(score("velace", member), Some(1));
+        assert_eq!(score("ada hopper", member), None);
+        assert_eq!(score("ad x", member), Some(0), "short terms are ignored");
     }
 }

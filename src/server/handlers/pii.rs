@@ -34,7 +34,7 @@ pub async fn list(
 ) -> Result<Json<Page<PiiFinding>>, ApiError> {
     ctx.authorize(&ops::LIST_PII)?;
     let path = format!("/v1/projects/{project_id}/pii-labels");
-    let binding = paging::binding("list_pii", &path, &ctx.query.0);
+    let binding = super::cursor_binding("list_pii", &path, &ctx, &ops::LIST_PII);
     let request = page_request(&ctx, &app.cursor_secret, &binding, DEFAULT_LIMIT, MAX_LIMIT)?;
     app.store.read(|data| {
         find_project(data, &ctx, &project_id)?;

@@ -44,7 +44,8 @@ pub async fn list_findings(
 ) -> Result<Json<Page<ScanFinding>>, ApiError> {
     ctx.authorize(&ops::LIST_SCAN_FINDINGS)?;
     let path = format!("/v1/projects/{project_id}/security-scans/{scan_id}/findings");
-    let binding = paging::binding("list_scan_findings", &path, &ctx.query.0);
+    let binding =
+        super::cursor_binding("list_scan_findings", &path, &ctx, &ops::LIST_SCAN_FINDINGS);
     let request = page_request(&ctx, &app.cursor_secret, &binding, DEFAULT_LIMIT, MAX_LIMIT)?;
     app.store.read(|data| {
         let scan = find_scan(data, &ctx, &project_id, &scan_id)?;
