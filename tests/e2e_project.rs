@@ -1,103 +1,11 @@
 //! End to end: the real `vantage demo` binary in a pseudo-terminal, its screen
 //! parsed by a terminal emulator (vt100). Rename a project, delete another, quit.
 
-use std::io::{Read, Write};
-use std::sync::{Arc, Mutex};
+mod e2e;
+
 use std::time::{Duration, Instant};
 
-use portable_pty::{CommandBuilder, PtySize, native_pty_system};
-
-const ROWS: u16 = 35;
-const COLS: u16 = 120;
-/// How long any one expected screen may take to appear.
-const STEP_TIMEOUT: Duration = Duration::from_secs(8);
-
-struct Session {
-    parser: Arc<Mutex<vt100::Parser>>,
-    writer: Box<dyn Write + Send>,
-    child: Box<dyn portable_pty::Child + Send + Sync>,
-}
-
-impl Session {
-    fn screen(&self) -> String {
-        self.parser.lock().unwrap().screen().contents()
-    }
-
-    fn send(&mut self, keys: &str) {
-        self.writer.write_all(keys.as_bytes()).unwrap();
-        self.writer.flush().unwrap();
-    }
-
-    /// Polls the parsed screen until `done` holds; panics with the screen on timeout.
-    fn wait_for(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if done(&screen) {
-                return screen;
-            }
-            assert!(
-                start.elapsed() < STEP_TIMEOUT,
-                "timed out waiting for {what}; the screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn wait_text(&self, text: &str) -> String {
-        self.wait_for(text, |screen| screen.contains(text))
-    }
-}
-
-fn start() -> (Session, tempfile::TempDir) {
-    let home = tempfile::tempdir().unwrap();
-    let pty = native_pty_system()
-        .openpty(PtySize {
-            rows: ROWS,
-            cols: COLS,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .unwrap();
-    let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_vantage"));
-    command.arg("demo");
-    command.env_clear();
-    command.env("HOME", home.path());
-    command.env("XDG_DATA_HOME", home.path().join("data"));
-    command.env("XDG_CONFIG_HOME", home.path().join("config"));
-    command.env("TERM", "xterm-256color");
-    command.env("NO_COLOR", "1");
-    command.cwd(home.path());
-    let child = pty.slave.spawn_command(command).unwrap();
-    drop(pty.slave);
-    let parser = Arc::new(Mutex::new(vt100::Parser::new(
-        ROWS.try_into().unwrap(),
-        COLS.try_into().unwrap(),
-        0,
-    )));
-    let mut reader = pty.master.try_clone_reader().unwrap();
-    let sink = parser.clone();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 8192];
-        while let Ok(n) = reader.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            sink.lock().unwrap().process(&buf[..n]);
-        }
-    });
-    let writer = pty.master.take_writer().unwrap();
-    // The master must outlive the session; leaking it in a test is harmless.
-    std::mem::forget(pty.master);
-    (
-        Session {
-            parser,
-            writer,
-            child,
-        },
-        home,
-    )
-}
+use e2e::Session;
 
 /// The value of the project screen's `Name` field.
 fn project_name(lines: &[String]) -> Option<String> {
@@ -128,7 +36,7 @@ fn count_in_body(lines: &[String], text: &str) -> usize {
 #[test]
 fn rename_then_delete_then_quit() {
     let started = Instant::now();
-    let (mut tui, _home) = start();
+    let mut tui = Session::start(&["demo"], 120, 35);
     tui.wait_text("Insights");
     tui.wait_text("Risk distribution");
 
@@ -191,14 +99,7 @@ fn rename_then_delete_then_quit() {
 
     // q quits with status 0.
     tui.send("q");
-    let deadline = Instant::now() + STEP_TIMEOUT;
-    let status = loop {
-        if let Some(status) = tui.child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "vantage did not exit after q");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = tui.wait_exit();
     assert!(status.success(), "exit status {status:?}");
     assert!(
         started.elapsed() < Duration::from_secs(10),

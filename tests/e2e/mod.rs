@@ -77,12 +77,14 @@ impl Session {
         self.parser.screen().contents()
     }
 
-    /// Waits until `check` holds for the screen's text; panics with the screen if not.
-    pub fn wait_for(&mut self, what: &str, check: impl Fn(&str) -> bool) {
+    /// Waits until `check` holds for the screen's text and returns that screen;
+    /// panics with the screen if it does not come.
+    pub fn wait_for(&mut self, what: &str, check: impl Fn(&str) -> bool) -> String {
         let deadline = Instant::now() + DEADLINE;
         loop {
-            if check(&self.screen()) {
-                return;
+            let screen = self.screen();
+            if check(&screen) {
+                return screen;
             }
             if Instant::now() > deadline {
                 panic!(
@@ -92,6 +94,11 @@ impl Session {
             }
             self.pump(Duration::from_millis(50));
         }
+    }
+
+    /// Waits until the screen shows `text`.
+    pub fn wait_text(&mut self, text: &str) -> String {
+        self.wait_for(text, |screen| screen.contains(text))
     }
 
     pub fn send(&mut self, keys: &str) {
