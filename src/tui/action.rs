@@ -37,6 +37,12 @@ pub enum Action {
     /// Open the filter toggles menu.
     Toggles,
     ClearFilters,
+    /// Freeze or unfreeze the live monitor.
+    Freeze,
+    /// Pin or unpin the selected project on the monitor's watch list.
+    Watch,
+    /// Choose the date range of the analytics.
+    Range,
 }
 
 impl Action {
@@ -71,6 +77,9 @@ impl Action {
         Action::PriorityFilter,
         Action::Toggles,
         Action::ClearFilters,
+        Action::Freeze,
+        Action::Watch,
+        Action::Range,
     ];
 
     /// The name used in the config file's `[keys]` table.
@@ -105,6 +114,9 @@ impl Action {
             Action::PriorityFilter => "priority_filter",
             Action::Toggles => "toggles",
             Action::ClearFilters => "clear_filters",
+            Action::Freeze => "freeze",
+            Action::Watch => "watch",
+            Action::Range => "range",
         }
     }
 

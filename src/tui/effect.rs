@@ -6,10 +6,12 @@ use std::path::PathBuf;
 
 use time::OffsetDateTime;
 
+use crate::api::MemberListParams;
 use crate::api::model::{
-    ActivityGroup, Insights, InventoryPage, InventorySortBy, PublishAudience, ReviewPriority,
-    SortOrder, Visibility,
+    ActivityGroup, Breakdowns, Insights, InventoryPage, InventorySortBy, Member, MemberRef, Page,
+    PiiFinding, PublishAudience, Realtime, ReviewPriority, SortOrder, Visibility,
 };
+use crate::tui::watchlist::WatchEntry;
 
 /// A request kind; a newer request in the same slot aborts the older one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -17,6 +19,15 @@ pub enum Slot {
     Insights,
     InventoryPage,
     InventoryExport,
+    MemberPage,
+    /// One of a few lanes for member details, so that several load at once
+    /// without aborting one another; the lane count bounds what is in flight.
+    MemberDetail(u8),
+    /// One lane per project shown on the monitor.
+    Realtime(u8),
+    Breakdowns,
+    PiiPage,
+    WatchlistSave,
 }
 
 /// The filters and sort of the project inventory, as the TUI holds them.
@@ -65,6 +76,31 @@ pub enum Request {
         format: ExportFormat,
         path: PathBuf,
     },
+    MemberPage {
+        params: MemberListParams,
+        cursor: Option<String>,
+    },
+    MemberDetail {
+        user_id: String,
+    },
+    Realtime {
+        project_id: String,
+    },
+    Breakdowns {
+        project_id: String,
+        starts_at: OffsetDateTime,
+        ends_at: OffsetDateTime,
+    },
+    PiiPage {
+        project_id: String,
+        cursor: Option<String>,
+        limit: u32,
+    },
+    /// Writes the monitor's watch list (atomically) to `path`.
+    SaveWatchlist {
+        path: PathBuf,
+        entries: Vec<WatchEntry>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -72,6 +108,12 @@ pub enum Reply {
     Insights(Box<Insights>),
     InventoryPage(Box<InventoryPage>),
     Exported { path: PathBuf, count: usize },
+    MemberPage(Box<Page<MemberRef>>),
+    Member(Box<Member>),
+    Realtime(Box<Realtime>),
+    Breakdowns(Box<Breakdowns>),
+    PiiPage(Box<Page<PiiFinding>>),
+    WatchlistSaved,
 }
 
 /// What a screen asks for.
@@ -89,6 +131,8 @@ pub enum Effect {
     /// A short message for the status line.
     Notify(String),
     Quit,
+    /// Switch to a tab (0-based), e.g. to pick a project in the inventory.
+    ShowTab(usize),
 }
 
 /// Why the API refused, in the words a person needs to fix it.

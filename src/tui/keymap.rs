@@ -149,6 +149,9 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::PriorityFilter, &["p"]),
     (Action::Toggles, &["t"]),
     (Action::ClearFilters, &["c"]),
+    (Action::Freeze, &["f"]),
+    (Action::Watch, &["w"]),
+    (Action::Range, &["R"]),
 ];
 
 #[derive(Debug, Clone)]

@@ -1,5 +1,6 @@
 //! Small building blocks shared by the screens.
 
+pub mod display;
 pub mod menu;
 
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
