@@ -616,7 +616,9 @@ impl Screen for MembersScreen {
         self.draw_filter_line(frame, filter_area, theme);
         self.draw_note(frame, note_area, theme);
         if self.rows.is_empty() {
-            self.viewport.set(0);
+            // The rows of the first page will fill this area.
+            self.viewport
+                .set(table_area.height.saturating_sub(2).max(1) as usize);
             let text = match (&self.error, self.page_pending) {
                 (Some(error), _) => error_text(error, theme),
                 (None, Some(_)) => vec![Line::from(Span::styled("Loading members…", theme.dim))],

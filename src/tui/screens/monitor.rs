@@ -726,11 +726,15 @@ impl MonitorScreen {
     }
 
     fn draw_chart(&self, frame: &mut Frame, area: Rect, live: &Live, theme: &Theme) {
+        let max = live.buckets.iter().map(|b| b.visitors).max().unwrap_or(0);
         let block = Block::default()
             .borders(Borders::ALL)
             .border_style(theme.border)
             .title(Span::styled(
-                " Visitors per minute, last 30 minutes (UTC) ",
+                format!(
+                    " Visitors per minute, last 30 minutes (UTC) · peak {} ",
+                    thousands(max)
+                ),
                 theme.title,
             ));
         let inner = block.inner(area);
@@ -740,10 +744,24 @@ impl MonitorScreen {
         let count = live.buckets.len().max(1) as u16;
         let (bar_width, gap) = if inner.width >= count * 3 {
             ((inner.width + 1) / count - 1, 1)
+        } else if inner.width >= count * 2 {
+            (1, 1)
         } else {
             ((inner.width / count).max(1), 0)
         };
-        let max = live.buckets.iter().map(|b| b.visitors).max().unwrap_or(0);
+        // Centred: the bars rarely fill the width exactly.
+        let used = ((bar_width + gap) * count).saturating_sub(gap);
+        let [_, bars_area, _] = Layout::horizontal([
+            Constraint::Fill(1),
+            Constraint::Length(used),
+            Constraint::Fill(1),
+        ])
+        .areas(bars_area);
+        let axis_area = Rect {
+            x: bars_area.x,
+            width: bars_area.width,
+            ..axis_area
+        };
         let bars: Vec<Bar> = live
             .buckets
             .iter()
@@ -760,20 +778,12 @@ impl MonitorScreen {
             .max(max.max(1) as u64)
             .bar_style(theme.accent);
         frame.render_widget(chart, bars_area);
-        frame.render_widget(
-            Paragraph::new(Span::styled(format!("peak {}", thousands(max)), theme.dim)),
-            Rect {
-                height: 1,
-                ..bars_area
-            },
-        );
         // Labels from the server's timestamps: right across midnight, whatever
         // the local clock says.
         if let (Some(first), Some(last)) = (live.buckets.first(), live.buckets.last()) {
             let left = utc_hm(first.timestamp);
             let right = utc_hm(last.timestamp);
-            let used = ((bar_width + gap) * count).saturating_sub(gap) as usize;
-            let pad = used.saturating_sub(left.len() + right.len());
+            let pad = (used as usize).saturating_sub(left.len() + right.len());
             frame.render_widget(
                 Paragraph::new(Span::styled(
                     format!("{left}{}{right}", " ".repeat(pad)),

@@ -266,10 +266,10 @@ impl Screen for PiiScreen {
             ),
             Span::styled(
                 format!(
-                    " · {} findings loaded{} · newest first",
+                    " · {} findings loaded{}",
                     thousands(self.rows.len() as i64),
                     if self.has_more {
-                        ", more on the server"
+                        " · more on the server"
                     } else {
                         ""
                     }
@@ -372,7 +372,7 @@ impl PiiScreen {
                 Constraint::Min(10),
             ],
         )
-        .header(Row::new(["Found (UTC)", "Status", "Source", "Quote"]).style(theme.title))
+        .header(Row::new(["Found (UTC) ↓", "Status", "Source", "Quote"]).style(theme.title))
         .block(
             Block::default()
                 .borders(Borders::TOP)
