@@ -2,6 +2,9 @@
 //! synthetic replies, a fixed clock, no terminal and no network. Snapshots draw
 //! into ratatui's TestBackend.
 
+// Replies are `Result<Reply, ErrorInfo>`, the app's own message type.
+#![allow(clippy::result_large_err)]
+
 use std::collections::HashSet;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -1216,4 +1219,34 @@ fn snapshot_personal_data() {
             screen(&app, width, height).backend()
         );
     }
+}
+
+#[test]
+fn a_refresh_with_the_same_data_changes_no_cell() {
+    let mut app = app();
+    let first = open_monitor(&mut app);
+    answer_realtime(&mut app, &first, NOW);
+    let mut terminal = Terminal::new(TestBackend::new(120, 35)).unwrap();
+    terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
+    let before = terminal.backend().buffer().clone();
+    let mut now = NOW;
+    for _ in 0..5 {
+        now = app.wake_at().unwrap();
+        let request = realtime_requests(&app.handle(Msg::Wake, now)).remove(0);
+        // The same minute's data again.
+        reply_at(
+            &mut app,
+            Slot::Realtime(request.0),
+            request.1,
+            Ok(Reply::Realtime(Box::new(realtime(NOW, 17)))),
+            now,
+        );
+    }
+    assert_eq!(now, NOW + Duration::seconds(50));
+    terminal.draw(|frame| app.draw(frame, now)).unwrap();
+    let after = terminal.backend().buffer();
+    assert!(
+        before.diff(after).is_empty(),
+        "no counter or clock on screen: nothing to rewrite"
+    );
 }

@@ -233,3 +233,28 @@ async fn run_app_on(
         Exit::Quit | Exit::Signal | Exit::InputClosed => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::FileConfig;
+
+    fn settings(toml_text: &str) -> Result<TuiSettings, LaunchError> {
+        let file: FileConfig = toml::from_str(toml_text).unwrap();
+        TuiSettings::from_config(&LoadedConfig {
+            file,
+            ..LoadedConfig::default()
+        })
+    }
+
+    #[test]
+    fn refresh_secs_is_read_and_checked() {
+        assert_eq!(settings("").unwrap().refresh_secs, None);
+        let read = settings("[tui]\nrefresh_secs = 30\n").unwrap();
+        assert_eq!(read.refresh_secs, Some(30));
+        for bad in ["0", "3601", "\"10\"", "2.5"] {
+            let error = settings(&format!("[tui]\nrefresh_secs = {bad}\n")).unwrap_err();
+            assert!(error.to_string().contains("refresh_secs"), "{bad}: {error}");
+        }
+    }
+}
