@@ -552,7 +552,12 @@ impl Screen for MonitorScreen {
             Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(area);
         self.draw_head(frame, head_area, theme);
         let mut body = body;
-        if let Some(warning) = &self.watch_warning {
+        // Warnings get a line each under the head: staleness, a damaged file.
+        let freshness = self.freshness().map(|text| format!("⚠ {text}"));
+        for warning in [freshness.as_ref(), self.watch_warning.as_ref()]
+            .into_iter()
+            .flatten()
+        {
             let [warn_area, rest] =
                 Layout::vertical([Constraint::Length(1), Constraint::Min(2)]).areas(body);
             frame.render_widget(
@@ -618,10 +623,6 @@ impl MonitorScreen {
                 " FROZEN ",
                 theme.warn.add_modifier(Modifier::REVERSED | Modifier::BOLD),
             ));
-        }
-        if let Some(text) = self.freshness() {
-            spans.push(Span::styled(" · ⚠ ", theme.warn));
-            spans.push(Span::styled(text, theme.warn));
         }
         frame.render_widget(Paragraph::new(Line::from(spans)), area);
     }
