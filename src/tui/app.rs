@@ -344,15 +344,10 @@ impl App {
 
     /// `w` outside the monitor: pins or unpins the inventory's selection.
     fn watch_selected(&mut self, now: OffsetDateTime, effects: &mut Vec<Effect>) {
+        let selected = self.selected_project();
         let mut cx = Cx::new(now, effects, &mut self.next_token);
-        match self.inventory.selected_item() {
-            Some(item) => self.monitor.toggle_watch(
-                ProjectRef {
-                    id: item.id.clone(),
-                    name: item.name.clone(),
-                },
-                &mut cx,
-            ),
+        match selected {
+            Some(project) => self.monitor.toggle_watch(project, &mut cx),
             None => cx.emit(Effect::Notify(
                 "select a project in the inventory (2) to pin it".into(),
             )),
