@@ -45,6 +45,12 @@ pub enum Action {
     Publish,
     /// Delete the project (asks for its name).
     Delete,
+    /// Freeze or unfreeze the live monitor.
+    Freeze,
+    /// Pin or unpin the selected project on the monitor's watch list.
+    Watch,
+    /// Choose the date range of the analytics.
+    Range,
 }
 
 impl Action {
@@ -84,6 +90,9 @@ impl Action {
         Action::Unpublish,
         Action::Publish,
         Action::Delete,
+        Action::Freeze,
+        Action::Watch,
+        Action::Range,
     ];
 
     /// The name used in the config file's `[keys]` table.
@@ -123,6 +132,9 @@ impl Action {
             Action::Unpublish => "unpublish",
             Action::Publish => "publish",
             Action::Delete => "delete",
+            Action::Freeze => "freeze",
+            Action::Watch => "watch",
+            Action::Range => "range",
         }
     }
 

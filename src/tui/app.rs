@@ -11,10 +11,14 @@ use time::OffsetDateTime;
 use super::action::Action;
 use super::effect::{Cx, Effect, ErrorInfo, Reply, Slot};
 use super::keymap::Keymap;
+use super::screens::analytics::AnalyticsScreen;
 use super::screens::insights::InsightsScreen;
 use super::screens::inventory::InventoryScreen;
+use super::screens::members::MembersScreen;
+use super::screens::monitor::MonitorScreen;
+use super::screens::pii::PiiScreen;
 use super::screens::project::{ProjectNav, ProjectScreen, WriteAccess};
-use super::screens::{Placeholder, Screen, ScreenView, error_text};
+use super::screens::{ProjectRef, Screen, ScreenView, error_text};
 use super::theme::Theme;
 use super::widgets::{ago, centered};
 use crate::text::{fit, sanitize_line};
@@ -73,7 +77,10 @@ pub struct App {
     pub project: Option<ProjectScreen>,
     /// Learned from a write's 403 `insufficient_scope`: the scopes it asked for.
     pub missing_write_scope: Option<Vec<String>>,
-    placeholders: [Placeholder; 4],
+    pub members: MembersScreen,
+    pub monitor: MonitorScreen,
+    pub analytics: AnalyticsScreen,
+    pub pii: PiiScreen,
     pub tab: usize,
     overlay: Option<Overlay>,
     pub errors: Vec<ErrorInfo>,
@@ -121,24 +128,10 @@ impl App {
             inventory: InventoryScreen::new(export_dir),
             project: None,
             missing_write_scope: None,
-            placeholders: [
-                Placeholder {
-                    title: "Members",
-                    what: "The member directory: search, roles, details.",
-                },
-                Placeholder {
-                    title: "Monitor",
-                    what: "Live realtime visitors for watched projects.",
-                },
-                Placeholder {
-                    title: "Analytics",
-                    what: "Countries, devices, pages and sources over a date range.",
-                },
-                Placeholder {
-                    title: "Personal data",
-                    what: "Personal-data findings of a project.",
-                },
-            ],
+            members: MembersScreen::default(),
+            monitor: MonitorScreen::default(),
+            analytics: AnalyticsScreen::default(),
+            pii: PiiScreen::default(),
             tab: 0,
             overlay: None,
             errors: Vec::new(),
@@ -168,7 +161,10 @@ impl App {
         match self.tab {
             0 => &self.insights,
             1 => &self.inventory,
-            n => &self.placeholders[(n - 2).min(3)],
+            2 => &self.members,
+            3 => &self.monitor,
+            4 => &self.analytics,
+            _ => &self.pii,
         }
     }
 
@@ -188,7 +184,10 @@ impl App {
         let screen: &mut dyn Screen = match self.tab {
             0 => &mut self.insights,
             1 => &mut self.inventory,
-            n => &mut self.placeholders[(n - 2).min(3)],
+            2 => &mut self.members,
+            3 => &mut self.monitor,
+            4 => &mut self.analytics,
+            _ => &mut self.pii,
         };
         f(screen, &mut cx)
     }
@@ -199,6 +198,8 @@ impl App {
             self.insights.wake_at(),
             self.inventory.wake_at(),
             self.project.as_ref().and_then(|p| p.wake_at()),
+            self.members.wake_at(),
+            self.monitor.wake_at(),
         ]
         .into_iter()
         .flatten()
@@ -207,6 +208,7 @@ impl App {
 
     pub fn handle(&mut self, msg: Msg, now: OffsetDateTime) -> Vec<Effect> {
         let mut effects = Vec::new();
+        self.monitor.observe_clock(now);
         match msg {
             Msg::Key(key) => {
                 if key.kind != KeyEventKind::Release {
@@ -215,7 +217,9 @@ impl App {
             }
             Msg::Resize => {}
             Msg::Reply { slot, token, reply } => {
-                if let Err(error) = &reply {
+                if let Err(error) = &reply
+                    && !expected_absence(slot, error)
+                {
                     self.record_error(error.clone());
                 }
                 let insights_loaded = matches!(reply, Ok(Reply::Insights(_)));
@@ -235,6 +239,14 @@ impl App {
                             }
                         }
                     }
+                    Slot::MemberPage | Slot::MemberDetail(_) => {
+                        self.members.handle_reply(slot, token, reply, &mut cx)
+                    }
+                    Slot::Realtime(_) | Slot::WatchlistSave => {
+                        self.monitor.handle_reply(slot, token, reply, &mut cx)
+                    }
+                    Slot::Breakdowns => self.analytics.handle_reply(slot, token, reply, &mut cx),
+                    Slot::PiiPage => self.pii.handle_reply(slot, token, reply, &mut cx),
                 }
                 if insights_loaded && let Some(data) = &self.insights.data {
                     self.inventory.finding_types = data.findings.clone();
@@ -257,6 +269,8 @@ impl App {
                 if let Some(project) = &mut self.project {
                     project.wake(&mut cx);
                 }
+                self.members.wake(&mut cx);
+                self.monitor.wake(&mut cx);
             }
         }
         effects = self.apply_app_effects(effects, now);
@@ -281,6 +295,11 @@ impl App {
                     let mut more = Vec::new();
                     self.navigate_project(nav, now, &mut more);
                     out.extend(self.apply_app_effects(more, now));
+                }
+                Effect::ShowTab(tab) if tab < TAB_TITLES.len() => {
+                    let mut more = Vec::new();
+                    self.switch_tab(tab, now, &mut more);
+                    out.extend(more);
                 }
                 Effect::Quit => {
                     self.should_quit = true;
@@ -347,6 +366,7 @@ impl App {
             Action::Tab4 => self.switch_tab(3, now, effects),
             Action::Tab5 => self.switch_tab(4, now, effects),
             Action::Tab6 => self.switch_tab(5, now, effects),
+            Action::Watch => self.watch_selected(now, effects),
             _ => {}
         }
     }
@@ -380,8 +400,36 @@ impl App {
     }
 
     fn switch_tab(&mut self, tab: usize, now: OffsetDateTime, effects: &mut Vec<Effect>) {
+        if tab != self.tab {
+            self.with_screen(now, effects, |screen, _| screen.deactivate());
+        }
         self.tab = tab;
+        let project = self.selected_project();
+        self.monitor.set_project(project.clone());
+        self.analytics.set_project(project.clone());
+        self.pii.set_project(project);
         self.with_screen(now, effects, |screen, cx| screen.activate(cx));
+    }
+
+    /// The project the monitor, analytics and personal-data tabs show: the one
+    /// selected in the inventory.
+    pub fn selected_project(&self) -> Option<ProjectRef> {
+        self.inventory.selected_item().map(|item| ProjectRef {
+            id: item.id.clone(),
+            name: item.name.clone(),
+        })
+    }
+
+    /// `w` outside the monitor: pins or unpins the inventory's selection.
+    fn watch_selected(&mut self, now: OffsetDateTime, effects: &mut Vec<Effect>) {
+        let selected = self.selected_project();
+        let mut cx = Cx::new(now, effects, &mut self.next_token);
+        match selected {
+            Some(project) => self.monitor.toggle_watch(project, &mut cx),
+            None => cx.emit(Effect::Notify(
+                "select a project in the inventory (2) to pin it".into(),
+            )),
+        }
     }
 
     fn record_error(&mut self, error: ErrorInfo) {
@@ -395,7 +443,9 @@ impl App {
     fn note_plan(&mut self, reply: &Result<Reply, ErrorInfo>) {
         use super::effect::Gate;
         match reply {
-            Ok(Reply::InventoryPage(_)) => self.identity.plan = Some("enterprise".into()),
+            Ok(Reply::InventoryPage(_) | Reply::PiiPage(_)) => {
+                self.identity.plan = Some("enterprise".into())
+            }
             Ok(Reply::Insights(_)) if self.identity.plan.is_none() => {
                 self.identity.plan = Some("business or higher".into())
             }
@@ -672,4 +722,10 @@ impl App {
             popup,
         );
     }
+}
+
+/// Answers a screen expects as data, not as errors for the log: a member whose
+/// membership is not active.
+fn expected_absence(slot: Slot, error: &ErrorInfo) -> bool {
+    matches!(slot, Slot::MemberDetail(_)) && error.kind.as_deref() == Some("member_not_found")
 }

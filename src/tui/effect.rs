@@ -6,12 +6,14 @@ use std::path::PathBuf;
 
 use time::OffsetDateTime;
 
+use crate::api::MemberListParams;
 use crate::api::model::{
-    ActivityGroup, Insights, InventoryPage, InventorySortBy, PublishAudience, ReviewPriority,
-    SortOrder, Visibility,
+    ActivityGroup, Breakdowns, Insights, InventoryPage, InventorySortBy, Member, MemberRef, Page,
+    PiiFinding, PublishAudience, Realtime, ReviewPriority, SortOrder, Visibility,
 };
 use crate::api::model::{Deployment, FieldError, Project, ProjectUpdate};
 use crate::tui::screens::project::ProjectNav;
+use crate::tui::watchlist::WatchEntry;
 
 /// A request kind; a newer request in the same slot aborts the older one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -27,6 +29,15 @@ pub enum Slot {
     Deployment,
     /// The inventory re-reading a page until it shows our own writes.
     InventoryRecheck,
+    MemberPage,
+    /// One of a few lanes for member details, so that several load at once
+    /// without aborting one another; the lane count bounds what is in flight.
+    MemberDetail(u8),
+    /// One lane per project shown on the monitor.
+    Realtime(u8),
+    Breakdowns,
+    PiiPage,
+    WatchlistSave,
 }
 
 /// The filters and sort of the project inventory, as the TUI holds them.
@@ -95,6 +106,31 @@ pub enum Request {
         project_id: String,
         deployment_id: String,
     },
+    MemberPage {
+        params: MemberListParams,
+        cursor: Option<String>,
+    },
+    MemberDetail {
+        user_id: String,
+    },
+    Realtime {
+        project_id: String,
+    },
+    Breakdowns {
+        project_id: String,
+        starts_at: OffsetDateTime,
+        ends_at: OffsetDateTime,
+    },
+    PiiPage {
+        project_id: String,
+        cursor: Option<String>,
+        limit: u32,
+    },
+    /// Writes the monitor's watch list (atomically) to `path`.
+    SaveWatchlist {
+        path: PathBuf,
+        entries: Vec<WatchEntry>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -111,6 +147,12 @@ pub enum Reply {
     Unpublished,
     /// POST publish and the deployment poll answer a deployment.
     Deployment(Box<Deployment>),
+    MemberPage(Box<Page<MemberRef>>),
+    Member(Box<Member>),
+    Realtime(Box<Realtime>),
+    Breakdowns(Box<Breakdowns>),
+    PiiPage(Box<Page<PiiFinding>>),
+    WatchlistSaved,
 }
 
 /// What a screen asks for.
@@ -130,6 +172,8 @@ pub enum Effect {
     Quit,
     /// Open or leave the project detail screen, or tell the inventory of a write.
     ProjectView(ProjectNav),
+    /// Switch to a tab (0-based), e.g. to pick a project in the inventory.
+    ShowTab(usize),
 }
 
 /// Why the API refused, in the words a person needs to fix it.

@@ -8,8 +8,9 @@ use futures::StreamExt;
 use super::app::ClientNotice;
 use super::effect::{ErrorInfo, ExportFormat, Gate, InventoryQuery, Reply, Request};
 use super::runtime::Executor;
+use super::watchlist;
 use crate::api::model::{ErrorType, PublishRequest};
-use crate::api::{ApiError, Client, ClientEvent, InventoryParams};
+use crate::api::{ApiError, Client, ClientEvent, InventoryParams, PageParams};
 use crate::clock::Clock;
 use crate::output::{CsvWriter, JsonArrayWriter, OutputError};
 
@@ -83,6 +84,56 @@ impl Executor for ClientExecutor {
                 .get_deployment(&project_id, &deployment_id)
                 .await
                 .map(|deployment| Reply::Deployment(Box::new(deployment))),
+            Request::MemberPage { params, cursor } => self
+                .client
+                .list_members(ws, &params, cursor.as_deref())
+                .await
+                .map(|page| Reply::MemberPage(Box::new(page))),
+            Request::MemberDetail { user_id } => self
+                .client
+                .get_member(ws, &user_id)
+                .await
+                .map(|member| Reply::Member(Box::new(member))),
+            Request::Realtime { project_id } => self
+                .client
+                .get_realtime(&project_id)
+                .await
+                .map(|realtime| Reply::Realtime(Box::new(realtime))),
+            Request::Breakdowns {
+                project_id,
+                starts_at,
+                ends_at,
+            } => self
+                .client
+                .get_breakdowns(&project_id, starts_at, ends_at)
+                .await
+                .map(|data| Reply::Breakdowns(Box::new(data))),
+            Request::PiiPage {
+                project_id,
+                cursor,
+                limit,
+            } => self
+                .client
+                .list_pii(
+                    &project_id,
+                    &PageParams { limit: Some(limit) },
+                    cursor.as_deref(),
+                )
+                .await
+                .map(|page| Reply::PiiPage(Box::new(page))),
+            Request::SaveWatchlist { path, entries } => {
+                return watchlist::save(&path, &entries)
+                    .map(|()| Reply::WatchlistSaved)
+                    .map_err(|error| ErrorInfo {
+                        status: None,
+                        kind: None,
+                        detail: None,
+                        request_id: None,
+                        summary: error.to_string(),
+                        gate: None,
+                        at: self.clock.now(),
+                    });
+            }
         };
         result.map_err(|error| error_info(&error, &self.clock))
     }

@@ -155,6 +155,9 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     // Shares `p` with the priority filter: each screen takes the action it knows.
     (Action::Publish, &["p"]),
     (Action::Delete, &["D"]),
+    (Action::Freeze, &["f"]),
+    (Action::Watch, &["w"]),
+    (Action::Range, &["R"]),
 ];
 
 /// A key may mean several actions, in the order bound (e.g. `p`: the priority

@@ -6,11 +6,14 @@ use std::collections::HashMap;
 use tokio::sync::{broadcast, mpsc};
 
 use super::app::{App, Identity};
+use super::effect::ErrorInfo;
 use super::executor::{ClientExecutor, notice};
 use super::keymap::{Keymap, KeymapError};
 use super::runtime::{self, Exit};
+use super::screens::monitor::{DEFAULT_REFRESH_SECS, MonitorScreen};
 use super::terminal::{self, RestoreOnDrop};
 use super::theme::{Theme, ThemeName};
+use super::watchlist;
 use crate::api::{ApiKey, Client, ClientConfig, ConfigError};
 use crate::cli::{Session, SessionError};
 use crate::clock::Clock;
@@ -44,7 +47,12 @@ pub struct TuiSettings {
     pub theme: ThemeName,
     /// Action name to keys; only the overrides.
     pub keys: HashMap<String, Vec<String>>,
+    /// `[tui] refresh_secs`: seconds between refreshes of the live monitor.
+    pub refresh_secs: Option<u64>,
 }
+
+/// The refresh interval the config may ask for, in seconds.
+const REFRESH_SECS_RANGE: std::ops::RangeInclusive<i64> = 1..=3600;
 
 impl TuiSettings {
     pub fn from_config(config: &LoadedConfig) -> Result<Self, LaunchError> {
@@ -62,6 +70,18 @@ impl TuiSettings {
                         return Err(LaunchError::Config(
                             "[tui] theme must be \"dark\" or \"light\"".into(),
                         ));
+                    }
+                };
+            }
+            if let Some(refresh) = table.get("refresh_secs") {
+                settings.refresh_secs = match refresh.as_integer() {
+                    Some(secs) if REFRESH_SECS_RANGE.contains(&secs) => Some(secs as u64),
+                    _ => {
+                        return Err(LaunchError::Config(format!(
+                            "[tui] refresh_secs must be a whole number of seconds from {} to {}",
+                            REFRESH_SECS_RANGE.start(),
+                            REFRESH_SECS_RANGE.end()
+                        )));
                     }
                 };
             }
@@ -133,7 +153,9 @@ pub async fn run_demo(
         api_version: crate::api::model::API_VERSION.to_owned(),
         read_only,
     };
-    let result = run_app_on(client, identity, workspace, &settings).await;
+    // The demo's projects are not the service's: they get a watch list of their own.
+    let watchlist = crate::logging::data_dir().join("watchlist-demo.json");
+    let result = run_app_on(client, identity, workspace, &settings, watchlist).await;
     server.stop().await;
     result
 }
@@ -144,7 +166,14 @@ async fn run_app(
     settings: &TuiSettings,
 ) -> Result<(), LaunchError> {
     let workspace = identity.workspace.clone();
-    run_app_on(client, identity, workspace, settings).await
+    run_app_on(
+        client,
+        identity,
+        workspace,
+        settings,
+        watchlist::default_path(),
+    )
+    .await
 }
 
 async fn run_app_on(
@@ -152,12 +181,27 @@ async fn run_app_on(
     identity: Identity,
     workspace_id: String,
     settings: &TuiSettings,
+    watchlist_path: std::path::PathBuf,
 ) -> Result<(), LaunchError> {
     let keymap = Keymap::with_overrides(&settings.keys)?;
     let theme = Theme::new(settings.theme, Theme::no_color_from_env());
     let clock = Clock::system();
     let export_dir = crate::logging::data_dir().join("exports");
     let mut app = App::new(identity, theme, keymap, export_dir);
+    app.monitor = MonitorScreen::new(settings.refresh_secs.unwrap_or(DEFAULT_REFRESH_SECS));
+    app.monitor.use_watchlist_file(watchlist_path);
+    if let Some(warning) = app.monitor.watch_warning.clone() {
+        // Reported in the status line and the error log; the dashboard goes on.
+        app.errors.push(ErrorInfo {
+            status: None,
+            kind: None,
+            detail: None,
+            request_id: None,
+            summary: warning,
+            gate: None,
+            at: clock.now(),
+        });
+    }
     let (notices_tx, notices_rx) = mpsc::unbounded_channel();
     let mut events = client.subscribe();
     let forward = tokio::spawn(async move {
@@ -187,5 +231,30 @@ async fn run_app_on(
     forward.abort();
     match exit? {
         Exit::Quit | Exit::Signal | Exit::InputClosed => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::FileConfig;
+
+    fn settings(toml_text: &str) -> Result<TuiSettings, LaunchError> {
+        let file: FileConfig = toml::from_str(toml_text).unwrap();
+        TuiSettings::from_config(&LoadedConfig {
+            file,
+            ..LoadedConfig::default()
+        })
+    }
+
+    #[test]
+    fn refresh_secs_is_read_and_checked() {
+        assert_eq!(settings("").unwrap().refresh_secs, None);
+        let read = settings("[tui]\nrefresh_secs = 30\n").unwrap();
+        assert_eq!(read.refresh_secs, Some(30));
+        for bad in ["0", "3601", "\"10\"", "2.5"] {
+            let error = settings(&format!("[tui]\nrefresh_secs = {bad}\n")).unwrap_err();
+            assert!(error.to_string().contains("refresh_secs"), "{bad}: {error}");
+        }
     }
 }

@@ -10,4 +10,5 @@ pub mod runtime;
 pub mod screens;
 pub mod terminal;
 pub mod theme;
+pub mod watchlist;
 pub mod widgets;

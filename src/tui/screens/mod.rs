@@ -1,8 +1,12 @@
 //! The screens. Each owns its state model, turns actions into effects, and draws.
 
+pub mod analytics;
 pub mod catch_up;
 pub mod insights;
 pub mod inventory;
+pub mod members;
+pub mod monitor;
+pub mod pii;
 pub mod project;
 
 use ratatui::Frame;
@@ -29,6 +33,9 @@ pub trait Screen {
 
     /// The screen became visible: load what it lacks.
     fn activate(&mut self, _cx: &mut Cx) {}
+
+    /// Another tab became visible: stop anything that only serves the eye.
+    fn deactivate(&mut self) {}
 
     /// Handles an action; false lets the app handle it.
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool;
@@ -74,6 +81,39 @@ pub trait Screen {
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView);
+}
+
+/// The project that the analytics, monitor and personal-data screens show: the
+/// one selected in the inventory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectRef {
+    pub id: String,
+    pub name: Option<String>,
+}
+
+impl ProjectRef {
+    /// The name, sanitized and cut to `width`, or the id when unnamed.
+    pub fn label(&self, width: usize) -> String {
+        crate::text::fit(self.name.as_deref().unwrap_or(&self.id), width)
+    }
+}
+
+/// What a project screen says before a project is picked.
+pub fn no_project_text(theme: &Theme, what: &str, keymap: &Keymap) -> Vec<Line<'static>> {
+    vec![
+        Line::from(Span::styled("No project selected.", theme.title)),
+        Line::from(""),
+        Line::from(Span::raw(format!(
+            "{what} for the project selected in the inventory."
+        ))),
+        Line::from(vec![
+            Span::raw("Press "),
+            Span::styled(keymap.key_for(super::action::Action::Tab2), theme.key),
+            Span::raw(" (or "),
+            Span::styled(keymap.key_for(super::action::Action::Open), theme.key),
+            Span::raw(") to pick one in the inventory, then come back to this tab."),
+        ]),
+    ]
 }
 
 /// A tab whose screen comes in a later release.

@@ -1,6 +1,7 @@
 //! Small building blocks shared by the screens.
 
 pub mod confirm;
+pub mod display;
 pub mod input;
 pub mod menu;
 

@@ -1,0 +1,485 @@
+//! Visitor analytics of the selected project over a range of whole UTC dates:
+//! countries, devices, pages and sources as bar lists with counts.
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use time::{Date, Duration, OffsetDateTime};
+use tui_input::Input;
+use tui_input::backend::crossterm::EventHandler;
+
+use super::{ProjectRef, Screen, ScreenView, error_text, no_project_text};
+use crate::api::model::{BreakdownItem, Breakdowns};
+use crate::tui::action::Action;
+use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot};
+use crate::tui::theme::Theme;
+use crate::tui::widgets::display::{bar_lines, date_label};
+use crate::tui::widgets::menu::Menu;
+
+/// The longest range the service answers, in UTC dates, both ends included.
+pub const MAX_RANGE_DAYS: i64 = 365;
+/// Some projects keep analytics this many days (contract, Limits).
+pub const RETENTION_DAYS: i64 = 90;
+const ANALYTICS_NOT_FOUND: &str = "analytics_not_found";
+
+/// A date range as the user chose it; presets end today and move with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeChoice {
+    Today,
+    /// The last `n` UTC dates, today included.
+    LastDays(u16),
+    Custom {
+        first: Date,
+        last: Date,
+    },
+}
+
+/// The choices of the range menu, in order; the custom range comes last.
+const PRESETS: [RangeChoice; 5] = [
+    RangeChoice::Today,
+    RangeChoice::LastDays(7),
+    RangeChoice::LastDays(30),
+    RangeChoice::LastDays(90),
+    RangeChoice::LastDays(365),
+];
+
+impl RangeChoice {
+    /// The first and last UTC date, both included.
+    pub fn dates(&self, now: OffsetDateTime) -> (Date, Date) {
+        let today = now.to_offset(time::UtcOffset::UTC).date();
+        match *self {
+            RangeChoice::Today => (today, today),
+            RangeChoice::LastDays(days) => {
+                (today - Duration::days(i64::from(days.max(1)) - 1), today)
+            }
+            RangeChoice::Custom { first, last } => (first, last),
+        }
+    }
+
+    pub fn label(&self) -> String {
+        match self {
+            RangeChoice::Today => "today".into(),
+            RangeChoice::LastDays(days) => format!("last {days} days"),
+            RangeChoice::Custom { .. } => "custom dates".into(),
+        }
+    }
+}
+
+/// Reads `YYYY-MM-DD..YYYY-MM-DD` (a single date means that one day).
+pub fn parse_range(text: &str) -> Result<(Date, Date), String> {
+    let format = time::macros::format_description!("[year]-[month]-[day]");
+    let parse = |part: &str| {
+        Date::parse(part.trim(), &format)
+            .map_err(|_| format!("{:?} is not a date like 2026-11-01", part.trim()))
+    };
+    let (first, last) = match text.split_once("..") {
+        Some((first, last)) => (parse(first)?, parse(last)?),
+        None => {
+            let day = parse(text)?;
+            (day, day)
+        }
+    };
+    if last < first {
+        return Err("the range ends before it starts".into());
+    }
+    let days = (last - first).whole_days() + 1;
+    if days > MAX_RANGE_DAYS {
+        return Err(format!(
+            "the range spans {days} days; the service answers at most {MAX_RANGE_DAYS}"
+        ));
+    }
+    Ok((first, last))
+}
+
+/// What the data on screen was loaded for.
+type LoadKey = (String, Date, Date);
+
+#[derive(Debug)]
+pub struct AnalyticsScreen {
+    project: Option<ProjectRef>,
+    pub range: RangeChoice,
+    pub data: Option<Breakdowns>,
+    pub error: Option<ErrorInfo>,
+    loaded_for: Option<LoadKey>,
+    pending: Option<(u64, LoadKey)>,
+    menu: Option<Menu>,
+    input: Option<Input>,
+    pub input_error: Option<String>,
+    loaded_at: Option<OffsetDateTime>,
+}
+
+impl Default for AnalyticsScreen {
+    fn default() -> Self {
+        Self {
+            project: None,
+            range: RangeChoice::LastDays(30),
+            data: None,
+            error: None,
+            loaded_for: None,
+            pending: None,
+            menu: None,
+            input: None,
+            input_error: None,
+            loaded_at: None,
+        }
+    }
+}
+
+impl AnalyticsScreen {
+    /// The project selected in the inventory changed (or not).
+    pub fn set_project(&mut self, project: Option<ProjectRef>) {
+        if self.project != project {
+            self.project = project;
+            self.data = None;
+            self.error = None;
+            self.loaded_for = None;
+            // A reply for the previous project is dropped by its token.
+            self.pending = None;
+        }
+    }
+
+    pub fn project(&self) -> Option<&ProjectRef> {
+        self.project.as_ref()
+    }
+
+    pub fn is_loading(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    fn key(&self, now: OffsetDateTime) -> Option<LoadKey> {
+        let project = self.project.as_ref()?;
+        let (first, last) = self.range.dates(now);
+        Some((project.id.clone(), first, last))
+    }
+
+    /// Loads unless what is shown (or asked for) already matches; `force` reloads.
+    fn load(&mut self, cx: &mut Cx, force: bool) {
+        let Some(key) = self.key(cx.now) else {
+            return;
+        };
+        let asked = self.pending.as_ref().is_some_and(|(_, k)| *k == key);
+        if !force && (asked || self.loaded_for.as_ref() == Some(&key)) {
+            return;
+        }
+        let (project_id, first, last) = key.clone();
+        let token = cx.fetch(
+            Slot::Breakdowns,
+            Request::Breakdowns {
+                project_id,
+                starts_at: first.midnight().assume_utc(),
+                ends_at: last.midnight().assume_utc(),
+            },
+        );
+        self.pending = Some((token, key));
+    }
+
+    fn choose(&mut self, range: RangeChoice, cx: &mut Cx) {
+        self.range = range;
+        self.load(cx, false);
+    }
+
+    /// Whether the range reaches further back than some projects keep data.
+    pub fn past_retention(&self, now: OffsetDateTime) -> bool {
+        let (first, _) = self.range.dates(now);
+        let today = now.to_offset(time::UtcOffset::UTC).date();
+        (today - first).whole_days() + 1 > RETENTION_DAYS
+    }
+}
+
+impl Screen for AnalyticsScreen {
+    fn title(&self) -> &'static str {
+        "Analytics"
+    }
+
+    fn activate(&mut self, cx: &mut Cx) {
+        self.load(cx, false);
+    }
+
+    fn captures_keys(&self) -> bool {
+        self.input.is_some() || self.menu.is_some()
+    }
+
+    fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
+        let Some(input) = &mut self.input else {
+            return false;
+        };
+        match key.code {
+            KeyCode::Esc => {
+                self.input = None;
+                self.input_error = None;
+            }
+            KeyCode::Enter => match parse_range(input.value()) {
+                Ok((first, last)) => {
+                    self.input = None;
+                    self.input_error = None;
+                    self.choose(RangeChoice::Custom { first, last }, cx);
+                }
+                Err(message) => self.input_error = Some(message),
+            },
+            _ => {
+                input.handle_event(&crossterm::event::Event::Key(*key));
+                self.input_error = None;
+            }
+        }
+        true
+    }
+
+    fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        if let Some(menu) = &mut self.menu {
+            match action {
+                Action::Up => menu.up(),
+                Action::Down => menu.down(),
+                Action::Back | Action::Quit => self.menu = None,
+                Action::Open => {
+                    let choice = menu.selected;
+                    self.menu = None;
+                    match PRESETS.get(choice) {
+                        Some(range) => self.choose(*range, cx),
+                        None => {
+                            let (first, last) = self.range.dates(cx.now);
+                            self.input = Some(Input::new(format!(
+                                "{}..{}",
+                                date_label(first),
+                                date_label(last)
+                            )));
+                        }
+                    }
+                }
+                _ => {}
+            }
+            return true;
+        }
+        match action {
+            Action::Range => {
+                let mut items: Vec<String> = PRESETS.iter().map(RangeChoice::label).collect();
+                items.push("custom dates… (YYYY-MM-DD..YYYY-MM-DD)".into());
+                let selected = PRESETS
+                    .iter()
+                    .position(|preset| *preset == self.range)
+                    .unwrap_or(PRESETS.len());
+                self.menu = Some(Menu::new("Date range (UTC)", items, selected));
+            }
+            Action::Refresh => self.load(cx, true),
+            Action::Open if self.project.is_none() => cx.emit(Effect::ShowTab(1)),
+            Action::Copy => {
+                if let Some(project) = &self.project {
+                    cx.emit(Effect::Copy(project.id.clone()));
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    fn handle_reply(
+        &mut self,
+        slot: Slot,
+        token: u64,
+        reply: Result<Reply, ErrorInfo>,
+        cx: &mut Cx,
+    ) {
+        if slot != Slot::Breakdowns || self.pending.as_ref().is_none_or(|(t, _)| *t != token) {
+            return;
+        }
+        let Some((_, key)) = self.pending.take() else {
+            return;
+        };
+        match reply {
+            Ok(Reply::Breakdowns(data)) => {
+                self.data = Some(*data);
+                self.error = None;
+                self.loaded_at = Some(cx.now);
+            }
+            Ok(_) => return,
+            Err(error) => {
+                self.data = None;
+                self.error = Some(error);
+            }
+        }
+        self.loaded_for = Some(key);
+    }
+
+    fn last_loaded(&self) -> Option<OffsetDateTime> {
+        self.loaded_at
+    }
+
+    fn hints(&self) -> Vec<(Action, &'static str)> {
+        vec![(Action::Range, "date range")]
+    }
+
+    fn help(&self) -> Vec<(Action, &'static str)> {
+        vec![
+            (
+                Action::Range,
+                "date range: today, 7, 30, 90 or 365 days, or custom dates YYYY-MM-DD..YYYY-MM-DD",
+            ),
+            (Action::Refresh, "reload"),
+            (Action::Copy, "copy the project id (OSC 52)"),
+            (Action::Tab2, "pick the project in the inventory"),
+        ]
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
+        let theme = view.theme;
+        let Some(project) = &self.project else {
+            frame.render_widget(
+                Paragraph::new(no_project_text(
+                    theme,
+                    "Analytics shows countries, devices, pages and sources",
+                    view.keymap,
+                ))
+                .wrap(Wrap { trim: true }),
+                area,
+            );
+            return;
+        };
+        let [head_area, note_area, body] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Length(1),
+            Constraint::Min(3),
+        ])
+        .areas(area);
+        let (first, last) = self.range.dates(view.now);
+        let days = (last - first).whole_days() + 1;
+        let mut head = vec![
+            Span::styled(
+                format!(
+                    "Visitors of {}",
+                    project.label(area.width.saturating_sub(50) as usize)
+                ),
+                theme.title,
+            ),
+            Span::styled(
+                format!(
+                    " · {}..{} ({} UTC date{}, {})",
+                    date_label(first),
+                    date_label(last),
+                    days,
+                    if days == 1 { "" } else { "s" },
+                    self.range.label()
+                ),
+                theme.dim,
+            ),
+        ];
+        if self.pending.is_some() {
+            head.push(Span::styled(" · loading…", theme.dim));
+        }
+        frame.render_widget(Paragraph::new(Line::from(head)), head_area);
+        self.draw_note(frame, note_area, view);
+        match (&self.data, &self.error) {
+            (_, Some(error)) => {
+                let text = if error.kind.as_deref() == Some(ANALYTICS_NOT_FOUND) {
+                    vec![
+                        Line::from(Span::styled(
+                            "This project has no visitor analytics: it was never published.",
+                            theme.warn,
+                        )),
+                        Line::from(""),
+                        Line::from("Analytics start once the project is published and visited."),
+                    ]
+                } else {
+                    error_text(error, theme)
+                };
+                frame.render_widget(
+                    Paragraph::new(text).wrap(Wrap { trim: true }).block(
+                        Block::default()
+                            .borders(Borders::TOP)
+                            .border_style(theme.border),
+                    ),
+                    body,
+                );
+            }
+            (Some(data), None) => draw_breakdowns(frame, body, data, theme),
+            (None, None) => frame.render_widget(
+                Paragraph::new(Span::styled("Loading analytics…", theme.dim)),
+                body,
+            ),
+        }
+        if let Some(menu) = &self.menu {
+            menu.draw(frame, area, theme, "enter choose · esc close");
+        }
+    }
+}
+
+impl AnalyticsScreen {
+    /// Under the head: the custom-range box, or the retention note.
+    fn draw_note(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
+        let theme = view.theme;
+        let line = if let Some(input) = &self.input {
+            let mut spans = vec![
+                Span::styled("range: ", theme.key),
+                Span::raw(crate::text::sanitize_line(input.value()).into_owned()),
+                Span::styled("▏", theme.accent),
+            ];
+            match &self.input_error {
+                Some(message) => spans.push(Span::styled(
+                    format!("  {}", crate::text::fit(message, 60)),
+                    theme.error,
+                )),
+                None => spans.push(Span::styled(
+                    "  YYYY-MM-DD..YYYY-MM-DD · enter applies · esc cancels",
+                    theme.dim,
+                )),
+            }
+            let cursor_x = area.x + 7 + input.visual_cursor() as u16;
+            frame.set_cursor_position((cursor_x.min(area.right().saturating_sub(1)), area.y));
+            Line::from(spans)
+        } else if self.past_retention(view.now) {
+            Line::from(Span::styled(
+                "Note: some projects keep analytics only 90 days; older days count no visitors.",
+                theme.warn,
+            ))
+        } else {
+            Line::from("")
+        };
+        frame.render_widget(Paragraph::new(line), area);
+    }
+}
+
+fn draw_breakdowns(frame: &mut Frame, area: Rect, data: &Breakdowns, theme: &Theme) {
+    let [top, bottom] =
+        Layout::vertical([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)]).areas(area);
+    let [countries, devices] =
+        Layout::horizontal([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)]).areas(top);
+    let [pages, sources] =
+        Layout::horizontal([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)]).areas(bottom);
+    for (title, items, area) in [
+        ("Countries", &data.countries, countries),
+        ("Devices", &data.devices, devices),
+        ("Pages", &data.pages, pages),
+        ("Sources", &data.sources, sources),
+    ] {
+        draw_list(frame, area, title, items, theme);
+    }
+}
+
+/// One breakdown as bars; labels (`Unknown`, `Direct`, paths) shown as sent.
+fn draw_list(frame: &mut Frame, area: Rect, title: &str, items: &[BreakdownItem], theme: &Theme) {
+    let fits = area.height.saturating_sub(2) as usize;
+    let shown = items.len().min(fits);
+    let title = if shown < items.len() {
+        format!(" {title} (top {shown} of {}) ", items.len())
+    } else {
+        format!(" {title} ")
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border)
+        .title(Span::styled(title, theme.title));
+    let inner = block.inner(area);
+    let lines = if items.is_empty() {
+        vec![Line::from(Span::styled(
+            "no visitors in this range",
+            theme.dim,
+        ))]
+    } else {
+        let pairs: Vec<(&str, i64)> = items[..shown]
+            .iter()
+            .map(|item| (item.label.as_str(), item.visitors))
+            .collect();
+        bar_lines(&pairs, inner.width as usize, theme.base, theme.accent)
+    };
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}

@@ -1,0 +1,871 @@
+//! The member directory: search, role and SCIM filters, every sort of the
+//! contract, pages loaded as the cursor nears the end. The list gives references
+//! only; details are fetched lazily for the rows on screen, a few at a time,
+//! and cached by user id.
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::ops::Range;
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Block, Borders, Cell as TableCell, Paragraph, Row, Table, TableState, Wrap,
+};
+use time::OffsetDateTime;
+use tui_input::Input;
+use tui_input::backend::crossterm::EventHandler;
+
+use super::{Screen, ScreenView, error_text};
+use crate::api::MemberListParams;
+use crate::api::model::{Member, MemberRef, MemberSortBy, Role, SortOrder};
+use crate::text::{fit, sanitize_line};
+use crate::tui::action::Action;
+use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot};
+use crate::tui::theme::Theme;
+use crate::tui::widgets::display::{scroll_offset, utc_datetime};
+use crate::tui::widgets::menu::Menu;
+use crate::tui::widgets::{ago, thousands};
+
+/// References per page: the contract's maximum, to keep requests few.
+pub const PAGE_SIZE: u32 = 100;
+/// Member details in flight at most; each has its own request lane.
+pub const DETAIL_LANES: usize = 4;
+/// Rows before the end of what is loaded at which the next page is asked for.
+const PREFETCH_MARGIN: usize = 30;
+/// Typing in the search box waits this long before asking the server.
+const QUERY_DEBOUNCE: time::Duration = time::Duration::milliseconds(250);
+/// Height of the detail pane.
+const DETAIL_HEIGHT: u16 = 8;
+/// The error type of a membership that is not (or no longer) active.
+const MEMBER_NOT_FOUND: &str = "member_not_found";
+
+/// What is known of one member beyond the reference.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Detail {
+    Loaded(Box<Member>),
+    /// 404 `member_not_found`: pending, removed or otherwise not active.
+    NotActive,
+    Failed(ErrorInfo),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MenuKind {
+    Sort,
+    Toggles,
+}
+
+#[derive(Debug)]
+pub struct MembersScreen {
+    /// The search text as typed; the server ignores terms under 3 characters.
+    pub search: String,
+    pub roles: Vec<Role>,
+    pub sort_by: Option<MemberSortBy>,
+    pub sort_order: SortOrder,
+    pub scim_managed: Option<bool>,
+    input: Option<Input>,
+    query_deadline: Option<OffsetDateTime>,
+    pub rows: Vec<MemberRef>,
+    next_cursor: Option<String>,
+    has_more: bool,
+    page_pending: Option<u64>,
+    pub selected: usize,
+    /// The first row on screen, and how many rows the last draw showed (0
+    /// before the first draw: nothing is on screen, so no detail is fetched).
+    offset: Cell<usize>,
+    viewport: Cell<usize>,
+    pub details: HashMap<String, Detail>,
+    /// Lane index to the request in it: (token, user id).
+    lanes: [Option<(u64, String)>; DETAIL_LANES],
+    /// Detail requests made so far.
+    pub detail_requests: usize,
+    /// Set by a draw that found rows on screen without details and a free lane.
+    wants_details: Cell<bool>,
+    pub error: Option<ErrorInfo>,
+    show_detail: bool,
+    menu: Option<(MenuKind, Menu)>,
+    loaded_at: Option<OffsetDateTime>,
+    started: bool,
+}
+
+impl Default for MembersScreen {
+    fn default() -> Self {
+        Self {
+            search: String::new(),
+            roles: Vec::new(),
+            sort_by: None,
+            sort_order: SortOrder::Desc,
+            scim_managed: None,
+            input: None,
+            query_deadline: None,
+            rows: Vec::new(),
+            next_cursor: None,
+            has_more: false,
+            page_pending: None,
+            selected: 0,
+            offset: Cell::new(0),
+            viewport: Cell::new(0),
+            details: HashMap::new(),
+            lanes: Default::default(),
+            detail_requests: 0,
+            wants_details: Cell::new(false),
+            error: None,
+            show_detail: true,
+            menu: None,
+            loaded_at: None,
+            started: false,
+        }
+    }
+}
+
+/// Whether every term of `text` is shorter than the 3 characters the server reads.
+fn only_short_terms(text: &str) -> bool {
+    !text.trim().is_empty() && text.split_whitespace().all(|t| t.chars().count() < 3)
+}
+
+impl MembersScreen {
+    /// The list parameters for the current filters and sort.
+    pub fn params(&self) -> MemberListParams {
+        MemberListParams {
+            limit: Some(PAGE_SIZE),
+            query: Some(self.search.trim().to_owned()).filter(|q| !q.is_empty()),
+            role: self.roles.clone(),
+            sort_by: self.sort_by.clone(),
+            // The contract allows a direction only with a sort field.
+            sort_order: self.sort_by.as_ref().map(|_| self.sort_order.clone()),
+            scim_managed: self.scim_managed,
+        }
+    }
+
+    fn reload(&mut self, cx: &mut Cx) {
+        self.rows.clear();
+        self.next_cursor = None;
+        self.has_more = false;
+        self.selected = 0;
+        self.offset.set(0);
+        self.error = None;
+        self.started = true;
+        self.page_pending = Some(cx.fetch(
+            Slot::MemberPage,
+            Request::MemberPage {
+                params: self.params(),
+                cursor: None,
+            },
+        ));
+    }
+
+    fn prefetch(&mut self, cx: &mut Cx) {
+        let margin = PREFETCH_MARGIN.max(self.viewport.get());
+        if self.page_pending.is_none()
+            && self.has_more
+            && self.selected + margin >= self.rows.len()
+            && let Some(cursor) = self.next_cursor.clone()
+        {
+            self.page_pending = Some(cx.fetch(
+                Slot::MemberPage,
+                Request::MemberPage {
+                    params: self.params(),
+                    cursor: Some(cursor),
+                },
+            ));
+        }
+    }
+
+    /// The rows on screen, as the next draw will show them.
+    pub fn visible_rows(&self) -> Range<usize> {
+        let height = self.viewport.get();
+        if height == 0 || self.rows.is_empty() {
+            return 0..0;
+        }
+        let offset = scroll_offset(self.offset.get(), self.selected, height, self.rows.len());
+        offset..(offset + height).min(self.rows.len())
+    }
+
+    /// Members on screen whose detail is neither known nor asked for.
+    fn missing_details(&self) -> impl Iterator<Item = &str> {
+        self.rows[self.visible_rows()]
+            .iter()
+            .map(|row| row.user_id.as_str())
+            .filter(|id| !self.details.contains_key(*id) && !self.in_flight(id))
+    }
+
+    fn in_flight(&self, user_id: &str) -> bool {
+        self.lanes
+            .iter()
+            .flatten()
+            .any(|(_, id)| id.as_str() == user_id)
+    }
+
+    /// Detail requests waiting for a reply.
+    pub fn details_in_flight(&self) -> usize {
+        self.lanes.iter().flatten().count()
+    }
+
+    /// Asks for the details of rows on screen, while a lane is free.
+    fn fetch_details(&mut self, cx: &mut Cx) {
+        let missing: Vec<String> = self.missing_details().map(str::to_owned).collect();
+        let mut missing = missing.into_iter();
+        for lane in 0..DETAIL_LANES {
+            if self.lanes[lane].is_some() {
+                continue;
+            }
+            let Some(user_id) = missing.next() else {
+                break;
+            };
+            let token = cx.fetch(
+                Slot::MemberDetail(lane as u8),
+                Request::MemberDetail {
+                    user_id: user_id.clone(),
+                },
+            );
+            self.detail_requests += 1;
+            self.lanes[lane] = Some((token, user_id));
+        }
+    }
+
+    fn move_to(&mut self, index: usize, cx: &mut Cx) {
+        self.selected = index.min(self.rows.len().saturating_sub(1));
+        let height = self.viewport.get();
+        if height > 0 {
+            self.offset.set(scroll_offset(
+                self.offset.get(),
+                self.selected,
+                height,
+                self.rows.len(),
+            ));
+        }
+        self.prefetch(cx);
+        self.fetch_details(cx);
+    }
+
+    pub fn selected_ref(&self) -> Option<&MemberRef> {
+        self.rows.get(self.selected)
+    }
+
+    fn sort_choices(&self) -> Vec<Option<MemberSortBy>> {
+        let mut choices = vec![None];
+        choices.extend(
+            MemberSortBy::KNOWN
+                .iter()
+                // Relevance ranks search matches: only offered with a search.
+                .filter(|by| **by != MemberSortBy::Relevance || !self.search.trim().is_empty())
+                .cloned()
+                .map(Some),
+        );
+        choices
+    }
+
+    fn toggle_lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = Role::KNOWN
+            .iter()
+            .map(|role| {
+                let mark = if self.roles.contains(role) { "x" } else { " " };
+                format!("[{mark}] role {}", role.as_str())
+            })
+            .collect();
+        lines.push(format!(
+            "SCIM managed: {}",
+            match self.scim_managed {
+                None => "any",
+                Some(true) => "yes",
+                Some(false) => "no",
+            }
+        ));
+        lines
+    }
+
+    fn open_menu(&mut self, kind: MenuKind) {
+        let menu = match kind {
+            MenuKind::Sort => {
+                let choices = self.sort_choices();
+                let items = choices
+                    .iter()
+                    .map(|choice| match choice {
+                        None => "default (role, then newest; best match with a search)".to_owned(),
+                        Some(by) => by.as_str().to_owned(),
+                    })
+                    .collect();
+                let selected = choices
+                    .iter()
+                    .position(|choice| *choice == self.sort_by)
+                    .unwrap_or(0);
+                Menu::new("Sort members by", items, selected)
+            }
+            MenuKind::Toggles => Menu::new("Filters (enter toggles)", self.toggle_lines(), 0),
+        };
+        self.menu = Some((kind, menu));
+    }
+
+    fn handle_menu_action(&mut self, action: Action, cx: &mut Cx) {
+        let Some((kind, menu)) = &mut self.menu else {
+            return;
+        };
+        let kind = *kind;
+        match action {
+            Action::Up => menu.up(),
+            Action::Down => menu.down(),
+            Action::Back | Action::Quit => self.menu = None,
+            Action::Open => {
+                let choice = menu.selected;
+                match kind {
+                    MenuKind::Sort => {
+                        self.menu = None;
+                        if let Some(sort_by) = self.sort_choices().get(choice) {
+                            self.sort_by = sort_by.clone();
+                            self.reload(cx);
+                        }
+                    }
+                    MenuKind::Toggles => {
+                        match Role::KNOWN.get(choice) {
+                            Some(role) => {
+                                if let Some(at) = self.roles.iter().position(|r| r == role) {
+                                    self.roles.remove(at);
+                                } else {
+                                    self.roles.push(role.clone());
+                                }
+                            }
+                            None => {
+                                self.scim_managed = match self.scim_managed {
+                                    None => Some(true),
+                                    Some(true) => Some(false),
+                                    Some(false) => None,
+                                }
+                            }
+                        }
+                        let lines = self.toggle_lines();
+                        if let Some((_, menu)) = &mut self.menu {
+                            menu.items = lines;
+                        }
+                        self.reload(cx);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The filters and sort in words.
+    pub fn filter_summary(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.search.trim().is_empty() {
+            parts.push(format!("search \"{}\"", sanitize_line(self.search.trim())));
+        }
+        if !self.roles.is_empty() {
+            let roles: Vec<&str> = self.roles.iter().map(Role::as_str).collect();
+            parts.push(format!("role {}", roles.join("|")));
+        }
+        match self.scim_managed {
+            Some(true) => parts.push("SCIM managed".into()),
+            Some(false) => parts.push("not SCIM managed".into()),
+            None => {}
+        }
+        let sort = match &self.sort_by {
+            Some(by) => format!(
+                "sort {} {}",
+                by.as_str(),
+                if self.sort_order == SortOrder::Asc {
+                    "↑"
+                } else {
+                    "↓"
+                }
+            ),
+            None => "sort default".to_owned(),
+        };
+        if parts.is_empty() {
+            format!("no filters · {sort}")
+        } else {
+            format!("{} · {sort}", parts.join(" · "))
+        }
+    }
+}
+
+impl Screen for MembersScreen {
+    fn title(&self) -> &'static str {
+        "Members"
+    }
+
+    fn activate(&mut self, cx: &mut Cx) {
+        if !self.started {
+            self.reload(cx);
+        }
+    }
+
+    fn deactivate(&mut self) {
+        self.wants_details.set(false);
+    }
+
+    fn captures_keys(&self) -> bool {
+        self.input.is_some() || self.menu.is_some()
+    }
+
+    fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
+        let Some(input) = &mut self.input else {
+            return false;
+        };
+        match key.code {
+            KeyCode::Enter | KeyCode::Esc => {
+                self.input = None;
+                if self.query_deadline.take().is_some() {
+                    self.reload(cx);
+                }
+            }
+            _ => {
+                let before = input.value().to_owned();
+                input.handle_event(&crossterm::event::Event::Key(*key));
+                if input.value() != before {
+                    self.search = input.value().to_owned();
+                    if self.search.trim().is_empty()
+                        && self.sort_by == Some(MemberSortBy::Relevance)
+                    {
+                        self.sort_by = None;
+                    }
+                    self.query_deadline = Some(cx.now + QUERY_DEBOUNCE);
+                }
+            }
+        }
+        true
+    }
+
+    fn wake_at(&self) -> Option<OffsetDateTime> {
+        // A draw found rows without details (after a resize, say): at once.
+        let now_please = self
+            .wants_details
+            .get()
+            .then_some(OffsetDateTime::UNIX_EPOCH);
+        [self.query_deadline, now_please]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    fn wake(&mut self, cx: &mut Cx) {
+        if self.wants_details.replace(false) {
+            self.fetch_details(cx);
+        }
+        if self.query_deadline.is_some_and(|at| at <= cx.now) {
+            self.query_deadline = None;
+            self.reload(cx);
+        }
+    }
+
+    fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        if self.menu.is_some() {
+            self.handle_menu_action(action, cx);
+            return true;
+        }
+        let page = self.viewport.get().max(1);
+        match action {
+            Action::Up => self.move_to(self.selected.saturating_sub(1), cx),
+            Action::Down => self.move_to(self.selected + 1, cx),
+            Action::Top => self.move_to(0, cx),
+            Action::Bottom => self.move_to(usize::MAX, cx),
+            Action::PageUp => self.move_to(self.selected.saturating_sub(page), cx),
+            Action::PageDown => self.move_to(self.selected + page, cx),
+            Action::Refresh => {
+                // Details in flight stay: their lanes are still busy.
+                self.details.clear();
+                self.reload(cx);
+            }
+            Action::Filter => self.input = Some(Input::new(self.search.clone())),
+            Action::Sort => self.open_menu(MenuKind::Sort),
+            Action::Toggles => self.open_menu(MenuKind::Toggles),
+            Action::ReverseSort => {
+                if self.sort_by.is_none() {
+                    cx.emit(Effect::Notify(
+                        "choose a sort first (s); the default order has no direction".into(),
+                    ));
+                } else {
+                    self.sort_order = match self.sort_order {
+                        SortOrder::Asc => SortOrder::Desc,
+                        _ => SortOrder::Asc,
+                    };
+                    self.reload(cx);
+                }
+            }
+            Action::ClearFilters => {
+                self.search.clear();
+                self.roles.clear();
+                self.scim_managed = None;
+                self.sort_by = None;
+                self.sort_order = SortOrder::Desc;
+                self.reload(cx);
+            }
+            Action::ToggleDetail | Action::Open => self.show_detail = !self.show_detail,
+            Action::Copy => {
+                if let Some(row) = self.selected_ref() {
+                    cx.emit(Effect::Copy(row.user_id.clone()));
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    fn handle_reply(
+        &mut self,
+        slot: Slot,
+        token: u64,
+        reply: Result<Reply, ErrorInfo>,
+        cx: &mut Cx,
+    ) {
+        match slot {
+            Slot::MemberPage if self.page_pending == Some(token) => {
+                self.page_pending = None;
+                match reply {
+                    Ok(Reply::MemberPage(page)) => {
+                        let page = *page;
+                        self.rows.extend(page.data);
+                        self.has_more = page.pagination.has_more;
+                        self.next_cursor = page.pagination.next_cursor;
+                        self.error = None;
+                        self.loaded_at = Some(cx.now);
+                        // An empty page with has_more is legal: keep walking.
+                        self.prefetch(cx);
+                        self.fetch_details(cx);
+                    }
+                    Ok(_) => {}
+                    Err(error) => self.error = Some(error),
+                }
+            }
+            Slot::MemberDetail(lane) => {
+                let lane = lane as usize;
+                let Some(Some((pending, _))) = self.lanes.get(lane) else {
+                    return;
+                };
+                if *pending != token {
+                    return;
+                }
+                let Some((_, user_id)) = self.lanes[lane].take() else {
+                    return;
+                };
+                let detail = match reply {
+                    Ok(Reply::Member(member)) => Detail::Loaded(member),
+                    Ok(_) => return,
+                    Err(error) if error.kind.as_deref() == Some(MEMBER_NOT_FOUND) => {
+                        Detail::NotActive
+                    }
+                    Err(error) => Detail::Failed(error),
+                };
+                self.details.insert(user_id, detail);
+                self.fetch_details(cx);
+            }
+            _ => {}
+        }
+    }
+
+    fn last_loaded(&self) -> Option<OffsetDateTime> {
+        self.loaded_at
+    }
+
+    fn hints(&self) -> Vec<(Action, &'static str)> {
+        vec![
+            (Action::Filter, "search"),
+            (Action::Toggles, "roles/SCIM"),
+            (Action::Sort, "sort"),
+            (Action::ReverseSort, "reverse"),
+            (Action::ToggleDetail, "detail"),
+        ]
+    }
+
+    fn help(&self) -> Vec<(Action, &'static str)> {
+        vec![
+            (Action::Down, "next member (pages load as you near the end)"),
+            (Action::Up, "previous member"),
+            (Action::PageDown, "page down"),
+            (Action::PageUp, "page up"),
+            (Action::Top, "first member"),
+            (Action::Bottom, "last loaded member"),
+            (
+                Action::Filter,
+                "search names, usernames and e-mails (terms under 3 characters are ignored)",
+            ),
+            (
+                Action::Toggles,
+                "filters: roles (any of those ticked) and SCIM provisioning",
+            ),
+            (
+                Action::Sort,
+                "sort by display name, join date, role, or relevance (with a search)",
+            ),
+            (Action::ReverseSort, "reverse the sort order"),
+            (Action::ClearFilters, "clear the search, filters and sort"),
+            (Action::ToggleDetail, "show or hide the detail pane"),
+            (Action::Copy, "copy the user id (OSC 52)"),
+            (Action::Refresh, "reload the list and the details"),
+        ]
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
+        let theme = view.theme;
+        let detail_height = if self.show_detail && area.height >= 18 {
+            DETAIL_HEIGHT
+        } else {
+            0
+        };
+        let [head_area, filter_area, note_area, table_area, detail_area] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Length(1),
+            Constraint::Length(1),
+            Constraint::Min(3),
+            Constraint::Length(detail_height),
+        ])
+        .areas(area);
+        self.draw_head(frame, head_area, theme);
+        self.draw_filter_line(frame, filter_area, theme);
+        self.draw_note(frame, note_area, theme);
+        if self.rows.is_empty() {
+            // The rows of the first page will fill this area.
+            self.viewport
+                .set(table_area.height.saturating_sub(2).max(1) as usize);
+            let text = match (&self.error, self.page_pending) {
+                (Some(error), _) => error_text(error, theme),
+                (None, Some(_)) => vec![Line::from(Span::styled("Loading members…", theme.dim))],
+                (None, None) if !self.started => vec![Line::from(Span::styled(
+                    "Members load when this tab opens.",
+                    theme.dim,
+                ))],
+                (None, None) => vec![Line::from(Span::styled(
+                    "No member matches. Press c to clear the search and filters.",
+                    theme.dim,
+                ))],
+            };
+            frame.render_widget(
+                Paragraph::new(text).wrap(Wrap { trim: true }).block(
+                    Block::default()
+                        .borders(Borders::TOP)
+                        .border_style(theme.border),
+                ),
+                table_area,
+            );
+        } else {
+            self.draw_table(frame, table_area, view);
+            if detail_height > 0 {
+                self.draw_detail(frame, detail_area, view);
+            }
+        }
+        if let Some((_, menu)) = &self.menu {
+            menu.draw(frame, area, theme, "enter choose · esc close");
+        }
+    }
+}
+
+impl MembersScreen {
+    fn draw_head(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
+        let mut spans = vec![
+            Span::styled(
+                format!("{} members", thousands(self.rows.len() as i64)),
+                theme.title,
+            ),
+            Span::styled(
+                if self.has_more {
+                    " loaded · more on the server"
+                } else {
+                    " loaded"
+                },
+                theme.dim,
+            ),
+        ];
+        if self.page_pending.is_some() {
+            spans.push(Span::styled(" · loading…", theme.dim));
+        }
+        let loading = self.details_in_flight();
+        if loading > 0 {
+            spans.push(Span::styled(
+                format!(" · {loading} details loading"),
+                theme.dim,
+            ));
+        }
+        frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    }
+
+    fn draw_filter_line(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
+        let line = match &self.input {
+            Some(input) => {
+                let width = area.width.saturating_sub(10) as usize;
+                let scroll = input.visual_scroll(width);
+                let shown: String = input.value().chars().skip(scroll).take(width).collect();
+                let cursor_x = area.x + 8 + (input.visual_cursor().saturating_sub(scroll)) as u16;
+                frame.set_cursor_position((cursor_x.min(area.right().saturating_sub(1)), area.y));
+                Line::from(vec![
+                    Span::styled("search: ", theme.key),
+                    Span::raw(sanitize_line(&shown).into_owned()),
+                    Span::styled("▏", theme.accent),
+                ])
+            }
+            None => Line::from(Span::styled(
+                fit(&self.filter_summary(), area.width as usize),
+                theme.accent,
+            )),
+        };
+        frame.render_widget(Paragraph::new(line), area);
+    }
+
+    /// Under the search box: what the server does with short terms.
+    fn draw_note(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
+        let short = only_short_terms(&self.search);
+        let text = if short {
+            Span::styled(
+                "terms under 3 characters are ignored by the server: this search matches everyone",
+                theme.warn,
+            )
+        } else if self.input.is_some() {
+            Span::styled(
+                "terms under 3 characters are ignored by the server · enter or esc to close",
+                theme.dim,
+            )
+        } else {
+            Span::raw("")
+        };
+        frame.render_widget(Paragraph::new(Line::from(text)), area);
+    }
+
+    fn draw_table(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
+        let theme = view.theme;
+        // Header, plus the table's own top border line.
+        let height = area.height.saturating_sub(2).max(1) as usize;
+        self.viewport.set(height);
+        let range = self.visible_rows();
+        self.offset.set(range.start);
+        if self.missing_details().next().is_some() && self.details_in_flight() < DETAIL_LANES {
+            self.wants_details.set(true);
+        }
+        let wide = area.width >= 100;
+        let email_width: u16 = if wide { 34 } else { 26 };
+        let joined_width: u16 = if wide { 12 } else { 0 };
+        let name_width = area
+            .width
+            .saturating_sub(email_width + joined_width + 8 + 4)
+            .max(12) as usize;
+        let rows: Vec<Row> = self.rows[range.clone()]
+            .iter()
+            .map(|member| self.row(member, name_width, email_width as usize, wide, view))
+            .collect();
+        let mut widths = vec![
+            Constraint::Min(12),
+            Constraint::Length(email_width),
+            Constraint::Length(6),
+        ];
+        let mut titles = vec!["Name", "E-mail", "Type"];
+        if wide {
+            widths.push(Constraint::Length(joined_width));
+            titles.push("Joined");
+        }
+        let table = Table::new(rows, widths)
+            .header(Row::new(titles).style(theme.title))
+            .block(
+                Block::default()
+                    .borders(Borders::TOP)
+                    .border_style(theme.border),
+            )
+            .row_highlight_style(theme.selected);
+        let mut state = TableState::default().with_selected(Some(self.selected - range.start));
+        frame.render_stateful_widget(table, area, &mut state);
+    }
+
+    fn row(
+        &self,
+        member: &MemberRef,
+        name_width: usize,
+        email_width: usize,
+        wide: bool,
+        view: &ScreenView,
+    ) -> Row<'static> {
+        let theme = view.theme;
+        let kind = TableCell::from(fit(member.kind.as_str(), 6));
+        let (name, email, joined) = match self.details.get(&member.user_id) {
+            None => (
+                Span::styled("…", theme.dim),
+                Span::styled("…", theme.dim),
+                Span::styled("…", theme.dim),
+            ),
+            Some(Detail::Loaded(detail)) => (
+                match &detail.name {
+                    Some(name) => Span::raw(fit(name, name_width)),
+                    None => Span::styled("(no name)", theme.dim),
+                },
+                match &detail.email {
+                    Some(email) => Span::raw(fit(email, email_width)),
+                    None => Span::styled("—", theme.dim),
+                },
+                match detail.joined_at {
+                    Some(at) => Span::raw(ago((view.now - at).whole_seconds())),
+                    None => Span::styled("—", theme.dim),
+                },
+            ),
+            Some(Detail::NotActive) => (
+                Span::styled("not active", theme.warn),
+                Span::styled("—", theme.dim),
+                Span::styled("—", theme.dim),
+            ),
+            Some(Detail::Failed(_)) => (
+                Span::styled("✗ could not load", theme.error),
+                Span::styled("—", theme.dim),
+                Span::styled("—", theme.dim),
+            ),
+        };
+        let mut cells = vec![TableCell::from(name), TableCell::from(email), kind];
+        if wide {
+            cells.push(TableCell::from(joined));
+        }
+        Row::new(cells)
+    }
+
+    fn draw_detail(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
+        let theme = view.theme;
+        let Some(member) = self.selected_ref() else {
+            return;
+        };
+        let width = area.width.saturating_sub(12) as usize;
+        let field = |label: &str, value: Span<'static>| {
+            Line::from(vec![Span::styled(format!("{label:<9}"), theme.dim), value])
+        };
+        let when = |at: Option<OffsetDateTime>| match at {
+            Some(at) => Span::raw(format!(
+                "{} UTC ({})",
+                utc_datetime(at),
+                ago((view.now - at).whole_seconds())
+            )),
+            None => Span::styled("not recorded", theme.dim),
+        };
+        let mut lines = Vec::new();
+        match self.details.get(&member.user_id) {
+            Some(Detail::Loaded(detail)) => {
+                lines.push(field(
+                    "Name",
+                    match &detail.name {
+                        Some(name) => Span::styled(fit(name, width), theme.title),
+                        None => Span::styled("(no name)", theme.dim),
+                    },
+                ));
+                lines.push(field(
+                    "E-mail",
+                    Span::raw(fit(detail.email.as_deref().unwrap_or("—"), width)),
+                ));
+                lines.push(field("Type", Span::raw(fit(detail.kind.as_str(), width))));
+                lines.push(field("Joined", when(detail.joined_at)));
+                lines.push(field("Invited", when(detail.invited_at)));
+            }
+            Some(Detail::NotActive) => lines.push(Line::from(Span::styled(
+                "This membership is not active (a pending invitation, or removed since the list was read).",
+                theme.warn,
+            ))),
+            Some(Detail::Failed(error)) => lines.extend(error_text(error, theme)),
+            None => lines.push(Line::from(Span::styled("Loading details…", theme.dim))),
+        }
+        lines.push(field(
+            "User id",
+            Span::styled(fit(&member.user_id, width), theme.dim),
+        ));
+        frame.render_widget(
+            Paragraph::new(lines).wrap(Wrap { trim: true }).block(
+                Block::default()
+                    .borders(Borders::TOP)
+                    .border_style(theme.border)
+                    .title(Span::styled(" Member ", theme.title)),
+            ),
+            area,
+        );
+    }
+}

@@ -1,0 +1,901 @@
+//! The live monitor: realtime visitors of the selected project, or of every
+//! pinned project side by side. Built to stay open for days:
+//! - it refreshes on a deadline (`wake_at`), only while visible and not frozen;
+//! - it keeps the last 30 buckets per shown project and nothing else;
+//! - labels come from the server's bucket timestamps, and a wall clock that
+//!   jumps backwards re-arms the deadline instead of stalling it;
+//! - when the service is unreachable it says since when the data is stale and
+//!   retries with a growing pause (one interval, doubling, capped), by itself.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Borders, Paragraph, Sparkline, Wrap};
+use time::{Duration, OffsetDateTime};
+
+use super::{ProjectRef, Screen, ScreenView, error_text, no_project_text};
+use crate::api::model::{Realtime, VisitorBucket};
+use crate::text::fit;
+use crate::tui::action::Action;
+use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot};
+use crate::tui::theme::Theme;
+use crate::tui::watchlist::{WATCH_LIMIT, WatchEntry};
+use crate::tui::widgets::display::{big_number, utc_hm, utc_hms};
+use crate::tui::widgets::thousands;
+
+/// Seconds between refreshes unless `[tui] refresh_secs` says otherwise.
+pub const DEFAULT_REFRESH_SECS: u64 = 10;
+/// The longest pause between retries while the service is unreachable (or one
+/// refresh interval, when that is longer).
+const BACKOFF_CAP: Duration = Duration::seconds(60);
+/// The realtime window: 30 one-minute buckets.
+pub const BUCKETS_KEPT: usize = 30;
+/// Height and smallest width of a tile of the watch grid.
+const TILE_HEIGHT: u16 = 5;
+const TILE_MIN_WIDTH: u16 = 34;
+
+/// What is on screen for one project.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Live {
+    /// The last buckets, oldest first; at most [`BUCKETS_KEPT`].
+    pub buckets: Vec<VisitorBucket>,
+    pub current_visitors: i64,
+    /// Set when the service refused (e.g. 404 `analytics_not_found`).
+    pub error: Option<ErrorInfo>,
+    pub loaded: bool,
+}
+
+impl Live {
+    fn update(&mut self, realtime: Realtime) {
+        let mut buckets = realtime.buckets;
+        buckets.sort_by_key(|bucket| bucket.timestamp);
+        let extra = buckets.len().saturating_sub(BUCKETS_KEPT);
+        buckets.drain(..extra);
+        self.buckets = buckets;
+        self.current_visitors = realtime.current_visitors;
+        self.error = None;
+        self.loaded = true;
+    }
+}
+
+/// No answer, or one that means "try later": the data on screen goes stale.
+fn unreachable(error: &ErrorInfo) -> bool {
+    error
+        .status
+        .is_none_or(|status| status >= 500 || status == 429)
+}
+
+#[derive(Debug)]
+pub struct MonitorScreen {
+    refresh: Duration,
+    visible: bool,
+    pub frozen: bool,
+    /// The project selected in the inventory.
+    selected: Option<ProjectRef>,
+    pub watch: Vec<WatchEntry>,
+    watch_path: Option<PathBuf>,
+    /// Why the saved watch list could not be read, when it could not.
+    pub watch_warning: Option<String>,
+    /// The focused tile of the watch grid.
+    pub cursor: usize,
+    /// One pinned project in large instead of the grid.
+    zoom: bool,
+    pub live: HashMap<String, Live>,
+    /// Lane index to the request in it: (token, project id).
+    lanes: Vec<Option<(u64, String)>>,
+    /// The next refresh, and the wall-clock time it was set at (to notice the
+    /// clock moving backwards).
+    next_at: Option<OffsetDateTime>,
+    scheduled_at: Option<OffsetDateTime>,
+    round_unreachable: bool,
+    /// Rounds in a row that found the service unreachable.
+    pub failures: u32,
+    unreachable_since: Option<OffsetDateTime>,
+    last_ok: Option<OffsetDateTime>,
+    save_pending: Option<u64>,
+}
+
+impl Default for MonitorScreen {
+    fn default() -> Self {
+        Self::new(DEFAULT_REFRESH_SECS)
+    }
+}
+
+impl MonitorScreen {
+    pub fn new(refresh_secs: u64) -> Self {
+        Self {
+            refresh: Duration::seconds(refresh_secs.max(1) as i64),
+            visible: false,
+            frozen: false,
+            selected: None,
+            watch: Vec::new(),
+            watch_path: None,
+            watch_warning: None,
+            cursor: 0,
+            zoom: false,
+            live: HashMap::new(),
+            lanes: vec![None; WATCH_LIMIT + 1],
+            next_at: None,
+            scheduled_at: None,
+            round_unreachable: false,
+            failures: 0,
+            unreachable_since: None,
+            last_ok: None,
+            save_pending: None,
+        }
+    }
+
+    pub fn refresh_interval(&self) -> Duration {
+        self.refresh
+    }
+
+    /// Uses `path` for the watch list: loads it now and saves every change to it.
+    /// A file that cannot be read is reported in `watch_warning` and ignored.
+    pub fn use_watchlist_file(&mut self, path: PathBuf) {
+        match crate::tui::watchlist::load(&path) {
+            Ok(entries) => self.watch = entries,
+            Err(error) => self.watch_warning = Some(error.to_string()),
+        }
+        self.watch_path = Some(path);
+    }
+
+    /// The project selected in the inventory changed (or not).
+    pub fn set_project(&mut self, project: Option<ProjectRef>) {
+        if self.selected != project {
+            self.selected = project;
+            self.prune();
+        }
+    }
+
+    /// The projects on screen, in lane order.
+    pub fn shown(&self) -> Vec<ProjectRef> {
+        let pinned = |entry: &WatchEntry| ProjectRef {
+            id: entry.id.clone(),
+            name: entry.name.clone(),
+        };
+        if self.watch.is_empty() {
+            return self.selected.iter().cloned().collect();
+        }
+        if self.zoom {
+            let focused = self.cursor.min(self.watch.len() - 1);
+            return vec![pinned(&self.watch[focused])];
+        }
+        let mut shown: Vec<ProjectRef> = self.watch.iter().map(pinned).collect();
+        // The inventory's selection, offered for pinning.
+        if let Some(selected) = &self.selected
+            && !self.is_pinned(&selected.id)
+        {
+            shown.push(selected.clone());
+        }
+        shown
+    }
+
+    pub fn is_pinned(&self, project_id: &str) -> bool {
+        self.watch.iter().any(|entry| entry.id == project_id)
+    }
+
+    /// When the next refresh is due, while one is scheduled.
+    pub fn next_refresh(&self) -> Option<OffsetDateTime> {
+        self.next_at
+    }
+
+    fn busy(&self) -> bool {
+        self.lanes.iter().any(Option::is_some)
+    }
+
+    /// The pause before the next round: one interval, or a growing one after
+    /// rounds that found the service unreachable.
+    pub fn delay(&self) -> Duration {
+        if self.failures == 0 {
+            return self.refresh;
+        }
+        let factor = 1i32 << (self.failures - 1).min(16);
+        (self.refresh * factor).min(BACKOFF_CAP.max(self.refresh))
+    }
+
+    /// Tiles of the watch grid: the pinned projects and an unpinned selection.
+    fn tile_count(&self) -> usize {
+        let extra = self
+            .selected
+            .as_ref()
+            .is_some_and(|selected| !self.is_pinned(&selected.id));
+        self.watch.len() + usize::from(extra)
+    }
+
+    /// Keeps data only for what is shown: memory stays bounded however long it runs.
+    fn prune(&mut self) {
+        if self.watch.is_empty() {
+            self.zoom = false;
+        }
+        let limit = if self.zoom {
+            self.watch.len()
+        } else {
+            self.tile_count()
+        };
+        self.cursor = self.cursor.min(limit.saturating_sub(1));
+        let shown: Vec<String> = self.shown().into_iter().map(|p| p.id).collect();
+        self.live.retain(|id, _| shown.contains(id));
+    }
+
+    /// Asks for every shown project not already in flight; `only_missing` skips
+    /// those with data (a newly pinned tile, say).
+    fn fetch(&mut self, cx: &mut Cx, only_missing: bool) {
+        if !self.visible || self.frozen {
+            return;
+        }
+        let shown = self.shown();
+        if !only_missing {
+            self.round_unreachable = false;
+        }
+        let mut asked = false;
+        for (lane, project) in shown.iter().enumerate().take(self.lanes.len()) {
+            let in_flight = matches!(&self.lanes[lane], Some((_, id)) if *id == project.id);
+            let has_data = self.live.get(&project.id).is_some_and(|live| live.loaded);
+            if in_flight || (only_missing && has_data) {
+                continue;
+            }
+            let token = cx.fetch(
+                Slot::Realtime(lane as u8),
+                Request::Realtime {
+                    project_id: project.id.clone(),
+                },
+            );
+            self.lanes[lane] = Some((token, project.id.clone()));
+            asked = true;
+        }
+        if asked || self.busy() {
+            // The replies schedule the next round.
+            self.next_at = None;
+            self.scheduled_at = None;
+        }
+    }
+
+    fn schedule(&mut self, now: OffsetDateTime) {
+        self.next_at = Some(now + self.delay());
+        self.scheduled_at = Some(now);
+    }
+
+    /// Sees the time of every message: a wall clock that went backwards would
+    /// push the deadline far away, so the deadline is re-armed at once.
+    pub fn observe_clock(&mut self, now: OffsetDateTime) {
+        if let Some(at) = self.scheduled_at
+            && now < at
+        {
+            self.next_at = Some(now);
+            self.scheduled_at = Some(now);
+        }
+    }
+
+    fn round_done(&mut self, now: OffsetDateTime) {
+        if self.round_unreachable {
+            self.failures = self.failures.saturating_add(1);
+            self.unreachable_since.get_or_insert(now);
+        } else {
+            self.failures = 0;
+            self.unreachable_since = None;
+        }
+        self.round_unreachable = false;
+        self.schedule(now);
+    }
+
+    /// Pins `project`, or unpins it when pinned; saves the list.
+    pub fn toggle_watch(&mut self, project: ProjectRef, cx: &mut Cx) {
+        let label = project.label(40);
+        if let Some(at) = self.watch.iter().position(|entry| entry.id == project.id) {
+            self.watch.remove(at);
+            cx.emit(Effect::Notify(format!("unpinned {label} from the monitor")));
+        } else if self.watch.len() >= WATCH_LIMIT {
+            cx.emit(Effect::Notify(format!(
+                "the watch list holds at most {WATCH_LIMIT} projects; unpin one first"
+            )));
+            return;
+        } else {
+            self.watch.push(WatchEntry {
+                id: project.id,
+                name: project.name,
+            });
+            cx.emit(Effect::Notify(format!(
+                "pinned {label} to the monitor (tab 4)"
+            )));
+        }
+        self.prune();
+        self.save(cx);
+        self.fetch(cx, true);
+    }
+
+    fn save(&mut self, cx: &mut Cx) {
+        if let Some(path) = &self.watch_path {
+            self.save_pending = Some(cx.fetch(
+                Slot::WatchlistSave,
+                Request::SaveWatchlist {
+                    path: path.clone(),
+                    entries: self.watch.clone(),
+                },
+            ));
+        }
+    }
+
+    /// The project `w` and `y` act on here.
+    fn focused(&self) -> Option<ProjectRef> {
+        if self.watch.is_empty() {
+            return self.selected.clone();
+        }
+        self.shown()
+            .get(if self.zoom { 0 } else { self.cursor })
+            .cloned()
+    }
+
+    fn move_cursor(&mut self, to: usize, cx: &mut Cx) {
+        let tiles = if self.zoom {
+            self.watch.len()
+        } else {
+            self.tile_count()
+        };
+        let before = self.cursor;
+        self.cursor = to.min(tiles.saturating_sub(1));
+        if self.zoom && before != self.cursor {
+            self.prune();
+            self.fetch(cx, true);
+        }
+    }
+
+    /// What the head line says about freshness; fixed text, no running counters.
+    fn freshness(&self) -> Option<String> {
+        let since = self.unreachable_since?;
+        let retry = self.delay().whole_seconds();
+        Some(match self.last_ok {
+            Some(ok) => format!(
+                "service unreachable · data stale since {} UTC · retrying every {retry} s",
+                utc_hms(ok)
+            ),
+            None => format!(
+                "service unreachable since {} UTC · retrying every {retry} s",
+                utc_hms(since)
+            ),
+        })
+    }
+}
+
+impl Screen for MonitorScreen {
+    fn title(&self) -> &'static str {
+        "Monitor"
+    }
+
+    fn activate(&mut self, cx: &mut Cx) {
+        self.visible = true;
+        let missing = self
+            .shown()
+            .iter()
+            .any(|project| !self.live.get(&project.id).is_some_and(|live| live.loaded));
+        if !self.busy() && (missing || self.next_at.is_none_or(|at| at <= cx.now)) {
+            self.fetch(cx, false);
+        }
+    }
+
+    fn deactivate(&mut self) {
+        self.visible = false;
+    }
+
+    fn wake_at(&self) -> Option<OffsetDateTime> {
+        if self.visible && !self.frozen {
+            self.next_at
+        } else {
+            None
+        }
+    }
+
+    fn wake(&mut self, cx: &mut Cx) {
+        self.observe_clock(cx.now);
+        if self.visible && !self.frozen && self.next_at.is_some_and(|at| at <= cx.now) {
+            self.fetch(cx, false);
+        }
+    }
+
+    fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        match action {
+            Action::Freeze => {
+                self.frozen = !self.frozen;
+                if self.frozen {
+                    // Replies already under way are dropped: the picture stays put.
+                    self.lanes.iter_mut().for_each(|lane| *lane = None);
+                    self.next_at = None;
+                    self.scheduled_at = None;
+                    self.round_unreachable = false;
+                } else {
+                    self.fetch(cx, false);
+                }
+            }
+            Action::Watch => match self.focused() {
+                Some(project) => self.toggle_watch(project, cx),
+                None => cx.emit(Effect::Notify(
+                    "select a project in the inventory (2) first".into(),
+                )),
+            },
+            Action::Up => self.move_cursor(self.cursor.saturating_sub(1), cx),
+            Action::Down => self.move_cursor(self.cursor + 1, cx),
+            Action::Top => self.move_cursor(0, cx),
+            Action::Bottom => self.move_cursor(usize::MAX, cx),
+            Action::Open | Action::ToggleDetail => {
+                if self.watch.is_empty() && self.selected.is_none() {
+                    cx.emit(Effect::ShowTab(1));
+                } else if !self.watch.is_empty() {
+                    if !self.zoom && self.cursor >= self.watch.len() {
+                        // The unpinned selection has no large view of its own here.
+                        return true;
+                    }
+                    self.zoom = !self.zoom;
+                    self.prune();
+                    self.fetch(cx, true);
+                }
+            }
+            Action::Refresh => {
+                if self.frozen {
+                    cx.emit(Effect::Notify("frozen: press f to resume".into()));
+                } else if !self.busy() {
+                    self.fetch(cx, false);
+                }
+            }
+            Action::Copy => {
+                if let Some(project) = self.focused() {
+                    cx.emit(Effect::Copy(project.id));
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    fn handle_reply(
+        &mut self,
+        slot: Slot,
+        token: u64,
+        reply: Result<Reply, ErrorInfo>,
+        cx: &mut Cx,
+    ) {
+        match slot {
+            Slot::Realtime(lane) => {
+                let lane = lane as usize;
+                if !matches!(self.lanes.get(lane), Some(Some((pending, _))) if *pending == token) {
+                    return;
+                }
+                let Some((_, project_id)) = self.lanes[lane].take() else {
+                    return;
+                };
+                let shown = self.shown().iter().any(|p| p.id == project_id);
+                match reply {
+                    Ok(Reply::Realtime(realtime)) => {
+                        self.last_ok = Some(cx.now);
+                        if shown {
+                            self.live.entry(project_id).or_default().update(*realtime);
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(error) if unreachable(&error) => self.round_unreachable = true,
+                    Err(error) => {
+                        if shown {
+                            let live = self.live.entry(project_id).or_default();
+                            *live = Live {
+                                error: Some(error),
+                                loaded: true,
+                                ..Live::default()
+                            };
+                        }
+                    }
+                }
+                if !self.busy() {
+                    self.round_done(cx.now);
+                }
+            }
+            Slot::WatchlistSave if self.save_pending == Some(token) => {
+                self.save_pending = None;
+                if let Err(error) = reply {
+                    cx.emit(Effect::Notify(format!(
+                        "watch list not saved: {}",
+                        error.summary
+                    )));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn last_loaded(&self) -> Option<OffsetDateTime> {
+        self.last_ok
+    }
+
+    fn hints(&self) -> Vec<(Action, &'static str)> {
+        let mut hints = vec![
+            (
+                Action::Freeze,
+                if self.frozen { "unfreeze" } else { "freeze" },
+            ),
+            (Action::Watch, "pin/unpin"),
+        ];
+        if !self.watch.is_empty() {
+            hints.push((Action::Open, if self.zoom { "grid" } else { "zoom" }));
+        }
+        hints
+    }
+
+    fn help(&self) -> Vec<(Action, &'static str)> {
+        vec![
+            (
+                Action::Freeze,
+                "freeze or resume the live view (no requests while frozen)",
+            ),
+            (
+                Action::Watch,
+                "pin or unpin the focused project (works in the inventory too)",
+            ),
+            (Action::Down, "next tile of the watch grid"),
+            (Action::Up, "previous tile"),
+            (
+                Action::Open,
+                "zoom into the focused tile, or back to the grid",
+            ),
+            (Action::Copy, "copy the project id (OSC 52)"),
+            (Action::Refresh, "refresh now"),
+            (
+                Action::Tab2,
+                "pick the project in the inventory; refresh interval: [tui] refresh_secs",
+            ),
+        ]
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
+        let theme = view.theme;
+        let [head_area, body] =
+            Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(area);
+        self.draw_head(frame, head_area, theme);
+        let mut body = body;
+        // Warnings get a line each under the head: staleness, a damaged file.
+        let freshness = self.freshness().map(|text| format!("⚠ {text}"));
+        for warning in [freshness.as_ref(), self.watch_warning.as_ref()]
+            .into_iter()
+            .flatten()
+        {
+            let [warn_area, rest] =
+                Layout::vertical([Constraint::Length(1), Constraint::Min(2)]).areas(body);
+            frame.render_widget(
+                Paragraph::new(Span::styled(
+                    fit(warning, warn_area.width as usize),
+                    theme.warn,
+                )),
+                warn_area,
+            );
+            body = rest;
+        }
+        let shown = self.shown();
+        if shown.is_empty() {
+            let mut text = no_project_text(theme, "The monitor shows live visitors", view.keymap);
+            text.push(Line::from(""));
+            text.push(Line::from(Span::styled(
+                format!(
+                    "Or pin projects with {} in the inventory: the monitor then watches them all.",
+                    view.keymap.key_for(Action::Watch)
+                ),
+                theme.dim,
+            )));
+            frame.render_widget(
+                Paragraph::new(text).wrap(Wrap { trim: true }).block(
+                    Block::default()
+                        .borders(Borders::TOP)
+                        .border_style(theme.border),
+                ),
+                body,
+            );
+            return;
+        }
+        if self.watch.is_empty() || self.zoom {
+            self.draw_large(frame, body, &shown[0], view);
+        } else {
+            self.draw_grid(frame, body, &shown, theme);
+        }
+    }
+}
+
+impl MonitorScreen {
+    fn draw_head(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
+        let mode = if self.watch.is_empty() {
+            "selected project".to_owned()
+        } else if self.zoom {
+            "one pinned project".to_owned()
+        } else {
+            format!("{} pinned", self.watch.len())
+        };
+        let mut spans = vec![
+            Span::styled("Live visitors", theme.title),
+            Span::styled(
+                format!(
+                    " · {mode} · refresh every {} s",
+                    self.refresh.whole_seconds()
+                ),
+                theme.dim,
+            ),
+        ];
+        if self.frozen {
+            spans.push(Span::raw(" "));
+            spans.push(Span::styled(
+                " FROZEN ",
+                theme.warn.add_modifier(Modifier::REVERSED | Modifier::BOLD),
+            ));
+        }
+        frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    }
+
+    fn draw_large(&self, frame: &mut Frame, area: Rect, project: &ProjectRef, view: &ScreenView) {
+        let theme = view.theme;
+        let live = self.live.get(&project.id);
+        let [top, chart_area] =
+            Layout::vertical([Constraint::Length(7), Constraint::Min(4)]).areas(area);
+        let digits = live.map_or(1, |l| l.current_visitors.to_string().len()) as u16;
+        let number_width = (digits * 4 + 3).max(17).min(top.width / 2);
+        let [number_area, info_area] =
+            Layout::horizontal([Constraint::Length(number_width), Constraint::Min(10)]).areas(top);
+        let number_block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border)
+            .title(Span::styled(" Visitors now ", theme.title));
+        let inner_width = number_width.saturating_sub(2) as usize;
+        let number = match live {
+            Some(live) if live.error.is_none() && live.loaded => big_number(
+                live.current_visitors,
+                inner_width,
+                theme.accent.add_modifier(Modifier::BOLD),
+            ),
+            _ => vec![Line::from(Span::styled("…", theme.dim))],
+        };
+        frame.render_widget(Paragraph::new(number).block(number_block), number_area);
+        let mut info = vec![
+            Line::from(Span::styled(
+                project.label(info_area.width.saturating_sub(2) as usize),
+                theme.title,
+            )),
+            Line::from(Span::styled(fit(&project.id, 40), theme.dim)),
+        ];
+        if let Some(live) = live.filter(|live| live.error.is_none() && live.loaded) {
+            info.push(Line::from(format!(
+                "{} visitors active in the last 5 minutes",
+                thousands(live.current_visitors)
+            )));
+            if let Some(peak) = live
+                .buckets
+                .iter()
+                .max_by_key(|b| (b.visitors, b.timestamp))
+            {
+                let total: i64 = live.buckets.iter().map(|b| b.visitors).sum();
+                info.push(Line::from(Span::styled(
+                    format!(
+                        "peak {} at {} UTC · {} visits in {} min",
+                        thousands(peak.visitors),
+                        utc_hm(peak.timestamp),
+                        thousands(total),
+                        live.buckets.len()
+                    ),
+                    theme.dim,
+                )));
+            }
+        }
+        if self.watch.is_empty() {
+            info.push(Line::from(Span::styled(
+                format!(
+                    "{} pins it to the watch list",
+                    view.keymap.key_for(Action::Watch)
+                ),
+                theme.dim,
+            )));
+        }
+        frame.render_widget(
+            Paragraph::new(info).block(Block::default().borders(Borders::NONE)),
+            info_area.inner(ratatui::layout::Margin::new(1, 0)),
+        );
+        match live {
+            Some(Live {
+                error: Some(error), ..
+            }) => frame.render_widget(
+                Paragraph::new(error_text(error, theme))
+                    .wrap(Wrap { trim: true })
+                    .block(
+                        Block::default()
+                            .borders(Borders::TOP)
+                            .border_style(theme.border),
+                    ),
+                chart_area,
+            ),
+            Some(live) if live.loaded => self.draw_chart(frame, chart_area, live, theme),
+            _ => frame.render_widget(
+                Paragraph::new(Span::styled(
+                    if self.frozen {
+                        "Frozen before data arrived."
+                    } else {
+                        "Loading…"
+                    },
+                    theme.dim,
+                ))
+                .block(
+                    Block::default()
+                        .borders(Borders::TOP)
+                        .border_style(theme.border),
+                ),
+                chart_area,
+            ),
+        }
+    }
+
+    fn draw_chart(&self, frame: &mut Frame, area: Rect, live: &Live, theme: &Theme) {
+        let max = live.buckets.iter().map(|b| b.visitors).max().unwrap_or(0);
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border)
+            .title(Span::styled(
+                format!(
+                    " Visitors per minute, last 30 minutes (UTC) · peak {} ",
+                    thousands(max)
+                ),
+                theme.title,
+            ));
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        let [bars_area, axis_area] =
+            Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
+        let count = live.buckets.len().max(1) as u16;
+        let (bar_width, gap) = if inner.width >= count * 3 {
+            ((inner.width + 1) / count - 1, 1)
+        } else if inner.width >= count * 2 {
+            (1, 1)
+        } else {
+            ((inner.width / count).max(1), 0)
+        };
+        // Centred: the bars rarely fill the width exactly.
+        let used = ((bar_width + gap) * count).saturating_sub(gap);
+        let [_, bars_area, _] = Layout::horizontal([
+            Constraint::Fill(1),
+            Constraint::Length(used),
+            Constraint::Fill(1),
+        ])
+        .areas(bars_area);
+        let axis_area = Rect {
+            x: bars_area.x,
+            width: bars_area.width,
+            ..axis_area
+        };
+        let bars: Vec<Bar> = live
+            .buckets
+            .iter()
+            .map(|bucket| {
+                Bar::default()
+                    .value(bucket.visitors.max(0) as u64)
+                    .text_value(String::new())
+            })
+            .collect();
+        let chart = BarChart::default()
+            .data(BarGroup::default().bars(&bars))
+            .bar_width(bar_width)
+            .bar_gap(gap)
+            .max(max.max(1) as u64)
+            .bar_style(theme.accent);
+        frame.render_widget(chart, bars_area);
+        // Labels from the server's timestamps: right across midnight, whatever
+        // the local clock says.
+        if let (Some(first), Some(last)) = (live.buckets.first(), live.buckets.last()) {
+            let left = utc_hm(first.timestamp);
+            let right = utc_hm(last.timestamp);
+            let pad = (used as usize).saturating_sub(left.len() + right.len());
+            frame.render_widget(
+                Paragraph::new(Span::styled(
+                    format!("{left}{}{right}", " ".repeat(pad)),
+                    theme.dim,
+                )),
+                axis_area,
+            );
+        }
+    }
+
+    fn draw_grid(&self, frame: &mut Frame, area: Rect, shown: &[ProjectRef], theme: &Theme) {
+        let columns = (area.width / TILE_MIN_WIDTH).max(1) as usize;
+        let rows_fit = (area.height / TILE_HEIGHT).max(1) as usize;
+        let cursor = self.cursor.min(shown.len().saturating_sub(1));
+        // Scroll by whole rows of tiles so the focused tile stays in view.
+        let first_row = (cursor / columns).saturating_sub(rows_fit - 1);
+        let rows = Layout::vertical(vec![Constraint::Length(TILE_HEIGHT); rows_fit]).split(area);
+        for (row_index, row_area) in rows.iter().enumerate() {
+            let cells = Layout::horizontal(vec![Constraint::Ratio(1, columns as u32); columns])
+                .split(*row_area);
+            for (column, cell) in cells.iter().enumerate() {
+                let index = (first_row + row_index) * columns + column;
+                if let Some(project) = shown.get(index) {
+                    self.draw_tile(frame, *cell, project, index == cursor, theme);
+                }
+            }
+        }
+        let hidden = shown.len().saturating_sub((first_row + rows_fit) * columns);
+        if hidden > 0 {
+            let last = Rect {
+                y: area.bottom().saturating_sub(1),
+                height: 1,
+                ..area
+            };
+            frame.render_widget(
+                Paragraph::new(Span::styled(format!("+{hidden} more below (j)"), theme.dim))
+                    .right_aligned(),
+                last,
+            );
+        }
+    }
+
+    fn draw_tile(
+        &self,
+        frame: &mut Frame,
+        area: Rect,
+        project: &ProjectRef,
+        focused: bool,
+        theme: &Theme,
+    ) {
+        let pinned = self.is_pinned(&project.id);
+        let title_width = area.width.saturating_sub(6) as usize;
+        let title = if pinned {
+            format!(" {} ", project.label(title_width))
+        } else {
+            format!(
+                " {} (selected) ",
+                project.label(title_width.saturating_sub(11))
+            )
+        };
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(if focused { theme.accent } else { theme.border })
+            .title(Span::styled(
+                title,
+                if focused { theme.title } else { theme.base },
+            ));
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        let [line_area, spark_area] =
+            Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
+        let live = self.live.get(&project.id);
+        let line = match live {
+            Some(Live {
+                error: Some(error), ..
+            }) => Line::from(Span::styled(
+                fit(
+                    &error
+                        .gate
+                        .as_ref()
+                        .map_or_else(|| error.summary.clone(), |gate| gate.explain()),
+                    inner.width as usize,
+                ),
+                theme.warn,
+            )),
+            Some(live) if live.loaded => {
+                let mut spans = vec![
+                    Span::styled(
+                        thousands(live.current_visitors),
+                        theme.accent.add_modifier(Modifier::BOLD),
+                    ),
+                    Span::styled(" now", theme.dim),
+                ];
+                if !pinned {
+                    spans.push(Span::styled(" · w pins", theme.dim));
+                }
+                Line::from(spans)
+            }
+            _ => Line::from(Span::styled("…", theme.dim)),
+        };
+        frame.render_widget(Paragraph::new(line), line_area);
+        if let Some(live) = live.filter(|live| live.error.is_none()) {
+            let data: Vec<u64> = live
+                .buckets
+                .iter()
+                .map(|b| b.visitors.max(0) as u64)
+                .collect();
+            frame.render_widget(
+                Sparkline::default().data(&data).style(theme.accent),
+                spark_area,
+            );
+        }
+    }
+}

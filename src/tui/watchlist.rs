@@ -1,0 +1,118 @@
+//! The monitor's watch list: the pinned projects, kept as JSON in the data dir so
+//! that a monitor restarted next week watches the same apps. Written atomically
+//! (temporary file, then rename); a file we cannot read is reported and ignored.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Most projects one monitor watches: each costs one request per refresh, and the
+/// default rate limit is 120 requests a minute.
+pub const WATCH_LIMIT: usize = 16;
+/// The format of the file; another version is refused, not guessed at.
+const FILE_VERSION: u32 = 1;
+
+/// A pinned project. The name is kept so the tile has a title before data arrives.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatchEntry {
+    pub id: String,
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct WatchFile {
+    version: u32,
+    projects: Vec<WatchEntry>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WatchlistError {
+    #[error("cannot read the watch list {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "the watch list {path} is damaged ({reason}); it is ignored and replaced at the next pin"
+    )]
+    Corrupt { path: PathBuf, reason: String },
+    #[error("cannot save the watch list {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// `watchlist.json` in the data dir.
+pub fn default_path() -> PathBuf {
+    crate::logging::data_dir().join("watchlist.json")
+}
+
+/// The saved list; a missing file is an empty list.
+pub fn load(path: &Path) -> Result<Vec<WatchEntry>, WatchlistError> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(WatchlistError::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let corrupt = |reason: String| WatchlistError::Corrupt {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let file: WatchFile = serde_json::from_slice(&bytes).map_err(|err| corrupt(err.to_string()))?;
+    if file.version != FILE_VERSION {
+        return Err(corrupt(format!("unknown version {}", file.version)));
+    }
+    let mut entries: Vec<WatchEntry> = Vec::new();
+    for entry in file.projects {
+        if entry.id.trim().is_empty() {
+            return Err(corrupt("a project without an id".into()));
+        }
+        if !entries.iter().any(|kept| kept.id == entry.id) && entries.len() < WATCH_LIMIT {
+            entries.push(entry);
+        }
+    }
+    Ok(entries)
+}
+
+/// Replaces the file with `entries`: written beside it, flushed, then renamed over
+/// it, so a crash leaves the old list or the new one, never half of one.
+pub fn save(path: &Path, entries: &[WatchEntry]) -> Result<(), WatchlistError> {
+    let failed = |source: std::io::Error| WatchlistError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = path
+        .parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(failed)?;
+    let name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "watchlist.json".into());
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let body = serde_json::to_vec_pretty(&WatchFile {
+        version: FILE_VERSION,
+        projects: entries.to_vec(),
+    })
+    .map_err(|err| failed(std::io::Error::other(err)))?;
+    let written = (|| {
+        let mut file = std::fs::File::create(&temp)?;
+        file.write_all(&body)?;
+        file.write_all(b"\n")?;
+        file.sync_all()?;
+        std::fs::rename(&temp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written.map_err(failed)
+}
