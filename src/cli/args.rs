@@ -7,8 +7,8 @@ use clap::{Args, Subcommand, ValueEnum};
 use time::OffsetDateTime;
 
 use crate::api::model::{
-    ActivityGroup, InventorySortBy, MemberSortBy, PublishAudience, ReviewPriority, Role,
-    SortOrder, Visibility,
+    ActivityGroup, InventorySortBy, MemberSortBy, PublishAudience, ReviewPriority, Role, SortOrder,
+    Visibility,
 };
 
 /// An enum of the wire model whose known values clap offers and checks.

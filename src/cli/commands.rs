@@ -111,11 +111,7 @@ fn refuse_if_read_only(
 }
 
 fn start_progress(session: &Session, label: &str, format: Format) -> (Progress, ProgressTask) {
-    Progress::start(
-        &session.client,
-        label,
-        output::progress_visible(format),
-    )
+    Progress::start(&session.client, label, output::progress_visible(format))
 }
 
 async fn insights(session: &Session, args: InsightsArgs) -> Result<(), CliError> {
@@ -255,9 +251,12 @@ async fn projects(session: &Session, command: ProjectsCommand) -> Result<(), Cli
 }
 
 fn show_project(project: &crate::api::model::Project, format: Format) -> Result<(), CliError> {
-    write_one(project, format, <crate::api::model::Project as Row>::csv_template().as_ref(), |width| {
-        views::fields_table(project, width)
-    })
+    write_one(
+        project,
+        format,
+        <crate::api::model::Project as Row>::csv_template().as_ref(),
+        |width| views::fields_table(project, width),
+    )
 }
 
 async fn update_project(
@@ -288,7 +287,10 @@ async fn publish(
         .await;
     let mut deployment = started.inspect_err(|_| progress.clear())?;
     if wait && !deployment.status.is_terminal() {
-        progress.note(format!("deployment {} is {}", deployment.id, deployment.status));
+        progress.note(format!(
+            "deployment {} is {}",
+            deployment.id, deployment.status
+        ));
         let finished = client
             .wait_for_deployment(project_id, &deployment.id, PollPolicy::default())
             .await;
@@ -408,7 +410,14 @@ async fn analytics(session: &Session, command: AnalyticsCommand) -> Result<(), C
         } => {
             let format = output::resolve(output.format);
             let refreshes = if watch { count } else { Some(1) };
-            realtime(session, &project_id, format, Duration::from_secs(interval), refreshes).await
+            realtime(
+                session,
+                &project_id,
+                format,
+                Duration::from_secs(interval),
+                refreshes,
+            )
+            .await
         }
         AnalyticsCommand::Breakdowns {
             project_id,

@@ -103,7 +103,11 @@ enum ListSink<'a, T> {
     Json(JsonArrayWriter<StdoutLock<'a>>),
     Jsonl(StdoutLock<'a>),
     Csv(CsvWriter<StdoutLock<'a>>, Option<Value>),
-    Table(StdoutLock<'a>, Vec<Vec<String>>, std::marker::PhantomData<T>),
+    Table(
+        StdoutLock<'a>,
+        Vec<Vec<String>>,
+        std::marker::PhantomData<T>,
+    ),
 }
 
 impl<'a, T: Row> ListSink<'a, T> {
@@ -148,7 +152,9 @@ impl<'a, T: Row> ListSink<'a, T> {
             Self::Jsonl(mut out) => out.flush()?,
             Self::Csv(writer, _) => drop(writer.finish()?),
             Self::Table(mut out, rows, _) => {
-                out.write_all(table::render(T::columns(), &rows, table::output_width()).as_bytes())?;
+                out.write_all(
+                    table::render(T::columns(), &rows, table::output_width()).as_bytes(),
+                )?;
                 out.flush()?;
             }
         }

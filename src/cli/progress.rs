@@ -90,7 +90,9 @@ impl Progress {
             }
             ClientEvent::UnknownQueryParams { .. }
             | ClientEvent::VersionMismatch { .. }
-            | ClientEvent::RetryBudgetExhausted { .. } => self.message(&format!("warning: {event}")),
+            | ClientEvent::RetryBudgetExhausted { .. } => {
+                self.message(&format!("warning: {event}"))
+            }
             _ => {}
         }
     }
@@ -144,7 +146,10 @@ impl Progress {
         {
             return;
         }
-        let mut line = format!("{}: {} items, {} pages", state.label, state.items, state.pages);
+        let mut line = format!(
+            "{}: {} items, {} pages",
+            state.label, state.items, state.pages
+        );
         if state.pages == 1 && state.items == 0 {
             line = format!("{}…", state.label);
         }

@@ -171,7 +171,11 @@ mod tests {
 
     #[test]
     fn aligns_numbers_right_and_text_left() {
-        let columns = [Column::fixed("ID"), Column::number("N"), Column::text("NAME", 4)];
+        let columns = [
+            Column::fixed("ID"),
+            Column::number("N"),
+            Column::text("NAME", 4),
+        ];
         let text = render(
             &columns,
             &[row(&["p1", "5", "alpha"]), row(&["p22", "120", "b"])],
@@ -182,8 +186,16 @@ mod tests {
 
     #[test]
     fn shrinks_flexible_columns_to_the_width() {
-        let columns = [Column::fixed("ID"), Column::text("NAME", 4), Column::text("OWNER", 4)];
-        let rows = [row(&["p1", "a very long project name", "someone with a long name"])];
+        let columns = [
+            Column::fixed("ID"),
+            Column::text("NAME", 4),
+            Column::text("OWNER", 4),
+        ];
+        let rows = [row(&[
+            "p1",
+            "a very long project name",
+            "someone with a long name",
+        ])];
         let text = render(&columns, &rows, 30);
         for line in text.lines() {
             assert!(display_width(line) <= 30, "{line:?}");
@@ -195,7 +207,11 @@ mod tests {
     #[test]
     fn hostile_cells_are_sanitized() {
         let columns = [Column::text("NAME", 4)];
-        let text = render(&columns, &[row(&["\u{1b}[31mred\u{1b}]0;title\u{7}\nx"])], 80);
+        let text = render(
+            &columns,
+            &[row(&["\u{1b}[31mred\u{1b}]0;title\u{7}\nx"])],
+            80,
+        );
         assert_eq!(text, "NAME\nred x\n");
     }
 }
