@@ -470,7 +470,7 @@ async fn realtime(
                     let mut text = views::realtime_table(&realtime, super::table::output_width());
                     text.push_str(&format!(
                         "updated {} UTC; every {} s, Ctrl-C to stop\n",
-                        views::when(Some(time::OffsetDateTime::now_utc())),
+                        views::clock_time(time::OffsetDateTime::now_utc()),
                         interval.as_secs()
                     ));
                     let mut out = std::io::stdout().lock();

@@ -52,7 +52,12 @@ pub enum CliError {
 impl CliError {
     /// Output that stopped because the reader went away (`| head`): not an error.
     pub fn is_broken_pipe(&self) -> bool {
-        matches!(self, Self::Output(OutputError::Io(error)) if error.kind() == std::io::ErrorKind::BrokenPipe)
+        let kind = match self {
+            Self::Output(OutputError::Io(error)) => Some(error.kind()),
+            Self::Output(OutputError::Json(error)) => error.io_error_kind(),
+            _ => None,
+        };
+        kind == Some(std::io::ErrorKind::BrokenPipe)
     }
 }
 

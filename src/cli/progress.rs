@@ -135,7 +135,8 @@ impl Progress {
     }
 
     fn redraw(&self, state: &mut State, force: bool) {
-        if !self.draw || (state.items == 0 && state.pages == 0 && state.note.is_none()) {
+        // Counts only for lists (items written); a single read shows only retries and waits.
+        if !self.draw || (state.items == 0 && state.note.is_none()) {
             return;
         }
         let now = Instant::now();
@@ -146,13 +147,11 @@ impl Progress {
         {
             return;
         }
-        let mut line = format!(
-            "{}: {} items, {} pages",
-            state.label, state.items, state.pages
-        );
-        if state.pages == 1 && state.items == 0 {
-            line = format!("{}…", state.label);
-        }
+        let mut line = if state.items > 0 {
+            format!("{}: {} items, {} pages", state.label, state.items, state.pages)
+        } else {
+            format!("{}…", state.label)
+        };
         if let Some(note) = &state.note {
             line.push_str(" — ");
             line.push_str(note);

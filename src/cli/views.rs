@@ -20,6 +20,14 @@ pub fn when(at: Option<OffsetDateTime>) -> String {
         .unwrap_or_default()
 }
 
+/// `12:00:05` (UTC).
+pub fn clock_time(at: OffsetDateTime) -> String {
+    let format = time::macros::format_description!("[hour]:[minute]:[second]");
+    at.to_offset(time::UtcOffset::UTC)
+        .format(format)
+        .unwrap_or_default()
+}
+
 /// `2026-11-22` (UTC), or empty.
 pub fn day(at: Option<OffsetDateTime>) -> String {
     let format = time::macros::format_description!("[year]-[month]-[day]");
@@ -336,6 +344,6 @@ mod tests {
                 .collect(),
             current_visitors: 3,
         };
-        assert_eq!(sparkline(&realtime), "▁▁▄█");
+        assert_eq!(sparkline(&realtime), "▁▂▅█");
     }
 }
