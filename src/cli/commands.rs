@@ -6,7 +6,8 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::time::Duration;
 
 use crate::api::model::{
-    DeploymentStatus, ErrorType, ProjectUpdate, PublishRequest, validate_project_name,
+    DeploymentStatus, ErrorType, Project, ProjectUpdate, PublishAudience, PublishRequest,
+    validate_project_name,
 };
 use crate::api::{ApiError, InventoryParams, MemberListParams, PageParams, PollPolicy};
 
@@ -15,7 +16,7 @@ use super::args::{
     ProjectsCommand, ScriptCommand,
 };
 use super::exit::{self, CliError};
-use super::output::{self, CsvRows, Row, write_list, write_one};
+use super::output::{self, CsvRows, write_list, write_one};
 use super::progress::{Progress, ProgressTask};
 use super::views;
 use super::{GlobalArgs, Session};
@@ -121,9 +122,8 @@ async fn insights(session: &Session, args: InsightsArgs) -> Result<(), CliError>
     let insights = session
         .client
         .get_insights(workspace, &args.review_priority)
-        .await;
+        .await?;
     progress.clear();
-    let insights = insights?;
     write_one(&insights, format, None, |width| {
         views::insights_table(&insights, width)
     })
@@ -156,9 +156,8 @@ async fn members(session: &Session, args: MembersArgs) -> Result<(), CliError> {
     if let Some(MembersCommand::Get { user_id, output }) = args.command {
         let format = output::resolve(output.format);
         let (progress, _task) = start_progress(session, "member", format);
-        let member = session.client.get_member(workspace, &user_id).await;
+        let member = session.client.get_member(workspace, &user_id).await?;
         progress.clear();
-        let member = member?;
         return write_one(&member, format, None, |width| {
             views::fields_table(&member, width)
         });
@@ -204,9 +203,9 @@ async fn projects(session: &Session, command: ProjectsCommand) -> Result<(), Cli
         ProjectsCommand::Get { project_id, output } => {
             let format = output::resolve(output.format);
             let (progress, _task) = start_progress(session, "project", format);
-            let project = client.get_project(&project_id).await;
+            let project = client.get_project(&project_id).await?;
             progress.clear();
-            show_project(&project?, format)
+            show_project(&project, format)
         }
         ProjectsCommand::Rename {
             project_id,
@@ -234,9 +233,8 @@ async fn projects(session: &Session, command: ProjectsCommand) -> Result<(), Cli
         }
         ProjectsCommand::Unpublish { project_id } => {
             let (progress, _task) = start_progress(session, "unpublish", Format::Table);
-            let done = client.unpublish_project(&project_id).await;
+            client.unpublish_project(&project_id).await?;
             progress.clear();
-            done?;
             eprintln!("project {project_id} is offline");
             Ok(())
         }
@@ -250,13 +248,10 @@ async fn projects(session: &Session, command: ProjectsCommand) -> Result<(), Cli
     }
 }
 
-fn show_project(project: &crate::api::model::Project, format: Format) -> Result<(), CliError> {
-    write_one(
-        project,
-        format,
-        <crate::api::model::Project as Row>::csv_template().as_ref(),
-        |width| views::fields_table(project, width),
-    )
+fn show_project(project: &Project, format: Format) -> Result<(), CliError> {
+    write_one(project, format, None, |width| {
+        views::fields_table(project, width)
+    })
 }
 
 async fn update_project(
@@ -267,35 +262,29 @@ async fn update_project(
 ) -> Result<(), CliError> {
     let format = output::resolve(format);
     let (progress, _task) = start_progress(session, "update", format);
-    let project = session.client.update_project(project_id, update).await;
+    let project = session.client.update_project(project_id, update).await?;
     progress.clear();
-    show_project(&project?, format)
+    show_project(&project, format)
 }
 
 async fn publish(
     session: &Session,
     project_id: &str,
-    audience: Option<crate::api::model::PublishAudience>,
+    audience: Option<PublishAudience>,
     wait: bool,
     format: Option<Format>,
 ) -> Result<(), CliError> {
     let format = output::resolve(format);
     let client = &session.client;
     let (progress, _task) = start_progress(session, "publish", format);
-    let started = client
+    let mut deployment = client
         .publish_project(project_id, &PublishRequest { audience })
-        .await;
-    let mut deployment = started.inspect_err(|_| progress.clear())?;
+        .await?;
     if wait && !deployment.status.is_terminal() {
-        progress.note(format!(
-            "deployment {} is {}",
-            deployment.id, deployment.status
-        ));
-        let finished = client
+        progress.waiting(format!("waiting for deployment {}", deployment.id));
+        deployment = client
             .wait_for_deployment(project_id, &deployment.id, PollPolicy::default())
-            .await;
-        progress.clear();
-        deployment = finished?;
+            .await?;
     }
     progress.clear();
     write_one(&deployment, format, None, |width| {
@@ -369,7 +358,7 @@ fn already_deleted(project_id: &str) {
 }
 
 /// Asks on the terminal for the project id to be typed.
-fn confirm_delete(project: &crate::api::model::Project) -> Result<(), CliError> {
+fn confirm_delete(project: &Project) -> Result<(), CliError> {
     let name = project
         .name
         .as_deref()
@@ -427,9 +416,8 @@ async fn analytics(session: &Session, command: AnalyticsCommand) -> Result<(), C
         } => {
             let format = output::resolve(output.format);
             let (progress, _task) = start_progress(session, "breakdowns", format);
-            let breakdowns = session.client.get_breakdowns(&project_id, from, to).await;
+            let breakdowns = session.client.get_breakdowns(&project_id, from, to).await?;
             progress.clear();
-            let breakdowns = breakdowns?;
             if format == Format::Csv {
                 let mut rows = CsvRows::new();
                 for row in views::breakdown_rows(&breakdowns) {
@@ -461,9 +449,8 @@ async fn realtime(
     let mut shown = 0u64;
     let refresh_loop = async {
         loop {
-            let realtime = session.client.get_realtime(project_id).await;
+            let realtime = session.client.get_realtime(project_id).await?;
             progress.clear();
-            let realtime = realtime?;
             match format {
                 Format::Csv => csv.write(&realtime)?,
                 Format::Table if watching => {

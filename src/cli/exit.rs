@@ -78,7 +78,7 @@ pub fn exit_code(error: &CliError) -> u8 {
 fn api_exit_code(error: &ApiError) -> u8 {
     match error {
         ApiError::Api(response) => match response.status {
-            401 | 402 | 403 => ACCESS,
+            401..=403 => ACCESS,
             404 => NOT_FOUND,
             429 => RATE_LIMITED,
             _ => FAILURE,

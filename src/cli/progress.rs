@@ -23,6 +23,8 @@ struct State {
     pages: u64,
     /// A retry or a wait in progress.
     note: Option<String>,
+    /// Show the label even without items or a note (a long wait).
+    waiting: bool,
     /// Whether a progress line is on screen.
     shown: bool,
     last_draw: Option<Instant>,
@@ -35,12 +37,14 @@ pub struct Progress {
     draw: bool,
 }
 
-/// Stops following the client's events when dropped.
-pub struct ProgressTask(JoinHandle<()>);
+/// Stops following the client's events, and removes the line, when dropped
+/// (so an error is never printed after a stale progress line).
+pub struct ProgressTask(JoinHandle<()>, Progress);
 
 impl Drop for ProgressTask {
     fn drop(&mut self) {
         self.0.abort();
+        self.1.clear();
     }
 }
 
@@ -65,7 +69,7 @@ impl Progress {
                 }
             }
         });
-        (progress, ProgressTask(task))
+        (progress.clone(), ProgressTask(task, progress))
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -104,10 +108,11 @@ impl Progress {
         self.redraw(&mut state, false);
     }
 
-    /// Shows `note` until the next answer.
-    pub fn note(&self, note: impl Into<String>) {
+    /// Shows `label…` until [`Progress::clear`], e.g. while polling.
+    pub fn waiting(&self, label: impl Into<String>) {
         let mut state = self.lock();
-        state.note = Some(note.into());
+        state.label = label.into();
+        state.waiting = true;
         self.redraw(&mut state, true);
     }
 
@@ -131,12 +136,20 @@ impl Progress {
             let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
             state.shown = false;
         }
+        state.waiting = false;
         state.last_draw = None;
     }
 
     fn redraw(&self, state: &mut State, force: bool) {
+        if !self.draw {
+            return;
+        }
         // Counts only for lists (items written); a single read shows only retries and waits.
-        if !self.draw || (state.items == 0 && state.note.is_none()) {
+        if state.items == 0 && state.note.is_none() && !state.waiting {
+            if state.shown {
+                let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
+                state.shown = false;
+            }
             return;
         }
         let now = Instant::now();
@@ -148,7 +161,10 @@ impl Progress {
             return;
         }
         let mut line = if state.items > 0 {
-            format!("{}: {} items, {} pages", state.label, state.items, state.pages)
+            format!(
+                "{}: {} items, {} pages",
+                state.label, state.items, state.pages
+            )
         } else {
             format!("{}…", state.label)
         };
