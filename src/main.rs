@@ -3,10 +3,11 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use color_eyre::eyre::{Result, WrapErr};
 
-use vantage::cli::{GlobalArgs, Session};
+use vantage::cli::docs::Shell;
+use vantage::cli::{GlobalArgs, ScriptCommand, Session};
 use vantage::config::LoadedConfig;
 use vantage::server::{self, ServerConfig, faults::Faults, ratelimit::RateLimit, seed};
 use vantage::tui::launch;
@@ -34,6 +35,15 @@ enum Command {
     Demo(DemoArgs),
     /// Run the reference server of the API contract.
     Serve(Box<ServeArgs>),
+    #[command(flatten)]
+    Script(ScriptCommand),
+    /// Print a shell completion script (e.g. `vantage completions bash > ~/.local/share/bash-completion/completions/vantage`).
+    Completions {
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+    /// Print the manual page (roff), e.g. `vantage man | man -l -`.
+    Man,
 }
 
 #[derive(Args)]
@@ -84,6 +94,17 @@ fn main() -> Result<()> {
         None => dashboard(&cli.global),
         Some(Command::Demo(args)) => demo(&cli.global, args),
         Some(Command::Serve(args)) => serve(*args),
+        Some(Command::Script(command)) => {
+            std::process::exit(i32::from(vantage::cli::run(command, &cli.global)))
+        }
+        Some(Command::Completions { shell }) => {
+            vantage::cli::docs::completions(shell, &mut Cli::command(), &mut std::io::stdout())?;
+            Ok(())
+        }
+        Some(Command::Man) => {
+            vantage::cli::docs::man(Cli::command(), &mut std::io::stdout())?;
+            Ok(())
+        }
     }
 }
 

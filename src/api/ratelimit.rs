@@ -135,7 +135,9 @@ impl Pacer {
             seen
         });
         if let Some((now, wait)) = refused_for {
-            // A refusal: nothing left until Retry-After has passed.
+            // A refusal: nothing left until Retry-After has passed. Retry-After
+            // wins over a later X-RateLimit-Reset: it is the server's word for
+            // this refusal, and relative, so a skewed clock cannot stretch it.
             let until = now + wait;
             let base = seen.or(state.known).unwrap_or(RateLimitState {
                 limit: 0,
@@ -144,7 +146,7 @@ impl Pacer {
             });
             seen = Some(RateLimitState {
                 remaining: 0,
-                reset: Some(base.reset.map_or(until, |reset| reset.max(until))),
+                reset: Some(until),
                 ..base
             });
         }
@@ -259,6 +261,24 @@ mod tests {
         assert_eq!(
             pacer.admit(T0, Duration::from_secs(1)).0,
             Admission::WaitFor(Duration::from_secs(1))
+        );
+        // A refusal whose X-RateLimit-Reset lies far later (another limit, or
+        // the server's clock ahead of ours) still waits only for Retry-After.
+        let later = T0 + time::Duration::seconds(10);
+        let (go, permit) = pacer.admit(later, MAX);
+        assert_eq!(go, Admission::Go);
+        pacer.observe(
+            permit.unwrap(),
+            &headers(120, 90, later + time::Duration::hours(5)),
+            Some((later, Duration::from_secs(1))),
+        );
+        assert_eq!(
+            pacer.admit(later, MAX).0,
+            Admission::WaitFor(Duration::from_secs(1))
+        );
+        assert_eq!(
+            pacer.admit(later + time::Duration::seconds(1), MAX).0,
+            Admission::Go
         );
     }
 }

@@ -1,6 +1,18 @@
 //! What the dashboard and the script commands share: global flags, and turning
 //! them (with the config file and the environment) into a connected session.
 
+pub mod args;
+pub mod commands;
+pub mod docs;
+pub mod exit;
+pub mod output;
+pub mod progress;
+pub mod table;
+pub mod views;
+
+pub use args::ScriptCommand;
+pub use commands::run;
+
 use std::path::PathBuf;
 
 use clap::Args;
@@ -12,6 +24,7 @@ use crate::config::{
 
 /// Flags every command takes.
 #[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Config file (default: the platform config dir, e.g. ~/.config/vantage/config.toml).
     #[arg(long, global = true, value_name = "FILE")]

@@ -1,0 +1,335 @@
+//! The script commands' arguments (clap). Enum flags accept exactly the
+//! contract's values, listed in `--help`; repeatable filters take repeated flags
+//! or comma-separated values.
+
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Args, Subcommand, ValueEnum};
+use time::OffsetDateTime;
+
+use crate::api::model::{
+    ActivityGroup, InventorySortBy, MemberSortBy, PublishAudience, ReviewPriority, Role, SortOrder,
+    Visibility,
+};
+
+/// An enum of the wire model whose known values clap offers and checks.
+pub trait WireEnum: Clone + Send + Sync + 'static {
+    fn known() -> &'static [Self];
+    fn wire(&self) -> &str;
+    fn from_wire(raw: &str) -> Self;
+}
+
+macro_rules! wire_enums {
+    ($($name:ty),+ $(,)?) => {$(
+        impl WireEnum for $name {
+            fn known() -> &'static [Self] {
+                <$name>::KNOWN
+            }
+            fn wire(&self) -> &str {
+                self.as_str()
+            }
+            fn from_wire(raw: &str) -> Self {
+                <$name>::parse(raw)
+            }
+        }
+    )+};
+}
+
+wire_enums!(
+    ActivityGroup,
+    InventorySortBy,
+    MemberSortBy,
+    PublishAudience,
+    ReviewPriority,
+    Role,
+    SortOrder,
+    Visibility,
+);
+
+/// A parser accepting every known value of `T`.
+pub fn wire<T: WireEnum>() -> impl TypedValueParser<Value = T> {
+    wire_subset(T::known())
+}
+
+/// A parser accepting only `values`.
+pub fn wire_subset<T: WireEnum>(values: &'static [T]) -> impl TypedValueParser<Value = T> {
+    PossibleValuesParser::new(values.iter().map(|value| PossibleValue::new(value.wire())))
+        .map(|raw| T::from_wire(&raw))
+}
+
+/// Review priorities of finding types (insights): `unscored` applies only to projects.
+const FINDING_PRIORITIES: &[ReviewPriority] = &[
+    ReviewPriority::NeedsReview,
+    ReviewPriority::ReviewRecommended,
+    ReviewPriority::NoReviewNeeded,
+];
+
+/// `json`, `jsonl`, `csv` or `table`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// One JSON document; lists are one array of every item.
+    Json,
+    /// One JSON object per line, written as pages arrive.
+    Jsonl,
+    /// A header row, then one row per item; nested fields become dotted columns.
+    Csv,
+    /// Aligned columns fitted to the terminal, for people.
+    Table,
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct OutputArgs {
+    /// Output format [default: table on a terminal, json otherwise].
+    #[arg(long, short = 'o', value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct ListArgs {
+    /// Stop after N items.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max: Option<u64>,
+    /// Items per request (1 to 100).
+    #[arg(long, value_name = "N", default_value_t = 100,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub page_size: u32,
+}
+
+/// The script commands, flattened into `vantage`'s own.
+#[derive(Subcommand, Debug, Clone)]
+pub enum ScriptCommand {
+    /// Workspace security insights: summary counts and finding types.
+    Insights(InsightsArgs),
+    /// The workspace's security project inventory, every page.
+    Inventory(InventoryArgs),
+    /// Workspace members (list), or one member (get).
+    Members(MembersArgs),
+    /// Read and change projects.
+    #[command(subcommand)]
+    Projects(ProjectsCommand),
+    /// Personal-data findings of a project, every page.
+    Pii(PiiArgs),
+    /// Visitor analytics of a project.
+    #[command(subcommand)]
+    Analytics(AnalyticsCommand),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct InsightsArgs {
+    /// Show only finding types of these priorities (summary counts stay workspace-wide).
+    #[arg(long, value_name = "PRIORITY", value_delimiter = ',',
+          value_parser = wire_subset(FINDING_PRIORITIES))]
+    pub review_priority: Vec<ReviewPriority>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct InventoryArgs {
+    /// Free text over project name and owner (terms under 3 characters are ignored).
+    #[arg(long, value_name = "TEXT")]
+    pub query: Option<String>,
+    /// Sort key (`relevance` needs --query) [default: most recently edited first].
+    #[arg(long, value_name = "KEY", value_parser = wire::<InventorySortBy>())]
+    pub sort_by: Option<InventorySortBy>,
+    /// Sort direction [default: desc].
+    #[arg(long, value_name = "ORDER", requires = "sort_by", value_parser = wire::<SortOrder>())]
+    pub sort_order: Option<SortOrder>,
+    /// Time since the last edit.
+    #[arg(long, value_name = "GROUP", value_delimiter = ',', value_parser = wire::<ActivityGroup>())]
+    pub activity_group: Vec<ActivityGroup>,
+    /// Only published (true) or unpublished (false) projects.
+    #[arg(long, value_name = "BOOL")]
+    pub is_published: Option<bool>,
+    /// Who may open the project in the editor.
+    #[arg(long, value_name = "VISIBILITY", value_delimiter = ',', value_parser = wire::<Visibility>())]
+    pub visibility: Vec<Visibility>,
+    /// Projects with (true) or without (false) detected personal data.
+    #[arg(long, value_name = "BOOL")]
+    pub has_pii: Option<bool>,
+    /// Projects with (true) or without (false) a connected service.
+    #[arg(long, value_name = "BOOL")]
+    pub has_connectors: Option<bool>,
+    /// Audience of the published app (needs --is-published true or none).
+    #[arg(long, value_name = "AUDIENCE", value_delimiter = ',',
+          value_parser = wire::<PublishAudience>())]
+    pub publish_audience: Vec<PublishAudience>,
+    /// Review priority of the project.
+    #[arg(long, value_name = "PRIORITY", value_delimiter = ',',
+          value_parser = wire::<ReviewPriority>())]
+    pub review_priority: Vec<ReviewPriority>,
+    /// Finding type IDs from `vantage insights` (e.g. public_security_exposure,
+    /// public_pii_exposure, external_collaborator_access, inactive_owner).
+    #[arg(long, value_name = "ID", value_delimiter = ',')]
+    pub finding_type_id: Vec<String>,
+    #[command(flatten)]
+    pub list: ListArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct MembersArgs {
+    #[command(subcommand)]
+    pub command: Option<MembersCommand>,
+    #[command(flatten)]
+    pub filters: MemberFilters,
+    #[command(flatten)]
+    pub list: ListArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct MemberFilters {
+    /// Searches display name, username and e-mail (terms under 3 characters are ignored).
+    #[arg(long, value_name = "TEXT")]
+    pub query: Option<String>,
+    /// Workspace role; matches any given.
+    #[arg(long, value_name = "ROLE", value_delimiter = ',', value_parser = wire::<Role>())]
+    pub role: Vec<Role>,
+    /// Sort key (`relevance` needs --query) [default: role, then most recently joined].
+    #[arg(long, value_name = "KEY", value_parser = wire::<MemberSortBy>())]
+    pub sort_by: Option<MemberSortBy>,
+    /// Sort direction [default: desc].
+    #[arg(long, value_name = "ORDER", requires = "sort_by", value_parser = wire::<SortOrder>())]
+    pub sort_order: Option<SortOrder>,
+    /// Only members provisioned by an identity provider (true) or only others (false).
+    #[arg(long, value_name = "BOOL")]
+    pub scim_managed: Option<bool>,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum MembersCommand {
+    /// One active member of the workspace.
+    Get {
+        /// The member's user UUID, as the member list gives it.
+        user_id: String,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum ProjectsCommand {
+    /// Every project of the workspace.
+    List {
+        #[command(flatten)]
+        list: ListArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// One project.
+    Get {
+        project_id: String,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Rename a project (1 to 100 characters; letters, numbers, spaces and - _ . ' · & ( ) [ ] | , ! :).
+    Rename {
+        project_id: String,
+        name: String,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Set who may open the project in the editor.
+    SetVisibility {
+        project_id: String,
+        #[arg(value_parser = wire::<Visibility>())]
+        visibility: Visibility,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Take the published app offline (succeeds when already offline).
+    Unpublish { project_id: String },
+    /// Publish the project; prints the deployment.
+    Publish {
+        project_id: String,
+        /// Who may open the published app [default: the project's current setting].
+        #[arg(long, value_name = "AUDIENCE", value_parser = wire::<PublishAudience>())]
+        audience: Option<PublishAudience>,
+        /// Follow the deployment until it completes or fails (exit 1 on failure).
+        #[arg(long)]
+        wait: bool,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Delete a project. Asks to type the project id unless --yes.
+    Delete {
+        project_id: String,
+        /// Do not ask for confirmation (required when stdin is not a terminal).
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct PiiArgs {
+    pub project_id: String,
+    #[command(flatten)]
+    pub list: ListArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum AnalyticsCommand {
+    /// Visitors of the last 30 minutes and those active in the last 5.
+    Realtime {
+        project_id: String,
+        /// Refresh until Ctrl-C (or --count refreshes).
+        #[arg(long)]
+        watch: bool,
+        /// Seconds between refreshes with --watch.
+        #[arg(long, value_name = "SECONDS", default_value_t = 10, requires = "watch",
+              value_parser = clap::value_parser!(u64).range(1..))]
+        interval: u64,
+        /// Stop after N refreshes with --watch.
+        #[arg(long, value_name = "N", requires = "watch",
+              value_parser = clap::value_parser!(u64).range(1..))]
+        count: Option<u64>,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Top countries, devices, pages and sources over whole UTC dates.
+    Breakdowns {
+        project_id: String,
+        /// First day: YYYY-MM-DD (UTC) or an RFC 3339 timestamp.
+        #[arg(long, value_name = "DATE", value_parser = parse_instant)]
+        from: OffsetDateTime,
+        /// Last day (included): YYYY-MM-DD (UTC) or an RFC 3339 timestamp.
+        #[arg(long, value_name = "DATE", value_parser = parse_instant)]
+        to: OffsetDateTime,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+}
+
+/// `YYYY-MM-DD` (midnight UTC) or an RFC 3339 timestamp.
+fn parse_instant(raw: &str) -> Result<OffsetDateTime, String> {
+    if let Some(at) = crate::api::model::parse_timestamp(raw) {
+        return Ok(at);
+    }
+    let format = time::macros::format_description!("[year]-[month]-[day]");
+    time::Date::parse(raw, format)
+        .map(|date| date.midnight().assume_utc())
+        .map_err(|_| "expected YYYY-MM-DD or an RFC 3339 timestamp".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_and_timestamps_parse() {
+        assert_eq!(
+            parse_instant("2026-11-01").unwrap(),
+            time::macros::datetime!(2026-11-01 00:00 UTC)
+        );
+        assert_eq!(
+            parse_instant("2026-11-01T23:30:00-02:00").unwrap(),
+            time::macros::datetime!(2026-11-02 01:30 UTC)
+        );
+        assert!(parse_instant("yesterday").is_err());
+    }
+}

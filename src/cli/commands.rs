@@ -1,0 +1,494 @@
+//! The script commands: each builds its request from the flags, calls the
+//! typed client and writes the result. Runs on a current-thread runtime;
+//! [`run`] returns the process exit code.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::time::Duration;
+
+use crate::api::model::{
+    DeploymentStatus, ErrorType, Project, ProjectUpdate, PublishAudience, PublishRequest,
+    validate_project_name,
+};
+use crate::api::{ApiError, InventoryParams, MemberListParams, PageParams, PollPolicy};
+
+use super::args::{
+    AnalyticsCommand, Format, InsightsArgs, InventoryArgs, MembersArgs, MembersCommand, PiiArgs,
+    ProjectsCommand, ScriptCommand,
+};
+use super::exit::{self, CliError};
+use super::output::{self, CsvRows, write_list, write_one};
+use super::progress::{Progress, ProgressTask};
+use super::views;
+use super::{GlobalArgs, Session};
+
+/// Runs `command`, reports a failure on stderr in one line, and returns the
+/// exit code.
+pub fn run(command: ScriptCommand, global: &GlobalArgs) -> u8 {
+    if std::env::var_os("VANTAGE_LOG").is_some() {
+        crate::logging::to_stderr("warn");
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: cannot start the async runtime: {error}");
+            return exit::FAILURE;
+        }
+    };
+    match runtime.block_on(execute(command, global)) {
+        Ok(()) => exit::OK,
+        Err(error) => {
+            if !error.is_broken_pipe() {
+                eprintln!("error: {error}");
+            }
+            exit::exit_code(&error)
+        }
+    }
+}
+
+async fn execute(command: ScriptCommand, global: &GlobalArgs) -> Result<(), CliError> {
+    let session = Session::connect(global)?;
+    for warning in &session.warnings {
+        eprintln!("warning: {warning}");
+    }
+    if let Some(action) = mutation(&command) {
+        refuse_if_read_only(&session, global, &action)?;
+    }
+    match command {
+        ScriptCommand::Insights(args) => insights(&session, args).await,
+        ScriptCommand::Inventory(args) => inventory(&session, args).await,
+        ScriptCommand::Members(args) => members(&session, args).await,
+        ScriptCommand::Projects(command) => projects(&session, command).await,
+        ScriptCommand::Pii(args) => pii(&session, args).await,
+        ScriptCommand::Analytics(command) => analytics(&session, command).await,
+    }
+}
+
+/// What a mutating command would do, in words; `None` for reads.
+fn mutation(command: &ScriptCommand) -> Option<String> {
+    let ScriptCommand::Projects(command) = command else {
+        return None;
+    };
+    match command {
+        ProjectsCommand::List { .. } | ProjectsCommand::Get { .. } => None,
+        ProjectsCommand::Rename { project_id, .. } => Some(format!("rename project {project_id}")),
+        ProjectsCommand::SetVisibility { project_id, .. } => {
+            Some(format!("change the visibility of project {project_id}"))
+        }
+        ProjectsCommand::Unpublish { project_id } => {
+            Some(format!("unpublish project {project_id}"))
+        }
+        ProjectsCommand::Publish { project_id, .. } => {
+            Some(format!("publish project {project_id}"))
+        }
+        ProjectsCommand::Delete { project_id, .. } => Some(format!("delete project {project_id}")),
+    }
+}
+
+/// Read-only mode refuses every mutation before any request is sent.
+fn refuse_if_read_only(
+    session: &Session,
+    global: &GlobalArgs,
+    action: &str,
+) -> Result<(), CliError> {
+    if !session.read_only {
+        return Ok(());
+    }
+    let origin = if global.read_only {
+        "--read-only".to_owned()
+    } else {
+        let path = session.config.path.as_ref().map_or_else(
+            || "the config file".to_owned(),
+            |path| path.display().to_string(),
+        );
+        format!("read_only = true in {path}")
+    };
+    Err(CliError::ReadOnly {
+        action: action.to_owned(),
+        origin,
+    })
+}
+
+fn start_progress(session: &Session, label: &str, format: Format) -> (Progress, ProgressTask) {
+    Progress::start(&session.client, label, output::progress_visible(format))
+}
+
+async fn insights(session: &Session, args: InsightsArgs) -> Result<(), CliError> {
+    let format = output::resolve(args.output.format);
+    let workspace = session.workspace()?;
+    let (progress, _task) = start_progress(session, "insights", format);
+    let insights = session
+        .client
+        .get_insights(workspace, &args.review_priority)
+        .await?;
+    progress.clear();
+    write_one(&insights, format, None, |width| {
+        views::insights_table(&insights, width)
+    })
+}
+
+async fn inventory(session: &Session, args: InventoryArgs) -> Result<(), CliError> {
+    let format = output::resolve(args.output.format);
+    let workspace = session.workspace()?;
+    let params = InventoryParams {
+        limit: Some(args.list.page_size),
+        query: args.query,
+        sort_by: args.sort_by,
+        sort_order: args.sort_order,
+        activity_group: args.activity_group,
+        is_published: args.is_published,
+        visibility: args.visibility,
+        has_pii: args.has_pii,
+        has_connectors: args.has_connectors,
+        publish_audience: args.publish_audience,
+        review_priority: args.review_priority,
+        finding_type_id: args.finding_type_id,
+    };
+    let (progress, _task) = start_progress(session, "inventory", format);
+    let stream = session.client.inventory_stream(workspace, params);
+    write_list(stream, format, args.list.max, &progress).await
+}
+
+async fn members(session: &Session, args: MembersArgs) -> Result<(), CliError> {
+    let workspace = session.workspace()?;
+    if let Some(MembersCommand::Get { user_id, output }) = args.command {
+        let format = output::resolve(output.format);
+        let (progress, _task) = start_progress(session, "member", format);
+        let member = session.client.get_member(workspace, &user_id).await?;
+        progress.clear();
+        return write_one(&member, format, None, |width| {
+            views::fields_table(&member, width)
+        });
+    }
+    let format = output::resolve(args.output.format);
+    let filters = args.filters;
+    let params = MemberListParams {
+        limit: Some(args.list.page_size),
+        query: filters.query,
+        role: filters.role,
+        sort_by: filters.sort_by,
+        sort_order: filters.sort_order,
+        scim_managed: filters.scim_managed,
+    };
+    let (progress, _task) = start_progress(session, "members", format);
+    let stream = session.client.members_stream(workspace, params);
+    write_list(stream, format, args.list.max, &progress).await
+}
+
+async fn pii(session: &Session, args: PiiArgs) -> Result<(), CliError> {
+    let format = output::resolve(args.output.format);
+    let params = PageParams {
+        limit: Some(args.list.page_size),
+    };
+    let (progress, _task) = start_progress(session, "personal-data findings", format);
+    let stream = session.client.pii_stream(&args.project_id, params);
+    write_list(stream, format, args.list.max, &progress).await
+}
+
+async fn projects(session: &Session, command: ProjectsCommand) -> Result<(), CliError> {
+    let client = &session.client;
+    match command {
+        ProjectsCommand::List { list, output } => {
+            let format = output::resolve(output.format);
+            let workspace = session.workspace()?;
+            let params = PageParams {
+                limit: Some(list.page_size),
+            };
+            let (progress, _task) = start_progress(session, "projects", format);
+            let stream = client.workspace_projects_stream(workspace, params);
+            write_list(stream, format, list.max, &progress).await
+        }
+        ProjectsCommand::Get { project_id, output } => {
+            let format = output::resolve(output.format);
+            let (progress, _task) = start_progress(session, "project", format);
+            let project = client.get_project(&project_id).await?;
+            progress.clear();
+            show_project(&project, format)
+        }
+        ProjectsCommand::Rename {
+            project_id,
+            name,
+            output,
+        } => {
+            validate_project_name(&name)
+                .map_err(|error| CliError::Usage(format!("invalid project name: {error}")))?;
+            let update = ProjectUpdate {
+                name: Some(name),
+                visibility: None,
+            };
+            update_project(session, &project_id, &update, output.format).await
+        }
+        ProjectsCommand::SetVisibility {
+            project_id,
+            visibility,
+            output,
+        } => {
+            let update = ProjectUpdate {
+                name: None,
+                visibility: Some(visibility),
+            };
+            update_project(session, &project_id, &update, output.format).await
+        }
+        ProjectsCommand::Unpublish { project_id } => {
+            let (progress, _task) = start_progress(session, "unpublish", Format::Table);
+            client.unpublish_project(&project_id).await?;
+            progress.clear();
+            eprintln!("project {project_id} is offline");
+            Ok(())
+        }
+        ProjectsCommand::Publish {
+            project_id,
+            audience,
+            wait,
+            output,
+        } => publish(session, &project_id, audience, wait, output.format).await,
+        ProjectsCommand::Delete { project_id, yes } => delete(session, &project_id, yes).await,
+    }
+}
+
+fn show_project(project: &Project, format: Format) -> Result<(), CliError> {
+    write_one(project, format, None, |width| {
+        views::fields_table(project, width)
+    })
+}
+
+async fn update_project(
+    session: &Session,
+    project_id: &str,
+    update: &ProjectUpdate,
+    format: Option<Format>,
+) -> Result<(), CliError> {
+    let format = output::resolve(format);
+    let (progress, _task) = start_progress(session, "update", format);
+    let project = session.client.update_project(project_id, update).await?;
+    progress.clear();
+    show_project(&project, format)
+}
+
+async fn publish(
+    session: &Session,
+    project_id: &str,
+    audience: Option<PublishAudience>,
+    wait: bool,
+    format: Option<Format>,
+) -> Result<(), CliError> {
+    let format = output::resolve(format);
+    let client = &session.client;
+    let (progress, _task) = start_progress(session, "publish", format);
+    let mut deployment = client
+        .publish_project(project_id, &PublishRequest { audience })
+        .await?;
+    if wait && !deployment.status.is_terminal() {
+        progress.waiting(format!("waiting for deployment {}", deployment.id));
+        deployment = client
+            .wait_for_deployment(project_id, &deployment.id, PollPolicy::default())
+            .await?;
+    }
+    progress.clear();
+    write_one(&deployment, format, None, |width| {
+        views::fields_table(&deployment, width)
+    })?;
+    match (&deployment.status, wait) {
+        (DeploymentStatus::Error, _) => Err(CliError::DeploymentFailed {
+            id: deployment.id.clone(),
+            class: deployment
+                .error_class
+                .as_ref()
+                .map(|class| format!(" ({class})"))
+                .unwrap_or_default(),
+            message: deployment
+                .error_message
+                .as_deref()
+                .map(|m| crate::text::sanitize_line(m).into_owned())
+                .unwrap_or_else(|| "no error message".into()),
+        }),
+        (DeploymentStatus::Completed, true) => {
+            let url = deployment.url.as_deref().unwrap_or("(no url)");
+            eprintln!("published: {}", crate::text::sanitize_line(url));
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Deletes after confirmation. A project that is already gone is success
+/// (the goal state holds), reported on stderr.
+async fn delete(session: &Session, project_id: &str, yes: bool) -> Result<(), CliError> {
+    let client = &session.client;
+    if !yes {
+        if !std::io::stdin().is_terminal() {
+            return Err(CliError::Usage(format!(
+                "refusing to delete project {project_id} without --yes: stdin is not a terminal to confirm on"
+            )));
+        }
+        let project = match client.get_project(project_id).await {
+            Ok(project) => project,
+            Err(error) if is_project_not_found(&error) => {
+                already_deleted(project_id);
+                return Ok(());
+            }
+            Err(error) => return Err(error.into()),
+        };
+        confirm_delete(&project)?;
+    }
+    let (progress, _task) = start_progress(session, "delete", Format::Table);
+    let result = client.delete_project(project_id).await;
+    progress.clear();
+    match result {
+        Ok(()) => {
+            eprintln!("deleted project {project_id}");
+            Ok(())
+        }
+        Err(error) if is_project_not_found(&error) => {
+            already_deleted(project_id);
+            Ok(())
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+fn is_project_not_found(error: &ApiError) -> bool {
+    error.kind() == Some(&ErrorType::ProjectNotFound)
+}
+
+fn already_deleted(project_id: &str) {
+    eprintln!("project {project_id} is already deleted (or never existed): nothing to delete");
+}
+
+/// Asks on the terminal for the project id to be typed.
+fn confirm_delete(project: &Project) -> Result<(), CliError> {
+    let name = project
+        .name
+        .as_deref()
+        .map(|name| format!(" ({})", crate::text::sanitize_line(name)))
+        .unwrap_or_default();
+    let mut stderr = std::io::stderr().lock();
+    let _ = write!(
+        stderr,
+        "Delete project {}{name}? Without trash in the workspace this cannot be undone.\n\
+         Type the project id to confirm: ",
+        project.id
+    );
+    let _ = stderr.flush();
+    drop(stderr);
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(CliError::Terminal)?;
+    if answer.trim() == project.id {
+        Ok(())
+    } else {
+        Err(CliError::Cancelled(format!(
+            "the id typed does not match; project {} was not deleted",
+            project.id
+        )))
+    }
+}
+
+async fn analytics(session: &Session, command: AnalyticsCommand) -> Result<(), CliError> {
+    match command {
+        AnalyticsCommand::Realtime {
+            project_id,
+            watch,
+            interval,
+            count,
+            output,
+        } => {
+            let format = output::resolve(output.format);
+            let refreshes = if watch { count } else { Some(1) };
+            realtime(
+                session,
+                &project_id,
+                format,
+                Duration::from_secs(interval),
+                refreshes,
+            )
+            .await
+        }
+        AnalyticsCommand::Breakdowns {
+            project_id,
+            from,
+            to,
+            output,
+        } => {
+            let format = output::resolve(output.format);
+            let (progress, _task) = start_progress(session, "breakdowns", format);
+            let breakdowns = session.client.get_breakdowns(&project_id, from, to).await?;
+            progress.clear();
+            if format == Format::Csv {
+                let mut rows = CsvRows::new();
+                for row in views::breakdown_rows(&breakdowns) {
+                    rows.write(&row)?;
+                }
+                return Ok(());
+            }
+            write_one(&breakdowns, format, None, |width| {
+                views::breakdowns_table(&breakdowns, width)
+            })
+        }
+    }
+}
+
+/// Shows realtime analytics `refreshes` times (`None`: until Ctrl-C), every
+/// `interval`. On a terminal the table is redrawn in place.
+async fn realtime(
+    session: &Session,
+    project_id: &str,
+    format: Format,
+    interval: Duration,
+    refreshes: Option<u64>,
+) -> Result<(), CliError> {
+    let watching = refreshes != Some(1);
+    let in_place = watching && format == Format::Table && std::io::stdout().is_terminal();
+    let (progress, _task) = start_progress(session, "realtime", format);
+    let mut csv = CsvRows::new();
+    let mut drawn_lines = 0usize;
+    let mut shown = 0u64;
+    let refresh_loop = async {
+        loop {
+            let realtime = session.client.get_realtime(project_id).await?;
+            progress.clear();
+            match format {
+                Format::Csv => csv.write(&realtime)?,
+                Format::Table if watching => {
+                    let mut text = views::realtime_table(&realtime, super::table::output_width());
+                    text.push_str(&format!(
+                        "updated {} UTC; every {} s, Ctrl-C to stop\n",
+                        views::clock_time(time::OffsetDateTime::now_utc()),
+                        interval.as_secs()
+                    ));
+                    let mut out = std::io::stdout().lock();
+                    let erase = if in_place && drawn_lines > 0 {
+                        format!("\x1b[{drawn_lines}A\x1b[J")
+                    } else if drawn_lines > 0 {
+                        "\n".to_owned()
+                    } else {
+                        String::new()
+                    };
+                    out.write_all(format!("{erase}{text}").as_bytes())
+                        .and_then(|()| out.flush())
+                        .map_err(crate::output::OutputError::from)?;
+                    drawn_lines = text.lines().count();
+                }
+                _ => write_one(&realtime, format, None, |width| {
+                    views::realtime_table(&realtime, width)
+                })?,
+            }
+            shown += 1;
+            if refreshes.is_some_and(|limit| shown >= limit) {
+                return Ok::<(), CliError>(());
+            }
+            tokio::time::sleep(interval).await;
+        }
+    };
+    tokio::select! {
+        result = refresh_loop => result,
+        _ = tokio::signal::ctrl_c(), if watching => {
+            progress.clear();
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! What can end a script command, and the exit code each gets. The codes are
+//! documented in the README ("Commands for scripts"); [`exit_code`] is the one
+//! place that maps errors to them.
+
+use crate::api::{ApiError, ConfigError};
+use crate::output::OutputError;
+
+use super::SessionError;
+
+/// Success.
+pub const OK: u8 = 0;
+/// Anything not listed below.
+pub const FAILURE: u8 = 1;
+/// A usage error: clap's own, or an argument refused before sending.
+pub const USAGE: u8 = 2;
+/// Credential, scope, plan or permission (401, 402, 403), missing
+/// credentials or configuration, and mutations refused in read-only mode.
+pub const ACCESS: u8 = 3;
+/// The resource does not exist (404).
+pub const NOT_FOUND: u8 = 4;
+/// Still rate limited (429) after every retry.
+pub const RATE_LIMITED: u8 = 5;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error(transparent)]
+    Api(#[from] ApiError),
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    #[error("{0}")]
+    Usage(String),
+    #[error("read-only mode ({origin}): refusing to {action}; nothing was sent")]
+    ReadOnly {
+        action: String,
+        /// `--read-only` or the config file.
+        origin: String,
+    },
+    #[error("deployment {id} failed{class}: {message}")]
+    DeploymentFailed {
+        id: String,
+        class: String,
+        message: String,
+    },
+    #[error("cancelled: {0}")]
+    Cancelled(String),
+    #[error("cannot read the terminal: {0}")]
+    Terminal(std::io::Error),
+}
+
+impl CliError {
+    /// Output that stopped because the reader went away (`| head`): not an error.
+    pub fn is_broken_pipe(&self) -> bool {
+        let kind = match self {
+            Self::Output(OutputError::Io(error)) => Some(error.kind()),
+            Self::Output(OutputError::Json(error)) => error.io_error_kind(),
+            _ => None,
+        };
+        kind == Some(std::io::ErrorKind::BrokenPipe)
+    }
+}
+
+/// The exit code of a failed command.
+pub fn exit_code(error: &CliError) -> u8 {
+    match error {
+        CliError::Usage(_) => USAGE,
+        CliError::Session(_) | CliError::ReadOnly { .. } => ACCESS,
+        CliError::Api(error) => api_exit_code(error),
+        CliError::Output(_) if error.is_broken_pipe() => OK,
+        CliError::Output(_)
+        | CliError::DeploymentFailed { .. }
+        | CliError::Cancelled(_)
+        | CliError::Terminal(_) => FAILURE,
+    }
+}
+
+fn api_exit_code(error: &ApiError) -> u8 {
+    match error {
+        ApiError::Api(response) => match response.status {
+            401..=403 => ACCESS,
+            404 => NOT_FOUND,
+            429 => RATE_LIMITED,
+            _ => FAILURE,
+        },
+        ApiError::Config(ConfigError::InvalidArgument { .. }) => USAGE,
+        ApiError::Config(_) => ACCESS,
+        ApiError::Transport(_) | ApiError::Decode(_) => FAILURE,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::ErrorResponse;
+    use crate::api::model::ErrorType;
+
+    fn api(status: u16, kind: ErrorType) -> CliError {
+        CliError::Api(ApiError::Api(Box::new(ErrorResponse {
+            status,
+            kind,
+            title: String::new(),
+            detail: None,
+            request_id: None,
+            errors: vec![],
+            props: Default::default(),
+            retry_after: None,
+            method: "GET".into(),
+            path: "/v1/x".into(),
+            unknown_outcome: false,
+            after_unknown_outcome: false,
+        })))
+    }
+
+    #[test]
+    fn statuses_map_to_documented_codes() {
+        assert_eq!(exit_code(&api(401, ErrorType::Unauthorized)), 3);
+        assert_eq!(exit_code(&api(402, ErrorType::PaymentRequired)), 3);
+        assert_eq!(exit_code(&api(403, ErrorType::InsufficientScope)), 3);
+        assert_eq!(exit_code(&api(404, ErrorType::ProjectNotFound)), 4);
+        assert_eq!(exit_code(&api(429, ErrorType::RateLimited)), 5);
+        assert_eq!(exit_code(&api(400, ErrorType::InvalidRequest)), 1);
+        assert_eq!(exit_code(&api(503, ErrorType::RequestTimeout)), 1);
+        assert_eq!(exit_code(&CliError::Usage("x".into())), 2);
+        let broken = std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+        assert_eq!(exit_code(&CliError::Output(OutputError::Io(broken))), 0);
+    }
+}

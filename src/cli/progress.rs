@@ -1,0 +1,183 @@
+//! Progress on stderr: pages and items fetched, retries and rate-limit waits,
+//! from the client's events. Drawn only when stderr is a terminal; warnings
+//! (ignored query parameters, a version mismatch, a spent retry budget) are
+//! printed either way, since a script's log should keep them.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use tokio::sync::broadcast::error::RecvError;
+use tokio::task::JoinHandle;
+
+use crate::api::{Client, ClientEvent};
+use crate::text::fit;
+
+/// Redraws at most this often, so a fast export does not flood the terminal.
+const REDRAW_EVERY: Duration = Duration::from_millis(100);
+
+#[derive(Default)]
+struct State {
+    label: String,
+    items: u64,
+    pages: u64,
+    /// A retry or a wait in progress.
+    note: Option<String>,
+    /// Show the label even without items or a note (a long wait).
+    waiting: bool,
+    /// Whether a progress line is on screen.
+    shown: bool,
+    last_draw: Option<Instant>,
+}
+
+/// The progress line of one command. Cheap to clone.
+#[derive(Clone)]
+pub struct Progress {
+    state: Arc<Mutex<State>>,
+    draw: bool,
+}
+
+/// Stops following the client's events, and removes the line, when dropped
+/// (so an error is never printed after a stale progress line).
+pub struct ProgressTask(JoinHandle<()>, Progress);
+
+impl Drop for ProgressTask {
+    fn drop(&mut self) {
+        self.0.abort();
+        self.1.clear();
+    }
+}
+
+impl Progress {
+    /// Follows `client`'s events; draws only when `draw` (stderr is a terminal).
+    pub fn start(client: &Client, label: &str, draw: bool) -> (Self, ProgressTask) {
+        let progress = Self {
+            state: Arc::new(Mutex::new(State {
+                label: label.to_owned(),
+                ..State::default()
+            })),
+            draw,
+        };
+        let mut events = client.subscribe();
+        let follower = progress.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                match events.recv().await {
+                    Ok(event) => follower.event(&event),
+                    Err(RecvError::Lagged(_)) => continue,
+                    Err(RecvError::Closed) => break,
+                }
+            }
+        });
+        (progress.clone(), ProgressTask(task, progress))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn event(&self, event: &ClientEvent) {
+        match event {
+            ClientEvent::RequestDone {
+                status: Some(status),
+                ..
+            } if (200..300).contains(status) => {
+                let mut state = self.lock();
+                state.pages += 1;
+                state.note = None;
+                self.redraw(&mut state, false);
+            }
+            ClientEvent::Retrying { .. } | ClientEvent::Paced { .. } => {
+                let mut state = self.lock();
+                state.note = Some(event.to_string());
+                self.redraw(&mut state, true);
+            }
+            ClientEvent::UnknownQueryParams { .. }
+            | ClientEvent::VersionMismatch { .. }
+            | ClientEvent::RetryBudgetExhausted { .. } => {
+                self.message(&format!("warning: {event}"))
+            }
+            _ => {}
+        }
+    }
+
+    /// Counts items written.
+    pub fn items(&self, count: u64) {
+        let mut state = self.lock();
+        state.items += count;
+        self.redraw(&mut state, false);
+    }
+
+    /// Shows `label…` until [`Progress::clear`], e.g. while polling.
+    pub fn waiting(&self, label: impl Into<String>) {
+        let mut state = self.lock();
+        state.label = label.into();
+        state.waiting = true;
+        self.redraw(&mut state, true);
+    }
+
+    /// Prints a line on stderr, above the progress line.
+    pub fn message(&self, line: &str) {
+        let mut state = self.lock();
+        let mut stderr = std::io::stderr().lock();
+        if state.shown {
+            let _ = write!(stderr, "\r\x1b[2K");
+            state.shown = false;
+        }
+        let _ = writeln!(stderr, "{line}");
+        drop(stderr);
+        self.redraw(&mut state, true);
+    }
+
+    /// Removes the progress line; later events draw it again.
+    pub fn clear(&self) {
+        let mut state = self.lock();
+        if state.shown {
+            let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
+            state.shown = false;
+        }
+        state.waiting = false;
+        state.last_draw = None;
+    }
+
+    fn redraw(&self, state: &mut State, force: bool) {
+        if !self.draw {
+            return;
+        }
+        // Counts only for lists (items written); a single read shows only retries and waits.
+        if state.items == 0 && state.note.is_none() && !state.waiting {
+            if state.shown {
+                let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
+                state.shown = false;
+            }
+            return;
+        }
+        let now = Instant::now();
+        if !force
+            && state
+                .last_draw
+                .is_some_and(|last| now.duration_since(last) < REDRAW_EVERY)
+        {
+            return;
+        }
+        let mut line = if state.items > 0 {
+            format!(
+                "{}: {} items, {} pages",
+                state.label, state.items, state.pages
+            )
+        } else {
+            format!("{}…", state.label)
+        };
+        if let Some(note) = &state.note {
+            line.push_str(" — ");
+            line.push_str(note);
+        }
+        let width = crossterm::terminal::size()
+            .map(|(columns, _)| usize::from(columns))
+            .unwrap_or(80)
+            .saturating_sub(1);
+        let _ = write!(std::io::stderr().lock(), "\r\x1b[2K{}", fit(&line, width));
+        state.shown = true;
+        state.last_draw = Some(now);
+    }
+}

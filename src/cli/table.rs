@@ -1,0 +1,217 @@
+//! Aligned columns for people. Every cell is sanitized and cut by `text::fit`
+//! (the one place for terminal-safe text); flexible columns shrink first when
+//! the rows do not fit the width.
+
+use std::io::IsTerminal;
+
+use crate::text::{display_width, fit, sanitize_line};
+
+/// Width when stdout is not a terminal.
+pub const DEFAULT_WIDTH: usize = 120;
+
+const GAP: &str = "  ";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Column {
+    pub title: &'static str,
+    pub align: Align,
+    /// May shrink (with a `…`) when the table is too wide; never below `min`.
+    pub flexible: bool,
+    pub min: usize,
+}
+
+impl Column {
+    /// A column kept whole: ids, enums, dates.
+    pub const fn fixed(title: &'static str) -> Self {
+        Self {
+            title,
+            align: Align::Left,
+            flexible: false,
+            min: 0,
+        }
+    }
+
+    /// A right-aligned number.
+    pub const fn number(title: &'static str) -> Self {
+        Self {
+            title,
+            align: Align::Right,
+            flexible: false,
+            min: 0,
+        }
+    }
+
+    /// Free text (names, quotes) that gives way first.
+    pub const fn text(title: &'static str, min: usize) -> Self {
+        Self {
+            title,
+            align: Align::Left,
+            flexible: true,
+            min,
+        }
+    }
+}
+
+/// The terminal's width when stdout is one, else [`DEFAULT_WIDTH`].
+pub fn output_width() -> usize {
+    if std::io::stdout().is_terminal() {
+        crossterm::terminal::size()
+            .map(|(columns, _)| usize::from(columns))
+            .ok()
+            .filter(|&columns| columns > 0)
+            .unwrap_or(DEFAULT_WIDTH)
+    } else {
+        DEFAULT_WIDTH
+    }
+}
+
+/// Renders a header and `rows` within `width` cells, one line each, with a
+/// trailing newline. Rows shorter than the columns are padded with blanks.
+pub fn render(columns: &[Column], rows: &[Vec<String>], width: usize) -> String {
+    let clean: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| {
+            (0..columns.len())
+                .map(|index| {
+                    row.get(index)
+                        .map(|cell| sanitize_line(cell).into_owned())
+                        .unwrap_or_default()
+                })
+                .collect()
+        })
+        .collect();
+    let mut widths: Vec<usize> = columns
+        .iter()
+        .enumerate()
+        .map(|(index, column)| {
+            clean
+                .iter()
+                .map(|row| display_width(&row[index]))
+                .chain([display_width(column.title)])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    shrink(columns, &mut widths, width);
+
+    let mut out = String::new();
+    let titles: Vec<String> = columns.iter().map(|c| c.title.to_owned()).collect();
+    for row in std::iter::once(&titles).chain(clean.iter()) {
+        let cells: Vec<String> = columns
+            .iter()
+            .zip(&widths)
+            .zip(row)
+            .map(|((column, &width), cell)| pad(&fit(cell, width), width, column.align))
+            .collect();
+        out.push_str(cells.join(GAP).trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Takes cells from the widest flexible column until the line fits or every
+/// flexible column is at its minimum; wide columns even out as they shrink.
+fn shrink(columns: &[Column], widths: &mut [usize], width: usize) {
+    let gaps = GAP.len() * columns.len().saturating_sub(1);
+    let floor = |index: usize| columns[index].min.max(1);
+    loop {
+        let total: usize = widths.iter().sum::<usize>() + gaps;
+        if total <= width {
+            return;
+        }
+        let mut shrinkable: Vec<usize> = (0..columns.len())
+            .filter(|&index| columns[index].flexible && widths[index] > floor(index))
+            .collect();
+        shrinkable.sort_by_key(|&index| std::cmp::Reverse(widths[index]));
+        let Some(&widest) = shrinkable.first() else {
+            return;
+        };
+        let runner_up = shrinkable.get(1).map_or(0, |&index| widths[index]);
+        let step = (total - width)
+            .min(widths[widest] - floor(widest))
+            .min(widths[widest].saturating_sub(runner_up).max(1));
+        widths[widest] -= step;
+    }
+}
+
+fn pad(text: &str, width: usize, align: Align) -> String {
+    let fill = " ".repeat(width.saturating_sub(display_width(text)));
+    match align {
+        Align::Left => format!("{text}{fill}"),
+        Align::Right => format!("{fill}{text}"),
+    }
+}
+
+/// A two-column FIELD / VALUE listing of one object's flattened fields.
+pub fn render_fields(fields: &[(String, String)], width: usize) -> String {
+    let rows: Vec<Vec<String>> = fields
+        .iter()
+        .map(|(name, value)| vec![name.clone(), value.clone()])
+        .collect();
+    render(
+        &[Column::fixed("FIELD"), Column::text("VALUE", 10)],
+        &rows,
+        width,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(cells: &[&str]) -> Vec<String> {
+        cells.iter().map(|c| (*c).to_owned()).collect()
+    }
+
+    #[test]
+    fn aligns_numbers_right_and_text_left() {
+        let columns = [
+            Column::fixed("ID"),
+            Column::number("N"),
+            Column::text("NAME", 4),
+        ];
+        let text = render(
+            &columns,
+            &[row(&["p1", "5", "alpha"]), row(&["p22", "120", "b"])],
+            80,
+        );
+        assert_eq!(text, "ID     N  NAME\np1     5  alpha\np22  120  b\n");
+    }
+
+    #[test]
+    fn shrinks_flexible_columns_to_the_width() {
+        let columns = [
+            Column::fixed("ID"),
+            Column::text("NAME", 4),
+            Column::text("OWNER", 4),
+        ];
+        let rows = [row(&[
+            "p1",
+            "a very long project name",
+            "someone with a long name",
+        ])];
+        let text = render(&columns, &rows, 30);
+        for line in text.lines() {
+            assert!(display_width(line) <= 30, "{line:?}");
+        }
+        assert!(text.contains('…'));
+        assert!(text.starts_with("ID  NAME"));
+    }
+
+    #[test]
+    fn hostile_cells_are_sanitized() {
+        let columns = [Column::text("NAME", 4)];
+        let text = render(
+            &columns,
+            &[row(&["\u{1b}[31mred\u{1b}]0;title\u{7}\nx"])],
+            80,
+        );
+        assert_eq!(text, "NAME\nred x\n");
+    }
+}

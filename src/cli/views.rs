@@ -1,0 +1,349 @@
+//! What each resource looks like as a table: its columns and cells. Cells are
+//! raw strings here; `table::render` sanitizes and fits them.
+
+use serde::Serialize;
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use super::output::{Row, nulls};
+use super::table::{self, Column};
+use crate::api::model::{
+    Breakdowns, Insights, InventoryItem, MatchedReason, MemberRef, PiiFinding, Project, Realtime,
+    ReasonValues, ReviewPriority,
+};
+use crate::output::flatten;
+
+/// `2026-11-22 12:00` (UTC), or empty.
+pub fn when(at: Option<OffsetDateTime>) -> String {
+    let format = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]");
+    at.and_then(|at| at.to_offset(time::UtcOffset::UTC).format(format).ok())
+        .unwrap_or_default()
+}
+
+/// `12:00:05` (UTC).
+pub fn clock_time(at: OffsetDateTime) -> String {
+    let format = time::macros::format_description!("[hour]:[minute]:[second]");
+    at.to_offset(time::UtcOffset::UTC)
+        .format(format)
+        .unwrap_or_default()
+}
+
+/// `2026-11-22` (UTC), or empty.
+pub fn day(at: Option<OffsetDateTime>) -> String {
+    let format = time::macros::format_description!("[year]-[month]-[day]");
+    at.and_then(|at| at.to_offset(time::UtcOffset::UTC).format(format).ok())
+        .unwrap_or_default()
+}
+
+fn or_empty<T: ToString>(value: Option<T>) -> String {
+    value.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// Every field of one object, flattened, as FIELD / VALUE rows.
+pub fn fields_table<T: Serialize>(value: &T, width: usize) -> String {
+    let fields = serde_json::to_value(value)
+        .map(|value| flatten(&value))
+        .unwrap_or_default();
+    table::render_fields(&fields, width)
+}
+
+impl Row for InventoryItem {
+    fn columns() -> &'static [Column] {
+        const COLUMNS: &[Column] = &[
+            Column::fixed("ID"),
+            Column::text("NAME", 10),
+            Column::fixed("PRIORITY"),
+            Column::fixed("PUBLISHED"),
+            Column::fixed("VISIBILITY"),
+            Column::number("EDITS 7D"),
+            Column::number("VISITORS 7D"),
+            Column::text("OWNER", 8),
+            Column::fixed("LAST EDIT"),
+        ];
+        COLUMNS
+    }
+
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.id.clone(),
+            or_empty(self.name.as_ref()),
+            self.review_priority.to_string(),
+            published(self.is_published, self.publish_audience.as_ref()),
+            or_empty(self.visibility.as_ref()),
+            self.edits_7d.to_string(),
+            self.visitors_7d.to_string(),
+            or_empty(self.owner.display_name.as_ref()),
+            day(self.last_edited_at),
+        ]
+    }
+
+    fn csv_template() -> Option<Value> {
+        let reason = MatchedReason {
+            id: String::new(),
+            label: String::new(),
+            detail: String::new(),
+            category: String::new(),
+            review_priority: ReviewPriority::Unscored,
+            values: ReasonValues::default(),
+        };
+        let reason = serde_json::to_value(reason).ok()?;
+        Some(serde_json::json!({ "matched_reason": nulls(&reason) }))
+    }
+}
+
+/// `public`, `workspace`, `custom`, `yes` (audience unknown) or `no`.
+fn published(is_published: bool, audience: Option<&impl ToString>) -> String {
+    match (is_published, audience) {
+        (false, _) => "no".into(),
+        (true, Some(audience)) => audience.to_string(),
+        (true, None) => "yes".into(),
+    }
+}
+
+impl Row for Project {
+    fn columns() -> &'static [Column] {
+        const COLUMNS: &[Column] = &[
+            Column::fixed("ID"),
+            Column::text("NAME", 12),
+            Column::fixed("PUBLISHED"),
+            Column::fixed("VISIBILITY"),
+            Column::fixed("LAST EDITED"),
+            Column::text("PREVIEW URL", 12),
+        ];
+        COLUMNS
+    }
+
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.id.clone(),
+            or_empty(self.name.as_ref()),
+            published(self.is_published, self.publish_audience.as_ref()),
+            or_empty(self.visibility.as_ref()),
+            when(self.last_edited_at),
+            or_empty(self.preview_url.as_ref()),
+        ]
+    }
+}
+
+impl Row for MemberRef {
+    fn columns() -> &'static [Column] {
+        const COLUMNS: &[Column] = &[Column::fixed("USER ID"), Column::fixed("TYPE")];
+        COLUMNS
+    }
+
+    fn cells(&self) -> Vec<String> {
+        vec![self.user_id.clone(), self.kind.to_string()]
+    }
+}
+
+impl Row for PiiFinding {
+    fn columns() -> &'static [Column] {
+        const COLUMNS: &[Column] = &[
+            Column::fixed("ID"),
+            Column::fixed("FOUND AT"),
+            Column::fixed("SOURCE"),
+            Column::fixed("STATUS"),
+            Column::text("QUOTE", 10),
+        ];
+        COLUMNS
+    }
+
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.id.clone(),
+            when(Some(self.found_at)),
+            self.source.to_string(),
+            self.status.to_string(),
+            self.quote.clone(),
+        ]
+    }
+}
+
+/// The summary metrics, then the finding types.
+pub fn insights_table(insights: &Insights, width: usize) -> String {
+    let summary = &insights.summary;
+    let metric = |name: &str, m: &crate::api::model::Metric| {
+        vec![
+            name.to_owned(),
+            m.value.to_string(),
+            format!("{:+}", m.delta_30d),
+            m.delta_window.clone(),
+        ]
+    };
+    let risk = &summary.risk;
+    let mut out = format!("as of {}\n\n", or_dash(when(insights.as_of)));
+    out.push_str(&table::render(
+        &[
+            Column::fixed("SUMMARY"),
+            Column::number("VALUE"),
+            Column::number("CHANGE"),
+            Column::text("WINDOW", 8),
+        ],
+        &[
+            metric("total projects", &summary.total_projects),
+            metric("externally published", &summary.externally_published),
+            metric("workspace members", &summary.workspace_members),
+            vec!["needs review".into(), risk.needs_review.to_string()],
+            vec![
+                "review recommended".into(),
+                risk.review_recommended.to_string(),
+            ],
+            vec!["no review needed".into(), risk.no_review_needed.to_string()],
+        ],
+        width,
+    ));
+    out.push('\n');
+    let findings: Vec<Vec<String>> = insights
+        .findings
+        .iter()
+        .map(|finding| {
+            vec![
+                finding.review_priority.to_string(),
+                finding.id.clone(),
+                finding.category.clone(),
+                finding.project_count.to_string(),
+                finding.title.clone(),
+            ]
+        })
+        .collect();
+    out.push_str(&table::render(
+        &[
+            Column::fixed("PRIORITY"),
+            Column::fixed("FINDING"),
+            Column::fixed("CATEGORY"),
+            Column::number("PROJECTS"),
+            Column::text("TITLE", 10),
+        ],
+        &findings,
+        width,
+    ));
+    out
+}
+
+fn or_dash(text: String) -> String {
+    if text.is_empty() { "-".into() } else { text }
+}
+
+/// Current visitors and a one-line chart of the last 30 minutes.
+pub fn realtime_table(realtime: &Realtime, width: usize) -> String {
+    let peak = realtime
+        .buckets
+        .iter()
+        .map(|b| b.visitors)
+        .max()
+        .unwrap_or(0);
+    let first = realtime.buckets.first().map(|b| b.timestamp);
+    let last = realtime.buckets.last().map(|b| b.timestamp);
+    let window = match (first, last) {
+        (Some(first), Some(last)) => format!("{} to {} UTC", when(Some(first)), when(Some(last))),
+        _ => "-".into(),
+    };
+    let total: i64 = realtime.buckets.iter().map(|b| b.visitors).sum();
+    let fields = [
+        (
+            "current visitors (5 min)".to_owned(),
+            realtime.current_visitors.to_string(),
+        ),
+        (
+            "per minute".to_owned(),
+            format!("{} peak {peak}", sparkline(realtime)),
+        ),
+        ("visitors (30 min)".to_owned(), total.to_string()),
+        ("window".to_owned(), window),
+    ];
+    table::render_fields(&fields, width)
+}
+
+/// One block per bucket, scaled to the peak.
+fn sparkline(realtime: &Realtime) -> String {
+    const BLOCKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let peak = realtime
+        .buckets
+        .iter()
+        .map(|b| b.visitors)
+        .max()
+        .unwrap_or(0);
+    realtime
+        .buckets
+        .iter()
+        .map(|bucket| {
+            if peak <= 0 || bucket.visitors <= 0 {
+                BLOCKS[0]
+            } else {
+                let level = (bucket.visitors * 7 + peak - 1) / peak;
+                BLOCKS[level.clamp(0, 7) as usize]
+            }
+        })
+        .collect()
+}
+
+/// One row per item of the four lists: `{breakdown, label, visitors}`.
+#[derive(Debug, Clone, Serialize)]
+pub struct BreakdownRow<'a> {
+    pub breakdown: &'static str,
+    pub label: &'a str,
+    pub visitors: i64,
+}
+
+pub fn breakdown_rows(breakdowns: &Breakdowns) -> Vec<BreakdownRow<'_>> {
+    [
+        ("countries", &breakdowns.countries),
+        ("devices", &breakdowns.devices),
+        ("pages", &breakdowns.pages),
+        ("sources", &breakdowns.sources),
+    ]
+    .into_iter()
+    .flat_map(|(breakdown, items)| {
+        items.iter().map(move |item| BreakdownRow {
+            breakdown,
+            label: &item.label,
+            visitors: item.visitors,
+        })
+    })
+    .collect()
+}
+
+pub fn breakdowns_table(breakdowns: &Breakdowns, width: usize) -> String {
+    let rows: Vec<Vec<String>> = breakdown_rows(breakdowns)
+        .into_iter()
+        .map(|row| {
+            vec![
+                row.breakdown.to_owned(),
+                row.label.to_owned(),
+                row.visitors.to_string(),
+            ]
+        })
+        .collect();
+    table::render(
+        &[
+            Column::fixed("BREAKDOWN"),
+            Column::text("LABEL", 10),
+            Column::number("VISITORS"),
+        ],
+        &rows,
+        width,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::model::VisitorBucket;
+    use time::macros::datetime;
+
+    #[test]
+    fn sparkline_scales_to_the_peak() {
+        let at = datetime!(2026-11-22 12:00 UTC);
+        let realtime = Realtime {
+            buckets: [0, 1, 4, 8]
+                .into_iter()
+                .map(|visitors| VisitorBucket {
+                    timestamp: at,
+                    visitors,
+                })
+                .collect(),
+            current_visitors: 3,
+        };
+        assert_eq!(sparkline(&realtime), "▁▂▅█");
+    }
+}
