@@ -66,20 +66,80 @@ fn csv_field(text: &str) -> String {
     }
 }
 
-/// CSV with a header row taken from the first item; later items are written in
-/// the header's columns (a column an item lacks is left empty).
+/// Gives every `null` that `template` knows as an object the template's shape
+/// (all leaves `null`), so that every row of a CSV has the same columns even
+/// when the first row's nested object is null.
+pub fn conform(value: &mut Value, template: &Value) {
+    let (Value::Object(fields), Value::Object(shape)) = (value, template) else {
+        return;
+    };
+    for (name, expected) in shape {
+        match fields.get_mut(name) {
+            Some(field @ Value::Null) if expected.is_object() => *field = nulls(expected),
+            Some(field) => conform(field, expected),
+            None => {}
+        }
+    }
+}
+
+/// `value` with every leaf replaced by `null`.
+pub fn nulls(value: &Value) -> Value {
+    match value {
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(name, field)| (name.clone(), nulls(field)))
+                .collect(),
+        ),
+        _ => Value::Null,
+    }
+}
+
+/// The CSV shape of an inventory item: `matched_reason` may be null, and its
+/// columns must be there all the same.
+pub fn inventory_item_template() -> Value {
+    use crate::api::model::{MatchedReason, ReasonValues, ReviewPriority};
+    let reason = MatchedReason {
+        id: String::new(),
+        label: String::new(),
+        detail: String::new(),
+        category: String::new(),
+        review_priority: ReviewPriority::Unscored,
+        values: ReasonValues::default(),
+    };
+    let reason = serde_json::to_value(reason).unwrap_or(Value::Null);
+    serde_json::json!({ "matched_reason": nulls(&reason) })
+}
+
+/// CSV with a header row taken from the first item (shaped by the template, if
+/// any); later items are written in the header's columns (a column an item lacks
+/// is left empty).
 pub struct CsvWriter<W: Write> {
     out: W,
     header: Option<Vec<String>>,
+    template: Option<Value>,
 }
 
 impl<W: Write> CsvWriter<W> {
     pub fn new(out: W) -> Self {
-        Self { out, header: None }
+        Self::with_template(out, None)
+    }
+
+    /// A writer whose rows all take `template`'s shape (see [`conform`]).
+    pub fn with_template(out: W, template: Option<Value>) -> Self {
+        Self {
+            out,
+            header: None,
+            template,
+        }
     }
 
     pub fn write<T: Serialize>(&mut self, item: &T) -> Result<(), OutputError> {
-        let pairs = flatten(&serde_json::to_value(item)?);
+        let mut value = serde_json::to_value(item)?;
+        if let Some(template) = &self.template {
+            conform(&mut value, template);
+        }
+        let pairs = flatten(&value);
         let header = match &self.header {
             Some(header) => header,
             None => {
@@ -172,6 +232,18 @@ mod tests {
     }
 
     #[test]
+    fn a_null_object_in_the_first_row_keeps_its_columns() {
+        let template = json!({"reason": {"id": null, "n": null}});
+        let mut writer = CsvWriter::with_template(Vec::new(), Some(template));
+        writer.write(&json!({"a": 1, "reason": null})).unwrap();
+        writer
+            .write(&json!({"a": 2, "reason": {"id": "x", "n": 3}}))
+            .unwrap();
+        let text = String::from_utf8(writer.finish().unwrap()).unwrap();
+        assert_eq!(text, "a,reason.id,reason.n\n1,,\n2,x,3\n");
+    }
+
+    #[test]
     fn writes_csv_with_quoting() {
         let mut writer = CsvWriter::new(Vec::new());
         writer
@@ -192,5 +264,24 @@ mod tests {
         assert_eq!(parsed, json!([{"a": 1}, {"a": 2}]));
         let empty = JsonArrayWriter::new(Vec::new()).unwrap().finish().unwrap();
         assert_eq!(serde_json::from_slice::<Value>(&empty).unwrap(), json!([]));
+    }
+
+    #[test]
+    fn null_objects_take_the_template_shape() {
+        let template = json!({"matched_reason": {"id": "x", "values": {"n": 1}}});
+        let mut first = json!({"id": "p1", "matched_reason": null});
+        conform(&mut first, &template);
+        assert_eq!(
+            first,
+            json!({"id": "p1", "matched_reason": {"id": null, "values": {"n": null}}})
+        );
+        let mut second = json!({"id": "p2", "matched_reason": {"id": "r", "values": {"n": 3}}});
+        let before = second.clone();
+        conform(&mut second, &template);
+        assert_eq!(second, before);
+        let columns = |value: &Value| -> Vec<String> {
+            flatten(value).into_iter().map(|(name, _)| name).collect()
+        };
+        assert_eq!(columns(&first), columns(&second));
     }
 }

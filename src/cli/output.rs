@@ -102,7 +102,7 @@ where
 enum ListSink<'a, T> {
     Json(JsonArrayWriter<StdoutLock<'a>>),
     Jsonl(StdoutLock<'a>),
-    Csv(CsvWriter<StdoutLock<'a>>, Option<Value>),
+    Csv(CsvWriter<StdoutLock<'a>>),
     Table(
         StdoutLock<'a>,
         Vec<Vec<String>>,
@@ -115,7 +115,7 @@ impl<'a, T: Row> ListSink<'a, T> {
         Ok(match format {
             Format::Json => Self::Json(JsonArrayWriter::new(out)?),
             Format::Jsonl => Self::Jsonl(out),
-            Format::Csv => Self::Csv(CsvWriter::new(out), T::csv_template()),
+            Format::Csv => Self::Csv(CsvWriter::with_template(out, T::csv_template())),
             Format::Table => Self::Table(out, Vec::new(), std::marker::PhantomData),
         })
     }
@@ -128,7 +128,7 @@ impl<'a, T: Row> ListSink<'a, T> {
                 out.write_all(b"\n")?;
                 Ok(())
             }
-            Self::Csv(writer, template) => writer.write(&csv_value(item, template.as_ref())?),
+            Self::Csv(writer) => writer.write(item),
             Self::Table(_, rows, _) => {
                 rows.push(item.cells());
                 Ok(())
@@ -150,7 +150,7 @@ impl<'a, T: Row> ListSink<'a, T> {
         match self {
             Self::Json(writer) => drop(writer.finish()?),
             Self::Jsonl(mut out) => out.flush()?,
-            Self::Csv(writer, _) => drop(writer.finish()?),
+            Self::Csv(writer) => drop(writer.finish()?),
             Self::Table(mut out, rows, _) => {
                 out.write_all(
                     table::render(T::columns(), &rows, table::output_width()).as_bytes(),
@@ -180,8 +180,8 @@ pub fn write_one<T: Serialize>(
             out.write_all(b"\n").map_err(OutputError::from)?;
         }
         Format::Csv => {
-            let mut writer = CsvWriter::new(&mut out);
-            writer.write(&csv_value(value, csv_template)?)?;
+            let mut writer = CsvWriter::with_template(&mut out, csv_template.cloned());
+            writer.write(value)?;
             writer.finish()?;
         }
         Format::Table => out
@@ -211,70 +211,5 @@ impl CsvRows {
 impl Default for CsvRows {
     fn default() -> Self {
         Self::new()
-    }
-}
-
-fn csv_value<T: Serialize>(item: &T, template: Option<&Value>) -> Result<Value, OutputError> {
-    let mut value = serde_json::to_value(item)?;
-    if let Some(template) = template {
-        conform(&mut value, template);
-    }
-    Ok(value)
-}
-
-/// Gives every `null` that `template` knows as an object the template's shape
-/// (all leaves `null`), so that CSV has the same columns for every row. (The
-/// CSV header is taken from the first row.)
-pub fn conform(value: &mut Value, template: &Value) {
-    let (Value::Object(fields), Value::Object(shape)) = (value, template) else {
-        return;
-    };
-    for (name, expected) in shape {
-        match fields.get_mut(name) {
-            Some(field @ Value::Null) if expected.is_object() => *field = nulls(expected),
-            Some(field) => conform(field, expected),
-            None => {}
-        }
-    }
-}
-
-/// `value` with every leaf replaced by `null`.
-pub fn nulls(value: &Value) -> Value {
-    match value {
-        Value::Object(fields) => Value::Object(
-            fields
-                .iter()
-                .map(|(name, field)| (name.clone(), nulls(field)))
-                .collect(),
-        ),
-        _ => Value::Null,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn null_objects_take_the_template_shape() {
-        let template = json!({"matched_reason": {"id": "x", "values": {"n": 1}}});
-        let mut first = json!({"id": "p1", "matched_reason": null});
-        conform(&mut first, &template);
-        assert_eq!(
-            first,
-            json!({"id": "p1", "matched_reason": {"id": null, "values": {"n": null}}})
-        );
-        let mut second = json!({"id": "p2", "matched_reason": {"id": "r", "values": {"n": 3}}});
-        let before = second.clone();
-        conform(&mut second, &template);
-        assert_eq!(second, before);
-        let columns = |value: &Value| -> Vec<String> {
-            crate::output::flatten(value)
-                .into_iter()
-                .map(|(name, _)| name)
-                .collect()
-        };
-        assert_eq!(columns(&first), columns(&second));
     }
 }

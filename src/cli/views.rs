@@ -5,11 +5,10 @@ use serde::Serialize;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::output::{Row, nulls};
+use super::output::Row;
 use super::table::{self, Column};
 use crate::api::model::{
-    Breakdowns, Insights, InventoryItem, MatchedReason, MemberRef, PiiFinding, Project, Realtime,
-    ReasonValues, ReviewPriority,
+    Breakdowns, Insights, InventoryItem, MemberRef, PiiFinding, Project, Realtime,
 };
 use crate::output::flatten;
 
@@ -78,16 +77,7 @@ impl Row for InventoryItem {
     }
 
     fn csv_template() -> Option<Value> {
-        let reason = MatchedReason {
-            id: String::new(),
-            label: String::new(),
-            detail: String::new(),
-            category: String::new(),
-            review_priority: ReviewPriority::Unscored,
-            values: ReasonValues::default(),
-        };
-        let reason = serde_json::to_value(reason).ok()?;
-        Some(serde_json::json!({ "matched_reason": nulls(&reason) }))
+        Some(crate::output::inventory_item_template())
     }
 }
 

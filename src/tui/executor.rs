@@ -171,7 +171,8 @@ impl ClientExecutor {
             |err: OutputError| failed(format!("cannot write {}: {err}", path.display()));
         match format {
             ExportFormat::Csv => {
-                let mut writer = CsvWriter::new(out);
+                let template = Some(crate::output::inventory_item_template());
+                let mut writer = CsvWriter::with_template(out, template);
                 while let Some(item) = items.next().await {
                     let item = item.map_err(|error| error_info(&error, &self.clock))?;
                     writer.write(&item).map_err(write_err)?;
