@@ -87,9 +87,54 @@ struct ServeArgs {
     faults: Option<Faults>,
 }
 
-fn main() -> Result<()> {
-    color_eyre::install()?;
-    let cli = Cli::parse();
+fn main() -> std::process::ExitCode {
+    // color-eyre reports panics; errors a person can fix are one plain line.
+    if let Err(err) = color_eyre::install() {
+        eprintln!("warning: {err}");
+    }
+    match run(Cli::parse()) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(report) => {
+            eprintln!("error: {}", one_line(&report));
+            std::process::ExitCode::from(exit_code(&report))
+        }
+    }
+}
+
+/// The error and its causes on one line, leaving out a cause that the message
+/// before it already quotes.
+fn one_line(report: &color_eyre::Report) -> String {
+    let mut line = String::new();
+    for cause in report.chain() {
+        let text = cause.to_string();
+        if !line.contains(&text) {
+            if !line.is_empty() {
+                line.push_str(": ");
+            }
+            line.push_str(&text);
+        }
+    }
+    line
+}
+
+/// As the script commands do: 3 for credentials and configuration, else 1.
+fn exit_code(report: &color_eyre::Report) -> u8 {
+    let configuration = report.chain().any(|cause| {
+        cause.is::<vantage::cli::SessionError>()
+            || cause.is::<vantage::config::SettingsError>()
+            || matches!(
+                cause.downcast_ref::<launch::LaunchError>(),
+                Some(
+                    launch::LaunchError::Session(_)
+                        | launch::LaunchError::Config(_)
+                        | launch::LaunchError::Keymap(_)
+                )
+            )
+    });
+    if configuration { 3 } else { 1 }
+}
+
+fn run(cli: Cli) -> Result<()> {
     match cli.command {
         None => dashboard(&cli.global),
         Some(Command::Demo(args)) => demo(&cli.global, args),

@@ -23,10 +23,12 @@ pub const DEMO_FIXTURE: &str = include_str!("../../assets/demo-fixture.json");
 
 #[derive(Debug, thiserror::Error)]
 pub enum SeedError {
-    #[error("fixture {origin}: {source}")]
+    #[error("fixture {origin}: {path}: {message}")]
     Parse {
         origin: String,
-        source: serde_json::Error,
+        /// Where in the document, e.g. `workspaces[0].name`.
+        path: String,
+        message: String,
     },
     #[error("cannot read fixture {path}: {source}")]
     Read {
@@ -60,16 +62,22 @@ pub fn parse_fixture(
     origin: &str,
     anchor: OffsetDateTime,
 ) -> Result<Fixture, SeedError> {
-    let parse_err = |source| SeedError::Parse {
+    let parse_err = |error: serde_path_to_error::Error<serde_json::Error>| SeedError::Parse {
         origin: origin.to_owned(),
-        source,
+        path: match error.path().to_string().as_str() {
+            "." => "top level".to_owned(),
+            path => path.to_owned(),
+        },
+        message: error.inner().to_string(),
     };
-    let file: FixtureFile = serde_json::from_str(text).map_err(parse_err)?;
+    let file: FixtureFile =
+        serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(text))
+            .map_err(parse_err)?;
     let mut data = file.data;
     if let Some(reference) = file.reference_time {
         shift_timestamps(&mut data, anchor - reference);
     }
-    serde_json::from_value(data).map_err(parse_err)
+    serde_path_to_error::deserialize(data).map_err(parse_err)
 }
 
 pub fn load_fixture_file(
