@@ -87,6 +87,9 @@ pub struct App {
     notice: Option<(String, OffsetDateTime)>,
     rate: Option<(u32, u32)>,
     retrying: Option<(String, u64)>,
+    /// Whether the newest reply failed: the status line shows the last error
+    /// only until a later request succeeds (the `!` log keeps them all).
+    failing: bool,
     next_token: u64,
     pub should_quit: bool,
     /// Whether anything on screen changed since the last draw.
@@ -138,6 +141,7 @@ impl App {
             notice: None,
             rate: None,
             retrying: None,
+            failing: false,
             next_token: 0,
             should_quit: false,
             dirty: true,
@@ -217,6 +221,7 @@ impl App {
             }
             Msg::Resize => {}
             Msg::Reply { slot, token, reply } => {
+                self.failing = reply.is_err();
                 if let Err(error) = &reply
                     && !expected_absence(slot, error)
                 {
@@ -588,7 +593,7 @@ impl App {
         if let Some((text, _)) = &self.notice {
             spans.push(Span::styled(" · ", theme.dim));
             spans.push(Span::styled(fit(text, 80), theme.accent));
-        } else if let Some(error) = self.errors.last() {
+        } else if let Some(error) = self.errors.last().filter(|_| self.failing) {
             spans.push(Span::styled(" · ", theme.dim));
             let kind = error.kind.as_deref().unwrap_or("error");
             let id = error.request_id.as_deref().unwrap_or("-");
