@@ -10,8 +10,10 @@ mod common;
 mod support;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
+use vantage::server::seed;
 use vantage::server::store::StoreError;
 use vantage::server::{App, ServerConfig, ServerError};
 
@@ -90,4 +92,109 @@ impl Drop for ReadOnly<'_> {
             let _ = Command::new("chattr").arg("-i").arg(self.path).status();
         }
     }
+}
+
+/// README, fixture format: a bad fixture is reported
+/// clearly, naming the record and field, and the command exits non-zero without
+/// a panic.
+#[test]
+fn serve_reports_bad_fixtures_and_flags_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let missing_name = fixture(
+        "missing-name.json",
+        r#"{"workspaces": [{"id": "ws_x", "plan": "enterprise", "created_at": "2026-01-01T00:00:00Z"}]}"#,
+    );
+    let bad_visibility = fixture(
+        "bad-visibility.json",
+        r#"{"projects": [{"id": "p", "workspace_id": "w", "updated_at": "2026-01-01T00:00:00Z"},
+                         {"id": "q", "workspace_id": "w", "updated_at": "2026-01-01T00:00:00Z", "visibility": 7}]}"#,
+    );
+    let out_of_range = fixture(
+        "out-of-range.json",
+        r#"{"reference_time": "0001-01-01T00:00:00Z",
+            "workspaces": [{"id": "w", "name": "W", "plan": "pro", "created_at": "9999-01-01T00:00:00Z"}]}"#,
+    );
+    let cases: Vec<(Vec<String>, i32, String)> = vec![
+        (
+            vec!["--fixture".into(), missing_name.clone()],
+            1,
+            format!("fixture {missing_name}: at workspaces[0]: missing field `name`"),
+        ),
+        (
+            vec!["--fixture".into(), bad_visibility.clone()],
+            1,
+            format!(
+                "fixture {bad_visibility}: at projects[1].visibility: invalid type: integer `7`, expected a string"
+            ),
+        ),
+        (
+            vec!["--fixture".into(), out_of_range.clone()],
+            1,
+            format!(
+                "fixture {out_of_range}: created_at 9999-01-01T00:00:00Z moved by reference_time leaves the years -9999 to 9999"
+            ),
+        ),
+    ];
+    for (args, code, message) in cases {
+        let output = run_serve(&args, Stdio::null());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(code), "{args:?}: {stderr}");
+        assert!(stderr.contains(&message), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+/// Runs `vantage serve ARGS` on a free port with `stdout`, and waits at most 20 s.
+fn run_serve(args: &[String], stdout: Stdio) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vantage"))
+        .arg("serve")
+        .args(["--addr", "127.0.0.1:0"])
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("vantage runs");
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("vantage serve {args:?} did not exit");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// The fixture parser itself, for the in-process servers (`demo`, tests).
+#[test]
+fn fixture_errors_name_the_record_and_field() {
+    let anchor = T0;
+    let cases = [
+        (
+            r#"{"workspaces": [{"id": "w", "name": "W", "plan": "platinum", "created_at": "2026-01-01T00:00:00Z"}]}"#,
+            "fixture test: at workspaces[0].plan: unknown variant `platinum`, expected one of `pro`, `business`, `enterprise`",
+        ),
+        (
+            r#"{"keys": [{"label": "k", "key": "x", "workspace_id": "w", "scopes": ["projects:admin"]}]}"#,
+            "fixture test: at keys[0].scopes[0]: unknown variant `projects:admin`, expected one of `projects:read`, `projects:write`, `workspaces:read`, `workspaces:write`",
+        ),
+        (
+            r#"{"project": []}"#,
+            "fixture test: at project: unknown field `project`, expected one of `workspaces`, `users`, `memberships`, `keys`, `projects`, `pii_findings`, `scans`",
+        ),
+    ];
+    for (text, expected) in cases {
+        let err = seed::parse_fixture(text, "test", anchor).expect_err(text);
+        assert_eq!(err.to_string(), expected);
+    }
+    // Untouched: the built-in fixture still loads.
+    seed::demo_fixture(anchor).unwrap();
 }

@@ -28,6 +28,16 @@ pub enum SeedError {
         origin: String,
         source: serde_json::Error,
     },
+    /// Well-formed JSON that does not match the fixture format, at `path`
+    /// (e.g. `projects[3].visibility`).
+    #[error("fixture {origin}: at {path}: {source}")]
+    Invalid {
+        origin: String,
+        path: String,
+        source: serde_json::Error,
+    },
+    #[error("fixture {origin}: {what} leaves the years -9999 to 9999")]
+    OutOfRange { origin: String, what: String },
     #[error("cannot read fixture {path}: {source}")]
     Read {
         path: String,
@@ -67,9 +77,17 @@ pub fn parse_fixture(
     let file: FixtureFile = serde_json::from_str(text).map_err(parse_err)?;
     let mut data = file.data;
     if let Some(reference) = file.reference_time {
-        shift_timestamps(&mut data, anchor - reference);
+        shift_timestamps(&mut data, anchor - reference).map_err(|what| SeedError::OutOfRange {
+            origin: origin.to_owned(),
+            what,
+        })?;
     }
-    serde_json::from_value(data).map_err(parse_err)
+    // Through serde_path_to_error, so the message names the record and field.
+    serde_path_to_error::deserialize(data).map_err(|err| SeedError::Invalid {
+        origin: origin.to_owned(),
+        path: err.path().to_string(),
+        source: err.into_inner(),
+    })
 }
 
 pub fn load_fixture_file(
@@ -102,8 +120,9 @@ pub fn fixture_to_json(fixture: &Fixture, reference_time: OffsetDateTime) -> Str
     serde_json::to_string_pretty(&value).unwrap_or_default()
 }
 
-/// Moves every timestamp field (`*_at`, `*_as_of`, `as_of`) by `delta`.
-fn shift_timestamps(value: &mut Value, delta: Duration) {
+/// Moves every timestamp field (`*_at`, `*_as_of`, `as_of`) by `delta`; a
+/// timestamp pushed out of the calendar's range is returned as `Err`.
+fn shift_timestamps(value: &mut Value, delta: Duration) -> Result<(), String> {
     match value {
         Value::Object(map) => {
             for (key, field) in map.iter_mut() {
@@ -111,17 +130,21 @@ fn shift_timestamps(value: &mut Value, delta: Duration) {
                 match field {
                     Value::String(text) if is_time => {
                         if let Some(at) = crate::api::model::parse_timestamp(text) {
-                            *text = crate::api::model::format_timestamp(at + delta);
+                            let moved = at.checked_add(delta).ok_or_else(|| {
+                                format!("{key} {text} moved by reference_time")
+                            })?;
+                            *text = crate::api::model::format_timestamp(moved);
                         }
                     }
-                    other => shift_timestamps(other, delta),
+                    other => shift_timestamps(other, delta)?,
                 }
             }
+            Ok(())
         }
         Value::Array(items) => items
             .iter_mut()
-            .for_each(|item| shift_timestamps(item, delta)),
-        _ => {}
+            .try_for_each(|item| shift_timestamps(item, delta)),
+        _ => Ok(()),
     }
 }
 
