@@ -13,6 +13,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use vantage::server::faults::Faults;
 use vantage::server::seed;
 use vantage::server::store::StoreError;
 use vantage::server::{App, ServerConfig, ServerError};
@@ -94,7 +95,7 @@ impl Drop for ReadOnly<'_> {
     }
 }
 
-/// README, fixture format: a bad fixture is reported
+/// README, fixture format and `--faults`: a bad fixture or flag is reported
 /// clearly, naming the record and field, and the command exits non-zero without
 /// a panic.
 #[test]
@@ -139,6 +140,11 @@ fn serve_reports_bad_fixtures_and_flags_clearly() {
                 "fixture {out_of_range}: created_at 9999-01-01T00:00:00Z moved by reference_time leaves the years -9999 to 9999"
             ),
         ),
+        (
+            vec!["--faults".into(), "429=0.1,503=0.2,429=0.3".into()],
+            2,
+            "invalid value '429=0.1,503=0.2,429=0.3' for '--faults <SPEC>': fault 429 is given twice".into(),
+        ),
     ];
     for (args, code, message) in cases {
         let output = run_serve(&args, Stdio::null());
@@ -171,6 +177,35 @@ fn run_serve(args: &[String], stdout: Stdio) -> Output {
         std::thread::sleep(Duration::from_millis(20));
     }
     child.wait_with_output().unwrap()
+}
+
+/// README, `--faults`: `latency=N..Mms`. The widest range used to overflow when a
+/// request drew its latency (a panic per request); a repeated name is refused.
+#[test]
+fn fault_specs_parse_strictly_and_draw_without_overflow() {
+    let cases: [(&str, Result<(), &str>); 4] = [
+        ("latency=0..18446744073709551615ms,seed=3", Ok(())),
+        ("latency=18446744073709551615ms", Ok(())),
+        ("latency=5..5ms,latency=6..7ms", Err("fault latency is given twice")),
+        ("seed=1,reset=0.5,seed=2", Err("fault seed is given twice")),
+    ];
+    for (spec, expected) in cases {
+        let parsed = spec.parse::<Faults>();
+        match (&parsed, expected) {
+            (Ok(faults), Ok(())) => {
+                let (lo, hi) = faults.latency.unwrap();
+                for _ in 0..100 {
+                    let drawn = faults.next().latency;
+                    assert!(
+                        (Duration::from_millis(lo)..=Duration::from_millis(hi)).contains(&drawn),
+                        "{spec}: {drawn:?}"
+                    );
+                }
+            }
+            (Err(message), Err(expected)) => assert_eq!(message, expected, "{spec}"),
+            _ => panic!("{spec}: {parsed:?}"),
+        }
+    }
 }
 
 /// The fixture parser itself, for the in-process servers (`demo`, tests).
