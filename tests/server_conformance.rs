@@ -145,6 +145,11 @@ fn serve_reports_bad_fixtures_and_flags_clearly() {
             2,
             "invalid value '429=0.1,503=0.2,429=0.3' for '--faults <SPEC>': fault 429 is given twice".into(),
         ),
+        (
+            vec!["--consistency-lag-ms".into(), "9000000000000000000".into()],
+            2,
+            "invalid value '9000000000000000000' for '--consistency-lag-ms <N>': 9000000000000000000 is not in 0..=86400000".into(),
+        ),
     ];
     for (args, code, message) in cases {
         let output = run_serve(&args, Stdio::null());
@@ -153,6 +158,18 @@ fn serve_reports_bad_fixtures_and_flags_clearly() {
         assert!(stderr.contains(&message), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
+}
+
+/// `--print-credentials | head -1` closes the pipe early: that is not a panic
+/// (`println!` made it one), and not a failure.
+#[test]
+fn print_credentials_into_a_closed_pipe_exits_cleanly() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let output = run_serve(&["--print-credentials".to_owned()], Stdio::from(writer));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert_eq!(stderr, "");
 }
 
 /// Runs `vantage serve ARGS` on a free port with `stdout`, and waits at most 20 s.
