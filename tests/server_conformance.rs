@@ -22,6 +22,40 @@ use vantage::server::{App, ServerConfig, ServerError};
 use common::*;
 use support::*;
 
+/// Errors: "400 invalid_request: malformed path"; the locations name the field,
+/// as `path.user_id` does. A path parameter that is not UTF-8 once decoded names
+/// its parameter instead of a bare `path`.
+#[tokio::test]
+async fn a_malformed_path_parameter_is_named_in_the_error_location() {
+    let (server, _clock) = demo_server().await;
+    let base = server.base_url();
+    let cases = [
+        ("/v1/projects/%FF", "project_id"),
+        ("/v1/projects/%FF%FE/analytics/realtime", "project_id"),
+        ("/v1/workspaces/%C3/members", "workspace_id"),
+        ("/v1/workspaces/ws_acme/members/%FF", "user_id"),
+    ];
+    for (path, parameter) in cases {
+        let reply = get(&base, path, ENTERPRISE_ADMIN).await;
+        assert_eq!(reply.status, 400, "{path}: {}", reply.text);
+        assert_eq!(
+            reply.error(),
+            json!({
+                "type": "invalid_request",
+                "title": "Invalid request",
+                "status": 400,
+                "detail": "validation failed",
+                "errors": [{
+                    "message": format!("Invalid URL: Invalid UTF-8 in `{parameter}`"),
+                    "location": format!("path.{parameter}"),
+                }],
+                "props": null,
+            }),
+            "{path}"
+        );
+    }
+}
+
 /// Operation 6: "RFC 3339 timestamps; any offset is accepted and converted to
 /// UTC". A time whose UTC form leaves the calendar used to panic the handler (the
 /// connection dropped without an answer); it is a 400 at its parameter now.
