@@ -119,6 +119,40 @@ async fn breakdown_times_outside_the_calendar_are_a_validation_error() {
     }
 }
 
+/// "Query parameters an operation does not declare are ignored and reported in
+/// response headers": `?=1` declares no name, so there is nothing to report (the
+/// header used to be sent empty, or with an empty entry).
+#[tokio::test]
+async fn parameters_without_a_name_are_not_reported() {
+    let (server, _clock) = demo_server().await;
+    let base = server.base_url();
+    let cases: [(&str, Option<&str>); 4] = [
+        ("?=1", None),
+        ("?=1&foo=2", Some("foo")),
+        ("?&&foo&=", Some("foo")),
+        ("?bar=1&=2&baz", Some("bar,baz")),
+    ];
+    for (query, expected) in cases {
+        let reply = get(
+            &base,
+            &format!("/v1/projects/prj_70256702db4f{query}"),
+            ENTERPRISE_ADMIN,
+        )
+        .await;
+        assert_eq!(reply.status, 200, "{query}: {}", reply.text);
+        assert_eq!(
+            reply.header("x-service-unknown-query-params"),
+            expected,
+            "{query}"
+        );
+        assert_eq!(
+            reply.header("x-service-unknown-query-params-omitted"),
+            None,
+            "{query}"
+        );
+    }
+}
+
 /// README: `--db PATH` keeps the data in a SQLite file. A file SQLite can only
 /// read used to start a server whose every write answered 500; it is refused at
 /// start with the reason.
