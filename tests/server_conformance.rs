@@ -9,6 +9,8 @@ mod common;
 #[allow(dead_code)]
 mod support;
 
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -151,6 +153,98 @@ async fn parameters_without_a_name_are_not_reported() {
             "{query}"
         );
     }
+}
+
+/// Requests the HTTP layer refuses before the API sees them (bytes that are not
+/// a request, a header block over the limit) are answered or closed, and the
+/// server keeps answering with the envelope afterwards.
+#[tokio::test]
+async fn garbage_requests_do_not_stop_the_server() {
+    let (server, _clock) = demo_server().await;
+    let addr = server.addr;
+    let key = format!("Service-API-Key: {ENTERPRISE_ADMIN}\r\n");
+    let many_headers: String = (0..200).map(|n| format!("X-H{n}: v\r\n")).collect();
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("not HTTP", b"\x00\x01GARBAGE\xff\r\n\r\n".to_vec()),
+        (
+            "raw invalid UTF-8 in the target",
+            [
+                b"GET /v1/projects/\xff\xfe HTTP/1.1\r\nHost: x\r\n".as_slice(),
+                key.as_bytes(),
+                b"Connection: close\r\n\r\n",
+            ]
+            .concat(),
+        ),
+        (
+            "200 headers",
+            format!(
+                "GET /v1/projects/x HTTP/1.1\r\nHost: x\r\n{key}{many_headers}Connection: close\r\n\r\n"
+            )
+            .into_bytes(),
+        ),
+        (
+            "a 1 MB header",
+            format!(
+                "GET /v1/projects/x HTTP/1.1\r\nHost: x\r\n{key}X-Big: {}\r\nConnection: close\r\n\r\n",
+                "a".repeat(1 << 20)
+            )
+            .into_bytes(),
+        ),
+        (
+            "a body shorter than its Content-Length",
+            format!(
+                "PATCH /v1/projects/prj_70256702db4f HTTP/1.1\r\nHost: x\r\n{key}Content-Type: application/json\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{{\"na"
+            )
+            .into_bytes(),
+        ),
+    ];
+    for (label, bytes) in cases {
+        let status_line = tokio::task::spawn_blocking(move || raw_exchange(addr, &bytes))
+            .await
+            .unwrap();
+        // Either an HTTP status (a 4xx from the HTTP layer) or a closed connection.
+        assert!(
+            status_line.is_empty() || status_line.starts_with("HTTP/1.1 4"),
+            "{label}: {status_line:?}"
+        );
+        let reply = get(
+            &server.base_url(),
+            "/v1/projects/prj_missing",
+            ENTERPRISE_ADMIN,
+        )
+        .await;
+        assert_eq!(
+            reply.error(),
+            json!({
+                "type": "project_not_found",
+                "title": "Project not found",
+                "status": 404,
+                "detail": null,
+                "errors": null,
+                "props": null,
+            }),
+            "after {label}"
+        );
+    }
+}
+
+/// Sends raw bytes, half-closes, and returns the first line of the answer (empty
+/// when the server closed without one).
+fn raw_exchange(addr: std::net::SocketAddr, bytes: &[u8]) -> String {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    // The server may answer and close before it has read everything.
+    let _ = stream.write_all(bytes);
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    String::from_utf8_lossy(&answer)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// README: `--db PATH` keeps the data in a SQLite file. A file SQLite can only
