@@ -430,7 +430,10 @@ fn fault_specs_parse_strictly_and_draw_without_overflow() {
     let cases: [(&str, Result<(), &str>); 4] = [
         ("latency=0..18446744073709551615ms,seed=3", Ok(())),
         ("latency=18446744073709551615ms", Ok(())),
-        ("latency=5..5ms,latency=6..7ms", Err("fault latency is given twice")),
+        (
+            "latency=5..5ms,latency=6..7ms",
+            Err("fault latency is given twice"),
+        ),
         ("seed=1,reset=0.5,seed=2", Err("fault seed is given twice")),
     ];
     for (spec, expected) in cases {

@@ -130,9 +130,9 @@ fn shift_timestamps(value: &mut Value, delta: Duration) -> Result<(), String> {
                 match field {
                     Value::String(text) if is_time => {
                         if let Some(at) = crate::api::model::parse_timestamp(text) {
-                            let moved = at.checked_add(delta).ok_or_else(|| {
-                                format!("{key} {text} moved by reference_time")
-                            })?;
+                            let moved = at
+                                .checked_add(delta)
+                                .ok_or_else(|| format!("{key} {text} moved by reference_time"))?;
                             *text = crate::api::model::format_timestamp(moved);
                         }
                     }

@@ -34,7 +34,9 @@ where
         Path::<T>::from_request_parts(parts, state)
             .await
             .map(|Path(value)| PathParams(value))
-            .map_err(|rejection| ApiError::invalid(path_location(&rejection), rejection.body_text()))
+            .map_err(|rejection| {
+                ApiError::invalid(path_location(&rejection), rejection.body_text())
+            })
     }
 }
 
