@@ -53,6 +53,10 @@ struct DemoArgs {
     generate: Option<seed::GenerateSpec>,
 }
 
+/// The longest `--consistency-lag-ms`: a day; beyond it, timestamps of pending
+/// writes would leave the calendar's range.
+const MAX_CONSISTENCY_LAG_MS: u64 = 86_400_000;
+
 #[derive(Args)]
 struct ServeArgs {
     /// Address to listen on.
@@ -79,8 +83,9 @@ struct ServeArgs {
     /// Processing deadline per request, in milliseconds.
     #[arg(long, value_name = "N", default_value_t = 60_000)]
     deadline_ms: u64,
-    /// How long lists, insights and member reads lag behind writes, in milliseconds.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    /// How long lists, insights and member reads lag behind writes, in milliseconds (at most a day).
+    #[arg(long, value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u64).range(..=MAX_CONSISTENCY_LAG_MS))]
     consistency_lag_ms: u64,
     /// Injected faults, e.g. 429=0.1,503=0.05,reset=0.01,latency=20..300ms,timeout-after-commit=0.2,seed=7.
     #[arg(long, value_name = "SPEC")]
@@ -206,8 +211,7 @@ fn serve(args: ServeArgs) -> Result<()> {
     if args.print_credentials {
         let fixture = config.fixture.clone();
         let app = server::App::new(config)?;
-        println!("{}", server::credentials_json(&app, &fixture)?);
-        return Ok(());
+        return print_to_stdout(&server::credentials_json(&app, &fixture)?);
     }
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async move {
@@ -226,6 +230,17 @@ fn serve(args: ServeArgs) -> Result<()> {
         Ok::<_, color_eyre::Report>(())
     })?;
     Ok(())
+}
+
+/// Prints `text` and a newline; a reader that went away (`| head`) is not an
+/// error, and never a panic as `println!` would make it.
+fn print_to_stdout(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        written => Ok(written.wrap_err("cannot write to standard output")?),
+    }
 }
 
 async fn shutdown_signal() {

@@ -65,7 +65,8 @@ impl Faults {
         // Draw every value on every request, so one probability does not shift the others.
         let draws = [rng.unit(), rng.unit(), rng.unit(), rng.unit()];
         let latency = self.latency.map_or(Duration::ZERO, |(lo, hi)| {
-            Duration::from_millis(lo + rng.below(hi - lo + 1))
+            // Saturating: `0..u64::MAX ms` is a legal (if silly) range.
+            Duration::from_millis(lo + rng.below((hi - lo).saturating_add(1)))
         });
         Decision {
             rate_limited: draws[0] < self.rate_limited,
@@ -82,10 +83,16 @@ impl std::str::FromStr for Faults {
 
     fn from_str(spec: &str) -> Result<Self, Self::Err> {
         let mut faults = Faults::default();
+        let mut seen: Vec<&str> = Vec::new();
         for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (name, value) = part
                 .split_once('=')
                 .ok_or_else(|| format!("fault {part:?} is not name=value"))?;
+            // A repeated name is a typo more often than not: say so, don't pick one.
+            if seen.contains(&name) {
+                return Err(format!("fault {name} is given twice"));
+            }
+            seen.push(name);
             let probability = || -> Result<f64, String> {
                 let p: f64 = value
                     .parse()

@@ -321,6 +321,10 @@ fn report_unknown_params(headers: &mut HeaderMap, operation: &Operation, raw_que
     let mut unknown: Vec<&str> = Vec::new();
     for pair in raw_query.split('&').filter(|pair| !pair.is_empty()) {
         let raw_name = pair.split('=').next().unwrap_or_default();
+        // `?=1` names nothing: there is no name to report.
+        if raw_name.is_empty() {
+            continue;
+        }
         let decoded: String = form_urlencoded::parse(raw_name.as_bytes())
             .next()
             .map(|(name, _)| name.into_owned())

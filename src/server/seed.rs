@@ -23,13 +23,17 @@ pub const DEMO_FIXTURE: &str = include_str!("../../assets/demo-fixture.json");
 
 #[derive(Debug, thiserror::Error)]
 pub enum SeedError {
-    #[error("fixture {origin}: {path}: {message}")]
+    /// JSON that is not well-formed, or does not match the fixture format, at
+    /// `path` (e.g. `projects[3].visibility`).
+    #[error("fixture {origin}: at {path}: {message}")]
     Parse {
         origin: String,
         /// Where in the document, e.g. `workspaces[0].name`.
         path: String,
         message: String,
     },
+    #[error("fixture {origin}: {what} leaves the years -9999 to 9999")]
+    OutOfRange { origin: String, what: String },
     #[error("cannot read fixture {path}: {source}")]
     Read {
         path: String,
@@ -75,7 +79,10 @@ pub fn parse_fixture(
             .map_err(parse_err)?;
     let mut data = file.data;
     if let Some(reference) = file.reference_time {
-        shift_timestamps(&mut data, anchor - reference);
+        shift_timestamps(&mut data, anchor - reference).map_err(|what| SeedError::OutOfRange {
+            origin: origin.to_owned(),
+            what,
+        })?;
     }
     serde_path_to_error::deserialize(data).map_err(parse_err)
 }
@@ -110,8 +117,9 @@ pub fn fixture_to_json(fixture: &Fixture, reference_time: OffsetDateTime) -> Str
     serde_json::to_string_pretty(&value).unwrap_or_default()
 }
 
-/// Moves every timestamp field (`*_at`, `*_as_of`, `as_of`) by `delta`.
-fn shift_timestamps(value: &mut Value, delta: Duration) {
+/// Moves every timestamp field (`*_at`, `*_as_of`, `as_of`) by `delta`; a
+/// timestamp pushed out of the calendar's range is returned as `Err`.
+fn shift_timestamps(value: &mut Value, delta: Duration) -> Result<(), String> {
     match value {
         Value::Object(map) => {
             for (key, field) in map.iter_mut() {
@@ -119,17 +127,21 @@ fn shift_timestamps(value: &mut Value, delta: Duration) {
                 match field {
                     Value::String(text) if is_time => {
                         if let Some(at) = crate::api::model::parse_timestamp(text) {
-                            *text = crate::api::model::format_timestamp(at + delta);
+                            let moved = at
+                                .checked_add(delta)
+                                .ok_or_else(|| format!("{key} {text} moved by reference_time"))?;
+                            *text = crate::api::model::format_timestamp(moved);
                         }
                     }
-                    other => shift_timestamps(other, delta),
+                    other => shift_timestamps(other, delta)?,
                 }
             }
+            Ok(())
         }
         Value::Array(items) => items
             .iter_mut()
-            .for_each(|item| shift_timestamps(item, delta)),
-        _ => {}
+            .try_for_each(|item| shift_timestamps(item, delta)),
+        _ => Ok(()),
     }
 }
 

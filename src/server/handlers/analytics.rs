@@ -56,8 +56,7 @@ pub async fn breakdowns(
             "ends_at must not be before starts_at",
         ));
     }
-    let first = starts_at.to_offset(UtcOffset::UTC).date();
-    let last = ends_at.to_offset(UtcOffset::UTC).date();
+    let (first, last) = (starts_at.date(), ends_at.date());
     if (last - first).whole_days() + 1 > MAX_RANGE_DAYS {
         return Err(ApiError::invalid(
             "query.ends_at",
@@ -95,16 +94,21 @@ fn analytics_of<'a>(
     Ok((project, profile))
 }
 
-/// A required RFC 3339 query parameter, any offset.
+/// A required RFC 3339 query parameter, any offset, converted to UTC. A time
+/// whose UTC form leaves the calendar (`9999-12-31T23:59:59-23:59`) is refused.
 fn required_timestamp(ctx: &Ctx, name: &str) -> Result<OffsetDateTime, FieldError> {
     let location = format!("query.{name}");
     match ctx.query.one(name)? {
         None => Err(field_error(location, format!("{name} is required"))),
-        Some(raw) => parse_timestamp(raw).ok_or_else(|| {
-            field_error(
-                location,
-                format!("{name} must be an RFC 3339 timestamp, e.g. 2026-11-01T00:00:00Z"),
-            )
-        }),
+        Some(raw) => parse_timestamp(raw)
+            .and_then(|at| at.checked_to_offset(UtcOffset::UTC))
+            .ok_or_else(|| {
+                field_error(
+                    location,
+                    format!(
+                        "{name} must be an RFC 3339 timestamp between the years 0000 and 9999, e.g. 2026-11-01T00:00:00Z"
+                    ),
+                )
+            }),
     }
 }

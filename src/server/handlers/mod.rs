@@ -11,6 +11,7 @@ pub mod publish;
 pub mod scans;
 pub mod workspace_projects;
 
+use axum::extract::rejection::PathRejection;
 use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
@@ -33,8 +34,26 @@ where
         Path::<T>::from_request_parts(parts, state)
             .await
             .map(|Path(value)| PathParams(value))
-            .map_err(|rejection| ApiError::invalid("path", rejection.body_text()))
+            .map_err(|rejection| {
+                ApiError::invalid(path_location(&rejection), rejection.body_text())
+            })
     }
+}
+
+/// `path.<name>` when the rejection names the parameter (e.g. invalid UTF-8 in
+/// `%FF`), as the contract's `path.user_id`; else `path`.
+fn path_location(rejection: &PathRejection) -> String {
+    use axum::extract::path::ErrorKind;
+    let key = match rejection {
+        PathRejection::FailedToDeserializePathParams(failed) => match failed.kind() {
+            ErrorKind::InvalidUtf8InPathParam { key }
+            | ErrorKind::ParseErrorAtKey { key, .. }
+            | ErrorKind::DeserializeError { key, .. } => Some(key.as_str()),
+            _ => None,
+        },
+        _ => None,
+    };
+    key.map_or_else(|| "path".to_owned(), |key| format!("path.{key}"))
 }
 
 /// Runs store work off the async threads.

@@ -33,6 +33,11 @@ pub enum StoreError {
     Corrupt(String),
     #[error("fixture: {0}")]
     Fixture(String),
+    #[error(
+        "the database file {} is read-only; every write would fail (give a writable file, or leave out --db to keep the data in memory)",
+        .0.display()
+    )]
+    ReadOnly(std::path::PathBuf),
 }
 
 /// Everything the API reads, in memory.
@@ -131,7 +136,15 @@ impl Store {
     /// Opens (and migrates) a database file, or an in-memory one for `None`.
     pub fn open(path: Option<&Path>, clock: Clock, lag: Duration) -> Result<Self, StoreError> {
         let mut conn = match path {
-            Some(path) => Connection::open(path)?,
+            Some(path) => {
+                let conn = Connection::open(path)?;
+                // SQLite falls back to read-only when the file cannot be written;
+                // refuse at start rather than answer every write with a 500.
+                if conn.is_readonly(rusqlite::MAIN_DB)? {
+                    return Err(StoreError::ReadOnly(path.to_owned()));
+                }
+                conn
+            }
             None => Connection::open_in_memory()?,
         };
         conn.pragma_update(None, "journal_mode", "WAL")?;
