@@ -337,18 +337,18 @@ async fn breakdowns_validation() {
             ],
             &["query.ends_at"],
         ),
-        // 366 UTC dates.
+        // 366 days between the UTC dates.
         (
             &[
-                ("starts_at", "2025-11-22T00:00:00Z"),
+                ("starts_at", "2025-11-21T00:00:00Z"),
                 ("ends_at", "2026-11-22T00:00:00Z"),
             ],
             &["query.ends_at"],
         ),
-        // 366 UTC dates once converted, although under 365 days in local time.
+        // 366 days between the UTC dates once converted, under 365 in local time.
         (
             &[
-                ("starts_at", "2025-11-23T02:00:00+05:30"),
+                ("starts_at", "2025-11-22T02:00:00+05:30"),
                 ("ends_at", "2026-11-22T00:00:00Z"),
             ],
             &["query.ends_at"],
@@ -359,14 +359,14 @@ async fn breakdowns_validation() {
         assert_error(status, &body, 400, "invalid_request", locations);
         assert_eq!(body["detail"], "validation failed", "{query:?}");
     }
-    // Exactly 365 dates is fine.
+    // Exactly 365 days apart ("the last 365 days") is fine.
     let (status, body) = get(
         &server,
         ENTERPRISE_ADMIN,
         &path,
         &[
-            ("starts_at", "2025-11-23T00:00:00Z"),
-            ("ends_at", "2026-11-22T23:59:59Z"),
+            ("starts_at", "2025-11-22T12:00:00Z"),
+            ("ends_at", "2026-11-22T12:00:00Z"),
         ],
     )
     .await;

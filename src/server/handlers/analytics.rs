@@ -15,7 +15,9 @@ use crate::server::errors::{ApiError, field_error};
 use crate::server::ops::{self, Ctx};
 use crate::server::store::{AnalyticsProfile, Data, ProjectRec};
 
-/// The longest breakdowns range, counted in whole UTC dates, both ends included.
+/// The longest breakdowns range: the UTC date of `ends_at` at most this many days
+/// after that of `starts_at`. (So "the last 365 days", from now minus 365 days to
+/// now, is accepted, though it touches 366 dates.)
 pub const MAX_RANGE_DAYS: i64 = 365;
 
 pub async fn realtime(
@@ -57,10 +59,10 @@ pub async fn breakdowns(
         ));
     }
     let (first, last) = (starts_at.date(), ends_at.date());
-    if (last - first).whole_days() + 1 > MAX_RANGE_DAYS {
+    if (last - first).whole_days() > MAX_RANGE_DAYS {
         return Err(ApiError::invalid(
             "query.ends_at",
-            format!("the range spans at most {MAX_RANGE_DAYS} UTC dates"),
+            format!("the range may span at most {MAX_RANGE_DAYS} days"),
         ));
     }
     app.store.read(|data| {
