@@ -116,14 +116,10 @@ pub fn paginate<T>(
     secret: &[u8],
     binding: &str,
 ) -> (Vec<T>, Pagination) {
-    let start = match &request.after {
-        Some(after) => {
-            // Only items after the cursor matter: drop the rest before sorting.
-            items.retain(|(key, _)| key > after);
-            0
-        }
-        None => 0,
-    };
+    if let Some(after) = &request.after {
+        // Only items after the cursor matter: drop the rest before sorting.
+        items.retain(|(key, _)| key > after);
+    }
     let take = request.limit.min(items.len());
     if take < items.len() && take > 0 {
         items.select_nth_unstable_by(take - 1, |a, b| a.0.cmp(&b.0));
@@ -131,8 +127,8 @@ pub fn paginate<T>(
     } else {
         items.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     }
-    let has_more = items.len() > start + take;
-    items.truncate(start + take);
+    let has_more = items.len() > take;
+    items.truncate(take);
     let next_cursor = has_more
         .then(|| {
             items
