@@ -53,6 +53,7 @@ pub async fn run<E: Executor>(
             draw(terminal, app, &clock)?;
             app.dirty = false;
             last_draw = Some(Instant::now());
+            debug_panic_after_first_frame();
         }
         let redraw_in = app
             .dirty
@@ -83,6 +84,15 @@ pub async fn run<E: Executor>(
         task.abort();
     }
     Ok(exit)
+}
+
+/// Debug builds only: `VANTAGE_DEBUG_PANIC=1` panics once the first frame is on
+/// screen, so tests can check that a panic restores the terminal.
+fn debug_panic_after_first_frame() {
+    #[cfg(debug_assertions)]
+    if std::env::var_os("VANTAGE_DEBUG_PANIC").is_some_and(|value| value == "1") {
+        panic!("VANTAGE_DEBUG_PANIC=1: a panic forced after the first frame");
+    }
 }
 
 async fn sleep_for(duration: Option<Duration>) {

@@ -18,12 +18,19 @@ pub struct Session {
     child: Box<dyn Child + Send + Sync>,
     output: mpsc::Receiver<Vec<u8>>,
     parser: vt100::Parser,
+    /// Every byte the program wrote, as the terminal received it.
+    raw: Vec<u8>,
     _home: tempfile::TempDir,
 }
 
 impl Session {
     /// Starts `vantage ARGS` in a `cols` x `rows` terminal, with a throwaway home.
     pub fn start(args: &[&str], cols: u16, rows: u16) -> Self {
+        Self::start_with_env(args, &[], cols, rows)
+    }
+
+    /// Like [`Session::start`], with extra environment variables.
+    pub fn start_with_env(args: &[&str], env: &[(&str, &str)], cols: u16, rows: u16) -> Self {
         let home = tempfile::tempdir().expect("temp home");
         let pair = native_pty_system()
             .openpty(PtySize {
@@ -41,6 +48,9 @@ impl Session {
         command.env("TERM", "xterm-256color");
         command.env_remove("NO_COLOR");
         command.env_remove("SERVICE_API_KEY");
+        for (name, value) in env {
+            command.env(name, value);
+        }
         let child = pair.slave.spawn_command(command).expect("vantage starts");
         drop(pair.slave);
         let mut reader = pair.master.try_clone_reader().expect("pty reader");
@@ -60,6 +70,7 @@ impl Session {
             child,
             output,
             parser: vt100::Parser::new(nonzero(rows), nonzero(cols), 0),
+            raw: Vec::new(),
             _home: home,
         }
     }
@@ -67,8 +78,10 @@ impl Session {
     fn pump(&mut self, wait: Duration) {
         if let Ok(bytes) = self.output.recv_timeout(wait) {
             self.parser.process(&bytes);
+            self.raw.extend_from_slice(&bytes);
             while let Ok(more) = self.output.try_recv() {
                 self.parser.process(&more);
+                self.raw.extend_from_slice(&more);
             }
         }
     }
@@ -94,6 +107,27 @@ impl Session {
             }
             self.pump(Duration::from_millis(50));
         }
+    }
+
+    /// The screen with its colours and attributes, to notice any change.
+    pub fn screen_formatted(&self) -> String {
+        self.parser.screen().contents_formatted()
+    }
+
+    /// Waits until the screen, colours and attributes included, differs from
+    /// `before`; returns its text.
+    pub fn wait_for_change(&mut self, before: &str) -> String {
+        let deadline = Instant::now() + DEADLINE;
+        while self.screen_formatted() == before {
+            if Instant::now() > deadline {
+                panic!(
+                    "timed out waiting for a change; the screen shows:\n{}",
+                    self.screen()
+                );
+            }
+            self.pump(Duration::from_millis(50));
+        }
+        self.screen()
     }
 
     /// Waits until the screen shows `text`.
@@ -122,6 +156,11 @@ impl Session {
             }
             self.pump(Duration::from_millis(50));
         }
+    }
+
+    /// Every byte the program wrote so far.
+    pub fn raw_output(&self) -> &[u8] {
+        &self.raw
     }
 
     pub fn alternate_screen(&self) -> bool {
