@@ -840,6 +840,7 @@ pub fn generate(spec: GenerateSpec, anchor: OffsetDateTime) -> Fixture {
                 retention_days: if rng.chance(0.3) { 90 } else { 365 },
                 daily_visitors,
             }),
+            derived: Derived::default(),
         });
         let _ = (recent, top);
     }

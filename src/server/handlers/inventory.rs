@@ -20,7 +20,6 @@
 //! the workspace (404).
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use axum::Json;
@@ -237,11 +236,6 @@ impl InventoryParams {
             _ => None,
         }
     }
-
-    /// Whether filtering or sorting reads the open personal-data count.
-    fn reads_open_pii(&self) -> bool {
-        self.filters.has_pii.is_some() || self.sort.by == InventorySortBy::OpenPiiFindingCount
-    }
 }
 
 /// When a project last changed for the activity rules: its last edit, or its last
@@ -411,95 +405,6 @@ fn any_of<T: PartialEq>(wanted: &[T], value: Option<&T>) -> bool {
     wanted.is_empty() || value.is_some_and(|value| wanted.contains(value))
 }
 
-/// Open personal-data finding counts (as `Data::open_pii_count`) for a walk over
-/// projects in ascending id order, as `Data::workspace_projects` yields them: one
-/// sorted list merged along, instead of a hash lookup per project.
-struct OpenPiiCounts<'a> {
-    counts: Vec<(&'a str, i64)>,
-    position: usize,
-}
-
-impl<'a> OpenPiiCounts<'a> {
-    fn new(data: &'a Data) -> Self {
-        let mut counts: Vec<(&str, i64)> = data
-            .pii
-            .keys()
-            .map(|project_id| (project_id.as_str(), data.open_pii_count(project_id)))
-            .filter(|(_, count)| *count > 0)
-            .collect();
-        counts.sort_unstable();
-        Self {
-            counts,
-            position: 0,
-        }
-    }
-
-    /// The count of `project_id`; ids must be asked in ascending order.
-    fn next(&mut self, project_id: &str) -> i64 {
-        while self
-            .counts
-            .get(self.position)
-            .is_some_and(|(id, _)| *id < project_id)
-        {
-            self.position += 1;
-        }
-        match self.counts.get(self.position) {
-            Some((id, count)) if *id == project_id => *count,
-            _ => 0,
-        }
-    }
-}
-
-/// The display name of a project owner: their membership in the workspace (an
-/// active one wins over another of the same user), folded for search when asked.
-struct OwnerName<'a> {
-    active: bool,
-    display: Option<&'a str>,
-    folded: Option<String>,
-}
-
-/// Owner names by user id: of every member when `only` is `None` (for a search),
-/// else of the users in `only` (for one page).
-fn owner_names<'a>(
-    data: &'a Data,
-    workspace_id: &str,
-    only: Option<&HashSet<&str>>,
-) -> HashMap<&'a str, OwnerName<'a>> {
-    let mut names: HashMap<&str, OwnerName> = HashMap::new();
-    for membership in &data.memberships {
-        let user = membership.user_id.as_str();
-        if membership.workspace_id != workspace_id || only.is_some_and(|only| !only.contains(user))
-        {
-            continue;
-        }
-        let active = membership.is_active();
-        if names.get(user).is_some_and(|kept| kept.active || !active) {
-            continue;
-        }
-        let display = membership.display_name.as_deref();
-        let folded = only.is_none().then(|| display.map(fold)).flatten();
-        names.insert(
-            user,
-            OwnerName {
-                active,
-                display,
-                folded,
-            },
-        );
-    }
-    names
-}
-
-fn owner_of<'m>(
-    owners: &'m HashMap<&str, OwnerName<'_>>,
-    project: &ProjectRec,
-) -> Option<&'m OwnerName<'m>> {
-    project
-        .owner_id
-        .as_deref()
-        .and_then(|owner| owners.get(owner))
-}
-
 fn inventory_page(
     data: &Data,
     workspace_id: &str,
@@ -513,54 +418,34 @@ fn inventory_page(
         .workspaces
         .get(workspace_id)
         .ok_or_else(ApiError::workspace_not_found)?;
-    // A search reads every owner's name; otherwise only the page's are needed.
-    let all_owners = params
-        .filters
-        .query
-        .is_some()
-        .then(|| owner_names(data, workspace_id, None));
-    let mut open_pii_counts = params.reads_open_pii().then(|| OpenPiiCounts::new(data));
     let mut matcher = params.filters.query.as_ref().map(TextQuery::matcher);
     let mut keyed: Vec<(CompactKey, &ProjectRec)> = Vec::new();
     for project in data.workspace_projects(workspace_id) {
-        let open_pii = open_pii_counts
-            .as_mut()
-            .map_or(0, |counts| counts.next(&project.id));
+        let open_pii = project.derived.open_pii;
         if !params.filters.admits(project, open_pii, now) {
             continue;
         }
-        let score = match (&mut matcher, &all_owners) {
-            (Some(matcher), Some(owners)) => {
-                let owner = owner_of(owners, project).and_then(|o| o.folded.as_deref());
+        let score = match &mut matcher {
+            Some(matcher) => {
                 let fields = [
                     Field::raw(project.name.as_deref(), NAME_WEIGHT),
-                    Field::folded(owner, OWNER_WEIGHT),
+                    Field::folded(project.derived.owner_name_folded.as_deref(), OWNER_WEIGHT),
                 ];
                 match matcher.score(&fields) {
                     Some(score) => score,
                     None => continue,
                 }
             }
-            _ => 0,
+            None => 0,
         };
         keyed.push((params.sort.key(project, score, open_pii), project));
     }
     let total = keyed.len() as i64;
     let (page, pagination) = paginate_compact(keyed, request, secret, binding)?;
-    let owners = match all_owners {
-        Some(owners) => owners,
-        None => {
-            let wanted: HashSet<&str> = page.iter().filter_map(|p| p.owner_id.as_deref()).collect();
-            owner_names(data, workspace_id, Some(&wanted))
-        }
-    };
     let applied = params.applied_finding();
     let data_items = page
         .into_iter()
-        .map(|project| {
-            let owner = owner_of(&owners, project).and_then(|o| o.display);
-            inventory_item(data, project, owner, now, applied)
-        })
+        .map(|project| inventory_item(project, now, applied))
         .collect();
     Ok(InventoryPage {
         data: data_items,
@@ -576,9 +461,7 @@ fn inventory_page(
 }
 
 fn inventory_item(
-    data: &Data,
     project: &ProjectRec,
-    owner_name: Option<&str>,
     now: OffsetDateTime,
     applied: Option<&FindingKind>,
 ) -> InventoryItem {
@@ -597,7 +480,7 @@ fn inventory_item(
         .or_else(|| security.explanation.first());
     let matched_reason = reason.map(|reason| {
         let mut values = security.values.clone();
-        values.open_pii_finding_count = data.open_pii_count(&project.id);
+        values.open_pii_finding_count = project.derived.open_pii;
         MatchedReason {
             id: reason.id.clone(),
             label: reason.label.clone(),
@@ -637,7 +520,7 @@ fn inventory_item(
         last_edited_at: project.last_edited_at,
         last_security_scan_at: security.last_security_scan_at,
         owner: Owner {
-            display_name: owner_name.map(str::to_owned),
+            display_name: project.derived.owner_name.clone(),
         },
         review_priority: security.review_priority.clone(),
         review_priority_explanation: security.explanation.clone(),

@@ -58,12 +58,53 @@ pub struct Data {
 impl Data {
     /// Open personal-data findings of a project.
     pub fn open_pii_count(&self, project_id: &str) -> i64 {
-        self.pii.get(project_id).map_or(0, |findings| {
-            findings
-                .iter()
-                .filter(|finding| finding.status == PiiStatus::Open)
-                .count() as i64
-        })
+        self.projects
+            .get(project_id)
+            .map_or(0, |project| project.derived.open_pii)
+    }
+
+    /// Works out every project's [`Derived`] facts from the other records.
+    fn derive(&mut self) {
+        let mut owners: HashMap<(&str, &str), (bool, Option<&str>)> = HashMap::new();
+        for m in &self.memberships {
+            let key = (m.workspace_id.as_str(), m.user_id.as_str());
+            let active = m.is_active();
+            if owners
+                .get(&key)
+                .is_some_and(|(kept_active, _)| *kept_active || !active)
+            {
+                continue;
+            }
+            owners.insert(key, (active, m.display_name.as_deref()));
+        }
+        let mut derived: Vec<(String, Derived)> = Vec::with_capacity(self.projects.len());
+        for project in self.projects.values() {
+            let open_pii = self.pii.get(&project.id).map_or(0, |findings| {
+                findings
+                    .iter()
+                    .filter(|finding| finding.status == PiiStatus::Open)
+                    .count() as i64
+            });
+            let owner_name = project
+                .owner_id
+                .as_deref()
+                .and_then(|owner| owners.get(&(project.workspace_id.as_str(), owner)))
+                .and_then(|(_, name)| name.map(str::to_owned));
+            let owner_name_folded = owner_name.as_deref().map(query::fold);
+            derived.push((
+                project.id.clone(),
+                Derived {
+                    open_pii,
+                    owner_name,
+                    owner_name_folded,
+                },
+            ));
+        }
+        for (id, facts) in derived {
+            if let Some(project) = self.projects.get_mut(&id) {
+                project.derived = facts;
+            }
+        }
     }
 
     /// Active members of a workspace.
@@ -426,6 +467,7 @@ fn load(conn: &Connection) -> Result<Data, StoreError> {
             data.scans.entry(s.project_id.clone()).or_default().push(s);
         }
     }
+    data.derive();
     Ok(data)
 }
 

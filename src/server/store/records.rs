@@ -184,6 +184,23 @@ pub struct ProjectRec {
     /// Visitor analytics; `None` for a project that was never published.
     #[serde(default)]
     pub analytics: Option<AnalyticsProfile>,
+    /// Facts derived from other records when the store loads; never stored.
+    #[serde(skip)]
+    pub derived: Derived,
+}
+
+/// What a project's reads need from other records, worked out once when the
+/// store loads instead of on every request. PII findings and memberships do
+/// not change through the API, so these stay true until the next load.
+#[derive(Debug, Clone, Default)]
+pub struct Derived {
+    /// Open personal-data findings.
+    pub open_pii: i64,
+    /// The owner's display name in the project's workspace (an active
+    /// membership wins over another of the same user).
+    pub owner_name: Option<String>,
+    /// `owner_name` case-folded, as text search compares it.
+    pub owner_name_folded: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
