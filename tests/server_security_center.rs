@@ -1246,3 +1246,61 @@ async fn workspace_projects_are_listed_by_id_across_pages() {
         );
     }
 }
+
+/// Search compares a name kept current on every write: a renamed project is
+/// found by its new name and no longer by its old one.
+#[tokio::test]
+async fn search_finds_a_project_by_its_new_name() {
+    let (server, _clock) = common::demo_server().await;
+    let fixture = common::demo();
+    let project = common::first_project(&fixture, common::ENTERPRISE_WS);
+    let http = common::http();
+    let base = server.base_url();
+    let patch = http
+        .patch(format!("{base}/v1/projects/{project}"))
+        .header("Service-API-Key", common::ENTERPRISE_ADMIN)
+        .json(&serde_json::json!({"name": "Zebra Quasar"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(patch.status(), 200);
+    let search = |query: &str| {
+        let url = format!(
+            "{base}/v1/workspaces/{}/security-center/insights/projects?query={query}",
+            common::ENTERPRISE_WS
+        );
+        let http = http.clone();
+        async move {
+            let page: serde_json::Value = http
+                .get(url)
+                .header("Service-API-Key", common::ENTERPRISE_ADMIN)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            page["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|item| item["id"].as_str().unwrap().to_owned())
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(search("quasar").await, vec![project.clone()]);
+    assert_eq!(search("ZEBRA").await, vec![project.clone()]);
+    let old_name = fixture
+        .projects
+        .iter()
+        .find(|p| p.id == project)
+        .and_then(|p| p.name.clone())
+        .unwrap();
+    let old_term = old_name
+        .split_whitespace()
+        .find(|term| term.chars().count() >= 3)
+        .unwrap()
+        .to_owned();
+    let found = search(&old_term).await;
+    assert!(!found.contains(&project), "the old name no longer matches");
+}

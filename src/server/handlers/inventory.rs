@@ -428,7 +428,7 @@ fn inventory_page(
         let score = match &mut matcher {
             Some(matcher) => {
                 let fields = [
-                    Field::raw(project.name.as_deref(), NAME_WEIGHT),
+                    Field::folded(project.derived.name_folded.as_deref(), NAME_WEIGHT),
                     Field::folded(project.derived.owner_name_folded.as_deref(), OWNER_WEIGHT),
                 ];
                 match matcher.score(&fields) {

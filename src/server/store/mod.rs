@@ -97,6 +97,7 @@ impl Data {
                     open_pii,
                     owner_name,
                     owner_name_folded,
+                    name_folded: project.name.as_deref().map(query::fold),
                 },
             ));
         }
@@ -130,8 +131,10 @@ impl Data {
     fn apply(&mut self, change: &Change) {
         match change {
             Change::PutProject(project) => {
-                self.projects
-                    .insert(project.id.clone(), (**project).clone());
+                let mut project = (**project).clone();
+                // A rename changes what search compares.
+                project.derived.name_folded = project.name.as_deref().map(query::fold);
+                self.projects.insert(project.id.clone(), project);
             }
             Change::DeleteProject { id, .. } => {
                 self.projects.remove(id);

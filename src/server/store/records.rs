@@ -201,6 +201,8 @@ pub struct Derived {
     pub owner_name: Option<String>,
     /// `owner_name` case-folded, as text search compares it.
     pub owner_name_folded: Option<String>,
+    /// The project's own name case-folded; kept current on every write.
+    pub name_folded: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
