@@ -28,13 +28,12 @@ use crate::tui::effect::{
     Cx, Effect, ErrorInfo, ExportFormat, InventoryQuery, Reply, Request, Slot,
 };
 use crate::tui::theme::{Theme, priority_label};
+use crate::tui::widgets::list;
 use crate::tui::widgets::menu::Menu;
 use crate::tui::widgets::{ago, thousands};
 
 /// Items per page: the contract's maximum, to keep requests few.
 pub const PAGE_SIZE: u32 = 100;
-/// Rows before the end of what is loaded at which the next page is asked for.
-const PREFETCH_MARGIN: usize = 30;
 /// Typing in the search box waits this long before asking the server.
 const QUERY_DEBOUNCE: time::Duration = time::Duration::milliseconds(250);
 /// Height of the detail pane.
@@ -156,11 +155,13 @@ impl InventoryScreen {
 
     /// Asks for the next page when the selection nears the end of what is loaded.
     fn prefetch(&mut self, cx: &mut Cx) {
-        let margin = PREFETCH_MARGIN.max(self.viewport.get());
-        if self.page_pending.is_none()
-            && self.has_more
-            && self.selected + margin >= self.rows.len()
-            && let Some(cursor) = self.next_cursor.clone()
+        if list::wants_next_page(
+            self.selected,
+            self.rows.len(),
+            self.viewport.get(),
+            self.has_more,
+            self.page_pending.is_some(),
+        ) && let Some(cursor) = self.next_cursor.clone()
         {
             self.pending_cursor = Some(cursor.clone());
             self.page_pending = Some(cx.fetch(
@@ -448,23 +449,11 @@ impl InventoryScreen {
         if let Some(id) = &q.finding_type_id {
             parts.push(format!("finding {}", sanitize_line(id)));
         }
-        let sort = match &q.sort_by {
-            Some(by) => format!(
-                "sort {} {}",
-                by.as_str(),
-                if q.sort_order == SortOrder::Asc {
-                    "↑"
-                } else {
-                    "↓"
-                }
-            ),
-            None => "sort default".to_owned(),
-        };
-        if parts.is_empty() {
-            format!("no filters · {sort}")
-        } else {
-            format!("{} · {sort}", parts.join(" · "))
-        }
+        list::filter_summary(
+            &parts,
+            q.sort_by.as_ref().map(|by| by.as_str()),
+            &q.sort_order,
+        )
     }
 }
 
@@ -531,14 +520,11 @@ impl Screen for InventoryScreen {
             self.handle_menu_action(action, cx);
             return true;
         }
-        let page = self.viewport.get().max(1);
+        if let Some(index) = list::navigate(action, self.selected, self.viewport.get()) {
+            self.move_to(index, cx);
+            return true;
+        }
         match action {
-            Action::Up => self.move_to(self.selected.saturating_sub(1), cx),
-            Action::Down => self.move_to(self.selected + 1, cx),
-            Action::Top => self.move_to(0, cx),
-            Action::Bottom => self.move_to(usize::MAX, cx),
-            Action::PageUp => self.move_to(self.selected.saturating_sub(page), cx),
-            Action::PageDown => self.move_to(self.selected + page, cx),
             Action::Refresh => self.reload(cx),
             Action::Filter => {
                 self.input = Some(Input::new(self.query.query.clone()));

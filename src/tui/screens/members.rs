@@ -26,6 +26,7 @@ use crate::tui::action::Action;
 use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::{scroll_offset, utc_datetime};
+use crate::tui::widgets::list;
 use crate::tui::widgets::menu::Menu;
 use crate::tui::widgets::{ago, thousands};
 
@@ -33,8 +34,6 @@ use crate::tui::widgets::{ago, thousands};
 pub const PAGE_SIZE: u32 = 100;
 /// Member details in flight at most; each has its own request lane.
 pub const DETAIL_LANES: usize = 4;
-/// Rows before the end of what is loaded at which the next page is asked for.
-const PREFETCH_MARGIN: usize = 30;
 /// Typing in the search box waits this long before asking the server.
 const QUERY_DEBOUNCE: time::Duration = time::Duration::milliseconds(250);
 /// Height of the detail pane.
@@ -157,11 +156,13 @@ impl MembersScreen {
     }
 
     fn prefetch(&mut self, cx: &mut Cx) {
-        let margin = PREFETCH_MARGIN.max(self.viewport.get());
-        if self.page_pending.is_none()
-            && self.has_more
-            && self.selected + margin >= self.rows.len()
-            && let Some(cursor) = self.next_cursor.clone()
+        if list::wants_next_page(
+            self.selected,
+            self.rows.len(),
+            self.viewport.get(),
+            self.has_more,
+            self.page_pending.is_some(),
+        ) && let Some(cursor) = self.next_cursor.clone()
         {
             self.page_pending = Some(cx.fetch(
                 Slot::MemberPage,
@@ -361,23 +362,11 @@ impl MembersScreen {
             Some(false) => parts.push("not SCIM managed".into()),
             None => {}
         }
-        let sort = match &self.sort_by {
-            Some(by) => format!(
-                "sort {} {}",
-                by.as_str(),
-                if self.sort_order == SortOrder::Asc {
-                    "↑"
-                } else {
-                    "↓"
-                }
-            ),
-            None => "sort default".to_owned(),
-        };
-        if parts.is_empty() {
-            format!("no filters · {sort}")
-        } else {
-            format!("{} · {sort}", parts.join(" · "))
-        }
+        list::filter_summary(
+            &parts,
+            self.sort_by.as_ref().map(|by| by.as_str()),
+            &self.sort_order,
+        )
     }
 }
 
@@ -455,14 +444,11 @@ impl Screen for MembersScreen {
             self.handle_menu_action(action, cx);
             return true;
         }
-        let page = self.viewport.get().max(1);
+        if let Some(index) = list::navigate(action, self.selected, self.viewport.get()) {
+            self.move_to(index, cx);
+            return true;
+        }
         match action {
-            Action::Up => self.move_to(self.selected.saturating_sub(1), cx),
-            Action::Down => self.move_to(self.selected + 1, cx),
-            Action::Top => self.move_to(0, cx),
-            Action::Bottom => self.move_to(usize::MAX, cx),
-            Action::PageUp => self.move_to(self.selected.saturating_sub(page), cx),
-            Action::PageDown => self.move_to(self.selected + page, cx),
             Action::Refresh => {
                 // Details in flight stay: their lanes are still busy.
                 self.details.clear();

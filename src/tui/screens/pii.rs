@@ -19,12 +19,11 @@ use crate::tui::action::Action;
 use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::{scroll_offset, utc_datetime};
+use crate::tui::widgets::list;
 use crate::tui::widgets::{ago, thousands};
 
 /// Findings per page: the contract's maximum.
 pub const PAGE_SIZE: u32 = 100;
-/// Rows before the end of what is loaded at which the next page is asked for.
-const PREFETCH_MARGIN: usize = 30;
 /// Height of the detail pane.
 const DETAIL_HEIGHT: u16 = 9;
 
@@ -113,11 +112,13 @@ impl PiiScreen {
     }
 
     fn prefetch(&mut self, cx: &mut Cx) {
-        let margin = PREFETCH_MARGIN.max(self.viewport.get());
-        if self.page_pending.is_none()
-            && self.has_more
-            && self.selected + margin >= self.rows.len()
-            && let (Some(cursor), Some(project)) = (self.next_cursor.clone(), &self.project)
+        if list::wants_next_page(
+            self.selected,
+            self.rows.len(),
+            self.viewport.get(),
+            self.has_more,
+            self.page_pending.is_some(),
+        ) && let (Some(cursor), Some(project)) = (self.next_cursor.clone(), &self.project)
         {
             self.page_pending = Some(cx.fetch(
                 Slot::PiiPage,
@@ -157,14 +158,11 @@ impl Screen for PiiScreen {
     }
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
-        let page = self.viewport.get().max(1);
+        if let Some(index) = list::navigate(action, self.selected, self.viewport.get()) {
+            self.move_to(index, cx);
+            return true;
+        }
         match action {
-            Action::Up => self.move_to(self.selected.saturating_sub(1), cx),
-            Action::Down => self.move_to(self.selected + 1, cx),
-            Action::Top => self.move_to(0, cx),
-            Action::Bottom => self.move_to(usize::MAX, cx),
-            Action::PageUp => self.move_to(self.selected.saturating_sub(page), cx),
-            Action::PageDown => self.move_to(self.selected + page, cx),
             Action::Refresh => self.reload(cx),
             Action::Open if self.project.is_none() => cx.emit(Effect::ShowTab(1)),
             Action::ToggleDetail | Action::Open => self.show_detail = !self.show_detail,

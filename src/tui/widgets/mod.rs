@@ -3,6 +3,7 @@
 pub mod confirm;
 pub mod display;
 pub mod input;
+pub mod list;
 pub mod menu;
 
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
