@@ -8,46 +8,12 @@ use time::OffsetDateTime;
 
 use crate::api::model::{
     ActivityGroup, InventorySortBy, MemberSortBy, PublishAudience, ReviewPriority, Role, SortOrder,
-    Visibility,
+    Visibility, WireEnum,
 };
-
-/// An enum of the wire model whose known values clap offers and checks.
-pub trait WireEnum: Clone + Send + Sync + 'static {
-    fn known() -> &'static [Self];
-    fn wire(&self) -> &str;
-    fn from_wire(raw: &str) -> Self;
-}
-
-macro_rules! wire_enums {
-    ($($name:ty),+ $(,)?) => {$(
-        impl WireEnum for $name {
-            fn known() -> &'static [Self] {
-                <$name>::KNOWN
-            }
-            fn wire(&self) -> &str {
-                self.as_str()
-            }
-            fn from_wire(raw: &str) -> Self {
-                <$name>::parse(raw)
-            }
-        }
-    )+};
-}
-
-wire_enums!(
-    ActivityGroup,
-    InventorySortBy,
-    MemberSortBy,
-    PublishAudience,
-    ReviewPriority,
-    Role,
-    SortOrder,
-    Visibility,
-);
 
 /// A parser accepting every known value of `T`.
 pub fn wire<T: WireEnum>() -> impl TypedValueParser<Value = T> {
-    wire_subset(T::known())
+    wire_subset(T::known_values())
 }
 
 /// A parser accepting only `values`.

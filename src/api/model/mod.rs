@@ -31,6 +31,24 @@ use time::OffsetDateTime;
 /// The API version this build speaks and pins by default.
 pub const API_VERSION: &str = "2026-09-11";
 
+/// An enum of the contract, seen the same way by every layer: clap values, query
+/// parameters, the server's parsing. `open_enum!` implements it.
+pub trait WireEnum: Clone + Send + Sync + Sized + 'static {
+    /// Every value this build knows, in declaration order.
+    fn known_values() -> &'static [Self];
+    /// The wire spelling.
+    fn wire(&self) -> &str;
+    /// Parses the wire spelling; unknown values are kept as `Unknown`.
+    fn from_wire(raw: &str) -> Self;
+    /// The wire spellings of every known value, e.g. for an error message.
+    fn wire_names() -> Vec<&'static str> {
+        Self::known_values()
+            .iter()
+            .map(|value| value.wire())
+            .collect()
+    }
+}
+
 /// Defines a string enum that keeps unknown values in `Unknown(String)`.
 #[macro_export]
 macro_rules! open_enum {
@@ -74,6 +92,18 @@ macro_rules! open_enum {
             /// Whether this is a value this build knows.
             pub fn is_known(&self) -> bool {
                 !matches!(self, Self::Unknown(_))
+            }
+        }
+
+        impl $crate::api::model::WireEnum for $name {
+            fn known_values() -> &'static [Self] {
+                Self::KNOWN
+            }
+            fn wire(&self) -> &str {
+                self.as_str()
+            }
+            fn from_wire(raw: &str) -> Self {
+                Self::parse(raw)
             }
         }
 
