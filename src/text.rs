@@ -223,7 +223,7 @@ mod tests {
 
     #[test]
     fn hostile_generator_strings_come_out_clean() {
-        for hostile in crate::server::seed::hostile_strings() {
+        for hostile in crate::hostile::hostile_strings() {
             let line = sanitize_line(&hostile);
             assert!(has_no_controls(&line) && !line.contains('\n'), "{line:?}");
             assert!(has_no_controls(&sanitize_multiline(&hostile)));

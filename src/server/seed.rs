@@ -208,22 +208,6 @@ const ENTERPRISE_KEYS: &[(&str, &[Scope])] = &[
     ("workspaces-read", &[Scope::WorkspacesRead]),
 ];
 
-/// Strings that every client must render safely: control characters, ANSI and
-/// OSC escape sequences, right-to-left text, combining marks, and length.
-pub fn hostile_strings() -> Vec<String> {
-    vec![
-        "\u{1b}[31mRED ALERT\u{1b}[0m \u{1b}[2J\u{1b}[H screen wiped".to_owned(),
-        "\u{1b}]0;pwned title\u{7}\u{1b}]52;c;ZXZpbA==\u{7} clipboard write".to_owned(),
-        "\u{1b}]8;;https://evil.example/\u{1b}\\click me\u{1b}]8;;\u{1b}\\".to_owned(),
-        "bell\u{7} backspace\u{8}\u{8} null\u{0} del\u{7f} c1\u{9b}31m".to_owned(),
-        "line one\nline two\r\rcarriage\ttab\u{b}vt\u{c}ff".to_owned(),
-        "\u{202e}gnp.exe \u{2066}isolate\u{2069} مرحبا بالعالم שלום".to_owned(),
-        "Z\u{0351}\u{0358}\u{0300}a\u{036b}\u{0301}\u{0302}l\u{0310}\u{0311}g\u{0352}o\u{0353}\u{0354}".to_owned(),
-        "zero\u{200b}width\u{feff}joiner\u{200d}s and wide 表示テスト 😀".to_owned(),
-        format!("long {}", "x".repeat(4_995)),
-    ]
-}
-
 const ADJECTIVES: &[&str] = &[
     "Budget",
     "Customer",
@@ -388,7 +372,7 @@ pub fn generate(spec: GenerateSpec, anchor: OffsetDateTime) -> Fixture {
     let mut rng = SplitMix64::new(mix64(spec.seed));
     let workspace_id = format!("ws_gen{:08x}", mix64(spec.seed) as u32);
     let mut fixture = Fixture::default();
-    let hostile = hostile_strings();
+    let hostile = crate::hostile::hostile_strings();
     let days = |n: i64| Duration::days(n);
 
     fixture.workspaces.push(WorkspaceRec {
