@@ -313,12 +313,12 @@ async fn publish(
             message: deployment
                 .error_message
                 .as_deref()
-                .map(|m| crate::text::sanitize_line(m).into_owned())
+                .map(|m| crate::text::escape_invisible(m).into_owned())
                 .unwrap_or_else(|| "no error message".into()),
         }),
         (DeploymentStatus::Completed, true) => {
             let url = deployment.url.as_deref().unwrap_or("(no url)");
-            eprintln!("published: {}", crate::text::sanitize_line(url));
+            eprintln!("published: {}", crate::text::escape_invisible(url));
             Ok(())
         }
         _ => Ok(()),
@@ -372,7 +372,7 @@ fn confirm_delete(project: &Project) -> Result<(), CliError> {
     let name = project
         .name
         .as_deref()
-        .map(|name| format!(" ({})", crate::text::sanitize_line(name)))
+        .map(|name| format!(" ({})", crate::text::escape_invisible(name)))
         .unwrap_or_default();
     let mut stderr = std::io::stderr().lock();
     let _ = write!(

@@ -139,7 +139,7 @@ where
 enum ListSink<'a, T> {
     Json(JsonArrayWriter<StdoutLock<'a>>),
     Jsonl(JsonLinesWriter<StdoutLock<'a>>),
-    Csv(CsvWriter<StdoutLock<'a>>),
+    Csv(Box<CsvWriter<StdoutLock<'a>>>),
     Table(
         StdoutLock<'a>,
         Vec<Vec<String>>,
@@ -152,7 +152,7 @@ impl<'a, T: Row> ListSink<'a, T> {
         Ok(match output.format {
             Format::Json => Self::Json(JsonArrayWriter::new(out)?),
             Format::Jsonl => Self::Jsonl(JsonLinesWriter::new(out)),
-            Format::Csv => Self::Csv(output.csv(out, T::csv_template())),
+            Format::Csv => Self::Csv(Box::new(output.csv(out, T::csv_template()))),
             Format::Table => Self::Table(out, Vec::new(), std::marker::PhantomData),
         })
     }

@@ -12,6 +12,7 @@
 
 use std::future::Future;
 
+use bytes::Bytes;
 use reqwest::Method;
 use serde::de::DeserializeOwned;
 
@@ -40,23 +41,15 @@ impl Client {
         project_id: &str,
         update: &ProjectUpdate,
     ) -> Result<Project, ApiError> {
-        let call = Call::with_body(
-            Method::PATCH,
-            paths::project(project_id, "")?,
-            Some(json_body(update)),
-            Idempotency::NotIdempotent,
-        );
-        self.reconciled(&call, || {
-            self.project_if(project_id, |project| {
-                update
-                    .name
+        self.patch_project(project_id, "", json_body(update), |project| {
+            update
+                .name
+                .as_ref()
+                .is_none_or(|name| project.name.as_ref() == Some(name))
+                && update
+                    .visibility
                     .as_ref()
-                    .is_none_or(|name| project.name.as_ref() == Some(name))
-                    && update
-                        .visibility
-                        .as_ref()
-                        .is_none_or(|visibility| project.visibility.as_ref() == Some(visibility))
-            })
+                    .is_none_or(|visibility| project.visibility.as_ref() == Some(visibility))
         })
         .await
     }
@@ -185,20 +178,12 @@ impl Client {
         project_id: &str,
         settings: &PublishSettings,
     ) -> Result<Project, ApiError> {
-        let call = Call::with_body(
-            Method::PATCH,
-            paths::project(project_id, "/publish")?,
-            Some(json_body(settings)),
-            Idempotency::NotIdempotent,
-        );
-        self.reconciled(&call, || {
-            self.project_if(project_id, |project| {
-                project.publish_audience.as_ref() == Some(&settings.audience)
-                    && same_targets(
-                        &project.publish_audience_targets,
-                        &settings.audience_targets,
-                    )
-            })
+        self.patch_project(project_id, "/publish", json_body(settings), |project| {
+            project.publish_audience.as_ref() == Some(&settings.audience)
+                && same_targets(
+                    &project.publish_audience_targets,
+                    &settings.audience_targets,
+                )
         })
         .await
     }
@@ -222,14 +207,26 @@ impl Client {
         self.transport.execute(&call).await?.decode()
     }
 
-    /// The project read back, when `goal` holds for it.
-    async fn project_if(
+    /// A PATCH of `body` to the project's path + `rest`, reconciled against the
+    /// project read back: `applied` says whether the change is there.
+    async fn patch_project(
         &self,
         project_id: &str,
-        goal: impl FnOnce(&Project) -> bool,
-    ) -> Result<Option<Project>, ApiError> {
-        let project = self.get_project(project_id).await?;
-        Ok(goal(&project).then_some(project))
+        rest: &str,
+        body: Bytes,
+        applied: impl Fn(&Project) -> bool,
+    ) -> Result<Project, ApiError> {
+        let call = Call::with_body(
+            Method::PATCH,
+            paths::project(project_id, rest)?,
+            Some(body),
+            Idempotency::NotIdempotent,
+        );
+        self.reconciled(&call, || async {
+            let project = self.get_project(project_id).await?;
+            Ok(applied(&project).then_some(project))
+        })
+        .await
     }
 
     /// Sends a non-idempotent `call`. When it fails with an error the transport
