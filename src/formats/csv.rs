@@ -14,7 +14,7 @@ use std::io::Write;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::OutputError;
+use super::error::OutputError;
 use super::flatten::{conform, flatten};
 use crate::text::escape_invisible;
 

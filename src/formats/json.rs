@@ -10,7 +10,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 use serde_json::ser::{CharEscape, CompactFormatter, Formatter, PrettyFormatter};
 
-use super::OutputError;
+use super::error::OutputError;
 use crate::text::is_invisible_or_control;
 
 /// A serde_json formatter that escapes what [`is_invisible_or_control`] names,

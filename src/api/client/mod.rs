@@ -139,7 +139,7 @@ fn json_body(value: &impl Serialize) -> Bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::ApiKey;
+    use crate::api::credentials::ApiKey;
 
     #[test]
     fn debug_hides_the_key() {
