@@ -315,6 +315,12 @@ impl fmt::Display for ErrorResponse {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} (HTTP {})", self.kind, self.status)?;
         match &self.detail {
+            // The contract's detail for this type speaks of mutations; a read
+            // changed nothing, so what the client knows is said instead.
+            Some(_) if self.kind == ErrorType::RequestTimeout && self.method == "GET" => write!(
+                f,
+                ": the processing deadline expired; a read changes nothing"
+            )?,
             Some(detail) => write!(f, ": {}", one_line(detail))?,
             None => write!(f, ": {}", one_line(&self.title))?,
         }
@@ -483,6 +489,20 @@ mod tests {
         assert_eq!(shown.matches("before retrying").count(), 1, "{shown}");
         assert!(
             shown.contains("may or may not have been applied"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn a_timed_out_read_does_not_speak_of_mutations() {
+        let mut timeout = response(ErrorType::RequestTimeout, json!({}));
+        timeout.status = 503;
+        timeout.method = "GET".into();
+        timeout.detail = Some("a mutation may still complete, so check the resource".into());
+        let shown = ApiError::Api(Box::new(timeout)).to_string();
+        assert!(!shown.contains("mutation"), "{shown}");
+        assert!(
+            shown.starts_with("request_timeout (HTTP 503): the processing deadline expired"),
             "{shown}"
         );
     }
