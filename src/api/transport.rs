@@ -56,13 +56,13 @@ pub struct Call {
     pub method: Method,
     /// Already percent-encoded, starting with `/v1/`.
     pub path: String,
-    pub query: Vec<(&'static str, String)>,
+    pub query: Vec<(String, String)>,
     pub body: Option<Bytes>,
     pub idempotency: Idempotency,
 }
 
 impl Call {
-    pub fn get(path: String, query: Vec<(&'static str, String)>) -> Self {
+    pub fn get(path: String, query: Vec<(String, String)>) -> Self {
         Self {
             method: Method::GET,
             path,
@@ -374,7 +374,7 @@ impl Transport {
         url.set_path(&format!("{}{}", self.base_path, call.path));
         if !call.query.is_empty() {
             url.query_pairs_mut()
-                .extend_pairs(call.query.iter().map(|(k, v)| (*k, v.as_str())));
+                .extend_pairs(call.query.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         }
         let mut request = self
             .http
