@@ -1,9 +1,18 @@
 //! Untrusted text made safe for a terminal. Names, descriptions, PII quotes,
 //! member names and e-mails come from the API and may hold escape sequences and
-//! control characters; everything shown in the TUI or in CLI table output passes
-//! through here first. This is the one place for that rule.
+//! control characters; everything shown in the TUI or written in a human format
+//! passes through here first. This is the one place for those rules:
+//!
+//! - [`escape_invisible`]: the human formats' rule (`table`, `csv`, error
+//!   lines): every control, DEL, C1, bidi control and invisible format character
+//!   becomes a visible escape (`\x1b`, `\u202e`); ZWNJ and ZWJ stay.
+//! - [`is_invisible_or_control`]: which characters that is; the JSON writer
+//!   escapes the same set as `\uXXXX`.
+//! - [`sanitize_line`] and [`sanitize_multiline`]: the dashboard's rule, which
+//!   drops escape sequences whole.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 use unicode_width::UnicodeWidthChar;
 
@@ -137,6 +146,52 @@ fn is_combining(ch: char) -> bool {
     )
 }
 
+/// Whether `ch` is a character no output of vantage writes raw where a person
+/// may read it: a control (C0, DEL, C1), an invisible format character (bidi
+/// controls, zero-width space, BOM, tag characters, ...) or a line or paragraph
+/// separator. ZWNJ and ZWJ, which names may hold, are not.
+pub fn is_invisible_or_control(ch: char) -> bool {
+    use unicode_general_category::{GeneralCategory as Gc, get_general_category};
+    if ch.is_ascii() {
+        return ch.is_ascii_control();
+    }
+    match ch {
+        '\u{200c}' | '\u{200d}' => false,
+        '\u{80}'..='\u{9f}' => true,
+        _ => matches!(
+            get_general_category(ch),
+            Gc::Format | Gc::LineSeparator | Gc::ParagraphSeparator
+        ),
+    }
+}
+
+/// `text` with every [`is_invisible_or_control`] character written as a visible
+/// escape: `\t`, `\n` and `\r`; `\x1b` for the other ASCII controls and DEL;
+/// `\u009b` or `\u202e` above (`\u{e0001}` beyond the BMP). Backslashes are
+/// left as they are: this is for people, not for parsing back.
+pub fn escape_invisible(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_invisible_or_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for ch in text.chars() {
+        if !is_invisible_or_control(ch) {
+            out.push(ch);
+            continue;
+        }
+        let code = u32::from(ch);
+        let _ = match ch {
+            '\t' => write!(out, "\\t"),
+            '\n' => write!(out, "\\n"),
+            '\r' => write!(out, "\\r"),
+            _ if ch.is_ascii() => write!(out, "\\x{code:02x}"),
+            _ if code <= 0xffff => write!(out, "\\u{code:04x}"),
+            _ => write!(out, "\\u{{{code:x}}}"),
+        };
+    }
+    Cow::Owned(out)
+}
+
 /// Display width in terminal cells.
 pub fn display_width(text: &str) -> usize {
     text.chars().map(|ch| ch.width().unwrap_or(0)).sum()
@@ -230,7 +285,42 @@ mod tests {
         }
     }
 
+    #[test]
+    fn escapes_every_invisible_character_visibly() {
+        let cases = [
+            ("\u{1b}[31mRED", "\\x1b[31mRED"),
+            ("a\tb\nc\r\u{7f}\u{0}", "a\\tb\\nc\\r\\x7f\\x00"),
+            ("c1\u{9b}2J\u{85}", "c1\\u009b2J\\u0085"),
+            ("\u{202e}evil\u{2066}", "\\u202eevil\\u2066"),
+            ("zw\u{200b}sp\u{feff}\u{2028}", "zw\\u200bsp\\ufeff\\u2028"),
+            ("tag\u{e0001}", "tag\\u{e0001}"),
+            (
+                "keeps\u{200c}zwnj\u{200d}zwj",
+                "keeps\u{200c}zwnj\u{200d}zwj",
+            ),
+            ("Café · 表 e\u{301}", "Café · 表 e\u{301}"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(escape_invisible(input), expected, "{input:?}");
+        }
+        assert!(matches!(escape_invisible("plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn hostile_strings_escape_to_visible_text_only() {
+        for hostile in crate::hostile::hostile_strings() {
+            let shown = escape_invisible(&hostile);
+            assert!(!shown.chars().any(is_invisible_or_control), "{shown:?}");
+        }
+    }
+
     proptest::proptest! {
+        #[test]
+        fn escaping_leaves_nothing_invisible(input in "(?s:.*)|[\\x00-\\x{a0}\\x{2000}-\\x{206f}\\x{e0000}-\\x{e007f}a-z]*") {
+            let shown = escape_invisible(&input);
+            proptest::prop_assert!(!shown.chars().any(is_invisible_or_control));
+        }
+
         #[test]
         fn never_leaves_a_control_character(input in ".*") {
             let line = sanitize_line(&input);

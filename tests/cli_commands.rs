@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 use vantage::server::store::{Fixture, ProjectRec};
 
-use cli_support::{Cli, parse_csv};
+use cli_support::{Cli, parse_csv, stub};
 use common::*;
 
 /// The error line: one line on stderr with the type and the request id.
@@ -474,4 +474,111 @@ async fn completions_and_man_page() {
     let man = cli.run(&["man"]).await.expect(0);
     assert!(man.stdout.starts_with(".ie") || man.stdout.contains(".TH vantage 1"));
     assert!(man.stdout.contains("inventory"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unpublish_of_unknown_outcome_that_went_through_exits_0() {
+    // Every mutation answers 503 request_timeout after it committed.
+    let (server, _clock) = server_with(|config| {
+        config.faults = "timeout-after-commit=1.0".parse().unwrap();
+    })
+    .await;
+    let id = project(&demo(), ENTERPRISE_WS, |p| p.is_published);
+    let cli = Cli::new(server.base_url(), ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    let config = cli.config_file("max_attempts = 2\n");
+    let run = cli
+        .run(&[
+            "--config",
+            config.to_str().unwrap(),
+            "projects",
+            "unpublish",
+            &id,
+            "--format",
+            "json",
+        ])
+        .await
+        .expect(0);
+    let outcome: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(outcome, serde_json::json!({"id": id, "result": "offline"}));
+    assert_eq!(run.stderr, format!("project {id} is offline\n"));
+    let published = server
+        .app
+        .store
+        .read(|data| data.projects[&id].is_published);
+    assert!(!published, "the read-back saw the project offline");
+}
+
+const NOT_FOUND: &str = r#"{"type":"project_not_found","title":"Project not found","status":404,"request_id":"req_stub","detail":null,"errors":null,"props":null}"#;
+const RATE_LIMITED: &str = r#"{"type":"rate_limited","title":"Too many requests","status":429,"request_id":"req_stub","detail":"retry after 0 s","errors":null,"props":null}"#;
+const TIMED_OUT: &str = r#"{"type":"request_timeout","title":"Request timeout","status":503,"request_id":"req_stub","detail":null,"errors":null,"props":null}"#;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_delete_whose_retries_hit_429_after_the_project_is_gone_exits_0() {
+    // The first DELETE went through but timed out; its retries meet 429s until
+    // they run out; reading the project back finds it gone.
+    let (base, seen) = stub(vec![
+        (503, TIMED_OUT),
+        (429, RATE_LIMITED),
+        (429, RATE_LIMITED),
+        (404, NOT_FOUND),
+    ])
+    .await;
+    let cli = Cli::new(base, ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    let config = cli.config_file("max_attempts = 3\n");
+    let run = cli
+        .run(&[
+            "--config",
+            config.to_str().unwrap(),
+            "projects",
+            "delete",
+            "prj_gone",
+            "--yes",
+            "--format",
+            "jsonl",
+        ])
+        .await
+        .expect(0);
+    assert_eq!(run.stdout, "{\"id\":\"prj_gone\",\"result\":\"deleted\"}\n");
+    let methods: Vec<String> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(m, _)| m.clone())
+        .collect();
+    assert_eq!(methods, ["DELETE", "DELETE", "DELETE", "GET"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_delete_whose_retries_ran_out_with_the_project_still_there_exits_5() {
+    let project = r#"{"id":"prj_1","name":"One","workspace_id":"ws","is_published":false}"#;
+    let (base, _seen) = stub(vec![
+        (429, RATE_LIMITED),
+        (429, RATE_LIMITED),
+        (200, project),
+    ])
+    .await;
+    let cli = Cli::new(base, ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    let config = cli.config_file("max_attempts = 2\n");
+    let run = cli
+        .run(&[
+            "--config",
+            config.to_str().unwrap(),
+            "projects",
+            "delete",
+            "prj_1",
+            "--yes",
+        ])
+        .await
+        .expect(5);
+    assert!(
+        run.stderr.starts_with("error: rate_limited (HTTP 429)"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        run.stderr.matches("retry after").count(),
+        1,
+        "{}",
+        run.stderr
+    );
 }

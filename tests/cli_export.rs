@@ -1,11 +1,12 @@
 //! Exports through the real binary: every project exactly once, in the order
 //! the server gives for the same sort, also when the server injects faults;
-//! JSON Lines; CSV columns; tables of hostile names.
+//! JSON Lines; CSV columns; and every format, of the commands and of the
+//! dashboard's export writers, byte by byte inert on the hostile set.
 
 mod cli_support;
 mod common;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use futures::TryStreamExt;
 use serde_json::Value;
@@ -13,7 +14,7 @@ use vantage::api::model::{InventorySortBy, SortOrder};
 use vantage::api::{ApiKey, Client, ClientConfig, InventoryParams};
 use vantage::server::RunningServer;
 
-use cli_support::{Cli, parse_csv};
+use cli_support::{Cli, assert_inert, hostile_set, parse_csv};
 use common::*;
 
 /// The inventory's `total` on its first page, and every id in the server's order.
@@ -215,48 +216,168 @@ async fn jsonl_is_one_object_per_line_with_the_api_field_names() {
     assert_eq!(capped, lines[..15]);
 }
 
-/// Visible text only: no escape, no control character, no bidi override.
-fn assert_terminal_safe(text: &str) {
-    for ch in text.chars() {
-        assert!(
-            ch == '\n' || !(ch.is_control() || ('\u{202a}'..='\u{202e}').contains(&ch)),
-            "unsafe {ch:?} in {text:?}"
-        );
+/// The demo server with the hostile set as the names and descriptions of the
+/// first projects of the workspace; returns the server and `(id, text)` pairs.
+async fn hostile_server() -> (RunningServer, Vec<(String, String)>) {
+    let fixture = demo();
+    let targets: Vec<(String, String)> = fixture
+        .projects
+        .iter()
+        .filter(|p| p.workspace_id == ENTERPRISE_WS)
+        .map(|p| p.id.clone())
+        .zip(hostile_set())
+        .collect();
+    let renamed = targets.clone();
+    let (server, _clock) = server_with(move |config| {
+        for (id, text) in &renamed {
+            let project = config
+                .fixture
+                .projects
+                .iter_mut()
+                .find(|p| &p.id == id)
+                .unwrap();
+            project.name = Some(text.clone());
+            project.description = Some(text.clone());
+        }
+    })
+    .await;
+    (server, targets)
+}
+
+/// What a human format shows of `raw`: visible escapes, and a leading `'` on a
+/// formula when the guard is on.
+fn human(raw: &str, guard: bool) -> String {
+    let visible = vantage::text::escape_invisible(raw);
+    if guard && raw.starts_with(['=', '+', '-', '@', '\t', '\r']) && raw.parse::<f64>().is_err() {
+        format!("'{visible}")
+    } else {
+        visible.into_owned()
     }
 }
 
+/// `name` of every row of a CSV text, by `id`, after checking the header.
+fn csv_names(text: &str) -> HashMap<String, String> {
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (id, name) = (column("id"), column("name"));
+    reader
+        .records()
+        .map(|record| {
+            let record = record.unwrap();
+            (record[id].to_owned(), record[name].to_owned())
+        })
+        .collect()
+}
+
+fn json_names(items: &[Value]) -> HashMap<String, Value> {
+    items
+        .iter()
+        .map(|item| {
+            (
+                item["id"].as_str().unwrap().to_owned(),
+                item["name"].clone(),
+            )
+        })
+        .collect()
+}
+
 #[tokio::test(flavor = "multi_thread")]
-async fn tables_of_hostile_names_hold_no_escapes() {
-    let hostile = "\u{1b}[31mEvil\u{1b}]0;pwned\u{7} \u{202e}name\r\nnext\u{9b}2J\u{1b}[2J";
-    let fixture = demo();
-    let target = first_project(&fixture, ENTERPRISE_WS);
-    let renamed = target.clone();
-    let (server, _clock) = server_with(move |config| {
-        let project = config
-            .fixture
-            .projects
-            .iter_mut()
-            .find(|p| p.id == renamed)
-            .unwrap();
-        project.name = Some(hostile.to_owned());
-    })
-    .await;
+async fn every_format_of_every_command_is_inert_on_the_hostile_set() {
+    let (server, targets) = hostile_server().await;
     let cli = Cli::new(server.base_url(), ENTERPRISE_WS, ENTERPRISE_ADMIN);
-    for args in [
-        vec!["projects", "get", target.as_str(), "--format", "table"],
-        vec!["projects", "list", "--format", "table"],
-        vec!["inventory", "--format", "table", "--query", "Evil"],
-    ] {
-        let run = cli.run(&args).await.expect(0);
-        assert_terminal_safe(&run.stdout);
-        assert!(run.stdout.contains("Evil"), "{args:?}: {}", run.stdout);
-        assert!(run.stdout.lines().count() >= 2, "{args:?}: {}", run.stdout);
+    let formula = targets
+        .iter()
+        .find(|(_, text)| text == "=cmd|' /C calc'!A0")
+        .map(|(id, _)| id.clone())
+        .unwrap();
+    let listings: [&[&str]; 3] = [
+        &["inventory"],
+        &["projects", "list"],
+        &["projects", "get", &formula],
+    ];
+    for command in listings {
+        for format in ["json", "jsonl", "csv", "table"] {
+            let mut args = command.to_vec();
+            args.extend(["--format", format]);
+            let run = cli.run(&args).await.expect(0);
+            assert_inert(run.stdout.as_bytes(), &format!("{args:?}"));
+            let items: Vec<Value> = match format {
+                "json" if command[1..].first() == Some(&"get") => {
+                    vec![serde_json::from_str(&run.stdout).unwrap()]
+                }
+                "json" => serde_json::from_str(&run.stdout).unwrap(),
+                "jsonl" => run
+                    .stdout
+                    .lines()
+                    .map(|line| serde_json::from_str(line).unwrap())
+                    .collect(),
+                "csv" => {
+                    let names = csv_names(&run.stdout);
+                    for (id, raw) in &targets {
+                        if let Some(shown) = names.get(id) {
+                            assert_eq!(shown, &human(raw, true), "{args:?}");
+                        }
+                    }
+                    assert!(names.contains_key(&formula), "{args:?}");
+                    continue;
+                }
+                _ => continue,
+            };
+            // Lossless: the parsed value is the server's, byte for byte.
+            let names = json_names(&items);
+            for (id, raw) in &targets {
+                if let Some(name) = names.get(id) {
+                    assert_eq!(name, raw.as_str(), "{args:?}");
+                }
+            }
+            assert!(names.contains_key(&formula), "{args:?}");
+        }
     }
-    // JSON keeps the data as sent: it is not a terminal.
-    let json = cli
-        .run(&["projects", "get", &target, "--format", "json"])
+    let raw = cli
+        .run(&[
+            "projects",
+            "get",
+            &formula,
+            "-o",
+            "csv",
+            "--csv-raw-formulas",
+        ])
         .await
         .expect(0);
-    let project: Value = serde_json::from_str(&json.stdout).unwrap();
-    assert_eq!(project["name"], hostile);
+    assert_inert(raw.stdout.as_bytes(), "--csv-raw-formulas");
+    assert_eq!(csv_names(&raw.stdout)[&formula], "=cmd|' /C calc'!A0");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_dashboard_export_writers_are_inert_on_the_hostile_set() {
+    use vantage::formats::{CsvWriter, JsonArrayWriter, inventory_item_template};
+    let (server, targets) = hostile_server().await;
+    let client = Client::new(ClientConfig::new(
+        server.base_url(),
+        ApiKey::new(ENTERPRISE_ADMIN).unwrap(),
+    ))
+    .unwrap();
+    let items: Vec<_> = client
+        .inventory_stream(ENTERPRISE_WS, InventoryParams::default())
+        .try_collect()
+        .await
+        .unwrap();
+    // The writers and the template the dashboard's ctrl-s uses.
+    let mut csv = CsvWriter::with_template(Vec::new(), Some(inventory_item_template()));
+    let mut json = JsonArrayWriter::new(Vec::new()).unwrap();
+    for item in &items {
+        csv.write(item).unwrap();
+        json.write(item).unwrap();
+    }
+    let (csv, json) = (csv.finish().unwrap(), json.finish().unwrap());
+    assert_inert(&csv, "CSV export");
+    assert_inert(&json, "JSON export");
+    let shown = csv_names(std::str::from_utf8(&csv).unwrap());
+    let parsed: Vec<Value> = serde_json::from_slice(&json).unwrap();
+    let names = json_names(&parsed);
+    for (id, raw) in &targets {
+        assert_eq!(shown[id], human(raw, true));
+        assert_eq!(names[id], raw.as_str());
+    }
 }

@@ -256,6 +256,35 @@ async fn a_delete_of_unknown_outcome_that_went_through_is_a_success() {
 }
 
 #[tokio::test]
+async fn an_unpublish_whose_retries_ran_out_reads_back_that_the_project_is_offline() {
+    let (server, clock) = server_with(|config| {
+        config.faults = "timeout-after-commit=1.0".parse().unwrap();
+    })
+    .await;
+    let harness = client(&server, &clock, ENTERPRISE_ADMIN, |_| {});
+    let id = demo()
+        .projects
+        .iter()
+        .find(|p| p.workspace_id == ENTERPRISE_WS && p.is_published)
+        .unwrap()
+        .id
+        .clone();
+    harness.client.unpublish_project(&id).await.unwrap();
+    let sent: Vec<(String, Option<u16>)> = harness
+        .attempts()
+        .iter()
+        .map(|a| (a.method.clone(), a.status))
+        .collect();
+    let mut expected = vec![("DELETE".to_owned(), Some(503)); 5];
+    expected.push(("GET".to_owned(), Some(200)));
+    assert_eq!(
+        sent, expected,
+        "every attempt timed out, then the read-back"
+    );
+    assert!(!harness.client.get_project(&id).await.unwrap().is_published);
+}
+
+#[tokio::test]
 async fn a_patch_of_unknown_outcome_returns_the_applied_resource() {
     let (server, clock) = server_with(|config| {
         config.faults = "timeout-after-commit=1.0".parse().unwrap();

@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::model::{ErrorType, FieldError};
+use super::retry::RetryReason;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -156,6 +157,36 @@ impl ApiError {
         }
     }
 
+    /// Whether this failure is one the transport retries (429, 503
+    /// `request_timeout`, a connection that failed, dropped or timed out), and
+    /// whether the server may have acted on the request. Coming back to the
+    /// caller, such an error means the retries ran out, or that a mutation's
+    /// outcome is unknown: a mutation then reads back its goal state.
+    pub fn retry_reason(&self) -> Option<(RetryReason, bool)> {
+        match self {
+            Self::Api(response) if response.status == 429 => {
+                Some((RetryReason::RateLimited, false))
+            }
+            Self::Api(response)
+                if response.status == 503 && response.kind == ErrorType::RequestTimeout =>
+            {
+                Some((RetryReason::RequestTimeout, true))
+            }
+            Self::Transport(transport) => match transport.kind {
+                TransportKind::Connect => Some((RetryReason::Connect, false)),
+                TransportKind::ConnectionDropped => Some((RetryReason::ConnectionDropped, true)),
+                TransportKind::Timeout => Some((RetryReason::Timeout, true)),
+                TransportKind::Other => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// See [`ApiError::retry_reason`].
+    pub fn is_transient(&self) -> bool {
+        self.retry_reason().is_some()
+    }
+
     /// `props.required_scopes` of `insufficient_scope`: any one suffices.
     pub fn required_scopes(&self) -> Vec<String> {
         self.prop_strings("required_scopes")
@@ -284,6 +315,12 @@ impl fmt::Display for ErrorResponse {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} (HTTP {})", self.kind, self.status)?;
         match &self.detail {
+            // The contract's detail for this type speaks of mutations; a read
+            // changed nothing, so what the client knows is said instead.
+            Some(_) if self.kind == ErrorType::RequestTimeout && self.method == "GET" => write!(
+                f,
+                ": the processing deadline expired; a read changes nothing"
+            )?,
             Some(detail) => write!(f, ": {}", one_line(detail))?,
             None => write!(f, ": {}", one_line(&self.title))?,
         }
@@ -293,14 +330,21 @@ impl fmt::Display for ErrorResponse {
                 None => write!(f, "; {}", one_line(&error.message))?,
             }
         }
-        if let Some(hint) = self.hint() {
+        let said = |phrase: &str| {
+            self.detail
+                .as_deref()
+                .is_some_and(|detail| detail.to_lowercase().contains(&phrase.to_lowercase()))
+        };
+        // Say each thing once: the server's detail may already hold the hint.
+        if let Some(hint) = self.hint().filter(|hint| !said(hint)) {
             write!(f, "; {hint}")?;
         }
         if self.unknown_outcome {
-            write!(
-                f,
-                "; the change may or may not have been applied, check before retrying"
-            )?;
+            if said("before retrying") {
+                write!(f, "; the change may or may not have been applied")?;
+            } else {
+                write!(f, "; {UNKNOWN_OUTCOME}")?;
+            }
         }
         write!(f, " [{} {}", self.method, self.path)?;
         if let Some(id) = &self.request_id {
@@ -326,10 +370,7 @@ impl fmt::Display for TransportError {
             self.path
         )?;
         if self.unknown_outcome {
-            write!(
-                f,
-                "; the change may or may not have been applied, check before retrying"
-            )?;
+            write!(f, "; {UNKNOWN_OUTCOME}")?;
         }
         Ok(())
     }
@@ -345,7 +386,7 @@ impl fmt::Display for DecodeError {
             one_line(&self.message)
         )?;
         if !self.body_start.is_empty() {
-            write!(f, "; body starts {:?}", self.body_start)?;
+            write!(f, "; body starts \"{}\"", self.body_start)?;
         }
         write!(f, " [{} {}", self.method, self.path)?;
         if let Some(id) = &self.request_id {
@@ -355,12 +396,13 @@ impl fmt::Display for DecodeError {
     }
 }
 
+const UNKNOWN_OUTCOME: &str = "the change may or may not have been applied, check before retrying";
+
 /// Server text shown on one line, with control characters (and so terminal
-/// escape sequences) made visible instead of interpreted.
+/// escape sequences), bidi controls and other invisible characters made visible
+/// instead of interpreted.
 pub(crate) fn one_line(text: &str) -> String {
-    text.chars()
-        .map(|ch| if ch.is_control() { '\u{fffd}' } else { ch })
-        .collect()
+    crate::text::escape_invisible(text).into_owned()
 }
 
 #[cfg(test)]
@@ -424,7 +466,44 @@ mod tests {
         let mut unknown = response(ErrorType::Unknown("brand_new".into()), json!({}));
         unknown.detail = Some("line one\nline two \u{1b}[31m".into());
         let shown = ApiError::Api(Box::new(unknown)).to_string();
-        assert!(shown.starts_with("brand_new (HTTP 403): line one\u{fffd}line two"));
+        assert!(shown.starts_with("brand_new (HTTP 403): line one\\nline two \\x1b[31m"));
         assert!(!shown.contains('\n') && !shown.contains('\u{1b}'));
+    }
+
+    #[test]
+    fn nothing_is_said_twice() {
+        let mut limited = response(ErrorType::RateLimited, json!({}));
+        limited.status = 429;
+        limited.detail = Some("retry after 1 s".into());
+        limited.retry_after = Some(Duration::from_secs(1));
+        let shown = ApiError::Api(Box::new(limited)).to_string();
+        assert_eq!(shown.matches("retry after 1 s").count(), 1, "{shown}");
+
+        let mut timeout = response(ErrorType::RequestTimeout, json!({}));
+        timeout.status = 503;
+        timeout.detail = Some(
+            "the processing deadline expired; a mutation may still complete, so check the resource before retrying".into(),
+        );
+        timeout.unknown_outcome = true;
+        let shown = ApiError::Api(Box::new(timeout)).to_string();
+        assert_eq!(shown.matches("before retrying").count(), 1, "{shown}");
+        assert!(
+            shown.contains("may or may not have been applied"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn a_timed_out_read_does_not_speak_of_mutations() {
+        let mut timeout = response(ErrorType::RequestTimeout, json!({}));
+        timeout.status = 503;
+        timeout.method = "GET".into();
+        timeout.detail = Some("a mutation may still complete, so check the resource".into());
+        let shown = ApiError::Api(Box::new(timeout)).to_string();
+        assert!(!shown.contains("mutation"), "{shown}");
+        assert!(
+            shown.starts_with("request_timeout (HTTP 503): the processing deadline expired"),
+            "{shown}"
+        );
     }
 }

@@ -5,17 +5,20 @@
 //! one retry loop with rate-limit pacing, and [`ClientEvent`]s for what it does.
 
 pub mod client;
+pub mod config;
 pub mod credentials;
 pub mod error;
 pub mod events;
 pub mod model;
 pub mod page;
+mod paths;
 pub mod ratelimit;
 pub mod retry;
 pub mod sleeper;
 pub(crate) mod transport;
 
-pub use client::{Client, ClientConfig, PollPolicy};
+pub use client::{Client, MIN_POLL_INTERVAL, PollPolicy};
+pub use config::ClientConfig;
 pub use credentials::{ApiKey, AuthScheme};
 pub use error::{ApiError, ConfigError, DecodeError, ErrorResponse, TransportError, TransportKind};
 pub use events::{ClientEvent, EventCallback};

@@ -1,13 +1,17 @@
 //! List parameters and pagination.
 //!
-//! Parameters are typed with the model's enums; repeatable parameters are sent
-//! as repeated keys, booleans as `true`/`false`. Streams follow `next_cursor`
+//! Parameters are typed with the model's enums, and each parameter set is
+//! declared once, as a struct whose fields are the wire names: it becomes a
+//! query through serde ([`to_query`]). `None` is left out, repeatable parameters
+//! are sent as repeated keys, booleans as `true`/`false`. Streams follow `next_cursor`
 //! while `has_more` is true, with the same filters and sort; an empty page with
 //! `has_more` is not the end.
 
 use std::future::Future;
 
 use futures::stream::{self, Stream, TryStreamExt};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::error::{ApiError, DecodeError};
 use super::model::{
@@ -17,19 +21,22 @@ use super::model::{
 
 /// Query pairs, in the order added.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Query(pub Vec<(&'static str, String)>);
+pub struct Query(pub Vec<(String, String)>);
 
 impl Query {
-    pub fn one(&mut self, name: &'static str, value: Option<impl ToString>) -> &mut Self {
+    pub fn one(&mut self, name: &str, value: Option<impl ToString>) -> &mut Self {
         if let Some(value) = value {
-            self.0.push((name, value.to_string()));
+            self.0.push((name.to_owned(), value.to_string()));
         }
         self
     }
 
-    pub fn each<T: ToString>(&mut self, name: &'static str, values: &[T]) -> &mut Self {
-        self.0
-            .extend(values.iter().map(|value| (name, value.to_string())));
+    pub fn each<T: ToString>(&mut self, name: &str, values: &[T]) -> &mut Self {
+        self.0.extend(
+            values
+                .iter()
+                .map(|value| (name.to_owned(), value.to_string())),
+        );
         self
     }
 
@@ -37,13 +44,38 @@ impl Query {
         self.one("cursor", cursor)
     }
 
-    pub fn into_pairs(self) -> Vec<(&'static str, String)> {
+    pub fn into_pairs(self) -> Vec<(String, String)> {
         self.0
+    }
+
+    /// One field of a parameter struct: nothing for `null`, a key per item of
+    /// a list, the plain text of a scalar.
+    fn field(&mut self, name: &str, value: Value) {
+        match value {
+            Value::Null => {}
+            Value::Array(items) => items.into_iter().for_each(|item| self.field(name, item)),
+            Value::String(text) => self.0.push((name.to_owned(), text)),
+            scalar => self.0.push((name.to_owned(), scalar.to_string())),
+        }
     }
 }
 
+/// The query of a parameter struct (fields in declaration order), then `cursor`.
+pub fn to_query(params: &impl Serialize, cursor: Option<&str>) -> Query {
+    let mut query = Query::default();
+    // Parameter structs are plain fields of strings, numbers, booleans and
+    // enums: they always serialize to an object.
+    if let Ok(Value::Object(fields)) = serde_json::to_value(params) {
+        for (name, value) in fields {
+            query.field(&name, value);
+        }
+    }
+    query.cursor(cursor);
+    query
+}
+
 /// `limit` alone: the PII, scan findings and workspace project lists.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct PageParams {
     /// 1 to 100; the server's default (50) when `None`.
     pub limit: Option<u32>,
@@ -51,14 +83,12 @@ pub struct PageParams {
 
 impl PageParams {
     pub fn query(&self, cursor: Option<&str>) -> Query {
-        let mut query = Query::default();
-        query.one("limit", self.limit).cursor(cursor);
-        query
+        to_query(self, cursor)
     }
 }
 
 /// Parameters of the workspace member list.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct MemberListParams {
     pub limit: Option<u32>,
     /// Searches display name, username and e-mail.
@@ -73,21 +103,12 @@ pub struct MemberListParams {
 
 impl MemberListParams {
     pub fn query(&self, cursor: Option<&str>) -> Query {
-        let mut query = Query::default();
-        query
-            .one("limit", self.limit)
-            .one("query", self.query.as_deref())
-            .each("role", &self.role)
-            .one("sort_by", self.sort_by.as_ref())
-            .one("sort_order", self.sort_order.as_ref())
-            .one("scim_managed", self.scim_managed)
-            .cursor(cursor);
-        query
+        to_query(self, cursor)
     }
 }
 
 /// Parameters of the security project inventory.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct InventoryParams {
     pub limit: Option<u32>,
     /// Free text over project name and owner.
@@ -108,22 +129,7 @@ pub struct InventoryParams {
 
 impl InventoryParams {
     pub fn query(&self, cursor: Option<&str>) -> Query {
-        let mut query = Query::default();
-        query
-            .one("limit", self.limit)
-            .one("query", self.query.as_deref())
-            .one("sort_by", self.sort_by.as_ref())
-            .one("sort_order", self.sort_order.as_ref())
-            .each("activity_group", &self.activity_group)
-            .one("is_published", self.is_published)
-            .each("visibility", &self.visibility)
-            .one("has_pii", self.has_pii)
-            .one("has_connectors", self.has_connectors)
-            .each("publish_audience", &self.publish_audience)
-            .each("review_priority", &self.review_priority)
-            .each("finding_type_id", &self.finding_type_id)
-            .cursor(cursor);
-        query
+        to_query(self, cursor)
     }
 }
 

@@ -21,7 +21,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::client::ClientConfig;
+use super::config::{ClientConfig, validate_base_url};
 use super::credentials::AuthScheme;
 use super::error::{
     ApiError, ConfigError, DecodeError, ErrorResponse, TransportError, TransportKind, one_line,
@@ -29,7 +29,7 @@ use super::error::{
 use super::events::{ClientEvent, EventHub};
 use super::model::{ErrorType, FieldError};
 use super::ratelimit::{Admission, Pacer, Permit, RateLimitState};
-use super::retry::{Jitter, RetryBudget, RetryPolicy, RetryReason, parse_retry_after};
+use super::retry::{Jitter, RetryBudget, RetryPolicy, parse_retry_after};
 use super::sleeper::Sleeper;
 
 pub const API_KEY_HEADER: &str = "service-api-key";
@@ -56,13 +56,13 @@ pub struct Call {
     pub method: Method,
     /// Already percent-encoded, starting with `/v1/`.
     pub path: String,
-    pub query: Vec<(&'static str, String)>,
+    pub query: Vec<(String, String)>,
     pub body: Option<Bytes>,
     pub idempotency: Idempotency,
 }
 
 impl Call {
-    pub fn get(path: String, query: Vec<(&'static str, String)>) -> Self {
+    pub fn get(path: String, query: Vec<(String, String)>) -> Self {
         Self {
             method: Method::GET,
             path,
@@ -273,7 +273,7 @@ impl Transport {
             } else {
                 error
             };
-            let Some((reason, outcome_unknown)) = retry_reason(&error) else {
+            let Some((reason, outcome_unknown)) = error.retry_reason() else {
                 return Err(error);
             };
             if outcome_unknown {
@@ -374,7 +374,7 @@ impl Transport {
         url.set_path(&format!("{}{}", self.base_path, call.path));
         if !call.query.is_empty() {
             url.query_pairs_mut()
-                .extend_pairs(call.query.iter().map(|(k, v)| (*k, v.as_str())));
+                .extend_pairs(call.query.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         }
         let mut request = self
             .http
@@ -431,28 +431,6 @@ impl Transport {
             method: call.method.clone(),
             path: call.path.clone(),
         })
-    }
-}
-
-/// Whether an error is worth another attempt, and whether the server may have
-/// acted on the request.
-fn retry_reason(error: &ApiError) -> Option<(RetryReason, bool)> {
-    match error {
-        ApiError::Api(response) if response.status == 429 => {
-            Some((RetryReason::RateLimited, false))
-        }
-        ApiError::Api(response)
-            if response.status == 503 && response.kind == ErrorType::RequestTimeout =>
-        {
-            Some((RetryReason::RequestTimeout, true))
-        }
-        ApiError::Transport(transport) => match transport.kind {
-            TransportKind::Connect => Some((RetryReason::Connect, false)),
-            TransportKind::ConnectionDropped => Some((RetryReason::ConnectionDropped, true)),
-            TransportKind::Timeout => Some((RetryReason::Timeout, true)),
-            TransportKind::Other => None,
-        },
-        _ => None,
     }
 }
 
@@ -533,78 +511,4 @@ fn error_chain(error: &reqwest::Error) -> String {
 fn body_start(body: &[u8]) -> String {
     let text = String::from_utf8_lossy(&body[..body.len().min(480)]);
     one_line(&text.chars().take(120).collect::<String>())
-}
-
-/// `https://…`, or `http://` to a loopback host; no credentials, query or fragment.
-pub fn validate_base_url(raw: &str) -> Result<Url, ConfigError> {
-    let invalid = |reason: &str| ConfigError::InvalidBaseUrl {
-        url: one_line(raw),
-        reason: reason.to_owned(),
-    };
-    let url = Url::parse(raw.trim()).map_err(|err| invalid(&err.to_string()))?;
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err(ConfigError::InvalidBaseUrl {
-            url: "(hidden: it holds credentials)".into(),
-            reason: "credentials do not belong in the URL; use an API key source".into(),
-        });
-    }
-    if url.query().is_some() || url.fragment().is_some() {
-        return Err(invalid("it must not have a query or fragment"));
-    }
-    let host = url
-        .host_str()
-        .ok_or_else(|| invalid("it has no host"))?
-        .to_owned();
-    match url.scheme() {
-        "https" => Ok(url),
-        "http" => {
-            let loopback = host.eq_ignore_ascii_case("localhost")
-                || host
-                    .trim_matches(['[', ']'])
-                    .parse::<std::net::IpAddr>()
-                    .is_ok_and(|ip| ip.is_loopback());
-            if loopback {
-                Ok(url)
-            } else {
-                Err(ConfigError::InsecureHttp { host })
-            }
-        }
-        other => Err(invalid(&format!("scheme {other}:// is not http(s)"))),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn refuses_plain_http_to_remote_hosts() {
-        for ok in [
-            "https://api.example.com",
-            "https://api.example.com/base/",
-            "http://127.0.0.1:8080",
-            "http://127.8.0.1",
-            "http://localhost:3000",
-            "http://[::1]:9000",
-        ] {
-            assert!(validate_base_url(ok).is_ok(), "{ok}");
-        }
-        assert_eq!(
-            validate_base_url("http://api.example.com"),
-            Err(ConfigError::InsecureHttp {
-                host: "api.example.com".into()
-            })
-        );
-        assert!(matches!(
-            validate_base_url("http://10.0.0.5"),
-            Err(ConfigError::InsecureHttp { .. })
-        ));
-        let with_password = validate_base_url("https://user:hunter2@api.example.com")
-            .unwrap_err()
-            .to_string();
-        assert!(!with_password.contains("hunter2"), "{with_password}");
-        for bad in ["ftp://x.example", "not a url", "https://x.example/?a=1"] {
-            assert!(validate_base_url(bad).is_err(), "{bad}");
-        }
-    }
 }

@@ -6,6 +6,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Subcommand, ValueEnum};
 use time::OffsetDateTime;
 
+use crate::api::InventoryParams;
 use crate::api::model::{
     ActivityGroup, InventorySortBy, MemberSortBy, PublishAudience, ReviewPriority, Role, SortOrder,
     Visibility, WireEnum,
@@ -47,6 +48,10 @@ pub struct OutputArgs {
     /// Output format [default: table on a terminal, json otherwise].
     #[arg(long, short = 'o', value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
+    /// CSV: write cells that start with = + - @ tab or CR as they are, without
+    /// the leading ' that keeps a spreadsheet from running them as formulas.
+    #[arg(long)]
+    pub csv_raw_formulas: bool,
 }
 
 #[derive(Args, Debug, Clone, Default)]
@@ -133,6 +138,26 @@ pub struct InventoryArgs {
     pub output: OutputArgs,
 }
 
+impl InventoryArgs {
+    /// The one place the flags become the client's parameters.
+    pub fn params(&self) -> InventoryParams {
+        InventoryParams {
+            limit: Some(self.list.page_size),
+            query: self.query.clone(),
+            sort_by: self.sort_by.clone(),
+            sort_order: self.sort_order.clone(),
+            activity_group: self.activity_group.clone(),
+            is_published: self.is_published,
+            visibility: self.visibility.clone(),
+            has_pii: self.has_pii,
+            has_connectors: self.has_connectors,
+            publish_audience: self.publish_audience.clone(),
+            review_priority: self.review_priority.clone(),
+            finding_type_id: self.finding_type_id.clone(),
+        }
+    }
+}
+
 #[derive(Args, Debug, Clone)]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct MembersArgs {
@@ -206,8 +231,13 @@ pub enum ProjectsCommand {
         #[command(flatten)]
         output: OutputArgs,
     },
-    /// Take the published app offline (succeeds when already offline).
-    Unpublish { project_id: String },
+    /// Take the published app offline (succeeds when already offline). Prints
+    /// `{id, result}` only when --format is given.
+    Unpublish {
+        project_id: String,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
     /// Publish the project; prints the deployment.
     Publish {
         project_id: String,
@@ -220,12 +250,15 @@ pub enum ProjectsCommand {
         #[command(flatten)]
         output: OutputArgs,
     },
-    /// Delete a project. Asks to type the project id unless --yes.
+    /// Delete a project. Asks to type the project id unless --yes. Prints
+    /// `{id, result}` only when --format is given.
     Delete {
         project_id: String,
         /// Do not ask for confirmation (required when stdin is not a terminal).
         #[arg(long, short = 'y')]
         yes: bool,
+        #[command(flatten)]
+        output: OutputArgs,
     },
 }
 

@@ -9,14 +9,14 @@ use crate::api::model::{
     DeploymentStatus, ErrorType, Project, ProjectUpdate, PublishAudience, PublishRequest,
     validate_project_name,
 };
-use crate::api::{ApiError, InventoryParams, MemberListParams, PageParams, PollPolicy};
+use crate::api::{ApiError, MemberListParams, PageParams, PollPolicy};
 
 use super::args::{
-    AnalyticsCommand, Format, InsightsArgs, InventoryArgs, MembersArgs, MembersCommand, PiiArgs,
-    ProjectsCommand, ScriptCommand,
+    AnalyticsCommand, Format, InsightsArgs, InventoryArgs, MembersArgs, MembersCommand, OutputArgs,
+    PiiArgs, ProjectsCommand, ScriptCommand,
 };
 use super::exit::{self, CliError};
-use super::output::{self, CsvRows, write_list, write_one};
+use super::print::{CsvRows, Output, output_width, write_list, write_one};
 use super::progress::{Progress, ProgressTask};
 use super::views;
 use super::{GlobalArgs, Session};
@@ -77,7 +77,7 @@ fn mutation(command: &ScriptCommand) -> Option<String> {
         ProjectsCommand::SetVisibility { project_id, .. } => {
             Some(format!("change the visibility of project {project_id}"))
         }
-        ProjectsCommand::Unpublish { project_id } => {
+        ProjectsCommand::Unpublish { project_id, .. } => {
             Some(format!("unpublish project {project_id}"))
         }
         ProjectsCommand::Publish { project_id, .. } => {
@@ -111,58 +111,44 @@ fn refuse_if_read_only(
     })
 }
 
-fn start_progress(session: &Session, label: &str, format: Format) -> (Progress, ProgressTask) {
-    Progress::start(&session.client, label, output::progress_visible(format))
+fn start_progress(session: &Session, label: &str, output: Output) -> (Progress, ProgressTask) {
+    Progress::start(&session.client, label, output.progress_visible())
 }
 
 async fn insights(session: &Session, args: InsightsArgs) -> Result<(), CliError> {
-    let format = output::resolve(args.output.format);
+    let output = args.output.resolve();
     let workspace = session.workspace()?;
-    let (progress, _task) = start_progress(session, "insights", format);
+    let (progress, _task) = start_progress(session, "insights", output);
     let insights = session
         .client
         .get_insights(workspace, &args.review_priority)
         .await?;
     progress.clear();
-    write_one(&insights, format, None, |width| {
+    write_one(&insights, output, None, |width| {
         views::insights_table(&insights, width)
     })
 }
 
 async fn inventory(session: &Session, args: InventoryArgs) -> Result<(), CliError> {
-    let format = output::resolve(args.output.format);
+    let output = args.output.resolve();
     let workspace = session.workspace()?;
-    let params = InventoryParams {
-        limit: Some(args.list.page_size),
-        query: args.query,
-        sort_by: args.sort_by,
-        sort_order: args.sort_order,
-        activity_group: args.activity_group,
-        is_published: args.is_published,
-        visibility: args.visibility,
-        has_pii: args.has_pii,
-        has_connectors: args.has_connectors,
-        publish_audience: args.publish_audience,
-        review_priority: args.review_priority,
-        finding_type_id: args.finding_type_id,
-    };
-    let (progress, _task) = start_progress(session, "inventory", format);
-    let stream = session.client.inventory_stream(workspace, params);
-    write_list(stream, format, args.list.max, &progress).await
+    let (progress, _task) = start_progress(session, "inventory", output);
+    let stream = session.client.inventory_stream(workspace, args.params());
+    write_list(stream, output, args.list.max, &progress).await
 }
 
 async fn members(session: &Session, args: MembersArgs) -> Result<(), CliError> {
     let workspace = session.workspace()?;
     if let Some(MembersCommand::Get { user_id, output }) = args.command {
-        let format = output::resolve(output.format);
-        let (progress, _task) = start_progress(session, "member", format);
+        let output = output.resolve();
+        let (progress, _task) = start_progress(session, "member", output);
         let member = session.client.get_member(workspace, &user_id).await?;
         progress.clear();
-        return write_one(&member, format, None, |width| {
+        return write_one(&member, output, None, |width| {
             views::fields_table(&member, width)
         });
     }
-    let format = output::resolve(args.output.format);
+    let output = args.output.resolve();
     let filters = args.filters;
     let params = MemberListParams {
         limit: Some(args.list.page_size),
@@ -172,40 +158,40 @@ async fn members(session: &Session, args: MembersArgs) -> Result<(), CliError> {
         sort_order: filters.sort_order,
         scim_managed: filters.scim_managed,
     };
-    let (progress, _task) = start_progress(session, "members", format);
+    let (progress, _task) = start_progress(session, "members", output);
     let stream = session.client.members_stream(workspace, params);
-    write_list(stream, format, args.list.max, &progress).await
+    write_list(stream, output, args.list.max, &progress).await
 }
 
 async fn pii(session: &Session, args: PiiArgs) -> Result<(), CliError> {
-    let format = output::resolve(args.output.format);
+    let output = args.output.resolve();
     let params = PageParams {
         limit: Some(args.list.page_size),
     };
-    let (progress, _task) = start_progress(session, "personal-data findings", format);
+    let (progress, _task) = start_progress(session, "personal-data findings", output);
     let stream = session.client.pii_stream(&args.project_id, params);
-    write_list(stream, format, args.list.max, &progress).await
+    write_list(stream, output, args.list.max, &progress).await
 }
 
 async fn projects(session: &Session, command: ProjectsCommand) -> Result<(), CliError> {
     let client = &session.client;
     match command {
         ProjectsCommand::List { list, output } => {
-            let format = output::resolve(output.format);
+            let output = output.resolve();
             let workspace = session.workspace()?;
             let params = PageParams {
                 limit: Some(list.page_size),
             };
-            let (progress, _task) = start_progress(session, "projects", format);
+            let (progress, _task) = start_progress(session, "projects", output);
             let stream = client.workspace_projects_stream(workspace, params);
-            write_list(stream, format, list.max, &progress).await
+            write_list(stream, output, list.max, &progress).await
         }
         ProjectsCommand::Get { project_id, output } => {
-            let format = output::resolve(output.format);
-            let (progress, _task) = start_progress(session, "project", format);
+            let output = output.resolve();
+            let (progress, _task) = start_progress(session, "project", output);
             let project = client.get_project(&project_id).await?;
             progress.clear();
-            show_project(&project, format)
+            show_project(&project, output)
         }
         ProjectsCommand::Rename {
             project_id,
@@ -218,7 +204,7 @@ async fn projects(session: &Session, command: ProjectsCommand) -> Result<(), Cli
                 name: Some(name),
                 visibility: None,
             };
-            update_project(session, &project_id, &update, output.format).await
+            update_project(session, &project_id, &update, &output).await
         }
         ProjectsCommand::SetVisibility {
             project_id,
@@ -229,27 +215,54 @@ async fn projects(session: &Session, command: ProjectsCommand) -> Result<(), Cli
                 name: None,
                 visibility: Some(visibility),
             };
-            update_project(session, &project_id, &update, output.format).await
+            update_project(session, &project_id, &update, &output).await
         }
-        ProjectsCommand::Unpublish { project_id } => {
-            let (progress, _task) = start_progress(session, "unpublish", Format::Table);
+        ProjectsCommand::Unpublish { project_id, output } => {
+            let (progress, _task) = start_progress(session, "unpublish", quiet());
             client.unpublish_project(&project_id).await?;
             progress.clear();
             eprintln!("project {project_id} is offline");
-            Ok(())
+            print_outcome(&project_id, "offline", &output)
         }
         ProjectsCommand::Publish {
             project_id,
             audience,
             wait,
             output,
-        } => publish(session, &project_id, audience, wait, output.format).await,
-        ProjectsCommand::Delete { project_id, yes } => delete(session, &project_id, yes).await,
+        } => publish(session, &project_id, audience, wait, output.resolve()).await,
+        ProjectsCommand::Delete {
+            project_id,
+            yes,
+            output,
+        } => {
+            let result = delete(session, &project_id, yes).await?;
+            print_outcome(&project_id, result, &output)
+        }
     }
 }
 
-fn show_project(project: &Project, format: Format) -> Result<(), CliError> {
-    write_one(project, format, None, |width| {
+/// Progress as a table command draws it: only on a terminal's stderr.
+fn quiet() -> Output {
+    Output {
+        format: Format::Table,
+        csv_raw_formulas: false,
+    }
+}
+
+/// What a mutation without a resource to show did, `{id, result}`, printed
+/// only when `--format` was given: scripts that never asked see stdout empty.
+fn print_outcome(project_id: &str, result: &str, output: &OutputArgs) -> Result<(), CliError> {
+    if output.format.is_none() {
+        return Ok(());
+    }
+    let outcome = serde_json::json!({ "id": project_id, "result": result });
+    write_one(&outcome, output.resolve(), None, |width| {
+        views::fields_table(&outcome, width)
+    })
+}
+
+fn show_project(project: &Project, output: Output) -> Result<(), CliError> {
+    write_one(project, output, None, |width| {
         views::fields_table(project, width)
     })
 }
@@ -258,13 +271,13 @@ async fn update_project(
     session: &Session,
     project_id: &str,
     update: &ProjectUpdate,
-    format: Option<Format>,
+    output: &OutputArgs,
 ) -> Result<(), CliError> {
-    let format = output::resolve(format);
-    let (progress, _task) = start_progress(session, "update", format);
+    let output = output.resolve();
+    let (progress, _task) = start_progress(session, "update", output);
     let project = session.client.update_project(project_id, update).await?;
     progress.clear();
-    show_project(&project, format)
+    show_project(&project, output)
 }
 
 async fn publish(
@@ -272,11 +285,10 @@ async fn publish(
     project_id: &str,
     audience: Option<PublishAudience>,
     wait: bool,
-    format: Option<Format>,
+    output: Output,
 ) -> Result<(), CliError> {
-    let format = output::resolve(format);
     let client = &session.client;
-    let (progress, _task) = start_progress(session, "publish", format);
+    let (progress, _task) = start_progress(session, "publish", output);
     let mut deployment = client
         .publish_project(project_id, &PublishRequest { audience })
         .await?;
@@ -287,7 +299,7 @@ async fn publish(
             .await?;
     }
     progress.clear();
-    write_one(&deployment, format, None, |width| {
+    write_one(&deployment, output, None, |width| {
         views::fields_table(&deployment, width)
     })?;
     match (&deployment.status, wait) {
@@ -301,12 +313,12 @@ async fn publish(
             message: deployment
                 .error_message
                 .as_deref()
-                .map(|m| crate::text::sanitize_line(m).into_owned())
+                .map(|m| crate::text::escape_invisible(m).into_owned())
                 .unwrap_or_else(|| "no error message".into()),
         }),
         (DeploymentStatus::Completed, true) => {
             let url = deployment.url.as_deref().unwrap_or("(no url)");
-            eprintln!("published: {}", crate::text::sanitize_line(url));
+            eprintln!("published: {}", crate::text::escape_invisible(url));
             Ok(())
         }
         _ => Ok(()),
@@ -314,8 +326,9 @@ async fn publish(
 }
 
 /// Deletes after confirmation. A project that is already gone is success
-/// (the goal state holds), reported on stderr.
-async fn delete(session: &Session, project_id: &str, yes: bool) -> Result<(), CliError> {
+/// (the goal state holds), reported on stderr. Returns `deleted` or
+/// `already_deleted`.
+async fn delete(session: &Session, project_id: &str, yes: bool) -> Result<&'static str, CliError> {
     let client = &session.client;
     if !yes {
         if !std::io::stdin().is_terminal() {
@@ -326,25 +339,21 @@ async fn delete(session: &Session, project_id: &str, yes: bool) -> Result<(), Cl
         let project = match client.get_project(project_id).await {
             Ok(project) => project,
             Err(error) if is_project_not_found(&error) => {
-                already_deleted(project_id);
-                return Ok(());
+                return Ok(already_deleted(project_id));
             }
             Err(error) => return Err(error.into()),
         };
         confirm_delete(&project)?;
     }
-    let (progress, _task) = start_progress(session, "delete", Format::Table);
+    let (progress, _task) = start_progress(session, "delete", quiet());
     let result = client.delete_project(project_id).await;
     progress.clear();
     match result {
         Ok(()) => {
             eprintln!("deleted project {project_id}");
-            Ok(())
+            Ok("deleted")
         }
-        Err(error) if is_project_not_found(&error) => {
-            already_deleted(project_id);
-            Ok(())
-        }
+        Err(error) if is_project_not_found(&error) => Ok(already_deleted(project_id)),
         Err(error) => Err(error.into()),
     }
 }
@@ -353,8 +362,9 @@ fn is_project_not_found(error: &ApiError) -> bool {
     error.kind() == Some(&ErrorType::ProjectNotFound)
 }
 
-fn already_deleted(project_id: &str) {
+fn already_deleted(project_id: &str) -> &'static str {
     eprintln!("project {project_id} is already deleted (or never existed): nothing to delete");
+    "already_deleted"
 }
 
 /// Asks on the terminal for the project id to be typed.
@@ -362,7 +372,7 @@ fn confirm_delete(project: &Project) -> Result<(), CliError> {
     let name = project
         .name
         .as_deref()
-        .map(|name| format!(" ({})", crate::text::sanitize_line(name)))
+        .map(|name| format!(" ({})", crate::text::escape_invisible(name)))
         .unwrap_or_default();
     let mut stderr = std::io::stderr().lock();
     let _ = write!(
@@ -397,12 +407,12 @@ async fn analytics(session: &Session, command: AnalyticsCommand) -> Result<(), C
             count,
             output,
         } => {
-            let format = output::resolve(output.format);
+            let output = output.resolve();
             let refreshes = if watch { count } else { Some(1) };
             realtime(
                 session,
                 &project_id,
-                format,
+                output,
                 Duration::from_secs(interval),
                 refreshes,
             )
@@ -414,18 +424,18 @@ async fn analytics(session: &Session, command: AnalyticsCommand) -> Result<(), C
             to,
             output,
         } => {
-            let format = output::resolve(output.format);
-            let (progress, _task) = start_progress(session, "breakdowns", format);
+            let output = output.resolve();
+            let (progress, _task) = start_progress(session, "breakdowns", output);
             let breakdowns = session.client.get_breakdowns(&project_id, from, to).await?;
             progress.clear();
-            if format == Format::Csv {
-                let mut rows = CsvRows::new();
+            if output.format == Format::Csv {
+                let mut rows = CsvRows::new(output);
                 for row in views::breakdown_rows(&breakdowns) {
                     rows.write(&row)?;
                 }
                 return Ok(());
             }
-            write_one(&breakdowns, format, None, |width| {
+            write_one(&breakdowns, output, None, |width| {
                 views::breakdowns_table(&breakdowns, width)
             })
         }
@@ -437,24 +447,24 @@ async fn analytics(session: &Session, command: AnalyticsCommand) -> Result<(), C
 async fn realtime(
     session: &Session,
     project_id: &str,
-    format: Format,
+    output: Output,
     interval: Duration,
     refreshes: Option<u64>,
 ) -> Result<(), CliError> {
     let watching = refreshes != Some(1);
-    let in_place = watching && format == Format::Table && std::io::stdout().is_terminal();
-    let (progress, _task) = start_progress(session, "realtime", format);
-    let mut csv = CsvRows::new();
+    let in_place = watching && output.format == Format::Table && std::io::stdout().is_terminal();
+    let (progress, _task) = start_progress(session, "realtime", output);
+    let mut csv = CsvRows::new(output);
     let mut drawn_lines = 0usize;
     let mut shown = 0u64;
     let refresh_loop = async {
         loop {
             let realtime = session.client.get_realtime(project_id).await?;
             progress.clear();
-            match format {
+            match output.format {
                 Format::Csv => csv.write(&realtime)?,
                 Format::Table if watching => {
-                    let mut text = views::realtime_table(&realtime, super::table::output_width());
+                    let mut text = views::realtime_table(&realtime, output_width());
                     text.push_str(&format!(
                         "updated {} UTC; every {} s, Ctrl-C to stop\n",
                         views::clock_time(time::OffsetDateTime::now_utc()),
@@ -470,10 +480,10 @@ async fn realtime(
                     };
                     out.write_all(format!("{erase}{text}").as_bytes())
                         .and_then(|()| out.flush())
-                        .map_err(crate::output::OutputError::from)?;
+                        .map_err(crate::formats::OutputError::from)?;
                     drawn_lines = text.lines().count();
                 }
-                _ => write_one(&realtime, format, None, |width| {
+                _ => write_one(&realtime, output, None, |width| {
                     views::realtime_table(&realtime, width)
                 })?,
             }

@@ -3,7 +3,7 @@
 //! place that maps errors to them.
 
 use crate::api::{ApiError, ConfigError};
-use crate::output::OutputError;
+use crate::formats::OutputError;
 
 use super::SessionError;
 
@@ -52,12 +52,7 @@ pub enum CliError {
 impl CliError {
     /// Output that stopped because the reader went away (`| head`): not an error.
     pub fn is_broken_pipe(&self) -> bool {
-        let kind = match self {
-            Self::Output(OutputError::Io(error)) => Some(error.kind()),
-            Self::Output(OutputError::Json(error)) => error.io_error_kind(),
-            _ => None,
-        };
-        kind == Some(std::io::ErrorKind::BrokenPipe)
+        matches!(self, Self::Output(error) if error.is_broken_pipe())
     }
 }
 

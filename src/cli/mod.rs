@@ -5,9 +5,8 @@ pub mod args;
 pub mod commands;
 pub mod docs;
 pub mod exit;
-pub mod output;
+pub mod print;
 pub mod progress;
-pub mod table;
 pub mod views;
 
 pub use args::ScriptCommand;

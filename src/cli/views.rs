@@ -1,16 +1,16 @@
 //! What each resource looks like as a table: its columns and cells. Cells are
-//! raw strings here; `table::render` sanitizes and fits them.
+//! raw strings here; `table::render` makes them visible and fits them.
 
 use serde::Serialize;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::output::Row;
-use super::table::{self, Column};
+use super::print::Row;
 use crate::api::model::{
     Breakdowns, Insights, InventoryItem, MemberRef, PiiFinding, Project, Realtime,
 };
-use crate::output::flatten;
+use crate::formats::flatten;
+use crate::formats::table::{self, Column};
 
 /// `2026-11-22 12:00` (UTC), or empty.
 pub fn when(at: Option<OffsetDateTime>) -> String {
@@ -77,7 +77,7 @@ impl Row for InventoryItem {
     }
 
     fn csv_template() -> Option<Value> {
-        Some(crate::output::inventory_item_template())
+        Some(crate::formats::inventory_item_template())
     }
 }
 

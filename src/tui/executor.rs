@@ -12,7 +12,7 @@ use super::watchlist;
 use crate::api::model::{ErrorType, PublishRequest};
 use crate::api::{ApiError, Client, ClientEvent, InventoryParams, PageParams};
 use crate::clock::Clock;
-use crate::output::{CsvWriter, JsonArrayWriter, OutputError};
+use crate::formats::{CsvWriter, JsonArrayWriter, OutputError};
 
 #[derive(Clone)]
 pub struct ClientExecutor {
@@ -171,7 +171,7 @@ impl ClientExecutor {
             |err: OutputError| failed(format!("cannot write {}: {err}", path.display()));
         match format {
             ExportFormat::Csv => {
-                let template = Some(crate::output::inventory_item_template());
+                let template = Some(crate::formats::inventory_item_template());
                 let mut writer = CsvWriter::with_template(out, template);
                 while let Some(item) = items.next().await {
                     let item = item.map_err(|error| error_info(&error, &self.clock))?;

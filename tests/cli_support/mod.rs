@@ -124,3 +124,109 @@ pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
     }
     rows
 }
+
+/// The generator's hostile set, and strings these tests add: spreadsheet
+/// formulas, C1 controls, every bidi control, DEL, invisible format characters
+/// and the line and paragraph separators (ZWNJ and ZWJ, which stay).
+pub fn hostile_set() -> Vec<String> {
+    let mut set = vantage::hostile::hostile_strings();
+    set.extend(
+        [
+            "=1+1",
+            "=cmd|' /C calc'!A0",
+            "+SUM(A1:A9)",
+            "-2+3",
+            "@SUM(1)",
+            "\t=1",
+            "\r=1",
+            "c1 \u{85}nel \u{9b}2J \u{9d}0;title\u{9c} \u{90}dcs\u{9c} \u{9f}",
+            "bidi \u{202a}a\u{202b}b\u{202c}c\u{202d}d\u{202e}e \u{2066}f\u{2067}g\u{2068}h\u{2069} \u{200e}\u{200f}\u{61c}",
+            "del\u{7f} sep\u{2028}line\u{2029}para",
+            "hidden\u{200b}\u{2060}\u{feff}\u{ad}\u{180e}\u{e0041}\u{fff9}",
+            "keeps\u{200c}zwnj and\u{200d}zwj",
+        ]
+        .map(str::to_owned),
+    );
+    set
+}
+
+/// Whether a terminal could act on `ch`: a byte-level allow-list of printable
+/// ASCII and line feed, and a deny-list (written out, not taken from the crate)
+/// of the controls and invisible characters above ASCII.
+fn allowed(ch: char) -> bool {
+    match ch {
+        '\n' | ' '..='~' => true,
+        '\u{0}'..='\u{7f}' => false,
+        '\u{80}'..='\u{9f}'
+        | '\u{ad}'
+        | '\u{61c}'
+        | '\u{180e}'
+        | '\u{200b}'
+        | '\u{200e}'..='\u{200f}'
+        | '\u{2028}'..='\u{202e}'
+        | '\u{2060}'..='\u{206f}'
+        | '\u{feff}'
+        | '\u{fff9}'..='\u{fffb}'
+        | '\u{e0000}'..='\u{e007f}' => false,
+        _ => true,
+    }
+}
+
+/// Panics, naming the first offending character, unless every byte of `bytes`
+/// is on the allow-list.
+pub fn assert_inert(bytes: &[u8], what: &str) {
+    let text = std::str::from_utf8(bytes).unwrap_or_else(|error| panic!("{what}: {error}"));
+    if let Some((at, ch)) = text.char_indices().find(|&(_, ch)| !allowed(ch)) {
+        let start = text.floor_char_boundary(at.saturating_sub(40));
+        panic!(
+            "{what}: {ch:?} at byte {at}: {:?}",
+            &text[start..at + ch.len_utf8()]
+        );
+    }
+}
+
+/// A stub server answering each request with the next of `replies`
+/// (`(status, JSON body)`, with `Retry-After: 0` on a 429); `(method, path)`
+/// of every request comes back through the returned log.
+pub async fn stub(
+    replies: Vec<(u16, &'static str)>,
+) -> (
+    String,
+    std::sync::Arc<std::sync::Mutex<Vec<(String, String)>>>,
+) {
+    use std::sync::{Arc, Mutex};
+
+    use axum::extract::Request;
+    use axum::response::Response;
+
+    let replies = Arc::new(Mutex::new(std::collections::VecDeque::from(replies)));
+    let seen: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
+    let log = seen.clone();
+    let app = axum::Router::new().fallback(move |request: Request| {
+        let replies = replies.clone();
+        let log = log.clone();
+        async move {
+            log.lock().unwrap().push((
+                request.method().to_string(),
+                request.uri().path().to_owned(),
+            ));
+            let (status, body) = replies
+                .lock()
+                .unwrap()
+                .pop_front()
+                .unwrap_or((500, r#"{"type":"script_exhausted"}"#));
+            let mut response = Response::new(axum::body::Body::from(body));
+            *response.status_mut() = axum::http::StatusCode::from_u16(status).unwrap();
+            let headers = response.headers_mut();
+            headers.insert("content-type", "application/json".parse().unwrap());
+            if status == 429 {
+                headers.insert("retry-after", "0".parse().unwrap());
+            }
+            response
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{address}"), seen)
+}

@@ -1,13 +1,8 @@
-//! Aligned columns for people. Every cell is sanitized and cut by `text::fit`
-//! (the one place for terminal-safe text); flexible columns shrink first when
-//! the rows do not fit the width.
+//! Aligned columns for people. Every cell has its invisible characters made
+//! visible (`text::escape_invisible`) and is cut to its column by `text::fit`;
+//! flexible columns shrink first when the rows do not fit the width.
 
-use std::io::IsTerminal;
-
-use crate::text::{display_width, fit, sanitize_line};
-
-/// Width when stdout is not a terminal.
-pub const DEFAULT_WIDTH: usize = 120;
+use crate::text::{display_width, escape_invisible, fit};
 
 const GAP: &str = "  ";
 
@@ -58,19 +53,6 @@ impl Column {
     }
 }
 
-/// The terminal's width when stdout is one, else [`DEFAULT_WIDTH`].
-pub fn output_width() -> usize {
-    if std::io::stdout().is_terminal() {
-        crossterm::terminal::size()
-            .map(|(columns, _)| usize::from(columns))
-            .ok()
-            .filter(|&columns| columns > 0)
-            .unwrap_or(DEFAULT_WIDTH)
-    } else {
-        DEFAULT_WIDTH
-    }
-}
-
 /// Renders a header and `rows` within `width` cells, one line each, with a
 /// trailing newline. Rows shorter than the columns are padded with blanks.
 pub fn render(columns: &[Column], rows: &[Vec<String>], width: usize) -> String {
@@ -80,7 +62,7 @@ pub fn render(columns: &[Column], rows: &[Vec<String>], width: usize) -> String 
             (0..columns.len())
                 .map(|index| {
                     row.get(index)
-                        .map(|cell| sanitize_line(cell).into_owned())
+                        .map(|cell| escape_invisible(cell).into_owned())
                         .unwrap_or_default()
                 })
                 .collect()
@@ -205,13 +187,13 @@ mod tests {
     }
 
     #[test]
-    fn hostile_cells_are_sanitized() {
+    fn hostile_cells_show_their_controls_as_escapes() {
         let columns = [Column::text("NAME", 4)];
         let text = render(
             &columns,
-            &[row(&["\u{1b}[31mred\u{1b}]0;title\u{7}\nx"])],
+            &[row(&["\u{1b}[31mred\u{1b}]0;title\u{7}\nx\u{202e}"])],
             80,
         );
-        assert_eq!(text, "NAME\nred x\n");
+        assert_eq!(text, "NAME\n\\x1b[31mred\\x1b]0;title\\x07\\nx\\u202e\n");
     }
 }

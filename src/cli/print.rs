@@ -1,7 +1,7 @@
-//! Writing command results to stdout in the chosen [`Format`]. JSON keeps the
-//! API's field names (the model types serialized, in the contract's order);
-//! lists are streamed page by page so memory stays flat; CSV and flattening
-//! are `crate::output`'s rule; tables are `table`'s.
+//! Printing command results on stdout in the chosen [`Format`], through the
+//! shared writers of `crate::formats`. JSON keeps the API's field names (the
+//! model types serialized, in the contract's order); lists are streamed page by
+//! page so memory stays flat.
 
 use std::io::{IsTerminal, StdoutLock, Write};
 use std::pin::pin;
@@ -10,28 +10,64 @@ use futures::{Stream, StreamExt};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::args::Format;
+use super::args::{Format, OutputArgs};
 use super::exit::CliError;
 use super::progress::Progress;
-use super::table::{self, Column};
 use crate::api::ApiError;
-use crate::output::{CsvWriter, JsonArrayWriter, OutputError};
+use crate::formats::table::{self, Column};
+use crate::formats::{CsvWriter, JsonArrayWriter, JsonLinesWriter, OutputError, json};
 
-/// The format asked for, else `table` on a terminal and `json` otherwise.
-pub fn resolve(format: Option<Format>) -> Format {
-    format.unwrap_or_else(|| {
-        if std::io::stdout().is_terminal() {
-            Format::Table
-        } else {
-            Format::Json
-        }
-    })
+/// Width of a table when stdout is not a terminal.
+pub const DEFAULT_WIDTH: usize = 120;
+
+/// How a command prints: the format, and the CSV formula guard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Output {
+    pub format: Format,
+    /// `--csv-raw-formulas`: no leading `'` on cells that look like formulas.
+    pub csv_raw_formulas: bool,
 }
 
-/// Whether a progress line may be drawn: stderr is a terminal, and stdout is
-/// not the same screen being filled with data.
-pub fn progress_visible(format: Format) -> bool {
-    std::io::stderr().is_terminal() && (format == Format::Table || !std::io::stdout().is_terminal())
+impl OutputArgs {
+    /// The format asked for, else `table` on a terminal and `json` otherwise.
+    pub fn resolve(&self) -> Output {
+        Output {
+            format: self.format.unwrap_or_else(|| {
+                if std::io::stdout().is_terminal() {
+                    Format::Table
+                } else {
+                    Format::Json
+                }
+            }),
+            csv_raw_formulas: self.csv_raw_formulas,
+        }
+    }
+}
+
+impl Output {
+    /// Whether a progress line may be drawn: stderr is a terminal, and stdout is
+    /// not the same screen being filled with data.
+    pub fn progress_visible(self) -> bool {
+        std::io::stderr().is_terminal()
+            && (self.format == Format::Table || !std::io::stdout().is_terminal())
+    }
+
+    fn csv<W: Write>(self, out: W, template: Option<Value>) -> CsvWriter<W> {
+        CsvWriter::with_template(out, template).raw_formulas(self.csv_raw_formulas)
+    }
+}
+
+/// The terminal's width when stdout is one, else [`DEFAULT_WIDTH`].
+pub fn output_width() -> usize {
+    if std::io::stdout().is_terminal() {
+        crossterm::terminal::size()
+            .map(|(columns, _)| usize::from(columns))
+            .ok()
+            .filter(|&columns| columns > 0)
+            .unwrap_or(DEFAULT_WIDTH)
+    } else {
+        DEFAULT_WIDTH
+    }
 }
 
 /// An item of a list, as a table row.
@@ -39,7 +75,8 @@ pub trait Row: Serialize {
     fn columns() -> &'static [Column];
     fn cells(&self) -> Vec<String>;
     /// The full shape of fields that may be `null` or an object, so CSV
-    /// columns never depend on which item comes first (see [`conform`]).
+    /// columns never depend on which item comes first (see
+    /// [`crate::formats::conform`]).
     fn csv_template() -> Option<Value> {
         None
     }
@@ -50,7 +87,7 @@ pub trait Row: Serialize {
 /// it cannot pass for a complete one) and the error is returned.
 pub async fn write_list<T, S>(
     stream: S,
-    format: Format,
+    output: Output,
     max: Option<u64>,
     progress: &Progress,
 ) -> Result<(), CliError>
@@ -72,7 +109,7 @@ where
                 Ok(item) => {
                     let sink = match &mut sink {
                         Some(sink) => sink,
-                        None => sink.insert(ListSink::new(format, std::io::stdout().lock())?),
+                        None => sink.insert(ListSink::new(output, std::io::stdout().lock())?),
                     };
                     sink.write(&item)?;
                 }
@@ -94,15 +131,15 @@ where
     progress.clear();
     match sink {
         Some(sink) => sink.finish()?,
-        None => ListSink::<T>::new(format, std::io::stdout().lock())?.finish()?,
+        None => ListSink::<T>::new(output, std::io::stdout().lock())?.finish()?,
     }
     Ok(())
 }
 
 enum ListSink<'a, T> {
     Json(JsonArrayWriter<StdoutLock<'a>>),
-    Jsonl(StdoutLock<'a>),
-    Csv(CsvWriter<StdoutLock<'a>>),
+    Jsonl(JsonLinesWriter<StdoutLock<'a>>),
+    Csv(Box<CsvWriter<StdoutLock<'a>>>),
     Table(
         StdoutLock<'a>,
         Vec<Vec<String>>,
@@ -111,11 +148,11 @@ enum ListSink<'a, T> {
 }
 
 impl<'a, T: Row> ListSink<'a, T> {
-    fn new(format: Format, out: StdoutLock<'a>) -> Result<Self, OutputError> {
-        Ok(match format {
+    fn new(output: Output, out: StdoutLock<'a>) -> Result<Self, OutputError> {
+        Ok(match output.format {
             Format::Json => Self::Json(JsonArrayWriter::new(out)?),
-            Format::Jsonl => Self::Jsonl(out),
-            Format::Csv => Self::Csv(CsvWriter::with_template(out, T::csv_template())),
+            Format::Jsonl => Self::Jsonl(JsonLinesWriter::new(out)),
+            Format::Csv => Self::Csv(Box::new(output.csv(out, T::csv_template()))),
             Format::Table => Self::Table(out, Vec::new(), std::marker::PhantomData),
         })
     }
@@ -123,11 +160,7 @@ impl<'a, T: Row> ListSink<'a, T> {
     fn write(&mut self, item: &T) -> Result<(), OutputError> {
         match self {
             Self::Json(writer) => writer.write(item),
-            Self::Jsonl(out) => {
-                serde_json::to_writer(&mut *out, item)?;
-                out.write_all(b"\n")?;
-                Ok(())
-            }
+            Self::Jsonl(writer) => writer.write(item),
             Self::Csv(writer) => writer.write(item),
             Self::Table(_, rows, _) => {
                 rows.push(item.cells());
@@ -136,25 +169,24 @@ impl<'a, T: Row> ListSink<'a, T> {
         }
     }
 
+    /// Each page reaches the reader when it has arrived.
     fn flush(&mut self) -> Result<(), OutputError> {
         match self {
-            Self::Jsonl(out) => out.flush()?,
-            // The JSON and CSV writers sit on stdout's line buffer: each line is
-            // written when it ends.
-            Self::Json(_) | Self::Csv(..) | Self::Table(..) => {}
+            Self::Jsonl(writer) => writer.flush(),
+            Self::Csv(writer) => writer.flush(),
+            // The JSON array sits on stdout's line buffer: each line is written
+            // when it ends.
+            Self::Json(_) | Self::Table(..) => Ok(()),
         }
-        Ok(())
     }
 
     fn finish(self) -> Result<(), OutputError> {
         match self {
             Self::Json(writer) => drop(writer.finish()?),
-            Self::Jsonl(mut out) => out.flush()?,
+            Self::Jsonl(writer) => drop(writer.finish()?),
             Self::Csv(writer) => drop(writer.finish()?),
             Self::Table(mut out, rows, _) => {
-                out.write_all(
-                    table::render(T::columns(), &rows, table::output_width()).as_bytes(),
-                )?;
+                out.write_all(table::render(T::columns(), &rows, output_width()).as_bytes())?;
                 out.flush()?;
             }
         }
@@ -165,27 +197,24 @@ impl<'a, T: Row> ListSink<'a, T> {
 /// Writes one object: pretty JSON, one JSON line, one CSV row, or `table(width)`.
 pub fn write_one<T: Serialize>(
     value: &T,
-    format: Format,
+    output: Output,
     csv_template: Option<&Value>,
     table: impl FnOnce(usize) -> String,
 ) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
-    match format {
+    match output.format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut out, value).map_err(OutputError::from)?;
+            json::to_writer_pretty(&mut out, value).map_err(OutputError::from)?;
             out.write_all(b"\n").map_err(OutputError::from)?;
         }
-        Format::Jsonl => {
-            serde_json::to_writer(&mut out, value).map_err(OutputError::from)?;
-            out.write_all(b"\n").map_err(OutputError::from)?;
-        }
+        Format::Jsonl => JsonLinesWriter::new(&mut out).write(value)?,
         Format::Csv => {
-            let mut writer = CsvWriter::with_template(&mut out, csv_template.cloned());
+            let mut writer = output.csv(&mut out, csv_template.cloned());
             writer.write(value)?;
             writer.finish()?;
         }
         Format::Table => out
-            .write_all(table(table::output_width()).as_bytes())
+            .write_all(table(output_width()).as_bytes())
             .map_err(OutputError::from)?,
     }
     out.flush().map_err(OutputError::from)?;
@@ -193,23 +222,26 @@ pub fn write_one<T: Serialize>(
 }
 
 /// CSV rows under one header, across calls (watch mode). Each row reaches
-/// stdout when its line ends.
-pub struct CsvRows(Option<CsvWriter<std::io::Stdout>>);
+/// stdout as it is written.
+pub struct CsvRows {
+    writer: Option<CsvWriter<std::io::Stdout>>,
+    output: Output,
+}
 
 impl CsvRows {
-    pub fn new() -> Self {
-        Self(None)
+    pub fn new(output: Output) -> Self {
+        Self {
+            writer: None,
+            output,
+        }
     }
 
     pub fn write<T: Serialize>(&mut self, item: &T) -> Result<(), OutputError> {
-        self.0
-            .get_or_insert_with(|| CsvWriter::new(std::io::stdout()))
-            .write(item)
-    }
-}
-
-impl Default for CsvRows {
-    fn default() -> Self {
-        Self::new()
+        let output = self.output;
+        let writer = self
+            .writer
+            .get_or_insert_with(|| output.csv(std::io::stdout(), None));
+        writer.write(item)?;
+        writer.flush()
     }
 }

@@ -1,0 +1,153 @@
+//! [`Client`]: one async method per operation of the contract.
+//!
+//! - `projects.rs`: the project operations. Mutations end in the state they
+//!   verified (DESIGN.md, "Client rules"): when a mutation's outcome is unknown,
+//!   or its retries ran out, the goal state is read back before it answers.
+//! - `reads.rs`: analytics, personal data, members and the security center.
+
+mod projects;
+mod reads;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::Stream;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio::sync::broadcast;
+
+use super::config::ClientConfig;
+use super::error::{ApiError, ConfigError};
+use super::events::ClientEvent;
+use super::model::{InventoryPage, Page, Pagination};
+use super::page::{Query, item_stream};
+use super::ratelimit::RateLimitState;
+use super::transport::{Call, Transport};
+
+/// How [`Client::wait_for_deployment`] polls: the contract allows at most one
+/// poll every 2 s, backing off toward 10 s while the deployment is not terminal.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PollPolicy {
+    pub first: Duration,
+    pub max: Duration,
+    pub factor: f64,
+}
+
+impl Default for PollPolicy {
+    fn default() -> Self {
+        Self {
+            first: Duration::from_secs(2),
+            max: Duration::from_secs(10),
+            factor: 1.5,
+        }
+    }
+}
+
+/// The contract: poll a deployment at most once every 2 seconds.
+pub const MIN_POLL_INTERVAL: Duration = Duration::from_secs(2);
+
+/// The typed client. Cheap to clone; clones share the connection pool, the
+/// rate-limit state of the credential, the retry budget and the event stream.
+#[derive(Clone, Debug)]
+pub struct Client {
+    transport: Arc<Transport>,
+}
+
+impl Client {
+    pub fn new(config: ClientConfig) -> Result<Self, ConfigError> {
+        Ok(Self {
+            transport: Arc::new(Transport::new(&config)?),
+        })
+    }
+
+    /// Every [`ClientEvent`] from now on. A subscriber that falls more than 1024
+    /// events behind loses the oldest.
+    pub fn subscribe(&self) -> broadcast::Receiver<ClientEvent> {
+        self.transport.events.subscribe()
+    }
+
+    /// The credential's last known `X-RateLimit-*` state.
+    pub fn rate_limit_state(&self) -> Option<RateLimitState> {
+        self.transport.rate_limit_state()
+    }
+
+    async fn get<T: DeserializeOwned>(&self, path: String, query: Query) -> Result<T, ApiError> {
+        self.transport
+            .execute(&Call::get(path, query.into_pairs()))
+            .await?
+            .decode()
+    }
+
+    /// Every item of a list: pages of `P` fetched from `path` with
+    /// `query(cursor)`; a bad path argument is the stream's only item.
+    fn paged<P, Q>(
+        &self,
+        path: Result<String, ApiError>,
+        query: Q,
+    ) -> impl Stream<Item = Result<P::Item, ApiError>> + Send + 'static
+    where
+        P: Paged,
+        Q: Fn(Option<&str>) -> Query + Send + 'static,
+    {
+        let client = self.clone();
+        let (path, mut invalid) = match path {
+            Ok(path) => (path, None),
+            Err(error) => (String::new(), Some(error)),
+        };
+        item_stream(path.clone(), move |cursor| {
+            let invalid = invalid.take();
+            let client = client.clone();
+            let path = path.clone();
+            let query = query(cursor.as_deref());
+            async move {
+                if let Some(error) = invalid {
+                    return Err(error);
+                }
+                let page: P = client.get(path, query).await?;
+                Ok(page.into_parts())
+            }
+        })
+    }
+}
+
+/// A page of a list: its items and where the next page is.
+trait Paged: DeserializeOwned + Send + 'static {
+    type Item: Send + 'static;
+    fn into_parts(self) -> (Vec<Self::Item>, Pagination);
+}
+
+impl<T: DeserializeOwned + Send + 'static> Paged for Page<T> {
+    type Item = T;
+    fn into_parts(self) -> (Vec<T>, Pagination) {
+        (self.data, self.pagination)
+    }
+}
+
+impl Paged for InventoryPage {
+    type Item = super::model::InventoryItem;
+    fn into_parts(self) -> (Vec<Self::Item>, Pagination) {
+        (self.data, self.pagination)
+    }
+}
+
+fn json_body(value: &impl Serialize) -> Bytes {
+    // Our request types are plain structs of strings and enums: they always serialize.
+    Bytes::from(serde_json::to_vec(value).unwrap_or_else(|_| b"{}".to_vec()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::credentials::ApiKey;
+
+    #[test]
+    fn debug_hides_the_key() {
+        let config = ClientConfig::new(
+            "https://api.example.com",
+            ApiKey::new("vtg_super_secret").unwrap(),
+        );
+        let client = Client::new(config).unwrap();
+        assert!(!format!("{client:?}").contains("super_secret"));
+    }
+}

@@ -1,0 +1,196 @@
+//! JSON and JSON Lines, lossless and inert on a terminal.
+//!
+//! serde_json escapes C0 controls itself; [`InertFormatter`] also writes DEL,
+//! the C1 controls, bidi controls and other invisible format characters, and
+//! U+2028/2029, as `\uXXXX` (surrogate pairs beyond the BMP). The parsed value
+//! is exactly the server's; the bytes hold nothing a terminal acts on.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+use serde_json::ser::{CharEscape, CompactFormatter, Formatter, PrettyFormatter};
+
+use super::error::OutputError;
+use crate::text::is_invisible_or_control;
+
+/// A serde_json formatter that escapes what [`is_invisible_or_control`] names,
+/// around another formatter (compact or pretty) that keeps the layout.
+#[derive(Debug, Clone, Default)]
+pub struct InertFormatter<F>(pub F);
+
+/// Writes `value` as compact JSON.
+pub fn to_writer<W: Write, T: Serialize + ?Sized>(out: W, value: &T) -> serde_json::Result<()> {
+    let mut serializer =
+        serde_json::Serializer::with_formatter(out, InertFormatter(CompactFormatter));
+    value.serialize(&mut serializer)
+}
+
+/// Writes `value` as pretty JSON (two-space indent).
+pub fn to_writer_pretty<W: Write, T: Serialize + ?Sized>(
+    out: W,
+    value: &T,
+) -> serde_json::Result<()> {
+    let formatter = InertFormatter(PrettyFormatter::new());
+    let mut serializer = serde_json::Serializer::with_formatter(out, formatter);
+    value.serialize(&mut serializer)
+}
+
+/// `value` as compact JSON text.
+pub fn to_string<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
+    let mut out = Vec::new();
+    to_writer(&mut out, value)?;
+    // The serializer writes UTF-8 only, and every escape is ASCII.
+    String::from_utf8(out).map_err(|error| serde_json::Error::io(io::Error::other(error)))
+}
+
+macro_rules! delegate {
+    ($($name:ident($($arg:ident: $ty:ty),*);)+) => {
+        $(fn $name<W: ?Sized + Write>(&mut self, writer: &mut W $(, $arg: $ty)*) -> io::Result<()> {
+            self.0.$name(writer $(, $arg)*)
+        })+
+    };
+}
+
+impl<F: Formatter> Formatter for InertFormatter<F> {
+    delegate! {
+        begin_array();
+        end_array();
+        begin_array_value(first: bool);
+        end_array_value();
+        begin_object();
+        end_object();
+        begin_object_key(first: bool);
+        end_object_key();
+        begin_object_value();
+        end_object_value();
+        write_char_escape(char_escape: CharEscape);
+    }
+
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        let mut start = 0;
+        for (index, ch) in fragment.char_indices() {
+            if !is_invisible_or_control(ch) {
+                continue;
+            }
+            self.0
+                .write_string_fragment(writer, &fragment[start..index])?;
+            let mut units = [0u16; 2];
+            for unit in ch.encode_utf16(&mut units) {
+                write!(writer, "\\u{unit:04x}")?;
+            }
+            start = index + ch.len_utf8();
+        }
+        self.0.write_string_fragment(writer, &fragment[start..])
+    }
+}
+
+/// A JSON array written item by item, so memory stays flat for any size.
+pub struct JsonArrayWriter<W: Write> {
+    out: W,
+    count: usize,
+}
+
+impl<W: Write> JsonArrayWriter<W> {
+    pub fn new(mut out: W) -> Result<Self, OutputError> {
+        out.write_all(b"[")?;
+        Ok(Self { out, count: 0 })
+    }
+
+    pub fn write<T: Serialize + ?Sized>(&mut self, item: &T) -> Result<(), OutputError> {
+        if self.count > 0 {
+            self.out.write_all(b",")?;
+        }
+        self.out.write_all(b"\n  ")?;
+        to_writer(&mut self.out, item)?;
+        self.count += 1;
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> Result<W, OutputError> {
+        if self.count > 0 {
+            self.out.write_all(b"\n")?;
+        }
+        self.out.write_all(b"]\n")?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+/// One compact JSON object per line.
+pub struct JsonLinesWriter<W: Write> {
+    out: W,
+}
+
+impl<W: Write> JsonLinesWriter<W> {
+    pub fn new(out: W) -> Self {
+        Self { out }
+    }
+
+    pub fn write<T: Serialize + ?Sized>(&mut self, item: &T) -> Result<(), OutputError> {
+        to_writer(&mut self.out, item)?;
+        self.out.write_all(b"\n")?;
+        Ok(())
+    }
+
+    pub fn flush(&mut self) -> Result<(), OutputError> {
+        self.out.flush()?;
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> Result<W, OutputError> {
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    #[test]
+    fn writes_a_json_array_incrementally() {
+        let mut writer = JsonArrayWriter::new(Vec::new()).unwrap();
+        writer.write(&json!({"a": 1})).unwrap();
+        writer.write(&json!({"a": 2})).unwrap();
+        let text = String::from_utf8(writer.finish().unwrap()).unwrap();
+        let parsed: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(parsed, json!([{"a": 1}, {"a": 2}]));
+        let empty = JsonArrayWriter::new(Vec::new()).unwrap().finish().unwrap();
+        assert_eq!(serde_json::from_slice::<Value>(&empty).unwrap(), json!([]));
+    }
+
+    #[test]
+    fn escapes_what_a_terminal_could_act_on() {
+        let text = "\u{1b}[2J\u{7f}\u{9b}1m\u{202e}x\u{2028}\u{feff}\u{e0001}\u{200d}é";
+        assert_eq!(
+            to_string(&json!({ "s": text })).unwrap(),
+            r#"{"s":"\u001b[2J\u007f\u009b1m\u202ex\u2028\ufeff\udb40\udc01"#.to_owned()
+                + "\u{200d}é\"}"
+        );
+    }
+
+    #[test]
+    fn hostile_strings_round_trip_through_inert_bytes() {
+        for hostile in crate::hostile::hostile_strings() {
+            let value = json!({ "name": hostile, "nested": [hostile] });
+            for bytes in [to_string(&value).unwrap().into_bytes(), {
+                let mut out = Vec::new();
+                to_writer_pretty(&mut out, &value).unwrap();
+                out
+            }] {
+                let text = std::str::from_utf8(&bytes).unwrap();
+                assert!(
+                    text.chars()
+                        .all(|ch| ch == '\n' || !is_invisible_or_control(ch)),
+                    "{text:?}"
+                );
+                assert_eq!(serde_json::from_slice::<Value>(&bytes).unwrap(), value);
+            }
+        }
+    }
+}
