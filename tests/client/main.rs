@@ -1,0 +1,12 @@
+//! Integration tests of the typed client: credentials, every operation against
+//! the reference server, resilience under injected faults, and scripted stub
+//! servers for answers the reference server never gives.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod support;
+
+mod credentials;
+mod operations;
+mod resilience;
+mod stubs;

@@ -1,0 +1,8 @@
+//! End to end: the real binary in a pseudo-terminal, its screen read through a
+//! terminal emulator (vt100).
+
+mod support;
+
+mod demo;
+mod project;
+mod robustness_terminal;

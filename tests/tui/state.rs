@@ -1,0 +1,217 @@
+//! State-model tests of the dashboard: no terminal, no network.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::json;
+use time::macros::datetime;
+use vantage::api::model::{InventoryPage, InventorySortBy, SortOrder};
+use vantage::tui::app::{App, Msg};
+use vantage::tui::effect::{Effect, Reply, Request, Slot};
+
+use crate::support::{app, key};
+
+const NOW: time::OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
+
+fn page(range: std::ops::Range<usize>, total: usize, more: bool) -> InventoryPage {
+    let data: Vec<_> = range
+        .map(|n| {
+            json!({
+                "id": format!("prj_{n:05}"), "name": format!("Project {n}"), "description": null,
+                "url": null, "is_published": false, "publish_audience": null, "visibility": "workspace_edit",
+                "activity_group": "last_14_days", "connectors": [], "edge_functions": [],
+                "edit_count": 1, "message_count": 1, "edits_24h": 0, "edits_7d": 0, "edits_30d": 0,
+                "visitors_24h": 0, "visitors_7d": 0, "visitors_30d": 0,
+                "last_edited_at": "2026-11-20T00:00:00Z", "last_security_scan_at": null,
+                "owner": {"display_name": "Ada"}, "review_priority": "needs_review",
+                "review_priority_explanation": [], "matched_reason": null
+            })
+        })
+        .collect();
+    serde_json::from_value(json!({
+        "data": data,
+        "pagination": {"has_more": more, "next_cursor": if more { Some("c") } else { None }},
+        "total": total, "as_of": null, "activity_as_of": null, "applied_finding": null
+    }))
+    .unwrap()
+}
+
+/// The inventory page requests among effects, with their tokens.
+fn page_requests(effects: &[Effect]) -> Vec<(u64, Option<String>)> {
+    effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::Fetch {
+                slot: Slot::InventoryPage,
+                token,
+                request,
+            } => match request.as_ref() {
+                Request::InventoryPage { cursor, .. } => Some((*token, cursor.clone())),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+fn open_inventory(app: &mut App) -> u64 {
+    app.start(NOW);
+    let effects = app.handle(key('2'), NOW);
+    let requests = page_requests(&effects);
+    assert_eq!(
+        requests.len(),
+        1,
+        "switching to the inventory loads its first page"
+    );
+    requests[0].0
+}
+
+#[test]
+fn a_stale_reply_is_dropped() {
+    let mut app = app();
+    let first = open_inventory(&mut app);
+    // Changing the sort asks again; the first reply then arrives late.
+    let effects = app.handle(key('S'), NOW);
+    assert!(
+        page_requests(&effects).is_empty(),
+        "no sort chosen yet: S only explains"
+    );
+    let effects = app.handle(key('p'), NOW);
+    let second = page_requests(&effects)[0].0;
+    assert_ne!(first, second);
+    app.handle(
+        Msg::Reply {
+            slot: Slot::InventoryPage,
+            token: first,
+            reply: Ok(Reply::InventoryPage(Box::new(page(0..5, 5, false)))),
+        },
+        NOW,
+    );
+    assert!(
+        app.inventory.rows.is_empty(),
+        "the reply of the older filter is dropped"
+    );
+    app.handle(
+        Msg::Reply {
+            slot: Slot::InventoryPage,
+            token: second,
+            reply: Ok(Reply::InventoryPage(Box::new(page(0..3, 3, false)))),
+        },
+        NOW,
+    );
+    assert_eq!(app.inventory.rows.len(), 3);
+    assert_eq!(app.inventory.total, Some(3));
+}
+
+#[test]
+fn the_next_page_is_asked_for_before_the_last_row() {
+    let mut app = app();
+    let token = open_inventory(&mut app);
+    let effects = app.handle(
+        Msg::Reply {
+            slot: Slot::InventoryPage,
+            token,
+            reply: Ok(Reply::InventoryPage(Box::new(page(0..100, 250, true)))),
+        },
+        NOW,
+    );
+    assert!(
+        page_requests(&effects).is_empty(),
+        "the cursor is far from the end"
+    );
+    let mut asked = None;
+    for step in 0..100 {
+        let effects = app.handle(key('j'), NOW);
+        if let Some(request) = page_requests(&effects).into_iter().next() {
+            asked = Some((step, request));
+            break;
+        }
+    }
+    let (step, (_, cursor)) = asked.expect("a page is asked for while moving down");
+    assert!(step < 99, "asked at row {step}, before the last loaded row");
+    assert_eq!(cursor.as_deref(), Some("c"));
+    // While that page is in flight, moving does not ask again.
+    let effects = app.handle(key('j'), NOW);
+    assert!(page_requests(&effects).is_empty());
+}
+
+#[test]
+fn an_empty_page_with_more_keeps_walking() {
+    let mut app = app();
+    let token = open_inventory(&mut app);
+    let effects = app.handle(
+        Msg::Reply {
+            slot: Slot::InventoryPage,
+            token,
+            reply: Ok(Reply::InventoryPage(Box::new(page(0..0, 10, true)))),
+        },
+        NOW,
+    );
+    assert_eq!(
+        page_requests(&effects).len(),
+        1,
+        "an empty page with has_more is not the end"
+    );
+}
+
+#[test]
+fn sort_menu_and_reverse_toggle_the_query() {
+    let mut app = app();
+    open_inventory(&mut app);
+    app.handle(key('s'), NOW);
+    // The menu opens on "default"; the second entry is the first sort field.
+    app.handle(key('j'), NOW);
+    app.handle(key('j'), NOW);
+    let effects = app.handle(
+        Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)),
+        NOW,
+    );
+    assert_eq!(page_requests(&effects).len(), 1);
+    assert_eq!(
+        app.inventory.query.sort_by,
+        Some(InventorySortBy::KNOWN[1].clone())
+    );
+    assert_eq!(app.inventory.query.sort_order, SortOrder::Desc);
+    let effects = app.handle(key('S'), NOW);
+    assert_eq!(page_requests(&effects).len(), 1);
+    assert_eq!(app.inventory.query.sort_order, SortOrder::Asc);
+    app.handle(key('S'), NOW);
+    assert_eq!(app.inventory.query.sort_order, SortOrder::Desc);
+}
+
+#[test]
+fn typing_a_search_waits_for_the_debounce() {
+    let mut app = app();
+    open_inventory(&mut app);
+    app.handle(key('/'), NOW);
+    for ch in "budget".chars() {
+        let effects = app.handle(key(ch), NOW);
+        assert!(
+            page_requests(&effects).is_empty(),
+            "no request per keystroke"
+        );
+    }
+    let deadline = app.wake_at().expect("a debounce deadline");
+    assert!(deadline > NOW && deadline <= NOW + time::Duration::milliseconds(300));
+    let early = app.handle(Msg::Wake, NOW + time::Duration::milliseconds(100));
+    assert!(page_requests(&early).is_empty());
+    let effects = app.handle(Msg::Wake, deadline);
+    assert_eq!(page_requests(&effects).len(), 1);
+    assert_eq!(app.inventory.query.query, "budget");
+    // While typing, q is text, not quit.
+    app.handle(key('q'), NOW);
+    assert!(!app.should_quit);
+}
+
+#[test]
+fn q_quits_and_question_mark_opens_help() {
+    let mut app = app();
+    app.start(NOW);
+    app.handle(key('?'), NOW);
+    app.handle(
+        Msg::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)),
+        NOW,
+    );
+    assert!(!app.should_quit);
+    let effects = app.handle(key('q'), NOW);
+    assert!(app.should_quit);
+    assert!(effects.contains(&Effect::Quit));
+}

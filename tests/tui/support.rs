@@ -1,0 +1,26 @@
+//! Helpers shared by the dashboard's state-model tests.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use vantage::tui::app::{App, Identity, Msg};
+use vantage::tui::keymap::Keymap;
+use vantage::tui::theme::{Theme, ThemeName};
+
+/// A fresh App on a workspace without a plan, dark theme without colour.
+pub fn app() -> App {
+    App::new(
+        Identity {
+            workspace: "ws_test".into(),
+            plan: None,
+            api_version: "2026-09-11".into(),
+            read_only: false,
+        },
+        Theme::new(ThemeName::Dark, false),
+        Keymap::default(),
+        std::env::temp_dir(),
+    )
+}
+
+/// A plain character key.
+pub fn key(ch: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(ch), KeyModifiers::NONE))
+}

@@ -1,0 +1,200 @@
+//! Snapshots of the dashboard on ratatui's TestBackend, with data loaded from the
+//! demo fixture through the real client and the in-process reference server.
+
+use crate::common::{self, ENTERPRISE_ADMIN, ENTERPRISE_WS, T0};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use vantage::api::{ApiKey, Client, ClientConfig};
+use vantage::server::RunningServer;
+use vantage::tui::app::{App, Identity, Msg};
+use vantage::tui::effect::Effect;
+use vantage::tui::executor::ClientExecutor;
+use vantage::tui::keymap::Keymap;
+use vantage::tui::runtime::Executor;
+use vantage::tui::theme::{Theme, ThemeName};
+
+struct Harness {
+    app: App,
+    executor: ClientExecutor,
+    _server: RunningServer,
+}
+
+impl Harness {
+    async fn new(key: &str, theme: Theme) -> Self {
+        Self::for_workspace(key, ENTERPRISE_WS, theme).await
+    }
+
+    async fn for_workspace(key: &str, workspace: &str, theme: Theme) -> Self {
+        let (server, clock) = common::server_with(|config| {
+            config.rate_limit = vantage::server::ratelimit::RateLimit {
+                limit: 10_000,
+                window: time::Duration::seconds(60),
+            };
+        })
+        .await;
+        let client = Client::new(ClientConfig::new(
+            server.base_url(),
+            ApiKey::new(key).unwrap(),
+        ))
+        .unwrap();
+        let identity = Identity {
+            workspace: workspace.into(),
+            plan: None,
+            api_version: "2026-09-11".into(),
+            read_only: false,
+        };
+        let mut harness = Self {
+            app: App::new(identity, theme, Keymap::default(), std::env::temp_dir()),
+            executor: ClientExecutor {
+                client,
+                workspace_id: workspace.into(),
+                clock,
+            },
+            _server: server,
+        };
+        let start = harness.app.start(T0);
+        harness.run(start).await;
+        harness
+    }
+
+    /// Carries out fetches until none is left, as the runtime would.
+    async fn run(&mut self, mut effects: Vec<Effect>) {
+        while let Some(effect) = effects.pop() {
+            if let Effect::Fetch {
+                slot,
+                token,
+                request,
+            } = effect
+            {
+                let reply = self.executor.execute(*request).await;
+                effects.extend(self.app.handle(Msg::Reply { slot, token, reply }, T0));
+            }
+        }
+    }
+
+    async fn keys(&mut self, keys: &str) {
+        for ch in keys.chars() {
+            let effects = self.app.handle(
+                Msg::Key(KeyEvent::new(KeyCode::Char(ch), KeyModifiers::NONE)),
+                T0,
+            );
+            self.run(effects).await;
+        }
+    }
+
+    async fn key(&mut self, code: KeyCode) {
+        let effects = self
+            .app
+            .handle(Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)), T0);
+        self.run(effects).await;
+    }
+
+    fn render(&self, width: u16, height: u16) -> Terminal<TestBackend> {
+        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+        terminal.draw(|frame| self.app.draw(frame, T0)).unwrap();
+        terminal
+    }
+}
+
+/// Snapshots with request ids replaced, since those differ on every run.
+macro_rules! snapshot {
+    ($name:expr, $value:expr) => {
+        insta::with_settings!({filters => vec![(r"req_[0-9a-f]{22}", "req_[id]")]}, {
+            insta::assert_snapshot!($name, $value);
+        })
+    };
+}
+
+fn dark() -> Theme {
+    Theme::new(ThemeName::Dark, false)
+}
+
+#[tokio::test]
+async fn insights_screen() {
+    let harness = Harness::new(ENTERPRISE_ADMIN, dark()).await;
+    snapshot!("insights_120x35", harness.render(120, 35).backend());
+    snapshot!("insights_80x24", harness.render(80, 24).backend());
+}
+
+#[tokio::test]
+async fn insights_with_a_priority_filter() {
+    let mut harness = Harness::new(ENTERPRISE_ADMIN, dark()).await;
+    harness.keys("p").await;
+    snapshot!(
+        "insights_filtered_120x35",
+        harness.render(120, 35).backend()
+    );
+}
+
+#[tokio::test]
+async fn inventory_screen() {
+    let mut harness = Harness::new(ENTERPRISE_ADMIN, dark()).await;
+    harness.keys("2").await;
+    snapshot!("inventory_120x35", harness.render(120, 35).backend());
+    snapshot!("inventory_80x24", harness.render(80, 24).backend());
+}
+
+#[tokio::test]
+async fn inventory_opened_from_a_finding_type() {
+    let mut harness = Harness::new(ENTERPRISE_ADMIN, dark()).await;
+    // The third finding type: external collaborators.
+    harness.keys("jj").await;
+    harness.key(KeyCode::Enter).await;
+    snapshot!(
+        "inventory_finding_120x35",
+        harness.render(120, 35).backend()
+    );
+}
+
+#[tokio::test]
+async fn inventory_with_filters_and_sort() {
+    let mut harness = Harness::new(ENTERPRISE_ADMIN, dark()).await;
+    harness.keys("2p").await;
+    // Sort by name (the third entry of the sort menu), then reverse it.
+    harness.keys("sjjj").await;
+    harness.key(KeyCode::Enter).await;
+    harness.keys("S").await;
+    snapshot!(
+        "inventory_filtered_120x35",
+        harness.render(120, 35).backend()
+    );
+    snapshot!("inventory_filtered_80x24", harness.render(80, 24).backend());
+}
+
+#[tokio::test]
+async fn inventory_gate_for_a_business_workspace() {
+    let mut harness =
+        Harness::for_workspace(common::BUSINESS_ADMIN, common::BUSINESS_WS, dark()).await;
+    harness.keys("2").await;
+    snapshot!("inventory_gate_120x35", harness.render(120, 35).backend());
+}
+
+#[tokio::test]
+async fn insights_with_an_error() {
+    let harness = Harness::new(common::PROJECTS_READ, dark()).await;
+    snapshot!("insights_error_120x35", harness.render(120, 35).backend());
+}
+
+#[tokio::test]
+async fn help_overlay_and_too_small() {
+    let mut harness = Harness::new(ENTERPRISE_ADMIN, dark()).await;
+    harness.keys("2?").await;
+    snapshot!("inventory_help_120x35", harness.render(120, 35).backend());
+    snapshot!("too_small_50x10", harness.render(50, 10).backend());
+}
+
+/// Styles are part of these snapshots: the buffer's debug form lists them.
+#[tokio::test]
+async fn light_theme_and_no_color() {
+    let light = Harness::new(ENTERPRISE_ADMIN, Theme::new(ThemeName::Light, false)).await;
+    let light_buffer = light.render(80, 24).backend().buffer().clone();
+    insta::assert_debug_snapshot!("insights_light_80x24", light_buffer);
+    let mono = Harness::new(ENTERPRISE_ADMIN, Theme::new(ThemeName::Dark, true)).await;
+    let mono_buffer = mono.render(80, 24).backend().buffer().clone();
+    let uses_color = mono_buffer.content().iter().any(|cell| {
+        cell.fg != ratatui::style::Color::Reset || cell.bg != ratatui::style::Color::Reset
+    });
+    assert!(!uses_color, "NO_COLOR: no cell has a colour");
+    insta::assert_debug_snapshot!("insights_no_color_80x24", mono_buffer);
+}
