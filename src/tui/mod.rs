@@ -8,6 +8,7 @@ pub mod keymap;
 pub mod launch;
 pub mod runtime;
 pub mod screens;
+pub mod settings;
 pub mod terminal;
 pub mod theme;
 pub mod watchlist;

@@ -7,7 +7,7 @@ use std::future::Future;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{Event, EventStream};
+use crossterm::event::{Event, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use crossterm::{execute, queue};
 use futures::StreamExt;
 use tokio::sync::mpsc;
@@ -15,7 +15,7 @@ use tokio::task::JoinHandle;
 
 use super::app::{App, ClientNotice, Msg};
 use super::effect::{Effect, ErrorInfo, Reply, Request, Slot};
-use super::terminal::Tui;
+use super::terminal::{self, Tui};
 use crate::clock::Clock;
 
 /// The shortest time between two frames (30 frames a second).
@@ -30,8 +30,44 @@ pub trait Executor: Clone + Send + Sync + 'static {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     Quit,
-    Signal,
+    Signal(EndSignal),
     InputClosed,
+}
+
+impl Exit {
+    /// The process's exit status: 128 plus the signal's number after a signal,
+    /// as shells report a program that a signal ended.
+    pub fn code(self) -> u8 {
+        match self {
+            Self::Quit | Self::InputClosed => 0,
+            Self::Signal(signal) => 128 + signal.number(),
+        }
+    }
+}
+
+/// The signals that end the dashboard, after it restores the terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndSignal {
+    /// SIGINT: `kill -INT`, a supervisor; Ctrl-C in raw mode is a key (quit).
+    Interrupt,
+    /// SIGQUIT.
+    Quit,
+    /// SIGTERM.
+    Terminate,
+    /// SIGHUP: the terminal went away (an SSH drop).
+    Hangup,
+}
+
+impl EndSignal {
+    /// The signal's number, the same on every Unix for these four.
+    pub fn number(self) -> u8 {
+        match self {
+            Self::Hangup => 1,
+            Self::Interrupt => 2,
+            Self::Quit => 3,
+            Self::Terminate => 15,
+        }
+    }
 }
 
 pub async fn run<E: Executor>(
@@ -64,6 +100,11 @@ pub async fn run<E: Executor>(
         });
         let msg = tokio::select! {
             event = events.next() => match event {
+                Some(Ok(Event::Key(key))) if is_suspend_key(&key) => {
+                    events = suspend(terminal, events)?;
+                    app.dirty = true;
+                    continue;
+                }
                 Some(Ok(Event::Key(key))) => Msg::Key(key),
                 Some(Ok(Event::Resize(_, _))) => Msg::Resize,
                 Some(Ok(_)) => continue,
@@ -73,7 +114,19 @@ pub async fn run<E: Executor>(
             Some(notice) = notices.recv() => Msg::Client(notice),
             _ = sleep_for(redraw_in), if redraw_in.is_some() => continue,
             _ = sleep_for(wake_in), if wake_in.is_some() => Msg::Wake,
-            _ = signals.recv() => break Exit::Signal,
+            signal = signals.recv() => match signal {
+                Incoming::End(signal) => break Exit::Signal(signal),
+                Incoming::Stop => {
+                    events = suspend(terminal, events)?;
+                    app.dirty = true;
+                    continue;
+                }
+                Incoming::Continue => {
+                    terminal::repaint(terminal)?;
+                    app.dirty = true;
+                    continue;
+                }
+            },
         };
         let effects = app.handle(msg, clock.now());
         if dispatch(effects, terminal, &executor, &replies_tx, &mut inflight)? {
@@ -162,23 +215,60 @@ fn copy_osc52(out: &mut impl Write, text: &str) -> std::io::Result<()> {
     out.flush()
 }
 
-/// SIGTERM and SIGHUP end the loop, so the terminal is restored on the way out.
+/// Ctrl-Z, which raw mode delivers as a key rather than as SIGTSTP.
+fn is_suspend_key(key: &KeyEvent) -> bool {
+    key.kind == KeyEventKind::Press
+        && key.modifiers.contains(KeyModifiers::CONTROL)
+        && matches!(key.code, KeyCode::Char('z' | 'Z'))
+}
+
+/// Gives the terminal back and stops until continued, then takes it again and
+/// repaints. The key reader is replaced: keys typed while stopped never arrive.
+fn suspend(terminal: &mut Tui, events: EventStream) -> std::io::Result<EventStream> {
+    // Dropped first: its reader thread holds crossterm's input lock, which a new
+    // reader would wait for.
+    drop(events);
+    terminal::suspend();
+    terminal::resume(terminal)?;
+    Ok(EventStream::new())
+}
+
+/// What a signal asks of the loop.
+#[derive(Clone, Copy)]
+enum Incoming {
+    End(EndSignal),
+    /// SIGTSTP (`kill -TSTP`): suspend as Ctrl-Z does.
+    Stop,
+    /// SIGCONT: repaint the whole screen.
+    Continue,
+}
+
+/// SIGINT, SIGQUIT, SIGTERM and SIGHUP end the loop, so the terminal is restored
+/// on the way out; SIGTSTP suspends and SIGCONT repaints.
 struct Signals {
     #[cfg(unix)]
-    term: tokio::signal::unix::Signal,
-    #[cfg(unix)]
-    hup: tokio::signal::unix::Signal,
+    handlers: Vec<(tokio::signal::unix::Signal, Incoming)>,
 }
 
 impl Signals {
     fn new() -> std::io::Result<Self> {
         #[cfg(unix)]
         {
+            use nix::libc;
             use tokio::signal::unix::{SignalKind, signal};
-            Ok(Self {
-                term: signal(SignalKind::terminate())?,
-                hup: signal(SignalKind::hangup())?,
-            })
+            let kinds = [
+                (SignalKind::interrupt(), Incoming::End(EndSignal::Interrupt)),
+                (SignalKind::quit(), Incoming::End(EndSignal::Quit)),
+                (SignalKind::terminate(), Incoming::End(EndSignal::Terminate)),
+                (SignalKind::hangup(), Incoming::End(EndSignal::Hangup)),
+                (SignalKind::from_raw(libc::SIGTSTP), Incoming::Stop),
+                (SignalKind::from_raw(libc::SIGCONT), Incoming::Continue),
+            ];
+            let handlers = kinds
+                .into_iter()
+                .map(|(kind, what)| Ok((signal(kind)?, what)))
+                .collect::<std::io::Result<_>>()?;
+            Ok(Self { handlers })
         }
         #[cfg(not(unix))]
         {
@@ -186,17 +276,25 @@ impl Signals {
         }
     }
 
-    async fn recv(&mut self) {
+    /// The next signal. Never returns once the signal driver is gone.
+    async fn recv(&mut self) -> Incoming {
         #[cfg(unix)]
         {
-            tokio::select! {
-                _ = self.term.recv() => {}
-                _ = self.hup.recv() => {}
-            }
+            let arrivals = self.handlers.iter_mut().map(|(handler, incoming)| {
+                let incoming = *incoming;
+                Box::pin(async move {
+                    match handler.recv().await {
+                        Some(()) => incoming,
+                        None => std::future::pending().await,
+                    }
+                })
+            });
+            futures::future::select_all(arrivals).await.0
         }
         #[cfg(not(unix))]
         {
             let _ = tokio::signal::ctrl_c().await;
+            Incoming::End(EndSignal::Interrupt)
         }
     }
 }
