@@ -34,12 +34,16 @@ fn demo_shows_insights_then_inventory_and_restores_the_terminal() {
     );
 }
 
-fn restored_after_signal(signal: nix::sys::signal::Signal) {
+use nix::sys::signal::Signal;
+
+/// A signal sent to the dashboard's process ends it with the terminal restored
+/// and the status shells give a program that the signal ended: 128 + its number.
+fn restored_after_signal(signal: Signal, status: u32) {
     let mut session = Session::start(&["demo"], 100, 30);
     session.wait_for("the dashboard", |screen| screen.contains("Finding types"));
-    let pid = session.pid().expect("child pid") as i32;
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal).expect("signal sent");
-    session.wait_exit();
+    session.signal(signal);
+    let exit = session.wait_exit();
+    assert_eq!(exit.exit_code(), status, "exit status after {signal}");
     assert!(
         !session.alternate_screen(),
         "back on the main screen after {signal}"
@@ -49,11 +53,72 @@ fn restored_after_signal(signal: nix::sys::signal::Signal) {
 }
 
 #[test]
-fn sigterm_restores_the_terminal() {
-    restored_after_signal(nix::sys::signal::Signal::SIGTERM);
+fn sigint_restores_the_terminal_and_exits_130() {
+    restored_after_signal(Signal::SIGINT, 130);
 }
 
 #[test]
-fn sighup_restores_the_terminal() {
-    restored_after_signal(nix::sys::signal::Signal::SIGHUP);
+fn sigquit_restores_the_terminal_and_exits_131() {
+    restored_after_signal(Signal::SIGQUIT, 131);
+}
+
+#[test]
+fn sigterm_restores_the_terminal_and_exits_143() {
+    restored_after_signal(Signal::SIGTERM, 143);
+}
+
+#[test]
+fn sighup_restores_the_terminal_and_exits_129() {
+    restored_after_signal(Signal::SIGHUP, 129);
+}
+
+/// Suspends the dashboard with `suspend`, checks that the process is stopped on a
+/// restored terminal, types keys that must never reach it, continues it as `fg`
+/// would, and checks that it repaints the whole screen and still works.
+fn suspends_and_resumes(suspend: impl FnOnce(&mut Session)) {
+    let mut session = Session::start(&["demo"], 100, 30);
+    session.wait_for("the dashboard", |screen| screen.contains("Finding types"));
+    suspend(&mut session);
+    session.wait_until("the process to stop", |session| {
+        session.process_state() == Some('T')
+    });
+    session.wait_until("the terminal to be restored", |session| {
+        !session.alternate_screen() && !session.cursor_hidden() && session.cooked_mode()
+    });
+
+    // Typed while stopped (to the shell, say): quit, and the inventory tab.
+    session.send("q2");
+    session.signal(Signal::SIGCONT);
+    session.wait_until("the dashboard to come back", |session| {
+        session.alternate_screen()
+            && session.cursor_hidden()
+            && !session.cooked_mode()
+            && session.screen().contains("Finding types")
+    });
+    assert_ne!(session.process_state(), Some('T'), "running again");
+
+    // The keys typed while stopped did nothing: a key typed now is the first.
+    session.send("3");
+    session.wait_for("the members tab", |screen| {
+        screen.contains("members loaded")
+    });
+    assert!(
+        session.alive(),
+        "the \"q\" typed while stopped did not quit"
+    );
+    session.send("q");
+    let exit = session.wait_exit();
+    assert!(exit.success(), "exit status {exit:?}");
+    assert!(!session.alternate_screen(), "back on the main screen");
+    assert!(session.cooked_mode(), "cooked mode at the end");
+}
+
+#[test]
+fn ctrl_z_suspends_and_sigcont_repaints() {
+    suspends_and_resumes(|session| session.send("\u{1a}"));
+}
+
+#[test]
+fn sigtstp_suspends_like_ctrl_z() {
+    suspends_and_resumes(|session| session.signal(Signal::SIGTSTP));
 }

@@ -13,6 +13,7 @@ use crossterm::terminal::{
 use crossterm::{cursor, execute};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
+use ratatui::layout::Rect;
 
 /// Output is buffered so that a frame reaches the terminal in one write.
 pub type Tui = Terminal<CrosstermBackend<BufWriter<Stdout>>>;
@@ -83,7 +84,7 @@ pub fn resume(terminal: &mut Tui) -> std::io::Result<()> {
         take_over()?;
     }
     discard_typeahead();
-    terminal.clear()
+    repaint_all(terminal)
 }
 
 /// On SIGCONT: the process was stopped from outside (its terminal still raw) and
@@ -92,7 +93,15 @@ pub fn repaint(terminal: &mut Tui) -> std::io::Result<()> {
     if !ACTIVE.load(Ordering::SeqCst) {
         take_over()?;
     }
-    terminal.clear()
+    repaint_all(terminal)
+}
+
+/// Clears the screen and forgets the last frame, so that the next draw writes
+/// every cell; picks up a size that changed meanwhile. (`Terminal::clear` would
+/// ask the terminal where its cursor is, a round trip over SSH.)
+fn repaint_all(terminal: &mut Tui) -> std::io::Result<()> {
+    let size = terminal.size()?;
+    terminal.resize(Rect::new(0, 0, size.width, size.height))
 }
 
 /// Drops input that arrived while the process was stopped (e.g. what was typed

@@ -109,6 +109,22 @@ impl Session {
         }
     }
 
+    /// Waits until `check` holds for the session (its screen, its terminal modes,
+    /// its process), reading output meanwhile; panics with the screen if it
+    /// does not come.
+    pub fn wait_until(&mut self, what: &str, check: impl Fn(&Self) -> bool) {
+        let deadline = Instant::now() + DEADLINE;
+        while !check(self) {
+            if Instant::now() > deadline {
+                panic!(
+                    "timed out waiting for {what}; the screen shows:\n{}",
+                    self.screen()
+                );
+            }
+            self.pump(Duration::from_millis(50));
+        }
+    }
+
     /// The screen with its colours and attributes, to notice any change.
     pub fn screen_formatted(&self) -> String {
         self.parser.screen().contents_formatted()
@@ -182,6 +198,25 @@ impl Session {
 
     pub fn pid(&self) -> Option<u32> {
         self.child.process_id()
+    }
+
+    /// Whether the process is still there (running or stopped).
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// The process's state letter from `/proc/PID/stat` (Linux): `R` running,
+    /// `S` sleeping, `T` stopped by a signal, ...
+    pub fn process_state(&self) -> Option<char> {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid()?)).ok()?;
+        // The command name in parentheses may hold spaces: the state follows it.
+        stat.rsplit_once(") ")?.1.chars().next()
+    }
+
+    /// Sends `signal` to the process.
+    pub fn signal(&self, signal: nix::sys::signal::Signal) {
+        let pid = self.pid().expect("child pid") as i32;
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal).expect("signal sent");
     }
 }
 
