@@ -1,5 +1,5 @@
 //! Starting the dashboard on a connected client: the configured service's, or
-//! the embedded reference server's (`vantage demo`, in `crate::demo`).
+//! the embedded reference server's (`vantage demo`, wired in `src/demo.rs`).
 
 use std::path::PathBuf;
 
@@ -74,7 +74,6 @@ pub async fn run(target: Target, settings: &TuiSettings) -> Result<Exit, LaunchE
         workspace_id,
         watchlist: watchlist_path,
     } = target;
-
     let theme = Theme::new(settings.theme, Theme::no_color_from_env());
     let clock = Clock::system();
     let export_dir = crate::paths::data_dir().join("exports");

@@ -58,23 +58,43 @@ struct TuiTable {
     refresh_secs: Option<RefreshSecs>,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(try_from = "u64")]
+/// `[tui] refresh_secs`, within [`REFRESH_SECS_RANGE`].
+#[derive(Debug, Clone, Copy)]
 struct RefreshSecs(u64);
 
-impl TryFrom<u64> for RefreshSecs {
-    type Error = String;
+impl<'de> Deserialize<'de> for RefreshSecs {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct SecsVisitor;
 
-    fn try_from(secs: u64) -> Result<Self, String> {
-        if REFRESH_SECS_RANGE.contains(&secs) {
-            Ok(Self(secs))
-        } else {
-            Err(format!(
-                "must be a whole number of seconds from {} to {}, not {secs}",
-                REFRESH_SECS_RANGE.start(),
-                REFRESH_SECS_RANGE.end()
-            ))
+        impl Visitor<'_> for SecsVisitor {
+            type Value = RefreshSecs;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(
+                    f,
+                    "a whole number of seconds from {} to {}",
+                    REFRESH_SECS_RANGE.start(),
+                    REFRESH_SECS_RANGE.end()
+                )
+            }
+
+            fn visit_i64<E: de::Error>(self, secs: i64) -> Result<RefreshSecs, E> {
+                u64::try_from(secs)
+                    .ok()
+                    .filter(|secs| REFRESH_SECS_RANGE.contains(secs))
+                    .map(RefreshSecs)
+                    .ok_or_else(|| E::invalid_value(de::Unexpected::Signed(secs), &self))
+            }
+
+            fn visit_u64<E: de::Error>(self, secs: u64) -> Result<RefreshSecs, E> {
+                Some(secs)
+                    .filter(|secs| REFRESH_SECS_RANGE.contains(secs))
+                    .map(RefreshSecs)
+                    .ok_or_else(|| E::invalid_value(de::Unexpected::Unsigned(secs), &self))
+            }
         }
+
+        deserializer.deserialize_any(SecsVisitor)
     }
 }
 
@@ -181,7 +201,9 @@ mod tests {
         }
         let error = settings("[tui]\nrefresh_secs = 0\n").unwrap_err();
         assert!(
-            error.to_string().ends_with("from 1 to 3600, not 0"),
+            error.to_string().ends_with(
+                "invalid value: integer `0`, expected a whole number of seconds from 1 to 3600"
+            ),
             "{error}"
         );
     }
@@ -235,12 +257,17 @@ mod tests {
             "{error}"
         );
         let error = settings("[keys]\nquit = [\"q\", 5]\n").unwrap_err();
-        assert!(error.to_string().contains("[keys] quit"), "{error}");
+        assert!(
+            error
+                .to_string()
+                .contains("[keys] quit[1]: invalid type: integer `5`"),
+            "{error}"
+        );
         let error = settings("[keys]\nfly = \"f\"\n").unwrap_err();
         assert!(
             error
                 .to_string()
-                .contains("config.toml: [keys]: unknown action \"fly\""),
+                .contains("config.toml: [keys] fly: no such action; the actions are quit, back, "),
             "{error}"
         );
     }
