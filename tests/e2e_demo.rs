@@ -122,3 +122,26 @@ fn ctrl_z_suspends_and_sigcont_repaints() {
 fn sigtstp_suspends_like_ctrl_z() {
     suspends_and_resumes(|session| session.signal(Signal::SIGTSTP));
 }
+
+#[test]
+fn sigcont_after_a_stop_from_outside_repaints_the_whole_screen() {
+    let mut session = Session::start(&["demo"], 100, 30);
+    session.wait_for("the dashboard", |screen| screen.contains("Finding types"));
+    // SIGSTOP cannot be caught: the terminal stays as it was, and whatever ran
+    // meanwhile may have written over the screen.
+    session.signal(Signal::SIGSTOP);
+    session.wait_until("the process to stop", |session| {
+        session.process_state() == Some('T')
+    });
+    let before = session.raw_output().len();
+    session.signal(Signal::SIGCONT);
+    session.wait_until("a cleared screen and a whole frame", |session| {
+        let after = String::from_utf8_lossy(&session.raw_output()[before..]).into_owned();
+        after
+            .find("\u{1b}[2J")
+            .is_some_and(|clear| after[clear..].contains("Finding types"))
+    });
+    assert!(session.alternate_screen() && session.cursor_hidden());
+    session.send("q");
+    assert!(session.wait_exit().success());
+}

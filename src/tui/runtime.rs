@@ -102,6 +102,7 @@ pub async fn run<E: Executor>(
             event = events.next() => match event {
                 Some(Ok(Event::Key(key))) if is_suspend_key(&key) => {
                     events = suspend(terminal, events)?;
+                    signals.resumed_here();
                     app.dirty = true;
                     continue;
                 }
@@ -118,6 +119,7 @@ pub async fn run<E: Executor>(
                 Incoming::End(signal) => break Exit::Signal(signal),
                 Incoming::Stop => {
                     events = suspend(terminal, events)?;
+                    signals.resumed_here();
                     app.dirty = true;
                     continue;
                 }
@@ -248,6 +250,9 @@ enum Incoming {
 struct Signals {
     #[cfg(unix)]
     handlers: Vec<(tokio::signal::unix::Signal, Incoming)>,
+    /// The SIGCONT that ended our own suspend is on its way; the resume has
+    /// repainted already, so it is not one to act on.
+    skip_continue: bool,
 }
 
 impl Signals {
@@ -268,16 +273,36 @@ impl Signals {
                 .into_iter()
                 .map(|(kind, what)| Ok((signal(kind)?, what)))
                 .collect::<std::io::Result<_>>()?;
-            Ok(Self { handlers })
+            Ok(Self {
+                handlers,
+                skip_continue: false,
+            })
         }
         #[cfg(not(unix))]
         {
-            Ok(Self {})
+            Ok(Self {
+                skip_continue: false,
+            })
         }
     }
 
     /// The next signal. Never returns once the signal driver is gone.
+    /// After [`suspend`]: the next SIGCONT is the one that continued us.
+    fn resumed_here(&mut self) {
+        self.skip_continue = true;
+    }
+
     async fn recv(&mut self) -> Incoming {
+        loop {
+            let incoming = self.next().await;
+            if matches!(incoming, Incoming::Continue) && std::mem::take(&mut self.skip_continue) {
+                continue;
+            }
+            return incoming;
+        }
+    }
+
+    async fn next(&mut self) -> Incoming {
         #[cfg(unix)]
         {
             let arrivals = self.handlers.iter_mut().map(|(handler, incoming)| {
