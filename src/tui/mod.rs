@@ -9,6 +9,7 @@ pub mod launch;
 pub mod runtime;
 pub mod screens;
 pub mod settings;
+pub mod signals;
 pub mod terminal;
 pub mod theme;
 pub mod watchlist;
