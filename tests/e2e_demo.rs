@@ -145,3 +145,28 @@ fn sigcont_after_a_stop_from_outside_repaints_the_whole_screen() {
     session.send("q");
     assert!(session.wait_exit().success());
 }
+
+#[test]
+fn a_misspelt_dashboard_setting_is_refused_before_the_terminal_is_touched() {
+    let home = tempfile::tempdir().expect("temp home");
+    let config = home.path().join("config.toml");
+    std::fs::write(&config, "[tui]\nthme = \"light\"\n").expect("config written");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_vantage"))
+        .args(["demo", "--config"])
+        .arg(&config)
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("vantage runs");
+    assert_eq!(output.status.code(), Some(3), "a configuration error");
+    assert!(output.stdout.is_empty(), "nothing on stdout");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "error: config file {}: [tui] thme: unknown field `thme`, expected `theme` or `refresh_secs`",
+            config.display()
+        )
+    );
+}
