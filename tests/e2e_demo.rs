@@ -72,23 +72,26 @@ fn sighup_restores_the_terminal_and_exits_129() {
     restored_after_signal(Signal::SIGHUP, 129);
 }
 
-/// Suspends the dashboard with `suspend`, checks that the process is stopped on a
-/// restored terminal, types keys that must never reach it, continues it as `fg`
-/// would, and checks that it repaints the whole screen and still works.
-fn suspends_and_resumes(suspend: impl FnOnce(&mut Session)) {
-    let mut session = Session::start(&["demo"], 100, 30);
+/// Under a shell with job control: suspends the dashboard with `suspend`,
+/// checks that the process is stopped on a restored terminal, types `fg` with a
+/// key after it that must never reach the dashboard, and checks that it comes
+/// back, repainted whole, and still works.
+fn suspends_and_comes_back_with_fg(suspend: impl FnOnce(&mut Session)) {
+    let mut session = Session::start_in_shell(&["demo"], 100, 30);
     session.wait_for("the dashboard", |screen| screen.contains("Finding types"));
     suspend(&mut session);
     session.wait_until("the process to stop", |session| {
         session.process_state() == Some('T')
     });
-    session.wait_until("the terminal to be restored", |session| {
-        !session.alternate_screen() && !session.cursor_hidden() && session.cooked_mode()
+    session.wait_until("the terminal restored and the shell's notice", |session| {
+        !session.alternate_screen()
+            && !session.cursor_hidden()
+            && session.cooked_mode()
+            && session.screen().contains("Stopped")
     });
 
-    // Typed while stopped (to the shell, say): quit, and the inventory tab.
-    session.send("q2");
-    session.signal(Signal::SIGCONT);
+    // The shell reads its line, "fg"; the "q" after it is left in the terminal.
+    session.send("fg\rq");
     session.wait_until("the dashboard to come back", |session| {
         session.alternate_screen()
             && session.cursor_hidden()
@@ -97,30 +100,46 @@ fn suspends_and_resumes(suspend: impl FnOnce(&mut Session)) {
     });
     assert_ne!(session.process_state(), Some('T'), "running again");
 
-    // The keys typed while stopped did nothing: a key typed now is the first.
+    // The "q" did nothing: a key typed now is the first the dashboard reads.
     session.send("3");
     session.wait_for("the members tab", |screen| {
         screen.contains("members loaded")
     });
-    assert!(
-        session.alive(),
-        "the \"q\" typed while stopped did not quit"
-    );
+    assert!(session.alive(), "the \"q\" typed after fg did not quit");
     session.send("q");
-    let exit = session.wait_exit();
-    assert!(exit.success(), "exit status {exit:?}");
+    session.wait_until("the dashboard to quit", |session| {
+        matches!(session.process_state(), None | Some('Z'))
+    });
+    session.send("echo status=$?\r");
+    session.wait_text("status=0");
     assert!(!session.alternate_screen(), "back on the main screen");
     assert!(session.cooked_mode(), "cooked mode at the end");
 }
 
 #[test]
-fn ctrl_z_suspends_and_sigcont_repaints() {
-    suspends_and_resumes(|session| session.send("\u{1a}"));
+fn ctrl_z_suspends_and_fg_brings_the_dashboard_back() {
+    suspends_and_comes_back_with_fg(|session| session.send("\u{1a}"));
 }
 
 #[test]
 fn sigtstp_suspends_like_ctrl_z() {
-    suspends_and_resumes(|session| session.signal(Signal::SIGTSTP));
+    suspends_and_comes_back_with_fg(|session| session.signal(Signal::SIGTSTP));
+}
+
+#[test]
+fn without_job_control_ctrl_z_does_not_stop_the_process() {
+    // Started directly as the session's leader, as `ssh -t host vantage` does: no
+    // shell could continue a stopped process.
+    let mut session = Session::start(&["demo"], 100, 30);
+    session.wait_for("the dashboard", |screen| screen.contains("Finding types"));
+    session.send("\u{1a}");
+    // Keys are read in order: had Ctrl-Z stopped the process, this would wait.
+    session.send("2");
+    session.wait_for("the inventory", |screen| screen.contains("64 projects"));
+    assert_ne!(session.process_state(), Some('T'));
+    assert!(session.alternate_screen() && session.cursor_hidden());
+    session.send("q");
+    assert!(session.wait_exit().success());
 }
 
 #[test]

@@ -77,9 +77,9 @@ pub async fn run<E: Executor>(
         let msg = tokio::select! {
             event = events.next() => match event {
                 Some(Ok(Event::Key(key))) if is_suspend_key(&key) => {
-                    events = suspend(terminal, events)?;
-                    signals.resumed_here();
-                    app.dirty = true;
+                    let (reader, stopped) = suspend(terminal, events, &mut signals)?;
+                    events = reader;
+                    app.dirty |= stopped;
                     continue;
                 }
                 Some(Ok(Event::Key(key))) => Msg::Key(key),
@@ -94,9 +94,9 @@ pub async fn run<E: Executor>(
             signal = signals.recv() => match signal {
                 Incoming::End(signal) => break Exit::Signal(signal),
                 Incoming::Stop => {
-                    events = suspend(terminal, events)?;
-                    signals.resumed_here();
-                    app.dirty = true;
+                    let (reader, stopped) = suspend(terminal, events, &mut signals)?;
+                    events = reader;
+                    app.dirty |= stopped;
                     continue;
                 }
                 Incoming::Continue => {

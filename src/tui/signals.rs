@@ -39,14 +39,28 @@ pub(super) fn is_suspend_key(key: &KeyEvent) -> bool {
 }
 
 /// Gives the terminal back and stops until continued, then takes it again and
-/// repaints. The key reader is replaced: keys typed while stopped never arrive.
-pub(super) fn suspend(terminal: &mut Tui, events: EventStream) -> std::io::Result<EventStream> {
+/// repaints. Returns the key reader to use from now on (a new one: keys typed
+/// while stopped never arrive) and whether the process stopped.
+///
+/// Without job control (see [`terminal::job_control`]) nothing could continue
+/// the process, so it does not stop, as the kernel would not stop it for
+/// SIGTSTP either.
+pub(super) fn suspend(
+    terminal: &mut Tui,
+    events: EventStream,
+    signals: &mut Signals,
+) -> std::io::Result<(EventStream, bool)> {
+    if !terminal::job_control() {
+        tracing::info!("Ctrl-Z ignored: no shell with job control could continue the process");
+        return Ok((events, false));
+    }
     // Dropped first: its reader thread holds crossterm's input lock, which a new
     // reader would wait for.
     drop(events);
     terminal::suspend();
+    signals.resumed_here();
     terminal::resume(terminal)?;
-    Ok(EventStream::new())
+    Ok((EventStream::new(), true))
 }
 
 /// What a signal asks of the loop.
@@ -102,7 +116,7 @@ impl Signals {
 
     /// The next signal. Never returns once the signal driver is gone.
     /// After [`suspend`]: the next SIGCONT is the one that continued us.
-    pub(super) fn resumed_here(&mut self) {
+    fn resumed_here(&mut self) {
         self.skip_continue = true;
     }
 

@@ -61,13 +61,28 @@ pub fn restore() {
     }
 }
 
+/// Whether a shell with job control can continue this process after a stop:
+/// its process group is not the session leader's. Without (`ssh -t host
+/// vantage`, `tmux new vantage`, a supervisor), a stopped process would wait
+/// for a SIGCONT that nothing sends, with the session frozen.
+pub fn job_control() -> bool {
+    #[cfg(unix)]
+    {
+        use nix::unistd::{getpgrp, getsid};
+        getsid(None).is_ok_and(|session| session != getpgrp())
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
+}
+
 /// Ctrl-Z: restores the terminal and stops the process; returns once something
 /// (the shell's `fg`, or `kill -CONT`) continues it. The caller then calls
 /// [`resume`].
 ///
-/// SIGSTOP rather than SIGTSTP: the kernel drops a SIGTSTP sent to a process
-/// group without a parent shell in the session (an orphaned group), so the
-/// process would not stop at all.
+/// SIGSTOP, which cannot be caught: SIGTSTP would only come back to the
+/// dashboard's own handler.
 pub fn suspend() {
     restore();
     #[cfg(unix)]
