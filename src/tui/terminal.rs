@@ -95,9 +95,7 @@ pub fn suspend() {
 /// thrown away, and the screen cleared so that the next draw repaints all of it
 /// (the shell has written over it).
 pub fn resume(terminal: &mut Tui) -> std::io::Result<()> {
-    if !ACTIVE.load(Ordering::SeqCst) {
-        take_over()?;
-    }
+    take_over_again()?;
     discard_typeahead();
     repaint_all(terminal)
 }
@@ -105,10 +103,15 @@ pub fn resume(terminal: &mut Tui) -> std::io::Result<()> {
 /// On SIGCONT: the process was stopped from outside (its terminal still raw) and
 /// whatever ran meanwhile may have written over the screen.
 pub fn repaint(terminal: &mut Tui) -> std::io::Result<()> {
-    if !ACTIVE.load(Ordering::SeqCst) {
-        take_over()?;
-    }
+    take_over_again()?;
     repaint_all(terminal)
+}
+
+fn take_over_again() -> std::io::Result<()> {
+    if ACTIVE.load(Ordering::SeqCst) {
+        return Ok(());
+    }
+    take_over()
 }
 
 /// Clears the screen and forgets the last frame, so that the next draw writes
