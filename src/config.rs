@@ -1,4 +1,4 @@
-//! The TOML configuration file, the API key sources, and where files live.
+//! The TOML configuration file and the API key sources.
 //!
 //! Key sources, in order (DESIGN.md): `--api-key-env NAME`, `SERVICE_API_KEY`,
 //! `api_key_command` from the file, `api_key` in the file. The key is never
@@ -79,19 +79,13 @@ pub enum SettingsError {
     Client(#[from] ConfigError),
 }
 
-/// `~/.config/vantage/config.toml` on Linux, the platform's equivalent elsewhere.
-pub fn default_config_path() -> Option<PathBuf> {
-    directories::ProjectDirs::from("", "", "vantage")
-        .map(|dirs| dirs.config_dir().join("config.toml"))
-}
-
 impl LoadedConfig {
     /// Reads `explicit` (which must exist), else the default path when a file is
     /// there, else an empty configuration.
     pub fn load(explicit: Option<&Path>) -> Result<Self, SettingsError> {
         let (path, required) = match explicit {
             Some(path) => (Some(path.to_path_buf()), true),
-            None => (default_config_path(), false),
+            None => (crate::paths::config_file(), false),
         };
         let Some(path) = path else {
             return Ok(Self::default());

@@ -5,14 +5,6 @@ use std::path::{Path, PathBuf};
 
 use tracing_subscriber::EnvFilter;
 
-/// `~/.local/share/vantage` on Linux, the platform's equivalent elsewhere; the
-/// current directory's `.vantage` when no home directory is known.
-pub fn data_dir() -> PathBuf {
-    directories::ProjectDirs::from("", "", "vantage")
-        .map(|dirs| dirs.data_dir().to_path_buf())
-        .unwrap_or_else(|| PathBuf::from(".vantage"))
-}
-
 fn filter(default: &str) -> EnvFilter {
     EnvFilter::try_from_env("VANTAGE_LOG").unwrap_or_else(|_| EnvFilter::new(default))
 }

@@ -6,11 +6,13 @@ use std::path::PathBuf;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use color_eyre::eyre::{Result, WrapErr};
 
+use vantage::cli::ScriptCommand;
 use vantage::cli::docs::Shell;
-use vantage::cli::{GlobalArgs, ScriptCommand, Session};
 use vantage::config::LoadedConfig;
 use vantage::server::{self, ServerConfig, faults::Faults, ratelimit::RateLimit, seed};
+use vantage::session::{GlobalArgs, Session};
 use vantage::tui::launch;
+use vantage::tui::runtime::Exit;
 
 #[derive(Parser)]
 #[command(
@@ -125,16 +127,14 @@ fn one_line(report: &color_eyre::Report) -> String {
 /// As the script commands do: 3 for credentials and configuration, else 1.
 fn exit_code(report: &color_eyre::Report) -> u8 {
     let configuration = report.chain().any(|cause| {
-        cause.is::<vantage::cli::SessionError>()
+        cause.is::<vantage::session::SessionError>()
             || cause.is::<vantage::config::SettingsError>()
-            || matches!(
-                cause.downcast_ref::<launch::LaunchError>(),
-                Some(
-                    launch::LaunchError::Session(_)
-                        | launch::LaunchError::Config(_)
-                        | launch::LaunchError::Keymap(_)
-                )
-            )
+            || cause
+                .downcast_ref::<launch::LaunchError>()
+                .is_some_and(launch::LaunchError::is_configuration)
+            || cause
+                .downcast_ref::<vantage::demo::DemoError>()
+                .is_some_and(vantage::demo::DemoError::is_configuration)
     });
     if configuration { 3 } else { 1 }
 }
@@ -166,22 +166,32 @@ fn dashboard(global: &GlobalArgs) -> Result<()> {
     for warning in &session.warnings {
         eprintln!("warning: {warning}");
     }
-    let log = vantage::logging::to_file(&vantage::logging::data_dir())?;
+    let log = vantage::logging::to_file(&vantage::paths::data_dir())?;
     tracing::info!(log = %log.display(), "dashboard starting");
-    tokio::runtime::Runtime::new()?.block_on(launch::run_configured(session))?;
+    let exit = tokio::runtime::Runtime::new()?.block_on(launch::run_configured(session))?;
+    exit_like_the_signal(exit);
     Ok(())
 }
 
 fn demo(global: &GlobalArgs, args: DemoArgs) -> Result<()> {
     let config = LoadedConfig::load(global.config.as_deref())?;
-    vantage::logging::to_file(&vantage::logging::data_dir())?;
+    vantage::logging::to_file(&vantage::paths::data_dir())?;
     let read_only = global.read_only || config.file.read_only.unwrap_or(false);
-    tokio::runtime::Runtime::new()?.block_on(launch::run_demo(
+    let exit = tokio::runtime::Runtime::new()?.block_on(vantage::demo::run(
         args.generate,
         read_only,
         &config,
     ))?;
+    exit_like_the_signal(exit);
     Ok(())
+}
+
+/// After a signal ended the dashboard (the terminal already restored), the
+/// status shells expect: 130 for SIGINT, 131 SIGQUIT, 143 SIGTERM, 129 SIGHUP.
+fn exit_like_the_signal(exit: Exit) {
+    if matches!(exit, Exit::Signal(_)) {
+        std::process::exit(i32::from(exit.code()));
+    }
 }
 
 fn serve(args: ServeArgs) -> Result<()> {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use time::OffsetDateTime;
 
-use crate::clock::SplitMix64;
+use crate::rng::SplitMix64;
 
 /// How hard to retry.
 #[derive(Debug, Clone, PartialEq)]

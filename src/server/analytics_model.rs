@@ -19,7 +19,7 @@ use time::{Date, Duration, OffsetDateTime, Time, UtcOffset};
 
 use super::store::AnalyticsProfile;
 use crate::api::model::{BreakdownItem, Breakdowns, Realtime, VisitorBucket};
-use crate::clock::{hash_str, mix64};
+use crate::hash::{hash_str, mix64};
 
 /// Buckets of the realtime chart (contract: 30 one-minute buckets).
 pub const REALTIME_BUCKETS: i64 = 30;

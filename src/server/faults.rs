@@ -9,7 +9,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::clock::{SplitMix64, mix64};
+use crate::hash::mix64;
+use crate::rng::SplitMix64;
 
 #[derive(Debug, Default)]
 pub struct Faults {

@@ -32,7 +32,8 @@ use self::faults::Faults;
 use self::ratelimit::{RateLimit, RateLimiter};
 use self::store::{Fixture, Store, StoreError};
 use self::version::VersionCatalog;
-use crate::clock::{Clock, mix64};
+use crate::clock::Clock;
+use crate::hash::mix64;
 
 /// How to run a server.
 pub struct ServerConfig {

@@ -16,7 +16,8 @@ use crate::api::model::{
     AudienceTarget, PiiSource, PiiStatus, PublishAudience, Reason, ReasonValues, ReviewPriority,
     Role, ScanFinding, Visibility,
 };
-use crate::clock::{SplitMix64, hash_str, mix64};
+use crate::hash::{hash_str, mix64};
+use crate::rng::SplitMix64;
 
 /// The built-in demo fixture.
 pub const DEMO_FIXTURE: &str = include_str!("../../assets/demo-fixture.json");

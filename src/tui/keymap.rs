@@ -9,12 +9,20 @@ use super::action::Action;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum KeymapError {
-    #[error("[keys]: unknown action {0:?}")]
+    #[error("[keys] {0}: no such action; the actions are {names}", names = action_names())]
     UnknownAction(String),
     #[error(
         "[keys] {action}: cannot read key {key:?} (examples: \"q\", \"ctrl-d\", \"shift-tab\", \"enter\", \"f5\")"
     )]
     BadKey { action: String, key: String },
+}
+
+fn action_names() -> String {
+    Action::ALL
+        .iter()
+        .map(|action| action.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A key with its modifiers, normalised so that lookups match.

@@ -8,6 +8,8 @@ pub mod keymap;
 pub mod launch;
 pub mod runtime;
 pub mod screens;
+pub mod settings;
+pub mod signals;
 pub mod terminal;
 pub mod theme;
 pub mod watchlist;

@@ -15,7 +15,8 @@ use tokio::task::JoinHandle;
 
 use super::app::{App, ClientNotice, Msg};
 use super::effect::{Effect, ErrorInfo, Reply, Request, Slot};
-use super::terminal::Tui;
+use super::signals::{EndSignal, Incoming, Signals, is_suspend_key, suspend};
+use super::terminal::{self, Tui};
 use crate::clock::Clock;
 
 /// The shortest time between two frames (30 frames a second).
@@ -30,8 +31,19 @@ pub trait Executor: Clone + Send + Sync + 'static {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     Quit,
-    Signal,
+    Signal(EndSignal),
     InputClosed,
+}
+
+impl Exit {
+    /// The process's exit status: 128 plus the signal's number after a signal,
+    /// as shells report a program that a signal ended.
+    pub fn code(self) -> u8 {
+        match self {
+            Self::Quit | Self::InputClosed => 0,
+            Self::Signal(signal) => 128 + signal.number(),
+        }
+    }
 }
 
 pub async fn run<E: Executor>(
@@ -64,6 +76,12 @@ pub async fn run<E: Executor>(
         });
         let msg = tokio::select! {
             event = events.next() => match event {
+                Some(Ok(Event::Key(key))) if is_suspend_key(&key) => {
+                    let (reader, stopped) = suspend(terminal, events, &mut signals)?;
+                    events = reader;
+                    app.dirty |= stopped;
+                    continue;
+                }
                 Some(Ok(Event::Key(key))) => Msg::Key(key),
                 Some(Ok(Event::Resize(_, _))) => Msg::Resize,
                 Some(Ok(_)) => continue,
@@ -73,7 +91,20 @@ pub async fn run<E: Executor>(
             Some(notice) = notices.recv() => Msg::Client(notice),
             _ = sleep_for(redraw_in), if redraw_in.is_some() => continue,
             _ = sleep_for(wake_in), if wake_in.is_some() => Msg::Wake,
-            _ = signals.recv() => break Exit::Signal,
+            signal = signals.recv() => match signal {
+                Incoming::End(signal) => break Exit::Signal(signal),
+                Incoming::Stop => {
+                    let (reader, stopped) = suspend(terminal, events, &mut signals)?;
+                    events = reader;
+                    app.dirty |= stopped;
+                    continue;
+                }
+                Incoming::Continue => {
+                    terminal::repaint(terminal)?;
+                    app.dirty = true;
+                    continue;
+                }
+            },
         };
         let effects = app.handle(msg, clock.now());
         if dispatch(effects, terminal, &executor, &replies_tx, &mut inflight)? {
@@ -160,43 +191,4 @@ fn copy_osc52(out: &mut impl Write, text: &str) -> std::io::Result<()> {
     let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
     write!(out, "\u{1b}]52;c;{encoded}\u{7}")?;
     out.flush()
-}
-
-/// SIGTERM and SIGHUP end the loop, so the terminal is restored on the way out.
-struct Signals {
-    #[cfg(unix)]
-    term: tokio::signal::unix::Signal,
-    #[cfg(unix)]
-    hup: tokio::signal::unix::Signal,
-}
-
-impl Signals {
-    fn new() -> std::io::Result<Self> {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            Ok(Self {
-                term: signal(SignalKind::terminate())?,
-                hup: signal(SignalKind::hangup())?,
-            })
-        }
-        #[cfg(not(unix))]
-        {
-            Ok(Self {})
-        }
-    }
-
-    async fn recv(&mut self) {
-        #[cfg(unix)]
-        {
-            tokio::select! {
-                _ = self.term.recv() => {}
-                _ = self.hup.recv() => {}
-            }
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = tokio::signal::ctrl_c().await;
-        }
-    }
 }

@@ -1,9 +1,11 @@
 //! Entering and leaving the terminal's full-screen mode. The terminal is restored
-//! on quit, on panic, and on SIGTERM and SIGHUP (an SSH drop), whichever comes first,
-//! and only once.
+//! on quit, on panic, and on SIGINT, SIGQUIT, SIGTERM and SIGHUP (an SSH drop),
+//! whichever comes first, and only once. Ctrl-Z gives the terminal back to the
+//! shell while the process is stopped, as vim and htop do.
 
 use std::io::{BufWriter, Stdout, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -11,6 +13,7 @@ use crossterm::terminal::{
 use crossterm::{cursor, execute};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
+use ratatui::layout::Rect;
 
 /// Output is buffered so that a frame reaches the terminal in one write.
 pub type Tui = Terminal<CrosstermBackend<BufWriter<Stdout>>>;
@@ -21,13 +24,7 @@ static ACTIVE: AtomicBool = AtomicBool::new(false);
 /// Raw mode, the alternate screen, a hidden cursor; mouse capture stays off.
 pub fn enter() -> std::io::Result<Tui> {
     install_panic_hook();
-    enable_raw_mode()?;
-    ACTIVE.store(true, Ordering::SeqCst);
-    let mut stdout = std::io::stdout();
-    if let Err(err) = execute!(stdout, EnterAlternateScreen, cursor::Hide) {
-        restore();
-        return Err(err);
-    }
+    take_over()?;
     let backend = CrosstermBackend::new(BufWriter::with_capacity(64 * 1024, std::io::stdout()));
     match Terminal::new(backend) {
         Ok(terminal) => Ok(terminal),
@@ -36,6 +33,16 @@ pub fn enter() -> std::io::Result<Tui> {
             Err(err)
         }
     }
+}
+
+fn take_over() -> std::io::Result<()> {
+    enable_raw_mode()?;
+    ACTIVE.store(true, Ordering::SeqCst);
+    if let Err(err) = execute!(std::io::stdout(), EnterAlternateScreen, cursor::Hide) {
+        restore();
+        return Err(err);
+    }
+    Ok(())
 }
 
 /// Back to the main screen in cooked mode with the cursor shown. Safe to call more
@@ -51,6 +58,81 @@ pub fn restore() {
         );
         let _ = disable_raw_mode();
         let _ = stdout.flush();
+    }
+}
+
+/// Whether a shell with job control can continue this process after a stop:
+/// its process group is not the session leader's. Without (`ssh -t host
+/// vantage`, `tmux new vantage`, a supervisor), a stopped process would wait
+/// for a SIGCONT that nothing sends, with the session frozen.
+pub fn job_control() -> bool {
+    #[cfg(unix)]
+    {
+        use nix::unistd::{getpgrp, getsid};
+        getsid(None).is_ok_and(|session| session != getpgrp())
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
+}
+
+/// Ctrl-Z: restores the terminal and stops the process; returns once something
+/// (the shell's `fg`, or `kill -CONT`) continues it. The caller then calls
+/// [`resume`].
+///
+/// SIGSTOP, which cannot be caught: SIGTSTP would only come back to the
+/// dashboard's own handler.
+pub fn suspend() {
+    restore();
+    #[cfg(unix)]
+    if let Err(err) = nix::sys::signal::raise(nix::sys::signal::Signal::SIGSTOP) {
+        tracing::warn!("cannot stop the process: {err}");
+    }
+}
+
+/// After [`suspend`]: full-screen mode again, with the keys typed meanwhile
+/// thrown away, and the screen cleared so that the next draw repaints all of it
+/// (the shell has written over it).
+pub fn resume(terminal: &mut Tui) -> std::io::Result<()> {
+    take_over_again()?;
+    discard_typeahead();
+    repaint_all(terminal)
+}
+
+/// On SIGCONT: the process was stopped from outside (its terminal still raw) and
+/// whatever ran meanwhile may have written over the screen.
+pub fn repaint(terminal: &mut Tui) -> std::io::Result<()> {
+    take_over_again()?;
+    repaint_all(terminal)
+}
+
+fn take_over_again() -> std::io::Result<()> {
+    if ACTIVE.load(Ordering::SeqCst) {
+        return Ok(());
+    }
+    take_over()
+}
+
+/// Clears the screen and forgets the last frame, so that the next draw writes
+/// every cell; picks up a size that changed meanwhile. (`Terminal::clear` would
+/// ask the terminal where its cursor is, a round trip over SSH.)
+fn repaint_all(terminal: &mut Tui) -> std::io::Result<()> {
+    let size = terminal.size()?;
+    terminal.resize(Rect::new(0, 0, size.width, size.height))
+}
+
+/// Drops input that arrived while the process was stopped (e.g. what was typed
+/// to the shell but not read by it), so that none of it acts as a key.
+fn discard_typeahead() {
+    #[cfg(unix)]
+    if let Ok(tty) = std::fs::File::open("/dev/tty") {
+        let _ = nix::sys::termios::tcflush(&tty, nix::sys::termios::FlushArg::TCIFLUSH);
+    }
+    // crossterm keeps the events its reader already took from the terminal.
+    // The wait lets a reader that was stopped mid-read hand its lock over.
+    while matches!(crossterm::event::poll(Duration::from_millis(50)), Ok(true)) {
+        let _ = crossterm::event::read();
     }
 }
 

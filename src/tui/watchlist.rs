@@ -47,7 +47,7 @@ pub enum WatchlistError {
 
 /// `watchlist.json` in the data dir.
 pub fn default_path() -> PathBuf {
-    crate::logging::data_dir().join("watchlist.json")
+    crate::paths::data_dir().join("watchlist.json")
 }
 
 /// The saved list; a missing file is an empty list.

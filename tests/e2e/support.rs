@@ -20,6 +20,8 @@ pub struct Session {
     parser: vt100::Parser,
     /// Every byte the program wrote, as the terminal received it.
     raw: Vec<u8>,
+    /// vantage's process when a shell runs it ([`Session::start_in_shell`]).
+    job: Option<u32>,
     _home: tempfile::TempDir,
 }
 
@@ -31,6 +33,40 @@ impl Session {
 
     /// Like [`Session::start`], with extra environment variables.
     pub fn start_with_env(args: &[&str], env: &[(&str, &str)], cols: u16, rows: u16) -> Self {
+        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_vantage"));
+        command.args(args);
+        Self::spawn(command, env, cols, rows)
+    }
+
+    /// Starts an interactive bash, with job control and without line editing
+    /// (so the terminal stays cooked at its prompt), and runs `vantage ARGS` in
+    /// it as a job, as a user at a shell does.
+    pub fn start_in_shell(args: &[&str], cols: u16, rows: u16) -> Self {
+        let mut shell = CommandBuilder::new("bash");
+        shell.args(["--norc", "--noprofile", "--noediting", "-i"]);
+        shell.env("PS1", "$ ");
+        let mut session = Self::spawn(shell, &[], cols, rows);
+        session.wait_text("$ ");
+        let line = format!("{} {}\r", env!("CARGO_BIN_EXE_vantage"), args.join(" "));
+        session.send(&line);
+        let deadline = Instant::now() + DEADLINE;
+        while session.job.is_none() {
+            assert!(Instant::now() < deadline, "the shell started no job");
+            session.job = session.shell_child();
+            session.pump(Duration::from_millis(20));
+        }
+        session
+    }
+
+    /// The shell's child process, once it has one.
+    fn shell_child(&self) -> Option<u32> {
+        let shell = self.child.process_id()?;
+        let children =
+            std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children")).ok()?;
+        children.split_whitespace().next()?.parse().ok()
+    }
+
+    fn spawn(mut command: CommandBuilder, env: &[(&str, &str)], cols: u16, rows: u16) -> Self {
         let home = tempfile::tempdir().expect("temp home");
         let pair = native_pty_system()
             .openpty(PtySize {
@@ -40,8 +76,6 @@ impl Session {
                 pixel_height: 0,
             })
             .expect("a pseudo-terminal");
-        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_vantage"));
-        command.args(args);
         command.env("HOME", home.path());
         command.env("XDG_CONFIG_HOME", home.path().join("config"));
         command.env("XDG_DATA_HOME", home.path().join("data"));
@@ -51,7 +85,10 @@ impl Session {
         for (name, value) in env {
             command.env(name, value);
         }
-        let child = pair.slave.spawn_command(command).expect("vantage starts");
+        let child = pair
+            .slave
+            .spawn_command(command)
+            .expect("the program starts");
         drop(pair.slave);
         let mut reader = pair.master.try_clone_reader().expect("pty reader");
         let writer = pair.master.take_writer().expect("pty writer");
@@ -71,6 +108,7 @@ impl Session {
             output,
             parser: vt100::Parser::new(nonzero(rows), nonzero(cols), 0),
             raw: Vec::new(),
+            job: None,
             _home: home,
         }
     }
@@ -99,6 +137,22 @@ impl Session {
             if check(&screen) {
                 return screen;
             }
+            if Instant::now() > deadline {
+                panic!(
+                    "timed out waiting for {what}; the screen shows:\n{}",
+                    self.screen()
+                );
+            }
+            self.pump(Duration::from_millis(50));
+        }
+    }
+
+    /// Waits until `check` holds for the session (its screen, its terminal modes,
+    /// its process), reading output meanwhile; panics with the screen if it
+    /// does not come.
+    pub fn wait_until(&mut self, what: &str, check: impl Fn(&Self) -> bool) {
+        let deadline = Instant::now() + DEADLINE;
+        while !check(self) {
             if Instant::now() > deadline {
                 panic!(
                     "timed out waiting for {what}; the screen shows:\n{}",
@@ -180,8 +234,31 @@ impl Session {
             .contains(LocalFlags::ICANON | LocalFlags::ECHO)
     }
 
+    /// vantage's process id (not the shell's, under [`Session::start_in_shell`]).
     pub fn pid(&self) -> Option<u32> {
-        self.child.process_id()
+        self.job.or_else(|| self.child.process_id())
+    }
+
+    /// Whether vantage's process is still there (running or stopped).
+    pub fn alive(&mut self) -> bool {
+        if self.job.is_some() {
+            return !matches!(self.process_state(), None | Some('Z' | 'X'));
+        }
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// The process's state letter from `/proc/PID/stat` (Linux): `R` running,
+    /// `S` sleeping, `T` stopped by a signal, ...
+    pub fn process_state(&self) -> Option<char> {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid()?)).ok()?;
+        // The command name in parentheses may hold spaces: the state follows it.
+        stat.rsplit_once(") ")?.1.chars().next()
+    }
+
+    /// Sends `signal` to the process.
+    pub fn signal(&self, signal: nix::sys::signal::Signal) {
+        let pid = self.pid().expect("child pid") as i32;
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal).expect("signal sent");
     }
 }
 

@@ -16,7 +16,7 @@ use crate::api::model::{
     AudienceTarget, Deployment, DeploymentErrorClass, DeploymentStatus, EmbedUrl, ErrorType,
     Project, PublishAudience, ReviewPriority,
 };
-use crate::clock::hash_str;
+use crate::hash::hash_str;
 use crate::server::App;
 use crate::server::errors::ApiError;
 use crate::server::ops::{self, Ctx, Validation, json_object_body};

@@ -1,0 +1,72 @@
+//! `vantage demo`: the reference server, in-process on 127.0.0.1:0 with the
+//! demo data (or a generated workspace), and the dashboard on it with the
+//! `enterprise-admin` key. The one place that wires the server to the dashboard.
+
+use crate::api::{ApiKey, Client, ClientConfig, ConfigError};
+use crate::config::LoadedConfig;
+use crate::server::seed::{self, GenerateSpec, SeedError};
+use crate::server::{self, ServerConfig, ServerError};
+use crate::tui::app::Identity;
+use crate::tui::launch::{self, LaunchError, Target};
+use crate::tui::runtime::Exit;
+use crate::tui::settings::TuiSettings;
+
+#[derive(Debug, thiserror::Error)]
+pub enum DemoError {
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+    #[error("demo data: {0}")]
+    Seed(#[from] SeedError),
+    #[error("demo server: {0}")]
+    Server(#[from] ServerError),
+    #[error("demo client: {0}")]
+    Client(#[from] ConfigError),
+    #[error("the demo data has no enterprise-admin key")]
+    NoDemoKey,
+}
+
+impl DemoError {
+    /// A problem with the config file, which the user fixes (exit status 3).
+    pub fn is_configuration(&self) -> bool {
+        matches!(self, Self::Launch(launch) if launch.is_configuration())
+    }
+}
+
+/// Serves the demo data and runs the dashboard on it until it ends.
+pub async fn run(
+    generate: Option<GenerateSpec>,
+    read_only: bool,
+    config: &LoadedConfig,
+) -> Result<Exit, DemoError> {
+    // Settings first: a mistake in the file is reported before anything starts.
+    let settings = TuiSettings::from_config(config).map_err(LaunchError::from)?;
+    let anchor = seed::today_anchor(time::OffsetDateTime::now_utc());
+    let fixture = match generate {
+        Some(spec) => seed::generate(spec, anchor),
+        None => seed::demo_fixture(anchor)?,
+    };
+    let key = fixture
+        .keys
+        .iter()
+        .find(|key| key.label == "enterprise-admin")
+        .ok_or(DemoError::NoDemoKey)?;
+    let workspace_id = key.workspace_id.clone();
+    let credential = ApiKey::new(key.key.clone())?;
+    let server = server::start(ServerConfig::local(fixture)).await?;
+    let client = Client::new(ClientConfig::new(server.base_url(), credential))?;
+    let target = Target {
+        client,
+        identity: Identity {
+            workspace: format!("{workspace_id} (demo)"),
+            plan: None,
+            api_version: crate::api::model::API_VERSION.to_owned(),
+            read_only,
+        },
+        workspace_id,
+        // The demo's projects are not the service's: they get a watch list of their own.
+        watchlist: crate::paths::data_dir().join("watchlist-demo.json"),
+    };
+    let result = launch::run(target, &settings).await;
+    server.stop().await;
+    Ok(result?)
+}

@@ -1,0 +1,279 @@
+//! The dashboard's tables of the config file, `[tui]` and `[keys]`, read into
+//! serde structs. A misspelt key or a value of the wrong kind is refused with
+//! the file, the table and the key named, before the terminal is taken over.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+
+use super::keymap::{Keymap, KeymapError};
+use super::theme::ThemeName;
+use crate::config::LoadedConfig;
+
+/// The refresh interval the config may ask for, in seconds.
+const REFRESH_SECS_RANGE: std::ops::RangeInclusive<u64> = 1..=3600;
+
+/// What the dashboard takes from the config file.
+#[derive(Debug, Clone, Default)]
+pub struct TuiSettings {
+    pub theme: ThemeName,
+    /// The default keys with the `[keys]` overrides applied.
+    pub keymap: Keymap,
+    /// `[tui] refresh_secs`: seconds between refreshes of the live monitor.
+    pub refresh_secs: Option<u64>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TuiSettingsError {
+    /// `at` is where in the file, e.g. `[tui] refresh_secs`.
+    #[error("config file {path}: {at}: {reason}")]
+    Invalid {
+        path: String,
+        at: String,
+        reason: String,
+    },
+    #[error("config file {path}: {source}")]
+    Keymap {
+        path: String,
+        #[source]
+        source: KeymapError,
+    },
+}
+
+/// The two tables, as the file spells them.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct DashboardTables {
+    tui: TuiTable,
+    /// Action name to its keys; only the overrides.
+    keys: BTreeMap<String, KeyList>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields, expecting = "a table")]
+struct TuiTable {
+    theme: ThemeName,
+    refresh_secs: Option<RefreshSecs>,
+}
+
+/// `[tui] refresh_secs`, within [`REFRESH_SECS_RANGE`].
+#[derive(Debug, Clone, Copy)]
+struct RefreshSecs(u64);
+
+impl<'de> Deserialize<'de> for RefreshSecs {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct SecsVisitor;
+
+        impl Visitor<'_> for SecsVisitor {
+            type Value = RefreshSecs;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(
+                    f,
+                    "a whole number of seconds from {} to {}",
+                    REFRESH_SECS_RANGE.start(),
+                    REFRESH_SECS_RANGE.end()
+                )
+            }
+
+            fn visit_i64<E: de::Error>(self, secs: i64) -> Result<RefreshSecs, E> {
+                u64::try_from(secs)
+                    .ok()
+                    .filter(|secs| REFRESH_SECS_RANGE.contains(secs))
+                    .map(RefreshSecs)
+                    .ok_or_else(|| E::invalid_value(de::Unexpected::Signed(secs), &self))
+            }
+
+            fn visit_u64<E: de::Error>(self, secs: u64) -> Result<RefreshSecs, E> {
+                Some(secs)
+                    .filter(|secs| REFRESH_SECS_RANGE.contains(secs))
+                    .map(RefreshSecs)
+                    .ok_or_else(|| E::invalid_value(de::Unexpected::Unsigned(secs), &self))
+            }
+        }
+
+        deserializer.deserialize_any(SecsVisitor)
+    }
+}
+
+/// `quit = "q"` or `quit = ["q", "ctrl-c"]`.
+#[derive(Debug)]
+struct KeyList(Vec<String>);
+
+impl<'de> Deserialize<'de> for KeyList {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeysVisitor;
+
+        impl<'de> Visitor<'de> for KeysVisitor {
+            type Value = KeyList;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a key or a list of keys, e.g. \"q\" or [\"q\", \"ctrl-c\"]")
+            }
+
+            fn visit_str<E: de::Error>(self, key: &str) -> Result<KeyList, E> {
+                Ok(KeyList(vec![key.to_owned()]))
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<KeyList, A::Error> {
+                let mut keys = Vec::new();
+                while let Some(key) = seq.next_element::<String>()? {
+                    keys.push(key);
+                }
+                Ok(KeyList(keys))
+            }
+        }
+
+        deserializer.deserialize_any(KeysVisitor)
+    }
+}
+
+impl TuiSettings {
+    pub fn from_config(config: &LoadedConfig) -> Result<Self, TuiSettingsError> {
+        let path = config.path.as_ref().map_or_else(
+            || "the config file".to_owned(),
+            |path| path.display().to_string(),
+        );
+        // Only the dashboard's tables: the other sections have other readers.
+        let tables: toml::Table = ["tui", "keys"]
+            .into_iter()
+            .filter_map(|name| Some((name.to_owned(), config.file.other.get(name)?.clone())))
+            .collect();
+        let tables: DashboardTables = serde_path_to_error::deserialize(toml::Value::Table(tables))
+            .map_err(|error| TuiSettingsError::Invalid {
+                path: path.clone(),
+                at: table_and_key(&error.path().to_string()),
+                reason: error.inner().message().trim().to_owned(),
+            })?;
+        let overrides: HashMap<String, Vec<String>> = tables
+            .keys
+            .into_iter()
+            .map(|(action, keys)| (action, keys.0))
+            .collect();
+        let keymap = Keymap::with_overrides(&overrides)
+            .map_err(|source| TuiSettingsError::Keymap { path, source })?;
+        Ok(Self {
+            theme: tables.tui.theme,
+            keymap,
+            refresh_secs: tables.tui.refresh_secs.map(|secs| secs.0),
+        })
+    }
+}
+
+/// `tui.refresh_secs` as the file spells it: `[tui] refresh_secs`.
+fn table_and_key(path: &str) -> String {
+    match path.split_once('.') {
+        Some((table, key)) => format!("[{table}] {key}"),
+        None => format!("[{path}]"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::FileConfig;
+    use crate::tui::action::Action;
+
+    fn settings(toml_text: &str) -> Result<TuiSettings, TuiSettingsError> {
+        let file: FileConfig = toml::from_str(toml_text).unwrap();
+        TuiSettings::from_config(&LoadedConfig {
+            file,
+            path: Some("/home/u/.config/vantage/config.toml".into()),
+            exists: true,
+        })
+    }
+
+    #[test]
+    fn refresh_secs_is_read_and_checked() {
+        assert_eq!(settings("").unwrap().refresh_secs, None);
+        let read = settings("[tui]\nrefresh_secs = 30\n").unwrap();
+        assert_eq!(read.refresh_secs, Some(30));
+        for bad in ["0", "3601", "\"10\"", "2.5", "-1"] {
+            let error = settings(&format!("[tui]\nrefresh_secs = {bad}\n")).unwrap_err();
+            assert!(
+                error.to_string().starts_with(
+                    "config file /home/u/.config/vantage/config.toml: [tui] refresh_secs: "
+                ),
+                "{bad}: {error}"
+            );
+        }
+        let error = settings("[tui]\nrefresh_secs = 0\n").unwrap_err();
+        assert!(
+            error.to_string().ends_with(
+                "invalid value: integer `0`, expected a whole number of seconds from 1 to 3600"
+            ),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn the_theme_is_dark_or_light() {
+        assert_eq!(settings("").unwrap().theme, ThemeName::Dark);
+        let light = settings("[tui]\ntheme = \"light\"\n").unwrap();
+        assert_eq!(light.theme, ThemeName::Light);
+        let error = settings("[tui]\ntheme = \"blue\"\n").unwrap_err();
+        let shown = error.to_string();
+        assert!(
+            shown.contains("[tui] theme: unknown variant `blue`"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("`dark`") && shown.contains("`light`"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn a_misspelt_key_is_named() {
+        let error = settings("[tui]\nthme = \"light\"\n").unwrap_err();
+        let shown = error.to_string();
+        assert!(
+            shown.contains("[tui] thme: unknown field `thme`"),
+            "{shown}"
+        );
+        let error = settings("tui = 5\n").unwrap_err();
+        assert!(error.to_string().contains("[tui]: invalid type"), "{error}");
+        assert!(error.to_string().contains("expected a table"), "{error}");
+    }
+
+    #[test]
+    fn keys_take_one_key_or_a_list() {
+        let read = settings("[keys]\nquit = \"x\"\nrefresh = [\"f5\", \"ctrl-r\"]\n").unwrap();
+        let press = |code| crossterm::event::KeyEvent::from(code);
+        use crossterm::event::KeyCode;
+        assert_eq!(
+            read.keymap.action(&press(KeyCode::Char('x'))),
+            Some(Action::Quit)
+        );
+        assert_eq!(
+            read.keymap.action(&press(KeyCode::F(5))),
+            Some(Action::Refresh)
+        );
+        let error = settings("[keys]\nquit = 5\n").unwrap_err();
+        assert!(
+            error.to_string().contains("[keys] quit: invalid type"),
+            "{error}"
+        );
+        let error = settings("[keys]\nquit = [\"q\", 5]\n").unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("[keys] quit[1]: invalid type: integer `5`"),
+            "{error}"
+        );
+        let error = settings("[keys]\nfly = \"f\"\n").unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("config.toml: [keys] fly: no such action; the actions are quit, back, "),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn other_sections_are_left_to_their_readers() {
+        assert!(settings("[exporter]\nlisten = \"127.0.0.1:0\"\n").is_ok());
+    }
+}
