@@ -19,7 +19,7 @@ use super::exit::{self, CliError};
 use super::print::{CsvRows, Output, output_width, write_list, write_one};
 use super::progress::{Progress, ProgressTask};
 use super::views;
-use super::{GlobalArgs, Session};
+use crate::session::{GlobalArgs, Session};
 
 /// Runs `command`, reports a failure on stderr in one line, and returns the
 /// exit code.

@@ -5,7 +5,7 @@
 use crate::api::{ApiError, ConfigError};
 use crate::formats::OutputError;
 
-use super::SessionError;
+use crate::session::SessionError;
 
 /// Success.
 pub const OK: u8 = 0;

@@ -10,6 +10,3 @@ pub mod views;
 
 pub use args::ScriptCommand;
 pub use commands::run;
-// The session moved out so the dashboard need not import the commands; these
-// names keep `super::Session` in the commands' files working.
-pub use crate::session::{GlobalArgs, Session, SessionError};
