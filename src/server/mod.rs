@@ -8,11 +8,13 @@ pub mod cursor;
 pub mod errors;
 pub mod faults;
 pub mod handlers;
+pub mod listen;
 pub mod ops;
 pub mod paging;
 pub mod ratelimit;
 pub mod router;
 pub mod seed;
+pub mod serve;
 pub mod store;
 pub mod version;
 
@@ -27,8 +29,9 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
 use self::auth::{Principal, hash_key, hashes_match};
-use self::errors::ApiError;
+use self::errors::HttpError;
 use self::faults::Faults;
+use self::listen::ConnectionLimits;
 use self::ratelimit::{RateLimit, RateLimiter};
 use self::store::{Fixture, Store, StoreError};
 use self::version::VersionCatalog;
@@ -48,6 +51,8 @@ pub struct ServerConfig {
     /// How long lists, insights and member reads lag behind writes.
     pub consistency_lag: time::Duration,
     pub faults: Faults,
+    /// Header-read timeout and connection cap.
+    pub connections: ConnectionLimits,
 }
 
 impl ServerConfig {
@@ -63,6 +68,7 @@ impl ServerConfig {
             clock: Clock::system(),
             consistency_lag: time::Duration::ZERO,
             faults: Faults::none(),
+            connections: ConnectionLimits::default(),
         }
     }
 }
@@ -134,7 +140,7 @@ impl App {
     }
 
     /// Step 3 of the order of checks: the key, its workspace, plan and scopes.
-    pub fn authenticate(&self, headers: &HeaderMap) -> Result<Principal, ApiError> {
+    pub fn authenticate(&self, headers: &HeaderMap) -> Result<Principal, HttpError> {
         let presented = auth::presented_credential(headers)?;
         let presented_hash = hash_key(&presented);
         self.store.read(|data| {
@@ -148,9 +154,9 @@ impl App {
                     found = Some(key);
                 }
             }
-            let key = found.ok_or_else(|| ApiError::unauthorized("the API key is not valid"))?;
+            let key = found.ok_or_else(|| HttpError::unauthorized("the API key is not valid"))?;
             let workspace = data.workspaces.get(&key.workspace_id).ok_or_else(|| {
-                ApiError::unauthorized("the API key's workspace no longer exists")
+                HttpError::unauthorized("the API key's workspace no longer exists")
             })?;
             Ok(Principal {
                 key_id: key.id.clone(),
@@ -163,7 +169,7 @@ impl App {
     }
 
     /// Applies the outcome of every deployment that has finished by `now`.
-    pub fn settle_deployments(&self, now: OffsetDateTime) -> Result<(), ApiError> {
+    pub fn settle_deployments(&self, now: OffsetDateTime) -> Result<(), HttpError> {
         let due = self.store.read(|data| {
             data.deployments
                 .values()
@@ -173,7 +179,7 @@ impl App {
             return Ok(());
         }
         self.store
-            .write(|data| Ok::<_, ApiError>((handlers::publish::settle(data, now), ())))
+            .write(|data| Ok::<_, HttpError>((handlers::publish::settle(data, now), ())))
     }
 }
 
@@ -211,6 +217,7 @@ impl Drop for RunningServer {
 /// Binds and serves in a background task.
 pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
     let addr = config.addr;
+    let limits = config.connections;
     let app = Arc::new(App::new(config)?);
     let listener = TcpListener::bind(addr)
         .await
@@ -220,16 +227,16 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
         .map_err(|source| ServerError::Bind { addr, source })?;
     let router = router::build(app.clone());
     let (tx, rx) = oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        let served = axum::serve(listener, router)
-            .with_graceful_shutdown(async {
-                let _ = rx.await;
-            })
-            .await;
-        if let Err(err) = served {
-            tracing::error!(error = %err, "server stopped");
-        }
-    });
+    let shutdown = async {
+        let _ = rx.await;
+    };
+    let task = tokio::spawn(listen::serve(
+        listener,
+        router,
+        app.clone(),
+        limits,
+        shutdown,
+    ));
     tracing::info!(%addr, "reference server listening");
     Ok(RunningServer {
         addr,

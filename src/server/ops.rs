@@ -27,7 +27,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use super::auth::{Feature, Plan, Principal, Scope};
-use super::errors::{ApiError, field_error};
+use super::errors::{HttpError, field_error};
 use crate::api::model::FieldError;
 
 /// What an operation needs, and the query parameters it declares.
@@ -130,7 +130,7 @@ pub struct Ctx {
 
 impl Ctx {
     /// Steps 7 to 9 of the order of checks: scope, plan, features.
-    pub fn authorize(&self, operation: &'static Operation) -> Result<&Principal, ApiError> {
+    pub fn authorize(&self, operation: &'static Operation) -> Result<&Principal, HttpError> {
         *self.matched.lock().unwrap_or_else(|p| p.into_inner()) = Some(operation);
         self.principal.require_scope(operation.scope)?;
         self.principal.require_plan(operation.plan)?;
@@ -140,24 +140,24 @@ impl Ctx {
 
     /// 404 `workspace_not_found` unless `workspace_id` is the key's own workspace:
     /// another workspace answers exactly as a missing one.
-    pub fn own_workspace(&self, workspace_id: &str) -> Result<(), ApiError> {
+    pub fn own_workspace(&self, workspace_id: &str) -> Result<(), HttpError> {
         if workspace_id == self.principal.workspace_id {
             Ok(())
         } else {
-            Err(ApiError::workspace_not_found())
+            Err(HttpError::workspace_not_found())
         }
     }
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Ctx {
-    type Rejection = ApiError;
+    type Rejection = HttpError;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
         parts
             .extensions
             .get::<Ctx>()
             .cloned()
-            .ok_or_else(|| ApiError::internal("request context missing"))
+            .ok_or_else(|| HttpError::internal("request context missing"))
     }
 }
 
@@ -290,11 +290,11 @@ impl Validation {
         self.0.is_empty()
     }
 
-    pub fn finish(self) -> Result<(), ApiError> {
+    pub fn finish(self) -> Result<(), HttpError> {
         if self.0.is_empty() {
             Ok(())
         } else {
-            Err(ApiError::validation(self.0))
+            Err(HttpError::validation(self.0))
         }
     }
 }
@@ -305,11 +305,11 @@ pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 /// Reads a request body. Handlers take the body unread (`axum::body::Body`) and
 /// call this after `ctx.authorize`, so an oversized body cannot jump the scope and
 /// plan checks, and is answered 400 `invalid_request` like any malformed body.
-pub async fn read_body(body: axum::body::Body) -> Result<axum::body::Bytes, ApiError> {
+pub async fn read_body(body: axum::body::Body) -> Result<axum::body::Bytes, HttpError> {
     axum::body::to_bytes(body, MAX_BODY_BYTES)
         .await
         .map_err(|_| {
-            ApiError::invalid(
+            HttpError::invalid(
                 "body",
                 format!("the body could not be read or is larger than {MAX_BODY_BYTES} bytes"),
             )
@@ -322,10 +322,10 @@ pub fn json_object_body(
     body: &[u8],
     allowed_fields: &[&str],
     required: bool,
-) -> Result<serde_json::Map<String, Value>, ApiError> {
+) -> Result<serde_json::Map<String, Value>, HttpError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return if required {
-            Err(ApiError::invalid("body", "a JSON object body is required"))
+            Err(HttpError::invalid("body", "a JSON object body is required"))
         } else {
             Ok(serde_json::Map::new())
         };
@@ -338,16 +338,16 @@ pub fn json_object_body(
             .next()
             .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"));
         if !is_json {
-            return Err(ApiError::invalid(
+            return Err(HttpError::invalid(
                 "header.Content-Type",
                 "the body must be sent as application/json",
             ));
         }
     }
     let value: Value = serde_json::from_slice(body)
-        .map_err(|err| ApiError::invalid("body", format!("the body is not valid JSON: {err}")))?;
+        .map_err(|err| HttpError::invalid("body", format!("the body is not valid JSON: {err}")))?;
     let Value::Object(map) = value else {
-        return Err(ApiError::invalid("body", "the body must be a JSON object"));
+        return Err(HttpError::invalid("body", "the body must be a JSON object"));
     };
     let mut validation = Validation::default();
     for key in map.keys() {

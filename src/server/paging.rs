@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::cursor;
-use super::errors::ApiError;
+use super::errors::HttpError;
 use crate::api::model::Pagination;
 
 /// One component of a sort key.
@@ -91,13 +91,13 @@ impl PageRequest {
         cursor: Option<&str>,
         secret: &[u8],
         binding: &str,
-    ) -> Result<Self, ApiError> {
+    ) -> Result<Self, HttpError> {
         let after = match cursor {
             None => None,
             Some(raw) => {
                 let position = cursor::decode(secret, binding, raw)?;
                 Some(serde_json::from_value::<SortKey>(position).map_err(|_| {
-                    ApiError::invalid("query.cursor", "the cursor is not one this server issued")
+                    HttpError::invalid("query.cursor", "the cursor is not one this server issued")
                 })?)
             }
         };

@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 
 use super::App;
-use super::errors::ApiError;
+use super::errors::HttpError;
 use super::faults::Decision;
 use super::handlers::{
     analytics, insights, inventory, members, pii, projects, publish, scans, workspace_projects,
@@ -89,13 +89,13 @@ pub fn build(app: Arc<App>) -> Router {
         .with_state(app)
 }
 
-async fn unknown_route() -> ApiError {
-    ApiError::new(StatusCode::NOT_FOUND, ErrorType::NotFound, "Not found")
+async fn unknown_route() -> HttpError {
+    HttpError::new(StatusCode::NOT_FOUND, ErrorType::NotFound, "Not found")
         .detail("no operation has this path; every path starts with /v1")
 }
 
-async fn method_not_allowed() -> ApiError {
-    ApiError::new(
+async fn method_not_allowed() -> HttpError {
+    HttpError::new(
         StatusCode::METHOD_NOT_ALLOWED,
         ErrorType::MethodNotAllowed,
         "Method not allowed",
@@ -130,7 +130,7 @@ async fn admit(
     request: &mut Request,
     request_id: &str,
     echo: &mut Echo,
-) -> Result<Decision, ApiError> {
+) -> Result<Decision, HttpError> {
     check_accept(request.headers())?;
     echo.selection = Some(app.versions.resolve(request.headers())?);
     let principal = app.authenticate(request.headers())?;
@@ -138,11 +138,11 @@ async fn admit(
     let rate = app.limiter.check(&principal.key_id, now);
     echo.rate = Some(rate);
     if let Some(seconds) = rate.retry_after {
-        return Err(ApiError::rate_limited(seconds));
+        return Err(HttpError::rate_limited(seconds));
     }
     let decision = app.faults.next();
     if decision.rate_limited {
-        return Err(ApiError::rate_limited(1));
+        return Err(HttpError::rate_limited(1));
     }
     app.settle_deployments(now)?;
     let query = QueryParams::parse(request.uri().query());
@@ -169,7 +169,7 @@ async fn run(
             tokio::time::sleep(decision.latency).await;
         }
         if decision.unavailable {
-            return ApiError::request_timeout().into_response();
+            return HttpError::request_timeout().into_response();
         }
         if decision.reset {
             return dropped_connection();
@@ -178,12 +178,12 @@ async fn run(
     };
     let response = match tokio::time::timeout(app.deadline, handled).await {
         Ok(response) => response,
-        Err(_) => ApiError::request_timeout().into_response(),
+        Err(_) => HttpError::request_timeout().into_response(),
     };
     let is_mutation = matches!(*method, Method::POST | Method::PATCH | Method::DELETE);
     if decision.timeout_after_commit && is_mutation && response.status().is_success() {
         // The write is committed; the caller is told it timed out.
-        return ApiError::request_timeout().into_response();
+        return HttpError::request_timeout().into_response();
     }
     response
 }
@@ -200,7 +200,7 @@ fn dropped_connection() -> Response {
 }
 
 /// `Accept` may be `application/json`, `*/*` or omitted.
-fn check_accept(headers: &HeaderMap) -> Result<(), ApiError> {
+fn check_accept(headers: &HeaderMap) -> Result<(), HttpError> {
     let values: Vec<&HeaderValue> = headers.get_all(header::ACCEPT).iter().collect();
     if values.is_empty() {
         return Ok(());
@@ -226,7 +226,7 @@ fn check_accept(headers: &HeaderMap) -> Result<(), ApiError> {
     if acceptable {
         Ok(())
     } else {
-        Err(ApiError::new(
+        Err(HttpError::new(
             StatusCode::NOT_ACCEPTABLE,
             ErrorType::NotAcceptable,
             "Not acceptable",
@@ -242,7 +242,7 @@ fn finish(
     echo: &Echo,
     raw_query: Option<&str>,
 ) -> Response {
-    let error = response.extensions_mut().remove::<ApiError>().or_else(|| {
+    let error = response.extensions_mut().remove::<HttpError>().or_else(|| {
         {
             // Anything that failed outside our handlers still gets the envelope.
             let status = response.status();
@@ -304,7 +304,7 @@ fn finish(
     response
 }
 
-fn stray_error(status: StatusCode) -> ApiError {
+fn stray_error(status: StatusCode) -> HttpError {
     let kind = match status {
         StatusCode::NOT_FOUND => ErrorType::NotFound,
         StatusCode::METHOD_NOT_ALLOWED => ErrorType::MethodNotAllowed,
@@ -312,7 +312,7 @@ fn stray_error(status: StatusCode) -> ApiError {
         _ => ErrorType::InternalError,
     };
     let title = status.canonical_reason().unwrap_or("Error");
-    ApiError::new(status, kind, title)
+    HttpError::new(status, kind, title)
 }
 
 /// `X-Service-Unknown-Query-Params`: names the operation does not declare, as sent.

@@ -12,7 +12,7 @@ use crate::api::model::{
 use crate::server::App;
 use crate::server::auth::Feature;
 use crate::server::catalog::{FINDING_KINDS, FindingKind};
-use crate::server::errors::ApiError;
+use crate::server::errors::HttpError;
 use crate::server::ops::{self, Ctx, Validation};
 use crate::server::store::{Data, ProjectRec, WorkspaceRec};
 
@@ -27,7 +27,7 @@ pub async fn get(
     ctx: Ctx,
     State(app): State<Arc<App>>,
     PathParams(workspace_id): PathParams<String>,
-) -> Result<Json<Insights>, ApiError> {
+) -> Result<Json<Insights>, HttpError> {
     ctx.authorize(&ops::GET_INSIGHTS)?;
     let mut validation = Validation::default();
     let priorities = validation
@@ -44,7 +44,7 @@ pub async fn get(
             let workspace = data
                 .workspaces
                 .get(&workspace_id)
-                .ok_or_else(ApiError::workspace_not_found)?;
+                .ok_or_else(HttpError::workspace_not_found)?;
             Ok(workspace_insights(
                 data,
                 workspace,

@@ -35,7 +35,7 @@ use crate::api::model::{
 use crate::server::App;
 use crate::server::auth::Feature;
 use crate::server::catalog::{FINDING_KINDS, FindingKind, finding_kind};
-use crate::server::errors::ApiError;
+use crate::server::errors::HttpError;
 use crate::server::ops::{self, Ctx, QueryParams, Validation};
 use crate::server::paging::PageRequest;
 use crate::server::store::query::{CompactKey, Field, TextQuery, directed, fold, paginate_compact};
@@ -55,9 +55,9 @@ pub async fn list(
     ctx: Ctx,
     State(app): State<Arc<App>>,
     PathParams(workspace_id): PathParams<String>,
-) -> Result<Json<InventoryPage>, ApiError> {
+) -> Result<Json<InventoryPage>, HttpError> {
     ctx.authorize(&ops::LIST_INVENTORY)?;
-    let params = InventoryParams::parse(&ctx.query)?;
+    let params = InventoryRequest::parse(&ctx.query)?;
     params.require_features(ctx.principal.has_feature(Feature::PiiDetection))?;
     let binding = cursor_binding(
         "list_inventory",
@@ -91,7 +91,7 @@ pub async fn list(
 
 /// The validated query of one inventory request.
 #[derive(Debug)]
-pub struct InventoryParams {
+pub struct InventoryRequest {
     pub limit: u32,
     pub cursor: Option<String>,
     pub filters: Filters,
@@ -123,9 +123,9 @@ fn names<T>(known: &[T], as_str: impl Fn(&T) -> &str) -> Vec<&str> {
     known.iter().map(as_str).collect()
 }
 
-impl InventoryParams {
+impl InventoryRequest {
     /// Every malformed parameter, as one 400.
-    pub fn parse(query: &QueryParams) -> Result<Self, ApiError> {
+    pub fn parse(query: &QueryParams) -> Result<Self, HttpError> {
         let mut v = Validation::default();
         let limit = v.check(query.limit(DEFAULT_LIMIT, MAX_LIMIT));
         let cursor = v.check(query.one("cursor")).flatten().map(str::to_owned);
@@ -213,7 +213,7 @@ impl InventoryParams {
     }
 
     /// 402 for the parameters that need personal-data detection.
-    pub fn require_features(&self, pii_detection: bool) -> Result<(), ApiError> {
+    pub fn require_features(&self, pii_detection: bool) -> Result<(), HttpError> {
         let needs_pii = self.filters.has_pii.is_some()
             || self.sort.by == InventorySortBy::OpenPiiFindingCount
             || self
@@ -222,7 +222,7 @@ impl InventoryParams {
                 .iter()
                 .any(|kind| kind.needs_pii_detection);
         if needs_pii && !pii_detection {
-            return Err(ApiError::features_required(&[
+            return Err(HttpError::features_required(&[
                 Feature::PiiDetection.as_str()
             ]));
         }
@@ -408,16 +408,16 @@ fn any_of<T: PartialEq>(wanted: &[T], value: Option<&T>) -> bool {
 fn inventory_page(
     data: &Data,
     workspace_id: &str,
-    params: &InventoryParams,
+    params: &InventoryRequest,
     now: OffsetDateTime,
     request: &PageRequest,
     secret: &[u8],
     binding: &str,
-) -> Result<InventoryPage, ApiError> {
+) -> Result<InventoryPage, HttpError> {
     let workspace = data
         .workspaces
         .get(workspace_id)
-        .ok_or_else(ApiError::workspace_not_found)?;
+        .ok_or_else(HttpError::workspace_not_found)?;
     let mut matcher = params.filters.query.as_ref().map(TextQuery::matcher);
     let mut keyed: Vec<(CompactKey, &ProjectRec)> = Vec::new();
     for project in data.workspace_projects(workspace_id) {
@@ -573,7 +573,7 @@ mod tests {
 
     #[test]
     fn a_text_query_is_required_for_relevance_and_sets_the_default_order() {
-        let parse = |raw: &str| InventoryParams::parse(&QueryParams::parse(Some(raw)));
+        let parse = |raw: &str| InventoryRequest::parse(&QueryParams::parse(Some(raw)));
         assert_eq!(parse("").unwrap().sort.by, InventorySortBy::LastEditedAt);
         assert_eq!(
             parse("query=abc").unwrap().sort.by,

@@ -13,7 +13,7 @@ use crate::api::model::{
     ErrorType, Member, MemberRef, MemberSortBy, MemberType, Page, Role, SortOrder,
 };
 use crate::server::App;
-use crate::server::errors::ApiError;
+use crate::server::errors::HttpError;
 use crate::server::ops::{self, Ctx, Validation};
 use crate::server::paging::{self, KeyPart, SortKey};
 use crate::server::store::query::{Field, TextQuery};
@@ -36,12 +36,12 @@ pub async fn get(
     ctx: Ctx,
     State(app): State<Arc<App>>,
     PathParams(path): PathParams<MemberPath>,
-) -> Result<Json<Member>, ApiError> {
+) -> Result<Json<Member>, HttpError> {
     ctx.authorize(&ops::GET_MEMBER)?;
     let user_id = match Uuid::parse_str(&path.user_id) {
         Ok(id) if !id.is_nil() => id,
         _ => {
-            return Err(ApiError::invalid(
+            return Err(HttpError::invalid(
                 "path.user_id",
                 "user_id must be a nonzero UUID, as returned by the member list",
             ));
@@ -67,8 +67,8 @@ pub async fn get(
     })
 }
 
-fn member_not_found() -> ApiError {
-    ApiError::not_found(ErrorType::MemberNotFound, "Member not found")
+fn member_not_found() -> HttpError {
+    HttpError::not_found(ErrorType::MemberNotFound, "Member not found")
         .detail("no active member of this workspace has this user id")
 }
 
@@ -86,7 +86,7 @@ pub async fn list(
     ctx: Ctx,
     State(app): State<Arc<App>>,
     PathParams(workspace_id): PathParams<String>,
-) -> Result<Json<Page<MemberRef>>, ApiError> {
+) -> Result<Json<Page<MemberRef>>, HttpError> {
     ctx.authorize(&ops::LIST_MEMBERS)?;
     let request = list_request(&ctx)?;
     let path = format!("/v1/workspaces/{workspace_id}/members");
@@ -124,7 +124,7 @@ pub async fn list(
     })
 }
 
-fn list_request(ctx: &Ctx) -> Result<ListRequest, ApiError> {
+fn list_request(ctx: &Ctx) -> Result<ListRequest, HttpError> {
     let query = &ctx.query;
     let mut validation = Validation::default();
     let raw_query = validation.check(ctx.query.one("query")).flatten();

@@ -16,7 +16,7 @@ use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
-use super::errors::ApiError;
+use super::errors::HttpError;
 use super::ops::Ctx;
 use super::store::{Data, ProjectRec};
 
@@ -28,14 +28,14 @@ where
     T: DeserializeOwned + Send,
     S: Send + Sync,
 {
-    type Rejection = ApiError;
+    type Rejection = HttpError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         Path::<T>::from_request_parts(parts, state)
             .await
             .map(|Path(value)| PathParams(value))
             .map_err(|rejection| {
-                ApiError::invalid(path_location(&rejection), rejection.body_text())
+                HttpError::invalid(path_location(&rejection), rejection.body_text())
             })
     }
 }
@@ -58,11 +58,11 @@ fn path_location(rejection: &PathRejection) -> String {
 
 /// Runs store work off the async threads.
 pub async fn blocking<R: Send + 'static>(
-    work: impl FnOnce() -> Result<R, ApiError> + Send + 'static,
-) -> Result<R, ApiError> {
+    work: impl FnOnce() -> Result<R, HttpError> + Send + 'static,
+) -> Result<R, HttpError> {
     tokio::task::spawn_blocking(work)
         .await
-        .map_err(|err| ApiError::internal(format!("worker failed: {err}")))?
+        .map_err(|err| HttpError::internal(format!("worker failed: {err}")))?
 }
 
 /// A project of the caller's workspace; any other answers `project_not_found`,
@@ -71,11 +71,11 @@ pub fn find_project<'a>(
     data: &'a Data,
     ctx: &Ctx,
     project_id: &str,
-) -> Result<&'a ProjectRec, ApiError> {
+) -> Result<&'a ProjectRec, HttpError> {
     data.projects
         .get(project_id)
         .filter(|project| project.workspace_id == ctx.principal.workspace_id)
-        .ok_or_else(ApiError::project_not_found)
+        .ok_or_else(HttpError::project_not_found)
 }
 
 /// What a list's cursors are bound to: the operation, the path, and the query
@@ -105,7 +105,7 @@ pub fn page_request(
     binding: &str,
     default: u32,
     max: u32,
-) -> Result<super::paging::PageRequest, ApiError> {
+) -> Result<super::paging::PageRequest, HttpError> {
     let mut validation = super::ops::Validation::default();
     let limit = validation.check(ctx.query.limit(default, max));
     let cursor = validation.check(ctx.query.one("cursor"));

@@ -9,7 +9,7 @@ use super::{PathParams, find_project, page_request};
 use crate::api::model::{ErrorType, Page, PiiFinding};
 use crate::server::App;
 use crate::server::auth::Feature;
-use crate::server::errors::ApiError;
+use crate::server::errors::HttpError;
 use crate::server::ops::{self, Ctx};
 use crate::server::paging::{self, KeyPart, SortKey};
 use crate::server::store::PiiRec;
@@ -31,7 +31,7 @@ pub async fn list(
     ctx: Ctx,
     State(app): State<Arc<App>>,
     PathParams(project_id): PathParams<String>,
-) -> Result<Json<Page<PiiFinding>>, ApiError> {
+) -> Result<Json<Page<PiiFinding>>, HttpError> {
     ctx.authorize(&ops::LIST_PII)?;
     let path = format!("/v1/projects/{project_id}/pii-labels");
     let binding = super::cursor_binding("list_pii", &path, &ctx, &ops::LIST_PII);
@@ -41,7 +41,7 @@ pub async fn list(
         // Enterprise is enforced by the plan gate; detection itself being off is
         // a 404 (contract), not a 402.
         if !ctx.principal.has_feature(Feature::PiiDetection) {
-            return Err(ApiError::not_found(
+            return Err(HttpError::not_found(
                 ErrorType::PiiLabelsNotFound,
                 "Personal-data findings not found",
             )

@@ -12,7 +12,7 @@ use super::{PathParams, blocking, find_project};
 use crate::api::model::{Project, PublishAudience, Visibility, validate_project_name};
 use crate::server::App;
 use crate::server::auth::Feature;
-use crate::server::errors::ApiError;
+use crate::server::errors::HttpError;
 use crate::server::ops::{self, Ctx, Validation, json_object_body};
 use crate::server::store::{Change, ProjectRec};
 
@@ -50,7 +50,7 @@ pub async fn get_project(
     ctx: Ctx,
     State(app): State<Arc<App>>,
     PathParams(project_id): PathParams<String>,
-) -> Result<Json<Project>, ApiError> {
+) -> Result<Json<Project>, HttpError> {
     ctx.authorize(&ops::GET_PROJECT)?;
     app.store
         .read(|data| find_project(data, &ctx, &project_id).map(project_view))
@@ -63,7 +63,7 @@ pub async fn update_project(
     PathParams(project_id): PathParams<String>,
     headers: HeaderMap,
     body: Body,
-) -> Result<Json<Project>, ApiError> {
+) -> Result<Json<Project>, HttpError> {
     ctx.authorize(&ops::UPDATE_PROJECT)?;
     let body = ops::read_body(body).await?;
     let fields = json_object_body(&headers, &body, &["name", "visibility"], true)?;
@@ -111,7 +111,7 @@ pub async fn update_project(
                 project.visibility = Some(visibility);
             }
             project.updated_at = ctx.now;
-            Ok::<_, ApiError>((vec![Change::PutProject(Box::new(project.clone()))], project))
+            Ok::<_, HttpError>((vec![Change::PutProject(Box::new(project.clone()))], project))
         })
     })
     .await?;
@@ -122,7 +122,7 @@ pub async fn delete_project(
     ctx: Ctx,
     State(app): State<Arc<App>>,
     PathParams(project_id): PathParams<String>,
-) -> Result<StatusCode, ApiError> {
+) -> Result<StatusCode, HttpError> {
     ctx.authorize(&ops::DELETE_PROJECT)?;
     let app = app.clone();
     blocking(move || {
@@ -130,7 +130,7 @@ pub async fn delete_project(
             find_project(data, &ctx, &project_id)?;
             // Where trash is available the row stays, restorable from the editor.
             let soft = ctx.principal.has_feature(Feature::Trash);
-            Ok::<_, ApiError>((
+            Ok::<_, HttpError>((
                 vec![Change::DeleteProject {
                     id: project_id.clone(),
                     soft,

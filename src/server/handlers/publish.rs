@@ -18,7 +18,7 @@ use crate::api::model::{
 };
 use crate::clock::hash_str;
 use crate::server::App;
-use crate::server::errors::ApiError;
+use crate::server::errors::HttpError;
 use crate::server::ops::{self, Ctx, Validation, json_object_body};
 use crate::server::store::{
     AnalyticsProfile, Change, Data, DeploymentOutcome, DeploymentRec, ProjectRec,
@@ -36,7 +36,7 @@ pub async fn unpublish(
     ctx: Ctx,
     State(app): State<Arc<App>>,
     PathParams(project_id): PathParams<String>,
-) -> Result<StatusCode, ApiError> {
+) -> Result<StatusCode, HttpError> {
     ctx.authorize(&ops::UNPUBLISH_PROJECT)?;
     let app = app.clone();
     blocking(move || {
@@ -44,7 +44,7 @@ pub async fn unpublish(
             let project = find_project(data, &ctx, &project_id)?;
             if !project.is_published {
                 // 204 as well: a repeat is safe.
-                return Ok::<_, ApiError>((Vec::new(), ()));
+                return Ok::<_, HttpError>((Vec::new(), ()));
             }
             let mut project = project.clone();
             // Audience and visibility are kept for the next publish.
@@ -63,7 +63,7 @@ pub async fn publish(
     PathParams(project_id): PathParams<String>,
     headers: HeaderMap,
     body: Body,
-) -> Result<(StatusCode, Json<Deployment>), ApiError> {
+) -> Result<(StatusCode, Json<Deployment>), HttpError> {
     ctx.authorize(&ops::PUBLISH_PROJECT)?;
     let body = ops::read_body(body).await?;
     let fields = json_object_body(&headers, &body, &["audience"], false)?;
@@ -78,7 +78,7 @@ pub async fn publish(
         app.store.write(|data| {
             let project = find_project(data, &ctx, &project_id)?;
             if let Some(refs) = critical_findings(project) {
-                return Err(ApiError::new(
+                return Err(HttpError::new(
                     StatusCode::FORBIDDEN,
                     ErrorType::SecurityCriticalFindings,
                     "Security critical findings",
@@ -126,7 +126,7 @@ pub async fn get_deployment(
     ctx: Ctx,
     State(app): State<Arc<App>>,
     PathParams((project_id, deployment_id)): PathParams<(String, String)>,
-) -> Result<Json<Deployment>, ApiError> {
+) -> Result<Json<Deployment>, HttpError> {
     ctx.authorize(&ops::GET_DEPLOYMENT)?;
     app.store.read(|data| {
         let project = find_project(data, &ctx, &project_id)?;
@@ -135,7 +135,7 @@ pub async fn get_deployment(
             .get(&deployment_id)
             .filter(|d| d.project_id == project.id)
             .ok_or_else(|| {
-                ApiError::not_found(ErrorType::DeploymentNotFound, "Deployment not found")
+                HttpError::not_found(ErrorType::DeploymentNotFound, "Deployment not found")
             })?;
         Ok(Json(deployment_view(deployment, Some(ctx.now))))
     })
@@ -147,7 +147,7 @@ pub async fn update_settings(
     PathParams(project_id): PathParams<String>,
     headers: HeaderMap,
     body: Body,
-) -> Result<Json<Project>, ApiError> {
+) -> Result<Json<Project>, HttpError> {
     ctx.authorize(&ops::UPDATE_PUBLISH_SETTINGS)?;
     let body = ops::read_body(body).await?;
     let fields = json_object_body(&headers, &body, &["audience", "audience_targets"], true)?;
@@ -181,7 +181,7 @@ pub async fn update_settings(
             project.audience = audience;
             project.audience_targets = targets;
             project.updated_at = ctx.now;
-            Ok::<_, ApiError>((vec![Change::PutProject(Box::new(project.clone()))], project))
+            Ok::<_, HttpError>((vec![Change::PutProject(Box::new(project.clone()))], project))
         })
     })
     .await?;
@@ -194,20 +194,20 @@ pub async fn embed_url(
     PathParams(project_id): PathParams<String>,
     headers: HeaderMap,
     body: Body,
-) -> Result<Json<EmbedUrl>, ApiError> {
+) -> Result<Json<EmbedUrl>, HttpError> {
     ctx.authorize(&ops::CREATE_EMBED_URL)?;
     let body = ops::read_body(body).await?;
     let fields = json_object_body(&headers, &body, &["parent_origin"], true)?;
     let origin = match fields.get("parent_origin") {
         Some(Value::String(origin)) if is_https_origin(origin) => origin.clone(),
         Some(_) => {
-            return Err(ApiError::invalid(
+            return Err(HttpError::invalid(
                 "body.parent_origin",
                 "parent_origin must be one exact https origin, e.g. https://example.com",
             ));
         }
         None => {
-            return Err(ApiError::invalid(
+            return Err(HttpError::invalid(
                 "body.parent_origin",
                 "parent_origin is required",
             ));

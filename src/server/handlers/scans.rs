@@ -9,7 +9,7 @@ use axum::extract::State;
 use super::{PathParams, find_project, page_request};
 use crate::api::model::{ErrorType, Page, ScanFinding, SecurityScan};
 use crate::server::App;
-use crate::server::errors::ApiError;
+use crate::server::errors::HttpError;
 use crate::server::ops::{self, Ctx};
 use crate::server::paging::{self, KeyPart};
 use crate::server::store::{Data, ScanRec};
@@ -22,7 +22,7 @@ pub async fn get_scan(
     ctx: Ctx,
     State(app): State<Arc<App>>,
     PathParams((project_id, scan_id)): PathParams<(String, String)>,
-) -> Result<Json<SecurityScan>, ApiError> {
+) -> Result<Json<SecurityScan>, HttpError> {
     ctx.authorize(&ops::GET_SCAN)?;
     app.store.read(|data| {
         let scan = find_scan(data, &ctx, &project_id, &scan_id)?;
@@ -41,7 +41,7 @@ pub async fn list_findings(
     ctx: Ctx,
     State(app): State<Arc<App>>,
     PathParams((project_id, scan_id)): PathParams<(String, String)>,
-) -> Result<Json<Page<ScanFinding>>, ApiError> {
+) -> Result<Json<Page<ScanFinding>>, HttpError> {
     ctx.authorize(&ops::LIST_SCAN_FINDINGS)?;
     let path = format!("/v1/projects/{project_id}/security-scans/{scan_id}/findings");
     let binding =
@@ -67,12 +67,12 @@ fn find_scan<'a>(
     ctx: &Ctx,
     project_id: &str,
     scan_id: &str,
-) -> Result<&'a ScanRec, ApiError> {
+) -> Result<&'a ScanRec, HttpError> {
     let project = find_project(data, ctx, project_id)?;
     data.scans
         .get(&project.id)
         .into_iter()
         .flatten()
         .find(|scan| scan.id == scan_id)
-        .ok_or_else(|| ApiError::not_found(ErrorType::ScanNotFound, "Security scan not found"))
+        .ok_or_else(|| HttpError::not_found(ErrorType::ScanNotFound, "Security scan not found"))
 }

@@ -10,7 +10,7 @@ use super::projects::project_view;
 use super::{PathParams, blocking, cursor_binding};
 use crate::api::model::{Page, Project};
 use crate::server::App;
-use crate::server::errors::ApiError;
+use crate::server::errors::HttpError;
 use crate::server::ops::{self, Ctx, Validation};
 use crate::server::paging::{self, KeyPart, PageRequest};
 
@@ -23,7 +23,7 @@ pub async fn list(
     ctx: Ctx,
     State(app): State<Arc<App>>,
     PathParams(workspace_id): PathParams<String>,
-) -> Result<Json<Page<Project>>, ApiError> {
+) -> Result<Json<Page<Project>>, HttpError> {
     ctx.authorize(&ops::LIST_WORKSPACE_PROJECTS)?;
     let mut validation = Validation::default();
     let limit = validation.check(ctx.query.limit(DEFAULT_LIMIT, MAX_LIMIT));

@@ -7,6 +7,7 @@
 //! contract calls eventually consistent (lists, insights, members), which sees each
 //! write only `consistency_lag` later.
 
+mod file;
 pub mod query;
 pub mod records;
 mod schema;
@@ -38,6 +39,24 @@ pub enum StoreError {
         .0.display()
     )]
     ReadOnly(std::path::PathBuf),
+    #[error(
+        "the database file {} is in use by another server (each server keeps its own copy in memory, so two would undo each other's writes); stop the other one, or give another --db",
+        .0.display()
+    )]
+    InUse(std::path::PathBuf),
+    #[error("cannot lock the database through {}: {source}", .path.display())]
+    LockFile {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "the database file {} is damaged ({detail}); restore it from a backup, or give a new file to --db",
+        .path.display()
+    )]
+    Damaged {
+        path: std::path::PathBuf,
+        detail: String,
+    },
 }
 
 /// Everything the API reads, in memory.
@@ -174,14 +193,21 @@ pub struct Store {
     lagged: Option<Mutex<Lagged>>,
     lag: Duration,
     clock: Clock,
+    /// The database file's lock, held while the store is open (`None` in memory).
+    _lock: Option<file::FileLock>,
 }
 
 impl Store {
     /// Opens (and migrates) a database file, or an in-memory one for `None`.
     pub fn open(path: Option<&Path>, clock: Clock, lag: Duration) -> Result<Self, StoreError> {
+        let lock = path.map(file::lock).transpose()?;
         let mut conn = match path {
             Some(path) => {
+                let existing = file::exists_with_data(path);
                 let conn = Connection::open(path)?;
+                if existing {
+                    file::check_integrity(&conn, path)?;
+                }
                 // SQLite falls back to read-only when the file cannot be written;
                 // refuse at start rather than answer every write with a 500.
                 if conn.is_readonly(rusqlite::MAIN_DB)? {
@@ -209,6 +235,7 @@ impl Store {
             lagged,
             lag,
             clock,
+            _lock: lock,
         })
     }
 

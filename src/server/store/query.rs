@@ -19,7 +19,7 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 
 use crate::api::model::{FieldError, Pagination};
-use crate::server::errors::{ApiError, field_error};
+use crate::server::errors::{HttpError, field_error};
 use crate::server::paging::{self, KeyPart, PageRequest, Scalar, SortKey};
 
 /// Longest accepted `query`, in Unicode code points.
@@ -309,10 +309,10 @@ pub fn paginate_compact<T>(
     request: &PageRequest,
     secret: &[u8],
     binding: &str,
-) -> Result<(Vec<T>, Pagination), ApiError> {
+) -> Result<(Vec<T>, Pagination), HttpError> {
     if let Some(after) = &request.after {
         let after = CompactKey::from_sort_key(after).ok_or_else(|| {
-            ApiError::invalid("query.cursor", "the cursor is not one this server issued")
+            HttpError::invalid("query.cursor", "the cursor is not one this server issued")
         })?;
         items.retain(|(key, _)| *key > after);
     }
