@@ -485,6 +485,16 @@ pub fn generate(spec: GenerateSpec, anchor: OffsetDateTime) -> Fixture {
                 base
             })
         };
+        // A few projects are named by an attacker; no name is over 100 code points.
+        let name = if n % 19 == 7 {
+            let short: Vec<&String> = hostile
+                .iter()
+                .filter(|s| s.chars().count() <= 100)
+                .collect();
+            Some(short[n / 19 % short.len()].clone())
+        } else {
+            name
+        };
         let description = match rng.below(20) {
             0..=2 => None,
             3 => Some(hostile[n % hostile.len()].clone()),
@@ -910,6 +920,17 @@ mod tests {
                 .any(|m| m.display_name.as_deref().is_some_and(hostile))
         );
         assert!(fixture.pii_findings.iter().any(|f| hostile(&f.quote)));
+        // Every short hostile string names a project: formulas, C1, bidi and all.
+        let names: Vec<&str> = fixture
+            .projects
+            .iter()
+            .filter_map(|p| p.name.as_deref())
+            .collect();
+        for expected in crate::hostile::hostile_strings() {
+            if expected.chars().count() <= 100 {
+                assert!(names.contains(&expected.as_str()), "{expected:?}");
+            }
+        }
         let store = Store::open(None, crate::clock::Clock::system(), Duration::ZERO).unwrap();
         store.seed(&fixture).unwrap();
     }
