@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use vantage::server::faults::Faults;
 use vantage::server::seed;
 use vantage::server::store::StoreError;
-use vantage::server::{App, ServerConfig, ServerError};
+use vantage::server::{ServerConfig, ServerError, ServerState};
 
 use common::*;
 use support::*;
@@ -259,12 +259,12 @@ fn a_read_only_database_file_is_refused_at_start() {
         config.db = Some(path.to_owned());
         config
     };
-    drop(App::new(config(&path)).expect("a writable file opens"));
+    drop(ServerState::new(config(&path)).expect("a writable file opens"));
     let Some(_guard) = ReadOnly::make(&path) else {
         eprintln!("skipped: cannot make a file read-only for this user");
         return;
     };
-    match App::new(config(&path)) {
+    match ServerState::new(config(&path)) {
         Err(ServerError::Store(StoreError::ReadOnly(named))) => {
             assert_eq!(named, path);
             let message = ServerError::Store(StoreError::ReadOnly(named)).to_string();
@@ -650,14 +650,14 @@ fn on_file(path: &Path) -> ServerConfig {
 fn a_database_file_is_opened_by_one_store_at_a_time() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("vantage.db");
-    let first = App::new(on_file(&path)).expect("the first store opens");
-    match App::new(on_file(&path)) {
+    let first = ServerState::new(on_file(&path)).expect("the first store opens");
+    match ServerState::new(on_file(&path)) {
         Err(ServerError::Store(StoreError::InUse(named))) => assert_eq!(named, path),
         Err(other) => panic!("another error: {other}"),
         Ok(_) => panic!("a second store opened a database in use"),
     }
     drop(first);
-    App::new(on_file(&path)).expect("the file opens again once the first store is gone");
+    ServerState::new(on_file(&path)).expect("the file opens again once the first store is gone");
 }
 
 /// Issue 11, item 7: a database with a damaged page is refused at start with a
@@ -666,7 +666,7 @@ fn a_database_file_is_opened_by_one_store_at_a_time() {
 fn a_damaged_database_is_refused_at_start() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("vantage.db");
-    drop(App::new(on_file(&path)).expect("a new file opens"));
+    drop(ServerState::new(on_file(&path)).expect("a new file opens"));
     let mut bytes = std::fs::read(&path).unwrap();
     let page = 4096;
     let pages = bytes.len() / page;
@@ -677,7 +677,7 @@ fn a_damaged_database_is_refused_at_start() {
         *byte = (offset * 7 + 13) as u8;
     }
     std::fs::write(&path, &bytes).unwrap();
-    match App::new(on_file(&path)) {
+    match ServerState::new(on_file(&path)) {
         Err(error @ ServerError::Store(StoreError::Damaged { .. })) => {
             let message = error.to_string();
             let prefix = format!("store: the database file {} is damaged (", path.display());

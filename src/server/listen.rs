@@ -24,8 +24,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 use tower::ServiceExt;
 
-use super::App;
 use super::errors::HttpError;
+use super::state::ServerState;
 use crate::api::model::ErrorType;
 
 /// Limits of the connection layer.
@@ -53,7 +53,7 @@ impl Default for ConnectionLimits {
 pub async fn serve(
     listener: TcpListener,
     router: Router,
-    app: Arc<App>,
+    app: Arc<ServerState>,
     limits: ConnectionLimits,
     shutdown: impl Future<Output = ()>,
 ) {
@@ -116,13 +116,13 @@ pub async fn serve(
 /// A connection whose outgoing bare rejections by hyper become envelopes.
 struct EnvelopeOnRejections {
     stream: TcpStream,
-    app: Arc<App>,
+    app: Arc<ServerState>,
     /// A replacement answer not yet fully written, and how much of it was.
     pending: Option<(Vec<u8>, usize)>,
 }
 
 impl EnvelopeOnRejections {
-    fn new(stream: TcpStream, app: Arc<App>) -> Self {
+    fn new(stream: TcpStream, app: Arc<ServerState>) -> Self {
         Self {
             stream,
             app,

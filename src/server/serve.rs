@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::faults::Faults;
 use super::ratelimit::RateLimit;
 use super::seed::{self, GenerateSpec, SeedError};
-use super::{App, ServerConfig, ServerError};
+use super::state::{ServerConfig, ServerError, ServerState};
 use crate::clock::Clock;
 
 /// Where the data of a new database comes from.
@@ -83,7 +83,7 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
     config.faults = options.faults;
     if options.print_credentials {
         let fixture = config.fixture.clone();
-        let app = App::new(config)?;
+        let app = ServerState::new(config)?;
         return print_to_stdout(&super::credentials_json(&app, &fixture)?);
     }
     let runtime = tokio::runtime::Runtime::new().map_err(ServeError::Runtime)?;

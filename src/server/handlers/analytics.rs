@@ -9,10 +9,10 @@ use time::{OffsetDateTime, UtcOffset};
 
 use super::{PathParams, find_project};
 use crate::api::model::{Breakdowns, ErrorType, FieldError, Realtime, parse_timestamp};
-use crate::server::App;
+use crate::server::ServerState;
 use crate::server::analytics_model::{VisitorModel, retained_dates};
+use crate::server::context::Ctx;
 use crate::server::errors::{HttpError, field_error};
-use crate::server::ops::{self, Ctx};
 use crate::server::store::{AnalyticsProfile, Data, ProjectRec};
 
 /// The longest breakdowns range: the UTC date of `ends_at` at most this many days
@@ -22,10 +22,9 @@ pub const MAX_RANGE_DAYS: i64 = 365;
 
 pub async fn realtime(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
 ) -> Result<Json<Realtime>, HttpError> {
-    ctx.authorize(&ops::GET_REALTIME)?;
     app.store.read(|data| {
         let (project, profile) = analytics_of(data, &ctx, &project_id)?;
         // Offline, nobody can be visiting; the buckets are still there, at zero.
@@ -36,10 +35,9 @@ pub async fn realtime(
 
 pub async fn breakdowns(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
 ) -> Result<Json<Breakdowns>, HttpError> {
-    ctx.authorize(&ops::GET_BREAKDOWNS)?;
     let (starts_at, ends_at) = match (
         required_timestamp(&ctx, "starts_at"),
         required_timestamp(&ctx, "ends_at"),

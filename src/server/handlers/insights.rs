@@ -9,11 +9,11 @@ use super::{PathParams, blocking};
 use crate::api::model::{
     Insights, InsightsSummary, Metric, PublishAudience, ReviewPriority, RiskCounts,
 };
-use crate::server::App;
+use crate::server::ServerState;
 use crate::server::auth::Feature;
 use crate::server::catalog::{FINDING_KINDS, FindingKind};
+use crate::server::context::{Ctx, Validation};
 use crate::server::errors::HttpError;
-use crate::server::ops::{self, Ctx, Validation};
 use crate::server::store::{Data, ProjectRec, WorkspaceRec};
 
 /// `delta_window` of every summary metric: the deltas compare with the workspace
@@ -25,10 +25,9 @@ const FINDING_PRIORITIES: &[&str] = &["needs_review", "review_recommended", "no_
 
 pub async fn get(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(workspace_id): PathParams<String>,
 ) -> Result<Json<Insights>, HttpError> {
-    ctx.authorize(&ops::GET_INSIGHTS)?;
     let mut validation = Validation::default();
     let priorities = validation
         .check(

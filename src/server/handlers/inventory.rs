@@ -7,7 +7,7 @@
 //! - the sort value runs in `sort_order` (default `desc`); tie-breaks that refine
 //!   the same quantity (risk score under `review_priority`, last update under
 //!   `relevance`) run in the same direction;
-//! - name comparisons are case-insensitive (see `store::query::fold`); the `name`
+//! - name comparisons are case-insensitive (see `search::fold`); the `name`
 //!   tie-break of `external_access_rank` is always alphabetical, unnamed first;
 //! - the last tie-break is always the project id, ascending, which makes every
 //!   key unique, as keyset pagination needs;
@@ -27,22 +27,21 @@ use axum::extract::State;
 use time::{Duration, OffsetDateTime};
 
 use super::insights::{has_finding, is_externally_published};
-use super::{PathParams, blocking, cursor_binding};
+use super::{PathParams, blocking};
 use crate::api::model::{
     ActivityAsOf, ActivityGroup, EdgeFunction, InventoryItem, InventoryPage, InventorySortBy,
     MatchedReason, Owner, PublishAudience, ReviewPriority, SortOrder, Visibility,
 };
-use crate::server::App;
+use crate::server::ServerState;
 use crate::server::auth::Feature;
 use crate::server::catalog::{FINDING_KINDS, FindingKind, finding_kind};
+use crate::server::context::{Ctx, QueryParams, Validation};
 use crate::server::errors::HttpError;
-use crate::server::ops::{self, Ctx, QueryParams, Validation};
-use crate::server::paging::PageRequest;
-use crate::server::store::query::{CompactKey, Field, TextQuery, directed, fold, paginate_compact};
+use crate::server::paging::compact::{CompactKey, directed, paginate_compact};
+use crate::server::paging::{self, PageRequest};
+use crate::server::search::{Field, TextQuery, fold};
 use crate::server::store::{Data, ProjectRec};
 
-const DEFAULT_LIMIT: u32 = 50;
-const MAX_LIMIT: u32 = 100;
 /// `activity_group` boundaries: at most 14 days since the last edit is
 /// `last_14_days`, at most 60 days `last_60_days`, anything older `older`.
 const RECENT: Duration = Duration::days(14);
@@ -53,18 +52,14 @@ const OWNER_WEIGHT: u32 = 1;
 
 pub async fn list(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(workspace_id): PathParams<String>,
 ) -> Result<Json<InventoryPage>, HttpError> {
-    ctx.authorize(&ops::LIST_INVENTORY)?;
     let params = InventoryRequest::parse(&ctx.query)?;
     params.require_features(ctx.principal.has_feature(Feature::PiiDetection))?;
-    let binding = cursor_binding(
-        "list_inventory",
-        &format!("/v1/workspaces/{workspace_id}/security-center/insights/projects"),
-        &ctx,
-        &ops::LIST_INVENTORY,
-    );
+    let binding = ctx.cursor_binding(&format!(
+        "/v1/workspaces/{workspace_id}/security-center/insights/projects"
+    ));
     let request = PageRequest::new(
         params.limit,
         params.cursor.as_deref(),
@@ -127,7 +122,7 @@ impl InventoryRequest {
     /// Every malformed parameter, as one 400.
     pub fn parse(query: &QueryParams) -> Result<Self, HttpError> {
         let mut v = Validation::default();
-        let limit = v.check(query.limit(DEFAULT_LIMIT, MAX_LIMIT));
+        let limit = v.check(query.limit());
         let cursor = v.check(query.one("cursor")).flatten().map(str::to_owned);
         let raw_text = v
             .check(query.one("query"))
@@ -205,7 +200,7 @@ impl InventoryRequest {
             descending: sort_order != Some(SortOrder::Asc),
         };
         Ok(Self {
-            limit: limit.unwrap_or(DEFAULT_LIMIT),
+            limit: limit.unwrap_or(paging::DEFAULT_LIMIT),
             cursor,
             filters,
             sort,

@@ -8,20 +8,16 @@ use axum::extract::State;
 use serde::Deserialize;
 use uuid::Uuid;
 
-use super::{PathParams, page_request};
+use super::PathParams;
 use crate::api::model::{
     ErrorType, Member, MemberRef, MemberSortBy, MemberType, Page, Role, SortOrder,
 };
-use crate::server::App;
+use crate::server::ServerState;
+use crate::server::context::{Ctx, Validation};
 use crate::server::errors::HttpError;
-use crate::server::ops::{self, Ctx, Validation};
 use crate::server::paging::{self, KeyPart, SortKey};
-use crate::server::store::query::{Field, TextQuery};
+use crate::server::search::{Field, TextQuery};
 use crate::server::store::{Data, MembershipRec};
-
-/// Page size when `limit` is omitted (DESIGN.md's choice), and its maximum.
-const DEFAULT_LIMIT: u32 = 50;
-const MAX_LIMIT: u32 = 100;
 
 #[derive(Deserialize)]
 pub struct MemberPath {
@@ -34,10 +30,9 @@ pub struct MemberPath {
 /// resource"; a malformed id says nothing about any workspace.
 pub async fn get(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(path): PathParams<MemberPath>,
 ) -> Result<Json<Member>, HttpError> {
-    ctx.authorize(&ops::GET_MEMBER)?;
     let user_id = match Uuid::parse_str(&path.user_id) {
         Ok(id) if !id.is_nil() => id,
         _ => {
@@ -84,14 +79,13 @@ struct ListRequest {
 /// Operation 9.
 pub async fn list(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(workspace_id): PathParams<String>,
 ) -> Result<Json<Page<MemberRef>>, HttpError> {
-    ctx.authorize(&ops::LIST_MEMBERS)?;
     let request = list_request(&ctx)?;
     let path = format!("/v1/workspaces/{workspace_id}/members");
-    let binding = super::cursor_binding("list_members", &path, &ctx, &ops::LIST_MEMBERS);
-    let page = page_request(&ctx, &app.cursor_secret, &binding, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let binding = ctx.cursor_binding(&path);
+    let page = ctx.page_request(&app.cursor_secret, &binding)?;
     ctx.own_workspace(&workspace_id)?;
     app.store.read_eventual(|data| {
         let mut matcher = request.text.matcher();

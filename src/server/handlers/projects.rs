@@ -10,10 +10,10 @@ use serde_json::Value;
 
 use super::{PathParams, blocking, find_project};
 use crate::api::model::{Project, PublishAudience, Visibility, validate_project_name};
-use crate::server::App;
+use crate::server::ServerState;
 use crate::server::auth::Feature;
+use crate::server::context::{self, Ctx, Validation, json_object_body};
 use crate::server::errors::HttpError;
-use crate::server::ops::{self, Ctx, Validation, json_object_body};
 use crate::server::store::{Change, ProjectRec};
 
 /// The Project resource as the contract shows it. The audience is the retained
@@ -48,10 +48,9 @@ pub fn project_view(project: &ProjectRec) -> Project {
 
 pub async fn get_project(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
 ) -> Result<Json<Project>, HttpError> {
-    ctx.authorize(&ops::GET_PROJECT)?;
     app.store
         .read(|data| find_project(data, &ctx, &project_id).map(project_view))
         .map(Json)
@@ -59,13 +58,12 @@ pub async fn get_project(
 
 pub async fn update_project(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<Project>, HttpError> {
-    ctx.authorize(&ops::UPDATE_PROJECT)?;
-    let body = ops::read_body(body).await?;
+    let body = context::read_body(body).await?;
     let fields = json_object_body(&headers, &body, &["name", "visibility"], true)?;
     let mut validation = Validation::default();
     let name = match fields.get("name") {
@@ -120,10 +118,9 @@ pub async fn update_project(
 
 pub async fn delete_project(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
 ) -> Result<StatusCode, HttpError> {
-    ctx.authorize(&ops::DELETE_PROJECT)?;
     let app = app.clone();
     blocking(move || {
         app.store.write(|data| {

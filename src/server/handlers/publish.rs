@@ -17,12 +17,10 @@ use crate::api::model::{
     Project, PublishAudience, ReviewPriority,
 };
 use crate::clock::hash_str;
-use crate::server::App;
+use crate::server::ServerState;
+use crate::server::context::{self, Ctx, Validation, json_object_body};
 use crate::server::errors::HttpError;
-use crate::server::ops::{self, Ctx, Validation, json_object_body};
-use crate::server::store::{
-    AnalyticsProfile, Change, Data, DeploymentOutcome, DeploymentRec, ProjectRec,
-};
+use crate::server::store::{Change, DeploymentOutcome, DeploymentRec, ProjectRec};
 
 /// How long a deployment runs before it reaches its outcome.
 pub const DEPLOYMENT_DURATION: Duration = Duration::seconds(3);
@@ -34,10 +32,9 @@ const TARGET_TYPES: &[&str] = &["group", "user"];
 
 pub async fn unpublish(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
 ) -> Result<StatusCode, HttpError> {
-    ctx.authorize(&ops::UNPUBLISH_PROJECT)?;
     let app = app.clone();
     blocking(move || {
         app.store.write(|data| {
@@ -59,13 +56,12 @@ pub async fn unpublish(
 
 pub async fn publish(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<(StatusCode, Json<Deployment>), HttpError> {
-    ctx.authorize(&ops::PUBLISH_PROJECT)?;
-    let body = ops::read_body(body).await?;
+    let body = context::read_body(body).await?;
     let fields = json_object_body(&headers, &body, &["audience"], false)?;
     let mut validation = Validation::default();
     let audience = match fields.get("audience") {
@@ -124,10 +120,9 @@ pub async fn publish(
 
 pub async fn get_deployment(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams((project_id, deployment_id)): PathParams<(String, String)>,
 ) -> Result<Json<Deployment>, HttpError> {
-    ctx.authorize(&ops::GET_DEPLOYMENT)?;
     app.store.read(|data| {
         let project = find_project(data, &ctx, &project_id)?;
         let deployment = data
@@ -143,13 +138,12 @@ pub async fn get_deployment(
 
 pub async fn update_settings(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<Project>, HttpError> {
-    ctx.authorize(&ops::UPDATE_PUBLISH_SETTINGS)?;
-    let body = ops::read_body(body).await?;
+    let body = context::read_body(body).await?;
     let fields = json_object_body(&headers, &body, &["audience", "audience_targets"], true)?;
     let mut validation = Validation::default();
     let audience = match fields.get("audience") {
@@ -190,13 +184,12 @@ pub async fn update_settings(
 
 pub async fn embed_url(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<EmbedUrl>, HttpError> {
-    ctx.authorize(&ops::CREATE_EMBED_URL)?;
-    let body = ops::read_body(body).await?;
+    let body = context::read_body(body).await?;
     let fields = json_object_body(&headers, &body, &["parent_origin"], true)?;
     let origin = match fields.get("parent_origin") {
         Some(Value::String(origin)) if is_https_origin(origin) => origin.clone(),
@@ -231,56 +224,6 @@ pub async fn embed_url(
             expires_at,
         }))
     })
-}
-
-/// Applies every deployment finished by `now`: a success publishes the project
-/// with the deployment's audience, or the retained one, or `public`.
-pub fn settle(data: &Data, now: OffsetDateTime) -> Vec<Change> {
-    let mut changes = Vec::new();
-    let mut due: Vec<&DeploymentRec> = data
-        .deployments
-        .values()
-        .filter(|d| !d.settled && d.completes_at <= now)
-        .collect();
-    due.sort_by_key(|d| (d.completes_at, d.id.clone()));
-    let mut touched: std::collections::HashMap<String, ProjectRec> = Default::default();
-    for deployment in due {
-        let mut settled = deployment.clone();
-        settled.settled = true;
-        changes.push(Change::PutDeployment(settled));
-        let DeploymentOutcome::Success { url } = &deployment.outcome else {
-            continue;
-        };
-        let Some(project) = touched
-            .get(&deployment.project_id)
-            .cloned()
-            .or_else(|| data.projects.get(&deployment.project_id).cloned())
-        else {
-            continue;
-        };
-        let mut project = project;
-        project.is_published = true;
-        project.audience = deployment
-            .audience
-            .clone()
-            .or(project.audience)
-            .or(Some(PublishAudience::Public));
-        project.published_url = Some(url.clone());
-        project.updated_at = deployment.completes_at;
-        if project.analytics.is_none() {
-            project.analytics = Some(AnalyticsProfile {
-                retention_days: 365,
-                daily_visitors: 40,
-            });
-        }
-        touched.insert(project.id.clone(), project);
-    }
-    changes.extend(
-        touched
-            .into_values()
-            .map(|p| Change::PutProject(Box::new(p))),
-    );
-    changes
 }
 
 /// The deployment as the API shows it at `now`; `None` means "just created".

@@ -8,9 +8,9 @@
 //! write only `consistency_lag` later.
 
 mod file;
-pub mod query;
 pub mod records;
 mod schema;
+mod settle;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::Path;
@@ -20,9 +20,11 @@ use rusqlite::{Connection, OptionalExtension, params};
 use time::{Duration, OffsetDateTime};
 
 pub use records::*;
+pub use settle::settle_deployments;
 
 use crate::api::model::PiiStatus;
 use crate::clock::Clock;
+use crate::server::search;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -109,14 +111,14 @@ impl Data {
                 .as_deref()
                 .and_then(|owner| owners.get(&(project.workspace_id.as_str(), owner)))
                 .and_then(|(_, name)| name.map(str::to_owned));
-            let owner_name_folded = owner_name.as_deref().map(query::fold);
+            let owner_name_folded = owner_name.as_deref().map(search::fold);
             derived.push((
                 project.id.clone(),
                 Derived {
                     open_pii,
                     owner_name,
                     owner_name_folded,
-                    name_folded: project.name.as_deref().map(query::fold),
+                    name_folded: project.name.as_deref().map(search::fold),
                 },
             ));
         }
@@ -152,7 +154,7 @@ impl Data {
             Change::PutProject(project) => {
                 let mut project = (**project).clone();
                 // A rename changes what search compares.
-                project.derived.name_folded = project.name.as_deref().map(query::fold);
+                project.derived.name_folded = project.name.as_deref().map(search::fold);
                 self.projects.insert(project.id.clone(), project);
             }
             Change::DeleteProject { id, .. } => {
@@ -275,7 +277,7 @@ impl Store {
             let rec = KeyRec {
                 id: format!("key_{:04}", index + 1),
                 label: key.label.clone(),
-                key_hash: hex::encode(super::auth::hash_key(&key.key)),
+                key_hash: hex::encode(crate::server::key_hash::hash_key(&key.key)),
                 workspace_id: key.workspace_id.clone(),
                 scopes: key.scopes.clone(),
             };

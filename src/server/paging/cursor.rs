@@ -7,7 +7,7 @@ use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
 
-use super::errors::HttpError;
+use crate::server::errors::HttpError;
 
 type HmacSha256 = Hmac<Sha256>;
 
