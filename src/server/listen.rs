@@ -25,28 +25,8 @@ use tokio::sync::{Semaphore, watch};
 use tower::ServiceExt;
 
 use super::errors::HttpError;
-use super::state::ServerState;
+use super::state::{ConnectionLimits, ServerState};
 use crate::api::model::ErrorType;
-
-/// Limits of the connection layer.
-#[derive(Debug, Clone, Copy)]
-pub struct ConnectionLimits {
-    /// How long a client has to send a request's headers, counted from the
-    /// moment the server waits for them; an idle keep-alive connection waits for
-    /// its next request's headers, so it is closed after this time too.
-    pub header_read_timeout: Duration,
-    /// Connections served at once; further ones wait in the listen backlog.
-    pub max_connections: usize,
-}
-
-impl Default for ConnectionLimits {
-    fn default() -> Self {
-        Self {
-            header_read_timeout: Duration::from_secs(10),
-            max_connections: 1024,
-        }
-    }
-}
 
 /// Serves `router` on `listener` until `shutdown` fires, then lets the requests
 /// in flight finish.

@@ -29,7 +29,7 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
 use self::key_hash::hash_key;
-pub use self::state::{ServerConfig, ServerError, ServerState};
+pub use self::state::{ConnectionLimits, ServerConfig, ServerError, ServerState};
 use self::store::Fixture;
 
 /// A server listening in the background.

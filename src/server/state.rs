@@ -3,12 +3,12 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use time::OffsetDateTime;
 
 use super::errors::HttpError;
 use super::faults::Faults;
-use super::listen::ConnectionLimits;
 use super::ratelimit::{RateLimit, RateLimiter};
 use super::store::{Fixture, Store, StoreError, settle_deployments};
 use super::version::VersionCatalog;
@@ -128,5 +128,25 @@ impl ServerState {
         }
         self.store
             .write(|data| Ok::<_, HttpError>((settle_deployments(data, now), ())))
+    }
+}
+
+/// Limits of the connection layer.
+#[derive(Debug, Clone, Copy)]
+pub struct ConnectionLimits {
+    /// How long a client has to send a request's headers, counted from the
+    /// moment the server waits for them; an idle keep-alive connection waits for
+    /// its next request's headers, so it is closed after this time too.
+    pub header_read_timeout: Duration,
+    /// Connections served at once; further ones wait in the listen backlog.
+    pub max_connections: usize,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        Self {
+            header_read_timeout: Duration::from_secs(10),
+            max_connections: 1024,
+        }
     }
 }
