@@ -10,7 +10,7 @@ use super::auth::Principal;
 use super::errors::{HttpError, field_error};
 use super::ops::Operation;
 use super::paging::{self, PageRequest};
-use crate::api::model::FieldError;
+use crate::api::model::{FieldError, WireEnum};
 
 /// What the pipeline learned about the caller (steps 1 to 5), handed to the
 /// route layer through request extensions.
@@ -161,46 +161,45 @@ impl QueryParams {
         }
     }
 
-    /// A repeatable enum parameter; every value must be one `parse` knows.
-    pub fn enums<T>(
-        &self,
-        name: &str,
-        parse: impl Fn(&str) -> Option<T>,
-        allowed: &[&str],
-    ) -> Result<Vec<T>, FieldError> {
-        let mut out = Vec::new();
-        for raw in self.all(name) {
-            match parse(raw) {
-                Some(value) if allowed.contains(&raw) => out.push(value),
-                _ => {
-                    return Err(field_error(
-                        format!("query.{name}"),
-                        format!("{name} must be one of: {}", allowed.join(", ")),
-                    ));
-                }
-            }
-        }
-        Ok(out)
+    /// A repeatable enum parameter; every value must be one this build knows.
+    pub fn enums<T: WireEnum>(&self, name: &str) -> Result<Vec<T>, FieldError> {
+        self.enums_among(name, T::known_values())
     }
 
-    /// A single enum parameter.
-    pub fn one_enum<T>(
+    /// A repeatable enum parameter whose values must be among `allowed`.
+    pub fn enums_among<T: WireEnum>(
         &self,
         name: &str,
-        parse: impl Fn(&str) -> Option<T>,
-        allowed: &[&str],
-    ) -> Result<Option<T>, FieldError> {
-        match self.one(name)? {
-            None => Ok(None),
-            Some(raw) => match parse(raw) {
-                Some(value) if allowed.contains(&raw) => Ok(Some(value)),
-                _ => Err(field_error(
-                    format!("query.{name}"),
-                    format!("{name} must be one of: {}", allowed.join(", ")),
-                )),
-            },
-        }
+        allowed: &[T],
+    ) -> Result<Vec<T>, FieldError> {
+        self.all(name)
+            .map(|raw| among(&format!("query.{name}"), raw, allowed))
+            .collect()
     }
+
+    /// A single enum parameter; its value must be one this build knows.
+    pub fn one_enum<T: WireEnum>(&self, name: &str) -> Result<Option<T>, FieldError> {
+        self.one(name)?
+            .map(|raw| among(&format!("query.{name}"), raw, T::known_values()))
+            .transpose()
+    }
+}
+
+/// The value of `allowed` spelled `raw`, or the field error at `location`
+/// (`query.<name>` or `body.<name>`) listing them.
+pub fn among<T: WireEnum>(location: &str, raw: &str, allowed: &[T]) -> Result<T, FieldError> {
+    allowed
+        .iter()
+        .find(|value| value.wire() == raw)
+        .cloned()
+        .ok_or_else(|| {
+            let names: Vec<&str> = allowed.iter().map(WireEnum::wire).collect();
+            let name = location.rsplit('.').next().unwrap_or(location);
+            field_error(
+                location,
+                format!("{name} must be one of: {}", names.join(", ")),
+            )
+        })
 }
 
 /// Collects field errors so that one 400 names every bad input.

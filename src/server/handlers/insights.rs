@@ -21,7 +21,11 @@ use crate::server::store::{Data, ProjectRec, WorkspaceRec};
 pub const DELTA_WINDOW: &str = "30d";
 
 /// Values `review_priority` takes here; `unscored` is an inventory-only value.
-const FINDING_PRIORITIES: &[&str] = &["needs_review", "review_recommended", "no_review_needed"];
+const FINDING_PRIORITIES: &[ReviewPriority] = &[
+    ReviewPriority::NeedsReview,
+    ReviewPriority::ReviewRecommended,
+    ReviewPriority::NoReviewNeeded,
+];
 
 pub async fn get(
     ctx: Ctx,
@@ -30,10 +34,7 @@ pub async fn get(
 ) -> Result<Json<Insights>, HttpError> {
     let mut validation = Validation::default();
     let priorities = validation
-        .check(
-            ctx.query
-                .enums("review_priority", ReviewPriority::known, FINDING_PRIORITIES),
-        )
+        .check(ctx.query.enums_among("review_priority", FINDING_PRIORITIES))
         .unwrap_or_default();
     validation.finish()?;
     ctx.own_workspace(&workspace_id)?;

@@ -114,10 +114,6 @@ pub struct Sort {
     pub descending: bool,
 }
 
-fn names<T>(known: &[T], as_str: impl Fn(&T) -> &str) -> Vec<&str> {
-    known.iter().map(as_str).collect()
-}
-
 impl InventoryRequest {
     /// Every malformed parameter, as one 400.
     pub fn parse(query: &QueryParams) -> Result<Self, HttpError> {
@@ -129,41 +125,23 @@ impl InventoryRequest {
             .flatten()
             .filter(|raw| !raw.trim().is_empty());
         let text = raw_text.and_then(|raw| v.check(TextQuery::parse(raw, "query.query")));
-        let sort_names = names(InventorySortBy::KNOWN, InventorySortBy::as_str);
-        let sort_by = v
-            .check(query.one_enum("sort_by", InventorySortBy::known, &sort_names))
-            .flatten();
-        let order_names = names(SortOrder::KNOWN, SortOrder::as_str);
-        let sort_order = v
-            .check(query.one_enum("sort_order", SortOrder::known, &order_names))
-            .flatten();
+        let sort_by = v.check(query.one_enum("sort_by")).flatten();
+        let sort_order = v.check(query.one_enum("sort_order")).flatten();
         if sort_order.is_some() && query.all("sort_by").next().is_none() {
             v.push("query.sort_order", "sort_order requires sort_by");
         }
         if sort_by == Some(InventorySortBy::Relevance) && raw_text.is_none() {
             v.push("query.sort_by", "sort_by=relevance requires a query");
         }
-        let groups = names(ActivityGroup::KNOWN, ActivityGroup::as_str);
-        let visibilities = names(Visibility::KNOWN, Visibility::as_str);
-        let audiences = names(PublishAudience::KNOWN, PublishAudience::as_str);
-        let priorities = names(ReviewPriority::KNOWN, ReviewPriority::as_str);
         let mut filters = Filters {
             query: text,
-            activity_groups: v
-                .check(query.enums("activity_group", ActivityGroup::known, &groups))
-                .unwrap_or_default(),
+            activity_groups: v.check(query.enums("activity_group")).unwrap_or_default(),
             is_published: v.check(query.boolean("is_published")).flatten(),
-            visibility: v
-                .check(query.enums("visibility", Visibility::known, &visibilities))
-                .unwrap_or_default(),
+            visibility: v.check(query.enums("visibility")).unwrap_or_default(),
             has_pii: v.check(query.boolean("has_pii")).flatten(),
             has_connectors: v.check(query.boolean("has_connectors")).flatten(),
-            publish_audience: v
-                .check(query.enums("publish_audience", PublishAudience::known, &audiences))
-                .unwrap_or_default(),
-            review_priority: v
-                .check(query.enums("review_priority", ReviewPriority::known, &priorities))
-                .unwrap_or_default(),
+            publish_audience: v.check(query.enums("publish_audience")).unwrap_or_default(),
+            review_priority: v.check(query.enums("review_priority")).unwrap_or_default(),
             finding_types: Vec::new(),
         };
         if !filters.publish_audience.is_empty() && filters.is_published == Some(false) {
@@ -183,7 +161,11 @@ impl InventoryRequest {
                     "query.finding_type_id",
                     format!(
                         "unknown finding type id {id:?}; known ids: {}",
-                        names(FINDING_KINDS, |k| k.id).join(", ")
+                        FINDING_KINDS
+                            .iter()
+                            .map(|k| k.id)
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 ),
             }

@@ -126,19 +126,9 @@ fn list_request(ctx: &Ctx) -> Result<ListRequest, HttpError> {
         raw_query.unwrap_or_default(),
         "query.query",
     ));
-    let role_names: Vec<&str> = Role::KNOWN.iter().map(Role::as_str).collect();
-    let roles = validation.check(query.enums("role", Role::known, &role_names));
-    let sort_names: Vec<&str> = MemberSortBy::KNOWN
-        .iter()
-        .map(MemberSortBy::as_str)
-        .collect();
-    let sort_by = validation
-        .check(query.one_enum("sort_by", MemberSortBy::known, &sort_names))
-        .flatten();
-    let order_names: Vec<&str> = SortOrder::KNOWN.iter().map(SortOrder::as_str).collect();
-    let sort_order = validation
-        .check(query.one_enum("sort_order", SortOrder::known, &order_names))
-        .flatten();
+    let roles = validation.check(query.enums("role"));
+    let sort_by = validation.check(query.one_enum("sort_by")).flatten();
+    let sort_order = validation.check(query.one_enum("sort_order")).flatten();
     let scim_managed = validation.check(query.boolean("scim_managed")).flatten();
     if sort_order.is_some() && query.all("sort_by").next().is_none() {
         validation.push("query.sort_order", "sort_order requires sort_by");

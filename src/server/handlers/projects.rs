@@ -9,10 +9,10 @@ use axum::http::{HeaderMap, StatusCode};
 use serde_json::Value;
 
 use super::{PathParams, blocking, find_project};
-use crate::api::model::{Project, PublishAudience, Visibility, validate_project_name};
+use crate::api::model::{Project, PublishAudience, Visibility, WireEnum, validate_project_name};
 use crate::server::ServerState;
 use crate::server::auth::Feature;
-use crate::server::context::{self, Ctx, Validation, json_object_body};
+use crate::server::context::{self, Ctx, Validation, among, json_object_body};
 use crate::server::errors::HttpError;
 use crate::server::store::{Change, ProjectRec};
 
@@ -82,16 +82,9 @@ pub async fn update_project(
     };
     let visibility = match fields.get("visibility") {
         None => None,
-        Some(Value::String(raw)) => match Visibility::known(raw) {
-            Some(visibility) => Some(visibility),
-            None => {
-                validation.push(
-                    "body.visibility",
-                    "visibility must be one of: restricted, workspace_edit, workspace_view",
-                );
-                None
-            }
-        },
+        Some(Value::String(raw)) => {
+            validation.check(among("body.visibility", raw, Visibility::known_values()))
+        }
         Some(_) => {
             validation.push("body.visibility", "visibility must be a string");
             None
