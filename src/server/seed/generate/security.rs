@@ -48,7 +48,7 @@ pub(super) fn pii_findings(
                 rng.pick(PII_QUOTES).to_string()
             };
             fixture.pii_findings.push(PiiRec {
-                id: format!("pii_{:012x}", mix64(hash_str(&id) ^ f) & 0xffff_ffff_ffff),
+                id: format!("pii_{:012x}", mix64(hash_str(id) ^ f) & 0xffff_ffff_ffff),
                 project_id: id.to_owned(),
                 // Some findings share a time, so ties by id matter.
                 found_at: anchor - Duration::hours((rng.below(24 * 90) / 3 * 3) as i64),
@@ -193,7 +193,7 @@ pub(super) fn security_profile(
     let last_security_scan_at =
         scored.then(|| anchor - Duration::hours(rng.below(24 * 30) as i64 + 1));
     if let Some(scanned_at) = last_security_scan_at {
-        let scan_id = format!("scn_{:012x}", mix64(hash_str(&id)) & 0xffff_ffff_ffff);
+        let scan_id = format!("scn_{:012x}", mix64(hash_str(id)) & 0xffff_ffff_ffff);
         let levels = [
             ("error", values.error_count),
             ("warn", values.warning_count),
@@ -223,7 +223,7 @@ pub(super) fn security_profile(
             status: "completed".to_owned(),
             commit_sha: Some(format!(
                 "{:040x}",
-                u128::from(mix64(hash_str(&id) ^ 7)) << 32
+                u128::from(mix64(hash_str(id) ^ 7)) << 32
             )),
             started_at: Some(scanned_at - Duration::minutes(3)),
             finished_at: Some(scanned_at),
