@@ -7,7 +7,8 @@ use serde_json::{Map, Value, json};
 
 use crate::api::model::{ErrorBody, ErrorType, FieldError};
 
-/// An error answer of the API, before the request id is known.
+/// The server's HTTP error: an error answer of the API, before the request id
+/// is known. (The client's view of such an answer is `api::ApiError`.)
 #[derive(Debug, Clone)]
 pub struct HttpError {
     pub status: StatusCode,

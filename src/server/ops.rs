@@ -1,4 +1,4 @@
-//! The operations table and the per-request context handlers work with.
+//! The operations table: what each operation needs, and the query parameters it declares.
 //!
 //! Checks run in one order for every route (README, "Order of checks"):
 //!

@@ -35,115 +35,26 @@ const MAX_UNKNOWN_PARAMS_LISTED: usize = 20;
 /// before the handler runs, and hands the handler a [`Ctx`] naming the operation.
 pub fn build(app: Arc<ServerState>) -> Router {
     use MethodFilter as M;
+    #[rustfmt::skip]
     let routes = [
-        route(
-            M::GET,
-            "/v1/projects/{project_id}",
-            &ops::GET_PROJECT,
-            projects::get_project,
-        ),
-        route(
-            M::PATCH,
-            "/v1/projects/{project_id}",
-            &ops::UPDATE_PROJECT,
-            projects::update_project,
-        ),
-        route(
-            M::DELETE,
-            "/v1/projects/{project_id}",
-            &ops::DELETE_PROJECT,
-            projects::delete_project,
-        ),
-        route(
-            M::POST,
-            "/v1/projects/{project_id}/publish",
-            &ops::PUBLISH_PROJECT,
-            publish::publish,
-        ),
-        route(
-            M::PATCH,
-            "/v1/projects/{project_id}/publish",
-            &ops::UPDATE_PUBLISH_SETTINGS,
-            publish::update_settings,
-        ),
-        route(
-            M::DELETE,
-            "/v1/projects/{project_id}/publish",
-            &ops::UNPUBLISH_PROJECT,
-            publish::unpublish,
-        ),
-        route(
-            M::GET,
-            "/v1/projects/{project_id}/publish/{deployment_id}",
-            &ops::GET_DEPLOYMENT,
-            publish::get_deployment,
-        ),
-        route(
-            M::POST,
-            "/v1/projects/{project_id}/embed-url",
-            &ops::CREATE_EMBED_URL,
-            publish::embed_url,
-        ),
-        route(
-            M::GET,
-            "/v1/projects/{project_id}/analytics/realtime",
-            &ops::GET_REALTIME,
-            analytics::realtime,
-        ),
-        route(
-            M::GET,
-            "/v1/projects/{project_id}/analytics/breakdowns",
-            &ops::GET_BREAKDOWNS,
-            analytics::breakdowns,
-        ),
-        route(
-            M::GET,
-            "/v1/projects/{project_id}/pii-labels",
-            &ops::LIST_PII,
-            pii::list,
-        ),
-        route(
-            M::GET,
-            "/v1/projects/{project_id}/security-scans/{scan_id}",
-            &ops::GET_SCAN,
-            scans::get_scan,
-        ),
-        route(
-            M::GET,
-            "/v1/projects/{project_id}/security-scans/{scan_id}/findings",
-            &ops::LIST_SCAN_FINDINGS,
-            scans::list_findings,
-        ),
-        route(
-            M::GET,
-            "/v1/workspaces/{workspace_id}/members",
-            &ops::LIST_MEMBERS,
-            members::list,
-        ),
-        route(
-            M::GET,
-            "/v1/workspaces/{workspace_id}/members/{user_id}",
-            &ops::GET_MEMBER,
-            members::get,
-        ),
-        route(
-            M::GET,
-            "/v1/workspaces/{workspace_id}/security-center/insights",
-            &ops::GET_INSIGHTS,
-            insights::get,
-        ),
-        route(
-            M::GET,
-            "/v1/workspaces/{workspace_id}/security-center/insights/projects",
-            &ops::LIST_INVENTORY,
-            inventory::list,
-        ),
-        route(
-            M::GET,
-            "/v1/workspaces/{workspace_id}/projects",
-            &ops::LIST_WORKSPACE_PROJECTS,
-            workspace_projects::list,
-        ),
+        route(M::GET,    "/v1/projects/{project_id}",                                       &ops::GET_PROJECT,             projects::get_project),
+        route(M::PATCH,  "/v1/projects/{project_id}",                                       &ops::UPDATE_PROJECT,          projects::update_project),
+        route(M::DELETE, "/v1/projects/{project_id}",                                       &ops::DELETE_PROJECT,          projects::delete_project),
+        route(M::POST,   "/v1/projects/{project_id}/publish",                               &ops::PUBLISH_PROJECT,         publish::publish),
+        route(M::PATCH,  "/v1/projects/{project_id}/publish",                               &ops::UPDATE_PUBLISH_SETTINGS, publish::update_settings),
+        route(M::DELETE, "/v1/projects/{project_id}/publish",                               &ops::UNPUBLISH_PROJECT,       publish::unpublish),
+        route(M::GET,    "/v1/projects/{project_id}/publish/{deployment_id}",               &ops::GET_DEPLOYMENT,          publish::get_deployment),
+        route(M::POST,   "/v1/projects/{project_id}/embed-url",                             &ops::CREATE_EMBED_URL,        publish::embed_url),
+        route(M::GET,    "/v1/projects/{project_id}/analytics/realtime",                    &ops::GET_REALTIME,            analytics::realtime),
+        route(M::GET,    "/v1/projects/{project_id}/analytics/breakdowns",                  &ops::GET_BREAKDOWNS,          analytics::breakdowns),
+        route(M::GET,    "/v1/projects/{project_id}/pii-labels",                            &ops::LIST_PII,                pii::list),
+        route(M::GET,    "/v1/projects/{project_id}/security-scans/{scan_id}",              &ops::GET_SCAN,                scans::get_scan),
+        route(M::GET,    "/v1/projects/{project_id}/security-scans/{scan_id}/findings",     &ops::LIST_SCAN_FINDINGS,      scans::list_findings),
+        route(M::GET,    "/v1/workspaces/{workspace_id}/members",                           &ops::LIST_MEMBERS,            members::list),
+        route(M::GET,    "/v1/workspaces/{workspace_id}/members/{user_id}",                 &ops::GET_MEMBER,              members::get),
+        route(M::GET,    "/v1/workspaces/{workspace_id}/security-center/insights",          &ops::GET_INSIGHTS,            insights::get),
+        route(M::GET,    "/v1/workspaces/{workspace_id}/security-center/insights/projects", &ops::LIST_INVENTORY,          inventory::list),
+        route(M::GET,    "/v1/workspaces/{workspace_id}/projects",                          &ops::LIST_WORKSPACE_PROJECTS, workspace_projects::list),
     ];
     routes
         .into_iter()
