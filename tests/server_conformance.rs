@@ -691,3 +691,35 @@ fn a_damaged_database_is_refused_at_start() {
         Ok(_) => panic!("a damaged database was accepted"),
     }
 }
+
+/// README, "Order of checks": scope (step 7) comes before path validation (step
+/// 10). The route table checks scope, plan and features before the handler reads
+/// its path parameters, so a key without the scope learns nothing about the path.
+#[tokio::test]
+async fn scope_is_checked_before_a_malformed_path_parameter() {
+    let (server, _clock) = demo_server().await;
+    let reply = get(
+        &server.base_url(),
+        "/v1/workspaces/%C3/members",
+        PROJECTS_READ,
+    )
+    .await;
+    assert_eq!(
+        reply.error(),
+        json!({
+            "type": "insufficient_scope",
+            "title": "Insufficient scope",
+            "status": 403,
+            "detail": "the API key lacks a scope this operation needs",
+            "errors": null,
+            "props": {"required_scopes": ["workspaces:read", "workspaces:write"]},
+        })
+    );
+    let reply = get(
+        &server.base_url(),
+        "/v1/workspaces/%C3/members",
+        WORKSPACES_READ,
+    )
+    .await;
+    assert_eq!(reply.status, 400, "{}", reply.text);
+}
