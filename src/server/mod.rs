@@ -30,7 +30,7 @@ use tokio::sync::oneshot;
 
 use self::key_hash::hash_key;
 pub use self::state::{ConnectionLimits, ServerConfig, ServerError, ServerState};
-use self::store::Fixture;
+use self::store::{Data, Fixture};
 
 /// A server listening in the background.
 pub struct RunningServer {
@@ -97,29 +97,28 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
 
 /// `--print-credentials`: the loaded keys as JSON. A key stored by an earlier run
 /// under another fixture cannot be shown (only its hash is kept): `key` is null.
-pub fn credentials_json(app: &ServerState, fixture: &Fixture) -> Result<String, serde_json::Error> {
-    let rows: Vec<serde_json::Value> = app.store.read(|data| {
-        data.keys
-            .iter()
-            .map(|key| {
-                let plain = fixture
-                    .keys
-                    .iter()
-                    .find(|candidate| hex::encode(hash_key(&candidate.key)) == key.key_hash)
-                    .map(|candidate| candidate.key.clone());
-                let workspace = data.workspaces.get(&key.workspace_id);
-                serde_json::json!({
-                    "label": key.label,
-                    "key": plain,
-                    "workspace_id": key.workspace_id,
-                    "plan": workspace.map(|w| w.plan.as_str()),
-                    "scopes": key.scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
-                    "features": workspace
-                        .map(|w| w.features.iter().map(|f| f.as_str()).collect::<Vec<_>>())
-                        .unwrap_or_default(),
-                })
+pub fn credentials_json(data: &Data, fixture: &Fixture) -> Result<String, serde_json::Error> {
+    let rows: Vec<serde_json::Value> = data
+        .keys
+        .iter()
+        .map(|key| {
+            let plain = fixture
+                .keys
+                .iter()
+                .find(|candidate| hex::encode(hash_key(&candidate.key)) == key.key_hash)
+                .map(|candidate| candidate.key.clone());
+            let workspace = data.workspaces.get(&key.workspace_id);
+            serde_json::json!({
+                "label": key.label,
+                "key": plain,
+                "workspace_id": key.workspace_id,
+                "plan": workspace.map(|w| w.plan.as_str()),
+                "scopes": key.scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+                "features": workspace
+                    .map(|w| w.features.iter().map(|f| f.as_str()).collect::<Vec<_>>())
+                    .unwrap_or_default(),
             })
-            .collect()
-    });
+        })
+        .collect();
     serde_json::to_string_pretty(&rows)
 }

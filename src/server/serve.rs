@@ -8,6 +8,7 @@ use super::faults::Faults;
 use super::ratelimit::RateLimit;
 use super::seed::{self, GenerateSpec, SeedError};
 use super::state::{ServerConfig, ServerError, ServerState};
+use super::store::{self, Data};
 use crate::clock::Clock;
 
 /// Where the data of a new database comes from.
@@ -83,8 +84,14 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
     config.faults = options.faults;
     if options.print_credentials {
         let fixture = config.fixture.clone();
-        let app = ServerState::new(config)?;
-        return print_to_stdout(&super::credentials_json(&app, &fixture)?);
+        let data = match &config.db {
+            // Possibly a running server's file: read it without taking its lock.
+            Some(path) if store::exists_with_data(path) => {
+                store::read_existing(path).map_err(ServerError::Store)?
+            }
+            _ => ServerState::new(config)?.store.read(Data::clone),
+        };
+        return print_to_stdout(&super::credentials_json(&data, &fixture)?);
     }
     let runtime = tokio::runtime::Runtime::new().map_err(ServeError::Runtime)?;
     runtime.block_on(async move {

@@ -179,5 +179,21 @@ async fn a_second_server_on_one_database_is_refused() {
     )
     .await;
     assert_eq!(still.status, 200, "{}", still.text);
+    // The keys of a file in use can still be read: the startup line suggests it.
+    let credentials = Command::new(env!("CARGO_BIN_EXE_vantage"))
+        .args(["serve", "--print-credentials", "--db"])
+        .arg(&db)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .output()
+        .expect("vantage runs");
+    assert!(
+        credentials.status.success(),
+        "{}",
+        String::from_utf8_lossy(&credentials.stderr)
+    );
+    let keys: Value = serde_json::from_slice(&credentials.stdout).expect("JSON");
+    assert_eq!(keys[0]["label"], "enterprise-admin");
+    assert_eq!(keys[0]["key"], ENTERPRISE_ADMIN);
     first.kill();
 }

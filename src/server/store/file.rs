@@ -9,9 +9,9 @@
 use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OpenFlags};
 
-use super::StoreError;
+use super::{Data, StoreError};
 
 /// Holds the exclusive lock of a database file until dropped.
 #[derive(Debug)]
@@ -74,4 +74,15 @@ pub fn check_integrity(conn: &Connection, db: &Path) -> Result<(), StoreError> {
             format!("{first} (and {} more problems)", rest.len())
         })),
     }
+}
+
+/// The data of an existing database, read without its lock and without writing
+/// (`--print-credentials` next to a running server).
+pub fn read_existing(db: &Path) -> Result<Data, StoreError> {
+    let conn = Connection::open_with_flags(
+        db,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    check_integrity(&conn, db)?;
+    super::load(&conn)
 }

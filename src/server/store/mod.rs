@@ -19,6 +19,7 @@ use std::sync::{Mutex, RwLock};
 use rusqlite::{Connection, OptionalExtension, params};
 use time::{Duration, OffsetDateTime};
 
+pub use file::{exists_with_data, read_existing};
 pub use records::*;
 pub use settle::settle_deployments;
 
