@@ -2,7 +2,7 @@
 //! latest scan found, the finding types and reasons they add up to, its review
 //! priority, risk score, and the scan itself.
 
-use time::Duration;
+use time::{Duration, OffsetDateTime};
 
 use super::Generation;
 use crate::api::model::{PiiSource, PiiStatus, Reason, ReasonValues, ReviewPriority, ScanFinding};
@@ -107,70 +107,11 @@ pub(super) fn security_profile(
     } else {
         0
     };
-    let mut finding_type_ids = Vec::new();
-    let mut explanation = Vec::new();
-    let reason =
-        |id: &str, label: &str, detail: String, category: &str, priority: ReviewPriority| Reason {
-            id: id.to_owned(),
-            label: label.to_owned(),
-            detail,
-            category: category.to_owned(),
-            review_priority: priority,
-        };
-    if scored {
-        if public && (values.error_count > 0 || values.secret_count > 0) {
-            finding_type_ids.push("public_security_exposure".to_owned());
-            explanation.push(reason(
-                "public_security_exposure",
-                "Public app with security issues",
-                format!(
-                    "{} errors and {} exposed secrets in the latest scan",
-                    values.error_count, values.secret_count
-                ),
-                "exposure",
-                ReviewPriority::NeedsReview,
-            ));
-        }
-        if public && open_pii > 0 {
-            finding_type_ids.push("public_pii_exposure".to_owned());
-            explanation.push(reason(
-                "public_pii_exposure",
-                "Public app with personal data",
-                format!("{open_pii} open personal-data findings"),
-                "data",
-                ReviewPriority::NeedsReview,
-            ));
-        }
-        if external_collaborators > 0 {
-            finding_type_ids.push("external_collaborator_access".to_owned());
-            explanation.push(reason(
-                "external_collaborator_access",
-                "External collaborators",
-                format!("{external_collaborators} people outside the workspace can edit"),
-                "exposure",
-                ReviewPriority::ReviewRecommended,
-            ));
-        }
-        if owner_inactive {
-            finding_type_ids.push("inactive_owner".to_owned());
-            explanation.push(reason(
-                "inactive_owner",
-                "Inactive owner",
-                "the owner left or has not edited for 180 days".to_owned(),
-                "exposure",
-                ReviewPriority::NoReviewNeeded,
-            ));
-        }
-        if values.shared_user_count > 0 {
-            explanation.push(reason(
-                "shared_users",
-                "Shared with users",
-                format!("shared with {} users", values.shared_user_count),
-                "exposure",
-                ReviewPriority::NoReviewNeeded,
-            ));
-        }
-    }
+    let (finding_type_ids, explanation) = if scored {
+        reasons(&values, external_collaborators, public, owner_inactive)
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let review_priority = if !scored {
         ReviewPriority::Unscored
     } else {
@@ -193,43 +134,9 @@ pub(super) fn security_profile(
     let last_security_scan_at =
         scored.then(|| anchor - Duration::hours(rng.below(24 * 30) as i64 + 1));
     if let Some(scanned_at) = last_security_scan_at {
-        let scan_id = format!("scn_{:012x}", mix64(hash_str(id)) & 0xffff_ffff_ffff);
-        let levels = [
-            ("error", values.error_count),
-            ("warn", values.warning_count),
-            ("info", values.info_count),
-        ];
-        let mut findings = Vec::new();
-        for (level, count) in levels {
-            for k in 0..count {
-                findings.push(ScanFinding {
-                    id: format!("{scan_id}_{level}_{k}"),
-                    category: rng
-                        .pick(&["rls", "secrets", "dependencies", "auth"])
-                        .to_string(),
-                    level: level.to_owned(),
-                    name: format!("{level} finding {}", k + 1),
-                    description: Some("Reported by the project's latest security scan.".to_owned()),
-                    scanner_name: rng.pick(&["supabase_lov", "agent_security"]).to_string(),
-                    status: rng.pick(&["open", "open", "fixed", "ignored"]).to_string(),
-                    created_at: scanned_at,
-                    updated_at: scanned_at,
-                });
-            }
-        }
-        fixture.scans.push(ScanRec {
-            id: scan_id,
-            project_id: id.to_owned(),
-            status: "completed".to_owned(),
-            commit_sha: Some(format!(
-                "{:040x}",
-                u128::from(mix64(hash_str(id) ^ 7)) << 32
-            )),
-            started_at: Some(scanned_at - Duration::minutes(3)),
-            finished_at: Some(scanned_at),
-            requested_scanners: vec!["supabase_lov".into(), "agent_security".into()],
-            findings,
-        });
+        fixture
+            .scans
+            .push(latest_scan(id, scanned_at, &values, rng));
     }
     SecurityProfile {
         connectors,
@@ -241,5 +148,125 @@ pub(super) fn security_profile(
         values,
         finding_type_ids,
         external_collaborators,
+    }
+}
+
+/// The finding types and reasons of a scored project.
+fn reasons(
+    values: &ReasonValues,
+    external_collaborators: i64,
+    public: bool,
+    owner_inactive: bool,
+) -> (Vec<String>, Vec<Reason>) {
+    let open_pii = values.open_pii_finding_count;
+    let mut finding_type_ids = Vec::new();
+    let mut explanation = Vec::new();
+    let reason =
+        |id: &str, label: &str, detail: String, category: &str, priority: ReviewPriority| Reason {
+            id: id.to_owned(),
+            label: label.to_owned(),
+            detail,
+            category: category.to_owned(),
+            review_priority: priority,
+        };
+    if public && (values.error_count > 0 || values.secret_count > 0) {
+        finding_type_ids.push("public_security_exposure".to_owned());
+        explanation.push(reason(
+            "public_security_exposure",
+            "Public app with security issues",
+            format!(
+                "{} errors and {} exposed secrets in the latest scan",
+                values.error_count, values.secret_count
+            ),
+            "exposure",
+            ReviewPriority::NeedsReview,
+        ));
+    }
+    if public && open_pii > 0 {
+        finding_type_ids.push("public_pii_exposure".to_owned());
+        explanation.push(reason(
+            "public_pii_exposure",
+            "Public app with personal data",
+            format!("{open_pii} open personal-data findings"),
+            "data",
+            ReviewPriority::NeedsReview,
+        ));
+    }
+    if external_collaborators > 0 {
+        finding_type_ids.push("external_collaborator_access".to_owned());
+        explanation.push(reason(
+            "external_collaborator_access",
+            "External collaborators",
+            format!("{external_collaborators} people outside the workspace can edit"),
+            "exposure",
+            ReviewPriority::ReviewRecommended,
+        ));
+    }
+    if owner_inactive {
+        finding_type_ids.push("inactive_owner".to_owned());
+        explanation.push(reason(
+            "inactive_owner",
+            "Inactive owner",
+            "the owner left or has not edited for 180 days".to_owned(),
+            "exposure",
+            ReviewPriority::NoReviewNeeded,
+        ));
+    }
+    if values.shared_user_count > 0 {
+        explanation.push(reason(
+            "shared_users",
+            "Shared with users",
+            format!("shared with {} users", values.shared_user_count),
+            "exposure",
+            ReviewPriority::NoReviewNeeded,
+        ));
+    }
+    (finding_type_ids, explanation)
+}
+
+/// The project's latest scan, finished at `scanned_at`, with a finding per
+/// error, warning and info the posture counts.
+fn latest_scan(
+    id: &str,
+    scanned_at: OffsetDateTime,
+    values: &ReasonValues,
+    rng: &mut SplitMix64,
+) -> ScanRec {
+    let scan_id = format!("scn_{:012x}", mix64(hash_str(id)) & 0xffff_ffff_ffff);
+    let levels = [
+        ("error", values.error_count),
+        ("warn", values.warning_count),
+        ("info", values.info_count),
+    ];
+    let mut findings = Vec::new();
+    for (level, count) in levels {
+        for k in 0..count {
+            findings.push(ScanFinding {
+                id: format!("{scan_id}_{level}_{k}"),
+                category: rng
+                    .pick(&["rls", "secrets", "dependencies", "auth"])
+                    .to_string(),
+                level: level.to_owned(),
+                name: format!("{level} finding {}", k + 1),
+                description: Some("Reported by the project's latest security scan.".to_owned()),
+                scanner_name: rng.pick(&["supabase_lov", "agent_security"]).to_string(),
+                status: rng.pick(&["open", "open", "fixed", "ignored"]).to_string(),
+                created_at: scanned_at,
+                updated_at: scanned_at,
+            });
+        }
+    }
+    ScanRec {
+        id: scan_id,
+        project_id: id.to_owned(),
+        status: "completed".to_owned(),
+        commit_sha: Some(format!(
+            "{:040x}",
+            u128::from(mix64(hash_str(id) ^ 7)) << 32
+        )),
+        started_at: Some(scanned_at - Duration::minutes(3)),
+        finished_at: Some(scanned_at),
+        requested_scanners: vec!["supabase_lov".into(), "agent_security".into()],
+        findings,
     }
 }
