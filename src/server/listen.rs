@@ -170,7 +170,8 @@ impl AsyncWrite for EnvelopeOnRejections {
 }
 
 /// The status of a bare rejection written by hyper itself: a 400, 414 or 431
-/// head without `X-Request-Id`.
+/// head without `X-Request-Id`. Only a head can match: every body we send is
+/// JSON, where CR and LF are escaped, so no body holds a head's blank line.
 fn hyper_rejection(bytes: &[u8]) -> Option<StatusCode> {
     let rest = bytes.strip_prefix(b"HTTP/1.1 ")?;
     let status = match rest.get(..4)? {
