@@ -15,7 +15,7 @@ use tower::ServiceExt;
 use vantage::clock::Clock;
 use vantage::server::ratelimit::RateLimit;
 use vantage::server::seed::{self, GenerateSpec};
-use vantage::server::{App, ServerConfig, router};
+use vantage::server::{ServerConfig, ServerState, router};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -49,7 +49,7 @@ fn main() {
         limit: u32::MAX,
         window: time::Duration::seconds(1),
     };
-    let app = Arc::new(App::new(config).expect("server state"));
+    let app = Arc::new(ServerState::new(config).expect("server state"));
     println!(
         "fixture: 20000 projects, 5000 members (generate {:.0} ms, load {:.0} ms)",
         generated.as_secs_f64() * 1e3,

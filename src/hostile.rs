@@ -3,7 +3,9 @@
 //! format over them. A leaf module, so both the server and the tests may use it.
 
 /// Strings that every client must render safely: control characters, ANSI and
-/// OSC escape sequences, right-to-left text, combining marks, and length.
+/// OSC escape sequences, DEL and C1 controls, bidi controls, line and paragraph
+/// separators, spreadsheet formulas (OWASP CSV injection), right-to-left text,
+/// combining marks, and length.
 pub fn hostile_strings() -> Vec<String> {
     vec![
         "\u{1b}[31mRED ALERT\u{1b}[0m \u{1b}[2J\u{1b}[H screen wiped".to_owned(),
@@ -15,5 +17,18 @@ pub fn hostile_strings() -> Vec<String> {
         "Z\u{0351}\u{0358}\u{0300}a\u{036b}\u{0301}\u{0302}l\u{0310}\u{0311}g\u{0352}o\u{0353}\u{0354}".to_owned(),
         "zero\u{200b}width\u{feff}joiner\u{200d}s and wide 表示テスト 😀".to_owned(),
         format!("long {}", "x".repeat(4_995)),
+        // Formulas a spreadsheet would run from a CSV cell.
+        "=1+1".to_owned(),
+        "+1".to_owned(),
+        "-1+2".to_owned(),
+        "@SUM(A1)".to_owned(),
+        "\t=1+1 after a tab".to_owned(),
+        "\r=1+1 after a carriage return".to_owned(),
+        "=cmd|' /C calc'!A0".to_owned(),
+        // DEL and C1 controls: U+009B is an 8-bit CSI, U+0085 NEL a line break.
+        "del\u{7f} csi\u{9b}2J nel\u{85}next osc\u{9d}0;title\u{9c} c1 \u{80}\u{9f}".to_owned(),
+        // Every bidi embedding, override and isolate, and both separators.
+        "lre\u{202a} rle\u{202b} pdf\u{202c} lro\u{202d} rlo\u{202e} lri\u{2066} rli\u{2067} fsi\u{2068} pdi\u{2069}".to_owned(),
+        "line\u{2028}separator paragraph\u{2029}separator".to_owned(),
     ]
 }

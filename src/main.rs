@@ -4,12 +4,13 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
-use color_eyre::eyre::{Result, WrapErr};
+use color_eyre::eyre::Result;
 
 use vantage::cli::ScriptCommand;
 use vantage::cli::docs::Shell;
 use vantage::config::LoadedConfig;
-use vantage::server::{self, ServerConfig, faults::Faults, ratelimit::RateLimit, seed};
+use vantage::server::serve::{FixtureSource, ServeOptions};
+use vantage::server::{self, faults::Faults, ratelimit::RateLimit, seed};
 use vantage::session::{GlobalArgs, Session};
 use vantage::tui::launch;
 use vantage::tui::runtime::Exit;
@@ -196,82 +197,21 @@ fn exit_like_the_signal(exit: Exit) {
 
 fn serve(args: ServeArgs) -> Result<()> {
     vantage::logging::to_stderr("info");
-    let anchor = seed::today_anchor(time::OffsetDateTime::now_utc());
-    let fixture = match (&args.fixture, args.generate) {
-        (Some(path), _) => seed::load_fixture_file(path, anchor)?,
-        (None, Some(spec)) => seed::generate(spec, anchor),
-        (None, None) => seed::demo_fixture(anchor)?,
+    let fixture = match (args.fixture, args.generate) {
+        (Some(path), _) => FixtureSource::File(path),
+        (None, Some(spec)) => FixtureSource::Generate(spec),
+        (None, None) => FixtureSource::Demo,
     };
-    if let Some(path) = &args.export_fixture {
-        std::fs::write(path, seed::fixture_to_json(&fixture, anchor))
-            .wrap_err_with(|| format!("cannot write {}", path.display()))?;
-        return Ok(());
-    }
-    let config = ServerConfig {
+    server::serve::serve(ServeOptions {
         addr: args.addr,
-        db: args.db.clone(),
+        db: args.db,
         fixture,
+        print_credentials: args.print_credentials,
+        export_fixture: args.export_fixture,
         rate_limit: args.rate_limit,
         deadline: std::time::Duration::from_millis(args.deadline_ms),
-        versions: Default::default(),
-        clock: vantage::clock::Clock::system(),
         consistency_lag: time::Duration::milliseconds(args.consistency_lag_ms as i64),
         faults: args.faults.unwrap_or_default(),
-    };
-    if args.print_credentials {
-        let fixture = config.fixture.clone();
-        let app = server::App::new(config)?;
-        return print_to_stdout(&server::credentials_json(&app, &fixture)?);
-    }
-    let runtime = tokio::runtime::Runtime::new()?;
-    runtime.block_on(async move {
-        let running = server::start(config).await?;
-        let (workspaces, projects) = running
-            .app
-            .store
-            .read(|data| (data.workspaces.len(), data.projects.len()));
-        eprintln!(
-            "vantage serve: listening on {} ({workspaces} workspaces, {projects} projects); keys: vantage serve --print-credentials",
-            running.base_url()
-        );
-        shutdown_signal().await;
-        eprintln!("vantage serve: shutting down");
-        running.stop().await;
-        Ok::<_, color_eyre::Report>(())
     })?;
     Ok(())
-}
-
-/// Prints `text` and a newline; a reader that went away (`| head`) is not an
-/// error, and never a panic as `println!` would make it.
-fn print_to_stdout(text: &str) -> Result<()> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match writeln!(out, "{text}").and_then(|()| out.flush()) {
-        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        written => Ok(written.wrap_err("cannot write to standard output")?),
-    }
-}
-
-async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = ctrl_c => {}
-                    _ = term.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = ctrl_c.await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = ctrl_c.await;
-    }
 }

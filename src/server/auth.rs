@@ -1,11 +1,7 @@
-//! Credentials, scopes, plans and features.
+//! Scopes, plans, features, and the caller they make up: plain data, which the
+//! store keeps and `access` checks.
 
-use axum::http::HeaderMap;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
-use subtle::ConstantTimeEq;
-
-use super::errors::ApiError;
 
 /// An API key scope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -101,76 +97,4 @@ impl Principal {
     pub fn has_feature(&self, feature: Feature) -> bool {
         self.features.contains(&feature)
     }
-
-    /// 403 `insufficient_scope` unless one acceptable scope is held.
-    pub fn require_scope(&self, needed: Scope) -> Result<(), ApiError> {
-        let acceptable = needed.satisfied_by();
-        if acceptable.iter().any(|scope| self.scopes.contains(scope)) {
-            Ok(())
-        } else {
-            let names: Vec<&str> = acceptable.iter().map(|scope| scope.as_str()).collect();
-            Err(ApiError::insufficient_scope(&names))
-        }
-    }
-
-    /// 402 `payment_required` with `required_plan` below `needed`.
-    pub fn require_plan(&self, needed: Plan) -> Result<(), ApiError> {
-        if self.plan >= needed {
-            Ok(())
-        } else {
-            Err(ApiError::plan_required(needed.as_str()))
-        }
-    }
-
-    /// 402 `payment_required` with `required_features` when one is missing.
-    pub fn require_features(&self, needed: &[Feature]) -> Result<(), ApiError> {
-        if needed.iter().all(|feature| self.has_feature(*feature)) {
-            Ok(())
-        } else {
-            let names: Vec<&str> = needed.iter().map(|feature| feature.as_str()).collect();
-            Err(ApiError::features_required(&names))
-        }
-    }
-}
-
-/// SHA-256 of a key: what the store keeps instead of the key.
-pub fn hash_key(key: &str) -> [u8; 32] {
-    Sha256::digest(key.as_bytes()).into()
-}
-
-/// Compares two key hashes without an early exit.
-pub fn hashes_match(a: &[u8; 32], b: &[u8; 32]) -> bool {
-    a.ct_eq(b).into()
-}
-
-/// The presented credential: `Service-API-Key`, else `Authorization: Bearer`.
-pub fn presented_credential(headers: &HeaderMap) -> Result<String, ApiError> {
-    if let Some(value) = headers.get("service-api-key") {
-        return value
-            .to_str()
-            .ok()
-            .map(str::trim)
-            .filter(|key| !key.is_empty())
-            .map(str::to_owned)
-            .ok_or_else(|| {
-                ApiError::unauthorized("the Service-API-Key header is empty or not text")
-            });
-    }
-    if let Some(value) = headers.get(axum::http::header::AUTHORIZATION) {
-        let text = value.to_str().unwrap_or_default().trim();
-        let (scheme, token) = text.split_once(' ').unwrap_or((text, ""));
-        if !scheme.eq_ignore_ascii_case("bearer") {
-            return Err(ApiError::unauthorized(
-                "the Authorization header must use the Bearer scheme",
-            ));
-        }
-        let token = token.trim();
-        if token.is_empty() {
-            return Err(ApiError::unauthorized("the Bearer token is empty"));
-        }
-        return Ok(token.to_owned());
-    }
-    Err(ApiError::unauthorized(
-        "send an API key in the Service-API-Key header or as Authorization: Bearer <key>",
-    ))
 }

@@ -7,14 +7,15 @@ use serde_json::{Map, Value, json};
 
 use crate::api::model::{ErrorBody, ErrorType, FieldError};
 
-/// An error answer of the API, before the request id is known.
+/// The server's HTTP error: an error answer of the API, before the request id
+/// is known. (The client's view of such an answer is `api::ApiError`.)
 #[derive(Debug, Clone)]
-pub struct ApiError {
+pub struct HttpError {
     pub status: StatusCode,
     pub kind: ErrorType,
     /// `Retry-After` seconds, for 429.
     pub retry_after: Option<u64>,
-    /// Boxed to keep `Result<_, ApiError>` small on the hot path.
+    /// Boxed to keep `Result<_, HttpError>` small on the hot path.
     text: Box<ErrorText>,
 }
 
@@ -26,7 +27,7 @@ struct ErrorText {
     props: Option<Map<String, Value>>,
 }
 
-impl ApiError {
+impl HttpError {
     pub fn new(status: StatusCode, kind: ErrorType, title: impl Into<String>) -> Self {
         Self {
             status,
@@ -175,7 +176,7 @@ pub fn field_error(location: impl Into<String>, message: impl Into<String>) -> F
     }
 }
 
-impl IntoResponse for ApiError {
+impl IntoResponse for HttpError {
     /// The body is written by the pipeline, which knows the request id: the
     /// error travels to it as a response extension.
     fn into_response(self) -> Response {
@@ -186,7 +187,7 @@ impl IntoResponse for ApiError {
 }
 
 /// Store failures surface as 500s with a generic message; the cause goes to the log.
-impl From<super::store::StoreError> for ApiError {
+impl From<super::store::StoreError> for HttpError {
     fn from(err: super::store::StoreError) -> Self {
         tracing::error!(error = %err, "store failure");
         Self::internal("the store failed; see the server log")

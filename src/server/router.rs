@@ -1,24 +1,27 @@
 //! Routes, and the pipeline every request goes through (see `ops.rs` for the
 //! order of checks).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
+use axum::handler::Handler;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{MethodFilter, MethodRouter, on};
 
-use super::App;
-use super::errors::ApiError;
+use super::access;
+use super::context::{Admission, Ctx, QueryParams};
+use super::errors::HttpError;
 use super::faults::Decision;
 use super::handlers::{
     analytics, insights, inventory, members, pii, projects, publish, scans, workspace_projects,
 };
-use super::ops::{Ctx, Operation, QueryParams};
+use super::ops::{self, Operation};
 use super::ratelimit::RateState;
+use super::state::ServerState;
 use super::version::Selection;
 use crate::api::model::ErrorType;
 
@@ -27,75 +30,97 @@ pub const UNKNOWN_PARAMS_OMITTED_HEADER: &str = "x-service-unknown-query-params-
 /// At most this many ignored parameter names are listed.
 const MAX_UNKNOWN_PARAMS_LISTED: usize = 20;
 
-pub fn build(app: Arc<App>) -> Router {
-    Router::new()
-        .route(
-            "/v1/projects/{project_id}",
-            get(projects::get_project)
-                .patch(projects::update_project)
-                .delete(projects::delete_project),
-        )
-        .route(
-            "/v1/projects/{project_id}/publish",
-            post(publish::publish)
-                .patch(publish::update_settings)
-                .delete(publish::unpublish),
-        )
-        .route(
-            "/v1/projects/{project_id}/publish/{deployment_id}",
-            get(publish::get_deployment),
-        )
-        .route(
-            "/v1/projects/{project_id}/embed-url",
-            post(publish::embed_url),
-        )
-        .route(
-            "/v1/projects/{project_id}/analytics/realtime",
-            get(analytics::realtime),
-        )
-        .route(
-            "/v1/projects/{project_id}/analytics/breakdowns",
-            get(analytics::breakdowns),
-        )
-        .route("/v1/projects/{project_id}/pii-labels", get(pii::list))
-        .route(
-            "/v1/projects/{project_id}/security-scans/{scan_id}",
-            get(scans::get_scan),
-        )
-        .route(
-            "/v1/projects/{project_id}/security-scans/{scan_id}/findings",
-            get(scans::list_findings),
-        )
-        .route("/v1/workspaces/{workspace_id}/members", get(members::list))
-        .route(
-            "/v1/workspaces/{workspace_id}/members/{user_id}",
-            get(members::get),
-        )
-        .route(
-            "/v1/workspaces/{workspace_id}/security-center/insights",
-            get(insights::get),
-        )
-        .route(
-            "/v1/workspaces/{workspace_id}/security-center/insights/projects",
-            get(inventory::list),
-        )
-        .route(
-            "/v1/workspaces/{workspace_id}/projects",
-            get(workspace_projects::list),
-        )
+/// Every operation: its method, path, what it needs (`ops.rs`) and its handler.
+/// The route layer of each row checks scope, plan and features (steps 7 to 9)
+/// before the handler runs, and hands the handler a [`Ctx`] naming the operation.
+pub fn build(app: Arc<ServerState>) -> Router {
+    use MethodFilter as M;
+    #[rustfmt::skip]
+    let routes = [
+        route(M::GET,    "/v1/projects/{project_id}",                                       &ops::GET_PROJECT,             projects::get_project),
+        route(M::PATCH,  "/v1/projects/{project_id}",                                       &ops::UPDATE_PROJECT,          projects::update_project),
+        route(M::DELETE, "/v1/projects/{project_id}",                                       &ops::DELETE_PROJECT,          projects::delete_project),
+        route(M::POST,   "/v1/projects/{project_id}/publish",                               &ops::PUBLISH_PROJECT,         publish::publish),
+        route(M::PATCH,  "/v1/projects/{project_id}/publish",                               &ops::UPDATE_PUBLISH_SETTINGS, publish::update_settings),
+        route(M::DELETE, "/v1/projects/{project_id}/publish",                               &ops::UNPUBLISH_PROJECT,       publish::unpublish),
+        route(M::GET,    "/v1/projects/{project_id}/publish/{deployment_id}",               &ops::GET_DEPLOYMENT,          publish::get_deployment),
+        route(M::POST,   "/v1/projects/{project_id}/embed-url",                             &ops::CREATE_EMBED_URL,        publish::embed_url),
+        route(M::GET,    "/v1/projects/{project_id}/analytics/realtime",                    &ops::GET_REALTIME,            analytics::realtime),
+        route(M::GET,    "/v1/projects/{project_id}/analytics/breakdowns",                  &ops::GET_BREAKDOWNS,          analytics::breakdowns),
+        route(M::GET,    "/v1/projects/{project_id}/pii-labels",                            &ops::LIST_PII,                pii::list),
+        route(M::GET,    "/v1/projects/{project_id}/security-scans/{scan_id}",              &ops::GET_SCAN,                scans::get_scan),
+        route(M::GET,    "/v1/projects/{project_id}/security-scans/{scan_id}/findings",     &ops::LIST_SCAN_FINDINGS,      scans::list_findings),
+        route(M::GET,    "/v1/workspaces/{workspace_id}/members",                           &ops::LIST_MEMBERS,            members::list),
+        route(M::GET,    "/v1/workspaces/{workspace_id}/members/{user_id}",                 &ops::GET_MEMBER,              members::get),
+        route(M::GET,    "/v1/workspaces/{workspace_id}/security-center/insights",          &ops::GET_INSIGHTS,            insights::get),
+        route(M::GET,    "/v1/workspaces/{workspace_id}/security-center/insights/projects", &ops::LIST_INVENTORY,          inventory::list),
+        route(M::GET,    "/v1/workspaces/{workspace_id}/projects",                          &ops::LIST_WORKSPACE_PROJECTS, workspace_projects::list),
+    ];
+    routes
+        .into_iter()
+        // Rows of one path merge into one method router.
+        .fold(Router::new(), |router, (path, methods)| {
+            router.route(path, methods)
+        })
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(app.clone(), pipeline))
         .with_state(app)
 }
 
-async fn unknown_route() -> ApiError {
-    ApiError::new(StatusCode::NOT_FOUND, ErrorType::NotFound, "Not found")
+/// One row of the table: `handler` behind the route layer of `operation`.
+fn route<H, T>(
+    method: MethodFilter,
+    path: &'static str,
+    operation: &'static Operation,
+    handler: H,
+) -> (&'static str, MethodRouter<Arc<ServerState>>)
+where
+    H: Handler<T, Arc<ServerState>>,
+    T: 'static,
+{
+    let methods = on(method, handler).route_layer(middleware::from_fn_with_state(
+        operation,
+        authorize_operation,
+    ));
+    (path, methods)
+}
+
+/// Steps 7 to 9 for the matched operation. The response carries the operation
+/// back to the pipeline, for the unknown-query-parameter headers.
+async fn authorize_operation(
+    State(operation): State<&'static Operation>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let admitted = request.extensions_mut().remove::<Admission>();
+    let mut response = match admitted {
+        None => HttpError::internal("request context missing").into_response(),
+        Some(admission) => match access::authorize(&admission.principal, operation) {
+            Err(error) => error.into_response(),
+            Ok(()) => {
+                request
+                    .extensions_mut()
+                    .insert(Ctx::new(admission, operation));
+                next.run(request).await
+            }
+        },
+    };
+    response.extensions_mut().insert(Matched(operation));
+    response
+}
+
+/// The operation a response answered, as the route layer marks it.
+#[derive(Clone, Copy)]
+struct Matched(&'static Operation);
+
+async fn unknown_route() -> HttpError {
+    HttpError::new(StatusCode::NOT_FOUND, ErrorType::NotFound, "Not found")
         .detail("no operation has this path; every path starts with /v1")
 }
 
-async fn method_not_allowed() -> ApiError {
-    ApiError::new(
+async fn method_not_allowed() -> HttpError {
+    HttpError::new(
         StatusCode::METHOD_NOT_ALLOWED,
         ErrorType::MethodNotAllowed,
         "Method not allowed",
@@ -108,10 +133,13 @@ async fn method_not_allowed() -> ApiError {
 struct Echo {
     selection: Option<Selection>,
     rate: Option<RateState>,
-    matched: Arc<Mutex<Option<&'static Operation>>>,
 }
 
-async fn pipeline(State(app): State<Arc<App>>, mut request: Request, next: Next) -> Response {
+async fn pipeline(
+    State(app): State<Arc<ServerState>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let request_id = app.next_request_id();
     let raw_query = request.uri().query().map(str::to_owned);
     let method = request.method().clone();
@@ -126,39 +154,38 @@ async fn pipeline(State(app): State<Arc<App>>, mut request: Request, next: Next)
 
 /// Steps 1 to 5 of the order of checks.
 async fn admit(
-    app: &App,
+    app: &ServerState,
     request: &mut Request,
     request_id: &str,
     echo: &mut Echo,
-) -> Result<Decision, ApiError> {
+) -> Result<Decision, HttpError> {
     check_accept(request.headers())?;
     echo.selection = Some(app.versions.resolve(request.headers())?);
-    let principal = app.authenticate(request.headers())?;
+    let principal = access::authenticate(&app.store, request.headers())?;
     let now = app.clock.now();
     let rate = app.limiter.check(&principal.key_id, now);
     echo.rate = Some(rate);
     if let Some(seconds) = rate.retry_after {
-        return Err(ApiError::rate_limited(seconds));
+        return Err(HttpError::rate_limited(seconds));
     }
     let decision = app.faults.next();
     if decision.rate_limited {
-        return Err(ApiError::rate_limited(1));
+        return Err(HttpError::rate_limited(1));
     }
     app.settle_deployments(now)?;
     let query = QueryParams::parse(request.uri().query());
-    request.extensions_mut().insert(Ctx {
+    request.extensions_mut().insert(Admission {
         principal,
         request_id: request_id.to_owned(),
         now,
         query,
-        matched: echo.matched.clone(),
     });
     Ok(decision)
 }
 
 /// Steps 6 to 11, under the processing deadline, with the injected faults.
 async fn run(
-    app: &App,
+    app: &ServerState,
     request: Request,
     next: Next,
     decision: Decision,
@@ -169,7 +196,7 @@ async fn run(
             tokio::time::sleep(decision.latency).await;
         }
         if decision.unavailable {
-            return ApiError::request_timeout().into_response();
+            return HttpError::request_timeout().into_response();
         }
         if decision.reset {
             return dropped_connection();
@@ -178,12 +205,17 @@ async fn run(
     };
     let response = match tokio::time::timeout(app.deadline, handled).await {
         Ok(response) => response,
-        Err(_) => ApiError::request_timeout().into_response(),
+        Err(_) => HttpError::request_timeout().into_response(),
     };
     let is_mutation = matches!(*method, Method::POST | Method::PATCH | Method::DELETE);
     if decision.timeout_after_commit && is_mutation && response.status().is_success() {
         // The write is committed; the caller is told it timed out.
-        return ApiError::request_timeout().into_response();
+        let matched = response.extensions().get::<Matched>().copied();
+        let mut timed_out = HttpError::request_timeout().into_response();
+        if let Some(matched) = matched {
+            timed_out.extensions_mut().insert(matched);
+        }
+        return timed_out;
     }
     response
 }
@@ -200,7 +232,7 @@ fn dropped_connection() -> Response {
 }
 
 /// `Accept` may be `application/json`, `*/*` or omitted.
-fn check_accept(headers: &HeaderMap) -> Result<(), ApiError> {
+fn check_accept(headers: &HeaderMap) -> Result<(), HttpError> {
     let values: Vec<&HeaderValue> = headers.get_all(header::ACCEPT).iter().collect();
     if values.is_empty() {
         return Ok(());
@@ -226,7 +258,7 @@ fn check_accept(headers: &HeaderMap) -> Result<(), ApiError> {
     if acceptable {
         Ok(())
     } else {
-        Err(ApiError::new(
+        Err(HttpError::new(
             StatusCode::NOT_ACCEPTABLE,
             ErrorType::NotAcceptable,
             "Not acceptable",
@@ -242,7 +274,8 @@ fn finish(
     echo: &Echo,
     raw_query: Option<&str>,
 ) -> Response {
-    let error = response.extensions_mut().remove::<ApiError>().or_else(|| {
+    let matched = response.extensions().get::<Matched>().copied();
+    let error = response.extensions_mut().remove::<HttpError>().or_else(|| {
         {
             // Anything that failed outside our handlers still gets the envelope.
             let status = response.status();
@@ -297,14 +330,13 @@ fn finish(
         headers.insert("x-ratelimit-remaining", HeaderValue::from(rate.remaining));
         headers.insert("x-ratelimit-reset", HeaderValue::from(rate.reset));
     }
-    let matched = *echo.matched.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(operation) = matched {
+    if let Some(Matched(operation)) = matched {
         report_unknown_params(headers, operation, raw_query);
     }
     response
 }
 
-fn stray_error(status: StatusCode) -> ApiError {
+fn stray_error(status: StatusCode) -> HttpError {
     let kind = match status {
         StatusCode::NOT_FOUND => ErrorType::NotFound,
         StatusCode::METHOD_NOT_ALLOWED => ErrorType::MethodNotAllowed,
@@ -312,7 +344,7 @@ fn stray_error(status: StatusCode) -> ApiError {
         _ => ErrorType::InternalError,
     };
     let title = status.canonical_reason().unwrap_or("Error");
-    ApiError::new(status, kind, title)
+    HttpError::new(status, kind, title)
 }
 
 /// `X-Service-Unknown-Query-Params`: names the operation does not declare, as sent.

@@ -4,7 +4,7 @@
 use axum::http::{HeaderMap, StatusCode};
 use serde_json::json;
 
-use super::errors::ApiError;
+use super::errors::HttpError;
 use crate::api::model::{API_VERSION, ErrorType};
 
 pub const VERSION_HEADER: &str = "service-version";
@@ -61,13 +61,13 @@ pub struct Selection {
 
 impl VersionCatalog {
     /// Resolves the headers, in the contract's order: version, then betas.
-    pub fn resolve(&self, headers: &HeaderMap) -> Result<Selection, ApiError> {
+    pub fn resolve(&self, headers: &HeaderMap) -> Result<Selection, HttpError> {
         let version = self.resolve_version(headers)?;
         let betas = self.resolve_betas(headers, &version)?;
         Ok(Selection { version, betas })
     }
 
-    fn resolve_version(&self, headers: &HeaderMap) -> Result<String, ApiError> {
+    fn resolve_version(&self, headers: &HeaderMap) -> Result<String, HttpError> {
         let values: Vec<_> = headers.get_all(VERSION_HEADER).iter().collect();
         let requested = match values.as_slice() {
             [] => return self.default_version(),
@@ -75,7 +75,7 @@ impl VersionCatalog {
             _ => None,
         };
         let Some(requested) = requested else {
-            return Err(ApiError::invalid(
+            return Err(HttpError::invalid(
                 "header.Service-Version",
                 "Service-Version must be exactly one date in the form YYYY-MM-DD",
             ));
@@ -83,7 +83,7 @@ impl VersionCatalog {
         if self.supported.iter().any(|v| v == requested) {
             Ok(requested.to_owned())
         } else if self.retired.iter().any(|v| v == requested) {
-            Err(ApiError::new(
+            Err(HttpError::new(
                 StatusCode::GONE,
                 ErrorType::RetiredVersion,
                 "Retired version",
@@ -92,7 +92,7 @@ impl VersionCatalog {
             .prop("migration_url", json!(MIGRATION_URL)))
         } else {
             // The contract: detail and errors are null for unknown_version.
-            Err(ApiError::new(
+            Err(HttpError::new(
                 StatusCode::BAD_REQUEST,
                 ErrorType::UnknownVersion,
                 "Unknown version",
@@ -101,9 +101,9 @@ impl VersionCatalog {
     }
 
     /// The oldest supported version is the default.
-    fn default_version(&self) -> Result<String, ApiError> {
+    fn default_version(&self) -> Result<String, HttpError> {
         self.supported.iter().min().cloned().ok_or_else(|| {
-            ApiError::new(
+            HttpError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 ErrorType::NoSupportedVersion,
                 "No supported version",
@@ -112,13 +112,13 @@ impl VersionCatalog {
         })
     }
 
-    fn resolve_betas(&self, headers: &HeaderMap, version: &str) -> Result<Vec<String>, ApiError> {
+    fn resolve_betas(&self, headers: &HeaderMap, version: &str) -> Result<Vec<String>, HttpError> {
         let values: Vec<_> = headers.get_all(BETA_HEADER).iter().collect();
         if values.is_empty() {
             return Ok(Vec::new());
         }
         let malformed = || {
-            ApiError::invalid(
+            HttpError::invalid(
                 "header.Service-Beta",
                 "Service-Beta must be a comma-separated list of beta revision strings",
             )
@@ -151,7 +151,7 @@ impl VersionCatalog {
         let mut features: Vec<&BetaRevision> = Vec::new();
         for name in &selected {
             if self.retired_betas.iter().any(|b| b == name) {
-                return Err(ApiError::new(
+                return Err(HttpError::new(
                     StatusCode::GONE,
                     ErrorType::RetiredBeta,
                     "Retired beta",
@@ -160,7 +160,7 @@ impl VersionCatalog {
                 .prop("migration_url", json!(MIGRATION_URL)));
             }
             let Some(beta) = self.betas.iter().find(|b| &b.name == name) else {
-                return Err(ApiError::new(
+                return Err(HttpError::new(
                     StatusCode::BAD_REQUEST,
                     ErrorType::UnknownBeta,
                     "Unknown beta",
@@ -168,7 +168,7 @@ impl VersionCatalog {
                 .detail(format!("beta {name} is not released")));
             };
             if !beta.supported_versions.iter().any(|v| v == version) {
-                return Err(ApiError::new(
+                return Err(HttpError::new(
                     StatusCode::BAD_REQUEST,
                     ErrorType::UnsupportedBetaVersion,
                     "Unsupported beta version",
@@ -185,7 +185,7 @@ impl VersionCatalog {
                     (x == &a.feature && y == &b.feature) || (x == &b.feature && y == &a.feature)
                 });
                 if a.feature == b.feature || incompatible {
-                    return Err(ApiError::new(
+                    return Err(HttpError::new(
                         StatusCode::BAD_REQUEST,
                         ErrorType::ConflictingBetas,
                         "Conflicting betas",
@@ -227,7 +227,7 @@ mod tests {
         map
     }
 
-    fn kind(result: Result<Selection, ApiError>) -> String {
+    fn kind(result: Result<Selection, HttpError>) -> String {
         match result {
             Ok(_) => "ok".into(),
             Err(e) => e.kind.as_str().to_owned(),

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use vantage::server::faults::Faults;
 use vantage::server::seed;
 use vantage::server::store::StoreError;
-use vantage::server::{App, ServerConfig, ServerError};
+use vantage::server::{ServerConfig, ServerError, ServerState};
 
 use crate::common::*;
 use crate::support::*;
@@ -253,12 +253,12 @@ fn a_read_only_database_file_is_refused_at_start() {
         config.db = Some(path.to_owned());
         config
     };
-    drop(App::new(config(&path)).expect("a writable file opens"));
+    drop(ServerState::new(config(&path)).expect("a writable file opens"));
     let Some(_guard) = ReadOnly::make(&path) else {
         eprintln!("skipped: cannot make a file read-only for this user");
         return;
     };
-    match App::new(config(&path)) {
+    match ServerState::new(config(&path)) {
         Err(ServerError::Store(StoreError::ReadOnly(named))) => {
             assert_eq!(named, path);
             let message = ServerError::Store(StoreError::ReadOnly(named)).to_string();
@@ -473,4 +473,247 @@ fn fixture_errors_name_the_record_and_field() {
     }
     // Untouched: the built-in fixture still loads.
     seed::demo_fixture(anchor).unwrap();
+}
+
+/// Sends raw bytes and reads the whole answer until the server closes; the
+/// socket's read timeout only bounds a failing test.
+fn raw_answer(addr: std::net::SocketAddr, bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut stream = TcpStream::connect(addr)?;
+    stream.set_read_timeout(Some(Duration::from_secs(20)))?;
+    let _ = stream.write_all(bytes);
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer)?;
+    Ok(answer)
+}
+
+/// An HTTP/1.1 answer read off the wire, as a `Reply`.
+fn parse_raw_reply(answer: &[u8]) -> Reply {
+    let text = String::from_utf8_lossy(answer).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a whole HTTP head");
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|line| line.split(' ').nth(1))
+        .and_then(|code| code.parse().ok())
+        .expect("a status line");
+    let mut headers = reqwest::header::HeaderMap::new();
+    for line in lines {
+        let (name, value) = line.split_once(':').expect("a header line");
+        headers.append(
+            reqwest::header::HeaderName::from_bytes(name.trim().as_bytes()).unwrap(),
+            value.trim().parse().unwrap(),
+        );
+    }
+    Reply {
+        status,
+        headers,
+        text: body.to_owned(),
+    }
+}
+
+/// Issue 11, item 8: a connection that sends half its headers, or nothing, is
+/// closed once the header-read timeout passes, and so is an idle keep-alive
+/// connection waiting for its next request.
+#[tokio::test]
+async fn slow_or_silent_connections_are_closed_after_the_header_read_timeout() {
+    let (server, _clock) = server_with(|config| {
+        config.connections.header_read_timeout = Duration::from_millis(200);
+    })
+    .await;
+    let addr = server.addr;
+    let cases: [(&str, &[u8]); 3] = [
+        (
+            "half a request",
+            b"GET /v1/projects/x HTTP/1.1\r\nHost: x\r\nService-API",
+        ),
+        ("nothing", b""),
+        (
+            "an idle keep-alive connection",
+            b"GET /v1/projects/x HTTP/1.1\r\nHost: x\r\n\r\n",
+        ),
+    ];
+    for (label, bytes) in cases {
+        let answer = tokio::task::spawn_blocking(move || raw_answer(addr, bytes))
+            .await
+            .unwrap()
+            .unwrap_or_else(|err| panic!("{label}: the server kept the connection open: {err}"));
+        let text = String::from_utf8_lossy(&answer);
+        if label == "an idle keep-alive connection" {
+            // Answered (401: no key), kept alive, then closed while idle.
+            assert!(text.starts_with("HTTP/1.1 401 "), "{label}: {text}");
+            assert!(!text.contains("connection: close"), "{label}: {text}");
+        } else {
+            assert_eq!(text, "", "{label}");
+        }
+    }
+}
+
+/// Issue 11, item 9: what hyper refuses before routing (a 100 KB URI, a 1 MB
+/// header, 1,000 headers, a raw 0xFF or NUL in the path) is answered with the
+/// error envelope and `X-Request-Id`, like every other error.
+#[tokio::test]
+async fn protocol_level_rejections_carry_the_envelope() {
+    let (server, _clock) = demo_server().await;
+    let addr = server.addr;
+    let request = |target: &[u8], headers: &str| -> Vec<u8> {
+        [
+            b"GET ".as_slice(),
+            target,
+            format!(" HTTP/1.1\r\nHost: x\r\nService-API-Key: {ENTERPRISE_ADMIN}\r\n{headers}\r\n")
+                .as_bytes(),
+        ]
+        .concat()
+    };
+    let long_cursor = format!(
+        "/v1/workspaces/ws_acme/security-center/insights/projects?cursor={}",
+        "a".repeat(100_000)
+    );
+    let big_header = format!("X-Big: {}\r\n", "a".repeat(1 << 20));
+    let many_headers: String = (0..1000).map(|n| format!("X-H{n}: v\r\n")).collect();
+    let too_long = json!({
+        "type": "invalid_request",
+        "title": "URI Too Long",
+        "status": 414,
+        "detail": "the request URI is longer than this server reads",
+        "errors": null,
+        "props": null,
+    });
+    let too_large = json!({
+        "type": "invalid_request",
+        "title": "Request Header Fields Too Large",
+        "status": 431,
+        "detail": "the request headers are too large or too many",
+        "errors": null,
+        "props": null,
+    });
+    let unparsable = json!({
+        "type": "invalid_request",
+        "title": "Bad Request",
+        "status": 400,
+        "detail": "the request line or a header could not be parsed (e.g. a control or non-ASCII byte in the path)",
+        "errors": null,
+        "props": null,
+    });
+    let cases = [
+        (
+            "a 100 KB cursor",
+            request(long_cursor.as_bytes(), ""),
+            too_long,
+        ),
+        (
+            "a 1 MB header",
+            request(b"/v1/projects/x", &big_header),
+            too_large.clone(),
+        ),
+        (
+            "1,000 headers",
+            request(b"/v1/projects/x", &many_headers),
+            too_large,
+        ),
+        (
+            "a raw 0xFF in the path",
+            request(b"/v1/projects/\xff", ""),
+            unparsable.clone(),
+        ),
+        (
+            "a raw NUL in the path",
+            request(b"/v1/projects/a\x00b", ""),
+            unparsable,
+        ),
+    ];
+    for (label, bytes, expected) in cases {
+        let answer = tokio::task::spawn_blocking(move || raw_answer(addr, &bytes))
+            .await
+            .unwrap()
+            .unwrap_or_else(|err| panic!("{label}: {err}"));
+        let reply = parse_raw_reply(&answer);
+        assert_eq!(reply.error(), expected, "{label}");
+        assert_eq!(reply.header("connection"), Some("close"), "{label}");
+    }
+}
+
+fn on_file(path: &Path) -> ServerConfig {
+    let mut config = ServerConfig::local(demo());
+    config.db = Some(path.to_owned());
+    config
+}
+
+/// Issue 11, item 6, in-process: the store holds the file's lock while it is
+/// open, and gives it back when dropped.
+#[test]
+fn a_database_file_is_opened_by_one_store_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("vantage.db");
+    let first = ServerState::new(on_file(&path)).expect("the first store opens");
+    match ServerState::new(on_file(&path)) {
+        Err(ServerError::Store(StoreError::InUse(named))) => assert_eq!(named, path),
+        Err(other) => panic!("another error: {other}"),
+        Ok(_) => panic!("a second store opened a database in use"),
+    }
+    drop(first);
+    ServerState::new(on_file(&path)).expect("the file opens again once the first store is gone");
+}
+
+/// Issue 11, item 7: a database with a damaged page is refused at start with a
+/// message naming the file, instead of answering 500s or writing into it.
+#[test]
+fn a_damaged_database_is_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("vantage.db");
+    drop(ServerState::new(on_file(&path)).expect("a new file opens"));
+    let mut bytes = std::fs::read(&path).unwrap();
+    let page = 4096;
+    let pages = bytes.len() / page;
+    assert!(pages > 4, "the demo database spans pages: {}", bytes.len());
+    // Garbage over a page in the middle of the file.
+    let middle = pages / 2 * page;
+    for (offset, byte) in bytes[middle..middle + page].iter_mut().enumerate() {
+        *byte = (offset * 7 + 13) as u8;
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    match ServerState::new(on_file(&path)) {
+        Err(error @ ServerError::Store(StoreError::Damaged { .. })) => {
+            let message = error.to_string();
+            let prefix = format!("store: the database file {} is damaged (", path.display());
+            assert!(message.starts_with(&prefix), "{message}");
+            assert!(
+                message.ends_with("); restore it from a backup, or give a new file to --db"),
+                "{message}"
+            );
+        }
+        Err(other) => panic!("another error: {other}"),
+        Ok(_) => panic!("a damaged database was accepted"),
+    }
+}
+
+/// README, "Order of checks": scope (step 7) comes before path validation (step
+/// 10). The route table checks scope, plan and features before the handler reads
+/// its path parameters, so a key without the scope learns nothing about the path.
+#[tokio::test]
+async fn scope_is_checked_before_a_malformed_path_parameter() {
+    let (server, _clock) = demo_server().await;
+    let reply = get(
+        &server.base_url(),
+        "/v1/workspaces/%C3/members",
+        PROJECTS_READ,
+    )
+    .await;
+    assert_eq!(
+        reply.error(),
+        json!({
+            "type": "insufficient_scope",
+            "title": "Insufficient scope",
+            "status": 403,
+            "detail": "the API key lacks a scope this operation needs",
+            "errors": null,
+            "props": {"required_scopes": ["workspaces:read", "workspaces:write"]},
+        })
+    );
+    let reply = get(
+        &server.base_url(),
+        "/v1/workspaces/%C3/members",
+        WORKSPACES_READ,
+    )
+    .await;
+    assert_eq!(reply.status, 400, "{}", reply.text);
 }

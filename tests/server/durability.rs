@@ -131,3 +131,69 @@ async fn answered_writes_survive_sigkill() {
     assert_eq!(untouched.json()["name"], Value::from("Team hub"));
     second.kill();
 }
+
+/// Issue 11, item 6: each server keeps its own copy of the data in memory, so a
+/// second `vantage serve` on the same file would undo the first one's writes. It
+/// exits non-zero at once, naming the file; the first one keeps serving.
+#[tokio::test]
+async fn a_second_server_on_one_database_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("shared.db");
+    let first = Served::start(&db);
+    let mut second = Command::new(env!("CARGO_BIN_EXE_vantage"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--db"])
+        .arg(&db)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("vantage starts");
+    // A bound for a failing test only: a refused server exits at once.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = second.try_wait().expect("wait") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = second.kill();
+            let _ = second.wait();
+            panic!("a second server on {} kept running", db.display());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut second.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "error: store: the database file {} is in use by another server (each server keeps its own copy in memory, so two would undo each other's writes); stop the other one, or give another --db\n",
+            db.display()
+        )
+    );
+    let still = get(
+        &first.base,
+        "/v1/projects/prj_70256702db4f",
+        ENTERPRISE_ADMIN,
+    )
+    .await;
+    assert_eq!(still.status, 200, "{}", still.text);
+    // The keys of a file in use can still be read: the startup line suggests it.
+    let credentials = Command::new(env!("CARGO_BIN_EXE_vantage"))
+        .args(["serve", "--print-credentials", "--db"])
+        .arg(&db)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .output()
+        .expect("vantage runs");
+    assert!(
+        credentials.status.success(),
+        "{}",
+        String::from_utf8_lossy(&credentials.stderr)
+    );
+    let keys: Value = serde_json::from_slice(&credentials.stdout).expect("JSON");
+    assert_eq!(keys[0]["label"], "enterprise-admin");
+    assert_eq!(keys[0]["key"], ENTERPRISE_ADMIN);
+    first.kill();
+}

@@ -256,7 +256,7 @@ fn lower(text: &str) -> String {
     text.chars().flat_map(char::to_lowercase).collect()
 }
 
-/// The contract's relevance, as documented in `store::query`: every term of 3+
+/// The contract's relevance, as documented in `server::search`: every term of 3+
 /// characters must occur in the name or the owner's name; name matches weigh 2,
 /// owner matches 1; exact field 3, word start 2, elsewhere 1.
 fn relevance(query: &str, name: Option<&str>, owner: Option<&str>) -> Option<i64> {

@@ -9,10 +9,10 @@ use time::{OffsetDateTime, UtcOffset};
 
 use super::{PathParams, find_project};
 use crate::api::model::{Breakdowns, ErrorType, FieldError, Realtime, parse_timestamp};
-use crate::server::App;
+use crate::server::ServerState;
 use crate::server::analytics_model::{VisitorModel, retained_dates};
-use crate::server::errors::{ApiError, field_error};
-use crate::server::ops::{self, Ctx};
+use crate::server::context::Ctx;
+use crate::server::errors::{HttpError, field_error};
 use crate::server::store::{AnalyticsProfile, Data, ProjectRec};
 
 /// The longest breakdowns range: the UTC date of `ends_at` at most this many days
@@ -22,10 +22,9 @@ pub const MAX_RANGE_DAYS: i64 = 365;
 
 pub async fn realtime(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
-) -> Result<Json<Realtime>, ApiError> {
-    ctx.authorize(&ops::GET_REALTIME)?;
+) -> Result<Json<Realtime>, HttpError> {
     app.store.read(|data| {
         let (project, profile) = analytics_of(data, &ctx, &project_id)?;
         // Offline, nobody can be visiting; the buckets are still there, at zero.
@@ -36,10 +35,9 @@ pub async fn realtime(
 
 pub async fn breakdowns(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
-) -> Result<Json<Breakdowns>, ApiError> {
-    ctx.authorize(&ops::GET_BREAKDOWNS)?;
+) -> Result<Json<Breakdowns>, HttpError> {
     let (starts_at, ends_at) = match (
         required_timestamp(&ctx, "starts_at"),
         required_timestamp(&ctx, "ends_at"),
@@ -47,20 +45,20 @@ pub async fn breakdowns(
         (Ok(starts_at), Ok(ends_at)) => (starts_at, ends_at),
         // One 400 names both when both are bad.
         (starts_at, ends_at) => {
-            return Err(ApiError::validation(
+            return Err(HttpError::validation(
                 starts_at.err().into_iter().chain(ends_at.err()).collect(),
             ));
         }
     };
     if ends_at < starts_at {
-        return Err(ApiError::invalid(
+        return Err(HttpError::invalid(
             "query.ends_at",
             "ends_at must not be before starts_at",
         ));
     }
     let (first, last) = (starts_at.date(), ends_at.date());
     if (last - first).whole_days() > MAX_RANGE_DAYS {
-        return Err(ApiError::invalid(
+        return Err(HttpError::invalid(
             "query.ends_at",
             format!("the range may span at most {MAX_RANGE_DAYS} days"),
         ));
@@ -87,10 +85,10 @@ fn analytics_of<'a>(
     data: &'a Data,
     ctx: &Ctx,
     project_id: &str,
-) -> Result<(&'a ProjectRec, &'a AnalyticsProfile), ApiError> {
+) -> Result<(&'a ProjectRec, &'a AnalyticsProfile), HttpError> {
     let project = find_project(data, ctx, project_id)?;
     let profile = project.analytics.as_ref().ok_or_else(|| {
-        ApiError::not_found(ErrorType::AnalyticsNotFound, "Analytics not found")
+        HttpError::not_found(ErrorType::AnalyticsNotFound, "Analytics not found")
             .detail("the project has never been published, so it has no visitor analytics")
     })?;
     Ok((project, profile))

@@ -9,11 +9,11 @@ use super::{PathParams, blocking};
 use crate::api::model::{
     Insights, InsightsSummary, Metric, PublishAudience, ReviewPriority, RiskCounts,
 };
-use crate::server::App;
+use crate::server::ServerState;
 use crate::server::auth::Feature;
 use crate::server::catalog::{FINDING_KINDS, FindingKind};
-use crate::server::errors::ApiError;
-use crate::server::ops::{self, Ctx, Validation};
+use crate::server::context::{Ctx, Validation};
+use crate::server::errors::HttpError;
 use crate::server::store::{Data, ProjectRec, WorkspaceRec};
 
 /// `delta_window` of every summary metric: the deltas compare with the workspace
@@ -21,20 +21,20 @@ use crate::server::store::{Data, ProjectRec, WorkspaceRec};
 pub const DELTA_WINDOW: &str = "30d";
 
 /// Values `review_priority` takes here; `unscored` is an inventory-only value.
-const FINDING_PRIORITIES: &[&str] = &["needs_review", "review_recommended", "no_review_needed"];
+const FINDING_PRIORITIES: &[ReviewPriority] = &[
+    ReviewPriority::NeedsReview,
+    ReviewPriority::ReviewRecommended,
+    ReviewPriority::NoReviewNeeded,
+];
 
 pub async fn get(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(workspace_id): PathParams<String>,
-) -> Result<Json<Insights>, ApiError> {
-    ctx.authorize(&ops::GET_INSIGHTS)?;
+) -> Result<Json<Insights>, HttpError> {
     let mut validation = Validation::default();
     let priorities = validation
-        .check(
-            ctx.query
-                .enums("review_priority", ReviewPriority::known, FINDING_PRIORITIES),
-        )
+        .check(ctx.query.enums_among("review_priority", FINDING_PRIORITIES))
         .unwrap_or_default();
     validation.finish()?;
     ctx.own_workspace(&workspace_id)?;
@@ -44,7 +44,7 @@ pub async fn get(
             let workspace = data
                 .workspaces
                 .get(&workspace_id)
-                .ok_or_else(ApiError::workspace_not_found)?;
+                .ok_or_else(HttpError::workspace_not_found)?;
             Ok(workspace_insights(
                 data,
                 workspace,

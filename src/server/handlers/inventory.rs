@@ -7,7 +7,7 @@
 //! - the sort value runs in `sort_order` (default `desc`); tie-breaks that refine
 //!   the same quantity (risk score under `review_priority`, last update under
 //!   `relevance`) run in the same direction;
-//! - name comparisons are case-insensitive (see `store::query::fold`); the `name`
+//! - name comparisons are case-insensitive (see `search::fold`); the `name`
 //!   tie-break of `external_access_rank` is always alphabetical, unnamed first;
 //! - the last tie-break is always the project id, ascending, which makes every
 //!   key unique, as keyset pagination needs;
@@ -27,22 +27,21 @@ use axum::extract::State;
 use time::{Duration, OffsetDateTime};
 
 use super::insights::{has_finding, is_externally_published};
-use super::{PathParams, blocking, cursor_binding};
+use super::{PathParams, blocking};
 use crate::api::model::{
     ActivityAsOf, ActivityGroup, EdgeFunction, InventoryItem, InventoryPage, InventorySortBy,
     MatchedReason, Owner, PublishAudience, ReviewPriority, SortOrder, Visibility,
 };
-use crate::server::App;
+use crate::server::ServerState;
 use crate::server::auth::Feature;
 use crate::server::catalog::{FINDING_KINDS, FindingKind, finding_kind};
-use crate::server::errors::ApiError;
-use crate::server::ops::{self, Ctx, QueryParams, Validation};
-use crate::server::paging::PageRequest;
-use crate::server::store::query::{CompactKey, Field, TextQuery, directed, fold, paginate_compact};
+use crate::server::context::{Ctx, QueryParams, Validation};
+use crate::server::errors::HttpError;
+use crate::server::paging::compact::{CompactKey, directed, paginate_compact};
+use crate::server::paging::{self, PageRequest};
+use crate::server::search::{Field, TextQuery, fold};
 use crate::server::store::{Data, ProjectRec};
 
-const DEFAULT_LIMIT: u32 = 50;
-const MAX_LIMIT: u32 = 100;
 /// `activity_group` boundaries: at most 14 days since the last edit is
 /// `last_14_days`, at most 60 days `last_60_days`, anything older `older`.
 const RECENT: Duration = Duration::days(14);
@@ -53,18 +52,14 @@ const OWNER_WEIGHT: u32 = 1;
 
 pub async fn list(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(workspace_id): PathParams<String>,
-) -> Result<Json<InventoryPage>, ApiError> {
-    ctx.authorize(&ops::LIST_INVENTORY)?;
-    let params = InventoryParams::parse(&ctx.query)?;
+) -> Result<Json<InventoryPage>, HttpError> {
+    let params = InventoryRequest::parse(&ctx.query)?;
     params.require_features(ctx.principal.has_feature(Feature::PiiDetection))?;
-    let binding = cursor_binding(
-        "list_inventory",
-        &format!("/v1/workspaces/{workspace_id}/security-center/insights/projects"),
-        &ctx,
-        &ops::LIST_INVENTORY,
-    );
+    let binding = ctx.cursor_binding(&format!(
+        "/v1/workspaces/{workspace_id}/security-center/insights/projects"
+    ));
     let request = PageRequest::new(
         params.limit,
         params.cursor.as_deref(),
@@ -91,7 +86,7 @@ pub async fn list(
 
 /// The validated query of one inventory request.
 #[derive(Debug)]
-pub struct InventoryParams {
+pub struct InventoryRequest {
     pub limit: u32,
     pub cursor: Option<String>,
     pub filters: Filters,
@@ -119,56 +114,34 @@ pub struct Sort {
     pub descending: bool,
 }
 
-fn names<T>(known: &[T], as_str: impl Fn(&T) -> &str) -> Vec<&str> {
-    known.iter().map(as_str).collect()
-}
-
-impl InventoryParams {
+impl InventoryRequest {
     /// Every malformed parameter, as one 400.
-    pub fn parse(query: &QueryParams) -> Result<Self, ApiError> {
+    pub fn parse(query: &QueryParams) -> Result<Self, HttpError> {
         let mut v = Validation::default();
-        let limit = v.check(query.limit(DEFAULT_LIMIT, MAX_LIMIT));
+        let limit = v.check(query.limit());
         let cursor = v.check(query.one("cursor")).flatten().map(str::to_owned);
         let raw_text = v
             .check(query.one("query"))
             .flatten()
             .filter(|raw| !raw.trim().is_empty());
         let text = raw_text.and_then(|raw| v.check(TextQuery::parse(raw, "query.query")));
-        let sort_names = names(InventorySortBy::KNOWN, InventorySortBy::as_str);
-        let sort_by = v
-            .check(query.one_enum("sort_by", InventorySortBy::known, &sort_names))
-            .flatten();
-        let order_names = names(SortOrder::KNOWN, SortOrder::as_str);
-        let sort_order = v
-            .check(query.one_enum("sort_order", SortOrder::known, &order_names))
-            .flatten();
+        let sort_by = v.check(query.one_enum("sort_by")).flatten();
+        let sort_order = v.check(query.one_enum("sort_order")).flatten();
         if sort_order.is_some() && query.all("sort_by").next().is_none() {
             v.push("query.sort_order", "sort_order requires sort_by");
         }
         if sort_by == Some(InventorySortBy::Relevance) && raw_text.is_none() {
             v.push("query.sort_by", "sort_by=relevance requires a query");
         }
-        let groups = names(ActivityGroup::KNOWN, ActivityGroup::as_str);
-        let visibilities = names(Visibility::KNOWN, Visibility::as_str);
-        let audiences = names(PublishAudience::KNOWN, PublishAudience::as_str);
-        let priorities = names(ReviewPriority::KNOWN, ReviewPriority::as_str);
         let mut filters = Filters {
             query: text,
-            activity_groups: v
-                .check(query.enums("activity_group", ActivityGroup::known, &groups))
-                .unwrap_or_default(),
+            activity_groups: v.check(query.enums("activity_group")).unwrap_or_default(),
             is_published: v.check(query.boolean("is_published")).flatten(),
-            visibility: v
-                .check(query.enums("visibility", Visibility::known, &visibilities))
-                .unwrap_or_default(),
+            visibility: v.check(query.enums("visibility")).unwrap_or_default(),
             has_pii: v.check(query.boolean("has_pii")).flatten(),
             has_connectors: v.check(query.boolean("has_connectors")).flatten(),
-            publish_audience: v
-                .check(query.enums("publish_audience", PublishAudience::known, &audiences))
-                .unwrap_or_default(),
-            review_priority: v
-                .check(query.enums("review_priority", ReviewPriority::known, &priorities))
-                .unwrap_or_default(),
+            publish_audience: v.check(query.enums("publish_audience")).unwrap_or_default(),
+            review_priority: v.check(query.enums("review_priority")).unwrap_or_default(),
             finding_types: Vec::new(),
         };
         if !filters.publish_audience.is_empty() && filters.is_published == Some(false) {
@@ -188,7 +161,11 @@ impl InventoryParams {
                     "query.finding_type_id",
                     format!(
                         "unknown finding type id {id:?}; known ids: {}",
-                        names(FINDING_KINDS, |k| k.id).join(", ")
+                        FINDING_KINDS
+                            .iter()
+                            .map(|k| k.id)
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 ),
             }
@@ -205,7 +182,7 @@ impl InventoryParams {
             descending: sort_order != Some(SortOrder::Asc),
         };
         Ok(Self {
-            limit: limit.unwrap_or(DEFAULT_LIMIT),
+            limit: limit.unwrap_or(paging::DEFAULT_LIMIT),
             cursor,
             filters,
             sort,
@@ -213,7 +190,7 @@ impl InventoryParams {
     }
 
     /// 402 for the parameters that need personal-data detection.
-    pub fn require_features(&self, pii_detection: bool) -> Result<(), ApiError> {
+    pub fn require_features(&self, pii_detection: bool) -> Result<(), HttpError> {
         let needs_pii = self.filters.has_pii.is_some()
             || self.sort.by == InventorySortBy::OpenPiiFindingCount
             || self
@@ -222,7 +199,7 @@ impl InventoryParams {
                 .iter()
                 .any(|kind| kind.needs_pii_detection);
         if needs_pii && !pii_detection {
-            return Err(ApiError::features_required(&[
+            return Err(HttpError::features_required(&[
                 Feature::PiiDetection.as_str()
             ]));
         }
@@ -408,16 +385,16 @@ fn any_of<T: PartialEq>(wanted: &[T], value: Option<&T>) -> bool {
 fn inventory_page(
     data: &Data,
     workspace_id: &str,
-    params: &InventoryParams,
+    params: &InventoryRequest,
     now: OffsetDateTime,
     request: &PageRequest,
     secret: &[u8],
     binding: &str,
-) -> Result<InventoryPage, ApiError> {
+) -> Result<InventoryPage, HttpError> {
     let workspace = data
         .workspaces
         .get(workspace_id)
-        .ok_or_else(ApiError::workspace_not_found)?;
+        .ok_or_else(HttpError::workspace_not_found)?;
     let mut matcher = params.filters.query.as_ref().map(TextQuery::matcher);
     let mut keyed: Vec<(CompactKey, &ProjectRec)> = Vec::new();
     for project in data.workspace_projects(workspace_id) {
@@ -573,7 +550,7 @@ mod tests {
 
     #[test]
     fn a_text_query_is_required_for_relevance_and_sets_the_default_order() {
-        let parse = |raw: &str| InventoryParams::parse(&QueryParams::parse(Some(raw)));
+        let parse = |raw: &str| InventoryRequest::parse(&QueryParams::parse(Some(raw)));
         assert_eq!(parse("").unwrap().sort.by, InventorySortBy::LastEditedAt);
         assert_eq!(
             parse("query=abc").unwrap().sort.by,

@@ -8,20 +8,16 @@ use axum::extract::State;
 use serde::Deserialize;
 use uuid::Uuid;
 
-use super::{PathParams, page_request};
+use super::PathParams;
 use crate::api::model::{
     ErrorType, Member, MemberRef, MemberSortBy, MemberType, Page, Role, SortOrder,
 };
-use crate::server::App;
-use crate::server::errors::ApiError;
-use crate::server::ops::{self, Ctx, Validation};
+use crate::server::ServerState;
+use crate::server::context::{Ctx, Validation};
+use crate::server::errors::HttpError;
 use crate::server::paging::{self, KeyPart, SortKey};
-use crate::server::store::query::{Field, TextQuery};
+use crate::server::search::{Field, TextQuery};
 use crate::server::store::{Data, MembershipRec};
-
-/// Page size when `limit` is omitted (DESIGN.md's choice), and its maximum.
-const DEFAULT_LIMIT: u32 = 50;
-const MAX_LIMIT: u32 = 100;
 
 #[derive(Deserialize)]
 pub struct MemberPath {
@@ -34,14 +30,13 @@ pub struct MemberPath {
 /// resource"; a malformed id says nothing about any workspace.
 pub async fn get(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(path): PathParams<MemberPath>,
-) -> Result<Json<Member>, ApiError> {
-    ctx.authorize(&ops::GET_MEMBER)?;
+) -> Result<Json<Member>, HttpError> {
     let user_id = match Uuid::parse_str(&path.user_id) {
         Ok(id) if !id.is_nil() => id,
         _ => {
-            return Err(ApiError::invalid(
+            return Err(HttpError::invalid(
                 "path.user_id",
                 "user_id must be a nonzero UUID, as returned by the member list",
             ));
@@ -67,8 +62,8 @@ pub async fn get(
     })
 }
 
-fn member_not_found() -> ApiError {
-    ApiError::not_found(ErrorType::MemberNotFound, "Member not found")
+fn member_not_found() -> HttpError {
+    HttpError::not_found(ErrorType::MemberNotFound, "Member not found")
         .detail("no active member of this workspace has this user id")
 }
 
@@ -84,14 +79,13 @@ struct ListRequest {
 /// Operation 9.
 pub async fn list(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(workspace_id): PathParams<String>,
-) -> Result<Json<Page<MemberRef>>, ApiError> {
-    ctx.authorize(&ops::LIST_MEMBERS)?;
+) -> Result<Json<Page<MemberRef>>, HttpError> {
     let request = list_request(&ctx)?;
     let path = format!("/v1/workspaces/{workspace_id}/members");
-    let binding = super::cursor_binding("list_members", &path, &ctx, &ops::LIST_MEMBERS);
-    let page = page_request(&ctx, &app.cursor_secret, &binding, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let binding = ctx.cursor_binding(&path);
+    let page = ctx.page_request(&app.cursor_secret, &binding)?;
     ctx.own_workspace(&workspace_id)?;
     app.store.read_eventual(|data| {
         let mut matcher = request.text.matcher();
@@ -124,7 +118,7 @@ pub async fn list(
     })
 }
 
-fn list_request(ctx: &Ctx) -> Result<ListRequest, ApiError> {
+fn list_request(ctx: &Ctx) -> Result<ListRequest, HttpError> {
     let query = &ctx.query;
     let mut validation = Validation::default();
     let raw_query = validation.check(ctx.query.one("query")).flatten();
@@ -132,19 +126,9 @@ fn list_request(ctx: &Ctx) -> Result<ListRequest, ApiError> {
         raw_query.unwrap_or_default(),
         "query.query",
     ));
-    let role_names: Vec<&str> = Role::KNOWN.iter().map(Role::as_str).collect();
-    let roles = validation.check(query.enums("role", Role::known, &role_names));
-    let sort_names: Vec<&str> = MemberSortBy::KNOWN
-        .iter()
-        .map(MemberSortBy::as_str)
-        .collect();
-    let sort_by = validation
-        .check(query.one_enum("sort_by", MemberSortBy::known, &sort_names))
-        .flatten();
-    let order_names: Vec<&str> = SortOrder::KNOWN.iter().map(SortOrder::as_str).collect();
-    let sort_order = validation
-        .check(query.one_enum("sort_order", SortOrder::known, &order_names))
-        .flatten();
+    let roles = validation.check(query.enums("role"));
+    let sort_by = validation.check(query.one_enum("sort_by")).flatten();
+    let sort_order = validation.check(query.one_enum("sort_order")).flatten();
     let scim_managed = validation.check(query.boolean("scim_managed")).flatten();
     if sort_order.is_some() && query.all("sort_by").next().is_none() {
         validation.push("query.sort_order", "sort_order requires sort_by");

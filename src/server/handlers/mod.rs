@@ -1,5 +1,6 @@
 //! One module per family of operations. Each handler follows the order of checks
-//! in `ops.rs`: `ctx.authorize(op)`, then inputs, then the resource.
+//! in `ops.rs`: the route layer has checked scope, plan and features; a handler
+//! checks its inputs, then the resource.
 
 pub mod analytics;
 pub mod insights;
@@ -16,8 +17,8 @@ use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
-use super::errors::ApiError;
-use super::ops::Ctx;
+use super::context::Ctx;
+use super::errors::HttpError;
 use super::store::{Data, ProjectRec};
 
 /// Path parameters, with axum's rejection turned into our envelope.
@@ -28,14 +29,14 @@ where
     T: DeserializeOwned + Send,
     S: Send + Sync,
 {
-    type Rejection = ApiError;
+    type Rejection = HttpError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         Path::<T>::from_request_parts(parts, state)
             .await
             .map(|Path(value)| PathParams(value))
             .map_err(|rejection| {
-                ApiError::invalid(path_location(&rejection), rejection.body_text())
+                HttpError::invalid(path_location(&rejection), rejection.body_text())
             })
     }
 }
@@ -58,11 +59,11 @@ fn path_location(rejection: &PathRejection) -> String {
 
 /// Runs store work off the async threads.
 pub async fn blocking<R: Send + 'static>(
-    work: impl FnOnce() -> Result<R, ApiError> + Send + 'static,
-) -> Result<R, ApiError> {
+    work: impl FnOnce() -> Result<R, HttpError> + Send + 'static,
+) -> Result<R, HttpError> {
     tokio::task::spawn_blocking(work)
         .await
-        .map_err(|err| ApiError::internal(format!("worker failed: {err}")))?
+        .map_err(|err| HttpError::internal(format!("worker failed: {err}")))?
 }
 
 /// A project of the caller's workspace; any other answers `project_not_found`,
@@ -71,44 +72,9 @@ pub fn find_project<'a>(
     data: &'a Data,
     ctx: &Ctx,
     project_id: &str,
-) -> Result<&'a ProjectRec, ApiError> {
+) -> Result<&'a ProjectRec, HttpError> {
     data.projects
         .get(project_id)
         .filter(|project| project.workspace_id == ctx.principal.workspace_id)
-        .ok_or_else(ApiError::project_not_found)
-}
-
-/// What a list's cursors are bound to: the operation, the path, and the query
-/// parameters the operation declares (undeclared ones are ignored, so they must
-/// not invalidate a cursor either).
-pub fn cursor_binding(
-    name: &str,
-    path: &str,
-    ctx: &Ctx,
-    operation: &super::ops::Operation,
-) -> String {
-    let declared: Vec<(String, String)> = ctx
-        .query
-        .0
-        .iter()
-        .filter(|(key, _)| operation.query.contains(&key.as_str()))
-        .cloned()
-        .collect();
-    super::paging::binding(name, path, &declared)
-}
-
-/// `limit` (1 to `max`, `default` when omitted) and `cursor` of a list, the
-/// cursor checked against `binding`; both bad give one 400 naming both.
-pub fn page_request(
-    ctx: &Ctx,
-    secret: &[u8],
-    binding: &str,
-    default: u32,
-    max: u32,
-) -> Result<super::paging::PageRequest, ApiError> {
-    let mut validation = super::ops::Validation::default();
-    let limit = validation.check(ctx.query.limit(default, max));
-    let cursor = validation.check(ctx.query.one("cursor"));
-    validation.finish()?;
-    super::paging::PageRequest::new(limit.unwrap_or(default), cursor.flatten(), secret, binding)
+        .ok_or_else(HttpError::project_not_found)
 }

@@ -5,18 +5,14 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::State;
 
-use super::{PathParams, find_project, page_request};
+use super::{PathParams, find_project};
 use crate::api::model::{ErrorType, Page, PiiFinding};
-use crate::server::App;
+use crate::server::ServerState;
 use crate::server::auth::Feature;
-use crate::server::errors::ApiError;
-use crate::server::ops::{self, Ctx};
+use crate::server::context::Ctx;
+use crate::server::errors::HttpError;
 use crate::server::paging::{self, KeyPart, SortKey};
 use crate::server::store::PiiRec;
-
-/// Page size when `limit` is omitted, and its maximum (contract).
-const DEFAULT_LIMIT: u32 = 50;
-const MAX_LIMIT: u32 = 100;
 
 /// Newest first; ties by finding id, ascending (the contract leaves the
 /// direction of ties open).
@@ -29,19 +25,18 @@ fn sort_key(finding: &PiiRec) -> SortKey {
 
 pub async fn list(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
-) -> Result<Json<Page<PiiFinding>>, ApiError> {
-    ctx.authorize(&ops::LIST_PII)?;
+) -> Result<Json<Page<PiiFinding>>, HttpError> {
     let path = format!("/v1/projects/{project_id}/pii-labels");
-    let binding = super::cursor_binding("list_pii", &path, &ctx, &ops::LIST_PII);
-    let request = page_request(&ctx, &app.cursor_secret, &binding, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let binding = ctx.cursor_binding(&path);
+    let request = ctx.page_request(&app.cursor_secret, &binding)?;
     app.store.read(|data| {
         find_project(data, &ctx, &project_id)?;
         // Enterprise is enforced by the plan gate; detection itself being off is
         // a 404 (contract), not a 402.
         if !ctx.principal.has_feature(Feature::PiiDetection) {
-            return Err(ApiError::not_found(
+            return Err(HttpError::not_found(
                 ErrorType::PiiLabelsNotFound,
                 "Personal-data findings not found",
             )

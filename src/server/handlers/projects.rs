@@ -9,11 +9,11 @@ use axum::http::{HeaderMap, StatusCode};
 use serde_json::Value;
 
 use super::{PathParams, blocking, find_project};
-use crate::api::model::{Project, PublishAudience, Visibility, validate_project_name};
-use crate::server::App;
+use crate::api::model::{Project, PublishAudience, Visibility, WireEnum, validate_project_name};
+use crate::server::ServerState;
 use crate::server::auth::Feature;
-use crate::server::errors::ApiError;
-use crate::server::ops::{self, Ctx, Validation, json_object_body};
+use crate::server::context::{self, Ctx, Validation, among, json_object_body};
+use crate::server::errors::HttpError;
 use crate::server::store::{Change, ProjectRec};
 
 /// The Project resource as the contract shows it. The audience is the retained
@@ -48,10 +48,9 @@ pub fn project_view(project: &ProjectRec) -> Project {
 
 pub async fn get_project(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
-) -> Result<Json<Project>, ApiError> {
-    ctx.authorize(&ops::GET_PROJECT)?;
+) -> Result<Json<Project>, HttpError> {
     app.store
         .read(|data| find_project(data, &ctx, &project_id).map(project_view))
         .map(Json)
@@ -59,13 +58,12 @@ pub async fn get_project(
 
 pub async fn update_project(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
     headers: HeaderMap,
     body: Body,
-) -> Result<Json<Project>, ApiError> {
-    ctx.authorize(&ops::UPDATE_PROJECT)?;
-    let body = ops::read_body(body).await?;
+) -> Result<Json<Project>, HttpError> {
+    let body = context::read_body(body).await?;
     let fields = json_object_body(&headers, &body, &["name", "visibility"], true)?;
     let mut validation = Validation::default();
     let name = match fields.get("name") {
@@ -84,16 +82,9 @@ pub async fn update_project(
     };
     let visibility = match fields.get("visibility") {
         None => None,
-        Some(Value::String(raw)) => match Visibility::known(raw) {
-            Some(visibility) => Some(visibility),
-            None => {
-                validation.push(
-                    "body.visibility",
-                    "visibility must be one of: restricted, workspace_edit, workspace_view",
-                );
-                None
-            }
-        },
+        Some(Value::String(raw)) => {
+            validation.check(among("body.visibility", raw, Visibility::known_values()))
+        }
         Some(_) => {
             validation.push("body.visibility", "visibility must be a string");
             None
@@ -111,7 +102,7 @@ pub async fn update_project(
                 project.visibility = Some(visibility);
             }
             project.updated_at = ctx.now;
-            Ok::<_, ApiError>((vec![Change::PutProject(Box::new(project.clone()))], project))
+            Ok::<_, HttpError>((vec![Change::PutProject(Box::new(project.clone()))], project))
         })
     })
     .await?;
@@ -120,17 +111,16 @@ pub async fn update_project(
 
 pub async fn delete_project(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
-) -> Result<StatusCode, ApiError> {
-    ctx.authorize(&ops::DELETE_PROJECT)?;
+) -> Result<StatusCode, HttpError> {
     let app = app.clone();
     blocking(move || {
         app.store.write(|data| {
             find_project(data, &ctx, &project_id)?;
             // Where trash is available the row stays, restorable from the editor.
             let soft = ctx.principal.has_feature(Feature::Trash);
-            Ok::<_, ApiError>((
+            Ok::<_, HttpError>((
                 vec![Change::DeleteProject {
                     id: project_id.clone(),
                     soft,

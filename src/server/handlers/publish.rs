@@ -17,12 +17,10 @@ use crate::api::model::{
     Project, PublishAudience, ReviewPriority,
 };
 use crate::hash::hash_str;
-use crate::server::App;
-use crate::server::errors::ApiError;
-use crate::server::ops::{self, Ctx, Validation, json_object_body};
-use crate::server::store::{
-    AnalyticsProfile, Change, Data, DeploymentOutcome, DeploymentRec, ProjectRec,
-};
+use crate::server::ServerState;
+use crate::server::context::{self, Ctx, Validation, json_object_body};
+use crate::server::errors::HttpError;
+use crate::server::store::{Change, DeploymentOutcome, DeploymentRec, ProjectRec};
 
 /// How long a deployment runs before it reaches its outcome.
 pub const DEPLOYMENT_DURATION: Duration = Duration::seconds(3);
@@ -34,17 +32,16 @@ const TARGET_TYPES: &[&str] = &["group", "user"];
 
 pub async fn unpublish(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
-) -> Result<StatusCode, ApiError> {
-    ctx.authorize(&ops::UNPUBLISH_PROJECT)?;
+) -> Result<StatusCode, HttpError> {
     let app = app.clone();
     blocking(move || {
         app.store.write(|data| {
             let project = find_project(data, &ctx, &project_id)?;
             if !project.is_published {
                 // 204 as well: a repeat is safe.
-                return Ok::<_, ApiError>((Vec::new(), ()));
+                return Ok::<_, HttpError>((Vec::new(), ()));
             }
             let mut project = project.clone();
             // Audience and visibility are kept for the next publish.
@@ -59,13 +56,12 @@ pub async fn unpublish(
 
 pub async fn publish(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
     headers: HeaderMap,
     body: Body,
-) -> Result<(StatusCode, Json<Deployment>), ApiError> {
-    ctx.authorize(&ops::PUBLISH_PROJECT)?;
-    let body = ops::read_body(body).await?;
+) -> Result<(StatusCode, Json<Deployment>), HttpError> {
+    let body = context::read_body(body).await?;
     let fields = json_object_body(&headers, &body, &["audience"], false)?;
     let mut validation = Validation::default();
     let audience = match fields.get("audience") {
@@ -78,7 +74,7 @@ pub async fn publish(
         app.store.write(|data| {
             let project = find_project(data, &ctx, &project_id)?;
             if let Some(refs) = critical_findings(project) {
-                return Err(ApiError::new(
+                return Err(HttpError::new(
                     StatusCode::FORBIDDEN,
                     ErrorType::SecurityCriticalFindings,
                     "Security critical findings",
@@ -124,10 +120,9 @@ pub async fn publish(
 
 pub async fn get_deployment(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams((project_id, deployment_id)): PathParams<(String, String)>,
-) -> Result<Json<Deployment>, ApiError> {
-    ctx.authorize(&ops::GET_DEPLOYMENT)?;
+) -> Result<Json<Deployment>, HttpError> {
     app.store.read(|data| {
         let project = find_project(data, &ctx, &project_id)?;
         let deployment = data
@@ -135,7 +130,7 @@ pub async fn get_deployment(
             .get(&deployment_id)
             .filter(|d| d.project_id == project.id)
             .ok_or_else(|| {
-                ApiError::not_found(ErrorType::DeploymentNotFound, "Deployment not found")
+                HttpError::not_found(ErrorType::DeploymentNotFound, "Deployment not found")
             })?;
         Ok(Json(deployment_view(deployment, Some(ctx.now))))
     })
@@ -143,13 +138,12 @@ pub async fn get_deployment(
 
 pub async fn update_settings(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
     headers: HeaderMap,
     body: Body,
-) -> Result<Json<Project>, ApiError> {
-    ctx.authorize(&ops::UPDATE_PUBLISH_SETTINGS)?;
-    let body = ops::read_body(body).await?;
+) -> Result<Json<Project>, HttpError> {
+    let body = context::read_body(body).await?;
     let fields = json_object_body(&headers, &body, &["audience", "audience_targets"], true)?;
     let mut validation = Validation::default();
     let audience = match fields.get("audience") {
@@ -181,7 +175,7 @@ pub async fn update_settings(
             project.audience = audience;
             project.audience_targets = targets;
             project.updated_at = ctx.now;
-            Ok::<_, ApiError>((vec![Change::PutProject(Box::new(project.clone()))], project))
+            Ok::<_, HttpError>((vec![Change::PutProject(Box::new(project.clone()))], project))
         })
     })
     .await?;
@@ -190,24 +184,23 @@ pub async fn update_settings(
 
 pub async fn embed_url(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
     headers: HeaderMap,
     body: Body,
-) -> Result<Json<EmbedUrl>, ApiError> {
-    ctx.authorize(&ops::CREATE_EMBED_URL)?;
-    let body = ops::read_body(body).await?;
+) -> Result<Json<EmbedUrl>, HttpError> {
+    let body = context::read_body(body).await?;
     let fields = json_object_body(&headers, &body, &["parent_origin"], true)?;
     let origin = match fields.get("parent_origin") {
         Some(Value::String(origin)) if is_https_origin(origin) => origin.clone(),
         Some(_) => {
-            return Err(ApiError::invalid(
+            return Err(HttpError::invalid(
                 "body.parent_origin",
                 "parent_origin must be one exact https origin, e.g. https://example.com",
             ));
         }
         None => {
-            return Err(ApiError::invalid(
+            return Err(HttpError::invalid(
                 "body.parent_origin",
                 "parent_origin is required",
             ));
@@ -231,56 +224,6 @@ pub async fn embed_url(
             expires_at,
         }))
     })
-}
-
-/// Applies every deployment finished by `now`: a success publishes the project
-/// with the deployment's audience, or the retained one, or `public`.
-pub fn settle(data: &Data, now: OffsetDateTime) -> Vec<Change> {
-    let mut changes = Vec::new();
-    let mut due: Vec<&DeploymentRec> = data
-        .deployments
-        .values()
-        .filter(|d| !d.settled && d.completes_at <= now)
-        .collect();
-    due.sort_by_key(|d| (d.completes_at, d.id.clone()));
-    let mut touched: std::collections::HashMap<String, ProjectRec> = Default::default();
-    for deployment in due {
-        let mut settled = deployment.clone();
-        settled.settled = true;
-        changes.push(Change::PutDeployment(settled));
-        let DeploymentOutcome::Success { url } = &deployment.outcome else {
-            continue;
-        };
-        let Some(project) = touched
-            .get(&deployment.project_id)
-            .cloned()
-            .or_else(|| data.projects.get(&deployment.project_id).cloned())
-        else {
-            continue;
-        };
-        let mut project = project;
-        project.is_published = true;
-        project.audience = deployment
-            .audience
-            .clone()
-            .or(project.audience)
-            .or(Some(PublishAudience::Public));
-        project.published_url = Some(url.clone());
-        project.updated_at = deployment.completes_at;
-        if project.analytics.is_none() {
-            project.analytics = Some(AnalyticsProfile {
-                retention_days: 365,
-                daily_visitors: 40,
-            });
-        }
-        touched.insert(project.id.clone(), project);
-    }
-    changes.extend(
-        touched
-            .into_values()
-            .map(|p| Change::PutProject(Box::new(p))),
-    );
-    changes
 }
 
 /// The deployment as the API shows it at `now`; `None` means "just created".

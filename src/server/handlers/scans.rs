@@ -6,24 +6,19 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::State;
 
-use super::{PathParams, find_project, page_request};
+use super::{PathParams, find_project};
 use crate::api::model::{ErrorType, Page, ScanFinding, SecurityScan};
-use crate::server::App;
-use crate::server::errors::ApiError;
-use crate::server::ops::{self, Ctx};
+use crate::server::ServerState;
+use crate::server::context::Ctx;
+use crate::server::errors::HttpError;
 use crate::server::paging::{self, KeyPart};
 use crate::server::store::{Data, ScanRec};
 
-/// Page size when `limit` is omitted, and its maximum (contract).
-const DEFAULT_LIMIT: u32 = 50;
-const MAX_LIMIT: u32 = 100;
-
 pub async fn get_scan(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams((project_id, scan_id)): PathParams<(String, String)>,
-) -> Result<Json<SecurityScan>, ApiError> {
-    ctx.authorize(&ops::GET_SCAN)?;
+) -> Result<Json<SecurityScan>, HttpError> {
     app.store.read(|data| {
         let scan = find_scan(data, &ctx, &project_id, &scan_id)?;
         Ok(Json(SecurityScan {
@@ -39,14 +34,12 @@ pub async fn get_scan(
 
 pub async fn list_findings(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams((project_id, scan_id)): PathParams<(String, String)>,
-) -> Result<Json<Page<ScanFinding>>, ApiError> {
-    ctx.authorize(&ops::LIST_SCAN_FINDINGS)?;
+) -> Result<Json<Page<ScanFinding>>, HttpError> {
     let path = format!("/v1/projects/{project_id}/security-scans/{scan_id}/findings");
-    let binding =
-        super::cursor_binding("list_scan_findings", &path, &ctx, &ops::LIST_SCAN_FINDINGS);
-    let request = page_request(&ctx, &app.cursor_secret, &binding, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let binding = ctx.cursor_binding(&path);
+    let request = ctx.page_request(&app.cursor_secret, &binding)?;
     app.store.read(|data| {
         let scan = find_scan(data, &ctx, &project_id, &scan_id)?;
         // The full snapshot, fixed and ignored findings included, by finding id.
@@ -67,12 +60,12 @@ fn find_scan<'a>(
     ctx: &Ctx,
     project_id: &str,
     scan_id: &str,
-) -> Result<&'a ScanRec, ApiError> {
+) -> Result<&'a ScanRec, HttpError> {
     let project = find_project(data, ctx, project_id)?;
     data.scans
         .get(&project.id)
         .into_iter()
         .flatten()
         .find(|scan| scan.id == scan_id)
-        .ok_or_else(|| ApiError::not_found(ErrorType::ScanNotFound, "Security scan not found"))
+        .ok_or_else(|| HttpError::not_found(ErrorType::ScanNotFound, "Security scan not found"))
 }

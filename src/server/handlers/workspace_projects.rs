@@ -7,40 +7,21 @@ use axum::Json;
 use axum::extract::State;
 
 use super::projects::project_view;
-use super::{PathParams, blocking, cursor_binding};
+use super::{PathParams, blocking};
 use crate::api::model::{Page, Project};
-use crate::server::App;
-use crate::server::errors::ApiError;
-use crate::server::ops::{self, Ctx, Validation};
-use crate::server::paging::{self, KeyPart, PageRequest};
-
-/// Page size when `limit` is omitted, and the largest accepted.
-const DEFAULT_LIMIT: u32 = 50;
-const MAX_LIMIT: u32 = 100;
+use crate::server::ServerState;
+use crate::server::context::Ctx;
+use crate::server::errors::HttpError;
+use crate::server::paging::{self, KeyPart};
 
 /// Projects of a workspace in project id order. Eventually consistent.
 pub async fn list(
     ctx: Ctx,
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<ServerState>>,
     PathParams(workspace_id): PathParams<String>,
-) -> Result<Json<Page<Project>>, ApiError> {
-    ctx.authorize(&ops::LIST_WORKSPACE_PROJECTS)?;
-    let mut validation = Validation::default();
-    let limit = validation.check(ctx.query.limit(DEFAULT_LIMIT, MAX_LIMIT));
-    let cursor = validation.check(ctx.query.one("cursor"));
-    validation.finish()?;
-    let binding = cursor_binding(
-        "list_workspace_projects",
-        &format!("/v1/workspaces/{workspace_id}/projects"),
-        &ctx,
-        &ops::LIST_WORKSPACE_PROJECTS,
-    );
-    let request = PageRequest::new(
-        limit.unwrap_or(DEFAULT_LIMIT),
-        cursor.flatten(),
-        &app.cursor_secret,
-        &binding,
-    )?;
+) -> Result<Json<Page<Project>>, HttpError> {
+    let binding = ctx.cursor_binding(&format!("/v1/workspaces/{workspace_id}/projects"));
+    let request = ctx.page_request(&app.cursor_secret, &binding)?;
     ctx.own_workspace(&workspace_id)?;
     let page = blocking(move || {
         Ok(app.store.read_eventual(|data| {

@@ -7,9 +7,10 @@
 //! contract calls eventually consistent (lists, insights, members), which sees each
 //! write only `consistency_lag` later.
 
-pub mod query;
+mod file;
 pub mod records;
 mod schema;
+mod settle;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::Path;
@@ -18,10 +19,13 @@ use std::sync::{Mutex, RwLock};
 use rusqlite::{Connection, OptionalExtension, params};
 use time::{Duration, OffsetDateTime};
 
+pub use file::{exists_with_data, read_existing};
 pub use records::*;
+pub use settle::settle_deployments;
 
 use crate::api::model::PiiStatus;
 use crate::clock::Clock;
+use crate::server::search;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -38,6 +42,24 @@ pub enum StoreError {
         .0.display()
     )]
     ReadOnly(std::path::PathBuf),
+    #[error(
+        "the database file {} is in use by another server (each server keeps its own copy in memory, so two would undo each other's writes); stop the other one, or give another --db",
+        .0.display()
+    )]
+    InUse(std::path::PathBuf),
+    #[error("cannot lock the database through {}: {source}", .path.display())]
+    LockFile {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "the database file {} is damaged ({detail}); restore it from a backup, or give a new file to --db",
+        .path.display()
+    )]
+    Damaged {
+        path: std::path::PathBuf,
+        detail: String,
+    },
 }
 
 /// Everything the API reads, in memory.
@@ -90,14 +112,14 @@ impl Data {
                 .as_deref()
                 .and_then(|owner| owners.get(&(project.workspace_id.as_str(), owner)))
                 .and_then(|(_, name)| name.map(str::to_owned));
-            let owner_name_folded = owner_name.as_deref().map(query::fold);
+            let owner_name_folded = owner_name.as_deref().map(search::fold);
             derived.push((
                 project.id.clone(),
                 Derived {
                     open_pii,
                     owner_name,
                     owner_name_folded,
-                    name_folded: project.name.as_deref().map(query::fold),
+                    name_folded: project.name.as_deref().map(search::fold),
                 },
             ));
         }
@@ -133,7 +155,7 @@ impl Data {
             Change::PutProject(project) => {
                 let mut project = (**project).clone();
                 // A rename changes what search compares.
-                project.derived.name_folded = project.name.as_deref().map(query::fold);
+                project.derived.name_folded = project.name.as_deref().map(search::fold);
                 self.projects.insert(project.id.clone(), project);
             }
             Change::DeleteProject { id, .. } => {
@@ -174,14 +196,21 @@ pub struct Store {
     lagged: Option<Mutex<Lagged>>,
     lag: Duration,
     clock: Clock,
+    /// The database file's lock, held while the store is open (`None` in memory).
+    _lock: Option<file::FileLock>,
 }
 
 impl Store {
     /// Opens (and migrates) a database file, or an in-memory one for `None`.
     pub fn open(path: Option<&Path>, clock: Clock, lag: Duration) -> Result<Self, StoreError> {
+        let lock = path.map(file::lock).transpose()?;
         let mut conn = match path {
             Some(path) => {
+                let existing = file::exists_with_data(path);
                 let conn = Connection::open(path)?;
+                if existing {
+                    file::check_integrity(&conn, path)?;
+                }
                 // SQLite falls back to read-only when the file cannot be written;
                 // refuse at start rather than answer every write with a 500.
                 if conn.is_readonly(rusqlite::MAIN_DB)? {
@@ -209,6 +238,7 @@ impl Store {
             lagged,
             lag,
             clock,
+            _lock: lock,
         })
     }
 
@@ -248,7 +278,7 @@ impl Store {
             let rec = KeyRec {
                 id: format!("key_{:04}", index + 1),
                 label: key.label.clone(),
-                key_hash: hex::encode(super::auth::hash_key(&key.key)),
+                key_hash: hex::encode(crate::server::key_hash::hash_key(&key.key)),
                 workspace_id: key.workspace_id.clone(),
                 scopes: key.scopes.clone(),
             };

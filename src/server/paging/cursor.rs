@@ -7,7 +7,7 @@ use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
 
-use super::errors::ApiError;
+use crate::server::errors::HttpError;
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -36,8 +36,8 @@ pub fn encode(secret: &[u8], binding: &str, position: &Value) -> String {
 
 /// Reads a cursor back; a cursor that was tampered with, is not ours, or was
 /// issued under other filters or sort is a 400 at `query.cursor`.
-pub fn decode(secret: &[u8], binding: &str, cursor: &str) -> Result<Value, ApiError> {
-    let invalid = |why: &str| ApiError::invalid("query.cursor", why.to_owned());
+pub fn decode(secret: &[u8], binding: &str, cursor: &str) -> Result<Value, HttpError> {
+    let invalid = |why: &str| HttpError::invalid("query.cursor", why.to_owned());
     let (payload, tag) = cursor
         .split_once('.')
         .ok_or_else(|| invalid("the cursor is not one this server issued"))?;

@@ -2,14 +2,16 @@
 //! ending in a unique id), and a cursor holds the key of the last item returned,
 //! so no item is repeated or skipped across pages while the data does not change.
 
+pub mod compact;
+mod cursor;
+
 use std::cmp::Ordering;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::cursor;
-use super::errors::ApiError;
 use crate::api::model::Pagination;
+use crate::server::errors::HttpError;
 
 /// One component of a sort key.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -78,6 +80,13 @@ impl PartialOrd for KeyPart {
 
 pub type SortKey = Vec<KeyPart>;
 
+/// Page size of every list when `limit` is omitted: the contract's default of
+/// the inventory and PII lists, the reference's of scan findings, and DESIGN's
+/// choice for members and workspace projects.
+pub const DEFAULT_LIMIT: u32 = 50;
+/// The largest `limit` of every list (contract: 1 to 100).
+pub const MAX_LIMIT: u32 = 100;
+
 /// A page request: size, and where the previous page ended.
 pub struct PageRequest {
     pub limit: usize,
@@ -91,13 +100,13 @@ impl PageRequest {
         cursor: Option<&str>,
         secret: &[u8],
         binding: &str,
-    ) -> Result<Self, ApiError> {
+    ) -> Result<Self, HttpError> {
         let after = match cursor {
             None => None,
             Some(raw) => {
                 let position = cursor::decode(secret, binding, raw)?;
                 Some(serde_json::from_value::<SortKey>(position).map_err(|_| {
-                    ApiError::invalid("query.cursor", "the cursor is not one this server issued")
+                    HttpError::invalid("query.cursor", "the cursor is not one this server issued")
                 })?)
             }
         };

@@ -1,0 +1,153 @@
+//! What a server is started with, and the state its requests share.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use time::OffsetDateTime;
+
+use super::errors::HttpError;
+use super::faults::Faults;
+use super::ratelimit::{RateLimit, RateLimiter};
+use super::store::{Fixture, Store, StoreError, settle_deployments};
+use super::version::VersionCatalog;
+use crate::clock::Clock;
+use crate::hash::mix64;
+
+/// How to run a server.
+pub struct ServerConfig {
+    pub addr: SocketAddr,
+    /// SQLite file; `None` keeps everything in memory.
+    pub db: Option<PathBuf>,
+    /// Data loaded into an empty store.
+    pub fixture: Fixture,
+    pub rate_limit: RateLimit,
+    pub deadline: std::time::Duration,
+    pub versions: VersionCatalog,
+    pub clock: Clock,
+    /// How long lists, insights and member reads lag behind writes.
+    pub consistency_lag: time::Duration,
+    pub faults: Faults,
+    /// Header-read timeout and connection cap.
+    pub connections: ConnectionLimits,
+}
+
+impl ServerConfig {
+    /// Loopback on a free port, in memory, with `fixture`.
+    pub fn local(fixture: Fixture) -> Self {
+        Self {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            db: None,
+            fixture,
+            rate_limit: RateLimit::default(),
+            deadline: std::time::Duration::from_secs(60),
+            versions: VersionCatalog::default(),
+            clock: Clock::system(),
+            consistency_lag: time::Duration::ZERO,
+            faults: Faults::none(),
+            connections: ConnectionLimits::default(),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("store: {0}")]
+    Store(#[from] StoreError),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+}
+
+/// Shared state of a running server.
+pub struct ServerState {
+    pub store: Store,
+    pub clock: Clock,
+    pub versions: VersionCatalog,
+    pub limiter: RateLimiter,
+    pub deadline: std::time::Duration,
+    pub faults: Faults,
+    /// Signs pagination cursors.
+    pub cursor_secret: Vec<u8>,
+    request_seed: u64,
+    request_counter: AtomicU64,
+}
+
+impl ServerState {
+    /// Opens the store, seeding it from the fixture when it is new.
+    pub fn new(config: ServerConfig) -> Result<Self, ServerError> {
+        let store = Store::open(
+            config.db.as_deref(),
+            config.clock.clone(),
+            config.consistency_lag,
+        )?;
+        if store.is_empty() {
+            store.seed(&config.fixture)?;
+        }
+        let start = OffsetDateTime::now_utc().unix_timestamp_nanos() as u64;
+        let cursor_secret = store.meta_or_insert("cursor_secret", || {
+            format!(
+                "{:016x}{:016x}",
+                mix64(start),
+                mix64(start ^ u64::from(std::process::id()))
+            )
+        })?;
+        Ok(Self {
+            store,
+            clock: config.clock,
+            versions: config.versions,
+            limiter: RateLimiter::new(config.rate_limit),
+            deadline: config.deadline,
+            faults: config.faults,
+            cursor_secret: cursor_secret.into_bytes(),
+            request_seed: mix64(start),
+            request_counter: AtomicU64::new(0),
+        })
+    }
+
+    pub fn next_request_id(&self) -> String {
+        let n = self.request_counter.fetch_add(1, Ordering::Relaxed);
+        format!(
+            "req_{:016x}{:06x}",
+            mix64(self.request_seed ^ n),
+            n & 0xff_ffff
+        )
+    }
+
+    /// Applies the outcome of every deployment that has finished by `now`.
+    pub fn settle_deployments(&self, now: OffsetDateTime) -> Result<(), HttpError> {
+        let due = self.store.read(|data| {
+            data.deployments
+                .values()
+                .any(|d| !d.settled && d.completes_at <= now)
+        });
+        if !due {
+            return Ok(());
+        }
+        self.store
+            .write(|data| Ok::<_, HttpError>((settle_deployments(data, now), ())))
+    }
+}
+
+/// Limits of the connection layer.
+#[derive(Debug, Clone, Copy)]
+pub struct ConnectionLimits {
+    /// How long a client has to send a request's headers, counted from the
+    /// moment the server waits for them; an idle keep-alive connection waits for
+    /// its next request's headers, so it is closed after this time too.
+    pub header_read_timeout: Duration,
+    /// Connections served at once; further ones wait in the listen backlog.
+    pub max_connections: usize,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        Self {
+            header_read_timeout: Duration::from_secs(10),
+            max_connections: 1024,
+        }
+    }
+}
