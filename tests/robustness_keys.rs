@@ -168,6 +168,7 @@ impl Canned {
             Request::Realtime { .. } => self.realtime.clone(),
             Request::Breakdowns { .. } => self.breakdowns.clone(),
             Request::PiiPage { .. } => self.pii.clone(),
+            Request::LoadWatchlist { .. } => Reply::Watchlist(Vec::new()),
             Request::SaveWatchlist { .. } => Reply::WatchlistSaved,
         }
     }
@@ -316,7 +317,7 @@ async fn fifty_thousand_random_events_never_panic() {
         if pending.len() > 64 {
             pending.drain(..32);
         }
-        tabs_seen[app.tab] = true;
+        tabs_seen[app.tab.index()] = true;
         if draw {
             terminal.draw(|frame| app.draw(frame, now)).unwrap();
         }

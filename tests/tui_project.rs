@@ -203,7 +203,7 @@ fn enter_opens_the_project_and_d_still_toggles_the_pane() {
     open_selected(&mut app, 1);
     app.handle(code(KeyCode::Esc), NOW);
     assert!(app.project.is_none(), "esc goes back to the inventory");
-    assert_eq!(app.tab, 1);
+    assert_eq!(app.tab, vantage::tui::nav::Tab::Inventory);
 }
 
 #[test]

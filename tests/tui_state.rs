@@ -120,6 +120,32 @@ fn a_stale_reply_is_dropped() {
 }
 
 #[test]
+fn a_stale_reply_marks_nothing_dirty() {
+    let mut app = app();
+    let first = open_inventory(&mut app);
+    let reply = |token: u64, rows: usize| Msg::Reply {
+        slot: Slot::InventoryPage,
+        token,
+        reply: Ok(Reply::InventoryPage(Box::new(page(0..rows, rows, false)))),
+    };
+    app.handle(reply(first, 5), NOW);
+    // Two filter changes; the reply to the first arrives after the second.
+    let stale = page_requests(&app.handle(key('p'), NOW))[0].0;
+    let current = page_requests(&app.handle(key('p'), NOW))[0].0;
+    // The runtime draws and clears the flag; the late reply must not set it again.
+    app.dirty = false;
+    let effects = app.handle(reply(stale, 4), NOW);
+    assert!(effects.is_empty());
+    assert!(!app.dirty, "a dropped reply changes nothing on screen");
+    // A key that means nothing here changes nothing either.
+    app.handle(key('Z'), NOW);
+    assert!(!app.dirty, "an unbound key redraws nothing");
+    app.handle(reply(current, 3), NOW);
+    assert!(app.dirty, "the current reply is shown");
+    assert_eq!(app.inventory.rows.len(), 3);
+}
+
+#[test]
 fn the_next_page_is_asked_for_before_the_last_row() {
     let mut app = app();
     let token = open_inventory(&mut app);

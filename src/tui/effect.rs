@@ -1,6 +1,8 @@
 //! What screens ask the runtime to do, and what comes back. Screens never touch the
 //! network: they return effects; every reply carries the token of its request, so
-//! a stale reply (an older filter, a screen left behind) is dropped.
+//! a stale reply (an older filter, a screen left behind) is dropped. What a screen
+//! asks of the App itself (tabs, the project view, the status line) is a
+//! [`Nav`], collected apart, so the runtime sees only what it carries out.
 
 use std::path::PathBuf;
 
@@ -12,7 +14,7 @@ use crate::api::model::{
     PiiFinding, PublishAudience, Realtime, ReviewPriority, SortOrder, Visibility,
 };
 use crate::api::model::{Deployment, FieldError, Project, ProjectUpdate};
-use crate::tui::screens::project::ProjectNav;
+use crate::tui::nav::Nav;
 use crate::tui::watchlist::WatchEntry;
 
 /// A request kind; a newer request in the same slot aborts the older one.
@@ -37,6 +39,7 @@ pub enum Slot {
     Realtime(u8),
     Breakdowns,
     PiiPage,
+    WatchlistLoad,
     WatchlistSave,
 }
 
@@ -126,6 +129,10 @@ pub enum Request {
         cursor: Option<String>,
         limit: u32,
     },
+    /// Reads the monitor's watch list from `path` (a missing file is an empty list).
+    LoadWatchlist {
+        path: PathBuf,
+    },
     /// Writes the monitor's watch list (atomically) to `path`.
     SaveWatchlist {
         path: PathBuf,
@@ -152,10 +159,11 @@ pub enum Reply {
     Realtime(Box<Realtime>),
     Breakdowns(Box<Breakdowns>),
     PiiPage(Box<Page<PiiFinding>>),
+    Watchlist(Vec<WatchEntry>),
     WatchlistSaved,
 }
 
-/// What a screen asks for.
+/// What the runtime carries out for a screen: I/O, and nothing else.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Fetch {
@@ -165,15 +173,7 @@ pub enum Effect {
     },
     /// Put text on the clipboard (OSC 52).
     Copy(String),
-    /// Show the inventory filtered by one finding type.
-    OpenInventoryForFinding(String),
-    /// A short message for the status line.
-    Notify(String),
     Quit,
-    /// Open or leave the project detail screen, or tell the inventory of a write.
-    ProjectView(ProjectNav),
-    /// Switch to a tab (0-based), e.g. to pick a project in the inventory.
-    ShowTab(usize),
 }
 
 /// Why the API refused, in the words a person needs to fix it.
@@ -243,18 +243,26 @@ pub struct ErrorInfo {
     pub at: OffsetDateTime,
 }
 
-/// Hands out request tokens and collects effects while a message is handled.
+/// Hands out request tokens and collects effects (for the runtime) and
+/// navigation (for the App) while a message is handled.
 pub struct Cx<'a> {
     pub now: OffsetDateTime,
     effects: &'a mut Vec<Effect>,
+    navs: &'a mut Vec<Nav>,
     next_token: &'a mut u64,
 }
 
 impl<'a> Cx<'a> {
-    pub fn new(now: OffsetDateTime, effects: &'a mut Vec<Effect>, next_token: &'a mut u64) -> Self {
+    pub fn new(
+        now: OffsetDateTime,
+        effects: &'a mut Vec<Effect>,
+        navs: &'a mut Vec<Nav>,
+        next_token: &'a mut u64,
+    ) -> Self {
         Self {
             now,
             effects,
+            navs,
             next_token,
         }
     }
@@ -273,5 +281,14 @@ impl<'a> Cx<'a> {
 
     pub fn emit(&mut self, effect: Effect) {
         self.effects.push(effect);
+    }
+
+    pub fn navigate(&mut self, nav: Nav) {
+        self.navs.push(nav);
+    }
+
+    /// A short message for the status line.
+    pub fn notify(&mut self, text: String) {
+        self.navs.push(Nav::Notify(text));
     }
 }

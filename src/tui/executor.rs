@@ -121,18 +121,16 @@ impl Executor for ClientExecutor {
                 )
                 .await
                 .map(|page| Reply::PiiPage(Box::new(page))),
+            // The watch list is a local file, read and written through the same door.
+            Request::LoadWatchlist { path } => {
+                return watchlist::load(&path)
+                    .map(Reply::Watchlist)
+                    .map_err(|error| self.local_failure(error.to_string()));
+            }
             Request::SaveWatchlist { path, entries } => {
                 return watchlist::save(&path, &entries)
                     .map(|()| Reply::WatchlistSaved)
-                    .map_err(|error| ErrorInfo {
-                        status: None,
-                        kind: None,
-                        detail: None,
-                        request_id: None,
-                        summary: error.to_string(),
-                        gate: None,
-                        at: self.clock.now(),
-                    });
+                    .map_err(|error| self.local_failure(error.to_string()));
             }
         };
         result.map_err(|error| error_info(&error, &self.clock))
@@ -140,6 +138,19 @@ impl Executor for ClientExecutor {
 }
 
 impl ClientExecutor {
+    /// A failure of local I/O (a file), as the TUI shows errors.
+    fn local_failure(&self, summary: String) -> ErrorInfo {
+        ErrorInfo {
+            status: None,
+            kind: None,
+            detail: None,
+            request_id: None,
+            summary,
+            gate: None,
+            at: self.clock.now(),
+        }
+    }
+
     /// Streams every page of the view into a file, item by item.
     async fn export(
         &self,
@@ -147,15 +158,7 @@ impl ClientExecutor {
         format: ExportFormat,
         path: &Path,
     ) -> Result<Reply, ErrorInfo> {
-        let failed = |message: String| ErrorInfo {
-            status: None,
-            kind: None,
-            detail: None,
-            request_id: None,
-            summary: message,
-            gate: None,
-            at: self.clock.now(),
-        };
+        let failed = |message: String| self.local_failure(message);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
                 .map_err(|err| failed(format!("cannot create {}: {err}", dir.display())))?;

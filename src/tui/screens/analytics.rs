@@ -14,6 +14,7 @@ use super::{ProjectRef, Screen, ScreenView, error_text, no_project_text};
 use crate::api::model::{BreakdownItem, Breakdowns};
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot};
+use crate::tui::nav::{Nav, Tab};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::{bar_lines, date_label};
 use crate::tui::widgets::menu::Menu;
@@ -262,7 +263,7 @@ impl Screen for AnalyticsScreen {
                 self.menu = Some(Menu::new("Date range (UTC)", items, selected));
             }
             Action::Refresh => self.load(cx, true),
-            Action::Open if self.project.is_none() => cx.emit(Effect::ShowTab(1)),
+            Action::Open if self.project.is_none() => cx.navigate(Nav::ShowTab(Tab::Inventory)),
             Action::Copy => {
                 if let Some(project) = &self.project {
                     cx.emit(Effect::Copy(project.id.clone()));
@@ -279,12 +280,12 @@ impl Screen for AnalyticsScreen {
         token: u64,
         reply: Result<Reply, ErrorInfo>,
         cx: &mut Cx,
-    ) {
+    ) -> bool {
         if slot != Slot::Breakdowns || self.pending.as_ref().is_none_or(|(t, _)| *t != token) {
-            return;
+            return false;
         }
         let Some((_, key)) = self.pending.take() else {
-            return;
+            return false;
         };
         match reply {
             Ok(Reply::Breakdowns(data)) => {
@@ -292,13 +293,14 @@ impl Screen for AnalyticsScreen {
                 self.error = None;
                 self.loaded_at = Some(cx.now);
             }
-            Ok(_) => return,
+            Ok(_) => return false,
             Err(error) => {
                 self.data = None;
                 self.error = Some(error);
             }
         }
         self.loaded_for = Some(key);
+        true
     }
 
     fn last_loaded(&self) -> Option<OffsetDateTime> {

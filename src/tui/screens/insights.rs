@@ -11,6 +11,7 @@ use crate::api::model::{Insights, Metric, ReviewPriority};
 use crate::text::fit;
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot};
+use crate::tui::nav::Nav;
 use crate::tui::theme::{Theme, priority_label};
 use crate::tui::widgets::{ago, signed, thousands};
 
@@ -81,7 +82,7 @@ impl Screen for InsightsScreen {
                     .as_ref()
                     .and_then(|d| d.findings.get(self.selected))
                 {
-                    cx.emit(Effect::OpenInventoryForFinding(finding.id.clone()));
+                    cx.navigate(Nav::OpenInventoryForFinding(finding.id.clone()));
                 }
             }
             Action::Copy => {
@@ -104,9 +105,9 @@ impl Screen for InsightsScreen {
         token: u64,
         reply: Result<Reply, ErrorInfo>,
         cx: &mut Cx,
-    ) {
+    ) -> bool {
         if slot != Slot::Insights || self.pending != Some(token) {
-            return;
+            return false;
         }
         self.pending = None;
         match reply {
@@ -120,6 +121,7 @@ impl Screen for InsightsScreen {
             Ok(_) => {}
             Err(error) => self.error = Some(error),
         }
+        true
     }
 
     fn hints(&self) -> Vec<(Action, &'static str)> {

@@ -16,7 +16,6 @@ use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
 use super::catch_up::{CatchUp, Change, RowPatch};
-use super::project::{ProjectNav, ProjectWrite};
 use super::{Screen, ScreenView, error_text};
 use crate::api::model::{
     ActivityGroup, FindingType, InventoryItem, InventorySortBy, PublishAudience, ReviewPriority,
@@ -27,6 +26,7 @@ use crate::tui::action::Action;
 use crate::tui::effect::{
     Cx, Effect, ErrorInfo, ExportFormat, InventoryQuery, Reply, Request, Slot,
 };
+use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::theme::{Theme, priority_label};
 use crate::tui::widgets::list;
 use crate::tui::widgets::menu::Menu;
@@ -347,9 +347,7 @@ impl InventoryScreen {
                         if sort_by == Some(InventorySortBy::Relevance)
                             && self.query.query.trim().is_empty()
                         {
-                            cx.emit(Effect::Notify(
-                                "sorting by relevance needs a search: press / first".into(),
-                            ));
+                            cx.notify("sorting by relevance needs a search: press / first".into());
                             return;
                         }
                         self.query.sort_by = sort_by;
@@ -396,7 +394,7 @@ impl InventoryScreen {
                 path,
             },
         ));
-        cx.emit(Effect::Notify("exporting every page of this view…".into()));
+        cx.notify("exporting every page of this view…".into());
     }
 
     /// The active filters in words, for the summary line.
@@ -507,12 +505,15 @@ impl Screen for InventoryScreen {
             .min()
     }
 
-    fn wake(&mut self, cx: &mut Cx) {
+    fn wake(&mut self, cx: &mut Cx) -> bool {
+        // A re-read for the catch-up changes nothing on screen until it answers.
+        self.catch_up.wake(cx, PAGE_SIZE);
         if self.query_deadline.is_some_and(|at| at <= cx.now) {
             self.query_deadline = None;
             self.reload(cx);
+            return true;
         }
-        self.catch_up.wake(cx, PAGE_SIZE);
+        false
     }
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
@@ -534,9 +535,7 @@ impl Screen for InventoryScreen {
             Action::Export => self.open_menu(MenuKind::Export),
             Action::ReverseSort => {
                 if self.query.sort_by.is_none() {
-                    cx.emit(Effect::Notify(
-                        "choose a sort first (s); the default order has no direction".into(),
-                    ));
+                    cx.notify("choose a sort first (s); the default order has no direction".into());
                 } else {
                     self.query.sort_order = match self.query.sort_order {
                         SortOrder::Asc => SortOrder::Desc,
@@ -556,9 +555,7 @@ impl Screen for InventoryScreen {
             Action::ToggleDetail => self.show_detail = !self.show_detail,
             Action::Open => {
                 if let Some(item) = self.selected_item() {
-                    cx.emit(Effect::ProjectView(ProjectNav::Open(Box::new(
-                        item.clone(),
-                    ))));
+                    cx.navigate(Nav::Project(ProjectNav::Open(Box::new(item.clone()))));
                 }
             }
             Action::Copy => {
@@ -577,7 +574,7 @@ impl Screen for InventoryScreen {
         token: u64,
         reply: Result<Reply, ErrorInfo>,
         cx: &mut Cx,
-    ) {
+    ) -> bool {
         match slot {
             Slot::InventoryPage if self.page_pending == Some(token) => {
                 self.page_pending = None;
@@ -607,14 +604,11 @@ impl Screen for InventoryScreen {
             Slot::InventoryExport if self.export_pending == Some(token) => {
                 self.export_pending = None;
                 match reply {
-                    Ok(Reply::Exported { path, count }) => cx.emit(Effect::Notify(format!(
-                        "exported {count} projects to {}",
-                        path.display()
-                    ))),
-                    Ok(_) => {}
-                    Err(error) => {
-                        cx.emit(Effect::Notify(format!("export failed: {}", error.summary)))
+                    Ok(Reply::Exported { path, count }) => {
+                        cx.notify(format!("exported {count} projects to {}", path.display()))
                     }
+                    Ok(_) => {}
+                    Err(error) => cx.notify(format!("export failed: {}", error.summary)),
                 }
             }
             Slot::InventoryRecheck => {
@@ -633,8 +627,9 @@ impl Screen for InventoryScreen {
                     }
                 }
             }
-            _ => {}
+            _ => return false,
         }
+        true
     }
 
     fn last_loaded(&self) -> Option<OffsetDateTime> {

@@ -205,9 +205,11 @@ impl MembersScreen {
     }
 
     /// Asks for the details of rows on screen, while a lane is free.
-    fn fetch_details(&mut self, cx: &mut Cx) {
+    /// True when it asked for any.
+    fn fetch_details(&mut self, cx: &mut Cx) -> bool {
         let missing: Vec<String> = self.missing_details().map(str::to_owned).collect();
         let mut missing = missing.into_iter();
+        let mut asked = false;
         for lane in 0..DETAIL_LANES {
             if self.lanes[lane].is_some() {
                 continue;
@@ -223,7 +225,9 @@ impl MembersScreen {
             );
             self.detail_requests += 1;
             self.lanes[lane] = Some((token, user_id));
+            asked = true;
         }
+        asked
     }
 
     fn move_to(&mut self, index: usize, cx: &mut Cx) {
@@ -238,7 +242,7 @@ impl MembersScreen {
             ));
         }
         self.prefetch(cx);
-        self.fetch_details(cx);
+        let _ = self.fetch_details(cx);
     }
 
     pub fn selected_ref(&self) -> Option<&MemberRef> {
@@ -429,14 +433,18 @@ impl Screen for MembersScreen {
             .min()
     }
 
-    fn wake(&mut self, cx: &mut Cx) {
+    fn wake(&mut self, cx: &mut Cx) -> bool {
+        let mut changed = false;
         if self.wants_details.replace(false) {
-            self.fetch_details(cx);
+            // "N details loading" in the head line.
+            changed |= self.fetch_details(cx);
         }
         if self.query_deadline.is_some_and(|at| at <= cx.now) {
             self.query_deadline = None;
             self.reload(cx);
+            changed = true;
         }
+        changed
     }
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
@@ -459,9 +467,7 @@ impl Screen for MembersScreen {
             Action::Toggles => self.open_menu(MenuKind::Toggles),
             Action::ReverseSort => {
                 if self.sort_by.is_none() {
-                    cx.emit(Effect::Notify(
-                        "choose a sort first (s); the default order has no direction".into(),
-                    ));
+                    cx.notify("choose a sort first (s); the default order has no direction".into());
                 } else {
                     self.sort_order = match self.sort_order {
                         SortOrder::Asc => SortOrder::Desc,
@@ -495,7 +501,7 @@ impl Screen for MembersScreen {
         token: u64,
         reply: Result<Reply, ErrorInfo>,
         cx: &mut Cx,
-    ) {
+    ) -> bool {
         match slot {
             Slot::MemberPage if self.page_pending == Some(token) => {
                 self.page_pending = None;
@@ -509,7 +515,7 @@ impl Screen for MembersScreen {
                         self.loaded_at = Some(cx.now);
                         // An empty page with has_more is legal: keep walking.
                         self.prefetch(cx);
-                        self.fetch_details(cx);
+                        let _ = self.fetch_details(cx);
                     }
                     Ok(_) => {}
                     Err(error) => self.error = Some(error),
@@ -518,27 +524,28 @@ impl Screen for MembersScreen {
             Slot::MemberDetail(lane) => {
                 let lane = lane as usize;
                 let Some(Some((pending, _))) = self.lanes.get(lane) else {
-                    return;
+                    return false;
                 };
                 if *pending != token {
-                    return;
+                    return false;
                 }
                 let Some((_, user_id)) = self.lanes[lane].take() else {
-                    return;
+                    return false;
                 };
                 let detail = match reply {
                     Ok(Reply::Member(member)) => Detail::Loaded(member),
-                    Ok(_) => return,
+                    Ok(_) => return false,
                     Err(error) if error.kind.as_deref() == Some(MEMBER_NOT_FOUND) => {
                         Detail::NotActive
                     }
                     Err(error) => Detail::Failed(error),
                 };
                 self.details.insert(user_id, detail);
-                self.fetch_details(cx);
+                let _ = self.fetch_details(cx);
             }
-            _ => {}
+            _ => return false,
         }
+        true
     }
 
     fn last_loaded(&self) -> Option<OffsetDateTime> {

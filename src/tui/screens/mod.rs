@@ -50,20 +50,25 @@ pub trait Screen {
         false
     }
 
+    /// Takes a reply to one of the screen's requests. True when anything on
+    /// screen changed (gitui's `NeedsUpdate`); a stale reply changes nothing.
     fn handle_reply(
         &mut self,
         slot: Slot,
         token: u64,
         reply: Result<Reply, ErrorInfo>,
         cx: &mut Cx,
-    );
+    ) -> bool;
 
     /// When the screen wants to be woken (a debounce), if ever.
     fn wake_at(&self) -> Option<OffsetDateTime> {
         None
     }
 
-    fn wake(&mut self, _cx: &mut Cx) {}
+    /// A deadline passed; true when anything on screen changed.
+    fn wake(&mut self, _cx: &mut Cx) -> bool {
+        false
+    }
 
     fn last_loaded(&self) -> Option<OffsetDateTime> {
         None
@@ -131,7 +136,9 @@ impl Screen for Placeholder {
         false
     }
 
-    fn handle_reply(&mut self, _: Slot, _: u64, _: Result<Reply, ErrorInfo>, _: &mut Cx) {}
+    fn handle_reply(&mut self, _: Slot, _: u64, _: Result<Reply, ErrorInfo>, _: &mut Cx) -> bool {
+        false
+    }
 
     fn hints(&self) -> Vec<(Action, &'static str)> {
         Vec::new()

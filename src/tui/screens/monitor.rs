@@ -22,6 +22,7 @@ use crate::api::model::{Realtime, VisitorBucket};
 use crate::text::fit;
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot};
+use crate::tui::nav::{Nav, Tab};
 use crate::tui::theme::Theme;
 use crate::tui::watchlist::{WATCH_LIMIT, WatchEntry};
 use crate::tui::widgets::display::{big_number, utc_hm, utc_hms};
@@ -97,6 +98,8 @@ pub struct MonitorScreen {
     unreachable_since: Option<OffsetDateTime>,
     last_ok: Option<OffsetDateTime>,
     save_pending: Option<u64>,
+    /// The read of the watch-list file, while it is under way.
+    load_pending: Option<u64>,
 }
 
 impl Default for MonitorScreen {
@@ -126,6 +129,7 @@ impl MonitorScreen {
             unreachable_since: None,
             last_ok: None,
             save_pending: None,
+            load_pending: None,
         }
     }
 
@@ -133,14 +137,37 @@ impl MonitorScreen {
         self.refresh
     }
 
-    /// Uses `path` for the watch list: loads it now and saves every change to it.
-    /// A file that cannot be read is reported in `watch_warning` and ignored.
+    /// Uses `path` for the watch list: [`MonitorScreen::load_watchlist`] reads
+    /// it and every change is saved to it, both through the executor.
     pub fn use_watchlist_file(&mut self, path: PathBuf) {
-        match crate::tui::watchlist::load(&path) {
-            Ok(entries) => self.watch = entries,
-            Err(error) => self.watch_warning = Some(error.to_string()),
-        }
         self.watch_path = Some(path);
+    }
+
+    /// Asks for the watch-list file (the App does at start). A file that cannot
+    /// be read is reported in `watch_warning` and the error log, and ignored.
+    pub fn load_watchlist(&mut self, cx: &mut Cx) {
+        if let Some(path) = &self.watch_path {
+            self.load_pending = Some(cx.fetch(
+                Slot::WatchlistLoad,
+                Request::LoadWatchlist { path: path.clone() },
+            ));
+        }
+    }
+
+    /// The file's entries first, then what was pinned while it was being read.
+    fn watchlist_loaded(&mut self, loaded: Vec<WatchEntry>, cx: &mut Cx) {
+        let pinned_meanwhile = std::mem::replace(&mut self.watch, loaded);
+        let changed = !pinned_meanwhile.is_empty();
+        for entry in pinned_meanwhile {
+            if !self.is_pinned(&entry.id) && self.watch.len() < WATCH_LIMIT {
+                self.watch.push(entry);
+            }
+        }
+        self.prune();
+        if changed {
+            self.save(cx);
+        }
+        self.fetch(cx, true);
     }
 
     /// The project selected in the inventory changed (or not).
@@ -287,20 +314,18 @@ impl MonitorScreen {
         let label = project.label(40);
         if let Some(at) = self.watch.iter().position(|entry| entry.id == project.id) {
             self.watch.remove(at);
-            cx.emit(Effect::Notify(format!("unpinned {label} from the monitor")));
+            cx.notify(format!("unpinned {label} from the monitor"));
         } else if self.watch.len() >= WATCH_LIMIT {
-            cx.emit(Effect::Notify(format!(
+            cx.notify(format!(
                 "the watch list holds at most {WATCH_LIMIT} projects; unpin one first"
-            )));
+            ));
             return;
         } else {
             self.watch.push(WatchEntry {
                 id: project.id,
                 name: project.name,
             });
-            cx.emit(Effect::Notify(format!(
-                "pinned {label} to the monitor (tab 4)"
-            )));
+            cx.notify(format!("pinned {label} to the monitor (tab 4)"));
         }
         self.prune();
         self.save(cx);
@@ -308,6 +333,11 @@ impl MonitorScreen {
     }
 
     fn save(&mut self, cx: &mut Cx) {
+        // Not before the file was read: a save now would drop what it holds
+        // (the pins made meanwhile are saved with it once it is read).
+        if self.load_pending.is_some() {
+            return;
+        }
         if let Some(path) = &self.watch_path {
             self.save_pending = Some(cx.fetch(
                 Slot::WatchlistSave,
@@ -388,11 +418,13 @@ impl Screen for MonitorScreen {
         }
     }
 
-    fn wake(&mut self, cx: &mut Cx) {
+    fn wake(&mut self, cx: &mut Cx) -> bool {
         self.observe_clock(cx.now);
         if self.visible && !self.frozen && self.next_at.is_some_and(|at| at <= cx.now) {
             self.fetch(cx, false);
+            return true;
         }
+        false
     }
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
@@ -411,9 +443,7 @@ impl Screen for MonitorScreen {
             }
             Action::Watch => match self.focused() {
                 Some(project) => self.toggle_watch(project, cx),
-                None => cx.emit(Effect::Notify(
-                    "select a project in the inventory (2) first".into(),
-                )),
+                None => cx.notify("select a project in the inventory (2) first".into()),
             },
             Action::Up => self.move_cursor(self.cursor.saturating_sub(1), cx),
             Action::Down => self.move_cursor(self.cursor + 1, cx),
@@ -421,7 +451,7 @@ impl Screen for MonitorScreen {
             Action::Bottom => self.move_cursor(usize::MAX, cx),
             Action::Open | Action::ToggleDetail => {
                 if self.watch.is_empty() && self.selected.is_none() {
-                    cx.emit(Effect::ShowTab(1));
+                    cx.navigate(Nav::ShowTab(Tab::Inventory));
                 } else if !self.watch.is_empty() {
                     if !self.zoom && self.cursor >= self.watch.len() {
                         // The unpinned selection has no large view of its own here.
@@ -434,7 +464,7 @@ impl Screen for MonitorScreen {
             }
             Action::Refresh => {
                 if self.frozen {
-                    cx.emit(Effect::Notify("frozen: press f to resume".into()));
+                    cx.notify("frozen: press f to resume".into());
                 } else if !self.busy() {
                     self.fetch(cx, false);
                 }
@@ -455,15 +485,15 @@ impl Screen for MonitorScreen {
         token: u64,
         reply: Result<Reply, ErrorInfo>,
         cx: &mut Cx,
-    ) {
+    ) -> bool {
         match slot {
             Slot::Realtime(lane) => {
                 let lane = lane as usize;
                 if !matches!(self.lanes.get(lane), Some(Some((pending, _))) if *pending == token) {
-                    return;
+                    return false;
                 }
                 let Some((_, project_id)) = self.lanes[lane].take() else {
-                    return;
+                    return false;
                 };
                 let shown = self.shown().iter().any(|p| p.id == project_id);
                 match reply {
@@ -490,17 +520,23 @@ impl Screen for MonitorScreen {
                     self.round_done(cx.now);
                 }
             }
+            Slot::WatchlistLoad if self.load_pending == Some(token) => {
+                self.load_pending = None;
+                match reply {
+                    Ok(Reply::Watchlist(entries)) => self.watchlist_loaded(entries, cx),
+                    Ok(_) => return false,
+                    Err(error) => self.watch_warning = Some(error.summary),
+                }
+            }
             Slot::WatchlistSave if self.save_pending == Some(token) => {
                 self.save_pending = None;
                 if let Err(error) = reply {
-                    cx.emit(Effect::Notify(format!(
-                        "watch list not saved: {}",
-                        error.summary
-                    )));
+                    cx.notify(format!("watch list not saved: {}", error.summary));
                 }
             }
-            _ => {}
+            _ => return false,
         }
+        true
     }
 
     fn last_loaded(&self) -> Option<OffsetDateTime> {

@@ -17,6 +17,7 @@ use crate::api::model::{PiiFinding, PiiStatus};
 use crate::text::{fit, sanitize_line, sanitize_multiline};
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot};
+use crate::tui::nav::{Nav, Tab};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::{scroll_offset, utc_datetime};
 use crate::tui::widgets::list;
@@ -164,7 +165,7 @@ impl Screen for PiiScreen {
         }
         match action {
             Action::Refresh => self.reload(cx),
-            Action::Open if self.project.is_none() => cx.emit(Effect::ShowTab(1)),
+            Action::Open if self.project.is_none() => cx.navigate(Nav::ShowTab(Tab::Inventory)),
             Action::ToggleDetail | Action::Open => self.show_detail = !self.show_detail,
             Action::Copy => {
                 if let Some(finding) = self.selected_finding() {
@@ -182,9 +183,9 @@ impl Screen for PiiScreen {
         token: u64,
         reply: Result<Reply, ErrorInfo>,
         cx: &mut Cx,
-    ) {
+    ) -> bool {
         if slot != Slot::PiiPage || self.page_pending != Some(token) {
-            return;
+            return false;
         }
         self.page_pending = None;
         match reply {
@@ -201,6 +202,7 @@ impl Screen for PiiScreen {
             Ok(_) => {}
             Err(error) => self.error = Some(error),
         }
+        true
     }
 
     fn last_loaded(&self) -> Option<OffsetDateTime> {

@@ -20,29 +20,12 @@ use crate::api::model::{
 use crate::text::{display_width, fit, sanitize_line, sanitize_multiline};
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, Effect, ErrorInfo, Gate, Reply, Request, Slot};
+use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::theme::priority_label;
 use crate::tui::widgets::confirm::{Confirm, ConfirmOutcome, Confirmation};
 use crate::tui::widgets::input::TextField;
 use crate::tui::widgets::menu::Menu;
 use crate::tui::widgets::{ago, thousands};
-
-/// What the project screen asks of the app.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ProjectNav {
-    /// Open the screen on the inventory row.
-    Open(Box<InventoryItem>),
-    /// Back to the inventory.
-    Close,
-    /// A write succeeded: the inventory shows it at once.
-    Wrote(ProjectWrite),
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum ProjectWrite {
-    /// The project as a write answered, or as read back after one.
-    Updated(Box<Project>),
-    Deleted(String),
-}
 
 /// Whether this session may change projects.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -290,18 +273,18 @@ impl ProjectScreen {
     /// Starts a write action, or says why it cannot start.
     fn begin(&mut self, kind: WriteKind, cx: &mut Cx) {
         if let Some(why) = self.refusal() {
-            cx.emit(Effect::Notify(why));
+            cx.notify(why);
             return;
         }
         if let Some(pending) = self.write_pending() {
-            cx.emit(Effect::Notify(format!(
+            cx.notify(format!(
                 "wait: {} is still in progress",
                 pending.doing().trim_end_matches('…')
-            )));
+            ));
             return;
         }
         let Some(project) = &self.project else {
-            cx.emit(Effect::Notify("wait for the project to load".into()));
+            cx.notify("wait for the project to load".into());
             return;
         };
         let name = project
@@ -397,7 +380,7 @@ impl ProjectScreen {
         }
         if self.project.as_ref().and_then(|p| p.name.as_deref()) == Some(name.as_str()) {
             self.mode = Mode::View;
-            cx.emit(Effect::Notify("the name is unchanged".into()));
+            cx.notify("the name is unchanged".into());
             return;
         }
         let request = Request::UpdateProject {
@@ -422,12 +405,13 @@ impl ProjectScreen {
         self.send(kind, request, cx);
     }
 
-    fn poll_deployment(&mut self, cx: &mut Cx) {
+    /// Polls the deployment when a poll is due; true when it did (the poll count shows).
+    fn poll_deployment(&mut self, cx: &mut Cx) -> bool {
         let Some(watch) = &mut self.deployment else {
-            return;
+            return false;
         };
         if watch.poll_pending.is_some() || watch.next_poll.is_none_or(|at| at > cx.now) {
-            return;
+            return false;
         }
         watch.next_poll = None;
         watch.polls += 1;
@@ -438,6 +422,7 @@ impl ProjectScreen {
                 deployment_id: watch.deployment.id.clone(),
             },
         ));
+        true
     }
 
     fn on_write_reply(&mut self, kind: WriteKind, reply: Result<Reply, ErrorInfo>, cx: &mut Cx) {
@@ -466,9 +451,9 @@ impl ProjectScreen {
                 if kind == WriteKind::Rename {
                     self.mode = Mode::View;
                 }
-                cx.emit(Effect::ProjectView(ProjectNav::Wrote(
-                    ProjectWrite::Updated(project),
-                )));
+                cx.navigate(Nav::Project(ProjectNav::Wrote(ProjectWrite::Updated(
+                    project,
+                ))));
             }
             (WriteKind::Unpublish, Ok(_)) => {
                 // 204 without a body: the contract says what changed; read it back.
@@ -477,9 +462,9 @@ impl ProjectScreen {
                     project.is_published = false;
                     project.publish_audience = None;
                     project.publish_audience_targets.clear();
-                    cx.emit(Effect::ProjectView(ProjectNav::Wrote(
-                        ProjectWrite::Updated(Box::new(project.clone())),
-                    )));
+                    cx.navigate(Nav::Project(ProjectNav::Wrote(ProjectWrite::Updated(
+                        Box::new(project.clone()),
+                    ))));
                 }
                 self.reread_after_write = true;
                 self.load(cx);
@@ -510,11 +495,11 @@ impl ProjectScreen {
     }
 
     fn deleted(&mut self, notice: String, cx: &mut Cx) {
-        cx.emit(Effect::ProjectView(ProjectNav::Wrote(
-            ProjectWrite::Deleted(self.item.id.clone()),
-        )));
-        cx.emit(Effect::ProjectView(ProjectNav::Close));
-        cx.emit(Effect::Notify(notice));
+        cx.navigate(Nav::Project(ProjectNav::Wrote(ProjectWrite::Deleted(
+            self.item.id.clone(),
+        ))));
+        cx.navigate(Nav::Project(ProjectNav::Close));
+        cx.notify(notice);
     }
 
     fn write_refused(&mut self, error: ErrorInfo) {
@@ -630,7 +615,7 @@ impl Screen for ProjectScreen {
                     .clone();
                     self.mode = Mode::View;
                     if self.project.as_ref().and_then(|p| p.visibility.as_ref()) == Some(&choice) {
-                        cx.emit(Effect::Notify("the visibility is unchanged".into()));
+                        cx.notify("the visibility is unchanged".into());
                     } else {
                         let request = Request::UpdateProject {
                             project_id: self.item.id.clone(),
@@ -649,12 +634,12 @@ impl Screen for ProjectScreen {
         match action {
             Action::Back => {
                 if let Some(kind) = self.write_pending() {
-                    cx.emit(Effect::Notify(format!(
+                    cx.notify(format!(
                         "wait: {} is still in progress",
                         kind.doing().trim_end_matches('…')
-                    )));
+                    ));
                 } else {
-                    cx.emit(Effect::ProjectView(ProjectNav::Close));
+                    cx.navigate(Nav::Project(ProjectNav::Close));
                 }
             }
             Action::Refresh => self.load(cx),
@@ -675,16 +660,16 @@ impl Screen for ProjectScreen {
         token: u64,
         reply: Result<Reply, ErrorInfo>,
         cx: &mut Cx,
-    ) {
+    ) -> bool {
         match slot {
             Slot::Project if self.load_pending == Some(token) => {
                 self.load_pending = None;
                 match reply {
                     Ok(Reply::Project(project)) => {
                         if std::mem::take(&mut self.reread_after_write) {
-                            cx.emit(Effect::ProjectView(ProjectNav::Wrote(
-                                ProjectWrite::Updated(project.clone()),
-                            )));
+                            cx.navigate(Nav::Project(ProjectNav::Wrote(ProjectWrite::Updated(
+                                project.clone(),
+                            ))));
                         }
                         self.project = Some(*project);
                         self.error = None;
@@ -696,17 +681,18 @@ impl Screen for ProjectScreen {
             }
             Slot::ProjectWrite => {
                 let Some((pending, kind)) = self.write else {
-                    return;
+                    return false;
                 };
                 if pending != token {
-                    return;
+                    return false;
                 }
                 self.write = None;
                 self.on_write_reply(kind, reply, cx);
             }
             Slot::Deployment => self.on_deployment_reply(token, reply, cx),
-            _ => {}
+            _ => return false,
         }
+        true
     }
 
     fn wake_at(&self) -> Option<OffsetDateTime> {
@@ -716,8 +702,8 @@ impl Screen for ProjectScreen {
             .and_then(|watch| watch.next_poll)
     }
 
-    fn wake(&mut self, cx: &mut Cx) {
-        self.poll_deployment(cx);
+    fn wake(&mut self, cx: &mut Cx) -> bool {
+        self.poll_deployment(cx)
     }
 
     fn last_loaded(&self) -> Option<OffsetDateTime> {
