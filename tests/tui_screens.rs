@@ -374,7 +374,7 @@ fn a_stale_member_page_is_dropped() {
         Ok(Reply::MemberPage(Box::new(member_page(0..5, false)))),
     );
     assert!(
-        app.members.rows.is_empty(),
+        app.members.list.rows.is_empty(),
         "the older sort's reply is dropped"
     );
     reply(
@@ -383,7 +383,7 @@ fn a_stale_member_page_is_dropped() {
         new,
         Ok(Reply::MemberPage(Box::new(member_page(0..3, false)))),
     );
-    assert_eq!(app.members.rows.len(), 3);
+    assert_eq!(app.members.list.rows.len(), 3);
 }
 
 fn last_member_params(effects: &[Effect]) -> vantage::api::MemberListParams {
@@ -1118,14 +1118,14 @@ fn personal_data_pages_load_before_the_end_and_stale_pages_are_dropped() {
         next,
         Ok(Reply::PiiPage(Box::new(pii_page(100..200, false)))),
     );
-    assert!(app.pii.rows.is_empty());
+    assert!(app.pii.list.rows.is_empty());
     reply(
         &mut app,
         Slot::PiiPage,
         fresh,
         Ok(Reply::PiiPage(Box::new(pii_page(0..3, false)))),
     );
-    assert_eq!(app.pii.rows.len(), 3);
+    assert_eq!(app.pii.list.rows.len(), 3);
 }
 
 #[test]

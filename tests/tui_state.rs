@@ -104,7 +104,7 @@ fn a_stale_reply_is_dropped() {
         NOW,
     );
     assert!(
-        app.inventory.rows.is_empty(),
+        app.inventory.list.rows.is_empty(),
         "the reply of the older filter is dropped"
     );
     app.handle(
@@ -115,7 +115,7 @@ fn a_stale_reply_is_dropped() {
         },
         NOW,
     );
-    assert_eq!(app.inventory.rows.len(), 3);
+    assert_eq!(app.inventory.list.rows.len(), 3);
     assert_eq!(app.inventory.total, Some(3));
 }
 
@@ -142,7 +142,7 @@ fn a_stale_reply_marks_nothing_dirty() {
     assert!(!app.dirty, "an unbound key redraws nothing");
     app.handle(reply(current, 3), NOW);
     assert!(app.dirty, "the current reply is shown");
-    assert_eq!(app.inventory.rows.len(), 3);
+    assert_eq!(app.inventory.list.rows.len(), 3);
 }
 
 #[test]

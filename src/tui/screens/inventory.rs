@@ -1,22 +1,20 @@
 //! The project inventory: server-side filters and sorts, pages loaded as the
 //! cursor nears the end, only visible rows built, and a detail pane.
 
-use std::cell::Cell;
 use std::path::PathBuf;
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{
-    Block, Borders, Cell as TableCell, Paragraph, Row, Table, TableState, Wrap,
-};
+use ratatui::widgets::{Block, Borders, Cell as TableCell, Paragraph, Row, Table, TableState};
 use time::OffsetDateTime;
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
 use super::catch_up::{CatchUp, Change, RowPatch};
-use super::{Screen, ScreenView, error_text};
+use super::paged::{PagedList, draw_placeholder};
+use super::{Screen, ScreenView};
 use crate::api::model::{
     ActivityGroup, FindingType, InventoryItem, InventorySortBy, PublishAudience, ReviewPriority,
     SortOrder, Visibility,
@@ -64,31 +62,19 @@ pub struct InventoryScreen {
     /// The search box while it has focus.
     input: Option<Input>,
     query_deadline: Option<OffsetDateTime>,
-    pub rows: Vec<InventoryItem>,
+    pub list: PagedList<InventoryItem>,
     pub total: Option<i64>,
-    next_cursor: Option<String>,
-    has_more: bool,
-    page_pending: Option<u64>,
     export_pending: Option<u64>,
-    pub selected: usize,
-    /// Rows visible at the last draw, and the first of them.
-    viewport: Cell<usize>,
-    offset: Cell<usize>,
-    pub error: Option<ErrorInfo>,
     pub applied_finding: Option<FindingType>,
     show_detail: bool,
     menu: Option<(MenuKind, Menu)>,
     /// Finding types known from the insights screen, for the finding-type toggle.
     pub finding_types: Vec<FindingType>,
     export_dir: PathBuf,
-    loaded_at: Option<OffsetDateTime>,
-    /// Whether any page was asked for yet.
-    started: bool,
     /// The cursor of each loaded page, and the page each row came from, so a
     /// row's page can be read again.
     page_cursors: Vec<Option<String>>,
     row_pages: Vec<usize>,
-    pending_cursor: Option<String>,
     /// Our own writes the list has not shown yet.
     pub catch_up: CatchUp,
 }
@@ -99,26 +85,16 @@ impl InventoryScreen {
             query: InventoryQuery::default(),
             input: None,
             query_deadline: None,
-            rows: Vec::new(),
+            list: PagedList::new(Slot::InventoryPage, 20),
             total: None,
-            next_cursor: None,
-            has_more: false,
-            page_pending: None,
             export_pending: None,
-            selected: 0,
-            viewport: Cell::new(20),
-            offset: Cell::new(0),
-            error: None,
             applied_finding: None,
             show_detail: true,
             menu: None,
             finding_types: Vec::new(),
             export_dir,
-            loaded_at: None,
-            started: false,
             page_cursors: Vec::new(),
             row_pages: Vec::new(),
-            pending_cursor: None,
             catch_up: CatchUp::default(),
         }
     }
@@ -129,59 +105,34 @@ impl InventoryScreen {
         self.reload(cx);
     }
 
+    /// The request for one page under the current query.
+    fn page_request(&self) -> impl FnOnce(Option<String>) -> Request + use<> {
+        let query = self.query.clone();
+        move |cursor| Request::InventoryPage {
+            query,
+            cursor,
+            limit: PAGE_SIZE,
+        }
+    }
+
     /// Drops what is loaded and asks for the first page under the current query.
     fn reload(&mut self, cx: &mut Cx) {
-        self.rows.clear();
         self.total = None;
-        self.next_cursor = None;
-        self.has_more = false;
-        self.selected = 0;
-        self.offset.set(0);
-        self.error = None;
         self.applied_finding = None;
-        self.started = true;
         self.page_cursors.clear();
         self.row_pages.clear();
-        self.pending_cursor = None;
-        self.page_pending = Some(cx.fetch(
-            Slot::InventoryPage,
-            Request::InventoryPage {
-                query: self.query.clone(),
-                cursor: None,
-                limit: PAGE_SIZE,
-            },
-        ));
+        let request = self.page_request();
+        self.list.reload(cx, request);
     }
 
     /// Asks for the next page when the selection nears the end of what is loaded.
     fn prefetch(&mut self, cx: &mut Cx) {
-        if list::wants_next_page(
-            self.selected,
-            self.rows.len(),
-            self.viewport.get(),
-            self.has_more,
-            self.page_pending.is_some(),
-        ) && let Some(cursor) = self.next_cursor.clone()
-        {
-            self.pending_cursor = Some(cursor.clone());
-            self.page_pending = Some(cx.fetch(
-                Slot::InventoryPage,
-                Request::InventoryPage {
-                    query: self.query.clone(),
-                    cursor: Some(cursor),
-                    limit: PAGE_SIZE,
-                },
-            ));
-        }
-    }
-
-    fn move_to(&mut self, index: usize, cx: &mut Cx) {
-        self.selected = index.min(self.rows.len().saturating_sub(1));
-        self.prefetch(cx);
+        let request = self.page_request();
+        self.list.prefetch(cx, request);
     }
 
     pub fn selected_item(&self) -> Option<&InventoryItem> {
-        self.rows.get(self.selected)
+        self.list.selected_row()
     }
 
     /// Shows our own write at once (the list may lag), and starts re-reading the
@@ -194,21 +145,21 @@ impl InventoryScreen {
             ),
             ProjectWrite::Deleted(id) => (id.clone(), Change::Deleted),
         };
-        let index = self.rows.iter().position(|row| row.id == id);
+        let index = self.list.rows.iter().position(|row| row.id == id);
         let cursor = index
             .and_then(|i| self.row_pages.get(i))
             .and_then(|&page| self.page_cursors.get(page).cloned())
             .flatten();
         if let Some(index) = index {
             match &change {
-                Change::Patch(patch) => patch.apply(&mut self.rows[index]),
+                Change::Patch(patch) => patch.apply(&mut self.list.rows[index]),
                 Change::Deleted => {
-                    self.rows.remove(index);
+                    self.list.rows.remove(index);
                     if index < self.row_pages.len() {
                         self.row_pages.remove(index);
                     }
                     self.total = self.total.map(|total| (total - 1).max(0));
-                    self.selected = self.selected.min(self.rows.len().saturating_sub(1));
+                    self.list.select(self.list.selected);
                 }
             }
         }
@@ -217,7 +168,7 @@ impl InventoryScreen {
     }
 
     pub fn is_loading(&self) -> bool {
-        self.page_pending.is_some()
+        self.list.is_loading()
     }
 
     fn open_menu(&mut self, kind: MenuKind) {
@@ -461,7 +412,7 @@ impl Screen for InventoryScreen {
     }
 
     fn activate(&mut self, cx: &mut Cx) {
-        if !self.started {
+        if !self.list.started {
             self.reload(cx);
         }
     }
@@ -521,8 +472,8 @@ impl Screen for InventoryScreen {
             self.handle_menu_action(action, cx);
             return true;
         }
-        if let Some(index) = list::navigate(action, self.selected, self.viewport.get()) {
-            self.move_to(index, cx);
+        let request = self.page_request();
+        if self.list.navigate(action, cx, request) {
             return true;
         }
         match action {
@@ -576,29 +527,26 @@ impl Screen for InventoryScreen {
         cx: &mut Cx,
     ) -> bool {
         match slot {
-            Slot::InventoryPage if self.page_pending == Some(token) => {
-                self.page_pending = None;
+            Slot::InventoryPage => {
+                let Some(cursor) = self.list.accept(slot, token) else {
+                    return false;
+                };
                 match reply {
                     Ok(Reply::InventoryPage(page)) => {
                         let mut page = *page;
                         self.catch_up.overlay(&mut page.data);
                         let page_index = self.page_cursors.len();
-                        self.page_cursors.push(self.pending_cursor.take());
+                        self.page_cursors.push(cursor);
                         self.row_pages
                             .extend(std::iter::repeat_n(page_index, page.data.len()));
-                        self.rows.extend(page.data);
                         self.total =
                             Some(page.total - self.catch_up.unconfirmed_deletes(&self.query));
-                        self.has_more = page.pagination.has_more;
-                        self.next_cursor = page.pagination.next_cursor;
                         self.applied_finding = page.applied_finding;
-                        self.error = None;
-                        self.loaded_at = Some(cx.now);
-                        // An empty page with has_more is legal: keep walking.
+                        self.list.append(page.data, page.pagination, cx.now);
                         self.prefetch(cx);
                     }
                     Ok(_) => {}
-                    Err(error) => self.error = Some(error),
+                    Err(error) => self.list.error = Some(error),
                 }
             }
             Slot::InventoryExport if self.export_pending == Some(token) => {
@@ -618,7 +566,8 @@ impl Screen for InventoryScreen {
                 };
                 if let Some(confirmed) = self.catch_up.on_page(token, page, &self.query, cx.now) {
                     for fresh in confirmed.rows {
-                        if let Some(row) = self.rows.iter_mut().find(|row| row.id == fresh.id) {
+                        if let Some(row) = self.list.rows.iter_mut().find(|row| row.id == fresh.id)
+                        {
                             *row = fresh;
                         }
                     }
@@ -633,7 +582,7 @@ impl Screen for InventoryScreen {
     }
 
     fn last_loaded(&self) -> Option<OffsetDateTime> {
-        self.loaded_at
+        self.list.loaded_at
     }
 
     fn hints(&self) -> Vec<(Action, &'static str)> {
@@ -703,23 +652,16 @@ impl Screen for InventoryScreen {
         .areas(area);
         self.draw_head(frame, head_area, theme);
         self.draw_filter_line(frame, filter_area, theme);
-        if self.rows.is_empty() {
-            let text = match (&self.error, self.page_pending) {
-                (Some(error), _) => error_text(error, theme),
-                (None, Some(_)) => vec![Line::from(Span::styled("Loading projects…", theme.dim))],
-                (None, None) => vec![Line::from(Span::styled(
+        if self.list.rows.is_empty() {
+            let text = self.list.placeholder(
+                theme,
+                "Loading projects…",
+                Line::from(Span::styled(
                     "No project matches these filters. Press c to clear them.",
                     theme.dim,
-                ))],
-            };
-            frame.render_widget(
-                Paragraph::new(text).wrap(Wrap { trim: true }).block(
-                    Block::default()
-                        .borders(Borders::TOP)
-                        .border_style(theme.border),
-                ),
-                table_area,
+                )),
             );
+            draw_placeholder(frame, table_area, text, theme);
         } else {
             self.draw_table(frame, table_area, view);
             if detail_height > 0 {
@@ -831,11 +773,11 @@ impl InventoryScreen {
         let mut spans = vec![
             Span::styled(format!("{total} projects"), theme.title),
             Span::styled(
-                format!(" · {} loaded", thousands(self.rows.len() as i64)),
+                format!(" · {} loaded", thousands(self.list.rows.len() as i64)),
                 theme.dim,
             ),
         ];
-        if self.page_pending.is_some() {
+        if self.list.is_loading() {
             spans.push(Span::styled(" · loading…", theme.dim));
         }
         if self.catch_up.waiting() {
@@ -902,20 +844,12 @@ impl InventoryScreen {
         let columns = visible_columns(area.width);
         // Header, plus the table's own top border line.
         let body_height = area.height.saturating_sub(2).max(1) as usize;
-        self.viewport.set(body_height);
-        let mut offset = self.offset.get();
-        if self.selected < offset {
-            offset = self.selected;
-        } else if self.selected >= offset + body_height {
-            offset = self.selected + 1 - body_height;
-        }
-        offset = offset.min(self.rows.len().saturating_sub(1));
-        self.offset.set(offset);
+        let range = self.list.layout(body_height);
+        let offset = range.start;
         let fixed: u16 = columns.iter().map(|&i| COLUMNS[i].width + 1).sum();
         let name_width = area.width.saturating_sub(fixed + 2).max(NAME_MIN) as usize;
-        let end = (offset + body_height).min(self.rows.len());
         // Only the visible rows are built.
-        let rows: Vec<Row> = self.rows[offset..end]
+        let rows: Vec<Row> = self.list.rows[range]
             .iter()
             .map(|item| {
                 Row::new(
@@ -948,7 +882,7 @@ impl InventoryScreen {
                     .border_style(theme.border),
             )
             .row_highlight_style(theme.selected);
-        let mut state = TableState::default().with_selected(Some(self.selected - offset));
+        let mut state = TableState::default().with_selected(Some(self.list.selected - offset));
         frame.render_stateful_widget(table, area, &mut state);
     }
 

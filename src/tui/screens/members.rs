@@ -18,6 +18,7 @@ use time::OffsetDateTime;
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
+use super::paged::{PagedList, draw_placeholder};
 use super::{Screen, ScreenView, error_text};
 use crate::api::MemberListParams;
 use crate::api::model::{Member, MemberRef, MemberSortBy, Role, SortOrder};
@@ -25,7 +26,7 @@ use crate::text::{fit, sanitize_line};
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot};
 use crate::tui::theme::Theme;
-use crate::tui::widgets::display::{scroll_offset, utc_datetime};
+use crate::tui::widgets::display::utc_datetime;
 use crate::tui::widgets::list;
 use crate::tui::widgets::menu::Menu;
 use crate::tui::widgets::{ago, thousands};
@@ -66,15 +67,9 @@ pub struct MembersScreen {
     pub scim_managed: Option<bool>,
     input: Option<Input>,
     query_deadline: Option<OffsetDateTime>,
-    pub rows: Vec<MemberRef>,
-    next_cursor: Option<String>,
-    has_more: bool,
-    page_pending: Option<u64>,
-    pub selected: usize,
-    /// The first row on screen, and how many rows the last draw showed (0
-    /// before the first draw: nothing is on screen, so no detail is fetched).
-    offset: Cell<usize>,
-    viewport: Cell<usize>,
+    /// The references; its viewport is 0 before the first draw: nothing is on
+    /// screen, so no detail is fetched.
+    pub list: PagedList<MemberRef>,
     pub details: HashMap<String, Detail>,
     /// Lane index to the request in it: (token, user id).
     lanes: [Option<(u64, String)>; DETAIL_LANES],
@@ -82,11 +77,8 @@ pub struct MembersScreen {
     pub detail_requests: usize,
     /// Set by a draw that found rows on screen without details and a free lane.
     wants_details: Cell<bool>,
-    pub error: Option<ErrorInfo>,
     show_detail: bool,
     menu: Option<(MenuKind, Menu)>,
-    loaded_at: Option<OffsetDateTime>,
-    started: bool,
 }
 
 impl Default for MembersScreen {
@@ -99,22 +91,13 @@ impl Default for MembersScreen {
             scim_managed: None,
             input: None,
             query_deadline: None,
-            rows: Vec::new(),
-            next_cursor: None,
-            has_more: false,
-            page_pending: None,
-            selected: 0,
-            offset: Cell::new(0),
-            viewport: Cell::new(0),
+            list: PagedList::new(Slot::MemberPage, 0),
             details: HashMap::new(),
             lanes: Default::default(),
             detail_requests: 0,
             wants_details: Cell::new(false),
-            error: None,
             show_detail: true,
             menu: None,
-            loaded_at: None,
-            started: false,
         }
     }
 }
@@ -138,55 +121,30 @@ impl MembersScreen {
         }
     }
 
+    /// The request for one page under the current filters.
+    fn page_request(&self) -> impl FnOnce(Option<String>) -> Request + use<> {
+        let params = self.params();
+        move |cursor| Request::MemberPage { params, cursor }
+    }
+
     fn reload(&mut self, cx: &mut Cx) {
-        self.rows.clear();
-        self.next_cursor = None;
-        self.has_more = false;
-        self.selected = 0;
-        self.offset.set(0);
-        self.error = None;
-        self.started = true;
-        self.page_pending = Some(cx.fetch(
-            Slot::MemberPage,
-            Request::MemberPage {
-                params: self.params(),
-                cursor: None,
-            },
-        ));
+        let request = self.page_request();
+        self.list.reload(cx, request);
     }
 
     fn prefetch(&mut self, cx: &mut Cx) {
-        if list::wants_next_page(
-            self.selected,
-            self.rows.len(),
-            self.viewport.get(),
-            self.has_more,
-            self.page_pending.is_some(),
-        ) && let Some(cursor) = self.next_cursor.clone()
-        {
-            self.page_pending = Some(cx.fetch(
-                Slot::MemberPage,
-                Request::MemberPage {
-                    params: self.params(),
-                    cursor: Some(cursor),
-                },
-            ));
-        }
+        let request = self.page_request();
+        self.list.prefetch(cx, request);
     }
 
     /// The rows on screen, as the next draw will show them.
     pub fn visible_rows(&self) -> Range<usize> {
-        let height = self.viewport.get();
-        if height == 0 || self.rows.is_empty() {
-            return 0..0;
-        }
-        let offset = scroll_offset(self.offset.get(), self.selected, height, self.rows.len());
-        offset..(offset + height).min(self.rows.len())
+        self.list.visible_rows()
     }
 
     /// Members on screen whose detail is neither known nor asked for.
     fn missing_details(&self) -> impl Iterator<Item = &str> {
-        self.rows[self.visible_rows()]
+        self.list.rows[self.visible_rows()]
             .iter()
             .map(|row| row.user_id.as_str())
             .filter(|id| !self.details.contains_key(*id) && !self.in_flight(id))
@@ -230,23 +188,8 @@ impl MembersScreen {
         asked
     }
 
-    fn move_to(&mut self, index: usize, cx: &mut Cx) {
-        self.selected = index.min(self.rows.len().saturating_sub(1));
-        let height = self.viewport.get();
-        if height > 0 {
-            self.offset.set(scroll_offset(
-                self.offset.get(),
-                self.selected,
-                height,
-                self.rows.len(),
-            ));
-        }
-        self.prefetch(cx);
-        let _ = self.fetch_details(cx);
-    }
-
     pub fn selected_ref(&self) -> Option<&MemberRef> {
-        self.rows.get(self.selected)
+        self.list.selected_row()
     }
 
     fn sort_choices(&self) -> Vec<Option<MemberSortBy>> {
@@ -380,7 +323,7 @@ impl Screen for MembersScreen {
     }
 
     fn activate(&mut self, cx: &mut Cx) {
-        if !self.started {
+        if !self.list.started {
             self.reload(cx);
         }
     }
@@ -452,8 +395,11 @@ impl Screen for MembersScreen {
             self.handle_menu_action(action, cx);
             return true;
         }
-        if let Some(index) = list::navigate(action, self.selected, self.viewport.get()) {
-            self.move_to(index, cx);
+        let request = self.page_request();
+        if self.list.navigate(action, cx, request) {
+            // The details asked for are those of the rows on screen after the move.
+            self.list.follow_selection();
+            let _ = self.fetch_details(cx);
             return true;
         }
         match action {
@@ -503,22 +449,19 @@ impl Screen for MembersScreen {
         cx: &mut Cx,
     ) -> bool {
         match slot {
-            Slot::MemberPage if self.page_pending == Some(token) => {
-                self.page_pending = None;
+            Slot::MemberPage => {
+                if self.list.accept(slot, token).is_none() {
+                    return false;
+                }
                 match reply {
                     Ok(Reply::MemberPage(page)) => {
                         let page = *page;
-                        self.rows.extend(page.data);
-                        self.has_more = page.pagination.has_more;
-                        self.next_cursor = page.pagination.next_cursor;
-                        self.error = None;
-                        self.loaded_at = Some(cx.now);
-                        // An empty page with has_more is legal: keep walking.
+                        self.list.append(page.data, page.pagination, cx.now);
                         self.prefetch(cx);
                         let _ = self.fetch_details(cx);
                     }
                     Ok(_) => {}
-                    Err(error) => self.error = Some(error),
+                    Err(error) => self.list.error = Some(error),
                 }
             }
             Slot::MemberDetail(lane) => {
@@ -549,7 +492,7 @@ impl Screen for MembersScreen {
     }
 
     fn last_loaded(&self) -> Option<OffsetDateTime> {
-        self.loaded_at
+        self.list.loaded_at
     }
 
     fn hints(&self) -> Vec<(Action, &'static str)> {
@@ -608,30 +551,21 @@ impl Screen for MembersScreen {
         self.draw_head(frame, head_area, theme);
         self.draw_filter_line(frame, filter_area, theme);
         self.draw_note(frame, note_area, theme);
-        if self.rows.is_empty() {
+        if self.list.rows.is_empty() {
             // The rows of the first page will fill this area.
-            self.viewport
-                .set(table_area.height.saturating_sub(2).max(1) as usize);
-            let text = match (&self.error, self.page_pending) {
-                (Some(error), _) => error_text(error, theme),
-                (None, Some(_)) => vec![Line::from(Span::styled("Loading members…", theme.dim))],
-                (None, None) if !self.started => vec![Line::from(Span::styled(
-                    "Members load when this tab opens.",
-                    theme.dim,
-                ))],
-                (None, None) => vec![Line::from(Span::styled(
-                    "No member matches. Press c to clear the search and filters.",
-                    theme.dim,
-                ))],
+            self.list
+                .set_viewport(table_area.height.saturating_sub(2).max(1) as usize);
+            let empty = if self.list.started {
+                "No member matches. Press c to clear the search and filters."
+            } else {
+                "Members load when this tab opens."
             };
-            frame.render_widget(
-                Paragraph::new(text).wrap(Wrap { trim: true }).block(
-                    Block::default()
-                        .borders(Borders::TOP)
-                        .border_style(theme.border),
-                ),
-                table_area,
+            let text = self.list.placeholder(
+                theme,
+                "Loading members…",
+                Line::from(Span::styled(empty, theme.dim)),
             );
+            draw_placeholder(frame, table_area, text, theme);
         } else {
             self.draw_table(frame, table_area, view);
             if detail_height > 0 {
@@ -648,11 +582,11 @@ impl MembersScreen {
     fn draw_head(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
         let mut spans = vec![
             Span::styled(
-                format!("{} members", thousands(self.rows.len() as i64)),
+                format!("{} members", thousands(self.list.rows.len() as i64)),
                 theme.title,
             ),
             Span::styled(
-                if self.has_more {
+                if self.list.has_more {
                     " loaded · more on the server"
                 } else {
                     " loaded"
@@ -660,7 +594,7 @@ impl MembersScreen {
                 theme.dim,
             ),
         ];
-        if self.page_pending.is_some() {
+        if self.list.is_loading() {
             spans.push(Span::styled(" · loading…", theme.dim));
         }
         let loading = self.details_in_flight();
@@ -718,9 +652,7 @@ impl MembersScreen {
         let theme = view.theme;
         // Header, plus the table's own top border line.
         let height = area.height.saturating_sub(2).max(1) as usize;
-        self.viewport.set(height);
-        let range = self.visible_rows();
-        self.offset.set(range.start);
+        let range = self.list.layout(height);
         if self.missing_details().next().is_some() && self.details_in_flight() < DETAIL_LANES {
             self.wants_details.set(true);
         }
@@ -731,7 +663,7 @@ impl MembersScreen {
             .width
             .saturating_sub(email_width + joined_width + 8 + 4)
             .max(12) as usize;
-        let rows: Vec<Row> = self.rows[range.clone()]
+        let rows: Vec<Row> = self.list.rows[range.clone()]
             .iter()
             .map(|member| self.row(member, name_width, email_width as usize, wide, view))
             .collect();
@@ -753,7 +685,7 @@ impl MembersScreen {
                     .border_style(theme.border),
             )
             .row_highlight_style(theme.selected);
-        let mut state = TableState::default().with_selected(Some(self.selected - range.start));
+        let mut state = TableState::default().with_selected(Some(self.list.selected - range.start));
         frame.render_stateful_widget(table, area, &mut state);
     }
 

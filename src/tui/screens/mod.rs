@@ -6,6 +6,7 @@ pub mod insights;
 pub mod inventory;
 pub mod members;
 pub mod monitor;
+pub mod paged;
 pub mod pii;
 pub mod project;
 
