@@ -10,7 +10,7 @@ use crossterm::event::{KeyEvent, KeyEventKind};
 use time::OffsetDateTime;
 
 use super::action::Action;
-use super::effect::{Cx, Effect, ErrorInfo, Gate, Reply, Slot};
+use super::effect::{Answer, Cx, Effect, ErrorInfo, Gate, Reply, Slot};
 use super::keymap::Keymap;
 use super::nav::{Nav, ProjectNav, Tab};
 use super::screens::analytics::AnalyticsScreen;
@@ -263,16 +263,17 @@ impl App {
         self.note_plan(&reply);
         changed |= plan != self.identity.plan;
         let mut cx = Cx::new(now, effects, navs, &mut self.next_token);
+        let answer = Answer { slot, token, reply };
         changed |= match slot {
-            Slot::Insights => self.insights.handle_reply(slot, token, reply, &mut cx),
+            Slot::Insights => self.insights.handle_reply(answer, &mut cx),
             Slot::InventoryPage | Slot::InventoryExport | Slot::InventoryRecheck => {
-                self.inventory.handle_reply(slot, token, reply, &mut cx)
+                self.inventory.handle_reply(answer, &mut cx)
             }
             Slot::Project | Slot::ProjectWrite | Slot::Deployment => {
                 // A reply for a project screen that was left is dropped.
                 match &mut self.project {
                     Some(project) => {
-                        let changed = project.handle_reply(slot, token, reply, &mut cx);
+                        let changed = project.handle_reply(answer, &mut cx);
                         if let WriteAccess::MissingScope(scopes) = &project.access {
                             self.missing_write_scope = Some(scopes.clone());
                         }
@@ -281,14 +282,12 @@ impl App {
                     None => false,
                 }
             }
-            Slot::MemberPage | Slot::MemberDetail(_) => {
-                self.members.handle_reply(slot, token, reply, &mut cx)
-            }
+            Slot::MemberPage | Slot::MemberDetail(_) => self.members.handle_reply(answer, &mut cx),
             Slot::Realtime(_) | Slot::WatchlistLoad | Slot::WatchlistSave => {
-                self.monitor.handle_reply(slot, token, reply, &mut cx)
+                self.monitor.handle_reply(answer, &mut cx)
             }
-            Slot::Breakdowns => self.analytics.handle_reply(slot, token, reply, &mut cx),
-            Slot::PiiPage => self.pii.handle_reply(slot, token, reply, &mut cx),
+            Slot::Breakdowns => self.analytics.handle_reply(answer, &mut cx),
+            Slot::PiiPage => self.pii.handle_reply(answer, &mut cx),
         };
         if insights_loaded && let Some(data) = &self.insights.data {
             self.inventory.finding_types = data.findings.clone();

@@ -163,6 +163,14 @@ pub enum Reply {
     WatchlistSaved,
 }
 
+/// A reply as the screen whose request it answers takes it.
+#[derive(Debug)]
+pub struct Answer {
+    pub slot: Slot,
+    pub token: u64,
+    pub reply: Result<Reply, ErrorInfo>,
+}
+
 /// What the runtime carries out for a screen: I/O, and nothing else.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
@@ -281,6 +289,13 @@ impl<'a> Cx<'a> {
 
     pub fn emit(&mut self, effect: Effect) {
         self.effects.push(effect);
+    }
+
+    /// Puts `text`, when there is one (a selected row's id), on the clipboard.
+    pub fn copy(&mut self, text: Option<&str>) {
+        if let Some(text) = text {
+            self.effects.push(Effect::Copy(text.to_owned()));
+        }
     }
 
     pub fn navigate(&mut self, nav: Nav) {

@@ -13,7 +13,7 @@ use tui_input::backend::crossterm::EventHandler;
 use super::{ProjectRef, Screen, ScreenView, error_text, no_project_text};
 use crate::api::model::{BreakdownItem, Breakdowns};
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::{bar_lines, date_label};
@@ -264,23 +264,14 @@ impl Screen for AnalyticsScreen {
             }
             Action::Refresh => self.load(cx, true),
             Action::Open if self.project.is_none() => cx.navigate(Nav::ShowTab(Tab::Inventory)),
-            Action::Copy => {
-                if let Some(project) = &self.project {
-                    cx.emit(Effect::Copy(project.id.clone()));
-                }
-            }
+            Action::Copy => cx.copy(self.project.as_ref().map(|p| p.id.as_str())),
             _ => return false,
         }
         true
     }
 
-    fn handle_reply(
-        &mut self,
-        slot: Slot,
-        token: u64,
-        reply: Result<Reply, ErrorInfo>,
-        cx: &mut Cx,
-    ) -> bool {
+    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
+        let Answer { slot, token, reply } = answer;
         if slot != Slot::Breakdowns || self.pending.as_ref().is_none_or(|(t, _)| *t != token) {
             return false;
         }

@@ -21,9 +21,7 @@ use crate::api::model::{
 };
 use crate::text::{fit, sanitize_line, sanitize_multiline};
 use crate::tui::action::Action;
-use crate::tui::effect::{
-    Cx, Effect, ErrorInfo, ExportFormat, InventoryQuery, Reply, Request, Slot,
-};
+use crate::tui::effect::{Answer, Cx, ExportFormat, InventoryQuery, Reply, Request, Slot};
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::theme::{Theme, priority_label};
 use crate::tui::widgets::list;
@@ -509,23 +507,14 @@ impl Screen for InventoryScreen {
                     cx.navigate(Nav::Project(ProjectNav::Open(Box::new(item.clone()))));
                 }
             }
-            Action::Copy => {
-                if let Some(item) = self.selected_item() {
-                    cx.emit(Effect::Copy(item.id.clone()));
-                }
-            }
+            Action::Copy => cx.copy(self.selected_item().map(|item| item.id.as_str())),
             _ => return false,
         }
         true
     }
 
-    fn handle_reply(
-        &mut self,
-        slot: Slot,
-        token: u64,
-        reply: Result<Reply, ErrorInfo>,
-        cx: &mut Cx,
-    ) -> bool {
+    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
+        let Answer { slot, token, reply } = answer;
         match slot {
             Slot::InventoryPage => {
                 let Some(cursor) = self.list.accept(slot, token) else {

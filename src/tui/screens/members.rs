@@ -24,7 +24,7 @@ use crate::api::MemberListParams;
 use crate::api::model::{Member, MemberRef, MemberSortBy, Role, SortOrder};
 use crate::text::{fit, sanitize_line};
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::utc_datetime;
 use crate::tui::widgets::list;
@@ -431,23 +431,14 @@ impl Screen for MembersScreen {
                 self.reload(cx);
             }
             Action::ToggleDetail | Action::Open => self.show_detail = !self.show_detail,
-            Action::Copy => {
-                if let Some(row) = self.selected_ref() {
-                    cx.emit(Effect::Copy(row.user_id.clone()));
-                }
-            }
+            Action::Copy => cx.copy(self.selected_ref().map(|row| row.user_id.as_str())),
             _ => return false,
         }
         true
     }
 
-    fn handle_reply(
-        &mut self,
-        slot: Slot,
-        token: u64,
-        reply: Result<Reply, ErrorInfo>,
-        cx: &mut Cx,
-    ) -> bool {
+    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
+        let Answer { slot, token, reply } = answer;
         match slot {
             Slot::MemberPage => {
                 if self.list.accept(slot, token).is_none() {

@@ -17,7 +17,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use time::OffsetDateTime;
 
 use super::action::Action;
-use super::effect::{Cx, ErrorInfo, Reply, Slot};
+use super::effect::{Answer, Cx, ErrorInfo};
 use super::keymap::Keymap;
 use super::theme::Theme;
 use crate::text::sanitize_line;
@@ -53,13 +53,7 @@ pub trait Screen {
 
     /// Takes a reply to one of the screen's requests. True when anything on
     /// screen changed (gitui's `NeedsUpdate`); a stale reply changes nothing.
-    fn handle_reply(
-        &mut self,
-        slot: Slot,
-        token: u64,
-        reply: Result<Reply, ErrorInfo>,
-        cx: &mut Cx,
-    ) -> bool;
+    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool;
 
     /// When the screen wants to be woken (a debounce), if ever.
     fn wake_at(&self) -> Option<OffsetDateTime> {
@@ -137,7 +131,7 @@ impl Screen for Placeholder {
         false
     }
 
-    fn handle_reply(&mut self, _: Slot, _: u64, _: Result<Reply, ErrorInfo>, _: &mut Cx) -> bool {
+    fn handle_reply(&mut self, _: Answer, _: &mut Cx) -> bool {
         false
     }
 

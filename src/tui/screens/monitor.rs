@@ -21,7 +21,7 @@ use super::{ProjectRef, Screen, ScreenView, error_text, no_project_text};
 use crate::api::model::{Realtime, VisitorBucket};
 use crate::text::fit;
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::theme::Theme;
 use crate::tui::watchlist::{WATCH_LIMIT, WatchEntry};
@@ -469,23 +469,14 @@ impl Screen for MonitorScreen {
                     self.fetch(cx, false);
                 }
             }
-            Action::Copy => {
-                if let Some(project) = self.focused() {
-                    cx.emit(Effect::Copy(project.id));
-                }
-            }
+            Action::Copy => cx.copy(self.focused().as_ref().map(|p| p.id.as_str())),
             _ => return false,
         }
         true
     }
 
-    fn handle_reply(
-        &mut self,
-        slot: Slot,
-        token: u64,
-        reply: Result<Reply, ErrorInfo>,
-        cx: &mut Cx,
-    ) -> bool {
+    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
+        let Answer { slot, token, reply } = answer;
         match slot {
             Slot::Realtime(lane) => {
                 let lane = lane as usize;

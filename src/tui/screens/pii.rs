@@ -15,7 +15,7 @@ use super::{ProjectRef, Screen, ScreenView, no_project_text};
 use crate::api::model::{PiiFinding, PiiStatus};
 use crate::text::{fit, sanitize_line, sanitize_multiline};
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::utc_datetime;
@@ -125,23 +125,14 @@ impl Screen for PiiScreen {
             Action::Refresh => self.reload(cx),
             Action::Open if self.project.is_none() => cx.navigate(Nav::ShowTab(Tab::Inventory)),
             Action::ToggleDetail | Action::Open => self.show_detail = !self.show_detail,
-            Action::Copy => {
-                if let Some(finding) = self.selected_finding() {
-                    cx.emit(Effect::Copy(finding.id.clone()));
-                }
-            }
+            Action::Copy => cx.copy(self.selected_finding().map(|f| f.id.as_str())),
             _ => return false,
         }
         true
     }
 
-    fn handle_reply(
-        &mut self,
-        slot: Slot,
-        token: u64,
-        reply: Result<Reply, ErrorInfo>,
-        cx: &mut Cx,
-    ) -> bool {
+    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
+        let Answer { slot, token, reply } = answer;
         if self.list.accept(slot, token).is_none() {
             return false;
         }

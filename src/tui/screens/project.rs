@@ -19,7 +19,7 @@ use crate::api::model::{
 };
 use crate::text::{display_width, fit, sanitize_line, sanitize_multiline};
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, Effect, ErrorInfo, Gate, Reply, Request, Slot};
+use crate::tui::effect::{Answer, Cx, ErrorInfo, Gate, Reply, Request, Slot};
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::theme::priority_label;
 use crate::tui::widgets::confirm::{Confirm, ConfirmOutcome, Confirmation};
@@ -643,7 +643,7 @@ impl Screen for ProjectScreen {
                 }
             }
             Action::Refresh => self.load(cx),
-            Action::Copy => cx.emit(Effect::Copy(self.item.id.clone())),
+            Action::Copy => cx.copy(Some(&self.item.id)),
             Action::Rename => self.begin(WriteKind::Rename, cx),
             Action::Visibility => self.begin(WriteKind::Visibility, cx),
             Action::Unpublish => self.begin(WriteKind::Unpublish, cx),
@@ -654,13 +654,8 @@ impl Screen for ProjectScreen {
         true
     }
 
-    fn handle_reply(
-        &mut self,
-        slot: Slot,
-        token: u64,
-        reply: Result<Reply, ErrorInfo>,
-        cx: &mut Cx,
-    ) -> bool {
+    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
+        let Answer { slot, token, reply } = answer;
         match slot {
             Slot::Project if self.load_pending == Some(token) => {
                 self.load_pending = None;
