@@ -10,4 +10,5 @@ pub mod logging;
 pub mod output;
 pub mod server;
 pub mod text;
+pub mod timefmt;
 pub mod tui;

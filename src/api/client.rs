@@ -114,6 +114,22 @@ impl Default for PollPolicy {
     }
 }
 
+impl PollPolicy {
+    /// The wait before the first poll: `first`, never under [`MIN_POLL_INTERVAL`].
+    pub fn first_interval(&self) -> Duration {
+        self.first.max(MIN_POLL_INTERVAL)
+    }
+
+    /// The wait after a poll that found the deployment running: `current`
+    /// grown by `factor`, between [`MIN_POLL_INTERVAL`] and `max`.
+    pub fn next_interval(&self, current: Duration) -> Duration {
+        let floor = MIN_POLL_INTERVAL;
+        current
+            .mul_f64(self.factor.max(1.0))
+            .clamp(floor, self.max.max(floor))
+    }
+}
+
 /// The typed client. Cheap to clone; clones share the connection pool, the
 /// rate-limit state of the credential, the retry budget and the event stream.
 #[derive(Clone, Debug)]
@@ -251,8 +267,7 @@ impl Client {
         deployment_id: &str,
         policy: PollPolicy,
     ) -> Result<Deployment, ApiError> {
-        let floor = MIN_POLL_INTERVAL;
-        let mut interval = policy.first.max(floor);
+        let mut interval = policy.first_interval();
         loop {
             self.transport.sleeper.sleep(interval).await;
             let deployment = self.get_deployment(project_id, deployment_id).await?;
@@ -260,9 +275,7 @@ impl Client {
                 return Ok(deployment);
             }
             tracing::debug!(deployment_id, status = %deployment.status, "deployment not finished");
-            interval = interval
-                .mul_f64(policy.factor.max(1.0))
-                .clamp(floor, policy.max.max(floor));
+            interval = policy.next_interval(interval);
         }
     }
 

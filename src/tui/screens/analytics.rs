@@ -70,9 +70,8 @@ impl RangeChoice {
 
 /// Reads `YYYY-MM-DD..YYYY-MM-DD` (a single date means that one day).
 pub fn parse_range(text: &str) -> Result<(Date, Date), String> {
-    let format = time::macros::format_description!("[year]-[month]-[day]");
     let parse = |part: &str| {
-        Date::parse(part.trim(), &format)
+        crate::timefmt::parse_date(part.trim())
             .map_err(|_| format!("{:?} is not a date like 2026-11-01", part.trim()))
     };
     let (first, last) = match text.split_once("..") {

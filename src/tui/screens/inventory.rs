@@ -326,12 +326,7 @@ impl InventoryScreen {
     }
 
     fn start_export(&mut self, format: ExportFormat, cx: &mut Cx) {
-        let stamp = cx
-            .now
-            .format(time::macros::format_description!(
-                "[year][month][day]-[hour][minute][second]"
-            ))
-            .unwrap_or_else(|_| cx.now.unix_timestamp().to_string());
+        let stamp = crate::timefmt::utc(cx.now, crate::timefmt::FILE_STAMP);
         let path = self
             .export_dir
             .join(format!("inventory-{stamp}.{}", format.extension()));
