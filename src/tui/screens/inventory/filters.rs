@@ -1,7 +1,7 @@
 //! The inventory's filters, sort and export: the menus that change them, and the
 //! line that sums them up.
 
-use super::InventoryScreen;
+use super::{InventoryScreen, MenuKind, TOGGLES};
 use crate::api::model::{
     ActivityGroup, InventorySortBy, PublishAudience, ReviewPriority, Visibility,
 };
@@ -10,25 +10,6 @@ use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ExportFormat, Request, Slot};
 use crate::tui::widgets::list;
 use crate::tui::widgets::menu::Menu;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum MenuKind {
-    Sort,
-    Toggles,
-    Export,
-}
-
-/// The toggles of the filter menu, in order.
-const TOGGLES: &[&str] = &[
-    "Review priority",
-    "Published",
-    "Audience",
-    "Visibility",
-    "Activity",
-    "Has personal data",
-    "Has connectors",
-    "Finding type",
-];
 
 impl InventoryScreen {
     pub(super) fn open_menu(&mut self, kind: MenuKind) {

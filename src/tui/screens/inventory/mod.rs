@@ -14,7 +14,6 @@ use time::OffsetDateTime;
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
-use self::filters::MenuKind;
 use super::catch_up::{CatchUp, Change, RowPatch};
 use super::paged::{PagedList, draw_placeholder};
 use super::{Screen, ScreenView};
@@ -30,6 +29,25 @@ pub const PAGE_SIZE: u32 = 100;
 const QUERY_DEBOUNCE: time::Duration = time::Duration::milliseconds(250);
 /// Height of the detail pane.
 const DETAIL_HEIGHT: u16 = 10;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MenuKind {
+    Sort,
+    Toggles,
+    Export,
+}
+
+/// The toggles of the filter menu, in order.
+const TOGGLES: &[&str] = &[
+    "Review priority",
+    "Published",
+    "Audience",
+    "Visibility",
+    "Activity",
+    "Has personal data",
+    "Has connectors",
+    "Finding type",
+];
 
 #[derive(Debug)]
 pub struct InventoryScreen {

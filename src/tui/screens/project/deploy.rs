@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use time::OffsetDateTime;
 
-use super::ProjectScreen;
 use crate::api::PollPolicy;
 use crate::api::model::Deployment;
 use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot};
@@ -51,64 +50,60 @@ impl DeploymentWatch {
     }
 }
 
-impl ProjectScreen {
-    /// Polls the deployment when a poll is due; true when it did (the poll count shows).
-    pub(super) fn poll_deployment(&mut self, cx: &mut Cx) -> bool {
-        let Some(watch) = &mut self.deployment else {
-            return false;
-        };
-        if watch.poll_pending.is_some() || watch.next_poll.is_none_or(|at| at > cx.now) {
+impl DeploymentWatch {
+    /// Asks for the deployment's status when a poll is due; true when it did
+    /// (the poll count shows).
+    pub(super) fn poll(&mut self, cx: &mut Cx) -> bool {
+        if self.poll_pending.is_some() || self.next_poll.is_none_or(|at| at > cx.now) {
             return false;
         }
-        watch.next_poll = None;
-        watch.polls += 1;
-        watch.poll_pending = Some(cx.fetch(
+        self.next_poll = None;
+        self.polls += 1;
+        self.poll_pending = Some(cx.fetch(
             Slot::Deployment,
             Request::GetDeployment {
-                project_id: watch.project_id.clone(),
-                deployment_id: watch.deployment.id.clone(),
+                project_id: self.project_id.clone(),
+                deployment_id: self.deployment.id.clone(),
             },
         ));
         true
     }
 
-    pub(super) fn on_deployment_reply(
+    /// Takes the reply to a poll: `None` when it is stale, else whether the
+    /// deployment has just ended (the project is then read again).
+    pub(super) fn on_reply(
         &mut self,
         token: u64,
         reply: Result<Reply, ErrorInfo>,
-        cx: &mut Cx,
-    ) {
-        let Some(watch) = &mut self.deployment else {
-            return;
-        };
-        if watch.poll_pending != Some(token) {
-            return;
+        now: OffsetDateTime,
+    ) -> Option<bool> {
+        if self.poll_pending != Some(token) {
+            return None;
         }
-        watch.poll_pending = None;
+        self.poll_pending = None;
         match reply {
             Ok(Reply::Deployment(deployment)) => {
-                watch.deployment = *deployment;
-                watch.last_error = None;
-                if watch.is_terminal() {
-                    watch.next_poll = None;
-                    self.reread_after_write = true;
-                    self.load(cx);
-                } else {
-                    watch.backoff(cx.now);
+                self.deployment = *deployment;
+                self.last_error = None;
+                if self.is_terminal() {
+                    self.next_poll = None;
+                    return Some(true);
                 }
+                self.backoff(now);
             }
-            Ok(_) => watch.backoff(cx.now),
+            Ok(_) => self.backoff(now),
             Err(error) => {
                 // A rate limit or a timeout is worth another poll, later; anything
                 // else (the deployment is unknown, the key lacks a scope) is not.
                 let transient = matches!(error.status, None | Some(429) | Some(503));
-                watch.last_error = Some(error);
+                self.last_error = Some(error);
                 if transient {
-                    watch.backoff(cx.now);
+                    self.backoff(now);
                 } else {
-                    watch.next_poll = None;
+                    self.next_poll = None;
                 }
             }
         }
+        Some(false)
     }
 }

@@ -15,14 +15,14 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use time::OffsetDateTime;
 
 pub use self::deploy::DeploymentWatch;
-pub use self::writes::WriteKind;
-use self::writes::{Mode, VISIBILITY_CHOICES};
 use super::{Screen, ScreenView};
-use crate::api::model::{InventoryItem, Project, ProjectUpdate, validate_project_name};
+use crate::api::model::{InventoryItem, Project, ProjectUpdate, Visibility, validate_project_name};
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::widgets::confirm::{Confirm, ConfirmOutcome};
+use crate::tui::widgets::input::TextField;
+use crate::tui::widgets::menu::Menu;
 
 /// Whether this session may change projects.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -64,6 +64,60 @@ const WRITE_ACTIONS: &[(Action, &str, &str, &str)] = &[
         "delete the project (type its name)",
     ),
 ];
+
+/// Who each visibility lets in, for the menu.
+const VISIBILITY_CHOICES: &[(Visibility, &str)] = &[
+    (
+        Visibility::Restricted,
+        "owner, invited collaborators, workspace owner",
+    ),
+    (
+        Visibility::WorkspaceEdit,
+        "every member, at their role's level",
+    ),
+    (
+        Visibility::WorkspaceView,
+        "every member, role access capped at read",
+    ),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteKind {
+    Rename,
+    Visibility,
+    Unpublish,
+    Publish,
+    Delete,
+}
+
+impl WriteKind {
+    fn doing(self) -> &'static str {
+        match self {
+            WriteKind::Rename => "renaming…",
+            WriteKind::Visibility => "changing visibility…",
+            WriteKind::Unpublish => "unpublishing…",
+            WriteKind::Publish => "starting a deployment…",
+            WriteKind::Delete => "deleting…",
+        }
+    }
+}
+
+#[derive(Debug)]
+struct RenameField {
+    field: TextField,
+    /// The contract's name rule, checked as the person types.
+    problem: Option<String>,
+    /// The server's refusal of `body.name`, until the text changes.
+    refused: Option<String>,
+}
+
+#[derive(Debug)]
+enum Mode {
+    View,
+    Rename(RenameField),
+    Visibility(Menu),
+    Confirm(Box<Confirm>, WriteKind),
+}
 
 #[derive(Debug)]
 pub struct ProjectScreen {
@@ -161,6 +215,29 @@ impl ProjectScreen {
                 scopes.join(" or ")
             )),
         }
+    }
+}
+
+impl ProjectScreen {
+    /// A poll's reply; true unless it was stale. A deployment that ended has
+    /// the project read again (its answer goes to the inventory too).
+    fn on_deployment_reply(
+        &mut self,
+        token: u64,
+        reply: Result<Reply, ErrorInfo>,
+        cx: &mut Cx,
+    ) -> bool {
+        let Some(watch) = &mut self.deployment else {
+            return false;
+        };
+        let Some(ended) = watch.on_reply(token, reply, cx.now) else {
+            return false;
+        };
+        if ended {
+            self.reread_after_write = true;
+            self.load(cx);
+        }
+        true
     }
 }
 
@@ -291,7 +368,7 @@ impl Screen for ProjectScreen {
                 self.write = None;
                 self.on_write_reply(kind, reply, cx);
             }
-            Slot::Deployment => self.on_deployment_reply(token, reply, cx),
+            Slot::Deployment => return self.on_deployment_reply(token, reply, cx),
             _ => return false,
         }
         true
@@ -305,7 +382,7 @@ impl Screen for ProjectScreen {
     }
 
     fn wake(&mut self, cx: &mut Cx) -> bool {
-        self.poll_deployment(cx)
+        self.deployment.as_mut().is_some_and(|watch| watch.poll(cx))
     }
 
     fn last_loaded(&self) -> Option<OffsetDateTime> {

@@ -2,68 +2,14 @@
 //! and delete, each behind one confirm flow, and what their replies change.
 
 use super::deploy::DeploymentWatch;
-use super::{ProjectScreen, WriteAccess};
-use crate::api::model::{ErrorType, ProjectUpdate, Visibility, validate_project_name};
+use super::{Mode, ProjectScreen, RenameField, VISIBILITY_CHOICES, WriteAccess, WriteKind};
+use crate::api::model::{ErrorType, ProjectUpdate, validate_project_name};
 use crate::text::{fit, sanitize_line};
 use crate::tui::effect::{Cx, ErrorInfo, Gate, Reply, Request, Slot};
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::widgets::confirm::{Confirm, Confirmation};
 use crate::tui::widgets::input::TextField;
 use crate::tui::widgets::menu::Menu;
-
-/// Who each visibility lets in, for the menu.
-pub(super) const VISIBILITY_CHOICES: &[(Visibility, &str)] = &[
-    (
-        Visibility::Restricted,
-        "owner, invited collaborators, workspace owner",
-    ),
-    (
-        Visibility::WorkspaceEdit,
-        "every member, at their role's level",
-    ),
-    (
-        Visibility::WorkspaceView,
-        "every member, role access capped at read",
-    ),
-];
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WriteKind {
-    Rename,
-    Visibility,
-    Unpublish,
-    Publish,
-    Delete,
-}
-
-impl WriteKind {
-    pub(super) fn doing(self) -> &'static str {
-        match self {
-            WriteKind::Rename => "renaming…",
-            WriteKind::Visibility => "changing visibility…",
-            WriteKind::Unpublish => "unpublishing…",
-            WriteKind::Publish => "starting a deployment…",
-            WriteKind::Delete => "deleting…",
-        }
-    }
-}
-
-#[derive(Debug)]
-pub(super) struct RenameField {
-    pub(super) field: TextField,
-    /// The contract's name rule, checked as the person types.
-    pub(super) problem: Option<String>,
-    /// The server's refusal of `body.name`, until the text changes.
-    pub(super) refused: Option<String>,
-}
-
-#[derive(Debug)]
-pub(super) enum Mode {
-    View,
-    Rename(RenameField),
-    Visibility(Menu),
-    Confirm(Box<Confirm>, WriteKind),
-}
 
 impl ProjectScreen {
     /// Starts a write action, or says why it cannot start.
