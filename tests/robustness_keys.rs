@@ -18,7 +18,7 @@ use vantage::clock::{Clock, SplitMix64};
 use vantage::server::seed::{self, GenerateSpec};
 use vantage::server::{self, ServerConfig};
 use vantage::tui::app::{App, ClientNotice, Identity, Msg};
-use vantage::tui::effect::{Effect, ErrorInfo, Gate, InventoryQuery, Reply, Request, Slot};
+use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Request, Slot};
 use vantage::tui::executor::ClientExecutor;
 use vantage::tui::keymap::Keymap;
 use vantage::tui::runtime::Executor;
@@ -78,9 +78,11 @@ async fn canned() -> Canned {
         async move { executor.execute(request).await.unwrap() }
     };
     let inventory = ask(Request::InventoryPage {
-        query: InventoryQuery::default(),
+        params: vantage::api::InventoryParams {
+            limit: Some(25),
+            ..Default::default()
+        },
         cursor: None,
-        limit: 25,
     })
     .await;
     let Reply::InventoryPage(page) = &inventory else {

@@ -213,12 +213,12 @@ fn sort_menu_and_reverse_toggle_the_query() {
         app.inventory.query.sort_by,
         Some(InventorySortBy::KNOWN[1].clone())
     );
-    assert_eq!(app.inventory.query.sort_order, SortOrder::Desc);
+    assert_eq!(app.inventory.sort_order(), SortOrder::Desc);
     let effects = app.handle(key('S'), NOW);
     assert_eq!(page_requests(&effects).len(), 1);
-    assert_eq!(app.inventory.query.sort_order, SortOrder::Asc);
+    assert_eq!(app.inventory.sort_order(), SortOrder::Asc);
     app.handle(key('S'), NOW);
-    assert_eq!(app.inventory.query.sort_order, SortOrder::Desc);
+    assert_eq!(app.inventory.sort_order(), SortOrder::Desc);
 }
 
 #[test]
@@ -239,7 +239,7 @@ fn typing_a_search_waits_for_the_debounce() {
     assert!(page_requests(&early).is_empty());
     let effects = app.handle(Msg::Wake, deadline);
     assert_eq!(page_requests(&effects).len(), 1);
-    assert_eq!(app.inventory.query.query, "budget");
+    assert_eq!(app.inventory.search(), "budget");
     // While typing, q is text, not quit.
     app.handle(key('q'), NOW);
     assert!(!app.should_quit);

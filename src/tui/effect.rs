@@ -8,12 +8,12 @@ use std::path::PathBuf;
 
 use time::OffsetDateTime;
 
-use crate::api::MemberListParams;
 use crate::api::model::{
-    ActivityGroup, Breakdowns, Insights, InventoryPage, InventorySortBy, Member, MemberRef, Page,
-    PiiFinding, PublishAudience, Realtime, ReviewPriority, SortOrder, Visibility,
+    Breakdowns, Insights, InventoryPage, Member, MemberRef, Page, PiiFinding, Realtime,
+    ReviewPriority,
 };
 use crate::api::model::{Deployment, FieldError, Project, ProjectUpdate};
+use crate::api::{InventoryParams, MemberListParams};
 use crate::tui::nav::Nav;
 use crate::tui::watchlist::WatchEntry;
 
@@ -43,22 +43,6 @@ pub enum Slot {
     WatchlistSave,
 }
 
-/// The filters and sort of the project inventory, as the TUI holds them.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct InventoryQuery {
-    pub query: String,
-    pub review_priority: Vec<ReviewPriority>,
-    pub is_published: Option<bool>,
-    pub publish_audience: Vec<PublishAudience>,
-    pub visibility: Vec<Visibility>,
-    pub activity_group: Vec<ActivityGroup>,
-    pub has_pii: Option<bool>,
-    pub has_connectors: Option<bool>,
-    pub finding_type_id: Option<String>,
-    pub sort_by: Option<InventorySortBy>,
-    pub sort_order: SortOrder,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExportFormat {
     Csv,
@@ -79,13 +63,14 @@ pub enum Request {
     Insights {
         review_priority: Vec<ReviewPriority>,
     },
+    /// One page of the inventory; the filters are the api's own parameters
+    /// (declared once, on the client side), the page size among them.
     InventoryPage {
-        query: InventoryQuery,
+        params: InventoryParams,
         cursor: Option<String>,
-        limit: u32,
     },
     ExportInventory {
-        query: InventoryQuery,
+        params: InventoryParams,
         format: ExportFormat,
         path: PathBuf,
     },

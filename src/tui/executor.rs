@@ -6,7 +6,7 @@ use std::path::Path;
 use futures::StreamExt;
 
 use super::app::ClientNotice;
-use super::effect::{ErrorInfo, ExportFormat, Gate, InventoryQuery, Reply, Request};
+use super::effect::{ErrorInfo, ExportFormat, Gate, Reply, Request};
 use super::runtime::Executor;
 use super::watchlist;
 use crate::api::model::{ErrorType, PublishRequest};
@@ -30,24 +30,17 @@ impl Executor for ClientExecutor {
                 .get_insights(ws, &review_priority)
                 .await
                 .map(|insights| Reply::Insights(Box::new(insights))),
-            Request::InventoryPage {
-                query,
-                cursor,
-                limit,
-            } => {
-                let mut params = inventory_params(&query);
-                params.limit = Some(limit);
-                self.client
-                    .list_inventory(ws, &params, cursor.as_deref())
-                    .await
-                    .map(|page| Reply::InventoryPage(Box::new(page)))
-            }
+            Request::InventoryPage { params, cursor } => self
+                .client
+                .list_inventory(ws, &params, cursor.as_deref())
+                .await
+                .map(|page| Reply::InventoryPage(Box::new(page))),
             Request::ExportInventory {
-                query,
+                params,
                 format,
                 path,
             } => {
-                return self.export(&query, format, &path).await;
+                return self.export(params, format, &path).await;
             }
             Request::GetProject { project_id } => self
                 .client
@@ -154,7 +147,7 @@ impl ClientExecutor {
     /// Streams every page of the view into a file, item by item.
     async fn export(
         &self,
-        query: &InventoryQuery,
+        mut params: InventoryParams,
         format: ExportFormat,
         path: &Path,
     ) -> Result<Reply, ErrorInfo> {
@@ -166,7 +159,6 @@ impl ClientExecutor {
         let file = std::fs::File::create(path)
             .map_err(|err| failed(format!("cannot create {}: {err}", path.display())))?;
         let out = std::io::BufWriter::new(file);
-        let mut params = inventory_params(query);
         params.limit = Some(100);
         let mut items = Box::pin(self.client.inventory_stream(&self.workspace_id, params));
         let mut count = 0;
@@ -197,23 +189,6 @@ impl ClientExecutor {
             path: path.to_path_buf(),
             count,
         })
-    }
-}
-
-pub fn inventory_params(query: &InventoryQuery) -> InventoryParams {
-    InventoryParams {
-        query: Some(query.query.trim().to_owned()).filter(|q| !q.is_empty()),
-        sort_by: query.sort_by.clone(),
-        sort_order: query.sort_by.as_ref().map(|_| query.sort_order.clone()),
-        activity_group: query.activity_group.clone(),
-        is_published: query.is_published,
-        visibility: query.visibility.clone(),
-        has_pii: query.has_pii,
-        has_connectors: query.has_connectors,
-        publish_audience: query.publish_audience.clone(),
-        review_priority: query.review_priority.clone(),
-        finding_type_id: query.finding_type_id.iter().cloned().collect(),
-        ..InventoryParams::default()
     }
 }
 

@@ -51,7 +51,7 @@ impl InventoryScreen {
             yes_no(q.has_connectors),
             any(q
                 .finding_type_id
-                .as_deref()
+                .first()
                 .map(|id| sanitize_line(id).into_owned())),
         ];
         TOGGLES
@@ -113,7 +113,7 @@ impl InventoryScreen {
             6 => q.has_connectors = next_bool(q.has_connectors),
             7 => {
                 let ids: Vec<String> = self.finding_types.iter().map(|f| f.id.clone()).collect();
-                q.finding_type_id = next(q.finding_type_id.as_ref(), &ids);
+                q.finding_type_id = next(q.finding_type_id.first(), &ids).into_iter().collect();
             }
             _ => {}
         }
@@ -137,7 +137,7 @@ impl InventoryScreen {
                             .checked_sub(1)
                             .map(|i| InventorySortBy::KNOWN[i].clone());
                         if sort_by == Some(InventorySortBy::Relevance)
-                            && self.query.query.trim().is_empty()
+                            && self.search().trim().is_empty()
                         {
                             cx.notify("sorting by relevance needs a search: press / first".into());
                             return;
@@ -176,7 +176,7 @@ impl InventoryScreen {
         self.export_pending = Some(cx.fetch(
             Slot::InventoryExport,
             Request::ExportInventory {
-                query: self.query.clone(),
+                params: self.params(),
                 format,
                 path,
             },
@@ -188,8 +188,9 @@ impl InventoryScreen {
     pub fn filter_summary(&self) -> String {
         let q = &self.query;
         let mut parts = Vec::new();
-        if !q.query.trim().is_empty() {
-            parts.push(format!("search \"{}\"", sanitize_line(q.query.trim())));
+        let search = self.search().trim();
+        if !search.is_empty() {
+            parts.push(format!("search \"{}\"", sanitize_line(search)));
         }
         let list = |name: &str, values: Vec<&str>| {
             (!values.is_empty()).then(|| format!("{name} {}", values.join("|")))
@@ -231,13 +232,13 @@ impl InventoryScreen {
                 "without connectors".into()
             });
         }
-        if let Some(id) = &q.finding_type_id {
+        if let Some(id) = q.finding_type_id.first() {
             parts.push(format!("finding {}", sanitize_line(id)));
         }
         list::filter_summary(
             &parts,
             q.sort_by.as_ref().map(|by| by.as_str()),
-            &q.sort_order,
+            &self.sort_order(),
         )
     }
 }

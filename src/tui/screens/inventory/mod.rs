@@ -17,9 +17,10 @@ use tui_input::backend::crossterm::EventHandler;
 use super::catch_up::{CatchUp, Change, RowPatch};
 use super::paged::{PagedList, draw_placeholder};
 use super::{Screen, ScreenView};
+use crate::api::InventoryParams;
 use crate::api::model::{FindingType, InventoryItem, InventorySortBy, SortOrder};
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, InventoryQuery, Reply, Request, Slot};
+use crate::tui::effect::{Answer, Cx, Reply, Request, Slot};
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::widgets::menu::Menu;
 
@@ -51,7 +52,9 @@ const TOGGLES: &[&str] = &[
 
 #[derive(Debug)]
 pub struct InventoryScreen {
-    pub query: InventoryQuery,
+    /// The filters and sort as the person set them, in the api's own type:
+    /// the search as typed, and the direction kept while no sort is chosen.
+    pub query: InventoryParams,
     /// The search box while it has focus.
     input: Option<Input>,
     query_deadline: Option<OffsetDateTime>,
@@ -75,7 +78,7 @@ pub struct InventoryScreen {
 impl InventoryScreen {
     pub fn new(export_dir: PathBuf) -> Self {
         Self {
-            query: InventoryQuery::default(),
+            query: InventoryParams::default(),
             input: None,
             query_deadline: None,
             list: PagedList::new(Slot::InventoryPage, 20),
@@ -94,18 +97,35 @@ impl InventoryScreen {
 
     /// Shows only the projects of one finding type.
     pub fn filter_by_finding(&mut self, finding_type_id: String, cx: &mut Cx) {
-        self.query.finding_type_id = Some(finding_type_id);
+        self.query.finding_type_id = vec![finding_type_id];
         self.reload(cx);
+    }
+
+    /// The search as typed.
+    pub fn search(&self) -> &str {
+        self.query.query.as_deref().unwrap_or("")
+    }
+
+    /// The sort direction: descending unless reversed.
+    pub fn sort_order(&self) -> SortOrder {
+        self.query.sort_order.clone().unwrap_or(SortOrder::Desc)
+    }
+
+    /// What the api is asked for: the search trimmed (none when blank), a
+    /// direction only with a sort field (the contract's rule), full pages.
+    pub fn params(&self) -> InventoryParams {
+        InventoryParams {
+            limit: Some(PAGE_SIZE),
+            query: Some(self.search().trim().to_owned()).filter(|q| !q.is_empty()),
+            sort_order: self.query.sort_by.as_ref().map(|_| self.sort_order()),
+            ..self.query.clone()
+        }
     }
 
     /// The request for one page under the current query.
     fn page_request(&self) -> impl FnOnce(Option<String>) -> Request + use<> {
-        let query = self.query.clone();
-        move |cursor| Request::InventoryPage {
-            query,
-            cursor,
-            limit: PAGE_SIZE,
-        }
+        let params = self.params();
+        move |cursor| Request::InventoryPage { params, cursor }
     }
 
     /// Drops what is loaded and asks for the first page under the current query.
@@ -157,7 +177,7 @@ impl InventoryScreen {
             }
         }
         self.catch_up
-            .expect(id, change, self.query.clone(), cursor, cx.now);
+            .expect(id, change, self.params(), cursor, cx.now);
     }
 
     pub fn is_loading(&self) -> bool {
@@ -195,8 +215,8 @@ impl Screen for InventoryScreen {
                 let before = input.value().to_owned();
                 input.handle_event(&crossterm::event::Event::Key(*key));
                 if input.value() != before {
-                    self.query.query = input.value().to_owned();
-                    if self.query.query.trim().is_empty()
+                    self.query.query = Some(input.value().to_owned()).filter(|q| !q.is_empty());
+                    if self.search().trim().is_empty()
                         && self.query.sort_by == Some(InventorySortBy::Relevance)
                     {
                         self.query.sort_by = None;
@@ -217,7 +237,7 @@ impl Screen for InventoryScreen {
 
     fn wake(&mut self, cx: &mut Cx) -> bool {
         // A re-read for the catch-up changes nothing on screen until it answers.
-        self.catch_up.wake(cx, PAGE_SIZE);
+        self.catch_up.wake(cx);
         if self.query_deadline.is_some_and(|at| at <= cx.now) {
             self.query_deadline = None;
             self.reload(cx);
@@ -238,7 +258,7 @@ impl Screen for InventoryScreen {
         match action {
             Action::Refresh => self.reload(cx),
             Action::Filter => {
-                self.input = Some(Input::new(self.query.query.clone()));
+                self.input = Some(Input::new(self.search().to_owned()));
             }
             Action::Sort => self.open_menu(MenuKind::Sort),
             Action::Toggles => self.open_menu(MenuKind::Toggles),
@@ -247,10 +267,10 @@ impl Screen for InventoryScreen {
                 if self.query.sort_by.is_none() {
                     cx.notify("choose a sort first (s); the default order has no direction".into());
                 } else {
-                    self.query.sort_order = match self.query.sort_order {
+                    self.query.sort_order = Some(match self.sort_order() {
                         SortOrder::Asc => SortOrder::Desc,
                         _ => SortOrder::Asc,
-                    };
+                    });
                     self.reload(cx);
                 }
             }
@@ -259,7 +279,7 @@ impl Screen for InventoryScreen {
                 self.reload(cx);
             }
             Action::ClearFilters => {
-                self.query = InventoryQuery::default();
+                self.query = InventoryParams::default();
                 self.reload(cx);
             }
             Action::ToggleDetail => self.show_detail = !self.show_detail,
@@ -290,7 +310,7 @@ impl Screen for InventoryScreen {
                         self.row_pages
                             .extend(std::iter::repeat_n(page_index, page.data.len()));
                         self.total =
-                            Some(page.total - self.catch_up.unconfirmed_deletes(&self.query));
+                            Some(page.total - self.catch_up.unconfirmed_deletes(&self.params()));
                         self.applied_finding = page.applied_finding;
                         self.list.append(page.data, page.pagination, cx.now);
                         self.prefetch(cx);
@@ -314,7 +334,8 @@ impl Screen for InventoryScreen {
                     Ok(Reply::InventoryPage(page)) => Some(page.as_ref()),
                     _ => None,
                 };
-                if let Some(confirmed) = self.catch_up.on_page(token, page, &self.query, cx.now) {
+                if let Some(confirmed) = self.catch_up.on_page(token, page, &self.params(), cx.now)
+                {
                     for fresh in confirmed.rows {
                         if let Some(row) = self.list.rows.iter_mut().find(|row| row.id == fresh.id)
                         {
