@@ -17,7 +17,7 @@ use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::{bar_lines, date_label};
-use crate::tui::widgets::menu::Menu;
+use crate::tui::widgets::menu::{Menu, MenuOutcome};
 
 /// The longest range the service answers, in UTC dates, both ends included.
 pub const MAX_RANGE_DAYS: i64 = 365;
@@ -228,12 +228,10 @@ impl Screen for AnalyticsScreen {
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
         if let Some(menu) = &mut self.menu {
-            match action {
-                Action::Up => menu.up(),
-                Action::Down => menu.down(),
-                Action::Back | Action::Quit => self.menu = None,
-                Action::Open => {
-                    let choice = menu.selected;
+            match menu.handle(action) {
+                MenuOutcome::Open => {}
+                MenuOutcome::Closed => self.menu = None,
+                MenuOutcome::Chosen(choice) => {
                     self.menu = None;
                     match PRESETS.get(choice) {
                         Some(range) => self.choose(*range, cx),
@@ -247,7 +245,6 @@ impl Screen for AnalyticsScreen {
                         }
                     }
                 }
-                _ => {}
             }
             return true;
         }

@@ -9,7 +9,7 @@ use crate::text::sanitize_line;
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ExportFormat, Request, Slot};
 use crate::tui::widgets::list;
-use crate::tui::widgets::menu::Menu;
+use crate::tui::widgets::menu::{Menu, MenuOutcome};
 
 impl InventoryScreen {
     pub(super) fn open_menu(&mut self, kind: MenuKind) {
@@ -124,47 +124,44 @@ impl InventoryScreen {
             return;
         };
         let kind = *kind;
-        match action {
-            Action::Up => menu.up(),
-            Action::Down => menu.down(),
-            Action::Back | Action::Quit => self.menu = None,
-            Action::Open => {
-                let choice = menu.selected;
-                match kind {
-                    MenuKind::Sort => {
-                        self.menu = None;
-                        let sort_by = choice
-                            .checked_sub(1)
-                            .map(|i| InventorySortBy::KNOWN[i].clone());
-                        if sort_by == Some(InventorySortBy::Relevance)
-                            && self.search().trim().is_empty()
-                        {
-                            cx.notify("sorting by relevance needs a search: press / first".into());
-                            return;
-                        }
-                        self.query.sort_by = sort_by;
-                        self.reload(cx);
-                    }
-                    MenuKind::Toggles => {
-                        self.cycle_toggle(choice);
-                        let lines = self.toggle_lines();
-                        if let Some((_, menu)) = &mut self.menu {
-                            menu.items = lines;
-                        }
-                        self.reload(cx);
-                    }
-                    MenuKind::Export => {
-                        self.menu = None;
-                        let format = if choice == 0 {
-                            ExportFormat::Csv
-                        } else {
-                            ExportFormat::Json
-                        };
-                        self.start_export(format, cx);
-                    }
-                }
+        let choice = match menu.handle(action) {
+            MenuOutcome::Open => return,
+            MenuOutcome::Closed => {
+                self.menu = None;
+                return;
             }
-            _ => {}
+            MenuOutcome::Chosen(choice) => choice,
+        };
+        match kind {
+            MenuKind::Sort => {
+                self.menu = None;
+                let sort_by = choice
+                    .checked_sub(1)
+                    .map(|i| InventorySortBy::KNOWN[i].clone());
+                if sort_by == Some(InventorySortBy::Relevance) && self.search().trim().is_empty() {
+                    cx.notify("sorting by relevance needs a search: press / first".into());
+                    return;
+                }
+                self.query.sort_by = sort_by;
+                self.reload(cx);
+            }
+            MenuKind::Toggles => {
+                self.cycle_toggle(choice);
+                let lines = self.toggle_lines();
+                if let Some((_, menu)) = &mut self.menu {
+                    menu.items = lines;
+                }
+                self.reload(cx);
+            }
+            MenuKind::Export => {
+                self.menu = None;
+                let format = if choice == 0 {
+                    ExportFormat::Csv
+                } else {
+                    ExportFormat::Json
+                };
+                self.start_export(format, cx);
+            }
         }
     }
 

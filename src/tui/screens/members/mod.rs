@@ -25,7 +25,7 @@ use crate::text::sanitize_line;
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::widgets::list;
-use crate::tui::widgets::menu::Menu;
+use crate::tui::widgets::menu::{Menu, MenuOutcome};
 
 /// References per page: the contract's maximum, to keep requests few.
 pub const PAGE_SIZE: u32 = 100;
@@ -247,46 +247,45 @@ impl MembersScreen {
             return;
         };
         let kind = *kind;
-        match action {
-            Action::Up => menu.up(),
-            Action::Down => menu.down(),
-            Action::Back | Action::Quit => self.menu = None,
-            Action::Open => {
-                let choice = menu.selected;
-                match kind {
-                    MenuKind::Sort => {
-                        self.menu = None;
-                        if let Some(sort_by) = self.sort_choices().get(choice) {
-                            self.sort_by = sort_by.clone();
-                            self.reload(cx);
-                        }
-                    }
-                    MenuKind::Toggles => {
-                        match Role::KNOWN.get(choice) {
-                            Some(role) => {
-                                if let Some(at) = self.roles.iter().position(|r| r == role) {
-                                    self.roles.remove(at);
-                                } else {
-                                    self.roles.push(role.clone());
-                                }
-                            }
-                            None => {
-                                self.scim_managed = match self.scim_managed {
-                                    None => Some(true),
-                                    Some(true) => Some(false),
-                                    Some(false) => None,
-                                }
-                            }
-                        }
-                        let lines = self.toggle_lines();
-                        if let Some((_, menu)) = &mut self.menu {
-                            menu.items = lines;
-                        }
-                        self.reload(cx);
-                    }
+        let choice = match menu.handle(action) {
+            MenuOutcome::Open => return,
+            MenuOutcome::Closed => {
+                self.menu = None;
+                return;
+            }
+            MenuOutcome::Chosen(choice) => choice,
+        };
+        match kind {
+            MenuKind::Sort => {
+                self.menu = None;
+                if let Some(sort_by) = self.sort_choices().get(choice) {
+                    self.sort_by = sort_by.clone();
+                    self.reload(cx);
                 }
             }
-            _ => {}
+            MenuKind::Toggles => {
+                match Role::KNOWN.get(choice) {
+                    Some(role) => {
+                        if let Some(at) = self.roles.iter().position(|r| r == role) {
+                            self.roles.remove(at);
+                        } else {
+                            self.roles.push(role.clone());
+                        }
+                    }
+                    None => {
+                        self.scim_managed = match self.scim_managed {
+                            None => Some(true),
+                            Some(true) => Some(false),
+                            Some(false) => None,
+                        }
+                    }
+                }
+                let lines = self.toggle_lines();
+                if let Some((_, menu)) = &mut self.menu {
+                    menu.items = lines;
+                }
+                self.reload(cx);
+            }
         }
     }
 

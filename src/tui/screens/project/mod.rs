@@ -22,7 +22,7 @@ use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::widgets::confirm::{Confirm, ConfirmOutcome};
 use crate::tui::widgets::input::TextField;
-use crate::tui::widgets::menu::Menu;
+use crate::tui::widgets::menu::{Menu, MenuOutcome};
 
 /// Whether this session may change projects.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -288,15 +288,13 @@ impl Screen for ProjectScreen {
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
         if let Mode::Visibility(menu) = &mut self.mode {
-            match action {
-                Action::Up => menu.up(),
-                Action::Down => menu.down(),
-                Action::Back | Action::Quit => self.mode = Mode::View,
-                Action::Open => {
-                    let choice = VISIBILITY_CHOICES
-                        [menu.selected.min(VISIBILITY_CHOICES.len() - 1)]
-                    .0
-                    .clone();
+            match menu.handle(action) {
+                MenuOutcome::Open => {}
+                MenuOutcome::Closed => self.mode = Mode::View,
+                MenuOutcome::Chosen(choice) => {
+                    let choice = VISIBILITY_CHOICES[choice.min(VISIBILITY_CHOICES.len() - 1)]
+                        .0
+                        .clone();
                     self.mode = Mode::View;
                     if self.project.as_ref().and_then(|p| p.visibility.as_ref()) == Some(&choice) {
                         cx.notify("the visibility is unchanged".into());
@@ -311,7 +309,6 @@ impl Screen for ProjectScreen {
                         self.send(WriteKind::Visibility, request, cx);
                     }
                 }
-                _ => {}
             }
             return true;
         }
