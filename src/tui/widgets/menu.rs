@@ -20,6 +20,20 @@ pub enum MenuOutcome {
     Chosen(usize),
 }
 
+/// An action on a screen's open menu of kind `K` (if any): the kind and the
+/// index of the item chosen; closes the menu on back or quit.
+pub fn choose<K: Copy>(open: &mut Option<(K, Menu)>, action: Action) -> Option<(K, usize)> {
+    let (kind, menu) = open.as_mut()?;
+    match menu.handle(action) {
+        MenuOutcome::Open => None,
+        MenuOutcome::Closed => {
+            *open = None;
+            None
+        }
+        MenuOutcome::Chosen(choice) => Some((*kind, choice)),
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Menu {
     pub title: String,

@@ -9,7 +9,7 @@ use crate::text::sanitize_line;
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ExportFormat, Request, Slot};
 use crate::tui::widgets::list;
-use crate::tui::widgets::menu::{Menu, MenuOutcome};
+use crate::tui::widgets::menu::{self, Menu};
 
 impl InventoryScreen {
     pub(super) fn open_menu(&mut self, kind: MenuKind) {
@@ -120,17 +120,8 @@ impl InventoryScreen {
     }
 
     pub(super) fn handle_menu_action(&mut self, action: Action, cx: &mut Cx) {
-        let Some((kind, menu)) = &mut self.menu else {
+        let Some((kind, choice)) = menu::choose(&mut self.menu, action) else {
             return;
-        };
-        let kind = *kind;
-        let choice = match menu.handle(action) {
-            MenuOutcome::Open => return,
-            MenuOutcome::Closed => {
-                self.menu = None;
-                return;
-            }
-            MenuOutcome::Chosen(choice) => choice,
         };
         match kind {
             MenuKind::Sort => {

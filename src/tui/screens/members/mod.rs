@@ -25,7 +25,7 @@ use crate::text::sanitize_line;
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::widgets::list;
-use crate::tui::widgets::menu::{Menu, MenuOutcome};
+use crate::tui::widgets::menu::{self, Menu};
 
 /// References per page: the contract's maximum, to keep requests few.
 pub const PAGE_SIZE: u32 = 100;
@@ -243,17 +243,8 @@ impl MembersScreen {
     }
 
     fn handle_menu_action(&mut self, action: Action, cx: &mut Cx) {
-        let Some((kind, menu)) = &mut self.menu else {
+        let Some((kind, choice)) = menu::choose(&mut self.menu, action) else {
             return;
-        };
-        let kind = *kind;
-        let choice = match menu.handle(action) {
-            MenuOutcome::Open => return,
-            MenuOutcome::Closed => {
-                self.menu = None;
-                return;
-            }
-            MenuOutcome::Chosen(choice) => choice,
         };
         match kind {
             MenuKind::Sort => {
