@@ -114,7 +114,7 @@ fn loaded_app() -> App {
         token =
             page_token(&effects).or_else(|| page_token(&app.handle(key(KeyCode::Char('G')), NOW)));
     }
-    assert_eq!(app.inventory.rows.len(), ROWS, "every row is loaded");
+    assert_eq!(app.inventory.list.rows.len(), ROWS, "every row is loaded");
     // Back to the top; the frames below scroll down from there.
     app.handle(key(KeyCode::Char('g')), NOW);
     app

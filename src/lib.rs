@@ -15,4 +15,5 @@ pub mod rng;
 pub mod server;
 pub mod session;
 pub mod text;
+pub mod timefmt;
 pub mod tui;

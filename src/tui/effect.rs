@@ -1,18 +1,20 @@
 //! What screens ask the runtime to do, and what comes back. Screens never touch the
 //! network: they return effects; every reply carries the token of its request, so
-//! a stale reply (an older filter, a screen left behind) is dropped.
+//! a stale reply (an older filter, a screen left behind) is dropped. What a screen
+//! asks of the App itself (tabs, the project view, the status line) is a
+//! [`Nav`], collected apart, so the runtime sees only what it carries out.
 
 use std::path::PathBuf;
 
 use time::OffsetDateTime;
 
-use crate::api::MemberListParams;
 use crate::api::model::{
-    ActivityGroup, Breakdowns, Insights, InventoryPage, InventorySortBy, Member, MemberRef, Page,
-    PiiFinding, PublishAudience, Realtime, ReviewPriority, SortOrder, Visibility,
+    Breakdowns, Insights, InventoryPage, Member, MemberRef, Page, PiiFinding, Realtime,
+    ReviewPriority,
 };
 use crate::api::model::{Deployment, FieldError, Project, ProjectUpdate};
-use crate::tui::screens::project::ProjectNav;
+use crate::api::{InventoryParams, MemberListParams};
+use crate::tui::nav::Nav;
 use crate::tui::watchlist::WatchEntry;
 
 /// A request kind; a newer request in the same slot aborts the older one.
@@ -37,23 +39,8 @@ pub enum Slot {
     Realtime(u8),
     Breakdowns,
     PiiPage,
+    WatchlistLoad,
     WatchlistSave,
-}
-
-/// The filters and sort of the project inventory, as the TUI holds them.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct InventoryQuery {
-    pub query: String,
-    pub review_priority: Vec<ReviewPriority>,
-    pub is_published: Option<bool>,
-    pub publish_audience: Vec<PublishAudience>,
-    pub visibility: Vec<Visibility>,
-    pub activity_group: Vec<ActivityGroup>,
-    pub has_pii: Option<bool>,
-    pub has_connectors: Option<bool>,
-    pub finding_type_id: Option<String>,
-    pub sort_by: Option<InventorySortBy>,
-    pub sort_order: SortOrder,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,13 +63,14 @@ pub enum Request {
     Insights {
         review_priority: Vec<ReviewPriority>,
     },
+    /// One page of the inventory; the filters are the api's own parameters
+    /// (declared once, on the client side), the page size among them.
     InventoryPage {
-        query: InventoryQuery,
+        params: InventoryParams,
         cursor: Option<String>,
-        limit: u32,
     },
     ExportInventory {
-        query: InventoryQuery,
+        params: InventoryParams,
         format: ExportFormat,
         path: PathBuf,
     },
@@ -126,6 +114,10 @@ pub enum Request {
         cursor: Option<String>,
         limit: u32,
     },
+    /// Reads the monitor's watch list from `path` (a missing file is an empty list).
+    LoadWatchlist {
+        path: PathBuf,
+    },
     /// Writes the monitor's watch list (atomically) to `path`.
     SaveWatchlist {
         path: PathBuf,
@@ -152,10 +144,19 @@ pub enum Reply {
     Realtime(Box<Realtime>),
     Breakdowns(Box<Breakdowns>),
     PiiPage(Box<Page<PiiFinding>>),
+    Watchlist(Vec<WatchEntry>),
     WatchlistSaved,
 }
 
-/// What a screen asks for.
+/// A reply as the screen whose request it answers takes it.
+#[derive(Debug)]
+pub struct Answer {
+    pub slot: Slot,
+    pub token: u64,
+    pub reply: Result<Reply, ErrorInfo>,
+}
+
+/// What the runtime carries out for a screen: I/O, and nothing else.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Fetch {
@@ -165,15 +166,7 @@ pub enum Effect {
     },
     /// Put text on the clipboard (OSC 52).
     Copy(String),
-    /// Show the inventory filtered by one finding type.
-    OpenInventoryForFinding(String),
-    /// A short message for the status line.
-    Notify(String),
     Quit,
-    /// Open or leave the project detail screen, or tell the inventory of a write.
-    ProjectView(ProjectNav),
-    /// Switch to a tab (0-based), e.g. to pick a project in the inventory.
-    ShowTab(usize),
 }
 
 /// Why the API refused, in the words a person needs to fix it.
@@ -243,18 +236,26 @@ pub struct ErrorInfo {
     pub at: OffsetDateTime,
 }
 
-/// Hands out request tokens and collects effects while a message is handled.
+/// Hands out request tokens and collects effects (for the runtime) and
+/// navigation (for the App) while a message is handled.
 pub struct Cx<'a> {
     pub now: OffsetDateTime,
     effects: &'a mut Vec<Effect>,
+    navs: &'a mut Vec<Nav>,
     next_token: &'a mut u64,
 }
 
 impl<'a> Cx<'a> {
-    pub fn new(now: OffsetDateTime, effects: &'a mut Vec<Effect>, next_token: &'a mut u64) -> Self {
+    pub fn new(
+        now: OffsetDateTime,
+        effects: &'a mut Vec<Effect>,
+        navs: &'a mut Vec<Nav>,
+        next_token: &'a mut u64,
+    ) -> Self {
         Self {
             now,
             effects,
+            navs,
             next_token,
         }
     }
@@ -273,5 +274,21 @@ impl<'a> Cx<'a> {
 
     pub fn emit(&mut self, effect: Effect) {
         self.effects.push(effect);
+    }
+
+    /// Puts `text`, when there is one (a selected row's id), on the clipboard.
+    pub fn copy(&mut self, text: Option<&str>) {
+        if let Some(text) = text {
+            self.effects.push(Effect::Copy(text.to_owned()));
+        }
+    }
+
+    pub fn navigate(&mut self, nav: Nav) {
+        self.navs.push(nav);
+    }
+
+    /// A short message for the status line.
+    pub fn notify(&mut self, text: String) {
+        self.navs.push(Nav::Notify(text));
     }
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use futures::StreamExt;
 
 use super::app::ClientNotice;
-use super::effect::{ErrorInfo, ExportFormat, Gate, InventoryQuery, Reply, Request};
+use super::effect::{ErrorInfo, ExportFormat, Gate, Reply, Request};
 use super::runtime::Executor;
 use super::watchlist;
 use crate::api::model::{ErrorType, PublishRequest};
@@ -30,24 +30,17 @@ impl Executor for ClientExecutor {
                 .get_insights(ws, &review_priority)
                 .await
                 .map(|insights| Reply::Insights(Box::new(insights))),
-            Request::InventoryPage {
-                query,
-                cursor,
-                limit,
-            } => {
-                let mut params = inventory_params(&query);
-                params.limit = Some(limit);
-                self.client
-                    .list_inventory(ws, &params, cursor.as_deref())
-                    .await
-                    .map(|page| Reply::InventoryPage(Box::new(page)))
-            }
+            Request::InventoryPage { params, cursor } => self
+                .client
+                .list_inventory(ws, &params, cursor.as_deref())
+                .await
+                .map(|page| Reply::InventoryPage(Box::new(page))),
             Request::ExportInventory {
-                query,
+                params,
                 format,
                 path,
             } => {
-                return self.export(&query, format, &path).await;
+                return self.export(params, format, &path).await;
             }
             Request::GetProject { project_id } => self
                 .client
@@ -121,18 +114,16 @@ impl Executor for ClientExecutor {
                 )
                 .await
                 .map(|page| Reply::PiiPage(Box::new(page))),
+            // The watch list is a local file, read and written through the same door.
+            Request::LoadWatchlist { path } => {
+                return watchlist::load(&path)
+                    .map(Reply::Watchlist)
+                    .map_err(|error| self.local_failure(error.to_string()));
+            }
             Request::SaveWatchlist { path, entries } => {
                 return watchlist::save(&path, &entries)
                     .map(|()| Reply::WatchlistSaved)
-                    .map_err(|error| ErrorInfo {
-                        status: None,
-                        kind: None,
-                        detail: None,
-                        request_id: None,
-                        summary: error.to_string(),
-                        gate: None,
-                        at: self.clock.now(),
-                    });
+                    .map_err(|error| self.local_failure(error.to_string()));
             }
         };
         result.map_err(|error| error_info(&error, &self.clock))
@@ -140,22 +131,27 @@ impl Executor for ClientExecutor {
 }
 
 impl ClientExecutor {
-    /// Streams every page of the view into a file, item by item.
-    async fn export(
-        &self,
-        query: &InventoryQuery,
-        format: ExportFormat,
-        path: &Path,
-    ) -> Result<Reply, ErrorInfo> {
-        let failed = |message: String| ErrorInfo {
+    /// A failure of local I/O (a file), as the TUI shows errors.
+    fn local_failure(&self, summary: String) -> ErrorInfo {
+        ErrorInfo {
             status: None,
             kind: None,
             detail: None,
             request_id: None,
-            summary: message,
+            summary,
             gate: None,
             at: self.clock.now(),
-        };
+        }
+    }
+
+    /// Streams every page of the view into a file, item by item.
+    async fn export(
+        &self,
+        mut params: InventoryParams,
+        format: ExportFormat,
+        path: &Path,
+    ) -> Result<Reply, ErrorInfo> {
+        let failed = |message: String| self.local_failure(message);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
                 .map_err(|err| failed(format!("cannot create {}: {err}", dir.display())))?;
@@ -163,7 +159,6 @@ impl ClientExecutor {
         let file = std::fs::File::create(path)
             .map_err(|err| failed(format!("cannot create {}: {err}", path.display())))?;
         let out = std::io::BufWriter::new(file);
-        let mut params = inventory_params(query);
         params.limit = Some(100);
         let mut items = Box::pin(self.client.inventory_stream(&self.workspace_id, params));
         let mut count = 0;
@@ -194,23 +189,6 @@ impl ClientExecutor {
             path: path.to_path_buf(),
             count,
         })
-    }
-}
-
-pub fn inventory_params(query: &InventoryQuery) -> InventoryParams {
-    InventoryParams {
-        query: Some(query.query.trim().to_owned()).filter(|q| !q.is_empty()),
-        sort_by: query.sort_by.clone(),
-        sort_order: query.sort_by.as_ref().map(|_| query.sort_order.clone()),
-        activity_group: query.activity_group.clone(),
-        is_published: query.is_published,
-        visibility: query.visibility.clone(),
-        has_pii: query.has_pii,
-        has_connectors: query.has_connectors,
-        publish_audience: query.publish_audience.clone(),
-        review_priority: query.review_priority.clone(),
-        finding_type_id: query.finding_type_id.iter().cloned().collect(),
-        ..InventoryParams::default()
     }
 }
 

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use tokio::sync::{broadcast, mpsc};
 
 use super::app::{App, Identity};
-use super::effect::ErrorInfo;
 use super::executor::{ClientExecutor, notice};
 use super::runtime::{self, Exit};
 use super::screens::monitor::{DEFAULT_REFRESH_SECS, MonitorScreen};
@@ -80,18 +79,6 @@ pub async fn run(target: Target, settings: &TuiSettings) -> Result<Exit, LaunchE
     let mut app = App::new(identity, theme, settings.keymap.clone(), export_dir);
     app.monitor = MonitorScreen::new(settings.refresh_secs.unwrap_or(DEFAULT_REFRESH_SECS));
     app.monitor.use_watchlist_file(watchlist_path);
-    if let Some(warning) = app.monitor.watch_warning.clone() {
-        // Reported in the status line and the error log; the dashboard goes on.
-        app.errors.push(ErrorInfo {
-            status: None,
-            kind: None,
-            detail: None,
-            request_id: None,
-            summary: warning,
-            gate: None,
-            at: clock.now(),
-        });
-    }
     let (notices_tx, notices_rx) = mpsc::unbounded_channel();
     let mut events = client.subscribe();
     let forward = tokio::spawn(async move {

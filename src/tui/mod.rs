@@ -6,6 +6,7 @@ pub mod effect;
 pub mod executor;
 pub mod keymap;
 pub mod launch;
+pub mod nav;
 pub mod runtime;
 pub mod screens;
 pub mod settings;

@@ -162,9 +162,6 @@ fn dispatch<E: Executor>(
             }
             Effect::Copy(text) => copy_osc52(terminal.backend_mut(), &text)?,
             Effect::Quit => quit = true,
-            Effect::OpenInventoryForFinding(_) | Effect::Notify(_) | Effect::ShowTab(_) => {}
-            // Handled by the app before effects reach the runtime.
-            Effect::ProjectView(_) => {}
         }
     }
     inflight.retain(|_, task| !task.is_finished());

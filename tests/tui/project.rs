@@ -145,7 +145,7 @@ fn inventory(app: &mut App) {
         token,
         Ok(Reply::InventoryPage(Box::new(page(0..5, 5)))),
     );
-    assert_eq!(app.inventory.rows.len(), 5);
+    assert_eq!(app.inventory.list.rows.len(), 5);
 }
 
 /// Opens the selected row's project and answers its GET.
@@ -203,7 +203,7 @@ fn enter_opens_the_project_and_d_still_toggles_the_pane() {
     open_selected(&mut app, 1);
     app.handle(code(KeyCode::Esc), NOW);
     assert!(app.project.is_none(), "esc goes back to the inventory");
-    assert_eq!(app.tab, 1);
+    assert_eq!(app.tab, vantage::tui::nav::Tab::Inventory);
 }
 
 #[test]
@@ -311,7 +311,7 @@ fn a_rename_shows_the_response_and_the_inventory_catches_up() {
     );
     app.handle(code(KeyCode::Esc), NOW);
     assert_eq!(
-        app.inventory.rows[0].name.as_deref(),
+        app.inventory.list.rows[0].name.as_deref(),
         Some("Project 0 v2"),
         "the loaded row is patched from the write's response"
     );
@@ -334,7 +334,10 @@ fn a_rename_shows_the_response_and_the_inventory_catches_up() {
         Ok(Reply::InventoryPage(Box::new(page(0..5, 5)))),
         first,
     );
-    assert_eq!(app.inventory.rows[0].name.as_deref(), Some("Project 0 v2"));
+    assert_eq!(
+        app.inventory.list.rows[0].name.as_deref(),
+        Some("Project 0 v2")
+    );
     assert!(app.inventory.catch_up.waiting());
     let second = app.wake_at().expect("another re-read");
     assert!(second - first > first - NOW, "the wait grows");
@@ -383,7 +386,7 @@ fn visibility_is_picked_from_a_menu() {
         Ok(Reply::Project(Box::new(changed))),
     );
     assert_eq!(
-        app.inventory.rows[0].visibility,
+        app.inventory.list.rows[0].visibility,
         Some(Visibility::WorkspaceView)
     );
 }
@@ -424,8 +427,14 @@ fn delete_needs_the_exact_name_typed() {
         Ok(Reply::ProjectDeleted),
     );
     assert!(app.project.is_none(), "back in the inventory");
-    assert_eq!(app.inventory.rows.len(), 4);
-    assert!(app.inventory.rows.iter().all(|row| row.id != "prj_00002"));
+    assert_eq!(app.inventory.list.rows.len(), 4);
+    assert!(
+        app.inventory
+            .list
+            .rows
+            .iter()
+            .all(|row| row.id != "prj_00002")
+    );
     assert_eq!(app.inventory.total, Some(4));
     // A stale page that still lists the row does not bring it back.
     let effects = app.handle(key('r'), NOW);
@@ -436,7 +445,7 @@ fn delete_needs_the_exact_name_typed() {
         token,
         Ok(Reply::InventoryPage(Box::new(page(0..5, 5)))),
     );
-    assert_eq!(app.inventory.rows.len(), 4);
+    assert_eq!(app.inventory.list.rows.len(), 4);
     assert_eq!(app.inventory.total, Some(4));
 }
 
@@ -708,7 +717,10 @@ fn stale_replies_are_dropped() {
         screen(&app).project.as_ref().unwrap().name.as_deref(),
         Some("Project 1")
     );
-    assert_eq!(app.inventory.rows[1].name.as_deref(), Some("Project 1"));
+    assert_eq!(
+        app.inventory.list.rows[1].name.as_deref(),
+        Some("Project 1")
+    );
 }
 
 // --- Snapshots ------------------------------------------------------------

@@ -18,7 +18,7 @@ use vantage::rng::SplitMix64;
 use vantage::server::seed::{self, GenerateSpec};
 use vantage::server::{self, ServerConfig};
 use vantage::tui::app::{App, ClientNotice, Identity, Msg};
-use vantage::tui::effect::{Effect, ErrorInfo, Gate, InventoryQuery, Reply, Request, Slot};
+use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Request, Slot};
 use vantage::tui::executor::ClientExecutor;
 use vantage::tui::keymap::Keymap;
 use vantage::tui::runtime::Executor;
@@ -78,9 +78,11 @@ async fn canned() -> Canned {
         async move { executor.execute(request).await.unwrap() }
     };
     let inventory = ask(Request::InventoryPage {
-        query: InventoryQuery::default(),
+        params: vantage::api::InventoryParams {
+            limit: Some(25),
+            ..Default::default()
+        },
         cursor: None,
-        limit: 25,
     })
     .await;
     let Reply::InventoryPage(page) = &inventory else {
@@ -168,6 +170,7 @@ impl Canned {
             Request::Realtime { .. } => self.realtime.clone(),
             Request::Breakdowns { .. } => self.breakdowns.clone(),
             Request::PiiPage { .. } => self.pii.clone(),
+            Request::LoadWatchlist { .. } => Reply::Watchlist(Vec::new()),
             Request::SaveWatchlist { .. } => Reply::WatchlistSaved,
         }
     }
@@ -316,7 +319,7 @@ async fn fifty_thousand_random_events_never_panic() {
         if pending.len() > 64 {
             pending.drain(..32);
         }
-        tabs_seen[app.tab] = true;
+        tabs_seen[app.tab.index()] = true;
         if draw {
             terminal.draw(|frame| app.draw(frame, now)).unwrap();
         }

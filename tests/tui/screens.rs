@@ -121,6 +121,11 @@ fn inventory_page(count: usize) -> InventoryPage {
 /// Loads the inventory with `count` projects; the first one is selected.
 fn with_inventory(app: &mut App, count: usize) {
     app.start(NOW);
+    show_inventory(app, count);
+}
+
+/// Opens the inventory tab and answers its first page with `count` rows.
+fn show_inventory(app: &mut App, count: usize) {
     let effects = app.handle(key('2'), NOW);
     let (slot, token, _) = fetches(&effects)
         .into_iter()
@@ -351,7 +356,7 @@ fn a_stale_member_page_is_dropped() {
         Ok(Reply::MemberPage(Box::new(member_page(0..5, false)))),
     );
     assert!(
-        app.members.rows.is_empty(),
+        app.members.list.rows.is_empty(),
         "the older sort's reply is dropped"
     );
     reply(
@@ -360,7 +365,7 @@ fn a_stale_member_page_is_dropped() {
         new,
         Ok(Reply::MemberPage(Box::new(member_page(0..3, false)))),
     );
-    assert_eq!(app.members.rows.len(), 3);
+    assert_eq!(app.members.list.rows.len(), 3);
 }
 
 fn last_member_params(effects: &[Effect]) -> vantage::api::MemberListParams {
@@ -713,13 +718,39 @@ fn saves(effects: &[Effect]) -> Vec<(std::path::PathBuf, Vec<watchlist::WatchEnt
         .collect()
 }
 
+/// Opens an app on the watch-list file at `path` and answers its start's read
+/// of it the way the executor does.
+fn app_with_watchlist(path: &std::path::Path) -> App {
+    let mut app = app();
+    app.monitor.use_watchlist_file(path.to_path_buf());
+    let effects = app.start(NOW);
+    answer_watchlist_read(&mut app, &effects);
+    app
+}
+
+fn answer_watchlist_read(app: &mut App, effects: &[Effect]) {
+    let (slot, token, request) = fetches(effects)
+        .into_iter()
+        .find(|(slot, _, _)| *slot == Slot::WatchlistLoad)
+        .expect("the start reads the watch list");
+    let Request::LoadWatchlist { path } = request else {
+        panic!("not a read: {request:?}");
+    };
+    let loaded = watchlist::load(&path)
+        .map(Reply::Watchlist)
+        .map_err(|e| ErrorInfo {
+            summary: e.to_string(),
+            ..error(None, None, None)
+        });
+    reply(app, slot, token, loaded);
+}
+
 #[test]
 fn pinning_in_the_inventory_saves_the_watch_list_and_the_monitor_shows_them_all() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("watchlist.json");
-    let mut app = app();
-    app.monitor.use_watchlist_file(path.clone());
-    with_inventory(&mut app, 4);
+    let mut app = app_with_watchlist(&path);
+    show_inventory(&mut app, 4);
     let effects = app.handle(key('w'), NOW);
     let saved = saves(&effects);
     assert_eq!(saved.len(), 1);
@@ -736,10 +767,9 @@ fn pinning_in_the_inventory_saves_the_watch_list_and_the_monitor_shows_them_all(
     assert_eq!(ids, ["prj_0000", "prj_0001"]);
     // What the executor does with the request; a new monitor reads it back.
     watchlist::save(&path, &entries).unwrap();
-    let mut reopened = vantage::tui::screens::monitor::MonitorScreen::default();
-    reopened.use_watchlist_file(path.clone());
-    assert_eq!(reopened.watch, entries);
-    assert_eq!(reopened.watch_warning, None);
+    let reopened = app_with_watchlist(&path);
+    assert_eq!(reopened.monitor.watch, entries);
+    assert_eq!(reopened.monitor.watch_warning, None);
     let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(leftovers.len(), 1, "no temporary file left behind");
 
@@ -763,6 +793,36 @@ fn pinning_in_the_inventory_saves_the_watch_list_and_the_monitor_shows_them_all(
 }
 
 #[test]
+fn a_pin_made_while_the_watch_list_is_read_is_saved_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("watchlist.json");
+    let kept = watchlist::WatchEntry {
+        id: "prj_9".into(),
+        name: None,
+    };
+    watchlist::save(&path, std::slice::from_ref(&kept)).unwrap();
+    let mut app = app();
+    app.monitor.use_watchlist_file(path.clone());
+    let start = app.start(NOW);
+    show_inventory(&mut app, 4);
+    let effects = app.handle(key('w'), NOW);
+    assert!(
+        saves(&effects).is_empty(),
+        "no save before the file is read"
+    );
+    // The read answers: the file's entries first, then the pin, saved together.
+    let (slot, token, _) = fetches(&start)
+        .into_iter()
+        .find(|(slot, _, _)| *slot == Slot::WatchlistLoad)
+        .unwrap();
+    let loaded = watchlist::load(&path).unwrap();
+    let effects = reply(&mut app, slot, token, Ok(Reply::Watchlist(loaded)));
+    let (_, entries) = saves(&effects).remove(0);
+    let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, ["prj_9", "prj_0000"]);
+}
+
+#[test]
 fn a_damaged_watch_list_is_reported_and_ignored() {
     let dir = tempfile::tempdir().unwrap();
     for body in [
@@ -772,11 +832,12 @@ fn a_damaged_watch_list_is_reported_and_ignored() {
     ] {
         let path = dir.path().join("watchlist.json");
         std::fs::write(&path, &body).unwrap();
-        let mut monitor = vantage::tui::screens::monitor::MonitorScreen::default();
-        monitor.use_watchlist_file(path.clone());
-        assert!(monitor.watch.is_empty(), "{body}");
-        let warning = monitor.watch_warning.clone().expect("reported");
+        let reopened = app_with_watchlist(&path);
+        assert!(reopened.monitor.watch.is_empty(), "{body}");
+        let warning = reopened.monitor.watch_warning.clone().expect("reported");
         assert!(warning.contains("damaged"), "{warning}");
+        let logged = reopened.errors.last().expect("in the error log");
+        assert_eq!(logged.summary, warning);
         // The next save replaces it with a good one.
         let entry = watchlist::WatchEntry {
             id: "prj_1".into(),
@@ -964,7 +1025,11 @@ fn project_tabs_without_a_selection_offer_the_inventory() {
         assert!(text(&screen(&app, 120, 35)).contains("No project selected."));
     }
     app.handle(special(KeyCode::Enter), NOW);
-    assert_eq!(app.tab, 1, "enter goes to the inventory");
+    assert_eq!(
+        app.tab,
+        vantage::tui::nav::Tab::Inventory,
+        "enter goes to the inventory"
+    );
 }
 
 // --- Personal data -----------------------------------------------------------------
@@ -1035,14 +1100,14 @@ fn personal_data_pages_load_before_the_end_and_stale_pages_are_dropped() {
         next,
         Ok(Reply::PiiPage(Box::new(pii_page(100..200, false)))),
     );
-    assert!(app.pii.rows.is_empty());
+    assert!(app.pii.list.rows.is_empty());
     reply(
         &mut app,
         Slot::PiiPage,
         fresh,
         Ok(Reply::PiiPage(Box::new(pii_page(0..3, false)))),
     );
-    assert_eq!(app.pii.rows.len(), 3);
+    assert_eq!(app.pii.list.rows.len(), 3);
 }
 
 #[test]

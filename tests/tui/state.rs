@@ -86,7 +86,7 @@ fn a_stale_reply_is_dropped() {
         NOW,
     );
     assert!(
-        app.inventory.rows.is_empty(),
+        app.inventory.list.rows.is_empty(),
         "the reply of the older filter is dropped"
     );
     app.handle(
@@ -97,8 +97,34 @@ fn a_stale_reply_is_dropped() {
         },
         NOW,
     );
-    assert_eq!(app.inventory.rows.len(), 3);
+    assert_eq!(app.inventory.list.rows.len(), 3);
     assert_eq!(app.inventory.total, Some(3));
+}
+
+#[test]
+fn a_stale_reply_marks_nothing_dirty() {
+    let mut app = app();
+    let first = open_inventory(&mut app);
+    let reply = |token: u64, rows: usize| Msg::Reply {
+        slot: Slot::InventoryPage,
+        token,
+        reply: Ok(Reply::InventoryPage(Box::new(page(0..rows, rows, false)))),
+    };
+    app.handle(reply(first, 5), NOW);
+    // Two filter changes; the reply to the first arrives after the second.
+    let stale = page_requests(&app.handle(key('p'), NOW))[0].0;
+    let current = page_requests(&app.handle(key('p'), NOW))[0].0;
+    // The runtime draws and clears the flag; the late reply must not set it again.
+    app.dirty = false;
+    let effects = app.handle(reply(stale, 4), NOW);
+    assert!(effects.is_empty());
+    assert!(!app.dirty, "a dropped reply changes nothing on screen");
+    // A key that means nothing here changes nothing either.
+    app.handle(key('Z'), NOW);
+    assert!(!app.dirty, "an unbound key redraws nothing");
+    app.handle(reply(current, 3), NOW);
+    assert!(app.dirty, "the current reply is shown");
+    assert_eq!(app.inventory.list.rows.len(), 3);
 }
 
 #[test]
@@ -169,12 +195,12 @@ fn sort_menu_and_reverse_toggle_the_query() {
         app.inventory.query.sort_by,
         Some(InventorySortBy::KNOWN[1].clone())
     );
-    assert_eq!(app.inventory.query.sort_order, SortOrder::Desc);
+    assert_eq!(app.inventory.sort_order(), SortOrder::Desc);
     let effects = app.handle(key('S'), NOW);
     assert_eq!(page_requests(&effects).len(), 1);
-    assert_eq!(app.inventory.query.sort_order, SortOrder::Asc);
+    assert_eq!(app.inventory.sort_order(), SortOrder::Asc);
     app.handle(key('S'), NOW);
-    assert_eq!(app.inventory.query.sort_order, SortOrder::Desc);
+    assert_eq!(app.inventory.sort_order(), SortOrder::Desc);
 }
 
 #[test]
@@ -195,7 +221,7 @@ fn typing_a_search_waits_for_the_debounce() {
     assert!(page_requests(&early).is_empty());
     let effects = app.handle(Msg::Wake, deadline);
     assert_eq!(page_requests(&effects).len(), 1);
-    assert_eq!(app.inventory.query.query, "budget");
+    assert_eq!(app.inventory.search(), "budget");
     // While typing, q is text, not quit.
     app.handle(key('q'), NOW);
     assert!(!app.should_quit);

@@ -47,6 +47,22 @@ impl Default for PollPolicy {
 /// The contract: poll a deployment at most once every 2 seconds.
 pub const MIN_POLL_INTERVAL: Duration = Duration::from_secs(2);
 
+impl PollPolicy {
+    /// The wait before the first poll: `first`, never under [`MIN_POLL_INTERVAL`].
+    pub fn first_interval(&self) -> Duration {
+        self.first.max(MIN_POLL_INTERVAL)
+    }
+
+    /// The wait after a poll that found the deployment running: `current`
+    /// grown by `factor`, between [`MIN_POLL_INTERVAL`] and `max`.
+    pub fn next_interval(&self, current: Duration) -> Duration {
+        let floor = MIN_POLL_INTERVAL;
+        current
+            .mul_f64(self.factor.max(1.0))
+            .clamp(floor, self.max.max(floor))
+    }
+}
+
 /// The typed client. Cheap to clone; clones share the connection pool, the
 /// rate-limit state of the credential, the retry budget and the event stream.
 #[derive(Clone, Debug)]

@@ -24,7 +24,7 @@ use super::super::model::{
 use super::super::page::Query;
 use super::super::paths;
 use super::super::transport::{Call, Idempotency};
-use super::{Client, MIN_POLL_INTERVAL, PollPolicy, json_body};
+use super::{Client, PollPolicy, json_body};
 
 impl Client {
     /// `GET /v1/projects/{id}`.
@@ -155,8 +155,7 @@ impl Client {
         deployment_id: &str,
         policy: PollPolicy,
     ) -> Result<Deployment, ApiError> {
-        let floor = MIN_POLL_INTERVAL;
-        let mut interval = policy.first.max(floor);
+        let mut interval = policy.first_interval();
         loop {
             self.transport.sleeper.sleep(interval).await;
             let deployment = self.get_deployment(project_id, deployment_id).await?;
@@ -164,9 +163,7 @@ impl Client {
                 return Ok(deployment);
             }
             tracing::debug!(deployment_id, status = %deployment.status, "deployment not finished");
-            interval = interval
-                .mul_f64(policy.factor.max(1.0))
-                .clamp(floor, policy.max.max(floor));
+            interval = policy.next_interval(interval);
         }
     }
 

@@ -13,10 +13,11 @@ use tui_input::backend::crossterm::EventHandler;
 use super::{ProjectRef, Screen, ScreenView, error_text, no_project_text};
 use crate::api::model::{BreakdownItem, Breakdowns};
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::nav::{Nav, Tab};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::{bar_lines, date_label};
-use crate::tui::widgets::menu::Menu;
+use crate::tui::widgets::menu::{Menu, MenuOutcome};
 
 /// The longest range the service answers, in UTC dates, both ends included.
 pub const MAX_RANGE_DAYS: i64 = 365;
@@ -69,9 +70,8 @@ impl RangeChoice {
 
 /// Reads `YYYY-MM-DD..YYYY-MM-DD` (a single date means that one day).
 pub fn parse_range(text: &str) -> Result<(Date, Date), String> {
-    let format = time::macros::format_description!("[year]-[month]-[day]");
     let parse = |part: &str| {
-        Date::parse(part.trim(), &format)
+        crate::timefmt::parse_date(part.trim())
             .map_err(|_| format!("{:?} is not a date like 2026-11-01", part.trim()))
     };
     let (first, last) = match text.split_once("..") {
@@ -228,12 +228,10 @@ impl Screen for AnalyticsScreen {
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
         if let Some(menu) = &mut self.menu {
-            match action {
-                Action::Up => menu.up(),
-                Action::Down => menu.down(),
-                Action::Back | Action::Quit => self.menu = None,
-                Action::Open => {
-                    let choice = menu.selected;
+            match menu.handle(action) {
+                MenuOutcome::Open => {}
+                MenuOutcome::Closed => self.menu = None,
+                MenuOutcome::Chosen(choice) => {
                     self.menu = None;
                     match PRESETS.get(choice) {
                         Some(range) => self.choose(*range, cx),
@@ -247,7 +245,6 @@ impl Screen for AnalyticsScreen {
                         }
                     }
                 }
-                _ => {}
             }
             return true;
         }
@@ -262,29 +259,20 @@ impl Screen for AnalyticsScreen {
                 self.menu = Some(Menu::new("Date range (UTC)", items, selected));
             }
             Action::Refresh => self.load(cx, true),
-            Action::Open if self.project.is_none() => cx.emit(Effect::ShowTab(1)),
-            Action::Copy => {
-                if let Some(project) = &self.project {
-                    cx.emit(Effect::Copy(project.id.clone()));
-                }
-            }
+            Action::Open if self.project.is_none() => cx.navigate(Nav::ShowTab(Tab::Inventory)),
+            Action::Copy => cx.copy(self.project.as_ref().map(|p| p.id.as_str())),
             _ => return false,
         }
         true
     }
 
-    fn handle_reply(
-        &mut self,
-        slot: Slot,
-        token: u64,
-        reply: Result<Reply, ErrorInfo>,
-        cx: &mut Cx,
-    ) {
+    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
+        let Answer { slot, token, reply } = answer;
         if slot != Slot::Breakdowns || self.pending.as_ref().is_none_or(|(t, _)| *t != token) {
-            return;
+            return false;
         }
         let Some((_, key)) = self.pending.take() else {
-            return;
+            return false;
         };
         match reply {
             Ok(Reply::Breakdowns(data)) => {
@@ -292,13 +280,14 @@ impl Screen for AnalyticsScreen {
                 self.error = None;
                 self.loaded_at = Some(cx.now);
             }
-            Ok(_) => return,
+            Ok(_) => return false,
             Err(error) => {
                 self.data = None;
                 self.error = Some(error);
             }
         }
         self.loaded_for = Some(key);
+        true
     }
 
     fn last_loaded(&self) -> Option<OffsetDateTime> {

@@ -6,8 +6,9 @@
 
 use time::{Duration, OffsetDateTime};
 
+use crate::api::InventoryParams;
 use crate::api::model::{InventoryItem, InventoryPage, Project, PublishAudience, Visibility};
-use crate::tui::effect::{Cx, InventoryQuery, Request, Slot};
+use crate::tui::effect::{Cx, Request, Slot};
 
 /// Waits before each re-read: 1 s, 2 s, 4 s, then 8 s.
 const FIRST_WAIT: Duration = Duration::seconds(1);
@@ -61,7 +62,7 @@ pub enum Change {
 pub struct Expectation {
     pub id: String,
     pub change: Change,
-    query: InventoryQuery,
+    query: InventoryParams,
     cursor: Option<String>,
 }
 
@@ -70,7 +71,7 @@ pub struct CatchUp {
     expectations: Vec<Expectation>,
     next_at: Option<OffsetDateTime>,
     /// The re-read in flight: its token and the page it reads.
-    pending: Option<(u64, InventoryQuery, Option<String>)>,
+    pending: Option<(u64, InventoryParams, Option<String>)>,
     attempt: u32,
     /// Re-reads stopped before the server agreed.
     pub gave_up: bool,
@@ -82,7 +83,7 @@ impl CatchUp {
         &mut self,
         id: String,
         change: Change,
-        query: InventoryQuery,
+        query: InventoryParams,
         cursor: Option<String>,
         now: OffsetDateTime,
     ) {
@@ -122,7 +123,7 @@ impl CatchUp {
     }
 
     /// Deletes of rows under `query` the server may still count.
-    pub fn unconfirmed_deletes(&self, query: &InventoryQuery) -> i64 {
+    pub fn unconfirmed_deletes(&self, query: &InventoryParams) -> i64 {
         self.expectations
             .iter()
             .filter(|e| e.change == Change::Deleted && &e.query == query)
@@ -137,7 +138,7 @@ impl CatchUp {
     }
 
     /// Re-reads the page of the oldest expectation when its time has come.
-    pub fn wake(&mut self, cx: &mut Cx, page_size: u32) {
+    pub fn wake(&mut self, cx: &mut Cx) {
         if self.wake_at().is_none_or(|at| at > cx.now) {
             return;
         }
@@ -149,9 +150,8 @@ impl CatchUp {
         let token = cx.fetch(
             Slot::InventoryRecheck,
             Request::InventoryPage {
-                query: query.clone(),
+                params: query.clone(),
                 cursor: cursor.clone(),
-                limit: page_size,
             },
         );
         self.pending = Some((token, query, cursor));
@@ -163,7 +163,7 @@ impl CatchUp {
         &mut self,
         token: u64,
         page: Option<&InventoryPage>,
-        current: &InventoryQuery,
+        current: &InventoryParams,
         now: OffsetDateTime,
     ) -> Option<Confirmed> {
         let (pending_token, query, cursor) = self.pending.take()?;

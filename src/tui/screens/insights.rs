@@ -10,7 +10,8 @@ use super::{Screen, ScreenView};
 use crate::api::model::{Insights, Metric, ReviewPriority};
 use crate::text::fit;
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::nav::Nav;
 use crate::tui::theme::{Theme, priority_label};
 use crate::tui::widgets::{ago, signed, thousands};
 
@@ -81,32 +82,24 @@ impl Screen for InsightsScreen {
                     .as_ref()
                     .and_then(|d| d.findings.get(self.selected))
                 {
-                    cx.emit(Effect::OpenInventoryForFinding(finding.id.clone()));
+                    cx.navigate(Nav::OpenInventoryForFinding(finding.id.clone()));
                 }
             }
-            Action::Copy => {
-                if let Some(finding) = self
-                    .data
+            Action::Copy => cx.copy(
+                self.data
                     .as_ref()
                     .and_then(|d| d.findings.get(self.selected))
-                {
-                    cx.emit(Effect::Copy(finding.id.clone()));
-                }
-            }
+                    .map(|finding| finding.id.as_str()),
+            ),
             _ => return false,
         }
         true
     }
 
-    fn handle_reply(
-        &mut self,
-        slot: Slot,
-        token: u64,
-        reply: Result<Reply, ErrorInfo>,
-        cx: &mut Cx,
-    ) {
+    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
+        let Answer { slot, token, reply } = answer;
         if slot != Slot::Insights || self.pending != Some(token) {
-            return;
+            return false;
         }
         self.pending = None;
         match reply {
@@ -120,6 +113,7 @@ impl Screen for InsightsScreen {
             Ok(_) => {}
             Err(error) => self.error = Some(error),
         }
+        true
     }
 
     fn hints(&self) -> Vec<(Action, &'static str)> {

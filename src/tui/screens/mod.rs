@@ -6,6 +6,7 @@ pub mod insights;
 pub mod inventory;
 pub mod members;
 pub mod monitor;
+pub mod paged;
 pub mod pii;
 pub mod project;
 
@@ -16,7 +17,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use time::OffsetDateTime;
 
 use super::action::Action;
-use super::effect::{Cx, ErrorInfo, Reply, Slot};
+use super::effect::{Answer, Cx, ErrorInfo};
 use super::keymap::Keymap;
 use super::theme::Theme;
 use crate::text::sanitize_line;
@@ -50,20 +51,19 @@ pub trait Screen {
         false
     }
 
-    fn handle_reply(
-        &mut self,
-        slot: Slot,
-        token: u64,
-        reply: Result<Reply, ErrorInfo>,
-        cx: &mut Cx,
-    );
+    /// Takes a reply to one of the screen's requests. True when anything on
+    /// screen changed (gitui's `NeedsUpdate`); a stale reply changes nothing.
+    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool;
 
     /// When the screen wants to be woken (a debounce), if ever.
     fn wake_at(&self) -> Option<OffsetDateTime> {
         None
     }
 
-    fn wake(&mut self, _cx: &mut Cx) {}
+    /// A deadline passed; true when anything on screen changed.
+    fn wake(&mut self, _cx: &mut Cx) -> bool {
+        false
+    }
 
     fn last_loaded(&self) -> Option<OffsetDateTime> {
         None
@@ -131,7 +131,9 @@ impl Screen for Placeholder {
         false
     }
 
-    fn handle_reply(&mut self, _: Slot, _: u64, _: Result<Reply, ErrorInfo>, _: &mut Cx) {}
+    fn handle_reply(&mut self, _: Answer, _: &mut Cx) -> bool {
+        false
+    }
 
     fn hints(&self) -> Vec<(Action, &'static str)> {
         Vec::new()

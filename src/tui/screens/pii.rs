@@ -2,8 +2,6 @@
 //! the cursor nears the end, the whole quote in a detail pane. Without detection
 //! or without Enterprise the screen says what is needed instead of an error.
 
-use std::cell::Cell;
-
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -12,14 +10,15 @@ use ratatui::widgets::{
 };
 use time::OffsetDateTime;
 
-use super::{ProjectRef, Screen, ScreenView, error_text, no_project_text};
+use super::paged::{PagedList, draw_placeholder};
+use super::{ProjectRef, Screen, ScreenView, no_project_text};
 use crate::api::model::{PiiFinding, PiiStatus};
 use crate::text::{fit, sanitize_line, sanitize_multiline};
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::nav::{Nav, Tab};
 use crate::tui::theme::Theme;
-use crate::tui::widgets::display::{scroll_offset, utc_datetime};
-use crate::tui::widgets::list;
+use crate::tui::widgets::display::utc_datetime;
 use crate::tui::widgets::{ago, thousands};
 
 /// Findings per page: the contract's maximum.
@@ -30,35 +29,19 @@ const DETAIL_HEIGHT: u16 = 9;
 #[derive(Debug)]
 pub struct PiiScreen {
     project: Option<ProjectRef>,
-    pub rows: Vec<PiiFinding>,
-    next_cursor: Option<String>,
-    has_more: bool,
-    page_pending: Option<u64>,
-    pub selected: usize,
-    offset: Cell<usize>,
-    viewport: Cell<usize>,
-    pub error: Option<ErrorInfo>,
+    pub list: PagedList<PiiFinding>,
     show_detail: bool,
     /// The project the rows belong to, once its first page was asked for.
     loaded_for: Option<String>,
-    loaded_at: Option<OffsetDateTime>,
 }
 
 impl Default for PiiScreen {
     fn default() -> Self {
         Self {
             project: None,
-            rows: Vec::new(),
-            next_cursor: None,
-            has_more: false,
-            page_pending: None,
-            selected: 0,
-            offset: Cell::new(0),
-            viewport: Cell::new(20),
-            error: None,
+            list: PagedList::new(Slot::PiiPage, 20),
             show_detail: true,
             loaded_for: None,
-            loaded_at: None,
         }
     }
 }
@@ -78,20 +61,18 @@ impl PiiScreen {
     pub fn set_project(&mut self, project: Option<ProjectRef>) {
         if self.project != project {
             self.project = project;
-            self.clear();
+            self.list.clear();
             self.loaded_for = None;
         }
     }
 
-    fn clear(&mut self) {
-        self.rows.clear();
-        self.next_cursor = None;
-        self.has_more = false;
-        // A reply for what was shown before is dropped by its token.
-        self.page_pending = None;
-        self.selected = 0;
-        self.offset.set(0);
-        self.error = None;
+    /// The request for one page of the project's findings.
+    fn page_request(project_id: String) -> impl FnOnce(Option<String>) -> Request {
+        move |cursor| Request::PiiPage {
+            project_id,
+            cursor,
+            limit: PAGE_SIZE,
+        }
     }
 
     fn reload(&mut self, cx: &mut Cx) {
@@ -99,49 +80,23 @@ impl PiiScreen {
             return;
         };
         let project_id = project.id.clone();
-        self.clear();
         self.loaded_for = Some(project_id.clone());
-        self.page_pending = Some(cx.fetch(
-            Slot::PiiPage,
-            Request::PiiPage {
-                project_id,
-                cursor: None,
-                limit: PAGE_SIZE,
-            },
-        ));
+        self.list.reload(cx, Self::page_request(project_id));
     }
 
     fn prefetch(&mut self, cx: &mut Cx) {
-        if list::wants_next_page(
-            self.selected,
-            self.rows.len(),
-            self.viewport.get(),
-            self.has_more,
-            self.page_pending.is_some(),
-        ) && let (Some(cursor), Some(project)) = (self.next_cursor.clone(), &self.project)
-        {
-            self.page_pending = Some(cx.fetch(
-                Slot::PiiPage,
-                Request::PiiPage {
-                    project_id: project.id.clone(),
-                    cursor: Some(cursor),
-                    limit: PAGE_SIZE,
-                },
-            ));
+        if let Some(project) = &self.project {
+            self.list
+                .prefetch(cx, Self::page_request(project.id.clone()));
         }
     }
 
-    fn move_to(&mut self, index: usize, cx: &mut Cx) {
-        self.selected = index.min(self.rows.len().saturating_sub(1));
-        self.prefetch(cx);
-    }
-
     pub fn selected_finding(&self) -> Option<&PiiFinding> {
-        self.rows.get(self.selected)
+        self.list.selected_row()
     }
 
     pub fn is_loading(&self) -> bool {
-        self.page_pending.is_some()
+        self.list.is_loading()
     }
 }
 
@@ -158,53 +113,43 @@ impl Screen for PiiScreen {
     }
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
-        if let Some(index) = list::navigate(action, self.selected, self.viewport.get()) {
-            self.move_to(index, cx);
+        let project_id = self.project.as_ref().map(|p| p.id.clone());
+        if let Some(project_id) = project_id
+            && self
+                .list
+                .navigate(action, cx, Self::page_request(project_id))
+        {
             return true;
         }
         match action {
             Action::Refresh => self.reload(cx),
-            Action::Open if self.project.is_none() => cx.emit(Effect::ShowTab(1)),
+            Action::Open if self.project.is_none() => cx.navigate(Nav::ShowTab(Tab::Inventory)),
             Action::ToggleDetail | Action::Open => self.show_detail = !self.show_detail,
-            Action::Copy => {
-                if let Some(finding) = self.selected_finding() {
-                    cx.emit(Effect::Copy(finding.id.clone()));
-                }
-            }
+            Action::Copy => cx.copy(self.selected_finding().map(|f| f.id.as_str())),
             _ => return false,
         }
         true
     }
 
-    fn handle_reply(
-        &mut self,
-        slot: Slot,
-        token: u64,
-        reply: Result<Reply, ErrorInfo>,
-        cx: &mut Cx,
-    ) {
-        if slot != Slot::PiiPage || self.page_pending != Some(token) {
-            return;
+    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
+        let Answer { slot, token, reply } = answer;
+        if self.list.accept(slot, token).is_none() {
+            return false;
         }
-        self.page_pending = None;
         match reply {
             Ok(Reply::PiiPage(page)) => {
                 let page = *page;
-                self.rows.extend(page.data);
-                self.has_more = page.pagination.has_more;
-                self.next_cursor = page.pagination.next_cursor;
-                self.error = None;
-                self.loaded_at = Some(cx.now);
-                // An empty page with has_more is legal: keep walking.
+                self.list.append(page.data, page.pagination, cx.now);
                 self.prefetch(cx);
             }
             Ok(_) => {}
-            Err(error) => self.error = Some(error),
+            Err(error) => self.list.error = Some(error),
         }
+        true
     }
 
     fn last_loaded(&self) -> Option<OffsetDateTime> {
-        self.loaded_at
+        self.list.loaded_at
     }
 
     fn hints(&self) -> Vec<(Action, &'static str)> {
@@ -265,8 +210,8 @@ impl Screen for PiiScreen {
             Span::styled(
                 format!(
                     " · {} findings loaded{}",
-                    thousands(self.rows.len() as i64),
-                    if self.has_more {
+                    thousands(self.list.rows.len() as i64),
+                    if self.list.has_more {
                         " · more on the server"
                     } else {
                         ""
@@ -275,28 +220,23 @@ impl Screen for PiiScreen {
                 theme.dim,
             ),
         ];
-        if self.page_pending.is_some() {
+        if self.list.is_loading() {
             head.push(Span::styled(" · loading…", theme.dim));
         }
         frame.render_widget(Paragraph::new(Line::from(head)), head_area);
-        if self.rows.is_empty() {
-            let text = match (&self.error, self.page_pending) {
-                (Some(error), _) if error.gate.is_some() => gate_text(error, theme),
-                (Some(error), _) => error_text(error, theme),
-                (None, Some(_)) => vec![Line::from(Span::styled("Loading findings…", theme.dim))],
-                (None, None) => vec![Line::from(Span::styled(
-                    "No personal data was found in this project.",
-                    theme.ok,
-                ))],
-            };
-            frame.render_widget(
-                Paragraph::new(text).wrap(Wrap { trim: true }).block(
-                    Block::default()
-                        .borders(Borders::TOP)
-                        .border_style(theme.border),
+        if self.list.rows.is_empty() {
+            let text = match &self.list.error {
+                Some(error) if error.gate.is_some() => gate_text(error, theme),
+                _ => self.list.placeholder(
+                    theme,
+                    "Loading findings…",
+                    Line::from(Span::styled(
+                        "No personal data was found in this project.",
+                        theme.ok,
+                    )),
                 ),
-                table_area,
-            );
+            };
+            draw_placeholder(frame, table_area, text, theme);
             return;
         }
         self.draw_table(frame, table_area, view);
@@ -344,13 +284,11 @@ impl PiiScreen {
     fn draw_table(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
         let theme = view.theme;
         let height = area.height.saturating_sub(2).max(1) as usize;
-        self.viewport.set(height);
-        let offset = scroll_offset(self.offset.get(), self.selected, height, self.rows.len());
-        self.offset.set(offset);
-        let end = (offset + height).min(self.rows.len());
+        let range = self.list.layout(height);
+        let offset = range.start;
         let quote_width = area.width.saturating_sub(17 + 10 + 9 + 4).max(10) as usize;
         // Only the visible rows are built.
-        let rows: Vec<Row> = self.rows[offset..end]
+        let rows: Vec<Row> = self.list.rows[range]
             .iter()
             .map(|finding| {
                 Row::new(vec![
@@ -377,7 +315,7 @@ impl PiiScreen {
                 .border_style(theme.border),
         )
         .row_highlight_style(theme.selected);
-        let mut state = TableState::default().with_selected(Some(self.selected - offset));
+        let mut state = TableState::default().with_selected(Some(self.list.selected - offset));
         frame.render_stateful_widget(table, area, &mut state);
     }
 

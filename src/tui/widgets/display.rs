@@ -3,10 +3,11 @@
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use time::{Date, OffsetDateTime, UtcOffset};
+use time::{Date, OffsetDateTime};
 
 use super::thousands;
 use crate::text::{display_width, fit};
+use crate::timefmt;
 
 /// The first visible row of a list `height` rows high, moved as little as
 /// possible from `offset` so that `selected` stays in view.
@@ -21,36 +22,24 @@ pub fn scroll_offset(offset: usize, selected: usize, height: usize, len: usize) 
     offset.min(len.saturating_sub(1))
 }
 
-fn two(value: u8) -> String {
-    format!("{value:02}")
-}
-
 /// `14:03`, in UTC.
 pub fn utc_hm(at: OffsetDateTime) -> String {
-    let at = at.to_offset(UtcOffset::UTC);
-    format!("{}:{}", two(at.hour()), two(at.minute()))
+    timefmt::utc(at, timefmt::HOUR_MINUTE)
 }
 
 /// `14:03:09`, in UTC.
 pub fn utc_hms(at: OffsetDateTime) -> String {
-    let at = at.to_offset(UtcOffset::UTC);
-    format!("{}:{}", utc_hm(at), two(at.second()))
+    timefmt::utc(at, timefmt::CLOCK)
 }
 
 /// `2026-11-22`.
 pub fn date_label(date: Date) -> String {
-    format!(
-        "{:04}-{}-{}",
-        date.year(),
-        two(u8::from(date.month())),
-        two(date.day())
-    )
+    timefmt::date(date)
 }
 
 /// `2026-11-22 14:03`, in UTC.
 pub fn utc_datetime(at: OffsetDateTime) -> String {
-    let at = at.to_offset(UtcOffset::UTC);
-    format!("{} {}", date_label(at.date()), utc_hm(at))
+    timefmt::date_time(at)
 }
 
 /// Glyphs of the large figure, 3 cells wide and 5 high.

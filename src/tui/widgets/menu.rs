@@ -6,7 +6,33 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState};
 
 use super::centered;
+use crate::tui::action::Action;
 use crate::tui::theme::Theme;
+
+/// What an action did to an open menu.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MenuOutcome {
+    /// Still open (moved, or the action means nothing here).
+    Open,
+    /// Closed without a choice (esc, q).
+    Closed,
+    /// Enter on the item at this index.
+    Chosen(usize),
+}
+
+/// An action on a screen's open menu of kind `K` (if any): the kind and the
+/// index of the item chosen; closes the menu on back or quit.
+pub fn choose<K: Copy>(open: &mut Option<(K, Menu)>, action: Action) -> Option<(K, usize)> {
+    let (kind, menu) = open.as_mut()?;
+    match menu.handle(action) {
+        MenuOutcome::Open => None,
+        MenuOutcome::Closed => {
+            *open = None;
+            None
+        }
+        MenuOutcome::Chosen(choice) => Some((*kind, choice)),
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Menu {
@@ -33,6 +59,18 @@ impl Menu {
         if self.selected + 1 < self.items.len() {
             self.selected += 1;
         }
+    }
+
+    /// Moves on up and down; closes on back and quit; chooses on open.
+    pub fn handle(&mut self, action: Action) -> MenuOutcome {
+        match action {
+            Action::Up => self.up(),
+            Action::Down => self.down(),
+            Action::Back | Action::Quit => return MenuOutcome::Closed,
+            Action::Open => return MenuOutcome::Chosen(self.selected),
+            _ => {}
+        }
+        MenuOutcome::Open
     }
 
     pub fn draw(&self, frame: &mut Frame, area: Rect, theme: &Theme, footer: &str) {

@@ -1,0 +1,279 @@
+//! How the App draws: header, tabs, the current screen, status line, footer of
+//! key hints, and the help and error-log overlays. Reads the state, never changes it.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Tabs, Wrap};
+use time::OffsetDateTime;
+
+use super::{App, MIN_HEIGHT, MIN_WIDTH, Overlay};
+use crate::text::{fit, sanitize_line};
+use crate::tui::action::Action;
+use crate::tui::nav::Tab;
+use crate::tui::screens::{ScreenView, error_text};
+use crate::tui::widgets::{ago, centered};
+
+/// Width from which the full tab titles fit.
+const WIDE: u16 = 96;
+
+impl App {
+    pub fn draw(&self, frame: &mut Frame, now: OffsetDateTime) {
+        let area = frame.area();
+        if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+            self.draw_too_small(frame, area);
+            return;
+        }
+        let [header, tabs, body, status, footer] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Length(1),
+            Constraint::Min(5),
+            Constraint::Length(1),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+        self.draw_header(frame, header);
+        self.draw_tabs(frame, tabs);
+        let view = ScreenView {
+            theme: &self.theme,
+            keymap: &self.keymap,
+            now,
+        };
+        self.screen().draw(frame, body, &view);
+        self.draw_status(frame, status, now);
+        self.draw_footer(frame, footer);
+        match self.overlay {
+            Some(Overlay::Help) => self.draw_help(frame, body),
+            Some(Overlay::ErrorLog) => self.draw_error_log(frame, body, now),
+            None => {}
+        }
+    }
+
+    fn draw_too_small(&self, frame: &mut Frame, area: Rect) {
+        let text = format!(
+            "Terminal too small: {}x{}. vantage needs at least {MIN_WIDTH}x{MIN_HEIGHT}. Resize, or press q to quit.",
+            area.width, area.height
+        );
+        frame.render_widget(
+            Paragraph::new(text)
+                .wrap(Wrap { trim: true })
+                .style(self.theme.warn),
+            area,
+        );
+    }
+
+    fn draw_header(&self, frame: &mut Frame, area: Rect) {
+        let id = &self.identity;
+        let mut spans = vec![
+            Span::styled(" vantage ", self.theme.tab_active),
+            Span::styled(
+                format!(" workspace {} ", fit(&id.workspace, 40)),
+                self.theme.header,
+            ),
+            Span::styled(
+                format!(" plan {} ", id.plan.as_deref().unwrap_or("…")),
+                self.theme.header,
+            ),
+            Span::styled(
+                format!(" API {} ", fit(&id.api_version, 12)),
+                self.theme.header,
+            ),
+        ];
+        if id.read_only {
+            spans.push(Span::styled(" READ-ONLY ", self.theme.warn));
+        }
+        frame.render_widget(
+            Paragraph::new(Line::from(spans)).style(self.theme.header),
+            area,
+        );
+    }
+
+    fn draw_tabs(&self, frame: &mut Frame, area: Rect) {
+        let titles: Vec<Line> = Tab::ALL
+            .iter()
+            .enumerate()
+            .map(|(index, tab)| {
+                let title = if area.width >= WIDE {
+                    tab.title()
+                } else {
+                    tab.short_title()
+                };
+                Line::from(format!("{} {title}", index + 1))
+            })
+            .collect();
+        let tabs = Tabs::new(titles)
+            .select(self.tab.index())
+            .style(self.theme.tab)
+            .highlight_style(self.theme.tab_active)
+            .divider("│");
+        frame.render_widget(tabs, area);
+    }
+
+    fn draw_status(&self, frame: &mut Frame, area: Rect, now: OffsetDateTime) {
+        let theme = &self.theme;
+        let mut spans = Vec::new();
+        if let Some((remaining, limit)) = self.rate {
+            let style = if remaining * 10 < limit {
+                theme.warn
+            } else {
+                theme.dim
+            };
+            spans.push(Span::styled(format!("rate {remaining}/{limit}"), style));
+            spans.push(Span::styled(" · ", theme.dim));
+        }
+        match self.screen().last_loaded() {
+            Some(at) => spans.push(Span::styled(
+                format!("updated {}", ago((now - at).whole_seconds())),
+                theme.dim,
+            )),
+            None => spans.push(Span::styled("not loaded yet", theme.dim)),
+        }
+        if let Some((reason, delay_ms)) = &self.retrying {
+            spans.push(Span::styled(" · ", theme.dim));
+            spans.push(Span::styled(
+                format!(
+                    "{}, retrying in {} s",
+                    fit(reason, 40),
+                    delay_ms.div_ceil(1000)
+                ),
+                theme.warn,
+            ));
+        }
+        if let Some((text, _)) = &self.notice {
+            spans.push(Span::styled(" · ", theme.dim));
+            spans.push(Span::styled(fit(text, 80), theme.accent));
+        } else if let Some(error) = self.errors.last().filter(|_| self.failing) {
+            spans.push(Span::styled(" · ", theme.dim));
+            let kind = error.kind.as_deref().unwrap_or("error");
+            let id = error.request_id.as_deref().unwrap_or("-");
+            spans.push(Span::styled(
+                fit(
+                    &format!("{kind}: {} [{id}] (! for log)", error.summary),
+                    area.width as usize / 2,
+                ),
+                theme.error,
+            ));
+        }
+        frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    }
+
+    /// Key hints: the screen's first, then refresh, help and quit, which always
+    /// stay; screen hints are dropped from the end when the line is too narrow.
+    fn draw_footer(&self, frame: &mut Frame, area: Rect) {
+        let hint = |action: Action, label: &str| -> [Span<'static>; 2] {
+            [
+                Span::styled(self.keymap.key_for(action), self.theme.key),
+                Span::styled(format!(" {label}  "), self.theme.dim),
+            ]
+        };
+        let fixed: Vec<[Span; 2]> = vec![
+            hint(Action::Refresh, "refresh"),
+            hint(Action::Help, "help"),
+            hint(Action::Quit, "quit"),
+        ];
+        let mut screen: Vec<[Span; 2]> = self
+            .screen()
+            .hints()
+            .into_iter()
+            .map(|(action, label)| hint(action, label))
+            .collect();
+        let width = |hints: &[[Span; 2]]| -> usize {
+            hints
+                .iter()
+                .flatten()
+                .map(|span| crate::text::display_width(&span.content))
+                .sum()
+        };
+        let warning = self.screen().actions_disabled();
+        let warning_width = warning.as_deref().map_or(0, crate::text::display_width);
+        while !screen.is_empty()
+            && width(&screen) + width(&fixed) + warning_width > area.width as usize
+        {
+            screen.pop();
+        }
+        let mut spans: Vec<Span> = screen.into_iter().chain(fixed).flatten().collect();
+        if let Some(why) = warning {
+            spans.push(Span::styled(why, self.theme.warn));
+        }
+        frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    }
+
+    fn draw_help(&self, frame: &mut Frame, area: Rect) {
+        let mut lines = vec![Line::from(Span::styled(
+            format!("{} — keys", self.screen().title()),
+            self.theme.title,
+        ))];
+        let mut row = |action: Action, text: &str| {
+            lines.push(Line::from(vec![
+                Span::styled(
+                    format!("{:>12}  ", self.keymap.keys_for(action).join(" ")),
+                    self.theme.key,
+                ),
+                Span::raw(text.to_owned()),
+            ]));
+        };
+        for (action, text) in self.screen().help() {
+            row(action, text);
+        }
+        row(Action::NextTab, "next tab (1-6 jump to a tab)");
+        row(Action::ErrorLog, "error log");
+        row(Action::Help, "close this help");
+        row(Action::Quit, "quit");
+        if let Some(why) = self.screen().actions_disabled() {
+            lines.push(Line::from(Span::styled(why, self.theme.warn)));
+        }
+        let height = lines.len() as u16 + 2;
+        let popup = centered(area, area.width.saturating_sub(4).min(100), height);
+        frame.render_widget(Clear, popup);
+        frame.render_widget(
+            Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+                Block::default()
+                    .borders(Borders::ALL)
+                    .border_style(self.theme.accent),
+            ),
+            popup,
+        );
+    }
+
+    fn draw_error_log(&self, frame: &mut Frame, area: Rect, now: OffsetDateTime) {
+        let popup = centered(
+            area,
+            area.width.saturating_sub(4),
+            area.height.saturating_sub(2),
+        );
+        frame.render_widget(Clear, popup);
+        let mut lines = Vec::new();
+        if self.errors.is_empty() {
+            lines.push(Line::from(Span::styled(
+                "No errors so far.",
+                self.theme.dim,
+            )));
+        }
+        for error in self.errors.iter().rev() {
+            lines.push(Line::from(Span::styled(
+                ago((now - error.at).whole_seconds()),
+                self.theme.dim,
+            )));
+            lines.extend(error_text(error, &self.theme));
+            if let Some(detail) = &error.detail {
+                lines.push(Line::from(Span::styled(
+                    sanitize_line(detail).into_owned(),
+                    self.theme.dim,
+                )));
+            }
+            lines.push(Line::from(""));
+        }
+        frame.render_widget(
+            Paragraph::new(lines).wrap(Wrap { trim: true }).block(
+                Block::default()
+                    .borders(Borders::ALL)
+                    .border_style(self.theme.accent)
+                    .title(Span::styled(
+                        " Error log (newest first) — esc closes ",
+                        self.theme.title,
+                    )),
+            ),
+            popup,
+        );
+    }
+}

@@ -1,0 +1,446 @@
+//! The project inventory: server-side filters and sorts, pages loaded as the
+//! cursor nears the end, only visible rows built, and a detail pane.
+
+mod filters;
+mod view;
+
+use std::path::PathBuf;
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use time::OffsetDateTime;
+use tui_input::Input;
+use tui_input::backend::crossterm::EventHandler;
+
+use super::catch_up::{CatchUp, Change, RowPatch};
+use super::paged::{PagedList, draw_placeholder};
+use super::{Screen, ScreenView};
+use crate::api::InventoryParams;
+use crate::api::model::{FindingType, InventoryItem, InventorySortBy, SortOrder};
+use crate::tui::action::Action;
+use crate::tui::effect::{Answer, Cx, Reply, Request, Slot};
+use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
+use crate::tui::widgets::menu::Menu;
+
+/// Items per page: the contract's maximum, to keep requests few.
+pub const PAGE_SIZE: u32 = 100;
+/// Typing in the search box waits this long before asking the server.
+const QUERY_DEBOUNCE: time::Duration = time::Duration::milliseconds(250);
+/// Height of the detail pane.
+const DETAIL_HEIGHT: u16 = 10;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MenuKind {
+    Sort,
+    Toggles,
+    Export,
+}
+
+/// The toggles of the filter menu, in order.
+const TOGGLES: &[&str] = &[
+    "Review priority",
+    "Published",
+    "Audience",
+    "Visibility",
+    "Activity",
+    "Has personal data",
+    "Has connectors",
+    "Finding type",
+];
+
+#[derive(Debug)]
+pub struct InventoryScreen {
+    /// The filters and sort as the person set them, in the api's own type:
+    /// the search as typed, and the direction kept while no sort is chosen.
+    pub query: InventoryParams,
+    /// The search box while it has focus.
+    input: Option<Input>,
+    query_deadline: Option<OffsetDateTime>,
+    pub list: PagedList<InventoryItem>,
+    pub total: Option<i64>,
+    export_pending: Option<u64>,
+    pub applied_finding: Option<FindingType>,
+    show_detail: bool,
+    menu: Option<(MenuKind, Menu)>,
+    /// Finding types known from the insights screen, for the finding-type toggle.
+    pub finding_types: Vec<FindingType>,
+    export_dir: PathBuf,
+    /// The cursor of each loaded page, and the page each row came from, so a
+    /// row's page can be read again.
+    page_cursors: Vec<Option<String>>,
+    row_pages: Vec<usize>,
+    /// Our own writes the list has not shown yet.
+    pub catch_up: CatchUp,
+}
+
+impl InventoryScreen {
+    pub fn new(export_dir: PathBuf) -> Self {
+        Self {
+            query: InventoryParams::default(),
+            input: None,
+            query_deadline: None,
+            list: PagedList::new(Slot::InventoryPage, 20),
+            total: None,
+            export_pending: None,
+            applied_finding: None,
+            show_detail: true,
+            menu: None,
+            finding_types: Vec::new(),
+            export_dir,
+            page_cursors: Vec::new(),
+            row_pages: Vec::new(),
+            catch_up: CatchUp::default(),
+        }
+    }
+
+    /// Shows only the projects of one finding type.
+    pub fn filter_by_finding(&mut self, finding_type_id: String, cx: &mut Cx) {
+        self.query.finding_type_id = vec![finding_type_id];
+        self.reload(cx);
+    }
+
+    /// The search as typed.
+    pub fn search(&self) -> &str {
+        self.query.query.as_deref().unwrap_or("")
+    }
+
+    /// The sort direction: descending unless reversed.
+    pub fn sort_order(&self) -> SortOrder {
+        self.query.sort_order.clone().unwrap_or(SortOrder::Desc)
+    }
+
+    /// What the api is asked for: the search trimmed (none when blank), a
+    /// direction only with a sort field (the contract's rule), full pages.
+    pub fn params(&self) -> InventoryParams {
+        InventoryParams {
+            limit: Some(PAGE_SIZE),
+            query: Some(self.search().trim().to_owned()).filter(|q| !q.is_empty()),
+            sort_order: self.query.sort_by.as_ref().map(|_| self.sort_order()),
+            ..self.query.clone()
+        }
+    }
+
+    /// The request for one page under the current query.
+    fn page_request(&self) -> impl FnOnce(Option<String>) -> Request + use<> {
+        let params = self.params();
+        move |cursor| Request::InventoryPage { params, cursor }
+    }
+
+    /// Drops what is loaded and asks for the first page under the current query.
+    fn reload(&mut self, cx: &mut Cx) {
+        self.total = None;
+        self.applied_finding = None;
+        self.page_cursors.clear();
+        self.row_pages.clear();
+        let request = self.page_request();
+        self.list.reload(cx, request);
+    }
+
+    /// Asks for the next page when the selection nears the end of what is loaded.
+    fn prefetch(&mut self, cx: &mut Cx) {
+        let request = self.page_request();
+        self.list.prefetch(cx, request);
+    }
+
+    pub fn selected_item(&self) -> Option<&InventoryItem> {
+        self.list.selected_row()
+    }
+
+    /// Shows our own write at once (the list may lag), and starts re-reading the
+    /// row's page until the server agrees.
+    pub fn apply_project_write(&mut self, write: &ProjectWrite, cx: &mut Cx) {
+        let (id, change) = match write {
+            ProjectWrite::Updated(project) => (
+                project.id.clone(),
+                Change::Patch(RowPatch::from_project(project)),
+            ),
+            ProjectWrite::Deleted(id) => (id.clone(), Change::Deleted),
+        };
+        let index = self.list.rows.iter().position(|row| row.id == id);
+        let cursor = index
+            .and_then(|i| self.row_pages.get(i))
+            .and_then(|&page| self.page_cursors.get(page).cloned())
+            .flatten();
+        if let Some(index) = index {
+            match &change {
+                Change::Patch(patch) => patch.apply(&mut self.list.rows[index]),
+                Change::Deleted => {
+                    self.list.rows.remove(index);
+                    if index < self.row_pages.len() {
+                        self.row_pages.remove(index);
+                    }
+                    self.total = self.total.map(|total| (total - 1).max(0));
+                    self.list.select(self.list.selected);
+                }
+            }
+        }
+        self.catch_up
+            .expect(id, change, self.params(), cursor, cx.now);
+    }
+
+    pub fn is_loading(&self) -> bool {
+        self.list.is_loading()
+    }
+}
+
+impl Screen for InventoryScreen {
+    fn title(&self) -> &'static str {
+        "Inventory"
+    }
+
+    fn activate(&mut self, cx: &mut Cx) {
+        if !self.list.started {
+            self.reload(cx);
+        }
+    }
+
+    fn captures_keys(&self) -> bool {
+        self.input.is_some() || self.menu.is_some()
+    }
+
+    fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
+        let Some(input) = &mut self.input else {
+            return false;
+        };
+        match key.code {
+            KeyCode::Enter | KeyCode::Esc => {
+                self.input = None;
+                if self.query_deadline.take().is_some() {
+                    self.reload(cx);
+                }
+            }
+            _ => {
+                let before = input.value().to_owned();
+                input.handle_event(&crossterm::event::Event::Key(*key));
+                if input.value() != before {
+                    self.query.query = Some(input.value().to_owned()).filter(|q| !q.is_empty());
+                    if self.search().trim().is_empty()
+                        && self.query.sort_by == Some(InventorySortBy::Relevance)
+                    {
+                        self.query.sort_by = None;
+                    }
+                    self.query_deadline = Some(cx.now + QUERY_DEBOUNCE);
+                }
+            }
+        }
+        true
+    }
+
+    fn wake_at(&self) -> Option<OffsetDateTime> {
+        [self.query_deadline, self.catch_up.wake_at()]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    fn wake(&mut self, cx: &mut Cx) -> bool {
+        // A re-read for the catch-up changes nothing on screen until it answers.
+        self.catch_up.wake(cx);
+        if self.query_deadline.is_some_and(|at| at <= cx.now) {
+            self.query_deadline = None;
+            self.reload(cx);
+            return true;
+        }
+        false
+    }
+
+    fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        if self.menu.is_some() {
+            self.handle_menu_action(action, cx);
+            return true;
+        }
+        let request = self.page_request();
+        if self.list.navigate(action, cx, request) {
+            return true;
+        }
+        match action {
+            Action::Refresh => self.reload(cx),
+            Action::Filter => {
+                self.input = Some(Input::new(self.search().to_owned()));
+            }
+            Action::Sort => self.open_menu(MenuKind::Sort),
+            Action::Toggles => self.open_menu(MenuKind::Toggles),
+            Action::Export => self.open_menu(MenuKind::Export),
+            Action::ReverseSort => {
+                if self.query.sort_by.is_none() {
+                    cx.notify("choose a sort first (s); the default order has no direction".into());
+                } else {
+                    self.query.sort_order = Some(match self.sort_order() {
+                        SortOrder::Asc => SortOrder::Desc,
+                        _ => SortOrder::Asc,
+                    });
+                    self.reload(cx);
+                }
+            }
+            Action::PriorityFilter => {
+                self.cycle_toggle(0);
+                self.reload(cx);
+            }
+            Action::ClearFilters => {
+                self.query = InventoryParams::default();
+                self.reload(cx);
+            }
+            Action::ToggleDetail => self.show_detail = !self.show_detail,
+            Action::Open => {
+                if let Some(item) = self.selected_item() {
+                    cx.navigate(Nav::Project(ProjectNav::Open(Box::new(item.clone()))));
+                }
+            }
+            Action::Copy => cx.copy(self.selected_item().map(|item| item.id.as_str())),
+            _ => return false,
+        }
+        true
+    }
+
+    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
+        let Answer { slot, token, reply } = answer;
+        match slot {
+            Slot::InventoryPage => {
+                let Some(cursor) = self.list.accept(slot, token) else {
+                    return false;
+                };
+                match reply {
+                    Ok(Reply::InventoryPage(page)) => {
+                        let mut page = *page;
+                        self.catch_up.overlay(&mut page.data);
+                        let page_index = self.page_cursors.len();
+                        self.page_cursors.push(cursor);
+                        self.row_pages
+                            .extend(std::iter::repeat_n(page_index, page.data.len()));
+                        self.total =
+                            Some(page.total - self.catch_up.unconfirmed_deletes(&self.params()));
+                        self.applied_finding = page.applied_finding;
+                        self.list.append(page.data, page.pagination, cx.now);
+                        self.prefetch(cx);
+                    }
+                    Ok(_) => {}
+                    Err(error) => self.list.error = Some(error),
+                }
+            }
+            Slot::InventoryExport if self.export_pending == Some(token) => {
+                self.export_pending = None;
+                match reply {
+                    Ok(Reply::Exported { path, count }) => {
+                        cx.notify(format!("exported {count} projects to {}", path.display()))
+                    }
+                    Ok(_) => {}
+                    Err(error) => cx.notify(format!("export failed: {}", error.summary)),
+                }
+            }
+            Slot::InventoryRecheck => {
+                let page = match &reply {
+                    Ok(Reply::InventoryPage(page)) => Some(page.as_ref()),
+                    _ => None,
+                };
+                if let Some(confirmed) = self.catch_up.on_page(token, page, &self.params(), cx.now)
+                {
+                    for fresh in confirmed.rows {
+                        if let Some(row) = self.list.rows.iter_mut().find(|row| row.id == fresh.id)
+                        {
+                            *row = fresh;
+                        }
+                    }
+                    if let Some(total) = confirmed.total {
+                        self.total = Some(total);
+                    }
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    fn last_loaded(&self) -> Option<OffsetDateTime> {
+        self.list.loaded_at
+    }
+
+    fn hints(&self) -> Vec<(Action, &'static str)> {
+        vec![
+            (Action::Open, "open"),
+            (Action::Filter, "search"),
+            (Action::Toggles, "filters"),
+            (Action::Sort, "sort"),
+            (Action::ReverseSort, "reverse"),
+            (Action::ToggleDetail, "detail"),
+            (Action::Export, "export"),
+        ]
+    }
+
+    fn help(&self) -> Vec<(Action, &'static str)> {
+        vec![
+            (
+                Action::Down,
+                "next project (pages load as you near the end)",
+            ),
+            (Action::Up, "previous project"),
+            (Action::PageDown, "page down"),
+            (Action::PageUp, "page up"),
+            (Action::Top, "first project"),
+            (Action::Bottom, "last loaded project"),
+            (
+                Action::Filter,
+                "search names and owners (terms under 3 characters are ignored)",
+            ),
+            (
+                Action::Toggles,
+                "filter toggles: priority, published, audience, visibility, activity, PII, connectors, finding type",
+            ),
+            (Action::PriorityFilter, "cycle the review-priority filter"),
+            (Action::ClearFilters, "clear every filter and the sort"),
+            (Action::Sort, "sort by any field of the contract"),
+            (Action::ReverseSort, "reverse the sort order"),
+            (
+                Action::Open,
+                "open the project: every field, rename, publish, delete",
+            ),
+            (Action::ToggleDetail, "show or hide the detail pane"),
+            (Action::Copy, "copy the project id (OSC 52)"),
+            (
+                Action::Export,
+                "export every page of this view to CSV or JSON",
+            ),
+            (Action::Refresh, "reload from the first page"),
+        ]
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
+        let theme = view.theme;
+        // A shorter detail pane on short terminals, none on very short ones.
+        let detail_height = match area.height {
+            _ if !self.show_detail => 0,
+            h if h >= 28 => DETAIL_HEIGHT,
+            h if h >= 16 => DETAIL_HEIGHT - 3,
+            _ => 0,
+        };
+        let [head_area, filter_area, table_area, detail_area] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Length(1),
+            Constraint::Min(3),
+            Constraint::Length(detail_height),
+        ])
+        .areas(area);
+        self.draw_head(frame, head_area, theme);
+        self.draw_filter_line(frame, filter_area, theme);
+        if self.list.rows.is_empty() {
+            let text = self.list.placeholder(
+                theme,
+                "Loading projects…",
+                Line::from(Span::styled(
+                    "No project matches these filters. Press c to clear them.",
+                    theme.dim,
+                )),
+            );
+            draw_placeholder(frame, table_area, text, theme);
+        } else {
+            self.draw_table(frame, table_area, view);
+            if detail_height > 0 {
+                self.draw_detail(frame, detail_area, view);
+            }
+        }
+        if let Some((_, menu)) = &self.menu {
+            menu.draw(frame, area, theme, "enter choose · esc close");
+        }
+    }
+}

@@ -1,0 +1,383 @@
+//! How the inventory draws: the head and filter lines, the table (only the
+//! visible rows, columns dropped by priority when narrow) and the detail pane.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell as TableCell, Paragraph, Row, Table, TableState};
+
+use super::InventoryScreen;
+use crate::api::model::{ActivityGroup, InventoryItem};
+use crate::text::{fit, sanitize_line, sanitize_multiline};
+use crate::tui::screens::ScreenView;
+use crate::tui::theme::{Theme, priority_label};
+use crate::tui::widgets::{ago, thousands};
+
+/// A column of the table: what it needs and how it is filled.
+pub(super) struct Column {
+    title: &'static str,
+    width: u16,
+    /// Lower goes first when the terminal is narrow.
+    keep: u8,
+}
+
+pub(super) const COLUMNS: &[Column] = &[
+    Column {
+        title: "Priority",
+        width: 15,
+        keep: 9,
+    },
+    Column {
+        title: "Name",
+        width: 0,
+        keep: 10,
+    },
+    Column {
+        title: "Owner",
+        width: 14,
+        keep: 7,
+    },
+    Column {
+        title: "Audience",
+        width: 9,
+        keep: 8,
+    },
+    Column {
+        title: "Visibility",
+        width: 14,
+        keep: 2,
+    },
+    Column {
+        title: "Activity",
+        width: 8,
+        keep: 3,
+    },
+    Column {
+        title: "Edits 7d",
+        width: 8,
+        keep: 5,
+    },
+    Column {
+        title: "Visit 7d",
+        width: 8,
+        keep: 6,
+    },
+    Column {
+        title: "PII",
+        width: 4,
+        keep: 6,
+    },
+    Column {
+        title: "Last scan",
+        width: 10,
+        keep: 4,
+    },
+];
+
+/// Minimum width of the name column.
+pub(super) const NAME_MIN: u16 = 18;
+
+pub(super) fn visible_columns(width: u16) -> Vec<usize> {
+    let mut shown: Vec<usize> = (0..COLUMNS.len()).collect();
+    let needed = |shown: &[usize]| -> u16 {
+        shown.iter().map(|&i| COLUMNS[i].width + 1).sum::<u16>() + NAME_MIN + 2
+    };
+    while needed(&shown) > width {
+        let Some((pos, _)) = shown
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| COLUMNS[**i].width > 0)
+            .min_by_key(|(_, i)| COLUMNS[**i].keep)
+        else {
+            break;
+        };
+        if COLUMNS[shown[pos]].keep >= 9 {
+            break;
+        }
+        shown.remove(pos);
+    }
+    shown
+}
+
+pub(super) fn audience_label(item: &InventoryItem) -> String {
+    match (&item.publish_audience, item.is_published) {
+        (Some(audience), true) => sanitize_line(audience.as_str()).into_owned(),
+        _ => "offline".to_owned(),
+    }
+}
+
+impl InventoryScreen {
+    pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
+        let total = self.total.map_or("…".to_owned(), thousands);
+        let mut spans = vec![
+            Span::styled(format!("{total} projects"), theme.title),
+            Span::styled(
+                format!(" · {} loaded", thousands(self.list.rows.len() as i64)),
+                theme.dim,
+            ),
+        ];
+        if self.list.is_loading() {
+            spans.push(Span::styled(" · loading…", theme.dim));
+        }
+        if self.catch_up.waiting() {
+            spans.push(Span::styled(
+                " · waiting for the list to catch up",
+                theme.warn,
+            ));
+        } else if self.catch_up.gave_up {
+            spans.push(Span::styled(
+                " · the list has not caught up with a change yet (r reloads)",
+                theme.warn,
+            ));
+        }
+        if let Some(finding) = &self.applied_finding {
+            spans.push(Span::styled("  finding: ", theme.dim));
+            spans.push(Span::styled(
+                format!(
+                    "{} ({})",
+                    fit(&finding.title, 48),
+                    priority_label(&finding.review_priority)
+                ),
+                theme.priority(&finding.review_priority),
+            ));
+        }
+        frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    }
+
+    pub(super) fn draw_filter_line(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
+        let line = match &self.input {
+            Some(input) => {
+                let width = area.width.saturating_sub(10) as usize;
+                let scroll = input.visual_scroll(width);
+                let shown: String = input.value().chars().skip(scroll).take(width).collect();
+                let short_terms = !input.value().trim().is_empty()
+                    && input
+                        .value()
+                        .split_whitespace()
+                        .all(|term| term.chars().count() < 3);
+                let mut spans = vec![
+                    Span::styled("search: ", theme.key),
+                    Span::raw(sanitize_line(&shown).into_owned()),
+                    Span::styled("▏", theme.accent),
+                ];
+                if short_terms {
+                    spans.push(Span::styled(
+                        "  (terms under 3 characters are ignored)",
+                        theme.dim,
+                    ));
+                }
+                let cursor_x = area.x + 8 + (input.visual_cursor().saturating_sub(scroll)) as u16;
+                frame.set_cursor_position((cursor_x.min(area.right().saturating_sub(1)), area.y));
+                Line::from(spans)
+            }
+            None => Line::from(Span::styled(
+                fit(&self.filter_summary(), area.width as usize),
+                theme.accent,
+            )),
+        };
+        frame.render_widget(Paragraph::new(line), area);
+    }
+
+    pub(super) fn draw_table(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
+        let theme = view.theme;
+        let columns = visible_columns(area.width);
+        // Header, plus the table's own top border line.
+        let body_height = area.height.saturating_sub(2).max(1) as usize;
+        let range = self.list.layout(body_height);
+        let offset = range.start;
+        let fixed: u16 = columns.iter().map(|&i| COLUMNS[i].width + 1).sum();
+        let name_width = area.width.saturating_sub(fixed + 2).max(NAME_MIN) as usize;
+        // Only the visible rows are built.
+        let rows: Vec<Row> = self.list.rows[range]
+            .iter()
+            .map(|item| {
+                Row::new(
+                    columns
+                        .iter()
+                        .map(|&i| self.cell(i, item, name_width, view))
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .collect();
+        let widths: Vec<Constraint> = columns
+            .iter()
+            .map(|&i| match COLUMNS[i].width {
+                0 => Constraint::Min(NAME_MIN),
+                w => Constraint::Length(w),
+            })
+            .collect();
+        let header = Row::new(
+            columns
+                .iter()
+                .map(|&i| COLUMNS[i].title)
+                .collect::<Vec<_>>(),
+        )
+        .style(theme.title);
+        let table = Table::new(rows, widths)
+            .header(header)
+            .block(
+                Block::default()
+                    .borders(Borders::TOP)
+                    .border_style(theme.border),
+            )
+            .row_highlight_style(theme.selected);
+        let mut state = TableState::default().with_selected(Some(self.list.selected - offset));
+        frame.render_stateful_widget(table, area, &mut state);
+    }
+
+    pub(super) fn cell(
+        &self,
+        column: usize,
+        item: &InventoryItem,
+        name_width: usize,
+        view: &ScreenView,
+    ) -> TableCell<'static> {
+        let theme = view.theme;
+        let number = |value: i64| TableCell::from(Line::from(thousands(value)).right_aligned());
+        match COLUMNS[column].title {
+            "Priority" => TableCell::from(Span::styled(
+                priority_label(&item.review_priority),
+                theme.priority(&item.review_priority),
+            )),
+            "Name" => TableCell::from(match &item.name {
+                Some(name) => Span::raw(fit(name, name_width)),
+                None => Span::styled("(unnamed)", theme.dim),
+            }),
+            "Owner" => TableCell::from(fit(item.owner.display_name.as_deref().unwrap_or("—"), 14)),
+            "Audience" => TableCell::from(audience_label(item)),
+            "Visibility" => TableCell::from(fit(
+                item.visibility.as_ref().map_or("—", |v| v.as_str()),
+                14,
+            )),
+            "Activity" => TableCell::from(match &item.activity_group {
+                ActivityGroup::Last14Days => "14 d".to_owned(),
+                ActivityGroup::Last60Days => "60 d".to_owned(),
+                ActivityGroup::Older => "older".to_owned(),
+                ActivityGroup::Unknown(raw) => fit(raw, 8),
+            }),
+            "Edits 7d" => number(item.edits_7d),
+            "Visit 7d" => number(item.visitors_7d),
+            "PII" => {
+                let open = item
+                    .matched_reason
+                    .as_ref()
+                    .map_or(0, |r| r.values.open_pii_finding_count);
+                TableCell::from(
+                    Line::from(Span::styled(
+                        thousands(open),
+                        if open > 0 { theme.warn } else { theme.dim },
+                    ))
+                    .right_aligned(),
+                )
+            }
+            "Last scan" => TableCell::from(match item.last_security_scan_at {
+                Some(at) => ago((view.now - at).whole_seconds()),
+                None => "never".to_owned(),
+            }),
+            _ => TableCell::from(""),
+        }
+    }
+
+    pub(super) fn draw_detail(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
+        let theme = view.theme;
+        let Some(item) = self.selected_item() else {
+            return;
+        };
+        let width = area.width.saturating_sub(4) as usize;
+        let mut left = vec![Line::from(vec![
+            Span::styled(
+                fit(item.name.as_deref().unwrap_or("(unnamed)"), width / 2),
+                theme.title,
+            ),
+            Span::styled(format!("  {}", fit(&item.id, 40)), theme.dim),
+        ])];
+        let description = item
+            .description
+            .as_deref()
+            .map(|d| sanitize_multiline(d).replace('\n', " "))
+            .unwrap_or_else(|| "no description".to_owned());
+        left.push(Line::from(Span::raw(fit(
+            &description,
+            width.saturating_sub(2) / 2 * 2,
+        ))));
+        if let Some(url) = &item.url {
+            left.push(Line::from(Span::styled(fit(url, width), theme.accent)));
+        }
+        left.push(Line::from(vec![
+            Span::styled(
+                priority_label(&item.review_priority),
+                theme.priority(&item.review_priority),
+            ),
+            Span::styled(
+                format!(
+                    "  edits 24h/7d/30d {}/{}/{}  visitors {}/{}/{}  edits {} messages {}",
+                    item.edits_24h,
+                    item.edits_7d,
+                    item.edits_30d,
+                    item.visitors_24h,
+                    item.visitors_7d,
+                    item.visitors_30d,
+                    item.edit_count,
+                    item.message_count
+                ),
+                theme.dim,
+            ),
+        ]));
+        for reason in item.review_priority_explanation.iter().take(3) {
+            left.push(Line::from(vec![
+                Span::styled(
+                    format!("  {} ", priority_label(&reason.review_priority)),
+                    theme.priority(&reason.review_priority),
+                ),
+                Span::raw(fit(
+                    &format!("{}: {}", reason.label, reason.detail),
+                    width.saturating_sub(18),
+                )),
+            ]));
+        }
+        if let Some(reason) = &item.matched_reason {
+            let v = &reason.values;
+            left.push(Line::from(Span::styled(
+                fit(
+                    &format!(
+                        "matched: {} · errors {} warnings {} info {} secrets {} open PII {} shared users {} connectors {} functions {}",
+                        reason.label, v.error_count, v.warning_count, v.info_count, v.secret_count,
+                        v.open_pii_finding_count, v.shared_user_count, v.connector_count, v.edge_function_count
+                    ),
+                    width,
+                ),
+                theme.dim,
+            )));
+        }
+        let connectors = if item.connectors.is_empty() {
+            "none".to_owned()
+        } else {
+            item.connectors.join(", ")
+        };
+        let functions = if item.edge_functions.is_empty() {
+            "none".to_owned()
+        } else {
+            item.edge_functions
+                .iter()
+                .map(|f| f.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        left.push(Line::from(Span::styled(
+            fit(
+                &format!("connectors: {connectors} · edge functions: {functions}"),
+                width,
+            ),
+            theme.dim,
+        )));
+        frame.render_widget(
+            Paragraph::new(left).block(
+                Block::default()
+                    .borders(Borders::TOP)
+                    .border_style(theme.border)
+                    .title(Span::styled(" Detail ", theme.title)),
+            ),
+            area,
+        );
+    }
+}

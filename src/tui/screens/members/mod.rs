@@ -1,0 +1,556 @@
+//! The member directory: search, role and SCIM filters, every sort of the
+//! contract, pages loaded as the cursor nears the end. The list gives references
+//! only; details are fetched lazily for the rows on screen, a few at a time,
+//! and cached by user id.
+
+mod view;
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::ops::Range;
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use time::OffsetDateTime;
+use tui_input::Input;
+use tui_input::backend::crossterm::EventHandler;
+
+use super::paged::{PagedList, draw_placeholder};
+use super::{Screen, ScreenView};
+use crate::api::MemberListParams;
+use crate::api::model::{Member, MemberRef, MemberSortBy, Role, SortOrder};
+use crate::text::sanitize_line;
+use crate::tui::action::Action;
+use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::widgets::list;
+use crate::tui::widgets::menu::{self, Menu};
+
+/// References per page: the contract's maximum, to keep requests few.
+pub const PAGE_SIZE: u32 = 100;
+/// Member details in flight at most; each has its own request lane.
+pub const DETAIL_LANES: usize = 4;
+/// Typing in the search box waits this long before asking the server.
+const QUERY_DEBOUNCE: time::Duration = time::Duration::milliseconds(250);
+/// Height of the detail pane.
+const DETAIL_HEIGHT: u16 = 8;
+/// The error type of a membership that is not (or no longer) active.
+const MEMBER_NOT_FOUND: &str = "member_not_found";
+
+/// What is known of one member beyond the reference.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Detail {
+    Loaded(Box<Member>),
+    /// 404 `member_not_found`: pending, removed or otherwise not active.
+    NotActive,
+    Failed(ErrorInfo),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MenuKind {
+    Sort,
+    Toggles,
+}
+
+#[derive(Debug)]
+pub struct MembersScreen {
+    /// The search text as typed; the server ignores terms under 3 characters.
+    pub search: String,
+    pub roles: Vec<Role>,
+    pub sort_by: Option<MemberSortBy>,
+    pub sort_order: SortOrder,
+    pub scim_managed: Option<bool>,
+    input: Option<Input>,
+    query_deadline: Option<OffsetDateTime>,
+    /// The references; its viewport is 0 before the first draw: nothing is on
+    /// screen, so no detail is fetched.
+    pub list: PagedList<MemberRef>,
+    pub details: HashMap<String, Detail>,
+    /// Lane index to the request in it: (token, user id).
+    lanes: [Option<(u64, String)>; DETAIL_LANES],
+    /// Detail requests made so far.
+    pub detail_requests: usize,
+    /// Set by a draw that found rows on screen without details and a free lane.
+    wants_details: Cell<bool>,
+    show_detail: bool,
+    menu: Option<(MenuKind, Menu)>,
+}
+
+impl Default for MembersScreen {
+    fn default() -> Self {
+        Self {
+            search: String::new(),
+            roles: Vec::new(),
+            sort_by: None,
+            sort_order: SortOrder::Desc,
+            scim_managed: None,
+            input: None,
+            query_deadline: None,
+            list: PagedList::new(Slot::MemberPage, 0),
+            details: HashMap::new(),
+            lanes: Default::default(),
+            detail_requests: 0,
+            wants_details: Cell::new(false),
+            show_detail: true,
+            menu: None,
+        }
+    }
+}
+
+/// Whether every term of `text` is shorter than the 3 characters the server reads.
+fn only_short_terms(text: &str) -> bool {
+    !text.trim().is_empty() && text.split_whitespace().all(|t| t.chars().count() < 3)
+}
+
+impl MembersScreen {
+    /// The list parameters for the current filters and sort.
+    pub fn params(&self) -> MemberListParams {
+        MemberListParams {
+            limit: Some(PAGE_SIZE),
+            query: Some(self.search.trim().to_owned()).filter(|q| !q.is_empty()),
+            role: self.roles.clone(),
+            sort_by: self.sort_by.clone(),
+            // The contract allows a direction only with a sort field.
+            sort_order: self.sort_by.as_ref().map(|_| self.sort_order.clone()),
+            scim_managed: self.scim_managed,
+        }
+    }
+
+    /// The request for one page under the current filters.
+    fn page_request(&self) -> impl FnOnce(Option<String>) -> Request + use<> {
+        let params = self.params();
+        move |cursor| Request::MemberPage { params, cursor }
+    }
+
+    fn reload(&mut self, cx: &mut Cx) {
+        let request = self.page_request();
+        self.list.reload(cx, request);
+    }
+
+    fn prefetch(&mut self, cx: &mut Cx) {
+        let request = self.page_request();
+        self.list.prefetch(cx, request);
+    }
+
+    /// The rows on screen, as the next draw will show them.
+    pub fn visible_rows(&self) -> Range<usize> {
+        self.list.visible_rows()
+    }
+
+    /// Members on screen whose detail is neither known nor asked for.
+    fn missing_details(&self) -> impl Iterator<Item = &str> {
+        self.list.rows[self.visible_rows()]
+            .iter()
+            .map(|row| row.user_id.as_str())
+            .filter(|id| !self.details.contains_key(*id) && !self.in_flight(id))
+    }
+
+    fn in_flight(&self, user_id: &str) -> bool {
+        self.lanes
+            .iter()
+            .flatten()
+            .any(|(_, id)| id.as_str() == user_id)
+    }
+
+    /// Detail requests waiting for a reply.
+    pub fn details_in_flight(&self) -> usize {
+        self.lanes.iter().flatten().count()
+    }
+
+    /// Asks for the details of rows on screen, while a lane is free.
+    /// True when it asked for any.
+    fn fetch_details(&mut self, cx: &mut Cx) -> bool {
+        let missing: Vec<String> = self.missing_details().map(str::to_owned).collect();
+        let mut missing = missing.into_iter();
+        let mut asked = false;
+        for lane in 0..DETAIL_LANES {
+            if self.lanes[lane].is_some() {
+                continue;
+            }
+            let Some(user_id) = missing.next() else {
+                break;
+            };
+            let token = cx.fetch(
+                Slot::MemberDetail(lane as u8),
+                Request::MemberDetail {
+                    user_id: user_id.clone(),
+                },
+            );
+            self.detail_requests += 1;
+            self.lanes[lane] = Some((token, user_id));
+            asked = true;
+        }
+        asked
+    }
+
+    pub fn selected_ref(&self) -> Option<&MemberRef> {
+        self.list.selected_row()
+    }
+
+    fn sort_choices(&self) -> Vec<Option<MemberSortBy>> {
+        let mut choices = vec![None];
+        choices.extend(
+            MemberSortBy::KNOWN
+                .iter()
+                // Relevance ranks search matches: only offered with a search.
+                .filter(|by| **by != MemberSortBy::Relevance || !self.search.trim().is_empty())
+                .cloned()
+                .map(Some),
+        );
+        choices
+    }
+
+    fn toggle_lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = Role::KNOWN
+            .iter()
+            .map(|role| {
+                let mark = if self.roles.contains(role) { "x" } else { " " };
+                format!("[{mark}] role {}", role.as_str())
+            })
+            .collect();
+        lines.push(format!(
+            "SCIM managed: {}",
+            match self.scim_managed {
+                None => "any",
+                Some(true) => "yes",
+                Some(false) => "no",
+            }
+        ));
+        lines
+    }
+
+    fn open_menu(&mut self, kind: MenuKind) {
+        let menu = match kind {
+            MenuKind::Sort => {
+                let choices = self.sort_choices();
+                let items = choices
+                    .iter()
+                    .map(|choice| match choice {
+                        None => "default (role, then newest; best match with a search)".to_owned(),
+                        Some(by) => by.as_str().to_owned(),
+                    })
+                    .collect();
+                let selected = choices
+                    .iter()
+                    .position(|choice| *choice == self.sort_by)
+                    .unwrap_or(0);
+                Menu::new("Sort members by", items, selected)
+            }
+            MenuKind::Toggles => Menu::new("Filters (enter toggles)", self.toggle_lines(), 0),
+        };
+        self.menu = Some((kind, menu));
+    }
+
+    fn handle_menu_action(&mut self, action: Action, cx: &mut Cx) {
+        let Some((kind, choice)) = menu::choose(&mut self.menu, action) else {
+            return;
+        };
+        match kind {
+            MenuKind::Sort => {
+                self.menu = None;
+                if let Some(sort_by) = self.sort_choices().get(choice) {
+                    self.sort_by = sort_by.clone();
+                    self.reload(cx);
+                }
+            }
+            MenuKind::Toggles => {
+                match Role::KNOWN.get(choice) {
+                    Some(role) => {
+                        if let Some(at) = self.roles.iter().position(|r| r == role) {
+                            self.roles.remove(at);
+                        } else {
+                            self.roles.push(role.clone());
+                        }
+                    }
+                    None => {
+                        self.scim_managed = match self.scim_managed {
+                            None => Some(true),
+                            Some(true) => Some(false),
+                            Some(false) => None,
+                        }
+                    }
+                }
+                let lines = self.toggle_lines();
+                if let Some((_, menu)) = &mut self.menu {
+                    menu.items = lines;
+                }
+                self.reload(cx);
+            }
+        }
+    }
+
+    /// The filters and sort in words.
+    pub fn filter_summary(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.search.trim().is_empty() {
+            parts.push(format!("search \"{}\"", sanitize_line(self.search.trim())));
+        }
+        if !self.roles.is_empty() {
+            let roles: Vec<&str> = self.roles.iter().map(Role::as_str).collect();
+            parts.push(format!("role {}", roles.join("|")));
+        }
+        match self.scim_managed {
+            Some(true) => parts.push("SCIM managed".into()),
+            Some(false) => parts.push("not SCIM managed".into()),
+            None => {}
+        }
+        list::filter_summary(
+            &parts,
+            self.sort_by.as_ref().map(|by| by.as_str()),
+            &self.sort_order,
+        )
+    }
+}
+
+impl Screen for MembersScreen {
+    fn title(&self) -> &'static str {
+        "Members"
+    }
+
+    fn activate(&mut self, cx: &mut Cx) {
+        if !self.list.started {
+            self.reload(cx);
+        }
+    }
+
+    fn deactivate(&mut self) {
+        self.wants_details.set(false);
+    }
+
+    fn captures_keys(&self) -> bool {
+        self.input.is_some() || self.menu.is_some()
+    }
+
+    fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
+        let Some(input) = &mut self.input else {
+            return false;
+        };
+        match key.code {
+            KeyCode::Enter | KeyCode::Esc => {
+                self.input = None;
+                if self.query_deadline.take().is_some() {
+                    self.reload(cx);
+                }
+            }
+            _ => {
+                let before = input.value().to_owned();
+                input.handle_event(&crossterm::event::Event::Key(*key));
+                if input.value() != before {
+                    self.search = input.value().to_owned();
+                    if self.search.trim().is_empty()
+                        && self.sort_by == Some(MemberSortBy::Relevance)
+                    {
+                        self.sort_by = None;
+                    }
+                    self.query_deadline = Some(cx.now + QUERY_DEBOUNCE);
+                }
+            }
+        }
+        true
+    }
+
+    fn wake_at(&self) -> Option<OffsetDateTime> {
+        // A draw found rows without details (after a resize, say): at once.
+        let now_please = self
+            .wants_details
+            .get()
+            .then_some(OffsetDateTime::UNIX_EPOCH);
+        [self.query_deadline, now_please]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    fn wake(&mut self, cx: &mut Cx) -> bool {
+        let mut changed = false;
+        if self.wants_details.replace(false) {
+            // "N details loading" in the head line.
+            changed |= self.fetch_details(cx);
+        }
+        if self.query_deadline.is_some_and(|at| at <= cx.now) {
+            self.query_deadline = None;
+            self.reload(cx);
+            changed = true;
+        }
+        changed
+    }
+
+    fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        if self.menu.is_some() {
+            self.handle_menu_action(action, cx);
+            return true;
+        }
+        let request = self.page_request();
+        if self.list.navigate(action, cx, request) {
+            // The details asked for are those of the rows on screen after the move.
+            self.list.follow_selection();
+            let _ = self.fetch_details(cx);
+            return true;
+        }
+        match action {
+            Action::Refresh => {
+                // Details in flight stay: their lanes are still busy.
+                self.details.clear();
+                self.reload(cx);
+            }
+            Action::Filter => self.input = Some(Input::new(self.search.clone())),
+            Action::Sort => self.open_menu(MenuKind::Sort),
+            Action::Toggles => self.open_menu(MenuKind::Toggles),
+            Action::ReverseSort => {
+                if self.sort_by.is_none() {
+                    cx.notify("choose a sort first (s); the default order has no direction".into());
+                } else {
+                    self.sort_order = match self.sort_order {
+                        SortOrder::Asc => SortOrder::Desc,
+                        _ => SortOrder::Asc,
+                    };
+                    self.reload(cx);
+                }
+            }
+            Action::ClearFilters => {
+                self.search.clear();
+                self.roles.clear();
+                self.scim_managed = None;
+                self.sort_by = None;
+                self.sort_order = SortOrder::Desc;
+                self.reload(cx);
+            }
+            Action::ToggleDetail | Action::Open => self.show_detail = !self.show_detail,
+            Action::Copy => cx.copy(self.selected_ref().map(|row| row.user_id.as_str())),
+            _ => return false,
+        }
+        true
+    }
+
+    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
+        let Answer { slot, token, reply } = answer;
+        match slot {
+            Slot::MemberPage => {
+                if self.list.accept(slot, token).is_none() {
+                    return false;
+                }
+                match reply {
+                    Ok(Reply::MemberPage(page)) => {
+                        let page = *page;
+                        self.list.append(page.data, page.pagination, cx.now);
+                        self.prefetch(cx);
+                        let _ = self.fetch_details(cx);
+                    }
+                    Ok(_) => {}
+                    Err(error) => self.list.error = Some(error),
+                }
+            }
+            Slot::MemberDetail(lane) => {
+                let lane = lane as usize;
+                let Some(Some((pending, _))) = self.lanes.get(lane) else {
+                    return false;
+                };
+                if *pending != token {
+                    return false;
+                }
+                let Some((_, user_id)) = self.lanes[lane].take() else {
+                    return false;
+                };
+                let detail = match reply {
+                    Ok(Reply::Member(member)) => Detail::Loaded(member),
+                    Ok(_) => return false,
+                    Err(error) if error.kind.as_deref() == Some(MEMBER_NOT_FOUND) => {
+                        Detail::NotActive
+                    }
+                    Err(error) => Detail::Failed(error),
+                };
+                self.details.insert(user_id, detail);
+                let _ = self.fetch_details(cx);
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    fn last_loaded(&self) -> Option<OffsetDateTime> {
+        self.list.loaded_at
+    }
+
+    fn hints(&self) -> Vec<(Action, &'static str)> {
+        vec![
+            (Action::Filter, "search"),
+            (Action::Toggles, "roles/SCIM"),
+            (Action::Sort, "sort"),
+            (Action::ReverseSort, "reverse"),
+            (Action::ToggleDetail, "detail"),
+        ]
+    }
+
+    fn help(&self) -> Vec<(Action, &'static str)> {
+        vec![
+            (Action::Down, "next member (pages load as you near the end)"),
+            (Action::Up, "previous member"),
+            (Action::PageDown, "page down"),
+            (Action::PageUp, "page up"),
+            (Action::Top, "first member"),
+            (Action::Bottom, "last loaded member"),
+            (
+                Action::Filter,
+                "search names, usernames and e-mails (terms under 3 characters are ignored)",
+            ),
+            (
+                Action::Toggles,
+                "filters: roles (any of those ticked) and SCIM provisioning",
+            ),
+            (
+                Action::Sort,
+                "sort by display name, join date, role, or relevance (with a search)",
+            ),
+            (Action::ReverseSort, "reverse the sort order"),
+            (Action::ClearFilters, "clear the search, filters and sort"),
+            (Action::ToggleDetail, "show or hide the detail pane"),
+            (Action::Copy, "copy the user id (OSC 52)"),
+            (Action::Refresh, "reload the list and the details"),
+        ]
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
+        let theme = view.theme;
+        let detail_height = if self.show_detail && area.height >= 18 {
+            DETAIL_HEIGHT
+        } else {
+            0
+        };
+        let [head_area, filter_area, note_area, table_area, detail_area] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Length(1),
+            Constraint::Length(1),
+            Constraint::Min(3),
+            Constraint::Length(detail_height),
+        ])
+        .areas(area);
+        self.draw_head(frame, head_area, theme);
+        self.draw_filter_line(frame, filter_area, theme);
+        self.draw_note(frame, note_area, theme);
+        if self.list.rows.is_empty() {
+            // The rows of the first page will fill this area.
+            self.list
+                .set_viewport(table_area.height.saturating_sub(2).max(1) as usize);
+            let empty = if self.list.started {
+                "No member matches. Press c to clear the search and filters."
+            } else {
+                "Members load when this tab opens."
+            };
+            let text = self.list.placeholder(
+                theme,
+                "Loading members…",
+                Line::from(Span::styled(empty, theme.dim)),
+            );
+            draw_placeholder(frame, table_area, text, theme);
+        } else {
+            self.draw_table(frame, table_area, view);
+            if detail_height > 0 {
+                self.draw_detail(frame, detail_area, view);
+            }
+        }
+        if let Some((_, menu)) = &self.menu {
+            menu.draw(frame, area, theme, "enter choose · esc close");
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! How the member directory draws: head, search and filter lines, the table
+//! (details as they arrive) and the detail pane.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Block, Borders, Cell as TableCell, Paragraph, Row, Table, TableState, Wrap,
+};
+use time::OffsetDateTime;
+
+use super::{DETAIL_LANES, Detail, MembersScreen, only_short_terms};
+use crate::api::model::MemberRef;
+use crate::text::{fit, sanitize_line};
+use crate::tui::screens::{ScreenView, error_text};
+use crate::tui::theme::Theme;
+use crate::tui::widgets::display::utc_datetime;
+use crate::tui::widgets::{ago, thousands};
+
+impl MembersScreen {
+    pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
+        let mut spans = vec![
+            Span::styled(
+                format!("{} members", thousands(self.list.rows.len() as i64)),
+                theme.title,
+            ),
+            Span::styled(
+                if self.list.has_more {
+                    " loaded · more on the server"
+                } else {
+                    " loaded"
+                },
+                theme.dim,
+            ),
+        ];
+        if self.list.is_loading() {
+            spans.push(Span::styled(" · loading…", theme.dim));
+        }
+        let loading = self.details_in_flight();
+        if loading > 0 {
+            spans.push(Span::styled(
+                format!(" · {loading} details loading"),
+                theme.dim,
+            ));
+        }
+        frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    }
+
+    pub(super) fn draw_filter_line(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
+        let line = match &self.input {
+            Some(input) => {
+                let width = area.width.saturating_sub(10) as usize;
+                let scroll = input.visual_scroll(width);
+                let shown: String = input.value().chars().skip(scroll).take(width).collect();
+                let cursor_x = area.x + 8 + (input.visual_cursor().saturating_sub(scroll)) as u16;
+                frame.set_cursor_position((cursor_x.min(area.right().saturating_sub(1)), area.y));
+                Line::from(vec![
+                    Span::styled("search: ", theme.key),
+                    Span::raw(sanitize_line(&shown).into_owned()),
+                    Span::styled("▏", theme.accent),
+                ])
+            }
+            None => Line::from(Span::styled(
+                fit(&self.filter_summary(), area.width as usize),
+                theme.accent,
+            )),
+        };
+        frame.render_widget(Paragraph::new(line), area);
+    }
+
+    /// Under the search box: what the server does with short terms.
+    pub(super) fn draw_note(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
+        let short = only_short_terms(&self.search);
+        let text = if short {
+            Span::styled(
+                "terms under 3 characters are ignored by the server: this search matches everyone",
+                theme.warn,
+            )
+        } else if self.input.is_some() {
+            Span::styled(
+                "terms under 3 characters are ignored by the server · enter or esc to close",
+                theme.dim,
+            )
+        } else {
+            Span::raw("")
+        };
+        frame.render_widget(Paragraph::new(Line::from(text)), area);
+    }
+
+    pub(super) fn draw_table(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
+        let theme = view.theme;
+        // Header, plus the table's own top border line.
+        let height = area.height.saturating_sub(2).max(1) as usize;
+        let range = self.list.layout(height);
+        if self.missing_details().next().is_some() && self.details_in_flight() < DETAIL_LANES {
+            self.wants_details.set(true);
+        }
+        let wide = area.width >= 100;
+        let email_width: u16 = if wide { 34 } else { 26 };
+        let joined_width: u16 = if wide { 12 } else { 0 };
+        let name_width = area
+            .width
+            .saturating_sub(email_width + joined_width + 8 + 4)
+            .max(12) as usize;
+        let rows: Vec<Row> = self.list.rows[range.clone()]
+            .iter()
+            .map(|member| self.row(member, name_width, email_width as usize, wide, view))
+            .collect();
+        let mut widths = vec![
+            Constraint::Min(12),
+            Constraint::Length(email_width),
+            Constraint::Length(6),
+        ];
+        let mut titles = vec!["Name", "E-mail", "Type"];
+        if wide {
+            widths.push(Constraint::Length(joined_width));
+            titles.push("Joined");
+        }
+        let table = Table::new(rows, widths)
+            .header(Row::new(titles).style(theme.title))
+            .block(
+                Block::default()
+                    .borders(Borders::TOP)
+                    .border_style(theme.border),
+            )
+            .row_highlight_style(theme.selected);
+        let mut state = TableState::default().with_selected(Some(self.list.selected - range.start));
+        frame.render_stateful_widget(table, area, &mut state);
+    }
+
+    pub(super) fn row(
+        &self,
+        member: &MemberRef,
+        name_width: usize,
+        email_width: usize,
+        wide: bool,
+        view: &ScreenView,
+    ) -> Row<'static> {
+        let theme = view.theme;
+        let kind = TableCell::from(fit(member.kind.as_str(), 6));
+        let (name, email, joined) = match self.details.get(&member.user_id) {
+            None => (
+                Span::styled("…", theme.dim),
+                Span::styled("…", theme.dim),
+                Span::styled("…", theme.dim),
+            ),
+            Some(Detail::Loaded(detail)) => (
+                match &detail.name {
+                    Some(name) => Span::raw(fit(name, name_width)),
+                    None => Span::styled("(no name)", theme.dim),
+                },
+                match &detail.email {
+                    Some(email) => Span::raw(fit(email, email_width)),
+                    None => Span::styled("—", theme.dim),
+                },
+                match detail.joined_at {
+                    Some(at) => Span::raw(ago((view.now - at).whole_seconds())),
+                    None => Span::styled("—", theme.dim),
+                },
+            ),
+            Some(Detail::NotActive) => (
+                Span::styled("not active", theme.warn),
+                Span::styled("—", theme.dim),
+                Span::styled("—", theme.dim),
+            ),
+            Some(Detail::Failed(_)) => (
+                Span::styled("✗ could not load", theme.error),
+                Span::styled("—", theme.dim),
+                Span::styled("—", theme.dim),
+            ),
+        };
+        let mut cells = vec![TableCell::from(name), TableCell::from(email), kind];
+        if wide {
+            cells.push(TableCell::from(joined));
+        }
+        Row::new(cells)
+    }
+
+    pub(super) fn draw_detail(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
+        let theme = view.theme;
+        let Some(member) = self.selected_ref() else {
+            return;
+        };
+        let width = area.width.saturating_sub(12) as usize;
+        let field = |label: &str, value: Span<'static>| {
+            Line::from(vec![Span::styled(format!("{label:<9}"), theme.dim), value])
+        };
+        let when = |at: Option<OffsetDateTime>| match at {
+            Some(at) => Span::raw(format!(
+                "{} UTC ({})",
+                utc_datetime(at),
+                ago((view.now - at).whole_seconds())
+            )),
+            None => Span::styled("not recorded", theme.dim),
+        };
+        let mut lines = Vec::new();
+        match self.details.get(&member.user_id) {
+            Some(Detail::Loaded(detail)) => {
+                lines.push(field(
+                    "Name",
+                    match &detail.name {
+                        Some(name) => Span::styled(fit(name, width), theme.title),
+                        None => Span::styled("(no name)", theme.dim),
+                    },
+                ));
+                lines.push(field(
+                    "E-mail",
+                    Span::raw(fit(detail.email.as_deref().unwrap_or("—"), width)),
+                ));
+                lines.push(field("Type", Span::raw(fit(detail.kind.as_str(), width))));
+                lines.push(field("Joined", when(detail.joined_at)));
+                lines.push(field("Invited", when(detail.invited_at)));
+            }
+            Some(Detail::NotActive) => lines.push(Line::from(Span::styled(
+                "This membership is not active (a pending invitation, or removed since the list was read).",
+                theme.warn,
+            ))),
+            Some(Detail::Failed(error)) => lines.extend(error_text(error, theme)),
+            None => lines.push(Line::from(Span::styled("Loading details…", theme.dim))),
+        }
+        lines.push(field(
+            "User id",
+            Span::styled(fit(&member.user_id, width), theme.dim),
+        ));
+        frame.render_widget(
+            Paragraph::new(lines).wrap(Wrap { trim: true }).block(
+                Block::default()
+                    .borders(Borders::TOP)
+                    .border_style(theme.border)
+                    .title(Span::styled(" Member ", theme.title)),
+            ),
+            area,
+        );
+    }
+}

@@ -1,0 +1,330 @@
+//! How the monitor draws: the head line, one project large, or the grid of pinned
+//! projects, and the state of the data (fresh, stale, frozen).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Borders, Paragraph, Sparkline, Wrap};
+
+use super::{Live, MonitorScreen, TILE_HEIGHT, TILE_MIN_WIDTH};
+use crate::text::fit;
+use crate::tui::action::Action;
+use crate::tui::screens::{ProjectRef, ScreenView, error_text};
+use crate::tui::theme::Theme;
+use crate::tui::widgets::display::{big_number, utc_hm};
+use crate::tui::widgets::thousands;
+
+impl MonitorScreen {
+    pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
+        let mode = if self.watch.is_empty() {
+            "selected project".to_owned()
+        } else if self.zoom {
+            "one pinned project".to_owned()
+        } else {
+            format!("{} pinned", self.watch.len())
+        };
+        let mut spans = vec![
+            Span::styled("Live visitors", theme.title),
+            Span::styled(
+                format!(
+                    " · {mode} · refresh every {} s",
+                    self.refresh.whole_seconds()
+                ),
+                theme.dim,
+            ),
+        ];
+        if self.frozen {
+            spans.push(Span::raw(" "));
+            spans.push(Span::styled(
+                " FROZEN ",
+                theme.warn.add_modifier(Modifier::REVERSED | Modifier::BOLD),
+            ));
+        }
+        frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    }
+
+    pub(super) fn draw_large(
+        &self,
+        frame: &mut Frame,
+        area: Rect,
+        project: &ProjectRef,
+        view: &ScreenView,
+    ) {
+        let theme = view.theme;
+        let live = self.live.get(&project.id);
+        let [top, chart_area] =
+            Layout::vertical([Constraint::Length(7), Constraint::Min(4)]).areas(area);
+        let digits = live.map_or(1, |l| l.current_visitors.to_string().len()) as u16;
+        let number_width = (digits * 4 + 3).max(17).min(top.width / 2);
+        let [number_area, info_area] =
+            Layout::horizontal([Constraint::Length(number_width), Constraint::Min(10)]).areas(top);
+        let number_block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border)
+            .title(Span::styled(" Visitors now ", theme.title));
+        let inner_width = number_width.saturating_sub(2) as usize;
+        let number = match live {
+            Some(live) if live.error.is_none() && live.loaded => big_number(
+                live.current_visitors,
+                inner_width,
+                theme.accent.add_modifier(Modifier::BOLD),
+            ),
+            _ => vec![Line::from(Span::styled("…", theme.dim))],
+        };
+        frame.render_widget(Paragraph::new(number).block(number_block), number_area);
+        let mut info = vec![
+            Line::from(Span::styled(
+                project.label(info_area.width.saturating_sub(2) as usize),
+                theme.title,
+            )),
+            Line::from(Span::styled(fit(&project.id, 40), theme.dim)),
+        ];
+        if let Some(live) = live.filter(|live| live.error.is_none() && live.loaded) {
+            info.push(Line::from(format!(
+                "{} visitors active in the last 5 minutes",
+                thousands(live.current_visitors)
+            )));
+            if let Some(peak) = live
+                .buckets
+                .iter()
+                .max_by_key(|b| (b.visitors, b.timestamp))
+            {
+                let total: i64 = live.buckets.iter().map(|b| b.visitors).sum();
+                info.push(Line::from(Span::styled(
+                    format!(
+                        "peak {} at {} UTC · {} visits in {} min",
+                        thousands(peak.visitors),
+                        utc_hm(peak.timestamp),
+                        thousands(total),
+                        live.buckets.len()
+                    ),
+                    theme.dim,
+                )));
+            }
+        }
+        if self.watch.is_empty() {
+            info.push(Line::from(Span::styled(
+                format!(
+                    "{} pins it to the watch list",
+                    view.keymap.key_for(Action::Watch)
+                ),
+                theme.dim,
+            )));
+        }
+        frame.render_widget(
+            Paragraph::new(info).block(Block::default().borders(Borders::NONE)),
+            info_area.inner(ratatui::layout::Margin::new(1, 0)),
+        );
+        match live {
+            Some(Live {
+                error: Some(error), ..
+            }) => frame.render_widget(
+                Paragraph::new(error_text(error, theme))
+                    .wrap(Wrap { trim: true })
+                    .block(
+                        Block::default()
+                            .borders(Borders::TOP)
+                            .border_style(theme.border),
+                    ),
+                chart_area,
+            ),
+            Some(live) if live.loaded => self.draw_chart(frame, chart_area, live, theme),
+            _ => frame.render_widget(
+                Paragraph::new(Span::styled(
+                    if self.frozen {
+                        "Frozen before data arrived."
+                    } else {
+                        "Loading…"
+                    },
+                    theme.dim,
+                ))
+                .block(
+                    Block::default()
+                        .borders(Borders::TOP)
+                        .border_style(theme.border),
+                ),
+                chart_area,
+            ),
+        }
+    }
+
+    pub(super) fn draw_chart(&self, frame: &mut Frame, area: Rect, live: &Live, theme: &Theme) {
+        let max = live.buckets.iter().map(|b| b.visitors).max().unwrap_or(0);
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border)
+            .title(Span::styled(
+                format!(
+                    " Visitors per minute, last 30 minutes (UTC) · peak {} ",
+                    thousands(max)
+                ),
+                theme.title,
+            ));
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        let [bars_area, axis_area] =
+            Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
+        let count = live.buckets.len().max(1) as u16;
+        let (bar_width, gap) = if inner.width >= count * 3 {
+            ((inner.width + 1) / count - 1, 1)
+        } else if inner.width >= count * 2 {
+            (1, 1)
+        } else {
+            ((inner.width / count).max(1), 0)
+        };
+        // Centred: the bars rarely fill the width exactly.
+        let used = ((bar_width + gap) * count).saturating_sub(gap);
+        let [_, bars_area, _] = Layout::horizontal([
+            Constraint::Fill(1),
+            Constraint::Length(used),
+            Constraint::Fill(1),
+        ])
+        .areas(bars_area);
+        let axis_area = Rect {
+            x: bars_area.x,
+            width: bars_area.width,
+            ..axis_area
+        };
+        let bars: Vec<Bar> = live
+            .buckets
+            .iter()
+            .map(|bucket| {
+                Bar::default()
+                    .value(bucket.visitors.max(0) as u64)
+                    .text_value(String::new())
+            })
+            .collect();
+        let chart = BarChart::default()
+            .data(BarGroup::default().bars(&bars))
+            .bar_width(bar_width)
+            .bar_gap(gap)
+            .max(max.max(1) as u64)
+            .bar_style(theme.accent);
+        frame.render_widget(chart, bars_area);
+        // Labels from the server's timestamps: right across midnight, whatever
+        // the local clock says.
+        if let (Some(first), Some(last)) = (live.buckets.first(), live.buckets.last()) {
+            let left = utc_hm(first.timestamp);
+            let right = utc_hm(last.timestamp);
+            let pad = (used as usize).saturating_sub(left.len() + right.len());
+            frame.render_widget(
+                Paragraph::new(Span::styled(
+                    format!("{left}{}{right}", " ".repeat(pad)),
+                    theme.dim,
+                )),
+                axis_area,
+            );
+        }
+    }
+
+    pub(super) fn draw_grid(
+        &self,
+        frame: &mut Frame,
+        area: Rect,
+        shown: &[ProjectRef],
+        theme: &Theme,
+    ) {
+        let columns = (area.width / TILE_MIN_WIDTH).max(1) as usize;
+        let rows_fit = (area.height / TILE_HEIGHT).max(1) as usize;
+        let cursor = self.cursor.min(shown.len().saturating_sub(1));
+        // Scroll by whole rows of tiles so the focused tile stays in view.
+        let first_row = (cursor / columns).saturating_sub(rows_fit - 1);
+        let rows = Layout::vertical(vec![Constraint::Length(TILE_HEIGHT); rows_fit]).split(area);
+        for (row_index, row_area) in rows.iter().enumerate() {
+            let cells = Layout::horizontal(vec![Constraint::Ratio(1, columns as u32); columns])
+                .split(*row_area);
+            for (column, cell) in cells.iter().enumerate() {
+                let index = (first_row + row_index) * columns + column;
+                if let Some(project) = shown.get(index) {
+                    self.draw_tile(frame, *cell, project, index == cursor, theme);
+                }
+            }
+        }
+        let hidden = shown.len().saturating_sub((first_row + rows_fit) * columns);
+        if hidden > 0 {
+            let last = Rect {
+                y: area.bottom().saturating_sub(1),
+                height: 1,
+                ..area
+            };
+            frame.render_widget(
+                Paragraph::new(Span::styled(format!("+{hidden} more below (j)"), theme.dim))
+                    .right_aligned(),
+                last,
+            );
+        }
+    }
+
+    pub(super) fn draw_tile(
+        &self,
+        frame: &mut Frame,
+        area: Rect,
+        project: &ProjectRef,
+        focused: bool,
+        theme: &Theme,
+    ) {
+        let pinned = self.is_pinned(&project.id);
+        let title_width = area.width.saturating_sub(6) as usize;
+        let title = if pinned {
+            format!(" {} ", project.label(title_width))
+        } else {
+            format!(
+                " {} (selected) ",
+                project.label(title_width.saturating_sub(11))
+            )
+        };
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(if focused { theme.accent } else { theme.border })
+            .title(Span::styled(
+                title,
+                if focused { theme.title } else { theme.base },
+            ));
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        let [line_area, spark_area] =
+            Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
+        let live = self.live.get(&project.id);
+        let line = match live {
+            Some(Live {
+                error: Some(error), ..
+            }) => Line::from(Span::styled(
+                fit(
+                    &error
+                        .gate
+                        .as_ref()
+                        .map_or_else(|| error.summary.clone(), |gate| gate.explain()),
+                    inner.width as usize,
+                ),
+                theme.warn,
+            )),
+            Some(live) if live.loaded => {
+                let mut spans = vec![
+                    Span::styled(
+                        thousands(live.current_visitors),
+                        theme.accent.add_modifier(Modifier::BOLD),
+                    ),
+                    Span::styled(" now", theme.dim),
+                ];
+                if !pinned {
+                    spans.push(Span::styled(" · w pins", theme.dim));
+                }
+                Line::from(spans)
+            }
+            _ => Line::from(Span::styled("…", theme.dim)),
+        };
+        frame.render_widget(Paragraph::new(line), line_area);
+        if let Some(live) = live.filter(|live| live.error.is_none()) {
+            let data: Vec<u64> = live
+                .buckets
+                .iter()
+                .map(|b| b.visitors.max(0) as u64)
+                .collect();
+            frame.render_widget(
+                Sparkline::default().data(&data).style(theme.accent),
+                spark_area,
+            );
+        }
+    }
+}

@@ -1,0 +1,272 @@
+//! One model of a server-paged list, shared by every list screen (inventory,
+//! members, personal data; scan findings and changes next): the rows loaded so
+//! far, the selection and scroll offset, the request in flight and its token,
+//! reload, next-page prefetch, movement, and what to say while there are no rows.
+//! The screen keeps its filters and builds the request for a cursor.
+
+use std::cell::Cell;
+use std::ops::Range;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use time::OffsetDateTime;
+
+use super::error_text;
+use crate::api::model::Pagination;
+use crate::tui::action::Action;
+use crate::tui::effect::{Cx, ErrorInfo, Request, Slot};
+use crate::tui::theme::Theme;
+use crate::tui::widgets::display::scroll_offset;
+use crate::tui::widgets::list;
+
+#[derive(Debug)]
+pub struct PagedList<T> {
+    /// The request slot of its pages: a newer page request aborts an older one.
+    slot: Slot,
+    pub rows: Vec<T>,
+    pub selected: usize,
+    /// The first row on screen, and how many rows the last draw showed.
+    offset: Cell<usize>,
+    viewport: Cell<usize>,
+    next_cursor: Option<String>,
+    pub has_more: bool,
+    /// The token of the page request in flight, and the cursor it was made with.
+    pending: Option<u64>,
+    pending_cursor: Option<String>,
+    pub error: Option<ErrorInfo>,
+    pub loaded_at: Option<OffsetDateTime>,
+    /// Whether any page was asked for yet.
+    pub started: bool,
+}
+
+impl<T> PagedList<T> {
+    /// A list of `slot`'s pages; `viewport` is the height assumed before the
+    /// first draw (0: nothing is on screen yet).
+    pub fn new(slot: Slot, viewport: usize) -> Self {
+        Self {
+            slot,
+            rows: Vec::new(),
+            selected: 0,
+            offset: Cell::new(0),
+            viewport: Cell::new(viewport),
+            next_cursor: None,
+            has_more: false,
+            pending: None,
+            pending_cursor: None,
+            error: None,
+            loaded_at: None,
+            started: false,
+        }
+    }
+
+    /// Drops the rows and forgets the request in flight: its reply is then
+    /// dropped by its token.
+    pub fn clear(&mut self) {
+        self.rows.clear();
+        self.next_cursor = None;
+        self.has_more = false;
+        self.pending = None;
+        self.pending_cursor = None;
+        self.selected = 0;
+        self.offset.set(0);
+        self.error = None;
+    }
+
+    /// Drops what is loaded and asks for the first page.
+    pub fn reload(&mut self, cx: &mut Cx, request: impl FnOnce(Option<String>) -> Request) {
+        self.clear();
+        self.started = true;
+        self.pending = Some(cx.fetch(self.slot, request(None)));
+    }
+
+    /// Asks for the next page when the selection nears the end of what is
+    /// loaded, more exists and none is in flight. True when it asked.
+    pub fn prefetch(
+        &mut self,
+        cx: &mut Cx,
+        request: impl FnOnce(Option<String>) -> Request,
+    ) -> bool {
+        if !list::wants_next_page(
+            self.selected,
+            self.rows.len(),
+            self.viewport.get(),
+            self.has_more,
+            self.pending.is_some(),
+        ) {
+            return false;
+        }
+        let Some(cursor) = self.next_cursor.clone() else {
+            return false;
+        };
+        self.pending_cursor = Some(cursor.clone());
+        self.pending = Some(cx.fetch(self.slot, request(Some(cursor))));
+        true
+    }
+
+    /// Moves the selection for a movement action (then prefetches); false for
+    /// any other action.
+    pub fn navigate(
+        &mut self,
+        action: Action,
+        cx: &mut Cx,
+        request: impl FnOnce(Option<String>) -> Request,
+    ) -> bool {
+        let Some(index) = list::navigate(action, self.selected, self.viewport.get()) else {
+            return false;
+        };
+        self.select(index);
+        self.prefetch(cx, request);
+        true
+    }
+
+    /// Selects row `index`, or the last one loaded.
+    pub fn select(&mut self, index: usize) {
+        self.selected = index.min(self.rows.len().saturating_sub(1));
+    }
+
+    /// Moves the stored offset so the selection is in view, for screens that
+    /// act on the rows on screen before the next draw.
+    pub fn follow_selection(&self) {
+        let height = self.viewport.get();
+        if height > 0 {
+            self.offset.set(scroll_offset(
+                self.offset.get(),
+                self.selected,
+                height,
+                self.rows.len(),
+            ));
+        }
+    }
+
+    /// Whether a reply in `slot` with `token` answers the page request in
+    /// flight; if so it is no longer pending, and the cursor it was asked with
+    /// comes back (`None` for the first page). A stale reply gives `None`.
+    pub fn accept(&mut self, slot: Slot, token: u64) -> Option<Option<String>> {
+        if slot != self.slot || self.pending != Some(token) {
+            return None;
+        }
+        self.pending = None;
+        Some(self.pending_cursor.take())
+    }
+
+    /// Adds an accepted page. An empty page with `has_more` is legal: the
+    /// caller's next [`PagedList::prefetch`] keeps walking.
+    pub fn append(&mut self, rows: Vec<T>, pagination: Pagination, now: OffsetDateTime) {
+        self.rows.extend(rows);
+        self.has_more = pagination.has_more;
+        self.next_cursor = pagination.next_cursor;
+        self.error = None;
+        self.loaded_at = Some(now);
+    }
+
+    pub fn is_loading(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    pub fn selected_row(&self) -> Option<&T> {
+        self.rows.get(self.selected)
+    }
+
+    /// The rows on screen, as the next draw will show them.
+    pub fn visible_rows(&self) -> Range<usize> {
+        let height = self.viewport.get();
+        if height == 0 || self.rows.is_empty() {
+            return 0..0;
+        }
+        let offset = scroll_offset(self.offset.get(), self.selected, height, self.rows.len());
+        offset..(offset + height).min(self.rows.len())
+    }
+
+    /// For a draw `height` rows high: remembers the height and the offset, and
+    /// returns the rows to build (only those are).
+    pub fn layout(&self, height: usize) -> Range<usize> {
+        self.viewport.set(height.max(1));
+        let range = self.visible_rows();
+        self.offset.set(range.start);
+        range
+    }
+
+    /// Remembers the height rows will have, before there are any.
+    pub fn set_viewport(&self, height: usize) {
+        self.viewport.set(height);
+    }
+
+    /// What the table area says while there are no rows: the error, that a
+    /// page is loading, or `empty`.
+    pub fn placeholder(
+        &self,
+        theme: &Theme,
+        loading: &'static str,
+        empty: Line<'static>,
+    ) -> Vec<Line<'static>> {
+        match (&self.error, self.pending) {
+            (Some(error), _) => error_text(error, theme),
+            (None, Some(_)) => vec![Line::from(Span::styled(loading, theme.dim))],
+            (None, None) => vec![empty],
+        }
+    }
+}
+
+/// Draws `lines` where the table would be, under the table's top border.
+pub fn draw_placeholder(frame: &mut Frame, area: Rect, lines: Vec<Line<'static>>, theme: &Theme) {
+    frame.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: true }).block(
+            Block::default()
+                .borders(Borders::TOP)
+                .border_style(theme.border),
+        ),
+        area,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::nav::Nav;
+
+    fn request(cursor: Option<String>) -> Request {
+        Request::PiiPage {
+            project_id: "prj".into(),
+            cursor,
+            limit: 2,
+        }
+    }
+
+    fn more(cursor: &str) -> Pagination {
+        Pagination {
+            has_more: true,
+            next_cursor: Some(cursor.into()),
+        }
+    }
+
+    #[test]
+    fn pages_load_as_the_selection_nears_the_end_and_stale_replies_are_dropped() {
+        let now = OffsetDateTime::UNIX_EPOCH;
+        let (mut effects, mut navs, mut token) = (Vec::new(), Vec::<Nav>::new(), 0);
+        let mut cx = Cx::new(now, &mut effects, &mut navs, &mut token);
+        let mut list: PagedList<u32> = PagedList::new(Slot::PiiPage, 2);
+        list.reload(&mut cx, request);
+        let first = list.pending.expect("asked for the first page");
+        list.reload(&mut cx, request);
+        assert_eq!(list.accept(Slot::PiiPage, first), None, "stale");
+        let second = list.pending.expect("asked again");
+        assert_eq!(list.accept(Slot::PiiPage, second), Some(None));
+        list.append(vec![1, 2], more("c2"), now);
+        // Within the margin of the end: the next page, with the cursor.
+        assert!(list.prefetch(&mut cx, request));
+        let third = list.pending.expect("next page");
+        assert!(!list.prefetch(&mut cx, request), "one at a time");
+        assert_eq!(list.accept(Slot::PiiPage, third), Some(Some("c2".into())));
+        let last = Pagination {
+            has_more: false,
+            next_cursor: None,
+        };
+        list.append(vec![3], last, now);
+        assert!(list.navigate(Action::Bottom, &mut cx, request));
+        assert_eq!(list.selected_row(), Some(&3));
+        assert!(!list.navigate(Action::Refresh, &mut cx, request));
+        assert_eq!(list.layout(2), 1..3);
+    }
+}

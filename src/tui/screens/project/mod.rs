@@ -1,0 +1,505 @@
+//! One project: every field of the Project resource, the inventory facts of the
+//! row it was opened from, and the actions on it (rename, visibility, unpublish,
+//! publish with deployment polling, delete). Opened with enter from the inventory;
+//! esc goes back.
+
+mod deploy;
+mod view;
+mod writes;
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use time::OffsetDateTime;
+
+pub use self::deploy::DeploymentWatch;
+use super::{Screen, ScreenView};
+use crate::api::model::{InventoryItem, Project, ProjectUpdate, Visibility, validate_project_name};
+use crate::tui::action::Action;
+use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
+use crate::tui::widgets::confirm::{Confirm, ConfirmOutcome};
+use crate::tui::widgets::input::TextField;
+use crate::tui::widgets::menu::{Menu, MenuOutcome};
+
+/// Whether this session may change projects.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum WriteAccess {
+    #[default]
+    Allowed,
+    /// `--read-only` or `read_only = true`: actions are hidden.
+    ReadOnly,
+    /// A write answered 403 `insufficient_scope`: actions are shown disabled.
+    MissingScope(Vec<String>),
+}
+
+/// The write actions, in the order hints list them.
+/// Each: the action, its hint, its hint while disabled, its help line.
+const WRITE_ACTIONS: &[(Action, &str, &str, &str)] = &[
+    (Action::Rename, "rename", "rename ✗", "rename the project"),
+    (
+        Action::Visibility,
+        "visibility",
+        "visibility ✗",
+        "who may open it in the editor",
+    ),
+    (
+        Action::Publish,
+        "publish",
+        "publish ✗",
+        "publish, then follow the deployment",
+    ),
+    (
+        Action::Unpublish,
+        "unpublish",
+        "unpublish ✗",
+        "take the published app offline",
+    ),
+    (
+        Action::Delete,
+        "delete",
+        "delete ✗",
+        "delete the project (type its name)",
+    ),
+];
+
+/// Who each visibility lets in, for the menu.
+const VISIBILITY_CHOICES: &[(Visibility, &str)] = &[
+    (
+        Visibility::Restricted,
+        "owner, invited collaborators, workspace owner",
+    ),
+    (
+        Visibility::WorkspaceEdit,
+        "every member, at their role's level",
+    ),
+    (
+        Visibility::WorkspaceView,
+        "every member, role access capped at read",
+    ),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteKind {
+    Rename,
+    Visibility,
+    Unpublish,
+    Publish,
+    Delete,
+}
+
+impl WriteKind {
+    fn doing(self) -> &'static str {
+        match self {
+            WriteKind::Rename => "renaming…",
+            WriteKind::Visibility => "changing visibility…",
+            WriteKind::Unpublish => "unpublishing…",
+            WriteKind::Publish => "starting a deployment…",
+            WriteKind::Delete => "deleting…",
+        }
+    }
+}
+
+#[derive(Debug)]
+struct RenameField {
+    field: TextField,
+    /// The contract's name rule, checked as the person types.
+    problem: Option<String>,
+    /// The server's refusal of `body.name`, until the text changes.
+    refused: Option<String>,
+}
+
+#[derive(Debug)]
+enum Mode {
+    View,
+    Rename(RenameField),
+    Visibility(Menu),
+    Confirm(Box<Confirm>, WriteKind),
+}
+
+#[derive(Debug)]
+pub struct ProjectScreen {
+    /// The inventory row this screen was opened from.
+    pub item: InventoryItem,
+    pub project: Option<Project>,
+    pub error: Option<ErrorInfo>,
+    load_pending: Option<u64>,
+    loaded_at: Option<OffsetDateTime>,
+    pub access: WriteAccess,
+    mode: Mode,
+    write: Option<(u64, WriteKind)>,
+    /// The last write's outcome in words, or its refusal.
+    pub last_write: Option<String>,
+    pub write_error: Option<ErrorInfo>,
+    /// A re-read after a write: its answer goes to the inventory too.
+    reread_after_write: bool,
+    pub deployment: Option<DeploymentWatch>,
+}
+
+impl ProjectScreen {
+    pub fn new(item: InventoryItem, access: WriteAccess) -> Self {
+        Self {
+            item,
+            project: None,
+            error: None,
+            load_pending: None,
+            loaded_at: None,
+            access,
+            mode: Mode::View,
+            write: None,
+            last_write: None,
+            write_error: None,
+            reread_after_write: false,
+            deployment: None,
+        }
+    }
+
+    pub fn project_id(&self) -> &str {
+        &self.item.id
+    }
+
+    fn load(&mut self, cx: &mut Cx) {
+        self.load_pending = Some(cx.fetch(
+            Slot::Project,
+            Request::GetProject {
+                project_id: self.item.id.clone(),
+            },
+        ));
+    }
+
+    /// The name as the project has it now (the response of the last write wins).
+    fn current_name(&self) -> Option<&str> {
+        match &self.project {
+            Some(project) => project.name.as_deref(),
+            None => self.item.name.as_deref(),
+        }
+    }
+
+    pub fn write_pending(&self) -> Option<WriteKind> {
+        self.write.map(|(_, kind)| kind)
+    }
+
+    pub fn is_renaming(&self) -> bool {
+        matches!(self.mode, Mode::Rename(_))
+    }
+
+    /// What is wrong with the name being typed: the contract's rule first, then
+    /// the server's refusal.
+    pub fn rename_error(&self) -> Option<String> {
+        match &self.mode {
+            Mode::Rename(rename) => rename.problem.clone().or_else(|| rename.refused.clone()),
+            _ => None,
+        }
+    }
+
+    pub fn confirm(&self) -> Option<&Confirm> {
+        match &self.mode {
+            Mode::Confirm(confirm, _) => Some(confirm),
+            _ => None,
+        }
+    }
+
+    pub fn menu_open(&self) -> bool {
+        matches!(self.mode, Mode::Visibility(_))
+    }
+
+    /// Why actions are off, if they are.
+    fn refusal(&self) -> Option<String> {
+        match &self.access {
+            WriteAccess::Allowed => None,
+            WriteAccess::ReadOnly => Some("read-only mode: changes are turned off".into()),
+            WriteAccess::MissingScope(scopes) => Some(format!(
+                "changes are disabled: the API key lacks {}",
+                scopes.join(" or ")
+            )),
+        }
+    }
+}
+
+impl ProjectScreen {
+    /// A poll's reply; true unless it was stale. A deployment that ended has
+    /// the project read again (its answer goes to the inventory too).
+    fn on_deployment_reply(
+        &mut self,
+        token: u64,
+        reply: Result<Reply, ErrorInfo>,
+        cx: &mut Cx,
+    ) -> bool {
+        let Some(watch) = &mut self.deployment else {
+            return false;
+        };
+        let Some(ended) = watch.on_reply(token, reply, cx.now) else {
+            return false;
+        };
+        if ended {
+            self.reread_after_write = true;
+            self.load(cx);
+        }
+        true
+    }
+}
+
+impl Screen for ProjectScreen {
+    fn title(&self) -> &'static str {
+        "Project"
+    }
+
+    fn activate(&mut self, cx: &mut Cx) {
+        if self.project.is_none() && self.load_pending.is_none() {
+            self.load(cx);
+        }
+    }
+
+    fn captures_keys(&self) -> bool {
+        !matches!(self.mode, Mode::View)
+    }
+
+    fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
+        match &mut self.mode {
+            Mode::View | Mode::Visibility(_) => false,
+            Mode::Rename(rename) => {
+                match key.code {
+                    KeyCode::Esc => self.mode = Mode::View,
+                    KeyCode::Enter => self.submit_rename(cx),
+                    _ => {
+                        if rename.field.handle_key(key) {
+                            rename.problem = validate_project_name(rename.field.value())
+                                .err()
+                                .map(|e| e.to_string());
+                            rename.refused = None;
+                        }
+                    }
+                }
+                true
+            }
+            Mode::Confirm(confirm, kind) => {
+                let kind = *kind;
+                match confirm.handle_key(key) {
+                    ConfirmOutcome::Open => {}
+                    ConfirmOutcome::Cancelled => self.mode = Mode::View,
+                    ConfirmOutcome::Confirmed => self.confirmed(kind, cx),
+                }
+                true
+            }
+        }
+    }
+
+    fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        if let Mode::Visibility(menu) = &mut self.mode {
+            match menu.handle(action) {
+                MenuOutcome::Open => {}
+                MenuOutcome::Closed => self.mode = Mode::View,
+                MenuOutcome::Chosen(choice) => {
+                    let choice = VISIBILITY_CHOICES[choice.min(VISIBILITY_CHOICES.len() - 1)]
+                        .0
+                        .clone();
+                    self.mode = Mode::View;
+                    if self.project.as_ref().and_then(|p| p.visibility.as_ref()) == Some(&choice) {
+                        cx.notify("the visibility is unchanged".into());
+                    } else {
+                        let request = Request::UpdateProject {
+                            project_id: self.item.id.clone(),
+                            update: ProjectUpdate {
+                                name: None,
+                                visibility: Some(choice),
+                            },
+                        };
+                        self.send(WriteKind::Visibility, request, cx);
+                    }
+                }
+            }
+            return true;
+        }
+        match action {
+            Action::Back => {
+                if let Some(kind) = self.write_pending() {
+                    cx.notify(format!(
+                        "wait: {} is still in progress",
+                        kind.doing().trim_end_matches('…')
+                    ));
+                } else {
+                    cx.navigate(Nav::Project(ProjectNav::Close));
+                }
+            }
+            Action::Refresh => self.load(cx),
+            Action::Copy => cx.copy(Some(&self.item.id)),
+            Action::Rename => self.begin(WriteKind::Rename, cx),
+            Action::Visibility => self.begin(WriteKind::Visibility, cx),
+            Action::Unpublish => self.begin(WriteKind::Unpublish, cx),
+            Action::Publish => self.begin(WriteKind::Publish, cx),
+            Action::Delete => self.begin(WriteKind::Delete, cx),
+            _ => return false,
+        }
+        true
+    }
+
+    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
+        let Answer { slot, token, reply } = answer;
+        match slot {
+            Slot::Project if self.load_pending == Some(token) => {
+                self.load_pending = None;
+                match reply {
+                    Ok(Reply::Project(project)) => {
+                        if std::mem::take(&mut self.reread_after_write) {
+                            cx.navigate(Nav::Project(ProjectNav::Wrote(ProjectWrite::Updated(
+                                project.clone(),
+                            ))));
+                        }
+                        self.project = Some(*project);
+                        self.error = None;
+                        self.loaded_at = Some(cx.now);
+                    }
+                    Ok(_) => {}
+                    Err(error) => self.error = Some(error),
+                }
+            }
+            Slot::ProjectWrite => {
+                let Some((pending, kind)) = self.write else {
+                    return false;
+                };
+                if pending != token {
+                    return false;
+                }
+                self.write = None;
+                self.on_write_reply(kind, reply, cx);
+            }
+            Slot::Deployment => return self.on_deployment_reply(token, reply, cx),
+            _ => return false,
+        }
+        true
+    }
+
+    fn wake_at(&self) -> Option<OffsetDateTime> {
+        self.deployment
+            .as_ref()
+            .filter(|watch| watch.poll_pending.is_none())
+            .and_then(|watch| watch.next_poll)
+    }
+
+    fn wake(&mut self, cx: &mut Cx) -> bool {
+        self.deployment.as_mut().is_some_and(|watch| watch.poll(cx))
+    }
+
+    fn last_loaded(&self) -> Option<OffsetDateTime> {
+        self.loaded_at
+    }
+
+    fn actions_disabled(&self) -> Option<String> {
+        match &self.access {
+            WriteAccess::MissingScope(_) => self.refusal(),
+            _ => None,
+        }
+    }
+
+    fn hints(&self) -> Vec<(Action, &'static str)> {
+        let mut hints = vec![(Action::Back, "back")];
+        match self.access {
+            WriteAccess::ReadOnly => {}
+            WriteAccess::Allowed => hints.extend(
+                WRITE_ACTIONS
+                    .iter()
+                    .map(|(action, short, _, _)| (*action, *short)),
+            ),
+            WriteAccess::MissingScope(_) => hints.extend(
+                WRITE_ACTIONS
+                    .iter()
+                    .map(|(action, _, disabled, _)| (*action, *disabled)),
+            ),
+        }
+        hints
+    }
+
+    fn help(&self) -> Vec<(Action, &'static str)> {
+        let mut help = vec![(Action::Back, "back to the inventory")];
+        match self.access {
+            WriteAccess::ReadOnly => {}
+            WriteAccess::Allowed => help.extend(
+                WRITE_ACTIONS
+                    .iter()
+                    .map(|(action, _, _, long)| (*action, *long)),
+            ),
+            WriteAccess::MissingScope(_) => {
+                help.extend(WRITE_ACTIONS.iter().map(|(action, _, _, _)| {
+                    (*action, "disabled: the API key lacks the write scope")
+                }))
+            }
+        }
+        help.push((Action::Copy, "copy the project id (OSC 52)"));
+        help.push((Action::Refresh, "read the project again"));
+        help
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
+        let theme = view.theme;
+        let activity = self.activity_lines(view);
+        let rename_rows = if self.is_renaming() { 3 } else { 0 };
+        let activity_rows =
+            (activity.len() as u16 + rename_rows).min(area.height.saturating_sub(6) / 2);
+        let [head_area, main_area, activity_area] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Min(3),
+            Constraint::Length(activity_rows),
+        ])
+        .areas(area);
+        self.draw_head(frame, head_area, view);
+        let wide = main_area.width >= 110;
+        let left_width = if wide {
+            main_area.width * 58 / 100
+        } else {
+            main_area.width
+        };
+        let project_lines = self.project_lines(view, left_width as usize);
+        let facts = self.fact_lines(view);
+        let block = |title: &'static str| {
+            Block::default()
+                .borders(Borders::TOP)
+                .border_style(theme.border)
+                .title(Span::styled(title, theme.title))
+        };
+        if wide {
+            let [left, right] =
+                Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)])
+                    .spacing(1)
+                    .areas(main_area);
+            frame.render_widget(
+                Paragraph::new(project_lines).block(block(" Project ")),
+                left,
+            );
+            frame.render_widget(
+                Paragraph::new(facts).block(block(" From the inventory ")),
+                right,
+            );
+        } else {
+            let mut lines = project_lines;
+            lines.push(Line::from(Span::styled("From the inventory", theme.title)));
+            lines.extend(facts);
+            frame.render_widget(Paragraph::new(lines).block(block(" Project ")), main_area);
+        }
+        let [rename_area, status_area] = Layout::vertical([
+            Constraint::Length(rename_rows.min(activity_rows)),
+            Constraint::Min(0),
+        ])
+        .areas(activity_area);
+        if let Mode::Rename(rename) = &self.mode {
+            let message = match (&rename.problem, &rename.refused, self.write_pending()) {
+                (Some(problem), _, _) => (problem.as_str(), theme.error),
+                (None, Some(refused), _) => (refused.as_str(), theme.error),
+                (None, None, Some(_)) => ("saving…", theme.dim),
+                (None, None, None) => ("enter saves · esc cancels", theme.dim),
+            };
+            let [_, field_area] =
+                Layout::vertical([Constraint::Length(1), Constraint::Length(2)]).areas(rename_area);
+            rename
+                .field
+                .draw(frame, field_area, theme, "new name", Some(message));
+        }
+        frame.render_widget(Paragraph::new(activity), status_area);
+        match &self.mode {
+            Mode::Visibility(menu) => menu.draw(frame, area, theme, "enter choose · esc close"),
+            Mode::Confirm(confirm, _) => confirm.draw(frame, area, theme),
+            Mode::View | Mode::Rename(_) => {}
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! The write flow of the project screen: rename, visibility, unpublish, publish
+//! and delete, each behind one confirm flow, and what their replies change.
+
+use super::deploy::DeploymentWatch;
+use super::{Mode, ProjectScreen, RenameField, VISIBILITY_CHOICES, WriteAccess, WriteKind};
+use crate::api::model::{ErrorType, ProjectUpdate, validate_project_name};
+use crate::text::{fit, sanitize_line};
+use crate::tui::effect::{Cx, ErrorInfo, Gate, Reply, Request, Slot};
+use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
+use crate::tui::widgets::confirm::{Confirm, Confirmation};
+use crate::tui::widgets::input::TextField;
+use crate::tui::widgets::menu::Menu;
+
+impl ProjectScreen {
+    /// Starts a write action, or says why it cannot start.
+    pub(super) fn begin(&mut self, kind: WriteKind, cx: &mut Cx) {
+        if let Some(why) = self.refusal() {
+            cx.notify(why);
+            return;
+        }
+        if let Some(pending) = self.write_pending() {
+            cx.notify(format!(
+                "wait: {} is still in progress",
+                pending.doing().trim_end_matches('…')
+            ));
+            return;
+        }
+        let Some(project) = &self.project else {
+            cx.notify("wait for the project to load".into());
+            return;
+        };
+        let name = project
+            .name
+            .as_deref()
+            .map_or_else(|| "(unnamed)".to_owned(), |n| fit(n, 60));
+        self.mode = match kind {
+            WriteKind::Rename => {
+                let field = TextField::new(project.name.clone().unwrap_or_default());
+                let problem = validate_project_name(field.value())
+                    .err()
+                    .map(|e| e.to_string());
+                Mode::Rename(RenameField {
+                    field,
+                    problem,
+                    refused: None,
+                })
+            }
+            WriteKind::Visibility => {
+                let items = VISIBILITY_CHOICES
+                    .iter()
+                    .map(|(v, what)| format!("{:<15} {what}", v.as_str()))
+                    .collect();
+                let selected = VISIBILITY_CHOICES
+                    .iter()
+                    .position(|(v, _)| Some(v) == project.visibility.as_ref())
+                    .unwrap_or(0);
+                Mode::Visibility(Menu::new("Visibility in the editor", items, selected))
+            }
+            WriteKind::Unpublish => {
+                let mut lines = vec![format!("Take {name} offline?")];
+                lines.push(if project.is_published {
+                    "Its audience and visibility are kept for the next publish.".into()
+                } else {
+                    "It is not published now; this changes nothing.".into()
+                });
+                Mode::Confirm(
+                    Box::new(Confirm::new("Unpublish", lines, Confirmation::Yes)),
+                    kind,
+                )
+            }
+            WriteKind::Publish => {
+                let lines = vec![
+                    format!("Publish {name}?"),
+                    "A deployment starts; this screen follows it until it ends.".into(),
+                ];
+                Mode::Confirm(
+                    Box::new(Confirm::new("Publish", lines, Confirmation::Yes)),
+                    kind,
+                )
+            }
+            WriteKind::Delete => {
+                // The name must be typed; a project without a printable name is
+                // confirmed by its id instead.
+                let expected = match project.name.as_deref() {
+                    Some(n) if !n.trim().is_empty() && sanitize_line(n) == n => n.to_owned(),
+                    _ => project.id.clone(),
+                };
+                let lines = vec![
+                    format!("Delete {name} ({})?", fit(&project.id, 40)),
+                    "Where the workspace has trash it can be restored from the editor;".into(),
+                    "otherwise it is gone for good and custom domains disconnect at once.".into(),
+                ];
+                Mode::Confirm(
+                    Box::new(Confirm::new(
+                        "Delete project",
+                        lines,
+                        Confirmation::Type(expected),
+                    )),
+                    kind,
+                )
+            }
+        };
+    }
+
+    pub(super) fn send(&mut self, kind: WriteKind, request: Request, cx: &mut Cx) {
+        self.write_error = None;
+        let token = cx.fetch(Slot::ProjectWrite, request);
+        self.write = Some((token, kind));
+    }
+
+    pub(super) fn submit_rename(&mut self, cx: &mut Cx) {
+        let Mode::Rename(rename) = &mut self.mode else {
+            return;
+        };
+        if self.write.is_some() {
+            return;
+        }
+        let name = rename.field.value().to_owned();
+        if let Err(problem) = validate_project_name(&name) {
+            rename.problem = Some(problem.to_string());
+            return;
+        }
+        if self.project.as_ref().and_then(|p| p.name.as_deref()) == Some(name.as_str()) {
+            self.mode = Mode::View;
+            cx.notify("the name is unchanged".into());
+            return;
+        }
+        let request = Request::UpdateProject {
+            project_id: self.item.id.clone(),
+            update: ProjectUpdate {
+                name: Some(name),
+                visibility: None,
+            },
+        };
+        self.send(WriteKind::Rename, request, cx);
+    }
+
+    pub(super) fn confirmed(&mut self, kind: WriteKind, cx: &mut Cx) {
+        self.mode = Mode::View;
+        let project_id = self.item.id.clone();
+        let request = match kind {
+            WriteKind::Unpublish => Request::Unpublish { project_id },
+            WriteKind::Publish => Request::Publish { project_id },
+            WriteKind::Delete => Request::DeleteProject { project_id },
+            WriteKind::Rename | WriteKind::Visibility => return,
+        };
+        self.send(kind, request, cx);
+    }
+
+    pub(super) fn on_write_reply(
+        &mut self,
+        kind: WriteKind,
+        reply: Result<Reply, ErrorInfo>,
+        cx: &mut Cx,
+    ) {
+        let label = self.current_name().map_or_else(
+            || fit(&self.item.id, 40),
+            |name| format!("\u{201c}{}\u{201d}", fit(name, 40)),
+        );
+        match (kind, reply) {
+            (WriteKind::Rename | WriteKind::Visibility, Ok(Reply::Project(project))) => {
+                // The PATCH answers the project: show it at once.
+                self.last_write = Some(match kind {
+                    WriteKind::Rename => format!(
+                        "renamed to \u{201c}{}\u{201d}",
+                        fit(project.name.as_deref().unwrap_or(""), 50)
+                    ),
+                    _ => format!(
+                        "visibility is now {}",
+                        project
+                            .visibility
+                            .as_ref()
+                            .map_or("not set", |v| v.as_str())
+                    ),
+                });
+                self.project = Some((*project).clone());
+                self.loaded_at = Some(cx.now);
+                if kind == WriteKind::Rename {
+                    self.mode = Mode::View;
+                }
+                cx.navigate(Nav::Project(ProjectNav::Wrote(ProjectWrite::Updated(
+                    project,
+                ))));
+            }
+            (WriteKind::Unpublish, Ok(_)) => {
+                // 204 without a body: the contract says what changed; read it back.
+                self.last_write = Some(format!("unpublished {label}"));
+                if let Some(project) = &mut self.project {
+                    project.is_published = false;
+                    project.publish_audience = None;
+                    project.publish_audience_targets.clear();
+                    cx.navigate(Nav::Project(ProjectNav::Wrote(ProjectWrite::Updated(
+                        Box::new(project.clone()),
+                    ))));
+                }
+                self.reread_after_write = true;
+                self.load(cx);
+            }
+            (WriteKind::Publish, Ok(Reply::Deployment(deployment))) => {
+                self.last_write = Some(format!("deployment {} accepted", fit(&deployment.id, 40)));
+                let terminal = deployment.status.is_terminal();
+                self.deployment = Some(DeploymentWatch::start(
+                    self.item.id.clone(),
+                    *deployment,
+                    cx.now,
+                ));
+                if terminal {
+                    self.reread_after_write = true;
+                    self.load(cx);
+                }
+            }
+            (WriteKind::Delete, Ok(_)) => self.deleted(format!("deleted {label}"), cx),
+            (WriteKind::Delete, Err(error))
+                if error.kind.as_deref() == Some(ErrorType::ProjectNotFound.as_str()) =>
+            {
+                // Already gone (deleted elsewhere): what the person wanted.
+                self.deleted(format!("{label} was already deleted"), cx)
+            }
+            (_, Ok(_)) => {}
+            (_, Err(error)) => self.write_refused(error),
+        }
+    }
+
+    fn deleted(&mut self, notice: String, cx: &mut Cx) {
+        cx.navigate(Nav::Project(ProjectNav::Wrote(ProjectWrite::Deleted(
+            self.item.id.clone(),
+        ))));
+        cx.navigate(Nav::Project(ProjectNav::Close));
+        cx.notify(notice);
+    }
+
+    fn write_refused(&mut self, error: ErrorInfo) {
+        if let Some(Gate::Scopes(scopes)) = &error.gate {
+            // A credential without the write scope: every action is disabled.
+            self.access = WriteAccess::MissingScope(scopes.clone());
+        }
+        if let (Mode::Rename(rename), Some(Gate::Fields(fields))) = (&mut self.mode, &error.gate) {
+            let on_name: Vec<&str> = fields
+                .iter()
+                .filter(|f| f.location.as_deref() == Some("body.name"))
+                .map(|f| f.message.as_str())
+                .collect();
+            if !on_name.is_empty() {
+                rename.refused = Some(sanitize_line(&on_name.join("; ")).into_owned());
+            }
+        }
+        self.last_write = None;
+        self.write_error = Some(error);
+    }
+}
