@@ -17,6 +17,7 @@ use vantage::exporter::cache::{InventoryTally, Watched};
 use vantage::exporter::http::{Format, Served, render};
 use vantage::exporter::{Budget, Cache, PollPlan, RunningExporter, Snapshot, Source};
 use vantage::server::RunningServer;
+use vantage::server::ratelimit::RateLimit;
 
 use cli_support::Cli;
 use common::*;
@@ -322,6 +323,37 @@ async fn poll_errors_are_counted_and_never_break_a_scrape() {
     exporter.stop();
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn the_poller_leaves_the_reserve_of_the_rate_limit_untouched() {
+    // 6 requests a minute: the reserve is 2 (a quarter, rounded up), and a
+    // cycle would want 6 (insights, 2 names, 2 realtime, 1 inventory page).
+    let (server, clock) = server_with(|config| {
+        config.rate_limit = RateLimit {
+            limit: 6,
+            window: time::Duration::seconds(60),
+        };
+    })
+    .await;
+    let exporter = exporter(&server, &clock, published_projects(2)).await;
+    let snapshot = exporter.cache.snapshot();
+    assert_eq!(snapshot.client.requests(), 4);
+    let remaining = snapshot.client.rate_limit.expect("seen").remaining;
+    assert_eq!(remaining, 2, "the reserve is left");
+    let deferred: u64 = snapshot.polls_deferred.values().sum();
+    assert!(deferred >= 1, "{:?}", snapshot.polls_deferred);
+    assert_eq!(
+        snapshot.poll_errors.values().sum::<u64>(),
+        0,
+        "deferring is no error"
+    );
+    let (_, text) = scrape(&exporter, None).await;
+    assert!(
+        text.contains("vantage_rate_limit_remaining{workspace=\"ws_acme\"} 2\n"),
+        "{text}"
+    );
+    exporter.stop();
+}
+
 /// promtool, when installed (CI installs Debian's `prometheus` package).
 fn promtool() -> Option<std::process::Command> {
     let found = std::process::Command::new("promtool")
@@ -504,4 +536,13 @@ async fn the_command_refuses_a_too_short_interval() {
         .await
         .expect(2);
     assert!(run.stderr.contains("too short"), "{}", run.stderr);
+
+    // No key: a configuration error, exit 3, before anything listens.
+    let mut no_key = Cli::new(server.base_url(), ENTERPRISE_WS, "unused");
+    no_key.key = None;
+    let run = no_key
+        .run(&["exporter", "--listen", "127.0.0.1:0"])
+        .await
+        .expect(3);
+    assert!(run.stderr.contains("no API key found"), "{}", run.stderr);
 }
