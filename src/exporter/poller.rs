@@ -81,6 +81,8 @@ pub struct Poller {
     names_done_at: Option<OffsetDateTime>,
     /// A walk in progress: the tally so far and the next page's cursor.
     inventory_walk: Option<(InventoryTally, Option<String>)>,
+    /// The watched project whose realtime view the next cycle reads first.
+    realtime_start: usize,
 }
 
 impl Poller {
@@ -108,6 +110,7 @@ impl Poller {
             inventory_done_at: None,
             names_done_at: None,
             inventory_walk: None,
+            realtime_start: 0,
         }
     }
 
@@ -246,12 +249,19 @@ impl Poller {
         self.names_done_at = Some(self.clock.now());
     }
 
+    /// Starts where the last cycle's budget stopped it, so that with more
+    /// watched projects than the budget allows every one still gets its turn.
     async fn poll_realtime(&mut self) {
-        for id in self.plan.watch.clone() {
+        let watch = self.plan.watch.clone();
+        let count = watch.len();
+        for step in 0..count {
+            let index = (self.realtime_start + step) % count;
+            let id = &watch[index];
             if !self.may_spend(Source::Realtime) {
+                self.realtime_start = index;
                 return;
             }
-            match self.client.get_realtime(&id).await {
+            match self.client.get_realtime(id).await {
                 Ok(realtime) => {
                     let read_at = self.clock.now();
                     self.cache.update(|snapshot| {
@@ -263,7 +273,7 @@ impl Poller {
                     });
                     self.succeeded(Source::Realtime);
                 }
-                Err(error) => self.failed(Source::Realtime, &id, &error),
+                Err(error) => self.failed(Source::Realtime, id, &error),
             }
         }
     }
