@@ -15,6 +15,7 @@ use vantage::api::{ApiKey, Client, ClientConfig};
 use vantage::clock::Clock;
 use vantage::exporter::cache::{InventoryTally, Watched};
 use vantage::exporter::http::{Format, Served, render};
+use vantage::exporter::poller::Poller;
 use vantage::exporter::{Budget, Cache, PollPlan, RunningExporter, Snapshot, Source};
 use vantage::server::RunningServer;
 use vantage::server::ratelimit::RateLimit;
@@ -352,6 +353,59 @@ async fn the_poller_leaves_the_reserve_of_the_rate_limit_untouched() {
         "{text}"
     );
     exporter.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn watched_projects_the_budget_skipped_go_first_next_time() {
+    // 8 a minute, reserve 2. The first cycle reads insights, three names and
+    // two realtime views, and defers the third.
+    let (server, clock) = server_with(|config| {
+        config.rate_limit = RateLimit {
+            limit: 8,
+            window: time::Duration::seconds(60),
+        };
+    })
+    .await;
+    let watch = published_projects(3);
+    let client = Client::new(ClientConfig::new(
+        server.base_url(),
+        ApiKey::new(ENTERPRISE_ADMIN).expect("key"),
+    ))
+    .expect("client");
+    let plan = PollPlan {
+        workspace: ENTERPRISE_WS.to_owned(),
+        watch: watch.clone(),
+        interval: Duration::from_secs(60),
+        inventory_interval: None,
+        names_interval: Duration::from_secs(3600),
+        budget: Budget::default(),
+    };
+    let cache = Cache::default();
+    let (cycles, _) = tokio::sync::watch::channel(0);
+    let mut poller = Poller::new(client, plan, cache.clone(), clock.clone(), cycles);
+    poller.cycle().await;
+    let has_realtime = |id: &str| cache.snapshot().watched[id].current_visitors.is_some();
+    assert!(has_realtime(&watch[0]) && has_realtime(&watch[1]));
+    assert!(!has_realtime(&watch[2]));
+
+    // A minute later the window is empty, but the user spends 3 requests of
+    // it: after insights, the budget allows two realtime views.
+    clock.advance(time::Duration::seconds(61));
+    for _ in 0..3 {
+        let answer = http()
+            .get(format!("{}/v1/projects/{}", server.base_url(), watch[0]))
+            .header("service-api-key", ENTERPRISE_ADMIN)
+            .send()
+            .await
+            .expect("the user's request");
+        assert_eq!(answer.status(), 200);
+    }
+    poller.cycle().await;
+    assert!(has_realtime(&watch[2]), "the deferred project went first");
+    assert_eq!(
+        cache.snapshot().client.rate_limit.expect("seen").remaining,
+        2
+    );
 }
 
 /// promtool, when installed (CI installs Debian's `prometheus` package).
