@@ -6,6 +6,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod demo;
+pub mod exporter;
 pub mod formats;
 pub mod hash;
 pub mod hostile;

@@ -40,6 +40,8 @@ enum Command {
     Serve(Box<ServeArgs>),
     #[command(flatten)]
     Script(ScriptCommand),
+    /// Serve metrics for Prometheus on /metrics (loopback by default).
+    Exporter(vantage::exporter::ExporterArgs),
     /// Print a shell completion script (e.g. `vantage completions bash > ~/.local/share/bash-completion/completions/vantage`).
     Completions {
         #[arg(value_enum)]
@@ -148,6 +150,7 @@ fn run(cli: Cli) -> Result<()> {
         Some(Command::Script(command)) => {
             std::process::exit(i32::from(vantage::cli::run(command, &cli.global)))
         }
+        Some(Command::Exporter(args)) => Ok(vantage::exporter::main(&cli.global, args)?),
         Some(Command::Completions { shell }) => {
             vantage::cli::docs::completions(shell, &mut Cli::command(), &mut std::io::stdout())?;
             Ok(())

@@ -7,3 +7,4 @@ mod support;
 
 mod commands;
 mod export;
+mod exporter;

@@ -1,0 +1,195 @@
+//! What the poller last learned, and what the client did to learn it. A scrape
+//! reads only this: it never calls the API.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use time::OffsetDateTime;
+
+use crate::api::model::{Insights, InventoryItem, Realtime};
+use crate::api::{ClientEvent, RateLimitState};
+
+/// Where a cached value came from; the `source` label of the data-age and
+/// poll-error metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Source {
+    Insights,
+    Inventory,
+    Realtime,
+    Project,
+}
+
+impl Source {
+    pub const ALL: [Source; 4] = [
+        Source::Insights,
+        Source::Inventory,
+        Source::Realtime,
+        Source::Project,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Insights => "insights",
+            Self::Inventory => "inventory",
+            Self::Realtime => "realtime",
+            Self::Project => "project",
+        }
+    }
+}
+
+/// The inventory walk, counted: projects by publish audience and by visibility,
+/// and open personal-data findings.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InventoryTally {
+    pub projects: i64,
+    /// Published projects by `publish_audience`; unpublished ones under
+    /// [`NOT_PUBLISHED`].
+    pub by_publish_audience: BTreeMap<String, i64>,
+    pub by_visibility: BTreeMap<String, i64>,
+    pub by_review_priority: BTreeMap<String, i64>,
+    /// The sum of `matched_reason.values.open_pii_finding_count`: the only place
+    /// the inventory reports the count (a project without a matched reason has
+    /// no open finding to report).
+    pub open_pii_findings: i64,
+}
+
+/// The `publish_audience` label of projects that are not published.
+pub const NOT_PUBLISHED: &str = "not_published";
+/// The `visibility` label of projects whose visibility the service left out.
+pub const UNSPECIFIED: &str = "unspecified";
+
+impl InventoryTally {
+    pub fn add(&mut self, item: &InventoryItem) {
+        self.projects += 1;
+        let audience = match (&item.publish_audience, item.is_published) {
+            (Some(audience), true) => audience.as_str().to_owned(),
+            (None, true) => UNSPECIFIED.to_owned(),
+            (_, false) => NOT_PUBLISHED.to_owned(),
+        };
+        *self.by_publish_audience.entry(audience).or_default() += 1;
+        let visibility = item
+            .visibility
+            .as_ref()
+            .map_or(UNSPECIFIED, |v| v.as_str())
+            .to_owned();
+        *self.by_visibility.entry(visibility).or_default() += 1;
+        *self
+            .by_review_priority
+            .entry(item.review_priority.as_str().to_owned())
+            .or_default() += 1;
+        if let Some(reason) = &item.matched_reason {
+            self.open_pii_findings += reason.values.open_pii_finding_count.max(0);
+        }
+    }
+}
+
+/// One watched project: its name (for the info metric) and its realtime view.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Watched {
+    pub name: Option<String>,
+    pub current_visitors: Option<i64>,
+    pub last_minute_visitors: Option<i64>,
+}
+
+impl Watched {
+    /// Takes the realtime answer read at `read_at`: the newest bucket whose
+    /// minute had ended by then is the last complete minute.
+    pub fn record_realtime(&mut self, realtime: &Realtime, read_at: OffsetDateTime) {
+        self.current_visitors = Some(realtime.current_visitors);
+        self.last_minute_visitors = realtime
+            .buckets
+            .iter()
+            .filter(|bucket| bucket.timestamp + time::Duration::MINUTE <= read_at)
+            .max_by_key(|bucket| bucket.timestamp)
+            .map(|bucket| bucket.visitors);
+    }
+}
+
+/// What the client did, from its events and its rate-limit state.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClientStats {
+    /// Attempts by HTTP status; `"none"` for an attempt without an answer.
+    pub requests_by_status: BTreeMap<String, u64>,
+    pub retries: u64,
+    pub rate_limit: Option<RateLimitState>,
+}
+
+impl ClientStats {
+    pub fn record(&mut self, event: &ClientEvent) {
+        match event {
+            ClientEvent::RequestDone { status, .. } => {
+                let status = status.map_or_else(|| "none".to_owned(), |s| s.to_string());
+                *self.requests_by_status.entry(status).or_default() += 1;
+            }
+            ClientEvent::Retrying { .. } => self.retries += 1,
+            ClientEvent::RateLimit(state) => self.rate_limit = Some(*state),
+            _ => {}
+        }
+    }
+
+    pub fn requests(&self) -> u64 {
+        self.requests_by_status.values().sum()
+    }
+}
+
+/// Everything a scrape shows.
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    pub insights: Option<Insights>,
+    pub inventory: Option<InventoryTally>,
+    /// By project id, in the order of `--watch` (ids sort stably).
+    pub watched: BTreeMap<String, Watched>,
+    /// When each source last answered.
+    pub fetched_at: BTreeMap<Source, OffsetDateTime>,
+    pub poll_errors: BTreeMap<Source, u64>,
+    /// Polls left for later because the budget's reserve would have been spent.
+    pub polls_deferred: BTreeMap<Source, u64>,
+    pub client: ClientStats,
+    /// Poll cycles finished (with or without errors).
+    pub cycles: u64,
+}
+
+/// The shared cache: the poller writes, scrapes read a clone.
+#[derive(Debug, Clone, Default)]
+pub struct Cache {
+    inner: Arc<Mutex<Snapshot>>,
+}
+
+impl Cache {
+    pub fn snapshot(&self) -> Snapshot {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    pub fn update<T>(&self, change: impl FnOnce(&mut Snapshot) -> T) -> T {
+        change(&mut self.inner.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::model::VisitorBucket;
+    use time::macros::datetime;
+
+    #[test]
+    fn last_complete_minute_skips_the_running_one() {
+        let read_at = datetime!(2026-11-22 12:00:30 UTC);
+        let bucket = |timestamp, visitors| VisitorBucket {
+            timestamp,
+            visitors,
+        };
+        // 11:59 ended at 12:00; 12:00 is still running at 12:00:30.
+        let realtime = Realtime {
+            buckets: vec![
+                bucket(datetime!(2026-11-22 11:58 UTC), 3),
+                bucket(datetime!(2026-11-22 11:59 UTC), 5),
+                bucket(datetime!(2026-11-22 12:00 UTC), 9),
+            ],
+            current_visitors: 7,
+        };
+        let mut watched = Watched::default();
+        watched.record_realtime(&realtime, read_at);
+        assert_eq!(watched.current_visitors, Some(7));
+        assert_eq!(watched.last_minute_visitors, Some(5));
+    }
+}

@@ -1,0 +1,350 @@
+//! The background poller: it refreshes the cache on an interval, within the
+//! request budget, and leaves a reserve of the rate limit for whatever the
+//! user does next with the same key.
+//!
+//! Each cycle costs one insights request, one realtime request per watched
+//! project, and, when due, the inventory walk (one request per 100 projects)
+//! and the watched projects' names (one request each). Before every request
+//! the poller reads the rate-limit state the client keeps; when the request
+//! would eat into the reserve, it and the rest of its source wait for the next
+//! cycle and are counted as deferred.
+
+use std::time::Duration;
+
+use time::OffsetDateTime;
+use tokio::sync::{broadcast, watch};
+
+use super::cache::{Cache, InventoryTally, Source};
+use crate::api::{ApiError, Client, ClientEvent, InventoryParams, RateLimitState};
+use crate::clock::Clock;
+use crate::text::sanitize_line;
+
+/// The largest inventory page: fewest requests per walk.
+const INVENTORY_PAGE: u32 = 100;
+
+/// How much of the rate limit background polling leaves untouched.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Budget {
+    /// Share of the limit kept in reserve (0.25: a quarter).
+    pub reserve_share: f64,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Self {
+            reserve_share: 0.25,
+        }
+    }
+}
+
+impl Budget {
+    /// Requests to keep for the user: a share of the limit, at least one.
+    pub fn reserve(&self, limit: u32) -> u32 {
+        ((f64::from(limit) * self.reserve_share).ceil() as u32).max(1)
+    }
+
+    /// Whether one more background request leaves the reserve intact. Before
+    /// the first answer nothing is known, and one request finds out.
+    pub fn allows(&self, state: Option<RateLimitState>, now: OffsetDateTime) -> bool {
+        match state {
+            None => true,
+            // The window has recovered since: the next answer will say by how much.
+            Some(RateLimitState {
+                reset: Some(reset), ..
+            }) if reset <= now => true,
+            Some(state) => state.remaining > self.reserve(state.limit),
+        }
+    }
+}
+
+/// What to poll and how often.
+#[derive(Debug, Clone)]
+pub struct PollPlan {
+    pub workspace: String,
+    pub watch: Vec<String>,
+    pub interval: Duration,
+    /// `None`: no inventory walk (`--no-inventory`).
+    pub inventory_interval: Option<Duration>,
+    /// How often watched projects' names are read again.
+    pub names_interval: Duration,
+    pub budget: Budget,
+}
+
+pub struct Poller {
+    client: Client,
+    events: broadcast::Receiver<ClientEvent>,
+    plan: PollPlan,
+    cache: Cache,
+    clock: Clock,
+    cycles: watch::Sender<u64>,
+    inventory_done_at: Option<OffsetDateTime>,
+    names_done_at: Option<OffsetDateTime>,
+    /// A walk in progress: the tally so far and the next page's cursor.
+    inventory_walk: Option<(InventoryTally, Option<String>)>,
+    /// The watched project whose realtime view the next cycle reads first.
+    realtime_start: usize,
+}
+
+impl Poller {
+    /// Subscribes to the client's events at once, so no request goes uncounted.
+    pub fn new(
+        client: Client,
+        plan: PollPlan,
+        cache: Cache,
+        clock: Clock,
+        cycles: watch::Sender<u64>,
+    ) -> Self {
+        let events = client.subscribe();
+        cache.update(|snapshot| {
+            for id in &plan.watch {
+                snapshot.watched.entry(id.clone()).or_default();
+            }
+        });
+        Self {
+            client,
+            events,
+            plan,
+            cache,
+            clock,
+            cycles,
+            inventory_done_at: None,
+            names_done_at: None,
+            inventory_walk: None,
+            realtime_start: 0,
+        }
+    }
+
+    /// Polls forever, one cycle per interval; a cycle that overruns delays the next.
+    pub async fn run(mut self) {
+        let mut ticks = tokio::time::interval(self.plan.interval);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            self.cycle().await;
+        }
+    }
+
+    /// One cycle: insights, the watched projects, and what else is due.
+    pub async fn cycle(&mut self) {
+        self.poll_insights().await;
+        if self.due(self.names_done_at, Some(self.plan.names_interval)) {
+            self.poll_names().await;
+        }
+        self.poll_realtime().await;
+        let walk_unfinished = self.inventory_walk.is_some();
+        if walk_unfinished || self.due(self.inventory_done_at, self.plan.inventory_interval) {
+            self.walk_inventory().await;
+        }
+        self.drain_events();
+        let rate_limit = self.client.rate_limit_state();
+        let cycles = self.cache.update(|snapshot| {
+            if rate_limit.is_some() {
+                snapshot.client.rate_limit = rate_limit;
+            }
+            snapshot.cycles += 1;
+            snapshot.cycles
+        });
+        self.cycles.send_replace(cycles);
+    }
+
+    fn due(&self, done_at: Option<OffsetDateTime>, every: Option<Duration>) -> bool {
+        match (every, done_at) {
+            (None, _) => false,
+            (Some(_), None) => true,
+            (Some(every), Some(at)) => self.clock.now() - at >= every,
+        }
+    }
+
+    /// Whether the budget allows one more request; counts a deferral otherwise.
+    fn may_spend(&self, source: Source) -> bool {
+        let allowed = self
+            .plan
+            .budget
+            .allows(self.client.rate_limit_state(), self.clock.now());
+        if !allowed {
+            tracing::info!(
+                source = source.as_str(),
+                "poll deferred to keep the rate-limit reserve"
+            );
+            self.cache.update(|snapshot| {
+                *snapshot.polls_deferred.entry(source).or_default() += 1;
+            });
+        }
+        allowed
+    }
+
+    /// Counts every event the client emitted so far. Events are sent in the
+    /// task that made the request, so after an await they are all here.
+    fn drain_events(&mut self) {
+        let mut seen = Vec::new();
+        loop {
+            match self.events.try_recv() {
+                Ok(event) => seen.push(event),
+                Err(broadcast::error::TryRecvError::Lagged(lost)) => {
+                    tracing::warn!(lost, "the exporter lost client events; counts are low");
+                }
+                Err(_) => break,
+            }
+        }
+        if !seen.is_empty() {
+            self.cache.update(|snapshot| {
+                for event in &seen {
+                    snapshot.client.record(event);
+                }
+            });
+        }
+    }
+
+    fn succeeded(&mut self, source: Source) {
+        self.drain_events();
+        let now = self.clock.now();
+        self.cache.update(|snapshot| {
+            snapshot.fetched_at.insert(source, now);
+        });
+    }
+
+    fn failed(&mut self, source: Source, subject: &str, error: &ApiError) {
+        self.drain_events();
+        tracing::warn!(
+            source = source.as_str(),
+            subject = %sanitize_line(subject),
+            error = %sanitize_line(&error.to_string()),
+            "poll failed"
+        );
+        self.cache.update(|snapshot| {
+            *snapshot.poll_errors.entry(source).or_default() += 1;
+        });
+    }
+
+    async fn poll_insights(&mut self) {
+        if !self.may_spend(Source::Insights) {
+            return;
+        }
+        let workspace = self.plan.workspace.clone();
+        match self.client.get_insights(&workspace, &[]).await {
+            Ok(insights) => {
+                self.cache
+                    .update(|snapshot| snapshot.insights = Some(insights));
+                self.succeeded(Source::Insights);
+            }
+            Err(error) => self.failed(Source::Insights, &workspace, &error),
+        }
+    }
+
+    async fn poll_names(&mut self) {
+        for id in self.plan.watch.clone() {
+            if !self.may_spend(Source::Project) {
+                return;
+            }
+            match self.client.get_project(&id).await {
+                Ok(project) => {
+                    self.cache.update(|snapshot| {
+                        snapshot.watched.entry(id.clone()).or_default().name = project.name;
+                    });
+                    self.succeeded(Source::Project);
+                }
+                Err(error) => self.failed(Source::Project, &id, &error),
+            }
+        }
+        self.names_done_at = Some(self.clock.now());
+    }
+
+    /// Starts where the last cycle's budget stopped it, so that with more
+    /// watched projects than the budget allows every one still gets its turn.
+    async fn poll_realtime(&mut self) {
+        let watch = self.plan.watch.clone();
+        let count = watch.len();
+        for step in 0..count {
+            let index = (self.realtime_start + step) % count;
+            let id = &watch[index];
+            if !self.may_spend(Source::Realtime) {
+                self.realtime_start = index;
+                return;
+            }
+            match self.client.get_realtime(id).await {
+                Ok(realtime) => {
+                    let read_at = self.clock.now();
+                    self.cache.update(|snapshot| {
+                        snapshot
+                            .watched
+                            .entry(id.clone())
+                            .or_default()
+                            .record_realtime(&realtime, read_at);
+                    });
+                    self.succeeded(Source::Realtime);
+                }
+                Err(error) => self.failed(Source::Realtime, id, &error),
+            }
+        }
+    }
+
+    /// Walks the whole inventory page by page. A walk cut short (an error, or
+    /// the budget) keeps the previous tally on show and resumes at the same
+    /// page next cycle, so a workspace larger than one window still completes.
+    async fn walk_inventory(&mut self) {
+        let workspace = self.plan.workspace.clone();
+        let params = InventoryParams {
+            limit: Some(INVENTORY_PAGE),
+            ..InventoryParams::default()
+        };
+        let (mut tally, mut cursor) = self.inventory_walk.take().unwrap_or_default();
+        loop {
+            if !self.may_spend(Source::Inventory) {
+                self.inventory_walk = Some((tally, cursor));
+                return;
+            }
+            let page = match self
+                .client
+                .list_inventory(&workspace, &params, cursor.as_deref())
+                .await
+            {
+                Ok(page) => page,
+                Err(error) => {
+                    self.failed(Source::Inventory, &workspace, &error);
+                    self.inventory_walk = Some((tally, cursor));
+                    return;
+                }
+            };
+            for item in &page.data {
+                tally.add(item);
+            }
+            match page.pagination.next_cursor {
+                Some(next) if page.pagination.has_more => cursor = Some(next),
+                _ => break,
+            }
+        }
+        self.cache
+            .update(|snapshot| snapshot.inventory = Some(tally));
+        self.inventory_done_at = Some(self.clock.now());
+        self.succeeded(Source::Inventory);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    const T0: OffsetDateTime = datetime!(2026-11-22 12:00:00 UTC);
+
+    fn state(limit: u32, remaining: u32) -> Option<RateLimitState> {
+        Some(RateLimitState {
+            limit,
+            remaining,
+            reset: Some(T0 + time::Duration::seconds(30)),
+        })
+    }
+
+    #[test]
+    fn the_budget_keeps_a_quarter_of_the_limit() {
+        let budget = Budget::default();
+        assert_eq!(budget.reserve(120), 30);
+        assert_eq!(budget.reserve(2), 1);
+        assert!(budget.allows(None, T0));
+        assert!(budget.allows(state(120, 31), T0));
+        assert!(!budget.allows(state(120, 30), T0));
+        assert!(!budget.allows(state(120, 0), T0));
+        // Once the reset has passed, one request may find out what recovered.
+        assert!(budget.allows(state(120, 0), T0 + time::Duration::minutes(1)));
+    }
+}
