@@ -4,7 +4,11 @@
 //! `api_key_command` from the file, `api_key` in the file. The key is never
 //! printed; a file holding a key that others can read draws a warning.
 //! `config.example.toml` in the repository root documents every key.
+//! Several named connections live in `[contexts.NAME]` ([`contexts`]).
 
+mod contexts;
+
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -14,6 +18,11 @@ use serde::Deserialize;
 
 use crate::api::{ApiKey, AuthScheme, ClientConfig, ConfigError};
 
+pub use contexts::{
+    CONTEXT_ENV, Context, ContextConfig, ContextOrigin, ContextSummary, DEFAULT_CONTEXT,
+    set_current_context,
+};
+
 /// The environment variable read when `--api-key-env` is not given.
 pub const API_KEY_ENV: &str = "SERVICE_API_KEY";
 
@@ -22,9 +31,15 @@ pub const API_KEY_ENV: &str = "SERVICE_API_KEY";
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct FileConfig {
+    /// The context used when neither `--context` nor `VANTAGE_CONTEXT` names one.
+    pub current_context: Option<String>,
+    /// Named connections, `[contexts.NAME]`.
+    pub contexts: BTreeMap<String, ContextConfig>,
+    // The connection keys below make the default context.
     pub base_url: Option<String>,
     /// The workspace whose members and security center to show.
     pub workspace_id: Option<String>,
+    pub api_key_env: Option<String>,
     pub api_key_command: Option<String>,
     pub api_key: Option<ApiKey>,
     pub auth_scheme: Option<AuthScheme>,
@@ -72,9 +87,28 @@ pub enum SettingsError {
         reason: String,
     },
     #[error(
-        "no base URL: set base_url in {path} or pass --base-url (e.g. https://api.example.com)"
+        "no base URL for context {context}: set base_url in {path}{where_} or pass --base-url (e.g. https://api.example.com){others}"
     )]
-    NoBaseUrl { path: String },
+    NoBaseUrl {
+        path: String,
+        context: String,
+        /// ` under [contexts.NAME]` for a named context.
+        where_: String,
+        /// The other contexts, when there are some to choose instead.
+        others: String,
+    },
+    #[error("no context named {name:?} (from {origin}) in {path}; known contexts: {known}")]
+    UnknownContext {
+        name: String,
+        origin: ContextOrigin,
+        path: String,
+        known: String,
+    },
+    #[error("cannot write config file {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error(transparent)]
     Client(#[from] ConfigError),
 }
@@ -102,14 +136,16 @@ impl LoadedConfig {
             Err(source) => return Err(SettingsError::Read { path, source }),
         };
         let file = parse(&text, &path)?;
-        Ok(Self {
+        let loaded = Self {
             file,
             path: Some(path),
             exists: true,
-        })
+        };
+        loaded.check_contexts()?;
+        Ok(loaded)
     }
 
-    fn shown_path(&self) -> String {
+    pub(crate) fn shown_path(&self) -> String {
         self.path.as_ref().map_or_else(
             || "the config file".to_owned(),
             |path| path.display().to_string(),
@@ -118,20 +154,56 @@ impl LoadedConfig {
 
     /// The client configuration: `base_url` (a flag overrides the file), the
     /// key, and the file's version, betas, timeouts and retry settings.
+    /// Of the default context: see [`Self::context_client_config`].
     pub fn client_config(
         &self,
+        credential: ApiKey,
+        base_url_flag: Option<&str>,
+    ) -> Result<ClientConfig, SettingsError> {
+        let context = self.context(DEFAULT_CONTEXT, ContextOrigin::Default)?;
+        self.context_client_config(&context, credential, base_url_flag)
+    }
+
+    /// The client configuration of `context`: its `base_url` (a flag overrides
+    /// it) and auth scheme, the key, and the file's version, betas, timeouts
+    /// and retry settings, which every context shares.
+    pub fn context_client_config(
+        &self,
+        context: &Context,
         credential: ApiKey,
         base_url_flag: Option<&str>,
     ) -> Result<ClientConfig, SettingsError> {
         let file = &self.file;
         let base_url = base_url_flag
             .map(str::to_owned)
-            .or_else(|| file.base_url.clone())
-            .ok_or_else(|| SettingsError::NoBaseUrl {
-                path: self.shown_path(),
+            .or_else(|| context.connection.base_url.clone())
+            .ok_or_else(|| {
+                let others: Vec<String> = self
+                    .context_names()
+                    .into_iter()
+                    .filter(|name| *name != context.name)
+                    .collect();
+                SettingsError::NoBaseUrl {
+                    path: self.shown_path(),
+                    context: context.name.clone(),
+                    where_: if context.named {
+                        format!(" under [contexts.{}]", context.name)
+                    } else {
+                        String::new()
+                    },
+                    others: if others.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            ", or choose another context with --context NAME ({})",
+                            others.join(", ")
+                        )
+                    },
+                }
             })?;
         let mut config = ClientConfig::new(base_url, credential);
-        if let Some(scheme) = file.auth_scheme {
+        // A context's own scheme, else the top-level one, which every context shares.
+        if let Some(scheme) = context.connection.auth_scheme.or(file.auth_scheme) {
             config.auth_scheme = scheme;
         }
         if let Some(version) = &file.api_version {
@@ -181,13 +253,30 @@ fn parse(text: &str, path: &Path) -> Result<FileConfig, SettingsError> {
         let (line, column) = error
             .span()
             .map_or((0, 0), |span| position(text, span.start));
+        let mut message = error.message().trim().to_owned();
+        if let Some(context) = context_at_line(text, line) {
+            message.push_str(&format!(" (in [contexts.{context}])"));
+        }
         SettingsError::Parse {
             path: path.to_path_buf(),
             line,
             column,
-            message: error.message().trim().to_owned(),
+            message,
         }
     })
+}
+
+/// The context whose table holds `line` (1-based), for naming it in an error.
+fn context_at_line(text: &str, line: usize) -> Option<String> {
+    let header = text
+        .lines()
+        .take(line)
+        .map(str::trim)
+        .filter(|l| l.starts_with('['))
+        .last()?;
+    let inner = header.trim_start_matches('[').split(']').next()?.trim();
+    let name = inner.strip_prefix("contexts.")?;
+    Some(name.trim_matches(|c| c == '"' || c == '\'').to_owned())
 }
 
 /// 1-based line and column of a byte offset.
@@ -207,6 +296,8 @@ pub enum CredentialSource {
     EnvFlag(String),
     /// `SERVICE_API_KEY`.
     DefaultEnv,
+    /// `api_key_env = "NAME"` in the config file.
+    ConfigEnv(String),
     /// `api_key_command` in the config file.
     Command,
     /// `api_key` in the config file.
@@ -218,6 +309,7 @@ impl fmt::Display for CredentialSource {
         match self {
             Self::EnvFlag(name) => write!(f, "environment variable {name} (--api-key-env)"),
             Self::DefaultEnv => write!(f, "environment variable {API_KEY_ENV}"),
+            Self::ConfigEnv(name) => write!(f, "environment variable {name} (api_key_env)"),
             Self::Command => write!(f, "api_key_command"),
             Self::ConfigFile(path) => write!(f, "api_key in {}", path.display()),
         }
@@ -281,11 +373,25 @@ fn how_to_set(config_path: Option<&Path>) -> String {
     )
 }
 
-/// Finds the key, trying the sources in order. `env` reads an environment
-/// variable (injectable for tests; pass `|name| std::env::var(name).ok()`).
+/// Finds the default context's key, trying the sources in order. `env` reads
+/// an environment variable (injectable for tests; pass `|name| std::env::var(name).ok()`).
 pub fn resolve_credential(
     api_key_env: Option<&str>,
     config: &LoadedConfig,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<ResolvedCredential, CredentialError> {
+    resolve_context_credential(api_key_env, config, &config.default_context(), env)
+}
+
+/// Finds `context`'s key. Order: `--api-key-env NAME`; then, for a named
+/// context with a key source of its own, that source alone (a generic
+/// `SERVICE_API_KEY` must not follow the user to another service); otherwise
+/// `SERVICE_API_KEY`, then the context's `api_key_env`, `api_key_command` and
+/// `api_key`.
+pub fn resolve_context_credential(
+    api_key_env: Option<&str>,
+    config: &LoadedConfig,
+    context: &Context,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<ResolvedCredential, CredentialError> {
     let warnings = key_file_warnings(config);
@@ -297,7 +403,7 @@ pub fn resolve_credential(
             source_name: source.to_string(),
             reason,
         })?;
-        tracing::debug!(source = %source, fingerprint = %key.fingerprint(), "API key found");
+        tracing::debug!(context = %context.name, source = %source, fingerprint = %key.fingerprint(), "API key found");
         Ok(ResolvedCredential {
             key,
             source,
@@ -317,26 +423,44 @@ pub fn resolve_credential(
             }),
         };
     }
-    match set(env(API_KEY_ENV)) {
-        Some(key) => return found(key, CredentialSource::DefaultEnv),
-        None => tried.push(format!("{API_KEY_ENV}: not set")),
+    let connection = &context.connection;
+    let own_source = context.named && connection.has_key_source();
+    if !own_source {
+        match set(env(API_KEY_ENV)) {
+            Some(key) => return found(key, CredentialSource::DefaultEnv),
+            None => tried.push(format!("{API_KEY_ENV}: not set")),
+        }
     }
+    let section = if context.named {
+        format!("{} under [contexts.{}]", config.shown_path(), context.name)
+    } else {
+        config.shown_path()
+    };
     let where_ = if config.exists {
-        format!("not in {}", config.shown_path())
+        format!("not in {section}")
     } else {
         format!("no config file at {}", config.shown_path())
     };
-    match &config.file.api_key_command {
+    match &connection.api_key_env {
+        Some(name) => match set(env(name)) {
+            Some(key) => return found(key, CredentialSource::ConfigEnv(name.clone())),
+            None => tried.push(format!(
+                "api_key_env = {name:?} in {section}: {name} is not set or empty"
+            )),
+        },
+        None => tried.push(format!("api_key_env: {where_}")),
+    }
+    match &connection.api_key_command {
         Some(command) => {
             let key = run_key_command(command).map_err(|reason| CredentialError::Command {
                 reason,
-                config_path: config.shown_path(),
+                config_path: section.clone(),
             })?;
             return found(key, CredentialSource::Command);
         }
         None => tried.push(format!("api_key_command: {where_}")),
     }
-    match (&config.file.api_key, &config.path) {
+    match (&connection.api_key, &config.path) {
         (Some(key), Some(path)) => {
             return found(
                 key.expose_secret().to_owned(),
@@ -387,9 +511,15 @@ fn run_key_command(command: &str) -> Result<String, String> {
         .ok_or_else(|| "it printed nothing on its first line".to_owned())
 }
 
-/// A file holding a key should be readable by its owner alone.
+/// A file holding a key, in any context, should be readable by its owner alone.
 fn key_file_warnings(config: &LoadedConfig) -> Vec<ConfigWarning> {
-    let (Some(path), true, Some(_)) = (&config.path, config.exists, &config.file.api_key) else {
+    let holds_key = config.file.api_key.is_some()
+        || config
+            .file
+            .contexts
+            .values()
+            .any(|context| context.api_key.is_some());
+    let (Some(path), true, true) = (&config.path, config.exists, holds_key) else {
         return Vec::new();
     };
     readable_by_others(path)

@@ -1,15 +1,18 @@
 //! What the dashboard, the script commands and the exporter share: the global
 //! flags, and turning them (with the config file and the environment) into a
-//! connected client.
+//! connected client. Which context (named connection) is used is decided in
+//! `contexts.rs`.
+
+mod contexts;
+
+pub use contexts::FlagUse;
 
 use std::path::PathBuf;
 
 use clap::Args;
 
 use crate::api::{Client, ConfigError};
-use crate::config::{
-    CredentialError, CredentialSource, LoadedConfig, SettingsError, resolve_credential,
-};
+use crate::config::{Context, CredentialError, CredentialSource, LoadedConfig, SettingsError};
 
 /// Flags every command takes.
 #[derive(Args, Debug, Clone, Default)]
@@ -18,6 +21,9 @@ pub struct GlobalArgs {
     /// Config file (default: the platform config dir, e.g. ~/.config/vantage/config.toml).
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Context (named connection) to use; overrides VANTAGE_CONTEXT and current_context.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
     /// API address; overrides base_url in the config file.
     #[arg(long, global = true, value_name = "URL")]
     pub base_url: Option<String>,
@@ -48,6 +54,8 @@ pub enum SessionError {
 pub struct Session {
     pub client: Client,
     pub config: LoadedConfig,
+    /// The context this session connects to.
+    pub context: Context,
     pub workspace_id: Option<String>,
     pub read_only: bool,
     pub api_version: String,
@@ -57,32 +65,15 @@ pub struct Session {
 }
 
 impl Session {
-    /// Loads the config, finds the key and builds the client. Touches nothing
-    /// else: a failure here is reported before the terminal is taken over.
+    /// Loads the config, chooses the context (`--context`, `VANTAGE_CONTEXT`,
+    /// `current_context`, the default), finds the key and builds the client.
+    /// Touches nothing else: a failure here is reported before the terminal is
+    /// taken over.
     pub fn connect(args: &GlobalArgs) -> Result<Self, SessionError> {
         let config = LoadedConfig::load(args.config.as_deref())?;
-        let credential = resolve_credential(args.api_key_env.as_deref(), &config, |name| {
-            std::env::var(name).ok()
-        })?;
-        let client_config = config.client_config(credential.key, args.base_url.as_deref())?;
-        let api_version = client_config.api_version.clone();
-        let client = Client::new(client_config)?;
-        Ok(Self {
-            workspace_id: args
-                .workspace
-                .clone()
-                .or_else(|| config.file.workspace_id.clone()),
-            read_only: args.read_only || config.file.read_only.unwrap_or(false),
-            api_version,
-            credential_source: Some(credential.source),
-            warnings: credential
-                .warnings
-                .iter()
-                .map(ToString::to_string)
-                .collect(),
-            client,
-            config,
-        })
+        let context =
+            config.select_context(args.context.as_deref(), |name| std::env::var(name).ok())?;
+        Self::connect_to(args, config, context, FlagUse::All)
     }
 
     /// The workspace, or an error saying how to set one.
@@ -90,10 +81,14 @@ impl Session {
         self.workspace_id
             .as_deref()
             .ok_or_else(|| SessionError::NoWorkspace {
-                path: self.config.path.as_ref().map_or_else(
-                    || "the config file".to_owned(),
-                    |path| path.display().to_string(),
-                ),
+                path: match self.context.named {
+                    true => format!(
+                        "{} under [contexts.{}]",
+                        self.config.shown_path(),
+                        self.context.name
+                    ),
+                    false => self.config.shown_path(),
+                },
             })
     }
 }

@@ -49,6 +49,9 @@ pub fn run(command: ScriptCommand, global: &GlobalArgs) -> u8 {
 }
 
 async fn execute(command: ScriptCommand, global: &GlobalArgs) -> Result<(), CliError> {
+    if let ScriptCommand::Context(command) = command {
+        return super::context::execute(command, global); // needs no key
+    }
     let session = Session::connect(global)?;
     for warning in &session.warnings {
         eprintln!("warning: {warning}");
@@ -63,6 +66,7 @@ async fn execute(command: ScriptCommand, global: &GlobalArgs) -> Result<(), CliE
         ScriptCommand::Projects(command) => projects(&session, command).await,
         ScriptCommand::Pii(args) => pii(&session, args).await,
         ScriptCommand::Analytics(command) => analytics(&session, command).await,
+        ScriptCommand::Context(command) => super::context::execute(command, global),
     }
 }
 
