@@ -6,5 +6,6 @@ mod common;
 mod support;
 
 mod commands;
+mod contexts;
 mod export;
 mod exporter;
