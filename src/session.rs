@@ -5,7 +5,7 @@
 
 mod contexts;
 
-pub use contexts::FlagUse;
+pub use contexts::{ContextsError, FlagUse};
 
 use std::path::PathBuf;
 
@@ -21,9 +21,10 @@ pub struct GlobalArgs {
     /// Config file (default: the platform config dir, e.g. ~/.config/vantage/config.toml).
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Context (named connection) to use; overrides VANTAGE_CONTEXT and current_context.
+    /// Context (named connection) to use; overrides VANTAGE_CONTEXT and
+    /// current_context. The exporter takes it more than once.
     #[arg(long, global = true, value_name = "NAME")]
-    pub context: Option<String>,
+    pub context: Vec<String>,
     /// API address; overrides base_url in the config file.
     #[arg(long, global = true, value_name = "URL")]
     pub base_url: Option<String>,
@@ -46,6 +47,8 @@ pub enum SessionError {
     Credential(#[from] CredentialError),
     #[error(transparent)]
     Client(#[from] ConfigError),
+    #[error(transparent)]
+    Contexts(#[from] ContextsError),
     #[error("no workspace: set workspace_id in {path} or pass --workspace ID")]
     NoWorkspace { path: String },
 }
@@ -72,7 +75,7 @@ impl Session {
     pub fn connect(args: &GlobalArgs) -> Result<Self, SessionError> {
         let config = LoadedConfig::load(args.config.as_deref())?;
         let context =
-            config.select_context(args.context.as_deref(), |name| std::env::var(name).ok())?;
+            config.select_context(args.context_name()?, |name| std::env::var(name).ok())?;
         Self::connect_to(args, config, context, FlagUse::All)
     }
 

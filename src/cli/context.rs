@@ -59,7 +59,9 @@ pub fn execute(command: ContextCommand, global: &GlobalArgs) -> Result<(), CliEr
         ContextCommand::List { output } => {
             // Marked: the context a command would use now (flag, environment, file).
             let current = config
-                .select_context(global.context.as_deref(), |name| std::env::var(name).ok())
+                .select_context(global.context_name().map_err(SessionError::from)?, |name| {
+                    std::env::var(name).ok()
+                })
                 .map_err(SessionError::from)?;
             let rows = config.context_summaries(&current.name);
             let output = output.resolve();

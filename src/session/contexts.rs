@@ -4,6 +4,30 @@ use super::{GlobalArgs, Session, SessionError};
 use crate::api::Client;
 use crate::config::{Context, ContextOrigin, LoadedConfig, resolve_context_credential};
 
+/// What the `--context` flags ask that cannot be done.
+#[derive(Debug, thiserror::Error)]
+pub enum ContextsError {
+    #[error("--context is given {0} times; only `vantage exporter` serves several contexts")]
+    Several(usize),
+    #[error("--context {0} is given twice")]
+    Repeated(String),
+    #[error(
+        "{0} names one connection; with several --context, set base_url, workspace_id and the key in each [contexts.NAME]"
+    )]
+    FlagWithSeveral(&'static str),
+}
+
+impl GlobalArgs {
+    /// The one context `--context` names, if any.
+    pub fn context_name(&self) -> Result<Option<&str>, ContextsError> {
+        match self.context.as_slice() {
+            [] => Ok(None),
+            [name] => Ok(Some(name)),
+            several => Err(ContextsError::Several(several.len())),
+        }
+    }
+}
+
 /// Which global flags apply to a context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FlagUse {

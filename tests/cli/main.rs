@@ -9,3 +9,4 @@ mod commands;
 mod contexts;
 mod export;
 mod exporter;
+mod exporter_contexts;
