@@ -5,6 +5,7 @@ pub mod api;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod history;
 pub mod hostile;
 pub mod logging;
 pub mod output;
