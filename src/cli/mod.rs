@@ -5,6 +5,7 @@ pub mod args;
 pub mod commands;
 pub mod docs;
 pub mod exit;
+pub mod history;
 pub mod output;
 pub mod progress;
 pub mod table;
