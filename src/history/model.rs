@@ -143,7 +143,8 @@ pub struct Capture {
     pub insights: Insights,
     /// In the inventory's default order (most recently edited first).
     pub projects: Vec<ProjectState>,
-    /// The first inventory page as the service sent it, for an instant start.
+    /// The first inventory page as the service sent it, for an instant start,
+    /// without descriptions.
     pub first_page: Vec<InventoryItem>,
     pub members: Vec<MemberState>,
 }

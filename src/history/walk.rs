@@ -147,7 +147,13 @@ pub async fn capture(
         projects.extend(page.data.iter().map(ProjectState::from_item));
         report_event(WalkEvent::Items(page.data.len() as u64));
         if first_page.is_none() {
-            first_page = Some(page.data);
+            // Descriptions are free text the agent wrote, which may quote
+            // personal data: the history keeps none.
+            let mut items = page.data;
+            for item in &mut items {
+                item.description = None;
+            }
+            first_page = Some(items);
         }
         match page.pagination.next_cursor {
             Some(next) if page.pagination.has_more => cursor = Some(next),
