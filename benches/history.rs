@@ -143,12 +143,12 @@ fn busy_day(previous: &Capture, day: usize) -> Capture {
     let mut next = previous.clone();
     next.taken_at = previous.taken_at + time::Duration::days(1);
     for (index, project) in next.projects.iter_mut().enumerate() {
-        if (index + day * 7) % 50 == 0 {
+        if (index + day * 7).is_multiple_of(50) {
             project.name = Some(format!(
                 "{} v{day}",
                 project.name.clone().unwrap_or_default()
             ));
-        } else if (index + day * 13) % 97 == 0 {
+        } else if (index + day * 13).is_multiple_of(97) {
             project.review_priority = if project.review_priority == "needs_review" {
                 "review_recommended".into()
             } else {
@@ -162,7 +162,7 @@ fn busy_day(previous: &Capture, day: usize) -> Capture {
         next.projects.insert(0, project);
     }
     for (index, member) in next.members.iter_mut().enumerate() {
-        if (index + day) % 100 == 0 {
+        if (index + day).is_multiple_of(100) {
             member.role = Some(if member.role.as_deref() == Some("member") {
                 "admin".into()
             } else {

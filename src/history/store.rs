@@ -151,7 +151,8 @@ impl Store {
         Ok(SnapshotInfo {
             id: snapshot_id,
             workspace_id: capture.workspace_id.clone(),
-            taken_at: capture.taken_at,
+            // As stored: to the millisecond.
+            taken_at: from_ms(to_ms(capture.taken_at)),
             projects: capture.projects.len() as i64,
             members: capture.members.len() as i64,
         })
