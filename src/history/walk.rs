@@ -181,20 +181,25 @@ pub async fn capture(
         }
         report_event(WalkEvent::Items(1));
     }
-    let known_names: HashMap<&str, &String> = previous
+    let known: HashMap<&str, Option<&String>> = previous
         .map(|snapshot| {
             snapshot
                 .members
                 .iter()
-                .filter_map(|m| m.name.as_ref().map(|name| (m.user_id.as_str(), name)))
+                .map(|m| (m.user_id.as_str(), m.name.as_ref()))
                 .collect()
         })
         .unwrap_or_default();
     for member in &mut members {
-        if let Some(name) = known_names.get(member.user_id.as_str()) {
+        if let Some(Some(name)) = known.get(member.user_id.as_str()) {
             member.name = Some((*name).clone());
-            continue;
         }
+    }
+    // Members who just joined are read first; then those a budget left unnamed before.
+    let mut unnamed: Vec<&mut MemberState> =
+        members.iter_mut().filter(|m| m.name.is_none()).collect();
+    unnamed.sort_by_key(|m| known.contains_key(m.user_id.as_str()));
+    for member in unnamed {
         if !may_read(client, &mut reads_left) {
             report.names_unknown += 1;
             continue;
