@@ -164,23 +164,7 @@ pub async fn capture(
     let mut members = walk_members(client, workspace_id, members_total, &mut report_event).await?;
 
     let mut report = WalkReport::default();
-    let mut reads_left = options.detail_requests;
     report_event(WalkEvent::Phase("project and member reads".into()));
-    // Audience targets first: they say who can open a published app.
-    for project in projects.iter_mut().filter(|p| p.needs_targets()) {
-        if !may_read(client, &mut reads_left) {
-            report.targets_unknown += 1;
-            continue;
-        }
-        report.detail_reads += 1;
-        match client.get_project(&project.id).await {
-            Ok(read) => {
-                project.audience_targets = Some(target_keys(&read.publish_audience_targets))
-            }
-            Err(_) => report.detail_failures += 1,
-        }
-        report_event(WalkEvent::Items(1));
-    }
     let known: HashMap<&str, Option<&String>> = previous
         .map(|snapshot| {
             snapshot
@@ -195,6 +179,28 @@ pub async fn capture(
             member.name = Some((*name).clone());
         }
     }
+    let unnamed = members.iter().filter(|m| m.name.is_none()).count() as u32;
+    let custom = projects.iter().filter(|p| p.needs_targets()).count() as u32;
+    // Half the reads for audience targets (who can open a published app),
+    // half for names; what one side does not need, the other may use.
+    let mut reads_left = options.detail_requests;
+    let mut target_reads = custom.min((reads_left / 2).max(reads_left.saturating_sub(unnamed)));
+    reads_left -= target_reads;
+    for project in projects.iter_mut().filter(|p| p.needs_targets()) {
+        if !may_read(client, &mut target_reads) {
+            report.targets_unknown += 1;
+            continue;
+        }
+        report.detail_reads += 1;
+        match client.get_project(&project.id).await {
+            Ok(read) => {
+                project.audience_targets = Some(target_keys(&read.publish_audience_targets))
+            }
+            Err(_) => report.detail_failures += 1,
+        }
+        report_event(WalkEvent::Items(1));
+    }
+    reads_left += target_reads;
     // Members who just joined are read first; then those a budget left unnamed before.
     let mut unnamed: Vec<&mut MemberState> =
         members.iter_mut().filter(|m| m.name.is_none()).collect();
@@ -216,7 +222,6 @@ pub async fn capture(
         }
         report_event(WalkEvent::Items(1));
     }
-
     Ok((
         Capture {
             workspace_id: workspace_id.to_owned(),
