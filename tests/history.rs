@@ -826,3 +826,69 @@ fn unknown_pii_counts_and_targets_are_never_a_change() {
         Some(b.id)
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn marks_and_pruning_from_scripts_need_no_key() {
+    let fixture = demo();
+    let (server, _clock) = server_on(fixture.clone()).await;
+    let mut user = User::new(&server);
+    user.run(&["snapshot"]).await.expect(0);
+    let recorded = user.run(&["snapshot", "-o", "json"]).await.expect(0);
+    let recorded: Value = serde_json::from_str(&recorded.stdout).unwrap();
+    assert_eq!(recorded["id"], 2);
+    assert_eq!(recorded["workspace_id"], ENTERPRISE_WS);
+    let project = first_project(&fixture, ENTERPRISE_WS);
+
+    // The history is local: no key is needed to read or mark it.
+    user.cli.key = None;
+    let mark = user
+        .run(&[
+            "reviewed", "mark", &project, "--note", "checked", "-o", "json",
+        ])
+        .await
+        .expect(0);
+    let mark: Value = serde_json::from_str(&mark.stdout).unwrap();
+    assert_eq!(mark["project_id"], project.as_str());
+    assert_eq!(mark["note"], "checked");
+    assert_eq!(mark["changed_since_review"], false);
+    let csv = user.run(&["reviewed", "list", "-o", "csv"]).await.expect(0);
+    let rows = cli_support::parse_csv(&csv.stdout);
+    assert_eq!(rows.len(), 2, "{}", csv.stdout);
+    assert_eq!(rows[0][0], "project_id");
+    assert_eq!(rows[1][0], project);
+
+    let pruned = user
+        .run(&["snapshot", "prune", "--keep", "1"])
+        .await
+        .expect(0);
+    assert_eq!(pruned.stderr, "pruned 1 snapshots; 1 kept\n");
+    let run = user.run(&["changes"]).await.expect(4);
+    assert!(
+        run.stderr.contains("no snapshot before snapshot 2"),
+        "{}",
+        run.stderr
+    );
+    let list = user
+        .run(&["reviewed", "list", "-o", "json"])
+        .await
+        .expect(0);
+    let list: Vec<Value> = serde_json::from_str(&list.stdout).unwrap();
+    assert_eq!(
+        list.len(),
+        1,
+        "a mark outlives the snapshots it was made on"
+    );
+    assert_eq!(list[0]["changed_since_review"], false);
+
+    user.run(&["reviewed", "unmark", &project]).await.expect(0);
+    let again = user.run(&["reviewed", "unmark", &project]).await.expect(0);
+    assert!(again.stderr.contains("was not marked"), "{}", again.stderr);
+    let list = user
+        .run(&["reviewed", "list", "-o", "json"])
+        .await
+        .expect(0);
+    assert_eq!(list.stdout.trim(), "[]");
+
+    // `snapshot` itself needs the key.
+    user.run(&["snapshot"]).await.expect(3);
+}
