@@ -825,6 +825,18 @@ fn unknown_pii_counts_and_targets_are_never_a_change() {
             .map(|s| s.id),
         Some(b.id)
     );
+    let day = time::Duration::days(1);
+    assert!(
+        !store
+            .snapshot_due("ws_x", day, at(2) + time::Duration::hours(23))
+            .unwrap()
+    );
+    assert!(
+        store
+            .snapshot_due("ws_x", day, at(3) + time::Duration::hours(1))
+            .unwrap()
+    );
+    assert!(store.snapshot_due("ws_other", day, at(0)).unwrap());
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -68,6 +68,11 @@ impl HistoryConfig {
         self.path.clone().unwrap_or_else(default_path)
     }
 
+    /// `snapshot_max_age_hours` as a duration.
+    pub fn snapshot_max_age(&self) -> time::Duration {
+        time::Duration::hours(i64::from(self.snapshot_max_age_hours))
+    }
+
     /// The retention rule as configured.
     pub fn retention(&self) -> super::Retention {
         super::Retention {

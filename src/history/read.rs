@@ -68,6 +68,19 @@ impl Store {
             .optional()?)
     }
 
+    /// Whether the workspace's newest snapshot is older than `max_age` (or
+    /// there is none): the dashboard then takes one in the background.
+    pub fn snapshot_due(
+        &self,
+        workspace_id: &str,
+        max_age: time::Duration,
+        now: OffsetDateTime,
+    ) -> Result<bool, HistoryError> {
+        Ok(self
+            .latest_snapshot(workspace_id)?
+            .is_none_or(|latest| now - latest.taken_at > max_age))
+    }
+
     /// The snapshot `reference` names, if it exists (in this workspace).
     pub fn resolve(
         &self,
