@@ -904,3 +904,44 @@ async fn marks_and_pruning_from_scripts_need_no_key() {
     // `snapshot` itself needs the key.
     user.run(&["snapshot"]).await.expect(3);
 }
+
+#[test]
+fn lowered_priorities_and_removed_finding_types_are_changes_too() {
+    let mut before = project("p1", "a");
+    before.review_priority = "needs_review".into();
+    before.finding_types = vec!["inactive_owner".into(), "public_pii_exposure".into()];
+    let mut after = before.clone();
+    after.review_priority = "review_recommended".into();
+    after.finding_types = vec!["inactive_owner".into()];
+    let home = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&home.path().join("h.sqlite3")).unwrap();
+    let a = store
+        .record(&capture(T0, vec![before], vec![]), Retention::default())
+        .unwrap();
+    let b = store
+        .record(
+            &capture(T0 + time::Duration::days(1), vec![after], vec![]),
+            Retention::default(),
+        )
+        .unwrap();
+    let changes = diff(&store.load(&a).unwrap(), &store.load(&b).unwrap());
+    let kinds: Vec<(&str, Value, Value)> = changes
+        .iter()
+        .map(|c| (c.kind.as_str(), c.before.clone(), c.after.clone()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (
+                "priority_lowered",
+                Value::from("needs_review"),
+                Value::from("review_recommended")
+            ),
+            (
+                "finding_type_removed",
+                Value::from("public_pii_exposure"),
+                Value::Null
+            ),
+        ]
+    );
+}
