@@ -84,14 +84,15 @@ impl Session {
         self.workspace_id
             .as_deref()
             .ok_or_else(|| SessionError::NoWorkspace {
-                path: match self.context.named {
-                    true => format!(
-                        "{} under [contexts.{}]",
-                        self.config.shown_path(),
-                        self.context.name
-                    ),
-                    false => self.config.shown_path(),
-                },
+                path: workspace_hint(&self.config, &self.context),
             })
+    }
+}
+
+/// Where a workspace_id would go: the file, and the context's table in it.
+fn workspace_hint(config: &LoadedConfig, context: &Context) -> String {
+    match context.named {
+        true => format!("{} under [contexts.{}]", config.shown_path(), context.name),
+        false => config.shown_path(),
     }
 }

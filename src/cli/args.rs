@@ -85,6 +85,9 @@ pub enum ScriptCommand {
     /// The config file's contexts (named connections): list them, or choose one.
     #[command(subcommand)]
     Context(super::context::ContextCommand),
+    /// The local review history: `snapshot`, `changes`, `reviewed`.
+    #[command(flatten)]
+    History(super::history::HistoryCommand),
 }
 
 #[derive(Args, Debug, Clone)]

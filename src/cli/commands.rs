@@ -49,9 +49,13 @@ pub fn run(command: ScriptCommand, global: &GlobalArgs) -> u8 {
 }
 
 async fn execute(command: ScriptCommand, global: &GlobalArgs) -> Result<(), CliError> {
-    if let ScriptCommand::Context(command) = command {
-        return super::context::execute(command, global); // needs no key
-    }
+    let command = match command {
+        // The history is local: only `snapshot` connects, and it does so itself.
+        ScriptCommand::History(command) => return super::history::execute(command, global).await,
+        // Contexts are read from the config file: no key needed.
+        ScriptCommand::Context(command) => return super::context::execute(command, global),
+        command => command,
+    };
     let session = Session::connect(global)?;
     for warning in &session.warnings {
         eprintln!("warning: {warning}");
@@ -66,7 +70,8 @@ async fn execute(command: ScriptCommand, global: &GlobalArgs) -> Result<(), CliE
         ScriptCommand::Projects(command) => projects(&session, command).await,
         ScriptCommand::Pii(args) => pii(&session, args).await,
         ScriptCommand::Analytics(command) => analytics(&session, command).await,
-        ScriptCommand::Context(command) => super::context::execute(command, global),
+        ScriptCommand::History(_) => unreachable!("history commands return before connecting"),
+        ScriptCommand::Context(_) => unreachable!("context commands return before connecting"),
     }
 }
 

@@ -5,6 +5,7 @@ pub mod commands;
 pub mod context;
 pub mod docs;
 pub mod exit;
+pub mod history;
 pub mod print;
 pub mod progress;
 pub mod views;

@@ -74,6 +74,23 @@ impl Session {
         })
     }
 
+    /// The workspace of the context the flags and the file choose, without a
+    /// key or a connection: for commands that read only local files (the
+    /// history, whose file is chosen by workspace).
+    pub fn local_workspace(args: &GlobalArgs) -> Result<(LoadedConfig, String), SessionError> {
+        let config = LoadedConfig::load(args.config.as_deref())?;
+        let context =
+            config.select_context(args.context_name()?, |name| std::env::var(name).ok())?;
+        let workspace = args
+            .workspace
+            .clone()
+            .or_else(|| context.connection.workspace_id.clone())
+            .ok_or_else(|| SessionError::NoWorkspace {
+                path: super::workspace_hint(&config, &context),
+            })?;
+        Ok((config, workspace))
+    }
+
     /// Connects to the context called `name`, reading the config file again (it
     /// may have changed since the start), as the dashboard's picker does.
     pub fn switch_to(args: &GlobalArgs, name: &str) -> Result<Self, SessionError> {

@@ -249,3 +249,33 @@ async fn commands_use_the_chosen_context() {
     assert!(!run.stderr.contains(BUSINESS_ADMIN), "{}", run.stderr);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn the_history_read_is_the_chosen_contexts_workspace() {
+    let home = Home::with_config(&two_contexts("http://127.0.0.1:9"));
+    set_mode(&home.config(), 0o600);
+    let history = home.dir.path().join("history.sqlite3");
+    let text = std::fs::read_to_string(home.config()).expect("read");
+    std::fs::write(
+        home.config(),
+        text.replace(
+            "[tui]",
+            &format!(
+                "[history]\npath = {:?}\n\n[tui]",
+                history.display().to_string()
+            ),
+        ),
+    )
+    .expect("write");
+    // No snapshot yet: the error names the workspace whose history was read.
+    let run = home.run(&["changes"], &[]).await.expect(4);
+    assert!(run.stderr.contains("workspace ws_acme"), "{}", run.stderr);
+    let run = home
+        .run(&["--context", "globex", "changes"], &[])
+        .await
+        .expect(4);
+    assert!(run.stderr.contains("workspace ws_globex"), "{}", run.stderr);
+    let env = [("VANTAGE_CONTEXT", "globex")];
+    let run = home.run(&["changes"], &env).await.expect(4);
+    assert!(run.stderr.contains("workspace ws_globex"), "{}", run.stderr);
+}

@@ -10,3 +10,4 @@ mod contexts;
 mod export;
 mod exporter;
 mod exporter_contexts;
+mod history;
