@@ -59,6 +59,8 @@ pub struct Session {
     pub config: LoadedConfig,
     /// The context this session connects to.
     pub context: Context,
+    /// The flags it was made from, to connect to another context later.
+    pub args: GlobalArgs,
     pub workspace_id: Option<String>,
     pub read_only: bool,
     pub api_version: String,

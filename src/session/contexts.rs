@@ -71,6 +71,7 @@ impl Session {
             client,
             config,
             context,
+            args: args.clone(),
         })
     }
 

@@ -51,6 +51,8 @@ pub enum Action {
     Watch,
     /// Choose the date range of the analytics.
     Range,
+    /// Pick another context (named connection) of the config file.
+    Contexts,
 }
 
 impl Action {
@@ -93,6 +95,7 @@ impl Action {
         Action::Freeze,
         Action::Watch,
         Action::Range,
+        Action::Contexts,
     ];
 
     /// The name used in the config file's `[keys]` table.
@@ -135,6 +138,7 @@ impl Action {
             Action::Freeze => "freeze",
             Action::Watch => "watch",
             Action::Range => "range",
+            Action::Contexts => "contexts",
         }
     }
 

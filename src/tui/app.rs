@@ -4,7 +4,10 @@
 //! says it changed something (gitui's `NeedsUpdate`): a stale reply, a key that
 //! means nothing here, a wake with nothing due redraw nothing.
 
+mod contexts;
 mod draw;
+
+pub use contexts::{Contexts, Restart};
 
 use crossterm::event::{KeyEvent, KeyEventKind};
 use time::OffsetDateTime;
@@ -83,6 +86,8 @@ pub struct App {
     pub analytics: AnalyticsScreen,
     pub pii: PiiScreen,
     pub tab: Tab,
+    /// The config file's contexts, the one on screen, the picker (`app/contexts.rs`).
+    pub contexts: Contexts,
     overlay: Option<Overlay>,
     pub errors: Vec<ErrorInfo>,
     notice: Option<(String, OffsetDateTime)>,
@@ -117,6 +122,7 @@ impl App {
             analytics: AnalyticsScreen::default(),
             pii: PiiScreen::default(),
             tab: Tab::default(),
+            contexts: Contexts::default(),
             overlay: None,
             errors: Vec::new(),
             notice: None,
@@ -250,6 +256,9 @@ impl App {
         effects: &mut Vec<Effect>,
         navs: &mut Vec<Nav>,
     ) -> bool {
+        if slot == Slot::Context {
+            return self.handle_context_reply(token, reply, now, effects);
+        }
         let mut changed = self.failing != reply.is_err();
         self.failing = reply.is_err();
         if let Err(error) = &reply
@@ -288,6 +297,7 @@ impl App {
             }
             Slot::Breakdowns => self.analytics.handle_reply(answer, &mut cx),
             Slot::PiiPage => self.pii.handle_reply(answer, &mut cx),
+            Slot::Context => false, // handled above
         };
         if insights_loaded && let Some(data) = &self.insights.data {
             self.inventory.finding_types = data.findings.clone();
@@ -341,6 +351,9 @@ impl App {
         navs: &mut Vec<Nav>,
     ) -> bool {
         let action = self.keymap.action(&key);
+        if self.contexts.picker_open() {
+            return self.context_picker_key(action, now, effects);
+        }
         if let Some(overlay) = self.overlay {
             match action {
                 Some(Action::Back | Action::Quit) => self.overlay = None,
@@ -387,6 +400,7 @@ impl App {
             Action::Tab5 => self.switch_tab(Tab::Analytics, now, effects, navs),
             Action::Tab6 => self.switch_tab(Tab::PersonalData, now, effects, navs),
             Action::Watch => self.watch_selected(now, effects, navs),
+            Action::Contexts => return self.open_context_picker(now),
             _ => return false,
         }
         true

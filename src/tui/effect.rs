@@ -41,6 +41,8 @@ pub enum Slot {
     PiiPage,
     WatchlistLoad,
     WatchlistSave,
+    /// Connecting to another context (`app/contexts.rs`).
+    Context,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,6 +125,10 @@ pub enum Request {
         path: PathBuf,
         entries: Vec<WatchEntry>,
     },
+    /// Connect to the context called `name`; later requests go there.
+    SwitchContext {
+        name: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -146,6 +152,19 @@ pub enum Reply {
     PiiPage(Box<Page<PiiFinding>>),
     Watchlist(Vec<WatchEntry>),
     WatchlistSaved,
+    /// Now connected to another context.
+    ContextSwitched(Box<SwitchedContext>),
+}
+
+/// What the dashboard needs to know of the context it switched to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SwitchedContext {
+    pub name: String,
+    pub workspace: String,
+    pub api_version: String,
+    pub read_only: bool,
+    /// The monitor's watch list file of this context.
+    pub watchlist: PathBuf,
 }
 
 /// A reply as the screen whose request it answers takes it.

@@ -166,6 +166,7 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::Freeze, &["f"]),
     (Action::Watch, &["w"]),
     (Action::Range, &["R"]),
+    (Action::Contexts, &["ctrl-x"]),
 ];
 
 /// A key may mean several actions, in the order bound (e.g. `p`: the priority

@@ -172,6 +172,15 @@ impl Canned {
             Request::PiiPage { .. } => self.pii.clone(),
             Request::LoadWatchlist { .. } => Reply::Watchlist(Vec::new()),
             Request::SaveWatchlist { .. } => Reply::WatchlistSaved,
+            Request::SwitchContext { name } => {
+                Reply::ContextSwitched(Box::new(vantage::tui::effect::SwitchedContext {
+                    name: name.clone(),
+                    workspace: "ws_other".into(),
+                    api_version: "2026-09-11".into(),
+                    read_only: false,
+                    watchlist: std::env::temp_dir().join("vantage-never-written.json"),
+                }))
+            }
         }
     }
 }

@@ -47,6 +47,7 @@ impl App {
             Some(Overlay::ErrorLog) => self.draw_error_log(frame, body, now),
             None => {}
         }
+        self.draw_context_picker(frame, body);
     }
 
     fn draw_too_small(&self, frame: &mut Frame, area: Rect) {
@@ -64,8 +65,14 @@ impl App {
 
     fn draw_header(&self, frame: &mut Frame, area: Rect) {
         let id = &self.identity;
-        let mut spans = vec![
-            Span::styled(" vantage ", self.theme.tab_active),
+        let mut spans = vec![Span::styled(" vantage ", self.theme.tab_active)];
+        if let Some(context) = self.contexts.header_name() {
+            spans.push(Span::styled(
+                format!(" context {} ", fit(&sanitize_line(context), 24)),
+                self.theme.accent,
+            ));
+        }
+        spans.extend([
             Span::styled(
                 format!(" workspace {} ", fit(&id.workspace, 40)),
                 self.theme.header,
@@ -78,7 +85,7 @@ impl App {
                 format!(" API {} ", fit(&id.api_version, 12)),
                 self.theme.header,
             ),
-        ];
+        ]);
         if id.read_only {
             spans.push(Span::styled(" READ-ONLY ", self.theme.warn));
         }
@@ -216,6 +223,9 @@ impl App {
             row(action, text);
         }
         row(Action::NextTab, "next tab (1-6 jump to a tab)");
+        if !self.contexts.names.is_empty() {
+            row(Action::Contexts, "switch context");
+        }
         row(Action::ErrorLog, "error log");
         row(Action::Help, "close this help");
         row(Action::Quit, "quit");
