@@ -441,14 +441,14 @@ pub fn resolve_context_credential(
     } else {
         format!("no config file at {}", config.shown_path())
     };
-    match &connection.api_key_env {
-        Some(name) => match set(env(name)) {
+    // A source only some files use: named in the error only when set.
+    if let Some(name) = &connection.api_key_env {
+        match set(env(name)) {
             Some(key) => return found(key, CredentialSource::ConfigEnv(name.clone())),
             None => tried.push(format!(
                 "api_key_env = {name:?} in {section}: {name} is not set or empty"
             )),
-        },
-        None => tried.push(format!("api_key_env: {where_}")),
+        }
     }
     match &connection.api_key_command {
         Some(command) => {

@@ -149,7 +149,7 @@ fn write_current_context(path: &Path, name: &str) -> Result<(), SettingsError> {
         SettingsError::Invalid {
             path: path.display().to_string(),
             key: "current_context",
-            reason: format!("cannot edit the file: {}", error.message().trim()),
+            reason: format!("cannot edit the file: {error}"),
         }
     })?;
     // A sibling file renamed over the old one: never a half-written config.

@@ -270,8 +270,10 @@ impl LoadedConfig {
 
 /// Rewrites `current_context` in the config file's text, keeping every other
 /// byte as written (comments, order, spacing).
-pub fn set_current_context(text: &str, name: &str) -> Result<String, toml_edit::TomlError> {
-    let mut document: toml_edit::DocumentMut = text.parse()?;
+pub fn set_current_context(text: &str, name: &str) -> Result<String, String> {
+    let mut document: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|error: toml_edit::TomlError| error.message().trim().to_owned())?;
     match document.get_mut("current_context") {
         Some(item) if item.is_value() => {
             // Keep the comment and spacing around the old value.
@@ -283,7 +285,8 @@ pub fn set_current_context(text: &str, name: &str) -> Result<String, toml_edit::
             *item = toml_edit::Item::Value(value);
             Ok(document.to_string())
         }
-        _ => {
+        Some(_) => Err("current_context is a table, not a name".to_owned()),
+        None => {
             // A new first line: top-level keys must come before any table.
             let escaped = toml_edit::Value::from(name).to_string();
             Ok(format!("current_context = {}\n{text}", escaped.trim()))

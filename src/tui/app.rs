@@ -109,6 +109,7 @@ impl App {
         keymap: Keymap,
         export_dir: std::path::PathBuf,
     ) -> Self {
+        let contexts = Contexts::new(export_dir.clone());
         Self {
             identity,
             theme,
@@ -122,7 +123,7 @@ impl App {
             analytics: AnalyticsScreen::default(),
             pii: PiiScreen::default(),
             tab: Tab::default(),
-            contexts: Contexts::default(),
+            contexts,
             overlay: None,
             errors: Vec::new(),
             notice: None,

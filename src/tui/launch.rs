@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 
-use super::app::{App, ClientNotice, Contexts, Identity, Restart};
+use super::app::{App, ClientNotice, Identity};
 use super::effect::{ErrorInfo, Reply, Request, SwitchedContext};
 use super::executor::{ClientExecutor, notice};
 use super::runtime::{self, Executor, Exit};
@@ -80,10 +80,10 @@ pub async fn run_configured(session: Session) -> Result<Exit, LaunchError> {
         api_version: session.api_version.clone(),
         read_only: session.read_only,
     };
-    let contexts = Contexts::new(session.config.context_names(), session.context.name.clone());
     let switching = Switching {
         args: session.args.clone(),
-        contexts,
+        names: session.config.context_names(),
+        current: session.context.name.clone(),
     };
     let target = Target {
         watchlist: watchlist_for(&session.context),
@@ -97,7 +97,10 @@ pub async fn run_configured(session: Session) -> Result<Exit, LaunchError> {
 /// What switching contexts needs: the flags to connect with, and the contexts.
 pub struct Switching {
     pub args: GlobalArgs,
-    pub contexts: Contexts,
+    /// Every context of the config file.
+    pub names: Vec<String>,
+    /// The one connected at start.
+    pub current: String,
 }
 
 /// Runs the dashboard until the user quits or a signal ends it; the terminal is
@@ -122,7 +125,7 @@ pub async fn run_with(
     let clock = Clock::system();
     let export_dir = crate::paths::data_dir().join("exports");
     let refresh_secs = settings.refresh_secs.unwrap_or(DEFAULT_REFRESH_SECS);
-    let mut app = App::new(identity, theme, settings.keymap.clone(), export_dir.clone());
+    let mut app = App::new(identity, theme, settings.keymap.clone(), export_dir);
     app.monitor = MonitorScreen::new(refresh_secs);
     app.monitor.use_watchlist_file(watchlist_path);
     let (notices_tx, notices_rx) = mpsc::unbounded_channel();
@@ -132,17 +135,11 @@ pub async fn run_with(
         workspace_id,
         clock: clock.clone(),
     };
-    let args = match switching {
-        Some(Switching { args, contexts }) => {
-            app.contexts = contexts;
-            Some(args)
-        }
-        None => None,
-    };
-    app.contexts.restart = Restart {
-        export_dir,
-        refresh_secs,
-    };
+    let args = switching.map(|switching| {
+        app.contexts.set(switching.names, switching.current);
+        switching.args
+    });
+    app.contexts.restart.refresh_secs = refresh_secs;
     let executor = SwitchingExecutor {
         current: Arc::new(RwLock::new(executor)),
         switcher: args.map(|args| {

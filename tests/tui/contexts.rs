@@ -7,7 +7,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use time::macros::datetime;
 use vantage::api::model::{Insights, InsightsSummary, Metric, RiskCounts};
-use vantage::tui::app::{App, Contexts, Msg};
+use vantage::tui::app::{App, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot, SwitchedContext};
 
 use crate::support::{app, key};
@@ -71,7 +71,8 @@ fn fetched(effects: &[Effect], slot: Slot) -> Vec<(u64, Request)> {
 
 fn with_contexts() -> (App, u64) {
     let mut app = app();
-    app.contexts = Contexts::new(vec!["prod".into(), "staging".into()], "staging".into());
+    app.contexts
+        .set(vec!["prod".into(), "staging".into()], "staging".into());
     let effects = app.start(NOW);
     let started = fetched(&effects, Slot::Insights);
     assert_eq!(started.len(), 1);

@@ -15,7 +15,7 @@ use super::App;
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot, SwitchedContext};
 use crate::tui::nav::{Nav, Tab};
-use crate::tui::screens::monitor::MonitorScreen;
+use crate::tui::screens::monitor::{DEFAULT_REFRESH_SECS, MonitorScreen};
 use crate::tui::widgets::menu::{Menu, MenuOutcome};
 
 /// The contexts the dashboard knows, and the one it shows.
@@ -40,13 +40,21 @@ pub struct Restart {
 }
 
 impl Contexts {
-    /// The config file's contexts, `current` the one on screen.
-    pub fn new(names: Vec<String>, current: String) -> Self {
+    /// No contexts yet; what fresh screens need, from [`App::new`].
+    pub fn new(export_dir: PathBuf) -> Self {
         Self {
-            names,
-            current: Some(current),
+            restart: Restart {
+                export_dir,
+                refresh_secs: DEFAULT_REFRESH_SECS,
+            },
             ..Self::default()
         }
+    }
+
+    /// The config file's contexts, `current` the one on screen.
+    pub fn set(&mut self, names: Vec<String>, current: String) {
+        self.names = names;
+        self.current = Some(current);
     }
 
     /// Shown in the header: when there is a choice, or a named one is in use.
