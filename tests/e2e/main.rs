@@ -3,6 +3,7 @@
 
 mod support;
 
+mod contexts;
 mod demo;
 mod project;
 mod robustness_terminal;
