@@ -63,6 +63,7 @@ async fn execute(command: ScriptCommand, global: &GlobalArgs) -> Result<(), CliE
         ScriptCommand::Projects(command) => projects(&session, command).await,
         ScriptCommand::Pii(args) => pii(&session, args).await,
         ScriptCommand::Analytics(command) => analytics(&session, command).await,
+        ScriptCommand::Scans(command) => super::scans::run(&session, command).await,
     }
 }
 
@@ -111,7 +112,11 @@ fn refuse_if_read_only(
     })
 }
 
-fn start_progress(session: &Session, label: &str, output: Output) -> (Progress, ProgressTask) {
+pub(super) fn start_progress(
+    session: &Session,
+    label: &str,
+    output: Output,
+) -> (Progress, ProgressTask) {
     Progress::start(&session.client, label, output.progress_visible())
 }
 
@@ -418,6 +423,7 @@ async fn analytics(session: &Session, command: AnalyticsCommand) -> Result<(), C
             )
             .await
         }
+        AnalyticsCommand::Traffic(args) => super::traffic::run(session, args).await,
         AnalyticsCommand::Breakdowns {
             project_id,
             from,

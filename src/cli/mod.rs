@@ -6,6 +6,8 @@ pub mod docs;
 pub mod exit;
 pub mod print;
 pub mod progress;
+pub mod scans;
+pub mod traffic;
 pub mod views;
 
 pub use args::ScriptCommand;
