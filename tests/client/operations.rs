@@ -167,7 +167,7 @@ const WR: &str = "scope:workspaces:read|workspaces:write";
 const BIZ: &str = "plan:business";
 const ENT: &str = "plan:enterprise";
 const NO_DPL: &str = "deployment_not_found";
-const NO_SCAN: &str = "scan_not_found";
+const NO_SCAN: &str = "security_scan_not_found";
 
 #[rustfmt::skip]
 const TABLE: [(&str, &str, [&str; 18]); 6] = [
