@@ -544,4 +544,27 @@ mod tests {
         .count();
         assert_eq!(created, 3);
     }
+
+    #[test]
+    fn hourly_traffic_follows_the_realtime_arrivals_and_adds_up_to_the_day() {
+        let model = VisitorModel::new("prj_traffic", &profile(50_000));
+        let now = datetime!(2026-11-18 12:00 UTC);
+        let day = date!(2026 - 11 - 18);
+        let hourly = model.traffic(day, day, day..=day, &Granularity::Hour, now);
+        let daily = model.traffic(day, day, day..=day, &Granularity::Day, now);
+        let visitors = &hourly.time_series.visitors;
+        assert_eq!(visitors.total, daily.time_series.visitors.total);
+        assert_eq!(
+            visitors.total.0 as i64,
+            model.visitors_on(day, now),
+            "the breakdowns' day"
+        );
+        // The last full hour holds about the arrivals the realtime view counts.
+        let start = datetime!(2026-11-18 11:00 UTC).unix_timestamp() / 60;
+        let arrivals: i64 = (start..start + 60).map(|m| model.arrivals(m)).sum();
+        let bucket = visitors.data[11].value.0;
+        let error = (bucket - arrivals as f64).abs() / bucket;
+        assert!(error < 0.15, "hour {bucket} vs arrivals {arrivals}");
+        assert!(visitors.data[12..].iter().all(|p| p.value.0 == 0.0));
+    }
 }
