@@ -268,12 +268,10 @@ fn compact(value: f64) -> String {
     }
 }
 
+/// `2.4`, `37.15`, `3`: at most two decimals, no trailing zeros.
 fn decimal(value: SeriesValue) -> String {
-    if value.0.fract() == 0.0 {
-        format!("{}", value.0 as i64)
-    } else {
-        format!("{:.2}", value.0)
-    }
+    let text = format!("{:.2}", value.0);
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
 /// Seconds as `4m 25s`.

@@ -33,7 +33,7 @@ impl SecurityPart {
                     .areas(rest);
             (left, right)
         } else {
-            let detail_rows = (rest.height / 3).max(4);
+            let detail_rows = (rest.height / 2).max(4);
             let [top, bottom] =
                 Layout::vertical([Constraint::Min(3), Constraint::Length(detail_rows)]).areas(rest);
             (top, bottom)
@@ -76,6 +76,7 @@ impl SecurityPart {
         }
         let height = area.height.saturating_sub(2).max(1) as usize;
         let offset = self.selected_scan.saturating_sub(height - 1);
+        let scanners_width = area.width.saturating_sub(11 + 12 + 16 + 16 + 4).max(8) as usize;
         let rows: Vec<Row> = self.scans[offset..]
             .iter()
             .take(height)
@@ -85,7 +86,7 @@ impl SecurityPart {
                     Cell::from(fit(scan.commit_sha.as_deref().unwrap_or("-"), 12)),
                     Cell::from(scan.started_at.map_or("-".into(), utc_datetime)),
                     Cell::from(scan.finished_at.map_or("-".into(), utc_datetime)),
-                    Cell::from(fit(&scan.requested_scanners.join(", "), 40)),
+                    Cell::from(fit(&scan.requested_scanners.join(", "), scanners_width)),
                 ])
             })
             .collect();
