@@ -128,7 +128,7 @@ fn finding(n: usize, level: &str, status: &str, name: &str, description: &str) -
     json!({
         "id": format!("scn_latest_{n:02}"), "category": if n == 0 { "secrets" } else { "data_exposure" },
         "level": level, "name": name, "description": description,
-        "scanner_name": if n % 2 == 0 { "agent_security" } else { "supabase_lov" },
+        "scanner_name": if n.is_multiple_of(2) { "agent_security" } else { "supabase_lov" },
         "status": status, "created_at": "2026-11-01T00:00:00Z", "updated_at": "2026-11-21T12:00:00Z"
     })
 }

@@ -17,11 +17,8 @@ open_enum! {
     }
 }
 
-impl Default for Granularity {
-    fn default() -> Self {
-        Self::Day
-    }
-}
+/// Without `granularity`, buckets are days.
+pub const DEFAULT_GRANULARITY: Granularity = Granularity::Day;
 
 /// The longest range in daily buckets: the UTC date of `ends_at` at most this
 /// many days after that of `starts_at` (as the breakdowns range).

@@ -10,7 +10,8 @@ use axum::extract::State;
 use super::PathParams;
 use super::analytics::required_timestamp;
 use crate::api::model::{
-    ErrorType, Granularity, MAX_DAILY_RANGE_DAYS, MAX_HOURLY_RANGE_DAYS, Traffic,
+    DEFAULT_GRANULARITY, ErrorType, Granularity, MAX_DAILY_RANGE_DAYS, MAX_HOURLY_RANGE_DAYS,
+    Traffic,
 };
 use crate::server::ServerState;
 use crate::server::analytics_model::{VisitorModel, retained_range};
@@ -26,9 +27,11 @@ pub async fn get(
     let ends_at = required_timestamp(&ctx, "ends_at");
     let granularity = ctx.query.one_enum::<Granularity>("granularity");
     let (starts_at, ends_at, granularity) = match (starts_at, ends_at, granularity) {
-        (Ok(starts_at), Ok(ends_at), Ok(granularity)) => {
-            (starts_at, ends_at, granularity.unwrap_or_default())
-        }
+        (Ok(starts_at), Ok(ends_at), Ok(granularity)) => (
+            starts_at,
+            ends_at,
+            granularity.unwrap_or(DEFAULT_GRANULARITY),
+        ),
         // One 400 names every bad parameter.
         (starts_at, ends_at, granularity) => {
             return Err(HttpError::validation(
