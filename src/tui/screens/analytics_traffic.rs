@@ -179,7 +179,12 @@ fn draw_chart(frame: &mut Frame, area: Rect, data: &Traffic, theme: &Theme) {
             Block::default()
                 .borders(Borders::ALL)
                 .border_style(theme.border)
-                .title(Span::styled(" Visitors and pageviews (UTC) ", theme.title)),
+                // The markers say which line is which without colour, and
+                // when the legend has no room.
+                .title(Span::styled(
+                    " Visitors ⠿ · pageviews • (UTC) ",
+                    theme.title,
+                )),
         )
         .x_axis(
             Axis::default()
