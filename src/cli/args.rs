@@ -85,6 +85,9 @@ pub enum ScriptCommand {
     /// The local review history: `snapshot`, `changes`, `reviewed`.
     #[command(flatten)]
     History(super::history::HistoryCommand),
+    /// Security scans of a project, and a scan's findings.
+    #[command(subcommand)]
+    Scans(super::scans::ScansCommand),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -305,10 +308,12 @@ pub enum AnalyticsCommand {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// Visitors, pageviews, pageviews per visit, session duration and bounce rate over time.
+    Traffic(super::traffic::TrafficArgs),
 }
 
 /// `YYYY-MM-DD` (midnight UTC) or an RFC 3339 timestamp.
-fn parse_instant(raw: &str) -> Result<OffsetDateTime, String> {
+pub fn parse_instant(raw: &str) -> Result<OffsetDateTime, String> {
     if let Some(at) = crate::api::model::parse_timestamp(raw) {
         return Ok(at);
     }

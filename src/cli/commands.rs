@@ -69,6 +69,7 @@ async fn execute(command: ScriptCommand, global: &GlobalArgs) -> Result<(), CliE
         ScriptCommand::Pii(args) => pii(&session, args).await,
         ScriptCommand::Analytics(command) => analytics(&session, command).await,
         ScriptCommand::History(_) => unreachable!("history commands return before connecting"),
+        ScriptCommand::Scans(command) => super::scans::run(&session, command).await,
     }
 }
 
@@ -117,7 +118,11 @@ fn refuse_if_read_only(
     })
 }
 
-fn start_progress(session: &Session, label: &str, output: Output) -> (Progress, ProgressTask) {
+pub(super) fn start_progress(
+    session: &Session,
+    label: &str,
+    output: Output,
+) -> (Progress, ProgressTask) {
     Progress::start(&session.client, label, output.progress_visible())
 }
 
@@ -424,6 +429,7 @@ async fn analytics(session: &Session, command: AnalyticsCommand) -> Result<(), C
             )
             .await
         }
+        AnalyticsCommand::Traffic(args) => super::traffic::run(session, args).await,
         AnalyticsCommand::Breakdowns {
             project_id,
             from,

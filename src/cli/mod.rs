@@ -7,6 +7,8 @@ pub mod exit;
 pub mod history;
 pub mod print;
 pub mod progress;
+pub mod scans;
+pub mod traffic;
 pub mod views;
 
 pub use args::ScriptCommand;

@@ -73,8 +73,18 @@ pub const GET_BREAKDOWNS: Operation = op(
     &[],
     &["starts_at", "ends_at"],
 );
+/// Beyond the contract: traffic over time (DESIGN.md); `granularity` is our name.
+pub const GET_TRAFFIC: Operation = op(
+    "get_traffic",
+    ProjectsRead,
+    Business,
+    &[],
+    &["starts_at", "ends_at", "granularity"],
+);
 /// Detection being off answers 404 `pii_labels_not_found`, checked by the handler.
 pub const LIST_PII: Operation = op("list_pii", ProjectsRead, Enterprise, &[], PAGED);
+/// Beyond the contract: the real service's reference shows it (DESIGN.md).
+pub const LIST_SCANS: Operation = op("list_security_scans", ProjectsRead, Business, &[], PAGED);
 pub const GET_SCAN: Operation = op("get_scan", ProjectsRead, Business, &[], &[]);
 pub const LIST_SCAN_FINDINGS: Operation =
     op("list_scan_findings", ProjectsRead, Business, &[], PAGED);

@@ -269,7 +269,11 @@ impl App {
             Slot::InventoryPage | Slot::InventoryExport | Slot::InventoryRecheck => {
                 self.inventory.handle_reply(answer, &mut cx)
             }
-            Slot::Project | Slot::ProjectWrite | Slot::Deployment => {
+            Slot::Project
+            | Slot::ProjectWrite
+            | Slot::Deployment
+            | Slot::SecurityScans
+            | Slot::ScanFindings => {
                 // A reply for a project screen that was left is dropped.
                 match &mut self.project {
                     Some(project) => {
@@ -286,7 +290,7 @@ impl App {
             Slot::Realtime(_) | Slot::WatchlistLoad | Slot::WatchlistSave => {
                 self.monitor.handle_reply(answer, &mut cx)
             }
-            Slot::Breakdowns => self.analytics.handle_reply(answer, &mut cx),
+            Slot::Breakdowns | Slot::Traffic => self.analytics.handle_reply(answer, &mut cx),
             Slot::PiiPage => self.pii.handle_reply(answer, &mut cx),
         };
         if insights_loaded && let Some(data) = &self.insights.data {

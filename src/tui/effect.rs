@@ -13,6 +13,7 @@ use crate::api::model::{
     ReviewPriority,
 };
 use crate::api::model::{Deployment, FieldError, Project, ProjectUpdate};
+use crate::api::model::{Granularity, ScanFinding, SecurityScan, Traffic};
 use crate::api::{InventoryParams, MemberListParams};
 use crate::tui::nav::Nav;
 use crate::tui::watchlist::WatchEntry;
@@ -41,6 +42,11 @@ pub enum Slot {
     PiiPage,
     WatchlistLoad,
     WatchlistSave,
+    /// The analytics screen's traffic over time.
+    Traffic,
+    /// The project screen's Security part: the scans, then a scan's findings.
+    SecurityScans,
+    ScanFindings,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,6 +120,22 @@ pub enum Request {
         cursor: Option<String>,
         limit: u32,
     },
+    Traffic {
+        project_id: String,
+        starts_at: OffsetDateTime,
+        ends_at: OffsetDateTime,
+        granularity: Granularity,
+    },
+    /// The first page of a project's scans, newest first.
+    SecurityScans {
+        project_id: String,
+    },
+    ScanFindingsPage {
+        project_id: String,
+        scan_id: String,
+        cursor: Option<String>,
+        limit: u32,
+    },
     /// Reads the monitor's watch list from `path` (a missing file is an empty list).
     LoadWatchlist {
         path: PathBuf,
@@ -146,6 +168,9 @@ pub enum Reply {
     PiiPage(Box<Page<PiiFinding>>),
     Watchlist(Vec<WatchEntry>),
     WatchlistSaved,
+    Traffic(Box<Traffic>),
+    SecurityScans(Box<Page<SecurityScan>>),
+    ScanFindingsPage(Box<Page<ScanFinding>>),
 }
 
 /// A reply as the screen whose request it answers takes it.

@@ -114,6 +114,36 @@ impl Executor for ClientExecutor {
                 )
                 .await
                 .map(|page| Reply::PiiPage(Box::new(page))),
+            Request::Traffic {
+                project_id,
+                starts_at,
+                ends_at,
+                granularity,
+            } => self
+                .client
+                .get_traffic(&project_id, starts_at, ends_at, &granularity)
+                .await
+                .map(|data| Reply::Traffic(Box::new(data))),
+            Request::SecurityScans { project_id } => self
+                .client
+                .list_security_scans(&project_id, &PageParams { limit: Some(100) }, None)
+                .await
+                .map(|page| Reply::SecurityScans(Box::new(page))),
+            Request::ScanFindingsPage {
+                project_id,
+                scan_id,
+                cursor,
+                limit,
+            } => self
+                .client
+                .list_scan_findings(
+                    &project_id,
+                    &scan_id,
+                    &PageParams { limit: Some(limit) },
+                    cursor.as_deref(),
+                )
+                .await
+                .map(|page| Reply::ScanFindingsPage(Box::new(page))),
             // The watch list is a local file, read and written through the same door.
             Request::LoadWatchlist { path } => {
                 return watchlist::load(&path)

@@ -9,3 +9,4 @@ mod commands;
 mod export;
 mod exporter;
 mod history;
+mod scans_traffic;

@@ -9,4 +9,5 @@ mod support;
 mod credentials;
 mod operations;
 mod resilience;
+mod scans_traffic;
 mod stubs;

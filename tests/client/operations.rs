@@ -167,7 +167,6 @@ const WR: &str = "scope:workspaces:read|workspaces:write";
 const BIZ: &str = "plan:business";
 const ENT: &str = "plan:enterprise";
 const NO_DPL: &str = "deployment_not_found";
-const NO_SCAN: &str = "scan_not_found";
 
 #[rustfmt::skip]
 const TABLE: [(&str, &str, [&str; 18]); 6] = [
@@ -176,7 +175,7 @@ const TABLE: [(&str, &str, [&str; 18]); 6] = [
     (ENTERPRISE_READONLY, ENTERPRISE_WS, ["ok", "ok", "ok", "ok", NO_DPL, "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", PW, PW, PW, PW, PW]),
     (PROJECTS_READ, ENTERPRISE_WS,       ["ok", "ok", "ok", "ok", NO_DPL, "ok", "ok", "ok", WR, WR, WR, WR, WR, PW, PW, PW, PW, PW]),
     (WORKSPACES_READ, ENTERPRISE_WS,     [PR, PR, PR, PR, PR, PR, PR, PR, "ok", "ok", "ok", "ok", "ok", PW, PW, PW, PW, PW]),
-    (BUSINESS_ADMIN, BUSINESS_WS,        ["ok", "ok", "ok", ENT, NO_DPL, "ok", NO_SCAN, NO_SCAN, "ok", "ok", "ok", ENT, "ok", "ok", "ok", "ok", "ok", "ok"]),
+    (BUSINESS_ADMIN, BUSINESS_WS,        ["ok", "ok", "ok", ENT, NO_DPL, "ok", "ok", "ok", "ok", "ok", "ok", ENT, "ok", "ok", "ok", "ok", "ok", "ok"]),
     (PRO_ADMIN, PRO_WS,                  [BIZ, BIZ, BIZ, ENT, BIZ, BIZ, BIZ, BIZ, BIZ, BIZ, BIZ, ENT, BIZ, BIZ, BIZ, BIZ, BIZ, BIZ]),
 ];
 

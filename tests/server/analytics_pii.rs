@@ -7,7 +7,7 @@ use crate::common::*;
 use serde_json::{Value, json};
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
-use vantage::api::model::{PiiSource, PiiStatus, format_timestamp};
+use vantage::api::model::{FindingStatus, PiiSource, PiiStatus, format_timestamp};
 use vantage::clock::Clock;
 use vantage::server::auth::Feature;
 use vantage::server::ratelimit::RateLimit;
@@ -973,7 +973,12 @@ async fn scans_metadata_and_the_full_findings_snapshot() {
         .map(|n| {
             let mut finding = template.clone();
             finding.id = format!("{}_f{:03}", many.id, (n * 53) % 120);
-            finding.status = ["open", "fixed", "ignored"][n % 3].to_owned();
+            finding.status = [
+                FindingStatus::Open,
+                FindingStatus::Fixed,
+                FindingStatus::Ignored,
+            ][n % 3]
+                .clone();
             finding
         })
         .collect();
@@ -1040,8 +1045,9 @@ async fn scans_metadata_and_the_full_findings_snapshot() {
         ),
     ] {
         let (status, body) = get(&server, ENTERPRISE_ADMIN, &path, &[]).await;
-        assert_error(status, &body, 404, "scan_not_found", &[]);
+        assert_error(status, &body, 404, "security_scan_not_found", &[]);
     }
+    // The operation answers only its own 404 type, a missing project included.
     let (status, body) = get(
         &server,
         ENTERPRISE_ADMIN,
@@ -1049,7 +1055,7 @@ async fn scans_metadata_and_the_full_findings_snapshot() {
         &[],
     )
     .await;
-    assert_error(status, &body, 404, "project_not_found", &[]);
+    assert_error(status, &body, 404, "security_scan_not_found", &[]);
     let (status, body) = get(&server, PRO_ADMIN, &scan_path(&biggest), &[]).await;
     assert_error(status, &body, 402, "payment_required", &[]);
 }

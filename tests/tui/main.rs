@@ -9,5 +9,6 @@ mod project;
 mod robustness_keys;
 mod robustness_outage;
 mod screens;
+mod security_traffic;
 mod state;
 mod with_server;

@@ -7,6 +7,7 @@
 
 mod projects;
 mod reads;
+mod security;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -96,7 +96,7 @@ fn analytics_of<'a>(
 
 /// A required RFC 3339 query parameter, any offset, converted to UTC. A time
 /// whose UTC form leaves the calendar (`9999-12-31T23:59:59-23:59`) is refused.
-fn required_timestamp(ctx: &Ctx, name: &str) -> Result<OffsetDateTime, FieldError> {
+pub(super) fn required_timestamp(ctx: &Ctx, name: &str) -> Result<OffsetDateTime, FieldError> {
     let location = format!("query.{name}");
     match ctx.query.one(name)? {
         None => Err(field_error(location, format!("{name} is required"))),

@@ -10,6 +10,7 @@ pub mod pii;
 pub mod projects;
 pub mod publish;
 pub mod scans;
+pub mod traffic;
 pub mod workspace_projects;
 
 use axum::extract::rejection::PathRejection;

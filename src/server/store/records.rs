@@ -5,7 +5,7 @@ use time::OffsetDateTime;
 
 use crate::api::model::{
     AudienceTarget, DeploymentErrorClass, PiiSource, PiiStatus, PublishAudience, Reason,
-    ReasonValues, ReviewPriority, Role, ScanFinding, Visibility, rfc3339,
+    ReasonValues, ReviewPriority, Role, ScanFinding, ScanStatus, Visibility, rfc3339,
 };
 use crate::server::auth::{Feature, Plan, Scope};
 
@@ -249,7 +249,7 @@ pub struct PiiRec {
 pub struct ScanRec {
     pub id: String,
     pub project_id: String,
-    pub status: String,
+    pub status: ScanStatus,
     #[serde(default)]
     pub commit_sha: Option<String>,
     #[serde(default, with = "rfc3339::option")]

@@ -4,6 +4,7 @@
 //! esc goes back.
 
 mod deploy;
+pub mod security;
 mod view;
 mod writes;
 
@@ -136,6 +137,8 @@ pub struct ProjectScreen {
     /// A re-read after a write: its answer goes to the inventory too.
     reread_after_write: bool,
     pub deployment: Option<DeploymentWatch>,
+    /// The Security part (`d`), in place of the project's fields while open.
+    pub security: Option<security::SecurityPart>,
 }
 
 impl ProjectScreen {
@@ -153,6 +156,7 @@ impl ProjectScreen {
             write_error: None,
             reread_after_write: false,
             deployment: None,
+            security: None,
         }
     }
 
@@ -312,7 +316,20 @@ impl Screen for ProjectScreen {
             }
             return true;
         }
+        if let Some(part) = &mut self.security {
+            match part.handle_action(action, cx) {
+                security::Outcome::Handled => return true,
+                security::Outcome::Close => {
+                    self.security = None;
+                    return true;
+                }
+                security::Outcome::Ignored => {}
+            }
+        }
         match action {
+            Action::ToggleDetail => {
+                self.security = Some(security::SecurityPart::open(&self.item.id, cx));
+            }
             Action::Back => {
                 if let Some(kind) = self.write_pending() {
                     cx.notify(format!(
@@ -366,6 +383,13 @@ impl Screen for ProjectScreen {
                 self.on_write_reply(kind, reply, cx);
             }
             Slot::Deployment => return self.on_deployment_reply(token, reply, cx),
+            Slot::SecurityScans | Slot::ScanFindings => {
+                let answer = Answer { slot, token, reply };
+                return self
+                    .security
+                    .as_mut()
+                    .is_some_and(|part| part.handle_reply(answer, cx));
+            }
             _ => return false,
         }
         true
@@ -394,7 +418,10 @@ impl Screen for ProjectScreen {
     }
 
     fn hints(&self) -> Vec<(Action, &'static str)> {
-        let mut hints = vec![(Action::Back, "back")];
+        if let Some(part) = &self.security {
+            return part.hints();
+        }
+        let mut hints = vec![(Action::Back, "back"), (Action::ToggleDetail, "security")];
         match self.access {
             WriteAccess::ReadOnly => {}
             WriteAccess::Allowed => hints.extend(
@@ -412,6 +439,9 @@ impl Screen for ProjectScreen {
     }
 
     fn help(&self) -> Vec<(Action, &'static str)> {
+        if let Some(part) = &self.security {
+            return part.help();
+        }
         let mut help = vec![(Action::Back, "back to the inventory")];
         match self.access {
             WriteAccess::ReadOnly => {}
@@ -426,6 +456,7 @@ impl Screen for ProjectScreen {
                 }))
             }
         }
+        help.push((Action::ToggleDetail, "security: scans and their findings"));
         help.push((Action::Copy, "copy the project id (OSC 52)"));
         help.push((Action::Refresh, "read the project again"));
         help
@@ -444,6 +475,19 @@ impl Screen for ProjectScreen {
         ])
         .areas(area);
         self.draw_head(frame, head_area, view);
+        if let Some(part) = &self.security {
+            let [part_area, status_area] =
+                Layout::vertical([Constraint::Min(3), Constraint::Length(activity_rows)]).areas(
+                    Rect {
+                        height: area.height.saturating_sub(1),
+                        y: area.y + 1,
+                        ..area
+                    },
+                );
+            part.draw(frame, part_area, view);
+            frame.render_widget(Paragraph::new(activity), status_area);
+            return;
+        }
         let wide = main_area.width >= 110;
         let left_width = if wide {
             main_area.width * 58 / 100
