@@ -7,6 +7,7 @@ pub mod exit;
 pub mod print;
 pub mod progress;
 pub mod views;
+pub mod workspaces;
 
 pub use args::ScriptCommand;
 pub use commands::run;

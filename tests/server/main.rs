@@ -21,3 +21,4 @@ mod analytics_pii;
 mod conformance;
 mod members;
 mod security_center;
+mod workspaces;
