@@ -10,3 +10,4 @@ mod credentials;
 mod operations;
 mod resilience;
 mod stubs;
+mod workspaces;
