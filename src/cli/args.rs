@@ -107,17 +107,6 @@ pub enum WorkspacesCommand {
     },
 }
 
-/// `group:ID` or `user:ID`: one target of a custom audience.
-pub fn parse_audience_target(raw: &str) -> Result<AudienceTarget, String> {
-    match raw.split_once(':') {
-        Some((kind @ ("group" | "user"), id)) if !id.is_empty() => Ok(AudienceTarget {
-            id: id.to_owned(),
-            kind: kind.to_owned(),
-        }),
-        _ => Err("expected group:ID or user:ID".to_owned()),
-    }
-}
-
 #[derive(Args, Debug, Clone)]
 pub struct InsightsArgs {
     /// Show only finding types of these priorities (summary counts stay workspace-wide).
@@ -293,7 +282,7 @@ pub enum ProjectsCommand {
         audience: PublishAudience,
         /// A group or user of a custom audience; repeat for several.
         #[arg(long = "target", value_name = "group:ID|user:ID",
-              value_parser = parse_audience_target)]
+              value_parser = crate::api::model::parse_audience_target)]
         targets: Vec<AudienceTarget>,
         #[command(flatten)]
         output: OutputArgs,

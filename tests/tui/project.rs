@@ -8,7 +8,9 @@ use ratatui::backend::TestBackend;
 use serde_json::json;
 use time::Duration;
 use time::macros::datetime;
-use vantage::api::model::{Deployment, FieldError, InventoryPage, Project, Visibility};
+use vantage::api::model::{
+    Deployment, FieldError, InventoryPage, Project, PublishAudience, Visibility,
+};
 use vantage::tui::action::Action;
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Request, Slot};
@@ -485,15 +487,22 @@ fn a_deployment_is_polled_within_the_contract_limits() {
     open_selected(&mut app, 0);
     app.handle(key('p'), NOW);
     assert!(
-        screen(&app).confirm().is_some(),
-        "p publishes here, after a yes"
+        screen(&app).audience_dialog_open(),
+        "p publishes here, after an explicit choice"
     );
-    let effects = app.handle(key('y'), NOW);
+    // Neither enter nor y publishes: the audience must be chosen.
+    for bare in [KeyCode::Enter, KeyCode::Char('y')] {
+        let effects = app.handle(Msg::Key(KeyEvent::new(bare, KeyModifiers::NONE)), NOW);
+        assert!(fetches(&effects).is_empty(), "{bare:?}");
+        assert!(screen(&app).audience_dialog_open());
+    }
+    let effects = app.handle(key('w'), NOW);
     let (token, request) = only_fetch(&effects, Slot::ProjectWrite);
     assert_eq!(
         request,
         Request::Publish {
-            project_id: "prj_00000".into()
+            project_id: "prj_00000".into(),
+            audience: Some(PublishAudience::Workspace),
         }
     );
     let accepted = NOW + Duration::milliseconds(300);
@@ -576,7 +585,7 @@ fn a_failed_deployment_stops_polling_and_critical_findings_are_named() {
     inventory(&mut app);
     open_selected(&mut app, 0);
     app.handle(key('p'), NOW);
-    let effects = app.handle(key('y'), NOW);
+    let effects = app.handle(key('k'), NOW);
     let (token, _) = only_fetch(&effects, Slot::ProjectWrite);
     let blocked = error(
         403,
@@ -589,7 +598,7 @@ fn a_failed_deployment_stops_polling_and_critical_findings_are_named() {
     assert!(text.contains("scan_1/finding_7"), "{text}");
     // A deployment that ends in error stops too.
     app.handle(key('p'), NOW);
-    let effects = app.handle(key('y'), NOW);
+    let effects = app.handle(key('k'), NOW);
     let (token, _) = only_fetch(&effects, Slot::ProjectWrite);
     reply(
         &mut app,

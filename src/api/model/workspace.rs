@@ -77,3 +77,15 @@ pub struct AudienceSettings {
     #[serde(default)]
     pub audience_targets: Vec<AudienceTarget>,
 }
+
+/// `group:ID` or `user:ID`: one target of a custom audience, as the commands
+/// and the dashboard take it.
+pub fn parse_audience_target(raw: &str) -> Result<AudienceTarget, String> {
+    match raw.trim().split_once(':') {
+        Some((kind @ ("group" | "user"), id)) if !id.trim().is_empty() => Ok(AudienceTarget {
+            id: id.trim().to_owned(),
+            kind: kind.to_owned(),
+        }),
+        _ => Err(format!("{raw:?}: expected group:ID or user:ID")),
+    }
+}
