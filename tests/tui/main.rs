@@ -11,3 +11,4 @@ mod robustness_outage;
 mod screens;
 mod state;
 mod with_server;
+mod workspace_picker;
