@@ -312,10 +312,8 @@ impl AudienceEditor {
             }
             KeyCode::Down | KeyCode::Tab => self.choice = (self.choice + 1) % CHOICES.len(),
             KeyCode::Enter => self.review(),
-            _ if self.chosen() == PublishAudience::Custom => {
-                if self.targets.handle_key(key) {
-                    self.problem = None;
-                }
+            _ if self.chosen() == PublishAudience::Custom && self.targets.handle_key(key) => {
+                self.problem = None;
             }
             _ => {}
         }
