@@ -96,3 +96,45 @@ async fn publish_settings_of_unknown_outcome_are_compared_on_the_project_read_ba
         "the PATCH was sent once, then the settings compared on the project"
     );
 }
+
+/// Offline, the project does not show its audience, so the change cannot be
+/// seen on a read back: the (repeatable) PATCH is sent once more, and when its
+/// outcome is unknown too the caller is told so.
+#[tokio::test]
+async fn publish_settings_of_an_offline_project_are_sent_once_more() {
+    let (server, clock) = server_with(|config| {
+        config.faults = "timeout-after-commit=1.0".parse().unwrap();
+    })
+    .await;
+    let harness = client(&server, &clock, ENTERPRISE_ADMIN, |_| {});
+    let settings = PublishSettings {
+        audience: PublishAudience::Workspace,
+        audience_targets: vec![],
+    };
+    let result = harness
+        .client
+        .update_publish_settings("prj_fa126dc634f5", &settings)
+        .await;
+    let error = result.expect_err("the outcome stays unknown");
+    assert!(error.is_unknown_outcome(), "{error}");
+    let sent: Vec<(String, Option<u16>)> = harness
+        .attempts()
+        .iter()
+        .map(|a| (a.method.clone(), a.status))
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            ("PATCH".into(), Some(503)),
+            ("GET".into(), Some(200)),
+            ("PATCH".into(), Some(503)),
+            ("GET".into(), Some(200)),
+        ]
+    );
+    // Both went through: the setting is stored for the next publish.
+    let stored = server
+        .app
+        .store
+        .read(|data| data.projects["prj_fa126dc634f5"].audience.clone());
+    assert_eq!(stored, Some(PublishAudience::Workspace));
+}
