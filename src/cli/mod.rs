@@ -10,6 +10,7 @@ pub mod progress;
 pub mod scans;
 pub mod traffic;
 pub mod views;
+pub mod workspaces;
 
 pub use args::ScriptCommand;
 pub use commands::run;

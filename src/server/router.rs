@@ -18,7 +18,7 @@ use super::errors::HttpError;
 use super::faults::Decision;
 use super::handlers::{
     analytics, insights, inventory, members, pii, projects, publish, scans, traffic,
-    workspace_projects,
+    workspace_projects, workspaces,
 };
 use super::ops::{self, Operation};
 use super::ratelimit::RateState;
@@ -57,7 +57,9 @@ pub fn build(app: Arc<ServerState>) -> Router {
         route(M::GET,    "/v1/workspaces/{workspace_id}/members/{user_id}",                 &ops::GET_MEMBER,              members::get),
         route(M::GET,    "/v1/workspaces/{workspace_id}/security-center/insights",          &ops::GET_INSIGHTS,            insights::get),
         route(M::GET,    "/v1/workspaces/{workspace_id}/security-center/insights/projects", &ops::LIST_INVENTORY,          inventory::list),
-        route(M::GET,    "/v1/workspaces/{workspace_id}/projects",                          &ops::LIST_WORKSPACE_PROJECTS, workspace_projects::list),
+        route(M::GET,    "/v1/projects",                                                    &ops::LIST_PROJECTS,           workspace_projects::list),
+        route(M::GET,    "/v1/workspaces",                                                  &ops::LIST_WORKSPACES,         workspaces::list),
+        route(M::GET,    "/v1/workspaces/{workspace_id}",                                   &ops::GET_WORKSPACE,           workspaces::get),
     ];
     routes
         .into_iter()

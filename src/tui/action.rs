@@ -51,6 +51,10 @@ pub enum Action {
     Watch,
     /// Choose the date range of the analytics.
     Range,
+    /// Edit who may open the published app (public, workspace, custom).
+    Audience,
+    /// Create an embed URL for one https origin.
+    EmbedUrl,
 }
 
 impl Action {
@@ -93,6 +97,8 @@ impl Action {
         Action::Freeze,
         Action::Watch,
         Action::Range,
+        Action::Audience,
+        Action::EmbedUrl,
     ];
 
     /// The name used in the config file's `[keys]` table.
@@ -135,6 +141,8 @@ impl Action {
             Action::Freeze => "freeze",
             Action::Watch => "watch",
             Action::Range => "range",
+            Action::Audience => "audience",
+            Action::EmbedUrl => "embed_url",
         }
     }
 

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use time::OffsetDateTime;
 
+use crate::api::model::{AudienceSettings, EmbedUrl, PublishAudience, PublishSettings};
 use crate::api::model::{
     Breakdowns, Insights, InventoryPage, Member, MemberRef, Page, PiiFinding, Realtime,
     ReviewPriority,
@@ -95,6 +96,8 @@ pub enum Request {
     },
     Publish {
         project_id: String,
+        /// `None` keeps the project's saved audience.
+        audience: Option<PublishAudience>,
     },
     GetDeployment {
         project_id: String,
@@ -145,6 +148,15 @@ pub enum Request {
         path: PathBuf,
         entries: Vec<WatchEntry>,
     },
+    /// `PATCH /publish`: the published app's audience.
+    UpdatePublishSettings {
+        project_id: String,
+        settings: PublishSettings,
+    },
+    CreateEmbedUrl {
+        project_id: String,
+        parent_origin: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -171,6 +183,9 @@ pub enum Reply {
     Traffic(Box<Traffic>),
     SecurityScans(Box<Page<SecurityScan>>),
     ScanFindingsPage(Box<Page<ScanFinding>>),
+    /// `PATCH /publish` answers the resolved settings, not the project.
+    AudienceSettings(Box<AudienceSettings>),
+    EmbedUrl(Box<EmbedUrl>),
 }
 
 /// A reply as the screen whose request it answers takes it.

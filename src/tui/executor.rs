@@ -64,11 +64,30 @@ impl Executor for ClientExecutor {
                 .unpublish_project(&project_id)
                 .await
                 .map(|()| Reply::Unpublished),
-            Request::Publish { project_id } => self
+            Request::Publish {
+                project_id,
+                audience,
+            } => self
                 .client
-                .publish_project(&project_id, &PublishRequest::default())
+                .publish_project(&project_id, &PublishRequest { audience })
                 .await
                 .map(|deployment| Reply::Deployment(Box::new(deployment))),
+            Request::UpdatePublishSettings {
+                project_id,
+                settings,
+            } => self
+                .client
+                .update_publish_settings(&project_id, &settings)
+                .await
+                .map(|resolved| Reply::AudienceSettings(Box::new(resolved))),
+            Request::CreateEmbedUrl {
+                project_id,
+                parent_origin,
+            } => self
+                .client
+                .create_embed_url(&project_id, &parent_origin)
+                .await
+                .map(|embed| Reply::EmbedUrl(Box::new(embed))),
             Request::GetDeployment {
                 project_id,
                 deployment_id,

@@ -166,6 +166,8 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::Freeze, &["f"]),
     (Action::Watch, &["w"]),
     (Action::Range, &["R"]),
+    (Action::Audience, &["a"]),
+    (Action::EmbedUrl, &["E"]),
 ];
 
 /// A key may mean several actions, in the order bound (e.g. `p`: the priority

@@ -13,9 +13,10 @@ use super::settings::{TuiSettings, TuiSettingsError};
 use super::terminal::{self, RestoreOnDrop};
 use super::theme::Theme;
 use super::watchlist;
+use super::workspace_picker;
 use crate::api::Client;
 use crate::clock::Clock;
-use crate::session::{Session, SessionError};
+use crate::session::{Session, SessionError, WorkspaceChoice};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LaunchError {
@@ -48,9 +49,34 @@ pub struct Target {
 /// Opens the dashboard on the configured service.
 pub async fn run_configured(session: Session) -> Result<Exit, LaunchError> {
     let settings = TuiSettings::from_config(&session.config)?;
-    let workspace_id = session.workspace()?.to_owned();
+    // Configured, or asked of the service (DESIGN.md): the one the key reaches
+    // is named in the header; several are offered in a picker.
+    let (workspace_id, label) = match session.resolve_workspace().await? {
+        WorkspaceChoice::Configured(id) => (id.clone(), id),
+        WorkspaceChoice::Discovered(workspace) => {
+            let name = workspace
+                .name
+                .as_deref()
+                .map(|name| format!("{} ", crate::text::fit(name, 14)))
+                .unwrap_or_default();
+            let label = format!("{} ({name}found via the key)", workspace.id);
+            (workspace.id, label)
+        }
+        WorkspaceChoice::Several(workspaces) => {
+            let theme = Theme::new(settings.theme, Theme::no_color_from_env());
+            let chosen = {
+                let mut terminal = terminal::enter()?;
+                let _restore = RestoreOnDrop;
+                workspace_picker::pick(&mut terminal, workspaces, &theme).await?
+            };
+            match chosen {
+                Some(id) => (id.clone(), id),
+                None => return Ok(Exit::Quit),
+            }
+        }
+    };
     let identity = Identity {
-        workspace: workspace_id.clone(),
+        workspace: label,
         plan: None,
         api_version: session.api_version.clone(),
         read_only: session.read_only,

@@ -15,3 +15,4 @@ pub mod terminal;
 pub mod theme;
 pub mod watchlist;
 pub mod widgets;
+pub mod workspace_picker;

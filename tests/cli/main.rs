@@ -10,3 +10,4 @@ mod export;
 mod exporter;
 mod history;
 mod scans_traffic;
+mod workspaces;

@@ -11,3 +11,4 @@ mod operations;
 mod resilience;
 mod scans_traffic;
 mod stubs;
+mod workspaces;

@@ -22,3 +22,4 @@ mod conformance;
 mod members;
 mod scans_traffic;
 mod security_center;
+mod workspaces;

@@ -12,3 +12,4 @@ mod screens;
 mod security_traffic;
 mod state;
 mod with_server;
+mod workspace_picker;

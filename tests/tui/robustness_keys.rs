@@ -197,6 +197,18 @@ impl Canned {
             Request::Traffic { .. } => self.traffic.clone(),
             Request::SecurityScans { .. } => self.scans.clone(),
             Request::ScanFindingsPage { .. } => self.findings.clone(),
+            Request::UpdatePublishSettings { settings, .. } => {
+                Reply::AudienceSettings(Box::new(vantage::api::model::AudienceSettings {
+                    audience: Some(settings.audience.clone()),
+                    audience_targets: settings.audience_targets.clone(),
+                }))
+            }
+            Request::CreateEmbedUrl { .. } => {
+                Reply::EmbedUrl(Box::new(vantage::api::model::EmbedUrl {
+                    embed_url: "https://embed.example/\u{1b}x".into(),
+                    expires_at: time::macros::datetime!(2026-11-22 13:00 UTC),
+                }))
+            }
         }
     }
 }

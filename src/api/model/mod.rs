@@ -15,6 +15,7 @@ pub mod project;
 pub mod publish;
 pub mod scan;
 pub mod traffic;
+pub mod workspace;
 
 pub use analytics::*;
 pub use error::*;
@@ -26,6 +27,7 @@ pub use project::*;
 pub use publish::*;
 pub use scan::*;
 pub use traffic::*;
+pub use workspace::*;
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;

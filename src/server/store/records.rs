@@ -13,11 +13,23 @@ use crate::server::auth::{Feature, Plan, Scope};
 pub struct WorkspaceRec {
     pub id: String,
     pub name: String,
+    /// Shown by `GET /v1/workspaces` (DESIGN.md: beyond the contract).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_url: Option<String>,
     pub plan: Plan,
     #[serde(default)]
     pub features: Vec<Feature>,
     #[serde(with = "rfc3339")]
     pub created_at: OffsetDateTime,
+    /// Last change of the workspace's own settings; `created_at` when none.
+    #[serde(
+        default,
+        with = "rfc3339::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub updated_at: Option<OffsetDateTime>,
     /// Workspace-wide counts 30 days ago, for the insights `delta_30d`.
     #[serde(default)]
     pub baseline_30d: Baseline,

@@ -1,8 +1,9 @@
 //! One project: every field of the Project resource, the inventory facts of the
 //! row it was opened from, and the actions on it (rename, visibility, unpublish,
-//! publish with deployment polling, delete). Opened with enter from the inventory;
-//! esc goes back.
+//! publish with deployment polling, the published app's audience, an embed URL,
+//! delete). Opened with enter from the inventory; esc goes back.
 
+mod audience;
 mod deploy;
 pub mod security;
 mod view;
@@ -15,9 +16,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use time::OffsetDateTime;
 
+pub use self::audience::{AudienceEditor, EmbedPrompt, PublishConfirm};
+use self::audience::{EditorOutcome, EmbedOutcome, PublishOutcome};
 pub use self::deploy::DeploymentWatch;
 use super::{Screen, ScreenView};
-use crate::api::model::{InventoryItem, Project, ProjectUpdate, Visibility, validate_project_name};
+use crate::api::model::{
+    EmbedUrl, InventoryItem, Project, ProjectUpdate, Visibility, validate_project_name,
+};
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
@@ -59,6 +64,18 @@ const WRITE_ACTIONS: &[(Action, &str, &str, &str)] = &[
         "take the published app offline",
     ),
     (
+        Action::Audience,
+        "audience",
+        "audience ✗",
+        "who may open the published app (shows what changes first)",
+    ),
+    (
+        Action::EmbedUrl,
+        "embed",
+        "embed ✗",
+        "create an embed URL for one https origin, and copy it",
+    ),
+    (
         Action::Delete,
         "delete",
         "delete ✗",
@@ -89,6 +106,8 @@ pub enum WriteKind {
     Unpublish,
     Publish,
     Delete,
+    Audience,
+    EmbedUrl,
 }
 
 impl WriteKind {
@@ -99,6 +118,8 @@ impl WriteKind {
             WriteKind::Unpublish => "unpublishing…",
             WriteKind::Publish => "starting a deployment…",
             WriteKind::Delete => "deleting…",
+            WriteKind::Audience => "changing the audience…",
+            WriteKind::EmbedUrl => "creating an embed URL…",
         }
     }
 }
@@ -118,6 +139,9 @@ enum Mode {
     Rename(RenameField),
     Visibility(Menu),
     Confirm(Box<Confirm>, WriteKind),
+    Publish(PublishConfirm),
+    Audience(Box<AudienceEditor>),
+    Embed(EmbedPrompt),
 }
 
 #[derive(Debug)]
@@ -139,6 +163,8 @@ pub struct ProjectScreen {
     pub deployment: Option<DeploymentWatch>,
     /// The Security part (`d`), in place of the project's fields while open.
     pub security: Option<security::SecurityPart>,
+    /// The last embed URL created, shown with its expiry.
+    pub embed: Option<EmbedUrl>,
 }
 
 impl ProjectScreen {
@@ -157,6 +183,7 @@ impl ProjectScreen {
             reread_after_write: false,
             deployment: None,
             security: None,
+            embed: None,
         }
     }
 
@@ -203,6 +230,14 @@ impl ProjectScreen {
             Mode::Confirm(confirm, _) => Some(confirm),
             _ => None,
         }
+    }
+
+    /// The publish confirm, the audience editor or the embed prompt, when open.
+    pub fn audience_dialog_open(&self) -> bool {
+        matches!(
+            self.mode,
+            Mode::Publish(_) | Mode::Audience(_) | Mode::Embed(_)
+        )
     }
 
     pub fn menu_open(&self) -> bool {
@@ -287,6 +322,30 @@ impl Screen for ProjectScreen {
                 }
                 true
             }
+            Mode::Publish(confirm) => {
+                match confirm.handle_key(key) {
+                    PublishOutcome::Open => {}
+                    PublishOutcome::Cancelled => self.mode = Mode::View,
+                    PublishOutcome::Publish(audience) => self.publish(audience, cx),
+                }
+                true
+            }
+            Mode::Audience(editor) => {
+                match editor.handle_key(key) {
+                    EditorOutcome::Open => {}
+                    EditorOutcome::Cancelled => self.mode = Mode::View,
+                    EditorOutcome::Apply(settings) => self.apply_audience(settings, cx),
+                }
+                true
+            }
+            Mode::Embed(prompt) => {
+                match prompt.handle_key(key) {
+                    EmbedOutcome::Open => {}
+                    EmbedOutcome::Cancelled => self.mode = Mode::View,
+                    EmbedOutcome::Create(origin) => self.create_embed_url(origin, cx),
+                }
+                true
+            }
         }
     }
 
@@ -347,6 +406,8 @@ impl Screen for ProjectScreen {
             Action::Unpublish => self.begin(WriteKind::Unpublish, cx),
             Action::Publish => self.begin(WriteKind::Publish, cx),
             Action::Delete => self.begin(WriteKind::Delete, cx),
+            Action::Audience => self.begin(WriteKind::Audience, cx),
+            Action::EmbedUrl => self.begin(WriteKind::EmbedUrl, cx),
             _ => return false,
         }
         true
@@ -543,6 +604,9 @@ impl Screen for ProjectScreen {
         match &self.mode {
             Mode::Visibility(menu) => menu.draw(frame, area, theme, "enter choose · esc close"),
             Mode::Confirm(confirm, _) => confirm.draw(frame, area, theme),
+            Mode::Publish(confirm) => confirm.draw(frame, area, theme),
+            Mode::Audience(editor) => editor.draw(frame, area, theme),
+            Mode::Embed(prompt) => prompt.draw(frame, area, theme),
             Mode::View | Mode::Rename(_) => {}
         }
     }
