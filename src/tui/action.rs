@@ -51,6 +51,18 @@ pub enum Action {
     Watch,
     /// Choose the date range of the analytics.
     Range,
+    /// Open the command palette.
+    Palette,
+    /// Mark or unmark the selected row (and move on).
+    Mark,
+    /// Mark every loaded row.
+    MarkAll,
+    /// Clear every mark.
+    ClearMarks,
+    /// Back to the previous screen or project.
+    NavBack,
+    /// Forward again after going back.
+    NavForward,
 }
 
 impl Action {
@@ -93,6 +105,12 @@ impl Action {
         Action::Freeze,
         Action::Watch,
         Action::Range,
+        Action::Palette,
+        Action::Mark,
+        Action::MarkAll,
+        Action::ClearMarks,
+        Action::NavBack,
+        Action::NavForward,
     ];
 
     /// The name used in the config file's `[keys]` table.
@@ -135,6 +153,12 @@ impl Action {
             Action::Freeze => "freeze",
             Action::Watch => "watch",
             Action::Range => "range",
+            Action::Palette => "palette",
+            Action::Mark => "mark",
+            Action::MarkAll => "mark_all",
+            Action::ClearMarks => "clear_marks",
+            Action::NavBack => "nav_back",
+            Action::NavForward => "nav_forward",
         }
     }
 

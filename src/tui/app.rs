@@ -4,7 +4,9 @@
 //! says it changed something (gitui's `NeedsUpdate`): a stale reply, a key that
 //! means nothing here, a wake with nothing due redraw nothing.
 
+mod commands;
 mod draw;
+mod history_nav;
 
 use crossterm::event::{KeyEvent, KeyEventKind};
 use time::OffsetDateTime;
@@ -13,6 +15,7 @@ use super::action::Action;
 use super::effect::{Answer, Cx, Effect, ErrorInfo, Gate, Reply, Slot};
 use super::keymap::Keymap;
 use super::nav::{Nav, ProjectNav, Tab};
+use super::palette::Palette;
 use super::screens::analytics::AnalyticsScreen;
 use super::screens::insights::InsightsScreen;
 use super::screens::inventory::InventoryScreen;
@@ -83,6 +86,10 @@ pub struct App {
     pub analytics: AnalyticsScreen,
     pub pii: PiiScreen,
     pub tab: Tab,
+    /// The command palette on `:` (`app/commands.rs`).
+    pub palette: Palette,
+    /// Back and forward across screens and projects (`app/history_nav.rs`).
+    trail: history_nav::Trail,
     overlay: Option<Overlay>,
     pub errors: Vec<ErrorInfo>,
     notice: Option<(String, OffsetDateTime)>,
@@ -117,6 +124,8 @@ impl App {
             analytics: AnalyticsScreen::default(),
             pii: PiiScreen::default(),
             tab: Tab::default(),
+            palette: Palette::default(),
+            trail: history_nav::Trail::default(),
             overlay: None,
             errors: Vec::new(),
             notice: None,
@@ -197,6 +206,7 @@ impl App {
     /// `dirty` only when something on screen changed.
     pub fn handle(&mut self, msg: Msg, now: OffsetDateTime) -> Vec<Effect> {
         let (mut effects, mut navs) = (Vec::new(), Vec::new());
+        let before = self.location();
         self.monitor.observe_clock(now);
         let changed = match msg {
             Msg::Key(key) => {
@@ -223,6 +233,7 @@ impl App {
         };
         let navigated = !navs.is_empty();
         self.apply_navs(navs, now, &mut effects);
+        self.trail.record(before, self.location());
         for effect in &effects {
             match effect {
                 Effect::Quit => self.should_quit = true,
@@ -340,6 +351,9 @@ impl App {
         effects: &mut Vec<Effect>,
         navs: &mut Vec<Nav>,
     ) -> bool {
+        if self.palette.is_open() {
+            return self.palette_key(&key, now, effects, navs);
+        }
         let action = self.keymap.action(&key);
         if let Some(overlay) = self.overlay {
             match action {
@@ -370,6 +384,17 @@ impl App {
             return true;
         }
         let Some(action) = action else { return false };
+        self.app_action(action, now, effects, navs)
+    }
+
+    /// The App's own actions, when the screen did not take the key.
+    fn app_action(
+        &mut self,
+        action: Action,
+        now: OffsetDateTime,
+        effects: &mut Vec<Effect>,
+        navs: &mut Vec<Nav>,
+    ) -> bool {
         match action {
             Action::Quit => {
                 self.should_quit = true;
@@ -387,6 +412,9 @@ impl App {
             Action::Tab5 => self.switch_tab(Tab::Analytics, now, effects, navs),
             Action::Tab6 => self.switch_tab(Tab::PersonalData, now, effects, navs),
             Action::Watch => self.watch_selected(now, effects, navs),
+            Action::Palette => self.palette.open(),
+            Action::NavBack => return self.go_back(now, effects, navs),
+            Action::NavForward => return self.go_forward(now, effects, navs),
             _ => return false,
         }
         true

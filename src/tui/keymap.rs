@@ -166,6 +166,12 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::Freeze, &["f"]),
     (Action::Watch, &["w"]),
     (Action::Range, &["R"]),
+    (Action::Palette, &[":"]),
+    (Action::Mark, &["space"]),
+    (Action::MarkAll, &["A"]),
+    (Action::ClearMarks, &["C"]),
+    (Action::NavBack, &["["]),
+    (Action::NavForward, &["]"]),
 ];
 
 /// A key may mean several actions, in the order bound (e.g. `p`: the priority

@@ -12,7 +12,7 @@ use crate::text::{fit, sanitize_line};
 use crate::tui::action::Action;
 use crate::tui::nav::Tab;
 use crate::tui::screens::{ScreenView, error_text};
-use crate::tui::widgets::{ago, centered};
+use crate::tui::widgets::{ago, centered, palette};
 
 /// Width from which the full tab titles fit.
 const WIDE: u16 = 96;
@@ -46,6 +46,10 @@ impl App {
             Some(Overlay::Help) => self.draw_help(frame, body),
             Some(Overlay::ErrorLog) => self.draw_error_log(frame, body, now),
             None => {}
+        }
+        if self.palette.is_open() {
+            let candidates = self.palette.candidates(&self.inventory.list.rows);
+            palette::draw(frame, body, &self.palette, &candidates, &self.theme);
         }
     }
 
@@ -82,6 +86,11 @@ impl App {
         if id.read_only {
             spans.push(Span::styled(" READ-ONLY ", self.theme.warn));
         }
+        let crumbs: Vec<String> = self.breadcrumbs().iter().map(|c| fit(c, 40)).collect();
+        spans.push(Span::styled(
+            format!(" {} ", crumbs.join(" › ")),
+            self.theme.title,
+        ));
         frame.render_widget(
             Paragraph::new(Line::from(spans)).style(self.theme.header),
             area,

@@ -220,6 +220,7 @@ impl Screen for PiiScreen {
                 theme.dim,
             ),
         ];
+        head.extend(self.list.head_spans(None, theme));
         if self.list.is_loading() {
             head.push(Span::styled(" · loading…", theme.dim));
         }

@@ -5,6 +5,7 @@ pub mod display;
 pub mod input;
 pub mod list;
 pub mod menu;
+pub mod palette;
 
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 

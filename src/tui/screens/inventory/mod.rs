@@ -2,6 +2,7 @@
 //! cursor nears the end, only visible rows built, and a detail pane.
 
 mod filters;
+mod find;
 mod view;
 
 use std::path::PathBuf;

@@ -116,6 +116,7 @@ impl InventoryScreen {
                 theme.dim,
             ),
         ];
+        spans.extend(self.list.head_spans(self.total, theme));
         if self.list.is_loading() {
             spans.push(Span::styled(" · loading…", theme.dim));
         }
