@@ -111,12 +111,14 @@ impl App {
         keymap: Keymap,
         export_dir: std::path::PathBuf,
     ) -> Self {
+        let mut inventory = InventoryScreen::new(export_dir);
+        inventory.bulk.read_only = identity.read_only;
         Self {
             identity,
             theme,
             keymap,
             insights: InsightsScreen::default(),
-            inventory: InventoryScreen::new(export_dir),
+            inventory,
             project: None,
             missing_write_scope: None,
             members: MembersScreen::default(),
@@ -277,9 +279,10 @@ impl App {
         let answer = Answer { slot, token, reply };
         changed |= match slot {
             Slot::Insights => self.insights.handle_reply(answer, &mut cx),
-            Slot::InventoryPage | Slot::InventoryExport | Slot::InventoryRecheck => {
-                self.inventory.handle_reply(answer, &mut cx)
-            }
+            Slot::InventoryPage
+            | Slot::InventoryExport
+            | Slot::InventoryRecheck
+            | Slot::InventoryBulk => self.inventory.handle_reply(answer, &mut cx),
             Slot::Project | Slot::ProjectWrite | Slot::Deployment => {
                 // A reply for a project screen that was left is dropped.
                 match &mut self.project {
