@@ -48,7 +48,7 @@ impl RowKey for PiiFinding {
 }
 
 /// The glyph a marked row carries, and the blank an unmarked one does.
-pub const MARK_GLYPH: &str = "✓";
+pub const MARK_GLYPH: &str = "◆";
 pub const NO_MARK: &str = " ";
 
 #[derive(Debug)]

@@ -44,7 +44,7 @@ pub fn draw(
         return;
     }
     let input_area = Rect { height: 1, ..inner };
-    field.draw(frame, input_area, theme, ":", None);
+    field.draw(frame, input_area, theme, "", None);
     let inner_width = inner.width as usize;
     let text_width = candidates
         .iter()
