@@ -25,6 +25,7 @@ use super::screens::pii::PiiScreen;
 use super::screens::project::{ProjectScreen, WriteAccess};
 use super::screens::{ProjectRef, Screen};
 use super::theme::Theme;
+use super::widgets::scroll::ScrollPane;
 use crate::text::fit;
 
 /// Below this size the dashboard shows a notice instead of a cramped layout.
@@ -90,6 +91,8 @@ pub struct App {
     pub palette: Palette,
     /// Back and forward across screens and projects (`app/history_nav.rs`).
     trail: history_nav::Trail,
+    /// The `?` overlay's scrolling.
+    help_pane: ScrollPane,
     overlay: Option<Overlay>,
     pub errors: Vec<ErrorInfo>,
     notice: Option<(String, OffsetDateTime)>,
@@ -128,6 +131,7 @@ impl App {
             tab: Tab::default(),
             palette: Palette::default(),
             trail: history_nav::Trail::default(),
+            help_pane: ScrollPane::default(),
             overlay: None,
             errors: Vec::new(),
             notice: None,
@@ -363,6 +367,7 @@ impl App {
                 Some(Action::Back | Action::Quit) => self.overlay = None,
                 Some(Action::Help) if overlay == Overlay::Help => self.overlay = None,
                 Some(Action::ErrorLog) if overlay == Overlay::ErrorLog => self.overlay = None,
+                Some(action) if overlay == Overlay::Help => return self.help_pane.handle(action),
                 _ => return false,
             }
             return true;
@@ -403,7 +408,10 @@ impl App {
                 self.should_quit = true;
                 effects.push(Effect::Quit);
             }
-            Action::Help => self.overlay = Some(Overlay::Help),
+            Action::Help => {
+                self.help_pane.reset();
+                self.overlay = Some(Overlay::Help);
+            }
             Action::ErrorLog => self.overlay = Some(Overlay::ErrorLog),
             Action::Back => return self.notice.take().is_some(),
             Action::NextTab => self.switch_tab(self.tab.next(), now, effects, navs),

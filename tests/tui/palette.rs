@@ -318,3 +318,19 @@ fn back_and_forward_walk_the_screens_and_projects_visited() {
     type_text(&mut app, "[1");
     assert_eq!(app.trail_depth().1, 0);
 }
+
+#[test]
+fn the_help_scrolls_to_its_last_key_on_a_short_terminal() {
+    let mut app = app_with(false);
+    inventory(&mut app, 4, 4);
+    type_text(&mut app, "?");
+    let top = draw(&app, 80, 18);
+    assert!(top.contains("more"), "{top}");
+    assert!(!top.contains("ctrl-c  quit"), "{top}");
+    type_text(&mut app, "G");
+    let bottom = draw(&app, 80, 18);
+    assert!(bottom.contains("ctrl-c  quit"), "{bottom}");
+    insta::assert_snapshot!("help_scrolled", bottom);
+    type_text(&mut app, "?");
+    assert!(!draw(&app, 80, 18).contains("above"));
+}

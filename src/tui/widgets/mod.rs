@@ -6,6 +6,7 @@ pub mod input;
 pub mod list;
 pub mod menu;
 pub mod palette;
+pub mod scroll;
 
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 
