@@ -71,29 +71,46 @@ impl ScrollPane {
         theme: &Theme,
     ) {
         let inner = block.inner(area);
+        frame.render_widget(block, area);
         let wrapped = wrap_lines(lines, inner.width as usize);
+        let fits = wrapped.len() <= inner.height as usize;
+        // When the text is longer than the pane, its last row says so.
+        let height = if fits {
+            inner.height as usize
+        } else {
+            (inner.height as usize).saturating_sub(1).max(1)
+        };
         self.rows.set(wrapped.len());
-        self.height.set(inner.height as usize);
+        self.height.set(height);
         let offset = self.offset();
-        let below = wrapped.len().saturating_sub(offset + inner.height as usize);
-        let mut block = block;
-        if below > 0 || offset > 0 {
+        let below = wrapped.len().saturating_sub(offset + height);
+        let shown: Vec<Line> = wrapped.into_iter().skip(offset).take(height).collect();
+        let mut text_area = inner;
+        text_area.height = text_area.height.min(height as u16);
+        frame.render_widget(Paragraph::new(shown), text_area);
+        if !fits && inner.height > 1 {
             let mut hint = String::new();
             if offset > 0 {
-                hint.push_str(&format!(" ↑ {offset} above "));
+                hint.push_str(&format!("↑ {offset} above  "));
             }
             if below > 0 {
-                hint.push_str(&format!(" ↓ {below} more "));
+                hint.push_str(&format!("↓ {below} more  "));
             }
-            hint.push_str("· j/k ctrl-d/u scroll ");
-            block = block.title_bottom(Span::styled(hint, theme.dim));
+            hint.push_str("j/k ctrl-d/u scroll");
+            let hint_area = Rect {
+                y: inner.y + inner.height - 1,
+                height: 1,
+                ..inner
+            };
+            frame.render_widget(
+                Paragraph::new(Line::from(Span::styled(
+                    crate::text::fit(&hint, inner.width as usize),
+                    theme.dim,
+                )))
+                .right_aligned(),
+                hint_area,
+            );
         }
-        let shown: Vec<Line> = wrapped
-            .into_iter()
-            .skip(offset)
-            .take(inner.height as usize)
-            .collect();
-        frame.render_widget(Paragraph::new(shown).block(block), area);
     }
 }
 
