@@ -334,3 +334,38 @@ fn the_help_scrolls_to_its_last_key_on_a_short_terminal() {
     type_text(&mut app, "?");
     assert!(!draw(&app, 80, 18).contains("above"));
 }
+
+#[test]
+fn a_five_thousand_character_quote_scrolls_to_its_end() {
+    let mut app = app_with(false);
+    inventory(&mut app, 2, 2);
+    let effects = type_text(&mut app, "6");
+    let (token, _) = fetches(&effects, Slot::PiiPage)[0].clone();
+    let quote = format!("{}THE END", "lorem ipsum dolor ".repeat(280));
+    assert!(quote.chars().count() > 5_000);
+    let page: vantage::api::model::Page<vantage::api::model::PiiFinding> =
+        serde_json::from_value(json!({
+            "data": [{"id": "pii_0001", "found_at": "2026-11-22T09:00:00Z", "quote": quote,
+                      "source": "chat", "status": "open"}],
+            "pagination": {"has_more": false, "next_cursor": null},
+        }))
+        .unwrap();
+    app.handle(
+        Msg::Reply {
+            slot: Slot::PiiPage,
+            token,
+            reply: Ok(Reply::PiiPage(Box::new(page))),
+        },
+        NOW,
+    );
+    let pane = draw(&app, 100, 30);
+    assert!(pane.contains("more"), "{pane}");
+    press(&mut app, KeyCode::Enter);
+    type_text(&mut app, "G");
+    let end = draw(&app, 100, 30);
+    assert!(end.contains("THE END"), "{end}");
+    assert!(end.contains("above"), "{end}");
+    press(&mut app, KeyCode::Esc);
+    type_text(&mut app, "g");
+    assert!(!draw(&app, 100, 30).contains("THE END"));
+}
