@@ -246,7 +246,7 @@ impl Palette {
             }
         }
         // Stable: equal scores keep the list's order.
-        scored.sort_by(|a, b| b.0.cmp(&a.0));
+        scored.sort_by_key(|scored| std::cmp::Reverse(scored.0));
         scored
             .into_iter()
             .map(|(_, candidate)| candidate)
