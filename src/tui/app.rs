@@ -237,6 +237,7 @@ impl App {
                 woken.contains(&true)
             }
         };
+        self.complete_jump(now, &mut navs);
         let navigated = !navs.is_empty();
         self.apply_navs(navs, now, &mut effects);
         self.trail.record(before, self.location());

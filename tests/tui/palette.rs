@@ -369,3 +369,41 @@ fn a_five_thousand_character_quote_scrolls_to_its_end() {
     type_text(&mut app, "g");
     assert!(!draw(&app, 100, 30).contains("THE END"));
 }
+
+#[test]
+fn a_name_not_loaded_is_searched_on_the_service_and_its_project_opens() {
+    let mut app = app_with(false);
+    inventory(&mut app, 4, 40);
+    let effects = type_text(&mut app, ":Harbour tides\r");
+    let pages = fetches(&effects, Slot::InventoryPage);
+    let (token, request) = pages.last().cloned().expect("a search of the service");
+    match request {
+        Request::InventoryPage { params, cursor } => {
+            assert_eq!(params.query.as_deref(), Some("Harbour tides"));
+            assert_eq!(cursor, None);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(app.project.is_none());
+    let mut found = row(7);
+    found["name"] = json!("Harbour tides");
+    let page: InventoryPage = serde_json::from_value(json!({
+        "data": [row(3), found],
+        "pagination": {"has_more": false, "next_cursor": null},
+        "total": 2, "as_of": null, "activity_as_of": null, "applied_finding": null
+    }))
+    .unwrap();
+    let effects = app.handle(
+        Msg::Reply {
+            slot: Slot::InventoryPage,
+            token,
+            reply: Ok(Reply::InventoryPage(Box::new(page))),
+        },
+        NOW,
+    );
+    assert_eq!(
+        app.project.as_ref().map(|p| p.item.id.as_str()),
+        Some("prj_0007")
+    );
+    assert_eq!(fetches(&effects, Slot::Project).len(), 1);
+}

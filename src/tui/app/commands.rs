@@ -107,13 +107,46 @@ impl App {
         self.switch_tab(Tab::Inventory, now, effects, navs);
         let mut cx = Cx::new(now, effects, navs, &mut self.next_token);
         self.inventory.search_service(name, &mut cx);
+        self.palette.pending_jump = Some(name.to_owned());
         self.say(
-            format!(
-                "no loaded project is named {}: searching the service",
-                crate::text::fit(name, 40)
-            ),
+            format!("searching the service for {}", crate::text::fit(name, 40)),
             now,
         );
+    }
+
+    /// Once the service's search for a palette name answers: opens the project
+    /// of that name, or the only one found; else says what was found.
+    pub(super) fn complete_jump(&mut self, now: OffsetDateTime, navs: &mut Vec<Nav>) {
+        if self.inventory.is_loading() || self.palette.pending_jump.is_none() {
+            return;
+        }
+        let Some(name) = self.palette.pending_jump.take() else {
+            return;
+        };
+        let rows = &self.inventory.list.rows;
+        let wanted = name.to_lowercase();
+        let exact = rows
+            .iter()
+            .find(|row| row.name.as_deref().map(str::to_lowercase).as_deref() == Some(&wanted));
+        let found = match (exact, rows.as_slice()) {
+            (Some(row), _) | (None, [row]) => Some(row.clone()),
+            _ => None,
+        };
+        match found {
+            Some(item) => navs.push(Nav::Project(ProjectNav::Open(Box::new(item)))),
+            None if rows.is_empty() => self.say(
+                format!("no project matches {}", crate::text::fit(&name, 40)),
+                now,
+            ),
+            None => self.say(
+                format!(
+                    "{} projects match {}: pick one",
+                    rows.len(),
+                    crate::text::fit(&name, 40)
+                ),
+                now,
+            ),
+        }
     }
 
     fn set_theme(&mut self, name: ThemeName, now: OffsetDateTime) {

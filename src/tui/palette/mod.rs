@@ -50,6 +50,9 @@ pub struct Palette {
     pub message: Option<String>,
     /// The names `:ctx` completes; filled by whoever knows the contexts.
     pub context_names: Vec<String>,
+    /// A project name the service is searched for: its project opens when the
+    /// search answers.
+    pub pending_jump: Option<String>,
 }
 
 impl Palette {
