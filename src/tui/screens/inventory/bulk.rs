@@ -141,12 +141,15 @@ impl InventoryScreen {
         if self.list.handle_marks(action) {
             return Some(true);
         }
-        let marked = self.list.marked_count();
-        if marked == 0 || !matches!(action, Action::Visibility | Action::Unpublish) {
+        if !matches!(action, Action::Visibility | Action::Unpublish) {
             return None;
         }
         if self.bulk.read_only {
             cx.notify("read-only mode: bulk changes are off".into());
+            return Some(true);
+        }
+        if self.list.marked_count() == 0 {
+            cx.notify("mark projects with space to change them all, or open one (enter)".into());
             return Some(true);
         }
         let targets: Vec<BulkTarget> = self
