@@ -55,6 +55,18 @@ pub enum Action {
     Audience,
     /// Create an embed URL for one https origin.
     EmbedUrl,
+    /// Open the command palette.
+    Palette,
+    /// Mark or unmark the selected row (and move on).
+    Mark,
+    /// Mark every loaded row.
+    MarkAll,
+    /// Clear every mark.
+    ClearMarks,
+    /// Back to the previous screen or project.
+    NavBack,
+    /// Forward again after going back.
+    NavForward,
 }
 
 impl Action {
@@ -99,6 +111,12 @@ impl Action {
         Action::Range,
         Action::Audience,
         Action::EmbedUrl,
+        Action::Palette,
+        Action::Mark,
+        Action::MarkAll,
+        Action::ClearMarks,
+        Action::NavBack,
+        Action::NavForward,
     ];
 
     /// The name used in the config file's `[keys]` table.
@@ -143,6 +161,12 @@ impl Action {
             Action::Range => "range",
             Action::Audience => "audience",
             Action::EmbedUrl => "embed_url",
+            Action::Palette => "palette",
+            Action::Mark => "mark",
+            Action::MarkAll => "mark_all",
+            Action::ClearMarks => "clear_marks",
+            Action::NavBack => "nav_back",
+            Action::NavForward => "nav_forward",
         }
     }
 

@@ -33,6 +33,8 @@ pub enum Slot {
     Deployment,
     /// The inventory re-reading a page until it shows our own writes.
     InventoryRecheck,
+    /// A bulk change to the marked projects: one at a time.
+    InventoryBulk,
     MemberPage,
     /// One of a few lanes for member details, so that several load at once
     /// without aborting one another; the lane count bounds what is in flight.

@@ -7,6 +7,7 @@ use tokio::sync::{broadcast, mpsc};
 
 use super::app::{App, Identity};
 use super::executor::{ClientExecutor, notice};
+use super::palette::{History, Palette};
 use super::runtime::{self, Exit};
 use super::screens::monitor::{DEFAULT_REFRESH_SECS, MonitorScreen};
 use super::settings::{TuiSettings, TuiSettingsError};
@@ -105,6 +106,7 @@ pub async fn run(target: Target, settings: &TuiSettings) -> Result<Exit, LaunchE
     let mut app = App::new(identity, theme, settings.keymap.clone(), export_dir);
     app.monitor = MonitorScreen::new(settings.refresh_secs.unwrap_or(DEFAULT_REFRESH_SECS));
     app.monitor.use_watchlist_file(watchlist_path);
+    app.palette = Palette::with_history(History::load(History::default_path()));
     let (notices_tx, notices_rx) = mpsc::unbounded_channel();
     let mut events = client.subscribe();
     let forward = tokio::spawn(async move {

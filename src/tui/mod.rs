@@ -7,6 +7,7 @@ pub mod executor;
 pub mod keymap;
 pub mod launch;
 pub mod nav;
+pub mod palette;
 pub mod runtime;
 pub mod screens;
 pub mod settings;

@@ -4,5 +4,6 @@
 mod support;
 
 mod demo;
+mod palette_bulk;
 mod project;
 mod robustness_terminal;

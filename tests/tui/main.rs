@@ -5,6 +5,8 @@
 mod common;
 mod support;
 
+mod bulk_budget;
+mod palette;
 mod project;
 mod robustness_keys;
 mod robustness_outage;

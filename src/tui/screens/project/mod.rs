@@ -29,6 +29,7 @@ use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::widgets::confirm::{Confirm, ConfirmOutcome};
 use crate::tui::widgets::input::TextField;
 use crate::tui::widgets::menu::{Menu, MenuOutcome};
+use crate::tui::widgets::scroll::ScrollPane;
 
 /// Whether this session may change projects.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -165,6 +166,8 @@ pub struct ProjectScreen {
     pub security: Option<security::SecurityPart>,
     /// The last embed URL created, shown with its expiry.
     pub embed: Option<EmbedUrl>,
+    /// The project and inventory panes scroll together (j/k, ctrl-d/ctrl-u).
+    panes: [ScrollPane; 2],
 }
 
 impl ProjectScreen {
@@ -184,6 +187,7 @@ impl ProjectScreen {
             deployment: None,
             security: None,
             embed: None,
+            panes: Default::default(),
         }
     }
 
@@ -408,6 +412,16 @@ impl Screen for ProjectScreen {
             Action::Delete => self.begin(WriteKind::Delete, cx),
             Action::Audience => self.begin(WriteKind::Audience, cx),
             Action::EmbedUrl => self.begin(WriteKind::EmbedUrl, cx),
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom => {
+                for pane in &mut self.panes {
+                    pane.handle(action);
+                }
+            }
             _ => return false,
         }
         true
@@ -503,7 +517,13 @@ impl Screen for ProjectScreen {
         if let Some(part) = &self.security {
             return part.help();
         }
-        let mut help = vec![(Action::Back, "back to the inventory")];
+        let mut help = vec![
+            (Action::Back, "back to the inventory"),
+            (Action::Down, "scroll the panes down"),
+            (Action::Up, "scroll the panes up"),
+            (Action::PageDown, "scroll a page down"),
+            (Action::PageUp, "scroll a page up"),
+        ];
         match self.access {
             WriteAccess::ReadOnly => {}
             WriteAccess::Allowed => help.extend(
@@ -568,19 +588,13 @@ impl Screen for ProjectScreen {
                 Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)])
                     .spacing(1)
                     .areas(main_area);
-            frame.render_widget(
-                Paragraph::new(project_lines).block(block(" Project ")),
-                left,
-            );
-            frame.render_widget(
-                Paragraph::new(facts).block(block(" From the inventory ")),
-                right,
-            );
+            self.panes[0].draw(frame, left, block(" Project "), project_lines, theme);
+            self.panes[1].draw(frame, right, block(" From the inventory "), facts, theme);
         } else {
             let mut lines = project_lines;
             lines.push(Line::from(Span::styled("From the inventory", theme.title)));
             lines.extend(facts);
-            frame.render_widget(Paragraph::new(lines).block(block(" Project ")), main_area);
+            self.panes[0].draw(frame, main_area, block(" Project "), lines, theme);
         }
         let [rename_area, status_area] = Layout::vertical([
             Constraint::Length(rename_rows.min(activity_rows)),
