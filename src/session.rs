@@ -11,8 +11,14 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::api::{Client, ConfigError};
+use futures::{StreamExt, TryStreamExt};
+
+use crate::api::model::{ErrorType, Workspace};
+use crate::api::{ApiError, Client, ConfigError, PageParams};
 use crate::config::{Context, CredentialError, CredentialSource, LoadedConfig, SettingsError};
+
+/// The most workspaces discovery reads (a picker or an error lists them all).
+const DISCOVERY_LIMIT: usize = 200;
 
 /// Flags every command takes.
 #[derive(Args, Debug, Clone, Default)]
@@ -51,6 +57,49 @@ pub enum SessionError {
     Contexts(#[from] ContextsError),
     #[error("no workspace: set workspace_id in {path} or pass --workspace ID")]
     NoWorkspace { path: String },
+    #[error(
+        "no workspace configured, and the key reaches several; pass --workspace ID or set workspace_id in {path}:\n{listing}"
+    )]
+    SeveralWorkspaces { path: String, listing: String },
+    #[error("no workspace configured, and asking the service which one failed: {0}")]
+    Discovery(crate::api::ApiError),
+}
+
+/// How [`Session::resolve_workspace`] settled the workspace.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WorkspaceChoice {
+    /// Given by `--workspace` or the config file.
+    Configured(String),
+    /// Not configured; the one workspace the key reaches (say so to the user).
+    Discovered(Workspace),
+    /// Not configured, and the key reaches several: the dashboard asks, the
+    /// commands list them ([`WorkspaceChoice::into_id`]).
+    Several(Vec<Workspace>),
+}
+
+impl WorkspaceChoice {
+    /// The workspace id; several reachable is an error that lists them (id and
+    /// name, made safe to print).
+    pub fn into_id(self, session: &Session) -> Result<String, SessionError> {
+        match self {
+            Self::Configured(id) => Ok(id),
+            Self::Discovered(workspace) => Ok(workspace.id),
+            Self::Several(workspaces) => Err(SessionError::SeveralWorkspaces {
+                path: session.config_path_text(),
+                listing: workspaces
+                    .iter()
+                    .map(|workspace| {
+                        format!(
+                            "  {}  {}",
+                            crate::text::escape_invisible(&workspace.id),
+                            crate::text::escape_invisible(workspace.name.as_deref().unwrap_or("")),
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            }),
+        }
+    }
 }
 
 /// A client ready to use, with what the flags and the config file decided.
@@ -86,8 +135,41 @@ impl Session {
         self.workspace_id
             .as_deref()
             .ok_or_else(|| SessionError::NoWorkspace {
-                path: workspace_hint(&self.config, &self.context),
+                path: self.config_path_text(),
             })
+    }
+
+    /// Where a workspace_id would go: the file, and the context's table in it.
+    fn config_path_text(&self) -> String {
+        workspace_hint(&self.config, &self.context)
+    }
+
+    /// The configured workspace, or else the ones the key reaches, asked of
+    /// the service (`GET /v1/workspaces`, DESIGN.md). A service that answers
+    /// 404 `not_found` (it lacks the operation) or lists none keeps the "no
+    /// workspace" error.
+    pub async fn resolve_workspace(&self) -> Result<WorkspaceChoice, SessionError> {
+        if let Some(id) = &self.workspace_id {
+            return Ok(WorkspaceChoice::Configured(id.clone()));
+        }
+        let no_workspace = || SessionError::NoWorkspace {
+            path: self.config_path_text(),
+        };
+        let listed: Result<Vec<Workspace>, ApiError> = self
+            .client
+            .workspaces_stream(PageParams::default())
+            .take(DISCOVERY_LIMIT)
+            .try_collect()
+            .await;
+        match listed {
+            Err(error) if error.kind() == Some(&ErrorType::NotFound) => Err(no_workspace()),
+            Err(error) => Err(SessionError::Discovery(error)),
+            Ok(mut workspaces) => match workspaces.len() {
+                0 => Err(no_workspace()),
+                1 => Ok(WorkspaceChoice::Discovered(workspaces.remove(0))),
+                _ => Ok(WorkspaceChoice::Several(workspaces)),
+            },
+        }
     }
 }
 

@@ -22,7 +22,7 @@ pub use config::ClientConfig;
 pub use credentials::{ApiKey, AuthScheme};
 pub use error::{ApiError, ConfigError, DecodeError, ErrorResponse, TransportError, TransportKind};
 pub use events::{ClientEvent, EventCallback};
-pub use page::{InventoryParams, MemberListParams, PageParams};
+pub use page::{InventoryParams, MemberListParams, PageParams, ProjectListParams};
 pub use ratelimit::RateLimitState;
 pub use retry::{BudgetPolicy, RetryPolicy, RetryReason};
 pub use sleeper::{ManualSleeper, Sleeper, TokioSleeper};

@@ -87,6 +87,20 @@ impl PageParams {
     }
 }
 
+/// Parameters of `GET /v1/projects`: the workspaces (1 to 10, repeated
+/// `workspace_id`) and the page size.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ProjectListParams {
+    pub workspace_id: Vec<String>,
+    pub limit: Option<u32>,
+}
+
+impl ProjectListParams {
+    pub fn query(&self, cursor: Option<&str>) -> Query {
+        to_query(self, cursor)
+    }
+}
+
 /// Parameters of the workspace member list.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct MemberListParams {

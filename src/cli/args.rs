@@ -8,8 +8,8 @@ use time::OffsetDateTime;
 
 use crate::api::InventoryParams;
 use crate::api::model::{
-    ActivityGroup, InventorySortBy, MemberSortBy, PublishAudience, ReviewPriority, Role, SortOrder,
-    Visibility, WireEnum,
+    ActivityGroup, AudienceTarget, InventorySortBy, MemberSortBy, PublishAudience, ReviewPriority,
+    Role, SortOrder, Visibility, WireEnum,
 };
 
 /// A parser accepting every known value of `T`.
@@ -88,6 +88,32 @@ pub enum ScriptCommand {
     /// The local review history: `snapshot`, `changes`, `reviewed`.
     #[command(flatten)]
     History(super::history::HistoryCommand),
+    /// Security scans of a project, and a scan's findings.
+    #[command(subcommand)]
+    Scans(super::scans::ScansCommand),
+    /// The workspaces the key reaches (list), or one of them (get).
+    Workspaces(WorkspacesArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct WorkspacesArgs {
+    #[command(subcommand)]
+    pub command: Option<WorkspacesCommand>,
+    #[command(flatten)]
+    pub list: ListArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum WorkspacesCommand {
+    /// One workspace.
+    Get {
+        workspace_id: String,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
 }
 
 #[derive(Args, Debug, Clone)]
@@ -209,7 +235,8 @@ pub enum MembersCommand {
 
 #[derive(Subcommand, Debug, Clone)]
 pub enum ProjectsCommand {
-    /// Every project of the workspace.
+    /// Every project of the workspace, last edited first (`GET /v1/projects`).
+    /// Several workspaces (up to 10): --workspace ID,ID,…
     List {
         #[command(flatten)]
         list: ListArgs,
@@ -253,6 +280,28 @@ pub enum ProjectsCommand {
         /// Follow the deployment until it completes or fails (exit 1 on failure).
         #[arg(long)]
         wait: bool,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Set who may open the published app: public, workspace, or custom with
+    /// targets (they replace the group and user grants). Prints the settings.
+    SetAudience {
+        project_id: String,
+        #[arg(value_parser = wire::<PublishAudience>())]
+        audience: PublishAudience,
+        /// A group or user of a custom audience; repeat for several.
+        #[arg(long = "target", value_name = "group:ID|user:ID",
+              value_parser = crate::api::model::parse_audience_target)]
+        targets: Vec<AudienceTarget>,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Create a URL that embeds the app in a page of one https origin; valid one hour.
+    EmbedUrl {
+        project_id: String,
+        /// The embedding page's origin: https://host[:port], no path.
+        #[arg(long, value_name = "ORIGIN")]
+        origin: String,
         #[command(flatten)]
         output: OutputArgs,
     },
@@ -308,10 +357,12 @@ pub enum AnalyticsCommand {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// Visitors, pageviews, pageviews per visit, session duration and bounce rate over time.
+    Traffic(super::traffic::TrafficArgs),
 }
 
 /// `YYYY-MM-DD` (midnight UTC) or an RFC 3339 timestamp.
-fn parse_instant(raw: &str) -> Result<OffsetDateTime, String> {
+pub fn parse_instant(raw: &str) -> Result<OffsetDateTime, String> {
     if let Some(at) = crate::api::model::parse_timestamp(raw) {
         return Ok(at);
     }

@@ -19,6 +19,7 @@ use super::exit::{self, CliError};
 use super::print::{CsvRows, Output, output_width, write_list, write_one};
 use super::progress::{Progress, ProgressTask};
 use super::views;
+use super::workspaces;
 use crate::session::{GlobalArgs, Session};
 
 /// Runs `command`, reports a failure on stderr in one line, and returns the
@@ -71,6 +72,8 @@ async fn execute(command: ScriptCommand, global: &GlobalArgs) -> Result<(), CliE
         ScriptCommand::Pii(args) => pii(&session, args).await,
         ScriptCommand::Analytics(command) => analytics(&session, command).await,
         ScriptCommand::History(_) => unreachable!("history commands return before connecting"),
+        ScriptCommand::Scans(command) => super::scans::run(&session, command).await,
+        ScriptCommand::Workspaces(args) => workspaces::workspaces(&session, args).await,
         ScriptCommand::Context(_) => unreachable!("context commands return before connecting"),
     }
 }
@@ -93,6 +96,12 @@ fn mutation(command: &ScriptCommand) -> Option<String> {
             Some(format!("publish project {project_id}"))
         }
         ProjectsCommand::Delete { project_id, .. } => Some(format!("delete project {project_id}")),
+        ProjectsCommand::SetAudience { project_id, .. } => Some(format!(
+            "change the publish audience of project {project_id}"
+        )),
+        ProjectsCommand::EmbedUrl { project_id, .. } => {
+            Some(format!("create an embed URL for project {project_id}"))
+        }
     }
 }
 
@@ -120,13 +129,17 @@ fn refuse_if_read_only(
     })
 }
 
-fn start_progress(session: &Session, label: &str, output: Output) -> (Progress, ProgressTask) {
+pub(super) fn start_progress(
+    session: &Session,
+    label: &str,
+    output: Output,
+) -> (Progress, ProgressTask) {
     Progress::start(&session.client, label, output.progress_visible())
 }
 
 async fn insights(session: &Session, args: InsightsArgs) -> Result<(), CliError> {
     let output = args.output.resolve();
-    let workspace = session.workspace()?;
+    let workspace = &workspaces::resolve_workspace(session).await?;
     let (progress, _task) = start_progress(session, "insights", output);
     let insights = session
         .client
@@ -140,14 +153,14 @@ async fn insights(session: &Session, args: InsightsArgs) -> Result<(), CliError>
 
 async fn inventory(session: &Session, args: InventoryArgs) -> Result<(), CliError> {
     let output = args.output.resolve();
-    let workspace = session.workspace()?;
+    let workspace = &workspaces::resolve_workspace(session).await?;
     let (progress, _task) = start_progress(session, "inventory", output);
     let stream = session.client.inventory_stream(workspace, args.params());
     write_list(stream, output, args.list.max, &progress).await
 }
 
 async fn members(session: &Session, args: MembersArgs) -> Result<(), CliError> {
-    let workspace = session.workspace()?;
+    let workspace = &workspaces::resolve_workspace(session).await?;
     if let Some(MembersCommand::Get { user_id, output }) = args.command {
         let output = output.resolve();
         let (progress, _task) = start_progress(session, "member", output);
@@ -186,15 +199,19 @@ async fn projects(session: &Session, command: ProjectsCommand) -> Result<(), Cli
     let client = &session.client;
     match command {
         ProjectsCommand::List { list, output } => {
-            let output = output.resolve();
-            let workspace = session.workspace()?;
-            let params = PageParams {
-                limit: Some(list.page_size),
-            };
-            let (progress, _task) = start_progress(session, "projects", output);
-            let stream = client.workspace_projects_stream(workspace, params);
-            write_list(stream, output, list.max, &progress).await
+            workspaces::list_projects(session, list, output).await
         }
+        ProjectsCommand::SetAudience {
+            project_id,
+            audience,
+            targets,
+            output,
+        } => workspaces::set_audience(session, &project_id, audience, targets, output).await,
+        ProjectsCommand::EmbedUrl {
+            project_id,
+            origin,
+            output,
+        } => workspaces::embed_url(session, &project_id, &origin, output).await,
         ProjectsCommand::Get { project_id, output } => {
             let output = output.resolve();
             let (progress, _task) = start_progress(session, "project", output);
@@ -427,6 +444,7 @@ async fn analytics(session: &Session, command: AnalyticsCommand) -> Result<(), C
             )
             .await
         }
+        AnalyticsCommand::Traffic(args) => super::traffic::run(session, args).await,
         AnalyticsCommand::Breakdowns {
             project_id,
             from,

@@ -8,7 +8,10 @@ pub mod exit;
 pub mod history;
 pub mod print;
 pub mod progress;
+pub mod scans;
+pub mod traffic;
 pub mod views;
+pub mod workspaces;
 
 pub use args::ScriptCommand;
 pub use commands::run;

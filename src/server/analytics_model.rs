@@ -14,11 +14,15 @@
 //! sources, so both operations share one scale.
 
 use std::f64::consts::TAU;
+use std::ops::RangeInclusive;
 
 use time::{Date, Duration, OffsetDateTime, Time, UtcOffset};
 
 use super::store::AnalyticsProfile;
-use crate::api::model::{BreakdownItem, Breakdowns, Realtime, VisitorBucket};
+use crate::api::model::{
+    BreakdownItem, Breakdowns, Granularity, Realtime, SeriesPoint, SeriesValue, TimeSeries,
+    Traffic, TrafficSeries, VisitorBucket,
+};
 use crate::hash::{hash_str, mix64};
 
 /// Buckets of the realtime chart (contract: 30 one-minute buckets).
@@ -243,24 +247,168 @@ impl VisitorModel {
                 base * affinity * (0.8 + 0.4 * unit(label_seed, 6, day as u64))
             })
             .collect();
-        let sum: f64 = weights.iter().sum();
-        let exact: Vec<f64> = weights.iter().map(|w| visitors as f64 * w / sum).collect();
-        let mut parts: Vec<i64> = exact.iter().map(|x| x.floor() as i64).collect();
-        let mut left = visitors - parts.iter().sum::<i64>();
-        let mut by_remainder: Vec<usize> = (0..parts.len()).collect();
-        by_remainder.sort_by(|&a, &b| {
-            let (ra, rb) = (exact[a] - exact[a].floor(), exact[b] - exact[b].floor());
-            rb.total_cmp(&ra).then(a.cmp(&b))
-        });
-        for index in by_remainder {
-            if left <= 0 {
-                break;
-            }
-            parts[index] += 1;
-            left -= 1;
-        }
-        parts
+        largest_remainder(visitors, &weights)
     }
+
+    /// Traffic over `first..=last` (whole UTC dates) in daily or hourly
+    /// buckets. A date outside `live` (retention, before the project, the
+    /// future) is answered with zeros. Each date's visitors are exactly those
+    /// the breakdowns split, and its hours split them again, so every
+    /// granularity adds up to the breakdowns' totals.
+    pub fn traffic(
+        &self,
+        first: Date,
+        last: Date,
+        live: RangeInclusive<Date>,
+        granularity: &Granularity,
+        now: OffsetDateTime,
+    ) -> Traffic {
+        let mut buckets = Vec::new();
+        for date in std::iter::successors(Some(first), |date| date.next_day())
+            .take_while(|date| *date <= last)
+        {
+            let start = date.with_time(Time::MIDNIGHT).assume_utc();
+            let day = start.unix_timestamp().div_euclid(86_400);
+            let (visitors, pageviews) = if live.contains(&date) {
+                let visitors = self.visitors_on(date, now);
+                let per_visit = 1.5 + 2.5 * unit(self.seed, 7, day as u64);
+                (visitors, (visitors as f64 * per_visit).round() as i64)
+            } else {
+                (0, 0)
+            };
+            // Seconds, and percent: our units (api::model::traffic).
+            let session =
+                (60 * SESSION_MINUTES) as f64 * (0.8 + 0.4 * unit(self.seed, 8, day as u64));
+            let bounce = 30.0 + 30.0 * unit(self.seed, 9, day as u64);
+            let day_bucket = |at, visitors, pageviews| TrafficBucket {
+                start: at,
+                visitors,
+                pageviews,
+                session_seconds: session.round(),
+                bounce_percent: round_to(bounce, 1),
+            };
+            match granularity {
+                Granularity::Hour => {
+                    // Each hour's share of the day's curve, up to `now`.
+                    let elapsed = (now - start).as_seconds_f64() / 86_400.0;
+                    let weights: Vec<f64> = (0..24)
+                        .map(|hour| {
+                            let from = (f64::from(hour) / 24.0).min(elapsed).max(0.0);
+                            let to = (f64::from(hour + 1) / 24.0).min(elapsed).max(0.0);
+                            self.share_before(to) - self.share_before(from)
+                        })
+                        .collect();
+                    let hourly_visitors = largest_remainder(visitors, &weights);
+                    let hourly_pageviews = largest_remainder(pageviews, &weights);
+                    for hour in 0..24 {
+                        buckets.push(day_bucket(
+                            start + Duration::hours(hour as i64),
+                            hourly_visitors[hour],
+                            hourly_pageviews[hour],
+                        ));
+                    }
+                }
+                _ => buckets.push(day_bucket(start, visitors, pageviews)),
+            }
+        }
+        traffic_series(&buckets)
+    }
+}
+
+/// One bucket of traffic, before it is written as five series.
+struct TrafficBucket {
+    start: OffsetDateTime,
+    visitors: i64,
+    pageviews: i64,
+    session_seconds: f64,
+    bounce_percent: f64,
+}
+
+/// The five series of the buckets; totals are sums, or visitor-weighted means.
+fn traffic_series(buckets: &[TrafficBucket]) -> Traffic {
+    let visitors: i64 = buckets.iter().map(|b| b.visitors).sum();
+    let pageviews: i64 = buckets.iter().map(|b| b.pageviews).sum();
+    let weighted = |value: fn(&TrafficBucket) -> f64| {
+        if visitors == 0 {
+            0.0
+        } else {
+            buckets
+                .iter()
+                .map(|b| b.visitors as f64 * value(b))
+                .sum::<f64>()
+                / visitors as f64
+        }
+    };
+    let series = |label: &str, value: &dyn Fn(&TrafficBucket) -> f64, total: f64| TimeSeries {
+        data: buckets
+            .iter()
+            .map(|b| SeriesPoint {
+                timestamp: b.start,
+                // A bucket nobody visited has no duration, rate or ratio.
+                value: SeriesValue(if b.visitors == 0 { 0.0 } else { value(b) }),
+            })
+            .collect(),
+        label: label.to_owned(),
+        total: SeriesValue(total),
+    };
+    let per_visit = |views: i64, visits: i64| {
+        if visits == 0 {
+            0.0
+        } else {
+            round_to(views as f64 / visits as f64, 2)
+        }
+    };
+    Traffic {
+        time_series: TrafficSeries {
+            visitors: series("Visitors", &|b| b.visitors as f64, visitors as f64),
+            pageviews: series("Pageviews", &|b| b.pageviews as f64, pageviews as f64),
+            pageviews_per_visit: series(
+                "Pageviews per visit",
+                &|b| per_visit(b.pageviews, b.visitors),
+                per_visit(pageviews, visitors),
+            ),
+            session_duration: series(
+                "Session duration",
+                &|b| b.session_seconds,
+                weighted(|b| b.session_seconds).round(),
+            ),
+            bounce_rate: series(
+                "Bounce rate",
+                &|b| b.bounce_percent,
+                round_to(weighted(|b| b.bounce_percent), 1),
+            ),
+        },
+    }
+}
+
+fn round_to(value: f64, decimals: i32) -> f64 {
+    let scale = 10f64.powi(decimals);
+    (value * scale).round() / scale
+}
+
+/// Splits `total` by `weights`, by largest remainder so the parts add up
+/// exactly; all-zero weights give all-zero parts.
+fn largest_remainder(total: i64, weights: &[f64]) -> Vec<i64> {
+    let sum: f64 = weights.iter().sum();
+    if sum <= 0.0 {
+        return vec![0; weights.len()];
+    }
+    let exact: Vec<f64> = weights.iter().map(|w| total as f64 * w / sum).collect();
+    let mut parts: Vec<i64> = exact.iter().map(|x| x.floor() as i64).collect();
+    let mut left = total - parts.iter().sum::<i64>();
+    let mut by_remainder: Vec<usize> = (0..parts.len()).collect();
+    by_remainder.sort_by(|&a, &b| {
+        let (ra, rb) = (exact[a] - exact[a].floor(), exact[b] - exact[b].floor());
+        rb.total_cmp(&ra).then(a.cmp(&b))
+    });
+    for index in by_remainder {
+        if left <= 0 {
+            break;
+        }
+        parts[index] += 1;
+        left -= 1;
+    }
+    parts
 }
 
 /// The dates of `start..=end` that hold analytics at `now`: not in the future,
@@ -273,6 +421,19 @@ pub fn retained_dates(
     retention_days: u32,
     created_at: Option<OffsetDateTime>,
 ) -> impl Iterator<Item = Date> {
+    let range = retained_range(start, end, now, retention_days, created_at);
+    let (from, to) = (*range.start(), *range.end());
+    std::iter::successors(Some(from), |date| date.next_day()).take_while(move |date| *date <= to)
+}
+
+/// The dates of `start..=end` that hold analytics, as a range (empty when none).
+pub fn retained_range(
+    start: Date,
+    end: Date,
+    now: OffsetDateTime,
+    retention_days: u32,
+    created_at: Option<OffsetDateTime>,
+) -> RangeInclusive<Date> {
     let today = now.to_offset(UtcOffset::UTC).date();
     let oldest_kept = today
         .checked_sub(Duration::days(i64::from(retention_days) - 1))
@@ -284,7 +445,7 @@ pub fn retained_dates(
         .max()
         .unwrap_or(start);
     let to = end.min(today);
-    std::iter::successors(Some(from), |date| date.next_day()).take_while(move |date| *date <= to)
+    from..=to
 }
 
 /// At most ten items, most visitors first, ties by label; empty labels left out.
@@ -382,5 +543,28 @@ mod tests {
         )
         .count();
         assert_eq!(created, 3);
+    }
+
+    #[test]
+    fn hourly_traffic_follows_the_realtime_arrivals_and_adds_up_to_the_day() {
+        let model = VisitorModel::new("prj_traffic", &profile(50_000));
+        let now = datetime!(2026-11-18 12:00 UTC);
+        let day = date!(2026 - 11 - 18);
+        let hourly = model.traffic(day, day, day..=day, &Granularity::Hour, now);
+        let daily = model.traffic(day, day, day..=day, &Granularity::Day, now);
+        let visitors = &hourly.time_series.visitors;
+        assert_eq!(visitors.total, daily.time_series.visitors.total);
+        assert_eq!(
+            visitors.total.0 as i64,
+            model.visitors_on(day, now),
+            "the breakdowns' day"
+        );
+        // The last full hour holds about the arrivals the realtime view counts.
+        let start = datetime!(2026-11-18 11:00 UTC).unix_timestamp() / 60;
+        let arrivals: i64 = (start..start + 60).map(|m| model.arrivals(m)).sum();
+        let bucket = visitors.data[11].value.0;
+        let error = (bucket - arrivals as f64).abs() / bucket;
+        assert!(error < 0.15, "hour {bucket} vs arrivals {arrivals}");
+        assert!(visitors.data[12..].iter().all(|p| p.value.0 == 0.0));
     }
 }

@@ -63,8 +63,8 @@ pub const PUBLISH_PROJECT: Operation = op("publish_project", ProjectsWrite, Busi
 pub const GET_DEPLOYMENT: Operation = op("get_deployment", ProjectsRead, Business, &[], &[]);
 pub const UPDATE_PUBLISH_SETTINGS: Operation =
     op("update_publish_settings", ProjectsWrite, Business, &[], &[]);
-/// An embed URL changes nothing in the project: a read scope is enough (our choice).
-pub const CREATE_EMBED_URL: Operation = op("create_embed_url", ProjectsRead, Business, &[], &[]);
+/// The reference asks `projects:write` for an embed URL (DESIGN.md).
+pub const CREATE_EMBED_URL: Operation = op("create_embed_url", ProjectsWrite, Business, &[], &[]);
 pub const GET_REALTIME: Operation = op("get_realtime", ProjectsRead, Business, &[], &[]);
 pub const GET_BREAKDOWNS: Operation = op(
     "get_breakdowns",
@@ -73,8 +73,18 @@ pub const GET_BREAKDOWNS: Operation = op(
     &[],
     &["starts_at", "ends_at"],
 );
+/// Beyond the contract: traffic over time (DESIGN.md); `granularity` is our name.
+pub const GET_TRAFFIC: Operation = op(
+    "get_traffic",
+    ProjectsRead,
+    Business,
+    &[],
+    &["starts_at", "ends_at", "granularity"],
+);
 /// Detection being off answers 404 `pii_labels_not_found`, checked by the handler.
 pub const LIST_PII: Operation = op("list_pii", ProjectsRead, Enterprise, &[], PAGED);
+/// Beyond the contract: the real service's reference shows it (DESIGN.md).
+pub const LIST_SCANS: Operation = op("list_security_scans", ProjectsRead, Business, &[], PAGED);
 pub const GET_SCAN: Operation = op("get_scan", ProjectsRead, Business, &[], &[]);
 pub const LIST_SCAN_FINDINGS: Operation =
     op("list_scan_findings", ProjectsRead, Business, &[], PAGED);
@@ -122,10 +132,16 @@ pub const LIST_INVENTORY: Operation = op(
         "finding_type_id",
     ],
 );
-pub const LIST_WORKSPACE_PROJECTS: Operation = op(
-    "list_workspace_projects",
+/// `GET /v1/projects?workspace_id=W` (DESIGN.md: the reference's listing of a
+/// workspace's projects): the scope follows the workspace it lists.
+pub const LIST_PROJECTS: Operation = op(
+    "list_projects",
     WorkspacesRead,
     Business,
     &[],
-    PAGED,
+    &["workspace_id", "limit", "cursor"],
 );
+/// `GET /v1/workspaces` and `GET /v1/workspaces/{id}` (DESIGN.md: beyond the
+/// contract). Plan and scope are not shown; we ask what every workspace read asks.
+pub const LIST_WORKSPACES: Operation = op("list_workspaces", WorkspacesRead, Business, &[], PAGED);
+pub const GET_WORKSPACE: Operation = op("get_workspace", WorkspacesRead, Business, &[], &[]);

@@ -53,6 +53,22 @@ pub enum Action {
     Range,
     /// Pick another context (named connection) of the config file.
     Contexts,
+    /// Edit who may open the published app (public, workspace, custom).
+    Audience,
+    /// Create an embed URL for one https origin.
+    EmbedUrl,
+    /// Open the command palette.
+    Palette,
+    /// Mark or unmark the selected row (and move on).
+    Mark,
+    /// Mark every loaded row.
+    MarkAll,
+    /// Clear every mark.
+    ClearMarks,
+    /// Back to the previous screen or project.
+    NavBack,
+    /// Forward again after going back.
+    NavForward,
 }
 
 impl Action {
@@ -96,6 +112,14 @@ impl Action {
         Action::Watch,
         Action::Range,
         Action::Contexts,
+        Action::Audience,
+        Action::EmbedUrl,
+        Action::Palette,
+        Action::Mark,
+        Action::MarkAll,
+        Action::ClearMarks,
+        Action::NavBack,
+        Action::NavForward,
     ];
 
     /// The name used in the config file's `[keys]` table.
@@ -139,6 +163,14 @@ impl Action {
             Action::Watch => "watch",
             Action::Range => "range",
             Action::Contexts => "contexts",
+            Action::Audience => "audience",
+            Action::EmbedUrl => "embed_url",
+            Action::Palette => "palette",
+            Action::Mark => "mark",
+            Action::MarkAll => "mark_all",
+            Action::ClearMarks => "clear_marks",
+            Action::NavBack => "nav_back",
+            Action::NavForward => "nav_forward",
         }
     }
 

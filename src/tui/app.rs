@@ -4,8 +4,10 @@
 //! says it changed something (gitui's `NeedsUpdate`): a stale reply, a key that
 //! means nothing here, a wake with nothing due redraw nothing.
 
+mod commands;
 mod contexts;
 mod draw;
+mod history_nav;
 
 pub use contexts::{Contexts, Restart};
 
@@ -16,6 +18,7 @@ use super::action::Action;
 use super::effect::{Answer, Cx, Effect, ErrorInfo, Gate, Reply, Slot};
 use super::keymap::Keymap;
 use super::nav::{Nav, ProjectNav, Tab};
+use super::palette::Palette;
 use super::screens::analytics::AnalyticsScreen;
 use super::screens::insights::InsightsScreen;
 use super::screens::inventory::InventoryScreen;
@@ -25,6 +28,7 @@ use super::screens::pii::PiiScreen;
 use super::screens::project::{ProjectScreen, WriteAccess};
 use super::screens::{ProjectRef, Screen};
 use super::theme::Theme;
+use super::widgets::scroll::ScrollPane;
 use crate::text::fit;
 
 /// Below this size the dashboard shows a notice instead of a cramped layout.
@@ -88,6 +92,12 @@ pub struct App {
     pub tab: Tab,
     /// The config file's contexts, the one on screen, the picker (`app/contexts.rs`).
     pub contexts: Contexts,
+    /// The command palette on `:` (`app/commands.rs`).
+    pub palette: Palette,
+    /// Back and forward across screens and projects (`app/history_nav.rs`).
+    trail: history_nav::Trail,
+    /// The `?` overlay's scrolling.
+    help_pane: ScrollPane,
     overlay: Option<Overlay>,
     pub errors: Vec<ErrorInfo>,
     notice: Option<(String, OffsetDateTime)>,
@@ -110,12 +120,14 @@ impl App {
         export_dir: std::path::PathBuf,
     ) -> Self {
         let contexts = Contexts::new(export_dir.clone());
+        let mut inventory = InventoryScreen::new(export_dir);
+        inventory.bulk.read_only = identity.read_only;
         Self {
             identity,
             theme,
             keymap,
             insights: InsightsScreen::default(),
-            inventory: InventoryScreen::new(export_dir),
+            inventory,
             project: None,
             missing_write_scope: None,
             members: MembersScreen::default(),
@@ -124,6 +136,9 @@ impl App {
             pii: PiiScreen::default(),
             tab: Tab::default(),
             contexts,
+            palette: Palette::default(),
+            trail: history_nav::Trail::default(),
+            help_pane: ScrollPane::default(),
             overlay: None,
             errors: Vec::new(),
             notice: None,
@@ -204,6 +219,7 @@ impl App {
     /// `dirty` only when something on screen changed.
     pub fn handle(&mut self, msg: Msg, now: OffsetDateTime) -> Vec<Effect> {
         let (mut effects, mut navs) = (Vec::new(), Vec::new());
+        let before = self.location();
         self.monitor.observe_clock(now);
         let changed = match msg {
             Msg::Key(key) => {
@@ -228,8 +244,10 @@ impl App {
                 woken.contains(&true)
             }
         };
+        self.complete_jump(now, &mut navs);
         let navigated = !navs.is_empty();
         self.apply_navs(navs, now, &mut effects);
+        self.trail.record(before, self.location());
         for effect in &effects {
             match effect {
                 Effect::Quit => self.should_quit = true,
@@ -276,10 +294,15 @@ impl App {
         let answer = Answer { slot, token, reply };
         changed |= match slot {
             Slot::Insights => self.insights.handle_reply(answer, &mut cx),
-            Slot::InventoryPage | Slot::InventoryExport | Slot::InventoryRecheck => {
-                self.inventory.handle_reply(answer, &mut cx)
-            }
-            Slot::Project | Slot::ProjectWrite | Slot::Deployment => {
+            Slot::InventoryPage
+            | Slot::InventoryExport
+            | Slot::InventoryRecheck
+            | Slot::InventoryBulk => self.inventory.handle_reply(answer, &mut cx),
+            Slot::Project
+            | Slot::ProjectWrite
+            | Slot::Deployment
+            | Slot::SecurityScans
+            | Slot::ScanFindings => {
                 // A reply for a project screen that was left is dropped.
                 match &mut self.project {
                     Some(project) => {
@@ -296,7 +319,7 @@ impl App {
             Slot::Realtime(_) | Slot::WatchlistLoad | Slot::WatchlistSave => {
                 self.monitor.handle_reply(answer, &mut cx)
             }
-            Slot::Breakdowns => self.analytics.handle_reply(answer, &mut cx),
+            Slot::Breakdowns | Slot::Traffic => self.analytics.handle_reply(answer, &mut cx),
             Slot::PiiPage => self.pii.handle_reply(answer, &mut cx),
             Slot::Context => false, // handled above
         };
@@ -351,6 +374,9 @@ impl App {
         effects: &mut Vec<Effect>,
         navs: &mut Vec<Nav>,
     ) -> bool {
+        if self.palette.is_open() {
+            return self.palette_key(&key, now, effects, navs);
+        }
         let action = self.keymap.action(&key);
         if self.contexts.picker_open() {
             return self.context_picker_key(action, now, effects);
@@ -360,6 +386,7 @@ impl App {
                 Some(Action::Back | Action::Quit) => self.overlay = None,
                 Some(Action::Help) if overlay == Overlay::Help => self.overlay = None,
                 Some(Action::ErrorLog) if overlay == Overlay::ErrorLog => self.overlay = None,
+                Some(action) if overlay == Overlay::Help => return self.help_pane.handle(action),
                 _ => return false,
             }
             return true;
@@ -384,12 +411,26 @@ impl App {
             return true;
         }
         let Some(action) = action else { return false };
+        self.app_action(action, now, effects, navs)
+    }
+
+    /// The App's own actions, when the screen did not take the key.
+    fn app_action(
+        &mut self,
+        action: Action,
+        now: OffsetDateTime,
+        effects: &mut Vec<Effect>,
+        navs: &mut Vec<Nav>,
+    ) -> bool {
         match action {
             Action::Quit => {
                 self.should_quit = true;
                 effects.push(Effect::Quit);
             }
-            Action::Help => self.overlay = Some(Overlay::Help),
+            Action::Help => {
+                self.help_pane.reset();
+                self.overlay = Some(Overlay::Help);
+            }
             Action::ErrorLog => self.overlay = Some(Overlay::ErrorLog),
             Action::Back => return self.notice.take().is_some(),
             Action::NextTab => self.switch_tab(self.tab.next(), now, effects, navs),
@@ -402,6 +443,9 @@ impl App {
             Action::Tab6 => self.switch_tab(Tab::PersonalData, now, effects, navs),
             Action::Watch => self.watch_selected(now, effects, navs),
             Action::Contexts => return self.open_context_picker(now),
+            Action::Palette => self.palette.open(),
+            Action::NavBack => return self.go_back(now, effects, navs),
+            Action::NavForward => return self.go_forward(now, effects, navs),
             _ => return false,
         }
         true

@@ -8,11 +8,13 @@ use std::path::PathBuf;
 
 use time::OffsetDateTime;
 
+use crate::api::model::{AudienceSettings, EmbedUrl, PublishAudience, PublishSettings};
 use crate::api::model::{
     Breakdowns, Insights, InventoryPage, Member, MemberRef, Page, PiiFinding, Realtime,
     ReviewPriority,
 };
 use crate::api::model::{Deployment, FieldError, Project, ProjectUpdate};
+use crate::api::model::{Granularity, ScanFinding, SecurityScan, Traffic};
 use crate::api::{InventoryParams, MemberListParams};
 use crate::tui::nav::Nav;
 use crate::tui::watchlist::WatchEntry;
@@ -31,6 +33,8 @@ pub enum Slot {
     Deployment,
     /// The inventory re-reading a page until it shows our own writes.
     InventoryRecheck,
+    /// A bulk change to the marked projects: one at a time.
+    InventoryBulk,
     MemberPage,
     /// One of a few lanes for member details, so that several load at once
     /// without aborting one another; the lane count bounds what is in flight.
@@ -43,6 +47,11 @@ pub enum Slot {
     WatchlistSave,
     /// Connecting to another context (`app/contexts.rs`).
     Context,
+    /// The analytics screen's traffic over time.
+    Traffic,
+    /// The project screen's Security part: the scans, then a scan's findings.
+    SecurityScans,
+    ScanFindings,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,6 +100,8 @@ pub enum Request {
     },
     Publish {
         project_id: String,
+        /// `None` keeps the project's saved audience.
+        audience: Option<PublishAudience>,
     },
     GetDeployment {
         project_id: String,
@@ -116,6 +127,22 @@ pub enum Request {
         cursor: Option<String>,
         limit: u32,
     },
+    Traffic {
+        project_id: String,
+        starts_at: OffsetDateTime,
+        ends_at: OffsetDateTime,
+        granularity: Granularity,
+    },
+    /// The first page of a project's scans, newest first.
+    SecurityScans {
+        project_id: String,
+    },
+    ScanFindingsPage {
+        project_id: String,
+        scan_id: String,
+        cursor: Option<String>,
+        limit: u32,
+    },
     /// Reads the monitor's watch list from `path` (a missing file is an empty list).
     LoadWatchlist {
         path: PathBuf,
@@ -124,6 +151,15 @@ pub enum Request {
     SaveWatchlist {
         path: PathBuf,
         entries: Vec<WatchEntry>,
+    },
+    /// `PATCH /publish`: the published app's audience.
+    UpdatePublishSettings {
+        project_id: String,
+        settings: PublishSettings,
+    },
+    CreateEmbedUrl {
+        project_id: String,
+        parent_origin: String,
     },
     /// Connect to the context called `name`; later requests go there.
     SwitchContext {
@@ -152,6 +188,12 @@ pub enum Reply {
     PiiPage(Box<Page<PiiFinding>>),
     Watchlist(Vec<WatchEntry>),
     WatchlistSaved,
+    Traffic(Box<Traffic>),
+    SecurityScans(Box<Page<SecurityScan>>),
+    ScanFindingsPage(Box<Page<ScanFinding>>),
+    /// `PATCH /publish` answers the resolved settings, not the project.
+    AudienceSettings(Box<AudienceSettings>),
+    EmbedUrl(Box<EmbedUrl>),
     /// Now connected to another context.
     ContextSwitched(Box<SwitchedContext>),
 }

@@ -64,11 +64,30 @@ impl Executor for ClientExecutor {
                 .unpublish_project(&project_id)
                 .await
                 .map(|()| Reply::Unpublished),
-            Request::Publish { project_id } => self
+            Request::Publish {
+                project_id,
+                audience,
+            } => self
                 .client
-                .publish_project(&project_id, &PublishRequest::default())
+                .publish_project(&project_id, &PublishRequest { audience })
                 .await
                 .map(|deployment| Reply::Deployment(Box::new(deployment))),
+            Request::UpdatePublishSettings {
+                project_id,
+                settings,
+            } => self
+                .client
+                .update_publish_settings(&project_id, &settings)
+                .await
+                .map(|resolved| Reply::AudienceSettings(Box::new(resolved))),
+            Request::CreateEmbedUrl {
+                project_id,
+                parent_origin,
+            } => self
+                .client
+                .create_embed_url(&project_id, &parent_origin)
+                .await
+                .map(|embed| Reply::EmbedUrl(Box::new(embed))),
             Request::GetDeployment {
                 project_id,
                 deployment_id,
@@ -114,6 +133,36 @@ impl Executor for ClientExecutor {
                 )
                 .await
                 .map(|page| Reply::PiiPage(Box::new(page))),
+            Request::Traffic {
+                project_id,
+                starts_at,
+                ends_at,
+                granularity,
+            } => self
+                .client
+                .get_traffic(&project_id, starts_at, ends_at, &granularity)
+                .await
+                .map(|data| Reply::Traffic(Box::new(data))),
+            Request::SecurityScans { project_id } => self
+                .client
+                .list_security_scans(&project_id, &PageParams { limit: Some(100) }, None)
+                .await
+                .map(|page| Reply::SecurityScans(Box::new(page))),
+            Request::ScanFindingsPage {
+                project_id,
+                scan_id,
+                cursor,
+                limit,
+            } => self
+                .client
+                .list_scan_findings(
+                    &project_id,
+                    &scan_id,
+                    &PageParams { limit: Some(limit) },
+                    cursor.as_deref(),
+                )
+                .await
+                .map(|page| Reply::ScanFindingsPage(Box::new(page))),
             // The watch list is a local file, read and written through the same door.
             Request::LoadWatchlist { path } => {
                 return watchlist::load(&path)

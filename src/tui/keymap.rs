@@ -167,6 +167,14 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::Watch, &["w"]),
     (Action::Range, &["R"]),
     (Action::Contexts, &["ctrl-x"]),
+    (Action::Audience, &["a"]),
+    (Action::EmbedUrl, &["E"]),
+    (Action::Palette, &[":"]),
+    (Action::Mark, &["space"]),
+    (Action::MarkAll, &["A"]),
+    (Action::ClearMarks, &["C"]),
+    (Action::NavBack, &["["]),
+    (Action::NavForward, &["]"]),
 ];
 
 /// A key may mean several actions, in the order bound (e.g. `p`: the priority

@@ -11,16 +11,18 @@ use tokio::task::JoinHandle;
 use super::app::{App, ClientNotice, Identity};
 use super::effect::{ErrorInfo, Reply, Request, SwitchedContext};
 use super::executor::{ClientExecutor, notice};
+use super::palette::{History, Palette};
 use super::runtime::{self, Executor, Exit};
 use super::screens::monitor::{DEFAULT_REFRESH_SECS, MonitorScreen};
 use super::settings::{TuiSettings, TuiSettingsError};
 use super::terminal::{self, RestoreOnDrop};
 use super::theme::Theme;
 use super::watchlist;
+use super::workspace_picker;
 use crate::api::Client;
 use crate::clock::Clock;
 use crate::config::{Context, DEFAULT_CONTEXT};
-use crate::session::{GlobalArgs, Session, SessionError};
+use crate::session::{GlobalArgs, Session, SessionError, WorkspaceChoice};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LaunchError {
@@ -73,9 +75,34 @@ pub fn watchlist_for(context: &Context) -> PathBuf {
 /// Opens the dashboard on the configured service.
 pub async fn run_configured(session: Session) -> Result<Exit, LaunchError> {
     let settings = TuiSettings::from_config(&session.config)?;
-    let workspace_id = session.workspace()?.to_owned();
+    // Configured, or asked of the service (DESIGN.md): the one the key reaches
+    // is named in the header; several are offered in a picker.
+    let (workspace_id, label) = match session.resolve_workspace().await? {
+        WorkspaceChoice::Configured(id) => (id.clone(), id),
+        WorkspaceChoice::Discovered(workspace) => {
+            let name = workspace
+                .name
+                .as_deref()
+                .map(|name| format!("{} ", crate::text::fit(name, 14)))
+                .unwrap_or_default();
+            let label = format!("{} ({name}found via the key)", workspace.id);
+            (workspace.id, label)
+        }
+        WorkspaceChoice::Several(workspaces) => {
+            let theme = Theme::new(settings.theme, Theme::no_color_from_env());
+            let chosen = {
+                let mut terminal = terminal::enter()?;
+                let _restore = RestoreOnDrop;
+                workspace_picker::pick(&mut terminal, workspaces, &theme).await?
+            };
+            match chosen {
+                Some(id) => (id.clone(), id),
+                None => return Ok(Exit::Quit),
+            }
+        }
+    };
     let identity = Identity {
-        workspace: workspace_id.clone(),
+        workspace: label,
         plan: None,
         api_version: session.api_version.clone(),
         read_only: session.read_only,
@@ -128,6 +155,7 @@ pub async fn run_with(
     let mut app = App::new(identity, theme, settings.keymap.clone(), export_dir);
     app.monitor = MonitorScreen::new(refresh_secs);
     app.monitor.use_watchlist_file(watchlist_path);
+    app.palette = Palette::with_history(History::load(History::default_path()));
     let (notices_tx, notices_rx) = mpsc::unbounded_channel();
     let forward = forward_notices(&client, notices_tx.clone());
     let executor = ClientExecutor {
@@ -136,7 +164,7 @@ pub async fn run_with(
         clock: clock.clone(),
     };
     let args = switching.map(|switching| {
-        app.contexts.set(switching.names, switching.current);
+        app.set_contexts(switching.names, switching.current);
         switching.args
     });
     app.contexts.restart.refresh_secs = refresh_secs;
@@ -227,15 +255,16 @@ impl SwitchingExecutor {
         };
         let args = switcher.args.clone();
         let wanted = name.clone();
-        let connected = tokio::task::spawn_blocking(move || -> Result<_, SessionError> {
-            let session = Session::switch_to(&args, &wanted)?;
-            let workspace = session.workspace()?.to_owned();
-            Ok((session, workspace))
-        })
-        .await
+        let connected = tokio::task::spawn_blocking(move || Session::switch_to(&args, &wanted))
+            .await
+            .map_err(|error| failure(format!("context {name}: {error}")))?;
+        let session = connected.map_err(|error| failure(format!("context {name}: {error}")))?;
+        // Configured, or the one the key reaches; several are listed in the error.
+        let workspace = match session.resolve_workspace().await {
+            Ok(choice) => choice.into_id(&session),
+            Err(error) => Err(error),
+        }
         .map_err(|error| failure(format!("context {name}: {error}")))?;
-        let (session, workspace) =
-            connected.map_err(|error| failure(format!("context {name}: {error}")))?;
         for warning in &session.warnings {
             tracing::warn!(context = %name, "{warning}");
         }

@@ -11,3 +11,5 @@ mod export;
 mod exporter;
 mod exporter_contexts;
 mod history;
+mod scans_traffic;
+mod workspaces;

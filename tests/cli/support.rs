@@ -62,15 +62,12 @@ impl Cli {
     /// Runs with extra environment variables.
     pub async fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut command = Command::new(env!("CARGO_BIN_EXE_vantage"));
+        command.args(["--base-url", &self.base_url, "--api-key-env", KEY_VAR]);
+        // An empty workspace runs as a user who configured none.
+        if !self.workspace.is_empty() {
+            command.args(["--workspace", &self.workspace]);
+        }
         command
-            .args([
-                "--base-url",
-                &self.base_url,
-                "--workspace",
-                &self.workspace,
-                "--api-key-env",
-                KEY_VAR,
-            ])
             .args(args)
             .env("HOME", self.home.path())
             .env("XDG_CONFIG_HOME", self.home.path().join(".config"))

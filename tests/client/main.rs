@@ -9,4 +9,6 @@ mod support;
 mod credentials;
 mod operations;
 mod resilience;
+mod scans_traffic;
 mod stubs;
+mod workspaces;

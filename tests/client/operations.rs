@@ -8,7 +8,9 @@ use vantage::api::model::{
     ErrorType, ProjectUpdate, PublishAudience, PublishRequest, PublishSettings, ReviewPriority,
     Role, Visibility,
 };
-use vantage::api::{ApiError, AuthScheme, Client, InventoryParams, MemberListParams, PageParams};
+use vantage::api::{
+    ApiError, AuthScheme, Client, InventoryParams, MemberListParams, PageParams, ProjectListParams,
+};
 use vantage::server::store::Fixture;
 
 use crate::common::*;
@@ -52,7 +54,7 @@ fn targets(fixture: &Fixture, workspace: &str) -> Targets {
     }
 }
 
-const OPERATIONS: [&str; 18] = [
+const OPERATIONS: [&str; 20] = [
     "get_project",
     "get_realtime",
     "get_breakdowns",
@@ -65,7 +67,9 @@ const OPERATIONS: [&str; 18] = [
     "list_members",
     "get_insights",
     "list_inventory",
-    "list_workspace_projects",
+    "list_projects",
+    "list_workspaces",
+    "get_workspace",
     "update_project",
     "update_publish_settings",
     "publish_project",
@@ -109,10 +113,18 @@ async fn run(client: &Client, t: &Targets, operation: &str) -> Result<(), ApiErr
             .list_inventory(&t.workspace, &InventoryParams::default(), None)
             .await
             .map(drop),
-        "list_workspace_projects" => client
-            .list_workspace_projects(&t.workspace, &page, None)
+        "list_projects" => client
+            .list_projects(
+                &ProjectListParams {
+                    workspace_id: vec![t.workspace.clone()],
+                    limit: None,
+                },
+                None,
+            )
             .await
             .map(drop),
+        "list_workspaces" => client.list_workspaces(&page, None).await.map(drop),
+        "get_workspace" => client.get_workspace(&t.workspace).await.map(drop),
         "update_project" => client
             .update_project(
                 &t.project,
@@ -167,17 +179,16 @@ const WR: &str = "scope:workspaces:read|workspaces:write";
 const BIZ: &str = "plan:business";
 const ENT: &str = "plan:enterprise";
 const NO_DPL: &str = "deployment_not_found";
-const NO_SCAN: &str = "scan_not_found";
 
 #[rustfmt::skip]
-const TABLE: [(&str, &str, [&str; 18]); 6] = [
-    //                                    get   realtime breakdowns pii deployment embed scan findings member members insights inventory ws_projects | patch publish_settings publish unpublish delete
-    (ENTERPRISE_ADMIN, ENTERPRISE_WS,    ["ok", "ok", "ok", "ok", NO_DPL, "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok"]),
-    (ENTERPRISE_READONLY, ENTERPRISE_WS, ["ok", "ok", "ok", "ok", NO_DPL, "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", PW, PW, PW, PW, PW]),
-    (PROJECTS_READ, ENTERPRISE_WS,       ["ok", "ok", "ok", "ok", NO_DPL, "ok", "ok", "ok", WR, WR, WR, WR, WR, PW, PW, PW, PW, PW]),
-    (WORKSPACES_READ, ENTERPRISE_WS,     [PR, PR, PR, PR, PR, PR, PR, PR, "ok", "ok", "ok", "ok", "ok", PW, PW, PW, PW, PW]),
-    (BUSINESS_ADMIN, BUSINESS_WS,        ["ok", "ok", "ok", ENT, NO_DPL, "ok", NO_SCAN, NO_SCAN, "ok", "ok", "ok", ENT, "ok", "ok", "ok", "ok", "ok", "ok"]),
-    (PRO_ADMIN, PRO_WS,                  [BIZ, BIZ, BIZ, ENT, BIZ, BIZ, BIZ, BIZ, BIZ, BIZ, BIZ, ENT, BIZ, BIZ, BIZ, BIZ, BIZ, BIZ]),
+const TABLE: [(&str, &str, [&str; 20]); 6] = [
+    //                                    get   realtime breakdowns pii deployment embed scan findings member members insights inventory projects workspaces workspace | patch publish_settings publish unpublish delete
+    (ENTERPRISE_ADMIN, ENTERPRISE_WS,    ["ok", "ok", "ok", "ok", NO_DPL, "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok"]),
+    (ENTERPRISE_READONLY, ENTERPRISE_WS, ["ok", "ok", "ok", "ok", NO_DPL, PW, "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", PW, PW, PW, PW, PW]),
+    (PROJECTS_READ, ENTERPRISE_WS,       ["ok", "ok", "ok", "ok", NO_DPL, PW, "ok", "ok", WR, WR, WR, WR, WR, WR, WR, PW, PW, PW, PW, PW]),
+    (WORKSPACES_READ, ENTERPRISE_WS,     [PR, PR, PR, PR, PR, PW, PR, PR, "ok", "ok", "ok", "ok", "ok", "ok", "ok", PW, PW, PW, PW, PW]),
+    (BUSINESS_ADMIN, BUSINESS_WS,        ["ok", "ok", "ok", ENT, NO_DPL, "ok", "ok", "ok", "ok", "ok", "ok", ENT, "ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok"]),
+    (PRO_ADMIN, PRO_WS,                  [BIZ, BIZ, BIZ, ENT, BIZ, BIZ, BIZ, BIZ, BIZ, BIZ, BIZ, ENT, BIZ, BIZ, BIZ, BIZ, BIZ, BIZ, BIZ, BIZ]),
 ];
 
 #[tokio::test]
@@ -228,11 +239,22 @@ async fn lists_come_back_typed_and_streams_cover_every_page() {
     assert_eq!(streamed.len() as i64, page.total);
 
     let all: Vec<_> = client
-        .workspace_projects_stream(ENTERPRISE_WS, PageParams { limit: Some(7) })
+        .projects_stream(ProjectListParams {
+            workspace_id: vec![ENTERPRISE_WS.to_owned()],
+            limit: Some(7),
+        })
         .try_collect()
         .await
         .unwrap();
     assert_eq!(all.len(), 64);
+    // Last edited first (by update time when never edited), then by id.
+    let order: Vec<_> = all.iter().map(|project| project.last_edited_at).collect();
+    assert!(
+        order
+            .windows(2)
+            .all(|pair| pair[0].is_none() || pair[1].is_none() || pair[0] >= pair[1]),
+        "{order:?}"
+    );
 
     let admins = MemberListParams {
         limit: Some(3),

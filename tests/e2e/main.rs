@@ -5,5 +5,6 @@ mod support;
 
 mod contexts;
 mod demo;
+mod palette_bulk;
 mod project;
 mod robustness_terminal;

@@ -80,7 +80,7 @@ fn matrix() -> Vec<(&'static str, &'static str, [Outcome; 8])> {
     let read_only = [
         Allowed(200),
         Scope(WRITE),
-        Allowed(200),
+        Scope(WRITE),
         Scope(WRITE),
         Scope(WRITE),
         Allowed(200),
@@ -97,7 +97,7 @@ fn matrix() -> Vec<(&'static str, &'static str, [Outcome; 8])> {
             [
                 Scope(READ),
                 Scope(WRITE),
-                Scope(READ),
+                Scope(WRITE),
                 Scope(WRITE),
                 Scope(WRITE),
                 Scope(READ),
@@ -211,6 +211,7 @@ async fn other_workspaces_projects_answer_as_missing() {
                 && matches!(
                     op,
                     Op::UpdateProject
+                        | Op::CreateEmbedUrl
                         | Op::UpdatePublishSettings
                         | Op::Publish
                         | Op::Unpublish

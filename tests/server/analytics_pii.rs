@@ -7,7 +7,7 @@ use crate::common::*;
 use serde_json::{Value, json};
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
-use vantage::api::model::{PiiSource, PiiStatus, format_timestamp};
+use vantage::api::model::{FindingStatus, PiiSource, PiiStatus, format_timestamp};
 use vantage::clock::Clock;
 use vantage::server::auth::Feature;
 use vantage::server::ratelimit::RateLimit;
@@ -256,9 +256,14 @@ async fn realtime_gates() {
             ENTERPRISE_ADMIN,
             "prj_does_not_exist",
             404,
-            "project_not_found",
+            "analytics_not_found",
         ),
-        (ENTERPRISE_ADMIN, globex.as_str(), 404, "project_not_found"),
+        (
+            ENTERPRISE_ADMIN,
+            globex.as_str(),
+            404,
+            "analytics_not_found",
+        ),
         (WORKSPACES_READ, globex.as_str(), 403, "insufficient_scope"),
         (PRO_ADMIN, initech.as_str(), 402, "payment_required"),
     ] {
@@ -677,7 +682,7 @@ async fn breakdowns_respect_retention_and_the_future() {
         &[("starts_at", &days_ago(3)), ("ends_at", &days_ago(0))],
     )
     .await;
-    assert_error(status, &body, 404, "project_not_found", &[]);
+    assert_error(status, &body, 404, "analytics_not_found", &[]);
 }
 
 // ---------------------------------------------------------------- PII
@@ -911,7 +916,7 @@ async fn pii_gates() {
     assert_eq!(status, 200, "{body}");
     for project in ["prj_missing", globex.as_str()] {
         let (status, body) = get(&server, ENTERPRISE_ADMIN, &pii_path(project), &[]).await;
-        assert_error(status, &body, 404, "project_not_found", &[]);
+        assert_error(status, &body, 404, "pii_labels_not_found", &[]);
     }
 
     // An enterprise workspace without personal-data detection.
@@ -926,7 +931,7 @@ async fn pii_gates() {
     assert_error(status, &body, 404, "pii_labels_not_found", &[]);
     assert_eq!(body["props"], Value::Null, "a 404 reveals no requirements");
     let (status, body) = get(&server, ENTERPRISE_ADMIN, &pii_path("prj_missing"), &[]).await;
-    assert_error(status, &body, 404, "project_not_found", &[]);
+    assert_error(status, &body, 404, "pii_labels_not_found", &[]);
 }
 
 // ---------------------------------------------------------------- security scans
@@ -973,7 +978,12 @@ async fn scans_metadata_and_the_full_findings_snapshot() {
         .map(|n| {
             let mut finding = template.clone();
             finding.id = format!("{}_f{:03}", many.id, (n * 53) % 120);
-            finding.status = ["open", "fixed", "ignored"][n % 3].to_owned();
+            finding.status = [
+                FindingStatus::Open,
+                FindingStatus::Fixed,
+                FindingStatus::Ignored,
+            ][n % 3]
+                .clone();
             finding
         })
         .collect();
@@ -1040,8 +1050,9 @@ async fn scans_metadata_and_the_full_findings_snapshot() {
         ),
     ] {
         let (status, body) = get(&server, ENTERPRISE_ADMIN, &path, &[]).await;
-        assert_error(status, &body, 404, "scan_not_found", &[]);
+        assert_error(status, &body, 404, "security_scan_not_found", &[]);
     }
+    // The operation answers only its own 404 type, a missing project included.
     let (status, body) = get(
         &server,
         ENTERPRISE_ADMIN,
@@ -1049,7 +1060,7 @@ async fn scans_metadata_and_the_full_findings_snapshot() {
         &[],
     )
     .await;
-    assert_error(status, &body, 404, "project_not_found", &[]);
+    assert_error(status, &body, 404, "security_scan_not_found", &[]);
     let (status, body) = get(&server, PRO_ADMIN, &scan_path(&biggest), &[]).await;
     assert_error(status, &body, 402, "payment_required", &[]);
 }

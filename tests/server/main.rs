@@ -20,4 +20,6 @@ mod projects;
 mod analytics_pii;
 mod conformance;
 mod members;
+mod scans_traffic;
 mod security_center;
+mod workspaces;

@@ -423,18 +423,32 @@ async fn update_publish_settings() {
     )
     .send()
     .await;
+    // The answer is the resolved settings (DESIGN.md), not the project.
+    assert_eq!(
+        top_level_keys(&reply.text),
+        ["audience", "audience_targets"],
+        "{}",
+        reply.text
+    );
+    assert_eq!(
+        reply.json(),
+        json!({"audience": "custom", "audience_targets": targets})
+    );
     let expected = with(team_hub(), json!({"publish_audience_targets": targets}));
-    assert_eq!(project(&reply), expected);
     assert_eq!(get_project(&base, "prj_7c9bcbec550e").await, expected);
     // Another audience drops the targets.
     let reply = settings("prj_7c9bcbec550e", r#"{"audience":"workspace"}"#)
         .send()
         .await;
+    assert_eq!(
+        reply.json(),
+        json!({"audience": "workspace", "audience_targets": []})
+    );
     let expected = with(
         team_hub(),
         json!({"publish_audience": "workspace", "publish_audience_targets": []}),
     );
-    assert_eq!(project(&reply), expected);
+    assert_eq!(get_project(&base, "prj_7c9bcbec550e").await, expected);
     // Offline: nothing shows until the next publish.
     let reply = settings(
         "prj_fa126dc634f5",
@@ -442,7 +456,11 @@ async fn update_publish_settings() {
     )
     .send()
     .await;
-    assert_eq!(project(&reply), unnamed());
+    assert_eq!(
+        reply.json(),
+        json!({"audience": "custom", "audience_targets": [{"id": "grp_ops", "type": "group"}]})
+    );
+    assert_eq!(get_project(&base, "prj_fa126dc634f5").await, unnamed());
     let reply = settings(
         "prj_2353359fe650",
         r#"{"audience":"custom","audience_targets":[{"id":"grp_ops","type":"group"}]}"#,

@@ -622,7 +622,7 @@ async fn plans_and_workspaces_gate_insights_and_the_inventory() {
         format!("/v1/workspaces/{BUSINESS_WS}/security-center/insights"),
         inventory(BUSINESS_WS),
         inventory("ws_nope"),
-        format!("/v1/workspaces/{BUSINESS_WS}/projects"),
+        format!("/v1/projects?workspace_id={BUSINESS_WS}"),
     ] {
         let (status, body) = get_as(&server, ENTERPRISE_READONLY, &path).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
@@ -1120,7 +1120,7 @@ async fn cursors_are_bound_to_their_filters_and_sort() {
     // A cursor of the project listing is not one of the inventory.
     let (_, body) = subject
         .get(&format!(
-            "/v1/workspaces/{}/projects?limit=5",
+            "/v1/projects?workspace_id={}&limit=5",
             subject.workspace
         ))
         .await;
@@ -1159,7 +1159,7 @@ async fn lists_show_a_rename_only_after_the_consistency_lag() {
         "strongly consistent read"
     );
     let search = format!("{}?query=zebracorn", subject.inventory_path());
-    let listing = format!("/v1/workspaces/{ENTERPRISE_WS}/projects?limit=100");
+    let listing = format!("/v1/projects?workspace_id={ENTERPRISE_WS}&limit=100");
     let listed_name = |body: &Value| {
         body["data"]
             .as_array()
@@ -1181,68 +1181,6 @@ async fn lists_show_a_rename_only_after_the_consistency_lag() {
     assert_eq!(body["data"][0]["id"], project.as_str());
     let (_, body) = subject.get(&listing).await;
     assert_eq!(listed_name(&body), Some(json!("Zebracorn lighthouse")));
-}
-
-// ---------------------------------------------------------------------------
-// The workspace project listing.
-
-#[tokio::test]
-async fn workspace_projects_are_listed_by_id_across_pages() {
-    for subject in [demo_subject().await, generated_subject().await] {
-        let mut expected: Vec<&str> = subject.projects().iter().map(|p| p.id.as_str()).collect();
-        expected.sort_unstable();
-        let mut got = Vec::new();
-        let mut cursor: Option<String> = None;
-        let mut first_page = None;
-        loop {
-            let mut path = format!("/v1/workspaces/{}/projects", subject.workspace);
-            if let Some(cursor) = &cursor {
-                path.push_str(&format!("?cursor={cursor}"));
-            }
-            let (status, body) = subject.get(&path).await;
-            assert_eq!(status, StatusCode::OK, "{body}");
-            let page = body["data"].as_array().unwrap();
-            first_page.get_or_insert(page.len());
-            got.extend(page.iter().map(|p| p["id"].as_str().unwrap().to_owned()));
-            if !body["pagination"]["has_more"].as_bool().unwrap() {
-                break;
-            }
-            cursor = Some(
-                body["pagination"]["next_cursor"]
-                    .as_str()
-                    .unwrap()
-                    .to_owned(),
-            );
-        }
-        assert_eq!(got, expected);
-        assert_eq!(first_page, Some(expected.len().min(50)), "default limit 50");
-    }
-    let subject = demo_subject().await;
-    let path = format!("/v1/workspaces/{ENTERPRISE_WS}/projects?limit=1");
-    let (_, body) = subject.get(&path).await;
-    let first = subject
-        .projects()
-        .into_iter()
-        .min_by(|a, b| a.id.cmp(&b.id))
-        .unwrap();
-    let (_, project) = subject.get(&format!("/v1/projects/{}", first.id)).await;
-    assert_eq!(
-        body["data"],
-        json!([project]),
-        "items are Project resources"
-    );
-    for bad in ["limit=0", "limit=101", "limit=x", "cursor=zzz"] {
-        let (status, body) = subject
-            .get(&format!("/v1/workspaces/{ENTERPRISE_WS}/projects?{bad}"))
-            .await;
-        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
-        assert!(
-            body["errors"][0]["location"]
-                .as_str()
-                .unwrap()
-                .starts_with("query.")
-        );
-    }
 }
 
 /// Search compares a name kept current on every write: a renamed project is

@@ -71,8 +71,7 @@ fn fetched(effects: &[Effect], slot: Slot) -> Vec<(u64, Request)> {
 
 fn with_contexts() -> (App, u64) {
     let mut app = app();
-    app.contexts
-        .set(vec!["prod".into(), "staging".into()], "staging".into());
+    app.set_contexts(vec!["prod".into(), "staging".into()], "staging".into());
     let effects = app.start(NOW);
     let started = fetched(&effects, Slot::Insights);
     assert_eq!(started.len(), 1);
@@ -256,4 +255,26 @@ fn app_without_contexts() -> App {
     let mut app = app();
     app.start(NOW);
     app
+}
+
+#[test]
+fn the_palette_switches_contexts_too() {
+    let (mut app, _) = with_contexts();
+    assert_eq!(app.palette.context_names, ["prod", "staging"]);
+    let mut effects = Vec::new();
+    for ch in ":ctx prod".chars() {
+        effects = app.handle(key(ch), NOW);
+    }
+    assert!(fetched(&effects, Slot::Context).is_empty());
+    let effects = app.handle(enter(), NOW);
+    let asked = fetched(&effects, Slot::Context);
+    assert_eq!(
+        asked
+            .iter()
+            .map(|(_, request)| request.clone())
+            .collect::<Vec<_>>(),
+        [Request::SwitchContext {
+            name: "prod".into()
+        }]
+    );
 }

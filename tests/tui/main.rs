@@ -5,10 +5,14 @@
 mod common;
 mod support;
 
+mod bulk_budget;
 mod contexts;
+mod palette;
 mod project;
 mod robustness_keys;
 mod robustness_outage;
 mod screens;
+mod security_traffic;
 mod state;
 mod with_server;
+mod workspace_picker;

@@ -8,7 +8,10 @@ use ratatui::backend::TestBackend;
 use serde_json::json;
 use time::Duration;
 use time::macros::datetime;
-use vantage::api::model::{Deployment, FieldError, InventoryPage, Project, Visibility};
+use vantage::api::model::{
+    AudienceSettings, Deployment, EmbedUrl, FieldError, InventoryPage, Project, PublishAudience,
+    PublishSettings, Visibility,
+};
 use vantage::tui::action::Action;
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Request, Slot};
@@ -485,15 +488,22 @@ fn a_deployment_is_polled_within_the_contract_limits() {
     open_selected(&mut app, 0);
     app.handle(key('p'), NOW);
     assert!(
-        screen(&app).confirm().is_some(),
-        "p publishes here, after a yes"
+        screen(&app).audience_dialog_open(),
+        "p publishes here, after an explicit choice"
     );
-    let effects = app.handle(key('y'), NOW);
+    // Neither enter nor y publishes: the audience must be chosen.
+    for bare in [KeyCode::Enter, KeyCode::Char('y')] {
+        let effects = app.handle(Msg::Key(KeyEvent::new(bare, KeyModifiers::NONE)), NOW);
+        assert!(fetches(&effects).is_empty(), "{bare:?}");
+        assert!(screen(&app).audience_dialog_open());
+    }
+    let effects = app.handle(key('w'), NOW);
     let (token, request) = only_fetch(&effects, Slot::ProjectWrite);
     assert_eq!(
         request,
         Request::Publish {
-            project_id: "prj_00000".into()
+            project_id: "prj_00000".into(),
+            audience: Some(PublishAudience::Workspace),
         }
     );
     let accepted = NOW + Duration::milliseconds(300);
@@ -576,7 +586,7 @@ fn a_failed_deployment_stops_polling_and_critical_findings_are_named() {
     inventory(&mut app);
     open_selected(&mut app, 0);
     app.handle(key('p'), NOW);
-    let effects = app.handle(key('y'), NOW);
+    let effects = app.handle(key('k'), NOW);
     let (token, _) = only_fetch(&effects, Slot::ProjectWrite);
     let blocked = error(
         403,
@@ -589,7 +599,7 @@ fn a_failed_deployment_stops_polling_and_critical_findings_are_named() {
     assert!(text.contains("scan_1/finding_7"), "{text}");
     // A deployment that ends in error stops too.
     app.handle(key('p'), NOW);
-    let effects = app.handle(key('y'), NOW);
+    let effects = app.handle(key('k'), NOW);
     let (token, _) = only_fetch(&effects, Slot::ProjectWrite);
     reply(
         &mut app,
@@ -777,4 +787,164 @@ fn snapshot_rename_error() {
     app.handle(key('e'), NOW);
     type_text(&mut app, " → example.com");
     insta::assert_snapshot!(terminal(&app, 80, 24).backend());
+}
+
+// ---------------------------------------------------------------- audience and embed URL
+
+#[test]
+fn snapshot_publish_confirm_names_the_audience_and_the_risk() {
+    let mut app = project_screen_app();
+    app.handle(key('p'), NOW);
+    // A bare enter publishes nothing; the dialog says which keys do.
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    assert!(fetches(&effects).is_empty());
+    insta::assert_snapshot!(terminal(&app, 120, 35).backend());
+}
+
+#[test]
+fn snapshot_audience_editor_shows_what_changes_and_warns_on_widening() {
+    let mut app = project_screen_app();
+    app.handle(key('a'), NOW);
+    insta::assert_snapshot!("audience_choose", terminal(&app, 80, 24).backend());
+    // custom → public: up twice, then review.
+    app.handle(code(KeyCode::Up), NOW);
+    app.handle(code(KeyCode::Up), NOW);
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    assert!(
+        fetches(&effects).is_empty(),
+        "nothing is sent before review"
+    );
+    let screen_text = render(&app, 120, 35);
+    assert!(screen_text.contains("custom → public"), "{screen_text}");
+    assert!(
+        screen_text.contains("This widens who can open the app"),
+        "{screen_text}"
+    );
+    insta::assert_snapshot!("audience_review", terminal(&app, 120, 35).backend());
+    let effects = app.handle(key('y'), NOW);
+    let (token, request) = only_fetch(&effects, Slot::ProjectWrite);
+    assert_eq!(
+        request,
+        Request::UpdatePublishSettings {
+            project_id: "prj_00000".into(),
+            settings: PublishSettings {
+                audience: PublishAudience::Public,
+                audience_targets: vec![],
+            },
+        }
+    );
+    // The answer is the settings; the project is read back.
+    let effects = reply(
+        &mut app,
+        Slot::ProjectWrite,
+        token,
+        Ok(Reply::AudienceSettings(Box::new(AudienceSettings {
+            audience: Some(PublishAudience::Public),
+            audience_targets: vec![],
+        }))),
+    );
+    let (_, request) = only_fetch(&effects, Slot::Project);
+    assert_eq!(
+        request,
+        Request::GetProject {
+            project_id: "prj_00000".into()
+        }
+    );
+    assert!(render(&app, 120, 35).contains("the audience is now public"));
+}
+
+#[test]
+fn custom_targets_are_checked_before_review() {
+    let mut app = project_screen_app();
+    app.handle(key('a'), NOW);
+    // Custom is the current audience; its target is filled in.
+    type_text(&mut app, ", team:x");
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    assert!(fetches(&effects).is_empty());
+    assert!(render(&app, 120, 35).contains("expected group:ID or user:ID"));
+    for _ in 0..", team:x".len() {
+        app.handle(code(KeyCode::Backspace), NOW);
+    }
+    type_text(&mut app, ", user:u1");
+    app.handle(code(KeyCode::Enter), NOW);
+    // Enter in review is not a yes.
+    assert!(fetches(&app.handle(code(KeyCode::Enter), NOW)).is_empty());
+    let effects = app.handle(key('y'), NOW);
+    let (_, request) = only_fetch(&effects, Slot::ProjectWrite);
+    let Request::UpdatePublishSettings { settings, .. } = request else {
+        panic!("{request:?}");
+    };
+    assert_eq!(settings.audience, PublishAudience::Custom);
+    let targets: Vec<(String, String)> = settings
+        .audience_targets
+        .into_iter()
+        .map(|t| (t.kind, t.id))
+        .collect();
+    assert_eq!(
+        targets,
+        [
+            ("group".to_owned(), "grp_finance".to_owned()),
+            ("user".to_owned(), "u1".to_owned())
+        ]
+    );
+}
+
+#[test]
+fn an_embed_url_needs_one_https_origin_and_is_copied() {
+    let mut app = project_screen_app();
+    app.handle(key('E'), NOW);
+    // The field starts with https://.
+    type_text(&mut app, "intranet.example.com/app");
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    assert!(
+        fetches(&effects).is_empty(),
+        "a path is refused before sending"
+    );
+    assert!(render(&app, 120, 35).contains("no path"));
+    for _ in 0.."/app".len() {
+        app.handle(code(KeyCode::Backspace), NOW);
+    }
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    let (token, request) = only_fetch(&effects, Slot::ProjectWrite);
+    assert_eq!(
+        request,
+        Request::CreateEmbedUrl {
+            project_id: "prj_00000".into(),
+            parent_origin: "https://intranet.example.com".into(),
+        }
+    );
+    let url = "https://embed.example.app/prj_00000?token=abc";
+    let effects = reply(
+        &mut app,
+        Slot::ProjectWrite,
+        token,
+        Ok(Reply::EmbedUrl(Box::new(EmbedUrl {
+            embed_url: url.into(),
+            expires_at: NOW + Duration::hours(1),
+        }))),
+    );
+    assert!(
+        effects
+            .iter()
+            .any(|effect| matches!(effect, Effect::Copy(text) if text == url)),
+        "{effects:?}"
+    );
+    let shown = render(&app, 120, 35);
+    assert!(shown.contains(url), "{shown}");
+    assert!(shown.contains("expires"), "{shown}");
+}
+
+#[test]
+fn read_only_hides_the_audience_and_embed_actions() {
+    let mut app = app_with(true);
+    inventory(&mut app);
+    open_selected(&mut app, 0);
+    for action in ['a', 'E', 'p'] {
+        let effects = app.handle(key(action), NOW);
+        assert!(fetches(&effects).is_empty());
+        assert!(!screen(&app).audience_dialog_open(), "{action}");
+    }
+    let shown = render(&app, 120, 35);
+    assert!(!shown.contains("a audience"), "{shown}");
+    assert!(!shown.contains("E embed"), "{shown}");
 }

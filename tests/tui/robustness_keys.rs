@@ -40,6 +40,9 @@ struct Canned {
     pii: Reply,
     running: Reply,
     completed: Reply,
+    traffic: Reply,
+    scans: Reply,
+    findings: Reply,
 }
 
 async fn canned() -> Canned {
@@ -60,6 +63,7 @@ async fn canned() -> Canned {
         .clone();
     let workspace_id = fixture.workspaces[0].id.clone();
     let with_pii = fixture.pii_findings[0].project_id.clone();
+    let scan = fixture.scans[0].clone();
     let mut config = ServerConfig::local(fixture);
     config.clock = Clock::manual(common::T0);
     let server = server::start(config).await.unwrap();
@@ -133,7 +137,7 @@ async fn canned() -> Canned {
         })
         .await,
         breakdowns: ask(Request::Breakdowns {
-            project_id: published,
+            project_id: published.clone(),
             starts_at: common::T0 - time::Duration::days(7),
             ends_at: common::T0,
         })
@@ -146,6 +150,24 @@ async fn canned() -> Canned {
         .await,
         running: deployment("running", None),
         completed: deployment("completed", Some("https://app.example/")),
+        traffic: ask(Request::Traffic {
+            project_id: published.clone(),
+            starts_at: common::T0 - time::Duration::days(7),
+            ends_at: common::T0,
+            granularity: vantage::api::model::Granularity::Hour,
+        })
+        .await,
+        scans: ask(Request::SecurityScans {
+            project_id: scan.project_id.clone(),
+        })
+        .await,
+        findings: ask(Request::ScanFindingsPage {
+            project_id: scan.project_id,
+            scan_id: scan.id,
+            cursor: None,
+            limit: 20,
+        })
+        .await,
     };
     server.stop().await;
     canned
@@ -172,6 +194,21 @@ impl Canned {
             Request::PiiPage { .. } => self.pii.clone(),
             Request::LoadWatchlist { .. } => Reply::Watchlist(Vec::new()),
             Request::SaveWatchlist { .. } => Reply::WatchlistSaved,
+            Request::Traffic { .. } => self.traffic.clone(),
+            Request::SecurityScans { .. } => self.scans.clone(),
+            Request::ScanFindingsPage { .. } => self.findings.clone(),
+            Request::UpdatePublishSettings { settings, .. } => {
+                Reply::AudienceSettings(Box::new(vantage::api::model::AudienceSettings {
+                    audience: Some(settings.audience.clone()),
+                    audience_targets: settings.audience_targets.clone(),
+                }))
+            }
+            Request::CreateEmbedUrl { .. } => {
+                Reply::EmbedUrl(Box::new(vantage::api::model::EmbedUrl {
+                    embed_url: "https://embed.example/\u{1b}x".into(),
+                    expires_at: time::macros::datetime!(2026-11-22 13:00 UTC),
+                }))
+            }
             Request::SwitchContext { name } => {
                 Reply::ContextSwitched(Box::new(vantage::tui::effect::SwitchedContext {
                     name: name.clone(),

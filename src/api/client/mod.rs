@@ -4,9 +4,13 @@
 //!   verified (DESIGN.md, "Client rules"): when a mutation's outcome is unknown,
 //!   or its retries ran out, the goal state is read back before it answers.
 //! - `reads.rs`: analytics, personal data, members and the security center.
+//! - `workspaces.rs`: the workspaces a key reaches, and their projects' listing
+//!   (shapes from the real service's reference, DESIGN.md).
 
 mod projects;
 mod reads;
+mod security;
+mod workspaces;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -18,8 +18,8 @@ use serde::de::DeserializeOwned;
 
 use super::super::error::ApiError;
 use super::super::model::{
-    AudienceTarget, Deployment, EmbedUrl, EmbedUrlRequest, ErrorType, Project, ProjectUpdate,
-    PublishRequest, PublishSettings,
+    AudienceSettings, AudienceTarget, Deployment, EmbedUrl, EmbedUrlRequest, ErrorType, Project,
+    ProjectUpdate, PublishAudience, PublishRequest, PublishSettings,
 };
 use super::super::page::Query;
 use super::super::paths;
@@ -167,26 +167,36 @@ impl Client {
         }
     }
 
-    /// `PATCH /v1/projects/{id}/publish`. Reconciled like [`Client::update_project`];
-    /// the audience is visible only while published, so an offline project gets
-    /// the (repeatable) PATCH once more.
+    /// `PATCH /v1/projects/{id}/publish`: answers the resolved settings
+    /// `{audience, audience_targets}`, not the project (DESIGN.md). Reconciled
+    /// like [`Client::update_project`]: on an unknown outcome the project is read
+    /// back and its audience and targets compared with the ones asked for. The
+    /// audience shows only while published, so for an offline project the
+    /// (repeatable) PATCH is sent once more.
     pub async fn update_publish_settings(
         &self,
         project_id: &str,
         settings: &PublishSettings,
-    ) -> Result<Project, ApiError> {
-        self.patch_project(project_id, "/publish", json_body(settings), |project| {
-            project.publish_audience.as_ref() == Some(&settings.audience)
-                && same_targets(
-                    &project.publish_audience_targets,
-                    &settings.audience_targets,
-                )
+    ) -> Result<AudienceSettings, ApiError> {
+        let call = Call::with_body(
+            Method::PATCH,
+            paths::project(project_id, "/publish")?,
+            Some(json_body(settings)),
+            Idempotency::NotIdempotent,
+        );
+        self.reconciled(&call, || async {
+            let project = self.get_project(project_id).await?;
+            let shown = AudienceSettings {
+                audience: project.publish_audience,
+                audience_targets: project.publish_audience_targets,
+            };
+            Ok(settings_applied(settings, &shown).then_some(shown))
         })
         .await
     }
 
-    /// `POST /v1/projects/{id}/embed-url`. It changes nothing, so it is retried
-    /// like a read.
+    /// `POST /v1/projects/{id}/embed-url` (scope `projects:write`, as the
+    /// reference says). It changes no project, so it is retried like a read.
     pub async fn create_embed_url(
         &self,
         project_id: &str,
@@ -285,6 +295,14 @@ impl Client {
             }
         }
     }
+}
+
+/// Whether `resolved` (an answer, or what the project shows) holds the
+/// settings asked for: the same audience, and for `custom` the same targets.
+pub fn settings_applied(asked: &PublishSettings, resolved: &AudienceSettings) -> bool {
+    resolved.audience.as_ref() == Some(&asked.audience)
+        && (asked.audience != PublishAudience::Custom
+            || same_targets(&resolved.audience_targets, &asked.audience_targets))
 }
 
 fn same_targets(a: &[AudienceTarget], b: &[AudienceTarget]) -> bool {

@@ -7,38 +7,13 @@ use time::OffsetDateTime;
 use super::super::error::ApiError;
 use super::super::model::{
     Breakdowns, Insights, InventoryItem, InventoryPage, Member, MemberRef, Page, PiiFinding,
-    Project, Realtime, ReviewPriority, ScanFinding, SecurityScan, format_timestamp,
+    Realtime, ReviewPriority, ScanFinding, SecurityScan, format_timestamp,
 };
 use super::super::page::{InventoryParams, MemberListParams, PageParams, Query};
 use super::super::paths;
 use super::Client;
 
 impl Client {
-    /// `GET /v1/workspaces/{id}/projects`: one page.
-    pub async fn list_workspace_projects(
-        &self,
-        workspace_id: &str,
-        params: &PageParams,
-        cursor: Option<&str>,
-    ) -> Result<Page<Project>, ApiError> {
-        self.get(
-            paths::workspace(workspace_id, "/projects")?,
-            params.query(cursor),
-        )
-        .await
-    }
-
-    /// Every project of a workspace.
-    pub fn workspace_projects_stream(
-        &self,
-        workspace_id: &str,
-        params: PageParams,
-    ) -> impl Stream<Item = Result<Project, ApiError>> + Send + 'static {
-        self.paged::<Page<Project>, _>(paths::workspace(workspace_id, "/projects"), move |cursor| {
-            params.query(cursor)
-        })
-    }
-
     /// `GET /v1/projects/{id}/analytics/realtime`.
     pub async fn get_realtime(&self, project_id: &str) -> Result<Realtime, ApiError> {
         self.get(

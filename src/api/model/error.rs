@@ -29,8 +29,9 @@ open_enum! {
         NoSupportedVersion => "no_supported_version",
         /// Our own: a deployment id unknown for the project.
         DeploymentNotFound => "deployment_not_found",
-        /// Our own: a security scan id unknown for the project.
-        ScanNotFound => "scan_not_found",
+        /// A security scan id unknown for the project (the real service's
+        /// reference, DESIGN.md).
+        SecurityScanNotFound => "security_scan_not_found",
         /// Our own: a route that does not exist.
         NotFound => "not_found",
         /// Our own: a route that exists, with another method.

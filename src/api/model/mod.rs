@@ -14,6 +14,8 @@ pub mod pii;
 pub mod project;
 pub mod publish;
 pub mod scan;
+pub mod traffic;
+pub mod workspace;
 
 pub use analytics::*;
 pub use error::*;
@@ -24,6 +26,8 @@ pub use pii::*;
 pub use project::*;
 pub use publish::*;
 pub use scan::*;
+pub use traffic::*;
+pub use workspace::*;
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;

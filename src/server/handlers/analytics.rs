@@ -7,7 +7,7 @@ use axum::Json;
 use axum::extract::State;
 use time::{OffsetDateTime, UtcOffset};
 
-use super::{PathParams, find_project};
+use super::{PathParams, find_project_or};
 use crate::api::model::{Breakdowns, ErrorType, FieldError, Realtime, parse_timestamp};
 use crate::server::ServerState;
 use crate::server::analytics_model::{VisitorModel, retained_dates};
@@ -79,14 +79,17 @@ pub async fn breakdowns(
     })
 }
 
-/// The project (404 `project_not_found`) and its analytics: a project that was
-/// never published has none (404 `analytics_not_found`).
+/// The project and its analytics: a missing project, or one never published,
+/// answers 404 `analytics_not_found` (the only 404 type these operations name).
 fn analytics_of<'a>(
     data: &'a Data,
     ctx: &Ctx,
     project_id: &str,
 ) -> Result<(&'a ProjectRec, &'a AnalyticsProfile), HttpError> {
-    let project = find_project(data, ctx, project_id)?;
+    let project = find_project_or(data, ctx, project_id, || {
+        HttpError::not_found(ErrorType::AnalyticsNotFound, "Analytics not found")
+            .detail("no project with this id in the key's workspace")
+    })?;
     let profile = project.analytics.as_ref().ok_or_else(|| {
         HttpError::not_found(ErrorType::AnalyticsNotFound, "Analytics not found")
             .detail("the project has never been published, so it has no visitor analytics")
@@ -96,7 +99,7 @@ fn analytics_of<'a>(
 
 /// A required RFC 3339 query parameter, any offset, converted to UTC. A time
 /// whose UTC form leaves the calendar (`9999-12-31T23:59:59-23:59`) is refused.
-fn required_timestamp(ctx: &Ctx, name: &str) -> Result<OffsetDateTime, FieldError> {
+pub(super) fn required_timestamp(ctx: &Ctx, name: &str) -> Result<OffsetDateTime, FieldError> {
     let location = format!("query.{name}");
     match ctx.query.one(name)? {
         None => Err(field_error(location, format!("{name} is required"))),

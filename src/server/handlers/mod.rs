@@ -10,7 +10,9 @@ pub mod pii;
 pub mod projects;
 pub mod publish;
 pub mod scans;
+pub mod traffic;
 pub mod workspace_projects;
+pub mod workspaces;
 
 use axum::extract::rejection::PathRejection;
 use axum::extract::{FromRequestParts, Path};
@@ -77,4 +79,16 @@ pub fn find_project<'a>(
         .get(project_id)
         .filter(|project| project.workspace_id == ctx.principal.workspace_id)
         .ok_or_else(HttpError::project_not_found)
+}
+
+/// [`find_project`] for an operation that names another 404 type: a missing
+/// project answers `missing()` (DESIGN.md: each operation answers only its own
+/// named 404 type).
+pub fn find_project_or<'a>(
+    data: &'a Data,
+    ctx: &Ctx,
+    project_id: &str,
+    missing: impl FnOnce() -> HttpError,
+) -> Result<&'a ProjectRec, HttpError> {
+    find_project(data, ctx, project_id).map_err(|_| missing())
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::State;
 
-use super::{PathParams, find_project};
+use super::{PathParams, find_project_or};
 use crate::api::model::{ErrorType, Page, PiiFinding};
 use crate::server::ServerState;
 use crate::server::auth::Feature;
@@ -32,7 +32,14 @@ pub async fn list(
     let binding = ctx.cursor_binding(&path);
     let request = ctx.page_request(&app.cursor_secret, &binding)?;
     app.store.read(|data| {
-        find_project(data, &ctx, &project_id)?;
+        // The only 404 type this operation names, a missing project included.
+        find_project_or(data, &ctx, &project_id, || {
+            HttpError::not_found(
+                ErrorType::PiiLabelsNotFound,
+                "Personal-data findings not found",
+            )
+            .detail("no project with this id in the key's workspace")
+        })?;
         // Enterprise is enforced by the plan gate; detection itself being off is
         // a 404 (contract), not a 402.
         if !ctx.principal.has_feature(Feature::PiiDetection) {

@@ -10,11 +10,10 @@ use axum::http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
-use super::projects::project_view;
 use super::{PathParams, blocking, find_project};
 use crate::api::model::{
-    AudienceTarget, Deployment, DeploymentErrorClass, DeploymentStatus, EmbedUrl, ErrorType,
-    Project, PublishAudience, ReviewPriority,
+    AudienceSettings, AudienceTarget, Deployment, DeploymentErrorClass, DeploymentStatus, EmbedUrl,
+    ErrorType, PublishAudience, ReviewPriority, validate_parent_origin,
 };
 use crate::hash::hash_str;
 use crate::server::ServerState;
@@ -142,7 +141,7 @@ pub async fn update_settings(
     PathParams(project_id): PathParams<String>,
     headers: HeaderMap,
     body: Body,
-) -> Result<Json<Project>, HttpError> {
+) -> Result<Json<AudienceSettings>, HttpError> {
     let body = context::read_body(body).await?;
     let fields = json_object_body(&headers, &body, &["audience", "audience_targets"], true)?;
     let mut validation = Validation::default();
@@ -179,7 +178,22 @@ pub async fn update_settings(
         })
     })
     .await?;
-    Ok(Json(project_view(&updated)))
+    Ok(Json(settings_view(&updated)))
+}
+
+/// The answer of `PATCH /publish`: the resolved settings, not the project
+/// (DESIGN.md). They are the stored setting, shown whether or not the app is
+/// online; targets only for `custom`.
+pub fn settings_view(project: &ProjectRec) -> AudienceSettings {
+    let targets = if project.audience == Some(PublishAudience::Custom) {
+        project.audience_targets.clone()
+    } else {
+        Vec::new()
+    };
+    AudienceSettings {
+        audience: project.audience.clone(),
+        audience_targets: targets,
+    }
 }
 
 pub async fn embed_url(
@@ -192,7 +206,7 @@ pub async fn embed_url(
     let body = context::read_body(body).await?;
     let fields = json_object_body(&headers, &body, &["parent_origin"], true)?;
     let origin = match fields.get("parent_origin") {
-        Some(Value::String(origin)) if is_https_origin(origin) => origin.clone(),
+        Some(Value::String(origin)) if validate_parent_origin(origin).is_ok() => origin.clone(),
         Some(_) => {
             return Err(HttpError::invalid(
                 "body.parent_origin",
@@ -315,21 +329,4 @@ fn targets_field(value: &Value, validation: &mut Validation) -> Vec<AudienceTarg
         }
     }
     targets
-}
-
-/// One exact https origin: scheme, host and optional port, nothing more.
-fn is_https_origin(origin: &str) -> bool {
-    let Some(rest) = origin.strip_prefix("https://") else {
-        return false;
-    };
-    let (host, port) = match rest.rsplit_once(':') {
-        Some((host, port)) => (host, Some(port)),
-        None => (rest, None),
-    };
-    let host_ok = !host.is_empty()
-        && host.split('.').all(|label| {
-            !label.is_empty() && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-        });
-    let port_ok = port.is_none_or(|p| p.parse::<u16>().is_ok_and(|p| p > 0));
-    host_ok && port_ok
 }

@@ -1,18 +1,51 @@
-//! The security-scan operations the contract names without detail: scan
-//! metadata and the paginated full snapshot of its findings (DESIGN.md shapes).
+//! The security-scan operations: a project's scans (beyond the contract), one
+//! scan's metadata, and the paginated full snapshot of its findings. Shapes and
+//! the 404 type as the real service's reference shows them (DESIGN.md).
 
 use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::State;
 
+use super::pii::unix_millis;
 use super::{PathParams, find_project};
 use crate::api::model::{ErrorType, Page, ScanFinding, SecurityScan};
 use crate::server::ServerState;
 use crate::server::context::Ctx;
 use crate::server::errors::HttpError;
-use crate::server::paging::{self, KeyPart};
+use crate::server::paging::{self, KeyPart, SortKey};
 use crate::server::store::{Data, ScanRec};
+
+/// Newest first: by start time, a scan not started yet first of all (it is
+/// the newest), ties by scan id.
+fn scan_order(scan: &ScanRec) -> SortKey {
+    vec![
+        KeyPart::desc_int(scan.started_at.map_or(i64::MAX, unix_millis)),
+        KeyPart::asc_text(&scan.id),
+    ]
+}
+
+pub async fn list_scans(
+    ctx: Ctx,
+    State(app): State<Arc<ServerState>>,
+    PathParams(project_id): PathParams<String>,
+) -> Result<Json<Page<SecurityScan>>, HttpError> {
+    let path = format!("/v1/projects/{project_id}/security-scans");
+    let binding = ctx.cursor_binding(&path);
+    let request = ctx.page_request(&app.cursor_secret, &binding)?;
+    app.store.read(|data| {
+        let project = find_project(data, &ctx, &project_id)?;
+        let items = data
+            .scans
+            .get(&project.id)
+            .into_iter()
+            .flatten()
+            .map(|scan| (scan_order(scan), scan_view(scan)))
+            .collect();
+        let (data, pagination) = paging::paginate(items, &request, &app.cursor_secret, &binding);
+        Ok(Json(Page { data, pagination }))
+    })
+}
 
 pub async fn get_scan(
     ctx: Ctx,
@@ -21,14 +54,7 @@ pub async fn get_scan(
 ) -> Result<Json<SecurityScan>, HttpError> {
     app.store.read(|data| {
         let scan = find_scan(data, &ctx, &project_id, &scan_id)?;
-        Ok(Json(SecurityScan {
-            id: scan.id.clone(),
-            status: scan.status.clone(),
-            commit_sha: scan.commit_sha.clone(),
-            started_at: scan.started_at,
-            finished_at: scan.finished_at,
-            requested_scanners: scan.requested_scanners.clone(),
-        }))
+        Ok(Json(scan_view(scan)))
     })
 }
 
@@ -53,19 +79,33 @@ pub async fn list_findings(
     })
 }
 
-/// A scan of a project of the caller's workspace: 404 `project_not_found` for
-/// the project first, then 404 `scan_not_found`.
+fn scan_view(scan: &ScanRec) -> SecurityScan {
+    SecurityScan {
+        id: scan.id.clone(),
+        status: scan.status.clone(),
+        commit_sha: scan.commit_sha.clone(),
+        started_at: scan.started_at,
+        finished_at: scan.finished_at,
+        requested_scanners: scan.requested_scanners.clone(),
+    }
+}
+
+/// A scan of a project of the caller's workspace. The operation answers only
+/// its own 404 type (DESIGN.md): a missing project, or a project of another
+/// workspace, is a missing scan too.
 fn find_scan<'a>(
     data: &'a Data,
     ctx: &Ctx,
     project_id: &str,
     scan_id: &str,
 ) -> Result<&'a ScanRec, HttpError> {
-    let project = find_project(data, ctx, project_id)?;
-    data.scans
-        .get(&project.id)
+    find_project(data, ctx, project_id)
+        .ok()
+        .and_then(|project| data.scans.get(&project.id))
         .into_iter()
         .flatten()
         .find(|scan| scan.id == scan_id)
-        .ok_or_else(|| HttpError::not_found(ErrorType::ScanNotFound, "Security scan not found"))
+        .ok_or_else(|| {
+            HttpError::not_found(ErrorType::SecurityScanNotFound, "Security scan not found")
+        })
 }

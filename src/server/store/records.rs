@@ -5,7 +5,7 @@ use time::OffsetDateTime;
 
 use crate::api::model::{
     AudienceTarget, DeploymentErrorClass, PiiSource, PiiStatus, PublishAudience, Reason,
-    ReasonValues, ReviewPriority, Role, ScanFinding, Visibility, rfc3339,
+    ReasonValues, ReviewPriority, Role, ScanFinding, ScanStatus, Visibility, rfc3339,
 };
 use crate::server::auth::{Feature, Plan, Scope};
 
@@ -13,11 +13,23 @@ use crate::server::auth::{Feature, Plan, Scope};
 pub struct WorkspaceRec {
     pub id: String,
     pub name: String,
+    /// Shown by `GET /v1/workspaces` (DESIGN.md: beyond the contract).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_url: Option<String>,
     pub plan: Plan,
     #[serde(default)]
     pub features: Vec<Feature>,
     #[serde(with = "rfc3339")]
     pub created_at: OffsetDateTime,
+    /// Last change of the workspace's own settings; `created_at` when none.
+    #[serde(
+        default,
+        with = "rfc3339::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub updated_at: Option<OffsetDateTime>,
     /// Workspace-wide counts 30 days ago, for the insights `delta_30d`.
     #[serde(default)]
     pub baseline_30d: Baseline,
@@ -249,7 +261,7 @@ pub struct PiiRec {
 pub struct ScanRec {
     pub id: String,
     pub project_id: String,
-    pub status: String,
+    pub status: ScanStatus,
     #[serde(default)]
     pub commit_sha: Option<String>,
     #[serde(default, with = "rfc3339::option")]

@@ -70,6 +70,13 @@ impl Contexts {
 }
 
 impl App {
+    /// The config file's contexts, `current` the one on screen; `:ctx`
+    /// completes their names.
+    pub fn set_contexts(&mut self, names: Vec<String>, current: String) {
+        self.palette.context_names = names.clone();
+        self.contexts.set(names, current);
+    }
+
     /// Switches to the context called `name`: connects in the background, then
     /// reloads every screen on it. An unknown name, or the one on screen, only
     /// says so on the status line.
@@ -220,6 +227,9 @@ impl App {
         self.errors = old.errors;
         self.next_token = old.next_token;
         self.contexts = old.contexts;
+        // The palette's history and context names are the user's, not the context's.
+        self.palette = old.palette;
+        self.palette.close();
         self.contexts.current = Some(switched.name.clone());
         let tab = old.tab;
         effects.extend(self.start(now));

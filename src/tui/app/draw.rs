@@ -12,7 +12,8 @@ use crate::text::{fit, sanitize_line};
 use crate::tui::action::Action;
 use crate::tui::nav::Tab;
 use crate::tui::screens::{ScreenView, error_text};
-use crate::tui::widgets::{ago, centered};
+use crate::tui::widgets::scroll::wrap_lines;
+use crate::tui::widgets::{ago, centered, palette};
 
 /// Width from which the full tab titles fit.
 const WIDE: u16 = 96;
@@ -48,6 +49,10 @@ impl App {
             None => {}
         }
         self.draw_context_picker(frame, body);
+        if self.palette.is_open() {
+            let candidates = self.palette.candidates(&self.inventory.list.rows);
+            palette::draw(frame, body, &self.palette, &candidates, &self.theme);
+        }
     }
 
     fn draw_too_small(&self, frame: &mut Frame, area: Rect) {
@@ -88,6 +93,19 @@ impl App {
         ]);
         if id.read_only {
             spans.push(Span::styled(" READ-ONLY ", self.theme.warn));
+        }
+        // Where you are, in what room the header has left (cut with `…`).
+        let used: usize = spans
+            .iter()
+            .map(|span| crate::text::display_width(&span.content))
+            .sum();
+        let room = (area.width as usize).saturating_sub(used + 2);
+        let crumbs: Vec<String> = self.breadcrumbs().iter().map(|c| fit(c, 40)).collect();
+        if room > 0 {
+            spans.push(Span::styled(
+                format!(" {} ", fit(&crumbs.join(" › "), room)),
+                self.theme.title,
+            ));
         }
         frame.render_widget(
             Paragraph::new(Line::from(spans)).style(self.theme.header),
@@ -226,22 +244,33 @@ impl App {
         if !self.contexts.names.is_empty() {
             row(Action::Contexts, "switch context");
         }
+        row(Action::PrevTab, "previous tab");
+        row(
+            Action::Palette,
+            "command palette: screens, a project by id or name, actions",
+        );
+        row(Action::NavBack, "back to the previous screen or project");
+        row(Action::NavForward, "forward again");
+        row(Action::Refresh, "refresh");
         row(Action::ErrorLog, "error log");
         row(Action::Help, "close this help");
         row(Action::Quit, "quit");
         if let Some(why) = self.screen().actions_disabled() {
             lines.push(Line::from(Span::styled(why, self.theme.warn)));
         }
-        let height = lines.len() as u16 + 2;
-        let popup = centered(area, area.width.saturating_sub(4).min(100), height);
+        let width = area.width.saturating_sub(4).min(100);
+        let rows = wrap_lines(lines.clone(), width.saturating_sub(2) as usize).len();
+        let popup = centered(area, width, rows as u16 + 2);
         frame.render_widget(Clear, popup);
-        frame.render_widget(
-            Paragraph::new(lines).wrap(Wrap { trim: false }).block(
-                Block::default()
-                    .borders(Borders::ALL)
-                    .border_style(self.theme.accent),
-            ),
+        // Taller than the screen: it scrolls (j/k) and says how much is below.
+        self.help_pane.draw(
+            frame,
             popup,
+            Block::default()
+                .borders(Borders::ALL)
+                .border_style(self.theme.accent),
+            lines,
+            &self.theme,
         );
     }
 

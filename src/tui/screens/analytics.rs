@@ -1,5 +1,6 @@
 //! Visitor analytics of the selected project over a range of whole UTC dates:
-//! countries, devices, pages and sources as bar lists with counts.
+//! traffic over time (`analytics_traffic.rs`), and countries, devices, pages
+//! and sources as bar lists with counts.
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
@@ -10,6 +11,7 @@ use time::{Date, Duration, OffsetDateTime};
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
+use super::analytics_traffic::TrafficPanel;
 use super::{ProjectRef, Screen, ScreenView, error_text, no_project_text};
 use crate::api::model::{BreakdownItem, Breakdowns};
 use crate::tui::action::Action;
@@ -108,6 +110,7 @@ pub struct AnalyticsScreen {
     input: Option<Input>,
     pub input_error: Option<String>,
     loaded_at: Option<OffsetDateTime>,
+    pub traffic: TrafficPanel,
 }
 
 impl Default for AnalyticsScreen {
@@ -123,6 +126,7 @@ impl Default for AnalyticsScreen {
             input: None,
             input_error: None,
             loaded_at: None,
+            traffic: TrafficPanel::default(),
         }
     }
 }
@@ -137,6 +141,7 @@ impl AnalyticsScreen {
             self.loaded_for = None;
             // A reply for the previous project is dropped by its token.
             self.pending = None;
+            self.traffic.reset();
         }
     }
 
@@ -145,7 +150,7 @@ impl AnalyticsScreen {
     }
 
     pub fn is_loading(&self) -> bool {
-        self.pending.is_some()
+        self.pending.is_some() || self.traffic.is_loading()
     }
 
     fn key(&self, now: OffsetDateTime) -> Option<LoadKey> {
@@ -159,6 +164,7 @@ impl AnalyticsScreen {
         let Some(key) = self.key(cx.now) else {
             return;
         };
+        self.traffic.load(cx, &key, force);
         let asked = self.pending.as_ref().is_some_and(|(_, k)| *k == key);
         if !force && (asked || self.loaded_for.as_ref() == Some(&key)) {
             return;
@@ -267,6 +273,9 @@ impl Screen for AnalyticsScreen {
     }
 
     fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
+        if answer.slot == Slot::Traffic {
+            return self.traffic.accept(answer);
+        }
         let Answer { slot, token, reply } = answer;
         if slot != Slot::Breakdowns || self.pending.as_ref().is_none_or(|(t, _)| *t != token) {
             return false;
@@ -352,11 +361,20 @@ impl Screen for AnalyticsScreen {
                 theme.dim,
             ),
         ];
-        if self.pending.is_some() {
+        if self.is_loading() {
             head.push(Span::styled(" · loading…", theme.dim));
         }
         frame.render_widget(Paragraph::new(Line::from(head)), head_area);
         self.draw_note(frame, note_area, view);
+        // The chart takes the upper part when the screen has room for both.
+        let body = if body.height >= 16 && self.error.is_none() {
+            let [traffic_area, rest] =
+                Layout::vertical([Constraint::Percentage(50), Constraint::Min(8)]).areas(body);
+            self.traffic.draw(frame, traffic_area, theme);
+            rest
+        } else {
+            body
+        };
         match (&self.data, &self.error) {
             (_, Some(error)) => {
                 let text = if error.kind.as_deref() == Some(ANALYTICS_NOT_FOUND) {

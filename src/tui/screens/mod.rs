@@ -1,6 +1,7 @@
 //! The screens. Each owns its state model, turns actions into effects, and draws.
 
 pub mod analytics;
+pub mod analytics_traffic;
 pub mod catch_up;
 pub mod insights;
 pub mod inventory;

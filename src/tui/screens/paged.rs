@@ -1,10 +1,12 @@
 //! One model of a server-paged list, shared by every list screen (inventory,
 //! members, personal data; scan findings and changes next): the rows loaded so
 //! far, the selection and scroll offset, the request in flight and its token,
-//! reload, next-page prefetch, movement, and what to say while there are no rows.
+//! reload, next-page prefetch, movement, marks (`space`), the position counter,
+//! and what to say while there are no rows.
 //! The screen keeps its filters and builds the request for a cursor.
 
 use std::cell::Cell;
+use std::collections::HashSet;
 use std::ops::Range;
 
 use ratatui::Frame;
@@ -14,12 +16,40 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use time::OffsetDateTime;
 
 use super::error_text;
-use crate::api::model::Pagination;
+use crate::api::model::{InventoryItem, MemberRef, Pagination, PiiFinding};
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Request, Slot};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::scroll_offset;
-use crate::tui::widgets::list;
+use crate::tui::widgets::{list, thousands};
+
+/// A row that can be marked: its stable key. Marks are kept by key, so they
+/// survive a row removed above them and pages appended below.
+pub trait RowKey {
+    fn row_key(&self) -> &str;
+}
+
+impl RowKey for InventoryItem {
+    fn row_key(&self) -> &str {
+        &self.id
+    }
+}
+
+impl RowKey for MemberRef {
+    fn row_key(&self) -> &str {
+        &self.user_id
+    }
+}
+
+impl RowKey for PiiFinding {
+    fn row_key(&self) -> &str {
+        &self.id
+    }
+}
+
+/// The glyph a marked row carries, and the blank an unmarked one does.
+pub const MARK_GLYPH: &str = "◆";
+pub const NO_MARK: &str = " ";
 
 #[derive(Debug)]
 pub struct PagedList<T> {
@@ -39,6 +69,8 @@ pub struct PagedList<T> {
     pub loaded_at: Option<OffsetDateTime>,
     /// Whether any page was asked for yet.
     pub started: bool,
+    /// The keys of the marked rows.
+    marks: HashSet<String>,
 }
 
 impl<T> PagedList<T> {
@@ -58,6 +90,7 @@ impl<T> PagedList<T> {
             error: None,
             loaded_at: None,
             started: false,
+            marks: HashSet::new(),
         }
     }
 
@@ -72,6 +105,8 @@ impl<T> PagedList<T> {
         self.selected = 0;
         self.offset.set(0);
         self.error = None;
+        // Marks are of the rows on screen: another query starts unmarked.
+        self.marks.clear();
     }
 
     /// Drops what is loaded and asks for the first page.
@@ -206,6 +241,106 @@ impl<T> PagedList<T> {
             (None, Some(_)) => vec![Line::from(Span::styled(loading, theme.dim))],
             (None, None) => vec![empty],
         }
+    }
+}
+
+impl<T> PagedList<T> {
+    /// Where the selection is: `17/5,000`, counted against `total` when the
+    /// service gave one, else against the rows loaded (`300+` while more exist).
+    pub fn position(&self, total: Option<i64>) -> String {
+        let at = if self.rows.is_empty() {
+            0
+        } else {
+            self.selected + 1
+        };
+        let of = match total {
+            Some(total) => thousands(total),
+            None if self.has_more => format!("{}+", thousands(self.rows.len() as i64)),
+            None => thousands(self.rows.len() as i64),
+        };
+        format!("{}/{of}", thousands(at as i64))
+    }
+
+    /// The counter and the marks, for a list's head line: ` · 17/5,000 · 3 marked`.
+    pub fn head_spans(&self, total: Option<i64>, theme: &Theme) -> Vec<Span<'static>> {
+        let mut spans = vec![Span::styled(
+            format!(" · {}", self.position(total)),
+            theme.dim,
+        )];
+        if let Some(marks) = self.marks_label() {
+            spans.push(Span::styled(marks, theme.accent));
+        }
+        spans
+    }
+
+    pub fn marked_count(&self) -> usize {
+        self.marks.len()
+    }
+
+    /// `· 3 marked` for a list's head line, or nothing.
+    pub fn marks_label(&self) -> Option<String> {
+        (!self.marks.is_empty())
+            .then(|| format!(" · {} marked", thousands(self.marks.len() as i64)))
+    }
+
+    pub fn clear_marks(&mut self) -> bool {
+        let had = !self.marks.is_empty();
+        self.marks.clear();
+        had
+    }
+}
+
+impl<T: RowKey> PagedList<T> {
+    pub fn is_marked(&self, row: &T) -> bool {
+        self.marks.contains(row.row_key())
+    }
+
+    /// The glyph column's text for `row`.
+    pub fn mark_glyph(&self, row: &T) -> &'static str {
+        if self.is_marked(row) {
+            MARK_GLYPH
+        } else {
+            NO_MARK
+        }
+    }
+
+    /// The marked rows that are loaded, in list order.
+    pub fn marked_rows(&self) -> Vec<&T> {
+        self.rows.iter().filter(|row| self.is_marked(row)).collect()
+    }
+
+    /// `space` toggles the selected row's mark and moves on; `A` marks every
+    /// loaded row; `C` clears. False for any other action.
+    pub fn handle_marks(&mut self, action: Action) -> bool {
+        match action {
+            Action::Mark => {
+                let Some(key) = self.selected_row().map(|row| row.row_key().to_owned()) else {
+                    return true;
+                };
+                if !self.marks.remove(&key) {
+                    self.marks.insert(key);
+                }
+                self.select(self.selected + 1);
+            }
+            Action::MarkAll => {
+                let keys: Vec<String> = self
+                    .rows
+                    .iter()
+                    .map(|row| row.row_key().to_owned())
+                    .collect();
+                self.marks.extend(keys);
+            }
+            Action::ClearMarks => {
+                self.marks.clear();
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Forgets the mark of the row with `key` (a bulk change is done with it).
+    pub fn unmark(&mut self, key: &str) {
+        self.marks.remove(key);
     }
 }
 

@@ -19,6 +19,7 @@ use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::utc_datetime;
+use crate::tui::widgets::scroll::ScrollPane;
 use crate::tui::widgets::{ago, thousands};
 
 /// Findings per page: the contract's maximum.
@@ -33,6 +34,10 @@ pub struct PiiScreen {
     show_detail: bool,
     /// The project the rows belong to, once its first page was asked for.
     loaded_for: Option<String>,
+    /// Enter gives the quote the whole screen and the movement keys, until
+    /// esc or enter gives them back to the list.
+    quote_focus: bool,
+    quote_pane: ScrollPane,
 }
 
 impl Default for PiiScreen {
@@ -42,6 +47,8 @@ impl Default for PiiScreen {
             list: PagedList::new(Slot::PiiPage, 20),
             show_detail: true,
             loaded_for: None,
+            quote_focus: false,
+            quote_pane: ScrollPane::default(),
         }
     }
 }
@@ -113,6 +120,17 @@ impl Screen for PiiScreen {
     }
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        if self.quote_focus {
+            match action {
+                Action::Back | Action::Open => {
+                    self.quote_focus = false;
+                    self.quote_pane.reset();
+                }
+                action if self.quote_pane.handle(action) => {}
+                _ => return false,
+            }
+            return true;
+        }
         let project_id = self.project.as_ref().map(|p| p.id.clone());
         if let Some(project_id) = project_id
             && self
@@ -124,6 +142,10 @@ impl Screen for PiiScreen {
         match action {
             Action::Refresh => self.reload(cx),
             Action::Open if self.project.is_none() => cx.navigate(Nav::ShowTab(Tab::Inventory)),
+            Action::Open if self.selected_finding().is_some() => {
+                self.quote_focus = true;
+                self.quote_pane.reset();
+            }
             Action::ToggleDetail | Action::Open => self.show_detail = !self.show_detail,
             Action::Copy => cx.copy(self.selected_finding().map(|f| f.id.as_str())),
             _ => return false,
@@ -167,7 +189,11 @@ impl Screen for PiiScreen {
             (Action::PageUp, "page up"),
             (Action::Top, "newest finding"),
             (Action::Bottom, "oldest loaded finding"),
-            (Action::ToggleDetail, "show or hide the whole quote"),
+            (Action::ToggleDetail, "show or hide the quote pane"),
+            (
+                Action::Open,
+                "read the whole quote (j/k ctrl-d/u scroll, esc back)",
+            ),
             (Action::Copy, "copy the finding id (OSC 52)"),
             (Action::Refresh, "reload from the newest"),
             (Action::Tab2, "pick the project in the inventory"),
@@ -220,6 +246,7 @@ impl Screen for PiiScreen {
                 theme.dim,
             ),
         ];
+        head.extend(self.list.head_spans(None, theme));
         if self.list.is_loading() {
             head.push(Span::styled(" · loading…", theme.dim));
         }
@@ -237,6 +264,14 @@ impl Screen for PiiScreen {
                 ),
             };
             draw_placeholder(frame, table_area, text, theme);
+            return;
+        }
+        if self.quote_focus {
+            let whole = Rect {
+                height: table_area.height + detail_area.height,
+                ..table_area
+            };
+            self.draw_detail(frame, whole, view);
             return;
         }
         self.draw_table(frame, table_area, view);
@@ -342,14 +377,20 @@ impl PiiScreen {
                 .lines()
                 .map(|line| Line::from(line.to_owned())),
         );
-        frame.render_widget(
-            Paragraph::new(lines).wrap(Wrap { trim: false }).block(
-                Block::default()
-                    .borders(Borders::TOP)
-                    .border_style(theme.border)
-                    .title(Span::styled(" Quote ", theme.title)),
-            ),
+        let title = if self.quote_focus {
+            " Quote — esc back "
+        } else {
+            " Quote — enter reads it whole "
+        };
+        self.quote_pane.draw(
+            frame,
             area,
+            Block::default()
+                .borders(Borders::TOP)
+                .border_style(theme.border)
+                .title(Span::styled(title, theme.title)),
+            lines,
+            theme,
         );
     }
 }

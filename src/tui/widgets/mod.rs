@@ -5,6 +5,8 @@ pub mod display;
 pub mod input;
 pub mod list;
 pub mod menu;
+pub mod palette;
+pub mod scroll;
 
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 

@@ -39,6 +39,8 @@ pub fn generate(spec: GenerateSpec, anchor: OffsetDateTime) -> Fixture {
     fixture.workspaces.push(WorkspaceRec {
         id: workspace_id.clone(),
         name: format!("Generated workspace (seed {})", spec.seed),
+        description: None,
+        image_url: None,
         plan: Plan::Enterprise,
         features: vec![
             Feature::SecurityCenter,
@@ -46,6 +48,7 @@ pub fn generate(spec: GenerateSpec, anchor: OffsetDateTime) -> Fixture {
             Feature::Trash,
         ],
         created_at: anchor - days(900),
+        updated_at: None,
         baseline_30d: Baseline::default(),
         as_of: Some(anchor - Duration::hours(2)),
         edits_as_of: Some(anchor - Duration::hours(1)),

@@ -5,7 +5,10 @@
 use time::{Duration, OffsetDateTime};
 
 use super::Generation;
-use crate::api::model::{PiiSource, PiiStatus, Reason, ReasonValues, ReviewPriority, ScanFinding};
+use crate::api::model::{
+    FindingLevel, FindingStatus, PiiSource, PiiStatus, Reason, ReasonValues, ReviewPriority,
+    SECRET_CATEGORY, ScanFinding, ScanStatus,
+};
 use crate::hash::{hash_str, mix64};
 use crate::rng::SplitMix64;
 use crate::server::seed::words::PII_QUOTES;
@@ -135,9 +138,8 @@ pub(super) fn security_profile(
     let last_security_scan_at =
         scored.then(|| anchor - Duration::hours(rng.below(24 * 30) as i64 + 1));
     if let Some(scanned_at) = last_security_scan_at {
-        fixture
-            .scans
-            .push(latest_scan(id, scanned_at, &values, rng));
+        let scans = project_scans(generation, id, scanned_at, &values, rng);
+        fixture.scans.extend(scans);
     }
     SecurityProfile {
         connectors,
@@ -225,49 +227,226 @@ fn reasons(
     (finding_type_ids, explanation)
 }
 
-/// The project's latest scan, finished at `scanned_at`, with a finding per
-/// error, warning and info the posture counts.
-fn latest_scan(
+/// Categories of scan findings, with what a finding of each is called.
+const CATEGORIES: [(&str, [&str; 3]); 4] = [
+    (
+        "data_exposure",
+        [
+            "Table readable without a row-level policy",
+            "Storage bucket lists its files to anyone",
+            "API returns other users' records",
+        ],
+    ),
+    (
+        "access_control",
+        [
+            "Admin route checks the role in the browser only",
+            "Policy grants write access to every signed-in user",
+            "Function runs with the service role",
+        ],
+    ),
+    (
+        "dependencies",
+        [
+            "Package with a known vulnerability",
+            "Outdated framework version",
+            "Unpinned dependency",
+        ],
+    ),
+    (
+        "auth",
+        [
+            "Password reset link does not expire",
+            "Session token kept in local storage",
+            "Sign-up without e-mail confirmation",
+        ],
+    ),
+];
+const SCANNERS: [&str; 2] = ["supabase_lov", "agent_security"];
+
+/// The project's scans: the latest finished at `scanned_at`, whose open
+/// findings count exactly what the posture's `values` say (an error, warning
+/// or info finding per count, a `secrets` finding per secret; fixed and
+/// ignored ones besides), and a few older ones. Draws on the shared stream
+/// exactly as it always has (three per counted finding), the rest on a stream
+/// of the project's own.
+fn project_scans(
+    generation: &Generation,
     id: &str,
     scanned_at: OffsetDateTime,
     values: &ReasonValues,
     rng: &mut SplitMix64,
-) -> ScanRec {
+) -> Vec<ScanRec> {
+    let mut own = SplitMix64::new(mix64(hash_str(id) ^ generation.seed ^ 0x5ca7_5ca7));
     let scan_id = format!("scn_{:012x}", mix64(hash_str(id)) & 0xffff_ffff_ffff);
-    let levels = [
-        ("error", values.error_count),
-        ("warn", values.warning_count),
-        ("info", values.info_count),
-    ];
     let mut findings = Vec::new();
+    let levels = [
+        (FindingLevel::Error, values.error_count),
+        (FindingLevel::Warn, values.warning_count),
+        (FindingLevel::Info, values.info_count),
+    ];
     for (level, count) in levels {
         for k in 0..count {
-            findings.push(ScanFinding {
-                id: format!("{scan_id}_{level}_{k}"),
-                category: rng
-                    .pick(&["rls", "secrets", "dependencies", "auth"])
-                    .to_string(),
-                level: level.to_owned(),
-                name: format!("{level} finding {}", k + 1),
-                description: Some("Reported by the project's latest security scan.".to_owned()),
-                scanner_name: rng.pick(&["supabase_lov", "agent_security"]).to_string(),
-                status: rng.pick(&["open", "open", "fixed", "ignored"]).to_string(),
-                created_at: scanned_at,
-                updated_at: scanned_at,
-            });
+            let category = rng.pick(&CATEGORIES);
+            let scanner = rng.pick(&SCANNERS);
+            // The shared stream's old status draw: one in two also has a
+            // resolved sibling from an earlier commit.
+            let resolved = rng.pick(&[
+                None,
+                None,
+                Some(FindingStatus::Fixed),
+                Some(FindingStatus::Ignored),
+            ]);
+            let finding_id = format!("{scan_id}_{level}_{k}");
+            let finding = scan_finding(
+                generation,
+                &mut own,
+                &finding_id,
+                category,
+                scanner,
+                level.clone(),
+                FindingStatus::Open,
+                scanned_at,
+            );
+            findings.push(finding);
+            if let Some(status) = resolved {
+                let sibling = scan_finding(
+                    generation,
+                    &mut own,
+                    &format!("{finding_id}_{status}"),
+                    category,
+                    scanner,
+                    level.clone(),
+                    status.clone(),
+                    scanned_at,
+                );
+                findings.push(sibling);
+            }
         }
     }
-    ScanRec {
-        id: scan_id,
+    for k in 0..values.secret_count {
+        findings.push(ScanFinding {
+            id: format!("{scan_id}_secret_{k}"),
+            category: SECRET_CATEGORY.to_owned(),
+            level: FindingLevel::Error,
+            name: "Secret key committed to the code".to_owned(),
+            description: Some(
+                "An API key is written in the project's code, where anyone who can open it reads it. Move it to a secret and rotate it."
+                    .to_owned(),
+            ),
+            scanner_name: "agent_security".to_owned(),
+            status: FindingStatus::Open,
+            created_at: scanned_at - Duration::days(own.below(20) as i64),
+            updated_at: scanned_at,
+        });
+    }
+    let commit = |n: u64| format!("{:040x}", u128::from(mix64(hash_str(id) ^ 7 ^ n)) << 32);
+    let mut scans = vec![ScanRec {
+        id: scan_id.clone(),
         project_id: id.to_owned(),
-        status: "completed".to_owned(),
-        commit_sha: Some(format!(
-            "{:040x}",
-            u128::from(mix64(hash_str(id) ^ 7)) << 32
-        )),
+        status: ScanStatus::Completed,
+        commit_sha: Some(commit(0)),
         started_at: Some(scanned_at - Duration::minutes(3)),
         finished_at: Some(scanned_at),
-        requested_scanners: vec!["supabase_lov".into(), "agent_security".into()],
+        requested_scanners: SCANNERS.iter().map(|s| (*s).to_owned()).collect(),
         findings,
+    }];
+    // Older scans: finished, or failed without findings.
+    let mut at = scanned_at;
+    for n in 1..=own.below(4) {
+        at -= Duration::hours(12 + own.below(24 * 14) as i64);
+        let failed = own.chance(0.15);
+        let older_id = format!("{scan_id}_{n}");
+        let findings = if failed {
+            Vec::new()
+        } else {
+            (0..own.below(6))
+                .map(|k| {
+                    let category = own.pick(&CATEGORIES);
+                    let scanner = own.pick(&SCANNERS);
+                    let level = own
+                        .pick(&[FindingLevel::Error, FindingLevel::Warn, FindingLevel::Info])
+                        .clone();
+                    let status = own
+                        .pick(&[
+                            FindingStatus::Open,
+                            FindingStatus::Fixed,
+                            FindingStatus::Ignored,
+                        ])
+                        .clone();
+                    scan_finding(
+                        generation,
+                        &mut own,
+                        &format!("{older_id}_{level}_{k}"),
+                        category,
+                        scanner,
+                        level,
+                        status,
+                        at,
+                    )
+                })
+                .collect()
+        };
+        scans.push(ScanRec {
+            id: older_id,
+            project_id: id.to_owned(),
+            status: if failed {
+                ScanStatus::Failed
+            } else {
+                ScanStatus::Completed
+            },
+            commit_sha: Some(commit(n)),
+            started_at: Some(at - Duration::minutes(2 + own.below(5) as i64)),
+            finished_at: Some(at),
+            requested_scanners: vec![(*own.pick(&SCANNERS)).to_owned()],
+            findings,
+        });
+    }
+    scans
+}
+
+/// One finding; now and then its name or description is one of the hostile
+/// strings, as an attacker who can write code could make it.
+#[allow(clippy::too_many_arguments)]
+fn scan_finding(
+    generation: &Generation,
+    own: &mut SplitMix64,
+    id: &str,
+    (category, names): &(&str, [&str; 3]),
+    scanner: &str,
+    level: FindingLevel,
+    status: FindingStatus,
+    scanned_at: OffsetDateTime,
+) -> ScanFinding {
+    let hostile = &generation.hostile;
+    let mut name = (*own.pick(names)).to_owned();
+    let mut description = format!(
+        "{name}. Found by {scanner} in the project's code; see the finding's category ({category}) for how to fix it."
+    );
+    if !hostile.is_empty() && own.chance(0.08) {
+        name = hostile[own.below(hostile.len() as u64) as usize].clone();
+    }
+    if !hostile.is_empty() && own.chance(0.08) {
+        description = format!(
+            "{description} Matched text: {}",
+            hostile[own.below(hostile.len() as u64) as usize]
+        );
+    }
+    let created_at = scanned_at - Duration::days(own.below(30) as i64);
+    let updated_at = if status == FindingStatus::Open {
+        created_at
+    } else {
+        scanned_at
+    };
+    ScanFinding {
+        id: id.to_owned(),
+        category: (*category).to_owned(),
+        level,
+        name,
+        description: Some(description),
+        scanner_name: scanner.to_owned(),
+        status,
+        created_at,
+        updated_at,
     }
 }

@@ -1,7 +1,9 @@
 //! The project inventory: server-side filters and sorts, pages loaded as the
 //! cursor nears the end, only visible rows built, and a detail pane.
 
+pub mod bulk;
 mod filters;
+mod find;
 mod view;
 
 use std::path::PathBuf;
@@ -73,6 +75,8 @@ pub struct InventoryScreen {
     row_pages: Vec<usize>,
     /// Our own writes the list has not shown yet.
     pub catch_up: CatchUp,
+    /// Bulk changes to the marked rows (`bulk.rs`).
+    pub bulk: bulk::Bulk,
 }
 
 impl InventoryScreen {
@@ -92,6 +96,7 @@ impl InventoryScreen {
             page_cursors: Vec::new(),
             row_pages: Vec::new(),
             catch_up: CatchUp::default(),
+            bulk: bulk::Bulk::default(),
         }
     }
 
@@ -197,10 +202,13 @@ impl Screen for InventoryScreen {
     }
 
     fn captures_keys(&self) -> bool {
-        self.input.is_some() || self.menu.is_some()
+        self.input.is_some() || self.menu.is_some() || self.bulk.is_open()
     }
 
     fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
+        if self.bulk.is_open() {
+            return self.bulk_key(key, cx);
+        }
         let Some(input) = &mut self.input else {
             return false;
         };
@@ -254,6 +262,9 @@ impl Screen for InventoryScreen {
         let request = self.page_request();
         if self.list.navigate(action, cx, request) {
             return true;
+        }
+        if let Some(done) = self.bulk_action(action, cx) {
+            return done;
         }
         match action {
             Action::Refresh => self.reload(cx),
@@ -319,6 +330,7 @@ impl Screen for InventoryScreen {
                     Err(error) => self.list.error = Some(error),
                 }
             }
+            Slot::InventoryBulk => return self.bulk_reply(token, reply, cx),
             Slot::InventoryExport if self.export_pending == Some(token) => {
                 self.export_pending = None;
                 match reply {
@@ -369,7 +381,7 @@ impl Screen for InventoryScreen {
     }
 
     fn help(&self) -> Vec<(Action, &'static str)> {
-        vec![
+        let mut help = vec![
             (
                 Action::Down,
                 "next project (pages load as you near the end)",
@@ -402,7 +414,20 @@ impl Screen for InventoryScreen {
                 "export every page of this view to CSV or JSON",
             ),
             (Action::Refresh, "reload from the first page"),
-        ]
+            (Action::Mark, "mark or unmark the project (and move on)"),
+            (Action::MarkAll, "mark every loaded project"),
+            (Action::ClearMarks, "clear the marks"),
+            (
+                Action::Visibility,
+                "with rows marked: set the visibility of all of them",
+            ),
+            (Action::Unpublish, "with rows marked: unpublish all of them"),
+        ];
+        // Read-only mode offers no bulk change.
+        if self.bulk.read_only {
+            help.retain(|(action, _)| !matches!(action, Action::Visibility | Action::Unpublish));
+        }
+        help
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
@@ -442,5 +467,6 @@ impl Screen for InventoryScreen {
         if let Some((_, menu)) = &self.menu {
             menu.draw(frame, area, theme, "enter choose · esc close");
         }
+        self.draw_bulk(frame, area, theme);
     }
 }

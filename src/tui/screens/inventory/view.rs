@@ -116,6 +116,7 @@ impl InventoryScreen {
                 theme.dim,
             ),
         ];
+        spans.extend(self.list.head_spans(self.total, theme));
         if self.list.is_loading() {
             spans.push(Span::styled(" · loading…", theme.dim));
         }
@@ -186,30 +187,33 @@ impl InventoryScreen {
         let range = self.list.layout(body_height);
         let offset = range.start;
         let fixed: u16 = columns.iter().map(|&i| COLUMNS[i].width + 1).sum();
-        let name_width = area.width.saturating_sub(fixed + 2).max(NAME_MIN) as usize;
+        let name_width = area.width.saturating_sub(fixed + 4).max(NAME_MIN) as usize;
         // Only the visible rows are built.
         let rows: Vec<Row> = self.list.rows[range]
             .iter()
             .map(|item| {
+                // The first column carries the mark glyph.
+                let mark = TableCell::from(Span::styled(self.list.mark_glyph(item), theme.accent));
                 Row::new(
-                    columns
-                        .iter()
-                        .map(|&i| self.cell(i, item, name_width, view))
+                    std::iter::once(mark)
+                        .chain(
+                            columns
+                                .iter()
+                                .map(|&i| self.cell(i, item, name_width, view)),
+                        )
                         .collect::<Vec<_>>(),
                 )
             })
             .collect();
-        let widths: Vec<Constraint> = columns
-            .iter()
-            .map(|&i| match COLUMNS[i].width {
+        let widths: Vec<Constraint> = std::iter::once(Constraint::Length(1))
+            .chain(columns.iter().map(|&i| match COLUMNS[i].width {
                 0 => Constraint::Min(NAME_MIN),
                 w => Constraint::Length(w),
-            })
+            }))
             .collect();
         let header = Row::new(
-            columns
-                .iter()
-                .map(|&i| COLUMNS[i].title)
+            std::iter::once("")
+                .chain(columns.iter().map(|&i| COLUMNS[i].title))
                 .collect::<Vec<_>>(),
         )
         .style(theme.title);

@@ -33,6 +33,7 @@ impl MembersScreen {
                 theme.dim,
             ),
         ];
+        spans.extend(self.list.head_spans(None, theme));
         if self.list.is_loading() {
             spans.push(Span::styled(" · loading…", theme.dim));
         }

@@ -1,9 +1,11 @@
 //! One project: every field of the Project resource, the inventory facts of the
 //! row it was opened from, and the actions on it (rename, visibility, unpublish,
-//! publish with deployment polling, delete). Opened with enter from the inventory;
-//! esc goes back.
+//! publish with deployment polling, the published app's audience, an embed URL,
+//! delete). Opened with enter from the inventory; esc goes back.
 
+mod audience;
 mod deploy;
+pub mod security;
 mod view;
 mod writes;
 
@@ -14,15 +16,20 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use time::OffsetDateTime;
 
+pub use self::audience::{AudienceEditor, EmbedPrompt, PublishConfirm};
+use self::audience::{EditorOutcome, EmbedOutcome, PublishOutcome};
 pub use self::deploy::DeploymentWatch;
 use super::{Screen, ScreenView};
-use crate::api::model::{InventoryItem, Project, ProjectUpdate, Visibility, validate_project_name};
+use crate::api::model::{
+    EmbedUrl, InventoryItem, Project, ProjectUpdate, Visibility, validate_project_name,
+};
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::widgets::confirm::{Confirm, ConfirmOutcome};
 use crate::tui::widgets::input::TextField;
 use crate::tui::widgets::menu::{Menu, MenuOutcome};
+use crate::tui::widgets::scroll::ScrollPane;
 
 /// Whether this session may change projects.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -58,6 +65,18 @@ const WRITE_ACTIONS: &[(Action, &str, &str, &str)] = &[
         "take the published app offline",
     ),
     (
+        Action::Audience,
+        "audience",
+        "audience ✗",
+        "who may open the published app (shows what changes first)",
+    ),
+    (
+        Action::EmbedUrl,
+        "embed",
+        "embed ✗",
+        "create an embed URL for one https origin, and copy it",
+    ),
+    (
         Action::Delete,
         "delete",
         "delete ✗",
@@ -88,6 +107,8 @@ pub enum WriteKind {
     Unpublish,
     Publish,
     Delete,
+    Audience,
+    EmbedUrl,
 }
 
 impl WriteKind {
@@ -98,6 +119,8 @@ impl WriteKind {
             WriteKind::Unpublish => "unpublishing…",
             WriteKind::Publish => "starting a deployment…",
             WriteKind::Delete => "deleting…",
+            WriteKind::Audience => "changing the audience…",
+            WriteKind::EmbedUrl => "creating an embed URL…",
         }
     }
 }
@@ -117,6 +140,9 @@ enum Mode {
     Rename(RenameField),
     Visibility(Menu),
     Confirm(Box<Confirm>, WriteKind),
+    Publish(PublishConfirm),
+    Audience(Box<AudienceEditor>),
+    Embed(EmbedPrompt),
 }
 
 #[derive(Debug)]
@@ -136,6 +162,12 @@ pub struct ProjectScreen {
     /// A re-read after a write: its answer goes to the inventory too.
     reread_after_write: bool,
     pub deployment: Option<DeploymentWatch>,
+    /// The Security part (`d`), in place of the project's fields while open.
+    pub security: Option<security::SecurityPart>,
+    /// The last embed URL created, shown with its expiry.
+    pub embed: Option<EmbedUrl>,
+    /// The project and inventory panes scroll together (j/k, ctrl-d/ctrl-u).
+    panes: [ScrollPane; 2],
 }
 
 impl ProjectScreen {
@@ -153,6 +185,9 @@ impl ProjectScreen {
             write_error: None,
             reread_after_write: false,
             deployment: None,
+            security: None,
+            embed: None,
+            panes: Default::default(),
         }
     }
 
@@ -199,6 +234,14 @@ impl ProjectScreen {
             Mode::Confirm(confirm, _) => Some(confirm),
             _ => None,
         }
+    }
+
+    /// The publish confirm, the audience editor or the embed prompt, when open.
+    pub fn audience_dialog_open(&self) -> bool {
+        matches!(
+            self.mode,
+            Mode::Publish(_) | Mode::Audience(_) | Mode::Embed(_)
+        )
     }
 
     pub fn menu_open(&self) -> bool {
@@ -283,6 +326,30 @@ impl Screen for ProjectScreen {
                 }
                 true
             }
+            Mode::Publish(confirm) => {
+                match confirm.handle_key(key) {
+                    PublishOutcome::Open => {}
+                    PublishOutcome::Cancelled => self.mode = Mode::View,
+                    PublishOutcome::Publish(audience) => self.publish(audience, cx),
+                }
+                true
+            }
+            Mode::Audience(editor) => {
+                match editor.handle_key(key) {
+                    EditorOutcome::Open => {}
+                    EditorOutcome::Cancelled => self.mode = Mode::View,
+                    EditorOutcome::Apply(settings) => self.apply_audience(settings, cx),
+                }
+                true
+            }
+            Mode::Embed(prompt) => {
+                match prompt.handle_key(key) {
+                    EmbedOutcome::Open => {}
+                    EmbedOutcome::Cancelled => self.mode = Mode::View,
+                    EmbedOutcome::Create(origin) => self.create_embed_url(origin, cx),
+                }
+                true
+            }
         }
     }
 
@@ -312,7 +379,20 @@ impl Screen for ProjectScreen {
             }
             return true;
         }
+        if let Some(part) = &mut self.security {
+            match part.handle_action(action, cx) {
+                security::Outcome::Handled => return true,
+                security::Outcome::Close => {
+                    self.security = None;
+                    return true;
+                }
+                security::Outcome::Ignored => {}
+            }
+        }
         match action {
+            Action::ToggleDetail => {
+                self.security = Some(security::SecurityPart::open(&self.item.id, cx));
+            }
             Action::Back => {
                 if let Some(kind) = self.write_pending() {
                     cx.notify(format!(
@@ -330,6 +410,18 @@ impl Screen for ProjectScreen {
             Action::Unpublish => self.begin(WriteKind::Unpublish, cx),
             Action::Publish => self.begin(WriteKind::Publish, cx),
             Action::Delete => self.begin(WriteKind::Delete, cx),
+            Action::Audience => self.begin(WriteKind::Audience, cx),
+            Action::EmbedUrl => self.begin(WriteKind::EmbedUrl, cx),
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom => {
+                for pane in &mut self.panes {
+                    pane.handle(action);
+                }
+            }
             _ => return false,
         }
         true
@@ -366,6 +458,13 @@ impl Screen for ProjectScreen {
                 self.on_write_reply(kind, reply, cx);
             }
             Slot::Deployment => return self.on_deployment_reply(token, reply, cx),
+            Slot::SecurityScans | Slot::ScanFindings => {
+                let answer = Answer { slot, token, reply };
+                return self
+                    .security
+                    .as_mut()
+                    .is_some_and(|part| part.handle_reply(answer, cx));
+            }
             _ => return false,
         }
         true
@@ -394,7 +493,10 @@ impl Screen for ProjectScreen {
     }
 
     fn hints(&self) -> Vec<(Action, &'static str)> {
-        let mut hints = vec![(Action::Back, "back")];
+        if let Some(part) = &self.security {
+            return part.hints();
+        }
+        let mut hints = vec![(Action::Back, "back"), (Action::ToggleDetail, "security")];
         match self.access {
             WriteAccess::ReadOnly => {}
             WriteAccess::Allowed => hints.extend(
@@ -412,7 +514,16 @@ impl Screen for ProjectScreen {
     }
 
     fn help(&self) -> Vec<(Action, &'static str)> {
-        let mut help = vec![(Action::Back, "back to the inventory")];
+        if let Some(part) = &self.security {
+            return part.help();
+        }
+        let mut help = vec![
+            (Action::Back, "back to the inventory"),
+            (Action::Down, "scroll the panes down"),
+            (Action::Up, "scroll the panes up"),
+            (Action::PageDown, "scroll a page down"),
+            (Action::PageUp, "scroll a page up"),
+        ];
         match self.access {
             WriteAccess::ReadOnly => {}
             WriteAccess::Allowed => help.extend(
@@ -426,6 +537,7 @@ impl Screen for ProjectScreen {
                 }))
             }
         }
+        help.push((Action::ToggleDetail, "security: scans and their findings"));
         help.push((Action::Copy, "copy the project id (OSC 52)"));
         help.push((Action::Refresh, "read the project again"));
         help
@@ -444,6 +556,19 @@ impl Screen for ProjectScreen {
         ])
         .areas(area);
         self.draw_head(frame, head_area, view);
+        if let Some(part) = &self.security {
+            let [part_area, status_area] =
+                Layout::vertical([Constraint::Min(3), Constraint::Length(activity_rows)]).areas(
+                    Rect {
+                        height: area.height.saturating_sub(1),
+                        y: area.y + 1,
+                        ..area
+                    },
+                );
+            part.draw(frame, part_area, view);
+            frame.render_widget(Paragraph::new(activity), status_area);
+            return;
+        }
         let wide = main_area.width >= 110;
         let left_width = if wide {
             main_area.width * 58 / 100
@@ -463,19 +588,13 @@ impl Screen for ProjectScreen {
                 Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)])
                     .spacing(1)
                     .areas(main_area);
-            frame.render_widget(
-                Paragraph::new(project_lines).block(block(" Project ")),
-                left,
-            );
-            frame.render_widget(
-                Paragraph::new(facts).block(block(" From the inventory ")),
-                right,
-            );
+            self.panes[0].draw(frame, left, block(" Project "), project_lines, theme);
+            self.panes[1].draw(frame, right, block(" From the inventory "), facts, theme);
         } else {
             let mut lines = project_lines;
             lines.push(Line::from(Span::styled("From the inventory", theme.title)));
             lines.extend(facts);
-            frame.render_widget(Paragraph::new(lines).block(block(" Project ")), main_area);
+            self.panes[0].draw(frame, main_area, block(" Project "), lines, theme);
         }
         let [rename_area, status_area] = Layout::vertical([
             Constraint::Length(rename_rows.min(activity_rows)),
@@ -499,6 +618,9 @@ impl Screen for ProjectScreen {
         match &self.mode {
             Mode::Visibility(menu) => menu.draw(frame, area, theme, "enter choose · esc close"),
             Mode::Confirm(confirm, _) => confirm.draw(frame, area, theme),
+            Mode::Publish(confirm) => confirm.draw(frame, area, theme),
+            Mode::Audience(editor) => editor.draw(frame, area, theme),
+            Mode::Embed(prompt) => prompt.draw(frame, area, theme),
             Mode::View | Mode::Rename(_) => {}
         }
     }

@@ -352,6 +352,21 @@ impl ProjectScreen {
         if let Some(done) = &self.last_write {
             lines.push(Line::from(Span::styled(format!("✓ {done}"), theme.ok)));
         }
+        if let Some(embed) = &self.embed {
+            let expired = embed.expires_at <= view.now;
+            lines.push(Line::from(vec![
+                Span::styled("Embed URL ", theme.dim),
+                Span::styled(fit(&embed.embed_url, 100), theme.accent),
+                Span::styled(
+                    format!(
+                        " · {} {} UTC",
+                        if expired { "expired" } else { "expires" },
+                        crate::timefmt::date_time(embed.expires_at)
+                    ),
+                    if expired { theme.error } else { theme.dim },
+                ),
+            ]));
+        }
         if let Some(error) = &self.write_error {
             // A refusal of the name is shown on the field instead.
             let on_field = self.is_renaming()

@@ -1,9 +1,12 @@
 //! The write flow of the project screen: rename, visibility, unpublish, publish
 //! and delete, each behind one confirm flow, and what their replies change.
 
+use super::audience::{AudienceEditor, EmbedPrompt, PublishConfirm, risk_lines};
 use super::deploy::DeploymentWatch;
 use super::{Mode, ProjectScreen, RenameField, VISIBILITY_CHOICES, WriteAccess, WriteKind};
-use crate::api::model::{ErrorType, ProjectUpdate, validate_project_name};
+use crate::api::model::{
+    ErrorType, ProjectUpdate, PublishAudience, PublishSettings, validate_project_name,
+};
 use crate::text::{fit, sanitize_line};
 use crate::tui::effect::{Cx, ErrorInfo, Gate, Reply, Request, Slot};
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
@@ -68,16 +71,18 @@ impl ProjectScreen {
                     kind,
                 )
             }
-            WriteKind::Publish => {
-                let lines = vec![
-                    format!("Publish {name}?"),
-                    "A deployment starts; this screen follows it until it ends.".into(),
-                ];
-                Mode::Confirm(
-                    Box::new(Confirm::new("Publish", lines, Confirmation::Yes)),
-                    kind,
-                )
-            }
+            WriteKind::Publish => Mode::Publish(PublishConfirm::new(
+                name,
+                project.publish_audience.clone(),
+                risk_lines(&self.item),
+            )),
+            WriteKind::Audience => Mode::Audience(Box::new(AudienceEditor::new(
+                project.publish_audience.clone(),
+                project.publish_audience_targets.clone(),
+                project.is_published,
+                risk_lines(&self.item),
+            ))),
+            WriteKind::EmbedUrl => Mode::Embed(EmbedPrompt::default()),
             WriteKind::Delete => {
                 // The name must be typed; a project without a printable name is
                 // confirmed by its id instead.
@@ -140,11 +145,42 @@ impl ProjectScreen {
         let project_id = self.item.id.clone();
         let request = match kind {
             WriteKind::Unpublish => Request::Unpublish { project_id },
-            WriteKind::Publish => Request::Publish { project_id },
             WriteKind::Delete => Request::DeleteProject { project_id },
-            WriteKind::Rename | WriteKind::Visibility => return,
+            WriteKind::Publish
+            | WriteKind::Rename
+            | WriteKind::Visibility
+            | WriteKind::Audience
+            | WriteKind::EmbedUrl => return,
         };
         self.send(kind, request, cx);
+    }
+
+    /// The publish confirm's explicit choice: `None` keeps the saved audience.
+    pub(super) fn publish(&mut self, audience: Option<PublishAudience>, cx: &mut Cx) {
+        self.mode = Mode::View;
+        let request = Request::Publish {
+            project_id: self.item.id.clone(),
+            audience,
+        };
+        self.send(WriteKind::Publish, request, cx);
+    }
+
+    pub(super) fn apply_audience(&mut self, settings: PublishSettings, cx: &mut Cx) {
+        self.mode = Mode::View;
+        let request = Request::UpdatePublishSettings {
+            project_id: self.item.id.clone(),
+            settings,
+        };
+        self.send(WriteKind::Audience, request, cx);
+    }
+
+    pub(super) fn create_embed_url(&mut self, parent_origin: String, cx: &mut Cx) {
+        self.mode = Mode::View;
+        let request = Request::CreateEmbedUrl {
+            project_id: self.item.id.clone(),
+            parent_origin,
+        };
+        self.send(WriteKind::EmbedUrl, request, cx);
     }
 
     pub(super) fn on_write_reply(
@@ -208,6 +244,32 @@ impl ProjectScreen {
                     self.reread_after_write = true;
                     self.load(cx);
                 }
+            }
+            (WriteKind::Audience, Ok(Reply::AudienceSettings(settings))) => {
+                let audience = settings
+                    .audience
+                    .as_ref()
+                    .map_or("not set", |audience| audience.as_str());
+                let published = self.project.as_ref().is_some_and(|p| p.is_published);
+                self.last_write = Some(if published {
+                    format!("the audience is now {}", fit(audience, 20))
+                } else {
+                    format!(
+                        "the audience will be {} at the next publish",
+                        fit(audience, 20)
+                    )
+                });
+                // The answer is the settings, not the project: read it back.
+                self.reread_after_write = true;
+                self.load(cx);
+            }
+            (WriteKind::EmbedUrl, Ok(Reply::EmbedUrl(embed))) => {
+                cx.copy(Some(&embed.embed_url));
+                self.last_write = Some(format!(
+                    "embed URL created, valid until {} UTC; copy sent (OSC 52)",
+                    crate::timefmt::date_time(embed.expires_at)
+                ));
+                self.embed = Some(*embed);
             }
             (WriteKind::Delete, Ok(_)) => self.deleted(format!("deleted {label}"), cx),
             (WriteKind::Delete, Err(error))

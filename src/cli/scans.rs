@@ -1,0 +1,163 @@
+//! `vantage scans list|get|findings`: a project's security scans and a scan's
+//! findings, every `--format`.
+
+use std::future::ready;
+
+use clap::{Args, Subcommand};
+use futures::StreamExt;
+
+use super::args::{ListArgs, OutputArgs, wire};
+use super::commands::start_progress;
+use super::exit::CliError;
+use super::print::{Row, write_list, write_one};
+use super::views::{fields_table, when};
+use crate::api::PageParams;
+use crate::api::model::{FindingLevel, FindingStatus, ScanFinding, SecurityScan};
+use crate::formats::table::Column;
+use crate::session::Session;
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum ScansCommand {
+    /// A project's security scans, newest first.
+    List {
+        project_id: String,
+        #[command(flatten)]
+        list: ListArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// One scan: status, commit, start, finish and scanners.
+    Get {
+        project_id: String,
+        scan_id: String,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// A scan's findings, every page; fixed and ignored ones included.
+    Findings(FindingsArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct FindingsArgs {
+    pub project_id: String,
+    pub scan_id: String,
+    /// Only findings of these levels. Filtered here, after each page arrives:
+    /// the service has no such parameter, so every page is still read.
+    #[arg(long, value_name = "LEVEL", value_delimiter = ',', value_parser = wire::<FindingLevel>())]
+    pub level: Vec<FindingLevel>,
+    /// Only findings in these states. Filtered here, like --level.
+    #[arg(long, value_name = "STATUS", value_delimiter = ',', value_parser = wire::<FindingStatus>())]
+    pub status: Vec<FindingStatus>,
+    #[command(flatten)]
+    pub list: ListArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+impl FindingsArgs {
+    /// Whether a finding passes `--level` and `--status` (empty: any).
+    pub fn keeps(&self, finding: &ScanFinding) -> bool {
+        (self.level.is_empty() || self.level.contains(&finding.level))
+            && (self.status.is_empty() || self.status.contains(&finding.status))
+    }
+}
+
+pub async fn run(session: &Session, command: ScansCommand) -> Result<(), CliError> {
+    match command {
+        ScansCommand::List {
+            project_id,
+            list,
+            output,
+        } => {
+            let output = output.resolve();
+            let params = PageParams {
+                limit: Some(list.page_size),
+            };
+            let (progress, _task) = start_progress(session, "security scans", output);
+            let stream = session.client.security_scans_stream(&project_id, params);
+            write_list(stream, output, list.max, &progress).await
+        }
+        ScansCommand::Get {
+            project_id,
+            scan_id,
+            output,
+        } => {
+            let output = output.resolve();
+            let (progress, _task) = start_progress(session, "security scan", output);
+            let scan = session
+                .client
+                .get_security_scan(&project_id, &scan_id)
+                .await?;
+            progress.clear();
+            write_one(&scan, output, None, |width| fields_table(&scan, width))
+        }
+        ScansCommand::Findings(args) => {
+            let output = args.output.resolve();
+            let params = PageParams {
+                limit: Some(args.list.page_size),
+            };
+            let (progress, _task) = start_progress(session, "scan findings", output);
+            let max = args.list.max;
+            let stream = session
+                .client
+                .scan_findings_stream(&args.project_id, &args.scan_id, params)
+                .filter(move |item| ready(item.as_ref().map_or(true, |f| args.keeps(f))));
+            write_list(stream, output, max, &progress).await
+        }
+    }
+}
+
+impl Row for SecurityScan {
+    fn columns() -> &'static [Column] {
+        const COLUMNS: &[Column] = &[
+            Column::fixed("ID"),
+            Column::fixed("STATUS"),
+            Column::fixed("COMMIT"),
+            Column::fixed("STARTED"),
+            Column::fixed("FINISHED"),
+            Column::text("SCANNERS", 10),
+        ];
+        COLUMNS
+    }
+
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.id.clone(),
+            self.status.to_string(),
+            self.commit_sha
+                .as_deref()
+                .map(|sha| sha.chars().take(12).collect())
+                .unwrap_or_default(),
+            when(self.started_at),
+            when(self.finished_at),
+            self.requested_scanners.join(", "),
+        ]
+    }
+}
+
+impl Row for ScanFinding {
+    fn columns() -> &'static [Column] {
+        const COLUMNS: &[Column] = &[
+            Column::fixed("ID"),
+            Column::fixed("LEVEL"),
+            Column::fixed("STATUS"),
+            Column::fixed("CATEGORY"),
+            Column::fixed("SCANNER"),
+            Column::text("NAME", 12),
+            Column::fixed("UPDATED"),
+        ];
+        COLUMNS
+    }
+
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.id.clone(),
+            self.level.to_string(),
+            self.status.to_string(),
+            self.category.clone(),
+            self.scanner_name.clone(),
+            self.name.clone(),
+            when(Some(self.updated_at)),
+        ]
+    }
+}

@@ -1,0 +1,193 @@
+//! Runs what the command palette (`:`) asks: a screen, a project by id or by
+//! name, a context, a theme, or an action as if its key was pressed.
+
+use crossterm::event::KeyEvent;
+use time::OffsetDateTime;
+
+use super::App;
+use crate::api::model::InventoryItem;
+use crate::tui::action::Action;
+use crate::tui::effect::{Cx, Effect};
+use crate::tui::nav::{Nav, ProjectNav, Tab};
+use crate::tui::palette::{Command, Outcome};
+use crate::tui::theme::{Theme, ThemeName};
+
+impl App {
+    /// A key while the palette is open: it takes every key.
+    pub(super) fn palette_key(
+        &mut self,
+        key: &KeyEvent,
+        now: OffsetDateTime,
+        effects: &mut Vec<Effect>,
+        navs: &mut Vec<Nav>,
+    ) -> bool {
+        match self.palette.handle_key(key, &self.inventory.list.rows) {
+            Outcome::Changed | Outcome::Closed => {}
+            Outcome::Run(command) => self.run_command(command, now, effects, navs),
+        }
+        true
+    }
+
+    /// Carries out one palette command.
+    pub fn run_command(
+        &mut self,
+        command: Command,
+        now: OffsetDateTime,
+        effects: &mut Vec<Effect>,
+        navs: &mut Vec<Nav>,
+    ) {
+        match command {
+            Command::Screen(tab) => {
+                if tab == Tab::Inventory {
+                    self.project = None;
+                }
+                self.switch_tab(tab, now, effects, navs);
+            }
+            Command::ProjectId(id) => {
+                let item = self
+                    .inventory
+                    .list
+                    .rows
+                    .iter()
+                    .find(|row| row.id == id)
+                    .cloned()
+                    .or_else(|| stub_item(&id));
+                match item {
+                    // The project screen reads the project by id as it opens.
+                    Some(item) => {
+                        navs.push(Nav::Project(ProjectNav::Open(Box::new(item))));
+                    }
+                    None => self.say(format!("not a project id: {id}"), now),
+                }
+            }
+            Command::ProjectName(name) => self.open_by_name(&name, now, effects, navs),
+            Command::Context(name) => {
+                self.switch_context(&name, now, effects);
+            }
+            Command::Theme(name) => self.set_theme(name, now),
+            Command::Act(action) => self.perform(action, now, effects, navs),
+        }
+    }
+
+    /// A project by name: a loaded row with that name (exactly, then as a
+    /// part), else the service's search in the inventory.
+    fn open_by_name(
+        &mut self,
+        name: &str,
+        now: OffsetDateTime,
+        effects: &mut Vec<Effect>,
+        navs: &mut Vec<Nav>,
+    ) {
+        let wanted = name.to_lowercase();
+        let rows = &self.inventory.list.rows;
+        let named = |row: &&InventoryItem| row.name.as_deref().map(str::to_lowercase);
+        let found = rows
+            .iter()
+            .find(|row| named(row).as_deref() == Some(wanted.as_str()))
+            .or_else(|| {
+                rows.iter()
+                    .find(|row| named(row).is_some_and(|n| n.contains(&wanted)))
+            })
+            .cloned();
+        if let Some(item) = found {
+            navs.push(Nav::Project(ProjectNav::Open(Box::new(item))));
+            return;
+        }
+        self.project = None;
+        self.switch_tab(Tab::Inventory, now, effects, navs);
+        let mut cx = Cx::new(now, effects, navs, &mut self.next_token);
+        self.inventory.search_service(name, &mut cx);
+        self.palette.pending_jump = Some(name.to_owned());
+        self.say(
+            format!("searching the service for {}", crate::text::fit(name, 40)),
+            now,
+        );
+    }
+
+    /// Once the service's search for a palette name answers: opens the project
+    /// of that name, or the only one found; else says what was found.
+    pub(super) fn complete_jump(&mut self, now: OffsetDateTime, navs: &mut Vec<Nav>) {
+        if self.inventory.is_loading() || self.palette.pending_jump.is_none() {
+            return;
+        }
+        let Some(name) = self.palette.pending_jump.take() else {
+            return;
+        };
+        let rows = &self.inventory.list.rows;
+        let wanted = name.to_lowercase();
+        let exact = rows
+            .iter()
+            .find(|row| row.name.as_deref().map(str::to_lowercase).as_deref() == Some(&wanted));
+        let found = match (exact, rows.as_slice()) {
+            (Some(row), _) | (None, [row]) => Some(row.clone()),
+            _ => None,
+        };
+        match found {
+            Some(item) => navs.push(Nav::Project(ProjectNav::Open(Box::new(item)))),
+            None if rows.is_empty() => self.say(
+                format!("no project matches {}", crate::text::fit(&name, 40)),
+                now,
+            ),
+            None => self.say(
+                format!(
+                    "{} projects match {}: pick one",
+                    rows.len(),
+                    crate::text::fit(&name, 40)
+                ),
+                now,
+            ),
+        }
+    }
+
+    fn set_theme(&mut self, name: ThemeName, now: OffsetDateTime) {
+        // A monochrome theme (NO_COLOR) has no foreground colours to switch.
+        if self.theme.accent.fg.is_none() {
+            self.say("colours are off (NO_COLOR): the theme stays".into(), now);
+            return;
+        }
+        self.theme = Theme::new(name, false);
+    }
+
+    /// An action as if its key was pressed: the screen first, then the App.
+    /// The monitor's freeze switches to the monitor.
+    fn perform(
+        &mut self,
+        action: Action,
+        now: OffsetDateTime,
+        effects: &mut Vec<Effect>,
+        navs: &mut Vec<Nav>,
+    ) {
+        if action == Action::Freeze && self.tab != Tab::Monitor {
+            self.switch_tab(Tab::Monitor, now, effects, navs);
+        }
+        let consumed = self.with_screen((now, effects, navs), |screen, cx| {
+            screen.handle_action(action, cx)
+        });
+        if !consumed && !self.app_action(action, now, effects, navs) {
+            self.say(
+                format!(
+                    "{} does nothing on the {} screen",
+                    action.name(),
+                    self.screen().title()
+                ),
+                now,
+            );
+        }
+    }
+
+    fn say(&mut self, text: String, now: OffsetDateTime) {
+        self.notice = Some((text, now));
+    }
+}
+
+/// A row for a project known only by id: the project screen reads the rest.
+fn stub_item(id: &str) -> Option<InventoryItem> {
+    serde_json::from_value(serde_json::json!({
+        "id": id,
+        "is_published": false,
+        "activity_group": "unknown",
+        "owner": {},
+        "review_priority": "unknown",
+    }))
+    .ok()
+}

@@ -1,0 +1,154 @@
+//! Where you are, and where you were: breadcrumbs for the header, and back and
+//! forward (`[`/`]`) across tabs and projects, like a browser's.
+
+use time::OffsetDateTime;
+
+use super::App;
+use crate::api::model::InventoryItem;
+use crate::tui::effect::Effect;
+use crate::tui::nav::{Nav, ProjectNav, Tab};
+
+/// Most places kept each way.
+const TRAIL_LIMIT: usize = 50;
+
+/// A place the dashboard showed: a tab, or a project's screen.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Location {
+    Tab(Tab),
+    Project(Box<InventoryItem>),
+}
+
+impl Location {
+    fn same_place(&self, other: &Location) -> bool {
+        match (self, other) {
+            (Location::Tab(a), Location::Tab(b)) => a == b,
+            (Location::Project(a), Location::Project(b)) => a.id == b.id,
+            _ => false,
+        }
+    }
+}
+
+/// The places before and after the current one.
+#[derive(Debug, Default)]
+pub struct Trail {
+    back: Vec<Location>,
+    forward: Vec<Location>,
+    /// Set while back or forward moves, so the move is not recorded as a visit.
+    traveling: bool,
+}
+
+impl Trail {
+    /// A message moved from `before` to `after`: remember where it was.
+    pub fn record(&mut self, before: Location, after: Location) {
+        if std::mem::take(&mut self.traveling) || before.same_place(&after) {
+            return;
+        }
+        push_bounded(&mut self.back, before);
+        self.forward.clear();
+    }
+
+    /// How many places lie behind and ahead.
+    pub fn depth(&self) -> (usize, usize) {
+        (self.back.len(), self.forward.len())
+    }
+}
+
+fn push_bounded(places: &mut Vec<Location>, place: Location) {
+    places.push(place);
+    if places.len() > TRAIL_LIMIT {
+        places.remove(0);
+    }
+}
+
+impl App {
+    /// Where the dashboard is now.
+    pub fn location(&self) -> Location {
+        match &self.project {
+            Some(project) if self.tab == Tab::Inventory => {
+                Location::Project(Box::new(project.item.clone()))
+            }
+            _ => Location::Tab(self.tab),
+        }
+    }
+
+    /// How many places `[` and `]` can reach.
+    pub fn trail_depth(&self) -> (usize, usize) {
+        self.trail.depth()
+    }
+
+    /// `Inventory › Invoice finder`: the tab, then the project it shows.
+    pub fn breadcrumbs(&self) -> Vec<String> {
+        let mut crumbs = vec![self.tab.title().to_owned()];
+        let project = match self.tab {
+            Tab::Inventory => self.project.as_ref().map(|project| {
+                project
+                    .project
+                    .as_ref()
+                    .and_then(|loaded| loaded.name.clone())
+                    .or_else(|| project.item.name.clone())
+                    .unwrap_or_else(|| project.item.id.clone())
+            }),
+            Tab::Monitor | Tab::Analytics | Tab::PersonalData => self
+                .selected_project()
+                .map(|project| project.name.unwrap_or(project.id)),
+            Tab::Insights | Tab::Members => None,
+        };
+        crumbs.extend(project);
+        crumbs
+    }
+
+    /// `[`: the place before this one. True when it moved.
+    pub(super) fn go_back(
+        &mut self,
+        now: OffsetDateTime,
+        effects: &mut Vec<Effect>,
+        navs: &mut Vec<Nav>,
+    ) -> bool {
+        let Some(place) = self.trail.back.pop() else {
+            self.notice = Some(("nothing to go back to".into(), now));
+            return true;
+        };
+        let here = self.location();
+        push_bounded(&mut self.trail.forward, here);
+        self.go_to(place, now, effects, navs);
+        true
+    }
+
+    /// `]`: forward again after going back. True when it moved.
+    pub(super) fn go_forward(
+        &mut self,
+        now: OffsetDateTime,
+        effects: &mut Vec<Effect>,
+        navs: &mut Vec<Nav>,
+    ) -> bool {
+        let Some(place) = self.trail.forward.pop() else {
+            self.notice = Some(("nothing to go forward to".into(), now));
+            return true;
+        };
+        let here = self.location();
+        push_bounded(&mut self.trail.back, here);
+        self.go_to(place, now, effects, navs);
+        true
+    }
+
+    fn go_to(
+        &mut self,
+        place: Location,
+        now: OffsetDateTime,
+        effects: &mut Vec<Effect>,
+        navs: &mut Vec<Nav>,
+    ) {
+        self.trail.traveling = true;
+        match place {
+            Location::Tab(tab) => {
+                if tab == Tab::Inventory {
+                    self.project = None;
+                }
+                self.switch_tab(tab, now, effects, navs);
+            }
+            Location::Project(item) => {
+                self.navigate_project(ProjectNav::Open(item), now, effects, navs)
+            }
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! What a line typed into the palette means: a screen, a project (by id or by
+//! name), a context, or an action. The verbs are listed once, in [`VERBS`], for
+//! parsing, completion and help alike.
+
+use crate::tui::action::Action;
+use crate::tui::nav::Tab;
+use crate::tui::theme::ThemeName;
+
+/// A command the palette hands to the App.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    Screen(Tab),
+    /// A project by id: opened from the loaded rows, or read from the service.
+    ProjectId(String),
+    /// A project by name: the loaded rows first, then the service's search.
+    ProjectName(String),
+    /// Switch to a configured context (`:ctx NAME`).
+    Context(String),
+    Theme(ThemeName),
+    /// Do what the action's key does.
+    Act(Action),
+}
+
+/// What a verb does with its argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VerbKind {
+    Screen(Tab),
+    Act(Action),
+    /// Takes a project id or name.
+    Project,
+    /// Takes a context name.
+    Context,
+    /// Takes `dark` or `light`.
+    Theme,
+}
+
+/// A word the palette knows, with its aliases and what it says in the list.
+pub struct Verb {
+    pub name: &'static str,
+    pub aliases: &'static [&'static str],
+    pub kind: VerbKind,
+    pub help: &'static str,
+}
+
+pub const VERBS: &[Verb] = &[
+    Verb {
+        name: "insights",
+        aliases: &["home"],
+        kind: VerbKind::Screen(Tab::Insights),
+        help: "screen: risk overview",
+    },
+    Verb {
+        name: "inventory",
+        aliases: &["projects", "inv"],
+        kind: VerbKind::Screen(Tab::Inventory),
+        help: "screen: every project",
+    },
+    Verb {
+        name: "members",
+        aliases: &["users"],
+        kind: VerbKind::Screen(Tab::Members),
+        help: "screen: workspace members",
+    },
+    Verb {
+        name: "monitor",
+        aliases: &["realtime", "live"],
+        kind: VerbKind::Screen(Tab::Monitor),
+        help: "screen: live visitors",
+    },
+    Verb {
+        name: "analytics",
+        aliases: &["traffic"],
+        kind: VerbKind::Screen(Tab::Analytics),
+        help: "screen: traffic breakdowns",
+    },
+    Verb {
+        name: "pii",
+        aliases: &["personal-data"],
+        kind: VerbKind::Screen(Tab::PersonalData),
+        help: "screen: personal data found",
+    },
+    Verb {
+        name: "project",
+        aliases: &["open", "prj"],
+        kind: VerbKind::Project,
+        help: "open a project: project ID-or-NAME",
+    },
+    Verb {
+        name: "ctx",
+        aliases: &["context"],
+        kind: VerbKind::Context,
+        help: "switch context: ctx NAME",
+    },
+    Verb {
+        name: "theme",
+        aliases: &[],
+        kind: VerbKind::Theme,
+        help: "colours: theme dark|light",
+    },
+    Verb {
+        name: "export",
+        aliases: &[],
+        kind: VerbKind::Act(Action::Export),
+        help: "export this view to CSV or JSON",
+    },
+    Verb {
+        name: "watch",
+        aliases: &["pin"],
+        kind: VerbKind::Act(Action::Watch),
+        help: "pin or unpin the selected project on the monitor",
+    },
+    Verb {
+        name: "freeze",
+        aliases: &[],
+        kind: VerbKind::Act(Action::Freeze),
+        help: "freeze or unfreeze the live monitor",
+    },
+    Verb {
+        name: "refresh",
+        aliases: &["reload"],
+        kind: VerbKind::Act(Action::Refresh),
+        help: "reload this screen",
+    },
+    Verb {
+        name: "back",
+        aliases: &[],
+        kind: VerbKind::Act(Action::NavBack),
+        help: "where you were before",
+    },
+    Verb {
+        name: "forward",
+        aliases: &[],
+        kind: VerbKind::Act(Action::NavForward),
+        help: "forward again after back",
+    },
+    Verb {
+        name: "errors",
+        aliases: &["log"],
+        kind: VerbKind::Act(Action::ErrorLog),
+        help: "the error log",
+    },
+    Verb {
+        name: "help",
+        aliases: &["?"],
+        kind: VerbKind::Act(Action::Help),
+        help: "keys of this screen",
+    },
+    Verb {
+        name: "quit",
+        aliases: &["q", "exit"],
+        kind: VerbKind::Act(Action::Quit),
+        help: "leave vantage",
+    },
+];
+
+fn verb(word: &str) -> Option<&'static Verb> {
+    let word = word.to_lowercase();
+    VERBS
+        .iter()
+        .find(|verb| verb.name == word || verb.aliases.contains(&word.as_str()))
+}
+
+/// Whether `text` reads as a project id rather than a name: one token of
+/// letters, digits, `_` and `-`, holding a digit, `_` or `-` (`prj_0a1b…`, a UUID).
+pub fn looks_like_id(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '-')
+        && text
+            .chars()
+            .any(|ch| ch.is_ascii_digit() || ch == '_' || ch == '-')
+}
+
+fn project(text: &str) -> Command {
+    if looks_like_id(text) {
+        Command::ProjectId(text.to_owned())
+    } else {
+        Command::ProjectName(text.to_owned())
+    }
+}
+
+/// What `line` means; `None` when it is blank, or a verb lacks its argument.
+/// A line that is no verb is a project: by id when it looks like one.
+pub fn parse(line: &str) -> Result<Command, String> {
+    let line = line.trim();
+    if line.is_empty() {
+        return Err("type a screen, a project id or name, or an action".into());
+    }
+    let (word, rest) = match line.split_once(char::is_whitespace) {
+        Some((word, rest)) => (word, rest.trim()),
+        None => (line, ""),
+    };
+    let Some(known) = verb(word) else {
+        return Ok(project(line));
+    };
+    match (known.kind, rest.is_empty()) {
+        (VerbKind::Screen(tab), true) => Ok(Command::Screen(tab)),
+        (VerbKind::Act(action), true) => Ok(Command::Act(action)),
+        (VerbKind::Project, false) => Ok(project(rest)),
+        (VerbKind::Project, true) => Err("project: give an id or a name".into()),
+        (VerbKind::Context, false) => Ok(Command::Context(rest.to_owned())),
+        (VerbKind::Context, true) => Err("ctx: give a context name".into()),
+        (VerbKind::Theme, _) => match rest.to_lowercase().as_str() {
+            "dark" => Ok(Command::Theme(ThemeName::Dark)),
+            "light" => Ok(Command::Theme(ThemeName::Light)),
+            _ => Err("theme: dark or light".into()),
+        },
+        // A screen or action word followed by more text is a project's name.
+        (VerbKind::Screen(_) | VerbKind::Act(_), false) => Ok(project(line)),
+    }
+}
+
+/// How well `pattern` matches `text` as a subsequence, ignoring case: higher is
+/// better; `None` when some character of the pattern is missing. Consecutive
+/// characters, a match at a word's start and a short text score higher.
+pub fn fuzzy_score(pattern: &str, text: &str) -> Option<i64> {
+    let pattern: Vec<char> = pattern.to_lowercase().chars().collect();
+    if pattern.is_empty() {
+        return Some(0);
+    }
+    let text: Vec<char> = text.to_lowercase().chars().collect();
+    let mut score = 0i64;
+    let mut want = 0;
+    let mut last: Option<usize> = None;
+    for (index, ch) in text.iter().enumerate() {
+        if want < pattern.len() && *ch == pattern[want] {
+            score += 1;
+            if last.is_some_and(|last| last + 1 == index) {
+                score += 5;
+            }
+            if index == 0 || !text[index - 1].is_alphanumeric() {
+                score += 8;
+            }
+            last = Some(index);
+            want += 1;
+        }
+    }
+    (want == pattern.len()).then(|| score * 100 - text.len() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_parse_to_commands() {
+        assert_eq!(parse("members"), Ok(Command::Screen(Tab::Members)));
+        assert_eq!(parse(" PII "), Ok(Command::Screen(Tab::PersonalData)));
+        assert_eq!(
+            parse("prj_00000000002a"),
+            Ok(Command::ProjectId("prj_00000000002a".into()))
+        );
+        assert_eq!(
+            parse("project Invoice finder"),
+            Ok(Command::ProjectName("Invoice finder".into()))
+        );
+        assert_eq!(
+            parse("Invoice finder"),
+            Ok(Command::ProjectName("Invoice finder".into()))
+        );
+        assert_eq!(
+            parse("monitor tiles"),
+            Ok(Command::ProjectName("monitor tiles".into()))
+        );
+        assert_eq!(parse("ctx staging"), Ok(Command::Context("staging".into())));
+        assert_eq!(parse("theme light"), Ok(Command::Theme(ThemeName::Light)));
+        assert_eq!(parse("q"), Ok(Command::Act(Action::Quit)));
+        assert!(parse("ctx").is_err());
+        assert!(parse("   ").is_err());
+        assert!(parse("theme blue").is_err());
+    }
+
+    #[test]
+    fn fuzzy_prefers_word_starts_and_runs() {
+        assert!(fuzzy_score("inv", "inventory").is_some());
+        assert!(fuzzy_score("ivt", "inventory").is_some());
+        assert_eq!(fuzzy_score("xyz", "inventory"), None);
+        let start = fuzzy_score("mon", "monitor").unwrap();
+        let middle = fuzzy_score("mon", "common").unwrap();
+        assert!(start > middle);
+        assert!(fuzzy_score("if", "Invoice finder") > fuzzy_score("if", "pii finder"));
+    }
+}

@@ -1,0 +1,111 @@
+//! The palette's history: the commands run, newest last, kept in a small text
+//! file in the data dir, one per line, bounded. A file that cannot be read or
+//! written costs the history, never the dashboard.
+
+use std::path::{Path, PathBuf};
+
+/// Most commands kept.
+pub const HISTORY_LIMIT: usize = 100;
+
+#[derive(Debug, Clone, Default)]
+pub struct History {
+    entries: Vec<String>,
+    path: Option<PathBuf>,
+}
+
+impl History {
+    /// The history kept in `path` (a missing file is an empty history).
+    pub fn load(path: PathBuf) -> Self {
+        let entries = match std::fs::read_to_string(&path) {
+            Ok(text) => text
+                .lines()
+                .map(str::trim)
+                .filter(|line| !line.is_empty())
+                .map(str::to_owned)
+                .collect(),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(error) => {
+                tracing::warn!(
+                    "cannot read the palette history {}: {error}",
+                    path.display()
+                );
+                Vec::new()
+            }
+        };
+        let mut history = Self {
+            entries,
+            path: Some(path),
+        };
+        history.bound();
+        history
+    }
+
+    /// The default file: `palette_history` in the data dir.
+    pub fn default_path() -> PathBuf {
+        crate::paths::data_dir().join("palette_history")
+    }
+
+    pub fn entries(&self) -> &[String] {
+        &self.entries
+    }
+
+    /// Adds `line` as the newest (an earlier copy moves up), and writes the file.
+    pub fn push(&mut self, line: &str) {
+        let line = line.trim();
+        // One line per entry: a line break typed in would split it.
+        if line.is_empty() || line.contains(['\n', '\r']) {
+            return;
+        }
+        self.entries.retain(|entry| entry != line);
+        self.entries.push(line.to_owned());
+        self.bound();
+        if let Some(path) = &self.path
+            && let Err(error) = save(path, &self.entries)
+        {
+            tracing::warn!(
+                "cannot write the palette history {}: {error}",
+                path.display()
+            );
+        }
+    }
+
+    fn bound(&mut self) {
+        let excess = self.entries.len().saturating_sub(HISTORY_LIMIT);
+        self.entries.drain(..excess);
+    }
+}
+
+/// Writes the file whole, through a temporary file and a rename.
+fn save(path: &Path, entries: &[String]) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let temporary = path.with_extension("tmp");
+    let mut text = entries.join("\n");
+    text.push('\n');
+    std::fs::write(&temporary, text)?;
+    std::fs::rename(&temporary, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn history_is_bounded_deduplicated_and_kept_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nested").join("palette_history");
+        let mut history = History::load(path.clone());
+        assert!(history.entries().is_empty());
+        for index in 0..HISTORY_LIMIT + 5 {
+            history.push(&format!("project prj_{index}"));
+        }
+        history.push("members");
+        history.push("project prj_104");
+        history.push("two\nlines");
+        assert_eq!(history.entries().len(), HISTORY_LIMIT);
+        assert_eq!(history.entries().last().unwrap(), "project prj_104");
+        let again = History::load(path);
+        assert_eq!(again.entries(), history.entries());
+    }
+}
