@@ -120,11 +120,7 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 async fn scrape_latency(rounds: usize) {
     let cache = Cache::default();
     cache.update(|cached| *cached = big_snapshot());
-    let served = Arc::new(Served {
-        workspace: "ws_bench".into(),
-        cache,
-        clock: Clock::manual(NOW),
-    });
+    let served = Arc::new(Served::single("ws_bench".into(), cache, Clock::manual(NOW)));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");

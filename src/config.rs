@@ -4,15 +4,27 @@
 //! `api_key_command` from the file, `api_key` in the file. The key is never
 //! printed; a file holding a key that others can read draws a warning.
 //! `config.example.toml` in the repository root documents every key.
+//! Several named connections live in `[contexts.NAME]` ([`contexts`]).
 
-use std::fmt;
+mod contexts;
+mod credentials;
+
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde::Deserialize;
 
 use crate::api::{ApiKey, AuthScheme, ClientConfig, ConfigError};
+
+pub use contexts::{
+    CONTEXT_ENV, Context, ContextConfig, ContextOrigin, ContextSummary, DEFAULT_CONTEXT,
+    set_current_context,
+};
+pub use credentials::{
+    ConfigWarning, CredentialError, CredentialSource, ResolvedCredential,
+    resolve_context_credential, resolve_credential,
+};
 
 /// The environment variable read when `--api-key-env` is not given.
 pub const API_KEY_ENV: &str = "SERVICE_API_KEY";
@@ -22,9 +34,15 @@ pub const API_KEY_ENV: &str = "SERVICE_API_KEY";
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct FileConfig {
+    /// The context used when neither `--context` nor `VANTAGE_CONTEXT` names one.
+    pub current_context: Option<String>,
+    /// Named connections, `[contexts.NAME]`.
+    pub contexts: BTreeMap<String, ContextConfig>,
+    // The connection keys below make the default context.
     pub base_url: Option<String>,
     /// The workspace whose members and security center to show.
     pub workspace_id: Option<String>,
+    pub api_key_env: Option<String>,
     pub api_key_command: Option<String>,
     pub api_key: Option<ApiKey>,
     pub auth_scheme: Option<AuthScheme>,
@@ -72,9 +90,28 @@ pub enum SettingsError {
         reason: String,
     },
     #[error(
-        "no base URL: set base_url in {path} or pass --base-url (e.g. https://api.example.com)"
+        "no base URL for context {context}: set base_url in {path}{where_} or pass --base-url (e.g. https://api.example.com){others}"
     )]
-    NoBaseUrl { path: String },
+    NoBaseUrl {
+        path: String,
+        context: String,
+        /// ` under [contexts.NAME]` for a named context.
+        where_: String,
+        /// The other contexts, when there are some to choose instead.
+        others: String,
+    },
+    #[error("no context named {name:?} (from {origin}) in {path}; known contexts: {known}")]
+    UnknownContext {
+        name: String,
+        origin: ContextOrigin,
+        path: String,
+        known: String,
+    },
+    #[error("cannot write config file {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error(transparent)]
     Client(#[from] ConfigError),
 }
@@ -102,14 +139,16 @@ impl LoadedConfig {
             Err(source) => return Err(SettingsError::Read { path, source }),
         };
         let file = parse(&text, &path)?;
-        Ok(Self {
+        let loaded = Self {
             file,
             path: Some(path),
             exists: true,
-        })
+        };
+        loaded.check_contexts()?;
+        Ok(loaded)
     }
 
-    fn shown_path(&self) -> String {
+    pub(crate) fn shown_path(&self) -> String {
         self.path.as_ref().map_or_else(
             || "the config file".to_owned(),
             |path| path.display().to_string(),
@@ -118,20 +157,56 @@ impl LoadedConfig {
 
     /// The client configuration: `base_url` (a flag overrides the file), the
     /// key, and the file's version, betas, timeouts and retry settings.
+    /// Of the default context: see [`Self::context_client_config`].
     pub fn client_config(
         &self,
+        credential: ApiKey,
+        base_url_flag: Option<&str>,
+    ) -> Result<ClientConfig, SettingsError> {
+        let context = self.context(DEFAULT_CONTEXT, ContextOrigin::Default)?;
+        self.context_client_config(&context, credential, base_url_flag)
+    }
+
+    /// The client configuration of `context`: its `base_url` (a flag overrides
+    /// it) and auth scheme, the key, and the file's version, betas, timeouts
+    /// and retry settings, which every context shares.
+    pub fn context_client_config(
+        &self,
+        context: &Context,
         credential: ApiKey,
         base_url_flag: Option<&str>,
     ) -> Result<ClientConfig, SettingsError> {
         let file = &self.file;
         let base_url = base_url_flag
             .map(str::to_owned)
-            .or_else(|| file.base_url.clone())
-            .ok_or_else(|| SettingsError::NoBaseUrl {
-                path: self.shown_path(),
+            .or_else(|| context.connection.base_url.clone())
+            .ok_or_else(|| {
+                let others: Vec<String> = self
+                    .context_names()
+                    .into_iter()
+                    .filter(|name| *name != context.name)
+                    .collect();
+                SettingsError::NoBaseUrl {
+                    path: self.shown_path(),
+                    context: context.name.clone(),
+                    where_: if context.named {
+                        format!(" under [contexts.{}]", context.name)
+                    } else {
+                        String::new()
+                    },
+                    others: if others.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            ", or choose another context with --context NAME ({})",
+                            others.join(", ")
+                        )
+                    },
+                }
             })?;
         let mut config = ClientConfig::new(base_url, credential);
-        if let Some(scheme) = file.auth_scheme {
+        // A context's own scheme, else the top-level one, which every context shares.
+        if let Some(scheme) = context.connection.auth_scheme.or(file.auth_scheme) {
             config.auth_scheme = scheme;
         }
         if let Some(version) = &file.api_version {
@@ -181,13 +256,30 @@ fn parse(text: &str, path: &Path) -> Result<FileConfig, SettingsError> {
         let (line, column) = error
             .span()
             .map_or((0, 0), |span| position(text, span.start));
+        let mut message = error.message().trim().to_owned();
+        if let Some(context) = context_at_line(text, line) {
+            message.push_str(&format!(" (in [contexts.{context}])"));
+        }
         SettingsError::Parse {
             path: path.to_path_buf(),
             line,
             column,
-            message: error.message().trim().to_owned(),
+            message,
         }
     })
+}
+
+/// The context whose table holds `line` (1-based), for naming it in an error.
+fn context_at_line(text: &str, line: usize) -> Option<String> {
+    let header = text
+        .lines()
+        .take(line)
+        .map(str::trim)
+        .filter(|l| l.starts_with('['))
+        .last()?;
+    let inner = header.trim_start_matches('[').split(']').next()?.trim();
+    let name = inner.strip_prefix("contexts.")?;
+    Some(name.trim_matches(|c| c == '"' || c == '\'').to_owned())
 }
 
 /// 1-based line and column of a byte offset.
@@ -196,222 +288,6 @@ fn position(text: &str, offset: usize) -> (usize, usize) {
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     (line, column)
-}
-
-// --- Credentials ------------------------------------------------------------
-
-/// Where the key came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CredentialSource {
-    /// `--api-key-env NAME`.
-    EnvFlag(String),
-    /// `SERVICE_API_KEY`.
-    DefaultEnv,
-    /// `api_key_command` in the config file.
-    Command,
-    /// `api_key` in the config file.
-    ConfigFile(PathBuf),
-}
-
-impl fmt::Display for CredentialSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::EnvFlag(name) => write!(f, "environment variable {name} (--api-key-env)"),
-            Self::DefaultEnv => write!(f, "environment variable {API_KEY_ENV}"),
-            Self::Command => write!(f, "api_key_command"),
-            Self::ConfigFile(path) => write!(f, "api_key in {}", path.display()),
-        }
-    }
-}
-
-/// Something the user should fix, though it does not stop us.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ConfigWarning {
-    /// The file holds a key and its group or others may read it.
-    KeyFileReadable { path: PathBuf, mode: u32 },
-}
-
-impl fmt::Display for ConfigWarning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::KeyFileReadable { path, mode } => write!(
-                f,
-                "config file {} holds an API key and is readable by others (mode {:o}); run: chmod 600 {}",
-                path.display(),
-                mode & 0o777,
-                path.display()
-            ),
-        }
-    }
-}
-
-#[derive(Debug)]
-pub struct ResolvedCredential {
-    pub key: ApiKey,
-    pub source: CredentialSource,
-    pub warnings: Vec<ConfigWarning>,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum CredentialError {
-    #[error("no API key found. Tried: {}. {}", tried.join("; "), how_to_set(config_path.as_deref()))]
-    NotFound {
-        tried: Vec<String>,
-        config_path: Option<PathBuf>,
-    },
-    #[error(
-        "api_key_command failed: {reason}. Fix the command in {config_path}, or set {API_KEY_ENV}"
-    )]
-    Command { reason: String, config_path: String },
-    #[error("the API key from {source_name} is not usable: {reason}")]
-    Invalid {
-        source_name: String,
-        reason: ConfigError,
-    },
-}
-
-fn how_to_set(config_path: Option<&Path>) -> String {
-    let file = config_path.map_or_else(
-        || "the config file".to_owned(),
-        |path| path.display().to_string(),
-    );
-    format!(
-        "Set one: export {API_KEY_ENV}=<key>; or pass --api-key-env NAME; or add \
-         api_key_command = \"pass show vantage/api-key\" (or api_key = \"...\", then chmod 600) to {file}"
-    )
-}
-
-/// Finds the key, trying the sources in order. `env` reads an environment
-/// variable (injectable for tests; pass `|name| std::env::var(name).ok()`).
-pub fn resolve_credential(
-    api_key_env: Option<&str>,
-    config: &LoadedConfig,
-    env: impl Fn(&str) -> Option<String>,
-) -> Result<ResolvedCredential, CredentialError> {
-    let warnings = key_file_warnings(config);
-    for warning in &warnings {
-        tracing::warn!("{warning}");
-    }
-    let found = |key: String, source: CredentialSource| {
-        let key = ApiKey::new(key).map_err(|reason| CredentialError::Invalid {
-            source_name: source.to_string(),
-            reason,
-        })?;
-        tracing::debug!(source = %source, fingerprint = %key.fingerprint(), "API key found");
-        Ok(ResolvedCredential {
-            key,
-            source,
-            warnings: warnings.clone(),
-        })
-    };
-    let set = |value: Option<String>| value.filter(|v| !v.trim().is_empty());
-    let mut tried = Vec::new();
-
-    if let Some(name) = api_key_env {
-        // Asked for by name: falling back to another key would be a surprise.
-        return match set(env(name)) {
-            Some(key) => found(key, CredentialSource::EnvFlag(name.to_owned())),
-            None => Err(CredentialError::NotFound {
-                tried: vec![format!("--api-key-env {name}: {name} is not set or empty")],
-                config_path: config.path.clone(),
-            }),
-        };
-    }
-    match set(env(API_KEY_ENV)) {
-        Some(key) => return found(key, CredentialSource::DefaultEnv),
-        None => tried.push(format!("{API_KEY_ENV}: not set")),
-    }
-    let where_ = if config.exists {
-        format!("not in {}", config.shown_path())
-    } else {
-        format!("no config file at {}", config.shown_path())
-    };
-    match &config.file.api_key_command {
-        Some(command) => {
-            let key = run_key_command(command).map_err(|reason| CredentialError::Command {
-                reason,
-                config_path: config.shown_path(),
-            })?;
-            return found(key, CredentialSource::Command);
-        }
-        None => tried.push(format!("api_key_command: {where_}")),
-    }
-    match (&config.file.api_key, &config.path) {
-        (Some(key), Some(path)) => {
-            return found(
-                key.expose_secret().to_owned(),
-                CredentialSource::ConfigFile(path.clone()),
-            );
-        }
-        _ => tried.push(format!("api_key: {where_}")),
-    }
-    Err(CredentialError::NotFound {
-        tried,
-        config_path: config.path.clone(),
-    })
-}
-
-/// Runs `api_key_command` through the shell; the key is the first line it
-/// prints. Its output never appears in an error.
-fn run_key_command(command: &str) -> Result<String, String> {
-    let mut shell = if cfg!(windows) {
-        let mut shell = Command::new("cmd");
-        shell.arg("/C");
-        shell
-    } else {
-        let mut shell = Command::new("sh");
-        shell.arg("-c");
-        shell
-    };
-    let output = shell
-        .arg(command)
-        .stdin(Stdio::inherit())
-        .stderr(Stdio::inherit())
-        .stdout(Stdio::piped())
-        .output()
-        .map_err(|error| format!("cannot start it: {error}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "it exited with {} (its error output, if any, is above)",
-            output.status
-        ));
-    }
-    let stdout =
-        String::from_utf8(output.stdout).map_err(|_| "its output is not UTF-8 text".to_owned())?;
-    stdout
-        .lines()
-        .next()
-        .map(str::trim)
-        .filter(|line| !line.is_empty())
-        .map(str::to_owned)
-        .ok_or_else(|| "it printed nothing on its first line".to_owned())
-}
-
-/// A file holding a key should be readable by its owner alone.
-fn key_file_warnings(config: &LoadedConfig) -> Vec<ConfigWarning> {
-    let (Some(path), true, Some(_)) = (&config.path, config.exists, &config.file.api_key) else {
-        return Vec::new();
-    };
-    readable_by_others(path)
-        .map(|mode| {
-            vec![ConfigWarning::KeyFileReadable {
-                path: path.clone(),
-                mode,
-            }]
-        })
-        .unwrap_or_default()
-}
-
-#[cfg(unix)]
-fn readable_by_others(path: &Path) -> Option<u32> {
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(path).ok()?.permissions().mode();
-    (mode & 0o077 != 0).then_some(mode)
-}
-
-#[cfg(not(unix))]
-fn readable_by_others(_path: &Path) -> Option<u32> {
-    None
 }
 
 #[cfg(test)]

@@ -1,6 +1,11 @@
 //! What the dashboard, the script commands and the exporter share: the global
 //! flags, and turning them (with the config file and the environment) into a
-//! connected client.
+//! connected client. Which context (named connection) is used is decided in
+//! `contexts.rs`.
+
+mod contexts;
+
+pub use contexts::{ContextsError, FlagUse};
 
 use std::path::PathBuf;
 
@@ -10,9 +15,7 @@ use futures::{StreamExt, TryStreamExt};
 
 use crate::api::model::{ErrorType, Workspace};
 use crate::api::{ApiError, Client, ConfigError, PageParams};
-use crate::config::{
-    CredentialError, CredentialSource, LoadedConfig, SettingsError, resolve_credential,
-};
+use crate::config::{Context, CredentialError, CredentialSource, LoadedConfig, SettingsError};
 
 /// The most workspaces discovery reads (a picker or an error lists them all).
 const DISCOVERY_LIMIT: usize = 200;
@@ -24,6 +27,10 @@ pub struct GlobalArgs {
     /// Config file (default: the platform config dir, e.g. ~/.config/vantage/config.toml).
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Context (named connection) to use; overrides VANTAGE_CONTEXT and
+    /// current_context. The exporter takes it more than once.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Vec<String>,
     /// API address; overrides base_url in the config file.
     #[arg(long, global = true, value_name = "URL")]
     pub base_url: Option<String>,
@@ -46,6 +53,8 @@ pub enum SessionError {
     Credential(#[from] CredentialError),
     #[error(transparent)]
     Client(#[from] ConfigError),
+    #[error(transparent)]
+    Contexts(#[from] ContextsError),
     #[error("no workspace: set workspace_id in {path} or pass --workspace ID")]
     NoWorkspace { path: String },
     #[error(
@@ -97,6 +106,10 @@ impl WorkspaceChoice {
 pub struct Session {
     pub client: Client,
     pub config: LoadedConfig,
+    /// The context this session connects to.
+    pub context: Context,
+    /// The flags it was made from, to connect to another context later.
+    pub args: GlobalArgs,
     pub workspace_id: Option<String>,
     pub read_only: bool,
     pub api_version: String,
@@ -106,32 +119,15 @@ pub struct Session {
 }
 
 impl Session {
-    /// Loads the config, finds the key and builds the client. Touches nothing
-    /// else: a failure here is reported before the terminal is taken over.
+    /// Loads the config, chooses the context (`--context`, `VANTAGE_CONTEXT`,
+    /// `current_context`, the default), finds the key and builds the client.
+    /// Touches nothing else: a failure here is reported before the terminal is
+    /// taken over.
     pub fn connect(args: &GlobalArgs) -> Result<Self, SessionError> {
         let config = LoadedConfig::load(args.config.as_deref())?;
-        let credential = resolve_credential(args.api_key_env.as_deref(), &config, |name| {
-            std::env::var(name).ok()
-        })?;
-        let client_config = config.client_config(credential.key, args.base_url.as_deref())?;
-        let api_version = client_config.api_version.clone();
-        let client = Client::new(client_config)?;
-        Ok(Self {
-            workspace_id: args
-                .workspace
-                .clone()
-                .or_else(|| config.file.workspace_id.clone()),
-            read_only: args.read_only || config.file.read_only.unwrap_or(false),
-            api_version,
-            credential_source: Some(credential.source),
-            warnings: credential
-                .warnings
-                .iter()
-                .map(ToString::to_string)
-                .collect(),
-            client,
-            config,
-        })
+        let context =
+            config.select_context(args.context_name()?, |name| std::env::var(name).ok())?;
+        Self::connect_to(args, config, context, FlagUse::All)
     }
 
     /// The workspace, or an error saying how to set one.
@@ -143,11 +139,9 @@ impl Session {
             })
     }
 
+    /// Where a workspace_id would go: the file, and the context's table in it.
     fn config_path_text(&self) -> String {
-        self.config.path.as_ref().map_or_else(
-            || "the config file".to_owned(),
-            |path| path.display().to_string(),
-        )
+        workspace_hint(&self.config, &self.context)
     }
 
     /// The configured workspace, or else the ones the key reaches, asked of
@@ -176,5 +170,13 @@ impl Session {
                 _ => Ok(WorkspaceChoice::Several(workspaces)),
             },
         }
+    }
+}
+
+/// Where a workspace_id would go: the file, and the context's table in it.
+fn workspace_hint(config: &LoadedConfig, context: &Context) -> String {
+    match context.named {
+        true => format!("{} under [contexts.{}]", config.shown_path(), context.name),
+        false => config.shown_path(),
     }
 }

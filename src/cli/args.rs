@@ -82,6 +82,9 @@ pub enum ScriptCommand {
     /// Visitor analytics of a project.
     #[command(subcommand)]
     Analytics(AnalyticsCommand),
+    /// The config file's contexts (named connections): list them, or choose one.
+    #[command(subcommand)]
+    Context(super::context::ContextCommand),
     /// The local review history: `snapshot`, `changes`, `reviewed`.
     #[command(flatten)]
     History(super::history::HistoryCommand),

@@ -53,6 +53,8 @@ async fn execute(command: ScriptCommand, global: &GlobalArgs) -> Result<(), CliE
     let command = match command {
         // The history is local: only `snapshot` connects, and it does so itself.
         ScriptCommand::History(command) => return super::history::execute(command, global).await,
+        // Contexts are read from the config file: no key needed.
+        ScriptCommand::Context(command) => return super::context::execute(command, global),
         command => command,
     };
     let session = Session::connect(global)?;
@@ -72,6 +74,7 @@ async fn execute(command: ScriptCommand, global: &GlobalArgs) -> Result<(), CliE
         ScriptCommand::History(_) => unreachable!("history commands return before connecting"),
         ScriptCommand::Scans(command) => super::scans::run(&session, command).await,
         ScriptCommand::Workspaces(args) => workspaces::workspaces(&session, args).await,
+        ScriptCommand::Context(_) => unreachable!("context commands return before connecting"),
     }
 }
 

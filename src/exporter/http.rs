@@ -16,11 +16,32 @@ use crate::clock::Clock;
 pub const OPENMETRICS_CONTENT_TYPE: &str =
     "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
-/// What the handlers share.
-pub struct Served {
+/// One context's cache, and the labels its samples carry.
+pub struct ServedContext {
+    /// `Some` when several contexts are served: the `context` label.
+    pub context: Option<String>,
     pub workspace: String,
     pub cache: Cache,
+}
+
+/// What the handlers share.
+pub struct Served {
+    pub contexts: Vec<ServedContext>,
     pub clock: Clock,
+}
+
+impl Served {
+    /// One workspace, without a `context` label.
+    pub fn single(workspace: String, cache: Cache, clock: Clock) -> Self {
+        Self {
+            contexts: vec![ServedContext {
+                context: None,
+                workspace,
+                cache,
+            }],
+            clock,
+        }
+    }
 }
 
 pub fn router(served: Arc<Served>) -> Router {
@@ -67,8 +88,23 @@ impl Format {
 
 /// The body of one scrape in `format`.
 pub fn render(served: &Served, format: Format) -> Result<String, std::fmt::Error> {
-    let snapshot = served.cache.snapshot();
-    let registry = metrics::registry(&served.workspace, &snapshot, served.clock.now());
+    // Each cache read once, so a scrape sees one poll's data whole.
+    let snapshots: Vec<_> = served
+        .contexts
+        .iter()
+        .map(|context| context.cache.snapshot())
+        .collect();
+    let scopes: Vec<metrics::Scope<'_>> = served
+        .contexts
+        .iter()
+        .zip(&snapshots)
+        .map(|(context, snapshot)| metrics::Scope {
+            context: context.context.as_deref(),
+            workspace: &context.workspace,
+            snapshot,
+        })
+        .collect();
+    let registry = metrics::scopes_registry(&scopes, served.clock.now());
     let mut openmetrics = String::new();
     prometheus_client::encoding::text::encode_registry(&mut openmetrics, &registry)?;
     Ok(match format {
@@ -105,10 +141,21 @@ async fn metrics_handler(State(served): State<Arc<Served>>, headers: HeaderMap) 
     }
 }
 
-/// Alive and serving; the body says how many poll cycles have finished.
+/// Alive and serving; the body says how many poll cycles have finished (per
+/// context when several are served).
 async fn healthz(State(served): State<Arc<Served>>) -> Response {
-    let cycles = served.cache.snapshot().cycles;
-    (StatusCode::OK, format!("ok: {cycles} poll cycles\n")).into_response()
+    let counts: Vec<String> = served
+        .contexts
+        .iter()
+        .map(|context| {
+            let cycles = context.cache.snapshot().cycles;
+            match &context.context {
+                Some(name) => format!("{name} {cycles} poll cycles"),
+                None => format!("{cycles} poll cycles"),
+            }
+        })
+        .collect();
+    (StatusCode::OK, format!("ok: {}\n", counts.join(", "))).into_response()
 }
 
 #[cfg(test)]

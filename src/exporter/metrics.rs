@@ -2,127 +2,77 @@
 //! scrape sees one poll's data whole and a label set that vanished is gone.
 //! prometheus-client names, types and escapes them.
 
-use std::sync::atomic::AtomicU64;
+mod families;
 
-use prometheus_client::encoding::{EncodeMetric, MetricEncoder};
-use prometheus_client::metrics::counter::Counter;
-use prometheus_client::metrics::gauge::Gauge;
-use prometheus_client::metrics::{MetricType, TypedMetric};
 use prometheus_client::registry::Registry;
 use time::OffsetDateTime;
 
+use self::families::{Counters, Families, Family, Floats, Gauges, InfoFamily, Labels};
 use super::cache::{Snapshot, Source};
 use crate::api::model::ReviewPriority;
-
-type Labels = Vec<(&'static str, String)>;
-type Gauges = Ordered<Gauge>;
-type Counters = Ordered<Counter>;
-
-/// A family whose samples keep the order they were pushed in (the crate's
-/// `Family` is a hash map: its order changes from scrape to scrape).
-#[derive(Debug)]
-struct Ordered<M>(Vec<(Labels, M)>);
-
-impl<M> Default for Ordered<M> {
-    fn default() -> Self {
-        Self(Vec::new())
-    }
-}
-
-impl<M> Ordered<M> {
-    fn push(&mut self, labels: Labels, metric: M) {
-        self.0.push((labels, metric));
-    }
-}
-
-impl<M: TypedMetric> TypedMetric for Ordered<M> {
-    const TYPE: MetricType = M::TYPE;
-}
-
-impl<M: EncodeMetric + TypedMetric> EncodeMetric for Ordered<M> {
-    fn encode(&self, mut encoder: MetricEncoder) -> Result<(), std::fmt::Error> {
-        for (labels, metric) in &self.0 {
-            metric.encode(encoder.encode_family(labels)?)?;
-        }
-        Ok(())
-    }
-
-    fn metric_type(&self) -> MetricType {
-        M::TYPE
-    }
-
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-/// An OpenMetrics info family with one sample per label set (the crate's
-/// `Info` holds one label set only).
-#[derive(Debug, Default)]
-struct InfoFamily(Vec<Labels>);
-
-impl TypedMetric for InfoFamily {
-    const TYPE: MetricType = MetricType::Info;
-}
-
-impl EncodeMetric for InfoFamily {
-    fn encode(&self, mut encoder: MetricEncoder) -> Result<(), std::fmt::Error> {
-        for labels in &self.0 {
-            // Through `encode_family` with no labels of its own, 0.25 writes an
-            // empty label (`{a="1",,b="2"}`); as the info's own set it does not.
-            encoder.encode_info(labels)?;
-        }
-        Ok(())
-    }
-
-    fn metric_type(&self) -> MetricType {
-        Self::TYPE
-    }
-
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
 
 /// The `review_priority` label of projects not yet scored.
 pub const UNSCORED: &str = "unscored";
 
-fn gauge(value: i64) -> Gauge {
-    let gauge = Gauge::default();
-    gauge.set(value);
-    gauge
+/// One context's data, and the labels every one of its samples carries.
+pub struct Scope<'a> {
+    /// `Some` when several contexts are served: then every sample says which.
+    pub context: Option<&'a str>,
+    pub workspace: &'a str,
+    pub snapshot: &'a Snapshot,
 }
 
-fn counter(value: u64) -> Counter {
-    let counter = Counter::default();
-    counter.inc_by(value);
-    counter
-}
-
-fn gauges<'a>(label: &'static str, values: impl IntoIterator<Item = (&'a str, i64)>) -> Gauges {
-    let mut family = Gauges::default();
-    for (value, count) in values {
-        family.push(vec![(label, value.to_owned())], gauge(count));
+impl Scope<'_> {
+    /// `context` (when set) and `workspace`, then `more`.
+    fn labels(&self, more: &[(&'static str, &str)]) -> Labels {
+        self.context
+            .map(|context| ("context", context.to_owned()))
+            .into_iter()
+            .chain([("workspace", self.workspace.to_owned())])
+            .chain(
+                more.iter()
+                    .map(|(name, value)| (*name, (*value).to_owned())),
+            )
+            .collect()
     }
-    family
 }
 
-/// The registry of one scrape: every family prefixed `vantage_`, every sample
-/// labelled with the workspace.
+/// The registry of one scrape of one workspace: every family prefixed
+/// `vantage_`, every sample labelled with the workspace.
 pub fn registry(workspace: &str, snapshot: &Snapshot, now: OffsetDateTime) -> Registry {
-    let mut registry = Registry::with_prefix_and_labels(
-        "vantage",
-        [("workspace".into(), workspace.to_owned().into())].into_iter(),
-    );
-    register_insights(&mut registry, snapshot);
-    register_inventory(&mut registry, snapshot);
-    register_watched(&mut registry, snapshot);
-    register_client(&mut registry, snapshot, now);
+    scopes_registry(
+        &[Scope {
+            context: None,
+            workspace,
+            snapshot,
+        }],
+        now,
+    )
+}
+
+/// The registry of one scrape of every context served.
+pub fn scopes_registry(scopes: &[Scope<'_>], now: OffsetDateTime) -> Registry {
+    let mut families = Families::default();
+    // Family by family, so each family's samples stay together.
+    for scope in scopes {
+        add_insights(&mut families, scope);
+    }
+    for scope in scopes {
+        add_inventory(&mut families, scope);
+    }
+    for scope in scopes {
+        add_watched(&mut families, scope);
+    }
+    for scope in scopes {
+        add_client(&mut families, scope, now);
+    }
+    let mut registry = Registry::with_prefix("vantage");
+    families.register(&mut registry);
     registry
 }
 
-fn register_insights(registry: &mut Registry, snapshot: &Snapshot) {
-    let Some(insights) = &snapshot.insights else {
+fn add_insights(families: &mut Families, scope: &Scope<'_>) {
+    let Some(insights) = &scope.snapshot.insights else {
         return;
     };
     let summary = &insights.summary;
@@ -144,11 +94,12 @@ fn register_insights(registry: &mut Registry, snapshot: &Snapshot) {
         ),
     ];
     for (name, help, metric) in metrics {
-        registry.register(name, help, gauge(metric.value));
-        registry.register(
-            format!("{name}_delta_30d"),
-            format!("Change of {name} over the last 30 days, as the service reports it"),
-            gauge(metric.delta_30d),
+        families.gauge(name, help, scope.labels(&[]), metric.value);
+        families.gauge(
+            &format!("{name}_delta_30d"),
+            &format!("Change of {name} over the last 30 days, as the service reports it"),
+            scope.labels(&[]),
+            metric.delta_30d,
         );
     }
     // The insights' risk counts have no unscored bucket: the projects left over
@@ -156,195 +107,204 @@ fn register_insights(registry: &mut Registry, snapshot: &Snapshot) {
     let risk = &summary.risk;
     let scored = risk.needs_review + risk.review_recommended + risk.no_review_needed;
     let unscored = (summary.total_projects.value - scored).max(0);
-    let by_priority = gauges(
-        "review_priority",
-        [
-            (ReviewPriority::NeedsReview.as_str(), risk.needs_review),
-            (
-                ReviewPriority::ReviewRecommended.as_str(),
-                risk.review_recommended,
-            ),
-            (
-                ReviewPriority::NoReviewNeeded.as_str(),
-                risk.no_review_needed,
-            ),
-            (UNSCORED, unscored),
-        ],
-    );
-    registry.register(
-        "projects_by_review_priority",
-        "Projects by review priority (from insights; unscored = projects less the scored ones)",
-        by_priority,
-    );
-    let by_finding = gauges(
-        "finding_type",
-        insights
-            .findings
-            .iter()
-            .map(|finding| (finding.id.as_str(), finding.project_count)),
-    );
-    registry.register(
-        "projects_by_finding_type",
-        "Projects matching each security finding type (a project may match several)",
-        by_finding,
-    );
-    let finding_info = InfoFamily(
-        insights
-            .findings
-            .iter()
-            .map(|finding| {
-                vec![
-                    ("finding_type", finding.id.clone()),
-                    ("title", finding.title.clone()),
-                    ("category", finding.category.clone()),
-                    (
-                        "review_priority",
-                        finding.review_priority.as_str().to_owned(),
-                    ),
-                ]
-            })
-            .collect(),
-    );
-    registry.register(
-        "finding_type",
-        "Title, category and review priority of each finding type",
-        finding_info,
-    );
+    for (priority, count) in [
+        (ReviewPriority::NeedsReview.as_str(), risk.needs_review),
+        (
+            ReviewPriority::ReviewRecommended.as_str(),
+            risk.review_recommended,
+        ),
+        (
+            ReviewPriority::NoReviewNeeded.as_str(),
+            risk.no_review_needed,
+        ),
+        (UNSCORED, unscored),
+    ] {
+        families.gauge(
+            "projects_by_review_priority",
+            "Projects by review priority (from insights; unscored = projects less the scored ones)",
+            scope.labels(&[("review_priority", priority)]),
+            count,
+        );
+    }
+    for finding in &insights.findings {
+        families.gauge(
+            "projects_by_finding_type",
+            "Projects matching each security finding type (a project may match several)",
+            scope.labels(&[("finding_type", &finding.id)]),
+            finding.project_count,
+        );
+    }
+    for finding in &insights.findings {
+        families.info(
+            "finding_type",
+            "Title, category and review priority of each finding type",
+            scope.labels(&[
+                ("finding_type", &finding.id),
+                ("title", &finding.title),
+                ("category", &finding.category),
+                ("review_priority", finding.review_priority.as_str()),
+            ]),
+        );
+    }
 }
 
-fn register_inventory(registry: &mut Registry, snapshot: &Snapshot) {
-    let Some(tally) = &snapshot.inventory else {
+fn add_inventory(families: &mut Families, scope: &Scope<'_>) {
+    let Some(tally) = &scope.snapshot.inventory else {
         return;
     };
-    let by_audience = gauges(
-        "publish_audience",
-        tally
-            .by_publish_audience
-            .iter()
-            .map(|(audience, count)| (audience.as_str(), *count)),
-    );
-    registry.register(
-        "projects_by_publish_audience",
-        "Projects by publish audience (not_published for projects not published), from the inventory walk",
-        by_audience,
-    );
-    let by_visibility = gauges(
-        "visibility",
-        tally
-            .by_visibility
-            .iter()
-            .map(|(visibility, count)| (visibility.as_str(), *count)),
-    );
-    registry.register(
-        "projects_by_visibility",
-        "Projects by visibility, from the inventory walk",
-        by_visibility,
-    );
-    registry.register(
+    for (audience, count) in &tally.by_publish_audience {
+        families.gauge(
+            "projects_by_publish_audience",
+            "Projects by publish audience (not_published for projects not published), from the inventory walk",
+            scope.labels(&[("publish_audience", audience)]),
+            *count,
+        );
+    }
+    for (visibility, count) in &tally.by_visibility {
+        families.gauge(
+            "projects_by_visibility",
+            "Projects by visibility, from the inventory walk",
+            scope.labels(&[("visibility", visibility)]),
+            *count,
+        );
+    }
+    families.gauge(
         "open_pii_findings",
         "Open personal-data findings across the workspace's projects, from the inventory walk",
-        gauge(tally.open_pii_findings),
+        scope.labels(&[]),
+        tally.open_pii_findings,
     );
 }
 
-fn register_watched(registry: &mut Registry, snapshot: &Snapshot) {
-    if snapshot.watched.is_empty() {
-        return;
-    }
-    let mut current = Gauges::default();
-    let mut last_minute = Gauges::default();
-    let mut info = InfoFamily::default();
-    for (id, watched) in &snapshot.watched {
-        let labels = vec![("project", id.clone())];
-        if let Some(visitors) = watched.current_visitors {
-            current.push(labels.clone(), gauge(visitors));
-        }
-        if let Some(visitors) = watched.last_minute_visitors {
-            last_minute.push(labels, gauge(visitors));
-        }
-        if let Some(name) = &watched.name {
-            info.0
-                .push(vec![("project", id.clone()), ("name", name.clone())]);
-        }
-    }
-    registry.register(
+fn add_watched(families: &mut Families, scope: &Scope<'_>) {
+    const INFO: (&str, &str) = (
         "project",
         "The watched project's name; join on the project label",
-        info,
     );
-    registry.register(
+    const CURRENT: (&str, &str) = (
         "project_current_visitors",
         "Visitors active in the last 5 minutes on a watched project",
-        current,
     );
-    registry.register(
+    const LAST_MINUTE: (&str, &str) = (
         "project_last_minute_visitors",
         "Visitors in the last complete minute on a watched project",
-        last_minute,
     );
+    let watched = &scope.snapshot.watched;
+    if watched.is_empty() {
+        return;
+    }
+    // Each family is made (empty) in this order, so the output's order does not
+    // depend on which data came first.
+    for (name, help) in [INFO, CURRENT, LAST_MINUTE] {
+        let empty = || match name {
+            "project" => Family::Info(InfoFamily::default()),
+            _ => Family::Gauges(Gauges::default()),
+        };
+        families.family(name, help, empty);
+    }
+    for (id, project) in watched {
+        if let Some(name) = &project.name {
+            families.info(
+                INFO.0,
+                INFO.1,
+                scope.labels(&[("project", id), ("name", name)]),
+            );
+        }
+    }
+    for (id, project) in watched {
+        if let Some(visitors) = project.current_visitors {
+            families.gauge(
+                CURRENT.0,
+                CURRENT.1,
+                scope.labels(&[("project", id)]),
+                visitors,
+            );
+        }
+    }
+    for (id, project) in watched {
+        if let Some(visitors) = project.last_minute_visitors {
+            families.gauge(
+                LAST_MINUTE.0,
+                LAST_MINUTE.1,
+                scope.labels(&[("project", id)]),
+                visitors,
+            );
+        }
+    }
 }
 
-fn register_client(registry: &mut Registry, snapshot: &Snapshot, now: OffsetDateTime) {
+fn add_client(families: &mut Families, scope: &Scope<'_>, now: OffsetDateTime) {
+    let snapshot = scope.snapshot;
     let client = &snapshot.client;
-    let mut requests = Counters::default();
-    for (status, count) in &client.requests_by_status {
-        requests.push(vec![("status", status.clone())], counter(*count));
-    }
-    registry.register(
+    const REQUESTS: (&str, &str) = (
         "client_requests",
         "API requests the exporter sent, by HTTP status (none: no answer)",
-        requests,
     );
-    registry.register(
+    families.family(REQUESTS.0, REQUESTS.1, || {
+        Family::Counters(Counters::default())
+    });
+    for (status, count) in &client.requests_by_status {
+        families.counter(
+            REQUESTS.0,
+            REQUESTS.1,
+            scope.labels(&[("status", status)]),
+            *count,
+        );
+    }
+    families.counter(
         "client_retries",
         "API requests the exporter's client retried",
-        counter(client.retries),
+        scope.labels(&[]),
+        client.retries,
     );
     if let Some(state) = client.rate_limit {
-        registry.register(
+        families.gauge(
             "rate_limit_remaining",
             "Requests left in the credential's rate-limit window, as last seen",
-            gauge(i64::from(state.remaining)),
+            scope.labels(&[]),
+            i64::from(state.remaining),
         );
-        registry.register(
+        families.gauge(
             "rate_limit_limit",
             "The credential's rate limit, as last seen",
-            gauge(i64::from(state.limit)),
+            scope.labels(&[]),
+            i64::from(state.limit),
         );
     }
-    let mut errors = Counters::default();
-    let mut deferred = Counters::default();
+    let count = |counts: &std::collections::BTreeMap<Source, u64>, source: Source| {
+        counts.get(&source).copied().unwrap_or(0)
+    };
     for source in Source::ALL {
-        let labels = vec![("source", source.as_str().to_owned())];
-        let count = |counts: &std::collections::BTreeMap<Source, u64>| {
-            counter(counts.get(&source).copied().unwrap_or(0))
-        };
-        errors.push(labels.clone(), count(&snapshot.poll_errors));
-        deferred.push(labels, count(&snapshot.polls_deferred));
+        families.counter(
+            "poll_errors",
+            "Polls of the API that failed, by source",
+            scope.labels(&[("source", source.as_str())]),
+            count(&snapshot.poll_errors, source),
+        );
     }
-    registry.register(
-        "poll_errors",
-        "Polls of the API that failed, by source",
-        errors,
-    );
-    registry.register(
-        "polls_deferred",
-        "Polls left for a later cycle to keep the rate-limit reserve, by source",
-        deferred,
-    );
-    let mut age = Ordered::<Gauge<f64, AtomicU64>>::default();
-    for (source, at) in &snapshot.fetched_at {
-        let seconds = Gauge::<f64, AtomicU64>::default();
-        // Whole milliseconds: the clocks are no finer, and the text stays short.
-        let millis = (now - *at).whole_milliseconds().max(0);
-        seconds.set(millis as f64 / 1000.0);
-        age.push(vec![("source", source.as_str().to_owned())], seconds);
+    for source in Source::ALL {
+        families.counter(
+            "polls_deferred",
+            "Polls left for a later cycle to keep the rate-limit reserve, by source",
+            scope.labels(&[("source", source.as_str())]),
+            count(&snapshot.polls_deferred, source),
+        );
     }
-    registry.register(
+    const AGE: (&str, &str) = (
         "data_age_seconds",
         "Seconds since each source last answered",
-        age,
     );
+    families.family(AGE.0, AGE.1, || Family::Floats(Floats::default()));
+    for (source, at) in &snapshot.fetched_at {
+        // Whole milliseconds: the clocks are no finer, and the text stays short.
+        let millis = (now - *at).whole_milliseconds().max(0);
+        families.float(
+            AGE.0,
+            AGE.1,
+            scope.labels(&[("source", source.as_str())]),
+            millis as f64 / 1000.0,
+        );
+    }
 }
 
 #[cfg(test)]
@@ -429,11 +389,7 @@ mod tests {
     fn scrape(snapshot: Snapshot, format: Format) -> String {
         let cache = Cache::default();
         cache.update(|cached| *cached = snapshot);
-        let served = Served {
-            workspace: "ws_acme".into(),
-            cache,
-            clock: Clock::manual(NOW),
-        };
+        let served = Served::single("ws_acme".into(), cache, Clock::manual(NOW));
         render(&served, format).expect("encodes")
     }
 

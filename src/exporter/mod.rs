@@ -25,19 +25,23 @@ use tokio::task::JoinHandle;
 
 use crate::api::Client;
 use crate::clock::Clock;
-use crate::session::{GlobalArgs, Session, SessionError};
+use crate::config::{ContextOrigin, LoadedConfig};
+use crate::session::{ContextsError, FlagUse, GlobalArgs, Session, SessionError};
 
 pub use cache::{Cache, Snapshot, Source};
 pub use http::Format;
 pub use poller::{Budget, PollPlan};
 
-/// `vantage exporter`: contexts (`--context`) come later; one workspace for now.
+/// `vantage exporter`. The global `--context NAME`, repeated, serves several
+/// contexts at once: each with its own client, poller and budget, and a
+/// `context` label on every series.
 #[derive(Args, Debug, Clone)]
 pub struct ExporterArgs {
     /// Address to serve /metrics and /healthz on. Loopback unless you mean it.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9464")]
     pub listen: SocketAddr,
-    /// Projects whose live visitors to report, by id (comma-separated).
+    /// Projects whose live visitors to report, by id (comma-separated); with
+    /// several --context, CONTEXT:ID watches in one context only.
     #[arg(long, value_name = "ID,…", value_delimiter = ',')]
     pub watch: Vec<String>,
     /// How often to poll insights and the watched projects, e.g. 60s, 5m.
@@ -95,17 +99,30 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 /// An exporter at work: its address, and the count of poll cycles done.
 pub struct RunningExporter {
     pub addr: SocketAddr,
+    /// The first context's cache (the only one, unless several are served).
     pub cache: Cache,
-    cycles: watch::Receiver<u64>,
-    poller: JoinHandle<()>,
+    /// Every context's cache, in the order served.
+    pub caches: Vec<Cache>,
+    cycles: Vec<watch::Receiver<u64>>,
+    pollers: Vec<JoinHandle<()>>,
     server: JoinHandle<std::io::Result<()>>,
 }
 
+/// One context to serve: its client and what to poll.
+pub struct Target {
+    /// The `context` label; `None` when only one context is served.
+    pub context: Option<String>,
+    pub client: Client,
+    pub plan: PollPlan,
+}
+
 impl RunningExporter {
-    /// Waits until at least `n` poll cycles have finished.
+    /// Waits until every context's poller has finished at least `n` cycles.
     pub async fn wait_for_cycles(&mut self, n: u64) {
-        // The sender lives in the poller task, which runs until stopped.
-        let _ = self.cycles.wait_for(|done| *done >= n).await;
+        for cycles in &mut self.cycles {
+            // The sender lives in the poller task, which runs until stopped.
+            let _ = cycles.wait_for(|done| *done >= n).await;
+        }
     }
 
     pub fn metrics_url(&self) -> String {
@@ -114,7 +131,7 @@ impl RunningExporter {
 
     /// Stops the poller and the server.
     pub fn stop(self) {
-        self.poller.abort();
+        self.pollers.iter().for_each(JoinHandle::abort);
         self.server.abort();
     }
 
@@ -124,48 +141,121 @@ impl RunningExporter {
             Ok(served) => served.map_err(ExporterError::Serve),
             Err(join) => Err(ExporterError::Serve(std::io::Error::other(join))),
         };
-        self.poller.abort();
+        self.pollers.iter().for_each(JoinHandle::abort);
         result
     }
 }
 
-/// Starts the poller and the metrics server on `listener`.
+/// Starts the poller and the metrics server on `listener`, for one workspace.
 pub fn start(
     client: Client,
     plan: PollPlan,
     clock: Clock,
     listener: TcpListener,
 ) -> std::io::Result<RunningExporter> {
+    let target = Target {
+        context: None,
+        client,
+        plan,
+    };
+    start_many(vec![target], clock, listener)
+}
+
+/// Starts one poller per target, each with its own cache and budget (each
+/// client keeps its own credential's rate-limit state), and one metrics server
+/// on `listener` for all of them.
+pub fn start_many(
+    targets: Vec<Target>,
+    clock: Clock,
+    listener: TcpListener,
+) -> std::io::Result<RunningExporter> {
     let addr = listener.local_addr()?;
-    let cache = Cache::default();
-    let (cycles_sender, cycles) = watch::channel(0);
-    let served = Arc::new(http::Served {
-        workspace: plan.workspace.clone(),
-        cache: cache.clone(),
-        clock: clock.clone(),
-    });
-    let poller = poller::Poller::new(client, plan, cache.clone(), clock, cycles_sender);
-    let poller = tokio::spawn(poller.run());
+    let (mut contexts, mut caches) = (Vec::new(), Vec::new());
+    let (mut cycles, mut pollers) = (Vec::new(), Vec::new());
+    for target in targets {
+        let cache = Cache::default();
+        let (cycles_sender, cycles_receiver) = watch::channel(0);
+        contexts.push(http::ServedContext {
+            context: target.context,
+            workspace: target.plan.workspace.clone(),
+            cache: cache.clone(),
+        });
+        let poller = poller::Poller::new(
+            target.client,
+            target.plan,
+            cache.clone(),
+            clock.clone(),
+            cycles_sender,
+        );
+        pollers.push(tokio::spawn(poller.run()));
+        cycles.push(cycles_receiver);
+        caches.push(cache);
+    }
+    let served = Arc::new(http::Served { contexts, clock });
     let app = http::router(served);
     let server = tokio::spawn(async move { axum::serve(listener, app).await });
     Ok(RunningExporter {
         addr,
-        cache,
+        cache: caches.first().cloned().unwrap_or_default(),
+        caches,
         cycles,
-        poller,
+        pollers,
         server,
     })
 }
 
+/// The sessions to serve: the one context the flags and the file choose, or
+/// each `--context` named (then without the flags that name one connection).
+pub fn connect_contexts(
+    global: &GlobalArgs,
+) -> Result<Vec<(Option<String>, Session)>, SessionError> {
+    if global.context.len() <= 1 {
+        return Ok(vec![(None, Session::connect(global)?)]);
+    }
+    for (flag, given) in [
+        ("--base-url", global.base_url.is_some()),
+        ("--workspace", global.workspace.is_some()),
+        ("--api-key-env", global.api_key_env.is_some()),
+    ] {
+        if given {
+            return Err(ContextsError::FlagWithSeveral(flag).into());
+        }
+    }
+    let config = LoadedConfig::load(global.config.as_deref())?;
+    let mut sessions: Vec<(Option<String>, Session)> = Vec::new();
+    for name in &global.context {
+        if sessions
+            .iter()
+            .any(|(known, _)| known.as_deref() == Some(name))
+        {
+            return Err(ContextsError::Repeated(name.clone()).into());
+        }
+        let context = config.context(name, ContextOrigin::Flag)?;
+        let session = Session::connect_to(global, config.clone(), context, FlagUse::ReadOnlyOnly)?;
+        sessions.push((Some(name.clone()), session));
+    }
+    Ok(sessions)
+}
+
 /// The poll plan `args` describe for `workspace`.
 pub fn plan(args: &ExporterArgs, workspace: String) -> PollPlan {
+    context_plan(args, None, workspace)
+}
+
+/// The poll plan of one of several contexts: a watched id written
+/// `CONTEXT:ID` is polled in that context only, a bare one in every context.
+pub fn context_plan(args: &ExporterArgs, context: Option<&str>, workspace: String) -> PollPlan {
     PollPlan {
         workspace,
         watch: args
             .watch
             .iter()
-            .map(|id| id.trim().to_owned())
+            .map(|id| id.trim())
             .filter(|id| !id.is_empty())
+            .filter_map(|id| match (context, id.split_once(':')) {
+                (Some(name), Some((prefix, id))) => (prefix == name).then(|| id.to_owned()),
+                _ => Some(id.to_owned()),
+            })
             .collect(),
         interval: args.interval,
         inventory_interval: (!args.no_inventory).then_some(args.inventory_interval),
@@ -177,9 +267,22 @@ pub fn plan(args: &ExporterArgs, workspace: String) -> PollPlan {
 /// The `vantage exporter` command: connects, logs to the log file, and serves
 /// until interrupted.
 pub fn main(global: &GlobalArgs, args: ExporterArgs) -> Result<(), ExporterError> {
-    let session = Session::connect(global)?;
-    let workspace = session.workspace()?.to_owned();
-    for warning in &session.warnings {
+    let mut targets = Vec::new();
+    let mut warnings = Vec::new();
+    for (context, session) in connect_contexts(global)? {
+        let workspace = session.workspace()?.to_owned();
+        for warning in &session.warnings {
+            if !warnings.contains(warning) {
+                warnings.push(warning.clone());
+            }
+        }
+        targets.push(Target {
+            plan: context_plan(&args, context.as_deref(), workspace),
+            context,
+            client: session.client,
+        });
+    }
+    for warning in &warnings {
         eprintln!("warning: {warning}");
     }
     let log = crate::logging::to_file(&crate::paths::data_dir()).map_err(ExporterError::Log)?;
@@ -202,9 +305,10 @@ pub fn main(global: &GlobalArgs, args: ExporterArgs) -> Result<(), ExporterError
             eprintln!("warning: {warning}");
             tracing::warn!("{warning}");
         }
-        let plan = plan(&args, workspace);
-        tracing::info!(%addr, workspace = %plan.workspace, watched = plan.watch.len(), "exporter starting");
-        let exporter = start(session.client, plan, Clock::system(), listener).map_err(ExporterError::Serve)?;
+        for target in &targets {
+            tracing::info!(%addr, context = ?target.context, workspace = %target.plan.workspace, watched = target.plan.watch.len(), "exporter starting");
+        }
+        let exporter = start_many(targets, Clock::system(), listener).map_err(ExporterError::Serve)?;
         eprintln!(
             "vantage exporter: serving {} (log: {})",
             exporter.metrics_url(),

@@ -51,6 +51,8 @@ pub enum Action {
     Watch,
     /// Choose the date range of the analytics.
     Range,
+    /// Pick another context (named connection) of the config file.
+    Contexts,
     /// Edit who may open the published app (public, workspace, custom).
     Audience,
     /// Create an embed URL for one https origin.
@@ -109,6 +111,7 @@ impl Action {
         Action::Freeze,
         Action::Watch,
         Action::Range,
+        Action::Contexts,
         Action::Audience,
         Action::EmbedUrl,
         Action::Palette,
@@ -159,6 +162,7 @@ impl Action {
             Action::Freeze => "freeze",
             Action::Watch => "watch",
             Action::Range => "range",
+            Action::Contexts => "contexts",
             Action::Audience => "audience",
             Action::EmbedUrl => "embed_url",
             Action::Palette => "palette",

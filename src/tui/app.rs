@@ -5,8 +5,11 @@
 //! means nothing here, a wake with nothing due redraw nothing.
 
 mod commands;
+mod contexts;
 mod draw;
 mod history_nav;
+
+pub use contexts::{Contexts, Restart};
 
 use crossterm::event::{KeyEvent, KeyEventKind};
 use time::OffsetDateTime;
@@ -87,6 +90,8 @@ pub struct App {
     pub analytics: AnalyticsScreen,
     pub pii: PiiScreen,
     pub tab: Tab,
+    /// The config file's contexts, the one on screen, the picker (`app/contexts.rs`).
+    pub contexts: Contexts,
     /// The command palette on `:` (`app/commands.rs`).
     pub palette: Palette,
     /// Back and forward across screens and projects (`app/history_nav.rs`).
@@ -114,6 +119,7 @@ impl App {
         keymap: Keymap,
         export_dir: std::path::PathBuf,
     ) -> Self {
+        let contexts = Contexts::new(export_dir.clone());
         let mut inventory = InventoryScreen::new(export_dir);
         inventory.bulk.read_only = identity.read_only;
         Self {
@@ -129,6 +135,7 @@ impl App {
             analytics: AnalyticsScreen::default(),
             pii: PiiScreen::default(),
             tab: Tab::default(),
+            contexts,
             palette: Palette::default(),
             trail: history_nav::Trail::default(),
             help_pane: ScrollPane::default(),
@@ -268,6 +275,9 @@ impl App {
         effects: &mut Vec<Effect>,
         navs: &mut Vec<Nav>,
     ) -> bool {
+        if slot == Slot::Context {
+            return self.handle_context_reply(token, reply, now, effects);
+        }
         let mut changed = self.failing != reply.is_err();
         self.failing = reply.is_err();
         if let Err(error) = &reply
@@ -311,6 +321,7 @@ impl App {
             }
             Slot::Breakdowns | Slot::Traffic => self.analytics.handle_reply(answer, &mut cx),
             Slot::PiiPage => self.pii.handle_reply(answer, &mut cx),
+            Slot::Context => false, // handled above
         };
         if insights_loaded && let Some(data) = &self.insights.data {
             self.inventory.finding_types = data.findings.clone();
@@ -367,6 +378,9 @@ impl App {
             return self.palette_key(&key, now, effects, navs);
         }
         let action = self.keymap.action(&key);
+        if self.contexts.picker_open() {
+            return self.context_picker_key(action, now, effects);
+        }
         if let Some(overlay) = self.overlay {
             match action {
                 Some(Action::Back | Action::Quit) => self.overlay = None,
@@ -428,6 +442,7 @@ impl App {
             Action::Tab5 => self.switch_tab(Tab::Analytics, now, effects, navs),
             Action::Tab6 => self.switch_tab(Tab::PersonalData, now, effects, navs),
             Action::Watch => self.watch_selected(now, effects, navs),
+            Action::Contexts => return self.open_context_picker(now),
             Action::Palette => self.palette.open(),
             Action::NavBack => return self.go_back(now, effects, navs),
             Action::NavForward => return self.go_forward(now, effects, navs),

@@ -45,6 +45,8 @@ pub enum Slot {
     PiiPage,
     WatchlistLoad,
     WatchlistSave,
+    /// Connecting to another context (`app/contexts.rs`).
+    Context,
     /// The analytics screen's traffic over time.
     Traffic,
     /// The project screen's Security part: the scans, then a scan's findings.
@@ -159,6 +161,10 @@ pub enum Request {
         project_id: String,
         parent_origin: String,
     },
+    /// Connect to the context called `name`; later requests go there.
+    SwitchContext {
+        name: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -188,6 +194,19 @@ pub enum Reply {
     /// `PATCH /publish` answers the resolved settings, not the project.
     AudienceSettings(Box<AudienceSettings>),
     EmbedUrl(Box<EmbedUrl>),
+    /// Now connected to another context.
+    ContextSwitched(Box<SwitchedContext>),
+}
+
+/// What the dashboard needs to know of the context it switched to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SwitchedContext {
+    pub name: String,
+    pub workspace: String,
+    pub api_version: String,
+    pub read_only: bool,
+    /// The monitor's watch list file of this context.
+    pub watchlist: PathBuf,
 }
 
 /// A reply as the screen whose request it answers takes it.

@@ -174,6 +174,12 @@ impl Executor for ClientExecutor {
                     .map(|()| Reply::WatchlistSaved)
                     .map_err(|error| self.local_failure(error.to_string()));
             }
+            // Switching is the launcher's (`launch.rs`), which wraps this executor.
+            Request::SwitchContext { name } => {
+                return Err(self.local_failure(format!(
+                    "cannot switch to context {name}: this dashboard has no contexts"
+                )));
+            }
         };
         result.map_err(|error| error_info(&error, &self.clock))
     }

@@ -166,6 +166,7 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::Freeze, &["f"]),
     (Action::Watch, &["w"]),
     (Action::Range, &["R"]),
+    (Action::Contexts, &["ctrl-x"]),
     (Action::Audience, &["a"]),
     (Action::EmbedUrl, &["E"]),
     (Action::Palette, &[":"]),

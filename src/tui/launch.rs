@@ -1,14 +1,18 @@
 //! Starting the dashboard on a connected client: the configured service's, or
 //! the embedded reference server's (`vantage demo`, wired in `src/demo.rs`).
+//! On the configured service, the executor can switch contexts while running.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use tokio::sync::{broadcast, mpsc};
+use tokio::task::JoinHandle;
 
-use super::app::{App, Identity};
+use super::app::{App, ClientNotice, Identity};
+use super::effect::{ErrorInfo, Reply, Request, SwitchedContext};
 use super::executor::{ClientExecutor, notice};
 use super::palette::{History, Palette};
-use super::runtime::{self, Exit};
+use super::runtime::{self, Executor, Exit};
 use super::screens::monitor::{DEFAULT_REFRESH_SECS, MonitorScreen};
 use super::settings::{TuiSettings, TuiSettingsError};
 use super::terminal::{self, RestoreOnDrop};
@@ -17,7 +21,8 @@ use super::watchlist;
 use super::workspace_picker;
 use crate::api::Client;
 use crate::clock::Clock;
-use crate::session::{Session, SessionError, WorkspaceChoice};
+use crate::config::{Context, DEFAULT_CONTEXT};
+use crate::session::{GlobalArgs, Session, SessionError, WorkspaceChoice};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LaunchError {
@@ -45,6 +50,26 @@ pub struct Target {
     pub workspace_id: String,
     /// The monitor's watch list file.
     pub watchlist: PathBuf,
+}
+
+/// The monitor's watch list file of a context: the default context keeps the
+/// file it always had; a named one has its own, as its projects are another
+/// service's.
+pub fn watchlist_for(context: &Context) -> PathBuf {
+    if !context.named || context.name == DEFAULT_CONTEXT {
+        return watchlist::default_path();
+    }
+    let safe: String = context
+        .name
+        .chars()
+        .map(
+            |c| match c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                true => c,
+                false => '_',
+            },
+        )
+        .collect();
+    crate::paths::data_dir().join(format!("watchlist-{safe}.json"))
 }
 
 /// Opens the dashboard on the configured service.
@@ -82,18 +107,41 @@ pub async fn run_configured(session: Session) -> Result<Exit, LaunchError> {
         api_version: session.api_version.clone(),
         read_only: session.read_only,
     };
+    let switching = Switching {
+        args: session.args.clone(),
+        names: session.config.context_names(),
+        current: session.context.name.clone(),
+    };
     let target = Target {
+        watchlist: watchlist_for(&session.context),
         client: session.client,
         identity,
         workspace_id,
-        watchlist: watchlist::default_path(),
     };
-    run(target, &settings).await
+    run_with(target, &settings, Some(switching)).await
+}
+
+/// What switching contexts needs: the flags to connect with, and the contexts.
+pub struct Switching {
+    pub args: GlobalArgs,
+    /// Every context of the config file.
+    pub names: Vec<String>,
+    /// The one connected at start.
+    pub current: String,
 }
 
 /// Runs the dashboard until the user quits or a signal ends it; the terminal is
 /// restored either way.
 pub async fn run(target: Target, settings: &TuiSettings) -> Result<Exit, LaunchError> {
+    run_with(target, settings, None).await
+}
+
+/// [`run`], able to switch contexts when `switching` says how.
+pub async fn run_with(
+    target: Target,
+    settings: &TuiSettings,
+    switching: Option<Switching>,
+) -> Result<Exit, LaunchError> {
     let Target {
         client,
         identity,
@@ -103,18 +151,54 @@ pub async fn run(target: Target, settings: &TuiSettings) -> Result<Exit, LaunchE
     let theme = Theme::new(settings.theme, Theme::no_color_from_env());
     let clock = Clock::system();
     let export_dir = crate::paths::data_dir().join("exports");
+    let refresh_secs = settings.refresh_secs.unwrap_or(DEFAULT_REFRESH_SECS);
     let mut app = App::new(identity, theme, settings.keymap.clone(), export_dir);
-    app.monitor = MonitorScreen::new(settings.refresh_secs.unwrap_or(DEFAULT_REFRESH_SECS));
+    app.monitor = MonitorScreen::new(refresh_secs);
     app.monitor.use_watchlist_file(watchlist_path);
     app.palette = Palette::with_history(History::load(History::default_path()));
     let (notices_tx, notices_rx) = mpsc::unbounded_channel();
+    let forward = forward_notices(&client, notices_tx.clone());
+    let executor = ClientExecutor {
+        client,
+        workspace_id,
+        clock: clock.clone(),
+    };
+    let args = switching.map(|switching| {
+        app.set_contexts(switching.names, switching.current);
+        switching.args
+    });
+    app.contexts.restart.refresh_secs = refresh_secs;
+    let executor = SwitchingExecutor {
+        current: Arc::new(RwLock::new(executor)),
+        switcher: args.map(|args| {
+            Arc::new(Switcher {
+                args,
+                clock: clock.clone(),
+                notices: notices_tx,
+                forward: Mutex::new(forward),
+            })
+        }),
+    };
+    let mut terminal = terminal::enter()?;
+    let restore = RestoreOnDrop;
+    let exit = runtime::run(&mut terminal, &mut app, executor.clone(), clock, notices_rx).await;
+    drop(restore);
+    executor.stop_forwarding();
+    Ok(exit?)
+}
+
+/// Passes the client's notices (rate limit, retries) to the App.
+fn forward_notices(
+    client: &Client,
+    notices: mpsc::UnboundedSender<ClientNotice>,
+) -> JoinHandle<()> {
     let mut events = client.subscribe();
-    let forward = tokio::spawn(async move {
+    tokio::spawn(async move {
         loop {
             match events.recv().await {
                 Ok(event) => {
                     if let Some(notice) = notice(&event)
-                        && notices_tx.send(notice).is_err()
+                        && notices.send(notice).is_err()
                     {
                         break;
                     }
@@ -123,16 +207,105 @@ pub async fn run(target: Target, settings: &TuiSettings) -> Result<Exit, LaunchE
                 Err(broadcast::error::RecvError::Closed) => break,
             }
         }
-    });
-    let executor = ClientExecutor {
-        client,
-        workspace_id,
-        clock: clock.clone(),
-    };
-    let mut terminal = terminal::enter()?;
-    let restore = RestoreOnDrop;
-    let exit = runtime::run(&mut terminal, &mut app, executor, clock, notices_rx).await;
-    drop(restore);
-    forward.abort();
-    Ok(exit?)
+    })
+}
+
+/// The executor of the context on screen; a switch replaces it.
+#[derive(Clone)]
+pub struct SwitchingExecutor {
+    current: Arc<RwLock<ClientExecutor>>,
+    /// `None` in the demo: nothing to switch to.
+    switcher: Option<Arc<Switcher>>,
+}
+
+struct Switcher {
+    args: GlobalArgs,
+    clock: Clock,
+    notices: mpsc::UnboundedSender<ClientNotice>,
+    /// Forwards the notices of the client on screen.
+    forward: Mutex<JoinHandle<()>>,
+}
+
+impl SwitchingExecutor {
+    fn stop_forwarding(&self) {
+        if let Some(switcher) = &self.switcher {
+            switcher
+                .forward
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .abort();
+        }
+    }
+
+    /// Connects to `name` (reading the config file again; a key command runs
+    /// off the event loop), then sends every later request there.
+    async fn switch(&self, name: String) -> Result<Reply, ErrorInfo> {
+        let current = self.current();
+        let Some(switcher) = self.switcher.clone() else {
+            return current.execute(Request::SwitchContext { name }).await;
+        };
+        let failure = |summary: String| ErrorInfo {
+            status: None,
+            kind: None,
+            detail: None,
+            request_id: None,
+            summary,
+            gate: None,
+            at: switcher.clock.now(),
+        };
+        let args = switcher.args.clone();
+        let wanted = name.clone();
+        let connected = tokio::task::spawn_blocking(move || Session::switch_to(&args, &wanted))
+            .await
+            .map_err(|error| failure(format!("context {name}: {error}")))?;
+        let session = connected.map_err(|error| failure(format!("context {name}: {error}")))?;
+        // Configured, or the one the key reaches; several are listed in the error.
+        let workspace = match session.resolve_workspace().await {
+            Ok(choice) => choice.into_id(&session),
+            Err(error) => Err(error),
+        }
+        .map_err(|error| failure(format!("context {name}: {error}")))?;
+        for warning in &session.warnings {
+            tracing::warn!(context = %name, "{warning}");
+        }
+        let switched = SwitchedContext {
+            name: session.context.name.clone(),
+            workspace: workspace.clone(),
+            api_version: session.api_version.clone(),
+            read_only: session.read_only,
+            watchlist: watchlist_for(&session.context),
+        };
+        let forward = forward_notices(&session.client, switcher.notices.clone());
+        let old = std::mem::replace(
+            &mut *switcher
+                .forward
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+            forward,
+        );
+        old.abort();
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) = ClientExecutor {
+            client: session.client,
+            workspace_id: workspace,
+            clock: switcher.clock.clone(),
+        };
+        tracing::info!(context = %switched.name, workspace = %switched.workspace, "context switched");
+        Ok(Reply::ContextSwitched(Box::new(switched)))
+    }
+
+    fn current(&self) -> ClientExecutor {
+        self.current
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl Executor for SwitchingExecutor {
+    async fn execute(&self, request: Request) -> Result<Reply, ErrorInfo> {
+        match request {
+            Request::SwitchContext { name } => self.switch(name).await,
+            request => self.current().execute(request).await,
+        }
+    }
 }

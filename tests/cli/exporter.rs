@@ -417,7 +417,7 @@ fn promtool() -> Option<std::process::Command> {
     found.then(|| std::process::Command::new("promtool"))
 }
 
-fn promtool_check_metrics(text: &str) {
+pub(crate) fn promtool_check_metrics(text: &str) {
     use std::io::Write;
     let Some(mut promtool) = promtool() else {
         return;
@@ -477,11 +477,7 @@ fn hostile_label_values_pass_promtool() {
         .insert(Source::Realtime, T0 - time::Duration::seconds(5));
     let cache = Cache::default();
     cache.update(|cached| *cached = snapshot);
-    let served = Served {
-        workspace: hostile[0].clone(),
-        cache,
-        clock: Clock::manual(T0),
-    };
+    let served = Served::single(hostile[0].clone(), cache, Clock::manual(T0));
     let text = render(&served, Format::Text004).expect("renders");
     for line in text.lines() {
         assert!(

@@ -6,8 +6,10 @@ mod common;
 mod support;
 
 mod commands;
+mod contexts;
 mod export;
 mod exporter;
+mod exporter_contexts;
 mod history;
 mod scans_traffic;
 mod workspaces;

@@ -3,6 +3,7 @@
 
 mod support;
 
+mod contexts;
 mod demo;
 mod palette_bulk;
 mod project;

@@ -178,7 +178,8 @@ fn the_palette_goes_to_screens_projects_by_id_contexts_and_actions() {
         [(_, Request::GetProject { project_id })] if project_id == "prj_0a1b2c3d4e5f"
     ));
     type_text(&mut app, ":ctx staging\r");
-    assert!(draw(&app, 120, 30).contains("contexts: not configured"));
+    // No contexts in this App: the switch says so.
+    assert!(draw(&app, 120, 30).contains("no contexts: add [contexts.NAME]"));
     // A verb lacking its argument says why, and the palette stays open.
     type_text(&mut app, ":ctx\r");
     assert!(app.palette.is_open());

@@ -209,6 +209,15 @@ impl Canned {
                     expires_at: time::macros::datetime!(2026-11-22 13:00 UTC),
                 }))
             }
+            Request::SwitchContext { name } => {
+                Reply::ContextSwitched(Box::new(vantage::tui::effect::SwitchedContext {
+                    name: name.clone(),
+                    workspace: "ws_other".into(),
+                    api_version: "2026-09-11".into(),
+                    read_only: false,
+                    watchlist: std::env::temp_dir().join("vantage-never-written.json"),
+                }))
+            }
         }
     }
 }

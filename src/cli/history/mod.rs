@@ -49,17 +49,8 @@ struct Local {
 
 impl Local {
     fn open(global: &GlobalArgs) -> Result<Self, CliError> {
-        let loaded = LoadedConfig::load(global.config.as_deref()).map_err(SessionError::from)?;
-        let workspace = global
-            .workspace
-            .clone()
-            .or_else(|| loaded.file.workspace_id.clone())
-            .ok_or_else(|| SessionError::NoWorkspace {
-                path: loaded.path.as_ref().map_or_else(
-                    || "the config file".to_owned(),
-                    |path| path.display().to_string(),
-                ),
-            })?;
+        // The chosen context's workspace decides whose history is read.
+        let (loaded, workspace) = crate::session::Session::local_workspace(global)?;
         let config = history_config(&loaded)?;
         let store = Store::open(&config.file())?;
         Ok(Self {

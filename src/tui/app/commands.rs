@@ -61,22 +61,12 @@ impl App {
                 }
             }
             Command::ProjectName(name) => self.open_by_name(&name, now, effects, navs),
-            Command::Context(name) => self.run_context(&name, now),
+            Command::Context(name) => {
+                self.switch_context(&name, now, effects);
+            }
             Command::Theme(name) => self.set_theme(name, now),
             Command::Act(action) => self.perform(action, now, effects, navs),
         }
-    }
-
-    /// `:ctx NAME`. The extension point for contexts: once `App::switch_context`
-    /// exists, this calls it.
-    fn run_context(&mut self, name: &str, now: OffsetDateTime) {
-        self.say(
-            format!(
-                "contexts: not configured (asked for {})",
-                crate::text::fit(name, 30)
-            ),
-            now,
-        );
     }
 
     /// A project by name: a loaded row with that name (exactly, then as a

@@ -48,6 +48,7 @@ impl App {
             Some(Overlay::ErrorLog) => self.draw_error_log(frame, body, now),
             None => {}
         }
+        self.draw_context_picker(frame, body);
         if self.palette.is_open() {
             let candidates = self.palette.candidates(&self.inventory.list.rows);
             palette::draw(frame, body, &self.palette, &candidates, &self.theme);
@@ -69,8 +70,14 @@ impl App {
 
     fn draw_header(&self, frame: &mut Frame, area: Rect) {
         let id = &self.identity;
-        let mut spans = vec![
-            Span::styled(" vantage ", self.theme.tab_active),
+        let mut spans = vec![Span::styled(" vantage ", self.theme.tab_active)];
+        if let Some(context) = self.contexts.header_name() {
+            spans.push(Span::styled(
+                format!(" context {} ", fit(&sanitize_line(context), 24)),
+                self.theme.accent,
+            ));
+        }
+        spans.extend([
             Span::styled(
                 format!(" workspace {} ", fit(&id.workspace, 40)),
                 self.theme.header,
@@ -83,7 +90,7 @@ impl App {
                 format!(" API {} ", fit(&id.api_version, 12)),
                 self.theme.header,
             ),
-        ];
+        ]);
         if id.read_only {
             spans.push(Span::styled(" READ-ONLY ", self.theme.warn));
         }
@@ -234,6 +241,9 @@ impl App {
             row(action, text);
         }
         row(Action::NextTab, "next tab (1-6 jump to a tab)");
+        if !self.contexts.names.is_empty() {
+            row(Action::Contexts, "switch context");
+        }
         row(Action::PrevTab, "previous tab");
         row(
             Action::Palette,

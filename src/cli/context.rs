@@ -1,0 +1,182 @@
+//! `vantage context list` and `vantage context use NAME`: the config file's
+//! contexts (named connections). Neither needs a key, and neither ever prints one.
+
+use std::path::{Path, PathBuf};
+
+use clap::Subcommand;
+
+use super::args::{Format, OutputArgs};
+use super::exit::CliError;
+use super::print::{Row, output_width};
+use crate::config::{ContextOrigin, ContextSummary, LoadedConfig, SettingsError};
+use crate::formats::table::{self, Column};
+use crate::formats::{CsvWriter, JsonArrayWriter, JsonLinesWriter, OutputError};
+use crate::session::{GlobalArgs, SessionError};
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum ContextCommand {
+    /// The contexts of the config file; the one in use is marked (never a key).
+    List {
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Make NAME the current context (rewrites only current_context in the file).
+    Use {
+        /// A context's name, as `vantage context list` shows it.
+        name: String,
+    },
+}
+
+impl Row for ContextSummary {
+    fn columns() -> &'static [Column] {
+        const COLUMNS: &[Column] = &[
+            Column::fixed("CURRENT"),
+            Column::text("NAME", 8),
+            Column::text("BASE URL", 12),
+            Column::fixed("WORKSPACE"),
+            Column::fixed("KEY"),
+            Column::fixed("READ-ONLY"),
+        ];
+        COLUMNS
+    }
+
+    fn cells(&self) -> Vec<String> {
+        vec![
+            if self.current { "*" } else { "" }.to_owned(),
+            self.name.clone(),
+            self.base_url.clone().unwrap_or_default(),
+            self.workspace_id.clone().unwrap_or_default(),
+            self.key_source.clone(),
+            if self.read_only { "yes" } else { "" }.to_owned(),
+        ]
+    }
+}
+
+/// Runs `vantage context …`.
+pub fn execute(command: ContextCommand, global: &GlobalArgs) -> Result<(), CliError> {
+    let config = LoadedConfig::load(global.config.as_deref()).map_err(SessionError::from)?;
+    match command {
+        ContextCommand::List { output } => {
+            // Marked: the context a command would use now (flag, environment, file).
+            let current = config
+                .select_context(global.context_name().map_err(SessionError::from)?, |name| {
+                    std::env::var(name).ok()
+                })
+                .map_err(SessionError::from)?;
+            let rows = config.context_summaries(&current.name);
+            let output = output.resolve();
+            write_rows(&rows, output.format, output.csv_raw_formulas)?;
+            Ok(())
+        }
+        ContextCommand::Use { name } => {
+            let path = config_path(&config)?;
+            // Known names only: the error lists them.
+            config
+                .context(&name, ContextOrigin::Flag)
+                .map_err(SessionError::from)?;
+            write_current_context(&path, &name).map_err(SessionError::from)?;
+            eprintln!("current context: {name} (in {})", path.display());
+            Ok(())
+        }
+    }
+}
+
+/// The list in `format`, through the same writers as every other command.
+fn write_rows(rows: &[ContextSummary], format: Format, raw: bool) -> Result<(), OutputError> {
+    let mut out = std::io::stdout().lock();
+    match format {
+        Format::Json => {
+            let mut writer = JsonArrayWriter::new(&mut out)?;
+            for row in rows {
+                writer.write(row)?;
+            }
+            writer.finish()?;
+        }
+        Format::Jsonl => {
+            let mut writer = JsonLinesWriter::new(&mut out);
+            for row in rows {
+                writer.write(row)?;
+            }
+            writer.finish()?;
+        }
+        Format::Csv => {
+            let mut writer = CsvWriter::new(&mut out).raw_formulas(raw);
+            for row in rows {
+                writer.write(row)?;
+            }
+            writer.finish()?;
+        }
+        Format::Table => {
+            let cells: Vec<Vec<String>> = rows.iter().map(Row::cells).collect();
+            let text = table::render(ContextSummary::columns(), &cells, output_width());
+            std::io::Write::write_all(&mut out, text.as_bytes())?;
+        }
+    }
+    std::io::Write::flush(&mut out)?;
+    Ok(())
+}
+
+fn config_path(config: &LoadedConfig) -> Result<PathBuf, CliError> {
+    match (&config.path, config.exists) {
+        (Some(path), true) => Ok(path.clone()),
+        _ => Err(CliError::Session(SessionError::Settings(
+            SettingsError::Invalid {
+                path: config.shown_path(),
+                key: "contexts",
+                reason: "there is no config file to choose a context in; create it first \
+                         (see config.example.toml)"
+                    .into(),
+            },
+        ))),
+    }
+}
+
+/// Rewrites `current_context` in place: the rest of the file stays as written,
+/// and the file keeps its mode (it may hold keys).
+fn write_current_context(path: &Path, name: &str) -> Result<(), SettingsError> {
+    // Through a symlink (dotfiles) to the file itself, which stays a symlink's target.
+    let path = &std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let read_error = |source| SettingsError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let write_error = |source| SettingsError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let text = std::fs::read_to_string(path).map_err(read_error)?;
+    let updated = crate::config::set_current_context(&text, name).map_err(|error| {
+        SettingsError::Invalid {
+            path: path.display().to_string(),
+            key: "current_context",
+            reason: format!("cannot edit the file: {error}"),
+        }
+    })?;
+    // A sibling file renamed over the old one: never a half-written config.
+    let permissions = std::fs::metadata(path).map_err(read_error)?.permissions();
+    let file_name = path
+        .file_name()
+        .map_or_else(|| "config.toml".into(), |name| name.to_string_lossy());
+    let temporary = path.with_file_name(format!(".{file_name}.vantage-tmp"));
+    let renamed = write_private(&temporary, updated.as_bytes())
+        .and_then(|()| std::fs::set_permissions(&temporary, permissions))
+        .and_then(|()| std::fs::rename(&temporary, path));
+    if let Err(source) = renamed {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(write_error(source));
+    }
+    Ok(())
+}
+
+/// Creates `path` readable by its owner alone (the file may hold keys) until
+/// the old file's mode is copied onto it.
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}

@@ -1,0 +1,264 @@
+//! The API key: its sources, in order (DESIGN.md), and the warning for a file
+//! holding one that others can read. The key is never printed.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use super::{API_KEY_ENV, Context, LoadedConfig};
+use crate::api::{ApiKey, ConfigError};
+
+/// Where the key came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CredentialSource {
+    /// `--api-key-env NAME`.
+    EnvFlag(String),
+    /// `SERVICE_API_KEY`.
+    DefaultEnv,
+    /// `api_key_env = "NAME"` in the config file.
+    ConfigEnv(String),
+    /// `api_key_command` in the config file.
+    Command,
+    /// `api_key` in the config file.
+    ConfigFile(PathBuf),
+}
+
+impl fmt::Display for CredentialSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::EnvFlag(name) => write!(f, "environment variable {name} (--api-key-env)"),
+            Self::DefaultEnv => write!(f, "environment variable {API_KEY_ENV}"),
+            Self::ConfigEnv(name) => write!(f, "environment variable {name} (api_key_env)"),
+            Self::Command => write!(f, "api_key_command"),
+            Self::ConfigFile(path) => write!(f, "api_key in {}", path.display()),
+        }
+    }
+}
+
+/// Something the user should fix, though it does not stop us.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigWarning {
+    /// The file holds a key and its group or others may read it.
+    KeyFileReadable { path: PathBuf, mode: u32 },
+}
+
+impl fmt::Display for ConfigWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::KeyFileReadable { path, mode } => write!(
+                f,
+                "config file {} holds an API key and is readable by others (mode {:o}); run: chmod 600 {}",
+                path.display(),
+                mode & 0o777,
+                path.display()
+            ),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct ResolvedCredential {
+    pub key: ApiKey,
+    pub source: CredentialSource,
+    pub warnings: Vec<ConfigWarning>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CredentialError {
+    #[error("no API key found. Tried: {}. {}", tried.join("; "), how_to_set(config_path.as_deref()))]
+    NotFound {
+        tried: Vec<String>,
+        config_path: Option<PathBuf>,
+    },
+    #[error(
+        "api_key_command failed: {reason}. Fix the command in {config_path}, or set {API_KEY_ENV}"
+    )]
+    Command { reason: String, config_path: String },
+    #[error("the API key from {source_name} is not usable: {reason}")]
+    Invalid {
+        source_name: String,
+        reason: ConfigError,
+    },
+}
+
+fn how_to_set(config_path: Option<&Path>) -> String {
+    let file = config_path.map_or_else(
+        || "the config file".to_owned(),
+        |path| path.display().to_string(),
+    );
+    format!(
+        "Set one: export {API_KEY_ENV}=<key>; or pass --api-key-env NAME; or add \
+         api_key_command = \"pass show vantage/api-key\" (or api_key = \"...\", then chmod 600) to {file}"
+    )
+}
+
+/// Finds the default context's key, trying the sources in order. `env` reads
+/// an environment variable (injectable for tests; pass `|name| std::env::var(name).ok()`).
+pub fn resolve_credential(
+    api_key_env: Option<&str>,
+    config: &LoadedConfig,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<ResolvedCredential, CredentialError> {
+    resolve_context_credential(api_key_env, config, &config.default_context(), env)
+}
+
+/// Finds `context`'s key. Order: `--api-key-env NAME`; then, for a named
+/// context with a key source of its own, that source alone (a generic
+/// `SERVICE_API_KEY` must not follow the user to another service); otherwise
+/// `SERVICE_API_KEY`, then the context's `api_key_env`, `api_key_command` and
+/// `api_key`.
+pub fn resolve_context_credential(
+    api_key_env: Option<&str>,
+    config: &LoadedConfig,
+    context: &Context,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<ResolvedCredential, CredentialError> {
+    let warnings = key_file_warnings(config);
+    for warning in &warnings {
+        tracing::warn!("{warning}");
+    }
+    let found = |key: String, source: CredentialSource| {
+        let key = ApiKey::new(key).map_err(|reason| CredentialError::Invalid {
+            source_name: source.to_string(),
+            reason,
+        })?;
+        tracing::debug!(context = %context.name, source = %source, fingerprint = %key.fingerprint(), "API key found");
+        Ok(ResolvedCredential {
+            key,
+            source,
+            warnings: warnings.clone(),
+        })
+    };
+    let set = |value: Option<String>| value.filter(|v| !v.trim().is_empty());
+    let mut tried = Vec::new();
+
+    if let Some(name) = api_key_env {
+        // Asked for by name: falling back to another key would be a surprise.
+        return match set(env(name)) {
+            Some(key) => found(key, CredentialSource::EnvFlag(name.to_owned())),
+            None => Err(CredentialError::NotFound {
+                tried: vec![format!("--api-key-env {name}: {name} is not set or empty")],
+                config_path: config.path.clone(),
+            }),
+        };
+    }
+    let connection = &context.connection;
+    let own_source = context.named && connection.has_key_source();
+    if !own_source {
+        match set(env(API_KEY_ENV)) {
+            Some(key) => return found(key, CredentialSource::DefaultEnv),
+            None => tried.push(format!("{API_KEY_ENV}: not set")),
+        }
+    }
+    let section = if context.named {
+        format!("{} under [contexts.{}]", config.shown_path(), context.name)
+    } else {
+        config.shown_path()
+    };
+    let where_ = if config.exists {
+        format!("not in {section}")
+    } else {
+        format!("no config file at {}", config.shown_path())
+    };
+    // A source only some files use: named in the error only when set.
+    if let Some(name) = &connection.api_key_env {
+        match set(env(name)) {
+            Some(key) => return found(key, CredentialSource::ConfigEnv(name.clone())),
+            None => tried.push(format!(
+                "api_key_env = {name:?} in {section}: {name} is not set or empty"
+            )),
+        }
+    }
+    match &connection.api_key_command {
+        Some(command) => {
+            let key = run_key_command(command).map_err(|reason| CredentialError::Command {
+                reason,
+                config_path: section.clone(),
+            })?;
+            return found(key, CredentialSource::Command);
+        }
+        None => tried.push(format!("api_key_command: {where_}")),
+    }
+    match (&connection.api_key, &config.path) {
+        (Some(key), Some(path)) => {
+            return found(
+                key.expose_secret().to_owned(),
+                CredentialSource::ConfigFile(path.clone()),
+            );
+        }
+        _ => tried.push(format!("api_key: {where_}")),
+    }
+    Err(CredentialError::NotFound {
+        tried,
+        config_path: config.path.clone(),
+    })
+}
+
+/// Runs `api_key_command` through the shell; the key is the first line it
+/// prints. Its output never appears in an error.
+fn run_key_command(command: &str) -> Result<String, String> {
+    let mut shell = if cfg!(windows) {
+        let mut shell = Command::new("cmd");
+        shell.arg("/C");
+        shell
+    } else {
+        let mut shell = Command::new("sh");
+        shell.arg("-c");
+        shell
+    };
+    let output = shell
+        .arg(command)
+        .stdin(Stdio::inherit())
+        .stderr(Stdio::inherit())
+        .stdout(Stdio::piped())
+        .output()
+        .map_err(|error| format!("cannot start it: {error}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "it exited with {} (its error output, if any, is above)",
+            output.status
+        ));
+    }
+    let stdout =
+        String::from_utf8(output.stdout).map_err(|_| "its output is not UTF-8 text".to_owned())?;
+    stdout
+        .lines()
+        .next()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .map(str::to_owned)
+        .ok_or_else(|| "it printed nothing on its first line".to_owned())
+}
+
+/// A file holding a key, in any context, should be readable by its owner alone.
+fn key_file_warnings(config: &LoadedConfig) -> Vec<ConfigWarning> {
+    let holds_key = config.file.api_key.is_some()
+        || config
+            .file
+            .contexts
+            .values()
+            .any(|context| context.api_key.is_some());
+    let (Some(path), true, true) = (&config.path, config.exists, holds_key) else {
+        return Vec::new();
+    };
+    readable_by_others(path)
+        .map(|mode| {
+            vec![ConfigWarning::KeyFileReadable {
+                path: path.clone(),
+                mode,
+            }]
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(unix)]
+fn readable_by_others(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path).ok()?.permissions().mode();
+    (mode & 0o077 != 0).then_some(mode)
+}
+
+#[cfg(not(unix))]
+fn readable_by_others(_path: &Path) -> Option<u32> {
+    None
+}

@@ -1,0 +1,250 @@
+//! Contexts in the dashboard: the context named in the header, a picker on
+//! `ctrl-x`, and [`App::switch_context`], which the picker (and the command
+//! palette) call. A switch asks the launcher to connect; when it answers, every
+//! screen starts afresh on the new context. Request tokens keep growing across
+//! the switch, so a reply of the old context finds no screen waiting for it
+//! and is dropped.
+
+use std::path::PathBuf;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use time::OffsetDateTime;
+
+use super::App;
+use crate::tui::action::Action;
+use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot, SwitchedContext};
+use crate::tui::nav::{Nav, Tab};
+use crate::tui::screens::monitor::{DEFAULT_REFRESH_SECS, MonitorScreen};
+use crate::tui::widgets::menu::{Menu, MenuOutcome};
+
+/// The contexts the dashboard knows, and the one it shows.
+#[derive(Debug, Clone, Default)]
+pub struct Contexts {
+    /// Every context of the config file, as `vantage context list` orders them.
+    pub names: Vec<String>,
+    /// The context on screen; `None` in the demo, which has none.
+    pub current: Option<String>,
+    /// The switch in flight, and its request token.
+    pub switching: Option<(String, u64)>,
+    picker: Option<Menu>,
+    /// What a fresh set of screens needs that the App does not keep.
+    pub restart: Restart,
+}
+
+/// What the launcher set up for the screens, kept to set them up again.
+#[derive(Debug, Clone, Default)]
+pub struct Restart {
+    pub export_dir: PathBuf,
+    pub refresh_secs: u64,
+}
+
+impl Contexts {
+    /// No contexts yet; what fresh screens need, from [`App::new`].
+    pub fn new(export_dir: PathBuf) -> Self {
+        Self {
+            restart: Restart {
+                export_dir,
+                refresh_secs: DEFAULT_REFRESH_SECS,
+            },
+            ..Self::default()
+        }
+    }
+
+    /// The config file's contexts, `current` the one on screen.
+    pub fn set(&mut self, names: Vec<String>, current: String) {
+        self.names = names;
+        self.current = Some(current);
+    }
+
+    /// Shown in the header: when there is a choice, or a named one is in use.
+    pub fn header_name(&self) -> Option<&str> {
+        self.current
+            .as_deref()
+            .filter(|name| self.names.len() > 1 || *name != crate::config::DEFAULT_CONTEXT)
+    }
+
+    pub fn picker_open(&self) -> bool {
+        self.picker.is_some()
+    }
+}
+
+impl App {
+    /// The config file's contexts, `current` the one on screen; `:ctx`
+    /// completes their names.
+    pub fn set_contexts(&mut self, names: Vec<String>, current: String) {
+        self.palette.context_names = names.clone();
+        self.contexts.set(names, current);
+    }
+
+    /// Switches to the context called `name`: connects in the background, then
+    /// reloads every screen on it. An unknown name, or the one on screen, only
+    /// says so on the status line.
+    pub fn switch_context(
+        &mut self,
+        name: &str,
+        now: OffsetDateTime,
+        effects: &mut Vec<Effect>,
+    ) -> bool {
+        let mut navs = Vec::new();
+        if !self.contexts.names.iter().any(|known| known == name) {
+            let known = self.contexts.names.join(", ");
+            let text = if known.is_empty() {
+                "no contexts: add [contexts.NAME] to the config file".to_owned()
+            } else {
+                format!("no context named {name}; known: {known}")
+            };
+            navs.push(Nav::Notify(text));
+        } else if self.contexts.current.as_deref() == Some(name) {
+            navs.push(Nav::Notify(format!("already on context {name}")));
+        } else {
+            let mut cx = Cx::new(now, effects, &mut navs, &mut self.next_token);
+            let token = cx.fetch(
+                Slot::Context,
+                Request::SwitchContext {
+                    name: name.to_owned(),
+                },
+            );
+            cx.notify(format!("connecting to context {name}…"));
+            self.contexts.switching = Some((name.to_owned(), token));
+        }
+        self.apply_navs(navs, now, effects);
+        self.dirty = true;
+        true
+    }
+
+    /// Opens the picker on `ctrl-x`, the current context selected.
+    pub(super) fn open_context_picker(&mut self, now: OffsetDateTime) -> bool {
+        if self.contexts.names.is_empty() {
+            self.notice = Some((
+                "no contexts: add [contexts.NAME] to the config file".into(),
+                now,
+            ));
+            return true;
+        }
+        let items: Vec<String> = self
+            .contexts
+            .names
+            .iter()
+            .map(
+                |name| match self.contexts.current.as_deref() == Some(name) {
+                    true => format!("{name} (current)"),
+                    false => name.clone(),
+                },
+            )
+            .collect();
+        let selected = self
+            .contexts
+            .names
+            .iter()
+            .position(|name| self.contexts.current.as_deref() == Some(name))
+            .unwrap_or(0);
+        self.contexts.picker = Some(Menu::new("Contexts", items, selected));
+        true
+    }
+
+    /// A key while the picker is open: it takes every key.
+    pub(super) fn context_picker_key(
+        &mut self,
+        action: Option<Action>,
+        now: OffsetDateTime,
+        effects: &mut Vec<Effect>,
+    ) -> bool {
+        let (Some(menu), Some(action)) = (&mut self.contexts.picker, action) else {
+            return false;
+        };
+        match menu.handle(action) {
+            MenuOutcome::Open => true,
+            MenuOutcome::Closed => {
+                self.contexts.picker = None;
+                true
+            }
+            MenuOutcome::Chosen(index) => {
+                self.contexts.picker = None;
+                match self.contexts.names.get(index).cloned() {
+                    Some(name) => self.switch_context(&name, now, effects),
+                    None => true,
+                }
+            }
+        }
+    }
+
+    /// The launcher's answer to a switch. A stale one (a later switch was
+    /// asked for) is dropped; a failure leaves the old context in place.
+    pub(super) fn handle_context_reply(
+        &mut self,
+        token: u64,
+        reply: Result<Reply, ErrorInfo>,
+        now: OffsetDateTime,
+        effects: &mut Vec<Effect>,
+    ) -> bool {
+        let Some((name, expected)) = self.contexts.switching.clone() else {
+            return false;
+        };
+        if token != expected {
+            return false;
+        }
+        self.contexts.switching = None;
+        match reply {
+            Ok(Reply::ContextSwitched(switched)) => {
+                self.restart_on(*switched, now, effects);
+                true
+            }
+            Ok(_) => false,
+            Err(error) => {
+                self.notice = Some((format!("context {name} not switched to"), now));
+                self.record_error(error);
+                true
+            }
+        }
+    }
+
+    /// Every screen afresh on the new context, on the same tab. What belongs to
+    /// the user rather than to a context stays: theme, keys, the error log, and
+    /// the token counter (so no old reply can match a new request).
+    fn restart_on(
+        &mut self,
+        switched: SwitchedContext,
+        now: OffsetDateTime,
+        effects: &mut Vec<Effect>,
+    ) {
+        let identity = super::Identity {
+            workspace: switched.workspace,
+            plan: None,
+            api_version: switched.api_version,
+            read_only: switched.read_only,
+        };
+        let restart = self.contexts.restart.clone();
+        let mut fresh = App::new(
+            identity,
+            self.theme.clone(),
+            self.keymap.clone(),
+            restart.export_dir.clone(),
+        );
+        fresh.monitor = MonitorScreen::new(restart.refresh_secs);
+        fresh.monitor.use_watchlist_file(switched.watchlist);
+        let old = std::mem::replace(self, fresh);
+        self.errors = old.errors;
+        self.next_token = old.next_token;
+        self.contexts = old.contexts;
+        // The palette's history and context names are the user's, not the context's.
+        self.palette = old.palette;
+        self.palette.close();
+        self.contexts.current = Some(switched.name.clone());
+        let tab = old.tab;
+        effects.extend(self.start(now));
+        if tab != Tab::default() {
+            let mut navs = Vec::new();
+            self.switch_tab(tab, now, effects, &mut navs);
+            self.apply_navs(navs, now, effects);
+        }
+        self.notice = Some((format!("context {}", switched.name), now));
+        self.dirty = true;
+    }
+
+    pub(super) fn draw_context_picker(&self, frame: &mut Frame, area: Rect) {
+        if let Some(menu) = &self.contexts.picker {
+            menu.draw(frame, area, &self.theme, "enter switch · esc close");
+        }
+    }
+}

@@ -1,0 +1,54 @@
+//! End to end: the dashboard on a config file with two contexts, switched from
+//! the keyboard without a restart.
+
+use vantage::server::{self, ServerConfig, seed};
+
+use crate::support::Session;
+
+/// The demo fixture's keys (see `vantage serve --print-credentials`).
+const ACME_KEY: &str = "vtg_demo_enterprise_admin";
+const GLOBEX_KEY: &str = "vtg_demo_business_admin";
+
+#[test]
+fn ctrl_x_switches_the_context_and_the_header_follows() {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let anchor = seed::today_anchor(time::OffsetDateTime::now_utc());
+    let fixture = seed::demo_fixture(anchor).expect("demo fixture");
+    let running = runtime
+        .block_on(server::start(ServerConfig::local(fixture)))
+        .expect("server starts");
+    let base_url = running.base_url();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "current_context = \"acme\"\n\n\
+             [contexts.acme]\nbase_url = \"{base_url}\"\napi_key = \"{ACME_KEY}\"\nworkspace_id = \"ws_acme\"\n\n\
+             [contexts.globex]\nbase_url = \"{base_url}\"\napi_key_env = \"GLOBEX_KEY\"\nworkspace_id = \"ws_globex\"\n"
+        ),
+    )
+    .expect("config");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    let path = config.display().to_string();
+    let mut session =
+        Session::start_with_env(&["--config", &path], &[("GLOBEX_KEY", GLOBEX_KEY)], 120, 35);
+    session.wait_for("acme's insights", |screen| {
+        screen.contains("context acme")
+            && screen.contains("workspace ws_acme")
+            && screen.contains("Finding types")
+    });
+    session.send("\u{18}"); // ctrl-x
+    session.wait_text("globex");
+    session.send("j\r");
+    session.wait_for("globex's insights", |screen| {
+        screen.contains("context globex")
+            && screen.contains("workspace ws_globex")
+            && screen.contains("Finding types")
+    });
+    session.send("q");
+    let status = session.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
+    runtime.block_on(running.stop());
+}

@@ -1,0 +1,280 @@
+//! Switching contexts in the dashboard: the picker on ctrl-x, the context in
+//! the header, screens reloaded on the new context, and the old context's
+//! replies dropped.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use time::macros::datetime;
+use vantage::api::model::{Insights, InsightsSummary, Metric, RiskCounts};
+use vantage::tui::app::{App, Msg};
+use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot, SwitchedContext};
+
+use crate::support::{app, key};
+
+const NOW: time::OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
+
+fn screen(app: &App) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(100, 24)).unwrap();
+    terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
+    terminal.backend().to_string()
+}
+
+fn header(app: &App) -> String {
+    screen(app).lines().next().unwrap_or_default().to_owned()
+}
+
+fn ctrl(ch: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(ch), KeyModifiers::CONTROL))
+}
+
+fn enter() -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE))
+}
+
+fn insights(projects: i64) -> Insights {
+    let metric = |value| Metric {
+        value,
+        delta_30d: 0,
+        delta_window: "30 days".into(),
+    };
+    Insights {
+        as_of: None,
+        findings: Vec::new(),
+        summary: InsightsSummary {
+            total_projects: metric(projects),
+            externally_published: metric(0),
+            workspace_members: metric(1),
+            risk: RiskCounts {
+                needs_review: 0,
+                review_recommended: 0,
+                no_review_needed: 0,
+            },
+        },
+    }
+}
+
+/// The tokens of the requests in `slot` among `effects`.
+fn fetched(effects: &[Effect], slot: Slot) -> Vec<(u64, Request)> {
+    effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::Fetch {
+                slot: fetched,
+                token,
+                request,
+            } if *fetched == slot => Some((*token, (**request).clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn with_contexts() -> (App, u64) {
+    let mut app = app();
+    app.set_contexts(vec!["prod".into(), "staging".into()], "staging".into());
+    let effects = app.start(NOW);
+    let started = fetched(&effects, Slot::Insights);
+    assert_eq!(started.len(), 1);
+    (app, started[0].0)
+}
+
+fn switched(name: &str, workspace: &str) -> Reply {
+    Reply::ContextSwitched(Box::new(SwitchedContext {
+        name: name.into(),
+        workspace: workspace.into(),
+        api_version: "2026-09-11".into(),
+        read_only: true,
+        watchlist: std::env::temp_dir().join("vantage-test-watchlist-never-written.json"),
+    }))
+}
+
+#[test]
+fn switching_contexts_changes_the_header_and_reloads_the_screens() {
+    let (mut app, old_insights) = with_contexts();
+    assert!(header(&app).contains("context staging"), "{}", header(&app));
+    assert!(
+        header(&app).contains("workspace ws_test"),
+        "{}",
+        header(&app)
+    );
+
+    // ctrl-x opens the picker on the current context; k moves to prod.
+    app.handle(ctrl('x'), NOW);
+    let shown = screen(&app);
+    assert!(shown.contains("Contexts"), "{shown}");
+    assert!(shown.contains("staging (current)"), "{shown}");
+    insta::assert_snapshot!("picker_100x24", shown);
+    app.handle(key('k'), NOW);
+    let effects = app.handle(enter(), NOW);
+    let asked = fetched(&effects, Slot::Context);
+    assert_eq!(asked.len(), 1, "{effects:?}");
+    let (switch_token, request) = asked[0].clone();
+    assert_eq!(
+        request,
+        Request::SwitchContext {
+            name: "prod".into()
+        }
+    );
+    // Until the launcher answers, the old context stays on screen.
+    assert!(header(&app).contains("context staging"));
+
+    let effects = app.handle(
+        Msg::Reply {
+            slot: Slot::Context,
+            token: switch_token,
+            reply: Ok(switched("prod", "ws_prod")),
+        },
+        NOW,
+    );
+    let head = header(&app);
+    assert!(head.contains("context prod"), "{head}");
+    assert!(head.contains("workspace ws_prod"), "{head}");
+    assert!(head.contains("READ-ONLY"), "{head}");
+    // The screens load again, with tokens the old context never had.
+    let reloaded = fetched(&effects, Slot::Insights);
+    assert_eq!(reloaded.len(), 1, "{effects:?}");
+    let new_insights = reloaded[0].0;
+    assert!(new_insights > switch_token);
+    assert!(
+        fetched(&effects, Slot::WatchlistLoad).len() == 1,
+        "the new context's watch list is read: {effects:?}"
+    );
+
+    // The old context's answer arrives late: dropped.
+    app.handle(
+        Msg::Reply {
+            slot: Slot::Insights,
+            token: old_insights,
+            reply: Ok(Reply::Insights(Box::new(insights(7)))),
+        },
+        NOW,
+    );
+    assert!(
+        app.insights.data.is_none(),
+        "an old context's reply was shown"
+    );
+    app.handle(
+        Msg::Reply {
+            slot: Slot::Insights,
+            token: new_insights,
+            reply: Ok(Reply::Insights(Box::new(insights(3)))),
+        },
+        NOW,
+    );
+    let data = app
+        .insights
+        .data
+        .as_ref()
+        .expect("the new context's insights");
+    assert_eq!(data.summary.total_projects.value, 3);
+}
+
+#[test]
+fn a_switch_stays_on_the_tab_it_started_from() {
+    let (mut app, _) = with_contexts();
+    app.handle(key('3'), NOW);
+    let mut effects = Vec::new();
+    app.switch_context("prod", NOW, &mut effects);
+    let (token, _) = fetched(&effects, Slot::Context)[0].clone();
+    let effects = app.handle(
+        Msg::Reply {
+            slot: Slot::Context,
+            token,
+            reply: Ok(switched("prod", "ws_prod")),
+        },
+        NOW,
+    );
+    assert_eq!(app.tab.index(), 2);
+    assert!(
+        !fetched(&effects, Slot::MemberPage).is_empty(),
+        "the members load again: {effects:?}"
+    );
+}
+
+#[test]
+fn a_failed_or_stale_switch_keeps_the_context_on_screen() {
+    let (mut app, _) = with_contexts();
+    let mut effects = Vec::new();
+    app.switch_context("prod", NOW, &mut effects);
+    let (first, _) = fetched(&effects, Slot::Context)[0].clone();
+    // Asked again before the answer: the newer request wins.
+    let mut effects = Vec::new();
+    app.switch_context("prod", NOW, &mut effects);
+    let (second, _) = fetched(&effects, Slot::Context)[0].clone();
+    let effects = app.handle(
+        Msg::Reply {
+            slot: Slot::Context,
+            token: first,
+            reply: Ok(switched("prod", "ws_prod")),
+        },
+        NOW,
+    );
+    assert!(effects.is_empty(), "{effects:?}");
+    assert!(header(&app).contains("context staging"));
+
+    let failure = ErrorInfo {
+        status: None,
+        kind: None,
+        detail: None,
+        request_id: None,
+        summary: "context prod: no API key found".into(),
+        gate: None,
+        at: NOW,
+    };
+    app.handle(
+        Msg::Reply {
+            slot: Slot::Context,
+            token: second,
+            reply: Err(failure),
+        },
+        NOW,
+    );
+    assert!(header(&app).contains("context staging"));
+    assert!(screen(&app).contains("context prod not switched to"));
+    assert_eq!(app.errors.len(), 1);
+}
+
+#[test]
+fn unknown_and_current_contexts_only_say_so() {
+    let (mut app, _) = with_contexts();
+    let mut effects = Vec::new();
+    app.switch_context("qa", NOW, &mut effects);
+    assert!(fetched(&effects, Slot::Context).is_empty());
+    assert!(screen(&app).contains("no context named qa; known: prod, staging"));
+    app.switch_context("staging", NOW, &mut effects);
+    assert!(fetched(&effects, Slot::Context).is_empty());
+    assert!(screen(&app).contains("already on context staging"));
+    // Without contexts (the demo), no context in the header, and ctrl-x says why.
+    let mut plain = app_without_contexts();
+    assert!(!header(&plain).contains("context"), "{}", header(&plain));
+    plain.handle(ctrl('x'), NOW);
+    assert!(screen(&plain).contains("no contexts"));
+}
+
+fn app_without_contexts() -> App {
+    let mut app = app();
+    app.start(NOW);
+    app
+}
+
+#[test]
+fn the_palette_switches_contexts_too() {
+    let (mut app, _) = with_contexts();
+    assert_eq!(app.palette.context_names, ["prod", "staging"]);
+    let mut effects = Vec::new();
+    for ch in ":ctx prod".chars() {
+        effects = app.handle(key(ch), NOW);
+    }
+    assert!(fetched(&effects, Slot::Context).is_empty());
+    let effects = app.handle(enter(), NOW);
+    let asked = fetched(&effects, Slot::Context);
+    assert_eq!(
+        asked
+            .iter()
+            .map(|(_, request)| request.clone())
+            .collect::<Vec<_>>(),
+        [Request::SwitchContext {
+            name: "prod".into()
+        }]
+    );
+}
