@@ -18,6 +18,7 @@ pub enum Action {
     Tab4,
     Tab5,
     Tab6,
+    Tab7,
     Up,
     Down,
     Top,
@@ -51,6 +52,7 @@ pub enum Action {
     Watch,
     /// Choose the date range of the analytics.
     Range,
+    MarkReviewed,
 }
 
 impl Action {
@@ -68,6 +70,7 @@ impl Action {
         Action::Tab4,
         Action::Tab5,
         Action::Tab6,
+        Action::Tab7,
         Action::Up,
         Action::Down,
         Action::Top,
@@ -93,6 +96,7 @@ impl Action {
         Action::Freeze,
         Action::Watch,
         Action::Range,
+        Action::MarkReviewed,
     ];
 
     /// The name used in the config file's `[keys]` table.
@@ -110,6 +114,7 @@ impl Action {
             Action::Tab4 => "tab4",
             Action::Tab5 => "tab5",
             Action::Tab6 => "tab6",
+            Action::Tab7 => "tab7",
             Action::Up => "up",
             Action::Down => "down",
             Action::Top => "top",
@@ -135,6 +140,7 @@ impl Action {
             Action::Freeze => "freeze",
             Action::Watch => "watch",
             Action::Range => "range",
+            Action::MarkReviewed => "mark_reviewed",
         }
     }
 

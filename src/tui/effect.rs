@@ -15,6 +15,7 @@ use crate::api::model::{
 use crate::api::model::{Deployment, FieldError, Project, ProjectUpdate};
 use crate::api::{InventoryParams, MemberListParams};
 use crate::tui::nav::Nav;
+use crate::tui::review::request::{HistoryReply, HistoryRequest};
 use crate::tui::watchlist::WatchEntry;
 
 /// A request kind; a newer request in the same slot aborts the older one.
@@ -41,6 +42,14 @@ pub enum Slot {
     PiiPage,
     WatchlistLoad,
     WatchlistSave,
+    /// The Changes screen's diff, and its list of snapshots for the picker.
+    Changes,
+    Snapshots,
+    /// Reviewed marks: the list, and one mark written.
+    ReviewMarks,
+    ReviewMark,
+    /// The background snapshot: one at a time.
+    TakeSnapshot,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,6 +132,8 @@ pub enum Request {
         path: PathBuf,
         entries: Vec<WatchEntry>,
     },
+    /// The local review history (snapshots, changes, reviewed marks).
+    History(HistoryRequest),
 }
 
 #[derive(Debug, Clone)]
@@ -146,6 +157,7 @@ pub enum Reply {
     PiiPage(Box<Page<PiiFinding>>),
     Watchlist(Vec<WatchEntry>),
     WatchlistSaved,
+    History(Box<HistoryReply>),
 }
 
 /// A reply as the screen whose request it answers takes it.

@@ -125,6 +125,10 @@ impl Executor for ClientExecutor {
                     .map(|()| Reply::WatchlistSaved)
                     .map_err(|error| self.local_failure(error.to_string()));
             }
+            // Answered by `review::executor::WithHistory` when a history file is open.
+            Request::History(_) => {
+                return Err(self.local_failure("no history file is open".into()));
+            }
         };
         result.map_err(|error| error_info(&error, &self.clock))
     }
@@ -132,7 +136,7 @@ impl Executor for ClientExecutor {
 
 impl ClientExecutor {
     /// A failure of local I/O (a file), as the TUI shows errors.
-    fn local_failure(&self, summary: String) -> ErrorInfo {
+    pub fn local_failure(&self, summary: String) -> ErrorInfo {
         ErrorInfo {
             status: None,
             kind: None,

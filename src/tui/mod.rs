@@ -7,6 +7,7 @@ pub mod executor;
 pub mod keymap;
 pub mod launch;
 pub mod nav;
+pub mod review;
 pub mod runtime;
 pub mod screens;
 pub mod settings;

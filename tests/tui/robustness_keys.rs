@@ -21,6 +21,7 @@ use vantage::tui::app::{App, ClientNotice, Identity, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Request, Slot};
 use vantage::tui::executor::ClientExecutor;
 use vantage::tui::keymap::Keymap;
+use vantage::tui::review::request::{ChangeSet, HistoryReply};
 use vantage::tui::runtime::Executor;
 use vantage::tui::theme::{Theme, ThemeName};
 
@@ -172,6 +173,13 @@ impl Canned {
             Request::PiiPage { .. } => self.pii.clone(),
             Request::LoadWatchlist { .. } => Reply::Watchlist(Vec::new()),
             Request::SaveWatchlist { .. } => Reply::WatchlistSaved,
+            Request::History(_) => {
+                Reply::History(Box::new(HistoryReply::Changes(Box::new(ChangeSet {
+                    before: None,
+                    after: None,
+                    changes: Vec::new(),
+                }))))
+            }
         }
     }
 }

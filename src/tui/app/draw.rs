@@ -40,6 +40,7 @@ impl App {
             now,
         };
         self.screen().draw(frame, body, &view);
+        self.draw_note(frame, body);
         self.draw_status(frame, status, now);
         self.draw_footer(frame, footer);
         match self.overlay {
@@ -154,6 +155,7 @@ impl App {
                 theme.error,
             ));
         }
+        spans.extend(self.history_status(now));
         frame.render_widget(Paragraph::new(Line::from(spans)), area);
     }
 

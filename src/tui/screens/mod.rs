@@ -2,6 +2,7 @@
 
 pub mod analytics;
 pub mod catch_up;
+pub mod changes;
 pub mod insights;
 pub mod inventory;
 pub mod members;

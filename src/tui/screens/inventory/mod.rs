@@ -2,6 +2,7 @@
 //! cursor nears the end, only visible rows built, and a detail pane.
 
 mod filters;
+pub mod reviewed;
 mod view;
 
 use std::path::PathBuf;
@@ -73,6 +74,8 @@ pub struct InventoryScreen {
     row_pages: Vec<usize>,
     /// Our own writes the list has not shown yet.
     pub catch_up: CatchUp,
+    /// Reviewed marks from the history, for the glyph before the name.
+    pub reviewed: reviewed::ReviewedMarks,
 }
 
 impl InventoryScreen {
@@ -92,6 +95,7 @@ impl InventoryScreen {
             page_cursors: Vec::new(),
             row_pages: Vec::new(),
             catch_up: CatchUp::default(),
+            reviewed: reviewed::ReviewedMarks::default(),
         }
     }
 
