@@ -7,6 +7,8 @@ use tokio::sync::{broadcast, mpsc};
 
 use super::app::{App, Identity};
 use super::executor::{ClientExecutor, notice};
+use super::review::executor::{HistoryAccess, WithHistory};
+use super::review::start;
 use super::runtime::{self, Exit};
 use super::screens::monitor::{DEFAULT_REFRESH_SECS, MonitorScreen};
 use super::settings::{TuiSettings, TuiSettingsError};
@@ -15,6 +17,7 @@ use super::theme::Theme;
 use super::watchlist;
 use crate::api::Client;
 use crate::clock::Clock;
+use crate::history::HistoryConfig;
 use crate::session::{Session, SessionError};
 
 #[derive(Debug, thiserror::Error)]
@@ -23,6 +26,8 @@ pub enum LaunchError {
     Session(#[from] SessionError),
     #[error(transparent)]
     Settings(#[from] TuiSettingsError),
+    #[error("config: {0}")]
+    History(String),
     #[error("terminal: {0}")]
     Terminal(#[from] std::io::Error),
 }
@@ -31,7 +36,10 @@ impl LaunchError {
     /// A problem with the config file, the flags or the key, which the user fixes
     /// (the commands' exit status 3), rather than one of the terminal.
     pub fn is_configuration(&self) -> bool {
-        matches!(self, Self::Session(_) | Self::Settings(_))
+        matches!(
+            self,
+            Self::Session(_) | Self::Settings(_) | Self::History(_)
+        )
     }
 }
 
@@ -43,6 +51,8 @@ pub struct Target {
     pub workspace_id: String,
     /// The monitor's watch list file.
     pub watchlist: PathBuf,
+    /// The review history (its file and walk budget); `None` runs without one.
+    pub history: Option<HistoryConfig>,
 }
 
 /// Opens the dashboard on the configured service.
@@ -60,6 +70,10 @@ pub async fn run_configured(session: Session) -> Result<Exit, LaunchError> {
         identity,
         workspace_id,
         watchlist: watchlist::default_path(),
+        history: Some(
+            HistoryConfig::from_sections(&session.config.file.other)
+                .map_err(LaunchError::History)?,
+        ),
     };
     run(target, &settings).await
 }
@@ -72,6 +86,7 @@ pub async fn run(target: Target, settings: &TuiSettings) -> Result<Exit, LaunchE
         identity,
         workspace_id,
         watchlist: watchlist_path,
+        history,
     } = target;
     let theme = Theme::new(settings.theme, Theme::no_color_from_env());
     let clock = Clock::system();
@@ -80,6 +95,16 @@ pub async fn run(target: Target, settings: &TuiSettings) -> Result<Exit, LaunchE
     app.monitor = MonitorScreen::new(settings.refresh_secs.unwrap_or(DEFAULT_REFRESH_SECS));
     app.monitor.use_watchlist_file(watchlist_path);
     let (notices_tx, notices_rx) = mpsc::unbounded_channel();
+    // The instant start: the newest snapshot's data, before the first frame.
+    let history = history.map(|config| {
+        let path = config.file();
+        start::prepare(&mut app, &path, &config, &workspace_id, clock.now());
+        HistoryAccess {
+            path,
+            config,
+            progress: Some(notices_tx.clone()),
+        }
+    });
     let mut events = client.subscribe();
     let forward = tokio::spawn(async move {
         loop {
@@ -101,6 +126,14 @@ pub async fn run(target: Target, settings: &TuiSettings) -> Result<Exit, LaunchE
         workspace_id,
         clock: clock.clone(),
     };
+    let executor = WithHistory::new(
+        executor,
+        history.unwrap_or_else(|| HistoryAccess {
+            path: PathBuf::new(),
+            config: HistoryConfig::default(),
+            progress: None,
+        }),
+    );
     let mut terminal = terminal::enter()?;
     let restore = RestoreOnDrop;
     let exit = runtime::run(&mut terminal, &mut app, executor, clock, notices_rx).await;

@@ -4,3 +4,4 @@
 
 pub mod executor;
 pub mod request;
+pub mod start;
