@@ -57,6 +57,7 @@ impl Tab {
     pub fn short_title(self) -> &'static str {
         match self {
             Tab::PersonalData => "PII",
+            Tab::Changes => "Diff",
             other => other.title(),
         }
     }

@@ -273,7 +273,7 @@ async fn fifty_thousand_random_events_never_panic() {
     );
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
     let mut pending: Vec<(Slot, u64, Request)> = Vec::new();
-    let mut tabs_seen = [false; 6];
+    let mut tabs_seen = [false; vantage::tui::nav::Tab::ALL.len()];
     let mut resizes = 0;
     let mut replies = 0;
     let effects = app.start(now);
