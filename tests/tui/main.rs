@@ -5,6 +5,7 @@
 mod common;
 mod support;
 
+mod changes;
 mod project;
 mod robustness_keys;
 mod robustness_outage;
