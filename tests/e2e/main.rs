@@ -3,6 +3,7 @@
 
 mod support;
 
+mod changes;
 mod demo;
 mod project;
 mod robustness_terminal;
