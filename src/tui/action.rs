@@ -53,6 +53,7 @@ pub enum Action {
     /// Choose the date range of the analytics.
     Range,
     MarkReviewed,
+    ReviewFilter,
 }
 
 impl Action {
@@ -97,6 +98,7 @@ impl Action {
         Action::Watch,
         Action::Range,
         Action::MarkReviewed,
+        Action::ReviewFilter,
     ];
 
     /// The name used in the config file's `[keys]` table.
@@ -141,6 +143,7 @@ impl Action {
             Action::Watch => "watch",
             Action::Range => "range",
             Action::MarkReviewed => "mark_reviewed",
+            Action::ReviewFilter => "review_filter",
         }
     }
 

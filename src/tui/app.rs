@@ -320,6 +320,12 @@ impl App {
                 self.history_reply(slot, token, answer.reply, &mut cx)
             }
         };
+        if matches!(
+            slot,
+            Slot::InventoryPage | Slot::ReviewMarks | Slot::ReviewMark
+        ) {
+            self.inventory.apply_review_filter(&mut cx);
+        }
         self.next_token = next_token;
         if insights_loaded && let Some(data) = &self.insights.data {
             self.inventory.finding_types = data.findings.clone();
@@ -430,6 +436,10 @@ impl App {
                 let mut next_token = self.next_token;
                 self.begin_mark(&mut Cx::new(now, effects, navs, &mut next_token));
                 self.next_token = next_token;
+            }
+            Action::ReviewFilter if self.tab == Tab::Inventory && self.project.is_none() => {
+                let mut cx = Cx::new(now, effects, navs, &mut self.next_token);
+                self.inventory.cycle_review_filter(&mut cx);
             }
             Action::Watch => self.watch_selected(now, effects, navs),
             _ => return false,

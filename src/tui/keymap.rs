@@ -168,6 +168,7 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::Watch, &["w"]),
     (Action::Range, &["R"]),
     (Action::MarkReviewed, &["m"]),
+    (Action::ReviewFilter, &["M"]),
 ];
 
 /// A key may mean several actions, in the order bound (e.g. `p`: the priority

@@ -460,6 +460,33 @@ fn a_project_is_marked_reviewed_with_a_note_from_the_inventory() {
         ])))),
     );
     assert!(screen(&app, 120, 35).contains("Δ Live two"));
+    // M filters the rows loaded: not reviewed, then changed since review, then all.
+    let ids = |app: &App| -> Vec<String> {
+        app.inventory
+            .list
+            .rows
+            .iter()
+            .map(|item| item.id.clone())
+            .collect()
+    };
+    let both = || {
+        Ok(Reply::InventoryPage(Box::new(page(vec![
+            item("prj_a", "Live one"),
+            item("prj_b", "Live two"),
+        ]))))
+    };
+    app.handle(key('M'), NOW);
+    assert_eq!(ids(&app), ["prj_a"]);
+    assert!(screen(&app, 120, 35).contains("not reviewed (M) · over the rows loaded"));
+    // The next filter reads the first page again: the rows hidden were dropped.
+    let effects = app.handle(key('M'), NOW);
+    let (token, _) = fetch_in(&effects, Slot::InventoryPage).expect("the first page again");
+    reply(&mut app, Slot::InventoryPage, token, both());
+    assert_eq!(ids(&app), ["prj_b"], "changed since review");
+    let effects = app.handle(key('M'), NOW);
+    let (token, _) = fetch_in(&effects, Slot::InventoryPage).expect("all: the first page again");
+    reply(&mut app, Slot::InventoryPage, token, both());
+    assert_eq!(ids(&app), ["prj_a", "prj_b"]);
     app.handle(key('m'), NOW);
     assert!(screen(&app, 120, 35).contains("Mark Live one reviewed"));
     for ch in "ok q".chars() {

@@ -14,6 +14,7 @@ use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::nav::Tab;
 use crate::tui::review::request::{HistoryReply, HistoryRequest};
 use crate::tui::screens::Screen;
+use crate::tui::screens::inventory::reviewed::ReviewFilter;
 use crate::tui::widgets::input::TextField;
 
 /// What the newest snapshot lends the first frame.
@@ -257,6 +258,14 @@ impl App {
             spans.push(Span::styled(
                 format!("from snapshot, {minutes} min ago"),
                 theme.warn,
+            ));
+        }
+        let filter = self.inventory.reviewed.filter;
+        if self.tab == Tab::Inventory && filter != ReviewFilter::All {
+            spans.push(Span::styled(" · ", theme.dim));
+            spans.push(Span::styled(
+                format!("{} (M) · over the rows loaded", filter.label()),
+                theme.accent,
             ));
         }
         if let Some(progress) = &self.history.progress {

@@ -10,6 +10,8 @@ use crate::history::ReviewMark;
 #[derive(Debug, Clone, Default)]
 pub struct ReviewedMarks {
     by_project: HashMap<String, ReviewMark>,
+    /// Which rows the inventory shows.
+    pub filter: ReviewFilter,
 }
 
 /// What the inventory says about one project.
@@ -62,5 +64,81 @@ impl ReviewedMarks {
             ReviewState::Reviewed => Some("✓ reviewed"),
             ReviewState::ChangedSinceReview => Some("Δ changed since review"),
         }
+    }
+}
+
+/// The inventory's filter on reviewed marks. The service knows nothing of
+/// them, so it filters the rows loaded so far (and keeps loading pages as the
+/// selection nears the end, as any list does).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ReviewFilter {
+    #[default]
+    All,
+    NotReviewed,
+    ChangedSinceReview,
+}
+
+impl ReviewFilter {
+    pub fn next(self) -> Self {
+        match self {
+            Self::All => Self::NotReviewed,
+            Self::NotReviewed => Self::ChangedSinceReview,
+            Self::ChangedSinceReview => Self::All,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::All => "all projects",
+            Self::NotReviewed => "not reviewed",
+            Self::ChangedSinceReview => "changed since review",
+        }
+    }
+
+    fn keeps(self, state: ReviewState) -> bool {
+        match self {
+            Self::All => true,
+            Self::NotReviewed => state == ReviewState::NotReviewed,
+            Self::ChangedSinceReview => state == ReviewState::ChangedSinceReview,
+        }
+    }
+}
+
+impl super::InventoryScreen {
+    /// `M`: all → not reviewed → changed since review → all. Leaving a
+    /// filter reads the first page again (the rows it hid were dropped); the
+    /// new filter applies to it as it lands.
+    pub fn cycle_review_filter(&mut self, cx: &mut crate::tui::effect::Cx) {
+        let previous = self.reviewed.filter;
+        self.reviewed.filter = previous.next();
+        if previous == ReviewFilter::All {
+            self.apply_review_filter(cx);
+        } else {
+            self.reload(cx);
+        }
+    }
+
+    /// Drops the loaded rows the review filter hides (a page that lands, or
+    /// marks that change, call it again).
+    pub fn apply_review_filter(&mut self, cx: &mut crate::tui::effect::Cx) {
+        let filter = self.reviewed.filter;
+        if filter == ReviewFilter::All {
+            return;
+        }
+        let keep: Vec<bool> = self
+            .list
+            .rows
+            .iter()
+            .map(|item| filter.keeps(self.reviewed.state(&item.id)))
+            .collect();
+        let mut flags = keep.iter();
+        self.list.rows.retain(|_| *flags.next().unwrap_or(&true));
+        if self.row_pages.len() == keep.len() {
+            let mut flags = keep.iter();
+            self.row_pages.retain(|_| *flags.next().unwrap_or(&true));
+        }
+        let selected = self.list.selected;
+        self.list.select(selected);
+        self.prefetch(cx);
     }
 }
