@@ -163,10 +163,13 @@ impl App {
                 self.history.progress = None;
                 match reply {
                     Ok(HistoryReply::SnapshotTaken(info)) => {
-                        cx.notify(format!(
-                            "snapshot #{} recorded: {} projects, {} members",
-                            info.id, info.projects, info.members
-                        ));
+                        // A quiet event: it never hides what a person just did.
+                        if self.notice.is_none() {
+                            cx.notify(format!(
+                                "snapshot #{} recorded: {} projects, {} members",
+                                info.id, info.projects, info.members
+                            ));
+                        }
                         let visible = self.tab == Tab::Changes;
                         self.changes.snapshot_landed(visible, cx);
                         // "Changed since review" is measured against the newest snapshot.
