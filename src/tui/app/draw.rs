@@ -217,7 +217,19 @@ impl App {
         for (action, text) in self.screen().help() {
             row(action, text);
         }
-        row(Action::NextTab, "next tab (1-6 jump to a tab)");
+        if self.tab == Tab::Inventory && self.history.enabled {
+            row(
+                Action::MarkReviewed,
+                "mark the project reviewed, with a note",
+            );
+            if self.project.is_none() {
+                row(
+                    Action::ReviewFilter,
+                    "filter the rows loaded: not reviewed, changed since review, all",
+                );
+            }
+        }
+        row(Action::NextTab, "next tab (1-7 jump to a tab)");
         row(Action::ErrorLog, "error log");
         row(Action::Help, "close this help");
         row(Action::Quit, "quit");
