@@ -109,6 +109,7 @@ impl App {
             (Slot::InventoryPage, Ok(Reply::InventoryPage(_))) if self.history.inventory_seeded => {
                 self.history.inventory_seeded = false;
                 self.inventory.list.rows.clear();
+                self.inventory.list.select(0);
             }
             _ => return,
         }
