@@ -519,3 +519,119 @@ fn a_project_is_marked_reviewed_with_a_note_from_the_inventory() {
     assert!(text.contains("✓ Live one"), "{text}");
     assert!(text.contains("marked Live one reviewed"), "{text}");
 }
+
+/// The executor's history side, on the reference server and a real history
+/// file: a background snapshot, a rename, another, and the diff shows it; a
+/// mark is stored and read back; progress reaches the status-line channel.
+#[tokio::test]
+async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
+    use vantage::api::model::ProjectUpdate;
+    use vantage::api::{ApiKey, Client, ClientConfig};
+    use vantage::history::HistoryConfig;
+    use vantage::tui::executor::ClientExecutor;
+    use vantage::tui::review::executor::{HistoryAccess, WithHistory};
+    use vantage::tui::runtime::Executor;
+
+    use crate::common::{self, ENTERPRISE_ADMIN, ENTERPRISE_WS};
+
+    let (server, clock) = common::demo_server().await;
+    let client = Client::new(ClientConfig::new(
+        server.base_url(),
+        ApiKey::new(ENTERPRISE_ADMIN).unwrap(),
+    ))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (progress_tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
+    let executor = WithHistory::new(
+        ClientExecutor {
+            client: client.clone(),
+            workspace_id: ENTERPRISE_WS.into(),
+            clock: clock.clone(),
+        },
+        HistoryAccess {
+            path: dir.path().join("history.sqlite3"),
+            config: HistoryConfig {
+                detail_requests: 5,
+                ..HistoryConfig::default()
+            },
+            progress: Some(progress_tx),
+        },
+    );
+    let ask = |request: HistoryRequest| executor.execute(Request::History(request));
+    let unwrap = |reply: Result<Reply, ErrorInfo>| match reply {
+        Ok(Reply::History(reply)) => *reply,
+        other => panic!("not a history reply: {other:?}"),
+    };
+
+    // Fewer than two snapshots: no pair to compare, and no error.
+    let HistoryReply::SnapshotTaken(first) = unwrap(ask(HistoryRequest::TakeSnapshot).await) else {
+        panic!("a snapshot");
+    };
+    assert!(first.projects > 0);
+    let mut seen = Vec::new();
+    while let Ok(ClientNotice::Snapshot(text)) = progress.try_recv() {
+        seen.push(text);
+    }
+    assert!(
+        seen.iter()
+            .any(|text| text.starts_with("snapshot: inventory")),
+        "{seen:?}"
+    );
+    let HistoryReply::Changes(set) = unwrap(ask(HistoryRequest::Changes { between: None }).await)
+    else {
+        panic!("changes");
+    };
+    assert_eq!((set.before, set.after, set.changes.len()), (None, None, 0));
+
+    let project = common::first_project(&common::demo(), ENTERPRISE_WS);
+    client
+        .update_project(
+            &project,
+            &ProjectUpdate {
+                name: Some("Renamed for the Changes screen".into()),
+                visibility: None,
+            },
+        )
+        .await
+        .unwrap();
+    clock.advance(time::Duration::minutes(5));
+    let HistoryReply::SnapshotTaken(second) = unwrap(ask(HistoryRequest::TakeSnapshot).await)
+    else {
+        panic!("a snapshot");
+    };
+    let HistoryReply::Changes(set) = unwrap(ask(HistoryRequest::Changes { between: None }).await)
+    else {
+        panic!("changes");
+    };
+    assert_eq!(set.before.map(|info| info.id), Some(first.id));
+    assert_eq!(set.after.map(|info| info.id), Some(second.id));
+    let renamed: Vec<&Change> = set
+        .changes
+        .iter()
+        .filter(|change| change.kind == ChangeKind::Renamed)
+        .collect();
+    assert_eq!(renamed.len(), 1);
+    assert_eq!(renamed[0].id, project);
+    assert_eq!(renamed[0].after, json!("Renamed for the Changes screen"));
+    let HistoryReply::Snapshots(list) = unwrap(ask(HistoryRequest::Snapshots).await) else {
+        panic!("snapshots");
+    };
+    assert_eq!(list.len(), 2);
+
+    let HistoryReply::Marked(mark) = unwrap(
+        ask(HistoryRequest::Mark {
+            project_id: project.clone(),
+            note: Some("looked at it".into()),
+        })
+        .await,
+    ) else {
+        panic!("a mark");
+    };
+    assert_eq!(mark.changed_since_review, Some(false));
+    let HistoryReply::Marks(marks) = unwrap(ask(HistoryRequest::Marks).await) else {
+        panic!("marks");
+    };
+    assert_eq!(marks.len(), 1);
+    assert_eq!(marks[0].note.as_deref(), Some("looked at it"));
+    server.stop().await;
+}
