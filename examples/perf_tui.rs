@@ -7,7 +7,13 @@
 //! perf_tui first-frame RUNS -- vantage demo
 //! perf_tui idle monitor|static SECONDS -- vantage --config FILE
 //! perf_tui rss -- vantage --config FILE
+//! perf_tui snapshot-frame RUNS -- vantage demo
 //! ```
+//!
+//! `snapshot-frame` records a snapshot of the demo data in a throwaway history
+//! file first, then runs the demo on it with every reply of the service 2 s
+//! late (`VANTAGE_DEMO_HISTORY`, `VANTAGE_DEMO_FAULTS`): the time to the first
+//! frame that shows the snapshot's insights (the instant start).
 
 use std::io::{Read, Write};
 use std::sync::mpsc;
@@ -23,6 +29,9 @@ const DEADLINE: Duration = Duration::from_secs(60);
 const BURST_GAP: Duration = Duration::from_millis(500);
 
 type Chunk = (Instant, Vec<u8>);
+
+/// Environment variables every child gets (set once, before the first).
+static CHILD_ENV: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
 
 struct Session {
     _master: Box<dyn MasterPty + Send>,
@@ -51,6 +60,9 @@ impl Session {
         builder.cwd(std::env::current_dir().expect("a current directory"));
         builder.args(&command[1..]);
         builder.env("TERM", "xterm-256color");
+        for (name, value) in CHILD_ENV.get().into_iter().flatten() {
+            builder.env(name, value);
+        }
         let (tx, output) = mpsc::channel();
         let started = Instant::now();
         let child = pair
@@ -262,6 +274,79 @@ fn first_frame(runs: usize, command: &[String]) {
     );
 }
 
+/// Records one snapshot of the demo data, as `vantage snapshot` would, in `path`.
+fn prepare_demo_history(path: &std::path::Path) {
+    use vantage::history::walk::{self, WalkOptions};
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    runtime.block_on(async {
+        let anchor = vantage::server::seed::today_anchor(time::OffsetDateTime::now_utc());
+        let fixture = vantage::server::seed::demo_fixture(anchor).expect("the demo data");
+        let key = fixture
+            .keys
+            .iter()
+            .find(|key| key.label == "enterprise-admin")
+            .expect("the demo key")
+            .clone();
+        let server = vantage::server::start(vantage::server::ServerConfig::local(fixture))
+            .await
+            .expect("the reference server");
+        let client = vantage::api::Client::new(vantage::api::ClientConfig::new(
+            server.base_url(),
+            vantage::api::ApiKey::new(key.key.clone()).expect("a key"),
+        ))
+        .expect("a client");
+        let options = WalkOptions {
+            detail_requests: 20,
+            window: Duration::from_secs(60),
+        };
+        let (capture, _) = walk::capture(
+            &client,
+            &key.workspace_id,
+            None,
+            options,
+            time::OffsetDateTime::now_utc,
+            |_| {},
+        )
+        .await
+        .expect("the walk");
+        let mut store = vantage::history::Store::open(path).expect("the history file");
+        store
+            .record(&capture, vantage::history::Retention::default())
+            .expect("recorded");
+        server.stop().await;
+    });
+}
+
+fn snapshot_frame(runs: usize, command: &[String]) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let history = dir.path().join("history.sqlite3");
+    prepare_demo_history(&history);
+    let _ = CHILD_ENV.set(vec![
+        (
+            "VANTAGE_DEMO_HISTORY".into(),
+            history.to_string_lossy().into_owned(),
+        ),
+        ("VANTAGE_DEMO_FAULTS".into(), "latency=2000..2000ms".into()),
+    ]);
+    let mut times = Vec::new();
+    for _ in 0..runs {
+        let mut session = Session::start(command);
+        let at = session.wait_for("the snapshot's insights", |s| {
+            s.contains("from snapshot") && s.contains("Externally published")
+        });
+        times.push((at - session.started).as_secs_f64() * 1e3);
+        session.quit();
+    }
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    println!(
+        "{{\"measure\":\"snapshot_frame\",\"median_ms\":{:.1},\"min_ms\":{:.1},\"max_ms\":{:.1},\"runs\":{runs}}}",
+        sorted[sorted.len() / 2],
+        sorted[0],
+        sorted[sorted.len() - 1]
+    );
+}
+
 fn idle(screen: &str, seconds: u64, command: &[String]) {
     let mut session = Session::start(command);
     session.wait_for("insights numbers", insights_loaded);
@@ -391,6 +476,7 @@ fn main() {
         ["first-frame", runs] => first_frame(runs.parse().expect("RUNS"), command),
         ["idle", screen, seconds] => idle(screen, seconds.parse().expect("SECONDS"), command),
         ["rss"] => rss(command),
+        ["snapshot-frame", runs] => snapshot_frame(runs.parse().expect("RUNS"), command),
         other => panic!("unknown measurement {other:?}; see the module docs"),
     }
 }

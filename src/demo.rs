@@ -4,6 +4,7 @@
 
 use crate::api::{ApiKey, Client, ClientConfig, ConfigError};
 use crate::config::LoadedConfig;
+use crate::history::HistoryConfig;
 use crate::server::seed::{self, GenerateSpec, SeedError};
 use crate::server::{self, ServerConfig, ServerError};
 use crate::tui::app::Identity;
@@ -21,6 +22,8 @@ pub enum DemoError {
     Server(#[from] ServerError),
     #[error("demo client: {0}")]
     Client(#[from] ConfigError),
+    #[error("VANTAGE_DEMO_FAULTS: {0}")]
+    Faults(String),
     #[error("the demo data has no enterprise-admin key")]
     NoDemoKey,
 }
@@ -52,7 +55,12 @@ pub async fn run(
         .ok_or(DemoError::NoDemoKey)?;
     let workspace_id = key.workspace_id.clone();
     let credential = ApiKey::new(key.key.clone())?;
-    let server = server::start(ServerConfig::local(fixture)).await?;
+    let mut server_config = ServerConfig::local(fixture);
+    // A slow demo (e.g. `latency=2000..2000ms`) shows the instant start at work.
+    if let Some(spec) = std::env::var_os("VANTAGE_DEMO_FAULTS") {
+        server_config.faults = spec.to_string_lossy().parse().map_err(DemoError::Faults)?;
+    }
+    let server = server::start(server_config).await?;
     let client = Client::new(ClientConfig::new(server.base_url(), credential))?;
     let target = Target {
         client,
@@ -65,8 +73,21 @@ pub async fn run(
         workspace_id,
         // The demo's projects are not the service's: they get a watch list of their own.
         watchlist: crate::paths::data_dir().join("watchlist-demo.json"),
+        // Its own history too, so the user's real one is never touched.
+        history: Some(HistoryConfig {
+            path: Some(demo_history_path()),
+            ..HistoryConfig::default()
+        }),
     };
     let result = launch::run(target, &settings).await;
     server.stop().await;
     Ok(result?)
+}
+
+/// The demo's history file: `VANTAGE_DEMO_HISTORY`, or `history-demo.sqlite3`
+/// in the data dir (never the user's real history).
+pub fn demo_history_path() -> std::path::PathBuf {
+    std::env::var_os("VANTAGE_DEMO_HISTORY")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| crate::paths::data_dir().join("history-demo.sqlite3"))
 }

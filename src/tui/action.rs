@@ -18,6 +18,7 @@ pub enum Action {
     Tab4,
     Tab5,
     Tab6,
+    Tab7,
     Up,
     Down,
     Top,
@@ -69,6 +70,8 @@ pub enum Action {
     NavBack,
     /// Forward again after going back.
     NavForward,
+    MarkReviewed,
+    ReviewFilter,
 }
 
 impl Action {
@@ -86,6 +89,7 @@ impl Action {
         Action::Tab4,
         Action::Tab5,
         Action::Tab6,
+        Action::Tab7,
         Action::Up,
         Action::Down,
         Action::Top,
@@ -120,6 +124,8 @@ impl Action {
         Action::ClearMarks,
         Action::NavBack,
         Action::NavForward,
+        Action::MarkReviewed,
+        Action::ReviewFilter,
     ];
 
     /// The name used in the config file's `[keys]` table.
@@ -137,6 +143,7 @@ impl Action {
             Action::Tab4 => "tab4",
             Action::Tab5 => "tab5",
             Action::Tab6 => "tab6",
+            Action::Tab7 => "tab7",
             Action::Up => "up",
             Action::Down => "down",
             Action::Top => "top",
@@ -171,6 +178,8 @@ impl Action {
             Action::ClearMarks => "clear_marks",
             Action::NavBack => "nav_back",
             Action::NavForward => "nav_forward",
+            Action::MarkReviewed => "mark_reviewed",
+            Action::ReviewFilter => "review_filter",
         }
     }
 

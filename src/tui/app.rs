@@ -7,9 +7,11 @@
 mod commands;
 mod contexts;
 mod draw;
+mod history;
 mod history_nav;
 
 pub use contexts::{Contexts, Restart};
+pub use history::{HistoryState, SnapshotSeed};
 
 use crossterm::event::{KeyEvent, KeyEventKind};
 use time::OffsetDateTime;
@@ -20,6 +22,7 @@ use super::keymap::Keymap;
 use super::nav::{Nav, ProjectNav, Tab};
 use super::palette::Palette;
 use super::screens::analytics::AnalyticsScreen;
+use super::screens::changes::ChangesScreen;
 use super::screens::insights::InsightsScreen;
 use super::screens::inventory::InventoryScreen;
 use super::screens::members::MembersScreen;
@@ -55,9 +58,17 @@ pub enum Msg {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClientNotice {
-    RateLimit { remaining: u32, limit: u32 },
-    Retrying { reason: String, delay_ms: u64 },
+    RateLimit {
+        remaining: u32,
+        limit: u32,
+    },
+    Retrying {
+        reason: String,
+        delay_ms: u64,
+    },
     Recovered,
+    /// The background snapshot's progress.
+    Snapshot(String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +100,9 @@ pub struct App {
     pub monitor: MonitorScreen,
     pub analytics: AnalyticsScreen,
     pub pii: PiiScreen,
+    pub changes: ChangesScreen,
+    /// The review history: instant start, background snapshot, reviewed marks.
+    pub history: HistoryState,
     pub tab: Tab,
     /// The config file's contexts, the one on screen, the picker (`app/contexts.rs`).
     pub contexts: Contexts,
@@ -134,6 +148,8 @@ impl App {
             monitor: MonitorScreen::default(),
             analytics: AnalyticsScreen::default(),
             pii: PiiScreen::default(),
+            changes: ChangesScreen::default(),
+            history: HistoryState::default(),
             tab: Tab::default(),
             contexts,
             palette: Palette::default(),
@@ -157,6 +173,11 @@ impl App {
         let mut cx = Cx::new(now, &mut effects, &mut navs, &mut self.next_token);
         self.insights.activate(&mut cx);
         self.monitor.load_watchlist(&mut cx);
+        // The history's methods need the whole App beside the context.
+        let mut next_token = self.next_token;
+        let mut cx = Cx::new(now, &mut effects, &mut navs, &mut next_token);
+        self.start_history(&mut cx);
+        self.next_token = next_token;
         self.apply_navs(navs, now, &mut effects);
         effects
     }
@@ -174,6 +195,7 @@ impl App {
             Tab::Monitor => &self.monitor,
             Tab::Analytics => &self.analytics,
             Tab::PersonalData => &self.pii,
+            Tab::Changes => &self.changes,
         }
     }
 
@@ -197,6 +219,7 @@ impl App {
             Tab::Monitor => &mut self.monitor,
             Tab::Analytics => &mut self.analytics,
             Tab::PersonalData => &mut self.pii,
+            Tab::Changes => &mut self.changes,
         };
         f(screen, &mut cx)
     }
@@ -286,11 +309,14 @@ impl App {
             self.record_error(error.clone());
             changed = true;
         }
+        self.before_reply(slot, &reply);
         let insights_loaded = matches!(reply, Ok(Reply::Insights(_)));
         let plan = self.identity.plan.clone();
         self.note_plan(&reply);
         changed |= plan != self.identity.plan;
-        let mut cx = Cx::new(now, effects, navs, &mut self.next_token);
+        // A local token counter: the history's replies need the whole App.
+        let mut next_token = self.next_token;
+        let mut cx = Cx::new(now, effects, navs, &mut next_token);
         let answer = Answer { slot, token, reply };
         changed |= match slot {
             Slot::Insights => self.insights.handle_reply(answer, &mut cx),
@@ -322,7 +348,18 @@ impl App {
             Slot::Breakdowns | Slot::Traffic => self.analytics.handle_reply(answer, &mut cx),
             Slot::PiiPage => self.pii.handle_reply(answer, &mut cx),
             Slot::Context => false, // handled above
+            Slot::Changes | Slot::Snapshots => self.changes.handle_reply(answer, &mut cx),
+            Slot::ReviewMarks | Slot::ReviewMark | Slot::TakeSnapshot => {
+                self.history_reply(slot, token, answer.reply, &mut cx)
+            }
         };
+        if matches!(
+            slot,
+            Slot::InventoryPage | Slot::ReviewMarks | Slot::ReviewMark
+        ) {
+            self.inventory.apply_review_filter(&mut cx);
+        }
+        self.next_token = next_token;
         if insights_loaded && let Some(data) = &self.insights.data {
             self.inventory.finding_types = data.findings.clone();
         }
@@ -342,6 +379,7 @@ impl App {
                 changed
             }
             ClientNotice::Recovered => self.retrying.take().is_some(),
+            ClientNotice::Snapshot(text) => self.snapshot_progress(text),
         }
     }
 
@@ -389,6 +427,12 @@ impl App {
                 Some(action) if overlay == Overlay::Help => return self.help_pane.handle(action),
                 _ => return false,
             }
+            return true;
+        }
+        if self.history.note.is_some() {
+            let mut next_token = self.next_token;
+            self.note_key(&key, &mut Cx::new(now, effects, navs, &mut next_token));
+            self.next_token = next_token;
             return true;
         }
         // A key may mean several actions; the screen takes the first it knows.
@@ -441,6 +485,16 @@ impl App {
             Action::Tab4 => self.switch_tab(Tab::Monitor, now, effects, navs),
             Action::Tab5 => self.switch_tab(Tab::Analytics, now, effects, navs),
             Action::Tab6 => self.switch_tab(Tab::PersonalData, now, effects, navs),
+            Action::Tab7 => self.switch_tab(Tab::Changes, now, effects, navs),
+            Action::MarkReviewed => {
+                let mut next_token = self.next_token;
+                self.begin_mark(&mut Cx::new(now, effects, navs, &mut next_token));
+                self.next_token = next_token;
+            }
+            Action::ReviewFilter if self.tab == Tab::Inventory && self.project.is_none() => {
+                let mut cx = Cx::new(now, effects, navs, &mut self.next_token);
+                self.inventory.cycle_review_filter(&mut cx);
+            }
             Action::Watch => self.watch_selected(now, effects, navs),
             Action::Contexts => return self.open_context_picker(now),
             Action::Palette => self.palette.open(),

@@ -17,6 +17,7 @@ use crate::api::model::{Deployment, FieldError, Project, ProjectUpdate};
 use crate::api::model::{Granularity, ScanFinding, SecurityScan, Traffic};
 use crate::api::{InventoryParams, MemberListParams};
 use crate::tui::nav::Nav;
+use crate::tui::review::request::{HistoryReply, HistoryRequest};
 use crate::tui::watchlist::WatchEntry;
 
 /// A request kind; a newer request in the same slot aborts the older one.
@@ -52,6 +53,14 @@ pub enum Slot {
     /// The project screen's Security part: the scans, then a scan's findings.
     SecurityScans,
     ScanFindings,
+    /// The Changes screen's diff, and its list of snapshots for the picker.
+    Changes,
+    Snapshots,
+    /// Reviewed marks: the list, and one mark written.
+    ReviewMarks,
+    ReviewMark,
+    /// The background snapshot: one at a time.
+    TakeSnapshot,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,6 +174,8 @@ pub enum Request {
     SwitchContext {
         name: String,
     },
+    /// The local review history (snapshots, changes, reviewed marks).
+    History(HistoryRequest),
 }
 
 #[derive(Debug, Clone)]
@@ -196,6 +207,7 @@ pub enum Reply {
     EmbedUrl(Box<EmbedUrl>),
     /// Now connected to another context.
     ContextSwitched(Box<SwitchedContext>),
+    History(Box<HistoryReply>),
 }
 
 /// What the dashboard needs to know of the context it switched to.

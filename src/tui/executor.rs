@@ -180,6 +180,10 @@ impl Executor for ClientExecutor {
                     "cannot switch to context {name}: this dashboard has no contexts"
                 )));
             }
+            // Answered by `review::executor::WithHistory` when a history file is open.
+            Request::History(_) => {
+                return Err(self.local_failure("no history file is open".into()));
+            }
         };
         result.map_err(|error| error_info(&error, &self.clock))
     }
@@ -187,7 +191,7 @@ impl Executor for ClientExecutor {
 
 impl ClientExecutor {
     /// A failure of local I/O (a file), as the TUI shows errors.
-    fn local_failure(&self, summary: String) -> ErrorInfo {
+    pub fn local_failure(&self, summary: String) -> ErrorInfo {
         ErrorInfo {
             status: None,
             kind: None,

@@ -140,6 +140,7 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::Tab4, &["4"]),
     (Action::Tab5, &["5"]),
     (Action::Tab6, &["6"]),
+    (Action::Tab7, &["7"]),
     (Action::Up, &["k", "up"]),
     (Action::Down, &["j", "down"]),
     (Action::Top, &["g", "home"]),
@@ -175,6 +176,8 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::ClearMarks, &["C"]),
     (Action::NavBack, &["["]),
     (Action::NavForward, &["]"]),
+    (Action::MarkReviewed, &["m"]),
+    (Action::ReviewFilter, &["M"]),
 ];
 
 /// A key may mean several actions, in the order bound (e.g. `p`: the priority

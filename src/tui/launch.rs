@@ -12,6 +12,8 @@ use super::app::{App, ClientNotice, Identity};
 use super::effect::{ErrorInfo, Reply, Request, SwitchedContext};
 use super::executor::{ClientExecutor, notice};
 use super::palette::{History, Palette};
+use super::review::executor::{HistoryAccess, WithHistory};
+use super::review::start;
 use super::runtime::{self, Executor, Exit};
 use super::screens::monitor::{DEFAULT_REFRESH_SECS, MonitorScreen};
 use super::settings::{TuiSettings, TuiSettingsError};
@@ -22,6 +24,7 @@ use super::workspace_picker;
 use crate::api::Client;
 use crate::clock::Clock;
 use crate::config::{Context, DEFAULT_CONTEXT};
+use crate::history::HistoryConfig;
 use crate::session::{GlobalArgs, Session, SessionError, WorkspaceChoice};
 
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +33,8 @@ pub enum LaunchError {
     Session(#[from] SessionError),
     #[error(transparent)]
     Settings(#[from] TuiSettingsError),
+    #[error("config: {0}")]
+    History(String),
     #[error("terminal: {0}")]
     Terminal(#[from] std::io::Error),
 }
@@ -38,7 +43,10 @@ impl LaunchError {
     /// A problem with the config file, the flags or the key, which the user fixes
     /// (the commands' exit status 3), rather than one of the terminal.
     pub fn is_configuration(&self) -> bool {
-        matches!(self, Self::Session(_) | Self::Settings(_))
+        matches!(
+            self,
+            Self::Session(_) | Self::Settings(_) | Self::History(_)
+        )
     }
 }
 
@@ -50,6 +58,8 @@ pub struct Target {
     pub workspace_id: String,
     /// The monitor's watch list file.
     pub watchlist: PathBuf,
+    /// The review history (its file and walk budget); `None` runs without one.
+    pub history: Option<HistoryConfig>,
 }
 
 /// The monitor's watch list file of a context: the default context keeps the
@@ -112,8 +122,11 @@ pub async fn run_configured(session: Session) -> Result<Exit, LaunchError> {
         names: session.config.context_names(),
         current: session.context.name.clone(),
     };
+    let history =
+        HistoryConfig::from_sections(&session.config.file.other).map_err(LaunchError::History)?;
     let target = Target {
         watchlist: watchlist_for(&session.context),
+        history: Some(history),
         client: session.client,
         identity,
         workspace_id,
@@ -147,6 +160,7 @@ pub async fn run_with(
         identity,
         workspace_id,
         watchlist: watchlist_path,
+        history,
     } = target;
     let theme = Theme::new(settings.theme, Theme::no_color_from_env());
     let clock = Clock::system();
@@ -157,6 +171,16 @@ pub async fn run_with(
     app.monitor.use_watchlist_file(watchlist_path);
     app.palette = Palette::with_history(History::load(History::default_path()));
     let (notices_tx, notices_rx) = mpsc::unbounded_channel();
+    // The instant start: the newest snapshot's data, before the first frame.
+    let history = history.map(|config| {
+        let path = config.file();
+        start::prepare(&mut app, &path, &config, &workspace_id, clock.now());
+        HistoryAccess {
+            path,
+            config,
+            progress: Some(notices_tx.clone()),
+        }
+    });
     let forward = forward_notices(&client, notices_tx.clone());
     let executor = ClientExecutor {
         client,
@@ -170,6 +194,7 @@ pub async fn run_with(
     app.contexts.restart.refresh_secs = refresh_secs;
     let executor = SwitchingExecutor {
         current: Arc::new(RwLock::new(executor)),
+        history: history.map(|access| (access, Arc::new(tokio::sync::Mutex::new(())))),
         switcher: args.map(|args| {
             Arc::new(Switcher {
                 args,
@@ -214,6 +239,9 @@ fn forward_notices(
 #[derive(Clone)]
 pub struct SwitchingExecutor {
     current: Arc<RwLock<ClientExecutor>>,
+    /// The review history, read for the context on screen; the lock keeps
+    /// background snapshots to one at a time across switches.
+    history: Option<(HistoryAccess, Arc<tokio::sync::Mutex<()>>)>,
     /// `None` in the demo: nothing to switch to.
     switcher: Option<Arc<Switcher>>,
 }
@@ -305,6 +333,14 @@ impl Executor for SwitchingExecutor {
     async fn execute(&self, request: Request) -> Result<Reply, ErrorInfo> {
         match request {
             Request::SwitchContext { name } => self.switch(name).await,
+            Request::History(request) => match &self.history {
+                Some((access, walking)) => {
+                    WithHistory::sharing(self.current(), access.clone(), walking.clone())
+                        .execute(Request::History(request))
+                        .await
+                }
+                None => self.current().execute(Request::History(request)).await,
+            },
             request => self.current().execute(request).await,
         }
     }

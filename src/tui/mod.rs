@@ -8,6 +8,7 @@ pub mod keymap;
 pub mod launch;
 pub mod nav;
 pub mod palette;
+pub mod review;
 pub mod runtime;
 pub mod screens;
 pub mod settings;

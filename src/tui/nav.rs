@@ -4,7 +4,7 @@
 
 use crate::api::model::{InventoryItem, Project};
 
-/// The tabs, in the order the header shows them and `1`-`6` pick them.
+/// The tabs, in the order the header shows them and `1`-`7` pick them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Tab {
     #[default]
@@ -14,16 +14,18 @@ pub enum Tab {
     Monitor,
     Analytics,
     PersonalData,
+    Changes,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 6] = [
+    pub const ALL: [Tab; 7] = [
         Tab::Insights,
         Tab::Inventory,
         Tab::Members,
         Tab::Monitor,
         Tab::Analytics,
         Tab::PersonalData,
+        Tab::Changes,
     ];
 
     /// 0-based position in [`Tab::ALL`].
@@ -47,6 +49,7 @@ impl Tab {
             Tab::Monitor => "Monitor",
             Tab::Analytics => "Analytics",
             Tab::PersonalData => "Personal data",
+            Tab::Changes => "Changes",
         }
     }
 
@@ -54,6 +57,7 @@ impl Tab {
     pub fn short_title(self) -> &'static str {
         match self {
             Tab::PersonalData => "PII",
+            Tab::Changes => "Diff",
             other => other.title(),
         }
     }
@@ -96,8 +100,8 @@ mod tests {
 
     #[test]
     fn tabs_cycle_both_ways() {
-        assert_eq!(Tab::Insights.prev(), Tab::PersonalData);
-        assert_eq!(Tab::PersonalData.next(), Tab::Insights);
+        assert_eq!(Tab::Insights.prev(), Tab::Changes);
+        assert_eq!(Tab::Changes.next(), Tab::Insights);
         assert_eq!(Tab::Members.index(), 2);
         assert_eq!(Tab::PersonalData.short_title(), "PII");
     }

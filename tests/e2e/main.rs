@@ -3,6 +3,7 @@
 
 mod support;
 
+mod changes;
 mod contexts;
 mod demo;
 mod palette_bulk;

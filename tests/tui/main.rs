@@ -6,6 +6,7 @@ mod common;
 mod support;
 
 mod bulk_budget;
+mod changes;
 mod contexts;
 mod palette;
 mod project;

@@ -21,6 +21,7 @@ use vantage::tui::app::{App, ClientNotice, Identity, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Request, Slot};
 use vantage::tui::executor::ClientExecutor;
 use vantage::tui::keymap::Keymap;
+use vantage::tui::review::request::{ChangeSet, HistoryReply};
 use vantage::tui::runtime::Executor;
 use vantage::tui::theme::{Theme, ThemeName};
 
@@ -218,6 +219,13 @@ impl Canned {
                     watchlist: std::env::temp_dir().join("vantage-never-written.json"),
                 }))
             }
+            Request::History(_) => {
+                Reply::History(Box::new(HistoryReply::Changes(Box::new(ChangeSet {
+                    before: None,
+                    after: None,
+                    changes: Vec::new(),
+                }))))
+            }
         }
     }
 }
@@ -311,7 +319,7 @@ async fn fifty_thousand_random_events_never_panic() {
     );
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
     let mut pending: Vec<(Slot, u64, Request)> = Vec::new();
-    let mut tabs_seen = [false; 6];
+    let mut tabs_seen = [false; vantage::tui::nav::Tab::ALL.len()];
     let mut resizes = 0;
     let mut replies = 0;
     let effects = app.start(now);

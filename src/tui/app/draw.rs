@@ -41,6 +41,7 @@ impl App {
             now,
         };
         self.screen().draw(frame, body, &view);
+        self.draw_note(frame, body);
         self.draw_status(frame, status, now);
         self.draw_footer(frame, footer);
         match self.overlay {
@@ -179,6 +180,7 @@ impl App {
                 theme.error,
             ));
         }
+        spans.extend(self.history_status(now));
         frame.render_widget(Paragraph::new(Line::from(spans)), area);
     }
 
@@ -240,7 +242,19 @@ impl App {
         for (action, text) in self.screen().help() {
             row(action, text);
         }
-        row(Action::NextTab, "next tab (1-6 jump to a tab)");
+        if self.tab == Tab::Inventory && self.history.enabled {
+            row(
+                Action::MarkReviewed,
+                "mark the project reviewed, with a note",
+            );
+            if self.project.is_none() {
+                row(
+                    Action::ReviewFilter,
+                    "filter the rows loaded: not reviewed, changed since review, all",
+                );
+            }
+        }
+        row(Action::NextTab, "next tab (1-7 jump to a tab)");
         if !self.contexts.names.is_empty() {
             row(Action::Contexts, "switch context");
         }

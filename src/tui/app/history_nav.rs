@@ -91,7 +91,7 @@ impl App {
             Tab::Monitor | Tab::Analytics | Tab::PersonalData => self
                 .selected_project()
                 .map(|project| project.name.unwrap_or(project.id)),
-            Tab::Insights | Tab::Members => None,
+            Tab::Insights | Tab::Members | Tab::Changes => None,
         };
         crumbs.extend(project);
         crumbs

@@ -3,6 +3,7 @@
 pub mod analytics;
 pub mod analytics_traffic;
 pub mod catch_up;
+pub mod changes;
 pub mod insights;
 pub mod inventory;
 pub mod members;

@@ -4,6 +4,7 @@
 pub mod bulk;
 mod filters;
 mod find;
+pub mod reviewed;
 mod view;
 
 use std::path::PathBuf;
@@ -77,6 +78,8 @@ pub struct InventoryScreen {
     pub catch_up: CatchUp,
     /// Bulk changes to the marked rows (`bulk.rs`).
     pub bulk: bulk::Bulk,
+    /// Reviewed marks from the history, for the glyph before the name.
+    pub reviewed: reviewed::ReviewedMarks,
 }
 
 impl InventoryScreen {
@@ -97,6 +100,7 @@ impl InventoryScreen {
             row_pages: Vec::new(),
             catch_up: CatchUp::default(),
             bulk: bulk::Bulk::default(),
+            reviewed: reviewed::ReviewedMarks::default(),
         }
     }
 

@@ -243,10 +243,17 @@ impl InventoryScreen {
                 priority_label(&item.review_priority),
                 theme.priority(&item.review_priority),
             )),
-            "Name" => TableCell::from(match &item.name {
-                Some(name) => Span::raw(fit(name, name_width)),
-                None => Span::styled("(unnamed)", theme.dim),
-            }),
+            "Name" => {
+                let mark = self.reviewed.glyph(&item.id);
+                let width = name_width.saturating_sub(mark.chars().count());
+                TableCell::from(Line::from(vec![
+                    Span::styled(mark, if mark == "Δ " { theme.warn } else { theme.ok }),
+                    match &item.name {
+                        Some(name) => Span::raw(fit(name, width)),
+                        None => Span::styled("(unnamed)", theme.dim),
+                    },
+                ]))
+            }
             "Owner" => TableCell::from(fit(item.owner.display_name.as_deref().unwrap_or("—"), 14)),
             "Audience" => TableCell::from(audience_label(item)),
             "Visibility" => TableCell::from(fit(

@@ -1,0 +1,307 @@
+//! The App's side of the review history: the instant start (the newest
+//! snapshot's data drawn at once, marked "from snapshot, N min ago" until the
+//! live replies replace it), the background snapshot with its progress on the
+//! status line, and reviewed marks with their note field.
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::text::Span;
+use time::OffsetDateTime;
+
+use super::App;
+use crate::api::model::{Insights, InventoryItem};
+use crate::text::fit;
+use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::nav::Tab;
+use crate::tui::review::request::{HistoryReply, HistoryRequest};
+use crate::tui::screens::Screen;
+use crate::tui::screens::inventory::reviewed::ReviewFilter;
+use crate::tui::widgets::input::TextField;
+
+/// What the newest snapshot lends the first frame.
+#[derive(Debug, Clone)]
+pub struct SnapshotSeed {
+    pub taken_at: OffsetDateTime,
+    pub insights: Option<Insights>,
+    pub first_page: Option<Vec<InventoryItem>>,
+}
+
+/// The note typed when marking a project reviewed.
+#[derive(Debug)]
+pub struct NoteInput {
+    pub project_id: String,
+    pub name: String,
+    pub field: TextField,
+}
+
+#[derive(Debug, Default)]
+pub struct HistoryState {
+    /// Whether the executor answers history requests (a history file is open).
+    pub enabled: bool,
+    /// Set before `start`: what the first frame draws.
+    pub seed: Option<SnapshotSeed>,
+    /// When the snapshot was taken whose data is on screen, while some is.
+    pub seeded_at: Option<OffsetDateTime>,
+    insights_seeded: bool,
+    inventory_seeded: bool,
+    /// Set before `start`: the newest snapshot is older than `snapshot_max_age`.
+    pub snapshot_due: bool,
+    snapshot_pending: Option<u64>,
+    /// What the background snapshot is doing, for the status line.
+    pub progress: Option<String>,
+    marks_pending: Option<u64>,
+    mark_pending: Option<u64>,
+    pub note: Option<NoteInput>,
+}
+
+impl HistoryState {
+    pub fn snapshot_running(&self) -> bool {
+        self.snapshot_pending.is_some()
+    }
+}
+
+impl App {
+    /// At start, after the screens asked for their live data: draws the
+    /// snapshot's, loads the marks, and takes a snapshot when one is due.
+    pub(super) fn start_history(&mut self, cx: &mut Cx) {
+        if !self.history.enabled {
+            return;
+        }
+        if let Some(seed) = self.history.seed.take() {
+            if let Some(insights) = seed.insights {
+                self.inventory.finding_types = insights.findings.clone();
+                self.insights.data = Some(insights);
+                self.history.insights_seeded = true;
+            }
+            if let Some(items) = seed.first_page {
+                // The live first page is asked for now, and replaces these rows.
+                self.inventory.activate(cx);
+                self.inventory.list.rows = items;
+                self.history.inventory_seeded = true;
+            }
+            if self.history.insights_seeded || self.history.inventory_seeded {
+                self.history.seeded_at = Some(seed.taken_at);
+            }
+        }
+        self.history.marks_pending =
+            Some(cx.fetch(Slot::ReviewMarks, Request::History(HistoryRequest::Marks)));
+        if self.history.snapshot_due {
+            self.take_snapshot(cx);
+        }
+    }
+
+    /// Starts a background snapshot unless one runs.
+    pub fn take_snapshot(&mut self, cx: &mut Cx) {
+        if !self.history.enabled || self.history.snapshot_running() {
+            return;
+        }
+        self.history.snapshot_due = false;
+        self.history.progress = Some("snapshot: starting".into());
+        self.history.snapshot_pending = Some(cx.fetch(
+            Slot::TakeSnapshot,
+            Request::History(HistoryRequest::TakeSnapshot),
+        ));
+    }
+
+    /// Before a reply reaches its screen: a live reply replaces seeded data.
+    pub(super) fn before_reply(&mut self, slot: Slot, reply: &Result<Reply, ErrorInfo>) {
+        match (slot, reply) {
+            (Slot::Insights, Ok(Reply::Insights(_))) => self.history.insights_seeded = false,
+            (Slot::InventoryPage, Ok(Reply::InventoryPage(_))) if self.history.inventory_seeded => {
+                self.history.inventory_seeded = false;
+                self.inventory.list.rows.clear();
+                self.inventory.list.select(0);
+            }
+            _ => return,
+        }
+        if !self.history.insights_seeded && !self.history.inventory_seeded {
+            self.history.seeded_at = None;
+        }
+    }
+
+    /// Whether the data on screen is the snapshot's (the label shows).
+    pub fn from_snapshot(&self) -> bool {
+        self.history.seeded_at.is_some()
+    }
+
+    /// A reply in one of the history's own slots; true when anything changed.
+    pub(super) fn history_reply(
+        &mut self,
+        slot: Slot,
+        token: u64,
+        reply: Result<Reply, ErrorInfo>,
+        cx: &mut Cx,
+    ) -> bool {
+        let reply = match reply {
+            Ok(Reply::History(reply)) => Ok(*reply),
+            Ok(_) => return false,
+            Err(error) => Err(error),
+        };
+        match slot {
+            Slot::ReviewMarks if self.history.marks_pending == Some(token) => {
+                self.history.marks_pending = None;
+                if let Ok(HistoryReply::Marks(marks)) = reply {
+                    self.inventory.reviewed.set(marks);
+                }
+                true
+            }
+            Slot::ReviewMark if self.history.mark_pending == Some(token) => {
+                self.history.mark_pending = None;
+                match reply {
+                    Ok(HistoryReply::Marked(mark)) => {
+                        cx.notify(format!(
+                            "marked {} reviewed",
+                            fit(mark.name.as_deref().unwrap_or(&mark.project_id), 40)
+                        ));
+                        self.inventory.reviewed.insert(mark);
+                    }
+                    Ok(_) => {}
+                    Err(error) => cx.notify(format!("cannot mark: {}", fit(&error.summary, 60))),
+                }
+                true
+            }
+            Slot::TakeSnapshot if self.history.snapshot_pending == Some(token) => {
+                self.history.snapshot_pending = None;
+                self.history.progress = None;
+                match reply {
+                    Ok(HistoryReply::SnapshotTaken(info)) => {
+                        // A quiet event: it never hides what a person just did.
+                        if self.notice.is_none() {
+                            cx.notify(format!(
+                                "snapshot #{} recorded: {} projects, {} members",
+                                info.id, info.projects, info.members
+                            ));
+                        }
+                        let visible = self.tab == Tab::Changes;
+                        self.changes.snapshot_landed(visible, cx);
+                        // "Changed since review" is measured against the newest snapshot.
+                        self.history.marks_pending = Some(
+                            cx.fetch(Slot::ReviewMarks, Request::History(HistoryRequest::Marks)),
+                        );
+                    }
+                    Ok(_) => {}
+                    // The error is in the `!` log already; the dashboard goes on.
+                    Err(_) => cx.notify("the background snapshot failed (! for the log)".into()),
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// A walk's progress; true when the status line changes.
+    pub(super) fn snapshot_progress(&mut self, text: String) -> bool {
+        if !self.history.snapshot_running() {
+            return false;
+        }
+        self.history.progress.replace(text.clone()) != Some(text)
+    }
+
+    /// `m` on the inventory or the project screen: asks for a note.
+    pub(super) fn begin_mark(&mut self, cx: &mut Cx) {
+        if !self.history.enabled {
+            cx.notify("reviewed marks need the history file".into());
+            return;
+        }
+        if self.tab != Tab::Inventory {
+            cx.notify("mark a project reviewed from the inventory (2)".into());
+            return;
+        }
+        let item = match &self.project {
+            Some(project) => Some(project.item.clone()),
+            None => self.inventory.selected_item().cloned(),
+        };
+        let Some(item) = item else {
+            cx.notify("select a project to mark it reviewed".into());
+            return;
+        };
+        let note = self
+            .inventory
+            .reviewed
+            .get(&item.id)
+            .and_then(|mark| mark.note.clone())
+            .unwrap_or_default();
+        self.history.note = Some(NoteInput {
+            name: item.name.clone().unwrap_or_else(|| item.id.clone()),
+            project_id: item.id,
+            field: TextField::new(note),
+        });
+    }
+
+    /// A key while the note field is open; it takes every key.
+    pub(super) fn note_key(&mut self, key: &KeyEvent, cx: &mut Cx) {
+        let Some(note) = &mut self.history.note else {
+            return;
+        };
+        match key.code {
+            KeyCode::Esc => self.history.note = None,
+            KeyCode::Enter => {
+                let text = note.field.value().trim().to_owned();
+                let project_id = note.project_id.clone();
+                self.history.note = None;
+                self.history.mark_pending = Some(cx.fetch(
+                    Slot::ReviewMark,
+                    Request::History(HistoryRequest::Mark {
+                        project_id,
+                        note: (!text.is_empty()).then_some(text),
+                    }),
+                ));
+            }
+            _ => {
+                note.field.handle_key(key);
+            }
+        }
+    }
+
+    /// The history's part of the status line.
+    pub(super) fn history_status(&self, now: OffsetDateTime) -> Vec<Span<'static>> {
+        let theme = &self.theme;
+        let mut spans = Vec::new();
+        if let Some(taken_at) = self.history.seeded_at {
+            let minutes = (now - taken_at).whole_minutes().max(0);
+            spans.push(Span::styled(" · ", theme.dim));
+            spans.push(Span::styled(
+                format!("from snapshot, {minutes} min ago"),
+                theme.warn,
+            ));
+        }
+        let filter = self.inventory.reviewed.filter;
+        if self.tab == Tab::Inventory && filter != ReviewFilter::All {
+            spans.push(Span::styled(" · ", theme.dim));
+            spans.push(Span::styled(
+                format!("{} (M) · over the rows loaded", filter.label()),
+                theme.accent,
+            ));
+        }
+        if let Some(progress) = &self.history.progress {
+            spans.push(Span::styled(" · ", theme.dim));
+            spans.push(Span::styled(fit(progress, 40), theme.accent));
+        }
+        spans
+    }
+
+    /// The note field, over the body, while it is open.
+    pub(super) fn draw_note(&self, frame: &mut ratatui::Frame, area: ratatui::layout::Rect) {
+        use ratatui::widgets::{Block, Borders, Clear};
+        let Some(note) = &self.history.note else {
+            return;
+        };
+        let popup = crate::tui::widgets::centered(area, area.width.saturating_sub(8).min(72), 4);
+        frame.render_widget(Clear, popup);
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(self.theme.accent)
+            .title(Span::styled(
+                format!(" Mark {} reviewed ", fit(&note.name, 40)),
+                self.theme.title,
+            ));
+        let inner = block.inner(popup);
+        frame.render_widget(block, popup);
+        note.field.draw(
+            frame,
+            inner,
+            &self.theme,
+            "note (optional)",
+            Some(("enter mark · esc cancel", self.theme.dim)),
+        );
+    }
+}

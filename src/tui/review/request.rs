@@ -1,0 +1,41 @@
+//! What screens ask of the history store, and what comes back. Screens never
+//! open the file: they return these inside an effect, as they do API requests.
+
+use crate::history::{Change, ReviewMark, SnapshotInfo};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum HistoryRequest {
+    /// The changes between two snapshots (`(before, after)` ids), or between
+    /// the newest two when `None`.
+    Changes { between: Option<(i64, i64)> },
+    /// The workspace's snapshots, oldest first.
+    Snapshots,
+    /// The workspace's reviewed marks.
+    Marks,
+    /// Marks a project reviewed now, with an optional note.
+    Mark {
+        project_id: String,
+        note: Option<String>,
+    },
+    /// Walks the workspace within the budget and records a snapshot.
+    TakeSnapshot,
+}
+
+/// The changes between two snapshots, as the Changes screen shows them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChangeSet {
+    /// `None` when the history holds fewer than two snapshots.
+    pub before: Option<SnapshotInfo>,
+    pub after: Option<SnapshotInfo>,
+    /// Most serious first.
+    pub changes: Vec<Change>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum HistoryReply {
+    Changes(Box<ChangeSet>),
+    Snapshots(Vec<SnapshotInfo>),
+    Marks(Vec<ReviewMark>),
+    Marked(ReviewMark),
+    SnapshotTaken(SnapshotInfo),
+}

@@ -1,0 +1,66 @@
+//! The history at launch: the newest snapshot's insights and first inventory
+//! page for the first frame (read before it, from a local file: milliseconds),
+//! and whether a background snapshot is due. A history that cannot be read is
+//! one line in the error log; the dashboard starts without it.
+
+use std::path::Path;
+
+use time::OffsetDateTime;
+
+use crate::history::{HistoryConfig, HistoryError, Store};
+use crate::tui::app::{App, SnapshotSeed};
+use crate::tui::effect::ErrorInfo;
+
+/// Prepares `app` to draw the snapshot's data at once; true when the history
+/// file opened (the App then asks it for marks, changes and snapshots).
+pub fn prepare(
+    app: &mut App,
+    path: &Path,
+    config: &HistoryConfig,
+    workspace_id: &str,
+    now: OffsetDateTime,
+) -> bool {
+    match read(path, config, workspace_id, now) {
+        Ok((seed, due)) => {
+            app.history.enabled = true;
+            app.history.seed = seed;
+            app.history.snapshot_due = due;
+            true
+        }
+        Err(error) => {
+            tracing::warn!(%error, "the review history is not available");
+            app.errors.push(ErrorInfo {
+                status: None,
+                kind: None,
+                detail: None,
+                request_id: None,
+                summary: format!("history: {error}"),
+                gate: None,
+                at: now,
+            });
+            false
+        }
+    }
+}
+
+fn read(
+    path: &Path,
+    config: &HistoryConfig,
+    workspace_id: &str,
+    now: OffsetDateTime,
+) -> Result<(Option<SnapshotSeed>, bool), HistoryError> {
+    let store = Store::open(path)?;
+    let due = store.snapshot_due(workspace_id, config.snapshot_max_age(), now)?;
+    let insights = store.latest_insights(workspace_id)?;
+    let first_page = store.first_inventory_page(workspace_id)?;
+    let taken_at = insights
+        .as_ref()
+        .map(|(info, _)| info.taken_at)
+        .or_else(|| first_page.as_ref().map(|(info, _)| info.taken_at));
+    let seed = taken_at.map(|taken_at| SnapshotSeed {
+        taken_at,
+        insights: insights.map(|(_, insights)| insights),
+        first_page: first_page.map(|(_, items)| items),
+    });
+    Ok((seed, due))
+}

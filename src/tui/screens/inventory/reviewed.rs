@@ -1,0 +1,144 @@
+//! Reviewed marks as the inventory shows them: `✓` for a project marked
+//! reviewed and unchanged since, `Δ` for one that changed since its review
+//! (as the newest snapshot shows it). Marks live in the history store; the
+//! App loads them through the executor and hands them here.
+
+use std::collections::HashMap;
+
+use crate::history::ReviewMark;
+
+#[derive(Debug, Clone, Default)]
+pub struct ReviewedMarks {
+    by_project: HashMap<String, ReviewMark>,
+    /// Which rows the inventory shows.
+    pub filter: ReviewFilter,
+}
+
+/// What the inventory says about one project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReviewState {
+    NotReviewed,
+    Reviewed,
+    ChangedSinceReview,
+}
+
+impl ReviewedMarks {
+    pub fn set(&mut self, marks: Vec<ReviewMark>) {
+        self.by_project = marks
+            .into_iter()
+            .map(|mark| (mark.project_id.clone(), mark))
+            .collect();
+    }
+
+    pub fn insert(&mut self, mark: ReviewMark) {
+        self.by_project.insert(mark.project_id.clone(), mark);
+    }
+
+    pub fn get(&self, project_id: &str) -> Option<&ReviewMark> {
+        self.by_project.get(project_id)
+    }
+
+    pub fn state(&self, project_id: &str) -> ReviewState {
+        match self.by_project.get(project_id) {
+            None => ReviewState::NotReviewed,
+            Some(mark) if mark.changed_since_review == Some(true) => {
+                ReviewState::ChangedSinceReview
+            }
+            Some(_) => ReviewState::Reviewed,
+        }
+    }
+
+    /// Two cells before the name: the glyph and a space, or nothing.
+    pub fn glyph(&self, project_id: &str) -> &'static str {
+        match self.state(project_id) {
+            ReviewState::NotReviewed => "",
+            ReviewState::Reviewed => "✓ ",
+            ReviewState::ChangedSinceReview => "Δ ",
+        }
+    }
+
+    /// The words for the detail pane.
+    pub fn label(&self, project_id: &str) -> Option<&'static str> {
+        match self.state(project_id) {
+            ReviewState::NotReviewed => None,
+            ReviewState::Reviewed => Some("✓ reviewed"),
+            ReviewState::ChangedSinceReview => Some("Δ changed since review"),
+        }
+    }
+}
+
+/// The inventory's filter on reviewed marks. The service knows nothing of
+/// them, so it filters the rows loaded so far (and keeps loading pages as the
+/// selection nears the end, as any list does).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ReviewFilter {
+    #[default]
+    All,
+    NotReviewed,
+    ChangedSinceReview,
+}
+
+impl ReviewFilter {
+    pub fn next(self) -> Self {
+        match self {
+            Self::All => Self::NotReviewed,
+            Self::NotReviewed => Self::ChangedSinceReview,
+            Self::ChangedSinceReview => Self::All,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::All => "all projects",
+            Self::NotReviewed => "not reviewed",
+            Self::ChangedSinceReview => "changed since review",
+        }
+    }
+
+    fn keeps(self, state: ReviewState) -> bool {
+        match self {
+            Self::All => true,
+            Self::NotReviewed => state == ReviewState::NotReviewed,
+            Self::ChangedSinceReview => state == ReviewState::ChangedSinceReview,
+        }
+    }
+}
+
+impl super::InventoryScreen {
+    /// `M`: all → not reviewed → changed since review → all. Leaving a
+    /// filter reads the first page again (the rows it hid were dropped); the
+    /// new filter applies to it as it lands.
+    pub fn cycle_review_filter(&mut self, cx: &mut crate::tui::effect::Cx) {
+        let previous = self.reviewed.filter;
+        self.reviewed.filter = previous.next();
+        if previous == ReviewFilter::All {
+            self.apply_review_filter(cx);
+        } else {
+            self.reload(cx);
+        }
+    }
+
+    /// Drops the loaded rows the review filter hides (a page that lands, or
+    /// marks that change, call it again).
+    pub fn apply_review_filter(&mut self, cx: &mut crate::tui::effect::Cx) {
+        let filter = self.reviewed.filter;
+        if filter == ReviewFilter::All {
+            return;
+        }
+        let keep: Vec<bool> = self
+            .list
+            .rows
+            .iter()
+            .map(|item| filter.keeps(self.reviewed.state(&item.id)))
+            .collect();
+        let mut flags = keep.iter();
+        self.list.rows.retain(|_| *flags.next().unwrap_or(&true));
+        if self.row_pages.len() == keep.len() {
+            let mut flags = keep.iter();
+            self.row_pages.retain(|_| *flags.next().unwrap_or(&true));
+        }
+        let selected = self.list.selected;
+        self.list.select(selected);
+        self.prefetch(cx);
+    }
+}

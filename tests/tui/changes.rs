@@ -1,0 +1,637 @@
+//! The review history in the dashboard: the Changes screen (grouped, filtered,
+//! `Enter` to the project), the instant start (snapshot data first, then the
+//! live replies), the background snapshot and reviewed marks. Synthetic
+//! replies, a fixed clock, snapshots on ratatui's TestBackend.
+
+#![allow(clippy::result_large_err)]
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::{Value, json};
+use time::macros::datetime;
+use time::{Duration, OffsetDateTime};
+use vantage::api::model::{Insights, InventoryItem, InventoryPage};
+use vantage::history::{Change, ChangeKind, ReviewMark, SnapshotInfo};
+use vantage::tui::app::{App, ClientNotice, Msg, SnapshotSeed};
+use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
+use vantage::tui::nav::Tab;
+use vantage::tui::review::request::{ChangeSet, HistoryReply, HistoryRequest};
+
+use crate::support::{app, key};
+
+const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
+const BEFORE_AT: OffsetDateTime = datetime!(2026-11-21 09:00 UTC);
+const AFTER_AT: OffsetDateTime = datetime!(2026-11-22 09:00 UTC);
+
+fn special(code: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+fn fetches(effects: &[Effect]) -> Vec<(Slot, u64, Request)> {
+    effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::Fetch {
+                slot,
+                token,
+                request,
+            } => Some((*slot, *token, (**request).clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn fetch_in(effects: &[Effect], wanted: Slot) -> Option<(u64, Request)> {
+    fetches(effects)
+        .into_iter()
+        .find(|(slot, _, _)| *slot == wanted)
+        .map(|(_, token, request)| (token, request))
+}
+
+fn reply(app: &mut App, slot: Slot, token: u64, reply: Result<Reply, ErrorInfo>) -> Vec<Effect> {
+    app.handle(Msg::Reply { slot, token, reply }, NOW)
+}
+
+fn history(reply: HistoryReply) -> Result<Reply, ErrorInfo> {
+    Ok(Reply::History(Box::new(reply)))
+}
+
+fn screen(app: &App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
+    terminal.backend().to_string()
+}
+
+fn info(id: i64, taken_at: OffsetDateTime) -> SnapshotInfo {
+    SnapshotInfo {
+        id,
+        workspace_id: "ws_test".into(),
+        taken_at,
+        projects: 40,
+        members: 12,
+    }
+}
+
+fn change(kind: ChangeKind, id: &str, name: &str, before: Value, after: Value) -> Change {
+    Change {
+        kind,
+        id: id.into(),
+        name: Some(name.into()),
+        before,
+        after,
+        before_snapshot: 1,
+        before_at: BEFORE_AT,
+        after_snapshot: 2,
+        after_at: AFTER_AT,
+    }
+}
+
+/// Changes of several kinds, in no particular order, one name hostile.
+fn change_set() -> ChangeSet {
+    ChangeSet {
+        before: Some(info(1, BEFORE_AT)),
+        after: Some(info(2, AFTER_AT)),
+        changes: vec![
+            change(
+                ChangeKind::Renamed,
+                "prj_0003",
+                "Garden map v2",
+                json!("Garden map"),
+                json!("Garden map v2"),
+            ),
+            change(
+                ChangeKind::MemberJoined,
+                "usr_0009",
+                "Grace \u{1b}[31mHopper",
+                Value::Null,
+                json!("member"),
+            ),
+            change(
+                ChangeKind::Published,
+                "prj_0001",
+                "Clinic portal",
+                json!(false),
+                json!(true),
+            ),
+            change(
+                ChangeKind::PriorityRaised,
+                "prj_0002",
+                "Budget tracker",
+                json!("no_review_needed"),
+                json!("needs_review"),
+            ),
+            change(
+                ChangeKind::Published,
+                "prj_0004",
+                "Fleet planner",
+                json!(false),
+                json!(true),
+            ),
+            change(
+                ChangeKind::AudienceChanged,
+                "prj_0001",
+                "Clinic portal",
+                json!("workspace"),
+                json!("public"),
+            ),
+            change(
+                ChangeKind::FindingTypeAdded,
+                "prj_0002",
+                "Budget tracker",
+                Value::Null,
+                json!("exposed_secrets"),
+            ),
+        ],
+    }
+}
+
+/// A started app with a history, on the Changes tab with `set` loaded.
+fn changes_app(set: ChangeSet) -> App {
+    let mut app = app();
+    app.history.enabled = true;
+    app.start(NOW);
+    let effects = app.handle(key('7'), NOW);
+    assert_eq!(app.tab, Tab::Changes);
+    let (token, request) = fetch_in(&effects, Slot::Changes).expect("the diff is asked for");
+    assert_eq!(
+        request,
+        Request::History(HistoryRequest::Changes { between: None })
+    );
+    reply(
+        &mut app,
+        Slot::Changes,
+        token,
+        history(HistoryReply::Changes(Box::new(set))),
+    );
+    app
+}
+
+#[test]
+fn changes_are_grouped_by_kind_most_serious_first() {
+    let app = changes_app(change_set());
+    let kinds: Vec<&str> = app
+        .changes
+        .list
+        .rows
+        .iter()
+        .map(|c| c.kind.as_str())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "published",
+            "published",
+            "audience_changed",
+            "priority_raised",
+            "finding_type_added",
+            "member_joined",
+            "renamed"
+        ]
+    );
+    let wide = screen(&app, 120, 35);
+    assert!(!wide.contains('\u{1b}'), "a hostile name is sanitized");
+    insta::assert_snapshot!("changes_120x35", wide);
+    insta::assert_snapshot!("changes_80x24", screen(&app, 80, 24));
+}
+
+#[test]
+fn changes_filtered_by_kind() {
+    let mut app = changes_app(change_set());
+    app.handle(key('/'), NOW);
+    // The menu: all kinds, then the kinds present, most serious first.
+    insta::assert_snapshot!("changes_kind_menu_80x24", screen(&app, 80, 24));
+    app.handle(key('j'), NOW);
+    app.handle(special(KeyCode::Enter), NOW);
+    assert_eq!(app.changes.kind_filter, Some(ChangeKind::Published));
+    assert_eq!(app.changes.list.rows.len(), 2);
+    insta::assert_snapshot!("changes_filtered_120x35", screen(&app, 120, 35));
+    insta::assert_snapshot!("changes_filtered_80x24", screen(&app, 80, 24));
+    // `c` shows every kind again.
+    app.handle(key('c'), NOW);
+    assert_eq!(app.changes.list.rows.len(), 7);
+}
+
+#[test]
+fn enter_opens_the_project_of_a_project_change_only() {
+    let mut app = changes_app(change_set());
+    // Down to the member change (sixth row): Enter says where members are.
+    for _ in 0..5 {
+        app.handle(key('j'), NOW);
+    }
+    app.handle(special(KeyCode::Enter), NOW);
+    assert!(app.project.is_none());
+    app.handle(key('k'), NOW);
+    let effects = app.handle(special(KeyCode::Enter), NOW);
+    assert_eq!(app.tab, Tab::Inventory);
+    let project = app.project.as_ref().expect("the project screen is open");
+    assert_eq!(project.item.id, "prj_0002");
+    assert!(
+        fetch_in(&effects, Slot::Project).is_some(),
+        "the project screen reads the project"
+    );
+}
+
+#[test]
+fn two_snapshots_are_picked_from_a_list_with_their_times() {
+    let mut app = changes_app(change_set());
+    let effects = app.handle(key('R'), NOW);
+    let (token, request) = fetch_in(&effects, Slot::Snapshots).expect("the list is asked for");
+    assert_eq!(request, Request::History(HistoryRequest::Snapshots));
+    let snapshots = vec![
+        info(1, datetime!(2026-11-20 09:00 UTC)),
+        info(2, BEFORE_AT),
+        info(3, AFTER_AT),
+    ];
+    reply(
+        &mut app,
+        Slot::Snapshots,
+        token,
+        history(HistoryReply::Snapshots(snapshots)),
+    );
+    let text = screen(&app, 120, 35);
+    assert!(text.contains("Compare from"), "{text}");
+    assert!(text.contains("#1  2026-11-20 09:00"), "{text}");
+    // The older: #1 (second from the top of newest-first #2, #1).
+    app.handle(key('j'), NOW);
+    app.handle(special(KeyCode::Enter), NOW);
+    assert!(screen(&app, 120, 35).contains("Compare to"));
+    // The newer: #2 is below #3.
+    app.handle(key('j'), NOW);
+    let effects = app.handle(special(KeyCode::Enter), NOW);
+    let (_, request) = fetch_in(&effects, Slot::Changes).expect("the pair's diff");
+    assert_eq!(
+        request,
+        Request::History(HistoryRequest::Changes {
+            between: Some((1, 2))
+        })
+    );
+}
+
+fn insights(total: i64) -> Insights {
+    serde_json::from_value(json!({
+        "as_of": null,
+        "findings": [{"id": "exposed_secrets", "title": "Exposed secrets", "description": "d",
+                      "category": "security", "review_priority": "needs_review", "project_count": 3}],
+        "summary": {
+            "total_projects": {"value": total, "delta_30d": 0, "delta_window": "30d"},
+            "externally_published": {"value": 7, "delta_30d": 0, "delta_window": "30d"},
+            "workspace_members": {"value": 12, "delta_30d": 0, "delta_window": "30d"},
+            "risk": {"needs_review": 3, "no_review_needed": 30, "review_recommended": 7}
+        }
+    }))
+    .unwrap()
+}
+
+fn item(id: &str, name: &str) -> Value {
+    json!({
+        "id": id, "name": name, "description": null,
+        "url": null, "is_published": true, "publish_audience": "public", "visibility": "workspace_edit",
+        "activity_group": "last_14_days", "connectors": [], "edge_functions": [],
+        "edit_count": 1, "message_count": 1, "edits_24h": 0, "edits_7d": 0, "edits_30d": 0,
+        "visitors_24h": 0, "visitors_7d": 0, "visitors_30d": 0,
+        "last_edited_at": "2026-11-20T00:00:00Z", "last_security_scan_at": null,
+        "owner": {"display_name": "Ada"}, "review_priority": "needs_review",
+        "review_priority_explanation": [], "matched_reason": null
+    })
+}
+
+fn page(items: Vec<Value>) -> InventoryPage {
+    serde_json::from_value(json!({
+        "data": items,
+        "pagination": {"has_more": false, "next_cursor": null},
+        "total": 2, "as_of": null, "activity_as_of": null, "applied_finding": null
+    }))
+    .unwrap()
+}
+
+#[test]
+fn the_instant_start_draws_the_snapshot_then_the_live_replies_replace_it() {
+    let mut app = app();
+    app.history.enabled = true;
+    let snapshot_items: Vec<InventoryItem> =
+        serde_json::from_value(json!([item("prj_old", "Snapshot project")])).unwrap();
+    app.history.seed = Some(SnapshotSeed {
+        taken_at: NOW - Duration::minutes(42),
+        insights: Some(insights(4242)),
+        first_page: Some(snapshot_items),
+    });
+    let effects = app.start(NOW);
+    // The live data is asked for at once, beside the snapshot's.
+    let (insights_token, _) = fetch_in(&effects, Slot::Insights).expect("live insights");
+    let (page_token, _) = fetch_in(&effects, Slot::InventoryPage).expect("live first page");
+    let first = screen(&app, 120, 35);
+    assert!(first.contains("from snapshot, 42 min ago"), "{first}");
+    assert!(first.contains("4,242"), "the snapshot's total: {first}");
+    app.handle(key('2'), NOW);
+    assert!(screen(&app, 120, 35).contains("Snapshot project"));
+    assert!(app.from_snapshot());
+
+    // The live replies land: the snapshot's data and its label are gone.
+    reply(
+        &mut app,
+        Slot::InventoryPage,
+        page_token,
+        Ok(Reply::InventoryPage(Box::new(page(vec![
+            item("prj_a", "Live one"),
+            item("prj_b", "Live two"),
+        ])))),
+    );
+    let inventory = screen(&app, 120, 35);
+    assert!(inventory.contains("Live one") && inventory.contains("Live two"));
+    assert!(!inventory.contains("Snapshot project"), "{inventory}");
+    assert_eq!(app.inventory.list.rows.len(), 2);
+    assert!(
+        inventory.contains("from snapshot"),
+        "insights still the snapshot's"
+    );
+    reply(
+        &mut app,
+        Slot::Insights,
+        insights_token,
+        Ok(Reply::Insights(Box::new(insights(5150)))),
+    );
+    assert!(!app.from_snapshot());
+    app.handle(key('1'), NOW);
+    let live = screen(&app, 120, 35);
+    assert!(live.contains("5,150") && !live.contains("4,242"), "{live}");
+    assert!(!live.contains("from snapshot"), "{live}");
+}
+
+#[test]
+fn a_due_snapshot_runs_in_the_background_shows_progress_and_refreshes_changes() {
+    let mut app = changes_app(change_set());
+    assert!(!app.history.snapshot_running());
+    // A new app whose newest snapshot is old.
+    let mut due = self::app();
+    due.history.enabled = true;
+    due.history.snapshot_due = true;
+    let effects = due.start(NOW);
+    let (token, request) = fetch_in(&effects, Slot::TakeSnapshot).expect("a snapshot is taken");
+    assert_eq!(request, Request::History(HistoryRequest::TakeSnapshot));
+    assert!(due.history.snapshot_running());
+    due.handle(
+        Msg::Client(ClientNotice::Snapshot("snapshot: inventory 300".into())),
+        NOW,
+    );
+    assert!(screen(&due, 120, 35).contains("snapshot: inventory 300"));
+    // Never two at once.
+    let mut effects = Vec::new();
+    let mut navs = Vec::new();
+    let mut next = 1000;
+    due.take_snapshot(&mut vantage::tui::effect::Cx::new(
+        NOW,
+        &mut effects,
+        &mut navs,
+        &mut next,
+    ));
+    assert!(fetch_in(&effects, Slot::TakeSnapshot).is_none());
+    // It fails: one line in the error log, and the dashboard goes on.
+    let failure = ErrorInfo {
+        status: Some(503),
+        kind: Some("service_unavailable".into()),
+        detail: None,
+        request_id: None,
+        summary: "the service is unavailable".into(),
+        gate: None,
+        at: NOW,
+    };
+    reply(&mut due, Slot::TakeSnapshot, token, Err(failure));
+    assert!(!due.history.snapshot_running());
+    assert_eq!(due.errors.len(), 1);
+    assert!(screen(&due, 120, 35).contains("background snapshot failed"));
+
+    // On the Changes screen, a snapshot that lands reloads the diff.
+    let mut effects = Vec::new();
+    let mut navs = Vec::new();
+    let mut next = 1000;
+    app.take_snapshot(&mut vantage::tui::effect::Cx::new(
+        NOW,
+        &mut effects,
+        &mut navs,
+        &mut next,
+    ));
+    let (token, _) = fetch_in(&effects, Slot::TakeSnapshot).expect("taken");
+    let effects = reply(
+        &mut app,
+        Slot::TakeSnapshot,
+        token,
+        history(HistoryReply::SnapshotTaken(info(3, NOW))),
+    );
+    assert!(
+        fetch_in(&effects, Slot::Changes).is_some(),
+        "the Changes screen reloads"
+    );
+    assert!(
+        fetch_in(&effects, Slot::ReviewMarks).is_some(),
+        "marks are measured again"
+    );
+    assert!(screen(&app, 120, 35).contains("snapshot #3 recorded"));
+}
+
+#[test]
+fn a_project_is_marked_reviewed_with_a_note_from_the_inventory() {
+    let mut app = app();
+    app.history.enabled = true;
+    let effects = app.start(NOW);
+    let (marks_token, _) = fetch_in(&effects, Slot::ReviewMarks).expect("marks are loaded");
+    let changed = ReviewMark {
+        project_id: "prj_b".into(),
+        name: Some("Live two".into()),
+        marked_at: BEFORE_AT,
+        note: None,
+        changed_since_review: Some(true),
+    };
+    reply(
+        &mut app,
+        Slot::ReviewMarks,
+        marks_token,
+        history(HistoryReply::Marks(vec![changed])),
+    );
+    let effects = app.handle(key('2'), NOW);
+    let (token, _) = fetch_in(&effects, Slot::InventoryPage).expect("the first page");
+    reply(
+        &mut app,
+        Slot::InventoryPage,
+        token,
+        Ok(Reply::InventoryPage(Box::new(page(vec![
+            item("prj_a", "Live one"),
+            item("prj_b", "Live two"),
+        ])))),
+    );
+    assert!(screen(&app, 120, 35).contains("Δ Live two"));
+    // M filters the rows loaded: not reviewed, then changed since review, then all.
+    let ids = |app: &App| -> Vec<String> {
+        app.inventory
+            .list
+            .rows
+            .iter()
+            .map(|item| item.id.clone())
+            .collect()
+    };
+    let both = || {
+        Ok(Reply::InventoryPage(Box::new(page(vec![
+            item("prj_a", "Live one"),
+            item("prj_b", "Live two"),
+        ]))))
+    };
+    app.handle(key('M'), NOW);
+    assert_eq!(ids(&app), ["prj_a"]);
+    assert!(screen(&app, 120, 35).contains("not reviewed (M) · over the rows loaded"));
+    // The next filter reads the first page again: the rows hidden were dropped.
+    let effects = app.handle(key('M'), NOW);
+    let (token, _) = fetch_in(&effects, Slot::InventoryPage).expect("the first page again");
+    reply(&mut app, Slot::InventoryPage, token, both());
+    assert_eq!(ids(&app), ["prj_b"], "changed since review");
+    let effects = app.handle(key('M'), NOW);
+    let (token, _) = fetch_in(&effects, Slot::InventoryPage).expect("all: the first page again");
+    reply(&mut app, Slot::InventoryPage, token, both());
+    assert_eq!(ids(&app), ["prj_a", "prj_b"]);
+    app.handle(key('m'), NOW);
+    assert!(screen(&app, 120, 35).contains("Mark Live one reviewed"));
+    for ch in "ok q".chars() {
+        app.handle(key(ch), NOW);
+    }
+    assert!(!app.should_quit, "the note takes q as text");
+    let effects = app.handle(special(KeyCode::Enter), NOW);
+    let (token, request) = fetch_in(&effects, Slot::ReviewMark).expect("the mark is written");
+    assert_eq!(
+        request,
+        Request::History(HistoryRequest::Mark {
+            project_id: "prj_a".into(),
+            note: Some("ok q".into())
+        })
+    );
+    let mark = ReviewMark {
+        project_id: "prj_a".into(),
+        name: Some("Live one".into()),
+        marked_at: NOW,
+        note: Some("ok q".into()),
+        changed_since_review: Some(false),
+    };
+    reply(
+        &mut app,
+        Slot::ReviewMark,
+        token,
+        history(HistoryReply::Marked(mark)),
+    );
+    let text = screen(&app, 120, 35);
+    assert!(text.contains("✓ Live one"), "{text}");
+    assert!(text.contains("marked Live one reviewed"), "{text}");
+}
+
+/// The executor's history side, on the reference server and a real history
+/// file: a background snapshot, a rename, another, and the diff shows it; a
+/// mark is stored and read back; progress reaches the status-line channel.
+#[tokio::test]
+async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
+    use vantage::api::model::ProjectUpdate;
+    use vantage::api::{ApiKey, Client, ClientConfig};
+    use vantage::history::HistoryConfig;
+    use vantage::tui::executor::ClientExecutor;
+    use vantage::tui::review::executor::{HistoryAccess, WithHistory};
+    use vantage::tui::runtime::Executor;
+
+    use crate::common::{self, ENTERPRISE_ADMIN, ENTERPRISE_WS};
+
+    let (server, clock) = common::demo_server().await;
+    let client = Client::new(ClientConfig::new(
+        server.base_url(),
+        ApiKey::new(ENTERPRISE_ADMIN).unwrap(),
+    ))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (progress_tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
+    let executor = WithHistory::new(
+        ClientExecutor {
+            client: client.clone(),
+            workspace_id: ENTERPRISE_WS.into(),
+            clock: clock.clone(),
+        },
+        HistoryAccess {
+            path: dir.path().join("history.sqlite3"),
+            config: HistoryConfig {
+                detail_requests: 5,
+                ..HistoryConfig::default()
+            },
+            progress: Some(progress_tx),
+        },
+    );
+    let ask = |request: HistoryRequest| executor.execute(Request::History(request));
+    let unwrap = |reply: Result<Reply, ErrorInfo>| match reply {
+        Ok(Reply::History(reply)) => *reply,
+        other => panic!("not a history reply: {other:?}"),
+    };
+
+    // Fewer than two snapshots: no pair to compare, and no error.
+    let HistoryReply::SnapshotTaken(first) = unwrap(ask(HistoryRequest::TakeSnapshot).await) else {
+        panic!("a snapshot");
+    };
+    assert!(first.projects > 0);
+    let mut seen = Vec::new();
+    while let Ok(ClientNotice::Snapshot(text)) = progress.try_recv() {
+        seen.push(text);
+    }
+    assert!(
+        seen.iter()
+            .any(|text| text.starts_with("snapshot: inventory")),
+        "{seen:?}"
+    );
+    let HistoryReply::Changes(set) = unwrap(ask(HistoryRequest::Changes { between: None }).await)
+    else {
+        panic!("changes");
+    };
+    assert_eq!((set.before, set.after, set.changes.len()), (None, None, 0));
+
+    let project = common::first_project(&common::demo(), ENTERPRISE_WS);
+    client
+        .update_project(
+            &project,
+            &ProjectUpdate {
+                name: Some("Renamed for the Changes screen".into()),
+                visibility: None,
+            },
+        )
+        .await
+        .unwrap();
+    clock.advance(time::Duration::minutes(5));
+    let HistoryReply::SnapshotTaken(second) = unwrap(ask(HistoryRequest::TakeSnapshot).await)
+    else {
+        panic!("a snapshot");
+    };
+    let HistoryReply::Changes(set) = unwrap(ask(HistoryRequest::Changes { between: None }).await)
+    else {
+        panic!("changes");
+    };
+    assert_eq!(set.before.map(|info| info.id), Some(first.id));
+    assert_eq!(set.after.map(|info| info.id), Some(second.id));
+    let renamed: Vec<&Change> = set
+        .changes
+        .iter()
+        .filter(|change| change.kind == ChangeKind::Renamed)
+        .collect();
+    assert_eq!(renamed.len(), 1);
+    assert_eq!(renamed[0].id, project);
+    assert_eq!(renamed[0].after, json!("Renamed for the Changes screen"));
+    let HistoryReply::Snapshots(list) = unwrap(ask(HistoryRequest::Snapshots).await) else {
+        panic!("snapshots");
+    };
+    assert_eq!(list.len(), 2);
+
+    let HistoryReply::Marked(mark) = unwrap(
+        ask(HistoryRequest::Mark {
+            project_id: project.clone(),
+            note: Some("looked at it".into()),
+        })
+        .await,
+    ) else {
+        panic!("a mark");
+    };
+    assert_eq!(mark.changed_since_review, Some(false));
+    let HistoryReply::Marks(marks) = unwrap(ask(HistoryRequest::Marks).await) else {
+        panic!("marks");
+    };
+    assert_eq!(marks.len(), 1);
+    assert_eq!(marks[0].note.as_deref(), Some("looked at it"));
+    server.stop().await;
+}
