@@ -10,4 +10,5 @@ mod robustness_keys;
 mod robustness_outage;
 mod screens;
 mod state;
+mod triage;
 mod with_server;

@@ -258,17 +258,18 @@ impl InventoryScreen {
             "Edits 7d" => number(item.edits_7d),
             "Visit 7d" => number(item.visitors_7d),
             "PII" => {
-                let open = item
-                    .matched_reason
-                    .as_ref()
-                    .map_or(0, |r| r.values.open_pii_finding_count);
-                TableCell::from(
-                    Line::from(Span::styled(
-                        thousands(open),
-                        if open > 0 { theme.warn } else { theme.dim },
-                    ))
-                    .right_aligned(),
-                )
+                // A null `matched_reason` means the count is unknown, never zero.
+                let cell = match item.matched_reason.as_ref() {
+                    Some(reason) => {
+                        let open = reason.values.open_pii_finding_count;
+                        Span::styled(
+                            thousands(open),
+                            if open > 0 { theme.warn } else { theme.dim },
+                        )
+                    }
+                    None => Span::styled("—", theme.dim),
+                };
+                TableCell::from(Line::from(cell).right_aligned())
             }
             "Last scan" => TableCell::from(match item.last_security_scan_at {
                 Some(at) => ago((view.now - at).whole_seconds()),

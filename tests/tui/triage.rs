@@ -1,0 +1,127 @@
+//! Issue 14's defects, one test each: honest unknowns, ageing times, the
+//! request budget, read-only keys, sorting and filters, drawn on TestBackend.
+
+// Replies are `Result<Reply, ErrorInfo>`, the app's own message type.
+#![allow(clippy::result_large_err)]
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+use time::macros::datetime;
+use vantage::api::model::InventoryPage;
+use vantage::tui::app::{App, Msg};
+use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
+
+use crate::support::{app, key};
+
+const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
+
+fn special(code: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+/// The requests among effects: (slot, token, request).
+fn fetches(effects: &[Effect]) -> Vec<(Slot, u64, Request)> {
+    effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::Fetch {
+                slot,
+                token,
+                request,
+            } => Some((*slot, *token, (**request).clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn reply(app: &mut App, slot: Slot, token: u64, reply: Result<Reply, ErrorInfo>) -> Vec<Effect> {
+    app.handle(Msg::Reply { slot, token, reply }, NOW)
+}
+
+fn text_at(app: &App, width: u16, height: u16, now: OffsetDateTime) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| app.draw(frame, now)).unwrap();
+    terminal.backend().to_string()
+}
+
+fn text(app: &App, width: u16, height: u16) -> String {
+    text_at(app, width, height, NOW)
+}
+
+/// One inventory row; `matched` is its `matched_reason` (null when unknown).
+fn project(n: usize, name: &str, matched: Value) -> Value {
+    json!({
+        "id": format!("prj_{n:04}"), "name": name, "description": null,
+        "url": null, "is_published": true, "publish_audience": "public", "visibility": "workspace_edit",
+        "activity_group": "last_14_days", "connectors": [], "edge_functions": [],
+        "edit_count": 1, "message_count": 1, "edits_24h": 0, "edits_7d": n, "edits_30d": n,
+        "visitors_24h": 0, "visitors_7d": 0, "visitors_30d": 0,
+        "last_edited_at": "2026-11-20T00:00:00Z", "last_security_scan_at": null,
+        "owner": {"display_name": "Ada"}, "review_priority": "needs_review",
+        "review_priority_explanation": [], "matched_reason": matched
+    })
+}
+
+fn matched(open_pii: i64) -> Value {
+    json!({"id": "pii", "label": "Personal data", "detail": "open findings",
+        "category": "privacy", "review_priority": "needs_review", "values": {
+        "error_count": 0, "warning_count": 0, "info_count": 0, "secret_count": 0,
+        "open_pii_finding_count": open_pii, "shared_user_count": 0, "connector_count": 0,
+        "edge_function_count": 0
+    }})
+}
+
+fn page(rows: Vec<Value>, total: usize, more: bool) -> InventoryPage {
+    serde_json::from_value(json!({
+        "data": rows,
+        "pagination": {"has_more": more, "next_cursor": if more { json!("c1") } else { Value::Null }},
+        "total": total, "as_of": null, "activity_as_of": null, "applied_finding": null
+    }))
+    .unwrap()
+}
+
+/// Opens the inventory and answers its first page.
+fn show_inventory(app: &mut App, page: InventoryPage) -> Vec<Effect> {
+    app.start(NOW);
+    let effects = app.handle(key('2'), NOW);
+    let (slot, token, _) = fetches(&effects)
+        .into_iter()
+        .find(|(slot, ..)| *slot == Slot::InventoryPage)
+        .unwrap();
+    reply(app, slot, token, Ok(Reply::InventoryPage(Box::new(page))))
+}
+
+// --- 1. The PII column --------------------------------------------------------------
+
+#[test]
+fn an_unknown_pii_count_reads_a_dash_never_zero() {
+    let mut app = app();
+    show_inventory(
+        &mut app,
+        page(
+            vec![
+                project(1, "Unknown count", Value::Null),
+                project(2, "Three open", matched(3)),
+                project(3, "None open", matched(0)),
+            ],
+            3,
+            false,
+        ),
+    );
+    let screen = text(&app, 120, 35);
+    let pii_of = |name: &str| {
+        let line = screen
+            .lines()
+            .find(|line| line.contains(name) && line.contains("never"))
+            .unwrap();
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        // PII is the cell before the last scan ("never").
+        cells[cells.len() - 3].to_owned()
+    };
+    assert_eq!(pii_of("Unknown count"), "—", "{screen}");
+    assert_eq!(pii_of("Three open"), "3", "{screen}");
+    assert_eq!(pii_of("None open"), "0", "{screen}");
+}
