@@ -125,3 +125,38 @@ fn an_unknown_pii_count_reads_a_dash_never_zero() {
     assert_eq!(pii_of("Three open"), "3", "{screen}");
     assert_eq!(pii_of("None open"), "0", "{screen}");
 }
+
+// --- 5. Insights counts every project ------------------------------------------------
+
+fn insights(total: i64, needs: i64, recommended: i64, none: i64) -> vantage::api::model::Insights {
+    let metric = |value: i64| json!({"value": value, "delta_30d": 0, "delta_window": "30 days"});
+    serde_json::from_value(json!({
+        "as_of": "2026-11-22T11:59:00Z",
+        "findings": [],
+        "summary": {
+            "total_projects": metric(total), "externally_published": metric(10),
+            "workspace_members": metric(800),
+            "risk": {"needs_review": needs, "review_recommended": recommended, "no_review_needed": none}
+        }
+    }))
+    .unwrap()
+}
+
+#[test]
+fn insights_shows_unscored_projects_so_the_parts_add_up_to_the_total() {
+    let mut app = app();
+    let effects = app.start(NOW);
+    let (slot, token, _) = fetches(&effects)
+        .into_iter()
+        .find(|(slot, ..)| *slot == Slot::Insights)
+        .unwrap();
+    reply(
+        &mut app,
+        slot,
+        token,
+        Ok(Reply::Insights(Box::new(insights(5_000, 408, 463, 3_726)))),
+    );
+    let screen = text(&app, 120, 35);
+    assert!(screen.contains("not scored yet 403"), "{screen}");
+    assert!(screen.contains("5,000"), "{screen}");
+}
