@@ -22,6 +22,7 @@ use super::screens::pii::PiiScreen;
 use super::screens::project::{ProjectScreen, WriteAccess};
 use super::screens::{ProjectRef, Screen};
 use super::theme::Theme;
+use super::widgets::next_age_change;
 use crate::text::fit;
 
 /// Below this size the dashboard shows a notice instead of a cramped layout.
@@ -87,6 +88,11 @@ pub struct App {
     pub errors: Vec<ErrorInfo>,
     notice: Option<(String, OffsetDateTime)>,
     rate: Option<(u32, u32)>,
+    /// When the client last reported the rate limit: the figure ages on screen.
+    rate_at: Option<OffsetDateTime>,
+    /// The next time a relative time on screen ("updated 3 min ago") reads
+    /// differently: the once-a-minute wake-up, only while one is shown.
+    age_wake: Option<OffsetDateTime>,
     retrying: Option<(String, u64)>,
     /// Whether the newest reply failed: the status line shows the last error
     /// only until a later request succeeds (the `!` log keeps them all).
@@ -121,6 +127,8 @@ impl App {
             errors: Vec::new(),
             notice: None,
             rate: None,
+            rate_at: None,
+            age_wake: None,
             retrying: None,
             failing: false,
             next_token: 0,
@@ -193,6 +201,26 @@ impl App {
         .min()
     }
 
+    /// The earliest time the runtime must wake: a screen's deadline, or the
+    /// minute a relative time on screen ages.
+    pub fn next_wake(&self) -> Option<OffsetDateTime> {
+        [self.wake_at(), self.age_wake].into_iter().flatten().min()
+    }
+
+    /// The times shown on screen as an age ("3 min ago").
+    fn shown_ages(&self) -> Vec<OffsetDateTime> {
+        let mut ages = vec![self.screen().last_loaded(), self.rate_at];
+        match self.tab {
+            Tab::Monitor => ages.extend(self.monitor.shown_ages()),
+            Tab::Insights => ages.push(self.insights.data.as_ref().and_then(|d| d.as_of)),
+            _ => {}
+        }
+        if self.overlay == Some(Overlay::ErrorLog) {
+            ages.extend(self.errors.iter().map(|error| Some(error.at)));
+        }
+        ages.into_iter().flatten().collect()
+    }
+
     /// Handles one message; returns what the runtime must carry out. Sets
     /// `dirty` only when something on screen changed.
     pub fn handle(&mut self, msg: Msg, now: OffsetDateTime) -> Vec<Effect> {
@@ -207,8 +235,9 @@ impl App {
             Msg::Reply { slot, token, reply } => {
                 self.handle_reply(slot, token, reply, now, &mut effects, &mut navs)
             }
-            Msg::Client(notice) => self.handle_notice(notice),
+            Msg::Client(notice) => self.handle_notice(notice, now),
             Msg::Wake => {
+                let aged = self.age_wake.is_some_and(|at| at <= now);
                 let mut cx = Cx::new(now, &mut effects, &mut navs, &mut self.next_token);
                 // Every screen is woken, so no `||` short-circuit.
                 let woken = [
@@ -218,7 +247,7 @@ impl App {
                     self.members.wake(&mut cx),
                     self.monitor.wake(&mut cx),
                 ];
-                woken.contains(&true)
+                woken.contains(&true) || aged
             }
         };
         let navigated = !navs.is_empty();
@@ -236,6 +265,11 @@ impl App {
         if changed || navigated {
             self.dirty = true;
         }
+        self.age_wake = self
+            .shown_ages()
+            .into_iter()
+            .map(|at| next_age_change(at, now))
+            .min();
         effects
     }
 
@@ -296,10 +330,14 @@ impl App {
     }
 
     /// What the client reports; true when the status line changes.
-    fn handle_notice(&mut self, notice: ClientNotice) -> bool {
+    fn handle_notice(&mut self, notice: ClientNotice, now: OffsetDateTime) -> bool {
         match notice {
             ClientNotice::RateLimit { remaining, limit } => {
-                self.rate.replace((remaining, limit)) != Some((remaining, limit))
+                let aged = self
+                    .rate_at
+                    .replace(now)
+                    .is_some_and(|at| (now - at).whole_seconds() >= 60);
+                self.rate.replace((remaining, limit)) != Some((remaining, limit)) || aged
             }
             ClientNotice::Retrying { reason, delay_ms } => {
                 let retrying = Some((reason, delay_ms));

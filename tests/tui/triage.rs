@@ -4,7 +4,6 @@
 // Replies are `Result<Reply, ErrorInfo>`, the app's own message type.
 #![allow(clippy::result_large_err)]
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
@@ -17,10 +16,6 @@ use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
 use crate::support::{app, key};
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
-
-fn special(code: KeyCode) -> Msg {
-    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
-}
 
 /// The requests among effects: (slot, token, request).
 fn fetches(effects: &[Effect]) -> Vec<(Slot, u64, Request)> {
@@ -159,4 +154,48 @@ fn insights_shows_unscored_projects_so_the_parts_add_up_to_the_total() {
     let screen = text(&app, 120, 35);
     assert!(screen.contains("not scored yet 403"), "{screen}");
     assert!(screen.contains("5,000"), "{screen}");
+}
+
+// --- 3. Relative times age ------------------------------------------------------------
+
+fn status_line(app: &App, now: OffsetDateTime) -> String {
+    let screen = text_at(app, 120, 35, now);
+    screen.lines().nth(33).unwrap_or_default().to_owned()
+}
+
+#[test]
+fn relative_times_age_with_a_wake_once_a_minute_only_while_one_is_shown() {
+    let mut app = app();
+    let effects = app.start(NOW);
+    assert_eq!(app.next_wake(), None, "nothing shown as an age yet");
+    let (slot, token, _) = fetches(&effects)
+        .into_iter()
+        .find(|(slot, ..)| *slot == Slot::Insights)
+        .unwrap();
+    reply(
+        &mut app,
+        slot,
+        token,
+        Ok(Reply::Insights(Box::new(insights(10, 1, 2, 7)))),
+    );
+    app.handle(
+        Msg::Client(vantage::tui::app::ClientNotice::RateLimit {
+            remaining: 2,
+            limit: 120,
+        }),
+        NOW,
+    );
+    assert!(status_line(&app, NOW).contains("rate 2/120 · updated just now"));
+    // The next wake is the minute the label changes, not a fixed tick.
+    let minute = NOW + time::Duration::minutes(1);
+    assert_eq!(app.next_wake(), Some(minute));
+    app.dirty = false;
+    app.handle(Msg::Wake, minute);
+    assert!(app.dirty, "the wake redraws the aged label");
+    let line = status_line(&app, minute + time::Duration::seconds(40));
+    assert!(
+        line.contains("rate 2/120 (1 min ago) · updated 1 min ago"),
+        "{line}"
+    );
+    assert_eq!(app.next_wake(), Some(NOW + time::Duration::minutes(2)));
 }

@@ -118,7 +118,15 @@ impl App {
             } else {
                 theme.dim
             };
-            spans.push(Span::styled(format!("rate {remaining}/{limit}"), style));
+            let age = self
+                .rate_at
+                .map(|at| (now - at).whole_seconds())
+                .filter(|age| *age >= 60)
+                .map_or(String::new(), |age| format!(" ({})", ago(age)));
+            spans.push(Span::styled(
+                format!("rate {remaining}/{limit}{age}"),
+                style,
+            ));
             spans.push(Span::styled(" · ", theme.dim));
         }
         match self.screen().last_loaded() {

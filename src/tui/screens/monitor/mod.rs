@@ -26,6 +26,7 @@ use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::watchlist::{WATCH_LIMIT, WatchEntry};
+use crate::tui::widgets::ago;
 use crate::tui::widgets::display::utc_hms;
 
 /// Seconds between refreshes unless `[tui] refresh_secs` says otherwise.
@@ -75,6 +76,8 @@ pub struct MonitorScreen {
     refresh: Duration,
     visible: bool,
     pub frozen: bool,
+    /// Since when the view is frozen.
+    frozen_at: Option<OffsetDateTime>,
     /// The project selected in the inventory.
     selected: Option<ProjectRef>,
     pub watch: Vec<WatchEntry>,
@@ -114,6 +117,7 @@ impl MonitorScreen {
             refresh: Duration::seconds(refresh_secs.max(1) as i64),
             visible: false,
             frozen: false,
+            frozen_at: None,
             selected: None,
             watch: Vec::new(),
             watch_path: None,
@@ -300,20 +304,42 @@ impl MonitorScreen {
         }
     }
 
-    /// What the head line says about freshness; fixed text, no running counters.
-    fn freshness(&self) -> Option<String> {
+    /// The times this screen shows as an age: they wake the dashboard once a minute.
+    pub fn shown_ages(&self) -> Vec<Option<OffsetDateTime>> {
+        let stale = self
+            .unreachable_since
+            .and(self.last_ok.or(self.unreachable_since));
+        vec![self.frozen_at.filter(|_| self.frozen), stale]
+    }
+
+    /// What the head line says about freshness; the age is rounded to the
+    /// minute, so it changes once a minute at most.
+    fn freshness(&self, now: OffsetDateTime) -> Option<String> {
         let since = self.unreachable_since?;
         let retry = self.delay().whole_seconds();
+        let age = |at: OffsetDateTime| ago((now - at).whole_seconds());
         Some(match self.last_ok {
             Some(ok) => format!(
-                "service unreachable · data stale since {} UTC · retrying every {retry} s",
-                utc_hms(ok)
+                "service unreachable · data stale since {} UTC ({}) · retrying every {retry} s",
+                utc_hms(ok),
+                age(ok)
             ),
             None => format!(
-                "service unreachable since {} UTC · retrying every {retry} s",
-                utc_hms(since)
+                "service unreachable since {} UTC ({}) · retrying every {retry} s",
+                utc_hms(since),
+                age(since)
             ),
         })
+    }
+
+    /// Since when the view is frozen, as an age.
+    pub(super) fn frozen_for(&self, now: OffsetDateTime) -> Option<String> {
+        let at = self.frozen_at.filter(|_| self.frozen)?;
+        Some(format!(
+            "since {} UTC ({})",
+            utc_hms(at),
+            ago((now - at).whole_seconds())
+        ))
     }
 }
 
@@ -358,6 +384,7 @@ impl Screen for MonitorScreen {
         match action {
             Action::Freeze => {
                 self.frozen = !self.frozen;
+                self.frozen_at = self.frozen.then_some(cx.now);
                 if self.frozen {
                     // Replies already under way are dropped: the picture stays put.
                     self.lanes.iter_mut().for_each(|lane| *lane = None);
@@ -504,10 +531,10 @@ impl Screen for MonitorScreen {
         let theme = view.theme;
         let [head_area, body] =
             Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(area);
-        self.draw_head(frame, head_area, theme);
+        self.draw_head(frame, head_area, view);
         let mut body = body;
         // Warnings get a line each under the head: staleness, a damaged file.
-        let freshness = self.freshness().map(|text| format!("⚠ {text}"));
+        let freshness = self.freshness(view.now).map(|text| format!("⚠ {text}"));
         for warning in [freshness.as_ref(), self.watch_warning.as_ref()]
             .into_iter()
             .flatten()

@@ -16,7 +16,8 @@ use crate::tui::widgets::display::{big_number, utc_hm};
 use crate::tui::widgets::thousands;
 
 impl MonitorScreen {
-    pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
+    pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
+        let theme = view.theme;
         let mode = if self.watch.is_empty() {
             "selected project".to_owned()
         } else if self.zoom {
@@ -40,6 +41,9 @@ impl MonitorScreen {
                 " FROZEN ",
                 theme.warn.add_modifier(Modifier::REVERSED | Modifier::BOLD),
             ));
+            if let Some(since) = self.frozen_for(view.now) {
+                spans.push(Span::styled(format!(" {since}"), theme.warn));
+            }
         }
         frame.render_widget(Paragraph::new(Line::from(spans)), area);
     }
