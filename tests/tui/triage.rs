@@ -199,3 +199,52 @@ fn relative_times_age_with_a_wake_once_a_minute_only_while_one_is_shown() {
     );
     assert_eq!(app.next_wake(), Some(NOW + time::Duration::minutes(2)));
 }
+
+// --- 4. The request budget ----------------------------------------------------------------
+
+fn ctrl(ch: char) -> Msg {
+    Msg::Key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Char(ch),
+        crossterm::event::KeyModifiers::CONTROL,
+    ))
+}
+
+fn enter() -> Msg {
+    Msg::Key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Enter,
+        crossterm::event::KeyModifiers::NONE,
+    ))
+}
+
+/// The export request `ctrl-s`, `Enter` (CSV) makes: (rows handed over, cursor to resume at).
+fn export_request(app: &mut App) -> (usize, Option<String>) {
+    app.handle(ctrl('s'), NOW);
+    let effects = app.handle(enter(), NOW);
+    fetches(&effects)
+        .into_iter()
+        .find_map(|(_, _, request)| match request {
+            Request::ExportInventory {
+                loaded,
+                next_cursor,
+                ..
+            } => Some((loaded.len(), next_cursor)),
+            _ => None,
+        })
+        .expect("an export request")
+}
+
+#[test]
+fn export_reuses_the_loaded_pages_and_fetches_only_the_rest() {
+    let rows = || (0..3).map(|n| project(n, "Row", Value::Null)).collect();
+    let mut complete = app();
+    show_inventory(&mut complete, page(rows(), 3, false));
+    assert_eq!(
+        export_request(&mut complete),
+        (3, None),
+        "nothing left to fetch"
+    );
+
+    let mut partial = app();
+    show_inventory(&mut partial, page(rows(), 5_000, true));
+    assert_eq!(export_request(&mut partial), (3, Some("c1".to_owned())));
+}

@@ -161,6 +161,11 @@ impl<T> PagedList<T> {
         self.loaded_at = Some(now);
     }
 
+    /// Where the loaded rows stop, while more exist.
+    pub fn next_cursor(&self) -> Option<&str> {
+        self.next_cursor.as_deref().filter(|_| self.has_more)
+    }
+
     pub fn is_loading(&self) -> bool {
         self.pending.is_some()
     }
