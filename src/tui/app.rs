@@ -49,8 +49,22 @@ pub enum Msg {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClientNotice {
-    RateLimit { remaining: u32, limit: u32 },
-    Retrying { reason: String, delay_ms: u64 },
+    RateLimit {
+        remaining: u32,
+        limit: u32,
+    },
+    Retrying {
+        reason: String,
+        delay_ms: u64,
+    },
+    /// A request waits for the rate limit to reset before it is sent.
+    Paced {
+        wait_ms: u64,
+    },
+    /// A retry was due, but too many recent failures spent the retry budget.
+    RetryBudgetSpent {
+        request: String,
+    },
     Recovered,
 }
 
@@ -94,6 +108,8 @@ pub struct App {
     /// differently: the once-a-minute wake-up, only while one is shown.
     age_wake: Option<OffsetDateTime>,
     retrying: Option<(String, u64)>,
+    /// A request waiting for the rate limit: how long, and since when.
+    paced: Option<(u64, OffsetDateTime)>,
     /// Whether the newest reply failed: the status line shows the last error
     /// only until a later request succeeds (the `!` log keeps them all).
     failing: bool,
@@ -130,6 +146,7 @@ impl App {
             rate_at: None,
             age_wake: None,
             retrying: None,
+            paced: None,
             failing: false,
             next_token: 0,
             should_quit: false,
@@ -333,20 +350,65 @@ impl App {
     fn handle_notice(&mut self, notice: ClientNotice, now: OffsetDateTime) -> bool {
         match notice {
             ClientNotice::RateLimit { remaining, limit } => {
+                self.monitor.set_rate_limit(limit);
                 let aged = self
                     .rate_at
                     .replace(now)
                     .is_some_and(|at| (now - at).whole_seconds() >= 60);
-                self.rate.replace((remaining, limit)) != Some((remaining, limit)) || aged
+                let rate_changed =
+                    self.rate.replace((remaining, limit)) != Some((remaining, limit));
+                rate_changed | aged | self.paced.take().is_some()
             }
             ClientNotice::Retrying { reason, delay_ms } => {
+                if reason == "rate limited" {
+                    self.record_budget_problem(
+                        format!(
+                            "the rate limit was reached (HTTP 429): retrying in {} s",
+                            delay_ms.div_ceil(1000)
+                        ),
+                        now,
+                    );
+                }
                 let retrying = Some((reason, delay_ms));
                 let changed = self.retrying != retrying;
                 self.retrying = retrying;
                 changed
             }
-            ClientNotice::Recovered => self.retrying.take().is_some(),
+            ClientNotice::Paced { wait_ms } => {
+                if self.paced.is_none() {
+                    self.record_budget_problem(
+                        format!(
+                            "the request budget is spent: a request waited {} s for the rate limit to reset",
+                            wait_ms.div_ceil(1000)
+                        ),
+                        now,
+                    );
+                }
+                self.paced = Some((wait_ms, now));
+                true
+            }
+            ClientNotice::RetryBudgetSpent { request } => {
+                self.record_budget_problem(
+                    format!("not retried: {request} (too many recent failures)"),
+                    now,
+                );
+                true
+            }
+            ClientNotice::Recovered => self.retrying.take().is_some() | self.paced.take().is_some(),
         }
+    }
+
+    /// A budget problem goes to the error log, which says what happened and why.
+    fn record_budget_problem(&mut self, summary: String, now: OffsetDateTime) {
+        self.record_error(ErrorInfo {
+            status: None,
+            kind: Some("request_budget".into()),
+            detail: None,
+            request_id: None,
+            summary,
+            gate: None,
+            at: now,
+        });
     }
 
     /// Carries out what screens asked of the App; navigation may ask for more

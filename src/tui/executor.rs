@@ -293,6 +293,14 @@ pub fn notice(event: &ClientEvent) -> Option<ClientNotice> {
             reason: reason.to_string(),
             delay_ms: delay.as_millis() as u64,
         }),
+        ClientEvent::Paced { wait, .. } => Some(ClientNotice::Paced {
+            wait_ms: wait.as_millis() as u64,
+        }),
+        ClientEvent::RetryBudgetExhausted { method, path, .. } => {
+            Some(ClientNotice::RetryBudgetSpent {
+                request: format!("{method} {}", crate::text::sanitize_line(path)),
+            })
+        }
         ClientEvent::RequestDone {
             status: Some(status),
             ..

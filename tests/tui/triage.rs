@@ -248,3 +248,72 @@ fn export_reuses_the_loaded_pages_and_fetches_only_the_rest() {
     show_inventory(&mut partial, page(rows(), 5_000, true));
     assert_eq!(export_request(&mut partial), (3, Some("c1".to_owned())));
 }
+
+#[test]
+fn a_wait_for_the_rate_limit_is_said_and_logged() {
+    use vantage::tui::app::ClientNotice;
+    let mut app = app();
+    app.start(NOW);
+    app.handle(Msg::Client(ClientNotice::Paced { wait_ms: 12_000 }), NOW);
+    let line = status_line(&app, NOW + time::Duration::seconds(2));
+    assert!(line.contains("waiting 10 s for the rate limit"), "{line}");
+    assert_eq!(app.errors.len(), 1);
+    assert_eq!(app.errors[0].kind.as_deref(), Some("request_budget"));
+    assert!(app.errors[0].summary.contains("waited 12 s"));
+    // Once a reply reports the limit again, the wait is over.
+    app.handle(
+        Msg::Client(ClientNotice::RateLimit {
+            remaining: 50,
+            limit: 120,
+        }),
+        NOW + time::Duration::seconds(12),
+    );
+    let line = status_line(&app, NOW + time::Duration::seconds(12));
+    assert!(!line.contains("waiting"), "{line}");
+}
+
+#[test]
+fn the_monitor_stretches_its_refresh_when_many_are_watched_and_says_so() {
+    use vantage::tui::app::ClientNotice;
+    let mut app = app();
+    app.start(NOW);
+    app.monitor.watch = (0..12)
+        .map(|n| vantage::tui::watchlist::WatchEntry {
+            id: format!("prj_{n:04}"),
+            name: Some(format!("Watched {n}")),
+        })
+        .collect();
+    app.handle(
+        Msg::Client(ClientNotice::RateLimit {
+            remaining: 120,
+            limit: 120,
+        }),
+        NOW,
+    );
+    let effects = app.handle(key('4'), NOW);
+    let asked = fetches(&effects);
+    assert_eq!(asked.len(), 12, "one request per watched project");
+    for (slot, token, _) in asked {
+        reply(
+            &mut app,
+            slot,
+            token,
+            Ok(Reply::Realtime(Box::new(
+                serde_json::from_value(json!({
+                    "current_visitors": 1, "buckets": []
+                }))
+                .unwrap(),
+            ))),
+        );
+    }
+    // 12 projects every 10 s would be 72 a minute; half of 120 allows a round every 12 s.
+    assert_eq!(
+        app.monitor.next_refresh(),
+        Some(NOW + time::Duration::seconds(12))
+    );
+    let screen = text(&app, 120, 35);
+    assert!(
+        screen.contains("refresh every 12 s (stretched from 10 s to fit the rate limit)"),
+        "{screen}"
+    );
+}

@@ -136,6 +136,17 @@ impl App {
             )),
             None => spans.push(Span::styled("not loaded yet", theme.dim)),
         }
+        if let Some((wait_ms, since)) = self.paced {
+            let left = (wait_ms as i64 - (now - since).whole_milliseconds() as i64).max(0);
+            spans.push(Span::styled(" · ", theme.dim));
+            spans.push(Span::styled(
+                format!(
+                    "waiting {} s for the rate limit",
+                    (left as u64).div_ceil(1000).max(1)
+                ),
+                theme.warn,
+            ));
+        }
         if let Some((reason, delay_ms)) = &self.retrying {
             spans.push(Span::styled(" · ", theme.dim));
             spans.push(Span::styled(

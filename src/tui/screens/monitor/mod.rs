@@ -7,6 +7,7 @@
 //! - when the service is unreachable it says since when the data is stale and
 //!   retries with a growing pause (one interval, doubling, capped), by itself.
 
+mod budget;
 mod view;
 mod watch;
 
@@ -76,6 +77,8 @@ pub struct MonitorScreen {
     refresh: Duration,
     visible: bool,
     pub frozen: bool,
+    /// The rate limit the client last reported: the refresh fits within it.
+    rate_limit: Option<u32>,
     /// Since when the view is frozen.
     frozen_at: Option<OffsetDateTime>,
     /// The project selected in the inventory.
@@ -118,6 +121,7 @@ impl MonitorScreen {
             visible: false,
             frozen: false,
             frozen_at: None,
+            rate_limit: None,
             selected: None,
             watch: Vec::new(),
             watch_path: None,
@@ -139,6 +143,17 @@ impl MonitorScreen {
 
     pub fn refresh_interval(&self) -> Duration {
         self.refresh
+    }
+
+    /// The client reported the rate limit.
+    pub fn set_rate_limit(&mut self, limit: u32) {
+        self.rate_limit = Some(limit);
+    }
+
+    /// The interval between rounds: the configured one, stretched when the
+    /// shown projects would spend more than the monitor's share of the budget.
+    pub fn effective_refresh(&self) -> Duration {
+        budget::stretched(self.refresh, self.shown().len(), self.rate_limit)
     }
 
     /// The project selected in the inventory changed (or not).
@@ -188,11 +203,12 @@ impl MonitorScreen {
     /// The pause before the next round: one interval, or a growing one after
     /// rounds that found the service unreachable.
     pub fn delay(&self) -> Duration {
+        let refresh = self.effective_refresh();
         if self.failures == 0 {
-            return self.refresh;
+            return refresh;
         }
         let factor = 1i32 << (self.failures - 1).min(16);
-        (self.refresh * factor).min(BACKOFF_CAP.max(self.refresh))
+        (refresh * factor).min(BACKOFF_CAP.max(refresh))
     }
 
     /// Tiles of the watch grid: the pinned projects and an unpinned selection.

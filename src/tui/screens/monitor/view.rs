@@ -35,6 +35,21 @@ impl MonitorScreen {
                 theme.dim,
             ),
         ];
+        let refresh = self.effective_refresh();
+        if refresh > self.refresh {
+            // Said, never silent: the budget is why the refresh is slower.
+            spans[1] = Span::styled(
+                format!(" · {mode} · refresh every {} s", refresh.whole_seconds()),
+                theme.dim,
+            );
+            spans.push(Span::styled(
+                format!(
+                    " (stretched from {} s to fit the rate limit)",
+                    self.refresh.whole_seconds()
+                ),
+                theme.warn,
+            ));
+        }
         if self.frozen {
             spans.push(Span::raw(" "));
             spans.push(Span::styled(
