@@ -317,3 +317,69 @@ fn the_monitor_stretches_its_refresh_when_many_are_watched_and_says_so() {
         "{screen}"
     );
 }
+
+// --- 7. `r` during an outage ---------------------------------------------------------------
+
+fn unreachable() -> ErrorInfo {
+    ErrorInfo {
+        status: None,
+        kind: None,
+        detail: None,
+        request_id: None,
+        summary: "cannot connect to the service".into(),
+        gate: None,
+        at: NOW,
+    }
+}
+
+fn page_request(effects: &[Effect]) -> (Slot, u64) {
+    fetches(effects)
+        .into_iter()
+        .find(|(slot, ..)| *slot == Slot::InventoryPage)
+        .map(|(slot, token, _)| (slot, token))
+        .expect("a page request")
+}
+
+#[test]
+fn refresh_during_an_outage_keeps_the_list_and_one_refresh_reloads_after() {
+    let mut app = app();
+    let rows = |names: &[&str]| {
+        names
+            .iter()
+            .enumerate()
+            .map(|(n, name)| project(n, name, Value::Null))
+            .collect::<Vec<_>>()
+    };
+    show_inventory(&mut app, page(rows(&["Alpha", "Beta", "Gamma"]), 3, false));
+    let (slot, token) = page_request(&app.handle(key('r'), NOW));
+    let screen = text(&app, 120, 35);
+    assert!(
+        screen.contains("Gamma"),
+        "rows stay while the refresh is under way"
+    );
+    reply(&mut app, slot, token, Err(unreachable()));
+    let screen = text(&app, 120, 35);
+    assert!(screen.contains("3 loaded"), "{screen}");
+    assert!(
+        screen.contains("Gamma") && screen.contains("not refreshed"),
+        "{screen}"
+    );
+    // The service is back: one `r` replaces the rows, without duplicates.
+    let (slot, token) = page_request(&app.handle(key('r'), NOW));
+    reply(
+        &mut app,
+        slot,
+        token,
+        Ok(Reply::InventoryPage(Box::new(page(
+            rows(&["Alpha", "Beta"]),
+            2,
+            false,
+        )))),
+    );
+    assert_eq!(app.inventory.list.rows.len(), 2);
+    let screen = text(&app, 120, 35);
+    assert!(
+        screen.contains("2 loaded") && !screen.contains("Gamma"),
+        "{screen}"
+    );
+}

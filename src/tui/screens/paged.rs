@@ -39,6 +39,9 @@ pub struct PagedList<T> {
     pub loaded_at: Option<OffsetDateTime>,
     /// Whether any page was asked for yet.
     pub started: bool,
+    /// A refresh in flight: the rows stay on screen until its first page
+    /// replaces them (an outage keeps what was loaded).
+    replacing: bool,
 }
 
 impl<T> PagedList<T> {
@@ -58,6 +61,7 @@ impl<T> PagedList<T> {
             error: None,
             loaded_at: None,
             started: false,
+            replacing: false,
         }
     }
 
@@ -72,6 +76,25 @@ impl<T> PagedList<T> {
         self.selected = 0;
         self.offset.set(0);
         self.error = None;
+        self.replacing = false;
+    }
+
+    /// Asks for the first page again and keeps the rows on screen until it
+    /// answers: `r` during an outage never empties the list.
+    pub fn refresh(&mut self, cx: &mut Cx, request: impl FnOnce(Option<String>) -> Request) {
+        if self.rows.is_empty() {
+            return self.reload(cx, request);
+        }
+        self.started = true;
+        self.replacing = true;
+        self.pending_cursor = None;
+        self.pending = Some(cx.fetch(self.slot, request(None)));
+    }
+
+    /// A failed page: the rows on screen stay, and the error is shown.
+    pub fn fail(&mut self, error: ErrorInfo) {
+        self.replacing = false;
+        self.error = Some(error);
     }
 
     /// Drops what is loaded and asks for the first page.
@@ -154,6 +177,10 @@ impl<T> PagedList<T> {
     /// Adds an accepted page. An empty page with `has_more` is legal: the
     /// caller's next [`PagedList::prefetch`] keeps walking.
     pub fn append(&mut self, rows: Vec<T>, pagination: Pagination, now: OffsetDateTime) {
+        if std::mem::take(&mut self.replacing) {
+            self.rows.clear();
+            self.selected = self.selected.min(rows.len().saturating_sub(1));
+        }
         self.rows.extend(rows);
         self.has_more = pagination.has_more;
         self.next_cursor = pagination.next_cursor;

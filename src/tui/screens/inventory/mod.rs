@@ -256,7 +256,10 @@ impl Screen for InventoryScreen {
             return true;
         }
         match action {
-            Action::Refresh => self.reload(cx),
+            Action::Refresh => {
+                let request = self.page_request();
+                self.list.refresh(cx, request);
+            }
             Action::Filter => {
                 self.input = Some(Input::new(self.search().to_owned()));
             }
@@ -305,6 +308,11 @@ impl Screen for InventoryScreen {
                     Ok(Reply::InventoryPage(page)) => {
                         let mut page = *page;
                         self.catch_up.overlay(&mut page.data);
+                        if cursor.is_none() {
+                            // A first page replaces what a refresh kept on screen.
+                            self.page_cursors.clear();
+                            self.row_pages.clear();
+                        }
                         let page_index = self.page_cursors.len();
                         self.page_cursors.push(cursor);
                         self.row_pages
@@ -316,7 +324,7 @@ impl Screen for InventoryScreen {
                         self.prefetch(cx);
                     }
                     Ok(_) => {}
-                    Err(error) => self.list.error = Some(error),
+                    Err(error) => self.list.fail(error),
                 }
             }
             Slot::InventoryExport if self.export_pending == Some(token) => {

@@ -118,6 +118,11 @@ impl InventoryScreen {
         ];
         if self.list.is_loading() {
             spans.push(Span::styled(" · loading…", theme.dim));
+        } else if self.list.error.is_some() && !self.list.rows.is_empty() {
+            spans.push(Span::styled(
+                " · not refreshed: these rows are from before the error (r retries)",
+                theme.warn,
+            ));
         }
         if self.catch_up.waiting() {
             spans.push(Span::styled(

@@ -390,9 +390,11 @@ impl Screen for MembersScreen {
         }
         match action {
             Action::Refresh => {
-                // Details in flight stay: their lanes are still busy.
+                // Details in flight stay: their lanes are still busy. The rows
+                // stay on screen until the first page answers.
                 self.details.clear();
-                self.reload(cx);
+                let request = self.page_request();
+                self.list.refresh(cx, request);
             }
             Action::Filter => self.input = Some(Input::new(self.search.clone())),
             Action::Sort => self.open_menu(MenuKind::Sort),
@@ -438,7 +440,7 @@ impl Screen for MembersScreen {
                         let _ = self.fetch_details(cx);
                     }
                     Ok(_) => {}
-                    Err(error) => self.list.error = Some(error),
+                    Err(error) => self.list.fail(error),
                 }
             }
             Slot::MemberDetail(lane) => {
