@@ -383,3 +383,28 @@ fn refresh_during_an_outage_keeps_the_list_and_one_refresh_reloads_after() {
         "{screen}"
     );
 }
+
+// --- 8. A read-only key ---------------------------------------------------------------------
+
+#[test]
+fn a_missing_write_scope_is_said_on_every_screen_for_the_session() {
+    let mut app = app();
+    show_inventory(
+        &mut app,
+        page(vec![project(1, "Alpha", Value::Null)], 1, false),
+    );
+    // Learned from the first 403 `insufficient_scope` of a write.
+    app.missing_write_scope = Some(vec!["projects:write".into()]);
+    for tab in ['1', '2', '3'] {
+        app.handle(key(tab), NOW);
+        let screen = text(&app, 120, 35);
+        let footer = screen.lines().last().unwrap_or_default();
+        assert!(footer.contains("key lacks projects:write"), "{footer}");
+    }
+    app.handle(key('?'), NOW);
+    let screen = text(&app, 120, 35);
+    assert!(
+        screen.contains("changes are disabled for this session: the API key lacks projects:write"),
+        "{screen}"
+    );
+}
