@@ -408,3 +408,29 @@ fn a_missing_write_scope_is_said_on_every_screen_for_the_session() {
         "{screen}"
     );
 }
+
+// --- 9. The sort stays visible ------------------------------------------------------------------
+
+#[test]
+fn the_sorted_column_shows_its_arrow_and_stays_at_narrow_widths() {
+    use vantage::api::model::{InventorySortBy, SortOrder};
+    let mut app = app();
+    show_inventory(
+        &mut app,
+        page(vec![project(7, "Alpha", Value::Null)], 1, false),
+    );
+    app.inventory.query.sort_by = Some(InventorySortBy::Edits30d);
+    app.inventory.query.sort_order = Some(SortOrder::Desc);
+    for width in [80, 120] {
+        let screen = text(&app, width, 24);
+        let header = screen
+            .lines()
+            .find(|line| line.contains("Priority") && line.contains("Name"))
+            .unwrap();
+        assert!(header.contains("Edits 30d ↓"), "{width}: {header}");
+    }
+    app.inventory.query.sort_by = Some(InventorySortBy::LastSecurityScanAt);
+    app.inventory.query.sort_order = Some(SortOrder::Asc);
+    let screen = text(&app, 60, 24);
+    assert!(screen.contains("Last scan ↑"), "{screen}");
+}

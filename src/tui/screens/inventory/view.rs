@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell as TableCell, Paragraph, Row, Table, TableState};
 
 use super::InventoryScreen;
-use crate::api::model::{ActivityGroup, InventoryItem};
+use crate::api::model::{ActivityGroup, InventoryItem, InventorySortBy, SortOrder};
 use crate::text::{fit, sanitize_line, sanitize_multiline};
 use crate::tui::screens::ScreenView;
 use crate::tui::theme::{Theme, priority_label};
@@ -77,16 +77,25 @@ pub(super) const COLUMNS: &[Column] = &[
 /// Minimum width of the name column.
 pub(super) const NAME_MIN: u16 = 18;
 
-pub(super) fn visible_columns(width: u16) -> Vec<usize> {
+/// The most a sorted column widens for its arrow and longer title.
+const SORT_ARROW_ROOM: u16 = 3;
+
+/// The columns that fit `width`, dropped by priority; `keep` (the sorted
+/// column) is never dropped, so a sort is always visible.
+pub(super) fn visible_columns(width: u16, keep: Option<usize>) -> Vec<usize> {
     let mut shown: Vec<usize> = (0..COLUMNS.len()).collect();
     let needed = |shown: &[usize]| -> u16 {
-        shown.iter().map(|&i| COLUMNS[i].width + 1).sum::<u16>() + NAME_MIN + 2
+        // Room for the sorted column's arrow.
+        let arrow = keep
+            .filter(|&k| COLUMNS[k].width > 0)
+            .map_or(0, |_| SORT_ARROW_ROOM);
+        shown.iter().map(|&i| COLUMNS[i].width + 1).sum::<u16>() + NAME_MIN + 2 + arrow
     };
     while needed(&shown) > width {
         let Some((pos, _)) = shown
             .iter()
             .enumerate()
-            .filter(|(_, i)| COLUMNS[**i].width > 0)
+            .filter(|(_, i)| COLUMNS[**i].width > 0 && Some(**i) != keep)
             .min_by_key(|(_, i)| COLUMNS[**i].keep)
         else {
             break;
@@ -97,6 +106,32 @@ pub(super) fn visible_columns(width: u16) -> Vec<usize> {
         shown.remove(pos);
     }
     shown
+}
+
+/// The column that shows a sort, and its title then: a sort by a window the
+/// table does not show (edits in 30 days, say) turns that family's column to it.
+pub(super) fn sorted_column(sort: Option<&InventorySortBy>) -> Option<(usize, &'static str)> {
+    let by_title = |title: &str| COLUMNS.iter().position(|c| c.title == title);
+    let (column, title) = match sort? {
+        InventorySortBy::ReviewPriority | InventorySortBy::RiskFactorCount => {
+            ("Priority", "Priority")
+        }
+        InventorySortBy::Name => ("Name", "Name"),
+        InventorySortBy::PublishAudience | InventorySortBy::ExternalAccessRank => {
+            ("Audience", "Audience")
+        }
+        InventorySortBy::LastEditedAt => ("Activity", "Edited"),
+        InventorySortBy::OpenPiiFindingCount => ("PII", "PII"),
+        InventorySortBy::Edits24h => ("Edits 7d", "Edits 24h"),
+        InventorySortBy::Edits7d => ("Edits 7d", "Edits 7d"),
+        InventorySortBy::Edits30d => ("Edits 7d", "Edits 30d"),
+        InventorySortBy::Visitors24h => ("Visit 7d", "Visit 24h"),
+        InventorySortBy::Visitors7d => ("Visit 7d", "Visit 7d"),
+        InventorySortBy::Visitors30d => ("Visit 7d", "Visit 30d"),
+        InventorySortBy::LastSecurityScanAt => ("Last scan", "Last scan"),
+        InventorySortBy::Relevance | InventorySortBy::Unknown(_) => return None,
+    };
+    Some((by_title(column)?, title))
 }
 
 pub(super) fn audience_label(item: &InventoryItem) -> String {
@@ -185,13 +220,28 @@ impl InventoryScreen {
 
     pub(super) fn draw_table(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
         let theme = view.theme;
-        let columns = visible_columns(area.width);
+        let sorted = sorted_column(self.query.sort_by.as_ref());
+        let columns = visible_columns(area.width, sorted.map(|(column, _)| column));
         // Header, plus the table's own top border line.
         let body_height = area.height.saturating_sub(2).max(1) as usize;
         let range = self.list.layout(body_height);
         let offset = range.start;
-        let fixed: u16 = columns.iter().map(|&i| COLUMNS[i].width + 1).sum();
+        // The sorted column widens for its title and arrow when it must.
+        let extra = |i: usize| match sorted {
+            Some((column, title)) if column == i && COLUMNS[i].width > 0 => {
+                (title.chars().count() as u16 + 2).saturating_sub(COLUMNS[i].width)
+            }
+            _ => 0,
+        };
+        let fixed: u16 = columns
+            .iter()
+            .map(|&i| COLUMNS[i].width + extra(i) + 1)
+            .sum();
         let name_width = area.width.saturating_sub(fixed + 2).max(NAME_MIN) as usize;
+        let title = |i: usize| match sorted {
+            Some((column, title)) if column == i => title,
+            _ => COLUMNS[i].title,
+        };
         // Only the visible rows are built.
         let rows: Vec<Row> = self.list.rows[range]
             .iter()
@@ -199,7 +249,7 @@ impl InventoryScreen {
                 Row::new(
                     columns
                         .iter()
-                        .map(|&i| self.cell(i, item, name_width, view))
+                        .map(|&i| self.cell(title(i), item, name_width, view))
                         .collect::<Vec<_>>(),
                 )
             })
@@ -208,13 +258,22 @@ impl InventoryScreen {
             .iter()
             .map(|&i| match COLUMNS[i].width {
                 0 => Constraint::Min(NAME_MIN),
-                w => Constraint::Length(w),
+                w => Constraint::Length(w + extra(i)),
             })
             .collect();
+        let arrow = match self.sort_order() {
+            SortOrder::Asc => "↑",
+            _ => "↓",
+        };
         let header = Row::new(
             columns
                 .iter()
-                .map(|&i| COLUMNS[i].title)
+                .map(|&i| match sorted {
+                    Some((column, title)) if column == i => {
+                        TableCell::from(Span::styled(format!("{title} {arrow}"), theme.accent))
+                    }
+                    _ => TableCell::from(COLUMNS[i].title),
+                })
                 .collect::<Vec<_>>(),
         )
         .style(theme.title);
@@ -232,14 +291,14 @@ impl InventoryScreen {
 
     pub(super) fn cell(
         &self,
-        column: usize,
+        title: &str,
         item: &InventoryItem,
         name_width: usize,
         view: &ScreenView,
     ) -> TableCell<'static> {
         let theme = view.theme;
         let number = |value: i64| TableCell::from(Line::from(thousands(value)).right_aligned());
-        match COLUMNS[column].title {
+        match title {
             "Priority" => TableCell::from(Span::styled(
                 priority_label(&item.review_priority),
                 theme.priority(&item.review_priority),
@@ -260,8 +319,16 @@ impl InventoryScreen {
                 ActivityGroup::Older => "older".to_owned(),
                 ActivityGroup::Unknown(raw) => fit(raw, 8),
             }),
+            "Edits 24h" => number(item.edits_24h),
             "Edits 7d" => number(item.edits_7d),
+            "Edits 30d" => number(item.edits_30d),
+            "Visit 24h" => number(item.visitors_24h),
             "Visit 7d" => number(item.visitors_7d),
+            "Visit 30d" => number(item.visitors_30d),
+            "Edited" => TableCell::from(match item.last_edited_at {
+                Some(at) => ago((view.now - at).whole_seconds()),
+                None => "—".to_owned(),
+            }),
             "PII" => {
                 // A null `matched_reason` means the count is unknown, never zero.
                 let cell = match item.matched_reason.as_ref() {
