@@ -434,3 +434,93 @@ fn the_sorted_column_shows_its_arrow_and_stays_at_narrow_widths() {
     let screen = text(&app, 60, 24);
     assert!(screen.contains("Last scan ↑"), "{screen}");
 }
+
+// --- 10. Filters --------------------------------------------------------------------------------
+
+fn esc() -> Msg {
+    Msg::Key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Esc,
+        crossterm::event::KeyModifiers::NONE,
+    ))
+}
+
+#[test]
+fn clear_keeps_the_sort_and_esc_in_search_restores_the_text_before() {
+    use vantage::api::model::{InventorySortBy, SortOrder};
+    let mut app = app();
+    show_inventory(
+        &mut app,
+        page(vec![project(1, "Alpha", Value::Null)], 1, false),
+    );
+    app.inventory.query.sort_by = Some(InventorySortBy::Name);
+    app.inventory.query.sort_order = Some(SortOrder::Asc);
+    app.inventory.query.has_pii = Some(true);
+    app.handle(key('c'), NOW);
+    assert_eq!(app.inventory.query.has_pii, None);
+    assert_eq!(app.inventory.query.sort_by, Some(InventorySortBy::Name));
+    assert_eq!(app.inventory.query.sort_order, Some(SortOrder::Asc));
+
+    // A search applied, then an edit cancelled with Esc after its debounce fired.
+    app.handle(key('/'), NOW);
+    for ch in "fleet".chars() {
+        app.handle(key(ch), NOW);
+    }
+    app.handle(enter(), NOW);
+    app.handle(key('/'), NOW);
+    for ch in " hub".chars() {
+        app.handle(key(ch), NOW);
+    }
+    app.handle(Msg::Wake, NOW + time::Duration::seconds(1));
+    assert_eq!(app.inventory.search(), "fleet hub");
+    let effects = app.handle(esc(), NOW + time::Duration::seconds(2));
+    assert_eq!(app.inventory.search(), "fleet");
+    let reloaded = fetches(&effects).into_iter().any(|(_, _, request)| {
+        matches!(request, Request::InventoryPage { params, .. } if params.query.as_deref() == Some("fleet"))
+    });
+    assert!(
+        reloaded,
+        "the list is read again with the text before the edit"
+    );
+}
+
+// --- 11. Members ------------------------------------------------------------------------------
+
+#[test]
+fn members_learn_roles_from_a_role_filter_and_show_a_dash_until_known() {
+    use vantage::api::model::{MemberRef, Page, Role};
+    let mut app = app();
+    app.start(NOW);
+    let members = |ids: &[&str]| -> Page<MemberRef> {
+        serde_json::from_value(json!({
+            "data": ids.iter().map(|id| json!({"user_id": id, "type": "user"})).collect::<Vec<_>>(),
+            "pagination": {"has_more": false, "next_cursor": null}
+        }))
+        .unwrap()
+    };
+    let effects = app.handle(key('3'), NOW);
+    let (slot, token, _) = fetches(&effects)[0].clone();
+    reply(
+        &mut app,
+        slot,
+        token,
+        Ok(Reply::MemberPage(Box::new(members(&["u1", "u2"])))),
+    );
+    assert!(app.members.known_roles.is_empty());
+    let screen = text(&app, 120, 35);
+    assert!(screen.contains("Role"), "{screen}");
+    // Filtered by one role, every row has it.
+    app.members.roles = vec![Role::Admin];
+    let effects = app.handle(key('r'), NOW);
+    let (slot, token, _) = fetches(&effects)
+        .into_iter()
+        .find(|(slot, ..)| *slot == Slot::MemberPage)
+        .unwrap();
+    reply(
+        &mut app,
+        slot,
+        token,
+        Ok(Reply::MemberPage(Box::new(members(&["u2"])))),
+    );
+    assert_eq!(app.members.known_roles.get("u2"), Some(&Role::Admin));
+    assert_eq!(app.members.known_roles.get("u1"), None);
+}

@@ -57,6 +57,8 @@ pub struct InventoryScreen {
     pub query: InventoryParams,
     /// The search box while it has focus.
     input: Option<Input>,
+    /// The search as it was when the box opened: `Esc` puts it back.
+    search_before: Option<String>,
     query_deadline: Option<OffsetDateTime>,
     pub list: PagedList<InventoryItem>,
     pub total: Option<i64>,
@@ -80,6 +82,7 @@ impl InventoryScreen {
         Self {
             query: InventoryParams::default(),
             input: None,
+            search_before: None,
             query_deadline: None,
             list: PagedList::new(Slot::InventoryPage, 20),
             total: None,
@@ -205,8 +208,26 @@ impl Screen for InventoryScreen {
             return false;
         };
         match key.code {
-            KeyCode::Enter | KeyCode::Esc => {
+            KeyCode::Esc => {
+                // Esc cancels the edit: the search before it comes back.
                 self.input = None;
+                let applied = self.query_deadline.take().is_none();
+                let before = self.search_before.take();
+                if self.query.query != before {
+                    self.query.query = before;
+                    if self.search().trim().is_empty()
+                        && self.query.sort_by == Some(InventorySortBy::Relevance)
+                    {
+                        self.query.sort_by = None;
+                    }
+                    if applied {
+                        self.reload(cx);
+                    }
+                }
+            }
+            KeyCode::Enter => {
+                self.input = None;
+                self.search_before = None;
                 if self.query_deadline.take().is_some() {
                     self.reload(cx);
                 }
@@ -261,6 +282,7 @@ impl Screen for InventoryScreen {
                 self.list.refresh(cx, request);
             }
             Action::Filter => {
+                self.search_before = self.query.query.clone();
                 self.input = Some(Input::new(self.search().to_owned()));
             }
             Action::Sort => self.open_menu(MenuKind::Sort),
@@ -282,7 +304,12 @@ impl Screen for InventoryScreen {
                 self.reload(cx);
             }
             Action::ClearFilters => {
+                // The sort stays: it is not a filter.
+                let sort_by = self.query.sort_by.take();
+                let sort_order = self.query.sort_order.take();
                 self.query = InventoryParams::default();
+                self.query.sort_by = sort_by.filter(|s| *s != InventorySortBy::Relevance);
+                self.query.sort_order = sort_order;
                 self.reload(cx);
             }
             Action::ToggleDetail => self.show_detail = !self.show_detail,
@@ -396,7 +423,10 @@ impl Screen for InventoryScreen {
                 "filter toggles: priority, published, audience, visibility, activity, PII, connectors, finding type",
             ),
             (Action::PriorityFilter, "cycle the review-priority filter"),
-            (Action::ClearFilters, "clear every filter and the sort"),
+            (
+                Action::ClearFilters,
+                "clear the search and every filter (the sort stays)",
+            ),
             (Action::Sort, "sort by any field of the contract"),
             (Action::ReverseSort, "reverse the sort order"),
             (

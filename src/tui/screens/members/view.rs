@@ -17,6 +17,9 @@ use crate::tui::theme::Theme;
 use crate::tui::widgets::display::utc_datetime;
 use crate::tui::widgets::{ago, thousands};
 
+/// Width of the role column.
+const ROLE_WIDTH: u16 = 12;
+
 impl MembersScreen {
     pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
         let mut spans = vec![
@@ -100,7 +103,7 @@ impl MembersScreen {
         let joined_width: u16 = if wide { 12 } else { 0 };
         let name_width = area
             .width
-            .saturating_sub(email_width + joined_width + 8 + 4)
+            .saturating_sub(email_width + joined_width + ROLE_WIDTH + 8 + 5)
             .max(12) as usize;
         let rows: Vec<Row> = self.list.rows[range.clone()]
             .iter()
@@ -110,8 +113,9 @@ impl MembersScreen {
             Constraint::Min(12),
             Constraint::Length(email_width),
             Constraint::Length(6),
+            Constraint::Length(ROLE_WIDTH),
         ];
-        let mut titles = vec!["Name", "E-mail", "Type"];
+        let mut titles = vec!["Name", "E-mail", "Type", "Role"];
         if wide {
             widths.push(Constraint::Length(joined_width));
             titles.push("Joined");
@@ -169,7 +173,16 @@ impl MembersScreen {
                 Span::styled("—", theme.dim),
             ),
         };
-        let mut cells = vec![TableCell::from(name), TableCell::from(email), kind];
+        let role = match self.known_roles.get(&member.user_id) {
+            Some(role) => Span::raw(fit(role.as_str(), ROLE_WIDTH as usize)),
+            None => Span::styled("—", theme.dim),
+        };
+        let mut cells = vec![
+            TableCell::from(name),
+            TableCell::from(email),
+            kind,
+            TableCell::from(role),
+        ];
         if wide {
             cells.push(TableCell::from(joined));
         }
