@@ -273,7 +273,11 @@ impl App {
             match effect {
                 Effect::Quit => self.should_quit = true,
                 Effect::Copy(text) => {
-                    self.notice = Some((format!("copied {}", fit(text, 40)), now));
+                    // OSC 52 has no answer: whether the terminal took it is unknown.
+                    self.notice = Some((
+                        format!("copy sent to the terminal (OSC 52): {}", fit(text, 40)),
+                        now,
+                    ));
                     self.dirty = true;
                 }
                 Effect::Fetch { .. } => {}

@@ -11,7 +11,7 @@ use super::runtime::{self, Exit};
 use super::screens::monitor::{DEFAULT_REFRESH_SECS, MonitorScreen};
 use super::settings::{TuiSettings, TuiSettingsError};
 use super::terminal::{self, RestoreOnDrop};
-use super::theme::Theme;
+use super::theme::{ColorDepth, Theme};
 use super::watchlist;
 use crate::api::Client;
 use crate::clock::Clock;
@@ -73,7 +73,7 @@ pub async fn run(target: Target, settings: &TuiSettings) -> Result<Exit, LaunchE
         workspace_id,
         watchlist: watchlist_path,
     } = target;
-    let theme = Theme::new(settings.theme, Theme::no_color_from_env());
+    let theme = Theme::for_terminal(settings.theme, ColorDepth::from_env());
     let clock = Clock::system();
     let export_dir = crate::paths::data_dir().join("exports");
     let mut app = App::new(identity, theme, settings.keymap.clone(), export_dir);

@@ -524,3 +524,22 @@ fn members_learn_roles_from_a_role_filter_and_show_a_dash_until_known() {
     assert_eq!(app.members.known_roles.get("u2"), Some(&Role::Admin));
     assert_eq!(app.members.known_roles.get("u1"), None);
 }
+
+// --- 13. Small things -------------------------------------------------------------------------
+
+#[test]
+fn one_project_is_singular_and_a_copy_is_said_as_sent() {
+    let mut app = app();
+    show_inventory(
+        &mut app,
+        page(vec![project(1, "Alpha", Value::Null)], 1, false),
+    );
+    let screen = text(&app, 120, 35);
+    assert!(screen.contains("1 project · 1 loaded"), "{screen}");
+    app.handle(key('y'), NOW);
+    let line = status_line(&app, NOW);
+    assert!(
+        line.contains("copy sent to the terminal (OSC 52): prj_0001"),
+        "{line}"
+    );
+}

@@ -57,6 +57,15 @@ pub fn thousands(value: i64) -> String {
     if value < 0 { format!("-{out}") } else { out }
 }
 
+/// "1 project", "5,000 projects": a count with its noun in the right number.
+pub fn count(value: i64, noun: &str) -> String {
+    if value == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{} {noun}s", thousands(value))
+    }
+}
+
 /// A signed delta: +3, -2, ±0.
 pub fn signed(value: i64) -> String {
     match value {
@@ -78,6 +87,9 @@ mod tests {
         assert_eq!(signed(5), "+5");
         assert_eq!(signed(-5), "-5");
         assert_eq!(signed(0), "±0");
+        assert_eq!(count(1, "project"), "1 project");
+        assert_eq!(count(5_000, "project"), "5,000 projects");
+        assert_eq!(count(0, "member"), "0 members");
         assert_eq!(ago(5), "just now");
         assert_eq!(ago(125), "2 min ago");
         assert_eq!(ago(7_300), "2 h ago");

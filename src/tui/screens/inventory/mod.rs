@@ -357,9 +357,11 @@ impl Screen for InventoryScreen {
             Slot::InventoryExport if self.export_pending == Some(token) => {
                 self.export_pending = None;
                 match reply {
-                    Ok(Reply::Exported { path, count }) => {
-                        cx.notify(format!("exported {count} projects to {}", path.display()))
-                    }
+                    Ok(Reply::Exported { path, count }) => cx.notify(format!(
+                        "exported {} to {}",
+                        crate::tui::widgets::count(count as i64, "project"),
+                        crate::text::fit_middle(&path.display().to_string(), 56)
+                    )),
                     Ok(_) => {}
                     Err(error) => cx.notify(format!("export failed: {}", error.summary)),
                 }
@@ -435,6 +437,7 @@ impl Screen for InventoryScreen {
             ),
             (Action::ToggleDetail, "show or hide the detail pane"),
             (Action::Copy, "copy the project id (OSC 52)"),
+            (Action::Watch, "pin or unpin on the monitor's watch list"),
             (
                 Action::Export,
                 "export every page of this view to CSV or JSON",

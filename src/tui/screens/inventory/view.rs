@@ -11,7 +11,7 @@ use crate::api::model::{ActivityGroup, InventoryItem, InventorySortBy, SortOrder
 use crate::text::{fit, sanitize_line, sanitize_multiline};
 use crate::tui::screens::ScreenView;
 use crate::tui::theme::{Theme, priority_label};
-use crate::tui::widgets::{ago, thousands};
+use crate::tui::widgets::{ago, count, thousands};
 
 /// A column of the table: what it needs and how it is filled.
 pub(super) struct Column {
@@ -143,9 +143,11 @@ pub(super) fn audience_label(item: &InventoryItem) -> String {
 
 impl InventoryScreen {
     pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
-        let total = self.total.map_or("…".to_owned(), thousands);
+        let total = self
+            .total
+            .map_or("… projects".to_owned(), |total| count(total, "project"));
         let mut spans = vec![
-            Span::styled(format!("{total} projects"), theme.title),
+            Span::styled(total, theme.title),
             Span::styled(
                 format!(" · {} loaded", thousands(self.list.rows.len() as i64)),
                 theme.dim,

@@ -14,8 +14,8 @@ use crate::api::model::MemberRef;
 use crate::text::{fit, sanitize_line};
 use crate::tui::screens::{ScreenView, error_text};
 use crate::tui::theme::Theme;
+use crate::tui::widgets::ago;
 use crate::tui::widgets::display::utc_datetime;
-use crate::tui::widgets::{ago, thousands};
 
 /// Width of the role column.
 const ROLE_WIDTH: u16 = 12;
@@ -24,7 +24,7 @@ impl MembersScreen {
     pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
         let mut spans = vec![
             Span::styled(
-                format!("{} members", thousands(self.list.rows.len() as i64)),
+                crate::tui::widgets::count(self.list.rows.len() as i64, "member"),
                 theme.title,
             ),
             Span::styled(

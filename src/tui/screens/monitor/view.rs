@@ -5,7 +5,9 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Borders, Paragraph, Sparkline, Wrap};
+use ratatui::widgets::{
+    Bar, BarChart, BarGroup, Block, BorderType, Borders, Paragraph, Sparkline, Wrap,
+};
 
 use super::{Live, MonitorScreen, TILE_HEIGHT, TILE_MIN_WIDTH};
 use crate::text::fit;
@@ -284,17 +286,24 @@ impl MonitorScreen {
         theme: &Theme,
     ) {
         let pinned = self.is_pinned(&project.id);
-        let title_width = area.width.saturating_sub(6) as usize;
+        let title_width = area.width.saturating_sub(8) as usize;
+        // The focus shows without colour too: a marker and a thick border.
+        let marker = if focused { "▶ " } else { "" };
         let title = if pinned {
-            format!(" {} ", project.label(title_width))
+            format!(" {marker}{} ", project.label(title_width))
         } else {
             format!(
-                " {} (selected) ",
+                " {marker}{} (selected) ",
                 project.label(title_width.saturating_sub(11))
             )
         };
         let block = Block::default()
             .borders(Borders::ALL)
+            .border_type(if focused {
+                BorderType::Thick
+            } else {
+                BorderType::Plain
+            })
             .border_style(if focused { theme.accent } else { theme.border })
             .title(Span::styled(
                 title,
