@@ -543,3 +543,43 @@ fn one_project_is_singular_and_a_copy_is_said_as_sent() {
         "{line}"
     );
 }
+
+// --- 12. The monitor ------------------------------------------------------------------------------
+
+#[test]
+fn monitor_tiles_say_when_updated_and_a_never_published_project_says_so() {
+    let mut app = app();
+    app.start(NOW);
+    app.monitor.watch = ["prj_live", "prj_never"]
+        .iter()
+        .map(|id| vantage::tui::watchlist::WatchEntry {
+            id: (*id).to_owned(),
+            name: None,
+        })
+        .collect();
+    let effects = app.handle(key('4'), NOW);
+    for (slot, token, request) in fetches(&effects) {
+        let never =
+            matches!(&request, Request::Realtime { project_id } if project_id == "prj_never");
+        let answer = if never {
+            Err(ErrorInfo {
+                status: Some(404),
+                kind: Some("analytics_not_found".into()),
+                detail: None,
+                request_id: Some("req_1".into()),
+                summary: "analytics_not_found (HTTP 404)".into(),
+                gate: Some(vantage::tui::effect::Gate::FeatureOff("analytics".into())),
+                at: NOW,
+            })
+        } else {
+            Ok(Reply::Realtime(Box::new(
+                serde_json::from_value(json!({"current_visitors": 4, "buckets": []})).unwrap(),
+            )))
+        };
+        reply(&mut app, slot, token, answer);
+    }
+    let screen = text(&app, 120, 35);
+    assert!(screen.contains("4 now · at 12:00:00"), "{screen}");
+    assert!(screen.contains("was never published"), "{screen}");
+    assert!(!screen.contains("not enabled"), "{screen}");
+}

@@ -50,6 +50,8 @@ pub struct Live {
     /// Set when the service refused (e.g. 404 `analytics_not_found`).
     pub error: Option<ErrorInfo>,
     pub loaded: bool,
+    /// When the last answer for this project arrived.
+    pub updated_at: Option<OffsetDateTime>,
 }
 
 impl Live {
@@ -461,7 +463,9 @@ impl Screen for MonitorScreen {
                     Ok(Reply::Realtime(realtime)) => {
                         self.last_ok = Some(cx.now);
                         if shown {
-                            self.live.entry(project_id).or_default().update(*realtime);
+                            let live = self.live.entry(project_id).or_default();
+                            live.update(*realtime);
+                            live.updated_at = Some(cx.now);
                         }
                     }
                     Ok(_) => {}

@@ -14,8 +14,16 @@ use crate::text::fit;
 use crate::tui::action::Action;
 use crate::tui::screens::{ProjectRef, ScreenView, error_text};
 use crate::tui::theme::Theme;
-use crate::tui::widgets::display::{big_number, utc_hm};
+use crate::tui::widgets::display::{big_number, utc_hm, utc_hms};
 use crate::tui::widgets::thousands;
+
+/// What a project without analytics shows: it was never published.
+const NEVER_PUBLISHED: &str = "This project was never published: no live visitors until it is.";
+
+/// Whether the realtime answer says the project was never published.
+fn never_published(error: &crate::tui::effect::ErrorInfo) -> bool {
+    error.kind.as_deref() == Some("analytics_not_found")
+}
 
 impl MonitorScreen {
     pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
@@ -141,13 +149,17 @@ impl MonitorScreen {
             Some(Live {
                 error: Some(error), ..
             }) => frame.render_widget(
-                Paragraph::new(error_text(error, theme))
-                    .wrap(Wrap { trim: true })
-                    .block(
-                        Block::default()
-                            .borders(Borders::TOP)
-                            .border_style(theme.border),
-                    ),
+                Paragraph::new(if never_published(error) {
+                    vec![Line::from(Span::styled(NEVER_PUBLISHED, theme.warn))]
+                } else {
+                    error_text(error, theme)
+                })
+                .wrap(Wrap { trim: true })
+                .block(
+                    Block::default()
+                        .borders(Borders::TOP)
+                        .border_style(theme.border),
+                ),
                 chart_area,
             ),
             Some(live) if live.loaded => self.draw_chart(frame, chart_area, live, theme),
@@ -319,10 +331,14 @@ impl MonitorScreen {
                 error: Some(error), ..
             }) => Line::from(Span::styled(
                 fit(
-                    &error
-                        .gate
-                        .as_ref()
-                        .map_or_else(|| error.summary.clone(), |gate| gate.explain()),
+                    &if never_published(error) {
+                        NEVER_PUBLISHED.to_owned()
+                    } else {
+                        error
+                            .gate
+                            .as_ref()
+                            .map_or_else(|| error.summary.clone(), |gate| gate.explain())
+                    },
                     inner.width as usize,
                 ),
                 theme.warn,
@@ -337,6 +353,9 @@ impl MonitorScreen {
                 ];
                 if !pinned {
                     spans.push(Span::styled(" · w pins", theme.dim));
+                }
+                if let Some(at) = live.updated_at {
+                    spans.push(Span::styled(format!(" · at {}", utc_hms(at)), theme.dim));
                 }
                 Line::from(spans)
             }
