@@ -172,7 +172,7 @@ impl ClientExecutor {
         let mut sink = match format {
             ExportFormat::Csv => {
                 let template = Some(crate::formats::inventory_item_template());
-                Sink::Csv(CsvWriter::with_template(out, template))
+                Sink::Csv(Box::new(CsvWriter::with_template(out, template)))
             }
             ExportFormat::Json => Sink::Json(JsonArrayWriter::new(out).map_err(write_err)?),
         };
@@ -223,7 +223,7 @@ struct Resume<'a> {
 
 /// The export's writer, CSV or a JSON array.
 enum Sink<W: std::io::Write> {
-    Csv(CsvWriter<W>),
+    Csv(Box<CsvWriter<W>>),
     Json(JsonArrayWriter<W>),
 }
 

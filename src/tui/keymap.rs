@@ -235,7 +235,7 @@ impl Keymap {
                         second: name.clone(),
                     });
                 }
-                claimed.insert(press.clone(), (name.as_str(), action));
+                claimed.insert(press, (name.as_str(), action));
                 map.bindings.insert(press, vec![action]);
             }
             map.bindings.retain(|_, bound| !bound.is_empty());

@@ -294,6 +294,17 @@ fn rgb_to_16(r: u8, g: u8, b: u8) -> Color {
     }
 }
 
+/// A review priority as symbol and words, so it reads without colour.
+pub fn priority_label(priority: &ReviewPriority) -> String {
+    match priority {
+        ReviewPriority::NeedsReview => "▲ needs review".into(),
+        ReviewPriority::ReviewRecommended => "● recommended".into(),
+        ReviewPriority::NoReviewNeeded => "✓ no review".into(),
+        ReviewPriority::Unscored => "· unscored".into(),
+        ReviewPriority::Unknown(raw) => format!("? {}", crate::text::sanitize_line(raw)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,16 +348,5 @@ mod tests {
         assert_eq!(rgb_to_256(30, 34, 48), 17);
         assert_eq!(rgb_to_256(255, 255, 255), 231);
         assert_eq!(rgb_to_16(160, 100, 0), Color::Yellow);
-    }
-}
-
-/// A review priority as symbol and words, so it reads without colour.
-pub fn priority_label(priority: &ReviewPriority) -> String {
-    match priority {
-        ReviewPriority::NeedsReview => "▲ needs review".into(),
-        ReviewPriority::ReviewRecommended => "● recommended".into(),
-        ReviewPriority::NoReviewNeeded => "✓ no review".into(),
-        ReviewPriority::Unscored => "· unscored".into(),
-        ReviewPriority::Unknown(raw) => format!("? {}", crate::text::sanitize_line(raw)),
     }
 }
