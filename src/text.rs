@@ -8,8 +8,8 @@
 //!   becomes a visible escape (`\x1b`, `\u202e`); ZWNJ and ZWJ stay.
 //! - [`is_invisible_or_control`]: which characters that is; the JSON writer
 //!   escapes the same set as `\uXXXX`.
-//! - [`sanitize_line`] and [`sanitize_multiline`]: the dashboard's rule, the
-//!   same escapes, with line breaks and tabs laid out as spaces (or kept).
+//! - [`sanitize_line`] and [`sanitize_multiline`]: the dashboard's rule, which
+//!   drops escape sequences whole.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -28,10 +28,8 @@ enum Lines {
     Multi,
 }
 
-/// One line of safe text: line breaks and tabs become spaces; every other
-/// control, DEL, C1, bidi control and invisible format character is shown as a
-/// visible escape (`\x1b`, `\u202e`), so a hostile name shows what it holds.
-/// ZWNJ and ZWJ stay.
+/// One line of safe text: escape sequences removed, control characters dropped
+/// or turned into spaces, bidirectional overrides removed.
 pub fn sanitize_line(text: &str) -> Cow<'_, str> {
     sanitize(text, Lines::Single)
 }
@@ -42,19 +40,22 @@ pub fn sanitize_multiline(text: &str) -> Cow<'_, str> {
 }
 
 fn is_safe_plain(ch: char) -> bool {
-    !is_invisible_or_control(ch) && !is_bidi_control(ch) && !is_combining(ch)
+    !ch.is_control() && !is_bidi_control(ch) && !is_combining(ch)
 }
 
 fn sanitize(text: &str, lines: Lines) -> Cow<'_, str> {
     if text.chars().all(is_safe_plain) {
         return Cow::Borrowed(text);
     }
-    let mut out = String::with_capacity(text.len() + 8);
+    let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     let mut combining_run = 0;
-    let mut one = [0u8; 4];
     while let Some(ch) = chars.next() {
         match ch {
+            '\u{1b}' => skip_escape(&mut chars),
+            // C1 control sequence introducers, as single code points.
+            '\u{9b}' => skip_csi(&mut chars),
+            '\u{9d}' | '\u{90}' | '\u{98}' | '\u{9e}' | '\u{9f}' => skip_string(&mut chars),
             '\n' if lines == Lines::Multi => {
                 out.push('\n');
                 combining_run = 0;
@@ -64,16 +65,13 @@ fn sanitize(text: &str, lines: Lines) -> Cow<'_, str> {
                     out.push('\n');
                 }
             }
-            '\n' | '\r' | '\t' => {
+            '\n' | '\r' | '\t' | '\u{b}' | '\u{c}' => {
                 if !out.ends_with(' ') {
                     out.push(' ');
                 }
                 combining_run = 0;
             }
-            ch if is_invisible_or_control(ch) || is_bidi_control(ch) => {
-                out.push_str(&escape_invisible(ch.encode_utf8(&mut one)));
-                combining_run = 0;
-            }
+            ch if ch.is_control() || is_bidi_control(ch) => {}
             ch if is_combining(ch) => {
                 combining_run += 1;
                 if combining_run <= MAX_COMBINING_RUN && !out.is_empty() {
@@ -89,7 +87,50 @@ fn sanitize(text: &str, lines: Lines) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Characters that reorder text on screen (Trojan Source): shown escaped.
+/// Skips the rest of an escape sequence that began with ESC.
+fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    match chars.next() {
+        Some('[') => skip_csi(chars),
+        // OSC, DCS, SOS, PM, APC: strings ended by BEL or ST.
+        Some(']' | 'P' | 'X' | '^' | '_') => skip_string(chars),
+        // Two-character sequences with an intermediate byte, e.g. ESC ( B.
+        Some(' '..='/') => {
+            chars.next();
+        }
+        _ => {}
+    }
+}
+
+/// Skips parameters and intermediates up to the final byte of a CSI sequence.
+fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    for ch in chars.by_ref() {
+        if ('\u{40}'..='\u{7e}').contains(&ch) {
+            break;
+        }
+        // A sequence cut short by another control ends here.
+        if ch.is_control() {
+            break;
+        }
+    }
+}
+
+/// Skips a control string up to BEL, ST (ESC \) or the C1 ST.
+fn skip_string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    while let Some(ch) = chars.next() {
+        match ch {
+            '\u{7}' | '\u{9c}' => break,
+            '\u{1b}' => {
+                if chars.peek() == Some(&'\\') {
+                    chars.next();
+                }
+                break;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Characters that reorder text on screen (Trojan Source): removed.
 fn is_bidi_control(ch: char) -> bool {
     matches!(
         ch,
@@ -235,25 +276,21 @@ mod tests {
     }
 
     #[test]
-    fn shows_escape_sequences_and_controls_as_visible_escapes() {
+    fn strips_escape_sequences_and_controls() {
         let cases = [
-            ("\u{1b}[31mRED\u{1b}[0m", "\\x1b[31mRED\\x1b[0m"),
-            ("a\u{1b}]0;title\u{7}b", "a\\x1b]0;title\\x07b"),
-            ("bell\u{7}nul\u{0}del\u{7f}", "bell\\x07nul\\x00del\\x7f"),
-            ("c1\u{9b}31mred", "c1\\u009b31mred"),
+            ("\u{1b}[31mRED\u{1b}[0m", "RED"),
+            ("a\u{1b}]0;title\u{7}b", "ab"),
+            ("a\u{1b}]52;c;ZXZpbA==\u{1b}\\b", "ab"),
+            ("\u{1b}]8;;https://x/\u{1b}\\link\u{1b}]8;;\u{1b}\\", "link"),
+            ("bell\u{7}nul\u{0}del\u{7f}", "bellnuldel"),
+            ("c1\u{9b}31mred", "c1red"),
             ("tab\there", "tab here"),
             ("two\nlines\r\n", "two lines "),
-            (
-                "\u{202e}evil\u{2066}x\u{2069}",
-                "\\u202eevil\\u2066x\\u2069",
-            ),
-            ("zero\u{200b}width\u{feff}", "zero\\u200bwidth\\ufeff"),
-            (
-                "keeps\u{200c}zwnj\u{200d}zwj",
-                "keeps\u{200c}zwnj\u{200d}zwj",
-            ),
+            ("\u{202e}evil\u{2066}x\u{2069}", "evilx"),
             ("plain text", "plain text"),
-            ("\u{1b}", "\\x1b"),
+            ("\u{1b}(Bcharset", "charset"),
+            ("\u{1b}", ""),
+            ("\u{1b}[", ""),
         ];
         for (input, expected) in cases {
             assert_eq!(sanitize_line(input), expected, "{input:?}");
@@ -262,10 +299,7 @@ mod tests {
 
     #[test]
     fn multiline_keeps_breaks_only() {
-        assert_eq!(
-            sanitize_multiline("a\r\nb\rc\n\u{1b}[2Jd"),
-            "a\nb\nc\n\\x1b[2Jd"
-        );
+        assert_eq!(sanitize_multiline("a\r\nb\rc\n\u{1b}[2Jd"), "a\nb\nc\nd");
     }
 
     #[test]
@@ -285,7 +319,7 @@ mod tests {
         assert_eq!(fit("hello world", 5), "hell…");
         assert_eq!(fit("表示テスト", 5), "表示…");
         assert_eq!(fit("ok", 5), "ok");
-        assert_eq!(fit("\u{1b}[31mred", 12), "\\x1b[31mred");
+        assert_eq!(fit("\u{1b}[31mred", 10), "red");
         assert_eq!(fit("abc", 0), "");
     }
 
