@@ -220,12 +220,59 @@ pub fn fit(text: &str, max_width: usize) -> String {
     out
 }
 
+/// Like [`fit`], but cuts from the middle: `/home/ada/…/inventory-2026.csv`.
+/// For paths and ids, whose both ends matter.
+pub fn fit_middle(text: &str, max_width: usize) -> String {
+    let clean = sanitize_line(text);
+    if display_width(&clean) <= max_width {
+        return clean.into_owned();
+    }
+    if max_width < 3 {
+        return fit(&clean, max_width);
+    }
+    let chars: Vec<char> = clean.chars().collect();
+    let budget = max_width - 1;
+    let (mut head, mut tail) = (String::new(), Vec::new());
+    let (mut head_width, mut tail_width) = (0, 0);
+    for ch in &chars {
+        let width = ch.width().unwrap_or(0);
+        // A third for the head, the rest for the tail: a file name matters most.
+        if head_width + width > budget / 3 {
+            break;
+        }
+        head_width += width;
+        head.push(*ch);
+    }
+    for ch in chars.iter().rev() {
+        let width = ch.width().unwrap_or(0);
+        if head_width + tail_width + width > budget {
+            break;
+        }
+        tail_width += width;
+        tail.push(*ch);
+    }
+    head.push('…');
+    head.extend(tail.into_iter().rev());
+    head
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn has_no_controls(text: &str) -> bool {
         !text.chars().any(|ch| ch.is_control() && ch != '\n')
+    }
+
+    #[test]
+    fn fit_middle_keeps_both_ends() {
+        assert_eq!(fit_middle("short", 10), "short");
+        let path = "/home/ada/.local/share/vantage/exports/inventory-20261122.csv";
+        let cut = fit_middle(path, 40);
+        assert_eq!(display_width(&cut), 40);
+        assert!(cut.starts_with("/home/ada/"), "{cut}");
+        assert!(cut.ends_with("inventory-20261122.csv"), "{cut}");
+        assert!(cut.contains('…'));
     }
 
     #[test]

@@ -57,7 +57,7 @@ pub struct OutputArgs {
 #[derive(Args, Debug, Clone, Default)]
 pub struct ListArgs {
     /// Stop after N items.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = parse_max)]
     pub max: Option<u64>,
     /// Items per request (1 to 100).
     #[arg(long, value_name = "N", default_value_t = 100,
@@ -387,5 +387,28 @@ mod tests {
             time::macros::datetime!(2026-11-02 01:30 UTC)
         );
         assert!(parse_instant("yesterday").is_err());
+    }
+}
+
+/// `--max N`: a whole number of items, 1 or more.
+fn parse_max(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(0) => Err("must be 1 or more (leave --max out to get every item)".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "{text:?} is not a whole number of items (1 or more)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod max_tests {
+    #[test]
+    fn max_says_a_sane_range() {
+        assert_eq!(super::parse_max("5"), Ok(5));
+        let zero = super::parse_max("0").unwrap_err();
+        assert!(zero.contains("1 or more"), "{zero}");
+        assert!(!zero.contains("18446744073709551615"));
+        assert!(super::parse_max("x").is_err());
     }
 }

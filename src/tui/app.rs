@@ -31,6 +31,7 @@ use super::screens::pii::PiiScreen;
 use super::screens::project::{ProjectScreen, WriteAccess};
 use super::screens::{ProjectRef, Screen};
 use super::theme::Theme;
+use super::widgets::next_age_change;
 use super::widgets::scroll::ScrollPane;
 use crate::text::fit;
 
@@ -65,6 +66,14 @@ pub enum ClientNotice {
     Retrying {
         reason: String,
         delay_ms: u64,
+    },
+    /// A request waits for the rate limit to reset before it is sent.
+    Paced {
+        wait_ms: u64,
+    },
+    /// A retry was due, but too many recent failures spent the retry budget.
+    RetryBudgetSpent {
+        request: String,
     },
     Recovered,
     /// The background snapshot's progress.
@@ -116,7 +125,14 @@ pub struct App {
     pub errors: Vec<ErrorInfo>,
     notice: Option<(String, OffsetDateTime)>,
     rate: Option<(u32, u32)>,
+    /// When the client last reported the rate limit: the figure ages on screen.
+    rate_at: Option<OffsetDateTime>,
+    /// The next time a relative time on screen ("updated 3 min ago") reads
+    /// differently: the once-a-minute wake-up, only while one is shown.
+    age_wake: Option<OffsetDateTime>,
     retrying: Option<(String, u64)>,
+    /// A request waiting for the rate limit: how long, and since when.
+    paced: Option<(u64, OffsetDateTime)>,
     /// Whether the newest reply failed: the status line shows the last error
     /// only until a later request succeeds (the `!` log keeps them all).
     failing: bool,
@@ -159,7 +175,10 @@ impl App {
             errors: Vec::new(),
             notice: None,
             rate: None,
+            rate_at: None,
+            age_wake: None,
             retrying: None,
+            paced: None,
             failing: false,
             next_token: 0,
             should_quit: false,
@@ -238,6 +257,26 @@ impl App {
         .min()
     }
 
+    /// The earliest time the runtime must wake: a screen's deadline, or the
+    /// minute a relative time on screen ages.
+    pub fn next_wake(&self) -> Option<OffsetDateTime> {
+        [self.wake_at(), self.age_wake].into_iter().flatten().min()
+    }
+
+    /// The times shown on screen as an age ("3 min ago").
+    fn shown_ages(&self) -> Vec<OffsetDateTime> {
+        let mut ages = vec![self.screen().last_loaded(), self.rate_at];
+        match self.tab {
+            Tab::Monitor => ages.extend(self.monitor.shown_ages()),
+            Tab::Insights => ages.push(self.insights.data.as_ref().and_then(|d| d.as_of)),
+            _ => {}
+        }
+        if self.overlay == Some(Overlay::ErrorLog) {
+            ages.extend(self.errors.iter().map(|error| Some(error.at)));
+        }
+        ages.into_iter().flatten().collect()
+    }
+
     /// Handles one message; returns what the runtime must carry out. Sets
     /// `dirty` only when something on screen changed.
     pub fn handle(&mut self, msg: Msg, now: OffsetDateTime) -> Vec<Effect> {
@@ -253,8 +292,9 @@ impl App {
             Msg::Reply { slot, token, reply } => {
                 self.handle_reply(slot, token, reply, now, &mut effects, &mut navs)
             }
-            Msg::Client(notice) => self.handle_notice(notice),
+            Msg::Client(notice) => self.handle_notice(notice, now),
             Msg::Wake => {
+                let aged = self.age_wake.is_some_and(|at| at <= now);
                 let mut cx = Cx::new(now, &mut effects, &mut navs, &mut self.next_token);
                 // Every screen is woken, so no `||` short-circuit.
                 let woken = [
@@ -264,7 +304,7 @@ impl App {
                     self.members.wake(&mut cx),
                     self.monitor.wake(&mut cx),
                 ];
-                woken.contains(&true)
+                woken.contains(&true) || aged
             }
         };
         self.complete_jump(now, &mut navs);
@@ -275,7 +315,11 @@ impl App {
             match effect {
                 Effect::Quit => self.should_quit = true,
                 Effect::Copy(text) => {
-                    self.notice = Some((format!("copied {}", fit(text, 40)), now));
+                    // OSC 52 has no answer: whether the terminal took it is unknown.
+                    self.notice = Some((
+                        format!("copy sent to the terminal (OSC 52): {}", fit(text, 40)),
+                        now,
+                    ));
                     self.dirty = true;
                 }
                 Effect::Fetch { .. } => {}
@@ -284,6 +328,11 @@ impl App {
         if changed || navigated {
             self.dirty = true;
         }
+        self.age_wake = self
+            .shown_ages()
+            .into_iter()
+            .map(|at| next_age_change(at, now))
+            .min();
         effects
     }
 
@@ -367,20 +416,69 @@ impl App {
     }
 
     /// What the client reports; true when the status line changes.
-    fn handle_notice(&mut self, notice: ClientNotice) -> bool {
+    fn handle_notice(&mut self, notice: ClientNotice, now: OffsetDateTime) -> bool {
         match notice {
             ClientNotice::RateLimit { remaining, limit } => {
-                self.rate.replace((remaining, limit)) != Some((remaining, limit))
+                self.monitor.set_rate_limit(limit);
+                let aged = self
+                    .rate_at
+                    .replace(now)
+                    .is_some_and(|at| (now - at).whole_seconds() >= 60);
+                let rate_changed =
+                    self.rate.replace((remaining, limit)) != Some((remaining, limit));
+                rate_changed | aged | self.paced.take().is_some()
             }
             ClientNotice::Retrying { reason, delay_ms } => {
+                if reason == "rate limited" {
+                    self.record_budget_problem(
+                        format!(
+                            "the rate limit was reached (HTTP 429): retrying in {} s",
+                            delay_ms.div_ceil(1000)
+                        ),
+                        now,
+                    );
+                }
                 let retrying = Some((reason, delay_ms));
                 let changed = self.retrying != retrying;
                 self.retrying = retrying;
                 changed
             }
-            ClientNotice::Recovered => self.retrying.take().is_some(),
+            ClientNotice::Paced { wait_ms } => {
+                if self.paced.is_none() {
+                    self.record_budget_problem(
+                        format!(
+                            "the request budget is spent: a request waited {} s for the rate limit to reset",
+                            wait_ms.div_ceil(1000)
+                        ),
+                        now,
+                    );
+                }
+                self.paced = Some((wait_ms, now));
+                true
+            }
+            ClientNotice::RetryBudgetSpent { request } => {
+                self.record_budget_problem(
+                    format!("not retried: {request} (too many recent failures)"),
+                    now,
+                );
+                true
+            }
+            ClientNotice::Recovered => self.retrying.take().is_some() | self.paced.take().is_some(),
             ClientNotice::Snapshot(text) => self.snapshot_progress(text),
         }
+    }
+
+    /// A budget problem goes to the error log, which says what happened and why.
+    fn record_budget_problem(&mut self, summary: String, now: OffsetDateTime) {
+        self.record_error(ErrorInfo {
+            status: None,
+            kind: Some("request_budget".into()),
+            detail: None,
+            request_id: None,
+            summary,
+            gate: None,
+            at: now,
+        });
     }
 
     /// Carries out what screens asked of the App; navigation may ask for more

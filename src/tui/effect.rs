@@ -89,10 +89,15 @@ pub enum Request {
         params: InventoryParams,
         cursor: Option<String>,
     },
+    /// Every row of the view: the pages already loaded are written as they
+    /// are, and only the rest is fetched, from `next_cursor`.
     ExportInventory {
         params: InventoryParams,
         format: ExportFormat,
         path: PathBuf,
+        loaded: std::sync::Arc<Vec<crate::api::model::InventoryItem>>,
+        /// Where the loaded rows stop; `None` with rows loaded: nothing is left.
+        next_cursor: Option<String>,
     },
     GetProject {
         project_id: String,

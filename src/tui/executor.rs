@@ -39,8 +39,14 @@ impl Executor for ClientExecutor {
                 params,
                 format,
                 path,
+                loaded,
+                next_cursor,
             } => {
-                return self.export(params, format, &path).await;
+                let resume = Resume {
+                    loaded: &loaded,
+                    next_cursor,
+                };
+                return self.export(params, format, &path, resume).await;
             }
             Request::GetProject { project_id } => self
                 .client
@@ -203,12 +209,14 @@ impl ClientExecutor {
         }
     }
 
-    /// Streams every page of the view into a file, item by item.
+    /// Writes every row of the view into a file: the rows already loaded
+    /// first, then the pages after them (or every page, when none is loaded).
     async fn export(
         &self,
         mut params: InventoryParams,
         format: ExportFormat,
         path: &Path,
+        resume: Resume<'_>,
     ) -> Result<Reply, ErrorInfo> {
         let failed = |message: String| self.local_failure(message);
         if let Some(dir) = path.parent() {
@@ -218,36 +226,79 @@ impl ClientExecutor {
         let file = std::fs::File::create(path)
             .map_err(|err| failed(format!("cannot create {}: {err}", path.display())))?;
         let out = std::io::BufWriter::new(file);
-        params.limit = Some(100);
-        let mut items = Box::pin(self.client.inventory_stream(&self.workspace_id, params));
-        let mut count = 0;
         let write_err =
             |err: OutputError| failed(format!("cannot write {}: {err}", path.display()));
-        match format {
+        let mut sink = match format {
             ExportFormat::Csv => {
                 let template = Some(crate::formats::inventory_item_template());
-                let mut writer = CsvWriter::with_template(out, template);
-                while let Some(item) = items.next().await {
-                    let item = item.map_err(|error| error_info(&error, &self.clock))?;
-                    writer.write(&item).map_err(write_err)?;
-                    count += 1;
-                }
-                writer.finish().map_err(write_err)?;
+                Sink::Csv(Box::new(CsvWriter::with_template(out, template)))
             }
-            ExportFormat::Json => {
-                let mut writer = JsonArrayWriter::new(out).map_err(write_err)?;
-                while let Some(item) = items.next().await {
-                    let item = item.map_err(|error| error_info(&error, &self.clock))?;
-                    writer.write(&item).map_err(write_err)?;
+            ExportFormat::Json => Sink::Json(JsonArrayWriter::new(out).map_err(write_err)?),
+        };
+        let mut count = 0;
+        for item in resume.loaded.iter() {
+            sink.write(item).map_err(write_err)?;
+            count += 1;
+        }
+        params.limit = Some(100);
+        if resume.loaded.is_empty() {
+            let mut items = Box::pin(self.client.inventory_stream(&self.workspace_id, params));
+            while let Some(item) = items.next().await {
+                let item = item.map_err(|error| error_info(&error, &self.clock))?;
+                sink.write(&item).map_err(write_err)?;
+                count += 1;
+            }
+        } else {
+            let mut cursor = resume.next_cursor;
+            while let Some(at) = cursor {
+                let page = self
+                    .client
+                    .list_inventory(&self.workspace_id, &params, Some(&at))
+                    .await
+                    .map_err(|error| error_info(&error, &self.clock))?;
+                for item in &page.data {
+                    sink.write(item).map_err(write_err)?;
                     count += 1;
                 }
-                writer.finish().map_err(write_err)?;
+                cursor = page
+                    .pagination
+                    .next_cursor
+                    .filter(|_| page.pagination.has_more);
             }
         }
+        sink.finish().map_err(write_err)?;
         Ok(Reply::Exported {
             path: path.to_path_buf(),
             count,
         })
+    }
+}
+
+/// What the dashboard already holds of the view being exported.
+struct Resume<'a> {
+    loaded: &'a [crate::api::model::InventoryItem],
+    next_cursor: Option<String>,
+}
+
+/// The export's writer, CSV or a JSON array.
+enum Sink<W: std::io::Write> {
+    Csv(Box<CsvWriter<W>>),
+    Json(JsonArrayWriter<W>),
+}
+
+impl<W: std::io::Write> Sink<W> {
+    fn write(&mut self, item: &crate::api::model::InventoryItem) -> Result<(), OutputError> {
+        match self {
+            Self::Csv(writer) => writer.write(item),
+            Self::Json(writer) => writer.write(item),
+        }
+    }
+
+    fn finish(self) -> Result<(), OutputError> {
+        match self {
+            Self::Csv(writer) => writer.finish().map(drop),
+            Self::Json(writer) => writer.finish().map(drop),
+        }
     }
 }
 
@@ -301,6 +352,14 @@ pub fn notice(event: &ClientEvent) -> Option<ClientNotice> {
             reason: reason.to_string(),
             delay_ms: delay.as_millis() as u64,
         }),
+        ClientEvent::Paced { wait, .. } => Some(ClientNotice::Paced {
+            wait_ms: wait.as_millis() as u64,
+        }),
+        ClientEvent::RetryBudgetExhausted { method, path, .. } => {
+            Some(ClientNotice::RetryBudgetSpent {
+                request: format!("{method} {}", crate::text::sanitize_line(path)),
+            })
+        }
         ClientEvent::RequestDone {
             status: Some(status),
             ..

@@ -15,6 +15,20 @@ pub enum KeymapError {
         "[keys] {action}: cannot read key {key:?} (examples: \"q\", \"ctrl-d\", \"shift-tab\", \"enter\", \"f5\")"
     )]
     BadKey { action: String, key: String },
+    #[error("[keys] {first} and {second} are both bound to {key:?}; give each its own key")]
+    Conflict {
+        key: String,
+        first: String,
+        second: String,
+    },
+    #[error(
+        "[keys] {action} takes {key:?}, the only key of {lost}; bind {lost} to another key too"
+    )]
+    TakesLastKey {
+        action: String,
+        key: String,
+        lost: String,
+    },
 }
 
 fn action_names() -> String {
@@ -207,6 +221,8 @@ impl Keymap {
     /// keys given, and those keys leave any other action.
     pub fn with_overrides(overrides: &HashMap<String, Vec<String>>) -> Result<Self, KeymapError> {
         let mut map = Self::default();
+        // Which override took each key, to refuse a second one on it.
+        let mut claimed: HashMap<KeyPress, (&str, Action)> = HashMap::new();
         let mut names: Vec<&String> = overrides.keys().collect();
         names.sort();
         for name in names {
@@ -222,10 +238,39 @@ impl Keymap {
             for bound in map.bindings.values_mut() {
                 bound.retain(|other| *other != action);
             }
-            for press in presses {
+            for (press, key) in presses.into_iter().zip(&overrides[name]) {
+                // Two overrides on one key: refused, naming both.
+                if let Some((other, _)) = claimed.get(&press) {
+                    return Err(KeymapError::Conflict {
+                        key: key.clone(),
+                        first: (*other).to_owned(),
+                        second: name.clone(),
+                    });
+                }
+                claimed.insert(press, (name.as_str(), action));
                 map.bindings.insert(press, vec![action]);
             }
             map.bindings.retain(|_, bound| !bound.is_empty());
+        }
+        // A default action left without any key would read as a blank in help.
+        for lost in Action::ALL {
+            if !map.keys_for(*lost).is_empty() || overrides.contains_key(lost.name()) {
+                continue;
+            }
+            let defaults = DEFAULTS
+                .iter()
+                .find(|(action, _)| action == lost)
+                .map_or(&[][..], |(_, keys)| *keys);
+            if let Some((key, taker)) = defaults.iter().find_map(|key| {
+                let press = KeyPress::parse(key)?;
+                claimed.get(&press).map(|(taker, _)| (*key, *taker))
+            }) {
+                return Err(KeymapError::TakesLastKey {
+                    action: taker.to_owned(),
+                    key: key.to_owned(),
+                    lost: lost.name().to_owned(),
+                });
+            }
         }
         Ok(map)
     }
@@ -345,5 +390,34 @@ mod tests {
             Keymap::with_overrides(&bad),
             Err(KeymapError::BadKey { .. })
         ));
+    }
+
+    #[test]
+    fn conflicting_overrides_are_refused_naming_both_actions() {
+        let both = HashMap::from([
+            ("quit".to_owned(), vec!["x".to_owned()]),
+            ("help".to_owned(), vec!["x".to_owned()]),
+        ]);
+        let error = Keymap::with_overrides(&both).unwrap_err();
+        assert_eq!(
+            error,
+            KeymapError::Conflict {
+                key: "x".into(),
+                first: "help".into(),
+                second: "quit".into(),
+            }
+        );
+        assert!(
+            error
+                .to_string()
+                .contains("help and quit are both bound to \"x\"")
+        );
+        // Taking the only key of another action leaves it blank: refused too.
+        let steals = HashMap::from([("quit".to_owned(), vec!["?".to_owned()])]);
+        let error = Keymap::with_overrides(&steals).unwrap_err();
+        assert!(
+            matches!(&error, KeymapError::TakesLastKey { action, lost, .. } if action == "quit" && lost == "help"),
+            "{error}"
+        );
     }
 }

@@ -18,7 +18,7 @@ use super::runtime::{self, Executor, Exit};
 use super::screens::monitor::{DEFAULT_REFRESH_SECS, MonitorScreen};
 use super::settings::{TuiSettings, TuiSettingsError};
 use super::terminal::{self, RestoreOnDrop};
-use super::theme::Theme;
+use super::theme::{ColorDepth, Theme};
 use super::watchlist;
 use super::workspace_picker;
 use crate::api::Client;
@@ -162,7 +162,7 @@ pub async fn run_with(
         watchlist: watchlist_path,
         history,
     } = target;
-    let theme = Theme::new(settings.theme, Theme::no_color_from_env());
+    let theme = Theme::for_terminal(settings.theme, ColorDepth::from_env());
     let clock = Clock::system();
     let export_dir = crate::paths::data_dir().join("exports");
     let refresh_secs = settings.refresh_secs.unwrap_or(DEFAULT_REFRESH_SECS);

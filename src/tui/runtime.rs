@@ -70,7 +70,7 @@ pub async fn run<E: Executor>(
         let redraw_in = app
             .dirty
             .then(|| last_draw.map_or(Duration::ZERO, |at| FRAME.saturating_sub(at.elapsed())));
-        let wake_in = app.wake_at().map(|at| {
+        let wake_in = app.next_wake().map(|at| {
             let wait = at - clock.now();
             Duration::from_millis(wait.whole_milliseconds().clamp(0, i128::from(u32::MAX)) as u64)
         });

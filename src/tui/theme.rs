@@ -32,7 +32,86 @@ pub struct Theme {
     pub key: Style,
 }
 
+/// How many colours the terminal shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColorDepth {
+    TrueColor,
+    Ansi256,
+    Ansi16,
+    /// `NO_COLOR`, or `TERM=dumb`: bold, dim and reverse only.
+    None,
+}
+
+impl ColorDepth {
+    /// From the environment: `NO_COLOR`, `TERM` and `COLORTERM`.
+    pub fn from_env() -> Self {
+        let var = |name: &str| std::env::var(name).ok();
+        Self::detect(
+            var("NO_COLOR").as_deref(),
+            var("TERM").as_deref(),
+            var("COLORTERM").as_deref(),
+        )
+    }
+
+    /// The depth for these values of `NO_COLOR`, `TERM` and `COLORTERM`.
+    pub fn detect(no_color: Option<&str>, term: Option<&str>, colorterm: Option<&str>) -> Self {
+        if no_color.is_some_and(|value| !value.is_empty()) {
+            return Self::None;
+        }
+        let term = term.unwrap_or_default();
+        if term == "dumb" {
+            return Self::None;
+        }
+        if matches!(colorterm, Some("truecolor" | "24bit")) {
+            return Self::TrueColor;
+        }
+        if term.contains("256color") {
+            return Self::Ansi256;
+        }
+        Self::Ansi16
+    }
+}
+
 impl Theme {
+    /// The theme for a terminal of `depth` colours: 24-bit colours become the
+    /// nearest of the 256 or 16 the terminal has.
+    pub fn for_terminal(name: ThemeName, depth: ColorDepth) -> Self {
+        let theme = Self::new(name, depth == ColorDepth::None);
+        match depth {
+            ColorDepth::TrueColor | ColorDepth::None => theme,
+            ColorDepth::Ansi256 | ColorDepth::Ansi16 => theme.map_colors(|color| match color {
+                Color::Rgb(r, g, b) if depth == ColorDepth::Ansi256 => {
+                    Color::Indexed(rgb_to_256(r, g, b))
+                }
+                Color::Rgb(r, g, b) => rgb_to_16(r, g, b),
+                other => other,
+            }),
+        }
+    }
+
+    fn map_colors(mut self, f: impl Fn(Color) -> Color) -> Self {
+        for style in [
+            &mut self.base,
+            &mut self.header,
+            &mut self.tab,
+            &mut self.tab_active,
+            &mut self.title,
+            &mut self.dim,
+            &mut self.selected,
+            &mut self.border,
+            &mut self.accent,
+            &mut self.error,
+            &mut self.warn,
+            &mut self.ok,
+            &mut self.critical,
+            &mut self.key,
+        ] {
+            style.fg = style.fg.map(&f);
+            style.bg = style.bg.map(&f);
+        }
+        self
+    }
+
     /// The theme to use: `NO_COLOR` (any value) wins over the name.
     pub fn new(name: ThemeName, no_color: bool) -> Self {
         if no_color {
@@ -139,6 +218,82 @@ impl Theme {
     }
 }
 
+/// The nearest colour of the xterm 256-colour cube (16 to 231) or grey ramp.
+fn rgb_to_256(r: u8, g: u8, b: u8) -> u8 {
+    let level = |v: u8| -> u8 {
+        if v < 48 {
+            0
+        } else if v < 115 {
+            1
+        } else {
+            (v - 35) / 40
+        }
+    };
+    if r == g && g == b {
+        return match r {
+            0..=7 => 16,
+            249..=255 => 231,
+            v => 232 + (v - 8) / 10,
+        };
+    }
+    16 + 36 * level(r) + 6 * level(g) + level(b)
+}
+
+/// The nearest of the 16 named colours, by brightness and hue.
+fn rgb_to_16(r: u8, g: u8, b: u8) -> Color {
+    let max = r.max(g).max(b);
+    let bright = max > 170;
+    let on = |v: u8| u16::from(v) * 2 > u16::from(max) && max > 60;
+    match (on(r), on(g), on(b)) {
+        (false, false, false) if max < 60 => Color::Black,
+        (false, false, false) => Color::DarkGray,
+        (true, true, true) if bright => Color::White,
+        (true, true, true) => Color::Gray,
+        (true, false, false) => {
+            if bright {
+                Color::LightRed
+            } else {
+                Color::Red
+            }
+        }
+        (false, true, false) => {
+            if bright {
+                Color::LightGreen
+            } else {
+                Color::Green
+            }
+        }
+        (false, false, true) => {
+            if bright {
+                Color::LightBlue
+            } else {
+                Color::Blue
+            }
+        }
+        (true, true, false) => {
+            if bright {
+                Color::LightYellow
+            } else {
+                Color::Yellow
+            }
+        }
+        (true, false, true) => {
+            if bright {
+                Color::LightMagenta
+            } else {
+                Color::Magenta
+            }
+        }
+        (false, true, true) => {
+            if bright {
+                Color::LightCyan
+            } else {
+                Color::Cyan
+            }
+        }
+    }
+}
+
 /// A review priority as symbol and words, so it reads without colour.
 pub fn priority_label(priority: &ReviewPriority) -> String {
     match priority {
@@ -147,5 +302,51 @@ pub fn priority_label(priority: &ReviewPriority) -> String {
         ReviewPriority::NoReviewNeeded => "✓ no review".into(),
         ReviewPriority::Unscored => "· unscored".into(),
         ReviewPriority::Unknown(raw) => format!("? {}", crate::text::sanitize_line(raw)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_follows_the_terminal() {
+        use ColorDepth::*;
+        assert_eq!(
+            ColorDepth::detect(Some("1"), Some("xterm-256color"), Some("truecolor")),
+            None
+        );
+        assert_eq!(
+            ColorDepth::detect(Option::None, Some("dumb"), Some("truecolor")),
+            None
+        );
+        assert_eq!(
+            ColorDepth::detect(Some(""), Some("xterm"), Some("24bit")),
+            TrueColor
+        );
+        assert_eq!(
+            ColorDepth::detect(Option::None, Some("screen-256color"), Option::None),
+            Ansi256
+        );
+        assert_eq!(
+            ColorDepth::detect(Option::None, Some("xterm"), Option::None),
+            Ansi16
+        );
+        let no_rgb = |theme: &Theme| {
+            [theme.header, theme.selected, theme.warn]
+                .iter()
+                .flat_map(|s| [s.fg, s.bg])
+                .flatten()
+                .all(|c| !matches!(c, Color::Rgb(..)))
+        };
+        for name in [ThemeName::Dark, ThemeName::Light] {
+            assert!(no_rgb(&Theme::for_terminal(name, Ansi256)));
+            assert!(no_rgb(&Theme::for_terminal(name, Ansi16)));
+            let mono = Theme::for_terminal(name, None);
+            assert!(mono.header.fg.is_none() && mono.header.bg.is_none());
+        }
+        assert_eq!(rgb_to_256(30, 34, 48), 17);
+        assert_eq!(rgb_to_256(255, 255, 255), 231);
+        assert_eq!(rgb_to_16(160, 100, 0), Color::Yellow);
     }
 }

@@ -15,5 +15,6 @@ mod robustness_outage;
 mod screens;
 mod security_traffic;
 mod state;
+mod triage;
 mod with_server;
 mod workspace_picker;

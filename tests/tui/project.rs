@@ -682,8 +682,10 @@ fn a_missing_write_scope_disables_the_actions() {
     open_selected(&mut app, 1);
     assert!(matches!(screen(&app).access, WriteAccess::MissingScope(_)));
     let text = render(&app, 120, 35);
-    assert!(text.contains("rename ✗"), "{text}");
-    assert!(text.contains("lacks projects:write"), "{text}");
+    assert!(
+        text.contains("✗ e v p u a E D: key lacks projects:write"),
+        "{text}"
+    );
 }
 
 #[test]

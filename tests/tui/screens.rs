@@ -345,7 +345,8 @@ fn a_stale_member_page_is_dropped() {
     match request {
         Request::MemberPage { params, .. } => {
             assert_eq!(params.sort_by, Some(MemberSortBy::DisplayName));
-            assert_eq!(params.sort_order, Some(Default::default()));
+            // Names run A to Z on the first choice (issue 14).
+            assert_eq!(params.sort_order, Some(vantage::api::model::SortOrder::Asc));
         }
         other => panic!("unexpected {other:?}"),
     }

@@ -18,7 +18,35 @@ use crate::tui::widgets::{ago, centered, palette};
 /// Width from which the full tab titles fit.
 const WIDE: u16 = 96;
 
+/// An error in one line: its type once, then what is missing (a scope, a plan).
+fn status_error_text(error: &crate::tui::effect::ErrorInfo) -> String {
+    use crate::tui::effect::Gate;
+    let kind = error.kind.as_deref().unwrap_or("error");
+    let mut text = if error.summary.starts_with(kind) {
+        error.summary.clone()
+    } else {
+        format!("{kind}: {}", error.summary)
+    };
+    match &error.gate {
+        Some(Gate::Scopes(scopes)) if !scopes.iter().any(|scope| text.contains(scope.as_str())) => {
+            text.push_str(&format!(": the API key lacks {}", scopes.join(" or ")));
+        }
+        Some(Gate::Plan(plan)) if !text.contains(plan.as_str()) => {
+            text.push_str(&format!(": needs the {plan} plan"))
+        }
+        _ => {}
+    }
+    sanitize_line(&text).into_owned()
+}
+
 impl App {
+    /// From the first 403 `insufficient_scope` on, the footer of every screen
+    /// says which scope the key lacks, in few words so the hints stay.
+    fn writes_disabled_short(&self) -> Option<String> {
+        let scopes = self.missing_write_scope.as_ref()?;
+        Some(format!("key lacks {}", scopes.join("|")))
+    }
+
     pub fn draw(&self, frame: &mut Frame, now: OffsetDateTime) {
         let area = frame.area();
         if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
@@ -144,7 +172,15 @@ impl App {
             } else {
                 theme.dim
             };
-            spans.push(Span::styled(format!("rate {remaining}/{limit}"), style));
+            let age = self
+                .rate_at
+                .map(|at| (now - at).whole_seconds())
+                .filter(|age| *age >= 60)
+                .map_or(String::new(), |age| format!(" ({})", ago(age)));
+            spans.push(Span::styled(
+                format!("rate {remaining}/{limit}{age}"),
+                style,
+            ));
             spans.push(Span::styled(" · ", theme.dim));
         }
         match self.screen().last_loaded() {
@@ -153,6 +189,17 @@ impl App {
                 theme.dim,
             )),
             None => spans.push(Span::styled("not loaded yet", theme.dim)),
+        }
+        if let Some((wait_ms, since)) = self.paced {
+            let left = (wait_ms as i64 - (now - since).whole_milliseconds() as i64).max(0);
+            spans.push(Span::styled(" · ", theme.dim));
+            spans.push(Span::styled(
+                format!(
+                    "waiting {} s for the rate limit",
+                    (left as u64).div_ceil(1000).max(1)
+                ),
+                theme.warn,
+            ));
         }
         if let Some((reason, delay_ms)) = &self.retrying {
             spans.push(Span::styled(" · ", theme.dim));
@@ -170,11 +217,10 @@ impl App {
             spans.push(Span::styled(fit(text, 80), theme.accent));
         } else if let Some(error) = self.errors.last().filter(|_| self.failing) {
             spans.push(Span::styled(" · ", theme.dim));
-            let kind = error.kind.as_deref().unwrap_or("error");
             let id = error.request_id.as_deref().unwrap_or("-");
             spans.push(Span::styled(
                 fit(
-                    &format!("{kind}: {} [{id}] (! for log)", error.summary),
+                    &format!("{} [{id}] (! for log)", status_error_text(error)),
                     area.width as usize / 2,
                 ),
                 theme.error,
@@ -198,11 +244,20 @@ impl App {
             hint(Action::Help, "help"),
             hint(Action::Quit, "quit"),
         ];
-        let mut screen: Vec<[Span; 2]> = self
+        // Disabled actions are grouped, so that each stays on the line with
+        // the reason: "✗ e v p u D: key lacks projects:write".
+        let (disabled, enabled): (Vec<_>, Vec<_>) = self
             .screen()
             .hints()
             .into_iter()
+            .partition(|(_, label)| label.ends_with('✗'));
+        let mut screen: Vec<[Span; 2]> = enabled
+            .into_iter()
             .map(|(action, label)| hint(action, label))
+            .collect();
+        let disabled_keys: Vec<String> = disabled
+            .iter()
+            .map(|(action, _)| self.keymap.key_for(*action))
             .collect();
         let width = |hints: &[[Span; 2]]| -> usize {
             hints
@@ -211,7 +266,14 @@ impl App {
                 .map(|span| crate::text::display_width(&span.content))
                 .sum()
         };
-        let warning = self.screen().actions_disabled();
+        let reason = self
+            .writes_disabled_short()
+            .or(self.screen().actions_disabled());
+        let warning = match (disabled_keys.is_empty(), reason) {
+            (true, reason) => reason,
+            (false, Some(reason)) => Some(format!("✗ {}: {reason}", disabled_keys.join(" "))),
+            (false, None) => Some(format!("✗ {} disabled", disabled_keys.join(" "))),
+        };
         let warning_width = warning.as_deref().map_or(0, crate::text::display_width);
         while !screen.is_empty()
             && width(&screen) + width(&fixed) + warning_width > area.width as usize
@@ -271,6 +333,14 @@ impl App {
         row(Action::Quit, "quit");
         if let Some(why) = self.screen().actions_disabled() {
             lines.push(Line::from(Span::styled(why, self.theme.warn)));
+        } else if let Some(scopes) = &self.missing_write_scope {
+            lines.push(Line::from(Span::styled(
+                format!(
+                    "changes are disabled for this session: the API key lacks {}",
+                    scopes.join(" or ")
+                ),
+                self.theme.warn,
+            )));
         }
         let width = area.width.saturating_sub(4).min(100);
         let rows = wrap_lines(lines.clone(), width.saturating_sub(2) as usize).len();

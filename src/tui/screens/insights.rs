@@ -288,14 +288,17 @@ fn draw_risk(frame: &mut Frame, area: Rect, data: &Insights, theme: &Theme) {
         ),
         (ReviewPriority::NoReviewNeeded, risk.no_review_needed, '░'),
     ];
-    let total: i64 = parts.iter().map(|(_, count, _)| (*count).max(0)).sum();
+    let scored: i64 = parts.iter().map(|(_, count, _)| (*count).max(0)).sum();
+    // Projects without a score yet still count: the parts add up to the total.
+    let unscored = (data.summary.total_projects.value - scored).max(0);
+    let total = scored + unscored;
     let width = area.width as i64;
     let mut bar = Vec::new();
     let mut used = 0;
     for (index, (priority, count, glyph)) in parts.iter().enumerate() {
         let cells = if total == 0 {
             0
-        } else if index == parts.len() - 1 {
+        } else if index == parts.len() - 1 && unscored == 0 {
             width - used
         } else {
             (*count).max(0) * width / total
@@ -306,7 +309,13 @@ fn draw_risk(frame: &mut Frame, area: Rect, data: &Insights, theme: &Theme) {
             theme.priority(priority),
         ));
     }
-    let legend: Vec<Span> = parts
+    if unscored > 0 {
+        bar.push(Span::styled(
+            "·".repeat((width - used).max(0) as usize),
+            theme.dim,
+        ));
+    }
+    let mut legend: Vec<Span> = parts
         .iter()
         .flat_map(|(priority, count, _)| {
             [
@@ -315,10 +324,14 @@ fn draw_risk(frame: &mut Frame, area: Rect, data: &Insights, theme: &Theme) {
             ]
         })
         .collect();
+    if unscored > 0 {
+        legend.push(Span::styled("· not scored yet", theme.dim));
+        legend.push(Span::raw(format!(" {}", thousands(unscored))));
+    }
     let lines = vec![
         Line::from(Span::styled("Risk distribution", theme.title)),
         Line::from(if total == 0 {
-            vec![Span::styled("no scored projects", theme.dim)]
+            vec![Span::styled("no projects", theme.dim)]
         } else {
             bar
         }),

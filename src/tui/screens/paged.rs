@@ -71,6 +71,9 @@ pub struct PagedList<T> {
     pub started: bool,
     /// The keys of the marked rows.
     marks: HashSet<String>,
+    /// A refresh in flight: the rows stay on screen until its first page
+    /// replaces them (an outage keeps what was loaded).
+    replacing: bool,
 }
 
 impl<T> PagedList<T> {
@@ -91,6 +94,7 @@ impl<T> PagedList<T> {
             loaded_at: None,
             started: false,
             marks: HashSet::new(),
+            replacing: false,
         }
     }
 
@@ -107,6 +111,25 @@ impl<T> PagedList<T> {
         self.error = None;
         // Marks are of the rows on screen: another query starts unmarked.
         self.marks.clear();
+        self.replacing = false;
+    }
+
+    /// Asks for the first page again and keeps the rows on screen until it
+    /// answers: `r` during an outage never empties the list.
+    pub fn refresh(&mut self, cx: &mut Cx, request: impl FnOnce(Option<String>) -> Request) {
+        if self.rows.is_empty() {
+            return self.reload(cx, request);
+        }
+        self.started = true;
+        self.replacing = true;
+        self.pending_cursor = None;
+        self.pending = Some(cx.fetch(self.slot, request(None)));
+    }
+
+    /// A failed page: the rows on screen stay, and the error is shown.
+    pub fn fail(&mut self, error: ErrorInfo) {
+        self.replacing = false;
+        self.error = Some(error);
     }
 
     /// Drops what is loaded and asks for the first page.
@@ -189,11 +212,20 @@ impl<T> PagedList<T> {
     /// Adds an accepted page. An empty page with `has_more` is legal: the
     /// caller's next [`PagedList::prefetch`] keeps walking.
     pub fn append(&mut self, rows: Vec<T>, pagination: Pagination, now: OffsetDateTime) {
+        if std::mem::take(&mut self.replacing) {
+            self.rows.clear();
+            self.selected = self.selected.min(rows.len().saturating_sub(1));
+        }
         self.rows.extend(rows);
         self.has_more = pagination.has_more;
         self.next_cursor = pagination.next_cursor;
         self.error = None;
         self.loaded_at = Some(now);
+    }
+
+    /// Where the loaded rows stop, while more exist.
+    pub fn next_cursor(&self) -> Option<&str> {
+        self.next_cursor.as_deref().filter(|_| self.has_more)
     }
 
     pub fn is_loading(&self) -> bool {

@@ -31,6 +31,21 @@ pub fn ago(seconds: i64) -> String {
     }
 }
 
+/// When `ago` of a time `at` next reads differently: the next whole minute
+/// (hour, day) of its age. Redraws for an ageing label happen only then.
+pub fn next_age_change(
+    at: time::OffsetDateTime,
+    now: time::OffsetDateTime,
+) -> time::OffsetDateTime {
+    let age = (now - at).whole_seconds().max(0);
+    let step = match age {
+        a if a < 3_600 => 60,
+        a if a < 86_400 => 3_600,
+        _ => 86_400,
+    };
+    at + time::Duration::seconds((age / step + 1) * step)
+}
+
 /// A number with thousands separators: 12,345.
 pub fn thousands(value: i64) -> String {
     let digits = value.unsigned_abs().to_string();
@@ -42,6 +57,15 @@ pub fn thousands(value: i64) -> String {
         out.push(ch);
     }
     if value < 0 { format!("-{out}") } else { out }
+}
+
+/// "1 project", "5,000 projects": a count with its noun in the right number.
+pub fn count(value: i64, noun: &str) -> String {
+    if value == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{} {noun}s", thousands(value))
+    }
 }
 
 /// A signed delta: +3, -2, ±0.
@@ -65,9 +89,24 @@ mod tests {
         assert_eq!(signed(5), "+5");
         assert_eq!(signed(-5), "-5");
         assert_eq!(signed(0), "±0");
+        assert_eq!(count(1, "project"), "1 project");
+        assert_eq!(count(5_000, "project"), "5,000 projects");
+        assert_eq!(count(0, "member"), "0 members");
         assert_eq!(ago(5), "just now");
         assert_eq!(ago(125), "2 min ago");
         assert_eq!(ago(7_300), "2 h ago");
         assert_eq!(ago(200_000), "2 d ago");
+    }
+
+    #[test]
+    fn an_age_changes_on_the_next_whole_minute_then_hour() {
+        let at = time::macros::datetime!(2026-11-22 12:00:00 UTC);
+        let next = |secs: i64| next_age_change(at, at + time::Duration::seconds(secs)) - at;
+        assert_eq!(next(0), time::Duration::seconds(60));
+        assert_eq!(next(59), time::Duration::seconds(60));
+        assert_eq!(next(60), time::Duration::seconds(120));
+        assert_eq!(next(3_599), time::Duration::seconds(3_600));
+        assert_eq!(next(3_600), time::Duration::seconds(7_200));
+        assert_eq!(next(90_000), time::Duration::seconds(172_800));
     }
 }

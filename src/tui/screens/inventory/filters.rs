@@ -167,9 +167,15 @@ impl InventoryScreen {
                 params: self.params(),
                 format,
                 path,
+                loaded: std::sync::Arc::new(self.list.rows.clone()),
+                next_cursor: self.list.next_cursor().map(str::to_owned),
             },
         ));
-        cx.notify("exporting every page of this view…".into());
+        cx.notify(if self.list.has_more || self.list.rows.is_empty() {
+            "exporting this view: the loaded rows, then the pages not loaded yet…".into()
+        } else {
+            "exporting the loaded rows (every page of this view)…".into()
+        });
     }
 
     /// The active filters in words, for the summary line.

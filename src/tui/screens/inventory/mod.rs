@@ -60,6 +60,8 @@ pub struct InventoryScreen {
     pub query: InventoryParams,
     /// The search box while it has focus.
     input: Option<Input>,
+    /// The search as it was when the box opened: `Esc` puts it back.
+    search_before: Option<String>,
     query_deadline: Option<OffsetDateTime>,
     pub list: PagedList<InventoryItem>,
     pub total: Option<i64>,
@@ -87,6 +89,7 @@ impl InventoryScreen {
         Self {
             query: InventoryParams::default(),
             input: None,
+            search_before: None,
             query_deadline: None,
             list: PagedList::new(Slot::InventoryPage, 20),
             total: None,
@@ -217,8 +220,26 @@ impl Screen for InventoryScreen {
             return false;
         };
         match key.code {
-            KeyCode::Enter | KeyCode::Esc => {
+            KeyCode::Esc => {
+                // Esc cancels the edit: the search before it comes back.
                 self.input = None;
+                let applied = self.query_deadline.take().is_none();
+                let before = self.search_before.take();
+                if self.query.query != before {
+                    self.query.query = before;
+                    if self.search().trim().is_empty()
+                        && self.query.sort_by == Some(InventorySortBy::Relevance)
+                    {
+                        self.query.sort_by = None;
+                    }
+                    if applied {
+                        self.reload(cx);
+                    }
+                }
+            }
+            KeyCode::Enter => {
+                self.input = None;
+                self.search_before = None;
                 if self.query_deadline.take().is_some() {
                     self.reload(cx);
                 }
@@ -271,8 +292,12 @@ impl Screen for InventoryScreen {
             return done;
         }
         match action {
-            Action::Refresh => self.reload(cx),
+            Action::Refresh => {
+                let request = self.page_request();
+                self.list.refresh(cx, request);
+            }
             Action::Filter => {
+                self.search_before = self.query.query.clone();
                 self.input = Some(Input::new(self.search().to_owned()));
             }
             Action::Sort => self.open_menu(MenuKind::Sort),
@@ -294,7 +319,12 @@ impl Screen for InventoryScreen {
                 self.reload(cx);
             }
             Action::ClearFilters => {
+                // The sort stays: it is not a filter.
+                let sort_by = self.query.sort_by.take();
+                let sort_order = self.query.sort_order.take();
                 self.query = InventoryParams::default();
+                self.query.sort_by = sort_by.filter(|s| *s != InventorySortBy::Relevance);
+                self.query.sort_order = sort_order;
                 self.reload(cx);
             }
             Action::ToggleDetail => self.show_detail = !self.show_detail,
@@ -320,6 +350,11 @@ impl Screen for InventoryScreen {
                     Ok(Reply::InventoryPage(page)) => {
                         let mut page = *page;
                         self.catch_up.overlay(&mut page.data);
+                        if cursor.is_none() {
+                            // A first page replaces what a refresh kept on screen.
+                            self.page_cursors.clear();
+                            self.row_pages.clear();
+                        }
                         let page_index = self.page_cursors.len();
                         self.page_cursors.push(cursor);
                         self.row_pages
@@ -331,16 +366,18 @@ impl Screen for InventoryScreen {
                         self.prefetch(cx);
                     }
                     Ok(_) => {}
-                    Err(error) => self.list.error = Some(error),
+                    Err(error) => self.list.fail(error),
                 }
             }
             Slot::InventoryBulk => return self.bulk_reply(token, reply, cx),
             Slot::InventoryExport if self.export_pending == Some(token) => {
                 self.export_pending = None;
                 match reply {
-                    Ok(Reply::Exported { path, count }) => {
-                        cx.notify(format!("exported {count} projects to {}", path.display()))
-                    }
+                    Ok(Reply::Exported { path, count }) => cx.notify(format!(
+                        "exported {} to {}",
+                        crate::tui::widgets::count(count as i64, "project"),
+                        crate::text::fit_middle(&path.display().to_string(), 56)
+                    )),
                     Ok(_) => {}
                     Err(error) => cx.notify(format!("export failed: {}", error.summary)),
                 }
@@ -404,7 +441,10 @@ impl Screen for InventoryScreen {
                 "filter toggles: priority, published, audience, visibility, activity, PII, connectors, finding type",
             ),
             (Action::PriorityFilter, "cycle the review-priority filter"),
-            (Action::ClearFilters, "clear every filter and the sort"),
+            (
+                Action::ClearFilters,
+                "clear the search and every filter (the sort stays)",
+            ),
             (Action::Sort, "sort by any field of the contract"),
             (Action::ReverseSort, "reverse the sort order"),
             (
@@ -413,6 +453,7 @@ impl Screen for InventoryScreen {
             ),
             (Action::ToggleDetail, "show or hide the detail pane"),
             (Action::Copy, "copy the project id (OSC 52)"),
+            (Action::Watch, "pin or unpin on the monitor's watch list"),
             (
                 Action::Export,
                 "export every page of this view to CSV or JSON",

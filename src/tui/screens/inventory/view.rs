@@ -7,11 +7,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell as TableCell, Paragraph, Row, Table, TableState};
 
 use super::InventoryScreen;
-use crate::api::model::{ActivityGroup, InventoryItem};
+use crate::api::model::{ActivityGroup, InventoryItem, InventorySortBy, SortOrder};
 use crate::text::{fit, sanitize_line, sanitize_multiline};
 use crate::tui::screens::ScreenView;
 use crate::tui::theme::{Theme, priority_label};
-use crate::tui::widgets::{ago, thousands};
+use crate::tui::widgets::{ago, count, thousands};
 
 /// A column of the table: what it needs and how it is filled.
 pub(super) struct Column {
@@ -77,16 +77,25 @@ pub(super) const COLUMNS: &[Column] = &[
 /// Minimum width of the name column.
 pub(super) const NAME_MIN: u16 = 18;
 
-pub(super) fn visible_columns(width: u16) -> Vec<usize> {
+/// The most a sorted column widens for its arrow and longer title.
+const SORT_ARROW_ROOM: u16 = 3;
+
+/// The columns that fit `width`, dropped by priority; `keep` (the sorted
+/// column) is never dropped, so a sort is always visible.
+pub(super) fn visible_columns(width: u16, keep: Option<usize>) -> Vec<usize> {
     let mut shown: Vec<usize> = (0..COLUMNS.len()).collect();
     let needed = |shown: &[usize]| -> u16 {
-        shown.iter().map(|&i| COLUMNS[i].width + 1).sum::<u16>() + NAME_MIN + 2
+        // Room for the sorted column's arrow.
+        let arrow = keep
+            .filter(|&k| COLUMNS[k].width > 0)
+            .map_or(0, |_| SORT_ARROW_ROOM);
+        shown.iter().map(|&i| COLUMNS[i].width + 1).sum::<u16>() + NAME_MIN + 2 + arrow
     };
     while needed(&shown) > width {
         let Some((pos, _)) = shown
             .iter()
             .enumerate()
-            .filter(|(_, i)| COLUMNS[**i].width > 0)
+            .filter(|(_, i)| COLUMNS[**i].width > 0 && Some(**i) != keep)
             .min_by_key(|(_, i)| COLUMNS[**i].keep)
         else {
             break;
@@ -99,6 +108,32 @@ pub(super) fn visible_columns(width: u16) -> Vec<usize> {
     shown
 }
 
+/// The column that shows a sort, and its title then: a sort by a window the
+/// table does not show (edits in 30 days, say) turns that family's column to it.
+pub(super) fn sorted_column(sort: Option<&InventorySortBy>) -> Option<(usize, &'static str)> {
+    let by_title = |title: &str| COLUMNS.iter().position(|c| c.title == title);
+    let (column, title) = match sort? {
+        InventorySortBy::ReviewPriority | InventorySortBy::RiskFactorCount => {
+            ("Priority", "Priority")
+        }
+        InventorySortBy::Name => ("Name", "Name"),
+        InventorySortBy::PublishAudience | InventorySortBy::ExternalAccessRank => {
+            ("Audience", "Audience")
+        }
+        InventorySortBy::LastEditedAt => ("Activity", "Edited"),
+        InventorySortBy::OpenPiiFindingCount => ("PII", "PII"),
+        InventorySortBy::Edits24h => ("Edits 7d", "Edits 24h"),
+        InventorySortBy::Edits7d => ("Edits 7d", "Edits 7d"),
+        InventorySortBy::Edits30d => ("Edits 7d", "Edits 30d"),
+        InventorySortBy::Visitors24h => ("Visit 7d", "Visit 24h"),
+        InventorySortBy::Visitors7d => ("Visit 7d", "Visit 7d"),
+        InventorySortBy::Visitors30d => ("Visit 7d", "Visit 30d"),
+        InventorySortBy::LastSecurityScanAt => ("Last scan", "Last scan"),
+        InventorySortBy::Relevance | InventorySortBy::Unknown(_) => return None,
+    };
+    Some((by_title(column)?, title))
+}
+
 pub(super) fn audience_label(item: &InventoryItem) -> String {
     match (&item.publish_audience, item.is_published) {
         (Some(audience), true) => sanitize_line(audience.as_str()).into_owned(),
@@ -108,9 +143,11 @@ pub(super) fn audience_label(item: &InventoryItem) -> String {
 
 impl InventoryScreen {
     pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
-        let total = self.total.map_or("…".to_owned(), thousands);
+        let total = self
+            .total
+            .map_or("… projects".to_owned(), |total| count(total, "project"));
         let mut spans = vec![
-            Span::styled(format!("{total} projects"), theme.title),
+            Span::styled(total, theme.title),
             Span::styled(
                 format!(" · {} loaded", thousands(self.list.rows.len() as i64)),
                 theme.dim,
@@ -119,6 +156,11 @@ impl InventoryScreen {
         spans.extend(self.list.head_spans(self.total, theme));
         if self.list.is_loading() {
             spans.push(Span::styled(" · loading…", theme.dim));
+        } else if self.list.error.is_some() && !self.list.rows.is_empty() {
+            spans.push(Span::styled(
+                " · not refreshed: these rows are from before the error (r retries)",
+                theme.warn,
+            ));
         }
         if self.catch_up.waiting() {
             spans.push(Span::styled(
@@ -181,13 +223,28 @@ impl InventoryScreen {
 
     pub(super) fn draw_table(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
         let theme = view.theme;
-        let columns = visible_columns(area.width);
+        let sorted = sorted_column(self.query.sort_by.as_ref());
+        let columns = visible_columns(area.width, sorted.map(|(column, _)| column));
         // Header, plus the table's own top border line.
         let body_height = area.height.saturating_sub(2).max(1) as usize;
         let range = self.list.layout(body_height);
         let offset = range.start;
-        let fixed: u16 = columns.iter().map(|&i| COLUMNS[i].width + 1).sum();
+        // The sorted column widens for its title and arrow when it must.
+        let extra = |i: usize| match sorted {
+            Some((column, title)) if column == i && COLUMNS[i].width > 0 => {
+                (title.chars().count() as u16 + 2).saturating_sub(COLUMNS[i].width)
+            }
+            _ => 0,
+        };
+        let fixed: u16 = columns
+            .iter()
+            .map(|&i| COLUMNS[i].width + extra(i) + 1)
+            .sum();
         let name_width = area.width.saturating_sub(fixed + 4).max(NAME_MIN) as usize;
+        let title = |i: usize| match sorted {
+            Some((column, title)) if column == i => title,
+            _ => COLUMNS[i].title,
+        };
         // Only the visible rows are built.
         let rows: Vec<Row> = self.list.rows[range]
             .iter()
@@ -199,7 +256,7 @@ impl InventoryScreen {
                         .chain(
                             columns
                                 .iter()
-                                .map(|&i| self.cell(i, item, name_width, view)),
+                                .map(|&i| self.cell(title(i), item, name_width, view)),
                         )
                         .collect::<Vec<_>>(),
                 )
@@ -208,12 +265,21 @@ impl InventoryScreen {
         let widths: Vec<Constraint> = std::iter::once(Constraint::Length(1))
             .chain(columns.iter().map(|&i| match COLUMNS[i].width {
                 0 => Constraint::Min(NAME_MIN),
-                w => Constraint::Length(w),
+                w => Constraint::Length(w + extra(i)),
             }))
             .collect();
+        let arrow = match self.sort_order() {
+            SortOrder::Asc => "↑",
+            _ => "↓",
+        };
         let header = Row::new(
-            std::iter::once("")
-                .chain(columns.iter().map(|&i| COLUMNS[i].title))
+            std::iter::once(TableCell::from(""))
+                .chain(columns.iter().map(|&i| match sorted {
+                    Some((column, title)) if column == i => {
+                        TableCell::from(Span::styled(format!("{title} {arrow}"), theme.accent))
+                    }
+                    _ => TableCell::from(COLUMNS[i].title),
+                }))
                 .collect::<Vec<_>>(),
         )
         .style(theme.title);
@@ -231,14 +297,14 @@ impl InventoryScreen {
 
     pub(super) fn cell(
         &self,
-        column: usize,
+        title: &str,
         item: &InventoryItem,
         name_width: usize,
         view: &ScreenView,
     ) -> TableCell<'static> {
         let theme = view.theme;
         let number = |value: i64| TableCell::from(Line::from(thousands(value)).right_aligned());
-        match COLUMNS[column].title {
+        match title {
             "Priority" => TableCell::from(Span::styled(
                 priority_label(&item.review_priority),
                 theme.priority(&item.review_priority),
@@ -266,20 +332,29 @@ impl InventoryScreen {
                 ActivityGroup::Older => "older".to_owned(),
                 ActivityGroup::Unknown(raw) => fit(raw, 8),
             }),
+            "Edits 24h" => number(item.edits_24h),
             "Edits 7d" => number(item.edits_7d),
+            "Edits 30d" => number(item.edits_30d),
+            "Visit 24h" => number(item.visitors_24h),
             "Visit 7d" => number(item.visitors_7d),
+            "Visit 30d" => number(item.visitors_30d),
+            "Edited" => TableCell::from(match item.last_edited_at {
+                Some(at) => ago((view.now - at).whole_seconds()),
+                None => "—".to_owned(),
+            }),
             "PII" => {
-                let open = item
-                    .matched_reason
-                    .as_ref()
-                    .map_or(0, |r| r.values.open_pii_finding_count);
-                TableCell::from(
-                    Line::from(Span::styled(
-                        thousands(open),
-                        if open > 0 { theme.warn } else { theme.dim },
-                    ))
-                    .right_aligned(),
-                )
+                // A null `matched_reason` means the count is unknown, never zero.
+                let cell = match item.matched_reason.as_ref() {
+                    Some(reason) => {
+                        let open = reason.values.open_pii_finding_count;
+                        Span::styled(
+                            thousands(open),
+                            if open > 0 { theme.warn } else { theme.dim },
+                        )
+                    }
+                    None => Span::styled("—", theme.dim),
+                };
+                TableCell::from(Line::from(cell).right_aligned())
             }
             "Last scan" => TableCell::from(match item.last_security_scan_at {
                 Some(at) => ago((view.now - at).whole_seconds()),

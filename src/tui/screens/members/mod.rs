@@ -62,11 +62,16 @@ pub struct MembersScreen {
     pub sort_order: SortOrder,
     pub scim_managed: Option<bool>,
     input: Option<Input>,
+    /// The search as it was when the box opened: `Esc` puts it back.
+    search_before: Option<String>,
     query_deadline: Option<OffsetDateTime>,
     /// The references; its viewport is 0 before the first draw: nothing is on
     /// screen, so no detail is fetched.
     pub list: PagedList<MemberRef>,
     pub details: HashMap<String, Detail>,
+    /// Roles learned from lists filtered by one role: the member detail does
+    /// not carry the role, so a row reads `—` until a role filter showed it.
+    pub known_roles: HashMap<String, Role>,
     /// Lane index to the request in it: (token, user id).
     lanes: [Option<(u64, String)>; DETAIL_LANES],
     /// Detail requests made so far.
@@ -86,15 +91,25 @@ impl Default for MembersScreen {
             sort_order: SortOrder::Desc,
             scim_managed: None,
             input: None,
+            search_before: None,
             query_deadline: None,
             list: PagedList::new(Slot::MemberPage, 0),
             details: HashMap::new(),
+            known_roles: HashMap::new(),
             lanes: Default::default(),
             detail_requests: 0,
             wants_details: Cell::new(false),
             show_detail: true,
             menu: None,
         }
+    }
+}
+
+/// The direction a sort starts in: text A to Z, the rest largest or newest first.
+fn natural_order(sort_by: Option<&MemberSortBy>) -> SortOrder {
+    match sort_by {
+        Some(MemberSortBy::DisplayName) => SortOrder::Asc,
+        _ => SortOrder::Desc,
     }
 }
 
@@ -250,6 +265,11 @@ impl MembersScreen {
             MenuKind::Sort => {
                 self.menu = None;
                 if let Some(sort_by) = self.sort_choices().get(choice) {
+                    if *sort_by != self.sort_by {
+                        // A new sort starts in its natural direction: names A to Z,
+                        // times and counts newest or largest first.
+                        self.sort_order = natural_order(sort_by.as_ref());
+                    }
                     self.sort_by = sort_by.clone();
                     self.reload(cx);
                 }
@@ -327,8 +347,26 @@ impl Screen for MembersScreen {
             return false;
         };
         match key.code {
-            KeyCode::Enter | KeyCode::Esc => {
+            KeyCode::Esc => {
+                // Esc cancels the edit: the search before it comes back.
                 self.input = None;
+                let applied = self.query_deadline.take().is_none();
+                let before = self.search_before.take().unwrap_or_default();
+                if self.search != before {
+                    self.search = before;
+                    if self.search.trim().is_empty()
+                        && self.sort_by == Some(MemberSortBy::Relevance)
+                    {
+                        self.sort_by = None;
+                    }
+                    if applied {
+                        self.reload(cx);
+                    }
+                }
+            }
+            KeyCode::Enter => {
+                self.input = None;
+                self.search_before = None;
                 if self.query_deadline.take().is_some() {
                     self.reload(cx);
                 }
@@ -390,11 +428,17 @@ impl Screen for MembersScreen {
         }
         match action {
             Action::Refresh => {
-                // Details in flight stay: their lanes are still busy.
+                // Details in flight stay: their lanes are still busy. The rows
+                // stay on screen until the first page answers.
                 self.details.clear();
-                self.reload(cx);
+                self.known_roles.clear();
+                let request = self.page_request();
+                self.list.refresh(cx, request);
             }
-            Action::Filter => self.input = Some(Input::new(self.search.clone())),
+            Action::Filter => {
+                self.search_before = Some(self.search.clone());
+                self.input = Some(Input::new(self.search.clone()));
+            }
             Action::Sort => self.open_menu(MenuKind::Sort),
             Action::Toggles => self.open_menu(MenuKind::Toggles),
             Action::ReverseSort => {
@@ -412,8 +456,10 @@ impl Screen for MembersScreen {
                 self.search.clear();
                 self.roles.clear();
                 self.scim_managed = None;
-                self.sort_by = None;
-                self.sort_order = SortOrder::Desc;
+                // The sort stays (it is not a filter), unless it needs the search.
+                if self.sort_by == Some(MemberSortBy::Relevance) {
+                    self.sort_by = None;
+                }
                 self.reload(cx);
             }
             Action::ToggleDetail | Action::Open => self.show_detail = !self.show_detail,
@@ -433,12 +479,18 @@ impl Screen for MembersScreen {
                 match reply {
                     Ok(Reply::MemberPage(page)) => {
                         let page = *page;
+                        if let [role] = self.roles.as_slice() {
+                            for member in &page.data {
+                                self.known_roles
+                                    .insert(member.user_id.clone(), role.clone());
+                            }
+                        }
                         self.list.append(page.data, page.pagination, cx.now);
                         self.prefetch(cx);
                         let _ = self.fetch_details(cx);
                     }
                     Ok(_) => {}
-                    Err(error) => self.list.error = Some(error),
+                    Err(error) => self.list.fail(error),
                 }
             }
             Slot::MemberDetail(lane) => {
@@ -503,7 +555,10 @@ impl Screen for MembersScreen {
                 "sort by display name, join date, role, or relevance (with a search)",
             ),
             (Action::ReverseSort, "reverse the sort order"),
-            (Action::ClearFilters, "clear the search, filters and sort"),
+            (
+                Action::ClearFilters,
+                "clear the search and filters (the sort stays)",
+            ),
             (Action::ToggleDetail, "show or hide the detail pane"),
             (Action::Copy, "copy the user id (OSC 52)"),
             (Action::Refresh, "reload the list and the details"),

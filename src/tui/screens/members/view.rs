@@ -14,14 +14,17 @@ use crate::api::model::MemberRef;
 use crate::text::{fit, sanitize_line};
 use crate::tui::screens::{ScreenView, error_text};
 use crate::tui::theme::Theme;
+use crate::tui::widgets::ago;
 use crate::tui::widgets::display::utc_datetime;
-use crate::tui::widgets::{ago, thousands};
+
+/// Width of the role column.
+const ROLE_WIDTH: u16 = 12;
 
 impl MembersScreen {
     pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
         let mut spans = vec![
             Span::styled(
-                format!("{} members", thousands(self.list.rows.len() as i64)),
+                crate::tui::widgets::count(self.list.rows.len() as i64, "member"),
                 theme.title,
             ),
             Span::styled(
@@ -101,7 +104,7 @@ impl MembersScreen {
         let joined_width: u16 = if wide { 12 } else { 0 };
         let name_width = area
             .width
-            .saturating_sub(email_width + joined_width + 8 + 4)
+            .saturating_sub(email_width + joined_width + ROLE_WIDTH + 8 + 5)
             .max(12) as usize;
         let rows: Vec<Row> = self.list.rows[range.clone()]
             .iter()
@@ -111,8 +114,9 @@ impl MembersScreen {
             Constraint::Min(12),
             Constraint::Length(email_width),
             Constraint::Length(6),
+            Constraint::Length(ROLE_WIDTH),
         ];
-        let mut titles = vec!["Name", "E-mail", "Type"];
+        let mut titles = vec!["Name", "E-mail", "Type", "Role"];
         if wide {
             widths.push(Constraint::Length(joined_width));
             titles.push("Joined");
@@ -170,7 +174,16 @@ impl MembersScreen {
                 Span::styled("—", theme.dim),
             ),
         };
-        let mut cells = vec![TableCell::from(name), TableCell::from(email), kind];
+        let role = match self.known_roles.get(&member.user_id) {
+            Some(role) => Span::raw(fit(role.as_str(), ROLE_WIDTH as usize)),
+            None => Span::styled("—", theme.dim),
+        };
+        let mut cells = vec![
+            TableCell::from(name),
+            TableCell::from(email),
+            kind,
+            TableCell::from(role),
+        ];
         if wide {
             cells.push(TableCell::from(joined));
         }

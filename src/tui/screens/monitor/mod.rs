@@ -7,6 +7,7 @@
 //! - when the service is unreachable it says since when the data is stale and
 //!   retries with a growing pause (one interval, doubling, capped), by itself.
 
+mod budget;
 mod view;
 mod watch;
 
@@ -26,6 +27,7 @@ use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::watchlist::{WATCH_LIMIT, WatchEntry};
+use crate::tui::widgets::ago;
 use crate::tui::widgets::display::utc_hms;
 
 /// Seconds between refreshes unless `[tui] refresh_secs` says otherwise.
@@ -48,6 +50,8 @@ pub struct Live {
     /// Set when the service refused (e.g. 404 `analytics_not_found`).
     pub error: Option<ErrorInfo>,
     pub loaded: bool,
+    /// When the last answer for this project arrived.
+    pub updated_at: Option<OffsetDateTime>,
 }
 
 impl Live {
@@ -75,6 +79,10 @@ pub struct MonitorScreen {
     refresh: Duration,
     visible: bool,
     pub frozen: bool,
+    /// The rate limit the client last reported: the refresh fits within it.
+    rate_limit: Option<u32>,
+    /// Since when the view is frozen.
+    frozen_at: Option<OffsetDateTime>,
     /// The project selected in the inventory.
     selected: Option<ProjectRef>,
     pub watch: Vec<WatchEntry>,
@@ -114,6 +122,8 @@ impl MonitorScreen {
             refresh: Duration::seconds(refresh_secs.max(1) as i64),
             visible: false,
             frozen: false,
+            frozen_at: None,
+            rate_limit: None,
             selected: None,
             watch: Vec::new(),
             watch_path: None,
@@ -135,6 +145,17 @@ impl MonitorScreen {
 
     pub fn refresh_interval(&self) -> Duration {
         self.refresh
+    }
+
+    /// The client reported the rate limit.
+    pub fn set_rate_limit(&mut self, limit: u32) {
+        self.rate_limit = Some(limit);
+    }
+
+    /// The interval between rounds: the configured one, stretched when the
+    /// shown projects would spend more than the monitor's share of the budget.
+    pub fn effective_refresh(&self) -> Duration {
+        budget::stretched(self.refresh, self.shown().len(), self.rate_limit)
     }
 
     /// The project selected in the inventory changed (or not).
@@ -184,11 +205,12 @@ impl MonitorScreen {
     /// The pause before the next round: one interval, or a growing one after
     /// rounds that found the service unreachable.
     pub fn delay(&self) -> Duration {
+        let refresh = self.effective_refresh();
         if self.failures == 0 {
-            return self.refresh;
+            return refresh;
         }
         let factor = 1i32 << (self.failures - 1).min(16);
-        (self.refresh * factor).min(BACKOFF_CAP.max(self.refresh))
+        (refresh * factor).min(BACKOFF_CAP.max(refresh))
     }
 
     /// Tiles of the watch grid: the pinned projects and an unpinned selection.
@@ -300,20 +322,42 @@ impl MonitorScreen {
         }
     }
 
-    /// What the head line says about freshness; fixed text, no running counters.
-    fn freshness(&self) -> Option<String> {
+    /// The times this screen shows as an age: they wake the dashboard once a minute.
+    pub fn shown_ages(&self) -> Vec<Option<OffsetDateTime>> {
+        let stale = self
+            .unreachable_since
+            .and(self.last_ok.or(self.unreachable_since));
+        vec![self.frozen_at.filter(|_| self.frozen), stale]
+    }
+
+    /// What the head line says about freshness; the age is rounded to the
+    /// minute, so it changes once a minute at most.
+    fn freshness(&self, now: OffsetDateTime) -> Option<String> {
         let since = self.unreachable_since?;
         let retry = self.delay().whole_seconds();
+        let age = |at: OffsetDateTime| ago((now - at).whole_seconds());
         Some(match self.last_ok {
             Some(ok) => format!(
-                "service unreachable · data stale since {} UTC · retrying every {retry} s",
-                utc_hms(ok)
+                "service unreachable · data stale since {} UTC ({}) · retrying every {retry} s",
+                utc_hms(ok),
+                age(ok)
             ),
             None => format!(
-                "service unreachable since {} UTC · retrying every {retry} s",
-                utc_hms(since)
+                "service unreachable since {} UTC ({}) · retrying every {retry} s",
+                utc_hms(since),
+                age(since)
             ),
         })
+    }
+
+    /// Since when the view is frozen, as an age.
+    pub(super) fn frozen_for(&self, now: OffsetDateTime) -> Option<String> {
+        let at = self.frozen_at.filter(|_| self.frozen)?;
+        Some(format!(
+            "since {} UTC ({})",
+            utc_hms(at),
+            ago((now - at).whole_seconds())
+        ))
     }
 }
 
@@ -358,6 +402,7 @@ impl Screen for MonitorScreen {
         match action {
             Action::Freeze => {
                 self.frozen = !self.frozen;
+                self.frozen_at = self.frozen.then_some(cx.now);
                 if self.frozen {
                     // Replies already under way are dropped: the picture stays put.
                     self.lanes.iter_mut().for_each(|lane| *lane = None);
@@ -418,7 +463,9 @@ impl Screen for MonitorScreen {
                     Ok(Reply::Realtime(realtime)) => {
                         self.last_ok = Some(cx.now);
                         if shown {
-                            self.live.entry(project_id).or_default().update(*realtime);
+                            let live = self.live.entry(project_id).or_default();
+                            live.update(*realtime);
+                            live.updated_at = Some(cx.now);
                         }
                     }
                     Ok(_) => {}
@@ -504,10 +551,10 @@ impl Screen for MonitorScreen {
         let theme = view.theme;
         let [head_area, body] =
             Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(area);
-        self.draw_head(frame, head_area, theme);
+        self.draw_head(frame, head_area, view);
         let mut body = body;
         // Warnings get a line each under the head: staleness, a damaged file.
-        let freshness = self.freshness().map(|text| format!("⚠ {text}"));
+        let freshness = self.freshness(view.now).map(|text| format!("⚠ {text}"));
         for warning in [freshness.as_ref(), self.watch_warning.as_ref()]
             .into_iter()
             .flatten()

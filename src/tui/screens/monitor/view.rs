@@ -5,18 +5,29 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Borders, Paragraph, Sparkline, Wrap};
+use ratatui::widgets::{
+    Bar, BarChart, BarGroup, Block, BorderType, Borders, Paragraph, Sparkline, Wrap,
+};
 
 use super::{Live, MonitorScreen, TILE_HEIGHT, TILE_MIN_WIDTH};
 use crate::text::fit;
 use crate::tui::action::Action;
 use crate::tui::screens::{ProjectRef, ScreenView, error_text};
 use crate::tui::theme::Theme;
-use crate::tui::widgets::display::{big_number, utc_hm};
+use crate::tui::widgets::display::{big_number, utc_hm, utc_hms};
 use crate::tui::widgets::thousands;
 
+/// What a project without analytics shows: it was never published.
+const NEVER_PUBLISHED: &str = "This project was never published: no live visitors until it is.";
+
+/// Whether the realtime answer says the project was never published.
+fn never_published(error: &crate::tui::effect::ErrorInfo) -> bool {
+    error.kind.as_deref() == Some("analytics_not_found")
+}
+
 impl MonitorScreen {
-    pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
+    pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
+        let theme = view.theme;
         let mode = if self.watch.is_empty() {
             "selected project".to_owned()
         } else if self.zoom {
@@ -34,12 +45,30 @@ impl MonitorScreen {
                 theme.dim,
             ),
         ];
+        let refresh = self.effective_refresh();
+        if refresh > self.refresh {
+            // Said, never silent: the budget is why the refresh is slower.
+            spans[1] = Span::styled(
+                format!(" · {mode} · refresh every {} s", refresh.whole_seconds()),
+                theme.dim,
+            );
+            spans.push(Span::styled(
+                format!(
+                    " (stretched from {} s to fit the rate limit)",
+                    self.refresh.whole_seconds()
+                ),
+                theme.warn,
+            ));
+        }
         if self.frozen {
             spans.push(Span::raw(" "));
             spans.push(Span::styled(
                 " FROZEN ",
                 theme.warn.add_modifier(Modifier::REVERSED | Modifier::BOLD),
             ));
+            if let Some(since) = self.frozen_for(view.now) {
+                spans.push(Span::styled(format!(" {since}"), theme.warn));
+            }
         }
         frame.render_widget(Paragraph::new(Line::from(spans)), area);
     }
@@ -120,13 +149,17 @@ impl MonitorScreen {
             Some(Live {
                 error: Some(error), ..
             }) => frame.render_widget(
-                Paragraph::new(error_text(error, theme))
-                    .wrap(Wrap { trim: true })
-                    .block(
-                        Block::default()
-                            .borders(Borders::TOP)
-                            .border_style(theme.border),
-                    ),
+                Paragraph::new(if never_published(error) {
+                    vec![Line::from(Span::styled(NEVER_PUBLISHED, theme.warn))]
+                } else {
+                    error_text(error, theme)
+                })
+                .wrap(Wrap { trim: true })
+                .block(
+                    Block::default()
+                        .borders(Borders::TOP)
+                        .border_style(theme.border),
+                ),
                 chart_area,
             ),
             Some(live) if live.loaded => self.draw_chart(frame, chart_area, live, theme),
@@ -265,17 +298,24 @@ impl MonitorScreen {
         theme: &Theme,
     ) {
         let pinned = self.is_pinned(&project.id);
-        let title_width = area.width.saturating_sub(6) as usize;
+        let title_width = area.width.saturating_sub(8) as usize;
+        // The focus shows without colour too: a marker and a thick border.
+        let marker = if focused { "▶ " } else { "" };
         let title = if pinned {
-            format!(" {} ", project.label(title_width))
+            format!(" {marker}{} ", project.label(title_width))
         } else {
             format!(
-                " {} (selected) ",
+                " {marker}{} (selected) ",
                 project.label(title_width.saturating_sub(11))
             )
         };
         let block = Block::default()
             .borders(Borders::ALL)
+            .border_type(if focused {
+                BorderType::Thick
+            } else {
+                BorderType::Plain
+            })
             .border_style(if focused { theme.accent } else { theme.border })
             .title(Span::styled(
                 title,
@@ -291,10 +331,14 @@ impl MonitorScreen {
                 error: Some(error), ..
             }) => Line::from(Span::styled(
                 fit(
-                    &error
-                        .gate
-                        .as_ref()
-                        .map_or_else(|| error.summary.clone(), |gate| gate.explain()),
+                    &if never_published(error) {
+                        NEVER_PUBLISHED.to_owned()
+                    } else {
+                        error
+                            .gate
+                            .as_ref()
+                            .map_or_else(|| error.summary.clone(), |gate| gate.explain())
+                    },
                     inner.width as usize,
                 ),
                 theme.warn,
@@ -309,6 +353,9 @@ impl MonitorScreen {
                 ];
                 if !pinned {
                     spans.push(Span::styled(" · w pins", theme.dim));
+                }
+                if let Some(at) = live.updated_at {
+                    spans.push(Span::styled(format!(" · at {}", utc_hms(at)), theme.dim));
                 }
                 Line::from(spans)
             }
