@@ -9,6 +9,7 @@ pub mod demo;
 pub mod exporter;
 pub mod formats;
 pub mod hash;
+pub mod history;
 pub mod hostile;
 pub mod logging;
 pub mod paths;

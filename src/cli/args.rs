@@ -82,6 +82,9 @@ pub enum ScriptCommand {
     /// Visitor analytics of a project.
     #[command(subcommand)]
     Analytics(AnalyticsCommand),
+    /// The local review history: `snapshot`, `changes`, `reviewed`.
+    #[command(flatten)]
+    History(super::history::HistoryCommand),
 }
 
 #[derive(Args, Debug, Clone)]

@@ -52,6 +52,11 @@ pub fn run(command: ScriptCommand, global: &GlobalArgs) -> u8 {
 }
 
 async fn execute(command: ScriptCommand, global: &GlobalArgs) -> Result<(), CliError> {
+    let command = match command {
+        // The history is local: only `snapshot` connects, and it does so itself.
+        ScriptCommand::History(command) => return super::history::execute(command, global).await,
+        command => command,
+    };
     let session = Session::connect(global)?;
     for warning in &session.warnings {
         eprintln!("warning: {warning}");
@@ -66,6 +71,7 @@ async fn execute(command: ScriptCommand, global: &GlobalArgs) -> Result<(), CliE
         ScriptCommand::Projects(command) => projects(&session, command).await,
         ScriptCommand::Pii(args) => pii(&session, args).await,
         ScriptCommand::Analytics(command) => analytics(&session, command).await,
+        ScriptCommand::History(_) => unreachable!("history commands return before connecting"),
     }
 }
 

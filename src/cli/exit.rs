@@ -20,6 +20,8 @@ pub const ACCESS: u8 = 3;
 pub const NOT_FOUND: u8 = 4;
 /// Still rate limited (429) after every retry.
 pub const RATE_LIMITED: u8 = 5;
+/// `changes --fail-on`: a change of a listed kind occurred.
+pub const CHANGES_FOUND: u8 = 6;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
@@ -47,6 +49,14 @@ pub enum CliError {
     Cancelled(String),
     #[error("cannot read the terminal: {0}")]
     Terminal(std::io::Error),
+    #[error(transparent)]
+    History(#[from] crate::history::HistoryError),
+    /// The snapshot asked for is not in the local history.
+    #[error("{0}")]
+    NoSnapshot(String),
+    /// `changes --fail-on` found changes of these kinds (with their counts).
+    #[error("changes of a --fail-on kind occurred: {0}")]
+    ChangesFound(String),
 }
 
 impl CliError {
@@ -63,10 +73,13 @@ pub fn exit_code(error: &CliError) -> u8 {
         CliError::Session(_) | CliError::ReadOnly { .. } => ACCESS,
         CliError::Api(error) => api_exit_code(error),
         CliError::Output(_) if error.is_broken_pipe() => OK,
+        CliError::NoSnapshot(_) => NOT_FOUND,
+        CliError::ChangesFound(_) => CHANGES_FOUND,
         CliError::Output(_)
         | CliError::DeploymentFailed { .. }
         | CliError::Cancelled(_)
-        | CliError::Terminal(_) => FAILURE,
+        | CliError::Terminal(_)
+        | CliError::History(_) => FAILURE,
     }
 }
 

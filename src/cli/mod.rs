@@ -4,6 +4,7 @@ pub mod args;
 pub mod commands;
 pub mod docs;
 pub mod exit;
+pub mod history;
 pub mod print;
 pub mod progress;
 pub mod views;

@@ -72,6 +72,14 @@ impl Progress {
         (progress.clone(), ProgressTask(task, progress))
     }
 
+    /// A progress line that is never drawn: for lists read from a local file.
+    pub fn hidden() -> Self {
+        Self {
+            state: Arc::default(),
+            draw: false,
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }

@@ -8,3 +8,4 @@ mod support;
 mod commands;
 mod export;
 mod exporter;
+mod history;

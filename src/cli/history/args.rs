@@ -1,0 +1,131 @@
+//! Arguments of `snapshot`, `changes` and `reviewed`.
+
+use clap::{Args, Subcommand};
+use time::OffsetDateTime;
+
+use crate::cli::args::{OutputArgs, wire};
+use crate::history::{ChangeKind, SnapshotRef};
+
+/// The local review history's commands, flattened into the script commands.
+#[derive(Subcommand, Debug, Clone)]
+pub enum HistoryCommand {
+    /// Record the workspace as it is now (insights, every project, members) in the
+    /// local history; `snapshot list` and `snapshot prune` look after it.
+    Snapshot(SnapshotArgs),
+    /// What changed between two snapshots [default: the last two].
+    Changes(ChangesArgs),
+    /// Projects marked reviewed, kept locally per workspace.
+    #[command(subcommand)]
+    Reviewed(ReviewedCommand),
+}
+
+#[derive(Args, Debug, Clone)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct SnapshotArgs {
+    #[command(subcommand)]
+    pub command: Option<SnapshotCommand>,
+    /// Print the recorded snapshot in this format (otherwise one line on a
+    /// terminal, nothing in cron).
+    #[arg(long, short = 'o', value_enum, value_name = "FORMAT")]
+    pub format: Option<crate::cli::args::Format>,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum SnapshotCommand {
+    /// The workspace's snapshots, oldest first.
+    List {
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Remove snapshots beyond the retention ([history] retention_days and
+    /// retention_snapshots in the config file, or these flags).
+    Prune {
+        /// Keep at most the newest N snapshots.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        keep: Option<u32>,
+        /// Remove snapshots older than this many days.
+        #[arg(long, value_name = "DAYS")]
+        older_than_days: Option<u32>,
+    },
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ChangesArgs {
+    /// The earlier snapshot: `last` (the one before the newest), a date
+    /// (YYYY-MM-DD or RFC 3339: the newest snapshot taken by then) or a snapshot id.
+    #[arg(long, value_name = "last|DATE|SNAPSHOT_ID", value_parser = parse_since)]
+    pub since: Option<SnapshotRef>,
+    /// The later snapshot [default: the newest].
+    #[arg(long, value_name = "SNAPSHOT_ID", value_parser = clap::value_parser!(i64).range(1..))]
+    pub until: Option<i64>,
+    /// Show only changes of these kinds.
+    #[arg(long, value_name = "KIND", value_delimiter = ',', value_parser = wire::<ChangeKind>())]
+    pub kind: Vec<ChangeKind>,
+    /// Exit with code 6 when a change of one of these kinds occurred.
+    #[arg(long, value_name = "KIND", value_delimiter = ',', value_parser = wire::<ChangeKind>())]
+    pub fail_on: Vec<ChangeKind>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum ReviewedCommand {
+    /// Every project marked reviewed, and whether it changed since.
+    List {
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Mark a project reviewed (again: the note and the time are replaced).
+    Mark {
+        project_id: String,
+        /// A note kept with the mark.
+        #[arg(long, value_name = "TEXT")]
+        note: Option<String>,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Remove a project's mark.
+    Unmark { project_id: String },
+}
+
+/// `last`, a snapshot id, `YYYY-MM-DD` (the end of that UTC day) or an RFC 3339 timestamp.
+fn parse_since(raw: &str) -> Result<SnapshotRef, String> {
+    if raw == "last" {
+        return Ok(SnapshotRef::Previous);
+    }
+    if let Ok(id) = raw.parse::<i64>() {
+        return if id > 0 {
+            Ok(SnapshotRef::Id(id))
+        } else {
+            Err("a snapshot id is a positive number".into())
+        };
+    }
+    if let Some(at) = crate::api::model::parse_timestamp(raw) {
+        return Ok(SnapshotRef::At(at));
+    }
+    let format = time::macros::format_description!("[year]-[month]-[day]");
+    time::Date::parse(raw, format)
+        .map(|date| {
+            let end_of_day: OffsetDateTime =
+                date.next_day().unwrap_or(date).midnight().assume_utc();
+            SnapshotRef::At(end_of_day - time::Duration::milliseconds(1))
+        })
+        .map_err(|_| "expected last, a snapshot id, YYYY-MM-DD or an RFC 3339 timestamp".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn since_takes_last_ids_and_dates() {
+        assert_eq!(parse_since("last").unwrap(), SnapshotRef::Previous);
+        assert_eq!(parse_since("12").unwrap(), SnapshotRef::Id(12));
+        assert_eq!(
+            parse_since("2026-11-01").unwrap(),
+            SnapshotRef::At(time::macros::datetime!(2026-11-01 23:59:59.999 UTC))
+        );
+        assert!(parse_since("0").is_err());
+        assert!(parse_since("yesterday").is_err());
+    }
+}

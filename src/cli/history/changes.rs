@@ -1,0 +1,193 @@
+//! `vantage changes`: the diff of two snapshots, written in the chosen format;
+//! the table groups changes by kind, the most serious first.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::Local;
+use super::args::ChangesArgs;
+use crate::cli::args::Format;
+use crate::cli::exit::CliError;
+use crate::cli::print::{Row, write_list, write_one};
+use crate::cli::progress::Progress;
+use crate::cli::views::when;
+use crate::formats::table::{self, Column};
+use crate::history::{Change, ChangeKind, SnapshotInfo, SnapshotRef, diff};
+
+impl Row for Change {
+    fn columns() -> &'static [Column] {
+        CHANGE_COLUMNS
+    }
+
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.kind.to_string(),
+            self.id.clone(),
+            self.name.clone().unwrap_or_default(),
+            value_cell(&self.before),
+            value_cell(&self.after),
+        ]
+    }
+}
+
+const CHANGE_COLUMNS: &[Column] = &[
+    Column::fixed("KIND"),
+    Column::fixed("ID"),
+    Column::text("NAME", 8),
+    Column::text("BEFORE", 6),
+    Column::text("AFTER", 6),
+];
+
+/// A before/after value as a cell: text as is, lists joined, null empty.
+fn value_cell(value: &Value) -> String {
+    match value {
+        Value::Null => String::new(),
+        Value::String(text) => text.clone(),
+        Value::Array(items) => items.iter().map(value_cell).collect::<Vec<_>>().join(", "),
+        other => other.to_string(),
+    }
+}
+
+/// The two snapshots to compare: `--since` (default: the one before the later)
+/// and `--until` (default: the newest).
+fn pick(
+    snapshots: &[SnapshotInfo],
+    args: &ChangesArgs,
+    workspace: &str,
+) -> Result<(SnapshotInfo, SnapshotInfo), CliError> {
+    let Some(newest) = snapshots.last() else {
+        return Err(CliError::NoSnapshot(format!(
+            "no snapshot of workspace {workspace} yet: run `vantage snapshot`, then again later"
+        )));
+    };
+    let find = |id: i64| {
+        snapshots
+            .iter()
+            .find(|s| s.id == id)
+            .cloned()
+            .ok_or_else(|| {
+                CliError::NoSnapshot(format!(
+                    "no snapshot {id} in workspace {workspace} (see `vantage snapshot list`)"
+                ))
+            })
+    };
+    let after = match args.until {
+        Some(id) => find(id)?,
+        None => newest.clone(),
+    };
+    let before = match args.since.as_ref().unwrap_or(&SnapshotRef::Previous) {
+        SnapshotRef::Last | SnapshotRef::Previous => snapshots
+            .iter()
+            .rev()
+            .find(|s| s.id < after.id)
+            .cloned()
+            .ok_or_else(|| {
+                CliError::NoSnapshot(format!(
+                    "no snapshot before snapshot {} ({}): take another with `vantage snapshot` later",
+                    after.id,
+                    when(Some(after.taken_at))
+                ))
+            })?,
+        SnapshotRef::Id(id) => find(*id)?,
+        SnapshotRef::At(at) => snapshots
+            .iter()
+            .rev()
+            .find(|s| s.taken_at <= *at)
+            .cloned()
+            .ok_or_else(|| {
+                CliError::NoSnapshot(format!(
+                    "no snapshot taken by {} UTC; the oldest is snapshot {} ({} UTC)",
+                    when(Some(*at)),
+                    snapshots[0].id,
+                    when(Some(snapshots[0].taken_at))
+                ))
+            })?,
+    };
+    if before.id > after.id {
+        return Err(CliError::Usage(format!(
+            "--since names snapshot {}, newer than snapshot {} (--until)",
+            before.id, after.id
+        )));
+    }
+    Ok((before, after))
+}
+
+pub async fn run(args: ChangesArgs, local: &Local) -> Result<(), CliError> {
+    let format = args.output.resolve();
+    let snapshots = local.store.list(&local.workspace)?;
+    let (before, after) = pick(&snapshots, &args, &local.workspace)?;
+    let changes = diff(&local.store.load(&before)?, &local.store.load(&after)?);
+    let alarming: BTreeMap<usize, (ChangeKind, usize)> = changes
+        .iter()
+        .filter(|change| args.fail_on.contains(&change.kind))
+        .fold(BTreeMap::new(), |mut counts, change| {
+            counts
+                .entry(change.kind.seriousness_rank())
+                .or_insert((change.kind.clone(), 0))
+                .1 += 1;
+            counts
+        });
+    let shown: Vec<Change> = changes
+        .into_iter()
+        .filter(|change| args.kind.is_empty() || args.kind.contains(&change.kind))
+        .collect();
+    if format.format == Format::Table {
+        write_one(&shown, format, None, |width| {
+            grouped_table(&shown, &before, &after, width)
+        })?;
+    } else {
+        let stream = futures::stream::iter(shown.into_iter().map(Ok));
+        write_list(stream, format, None, &Progress::hidden()).await?;
+    }
+    if alarming.is_empty() {
+        return Ok(());
+    }
+    Err(CliError::ChangesFound(
+        alarming
+            .values()
+            .map(|(kind, count)| format!("{kind} ({count})"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    ))
+}
+
+/// A line saying which snapshots are compared, then one table per kind, the
+/// most serious kind first. Cells are sanitized by `table::render`.
+fn grouped_table(
+    changes: &[Change],
+    before: &SnapshotInfo,
+    after: &SnapshotInfo,
+    width: usize,
+) -> String {
+    let mut out = format!(
+        "Changes from snapshot {} ({} UTC) to snapshot {} ({} UTC): {}\n",
+        before.id,
+        when(Some(before.taken_at)),
+        after.id,
+        when(Some(after.taken_at)),
+        match changes.len() {
+            0 => "none".to_owned(),
+            1 => "1 change".to_owned(),
+            n => format!("{n} changes"),
+        }
+    );
+    let columns = &CHANGE_COLUMNS[1..];
+    let mut start = 0;
+    while start < changes.len() {
+        let kind = &changes[start].kind;
+        let end = start
+            + changes[start..]
+                .iter()
+                .take_while(|change| &change.kind == kind)
+                .count();
+        let rows: Vec<Vec<String>> = changes[start..end]
+            .iter()
+            .map(|change| change.cells().into_iter().skip(1).collect())
+            .collect();
+        out.push_str(&format!("\n{kind} ({})\n", end - start));
+        out.push_str(&table::render(columns, &rows, width));
+        start = end;
+    }
+    out
+}

@@ -1,0 +1,78 @@
+//! `vantage reviewed list|mark|unmark`: reviewed marks, local and per workspace.
+
+use time::OffsetDateTime;
+
+use super::Local;
+use super::args::ReviewedCommand;
+use crate::cli::exit::CliError;
+use crate::cli::print::{Row, write_list, write_one};
+use crate::cli::progress::Progress;
+use crate::cli::views::{fields_table, when};
+use crate::formats::table::Column;
+use crate::history::ReviewMark;
+
+impl Row for ReviewMark {
+    fn columns() -> &'static [Column] {
+        const COLUMNS: &[Column] = &[
+            Column::fixed("PROJECT"),
+            Column::text("NAME", 8),
+            Column::fixed("MARKED AT (UTC)"),
+            Column::fixed("SINCE"),
+            Column::text("NOTE", 6),
+        ];
+        COLUMNS
+    }
+
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.project_id.clone(),
+            self.name.clone().unwrap_or_default(),
+            when(Some(self.marked_at)),
+            match self.changed_since_review {
+                Some(true) => "changed since review",
+                Some(false) => "✓ reviewed",
+                None => "not in a snapshot yet",
+            }
+            .to_owned(),
+            self.note.clone().unwrap_or_default(),
+        ]
+    }
+}
+
+pub async fn run(command: ReviewedCommand, local: &mut Local) -> Result<(), CliError> {
+    match command {
+        ReviewedCommand::List { output } => {
+            let format = output.resolve();
+            let marks = local.store.reviewed_marks(&local.workspace)?;
+            let stream = futures::stream::iter(marks.into_iter().map(Ok));
+            write_list(stream, format, None, &Progress::hidden()).await
+        }
+        ReviewedCommand::Mark {
+            project_id,
+            note,
+            output,
+        } => {
+            let format = output.resolve();
+            let mark = local.store.mark_reviewed(
+                &local.workspace,
+                &project_id,
+                note.as_deref(),
+                OffsetDateTime::now_utc(),
+            )?;
+            if mark.changed_since_review.is_none() {
+                eprintln!(
+                    "note: no snapshot holds project {project_id} yet; changes are measured from the next snapshot that does"
+                );
+            }
+            write_one(&mark, format, None, |width| fields_table(&mark, width))
+        }
+        ReviewedCommand::Unmark { project_id } => {
+            if local.store.unmark_reviewed(&local.workspace, &project_id)? {
+                eprintln!("project {project_id} is no longer marked reviewed");
+            } else {
+                eprintln!("project {project_id} was not marked reviewed: nothing to remove");
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! `vantage snapshot`: walk the workspace and record it; `snapshot list` and
+//! `snapshot prune`.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use time::OffsetDateTime;
+
+use super::args::{SnapshotArgs, SnapshotCommand};
+use super::{Local, history_config};
+use crate::cli::args::Format;
+use crate::cli::exit::CliError;
+use crate::cli::print::{Output, Row, write_list, write_one};
+use crate::cli::progress::Progress;
+use crate::cli::views::{fields_table, when};
+use crate::formats::table::Column;
+use crate::history::walk::{self, WalkEvent, WalkOptions};
+use crate::history::{Retention, SnapshotInfo, Store};
+use crate::session::{GlobalArgs, Session};
+
+impl Row for SnapshotInfo {
+    fn columns() -> &'static [Column] {
+        const COLUMNS: &[Column] = &[
+            Column::number("ID"),
+            Column::fixed("TAKEN AT (UTC)"),
+            Column::number("PROJECTS"),
+            Column::number("MEMBERS"),
+        ];
+        COLUMNS
+    }
+
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.id.to_string(),
+            when(Some(self.taken_at)),
+            self.projects.to_string(),
+            self.members.to_string(),
+        ]
+    }
+}
+
+pub async fn run(args: SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError> {
+    match args.command {
+        Some(SnapshotCommand::List { output }) => {
+            let local = Local::open(global)?;
+            let snapshots = local.store.list(&local.workspace)?;
+            let format = output.resolve();
+            let stream = futures::stream::iter(snapshots.into_iter().map(Ok));
+            write_list(stream, format, None, &Progress::hidden()).await
+        }
+        Some(SnapshotCommand::Prune {
+            keep,
+            older_than_days,
+        }) => {
+            let mut local = Local::open(global)?;
+            let configured = local.config.retention();
+            let retention = Retention {
+                max_age: older_than_days.map_or(configured.max_age, |days| {
+                    time::Duration::days(i64::from(days))
+                }),
+                max_snapshots: keep.unwrap_or(configured.max_snapshots),
+            };
+            let removed =
+                local
+                    .store
+                    .prune(&local.workspace, retention, OffsetDateTime::now_utc())?;
+            let left = local.store.list(&local.workspace)?.len();
+            eprintln!("pruned {removed} snapshots; {left} kept");
+            Ok(())
+        }
+        None => take(args.format, global).await,
+    }
+}
+
+async fn take(format: Option<Format>, global: &GlobalArgs) -> Result<(), CliError> {
+    let session = Session::connect(global)?;
+    for warning in &session.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let workspace = session.workspace()?.to_owned();
+    let config = history_config(&session.config)?;
+    // Open the file before walking: a history that cannot be written fails
+    // before any request is spent.
+    let mut store = Store::open(&config.file())?;
+    let previous = match store.latest_snapshot(&workspace)? {
+        Some(info) => Some(store.load(&info)?),
+        None => None,
+    };
+    let on_terminal = std::io::stderr().is_terminal();
+    let (progress, _task) = Progress::start(&session.client, "snapshot", on_terminal);
+    let window = Duration::from_secs(config.rate_window_secs);
+    let options = WalkOptions {
+        detail_requests: config.detail_requests,
+        window,
+    };
+    let (capture, report) = walk::capture(
+        &session.client,
+        &workspace,
+        previous.as_ref(),
+        options,
+        OffsetDateTime::now_utc,
+        |event| match event {
+            WalkEvent::Planned(plan) if on_terminal => progress.message(&format!(
+                "snapshot of {workspace}: {}",
+                plan.describe(window)
+            )),
+            WalkEvent::Planned(_) => {}
+            WalkEvent::Phase(phase) => progress.waiting(format!("snapshot: {phase}")),
+            WalkEvent::Items(count) => progress.items(count),
+        },
+    )
+    .await?;
+    progress.clear();
+    let info = store.record(&capture, config.retention())?;
+    if report.detail_failures > 0 {
+        eprintln!(
+            "warning: {} member or project reads failed; those names or audience targets are unknown in this snapshot",
+            report.detail_failures
+        );
+    }
+    match format {
+        Some(format) => write_one(
+            &info,
+            Output {
+                format,
+                csv_raw_formulas: false,
+            },
+            None,
+            |width| fields_table(&info, width),
+        )?,
+        None if on_terminal => {
+            let mut line = format!(
+                "snapshot {} recorded: {} projects, {} members ({} reads for names and audience targets)",
+                info.id, info.projects, info.members, report.detail_reads
+            );
+            if report.names_unknown + report.targets_unknown > 0 {
+                line.push_str(&format!(
+                    "; left for a later snapshot by the budget: {} member names, {} audience target lists",
+                    report.names_unknown, report.targets_unknown
+                ));
+            }
+            eprintln!("{line}");
+        }
+        None => {}
+    }
+    Ok(())
+}

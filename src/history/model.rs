@@ -1,0 +1,184 @@
+//! What a snapshot keeps of each project and member: the fields a diff needs,
+//! as the service spelled them (enum values as wire strings, so a value this
+//! build does not know survives). Never a PII quote, never an e-mail.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use time::OffsetDateTime;
+
+use crate::api::model::{Insights, InventoryItem, MemberRef, PublishAudience};
+
+/// One project as a snapshot keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProjectState {
+    pub id: String,
+    pub name: Option<String>,
+    pub is_published: bool,
+    /// `publish_audience`: null while not published.
+    pub audience: Option<String>,
+    /// `type:id` of each audience target, sorted. `None` when not known: a
+    /// custom audience whose targets were not read (the inventory does not
+    /// carry them; the contract says they are empty for other audiences).
+    pub audience_targets: Option<Vec<String>>,
+    pub visibility: Option<String>,
+    pub review_priority: String,
+    /// Ids of `review_priority_explanation` (the finding types the project
+    /// appears under, and other reasons), sorted.
+    pub finding_types: Vec<String>,
+    /// `matched_reason.values.open_pii_finding_count`; `None` when the item
+    /// has no `matched_reason` (unknown is never 0).
+    pub pii_open: Option<i64>,
+    pub connectors: Vec<String>,
+    pub edge_functions: Vec<String>,
+    /// The owner's display name.
+    pub owner: Option<String>,
+}
+
+/// Sorted, without repeats.
+fn set(mut values: Vec<String>) -> Vec<String> {
+    values.sort();
+    values.dedup();
+    values
+}
+
+impl ProjectState {
+    /// From an inventory item; audience targets are known (empty) unless the
+    /// audience is `custom`, whose targets only the project read gives.
+    pub fn from_item(item: &InventoryItem) -> Self {
+        let custom = matches!(item.publish_audience, Some(PublishAudience::Custom));
+        Self {
+            id: item.id.clone(),
+            name: item.name.clone(),
+            is_published: item.is_published,
+            audience: item
+                .publish_audience
+                .as_ref()
+                .map(|a| a.as_str().to_owned()),
+            audience_targets: if item.is_published && custom {
+                None
+            } else {
+                Some(Vec::new())
+            },
+            visibility: item.visibility.as_ref().map(|v| v.as_str().to_owned()),
+            review_priority: item.review_priority.as_str().to_owned(),
+            finding_types: set(item
+                .review_priority_explanation
+                .iter()
+                .map(|reason| reason.id.clone())
+                .collect()),
+            pii_open: item
+                .matched_reason
+                .as_ref()
+                .map(|reason| reason.values.open_pii_finding_count),
+            connectors: set(item.connectors.clone()),
+            edge_functions: set(item.edge_functions.iter().map(|f| f.name.clone()).collect()),
+            owner: item.owner.display_name.clone(),
+        }
+    }
+
+    /// Whether the published app's audience is `custom` (its targets need a
+    /// project read).
+    pub fn needs_targets(&self) -> bool {
+        self.is_published && self.audience.as_deref() == Some("custom")
+    }
+
+    /// A digest of every field: equal states share one stored row.
+    pub fn digest(&self) -> [u8; 16] {
+        digest_of(self)
+    }
+}
+
+/// `type:id` of audience targets, sorted.
+pub fn target_keys(targets: &[crate::api::model::AudienceTarget]) -> Vec<String> {
+    set(targets
+        .iter()
+        .map(|t| format!("{}:{}", t.kind, t.id))
+        .collect())
+}
+
+/// One member as a snapshot keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemberState {
+    pub user_id: String,
+    /// The member `type` (`user`).
+    pub kind: String,
+    /// From the role-filtered member lists; `None` when the member was listed
+    /// under no role this build asks for.
+    pub role: Option<String>,
+    /// Display name from the member read, when the budget allowed one (or
+    /// carried over from an earlier snapshot).
+    pub name: Option<String>,
+}
+
+impl MemberState {
+    pub fn from_ref(member: &MemberRef, role: Option<&str>) -> Self {
+        Self {
+            user_id: member.user_id.clone(),
+            kind: member.kind.as_str().to_owned(),
+            role: role.map(str::to_owned),
+            name: None,
+        }
+    }
+
+    pub fn digest(&self) -> [u8; 16] {
+        digest_of(self)
+    }
+}
+
+fn digest_of<T: Serialize>(value: &T) -> [u8; 16] {
+    // Serializing plain strings, numbers and arrays cannot fail; an empty
+    // body would only make two states share a digest, never lose one.
+    let body = serde_json::to_vec(value).unwrap_or_default();
+    let full = Sha256::digest(&body);
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&full[..16]);
+    out
+}
+
+/// A walk of the workspace, complete, ready to record.
+#[derive(Debug, Clone)]
+pub struct Capture {
+    pub workspace_id: String,
+    pub taken_at: OffsetDateTime,
+    pub insights: Insights,
+    /// In the inventory's default order (most recently edited first).
+    pub projects: Vec<ProjectState>,
+    /// The first inventory page as the service sent it, for an instant start,
+    /// without descriptions.
+    pub first_page: Vec<InventoryItem>,
+    pub members: Vec<MemberState>,
+}
+
+/// A recorded snapshot, as listed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotInfo {
+    pub id: i64,
+    pub workspace_id: String,
+    #[serde(with = "time::serde::rfc3339")]
+    pub taken_at: OffsetDateTime,
+    pub projects: i64,
+    pub members: i64,
+}
+
+/// A snapshot read back whole.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub info: SnapshotInfo,
+    pub insights: Option<Insights>,
+    pub projects: Vec<ProjectState>,
+    pub members: Vec<MemberState>,
+}
+
+/// A project marked reviewed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewMark {
+    pub project_id: String,
+    /// The project's name in the newest snapshot that holds it.
+    pub name: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub marked_at: OffsetDateTime,
+    pub note: Option<String>,
+    /// Whether the project differs in the newest snapshot from what it was
+    /// when marked; `None` when no snapshot holds it since the mark.
+    pub changed_since_review: Option<bool>,
+}
