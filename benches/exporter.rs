@@ -158,6 +158,19 @@ async fn scrape_latency(rounds: usize) {
             percentile(&times, 0.5).as_secs_f64() * 1e3,
             percentile(&times, 0.99).as_secs_f64() * 1e3,
         );
+        // One JSON line per case, for scripts/perf.
+        println!(
+            "{}",
+            serde_json::json!({
+                "case": "scrape",
+                "format": label,
+                "series": series,
+                "bytes": bytes,
+                "scrapes": rounds,
+                "median_ms": percentile(&times, 0.5).as_secs_f64() * 1e3,
+                "p99_ms": percentile(&times, 0.99).as_secs_f64() * 1e3,
+            })
+        );
     }
     server.abort();
 }
@@ -220,6 +233,19 @@ async fn requests_per_minute() {
          then {steady} a cycle; {ten_minutes} requests in 10 minutes = {:.1} requests/min (limit 120/min, reserve 30)",
         watch.len(),
         ten_minutes as f64 / 10.0
+    );
+    let limit_per_minute = 120.0;
+    println!(
+        "{}",
+        serde_json::json!({
+            "case": "poller",
+            "watched": watch.len(),
+            "first_cycle": first,
+            "steady_cycle": steady,
+            "per_minute": ten_minutes as f64 / 10.0,
+            "limit_per_minute": limit_per_minute,
+            "budget_per_minute": limit_per_minute - f64::from(Budget::default().reserve(120)),
+        })
     );
     server.stop().await;
 }

@@ -128,6 +128,19 @@ async fn main() {
         ms(record_times[0])
     );
     let mut later = record_times[1..].to_vec();
+    let later_median = median(&mut later);
+    let diff_median = median(&mut diff_times.clone());
+    // One JSON line per figure, for scripts/perf: recording counts the first
+    // snapshot (a whole insert) or a later one, whichever took longer.
+    for line in [
+        serde_json::json!({"case": "record", "seconds": record_times[0].max(later_median).as_secs_f64(),
+            "first_seconds": record_times[0].as_secs_f64(), "later_seconds": later_median.as_secs_f64(),
+            "fetch_seconds": fetched_in.as_secs_f64()}),
+        serde_json::json!({"case": "diff", "seconds": diff_median.as_secs_f64(), "changes": changes}),
+        serde_json::json!({"case": "file", "mib": bytes as f64 / (1024.0 * 1024.0), "snapshots": SNAPSHOTS}),
+    ] {
+        println!("{line}");
+    }
     println!(
         "  record a later snapshot (median of {})       {:>8.1} ms  (budget 2000 ms)",
         later.len(),

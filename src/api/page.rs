@@ -147,9 +147,11 @@ impl InventoryParams {
     }
 }
 
-/// The items of every page, fetched one page at a time as the stream is read.
-/// `fetch(cursor)` returns one page's items and pagination; `path` names the
-/// list in errors.
+/// The items of every page, as the stream is read. `fetch(cursor)` returns one
+/// page's items and pagination; `path` names the list in errors. The request
+/// for page N+1 is sent as soon as page N's cursor is known, so it travels
+/// while the reader handles page N: at most one request is ahead of the
+/// reader, and dropping the stream aborts it. Needs a tokio runtime.
 pub(crate) fn item_stream<T, F, Fut>(
     path: String,
     fetch: F,
@@ -159,33 +161,80 @@ where
     F: FnMut(Option<String>) -> Fut + Send + 'static,
     Fut: Future<Output = Result<(Vec<T>, Pagination), ApiError>> + Send + 'static,
 {
-    stream::try_unfold(
-        (fetch, Next::Fetch(None), path),
-        |(mut fetch, next, path)| async move {
-            let cursor = match next {
-                Next::Fetch(cursor) => cursor,
-                Next::Fail(error) => return Err(error),
-                Next::Done => return Ok(None),
-            };
-            let (items, pagination) = fetch(cursor.clone()).await?;
-            // The page's items come out before any error about what follows it.
-            let next = match follow(&pagination, cursor.as_deref(), &path) {
-                Ok(Some(cursor)) => Next::Fetch(Some(cursor)),
-                Ok(None) => Next::Done,
-                Err(error) => Next::Fail(error),
-            };
-            Ok(Some((items, (fetch, next, path))))
-        },
-    )
+    let start = Prefetch {
+        fetch,
+        path,
+        ahead: Ahead::Start,
+    };
+    stream::try_unfold(start, |mut state| async move {
+        let (cursor, in_flight) = match std::mem::replace(&mut state.ahead, Ahead::Done) {
+            Ahead::Start => (None, state.spawn(None)),
+            Ahead::InFlight(cursor, in_flight) => (cursor, in_flight),
+            Ahead::Fail(error) => return Err(error),
+            Ahead::Done => return Ok(None),
+        };
+        let (items, pagination) = in_flight.join().await?;
+        // The page's items come out before any error about what follows it.
+        state.ahead = match follow(&pagination, cursor.as_deref(), &state.path) {
+            Ok(Some(next)) => {
+                let in_flight = state.spawn(Some(next.clone()));
+                Ahead::InFlight(Some(next), in_flight)
+            }
+            Ok(None) => Ahead::Done,
+            Err(error) => Ahead::Fail(error),
+        };
+        Ok(Some((items, state)))
+    })
     .map_ok(|items| stream::iter(items.into_iter().map(Ok)))
     .try_flatten()
 }
 
-enum Next {
-    /// Fetch the page at this cursor (`None`: the first page).
-    Fetch(Option<String>),
+struct Prefetch<F, T> {
+    fetch: F,
+    path: String,
+    ahead: Ahead<T>,
+}
+
+type PageResult<T> = Result<(Vec<T>, Pagination), ApiError>;
+
+impl<F, Fut, T> Prefetch<F, T>
+where
+    T: Send + 'static,
+    F: FnMut(Option<String>) -> Fut,
+    Fut: Future<Output = PageResult<T>> + Send + 'static,
+{
+    fn spawn(&mut self, cursor: Option<String>) -> InFlight<T> {
+        InFlight(tokio::spawn((self.fetch)(cursor)))
+    }
+}
+
+enum Ahead<T> {
+    /// Nothing asked yet: the first page is fetched when the stream is first polled.
+    Start,
+    /// The request for the page at this cursor is on its way.
+    InFlight(Option<String>, InFlight<T>),
     Fail(ApiError),
     Done,
+}
+
+/// A page request running as a task of its own; aborted when dropped.
+struct InFlight<T>(tokio::task::JoinHandle<PageResult<T>>);
+
+impl<T> InFlight<T> {
+    async fn join(mut self) -> PageResult<T> {
+        match (&mut self.0).await {
+            Ok(page) => page,
+            // The task is ours and never aborted while awaited: a join error
+            // is a panic in the fetch, which belongs to the reader.
+            Err(error) => std::panic::resume_unwind(error.into_panic()),
+        }
+    }
+}
+
+impl<T> Drop for InFlight<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// The cursor of the next page, or `None` at the end. A page that claims more
@@ -306,6 +355,44 @@ mod tests {
             *seen.lock().unwrap(),
             [None, Some("a".to_owned()), Some("b".to_owned())]
         );
+    }
+
+    #[tokio::test]
+    async fn prefetching_asks_for_the_next_page_before_the_reader_wants_it() {
+        let pages: Vec<(Vec<u32>, Pagination)> = vec![
+            (vec![1, 2], pagination(true, Some("a"))),
+            (vec![], pagination(true, Some("b"))),
+            (vec![3], pagination(false, None)),
+        ];
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let stream = item_stream("/v1/list".into(), move |cursor| {
+            log.lock().unwrap().push(cursor.clone());
+            let index = match cursor.as_deref() {
+                None => 0,
+                Some("a") => 1,
+                _ => 2,
+            };
+            let page = pages[index].clone();
+            async move { Ok(page) }
+        });
+        let mut stream = std::pin::pin!(stream);
+        assert_eq!(stream.next().await.unwrap().unwrap(), 1);
+        // Page 1 is in the reader's hands and page 2 is already asked for.
+        assert_eq!(*seen.lock().unwrap(), [None, Some("a".to_owned())]);
+        let rest: Vec<u32> = stream.map(Result::unwrap).collect().await;
+        assert_eq!(rest, [2, 3]);
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [None, Some("a".to_owned()), Some("b".to_owned())]
+        );
+        let stuck: Vec<Result<u32, ApiError>> = item_stream("/v1/list".into(), |_| async {
+            Ok((vec![7], pagination(true, None)))
+        })
+        .collect()
+        .await;
+        assert_eq!(stuck.len(), 2);
+        assert!(stuck[1].is_err());
     }
 
     #[tokio::test]

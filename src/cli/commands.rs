@@ -1,6 +1,7 @@
 //! The script commands: each builds its request from the flags, calls the
-//! typed client and writes the result. Runs on a current-thread runtime;
-//! [`run`] returns the process exit code.
+//! typed client and writes the result. Runs on a small runtime: the command on
+//! this thread, and one worker that carries requests ahead of it (a list's next
+//! page travels while this page is written); [`run`] returns the exit code.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::time::Duration;
@@ -10,13 +11,14 @@ use crate::api::model::{
     validate_project_name,
 };
 use crate::api::{ApiError, MemberListParams, PageParams, PollPolicy};
+use futures::TryStreamExt;
 
 use super::args::{
     AnalyticsCommand, Format, InsightsArgs, InventoryArgs, MembersArgs, MembersCommand, OutputArgs,
     PiiArgs, ProjectsCommand, ScriptCommand,
 };
 use super::exit::{self, CliError};
-use super::print::{CsvRows, Output, output_width, write_list, write_one};
+use super::print::{CsvRows, Output, RawItem, output_width, write_list, write_one};
 use super::progress::{Progress, ProgressTask};
 use super::views;
 use super::workspaces;
@@ -28,7 +30,8 @@ pub fn run(command: ScriptCommand, global: &GlobalArgs) -> u8 {
     if std::env::var_os("VANTAGE_LOG").is_some() {
         crate::logging::to_stderr("warn");
     }
-    let runtime = match tokio::runtime::Builder::new_current_thread()
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
         .enable_all()
         .build()
     {
@@ -155,6 +158,14 @@ async fn inventory(session: &Session, args: InventoryArgs) -> Result<(), CliErro
     let output = args.output.resolve();
     let workspace = &workspaces::resolve_workspace(session).await?;
     let (progress, _task) = start_progress(session, "inventory", output);
+    if matches!(output.format, Format::Json | Format::Jsonl) {
+        // Lossless formats pass items through without a typed parse.
+        let stream = session
+            .client
+            .inventory_raw_stream(workspace, args.params())
+            .map_ok(RawItem);
+        return write_list(stream, output, args.list.max, &progress).await;
+    }
     let stream = session.client.inventory_stream(workspace, args.params());
     write_list(stream, output, args.list.max, &progress).await
 }

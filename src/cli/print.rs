@@ -82,6 +82,21 @@ pub trait Row: Serialize {
     }
 }
 
+/// A list item passed through as the server's JSON text, for `json` and
+/// `jsonl` only: the JSON writers still make its bytes inert.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct RawItem(pub Box<serde_json::value::RawValue>);
+
+impl Row for RawItem {
+    fn columns() -> &'static [Column] {
+        &[]
+    }
+    fn cells(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
 /// Writes every item of `stream` (at most `max`), flushing as pages arrive.
 /// On an error the output stops where it failed (a JSON array is left open, so
 /// it cannot pass for a complete one) and the error is returned.

@@ -86,6 +86,32 @@ impl<F: Formatter> Formatter for InertFormatter<F> {
         }
         self.0.write_string_fragment(writer, &fragment[start..])
     }
+
+    /// JSON text passed through unparsed (`RawValue`). It goes out as is when
+    /// it holds nothing a terminal could act on, which one scan of its bytes
+    /// tells; otherwise it is parsed and written again through this formatter
+    /// (compact), so the bytes are inert and the parsed value the same.
+    fn write_raw_fragment<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        if is_inert(fragment) {
+            return self.0.write_raw_fragment(writer, fragment);
+        }
+        let value: serde_json::Value = serde_json::from_str(fragment).map_err(io::Error::other)?;
+        let mut serializer =
+            serde_json::Serializer::with_formatter(writer, InertFormatter(CompactFormatter));
+        value.serialize(&mut serializer).map_err(io::Error::other)
+    }
+}
+
+/// Whether JSON text can be written as it is: no character a terminal could
+/// act on (raw or in a string), no line break to split a JSON line. Printable
+/// ASCII, the common case, is told by a byte scan alone.
+fn is_inert(text: &str) -> bool {
+    text.bytes().all(|byte| (0x20..0x7f).contains(&byte))
+        || text.chars().all(|ch| !is_invisible_or_control(ch))
 }
 
 /// A JSON array written item by item, so memory stays flat for any size.
@@ -172,6 +198,33 @@ mod tests {
             r#"{"s":"\u001b[2J\u007f\u009b1m\u202ex\u2028\ufeff\udb40\udc01"#.to_owned()
                 + "\u{200d}é\"}"
         );
+    }
+
+    #[test]
+    fn raw_items_pass_through_when_inert_and_are_escaped_when_not() {
+        use serde_json::value::RawValue;
+        let plain = RawValue::from_string(r#"{"name":"Budget app é","n":1.50}"#.into()).unwrap();
+        assert_eq!(
+            to_string(&plain).unwrap(),
+            r#"{"name":"Budget app é","n":1.50}"#
+        );
+        for hostile in crate::hostile::hostile_strings() {
+            let value = json!({ "name": hostile, "nested": [hostile] });
+            // As a server may send it: raw characters, pretty-printed over lines.
+            let text = serde_json::to_string_pretty(&value).unwrap();
+            let raw = RawValue::from_string(text).unwrap();
+            let mut lines = JsonLinesWriter::new(Vec::new());
+            lines.write(&raw).unwrap();
+            let bytes = lines.finish().unwrap();
+            let out = std::str::from_utf8(&bytes).unwrap();
+            assert_eq!(out.matches('\n').count(), 1, "{out:?}");
+            assert!(
+                out.chars()
+                    .all(|ch| ch == '\n' || !is_invisible_or_control(ch)),
+                "{out:?}"
+            );
+            assert_eq!(serde_json::from_str::<Value>(out).unwrap(), value);
+        }
     }
 
     #[test]

@@ -151,6 +151,21 @@ impl Paged for InventoryPage {
     }
 }
 
+/// A page whose items are kept as the server's JSON text, unparsed: for
+/// lossless exports that pass items through.
+#[derive(serde::Deserialize)]
+struct RawPage {
+    data: Vec<Box<serde_json::value::RawValue>>,
+    pagination: Pagination,
+}
+
+impl Paged for RawPage {
+    type Item = Box<serde_json::value::RawValue>;
+    fn into_parts(self) -> (Vec<Self::Item>, Pagination) {
+        (self.data, self.pagination)
+    }
+}
+
 fn json_body(value: &impl Serialize) -> Bytes {
     // Our request types are plain structs of strings and enums: they always serialize.
     Bytes::from(serde_json::to_vec(value).unwrap_or_else(|_| b"{}".to_vec()))

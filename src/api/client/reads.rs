@@ -140,6 +140,20 @@ impl Client {
         )
     }
 
+    /// The inventory as [`Client::inventory_stream`] reads it, each item left as
+    /// the server's JSON text (for exports that pass items through).
+    pub fn inventory_raw_stream(
+        &self,
+        workspace_id: &str,
+        params: InventoryParams,
+    ) -> impl Stream<Item = Result<Box<serde_json::value::RawValue>, ApiError>> + Send + 'static
+    {
+        self.paged::<super::RawPage, _>(
+            paths::workspace(workspace_id, paths::INVENTORY),
+            move |cursor| params.query(cursor),
+        )
+    }
+
     /// `GET /v1/projects/{id}/security-scans/{scan_id}`.
     pub async fn get_security_scan(
         &self,

@@ -8,6 +8,7 @@
 //! write only `consistency_lag` later.
 
 mod file;
+mod index_cache;
 pub mod records;
 mod schema;
 mod settle;
@@ -20,6 +21,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use time::{Duration, OffsetDateTime};
 
 pub use file::{exists_with_data, read_existing};
+pub use index_cache::IndexCache;
 pub use records::*;
 pub use settle::settle_deployments;
 
@@ -75,6 +77,8 @@ pub struct Data {
     pub pii: HashMap<String, Vec<PiiRec>>,
     /// Security scans by project.
     pub scans: HashMap<String, Vec<ScanRec>>,
+    /// Read-side indexes, dropped for a workspace whenever a write touches it.
+    pub indexes: IndexCache,
 }
 
 impl Data {
@@ -128,6 +132,7 @@ impl Data {
                 project.derived = facts;
             }
         }
+        self.indexes.clear();
     }
 
     /// Active members of a workspace.
@@ -150,16 +155,21 @@ impl Data {
             .filter(move |p| p.workspace_id == workspace_id)
     }
 
-    fn apply(&mut self, change: &Change) {
+    pub(crate) fn apply(&mut self, change: &Change) {
         match change {
             Change::PutProject(project) => {
                 let mut project = (**project).clone();
                 // A rename changes what search compares.
                 project.derived.name_folded = project.name.as_deref().map(search::fold);
-                self.projects.insert(project.id.clone(), project);
+                self.indexes.invalidate(&project.workspace_id);
+                if let Some(old) = self.projects.insert(project.id.clone(), project) {
+                    self.indexes.invalidate(&old.workspace_id);
+                }
             }
             Change::DeleteProject { id, .. } => {
-                self.projects.remove(id);
+                if let Some(old) = self.projects.remove(id) {
+                    self.indexes.invalidate(&old.workspace_id);
+                }
                 self.pii.remove(id);
                 self.scans.remove(id);
             }

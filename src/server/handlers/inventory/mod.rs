@@ -19,6 +19,10 @@
 //! parameters that need personal-data detection answer 402; then the cursor; then
 //! the workspace (404).
 
+mod index;
+#[cfg(test)]
+mod index_tests;
+
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -37,9 +41,9 @@ use crate::server::auth::Feature;
 use crate::server::catalog::{FINDING_KINDS, FindingKind, finding_kind};
 use crate::server::context::{Ctx, QueryParams, Validation};
 use crate::server::errors::HttpError;
-use crate::server::paging::compact::{CompactKey, directed, paginate_compact};
+use crate::server::paging::compact::{CompactKey, directed};
 use crate::server::paging::{self, PageRequest};
-use crate::server::search::{Field, TextQuery, fold};
+use crate::server::search::{TextQuery, fold};
 use crate::server::store::{Data, ProjectRec};
 
 /// `activity_group` boundaries: at most 14 days since the last edit is
@@ -222,7 +226,12 @@ pub fn last_activity(project: &ProjectRec) -> OffsetDateTime {
 }
 
 pub fn activity_group(project: &ProjectRec, now: OffsetDateTime) -> ActivityGroup {
-    let age = now - last_activity(project);
+    activity_group_at(last_activity(project), now)
+}
+
+/// The group of a project last active at `last`.
+fn activity_group_at(last: OffsetDateTime, now: OffsetDateTime) -> ActivityGroup {
+    let age = now - last;
     if age <= RECENT {
         ActivityGroup::Last14Days
     } else if age <= ACTIVE {
@@ -348,7 +357,20 @@ impl Sort {
 
 impl Filters {
     /// Every filter but the text query.
+    #[cfg(test)]
     fn admits(&self, project: &ProjectRec, open_pii: i64, now: OffsetDateTime) -> bool {
+        self.admits_at_rest(project, open_pii) && self.admits_activity(last_activity(project), now)
+    }
+
+    /// Whether the activity filter admits a project last active at `last`.
+    fn admits_activity(&self, last: OffsetDateTime, now: OffsetDateTime) -> bool {
+        self.activity_groups.is_empty()
+            || self.activity_groups.contains(&activity_group_at(last, now))
+    }
+
+    /// Every filter but the text query and the activity groups (which move
+    /// with the clock): what an index of the workspace can hold.
+    fn admits_at_rest(&self, project: &ProjectRec, open_pii: i64) -> bool {
         self.is_published
             .is_none_or(|want| project.is_published == want)
             && any_of(&self.visibility, project.visibility.as_ref())
@@ -372,8 +394,6 @@ impl Filters {
                     .finding_types
                     .iter()
                     .any(|kind| has_finding(project, kind)))
-            && (self.activity_groups.is_empty()
-                || self.activity_groups.contains(&activity_group(project, now)))
     }
 }
 
@@ -395,6 +415,40 @@ fn inventory_page(
         .workspaces
         .get(workspace_id)
         .ok_or_else(HttpError::workspace_not_found)?;
+    let (page, pagination, total) =
+        index::select(data, workspace_id, params, now, request, secret, binding)?;
+    let applied = params.applied_finding();
+    let data_items = page
+        .into_iter()
+        .map(|project| inventory_item(project, now, applied))
+        .collect();
+    Ok(InventoryPage {
+        data: data_items,
+        pagination,
+        total,
+        as_of: workspace.as_of,
+        activity_as_of: Some(ActivityAsOf {
+            edits_as_of: workspace.edits_as_of,
+            visitors_as_of: workspace.visitors_as_of,
+        }),
+        applied_finding: applied.map(|kind| kind.with_count(total)),
+    })
+}
+
+/// The page, its pagination and the total, by a scan of the whole workspace:
+/// what the indexes replaced, kept as the oracle of their tests.
+#[cfg(test)]
+fn full_scan<'d>(
+    data: &'d Data,
+    workspace_id: &'d str,
+    params: &InventoryRequest,
+    now: OffsetDateTime,
+    request: &PageRequest,
+    secret: &[u8],
+    binding: &str,
+) -> Result<(Vec<&'d ProjectRec>, crate::api::model::Pagination, i64), HttpError> {
+    use crate::server::paging::compact::paginate_compact;
+    use crate::server::search::Field;
     let mut matcher = params.filters.query.as_ref().map(TextQuery::matcher);
     let mut keyed: Vec<(CompactKey, &ProjectRec)> = Vec::new();
     for project in data.workspace_projects(workspace_id) {
@@ -419,22 +473,7 @@ fn inventory_page(
     }
     let total = keyed.len() as i64;
     let (page, pagination) = paginate_compact(keyed, request, secret, binding)?;
-    let applied = params.applied_finding();
-    let data_items = page
-        .into_iter()
-        .map(|project| inventory_item(project, now, applied))
-        .collect();
-    Ok(InventoryPage {
-        data: data_items,
-        pagination,
-        total,
-        as_of: workspace.as_of,
-        activity_as_of: Some(ActivityAsOf {
-            edits_as_of: workspace.edits_as_of,
-            visitors_as_of: workspace.visitors_as_of,
-        }),
-        applied_finding: applied.map(|kind| kind.with_count(total)),
-    })
+    Ok((page, pagination, total))
 }
 
 fn inventory_item(
