@@ -256,7 +256,7 @@ fn parse(text: &str, path: &Path) -> Result<FileConfig, SettingsError> {
         let (line, column) = error
             .span()
             .map_or((0, 0), |span| position(text, span.start));
-        let mut message = error.message().trim().to_owned();
+        let mut message = without_value(error.message().trim());
         if let Some(context) = context_at_line(text, line) {
             message.push_str(&format!(" (in [contexts.{context}])"));
         }
@@ -267,6 +267,20 @@ fn parse(text: &str, path: &Path) -> Result<FileConfig, SettingsError> {
             message,
         }
     })
+}
+
+/// serde quotes the offending value ("invalid type: integer `98765…`"): that
+/// value may be a key written without quotes, so the message keeps only its kind.
+fn without_value(message: &str) -> String {
+    let quotes_a_value =
+        message.starts_with("invalid type: ") || message.starts_with("invalid value: ");
+    match (quotes_a_value, message.find(" `")) {
+        (true, Some(start)) => match message[start + 2..].find('`') {
+            Some(len) => format!("{}{}", &message[..start], &message[start + 2 + len + 1..]),
+            None => message[..start].to_owned(),
+        },
+        _ => message.to_owned(),
+    }
 }
 
 /// The context whose table holds `line` (1-based), for naming it in an error.
@@ -301,6 +315,20 @@ mod tests {
         let shown = error.to_string();
         assert!(shown.contains("line 2"), "{shown}");
         assert!(!shown.contains("vtg_secret"), "{shown}");
+    }
+
+    #[test]
+    fn a_key_written_as_a_number_is_not_echoed() {
+        let text = "base_url = \"https://x.example\"\napi_key = 98765432109876\n";
+        let shown = parse(text, Path::new("/tmp/c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(shown.contains("line 2"), "{shown}");
+        assert!(
+            shown.contains("invalid type: integer, expected a string"),
+            "{shown}"
+        );
+        assert!(!shown.contains("98765"), "{shown}");
     }
 
     #[test]
