@@ -40,7 +40,6 @@ use crate::text::fit;
 /// Below this size the dashboard shows a notice instead of a cramped layout.
 pub const MIN_WIDTH: u16 = 60;
 pub const MIN_HEIGHT: u16 = 16;
-/// Errors kept for the `!` log.
 
 /// Something that happened.
 #[derive(Debug)]

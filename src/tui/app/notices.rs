@@ -6,6 +6,7 @@ use time::OffsetDateTime;
 use super::{App, ClientNotice};
 use crate::tui::effect::{ErrorInfo, Gate, Reply};
 
+/// Errors kept for the `!` log.
 const ERROR_LOG_LIMIT: usize = 200;
 
 impl App {
