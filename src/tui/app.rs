@@ -9,6 +9,8 @@ mod contexts;
 mod draw;
 mod history;
 mod history_nav;
+mod notices;
+mod wake;
 
 pub use contexts::{Contexts, Restart};
 pub use history::{HistoryState, SnapshotSeed};
@@ -17,7 +19,7 @@ use crossterm::event::{KeyEvent, KeyEventKind};
 use time::OffsetDateTime;
 
 use super::action::Action;
-use super::effect::{Answer, Cx, Effect, ErrorInfo, Gate, Reply, Slot};
+use super::effect::{Answer, Cx, Effect, ErrorInfo, Reply, Slot};
 use super::keymap::Keymap;
 use super::nav::{Nav, ProjectNav, Tab};
 use super::palette::Palette;
@@ -38,8 +40,6 @@ use crate::text::fit;
 /// Below this size the dashboard shows a notice instead of a cramped layout.
 pub const MIN_WIDTH: u16 = 60;
 pub const MIN_HEIGHT: u16 = 16;
-/// Errors kept for the `!` log.
-const ERROR_LOG_LIMIT: usize = 200;
 
 /// Something that happened.
 #[derive(Debug)]
@@ -243,40 +243,6 @@ impl App {
         f(screen, &mut cx)
     }
 
-    /// The earliest deadline any screen waits for.
-    pub fn wake_at(&self) -> Option<OffsetDateTime> {
-        [
-            self.insights.wake_at(),
-            self.inventory.wake_at(),
-            self.project.as_ref().and_then(|p| p.wake_at()),
-            self.members.wake_at(),
-            self.monitor.wake_at(),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
-    }
-
-    /// The earliest time the runtime must wake: a screen's deadline, or the
-    /// minute a relative time on screen ages.
-    pub fn next_wake(&self) -> Option<OffsetDateTime> {
-        [self.wake_at(), self.age_wake].into_iter().flatten().min()
-    }
-
-    /// The times shown on screen as an age ("3 min ago").
-    fn shown_ages(&self) -> Vec<OffsetDateTime> {
-        let mut ages = vec![self.screen().last_loaded(), self.rate_at];
-        match self.tab {
-            Tab::Monitor => ages.extend(self.monitor.shown_ages()),
-            Tab::Insights => ages.push(self.insights.data.as_ref().and_then(|d| d.as_of)),
-            _ => {}
-        }
-        if self.overlay == Some(Overlay::ErrorLog) {
-            ages.extend(self.errors.iter().map(|error| Some(error.at)));
-        }
-        ages.into_iter().flatten().collect()
-    }
-
     /// Handles one message; returns what the runtime must carry out. Sets
     /// `dirty` only when something on screen changed.
     pub fn handle(&mut self, msg: Msg, now: OffsetDateTime) -> Vec<Effect> {
@@ -413,72 +379,6 @@ impl App {
             self.inventory.finding_types = data.findings.clone();
         }
         changed | self.retrying.take().is_some()
-    }
-
-    /// What the client reports; true when the status line changes.
-    fn handle_notice(&mut self, notice: ClientNotice, now: OffsetDateTime) -> bool {
-        match notice {
-            ClientNotice::RateLimit { remaining, limit } => {
-                self.monitor.set_rate_limit(limit);
-                let aged = self
-                    .rate_at
-                    .replace(now)
-                    .is_some_and(|at| (now - at).whole_seconds() >= 60);
-                let rate_changed =
-                    self.rate.replace((remaining, limit)) != Some((remaining, limit));
-                rate_changed | aged | self.paced.take().is_some()
-            }
-            ClientNotice::Retrying { reason, delay_ms } => {
-                if reason == "rate limited" {
-                    self.record_budget_problem(
-                        format!(
-                            "the rate limit was reached (HTTP 429): retrying in {} s",
-                            delay_ms.div_ceil(1000)
-                        ),
-                        now,
-                    );
-                }
-                let retrying = Some((reason, delay_ms));
-                let changed = self.retrying != retrying;
-                self.retrying = retrying;
-                changed
-            }
-            ClientNotice::Paced { wait_ms } => {
-                if self.paced.is_none() {
-                    self.record_budget_problem(
-                        format!(
-                            "the request budget is spent: a request waited {} s for the rate limit to reset",
-                            wait_ms.div_ceil(1000)
-                        ),
-                        now,
-                    );
-                }
-                self.paced = Some((wait_ms, now));
-                true
-            }
-            ClientNotice::RetryBudgetSpent { request } => {
-                self.record_budget_problem(
-                    format!("not retried: {request} (too many recent failures)"),
-                    now,
-                );
-                true
-            }
-            ClientNotice::Recovered => self.retrying.take().is_some() | self.paced.take().is_some(),
-            ClientNotice::Snapshot(text) => self.snapshot_progress(text),
-        }
-    }
-
-    /// A budget problem goes to the error log, which says what happened and why.
-    fn record_budget_problem(&mut self, summary: String, now: OffsetDateTime) {
-        self.record_error(ErrorInfo {
-            status: None,
-            kind: Some("request_budget".into()),
-            detail: None,
-            request_id: None,
-            summary,
-            gate: None,
-            at: now,
-        });
     }
 
     /// Carries out what screens asked of the App; navigation may ask for more
@@ -671,39 +571,6 @@ impl App {
         match selected {
             Some(project) => self.monitor.toggle_watch(project, &mut cx),
             None => cx.notify("select a project in the inventory (2) to pin it".into()),
-        }
-    }
-
-    fn record_error(&mut self, error: ErrorInfo) {
-        self.errors.push(error);
-        if self.errors.len() > ERROR_LOG_LIMIT {
-            self.errors.remove(0);
-        }
-    }
-
-    /// The API does not say which plan a workspace has; what it allows tells.
-    fn note_plan(&mut self, reply: &Result<Reply, ErrorInfo>) {
-        match reply {
-            Ok(Reply::InventoryPage(_) | Reply::PiiPage(_)) => {
-                self.identity.plan = Some("enterprise".into())
-            }
-            Ok(Reply::Insights(_)) if self.identity.plan.is_none() => {
-                self.identity.plan = Some("business or higher".into())
-            }
-            Err(ErrorInfo {
-                gate: Some(Gate::Plan(needed)),
-                ..
-            }) => {
-                let below = match needed.as_str() {
-                    "enterprise" => "business",
-                    "business" => "pro",
-                    _ => "below requirement",
-                };
-                if self.identity.plan.as_deref() != Some("enterprise") {
-                    self.identity.plan = Some(below.into());
-                }
-            }
-            _ => {}
         }
     }
 }

@@ -7,6 +7,7 @@
 //! contract calls eventually consistent (lists, insights, members), which sees each
 //! write only `consistency_lag` later.
 
+mod data;
 mod file;
 mod index_cache;
 pub mod records;
@@ -25,9 +26,7 @@ pub use index_cache::IndexCache;
 pub use records::*;
 pub use settle::settle_deployments;
 
-use crate::api::model::PiiStatus;
 use crate::clock::Clock;
-use crate::server::search;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -79,106 +78,6 @@ pub struct Data {
     pub scans: HashMap<String, Vec<ScanRec>>,
     /// Read-side indexes, dropped for a workspace whenever a write touches it.
     pub indexes: IndexCache,
-}
-
-impl Data {
-    /// Open personal-data findings of a project.
-    pub fn open_pii_count(&self, project_id: &str) -> i64 {
-        self.projects
-            .get(project_id)
-            .map_or(0, |project| project.derived.open_pii)
-    }
-
-    /// Works out every project's [`Derived`] facts from the other records.
-    fn derive(&mut self) {
-        let mut owners: HashMap<(&str, &str), (bool, Option<&str>)> = HashMap::new();
-        for m in &self.memberships {
-            let key = (m.workspace_id.as_str(), m.user_id.as_str());
-            let active = m.is_active();
-            if owners
-                .get(&key)
-                .is_some_and(|(kept_active, _)| *kept_active || !active)
-            {
-                continue;
-            }
-            owners.insert(key, (active, m.display_name.as_deref()));
-        }
-        let mut derived: Vec<(String, Derived)> = Vec::with_capacity(self.projects.len());
-        for project in self.projects.values() {
-            let open_pii = self.pii.get(&project.id).map_or(0, |findings| {
-                findings
-                    .iter()
-                    .filter(|finding| finding.status == PiiStatus::Open)
-                    .count() as i64
-            });
-            let owner_name = project
-                .owner_id
-                .as_deref()
-                .and_then(|owner| owners.get(&(project.workspace_id.as_str(), owner)))
-                .and_then(|(_, name)| name.map(str::to_owned));
-            let owner_name_folded = owner_name.as_deref().map(search::fold);
-            derived.push((
-                project.id.clone(),
-                Derived {
-                    open_pii,
-                    owner_name,
-                    owner_name_folded,
-                    name_folded: project.name.as_deref().map(search::fold),
-                },
-            ));
-        }
-        for (id, facts) in derived {
-            if let Some(project) = self.projects.get_mut(&id) {
-                project.derived = facts;
-            }
-        }
-        self.indexes.clear();
-    }
-
-    /// Active members of a workspace.
-    pub fn active_members<'a>(
-        &'a self,
-        workspace_id: &'a str,
-    ) -> impl Iterator<Item = &'a MembershipRec> + 'a {
-        self.memberships
-            .iter()
-            .filter(move |m| m.workspace_id == workspace_id && m.is_active())
-    }
-
-    /// Projects of a workspace, in id order.
-    pub fn workspace_projects<'a>(
-        &'a self,
-        workspace_id: &'a str,
-    ) -> impl Iterator<Item = &'a ProjectRec> + 'a {
-        self.projects
-            .values()
-            .filter(move |p| p.workspace_id == workspace_id)
-    }
-
-    pub(crate) fn apply(&mut self, change: &Change) {
-        match change {
-            Change::PutProject(project) => {
-                let mut project = (**project).clone();
-                // A rename changes what search compares.
-                project.derived.name_folded = project.name.as_deref().map(search::fold);
-                self.indexes.invalidate(&project.workspace_id);
-                if let Some(old) = self.projects.insert(project.id.clone(), project) {
-                    self.indexes.invalidate(&old.workspace_id);
-                }
-            }
-            Change::DeleteProject { id, .. } => {
-                if let Some(old) = self.projects.remove(id) {
-                    self.indexes.invalidate(&old.workspace_id);
-                }
-                self.pii.remove(id);
-                self.scans.remove(id);
-            }
-            Change::PutDeployment(deployment) => {
-                self.deployments
-                    .insert(deployment.id.clone(), deployment.clone());
-            }
-        }
-    }
 }
 
 /// One write.
