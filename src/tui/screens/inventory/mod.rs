@@ -21,10 +21,14 @@ use super::catch_up::{CatchUp, Change, RowPatch};
 use super::paged::{PagedList, draw_placeholder};
 use super::{Screen, ScreenView};
 use crate::api::InventoryParams;
-use crate::api::model::{FindingType, InventoryItem, InventorySortBy, SortOrder};
+use crate::api::model::{
+    ActivityGroup, FindingType, InventoryItem, InventorySortBy, PublishAudience, ReviewPriority,
+    SortOrder, Visibility,
+};
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, Reply, Request, Slot};
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
+use crate::tui::widgets::checklist::{self, CheckMenu};
 use crate::tui::widgets::menu::Menu;
 
 /// Items per page: the contract's maximum, to keep requests few.
@@ -37,21 +41,21 @@ const DETAIL_HEIGHT: u16 = 10;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum MenuKind {
     Sort,
-    Toggles,
     Export,
 }
 
-/// The toggles of the filter menu, in order.
-const TOGGLES: &[&str] = &[
-    "Review priority",
-    "Published",
-    "Audience",
-    "Visibility",
-    "Activity",
-    "Has personal data",
-    "Has connectors",
-    "Finding type",
-];
+/// A line of the filter menu: one value of a repeatable filter, or a yes/no one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum InventoryFilter {
+    Priority(ReviewPriority),
+    Published,
+    Audience(PublishAudience),
+    Visibility(Visibility),
+    Activity(ActivityGroup),
+    Pii,
+    Connectors,
+    Finding(String),
+}
 
 #[derive(Debug)]
 pub struct InventoryScreen {
@@ -69,6 +73,7 @@ pub struct InventoryScreen {
     pub applied_finding: Option<FindingType>,
     show_detail: bool,
     menu: Option<(MenuKind, Menu)>,
+    filters: Option<CheckMenu<InventoryFilter>>,
     /// Finding types known from the insights screen, for the finding-type toggle.
     pub finding_types: Vec<FindingType>,
     export_dir: PathBuf,
@@ -97,6 +102,7 @@ impl InventoryScreen {
             applied_finding: None,
             show_detail: true,
             menu: None,
+            filters: None,
             finding_types: Vec::new(),
             export_dir,
             page_cursors: Vec::new(),
@@ -209,7 +215,7 @@ impl Screen for InventoryScreen {
     }
 
     fn captures_keys(&self) -> bool {
-        self.input.is_some() || self.menu.is_some() || self.bulk.is_open()
+        self.input.is_some() || self.menu.is_some() || self.filters.is_some() || self.bulk.is_open()
     }
 
     fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
@@ -284,6 +290,12 @@ impl Screen for InventoryScreen {
             self.handle_menu_action(action, cx);
             return true;
         }
+        if self.filters.is_some() {
+            if let Some(filter) = checklist::choose(&mut self.filters, action) {
+                self.toggle_filter(filter, cx);
+            }
+            return true;
+        }
         let request = self.page_request();
         if self.list.navigate(action, cx, request) {
             return true;
@@ -301,7 +313,9 @@ impl Screen for InventoryScreen {
                 self.input = Some(Input::new(self.search().to_owned()));
             }
             Action::Sort => self.open_menu(MenuKind::Sort),
-            Action::Toggles => self.open_menu(MenuKind::Toggles),
+            Action::Toggles => {
+                self.filters = Some(CheckMenu::new("Filters", self.filter_lines()));
+            }
             Action::Export => self.open_menu(MenuKind::Export),
             Action::ReverseSort => {
                 if self.query.sort_by.is_none() {
@@ -315,7 +329,7 @@ impl Screen for InventoryScreen {
                 }
             }
             Action::PriorityFilter => {
-                self.cycle_toggle(0);
+                self.cycle_priority();
                 self.reload(cx);
             }
             Action::ClearFilters => {
@@ -511,6 +525,9 @@ impl Screen for InventoryScreen {
         }
         if let Some((_, menu)) = &self.menu {
             menu.draw(frame, area, theme, "enter choose · esc close");
+        }
+        if let Some(filters) = &self.filters {
+            filters.draw(frame, area, theme);
         }
         self.draw_bulk(frame, area, theme);
     }

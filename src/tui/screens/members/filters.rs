@@ -1,11 +1,12 @@
 //! The member directory's sort and filter menus, and the line that sums up
 //! the filters and the sort.
 
-use super::{MembersScreen, MenuKind, natural_order};
+use super::{MemberFilter, MembersScreen, MenuKind, natural_order};
 use crate::api::model::{MemberSortBy, Role};
 use crate::text::sanitize_line;
 use crate::tui::action::Action;
 use crate::tui::effect::Cx;
+use crate::tui::widgets::checklist::{CheckLine, cycle_yes_no, toggle_value};
 use crate::tui::widgets::list;
 use crate::tui::widgets::menu::{self, Menu};
 
@@ -23,23 +24,37 @@ impl MembersScreen {
         choices
     }
 
-    fn toggle_lines(&self) -> Vec<String> {
-        let mut lines: Vec<String> = Role::KNOWN
+    /// The filter menu's lines: a checkbox per role, then the SCIM filter.
+    pub(super) fn filter_lines(&self) -> Vec<CheckLine<MemberFilter>> {
+        let mut lines: Vec<CheckLine<MemberFilter>> = Role::KNOWN
             .iter()
             .map(|role| {
-                let mark = if self.roles.contains(role) { "x" } else { " " };
-                format!("[{mark}] role {}", role.as_str())
+                CheckLine::check(
+                    MemberFilter::Role(role.clone()),
+                    format!("role {}", role.as_str()),
+                    self.roles.contains(role),
+                )
             })
             .collect();
-        lines.push(format!(
-            "SCIM managed: {}",
-            match self.scim_managed {
-                None => "any",
-                Some(true) => "yes",
-                Some(false) => "no",
-            }
+        lines.push(CheckLine::yes_no(
+            MemberFilter::Scim,
+            "SCIM managed",
+            self.scim_managed,
         ));
         lines
+    }
+
+    /// Ticks or cycles one filter of the menu, and loads the list anew.
+    pub(super) fn toggle_filter(&mut self, filter: MemberFilter, cx: &mut Cx) {
+        match filter {
+            MemberFilter::Role(role) => toggle_value(&mut self.roles, &role),
+            MemberFilter::Scim => self.scim_managed = cycle_yes_no(self.scim_managed),
+        }
+        let lines = self.filter_lines();
+        if let Some(menu) = &mut self.filters {
+            menu.update(lines);
+        }
+        self.reload(cx);
     }
 
     pub(super) fn open_menu(&mut self, kind: MenuKind) {
@@ -59,7 +74,6 @@ impl MembersScreen {
                     .unwrap_or(0);
                 Menu::new("Sort members by", items, selected)
             }
-            MenuKind::Toggles => Menu::new("Filters (enter toggles)", self.toggle_lines(), 0),
         };
         self.menu = Some((kind, menu));
     }
@@ -80,29 +94,6 @@ impl MembersScreen {
                     self.sort_by = sort_by.clone();
                     self.reload(cx);
                 }
-            }
-            MenuKind::Toggles => {
-                match Role::KNOWN.get(choice) {
-                    Some(role) => {
-                        if let Some(at) = self.roles.iter().position(|r| r == role) {
-                            self.roles.remove(at);
-                        } else {
-                            self.roles.push(role.clone());
-                        }
-                    }
-                    None => {
-                        self.scim_managed = match self.scim_managed {
-                            None => Some(true),
-                            Some(true) => Some(false),
-                            Some(false) => None,
-                        }
-                    }
-                }
-                let lines = self.toggle_lines();
-                if let Some((_, menu)) = &mut self.menu {
-                    menu.items = lines;
-                }
-                self.reload(cx);
             }
         }
     }

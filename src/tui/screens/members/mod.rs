@@ -24,6 +24,7 @@ use crate::api::MemberListParams;
 use crate::api::model::{Member, MemberRef, MemberSortBy, Role, SortOrder};
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::widgets::checklist::{self, CheckMenu};
 use crate::tui::widgets::menu::Menu;
 
 /// References per page: the contract's maximum, to keep requests few.
@@ -49,7 +50,13 @@ pub enum Detail {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum MenuKind {
     Sort,
-    Toggles,
+}
+
+/// A line of the filter menu: one role (several match any), or SCIM.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum MemberFilter {
+    Role(Role),
+    Scim,
 }
 
 #[derive(Debug)]
@@ -79,6 +86,7 @@ pub struct MembersScreen {
     wants_details: Cell<bool>,
     show_detail: bool,
     menu: Option<(MenuKind, Menu)>,
+    filters: Option<CheckMenu<MemberFilter>>,
 }
 
 impl Default for MembersScreen {
@@ -100,6 +108,7 @@ impl Default for MembersScreen {
             wants_details: Cell::new(false),
             show_detail: true,
             menu: None,
+            filters: None,
         }
     }
 }
@@ -219,7 +228,7 @@ impl Screen for MembersScreen {
     }
 
     fn captures_keys(&self) -> bool {
-        self.input.is_some() || self.menu.is_some()
+        self.input.is_some() || self.menu.is_some() || self.filters.is_some()
     }
 
     fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
@@ -299,6 +308,12 @@ impl Screen for MembersScreen {
             self.handle_menu_action(action, cx);
             return true;
         }
+        if self.filters.is_some() {
+            if let Some(filter) = checklist::choose(&mut self.filters, action) {
+                self.toggle_filter(filter, cx);
+            }
+            return true;
+        }
         let request = self.page_request();
         if self.list.navigate(action, cx, request) {
             // The details asked for are those of the rows on screen after the move.
@@ -320,7 +335,9 @@ impl Screen for MembersScreen {
                 self.input = Some(Input::new(self.search.clone()));
             }
             Action::Sort => self.open_menu(MenuKind::Sort),
-            Action::Toggles => self.open_menu(MenuKind::Toggles),
+            Action::Toggles => {
+                self.filters = Some(CheckMenu::new("Filters", self.filter_lines()));
+            }
             Action::ReverseSort => {
                 if self.sort_by.is_none() {
                     cx.notify("choose a sort first (s); the default order has no direction".into());
@@ -486,6 +503,9 @@ impl Screen for MembersScreen {
         }
         if let Some((_, menu)) = &self.menu {
             menu.draw(frame, area, theme, "enter choose · esc close");
+        }
+        if let Some(filters) = &self.filters {
+            filters.draw(frame, area, theme);
         }
     }
 }
