@@ -338,7 +338,8 @@ impl App {
             Slot::InventoryPage
             | Slot::InventoryExport
             | Slot::InventoryRecheck
-            | Slot::InventoryBulk => self.inventory.handle_reply(answer, &mut cx),
+            | Slot::InventoryBulk
+            | Slot::InventoryIdLookup => self.inventory.handle_reply(answer, &mut cx),
             Slot::Project
             | Slot::ProjectWrite
             | Slot::Deployment
@@ -576,7 +577,9 @@ impl App {
 }
 
 /// Answers a screen expects as data, not as errors for the log: a member whose
-/// membership is not active.
+/// membership is not active, a search that is no project's id.
 fn expected_absence(slot: Slot, error: &ErrorInfo) -> bool {
     matches!(slot, Slot::MemberDetail(_)) && error.kind.as_deref() == Some("member_not_found")
+        // A search that only looked like a project id.
+        || slot == Slot::InventoryIdLookup && error.status == Some(404)
 }

@@ -74,6 +74,23 @@ pub struct PagedList<T> {
     /// A refresh in flight: the rows stay on screen until its first page
     /// replaces them (an outage keeps what was loaded).
     replacing: bool,
+    /// `G` walks the pages to the real end: each page follows the last while
+    /// the request budget allows.
+    seeking_end: bool,
+    /// Why the walk to the end stopped early, said until the next move.
+    seek_stopped: Option<String>,
+    /// The request budget as the service last told it: (remaining, limit).
+    rate: Option<(u32, u32)>,
+}
+
+/// The requests a walk through the pages leaves to the user's next action:
+/// a tenth of the budget, at least this many.
+const MIN_RESERVE: u32 = 2;
+
+/// Whether the budget `(remaining, limit)` leaves more than the reserve for
+/// what the user does next (an unknown budget is no reason to stop).
+pub fn budget_allows(rate: Option<(u32, u32)>) -> bool {
+    rate.is_none_or(|(remaining, limit)| remaining > (limit / 10).max(MIN_RESERVE))
 }
 
 impl<T> PagedList<T> {
@@ -95,6 +112,9 @@ impl<T> PagedList<T> {
             started: false,
             marks: HashSet::new(),
             replacing: false,
+            seeking_end: false,
+            seek_stopped: None,
+            rate: None,
         }
     }
 
@@ -112,6 +132,8 @@ impl<T> PagedList<T> {
         // Marks are of the rows on screen: another query starts unmarked.
         self.marks.clear();
         self.replacing = false;
+        self.seeking_end = false;
+        self.seek_stopped = None;
     }
 
     /// Asks for the first page again and keeps the rows on screen until it
@@ -122,6 +144,8 @@ impl<T> PagedList<T> {
         }
         self.started = true;
         self.replacing = true;
+        self.seeking_end = false;
+        self.seek_stopped = None;
         self.pending_cursor = None;
         self.pending = Some(cx.fetch(self.slot, request(None)));
     }
@@ -129,6 +153,7 @@ impl<T> PagedList<T> {
     /// A failed page: the rows on screen stay, and the error is shown.
     pub fn fail(&mut self, error: ErrorInfo) {
         self.replacing = false;
+        self.seeking_end = false;
         self.error = Some(error);
     }
 
@@ -158,6 +183,19 @@ impl<T> PagedList<T> {
         let Some(cursor) = self.next_cursor.clone() else {
             return false;
         };
+        if self.seeking_end && !budget_allows(self.rate) {
+            self.seeking_end = false;
+            let stopped = self.stopped_text();
+            cx.notify(stopped.clone());
+            self.seek_stopped = Some(stopped);
+            return false;
+        }
+        if self.seeking_end {
+            cx.notify(format!(
+                "going to the end: {} loaded, the next page asked for",
+                thousands(self.rows.len() as i64)
+            ));
+        }
         self.pending_cursor = Some(cursor.clone());
         self.pending = Some(cx.fetch(self.slot, request(Some(cursor))));
         true
@@ -174,9 +212,38 @@ impl<T> PagedList<T> {
         let Some(index) = list::navigate(action, self.selected, self.viewport.get()) else {
             return false;
         };
+        self.seek_stopped = None;
+        // `G` goes to the real end: the pages not loaded yet follow one another.
+        self.seeking_end = action == Action::Bottom && self.has_more;
         self.select(index);
         self.prefetch(cx, request);
         true
+    }
+
+    /// What the head line says when the walk to the end stopped for the budget.
+    fn stopped_text(&self) -> String {
+        let rate = self
+            .rate
+            .map(|(remaining, limit)| format!(" (rate {remaining}/{limit})"))
+            .unwrap_or_default();
+        format!(
+            "stopped at {} loaded: the request budget is low{rate}; G goes on when it refills",
+            thousands(self.rows.len() as i64)
+        )
+    }
+
+    /// The request budget the service last told: (remaining, limit).
+    pub fn set_rate(&mut self, remaining: u32, limit: u32) {
+        self.rate = Some((remaining, limit));
+    }
+
+    pub fn rate(&self) -> Option<(u32, u32)> {
+        self.rate
+    }
+
+    /// Whether `G` is walking the pages to the end.
+    pub fn is_seeking_end(&self) -> bool {
+        self.seeking_end
     }
 
     /// Selects row `index`, or the last one loaded.
@@ -218,6 +285,11 @@ impl<T> PagedList<T> {
         }
         self.rows.extend(rows);
         self.has_more = pagination.has_more;
+        if self.seeking_end {
+            // The selection rides on the last row; the walk ends with the pages.
+            self.select(usize::MAX);
+            self.seeking_end = self.has_more;
+        }
         self.next_cursor = pagination.next_cursor;
         self.error = None;
         self.loaded_at = Some(now);
@@ -301,6 +373,12 @@ impl<T> PagedList<T> {
         )];
         if let Some(marks) = self.marks_label() {
             spans.push(Span::styled(marks, theme.accent));
+        }
+        if self.seeking_end {
+            spans.push(Span::styled(" · loading to the end…", theme.accent));
+        }
+        if let Some(stopped) = &self.seek_stopped {
+            spans.push(Span::styled(format!(" · {stopped}"), theme.warn));
         }
         spans
     }

@@ -87,6 +87,10 @@ pub struct InventoryScreen {
     pub bulk: bulk::Bulk,
     /// Reviewed marks from the history, for the glyph before the name.
     pub reviewed: reviewed::ReviewedMarks,
+    /// A search that reads as a project id: the token of its look-up, and
+    /// the project found (`find.rs`).
+    id_lookup: Option<u64>,
+    pub id_hit: Option<InventoryItem>,
 }
 
 impl InventoryScreen {
@@ -110,6 +114,8 @@ impl InventoryScreen {
             catch_up: CatchUp::default(),
             bulk: bulk::Bulk::default(),
             reviewed: reviewed::ReviewedMarks::default(),
+            id_lookup: None,
+            id_hit: None,
         }
     }
 
@@ -154,6 +160,7 @@ impl InventoryScreen {
         self.row_pages.clear();
         let request = self.page_request();
         self.list.reload(cx, request);
+        self.look_up_id(cx);
     }
 
     /// Asks for the next page when the selection nears the end of what is loaded.
@@ -364,7 +371,8 @@ impl Screen for InventoryScreen {
                     Ok(Reply::InventoryPage(page)) => {
                         let mut page = *page;
                         self.catch_up.overlay(&mut page.data);
-                        if cursor.is_none() {
+                        let first = cursor.is_none();
+                        if first {
                             // A first page replaces what a refresh kept on screen.
                             self.page_cursors.clear();
                             self.row_pages.clear();
@@ -377,6 +385,9 @@ impl Screen for InventoryScreen {
                             Some(page.total - self.catch_up.unconfirmed_deletes(&self.params()));
                         self.applied_finding = page.applied_finding;
                         self.list.append(page.data, page.pagination, cx.now);
+                        if first {
+                            self.show_id_hit();
+                        }
                         self.prefetch(cx);
                     }
                     Ok(_) => {}
@@ -384,6 +395,7 @@ impl Screen for InventoryScreen {
                 }
             }
             Slot::InventoryBulk => return self.bulk_reply(token, reply, cx),
+            Slot::InventoryIdLookup => return self.id_reply(token, reply),
             Slot::InventoryExport if self.export_pending == Some(token) => {
                 self.export_pending = None;
                 match reply {

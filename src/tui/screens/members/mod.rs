@@ -18,7 +18,7 @@ use time::OffsetDateTime;
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
-use super::paged::{PagedList, draw_placeholder};
+use super::paged::{PagedList, budget_allows, draw_placeholder};
 use super::{Screen, ScreenView};
 use crate::api::MemberListParams;
 use crate::api::model::{Member, MemberRef, MemberSortBy, Role, SortOrder};
@@ -35,6 +35,9 @@ pub const DETAIL_LANES: usize = 4;
 const QUERY_DEBOUNCE: time::Duration = time::Duration::milliseconds(250);
 /// Height of the detail pane.
 const DETAIL_HEIGHT: u16 = 8;
+/// While the request budget is low, one detail is asked for this often, so
+/// the budget is read anew without spending the reserve.
+const PAUSED_PROBE: time::Duration = time::Duration::seconds(20);
 /// The error type of a membership that is not (or no longer) active.
 const MEMBER_NOT_FOUND: &str = "member_not_found";
 
@@ -84,6 +87,8 @@ pub struct MembersScreen {
     pub detail_requests: usize,
     /// Set by a draw that found rows on screen without details and a free lane.
     wants_details: Cell<bool>,
+    /// Since when detail fetching waits for the request budget to refill.
+    paused_since: Option<OffsetDateTime>,
     show_detail: bool,
     menu: Option<(MenuKind, Menu)>,
     filters: Option<CheckMenu<MemberFilter>>,
@@ -106,6 +111,7 @@ impl Default for MembersScreen {
             lanes: Default::default(),
             detail_requests: 0,
             wants_details: Cell::new(false),
+            paused_since: None,
             show_detail: true,
             menu: None,
             filters: None,
@@ -181,13 +187,41 @@ impl MembersScreen {
         self.lanes.iter().flatten().count()
     }
 
-    /// Asks for the details of rows on screen, while a lane is free.
-    /// True when it asked for any.
+    /// Whether detail fetching waits for the request budget to refill: the
+    /// rest of the budget is kept for what the user does next.
+    pub fn details_paused(&self) -> bool {
+        self.paused_since.is_some()
+    }
+
+    /// The request budget as the service last told it; fetching resumes at
+    /// once when it has refilled.
+    pub fn set_rate(&mut self, remaining: u32, limit: u32) {
+        self.list.set_rate(remaining, limit);
+        if self.paused_since.is_some() && budget_allows(self.list.rate()) {
+            self.paused_since = None;
+            self.wants_details.set(true);
+        }
+    }
+
+    /// Asks for the details of rows on screen, while a lane is free and the
+    /// budget allows. True when it asked for any.
     fn fetch_details(&mut self, cx: &mut Cx) -> bool {
+        if !budget_allows(self.list.rate()) {
+            if self.missing_details().next().is_some() {
+                self.paused_since.get_or_insert(cx.now);
+            }
+            return false;
+        }
+        self.paused_since = None;
+        self.fetch_detail_lanes(DETAIL_LANES, cx)
+    }
+
+    /// Asks for the details of rows on screen in up to `lanes` free lanes.
+    fn fetch_detail_lanes(&mut self, lanes: usize, cx: &mut Cx) -> bool {
         let missing: Vec<String> = self.missing_details().map(str::to_owned).collect();
         let mut missing = missing.into_iter();
         let mut asked = false;
-        for lane in 0..DETAIL_LANES {
+        for lane in 0..lanes.min(DETAIL_LANES) {
             if self.lanes[lane].is_some() {
                 continue;
             }
@@ -283,7 +317,8 @@ impl Screen for MembersScreen {
             .wants_details
             .get()
             .then_some(OffsetDateTime::UNIX_EPOCH);
-        [self.query_deadline, now_please]
+        let probe = self.paused_since.map(|since| since + PAUSED_PROBE);
+        [self.query_deadline, now_please, probe]
             .into_iter()
             .flatten()
             .min()
@@ -294,6 +329,14 @@ impl Screen for MembersScreen {
         if self.wants_details.replace(false) {
             // "N details loading" in the head line.
             changed |= self.fetch_details(cx);
+        }
+        if self
+            .paused_since
+            .is_some_and(|since| since + PAUSED_PROBE <= cx.now)
+        {
+            // One detail reads the budget anew; the pause goes on meanwhile.
+            self.paused_since = Some(cx.now);
+            changed |= self.fetch_detail_lanes(1, cx);
         }
         if self.query_deadline.is_some_and(|at| at <= cx.now) {
             self.query_deadline = None;

@@ -41,7 +41,19 @@ impl MembersScreen {
             spans.push(Span::styled(" · loading…", theme.dim));
         }
         let loading = self.details_in_flight();
-        if loading > 0 {
+        if self.details_paused() {
+            let rate = self
+                .list
+                .rate()
+                .map(|(remaining, limit)| format!(" (rate {remaining}/{limit})"))
+                .unwrap_or_default();
+            spans.push(Span::styled(
+                format!(
+                    " · details paused: the request budget is low{rate}; they load when it refills"
+                ),
+                theme.warn,
+            ));
+        } else if loading > 0 {
             spans.push(Span::styled(
                 format!(" · {loading} details loading"),
                 theme.dim,
@@ -96,7 +108,10 @@ impl MembersScreen {
         // Header, plus the table's own top border line.
         let height = area.height.saturating_sub(2).max(1) as usize;
         let range = self.list.layout(height);
-        if self.missing_details().next().is_some() && self.details_in_flight() < DETAIL_LANES {
+        if !self.details_paused()
+            && self.missing_details().next().is_some()
+            && self.details_in_flight() < DETAIL_LANES
+        {
             self.wants_details.set(true);
         }
         let wide = area.width >= 100;
@@ -144,6 +159,12 @@ impl MembersScreen {
         let theme = view.theme;
         let kind = TableCell::from(fit(member.kind.as_str(), 6));
         let (name, email, joined) = match self.details.get(&member.user_id) {
+            // Paused for the budget: the id, not a row of dots.
+            None if self.details_paused() && !self.in_flight(&member.user_id) => (
+                Span::styled(fit(&member.user_id, name_width), theme.dim),
+                Span::styled("—", theme.dim),
+                Span::styled("—", theme.dim),
+            ),
             None => (
                 Span::styled("…", theme.dim),
                 Span::styled("…", theme.dim),
@@ -230,6 +251,10 @@ impl MembersScreen {
                 theme.warn,
             ))),
             Some(Detail::Failed(error)) => lines.extend(error_text(error, theme)),
+            None if self.details_paused() => lines.push(Line::from(Span::styled(
+                "Details wait for the request budget to refill; the rest of it is kept for what you do next.",
+                theme.warn,
+            ))),
             None => lines.push(Line::from(Span::styled("Loading details…", theme.dim))),
         }
         lines.push(field(
