@@ -18,6 +18,7 @@ impl App {
                 // The lists walk pages and fetch details within the budget.
                 self.inventory.list.set_rate(remaining, limit);
                 self.members.set_rate(remaining, limit);
+                self.pii.list.set_rate(remaining, limit);
                 let aged = self
                     .rate_at
                     .replace(now)

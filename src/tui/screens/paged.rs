@@ -227,7 +227,7 @@ impl<T> PagedList<T> {
             .map(|(remaining, limit)| format!(" (rate {remaining}/{limit})"))
             .unwrap_or_default();
         format!(
-            "stopped at {} loaded: the request budget is low{rate}; G goes on when it refills",
+            "stopped at {}: request budget low{rate}, G again once it refills",
             thousands(self.rows.len() as i64)
         )
     }

@@ -188,7 +188,10 @@ impl Screen for PiiScreen {
             (Action::PageDown, "page down"),
             (Action::PageUp, "page up"),
             (Action::Top, "newest finding"),
-            (Action::Bottom, "oldest loaded finding"),
+            (
+                Action::Bottom,
+                "oldest finding: loads the remaining pages within the request budget",
+            ),
             (Action::ToggleDetail, "show or hide the quote pane"),
             (
                 Action::Open,

@@ -457,16 +457,22 @@ impl Screen for InventoryScreen {
             (Action::PageDown, "page down"),
             (Action::PageUp, "page up"),
             (Action::Top, "first project"),
-            (Action::Bottom, "last loaded project"),
+            (
+                Action::Bottom,
+                "last project: loads the remaining pages within the request budget",
+            ),
             (
                 Action::Filter,
-                "search names and owners (terms under 3 characters are ignored)",
+                "search names and owners, or a project id (terms under 3 characters are ignored)",
             ),
             (
                 Action::Toggles,
-                "filter toggles: priority, published, audience, visibility, activity, PII, connectors, finding type",
+                "filters: tick several priorities, audiences, visibilities, activities or finding types (any matches); published, PII, connectors: any/yes/no",
             ),
-            (Action::PriorityFilter, "cycle the review-priority filter"),
+            (
+                Action::PriorityFilter,
+                "review-priority filter: the next single priority",
+            ),
             (
                 Action::ClearFilters,
                 "clear the search and every filter (the sort stays)",

@@ -481,7 +481,10 @@ impl Screen for MembersScreen {
             (Action::PageDown, "page down"),
             (Action::PageUp, "page up"),
             (Action::Top, "first member"),
-            (Action::Bottom, "last loaded member"),
+            (
+                Action::Bottom,
+                "last member: loads the remaining pages within the request budget",
+            ),
             (
                 Action::Filter,
                 "search names, usernames and e-mails (terms under 3 characters are ignored)",
