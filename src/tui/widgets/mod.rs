@@ -8,6 +8,7 @@ pub mod list;
 pub mod menu;
 pub mod palette;
 pub mod scroll;
+pub mod search;
 
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 

@@ -11,8 +11,7 @@ use crate::tui::palette::command::looks_like_id;
 impl InventoryScreen {
     /// Shows what the service's search finds for `text`.
     pub fn search_service(&mut self, text: &str, cx: &mut Cx) {
-        self.input = None;
-        self.query_deadline = None;
+        self.search_box.close();
         self.query.query = Some(text.trim().to_owned()).filter(|q| !q.is_empty());
         self.reload(cx);
     }

@@ -9,13 +9,11 @@ mod view;
 
 use std::path::PathBuf;
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use time::OffsetDateTime;
-use tui_input::Input;
-use tui_input::backend::crossterm::EventHandler;
 
 use super::catch_up::{CatchUp, Change, RowPatch};
 use super::paged::{PagedList, draw_placeholder};
@@ -30,11 +28,10 @@ use crate::tui::effect::{Answer, Cx, Reply, Request, Slot};
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::widgets::checklist::{self, CheckMenu};
 use crate::tui::widgets::menu::Menu;
+use crate::tui::widgets::search::SearchBox;
 
 /// Items per page: the contract's maximum, to keep requests few.
 pub const PAGE_SIZE: u32 = 100;
-/// Typing in the search box waits this long before asking the server.
-const QUERY_DEBOUNCE: time::Duration = time::Duration::milliseconds(250);
 /// Height of the detail pane.
 const DETAIL_HEIGHT: u16 = 10;
 
@@ -63,10 +60,7 @@ pub struct InventoryScreen {
     /// the search as typed, and the direction kept while no sort is chosen.
     pub query: InventoryParams,
     /// The search box while it has focus.
-    input: Option<Input>,
-    /// The search as it was when the box opened: `Esc` puts it back.
-    search_before: Option<String>,
-    query_deadline: Option<OffsetDateTime>,
+    search_box: SearchBox,
     pub list: PagedList<InventoryItem>,
     pub total: Option<i64>,
     export_pending: Option<u64>,
@@ -97,9 +91,7 @@ impl InventoryScreen {
     pub fn new(export_dir: PathBuf) -> Self {
         Self {
             query: InventoryParams::default(),
-            input: None,
-            search_before: None,
-            query_deadline: None,
+            search_box: SearchBox::default(),
             list: PagedList::new(Slot::InventoryPage, 20),
             total: None,
             export_pending: None,
@@ -128,6 +120,15 @@ impl InventoryScreen {
     /// The search as typed.
     pub fn search(&self) -> &str {
         self.query.query.as_deref().unwrap_or("")
+    }
+
+    /// Searches for `text`; the relevance sort goes with the search.
+    fn set_search(&mut self, text: String) {
+        self.query.query = Some(text).filter(|q| !q.is_empty());
+        if self.search().trim().is_empty() && self.query.sort_by == Some(InventorySortBy::Relevance)
+        {
+            self.query.sort_by = None;
+        }
     }
 
     /// The sort direction: descending unless reversed.
@@ -222,60 +223,30 @@ impl Screen for InventoryScreen {
     }
 
     fn captures_keys(&self) -> bool {
-        self.input.is_some() || self.menu.is_some() || self.filters.is_some() || self.bulk.is_open()
+        self.search_box.is_open()
+            || self.menu.is_some()
+            || self.filters.is_some()
+            || self.bulk.is_open()
     }
 
     fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
         if self.bulk.is_open() {
             return self.bulk_key(key, cx);
         }
-        let Some(input) = &mut self.input else {
+        let Some(edit) = self.search_box.handle_key(key, cx.now) else {
             return false;
         };
-        match key.code {
-            KeyCode::Esc => {
-                // Esc cancels the edit: the search before it comes back.
-                self.input = None;
-                let applied = self.query_deadline.take().is_none();
-                let before = self.search_before.take();
-                if self.query.query != before {
-                    self.query.query = before;
-                    if self.search().trim().is_empty()
-                        && self.query.sort_by == Some(InventorySortBy::Relevance)
-                    {
-                        self.query.sort_by = None;
-                    }
-                    if applied {
-                        self.reload(cx);
-                    }
-                }
-            }
-            KeyCode::Enter => {
-                self.input = None;
-                self.search_before = None;
-                if self.query_deadline.take().is_some() {
-                    self.reload(cx);
-                }
-            }
-            _ => {
-                let before = input.value().to_owned();
-                input.handle_event(&crossterm::event::Event::Key(*key));
-                if input.value() != before {
-                    self.query.query = Some(input.value().to_owned()).filter(|q| !q.is_empty());
-                    if self.search().trim().is_empty()
-                        && self.query.sort_by == Some(InventorySortBy::Relevance)
-                    {
-                        self.query.sort_by = None;
-                    }
-                    self.query_deadline = Some(cx.now + QUERY_DEBOUNCE);
-                }
-            }
+        if let Some(text) = edit.text {
+            self.set_search(text);
+        }
+        if edit.reload {
+            self.reload(cx);
         }
         true
     }
 
     fn wake_at(&self) -> Option<OffsetDateTime> {
-        [self.query_deadline, self.catch_up.wake_at()]
+        [self.search_box.deadline(), self.catch_up.wake_at()]
             .into_iter()
             .flatten()
             .min()
@@ -284,8 +255,7 @@ impl Screen for InventoryScreen {
     fn wake(&mut self, cx: &mut Cx) -> bool {
         // A re-read for the catch-up changes nothing on screen until it answers.
         self.catch_up.wake(cx);
-        if self.query_deadline.is_some_and(|at| at <= cx.now) {
-            self.query_deadline = None;
+        if self.search_box.due(cx.now) {
             self.reload(cx);
             return true;
         }
@@ -316,8 +286,8 @@ impl Screen for InventoryScreen {
                 self.list.refresh(cx, request);
             }
             Action::Filter => {
-                self.search_before = self.query.query.clone();
-                self.input = Some(Input::new(self.search().to_owned()));
+                let current = self.search().to_owned();
+                self.search_box.open(&current);
             }
             Action::Sort => self.open_menu(MenuKind::Sort),
             Action::Toggles => {

@@ -188,36 +188,13 @@ impl InventoryScreen {
     }
 
     pub(super) fn draw_filter_line(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
-        let line = match &self.input {
-            Some(input) => {
-                let width = area.width.saturating_sub(10) as usize;
-                let scroll = input.visual_scroll(width);
-                let shown: String = input.value().chars().skip(scroll).take(width).collect();
-                let short_terms = !input.value().trim().is_empty()
-                    && input
-                        .value()
-                        .split_whitespace()
-                        .all(|term| term.chars().count() < 3);
-                let mut spans = vec![
-                    Span::styled("search: ", theme.key),
-                    Span::raw(sanitize_line(&shown).into_owned()),
-                    Span::styled("▏", theme.accent),
-                ];
-                if short_terms {
-                    spans.push(Span::styled(
-                        "  (terms under 3 characters are ignored)",
-                        theme.dim,
-                    ));
-                }
-                let cursor_x = area.x + 8 + (input.visual_cursor().saturating_sub(scroll)) as u16;
-                frame.set_cursor_position((cursor_x.min(area.right().saturating_sub(1)), area.y));
-                Line::from(spans)
-            }
-            None => Line::from(Span::styled(
-                fit(&self.filter_summary(), area.width as usize),
-                theme.accent,
-            )),
-        };
+        if self.search_box.draw(frame, area, theme, true) {
+            return;
+        }
+        let line = Line::from(Span::styled(
+            fit(&self.filter_summary(), area.width as usize),
+            theme.accent,
+        ));
         frame.render_widget(Paragraph::new(line), area);
     }
 

@@ -10,13 +10,11 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::ops::Range;
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use time::OffsetDateTime;
-use tui_input::Input;
-use tui_input::backend::crossterm::EventHandler;
 
 use super::paged::{PagedList, budget_allows, draw_placeholder};
 use super::{Screen, ScreenView};
@@ -26,13 +24,12 @@ use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::widgets::checklist::{self, CheckMenu};
 use crate::tui::widgets::menu::Menu;
+use crate::tui::widgets::search::SearchBox;
 
 /// References per page: the contract's maximum, to keep requests few.
 pub const PAGE_SIZE: u32 = 100;
 /// Member details in flight at most; each has its own request lane.
 pub const DETAIL_LANES: usize = 4;
-/// Typing in the search box waits this long before asking the server.
-const QUERY_DEBOUNCE: time::Duration = time::Duration::milliseconds(250);
 /// Height of the detail pane.
 const DETAIL_HEIGHT: u16 = 8;
 /// While the request budget is low, one detail is asked for this often, so
@@ -70,10 +67,7 @@ pub struct MembersScreen {
     pub sort_by: Option<MemberSortBy>,
     pub sort_order: SortOrder,
     pub scim_managed: Option<bool>,
-    input: Option<Input>,
-    /// The search as it was when the box opened: `Esc` puts it back.
-    search_before: Option<String>,
-    query_deadline: Option<OffsetDateTime>,
+    search_box: SearchBox,
     /// The references; its viewport is 0 before the first draw: nothing is on
     /// screen, so no detail is fetched.
     pub list: PagedList<MemberRef>,
@@ -102,9 +96,7 @@ impl Default for MembersScreen {
             sort_by: None,
             sort_order: SortOrder::Desc,
             scim_managed: None,
-            input: None,
-            search_before: None,
-            query_deadline: None,
+            search_box: SearchBox::default(),
             list: PagedList::new(Slot::MemberPage, 0),
             details: HashMap::new(),
             known_roles: HashMap::new(),
@@ -127,12 +119,15 @@ fn natural_order(sort_by: Option<&MemberSortBy>) -> SortOrder {
     }
 }
 
-/// Whether every term of `text` is shorter than the 3 characters the server reads.
-fn only_short_terms(text: &str) -> bool {
-    !text.trim().is_empty() && text.split_whitespace().all(|t| t.chars().count() < 3)
-}
-
 impl MembersScreen {
+    /// Searches for `text`; the relevance sort goes with the search.
+    fn set_search(&mut self, text: String) {
+        self.search = text;
+        if self.search.trim().is_empty() && self.sort_by == Some(MemberSortBy::Relevance) {
+            self.sort_by = None;
+        }
+    }
+
     /// The list parameters for the current filters and sort.
     pub fn params(&self) -> MemberListParams {
         MemberListParams {
@@ -262,51 +257,18 @@ impl Screen for MembersScreen {
     }
 
     fn captures_keys(&self) -> bool {
-        self.input.is_some() || self.menu.is_some() || self.filters.is_some()
+        self.search_box.is_open() || self.menu.is_some() || self.filters.is_some()
     }
 
     fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
-        let Some(input) = &mut self.input else {
+        let Some(edit) = self.search_box.handle_key(key, cx.now) else {
             return false;
         };
-        match key.code {
-            KeyCode::Esc => {
-                // Esc cancels the edit: the search before it comes back.
-                self.input = None;
-                let applied = self.query_deadline.take().is_none();
-                let before = self.search_before.take().unwrap_or_default();
-                if self.search != before {
-                    self.search = before;
-                    if self.search.trim().is_empty()
-                        && self.sort_by == Some(MemberSortBy::Relevance)
-                    {
-                        self.sort_by = None;
-                    }
-                    if applied {
-                        self.reload(cx);
-                    }
-                }
-            }
-            KeyCode::Enter => {
-                self.input = None;
-                self.search_before = None;
-                if self.query_deadline.take().is_some() {
-                    self.reload(cx);
-                }
-            }
-            _ => {
-                let before = input.value().to_owned();
-                input.handle_event(&crossterm::event::Event::Key(*key));
-                if input.value() != before {
-                    self.search = input.value().to_owned();
-                    if self.search.trim().is_empty()
-                        && self.sort_by == Some(MemberSortBy::Relevance)
-                    {
-                        self.sort_by = None;
-                    }
-                    self.query_deadline = Some(cx.now + QUERY_DEBOUNCE);
-                }
-            }
+        if let Some(text) = edit.text {
+            self.set_search(text);
+        }
+        if edit.reload {
+            self.reload(cx);
         }
         true
     }
@@ -318,7 +280,7 @@ impl Screen for MembersScreen {
             .get()
             .then_some(OffsetDateTime::UNIX_EPOCH);
         let probe = self.paused_since.map(|since| since + PAUSED_PROBE);
-        [self.query_deadline, now_please, probe]
+        [self.search_box.deadline(), now_please, probe]
             .into_iter()
             .flatten()
             .min()
@@ -338,8 +300,7 @@ impl Screen for MembersScreen {
             self.paused_since = Some(cx.now);
             changed |= self.fetch_detail_lanes(1, cx);
         }
-        if self.query_deadline.is_some_and(|at| at <= cx.now) {
-            self.query_deadline = None;
+        if self.search_box.due(cx.now) {
             self.reload(cx);
             changed = true;
         }
@@ -373,10 +334,7 @@ impl Screen for MembersScreen {
                 let request = self.page_request();
                 self.list.refresh(cx, request);
             }
-            Action::Filter => {
-                self.search_before = Some(self.search.clone());
-                self.input = Some(Input::new(self.search.clone()));
-            }
+            Action::Filter => self.search_box.open(&self.search),
             Action::Sort => self.open_menu(MenuKind::Sort),
             Action::Toggles => {
                 self.filters = Some(CheckMenu::new("Filters", self.filter_lines()));

@@ -9,13 +9,14 @@ use ratatui::widgets::{
 };
 use time::OffsetDateTime;
 
-use super::{DETAIL_LANES, Detail, MembersScreen, only_short_terms};
+use super::{DETAIL_LANES, Detail, MembersScreen};
 use crate::api::model::MemberRef;
-use crate::text::{fit, sanitize_line};
+use crate::text::fit;
 use crate::tui::screens::{ScreenView, error_text};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::ago;
 use crate::tui::widgets::display::utc_datetime;
+use crate::tui::widgets::search::only_short_terms;
 
 /// Width of the role column.
 const ROLE_WIDTH: u16 = 12;
@@ -63,24 +64,14 @@ impl MembersScreen {
     }
 
     pub(super) fn draw_filter_line(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
-        let line = match &self.input {
-            Some(input) => {
-                let width = area.width.saturating_sub(10) as usize;
-                let scroll = input.visual_scroll(width);
-                let shown: String = input.value().chars().skip(scroll).take(width).collect();
-                let cursor_x = area.x + 8 + (input.visual_cursor().saturating_sub(scroll)) as u16;
-                frame.set_cursor_position((cursor_x.min(area.right().saturating_sub(1)), area.y));
-                Line::from(vec![
-                    Span::styled("search: ", theme.key),
-                    Span::raw(sanitize_line(&shown).into_owned()),
-                    Span::styled("▏", theme.accent),
-                ])
-            }
-            None => Line::from(Span::styled(
-                fit(&self.filter_summary(), area.width as usize),
-                theme.accent,
-            )),
-        };
+        // The short terms are said on the line below.
+        if self.search_box.draw(frame, area, theme, false) {
+            return;
+        }
+        let line = Line::from(Span::styled(
+            fit(&self.filter_summary(), area.width as usize),
+            theme.accent,
+        ));
         frame.render_widget(Paragraph::new(line), area);
     }
 
@@ -92,7 +83,7 @@ impl MembersScreen {
                 "terms under 3 characters are ignored by the server: this search matches everyone",
                 theme.warn,
             )
-        } else if self.input.is_some() {
+        } else if self.search_box.is_open() {
             Span::styled(
                 "terms under 3 characters are ignored by the server · enter or esc to close",
                 theme.dim,
