@@ -12,6 +12,7 @@ use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
 use super::analytics_traffic::TrafficPanel;
+use super::paged::draw_placeholder;
 use super::{ProjectRef, Screen, ScreenView, error_text, no_project_text};
 use crate::api::model::{BreakdownItem, Breakdowns};
 use crate::tui::action::Action;
@@ -389,14 +390,7 @@ impl Screen for AnalyticsScreen {
                 } else {
                     error_text(error, theme)
                 };
-                frame.render_widget(
-                    Paragraph::new(text).wrap(Wrap { trim: true }).block(
-                        Block::default()
-                            .borders(Borders::TOP)
-                            .border_style(theme.border),
-                    ),
-                    body,
-                );
+                draw_placeholder(frame, body, text, theme);
             }
             (Some(data), None) => draw_breakdowns(frame, body, data, theme),
             (None, None) => frame.render_widget(

@@ -12,7 +12,7 @@ use std::ops::Range;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph, Table, TableState, Wrap};
 use time::OffsetDateTime;
 
 use super::error_text;
@@ -349,6 +349,25 @@ impl<T> PagedList<T> {
 }
 
 impl<T> PagedList<T> {
+    /// Draws `table`, built of the rows from `offset` on (as
+    /// [`PagedList::layout`] gave them), under the top border with the
+    /// selection highlighted.
+    pub fn draw_table(
+        &self,
+        frame: &mut Frame,
+        area: Rect,
+        table: Table<'_>,
+        offset: usize,
+        theme: &Theme,
+    ) {
+        let table = table
+            .block(top_border(theme))
+            .row_highlight_style(theme.selected);
+        let mut state =
+            TableState::default().with_selected(Some(self.selected.saturating_sub(offset)));
+        frame.render_stateful_widget(table, area, &mut state);
+    }
+
     /// Where the selection is: `17/5,000`, counted against `total` when the
     /// service gave one, else against the rows loaded (`300+` while more exist).
     pub fn position(&self, total: Option<i64>) -> String {
@@ -454,14 +473,24 @@ impl<T: RowKey> PagedList<T> {
     }
 }
 
+/// The rule above a list's table and its panes.
+pub fn top_border(theme: &Theme) -> Block<'static> {
+    Block::default()
+        .borders(Borders::TOP)
+        .border_style(theme.border)
+}
+
+/// A pane under a titled rule (` Detail `).
+pub fn titled_pane(title: &'static str, theme: &Theme) -> Block<'static> {
+    top_border(theme).title(Span::styled(title, theme.title))
+}
+
 /// Draws `lines` where the table would be, under the table's top border.
 pub fn draw_placeholder(frame: &mut Frame, area: Rect, lines: Vec<Line<'static>>, theme: &Theme) {
     frame.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: true }).block(
-            Block::default()
-                .borders(Borders::TOP)
-                .border_style(theme.border),
-        ),
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: true })
+            .block(top_border(theme)),
         area,
     );
 }

@@ -5,12 +5,10 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{
-    Block, Borders, Cell as TableCell, Paragraph, Row, Table, TableState, Wrap,
-};
+use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table, Wrap};
 use time::OffsetDateTime;
 
-use super::paged::{PagedList, draw_placeholder};
+use super::paged::{PagedList, draw_placeholder, titled_pane};
 use super::{ProjectRef, Screen, ScreenView, no_project_text};
 use crate::api::model::{PiiFinding, PiiStatus};
 use crate::text::{fit, sanitize_line, sanitize_multiline};
@@ -346,15 +344,8 @@ impl PiiScreen {
                 Constraint::Min(10),
             ],
         )
-        .header(Row::new(["Found (UTC) ↓", "Status", "Source", "Quote"]).style(theme.title))
-        .block(
-            Block::default()
-                .borders(Borders::TOP)
-                .border_style(theme.border),
-        )
-        .row_highlight_style(theme.selected);
-        let mut state = TableState::default().with_selected(Some(self.list.selected - offset));
-        frame.render_stateful_widget(table, area, &mut state);
+        .header(Row::new(["Found (UTC) ↓", "Status", "Source", "Quote"]).style(theme.title));
+        self.list.draw_table(frame, area, table, offset, theme);
     }
 
     fn draw_detail(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
@@ -385,15 +376,7 @@ impl PiiScreen {
         } else {
             " Quote — enter reads it whole "
         };
-        self.quote_pane.draw(
-            frame,
-            area,
-            Block::default()
-                .borders(Borders::TOP)
-                .border_style(theme.border)
-                .title(Span::styled(title, theme.title)),
-            lines,
-            theme,
-        );
+        self.quote_pane
+            .draw(frame, area, titled_pane(title, theme), lines, theme);
     }
 }

@@ -4,12 +4,13 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Cell as TableCell, Paragraph, Row, Table, TableState};
+use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table};
 
 use super::InventoryScreen;
 use crate::api::model::{ActivityGroup, InventoryItem, InventorySortBy, SortOrder};
 use crate::text::{fit, sanitize_line, sanitize_multiline};
 use crate::tui::screens::ScreenView;
+use crate::tui::screens::paged::titled_pane;
 use crate::tui::theme::{Theme, priority_label};
 use crate::tui::widgets::{ago, count, thousands};
 
@@ -260,16 +261,8 @@ impl InventoryScreen {
                 .collect::<Vec<_>>(),
         )
         .style(theme.title);
-        let table = Table::new(rows, widths)
-            .header(header)
-            .block(
-                Block::default()
-                    .borders(Borders::TOP)
-                    .border_style(theme.border),
-            )
-            .row_highlight_style(theme.selected);
-        let mut state = TableState::default().with_selected(Some(self.list.selected - offset));
-        frame.render_stateful_widget(table, area, &mut state);
+        let table = Table::new(rows, widths).header(header);
+        self.list.draw_table(frame, area, table, offset, theme);
     }
 
     pub(super) fn cell(
@@ -434,12 +427,7 @@ impl InventoryScreen {
             theme.dim,
         )));
         frame.render_widget(
-            Paragraph::new(left).block(
-                Block::default()
-                    .borders(Borders::TOP)
-                    .border_style(theme.border)
-                    .title(Span::styled(" Detail ", theme.title)),
-            ),
+            Paragraph::new(left).block(titled_pane(" Detail ", theme)),
             area,
         );
     }

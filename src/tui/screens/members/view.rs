@@ -4,14 +4,13 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{
-    Block, Borders, Cell as TableCell, Paragraph, Row, Table, TableState, Wrap,
-};
+use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table, Wrap};
 use time::OffsetDateTime;
 
 use super::{DETAIL_LANES, Detail, MembersScreen};
 use crate::api::model::MemberRef;
 use crate::text::fit;
+use crate::tui::screens::paged::titled_pane;
 use crate::tui::screens::{ScreenView, error_text};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::ago;
@@ -127,16 +126,8 @@ impl MembersScreen {
             widths.push(Constraint::Length(joined_width));
             titles.push("Joined");
         }
-        let table = Table::new(rows, widths)
-            .header(Row::new(titles).style(theme.title))
-            .block(
-                Block::default()
-                    .borders(Borders::TOP)
-                    .border_style(theme.border),
-            )
-            .row_highlight_style(theme.selected);
-        let mut state = TableState::default().with_selected(Some(self.list.selected - range.start));
-        frame.render_stateful_widget(table, area, &mut state);
+        let table = Table::new(rows, widths).header(Row::new(titles).style(theme.title));
+        self.list.draw_table(frame, area, table, range.start, theme);
     }
 
     pub(super) fn row(
@@ -253,12 +244,9 @@ impl MembersScreen {
             Span::styled(fit(&member.user_id, width), theme.dim),
         ));
         frame.render_widget(
-            Paragraph::new(lines).wrap(Wrap { trim: true }).block(
-                Block::default()
-                    .borders(Borders::TOP)
-                    .border_style(theme.border)
-                    .title(Span::styled(" Member ", theme.title)),
-            ),
+            Paragraph::new(lines)
+                .wrap(Wrap { trim: true })
+                .block(titled_pane(" Member ", theme)),
             area,
         );
     }

@@ -17,9 +17,10 @@ use std::path::PathBuf;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
 use time::{Duration, OffsetDateTime};
 
+use super::paged::draw_placeholder;
 use super::{ProjectRef, Screen, ScreenView, no_project_text};
 use crate::api::model::{Realtime, VisitorBucket};
 use crate::text::fit;
@@ -581,14 +582,7 @@ impl Screen for MonitorScreen {
                 ),
                 theme.dim,
             )));
-            frame.render_widget(
-                Paragraph::new(text).wrap(Wrap { trim: true }).block(
-                    Block::default()
-                        .borders(Borders::TOP)
-                        .border_style(theme.border),
-                ),
-                body,
-            );
+            draw_placeholder(frame, body, text, theme);
             return;
         }
         if self.watch.is_empty() || self.zoom {
