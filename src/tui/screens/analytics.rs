@@ -6,14 +6,14 @@ use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph};
 use time::{Date, Duration, OffsetDateTime};
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
 use super::analytics_traffic::TrafficPanel;
 use super::paged::draw_placeholder;
-use super::{ProjectRef, Screen, ScreenView, error_text, no_project_text};
+use super::{ProjectRef, Screen, ScreenView, draw_no_project, error_text};
 use crate::api::model::{BreakdownItem, Breakdowns};
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
@@ -323,16 +323,8 @@ impl Screen for AnalyticsScreen {
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
         let theme = view.theme;
         let Some(project) = &self.project else {
-            frame.render_widget(
-                Paragraph::new(no_project_text(
-                    theme,
-                    "Analytics shows countries, devices, pages and sources",
-                    view.keymap,
-                ))
-                .wrap(Wrap { trim: true }),
-                area,
-            );
-            return;
+            let what = "Analytics shows countries, devices, pages and sources";
+            return draw_no_project(frame, area, view, what);
         };
         let [head_area, note_area, body] = Layout::vertical([
             Constraint::Length(1),

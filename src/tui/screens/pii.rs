@@ -5,11 +5,11 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table, Wrap};
+use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table};
 use time::OffsetDateTime;
 
 use super::paged::{PagedList, draw_placeholder, titled_pane};
-use super::{ProjectRef, Screen, ScreenView, no_project_text};
+use super::{ProjectRef, Screen, ScreenView, draw_no_project};
 use crate::api::model::{PiiFinding, PiiStatus};
 use crate::text::{fit, sanitize_line, sanitize_multiline};
 use crate::tui::action::Action;
@@ -204,16 +204,8 @@ impl Screen for PiiScreen {
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
         let theme = view.theme;
         let Some(project) = &self.project else {
-            frame.render_widget(
-                Paragraph::new(no_project_text(
-                    theme,
-                    "This tab lists the personal-data findings",
-                    view.keymap,
-                ))
-                .wrap(Wrap { trim: true }),
-                area,
-            );
-            return;
+            let what = "This tab lists the personal-data findings";
+            return draw_no_project(frame, area, view, what);
         };
         let detail_height = if self.show_detail && area.height >= 18 {
             DETAIL_HEIGHT
