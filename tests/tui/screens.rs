@@ -1010,7 +1010,7 @@ fn analytics_explain_a_project_never_published_and_drop_stale_replies() {
         Ok(Reply::Breakdowns(Box::new(breakdowns()))),
     );
     assert!(
-        app.analytics.data.is_none(),
+        app.analytics.breakdowns.data.is_none(),
         "the old project's reply is dropped"
     );
     reply(

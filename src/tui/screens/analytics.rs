@@ -11,12 +11,12 @@ use time::{Date, Duration, OffsetDateTime};
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
-use super::analytics_traffic::TrafficPanel;
+use super::analytics_traffic::{Fetched, TrafficPanel};
 use super::paged::draw_placeholder;
 use super::{ProjectRef, Screen, ScreenView, draw_no_project, error_text};
 use crate::api::model::{BreakdownItem, Breakdowns};
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Answer, Cx, Reply, Request, Slot};
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::{bar_lines, date_label};
@@ -97,16 +97,13 @@ pub fn parse_range(text: &str) -> Result<(Date, Date), String> {
 }
 
 /// What the data on screen was loaded for.
-type LoadKey = (String, Date, Date);
+type LoadKey = super::analytics_traffic::TrafficKey;
 
 #[derive(Debug)]
 pub struct AnalyticsScreen {
     project: Option<ProjectRef>,
     pub range: RangeChoice,
-    pub data: Option<Breakdowns>,
-    pub error: Option<ErrorInfo>,
-    loaded_for: Option<LoadKey>,
-    pending: Option<(u64, LoadKey)>,
+    pub breakdowns: Fetched<Breakdowns>,
     menu: Option<Menu>,
     input: Option<Input>,
     pub input_error: Option<String>,
@@ -119,10 +116,7 @@ impl Default for AnalyticsScreen {
         Self {
             project: None,
             range: RangeChoice::LastDays(30),
-            data: None,
-            error: None,
-            loaded_for: None,
-            pending: None,
+            breakdowns: Fetched::default(),
             menu: None,
             input: None,
             input_error: None,
@@ -137,11 +131,8 @@ impl AnalyticsScreen {
     pub fn set_project(&mut self, project: Option<ProjectRef>) {
         if self.project != project {
             self.project = project;
-            self.data = None;
-            self.error = None;
-            self.loaded_for = None;
             // A reply for the previous project is dropped by its token.
-            self.pending = None;
+            self.breakdowns.reset();
             self.traffic.reset();
         }
     }
@@ -151,7 +142,7 @@ impl AnalyticsScreen {
     }
 
     pub fn is_loading(&self) -> bool {
-        self.pending.is_some() || self.traffic.is_loading()
+        self.breakdowns.is_loading() || self.traffic.is_loading()
     }
 
     fn key(&self, now: OffsetDateTime) -> Option<LoadKey> {
@@ -166,8 +157,7 @@ impl AnalyticsScreen {
             return;
         };
         self.traffic.load(cx, &key, force);
-        let asked = self.pending.as_ref().is_some_and(|(_, k)| *k == key);
-        if !force && (asked || self.loaded_for.as_ref() == Some(&key)) {
+        if !self.breakdowns.wants(&key, force) {
             return;
         }
         let (project_id, first, last) = key.clone();
@@ -179,7 +169,7 @@ impl AnalyticsScreen {
                 ends_at: last.midnight().assume_utc(),
             },
         );
-        self.pending = Some((token, key));
+        self.breakdowns.asked(token, key);
     }
 
     fn choose(&mut self, range: RangeChoice, cx: &mut Cx) {
@@ -275,29 +265,23 @@ impl Screen for AnalyticsScreen {
 
     fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
         if answer.slot == Slot::Traffic {
-            return self.traffic.accept(answer);
+            return self.traffic.take(answer);
         }
         let Answer { slot, token, reply } = answer;
-        if slot != Slot::Breakdowns || self.pending.as_ref().is_none_or(|(t, _)| *t != token) {
+        if slot != Slot::Breakdowns {
             return false;
         }
-        let Some((_, key)) = self.pending.take() else {
-            return false;
-        };
-        match reply {
-            Ok(Reply::Breakdowns(data)) => {
-                self.data = Some(*data);
-                self.error = None;
-                self.loaded_at = Some(cx.now);
-            }
-            Ok(_) => return false,
-            Err(error) => {
-                self.data = None;
-                self.error = Some(error);
-            }
+        let answered = reply.is_ok();
+        let accepted = self
+            .breakdowns
+            .accept_reply(token, reply, |reply| match reply {
+                Reply::Breakdowns(data) => Some(*data),
+                _ => None,
+            });
+        if accepted && answered {
+            self.loaded_at = Some(cx.now);
         }
-        self.loaded_for = Some(key);
-        true
+        accepted
     }
 
     fn last_loaded(&self) -> Option<OffsetDateTime> {
@@ -360,7 +344,7 @@ impl Screen for AnalyticsScreen {
         frame.render_widget(Paragraph::new(Line::from(head)), head_area);
         self.draw_note(frame, note_area, view);
         // The chart takes the upper part when the screen has room for both.
-        let body = if body.height >= 16 && self.error.is_none() {
+        let body = if body.height >= 16 && self.breakdowns.error.is_none() {
             let [traffic_area, rest] =
                 Layout::vertical([Constraint::Percentage(50), Constraint::Min(8)]).areas(body);
             self.traffic.draw(frame, traffic_area, theme);
@@ -368,7 +352,7 @@ impl Screen for AnalyticsScreen {
         } else {
             body
         };
-        match (&self.data, &self.error) {
+        match (&self.breakdowns.data, &self.breakdowns.error) {
             (_, Some(error)) => {
                 let text = if error.kind.as_deref() == Some(ANALYTICS_NOT_FOUND) {
                     vec![
