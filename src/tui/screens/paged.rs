@@ -16,7 +16,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Table, TableState, Wrap};
 use time::OffsetDateTime;
 
 use super::error_text;
-use crate::api::model::{InventoryItem, MemberRef, Pagination, PiiFinding};
+use crate::api::model::{InventoryItem, MemberRef, Pagination, PiiFinding, SortOrder};
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Request, Slot};
 use crate::tui::theme::Theme;
@@ -471,6 +471,39 @@ impl<T: RowKey> PagedList<T> {
     pub fn unmark(&mut self, key: &str) {
         self.marks.remove(key);
     }
+}
+
+/// `S`: the other direction of the sort, or `None` (said why) without a
+/// sort: the default order has no direction.
+pub fn reversed(sorted: bool, order: &SortOrder, cx: &mut Cx) -> Option<SortOrder> {
+    if !sorted {
+        cx.notify("choose a sort first (s); the default order has no direction".into());
+        return None;
+    }
+    Some(match order {
+        SortOrder::Asc => SortOrder::Desc,
+        _ => SortOrder::Asc,
+    })
+}
+
+/// The words a list's movement keys are said in, in its help.
+pub struct RowWords {
+    pub next: &'static str,
+    pub previous: &'static str,
+    pub first: &'static str,
+    pub last: &'static str,
+}
+
+/// The help rows of a list's movement keys.
+pub fn movement_help(words: RowWords) -> Vec<(Action, &'static str)> {
+    vec![
+        (Action::Down, words.next),
+        (Action::Up, words.previous),
+        (Action::PageDown, "page down"),
+        (Action::PageUp, "page up"),
+        (Action::Top, words.first),
+        (Action::Bottom, words.last),
+    ]
 }
 
 /// The rule above a list's table and its panes.

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table};
 use time::OffsetDateTime;
 
-use super::paged::{PagedList, draw_placeholder, titled_pane};
+use super::paged::{PagedList, RowWords, draw_placeholder, movement_help, titled_pane};
 use super::{ProjectRef, Screen, ScreenView, draw_no_project};
 use crate::api::model::{PiiFinding, PiiStatus};
 use crate::text::{fit, sanitize_line, sanitize_multiline};
@@ -177,19 +177,13 @@ impl Screen for PiiScreen {
     }
 
     fn help(&self) -> Vec<(Action, &'static str)> {
-        vec![
-            (
-                Action::Down,
-                "next finding (pages load as you near the end)",
-            ),
-            (Action::Up, "previous finding"),
-            (Action::PageDown, "page down"),
-            (Action::PageUp, "page up"),
-            (Action::Top, "newest finding"),
-            (
-                Action::Bottom,
-                "oldest finding: loads the remaining pages within the request budget",
-            ),
+        let mut help = movement_help(RowWords {
+            next: "next finding (pages load as you near the end)",
+            previous: "previous finding",
+            first: "newest finding",
+            last: "oldest finding: loads the remaining pages within the request budget",
+        });
+        help.extend([
             (Action::ToggleDetail, "show or hide the quote pane"),
             (
                 Action::Open,
@@ -198,7 +192,8 @@ impl Screen for PiiScreen {
             (Action::Copy, "copy the finding id (OSC 52)"),
             (Action::Refresh, "reload from the newest"),
             (Action::Tab2, "pick the project in the inventory"),
-        ]
+        ]);
+        help
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {

@@ -16,7 +16,7 @@ use ratatui::text::{Line, Span};
 use time::OffsetDateTime;
 
 use super::catch_up::{CatchUp, Change, RowPatch};
-use super::paged::{PagedList, draw_placeholder};
+use super::paged::{PagedList, RowWords, draw_placeholder, movement_help, reversed};
 use super::{Screen, ScreenView};
 use crate::api::InventoryParams;
 use crate::api::model::{
@@ -295,13 +295,9 @@ impl Screen for InventoryScreen {
             }
             Action::Export => self.open_menu(MenuKind::Export),
             Action::ReverseSort => {
-                if self.query.sort_by.is_none() {
-                    cx.notify("choose a sort first (s); the default order has no direction".into());
-                } else {
-                    self.query.sort_order = Some(match self.sort_order() {
-                        SortOrder::Asc => SortOrder::Desc,
-                        _ => SortOrder::Asc,
-                    });
+                let sorted = self.query.sort_by.is_some();
+                if let Some(order) = reversed(sorted, &self.sort_order(), cx) {
+                    self.query.sort_order = Some(order);
                     self.reload(cx);
                 }
             }
@@ -418,19 +414,13 @@ impl Screen for InventoryScreen {
     }
 
     fn help(&self) -> Vec<(Action, &'static str)> {
-        let mut help = vec![
-            (
-                Action::Down,
-                "next project (pages load as you near the end)",
-            ),
-            (Action::Up, "previous project"),
-            (Action::PageDown, "page down"),
-            (Action::PageUp, "page up"),
-            (Action::Top, "first project"),
-            (
-                Action::Bottom,
-                "last project: loads the remaining pages within the request budget",
-            ),
+        let mut help = movement_help(RowWords {
+            next: "next project (pages load as you near the end)",
+            previous: "previous project",
+            first: "first project",
+            last: "last project: loads the remaining pages within the request budget",
+        });
+        help.extend([
             (
                 Action::Filter,
                 "search names and owners, or a project id (terms under 3 characters are ignored)",
@@ -469,7 +459,7 @@ impl Screen for InventoryScreen {
                 "with rows marked: set the visibility of all of them",
             ),
             (Action::Unpublish, "with rows marked: unpublish all of them"),
-        ];
+        ]);
         // Read-only mode offers no bulk change.
         if self.bulk.read_only {
             help.retain(|(action, _)| !matches!(action, Action::Visibility | Action::Unpublish));

@@ -1,14 +1,14 @@
 //! The member directory's sort and filter menus, and the line that sums up
 //! the filters and the sort.
 
-use super::{MemberFilter, MembersScreen, MenuKind, natural_order};
+use super::{MemberFilter, MembersScreen, natural_order};
 use crate::api::model::{MemberSortBy, Role};
 use crate::text::sanitize_line;
 use crate::tui::action::Action;
 use crate::tui::effect::Cx;
 use crate::tui::widgets::checklist::{CheckLine, cycle_yes_no, toggle_value};
 use crate::tui::widgets::list;
-use crate::tui::widgets::menu::{self, Menu};
+use crate::tui::widgets::menu::{Menu, MenuOutcome};
 
 impl MembersScreen {
     fn sort_choices(&self) -> Vec<Option<MemberSortBy>> {
@@ -57,44 +57,40 @@ impl MembersScreen {
         self.reload(cx);
     }
 
-    pub(super) fn open_menu(&mut self, kind: MenuKind) {
-        let menu = match kind {
-            MenuKind::Sort => {
-                let choices = self.sort_choices();
-                let items = choices
-                    .iter()
-                    .map(|choice| match choice {
-                        None => "default (role, then newest; best match with a search)".to_owned(),
-                        Some(by) => by.as_str().to_owned(),
-                    })
-                    .collect();
-                let selected = choices
-                    .iter()
-                    .position(|choice| *choice == self.sort_by)
-                    .unwrap_or(0);
-                Menu::new("Sort members by", items, selected)
-            }
-        };
-        self.menu = Some((kind, menu));
+    pub(super) fn open_sort_menu(&mut self) {
+        let choices = self.sort_choices();
+        let items = choices
+            .iter()
+            .map(|choice| match choice {
+                None => "default (role, then newest; best match with a search)".to_owned(),
+                Some(by) => by.as_str().to_owned(),
+            })
+            .collect();
+        let selected = choices
+            .iter()
+            .position(|choice| *choice == self.sort_by)
+            .unwrap_or(0);
+        self.sort_menu = Some(Menu::new("Sort members by", items, selected));
     }
 
-    pub(super) fn handle_menu_action(&mut self, action: Action, cx: &mut Cx) {
-        let Some((kind, choice)) = menu::choose(&mut self.menu, action) else {
+    pub(super) fn handle_sort_menu(&mut self, action: Action, cx: &mut Cx) {
+        let Some(menu) = &mut self.sort_menu else {
             return;
         };
-        match kind {
-            MenuKind::Sort => {
-                self.menu = None;
-                if let Some(sort_by) = self.sort_choices().get(choice) {
-                    if *sort_by != self.sort_by {
-                        // A new sort starts in its natural direction: names A to Z,
-                        // times and counts newest or largest first.
-                        self.sort_order = natural_order(sort_by.as_ref());
-                    }
-                    self.sort_by = sort_by.clone();
-                    self.reload(cx);
-                }
+        let choice = match menu.handle(action) {
+            MenuOutcome::Open => return,
+            MenuOutcome::Closed => None,
+            MenuOutcome::Chosen(choice) => Some(choice),
+        };
+        self.sort_menu = None;
+        if let Some(sort_by) = choice.and_then(|choice| self.sort_choices().get(choice).cloned()) {
+            if sort_by != self.sort_by {
+                // A new sort starts in its natural direction: names A to Z,
+                // times and counts newest or largest first.
+                self.sort_order = natural_order(sort_by.as_ref());
             }
+            self.sort_by = sort_by;
+            self.reload(cx);
         }
     }
 

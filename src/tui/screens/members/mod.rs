@@ -16,7 +16,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use time::OffsetDateTime;
 
-use super::paged::{PagedList, budget_allows, draw_placeholder};
+use super::paged::{PagedList, RowWords, budget_allows, draw_placeholder, movement_help, reversed};
 use super::{Screen, ScreenView};
 use crate::api::MemberListParams;
 use crate::api::model::{Member, MemberRef, MemberSortBy, Role, SortOrder};
@@ -45,11 +45,6 @@ pub enum Detail {
     /// 404 `member_not_found`: pending, removed or otherwise not active.
     NotActive,
     Failed(ErrorInfo),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum MenuKind {
-    Sort,
 }
 
 /// A line of the filter menu: one role (several match any), or SCIM.
@@ -84,7 +79,7 @@ pub struct MembersScreen {
     /// Since when detail fetching waits for the request budget to refill.
     paused_since: Option<OffsetDateTime>,
     show_detail: bool,
-    menu: Option<(MenuKind, Menu)>,
+    sort_menu: Option<Menu>,
     filters: Option<CheckMenu<MemberFilter>>,
 }
 
@@ -105,7 +100,7 @@ impl Default for MembersScreen {
             wants_details: Cell::new(false),
             paused_since: None,
             show_detail: true,
-            menu: None,
+            sort_menu: None,
             filters: None,
         }
     }
@@ -257,7 +252,7 @@ impl Screen for MembersScreen {
     }
 
     fn captures_keys(&self) -> bool {
-        self.search_box.is_open() || self.menu.is_some() || self.filters.is_some()
+        self.search_box.is_open() || self.sort_menu.is_some() || self.filters.is_some()
     }
 
     fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
@@ -308,8 +303,8 @@ impl Screen for MembersScreen {
     }
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
-        if self.menu.is_some() {
-            self.handle_menu_action(action, cx);
+        if self.sort_menu.is_some() {
+            self.handle_sort_menu(action, cx);
             return true;
         }
         if self.filters.is_some() {
@@ -335,18 +330,13 @@ impl Screen for MembersScreen {
                 self.list.refresh(cx, request);
             }
             Action::Filter => self.search_box.open(&self.search),
-            Action::Sort => self.open_menu(MenuKind::Sort),
+            Action::Sort => self.open_sort_menu(),
             Action::Toggles => {
                 self.filters = Some(CheckMenu::new("Filters", self.filter_lines()));
             }
             Action::ReverseSort => {
-                if self.sort_by.is_none() {
-                    cx.notify("choose a sort first (s); the default order has no direction".into());
-                } else {
-                    self.sort_order = match self.sort_order {
-                        SortOrder::Asc => SortOrder::Desc,
-                        _ => SortOrder::Asc,
-                    };
+                if let Some(order) = reversed(self.sort_by.is_some(), &self.sort_order, cx) {
+                    self.sort_order = order;
                     self.reload(cx);
                 }
             }
@@ -433,16 +423,13 @@ impl Screen for MembersScreen {
     }
 
     fn help(&self) -> Vec<(Action, &'static str)> {
-        vec![
-            (Action::Down, "next member (pages load as you near the end)"),
-            (Action::Up, "previous member"),
-            (Action::PageDown, "page down"),
-            (Action::PageUp, "page up"),
-            (Action::Top, "first member"),
-            (
-                Action::Bottom,
-                "last member: loads the remaining pages within the request budget",
-            ),
+        let mut help = movement_help(RowWords {
+            next: "next member (pages load as you near the end)",
+            previous: "previous member",
+            first: "first member",
+            last: "last member: loads the remaining pages within the request budget",
+        });
+        help.extend([
             (
                 Action::Filter,
                 "search names, usernames and e-mails (terms under 3 characters are ignored)",
@@ -463,7 +450,8 @@ impl Screen for MembersScreen {
             (Action::ToggleDetail, "show or hide the detail pane"),
             (Action::Copy, "copy the user id (OSC 52)"),
             (Action::Refresh, "reload the list and the details"),
-        ]
+        ]);
+        help
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
@@ -505,7 +493,7 @@ impl Screen for MembersScreen {
                 self.draw_detail(frame, detail_area, view);
             }
         }
-        if let Some((_, menu)) = &self.menu {
+        if let Some(menu) = &self.sort_menu {
             menu.draw(frame, area, theme, "enter choose · esc close");
         }
         if let Some(filters) = &self.filters {
