@@ -163,7 +163,7 @@ impl Screen for PiiScreen {
                 self.prefetch(cx);
             }
             Ok(_) => {}
-            Err(error) => self.list.error = Some(error),
+            Err(error) => self.list.fail(error),
         }
         true
     }

@@ -8,6 +8,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::menu::{Menu, MenuOutcome};
+use crate::api::model::WireEnum;
 use crate::tui::action::Action;
 use crate::tui::theme::Theme;
 
@@ -55,6 +56,25 @@ impl<K> CheckLine<K> {
             Toggle::YesNo(value) => format!("{}: {}", self.label, yes_no_word(value)),
         }
     }
+}
+
+/// A checkbox for each known value of a repeatable filter `name`, ticked
+/// when among `chosen`; `key` makes the line's key of a value.
+pub fn check_lines<T: WireEnum + PartialEq, K>(
+    name: &str,
+    chosen: &[T],
+    key: impl Fn(T) -> K,
+) -> Vec<CheckLine<K>> {
+    T::known_values()
+        .iter()
+        .map(|value| {
+            CheckLine::check(
+                key(value.clone()),
+                format!("{name} {}", value.wire()),
+                chosen.contains(value),
+            )
+        })
+        .collect()
 }
 
 /// `any`, `yes` or `no`.

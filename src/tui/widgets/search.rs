@@ -12,7 +12,7 @@ use time::OffsetDateTime;
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
-use crate::text::sanitize_line;
+use crate::text::{fit, sanitize_line};
 use crate::tui::theme::Theme;
 
 /// Typing waits this long before the list is asked for anew.
@@ -110,11 +110,20 @@ impl SearchBox {
         due
     }
 
-    /// Draws the open box over `area` (`search: text▏`), with a word on
-    /// short terms when `note_short_terms`; false when the box is closed.
-    pub fn draw(&self, frame: &mut Frame, area: Rect, theme: &Theme, note_short: bool) -> bool {
+    /// Draws the list's filter line: the open box (`search: text▏`, with a
+    /// word on short terms when `note_short`), else `summary`.
+    pub fn draw(
+        &self,
+        frame: &mut Frame,
+        area: Rect,
+        theme: &Theme,
+        note_short: bool,
+        summary: impl FnOnce() -> String,
+    ) {
         let Some((field, _)) = &self.open else {
-            return false;
+            let summary = fit(&summary(), area.width as usize);
+            frame.render_widget(Paragraph::new(Span::styled(summary, theme.accent)), area);
+            return;
         };
         let value = field.value();
         let width = area.width.saturating_sub(10) as usize;
@@ -134,7 +143,6 @@ impl SearchBox {
         let cursor_x = area.x + 8 + field.visual_cursor().saturating_sub(scroll) as u16;
         frame.set_cursor_position((cursor_x.min(area.right().saturating_sub(1)), area.y));
         frame.render_widget(Paragraph::new(Line::from(spans)), area);
-        true
     }
 }
 

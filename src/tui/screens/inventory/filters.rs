@@ -2,13 +2,11 @@
 //! line that sums them up.
 
 use super::{InventoryFilter, InventoryScreen, MenuKind};
-use crate::api::model::{
-    ActivityGroup, InventorySortBy, PublishAudience, ReviewPriority, Visibility,
-};
+use crate::api::model::{InventorySortBy, ReviewPriority};
 use crate::text::sanitize_line;
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ExportFormat, Request, Slot};
-use crate::tui::widgets::checklist::{CheckLine, cycle_yes_no, toggle_value};
+use crate::tui::widgets::checklist::{CheckLine, check_lines, cycle_yes_no, toggle_value};
 use crate::tui::widgets::list;
 use crate::tui::widgets::menu::{self, Menu};
 
@@ -41,40 +39,27 @@ impl InventoryScreen {
     /// for each boolean one.
     pub(super) fn filter_lines(&self) -> Vec<CheckLine<InventoryFilter>> {
         let q = &self.query;
-        let mut lines = Vec::new();
-        lines.extend(ReviewPriority::KNOWN.iter().map(|p| {
-            CheckLine::check(
-                InventoryFilter::Priority(p.clone()),
-                format!("priority {}", p.as_str()),
-                q.review_priority.contains(p),
-            )
-        }));
+        let mut lines = check_lines("priority", &q.review_priority, InventoryFilter::Priority);
         lines.push(CheckLine::yes_no(
             InventoryFilter::Published,
             "published",
             q.is_published,
         ));
-        lines.extend(PublishAudience::KNOWN.iter().map(|a| {
-            CheckLine::check(
-                InventoryFilter::Audience(a.clone()),
-                format!("audience {}", a.as_str()),
-                q.publish_audience.contains(a),
-            )
-        }));
-        lines.extend(Visibility::KNOWN.iter().map(|v| {
-            CheckLine::check(
-                InventoryFilter::Visibility(v.clone()),
-                format!("visibility {}", v.as_str()),
-                q.visibility.contains(v),
-            )
-        }));
-        lines.extend(ActivityGroup::KNOWN.iter().map(|g| {
-            CheckLine::check(
-                InventoryFilter::Activity(g.clone()),
-                format!("activity {}", g.as_str()),
-                q.activity_group.contains(g),
-            )
-        }));
+        lines.extend(check_lines(
+            "audience",
+            &q.publish_audience,
+            InventoryFilter::Audience,
+        ));
+        lines.extend(check_lines(
+            "visibility",
+            &q.visibility,
+            InventoryFilter::Visibility,
+        ));
+        lines.extend(check_lines(
+            "activity",
+            &q.activity_group,
+            InventoryFilter::Activity,
+        ));
         lines.push(CheckLine::yes_no(
             InventoryFilter::Pii,
             "has personal data",

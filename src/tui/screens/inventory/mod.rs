@@ -484,7 +484,9 @@ impl Screen for InventoryScreen {
         ])
         .areas(area);
         self.draw_head(frame, head_area, theme);
-        self.draw_filter_line(frame, filter_area, theme);
+        let summary = || self.filter_summary();
+        self.search_box
+            .draw(frame, filter_area, theme, true, summary);
         if self.list.rows.is_empty() {
             let text = self.list.placeholder(
                 theme,

@@ -188,17 +188,6 @@ impl InventoryScreen {
         frame.render_widget(Paragraph::new(Line::from(spans)), area);
     }
 
-    pub(super) fn draw_filter_line(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
-        if self.search_box.draw(frame, area, theme, true) {
-            return;
-        }
-        let line = Line::from(Span::styled(
-            fit(&self.filter_summary(), area.width as usize),
-            theme.accent,
-        ));
-        frame.render_widget(Paragraph::new(line), area);
-    }
-
     pub(super) fn draw_table(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
         let theme = view.theme;
         let sorted = sorted_column(self.query.sort_by.as_ref());

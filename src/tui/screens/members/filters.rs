@@ -6,7 +6,7 @@ use crate::api::model::{MemberSortBy, Role};
 use crate::text::sanitize_line;
 use crate::tui::action::Action;
 use crate::tui::effect::Cx;
-use crate::tui::widgets::checklist::{CheckLine, cycle_yes_no, toggle_value};
+use crate::tui::widgets::checklist::{CheckLine, check_lines, cycle_yes_no, toggle_value};
 use crate::tui::widgets::list;
 use crate::tui::widgets::menu::{Menu, MenuOutcome};
 
@@ -26,16 +26,7 @@ impl MembersScreen {
 
     /// The filter menu's lines: a checkbox per role, then the SCIM filter.
     pub(super) fn filter_lines(&self) -> Vec<CheckLine<MemberFilter>> {
-        let mut lines: Vec<CheckLine<MemberFilter>> = Role::KNOWN
-            .iter()
-            .map(|role| {
-                CheckLine::check(
-                    MemberFilter::Role(role.clone()),
-                    format!("role {}", role.as_str()),
-                    self.roles.contains(role),
-                )
-            })
-            .collect();
+        let mut lines = check_lines("role", &self.roles, MemberFilter::Role);
         lines.push(CheckLine::yes_no(
             MemberFilter::Scim,
             "SCIM managed",

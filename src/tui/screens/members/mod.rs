@@ -470,7 +470,10 @@ impl Screen for MembersScreen {
         ])
         .areas(area);
         self.draw_head(frame, head_area, theme);
-        self.draw_filter_line(frame, filter_area, theme);
+        // Short terms are said on the note line below.
+        let summary = || self.filter_summary();
+        self.search_box
+            .draw(frame, filter_area, theme, false, summary);
         self.draw_note(frame, note_area, theme);
         if self.list.rows.is_empty() {
             // The rows of the first page will fill this area.

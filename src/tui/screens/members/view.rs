@@ -62,18 +62,6 @@ impl MembersScreen {
         frame.render_widget(Paragraph::new(Line::from(spans)), area);
     }
 
-    pub(super) fn draw_filter_line(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
-        // The short terms are said on the line below.
-        if self.search_box.draw(frame, area, theme, false) {
-            return;
-        }
-        let line = Line::from(Span::styled(
-            fit(&self.filter_summary(), area.width as usize),
-            theme.accent,
-        ));
-        frame.render_widget(Paragraph::new(line), area);
-    }
-
     /// Under the search box: what the server does with short terms.
     pub(super) fn draw_note(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
         let short = only_short_terms(&self.search);
