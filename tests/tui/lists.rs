@@ -14,7 +14,8 @@ use vantage::tui::app::{App, ClientNotice, Msg};
 use vantage::tui::effect::{Effect, Reply, Request, Slot};
 
 use crate::screens::{
-    NOW, detail_requests, error, fetches, member, open_members, reply, screen, special, text,
+    NOW, detail_requests, error, fetches, member, member_page, open_members, reply, screen,
+    special, text,
 };
 use crate::state::page;
 use crate::support::{app, key};
@@ -382,4 +383,69 @@ fn member_details_pause_in_words_while_the_budget_is_low_and_resume_when_it_refi
     screen(&app, 120, 35);
     let resumed = detail_requests(&app.handle(Msg::Wake, later));
     assert_eq!(resumed.len(), 3, "the three free lanes");
+}
+
+#[test]
+fn capital_g_on_members_walks_the_pages_and_fetches_details_only_at_the_end() {
+    let mut app = app();
+    app.start(NOW);
+    let effects = app.handle(key('3'), NOW);
+    let (_, token, _) = fetches(&effects)
+        .into_iter()
+        .find(|(slot, ..)| *slot == Slot::MemberPage)
+        .expect("the first page");
+    screen(&app, 120, 35);
+    let first = reply(
+        &mut app,
+        Slot::MemberPage,
+        token,
+        Ok(Reply::MemberPage(Box::new(member_page(0..100, true)))),
+    );
+    // Answer the first screen's details, so every lane is free.
+    let mut pending = detail_requests(&first);
+    while let Some((lane, token, id)) = pending.pop() {
+        let more = reply(
+            &mut app,
+            Slot::MemberDetail(lane),
+            token,
+            Ok(Reply::Member(Box::new(member(&id)))),
+        );
+        pending.extend(detail_requests(&more));
+    }
+    assert_eq!(app.members.details_in_flight(), 0);
+    let effects = app.handle(key('G'), NOW);
+    let (_, token, _) = fetches(&effects)
+        .into_iter()
+        .find(|(slot, ..)| *slot == Slot::MemberPage)
+        .expect("the next page");
+    let middle = reply(
+        &mut app,
+        Slot::MemberPage,
+        token,
+        Ok(Reply::MemberPage(Box::new(member_page(100..200, true)))),
+    );
+    assert!(detail_requests(&middle).is_empty(), "rows passing by");
+    let (_, token, _) = fetches(&middle)
+        .into_iter()
+        .find(|(slot, ..)| *slot == Slot::MemberPage)
+        .expect("the walk goes on");
+    let last = reply(
+        &mut app,
+        Slot::MemberPage,
+        token,
+        Ok(Reply::MemberPage(Box::new(member_page(200..250, false)))),
+    );
+    assert_eq!(app.members.list.selected, 249);
+    let asked: Vec<String> = detail_requests(&last)
+        .into_iter()
+        .map(|(_, _, id)| id)
+        .collect();
+    assert!(
+        !asked.is_empty()
+            && asked.iter().all(|id| app
+                .members
+                .visible_rows()
+                .contains(&id[24..].parse().unwrap())),
+        "the rows at the end: {asked:?}"
+    );
 }

@@ -315,9 +315,12 @@ impl Screen for MembersScreen {
         }
         let request = self.page_request();
         if self.list.navigate(action, cx, request) {
-            // The details asked for are those of the rows on screen after the move.
+            // The details asked for are those of the rows on screen after the
+            // move; on the way to the end (G), those of the last page.
             self.list.follow_selection();
-            let _ = self.fetch_details(cx);
+            if !self.list.is_seeking_end() {
+                let _ = self.fetch_details(cx);
+            }
             return true;
         }
         match action {
@@ -375,7 +378,11 @@ impl Screen for MembersScreen {
                         }
                         self.list.append(page.data, page.pagination, cx.now);
                         self.prefetch(cx);
-                        let _ = self.fetch_details(cx);
+                        // On the way to the end (G) the rows pass by: details
+                        // wait for the last page.
+                        if !self.list.is_seeking_end() {
+                            let _ = self.fetch_details(cx);
+                        }
                     }
                     Ok(_) => {}
                     Err(error) => self.list.fail(error),

@@ -87,6 +87,7 @@ impl MembersScreen {
         let height = area.height.saturating_sub(2).max(1) as usize;
         let range = self.list.layout(height);
         if !self.details_paused()
+            && !self.list.is_seeking_end()
             && self.missing_details().next().is_some()
             && self.details_in_flight() < DETAIL_LANES
         {
