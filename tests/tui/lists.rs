@@ -268,18 +268,19 @@ fn a_project_id_typed_into_the_search_finds_that_project() {
             _ => None,
         })
         .expect("the id is looked up by itself");
-    // The service's search reads names and owners: nothing; the id finds it.
-    reply(
-        &mut app,
-        Slot::InventoryPage,
-        search,
-        Ok(Reply::InventoryPage(Box::new(page(0..0, 0, false)))),
-    );
+    // The service's search reads names and owners: nothing; the id finds it
+    // (its answer may come first).
     reply(
         &mut app,
         Slot::InventoryIdLookup,
         lookup,
         Ok(Reply::Project(Box::new(project("prj_0042")))),
+    );
+    reply(
+        &mut app,
+        Slot::InventoryPage,
+        search,
+        Ok(Reply::InventoryPage(Box::new(page(0..0, 0, false)))),
     );
     let rows = &app.inventory.list.rows;
     assert_eq!(rows.len(), 1);

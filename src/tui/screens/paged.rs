@@ -224,10 +224,10 @@ impl<T> PagedList<T> {
     fn stopped_text(&self) -> String {
         let rate = self
             .rate
-            .map(|(remaining, limit)| format!(" (rate {remaining}/{limit})"))
+            .map(|(remaining, limit)| format!(" ({remaining}/{limit})"))
             .unwrap_or_default();
         format!(
-            "stopped at {}: request budget low{rate}, G again once it refills",
+            "stopped at {}: request budget low{rate}; G again when it refills",
             thousands(self.rows.len() as i64)
         )
     }

@@ -40,6 +40,14 @@ impl InventoryScreen {
         self.show_id_hit()
     }
 
+    /// Takes the project found by id out of the rows (the search's first
+    /// page is about to take their place).
+    pub(super) fn hide_id_hit(&mut self) {
+        if let Some(hit) = &self.id_hit {
+            self.list.rows.retain(|row| row.id != hit.id);
+        }
+    }
+
     /// Puts the project found by id first in the list, unless the search
     /// found it too. True when the list changed.
     pub(super) fn show_id_hit(&mut self) -> bool {

@@ -342,6 +342,9 @@ impl Screen for InventoryScreen {
                             // A first page replaces what a refresh kept on screen.
                             self.page_cursors.clear();
                             self.row_pages.clear();
+                            // A project found by id before the search answered
+                            // goes first again below, counted with the total.
+                            self.hide_id_hit();
                         }
                         let page_index = self.page_cursors.len();
                         self.page_cursors.push(cursor);
