@@ -189,6 +189,7 @@ fn capital_g_walks_every_page_to_the_real_end_and_the_counter_follows() {
     let shown = text(&screen(&app, 120, 35));
     assert!(shown.contains("350/350"), "{shown}");
     assert!(!shown.contains("loading to the end"));
+    assert!(shown.contains("at the end: all 350 loaded"), "{shown}");
 }
 
 #[test]

@@ -79,6 +79,8 @@ pub struct PagedList<T> {
     seeking_end: bool,
     /// Why the walk to the end stopped early, said until the next move.
     seek_stopped: Option<String>,
+    /// The walk to the end has just reached it (said once, by the next prefetch).
+    seek_arrived: bool,
     /// The request budget as the service last told it: (remaining, limit).
     rate: Option<(u32, u32)>,
 }
@@ -114,6 +116,7 @@ impl<T> PagedList<T> {
             replacing: false,
             seeking_end: false,
             seek_stopped: None,
+            seek_arrived: false,
             rate: None,
         }
     }
@@ -171,6 +174,12 @@ impl<T> PagedList<T> {
         cx: &mut Cx,
         request: impl FnOnce(Option<String>) -> Request,
     ) -> bool {
+        if std::mem::take(&mut self.seek_arrived) {
+            cx.notify(format!(
+                "at the end: all {} loaded",
+                thousands(self.rows.len() as i64)
+            ));
+        }
         if !list::wants_next_page(
             self.selected,
             self.rows.len(),
@@ -289,6 +298,7 @@ impl<T> PagedList<T> {
             // The selection rides on the last row; the walk ends with the pages.
             self.select(usize::MAX);
             self.seeking_end = self.has_more;
+            self.seek_arrived = !self.has_more;
         }
         self.next_cursor = pagination.next_cursor;
         self.error = None;
