@@ -20,7 +20,7 @@ use time::OffsetDateTime;
 pub use self::audience::{AudienceEditor, EmbedPrompt, PublishConfirm};
 use self::audience::{EditorOutcome, EmbedOutcome, PublishOutcome};
 pub use self::deploy::DeploymentWatch;
-use super::{Screen, ScreenView};
+use super::{ProjectRef, Screen, ScreenView};
 use crate::api::model::{
     EmbedUrl, InventoryItem, Project, ProjectUpdate, Visibility, validate_project_name,
 };
@@ -44,26 +44,28 @@ pub enum WriteAccess {
 }
 
 /// The write actions, in the order hints list them.
-/// Each: the action, its hint, its hint while disabled, its help line.
+/// Each: the action, its hint, its hint while disabled, its help line. The
+/// hints are short so that every one fits the footer at 120 columns; the help
+/// (`?`) spells each out.
 const WRITE_ACTIONS: &[(Action, &str, &str, &str)] = &[
     (Action::Rename, "rename", "rename ✗", "rename the project"),
     (
         Action::Visibility,
-        "visibility",
-        "visibility ✗",
-        "who may open it in the editor",
+        "vis",
+        "vis ✗",
+        "visibility: who may open it in the editor",
     ),
     (
         Action::Publish,
-        "publish",
-        "publish ✗",
+        "pub",
+        "pub ✗",
         "publish, then follow the deployment",
     ),
     (
         Action::Unpublish,
-        "unpublish",
-        "unpublish ✗",
-        "take the published app offline",
+        "unpub",
+        "unpub ✗",
+        "unpublish: take the published app offline",
     ),
     (
         Action::Audience,
@@ -203,6 +205,16 @@ impl ProjectScreen {
                 project_id: self.item.id.clone(),
             },
         ));
+    }
+
+    /// The project as the monitor's watch list names it: `w` here pins it,
+    /// whichever inventory row is selected (it may have been opened from the
+    /// palette or the changes).
+    pub fn project_ref(&self) -> ProjectRef {
+        ProjectRef {
+            id: self.item.id.clone(),
+            name: self.current_name().map(str::to_owned),
+        }
     }
 
     /// The name as the project has it now (the response of the last write wins).
@@ -461,7 +473,11 @@ impl Screen for ProjectScreen {
         if let Some(part) = &self.security {
             return part.hints();
         }
-        let mut hints = vec![(Action::Back, "back"), (Action::ToggleDetail, "security")];
+        let mut hints = vec![
+            (Action::Back, "back"),
+            (Action::ToggleDetail, "scans"),
+            (Action::Watch, "watch"),
+        ];
         match self.access {
             WriteAccess::ReadOnly => {}
             WriteAccess::Allowed => hints.extend(
@@ -503,6 +519,10 @@ impl Screen for ProjectScreen {
             }
         }
         help.push((Action::ToggleDetail, "security: scans and their findings"));
+        help.push((
+            Action::Watch,
+            "pin or unpin the project on the monitor's watch list",
+        ));
         help.push((Action::Copy, "copy the project id (OSC 52)"));
         help.push((Action::Refresh, "read the project again"));
         help
