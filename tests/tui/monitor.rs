@@ -9,7 +9,7 @@ use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 use vantage::api::model::Realtime;
 use vantage::tui::app::{App, Identity, Msg};
-use vantage::tui::effect::{Effect, Reply, Request};
+use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Request};
 use vantage::tui::keymap::Keymap;
 use vantage::tui::theme::{Theme, ThemeName};
 use vantage::tui::watchlist::WatchEntry;
@@ -34,7 +34,12 @@ fn realtime(peak: i64) -> Realtime {
 
 /// The monitor open on `count` pinned projects, the first with ten times the
 /// traffic of the others, every answer in.
-fn grid(mut app: App, count: usize) -> App {
+fn grid(app: App, count: usize) -> App {
+    grid_with(app, count, |_| None)
+}
+
+/// Like [`grid`], with the refusal `refuse` gives for a project id, if any.
+fn grid_with(mut app: App, count: usize, refuse: impl Fn(&str) -> Option<ErrorInfo>) -> App {
     app.start(NOW);
     app.monitor.watch = (0..count)
         .map(|n| WatchEntry {
@@ -52,14 +57,11 @@ fn grid(mut app: App, count: usize) -> App {
             && let Request::Realtime { project_id } = *request
         {
             let peak = if project_id == "prj_0000" { 180 } else { 18 };
-            app.handle(
-                Msg::Reply {
-                    slot,
-                    token,
-                    reply: Ok(Reply::Realtime(Box::new(realtime(peak)))),
-                },
-                NOW,
-            );
+            let reply = match refuse(&project_id) {
+                Some(error) => Err(error),
+                None => Ok(Reply::Realtime(Box::new(realtime(peak)))),
+            };
+            app.handle(Msg::Reply { slot, token, reply }, NOW);
         }
     }
     app
@@ -207,4 +209,33 @@ fn under_no_color_the_focused_tile_has_a_marker_and_a_thick_border() {
     assert_eq!(focused.len(), 1, "{screen}");
     assert!(focused[0].contains("┏ ▶ Project 1 ━"), "{screen}");
     assert_eq!(screen.matches('┏').count(), 1, "one thick border\n{screen}");
+}
+
+#[test]
+fn a_never_published_tile_says_so_in_full_even_when_narrow() {
+    let never = |id: &str| {
+        (id == "prj_0001").then(|| ErrorInfo {
+            status: Some(404),
+            kind: Some("analytics_not_found".into()),
+            detail: None,
+            request_id: Some("req_1".into()),
+            summary: "analytics_not_found (HTTP 404)".into(),
+            gate: Some(Gate::FeatureOff("analytics".into())),
+            at: NOW,
+        })
+    };
+    let app = grid_with(app(), 4, never);
+    let screen = text(&render(&app, 80, 24, NOW));
+    // The right-hand tile of the first row, beside the focused one's thick border.
+    let words: String = screen
+        .lines()
+        .filter_map(|line| line.split("┃│").nth(1))
+        .map(|rest| rest.trim_end_matches('│').trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        words.contains("This project was never published: no live visitors until it is."),
+        "{screen}"
+    );
+    assert!(!screen.contains("not enabled"), "{screen}");
 }

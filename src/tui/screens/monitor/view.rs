@@ -362,20 +362,26 @@ impl MonitorScreen {
         let line = match live {
             Some(Live {
                 error: Some(error), ..
-            }) => Line::from(Span::styled(
-                fit(
-                    &if never_published(error) {
-                        NEVER_PUBLISHED.to_owned()
-                    } else {
-                        error
-                            .gate
-                            .as_ref()
-                            .map_or_else(|| error.summary.clone(), |gate| gate.explain())
-                    },
-                    inner.width as usize,
-                ),
-                theme.warn,
-            )),
+            }) => {
+                let why = if never_published(error) {
+                    NEVER_PUBLISHED.to_owned()
+                } else {
+                    error
+                        .gate
+                        .as_ref()
+                        .map_or_else(|| error.summary.clone(), |gate| gate.explain())
+                };
+                // Wrapped over the tile: it has no chart to show.
+                frame.render_widget(
+                    Paragraph::new(Span::styled(
+                        crate::text::sanitize_line(&why).into_owned(),
+                        theme.warn,
+                    ))
+                    .wrap(Wrap { trim: true }),
+                    inner,
+                );
+                return;
+            }
             Some(live) if live.loaded => {
                 let mut spans = vec![
                     Span::styled(
@@ -384,9 +390,6 @@ impl MonitorScreen {
                     ),
                     Span::styled(" now", theme.dim),
                 ];
-                if !pinned {
-                    spans.push(Span::styled(" · w pins", theme.dim));
-                }
                 if let Some(at) = live.updated_at {
                     spans.push(Span::styled(
                         format!(
@@ -397,12 +400,15 @@ impl MonitorScreen {
                         theme.dim,
                     ));
                 }
+                if !pinned {
+                    spans.push(Span::styled(" · w pins", theme.dim));
+                }
                 Line::from(spans)
             }
             _ => Line::from(Span::styled("…", theme.dim)),
         };
         frame.render_widget(Paragraph::new(line), line_area);
-        if let Some(live) = live.filter(|live| live.error.is_none() && live.loaded) {
+        if let Some(live) = live.filter(|live| live.loaded) {
             self.draw_sparkline(frame, chart_area, live, tile, theme);
         }
     }
