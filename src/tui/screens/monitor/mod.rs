@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 use time::{Duration, OffsetDateTime};
 
 use super::{ProjectRef, Screen, ScreenView, no_project_text};
@@ -29,6 +29,7 @@ use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::watchlist::{WATCH_LIMIT, WatchEntry};
+use crate::tui::widgets::rule;
 
 /// Seconds between refreshes unless `[tui] refresh_secs` says otherwise.
 pub const DEFAULT_REFRESH_SECS: u64 = 10;
@@ -566,11 +567,9 @@ impl Screen for MonitorScreen {
                 theme.dim,
             )));
             frame.render_widget(
-                Paragraph::new(text).wrap(Wrap { trim: true }).block(
-                    Block::default()
-                        .borders(Borders::TOP)
-                        .border_style(theme.border),
-                ),
+                Paragraph::new(text)
+                    .wrap(Wrap { trim: true })
+                    .block(rule(theme)),
                 body,
             );
             return;

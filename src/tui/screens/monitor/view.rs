@@ -15,7 +15,7 @@ use crate::tui::action::Action;
 use crate::tui::screens::{ProjectRef, ScreenView, error_text};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::{big_number, utc_hm, utc_hms};
-use crate::tui::widgets::{ago, thousands};
+use crate::tui::widgets::{ago, rule, thousands};
 
 /// What a project without analytics shows: it was never published.
 const NEVER_PUBLISHED: &str = "This project was never published: no live visitors until it is.";
@@ -157,11 +157,7 @@ impl MonitorScreen {
                     error_text(error, theme)
                 })
                 .wrap(Wrap { trim: true })
-                .block(
-                    Block::default()
-                        .borders(Borders::TOP)
-                        .border_style(theme.border),
-                ),
+                .block(rule(theme)),
                 chart_area,
             ),
             Some(live) if live.loaded => self.draw_chart(frame, chart_area, live, theme),
@@ -174,11 +170,7 @@ impl MonitorScreen {
                     },
                     theme.dim,
                 ))
-                .block(
-                    Block::default()
-                        .borders(Borders::TOP)
-                        .border_style(theme.border),
-                ),
+                .block(rule(theme)),
                 chart_area,
             ),
         }

@@ -14,11 +14,10 @@ use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 use time::OffsetDateTime;
 
 pub use self::audience::{AudienceEditor, EmbedPrompt, PublishConfirm};
-use self::audience::{EditorOutcome, EmbedOutcome, PublishOutcome};
 pub use self::deploy::DeploymentWatch;
 use super::{ProjectRef, Screen, ScreenView};
 use crate::api::model::{
@@ -27,9 +26,10 @@ use crate::api::model::{
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
-use crate::tui::widgets::confirm::{Confirm, ConfirmOutcome};
+use crate::tui::widgets::confirm::Confirm;
 use crate::tui::widgets::input::TextField;
 use crate::tui::widgets::menu::{Menu, MenuOutcome};
+use crate::tui::widgets::rule;
 use crate::tui::widgets::scroll::ScrollPane;
 
 /// Whether this session may change projects.
@@ -277,8 +277,10 @@ impl Screen for ProjectScreen {
     }
 
     fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
-        match &mut self.mode {
-            Mode::View | Mode::Visibility(_) => false,
+        let project_id = self.item.id.clone();
+        // Each dialog's answer, as the write it asks for.
+        let outcome = match &mut self.mode {
+            Mode::View | Mode::Visibility(_) => return false,
             Mode::Rename(rename) => {
                 match key.code {
                     KeyCode::Esc => self.mode = Mode::View,
@@ -292,42 +294,39 @@ impl Screen for ProjectScreen {
                         }
                     }
                 }
-                true
+                return true;
             }
             Mode::Confirm(confirm, kind) => {
                 let kind = *kind;
-                match confirm.handle_key(key) {
-                    ConfirmOutcome::Open => {}
-                    ConfirmOutcome::Cancelled => self.mode = Mode::View,
-                    ConfirmOutcome::Confirmed => self.confirmed(kind, cx),
-                }
-                true
+                confirm
+                    .handle_key(key)
+                    .map(|()| writes::confirmed_request(kind, project_id))
             }
-            Mode::Publish(confirm) => {
-                match confirm.handle_key(key) {
-                    PublishOutcome::Open => {}
-                    PublishOutcome::Cancelled => self.mode = Mode::View,
-                    PublishOutcome::Publish(audience) => self.publish(audience, cx),
-                }
-                true
-            }
-            Mode::Audience(editor) => {
-                match editor.handle_key(key) {
-                    EditorOutcome::Open => {}
-                    EditorOutcome::Cancelled => self.mode = Mode::View,
-                    EditorOutcome::Apply(settings) => self.apply_audience(settings, cx),
-                }
-                true
-            }
-            Mode::Embed(prompt) => {
-                match prompt.handle_key(key) {
-                    EmbedOutcome::Open => {}
-                    EmbedOutcome::Cancelled => self.mode = Mode::View,
-                    EmbedOutcome::Create(origin) => self.create_embed_url(origin, cx),
-                }
-                true
-            }
-        }
+            // `None` keeps the saved audience.
+            Mode::Publish(confirm) => confirm.handle_key(key).map(|audience| {
+                let publish = Request::Publish {
+                    project_id,
+                    audience,
+                };
+                Some((WriteKind::Publish, publish))
+            }),
+            Mode::Audience(editor) => editor.handle_key(key).map(|settings| {
+                let update = Request::UpdatePublishSettings {
+                    project_id,
+                    settings,
+                };
+                Some((WriteKind::Audience, update))
+            }),
+            Mode::Embed(prompt) => prompt.handle_key(key).map(|parent_origin| {
+                let create = Request::CreateEmbedUrl {
+                    project_id,
+                    parent_origin,
+                };
+                Some((WriteKind::EmbedUrl, create))
+            }),
+        };
+        self.settle(outcome, cx);
+        true
     }
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
@@ -562,12 +561,7 @@ impl Screen for ProjectScreen {
         };
         let project_lines = self.project_lines(view, left_width as usize);
         let facts = self.fact_lines(view);
-        let block = |title: &'static str| {
-            Block::default()
-                .borders(Borders::TOP)
-                .border_style(theme.border)
-                .title(Span::styled(title, theme.title))
-        };
+        let block = |title: &'static str| rule(theme).title(Span::styled(title, theme.title));
         if wide {
             let [left, right] =
                 Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)])
