@@ -559,13 +559,11 @@ impl Screen for MonitorScreen {
         if shown.is_empty() {
             let mut text = no_project_text(theme, "The monitor shows live visitors", view.keymap);
             text.push(Line::from(""));
-            text.push(Line::from(Span::styled(
-                format!(
-                    "Or pin projects with {} in the inventory: the monitor then watches them all.",
-                    view.keymap.key_for(Action::Watch)
-                ),
-                theme.dim,
-            )));
+            text.push(view::watch_key_line(
+                view,
+                "Or pin projects with ",
+                " in the inventory: the monitor then watches them all.",
+            ));
             frame.render_widget(
                 Paragraph::new(text)
                     .wrap(Wrap { trim: true })

@@ -135,13 +135,7 @@ impl MonitorScreen {
             }
         }
         if self.watch.is_empty() {
-            info.push(Line::from(Span::styled(
-                format!(
-                    "{} pins it to the watch list",
-                    view.keymap.key_for(Action::Watch)
-                ),
-                theme.dim,
-            )));
+            info.push(watch_key_line(view, "", " pins it to the watch list"));
         }
         frame.render_widget(
             Paragraph::new(info).block(Block::default().borders(Borders::NONE)),
@@ -469,6 +463,15 @@ impl MonitorScreen {
             );
         }
     }
+}
+
+/// A dimmed line that names the watch key between `before` and `after`.
+pub(super) fn watch_key_line(view: &ScreenView, before: &str, after: &str) -> Line<'static> {
+    let key = view.keymap.key_for(Action::Watch);
+    Line::from(Span::styled(
+        format!("{before}{key}{after}"),
+        view.theme.dim,
+    ))
 }
 
 /// One tile of the grid: which project, whether it has the focus, and the

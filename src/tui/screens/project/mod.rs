@@ -43,11 +43,13 @@ pub enum WriteAccess {
     MissingScope(Vec<String>),
 }
 
-/// The write actions, in the order hints list them.
-/// Each: the action, its hint, its hint while disabled, its help line. The
+/// A write action: the action, its hint, its hint while disabled, its help line.
+type WriteAction = (Action, &'static str, &'static str, &'static str);
+
+/// The write actions, in the order hints list them. The
 /// hints are short so that every one fits the footer at 120 columns; the help
 /// (`?`) spells each out.
-const WRITE_ACTIONS: &[(Action, &str, &str, &str)] = &[
+const WRITE_ACTIONS: &[WriteAction] = &[
     (Action::Rename, "rename", "rename ✗", "rename the project"),
     (
         Action::Visibility,
@@ -223,6 +225,25 @@ impl ProjectScreen {
             Some(project) => project.name.as_deref(),
             None => self.item.name.as_deref(),
         }
+    }
+
+    /// The write actions as hints or help lines, each labelled by `allowed`
+    /// while writes are allowed and by `disabled` while the key lacks the
+    /// scope; none in read-only mode.
+    fn write_entries(
+        &self,
+        allowed: fn(&WriteAction) -> &'static str,
+        disabled: fn(&WriteAction) -> &'static str,
+    ) -> Vec<(Action, &'static str)> {
+        let label = match self.access {
+            WriteAccess::ReadOnly => return Vec::new(),
+            WriteAccess::Allowed => allowed,
+            WriteAccess::MissingScope(_) => disabled,
+        };
+        WRITE_ACTIONS
+            .iter()
+            .map(|entry| (entry.0, label(entry)))
+            .collect()
     }
 
     /// Why actions are off, if they are.
@@ -477,19 +498,7 @@ impl Screen for ProjectScreen {
             (Action::ToggleDetail, "scans"),
             (Action::Watch, "watch"),
         ];
-        match self.access {
-            WriteAccess::ReadOnly => {}
-            WriteAccess::Allowed => hints.extend(
-                WRITE_ACTIONS
-                    .iter()
-                    .map(|(action, short, _, _)| (*action, *short)),
-            ),
-            WriteAccess::MissingScope(_) => hints.extend(
-                WRITE_ACTIONS
-                    .iter()
-                    .map(|(action, _, disabled, _)| (*action, *disabled)),
-            ),
-        }
+        hints.extend(self.write_entries(|(_, short, ..)| short, |(_, _, disabled, _)| disabled));
         hints
     }
 
@@ -504,19 +513,10 @@ impl Screen for ProjectScreen {
             (Action::PageDown, "scroll a page down"),
             (Action::PageUp, "scroll a page up"),
         ];
-        match self.access {
-            WriteAccess::ReadOnly => {}
-            WriteAccess::Allowed => help.extend(
-                WRITE_ACTIONS
-                    .iter()
-                    .map(|(action, _, _, long)| (*action, *long)),
-            ),
-            WriteAccess::MissingScope(_) => {
-                help.extend(WRITE_ACTIONS.iter().map(|(action, _, _, _)| {
-                    (*action, "disabled: the API key lacks the write scope")
-                }))
-            }
-        }
+        help.extend(self.write_entries(
+            |(.., long)| long,
+            |_| "disabled: the API key lacks the write scope",
+        ));
         help.push((Action::ToggleDetail, "security: scans and their findings"));
         help.push((
             Action::Watch,

@@ -88,14 +88,8 @@ impl SecurityPart {
                 ])
             })
             .collect();
-        let table = focus_table(
-            rows,
-            &SCAN_COLUMNS,
-            block,
-            self.focus == Focus::Scans,
-            theme,
-        );
-        let mut state = TableState::default().with_selected(Some(self.selected_scan - offset));
+        let focus = (self.focus == Focus::Scans, self.selected_scan - offset);
+        let (table, mut state) = focus_table(rows, &SCAN_COLUMNS, block, focus, theme);
         frame.render_stateful_widget(table, area, &mut state);
     }
 
@@ -153,14 +147,11 @@ impl SecurityPart {
                 ])
             })
             .collect();
-        let table = focus_table(
-            rows,
-            &FINDING_COLUMNS,
-            block,
+        let focus = (
             self.focus == Focus::Findings,
-            theme,
+            self.findings.selected - offset,
         );
-        let mut state = TableState::default().with_selected(Some(self.findings.selected - offset));
+        let (table, mut state) = focus_table(rows, &FINDING_COLUMNS, block, focus, theme);
         frame.render_stateful_widget(table, area, &mut state);
     }
 
@@ -205,19 +196,21 @@ const FINDING_COLUMNS: [(Constraint, &str); 5] = [
     (Constraint::Length(15), "Scanner"),
 ];
 
-/// A table of `rows` under `columns`, its selected row highlighted while the
-/// pane has the focus.
+/// A table of `rows` under `columns` and the state that selects a row;
+/// `(focused, selected)`: the selected row is highlighted while the pane has
+/// the focus.
 fn focus_table<'a>(
     rows: Vec<Row<'a>>,
     columns: &[(Constraint, &'static str)],
     block: Block<'a>,
-    focused: bool,
+    (focused, selected): (bool, usize),
     theme: &Theme,
-) -> Table<'a> {
-    Table::new(rows, columns.iter().map(|(width, _)| *width))
+) -> (Table<'a>, TableState) {
+    let table = Table::new(rows, columns.iter().map(|(width, _)| *width))
         .header(Row::new(columns.iter().map(|(_, header)| *header)).style(theme.title))
         .block(block)
-        .row_highlight_style(if focused { theme.selected } else { theme.base })
+        .row_highlight_style(if focused { theme.selected } else { theme.base });
+    (table, TableState::default().with_selected(Some(selected)))
 }
 
 fn description_lines(finding: &ScanFinding, theme: &Theme) -> Vec<Line<'static>> {
