@@ -8,13 +8,12 @@ use serde_json::json;
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 use vantage::api::model::Realtime;
-use vantage::tui::app::{App, Identity, Msg};
+use vantage::tui::app::{App, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Request};
-use vantage::tui::keymap::Keymap;
 use vantage::tui::theme::{Theme, ThemeName};
 use vantage::tui::watchlist::WatchEntry;
 
-use crate::support::{app, key};
+use crate::support::{app, app_with_theme, key};
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
@@ -181,17 +180,8 @@ fn a_tile_says_how_old_its_data_is_and_ages() {
 
 #[test]
 fn under_no_color_the_focused_tile_has_a_marker_and_a_thick_border() {
-    let mono = App::new(
-        Identity {
-            workspace: "ws_test".into(),
-            plan: None,
-            api_version: "2026-09-11".into(),
-            read_only: false,
-        },
-        Theme::new(ThemeName::Dark, true),
-        Keymap::default(),
-        std::env::temp_dir(),
-    );
+    // `NO_COLOR`: the theme keeps bold, dim and reverse only.
+    let mono = app_with_theme(Theme::new(ThemeName::Dark, true));
     let mut app = grid(mono, 3);
     app.handle(key('j'), NOW);
     let terminal = render(&app, 120, 35, NOW);
