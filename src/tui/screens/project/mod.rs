@@ -3,6 +3,7 @@
 //! publish with deployment polling, the published app's audience, an embed URL,
 //! delete). Opened with enter from the inventory; esc goes back.
 
+mod actions;
 mod audience;
 mod deploy;
 mod modes;
@@ -42,52 +43,6 @@ pub enum WriteAccess {
     /// A write answered 403 `insufficient_scope`: actions are shown disabled.
     MissingScope(Vec<String>),
 }
-
-/// A write action: the action, its hint, its hint while disabled, its help line.
-type WriteAction = (Action, &'static str, &'static str, &'static str);
-
-/// The write actions, in the order hints list them. The
-/// hints are short so that every one fits the footer at 120 columns; the help
-/// (`?`) spells each out.
-const WRITE_ACTIONS: &[WriteAction] = &[
-    (Action::Rename, "rename", "rename ✗", "rename the project"),
-    (
-        Action::Visibility,
-        "vis",
-        "vis ✗",
-        "visibility: who may open it in the editor",
-    ),
-    (
-        Action::Publish,
-        "pub",
-        "pub ✗",
-        "publish, then follow the deployment",
-    ),
-    (
-        Action::Unpublish,
-        "unpub",
-        "unpub ✗",
-        "unpublish: take the published app offline",
-    ),
-    (
-        Action::Audience,
-        "audience",
-        "audience ✗",
-        "who may open the published app (shows what changes first)",
-    ),
-    (
-        Action::EmbedUrl,
-        "embed",
-        "embed ✗",
-        "create an embed URL for one https origin, and copy it",
-    ),
-    (
-        Action::Delete,
-        "delete",
-        "delete ✗",
-        "delete the project (type its name)",
-    ),
-];
 
 /// Who each visibility lets in, for the menu.
 const VISIBILITY_CHOICES: &[(Visibility, &str)] = &[
@@ -225,25 +180,6 @@ impl ProjectScreen {
             Some(project) => project.name.as_deref(),
             None => self.item.name.as_deref(),
         }
-    }
-
-    /// The write actions as hints or help lines, each labelled by `allowed`
-    /// while writes are allowed and by `disabled` while the key lacks the
-    /// scope; none in read-only mode.
-    fn write_entries(
-        &self,
-        allowed: fn(&WriteAction) -> &'static str,
-        disabled: fn(&WriteAction) -> &'static str,
-    ) -> Vec<(Action, &'static str)> {
-        let label = match self.access {
-            WriteAccess::ReadOnly => return Vec::new(),
-            WriteAccess::Allowed => allowed,
-            WriteAccess::MissingScope(_) => disabled,
-        };
-        WRITE_ACTIONS
-            .iter()
-            .map(|entry| (entry.0, label(entry)))
-            .collect()
     }
 
     /// Why actions are off, if they are.
