@@ -566,7 +566,12 @@ impl App {
         effects: &mut Vec<Effect>,
         navs: &mut Vec<Nav>,
     ) {
-        let selected = self.selected_project();
+        // The open project first: it need not be the inventory's selected row.
+        let selected = self
+            .project
+            .as_ref()
+            .map(ProjectScreen::project_ref)
+            .or_else(|| self.selected_project());
         let mut cx = Cx::new(now, effects, navs, &mut self.next_token);
         match selected {
             Some(project) => self.monitor.toggle_watch(project, &mut cx),
