@@ -65,9 +65,24 @@ pub struct ListArgs {
     pub page_size: u32,
 }
 
-/// The script commands, flattened into `vantage`'s own.
+/// The script commands, flattened into `vantage`'s own, grouped by what they
+/// need before they run: a connection, or only the local files.
 #[derive(Subcommand, Debug, Clone)]
 pub enum ScriptCommand {
+    /// The commands that talk to the service (they connect with a key).
+    #[command(flatten)]
+    Service(ServiceCommand),
+    /// The config file's contexts (named connections): list them, or choose one.
+    #[command(subcommand)]
+    Context(super::context::ContextCommand),
+    /// The local review history: `snapshot`, `changes`, `reviewed`.
+    #[command(flatten)]
+    History(super::history::HistoryCommand),
+}
+
+/// The commands that connect to the service before they run.
+#[derive(Subcommand, Debug, Clone)]
+pub enum ServiceCommand {
     /// Workspace security insights: summary counts and finding types.
     Insights(InsightsArgs),
     /// The workspace's security project inventory, every page.
@@ -82,12 +97,6 @@ pub enum ScriptCommand {
     /// Visitor analytics of a project.
     #[command(subcommand)]
     Analytics(AnalyticsCommand),
-    /// The config file's contexts (named connections): list them, or choose one.
-    #[command(subcommand)]
-    Context(super::context::ContextCommand),
-    /// The local review history: `snapshot`, `changes`, `reviewed`.
-    #[command(flatten)]
-    History(super::history::HistoryCommand),
     /// Security scans of a project, and a scan's findings.
     #[command(subcommand)]
     Scans(super::scans::ScansCommand),

@@ -15,7 +15,7 @@ use futures::TryStreamExt;
 
 use super::args::{
     AnalyticsCommand, Format, InsightsArgs, InventoryArgs, MembersArgs, MembersCommand, OutputArgs,
-    PiiArgs, ProjectsCommand, ScriptCommand,
+    PiiArgs, ProjectsCommand, ScriptCommand, ServiceCommand,
 };
 use super::exit::{self, CliError};
 use super::print::{CsvRows, Output, RawItem, output_width, write_list, write_one};
@@ -53,13 +53,17 @@ pub fn run(command: ScriptCommand, global: &GlobalArgs) -> u8 {
 }
 
 async fn execute(command: ScriptCommand, global: &GlobalArgs) -> Result<(), CliError> {
-    let command = match command {
+    match command {
+        ScriptCommand::Service(command) => execute_service(command, global).await,
         // The history is local: only `snapshot` connects, and it does so itself.
-        ScriptCommand::History(command) => return super::history::execute(command, global).await,
+        ScriptCommand::History(command) => super::history::execute(command, global).await,
         // Contexts are read from the config file: no key needed.
-        ScriptCommand::Context(command) => return super::context::execute(command, global),
-        command => command,
-    };
+        ScriptCommand::Context(command) => super::context::execute(command, global),
+    }
+}
+
+/// Connects, refuses a mutation in read-only mode, and runs `command`.
+async fn execute_service(command: ServiceCommand, global: &GlobalArgs) -> Result<(), CliError> {
     let session = Session::connect(global)?;
     for warning in &session.warnings {
         eprintln!("warning: {warning}");
@@ -68,22 +72,20 @@ async fn execute(command: ScriptCommand, global: &GlobalArgs) -> Result<(), CliE
         refuse_if_read_only(&session, global, &action)?;
     }
     match command {
-        ScriptCommand::Insights(args) => insights(&session, args).await,
-        ScriptCommand::Inventory(args) => inventory(&session, args).await,
-        ScriptCommand::Members(args) => members(&session, args).await,
-        ScriptCommand::Projects(command) => projects(&session, command).await,
-        ScriptCommand::Pii(args) => pii(&session, args).await,
-        ScriptCommand::Analytics(command) => analytics(&session, command).await,
-        ScriptCommand::History(_) => unreachable!("history commands return before connecting"),
-        ScriptCommand::Scans(command) => super::scans::run(&session, command).await,
-        ScriptCommand::Workspaces(args) => workspaces::workspaces(&session, args).await,
-        ScriptCommand::Context(_) => unreachable!("context commands return before connecting"),
+        ServiceCommand::Insights(args) => insights(&session, args).await,
+        ServiceCommand::Inventory(args) => inventory(&session, args).await,
+        ServiceCommand::Members(args) => members(&session, args).await,
+        ServiceCommand::Projects(command) => projects(&session, command).await,
+        ServiceCommand::Pii(args) => pii(&session, args).await,
+        ServiceCommand::Analytics(command) => analytics(&session, command).await,
+        ServiceCommand::Scans(command) => super::scans::run(&session, command).await,
+        ServiceCommand::Workspaces(args) => workspaces::workspaces(&session, args).await,
     }
 }
 
 /// What a mutating command would do, in words; `None` for reads.
-fn mutation(command: &ScriptCommand) -> Option<String> {
-    let ScriptCommand::Projects(command) = command else {
+fn mutation(command: &ServiceCommand) -> Option<String> {
+    let ServiceCommand::Projects(command) = command else {
         return None;
     };
     match command {
