@@ -58,7 +58,7 @@ async fn execute(command: ScriptCommand, global: &GlobalArgs) -> Result<(), CliE
         // The history is local: only `snapshot` connects, and it does so itself.
         ScriptCommand::History(command) => super::history::execute(command, global).await,
         // Contexts are read from the config file: no key needed.
-        ScriptCommand::Context(command) => super::context::execute(command, global),
+        ScriptCommand::Context(command) => super::context::execute(command, global).await,
     }
 }
 

@@ -9,11 +9,10 @@ use futures::StreamExt;
 use super::args::{ListArgs, OutputArgs, wire};
 use super::commands::start_progress;
 use super::exit::CliError;
-use super::print::{Row, write_list, write_one};
+use super::print::{Field, Row, write_list, write_one};
 use super::views::{fields_table, when};
 use crate::api::PageParams;
 use crate::api::model::{FindingLevel, FindingStatus, ScanFinding, SecurityScan};
-use crate::formats::table::Column;
 use crate::session::Session;
 
 #[derive(Subcommand, Debug, Clone)]
@@ -108,56 +107,27 @@ pub async fn run(session: &Session, command: ScansCommand) -> Result<(), CliErro
 }
 
 impl Row for SecurityScan {
-    fn columns() -> &'static [Column] {
-        const COLUMNS: &[Column] = &[
-            Column::fixed("ID"),
-            Column::fixed("STATUS"),
-            Column::fixed("COMMIT"),
-            Column::fixed("STARTED"),
-            Column::fixed("FINISHED"),
-            Column::text("SCANNERS", 10),
-        ];
-        COLUMNS
-    }
-
-    fn cells(&self) -> Vec<String> {
-        vec![
-            self.id.clone(),
-            self.status.to_string(),
-            self.commit_sha
-                .as_deref()
-                .map(|sha| sha.chars().take(12).collect())
-                .unwrap_or_default(),
-            when(self.started_at),
-            when(self.finished_at),
-            self.requested_scanners.join(", "),
-        ]
-    }
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("ID", |scan| scan.id.clone()),
+        Field::fixed("STATUS", |scan| scan.status.to_string()),
+        Field::fixed("COMMIT", |scan| {
+            let sha = scan.commit_sha.as_deref().unwrap_or_default();
+            sha.chars().take(12).collect()
+        }),
+        Field::fixed("STARTED", |scan| when(scan.started_at)),
+        Field::fixed("FINISHED", |scan| when(scan.finished_at)),
+        Field::text("SCANNERS", 10, |scan| scan.requested_scanners.join(", ")),
+    ];
 }
 
 impl Row for ScanFinding {
-    fn columns() -> &'static [Column] {
-        const COLUMNS: &[Column] = &[
-            Column::fixed("ID"),
-            Column::fixed("LEVEL"),
-            Column::fixed("STATUS"),
-            Column::fixed("CATEGORY"),
-            Column::fixed("SCANNER"),
-            Column::text("NAME", 12),
-            Column::fixed("UPDATED"),
-        ];
-        COLUMNS
-    }
-
-    fn cells(&self) -> Vec<String> {
-        vec![
-            self.id.clone(),
-            self.level.to_string(),
-            self.status.to_string(),
-            self.category.clone(),
-            self.scanner_name.clone(),
-            self.name.clone(),
-            when(Some(self.updated_at)),
-        ]
-    }
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("ID", |finding| finding.id.clone()),
+        Field::fixed("LEVEL", |finding| finding.level.to_string()),
+        Field::fixed("STATUS", |finding| finding.status.to_string()),
+        Field::fixed("CATEGORY", |finding| finding.category.clone()),
+        Field::fixed("SCANNER", |finding| finding.scanner_name.clone()),
+        Field::text("NAME", 12, |finding| finding.name.clone()),
+        Field::fixed("UPDATED", |finding| when(Some(finding.updated_at))),
+    ];
 }

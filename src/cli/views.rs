@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::print::Row;
+use super::print::{Field, Row};
 use crate::api::model::{
     Breakdowns, Insights, InventoryItem, MemberRef, PiiFinding, Project, Realtime,
 };
@@ -34,7 +34,7 @@ pub fn day(at: Option<OffsetDateTime>) -> String {
         .unwrap_or_default()
 }
 
-fn or_empty<T: ToString>(value: Option<T>) -> String {
+pub(super) fn or_empty<T: ToString>(value: Option<T>) -> String {
     value.map(|v| v.to_string()).unwrap_or_default()
 }
 
@@ -47,34 +47,21 @@ pub fn fields_table<T: Serialize>(value: &T, width: usize) -> String {
 }
 
 impl Row for InventoryItem {
-    fn columns() -> &'static [Column] {
-        const COLUMNS: &[Column] = &[
-            Column::fixed("ID"),
-            Column::text("NAME", 10),
-            Column::fixed("PRIORITY"),
-            Column::fixed("PUBLISHED"),
-            Column::fixed("VISIBILITY"),
-            Column::number("EDITS 7D"),
-            Column::number("VISITORS 7D"),
-            Column::text("OWNER", 8),
-            Column::fixed("LAST EDIT"),
-        ];
-        COLUMNS
-    }
-
-    fn cells(&self) -> Vec<String> {
-        vec![
-            self.id.clone(),
-            or_empty(self.name.as_ref()),
-            self.review_priority.to_string(),
-            published(self.is_published, self.publish_audience.as_ref()),
-            or_empty(self.visibility.as_ref()),
-            self.edits_7d.to_string(),
-            self.visitors_7d.to_string(),
-            or_empty(self.owner.display_name.as_ref()),
-            day(self.last_edited_at),
-        ]
-    }
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("ID", |item| item.id.clone()),
+        Field::text("NAME", 10, |item| or_empty(item.name.as_ref())),
+        Field::fixed("PRIORITY", |item| item.review_priority.to_string()),
+        Field::fixed("PUBLISHED", |item| {
+            published(item.is_published, item.publish_audience.as_ref())
+        }),
+        Field::fixed("VISIBILITY", |item| or_empty(item.visibility.as_ref())),
+        Field::number("EDITS 7D", |item| item.edits_7d.to_string()),
+        Field::number("VISITORS 7D", |item| item.visitors_7d.to_string()),
+        Field::text("OWNER", 8, |item| {
+            or_empty(item.owner.display_name.as_ref())
+        }),
+        Field::fixed("LAST EDIT", |item| day(item.last_edited_at)),
+    ];
 
     fn csv_template() -> Option<Value> {
         Some(crate::formats::inventory_item_template())
@@ -82,7 +69,7 @@ impl Row for InventoryItem {
 }
 
 /// `public`, `workspace`, `custom`, `yes` (audience unknown) or `no`.
-fn published(is_published: bool, audience: Option<&impl ToString>) -> String {
+pub(super) fn published(is_published: bool, audience: Option<&impl ToString>) -> String {
     match (is_published, audience) {
         (false, _) => "no".into(),
         (true, Some(audience)) => audience.to_string(),
@@ -91,62 +78,37 @@ fn published(is_published: bool, audience: Option<&impl ToString>) -> String {
 }
 
 impl Row for Project {
-    fn columns() -> &'static [Column] {
-        const COLUMNS: &[Column] = &[
-            Column::fixed("ID"),
-            Column::text("NAME", 12),
-            Column::fixed("PUBLISHED"),
-            Column::fixed("VISIBILITY"),
-            Column::fixed("LAST EDITED"),
-            Column::text("PREVIEW URL", 12),
-        ];
-        COLUMNS
-    }
-
-    fn cells(&self) -> Vec<String> {
-        vec![
-            self.id.clone(),
-            or_empty(self.name.as_ref()),
-            published(self.is_published, self.publish_audience.as_ref()),
-            or_empty(self.visibility.as_ref()),
-            when(self.last_edited_at),
-            or_empty(self.preview_url.as_ref()),
-        ]
-    }
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("ID", |project| project.id.clone()),
+        Field::text("NAME", 12, |project| or_empty(project.name.as_ref())),
+        Field::fixed("PUBLISHED", |project| {
+            published(project.is_published, project.publish_audience.as_ref())
+        }),
+        Field::fixed("VISIBILITY", |project| {
+            or_empty(project.visibility.as_ref())
+        }),
+        Field::fixed("LAST EDITED", |project| when(project.last_edited_at)),
+        Field::text("PREVIEW URL", 12, |project| {
+            or_empty(project.preview_url.as_ref())
+        }),
+    ];
 }
 
 impl Row for MemberRef {
-    fn columns() -> &'static [Column] {
-        const COLUMNS: &[Column] = &[Column::fixed("USER ID"), Column::fixed("TYPE")];
-        COLUMNS
-    }
-
-    fn cells(&self) -> Vec<String> {
-        vec![self.user_id.clone(), self.kind.to_string()]
-    }
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("USER ID", |member| member.user_id.clone()),
+        Field::fixed("TYPE", |member| member.kind.to_string()),
+    ];
 }
 
 impl Row for PiiFinding {
-    fn columns() -> &'static [Column] {
-        const COLUMNS: &[Column] = &[
-            Column::fixed("ID"),
-            Column::fixed("FOUND AT"),
-            Column::fixed("SOURCE"),
-            Column::fixed("STATUS"),
-            Column::text("QUOTE", 10),
-        ];
-        COLUMNS
-    }
-
-    fn cells(&self) -> Vec<String> {
-        vec![
-            self.id.clone(),
-            when(Some(self.found_at)),
-            self.source.to_string(),
-            self.status.to_string(),
-            self.quote.clone(),
-        ]
-    }
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("ID", |finding| finding.id.clone()),
+        Field::fixed("FOUND AT", |finding| when(Some(finding.found_at))),
+        Field::fixed("SOURCE", |finding| finding.source.to_string()),
+        Field::fixed("STATUS", |finding| finding.status.to_string()),
+        Field::text("QUOTE", 10, |finding| finding.quote.clone()),
+    ];
 }
 
 /// The summary metrics, then the finding types.

@@ -8,14 +8,13 @@ use crate::api::model::{
     validate_parent_origin,
 };
 use crate::api::{PageParams, ProjectListParams};
-use crate::formats::table::Column;
 use crate::session::{Session, SessionError, WorkspaceChoice};
 
 use super::args::{ListArgs, OutputArgs, WorkspacesArgs, WorkspacesCommand};
 use super::exit::CliError;
-use super::print::{Output, Row, write_list, write_one};
+use super::print::{Field, Output, Row, write_list, write_one};
 use super::progress::{Progress, ProgressTask};
-use super::views::{self, day, when};
+use super::views::{self, day, or_empty, published, when};
 
 /// The workspace of a command: `--workspace`, the config, or the one the key
 /// reaches, said on stderr in one line. Several reachable is an error listing them.
@@ -145,60 +144,26 @@ pub async fn embed_url(
 }
 
 impl Row for ProjectSummary {
-    fn columns() -> &'static [Column] {
-        const COLUMNS: &[Column] = &[
-            Column::fixed("ID"),
-            Column::text("NAME", 12),
-            Column::fixed("PUBLISHED"),
-            Column::fixed("VISIBILITY"),
-            Column::fixed("LAST EDITED"),
-            Column::fixed("WORKSPACE"),
-        ];
-        COLUMNS
-    }
-
-    fn cells(&self) -> Vec<String> {
-        let published = match (self.is_published, &self.publish_audience) {
-            (false, _) => "no".to_owned(),
-            (true, Some(audience)) => audience.to_string(),
-            (true, None) => "yes".to_owned(),
-        };
-        vec![
-            self.id.clone(),
-            self.name.clone().unwrap_or_default(),
-            published,
-            self.visibility
-                .as_ref()
-                .map(ToString::to_string)
-                .unwrap_or_default(),
-            when(self.last_edited_at),
-            self.workspace_id.clone(),
-        ]
-    }
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("ID", |project| project.id.clone()),
+        Field::text("NAME", 12, |project| or_empty(project.name.as_ref())),
+        Field::fixed("PUBLISHED", |project| {
+            published(project.is_published, project.publish_audience.as_ref())
+        }),
+        Field::fixed("VISIBILITY", |project| {
+            or_empty(project.visibility.as_ref())
+        }),
+        Field::fixed("LAST EDITED", |project| when(project.last_edited_at)),
+        Field::fixed("WORKSPACE", |project| project.workspace_id.clone()),
+    ];
 }
 
 impl Row for Workspace {
-    fn columns() -> &'static [Column] {
-        const COLUMNS: &[Column] = &[
-            Column::fixed("ID"),
-            Column::text("NAME", 12),
-            Column::fixed("PLAN"),
-            Column::number("PROJECTS"),
-            Column::fixed("CREATED"),
-        ];
-        COLUMNS
-    }
-
-    fn cells(&self) -> Vec<String> {
-        vec![
-            self.id.clone(),
-            self.name.clone().unwrap_or_default(),
-            self.plan
-                .as_ref()
-                .map(ToString::to_string)
-                .unwrap_or_default(),
-            self.num_projects.map(|n| n.to_string()).unwrap_or_default(),
-            day(self.created_at),
-        ]
-    }
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("ID", |workspace| workspace.id.clone()),
+        Field::text("NAME", 12, |workspace| or_empty(workspace.name.as_ref())),
+        Field::fixed("PLAN", |workspace| or_empty(workspace.plan.as_ref())),
+        Field::number("PROJECTS", |workspace| or_empty(workspace.num_projects)),
+        Field::fixed("CREATED", |workspace| day(workspace.created_at)),
+    ];
 }

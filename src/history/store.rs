@@ -206,27 +206,67 @@ fn state_id(
     Ok(id)
 }
 
+/// The statements that store one kind of state and link it to a snapshot.
+struct StateSql {
+    find: &'static str,
+    insert: &'static str,
+    link: &'static str,
+}
+
+const PROJECT_SQL: StateSql = StateSql {
+    find: "SELECT id FROM project_state WHERE digest = ?1",
+    insert: "INSERT INTO project_state (digest, project_id, name, is_published, audience,
+             audience_targets, visibility, review_priority, finding_types, pii_open,
+             connectors, edge_functions, owner)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+    link: "INSERT INTO snapshot_project (snapshot_id, position, state_id) VALUES (?1, ?2, ?3)",
+};
+
+const MEMBER_SQL: StateSql = StateSql {
+    find: "SELECT id FROM member_state WHERE digest = ?1",
+    insert: "INSERT INTO member_state (digest, user_id, kind, role, name) VALUES (?1, ?2, ?3, ?4, ?5)",
+    link: "INSERT INTO snapshot_member (snapshot_id, position, state_id) VALUES (?1, ?2, ?3)",
+};
+
+/// Links each of `states` to the snapshot in order, storing those whose
+/// digest no row holds yet through `insert(statement, digest, state)`.
+fn record_states<T>(
+    transaction: &Transaction<'_>,
+    snapshot_id: i64,
+    states: &[T],
+    sql: &StateSql,
+    digest_of: fn(&T) -> [u8; 16],
+    insert: fn(&mut rusqlite::CachedStatement<'_>, &[u8], &T) -> rusqlite::Result<usize>,
+) -> Result<(), HistoryError> {
+    let mut find = transaction.prepare_cached(sql.find)?;
+    let mut insert_statement = transaction.prepare_cached(sql.insert)?;
+    let mut link = transaction.prepare_cached(sql.link)?;
+    let mut cache = HashMap::new();
+    for (position, state) in states.iter().enumerate() {
+        let digest = digest_of(state);
+        let id = state_id(transaction, &mut cache, digest, &mut find, || {
+            insert(&mut insert_statement, digest.as_slice(), state)?;
+            Ok(())
+        })?;
+        link.execute(params![snapshot_id, position as i64, id])?;
+    }
+    Ok(())
+}
+
 fn record_projects(
     transaction: &Transaction<'_>,
     snapshot_id: i64,
     projects: &[ProjectState],
 ) -> Result<(), HistoryError> {
-    let mut find = transaction.prepare_cached("SELECT id FROM project_state WHERE digest = ?1")?;
-    let mut insert = transaction.prepare_cached(
-        "INSERT INTO project_state (digest, project_id, name, is_published, audience,
-             audience_targets, visibility, review_priority, finding_types, pii_open,
-             connectors, edge_functions, owner)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-    )?;
-    let mut link = transaction.prepare_cached(
-        "INSERT INTO snapshot_project (snapshot_id, position, state_id) VALUES (?1, ?2, ?3)",
-    )?;
-    let mut cache = HashMap::new();
-    for (position, project) in projects.iter().enumerate() {
-        let digest = project.digest();
-        let id = state_id(transaction, &mut cache, digest, &mut find, || {
+    record_states(
+        transaction,
+        snapshot_id,
+        projects,
+        &PROJECT_SQL,
+        ProjectState::digest,
+        |insert, digest, project| {
             insert.execute(params![
-                digest.as_slice(),
+                digest,
                 project.id,
                 project.name,
                 project.is_published,
@@ -239,12 +279,9 @@ fn record_projects(
                 json_list(&project.connectors),
                 json_list(&project.edge_functions),
                 project.owner,
-            ])?;
-            Ok(())
-        })?;
-        link.execute(params![snapshot_id, position as i64, id])?;
-    }
-    Ok(())
+            ])
+        },
+    )
 }
 
 fn record_members(
@@ -252,29 +289,22 @@ fn record_members(
     snapshot_id: i64,
     members: &[MemberState],
 ) -> Result<(), HistoryError> {
-    let mut find = transaction.prepare_cached("SELECT id FROM member_state WHERE digest = ?1")?;
-    let mut insert = transaction.prepare_cached(
-        "INSERT INTO member_state (digest, user_id, kind, role, name) VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?;
-    let mut link = transaction.prepare_cached(
-        "INSERT INTO snapshot_member (snapshot_id, position, state_id) VALUES (?1, ?2, ?3)",
-    )?;
-    let mut cache = HashMap::new();
-    for (position, member) in members.iter().enumerate() {
-        let digest = member.digest();
-        let id = state_id(transaction, &mut cache, digest, &mut find, || {
+    record_states(
+        transaction,
+        snapshot_id,
+        members,
+        &MEMBER_SQL,
+        MemberState::digest,
+        |insert, digest, member| {
             insert.execute(params![
-                digest.as_slice(),
+                digest,
                 member.user_id,
                 member.kind,
                 member.role,
                 member.name,
-            ])?;
-            Ok(())
-        })?;
-        link.execute(params![snapshot_id, position as i64, id])?;
-    }
-    Ok(())
+            ])
+        },
+    )
 }
 
 fn prune_in(
