@@ -10,12 +10,12 @@ use crate::api::model::{
     DeploymentStatus, ErrorType, Project, ProjectUpdate, PublishAudience, PublishRequest,
     validate_project_name,
 };
-use crate::api::{ApiError, MemberListParams, PageParams, PollPolicy};
+use crate::api::{ApiError, PageParams, PollPolicy};
 use futures::TryStreamExt;
 
 use super::args::{
-    AnalyticsCommand, Format, InsightsArgs, InventoryArgs, MembersArgs, MembersCommand, OutputArgs,
-    PiiArgs, ProjectsCommand, ScriptCommand, ServiceCommand,
+    AnalyticsCommand, Format, InsightsArgs, InventoryArgs, OutputArgs, PiiArgs, ProjectsCommand,
+    ScriptCommand, ServiceCommand,
 };
 use super::exit::{self, CliError};
 use super::print::{CsvRows, Output, RawItem, output_width, write_list, write_one};
@@ -74,7 +74,7 @@ async fn execute_service(command: ServiceCommand, global: &GlobalArgs) -> Result
     match command {
         ServiceCommand::Insights(args) => insights(&session, args).await,
         ServiceCommand::Inventory(args) => inventory(&session, args).await,
-        ServiceCommand::Members(args) => members(&session, args).await,
+        ServiceCommand::Members(args) => super::members::run(&session, args).await,
         ServiceCommand::Projects(command) => projects(&session, command).await,
         ServiceCommand::Pii(args) => pii(&session, args).await,
         ServiceCommand::Analytics(command) => analytics(&session, command).await,
@@ -169,32 +169,6 @@ async fn inventory(session: &Session, args: InventoryArgs) -> Result<(), CliErro
         return write_list(stream, output, args.list.max, &progress).await;
     }
     let stream = session.client.inventory_stream(workspace, args.params());
-    write_list(stream, output, args.list.max, &progress).await
-}
-
-async fn members(session: &Session, args: MembersArgs) -> Result<(), CliError> {
-    let workspace = &workspaces::resolve_workspace(session).await?;
-    if let Some(MembersCommand::Get { user_id, output }) = args.command {
-        let output = output.resolve();
-        let (progress, _task) = start_progress(session, "member", output);
-        let member = session.client.get_member(workspace, &user_id).await?;
-        progress.clear();
-        return write_one(&member, output, None, |width| {
-            views::fields_table(&member, width)
-        });
-    }
-    let output = args.output.resolve();
-    let filters = args.filters;
-    let params = MemberListParams {
-        limit: Some(args.list.page_size),
-        query: filters.query,
-        role: filters.role,
-        sort_by: filters.sort_by,
-        sort_order: filters.sort_order,
-        scim_managed: filters.scim_managed,
-    };
-    let (progress, _task) = start_progress(session, "members", output);
-    let stream = session.client.members_stream(workspace, params);
     write_list(stream, output, args.list.max, &progress).await
 }
 

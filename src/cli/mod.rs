@@ -6,6 +6,7 @@ pub mod context;
 pub mod docs;
 pub mod exit;
 pub mod history;
+pub mod members;
 pub mod print;
 pub mod progress;
 pub mod scans;
