@@ -19,7 +19,7 @@ use super::args::{
 };
 use super::exit::{self, CliError};
 use super::print::{CsvRows, Output, RawItem, output_width, write_list, write_one};
-use super::progress::{Progress, ProgressTask};
+use super::read::{read_one, show_one, start_progress};
 use super::views;
 use super::workspaces;
 use crate::session::{GlobalArgs, Session};
@@ -134,23 +134,13 @@ fn refuse_if_read_only(
     })
 }
 
-pub(super) fn start_progress(
-    session: &Session,
-    label: &str,
-    output: Output,
-) -> (Progress, ProgressTask) {
-    Progress::start(&session.client, label, output.progress_visible())
-}
-
 async fn insights(session: &Session, args: InsightsArgs) -> Result<(), CliError> {
     let output = args.output.resolve();
     let workspace = &workspaces::resolve_workspace(session).await?;
-    let (progress, _task) = start_progress(session, "insights", output);
-    let insights = session
+    let read = session
         .client
-        .get_insights(workspace, &args.review_priority)
-        .await?;
-    progress.clear();
+        .get_insights(workspace, &args.review_priority);
+    let insights = read_one(session, "insights", output, read).await?;
     write_one(&insights, output, None, |width| {
         views::insights_table(&insights, width)
     })
@@ -200,11 +190,8 @@ async fn projects(session: &Session, command: ProjectsCommand) -> Result<(), Cli
             output,
         } => workspaces::embed_url(session, &project_id, &origin, output).await,
         ProjectsCommand::Get { project_id, output } => {
-            let output = output.resolve();
-            let (progress, _task) = start_progress(session, "project", output);
-            let project = client.get_project(&project_id).await?;
-            progress.clear();
-            show_project(&project, output)
+            let read = client.get_project(&project_id);
+            show_one(session, "project", output.resolve(), read).await
         }
         ProjectsCommand::Rename {
             project_id,
@@ -274,23 +261,14 @@ fn print_outcome(project_id: &str, result: &str, output: &OutputArgs) -> Result<
     })
 }
 
-fn show_project(project: &Project, output: Output) -> Result<(), CliError> {
-    write_one(project, output, None, |width| {
-        views::fields_table(project, width)
-    })
-}
-
 async fn update_project(
     session: &Session,
     project_id: &str,
     update: &ProjectUpdate,
     output: &OutputArgs,
 ) -> Result<(), CliError> {
-    let output = output.resolve();
-    let (progress, _task) = start_progress(session, "update", output);
-    let project = session.client.update_project(project_id, update).await?;
-    progress.clear();
-    show_project(&project, output)
+    let read = session.client.update_project(project_id, update);
+    show_one(session, "update", output.resolve(), read).await
 }
 
 async fn publish(
@@ -439,9 +417,8 @@ async fn analytics(session: &Session, command: AnalyticsCommand) -> Result<(), C
             output,
         } => {
             let output = output.resolve();
-            let (progress, _task) = start_progress(session, "breakdowns", output);
-            let breakdowns = session.client.get_breakdowns(&project_id, from, to).await?;
-            progress.clear();
+            let read = session.client.get_breakdowns(&project_id, from, to);
+            let breakdowns = read_one(session, "breakdowns", output, read).await?;
             if output.format == Format::Csv {
                 let mut rows = CsvRows::new(output);
                 for row in views::breakdown_rows(&breakdowns) {

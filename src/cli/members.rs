@@ -12,11 +12,11 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use super::args::{Format, MembersArgs, MembersCommand};
-use super::commands::start_progress;
 use super::exit::CliError;
-use super::print::{Field, Row, write_list, write_one};
+use super::print::{Field, Row, write_list};
 use super::progress::Progress;
-use super::views::{day, fields_table};
+use super::read::{show_one, start_progress};
+use super::views::day;
 use super::workspaces::resolve_workspace;
 use crate::api::model::{ErrorType, Member, MemberRef, MemberType, Role};
 use crate::api::{ApiError, Client, MemberListParams};
@@ -75,11 +75,8 @@ impl Row for MemberRow {
 pub async fn run(session: &Session, args: MembersArgs) -> Result<(), CliError> {
     let workspace = &resolve_workspace(session).await?;
     if let Some(MembersCommand::Get { user_id, output }) = args.command {
-        let output = output.resolve();
-        let (progress, _task) = start_progress(session, "member", output);
-        let member = session.client.get_member(workspace, &user_id).await?;
-        progress.clear();
-        return write_one(&member, output, None, |width| fields_table(&member, width));
+        let read = session.client.get_member(workspace, &user_id);
+        return show_one(session, "member", output.resolve(), read).await;
     }
     let output = args.output.resolve();
     let filters = args.filters;

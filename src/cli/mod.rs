@@ -9,6 +9,7 @@ pub mod history;
 pub mod members;
 pub mod print;
 pub mod progress;
+pub mod read;
 pub mod scans;
 pub mod traffic;
 pub mod views;

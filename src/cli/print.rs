@@ -126,6 +126,12 @@ pub trait Row: Serialize + Sized + 'static {
     }
 }
 
+/// `items` as a table of their columns within `width`.
+pub fn rows_table<T: Row>(items: &[T], width: usize) -> String {
+    let rows: Vec<Vec<String>> = items.iter().map(Row::cells).collect();
+    table::render(&T::columns(), &rows, width)
+}
+
 /// A list item passed through as the server's JSON text, for `json` and
 /// `jsonl` only: the JSON writers still make its bytes inert.
 #[derive(Serialize)]

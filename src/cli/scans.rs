@@ -7,10 +7,10 @@ use clap::{Args, Subcommand};
 use futures::StreamExt;
 
 use super::args::{ListArgs, OutputArgs, wire};
-use super::commands::start_progress;
 use super::exit::CliError;
-use super::print::{Field, Row, write_list, write_one};
-use super::views::{fields_table, when};
+use super::print::{Field, Row, write_list};
+use super::read::{show_one, start_progress};
+use super::views::when;
 use crate::api::PageParams;
 use crate::api::model::{FindingLevel, FindingStatus, ScanFinding, SecurityScan};
 use crate::session::Session;
@@ -81,14 +81,8 @@ pub async fn run(session: &Session, command: ScansCommand) -> Result<(), CliErro
             scan_id,
             output,
         } => {
-            let output = output.resolve();
-            let (progress, _task) = start_progress(session, "security scan", output);
-            let scan = session
-                .client
-                .get_security_scan(&project_id, &scan_id)
-                .await?;
-            progress.clear();
-            write_one(&scan, output, None, |width| fields_table(&scan, width))
+            let read = session.client.get_security_scan(&project_id, &scan_id);
+            show_one(session, "security scan", output.resolve(), read).await
         }
         ScansCommand::Findings(args) => {
             let output = args.output.resolve();

@@ -5,9 +5,9 @@ use serde::Serialize;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::print::{Field, Row};
+use super::print::{Field, Row, rows_table};
 use crate::api::model::{
-    Breakdowns, Insights, InventoryItem, MemberRef, PiiFinding, Project, Realtime,
+    Breakdowns, FindingType, Insights, InventoryItem, MemberRef, PiiFinding, Project, Realtime,
 };
 use crate::formats::flatten;
 use crate::formats::table::{self, Column};
@@ -46,6 +46,26 @@ pub fn fields_table<T: Serialize>(value: &T, width: usize) -> String {
     table::render_fields(&fields, width)
 }
 
+/// The columns every shape of a project shows (a project read, a project
+/// list item: their fields share names), then the one column given.
+macro_rules! project_fields {
+    ($last:expr) => {
+        [
+            Field::fixed("ID", |project| project.id.clone()),
+            Field::text("NAME", 12, |project| or_empty(project.name.as_ref())),
+            Field::fixed("PUBLISHED", |project| {
+                published(project.is_published, project.publish_audience.as_ref())
+            }),
+            Field::fixed("VISIBILITY", |project| {
+                or_empty(project.visibility.as_ref())
+            }),
+            Field::fixed("LAST EDITED", |project| when(project.last_edited_at)),
+            $last,
+        ]
+    };
+}
+pub(super) use project_fields;
+
 impl Row for InventoryItem {
     const FIELDS: &'static [Field<Self>] = &[
         Field::fixed("ID", |item| item.id.clone()),
@@ -78,20 +98,10 @@ pub(super) fn published(is_published: bool, audience: Option<&impl ToString>) ->
 }
 
 impl Row for Project {
-    const FIELDS: &'static [Field<Self>] = &[
-        Field::fixed("ID", |project| project.id.clone()),
-        Field::text("NAME", 12, |project| or_empty(project.name.as_ref())),
-        Field::fixed("PUBLISHED", |project| {
-            published(project.is_published, project.publish_audience.as_ref())
-        }),
-        Field::fixed("VISIBILITY", |project| {
-            or_empty(project.visibility.as_ref())
-        }),
-        Field::fixed("LAST EDITED", |project| when(project.last_edited_at)),
-        Field::text("PREVIEW URL", 12, |project| {
+    const FIELDS: &'static [Field<Self>] =
+        &project_fields![Field::text("PREVIEW URL", 12, |project| {
             or_empty(project.preview_url.as_ref())
-        }),
-    ];
+        })];
 }
 
 /// The contract's list item as it is; `vantage members` draws its table from
@@ -110,6 +120,16 @@ impl Row for PiiFinding {
         Field::fixed("SOURCE", |finding| finding.source.to_string()),
         Field::fixed("STATUS", |finding| finding.status.to_string()),
         Field::text("QUOTE", 10, |finding| finding.quote.clone()),
+    ];
+}
+
+impl Row for FindingType {
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("PRIORITY", |finding| finding.review_priority.to_string()),
+        Field::fixed("FINDING", |finding| finding.id.clone()),
+        Field::fixed("CATEGORY", |finding| finding.category.clone()),
+        Field::number("PROJECTS", |finding| finding.project_count.to_string()),
+        Field::text("TITLE", 10, |finding| finding.title.clone()),
     ];
 }
 
@@ -147,30 +167,7 @@ pub fn insights_table(insights: &Insights, width: usize) -> String {
         width,
     ));
     out.push('\n');
-    let findings: Vec<Vec<String>> = insights
-        .findings
-        .iter()
-        .map(|finding| {
-            vec![
-                finding.review_priority.to_string(),
-                finding.id.clone(),
-                finding.category.clone(),
-                finding.project_count.to_string(),
-                finding.title.clone(),
-            ]
-        })
-        .collect();
-    out.push_str(&table::render(
-        &[
-            Column::fixed("PRIORITY"),
-            Column::fixed("FINDING"),
-            Column::fixed("CATEGORY"),
-            Column::number("PROJECTS"),
-            Column::text("TITLE", 10),
-        ],
-        &findings,
-        width,
-    ));
+    out.push_str(&rows_table(&insights.findings, width));
     out
 }
 
@@ -180,12 +177,7 @@ fn or_dash(text: String) -> String {
 
 /// Current visitors and a one-line chart of the last 30 minutes.
 pub fn realtime_table(realtime: &Realtime, width: usize) -> String {
-    let peak = realtime
-        .buckets
-        .iter()
-        .map(|b| b.visitors)
-        .max()
-        .unwrap_or(0);
+    let peak = peak(realtime);
     let first = realtime.buckets.first().map(|b| b.timestamp);
     let last = realtime.buckets.last().map(|b| b.timestamp);
     let window = match (first, last) {
@@ -208,15 +200,20 @@ pub fn realtime_table(realtime: &Realtime, width: usize) -> String {
     table::render_fields(&fields, width)
 }
 
-/// One block per bucket, scaled to the peak.
-fn sparkline(realtime: &Realtime) -> String {
-    const BLOCKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
-    let peak = realtime
+/// The most visitors of one bucket (0 without buckets).
+fn peak(realtime: &Realtime) -> i64 {
+    realtime
         .buckets
         .iter()
         .map(|b| b.visitors)
         .max()
-        .unwrap_or(0);
+        .unwrap_or(0)
+}
+
+/// One block per bucket, scaled to the peak.
+fn sparkline(realtime: &Realtime) -> String {
+    const BLOCKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let peak = peak(realtime);
     realtime
         .buckets
         .iter()
@@ -233,13 +230,21 @@ fn sparkline(realtime: &Realtime) -> String {
 
 /// One row per item of the four lists: `{breakdown, label, visitors}`.
 #[derive(Debug, Clone, Serialize)]
-pub struct BreakdownRow<'a> {
+pub struct BreakdownRow {
     pub breakdown: &'static str,
-    pub label: &'a str,
+    pub label: String,
     pub visitors: i64,
 }
 
-pub fn breakdown_rows(breakdowns: &Breakdowns) -> Vec<BreakdownRow<'_>> {
+impl Row for BreakdownRow {
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("BREAKDOWN", |row| row.breakdown.to_owned()),
+        Field::text("LABEL", 10, |row| row.label.clone()),
+        Field::number("VISITORS", |row| row.visitors.to_string()),
+    ];
+}
+
+pub fn breakdown_rows(breakdowns: &Breakdowns) -> Vec<BreakdownRow> {
     [
         ("countries", &breakdowns.countries),
         ("devices", &breakdowns.devices),
@@ -250,7 +255,7 @@ pub fn breakdown_rows(breakdowns: &Breakdowns) -> Vec<BreakdownRow<'_>> {
     .flat_map(|(breakdown, items)| {
         items.iter().map(move |item| BreakdownRow {
             breakdown,
-            label: &item.label,
+            label: item.label.clone(),
             visitors: item.visitors,
         })
     })
@@ -258,25 +263,7 @@ pub fn breakdown_rows(breakdowns: &Breakdowns) -> Vec<BreakdownRow<'_>> {
 }
 
 pub fn breakdowns_table(breakdowns: &Breakdowns, width: usize) -> String {
-    let rows: Vec<Vec<String>> = breakdown_rows(breakdowns)
-        .into_iter()
-        .map(|row| {
-            vec![
-                row.breakdown.to_owned(),
-                row.label.to_owned(),
-                row.visitors.to_string(),
-            ]
-        })
-        .collect();
-    table::render(
-        &[
-            Column::fixed("BREAKDOWN"),
-            Column::text("LABEL", 10),
-            Column::number("VISITORS"),
-        ],
-        &rows,
-        width,
-    )
+    rows_table(&breakdown_rows(breakdowns), width)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! workspace command resolves (configured, or asked of the service).
 
 use crate::api::model::{
-    AudienceSettings, AudienceTarget, ProjectSummary, PublishAudience, PublishSettings, Workspace,
+    AudienceTarget, ProjectSummary, PublishAudience, PublishSettings, Workspace,
     validate_parent_origin,
 };
 use crate::api::{PageParams, ProjectListParams};
@@ -12,8 +12,8 @@ use crate::session::{Session, SessionError, WorkspaceChoice};
 
 use super::args::{ListArgs, OutputArgs, WorkspacesArgs, WorkspacesCommand};
 use super::exit::CliError;
-use super::print::{Field, Output, Row, write_list, write_one};
-use super::progress::{Progress, ProgressTask};
+use super::print::{Field, Row, write_list};
+use super::read::{show_one, start_progress};
 use super::views::{self, day, or_empty, published, when};
 
 /// The workspace of a command: `--workspace`, the config, or the one the key
@@ -30,10 +30,6 @@ pub async fn resolve_workspace(session: &Session) -> Result<String, CliError> {
         eprintln!("using workspace {}", workspace_label(workspace));
     }
     Ok(choice.into_id(session)?)
-}
-
-fn start(session: &Session, label: &str, output: Output) -> (Progress, ProgressTask) {
-    Progress::start(&session.client, label, output.progress_visible())
 }
 
 /// `ws_acme (Acme Corp), the one this key reaches`, made safe to print.
@@ -55,16 +51,11 @@ pub async fn workspaces(session: &Session, args: WorkspacesArgs) -> Result<(), C
         output,
     }) = args.command
     {
-        let output = output.resolve();
-        let (progress, _task) = start(session, "workspace", output);
-        let workspace = session.client.get_workspace(&workspace_id).await?;
-        progress.clear();
-        return write_one(&workspace, output, None, |width| {
-            views::fields_table(&workspace, width)
-        });
+        let read = session.client.get_workspace(&workspace_id);
+        return show_one(session, "workspace", output.resolve(), read).await;
     }
     let output = args.output.resolve();
-    let (progress, _task) = start(session, "workspaces", output);
+    let (progress, _task) = start_progress(session, "workspaces", output);
     let stream = session.client.workspaces_stream(PageParams {
         limit: Some(args.list.page_size),
     });
@@ -91,7 +82,7 @@ pub async fn list_projects(
         workspace_id,
         limit: Some(list.page_size),
     };
-    let (progress, _task) = start(session, "projects", output);
+    let (progress, _task) = start_progress(session, "projects", output);
     let stream = session.client.projects_stream(params);
     write_list(stream, output, list.max, &progress).await
 }
@@ -114,15 +105,10 @@ pub async fn set_audience(
         audience,
         audience_targets: targets,
     };
-    let (progress, _task) = start(session, "audience", output);
-    let resolved: AudienceSettings = session
+    let read = session
         .client
-        .update_publish_settings(project_id, &settings)
-        .await?;
-    progress.clear();
-    write_one(&resolved, output, None, |width| {
-        views::fields_table(&resolved, width)
-    })
+        .update_publish_settings(project_id, &settings);
+    show_one(session, "audience", output, read).await
 }
 
 /// `projects embed-url`: the origin is checked before anything is sent.
@@ -134,28 +120,15 @@ pub async fn embed_url(
 ) -> Result<(), CliError> {
     validate_parent_origin(origin)
         .map_err(|error| CliError::Usage(format!("invalid --origin: {error}")))?;
-    let output = output.resolve();
-    let (progress, _task) = start(session, "embed url", output);
-    let embed = session.client.create_embed_url(project_id, origin).await?;
-    progress.clear();
-    write_one(&embed, output, None, |width| {
-        views::fields_table(&embed, width)
-    })
+    let read = session.client.create_embed_url(project_id, origin);
+    show_one(session, "embed url", output.resolve(), read).await
 }
 
 impl Row for ProjectSummary {
-    const FIELDS: &'static [Field<Self>] = &[
-        Field::fixed("ID", |project| project.id.clone()),
-        Field::text("NAME", 12, |project| or_empty(project.name.as_ref())),
-        Field::fixed("PUBLISHED", |project| {
-            published(project.is_published, project.publish_audience.as_ref())
-        }),
-        Field::fixed("VISIBILITY", |project| {
-            or_empty(project.visibility.as_ref())
-        }),
-        Field::fixed("LAST EDITED", |project| when(project.last_edited_at)),
-        Field::fixed("WORKSPACE", |project| project.workspace_id.clone()),
-    ];
+    const FIELDS: &'static [Field<Self>] =
+        &views::project_fields![Field::fixed("WORKSPACE", |project| project
+            .workspace_id
+            .clone())];
 }
 
 impl Row for Workspace {

@@ -260,6 +260,68 @@ impl Builder<'_> {
             );
         }
     }
+
+    /// The changes between two lists: arrivals, departures, and `kept`'s
+    /// changes of each item both hold with a difference.
+    fn lists<T: Tracked>(&mut self, before: &[T], after: &[T], kept: fn(&mut Self, &T, &T)) {
+        for pairing in pair_by_key(before, after) {
+            match pairing {
+                Pairing::Kept { old, new } if old == new => {}
+                Pairing::Kept { old, new } => kept(self, old, new),
+                Pairing::Added(item) => {
+                    self.push(T::ADDED, item.subject(), Value::Null, item.shown())
+                }
+                Pairing::Removed(item) => {
+                    self.push(T::REMOVED, item.subject(), item.shown(), Value::Null)
+                }
+            }
+        }
+    }
+}
+
+/// A project or a member, as a list of a snapshot holds it.
+trait Tracked: PartialEq {
+    /// What its arrival and its departure are called.
+    const ADDED: ChangeKind;
+    const REMOVED: ChangeKind;
+    fn key(&self) -> &str;
+    fn subject(&self) -> Subject<'_>;
+    /// The value shown after an arrival, and before a departure.
+    fn shown(&self) -> Value;
+}
+
+impl Tracked for ProjectState {
+    const ADDED: ChangeKind = ChangeKind::ProjectAdded;
+    const REMOVED: ChangeKind = ChangeKind::ProjectRemoved;
+
+    fn key(&self) -> &str {
+        &self.id
+    }
+
+    fn subject(&self) -> Subject<'_> {
+        Subject::project(self)
+    }
+
+    fn shown(&self) -> Value {
+        text(&self.name)
+    }
+}
+
+impl Tracked for MemberState {
+    const ADDED: ChangeKind = ChangeKind::MemberJoined;
+    const REMOVED: ChangeKind = ChangeKind::MemberLeft;
+
+    fn key(&self) -> &str {
+        &self.user_id
+    }
+
+    fn subject(&self) -> Subject<'_> {
+        Subject::member(self)
+    }
+
+    fn shown(&self) -> Value {
+        text(&self.role)
+    }
 }
 
 /// An item of two lists matched by its key.
@@ -270,7 +332,8 @@ enum Pairing<'a, T> {
 }
 
 /// The items of `after` (kept or added), then those only `before` holds.
-fn pair_by_key<'a, T>(before: &'a [T], after: &'a [T], key: fn(&T) -> &str) -> Vec<Pairing<'a, T>> {
+fn pair_by_key<'a, T: Tracked>(before: &'a [T], after: &'a [T]) -> Vec<Pairing<'a, T>> {
+    let key = T::key;
     let old: HashMap<&str, &T> = before.iter().map(|item| (key(item), item)).collect();
     let new: HashSet<&str> = after.iter().map(key).collect();
     let mut pairs: Vec<Pairing<'a, T>> = after
@@ -297,41 +360,8 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> Vec<Change> {
         after,
         changes: Vec::new(),
     };
-    for pairing in pair_by_key(&before.projects, &after.projects, |p| &p.id) {
-        match pairing {
-            Pairing::Kept { old, new } if old == new => {}
-            Pairing::Kept { old, new } => builder.project(old, new),
-            Pairing::Added(project) => builder.push(
-                ChangeKind::ProjectAdded,
-                Subject::project(project),
-                Value::Null,
-                text(&project.name),
-            ),
-            Pairing::Removed(project) => builder.push(
-                ChangeKind::ProjectRemoved,
-                Subject::project(project),
-                text(&project.name),
-                Value::Null,
-            ),
-        }
-    }
-    for pairing in pair_by_key(&before.members, &after.members, |m| &m.user_id) {
-        match pairing {
-            Pairing::Kept { old, new } => builder.member(old, new),
-            Pairing::Added(member) => builder.push(
-                ChangeKind::MemberJoined,
-                Subject::member(member),
-                Value::Null,
-                text(&member.role),
-            ),
-            Pairing::Removed(member) => builder.push(
-                ChangeKind::MemberLeft,
-                Subject::member(member),
-                text(&member.role),
-                Value::Null,
-            ),
-        }
-    }
+    builder.lists(&before.projects, &after.projects, Builder::project);
+    builder.lists(&before.members, &after.members, Builder::member);
     let mut changes = builder.changes;
     changes.sort_by(|a, b| {
         a.kind

@@ -2,12 +2,15 @@
 //! written in one transaction: it is there whole or not at all.
 
 use std::collections::HashMap;
+use std::iter::once;
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
+use serde::Serialize;
 use time::OffsetDateTime;
 
-use super::model::{Capture, MemberState, ProjectState, SnapshotInfo};
+use super::model::{Capture, MemberState, ProjectState, SnapshotInfo, digest_of};
 use super::{HistoryError, schema};
 
 /// How long snapshots are kept: whichever bound is reached first.
@@ -130,8 +133,8 @@ impl Store {
             ],
         )?;
         let snapshot_id = transaction.last_insert_rowid();
-        record_projects(&transaction, snapshot_id, &capture.projects)?;
-        record_members(&transaction, snapshot_id, &capture.members)?;
+        record_states(&transaction, snapshot_id, &capture.projects)?;
+        record_states(&transaction, snapshot_id, &capture.members)?;
         // Marks made before any snapshot held their project take this one as baseline.
         transaction.execute(
             "UPDATE review_mark SET state_id = (
@@ -206,105 +209,80 @@ fn state_id(
     Ok(id)
 }
 
-/// The statements that store one kind of state and link it to a snapshot.
-struct StateSql {
-    find: &'static str,
-    insert: &'static str,
-    link: &'static str,
+/// A state a snapshot links to: the statements that find it by digest, store
+/// it and link it, and its values after the digest, in `INSERT`'s order.
+trait StoredState: Serialize {
+    const FIND: &'static str;
+    const INSERT: &'static str;
+    const LINK: &'static str;
+    fn values(&self) -> Vec<SqlValue>;
 }
 
-const PROJECT_SQL: StateSql = StateSql {
-    find: "SELECT id FROM project_state WHERE digest = ?1",
-    insert: "INSERT INTO project_state (digest, project_id, name, is_published, audience,
-             audience_targets, visibility, review_priority, finding_types, pii_open,
-             connectors, edge_functions, owner)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-    link: "INSERT INTO snapshot_project (snapshot_id, position, state_id) VALUES (?1, ?2, ?3)",
-};
+impl StoredState for ProjectState {
+    const FIND: &'static str = "SELECT id FROM project_state WHERE digest = ?1";
+    const INSERT: &'static str = "INSERT INTO project_state (digest, project_id, name,
+             is_published, audience, audience_targets, visibility, review_priority,
+             finding_types, pii_open, connectors, edge_functions, owner)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
+    const LINK: &'static str =
+        "INSERT INTO snapshot_project (snapshot_id, position, state_id) VALUES (?1, ?2, ?3)";
 
-const MEMBER_SQL: StateSql = StateSql {
-    find: "SELECT id FROM member_state WHERE digest = ?1",
-    insert: "INSERT INTO member_state (digest, user_id, kind, role, name) VALUES (?1, ?2, ?3, ?4, ?5)",
-    link: "INSERT INTO snapshot_member (snapshot_id, position, state_id) VALUES (?1, ?2, ?3)",
-};
+    fn values(&self) -> Vec<SqlValue> {
+        vec![
+            self.id.clone().into(),
+            self.name.clone().into(),
+            self.is_published.into(),
+            self.audience.clone().into(),
+            self.audience_targets.as_deref().map(json_list).into(),
+            self.visibility.clone().into(),
+            self.review_priority.clone().into(),
+            json_list(&self.finding_types).into(),
+            self.pii_open.into(),
+            json_list(&self.connectors).into(),
+            json_list(&self.edge_functions).into(),
+            self.owner.clone().into(),
+        ]
+    }
+}
+
+impl StoredState for MemberState {
+    const FIND: &'static str = "SELECT id FROM member_state WHERE digest = ?1";
+    const INSERT: &'static str = "INSERT INTO member_state (digest, user_id, kind, role, name)
+         VALUES (?1, ?2, ?3, ?4, ?5)";
+    const LINK: &'static str =
+        "INSERT INTO snapshot_member (snapshot_id, position, state_id) VALUES (?1, ?2, ?3)";
+
+    fn values(&self) -> Vec<SqlValue> {
+        vec![
+            self.user_id.clone().into(),
+            self.kind.clone().into(),
+            self.role.clone().into(),
+            self.name.clone().into(),
+        ]
+    }
+}
 
 /// Links each of `states` to the snapshot in order, storing those whose
-/// digest no row holds yet through `insert(statement, digest, state)`.
-fn record_states<T>(
+/// digest no row holds yet.
+fn record_states<T: StoredState>(
     transaction: &Transaction<'_>,
     snapshot_id: i64,
     states: &[T],
-    sql: &StateSql,
-    digest_of: fn(&T) -> [u8; 16],
-    insert: fn(&mut rusqlite::CachedStatement<'_>, &[u8], &T) -> rusqlite::Result<usize>,
 ) -> Result<(), HistoryError> {
-    let mut find = transaction.prepare_cached(sql.find)?;
-    let mut insert_statement = transaction.prepare_cached(sql.insert)?;
-    let mut link = transaction.prepare_cached(sql.link)?;
+    let mut find = transaction.prepare_cached(T::FIND)?;
+    let mut insert = transaction.prepare_cached(T::INSERT)?;
+    let mut link = transaction.prepare_cached(T::LINK)?;
     let mut cache = HashMap::new();
     for (position, state) in states.iter().enumerate() {
         let digest = digest_of(state);
         let id = state_id(transaction, &mut cache, digest, &mut find, || {
-            insert(&mut insert_statement, digest.as_slice(), state)?;
+            let digest = SqlValue::Blob(digest.to_vec());
+            insert.execute(params_from_iter(once(digest).chain(state.values())))?;
             Ok(())
         })?;
         link.execute(params![snapshot_id, position as i64, id])?;
     }
     Ok(())
-}
-
-fn record_projects(
-    transaction: &Transaction<'_>,
-    snapshot_id: i64,
-    projects: &[ProjectState],
-) -> Result<(), HistoryError> {
-    record_states(
-        transaction,
-        snapshot_id,
-        projects,
-        &PROJECT_SQL,
-        ProjectState::digest,
-        |insert, digest, project| {
-            insert.execute(params![
-                digest,
-                project.id,
-                project.name,
-                project.is_published,
-                project.audience,
-                project.audience_targets.as_deref().map(json_list),
-                project.visibility,
-                project.review_priority,
-                json_list(&project.finding_types),
-                project.pii_open,
-                json_list(&project.connectors),
-                json_list(&project.edge_functions),
-                project.owner,
-            ])
-        },
-    )
-}
-
-fn record_members(
-    transaction: &Transaction<'_>,
-    snapshot_id: i64,
-    members: &[MemberState],
-) -> Result<(), HistoryError> {
-    record_states(
-        transaction,
-        snapshot_id,
-        members,
-        &MEMBER_SQL,
-        MemberState::digest,
-        |insert, digest, member| {
-            insert.execute(params![
-                digest,
-                member.user_id,
-                member.kind,
-                member.role,
-                member.name,
-            ])
-        },
-    )
 }
 
 fn prune_in(
