@@ -90,28 +90,40 @@ fn direction<T: Ord>(before: T, after: T, up: ChangeKind, down: ChangeKind) -> O
     }
 }
 
+/// Reads one field of a project.
+type FieldOf<T> = fn(&ProjectState) -> &T;
+
 /// A project's text fields, each a change of one kind when it differs.
-const PROJECT_TEXTS: &[(ChangeKind, fn(&ProjectState) -> &Option<String>)] = &[
+const PROJECT_TEXTS: &[(ChangeKind, FieldOf<Option<String>>)] = &[
     (ChangeKind::Renamed, |project| &project.name),
     (ChangeKind::VisibilityChanged, |project| &project.visibility),
     (ChangeKind::OwnerChanged, |project| &project.owner),
 ];
 
-/// A project's sets: a change for each value added, and for each removed
-/// where a kind is given.
-type SetOf = fn(&ProjectState) -> &[String];
-const PROJECT_SETS: &[(ChangeKind, Option<ChangeKind>, SetOf)] = &[
-    (
-        ChangeKind::FindingTypeAdded,
-        Some(ChangeKind::FindingTypeRemoved),
-        |project| &project.finding_types,
-    ),
-    (ChangeKind::ConnectorAdded, None, |project| {
-        &project.connectors
-    }),
-    (ChangeKind::EdgeFunctionAdded, None, |project| {
-        &project.edge_functions
-    }),
+/// A project's set: a change for each value added, and for each value
+/// removed where `removed` names a kind.
+struct ProjectSet {
+    added: ChangeKind,
+    removed: Option<ChangeKind>,
+    values: FieldOf<[String]>,
+}
+
+const PROJECT_SETS: &[ProjectSet] = &[
+    ProjectSet {
+        added: ChangeKind::FindingTypeAdded,
+        removed: Some(ChangeKind::FindingTypeRemoved),
+        values: |project| &project.finding_types,
+    },
+    ProjectSet {
+        added: ChangeKind::ConnectorAdded,
+        removed: None,
+        values: |project| &project.connectors,
+    },
+    ProjectSet {
+        added: ChangeKind::EdgeFunctionAdded,
+        removed: None,
+        values: |project| &project.edge_functions,
+    },
 ];
 
 /// Values of `values` that `other` lacks.
@@ -234,12 +246,12 @@ impl Builder<'_> {
         {
             self.push(kind, subject, json!(before), json!(after));
         }
-        for (added, removed, set) in PROJECT_SETS {
-            let (before, after) = (set(old), set(new));
+        for set in PROJECT_SETS {
+            let (before, after) = ((set.values)(old), (set.values)(new));
             for value in missing_from(after, before) {
-                self.push(added.clone(), subject, Value::Null, json!(value));
+                self.push(set.added.clone(), subject, Value::Null, json!(value));
             }
-            if let Some(removed) = removed {
+            if let Some(removed) = &set.removed {
                 for value in missing_from(before, after) {
                     self.push(removed.clone(), subject, json!(value), Value::Null);
                 }
