@@ -6,11 +6,11 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Subcommand, ValueEnum};
 use time::OffsetDateTime;
 
-use crate::api::InventoryParams;
 use crate::api::model::{
     ActivityGroup, AudienceTarget, InventorySortBy, MemberSortBy, PublishAudience, ReviewPriority,
     Role, SortOrder, Visibility, WireEnum,
 };
+use crate::api::{InventoryParams, PageParams};
 
 /// A parser accepting every known value of `T`.
 pub fn wire<T: WireEnum>() -> impl TypedValueParser<Value = T> {
@@ -63,6 +63,18 @@ pub struct ListArgs {
     #[arg(long, value_name = "N", default_value_t = 100,
           value_parser = clap::value_parser!(u32).range(1..=100))]
     pub page_size: u32,
+    // How the items are written: every list command has both.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+impl ListArgs {
+    /// `--page-size` as the client's paging parameters.
+    pub fn page_params(&self) -> PageParams {
+        PageParams {
+            limit: Some(self.page_size),
+        }
+    }
 }
 
 /// The script commands, flattened into `vantage`'s own, grouped by what they
@@ -113,8 +125,6 @@ pub struct WorkspacesArgs {
     pub command: Option<WorkspacesCommand>,
     #[command(flatten)]
     pub list: ListArgs,
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 #[derive(Subcommand, Debug, Clone)]
@@ -177,8 +187,6 @@ pub struct InventoryArgs {
     pub finding_type_id: Vec<String>,
     #[command(flatten)]
     pub list: ListArgs,
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 impl InventoryArgs {
@@ -210,8 +218,6 @@ pub struct MembersArgs {
     pub filters: MemberFilters,
     #[command(flatten)]
     pub list: ListArgs,
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 #[derive(Args, Debug, Clone, Default)]
@@ -251,8 +257,6 @@ pub enum ProjectsCommand {
     List {
         #[command(flatten)]
         list: ListArgs,
-        #[command(flatten)]
-        output: OutputArgs,
     },
     /// One project.
     Get {
@@ -333,8 +337,6 @@ pub struct PiiArgs {
     pub project_id: String,
     #[command(flatten)]
     pub list: ListArgs,
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 #[derive(Subcommand, Debug, Clone)]

@@ -10,7 +10,7 @@ use crate::api::model::{
     DeploymentStatus, ErrorType, Project, ProjectUpdate, PublishAudience, PublishRequest,
     validate_project_name,
 };
-use crate::api::{ApiError, PageParams, PollPolicy};
+use crate::api::{ApiError, PollPolicy};
 use futures::TryStreamExt;
 
 use super::args::{
@@ -147,7 +147,7 @@ async fn insights(session: &Session, args: InsightsArgs) -> Result<(), CliError>
 }
 
 async fn inventory(session: &Session, args: InventoryArgs) -> Result<(), CliError> {
-    let output = args.output.resolve();
+    let output = args.list.output.resolve();
     let workspace = &workspaces::resolve_workspace(session).await?;
     let (progress, _task) = start_progress(session, "inventory", output);
     if matches!(output.format, Format::Json | Format::Jsonl) {
@@ -163,10 +163,8 @@ async fn inventory(session: &Session, args: InventoryArgs) -> Result<(), CliErro
 }
 
 async fn pii(session: &Session, args: PiiArgs) -> Result<(), CliError> {
-    let output = args.output.resolve();
-    let params = PageParams {
-        limit: Some(args.list.page_size),
-    };
+    let output = args.list.output.resolve();
+    let params = args.list.page_params();
     let (progress, _task) = start_progress(session, "personal-data findings", output);
     let stream = session.client.pii_stream(&args.project_id, params);
     write_list(stream, output, args.list.max, &progress).await
@@ -175,9 +173,7 @@ async fn pii(session: &Session, args: PiiArgs) -> Result<(), CliError> {
 async fn projects(session: &Session, command: ProjectsCommand) -> Result<(), CliError> {
     let client = &session.client;
     match command {
-        ProjectsCommand::List { list, output } => {
-            workspaces::list_projects(session, list, output).await
-        }
+        ProjectsCommand::List { list } => workspaces::list_projects(session, list).await,
         ProjectsCommand::SetAudience {
             project_id,
             audience,

@@ -78,7 +78,7 @@ pub async fn run(session: &Session, args: MembersArgs) -> Result<(), CliError> {
         let read = session.client.get_member(workspace, &user_id);
         return show_one(session, "member", output.resolve(), read).await;
     }
-    let output = args.output.resolve();
+    let output = args.list.output.resolve();
     let filters = args.filters;
     let params = MemberListParams {
         limit: Some(args.list.page_size),

@@ -11,7 +11,6 @@ use super::exit::CliError;
 use super::print::{Field, Row, write_list};
 use super::read::{show_one, start_progress};
 use super::views::when;
-use crate::api::PageParams;
 use crate::api::model::{FindingLevel, FindingStatus, ScanFinding, SecurityScan};
 use crate::session::Session;
 
@@ -22,8 +21,6 @@ pub enum ScansCommand {
         project_id: String,
         #[command(flatten)]
         list: ListArgs,
-        #[command(flatten)]
-        output: OutputArgs,
     },
     /// One scan: status, commit, start, finish and scanners.
     Get {
@@ -49,8 +46,6 @@ pub struct FindingsArgs {
     pub status: Vec<FindingStatus>,
     #[command(flatten)]
     pub list: ListArgs,
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 impl FindingsArgs {
@@ -63,17 +58,12 @@ impl FindingsArgs {
 
 pub async fn run(session: &Session, command: ScansCommand) -> Result<(), CliError> {
     match command {
-        ScansCommand::List {
-            project_id,
-            list,
-            output,
-        } => {
-            let output = output.resolve();
-            let params = PageParams {
-                limit: Some(list.page_size),
-            };
+        ScansCommand::List { project_id, list } => {
+            let output = list.output.resolve();
             let (progress, _task) = start_progress(session, "security scans", output);
-            let stream = session.client.security_scans_stream(&project_id, params);
+            let stream = session
+                .client
+                .security_scans_stream(&project_id, list.page_params());
             write_list(stream, output, list.max, &progress).await
         }
         ScansCommand::Get {
@@ -85,10 +75,8 @@ pub async fn run(session: &Session, command: ScansCommand) -> Result<(), CliErro
             show_one(session, "security scan", output.resolve(), read).await
         }
         ScansCommand::Findings(args) => {
-            let output = args.output.resolve();
-            let params = PageParams {
-                limit: Some(args.list.page_size),
-            };
+            let output = args.list.output.resolve();
+            let params = args.list.page_params();
             let (progress, _task) = start_progress(session, "scan findings", output);
             let max = args.list.max;
             let stream = session

@@ -3,11 +3,11 @@
 //! `projects set-audience` and `projects embed-url`; and the workspace every
 //! workspace command resolves (configured, or asked of the service).
 
+use crate::api::ProjectListParams;
 use crate::api::model::{
     AudienceTarget, ProjectSummary, PublishAudience, PublishSettings, Workspace,
     validate_parent_origin,
 };
-use crate::api::{PageParams, ProjectListParams};
 use crate::session::{Session, SessionError, WorkspaceChoice};
 
 use super::args::{ListArgs, OutputArgs, WorkspacesArgs, WorkspacesCommand};
@@ -54,21 +54,15 @@ pub async fn workspaces(session: &Session, args: WorkspacesArgs) -> Result<(), C
         let read = session.client.get_workspace(&workspace_id);
         return show_one(session, "workspace", output.resolve(), read).await;
     }
-    let output = args.output.resolve();
+    let output = args.list.output.resolve();
     let (progress, _task) = start_progress(session, "workspaces", output);
-    let stream = session.client.workspaces_stream(PageParams {
-        limit: Some(args.list.page_size),
-    });
+    let stream = session.client.workspaces_stream(args.list.page_params());
     write_list(stream, output, args.list.max, &progress).await
 }
 
 /// `projects list`: the global `--workspace` may name several, comma-separated.
-pub async fn list_projects(
-    session: &Session,
-    list: ListArgs,
-    output: OutputArgs,
-) -> Result<(), CliError> {
-    let output = output.resolve();
+pub async fn list_projects(session: &Session, list: ListArgs) -> Result<(), CliError> {
+    let output = list.output.resolve();
     let workspace_id = match &session.workspace_id {
         Some(given) => given
             .split(',')
