@@ -99,9 +99,10 @@ pub enum ServiceCommand {
     Insights(InsightsArgs),
     /// The workspace's security project inventory, every page.
     Inventory(InventoryArgs),
-    /// Workspace members (list), or one member (get). The table reads each
-    /// listed member for name and e-mail (one request a row); the other
-    /// formats write the list's items as the service sends them.
+    /// Workspace members (list), or one member (get).
+    ///
+    /// The table reads each listed member for name and e-mail (one request a
+    /// row); the other formats write the list's items as the service sends them.
     Members(MembersArgs),
     /// Read and change projects.
     #[command(subcommand)]
