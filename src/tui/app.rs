@@ -363,6 +363,8 @@ impl App {
             Slot::Breakdowns | Slot::Traffic => self.analytics.handle_reply(answer, &mut cx),
             Slot::PiiPage => self.pii.handle_reply(answer, &mut cx),
             Slot::Context => false, // handled above
+            // Only a failure matters, and the error log has it.
+            Slot::PaletteHistory => false,
             Slot::Changes | Slot::Snapshots => self.changes.handle_reply(answer, &mut cx),
             Slot::ReviewMarks | Slot::ReviewMark | Slot::TakeSnapshot => {
                 self.history_reply(slot, token, answer.reply, &mut cx)

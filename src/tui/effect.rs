@@ -46,6 +46,8 @@ pub enum Slot {
     PiiPage,
     WatchlistLoad,
     WatchlistSave,
+    /// The command palette's history, written after a command runs.
+    PaletteHistory,
     /// Connecting to another context (`app/contexts.rs`).
     Context,
     /// The analytics screen's traffic over time.
@@ -166,6 +168,11 @@ pub enum Request {
         path: PathBuf,
         entries: Vec<WatchEntry>,
     },
+    /// Writes the command palette's history (atomically) to `path`.
+    SavePaletteHistory {
+        path: PathBuf,
+        entries: Vec<String>,
+    },
     /// `PATCH /publish`: the published app's audience.
     UpdatePublishSettings {
         project_id: String,
@@ -204,6 +211,7 @@ pub enum Reply {
     PiiPage(Box<Page<PiiFinding>>),
     Watchlist(Vec<WatchEntry>),
     WatchlistSaved,
+    PaletteHistorySaved,
     Traffic(Box<Traffic>),
     SecurityScans(Box<Page<SecurityScan>>),
     ScanFindingsPage(Box<Page<ScanFinding>>),

@@ -180,6 +180,16 @@ impl Executor for ClientExecutor {
                     .map(|()| Reply::WatchlistSaved)
                     .map_err(|error| self.local_failure(error.to_string()));
             }
+            Request::SavePaletteHistory { path, entries } => {
+                return crate::tui::palette::history::save(&path, &entries)
+                    .map(|()| Reply::PaletteHistorySaved)
+                    .map_err(|error| {
+                        self.local_failure(format!(
+                            "cannot write the palette history {}: {error}",
+                            path.display()
+                        ))
+                    });
+            }
             // Switching is the launcher's (`launch.rs`), which wraps this executor.
             Request::SwitchContext { name } => {
                 return Err(self.local_failure(format!(

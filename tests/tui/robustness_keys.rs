@@ -195,6 +195,7 @@ impl Canned {
             Request::PiiPage { .. } => self.pii.clone(),
             Request::LoadWatchlist { .. } => Reply::Watchlist(Vec::new()),
             Request::SaveWatchlist { .. } => Reply::WatchlistSaved,
+            Request::SavePaletteHistory { .. } => Reply::PaletteHistorySaved,
             Request::Traffic { .. } => self.traffic.clone(),
             Request::SecurityScans { .. } => self.scans.clone(),
             Request::ScanFindingsPage { .. } => self.findings.clone(),

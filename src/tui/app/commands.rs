@@ -7,7 +7,7 @@ use time::OffsetDateTime;
 use super::App;
 use crate::api::model::InventoryItem;
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, Effect};
+use crate::tui::effect::{Cx, Effect, Slot};
 use crate::tui::nav::{Nav, ProjectNav, Tab};
 use crate::tui::palette::{Command, Outcome};
 use crate::tui::theme::{Theme, ThemeName};
@@ -23,7 +23,13 @@ impl App {
     ) -> bool {
         match self.palette.handle_key(key, &self.inventory.list.rows) {
             Outcome::Changed | Outcome::Closed => {}
-            Outcome::Run(command) => self.run_command(command, now, effects, navs),
+            Outcome::Run(command) => {
+                if let Some(save) = self.palette.history().save_request() {
+                    Cx::new(now, effects, navs, &mut self.next_token)
+                        .fetch(Slot::PaletteHistory, save);
+                }
+                self.run_command(command, now, effects, navs);
+            }
         }
         true
     }
