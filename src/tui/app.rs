@@ -19,7 +19,7 @@ use crossterm::event::{KeyEvent, KeyEventKind};
 use time::OffsetDateTime;
 
 use super::action::Action;
-use super::effect::{Answer, Cx, Effect, ErrorInfo, Reply, Slot};
+use super::effect::{Answer, Cx, Effect, ErrorInfo, Reply, Request, Slot};
 use super::keymap::Keymap;
 use super::nav::{Nav, ProjectNav, Tab};
 use super::palette::Palette;
@@ -190,6 +190,10 @@ impl App {
     pub fn start(&mut self, now: OffsetDateTime) -> Vec<Effect> {
         let (mut effects, mut navs) = (Vec::new(), Vec::new());
         let mut cx = Cx::new(now, &mut effects, &mut navs, &mut self.next_token);
+        // The header's plan: known already when the workspace was discovered.
+        if self.identity.plan.is_none() {
+            cx.fetch(Slot::Workspace, Request::GetWorkspace);
+        }
         self.insights.activate(&mut cx);
         self.monitor.load_watchlist(&mut cx);
         // The history's methods need the whole App beside the context.
@@ -363,6 +367,8 @@ impl App {
             Slot::Breakdowns | Slot::Traffic => self.analytics.handle_reply(answer, &mut cx),
             Slot::PiiPage => self.pii.handle_reply(answer, &mut cx),
             Slot::Context => false, // handled above
+            // The plan, compared above, is all the header takes of it.
+            Slot::Workspace => false,
             // Only a failure matters, and the error log has it.
             Slot::PaletteHistory => false,
             Slot::Changes | Slot::Snapshots => self.changes.handle_reply(answer, &mut cx),
@@ -580,5 +586,11 @@ impl App {
 /// Answers a screen expects as data, not as errors for the log: a member whose
 /// membership is not active.
 fn expected_absence(slot: Slot, error: &ErrorInfo) -> bool {
-    matches!(slot, Slot::MemberDetail(_)) && error.kind.as_deref() == Some("member_not_found")
+    match slot {
+        Slot::MemberDetail(_) => error.kind.as_deref() == Some("member_not_found"),
+        // A service without the workspace read (DESIGN.md: fall back, never
+        // fail a screen): the header just shows no plan.
+        Slot::Workspace => error.status == Some(404),
+        _ => false,
+    }
 }

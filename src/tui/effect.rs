@@ -14,7 +14,7 @@ use crate::api::model::{
     ReviewPriority,
 };
 use crate::api::model::{Deployment, FieldError, Project, ProjectUpdate};
-use crate::api::model::{Granularity, ScanFinding, SecurityScan, Traffic};
+use crate::api::model::{Granularity, ScanFinding, SecurityScan, Traffic, Workspace};
 use crate::api::{InventoryParams, MemberListParams};
 use crate::tui::nav::Nav;
 use crate::tui::review::request::{HistoryReply, HistoryRequest};
@@ -23,6 +23,8 @@ use crate::tui::watchlist::WatchEntry;
 /// A request kind; a newer request in the same slot aborts the older one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Slot {
+    /// The workspace read at start: its plan, for the header.
+    Workspace,
     Insights,
     InventoryPage,
     InventoryExport,
@@ -82,6 +84,8 @@ impl ExportFormat {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
+    /// `GET /v1/workspaces/{id}`: the workspace the dashboard shows.
+    GetWorkspace,
     Insights {
         review_priority: Vec<ReviewPriority>,
     },
@@ -192,6 +196,7 @@ pub enum Request {
 
 #[derive(Debug, Clone)]
 pub enum Reply {
+    Workspace(Box<Workspace>),
     Insights(Box<Insights>),
     InventoryPage(Box<InventoryPage>),
     Exported {

@@ -25,6 +25,11 @@ impl Executor for ClientExecutor {
     async fn execute(&self, request: Request) -> Result<Reply, ErrorInfo> {
         let ws = self.workspace_id.as_str();
         let result = match request {
+            Request::GetWorkspace => self
+                .client
+                .get_workspace(ws)
+                .await
+                .map(|workspace| Reply::Workspace(Box::new(workspace))),
             Request::Insights { review_priority } => self
                 .client
                 .get_insights(ws, &review_priority)

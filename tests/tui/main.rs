@@ -8,6 +8,7 @@ mod support;
 mod bulk_budget;
 mod changes;
 mod contexts;
+mod header;
 mod palette;
 mod project;
 mod robustness_keys;
