@@ -299,6 +299,18 @@ impl Keymap {
         keys
     }
 
+    /// Every (key, action) pair bound, keys written as help shows them
+    /// (`ctrl-d`, `↑`, `pgup`), sorted: what README's key table must list.
+    pub fn bindings(&self) -> Vec<(String, Action)> {
+        let mut pairs: Vec<(String, Action)> = self
+            .bindings
+            .iter()
+            .flat_map(|(press, actions)| actions.iter().map(|action| (press.label(), *action)))
+            .collect();
+        pairs.sort_by(|a, b| (a.1.name(), &a.0).cmp(&(b.1.name(), &b.0)));
+        pairs
+    }
+
     /// The first key of `action`, or "-" when unbound.
     pub fn key_for(&self, action: Action) -> String {
         self.keys_for(action)

@@ -9,6 +9,7 @@ mod bulk_budget;
 mod changes;
 mod contexts;
 mod header;
+mod keys_readme;
 mod palette;
 mod project;
 mod robustness_keys;
