@@ -327,6 +327,22 @@ pub struct ErrorInfo {
     pub at: OffsetDateTime,
 }
 
+impl ErrorInfo {
+    /// A failure that is not the service's answer (a local file, connecting
+    /// to another context): what happened, and when.
+    pub fn local(summary: String, at: OffsetDateTime) -> Self {
+        Self {
+            status: None,
+            kind: None,
+            detail: None,
+            request_id: None,
+            summary,
+            gate: None,
+            at,
+        }
+    }
+}
+
 /// Hands out request tokens and collects effects (for the runtime) and
 /// navigation (for the App) while a message is handled.
 pub struct Cx<'a> {
@@ -381,5 +397,25 @@ impl<'a> Cx<'a> {
     /// A short message for the status line.
     pub fn notify(&mut self, text: String) {
         self.navs.push(Nav::Notify(text));
+    }
+}
+
+/// What the App's handlers pass along while one message is handled: when it
+/// happens, and where effects (for the runtime) and navigation (for the App)
+/// collect. A screen's [`Cx`] is made from it with the App's token counter.
+pub struct Turn<'a> {
+    pub now: OffsetDateTime,
+    pub effects: &'a mut Vec<Effect>,
+    pub navs: &'a mut Vec<Nav>,
+}
+
+impl<'a> Turn<'a> {
+    pub fn new(now: OffsetDateTime, effects: &'a mut Vec<Effect>, navs: &'a mut Vec<Nav>) -> Self {
+        Self { now, effects, navs }
+    }
+
+    /// A screen's context on this turn, its tokens counted in `next_token`.
+    pub fn cx<'b>(&'b mut self, next_token: &'b mut u64) -> Cx<'b> {
+        Cx::new(self.now, self.effects, self.navs, next_token)
     }
 }

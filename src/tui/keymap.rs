@@ -331,30 +331,20 @@ mod tests {
     #[test]
     fn defaults_include_vim_and_arrows() {
         let map = Keymap::default();
-        assert_eq!(
-            map.action(&key(KeyCode::Char('j'), KeyModifiers::NONE)),
-            Some(Action::Down)
-        );
-        assert_eq!(
-            map.action(&key(KeyCode::Down, KeyModifiers::NONE)),
-            Some(Action::Down)
-        );
-        assert_eq!(
-            map.action(&key(KeyCode::Char('G'), KeyModifiers::SHIFT)),
-            Some(Action::Bottom)
-        );
-        assert_eq!(
-            map.action(&key(KeyCode::Char('d'), KeyModifiers::CONTROL)),
-            Some(Action::PageDown)
-        );
-        assert_eq!(
-            map.action(&key(KeyCode::BackTab, KeyModifiers::SHIFT)),
-            Some(Action::PrevTab)
-        );
-        assert_eq!(
-            map.action(&key(KeyCode::Char('S'), KeyModifiers::SHIFT)),
-            Some(Action::ReverseSort)
-        );
+        for (code, modifiers, action) in [
+            (KeyCode::Char('j'), KeyModifiers::NONE, Action::Down),
+            (KeyCode::Down, KeyModifiers::NONE, Action::Down),
+            (KeyCode::Char('G'), KeyModifiers::SHIFT, Action::Bottom),
+            (KeyCode::Char('d'), KeyModifiers::CONTROL, Action::PageDown),
+            (KeyCode::BackTab, KeyModifiers::SHIFT, Action::PrevTab),
+            (KeyCode::Char('S'), KeyModifiers::SHIFT, Action::ReverseSort),
+        ] {
+            assert_eq!(
+                map.action(&key(code, modifiers)),
+                Some(action),
+                "{code:?} {modifiers:?}"
+            );
+        }
     }
 
     #[test]

@@ -275,15 +275,7 @@ impl SwitchingExecutor {
         let Some(switcher) = self.switcher.clone() else {
             return current.execute(Request::SwitchContext { name }).await;
         };
-        let failure = |summary: String| ErrorInfo {
-            status: None,
-            kind: None,
-            detail: None,
-            request_id: None,
-            summary,
-            gate: None,
-            at: switcher.clock.now(),
-        };
+        let failure = |summary: String| ErrorInfo::local(summary, switcher.clock.now());
         let args = switcher.args.clone();
         let wanted = name.clone();
         let connected = tokio::task::spawn_blocking(move || Session::switch_to(&args, &wanted))

@@ -66,13 +66,8 @@ impl App {
     /// A budget problem goes to the error log, which says what happened and why.
     fn record_budget_problem(&mut self, summary: String, now: OffsetDateTime) {
         self.record_error(ErrorInfo {
-            status: None,
             kind: Some("request_budget".into()),
-            detail: None,
-            request_id: None,
-            summary,
-            gate: None,
-            at: now,
+            ..ErrorInfo::local(summary, now)
         });
     }
 
