@@ -541,7 +541,12 @@ impl App {
 
     /// `w` outside the monitor: pins or unpins the inventory's selection.
     fn watch_selected(&mut self, turn: &mut Turn<'_>) {
-        let selected = self.selected_project();
+        // The open project first: it need not be the inventory's selected row.
+        let selected = self
+            .project
+            .as_ref()
+            .map(ProjectScreen::project_ref)
+            .or_else(|| self.selected_project());
         let mut cx = turn.cx(&mut self.next_token);
         match selected {
             Some(project) => self.monitor.toggle_watch(project, &mut cx),
