@@ -8,6 +8,8 @@ mod support;
 mod bulk_budget;
 mod changes;
 mod contexts;
+mod header;
+mod keys_readme;
 mod monitor;
 mod palette;
 mod project;
