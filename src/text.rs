@@ -1,15 +1,19 @@
 //! Untrusted text made safe for a terminal. Names, descriptions, PII quotes,
 //! member names and e-mails come from the API and may hold escape sequences and
 //! control characters; everything shown in the TUI or written in a human format
-//! passes through here first. This is the one place for those rules:
+//! passes through here first. This is the one place for those rules
+//! (DESIGN.md, "Output that is safe to look at"):
 //!
 //! - [`escape_invisible`]: the human formats' rule (`table`, `csv`, error
 //!   lines): every control, DEL, C1, bidi control and invisible format character
 //!   becomes a visible escape (`\x1b`, `\u202e`); ZWNJ and ZWJ stay.
 //! - [`is_invisible_or_control`]: which characters that is; the JSON writer
 //!   escapes the same set as `\uXXXX`.
-//! - [`sanitize_line`] and [`sanitize_multiline`]: the dashboard's rule, which
-//!   drops escape sequences whole.
+//! - [`sanitize_line`] and [`sanitize_multiline`]: the dashboard's rule, the
+//!   same escapes, with line breaks and tabs laid out as spaces (or kept as
+//!   line breaks) and runs of combining marks capped.
+//! - [`display_width`], [`fit`] and [`fit_middle`]: widths as shown, an escape
+//!   counting its visible cells, and cuts that never split an escape.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -24,12 +28,14 @@ const MAX_COMBINING_RUN: usize = 2;
 enum Lines {
     /// Line breaks and tabs become spaces.
     Single,
-    /// `\n` is kept; `\r\n` becomes `\n`; tabs become spaces.
+    /// `\n` is kept; `\r\n` and a lone `\r` become `\n`; tabs become spaces.
     Multi,
 }
 
-/// One line of safe text: escape sequences removed, control characters dropped
-/// or turned into spaces, bidirectional overrides removed.
+/// One line of safe text: line breaks and tabs become spaces; every other
+/// control, DEL, C1, bidi control and invisible format character is shown as a
+/// visible escape (`\x1b`, `\u202e`), so a hostile name shows what it holds
+/// and nothing of it reaches the terminal raw. ZWNJ and ZWJ stay.
 pub fn sanitize_line(text: &str) -> Cow<'_, str> {
     sanitize(text, Lines::Single)
 }
@@ -40,102 +46,114 @@ pub fn sanitize_multiline(text: &str) -> Cow<'_, str> {
 }
 
 fn is_safe_plain(ch: char) -> bool {
-    !ch.is_control() && !is_bidi_control(ch) && !is_combining(ch)
+    !is_invisible_or_control(ch) && !is_combining(ch)
 }
 
 fn sanitize(text: &str, lines: Lines) -> Cow<'_, str> {
     if text.chars().all(is_safe_plain) {
         return Cow::Borrowed(text);
     }
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    let mut combining_run = 0;
-    while let Some(ch) = chars.next() {
-        match ch {
-            '\u{1b}' => skip_escape(&mut chars),
-            // C1 control sequence introducers, as single code points.
-            '\u{9b}' => skip_csi(&mut chars),
-            '\u{9d}' | '\u{90}' | '\u{98}' | '\u{9e}' | '\u{9f}' => skip_string(&mut chars),
-            '\n' if lines == Lines::Multi => {
-                out.push('\n');
-                combining_run = 0;
-            }
-            '\r' if lines == Lines::Multi => {
-                if chars.peek() != Some(&'\n') {
-                    out.push('\n');
-                }
-            }
-            '\n' | '\r' | '\t' | '\u{b}' | '\u{c}' => {
-                if !out.ends_with(' ') {
-                    out.push(' ');
-                }
-                combining_run = 0;
-            }
-            ch if ch.is_control() || is_bidi_control(ch) => {}
-            ch if is_combining(ch) => {
-                combining_run += 1;
-                if combining_run <= MAX_COMBINING_RUN && !out.is_empty() {
-                    out.push(ch);
-                }
-            }
-            ch => {
-                combining_run = 0;
-                out.push(ch);
-            }
-        }
+    let mut out = String::with_capacity(text.len() + 8);
+    for piece in Pieces::new(text, lines) {
+        piece.push_to(&mut out);
     }
     Cow::Owned(out)
 }
 
-/// Skips the rest of an escape sequence that began with ESC.
-fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    match chars.next() {
-        Some('[') => skip_csi(chars),
-        // OSC, DCS, SOS, PM, APC: strings ended by BEL or ST.
-        Some(']' | 'P' | 'X' | '^' | '_') => skip_string(chars),
-        // Two-character sequences with an intermediate byte, e.g. ESC ( B.
-        Some(' '..='/') => {
-            chars.next();
-        }
-        _ => {}
-    }
+/// What one character of untrusted text becomes on screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Piece {
+    /// Shown as it is.
+    Plain(char),
+    /// Shown as its visible escape, `\x1b` or `\u202e`.
+    Escaped(char),
 }
 
-/// Skips parameters and intermediates up to the final byte of a CSI sequence.
-fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    for ch in chars.by_ref() {
-        if ('\u{40}'..='\u{7e}').contains(&ch) {
-            break;
-        }
-        // A sequence cut short by another control ends here.
-        if ch.is_control() {
-            break;
-        }
-    }
-}
-
-/// Skips a control string up to BEL, ST (ESC \) or the C1 ST.
-fn skip_string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    while let Some(ch) = chars.next() {
-        match ch {
-            '\u{7}' | '\u{9c}' => break,
-            '\u{1b}' => {
-                if chars.peek() == Some(&'\\') {
-                    chars.next();
-                }
-                break;
+impl Piece {
+    /// Cells on screen: an escape is plain ASCII, one cell a byte.
+    fn width(self) -> usize {
+        match self {
+            Piece::Plain(ch) => ch.width().unwrap_or(0),
+            Piece::Escaped(ch) => {
+                let mut shown = String::new();
+                write_escape(&mut shown, ch);
+                shown.len()
             }
-            _ => {}
+        }
+    }
+
+    fn push_to(self, out: &mut String) {
+        match self {
+            Piece::Plain(ch) => out.push(ch),
+            Piece::Escaped(ch) => write_escape(out, ch),
         }
     }
 }
 
-/// Characters that reorder text on screen (Trojan Source): removed.
-fn is_bidi_control(ch: char) -> bool {
-    matches!(
-        ch,
-        '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
-    )
+/// The dashboard's rule, one piece at a time: what [`sanitize`] writes and what
+/// the width math counts and cuts.
+struct Pieces<'a> {
+    chars: std::iter::Peekable<std::str::Chars<'a>>,
+    lines: Lines,
+    combining_run: usize,
+    /// Whether the last piece was a space, so a run of breaks is one space.
+    after_space: bool,
+    started: bool,
+}
+
+impl<'a> Pieces<'a> {
+    fn new(text: &'a str, lines: Lines) -> Self {
+        Self {
+            chars: text.chars().peekable(),
+            lines,
+            combining_run: 0,
+            after_space: false,
+            started: false,
+        }
+    }
+
+    fn emit(&mut self, piece: Piece) -> Option<Piece> {
+        self.started = true;
+        self.after_space = piece == Piece::Plain(' ');
+        if !matches!(piece, Piece::Plain(ch) if is_combining(ch)) {
+            self.combining_run = 0;
+        }
+        Some(piece)
+    }
+}
+
+impl Iterator for Pieces<'_> {
+    type Item = Piece;
+
+    fn next(&mut self) -> Option<Piece> {
+        while let Some(ch) = self.chars.next() {
+            match ch {
+                '\n' if self.lines == Lines::Multi => return self.emit(Piece::Plain('\n')),
+                '\r' if self.lines == Lines::Multi => {
+                    if self.chars.peek() != Some(&'\n') {
+                        return self.emit(Piece::Plain('\n'));
+                    }
+                }
+                '\n' | '\r' | '\t' => {
+                    if !self.after_space {
+                        return self.emit(Piece::Plain(' '));
+                    }
+                    self.combining_run = 0;
+                }
+                ch if is_invisible_or_control(ch) => return self.emit(Piece::Escaped(ch)),
+                ch if is_combining(ch) => {
+                    self.combining_run += 1;
+                    if self.combining_run <= MAX_COMBINING_RUN && self.started {
+                        self.started = true;
+                        self.after_space = false;
+                        return Some(Piece::Plain(ch));
+                    }
+                }
+                ch => return self.emit(Piece::Plain(ch)),
+            }
+        }
+        None
+    }
 }
 
 fn is_combining(ch: char) -> bool {
@@ -175,46 +193,55 @@ pub fn escape_invisible(text: &str) -> Cow<'_, str> {
     }
     let mut out = String::with_capacity(text.len() + 8);
     for ch in text.chars() {
-        if !is_invisible_or_control(ch) {
+        if is_invisible_or_control(ch) {
+            write_escape(&mut out, ch);
+        } else {
             out.push(ch);
-            continue;
         }
-        let code = u32::from(ch);
-        let _ = match ch {
-            '\t' => write!(out, "\\t"),
-            '\n' => write!(out, "\\n"),
-            '\r' => write!(out, "\\r"),
-            _ if ch.is_ascii() => write!(out, "\\x{code:02x}"),
-            _ if code <= 0xffff => write!(out, "\\u{code:04x}"),
-            _ => write!(out, "\\u{{{code:x}}}"),
-        };
     }
     Cow::Owned(out)
 }
 
-/// Display width in terminal cells.
+/// Writes the visible escape of one invisible or control character.
+fn write_escape(out: &mut String, ch: char) {
+    let code = u32::from(ch);
+    let _ = match ch {
+        '\t' => write!(out, "\\t"),
+        '\n' => write!(out, "\\n"),
+        '\r' => write!(out, "\\r"),
+        _ if ch.is_ascii() => write!(out, "\\x{code:02x}"),
+        _ if code <= 0xffff => write!(out, "\\u{code:04x}"),
+        _ => write!(out, "\\u{{{code:x}}}"),
+    };
+}
+
+/// Display width in terminal cells of `text` as the dashboard shows it on one
+/// line ([`sanitize_line`]): an escape counts its visible cells.
 pub fn display_width(text: &str) -> usize {
-    text.chars().map(|ch| ch.width().unwrap_or(0)).sum()
+    if text.chars().all(is_safe_plain) {
+        return text.chars().map(|ch| ch.width().unwrap_or(0)).sum();
+    }
+    Pieces::new(text, Lines::Single).map(Piece::width).sum()
 }
 
 /// Sanitizes one line and cuts it to `max_width` cells, ending in `…` when cut.
+/// The cut never splits an escape.
 pub fn fit(text: &str, max_width: usize) -> String {
-    let clean = sanitize_line(text);
-    if display_width(&clean) <= max_width {
-        return clean.into_owned();
+    if display_width(text) <= max_width {
+        return sanitize_line(text).into_owned();
     }
     if max_width == 0 {
         return String::new();
     }
     let mut out = String::new();
     let mut used = 0;
-    for ch in clean.chars() {
-        let width = ch.width().unwrap_or(0);
+    for piece in Pieces::new(text, Lines::Single) {
+        let width = piece.width();
         if used + width > max_width - 1 {
             break;
         }
         used += width;
-        out.push(ch);
+        piece.push_to(&mut out);
     }
     out.push('…');
     out
@@ -223,36 +250,37 @@ pub fn fit(text: &str, max_width: usize) -> String {
 /// Like [`fit`], but cuts from the middle: `/home/ada/…/inventory-2026.csv`.
 /// For paths and ids, whose both ends matter.
 pub fn fit_middle(text: &str, max_width: usize) -> String {
-    let clean = sanitize_line(text);
-    if display_width(&clean) <= max_width {
-        return clean.into_owned();
+    if display_width(text) <= max_width {
+        return sanitize_line(text).into_owned();
     }
     if max_width < 3 {
-        return fit(&clean, max_width);
+        return fit(text, max_width);
     }
-    let chars: Vec<char> = clean.chars().collect();
+    let pieces: Vec<Piece> = Pieces::new(text, Lines::Single).collect();
     let budget = max_width - 1;
     let (mut head, mut tail) = (String::new(), Vec::new());
     let (mut head_width, mut tail_width) = (0, 0);
-    for ch in &chars {
-        let width = ch.width().unwrap_or(0);
+    for piece in &pieces {
+        let width = piece.width();
         // A third for the head, the rest for the tail: a file name matters most.
         if head_width + width > budget / 3 {
             break;
         }
         head_width += width;
-        head.push(*ch);
+        piece.push_to(&mut head);
     }
-    for ch in chars.iter().rev() {
-        let width = ch.width().unwrap_or(0);
+    for piece in pieces.iter().rev() {
+        let width = piece.width();
         if head_width + tail_width + width > budget {
             break;
         }
         tail_width += width;
-        tail.push(*ch);
+        tail.push(*piece);
     }
     head.push('…');
-    head.extend(tail.into_iter().rev());
+    for piece in tail.into_iter().rev() {
+        piece.push_to(&mut head);
+    }
     head
 }
 
@@ -261,7 +289,9 @@ mod tests {
     use super::*;
 
     fn has_no_controls(text: &str) -> bool {
-        !text.chars().any(|ch| ch.is_control() && ch != '\n')
+        !text
+            .chars()
+            .any(|ch| is_invisible_or_control(ch) && ch != '\n')
     }
 
     #[test]
@@ -276,21 +306,26 @@ mod tests {
     }
 
     #[test]
-    fn strips_escape_sequences_and_controls() {
+    fn shows_escape_sequences_and_controls_as_visible_escapes() {
         let cases = [
-            ("\u{1b}[31mRED\u{1b}[0m", "RED"),
-            ("a\u{1b}]0;title\u{7}b", "ab"),
-            ("a\u{1b}]52;c;ZXZpbA==\u{1b}\\b", "ab"),
-            ("\u{1b}]8;;https://x/\u{1b}\\link\u{1b}]8;;\u{1b}\\", "link"),
-            ("bell\u{7}nul\u{0}del\u{7f}", "bellnuldel"),
-            ("c1\u{9b}31mred", "c1red"),
+            ("\u{1b}[31mRED\u{1b}[0m", "\\x1b[31mRED\\x1b[0m"),
+            ("a\u{1b}]0;title\u{7}b", "a\\x1b]0;title\\x07b"),
+            ("bell\u{7}nul\u{0}del\u{7f}", "bell\\x07nul\\x00del\\x7f"),
+            ("c1\u{9b}31mred nel\u{85}", "c1\\u009b31mred nel\\u0085"),
             ("tab\there", "tab here"),
             ("two\nlines\r\n", "two lines "),
-            ("\u{202e}evil\u{2066}x\u{2069}", "evilx"),
+            ("vt\u{b}ff\u{c}", "vt\\x0bff\\x0c"),
+            (
+                "\u{202e}evil\u{2066}x\u{2069}",
+                "\\u202eevil\\u2066x\\u2069",
+            ),
+            ("zero\u{200b}width\u{feff}", "zero\\u200bwidth\\ufeff"),
+            (
+                "keeps\u{200c}zwnj\u{200d}zwj",
+                "keeps\u{200c}zwnj\u{200d}zwj",
+            ),
             ("plain text", "plain text"),
-            ("\u{1b}(Bcharset", "charset"),
-            ("\u{1b}", ""),
-            ("\u{1b}[", ""),
+            ("\u{1b}", "\\x1b"),
         ];
         for (input, expected) in cases {
             assert_eq!(sanitize_line(input), expected, "{input:?}");
@@ -298,8 +333,46 @@ mod tests {
     }
 
     #[test]
-    fn multiline_keeps_breaks_only() {
-        assert_eq!(sanitize_multiline("a\r\nb\rc\n\u{1b}[2Jd"), "a\nb\nc\nd");
+    fn multiline_keeps_breaks_and_escapes_the_rest() {
+        assert_eq!(
+            sanitize_multiline("a\r\nb\rc\n\u{1b}[2Jd"),
+            "a\nb\nc\n\\x1b[2Jd"
+        );
+    }
+
+    #[test]
+    fn widths_count_the_escapes_as_shown() {
+        assert_eq!(display_width("\u{1b}[31mred"), "\\x1b[31mred".len());
+        assert_eq!(display_width("\u{202e}x"), 7);
+        assert_eq!(display_width("tag\u{e0001}"), "tag\\u{e0001}".len());
+        assert_eq!(display_width("a\n\nb"), 3);
+        for hostile in crate::hostile::hostile_strings() {
+            let shown = sanitize_line(&hostile);
+            assert_eq!(
+                display_width(&hostile),
+                display_width(&shown),
+                "{hostile:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn cuts_never_split_an_escape() {
+        // `ab\x1b[0m` is 9 cells: at 5 the escape does not fit whole.
+        assert_eq!(fit("ab\u{1b}[0m", 5), "ab…");
+        assert_eq!(fit("ab\u{1b}[0m", 8), "ab\\x1b[…");
+        assert_eq!(fit("ab\u{1b}[0m", 9), "ab\\x1b[0m");
+        let cut = fit_middle("\u{202e}abcdefghij\u{202e}", 12);
+        assert_eq!(cut, "…fghij\\u202e");
+        assert!(display_width(&cut) <= 12);
+        for hostile in crate::hostile::hostile_strings() {
+            for width in [0, 1, 5, 12, 40] {
+                for cut in [fit(&hostile, width), fit_middle(&hostile, width)] {
+                    assert!(display_width(&cut) <= width, "{cut:?} at {width}");
+                    assert!(!cut.chars().any(is_invisible_or_control), "{cut:?}");
+                }
+            }
+        }
     }
 
     #[test]
@@ -319,7 +392,8 @@ mod tests {
         assert_eq!(fit("hello world", 5), "hell…");
         assert_eq!(fit("表示テスト", 5), "表示…");
         assert_eq!(fit("ok", 5), "ok");
-        assert_eq!(fit("\u{1b}[31mred", 10), "red");
+        assert_eq!(fit("\u{1b}[31mred", 12), "\\x1b[31mred");
+        assert_eq!(fit("\u{1b}[31mred", 10), "\\x1b[31mr…");
         assert_eq!(fit("abc", 0), "");
     }
 

@@ -6,11 +6,11 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Subcommand, ValueEnum};
 use time::OffsetDateTime;
 
-use crate::api::InventoryParams;
 use crate::api::model::{
     ActivityGroup, AudienceTarget, InventorySortBy, MemberSortBy, PublishAudience, ReviewPriority,
     Role, SortOrder, Visibility, WireEnum,
 };
+use crate::api::{InventoryParams, PageParams};
 
 /// A parser accepting every known value of `T`.
 pub fn wire<T: WireEnum>() -> impl TypedValueParser<Value = T> {
@@ -63,16 +63,46 @@ pub struct ListArgs {
     #[arg(long, value_name = "N", default_value_t = 100,
           value_parser = clap::value_parser!(u32).range(1..=100))]
     pub page_size: u32,
+    // How the items are written: every list command has both.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
-/// The script commands, flattened into `vantage`'s own.
+impl ListArgs {
+    /// `--page-size` as the client's paging parameters.
+    pub fn page_params(&self) -> PageParams {
+        PageParams {
+            limit: Some(self.page_size),
+        }
+    }
+}
+
+/// The script commands, flattened into `vantage`'s own, grouped by what they
+/// need before they run: a connection, or only the local files.
 #[derive(Subcommand, Debug, Clone)]
 pub enum ScriptCommand {
+    /// The commands that talk to the service (they connect with a key).
+    #[command(flatten)]
+    Service(ServiceCommand),
+    /// The config file's contexts (named connections): list them, or choose one.
+    #[command(subcommand)]
+    Context(super::context::ContextCommand),
+    /// The local review history: `snapshot`, `changes`, `reviewed`.
+    #[command(flatten)]
+    History(super::history::HistoryCommand),
+}
+
+/// The commands that connect to the service before they run.
+#[derive(Subcommand, Debug, Clone)]
+pub enum ServiceCommand {
     /// Workspace security insights: summary counts and finding types.
     Insights(InsightsArgs),
     /// The workspace's security project inventory, every page.
     Inventory(InventoryArgs),
     /// Workspace members (list), or one member (get).
+    ///
+    /// The table reads each listed member for name and e-mail (one request a
+    /// row); the other formats write the list's items as the service sends them.
     Members(MembersArgs),
     /// Read and change projects.
     #[command(subcommand)]
@@ -82,12 +112,6 @@ pub enum ScriptCommand {
     /// Visitor analytics of a project.
     #[command(subcommand)]
     Analytics(AnalyticsCommand),
-    /// The config file's contexts (named connections): list them, or choose one.
-    #[command(subcommand)]
-    Context(super::context::ContextCommand),
-    /// The local review history: `snapshot`, `changes`, `reviewed`.
-    #[command(flatten)]
-    History(super::history::HistoryCommand),
     /// Security scans of a project, and a scan's findings.
     #[command(subcommand)]
     Scans(super::scans::ScansCommand),
@@ -102,8 +126,6 @@ pub struct WorkspacesArgs {
     pub command: Option<WorkspacesCommand>,
     #[command(flatten)]
     pub list: ListArgs,
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 #[derive(Subcommand, Debug, Clone)]
@@ -166,8 +188,6 @@ pub struct InventoryArgs {
     pub finding_type_id: Vec<String>,
     #[command(flatten)]
     pub list: ListArgs,
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 impl InventoryArgs {
@@ -199,8 +219,6 @@ pub struct MembersArgs {
     pub filters: MemberFilters,
     #[command(flatten)]
     pub list: ListArgs,
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 #[derive(Args, Debug, Clone, Default)]
@@ -240,8 +258,6 @@ pub enum ProjectsCommand {
     List {
         #[command(flatten)]
         list: ListArgs,
-        #[command(flatten)]
-        output: OutputArgs,
     },
     /// One project.
     Get {
@@ -322,8 +338,6 @@ pub struct PiiArgs {
     pub project_id: String,
     #[command(flatten)]
     pub list: ListArgs,
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 #[derive(Subcommand, Debug, Clone)]

@@ -10,16 +10,16 @@ use crate::api::model::{
     DeploymentStatus, ErrorType, Project, ProjectUpdate, PublishAudience, PublishRequest,
     validate_project_name,
 };
-use crate::api::{ApiError, MemberListParams, PageParams, PollPolicy};
+use crate::api::{ApiError, PollPolicy};
 use futures::TryStreamExt;
 
 use super::args::{
-    AnalyticsCommand, Format, InsightsArgs, InventoryArgs, MembersArgs, MembersCommand, OutputArgs,
-    PiiArgs, ProjectsCommand, ScriptCommand,
+    AnalyticsCommand, Format, InsightsArgs, InventoryArgs, OutputArgs, PiiArgs, ProjectsCommand,
+    ScriptCommand, ServiceCommand,
 };
 use super::exit::{self, CliError};
 use super::print::{CsvRows, Output, RawItem, output_width, write_list, write_one};
-use super::progress::{Progress, ProgressTask};
+use super::read::{read_one, show_one, start_progress};
 use super::views;
 use super::workspaces;
 use crate::session::{GlobalArgs, Session};
@@ -53,13 +53,17 @@ pub fn run(command: ScriptCommand, global: &GlobalArgs) -> u8 {
 }
 
 async fn execute(command: ScriptCommand, global: &GlobalArgs) -> Result<(), CliError> {
-    let command = match command {
+    match command {
+        ScriptCommand::Service(command) => execute_service(command, global).await,
         // The history is local: only `snapshot` connects, and it does so itself.
-        ScriptCommand::History(command) => return super::history::execute(command, global).await,
+        ScriptCommand::History(command) => super::history::execute(command, global).await,
         // Contexts are read from the config file: no key needed.
-        ScriptCommand::Context(command) => return super::context::execute(command, global),
-        command => command,
-    };
+        ScriptCommand::Context(command) => super::context::execute(command, global).await,
+    }
+}
+
+/// Connects, refuses a mutation in read-only mode, and runs `command`.
+async fn execute_service(command: ServiceCommand, global: &GlobalArgs) -> Result<(), CliError> {
     let session = Session::connect(global)?;
     for warning in &session.warnings {
         eprintln!("warning: {warning}");
@@ -68,22 +72,20 @@ async fn execute(command: ScriptCommand, global: &GlobalArgs) -> Result<(), CliE
         refuse_if_read_only(&session, global, &action)?;
     }
     match command {
-        ScriptCommand::Insights(args) => insights(&session, args).await,
-        ScriptCommand::Inventory(args) => inventory(&session, args).await,
-        ScriptCommand::Members(args) => members(&session, args).await,
-        ScriptCommand::Projects(command) => projects(&session, command).await,
-        ScriptCommand::Pii(args) => pii(&session, args).await,
-        ScriptCommand::Analytics(command) => analytics(&session, command).await,
-        ScriptCommand::History(_) => unreachable!("history commands return before connecting"),
-        ScriptCommand::Scans(command) => super::scans::run(&session, command).await,
-        ScriptCommand::Workspaces(args) => workspaces::workspaces(&session, args).await,
-        ScriptCommand::Context(_) => unreachable!("context commands return before connecting"),
+        ServiceCommand::Insights(args) => insights(&session, args).await,
+        ServiceCommand::Inventory(args) => inventory(&session, args).await,
+        ServiceCommand::Members(args) => super::members::run(&session, args).await,
+        ServiceCommand::Projects(command) => projects(&session, command).await,
+        ServiceCommand::Pii(args) => pii(&session, args).await,
+        ServiceCommand::Analytics(command) => analytics(&session, command).await,
+        ServiceCommand::Scans(command) => super::scans::run(&session, command).await,
+        ServiceCommand::Workspaces(args) => workspaces::workspaces(&session, args).await,
     }
 }
 
 /// What a mutating command would do, in words; `None` for reads.
-fn mutation(command: &ScriptCommand) -> Option<String> {
-    let ScriptCommand::Projects(command) = command else {
+fn mutation(command: &ServiceCommand) -> Option<String> {
+    let ServiceCommand::Projects(command) = command else {
         return None;
     };
     match command {
@@ -132,30 +134,20 @@ fn refuse_if_read_only(
     })
 }
 
-pub(super) fn start_progress(
-    session: &Session,
-    label: &str,
-    output: Output,
-) -> (Progress, ProgressTask) {
-    Progress::start(&session.client, label, output.progress_visible())
-}
-
 async fn insights(session: &Session, args: InsightsArgs) -> Result<(), CliError> {
     let output = args.output.resolve();
     let workspace = &workspaces::resolve_workspace(session).await?;
-    let (progress, _task) = start_progress(session, "insights", output);
-    let insights = session
+    let read = session
         .client
-        .get_insights(workspace, &args.review_priority)
-        .await?;
-    progress.clear();
+        .get_insights(workspace, &args.review_priority);
+    let insights = read_one(session, "insights", output, read).await?;
     write_one(&insights, output, None, |width| {
         views::insights_table(&insights, width)
     })
 }
 
 async fn inventory(session: &Session, args: InventoryArgs) -> Result<(), CliError> {
-    let output = args.output.resolve();
+    let output = args.list.output.resolve();
     let workspace = &workspaces::resolve_workspace(session).await?;
     let (progress, _task) = start_progress(session, "inventory", output);
     if matches!(output.format, Format::Json | Format::Jsonl) {
@@ -170,37 +162,9 @@ async fn inventory(session: &Session, args: InventoryArgs) -> Result<(), CliErro
     write_list(stream, output, args.list.max, &progress).await
 }
 
-async fn members(session: &Session, args: MembersArgs) -> Result<(), CliError> {
-    let workspace = &workspaces::resolve_workspace(session).await?;
-    if let Some(MembersCommand::Get { user_id, output }) = args.command {
-        let output = output.resolve();
-        let (progress, _task) = start_progress(session, "member", output);
-        let member = session.client.get_member(workspace, &user_id).await?;
-        progress.clear();
-        return write_one(&member, output, None, |width| {
-            views::fields_table(&member, width)
-        });
-    }
-    let output = args.output.resolve();
-    let filters = args.filters;
-    let params = MemberListParams {
-        limit: Some(args.list.page_size),
-        query: filters.query,
-        role: filters.role,
-        sort_by: filters.sort_by,
-        sort_order: filters.sort_order,
-        scim_managed: filters.scim_managed,
-    };
-    let (progress, _task) = start_progress(session, "members", output);
-    let stream = session.client.members_stream(workspace, params);
-    write_list(stream, output, args.list.max, &progress).await
-}
-
 async fn pii(session: &Session, args: PiiArgs) -> Result<(), CliError> {
-    let output = args.output.resolve();
-    let params = PageParams {
-        limit: Some(args.list.page_size),
-    };
+    let output = args.list.output.resolve();
+    let params = args.list.page_params();
     let (progress, _task) = start_progress(session, "personal-data findings", output);
     let stream = session.client.pii_stream(&args.project_id, params);
     write_list(stream, output, args.list.max, &progress).await
@@ -209,9 +173,7 @@ async fn pii(session: &Session, args: PiiArgs) -> Result<(), CliError> {
 async fn projects(session: &Session, command: ProjectsCommand) -> Result<(), CliError> {
     let client = &session.client;
     match command {
-        ProjectsCommand::List { list, output } => {
-            workspaces::list_projects(session, list, output).await
-        }
+        ProjectsCommand::List { list } => workspaces::list_projects(session, list).await,
         ProjectsCommand::SetAudience {
             project_id,
             audience,
@@ -224,11 +186,8 @@ async fn projects(session: &Session, command: ProjectsCommand) -> Result<(), Cli
             output,
         } => workspaces::embed_url(session, &project_id, &origin, output).await,
         ProjectsCommand::Get { project_id, output } => {
-            let output = output.resolve();
-            let (progress, _task) = start_progress(session, "project", output);
-            let project = client.get_project(&project_id).await?;
-            progress.clear();
-            show_project(&project, output)
+            let read = client.get_project(&project_id);
+            show_one(session, "project", output.resolve(), read).await
         }
         ProjectsCommand::Rename {
             project_id,
@@ -298,23 +257,14 @@ fn print_outcome(project_id: &str, result: &str, output: &OutputArgs) -> Result<
     })
 }
 
-fn show_project(project: &Project, output: Output) -> Result<(), CliError> {
-    write_one(project, output, None, |width| {
-        views::fields_table(project, width)
-    })
-}
-
 async fn update_project(
     session: &Session,
     project_id: &str,
     update: &ProjectUpdate,
     output: &OutputArgs,
 ) -> Result<(), CliError> {
-    let output = output.resolve();
-    let (progress, _task) = start_progress(session, "update", output);
-    let project = session.client.update_project(project_id, update).await?;
-    progress.clear();
-    show_project(&project, output)
+    let read = session.client.update_project(project_id, update);
+    show_one(session, "update", output.resolve(), read).await
 }
 
 async fn publish(
@@ -463,9 +413,8 @@ async fn analytics(session: &Session, command: AnalyticsCommand) -> Result<(), C
             output,
         } => {
             let output = output.resolve();
-            let (progress, _task) = start_progress(session, "breakdowns", output);
-            let breakdowns = session.client.get_breakdowns(&project_id, from, to).await?;
-            progress.clear();
+            let read = session.client.get_breakdowns(&project_id, from, to);
+            let breakdowns = read_one(session, "breakdowns", output, read).await?;
             if output.format == Format::Csv {
                 let mut rows = CsvRows::new(output);
                 for row in views::breakdown_rows(&breakdowns) {

@@ -5,12 +5,11 @@ use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
 
-use super::args::{Format, OutputArgs};
+use super::args::OutputArgs;
 use super::exit::CliError;
-use super::print::{Row, output_width};
+use super::print::{Field, Row, write_list};
+use super::progress::Progress;
 use crate::config::{ContextOrigin, ContextSummary, LoadedConfig, SettingsError};
-use crate::formats::table::{self, Column};
-use crate::formats::{CsvWriter, JsonArrayWriter, JsonLinesWriter, OutputError};
 use crate::session::{GlobalArgs, SessionError};
 
 #[derive(Subcommand, Debug, Clone)]
@@ -28,32 +27,28 @@ pub enum ContextCommand {
 }
 
 impl Row for ContextSummary {
-    fn columns() -> &'static [Column] {
-        const COLUMNS: &[Column] = &[
-            Column::fixed("CURRENT"),
-            Column::text("NAME", 8),
-            Column::text("BASE URL", 12),
-            Column::fixed("WORKSPACE"),
-            Column::fixed("KEY"),
-            Column::fixed("READ-ONLY"),
-        ];
-        COLUMNS
-    }
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("CURRENT", |context| yes_or_blank(context.current, "*")),
+        Field::text("NAME", 8, |context| context.name.clone()),
+        Field::text("BASE URL", 12, |context| {
+            context.base_url.clone().unwrap_or_default()
+        }),
+        Field::fixed("WORKSPACE", |context| {
+            context.workspace_id.clone().unwrap_or_default()
+        }),
+        Field::fixed("KEY", |context| context.key_source.clone()),
+        Field::fixed("READ-ONLY", |context| {
+            yes_or_blank(context.read_only, "yes")
+        }),
+    ];
+}
 
-    fn cells(&self) -> Vec<String> {
-        vec![
-            if self.current { "*" } else { "" }.to_owned(),
-            self.name.clone(),
-            self.base_url.clone().unwrap_or_default(),
-            self.workspace_id.clone().unwrap_or_default(),
-            self.key_source.clone(),
-            if self.read_only { "yes" } else { "" }.to_owned(),
-        ]
-    }
+fn yes_or_blank(flag: bool, mark: &str) -> String {
+    if flag { mark } else { "" }.to_owned()
 }
 
 /// Runs `vantage context …`.
-pub fn execute(command: ContextCommand, global: &GlobalArgs) -> Result<(), CliError> {
+pub async fn execute(command: ContextCommand, global: &GlobalArgs) -> Result<(), CliError> {
     let config = LoadedConfig::load(global.config.as_deref()).map_err(SessionError::from)?;
     match command {
         ContextCommand::List { output } => {
@@ -64,9 +59,9 @@ pub fn execute(command: ContextCommand, global: &GlobalArgs) -> Result<(), CliEr
                 })
                 .map_err(SessionError::from)?;
             let rows = config.context_summaries(&current.name);
-            let output = output.resolve();
-            write_rows(&rows, output.format, output.csv_raw_formulas)?;
-            Ok(())
+            // Through the same writers as every other command.
+            let stream = futures::stream::iter(rows.into_iter().map(Ok));
+            write_list(stream, output.resolve(), None, &Progress::hidden()).await
         }
         ContextCommand::Use { name } => {
             let path = config_path(&config)?;
@@ -79,41 +74,6 @@ pub fn execute(command: ContextCommand, global: &GlobalArgs) -> Result<(), CliEr
             Ok(())
         }
     }
-}
-
-/// The list in `format`, through the same writers as every other command.
-fn write_rows(rows: &[ContextSummary], format: Format, raw: bool) -> Result<(), OutputError> {
-    let mut out = std::io::stdout().lock();
-    match format {
-        Format::Json => {
-            let mut writer = JsonArrayWriter::new(&mut out)?;
-            for row in rows {
-                writer.write(row)?;
-            }
-            writer.finish()?;
-        }
-        Format::Jsonl => {
-            let mut writer = JsonLinesWriter::new(&mut out);
-            for row in rows {
-                writer.write(row)?;
-            }
-            writer.finish()?;
-        }
-        Format::Csv => {
-            let mut writer = CsvWriter::new(&mut out).raw_formulas(raw);
-            for row in rows {
-                writer.write(row)?;
-            }
-            writer.finish()?;
-        }
-        Format::Table => {
-            let cells: Vec<Vec<String>> = rows.iter().map(Row::cells).collect();
-            let text = table::render(ContextSummary::columns(), &cells, output_width());
-            std::io::Write::write_all(&mut out, text.as_bytes())?;
-        }
-    }
-    std::io::Write::flush(&mut out)?;
-    Ok(())
 }
 
 fn config_path(config: &LoadedConfig) -> Result<PathBuf, CliError> {

@@ -70,16 +70,66 @@ pub fn output_width() -> usize {
     }
 }
 
-/// An item of a list, as a table row.
-pub trait Row: Serialize {
-    fn columns() -> &'static [Column];
-    fn cells(&self) -> Vec<String>;
+/// One column of a list's table: its header, and how an item fills its cell.
+pub struct Field<T> {
+    pub column: Column,
+    pub cell: fn(&T) -> String,
+}
+
+impl<T> Field<T> {
+    /// A column kept whole: ids, enums, dates.
+    pub const fn fixed(title: &'static str, cell: fn(&T) -> String) -> Self {
+        Self {
+            column: Column::fixed(title),
+            cell,
+        }
+    }
+
+    /// A right-aligned number.
+    pub const fn number(title: &'static str, cell: fn(&T) -> String) -> Self {
+        Self {
+            column: Column::number(title),
+            cell,
+        }
+    }
+
+    /// Free text that gives way first, never below `min` cells.
+    pub const fn text(title: &'static str, min: usize, cell: fn(&T) -> String) -> Self {
+        Self {
+            column: Column::text(title, min),
+            cell,
+        }
+    }
+}
+
+/// An item of a list, as a table row: one [`Field`] per column, so a header
+/// and its cell are written side by side and cannot drift apart.
+pub trait Row: Serialize + Sized + 'static {
+    const FIELDS: &'static [Field<Self>];
+
+    fn columns() -> Vec<Column> {
+        Self::FIELDS.iter().map(|field| field.column).collect()
+    }
+
+    fn cells(&self) -> Vec<String> {
+        Self::FIELDS
+            .iter()
+            .map(|field| (field.cell)(self))
+            .collect()
+    }
+
     /// The full shape of fields that may be `null` or an object, so CSV
     /// columns never depend on which item comes first (see
     /// [`crate::formats::conform`]).
     fn csv_template() -> Option<Value> {
         None
     }
+}
+
+/// `items` as a table of their columns within `width`.
+pub fn rows_table<T: Row>(items: &[T], width: usize) -> String {
+    let rows: Vec<Vec<String>> = items.iter().map(Row::cells).collect();
+    table::render(&T::columns(), &rows, width)
 }
 
 /// A list item passed through as the server's JSON text, for `json` and
@@ -89,12 +139,7 @@ pub trait Row: Serialize {
 pub struct RawItem(pub Box<serde_json::value::RawValue>);
 
 impl Row for RawItem {
-    fn columns() -> &'static [Column] {
-        &[]
-    }
-    fn cells(&self) -> Vec<String> {
-        Vec::new()
-    }
+    const FIELDS: &'static [Field<Self>] = &[];
 }
 
 /// Writes every item of `stream` (at most `max`), flushing as pages arrive.
@@ -201,7 +246,7 @@ impl<'a, T: Row> ListSink<'a, T> {
             Self::Jsonl(writer) => drop(writer.finish()?),
             Self::Csv(writer) => drop(writer.finish()?),
             Self::Table(mut out, rows, _) => {
-                out.write_all(table::render(T::columns(), &rows, output_width()).as_bytes())?;
+                out.write_all(table::render(&T::columns(), &rows, output_width()).as_bytes())?;
                 out.flush()?;
             }
         }

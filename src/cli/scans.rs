@@ -7,13 +7,11 @@ use clap::{Args, Subcommand};
 use futures::StreamExt;
 
 use super::args::{ListArgs, OutputArgs, wire};
-use super::commands::start_progress;
 use super::exit::CliError;
-use super::print::{Row, write_list, write_one};
-use super::views::{fields_table, when};
-use crate::api::PageParams;
+use super::print::{Field, Row, write_list};
+use super::read::{show_one, start_progress};
+use super::views::when;
 use crate::api::model::{FindingLevel, FindingStatus, ScanFinding, SecurityScan};
-use crate::formats::table::Column;
 use crate::session::Session;
 
 #[derive(Subcommand, Debug, Clone)]
@@ -23,8 +21,6 @@ pub enum ScansCommand {
         project_id: String,
         #[command(flatten)]
         list: ListArgs,
-        #[command(flatten)]
-        output: OutputArgs,
     },
     /// One scan: status, commit, start, finish and scanners.
     Get {
@@ -50,8 +46,6 @@ pub struct FindingsArgs {
     pub status: Vec<FindingStatus>,
     #[command(flatten)]
     pub list: ListArgs,
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 impl FindingsArgs {
@@ -64,17 +58,12 @@ impl FindingsArgs {
 
 pub async fn run(session: &Session, command: ScansCommand) -> Result<(), CliError> {
     match command {
-        ScansCommand::List {
-            project_id,
-            list,
-            output,
-        } => {
-            let output = output.resolve();
-            let params = PageParams {
-                limit: Some(list.page_size),
-            };
+        ScansCommand::List { project_id, list } => {
+            let output = list.output.resolve();
             let (progress, _task) = start_progress(session, "security scans", output);
-            let stream = session.client.security_scans_stream(&project_id, params);
+            let stream = session
+                .client
+                .security_scans_stream(&project_id, list.page_params());
             write_list(stream, output, list.max, &progress).await
         }
         ScansCommand::Get {
@@ -82,20 +71,12 @@ pub async fn run(session: &Session, command: ScansCommand) -> Result<(), CliErro
             scan_id,
             output,
         } => {
-            let output = output.resolve();
-            let (progress, _task) = start_progress(session, "security scan", output);
-            let scan = session
-                .client
-                .get_security_scan(&project_id, &scan_id)
-                .await?;
-            progress.clear();
-            write_one(&scan, output, None, |width| fields_table(&scan, width))
+            let read = session.client.get_security_scan(&project_id, &scan_id);
+            show_one(session, "security scan", output.resolve(), read).await
         }
         ScansCommand::Findings(args) => {
-            let output = args.output.resolve();
-            let params = PageParams {
-                limit: Some(args.list.page_size),
-            };
+            let output = args.list.output.resolve();
+            let params = args.list.page_params();
             let (progress, _task) = start_progress(session, "scan findings", output);
             let max = args.list.max;
             let stream = session
@@ -108,56 +89,27 @@ pub async fn run(session: &Session, command: ScansCommand) -> Result<(), CliErro
 }
 
 impl Row for SecurityScan {
-    fn columns() -> &'static [Column] {
-        const COLUMNS: &[Column] = &[
-            Column::fixed("ID"),
-            Column::fixed("STATUS"),
-            Column::fixed("COMMIT"),
-            Column::fixed("STARTED"),
-            Column::fixed("FINISHED"),
-            Column::text("SCANNERS", 10),
-        ];
-        COLUMNS
-    }
-
-    fn cells(&self) -> Vec<String> {
-        vec![
-            self.id.clone(),
-            self.status.to_string(),
-            self.commit_sha
-                .as_deref()
-                .map(|sha| sha.chars().take(12).collect())
-                .unwrap_or_default(),
-            when(self.started_at),
-            when(self.finished_at),
-            self.requested_scanners.join(", "),
-        ]
-    }
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("ID", |scan| scan.id.clone()),
+        Field::fixed("STATUS", |scan| scan.status.to_string()),
+        Field::fixed("COMMIT", |scan| {
+            let sha = scan.commit_sha.as_deref().unwrap_or_default();
+            sha.chars().take(12).collect()
+        }),
+        Field::fixed("STARTED", |scan| when(scan.started_at)),
+        Field::fixed("FINISHED", |scan| when(scan.finished_at)),
+        Field::text("SCANNERS", 10, |scan| scan.requested_scanners.join(", ")),
+    ];
 }
 
 impl Row for ScanFinding {
-    fn columns() -> &'static [Column] {
-        const COLUMNS: &[Column] = &[
-            Column::fixed("ID"),
-            Column::fixed("LEVEL"),
-            Column::fixed("STATUS"),
-            Column::fixed("CATEGORY"),
-            Column::fixed("SCANNER"),
-            Column::text("NAME", 12),
-            Column::fixed("UPDATED"),
-        ];
-        COLUMNS
-    }
-
-    fn cells(&self) -> Vec<String> {
-        vec![
-            self.id.clone(),
-            self.level.to_string(),
-            self.status.to_string(),
-            self.category.clone(),
-            self.scanner_name.clone(),
-            self.name.clone(),
-            when(Some(self.updated_at)),
-        ]
-    }
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("ID", |finding| finding.id.clone()),
+        Field::fixed("LEVEL", |finding| finding.level.to_string()),
+        Field::fixed("STATUS", |finding| finding.status.to_string()),
+        Field::fixed("CATEGORY", |finding| finding.category.clone()),
+        Field::fixed("SCANNER", |finding| finding.scanner_name.clone()),
+        Field::text("NAME", 12, |finding| finding.name.clone()),
+        Field::fixed("UPDATED", |finding| when(Some(finding.updated_at))),
+    ];
 }

@@ -7,9 +7,9 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use super::args::{Format, OutputArgs, parse_instant, wire};
-use super::commands::start_progress;
 use super::exit::CliError;
 use super::print::{CsvRows, write_one};
+use super::read::start_progress;
 use super::views::when;
 use crate::api::model::{Granularity, SeriesValue, Traffic};
 use crate::formats::table::{self, Column};

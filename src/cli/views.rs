@@ -5,9 +5,9 @@ use serde::Serialize;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::print::Row;
+use super::print::{Field, Row, rows_table};
 use crate::api::model::{
-    Breakdowns, Insights, InventoryItem, MemberRef, PiiFinding, Project, Realtime,
+    Breakdowns, FindingType, Insights, InventoryItem, MemberRef, PiiFinding, Project, Realtime,
 };
 use crate::formats::flatten;
 use crate::formats::table::{self, Column};
@@ -34,7 +34,7 @@ pub fn day(at: Option<OffsetDateTime>) -> String {
         .unwrap_or_default()
 }
 
-fn or_empty<T: ToString>(value: Option<T>) -> String {
+pub(super) fn or_empty<T: ToString>(value: Option<T>) -> String {
     value.map(|v| v.to_string()).unwrap_or_default()
 }
 
@@ -46,35 +46,42 @@ pub fn fields_table<T: Serialize>(value: &T, width: usize) -> String {
     table::render_fields(&fields, width)
 }
 
-impl Row for InventoryItem {
-    fn columns() -> &'static [Column] {
-        const COLUMNS: &[Column] = &[
-            Column::fixed("ID"),
-            Column::text("NAME", 10),
-            Column::fixed("PRIORITY"),
-            Column::fixed("PUBLISHED"),
-            Column::fixed("VISIBILITY"),
-            Column::number("EDITS 7D"),
-            Column::number("VISITORS 7D"),
-            Column::text("OWNER", 8),
-            Column::fixed("LAST EDIT"),
-        ];
-        COLUMNS
-    }
-
-    fn cells(&self) -> Vec<String> {
-        vec![
-            self.id.clone(),
-            or_empty(self.name.as_ref()),
-            self.review_priority.to_string(),
-            published(self.is_published, self.publish_audience.as_ref()),
-            or_empty(self.visibility.as_ref()),
-            self.edits_7d.to_string(),
-            self.visitors_7d.to_string(),
-            or_empty(self.owner.display_name.as_ref()),
-            day(self.last_edited_at),
+/// The columns every shape of a project shows (a project read, a project
+/// list item: their fields share names), then the one column given.
+macro_rules! project_fields {
+    ($last:expr) => {
+        [
+            Field::fixed("ID", |project| project.id.clone()),
+            Field::text("NAME", 12, |project| or_empty(project.name.as_ref())),
+            Field::fixed("PUBLISHED", |project| {
+                published(project.is_published, project.publish_audience.as_ref())
+            }),
+            Field::fixed("VISIBILITY", |project| {
+                or_empty(project.visibility.as_ref())
+            }),
+            Field::fixed("LAST EDITED", |project| when(project.last_edited_at)),
+            $last,
         ]
-    }
+    };
+}
+pub(super) use project_fields;
+
+impl Row for InventoryItem {
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("ID", |item| item.id.clone()),
+        Field::text("NAME", 10, |item| or_empty(item.name.as_ref())),
+        Field::fixed("PRIORITY", |item| item.review_priority.to_string()),
+        Field::fixed("PUBLISHED", |item| {
+            published(item.is_published, item.publish_audience.as_ref())
+        }),
+        Field::fixed("VISIBILITY", |item| or_empty(item.visibility.as_ref())),
+        Field::number("EDITS 7D", |item| item.edits_7d.to_string()),
+        Field::number("VISITORS 7D", |item| item.visitors_7d.to_string()),
+        Field::text("OWNER", 8, |item| {
+            or_empty(item.owner.display_name.as_ref())
+        }),
+        Field::fixed("LAST EDIT", |item| day(item.last_edited_at)),
+    ];
 
     fn csv_template() -> Option<Value> {
         Some(crate::formats::inventory_item_template())
@@ -82,7 +89,7 @@ impl Row for InventoryItem {
 }
 
 /// `public`, `workspace`, `custom`, `yes` (audience unknown) or `no`.
-fn published(is_published: bool, audience: Option<&impl ToString>) -> String {
+pub(super) fn published(is_published: bool, audience: Option<&impl ToString>) -> String {
     match (is_published, audience) {
         (false, _) => "no".into(),
         (true, Some(audience)) => audience.to_string(),
@@ -91,62 +98,39 @@ fn published(is_published: bool, audience: Option<&impl ToString>) -> String {
 }
 
 impl Row for Project {
-    fn columns() -> &'static [Column] {
-        const COLUMNS: &[Column] = &[
-            Column::fixed("ID"),
-            Column::text("NAME", 12),
-            Column::fixed("PUBLISHED"),
-            Column::fixed("VISIBILITY"),
-            Column::fixed("LAST EDITED"),
-            Column::text("PREVIEW URL", 12),
-        ];
-        COLUMNS
-    }
-
-    fn cells(&self) -> Vec<String> {
-        vec![
-            self.id.clone(),
-            or_empty(self.name.as_ref()),
-            published(self.is_published, self.publish_audience.as_ref()),
-            or_empty(self.visibility.as_ref()),
-            when(self.last_edited_at),
-            or_empty(self.preview_url.as_ref()),
-        ]
-    }
+    const FIELDS: &'static [Field<Self>] =
+        &project_fields![Field::text("PREVIEW URL", 12, |project| {
+            or_empty(project.preview_url.as_ref())
+        })];
 }
 
+/// The contract's list item as it is; `vantage members` draws its table from
+/// [`super::members::MemberRow`], filled in.
 impl Row for MemberRef {
-    fn columns() -> &'static [Column] {
-        const COLUMNS: &[Column] = &[Column::fixed("USER ID"), Column::fixed("TYPE")];
-        COLUMNS
-    }
-
-    fn cells(&self) -> Vec<String> {
-        vec![self.user_id.clone(), self.kind.to_string()]
-    }
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("USER ID", |member| member.user_id.clone()),
+        Field::fixed("TYPE", |member| member.kind.to_string()),
+    ];
 }
 
 impl Row for PiiFinding {
-    fn columns() -> &'static [Column] {
-        const COLUMNS: &[Column] = &[
-            Column::fixed("ID"),
-            Column::fixed("FOUND AT"),
-            Column::fixed("SOURCE"),
-            Column::fixed("STATUS"),
-            Column::text("QUOTE", 10),
-        ];
-        COLUMNS
-    }
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("ID", |finding| finding.id.clone()),
+        Field::fixed("FOUND AT", |finding| when(Some(finding.found_at))),
+        Field::fixed("SOURCE", |finding| finding.source.to_string()),
+        Field::fixed("STATUS", |finding| finding.status.to_string()),
+        Field::text("QUOTE", 10, |finding| finding.quote.clone()),
+    ];
+}
 
-    fn cells(&self) -> Vec<String> {
-        vec![
-            self.id.clone(),
-            when(Some(self.found_at)),
-            self.source.to_string(),
-            self.status.to_string(),
-            self.quote.clone(),
-        ]
-    }
+impl Row for FindingType {
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("PRIORITY", |finding| finding.review_priority.to_string()),
+        Field::fixed("FINDING", |finding| finding.id.clone()),
+        Field::fixed("CATEGORY", |finding| finding.category.clone()),
+        Field::number("PROJECTS", |finding| finding.project_count.to_string()),
+        Field::text("TITLE", 10, |finding| finding.title.clone()),
+    ];
 }
 
 /// The summary metrics, then the finding types.
@@ -183,30 +167,7 @@ pub fn insights_table(insights: &Insights, width: usize) -> String {
         width,
     ));
     out.push('\n');
-    let findings: Vec<Vec<String>> = insights
-        .findings
-        .iter()
-        .map(|finding| {
-            vec![
-                finding.review_priority.to_string(),
-                finding.id.clone(),
-                finding.category.clone(),
-                finding.project_count.to_string(),
-                finding.title.clone(),
-            ]
-        })
-        .collect();
-    out.push_str(&table::render(
-        &[
-            Column::fixed("PRIORITY"),
-            Column::fixed("FINDING"),
-            Column::fixed("CATEGORY"),
-            Column::number("PROJECTS"),
-            Column::text("TITLE", 10),
-        ],
-        &findings,
-        width,
-    ));
+    out.push_str(&rows_table(&insights.findings, width));
     out
 }
 
@@ -216,12 +177,7 @@ fn or_dash(text: String) -> String {
 
 /// Current visitors and a one-line chart of the last 30 minutes.
 pub fn realtime_table(realtime: &Realtime, width: usize) -> String {
-    let peak = realtime
-        .buckets
-        .iter()
-        .map(|b| b.visitors)
-        .max()
-        .unwrap_or(0);
+    let peak = peak(realtime);
     let first = realtime.buckets.first().map(|b| b.timestamp);
     let last = realtime.buckets.last().map(|b| b.timestamp);
     let window = match (first, last) {
@@ -244,15 +200,20 @@ pub fn realtime_table(realtime: &Realtime, width: usize) -> String {
     table::render_fields(&fields, width)
 }
 
-/// One block per bucket, scaled to the peak.
-fn sparkline(realtime: &Realtime) -> String {
-    const BLOCKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
-    let peak = realtime
+/// The most visitors of one bucket (0 without buckets).
+fn peak(realtime: &Realtime) -> i64 {
+    realtime
         .buckets
         .iter()
         .map(|b| b.visitors)
         .max()
-        .unwrap_or(0);
+        .unwrap_or(0)
+}
+
+/// One block per bucket, scaled to the peak.
+fn sparkline(realtime: &Realtime) -> String {
+    const BLOCKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let peak = peak(realtime);
     realtime
         .buckets
         .iter()
@@ -269,13 +230,21 @@ fn sparkline(realtime: &Realtime) -> String {
 
 /// One row per item of the four lists: `{breakdown, label, visitors}`.
 #[derive(Debug, Clone, Serialize)]
-pub struct BreakdownRow<'a> {
+pub struct BreakdownRow {
     pub breakdown: &'static str,
-    pub label: &'a str,
+    pub label: String,
     pub visitors: i64,
 }
 
-pub fn breakdown_rows(breakdowns: &Breakdowns) -> Vec<BreakdownRow<'_>> {
+impl Row for BreakdownRow {
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("BREAKDOWN", |row| row.breakdown.to_owned()),
+        Field::text("LABEL", 10, |row| row.label.clone()),
+        Field::number("VISITORS", |row| row.visitors.to_string()),
+    ];
+}
+
+pub fn breakdown_rows(breakdowns: &Breakdowns) -> Vec<BreakdownRow> {
     [
         ("countries", &breakdowns.countries),
         ("devices", &breakdowns.devices),
@@ -286,7 +255,7 @@ pub fn breakdown_rows(breakdowns: &Breakdowns) -> Vec<BreakdownRow<'_>> {
     .flat_map(|(breakdown, items)| {
         items.iter().map(move |item| BreakdownRow {
             breakdown,
-            label: &item.label,
+            label: item.label.clone(),
             visitors: item.visitors,
         })
     })
@@ -294,25 +263,7 @@ pub fn breakdown_rows(breakdowns: &Breakdowns) -> Vec<BreakdownRow<'_>> {
 }
 
 pub fn breakdowns_table(breakdowns: &Breakdowns, width: usize) -> String {
-    let rows: Vec<Vec<String>> = breakdown_rows(breakdowns)
-        .into_iter()
-        .map(|row| {
-            vec![
-                row.breakdown.to_owned(),
-                row.label.to_owned(),
-                row.visitors.to_string(),
-            ]
-        })
-        .collect();
-    table::render(
-        &[
-            Column::fixed("BREAKDOWN"),
-            Column::text("LABEL", 10),
-            Column::number("VISITORS"),
-        ],
-        &rows,
-        width,
-    )
+    rows_table(&breakdown_rows(breakdowns), width)
 }
 
 #[cfg(test)]

@@ -3,19 +3,18 @@
 //! `projects set-audience` and `projects embed-url`; and the workspace every
 //! workspace command resolves (configured, or asked of the service).
 
+use crate::api::ProjectListParams;
 use crate::api::model::{
-    AudienceSettings, AudienceTarget, ProjectSummary, PublishAudience, PublishSettings, Workspace,
+    AudienceTarget, ProjectSummary, PublishAudience, PublishSettings, Workspace,
     validate_parent_origin,
 };
-use crate::api::{PageParams, ProjectListParams};
-use crate::formats::table::Column;
 use crate::session::{Session, SessionError, WorkspaceChoice};
 
 use super::args::{ListArgs, OutputArgs, WorkspacesArgs, WorkspacesCommand};
 use super::exit::CliError;
-use super::print::{Output, Row, write_list, write_one};
-use super::progress::{Progress, ProgressTask};
-use super::views::{self, day, when};
+use super::print::{Field, Row, write_list};
+use super::read::{show_one, start_progress};
+use super::views::{self, day, or_empty, published, when};
 
 /// The workspace of a command: `--workspace`, the config, or the one the key
 /// reaches, said on stderr in one line. Several reachable is an error listing them.
@@ -31,10 +30,6 @@ pub async fn resolve_workspace(session: &Session) -> Result<String, CliError> {
         eprintln!("using workspace {}", workspace_label(workspace));
     }
     Ok(choice.into_id(session)?)
-}
-
-fn start(session: &Session, label: &str, output: Output) -> (Progress, ProgressTask) {
-    Progress::start(&session.client, label, output.progress_visible())
 }
 
 /// `ws_acme (Acme Corp), the one this key reaches`, made safe to print.
@@ -56,29 +51,18 @@ pub async fn workspaces(session: &Session, args: WorkspacesArgs) -> Result<(), C
         output,
     }) = args.command
     {
-        let output = output.resolve();
-        let (progress, _task) = start(session, "workspace", output);
-        let workspace = session.client.get_workspace(&workspace_id).await?;
-        progress.clear();
-        return write_one(&workspace, output, None, |width| {
-            views::fields_table(&workspace, width)
-        });
+        let read = session.client.get_workspace(&workspace_id);
+        return show_one(session, "workspace", output.resolve(), read).await;
     }
-    let output = args.output.resolve();
-    let (progress, _task) = start(session, "workspaces", output);
-    let stream = session.client.workspaces_stream(PageParams {
-        limit: Some(args.list.page_size),
-    });
+    let output = args.list.output.resolve();
+    let (progress, _task) = start_progress(session, "workspaces", output);
+    let stream = session.client.workspaces_stream(args.list.page_params());
     write_list(stream, output, args.list.max, &progress).await
 }
 
 /// `projects list`: the global `--workspace` may name several, comma-separated.
-pub async fn list_projects(
-    session: &Session,
-    list: ListArgs,
-    output: OutputArgs,
-) -> Result<(), CliError> {
-    let output = output.resolve();
+pub async fn list_projects(session: &Session, list: ListArgs) -> Result<(), CliError> {
+    let output = list.output.resolve();
     let workspace_id = match &session.workspace_id {
         Some(given) => given
             .split(',')
@@ -92,7 +76,7 @@ pub async fn list_projects(
         workspace_id,
         limit: Some(list.page_size),
     };
-    let (progress, _task) = start(session, "projects", output);
+    let (progress, _task) = start_progress(session, "projects", output);
     let stream = session.client.projects_stream(params);
     write_list(stream, output, list.max, &progress).await
 }
@@ -115,15 +99,10 @@ pub async fn set_audience(
         audience,
         audience_targets: targets,
     };
-    let (progress, _task) = start(session, "audience", output);
-    let resolved: AudienceSettings = session
+    let read = session
         .client
-        .update_publish_settings(project_id, &settings)
-        .await?;
-    progress.clear();
-    write_one(&resolved, output, None, |width| {
-        views::fields_table(&resolved, width)
-    })
+        .update_publish_settings(project_id, &settings);
+    show_one(session, "audience", output, read).await
 }
 
 /// `projects embed-url`: the origin is checked before anything is sent.
@@ -135,70 +114,23 @@ pub async fn embed_url(
 ) -> Result<(), CliError> {
     validate_parent_origin(origin)
         .map_err(|error| CliError::Usage(format!("invalid --origin: {error}")))?;
-    let output = output.resolve();
-    let (progress, _task) = start(session, "embed url", output);
-    let embed = session.client.create_embed_url(project_id, origin).await?;
-    progress.clear();
-    write_one(&embed, output, None, |width| {
-        views::fields_table(&embed, width)
-    })
+    let read = session.client.create_embed_url(project_id, origin);
+    show_one(session, "embed url", output.resolve(), read).await
 }
 
 impl Row for ProjectSummary {
-    fn columns() -> &'static [Column] {
-        const COLUMNS: &[Column] = &[
-            Column::fixed("ID"),
-            Column::text("NAME", 12),
-            Column::fixed("PUBLISHED"),
-            Column::fixed("VISIBILITY"),
-            Column::fixed("LAST EDITED"),
-            Column::fixed("WORKSPACE"),
-        ];
-        COLUMNS
-    }
-
-    fn cells(&self) -> Vec<String> {
-        let published = match (self.is_published, &self.publish_audience) {
-            (false, _) => "no".to_owned(),
-            (true, Some(audience)) => audience.to_string(),
-            (true, None) => "yes".to_owned(),
-        };
-        vec![
-            self.id.clone(),
-            self.name.clone().unwrap_or_default(),
-            published,
-            self.visibility
-                .as_ref()
-                .map(ToString::to_string)
-                .unwrap_or_default(),
-            when(self.last_edited_at),
-            self.workspace_id.clone(),
-        ]
-    }
+    const FIELDS: &'static [Field<Self>] =
+        &views::project_fields![Field::fixed("WORKSPACE", |project| project
+            .workspace_id
+            .clone())];
 }
 
 impl Row for Workspace {
-    fn columns() -> &'static [Column] {
-        const COLUMNS: &[Column] = &[
-            Column::fixed("ID"),
-            Column::text("NAME", 12),
-            Column::fixed("PLAN"),
-            Column::number("PROJECTS"),
-            Column::fixed("CREATED"),
-        ];
-        COLUMNS
-    }
-
-    fn cells(&self) -> Vec<String> {
-        vec![
-            self.id.clone(),
-            self.name.clone().unwrap_or_default(),
-            self.plan
-                .as_ref()
-                .map(ToString::to_string)
-                .unwrap_or_default(),
-            self.num_projects.map(|n| n.to_string()).unwrap_or_default(),
-            day(self.created_at),
-        ]
-    }
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("ID", |workspace| workspace.id.clone()),
+        Field::text("NAME", 12, |workspace| or_empty(workspace.name.as_ref())),
+        Field::fixed("PLAN", |workspace| or_empty(workspace.plan.as_ref())),
+        Field::number("PROJECTS", |workspace| or_empty(workspace.num_projects)),
+        Field::fixed("CREATED", |workspace| day(workspace.created_at)),
+    ];
 }

@@ -1,7 +1,8 @@
 //! The changes between two snapshots: one item per change, each of a kind
 //! from a fixed list, ordered by seriousness.
 
-use std::collections::{BTreeSet, HashMap};
+use std::cmp::Ordering;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -80,6 +81,88 @@ fn text(value: &Option<String>) -> Value {
     value.as_ref().map_or(Value::Null, |text| json!(text))
 }
 
+/// `up` when `after` stands above `before`, `down` when below.
+fn direction<T: Ord>(before: T, after: T, up: ChangeKind, down: ChangeKind) -> Option<ChangeKind> {
+    match after.cmp(&before) {
+        Ordering::Greater => Some(up),
+        Ordering::Less => Some(down),
+        Ordering::Equal => None,
+    }
+}
+
+/// Reads one field of a project.
+type FieldOf<T> = fn(&ProjectState) -> &T;
+
+/// A project's text fields, each a change of one kind when it differs.
+const PROJECT_TEXTS: &[(ChangeKind, FieldOf<Option<String>>)] = &[
+    (ChangeKind::Renamed, |project| &project.name),
+    (ChangeKind::VisibilityChanged, |project| &project.visibility),
+    (ChangeKind::OwnerChanged, |project| &project.owner),
+];
+
+/// A project's set: a change for each value added, and for each value
+/// removed where `removed` names a kind.
+struct ProjectSet {
+    added: ChangeKind,
+    removed: Option<ChangeKind>,
+    values: FieldOf<[String]>,
+}
+
+const PROJECT_SETS: &[ProjectSet] = &[
+    ProjectSet {
+        added: ChangeKind::FindingTypeAdded,
+        removed: Some(ChangeKind::FindingTypeRemoved),
+        values: |project| &project.finding_types,
+    },
+    ProjectSet {
+        added: ChangeKind::ConnectorAdded,
+        removed: None,
+        values: |project| &project.connectors,
+    },
+    ProjectSet {
+        added: ChangeKind::EdgeFunctionAdded,
+        removed: None,
+        values: |project| &project.edge_functions,
+    },
+];
+
+/// Values of `values` that `other` lacks.
+fn missing_from<'v>(values: &'v [String], other: &[String]) -> impl Iterator<Item = &'v String> {
+    let other: BTreeSet<&String> = other.iter().collect();
+    values.iter().filter(move |value| !other.contains(value))
+}
+
+/// Who a change is about: a project or a member, by id and name.
+#[derive(Clone, Copy)]
+struct Subject<'s> {
+    id: &'s str,
+    name: Option<&'s String>,
+}
+
+impl<'s> Subject<'s> {
+    fn project(project: &'s ProjectState) -> Self {
+        Self {
+            id: &project.id,
+            name: project.name.as_ref(),
+        }
+    }
+
+    fn member(member: &'s MemberState) -> Self {
+        Self {
+            id: &member.user_id,
+            name: member.name.as_ref(),
+        }
+    }
+
+    /// The newer state's id, and its name, else the older one's.
+    fn kept(self, older: Self) -> Self {
+        Self {
+            id: self.id,
+            name: self.name.or(older.name),
+        }
+    }
+}
+
 struct Builder<'a> {
     before: &'a Snapshot,
     after: &'a Snapshot,
@@ -87,18 +170,11 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    fn push(
-        &mut self,
-        kind: ChangeKind,
-        id: &str,
-        name: Option<&String>,
-        before: Value,
-        after: Value,
-    ) {
+    fn push(&mut self, kind: ChangeKind, subject: Subject<'_>, before: Value, after: Value) {
         self.changes.push(Change {
             kind,
-            id: id.to_owned(),
-            name: name.cloned(),
+            id: subject.id.to_owned(),
+            name: subject.name.cloned(),
             before,
             after,
             before_snapshot: self.before.info.id,
@@ -108,68 +184,24 @@ impl Builder<'_> {
         });
     }
 
-    /// One change per value that `after` has and `before` had not.
-    fn added(
-        &mut self,
-        kind: ChangeKind,
-        project: &ProjectState,
-        before: &[String],
-        after: &[String],
-    ) {
-        let known: BTreeSet<&String> = before.iter().collect();
-        for value in after.iter().filter(|value| !known.contains(value)) {
-            self.push(
-                kind.clone(),
-                &project.id,
-                project.name.as_ref(),
-                Value::Null,
-                json!(value),
-            );
-        }
-    }
-
-    fn removed(
-        &mut self,
-        kind: ChangeKind,
-        project: &ProjectState,
-        before: &[String],
-        after: &[String],
-    ) {
-        let kept: BTreeSet<&String> = after.iter().collect();
-        for value in before.iter().filter(|value| !kept.contains(value)) {
-            self.push(
-                kind.clone(),
-                &project.id,
-                project.name.as_ref(),
-                json!(value),
-                Value::Null,
-            );
-        }
-    }
-
     fn project(&mut self, old: &ProjectState, new: &ProjectState) {
-        let (id, name) = (&new.id, new.name.as_ref().or(old.name.as_ref()));
-        if old.name != new.name {
-            self.push(
-                ChangeKind::Renamed,
-                id,
-                name,
-                text(&old.name),
-                text(&new.name),
-            );
+        let subject = Subject::project(new).kept(Subject::project(old));
+        for (kind, field) in PROJECT_TEXTS {
+            let (before, after) = (field(old), field(new));
+            if before != after {
+                self.push(kind.clone(), subject, text(before), text(after));
+            }
         }
         match (old.is_published, new.is_published) {
             (false, true) => self.push(
                 ChangeKind::Published,
-                id,
-                name,
+                subject,
                 Value::Null,
                 text(&new.audience),
             ),
             (true, false) => self.push(
                 ChangeKind::Unpublished,
-                id,
-                name,
+                subject,
                 text(&old.audience),
                 Value::Null,
             ),
@@ -177,8 +209,7 @@ impl Builder<'_> {
                 if old.audience != new.audience {
                     self.push(
                         ChangeKind::AudienceChanged,
-                        id,
-                        name,
+                        subject,
                         text(&old.audience),
                         text(&new.audience),
                     );
@@ -188,8 +219,7 @@ impl Builder<'_> {
                 {
                     self.push(
                         ChangeKind::AudienceTargetsChanged,
-                        id,
-                        name,
+                        subject,
                         json!(before),
                         json!(after),
                     );
@@ -197,88 +227,35 @@ impl Builder<'_> {
             }
             (false, false) => {}
         }
-        if old.visibility != new.visibility {
-            self.push(
-                ChangeKind::VisibilityChanged,
-                id,
-                name,
-                text(&old.visibility),
-                text(&new.visibility),
-            );
+        if let Some(kind) = direction(
+            priority_level(&old.review_priority),
+            priority_level(&new.review_priority),
+            ChangeKind::PriorityRaised,
+            ChangeKind::PriorityLowered,
+        ) {
+            let (before, after) = (&old.review_priority, &new.review_priority);
+            self.push(kind, subject, json!(before), json!(after));
         }
-        if old.review_priority != new.review_priority {
-            let (before, after) = (
-                priority_level(&old.review_priority),
-                priority_level(&new.review_priority),
-            );
-            let kind = if after > before {
-                Some(ChangeKind::PriorityRaised)
-            } else if after < before {
-                Some(ChangeKind::PriorityLowered)
-            } else {
-                None
-            };
-            if let Some(kind) = kind {
-                self.push(
-                    kind,
-                    id,
-                    name,
-                    json!(old.review_priority),
-                    json!(new.review_priority),
-                );
+        if let (Some(before), Some(after)) = (old.pii_open, new.pii_open)
+            && let Some(kind) = direction(
+                before,
+                after,
+                ChangeKind::PiiOpenIncreased,
+                ChangeKind::PiiOpenDecreased,
+            )
+        {
+            self.push(kind, subject, json!(before), json!(after));
+        }
+        for set in PROJECT_SETS {
+            let (before, after) = ((set.values)(old), (set.values)(new));
+            for value in missing_from(after, before) {
+                self.push(set.added.clone(), subject, Value::Null, json!(value));
             }
-        }
-        self.added(
-            ChangeKind::FindingTypeAdded,
-            new,
-            &old.finding_types,
-            &new.finding_types,
-        );
-        self.removed(
-            ChangeKind::FindingTypeRemoved,
-            new,
-            &old.finding_types,
-            &new.finding_types,
-        );
-        if let (Some(before), Some(after)) = (old.pii_open, new.pii_open) {
-            if after > before {
-                self.push(
-                    ChangeKind::PiiOpenIncreased,
-                    id,
-                    name,
-                    json!(before),
-                    json!(after),
-                );
-            } else if after < before {
-                self.push(
-                    ChangeKind::PiiOpenDecreased,
-                    id,
-                    name,
-                    json!(before),
-                    json!(after),
-                );
+            if let Some(removed) = &set.removed {
+                for value in missing_from(before, after) {
+                    self.push(removed.clone(), subject, json!(value), Value::Null);
+                }
             }
-        }
-        self.added(
-            ChangeKind::ConnectorAdded,
-            new,
-            &old.connectors,
-            &new.connectors,
-        );
-        self.added(
-            ChangeKind::EdgeFunctionAdded,
-            new,
-            &old.edge_functions,
-            &new.edge_functions,
-        );
-        if old.owner != new.owner {
-            self.push(
-                ChangeKind::OwnerChanged,
-                id,
-                name,
-                text(&old.owner),
-                text(&new.owner),
-            );
         }
     }
 
@@ -286,16 +263,105 @@ impl Builder<'_> {
         if let (Some(before), Some(after)) = (&old.role, &new.role)
             && before != after
         {
-            let name = new.name.as_ref().or(old.name.as_ref());
+            let subject = Subject::member(new).kept(Subject::member(old));
             self.push(
                 ChangeKind::RoleChanged,
-                &new.user_id,
-                name,
+                subject,
                 json!(before),
                 json!(after),
             );
         }
     }
+
+    /// The changes between two lists: arrivals, departures, and `kept`'s
+    /// changes of each item both hold with a difference.
+    fn lists<T: Tracked>(&mut self, before: &[T], after: &[T], kept: fn(&mut Self, &T, &T)) {
+        for pairing in pair_by_key(before, after) {
+            match pairing {
+                Pairing::Kept { old, new } if old == new => {}
+                Pairing::Kept { old, new } => kept(self, old, new),
+                Pairing::Added(item) => {
+                    self.push(T::ADDED, item.subject(), Value::Null, item.shown())
+                }
+                Pairing::Removed(item) => {
+                    self.push(T::REMOVED, item.subject(), item.shown(), Value::Null)
+                }
+            }
+        }
+    }
+}
+
+/// A project or a member, as a list of a snapshot holds it.
+trait Tracked: PartialEq {
+    /// What its arrival and its departure are called.
+    const ADDED: ChangeKind;
+    const REMOVED: ChangeKind;
+    fn key(&self) -> &str;
+    fn subject(&self) -> Subject<'_>;
+    /// The value shown after an arrival, and before a departure.
+    fn shown(&self) -> Value;
+}
+
+impl Tracked for ProjectState {
+    const ADDED: ChangeKind = ChangeKind::ProjectAdded;
+    const REMOVED: ChangeKind = ChangeKind::ProjectRemoved;
+
+    fn key(&self) -> &str {
+        &self.id
+    }
+
+    fn subject(&self) -> Subject<'_> {
+        Subject::project(self)
+    }
+
+    fn shown(&self) -> Value {
+        text(&self.name)
+    }
+}
+
+impl Tracked for MemberState {
+    const ADDED: ChangeKind = ChangeKind::MemberJoined;
+    const REMOVED: ChangeKind = ChangeKind::MemberLeft;
+
+    fn key(&self) -> &str {
+        &self.user_id
+    }
+
+    fn subject(&self) -> Subject<'_> {
+        Subject::member(self)
+    }
+
+    fn shown(&self) -> Value {
+        text(&self.role)
+    }
+}
+
+/// An item of two lists matched by its key.
+enum Pairing<'a, T> {
+    Kept { old: &'a T, new: &'a T },
+    Added(&'a T),
+    Removed(&'a T),
+}
+
+/// The items of `after` (kept or added), then those only `before` holds.
+fn pair_by_key<'a, T: Tracked>(before: &'a [T], after: &'a [T]) -> Vec<Pairing<'a, T>> {
+    let key = T::key;
+    let old: HashMap<&str, &T> = before.iter().map(|item| (key(item), item)).collect();
+    let new: HashSet<&str> = after.iter().map(key).collect();
+    let mut pairs: Vec<Pairing<'a, T>> = after
+        .iter()
+        .map(|item| match old.get(key(item)) {
+            Some(&old) => Pairing::Kept { old, new: item },
+            None => Pairing::Added(item),
+        })
+        .collect();
+    pairs.extend(
+        before
+            .iter()
+            .filter(|item| !new.contains(key(item)))
+            .map(Pairing::Removed),
+    );
+    pairs
 }
 
 /// Every change from `before` to `after`, the most serious kinds first, then
@@ -306,68 +372,8 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> Vec<Change> {
         after,
         changes: Vec::new(),
     };
-    let old_projects: HashMap<&str, &ProjectState> =
-        before.projects.iter().map(|p| (p.id.as_str(), p)).collect();
-    let new_ids: std::collections::HashSet<&str> =
-        after.projects.iter().map(|p| p.id.as_str()).collect();
-    for project in &after.projects {
-        match old_projects.get(project.id.as_str()) {
-            Some(old) if *old == project => {}
-            Some(old) => builder.project(old, project),
-            None => builder.push(
-                ChangeKind::ProjectAdded,
-                &project.id,
-                project.name.as_ref(),
-                Value::Null,
-                text(&project.name),
-            ),
-        }
-    }
-    for project in before
-        .projects
-        .iter()
-        .filter(|p| !new_ids.contains(p.id.as_str()))
-    {
-        builder.push(
-            ChangeKind::ProjectRemoved,
-            &project.id,
-            project.name.as_ref(),
-            text(&project.name),
-            Value::Null,
-        );
-    }
-    let old_members: HashMap<&str, &MemberState> = before
-        .members
-        .iter()
-        .map(|m| (m.user_id.as_str(), m))
-        .collect();
-    let new_members: std::collections::HashSet<&str> =
-        after.members.iter().map(|m| m.user_id.as_str()).collect();
-    for member in &after.members {
-        match old_members.get(member.user_id.as_str()) {
-            Some(old) => builder.member(old, member),
-            None => builder.push(
-                ChangeKind::MemberJoined,
-                &member.user_id,
-                member.name.as_ref(),
-                Value::Null,
-                text(&member.role),
-            ),
-        }
-    }
-    for member in before
-        .members
-        .iter()
-        .filter(|m| !new_members.contains(m.user_id.as_str()))
-    {
-        builder.push(
-            ChangeKind::MemberLeft,
-            &member.user_id,
-            member.name.as_ref(),
-            text(&member.role),
-            Value::Null,
-        );
-    }
+    builder.lists(&before.projects, &after.projects, Builder::project);
+    builder.lists(&before.members, &after.members, Builder::member);
     let mut changes = builder.changes;
     changes.sort_by(|a, b| {
         a.kind

@@ -81,11 +81,6 @@ impl ProjectState {
     pub fn needs_targets(&self) -> bool {
         self.is_published && self.audience.as_deref() == Some("custom")
     }
-
-    /// A digest of every field: equal states share one stored row.
-    pub fn digest(&self) -> [u8; 16] {
-        digest_of(self)
-    }
 }
 
 /// `type:id` of audience targets, sorted.
@@ -119,13 +114,10 @@ impl MemberState {
             name: None,
         }
     }
-
-    pub fn digest(&self) -> [u8; 16] {
-        digest_of(self)
-    }
 }
 
-fn digest_of<T: Serialize>(value: &T) -> [u8; 16] {
+/// A digest of every field: equal states share one stored row.
+pub fn digest_of<T: Serialize>(value: &T) -> [u8; 16] {
     // Serializing plain strings, numbers and arrays cannot fail; an empty
     // body would only make two states share a digest, never lose one.
     let body = serde_json::to_vec(value).unwrap_or_default();

@@ -2,12 +2,15 @@
 //! written in one transaction: it is there whole or not at all.
 
 use std::collections::HashMap;
+use std::iter::once;
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
+use serde::Serialize;
 use time::OffsetDateTime;
 
-use super::model::{Capture, MemberState, ProjectState, SnapshotInfo};
+use super::model::{Capture, MemberState, ProjectState, SnapshotInfo, digest_of};
 use super::{HistoryError, schema};
 
 /// How long snapshots are kept: whichever bound is reached first.
@@ -130,8 +133,8 @@ impl Store {
             ],
         )?;
         let snapshot_id = transaction.last_insert_rowid();
-        record_projects(&transaction, snapshot_id, &capture.projects)?;
-        record_members(&transaction, snapshot_id, &capture.members)?;
+        record_states(&transaction, snapshot_id, &capture.projects)?;
+        record_states(&transaction, snapshot_id, &capture.members)?;
         // Marks made before any snapshot held their project take this one as baseline.
         transaction.execute(
             "UPDATE review_mark SET state_id = (
@@ -206,70 +209,75 @@ fn state_id(
     Ok(id)
 }
 
-fn record_projects(
-    transaction: &Transaction<'_>,
-    snapshot_id: i64,
-    projects: &[ProjectState],
-) -> Result<(), HistoryError> {
-    let mut find = transaction.prepare_cached("SELECT id FROM project_state WHERE digest = ?1")?;
-    let mut insert = transaction.prepare_cached(
-        "INSERT INTO project_state (digest, project_id, name, is_published, audience,
-             audience_targets, visibility, review_priority, finding_types, pii_open,
-             connectors, edge_functions, owner)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-    )?;
-    let mut link = transaction.prepare_cached(
-        "INSERT INTO snapshot_project (snapshot_id, position, state_id) VALUES (?1, ?2, ?3)",
-    )?;
-    let mut cache = HashMap::new();
-    for (position, project) in projects.iter().enumerate() {
-        let digest = project.digest();
-        let id = state_id(transaction, &mut cache, digest, &mut find, || {
-            insert.execute(params![
-                digest.as_slice(),
-                project.id,
-                project.name,
-                project.is_published,
-                project.audience,
-                project.audience_targets.as_deref().map(json_list),
-                project.visibility,
-                project.review_priority,
-                json_list(&project.finding_types),
-                project.pii_open,
-                json_list(&project.connectors),
-                json_list(&project.edge_functions),
-                project.owner,
-            ])?;
-            Ok(())
-        })?;
-        link.execute(params![snapshot_id, position as i64, id])?;
-    }
-    Ok(())
+/// A state a snapshot links to: the statements that find it by digest, store
+/// it and link it, and its values after the digest, in `INSERT`'s order.
+trait StoredState: Serialize {
+    const FIND: &'static str;
+    const INSERT: &'static str;
+    const LINK: &'static str;
+    fn values(&self) -> Vec<SqlValue>;
 }
 
-fn record_members(
+impl StoredState for ProjectState {
+    const FIND: &'static str = "SELECT id FROM project_state WHERE digest = ?1";
+    const INSERT: &'static str = "INSERT INTO project_state (digest, project_id, name,
+             is_published, audience, audience_targets, visibility, review_priority,
+             finding_types, pii_open, connectors, edge_functions, owner)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
+    const LINK: &'static str =
+        "INSERT INTO snapshot_project (snapshot_id, position, state_id) VALUES (?1, ?2, ?3)";
+
+    fn values(&self) -> Vec<SqlValue> {
+        vec![
+            self.id.clone().into(),
+            self.name.clone().into(),
+            self.is_published.into(),
+            self.audience.clone().into(),
+            self.audience_targets.as_deref().map(json_list).into(),
+            self.visibility.clone().into(),
+            self.review_priority.clone().into(),
+            json_list(&self.finding_types).into(),
+            self.pii_open.into(),
+            json_list(&self.connectors).into(),
+            json_list(&self.edge_functions).into(),
+            self.owner.clone().into(),
+        ]
+    }
+}
+
+impl StoredState for MemberState {
+    const FIND: &'static str = "SELECT id FROM member_state WHERE digest = ?1";
+    const INSERT: &'static str = "INSERT INTO member_state (digest, user_id, kind, role, name)
+         VALUES (?1, ?2, ?3, ?4, ?5)";
+    const LINK: &'static str =
+        "INSERT INTO snapshot_member (snapshot_id, position, state_id) VALUES (?1, ?2, ?3)";
+
+    fn values(&self) -> Vec<SqlValue> {
+        vec![
+            self.user_id.clone().into(),
+            self.kind.clone().into(),
+            self.role.clone().into(),
+            self.name.clone().into(),
+        ]
+    }
+}
+
+/// Links each of `states` to the snapshot in order, storing those whose
+/// digest no row holds yet.
+fn record_states<T: StoredState>(
     transaction: &Transaction<'_>,
     snapshot_id: i64,
-    members: &[MemberState],
+    states: &[T],
 ) -> Result<(), HistoryError> {
-    let mut find = transaction.prepare_cached("SELECT id FROM member_state WHERE digest = ?1")?;
-    let mut insert = transaction.prepare_cached(
-        "INSERT INTO member_state (digest, user_id, kind, role, name) VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?;
-    let mut link = transaction.prepare_cached(
-        "INSERT INTO snapshot_member (snapshot_id, position, state_id) VALUES (?1, ?2, ?3)",
-    )?;
+    let mut find = transaction.prepare_cached(T::FIND)?;
+    let mut insert = transaction.prepare_cached(T::INSERT)?;
+    let mut link = transaction.prepare_cached(T::LINK)?;
     let mut cache = HashMap::new();
-    for (position, member) in members.iter().enumerate() {
-        let digest = member.digest();
+    for (position, state) in states.iter().enumerate() {
+        let digest = digest_of(state);
         let id = state_id(transaction, &mut cache, digest, &mut find, || {
-            insert.execute(params![
-                digest.as_slice(),
-                member.user_id,
-                member.kind,
-                member.role,
-                member.name,
-            ])?;
+            let digest = SqlValue::Blob(digest.to_vec());
+            insert.execute(params_from_iter(once(digest).chain(state.values())))?;
             Ok(())
         })?;
         link.execute(params![snapshot_id, position as i64, id])?;

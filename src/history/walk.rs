@@ -10,7 +10,7 @@ use futures::TryStreamExt;
 use time::OffsetDateTime;
 
 use super::model::{Capture, MemberState, ProjectState, Snapshot, target_keys};
-use crate::api::model::{ErrorType, Role};
+use crate::api::model::{ErrorType, MemberRef, Role};
 use crate::api::{ApiError, Client, InventoryParams, MemberListParams};
 
 /// Items per request: the contract's maximum.
@@ -263,16 +263,7 @@ async fn walk_members(
     let mut seen: HashMap<String, usize> = HashMap::new();
     for role in Role::KNOWN {
         report_event(WalkEvent::Phase(format!("members ({role})")));
-        let params = MemberListParams {
-            limit: Some(PAGE_SIZE),
-            role: vec![role.clone()],
-            ..MemberListParams::default()
-        };
-        let listed: Vec<_> = client
-            .members_stream(workspace_id, params)
-            .try_collect()
-            .await?;
-        report_event(WalkEvent::Items(listed.len() as u64));
+        let listed = list_members(client, workspace_id, vec![role.clone()], report_event).await?;
         for member in listed {
             // Listed twice (the role changed during the walk): the later walk wins.
             match seen.get(&member.user_id) {
@@ -286,16 +277,7 @@ async fn walk_members(
     }
     if (members.len() as i64) < expected {
         report_event(WalkEvent::Phase("members (other roles)".into()));
-        let params = MemberListParams {
-            limit: Some(PAGE_SIZE),
-            ..MemberListParams::default()
-        };
-        let listed: Vec<_> = client
-            .members_stream(workspace_id, params)
-            .try_collect()
-            .await?;
-        report_event(WalkEvent::Items(listed.len() as u64));
-        for member in listed {
+        for member in list_members(client, workspace_id, Vec::new(), report_event).await? {
             if !seen.contains_key(&member.user_id) {
                 seen.insert(member.user_id.clone(), members.len());
                 members.push(MemberState::from_ref(&member, None));
@@ -303,6 +285,26 @@ async fn walk_members(
         }
     }
     Ok(members)
+}
+
+/// Every member of `roles` (empty: of any role), every page.
+async fn list_members(
+    client: &Client,
+    workspace_id: &str,
+    roles: Vec<Role>,
+    report_event: &mut impl FnMut(WalkEvent),
+) -> Result<Vec<MemberRef>, ApiError> {
+    let params = MemberListParams {
+        limit: Some(PAGE_SIZE),
+        role: roles,
+        ..MemberListParams::default()
+    };
+    let listed: Vec<MemberRef> = client
+        .members_stream(workspace_id, params)
+        .try_collect()
+        .await?;
+    report_event(WalkEvent::Items(listed.len() as u64));
+    Ok(listed)
 }
 
 #[cfg(test)]

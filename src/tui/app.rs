@@ -15,11 +15,13 @@ mod wake;
 pub use contexts::{Contexts, Restart};
 pub use history::{HistoryState, SnapshotSeed};
 
+use history_nav::Way;
+
 use crossterm::event::{KeyEvent, KeyEventKind};
 use time::OffsetDateTime;
 
 use super::action::Action;
-use super::effect::{Answer, Cx, Effect, ErrorInfo, Reply, Slot};
+use super::effect::{Answer, Cx, Effect, ErrorInfo, Reply, Request, Slot, Turn};
 use super::keymap::Keymap;
 use super::nav::{Nav, ProjectNav, Tab};
 use super::palette::Palette;
@@ -190,13 +192,14 @@ impl App {
     pub fn start(&mut self, now: OffsetDateTime) -> Vec<Effect> {
         let (mut effects, mut navs) = (Vec::new(), Vec::new());
         let mut cx = Cx::new(now, &mut effects, &mut navs, &mut self.next_token);
+        // The header's plan: known already when the workspace was discovered.
+        if self.identity.plan.is_none() {
+            cx.fetch(Slot::Workspace, Request::GetWorkspace);
+        }
         self.insights.activate(&mut cx);
         self.monitor.load_watchlist(&mut cx);
-        // The history's methods need the whole App beside the context.
-        let mut next_token = self.next_token;
-        let mut cx = Cx::new(now, &mut effects, &mut navs, &mut next_token);
-        self.start_history(&mut cx);
-        self.next_token = next_token;
+        let mut turn = Turn::new(now, &mut effects, &mut navs);
+        self.with_app_cx(&mut turn, App::start_history);
         self.apply_navs(navs, now, &mut effects);
         effects
     }
@@ -221,11 +224,10 @@ impl App {
     /// Runs `f` on the current screen with a context that collects effects and navigation.
     fn with_screen<R>(
         &mut self,
-        cx: (OffsetDateTime, &mut Vec<Effect>, &mut Vec<Nav>),
+        turn: &mut Turn<'_>,
         f: impl FnOnce(&mut dyn Screen, &mut Cx) -> R,
     ) -> R {
-        let (now, effects, navs) = cx;
-        let mut cx = Cx::new(now, effects, navs, &mut self.next_token);
+        let mut cx = turn.cx(&mut self.next_token);
         if self.tab == Tab::Inventory
             && let Some(project) = &mut self.project
         {
@@ -243,25 +245,30 @@ impl App {
         f(screen, &mut cx)
     }
 
+    /// Runs `f` on the whole App with a context on `turn`, for the methods
+    /// that need the App beside the context (the review history's).
+    fn with_app_cx<R>(&mut self, turn: &mut Turn<'_>, f: impl FnOnce(&mut App, &mut Cx) -> R) -> R {
+        let mut next_token = self.next_token;
+        let result = f(self, &mut turn.cx(&mut next_token));
+        self.next_token = next_token;
+        result
+    }
+
     /// Handles one message; returns what the runtime must carry out. Sets
     /// `dirty` only when something on screen changed.
     pub fn handle(&mut self, msg: Msg, now: OffsetDateTime) -> Vec<Effect> {
         let (mut effects, mut navs) = (Vec::new(), Vec::new());
         let before = self.location();
         self.monitor.observe_clock(now);
+        let mut turn = Turn::new(now, &mut effects, &mut navs);
         let changed = match msg {
-            Msg::Key(key) => {
-                key.kind != KeyEventKind::Release
-                    && self.handle_key(key, now, &mut effects, &mut navs)
-            }
+            Msg::Key(key) => key.kind != KeyEventKind::Release && self.handle_key(key, &mut turn),
             Msg::Resize => true,
-            Msg::Reply { slot, token, reply } => {
-                self.handle_reply(slot, token, reply, now, &mut effects, &mut navs)
-            }
+            Msg::Reply { slot, token, reply } => self.handle_reply(slot, token, reply, &mut turn),
             Msg::Client(notice) => self.handle_notice(notice, now),
             Msg::Wake => {
                 let aged = self.age_wake.is_some_and(|at| at <= now);
-                let mut cx = Cx::new(now, &mut effects, &mut navs, &mut self.next_token);
+                let mut cx = turn.cx(&mut self.next_token);
                 // Every screen is woken, so no `||` short-circuit.
                 let woken = [
                     self.inventory.wake(&mut cx),
@@ -309,12 +316,10 @@ impl App {
         slot: Slot,
         token: u64,
         reply: Result<Reply, ErrorInfo>,
-        now: OffsetDateTime,
-        effects: &mut Vec<Effect>,
-        navs: &mut Vec<Nav>,
+        turn: &mut Turn<'_>,
     ) -> bool {
         if slot == Slot::Context {
-            return self.handle_context_reply(token, reply, now, effects);
+            return self.handle_context_reply(token, reply, turn.now, turn.effects);
         }
         let mut changed = self.failing != reply.is_err();
         self.failing = reply.is_err();
@@ -331,7 +336,7 @@ impl App {
         changed |= plan != self.identity.plan;
         // A local token counter: the history's replies need the whole App.
         let mut next_token = self.next_token;
-        let mut cx = Cx::new(now, effects, navs, &mut next_token);
+        let mut cx = turn.cx(&mut next_token);
         let answer = Answer { slot, token, reply };
         changed |= match slot {
             Slot::Insights => self.insights.handle_reply(answer, &mut cx),
@@ -364,6 +369,10 @@ impl App {
             Slot::Breakdowns | Slot::Traffic => self.analytics.handle_reply(answer, &mut cx),
             Slot::PiiPage => self.pii.handle_reply(answer, &mut cx),
             Slot::Context => false, // handled above
+            // The plan, compared above, is all the header takes of it.
+            Slot::Workspace => false,
+            // Only a failure matters, and the error log has it.
+            Slot::PaletteHistory => false,
             Slot::Changes | Slot::Snapshots => self.changes.handle_reply(answer, &mut cx),
             Slot::ReviewMarks | Slot::ReviewMark | Slot::TakeSnapshot => {
                 self.history_reply(slot, token, answer.reply, &mut cx)
@@ -387,16 +396,17 @@ impl App {
     fn apply_navs(&mut self, mut navs: Vec<Nav>, now: OffsetDateTime, effects: &mut Vec<Effect>) {
         while !navs.is_empty() {
             let mut more = Vec::new();
+            let mut turn = Turn::new(now, effects, &mut more);
             for nav in navs {
                 match nav {
                     Nav::OpenInventoryForFinding(id) => {
                         self.tab = Tab::Inventory;
-                        let mut cx = Cx::new(now, effects, &mut more, &mut self.next_token);
+                        let mut cx = turn.cx(&mut self.next_token);
                         self.inventory.filter_by_finding(id, &mut cx);
                     }
                     Nav::Notify(text) => self.notice = Some((text, now)),
-                    Nav::Project(nav) => self.navigate_project(nav, now, effects, &mut more),
-                    Nav::ShowTab(tab) => self.switch_tab(tab, now, effects, &mut more),
+                    Nav::Project(nav) => self.navigate_project(nav, &mut turn),
+                    Nav::ShowTab(tab) => self.switch_tab(tab, &mut turn),
                 }
             }
             navs = more;
@@ -404,19 +414,13 @@ impl App {
     }
 
     /// A key: the screen first, then the app's own keys. True when it changed anything.
-    fn handle_key(
-        &mut self,
-        key: KeyEvent,
-        now: OffsetDateTime,
-        effects: &mut Vec<Effect>,
-        navs: &mut Vec<Nav>,
-    ) -> bool {
+    fn handle_key(&mut self, key: KeyEvent, turn: &mut Turn<'_>) -> bool {
         if self.palette.is_open() {
-            return self.palette_key(&key, now, effects, navs);
+            return self.palette_key(&key, turn);
         }
         let action = self.keymap.action(&key);
         if self.contexts.picker_open() {
-            return self.context_picker_key(action, now, effects);
+            return self.context_picker_key(action, turn.now, turn.effects);
         }
         if let Some(overlay) = self.overlay {
             match action {
@@ -429,14 +433,12 @@ impl App {
             return true;
         }
         if self.history.note.is_some() {
-            let mut next_token = self.next_token;
-            self.note_key(&key, &mut Cx::new(now, effects, navs, &mut next_token));
-            self.next_token = next_token;
+            self.with_app_cx(turn, |app, cx| app.note_key(&key, cx));
             return true;
         }
         // A key may mean several actions; the screen takes the first it knows.
         let actions = self.keymap.actions(&key).to_vec();
-        let consumed = self.with_screen((now, effects, navs), |screen, cx| {
+        let consumed = self.with_screen(turn, |screen, cx| {
             if screen.captures_keys() {
                 // A text field takes raw keys; a popup menu takes actions.
                 if !screen.handle_text_key(&key, cx)
@@ -454,21 +456,15 @@ impl App {
             return true;
         }
         let Some(action) = action else { return false };
-        self.app_action(action, now, effects, navs)
+        self.app_action(action, turn)
     }
 
     /// The App's own actions, when the screen did not take the key.
-    fn app_action(
-        &mut self,
-        action: Action,
-        now: OffsetDateTime,
-        effects: &mut Vec<Effect>,
-        navs: &mut Vec<Nav>,
-    ) -> bool {
+    fn app_action(&mut self, action: Action, turn: &mut Turn<'_>) -> bool {
         match action {
             Action::Quit => {
                 self.should_quit = true;
-                effects.push(Effect::Quit);
+                turn.effects.push(Effect::Quit);
             }
             Action::Help => {
                 self.help_pane.reset();
@@ -476,42 +472,32 @@ impl App {
             }
             Action::ErrorLog => self.overlay = Some(Overlay::ErrorLog),
             Action::Back => return self.notice.take().is_some(),
-            Action::NextTab => self.switch_tab(self.tab.next(), now, effects, navs),
-            Action::PrevTab => self.switch_tab(self.tab.prev(), now, effects, navs),
-            Action::Tab1 => self.switch_tab(Tab::Insights, now, effects, navs),
-            Action::Tab2 => self.switch_tab(Tab::Inventory, now, effects, navs),
-            Action::Tab3 => self.switch_tab(Tab::Members, now, effects, navs),
-            Action::Tab4 => self.switch_tab(Tab::Monitor, now, effects, navs),
-            Action::Tab5 => self.switch_tab(Tab::Analytics, now, effects, navs),
-            Action::Tab6 => self.switch_tab(Tab::PersonalData, now, effects, navs),
-            Action::Tab7 => self.switch_tab(Tab::Changes, now, effects, navs),
-            Action::MarkReviewed => {
-                let mut next_token = self.next_token;
-                self.begin_mark(&mut Cx::new(now, effects, navs, &mut next_token));
-                self.next_token = next_token;
-            }
+            Action::NextTab => self.switch_tab(self.tab.next(), turn),
+            Action::PrevTab => self.switch_tab(self.tab.prev(), turn),
+            Action::Tab1 => self.switch_tab(Tab::Insights, turn),
+            Action::Tab2 => self.switch_tab(Tab::Inventory, turn),
+            Action::Tab3 => self.switch_tab(Tab::Members, turn),
+            Action::Tab4 => self.switch_tab(Tab::Monitor, turn),
+            Action::Tab5 => self.switch_tab(Tab::Analytics, turn),
+            Action::Tab6 => self.switch_tab(Tab::PersonalData, turn),
+            Action::Tab7 => self.switch_tab(Tab::Changes, turn),
+            Action::MarkReviewed => self.with_app_cx(turn, App::begin_mark),
             Action::ReviewFilter if self.tab == Tab::Inventory && self.project.is_none() => {
-                let mut cx = Cx::new(now, effects, navs, &mut self.next_token);
+                let mut cx = turn.cx(&mut self.next_token);
                 self.inventory.cycle_review_filter(&mut cx);
             }
-            Action::Watch => self.watch_selected(now, effects, navs),
-            Action::Contexts => return self.open_context_picker(now),
+            Action::Watch => self.watch_selected(turn),
+            Action::Contexts => return self.open_context_picker(turn.now),
             Action::Palette => self.palette.open(),
-            Action::NavBack => return self.go_back(now, effects, navs),
-            Action::NavForward => return self.go_forward(now, effects, navs),
+            Action::NavBack => return self.travel(Way::Back, turn),
+            Action::NavForward => return self.travel(Way::Forward, turn),
             _ => return false,
         }
         true
     }
 
     /// Opens or leaves the project view, or shows a write in the inventory.
-    fn navigate_project(
-        &mut self,
-        nav: ProjectNav,
-        now: OffsetDateTime,
-        effects: &mut Vec<Effect>,
-        navs: &mut Vec<Nav>,
-    ) {
+    fn navigate_project(&mut self, nav: ProjectNav, turn: &mut Turn<'_>) {
         match nav {
             ProjectNav::Open(item) => {
                 let access = if self.identity.read_only {
@@ -523,32 +509,26 @@ impl App {
                 };
                 self.tab = Tab::Inventory;
                 self.project = Some(ProjectScreen::new(*item, access));
-                self.with_screen((now, effects, navs), |screen, cx| screen.activate(cx));
+                self.with_screen(turn, |screen, cx| screen.activate(cx));
             }
             ProjectNav::Close => self.project = None,
             ProjectNav::Wrote(write) => {
-                let mut cx = Cx::new(now, effects, navs, &mut self.next_token);
+                let mut cx = turn.cx(&mut self.next_token);
                 self.inventory.apply_project_write(&write, &mut cx);
             }
         }
     }
 
-    fn switch_tab(
-        &mut self,
-        tab: Tab,
-        now: OffsetDateTime,
-        effects: &mut Vec<Effect>,
-        navs: &mut Vec<Nav>,
-    ) {
+    fn switch_tab(&mut self, tab: Tab, turn: &mut Turn<'_>) {
         if tab != self.tab {
-            self.with_screen((now, effects, navs), |screen, _| screen.deactivate());
+            self.with_screen(turn, |screen, _| screen.deactivate());
         }
         self.tab = tab;
         let project = self.selected_project();
         self.monitor.set_project(project.clone());
         self.analytics.set_project(project.clone());
         self.pii.set_project(project);
-        self.with_screen((now, effects, navs), |screen, cx| screen.activate(cx));
+        self.with_screen(turn, |screen, cx| screen.activate(cx));
     }
 
     /// The project the monitor, analytics and personal-data tabs show: the one
@@ -561,14 +541,14 @@ impl App {
     }
 
     /// `w` outside the monitor: pins or unpins the inventory's selection.
-    fn watch_selected(
-        &mut self,
-        now: OffsetDateTime,
-        effects: &mut Vec<Effect>,
-        navs: &mut Vec<Nav>,
-    ) {
-        let selected = self.selected_project();
-        let mut cx = Cx::new(now, effects, navs, &mut self.next_token);
+    fn watch_selected(&mut self, turn: &mut Turn<'_>) {
+        // The open project first: it need not be the inventory's selected row.
+        let selected = self
+            .project
+            .as_ref()
+            .map(ProjectScreen::project_ref)
+            .or_else(|| self.selected_project());
+        let mut cx = turn.cx(&mut self.next_token);
         match selected {
             Some(project) => self.monitor.toggle_watch(project, &mut cx),
             None => cx.notify("select a project in the inventory (2) to pin it".into()),
@@ -579,7 +559,13 @@ impl App {
 /// Answers a screen expects as data, not as errors for the log: a member whose
 /// membership is not active, a search that is no project's id.
 fn expected_absence(slot: Slot, error: &ErrorInfo) -> bool {
-    matches!(slot, Slot::MemberDetail(_)) && error.kind.as_deref() == Some("member_not_found")
+    match slot {
+        Slot::MemberDetail(_) => error.kind.as_deref() == Some("member_not_found"),
+        // A service without the workspace read (DESIGN.md: fall back, never
+        // fail a screen): the header just shows no plan.
+        Slot::Workspace => error.status == Some(404),
         // A search that only looked like a project id.
-        || slot == Slot::InventoryIdLookup && error.status == Some(404)
+        Slot::InventoryIdLookup => error.status == Some(404),
+        _ => false,
+    }
 }

@@ -14,7 +14,7 @@ use crate::api::model::{
     ReviewPriority,
 };
 use crate::api::model::{Deployment, FieldError, Project, ProjectUpdate};
-use crate::api::model::{Granularity, ScanFinding, SecurityScan, Traffic};
+use crate::api::model::{Granularity, ScanFinding, SecurityScan, Traffic, Workspace};
 use crate::api::{InventoryParams, MemberListParams};
 use crate::tui::nav::Nav;
 use crate::tui::review::request::{HistoryReply, HistoryRequest};
@@ -23,6 +23,8 @@ use crate::tui::watchlist::WatchEntry;
 /// A request kind; a newer request in the same slot aborts the older one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Slot {
+    /// The workspace read at start: its plan, for the header.
+    Workspace,
     Insights,
     InventoryPage,
     InventoryExport,
@@ -48,6 +50,8 @@ pub enum Slot {
     PiiPage,
     WatchlistLoad,
     WatchlistSave,
+    /// The command palette's history, written after a command runs.
+    PaletteHistory,
     /// Connecting to another context (`app/contexts.rs`).
     Context,
     /// The analytics screen's traffic over time.
@@ -82,6 +86,8 @@ impl ExportFormat {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
+    /// `GET /v1/workspaces/{id}`: the workspace the dashboard shows.
+    GetWorkspace,
     Insights {
         review_priority: Vec<ReviewPriority>,
     },
@@ -168,6 +174,11 @@ pub enum Request {
         path: PathBuf,
         entries: Vec<WatchEntry>,
     },
+    /// Writes the command palette's history (atomically) to `path`.
+    SavePaletteHistory {
+        path: PathBuf,
+        entries: Vec<String>,
+    },
     /// `PATCH /publish`: the published app's audience.
     UpdatePublishSettings {
         project_id: String,
@@ -187,6 +198,7 @@ pub enum Request {
 
 #[derive(Debug, Clone)]
 pub enum Reply {
+    Workspace(Box<Workspace>),
     Insights(Box<Insights>),
     InventoryPage(Box<InventoryPage>),
     Exported {
@@ -206,6 +218,7 @@ pub enum Reply {
     PiiPage(Box<Page<PiiFinding>>),
     Watchlist(Vec<WatchEntry>),
     WatchlistSaved,
+    PaletteHistorySaved,
     Traffic(Box<Traffic>),
     SecurityScans(Box<Page<SecurityScan>>),
     ScanFindingsPage(Box<Page<ScanFinding>>),
@@ -316,6 +329,22 @@ pub struct ErrorInfo {
     pub at: OffsetDateTime,
 }
 
+impl ErrorInfo {
+    /// A failure that is not the service's answer (a local file, connecting
+    /// to another context): what happened, and when.
+    pub fn local(summary: String, at: OffsetDateTime) -> Self {
+        Self {
+            status: None,
+            kind: None,
+            detail: None,
+            request_id: None,
+            summary,
+            gate: None,
+            at,
+        }
+    }
+}
+
 /// Hands out request tokens and collects effects (for the runtime) and
 /// navigation (for the App) while a message is handled.
 pub struct Cx<'a> {
@@ -370,5 +399,25 @@ impl<'a> Cx<'a> {
     /// A short message for the status line.
     pub fn notify(&mut self, text: String) {
         self.navs.push(Nav::Notify(text));
+    }
+}
+
+/// What the App's handlers pass along while one message is handled: when it
+/// happens, and where effects (for the runtime) and navigation (for the App)
+/// collect. A screen's [`Cx`] is made from it with the App's token counter.
+pub struct Turn<'a> {
+    pub now: OffsetDateTime,
+    pub effects: &'a mut Vec<Effect>,
+    pub navs: &'a mut Vec<Nav>,
+}
+
+impl<'a> Turn<'a> {
+    pub fn new(now: OffsetDateTime, effects: &'a mut Vec<Effect>, navs: &'a mut Vec<Nav>) -> Self {
+        Self { now, effects, navs }
+    }
+
+    /// A screen's context on this turn, its tokens counted in `next_token`.
+    pub fn cx<'b>(&'b mut self, next_token: &'b mut u64) -> Cx<'b> {
+        Cx::new(self.now, self.effects, self.navs, next_token)
     }
 }

@@ -25,16 +25,17 @@ impl Executor for ClientExecutor {
     async fn execute(&self, request: Request) -> Result<Reply, ErrorInfo> {
         let ws = self.workspace_id.as_str();
         let result = match request {
-            Request::Insights { review_priority } => self
-                .client
-                .get_insights(ws, &review_priority)
-                .await
-                .map(|insights| Reply::Insights(Box::new(insights))),
-            Request::InventoryPage { params, cursor } => self
-                .client
-                .list_inventory(ws, &params, cursor.as_deref())
-                .await
-                .map(|page| Reply::InventoryPage(Box::new(page))),
+            Request::GetWorkspace => boxed(self.client.get_workspace(ws).await, Reply::Workspace),
+            Request::Insights { review_priority } => boxed(
+                self.client.get_insights(ws, &review_priority).await,
+                Reply::Insights,
+            ),
+            Request::InventoryPage { params, cursor } => boxed(
+                self.client
+                    .list_inventory(ws, &params, cursor.as_deref())
+                    .await,
+                Reply::InventoryPage,
+            ),
             Request::ExportInventory {
                 params,
                 format,
@@ -48,16 +49,13 @@ impl Executor for ClientExecutor {
                 };
                 return self.export(params, format, &path, resume).await;
             }
-            Request::GetProject { project_id } => self
-                .client
-                .get_project(&project_id)
-                .await
-                .map(|project| Reply::Project(Box::new(project))),
-            Request::UpdateProject { project_id, update } => self
-                .client
-                .update_project(&project_id, &update)
-                .await
-                .map(|project| Reply::Project(Box::new(project))),
+            Request::GetProject { project_id } => {
+                boxed(self.client.get_project(&project_id).await, Reply::Project)
+            }
+            Request::UpdateProject { project_id, update } => boxed(
+                self.client.update_project(&project_id, &update).await,
+                Reply::Project,
+            ),
             // The client resolves a delete of unknown outcome (a 404 on its retry
             // counts as success), as DESIGN.md asks.
             Request::DeleteProject { project_id } => self
@@ -73,102 +71,108 @@ impl Executor for ClientExecutor {
             Request::Publish {
                 project_id,
                 audience,
-            } => self
-                .client
-                .publish_project(&project_id, &PublishRequest { audience })
-                .await
-                .map(|deployment| Reply::Deployment(Box::new(deployment))),
+            } => boxed(
+                self.client
+                    .publish_project(&project_id, &PublishRequest { audience })
+                    .await,
+                Reply::Deployment,
+            ),
             Request::UpdatePublishSettings {
                 project_id,
                 settings,
-            } => self
-                .client
-                .update_publish_settings(&project_id, &settings)
-                .await
-                .map(|resolved| Reply::AudienceSettings(Box::new(resolved))),
+            } => boxed(
+                self.client
+                    .update_publish_settings(&project_id, &settings)
+                    .await,
+                Reply::AudienceSettings,
+            ),
             Request::CreateEmbedUrl {
                 project_id,
                 parent_origin,
-            } => self
-                .client
-                .create_embed_url(&project_id, &parent_origin)
-                .await
-                .map(|embed| Reply::EmbedUrl(Box::new(embed))),
+            } => boxed(
+                self.client
+                    .create_embed_url(&project_id, &parent_origin)
+                    .await,
+                Reply::EmbedUrl,
+            ),
             Request::GetDeployment {
                 project_id,
                 deployment_id,
-            } => self
-                .client
-                .get_deployment(&project_id, &deployment_id)
-                .await
-                .map(|deployment| Reply::Deployment(Box::new(deployment))),
-            Request::MemberPage { params, cursor } => self
-                .client
-                .list_members(ws, &params, cursor.as_deref())
-                .await
-                .map(|page| Reply::MemberPage(Box::new(page))),
-            Request::MemberDetail { user_id } => self
-                .client
-                .get_member(ws, &user_id)
-                .await
-                .map(|member| Reply::Member(Box::new(member))),
-            Request::Realtime { project_id } => self
-                .client
-                .get_realtime(&project_id)
-                .await
-                .map(|realtime| Reply::Realtime(Box::new(realtime))),
+            } => boxed(
+                self.client
+                    .get_deployment(&project_id, &deployment_id)
+                    .await,
+                Reply::Deployment,
+            ),
+            Request::MemberPage { params, cursor } => boxed(
+                self.client
+                    .list_members(ws, &params, cursor.as_deref())
+                    .await,
+                Reply::MemberPage,
+            ),
+            Request::MemberDetail { user_id } => {
+                boxed(self.client.get_member(ws, &user_id).await, Reply::Member)
+            }
+            Request::Realtime { project_id } => {
+                boxed(self.client.get_realtime(&project_id).await, Reply::Realtime)
+            }
             Request::Breakdowns {
                 project_id,
                 starts_at,
                 ends_at,
-            } => self
-                .client
-                .get_breakdowns(&project_id, starts_at, ends_at)
-                .await
-                .map(|data| Reply::Breakdowns(Box::new(data))),
+            } => boxed(
+                self.client
+                    .get_breakdowns(&project_id, starts_at, ends_at)
+                    .await,
+                Reply::Breakdowns,
+            ),
             Request::PiiPage {
                 project_id,
                 cursor,
                 limit,
-            } => self
-                .client
-                .list_pii(
-                    &project_id,
-                    &PageParams { limit: Some(limit) },
-                    cursor.as_deref(),
-                )
-                .await
-                .map(|page| Reply::PiiPage(Box::new(page))),
+            } => boxed(
+                self.client
+                    .list_pii(
+                        &project_id,
+                        &PageParams { limit: Some(limit) },
+                        cursor.as_deref(),
+                    )
+                    .await,
+                Reply::PiiPage,
+            ),
             Request::Traffic {
                 project_id,
                 starts_at,
                 ends_at,
                 granularity,
-            } => self
-                .client
-                .get_traffic(&project_id, starts_at, ends_at, &granularity)
-                .await
-                .map(|data| Reply::Traffic(Box::new(data))),
-            Request::SecurityScans { project_id } => self
-                .client
-                .list_security_scans(&project_id, &PageParams { limit: Some(100) }, None)
-                .await
-                .map(|page| Reply::SecurityScans(Box::new(page))),
+            } => boxed(
+                self.client
+                    .get_traffic(&project_id, starts_at, ends_at, &granularity)
+                    .await,
+                Reply::Traffic,
+            ),
+            Request::SecurityScans { project_id } => boxed(
+                self.client
+                    .list_security_scans(&project_id, &PageParams { limit: Some(100) }, None)
+                    .await,
+                Reply::SecurityScans,
+            ),
             Request::ScanFindingsPage {
                 project_id,
                 scan_id,
                 cursor,
                 limit,
-            } => self
-                .client
-                .list_scan_findings(
-                    &project_id,
-                    &scan_id,
-                    &PageParams { limit: Some(limit) },
-                    cursor.as_deref(),
-                )
-                .await
-                .map(|page| Reply::ScanFindingsPage(Box::new(page))),
+            } => boxed(
+                self.client
+                    .list_scan_findings(
+                        &project_id,
+                        &scan_id,
+                        &PageParams { limit: Some(limit) },
+                        cursor.as_deref(),
+                    )
+                    .await,
+                Reply::ScanFindingsPage,
+            ),
             // The watch list is a local file, read and written through the same door.
             Request::LoadWatchlist { path } => {
                 return watchlist::load(&path)
@@ -179,6 +183,16 @@ impl Executor for ClientExecutor {
                 return watchlist::save(&path, &entries)
                     .map(|()| Reply::WatchlistSaved)
                     .map_err(|error| self.local_failure(error.to_string()));
+            }
+            Request::SavePaletteHistory { path, entries } => {
+                return crate::tui::palette::history::save(&path, &entries)
+                    .map(|()| Reply::PaletteHistorySaved)
+                    .map_err(|error| {
+                        self.local_failure(format!(
+                            "cannot write the palette history {}: {error}",
+                            path.display()
+                        ))
+                    });
             }
             // Switching is the launcher's (`launch.rs`), which wraps this executor.
             Request::SwitchContext { name } => {
@@ -195,18 +209,16 @@ impl Executor for ClientExecutor {
     }
 }
 
+/// A reply that carries the client's answer boxed, as `Reply` keeps its
+/// variants small.
+fn boxed<T>(result: Result<T, ApiError>, reply: fn(Box<T>) -> Reply) -> Result<Reply, ApiError> {
+    result.map(|value| reply(Box::new(value)))
+}
+
 impl ClientExecutor {
     /// A failure of local I/O (a file), as the TUI shows errors.
     pub fn local_failure(&self, summary: String) -> ErrorInfo {
-        ErrorInfo {
-            status: None,
-            kind: None,
-            detail: None,
-            request_id: None,
-            summary,
-            gate: None,
-            at: self.clock.now(),
-        }
+        ErrorInfo::local(summary, self.clock.now())
     }
 
     /// Writes every row of the view into a file: the rows already loaded

@@ -299,6 +299,18 @@ impl Keymap {
         keys
     }
 
+    /// Every (key, action) pair bound, keys written as help shows them
+    /// (`ctrl-d`, `↑`, `pgup`), sorted: what README's key table must list.
+    pub fn bindings(&self) -> Vec<(String, Action)> {
+        let mut pairs: Vec<(String, Action)> = self
+            .bindings
+            .iter()
+            .flat_map(|(press, actions)| actions.iter().map(|action| (press.label(), *action)))
+            .collect();
+        pairs.sort_by(|a, b| (a.1.name(), &a.0).cmp(&(b.1.name(), &b.0)));
+        pairs
+    }
+
     /// The first key of `action`, or "-" when unbound.
     pub fn key_for(&self, action: Action) -> String {
         self.keys_for(action)
@@ -319,30 +331,20 @@ mod tests {
     #[test]
     fn defaults_include_vim_and_arrows() {
         let map = Keymap::default();
-        assert_eq!(
-            map.action(&key(KeyCode::Char('j'), KeyModifiers::NONE)),
-            Some(Action::Down)
-        );
-        assert_eq!(
-            map.action(&key(KeyCode::Down, KeyModifiers::NONE)),
-            Some(Action::Down)
-        );
-        assert_eq!(
-            map.action(&key(KeyCode::Char('G'), KeyModifiers::SHIFT)),
-            Some(Action::Bottom)
-        );
-        assert_eq!(
-            map.action(&key(KeyCode::Char('d'), KeyModifiers::CONTROL)),
-            Some(Action::PageDown)
-        );
-        assert_eq!(
-            map.action(&key(KeyCode::BackTab, KeyModifiers::SHIFT)),
-            Some(Action::PrevTab)
-        );
-        assert_eq!(
-            map.action(&key(KeyCode::Char('S'), KeyModifiers::SHIFT)),
-            Some(Action::ReverseSort)
-        );
+        for (code, modifiers, action) in [
+            (KeyCode::Char('j'), KeyModifiers::NONE, Action::Down),
+            (KeyCode::Down, KeyModifiers::NONE, Action::Down),
+            (KeyCode::Char('G'), KeyModifiers::SHIFT, Action::Bottom),
+            (KeyCode::Char('d'), KeyModifiers::CONTROL, Action::PageDown),
+            (KeyCode::BackTab, KeyModifiers::SHIFT, Action::PrevTab),
+            (KeyCode::Char('S'), KeyModifiers::SHIFT, Action::ReverseSort),
+        ] {
+            assert_eq!(
+                map.action(&key(code, modifiers)),
+                Some(action),
+                "{code:?} {modifiers:?}"
+            );
+        }
     }
 
     #[test]

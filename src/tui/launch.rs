@@ -87,8 +87,10 @@ pub async fn run_configured(session: Session) -> Result<Exit, LaunchError> {
     let settings = TuiSettings::from_config(&session.config)?;
     // Configured, or asked of the service (DESIGN.md): the one the key reaches
     // is named in the header; several are offered in a picker.
-    let (workspace_id, label) = match session.resolve_workspace().await? {
-        WorkspaceChoice::Configured(id) => (id.clone(), id),
+    // The plan of a discovered workspace is known now; otherwise the App reads
+    // the workspace as it starts.
+    let (workspace_id, label, plan) = match session.resolve_workspace().await? {
+        WorkspaceChoice::Configured(id) => (id.clone(), id, None),
         WorkspaceChoice::Discovered(workspace) => {
             let name = workspace
                 .name
@@ -96,7 +98,8 @@ pub async fn run_configured(session: Session) -> Result<Exit, LaunchError> {
                 .map(|name| format!("{} ", crate::text::fit(name, 14)))
                 .unwrap_or_default();
             let label = format!("{} ({name}found via the key)", workspace.id);
-            (workspace.id, label)
+            let plan = workspace.plan.as_ref().map(|plan| plan.as_str().to_owned());
+            (workspace.id, label, plan)
         }
         WorkspaceChoice::Several(workspaces) => {
             let theme = Theme::new(settings.theme, Theme::no_color_from_env());
@@ -106,14 +109,14 @@ pub async fn run_configured(session: Session) -> Result<Exit, LaunchError> {
                 workspace_picker::pick(&mut terminal, workspaces, &theme).await?
             };
             match chosen {
-                Some(id) => (id.clone(), id),
+                Some(id) => (id.clone(), id, None),
                 None => return Ok(Exit::Quit),
             }
         }
     };
     let identity = Identity {
         workspace: label,
-        plan: None,
+        plan,
         api_version: session.api_version.clone(),
         read_only: session.read_only,
     };
@@ -272,15 +275,7 @@ impl SwitchingExecutor {
         let Some(switcher) = self.switcher.clone() else {
             return current.execute(Request::SwitchContext { name }).await;
         };
-        let failure = |summary: String| ErrorInfo {
-            status: None,
-            kind: None,
-            detail: None,
-            request_id: None,
-            summary,
-            gate: None,
-            at: switcher.clock.now(),
-        };
+        let failure = |summary: String| ErrorInfo::local(summary, switcher.clock.now());
         let args = switcher.args.clone();
         let wanted = name.clone();
         let connected = tokio::task::spawn_blocking(move || Session::switch_to(&args, &wanted))

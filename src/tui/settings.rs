@@ -251,25 +251,20 @@ mod tests {
             read.keymap.action(&press(KeyCode::F(5))),
             Some(Action::Refresh)
         );
-        let error = settings("[keys]\nquit = 5\n").unwrap_err();
-        assert!(
-            error.to_string().contains("[keys] quit: invalid type"),
-            "{error}"
-        );
-        let error = settings("[keys]\nquit = [\"q\", 5]\n").unwrap_err();
-        assert!(
-            error
-                .to_string()
-                .contains("[keys] quit[1]: invalid type: integer `5`"),
-            "{error}"
-        );
-        let error = settings("[keys]\nfly = \"f\"\n").unwrap_err();
-        assert!(
-            error
-                .to_string()
-                .contains("config.toml: [keys] fly: no such action; the actions are quit, back, "),
-            "{error}"
-        );
+        for (text, named) in [
+            ("[keys]\nquit = 5\n", "[keys] quit: invalid type"),
+            (
+                "[keys]\nquit = [\"q\", 5]\n",
+                "[keys] quit[1]: invalid type: integer `5`",
+            ),
+            (
+                "[keys]\nfly = \"f\"\n",
+                "config.toml: [keys] fly: no such action; the actions are quit, back, ",
+            ),
+        ] {
+            let error = settings(text).unwrap_err().to_string();
+            assert!(error.contains(named), "{text:?}: {error}");
+        }
     }
 
     #[test]

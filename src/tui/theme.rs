@@ -244,54 +244,19 @@ fn rgb_to_16(r: u8, g: u8, b: u8) -> Color {
     let max = r.max(g).max(b);
     let bright = max > 170;
     let on = |v: u8| u16::from(v) * 2 > u16::from(max) && max > 60;
-    match (on(r), on(g), on(b)) {
-        (false, false, false) if max < 60 => Color::Black,
-        (false, false, false) => Color::DarkGray,
-        (true, true, true) if bright => Color::White,
-        (true, true, true) => Color::Gray,
-        (true, false, false) => {
-            if bright {
-                Color::LightRed
-            } else {
-                Color::Red
-            }
-        }
-        (false, true, false) => {
-            if bright {
-                Color::LightGreen
-            } else {
-                Color::Green
-            }
-        }
-        (false, false, true) => {
-            if bright {
-                Color::LightBlue
-            } else {
-                Color::Blue
-            }
-        }
-        (true, true, false) => {
-            if bright {
-                Color::LightYellow
-            } else {
-                Color::Yellow
-            }
-        }
-        (true, false, true) => {
-            if bright {
-                Color::LightMagenta
-            } else {
-                Color::Magenta
-            }
-        }
-        (false, true, true) => {
-            if bright {
-                Color::LightCyan
-            } else {
-                Color::Cyan
-            }
-        }
-    }
+    // Each hue as (normal, bright).
+    let (normal, light) = match (on(r), on(g), on(b)) {
+        (false, false, false) if max < 60 => return Color::Black,
+        (false, false, false) => return Color::DarkGray,
+        (true, true, true) => (Color::Gray, Color::White),
+        (true, false, false) => (Color::Red, Color::LightRed),
+        (false, true, false) => (Color::Green, Color::LightGreen),
+        (false, false, true) => (Color::Blue, Color::LightBlue),
+        (true, true, false) => (Color::Yellow, Color::LightYellow),
+        (true, false, true) => (Color::Magenta, Color::LightMagenta),
+        (false, true, true) => (Color::Cyan, Color::LightCyan),
+    };
+    if bright { light } else { normal }
 }
 
 /// A review priority as symbol and words, so it reads without colour.

@@ -11,6 +11,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::terminal::Tui;
 use super::theme::Theme;
+use super::widgets::key_line;
 use crate::api::model::Workspace;
 use crate::text::fit;
 
@@ -85,14 +86,14 @@ impl WorkspacePicker {
             lines.push(Line::from(Span::styled(fit(&text, width), style)));
         }
         lines.push(Line::from(""));
-        lines.push(Line::from(vec![
-            Span::styled("↑↓", theme.key),
-            Span::styled(" choose · ", theme.dim),
-            Span::styled("enter", theme.key),
-            Span::styled(" open · ", theme.dim),
-            Span::styled("esc", theme.key),
-            Span::styled(" quit (or pass --workspace ID)", theme.dim),
-        ]));
+        lines.push(key_line(
+            theme,
+            &[
+                ("↑↓", " choose · "),
+                ("enter", " open · "),
+                ("esc", " quit (or pass --workspace ID)"),
+            ],
+        ));
         let block = Block::default()
             .borders(Borders::ALL)
             .border_style(theme.border)

@@ -11,5 +11,6 @@ mod export;
 mod exporter;
 mod exporter_contexts;
 mod history;
+mod members;
 mod scans_traffic;
 mod workspaces;

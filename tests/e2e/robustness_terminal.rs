@@ -20,7 +20,7 @@ fn a_panic_restores_the_terminal() {
     assert!(session.cooked_mode(), "cooked mode after the panic");
 }
 
-/// What the sanitized hostile strings of the generator look like on screen.
+/// What the hostile strings of the generator look like on screen: their words.
 const HOSTILE_MARKERS: &[&str] = &[
     "RED ALERT",
     "screen wiped",
@@ -32,8 +32,30 @@ const HOSTILE_MARKERS: &[&str] = &[
     "joiner",
 ];
 
-fn hostile_on(screen: &str) -> bool {
-    HOSTILE_MARKERS.iter().any(|marker| screen.contains(marker))
+/// The visible escapes the dashboard writes in place of their controls:
+/// ESC, BEL, C1 CSI, the right-to-left override and the zero-width space.
+const VISIBLE_ESCAPES: &[&str] = &["\\x1b", "\\x07", "\\u009b", "\\u202e", "\\u200b"];
+
+/// What was on screen at some point while walking.
+#[derive(Debug, Default, Clone, Copy)]
+struct Seen {
+    hostile: bool,
+    escape: bool,
+}
+
+impl Seen {
+    fn on(screen: &str) -> Self {
+        Self {
+            hostile: HOSTILE_MARKERS.iter().any(|marker| screen.contains(marker)),
+            escape: VISIBLE_ESCAPES.iter().any(|escape| screen.contains(escape)),
+        }
+    }
+
+    fn add(&mut self, screen: &str) {
+        let now = Self::on(screen);
+        self.hostile |= now.hostile;
+        self.escape |= now.escape;
+    }
 }
 
 /// Presses `keys`, then waits until the screen differs from before.
@@ -43,14 +65,19 @@ fn step(session: &mut Session, keys: &str) -> String {
     session.wait_for_change(&before)
 }
 
-/// Moves down `rows` rows one at a time, drawing each, and says whether a
-/// hostile string was on screen at some point.
-fn walk(session: &mut Session, rows: usize) -> bool {
-    let mut seen = hostile_on(&session.screen());
+/// Moves down `rows` rows one at a time, drawing each, and says what was on
+/// screen at some point.
+fn walk(session: &mut Session, rows: usize) -> Seen {
+    let mut seen = Seen::on(&session.screen());
     for _ in 0..rows {
-        seen |= hostile_on(&step(session, "j"));
+        seen.add(&step(session, "j"));
     }
     seen
+}
+
+/// The inventory's list, whole: its footer is the last line a frame draws.
+fn inventory_shown(screen: &str) -> bool {
+    screen.contains(" Detail ") && screen.contains("enter open")
 }
 
 #[test]
@@ -70,22 +97,28 @@ fn hostile_strings_never_reach_the_terminal_as_control_sequences() {
     });
     let descriptions = walk(&mut session, 30);
 
-    // Project detail of the selected row.
-    step(&mut session, "\r");
+    // Project detail of the selected row. Each step waits for the screen it
+    // leads to, drawn whole: a change seen halfway through a frame is not the
+    // key's answer yet, and an escape followed at once by a key reads as Alt
+    // and the key.
+    session.send("\r");
+    session.wait_for("the project view", |screen| screen.contains("esc back"));
     session.send("\u{1b}");
-    session.wait_for("the inventory again", |screen| screen.contains(" Detail "));
+    session.wait_for("the inventory again", inventory_shown);
 
     // Personal data: quotes of one project after another.
-    let mut quotes = false;
+    let mut quotes = Seen::default();
     for _ in 0..30 {
         session.send("6");
         let screen = session.wait_for("personal data", |screen| {
-            screen.contains("Personal data") && !screen.contains("Loading")
+            screen.contains("Personal data in")
+                && !screen.contains("Loading findings")
+                && !screen.contains("loading…")
         });
-        quotes |= hostile_on(&screen);
+        quotes.add(&screen);
         session.send("2");
-        session.wait_for("the inventory again", |screen| screen.contains(" Detail "));
-        if quotes {
+        session.wait_for("the inventory again", inventory_shown);
+        if quotes.hostile {
             break;
         }
         step(&mut session, "j");
@@ -98,16 +131,38 @@ fn hostile_strings_never_reach_the_terminal_as_control_sequences() {
     step(&mut session, "\r");
 
     // The other tabs and overlays.
-    // One at a time: an escape followed at once by a key reads as Alt and the key.
-    for keys in ["4", "5", "?", "\u{1b}", "!", "\u{1b}", "1"] {
+    for keys in ["4", "5"] {
         step(&mut session, keys);
     }
+    session.send("?");
+    session.wait_text("close this help");
+    session.send("\u{1b}");
+    session.wait_for("the help closed", |screen| {
+        !screen.contains("close this help")
+    });
+    session.send("!");
+    session.wait_text("Error log (newest first)");
+    session.send("\u{1b}");
+    session.wait_for("the error log closed", |screen| {
+        !screen.contains("Error log (newest first)")
+    });
+    step(&mut session, "1");
     session.send("q");
     assert!(session.wait_exit().success());
 
-    assert!(descriptions, "a hostile description was on screen");
-    assert!(members, "a hostile member name was on screen");
-    assert!(quotes, "a hostile personal-data quote was on screen");
+    assert!(descriptions.hostile, "a hostile description was on screen");
+    assert!(members.hostile, "a hostile member name was on screen");
+    assert!(
+        quotes.hostile,
+        "a hostile personal-data quote was on screen"
+    );
+    assert!(
+        descriptions.escape && members.escape,
+        "the controls of hostile names and descriptions were shown as visible escapes \
+         ({VISIBLE_ESCAPES:?}): descriptions {}, members {}",
+        descriptions.escape,
+        members.escape
+    );
     if let Err(problem) = check_output(session.raw_output()) {
         panic!("the terminal received {problem}");
     }

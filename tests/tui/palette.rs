@@ -412,3 +412,45 @@ fn a_name_not_loaded_is_searched_on_the_service_and_its_project_opens() {
     );
     assert_eq!(fetches(&effects, Slot::Project).len(), 1);
 }
+
+#[tokio::test]
+async fn the_palette_history_is_written_by_the_executor_never_by_the_key_handler() {
+    use vantage::tui::executor::ClientExecutor;
+    use vantage::tui::palette::{History, Palette};
+    use vantage::tui::runtime::Executor;
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("palette_history");
+    let mut app = app_with(false);
+    app.palette = Palette::with_history(History::load(path.clone()));
+    press(&mut app, KeyCode::Char(':'));
+    let effects = type_text(&mut app, "members\r");
+    assert_eq!(app.tab, Tab::Members, "the command ran");
+    assert!(!path.exists(), "the key handler wrote nothing");
+    let saves = fetches(&effects, Slot::PaletteHistory);
+    let [(_, save)] = saves.as_slice() else {
+        panic!("one write of the history is asked for: {effects:?}");
+    };
+    assert_eq!(
+        save,
+        &Request::SavePaletteHistory {
+            path: path.clone(),
+            entries: vec!["members".into()],
+        }
+    );
+
+    // The executor writes it, as it writes every other file.
+    let client = vantage::api::Client::new(vantage::api::ClientConfig::new(
+        "http://127.0.0.1:9",
+        vantage::api::ApiKey::new("vk_unused").unwrap(),
+    ))
+    .unwrap();
+    let executor = ClientExecutor {
+        client,
+        workspace_id: "ws_test".into(),
+        clock: vantage::clock::Clock::manual(NOW),
+    };
+    let reply = executor.execute(save.clone()).await;
+    assert!(matches!(reply, Ok(Reply::PaletteHistorySaved)), "{reply:?}");
+    assert_eq!(History::load(path).entries(), ["members"]);
+}

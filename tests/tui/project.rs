@@ -950,3 +950,91 @@ fn read_only_hides_the_audience_and_embed_actions() {
     assert!(!shown.contains("a audience"), "{shown}");
     assert!(!shown.contains("E embed"), "{shown}");
 }
+
+// ---------------------------------------------------------------- watch and the footer
+
+/// The project ids of a watch-list save among `effects`.
+fn saved_watchlist(effects: &[Effect]) -> Option<Vec<String>> {
+    fetches(effects)
+        .into_iter()
+        .find_map(|(_, _, request)| match request {
+            Request::SaveWatchlist { entries, .. } => {
+                Some(entries.into_iter().map(|entry| entry.id).collect())
+            }
+            _ => None,
+        })
+}
+
+#[test]
+fn w_on_the_project_screen_watches_that_project_through_the_saved_list() {
+    let mut app = app_with(false);
+    inventory(&mut app);
+    let file = std::env::temp_dir().join(format!("vantage-watch-{}.json", std::process::id()));
+    app.monitor.use_watchlist_file(file.clone());
+    // Opened from the palette: the inventory's selected row stays project 0.
+    app.handle(key(':'), NOW);
+    type_text(&mut app, "prj_00003");
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    let (token, _) = only_fetch(&effects, Slot::Project);
+    reply(
+        &mut app,
+        Slot::Project,
+        token,
+        Ok(Reply::Project(Box::new(project(3)))),
+    );
+    assert_eq!(screen(&app).project_id(), "prj_00003");
+    assert_eq!(
+        app.inventory.selected_item().map(|i| i.id.as_str()),
+        Some("prj_00000")
+    );
+
+    let effects = app.handle(key('w'), NOW);
+    assert_eq!(
+        saved_watchlist(&effects),
+        Some(vec!["prj_00003".to_owned()]),
+        "the same save the inventory's w asks the executor for"
+    );
+    assert_eq!(app.monitor.watch[0].name.as_deref(), Some("Project 3"));
+    assert!(render(&app, 120, 35).contains("pinned Project 3 to the monitor"));
+    // And again: unwatched, saved.
+    let effects = app.handle(key('w'), NOW);
+    assert_eq!(saved_watchlist(&effects), Some(vec![]));
+    assert!(app.monitor.watch.is_empty());
+    assert!(!file.exists(), "the screen never writes the file itself");
+}
+
+#[test]
+fn every_project_action_is_in_the_footer_at_120_columns_and_in_the_help() {
+    let app = project_screen_app();
+    let footer = |width: u16| {
+        render(&app, width, 35)
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let wide = footer(120);
+    let hints = screen(&app).hints();
+    for (action, label) in &hints {
+        let key = app.keymap.key_for(*action);
+        assert!(
+            wide.contains(&format!("{key} {label}")),
+            "{key} {label} in {wide:?}"
+        );
+    }
+    assert!(
+        wide.contains("D delete") && wide.contains("w watch"),
+        "{wide}"
+    );
+    // At 80 columns the footer keeps the first ones and `? help`, which lists
+    // every action of the footer.
+    let narrow = footer(80);
+    assert!(
+        narrow.contains("esc back") && narrow.contains("? help"),
+        "{narrow}"
+    );
+    let help: Vec<Action> = screen(&app).help().into_iter().map(|(a, _)| a).collect();
+    for (action, _) in &hints {
+        assert!(help.contains(action), "{action:?} is in the help");
+    }
+}

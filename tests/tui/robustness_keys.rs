@@ -177,6 +177,16 @@ async fn canned() -> Canned {
 impl Canned {
     fn answer(&self, request: &Request) -> Reply {
         match request {
+            Request::GetWorkspace => Reply::Workspace(Box::new(vantage::api::model::Workspace {
+                id: "ws_acme".into(),
+                name: Some("Acme \u{1b}[2J".into()),
+                description: None,
+                image_url: None,
+                plan: Some(vantage::api::model::WorkspacePlan::Enterprise),
+                num_projects: Some(3),
+                created_at: None,
+                updated_at: None,
+            })),
             Request::Insights { .. } => self.insights.clone(),
             Request::InventoryPage { .. } => self.inventory.clone(),
             Request::ExportInventory { path, .. } => Reply::Exported {
@@ -195,6 +205,7 @@ impl Canned {
             Request::PiiPage { .. } => self.pii.clone(),
             Request::LoadWatchlist { .. } => Reply::Watchlist(Vec::new()),
             Request::SaveWatchlist { .. } => Reply::WatchlistSaved,
+            Request::SavePaletteHistory { .. } => Reply::PaletteHistorySaved,
             Request::Traffic { .. } => self.traffic.clone(),
             Request::SecurityScans { .. } => self.scans.clone(),
             Request::ScanFindingsPage { .. } => self.findings.clone(),

@@ -5,8 +5,13 @@ use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::keymap::Keymap;
 use vantage::tui::theme::{Theme, ThemeName};
 
-/// A fresh App on a workspace without a plan, dark theme without colour.
+/// A fresh App on a workspace without a plan, in the dark theme.
 pub fn app() -> App {
+    app_with_theme(Theme::new(ThemeName::Dark, false))
+}
+
+/// A fresh App on a workspace without a plan, in `theme`.
+pub fn app_with_theme(theme: Theme) -> App {
     App::new(
         Identity {
             workspace: "ws_test".into(),
@@ -14,7 +19,7 @@ pub fn app() -> App {
             api_version: "2026-09-11".into(),
             read_only: false,
         },
-        Theme::new(ThemeName::Dark, false),
+        theme,
         Keymap::default(),
         std::env::temp_dir(),
     )

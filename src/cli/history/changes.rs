@@ -9,35 +9,21 @@ use super::Local;
 use super::args::ChangesArgs;
 use crate::cli::args::Format;
 use crate::cli::exit::CliError;
-use crate::cli::print::{Row, write_list, write_one};
+use crate::cli::print::{Field, Row, write_list, write_one};
 use crate::cli::progress::Progress;
 use crate::cli::views::when;
-use crate::formats::table::{self, Column};
+use crate::formats::table;
 use crate::history::{Change, ChangeKind, SnapshotInfo, SnapshotRef, diff};
 
 impl Row for Change {
-    fn columns() -> &'static [Column] {
-        CHANGE_COLUMNS
-    }
-
-    fn cells(&self) -> Vec<String> {
-        vec![
-            self.kind.to_string(),
-            self.id.clone(),
-            self.name.clone().unwrap_or_default(),
-            value_cell(&self.before),
-            value_cell(&self.after),
-        ]
-    }
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("KIND", |change| change.kind.to_string()),
+        Field::fixed("ID", |change| change.id.clone()),
+        Field::text("NAME", 8, |change| change.name.clone().unwrap_or_default()),
+        Field::text("BEFORE", 6, |change| value_cell(&change.before)),
+        Field::text("AFTER", 6, |change| value_cell(&change.after)),
+    ];
 }
-
-const CHANGE_COLUMNS: &[Column] = &[
-    Column::fixed("KIND"),
-    Column::fixed("ID"),
-    Column::text("NAME", 8),
-    Column::text("BEFORE", 6),
-    Column::text("AFTER", 6),
-];
 
 /// A before/after value as a cell: text as is, lists joined, null empty.
 fn value_cell(value: &Value) -> String {
@@ -172,7 +158,7 @@ fn grouped_table(
             n => format!("{n} changes"),
         }
     );
-    let columns = &CHANGE_COLUMNS[1..];
+    let columns = Change::columns();
     let mut start = 0;
     while start < changes.len() {
         let kind = &changes[start].kind;
@@ -186,7 +172,7 @@ fn grouped_table(
             .map(|change| change.cells().into_iter().skip(1).collect())
             .collect();
         out.push_str(&format!("\n{kind} ({})\n", end - start));
-        out.push_str(&table::render(columns, &rows, width));
+        out.push_str(&table::render(&columns[1..], &rows, width));
         start = end;
     }
     out

@@ -5,38 +5,26 @@ use time::OffsetDateTime;
 use super::Local;
 use super::args::ReviewedCommand;
 use crate::cli::exit::CliError;
-use crate::cli::print::{Row, write_list, write_one};
+use crate::cli::print::{Field, Row, write_list, write_one};
 use crate::cli::progress::Progress;
 use crate::cli::views::{fields_table, when};
-use crate::formats::table::Column;
 use crate::history::ReviewMark;
 
 impl Row for ReviewMark {
-    fn columns() -> &'static [Column] {
-        const COLUMNS: &[Column] = &[
-            Column::fixed("PROJECT"),
-            Column::text("NAME", 8),
-            Column::fixed("MARKED AT (UTC)"),
-            Column::fixed("SINCE"),
-            Column::text("NOTE", 6),
-        ];
-        COLUMNS
-    }
-
-    fn cells(&self) -> Vec<String> {
-        vec![
-            self.project_id.clone(),
-            self.name.clone().unwrap_or_default(),
-            when(Some(self.marked_at)),
-            match self.changed_since_review {
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("PROJECT", |mark| mark.project_id.clone()),
+        Field::text("NAME", 8, |mark| mark.name.clone().unwrap_or_default()),
+        Field::fixed("MARKED AT (UTC)", |mark| when(Some(mark.marked_at))),
+        Field::fixed("SINCE", |mark| {
+            match mark.changed_since_review {
                 Some(true) => "changed since review",
                 Some(false) => "✓ reviewed",
                 None => "not in a snapshot yet",
             }
-            .to_owned(),
-            self.note.clone().unwrap_or_default(),
-        ]
-    }
+            .to_owned()
+        }),
+        Field::text("NOTE", 6, |mark| mark.note.clone().unwrap_or_default()),
+    ];
 }
 
 pub async fn run(command: ReviewedCommand, local: &mut Local) -> Result<(), CliError> {

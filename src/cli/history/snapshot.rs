@@ -10,33 +10,20 @@ use super::args::{SnapshotArgs, SnapshotCommand};
 use super::{Local, history_config};
 use crate::cli::args::Format;
 use crate::cli::exit::CliError;
-use crate::cli::print::{Output, Row, write_list, write_one};
+use crate::cli::print::{Field, Output, Row, write_list, write_one};
 use crate::cli::progress::Progress;
 use crate::cli::views::{fields_table, when};
-use crate::formats::table::Column;
 use crate::history::walk::{self, WalkEvent, WalkOptions};
 use crate::history::{Retention, SnapshotInfo, Store};
 use crate::session::{GlobalArgs, Session};
 
 impl Row for SnapshotInfo {
-    fn columns() -> &'static [Column] {
-        const COLUMNS: &[Column] = &[
-            Column::number("ID"),
-            Column::fixed("TAKEN AT (UTC)"),
-            Column::number("PROJECTS"),
-            Column::number("MEMBERS"),
-        ];
-        COLUMNS
-    }
-
-    fn cells(&self) -> Vec<String> {
-        vec![
-            self.id.to_string(),
-            when(Some(self.taken_at)),
-            self.projects.to_string(),
-            self.members.to_string(),
-        ]
-    }
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::number("ID", |info| info.id.to_string()),
+        Field::fixed("TAKEN AT (UTC)", |info| when(Some(info.taken_at))),
+        Field::number("PROJECTS", |info| info.projects.to_string()),
+        Field::number("MEMBERS", |info| info.members.to_string()),
+    ];
 }
 
 pub async fn run(args: SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError> {

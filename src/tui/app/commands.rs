@@ -7,42 +7,31 @@ use time::OffsetDateTime;
 use super::App;
 use crate::api::model::InventoryItem;
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, Effect};
+use crate::tui::effect::{Slot, Turn};
 use crate::tui::nav::{Nav, ProjectNav, Tab};
 use crate::tui::palette::{Command, Outcome};
 use crate::tui::theme::{Theme, ThemeName};
 
 impl App {
     /// A key while the palette is open: it takes every key.
-    pub(super) fn palette_key(
-        &mut self,
-        key: &KeyEvent,
-        now: OffsetDateTime,
-        effects: &mut Vec<Effect>,
-        navs: &mut Vec<Nav>,
-    ) -> bool {
+    pub(super) fn palette_key(&mut self, key: &KeyEvent, turn: &mut Turn<'_>) -> bool {
         match self.palette.handle_key(key, &self.inventory.list.rows) {
             Outcome::Changed | Outcome::Closed => {}
-            Outcome::Run(command) => self.run_command(command, now, effects, navs),
+            Outcome::Run(command) => {
+                if let Some(save) = self.palette.history().save_request() {
+                    turn.cx(&mut self.next_token)
+                        .fetch(Slot::PaletteHistory, save);
+                }
+                self.run_command(command, turn);
+            }
         }
         true
     }
 
     /// Carries out one palette command.
-    pub fn run_command(
-        &mut self,
-        command: Command,
-        now: OffsetDateTime,
-        effects: &mut Vec<Effect>,
-        navs: &mut Vec<Nav>,
-    ) {
+    pub fn run_command(&mut self, command: Command, turn: &mut Turn<'_>) {
         match command {
-            Command::Screen(tab) => {
-                if tab == Tab::Inventory {
-                    self.project = None;
-                }
-                self.switch_tab(tab, now, effects, navs);
-            }
+            Command::Screen(tab) => self.show_tab(tab, turn),
             Command::ProjectId(id) => {
                 let item = self
                     .inventory
@@ -55,29 +44,24 @@ impl App {
                 match item {
                     // The project screen reads the project by id as it opens.
                     Some(item) => {
-                        navs.push(Nav::Project(ProjectNav::Open(Box::new(item))));
+                        turn.navs
+                            .push(Nav::Project(ProjectNav::Open(Box::new(item))));
                     }
-                    None => self.say(format!("not a project id: {id}"), now),
+                    None => self.say(format!("not a project id: {id}"), turn.now),
                 }
             }
-            Command::ProjectName(name) => self.open_by_name(&name, now, effects, navs),
+            Command::ProjectName(name) => self.open_by_name(&name, turn),
             Command::Context(name) => {
-                self.switch_context(&name, now, effects);
+                self.switch_context(&name, turn.now, turn.effects);
             }
-            Command::Theme(name) => self.set_theme(name, now),
-            Command::Act(action) => self.perform(action, now, effects, navs),
+            Command::Theme(name) => self.set_theme(name, turn.now),
+            Command::Act(action) => self.perform(action, turn),
         }
     }
 
     /// A project by name: a loaded row with that name (exactly, then as a
     /// part), else the service's search in the inventory.
-    fn open_by_name(
-        &mut self,
-        name: &str,
-        now: OffsetDateTime,
-        effects: &mut Vec<Effect>,
-        navs: &mut Vec<Nav>,
-    ) {
+    fn open_by_name(&mut self, name: &str, turn: &mut Turn<'_>) {
         let wanted = name.to_lowercase();
         let rows = &self.inventory.list.rows;
         let named = |row: &&InventoryItem| row.name.as_deref().map(str::to_lowercase);
@@ -90,17 +74,18 @@ impl App {
             })
             .cloned();
         if let Some(item) = found {
-            navs.push(Nav::Project(ProjectNav::Open(Box::new(item))));
+            turn.navs
+                .push(Nav::Project(ProjectNav::Open(Box::new(item))));
             return;
         }
         self.project = None;
-        self.switch_tab(Tab::Inventory, now, effects, navs);
-        let mut cx = Cx::new(now, effects, navs, &mut self.next_token);
+        self.switch_tab(Tab::Inventory, turn);
+        let mut cx = turn.cx(&mut self.next_token);
         self.inventory.search_service(name, &mut cx);
         self.palette.pending_jump = Some(name.to_owned());
         self.say(
             format!("searching the service for {}", crate::text::fit(name, 40)),
-            now,
+            turn.now,
         );
     }
 
@@ -150,27 +135,19 @@ impl App {
 
     /// An action as if its key was pressed: the screen first, then the App.
     /// The monitor's freeze switches to the monitor.
-    fn perform(
-        &mut self,
-        action: Action,
-        now: OffsetDateTime,
-        effects: &mut Vec<Effect>,
-        navs: &mut Vec<Nav>,
-    ) {
+    fn perform(&mut self, action: Action, turn: &mut Turn<'_>) {
         if action == Action::Freeze && self.tab != Tab::Monitor {
-            self.switch_tab(Tab::Monitor, now, effects, navs);
+            self.switch_tab(Tab::Monitor, turn);
         }
-        let consumed = self.with_screen((now, effects, navs), |screen, cx| {
-            screen.handle_action(action, cx)
-        });
-        if !consumed && !self.app_action(action, now, effects, navs) {
+        let consumed = self.with_screen(turn, |screen, cx| screen.handle_action(action, cx));
+        if !consumed && !self.app_action(action, turn) {
             self.say(
                 format!(
                     "{} does nothing on the {} screen",
                     action.name(),
                     self.screen().title()
                 ),
-                now,
+                turn.now,
             );
         }
     }

@@ -13,7 +13,7 @@ use time::OffsetDateTime;
 
 use super::App;
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot, SwitchedContext};
+use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot, SwitchedContext, Turn};
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::screens::monitor::{DEFAULT_REFRESH_SECS, MonitorScreen};
 use crate::tui::widgets::menu::{Menu, MenuOutcome};
@@ -235,7 +235,7 @@ impl App {
         effects.extend(self.start(now));
         if tab != Tab::default() {
             let mut navs = Vec::new();
-            self.switch_tab(tab, now, effects, &mut navs);
+            self.switch_tab(tab, &mut Turn::new(now, effects, &mut navs));
             self.apply_navs(navs, now, effects);
         }
         self.notice = Some((format!("context {}", switched.name), now));

@@ -1,15 +1,20 @@
 //! Where you are, and where you were: breadcrumbs for the header, and back and
 //! forward (`[`/`]`) across tabs and projects, like a browser's.
 
-use time::OffsetDateTime;
-
 use super::App;
 use crate::api::model::InventoryItem;
-use crate::tui::effect::Effect;
-use crate::tui::nav::{Nav, ProjectNav, Tab};
+use crate::tui::effect::Turn;
+use crate::tui::nav::{ProjectNav, Tab};
 
 /// Most places kept each way.
 const TRAIL_LIMIT: usize = 50;
+
+/// Which way `[` and `]` walk the trail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Way {
+    Back,
+    Forward,
+}
 
 /// A place the dashboard showed: a tab, or a project's screen.
 #[derive(Debug, Clone, PartialEq)]
@@ -97,58 +102,33 @@ impl App {
         crumbs
     }
 
-    /// `[`: the place before this one. True when it moved.
-    pub(super) fn go_back(
-        &mut self,
-        now: OffsetDateTime,
-        effects: &mut Vec<Effect>,
-        navs: &mut Vec<Nav>,
-    ) -> bool {
-        let Some(place) = self.trail.back.pop() else {
-            self.notice = Some(("nothing to go back to".into(), now));
+    /// `[` (back) or `]` (forward): the place that way. True when it moved.
+    pub(super) fn travel(&mut self, way: Way, turn: &mut Turn<'_>) -> bool {
+        let here = self.location();
+        let trail = &mut self.trail;
+        let (from, to, word) = match way {
+            Way::Back => (&mut trail.back, &mut trail.forward, "back"),
+            Way::Forward => (&mut trail.forward, &mut trail.back, "forward"),
+        };
+        let Some(place) = from.pop() else {
+            self.notice = Some((format!("nothing to go {word} to"), turn.now));
             return true;
         };
-        let here = self.location();
-        push_bounded(&mut self.trail.forward, here);
-        self.go_to(place, now, effects, navs);
-        true
-    }
-
-    /// `]`: forward again after going back. True when it moved.
-    pub(super) fn go_forward(
-        &mut self,
-        now: OffsetDateTime,
-        effects: &mut Vec<Effect>,
-        navs: &mut Vec<Nav>,
-    ) -> bool {
-        let Some(place) = self.trail.forward.pop() else {
-            self.notice = Some(("nothing to go forward to".into(), now));
-            return true;
-        };
-        let here = self.location();
-        push_bounded(&mut self.trail.back, here);
-        self.go_to(place, now, effects, navs);
-        true
-    }
-
-    fn go_to(
-        &mut self,
-        place: Location,
-        now: OffsetDateTime,
-        effects: &mut Vec<Effect>,
-        navs: &mut Vec<Nav>,
-    ) {
+        push_bounded(to, here);
         self.trail.traveling = true;
         match place {
-            Location::Tab(tab) => {
-                if tab == Tab::Inventory {
-                    self.project = None;
-                }
-                self.switch_tab(tab, now, effects, navs);
-            }
-            Location::Project(item) => {
-                self.navigate_project(ProjectNav::Open(item), now, effects, navs)
-            }
+            Location::Tab(tab) => self.show_tab(tab, turn),
+            Location::Project(item) => self.navigate_project(ProjectNav::Open(item), turn),
         }
+        true
+    }
+
+    /// A tab as the palette or the trail names it: the inventory is its list,
+    /// so a project view open there closes.
+    pub(super) fn show_tab(&mut self, tab: Tab, turn: &mut Turn<'_>) {
+        if tab == Tab::Inventory {
+            self.project = None;
+        }
+        self.switch_tab(tab, turn);
     }
 }

@@ -4,7 +4,7 @@
 use time::OffsetDateTime;
 
 use super::{App, ClientNotice};
-use crate::tui::effect::{ErrorInfo, Gate, Reply};
+use crate::tui::effect::{ErrorInfo, Reply};
 
 /// Errors kept for the `!` log.
 const ERROR_LOG_LIMIT: usize = 200;
@@ -70,13 +70,8 @@ impl App {
     /// A budget problem goes to the error log, which says what happened and why.
     fn record_budget_problem(&mut self, summary: String, now: OffsetDateTime) {
         self.record_error(ErrorInfo {
-            status: None,
             kind: Some("request_budget".into()),
-            detail: None,
-            request_id: None,
-            summary,
-            gate: None,
-            at: now,
+            ..ErrorInfo::local(summary, now)
         });
     }
 
@@ -87,29 +82,12 @@ impl App {
         }
     }
 
-    /// The API does not say which plan a workspace has; what it allows tells.
+    /// The plan is the workspace read's (`GET /v1/workspaces/{id}`), and
+    /// nothing else's: what other replies allow or refuse is no plan, so until
+    /// the read answers the header says nothing of it.
     pub(super) fn note_plan(&mut self, reply: &Result<Reply, ErrorInfo>) {
-        match reply {
-            Ok(Reply::InventoryPage(_) | Reply::PiiPage(_)) => {
-                self.identity.plan = Some("enterprise".into())
-            }
-            Ok(Reply::Insights(_)) if self.identity.plan.is_none() => {
-                self.identity.plan = Some("business or higher".into())
-            }
-            Err(ErrorInfo {
-                gate: Some(Gate::Plan(needed)),
-                ..
-            }) => {
-                let below = match needed.as_str() {
-                    "enterprise" => "business",
-                    "business" => "pro",
-                    _ => "below requirement",
-                };
-                if self.identity.plan.as_deref() != Some("enterprise") {
-                    self.identity.plan = Some(below.into());
-                }
-            }
-            _ => {}
+        if let Ok(Reply::Workspace(workspace)) = reply {
+            self.identity.plan = workspace.plan.as_ref().map(|plan| plan.as_str().to_owned());
         }
     }
 }

@@ -245,27 +245,23 @@ mod tests {
 
     #[test]
     fn lines_parse_to_commands() {
-        assert_eq!(parse("members"), Ok(Command::Screen(Tab::Members)));
-        assert_eq!(parse(" PII "), Ok(Command::Screen(Tab::PersonalData)));
-        assert_eq!(
-            parse("prj_00000000002a"),
-            Ok(Command::ProjectId("prj_00000000002a".into()))
-        );
-        assert_eq!(
-            parse("project Invoice finder"),
-            Ok(Command::ProjectName("Invoice finder".into()))
-        );
-        assert_eq!(
-            parse("Invoice finder"),
-            Ok(Command::ProjectName("Invoice finder".into()))
-        );
-        assert_eq!(
-            parse("monitor tiles"),
-            Ok(Command::ProjectName("monitor tiles".into()))
-        );
-        assert_eq!(parse("ctx staging"), Ok(Command::Context("staging".into())));
-        assert_eq!(parse("theme light"), Ok(Command::Theme(ThemeName::Light)));
-        assert_eq!(parse("q"), Ok(Command::Act(Action::Quit)));
+        let name = |text: &str| Command::ProjectName(text.into());
+        for (line, command) in [
+            ("members", Command::Screen(Tab::Members)),
+            (" PII ", Command::Screen(Tab::PersonalData)),
+            (
+                "prj_00000000002a",
+                Command::ProjectId("prj_00000000002a".into()),
+            ),
+            ("project Invoice finder", name("Invoice finder")),
+            ("Invoice finder", name("Invoice finder")),
+            ("monitor tiles", name("monitor tiles")),
+            ("ctx staging", Command::Context("staging".into())),
+            ("theme light", Command::Theme(ThemeName::Light)),
+            ("q", Command::Act(Action::Quit)),
+        ] {
+            assert_eq!(parse(line), Ok(command), "{line:?}");
+        }
         assert!(parse("ctx").is_err());
         assert!(parse("   ").is_err());
         assert!(parse("theme blue").is_err());

@@ -1,8 +1,12 @@
 //! The palette's history: the commands run, newest last, kept in a small text
 //! file in the data dir, one per line, bounded. A file that cannot be read or
-//! written costs the history, never the dashboard.
+//! written costs the history, never the dashboard. The key handler never
+//! writes it: a push asks for [`History::save_request`], which the executor
+//! carries out like every other file write.
 
 use std::path::{Path, PathBuf};
+
+use crate::tui::effect::Request;
 
 /// Most commands kept.
 pub const HISTORY_LIMIT: usize = 100;
@@ -49,7 +53,8 @@ impl History {
         &self.entries
     }
 
-    /// Adds `line` as the newest (an earlier copy moves up), and writes the file.
+    /// Adds `line` as the newest (an earlier copy moves up). The file is
+    /// written by the executor, on [`History::save_request`].
     pub fn push(&mut self, line: &str) {
         let line = line.trim();
         // One line per entry: a line break typed in would split it.
@@ -59,14 +64,16 @@ impl History {
         self.entries.retain(|entry| entry != line);
         self.entries.push(line.to_owned());
         self.bound();
-        if let Some(path) = &self.path
-            && let Err(error) = save(path, &self.entries)
-        {
-            tracing::warn!(
-                "cannot write the palette history {}: {error}",
-                path.display()
-            );
-        }
+    }
+
+    /// The write of the whole history to its file, for the executor; none
+    /// for a history kept in memory only.
+    pub fn save_request(&self) -> Option<Request> {
+        let path = self.path.clone()?;
+        Some(Request::SavePaletteHistory {
+            path,
+            entries: self.entries.clone(),
+        })
     }
 
     fn bound(&mut self) {
@@ -75,8 +82,9 @@ impl History {
     }
 }
 
-/// Writes the file whole, through a temporary file and a rename.
-fn save(path: &Path, entries: &[String]) -> std::io::Result<()> {
+/// Writes the file whole, through a temporary file and a rename (the
+/// executor's part).
+pub fn save(path: &Path, entries: &[String]) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -105,7 +113,15 @@ mod tests {
         history.push("two\nlines");
         assert_eq!(history.entries().len(), HISTORY_LIMIT);
         assert_eq!(history.entries().last().unwrap(), "project prj_104");
+        // A push writes nothing: the file is the executor's.
+        assert!(!path.exists());
+        let Some(Request::SavePaletteHistory { path: to, entries }) = history.save_request() else {
+            panic!("a history with a file asks for its write");
+        };
+        assert_eq!(to, path);
+        save(&to, &entries).unwrap();
         let again = History::load(path);
         assert_eq!(again.entries(), history.entries());
+        assert!(History::default().save_request().is_none());
     }
 }

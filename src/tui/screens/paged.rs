@@ -12,7 +12,7 @@ use std::ops::Range;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Table, TableState, Wrap};
+use ratatui::widgets::{Block, Paragraph, Table, TableState, Wrap};
 use time::OffsetDateTime;
 
 use super::error_text;
@@ -21,7 +21,7 @@ use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Request, Slot};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::scroll_offset;
-use crate::tui::widgets::{list, thousands};
+use crate::tui::widgets::{list, rule, thousands};
 
 /// A row that can be marked: its stable key. Marks are kept by key, so they
 /// survive a row removed above them and pages appended below.
@@ -370,9 +370,7 @@ impl<T> PagedList<T> {
         offset: usize,
         theme: &Theme,
     ) {
-        let table = table
-            .block(top_border(theme))
-            .row_highlight_style(theme.selected);
+        let table = table.block(rule(theme)).row_highlight_style(theme.selected);
         let mut state =
             TableState::default().with_selected(Some(self.selected.saturating_sub(offset)));
         frame.render_stateful_widget(table, area, &mut state);
@@ -516,16 +514,9 @@ pub fn movement_help(words: RowWords) -> Vec<(Action, &'static str)> {
     ]
 }
 
-/// The rule above a list's table and its panes.
-pub fn top_border(theme: &Theme) -> Block<'static> {
-    Block::default()
-        .borders(Borders::TOP)
-        .border_style(theme.border)
-}
-
 /// A pane under a titled rule (` Detail `).
 pub fn titled_pane(title: &'static str, theme: &Theme) -> Block<'static> {
-    top_border(theme).title(Span::styled(title, theme.title))
+    rule(theme).title(Span::styled(title, theme.title))
 }
 
 /// Draws `lines` where the table would be, under the table's top border.
@@ -533,7 +524,7 @@ pub fn draw_placeholder(frame: &mut Frame, area: Rect, lines: Vec<Line<'static>>
     frame.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: true })
-            .block(top_border(theme)),
+            .block(rule(theme)),
         area,
     );
 }

@@ -7,8 +7,8 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use super::centered;
 use super::input::TextField;
+use super::{DialogOutcome, centered, key_line};
 use crate::text::fit;
 use crate::tui::theme::Theme;
 
@@ -21,14 +21,8 @@ pub enum Confirmation {
     Type(String),
 }
 
-/// What a key did to the dialog.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ConfirmOutcome {
-    /// Still open.
-    Open,
-    Confirmed,
-    Cancelled,
-}
+/// What a key did to the dialog: `Done(())` is the yes.
+pub type ConfirmOutcome = DialogOutcome<()>;
 
 #[derive(Debug, Clone)]
 pub struct Confirm {
@@ -68,13 +62,13 @@ impl Confirm {
         match (&self.need, key.code) {
             (_, KeyCode::Esc) => ConfirmOutcome::Cancelled,
             (Confirmation::Yes, KeyCode::Enter | KeyCode::Char('y' | 'Y')) => {
-                ConfirmOutcome::Confirmed
+                ConfirmOutcome::Done(())
             }
             (Confirmation::Yes, KeyCode::Char('n' | 'N')) => ConfirmOutcome::Cancelled,
             (Confirmation::Yes, _) => ConfirmOutcome::Open,
             (Confirmation::Type(_), KeyCode::Enter) => {
                 if self.satisfied() {
-                    ConfirmOutcome::Confirmed
+                    ConfirmOutcome::Done(())
                 } else {
                     self.mismatch = true;
                     ConfirmOutcome::Open
@@ -100,12 +94,10 @@ impl Confirm {
         let field_rows = match &self.need {
             Confirmation::Yes => {
                 lines.push(Line::from(""));
-                lines.push(Line::from(vec![
-                    Span::styled("y", theme.key),
-                    Span::styled(" / enter confirm   ", theme.dim),
-                    Span::styled("n", theme.key),
-                    Span::styled(" / esc cancel", theme.dim),
-                ]));
+                lines.push(key_line(
+                    theme,
+                    &[("y", " / enter confirm   "), ("n", " / esc cancel")],
+                ));
                 0
             }
             Confirmation::Type(expected) => {
@@ -174,10 +166,7 @@ mod tests {
         for ch in "Abc".chars() {
             press(&mut dialog, KeyCode::Char(ch));
         }
-        assert_eq!(
-            press(&mut dialog, KeyCode::Enter),
-            ConfirmOutcome::Confirmed
-        );
+        assert_eq!(press(&mut dialog, KeyCode::Enter), ConfirmOutcome::Done(()));
     }
 
     #[test]
@@ -186,7 +175,7 @@ mod tests {
         assert_eq!(press(&mut dialog, KeyCode::Char('x')), ConfirmOutcome::Open);
         assert_eq!(
             press(&mut dialog, KeyCode::Char('y')),
-            ConfirmOutcome::Confirmed
+            ConfirmOutcome::Done(())
         );
         assert_eq!(press(&mut dialog, KeyCode::Esc), ConfirmOutcome::Cancelled);
     }

@@ -11,6 +11,10 @@ pub mod scroll;
 pub mod search;
 
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders};
+
+use crate::tui::theme::Theme;
 
 /// A rectangle of at most `width` x `height`, centred in `area`.
 pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
@@ -21,6 +25,50 @@ pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
         .flex(Flex::Center)
         .areas(row);
     cell
+}
+
+/// A section's frame: a rule above it, in the border colour (add a title).
+pub fn rule(theme: &Theme) -> Block<'static> {
+    Block::default()
+        .borders(Borders::TOP)
+        .border_style(theme.border)
+}
+
+/// What a key did to a dialog: it stays open, it was cancelled, or it is done
+/// with its answer (a confirm's yes, the chosen audience, a typed origin).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DialogOutcome<T> {
+    Open,
+    Cancelled,
+    Done(T),
+}
+
+impl<T> DialogOutcome<T> {
+    /// The same outcome with the answer turned into another.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> DialogOutcome<U> {
+        match self {
+            DialogOutcome::Open => DialogOutcome::Open,
+            DialogOutcome::Cancelled => DialogOutcome::Cancelled,
+            DialogOutcome::Done(answer) => DialogOutcome::Done(f(answer)),
+        }
+    }
+}
+
+/// A line of key hints, each a key and what it does: `y / enter confirm`.
+/// The keys in the key style, the words dimmed; each word carries its own
+/// separator.
+pub fn key_line(theme: &Theme, pairs: &[(&str, &str)]) -> Line<'static> {
+    Line::from(
+        pairs
+            .iter()
+            .flat_map(|(key, words)| {
+                [
+                    Span::styled((*key).to_owned(), theme.key),
+                    Span::styled((*words).to_owned(), theme.dim),
+                ]
+            })
+            .collect::<Vec<_>>(),
+    )
 }
 
 /// "3 min ago", rounded so that the label changes rarely.

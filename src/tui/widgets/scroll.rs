@@ -61,7 +61,7 @@ impl ScrollPane {
     }
 
     /// Draws `lines` wrapped inside `block` in `area`, from the offset; the
-    /// bottom border says `↓ N more` while rows lie below.
+    /// bottom border says `↓ N more` while rows lie below, and how to scroll.
     pub fn draw(
         &self,
         frame: &mut Frame,
@@ -69,20 +69,6 @@ impl ScrollPane {
         block: Block<'_>,
         lines: Vec<Line<'static>>,
         theme: &Theme,
-    ) {
-        self.draw_with_hint(frame, area, block, lines, theme, "j/k ctrl-d/u scroll");
-    }
-
-    /// Like [`ScrollPane::draw`], for a pane whose more text is read elsewhere:
-    /// `hint` says where (e.g. "enter opens the project").
-    pub fn draw_with_hint(
-        &self,
-        frame: &mut Frame,
-        area: Rect,
-        block: Block<'_>,
-        lines: Vec<Line<'static>>,
-        theme: &Theme,
-        scroll_hint: &str,
     ) {
         let inner = block.inner(area);
         frame.render_widget(block, area);
@@ -110,7 +96,7 @@ impl ScrollPane {
             if below > 0 {
                 hint.push_str(&format!("↓ {below} more  "));
             }
-            hint.push_str(scroll_hint);
+            hint.push_str("j/k ctrl-d/u scroll");
             let hint_area = Rect {
                 y: inner.y + inner.height - 1,
                 height: 1,

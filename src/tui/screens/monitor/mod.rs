@@ -7,6 +7,8 @@
 //! - when the service is unreachable it says since when the data is stale and
 //!   retries with a growing pause (one interval, doubling, capped), by itself.
 
+mod ages;
+mod axis;
 mod budget;
 mod view;
 mod watch;
@@ -28,8 +30,6 @@ use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::watchlist::{WATCH_LIMIT, WatchEntry};
-use crate::tui::widgets::ago;
-use crate::tui::widgets::display::utc_hms;
 
 /// Seconds between refreshes unless `[tui] refresh_secs` says otherwise.
 pub const DEFAULT_REFRESH_SECS: u64 = 10;
@@ -38,8 +38,9 @@ pub const DEFAULT_REFRESH_SECS: u64 = 10;
 const BACKOFF_CAP: Duration = Duration::seconds(60);
 /// The realtime window: 30 one-minute buckets.
 pub const BUCKETS_KEPT: usize = 30;
-/// Height and smallest width of a tile of the watch grid.
-const TILE_HEIGHT: u16 = 5;
+/// Smallest height and width of a tile of the watch grid: a line, two rows of
+/// chart and the time axis in the border; tiles grow with the terminal.
+const TILE_HEIGHT: u16 = 6;
 const TILE_MIN_WIDTH: u16 = 34;
 
 /// What is on screen for one project.
@@ -94,6 +95,9 @@ pub struct MonitorScreen {
     pub cursor: usize,
     /// One pinned project in large instead of the grid.
     zoom: bool,
+    /// The grid's tiles share one scale (to compare them) instead of each
+    /// its own peak.
+    pub shared_scale: bool,
     pub live: HashMap<String, Live>,
     /// Lane index to the request in it: (token, project id).
     lanes: Vec<Option<(u64, String)>>,
@@ -131,6 +135,7 @@ impl MonitorScreen {
             watch_warning: None,
             cursor: 0,
             zoom: false,
+            shared_scale: false,
             live: HashMap::new(),
             lanes: vec![None; WATCH_LIMIT + 1],
             next_at: None,
@@ -322,44 +327,6 @@ impl MonitorScreen {
             self.fetch(cx, true);
         }
     }
-
-    /// The times this screen shows as an age: they wake the dashboard once a minute.
-    pub fn shown_ages(&self) -> Vec<Option<OffsetDateTime>> {
-        let stale = self
-            .unreachable_since
-            .and(self.last_ok.or(self.unreachable_since));
-        vec![self.frozen_at.filter(|_| self.frozen), stale]
-    }
-
-    /// What the head line says about freshness; the age is rounded to the
-    /// minute, so it changes once a minute at most.
-    fn freshness(&self, now: OffsetDateTime) -> Option<String> {
-        let since = self.unreachable_since?;
-        let retry = self.delay().whole_seconds();
-        let age = |at: OffsetDateTime| ago((now - at).whole_seconds());
-        Some(match self.last_ok {
-            Some(ok) => format!(
-                "service unreachable · data stale since {} UTC ({}) · retrying every {retry} s",
-                utc_hms(ok),
-                age(ok)
-            ),
-            None => format!(
-                "service unreachable since {} UTC ({}) · retrying every {retry} s",
-                utc_hms(since),
-                age(since)
-            ),
-        })
-    }
-
-    /// Since when the view is frozen, as an age.
-    pub(super) fn frozen_for(&self, now: OffsetDateTime) -> Option<String> {
-        let at = self.frozen_at.filter(|_| self.frozen)?;
-        Some(format!(
-            "since {} UTC ({})",
-            utc_hms(at),
-            ago((now - at).whole_seconds())
-        ))
-    }
 }
 
 impl Screen for MonitorScreen {
@@ -443,6 +410,9 @@ impl Screen for MonitorScreen {
                 }
             }
             Action::Copy => cx.copy(self.focused().as_ref().map(|p| p.id.as_str())),
+            Action::Sort if !self.watch.is_empty() && !self.zoom => {
+                self.shared_scale = !self.shared_scale;
+            }
             _ => return false,
         }
         true
@@ -520,6 +490,16 @@ impl Screen for MonitorScreen {
         if !self.watch.is_empty() {
             hints.push((Action::Open, if self.zoom { "grid" } else { "zoom" }));
         }
+        if !self.watch.is_empty() && !self.zoom {
+            hints.push((
+                Action::Sort,
+                if self.shared_scale {
+                    "own scales"
+                } else {
+                    "shared scale"
+                },
+            ));
+        }
         hints
     }
 
@@ -538,6 +518,10 @@ impl Screen for MonitorScreen {
             (
                 Action::Open,
                 "zoom into the focused tile, or back to the grid",
+            ),
+            (
+                Action::Sort,
+                "grid: one shared scale for every tile (to compare them), or each its own",
             ),
             (Action::Copy, "copy the project id (OSC 52)"),
             (Action::Refresh, "refresh now"),
@@ -575,20 +559,18 @@ impl Screen for MonitorScreen {
         if shown.is_empty() {
             let mut text = no_project_text(theme, "The monitor shows live visitors", view.keymap);
             text.push(Line::from(""));
-            text.push(Line::from(Span::styled(
-                format!(
-                    "Or pin projects with {} in the inventory: the monitor then watches them all.",
-                    view.keymap.key_for(Action::Watch)
-                ),
-                theme.dim,
-            )));
+            text.push(view::watch_key_line(
+                view,
+                "Or pin projects with ",
+                " in the inventory: the monitor then watches them all.",
+            ));
             draw_placeholder(frame, body, text, theme);
             return;
         }
         if self.watch.is_empty() || self.zoom {
             self.draw_large(frame, body, &shown[0], view);
         } else {
-            self.draw_grid(frame, body, &shown, theme);
+            self.draw_grid(frame, body, &shown, view);
         }
     }
 }

@@ -9,13 +9,13 @@ use ratatui::widgets::{
     Bar, BarChart, BarGroup, Block, BorderType, Borders, Paragraph, Sparkline, Wrap,
 };
 
-use super::{Live, MonitorScreen, TILE_HEIGHT, TILE_MIN_WIDTH};
+use super::{Live, MonitorScreen, TILE_HEIGHT, TILE_MIN_WIDTH, axis};
 use crate::text::fit;
 use crate::tui::action::Action;
 use crate::tui::screens::{ProjectRef, ScreenView, error_text};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::{big_number, utc_hm, utc_hms};
-use crate::tui::widgets::thousands;
+use crate::tui::widgets::{ago, rule, thousands};
 
 /// What a project without analytics shows: it was never published.
 const NEVER_PUBLISHED: &str = "This project was never published: no live visitors until it is.";
@@ -32,8 +32,10 @@ impl MonitorScreen {
             "selected project".to_owned()
         } else if self.zoom {
             "one pinned project".to_owned()
+        } else if self.shared_scale {
+            format!("{} pinned · one shared scale", self.watch.len())
         } else {
-            format!("{} pinned", self.watch.len())
+            format!("{} pinned · each tile its own scale", self.watch.len())
         };
         let mut spans = vec![
             Span::styled("Live visitors", theme.title),
@@ -133,13 +135,7 @@ impl MonitorScreen {
             }
         }
         if self.watch.is_empty() {
-            info.push(Line::from(Span::styled(
-                format!(
-                    "{} pins it to the watch list",
-                    view.keymap.key_for(Action::Watch)
-                ),
-                theme.dim,
-            )));
+            info.push(watch_key_line(view, "", " pins it to the watch list"));
         }
         frame.render_widget(
             Paragraph::new(info).block(Block::default().borders(Borders::NONE)),
@@ -155,11 +151,7 @@ impl MonitorScreen {
                     error_text(error, theme)
                 })
                 .wrap(Wrap { trim: true })
-                .block(
-                    Block::default()
-                        .borders(Borders::TOP)
-                        .border_style(theme.border),
-                ),
+                .block(rule(theme)),
                 chart_area,
             ),
             Some(live) if live.loaded => self.draw_chart(frame, chart_area, live, theme),
@@ -172,11 +164,7 @@ impl MonitorScreen {
                     },
                     theme.dim,
                 ))
-                .block(
-                    Block::default()
-                        .borders(Borders::TOP)
-                        .border_style(theme.border),
-                ),
+                .block(rule(theme)),
                 chart_area,
             ),
         }
@@ -196,15 +184,30 @@ impl MonitorScreen {
             ));
         let inner = block.inner(area);
         frame.render_widget(block, area);
+        let scale = max.max(1) as u64;
+        let [gutter, plot] = Layout::horizontal([
+            Constraint::Length(axis::gutter_width(scale)),
+            Constraint::Min(1),
+        ])
+        .areas(inner);
         let [bars_area, axis_area] =
-            Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
+            Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(plot);
+        axis::draw_y_axis(
+            frame,
+            Rect {
+                height: bars_area.height,
+                ..gutter
+            },
+            scale,
+            theme.dim,
+        );
         let count = live.buckets.len().max(1) as u16;
-        let (bar_width, gap) = if inner.width >= count * 3 {
-            ((inner.width + 1) / count - 1, 1)
-        } else if inner.width >= count * 2 {
+        let (bar_width, gap) = if bars_area.width >= count * 3 {
+            ((bars_area.width + 1) / count - 1, 1)
+        } else if bars_area.width >= count * 2 {
             (1, 1)
         } else {
-            ((inner.width / count).max(1), 0)
+            ((bars_area.width / count).max(1), 0)
         };
         // Centred: the bars rarely fill the width exactly.
         let used = ((bar_width + gap) * count).saturating_sub(gap);
@@ -232,23 +235,21 @@ impl MonitorScreen {
             .data(BarGroup::default().bars(&bars))
             .bar_width(bar_width)
             .bar_gap(gap)
-            .max(max.max(1) as u64)
+            .max(scale)
             .bar_style(theme.accent);
         frame.render_widget(chart, bars_area);
         // Labels from the server's timestamps: right across midnight, whatever
         // the local clock says.
-        if let (Some(first), Some(last)) = (live.buckets.first(), live.buckets.last()) {
-            let left = utc_hm(first.timestamp);
-            let right = utc_hm(last.timestamp);
-            let pad = (used as usize).saturating_sub(left.len() + right.len());
-            frame.render_widget(
-                Paragraph::new(Span::styled(
-                    format!("{left}{}{right}", " ".repeat(pad)),
-                    theme.dim,
-                )),
-                axis_area,
-            );
-        }
+        let timestamps: Vec<_> = live.buckets.iter().map(|b| b.timestamp).collect();
+        let step = usize::from(bar_width + gap);
+        let starts: Vec<usize> = (0..timestamps.len()).map(|i| i * step).collect();
+        frame.render_widget(
+            Paragraph::new(Span::styled(
+                axis::time_axis(&timestamps, &starts, used as usize),
+                theme.dim,
+            )),
+            axis_area,
+        );
     }
 
     pub(super) fn draw_grid(
@@ -256,21 +257,27 @@ impl MonitorScreen {
         frame: &mut Frame,
         area: Rect,
         shown: &[ProjectRef],
-        theme: &Theme,
+        view: &ScreenView,
     ) {
-        let columns = (area.width / TILE_MIN_WIDTH).max(1) as usize;
-        let rows_fit = (area.height / TILE_HEIGHT).max(1) as usize;
+        let (columns, tile_height) = grid_shape(shown.len(), area);
+        let rows_fit = (area.height / tile_height).max(1) as usize;
         let cursor = self.cursor.min(shown.len().saturating_sub(1));
         // Scroll by whole rows of tiles so the focused tile stays in view.
         let first_row = (cursor / columns).saturating_sub(rows_fit - 1);
-        let rows = Layout::vertical(vec![Constraint::Length(TILE_HEIGHT); rows_fit]).split(area);
+        let scale = self.shared_scale.then(|| self.shared_max(shown));
+        let rows = Layout::vertical(vec![Constraint::Length(tile_height); rows_fit]).split(area);
         for (row_index, row_area) in rows.iter().enumerate() {
             let cells = Layout::horizontal(vec![Constraint::Ratio(1, columns as u32); columns])
                 .split(*row_area);
             for (column, cell) in cells.iter().enumerate() {
                 let index = (first_row + row_index) * columns + column;
                 if let Some(project) = shown.get(index) {
-                    self.draw_tile(frame, *cell, project, index == cursor, theme);
+                    let tile = Tile {
+                        project,
+                        focused: index == cursor,
+                        scale,
+                    };
+                    self.draw_tile(frame, *cell, &tile, view);
                 }
             }
         }
@@ -282,21 +289,33 @@ impl MonitorScreen {
                 ..area
             };
             frame.render_widget(
-                Paragraph::new(Span::styled(format!("+{hidden} more below (j)"), theme.dim))
-                    .right_aligned(),
+                Paragraph::new(Span::styled(
+                    format!("+{hidden} more below (j)"),
+                    view.theme.dim,
+                ))
+                .right_aligned(),
                 last,
             );
         }
     }
 
-    pub(super) fn draw_tile(
-        &self,
-        frame: &mut Frame,
-        area: Rect,
-        project: &ProjectRef,
-        focused: bool,
-        theme: &Theme,
-    ) {
+    /// The highest minute among the shown projects: the one scale of every tile
+    /// while the scale is shared.
+    fn shared_max(&self, shown: &[ProjectRef]) -> u64 {
+        shown
+            .iter()
+            .filter_map(|project| self.live.get(&project.id))
+            .filter(|live| live.error.is_none())
+            .flat_map(|live| live.buckets.iter().map(|b| b.visitors.max(0) as u64))
+            .max()
+            .unwrap_or(0)
+    }
+
+    fn draw_tile(&self, frame: &mut Frame, area: Rect, tile: &Tile, view: &ScreenView) {
+        let theme = view.theme;
+        let Tile {
+            project, focused, ..
+        } = *tile;
         let pinned = self.is_pinned(&project.id);
         let title_width = area.width.saturating_sub(8) as usize;
         // The focus shows without colour too: a marker and a thick border.
@@ -323,26 +342,32 @@ impl MonitorScreen {
             ));
         let inner = block.inner(area);
         frame.render_widget(block, area);
-        let [line_area, spark_area] =
+        let [line_area, chart_area] =
             Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
         let live = self.live.get(&project.id);
         let line = match live {
             Some(Live {
                 error: Some(error), ..
-            }) => Line::from(Span::styled(
-                fit(
-                    &if never_published(error) {
-                        NEVER_PUBLISHED.to_owned()
-                    } else {
-                        error
-                            .gate
-                            .as_ref()
-                            .map_or_else(|| error.summary.clone(), |gate| gate.explain())
-                    },
-                    inner.width as usize,
-                ),
-                theme.warn,
-            )),
+            }) => {
+                let why = if never_published(error) {
+                    NEVER_PUBLISHED.to_owned()
+                } else {
+                    error
+                        .gate
+                        .as_ref()
+                        .map_or_else(|| error.summary.clone(), |gate| gate.explain())
+                };
+                // Wrapped over the tile: it has no chart to show.
+                frame.render_widget(
+                    Paragraph::new(Span::styled(
+                        crate::text::sanitize_line(&why).into_owned(),
+                        theme.warn,
+                    ))
+                    .wrap(Wrap { trim: true }),
+                    inner,
+                );
+                return;
+            }
             Some(live) if live.loaded => {
                 let mut spans = vec![
                     Span::styled(
@@ -351,27 +376,134 @@ impl MonitorScreen {
                     ),
                     Span::styled(" now", theme.dim),
                 ];
+                if let Some(at) = live.updated_at {
+                    spans.push(Span::styled(
+                        format!(
+                            " · at {} ({})",
+                            utc_hms(at),
+                            ago((view.now - at).whole_seconds())
+                        ),
+                        theme.dim,
+                    ));
+                }
                 if !pinned {
                     spans.push(Span::styled(" · w pins", theme.dim));
-                }
-                if let Some(at) = live.updated_at {
-                    spans.push(Span::styled(format!(" · at {}", utc_hms(at)), theme.dim));
                 }
                 Line::from(spans)
             }
             _ => Line::from(Span::styled("…", theme.dim)),
         };
         frame.render_widget(Paragraph::new(line), line_area);
-        if let Some(live) = live.filter(|live| live.error.is_none()) {
-            let data: Vec<u64> = live
-                .buckets
-                .iter()
-                .map(|b| b.visitors.max(0) as u64)
-                .collect();
+        if let Some(live) = live.filter(|live| live.loaded) {
+            self.draw_sparkline(frame, chart_area, live, tile, theme);
+        }
+    }
+
+    /// A tile's chart: the y axis on the left, the minutes stretched to the
+    /// width, and the time axis below when there is room.
+    fn draw_sparkline(
+        &self,
+        frame: &mut Frame,
+        area: Rect,
+        live: &Live,
+        tile: &Tile,
+        theme: &Theme,
+    ) {
+        let own_max = live
+            .buckets
+            .iter()
+            .map(|b| b.visitors.max(0) as u64)
+            .max()
+            .unwrap_or(0);
+        let scale = tile.scale.unwrap_or(own_max).max(1);
+        let with_time_axis = area.height >= 3;
+        let [spark_rows, axis_row] = Layout::vertical([
+            Constraint::Min(1),
+            Constraint::Length(u16::from(with_time_axis)),
+        ])
+        .areas(area);
+        let [gutter, spark_area] = Layout::horizontal([
+            Constraint::Length(axis::gutter_width(scale)),
+            Constraint::Min(1),
+        ])
+        .areas(spark_rows);
+        axis::draw_y_axis(frame, gutter, scale, theme.dim);
+        // The newest minutes that fit, spread over the tile's width.
+        let width = spark_area.width as usize;
+        let shown = &live.buckets[live.buckets.len().saturating_sub(width)..];
+        let starts = axis::spread(shown.len(), width);
+        let data: Vec<u64> = (0..width)
+            .map(|column| {
+                let bucket = starts
+                    .partition_point(|start| *start <= column)
+                    .saturating_sub(1);
+                shown.get(bucket).map_or(0, |b| b.visitors.max(0) as u64)
+            })
+            .collect();
+        frame.render_widget(
+            Sparkline::default()
+                .data(&data)
+                .max(scale)
+                .style(theme.accent),
+            spark_area,
+        );
+        if with_time_axis {
+            let timestamps: Vec<_> = shown.iter().map(|b| b.timestamp).collect();
+            let axis_area = Rect {
+                x: spark_area.x,
+                width: spark_area.width,
+                ..axis_row
+            };
             frame.render_widget(
-                Sparkline::default().data(&data).style(theme.accent),
-                spark_area,
+                Paragraph::new(Span::styled(
+                    axis::time_axis(&timestamps, &starts, width),
+                    theme.dim,
+                )),
+                axis_area,
             );
         }
+    }
+}
+
+/// A dimmed line that names the watch key between `before` and `after`.
+pub(super) fn watch_key_line(view: &ScreenView, before: &str, after: &str) -> Line<'static> {
+    let key = view.keymap.key_for(Action::Watch);
+    Line::from(Span::styled(
+        format!("{before}{key}{after}"),
+        view.theme.dim,
+    ))
+}
+
+/// One tile of the grid: which project, whether it has the focus, and the
+/// shared scale when one is on (`None`: the tile's own peak).
+struct Tile<'a> {
+    project: &'a ProjectRef,
+    focused: bool,
+    scale: Option<u64>,
+}
+
+/// Columns and tile height for `count` tiles in `area`: the tiles grow with
+/// the terminal. Of the shapes whose rows all fit, the one with the largest
+/// tiles (width capped at four times the height, so none is a thin strip);
+/// when none fits, the narrowest tiles at the smallest height, scrolled.
+fn grid_shape(count: usize, area: Rect) -> (usize, u16) {
+    let count = count.max(1);
+    let max_columns = ((area.width / TILE_MIN_WIDTH).max(1) as usize).min(count);
+    let mut best: Option<(u16, usize, u16)> = None;
+    for columns in 1..=max_columns {
+        let rows = count.div_ceil(columns) as u16;
+        let height = area.height / rows;
+        if height < TILE_HEIGHT {
+            continue;
+        }
+        let width = area.width / columns as u16;
+        let size = width.min(height.saturating_mul(4));
+        if best.is_none_or(|(best_size, ..)| size >= best_size) {
+            best = Some((size, columns, height));
+        }
+    }
+    match best {
+        Some((_, columns, height)) => (columns, height),
+        None => (max_columns, TILE_HEIGHT),
     }
 }

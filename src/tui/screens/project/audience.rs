@@ -19,8 +19,8 @@ use crate::api::model::{
 };
 use crate::text::fit;
 use crate::tui::theme::Theme;
-use crate::tui::widgets::centered;
 use crate::tui::widgets::input::TextField;
+use crate::tui::widgets::{DialogOutcome, centered};
 
 /// Why opening the app to more people deserves a second look, in words; empty
 /// when nothing is known against it.
@@ -122,13 +122,8 @@ fn keys<'a>(theme: &Theme, pairs: &[(&'a str, &'a str)]) -> Line<'a> {
 // ---------------------------------------------------------------- publish confirm
 
 /// What a key did to the publish confirm.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PublishOutcome {
-    Open,
-    Cancelled,
-    /// Publish with this audience; `None` keeps the saved one.
-    Publish(Option<PublishAudience>),
-}
+/// Done: publish with this audience; `None` keeps the saved one.
+pub type PublishOutcome = DialogOutcome<Option<PublishAudience>>;
 
 /// The publish confirm: it names the audience and the risk, and takes one of
 /// `w` (workspace), `P` (everyone) or `k` (keep the saved audience). Enter
@@ -155,9 +150,9 @@ impl PublishConfirm {
     pub fn handle_key(&mut self, key: &KeyEvent) -> PublishOutcome {
         match key.code {
             KeyCode::Esc | KeyCode::Char('n') => PublishOutcome::Cancelled,
-            KeyCode::Char('w') => PublishOutcome::Publish(Some(PublishAudience::Workspace)),
-            KeyCode::Char('P') => PublishOutcome::Publish(Some(PublishAudience::Public)),
-            KeyCode::Char('k') => PublishOutcome::Publish(None),
+            KeyCode::Char('w') => PublishOutcome::Done(Some(PublishAudience::Workspace)),
+            KeyCode::Char('P') => PublishOutcome::Done(Some(PublishAudience::Public)),
+            KeyCode::Char('k') => PublishOutcome::Done(None),
             _ => {
                 self.nudged = true;
                 PublishOutcome::Open
@@ -217,12 +212,8 @@ const CHOICES: [(PublishAudience, &str); 3] = [
 ];
 
 /// What a key did to the editor.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EditorOutcome {
-    Open,
-    Cancelled,
-    Apply(PublishSettings),
-}
+/// Done: apply these settings.
+pub type EditorOutcome = DialogOutcome<PublishSettings>;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Step {
@@ -298,7 +289,7 @@ impl AudienceEditor {
                 KeyCode::Char('y') => self
                     .pending
                     .take()
-                    .map_or(EditorOutcome::Open, EditorOutcome::Apply),
+                    .map_or(EditorOutcome::Open, EditorOutcome::Done),
                 _ => EditorOutcome::Open,
             },
         }
@@ -439,12 +430,8 @@ impl AudienceEditor {
 // ---------------------------------------------------------------- embed URL
 
 /// What a key did to the embed prompt.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EmbedOutcome {
-    Open,
-    Cancelled,
-    Create(String),
-}
+/// Done: create an embed URL for this origin.
+pub type EmbedOutcome = DialogOutcome<String>;
 
 /// Asks for the embedding page's origin, checked before anything is sent.
 #[derive(Debug)]
@@ -467,7 +454,7 @@ impl EmbedPrompt {
         match key.code {
             KeyCode::Esc => EmbedOutcome::Cancelled,
             KeyCode::Enter => match validate_parent_origin(self.field.value()) {
-                Ok(()) => EmbedOutcome::Create(self.field.value().to_owned()),
+                Ok(()) => EmbedOutcome::Done(self.field.value().to_owned()),
                 Err(problem) => {
                     self.problem = Some(problem.to_string());
                     EmbedOutcome::Open

@@ -3,6 +3,7 @@
 //! publish with deployment polling, the published app's audience, an embed URL,
 //! delete). Opened with enter from the inventory; esc goes back.
 
+mod actions;
 mod audience;
 mod deploy;
 mod modes;
@@ -14,22 +15,22 @@ use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 use time::OffsetDateTime;
 
 pub use self::audience::{AudienceEditor, EmbedPrompt, PublishConfirm};
-use self::audience::{EditorOutcome, EmbedOutcome, PublishOutcome};
 pub use self::deploy::DeploymentWatch;
-use super::{Screen, ScreenView};
+use super::{ProjectRef, Screen, ScreenView};
 use crate::api::model::{
     EmbedUrl, InventoryItem, Project, ProjectUpdate, Visibility, validate_project_name,
 };
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
-use crate::tui::widgets::confirm::{Confirm, ConfirmOutcome};
+use crate::tui::widgets::confirm::Confirm;
 use crate::tui::widgets::input::TextField;
 use crate::tui::widgets::menu::{Menu, MenuOutcome};
+use crate::tui::widgets::rule;
 use crate::tui::widgets::scroll::ScrollPane;
 
 /// Whether this session may change projects.
@@ -42,48 +43,6 @@ pub enum WriteAccess {
     /// A write answered 403 `insufficient_scope`: actions are shown disabled.
     MissingScope(Vec<String>),
 }
-
-/// The write actions, in the order hints list them.
-/// Each: the action, its hint, its hint while disabled, its help line.
-const WRITE_ACTIONS: &[(Action, &str, &str, &str)] = &[
-    (Action::Rename, "rename", "rename ✗", "rename the project"),
-    (
-        Action::Visibility,
-        "visibility",
-        "visibility ✗",
-        "who may open it in the editor",
-    ),
-    (
-        Action::Publish,
-        "publish",
-        "publish ✗",
-        "publish, then follow the deployment",
-    ),
-    (
-        Action::Unpublish,
-        "unpublish",
-        "unpublish ✗",
-        "take the published app offline",
-    ),
-    (
-        Action::Audience,
-        "audience",
-        "audience ✗",
-        "who may open the published app (shows what changes first)",
-    ),
-    (
-        Action::EmbedUrl,
-        "embed",
-        "embed ✗",
-        "create an embed URL for one https origin, and copy it",
-    ),
-    (
-        Action::Delete,
-        "delete",
-        "delete ✗",
-        "delete the project (type its name)",
-    ),
-];
 
 /// Who each visibility lets in, for the menu.
 const VISIBILITY_CHOICES: &[(Visibility, &str)] = &[
@@ -205,6 +164,16 @@ impl ProjectScreen {
         ));
     }
 
+    /// The project as the monitor's watch list names it: `w` here pins it,
+    /// whichever inventory row is selected (it may have been opened from the
+    /// palette or the changes).
+    pub fn project_ref(&self) -> ProjectRef {
+        ProjectRef {
+            id: self.item.id.clone(),
+            name: self.current_name().map(str::to_owned),
+        }
+    }
+
     /// The name as the project has it now (the response of the last write wins).
     fn current_name(&self) -> Option<&str> {
         match &self.project {
@@ -265,8 +234,10 @@ impl Screen for ProjectScreen {
     }
 
     fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
-        match &mut self.mode {
-            Mode::View | Mode::Visibility(_) => false,
+        let project_id = self.item.id.clone();
+        // Each dialog's answer, as the write it asks for.
+        let outcome = match &mut self.mode {
+            Mode::View | Mode::Visibility(_) => return false,
             Mode::Rename(rename) => {
                 match key.code {
                     KeyCode::Esc => self.mode = Mode::View,
@@ -280,42 +251,39 @@ impl Screen for ProjectScreen {
                         }
                     }
                 }
-                true
+                return true;
             }
             Mode::Confirm(confirm, kind) => {
                 let kind = *kind;
-                match confirm.handle_key(key) {
-                    ConfirmOutcome::Open => {}
-                    ConfirmOutcome::Cancelled => self.mode = Mode::View,
-                    ConfirmOutcome::Confirmed => self.confirmed(kind, cx),
-                }
-                true
+                confirm
+                    .handle_key(key)
+                    .map(|()| writes::confirmed_request(kind, project_id))
             }
-            Mode::Publish(confirm) => {
-                match confirm.handle_key(key) {
-                    PublishOutcome::Open => {}
-                    PublishOutcome::Cancelled => self.mode = Mode::View,
-                    PublishOutcome::Publish(audience) => self.publish(audience, cx),
-                }
-                true
-            }
-            Mode::Audience(editor) => {
-                match editor.handle_key(key) {
-                    EditorOutcome::Open => {}
-                    EditorOutcome::Cancelled => self.mode = Mode::View,
-                    EditorOutcome::Apply(settings) => self.apply_audience(settings, cx),
-                }
-                true
-            }
-            Mode::Embed(prompt) => {
-                match prompt.handle_key(key) {
-                    EmbedOutcome::Open => {}
-                    EmbedOutcome::Cancelled => self.mode = Mode::View,
-                    EmbedOutcome::Create(origin) => self.create_embed_url(origin, cx),
-                }
-                true
-            }
-        }
+            // `None` keeps the saved audience.
+            Mode::Publish(confirm) => confirm.handle_key(key).map(|audience| {
+                let publish = Request::Publish {
+                    project_id,
+                    audience,
+                };
+                Some((WriteKind::Publish, publish))
+            }),
+            Mode::Audience(editor) => editor.handle_key(key).map(|settings| {
+                let update = Request::UpdatePublishSettings {
+                    project_id,
+                    settings,
+                };
+                Some((WriteKind::Audience, update))
+            }),
+            Mode::Embed(prompt) => prompt.handle_key(key).map(|parent_origin| {
+                let create = Request::CreateEmbedUrl {
+                    project_id,
+                    parent_origin,
+                };
+                Some((WriteKind::EmbedUrl, create))
+            }),
+        };
+        self.settle(outcome, cx);
+        true
     }
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
@@ -461,20 +429,12 @@ impl Screen for ProjectScreen {
         if let Some(part) = &self.security {
             return part.hints();
         }
-        let mut hints = vec![(Action::Back, "back"), (Action::ToggleDetail, "security")];
-        match self.access {
-            WriteAccess::ReadOnly => {}
-            WriteAccess::Allowed => hints.extend(
-                WRITE_ACTIONS
-                    .iter()
-                    .map(|(action, short, _, _)| (*action, *short)),
-            ),
-            WriteAccess::MissingScope(_) => hints.extend(
-                WRITE_ACTIONS
-                    .iter()
-                    .map(|(action, _, disabled, _)| (*action, *disabled)),
-            ),
-        }
+        let mut hints = vec![
+            (Action::Back, "back"),
+            (Action::ToggleDetail, "scans"),
+            (Action::Watch, "watch"),
+        ];
+        hints.extend(self.write_entries(|(_, short, ..)| short, |(_, _, disabled, _)| disabled));
         hints
     }
 
@@ -489,20 +449,15 @@ impl Screen for ProjectScreen {
             (Action::PageDown, "scroll a page down"),
             (Action::PageUp, "scroll a page up"),
         ];
-        match self.access {
-            WriteAccess::ReadOnly => {}
-            WriteAccess::Allowed => help.extend(
-                WRITE_ACTIONS
-                    .iter()
-                    .map(|(action, _, _, long)| (*action, *long)),
-            ),
-            WriteAccess::MissingScope(_) => {
-                help.extend(WRITE_ACTIONS.iter().map(|(action, _, _, _)| {
-                    (*action, "disabled: the API key lacks the write scope")
-                }))
-            }
-        }
+        help.extend(self.write_entries(
+            |(.., long)| long,
+            |_| "disabled: the API key lacks the write scope",
+        ));
         help.push((Action::ToggleDetail, "security: scans and their findings"));
+        help.push((
+            Action::Watch,
+            "pin or unpin the project on the monitor's watch list",
+        ));
         help.push((Action::Copy, "copy the project id (OSC 52)"));
         help.push((Action::Refresh, "read the project again"));
         help
@@ -542,12 +497,7 @@ impl Screen for ProjectScreen {
         };
         let project_lines = self.project_lines(view, left_width as usize);
         let facts = self.fact_lines(view);
-        let block = |title: &'static str| {
-            Block::default()
-                .borders(Borders::TOP)
-                .border_style(theme.border)
-                .title(Span::styled(title, theme.title))
-        };
+        let block = |title: &'static str| rule(theme).title(Span::styled(title, theme.title));
         if wide {
             let [left, right] =
                 Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)])

@@ -4,12 +4,11 @@
 use super::audience::{AudienceEditor, EmbedPrompt, PublishConfirm, risk_lines};
 use super::deploy::DeploymentWatch;
 use super::{Mode, ProjectScreen, RenameField, VISIBILITY_CHOICES, WriteAccess, WriteKind};
-use crate::api::model::{
-    ErrorType, ProjectUpdate, PublishAudience, PublishSettings, validate_project_name,
-};
+use crate::api::model::{ErrorType, ProjectUpdate, validate_project_name};
 use crate::text::{fit, sanitize_line};
 use crate::tui::effect::{Cx, ErrorInfo, Gate, Reply, Request, Slot};
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
+use crate::tui::widgets::DialogOutcome;
 use crate::tui::widgets::confirm::{Confirm, Confirmation};
 use crate::tui::widgets::input::TextField;
 use crate::tui::widgets::menu::Menu;
@@ -140,47 +139,23 @@ impl ProjectScreen {
         self.send(WriteKind::Rename, request, cx);
     }
 
-    pub(super) fn confirmed(&mut self, kind: WriteKind, cx: &mut Cx) {
-        self.mode = Mode::View;
-        let project_id = self.item.id.clone();
-        let request = match kind {
-            WriteKind::Unpublish => Request::Unpublish { project_id },
-            WriteKind::Delete => Request::DeleteProject { project_id },
-            WriteKind::Publish
-            | WriteKind::Rename
-            | WriteKind::Visibility
-            | WriteKind::Audience
-            | WriteKind::EmbedUrl => return,
-        };
-        self.send(kind, request, cx);
-    }
-
-    /// The publish confirm's explicit choice: `None` keeps the saved audience.
-    pub(super) fn publish(&mut self, audience: Option<PublishAudience>, cx: &mut Cx) {
-        self.mode = Mode::View;
-        let request = Request::Publish {
-            project_id: self.item.id.clone(),
-            audience,
-        };
-        self.send(WriteKind::Publish, request, cx);
-    }
-
-    pub(super) fn apply_audience(&mut self, settings: PublishSettings, cx: &mut Cx) {
-        self.mode = Mode::View;
-        let request = Request::UpdatePublishSettings {
-            project_id: self.item.id.clone(),
-            settings,
-        };
-        self.send(WriteKind::Audience, request, cx);
-    }
-
-    pub(super) fn create_embed_url(&mut self, parent_origin: String, cx: &mut Cx) {
-        self.mode = Mode::View;
-        let request = Request::CreateEmbedUrl {
-            project_id: self.item.id.clone(),
-            parent_origin,
-        };
-        self.send(WriteKind::EmbedUrl, request, cx);
+    /// A dialog's outcome: it stays open, or it closes and sends the write
+    /// its answer asks for.
+    pub(super) fn settle(
+        &mut self,
+        outcome: DialogOutcome<Option<(WriteKind, Request)>>,
+        cx: &mut Cx,
+    ) {
+        match outcome {
+            DialogOutcome::Open => {}
+            DialogOutcome::Cancelled => self.mode = Mode::View,
+            DialogOutcome::Done(write) => {
+                self.mode = Mode::View;
+                if let Some((kind, request)) = write {
+                    self.send(kind, request, cx);
+                }
+            }
+        }
     }
 
     pub(super) fn on_write_reply(
@@ -309,4 +284,22 @@ impl ProjectScreen {
         self.last_write = None;
         self.write_error = Some(error);
     }
+}
+
+/// The write a yes to the confirm of `kind` asks for (unpublish and delete
+/// are the ones confirmed so).
+pub(super) fn confirmed_request(
+    kind: WriteKind,
+    project_id: String,
+) -> Option<(WriteKind, Request)> {
+    let request = match kind {
+        WriteKind::Unpublish => Request::Unpublish { project_id },
+        WriteKind::Delete => Request::DeleteProject { project_id },
+        WriteKind::Publish
+        | WriteKind::Rename
+        | WriteKind::Visibility
+        | WriteKind::Audience
+        | WriteKind::EmbedUrl => return None,
+    };
+    Some((kind, request))
 }

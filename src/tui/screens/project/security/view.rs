@@ -6,7 +6,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState, Wrap};
+use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, TableState, Wrap};
 
 use super::{Focus, SecurityPart};
 use crate::api::model::{FindingLevel, FindingStatus, ScanFinding, ScanStatus};
@@ -16,6 +16,7 @@ use crate::tui::screens::error_text;
 use crate::tui::screens::paged::draw_placeholder;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::utc_datetime;
+use crate::tui::widgets::rule;
 
 /// Scan rows shown at most; the list scrolls past them.
 const SCAN_ROWS: u16 = 5;
@@ -43,13 +44,10 @@ impl SecurityPart {
     }
 
     fn block(&self, title: String, focused: bool, theme: &Theme) -> Block<'static> {
-        Block::default()
-            .borders(Borders::TOP)
-            .border_style(theme.border)
-            .title(Span::styled(
-                title,
-                if focused { theme.accent } else { theme.title },
-            ))
+        rule(theme).title(Span::styled(
+            title,
+            if focused { theme.accent } else { theme.title },
+        ))
     }
 
     fn draw_scans(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
@@ -90,33 +88,8 @@ impl SecurityPart {
                 ])
             })
             .collect();
-        let table = Table::new(
-            rows,
-            [
-                Constraint::Length(11),
-                Constraint::Length(12),
-                Constraint::Length(16),
-                Constraint::Length(16),
-                Constraint::Min(8),
-            ],
-        )
-        .header(
-            Row::new([
-                "Status",
-                "Commit",
-                "Started (UTC)",
-                "Finished (UTC)",
-                "Scanners",
-            ])
-            .style(theme.title),
-        )
-        .block(block)
-        .row_highlight_style(if self.focus == Focus::Scans {
-            theme.selected
-        } else {
-            theme.base
-        });
-        let mut state = TableState::default().with_selected(Some(self.selected_scan - offset));
+        let focus = (self.focus == Focus::Scans, self.selected_scan - offset);
+        let (table, mut state) = focus_table(rows, &SCAN_COLUMNS, block, focus, theme);
         frame.render_stateful_widget(table, area, &mut state);
     }
 
@@ -174,32 +147,16 @@ impl SecurityPart {
                 ])
             })
             .collect();
-        let table = Table::new(
-            rows,
-            [
-                Constraint::Length(9),
-                Constraint::Length(9),
-                Constraint::Length(15),
-                Constraint::Min(8),
-                Constraint::Length(15),
-            ],
-        )
-        .header(Row::new(["Level", "Status", "Category", "Name", "Scanner"]).style(theme.title))
-        .block(block)
-        .row_highlight_style(if self.focus == Focus::Findings {
-            theme.selected
-        } else {
-            theme.base
-        });
-        let mut state = TableState::default().with_selected(Some(self.findings.selected - offset));
+        let focus = (
+            self.focus == Focus::Findings,
+            self.findings.selected - offset,
+        );
+        let (table, mut state) = focus_table(rows, &FINDING_COLUMNS, block, focus, theme);
         frame.render_stateful_widget(table, area, &mut state);
     }
 
     fn draw_description(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
-        let block = Block::default()
-            .borders(Borders::TOP)
-            .border_style(theme.border)
-            .title(Span::styled(" Description ", theme.title));
+        let block = rule(theme).title(Span::styled(" Description ", theme.title));
         let Some(finding) = self.selected_finding() else {
             frame.render_widget(Paragraph::new("").block(block), area);
             return;
@@ -219,6 +176,41 @@ impl SecurityPart {
             area,
         );
     }
+}
+
+/// The scans table's columns: width and header.
+const SCAN_COLUMNS: [(Constraint, &str); 5] = [
+    (Constraint::Length(11), "Status"),
+    (Constraint::Length(12), "Commit"),
+    (Constraint::Length(16), "Started (UTC)"),
+    (Constraint::Length(16), "Finished (UTC)"),
+    (Constraint::Min(8), "Scanners"),
+];
+
+/// The findings table's columns: width and header.
+const FINDING_COLUMNS: [(Constraint, &str); 5] = [
+    (Constraint::Length(9), "Level"),
+    (Constraint::Length(9), "Status"),
+    (Constraint::Length(15), "Category"),
+    (Constraint::Min(8), "Name"),
+    (Constraint::Length(15), "Scanner"),
+];
+
+/// A table of `rows` under `columns` and the state that selects a row;
+/// `(focused, selected)`: the selected row is highlighted while the pane has
+/// the focus.
+fn focus_table<'a>(
+    rows: Vec<Row<'a>>,
+    columns: &[(Constraint, &'static str)],
+    block: Block<'a>,
+    (focused, selected): (bool, usize),
+    theme: &Theme,
+) -> (Table<'a>, TableState) {
+    let table = Table::new(rows, columns.iter().map(|(width, _)| *width))
+        .header(Row::new(columns.iter().map(|(_, header)| *header)).style(theme.title))
+        .block(block)
+        .row_highlight_style(if focused { theme.selected } else { theme.base });
+    (table, TableState::default().with_selected(Some(selected)))
 }
 
 fn description_lines(finding: &ScanFinding, theme: &Theme) -> Vec<Line<'static>> {
