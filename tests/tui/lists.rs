@@ -371,10 +371,37 @@ fn member_details_pause_in_words_while_the_budget_is_low_and_resume_when_it_refi
         "members_details_paused_120x35",
         screen(&app, 120, 35).backend()
     );
-    // Scrolling asks for nothing while paused.
+    // Scrolling asks only for the selected member's detail, one at a time:
+    // the user's own look is what the reserve is for.
     for _ in 0..40 {
-        assert!(detail_requests(&app.handle(key('j'), NOW)).is_empty());
+        let asked = detail_requests(&app.handle(key('j'), NOW));
+        let selected = app.members.selected_ref().map(|row| row.user_id.clone());
+        match asked.as_slice() {
+            [] => {}
+            [(lane, token, id)] => {
+                assert_eq!(Some(id), selected.as_ref());
+                let more = reply(
+                    &mut app,
+                    Slot::MemberDetail(*lane),
+                    *token,
+                    Ok(Reply::Member(Box::new(member(id)))),
+                );
+                assert!(detail_requests(&more).is_empty(), "no more while paused");
+            }
+            more => panic!("one at most while paused: {more:?}"),
+        }
     }
+    assert!(app.members.details_paused());
+    // The last page of rows: only the selected one loads.
+    let bottom = detail_requests(&app.handle(key('G'), NOW));
+    assert_eq!(bottom.len(), 1);
+    let (lane, token, id) = &bottom[0];
+    reply(
+        &mut app,
+        Slot::MemberDetail(*lane),
+        *token,
+        Ok(Reply::Member(Box::new(member(id)))),
+    );
     // After a while, one detail reads the budget anew.
     let later = NOW + Duration::seconds(21);
     let probe = detail_requests(&app.handle(Msg::Wake, later));
@@ -384,7 +411,7 @@ fn member_details_pause_in_words_while_the_budget_is_low_and_resume_when_it_refi
     assert!(!app.members.details_paused());
     screen(&app, 120, 35);
     let resumed = detail_requests(&app.handle(Msg::Wake, later));
-    assert_eq!(resumed.len(), 3, "the three free lanes");
+    assert_eq!(resumed.len(), 3, "the three lanes beside the probe");
 }
 
 #[test]

@@ -194,13 +194,17 @@ impl MembersScreen {
     }
 
     /// Asks for the details of rows on screen, while a lane is free and the
-    /// budget allows. True when it asked for any.
+    /// budget allows; on a low budget, only the selected member's (the
+    /// user's own look, which the reserve is for). True when it asked.
     fn fetch_details(&mut self, cx: &mut Cx) -> bool {
         if !budget_allows(self.list.rate()) {
             if self.missing_details().next().is_some() {
                 self.paused_since.get_or_insert(cx.now);
             }
-            return false;
+            let selected = self.selected_ref().map(|row| row.user_id.clone());
+            let wanted =
+                selected.filter(|id| !self.details.contains_key(id) && !self.in_flight(id));
+            return self.ask_details(wanted.into_iter().collect(), 1, cx);
         }
         self.paused_since = None;
         self.fetch_detail_lanes(DETAIL_LANES, cx)
@@ -209,15 +213,17 @@ impl MembersScreen {
     /// Asks for the details of rows on screen in up to `lanes` free lanes.
     fn fetch_detail_lanes(&mut self, lanes: usize, cx: &mut Cx) -> bool {
         let missing: Vec<String> = self.missing_details().map(str::to_owned).collect();
-        let mut missing = missing.into_iter();
-        let mut asked = false;
-        for lane in 0..lanes.min(DETAIL_LANES) {
-            if self.lanes[lane].is_some() {
-                continue;
-            }
-            let Some(user_id) = missing.next() else {
-                break;
-            };
+        self.ask_details(missing, lanes, cx)
+    }
+
+    /// Asks for the details of `user_ids`, in order, in at most `most` free lanes.
+    fn ask_details(&mut self, user_ids: Vec<String>, most: usize, cx: &mut Cx) -> bool {
+        let free: Vec<usize> = (0..DETAIL_LANES)
+            .filter(|lane| self.lanes[*lane].is_none())
+            .take(most)
+            .collect();
+        let asked = !free.is_empty() && !user_ids.is_empty();
+        for (lane, user_id) in free.into_iter().zip(user_ids) {
             let token = cx.fetch(
                 Slot::MemberDetail(lane as u8),
                 Request::MemberDetail {
@@ -226,7 +232,6 @@ impl MembersScreen {
             );
             self.detail_requests += 1;
             self.lanes[lane] = Some((token, user_id));
-            asked = true;
         }
         asked
     }

@@ -49,7 +49,7 @@ impl MembersScreen {
                 .unwrap_or_default();
             spans.push(Span::styled(
                 format!(
-                    " · details paused: the request budget is low{rate}; they load when it refills"
+                    " · details paused, request budget low{rate}: only the selected member's loads"
                 ),
                 theme.warn,
             ));
@@ -222,7 +222,7 @@ impl MembersScreen {
                 theme.warn,
             ))),
             Some(Detail::Failed(error)) => lines.extend(error_text(error, theme)),
-            None if self.details_paused() => lines.push(Line::from(Span::styled(
+            None if self.details_paused() && !self.in_flight(&member.user_id) => lines.push(Line::from(Span::styled(
                 "Details wait for the request budget to refill; the rest of it is kept for what you do next.",
                 theme.warn,
             ))),
