@@ -288,7 +288,9 @@ fn a_project_id_typed_into_the_search_finds_that_project() {
     assert_eq!(rows[0].id, "prj_0042");
     let shown = text(&screen(&app, 120, 35));
     assert!(
-        shown.contains("Invoice finder") && shown.contains("1/1"),
+        shown.contains("1 project · 1 loaded · 1/1")
+            && shown.contains("? unknown")
+            && shown.contains("Invoice finder"),
         "{shown}"
     );
 

@@ -72,6 +72,7 @@ fn inventory_row(project: &Project) -> Option<InventoryItem> {
     let fields = value.as_object_mut()?;
     fields.insert("activity_group".into(), "unknown".into());
     fields.insert("owner".into(), serde_json::json!({}));
-    fields.insert("review_priority".into(), "unscored".into());
+    // Not "unscored": the priority is not known here, and reads `? unknown`.
+    fields.insert("review_priority".into(), "unknown".into());
     serde_json::from_value(value).ok()
 }
