@@ -343,7 +343,8 @@ impl App {
             Slot::InventoryPage
             | Slot::InventoryExport
             | Slot::InventoryRecheck
-            | Slot::InventoryBulk => self.inventory.handle_reply(answer, &mut cx),
+            | Slot::InventoryBulk
+            | Slot::InventoryIdLookup => self.inventory.handle_reply(answer, &mut cx),
             Slot::Project
             | Slot::ProjectWrite
             | Slot::Deployment
@@ -556,13 +557,15 @@ impl App {
 }
 
 /// Answers a screen expects as data, not as errors for the log: a member whose
-/// membership is not active.
+/// membership is not active, a search that is no project's id.
 fn expected_absence(slot: Slot, error: &ErrorInfo) -> bool {
     match slot {
         Slot::MemberDetail(_) => error.kind.as_deref() == Some("member_not_found"),
         // A service without the workspace read (DESIGN.md: fall back, never
         // fail a screen): the header just shows no plan.
         Slot::Workspace => error.status == Some(404),
+        // A search that only looked like a project id.
+        Slot::InventoryIdLookup => error.status == Some(404),
         _ => false,
     }
 }

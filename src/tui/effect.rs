@@ -38,6 +38,8 @@ pub enum Slot {
     InventoryRecheck,
     /// A bulk change to the marked projects: one at a time.
     InventoryBulk,
+    /// A project id typed into the inventory's search, looked up by itself.
+    InventoryIdLookup,
     MemberPage,
     /// One of a few lanes for member details, so that several load at once
     /// without aborting one another; the lane count bounds what is in flight.

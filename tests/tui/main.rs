@@ -10,6 +10,7 @@ mod changes;
 mod contexts;
 mod header;
 mod keys_readme;
+mod lists;
 mod monitor;
 mod palette;
 mod project;

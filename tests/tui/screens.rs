@@ -23,14 +23,14 @@ use vantage::tui::watchlist;
 
 use crate::support::{app, key};
 
-const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
+pub(crate) const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
-fn special(code: KeyCode) -> Msg {
+pub(crate) fn special(code: KeyCode) -> Msg {
     Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
 }
 
 /// The requests among effects: (slot, token, request).
-fn fetches(effects: &[Effect]) -> Vec<(Slot, u64, Request)> {
+pub(crate) fn fetches(effects: &[Effect]) -> Vec<(Slot, u64, Request)> {
     effects
         .iter()
         .filter_map(|effect| match effect {
@@ -44,7 +44,12 @@ fn fetches(effects: &[Effect]) -> Vec<(Slot, u64, Request)> {
         .collect()
 }
 
-fn reply(app: &mut App, slot: Slot, token: u64, reply: Result<Reply, ErrorInfo>) -> Vec<Effect> {
+pub(crate) fn reply(
+    app: &mut App,
+    slot: Slot,
+    token: u64,
+    reply: Result<Reply, ErrorInfo>,
+) -> Vec<Effect> {
     reply_at(app, slot, token, reply, NOW)
 }
 
@@ -58,7 +63,7 @@ fn reply_at(
     app.handle(Msg::Reply { slot, token, reply }, now)
 }
 
-fn error(status: Option<u16>, kind: Option<&str>, gate: Option<Gate>) -> ErrorInfo {
+pub(crate) fn error(status: Option<u16>, kind: Option<&str>, gate: Option<Gate>) -> ErrorInfo {
     ErrorInfo {
         status,
         kind: kind.map(str::to_owned),
@@ -77,13 +82,13 @@ fn transport_error() -> ErrorInfo {
     error(None, None, None)
 }
 
-fn screen(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
+pub(crate) fn screen(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
     terminal
 }
 
-fn text(terminal: &Terminal<TestBackend>) -> String {
+pub(crate) fn text(terminal: &Terminal<TestBackend>) -> String {
     terminal.backend().to_string()
 }
 
@@ -141,11 +146,11 @@ fn show_inventory(app: &mut App, count: usize) {
 
 // --- Members -----------------------------------------------------------------------
 
-fn user_id(n: usize) -> String {
+pub(crate) fn user_id(n: usize) -> String {
     format!("00000000-0000-4000-8000-{n:012}")
 }
 
-fn member_page(range: std::ops::Range<usize>, more: bool) -> Page<MemberRef> {
+pub(crate) fn member_page(range: std::ops::Range<usize>, more: bool) -> Page<MemberRef> {
     serde_json::from_value(json!({
         "data": range.map(|n| json!({"user_id": user_id(n), "type": "user"})).collect::<Vec<_>>(),
         "pagination": {"has_more": more, "next_cursor": if more { Some("next") } else { None }},
@@ -153,7 +158,7 @@ fn member_page(range: std::ops::Range<usize>, more: bool) -> Page<MemberRef> {
     .unwrap()
 }
 
-fn member(id: &str) -> Member {
+pub(crate) fn member(id: &str) -> Member {
     let n: usize = id[24..].parse().unwrap();
     let names = [
         "Ada Lovelace",
@@ -170,7 +175,7 @@ fn member(id: &str) -> Member {
     .unwrap()
 }
 
-fn detail_requests(effects: &[Effect]) -> Vec<(u8, u64, String)> {
+pub(crate) fn detail_requests(effects: &[Effect]) -> Vec<(u8, u64, String)> {
     fetches(effects)
         .into_iter()
         .filter_map(|(slot, token, request)| match (slot, request) {
@@ -184,7 +189,12 @@ fn detail_requests(effects: &[Effect]) -> Vec<(u8, u64, String)> {
 
 /// Opens the members tab, draws it once (so rows are on screen) and answers the
 /// first page; returns the detail requests that follow.
-fn open_members(app: &mut App, width: u16, height: u16, rows: usize) -> Vec<(u8, u64, String)> {
+pub(crate) fn open_members(
+    app: &mut App,
+    width: u16,
+    height: u16,
+    rows: usize,
+) -> Vec<(u8, u64, String)> {
     app.start(NOW);
     let effects = app.handle(key('3'), NOW);
     let (_, token, request) = fetches(&effects)
@@ -1000,7 +1010,7 @@ fn analytics_explain_a_project_never_published_and_drop_stale_replies() {
         Ok(Reply::Breakdowns(Box::new(breakdowns()))),
     );
     assert!(
-        app.analytics.data.is_none(),
+        app.analytics.breakdowns.data.is_none(),
         "the old project's reply is dropped"
     );
     reply(

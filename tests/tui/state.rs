@@ -9,9 +9,9 @@ use vantage::tui::effect::{Effect, Reply, Request, Slot};
 
 use crate::support::{app, key};
 
-const NOW: time::OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
+pub(crate) const NOW: time::OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
-fn page(range: std::ops::Range<usize>, total: usize, more: bool) -> InventoryPage {
+pub(crate) fn page(range: std::ops::Range<usize>, total: usize, more: bool) -> InventoryPage {
     let data: Vec<_> = range
         .map(|n| {
             json!({

@@ -15,6 +15,10 @@ impl App {
         match notice {
             ClientNotice::RateLimit { remaining, limit } => {
                 self.monitor.set_rate_limit(limit);
+                // The lists walk pages and fetch details within the budget.
+                self.inventory.list.set_rate(remaining, limit);
+                self.members.set_rate(remaining, limit);
+                self.pii.list.set_rate(remaining, limit);
                 let aged = self
                     .rate_at
                     .replace(now)

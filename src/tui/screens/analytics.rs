@@ -6,16 +6,17 @@ use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph};
 use time::{Date, Duration, OffsetDateTime};
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
-use super::analytics_traffic::TrafficPanel;
-use super::{ProjectRef, Screen, ScreenView, error_text, no_project_text};
+use super::analytics_traffic::{Fetched, TrafficPanel};
+use super::paged::draw_placeholder;
+use super::{ProjectRef, Screen, ScreenView, draw_no_project, error_text};
 use crate::api::model::{BreakdownItem, Breakdowns};
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Answer, Cx, Reply, Request, Slot};
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::{bar_lines, date_label};
@@ -96,16 +97,13 @@ pub fn parse_range(text: &str) -> Result<(Date, Date), String> {
 }
 
 /// What the data on screen was loaded for.
-type LoadKey = (String, Date, Date);
+type LoadKey = super::analytics_traffic::TrafficKey;
 
 #[derive(Debug)]
 pub struct AnalyticsScreen {
     project: Option<ProjectRef>,
     pub range: RangeChoice,
-    pub data: Option<Breakdowns>,
-    pub error: Option<ErrorInfo>,
-    loaded_for: Option<LoadKey>,
-    pending: Option<(u64, LoadKey)>,
+    pub breakdowns: Fetched<Breakdowns>,
     menu: Option<Menu>,
     input: Option<Input>,
     pub input_error: Option<String>,
@@ -118,10 +116,7 @@ impl Default for AnalyticsScreen {
         Self {
             project: None,
             range: RangeChoice::LastDays(30),
-            data: None,
-            error: None,
-            loaded_for: None,
-            pending: None,
+            breakdowns: Fetched::default(),
             menu: None,
             input: None,
             input_error: None,
@@ -136,11 +131,8 @@ impl AnalyticsScreen {
     pub fn set_project(&mut self, project: Option<ProjectRef>) {
         if self.project != project {
             self.project = project;
-            self.data = None;
-            self.error = None;
-            self.loaded_for = None;
             // A reply for the previous project is dropped by its token.
-            self.pending = None;
+            self.breakdowns.reset();
             self.traffic.reset();
         }
     }
@@ -150,7 +142,7 @@ impl AnalyticsScreen {
     }
 
     pub fn is_loading(&self) -> bool {
-        self.pending.is_some() || self.traffic.is_loading()
+        self.breakdowns.is_loading() || self.traffic.is_loading()
     }
 
     fn key(&self, now: OffsetDateTime) -> Option<LoadKey> {
@@ -165,8 +157,7 @@ impl AnalyticsScreen {
             return;
         };
         self.traffic.load(cx, &key, force);
-        let asked = self.pending.as_ref().is_some_and(|(_, k)| *k == key);
-        if !force && (asked || self.loaded_for.as_ref() == Some(&key)) {
+        if !self.breakdowns.wants(&key, force) {
             return;
         }
         let (project_id, first, last) = key.clone();
@@ -178,7 +169,7 @@ impl AnalyticsScreen {
                 ends_at: last.midnight().assume_utc(),
             },
         );
-        self.pending = Some((token, key));
+        self.breakdowns.asked(token, key);
     }
 
     fn choose(&mut self, range: RangeChoice, cx: &mut Cx) {
@@ -274,29 +265,23 @@ impl Screen for AnalyticsScreen {
 
     fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
         if answer.slot == Slot::Traffic {
-            return self.traffic.accept(answer);
+            return self.traffic.take(answer);
         }
         let Answer { slot, token, reply } = answer;
-        if slot != Slot::Breakdowns || self.pending.as_ref().is_none_or(|(t, _)| *t != token) {
+        if slot != Slot::Breakdowns {
             return false;
         }
-        let Some((_, key)) = self.pending.take() else {
-            return false;
-        };
-        match reply {
-            Ok(Reply::Breakdowns(data)) => {
-                self.data = Some(*data);
-                self.error = None;
-                self.loaded_at = Some(cx.now);
-            }
-            Ok(_) => return false,
-            Err(error) => {
-                self.data = None;
-                self.error = Some(error);
-            }
+        let answered = reply.is_ok();
+        let accepted = self
+            .breakdowns
+            .accept_reply(token, reply, |reply| match reply {
+                Reply::Breakdowns(data) => Some(*data),
+                _ => None,
+            });
+        if accepted && answered {
+            self.loaded_at = Some(cx.now);
         }
-        self.loaded_for = Some(key);
-        true
+        accepted
     }
 
     fn last_loaded(&self) -> Option<OffsetDateTime> {
@@ -322,16 +307,8 @@ impl Screen for AnalyticsScreen {
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
         let theme = view.theme;
         let Some(project) = &self.project else {
-            frame.render_widget(
-                Paragraph::new(no_project_text(
-                    theme,
-                    "Analytics shows countries, devices, pages and sources",
-                    view.keymap,
-                ))
-                .wrap(Wrap { trim: true }),
-                area,
-            );
-            return;
+            let what = "Analytics shows countries, devices, pages and sources";
+            return draw_no_project(frame, area, view, what);
         };
         let [head_area, note_area, body] = Layout::vertical([
             Constraint::Length(1),
@@ -367,7 +344,7 @@ impl Screen for AnalyticsScreen {
         frame.render_widget(Paragraph::new(Line::from(head)), head_area);
         self.draw_note(frame, note_area, view);
         // The chart takes the upper part when the screen has room for both.
-        let body = if body.height >= 16 && self.error.is_none() {
+        let body = if body.height >= 16 && self.breakdowns.error.is_none() {
             let [traffic_area, rest] =
                 Layout::vertical([Constraint::Percentage(50), Constraint::Min(8)]).areas(body);
             self.traffic.draw(frame, traffic_area, theme);
@@ -375,7 +352,7 @@ impl Screen for AnalyticsScreen {
         } else {
             body
         };
-        match (&self.data, &self.error) {
+        match (&self.breakdowns.data, &self.breakdowns.error) {
             (_, Some(error)) => {
                 let text = if error.kind.as_deref() == Some(ANALYTICS_NOT_FOUND) {
                     vec![
@@ -389,14 +366,7 @@ impl Screen for AnalyticsScreen {
                 } else {
                     error_text(error, theme)
                 };
-                frame.render_widget(
-                    Paragraph::new(text).wrap(Wrap { trim: true }).block(
-                        Block::default()
-                            .borders(Borders::TOP)
-                            .border_style(theme.border),
-                    ),
-                    body,
-                );
+                draw_placeholder(frame, body, text, theme);
             }
             (Some(data), None) => draw_breakdowns(frame, body, data, theme),
             (None, None) => frame.render_widget(

@@ -21,13 +21,81 @@ use crate::tui::widgets::display::utc_datetime;
 /// What the chart on screen was loaded for: project, first and last date.
 pub type TrafficKey = (String, Date, Date);
 
-#[derive(Debug, Default)]
-pub struct TrafficPanel {
-    pub data: Option<Traffic>,
+/// The answer kept for a key (project and dates): one request at a time, a
+/// newer key's request replacing an older one's, a stale reply dropped by
+/// its token. The breakdowns and the traffic chart each keep one.
+#[derive(Debug)]
+pub struct Fetched<D> {
+    pub data: Option<D>,
     pub error: Option<ErrorInfo>,
     loaded_for: Option<TrafficKey>,
     pending: Option<(u64, TrafficKey)>,
 }
+
+impl<D> Default for Fetched<D> {
+    fn default() -> Self {
+        Self {
+            data: None,
+            error: None,
+            loaded_for: None,
+            pending: None,
+        }
+    }
+}
+
+impl<D> Fetched<D> {
+    /// Forgets what is shown; a reply in flight is dropped by its token.
+    pub fn reset(&mut self) {
+        *self = Self::default();
+    }
+
+    pub fn is_loading(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Whether `key` wants a request: neither shown nor asked for, or `force`.
+    pub fn wants(&self, key: &TrafficKey, force: bool) -> bool {
+        let asked = self.pending.as_ref().is_some_and(|(_, k)| k == key);
+        force || !(asked || self.loaded_for.as_ref() == Some(key))
+    }
+
+    /// The request for `key` went out with `token`.
+    pub fn asked(&mut self, token: u64, key: TrafficKey) {
+        self.pending = Some((token, key));
+    }
+
+    /// Keeps the reply to the request in flight (`data` reads it); false for
+    /// a stale reply or one of another kind.
+    pub fn accept_reply(
+        &mut self,
+        token: u64,
+        reply: Result<Reply, ErrorInfo>,
+        data: impl FnOnce(Reply) -> Option<D>,
+    ) -> bool {
+        if self.pending.as_ref().is_none_or(|(t, _)| *t != token) {
+            return false;
+        }
+        let Some((_, key)) = self.pending.take() else {
+            return false;
+        };
+        match reply.map(data) {
+            Ok(Some(data)) => {
+                self.data = Some(data);
+                self.error = None;
+            }
+            Ok(None) => return false,
+            Err(error) => {
+                self.data = None;
+                self.error = Some(error);
+            }
+        }
+        self.loaded_for = Some(key);
+        true
+    }
+}
+
+/// The traffic chart beside the tiles.
+pub type TrafficPanel = Fetched<Traffic>;
 
 /// Hourly up to 31 days (the service's hourly limit), daily beyond.
 pub fn granularity_for(first: Date, last: Date) -> Granularity {
@@ -39,19 +107,9 @@ pub fn granularity_for(first: Date, last: Date) -> Granularity {
 }
 
 impl TrafficPanel {
-    /// Forgets what is shown; a reply in flight is dropped by its token.
-    pub fn reset(&mut self) {
-        *self = Self::default();
-    }
-
-    pub fn is_loading(&self) -> bool {
-        self.pending.is_some()
-    }
-
     /// Loads unless what is shown (or asked for) already matches; `force` reloads.
     pub fn load(&mut self, cx: &mut Cx, key: &TrafficKey, force: bool) {
-        let asked = self.pending.as_ref().is_some_and(|(_, k)| k == key);
-        if !force && (asked || self.loaded_for.as_ref() == Some(key)) {
+        if !self.wants(key, force) {
             return;
         }
         let (project_id, first, last) = key.clone();
@@ -64,31 +122,17 @@ impl TrafficPanel {
                 granularity: granularity_for(first, last),
             },
         );
-        self.pending = Some((token, key.clone()));
+        self.asked(token, key.clone());
     }
 
     /// Takes the reply to the request in flight; false for any other.
-    pub fn accept(&mut self, answer: Answer) -> bool {
+    pub fn take(&mut self, answer: Answer) -> bool {
         let Answer { slot, token, reply } = answer;
-        if slot != Slot::Traffic || self.pending.as_ref().is_none_or(|(t, _)| *t != token) {
-            return false;
-        }
-        let Some((_, key)) = self.pending.take() else {
-            return false;
-        };
-        match reply {
-            Ok(Reply::Traffic(data)) => {
-                self.data = Some(*data);
-                self.error = None;
-            }
-            Ok(_) => return false,
-            Err(error) => {
-                self.data = None;
-                self.error = Some(error);
-            }
-        }
-        self.loaded_for = Some(key);
-        true
+        slot == Slot::Traffic
+            && self.accept_reply(token, reply, |reply| match reply {
+                Reply::Traffic(data) => Some(*data),
+                _ => None,
+            })
     }
 
     /// The chart beside the tiles; an error or "loading" in their place.

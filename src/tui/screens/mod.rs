@@ -118,6 +118,14 @@ pub fn no_project_text(theme: &Theme, what: &str, keymap: &Keymap) -> Vec<Line<'
     ]
 }
 
+/// Draws what a project screen says before a project is picked.
+pub fn draw_no_project(frame: &mut Frame, area: Rect, view: &ScreenView, what: &str) {
+    frame.render_widget(
+        Paragraph::new(no_project_text(view.theme, what, view.keymap)).wrap(Wrap { trim: true }),
+        area,
+    );
+}
+
 /// A tab whose screen comes in a later release.
 pub struct Placeholder {
     pub title: &'static str,

@@ -12,16 +12,16 @@ use std::ops::Range;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph, Table, TableState, Wrap};
 use time::OffsetDateTime;
 
 use super::error_text;
-use crate::api::model::{InventoryItem, MemberRef, Pagination, PiiFinding};
+use crate::api::model::{InventoryItem, MemberRef, Pagination, PiiFinding, SortOrder};
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Request, Slot};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::scroll_offset;
-use crate::tui::widgets::{list, thousands};
+use crate::tui::widgets::{list, rule, thousands};
 
 /// A row that can be marked: its stable key. Marks are kept by key, so they
 /// survive a row removed above them and pages appended below.
@@ -74,6 +74,25 @@ pub struct PagedList<T> {
     /// A refresh in flight: the rows stay on screen until its first page
     /// replaces them (an outage keeps what was loaded).
     replacing: bool,
+    /// `G` walks the pages to the real end: each page follows the last while
+    /// the request budget allows.
+    seeking_end: bool,
+    /// Why the walk to the end stopped early, said until the next move.
+    seek_stopped: Option<String>,
+    /// The walk to the end has just reached it (said once, by the next prefetch).
+    seek_arrived: bool,
+    /// The request budget as the service last told it: (remaining, limit).
+    rate: Option<(u32, u32)>,
+}
+
+/// The requests a walk through the pages leaves to the user's next action:
+/// a tenth of the budget, at least this many.
+const MIN_RESERVE: u32 = 2;
+
+/// Whether the budget `(remaining, limit)` leaves more than the reserve for
+/// what the user does next (an unknown budget is no reason to stop).
+pub fn budget_allows(rate: Option<(u32, u32)>) -> bool {
+    rate.is_none_or(|(remaining, limit)| remaining > (limit / 10).max(MIN_RESERVE))
 }
 
 impl<T> PagedList<T> {
@@ -95,6 +114,10 @@ impl<T> PagedList<T> {
             started: false,
             marks: HashSet::new(),
             replacing: false,
+            seeking_end: false,
+            seek_stopped: None,
+            seek_arrived: false,
+            rate: None,
         }
     }
 
@@ -112,6 +135,8 @@ impl<T> PagedList<T> {
         // Marks are of the rows on screen: another query starts unmarked.
         self.marks.clear();
         self.replacing = false;
+        self.seeking_end = false;
+        self.seek_stopped = None;
     }
 
     /// Asks for the first page again and keeps the rows on screen until it
@@ -122,6 +147,8 @@ impl<T> PagedList<T> {
         }
         self.started = true;
         self.replacing = true;
+        self.seeking_end = false;
+        self.seek_stopped = None;
         self.pending_cursor = None;
         self.pending = Some(cx.fetch(self.slot, request(None)));
     }
@@ -129,6 +156,7 @@ impl<T> PagedList<T> {
     /// A failed page: the rows on screen stay, and the error is shown.
     pub fn fail(&mut self, error: ErrorInfo) {
         self.replacing = false;
+        self.seeking_end = false;
         self.error = Some(error);
     }
 
@@ -146,6 +174,12 @@ impl<T> PagedList<T> {
         cx: &mut Cx,
         request: impl FnOnce(Option<String>) -> Request,
     ) -> bool {
+        if std::mem::take(&mut self.seek_arrived) {
+            cx.notify(format!(
+                "at the end: all {} loaded",
+                thousands(self.rows.len() as i64)
+            ));
+        }
         if !list::wants_next_page(
             self.selected,
             self.rows.len(),
@@ -158,6 +192,19 @@ impl<T> PagedList<T> {
         let Some(cursor) = self.next_cursor.clone() else {
             return false;
         };
+        if self.seeking_end && !budget_allows(self.rate) {
+            self.seeking_end = false;
+            let stopped = self.stopped_text();
+            cx.notify(stopped.clone());
+            self.seek_stopped = Some(stopped);
+            return false;
+        }
+        if self.seeking_end {
+            cx.notify(format!(
+                "going to the end: {} loaded, the next page asked for",
+                thousands(self.rows.len() as i64)
+            ));
+        }
         self.pending_cursor = Some(cursor.clone());
         self.pending = Some(cx.fetch(self.slot, request(Some(cursor))));
         true
@@ -174,9 +221,38 @@ impl<T> PagedList<T> {
         let Some(index) = list::navigate(action, self.selected, self.viewport.get()) else {
             return false;
         };
+        self.seek_stopped = None;
+        // `G` goes to the real end: the pages not loaded yet follow one another.
+        self.seeking_end = action == Action::Bottom && self.has_more;
         self.select(index);
         self.prefetch(cx, request);
         true
+    }
+
+    /// What the head line says when the walk to the end stopped for the budget.
+    fn stopped_text(&self) -> String {
+        let rate = self
+            .rate
+            .map(|(remaining, limit)| format!(" ({remaining}/{limit})"))
+            .unwrap_or_default();
+        format!(
+            "stopped at {}: request budget low{rate}; G again when it refills",
+            thousands(self.rows.len() as i64)
+        )
+    }
+
+    /// The request budget the service last told: (remaining, limit).
+    pub fn set_rate(&mut self, remaining: u32, limit: u32) {
+        self.rate = Some((remaining, limit));
+    }
+
+    pub fn rate(&self) -> Option<(u32, u32)> {
+        self.rate
+    }
+
+    /// Whether `G` is walking the pages to the end.
+    pub fn is_seeking_end(&self) -> bool {
+        self.seeking_end
     }
 
     /// Selects row `index`, or the last one loaded.
@@ -218,6 +294,12 @@ impl<T> PagedList<T> {
         }
         self.rows.extend(rows);
         self.has_more = pagination.has_more;
+        if self.seeking_end {
+            // The selection rides on the last row; the walk ends with the pages.
+            self.select(usize::MAX);
+            self.seeking_end = self.has_more;
+            self.seek_arrived = !self.has_more;
+        }
         self.next_cursor = pagination.next_cursor;
         self.error = None;
         self.loaded_at = Some(now);
@@ -277,6 +359,23 @@ impl<T> PagedList<T> {
 }
 
 impl<T> PagedList<T> {
+    /// Draws `table`, built of the rows from `offset` on (as
+    /// [`PagedList::layout`] gave them), under the top border with the
+    /// selection highlighted.
+    pub fn draw_table(
+        &self,
+        frame: &mut Frame,
+        area: Rect,
+        table: Table<'_>,
+        offset: usize,
+        theme: &Theme,
+    ) {
+        let table = table.block(rule(theme)).row_highlight_style(theme.selected);
+        let mut state =
+            TableState::default().with_selected(Some(self.selected.saturating_sub(offset)));
+        frame.render_stateful_widget(table, area, &mut state);
+    }
+
     /// Where the selection is: `17/5,000`, counted against `total` when the
     /// service gave one, else against the rows loaded (`300+` while more exist).
     pub fn position(&self, total: Option<i64>) -> String {
@@ -301,6 +400,12 @@ impl<T> PagedList<T> {
         )];
         if let Some(marks) = self.marks_label() {
             spans.push(Span::styled(marks, theme.accent));
+        }
+        if self.seeking_end {
+            spans.push(Span::styled(" · loading to the end…", theme.accent));
+        }
+        if let Some(stopped) = &self.seek_stopped {
+            spans.push(Span::styled(format!(" · {stopped}"), theme.warn));
         }
         spans
     }
@@ -376,14 +481,50 @@ impl<T: RowKey> PagedList<T> {
     }
 }
 
+/// `S`: the other direction of the sort, or `None` (said why) without a
+/// sort: the default order has no direction.
+pub fn reversed(sorted: bool, order: &SortOrder, cx: &mut Cx) -> Option<SortOrder> {
+    if !sorted {
+        cx.notify("choose a sort first (s); the default order has no direction".into());
+        return None;
+    }
+    Some(match order {
+        SortOrder::Asc => SortOrder::Desc,
+        _ => SortOrder::Asc,
+    })
+}
+
+/// The words a list's movement keys are said in, in its help.
+pub struct RowWords {
+    pub next: &'static str,
+    pub previous: &'static str,
+    pub first: &'static str,
+    pub last: &'static str,
+}
+
+/// The help rows of a list's movement keys.
+pub fn movement_help(words: RowWords) -> Vec<(Action, &'static str)> {
+    vec![
+        (Action::Down, words.next),
+        (Action::Up, words.previous),
+        (Action::PageDown, "page down"),
+        (Action::PageUp, "page up"),
+        (Action::Top, words.first),
+        (Action::Bottom, words.last),
+    ]
+}
+
+/// A pane under a titled rule (` Detail `).
+pub fn titled_pane(title: &'static str, theme: &Theme) -> Block<'static> {
+    rule(theme).title(Span::styled(title, theme.title))
+}
+
 /// Draws `lines` where the table would be, under the table's top border.
 pub fn draw_placeholder(frame: &mut Frame, area: Rect, lines: Vec<Line<'static>>, theme: &Theme) {
     frame.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: true }).block(
-            Block::default()
-                .borders(Borders::TOP)
-                .border_style(theme.border),
-        ),
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: true })
+            .block(rule(theme)),
         area,
     );
 }

@@ -5,13 +5,11 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{
-    Block, Borders, Cell as TableCell, Paragraph, Row, Table, TableState, Wrap,
-};
+use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table};
 use time::OffsetDateTime;
 
-use super::paged::{PagedList, draw_placeholder};
-use super::{ProjectRef, Screen, ScreenView, no_project_text};
+use super::paged::{PagedList, RowWords, draw_placeholder, movement_help, titled_pane};
+use super::{ProjectRef, Screen, ScreenView, draw_no_project};
 use crate::api::model::{PiiFinding, PiiStatus};
 use crate::text::{fit, sanitize_line, sanitize_multiline};
 use crate::tui::action::Action;
@@ -165,7 +163,7 @@ impl Screen for PiiScreen {
                 self.prefetch(cx);
             }
             Ok(_) => {}
-            Err(error) => self.list.error = Some(error),
+            Err(error) => self.list.fail(error),
         }
         true
     }
@@ -179,16 +177,13 @@ impl Screen for PiiScreen {
     }
 
     fn help(&self) -> Vec<(Action, &'static str)> {
-        vec![
-            (
-                Action::Down,
-                "next finding (pages load as you near the end)",
-            ),
-            (Action::Up, "previous finding"),
-            (Action::PageDown, "page down"),
-            (Action::PageUp, "page up"),
-            (Action::Top, "newest finding"),
-            (Action::Bottom, "oldest loaded finding"),
+        let mut help = movement_help(RowWords {
+            next: "next finding (pages load as you near the end)",
+            previous: "previous finding",
+            first: "newest finding",
+            last: "oldest finding: loads the remaining pages within the request budget",
+        });
+        help.extend([
             (Action::ToggleDetail, "show or hide the quote pane"),
             (
                 Action::Open,
@@ -197,22 +192,15 @@ impl Screen for PiiScreen {
             (Action::Copy, "copy the finding id (OSC 52)"),
             (Action::Refresh, "reload from the newest"),
             (Action::Tab2, "pick the project in the inventory"),
-        ]
+        ]);
+        help
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
         let theme = view.theme;
         let Some(project) = &self.project else {
-            frame.render_widget(
-                Paragraph::new(no_project_text(
-                    theme,
-                    "This tab lists the personal-data findings",
-                    view.keymap,
-                ))
-                .wrap(Wrap { trim: true }),
-                area,
-            );
-            return;
+            let what = "This tab lists the personal-data findings";
+            return draw_no_project(frame, area, view, what);
         };
         let detail_height = if self.show_detail && area.height >= 18 {
             DETAIL_HEIGHT
@@ -343,15 +331,8 @@ impl PiiScreen {
                 Constraint::Min(10),
             ],
         )
-        .header(Row::new(["Found (UTC) ↓", "Status", "Source", "Quote"]).style(theme.title))
-        .block(
-            Block::default()
-                .borders(Borders::TOP)
-                .border_style(theme.border),
-        )
-        .row_highlight_style(theme.selected);
-        let mut state = TableState::default().with_selected(Some(self.list.selected - offset));
-        frame.render_stateful_widget(table, area, &mut state);
+        .header(Row::new(["Found (UTC) ↓", "Status", "Source", "Quote"]).style(theme.title));
+        self.list.draw_table(frame, area, table, offset, theme);
     }
 
     fn draw_detail(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
@@ -382,15 +363,7 @@ impl PiiScreen {
         } else {
             " Quote — enter reads it whole "
         };
-        self.quote_pane.draw(
-            frame,
-            area,
-            Block::default()
-                .borders(Borders::TOP)
-                .border_style(theme.border)
-                .title(Span::styled(title, theme.title)),
-            lines,
-            theme,
-        );
+        self.quote_pane
+            .draw(frame, area, titled_pane(title, theme), lines, theme);
     }
 }

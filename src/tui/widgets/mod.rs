@@ -1,5 +1,6 @@
 //! Small building blocks shared by the screens.
 
+pub mod checklist;
 pub mod confirm;
 pub mod display;
 pub mod input;
@@ -7,6 +8,7 @@ pub mod list;
 pub mod menu;
 pub mod palette;
 pub mod scroll;
+pub mod search;
 
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span};

@@ -377,7 +377,7 @@ impl Screen for ChangesScreen {
                 }
             }
             Ok(_) => {}
-            Err(error) => self.list.error = Some(error),
+            Err(error) => self.list.fail(error),
         }
         true
     }

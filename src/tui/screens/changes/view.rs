@@ -6,7 +6,7 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Cell as TableCell, Paragraph, Row, Table, TableState};
+use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table};
 use serde_json::Value;
 
 use super::ChangesScreen;
@@ -163,14 +163,6 @@ fn draw_table(screen: &ChangesScreen, frame: &mut Frame, area: Rect, theme: &The
             Constraint::Min(8),
         ],
     )
-    .header(Row::new(["Kind", "Name", "Before → after"]).style(theme.title))
-    .block(
-        Block::default()
-            .borders(Borders::TOP)
-            .border_style(theme.border),
-    )
-    .row_highlight_style(theme.selected);
-    let mut state =
-        TableState::default().with_selected(Some(screen.list.selected.saturating_sub(offset)));
-    frame.render_stateful_widget(table, area, &mut state);
+    .header(Row::new(["Kind", "Name", "Before → after"]).style(theme.title));
+    screen.list.draw_table(frame, area, table, offset, theme);
 }

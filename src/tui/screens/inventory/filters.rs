@@ -1,13 +1,12 @@
 //! The inventory's filters, sort and export: the menus that change them, and the
 //! line that sums them up.
 
-use super::{InventoryScreen, MenuKind, TOGGLES};
-use crate::api::model::{
-    ActivityGroup, InventorySortBy, PublishAudience, ReviewPriority, Visibility,
-};
+use super::{InventoryFilter, InventoryScreen, MenuKind};
+use crate::api::model::{InventorySortBy, ReviewPriority};
 use crate::text::sanitize_line;
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ExportFormat, Request, Slot};
+use crate::tui::widgets::checklist::{CheckLine, check_lines, cycle_yes_no, toggle_value};
 use crate::tui::widgets::list;
 use crate::tui::widgets::menu::{self, Menu};
 
@@ -26,7 +25,6 @@ impl InventoryScreen {
                     .map_or(0, |index| index + 1);
                 Menu::new("Sort by", items, selected)
             }
-            MenuKind::Toggles => Menu::new("Filters", self.toggle_lines(), 0),
             MenuKind::Export => Menu::new(
                 "Export this view",
                 vec!["CSV".to_owned(), "JSON".to_owned()],
@@ -36,87 +34,109 @@ impl InventoryScreen {
         self.menu = Some((kind, menu));
     }
 
-    pub(super) fn toggle_lines(&self) -> Vec<String> {
+    /// The filter menu's lines: a checkbox per value of each repeatable
+    /// filter of the contract (values of one filter match any), a yes/no line
+    /// for each boolean one.
+    pub(super) fn filter_lines(&self) -> Vec<CheckLine<InventoryFilter>> {
         let q = &self.query;
-        let any = |value: Option<String>| value.unwrap_or_else(|| "any".to_owned());
-        let yes_no =
-            |value: Option<bool>| any(value.map(|v| if v { "yes".into() } else { "no".into() }));
-        let values = [
-            any(q.review_priority.first().map(|p| p.as_str().to_owned())),
-            yes_no(q.is_published),
-            any(q.publish_audience.first().map(|a| a.as_str().to_owned())),
-            any(q.visibility.first().map(|v| v.as_str().to_owned())),
-            any(q.activity_group.first().map(|a| a.as_str().to_owned())),
-            yes_no(q.has_pii),
-            yes_no(q.has_connectors),
-            any(q
-                .finding_type_id
-                .first()
-                .map(|id| sanitize_line(id).into_owned())),
-        ];
-        TOGGLES
-            .iter()
-            .zip(values)
-            .map(|(label, value)| format!("{label:<18} {value}"))
-            .collect()
+        let mut lines = check_lines("priority", &q.review_priority, InventoryFilter::Priority);
+        lines.push(CheckLine::yes_no(
+            InventoryFilter::Published,
+            "published",
+            q.is_published,
+        ));
+        lines.extend(check_lines(
+            "audience",
+            &q.publish_audience,
+            InventoryFilter::Audience,
+        ));
+        lines.extend(check_lines(
+            "visibility",
+            &q.visibility,
+            InventoryFilter::Visibility,
+        ));
+        lines.extend(check_lines(
+            "activity",
+            &q.activity_group,
+            InventoryFilter::Activity,
+        ));
+        lines.push(CheckLine::yes_no(
+            InventoryFilter::Pii,
+            "has personal data",
+            q.has_pii,
+        ));
+        lines.push(CheckLine::yes_no(
+            InventoryFilter::Connectors,
+            "has connectors",
+            q.has_connectors,
+        ));
+        lines.extend(self.finding_types.iter().map(|f| {
+            CheckLine::check(
+                InventoryFilter::Finding(f.id.clone()),
+                format!("finding {}", crate::text::fit(&f.title, 40)),
+                q.finding_type_id.contains(&f.id),
+            )
+        }));
+        // A finding filter set elsewhere (the insights screen) stays untickable.
+        lines.extend(
+            q.finding_type_id
+                .iter()
+                .filter(|id| !self.finding_types.iter().any(|f| &f.id == *id))
+                .map(|id| {
+                    CheckLine::check(
+                        InventoryFilter::Finding(id.clone()),
+                        format!("finding {}", sanitize_line(id)),
+                        true,
+                    )
+                }),
+        );
+        lines
     }
 
-    /// Moves toggle `index` to its next value.
-    pub(super) fn cycle_toggle(&mut self, index: usize) {
-        fn next<T: Clone + PartialEq>(current: Option<&T>, values: &[T]) -> Option<T> {
-            match current.and_then(|c| values.iter().position(|v| v == c)) {
-                None => values.first().cloned(),
-                Some(i) if i + 1 < values.len() => Some(values[i + 1].clone()),
-                Some(_) => None,
-            }
-        }
-        fn next_bool(current: Option<bool>) -> Option<bool> {
-            match current {
-                None => Some(true),
-                Some(true) => Some(false),
-                Some(false) => None,
-            }
-        }
+    /// Ticks or cycles one filter of the menu and loads the view anew.
+    pub(super) fn toggle_filter(&mut self, filter: InventoryFilter, cx: &mut Cx) {
         let q = &mut self.query;
-        match index {
-            0 => {
-                q.review_priority = next(q.review_priority.first(), ReviewPriority::KNOWN)
-                    .into_iter()
-                    .collect()
-            }
-            1 => {
-                q.is_published = next_bool(q.is_published);
-                // The contract allows an audience filter only with published projects.
-                if q.is_published == Some(false) {
-                    q.publish_audience.clear();
-                }
-            }
-            2 => {
-                q.publish_audience = next(q.publish_audience.first(), PublishAudience::KNOWN)
-                    .into_iter()
-                    .collect();
-                if !q.publish_audience.is_empty() && q.is_published == Some(false) {
-                    q.is_published = None;
-                }
-            }
-            3 => {
-                q.visibility = next(q.visibility.first(), Visibility::KNOWN)
-                    .into_iter()
-                    .collect()
-            }
-            4 => {
-                q.activity_group = next(q.activity_group.first(), ActivityGroup::KNOWN)
-                    .into_iter()
-                    .collect()
-            }
-            5 => q.has_pii = next_bool(q.has_pii),
-            6 => q.has_connectors = next_bool(q.has_connectors),
-            7 => {
-                let ids: Vec<String> = self.finding_types.iter().map(|f| f.id.clone()).collect();
-                q.finding_type_id = next(q.finding_type_id.first(), &ids).into_iter().collect();
-            }
-            _ => {}
+        let published_changed = filter == InventoryFilter::Published;
+        match filter {
+            InventoryFilter::Priority(p) => toggle_value(&mut q.review_priority, &p),
+            InventoryFilter::Published => q.is_published = cycle_yes_no(q.is_published),
+            InventoryFilter::Audience(a) => toggle_value(&mut q.publish_audience, &a),
+            InventoryFilter::Visibility(v) => toggle_value(&mut q.visibility, &v),
+            InventoryFilter::Activity(g) => toggle_value(&mut q.activity_group, &g),
+            InventoryFilter::Pii => q.has_pii = cycle_yes_no(q.has_pii),
+            InventoryFilter::Connectors => q.has_connectors = cycle_yes_no(q.has_connectors),
+            InventoryFilter::Finding(id) => toggle_value(&mut q.finding_type_id, &id),
         }
+        // The contract allows an audience filter only with published projects
+        // (or no published filter): the last one changed wins.
+        if q.is_published == Some(false) && !q.publish_audience.is_empty() {
+            if published_changed {
+                q.publish_audience.clear();
+            } else {
+                q.is_published = None;
+            }
+        }
+        let lines = self.filter_lines();
+        if let Some(menu) = &mut self.filters {
+            menu.update(lines);
+        }
+        self.reload(cx);
+    }
+
+    /// `p`: the review-priority filter moves to the next single value (then none).
+    pub(super) fn cycle_priority(&mut self) {
+        let known = ReviewPriority::KNOWN;
+        let q = &mut self.query;
+        let next = match q.review_priority.as_slice() {
+            [] => known.first(),
+            [one] => known
+                .iter()
+                .position(|p| p == one)
+                .and_then(|at| known.get(at + 1)),
+            // Several ticked: back to the first value alone.
+            _ => known.first(),
+        };
+        q.review_priority = next.cloned().into_iter().collect();
     }
 
     pub(super) fn handle_menu_action(&mut self, action: Action, cx: &mut Cx) {
@@ -134,14 +154,6 @@ impl InventoryScreen {
                     return;
                 }
                 self.query.sort_by = sort_by;
-                self.reload(cx);
-            }
-            MenuKind::Toggles => {
-                self.cycle_toggle(choice);
-                let lines = self.toggle_lines();
-                if let Some((_, menu)) = &mut self.menu {
-                    menu.items = lines;
-                }
                 self.reload(cx);
             }
             MenuKind::Export => {
@@ -226,8 +238,13 @@ impl InventoryScreen {
                 "without connectors".into()
             });
         }
-        if let Some(id) = q.finding_type_id.first() {
-            parts.push(format!("finding {}", sanitize_line(id)));
+        if !q.finding_type_id.is_empty() {
+            let ids: Vec<String> = q
+                .finding_type_id
+                .iter()
+                .map(|id| sanitize_line(id).into_owned())
+                .collect();
+            parts.push(format!("finding {}", ids.join("|")));
         }
         list::filter_summary(
             &parts,

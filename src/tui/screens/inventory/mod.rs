@@ -9,49 +9,50 @@ mod view;
 
 use std::path::PathBuf;
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use time::OffsetDateTime;
-use tui_input::Input;
-use tui_input::backend::crossterm::EventHandler;
 
 use super::catch_up::{CatchUp, Change, RowPatch};
-use super::paged::{PagedList, draw_placeholder};
+use super::paged::{PagedList, RowWords, draw_placeholder, movement_help, reversed};
 use super::{Screen, ScreenView};
 use crate::api::InventoryParams;
-use crate::api::model::{FindingType, InventoryItem, InventorySortBy, SortOrder};
+use crate::api::model::{
+    ActivityGroup, FindingType, InventoryItem, InventorySortBy, PublishAudience, ReviewPriority,
+    SortOrder, Visibility,
+};
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, Reply, Request, Slot};
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
+use crate::tui::widgets::checklist::{self, CheckMenu};
 use crate::tui::widgets::menu::Menu;
+use crate::tui::widgets::search::SearchBox;
 
 /// Items per page: the contract's maximum, to keep requests few.
 pub const PAGE_SIZE: u32 = 100;
-/// Typing in the search box waits this long before asking the server.
-const QUERY_DEBOUNCE: time::Duration = time::Duration::milliseconds(250);
 /// Height of the detail pane.
 const DETAIL_HEIGHT: u16 = 10;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum MenuKind {
     Sort,
-    Toggles,
     Export,
 }
 
-/// The toggles of the filter menu, in order.
-const TOGGLES: &[&str] = &[
-    "Review priority",
-    "Published",
-    "Audience",
-    "Visibility",
-    "Activity",
-    "Has personal data",
-    "Has connectors",
-    "Finding type",
-];
+/// A line of the filter menu: one value of a repeatable filter, or a yes/no one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum InventoryFilter {
+    Priority(ReviewPriority),
+    Published,
+    Audience(PublishAudience),
+    Visibility(Visibility),
+    Activity(ActivityGroup),
+    Pii,
+    Connectors,
+    Finding(String),
+}
 
 #[derive(Debug)]
 pub struct InventoryScreen {
@@ -59,16 +60,14 @@ pub struct InventoryScreen {
     /// the search as typed, and the direction kept while no sort is chosen.
     pub query: InventoryParams,
     /// The search box while it has focus.
-    input: Option<Input>,
-    /// The search as it was when the box opened: `Esc` puts it back.
-    search_before: Option<String>,
-    query_deadline: Option<OffsetDateTime>,
+    search_box: SearchBox,
     pub list: PagedList<InventoryItem>,
     pub total: Option<i64>,
     export_pending: Option<u64>,
     pub applied_finding: Option<FindingType>,
     show_detail: bool,
     menu: Option<(MenuKind, Menu)>,
+    filters: Option<CheckMenu<InventoryFilter>>,
     /// Finding types known from the insights screen, for the finding-type toggle.
     pub finding_types: Vec<FindingType>,
     export_dir: PathBuf,
@@ -82,21 +81,24 @@ pub struct InventoryScreen {
     pub bulk: bulk::Bulk,
     /// Reviewed marks from the history, for the glyph before the name.
     pub reviewed: reviewed::ReviewedMarks,
+    /// A search that reads as a project id: the token of its look-up, and
+    /// the project found (`find.rs`).
+    id_lookup: Option<u64>,
+    pub id_hit: Option<InventoryItem>,
 }
 
 impl InventoryScreen {
     pub fn new(export_dir: PathBuf) -> Self {
         Self {
             query: InventoryParams::default(),
-            input: None,
-            search_before: None,
-            query_deadline: None,
+            search_box: SearchBox::default(),
             list: PagedList::new(Slot::InventoryPage, 20),
             total: None,
             export_pending: None,
             applied_finding: None,
             show_detail: true,
             menu: None,
+            filters: None,
             finding_types: Vec::new(),
             export_dir,
             page_cursors: Vec::new(),
@@ -104,6 +106,8 @@ impl InventoryScreen {
             catch_up: CatchUp::default(),
             bulk: bulk::Bulk::default(),
             reviewed: reviewed::ReviewedMarks::default(),
+            id_lookup: None,
+            id_hit: None,
         }
     }
 
@@ -116,6 +120,15 @@ impl InventoryScreen {
     /// The search as typed.
     pub fn search(&self) -> &str {
         self.query.query.as_deref().unwrap_or("")
+    }
+
+    /// Searches for `text`; the relevance sort goes with the search.
+    fn set_search(&mut self, text: String) {
+        self.query.query = Some(text).filter(|q| !q.is_empty());
+        if self.search().trim().is_empty() && self.query.sort_by == Some(InventorySortBy::Relevance)
+        {
+            self.query.sort_by = None;
+        }
     }
 
     /// The sort direction: descending unless reversed.
@@ -148,6 +161,7 @@ impl InventoryScreen {
         self.row_pages.clear();
         let request = self.page_request();
         self.list.reload(cx, request);
+        self.look_up_id(cx);
     }
 
     /// Asks for the next page when the selection nears the end of what is loaded.
@@ -209,60 +223,30 @@ impl Screen for InventoryScreen {
     }
 
     fn captures_keys(&self) -> bool {
-        self.input.is_some() || self.menu.is_some() || self.bulk.is_open()
+        self.search_box.is_open()
+            || self.menu.is_some()
+            || self.filters.is_some()
+            || self.bulk.is_open()
     }
 
     fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
         if self.bulk.is_open() {
             return self.bulk_key(key, cx);
         }
-        let Some(input) = &mut self.input else {
+        let Some(edit) = self.search_box.handle_key(key, cx.now) else {
             return false;
         };
-        match key.code {
-            KeyCode::Esc => {
-                // Esc cancels the edit: the search before it comes back.
-                self.input = None;
-                let applied = self.query_deadline.take().is_none();
-                let before = self.search_before.take();
-                if self.query.query != before {
-                    self.query.query = before;
-                    if self.search().trim().is_empty()
-                        && self.query.sort_by == Some(InventorySortBy::Relevance)
-                    {
-                        self.query.sort_by = None;
-                    }
-                    if applied {
-                        self.reload(cx);
-                    }
-                }
-            }
-            KeyCode::Enter => {
-                self.input = None;
-                self.search_before = None;
-                if self.query_deadline.take().is_some() {
-                    self.reload(cx);
-                }
-            }
-            _ => {
-                let before = input.value().to_owned();
-                input.handle_event(&crossterm::event::Event::Key(*key));
-                if input.value() != before {
-                    self.query.query = Some(input.value().to_owned()).filter(|q| !q.is_empty());
-                    if self.search().trim().is_empty()
-                        && self.query.sort_by == Some(InventorySortBy::Relevance)
-                    {
-                        self.query.sort_by = None;
-                    }
-                    self.query_deadline = Some(cx.now + QUERY_DEBOUNCE);
-                }
-            }
+        if let Some(text) = edit.text {
+            self.set_search(text);
+        }
+        if edit.reload {
+            self.reload(cx);
         }
         true
     }
 
     fn wake_at(&self) -> Option<OffsetDateTime> {
-        [self.query_deadline, self.catch_up.wake_at()]
+        [self.search_box.deadline(), self.catch_up.wake_at()]
             .into_iter()
             .flatten()
             .min()
@@ -271,8 +255,7 @@ impl Screen for InventoryScreen {
     fn wake(&mut self, cx: &mut Cx) -> bool {
         // A re-read for the catch-up changes nothing on screen until it answers.
         self.catch_up.wake(cx);
-        if self.query_deadline.is_some_and(|at| at <= cx.now) {
-            self.query_deadline = None;
+        if self.search_box.due(cx.now) {
             self.reload(cx);
             return true;
         }
@@ -282,6 +265,12 @@ impl Screen for InventoryScreen {
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
         if self.menu.is_some() {
             self.handle_menu_action(action, cx);
+            return true;
+        }
+        if self.filters.is_some() {
+            if let Some(filter) = checklist::choose(&mut self.filters, action) {
+                self.toggle_filter(filter, cx);
+            }
             return true;
         }
         let request = self.page_request();
@@ -297,25 +286,23 @@ impl Screen for InventoryScreen {
                 self.list.refresh(cx, request);
             }
             Action::Filter => {
-                self.search_before = self.query.query.clone();
-                self.input = Some(Input::new(self.search().to_owned()));
+                let current = self.search().to_owned();
+                self.search_box.open(&current);
             }
             Action::Sort => self.open_menu(MenuKind::Sort),
-            Action::Toggles => self.open_menu(MenuKind::Toggles),
+            Action::Toggles => {
+                self.filters = Some(CheckMenu::new("Filters", self.filter_lines()));
+            }
             Action::Export => self.open_menu(MenuKind::Export),
             Action::ReverseSort => {
-                if self.query.sort_by.is_none() {
-                    cx.notify("choose a sort first (s); the default order has no direction".into());
-                } else {
-                    self.query.sort_order = Some(match self.sort_order() {
-                        SortOrder::Asc => SortOrder::Desc,
-                        _ => SortOrder::Asc,
-                    });
+                let sorted = self.query.sort_by.is_some();
+                if let Some(order) = reversed(sorted, &self.sort_order(), cx) {
+                    self.query.sort_order = Some(order);
                     self.reload(cx);
                 }
             }
             Action::PriorityFilter => {
-                self.cycle_toggle(0);
+                self.cycle_priority();
                 self.reload(cx);
             }
             Action::ClearFilters => {
@@ -350,10 +337,14 @@ impl Screen for InventoryScreen {
                     Ok(Reply::InventoryPage(page)) => {
                         let mut page = *page;
                         self.catch_up.overlay(&mut page.data);
-                        if cursor.is_none() {
+                        let first = cursor.is_none();
+                        if first {
                             // A first page replaces what a refresh kept on screen.
                             self.page_cursors.clear();
                             self.row_pages.clear();
+                            // A project found by id before the search answered
+                            // goes first again below, counted with the total.
+                            self.hide_id_hit();
                         }
                         let page_index = self.page_cursors.len();
                         self.page_cursors.push(cursor);
@@ -363,6 +354,9 @@ impl Screen for InventoryScreen {
                             Some(page.total - self.catch_up.unconfirmed_deletes(&self.params()));
                         self.applied_finding = page.applied_finding;
                         self.list.append(page.data, page.pagination, cx.now);
+                        if first {
+                            self.show_id_hit();
+                        }
                         self.prefetch(cx);
                     }
                     Ok(_) => {}
@@ -370,6 +364,7 @@ impl Screen for InventoryScreen {
                 }
             }
             Slot::InventoryBulk => return self.bulk_reply(token, reply, cx),
+            Slot::InventoryIdLookup => return self.id_reply(token, reply),
             Slot::InventoryExport if self.export_pending == Some(token) => {
                 self.export_pending = None;
                 match reply {
@@ -422,25 +417,25 @@ impl Screen for InventoryScreen {
     }
 
     fn help(&self) -> Vec<(Action, &'static str)> {
-        let mut help = vec![
-            (
-                Action::Down,
-                "next project (pages load as you near the end)",
-            ),
-            (Action::Up, "previous project"),
-            (Action::PageDown, "page down"),
-            (Action::PageUp, "page up"),
-            (Action::Top, "first project"),
-            (Action::Bottom, "last loaded project"),
+        let mut help = movement_help(RowWords {
+            next: "next project (pages load as you near the end)",
+            previous: "previous project",
+            first: "first project",
+            last: "last project: loads the remaining pages within the request budget",
+        });
+        help.extend([
             (
                 Action::Filter,
-                "search names and owners (terms under 3 characters are ignored)",
+                "search names and owners, or a project id (terms under 3 characters are ignored)",
             ),
             (
                 Action::Toggles,
-                "filter toggles: priority, published, audience, visibility, activity, PII, connectors, finding type",
+                "filters: tick several priorities, audiences, visibilities, activities or finding types (any matches); published, PII, connectors: any/yes/no",
             ),
-            (Action::PriorityFilter, "cycle the review-priority filter"),
+            (
+                Action::PriorityFilter,
+                "review-priority filter: the next single priority",
+            ),
             (
                 Action::ClearFilters,
                 "clear the search and every filter (the sort stays)",
@@ -467,7 +462,7 @@ impl Screen for InventoryScreen {
                 "with rows marked: set the visibility of all of them",
             ),
             (Action::Unpublish, "with rows marked: unpublish all of them"),
-        ];
+        ]);
         // Read-only mode offers no bulk change.
         if self.bulk.read_only {
             help.retain(|(action, _)| !matches!(action, Action::Visibility | Action::Unpublish));
@@ -492,7 +487,9 @@ impl Screen for InventoryScreen {
         ])
         .areas(area);
         self.draw_head(frame, head_area, theme);
-        self.draw_filter_line(frame, filter_area, theme);
+        let summary = || self.filter_summary();
+        self.search_box
+            .draw(frame, filter_area, theme, true, summary);
         if self.list.rows.is_empty() {
             let text = self.list.placeholder(
                 theme,
@@ -511,6 +508,9 @@ impl Screen for InventoryScreen {
         }
         if let Some((_, menu)) = &self.menu {
             menu.draw(frame, area, theme, "enter choose · esc close");
+        }
+        if let Some(filters) = &self.filters {
+            filters.draw(frame, area, theme);
         }
         self.draw_bulk(frame, area, theme);
     }

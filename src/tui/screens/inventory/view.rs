@@ -4,12 +4,13 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Cell as TableCell, Paragraph, Row, Table, TableState};
+use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table};
 
 use super::InventoryScreen;
 use crate::api::model::{ActivityGroup, InventoryItem, InventorySortBy, SortOrder};
 use crate::text::{fit, sanitize_line, sanitize_multiline};
 use crate::tui::screens::ScreenView;
+use crate::tui::screens::paged::titled_pane;
 use crate::tui::theme::{Theme, priority_label};
 use crate::tui::widgets::{ago, count, thousands};
 
@@ -187,40 +188,6 @@ impl InventoryScreen {
         frame.render_widget(Paragraph::new(Line::from(spans)), area);
     }
 
-    pub(super) fn draw_filter_line(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
-        let line = match &self.input {
-            Some(input) => {
-                let width = area.width.saturating_sub(10) as usize;
-                let scroll = input.visual_scroll(width);
-                let shown: String = input.value().chars().skip(scroll).take(width).collect();
-                let short_terms = !input.value().trim().is_empty()
-                    && input
-                        .value()
-                        .split_whitespace()
-                        .all(|term| term.chars().count() < 3);
-                let mut spans = vec![
-                    Span::styled("search: ", theme.key),
-                    Span::raw(sanitize_line(&shown).into_owned()),
-                    Span::styled("▏", theme.accent),
-                ];
-                if short_terms {
-                    spans.push(Span::styled(
-                        "  (terms under 3 characters are ignored)",
-                        theme.dim,
-                    ));
-                }
-                let cursor_x = area.x + 8 + (input.visual_cursor().saturating_sub(scroll)) as u16;
-                frame.set_cursor_position((cursor_x.min(area.right().saturating_sub(1)), area.y));
-                Line::from(spans)
-            }
-            None => Line::from(Span::styled(
-                fit(&self.filter_summary(), area.width as usize),
-                theme.accent,
-            )),
-        };
-        frame.render_widget(Paragraph::new(line), area);
-    }
-
     pub(super) fn draw_table(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
         let theme = view.theme;
         let sorted = sorted_column(self.query.sort_by.as_ref());
@@ -283,16 +250,8 @@ impl InventoryScreen {
                 .collect::<Vec<_>>(),
         )
         .style(theme.title);
-        let table = Table::new(rows, widths)
-            .header(header)
-            .block(
-                Block::default()
-                    .borders(Borders::TOP)
-                    .border_style(theme.border),
-            )
-            .row_highlight_style(theme.selected);
-        let mut state = TableState::default().with_selected(Some(self.list.selected - offset));
-        frame.render_stateful_widget(table, area, &mut state);
+        let table = Table::new(rows, widths).header(header);
+        self.list.draw_table(frame, area, table, offset, theme);
     }
 
     pub(super) fn cell(
@@ -457,12 +416,7 @@ impl InventoryScreen {
             theme.dim,
         )));
         frame.render_widget(
-            Paragraph::new(left).block(
-                Block::default()
-                    .borders(Borders::TOP)
-                    .border_style(theme.border)
-                    .title(Span::styled(" Detail ", theme.title)),
-            ),
+            Paragraph::new(left).block(titled_pane(" Detail ", theme)),
             area,
         );
     }

@@ -1,13 +1,14 @@
 //! The member directory's sort and filter menus, and the line that sums up
 //! the filters and the sort.
 
-use super::{MembersScreen, MenuKind, natural_order};
+use super::{MemberFilter, MembersScreen, natural_order};
 use crate::api::model::{MemberSortBy, Role};
 use crate::text::sanitize_line;
 use crate::tui::action::Action;
 use crate::tui::effect::Cx;
+use crate::tui::widgets::checklist::{CheckLine, check_lines, cycle_yes_no, toggle_value};
 use crate::tui::widgets::list;
-use crate::tui::widgets::menu::{self, Menu};
+use crate::tui::widgets::menu::{Menu, MenuOutcome};
 
 impl MembersScreen {
     fn sort_choices(&self) -> Vec<Option<MemberSortBy>> {
@@ -23,87 +24,64 @@ impl MembersScreen {
         choices
     }
 
-    fn toggle_lines(&self) -> Vec<String> {
-        let mut lines: Vec<String> = Role::KNOWN
-            .iter()
-            .map(|role| {
-                let mark = if self.roles.contains(role) { "x" } else { " " };
-                format!("[{mark}] role {}", role.as_str())
-            })
-            .collect();
-        lines.push(format!(
-            "SCIM managed: {}",
-            match self.scim_managed {
-                None => "any",
-                Some(true) => "yes",
-                Some(false) => "no",
-            }
+    /// The filter menu's lines: a checkbox per role, then the SCIM filter.
+    pub(super) fn filter_lines(&self) -> Vec<CheckLine<MemberFilter>> {
+        let mut lines = check_lines("role", &self.roles, MemberFilter::Role);
+        lines.push(CheckLine::yes_no(
+            MemberFilter::Scim,
+            "SCIM managed",
+            self.scim_managed,
         ));
         lines
     }
 
-    pub(super) fn open_menu(&mut self, kind: MenuKind) {
-        let menu = match kind {
-            MenuKind::Sort => {
-                let choices = self.sort_choices();
-                let items = choices
-                    .iter()
-                    .map(|choice| match choice {
-                        None => "default (role, then newest; best match with a search)".to_owned(),
-                        Some(by) => by.as_str().to_owned(),
-                    })
-                    .collect();
-                let selected = choices
-                    .iter()
-                    .position(|choice| *choice == self.sort_by)
-                    .unwrap_or(0);
-                Menu::new("Sort members by", items, selected)
-            }
-            MenuKind::Toggles => Menu::new("Filters (enter toggles)", self.toggle_lines(), 0),
-        };
-        self.menu = Some((kind, menu));
+    /// Ticks or cycles one filter of the menu, and loads the list anew.
+    pub(super) fn toggle_filter(&mut self, filter: MemberFilter, cx: &mut Cx) {
+        match filter {
+            MemberFilter::Role(role) => toggle_value(&mut self.roles, &role),
+            MemberFilter::Scim => self.scim_managed = cycle_yes_no(self.scim_managed),
+        }
+        let lines = self.filter_lines();
+        if let Some(menu) = &mut self.filters {
+            menu.update(lines);
+        }
+        self.reload(cx);
     }
 
-    pub(super) fn handle_menu_action(&mut self, action: Action, cx: &mut Cx) {
-        let Some((kind, choice)) = menu::choose(&mut self.menu, action) else {
+    pub(super) fn open_sort_menu(&mut self) {
+        let choices = self.sort_choices();
+        let items = choices
+            .iter()
+            .map(|choice| match choice {
+                None => "default (role, then newest; best match with a search)".to_owned(),
+                Some(by) => by.as_str().to_owned(),
+            })
+            .collect();
+        let selected = choices
+            .iter()
+            .position(|choice| *choice == self.sort_by)
+            .unwrap_or(0);
+        self.sort_menu = Some(Menu::new("Sort members by", items, selected));
+    }
+
+    pub(super) fn handle_sort_menu(&mut self, action: Action, cx: &mut Cx) {
+        let Some(menu) = &mut self.sort_menu else {
             return;
         };
-        match kind {
-            MenuKind::Sort => {
-                self.menu = None;
-                if let Some(sort_by) = self.sort_choices().get(choice) {
-                    if *sort_by != self.sort_by {
-                        // A new sort starts in its natural direction: names A to Z,
-                        // times and counts newest or largest first.
-                        self.sort_order = natural_order(sort_by.as_ref());
-                    }
-                    self.sort_by = sort_by.clone();
-                    self.reload(cx);
-                }
+        let choice = match menu.handle(action) {
+            MenuOutcome::Open => return,
+            MenuOutcome::Closed => None,
+            MenuOutcome::Chosen(choice) => Some(choice),
+        };
+        self.sort_menu = None;
+        if let Some(sort_by) = choice.and_then(|choice| self.sort_choices().get(choice).cloned()) {
+            if sort_by != self.sort_by {
+                // A new sort starts in its natural direction: names A to Z,
+                // times and counts newest or largest first.
+                self.sort_order = natural_order(sort_by.as_ref());
             }
-            MenuKind::Toggles => {
-                match Role::KNOWN.get(choice) {
-                    Some(role) => {
-                        if let Some(at) = self.roles.iter().position(|r| r == role) {
-                            self.roles.remove(at);
-                        } else {
-                            self.roles.push(role.clone());
-                        }
-                    }
-                    None => {
-                        self.scim_managed = match self.scim_managed {
-                            None => Some(true),
-                            Some(true) => Some(false),
-                            Some(false) => None,
-                        }
-                    }
-                }
-                let lines = self.toggle_lines();
-                if let Some((_, menu)) = &mut self.menu {
-                    menu.items = lines;
-                }
-                self.reload(cx);
-            }
+            self.sort_by = sort_by;
+            self.reload(cx);
         }
     }
 

@@ -10,30 +10,31 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::ops::Range;
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use time::OffsetDateTime;
-use tui_input::Input;
-use tui_input::backend::crossterm::EventHandler;
 
-use super::paged::{PagedList, draw_placeholder};
+use super::paged::{PagedList, RowWords, budget_allows, draw_placeholder, movement_help, reversed};
 use super::{Screen, ScreenView};
 use crate::api::MemberListParams;
 use crate::api::model::{Member, MemberRef, MemberSortBy, Role, SortOrder};
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::widgets::checklist::{self, CheckMenu};
 use crate::tui::widgets::menu::Menu;
+use crate::tui::widgets::search::SearchBox;
 
 /// References per page: the contract's maximum, to keep requests few.
 pub const PAGE_SIZE: u32 = 100;
 /// Member details in flight at most; each has its own request lane.
 pub const DETAIL_LANES: usize = 4;
-/// Typing in the search box waits this long before asking the server.
-const QUERY_DEBOUNCE: time::Duration = time::Duration::milliseconds(250);
 /// Height of the detail pane.
 const DETAIL_HEIGHT: u16 = 8;
+/// While the request budget is low, one detail is asked for this often, so
+/// the budget is read anew without spending the reserve.
+const PAUSED_PROBE: time::Duration = time::Duration::seconds(20);
 /// The error type of a membership that is not (or no longer) active.
 const MEMBER_NOT_FOUND: &str = "member_not_found";
 
@@ -46,10 +47,11 @@ pub enum Detail {
     Failed(ErrorInfo),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum MenuKind {
-    Sort,
-    Toggles,
+/// A line of the filter menu: one role (several match any), or SCIM.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum MemberFilter {
+    Role(Role),
+    Scim,
 }
 
 #[derive(Debug)]
@@ -60,10 +62,7 @@ pub struct MembersScreen {
     pub sort_by: Option<MemberSortBy>,
     pub sort_order: SortOrder,
     pub scim_managed: Option<bool>,
-    input: Option<Input>,
-    /// The search as it was when the box opened: `Esc` puts it back.
-    search_before: Option<String>,
-    query_deadline: Option<OffsetDateTime>,
+    search_box: SearchBox,
     /// The references; its viewport is 0 before the first draw: nothing is on
     /// screen, so no detail is fetched.
     pub list: PagedList<MemberRef>,
@@ -77,8 +76,11 @@ pub struct MembersScreen {
     pub detail_requests: usize,
     /// Set by a draw that found rows on screen without details and a free lane.
     wants_details: Cell<bool>,
+    /// Since when detail fetching waits for the request budget to refill.
+    paused_since: Option<OffsetDateTime>,
     show_detail: bool,
-    menu: Option<(MenuKind, Menu)>,
+    sort_menu: Option<Menu>,
+    filters: Option<CheckMenu<MemberFilter>>,
 }
 
 impl Default for MembersScreen {
@@ -89,17 +91,17 @@ impl Default for MembersScreen {
             sort_by: None,
             sort_order: SortOrder::Desc,
             scim_managed: None,
-            input: None,
-            search_before: None,
-            query_deadline: None,
+            search_box: SearchBox::default(),
             list: PagedList::new(Slot::MemberPage, 0),
             details: HashMap::new(),
             known_roles: HashMap::new(),
             lanes: Default::default(),
             detail_requests: 0,
             wants_details: Cell::new(false),
+            paused_since: None,
             show_detail: true,
-            menu: None,
+            sort_menu: None,
+            filters: None,
         }
     }
 }
@@ -112,12 +114,15 @@ fn natural_order(sort_by: Option<&MemberSortBy>) -> SortOrder {
     }
 }
 
-/// Whether every term of `text` is shorter than the 3 characters the server reads.
-fn only_short_terms(text: &str) -> bool {
-    !text.trim().is_empty() && text.split_whitespace().all(|t| t.chars().count() < 3)
-}
-
 impl MembersScreen {
+    /// Searches for `text`; the relevance sort goes with the search.
+    fn set_search(&mut self, text: String) {
+        self.search = text;
+        if self.search.trim().is_empty() && self.sort_by == Some(MemberSortBy::Relevance) {
+            self.sort_by = None;
+        }
+    }
+
     /// The list parameters for the current filters and sort.
     pub fn params(&self) -> MemberListParams {
         MemberListParams {
@@ -172,19 +177,53 @@ impl MembersScreen {
         self.lanes.iter().flatten().count()
     }
 
-    /// Asks for the details of rows on screen, while a lane is free.
-    /// True when it asked for any.
+    /// Whether detail fetching waits for the request budget to refill: the
+    /// rest of the budget is kept for what the user does next.
+    pub fn details_paused(&self) -> bool {
+        self.paused_since.is_some()
+    }
+
+    /// The request budget as the service last told it; fetching resumes at
+    /// once when it has refilled.
+    pub fn set_rate(&mut self, remaining: u32, limit: u32) {
+        self.list.set_rate(remaining, limit);
+        if self.paused_since.is_some() && budget_allows(self.list.rate()) {
+            self.paused_since = None;
+            self.wants_details.set(true);
+        }
+    }
+
+    /// Asks for the details of rows on screen, while a lane is free and the
+    /// budget allows; on a low budget, only the selected member's (the
+    /// user's own look, which the reserve is for). True when it asked.
     fn fetch_details(&mut self, cx: &mut Cx) -> bool {
-        let missing: Vec<String> = self.missing_details().map(str::to_owned).collect();
-        let mut missing = missing.into_iter();
-        let mut asked = false;
-        for lane in 0..DETAIL_LANES {
-            if self.lanes[lane].is_some() {
-                continue;
+        if !budget_allows(self.list.rate()) {
+            if self.missing_details().next().is_some() {
+                self.paused_since.get_or_insert(cx.now);
             }
-            let Some(user_id) = missing.next() else {
-                break;
-            };
+            let selected = self.selected_ref().map(|row| row.user_id.clone());
+            let wanted =
+                selected.filter(|id| !self.details.contains_key(id) && !self.in_flight(id));
+            return self.ask_details(wanted.into_iter().collect(), 1, cx);
+        }
+        self.paused_since = None;
+        self.fetch_detail_lanes(DETAIL_LANES, cx)
+    }
+
+    /// Asks for the details of rows on screen in up to `lanes` free lanes.
+    fn fetch_detail_lanes(&mut self, lanes: usize, cx: &mut Cx) -> bool {
+        let missing: Vec<String> = self.missing_details().map(str::to_owned).collect();
+        self.ask_details(missing, lanes, cx)
+    }
+
+    /// Asks for the details of `user_ids`, in order, in at most `most` free lanes.
+    fn ask_details(&mut self, user_ids: Vec<String>, most: usize, cx: &mut Cx) -> bool {
+        let free: Vec<usize> = (0..DETAIL_LANES)
+            .filter(|lane| self.lanes[*lane].is_none())
+            .take(most)
+            .collect();
+        let asked = !free.is_empty() && !user_ids.is_empty();
+        for (lane, user_id) in free.into_iter().zip(user_ids) {
             let token = cx.fetch(
                 Slot::MemberDetail(lane as u8),
                 Request::MemberDetail {
@@ -193,7 +232,6 @@ impl MembersScreen {
             );
             self.detail_requests += 1;
             self.lanes[lane] = Some((token, user_id));
-            asked = true;
         }
         asked
     }
@@ -219,51 +257,18 @@ impl Screen for MembersScreen {
     }
 
     fn captures_keys(&self) -> bool {
-        self.input.is_some() || self.menu.is_some()
+        self.search_box.is_open() || self.sort_menu.is_some() || self.filters.is_some()
     }
 
     fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
-        let Some(input) = &mut self.input else {
+        let Some(edit) = self.search_box.handle_key(key, cx.now) else {
             return false;
         };
-        match key.code {
-            KeyCode::Esc => {
-                // Esc cancels the edit: the search before it comes back.
-                self.input = None;
-                let applied = self.query_deadline.take().is_none();
-                let before = self.search_before.take().unwrap_or_default();
-                if self.search != before {
-                    self.search = before;
-                    if self.search.trim().is_empty()
-                        && self.sort_by == Some(MemberSortBy::Relevance)
-                    {
-                        self.sort_by = None;
-                    }
-                    if applied {
-                        self.reload(cx);
-                    }
-                }
-            }
-            KeyCode::Enter => {
-                self.input = None;
-                self.search_before = None;
-                if self.query_deadline.take().is_some() {
-                    self.reload(cx);
-                }
-            }
-            _ => {
-                let before = input.value().to_owned();
-                input.handle_event(&crossterm::event::Event::Key(*key));
-                if input.value() != before {
-                    self.search = input.value().to_owned();
-                    if self.search.trim().is_empty()
-                        && self.sort_by == Some(MemberSortBy::Relevance)
-                    {
-                        self.sort_by = None;
-                    }
-                    self.query_deadline = Some(cx.now + QUERY_DEBOUNCE);
-                }
-            }
+        if let Some(text) = edit.text {
+            self.set_search(text);
+        }
+        if edit.reload {
+            self.reload(cx);
         }
         true
     }
@@ -274,7 +279,8 @@ impl Screen for MembersScreen {
             .wants_details
             .get()
             .then_some(OffsetDateTime::UNIX_EPOCH);
-        [self.query_deadline, now_please]
+        let probe = self.paused_since.map(|since| since + PAUSED_PROBE);
+        [self.search_box.deadline(), now_please, probe]
             .into_iter()
             .flatten()
             .min()
@@ -286,8 +292,15 @@ impl Screen for MembersScreen {
             // "N details loading" in the head line.
             changed |= self.fetch_details(cx);
         }
-        if self.query_deadline.is_some_and(|at| at <= cx.now) {
-            self.query_deadline = None;
+        if self
+            .paused_since
+            .is_some_and(|since| since + PAUSED_PROBE <= cx.now)
+        {
+            // One detail reads the budget anew; the pause goes on meanwhile.
+            self.paused_since = Some(cx.now);
+            changed |= self.fetch_detail_lanes(1, cx);
+        }
+        if self.search_box.due(cx.now) {
             self.reload(cx);
             changed = true;
         }
@@ -295,15 +308,24 @@ impl Screen for MembersScreen {
     }
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
-        if self.menu.is_some() {
-            self.handle_menu_action(action, cx);
+        if self.sort_menu.is_some() {
+            self.handle_sort_menu(action, cx);
+            return true;
+        }
+        if self.filters.is_some() {
+            if let Some(filter) = checklist::choose(&mut self.filters, action) {
+                self.toggle_filter(filter, cx);
+            }
             return true;
         }
         let request = self.page_request();
         if self.list.navigate(action, cx, request) {
-            // The details asked for are those of the rows on screen after the move.
+            // The details asked for are those of the rows on screen after the
+            // move; on the way to the end (G), those of the last page.
             self.list.follow_selection();
-            let _ = self.fetch_details(cx);
+            if !self.list.is_seeking_end() {
+                let _ = self.fetch_details(cx);
+            }
             return true;
         }
         match action {
@@ -315,20 +337,14 @@ impl Screen for MembersScreen {
                 let request = self.page_request();
                 self.list.refresh(cx, request);
             }
-            Action::Filter => {
-                self.search_before = Some(self.search.clone());
-                self.input = Some(Input::new(self.search.clone()));
+            Action::Filter => self.search_box.open(&self.search),
+            Action::Sort => self.open_sort_menu(),
+            Action::Toggles => {
+                self.filters = Some(CheckMenu::new("Filters", self.filter_lines()));
             }
-            Action::Sort => self.open_menu(MenuKind::Sort),
-            Action::Toggles => self.open_menu(MenuKind::Toggles),
             Action::ReverseSort => {
-                if self.sort_by.is_none() {
-                    cx.notify("choose a sort first (s); the default order has no direction".into());
-                } else {
-                    self.sort_order = match self.sort_order {
-                        SortOrder::Asc => SortOrder::Desc,
-                        _ => SortOrder::Asc,
-                    };
+                if let Some(order) = reversed(self.sort_by.is_some(), &self.sort_order, cx) {
+                    self.sort_order = order;
                     self.reload(cx);
                 }
             }
@@ -367,7 +383,11 @@ impl Screen for MembersScreen {
                         }
                         self.list.append(page.data, page.pagination, cx.now);
                         self.prefetch(cx);
-                        let _ = self.fetch_details(cx);
+                        // On the way to the end (G) the rows pass by: details
+                        // wait for the last page.
+                        if !self.list.is_seeking_end() {
+                            let _ = self.fetch_details(cx);
+                        }
                     }
                     Ok(_) => {}
                     Err(error) => self.list.fail(error),
@@ -415,13 +435,13 @@ impl Screen for MembersScreen {
     }
 
     fn help(&self) -> Vec<(Action, &'static str)> {
-        vec![
-            (Action::Down, "next member (pages load as you near the end)"),
-            (Action::Up, "previous member"),
-            (Action::PageDown, "page down"),
-            (Action::PageUp, "page up"),
-            (Action::Top, "first member"),
-            (Action::Bottom, "last loaded member"),
+        let mut help = movement_help(RowWords {
+            next: "next member (pages load as you near the end)",
+            previous: "previous member",
+            first: "first member",
+            last: "last member: loads the remaining pages within the request budget",
+        });
+        help.extend([
             (
                 Action::Filter,
                 "search names, usernames and e-mails (terms under 3 characters are ignored)",
@@ -442,7 +462,8 @@ impl Screen for MembersScreen {
             (Action::ToggleDetail, "show or hide the detail pane"),
             (Action::Copy, "copy the user id (OSC 52)"),
             (Action::Refresh, "reload the list and the details"),
-        ]
+        ]);
+        help
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
@@ -461,7 +482,10 @@ impl Screen for MembersScreen {
         ])
         .areas(area);
         self.draw_head(frame, head_area, theme);
-        self.draw_filter_line(frame, filter_area, theme);
+        // Short terms are said on the note line below.
+        let summary = || self.filter_summary();
+        self.search_box
+            .draw(frame, filter_area, theme, false, summary);
         self.draw_note(frame, note_area, theme);
         if self.list.rows.is_empty() {
             // The rows of the first page will fill this area.
@@ -484,8 +508,11 @@ impl Screen for MembersScreen {
                 self.draw_detail(frame, detail_area, view);
             }
         }
-        if let Some((_, menu)) = &self.menu {
+        if let Some(menu) = &self.sort_menu {
             menu.draw(frame, area, theme, "enter choose · esc close");
+        }
+        if let Some(filters) = &self.filters {
+            filters.draw(frame, area, theme);
         }
     }
 }

@@ -4,18 +4,18 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{
-    Block, Borders, Cell as TableCell, Paragraph, Row, Table, TableState, Wrap,
-};
+use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table, Wrap};
 use time::OffsetDateTime;
 
-use super::{DETAIL_LANES, Detail, MembersScreen, only_short_terms};
+use super::{DETAIL_LANES, Detail, MembersScreen};
 use crate::api::model::MemberRef;
-use crate::text::{fit, sanitize_line};
+use crate::text::fit;
+use crate::tui::screens::paged::titled_pane;
 use crate::tui::screens::{ScreenView, error_text};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::ago;
 use crate::tui::widgets::display::utc_datetime;
+use crate::tui::widgets::search::only_short_terms;
 
 /// Width of the role column.
 const ROLE_WIDTH: u16 = 12;
@@ -41,35 +41,25 @@ impl MembersScreen {
             spans.push(Span::styled(" · loading…", theme.dim));
         }
         let loading = self.details_in_flight();
-        if loading > 0 {
+        if self.details_paused() {
+            let rate = self
+                .list
+                .rate()
+                .map(|(remaining, limit)| format!(" (rate {remaining}/{limit})"))
+                .unwrap_or_default();
+            spans.push(Span::styled(
+                format!(
+                    " · details paused, request budget low{rate}: only the selected member's loads"
+                ),
+                theme.warn,
+            ));
+        } else if loading > 0 {
             spans.push(Span::styled(
                 format!(" · {loading} details loading"),
                 theme.dim,
             ));
         }
         frame.render_widget(Paragraph::new(Line::from(spans)), area);
-    }
-
-    pub(super) fn draw_filter_line(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
-        let line = match &self.input {
-            Some(input) => {
-                let width = area.width.saturating_sub(10) as usize;
-                let scroll = input.visual_scroll(width);
-                let shown: String = input.value().chars().skip(scroll).take(width).collect();
-                let cursor_x = area.x + 8 + (input.visual_cursor().saturating_sub(scroll)) as u16;
-                frame.set_cursor_position((cursor_x.min(area.right().saturating_sub(1)), area.y));
-                Line::from(vec![
-                    Span::styled("search: ", theme.key),
-                    Span::raw(sanitize_line(&shown).into_owned()),
-                    Span::styled("▏", theme.accent),
-                ])
-            }
-            None => Line::from(Span::styled(
-                fit(&self.filter_summary(), area.width as usize),
-                theme.accent,
-            )),
-        };
-        frame.render_widget(Paragraph::new(line), area);
     }
 
     /// Under the search box: what the server does with short terms.
@@ -80,7 +70,7 @@ impl MembersScreen {
                 "terms under 3 characters are ignored by the server: this search matches everyone",
                 theme.warn,
             )
-        } else if self.input.is_some() {
+        } else if self.search_box.is_open() {
             Span::styled(
                 "terms under 3 characters are ignored by the server · enter or esc to close",
                 theme.dim,
@@ -96,7 +86,11 @@ impl MembersScreen {
         // Header, plus the table's own top border line.
         let height = area.height.saturating_sub(2).max(1) as usize;
         let range = self.list.layout(height);
-        if self.missing_details().next().is_some() && self.details_in_flight() < DETAIL_LANES {
+        if !self.details_paused()
+            && !self.list.is_seeking_end()
+            && self.missing_details().next().is_some()
+            && self.details_in_flight() < DETAIL_LANES
+        {
             self.wants_details.set(true);
         }
         let wide = area.width >= 100;
@@ -121,16 +115,8 @@ impl MembersScreen {
             widths.push(Constraint::Length(joined_width));
             titles.push("Joined");
         }
-        let table = Table::new(rows, widths)
-            .header(Row::new(titles).style(theme.title))
-            .block(
-                Block::default()
-                    .borders(Borders::TOP)
-                    .border_style(theme.border),
-            )
-            .row_highlight_style(theme.selected);
-        let mut state = TableState::default().with_selected(Some(self.list.selected - range.start));
-        frame.render_stateful_widget(table, area, &mut state);
+        let table = Table::new(rows, widths).header(Row::new(titles).style(theme.title));
+        self.list.draw_table(frame, area, table, range.start, theme);
     }
 
     pub(super) fn row(
@@ -144,6 +130,12 @@ impl MembersScreen {
         let theme = view.theme;
         let kind = TableCell::from(fit(member.kind.as_str(), 6));
         let (name, email, joined) = match self.details.get(&member.user_id) {
+            // Paused for the budget: the id, not a row of dots.
+            None if self.details_paused() && !self.in_flight(&member.user_id) => (
+                Span::styled(fit(&member.user_id, name_width), theme.dim),
+                Span::styled("—", theme.dim),
+                Span::styled("—", theme.dim),
+            ),
             None => (
                 Span::styled("…", theme.dim),
                 Span::styled("…", theme.dim),
@@ -230,6 +222,10 @@ impl MembersScreen {
                 theme.warn,
             ))),
             Some(Detail::Failed(error)) => lines.extend(error_text(error, theme)),
+            None if self.details_paused() && !self.in_flight(&member.user_id) => lines.push(Line::from(Span::styled(
+                "Details wait for the request budget to refill; the rest of it is kept for what you do next.",
+                theme.warn,
+            ))),
             None => lines.push(Line::from(Span::styled("Loading details…", theme.dim))),
         }
         lines.push(field(
@@ -237,12 +233,9 @@ impl MembersScreen {
             Span::styled(fit(&member.user_id, width), theme.dim),
         ));
         frame.render_widget(
-            Paragraph::new(lines).wrap(Wrap { trim: true }).block(
-                Block::default()
-                    .borders(Borders::TOP)
-                    .border_style(theme.border)
-                    .title(Span::styled(" Member ", theme.title)),
-            ),
+            Paragraph::new(lines)
+                .wrap(Wrap { trim: true })
+                .block(titled_pane(" Member ", theme)),
             area,
         );
     }

@@ -19,9 +19,10 @@ use std::path::PathBuf;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
 use time::{Duration, OffsetDateTime};
 
+use super::paged::draw_placeholder;
 use super::{ProjectRef, Screen, ScreenView, no_project_text};
 use crate::api::model::{Realtime, VisitorBucket};
 use crate::text::fit;
@@ -29,7 +30,6 @@ use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::watchlist::{WATCH_LIMIT, WatchEntry};
-use crate::tui::widgets::rule;
 
 /// Seconds between refreshes unless `[tui] refresh_secs` says otherwise.
 pub const DEFAULT_REFRESH_SECS: u64 = 10;
@@ -564,12 +564,7 @@ impl Screen for MonitorScreen {
                 "Or pin projects with ",
                 " in the inventory: the monitor then watches them all.",
             ));
-            frame.render_widget(
-                Paragraph::new(text)
-                    .wrap(Wrap { trim: true })
-                    .block(rule(theme)),
-                body,
-            );
+            draw_placeholder(frame, body, text, theme);
             return;
         }
         if self.watch.is_empty() || self.zoom {

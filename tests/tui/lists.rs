@@ -1,0 +1,482 @@
+//! The list screens at the scale of a real workspace (issue 14): filters of
+//! several values from one checkbox menu, `G` to the real end within the
+//! request budget, a project id typed into the search, and member details
+//! that wait for the budget in words.
+
+#![allow(clippy::result_large_err)]
+
+use crossterm::event::KeyCode;
+use serde_json::json;
+use time::Duration;
+use vantage::api::model::{Project, PublishAudience, ReviewPriority, Role, SortOrder};
+use vantage::api::{InventoryParams, MemberListParams};
+use vantage::tui::app::{App, ClientNotice, Msg};
+use vantage::tui::effect::{Effect, Reply, Request, Slot};
+
+use crate::screens::{
+    NOW, detail_requests, error, fetches, member, member_page, open_members, reply, screen,
+    special, text,
+};
+use crate::state::page;
+use crate::support::{app, key};
+
+/// The inventory page requests among effects: (token, params, cursor).
+fn inventory_requests(effects: &[Effect]) -> Vec<(u64, InventoryParams, Option<String>)> {
+    fetches(effects)
+        .into_iter()
+        .filter_map(|(_, token, request)| match request {
+            Request::InventoryPage { params, cursor } => Some((token, params, cursor)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn last_params(effects: &[Effect]) -> InventoryParams {
+    let requests = inventory_requests(effects);
+    let (_, params, _) = requests.last().expect("an inventory page request");
+    params.clone()
+}
+
+/// Opens the inventory and answers its first page: rows 0..`loaded` of `total`.
+fn inventory_with(app: &mut App, loaded: usize, total: usize) {
+    app.start(NOW);
+    let effects = app.handle(key('2'), NOW);
+    let (token, ..) = inventory_requests(&effects)[0].clone();
+    reply(
+        app,
+        Slot::InventoryPage,
+        token,
+        Ok(Reply::InventoryPage(Box::new(page(
+            0..loaded,
+            total,
+            loaded < total,
+        )))),
+    );
+}
+
+fn rate(app: &mut App, remaining: u32, limit: u32) {
+    app.handle(
+        Msg::Client(ClientNotice::RateLimit { remaining, limit }),
+        NOW,
+    );
+}
+
+#[test]
+fn inventory_filters_take_several_values_from_one_checkbox_menu_and_c_keeps_the_sort() {
+    let mut app = app();
+    inventory_with(&mut app, 3, 3);
+    // Sort by name (the third entry of the sort menu), then reverse it.
+    for ch in "sjj".chars() {
+        app.handle(key(ch), NOW);
+    }
+    app.handle(special(KeyCode::Enter), NOW);
+    app.handle(key('S'), NOW);
+    let sorted = app.inventory.query.sort_by.clone();
+    assert!(sorted.is_some());
+
+    // Two review priorities ticked at once: the service matches any.
+    app.handle(key('t'), NOW);
+    let one = app.handle(special(KeyCode::Enter), NOW);
+    assert_eq!(
+        last_params(&one).review_priority,
+        vec![ReviewPriority::NeedsReview]
+    );
+    app.handle(key('j'), NOW);
+    let two = app.handle(key(' '), NOW);
+    assert_eq!(
+        last_params(&two).review_priority,
+        vec![
+            ReviewPriority::NeedsReview,
+            ReviewPriority::ReviewRecommended
+        ]
+    );
+    // Down to the audiences (after the priorities and the published line):
+    // public and workspace.
+    for _ in 1..ReviewPriority::KNOWN.len() + 1 {
+        app.handle(key('j'), NOW);
+    }
+    app.handle(special(KeyCode::Enter), NOW);
+    app.handle(key('j'), NOW);
+    let audiences = app.handle(special(KeyCode::Enter), NOW);
+    let params = last_params(&audiences);
+    assert_eq!(
+        params.publish_audience,
+        PublishAudience::KNOWN[..2].to_vec()
+    );
+    assert_eq!(params.review_priority.len(), 2, "other filters stay");
+    insta::assert_snapshot!(
+        "inventory_filter_menu_80x24",
+        screen(&app, 80, 24).backend()
+    );
+
+    // Esc closes the menu; the filters stay applied.
+    app.handle(special(KeyCode::Esc), NOW);
+    assert!(text(&screen(&app, 80, 24)).contains("priority needs_review|review_recommended"));
+
+    // c clears every filter and keeps the sort and its direction.
+    let cleared = app.handle(key('c'), NOW);
+    let params = last_params(&cleared);
+    assert!(params.review_priority.is_empty() && params.publish_audience.is_empty());
+    assert_eq!(params.sort_by, sorted);
+    assert_eq!(params.sort_order, Some(SortOrder::Asc));
+}
+
+#[test]
+fn published_no_and_an_audience_never_go_together() {
+    let mut app = app();
+    inventory_with(&mut app, 3, 3);
+    app.handle(key('t'), NOW);
+    let published = ReviewPriority::KNOWN.len();
+    for _ in 0..published {
+        app.handle(key('j'), NOW);
+    }
+    // published: yes, then no.
+    app.handle(special(KeyCode::Enter), NOW);
+    let no = app.handle(special(KeyCode::Enter), NOW);
+    assert_eq!(last_params(&no).is_published, Some(false));
+    // An audience ticked then: the published filter gives way (the contract
+    // allows an audience only with published projects).
+    app.handle(key('j'), NOW);
+    let audience = last_params(&app.handle(special(KeyCode::Enter), NOW));
+    assert_eq!(audience.is_published, None);
+    assert_eq!(
+        audience.publish_audience,
+        vec![PublishAudience::KNOWN[0].clone()]
+    );
+    // And published: no clears the audiences.
+    app.handle(key('k'), NOW);
+    app.handle(special(KeyCode::Enter), NOW);
+    let no = last_params(&app.handle(special(KeyCode::Enter), NOW));
+    assert_eq!(no.is_published, Some(false));
+    assert!(no.publish_audience.is_empty());
+}
+
+#[test]
+fn capital_g_walks_every_page_to_the_real_end_and_the_counter_follows() {
+    let mut app = app();
+    rate(&mut app, 100, 120);
+    inventory_with(&mut app, 100, 350);
+    let mut effects = app.handle(key('G'), NOW);
+    let mut walked = 0;
+    while let Some((token, _, cursor)) = inventory_requests(&effects).pop() {
+        assert_eq!(
+            cursor.as_deref(),
+            Some("c"),
+            "the next page, from the cursor"
+        );
+        walked += 1;
+        let start = 100 * walked;
+        let end = (start + 100).min(350);
+        let head = text(&screen(&app, 120, 35));
+        assert!(head.contains("loading to the end"), "{head}");
+        effects = reply(
+            &mut app,
+            Slot::InventoryPage,
+            token,
+            Ok(Reply::InventoryPage(Box::new(page(
+                start..end,
+                350,
+                end < 350,
+            )))),
+        );
+    }
+    assert_eq!(
+        walked, 3,
+        "pages 2, 3 and 4 were asked for, one after another"
+    );
+    assert_eq!(app.inventory.list.rows.len(), 350);
+    assert_eq!(app.inventory.list.selected, 349, "on the last row");
+    let shown = text(&screen(&app, 120, 35));
+    assert!(shown.contains("350/350"), "{shown}");
+    assert!(!shown.contains("loading to the end"));
+    assert!(shown.contains("at the end: all 350 loaded"), "{shown}");
+}
+
+#[test]
+fn capital_g_stops_when_the_budget_runs_low_and_says_so() {
+    let mut app = app();
+    rate(&mut app, 40, 120);
+    inventory_with(&mut app, 100, 5_000);
+    let effects = app.handle(key('G'), NOW);
+    let (token, ..) = inventory_requests(&effects)[0].clone();
+    // The page's reply tells of a budget down to the user's reserve.
+    rate(&mut app, 10, 120);
+    let effects = reply(
+        &mut app,
+        Slot::InventoryPage,
+        token,
+        Ok(Reply::InventoryPage(Box::new(page(100..200, 5_000, true)))),
+    );
+    assert!(
+        inventory_requests(&effects).is_empty(),
+        "no page past the reserve"
+    );
+    assert_eq!(app.inventory.list.selected, 199);
+    insta::assert_snapshot!(
+        "inventory_end_stopped_by_budget_120x35",
+        screen(&app, 120, 35).backend()
+    );
+    // Any move ends the note; near the end it asks for the next page as
+    // always (the user's own move).
+    let moved = app.handle(key('k'), NOW);
+    let shown = text(&screen(&app, 120, 35));
+    let head = shown.lines().nth(2).unwrap_or_default();
+    assert!(
+        head.contains("199/5,000") && !head.contains("budget low"),
+        "{head}"
+    );
+    let (token, ..) = inventory_requests(&moved)[0].clone();
+    // The budget refilled: G walks on from the page in flight.
+    rate(&mut app, 120, 120);
+    assert!(inventory_requests(&app.handle(key('G'), NOW)).is_empty());
+    let effects = reply(
+        &mut app,
+        Slot::InventoryPage,
+        token,
+        Ok(Reply::InventoryPage(Box::new(page(200..300, 5_000, true)))),
+    );
+    assert_eq!(inventory_requests(&effects).len(), 1, "the walk goes on");
+    assert_eq!(app.inventory.list.selected, 299);
+}
+
+fn project(id: &str) -> Project {
+    serde_json::from_value(json!({
+        "id": id, "name": "Invoice finder", "description": "Finds invoices",
+        "workspace_id": "ws_test", "is_published": true, "publish_audience": "public",
+        "visibility": "workspace_view", "last_edited_at": "2026-11-20T00:00:00Z"
+    }))
+    .unwrap()
+}
+
+#[test]
+fn a_project_id_typed_into_the_search_finds_that_project() {
+    let mut app = app();
+    inventory_with(&mut app, 3, 3);
+    app.handle(key('/'), NOW);
+    for ch in "prj_0042".chars() {
+        app.handle(key(ch), NOW);
+    }
+    let effects = app.handle(special(KeyCode::Enter), NOW);
+    let requests = fetches(&effects);
+    let (search, ..) = inventory_requests(&effects)[0].clone();
+    let lookup = requests
+        .iter()
+        .find_map(|(slot, token, request)| match request {
+            Request::GetProject { project_id } if *slot == Slot::InventoryIdLookup => {
+                assert_eq!(project_id, "prj_0042");
+                Some(*token)
+            }
+            _ => None,
+        })
+        .expect("the id is looked up by itself");
+    // The service's search reads names and owners: nothing; the id finds it
+    // (its answer may come first).
+    reply(
+        &mut app,
+        Slot::InventoryIdLookup,
+        lookup,
+        Ok(Reply::Project(Box::new(project("prj_0042")))),
+    );
+    reply(
+        &mut app,
+        Slot::InventoryPage,
+        search,
+        Ok(Reply::InventoryPage(Box::new(page(0..0, 0, false)))),
+    );
+    let rows = &app.inventory.list.rows;
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].id, "prj_0042");
+    let shown = text(&screen(&app, 120, 35));
+    assert!(
+        shown.contains("1 project · 1 loaded · 1/1")
+            && shown.contains("? unknown")
+            && shown.contains("Invoice finder"),
+        "{shown}"
+    );
+
+    // A search that is no project's id: the 404 is no error for the log.
+    app.handle(key('/'), NOW);
+    app.handle(key('9'), NOW);
+    let effects = app.handle(special(KeyCode::Enter), NOW);
+    let (_, token, _) = fetches(&effects)
+        .into_iter()
+        .find(|(slot, ..)| *slot == Slot::InventoryIdLookup)
+        .expect("looked up");
+    let missing = error(Some(404), Some("project_not_found"), None);
+    reply(&mut app, Slot::InventoryIdLookup, token, Err(missing));
+    assert!(!text(&screen(&app, 120, 35)).contains("project_not_found"));
+    // Words are not looked up.
+    app.handle(key('/'), NOW);
+    for _ in 0..12 {
+        app.handle(special(KeyCode::Backspace), NOW);
+    }
+    for ch in "garden".chars() {
+        app.handle(key(ch), NOW);
+    }
+    let effects = app.handle(special(KeyCode::Enter), NOW);
+    assert!(
+        fetches(&effects)
+            .iter()
+            .all(|(slot, ..)| *slot != Slot::InventoryIdLookup)
+    );
+}
+
+fn last_member_params(effects: &[Effect]) -> Option<MemberListParams> {
+    fetches(effects)
+        .into_iter()
+        .find_map(|(_, _, request)| match request {
+            Request::MemberPage { params, .. } => Some(params),
+            _ => None,
+        })
+}
+
+#[test]
+fn member_roles_come_from_the_same_checkbox_menu() {
+    let mut app = app();
+    open_members(&mut app, 120, 35, 3);
+    app.handle(key('t'), NOW);
+    app.handle(key(' '), NOW);
+    app.handle(key('j'), NOW);
+    let both = app.handle(special(KeyCode::Enter), NOW);
+    assert_eq!(
+        last_member_params(&both).map(|p| p.role),
+        Some(vec![Role::KNOWN[0].clone(), Role::KNOWN[1].clone()])
+    );
+    let shown = text(&screen(&app, 80, 24));
+    assert!(
+        shown.contains("[x] role") && shown.contains("SCIM managed: any"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn member_details_pause_in_words_while_the_budget_is_low_and_resume_when_it_refills() {
+    let mut app = app();
+    rate(&mut app, 100, 120);
+    let first = open_members(&mut app, 120, 35, 100);
+    assert!(!first.is_empty());
+    // The budget drops to the reserve: answered details ask for no more.
+    rate(&mut app, 8, 120);
+    let mut asked = Vec::new();
+    for (lane, token, id) in first {
+        let effects = reply(
+            &mut app,
+            Slot::MemberDetail(lane),
+            token,
+            Ok(Reply::Member(Box::new(member(&id)))),
+        );
+        asked.extend(detail_requests(&effects));
+    }
+    assert!(asked.is_empty(), "paused: {asked:?}");
+    assert!(app.members.details_paused());
+    insta::assert_snapshot!(
+        "members_details_paused_120x35",
+        screen(&app, 120, 35).backend()
+    );
+    // Scrolling asks only for the selected member's detail, one at a time:
+    // the user's own look is what the reserve is for.
+    for _ in 0..40 {
+        let asked = detail_requests(&app.handle(key('j'), NOW));
+        let selected = app.members.selected_ref().map(|row| row.user_id.clone());
+        match asked.as_slice() {
+            [] => {}
+            [(lane, token, id)] => {
+                assert_eq!(Some(id), selected.as_ref());
+                let more = reply(
+                    &mut app,
+                    Slot::MemberDetail(*lane),
+                    *token,
+                    Ok(Reply::Member(Box::new(member(id)))),
+                );
+                assert!(detail_requests(&more).is_empty(), "no more while paused");
+            }
+            more => panic!("one at most while paused: {more:?}"),
+        }
+    }
+    assert!(app.members.details_paused());
+    // The last page of rows: only the selected one loads.
+    let bottom = detail_requests(&app.handle(key('G'), NOW));
+    assert_eq!(bottom.len(), 1);
+    let (lane, token, id) = &bottom[0];
+    reply(
+        &mut app,
+        Slot::MemberDetail(*lane),
+        *token,
+        Ok(Reply::Member(Box::new(member(id)))),
+    );
+    // After a while, one detail reads the budget anew.
+    let later = NOW + Duration::seconds(21);
+    let probe = detail_requests(&app.handle(Msg::Wake, later));
+    assert_eq!(probe.len(), 1, "one probe");
+    // The budget refilled: fetching resumes at once, in every lane.
+    rate(&mut app, 110, 120);
+    assert!(!app.members.details_paused());
+    screen(&app, 120, 35);
+    let resumed = detail_requests(&app.handle(Msg::Wake, later));
+    assert_eq!(resumed.len(), 3, "the three lanes beside the probe");
+}
+
+#[test]
+fn capital_g_on_members_walks_the_pages_and_fetches_details_only_at_the_end() {
+    let mut app = app();
+    app.start(NOW);
+    let effects = app.handle(key('3'), NOW);
+    let (_, token, _) = fetches(&effects)
+        .into_iter()
+        .find(|(slot, ..)| *slot == Slot::MemberPage)
+        .expect("the first page");
+    screen(&app, 120, 35);
+    let first = reply(
+        &mut app,
+        Slot::MemberPage,
+        token,
+        Ok(Reply::MemberPage(Box::new(member_page(0..100, true)))),
+    );
+    // Answer the first screen's details, so every lane is free.
+    let mut pending = detail_requests(&first);
+    while let Some((lane, token, id)) = pending.pop() {
+        let more = reply(
+            &mut app,
+            Slot::MemberDetail(lane),
+            token,
+            Ok(Reply::Member(Box::new(member(&id)))),
+        );
+        pending.extend(detail_requests(&more));
+    }
+    assert_eq!(app.members.details_in_flight(), 0);
+    let effects = app.handle(key('G'), NOW);
+    let (_, token, _) = fetches(&effects)
+        .into_iter()
+        .find(|(slot, ..)| *slot == Slot::MemberPage)
+        .expect("the next page");
+    let middle = reply(
+        &mut app,
+        Slot::MemberPage,
+        token,
+        Ok(Reply::MemberPage(Box::new(member_page(100..200, true)))),
+    );
+    assert!(detail_requests(&middle).is_empty(), "rows passing by");
+    let (_, token, _) = fetches(&middle)
+        .into_iter()
+        .find(|(slot, ..)| *slot == Slot::MemberPage)
+        .expect("the walk goes on");
+    let last = reply(
+        &mut app,
+        Slot::MemberPage,
+        token,
+        Ok(Reply::MemberPage(Box::new(member_page(200..250, false)))),
+    );
+    assert_eq!(app.members.list.selected, 249);
+    let asked: Vec<String> = detail_requests(&last)
+        .into_iter()
+        .map(|(_, _, id)| id)
+        .collect();
+    assert!(
+        !asked.is_empty()
+            && asked.iter().all(|id| app
+                .members
+                .visible_rows()
+                .contains(&id[24..].parse().unwrap())),
+        "the rows at the end: {asked:?}"
+    );
+}
