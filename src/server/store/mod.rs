@@ -22,7 +22,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use time::{Duration, OffsetDateTime};
 
 pub use file::{exists_with_data, read_existing};
-pub use index_cache::IndexCache;
+pub use index_cache::{IndexCache, MaintainedIndex};
 pub use records::*;
 pub use settle::settle_deployments;
 
@@ -76,8 +76,8 @@ pub struct Data {
     pub pii: HashMap<String, Vec<PiiRec>>,
     /// Security scans by project.
     pub scans: HashMap<String, Vec<ScanRec>>,
-    /// Read-side indexes, dropped for a workspace whenever a write touches it.
-    pub indexes: IndexCache,
+    /// Read-side indexes, maintained by every write to their workspace.
+    pub indexes: IndexCache<Data>,
 }
 
 /// One write.
