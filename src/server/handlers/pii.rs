@@ -18,8 +18,8 @@ use crate::server::store::PiiRec;
 /// direction of ties open).
 fn sort_key(finding: &PiiRec) -> SortKey {
     vec![
-        KeyPart::desc_int(unix_millis(finding.found_at)),
-        KeyPart::asc_text(&finding.id),
+        KeyPart::desc_int(unix_millis(finding.finding.found_at)),
+        KeyPart::asc_text(&finding.finding.id),
     ]
 }
 
@@ -54,21 +54,11 @@ pub async fn list(
             .get(&project_id)
             .into_iter()
             .flatten()
-            .map(|finding| (sort_key(finding), finding_view(finding)))
+            .map(|finding| (sort_key(finding), finding.finding.clone()))
             .collect();
         let (data, pagination) = paging::paginate(items, &request, &app.cursor_secret, &binding);
         Ok(Json(Page { data, pagination }))
     })
-}
-
-fn finding_view(finding: &PiiRec) -> PiiFinding {
-    PiiFinding {
-        id: finding.id.clone(),
-        found_at: finding.found_at,
-        quote: finding.quote.clone(),
-        source: finding.source.clone(),
-        status: finding.status.clone(),
-    }
 }
 
 /// Milliseconds since the epoch: the clock's resolution, and a sort key that

@@ -20,8 +20,8 @@ use crate::server::store::{Data, ScanRec};
 /// the newest), ties by scan id.
 fn scan_order(scan: &ScanRec) -> SortKey {
     vec![
-        KeyPart::desc_int(scan.started_at.map_or(i64::MAX, unix_millis)),
-        KeyPart::asc_text(&scan.id),
+        KeyPart::desc_int(scan.scan.started_at.map_or(i64::MAX, unix_millis)),
+        KeyPart::asc_text(&scan.scan.id),
     ]
 }
 
@@ -40,7 +40,7 @@ pub async fn list_scans(
             .get(&project.id)
             .into_iter()
             .flatten()
-            .map(|scan| (scan_order(scan), scan_view(scan)))
+            .map(|scan| (scan_order(scan), scan.scan.clone()))
             .collect();
         let (data, pagination) = paging::paginate(items, &request, &app.cursor_secret, &binding);
         Ok(Json(Page { data, pagination }))
@@ -54,7 +54,7 @@ pub async fn get_scan(
 ) -> Result<Json<SecurityScan>, HttpError> {
     app.store.read(|data| {
         let scan = find_scan(data, &ctx, &project_id, &scan_id)?;
-        Ok(Json(scan_view(scan)))
+        Ok(Json(scan.scan.clone()))
     })
 }
 
@@ -79,17 +79,6 @@ pub async fn list_findings(
     })
 }
 
-fn scan_view(scan: &ScanRec) -> SecurityScan {
-    SecurityScan {
-        id: scan.id.clone(),
-        status: scan.status.clone(),
-        commit_sha: scan.commit_sha.clone(),
-        started_at: scan.started_at,
-        finished_at: scan.finished_at,
-        requested_scanners: scan.requested_scanners.clone(),
-    }
-}
-
 /// A scan of a project of the caller's workspace. The operation answers only
 /// its own 404 type (DESIGN.md): a missing project, or a project of another
 /// workspace, is a missing scan too.
@@ -104,7 +93,7 @@ fn find_scan<'a>(
         .and_then(|project| data.scans.get(&project.id))
         .into_iter()
         .flatten()
-        .find(|scan| scan.id == scan_id)
+        .find(|scan| scan.scan.id == scan_id)
         .ok_or_else(|| {
             HttpError::not_found(ErrorType::SecurityScanNotFound, "Security scan not found")
         })

@@ -35,7 +35,7 @@ impl Data {
             let open_pii = self.pii.get(&project.id).map_or(0, |findings| {
                 findings
                     .iter()
-                    .filter(|finding| finding.status == PiiStatus::Open)
+                    .filter(|pii| pii.finding.status == PiiStatus::Open)
                     .count() as i64
             });
             let owner_name = project

@@ -205,12 +205,16 @@ impl Store {
             let mut insert =
                 tx.prepare("INSERT INTO pii_findings (id, project_id, doc) VALUES (?1, ?2, ?3)")?;
             for f in &fixture.pii_findings {
-                insert.execute(params![f.id, f.project_id, serde_json::to_string(f)?])?;
+                insert.execute(params![
+                    f.finding.id,
+                    f.project_id,
+                    serde_json::to_string(f)?
+                ])?;
             }
             let mut insert =
                 tx.prepare("INSERT INTO security_scans (id, project_id, doc) VALUES (?1, ?2, ?3)")?;
             for s in &fixture.scans {
-                insert.execute(params![s.id, s.project_id, serde_json::to_string(s)?])?;
+                insert.execute(params![s.scan.id, s.project_id, serde_json::to_string(s)?])?;
             }
         }
         tx.commit()?;
@@ -485,7 +489,7 @@ fn validate_fixture(fixture: &Fixture) -> Result<(), StoreError> {
         if !projects.contains(f.project_id.as_str()) {
             return bad(format!(
                 "PII finding {:?} names unknown project {:?}",
-                f.id, f.project_id
+                f.finding.id, f.project_id
             ));
         }
     }
@@ -493,7 +497,7 @@ fn validate_fixture(fixture: &Fixture) -> Result<(), StoreError> {
         if !projects.contains(s.project_id.as_str()) {
             return bad(format!(
                 "scan {:?} names unknown project {:?}",
-                s.id, s.project_id
+                s.scan.id, s.project_id
             ));
         }
     }

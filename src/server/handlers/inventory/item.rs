@@ -113,10 +113,7 @@ pub(super) fn inventory_item(
         description: project.description.clone(),
         url,
         is_published: project.is_published,
-        publish_audience: project
-            .is_published
-            .then(|| project.audience.clone())
-            .flatten(),
+        publish_audience: project.shown_audience().cloned(),
         visibility: project.visibility.clone(),
         activity_group,
         connectors: security.connectors.clone(),

@@ -382,13 +382,7 @@ impl Filters {
             && self
                 .has_connectors
                 .is_none_or(|want| project.security.connectors.is_empty() != want)
-            && any_of(
-                &self.publish_audience,
-                project
-                    .is_published
-                    .then_some(project.audience.as_ref())
-                    .flatten(),
-            )
+            && any_of(&self.publish_audience, project.shown_audience())
             && any_of(
                 &self.review_priority,
                 Some(&project.security.review_priority),
