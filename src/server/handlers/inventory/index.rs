@@ -9,7 +9,8 @@
 //! - the text query goes through a trigram index of the case-folded fields it
 //!   searches: the projects holding every trigram of every term are the
 //!   candidates, and the matcher confirms and scores them;
-//! - under `relevance`, the confirmed matches in relevance order are the order;
+//! - with a text query, the order is the confirmed matches in the order of the
+//!   sort (relevance by default), so a search walks only its matches;
 //! - each project's item is kept as JSON (`item.rs`), so a page is spliced.
 //!
 //! All of it is one [`InventoryIndex`] per workspace in the store's
@@ -26,7 +27,7 @@ use time::OffsetDateTime;
 
 use super::item::ItemJson;
 use super::{Filters, InventoryRequest, NAME_WEIGHT, OWNER_WEIGHT, Sort, last_activity};
-use crate::api::model::{InventorySortBy, Pagination};
+use crate::api::model::Pagination;
 use crate::server::errors::HttpError;
 use crate::server::paging::PageRequest;
 use crate::server::paging::compact::{CompactKey, paginate_compact};
@@ -108,8 +109,8 @@ pub(super) struct InventoryIndex {
 /// Derived indexes of one kind, by the parameters they answer for.
 type Kept<T> = Mutex<HashMap<String, Arc<T>>>;
 
-/// Every project in the order of `sort` (scored 0), or under `relevance` the
-/// matches of `query` in relevance order.
+/// Every project in the order of `sort` (scored 0), or with a `query` its
+/// matches in that order (scored).
 struct SortIndex {
     sort: Sort,
     query: Option<TextQuery>,
@@ -126,7 +127,6 @@ struct FilterIndex {
 struct TextIndex {
     query: TextQuery,
     scored: Vec<(u32, u32)>,
-    set: SlotSet,
 }
 
 impl InventoryIndex {
@@ -229,15 +229,16 @@ impl InventoryIndex {
         })
     }
 
-    /// The matches of `query` in the order of `sort` (`relevance`).
-    fn relevance_order(
+    /// The matches of `query` in the order of `sort` (scored under
+    /// `relevance`): a text search walks only its matches.
+    fn matches_order(
         &self,
         data: &Data,
         sort: &Sort,
         query: &TextQuery,
         matches: &TextIndex,
     ) -> Arc<SortIndex> {
-        let name = format!("relevance:{}:{:?}", sort.descending, query.terms());
+        let name = format!("{:?}:{}:{:?}", sort.by, sort.descending, query.terms());
         kept(&self.sorts, name, || {
             let mut keyed: Vec<(CompactKey<'_>, (u32, u32))> = matches
                 .scored
@@ -306,11 +307,9 @@ impl InventoryIndex {
                     matcher.score(&search_fields(p)).map(|score| (slot, score))
                 })
                 .collect();
-            let set = SlotSet::from_slots(scored.iter().map(|m| m.0));
             TextIndex {
                 query: query.clone(),
                 scored,
-                set,
             }
         })
     }
@@ -368,7 +367,6 @@ impl MaintainedIndex<Data> for InventoryIndex {
                 (Err(at), Some(score)) => text.scored.insert(at, (slot, score)),
                 (Err(_), None) => {}
             }
-            text.set.set(slot, score.is_some());
         });
         maintain(&mut self.filters, |filter| {
             let admitted =
@@ -435,18 +433,13 @@ pub(super) fn select<'d>(
     let query = filters.query.as_ref().filter(|query| !query.is_blank());
     let matches = query.map(|query| index.matches(data, query));
     let admitted = index.admitted(data, filters);
-    let by_relevance = sort.by == InventorySortBy::Relevance;
     let order = match (query, &matches) {
-        (Some(query), Some(matches)) if by_relevance => {
-            index.relevance_order(data, sort, query, matches)
-        }
+        (Some(query), Some(matches)) => index.matches_order(data, sort, query, matches),
         _ => index.sort_order(data, sort),
     };
     let order = &order.order;
-    let text_filter = matches.as_deref().filter(|_| !by_relevance);
     let admits = |slot: u32| {
         admitted.set.contains(slot)
-            && text_filter.is_none_or(|matches| matches.set.contains(slot))
             && index
                 .last_activity
                 .get(slot as usize)
