@@ -47,6 +47,13 @@ impl ItemJson {
     }
 }
 
+impl ItemJson {
+    /// About how long the item is: what a page reserves for it.
+    pub(super) fn len(&self) -> usize {
+        self.head.len() + self.tail.len() + self.reason.len() + 32
+    }
+}
+
 /// Writes the inventory item of `project` to `out`, from its kept JSON when there is one.
 pub(super) fn write_item(
     out: &mut Vec<u8>,

@@ -433,7 +433,13 @@ fn inventory_page(
     let rest = envelope
         .strip_prefix(PAGE_START)
         .ok_or_else(|| HttpError::internal("the inventory page did not serialize"))?;
-    let mut out = Vec::with_capacity(PAGE_START.len() + rest.len() + selected.page.len() * 1024);
+    // One allocation of the page's size: a page is over 100 KiB.
+    let items: usize = selected
+        .page
+        .iter()
+        .map(|(slot, _)| selected.index.item(*slot).map_or(2048, item::ItemJson::len))
+        .sum();
+    let mut out = Vec::with_capacity(PAGE_START.len() + rest.len() + items);
     out.extend_from_slice(PAGE_START);
     for (n, (slot, project)) in selected.page.into_iter().enumerate() {
         if n > 0 {
