@@ -8,12 +8,12 @@ use axum::Json;
 use axum::extract::State;
 
 use super::pii::unix_millis;
-use super::{PathParams, find_project};
+use super::{PathParams, find_project, keyset_list};
 use crate::api::model::{ErrorType, Page, ScanFinding, SecurityScan};
 use crate::server::ServerState;
 use crate::server::context::Ctx;
 use crate::server::errors::HttpError;
-use crate::server::paging::{self, KeyPart, SortKey};
+use crate::server::paging::{KeyPart, SortKey};
 use crate::server::store::{Data, ScanRec};
 
 /// Newest first: by start time, a scan not started yet first of all (it is
@@ -31,19 +31,15 @@ pub async fn list_scans(
     PathParams(project_id): PathParams<String>,
 ) -> Result<Json<Page<SecurityScan>>, HttpError> {
     let path = format!("/v1/projects/{project_id}/security-scans");
-    let binding = ctx.cursor_binding(&path);
-    let request = ctx.page_request(&app.cursor_secret, &binding)?;
-    app.store.read(|data| {
+    keyset_list(&ctx, &app, &path, |data| {
         let project = find_project(data, &ctx, &project_id)?;
-        let items = data
+        Ok(data
             .scans
             .get(&project.id)
             .into_iter()
             .flatten()
             .map(|scan| (scan_order(scan), scan.scan.clone()))
-            .collect();
-        let (data, pagination) = paging::paginate(items, &request, &app.cursor_secret, &binding);
-        Ok(Json(Page { data, pagination }))
+            .collect())
     })
 }
 
@@ -64,18 +60,14 @@ pub async fn list_findings(
     PathParams((project_id, scan_id)): PathParams<(String, String)>,
 ) -> Result<Json<Page<ScanFinding>>, HttpError> {
     let path = format!("/v1/projects/{project_id}/security-scans/{scan_id}/findings");
-    let binding = ctx.cursor_binding(&path);
-    let request = ctx.page_request(&app.cursor_secret, &binding)?;
-    app.store.read(|data| {
+    keyset_list(&ctx, &app, &path, |data| {
         let scan = find_scan(data, &ctx, &project_id, &scan_id)?;
         // The full snapshot, fixed and ignored findings included, by finding id.
-        let items = scan
+        Ok(scan
             .findings
             .iter()
             .map(|finding| (vec![KeyPart::asc_text(&finding.id)], finding.clone()))
-            .collect();
-        let (data, pagination) = paging::paginate(items, &request, &app.cursor_secret, &binding);
-        Ok(Json(Page { data, pagination }))
+            .collect())
     })
 }
 
