@@ -237,28 +237,24 @@ impl Validation {
 /// The largest request body read, in bytes.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
-/// Reads a request body. Handlers take the body unread (`axum::body::Body`) and
-/// call this after the path checks, and always after the route layer's scope
-/// and plan checks; an oversized body is answered 400 `invalid_request` like any
-/// malformed body.
-pub async fn read_body(body: axum::body::Body) -> Result<axum::body::Bytes, HttpError> {
-    axum::body::to_bytes(body, MAX_BODY_BYTES)
+/// Reads and parses a JSON object body, refusing fields the operation does not
+/// take. Handlers take the body unread (`axum::body::Body`) and call this after
+/// the path checks, and always after the route layer's scope and plan checks;
+/// an oversized body is answered 400 `invalid_request` like any malformed body.
+pub async fn json_object_body(
+    headers: &axum::http::HeaderMap,
+    body: axum::body::Body,
+    allowed_fields: &[&str],
+    required: bool,
+) -> Result<serde_json::Map<String, Value>, HttpError> {
+    let body = axum::body::to_bytes(body, MAX_BODY_BYTES)
         .await
         .map_err(|_| {
             HttpError::invalid(
                 "body",
                 format!("the body could not be read or is larger than {MAX_BODY_BYTES} bytes"),
             )
-        })
-}
-
-/// Parses a JSON object body, refusing fields the operation does not take.
-pub fn json_object_body(
-    headers: &axum::http::HeaderMap,
-    body: &[u8],
-    allowed_fields: &[&str],
-    required: bool,
-) -> Result<serde_json::Map<String, Value>, HttpError> {
+        })?;
     if body.iter().all(u8::is_ascii_whitespace) {
         return if required {
             Err(HttpError::invalid("body", "a JSON object body is required"))
@@ -280,7 +276,7 @@ pub fn json_object_body(
             ));
         }
     }
-    let value: Value = serde_json::from_slice(body)
+    let value: Value = serde_json::from_slice(&body)
         .map_err(|err| HttpError::invalid("body", format!("the body is not valid JSON: {err}")))?;
     let Value::Object(map) = value else {
         return Err(HttpError::invalid("body", "the body must be a JSON object"));

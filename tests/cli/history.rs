@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use serde_json::Value;
 use time::OffsetDateTime;
 use vantage::api::model::{
-    AudienceTarget, Insights, InsightsSummary, Metric, PiiSource, PiiStatus, PublishAudience,
-    PublishSettings, Reason, ReviewPriority, RiskCounts, Role,
+    AudienceTarget, Insights, InsightsSummary, Metric, PiiFinding, PiiSource, PiiStatus,
+    PublishAudience, PublishSettings, Reason, ReviewPriority, RiskCounts, Role,
 };
 use vantage::api::{ApiKey, Client, ClientConfig};
 use vantage::history::{Capture, MemberState, ProjectState, Retention, SnapshotRef, Store, diff};
@@ -375,12 +375,14 @@ async fn changes_between_snapshots_are_found_by_kind() {
         project.owner_id = Some(new_owner.user_id.clone());
     }
     changed.pii_findings.push(PiiRec {
-        id: "pii_history_test".into(),
         project_id: raised.clone(),
-        found_at: T0 - time::Duration::hours(1),
-        quote: "history test quote 555-0100".into(),
-        source: PiiSource::Chat,
-        status: PiiStatus::Open,
+        finding: PiiFinding {
+            id: "pii_history_test".into(),
+            found_at: T0 - time::Duration::hours(1),
+            quote: "history test quote 555-0100".into(),
+            source: PiiSource::Chat,
+            status: PiiStatus::Open,
+        },
     });
     changed.projects.retain(|p| p.id != removed);
     changed.scans.retain(|scan| scan.project_id != removed);
@@ -526,7 +528,7 @@ async fn changes_between_snapshots_are_found_by_kind() {
     let quotes: Vec<String> = fixture
         .pii_findings
         .iter()
-        .map(|f| f.quote.clone())
+        .map(|f| f.finding.quote.clone())
         .filter(|quote| !names.contains(&quote))
         .chain(["history test quote 555-0100".to_owned()])
         .collect();

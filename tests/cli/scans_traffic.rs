@@ -204,7 +204,7 @@ async fn hostile_finding_text_is_inert_in_human_formats() {
                 "scans",
                 "findings",
                 &scan.project_id,
-                &scan.id,
+                &scan.scan.id,
                 "--format",
                 format,
             ])

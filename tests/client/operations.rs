@@ -43,7 +43,7 @@ fn targets(fixture: &Fixture, workspace: &str) -> Targets {
     Targets {
         workspace: workspace.to_owned(),
         project: project.id.clone(),
-        scan: scanned(&project.id).map_or("scan_missing".to_owned(), |s| s.id.clone()),
+        scan: scanned(&project.id).map_or("scan_missing".to_owned(), |s| s.scan.id.clone()),
         member: fixture
             .memberships
             .iter()
@@ -302,7 +302,7 @@ async fn lists_come_back_typed_and_streams_cover_every_page() {
     let expected = demo()
         .scans
         .iter()
-        .find(|s| s.id == t.scan)
+        .find(|s| s.scan.id == t.scan)
         .unwrap()
         .findings
         .len();

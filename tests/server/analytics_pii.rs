@@ -7,7 +7,7 @@ use crate::common::*;
 use serde_json::{Value, json};
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
-use vantage::api::model::{FindingStatus, PiiSource, PiiStatus, format_timestamp};
+use vantage::api::model::{FindingStatus, PiiFinding, PiiSource, PiiStatus, format_timestamp};
 use vantage::clock::Clock;
 use vantage::server::auth::Feature;
 use vantage::server::ratelimit::RateLimit;
@@ -724,7 +724,8 @@ async fn walk(server: &RunningServer, key: &str, path: &str, limit: &str) -> Vec
     panic!("pagination did not end");
 }
 
-fn pii_json(finding: &PiiRec) -> Value {
+fn pii_json(pii: &PiiRec) -> Value {
+    let finding = &pii.finding;
     json!({
         "id": finding.id,
         "found_at": ts(finding.found_at),
@@ -741,7 +742,10 @@ fn expected_pii(fixture: &Fixture, project_id: &str) -> Vec<Value> {
         .iter()
         .filter(|f| f.project_id == project_id)
         .collect();
-    findings.sort_by(|a, b| b.found_at.cmp(&a.found_at).then(a.id.cmp(&b.id)));
+    findings.sort_by(|a, b| {
+        let (a, b) = (&a.finding, &b.finding);
+        b.found_at.cmp(&a.found_at).then(a.id.cmp(&b.id))
+    });
     findings.into_iter().map(pii_json).collect()
 }
 
@@ -762,13 +766,15 @@ fn fixture_with_many_findings() -> (Fixture, String) {
     let sources = [PiiSource::Chat, PiiSource::Code, PiiSource::Database];
     for n in 0..120u32 {
         fixture.pii_findings.push(PiiRec {
-            // Ids out of time order, so the tie-break is visible.
-            id: format!("pii_many_{:03}", (n * 37) % 120),
             project_id: project.clone(),
-            found_at: datetime!(2026-11-01 00:00 UTC) + Duration::hours(i64::from(n / 2)),
-            quote: format!("customer{n}@example.com"),
-            source: sources[n as usize % 3].clone(),
-            status: statuses[n as usize % 3].clone(),
+            finding: PiiFinding {
+                // Ids out of time order, so the tie-break is visible.
+                id: format!("pii_many_{:03}", (n * 37) % 120),
+                found_at: datetime!(2026-11-01 00:00 UTC) + Duration::hours(i64::from(n / 2)),
+                quote: format!("customer{n}@example.com"),
+                source: sources[n as usize % 3].clone(),
+                status: statuses[n as usize % 3].clone(),
+            },
         });
     }
     (fixture, project)
@@ -938,12 +944,12 @@ async fn pii_gates() {
 
 fn scan_json(scan: &ScanRec) -> Value {
     json!({
-        "id": scan.id,
-        "status": scan.status,
-        "commit_sha": scan.commit_sha,
-        "started_at": scan.started_at.map(ts),
-        "finished_at": scan.finished_at.map(ts),
-        "requested_scanners": scan.requested_scanners,
+        "id": scan.scan.id,
+        "status": scan.scan.status,
+        "commit_sha": scan.scan.commit_sha,
+        "started_at": scan.scan.started_at.map(ts),
+        "finished_at": scan.scan.finished_at.map(ts),
+        "requested_scanners": scan.scan.requested_scanners,
     })
 }
 
@@ -972,12 +978,16 @@ async fn scans_metadata_and_the_full_findings_snapshot() {
         .unwrap()
         .clone();
     // One scan with more findings than a default page.
-    let many = fixture.scans.iter_mut().find(|s| s.id == other.id).unwrap();
+    let many = fixture
+        .scans
+        .iter_mut()
+        .find(|s| s.scan.id == other.scan.id)
+        .unwrap();
     let template = biggest.findings[0].clone();
     many.findings = (0..120)
         .map(|n| {
             let mut finding = template.clone();
-            finding.id = format!("{}_f{:03}", many.id, (n * 53) % 120);
+            finding.id = format!("{}_f{:03}", many.scan.id, (n * 53) % 120);
             finding.status = [
                 FindingStatus::Open,
                 FindingStatus::Fixed,
@@ -989,7 +999,8 @@ async fn scans_metadata_and_the_full_findings_snapshot() {
         .collect();
     let many = many.clone();
     let (server, _) = server_on(fixture).await;
-    let scan_path = |s: &ScanRec| format!("/v1/projects/{}/security-scans/{}", s.project_id, s.id);
+    let scan_path =
+        |s: &ScanRec| format!("/v1/projects/{}/security-scans/{}", s.project_id, s.scan.id);
 
     let (status, body) = get(&server, ENTERPRISE_READONLY, &scan_path(&biggest), &[]).await;
     assert_eq!(status, 200);
@@ -1039,7 +1050,7 @@ async fn scans_metadata_and_the_full_findings_snapshot() {
     // A scan id under another project is unknown here.
     let misplaced = format!(
         "/v1/projects/{}/security-scans/{}",
-        biggest.project_id, other.id
+        biggest.project_id, other.scan.id
     );
     for path in [
         misplaced.clone(),

@@ -370,7 +370,7 @@ async fn generated_scans_agree_and_carry_hostile_text() {
             .scans
             .iter()
             .filter(|s| s.project_id == project.id)
-            .max_by_key(|s| s.started_at)
+            .max_by_key(|s| s.scan.started_at)
         else {
             continue;
         };

@@ -211,7 +211,7 @@ fn ids(items: &[Value]) -> Vec<String> {
 fn open_pii(fixture: &Fixture) -> HashMap<String, i64> {
     let mut counts = HashMap::new();
     for finding in &fixture.pii_findings {
-        if finding.status == PiiStatus::Open {
+        if finding.finding.status == PiiStatus::Open {
             *counts.entry(finding.project_id.clone()).or_insert(0) += 1;
         }
     }

@@ -164,7 +164,7 @@ async fn canned() -> Canned {
         .await,
         findings: ask(Request::ScanFindingsPage {
             project_id: scan.project_id,
-            scan_id: scan.id,
+            scan_id: scan.scan.id,
             cursor: None,
             limit: 20,
         })

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use super::{AudienceTarget, PublishAudience, Visibility, rfc3339};
+use super::{AudienceTarget, Project, PublishAudience, Visibility, rfc3339};
 use crate::open_enum;
 
 open_enum! {
@@ -63,6 +63,25 @@ pub struct ProjectSummary {
     pub publish_audience: Option<PublishAudience>,
     #[serde(default)]
     pub visibility: Option<Visibility>,
+}
+
+/// The summary of a project: the same fields, less the three it leaves out.
+impl From<Project> for ProjectSummary {
+    fn from(project: Project) -> Self {
+        Self {
+            id: project.id,
+            name: project.name,
+            description: project.description,
+            created_at: project.created_at,
+            last_edited_at: project.last_edited_at,
+            latest_screenshot_url: project.latest_screenshot_url,
+            owner_id: project.owner_id,
+            workspace_id: project.workspace_id,
+            is_published: project.is_published,
+            publish_audience: project.publish_audience,
+            visibility: project.visibility,
+        }
+    }
 }
 
 /// The most workspaces one `GET /v1/projects` may name (the reference's limit).

@@ -14,14 +14,18 @@ pub mod traffic;
 pub mod workspace_projects;
 pub mod workspaces;
 
+use axum::Json;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
+use super::ServerState;
 use super::context::Ctx;
 use super::errors::HttpError;
+use super::paging::{self, SortKey};
 use super::store::{Data, ProjectRec};
+use crate::api::model::Page;
 
 /// Path parameters, with axum's rejection turned into our envelope.
 pub struct PathParams<T>(pub T);
@@ -66,6 +70,23 @@ pub async fn blocking<R: Send + 'static>(
     tokio::task::spawn_blocking(work)
         .await
         .map_err(|err| HttpError::internal(format!("worker failed: {err}")))?
+}
+
+/// A list read from the primary view and paged by keyset, its cursors bound to
+/// `path`: `items` gives each item with its sort key, or the operation's 404.
+pub fn keyset_list<T>(
+    ctx: &Ctx,
+    app: &ServerState,
+    path: &str,
+    items: impl FnOnce(&Data) -> Result<Vec<(SortKey, T)>, HttpError>,
+) -> Result<Json<Page<T>>, HttpError> {
+    let binding = ctx.cursor_binding(path);
+    let request = ctx.page_request(&app.cursor_secret, &binding)?;
+    app.store.read(|data| {
+        let items = items(data)?;
+        let (data, pagination) = paging::paginate(items, &request, &app.cursor_secret, &binding);
+        Ok(Json(Page { data, pagination }))
+    })
 }
 
 /// A project of the caller's workspace; any other answers `project_not_found`,

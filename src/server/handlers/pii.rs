@@ -5,21 +5,21 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::State;
 
-use super::{PathParams, find_project_or};
+use super::{PathParams, find_project_or, keyset_list};
 use crate::api::model::{ErrorType, Page, PiiFinding};
 use crate::server::ServerState;
 use crate::server::auth::Feature;
 use crate::server::context::Ctx;
 use crate::server::errors::HttpError;
-use crate::server::paging::{self, KeyPart, SortKey};
+use crate::server::paging::{KeyPart, SortKey};
 use crate::server::store::PiiRec;
 
 /// Newest first; ties by finding id, ascending (the contract leaves the
 /// direction of ties open).
 fn sort_key(finding: &PiiRec) -> SortKey {
     vec![
-        KeyPart::desc_int(unix_millis(finding.found_at)),
-        KeyPart::asc_text(&finding.id),
+        KeyPart::desc_int(unix_millis(finding.finding.found_at)),
+        KeyPart::asc_text(&finding.finding.id),
     ]
 }
 
@@ -29,9 +29,7 @@ pub async fn list(
     PathParams(project_id): PathParams<String>,
 ) -> Result<Json<Page<PiiFinding>>, HttpError> {
     let path = format!("/v1/projects/{project_id}/pii-labels");
-    let binding = ctx.cursor_binding(&path);
-    let request = ctx.page_request(&app.cursor_secret, &binding)?;
-    app.store.read(|data| {
+    keyset_list(&ctx, &app, &path, |data| {
         // The only 404 type this operation names, a missing project included.
         find_project_or(data, &ctx, &project_id, || {
             HttpError::not_found(
@@ -49,26 +47,14 @@ pub async fn list(
             )
             .detail("personal-data detection is not enabled for this workspace"));
         }
-        let items = data
+        Ok(data
             .pii
             .get(&project_id)
             .into_iter()
             .flatten()
-            .map(|finding| (sort_key(finding), finding_view(finding)))
-            .collect();
-        let (data, pagination) = paging::paginate(items, &request, &app.cursor_secret, &binding);
-        Ok(Json(Page { data, pagination }))
+            .map(|finding| (sort_key(finding), finding.finding.clone()))
+            .collect())
     })
-}
-
-fn finding_view(finding: &PiiRec) -> PiiFinding {
-    PiiFinding {
-        id: finding.id.clone(),
-        found_at: finding.found_at,
-        quote: finding.quote.clone(),
-        source: finding.source.clone(),
-        status: finding.status.clone(),
-    }
 }
 
 /// Milliseconds since the epoch: the clock's resolution, and a sort key that

@@ -12,17 +12,14 @@ use super::{PathParams, blocking, find_project};
 use crate::api::model::{Project, PublishAudience, Visibility, WireEnum, validate_project_name};
 use crate::server::ServerState;
 use crate::server::auth::Feature;
-use crate::server::context::{self, Ctx, Validation, among, json_object_body};
+use crate::server::context::{Ctx, Validation, among, json_object_body};
 use crate::server::errors::HttpError;
 use crate::server::store::{Change, ProjectRec};
 
 /// The Project resource as the contract shows it. The audience is the retained
 /// setting, shown only while published.
 pub fn project_view(project: &ProjectRec) -> Project {
-    let audience = project
-        .is_published
-        .then(|| project.audience.clone())
-        .flatten();
+    let audience = project.shown_audience().cloned();
     let targets = if audience == Some(PublishAudience::Custom) {
         project.audience_targets.clone()
     } else {
@@ -63,8 +60,7 @@ pub async fn update_project(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<Project>, HttpError> {
-    let body = context::read_body(body).await?;
-    let fields = json_object_body(&headers, &body, &["name", "visibility"], true)?;
+    let fields = json_object_body(&headers, body, &["name", "visibility"], true).await?;
     let mut validation = Validation::default();
     let name = match fields.get("name") {
         None => None,

@@ -17,7 +17,7 @@ use crate::api::model::{
 };
 use crate::hash::hash_str;
 use crate::server::ServerState;
-use crate::server::context::{self, Ctx, Validation, json_object_body};
+use crate::server::context::{Ctx, Validation, json_object_body};
 use crate::server::errors::HttpError;
 use crate::server::store::{Change, DeploymentOutcome, DeploymentRec, ProjectRec};
 
@@ -60,8 +60,7 @@ pub async fn publish(
     headers: HeaderMap,
     body: Body,
 ) -> Result<(StatusCode, Json<Deployment>), HttpError> {
-    let body = context::read_body(body).await?;
-    let fields = json_object_body(&headers, &body, &["audience"], false)?;
+    let fields = json_object_body(&headers, body, &["audience"], false).await?;
     let mut validation = Validation::default();
     let audience = match fields.get("audience") {
         None | Some(Value::Null) => None,
@@ -142,8 +141,7 @@ pub async fn update_settings(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<AudienceSettings>, HttpError> {
-    let body = context::read_body(body).await?;
-    let fields = json_object_body(&headers, &body, &["audience", "audience_targets"], true)?;
+    let fields = json_object_body(&headers, body, &["audience", "audience_targets"], true).await?;
     let mut validation = Validation::default();
     let audience = match fields.get("audience") {
         None => {
@@ -203,8 +201,7 @@ pub async fn embed_url(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<EmbedUrl>, HttpError> {
-    let body = context::read_body(body).await?;
-    let fields = json_object_body(&headers, &body, &["parent_origin"], true)?;
+    let fields = json_object_body(&headers, body, &["parent_origin"], true).await?;
     let origin = match fields.get("parent_origin") {
         Some(Value::String(origin)) if validate_parent_origin(origin).is_ok() => origin.clone(),
         Some(_) => {

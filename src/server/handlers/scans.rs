@@ -8,20 +8,20 @@ use axum::Json;
 use axum::extract::State;
 
 use super::pii::unix_millis;
-use super::{PathParams, find_project};
+use super::{PathParams, find_project, keyset_list};
 use crate::api::model::{ErrorType, Page, ScanFinding, SecurityScan};
 use crate::server::ServerState;
 use crate::server::context::Ctx;
 use crate::server::errors::HttpError;
-use crate::server::paging::{self, KeyPart, SortKey};
+use crate::server::paging::{KeyPart, SortKey};
 use crate::server::store::{Data, ScanRec};
 
 /// Newest first: by start time, a scan not started yet first of all (it is
 /// the newest), ties by scan id.
 fn scan_order(scan: &ScanRec) -> SortKey {
     vec![
-        KeyPart::desc_int(scan.started_at.map_or(i64::MAX, unix_millis)),
-        KeyPart::asc_text(&scan.id),
+        KeyPart::desc_int(scan.scan.started_at.map_or(i64::MAX, unix_millis)),
+        KeyPart::asc_text(&scan.scan.id),
     ]
 }
 
@@ -31,19 +31,15 @@ pub async fn list_scans(
     PathParams(project_id): PathParams<String>,
 ) -> Result<Json<Page<SecurityScan>>, HttpError> {
     let path = format!("/v1/projects/{project_id}/security-scans");
-    let binding = ctx.cursor_binding(&path);
-    let request = ctx.page_request(&app.cursor_secret, &binding)?;
-    app.store.read(|data| {
+    keyset_list(&ctx, &app, &path, |data| {
         let project = find_project(data, &ctx, &project_id)?;
-        let items = data
+        Ok(data
             .scans
             .get(&project.id)
             .into_iter()
             .flatten()
-            .map(|scan| (scan_order(scan), scan_view(scan)))
-            .collect();
-        let (data, pagination) = paging::paginate(items, &request, &app.cursor_secret, &binding);
-        Ok(Json(Page { data, pagination }))
+            .map(|scan| (scan_order(scan), scan.scan.clone()))
+            .collect())
     })
 }
 
@@ -54,7 +50,7 @@ pub async fn get_scan(
 ) -> Result<Json<SecurityScan>, HttpError> {
     app.store.read(|data| {
         let scan = find_scan(data, &ctx, &project_id, &scan_id)?;
-        Ok(Json(scan_view(scan)))
+        Ok(Json(scan.scan.clone()))
     })
 }
 
@@ -64,30 +60,15 @@ pub async fn list_findings(
     PathParams((project_id, scan_id)): PathParams<(String, String)>,
 ) -> Result<Json<Page<ScanFinding>>, HttpError> {
     let path = format!("/v1/projects/{project_id}/security-scans/{scan_id}/findings");
-    let binding = ctx.cursor_binding(&path);
-    let request = ctx.page_request(&app.cursor_secret, &binding)?;
-    app.store.read(|data| {
+    keyset_list(&ctx, &app, &path, |data| {
         let scan = find_scan(data, &ctx, &project_id, &scan_id)?;
         // The full snapshot, fixed and ignored findings included, by finding id.
-        let items = scan
+        Ok(scan
             .findings
             .iter()
             .map(|finding| (vec![KeyPart::asc_text(&finding.id)], finding.clone()))
-            .collect();
-        let (data, pagination) = paging::paginate(items, &request, &app.cursor_secret, &binding);
-        Ok(Json(Page { data, pagination }))
+            .collect())
     })
-}
-
-fn scan_view(scan: &ScanRec) -> SecurityScan {
-    SecurityScan {
-        id: scan.id.clone(),
-        status: scan.status.clone(),
-        commit_sha: scan.commit_sha.clone(),
-        started_at: scan.started_at,
-        finished_at: scan.finished_at,
-        requested_scanners: scan.requested_scanners.clone(),
-    }
 }
 
 /// A scan of a project of the caller's workspace. The operation answers only
@@ -104,7 +85,7 @@ fn find_scan<'a>(
         .and_then(|project| data.scans.get(&project.id))
         .into_iter()
         .flatten()
-        .find(|scan| scan.id == scan_id)
+        .find(|scan| scan.scan.id == scan_id)
         .ok_or_else(|| {
             HttpError::not_found(ErrorType::SecurityScanNotFound, "Security scan not found")
         })

@@ -12,6 +12,7 @@ use axum::extract::State;
 
 use super::blocking;
 use super::pii::unix_millis;
+use super::projects::project_view;
 use crate::api::model::{MAX_LISTED_WORKSPACES, Page, ProjectSummary};
 use crate::server::ServerState;
 use crate::server::context::Ctx;
@@ -99,22 +100,7 @@ fn sort_key(project: &ProjectRec) -> SortKey {
     ]
 }
 
-/// The 11-field summary; the audience, as in the Project, only while published.
+/// The 11-field summary: the Project's fields less three.
 pub fn summary_view(project: &ProjectRec) -> ProjectSummary {
-    ProjectSummary {
-        id: project.id.clone(),
-        name: project.name.clone(),
-        description: project.description.clone(),
-        created_at: project.created_at,
-        last_edited_at: project.last_edited_at,
-        latest_screenshot_url: project.latest_screenshot_url.clone(),
-        owner_id: project.owner_id.clone(),
-        workspace_id: project.workspace_id.clone(),
-        is_published: project.is_published,
-        publish_audience: project
-            .is_published
-            .then(|| project.audience.clone())
-            .flatten(),
-        visibility: project.visibility.clone(),
-    }
+    ProjectSummary::from(project_view(project))
 }

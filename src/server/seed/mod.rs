@@ -99,7 +99,12 @@ mod tests {
                 .iter()
                 .any(|m| m.display_name.as_deref().is_some_and(hostile))
         );
-        assert!(fixture.pii_findings.iter().any(|f| hostile(&f.quote)));
+        assert!(
+            fixture
+                .pii_findings
+                .iter()
+                .any(|f| hostile(&f.finding.quote))
+        );
         // Every short hostile string names a project: formulas, C1, bidi and all.
         let names: Vec<&str> = fixture
             .projects

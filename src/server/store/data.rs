@@ -35,7 +35,7 @@ impl Data {
             let open_pii = self.pii.get(&project.id).map_or(0, |findings| {
                 findings
                     .iter()
-                    .filter(|finding| finding.status == PiiStatus::Open)
+                    .filter(|pii| pii.finding.status == PiiStatus::Open)
                     .count() as i64
             });
             let owner_name = project
@@ -88,17 +88,20 @@ impl Data {
                 let mut project = (**project).clone();
                 // A rename changes what search compares.
                 project.derived.name_folded = project.name.as_deref().map(search::fold);
-                self.indexes.invalidate(&project.workspace_id);
-                if let Some(old) = self.projects.insert(project.id.clone(), project) {
-                    self.indexes.invalidate(&old.workspace_id);
+                let id = project.id.clone();
+                let workspace = project.workspace_id.clone();
+                let old = self.projects.insert(id.clone(), project);
+                if let Some(old) = old.filter(|old| old.workspace_id != workspace) {
+                    self.indexes.project_changed(&old.workspace_id, self, &id);
                 }
+                self.indexes.project_changed(&workspace, self, &id);
             }
             Change::DeleteProject { id, .. } => {
-                if let Some(old) = self.projects.remove(id) {
-                    self.indexes.invalidate(&old.workspace_id);
-                }
                 self.pii.remove(id);
                 self.scans.remove(id);
+                if let Some(old) = self.projects.remove(id) {
+                    self.indexes.project_changed(&old.workspace_id, self, id);
+                }
             }
             Change::PutDeployment(deployment) => {
                 self.deployments

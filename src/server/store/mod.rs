@@ -22,7 +22,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use time::{Duration, OffsetDateTime};
 
 pub use file::{exists_with_data, read_existing};
-pub use index_cache::IndexCache;
+pub use index_cache::{IndexCache, MaintainedIndex};
 pub use records::*;
 pub use settle::settle_deployments;
 
@@ -76,8 +76,8 @@ pub struct Data {
     pub pii: HashMap<String, Vec<PiiRec>>,
     /// Security scans by project.
     pub scans: HashMap<String, Vec<ScanRec>>,
-    /// Read-side indexes, dropped for a workspace whenever a write touches it.
-    pub indexes: IndexCache,
+    /// Read-side indexes, maintained by every write to their workspace.
+    pub indexes: IndexCache<Data>,
 }
 
 /// One write.
@@ -205,12 +205,16 @@ impl Store {
             let mut insert =
                 tx.prepare("INSERT INTO pii_findings (id, project_id, doc) VALUES (?1, ?2, ?3)")?;
             for f in &fixture.pii_findings {
-                insert.execute(params![f.id, f.project_id, serde_json::to_string(f)?])?;
+                insert.execute(params![
+                    f.finding.id,
+                    f.project_id,
+                    serde_json::to_string(f)?
+                ])?;
             }
             let mut insert =
                 tx.prepare("INSERT INTO security_scans (id, project_id, doc) VALUES (?1, ?2, ?3)")?;
             for s in &fixture.scans {
-                insert.execute(params![s.id, s.project_id, serde_json::to_string(s)?])?;
+                insert.execute(params![s.scan.id, s.project_id, serde_json::to_string(s)?])?;
             }
         }
         tx.commit()?;
@@ -485,7 +489,7 @@ fn validate_fixture(fixture: &Fixture) -> Result<(), StoreError> {
         if !projects.contains(f.project_id.as_str()) {
             return bad(format!(
                 "PII finding {:?} names unknown project {:?}",
-                f.id, f.project_id
+                f.finding.id, f.project_id
             ));
         }
     }
@@ -493,7 +497,7 @@ fn validate_fixture(fixture: &Fixture) -> Result<(), StoreError> {
         if !projects.contains(s.project_id.as_str()) {
             return bad(format!(
                 "scan {:?} names unknown project {:?}",
-                s.id, s.project_id
+                s.scan.id, s.project_id
             ));
         }
     }

@@ -4,8 +4,8 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::api::model::{
-    AudienceTarget, DeploymentErrorClass, PiiSource, PiiStatus, PublishAudience, Reason,
-    ReasonValues, ReviewPriority, Role, ScanFinding, ScanStatus, Visibility, rfc3339,
+    AudienceTarget, DeploymentErrorClass, PiiFinding, PublishAudience, Reason, ReasonValues,
+    ReviewPriority, Role, ScanFinding, SecurityScan, Visibility, rfc3339,
 };
 use crate::server::auth::{Feature, Plan, Scope};
 
@@ -201,6 +201,15 @@ pub struct ProjectRec {
     pub derived: Derived,
 }
 
+impl ProjectRec {
+    /// The audience as reads show it: only while the app is published.
+    pub fn shown_audience(&self) -> Option<&PublishAudience> {
+        self.is_published
+            .then_some(self.audience.as_ref())
+            .flatten()
+    }
+}
+
 /// What a project's reads need from other records, worked out once when the
 /// store loads instead of on every request. PII findings and memberships do
 /// not change through the API, so these stay true until the next load.
@@ -246,30 +255,20 @@ pub struct DeploymentRec {
     pub settled: bool,
 }
 
+/// A personal-data finding of a project: the wire's finding.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PiiRec {
-    pub id: String,
     pub project_id: String,
-    #[serde(with = "rfc3339")]
-    pub found_at: OffsetDateTime,
-    pub quote: String,
-    pub source: PiiSource,
-    pub status: PiiStatus,
+    #[serde(flatten)]
+    pub finding: PiiFinding,
 }
 
+/// A scan of a project: the wire's metadata, and its findings.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ScanRec {
-    pub id: String,
     pub project_id: String,
-    pub status: ScanStatus,
-    #[serde(default)]
-    pub commit_sha: Option<String>,
-    #[serde(default, with = "rfc3339::option")]
-    pub started_at: Option<OffsetDateTime>,
-    #[serde(default, with = "rfc3339::option")]
-    pub finished_at: Option<OffsetDateTime>,
-    #[serde(default)]
-    pub requested_scanners: Vec<String>,
+    #[serde(flatten)]
+    pub scan: SecurityScan,
     #[serde(default)]
     pub findings: Vec<ScanFinding>,
 }

@@ -7,7 +7,8 @@ use serde_json::json;
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 
-use super::{InventoryRequest, full_scan, index};
+use super::item::{inventory_item, matched_reason, write_item};
+use super::{InventoryRequest, activity_group, full_scan, index};
 use crate::server::context::QueryParams;
 use crate::server::paging::PageRequest;
 use crate::server::search::fold;
@@ -132,6 +133,11 @@ fn project(index: usize, shape: &Shape) -> ProjectRec {
             "connectors": if shape.connectors { vec!["stripe"] } else { vec![] },
             "finding_type_ids": findings,
             "external_collaborators": shape.small[0] % 2,
+            // Reasons for the findings, in reverse, and one with text to escape.
+            "explanation": findings.iter().rev().map(|id| json!({
+                "id": id, "label": format!("Label \"{id}\"\n"), "detail": "<d>, \\",
+                "category": "c", "review_priority": priority,
+            })).collect::<Vec<_>>(),
         },
         "activity": {
             "edits_24h": shape.small[0], "edits_7d": shape.small[1], "edits_30d": shape.small[2],
@@ -250,9 +256,30 @@ fn assert_same_pages(data: &Data, raw: &str) {
         let scan = full_scan(data, "ws_a", &params, NOW, &request, SECRET, BINDING).unwrap();
         let indexed = index::select(data, "ws_a", &params, NOW, &request, SECRET, BINDING).unwrap();
         let ids = |page: &[&ProjectRec]| page.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
-        assert_eq!(ids(&indexed.0), ids(&scan.0), "{raw} after {cursor:?}");
-        assert_eq!(indexed.1, scan.1, "{raw}");
-        assert_eq!(indexed.2, scan.2, "{raw}");
+        let indexed_page: Vec<&ProjectRec> = indexed.page.iter().map(|(_, p)| *p).collect();
+        assert_eq!(ids(&indexed_page), ids(&scan.0), "{raw} after {cursor:?}");
+        assert_eq!(indexed.pagination, scan.1, "{raw}");
+        assert_eq!(indexed.total, scan.2, "{raw}");
+        // Each item spliced from its kept JSON is the item serialized.
+        let applied = params.applied_finding();
+        for (slot, project) in &indexed.page {
+            let mut spliced = Vec::new();
+            write_item(
+                &mut spliced,
+                indexed.index.item(*slot),
+                project,
+                NOW,
+                applied,
+            )
+            .unwrap();
+            let group = activity_group(project, NOW);
+            let item = inventory_item(project, group, matched_reason(project, applied));
+            assert_eq!(
+                String::from_utf8(spliced).unwrap(),
+                serde_json::to_string(&item).unwrap(),
+                "{raw}"
+            );
+        }
         match scan.1.next_cursor {
             Some(next) if scan.1.has_more => cursor = Some(next),
             _ => return,
@@ -274,7 +301,16 @@ proptest! {
         for raw in &queries {
             assert_same_pages(&data, raw);
         }
-        // A write drops the indexes: the next reads see it.
+        // Writes maintain the indexes: the next reads see them.
+        if let Some(shape) = shapes.first() {
+            let mut added = project(shapes.len(), shape);
+            added.workspace_id = "ws_a".into();
+            added.name = Some("Budget app added".into());
+            data.apply(&Change::PutProject(Box::new(added)));
+        }
+        for raw in &queries {
+            assert_same_pages(&data, raw);
+        }
         if let Some(id) = data.projects.keys().nth(rename.index(data.projects.len().max(1))).cloned() {
             let mut project = data.projects[&id].clone();
             project.name = Some("Budget tracker renamed".into());

@@ -22,21 +22,23 @@
 mod index;
 #[cfg(test)]
 mod index_tests;
+mod item;
 #[cfg(test)]
 mod tests;
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use axum::Json;
 use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
 use time::{Duration, OffsetDateTime};
 
 use super::insights::{has_finding, is_externally_published};
 use super::{PathParams, blocking};
 use crate::api::model::{
-    ActivityAsOf, ActivityGroup, EdgeFunction, InventoryItem, InventoryPage, InventorySortBy,
-    MatchedReason, Owner, PublishAudience, ReviewPriority, SortOrder, Visibility,
+    ActivityAsOf, ActivityGroup, InventoryPage, InventorySortBy, PublishAudience, ReviewPriority,
+    SortOrder, Visibility,
 };
 use crate::server::ServerState;
 use crate::server::auth::Feature;
@@ -60,7 +62,7 @@ pub async fn list(
     ctx: Ctx,
     State(app): State<Arc<ServerState>>,
     PathParams(workspace_id): PathParams<String>,
-) -> Result<Json<InventoryPage>, HttpError> {
+) -> Result<Response, HttpError> {
     let params = InventoryRequest::parse(&ctx.query)?;
     params.require_features(ctx.principal.has_feature(Feature::PiiDetection))?;
     let binding = ctx.cursor_binding(&format!(
@@ -87,7 +89,7 @@ pub async fn list(
         })
     })
     .await?;
-    Ok(Json(page))
+    Ok(([(header::CONTENT_TYPE, "application/json")], page).into_response())
 }
 
 /// The validated query of one inventory request.
@@ -100,7 +102,7 @@ pub struct InventoryRequest {
 }
 
 /// Filters of different parameters combine; values of one parameter match any.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Filters {
     pub query: Option<TextQuery>,
     pub activity_groups: Vec<ActivityGroup>,
@@ -380,13 +382,7 @@ impl Filters {
             && self
                 .has_connectors
                 .is_none_or(|want| project.security.connectors.is_empty() != want)
-            && any_of(
-                &self.publish_audience,
-                project
-                    .is_published
-                    .then_some(project.audience.as_ref())
-                    .flatten(),
-            )
+            && any_of(&self.publish_audience, project.shown_audience())
             && any_of(
                 &self.review_priority,
                 Some(&project.security.review_priority),
@@ -404,6 +400,8 @@ fn any_of<T: PartialEq>(wanted: &[T], value: Option<&T>) -> bool {
     wanted.is_empty() || value.is_some_and(|value| wanted.contains(value))
 }
 
+/// The page as JSON, spliced from the kept JSON of its items: the bytes of
+/// serializing an [`InventoryPage`].
 fn inventory_page(
     data: &Data,
     workspace_id: &str,
@@ -412,30 +410,50 @@ fn inventory_page(
     request: &PageRequest,
     secret: &[u8],
     binding: &str,
-) -> Result<InventoryPage, HttpError> {
+) -> Result<Vec<u8>, HttpError> {
     let workspace = data
         .workspaces
         .get(workspace_id)
         .ok_or_else(HttpError::workspace_not_found)?;
-    let (page, pagination, total) =
-        index::select(data, workspace_id, params, now, request, secret, binding)?;
+    let selected = index::select(data, workspace_id, params, now, request, secret, binding)?;
     let applied = params.applied_finding();
-    let data_items = page
-        .into_iter()
-        .map(|project| inventory_item(project, now, applied))
-        .collect();
-    Ok(InventoryPage {
-        data: data_items,
-        pagination,
-        total,
+    let envelope = InventoryPage {
+        data: Vec::new(),
+        pagination: selected.pagination,
+        total: selected.total,
         as_of: workspace.as_of,
         activity_as_of: Some(ActivityAsOf {
             edits_as_of: workspace.edits_as_of,
             visitors_as_of: workspace.visitors_as_of,
         }),
-        applied_finding: applied.map(|kind| kind.with_count(total)),
-    })
+        applied_finding: applied.map(|kind| kind.with_count(selected.total)),
+    };
+    let unserializable = |_| HttpError::internal("the inventory page did not serialize");
+    let envelope = serde_json::to_vec(&envelope).map_err(unserializable)?;
+    let rest = envelope
+        .strip_prefix(PAGE_START)
+        .ok_or_else(|| HttpError::internal("the inventory page did not serialize"))?;
+    // One allocation of the page's size: a page is over 100 KiB.
+    let items: usize = selected
+        .page
+        .iter()
+        .map(|(slot, _)| selected.index.item(*slot).map_or(2048, item::ItemJson::len))
+        .sum();
+    let mut out = Vec::with_capacity(PAGE_START.len() + rest.len() + items);
+    out.extend_from_slice(PAGE_START);
+    for (n, (slot, project)) in selected.page.into_iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        let kept = selected.index.item(slot);
+        item::write_item(&mut out, kept, project, now, applied).map_err(unserializable)?;
+    }
+    out.extend_from_slice(rest);
+    Ok(out)
 }
+
+/// How a serialized [`InventoryPage`] starts; its items go right after.
+const PAGE_START: &[u8] = b"{\"data\":[";
 
 /// The page, its pagination and the total, by a scan of the whole workspace:
 /// what the indexes replaced, kept as the oracle of their tests.
@@ -450,7 +468,6 @@ fn full_scan<'d>(
     binding: &str,
 ) -> Result<(Vec<&'d ProjectRec>, crate::api::model::Pagination, i64), HttpError> {
     use crate::server::paging::compact::paginate_compact;
-    use crate::server::search::Field;
     let mut matcher = params.filters.query.as_ref().map(TextQuery::matcher);
     let mut keyed: Vec<(CompactKey, &ProjectRec)> = Vec::new();
     for project in data.workspace_projects(workspace_id) {
@@ -459,16 +476,10 @@ fn full_scan<'d>(
             continue;
         }
         let score = match &mut matcher {
-            Some(matcher) => {
-                let fields = [
-                    Field::folded(project.derived.name_folded.as_deref(), NAME_WEIGHT),
-                    Field::folded(project.derived.owner_name_folded.as_deref(), OWNER_WEIGHT),
-                ];
-                match matcher.score(&fields) {
-                    Some(score) => score,
-                    None => continue,
-                }
-            }
+            Some(matcher) => match matcher.score(&index::search_fields(project)) {
+                Some(score) => score,
+                None => continue,
+            },
             None => 0,
         };
         keyed.push((params.sort.key(project, score, open_pii), project));
@@ -476,72 +487,4 @@ fn full_scan<'d>(
     let total = keyed.len() as i64;
     let (page, pagination) = paginate_compact(keyed, request, secret, binding)?;
     Ok((page, pagination, total))
-}
-
-fn inventory_item(
-    project: &ProjectRec,
-    now: OffsetDateTime,
-    applied: Option<&FindingKind>,
-) -> InventoryItem {
-    let security = &project.security;
-    let url = if project.is_published {
-        project
-            .published_url
-            .clone()
-            .or_else(|| project.preview_url.clone())
-    } else {
-        project.preview_url.clone()
-    };
-    // The reason for the applied finding type, else the most important reason.
-    let reason = applied
-        .and_then(|kind| security.explanation.iter().find(|r| r.id == kind.id))
-        .or_else(|| security.explanation.first());
-    let matched_reason = reason.map(|reason| {
-        let mut values = security.values.clone();
-        values.open_pii_finding_count = project.derived.open_pii;
-        MatchedReason {
-            id: reason.id.clone(),
-            label: reason.label.clone(),
-            detail: reason.detail.clone(),
-            category: reason.category.clone(),
-            review_priority: reason.review_priority.clone(),
-            values,
-        }
-    });
-    let activity = &project.activity;
-    InventoryItem {
-        id: project.id.clone(),
-        name: project.name.clone(),
-        description: project.description.clone(),
-        url,
-        is_published: project.is_published,
-        publish_audience: project
-            .is_published
-            .then(|| project.audience.clone())
-            .flatten(),
-        visibility: project.visibility.clone(),
-        activity_group: activity_group(project, now),
-        connectors: security.connectors.clone(),
-        edge_functions: security
-            .edge_functions
-            .iter()
-            .map(|name| EdgeFunction { name: name.clone() })
-            .collect(),
-        edit_count: activity.edit_count,
-        message_count: activity.message_count,
-        edits_24h: activity.edits_24h,
-        edits_7d: activity.edits_7d,
-        edits_30d: activity.edits_30d,
-        visitors_24h: activity.visitors_24h,
-        visitors_7d: activity.visitors_7d,
-        visitors_30d: activity.visitors_30d,
-        last_edited_at: project.last_edited_at,
-        last_security_scan_at: security.last_security_scan_at,
-        owner: Owner {
-            display_name: project.derived.owner_name.clone(),
-        },
-        review_priority: security.review_priority.clone(),
-        review_priority_explanation: security.explanation.clone(),
-        matched_reason,
-    }
 }

@@ -6,8 +6,8 @@ use time::{Duration, OffsetDateTime};
 
 use super::Generation;
 use crate::api::model::{
-    FindingLevel, FindingStatus, PiiSource, PiiStatus, Reason, ReasonValues, ReviewPriority,
-    SECRET_CATEGORY, ScanFinding, ScanStatus,
+    FindingLevel, FindingStatus, PiiFinding, PiiSource, PiiStatus, Reason, ReasonValues,
+    ReviewPriority, SECRET_CATEGORY, ScanFinding, ScanStatus, SecurityScan,
 };
 use crate::hash::{hash_str, mix64};
 use crate::rng::SplitMix64;
@@ -52,15 +52,17 @@ pub(super) fn pii_findings(
                 rng.pick(PII_QUOTES).to_string()
             };
             fixture.pii_findings.push(PiiRec {
-                id: format!("pii_{:012x}", mix64(hash_str(id) ^ f) & 0xffff_ffff_ffff),
                 project_id: id.to_owned(),
-                // Some findings share a time, so ties by id matter.
-                found_at: anchor - Duration::hours((rng.below(24 * 90) / 3 * 3) as i64),
-                quote,
-                source: rng
-                    .pick(&[PiiSource::Chat, PiiSource::Code, PiiSource::Database])
-                    .clone(),
-                status,
+                finding: PiiFinding {
+                    id: format!("pii_{:012x}", mix64(hash_str(id) ^ f) & 0xffff_ffff_ffff),
+                    // Some findings share a time, so ties by id matter.
+                    found_at: anchor - Duration::hours((rng.below(24 * 90) / 3 * 3) as i64),
+                    quote,
+                    source: rng
+                        .pick(&[PiiSource::Chat, PiiSource::Code, PiiSource::Database])
+                        .clone(),
+                    status,
+                },
             });
         }
     }
@@ -342,13 +344,15 @@ fn project_scans(
     }
     let commit = |n: u64| format!("{:040x}", u128::from(mix64(hash_str(id) ^ 7 ^ n)) << 32);
     let mut scans = vec![ScanRec {
-        id: scan_id.clone(),
         project_id: id.to_owned(),
-        status: ScanStatus::Completed,
-        commit_sha: Some(commit(0)),
-        started_at: Some(scanned_at - Duration::minutes(3)),
-        finished_at: Some(scanned_at),
-        requested_scanners: SCANNERS.iter().map(|s| (*s).to_owned()).collect(),
+        scan: SecurityScan {
+            id: scan_id.clone(),
+            status: ScanStatus::Completed,
+            commit_sha: Some(commit(0)),
+            started_at: Some(scanned_at - Duration::minutes(3)),
+            finished_at: Some(scanned_at),
+            requested_scanners: SCANNERS.iter().map(|s| (*s).to_owned()).collect(),
+        },
         findings,
     }];
     // Older scans: finished, or failed without findings.
@@ -388,17 +392,19 @@ fn project_scans(
                 .collect()
         };
         scans.push(ScanRec {
-            id: older_id,
             project_id: id.to_owned(),
-            status: if failed {
-                ScanStatus::Failed
-            } else {
-                ScanStatus::Completed
+            scan: SecurityScan {
+                id: older_id,
+                status: if failed {
+                    ScanStatus::Failed
+                } else {
+                    ScanStatus::Completed
+                },
+                commit_sha: Some(commit(n)),
+                started_at: Some(at - Duration::minutes(2 + own.below(5) as i64)),
+                finished_at: Some(at),
+                requested_scanners: vec![(*own.pick(&SCANNERS)).to_owned()],
             },
-            commit_sha: Some(commit(n)),
-            started_at: Some(at - Duration::minutes(2 + own.below(5) as i64)),
-            finished_at: Some(at),
-            requested_scanners: vec![(*own.pick(&SCANNERS)).to_owned()],
             findings,
         });
     }

@@ -1,0 +1,149 @@
+//! One project as an inventory item, and the item kept as JSON: the parts of
+//! an item that only a write changes are serialized once (and again on each
+//! write, see `index.rs`), and a page is spliced from them. The bytes are
+//! those of serializing the [`InventoryItem`].
+
+use time::OffsetDateTime;
+
+use super::activity_group;
+use crate::api::model::{ActivityGroup, EdgeFunction, InventoryItem, MatchedReason, Owner};
+use crate::server::catalog::FindingKind;
+use crate::server::store::ProjectRec;
+
+/// An item's JSON around what each request decides: `head` ends with
+/// `"activity_group":` (the group moves with the clock), `tail` runs from
+/// `,"connectors":` to `"matched_reason":` (the reason follows the applied
+/// finding type), and `reason` is the matched reason with none applied.
+#[derive(Debug)]
+pub(super) struct ItemJson {
+    head: Box<str>,
+    tail: Box<str>,
+    reason: Box<str>,
+}
+
+/// Where the group goes: no JSON string can hold `,"` unescaped, so the first
+/// match is the field itself.
+const GROUP_FIELD: &str = ",\"activity_group\":";
+/// The item serialized with no matched reason ends so.
+const NO_REASON_END: &str = "null}";
+
+impl ItemJson {
+    /// `None` only if serde_json fails on the item (then it is serialized per request).
+    pub(super) fn of(project: &ProjectRec) -> Option<Self> {
+        let placeholder = ActivityGroup::Last14Days;
+        let item = inventory_item(project, placeholder.clone(), None);
+        let json = serde_json::to_string(&item).ok()?;
+        let group = serde_json::to_string(&placeholder).ok()?;
+        let head_end = json.find(GROUP_FIELD)? + GROUP_FIELD.len();
+        let tail = json[head_end..]
+            .strip_prefix(group.as_str())?
+            .strip_suffix(NO_REASON_END)?;
+        let reason = serde_json::to_string(&matched_reason(project, None)).ok()?;
+        Some(Self {
+            head: json[..head_end].into(),
+            tail: tail.into(),
+            reason: reason.into(),
+        })
+    }
+}
+
+impl ItemJson {
+    /// About how long the item is: what a page reserves for it.
+    pub(super) fn len(&self) -> usize {
+        self.head.len() + self.tail.len() + self.reason.len() + 32
+    }
+}
+
+/// Writes the inventory item of `project` to `out`, from its kept JSON when there is one.
+pub(super) fn write_item(
+    out: &mut Vec<u8>,
+    kept: Option<&ItemJson>,
+    project: &ProjectRec,
+    now: OffsetDateTime,
+    applied: Option<&FindingKind>,
+) -> Result<(), serde_json::Error> {
+    let group = activity_group(project, now);
+    let Some(kept) = kept else {
+        let reason = matched_reason(project, applied);
+        return serde_json::to_writer(out, &inventory_item(project, group, reason));
+    };
+    out.extend_from_slice(kept.head.as_bytes());
+    serde_json::to_writer(&mut *out, &group)?;
+    out.extend_from_slice(kept.tail.as_bytes());
+    match applied {
+        None => out.extend_from_slice(kept.reason.as_bytes()),
+        Some(_) => serde_json::to_writer(&mut *out, &matched_reason(project, applied))?,
+    }
+    out.push(b'}');
+    Ok(())
+}
+
+/// The reason for the applied finding type, else the most important reason.
+pub(super) fn matched_reason(
+    project: &ProjectRec,
+    applied: Option<&FindingKind>,
+) -> Option<MatchedReason> {
+    let security = &project.security;
+    let reason = applied
+        .and_then(|kind| security.explanation.iter().find(|r| r.id == kind.id))
+        .or_else(|| security.explanation.first())?;
+    let mut values = security.values.clone();
+    values.open_pii_finding_count = project.derived.open_pii;
+    Some(MatchedReason {
+        id: reason.id.clone(),
+        label: reason.label.clone(),
+        detail: reason.detail.clone(),
+        category: reason.category.clone(),
+        review_priority: reason.review_priority.clone(),
+        values,
+    })
+}
+
+pub(super) fn inventory_item(
+    project: &ProjectRec,
+    activity_group: ActivityGroup,
+    matched_reason: Option<MatchedReason>,
+) -> InventoryItem {
+    let security = &project.security;
+    let url = if project.is_published {
+        project
+            .published_url
+            .clone()
+            .or_else(|| project.preview_url.clone())
+    } else {
+        project.preview_url.clone()
+    };
+    let activity = &project.activity;
+    InventoryItem {
+        id: project.id.clone(),
+        name: project.name.clone(),
+        description: project.description.clone(),
+        url,
+        is_published: project.is_published,
+        publish_audience: project.shown_audience().cloned(),
+        visibility: project.visibility.clone(),
+        activity_group,
+        connectors: security.connectors.clone(),
+        edge_functions: security
+            .edge_functions
+            .iter()
+            .map(|name| EdgeFunction { name: name.clone() })
+            .collect(),
+        edit_count: activity.edit_count,
+        message_count: activity.message_count,
+        edits_24h: activity.edits_24h,
+        edits_7d: activity.edits_7d,
+        edits_30d: activity.edits_30d,
+        visitors_24h: activity.visitors_24h,
+        visitors_7d: activity.visitors_7d,
+        visitors_30d: activity.visitors_30d,
+        last_edited_at: project.last_edited_at,
+        last_security_scan_at: security.last_security_scan_at,
+        owner: Owner {
+            display_name: project.derived.owner_name.clone(),
+        },
+        review_priority: security.review_priority.clone(),
+        review_priority_explanation: security.explanation.clone(),
+        matched_reason,
+    }
+}
