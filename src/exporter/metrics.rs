@@ -1,6 +1,9 @@
-//! The cached snapshot as metric families, built afresh for each scrape so a
-//! scrape sees one poll's data whole and a label set that vanished is gone.
-//! prometheus-client names, types and escapes them.
+//! The cached snapshot as metric families, built afresh from each new poll's
+//! data so a scrape sees one poll's data whole and a label set that vanished is
+//! gone. prometheus-client names, types and escapes them. The families split in
+//! two: what changes only with the data ([`data_registry`], encoded once per
+//! change), and the data's age, which changes with the clock ([`ages_registry`],
+//! encoded per scrape and written last).
 
 mod families;
 
@@ -35,6 +38,17 @@ impl Scope<'_> {
             )
             .collect()
     }
+
+    /// One label set per entry of `values`, `name` = its key, with its value.
+    fn each<'v, K: AsRef<str>, V>(
+        &'v self,
+        name: &'static str,
+        values: impl IntoIterator<Item = (K, V)> + 'v,
+    ) -> impl Iterator<Item = (Labels, V)> + 'v {
+        values
+            .into_iter()
+            .map(move |(key, value)| (self.labels(&[(name, key.as_ref())]), value))
+    }
 }
 
 /// The registry of one scrape of one workspace: every family prefixed
@@ -50,8 +64,33 @@ pub fn registry(workspace: &str, snapshot: &Snapshot, now: OffsetDateTime) -> Re
     )
 }
 
-/// The registry of one scrape of every context served.
+/// The registry of one scrape of every context served: [`data_registry`]'s
+/// families, then [`ages_registry`]'s.
 pub fn scopes_registry(scopes: &[Scope<'_>], now: OffsetDateTime) -> Registry {
+    let mut families = data_families(scopes);
+    for scope in scopes {
+        add_ages(&mut families, scope, now);
+    }
+    into_registry(families)
+}
+
+/// Every family but the data's age: what changes only when a poll changes the
+/// snapshots.
+pub fn data_registry(scopes: &[Scope<'_>]) -> Registry {
+    into_registry(data_families(scopes))
+}
+
+/// The data's age at `now`, of every context: the one family that changes
+/// with the clock.
+pub fn ages_registry(scopes: &[Scope<'_>], now: OffsetDateTime) -> Registry {
+    let mut families = Families::default();
+    for scope in scopes {
+        add_ages(&mut families, scope, now);
+    }
+    into_registry(families)
+}
+
+fn data_families(scopes: &[Scope<'_>]) -> Families {
     let mut families = Families::default();
     // Family by family, so each family's samples stay together.
     for scope in scopes {
@@ -64,8 +103,12 @@ pub fn scopes_registry(scopes: &[Scope<'_>], now: OffsetDateTime) -> Registry {
         add_watched(&mut families, scope);
     }
     for scope in scopes {
-        add_client(&mut families, scope, now);
+        add_client(&mut families, scope);
     }
+    families
+}
+
+fn into_registry(families: Families) -> Registry {
     let mut registry = Registry::with_prefix("vantage");
     families.register(&mut registry);
     registry
@@ -152,22 +195,16 @@ fn add_inventory(families: &mut Families, scope: &Scope<'_>) {
     let Some(tally) = &scope.snapshot.inventory else {
         return;
     };
-    for (audience, count) in &tally.by_publish_audience {
-        families.gauge(
-            "projects_by_publish_audience",
-            "Projects by publish audience (not_published for projects not published), from the inventory walk",
-            scope.labels(&[("publish_audience", audience)]),
-            *count,
-        );
-    }
-    for (visibility, count) in &tally.by_visibility {
-        families.gauge(
-            "projects_by_visibility",
-            "Projects by visibility, from the inventory walk",
-            scope.labels(&[("visibility", visibility)]),
-            *count,
-        );
-    }
+    families.gauges(
+        "projects_by_publish_audience",
+        "Projects by publish audience (not_published for projects not published), from the inventory walk",
+        scope.each("publish_audience", &tally.by_publish_audience),
+    );
+    families.gauges(
+        "projects_by_visibility",
+        "Projects by visibility, from the inventory walk",
+        scope.each("visibility", &tally.by_visibility),
+    );
     families.gauge(
         "open_pii_findings",
         "Open personal-data findings across the workspace's projects, from the inventory walk",
@@ -233,7 +270,7 @@ fn add_watched(families: &mut Families, scope: &Scope<'_>) {
     }
 }
 
-fn add_client(families: &mut Families, scope: &Scope<'_>, now: OffsetDateTime) {
+fn add_client(families: &mut Families, scope: &Scope<'_>) {
     let snapshot = scope.snapshot;
     let client = &snapshot.client;
     const REQUESTS: (&str, &str) = (
@@ -243,14 +280,11 @@ fn add_client(families: &mut Families, scope: &Scope<'_>, now: OffsetDateTime) {
     families.family(REQUESTS.0, REQUESTS.1, || {
         Family::Counters(Counters::default())
     });
-    for (status, count) in &client.requests_by_status {
-        families.counter(
-            REQUESTS.0,
-            REQUESTS.1,
-            scope.labels(&[("status", status)]),
-            *count,
-        );
-    }
+    families.counters(
+        REQUESTS.0,
+        REQUESTS.1,
+        scope.each("status", &client.requests_by_status),
+    );
     families.counter(
         "client_retries",
         "API requests the exporter's client retried",
@@ -271,31 +305,29 @@ fn add_client(families: &mut Families, scope: &Scope<'_>, now: OffsetDateTime) {
             i64::from(state.limit),
         );
     }
-    let count = |counts: &std::collections::BTreeMap<Source, u64>, source: Source| {
-        counts.get(&source).copied().unwrap_or(0)
+    // Every source, 0 for one that never failed or waited.
+    let every_source = |counts: &'_ std::collections::BTreeMap<Source, u64>| {
+        Source::ALL.map(|source| (source.as_str(), counts.get(&source).copied().unwrap_or(0)))
     };
-    for source in Source::ALL {
-        families.counter(
-            "poll_errors",
-            "Polls of the API that failed, by source",
-            scope.labels(&[("source", source.as_str())]),
-            count(&snapshot.poll_errors, source),
-        );
-    }
-    for source in Source::ALL {
-        families.counter(
-            "polls_deferred",
-            "Polls left for a later cycle to keep the rate-limit reserve, by source",
-            scope.labels(&[("source", source.as_str())]),
-            count(&snapshot.polls_deferred, source),
-        );
-    }
+    families.counters(
+        "poll_errors",
+        "Polls of the API that failed, by source",
+        scope.each("source", every_source(&snapshot.poll_errors)),
+    );
+    families.counters(
+        "polls_deferred",
+        "Polls left for a later cycle to keep the rate-limit reserve, by source",
+        scope.each("source", every_source(&snapshot.polls_deferred)),
+    );
+}
+
+fn add_ages(families: &mut Families, scope: &Scope<'_>, now: OffsetDateTime) {
     const AGE: (&str, &str) = (
         "data_age_seconds",
         "Seconds since each source last answered",
     );
     families.family(AGE.0, AGE.1, || Family::Floats(Floats::default()));
-    for (source, at) in &snapshot.fetched_at {
+    for (source, at) in &scope.snapshot.fetched_at {
         // Whole milliseconds: the clocks are no finer, and the text stays short.
         let millis = (now - *at).whole_milliseconds().max(0);
         families.float(

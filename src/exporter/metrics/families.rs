@@ -2,6 +2,7 @@
 //! families with many label sets, and one family per name whatever the number
 //! of contexts served.
 
+use std::borrow::Borrow;
 use std::sync::atomic::AtomicU64;
 
 use prometheus_client::encoding::{EncodeMetric, MetricEncoder};
@@ -139,6 +140,30 @@ impl Families {
             self.family(name, help, || Family::Counters(Counters::default()))
         {
             family.push(labels, counter(value));
+        }
+    }
+
+    /// A gauge per labelled value, in order.
+    pub(super) fn gauges<V: Borrow<i64>>(
+        &mut self,
+        name: &str,
+        help: &str,
+        samples: impl IntoIterator<Item = (Labels, V)>,
+    ) {
+        for (labels, value) in samples {
+            self.gauge(name, help, labels, *value.borrow());
+        }
+    }
+
+    /// A counter per labelled value, in order.
+    pub(super) fn counters<V: Borrow<u64>>(
+        &mut self,
+        name: &str,
+        help: &str,
+        samples: impl IntoIterator<Item = (Labels, V)>,
+    ) {
+        for (labels, value) in samples {
+            self.counter(name, help, labels, *value.borrow());
         }
     }
 
