@@ -195,15 +195,17 @@ fn add_inventory(families: &mut Families, scope: &Scope<'_>) {
     let Some(tally) = &scope.snapshot.inventory else {
         return;
     };
-    families.gauges(
+    families.samples(
         "projects_by_publish_audience",
         "Projects by publish audience (not_published for projects not published), from the inventory walk",
         scope.each("publish_audience", &tally.by_publish_audience),
+        Families::gauge,
     );
-    families.gauges(
+    families.samples(
         "projects_by_visibility",
         "Projects by visibility, from the inventory walk",
         scope.each("visibility", &tally.by_visibility),
+        Families::gauge,
     );
     families.gauge(
         "open_pii_findings",
@@ -280,10 +282,11 @@ fn add_client(families: &mut Families, scope: &Scope<'_>) {
     families.family(REQUESTS.0, REQUESTS.1, || {
         Family::Counters(Counters::default())
     });
-    families.counters(
+    families.samples(
         REQUESTS.0,
         REQUESTS.1,
         scope.each("status", &client.requests_by_status),
+        Families::counter,
     );
     families.counter(
         "client_retries",
@@ -309,15 +312,17 @@ fn add_client(families: &mut Families, scope: &Scope<'_>) {
     let every_source = |counts: &'_ std::collections::BTreeMap<Source, u64>| {
         Source::ALL.map(|source| (source.as_str(), counts.get(&source).copied().unwrap_or(0)))
     };
-    families.counters(
+    families.samples(
         "poll_errors",
         "Polls of the API that failed, by source",
         scope.each("source", every_source(&snapshot.poll_errors)),
+        Families::counter,
     );
-    families.counters(
+    families.samples(
         "polls_deferred",
         "Polls left for a later cycle to keep the rate-limit reserve, by source",
         scope.each("source", every_source(&snapshot.polls_deferred)),
+        Families::counter,
     );
 }
 
@@ -418,6 +423,15 @@ mod tests {
         snapshot
     }
 
+    fn assert_has_lines(text: &str, expected: &[&str]) {
+        for expected in expected {
+            assert!(
+                text.lines().any(|line| line == *expected),
+                "missing {expected:?} in\n{text}"
+            );
+        }
+    }
+
     fn scrape(snapshot: Snapshot, format: Format) -> String {
         let cache = Cache::default();
         cache.update(|cached| *cached = snapshot);
@@ -428,31 +442,29 @@ mod tests {
     #[test]
     fn text_004_lines() {
         let text = scrape(snapshot("Invoice finder"), Format::Text004);
-        for expected in [
-            "# HELP vantage_projects Projects in the workspace.",
-            "# TYPE vantage_projects gauge",
-            "vantage_projects{workspace=\"ws_acme\"} 12",
-            "vantage_externally_published_projects_delta_30d{workspace=\"ws_acme\"} -1",
-            "vantage_projects_by_review_priority{workspace=\"ws_acme\",review_priority=\"unscored\"} 2",
-            "vantage_projects_by_review_priority{workspace=\"ws_acme\",review_priority=\"needs_review\"} 3",
-            "vantage_projects_by_finding_type{workspace=\"ws_acme\",finding_type=\"public_security_exposure\"} 3",
-            "# TYPE vantage_finding_type_info gauge",
-            "vantage_projects_by_publish_audience{workspace=\"ws_acme\",publish_audience=\"not_published\"} 8",
-            "vantage_open_pii_findings{workspace=\"ws_acme\"} 6",
-            "vantage_project_current_visitors{workspace=\"ws_acme\",project=\"prj_1\"} 9",
-            "vantage_project_last_minute_visitors{workspace=\"ws_acme\",project=\"prj_1\"} 2",
-            "# TYPE vantage_project_info gauge",
-            "vantage_project_info{workspace=\"ws_acme\",project=\"prj_1\",name=\"Invoice finder\"} 1",
-            "# TYPE vantage_client_requests_total counter",
-            "vantage_client_requests_total{workspace=\"ws_acme\",status=\"200\"} 5",
-            "vantage_poll_errors_total{workspace=\"ws_acme\",source=\"inventory\"} 0",
-            "vantage_data_age_seconds{workspace=\"ws_acme\",source=\"insights\"} 90.0",
-        ] {
-            assert!(
-                text.lines().any(|line| line == expected),
-                "missing {expected:?} in\n{text}"
-            );
-        }
+        assert_has_lines(
+            &text,
+            &[
+                "# HELP vantage_projects Projects in the workspace.",
+                "# TYPE vantage_projects gauge",
+                "vantage_projects{workspace=\"ws_acme\"} 12",
+                "vantage_externally_published_projects_delta_30d{workspace=\"ws_acme\"} -1",
+                "vantage_projects_by_review_priority{workspace=\"ws_acme\",review_priority=\"unscored\"} 2",
+                "vantage_projects_by_review_priority{workspace=\"ws_acme\",review_priority=\"needs_review\"} 3",
+                "vantage_projects_by_finding_type{workspace=\"ws_acme\",finding_type=\"public_security_exposure\"} 3",
+                "# TYPE vantage_finding_type_info gauge",
+                "vantage_projects_by_publish_audience{workspace=\"ws_acme\",publish_audience=\"not_published\"} 8",
+                "vantage_open_pii_findings{workspace=\"ws_acme\"} 6",
+                "vantage_project_current_visitors{workspace=\"ws_acme\",project=\"prj_1\"} 9",
+                "vantage_project_last_minute_visitors{workspace=\"ws_acme\",project=\"prj_1\"} 2",
+                "# TYPE vantage_project_info gauge",
+                "vantage_project_info{workspace=\"ws_acme\",project=\"prj_1\",name=\"Invoice finder\"} 1",
+                "# TYPE vantage_client_requests_total counter",
+                "vantage_client_requests_total{workspace=\"ws_acme\",status=\"200\"} 5",
+                "vantage_poll_errors_total{workspace=\"ws_acme\",source=\"inventory\"} 0",
+                "vantage_data_age_seconds{workspace=\"ws_acme\",source=\"insights\"} 90.0",
+            ],
+        );
         assert!(!text.contains("# EOF"));
         assert!(!text.contains("# UNIT"));
     }
@@ -461,17 +473,15 @@ mod tests {
     fn openmetrics_lines() {
         let text = scrape(snapshot("Invoice finder"), Format::OpenMetrics);
         assert!(text.ends_with("# EOF\n"), "{text}");
-        for expected in [
-            "# TYPE vantage_client_requests counter",
-            "vantage_client_requests_total{workspace=\"ws_acme\",status=\"200\"} 5",
-            "# TYPE vantage_project info",
-            "vantage_project_info{workspace=\"ws_acme\",project=\"prj_1\",name=\"Invoice finder\"} 1",
-        ] {
-            assert!(
-                text.lines().any(|line| line == expected),
-                "missing {expected:?} in\n{text}"
-            );
-        }
+        assert_has_lines(
+            &text,
+            &[
+                "# TYPE vantage_client_requests counter",
+                "vantage_client_requests_total{workspace=\"ws_acme\",status=\"200\"} 5",
+                "# TYPE vantage_project info",
+                "vantage_project_info{workspace=\"ws_acme\",project=\"prj_1\",name=\"Invoice finder\"} 1",
+            ],
+        );
     }
 
     /// Escapes a label value as both formats do.

@@ -143,27 +143,17 @@ impl Families {
         }
     }
 
-    /// A gauge per labelled value, in order.
-    pub(super) fn gauges<V: Borrow<i64>>(
+    /// One sample per labelled value, in order, each added by `add`
+    /// ([`Families::gauge`], [`Families::counter`]).
+    pub(super) fn samples<V: Copy>(
         &mut self,
         name: &str,
         help: &str,
-        samples: impl IntoIterator<Item = (Labels, V)>,
+        samples: impl IntoIterator<Item = (Labels, impl Borrow<V>)>,
+        add: fn(&mut Self, &str, &str, Labels, V),
     ) {
         for (labels, value) in samples {
-            self.gauge(name, help, labels, *value.borrow());
-        }
-    }
-
-    /// A counter per labelled value, in order.
-    pub(super) fn counters<V: Borrow<u64>>(
-        &mut self,
-        name: &str,
-        help: &str,
-        samples: impl IntoIterator<Item = (Labels, V)>,
-    ) {
-        for (labels, value) in samples {
-            self.counter(name, help, labels, *value.borrow());
+            add(self, name, help, labels, *value.borrow());
         }
     }
 
