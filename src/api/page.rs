@@ -81,24 +81,12 @@ pub struct PageParams {
     pub limit: Option<u32>,
 }
 
-impl PageParams {
-    pub fn query(&self, cursor: Option<&str>) -> Query {
-        to_query(self, cursor)
-    }
-}
-
 /// Parameters of `GET /v1/projects`: the workspaces (1 to 10, repeated
 /// `workspace_id`) and the page size.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ProjectListParams {
     pub workspace_id: Vec<String>,
     pub limit: Option<u32>,
-}
-
-impl ProjectListParams {
-    pub fn query(&self, cursor: Option<&str>) -> Query {
-        to_query(self, cursor)
-    }
 }
 
 /// Parameters of the workspace member list.
@@ -113,12 +101,6 @@ pub struct MemberListParams {
     /// Requires `sort_by`.
     pub sort_order: Option<SortOrder>,
     pub scim_managed: Option<bool>,
-}
-
-impl MemberListParams {
-    pub fn query(&self, cursor: Option<&str>) -> Query {
-        to_query(self, cursor)
-    }
 }
 
 /// Parameters of the security project inventory.
@@ -139,12 +121,6 @@ pub struct InventoryParams {
     pub publish_audience: Vec<PublishAudience>,
     pub review_priority: Vec<ReviewPriority>,
     pub finding_type_id: Vec<String>,
-}
-
-impl InventoryParams {
-    pub fn query(&self, cursor: Option<&str>) -> Query {
-        to_query(self, cursor)
-    }
 }
 
 /// The items of every page, as the stream is read. `fetch(cursor)` returns one
@@ -284,7 +260,7 @@ mod tests {
             review_priority: vec![ReviewPriority::Unscored],
             finding_type_id: vec!["inactive_owner".into()],
         };
-        let pairs = params.query(Some("c1")).into_pairs();
+        let pairs = to_query(&params, Some("c1")).into_pairs();
         let shown: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
         assert_eq!(
             shown,
@@ -311,14 +287,13 @@ mod tests {
             scim_managed: Some(false),
             ..Default::default()
         };
-        let shown: Vec<String> = members
-            .query(None)
+        let shown: Vec<String> = to_query(&members, None)
             .into_pairs()
             .iter()
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
         assert_eq!(shown, ["role=owner", "role=auditor", "scim_managed=false"]);
-        assert!(InventoryParams::default().query(None).0.is_empty());
+        assert!(to_query(&InventoryParams::default(), None).0.is_empty());
     }
 
     fn pagination(has_more: bool, next: Option<&str>) -> Pagination {
