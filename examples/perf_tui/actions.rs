@@ -148,7 +148,8 @@ pub fn bulk(marks: usize, spend: usize, command: &[String]) {
     let started_at = now_utc();
     let started = Instant::now();
     session.send("y");
-    let done = session.wait_for("the bulk change's report", |s| {
+    // The window may hold the change back for up to a minute.
+    let done = session.wait_within(Duration::from_secs(300), "the bulk change's report", |s| {
         s.contains(" ok, ") && s.contains(" failed")
     });
     let wall = (done - started).as_secs_f64();

@@ -107,7 +107,17 @@ impl Session {
     /// Reads output until `check` holds for the screen; returns when the chunk
     /// that made it hold arrived.
     fn wait_for(&mut self, what: &str, check: impl Fn(&str) -> bool) -> Instant {
-        let deadline = Instant::now() + DEADLINE;
+        self.wait_within(DEADLINE, what, check)
+    }
+
+    /// [`Session::wait_for`] with its own time limit.
+    fn wait_within(
+        &mut self,
+        limit: Duration,
+        what: &str,
+        check: impl Fn(&str) -> bool,
+    ) -> Instant {
+        let deadline = Instant::now() + limit;
         loop {
             match self.output.recv_timeout(Duration::from_millis(100)) {
                 Ok(chunk) => {
