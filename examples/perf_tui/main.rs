@@ -441,7 +441,8 @@ fn idle(screen: &str, seconds: u64, command: &[String]) {
         .screen()
         .split("updated ")
         .nth(1)
-        .map(|rest| rest.split("  ").next().unwrap_or(rest).trim().to_owned())
+        .and_then(|rest| rest.split(['·', '\n']).next())
+        .map(|label| label.trim().to_owned())
         .unwrap_or_default();
     println!(
         "{{\"measure\":\"idle\",\"screen\":\"{screen}\",\"updated_label\":{label:?},\"redraws\":{},\"seconds\":{elapsed:.1},\"cpu_seconds\":{cpu_seconds:.3},\"cpu_percent\":{:.4},\"ticks\":{ticks},\"sched_seconds\":{sched_seconds:.4},\"sched_percent\":{:.4},\"bytes\":{total},\"bursts_unchanged\":{:?},\"bursts_changed\":{:?}}}",
