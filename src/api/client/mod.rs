@@ -62,7 +62,7 @@ use super::config::ClientConfig;
 use super::error::{ApiError, ConfigError};
 use super::events::ClientEvent;
 use super::model::{InventoryPage, Page, Pagination};
-use super::page::{Query, item_stream, to_query};
+use super::page::{Arrived, Query, guess_next_cursor, item_stream, to_query};
 use super::ratelimit::RateLimitState;
 use super::transport::{Call, Transport};
 
@@ -157,8 +157,14 @@ impl Client {
                 if let Some(error) = invalid {
                     return Err(error);
                 }
-                let page: P = client.get(path, query).await?;
-                Ok(page.into_parts())
+                let answer = client
+                    .transport
+                    .execute(&Call::get(path, query.into_pairs()))
+                    .await?;
+                Ok(Arrived {
+                    next_guess: guess_next_cursor(&answer.body),
+                    parse: Box::new(move || answer.decode::<P>().map(P::into_parts)),
+                })
             }
         })
     }
