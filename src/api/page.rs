@@ -81,24 +81,12 @@ pub struct PageParams {
     pub limit: Option<u32>,
 }
 
-impl PageParams {
-    pub fn query(&self, cursor: Option<&str>) -> Query {
-        to_query(self, cursor)
-    }
-}
-
 /// Parameters of `GET /v1/projects`: the workspaces (1 to 10, repeated
 /// `workspace_id`) and the page size.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ProjectListParams {
     pub workspace_id: Vec<String>,
     pub limit: Option<u32>,
-}
-
-impl ProjectListParams {
-    pub fn query(&self, cursor: Option<&str>) -> Query {
-        to_query(self, cursor)
-    }
 }
 
 /// Parameters of the workspace member list.
@@ -113,12 +101,6 @@ pub struct MemberListParams {
     /// Requires `sort_by`.
     pub sort_order: Option<SortOrder>,
     pub scim_managed: Option<bool>,
-}
-
-impl MemberListParams {
-    pub fn query(&self, cursor: Option<&str>) -> Query {
-        to_query(self, cursor)
-    }
 }
 
 /// Parameters of the security project inventory.
@@ -141,17 +123,14 @@ pub struct InventoryParams {
     pub finding_type_id: Vec<String>,
 }
 
-impl InventoryParams {
-    pub fn query(&self, cursor: Option<&str>) -> Query {
-        to_query(self, cursor)
-    }
-}
-
 /// The items of every page, as the stream is read. `fetch(cursor)` returns one
-/// page's items and pagination; `path` names the list in errors. The request
-/// for page N+1 is sent as soon as page N's cursor is known, so it travels
-/// while the reader handles page N: at most one request is ahead of the
-/// reader, and dropping the stream aborts it. Needs a tokio runtime.
+/// page as it [`Arrived`]; `path` names the list in errors. The request for
+/// page N+1 is sent as soon as page N's cursor is known, so it travels while
+/// the reader handles page N: at most one request is ahead of the reader, and
+/// dropping the stream aborts it. The cursor is first read from the body's
+/// tail, so the next request leaves before the page is parsed; the parse then
+/// confirms it (a wrong guess is aborted and the parsed cursor asked for).
+/// Needs a tokio runtime.
 pub(crate) fn item_stream<T, F, Fut>(
     path: String,
     fetch: F,
@@ -159,7 +138,7 @@ pub(crate) fn item_stream<T, F, Fut>(
 where
     T: Send + 'static,
     F: FnMut(Option<String>) -> Fut + Send + 'static,
-    Fut: Future<Output = Result<(Vec<T>, Pagination), ApiError>> + Send + 'static,
+    Fut: Future<Output = Result<Arrived<T>, ApiError>> + Send + 'static,
 {
     let start = Prefetch {
         fetch,
@@ -173,13 +152,22 @@ where
             Ahead::Fail(error) => return Err(error),
             Ahead::Done => return Ok(None),
         };
-        let (items, pagination) = in_flight.join().await?;
+        let arrived = in_flight.join().await?;
+        let guessed = arrived
+            .next_guess
+            .filter(|next| !next.is_empty() && Some(next) != cursor.as_ref())
+            .map(|next| (next.clone(), state.spawn(Some(next))));
+        let (items, pagination) = (arrived.parse)()?;
         // The page's items come out before any error about what follows it.
         state.ahead = match follow(&pagination, cursor.as_deref(), &state.path) {
-            Ok(Some(next)) => {
-                let in_flight = state.spawn(Some(next.clone()));
-                Ahead::InFlight(Some(next), in_flight)
-            }
+            Ok(Some(next)) => match guessed {
+                Some((guess, in_flight)) if guess == next => Ahead::InFlight(Some(next), in_flight),
+                // A wrong guess is dropped here, which aborts its request.
+                _ => {
+                    let in_flight = state.spawn(Some(next.clone()));
+                    Ahead::InFlight(Some(next), in_flight)
+                }
+            },
             Ok(None) => Ahead::Done,
             Err(error) => Ahead::Fail(error),
         };
@@ -187,6 +175,45 @@ where
     })
     .map_ok(|items| stream::iter(items.into_iter().map(Ok)))
     .try_flatten()
+}
+
+/// One page as it arrived: the next page's cursor as its body's tail tells it
+/// (a guess, `None` when the tail says nothing plain), and the parse of the body.
+pub(crate) struct Arrived<T> {
+    pub(crate) next_guess: Option<String>,
+    pub(crate) parse: Box<dyn FnOnce() -> PageResult<T> + Send>,
+}
+
+impl<T: Send + 'static> Arrived<T> {
+    /// A page already parsed, with no guess.
+    #[cfg(test)]
+    fn parsed(page: (Vec<T>, Pagination)) -> Self {
+        Self {
+            next_guess: None,
+            parse: Box::new(move || Ok(page)),
+        }
+    }
+}
+
+/// The next cursor of a list page's body, read without parsing it: the plain
+/// string after the last `"next_cursor":`, when the last `"has_more":` says
+/// `true`. The service writes the pagination object last and compactly; any
+/// other body gives `None`, and the parse decides alone.
+pub(crate) fn guess_next_cursor(body: &[u8]) -> Option<String> {
+    let after = |key: &[u8]| {
+        let at = body.windows(key.len()).rposition(|window| window == key)?;
+        Some(&body[at + key.len()..])
+    };
+    if !after(b"\"has_more\":")?.starts_with(b"true") {
+        return None;
+    }
+    let rest = after(b"\"next_cursor\":\"")?;
+    let end = rest.iter().position(|&byte| byte == b'"')?;
+    let cursor = &rest[..end];
+    let plain = cursor
+        .iter()
+        .all(|byte| byte.is_ascii_alphanumeric() || b"-_.~+/=".contains(byte));
+    (plain && !cursor.is_empty()).then(|| String::from_utf8_lossy(cursor).into_owned())
 }
 
 struct Prefetch<F, T> {
@@ -201,7 +228,7 @@ impl<F, Fut, T> Prefetch<F, T>
 where
     T: Send + 'static,
     F: FnMut(Option<String>) -> Fut,
-    Fut: Future<Output = PageResult<T>> + Send + 'static,
+    Fut: Future<Output = Result<Arrived<T>, ApiError>> + Send + 'static,
 {
     fn spawn(&mut self, cursor: Option<String>) -> InFlight<T> {
         InFlight(tokio::spawn((self.fetch)(cursor)))
@@ -218,10 +245,10 @@ enum Ahead<T> {
 }
 
 /// A page request running as a task of its own; aborted when dropped.
-struct InFlight<T>(tokio::task::JoinHandle<PageResult<T>>);
+struct InFlight<T>(tokio::task::JoinHandle<Result<Arrived<T>, ApiError>>);
 
 impl<T> InFlight<T> {
-    async fn join(mut self) -> PageResult<T> {
+    async fn join(mut self) -> Result<Arrived<T>, ApiError> {
         match (&mut self.0).await {
             Ok(page) => page,
             // The task is ours and never aborted while awaited: a join error
@@ -284,7 +311,7 @@ mod tests {
             review_priority: vec![ReviewPriority::Unscored],
             finding_type_id: vec!["inactive_owner".into()],
         };
-        let pairs = params.query(Some("c1")).into_pairs();
+        let pairs = to_query(&params, Some("c1")).into_pairs();
         let shown: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
         assert_eq!(
             shown,
@@ -311,14 +338,13 @@ mod tests {
             scim_managed: Some(false),
             ..Default::default()
         };
-        let shown: Vec<String> = members
-            .query(None)
+        let shown: Vec<String> = to_query(&members, None)
             .into_pairs()
             .iter()
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
         assert_eq!(shown, ["role=owner", "role=auditor", "scim_managed=false"]);
-        assert!(InventoryParams::default().query(None).0.is_empty());
+        assert!(to_query(&InventoryParams::default(), None).0.is_empty());
     }
 
     fn pagination(has_more: bool, next: Option<&str>) -> Pagination {
@@ -345,7 +371,7 @@ mod tests {
                 _ => 2,
             };
             let page = pages[index].clone();
-            async move { Ok(page) }
+            async move { Ok(Arrived::parsed(page)) }
         })
         .map(Result::unwrap)
         .collect()
@@ -374,7 +400,7 @@ mod tests {
                 _ => 2,
             };
             let page = pages[index].clone();
-            async move { Ok(page) }
+            async move { Ok(Arrived::parsed(page)) }
         });
         let mut stream = std::pin::pin!(stream);
         assert_eq!(stream.next().await.unwrap().unwrap(), 1);
@@ -387,7 +413,7 @@ mod tests {
             [None, Some("a".to_owned()), Some("b".to_owned())]
         );
         let stuck: Vec<Result<u32, ApiError>> = item_stream("/v1/list".into(), |_| async {
-            Ok((vec![7], pagination(true, None)))
+            Ok(Arrived::parsed((vec![7], pagination(true, None))))
         })
         .collect()
         .await;
@@ -395,10 +421,62 @@ mod tests {
         assert!(stuck[1].is_err());
     }
 
+    #[test]
+    fn the_next_cursor_is_guessed_from_a_compact_tail_only() {
+        let page = |tail: &str| format!(r#"{{"data":[{{"next_cursor":"in_an_item"}}],{tail}}}"#);
+        let guess = |tail: &str| guess_next_cursor(page(tail).as_bytes());
+        assert_eq!(
+            guess(r#""pagination":{"has_more":true,"next_cursor":"c_2-x=="}"#).as_deref(),
+            Some("c_2-x==")
+        );
+        assert_eq!(
+            guess(r#""pagination":{"has_more":false,"next_cursor":null}"#),
+            None
+        );
+        assert_eq!(
+            guess(r#""pagination":{"has_more":true,"next_cursor":"a\"b"}"#),
+            None
+        );
+        assert_eq!(
+            guess(r#""pagination":{"has_more": true,"next_cursor":"c"}"#),
+            None
+        );
+        assert_eq!(guess_next_cursor(b"not json"), None);
+    }
+
+    #[tokio::test]
+    async fn a_wrong_guess_is_dropped_and_the_parsed_cursor_followed() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let items: Vec<u32> = item_stream("/v1/list".into(), move |cursor: Option<String>| {
+            log.lock().unwrap().push(cursor.clone());
+            let page = match cursor.as_deref() {
+                None => (vec![1], pagination(true, Some("right"))),
+                Some("right") => (vec![2], pagination(false, None)),
+                _ => (vec![99], pagination(false, None)),
+            };
+            let next_guess = cursor.is_none().then(|| "wrong".to_owned());
+            async move {
+                Ok(Arrived {
+                    next_guess,
+                    parse: Box::new(move || Ok(page)),
+                })
+            }
+        })
+        .map(Result::unwrap)
+        .collect()
+        .await;
+        assert_eq!(items, [1, 2]);
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [None, Some("wrong".to_owned()), Some("right".to_owned())]
+        );
+    }
+
     #[tokio::test]
     async fn a_stuck_cursor_ends_with_an_error_not_a_loop() {
         let results: Vec<Result<u32, ApiError>> = item_stream("/v1/list".into(), |_| async {
-            Ok((vec![7], pagination(true, None)))
+            Ok(Arrived::parsed((vec![7], pagination(true, None))))
         })
         .collect()
         .await;
@@ -408,7 +486,7 @@ mod tests {
             matches!(&results[1], Err(ApiError::Decode(d)) if d.json_path == "pagination.next_cursor")
         );
         let repeated: Vec<Result<u32, ApiError>> = item_stream("/v1/list".into(), |_| async {
-            Ok((vec![], pagination(true, Some("same"))))
+            Ok(Arrived::parsed((vec![], pagination(true, Some("same")))))
         })
         .collect()
         .await;

@@ -3,7 +3,7 @@
 //! model types serialized, in the contract's order); lists are streamed page by
 //! page so memory stays flat.
 
-use std::io::{IsTerminal, StdoutLock, Write};
+use std::io::{BufWriter, IsTerminal, StdoutLock, Write};
 use std::pin::pin;
 
 use futures::{Stream, StreamExt};
@@ -16,6 +16,9 @@ use super::progress::Progress;
 use crate::api::ApiError;
 use crate::formats::table::{self, Column};
 use crate::formats::{CsvWriter, JsonArrayWriter, JsonLinesWriter, OutputError, json};
+
+/// The buffer of a list's output: a page of 100 inventory items and more.
+const LIST_BUFFER: usize = 256 * 1024;
 
 /// Width of a table when stdout is not a terminal.
 pub const DEFAULT_WIDTH: usize = 120;
@@ -196,19 +199,20 @@ where
     Ok(())
 }
 
+/// Stdout, buffered whole pages at a time: stdout alone is line-buffered, one
+/// write to the pipe per JSON line or CSV row.
+type ListOut<'a> = BufWriter<StdoutLock<'a>>;
+
 enum ListSink<'a, T> {
-    Json(JsonArrayWriter<StdoutLock<'a>>),
-    Jsonl(JsonLinesWriter<StdoutLock<'a>>),
-    Csv(Box<CsvWriter<StdoutLock<'a>>>),
-    Table(
-        StdoutLock<'a>,
-        Vec<Vec<String>>,
-        std::marker::PhantomData<T>,
-    ),
+    Json(JsonArrayWriter<ListOut<'a>>),
+    Jsonl(JsonLinesWriter<ListOut<'a>>),
+    Csv(Box<CsvWriter<ListOut<'a>>>),
+    Table(ListOut<'a>, Vec<Vec<String>>, std::marker::PhantomData<T>),
 }
 
 impl<'a, T: Row> ListSink<'a, T> {
     fn new(output: Output, out: StdoutLock<'a>) -> Result<Self, OutputError> {
+        let out = BufWriter::with_capacity(LIST_BUFFER, out);
         Ok(match output.format {
             Format::Json => Self::Json(JsonArrayWriter::new(out)?),
             Format::Jsonl => Self::Jsonl(JsonLinesWriter::new(out)),
@@ -232,11 +236,11 @@ impl<'a, T: Row> ListSink<'a, T> {
     /// Each page reaches the reader when it has arrived.
     fn flush(&mut self) -> Result<(), OutputError> {
         match self {
+            Self::Json(writer) => writer.flush(),
             Self::Jsonl(writer) => writer.flush(),
             Self::Csv(writer) => writer.flush(),
-            // The JSON array sits on stdout's line buffer: each line is written
-            // when it ends.
-            Self::Json(_) | Self::Table(..) => Ok(()),
+            // The table is drawn whole at the end.
+            Self::Table(..) => Ok(()),
         }
     }
 

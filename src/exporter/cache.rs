@@ -149,19 +149,44 @@ pub struct Snapshot {
     pub cycles: u64,
 }
 
-/// The shared cache: the poller writes, scrapes read a clone.
+/// The shared cache: the poller writes, scrapes read a clone. Every update
+/// counts as a new version, so a reader can tell that nothing changed without
+/// copying the snapshot.
 #[derive(Debug, Clone, Default)]
 pub struct Cache {
-    inner: Arc<Mutex<Snapshot>>,
+    inner: Arc<Mutex<Versioned>>,
+}
+
+#[derive(Debug, Default)]
+struct Versioned {
+    snapshot: Snapshot,
+    version: u64,
 }
 
 impl Cache {
     pub fn snapshot(&self) -> Snapshot {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.lock().snapshot.clone()
+    }
+
+    /// The number of updates so far.
+    pub fn version(&self) -> u64 {
+        self.lock().version
+    }
+
+    /// The snapshot and its version, read together.
+    pub fn versioned_snapshot(&self) -> (u64, Snapshot) {
+        let inner = self.lock();
+        (inner.version, inner.snapshot.clone())
     }
 
     pub fn update<T>(&self, change: impl FnOnce(&mut Snapshot) -> T) -> T {
-        change(&mut self.inner.lock().unwrap_or_else(|p| p.into_inner()))
+        let mut inner = self.lock();
+        inner.version += 1;
+        change(&mut inner.snapshot)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Versioned> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 

@@ -1,6 +1,9 @@
-//! The cached snapshot as metric families, built afresh for each scrape so a
-//! scrape sees one poll's data whole and a label set that vanished is gone.
-//! prometheus-client names, types and escapes them.
+//! The cached snapshot as metric families, built afresh from each new poll's
+//! data so a scrape sees one poll's data whole and a label set that vanished is
+//! gone. prometheus-client names, types and escapes them. The families split in
+//! two: what changes only with the data ([`data_registry`], encoded once per
+//! change), and the data's age, which changes with the clock ([`ages_registry`],
+//! encoded per scrape and written last).
 
 mod families;
 
@@ -35,6 +38,17 @@ impl Scope<'_> {
             )
             .collect()
     }
+
+    /// One label set per entry of `values`, `name` = its key, with its value.
+    fn each<'v, K: AsRef<str>, V>(
+        &'v self,
+        name: &'static str,
+        values: impl IntoIterator<Item = (K, V)> + 'v,
+    ) -> impl Iterator<Item = (Labels, V)> + 'v {
+        values
+            .into_iter()
+            .map(move |(key, value)| (self.labels(&[(name, key.as_ref())]), value))
+    }
 }
 
 /// The registry of one scrape of one workspace: every family prefixed
@@ -50,8 +64,33 @@ pub fn registry(workspace: &str, snapshot: &Snapshot, now: OffsetDateTime) -> Re
     )
 }
 
-/// The registry of one scrape of every context served.
+/// The registry of one scrape of every context served: [`data_registry`]'s
+/// families, then [`ages_registry`]'s.
 pub fn scopes_registry(scopes: &[Scope<'_>], now: OffsetDateTime) -> Registry {
+    let mut families = data_families(scopes);
+    for scope in scopes {
+        add_ages(&mut families, scope, now);
+    }
+    into_registry(families)
+}
+
+/// Every family but the data's age: what changes only when a poll changes the
+/// snapshots.
+pub fn data_registry(scopes: &[Scope<'_>]) -> Registry {
+    into_registry(data_families(scopes))
+}
+
+/// The data's age at `now`, of every context: the one family that changes
+/// with the clock.
+pub fn ages_registry(scopes: &[Scope<'_>], now: OffsetDateTime) -> Registry {
+    let mut families = Families::default();
+    for scope in scopes {
+        add_ages(&mut families, scope, now);
+    }
+    into_registry(families)
+}
+
+fn data_families(scopes: &[Scope<'_>]) -> Families {
     let mut families = Families::default();
     // Family by family, so each family's samples stay together.
     for scope in scopes {
@@ -64,8 +103,12 @@ pub fn scopes_registry(scopes: &[Scope<'_>], now: OffsetDateTime) -> Registry {
         add_watched(&mut families, scope);
     }
     for scope in scopes {
-        add_client(&mut families, scope, now);
+        add_client(&mut families, scope);
     }
+    families
+}
+
+fn into_registry(families: Families) -> Registry {
     let mut registry = Registry::with_prefix("vantage");
     families.register(&mut registry);
     registry
@@ -152,22 +195,18 @@ fn add_inventory(families: &mut Families, scope: &Scope<'_>) {
     let Some(tally) = &scope.snapshot.inventory else {
         return;
     };
-    for (audience, count) in &tally.by_publish_audience {
-        families.gauge(
-            "projects_by_publish_audience",
-            "Projects by publish audience (not_published for projects not published), from the inventory walk",
-            scope.labels(&[("publish_audience", audience)]),
-            *count,
-        );
-    }
-    for (visibility, count) in &tally.by_visibility {
-        families.gauge(
-            "projects_by_visibility",
-            "Projects by visibility, from the inventory walk",
-            scope.labels(&[("visibility", visibility)]),
-            *count,
-        );
-    }
+    families.samples(
+        "projects_by_publish_audience",
+        "Projects by publish audience (not_published for projects not published), from the inventory walk",
+        scope.each("publish_audience", &tally.by_publish_audience),
+        Families::gauge,
+    );
+    families.samples(
+        "projects_by_visibility",
+        "Projects by visibility, from the inventory walk",
+        scope.each("visibility", &tally.by_visibility),
+        Families::gauge,
+    );
     families.gauge(
         "open_pii_findings",
         "Open personal-data findings across the workspace's projects, from the inventory walk",
@@ -233,7 +272,7 @@ fn add_watched(families: &mut Families, scope: &Scope<'_>) {
     }
 }
 
-fn add_client(families: &mut Families, scope: &Scope<'_>, now: OffsetDateTime) {
+fn add_client(families: &mut Families, scope: &Scope<'_>) {
     let snapshot = scope.snapshot;
     let client = &snapshot.client;
     const REQUESTS: (&str, &str) = (
@@ -243,14 +282,12 @@ fn add_client(families: &mut Families, scope: &Scope<'_>, now: OffsetDateTime) {
     families.family(REQUESTS.0, REQUESTS.1, || {
         Family::Counters(Counters::default())
     });
-    for (status, count) in &client.requests_by_status {
-        families.counter(
-            REQUESTS.0,
-            REQUESTS.1,
-            scope.labels(&[("status", status)]),
-            *count,
-        );
-    }
+    families.samples(
+        REQUESTS.0,
+        REQUESTS.1,
+        scope.each("status", &client.requests_by_status),
+        Families::counter,
+    );
     families.counter(
         "client_retries",
         "API requests the exporter's client retried",
@@ -271,31 +308,31 @@ fn add_client(families: &mut Families, scope: &Scope<'_>, now: OffsetDateTime) {
             i64::from(state.limit),
         );
     }
-    let count = |counts: &std::collections::BTreeMap<Source, u64>, source: Source| {
-        counts.get(&source).copied().unwrap_or(0)
+    // Every source, 0 for one that never failed or waited.
+    let every_source = |counts: &'_ std::collections::BTreeMap<Source, u64>| {
+        Source::ALL.map(|source| (source.as_str(), counts.get(&source).copied().unwrap_or(0)))
     };
-    for source in Source::ALL {
-        families.counter(
-            "poll_errors",
-            "Polls of the API that failed, by source",
-            scope.labels(&[("source", source.as_str())]),
-            count(&snapshot.poll_errors, source),
-        );
-    }
-    for source in Source::ALL {
-        families.counter(
-            "polls_deferred",
-            "Polls left for a later cycle to keep the rate-limit reserve, by source",
-            scope.labels(&[("source", source.as_str())]),
-            count(&snapshot.polls_deferred, source),
-        );
-    }
+    families.samples(
+        "poll_errors",
+        "Polls of the API that failed, by source",
+        scope.each("source", every_source(&snapshot.poll_errors)),
+        Families::counter,
+    );
+    families.samples(
+        "polls_deferred",
+        "Polls left for a later cycle to keep the rate-limit reserve, by source",
+        scope.each("source", every_source(&snapshot.polls_deferred)),
+        Families::counter,
+    );
+}
+
+fn add_ages(families: &mut Families, scope: &Scope<'_>, now: OffsetDateTime) {
     const AGE: (&str, &str) = (
         "data_age_seconds",
         "Seconds since each source last answered",
     );
     families.family(AGE.0, AGE.1, || Family::Floats(Floats::default()));
-    for (source, at) in &snapshot.fetched_at {
+    for (source, at) in &scope.snapshot.fetched_at {
         // Whole milliseconds: the clocks are no finer, and the text stays short.
         let millis = (now - *at).whole_milliseconds().max(0);
         families.float(
@@ -386,6 +423,15 @@ mod tests {
         snapshot
     }
 
+    fn assert_has_lines(text: &str, expected: &[&str]) {
+        for expected in expected {
+            assert!(
+                text.lines().any(|line| line == *expected),
+                "missing {expected:?} in\n{text}"
+            );
+        }
+    }
+
     fn scrape(snapshot: Snapshot, format: Format) -> String {
         let cache = Cache::default();
         cache.update(|cached| *cached = snapshot);
@@ -396,31 +442,29 @@ mod tests {
     #[test]
     fn text_004_lines() {
         let text = scrape(snapshot("Invoice finder"), Format::Text004);
-        for expected in [
-            "# HELP vantage_projects Projects in the workspace.",
-            "# TYPE vantage_projects gauge",
-            "vantage_projects{workspace=\"ws_acme\"} 12",
-            "vantage_externally_published_projects_delta_30d{workspace=\"ws_acme\"} -1",
-            "vantage_projects_by_review_priority{workspace=\"ws_acme\",review_priority=\"unscored\"} 2",
-            "vantage_projects_by_review_priority{workspace=\"ws_acme\",review_priority=\"needs_review\"} 3",
-            "vantage_projects_by_finding_type{workspace=\"ws_acme\",finding_type=\"public_security_exposure\"} 3",
-            "# TYPE vantage_finding_type_info gauge",
-            "vantage_projects_by_publish_audience{workspace=\"ws_acme\",publish_audience=\"not_published\"} 8",
-            "vantage_open_pii_findings{workspace=\"ws_acme\"} 6",
-            "vantage_project_current_visitors{workspace=\"ws_acme\",project=\"prj_1\"} 9",
-            "vantage_project_last_minute_visitors{workspace=\"ws_acme\",project=\"prj_1\"} 2",
-            "# TYPE vantage_project_info gauge",
-            "vantage_project_info{workspace=\"ws_acme\",project=\"prj_1\",name=\"Invoice finder\"} 1",
-            "# TYPE vantage_client_requests_total counter",
-            "vantage_client_requests_total{workspace=\"ws_acme\",status=\"200\"} 5",
-            "vantage_poll_errors_total{workspace=\"ws_acme\",source=\"inventory\"} 0",
-            "vantage_data_age_seconds{workspace=\"ws_acme\",source=\"insights\"} 90.0",
-        ] {
-            assert!(
-                text.lines().any(|line| line == expected),
-                "missing {expected:?} in\n{text}"
-            );
-        }
+        assert_has_lines(
+            &text,
+            &[
+                "# HELP vantage_projects Projects in the workspace.",
+                "# TYPE vantage_projects gauge",
+                "vantage_projects{workspace=\"ws_acme\"} 12",
+                "vantage_externally_published_projects_delta_30d{workspace=\"ws_acme\"} -1",
+                "vantage_projects_by_review_priority{workspace=\"ws_acme\",review_priority=\"unscored\"} 2",
+                "vantage_projects_by_review_priority{workspace=\"ws_acme\",review_priority=\"needs_review\"} 3",
+                "vantage_projects_by_finding_type{workspace=\"ws_acme\",finding_type=\"public_security_exposure\"} 3",
+                "# TYPE vantage_finding_type_info gauge",
+                "vantage_projects_by_publish_audience{workspace=\"ws_acme\",publish_audience=\"not_published\"} 8",
+                "vantage_open_pii_findings{workspace=\"ws_acme\"} 6",
+                "vantage_project_current_visitors{workspace=\"ws_acme\",project=\"prj_1\"} 9",
+                "vantage_project_last_minute_visitors{workspace=\"ws_acme\",project=\"prj_1\"} 2",
+                "# TYPE vantage_project_info gauge",
+                "vantage_project_info{workspace=\"ws_acme\",project=\"prj_1\",name=\"Invoice finder\"} 1",
+                "# TYPE vantage_client_requests_total counter",
+                "vantage_client_requests_total{workspace=\"ws_acme\",status=\"200\"} 5",
+                "vantage_poll_errors_total{workspace=\"ws_acme\",source=\"inventory\"} 0",
+                "vantage_data_age_seconds{workspace=\"ws_acme\",source=\"insights\"} 90.0",
+            ],
+        );
         assert!(!text.contains("# EOF"));
         assert!(!text.contains("# UNIT"));
     }
@@ -429,17 +473,15 @@ mod tests {
     fn openmetrics_lines() {
         let text = scrape(snapshot("Invoice finder"), Format::OpenMetrics);
         assert!(text.ends_with("# EOF\n"), "{text}");
-        for expected in [
-            "# TYPE vantage_client_requests counter",
-            "vantage_client_requests_total{workspace=\"ws_acme\",status=\"200\"} 5",
-            "# TYPE vantage_project info",
-            "vantage_project_info{workspace=\"ws_acme\",project=\"prj_1\",name=\"Invoice finder\"} 1",
-        ] {
-            assert!(
-                text.lines().any(|line| line == expected),
-                "missing {expected:?} in\n{text}"
-            );
-        }
+        assert_has_lines(
+            &text,
+            &[
+                "# TYPE vantage_client_requests counter",
+                "vantage_client_requests_total{workspace=\"ws_acme\",status=\"200\"} 5",
+                "# TYPE vantage_project info",
+                "vantage_project_info{workspace=\"ws_acme\",project=\"prj_1\",name=\"Invoice finder\"} 1",
+            ],
+        );
     }
 
     /// Escapes a label value as both formats do.

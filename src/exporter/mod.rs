@@ -191,7 +191,7 @@ pub fn start_many(
         cycles.push(cycles_receiver);
         caches.push(cache);
     }
-    let served = Arc::new(http::Served { contexts, clock });
+    let served = Arc::new(http::Served::new(contexts, clock));
     let app = http::router(served);
     let server = tokio::spawn(async move { axum::serve(listener, app).await });
     Ok(RunningExporter {

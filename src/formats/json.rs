@@ -136,6 +136,11 @@ impl<W: Write> JsonArrayWriter<W> {
         Ok(())
     }
 
+    pub fn flush(&mut self) -> Result<(), OutputError> {
+        self.out.flush()?;
+        Ok(())
+    }
+
     pub fn finish(mut self) -> Result<W, OutputError> {
         if self.count > 0 {
             self.out.write_all(b"\n")?;

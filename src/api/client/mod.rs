@@ -7,6 +7,43 @@
 //! - `workspaces.rs`: the workspaces a key reaches, and their projects' listing
 //!   (shapes from the real service's reference, DESIGN.md).
 
+/// Declares a list operation once, as two methods: one page at a cursor, and a
+/// stream of every item over every page. Both take the same path arguments
+/// (`&str`) and the same parameter struct, sent through [`to_query`]:
+/// `(path arguments) params: Type, PageType => ItemType, at path`.
+macro_rules! list_operation {
+    (
+        $(#[doc = $page_doc:literal])*
+        page $page_fn:ident,
+        $(#[doc = $stream_doc:literal])*
+        stream $stream_fn:ident,
+        ($($arg:ident),*) $params:ident: $params_type:ty,
+        $page:ty => $item:ty,
+        at $path:expr $(,)?
+    ) => {
+        $(#[doc = $page_doc])*
+        pub async fn $page_fn(
+            &self,
+            $($arg: &str,)*
+            $params: &$params_type,
+            cursor: Option<&str>,
+        ) -> Result<$page, ApiError> {
+            let path: Result<String, ApiError> = $path;
+            self.get(path?, $crate::api::page::to_query($params, cursor)).await
+        }
+
+        $(#[doc = $stream_doc])*
+        pub fn $stream_fn(
+            &self,
+            $($arg: &str,)*
+            $params: $params_type,
+        ) -> impl futures::Stream<Item = Result<$item, ApiError>> + Send + 'static {
+            let path: Result<String, ApiError> = $path;
+            self.paged::<$page>(path, $params)
+        }
+    };
+}
+
 mod projects;
 mod reads;
 mod security;
@@ -25,7 +62,7 @@ use super::config::ClientConfig;
 use super::error::{ApiError, ConfigError};
 use super::events::ClientEvent;
 use super::model::{InventoryPage, Page, Pagination};
-use super::page::{Query, item_stream};
+use super::page::{Arrived, Query, guess_next_cursor, item_stream, to_query};
 use super::ratelimit::RateLimitState;
 use super::transport::{Call, Transport};
 
@@ -99,17 +136,13 @@ impl Client {
             .decode()
     }
 
-    /// Every item of a list: pages of `P` fetched from `path` with
-    /// `query(cursor)`; a bad path argument is the stream's only item.
-    fn paged<P, Q>(
+    /// Every item of a list: pages of `P` fetched from `path` with `params`
+    /// and each page's cursor; a bad path argument is the stream's only item.
+    fn paged<P: Paged>(
         &self,
         path: Result<String, ApiError>,
-        query: Q,
-    ) -> impl Stream<Item = Result<P::Item, ApiError>> + Send + 'static
-    where
-        P: Paged,
-        Q: Fn(Option<&str>) -> Query + Send + 'static,
-    {
+        params: impl Serialize + Send + 'static,
+    ) -> impl Stream<Item = Result<P::Item, ApiError>> + Send + 'static {
         let client = self.clone();
         let (path, mut invalid) = match path {
             Ok(path) => (path, None),
@@ -119,13 +152,19 @@ impl Client {
             let invalid = invalid.take();
             let client = client.clone();
             let path = path.clone();
-            let query = query(cursor.as_deref());
+            let query = to_query(&params, cursor.as_deref());
             async move {
                 if let Some(error) = invalid {
                     return Err(error);
                 }
-                let page: P = client.get(path, query).await?;
-                Ok(page.into_parts())
+                let answer = client
+                    .transport
+                    .execute(&Call::get(path, query.into_pairs()))
+                    .await?;
+                Ok(Arrived {
+                    next_guess: guess_next_cursor(&answer.body),
+                    parse: Box::new(move || answer.decode::<P>().map(P::into_parts)),
+                })
             }
         })
     }

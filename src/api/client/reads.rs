@@ -39,30 +39,14 @@ impl Client {
             .await
     }
 
-    /// `GET /v1/projects/{id}/pii-labels`: one page.
-    pub async fn list_pii(
-        &self,
-        project_id: &str,
-        params: &PageParams,
-        cursor: Option<&str>,
-    ) -> Result<Page<PiiFinding>, ApiError> {
-        self.get(
-            paths::project(project_id, "/pii-labels")?,
-            params.query(cursor),
-        )
-        .await
-    }
-
-    /// Every personal-data finding of a project.
-    pub fn pii_stream(
-        &self,
-        project_id: &str,
-        params: PageParams,
-    ) -> impl Stream<Item = Result<PiiFinding, ApiError>> + Send + 'static {
-        self.paged::<Page<PiiFinding>, _>(
-            paths::project(project_id, "/pii-labels"),
-            move |cursor| params.query(cursor),
-        )
+    list_operation! {
+        /// `GET /v1/projects/{id}/pii-labels`: one page.
+        page list_pii,
+        /// Every personal-data finding of a project.
+        stream pii_stream,
+        (project_id) params: PageParams,
+        Page<PiiFinding> => PiiFinding,
+        at paths::project(project_id, "/pii-labels"),
     }
 
     /// `GET /v1/workspaces/{id}/members/{user_id}`.
@@ -71,30 +55,14 @@ impl Client {
             .await
     }
 
-    /// `GET /v1/workspaces/{id}/members`: one page.
-    pub async fn list_members(
-        &self,
-        workspace_id: &str,
-        params: &MemberListParams,
-        cursor: Option<&str>,
-    ) -> Result<Page<MemberRef>, ApiError> {
-        self.get(
-            paths::workspace(workspace_id, "/members")?,
-            params.query(cursor),
-        )
-        .await
-    }
-
-    /// Every member of a workspace matching `params`.
-    pub fn members_stream(
-        &self,
-        workspace_id: &str,
-        params: MemberListParams,
-    ) -> impl Stream<Item = Result<MemberRef, ApiError>> + Send + 'static {
-        self.paged::<Page<MemberRef>, _>(
-            paths::workspace(workspace_id, "/members"),
-            move |cursor| params.query(cursor),
-        )
+    list_operation! {
+        /// `GET /v1/workspaces/{id}/members`: one page.
+        page list_members,
+        /// Every member of a workspace matching `params`.
+        stream members_stream,
+        (workspace_id) params: MemberListParams,
+        Page<MemberRef> => MemberRef,
+        at paths::workspace(workspace_id, "/members"),
     }
 
     /// `GET /v1/workspaces/{id}/security-center/insights`; `review_priority`
@@ -113,31 +81,15 @@ impl Client {
         .await
     }
 
-    /// `GET /v1/workspaces/{id}/security-center/insights/projects`: one page, with
-    /// `total`, `as_of` and `applied_finding`.
-    pub async fn list_inventory(
-        &self,
-        workspace_id: &str,
-        params: &InventoryParams,
-        cursor: Option<&str>,
-    ) -> Result<InventoryPage, ApiError> {
-        self.get(
-            paths::workspace(workspace_id, paths::INVENTORY)?,
-            params.query(cursor),
-        )
-        .await
-    }
-
-    /// Every inventory item matching `params`, in the requested order.
-    pub fn inventory_stream(
-        &self,
-        workspace_id: &str,
-        params: InventoryParams,
-    ) -> impl Stream<Item = Result<InventoryItem, ApiError>> + Send + 'static {
-        self.paged::<InventoryPage, _>(
-            paths::workspace(workspace_id, paths::INVENTORY),
-            move |cursor| params.query(cursor),
-        )
+    list_operation! {
+        /// `GET /v1/workspaces/{id}/security-center/insights/projects`: one page, with
+        /// `total`, `as_of` and `applied_finding`.
+        page list_inventory,
+        /// Every inventory item matching `params`, in the requested order.
+        stream inventory_stream,
+        (workspace_id) params: InventoryParams,
+        InventoryPage => InventoryItem,
+        at paths::workspace(workspace_id, paths::INVENTORY),
     }
 
     /// The inventory as [`Client::inventory_stream`] reads it, each item left as
@@ -148,10 +100,7 @@ impl Client {
         params: InventoryParams,
     ) -> impl Stream<Item = Result<Box<serde_json::value::RawValue>, ApiError>> + Send + 'static
     {
-        self.paged::<super::RawPage, _>(
-            paths::workspace(workspace_id, paths::INVENTORY),
-            move |cursor| params.query(cursor),
-        )
+        self.paged::<super::RawPage>(paths::workspace(workspace_id, paths::INVENTORY), params)
     }
 
     /// `GET /v1/projects/{id}/security-scans/{scan_id}`.
@@ -164,31 +113,13 @@ impl Client {
             .await
     }
 
-    /// `GET /v1/projects/{id}/security-scans/{scan_id}/findings`: one page.
-    pub async fn list_scan_findings(
-        &self,
-        project_id: &str,
-        scan_id: &str,
-        params: &PageParams,
-        cursor: Option<&str>,
-    ) -> Result<Page<ScanFinding>, ApiError> {
-        self.get(
-            paths::scan_findings(project_id, scan_id)?,
-            params.query(cursor),
-        )
-        .await
-    }
-
-    /// Every finding of a scan: the full snapshot, fixed and ignored included.
-    pub fn scan_findings_stream(
-        &self,
-        project_id: &str,
-        scan_id: &str,
-        params: PageParams,
-    ) -> impl Stream<Item = Result<ScanFinding, ApiError>> + Send + 'static {
-        self.paged::<Page<ScanFinding>, _>(
-            paths::scan_findings(project_id, scan_id),
-            move |cursor| params.query(cursor),
-        )
+    list_operation! {
+        /// `GET /v1/projects/{id}/security-scans/{scan_id}/findings`: one page.
+        page list_scan_findings,
+        /// Every finding of a scan: the full snapshot, fixed and ignored included.
+        stream scan_findings_stream,
+        (project_id, scan_id) params: PageParams,
+        Page<ScanFinding> => ScanFinding,
+        at paths::scan_findings(project_id, scan_id),
     }
 }

@@ -2,7 +2,6 @@
 //! a project's security scans, and its traffic over time. A service that lacks
 //! one answers 404 `not_found`; callers fall back on that.
 
-use futures::Stream;
 use time::OffsetDateTime;
 
 use super::super::error::ApiError;
@@ -12,30 +11,14 @@ use super::super::paths;
 use super::Client;
 
 impl Client {
-    /// `GET /v1/projects/{id}/security-scans`: one page, newest first.
-    pub async fn list_security_scans(
-        &self,
-        project_id: &str,
-        params: &PageParams,
-        cursor: Option<&str>,
-    ) -> Result<Page<SecurityScan>, ApiError> {
-        self.get(
-            paths::project(project_id, "/security-scans")?,
-            params.query(cursor),
-        )
-        .await
-    }
-
-    /// Every scan of a project, newest first.
-    pub fn security_scans_stream(
-        &self,
-        project_id: &str,
-        params: PageParams,
-    ) -> impl Stream<Item = Result<SecurityScan, ApiError>> + Send + 'static {
-        self.paged::<Page<SecurityScan>, _>(
-            paths::project(project_id, "/security-scans"),
-            move |cursor| params.query(cursor),
-        )
+    list_operation! {
+        /// `GET /v1/projects/{id}/security-scans`: one page, newest first.
+        page list_security_scans,
+        /// Every scan of a project, newest first.
+        stream security_scans_stream,
+        (project_id) params: PageParams,
+        Page<SecurityScan> => SecurityScan,
+        at paths::project(project_id, "/security-scans"),
     }
 
     /// `GET /v1/projects/{id}/analytics`: visitors, pageviews, pageviews per

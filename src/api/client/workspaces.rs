@@ -4,8 +4,6 @@
 //! `GET /v1/workspaces` answers 404 `not_found`, which callers treat as "not
 //! offered" rather than as a failure.
 
-use futures::Stream;
-
 use super::super::error::{ApiError, ConfigError};
 use super::super::model::{MAX_LISTED_WORKSPACES, Page, ProjectSummary, Workspace};
 use super::super::page::{PageParams, ProjectListParams, Query};
@@ -16,43 +14,25 @@ const PROJECTS: &str = "/v1/projects";
 const WORKSPACES: &str = "/v1/workspaces";
 
 impl Client {
-    /// `GET /v1/projects?workspace_id=W…`: one page of project summaries, last
-    /// edited first. 1 to 10 workspaces.
-    pub async fn list_projects(
-        &self,
-        params: &ProjectListParams,
-        cursor: Option<&str>,
-    ) -> Result<Page<ProjectSummary>, ApiError> {
-        check_workspaces(&params.workspace_id)?;
-        self.get(PROJECTS.to_owned(), params.query(cursor)).await
+    list_operation! {
+        /// `GET /v1/projects?workspace_id=W…`: one page of project summaries, last
+        /// edited first. 1 to 10 workspaces, checked before any request is sent.
+        page list_projects,
+        /// Every project summary of the workspaces in `params`.
+        stream projects_stream,
+        () params: ProjectListParams,
+        Page<ProjectSummary> => ProjectSummary,
+        at check_workspaces(&params.workspace_id).map(|()| PROJECTS.to_owned()),
     }
 
-    /// Every project summary of the workspaces in `params`.
-    pub fn projects_stream(
-        &self,
-        params: ProjectListParams,
-    ) -> impl Stream<Item = Result<ProjectSummary, ApiError>> + Send + 'static {
-        let path = check_workspaces(&params.workspace_id).map(|()| PROJECTS.to_owned());
-        self.paged::<Page<ProjectSummary>, _>(path, move |cursor| params.query(cursor))
-    }
-
-    /// `GET /v1/workspaces`: one page of the workspaces the credential reaches.
-    pub async fn list_workspaces(
-        &self,
-        params: &PageParams,
-        cursor: Option<&str>,
-    ) -> Result<Page<Workspace>, ApiError> {
-        self.get(WORKSPACES.to_owned(), params.query(cursor)).await
-    }
-
-    /// Every workspace the credential reaches.
-    pub fn workspaces_stream(
-        &self,
-        params: PageParams,
-    ) -> impl Stream<Item = Result<Workspace, ApiError>> + Send + 'static {
-        self.paged::<Page<Workspace>, _>(Ok(WORKSPACES.to_owned()), move |cursor| {
-            params.query(cursor)
-        })
+    list_operation! {
+        /// `GET /v1/workspaces`: one page of the workspaces the credential reaches.
+        page list_workspaces,
+        /// Every workspace the credential reaches.
+        stream workspaces_stream,
+        () params: PageParams,
+        Page<Workspace> => Workspace,
+        at Ok(WORKSPACES.to_owned()),
     }
 
     /// `GET /v1/workspaces/{id}`.

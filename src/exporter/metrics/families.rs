@@ -2,6 +2,7 @@
 //! families with many label sets, and one family per name whatever the number
 //! of contexts served.
 
+use std::borrow::Borrow;
 use std::sync::atomic::AtomicU64;
 
 use prometheus_client::encoding::{EncodeMetric, MetricEncoder};
@@ -139,6 +140,20 @@ impl Families {
             self.family(name, help, || Family::Counters(Counters::default()))
         {
             family.push(labels, counter(value));
+        }
+    }
+
+    /// One sample per labelled value, in order, each added by `add`
+    /// ([`Families::gauge`], [`Families::counter`]).
+    pub(super) fn samples<V: Copy>(
+        &mut self,
+        name: &str,
+        help: &str,
+        samples: impl IntoIterator<Item = (Labels, impl Borrow<V>)>,
+        add: fn(&mut Self, &str, &str, Labels, V),
+    ) {
+        for (labels, value) in samples {
+            add(self, name, help, labels, *value.borrow());
         }
     }
 

@@ -8,12 +8,16 @@
 //! perf_tui idle monitor|static SECONDS -- vantage --config FILE
 //! perf_tui rss -- vantage --config FILE
 //! perf_tui snapshot-frame RUNS -- vantage demo
+//! perf_tui palette FILE -- vantage --config FILE
+//! perf_tui bulk MARKS SPEND -- vantage --config FILE
 //! ```
 //!
 //! `snapshot-frame` records a snapshot of the demo data in a throwaway history
 //! file first, then runs the demo on it with every reply of the service 2 s
 //! late (`VANTAGE_DEMO_HISTORY`, `VANTAGE_DEMO_FAULTS`): the time to the first
 //! frame that shows the snapshot's insights (the instant start).
+
+mod actions;
 
 use std::io::{Read, Write};
 use std::sync::mpsc;
@@ -103,7 +107,17 @@ impl Session {
     /// Reads output until `check` holds for the screen; returns when the chunk
     /// that made it hold arrived.
     fn wait_for(&mut self, what: &str, check: impl Fn(&str) -> bool) -> Instant {
-        let deadline = Instant::now() + DEADLINE;
+        self.wait_within(DEADLINE, what, check)
+    }
+
+    /// [`Session::wait_for`] with its own time limit.
+    fn wait_within(
+        &mut self,
+        limit: Duration,
+        what: &str,
+        check: impl Fn(&str) -> bool,
+    ) -> Instant {
+        let deadline = Instant::now() + limit;
         loop {
             match self.output.recv_timeout(Duration::from_millis(100)) {
                 Ok(chunk) => {
@@ -264,14 +278,23 @@ fn first_frame(runs: usize, command: &[String]) {
         times.push((at - session.started).as_secs_f64() * 1e3);
         session.quit();
     }
-    let mut sorted = times.clone();
-    sorted.sort_by(f64::total_cmp);
     println!(
-        "{{\"measure\":\"first_frame\",\"median_ms\":{:.1},\"min_ms\":{:.1},\"max_ms\":{:.1},\"runs\":{runs}}}",
+        "{{\"measure\":\"first_frame\",{}}}",
+        summary(&times).trim_matches(['{', '}'])
+    );
+}
+
+/// `{"median_ms":…,"min_ms":…,"max_ms":…,"runs":…}` of times in milliseconds.
+fn summary(times: &[f64]) -> String {
+    let mut sorted = times.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    format!(
+        "{{\"median_ms\":{:.1},\"min_ms\":{:.1},\"max_ms\":{:.1},\"runs\":{}}}",
         sorted[sorted.len() / 2],
         sorted[0],
-        sorted[sorted.len() - 1]
-    );
+        sorted[sorted.len() - 1],
+        sorted.len()
+    )
 }
 
 /// Records one snapshot of the demo data, as `vantage snapshot` would, in `path`.
@@ -337,13 +360,9 @@ fn snapshot_frame(runs: usize, command: &[String]) {
         times.push((at - session.started).as_secs_f64() * 1e3);
         session.quit();
     }
-    let mut sorted = times.clone();
-    sorted.sort_by(f64::total_cmp);
     println!(
-        "{{\"measure\":\"snapshot_frame\",\"median_ms\":{:.1},\"min_ms\":{:.1},\"max_ms\":{:.1},\"runs\":{runs}}}",
-        sorted[sorted.len() / 2],
-        sorted[0],
-        sorted[sorted.len() - 1]
+        "{{\"measure\":\"snapshot_frame\",{}}}",
+        summary(&times).trim_matches(['{', '}'])
     );
 }
 
@@ -417,8 +436,17 @@ fn idle(screen: &str, seconds: u64, command: &[String]) {
         index = end + 1;
     }
     let cpu_seconds = ticks as f64 / clock_ticks_per_second() as f64;
+    // The relative time on screen at the end ("updated 3 min ago"): it aged.
+    let label = session
+        .screen()
+        .split("updated ")
+        .nth(1)
+        .and_then(|rest| rest.split(['·', '\n']).next())
+        .map(|label| label.trim().to_owned())
+        .unwrap_or_default();
     println!(
-        "{{\"measure\":\"idle\",\"screen\":\"{screen}\",\"seconds\":{elapsed:.1},\"cpu_seconds\":{cpu_seconds:.3},\"cpu_percent\":{:.4},\"ticks\":{ticks},\"sched_seconds\":{sched_seconds:.4},\"sched_percent\":{:.4},\"bytes\":{total},\"bursts_unchanged\":{:?},\"bursts_changed\":{:?}}}",
+        "{{\"measure\":\"idle\",\"screen\":\"{screen}\",\"updated_label\":{label:?},\"redraws\":{},\"seconds\":{elapsed:.1},\"cpu_seconds\":{cpu_seconds:.3},\"cpu_percent\":{:.4},\"ticks\":{ticks},\"sched_seconds\":{sched_seconds:.4},\"sched_percent\":{:.4},\"bytes\":{total},\"bursts_unchanged\":{:?},\"bursts_changed\":{:?}}}",
+        changed.len(),
         cpu_seconds / elapsed * 100.0,
         sched_seconds / elapsed * 100.0,
         unchanged,
@@ -477,6 +505,12 @@ fn main() {
         ["idle", screen, seconds] => idle(screen, seconds.parse().expect("SECONDS"), command),
         ["rss"] => rss(command),
         ["snapshot-frame", runs] => snapshot_frame(runs.parse().expect("RUNS"), command),
+        ["palette", file] => actions::palette(file, command),
+        ["bulk", marks, spend] => actions::bulk(
+            marks.parse().expect("MARKS"),
+            spend.parse().expect("SPEND"),
+            command,
+        ),
         other => panic!("unknown measurement {other:?}; see the module docs"),
     }
 }
