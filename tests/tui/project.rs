@@ -803,6 +803,49 @@ fn snapshot_publish_confirm_names_the_audience_and_the_risk() {
     insta::assert_snapshot!(terminal(&app, 120, 35).backend());
 }
 
+/// Issue 14: an offline project's saved audience is not in the reply and may be
+/// public, so `k` on a risky project asks again before it publishes.
+#[test]
+fn keeping_an_unknown_audience_on_a_risky_project_asks_twice() {
+    let mut app = app_with(false);
+    inventory(&mut app);
+    app.handle(key('j'), NOW);
+    open_selected(&mut app, 1);
+    app.handle(key('p'), NOW);
+    let first = render(&app, 120, 35);
+    assert!(first.contains("not shown (the app is offline)"), "{first}");
+    assert!(first.contains("unknown, may be public"), "{first}");
+    let effects = app.handle(key('k'), NOW);
+    assert!(fetches(&effects).is_empty(), "k alone publishes nothing");
+    assert!(screen(&app).audience_dialog_open());
+    insta::assert_snapshot!(terminal(&app, 120, 35).backend());
+    let effects = app.handle(key('y'), NOW);
+    let (_, request) = only_fetch(&effects, Slot::ProjectWrite);
+    assert_eq!(
+        request,
+        Request::Publish {
+            project_id: "prj_00001".into(),
+            audience: None,
+        }
+    );
+}
+
+/// A known audience is kept at once.
+#[test]
+fn keeping_a_known_audience_publishes_at_once() {
+    let mut app = project_screen_app();
+    app.handle(key('p'), NOW);
+    let effects = app.handle(key('k'), NOW);
+    let (_, request) = only_fetch(&effects, Slot::ProjectWrite);
+    assert_eq!(
+        request,
+        Request::Publish {
+            project_id: "prj_00000".into(),
+            audience: None,
+        }
+    );
+}
+
 #[test]
 fn snapshot_audience_editor_shows_what_changes_and_warns_on_widening() {
     let mut app = project_screen_app();
