@@ -52,3 +52,35 @@ fn ctrl_x_switches_the_context_and_the_header_follows() {
     assert!(status.success(), "exit status {status:?}");
     runtime.block_on(running.stop());
 }
+
+/// Issue 14: `workspace_id` is optional (README). With only base_url and
+/// api_key, the dashboard asks the service and uses the one workspace the key
+/// reaches.
+#[test]
+fn without_workspace_id_the_dashboard_uses_the_one_the_key_reaches() {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let anchor = seed::today_anchor(time::OffsetDateTime::now_utc());
+    let fixture = seed::demo_fixture(anchor).expect("demo fixture");
+    let running = runtime
+        .block_on(server::start(ServerConfig::local(fixture)))
+        .expect("server starts");
+    let base_url = running.base_url();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!("base_url = \"{base_url}\"\napi_key = \"{ACME_KEY}\"\n"),
+    )
+    .expect("config");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    let path = config.display().to_string();
+    let mut session = Session::start(&["--config", &path], 120, 35);
+    session.wait_for("the discovered workspace's insights", |screen| {
+        screen.contains("ws_acme") && screen.contains("found via the key")
+    });
+    session.send("q");
+    let status = session.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
+    runtime.block_on(running.stop());
+}
