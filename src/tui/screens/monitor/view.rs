@@ -18,10 +18,12 @@ use crate::tui::widgets::display::{big_number, utc_hm, utc_hms};
 use crate::tui::widgets::{ago, rule, thousands};
 
 /// What a project without analytics shows: it was never published.
-const NEVER_PUBLISHED: &str = "This project was never published: no live visitors until it is.";
+/// It is asked again only every few minutes (`NEVER_PUBLISHED_RECHECK`).
+const NEVER_PUBLISHED: &str =
+    "Never published: no live visitors until it is. Checked every 5 min; r checks now.";
 
 /// Whether the realtime answer says the project was never published.
-fn never_published(error: &crate::tui::effect::ErrorInfo) -> bool {
+pub(super) fn never_published(error: &crate::tui::effect::ErrorInfo) -> bool {
     error.kind.as_deref() == Some("analytics_not_found")
 }
 
