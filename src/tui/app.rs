@@ -332,11 +332,13 @@ impl App {
         if slot == Slot::PaletteJump {
             return self.complete_jump(token, reply, turn.now, turn.navs) || changed;
         }
-        if slot == Slot::Project && self.palette.confirm_project(reply.is_ok()) {
-            if let Some(save) = self.palette.history().save_request() {
-                turn.cx(&mut self.next_token)
-                    .fetch(Slot::PaletteHistory, save);
-            }
+        // A project run from the palette goes into its history once it loads.
+        if slot == Slot::Project
+            && self.palette.confirm_project(reply.is_ok())
+            && let Some(save) = self.palette.history().save_request()
+        {
+            turn.cx(&mut self.next_token)
+                .fetch(Slot::PaletteHistory, save);
         }
         let insights_loaded = matches!(reply, Ok(Reply::Insights(_)));
         let plan = self.identity.plan.clone();

@@ -162,8 +162,8 @@ impl Palette {
                         self.completed_from = None;
                         Outcome::Changed
                     }
-                    Some(at) => self.submit(&candidates[at].text.clone()),
-                    None => self.submit(&self.value().to_owned()),
+                    Some(at) => self.submit(candidates[at].text.clone()),
+                    None => self.submit(self.value().to_owned()),
                 }
             }
             KeyCode::Tab | KeyCode::BackTab => {
@@ -220,7 +220,7 @@ impl Palette {
 
     /// Enter: the command `line`, kept in the history (a project's once it
     /// loads); or why there is none.
-    fn submit(&mut self, line: &str) -> Outcome {
+    fn submit(&mut self, line: String) -> Outcome {
         let line = line.trim().to_owned();
         if line.is_empty() {
             self.close();
