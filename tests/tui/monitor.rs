@@ -66,6 +66,19 @@ fn grid_with(mut app: App, count: usize, refuse: impl Fn(&str) -> Option<ErrorIn
     app
 }
 
+/// The service's answer for `prj_0001`: never published (no analytics).
+fn never_published_1(id: &str) -> Option<ErrorInfo> {
+    (id == "prj_0001").then(|| ErrorInfo {
+        status: Some(404),
+        kind: Some("analytics_not_found".into()),
+        detail: None,
+        request_id: Some("req_1".into()),
+        summary: "analytics_not_found (HTTP 404)".into(),
+        gate: Some(Gate::FeatureOff("analytics".into())),
+        at: NOW,
+    })
+}
+
 fn render(app: &App, width: u16, height: u16, now: OffsetDateTime) -> Terminal<TestBackend> {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|frame| app.draw(frame, now)).unwrap();
@@ -203,18 +216,7 @@ fn under_no_color_the_focused_tile_has_a_marker_and_a_thick_border() {
 
 #[test]
 fn a_never_published_tile_says_so_in_full_even_when_narrow() {
-    let never = |id: &str| {
-        (id == "prj_0001").then(|| ErrorInfo {
-            status: Some(404),
-            kind: Some("analytics_not_found".into()),
-            detail: None,
-            request_id: Some("req_1".into()),
-            summary: "analytics_not_found (HTTP 404)".into(),
-            gate: Some(Gate::FeatureOff("analytics".into())),
-            at: NOW,
-        })
-    };
-    let app = grid_with(app(), 4, never);
+    let app = grid_with(app(), 4, never_published_1);
     let screen = text(&render(&app, 80, 24, NOW));
     // The right-hand tile of the first row, beside the focused one's thick border.
     let words: String = screen
@@ -250,18 +252,7 @@ fn asked(effects: &[Effect]) -> Vec<String> {
 /// minutes (it has no visitors to show), says so, and `r` asks it at once.
 #[test]
 fn a_never_published_tile_is_asked_rarely_and_r_asks_it_now() {
-    let never = |id: &str| {
-        (id == "prj_0001").then(|| ErrorInfo {
-            status: Some(404),
-            kind: Some("analytics_not_found".into()),
-            detail: None,
-            request_id: Some("req_1".into()),
-            summary: "analytics_not_found (HTTP 404)".into(),
-            gate: None,
-            at: NOW,
-        })
-    };
-    let mut app = grid_with(app(), 3, never);
+    let mut app = grid_with(app(), 3, never_published_1);
     let mut now = NOW;
     for _ in 0..5 {
         now = app.wake_at().expect("the next round is scheduled");
@@ -285,18 +276,7 @@ fn a_never_published_tile_is_asked_rarely_and_r_asks_it_now() {
 /// After the recheck interval the never-published tile is asked again.
 #[test]
 fn a_never_published_tile_is_asked_again_after_five_minutes() {
-    let never = |id: &str| {
-        (id == "prj_0001").then(|| ErrorInfo {
-            status: Some(404),
-            kind: Some("analytics_not_found".into()),
-            detail: None,
-            request_id: None,
-            summary: "analytics_not_found (HTTP 404)".into(),
-            gate: None,
-            at: NOW,
-        })
-    };
-    let mut app = grid_with(app(), 2, never);
+    let mut app = grid_with(app(), 2, never_published_1);
     let later = NOW + Duration::minutes(5);
     let effects = app.handle(Msg::Wake, later);
     assert_eq!(asked(&effects), ["prj_0000", "prj_0001"]);

@@ -94,11 +94,17 @@ fn project(n: usize, visibility: &str) -> Project {
 
 /// The inventory tab with `count` rows loaded, of `total` on the server.
 fn inventory(app: &mut App, count: usize, total: usize) {
+    inventory_of(app, (0..count).map(row).collect(), total);
+}
+
+/// The inventory tab with `rows` loaded, of `total` on the server.
+fn inventory_of(app: &mut App, rows: Vec<serde_json::Value>, total: usize) {
+    let count = rows.len();
     app.start(NOW);
     let effects = type_text(app, "2");
     let (token, _) = fetches(&effects, Slot::InventoryPage)[0].clone();
     let page: InventoryPage = serde_json::from_value(json!({
-        "data": (0..count).map(row).collect::<Vec<_>>(),
+        "data": rows,
         "pagination": {"has_more": count < total, "next_cursor": if count < total { Some("c2") } else { None }},
         "total": total, "as_of": null, "activity_as_of": null, "applied_finding": null
     }))
@@ -479,26 +485,10 @@ async fn the_palette_history_is_written_by_the_executor_never_by_the_key_handler
 #[test]
 fn enter_takes_the_highlighted_candidate_and_a_404_stays_out_of_the_history() {
     let mut app = app_with(false);
-    app.start(NOW);
-    let effects = type_text(&mut app, "2");
-    let (token, _) = fetches(&effects, Slot::InventoryPage)[0].clone();
     let mut payroll = row(3);
     payroll["id"] = json!("prj_c743bb8ce4a5");
     payroll["name"] = json!("Payroll console 32");
-    let page: InventoryPage = serde_json::from_value(json!({
-        "data": [row(1), payroll, row(2)],
-        "pagination": {"has_more": false, "next_cursor": null},
-        "total": 3, "as_of": null, "activity_as_of": null, "applied_finding": null
-    }))
-    .unwrap();
-    app.handle(
-        Msg::Reply {
-            slot: Slot::InventoryPage,
-            token,
-            reply: Ok(Reply::InventoryPage(Box::new(page))),
-        },
-        NOW,
-    );
+    inventory_of(&mut app, vec![row(1), payroll, row(2)], 3);
     type_text(&mut app, ":prj_c743");
     let screen = draw(&app, 100, 24);
     assert!(screen.contains("Payroll console 32"), "{screen}");
