@@ -10,6 +10,7 @@
 mod ages;
 mod axis;
 mod budget;
+mod live;
 mod view;
 mod watch;
 
@@ -22,8 +23,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use time::{Duration, OffsetDateTime};
 
+pub use self::live::{BUCKETS_KEPT, Live, NEVER_PUBLISHED_RECHECK};
 use super::{ProjectRef, Screen, ScreenView, no_project_text};
-use crate::api::model::{Realtime, VisitorBucket};
 use crate::text::fit;
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
@@ -36,56 +37,10 @@ pub const DEFAULT_REFRESH_SECS: u64 = 10;
 /// The longest pause between retries while the service is unreachable (or one
 /// refresh interval, when that is longer).
 const BACKOFF_CAP: Duration = Duration::seconds(60);
-/// The realtime window: 30 one-minute buckets.
-pub const BUCKETS_KEPT: usize = 30;
 /// Smallest height and width of a tile of the watch grid: a line, two rows of
 /// chart and the time axis in the border; tiles grow with the terminal.
 const TILE_HEIGHT: u16 = 6;
-/// How often a project that was never published is asked again: it has no
-/// visitors to show, so a round every few seconds would only spend the budget
-/// (`r` asks at once).
-pub const NEVER_PUBLISHED_RECHECK: Duration = Duration::minutes(5);
 const TILE_MIN_WIDTH: u16 = 34;
-
-/// What is on screen for one project.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Live {
-    /// The last buckets, oldest first; at most [`BUCKETS_KEPT`].
-    pub buckets: Vec<VisitorBucket>,
-    pub current_visitors: i64,
-    /// Set when the service refused (e.g. 404 `analytics_not_found`).
-    pub error: Option<ErrorInfo>,
-    pub loaded: bool,
-    /// When the last answer for this project arrived.
-    pub updated_at: Option<OffsetDateTime>,
-}
-
-impl Live {
-    /// The service said the project was never published (no analytics).
-    fn never_published(&self) -> bool {
-        self.error.as_ref().is_some_and(view::never_published)
-    }
-
-    /// A never-published project asked within the recheck interval: it sits
-    /// out the regular rounds.
-    fn resting(&self, now: OffsetDateTime) -> bool {
-        self.never_published()
-            && self
-                .updated_at
-                .is_some_and(|at| now - at < NEVER_PUBLISHED_RECHECK)
-    }
-
-    fn update(&mut self, realtime: Realtime) {
-        let mut buckets = realtime.buckets;
-        buckets.sort_by_key(|bucket| bucket.timestamp);
-        let extra = buckets.len().saturating_sub(BUCKETS_KEPT);
-        buckets.drain(..extra);
-        self.buckets = buckets;
-        self.current_visitors = realtime.current_visitors;
-        self.error = None;
-        self.loaded = true;
-    }
-}
 
 /// Why a round of requests is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,6 +9,7 @@ use ratatui::widgets::{
     Bar, BarChart, BarGroup, Block, BorderType, Borders, Paragraph, Sparkline, Wrap,
 };
 
+use super::live::never_published;
 use super::{Live, MonitorScreen, TILE_HEIGHT, TILE_MIN_WIDTH, axis};
 use crate::text::fit;
 use crate::tui::action::Action;
@@ -21,11 +22,6 @@ use crate::tui::widgets::{ago, rule, thousands};
 /// It is asked again only every few minutes (`NEVER_PUBLISHED_RECHECK`).
 const NEVER_PUBLISHED: &str =
     "Never published: no live visitors until it is. Checked every 5 min; r checks now.";
-
-/// Whether the realtime answer says the project was never published.
-pub(super) fn never_published(error: &crate::tui::effect::ErrorInfo) -> bool {
-    error.kind.as_deref() == Some("analytics_not_found")
-}
 
 impl MonitorScreen {
     pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
