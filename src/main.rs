@@ -166,7 +166,9 @@ fn run(cli: Cli) -> Result<()> {
 /// are reported before the terminal is touched.
 fn dashboard(global: &GlobalArgs) -> Result<()> {
     let session = Session::connect(global)?;
-    session.workspace()?;
+    // No workspace_id is fine: run_configured asks the service which ones the
+    // key reaches (one is used, several are offered in a picker) before the
+    // terminal is touched.
     for warning in &session.warnings {
         eprintln!("warning: {warning}");
     }

@@ -280,7 +280,6 @@ impl App {
                 woken.contains(&true) || aged
             }
         };
-        self.complete_jump(now, &mut navs);
         let navigated = !navs.is_empty();
         self.apply_navs(navs, now, &mut effects);
         self.trail.record(before, self.location());
@@ -330,6 +329,17 @@ impl App {
             changed = true;
         }
         self.before_reply(slot, &reply);
+        if slot == Slot::PaletteJump {
+            return self.complete_jump(token, reply, turn.now, turn.navs) || changed;
+        }
+        // A project run from the palette goes into its history once it loads.
+        if slot == Slot::Project
+            && self.palette.confirm_project(reply.is_ok())
+            && let Some(save) = self.palette.history().save_request()
+        {
+            turn.cx(&mut self.next_token)
+                .fetch(Slot::PaletteHistory, save);
+        }
         let insights_loaded = matches!(reply, Ok(Reply::Insights(_)));
         let plan = self.identity.plan.clone();
         self.note_plan(&reply);
@@ -368,7 +378,7 @@ impl App {
             }
             Slot::Breakdowns | Slot::Traffic => self.analytics.handle_reply(answer, &mut cx),
             Slot::PiiPage => self.pii.handle_reply(answer, &mut cx),
-            Slot::Context => false, // handled above
+            Slot::Context | Slot::PaletteJump => false, // handled above
             // The plan, compared above, is all the header takes of it.
             Slot::Workspace => false,
             // Only a failure matters, and the error log has it.

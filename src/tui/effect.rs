@@ -52,6 +52,8 @@ pub enum Slot {
     WatchlistSave,
     /// The command palette's history, written after a command runs.
     PaletteHistory,
+    /// The palette's search of the whole workspace for a project by name.
+    PaletteJump,
     /// Connecting to another context (`app/contexts.rs`).
     Context,
     /// The analytics screen's traffic over time.

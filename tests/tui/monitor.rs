@@ -66,6 +66,19 @@ fn grid_with(mut app: App, count: usize, refuse: impl Fn(&str) -> Option<ErrorIn
     app
 }
 
+/// The service's answer for `prj_0001`: never published (no analytics).
+fn never_published_1(id: &str) -> Option<ErrorInfo> {
+    (id == "prj_0001").then(|| ErrorInfo {
+        status: Some(404),
+        kind: Some("analytics_not_found".into()),
+        detail: None,
+        request_id: Some("req_1".into()),
+        summary: "analytics_not_found (HTTP 404)".into(),
+        gate: Some(Gate::FeatureOff("analytics".into())),
+        at: NOW,
+    })
+}
+
 fn render(app: &App, width: u16, height: u16, now: OffsetDateTime) -> Terminal<TestBackend> {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|frame| app.draw(frame, now)).unwrap();
@@ -203,18 +216,7 @@ fn under_no_color_the_focused_tile_has_a_marker_and_a_thick_border() {
 
 #[test]
 fn a_never_published_tile_says_so_in_full_even_when_narrow() {
-    let never = |id: &str| {
-        (id == "prj_0001").then(|| ErrorInfo {
-            status: Some(404),
-            kind: Some("analytics_not_found".into()),
-            detail: None,
-            request_id: Some("req_1".into()),
-            summary: "analytics_not_found (HTTP 404)".into(),
-            gate: Some(Gate::FeatureOff("analytics".into())),
-            at: NOW,
-        })
-    };
-    let app = grid_with(app(), 4, never);
+    let app = grid_with(app(), 4, never_published_1);
     let screen = text(&render(&app, 80, 24, NOW));
     // The right-hand tile of the first row, beside the focused one's thick border.
     let words: String = screen
@@ -224,8 +226,58 @@ fn a_never_published_tile_says_so_in_full_even_when_narrow() {
         .collect::<Vec<_>>()
         .join(" ");
     assert!(
-        words.contains("This project was never published: no live visitors until it is."),
+        words.contains(
+            "Never published: no live visitors until it is. Checked every 5 min; r checks now."
+        ),
         "{screen}"
     );
     assert!(!screen.contains("not enabled"), "{screen}");
+}
+
+/// The projects a list of effects asks realtime for.
+fn asked(effects: &[Effect]) -> Vec<String> {
+    effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::Fetch { request, .. } => match &**request {
+                Request::Realtime { project_id } => Some(project_id.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// Issue 14: a never-published tile sits out the regular rounds for a few
+/// minutes (it has no visitors to show), says so, and `r` asks it at once.
+#[test]
+fn a_never_published_tile_is_asked_rarely_and_r_asks_it_now() {
+    let mut app = grid_with(app(), 3, never_published_1);
+    let mut now = NOW;
+    for _ in 0..5 {
+        now = app.wake_at().expect("the next round is scheduled");
+        let effects = app.handle(Msg::Wake, now);
+        let projects = asked(&effects);
+        assert_eq!(projects, ["prj_0000", "prj_0002"], "at {now}");
+        for effect in effects {
+            if let Effect::Fetch { slot, token, .. } = effect {
+                let reply = Ok(Reply::Realtime(Box::new(realtime(18))));
+                app.handle(Msg::Reply { slot, token, reply }, now);
+            }
+        }
+    }
+    let screen = text(&render(&app, 120, 35, now));
+    assert!(screen.contains("r checks now"), "{screen}");
+    // `r` asks every tile now.
+    let effects = app.handle(key('r'), now);
+    assert_eq!(asked(&effects), ["prj_0000", "prj_0001", "prj_0002"]);
+}
+
+/// After the recheck interval the never-published tile is asked again.
+#[test]
+fn a_never_published_tile_is_asked_again_after_five_minutes() {
+    let mut app = grid_with(app(), 2, never_published_1);
+    let later = NOW + Duration::minutes(5);
+    let effects = app.handle(Msg::Wake, later);
+    assert_eq!(asked(&effects), ["prj_0000", "prj_0001"]);
 }

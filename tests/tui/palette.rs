@@ -94,11 +94,17 @@ fn project(n: usize, visibility: &str) -> Project {
 
 /// The inventory tab with `count` rows loaded, of `total` on the server.
 fn inventory(app: &mut App, count: usize, total: usize) {
+    inventory_of(app, (0..count).map(row).collect(), total);
+}
+
+/// The inventory tab with `rows` loaded, of `total` on the server.
+fn inventory_of(app: &mut App, rows: Vec<serde_json::Value>, total: usize) {
+    let count = rows.len();
     app.start(NOW);
     let effects = type_text(app, "2");
     let (token, _) = fetches(&effects, Slot::InventoryPage)[0].clone();
     let page: InventoryPage = serde_json::from_value(json!({
-        "data": (0..count).map(row).collect::<Vec<_>>(),
+        "data": rows,
         "pagination": {"has_more": count < total, "next_cursor": if count < total { Some("c2") } else { None }},
         "total": total, "as_of": null, "activity_as_of": null, "applied_finding": null
     }))
@@ -173,10 +179,20 @@ fn the_palette_goes_to_screens_projects_by_id_contexts_and_actions() {
     // An id that is not loaded: the project screen reads it from the service.
     let effects = type_text(&mut app, ":prj_0a1b2c3d4e5f\r");
     assert_eq!(app.tab, Tab::Inventory);
+    let reads = fetches(&effects, Slot::Project);
     assert!(matches!(
-        &fetches(&effects, Slot::Project)[..],
+        &reads[..],
         [(_, Request::GetProject { project_id })] if project_id == "prj_0a1b2c3d4e5f"
     ));
+    // It goes into the history once the project is read.
+    app.handle(
+        Msg::Reply {
+            slot: Slot::Project,
+            token: reads[0].0,
+            reply: Ok(Reply::Project(Box::new(project(1, "workspace_edit")))),
+        },
+        NOW,
+    );
     type_text(&mut app, ":ctx staging\r");
     // No contexts in this App: the switch says so.
     assert!(draw(&app, 120, 30).contains("no contexts: add [contexts.NAME]"));
@@ -379,17 +395,24 @@ fn a_five_thousand_character_quote_scrolls_to_its_end() {
 fn a_name_not_loaded_is_searched_on_the_service_and_its_project_opens() {
     let mut app = app_with(false);
     inventory(&mut app, 4, 40);
+    // The inventory has a search and a filter of its own.
+    app.inventory.query.query = Some("fleet".into());
+    app.inventory.query.is_published = Some(true);
     let effects = type_text(&mut app, ":Harbour tides\r");
-    let pages = fetches(&effects, Slot::InventoryPage);
+    assert!(fetches(&effects, Slot::InventoryPage).is_empty());
+    let pages = fetches(&effects, Slot::PaletteJump);
     let (token, request) = pages.last().cloned().expect("a search of the service");
     match request {
         Request::InventoryPage { params, cursor } => {
+            // The whole workspace: the query, none of the screen's filters.
             assert_eq!(params.query.as_deref(), Some("Harbour tides"));
+            assert_eq!(params.is_published, None);
             assert_eq!(cursor, None);
         }
         other => panic!("{other:?}"),
     }
     assert!(app.project.is_none());
+    assert_eq!(app.inventory.query.query.as_deref(), Some("fleet"));
     let mut found = row(7);
     found["name"] = json!("Harbour tides");
     let page: InventoryPage = serde_json::from_value(json!({
@@ -400,7 +423,7 @@ fn a_name_not_loaded_is_searched_on_the_service_and_its_project_opens() {
     .unwrap();
     let effects = app.handle(
         Msg::Reply {
-            slot: Slot::InventoryPage,
+            slot: Slot::PaletteJump,
             token,
             reply: Ok(Reply::InventoryPage(Box::new(page))),
         },
@@ -410,6 +433,7 @@ fn a_name_not_loaded_is_searched_on_the_service_and_its_project_opens() {
         app.project.as_ref().map(|p| p.item.id.as_str()),
         Some("prj_0007")
     );
+    assert_eq!(app.inventory.query.query.as_deref(), Some("fleet"));
     assert_eq!(fetches(&effects, Slot::Project).len(), 1);
 }
 
@@ -453,4 +477,73 @@ async fn the_palette_history_is_written_by_the_executor_never_by_the_key_handler
     let reply = executor.execute(save.clone()).await;
     assert!(matches!(reply, Ok(Reply::PaletteHistorySaved)), "{reply:?}");
     assert_eq!(History::load(path).entries(), ["members"]);
+}
+
+/// Issue 14: Enter takes the highlighted candidate (an id prefix opens the one
+/// project it names), and a project that fails to load stays out of the
+/// history and offers no write actions.
+#[test]
+fn enter_takes_the_highlighted_candidate_and_a_404_stays_out_of_the_history() {
+    let mut app = app_with(false);
+    let mut payroll = row(3);
+    payroll["id"] = json!("prj_c743bb8ce4a5");
+    payroll["name"] = json!("Payroll console 32");
+    inventory_of(&mut app, vec![row(1), payroll, row(2)], 3);
+    type_text(&mut app, ":prj_c743");
+    let screen = draw(&app, 100, 24);
+    assert!(screen.contains("Payroll console 32"), "{screen}");
+    let effects = press(&mut app, KeyCode::Enter);
+    let reads = fetches(&effects, Slot::Project);
+    assert!(
+        matches!(&reads[..], [(_, Request::GetProject { project_id })] if project_id == "prj_c743bb8ce4a5"),
+        "{reads:?}"
+    );
+    press(&mut app, KeyCode::Esc);
+
+    // An id no row has: read from the service, which answers 404.
+    let effects = type_text(&mut app, ":prj_ffff0000\r");
+    let (token, _) = fetches(&effects, Slot::Project)[0].clone();
+    let effects = app.handle(
+        Msg::Reply {
+            slot: Slot::Project,
+            token,
+            reply: Err(failure("not_found", 404)),
+        },
+        NOW,
+    );
+    assert!(fetches(&effects, Slot::PaletteHistory).is_empty());
+    assert!(
+        !app.palette
+            .history()
+            .entries()
+            .contains(&"prj_ffff0000".to_owned()),
+        "{:?}",
+        app.palette.history().entries()
+    );
+    let screen = draw(&app, 120, 30);
+    assert!(screen.contains("esc back"), "{screen}");
+    for write in ["e rename", "v vis", "D delete", "p pub"] {
+        assert!(!screen.contains(write), "{screen}");
+    }
+    let effects = type_text(&mut app, "e");
+    assert!(fetches(&effects, Slot::ProjectWrite).is_empty());
+}
+
+#[test]
+fn the_palette_offers_ctx_only_when_contexts_are_configured() {
+    let mut app = app_with(false);
+    app.start(NOW);
+    type_text(&mut app, ":");
+    let texts = |app: &App| -> Vec<String> {
+        app.palette
+            .candidates(&[])
+            .into_iter()
+            .map(|candidate| candidate.text)
+            .collect()
+    };
+    assert!(!texts(&app).iter().any(|text| text.starts_with("ctx")));
+    type_text(&mut app, "ct");
+    assert!(!texts(&app).iter().any(|text| text.starts_with("ctx")));
+    app.palette.context_names = vec!["staging".into()];
+    assert!(texts(&app).iter().any(|text| text.starts_with("ctx")));
 }

@@ -803,6 +803,49 @@ fn snapshot_publish_confirm_names_the_audience_and_the_risk() {
     insta::assert_snapshot!(terminal(&app, 120, 35).backend());
 }
 
+/// Issue 14: an offline project's saved audience is not in the reply and may be
+/// public, so `k` on a risky project asks again before it publishes.
+#[test]
+fn keeping_an_unknown_audience_on_a_risky_project_asks_twice() {
+    let mut app = app_with(false);
+    inventory(&mut app);
+    app.handle(key('j'), NOW);
+    open_selected(&mut app, 1);
+    app.handle(key('p'), NOW);
+    let first = render(&app, 120, 35);
+    assert!(first.contains("not shown (the app is offline)"), "{first}");
+    assert!(first.contains("unknown, may be public"), "{first}");
+    let effects = app.handle(key('k'), NOW);
+    assert!(fetches(&effects).is_empty(), "k alone publishes nothing");
+    assert!(screen(&app).audience_dialog_open());
+    insta::assert_snapshot!(terminal(&app, 120, 35).backend());
+    let effects = app.handle(key('y'), NOW);
+    let (_, request) = only_fetch(&effects, Slot::ProjectWrite);
+    assert_eq!(
+        request,
+        Request::Publish {
+            project_id: "prj_00001".into(),
+            audience: None,
+        }
+    );
+}
+
+/// A known audience is kept at once.
+#[test]
+fn keeping_a_known_audience_publishes_at_once() {
+    let mut app = project_screen_app();
+    app.handle(key('p'), NOW);
+    let effects = app.handle(key('k'), NOW);
+    let (_, request) = only_fetch(&effects, Slot::ProjectWrite);
+    assert_eq!(
+        request,
+        Request::Publish {
+            project_id: "prj_00000".into(),
+            audience: None,
+        }
+    );
+}
+
 #[test]
 fn snapshot_audience_editor_shows_what_changes_and_warns_on_widening() {
     let mut app = project_screen_app();
@@ -1026,15 +1069,35 @@ fn every_project_action_is_in_the_footer_at_120_columns_and_in_the_help() {
         wide.contains("D delete") && wide.contains("w watch"),
         "{wide}"
     );
-    // At 80 columns the footer keeps the first ones and `? help`, which lists
-    // every action of the footer.
+    // At 80 columns the footer keeps the first ones and ends with `? more`:
+    // the help lists every action of the footer.
     let narrow = footer(80);
     assert!(
-        narrow.contains("esc back") && narrow.contains("? help"),
+        narrow.contains("esc back") && narrow.trim_end().ends_with("? more"),
         "{narrow}"
     );
+    assert!(!wide.contains("? more"), "nothing dropped at 120: {wide}");
     let help: Vec<Action> = screen(&app).help().into_iter().map(|(a, _)| a).collect();
     for (action, _) in &hints {
         assert!(help.contains(action), "{action:?} is in the help");
     }
+}
+
+/// Issue 14: the help lists each key once (the screen's own words win over
+/// the common line), and a wrapped text goes on under its text, not under
+/// the keys.
+#[test]
+fn the_help_lists_refresh_once_and_indents_wrapped_lines() {
+    let mut app = project_screen_app();
+    app.handle(key('?'), NOW);
+    let text = render(&app, 60, 40);
+    assert_eq!(text.matches("r f5").count(), 1, "{text}");
+    assert!(text.contains("read the project again"), "{text}");
+    // "who may open the published app (shows what changes first)" wraps at 60.
+    let continued = text
+        .lines()
+        .find(|line| line.contains("changes first"))
+        .expect("the audience line wraps");
+    let inner = continued.split('│').nth(1).unwrap_or_default();
+    assert!(inner.starts_with("              "), "{continued:?}");
 }

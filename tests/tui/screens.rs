@@ -640,7 +640,7 @@ fn an_api_error_is_shown_without_backing_off() {
     reply(&mut app, Slot::Realtime(lane), token, Err(never_published));
     assert_eq!(app.monitor.failures, 0);
     assert_eq!(app.wake_at(), Some(NOW + Duration::seconds(10)));
-    assert!(text(&screen(&app, 120, 35)).contains("never published"));
+    assert!(text(&screen(&app, 120, 35)).contains("Never published"));
 }
 
 #[test]

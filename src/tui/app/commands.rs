@@ -6,11 +6,15 @@ use time::OffsetDateTime;
 
 use super::App;
 use crate::api::model::InventoryItem;
+use crate::api::page::InventoryParams;
 use crate::tui::action::Action;
-use crate::tui::effect::{Slot, Turn};
+use crate::tui::effect::{ErrorInfo, Reply, Request, Slot, Turn};
 use crate::tui::nav::{Nav, ProjectNav, Tab};
 use crate::tui::palette::{Command, Outcome};
 use crate::tui::theme::{Theme, ThemeName};
+
+/// Most projects a jump by name asks the service for.
+const JUMP_LIMIT: u32 = 50;
 
 impl App {
     /// A key while the palette is open: it takes every key.
@@ -60,7 +64,8 @@ impl App {
     }
 
     /// A project by name: a loaded row with that name (exactly, then as a
-    /// part), else the service's search in the inventory.
+    /// part), else the service's search over the whole workspace, without the
+    /// inventory's filters and leaving its search as it was.
     fn open_by_name(&mut self, name: &str, turn: &mut Turn<'_>) {
         let wanted = name.to_lowercase();
         let rows = &self.inventory.list.rows;
@@ -78,11 +83,18 @@ impl App {
                 .push(Nav::Project(ProjectNav::Open(Box::new(item))));
             return;
         }
-        self.project = None;
-        self.switch_tab(Tab::Inventory, turn);
-        let mut cx = turn.cx(&mut self.next_token);
-        self.inventory.search_service(name, &mut cx);
-        self.palette.pending_jump = Some(name.to_owned());
+        let search = Request::InventoryPage {
+            params: InventoryParams {
+                limit: Some(JUMP_LIMIT),
+                query: Some(name.trim().to_owned()),
+                ..InventoryParams::default()
+            },
+            cursor: None,
+        };
+        let token = turn
+            .cx(&mut self.next_token)
+            .fetch(Slot::PaletteJump, search);
+        self.palette.pending_jump = Some((name.to_owned(), token));
         self.say(
             format!("searching the service for {}", crate::text::fit(name, 40)),
             turn.now,
@@ -90,15 +102,38 @@ impl App {
     }
 
     /// Once the service's search for a palette name answers: opens the project
-    /// of that name, or the only one found; else says what was found.
-    pub(super) fn complete_jump(&mut self, now: OffsetDateTime, navs: &mut Vec<Nav>) {
-        if self.inventory.is_loading() || self.palette.pending_jump.is_none() {
-            return;
-        }
-        let Some(name) = self.palette.pending_jump.take() else {
-            return;
+    /// of that name, or the only one found; several are offered in the
+    /// palette, opened again on the name.
+    pub(super) fn complete_jump(
+        &mut self,
+        token: u64,
+        reply: Result<Reply, ErrorInfo>,
+        now: OffsetDateTime,
+        navs: &mut Vec<Nav>,
+    ) -> bool {
+        let name = match self.palette.pending_jump.take() {
+            Some((name, pending)) if pending == token => name,
+            other => {
+                self.palette.pending_jump = other;
+                return false;
+            }
         };
-        let rows = &self.inventory.list.rows;
+        let rows = match reply {
+            Ok(Reply::InventoryPage(page)) => page.data,
+            Ok(_) => Vec::new(),
+            Err(error) => {
+                self.palette.forget_unconfirmed();
+                self.say(
+                    format!(
+                        "the search for {} failed: {}",
+                        crate::text::fit(&name, 40),
+                        error.summary
+                    ),
+                    now,
+                );
+                return true;
+            }
+        };
         let wanted = name.to_lowercase();
         let exact = rows
             .iter()
@@ -109,19 +144,24 @@ impl App {
         };
         match found {
             Some(item) => navs.push(Nav::Project(ProjectNav::Open(Box::new(item)))),
-            None if rows.is_empty() => self.say(
-                format!("no project matches {}", crate::text::fit(&name, 40)),
-                now,
-            ),
-            None => self.say(
-                format!(
-                    "{} projects match {}: pick one",
-                    rows.len(),
-                    crate::text::fit(&name, 40)
-                ),
-                now,
-            ),
+            None if rows.is_empty() => {
+                self.palette.forget_unconfirmed();
+                self.say(
+                    format!("no project matches {}", crate::text::fit(&name, 40)),
+                    now,
+                );
+            }
+            None => {
+                self.palette.forget_unconfirmed();
+                let count = rows.len();
+                self.palette.found = rows;
+                self.palette.reopen(
+                    &name,
+                    format!("{count} projects match: enter opens the highlighted one"),
+                );
+            }
         }
+        true
     }
 
     fn set_theme(&mut self, name: ThemeName, now: OffsetDateTime) {

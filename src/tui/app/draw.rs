@@ -239,7 +239,7 @@ impl App {
                 Span::styled(format!(" {label}  "), self.theme.dim),
             ]
         };
-        let fixed: Vec<[Span; 2]> = vec![
+        let mut fixed: Vec<[Span; 2]> = vec![
             hint(Action::Refresh, "refresh"),
             hint(Action::Help, "help"),
             hint(Action::Quit, "quit"),
@@ -275,10 +275,21 @@ impl App {
             (false, None) => Some(format!("✗ {} disabled", disabled_keys.join(" "))),
         };
         let warning_width = warning.as_deref().map_or(0, crate::text::display_width);
+        let mut dropped = false;
         while !screen.is_empty()
             && width(&screen) + width(&fixed) + warning_width > area.width as usize
         {
             screen.pop();
+            dropped = true;
+        }
+        // Hints that did not fit are in the help: the footer ends by saying so
+        // ("? more" is as wide as "? help", so the fit above holds).
+        if dropped {
+            fixed = vec![
+                hint(Action::Refresh, "refresh"),
+                hint(Action::Quit, "quit"),
+                hint(Action::Help, "more"),
+            ];
         }
         let mut spans: Vec<Span> = screen.into_iter().chain(fixed).flatten().collect();
         if let Some(why) = warning {
@@ -292,18 +303,33 @@ impl App {
             format!("{} — keys", self.screen().title()),
             self.theme.title,
         ))];
+        let width = area.width.saturating_sub(4).min(100);
+        // The keys in a column; a text that wraps goes on under its text.
+        const KEYS: usize = 14;
+        let text_width = (width.saturating_sub(2) as usize).saturating_sub(KEYS);
+        let screen_help = self.screen().help();
+        let listed: Vec<Action> = screen_help.iter().map(|(action, _)| *action).collect();
         let mut row = |action: Action, text: &str| {
-            lines.push(Line::from(vec![
-                Span::styled(
-                    format!("{:>12}  ", self.keymap.keys_for(action).join(" ")),
-                    self.theme.key,
-                ),
-                Span::raw(text.to_owned()),
-            ]));
+            let wrapped = wrap_lines(vec![Line::raw(text.to_owned())], text_width);
+            for (index, part) in wrapped.into_iter().enumerate() {
+                let keys = match index {
+                    0 => format!("{:>12}  ", self.keymap.keys_for(action).join(" ")),
+                    _ => " ".repeat(KEYS),
+                };
+                let mut spans = vec![Span::styled(keys, self.theme.key)];
+                spans.extend(part.spans);
+                lines.push(Line::from(spans));
+            }
         };
-        for (action, text) in self.screen().help() {
-            row(action, text);
+        for (action, text) in &screen_help {
+            row(*action, text);
         }
+        // The keys every screen has, unless the screen listed them in its words.
+        let mut row = |action: Action, text: &str| {
+            if !listed.contains(&action) {
+                row(action, text);
+            }
+        };
         if self.tab == Tab::Inventory && self.history.enabled {
             row(
                 Action::MarkReviewed,
@@ -342,7 +368,6 @@ impl App {
                 self.theme.warn,
             )));
         }
-        let width = area.width.saturating_sub(4).min(100);
         let rows = wrap_lines(lines.clone(), width.saturating_sub(2) as usize).len();
         let popup = centered(area, width, rows as u16 + 2);
         frame.render_widget(Clear, popup);

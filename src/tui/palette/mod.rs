@@ -50,9 +50,15 @@ pub struct Palette {
     pub message: Option<String>,
     /// The names `:ctx` completes; filled by whoever knows the contexts.
     pub context_names: Vec<String>,
-    /// A project name the service is searched for: its project opens when the
-    /// search answers.
-    pub pending_jump: Option<String>,
+    /// A project name the service is searched for, with the search's token:
+    /// its project opens when the search answers.
+    pub pending_jump: Option<(String, u64)>,
+    /// The projects the last search for a name found, offered as candidates
+    /// beside the loaded rows when several matched.
+    pub found: Vec<InventoryItem>,
+    /// A project line run but not yet known to exist: it goes into the
+    /// history once its project loads, never after a 404.
+    unconfirmed: Option<String>,
 }
 
 impl Palette {
@@ -96,6 +102,48 @@ impl Palette {
         self.field = Some(TextField::new(value));
     }
 
+    /// Opens the palette on `value`, saying `message` (a name that matched
+    /// several projects: the list under it offers them).
+    pub fn reopen(&mut self, value: &str, message: String) {
+        self.open();
+        self.set_value(value);
+        self.message = Some(message);
+    }
+
+    /// The project line run last, once its project loaded (`true`: it goes
+    /// into the history) or failed to (`false`: it is forgotten). Returns
+    /// whether the history changed.
+    pub fn confirm_project(&mut self, loaded: bool) -> bool {
+        match self.unconfirmed.take() {
+            Some(line) if loaded => {
+                self.history.push(&line);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// A project line whose project was never asked for (no match): forgotten.
+    pub fn forget_unconfirmed(&mut self) {
+        self.unconfirmed = None;
+    }
+
+    /// The candidate Enter takes: the one Tab completed, or else the best one
+    /// while the line is a project (an id prefix or a name), as k9s and VS
+    /// Code palettes do. A screen, an action or a verb with its argument runs
+    /// as typed.
+    pub fn highlighted(&self, candidates: &[Candidate]) -> Option<usize> {
+        if self.completed.is_some() {
+            return self.completed;
+        }
+        let line = self.value().trim();
+        let is_project = matches!(
+            command::parse(&expand_prefix(line)),
+            Ok(Command::ProjectId(_) | Command::ProjectName(_))
+        );
+        (is_project && !candidates.is_empty()).then_some(0)
+    }
+
     /// A key while the palette is open. `projects` are the loaded inventory
     /// rows, which names and ids complete from.
     pub fn handle_key(&mut self, key: &KeyEvent, projects: &[InventoryItem]) -> Outcome {
@@ -104,7 +152,20 @@ impl Palette {
                 self.close();
                 Outcome::Closed
             }
-            KeyCode::Enter => self.submit(),
+            KeyCode::Enter => {
+                let candidates = self.candidates(projects);
+                match self.highlighted(&candidates) {
+                    // A verb that takes an argument is completed, not run.
+                    Some(at) if candidates[at].text.ends_with(' ') => {
+                        self.set_value(&candidates[at].text);
+                        self.completed = None;
+                        self.completed_from = None;
+                        Outcome::Changed
+                    }
+                    Some(at) => self.submit(candidates[at].text.clone()),
+                    None => self.submit(self.value().to_owned()),
+                }
+            }
             KeyCode::Tab | KeyCode::BackTab => {
                 let candidates = self.candidates(projects);
                 if candidates.is_empty() {
@@ -157,16 +218,24 @@ impl Palette {
         }
     }
 
-    /// Enter: the command typed, kept in the history; or why there is none.
-    fn submit(&mut self) -> Outcome {
-        let line = self.value().trim().to_owned();
+    /// Enter: the command `line`, kept in the history (a project's once it
+    /// loads); or why there is none.
+    fn submit(&mut self, line: String) -> Outcome {
+        let line = line.trim().to_owned();
         if line.is_empty() {
             self.close();
             return Outcome::Closed;
         }
         match command::parse(&expand_prefix(&line)) {
             Ok(command) => {
-                self.history.push(&line);
+                self.unconfirmed = None;
+                match command {
+                    Command::ProjectId(_) | Command::ProjectName(_) => {
+                        self.unconfirmed = Some(line);
+                    }
+                    _ => self.history.push(&line),
+                }
+                self.found.clear();
                 self.close();
                 Outcome::Run(command)
             }
@@ -197,7 +266,10 @@ impl Palette {
                     text: entry.clone(),
                     help: "recent".into(),
                 });
-            let verbs = VERBS.iter().map(verb_candidate);
+            let verbs = VERBS
+                .iter()
+                .filter(|verb| self.offers(verb))
+                .map(verb_candidate);
             return recent.chain(verbs).take(CANDIDATE_LIMIT).collect();
         }
         let (word, rest) = match typed.split_once(char::is_whitespace) {
@@ -222,7 +294,7 @@ impl Palette {
             let pattern = if is(&["project", "open", "prj"]) {
                 rest
             } else {
-                for verb in VERBS {
+                for verb in VERBS.iter().filter(|verb| self.offers(verb)) {
                     let best = std::iter::once(verb.name)
                         .chain(verb.aliases.iter().copied())
                         .filter_map(|name| command::fuzzy_score(typed, name))
@@ -234,7 +306,11 @@ impl Palette {
                 }
                 typed
             };
-            for item in projects {
+            let found = self
+                .found
+                .iter()
+                .filter(|item| !projects.iter().any(|row| row.id == item.id));
+            for item in projects.iter().chain(found) {
                 let by_name = item
                     .name
                     .as_deref()
@@ -257,9 +333,14 @@ impl Palette {
             .collect()
     }
 
-    /// Which candidate Tab completed last, to highlight it.
+    /// Which candidate Tab completed last.
     pub fn completed(&self) -> Option<usize> {
         self.completed
+    }
+
+    /// Whether the list offers `verb`: `ctx` only when contexts are configured.
+    fn offers(&self, verb: &command::Verb) -> bool {
+        verb.kind != VerbKind::Context || !self.context_names.is_empty()
     }
 }
 

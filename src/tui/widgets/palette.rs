@@ -1,5 +1,5 @@
 //! Draws the command palette: the input on top, why Enter ran nothing, and the
-//! candidates under it (the one Tab completed highlighted).
+//! candidates under it (the one Enter takes highlighted).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -59,8 +59,9 @@ pub fn draw(
             theme.warn,
         )));
     }
+    let highlighted = palette.highlighted(candidates);
     for (index, candidate) in candidates.iter().enumerate() {
-        let style = if palette.completed() == Some(index) {
+        let style = if highlighted == Some(index) {
             theme.selected
         } else {
             theme.base

@@ -42,8 +42,11 @@ pub fn draw_y_axis(frame: &mut Frame, area: Rect, max: u64, style: Style) {
     let mut rows = vec![String::new(); area.height as usize];
     let label = |value: u64| format!("{:>label_width$}┤", compact(value));
     let bottom = rows.len() - 1;
-    rows[0] = label(max);
-    if bottom >= 4 {
+    // Each value once: a scale of 0 or 1 has no middle, and 0 only one 0.
+    if max > 0 || bottom == 0 {
+        rows[0] = label(max);
+    }
+    if bottom >= 4 && max / 2 > 0 {
         rows[bottom / 2] = label(max / 2);
     }
     if bottom > 0 {
@@ -153,6 +156,28 @@ mod tests {
         let starts = spread(30, 55);
         assert_eq!((starts[1], starts[2], starts[29]), (1, 3, 53));
         assert_eq!(time_axis(&minutes(30), &starts, 55).len(), 55);
+    }
+
+    /// The y axis as text, one row a line.
+    fn y_axis(max: u64, height: u16) -> Vec<String> {
+        let backend = ratatui::backend::TestBackend::new(3, height);
+        let mut terminal = ratatui::Terminal::new(backend).expect("a test terminal");
+        terminal
+            .draw(|frame| draw_y_axis(frame, frame.area(), max, Style::default()))
+            .expect("drawn");
+        let buffer = terminal.backend().buffer();
+        (0..height)
+            .map(|y| (0..3).map(|x| buffer[(x, y)].symbol()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn a_scale_of_zero_or_one_shows_one_zero() {
+        let zeros = |rows: &[String]| rows.iter().filter(|row| row.contains('0')).count();
+        assert_eq!(zeros(&y_axis(0, 5)), 1, "{:?}", y_axis(0, 5));
+        assert_eq!(zeros(&y_axis(1, 5)), 1, "{:?}", y_axis(1, 5));
+        assert_eq!(y_axis(1, 5)[0], " 1┤");
+        assert_eq!(y_axis(8, 5)[2], " 4┤");
     }
 
     #[test]

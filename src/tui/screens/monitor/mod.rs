@@ -10,6 +10,7 @@
 mod ages;
 mod axis;
 mod budget;
+mod live;
 mod view;
 mod watch;
 
@@ -22,9 +23,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use time::{Duration, OffsetDateTime};
 
+pub use self::live::{BUCKETS_KEPT, Live, NEVER_PUBLISHED_RECHECK};
 use super::paged::draw_placeholder;
 use super::{ProjectRef, Screen, ScreenView, no_project_text};
-use crate::api::model::{Realtime, VisitorBucket};
 use crate::text::fit;
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
@@ -36,37 +37,20 @@ pub const DEFAULT_REFRESH_SECS: u64 = 10;
 /// The longest pause between retries while the service is unreachable (or one
 /// refresh interval, when that is longer).
 const BACKOFF_CAP: Duration = Duration::seconds(60);
-/// The realtime window: 30 one-minute buckets.
-pub const BUCKETS_KEPT: usize = 30;
 /// Smallest height and width of a tile of the watch grid: a line, two rows of
 /// chart and the time axis in the border; tiles grow with the terminal.
 const TILE_HEIGHT: u16 = 6;
 const TILE_MIN_WIDTH: u16 = 34;
 
-/// What is on screen for one project.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Live {
-    /// The last buckets, oldest first; at most [`BUCKETS_KEPT`].
-    pub buckets: Vec<VisitorBucket>,
-    pub current_visitors: i64,
-    /// Set when the service refused (e.g. 404 `analytics_not_found`).
-    pub error: Option<ErrorInfo>,
-    pub loaded: bool,
-    /// When the last answer for this project arrived.
-    pub updated_at: Option<OffsetDateTime>,
-}
-
-impl Live {
-    fn update(&mut self, realtime: Realtime) {
-        let mut buckets = realtime.buckets;
-        buckets.sort_by_key(|bucket| bucket.timestamp);
-        let extra = buckets.len().saturating_sub(BUCKETS_KEPT);
-        buckets.drain(..extra);
-        self.buckets = buckets;
-        self.current_visitors = realtime.current_visitors;
-        self.error = None;
-        self.loaded = true;
-    }
+/// Why a round of requests is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Round {
+    /// The refresh is due: never-published projects rest between rechecks.
+    Due,
+    /// Only the shown projects without data yet (a tile just pinned, say).
+    Missing,
+    /// `r`: every shown project, now.
+    Asked,
 }
 
 /// No answer, or one that means "try later": the data on screen goes stale.
@@ -161,7 +145,18 @@ impl MonitorScreen {
     /// The interval between rounds: the configured one, stretched when the
     /// shown projects would spend more than the monitor's share of the budget.
     pub fn effective_refresh(&self) -> Duration {
-        budget::stretched(self.refresh, self.shown().len(), self.rate_limit)
+        // Never-published projects are asked rarely: they do not count.
+        let polled = self
+            .shown()
+            .iter()
+            .filter(|project| {
+                !self
+                    .live
+                    .get(&project.id)
+                    .is_some_and(Live::never_published)
+            })
+            .count();
+        budget::stretched(self.refresh, polled, self.rate_limit)
     }
 
     /// The project selected in the inventory changed (or not).
@@ -243,9 +238,9 @@ impl MonitorScreen {
         self.live.retain(|id, _| shown.contains(id));
     }
 
-    /// Asks for every shown project not already in flight; `only_missing` skips
-    /// those with data (a newly pinned tile, say).
-    fn fetch(&mut self, cx: &mut Cx, only_missing: bool) {
+    /// Asks for every shown project not already in flight, as `round` says.
+    fn fetch(&mut self, cx: &mut Cx, round: Round) {
+        let only_missing = round == Round::Missing;
         if !self.visible || self.frozen {
             return;
         }
@@ -257,7 +252,12 @@ impl MonitorScreen {
         for (lane, project) in shown.iter().enumerate().take(self.lanes.len()) {
             let in_flight = matches!(&self.lanes[lane], Some((_, id)) if *id == project.id);
             let has_data = self.live.get(&project.id).is_some_and(|live| live.loaded);
-            if in_flight || (only_missing && has_data) {
+            let resting = round == Round::Due
+                && self
+                    .live
+                    .get(&project.id)
+                    .is_some_and(|live| live.resting(cx.now));
+            if in_flight || (only_missing && has_data) || resting {
                 continue;
             }
             let token = cx.fetch(
@@ -324,7 +324,7 @@ impl MonitorScreen {
         self.cursor = to.min(tiles.saturating_sub(1));
         if self.zoom && before != self.cursor {
             self.prune();
-            self.fetch(cx, true);
+            self.fetch(cx, Round::Missing);
         }
     }
 }
@@ -341,7 +341,7 @@ impl Screen for MonitorScreen {
             .iter()
             .any(|project| !self.live.get(&project.id).is_some_and(|live| live.loaded));
         if !self.busy() && (missing || self.next_at.is_none_or(|at| at <= cx.now)) {
-            self.fetch(cx, false);
+            self.fetch(cx, Round::Due);
         }
     }
 
@@ -360,7 +360,7 @@ impl Screen for MonitorScreen {
     fn wake(&mut self, cx: &mut Cx) -> bool {
         self.observe_clock(cx.now);
         if self.visible && !self.frozen && self.next_at.is_some_and(|at| at <= cx.now) {
-            self.fetch(cx, false);
+            self.fetch(cx, Round::Due);
             return true;
         }
         false
@@ -378,7 +378,7 @@ impl Screen for MonitorScreen {
                     self.scheduled_at = None;
                     self.round_unreachable = false;
                 } else {
-                    self.fetch(cx, false);
+                    self.fetch(cx, Round::Due);
                 }
             }
             Action::Watch => match self.focused() {
@@ -399,14 +399,14 @@ impl Screen for MonitorScreen {
                     }
                     self.zoom = !self.zoom;
                     self.prune();
-                    self.fetch(cx, true);
+                    self.fetch(cx, Round::Missing);
                 }
             }
             Action::Refresh => {
                 if self.frozen {
                     cx.notify("frozen: press f to resume".into());
                 } else if !self.busy() {
-                    self.fetch(cx, false);
+                    self.fetch(cx, Round::Asked);
                 }
             }
             Action::Copy => cx.copy(self.focused().as_ref().map(|p| p.id.as_str())),
@@ -447,6 +447,7 @@ impl Screen for MonitorScreen {
                             *live = Live {
                                 error: Some(error),
                                 loaded: true,
+                                updated_at: Some(cx.now),
                                 ..Live::default()
                             };
                         }

@@ -9,6 +9,7 @@ use ratatui::widgets::{
     Bar, BarChart, BarGroup, Block, BorderType, Borders, Paragraph, Sparkline, Wrap,
 };
 
+use super::live::never_published;
 use super::{Live, MonitorScreen, TILE_HEIGHT, TILE_MIN_WIDTH, axis};
 use crate::text::fit;
 use crate::tui::action::Action;
@@ -18,12 +19,9 @@ use crate::tui::widgets::display::{big_number, utc_hm, utc_hms};
 use crate::tui::widgets::{ago, rule, thousands};
 
 /// What a project without analytics shows: it was never published.
-const NEVER_PUBLISHED: &str = "This project was never published: no live visitors until it is.";
-
-/// Whether the realtime answer says the project was never published.
-fn never_published(error: &crate::tui::effect::ErrorInfo) -> bool {
-    error.kind.as_deref() == Some("analytics_not_found")
-}
+/// It is asked again only every few minutes (`NEVER_PUBLISHED_RECHECK`).
+const NEVER_PUBLISHED: &str =
+    "Never published: no live visitors until it is. Checked every 5 min; r checks now.";
 
 impl MonitorScreen {
     pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::MonitorScreen;
+use super::{MonitorScreen, Round};
 use crate::tui::effect::{Cx, Request, Slot};
 use crate::tui::screens::ProjectRef;
 use crate::tui::watchlist::{WATCH_LIMIT, WatchEntry};
@@ -39,7 +39,7 @@ impl MonitorScreen {
         if changed {
             self.save(cx);
         }
-        self.fetch(cx, true);
+        self.fetch(cx, Round::Missing);
     }
 
     /// Pins `project`, or unpins it when pinned; saves the list.
@@ -62,7 +62,7 @@ impl MonitorScreen {
         }
         self.prune();
         self.save(cx);
-        self.fetch(cx, true);
+        self.fetch(cx, Round::Missing);
     }
 
     pub(super) fn save(&mut self, cx: &mut Cx) {

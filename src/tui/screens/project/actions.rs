@@ -53,12 +53,16 @@ const WRITE_ACTIONS: &[WriteAction] = &[
 impl ProjectScreen {
     /// The write actions as hints or help lines, each labelled by `allowed`
     /// while writes are allowed and by `disabled` while the key lacks the
-    /// scope; none in read-only mode.
+    /// scope; none in read-only mode, nor when the project failed to load
+    /// (a 404 has nothing to change).
     pub(super) fn write_entries(
         &self,
         allowed: fn(&WriteAction) -> &'static str,
         disabled: fn(&WriteAction) -> &'static str,
     ) -> Vec<(Action, &'static str)> {
+        if self.failed_to_load() {
+            return Vec::new();
+        }
         let label = match self.access {
             WriteAccess::ReadOnly => return Vec::new(),
             WriteAccess::Allowed => allowed,
@@ -68,5 +72,10 @@ impl ProjectScreen {
             .iter()
             .map(|entry| (entry.0, label(entry)))
             .collect()
+    }
+
+    /// The read of the project failed and nothing was read before.
+    pub(super) fn failed_to_load(&self) -> bool {
+        self.project.is_none() && self.error.is_some()
     }
 }

@@ -128,6 +128,10 @@ pub type PublishOutcome = DialogOutcome<Option<PublishAudience>>;
 /// The publish confirm: it names the audience and the risk, and takes one of
 /// `w` (workspace), `P` (everyone) or `k` (keep the saved audience). Enter
 /// alone does nothing but say so.
+///
+/// The contract answers no audience while the app is offline, though the saved
+/// one applies again at the next publish: it may be public. So on a project
+/// with a risk, `k` with the audience unknown asks a second time (`y`).
 #[derive(Debug, Clone)]
 pub struct PublishConfirm {
     name: String,
@@ -135,6 +139,8 @@ pub struct PublishConfirm {
     risks: Vec<String>,
     /// Enter was pressed: the dialog says which keys publish.
     nudged: bool,
+    /// `k` was pressed on an unknown audience with a risk: `y` keeps it.
+    keep_asked: bool,
 }
 
 impl PublishConfirm {
@@ -144,7 +150,13 @@ impl PublishConfirm {
             current,
             risks,
             nudged: false,
+            keep_asked: false,
         }
+    }
+
+    /// Keeping the saved audience may publish to everyone, unseen.
+    fn keep_is_blind(&self) -> bool {
+        self.current.is_none() && !self.risks.is_empty()
     }
 
     pub fn handle_key(&mut self, key: &KeyEvent) -> PublishOutcome {
@@ -152,7 +164,12 @@ impl PublishConfirm {
             KeyCode::Esc | KeyCode::Char('n') => PublishOutcome::Cancelled,
             KeyCode::Char('w') => PublishOutcome::Done(Some(PublishAudience::Workspace)),
             KeyCode::Char('P') => PublishOutcome::Done(Some(PublishAudience::Public)),
+            KeyCode::Char('k') if self.keep_is_blind() => {
+                self.keep_asked = true;
+                PublishOutcome::Open
+            }
             KeyCode::Char('k') => PublishOutcome::Done(None),
+            KeyCode::Char('y') if self.keep_asked => PublishOutcome::Done(None),
             _ => {
                 self.nudged = true;
                 PublishOutcome::Open
@@ -184,12 +201,34 @@ impl PublishConfirm {
             )));
         }
         lines.push(Line::from(""));
+        if self.keep_asked {
+            lines.push(Line::from(Span::styled(
+                "The saved audience is unknown while the app is offline: it may be public.",
+                theme.error,
+            )));
+            lines.push(keys(
+                theme,
+                &[
+                    ("y", "keep it anyway"),
+                    ("w", "to the workspace"),
+                    ("P", "to everyone (public)"),
+                    ("esc", "cancel"),
+                ],
+            ));
+            popup(frame, area, theme, "Publish", lines, 0);
+            return;
+        }
+        let keep = if self.keep_is_blind() {
+            "keep the saved audience (unknown, may be public)"
+        } else {
+            "keep the saved audience"
+        };
         lines.push(keys(
             theme,
             &[
                 ("w", "to the workspace"),
                 ("P", "to everyone (public)"),
-                ("k", "keep the saved audience"),
+                ("k", keep),
                 ("esc", "cancel"),
             ],
         ));

@@ -9,7 +9,7 @@ use ratatui::widgets::Paragraph;
 use time::OffsetDateTime;
 
 use super::{ProjectScreen, WriteAccess};
-use crate::api::model::{ActivityGroup, DeploymentStatus};
+use crate::api::model::{ActivityGroup, DeploymentStatus, PublishAudience};
 use crate::text::{display_width, fit, sanitize_multiline};
 use crate::tui::effect::Gate;
 use crate::tui::screens::{ScreenView, error_text};
@@ -172,9 +172,9 @@ impl ProjectScreen {
                 theme.base
             },
         ));
-        let targets = if project.publish_audience_targets.is_empty() {
-            "none".to_owned()
-        } else {
+        // Who may open the published app, in words: the targets only mean
+        // something for a custom audience (the contract lists none otherwise).
+        let listed = || {
             project
                 .publish_audience_targets
                 .iter()
@@ -182,7 +182,15 @@ impl ProjectScreen {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        lines.push(row("Audience for", fit(&targets, width), theme.base));
+        let targets = match &project.publish_audience {
+            _ if !project.publish_audience_targets.is_empty() => listed(),
+            Some(PublishAudience::Public) => "anyone with the link".to_owned(),
+            Some(PublishAudience::Workspace) => "every member of the workspace".to_owned(),
+            Some(PublishAudience::Custom) => "no group or user listed".to_owned(),
+            Some(PublishAudience::Unknown(_)) => "—".to_owned(),
+            None => "not shown while the app is offline".to_owned(),
+        };
+        lines.push(row("Granted to", fit(&targets, width), theme.base));
         lines
     }
 

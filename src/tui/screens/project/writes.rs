@@ -28,7 +28,11 @@ impl ProjectScreen {
             return;
         }
         let Some(project) = &self.project else {
-            cx.notify("wait for the project to load".into());
+            cx.notify(if self.failed_to_load() {
+                "the project could not be read: there is nothing to change".into()
+            } else {
+                "wait for the project to load".into()
+            });
             return;
         };
         let name = project
