@@ -45,12 +45,16 @@ pub struct SearchBox {
     open: Option<(Input, String)>,
     /// When a typed search is due; `None` once it was sent.
     deadline: Option<OffsetDateTime>,
+    /// The search the list's rows answer: the one from before the box
+    /// opened, then each typed search once it was sent.
+    shown: String,
 }
 
 impl SearchBox {
     /// Opens the box on the search `current`.
     pub fn open(&mut self, current: &str) {
         self.open = Some((Input::new(current.to_owned()), current.to_owned()));
+        self.shown = current.to_owned();
     }
 
     pub fn is_open(&self) -> bool {
@@ -70,12 +74,15 @@ impl SearchBox {
         Some(match key.code {
             KeyCode::Esc => {
                 let before = std::mem::take(before);
+                // An earlier edit may have been sent already: the rows then
+                // answer it, not `before`, whatever the field holds now.
+                let rows_differ = self.shown != before;
                 let typed = field.value() != before;
-                let sent = self.deadline.take().is_none();
+                self.deadline = None;
                 self.open = None;
                 SearchEdit {
-                    reload: typed && sent,
-                    text: typed.then_some(before),
+                    reload: rows_differ,
+                    text: (typed || rows_differ).then_some(before),
                 }
             }
             KeyCode::Enter => {
@@ -106,6 +113,9 @@ impl SearchBox {
         let due = self.deadline.is_some_and(|at| at <= now);
         if due {
             self.deadline = None;
+            if let Some((field, _)) = &self.open {
+                self.shown = field.value().to_owned();
+            }
         }
         due
     }
@@ -185,5 +195,38 @@ mod tests {
         assert_eq!(enter.map(|edit| edit.reload), Some(true), "sent at once");
         assert!(!search.is_open() && search.deadline().is_none());
         assert!(only_short_terms("ab c") && !only_short_terms("abc"));
+    }
+
+    #[test]
+    fn esc_after_a_sent_edit_and_a_pending_one_reads_the_old_search_again() {
+        let now = OffsetDateTime::UNIX_EPOCH;
+        let mut search = SearchBox::default();
+        search.open("abc");
+        search.handle_key(&key(KeyCode::Char('d')), now);
+        assert!(search.due(now + DEBOUNCE), "\"abcd\" is sent");
+        // Another key, then Esc before its pause ends: the rows answer
+        // "abcd", so putting back "abc" must read the list again.
+        search.handle_key(&key(KeyCode::Char('e')), now + DEBOUNCE);
+        let esc = search.handle_key(&key(KeyCode::Esc), now + DEBOUNCE);
+        assert_eq!(
+            esc,
+            Some(SearchEdit {
+                text: Some("abc".into()),
+                reload: true
+            })
+        );
+        // Sent, then edited back to where it began: still a reload.
+        search.open("abc");
+        search.handle_key(&key(KeyCode::Char('d')), now);
+        assert!(search.due(now + DEBOUNCE));
+        search.handle_key(&key(KeyCode::Backspace), now + DEBOUNCE);
+        let esc = search.handle_key(&key(KeyCode::Esc), now + DEBOUNCE);
+        assert_eq!(
+            esc,
+            Some(SearchEdit {
+                text: Some("abc".into()),
+                reload: true
+            })
+        );
     }
 }

@@ -193,9 +193,13 @@ impl InventoryIndex {
         }
     }
 
+    /// The project of `slot`, while it still belongs to this workspace: a
+    /// slot outlives a project that left, and must never show it here.
     fn project<'d>(&self, data: &'d Data, slot: u32) -> Option<&'d ProjectRec> {
         let id = self.ids.get(slot as usize)?;
-        data.projects.get(id.as_ref())
+        data.projects
+            .get(id.as_ref())
+            .filter(|project| project.workspace_id == self.workspace)
     }
 
     fn projects<'s, 'd>(

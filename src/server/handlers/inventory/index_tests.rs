@@ -295,6 +295,7 @@ proptest! {
     fn indexed_pages_equal_the_full_scan(
         shapes in prop::collection::vec(shape(), 0..60),
         queries in prop::collection::vec(query(), 1..6),
+        late_queries in prop::collection::vec(query(), 1..4),
         rename in any::<prop::sample::Index>(),
     ) {
         let mut data = data(&shapes);
@@ -310,6 +311,16 @@ proptest! {
         }
         for raw in &queries {
             assert_same_pages(&data, raw);
+        }
+        // A project that leaves the workspace is gone from its indexes, the
+        // kept ones and those first built after it left.
+        let leaving = data.projects.values().find(|p| p.workspace_id == "ws_a").cloned();
+        if let Some(mut project) = leaving {
+            project.workspace_id = "ws_b".into();
+            data.apply(&Change::PutProject(Box::new(project)));
+            for raw in queries.iter().chain(&late_queries) {
+                assert_same_pages(&data, raw);
+            }
         }
         if let Some(id) = data.projects.keys().nth(rename.index(data.projects.len().max(1))).cloned() {
             let mut project = data.projects[&id].clone();
