@@ -25,6 +25,7 @@ use crate::tui::screens::paged::{budget_allows, reserve};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::centered;
 use crate::tui::widgets::menu::Menu;
+use crate::tui::widgets::scroll::wrap_lines;
 use crate::tui::widgets::thousands;
 
 /// The visibilities offered, in the menu's order.
@@ -441,11 +442,8 @@ impl InventoryScreen {
         let skipped = flow.targets.len() - flow.results.len();
         flow.results
             .extend(std::iter::repeat_n(RowOutcome::Skipped, skipped));
-        let mut said = format!("{}: {}", op.describe(), tally_text(flow.tally()));
-        if let Some(scopes) = &self.bulk.missing_scope {
-            said.push_str(&format!(" · the API key lacks {}", scopes.join(" or ")));
-        }
-        cx.notify(said);
+        // The report names a missing scope; the footer keeps saying it.
+        cx.notify(format!("{}: {}", op.describe(), tally_text(flow.tally())));
         flow.stage = Stage::Report { op, scroll: 0 };
     }
 
@@ -565,7 +563,9 @@ impl InventoryScreen {
                 )
             }
         };
-        // The rows get what the head lines, the borders and the "more" line leave.
+        // The head lines wrap (never cut); the rows get what they, the
+        // borders and the "more" line leave.
+        lines = wrap_lines(lines, inner_width);
         let head = lines.len();
         let rows_room = (area.height as usize).saturating_sub(head + 5).max(1);
         let shown = rows_room.min(count);
