@@ -201,7 +201,8 @@ impl<T> PagedList<T> {
             self.has_more,
             self.pending.is_some(),
         );
-        if !near_end && !(walking && self.has_more && self.pending.is_none()) {
+        let walk_on = walking && self.has_more && self.pending.is_none();
+        if !(near_end || walk_on) {
             return false;
         }
         let Some(cursor) = self.next_cursor.clone() else {
