@@ -11,24 +11,14 @@ use serde_json::json;
 use time::Duration;
 use vantage::api::InventoryParams;
 use vantage::api::model::{Insights, InventorySortBy};
-use vantage::tui::app::{App, ClientNotice, Msg};
+use vantage::tui::app::{App, Msg};
 use vantage::tui::effect::{Effect, Gate, Reply, Request, Slot};
 use vantage::tui::screens::inventory::bulk::RowOutcome;
 
+use crate::lists::{inventory_requests as page_requests, inventory_with, rate};
 use crate::screens::{NOW, error, fetches, reply, screen, special, text};
 use crate::state::page;
 use crate::support::{app, key};
-
-/// The inventory page requests among effects: (token, params, cursor).
-fn page_requests(effects: &[Effect]) -> Vec<(u64, InventoryParams, Option<String>)> {
-    fetches(effects)
-        .into_iter()
-        .filter_map(|(_, token, request)| match request {
-            Request::InventoryPage { params, cursor } => Some((token, params, cursor)),
-            _ => None,
-        })
-        .collect()
-}
 
 /// The bulk changes among effects: (token, project id).
 fn bulk_requests(effects: &[Effect]) -> Vec<(u64, String)> {
@@ -58,20 +48,6 @@ fn answer_page(
         token,
         Ok(Reply::InventoryPage(Box::new(page(rows, total, more)))),
     )
-}
-
-/// Opens the inventory on its first page: rows 0..`loaded` of `total`.
-fn inventory_with(app: &mut App, loaded: usize, total: usize) {
-    app.start(NOW);
-    let effects = app.handle(key('2'), NOW);
-    answer_page(app, &effects, 0..loaded, total);
-}
-
-fn rate(app: &mut App, remaining: u32, limit: u32) {
-    app.handle(
-        Msg::Client(ClientNotice::RateLimit { remaining, limit }),
-        NOW,
-    );
 }
 
 fn insights_with_finding() -> Insights {
