@@ -388,6 +388,12 @@ impl App {
                 self.history_reply(slot, token, answer.reply, &mut cx)
             }
         };
+        // A write refused for a missing scope, in bulk or on the project
+        // screen, turns writes off everywhere for the session.
+        if self.missing_write_scope.is_none() {
+            self.missing_write_scope = self.inventory.bulk.missing_scope.clone();
+        }
+        self.inventory.bulk.missing_scope = self.missing_write_scope.clone();
         if matches!(
             slot,
             Slot::InventoryPage | Slot::ReviewMarks | Slot::ReviewMark
@@ -410,9 +416,11 @@ impl App {
             for nav in navs {
                 match nav {
                     Nav::OpenInventoryForFinding(id) => {
-                        self.tab = Tab::Inventory;
+                        // The list's own query first, so opening the tab
+                        // asks for no page of the earlier one.
                         let mut cx = turn.cx(&mut self.next_token);
                         self.inventory.filter_by_finding(id, &mut cx);
+                        self.show_tab(Tab::Inventory, &mut turn);
                     }
                     Nav::Notify(text) => self.notice = Some((text, now)),
                     Nav::Project(nav) => self.navigate_project(nav, &mut turn),

@@ -48,13 +48,13 @@ fn palette_jumps_to_a_project_by_id_and_a_bulk_change_covers_three_marked_rows()
     tui.send("v");
     tui.wait_text("Visibility of 3 marked projects");
     tui.send("j\r");
-    tui.wait_text("Set visibility to workspace_view of these 3 projects?");
+    tui.wait_text("Set the visibility of these 3 projects to workspace_view?");
     tui.send("y");
-    let report = tui.wait_text("3 ok, 0 not ok");
+    let report = tui.wait_text("3 ok, 0 failed");
     assert_eq!(report.matches("✓ ok").count(), 3, "{report}");
     tui.send("\u{1b}");
     let screen = tui.wait_for("the list without the report", |s| {
-        !s.contains("not ok") && !s.contains("marked") && s.contains("loaded")
+        !s.contains("— report") && !s.contains("marked") && s.contains("loaded")
     });
     assert!(screen.contains("workspace_view"), "{screen}");
     tui.send("q");

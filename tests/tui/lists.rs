@@ -21,7 +21,9 @@ use crate::state::page;
 use crate::support::{app, key};
 
 /// The inventory page requests among effects: (token, params, cursor).
-fn inventory_requests(effects: &[Effect]) -> Vec<(u64, InventoryParams, Option<String>)> {
+pub(crate) fn inventory_requests(
+    effects: &[Effect],
+) -> Vec<(u64, InventoryParams, Option<String>)> {
     fetches(effects)
         .into_iter()
         .filter_map(|(_, token, request)| match request {
@@ -38,7 +40,7 @@ fn last_params(effects: &[Effect]) -> InventoryParams {
 }
 
 /// Opens the inventory and answers its first page: rows 0..`loaded` of `total`.
-fn inventory_with(app: &mut App, loaded: usize, total: usize) {
+pub(crate) fn inventory_with(app: &mut App, loaded: usize, total: usize) {
     app.start(NOW);
     let effects = app.handle(key('2'), NOW);
     let (token, ..) = inventory_requests(&effects)[0].clone();
@@ -54,7 +56,7 @@ fn inventory_with(app: &mut App, loaded: usize, total: usize) {
     );
 }
 
-fn rate(app: &mut App, remaining: u32, limit: u32) {
+pub(crate) fn rate(app: &mut App, remaining: u32, limit: u32) {
     app.handle(
         Msg::Client(ClientNotice::RateLimit { remaining, limit }),
         NOW,

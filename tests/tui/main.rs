@@ -9,6 +9,7 @@ mod bulk_budget;
 mod changes;
 mod contexts;
 mod header;
+mod inventory_walk;
 mod keys_readme;
 mod lists;
 mod monitor;

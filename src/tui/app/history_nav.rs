@@ -5,6 +5,7 @@ use super::App;
 use crate::api::model::InventoryItem;
 use crate::tui::effect::Turn;
 use crate::tui::nav::{ProjectNav, Tab};
+use crate::tui::screens::inventory::InventoryView;
 
 /// Most places kept each way.
 const TRAIL_LIMIT: usize = 50;
@@ -16,10 +17,13 @@ pub enum Way {
     Forward,
 }
 
-/// A place the dashboard showed: a tab, or a project's screen.
+/// A place the dashboard showed: a tab, the inventory with its filters and
+/// sort (a jump from insights clears them; back shows them again), or a
+/// project's screen.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Location {
     Tab(Tab),
+    Inventory(Box<InventoryView>),
     Project(Box<InventoryItem>),
 }
 
@@ -27,6 +31,8 @@ impl Location {
     fn same_place(&self, other: &Location) -> bool {
         match (self, other) {
             (Location::Tab(a), Location::Tab(b)) => a == b,
+            // A filter changed on the inventory is no visit of its own.
+            (Location::Inventory(_), Location::Inventory(_)) => true,
             (Location::Project(a), Location::Project(b)) => a.id == b.id,
             _ => false,
         }
@@ -72,6 +78,7 @@ impl App {
             Some(project) if self.tab == Tab::Inventory => {
                 Location::Project(Box::new(project.item.clone()))
             }
+            _ if self.tab == Tab::Inventory => Location::Inventory(Box::new(self.inventory.view())),
             _ => Location::Tab(self.tab),
         }
     }
@@ -118,6 +125,11 @@ impl App {
         self.trail.traveling = true;
         match place {
             Location::Tab(tab) => self.show_tab(tab, turn),
+            Location::Inventory(view) => {
+                self.show_tab(Tab::Inventory, turn);
+                let mut cx = turn.cx(&mut self.next_token);
+                self.inventory.restore_view(*view, &mut cx);
+            }
             Location::Project(item) => self.navigate_project(ProjectNav::Open(item), turn),
         }
         true

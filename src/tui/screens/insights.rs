@@ -315,19 +315,20 @@ fn draw_risk(frame: &mut Frame, area: Rect, data: &Insights, theme: &Theme) {
             theme.dim,
         ));
     }
-    let mut legend: Vec<Span> = parts
+    let mut entries: Vec<(String, String, ratatui::style::Style)> = parts
         .iter()
-        .flat_map(|(priority, count, _)| {
-            [
-                Span::styled(priority_label(priority), theme.priority(priority)),
-                Span::raw(format!(" {}   ", thousands(*count))),
-            ]
+        .map(|(priority, count, _)| {
+            (
+                priority_label(priority),
+                thousands(*count),
+                theme.priority(priority),
+            )
         })
         .collect();
     if unscored > 0 {
-        legend.push(Span::styled("· not scored yet", theme.dim));
-        legend.push(Span::raw(format!(" {}", thousands(unscored))));
+        entries.push(("· not scored yet".into(), thousands(unscored), theme.dim));
     }
+    let legend = legend_line(&entries, area.width as usize);
     let lines = vec![
         Line::from(Span::styled("Risk distribution", theme.title)),
         Line::from(if total == 0 {
@@ -335,7 +336,44 @@ fn draw_risk(frame: &mut Frame, area: Rect, data: &Insights, theme: &Theme) {
         } else {
             bar
         }),
-        Line::from(legend),
+        legend,
     ];
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// The legend under the bar: every count whole, never cut. Full labels when
+/// they fit the width, then closer together, then the glyphs alone
+/// (`▲ 408  ● 463`): a cut number would be a wrong number.
+fn legend_line(entries: &[(String, String, ratatui::style::Style)], width: usize) -> Line<'static> {
+    let glyph = |label: &str| label.split(' ').next().unwrap_or_default().to_owned();
+    let forms: [(bool, &str); 3] = [(true, "   "), (true, "  "), (false, "  ")];
+    let build = |full: bool, gap: &str| -> Vec<Span<'static>> {
+        entries
+            .iter()
+            .enumerate()
+            .flat_map(|(index, (label, number, style))| {
+                let label = if full { label.clone() } else { glyph(label) };
+                let gap = if index + 1 < entries.len() { gap } else { "" };
+                [
+                    Span::styled(label, *style),
+                    Span::raw(format!(" {number}{gap}")),
+                ]
+            })
+            .collect()
+    };
+    let fits = |spans: &[Span]| {
+        spans
+            .iter()
+            .map(|span| crate::text::display_width(&span.content))
+            .sum::<usize>()
+            <= width
+    };
+    let mut spans = Vec::new();
+    for (full, gap) in forms {
+        spans = build(full, gap);
+        if fits(&spans) {
+            break;
+        }
+    }
+    Line::from(spans)
 }

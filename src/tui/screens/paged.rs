@@ -81,6 +81,9 @@ pub struct PagedList<T> {
     seek_stopped: Option<String>,
     /// The walk to the end has just reached it (said once, by the next prefetch).
     seek_arrived: bool,
+    /// `A` walks the pages as `G` does (the selection stays), marking every
+    /// row as it lands.
+    marking_all: bool,
     /// The request budget as the service last told it: (remaining, limit).
     rate: Option<(u32, u32)>,
 }
@@ -92,7 +95,12 @@ const MIN_RESERVE: u32 = 2;
 /// Whether the budget `(remaining, limit)` leaves more than the reserve for
 /// what the user does next (an unknown budget is no reason to stop).
 pub fn budget_allows(rate: Option<(u32, u32)>) -> bool {
-    rate.is_none_or(|(remaining, limit)| remaining > (limit / 10).max(MIN_RESERVE))
+    rate.is_none_or(|(remaining, limit)| remaining > reserve(limit))
+}
+
+/// The requests kept for the user's next action out of a budget of `limit`.
+pub fn reserve(limit: u32) -> u32 {
+    (limit / 10).max(MIN_RESERVE)
 }
 
 impl<T> PagedList<T> {
@@ -117,6 +125,7 @@ impl<T> PagedList<T> {
             seeking_end: false,
             seek_stopped: None,
             seek_arrived: false,
+            marking_all: false,
             rate: None,
         }
     }
@@ -136,6 +145,7 @@ impl<T> PagedList<T> {
         self.marks.clear();
         self.replacing = false;
         self.seeking_end = false;
+        self.marking_all = false;
         self.seek_stopped = None;
     }
 
@@ -148,6 +158,7 @@ impl<T> PagedList<T> {
         self.started = true;
         self.replacing = true;
         self.seeking_end = false;
+        self.marking_all = false;
         self.seek_stopped = None;
         self.pending_cursor = None;
         self.pending = Some(cx.fetch(self.slot, request(None)));
@@ -157,6 +168,7 @@ impl<T> PagedList<T> {
     pub fn fail(&mut self, error: ErrorInfo) {
         self.replacing = false;
         self.seeking_end = false;
+        self.marking_all = false;
         self.error = Some(error);
     }
 
@@ -180,24 +192,35 @@ impl<T> PagedList<T> {
                 thousands(self.rows.len() as i64)
             ));
         }
-        if !list::wants_next_page(
+        // A walk (`G`, `A`) asks wherever the selection is.
+        let walking = self.seeking_end || self.marking_all;
+        let near_end = list::wants_next_page(
             self.selected,
             self.rows.len(),
             self.viewport.get(),
             self.has_more,
             self.pending.is_some(),
-        ) {
+        );
+        let walk_on = walking && self.has_more && self.pending.is_none();
+        if !(near_end || walk_on) {
             return false;
         }
         let Some(cursor) = self.next_cursor.clone() else {
             return false;
         };
-        if self.seeking_end && !budget_allows(self.rate) {
-            self.seeking_end = false;
+        if walking && !budget_allows(self.rate) {
             let stopped = self.stopped_text();
+            self.seeking_end = false;
+            self.marking_all = false;
             cx.notify(stopped.clone());
             self.seek_stopped = Some(stopped);
             return false;
+        }
+        if self.marking_all {
+            cx.notify(format!(
+                "marking all: {} loaded and marked, the next page asked for",
+                thousands(self.rows.len() as i64)
+            ));
         }
         if self.seeking_end {
             cx.notify(format!(
@@ -229,16 +252,20 @@ impl<T> PagedList<T> {
         true
     }
 
-    /// What the head line says when the walk to the end stopped for the budget.
+    /// What the head line says when a walk (`G`, `A`) stopped for the budget.
     fn stopped_text(&self) -> String {
         let rate = self
             .rate
             .map(|(remaining, limit)| format!(" ({remaining}/{limit})"))
             .unwrap_or_default();
-        format!(
-            "stopped at {}: request budget low{rate}; G again when it refills",
-            thousands(self.rows.len() as i64)
-        )
+        let loaded = thousands(self.rows.len() as i64);
+        if self.marking_all {
+            format!(
+                "only the {loaded} loaded are marked: request budget low{rate}; A again when it refills"
+            )
+        } else {
+            format!("stopped at {loaded}: request budget low{rate}; G again when it refills")
+        }
     }
 
     /// The request budget the service last told: (remaining, limit).
@@ -404,6 +431,12 @@ impl<T> PagedList<T> {
         if self.seeking_end {
             spans.push(Span::styled(" · loading to the end…", theme.accent));
         }
+        if self.marking_all {
+            spans.push(Span::styled(
+                " · loading the rest to mark all…",
+                theme.accent,
+            ));
+        }
         if let Some(stopped) = &self.seek_stopped {
             spans.push(Span::styled(format!(" · {stopped}"), theme.warn));
         }
@@ -447,8 +480,14 @@ impl<T: RowKey> PagedList<T> {
     }
 
     /// `space` toggles the selected row's mark and moves on; `A` marks every
-    /// loaded row; `C` clears. False for any other action.
-    pub fn handle_marks(&mut self, action: Action) -> bool {
+    /// row, loading the pages not loaded yet first (within the request budget,
+    /// as `G`); `C` clears. False for any other action.
+    pub fn handle_marks(
+        &mut self,
+        action: Action,
+        cx: &mut Cx,
+        request: impl FnOnce(Option<String>) -> Request,
+    ) -> bool {
         match action {
             Action::Mark => {
                 let Some(key) = self.selected_row().map(|row| row.row_key().to_owned()) else {
@@ -460,19 +499,38 @@ impl<T: RowKey> PagedList<T> {
                 self.select(self.selected + 1);
             }
             Action::MarkAll => {
-                let keys: Vec<String> = self
-                    .rows
-                    .iter()
-                    .map(|row| row.row_key().to_owned())
-                    .collect();
-                self.marks.extend(keys);
+                self.seek_stopped = None;
+                self.marking_all = self.has_more;
+                self.mark_loaded(cx);
+                self.prefetch(cx, request);
             }
             Action::ClearMarks => {
                 self.marks.clear();
+                self.marking_all = false;
             }
             _ => return false,
         }
         true
+    }
+
+    /// While `A` walks the pages: marks every row loaded so far (a page that
+    /// lands calls it again); the walk ends with the pages, and says so.
+    pub fn mark_loaded(&mut self, cx: &mut Cx) {
+        let keys: Vec<String> = self
+            .rows
+            .iter()
+            .map(|row| row.row_key().to_owned())
+            .collect();
+        self.marks.extend(keys);
+        if self.marking_all && !self.has_more {
+            self.marking_all = false;
+            cx.notify(format!("marked all {}", thousands(self.marks.len() as i64)));
+        }
+    }
+
+    /// Whether `A` is walking the pages to mark every row.
+    pub fn is_marking_all(&self) -> bool {
+        self.marking_all
     }
 
     /// Forgets the mark of the row with `key` (a bulk change is done with it).
@@ -530,51 +588,4 @@ pub fn draw_placeholder(frame: &mut Frame, area: Rect, lines: Vec<Line<'static>>
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tui::nav::Nav;
-
-    fn request(cursor: Option<String>) -> Request {
-        Request::PiiPage {
-            project_id: "prj".into(),
-            cursor,
-            limit: 2,
-        }
-    }
-
-    fn more(cursor: &str) -> Pagination {
-        Pagination {
-            has_more: true,
-            next_cursor: Some(cursor.into()),
-        }
-    }
-
-    #[test]
-    fn pages_load_as_the_selection_nears_the_end_and_stale_replies_are_dropped() {
-        let now = OffsetDateTime::UNIX_EPOCH;
-        let (mut effects, mut navs, mut token) = (Vec::new(), Vec::<Nav>::new(), 0);
-        let mut cx = Cx::new(now, &mut effects, &mut navs, &mut token);
-        let mut list: PagedList<u32> = PagedList::new(Slot::PiiPage, 2);
-        list.reload(&mut cx, request);
-        let first = list.pending.expect("asked for the first page");
-        list.reload(&mut cx, request);
-        assert_eq!(list.accept(Slot::PiiPage, first), None, "stale");
-        let second = list.pending.expect("asked again");
-        assert_eq!(list.accept(Slot::PiiPage, second), Some(None));
-        list.append(vec![1, 2], more("c2"), now);
-        // Within the margin of the end: the next page, with the cursor.
-        assert!(list.prefetch(&mut cx, request));
-        let third = list.pending.expect("next page");
-        assert!(!list.prefetch(&mut cx, request), "one at a time");
-        assert_eq!(list.accept(Slot::PiiPage, third), Some(Some("c2".into())));
-        let last = Pagination {
-            has_more: false,
-            next_cursor: None,
-        };
-        list.append(vec![3], last, now);
-        assert!(list.navigate(Action::Bottom, &mut cx, request));
-        assert_eq!(list.selected_row(), Some(&3));
-        assert!(!list.navigate(Action::Refresh, &mut cx, request));
-        assert_eq!(list.layout(2), 1..3);
-    }
-}
+mod tests;

@@ -3,22 +3,23 @@
 //! and lists which; the changes run one at a time (the client paces each
 //! request by the rate-limit state, so a bulk change never draws a 429), with
 //! progress; then a report per row, ok or failed with its error type.
-//! Read-only mode offers none of it.
+//! The run leaves a reserve of the request budget to the user's own actions:
+//! at the reserve it goes on at the limit's own pace. Read-only mode offers
+//! none of it, nor does a key found to lack the write scope (from its first
+//! 403 on, for the whole session).
+
+mod view;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Frame;
-use ratatui::layout::Rect;
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use time::{Duration, OffsetDateTime};
 
 use super::InventoryScreen;
 use crate::api::model::{ProjectUpdate, Visibility};
 use crate::text::fit;
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Cx, ErrorInfo, Gate, Reply, Request, Slot};
 use crate::tui::nav::ProjectWrite;
-use crate::tui::theme::Theme;
-use crate::tui::widgets::centered;
+use crate::tui::screens::paged::{budget_allows, reserve};
 use crate::tui::widgets::menu::Menu;
 
 /// The visibilities offered, in the menu's order.
@@ -43,6 +44,18 @@ impl BulkOp {
         match self {
             BulkOp::Visibility(visibility) => format!("Set visibility to {}", visibility.as_str()),
             BulkOp::Unpublish => "Unpublish".into(),
+        }
+    }
+
+    /// The confirm's question about `count` projects.
+    fn question(&self, count: usize) -> String {
+        let these = crate::tui::widgets::count(count as i64, "project");
+        match self {
+            BulkOp::Visibility(visibility) => format!(
+                "Set the visibility of these {these} to {}?",
+                visibility.as_str()
+            ),
+            BulkOp::Unpublish => format!("Unpublish these {these}?"),
         }
     }
 
@@ -89,9 +102,22 @@ pub enum RowOutcome {
 #[derive(Debug)]
 enum Stage {
     ChooseVisibility(Menu),
-    Confirm { op: BulkOp, scroll: usize },
-    Running { op: BulkOp, token: u64, stop: bool },
-    Report { op: BulkOp, scroll: usize },
+    Confirm {
+        op: BulkOp,
+        scroll: usize,
+    },
+    Running {
+        op: BulkOp,
+        /// The change in flight, or `None` while the run waits for the budget.
+        token: Option<u64>,
+        /// At the budget's reserve: when the next change goes.
+        resume_at: Option<OffsetDateTime>,
+        stop: bool,
+    },
+    Report {
+        op: BulkOp,
+        scroll: usize,
+    },
 }
 
 #[derive(Debug)]
@@ -99,6 +125,29 @@ struct Flow {
     targets: Vec<BulkTarget>,
     results: Vec<RowOutcome>,
     stage: Stage,
+    /// The list's total when only some of its rows were loaded (and so marked).
+    of_total: Option<i64>,
+}
+
+impl Flow {
+    /// How many rows ended each way: (ok, failed, not run).
+    fn tally(&self) -> (usize, usize, usize) {
+        let count = |f: fn(&RowOutcome) -> bool| self.results.iter().filter(|r| f(r)).count();
+        (
+            count(|r| *r == RowOutcome::Ok),
+            count(|r| matches!(r, RowOutcome::Failed(_))),
+            count(|r| *r == RowOutcome::Skipped),
+        )
+    }
+}
+
+/// `3 ok, 2 failed` (`, 4 not run`): the status line and the report say it alike.
+fn tally_text((ok, failed, skipped): (usize, usize, usize)) -> String {
+    let mut text = format!("{ok} ok, {failed} failed");
+    if skipped > 0 {
+        text.push_str(&format!(", {skipped} not run"));
+    }
+    text
 }
 
 /// The bulk flow's state on the inventory.
@@ -106,6 +155,9 @@ struct Flow {
 pub struct Bulk {
     /// Read-only mode: no bulk changes.
     pub read_only: bool,
+    /// The scopes a write was refused for (403 `insufficient_scope`, here or
+    /// on the project screen): bulk changes are off for the session.
+    pub missing_scope: Option<Vec<String>>,
     flow: Option<Flow>,
 }
 
@@ -132,20 +184,64 @@ impl Bulk {
             Some(Stage::Running { .. })
         )
     }
+
+    /// Why bulk changes are off, if they are.
+    pub fn refusal(&self) -> Option<String> {
+        if self.read_only {
+            return Some("read-only mode: bulk changes are off".into());
+        }
+        self.missing_scope.as_ref().map(|scopes| {
+            format!(
+                "bulk changes are off for this session: the API key lacks {}",
+                scopes.join(" or ")
+            )
+        })
+    }
+
+    /// When a run waiting at the budget's reserve sends its next change.
+    pub fn wake_at(&self) -> Option<OffsetDateTime> {
+        match self.flow.as_ref().map(|flow| &flow.stage) {
+            Some(Stage::Running { resume_at, .. }) => *resume_at,
+            _ => None,
+        }
+    }
+}
+
+/// What the confirm says of the cost: how many requests, and about how long
+/// at the current limit, with the reserve left to the user's own actions.
+pub fn estimate(requests: usize, rate: Option<(u32, u32)>) -> String {
+    let Some((remaining, limit)) = rate else {
+        return format!("{requests} requests, one at a time, paced by the rate limit.");
+    };
+    let kept = reserve(limit);
+    let spare = remaining.saturating_sub(kept) as usize;
+    if requests <= spare {
+        return format!(
+            "{requests} requests, within the budget left ({remaining}/{limit}); {kept} kept for your own actions."
+        );
+    }
+    let seconds = (requests - spare) as u64 * 60 / u64::from(limit.max(1));
+    let about = if seconds >= 90 {
+        format!("{} min", (seconds + 30) / 60)
+    } else {
+        format!("{} s", seconds.max(1))
+    };
+    format!("{requests} requests, about {about} at {limit}/min; {kept} kept for your own actions.")
 }
 
 impl InventoryScreen {
     /// Marks, and `v`/`u` while rows are marked. `None` leaves the action to
     /// the screen.
     pub(super) fn bulk_action(&mut self, action: Action, cx: &mut Cx) -> Option<bool> {
-        if self.list.handle_marks(action) {
+        let request = self.page_request();
+        if self.list.handle_marks(action, cx, request) {
             return Some(true);
         }
         if !matches!(action, Action::Visibility | Action::Unpublish) {
             return None;
         }
-        if self.bulk.read_only {
-            cx.notify("read-only mode: bulk changes are off".into());
+        if let Some(refusal) = self.bulk.refusal() {
+            cx.notify(refusal);
             return Some(true);
         }
         if self.list.marked_count() == 0 {
@@ -177,10 +273,15 @@ impl InventoryScreen {
                 scroll: 0,
             }
         };
+        // Marks are of loaded rows: say so when the list has more.
+        let of_total = self
+            .total
+            .filter(|&total| self.list.has_more && total > targets.len() as i64);
         self.bulk.flow = Some(Flow {
             results: Vec::new(),
             targets,
             stage,
+            of_total,
         });
         Some(true)
     }
@@ -192,6 +293,7 @@ impl InventoryScreen {
         };
         let page = 10;
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let mut stop_now = false;
         match &mut flow.stage {
             Stage::ChooseVisibility(menu) => match key.code {
                 KeyCode::Esc | KeyCode::Char('q') => self.bulk.flow = None,
@@ -214,15 +316,18 @@ impl InventoryScreen {
                         cx.fetch(Slot::InventoryBulk, op.request(flow.targets[0].id.clone()));
                     flow.stage = Stage::Running {
                         op,
-                        token,
+                        token: Some(token),
+                        resume_at: None,
                         stop: false,
                     };
                 }
                 code => scroll_by(scroll, code, ctrl, page, flow.targets.len()),
             },
-            Stage::Running { stop, .. } => {
+            Stage::Running { stop, token, .. } => {
                 if key.code == KeyCode::Esc {
                     *stop = true;
+                    // Waiting at the reserve, nothing is in flight: stop now.
+                    stop_now = token.is_none();
                 }
             }
             Stage::Report { scroll, .. } => match key.code {
@@ -230,11 +335,15 @@ impl InventoryScreen {
                 code => scroll_by(scroll, code, ctrl, page, flow.targets.len()),
             },
         }
+        if stop_now {
+            self.bulk_next(cx);
+        }
         true
     }
 
     /// A reply to the change in flight: record it, show it on the row, start
-    /// the next one or report.
+    /// the next one (or wait at the budget's reserve), or report. A refusal
+    /// for a missing scope ends the run: every other row would meet it too.
     pub(super) fn bulk_reply(
         &mut self,
         token: u64,
@@ -245,57 +354,33 @@ impl InventoryScreen {
             return false;
         };
         let Stage::Running {
-            op,
-            token: pending,
-            stop,
+            op, token: pending, ..
         } = &mut flow.stage
         else {
             return false;
         };
-        if *pending != token {
+        if *pending != Some(token) {
             return false;
         }
+        *pending = None;
+        let op = op.clone();
         let index = flow.results.len();
         let target = flow.targets[index].clone();
         let outcome = match &reply {
             Ok(_) => RowOutcome::Ok,
-            Err(error) => RowOutcome::Failed(
-                error
-                    .kind
-                    .clone()
-                    .unwrap_or_else(|| fit(&error.summary, 40)),
-            ),
+            Err(error) => {
+                if let Some(Gate::Scopes(scopes)) = &error.gate {
+                    self.bulk.missing_scope = Some(scopes.clone());
+                }
+                RowOutcome::Failed(
+                    error
+                        .kind
+                        .clone()
+                        .unwrap_or_else(|| fit(&error.summary, 40)),
+                )
+            }
         };
         flow.results.push(outcome.clone());
-        let next = index + 1;
-        let op = op.clone();
-        if next < flow.targets.len() && !*stop {
-            *pending = cx.fetch(
-                Slot::InventoryBulk,
-                op.request(flow.targets[next].id.clone()),
-            );
-        } else {
-            let skipped = flow.targets.len() - flow.results.len();
-            flow.results
-                .extend(std::iter::repeat_n(RowOutcome::Skipped, skipped));
-            let failed = flow
-                .results
-                .iter()
-                .filter(|r| matches!(r, RowOutcome::Failed(_)))
-                .count();
-            cx.notify(format!(
-                "{}: {} ok, {failed} failed",
-                op.describe(),
-                flow.results
-                    .iter()
-                    .filter(|r| **r == RowOutcome::Ok)
-                    .count()
-            ));
-            flow.stage = Stage::Report {
-                op: op.clone(),
-                scroll: 0,
-            };
-        }
         if outcome == RowOutcome::Ok {
             self.list.unmark(&target.id);
             match reply {
@@ -311,125 +396,60 @@ impl InventoryScreen {
                 }
             }
         }
+        self.bulk_next(cx);
         true
     }
 
-    /// Draws the flow's popup over `area`.
-    pub(super) fn draw_bulk(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
-        let Some(flow) = &self.bulk.flow else {
+    /// Sends the next change, waits at the budget's reserve, or ends the run.
+    fn bulk_next(&mut self, cx: &mut Cx) {
+        let rate = self.list.rate();
+        let refused = self.bulk.missing_scope.is_some();
+        let Some(flow) = &mut self.bulk.flow else {
             return;
         };
-        let width = area.width.saturating_sub(6).min(90);
-        let inner_width = width.saturating_sub(4) as usize;
-        let list_height = area.height.saturating_sub(8).max(1) as usize;
-        let count = flow.targets.len();
-        let (title, mut lines, scroll, footer) = match &flow.stage {
-            Stage::ChooseVisibility(menu) => {
-                menu.draw(frame, area, theme, "enter choose · esc cancel");
-                return;
-            }
-            Stage::Confirm { op, scroll } => {
-                let mut lines = vec![Line::from(Span::styled(
-                    format!("{} of these {count} projects?", op.describe()),
-                    theme.warn,
-                ))];
-                if *op == BulkOp::Unpublish {
-                    lines.push(Line::from(Span::styled(
-                        "They go offline; audience and visibility are kept.",
-                        theme.dim,
-                    )));
-                }
-                (
-                    format!(" {} — {count} marked ", op.describe()),
-                    lines,
-                    *scroll,
-                    "y or enter: apply to all · n or esc: cancel · j/k scroll",
-                )
-            }
-            Stage::Running { op, stop, .. } => {
-                let done = flow.results.len();
-                let failed = flow
-                    .results
-                    .iter()
-                    .filter(|r| matches!(r, RowOutcome::Failed(_)))
-                    .count();
-                let bar_width = inner_width.saturating_sub(12).max(1);
-                let filled = bar_width * done / count.max(1);
-                let lines = vec![
-                    Line::from(format!("{done}/{count} done · {failed} failed")),
-                    Line::from(Span::styled(
-                        format!("[{}{}]", "█".repeat(filled), "░".repeat(bar_width - filled)),
-                        theme.accent,
-                    )),
-                ];
-                let footer = if *stop {
-                    "stopping after the change in flight"
-                } else {
-                    "paced by the rate limit · esc stops after the change in flight"
-                };
-                (
-                    format!(" {} ", op.describe()),
-                    lines,
-                    done.saturating_sub(list_height / 2),
-                    footer,
-                )
-            }
-            Stage::Report { op, scroll } => {
-                let ok = flow
-                    .results
-                    .iter()
-                    .filter(|r| **r == RowOutcome::Ok)
-                    .count();
-                let lines = vec![Line::from(Span::styled(
-                    format!("{ok} ok, {} not ok", count - ok),
-                    theme.title,
-                ))];
-                (
-                    format!(" {} — report ", op.describe()),
-                    lines,
-                    *scroll,
-                    "esc or enter: close · j/k scroll",
-                )
-            }
+        let Stage::Running {
+            op,
+            token,
+            resume_at,
+            stop,
+        } = &mut flow.stage
+        else {
+            return;
         };
-        let head = lines.len();
-        let shown = list_height.min(count);
-        let scroll = scroll.min(count.saturating_sub(shown));
-        for (index, target) in flow.targets.iter().enumerate().skip(scroll).take(shown) {
-            let (mark, style) = match flow.results.get(index) {
-                Some(RowOutcome::Ok) => ("✓ ok".to_owned(), theme.ok),
-                Some(RowOutcome::Failed(kind)) => (format!("✗ failed: {kind}"), theme.error),
-                Some(RowOutcome::Skipped) => ("- not run".to_owned(), theme.dim),
-                None => ("·".to_owned(), theme.dim),
-            };
-            let mark = fit(&mark, 32);
-            let label_width = inner_width.saturating_sub(crate::text::display_width(&mark) + 1);
-            lines.push(Line::from(vec![
-                Span::styled(mark, style),
-                Span::raw(" "),
-                Span::raw(target.label(label_width)),
-            ]));
+        let next = flow.results.len();
+        if next < flow.targets.len() && !*stop && !refused {
+            let due = resume_at.is_none_or(|at| at <= cx.now);
+            if due && (resume_at.is_some() || budget_allows(rate)) {
+                *resume_at = None;
+                *token = Some(cx.fetch(
+                    Slot::InventoryBulk,
+                    op.request(flow.targets[next].id.clone()),
+                ));
+            } else if resume_at.is_none() {
+                // At the reserve: one change per slot the limit frees.
+                let limit = rate.map_or(60, |(_, limit)| limit.max(1));
+                *resume_at = Some(cx.now + Duration::milliseconds(60_000 / i64::from(limit)));
+            }
+            return;
         }
-        if scroll + shown < count {
-            lines.push(Line::from(Span::styled(
-                format!("… {} more (j scrolls)", count - scroll - shown),
-                theme.dim,
-            )));
+        let op = op.clone();
+        let skipped = flow.targets.len() - flow.results.len();
+        flow.results
+            .extend(std::iter::repeat_n(RowOutcome::Skipped, skipped));
+        // The report names a missing scope; the footer keeps saying it.
+        cx.notify(format!("{}: {}", op.describe(), tally_text(flow.tally())));
+        flow.stage = Stage::Report { op, scroll: 0 };
+    }
+
+    /// A run waiting at the budget's reserve: the next change, when due.
+    pub(super) fn bulk_wake(&mut self, cx: &mut Cx) -> bool {
+        match self.bulk.wake_at() {
+            Some(at) if at <= cx.now => {
+                self.bulk_next(cx);
+                true
+            }
+            _ => false,
         }
-        let height = (lines.len() + 2).min(area.height as usize) as u16;
-        let _ = head;
-        let popup = centered(area, width, height);
-        frame.render_widget(Clear, popup);
-        frame.render_widget(
-            Paragraph::new(lines).block(
-                Block::default()
-                    .borders(Borders::ALL)
-                    .border_style(theme.accent)
-                    .title(Span::styled(title, theme.title))
-                    .title_bottom(Span::styled(format!(" {footer} "), theme.dim)),
-            ),
-            popup,
-        );
     }
 }
 

@@ -54,6 +54,13 @@ enum InventoryFilter {
     Finding(String),
 }
 
+/// What the inventory shows, as back and forward remember it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InventoryView {
+    pub query: InventoryParams,
+    pub review_filter: reviewed::ReviewFilter,
+}
+
 #[derive(Debug)]
 pub struct InventoryScreen {
     /// The filters and sort as the person set them, in the api's own type:
@@ -111,9 +118,38 @@ impl InventoryScreen {
         }
     }
 
-    /// Shows only the projects of one finding type.
+    /// Shows exactly the projects of one finding type: the jump from insights
+    /// starts from clean filters and the default sort, so the count agrees
+    /// with the insights screen (`[` goes back to the view before).
     pub fn filter_by_finding(&mut self, finding_type_id: String, cx: &mut Cx) {
-        self.query.finding_type_id = vec![finding_type_id];
+        self.restore_view(
+            InventoryView {
+                query: InventoryParams {
+                    finding_type_id: vec![finding_type_id],
+                    ..InventoryParams::default()
+                },
+                review_filter: reviewed::ReviewFilter::All,
+            },
+            cx,
+        );
+    }
+
+    /// The filters, sort and review filter on screen, for back and forward.
+    pub fn view(&self) -> InventoryView {
+        InventoryView {
+            query: self.query.clone(),
+            review_filter: self.reviewed.filter,
+        }
+    }
+
+    /// Shows `view` again; loads only when it differs from what is on screen.
+    pub fn restore_view(&mut self, view: InventoryView, cx: &mut Cx) {
+        if view == self.view() && self.list.started {
+            return;
+        }
+        self.search_box.close();
+        self.query = view.query;
+        self.reviewed.filter = view.review_filter;
         self.reload(cx);
     }
 
@@ -246,20 +282,25 @@ impl Screen for InventoryScreen {
     }
 
     fn wake_at(&self) -> Option<OffsetDateTime> {
-        [self.search_box.deadline(), self.catch_up.wake_at()]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            self.search_box.deadline(),
+            self.catch_up.wake_at(),
+            self.bulk.wake_at(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     fn wake(&mut self, cx: &mut Cx) -> bool {
         // A re-read for the catch-up changes nothing on screen until it answers.
         self.catch_up.wake(cx);
+        let bulk = self.bulk_wake(cx);
         if self.search_box.due(cx.now) {
             self.reload(cx);
             return true;
         }
-        false
+        bulk
     }
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
@@ -357,6 +398,9 @@ impl Screen for InventoryScreen {
                         if first {
                             self.show_id_hit();
                         }
+                        if self.list.is_marking_all() {
+                            self.list.mark_loaded(cx);
+                        }
                         self.prefetch(cx);
                     }
                     Ok(_) => {}
@@ -405,15 +449,34 @@ impl Screen for InventoryScreen {
     }
 
     fn hints(&self) -> Vec<(Action, &'static str)> {
-        vec![
+        let mut hints = vec![
             (Action::Open, "open"),
             (Action::Filter, "search"),
             (Action::Toggles, "filters"),
+        ];
+        // With rows marked, their changes come first; a key without the
+        // write scope shows them disabled (`✗ v u: key lacks …`).
+        if self.list.marked_count() > 0 {
+            if self.bulk.missing_scope.is_some() {
+                hints.extend([(Action::Visibility, "✗"), (Action::Unpublish, "✗")]);
+            } else if !self.bulk.read_only {
+                hints.extend([
+                    (Action::Visibility, "visibility"),
+                    (Action::Unpublish, "unpublish"),
+                ]);
+            }
+            hints.push((Action::ClearMarks, "clear marks"));
+        } else {
+            hints.extend([(Action::Mark, "mark"), (Action::MarkAll, "mark all")]);
+        }
+        hints.extend([
             (Action::Sort, "sort"),
+            (Action::Watch, "watch"),
             (Action::ReverseSort, "reverse"),
             (Action::ToggleDetail, "detail"),
             (Action::Export, "export"),
-        ]
+        ]);
+        hints
     }
 
     fn help(&self) -> Vec<(Action, &'static str)> {
@@ -455,7 +518,10 @@ impl Screen for InventoryScreen {
             ),
             (Action::Refresh, "reload from the first page"),
             (Action::Mark, "mark or unmark the project (and move on)"),
-            (Action::MarkAll, "mark every loaded project"),
+            (
+                Action::MarkAll,
+                "mark every project of the view: loads the rest within the request budget first",
+            ),
             (Action::ClearMarks, "clear the marks"),
             (
                 Action::Visibility,
@@ -463,8 +529,8 @@ impl Screen for InventoryScreen {
             ),
             (Action::Unpublish, "with rows marked: unpublish all of them"),
         ]);
-        // Read-only mode offers no bulk change.
-        if self.bulk.read_only {
+        // Read-only mode, or a key without the write scope, offers no bulk change.
+        if self.bulk.refusal().is_some() {
             help.retain(|(action, _)| !matches!(action, Action::Visibility | Action::Unpublish));
         }
         help

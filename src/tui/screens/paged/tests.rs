@@ -1,0 +1,48 @@
+//! The paged list's own tests: pages, prefetch, stale replies.
+
+use super::*;
+use crate::tui::nav::Nav;
+
+fn request(cursor: Option<String>) -> Request {
+    Request::PiiPage {
+        project_id: "prj".into(),
+        cursor,
+        limit: 2,
+    }
+}
+
+fn more(cursor: &str) -> Pagination {
+    Pagination {
+        has_more: true,
+        next_cursor: Some(cursor.into()),
+    }
+}
+
+#[test]
+fn pages_load_as_the_selection_nears_the_end_and_stale_replies_are_dropped() {
+    let now = OffsetDateTime::UNIX_EPOCH;
+    let (mut effects, mut navs, mut token) = (Vec::new(), Vec::<Nav>::new(), 0);
+    let mut cx = Cx::new(now, &mut effects, &mut navs, &mut token);
+    let mut list: PagedList<u32> = PagedList::new(Slot::PiiPage, 2);
+    list.reload(&mut cx, request);
+    let first = list.pending.expect("asked for the first page");
+    list.reload(&mut cx, request);
+    assert_eq!(list.accept(Slot::PiiPage, first), None, "stale");
+    let second = list.pending.expect("asked again");
+    assert_eq!(list.accept(Slot::PiiPage, second), Some(None));
+    list.append(vec![1, 2], more("c2"), now);
+    // Within the margin of the end: the next page, with the cursor.
+    assert!(list.prefetch(&mut cx, request));
+    let third = list.pending.expect("next page");
+    assert!(!list.prefetch(&mut cx, request), "one at a time");
+    assert_eq!(list.accept(Slot::PiiPage, third), Some(Some("c2".into())));
+    let last = Pagination {
+        has_more: false,
+        next_cursor: None,
+    };
+    list.append(vec![3], last, now);
+    assert!(list.navigate(Action::Bottom, &mut cx, request));
+    assert_eq!(list.selected_row(), Some(&3));
+    assert!(!list.navigate(Action::Refresh, &mut cx, request));
+    assert_eq!(list.layout(2), 1..3);
+}
