@@ -134,3 +134,25 @@ fn a_plan_known_at_launch_is_not_read_again() {
     assert_eq!(workspace_read(&app.start(NOW)), None);
     assert!(header(&app).contains("plan pro "), "{}", header(&app));
 }
+
+#[test]
+fn a_hostile_plan_is_shown_as_visible_escapes_and_cut_short() {
+    let mut app = app();
+    let token = workspace_read(&app.start(NOW)).unwrap();
+    let hostile = "\u{1b}[31mred\u{202e}gnp\u{7}".to_owned() + &"x".repeat(60);
+    app.handle(
+        Msg::Reply {
+            slot: Slot::Workspace,
+            token,
+            reply: Ok(workspace(Some(WorkspacePlan::parse(&hostile)))),
+        },
+        NOW,
+    );
+    let shown = header(&app);
+    assert!(shown.contains("plan \\x1b[31m"), "{shown}");
+    assert!(
+        !shown.contains('\u{1b}') && !shown.contains('\u{202e}'),
+        "{shown}"
+    );
+    assert!(!shown.contains(&"x".repeat(20)), "cut short: {shown}");
+}

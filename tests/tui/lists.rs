@@ -482,3 +482,32 @@ fn capital_g_on_members_walks_the_pages_and_fetches_details_only_at_the_end() {
         "the rows at the end: {asked:?}"
     );
 }
+
+#[test]
+fn member_details_are_not_read_while_another_screen_is_shown() {
+    let mut app = app();
+    rate(&mut app, 100, 120);
+    let first = open_members(&mut app, 120, 35, 100);
+    assert!(!first.is_empty());
+    // Away to the insights tab while details are in flight.
+    app.handle(key('1'), NOW);
+    for (lane, token, id) in first {
+        let effects = reply(
+            &mut app,
+            Slot::MemberDetail(lane),
+            token,
+            Ok(Reply::Member(Box::new(member(&id)))),
+        );
+        assert!(detail_requests(&effects).is_empty(), "off screen");
+    }
+    // A low budget, then a refill and a later wake: still nothing off screen.
+    rate(&mut app, 8, 120);
+    rate(&mut app, 110, 120);
+    let later = NOW + Duration::seconds(30);
+    assert!(detail_requests(&app.handle(Msg::Wake, later)).is_empty());
+    assert!(!app.members.details_paused());
+    // Back on Members, the rows on screen are read again.
+    app.handle(key('3'), later);
+    screen(&app, 120, 35);
+    assert!(!detail_requests(&app.handle(Msg::Wake, later)).is_empty());
+}

@@ -112,7 +112,11 @@ impl App {
                 self.theme.header,
             ),
             Span::styled(
-                format!(" plan {} ", id.plan.as_deref().unwrap_or("…")),
+                // The plan is the service's word: shown safe and short.
+                format!(
+                    " plan {} ",
+                    id.plan.as_deref().map_or("…".into(), |plan| fit(plan, 16))
+                ),
                 self.theme.header,
             ),
             Span::styled(

@@ -78,6 +78,8 @@ pub struct MembersScreen {
     wants_details: Cell<bool>,
     /// Since when detail fetching waits for the request budget to refill.
     paused_since: Option<OffsetDateTime>,
+    /// Whether Members is the screen shown: details are read only then.
+    active: bool,
     show_detail: bool,
     sort_menu: Option<Menu>,
     filters: Option<CheckMenu<MemberFilter>>,
@@ -99,6 +101,7 @@ impl Default for MembersScreen {
             detail_requests: 0,
             wants_details: Cell::new(false),
             paused_since: None,
+            active: false,
             show_detail: true,
             sort_menu: None,
             filters: None,
@@ -197,6 +200,10 @@ impl MembersScreen {
     /// budget allows; on a low budget, only the selected member's (the
     /// user's own look, which the reserve is for). True when it asked.
     fn fetch_details(&mut self, cx: &mut Cx) -> bool {
+        // Off screen, no row is looked at: spend nothing on details.
+        if !self.active {
+            return false;
+        }
         if !budget_allows(self.list.rate()) {
             if self.missing_details().next().is_some() {
                 self.paused_since.get_or_insert(cx.now);
@@ -247,13 +254,16 @@ impl Screen for MembersScreen {
     }
 
     fn activate(&mut self, cx: &mut Cx) {
+        self.active = true;
         if !self.list.started {
             self.reload(cx);
         }
     }
 
     fn deactivate(&mut self) {
+        self.active = false;
         self.wants_details.set(false);
+        self.paused_since = None;
     }
 
     fn captures_keys(&self) -> bool {
