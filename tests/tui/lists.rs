@@ -511,3 +511,46 @@ fn member_details_are_not_read_while_another_screen_is_shown() {
     screen(&app, 120, 35);
     assert!(!detail_requests(&app.handle(Msg::Wake, later)).is_empty());
 }
+
+#[test]
+fn a_project_found_by_id_stays_counted_once_more_pages_arrive() {
+    let mut app = app();
+    inventory_with(&mut app, 3, 3);
+    app.handle(key('/'), NOW);
+    for ch in "prj_0999".chars() {
+        app.handle(key(ch), NOW);
+    }
+    let effects = app.handle(special(KeyCode::Enter), NOW);
+    let (search, ..) = inventory_requests(&effects)[0].clone();
+    let (_, lookup, _) = fetches(&effects)
+        .into_iter()
+        .find(|(slot, ..)| *slot == Slot::InventoryIdLookup)
+        .expect("the id is looked up by itself");
+    reply(
+        &mut app,
+        Slot::InventoryIdLookup,
+        lookup,
+        Ok(Reply::Project(Box::new(project("prj_0999")))),
+    );
+    // Names match too: two pages of them, the id's project on neither.
+    let first = reply(
+        &mut app,
+        Slot::InventoryPage,
+        search,
+        Ok(Reply::InventoryPage(Box::new(page(0..100, 150, true)))),
+    );
+    assert_eq!(app.inventory.total, Some(151));
+    let next = inventory_requests(&first)
+        .into_iter()
+        .chain(inventory_requests(&app.handle(key('G'), NOW)))
+        .find(|(_, _, cursor)| cursor.is_some())
+        .expect("the second page is asked for");
+    reply(
+        &mut app,
+        Slot::InventoryPage,
+        next.0,
+        Ok(Reply::InventoryPage(Box::new(page(100..150, 150, false)))),
+    );
+    assert_eq!(app.inventory.list.rows.len(), 151);
+    assert_eq!(app.inventory.total, Some(151), "still counted");
+}

@@ -391,8 +391,13 @@ impl Screen for InventoryScreen {
                         self.page_cursors.push(cursor);
                         self.row_pages
                             .extend(std::iter::repeat_n(page_index, page.data.len()));
-                        self.total =
-                            Some(page.total - self.catch_up.unconfirmed_deletes(&self.params()));
+                        // A project found by id and shown first is no row of
+                        // the search's pages, yet counted with them.
+                        let id_hit_shown = !first && self.row_pages.first() == Some(&usize::MAX);
+                        self.total = Some(
+                            page.total - self.catch_up.unconfirmed_deletes(&self.params())
+                                + i64::from(id_hit_shown),
+                        );
                         self.applied_finding = page.applied_finding;
                         self.list.append(page.data, page.pagination, cx.now);
                         if first {
