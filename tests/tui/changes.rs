@@ -5,7 +5,7 @@
 
 #![allow(clippy::result_large_err)]
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
@@ -19,28 +19,11 @@ use vantage::tui::nav::Tab;
 use vantage::tui::review::request::{ChangeSet, HistoryReply, HistoryRequest};
 
 use crate::support::{app, key};
+use crate::support::{fetches, special};
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 const BEFORE_AT: OffsetDateTime = datetime!(2026-11-21 09:00 UTC);
 const AFTER_AT: OffsetDateTime = datetime!(2026-11-22 09:00 UTC);
-
-fn special(code: KeyCode) -> Msg {
-    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
-}
-
-fn fetches(effects: &[Effect]) -> Vec<(Slot, u64, Request)> {
-    effects
-        .iter()
-        .filter_map(|effect| match effect {
-            Effect::Fetch {
-                slot,
-                token,
-                request,
-            } => Some((*slot, *token, (**request).clone())),
-            _ => None,
-        })
-        .collect()
-}
 
 fn fetch_in(effects: &[Effect], wanted: Slot) -> Option<(u64, Request)> {
     fetches(effects)

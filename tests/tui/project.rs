@@ -2,6 +2,7 @@
 //! synthetic replies and an injected time; no terminal, no network. Snapshots of
 //! the screen are drawn on ratatui's TestBackend.
 
+use crate::support::{fetches, key, special as code};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -34,14 +35,6 @@ fn app_with(read_only: bool) -> App {
         Keymap::default(),
         std::env::temp_dir(),
     )
-}
-
-fn key(ch: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(ch), KeyModifiers::NONE))
-}
-
-fn code(code: KeyCode) -> Msg {
-    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
 }
 
 fn type_text(app: &mut App, text: &str) -> Vec<Effect> {
@@ -98,20 +91,6 @@ fn project_json(n: usize) -> serde_json::Value {
 
 fn project(n: usize) -> Project {
     serde_json::from_value(project_json(n)).unwrap()
-}
-
-fn fetches(effects: &[Effect]) -> Vec<(Slot, u64, Request)> {
-    effects
-        .iter()
-        .filter_map(|effect| match effect {
-            Effect::Fetch {
-                slot,
-                token,
-                request,
-            } => Some((*slot, *token, (**request).clone())),
-            _ => None,
-        })
-        .collect()
 }
 
 fn only_fetch(effects: &[Effect], slot: Slot) -> (u64, Request) {

@@ -5,7 +5,7 @@
 //! test moves it to each deadline the App asks for, as the runtime would wait.
 
 use crate::common;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crate::support::key;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::sync::Arc;
@@ -48,10 +48,6 @@ async fn run_effects(
             effects.extend(app.handle(Msg::Reply { slot, token, reply }, now));
         }
     }
-}
-
-fn key(ch: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(ch), KeyModifiers::NONE))
 }
 
 fn screen(app: &App, now: OffsetDateTime) -> String {

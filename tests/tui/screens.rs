@@ -7,7 +7,7 @@
 
 use std::collections::HashSet;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
@@ -22,27 +22,9 @@ use vantage::tui::screens::members::DETAIL_LANES;
 use vantage::tui::watchlist;
 
 use crate::support::{app, key};
+pub(crate) use crate::support::{fetches, special};
 
 pub(crate) const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
-
-pub(crate) fn special(code: KeyCode) -> Msg {
-    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
-}
-
-/// The requests among effects: (slot, token, request).
-pub(crate) fn fetches(effects: &[Effect]) -> Vec<(Slot, u64, Request)> {
-    effects
-        .iter()
-        .filter_map(|effect| match effect {
-            Effect::Fetch {
-                slot,
-                token,
-                request,
-            } => Some((*slot, *token, (**request).clone())),
-            _ => None,
-        })
-        .collect()
-}
 
 pub(crate) fn reply(
     app: &mut App,

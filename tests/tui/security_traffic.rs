@@ -2,6 +2,7 @@
 //! App::handle with synthetic replies and a fixed clock; snapshots on ratatui's
 //! TestBackend at 120x35 and 80x24.
 
+use crate::support::{fetches, key, special as code};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -29,28 +30,6 @@ fn app() -> App {
         Keymap::default(),
         std::env::temp_dir(),
     )
-}
-
-fn key(ch: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(ch), KeyModifiers::NONE))
-}
-
-fn code(code: KeyCode) -> Msg {
-    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
-}
-
-fn fetches(effects: &[Effect]) -> Vec<(Slot, u64, Request)> {
-    effects
-        .iter()
-        .filter_map(|effect| match effect {
-            Effect::Fetch {
-                slot,
-                token,
-                request,
-            } => Some((*slot, *token, (**request).clone())),
-            _ => None,
-        })
-        .collect()
 }
 
 fn fetch(effects: &[Effect], slot: Slot) -> (u64, Request) {

@@ -2,6 +2,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use vantage::tui::app::{App, Identity, Msg};
+use vantage::tui::effect::{Effect, Request, Slot};
 use vantage::tui::keymap::Keymap;
 use vantage::tui::theme::{Theme, ThemeName};
 
@@ -28,4 +29,24 @@ pub fn app_with_theme(theme: Theme) -> App {
 /// A plain character key.
 pub fn key(ch: char) -> Msg {
     Msg::Key(KeyEvent::new(KeyCode::Char(ch), KeyModifiers::NONE))
+}
+
+/// A key without a character (Enter, Esc, arrows …), no modifiers.
+pub fn special(code: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+/// The requests among effects: (slot, token, request).
+pub fn fetches(effects: &[Effect]) -> Vec<(Slot, u64, Request)> {
+    effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::Fetch {
+                slot,
+                token,
+                request,
+            } => Some((*slot, *token, (**request).clone())),
+            _ => None,
+        })
+        .collect()
 }

@@ -13,24 +13,10 @@ use vantage::api::model::InventoryPage;
 use vantage::tui::app::{App, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
 
+use crate::support::fetches;
 use crate::support::{app, key};
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
-
-/// The requests among effects: (slot, token, request).
-fn fetches(effects: &[Effect]) -> Vec<(Slot, u64, Request)> {
-    effects
-        .iter()
-        .filter_map(|effect| match effect {
-            Effect::Fetch {
-                slot,
-                token,
-                request,
-            } => Some((*slot, *token, (**request).clone())),
-            _ => None,
-        })
-        .collect()
-}
 
 fn reply(app: &mut App, slot: Slot, token: u64, reply: Result<Reply, ErrorInfo>) -> Vec<Effect> {
     app.handle(Msg::Reply { slot, token, reply }, NOW)
