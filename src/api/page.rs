@@ -157,6 +157,11 @@ where
             .next_guess
             .filter(|next| !next.is_empty() && Some(next) != cursor.as_ref())
             .map(|next| (next.clone(), state.spawn(Some(next))));
+        if guessed.is_some() {
+            // Lets the request leave before the parse: on a current-thread
+            // runtime (the commands') a spawned task runs only when we yield.
+            tokio::task::yield_now().await;
+        }
         let (items, pagination) = (arrived.parse)()?;
         // The page's items come out before any error about what follows it.
         state.ahead = match follow(&pagination, cursor.as_deref(), &state.path) {
@@ -419,6 +424,44 @@ mod tests {
         .await;
         assert_eq!(stuck.len(), 2);
         assert!(stuck[1].is_err());
+    }
+
+    /// `#[tokio::test]` runs on a current-thread runtime, as the commands do:
+    /// the next request must have left (its future polled) before this page
+    /// is parsed, or the server would sit idle while we parse.
+    #[tokio::test]
+    async fn the_guessed_request_leaves_before_the_page_is_parsed() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let fetch_log = log.clone();
+        let stream = item_stream("/v1/list".into(), move |cursor: Option<String>| {
+            let log = fetch_log.clone();
+            async move {
+                let name = cursor.unwrap_or_else(|| "first".into());
+                log.lock().unwrap().push(format!("sent {name}"));
+                let last = name == "b";
+                let next = if name == "first" { "a" } else { "b" };
+                let parse_log = log.clone();
+                Ok(Arrived {
+                    next_guess: (!last).then(|| next.to_owned()),
+                    parse: Box::new(move || {
+                        parse_log.lock().unwrap().push(format!("parsed {name}"));
+                        Ok((vec![0u8], pagination(!last, (!last).then_some(next))))
+                    }),
+                })
+            }
+        });
+        assert_eq!(stream.count().await, 3);
+        assert_eq!(
+            *log.lock().unwrap(),
+            [
+                "sent first",
+                "sent a",
+                "parsed first",
+                "sent b",
+                "parsed a",
+                "parsed b"
+            ]
+        );
     }
 
     #[test]

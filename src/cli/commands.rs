@@ -30,8 +30,10 @@ pub fn run(command: ScriptCommand, global: &GlobalArgs) -> u8 {
     if std::env::var_os("VANTAGE_LOG").is_some() {
         crate::logging::to_stderr("warn");
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
+    // One thread: a list's next page is asked for before this page is written
+    // (see `api::page`), and the server works on it meanwhile. A second thread
+    // only competes with the server for the cores (scripts/perf, row 6).
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {

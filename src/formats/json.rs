@@ -78,40 +78,80 @@ impl<F: Formatter> Formatter for InertFormatter<F> {
             }
             self.0
                 .write_string_fragment(writer, &fragment[start..index])?;
-            let mut units = [0u16; 2];
-            for unit in ch.encode_utf16(&mut units) {
-                write!(writer, "\\u{unit:04x}")?;
-            }
+            write_unicode_escape(writer, ch)?;
             start = index + ch.len_utf8();
         }
         self.0.write_string_fragment(writer, &fragment[start..])
     }
 
-    /// JSON text passed through unparsed (`RawValue`). It goes out as is when
-    /// it holds nothing a terminal could act on, which one scan of its bytes
-    /// tells; otherwise it is parsed and written again through this formatter
-    /// (compact), so the bytes are inert and the parsed value the same.
+    /// JSON text passed through unparsed (`RawValue`), made inert in one pass
+    /// without a parse. A `RawValue` always holds valid JSON, which settles
+    /// where each character can stand: a raw byte below 0x20 is whitespace
+    /// between tokens (JSON forbids it inside strings), so it becomes a space;
+    /// DEL and every non-ASCII character are inside a string, where `\uXXXX`
+    /// means the same character. The parsed value stays the server's.
     fn write_raw_fragment<W: ?Sized + Write>(
         &mut self,
         writer: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
-        if is_inert(fragment) {
-            return self.0.write_raw_fragment(writer, fragment);
+        let bytes = fragment.as_bytes();
+        let mut start = 0;
+        let mut at = 0;
+        while at < bytes.len() {
+            at += printable_ascii_run(&bytes[at..]);
+            let Some(&byte) = bytes.get(at) else { break };
+            let ch = if byte < 0x80 {
+                char::from(byte)
+            } else {
+                // `at` is on a character boundary: every byte skipped was ASCII.
+                fragment[at..]
+                    .chars()
+                    .next()
+                    .unwrap_or(char::REPLACEMENT_CHARACTER)
+            };
+            let next = at + ch.len_utf8();
+            if is_invisible_or_control(ch) {
+                self.0.write_raw_fragment(writer, &fragment[start..at])?;
+                if ch < ' ' {
+                    writer.write_all(b" ")?;
+                } else {
+                    write_unicode_escape(writer, ch)?;
+                }
+                start = next;
+            }
+            at = next;
         }
-        let value: serde_json::Value = serde_json::from_str(fragment).map_err(io::Error::other)?;
-        let mut serializer =
-            serde_json::Serializer::with_formatter(writer, InertFormatter(CompactFormatter));
-        value.serialize(&mut serializer).map_err(io::Error::other)
+        self.0.write_raw_fragment(writer, &fragment[start..])
     }
 }
 
-/// Whether JSON text can be written as it is: no character a terminal could
-/// act on (raw or in a string), no line break to split a JSON line. Printable
-/// ASCII, the common case, is told by a byte scan alone.
-fn is_inert(text: &str) -> bool {
-    text.bytes().all(|byte| (0x20..0x7f).contains(&byte))
-        || text.chars().all(|ch| !is_invisible_or_control(ch))
+/// `ch` as a JSON string escape: `\uXXXX`, a surrogate pair beyond the BMP.
+fn write_unicode_escape<W: ?Sized + Write>(writer: &mut W, ch: char) -> io::Result<()> {
+    let mut units = [0u16; 2];
+    for unit in ch.encode_utf16(&mut units) {
+        write!(writer, "\\u{unit:04x}")?;
+    }
+    Ok(())
+}
+
+/// How many bytes at the start of `bytes` are printable ASCII (0x20 to 0x7e),
+/// the common case of JSON text. Checked 16 bytes at a time without an early
+/// exit inside a block, which the compiler turns into vector instructions.
+fn printable_ascii_run(bytes: &[u8]) -> usize {
+    const BLOCK: usize = 16;
+    let printable = |byte: u8| byte.wrapping_sub(0x20) < 0x5f;
+    let mut run = 0;
+    for block in bytes.chunks_exact(BLOCK) {
+        if !block.iter().fold(true, |all, &byte| all & printable(byte)) {
+            break;
+        }
+        run += BLOCK;
+    }
+    run + bytes[run..]
+        .iter()
+        .take_while(|&&byte| printable(byte))
+        .count()
 }
 
 /// A JSON array written item by item, so memory stays flat for any size.
