@@ -421,7 +421,11 @@ pub fn retained_dates(
     retention_days: u32,
     created_at: Option<OffsetDateTime>,
 ) -> impl Iterator<Item = Date> {
-    let range = retained_range(start, end, now, retention_days, created_at);
+    dates_in(retained_range(start, end, now, retention_days, created_at))
+}
+
+/// Each date of `range`, in order.
+pub fn dates_in(range: RangeInclusive<Date>) -> impl Iterator<Item = Date> {
     let (from, to) = (*range.start(), *range.end());
     std::iter::successors(Some(from), |date| date.next_day()).take_while(move |date| *date <= to)
 }

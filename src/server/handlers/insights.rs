@@ -5,7 +5,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::State;
 
-use super::{PathParams, blocking};
+use super::{PathParams, blocking, find_workspace};
 use crate::api::model::{
     Insights, InsightsSummary, Metric, PublishAudience, ReviewPriority, RiskCounts,
 };
@@ -41,10 +41,7 @@ pub async fn get(
     let pii_detection = ctx.principal.has_feature(Feature::PiiDetection);
     let insights = blocking(move || {
         app.store.read_eventual(|data| {
-            let workspace = data
-                .workspaces
-                .get(&workspace_id)
-                .ok_or_else(HttpError::workspace_not_found)?;
+            let workspace = find_workspace(data, &workspace_id)?;
             Ok(workspace_insights(
                 data,
                 workspace,

@@ -24,7 +24,7 @@ use super::ServerState;
 use super::context::Ctx;
 use super::errors::HttpError;
 use super::paging::{self, SortKey};
-use super::store::{Data, ProjectRec};
+use super::store::{Data, ProjectRec, WorkspaceRec};
 use crate::api::model::Page;
 
 /// Path parameters, with axum's rejection turned into our envelope.
@@ -87,6 +87,16 @@ pub fn keyset_list<T>(
         let (data, pagination) = paging::paginate(items, &request, &app.cursor_secret, &binding);
         Ok(Json(Page { data, pagination }))
     })
+}
+
+/// A workspace that the store holds, or 404 `workspace_not_found`.
+pub fn find_workspace<'a>(
+    data: &'a Data,
+    workspace_id: &str,
+) -> Result<&'a WorkspaceRec, HttpError> {
+    data.workspaces
+        .get(workspace_id)
+        .ok_or_else(HttpError::workspace_not_found)
 }
 
 /// A project of the caller's workspace; any other answers `project_not_found`,

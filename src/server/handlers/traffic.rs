@@ -8,13 +8,11 @@ use axum::Json;
 use axum::extract::State;
 
 use super::PathParams;
-use super::analytics::required_timestamp;
+use super::analytics::{analytics_not_found, date_span, model_over, required_timestamp};
 use crate::api::model::{
-    DEFAULT_GRANULARITY, ErrorType, Granularity, MAX_DAILY_RANGE_DAYS, MAX_HOURLY_RANGE_DAYS,
-    Traffic,
+    DEFAULT_GRANULARITY, Granularity, MAX_DAILY_RANGE_DAYS, MAX_HOURLY_RANGE_DAYS, Traffic,
 };
 use crate::server::ServerState;
-use crate::server::analytics_model::{VisitorModel, retained_range};
 use crate::server::context::Ctx;
 use crate::server::errors::HttpError;
 
@@ -44,13 +42,7 @@ pub async fn get(
             ));
         }
     };
-    if ends_at < starts_at {
-        return Err(HttpError::invalid(
-            "query.ends_at",
-            "ends_at must not be before starts_at",
-        ));
-    }
-    let (first, last) = (starts_at.date(), ends_at.date());
+    let (first, last) = date_span(starts_at, ends_at)?;
     let longest = match granularity {
         Granularity::Hour => MAX_HOURLY_RANGE_DAYS,
         _ => MAX_DAILY_RANGE_DAYS,
@@ -64,25 +56,8 @@ pub async fn get(
     app.store.read(|data| {
         // This operation answers only its own 404 type (DESIGN.md): a missing
         // project and a never-published one alike.
-        let not_found =
-            || HttpError::not_found(ErrorType::AnalyticsNotFound, "Analytics not found");
-        let project = data
-            .projects
-            .get(&project_id)
-            .filter(|project| project.workspace_id == ctx.principal.workspace_id)
-            .ok_or_else(not_found)?;
-        let profile = project.analytics.as_ref().ok_or_else(|| {
-            not_found()
-                .detail("the project has never been published, so it has no visitor analytics")
-        })?;
-        let live = retained_range(
-            first,
-            last,
-            ctx.now,
-            profile.retention_days,
-            project.created_at,
-        );
-        let model = VisitorModel::new(&project.id, profile);
+        let (model, live) =
+            model_over(data, &ctx, &project_id, (first, last), analytics_not_found)?;
         Ok(Json(model.traffic(
             first,
             last,

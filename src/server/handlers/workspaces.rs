@@ -7,7 +7,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::State;
 
-use super::PathParams;
+use super::{PathParams, find_workspace};
 use crate::api::model::{Page, Workspace, WorkspacePlan};
 use crate::server::ServerState;
 use crate::server::context::Ctx;
@@ -46,10 +46,7 @@ pub async fn get(
 ) -> Result<Json<Workspace>, HttpError> {
     ctx.own_workspace(&workspace_id)?;
     app.store.read_eventual(|data| {
-        data.workspaces
-            .get(&workspace_id)
-            .map(|workspace| Json(workspace_view(data, workspace)))
-            .ok_or_else(HttpError::workspace_not_found)
+        find_workspace(data, &workspace_id).map(|workspace| Json(workspace_view(data, workspace)))
     })
 }
 

@@ -51,9 +51,18 @@ pub fn today_anchor(now: OffsetDateTime) -> OffsetDateTime {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::store::Store;
+    use crate::server::store::{Fixture, Store};
     use time::Duration;
     use time::macros::datetime;
+
+    fn generated(projects: usize, members: usize, seed: u64, anchor: OffsetDateTime) -> Fixture {
+        let spec = GenerateSpec {
+            projects,
+            members,
+            seed,
+        };
+        generate(spec, anchor)
+    }
 
     #[test]
     fn same_seed_same_data() {
@@ -73,15 +82,7 @@ mod tests {
 
     #[test]
     fn generated_data_is_a_valid_fixture_with_hostile_strings() {
-        let anchor = datetime!(2026-11-22 00:00 UTC);
-        let fixture = generate(
-            GenerateSpec {
-                projects: 400,
-                members: 100,
-                seed: 3,
-            },
-            anchor,
-        );
+        let fixture = generated(400, 100, 3, datetime!(2026-11-22 00:00 UTC));
         assert_eq!(fixture.projects.len(), 400);
         assert_eq!(fixture.memberships.len(), 100);
         let ids: std::collections::HashSet<_> = fixture.projects.iter().map(|p| &p.id).collect();
@@ -124,14 +125,7 @@ mod tests {
     fn fixture_timestamps_follow_the_anchor() {
         let reference = datetime!(2026-01-01 00:00 UTC);
         let anchor = datetime!(2026-01-11 00:00 UTC);
-        let fixture = generate(
-            GenerateSpec {
-                projects: 5,
-                members: 3,
-                seed: 1,
-            },
-            reference,
-        );
+        let fixture = generated(5, 3, 1, reference);
         let text = fixture_to_json(&fixture, reference);
         let moved = parse_fixture(&text, "test", anchor).unwrap();
         assert_eq!(

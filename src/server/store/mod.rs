@@ -14,7 +14,7 @@ pub mod records;
 mod schema;
 mod settle;
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::Path;
 use std::sync::{Mutex, RwLock};
 
@@ -318,13 +318,7 @@ fn persist(conn: &mut Connection, changes: &[Change]) -> Result<(), StoreError> 
     let tx = conn.transaction()?;
     for change in changes {
         match change {
-            Change::PutProject(p) => {
-                tx.execute(
-                    "INSERT INTO projects (id, workspace_id, doc) VALUES (?1, ?2, ?3)
-                     ON CONFLICT(id) DO UPDATE SET doc = excluded.doc",
-                    params![p.id, p.workspace_id, serde_json::to_string(p)?],
-                )?;
-            }
+            Change::PutProject(p) => upsert_doc(&tx, UPSERT_PROJECT, &p.id, &p.workspace_id, p)?,
             Change::DeleteProject { id, soft: true, at } => {
                 tx.execute(
                     "UPDATE projects SET deleted_at = ?2 WHERE id = ?1",
@@ -339,15 +333,29 @@ fn persist(conn: &mut Connection, changes: &[Change]) -> Result<(), StoreError> 
                 tx.execute("DELETE FROM projects WHERE id = ?1", [id])?;
             }
             Change::PutDeployment(d) => {
-                tx.execute(
-                    "INSERT INTO deployments (id, project_id, doc) VALUES (?1, ?2, ?3)
-                     ON CONFLICT(id) DO UPDATE SET doc = excluded.doc",
-                    params![d.id, d.project_id, serde_json::to_string(d)?],
-                )?;
+                upsert_doc(&tx, UPSERT_DEPLOYMENT, &d.id, &d.project_id, d)?
             }
         }
     }
     tx.commit()?;
+    Ok(())
+}
+
+const UPSERT_PROJECT: &str = "INSERT INTO projects (id, workspace_id, doc) VALUES (?1, ?2, ?3)
+     ON CONFLICT(id) DO UPDATE SET doc = excluded.doc";
+const UPSERT_DEPLOYMENT: &str = "INSERT INTO deployments (id, project_id, doc) VALUES (?1, ?2, ?3)
+     ON CONFLICT(id) DO UPDATE SET doc = excluded.doc";
+
+/// Writes a record's JSON document, replacing the one of the same id: `sql`
+/// takes the id, the id of what owns the record, and the document.
+fn upsert_doc(
+    tx: &Connection,
+    sql: &str,
+    id: &str,
+    owner: &str,
+    doc: &impl serde::Serialize,
+) -> Result<(), StoreError> {
+    tx.execute(sql, params![id, owner, serde_json::to_string(doc)?])?;
     Ok(())
 }
 
@@ -419,87 +427,119 @@ fn load(conn: &Connection) -> Result<Data, StoreError> {
 
 /// Checks that a fixture's references hold, naming the first one that does not.
 fn validate_fixture(fixture: &Fixture) -> Result<(), StoreError> {
-    use std::collections::HashSet;
-    let bad = |msg: String| Err(StoreError::Fixture(msg));
-    let mut workspaces = HashSet::new();
+    let mut workspaces = Known::new("workspace");
     for ws in &fixture.workspaces {
-        if !workspaces.insert(ws.id.as_str()) {
-            return bad(format!("workspace id {:?} appears twice", ws.id));
-        }
+        workspaces.add(&ws.id)?;
     }
-    let mut users = HashSet::new();
+    let mut users = Known::new("user");
     for user in &fixture.users {
-        match uuid::Uuid::parse_str(&user.id) {
-            Ok(id) if !id.is_nil() => {}
-            _ => return bad(format!("user id {:?} is not a nonzero UUID", user.id)),
-        }
-        if !users.insert(user.id.as_str()) {
-            return bad(format!("user id {:?} appears twice", user.id));
-        }
+        let nonzero_uuid = uuid::Uuid::parse_str(&user.id).is_ok_and(|id| !id.is_nil());
+        ensure(nonzero_uuid, || {
+            format!("user id {:?} is not a nonzero UUID", user.id)
+        })?;
+        users.add(&user.id)?;
     }
-    let mut memberships = HashSet::new();
+    let mut memberships = Known::new("membership");
     for m in &fixture.memberships {
-        if !memberships.insert(m.id.as_str()) {
-            return bad(format!("membership id {:?} appears twice", m.id));
-        }
-        if !workspaces.contains(m.workspace_id.as_str()) {
-            return bad(format!(
-                "membership {:?} names unknown workspace {:?}",
-                m.id, m.workspace_id
-            ));
-        }
-        if !users.contains(m.user_id.as_str()) {
-            return bad(format!(
-                "membership {:?} names unknown user {:?}",
-                m.id, m.user_id
-            ));
-        }
+        memberships.add(&m.id)?;
+        workspaces.named_by("membership", &m.id, &m.workspace_id)?;
+        users.named_by("membership", &m.id, &m.user_id)?;
     }
     let mut keys = HashSet::new();
     for key in &fixture.keys {
-        if key.key.trim().is_empty() {
-            return bad(format!("key {:?} is empty", key.label));
-        }
-        if !keys.insert(key.key.as_str()) {
-            return bad(format!("key {:?} appears twice", key.label));
-        }
-        if !workspaces.contains(key.workspace_id.as_str()) {
-            return bad(format!(
-                "key {:?} names unknown workspace {:?}",
-                key.label, key.workspace_id
-            ));
-        }
-        if key.scopes.is_empty() {
-            return bad(format!("key {:?} has no scope", key.label));
-        }
+        ensure(!key.key.trim().is_empty(), || {
+            format!("key {:?} is empty", key.label)
+        })?;
+        ensure(keys.insert(key.key.as_str()), || {
+            format!("key {:?} appears twice", key.label)
+        })?;
+        workspaces.named_by("key", &key.label, &key.workspace_id)?;
+        ensure(!key.scopes.is_empty(), || {
+            format!("key {:?} has no scope", key.label)
+        })?;
     }
-    let mut projects = HashSet::new();
+    let mut projects = Known::new("project");
     for p in &fixture.projects {
-        if !projects.insert(p.id.as_str()) {
-            return bad(format!("project id {:?} appears twice", p.id));
-        }
-        if !workspaces.contains(p.workspace_id.as_str()) {
-            return bad(format!(
-                "project {:?} names unknown workspace {:?}",
-                p.id, p.workspace_id
-            ));
-        }
+        projects.add(&p.id)?;
+        workspaces.named_by("project", &p.id, &p.workspace_id)?;
     }
     for f in &fixture.pii_findings {
-        if !projects.contains(f.project_id.as_str()) {
-            return bad(format!(
-                "PII finding {:?} names unknown project {:?}",
-                f.finding.id, f.project_id
-            ));
-        }
+        projects.named_by("PII finding", &f.finding.id, &f.project_id)?;
     }
     for s in &fixture.scans {
-        if !projects.contains(s.project_id.as_str()) {
-            return bad(format!(
-                "scan {:?} names unknown project {:?}",
-                s.scan.id, s.project_id
-            ));
-        }
+        projects.named_by("scan", &s.scan.id, &s.project_id)?;
     }
     Ok(())
+}
+
+/// `Ok` when the fixture's rule `holds`, else the error that `message` words.
+fn ensure(holds: bool, message: impl FnOnce() -> String) -> Result<(), StoreError> {
+    if holds {
+        Ok(())
+    } else {
+        Err(StoreError::Fixture(message()))
+    }
+}
+
+/// The ids of one kind of fixture record (the kind, then the ids), as the
+/// checks meet them.
+struct Known<'a>(&'static str, HashSet<&'a str>);
+
+impl<'a> Known<'a> {
+    fn new(kind: &'static str) -> Self {
+        Self(kind, HashSet::new())
+    }
+
+    /// Notes `id`, which must not appear twice.
+    fn add(&mut self, id: &'a str) -> Result<(), StoreError> {
+        ensure(self.1.insert(id), || {
+            format!("{} id {id:?} appears twice", self.0)
+        })
+    }
+
+    /// `id`, as the record `record` of kind `what` names it, must be known.
+    fn named_by(&self, what: &str, record: &str, id: &str) -> Result<(), StoreError> {
+        ensure(self.1.contains(id), || {
+            format!("{what} {record:?} names unknown {} {id:?}", self.0)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    #[test]
+    fn a_fixture_is_refused_for_its_first_broken_reference() {
+        let fixture = crate::server::seed::demo_fixture(datetime!(2026-11-22 00:00 UTC)).unwrap();
+        assert!(validate_fixture(&fixture).is_ok());
+        let refusal = |break_it: &dyn Fn(&mut Fixture)| {
+            let mut broken = fixture.clone();
+            break_it(&mut broken);
+            match validate_fixture(&broken) {
+                Err(StoreError::Fixture(message)) => message,
+                other => panic!("{other:?}"),
+            }
+        };
+        let project = &fixture.projects[0].id;
+        assert_eq!(
+            refusal(&|f| f.projects.push(f.projects[0].clone())),
+            format!("project id {project:?} appears twice")
+        );
+        let membership = &fixture.memberships[0].id;
+        assert_eq!(
+            refusal(&|f| f.memberships[0].user_id = "nobody".into()),
+            format!("membership {membership:?} names unknown user \"nobody\"")
+        );
+        let key = &fixture.keys[0].label;
+        assert_eq!(
+            refusal(&|f| f.keys[0].workspace_id = "ws_gone".into()),
+            format!("key {key:?} names unknown workspace \"ws_gone\"")
+        );
+        assert_eq!(
+            refusal(&|f| f.users[0].id = "not-a-uuid".into()),
+            "user id \"not-a-uuid\" is not a nonzero UUID"
+        );
+    }
 }

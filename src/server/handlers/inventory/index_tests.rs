@@ -8,10 +8,13 @@ use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 
 use super::item::{inventory_item, matched_reason, write_item};
-use super::{InventoryRequest, activity_group, full_scan, index};
+use super::{InventoryRequest, activity_group, index};
+use crate::api::model::Pagination;
 use crate::server::context::QueryParams;
+use crate::server::errors::HttpError;
 use crate::server::paging::PageRequest;
-use crate::server::search::fold;
+use crate::server::paging::compact::{CompactKey, paginate_compact};
+use crate::server::search::{TextQuery, fold};
 use crate::server::store::{Change, Data, ProjectRec, WorkspaceRec};
 
 const SECRET: &[u8] = b"index-test-secret";
@@ -245,6 +248,34 @@ fn query() -> impl Strategy<Value = String> {
         )
 }
 
+/// The page, its pagination and the total, by a scan of the whole workspace
+/// `ws_a`: what the indexes replaced, kept as the oracle of these tests.
+fn full_scan<'d>(
+    data: &'d Data,
+    params: &InventoryRequest,
+    request: &PageRequest,
+) -> Result<(Vec<&'d ProjectRec>, Pagination, i64), HttpError> {
+    let mut matcher = params.filters.query.as_ref().map(TextQuery::matcher);
+    let mut keyed: Vec<(CompactKey, &ProjectRec)> = Vec::new();
+    for project in data.workspace_projects("ws_a") {
+        let open_pii = project.derived.open_pii;
+        if !params.filters.admits(project, open_pii, NOW) {
+            continue;
+        }
+        let score = match &mut matcher {
+            Some(matcher) => match matcher.score(&index::search_fields(project)) {
+                Some(score) => score,
+                None => continue,
+            },
+            None => 0,
+        };
+        keyed.push((params.sort.key(project, score, open_pii), project));
+    }
+    let total = keyed.len() as i64;
+    let (page, pagination) = paginate_compact(keyed, request, SECRET, BINDING)?;
+    Ok((page, pagination, total))
+}
+
 /// Every page of `raw` by both paths; they must agree page by page.
 fn assert_same_pages(data: &Data, raw: &str) {
     let Ok(params) = InventoryRequest::parse(&QueryParams::parse(Some(raw))) else {
@@ -253,7 +284,7 @@ fn assert_same_pages(data: &Data, raw: &str) {
     let mut cursor: Option<String> = None;
     for _ in 0..200 {
         let request = PageRequest::new(params.limit, cursor.as_deref(), SECRET, BINDING).unwrap();
-        let scan = full_scan(data, "ws_a", &params, NOW, &request, SECRET, BINDING).unwrap();
+        let scan = full_scan(data, &params, &request).unwrap();
         let indexed = index::select(data, "ws_a", &params, NOW, &request, SECRET, BINDING).unwrap();
         let ids = |page: &[&ProjectRec]| page.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
         let indexed_page: Vec<&ProjectRec> = indexed.page.iter().map(|(_, p)| *p).collect();

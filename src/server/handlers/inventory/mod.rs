@@ -35,7 +35,7 @@ use axum::response::{IntoResponse, Response};
 use time::{Duration, OffsetDateTime};
 
 use super::insights::{has_finding, is_externally_published};
-use super::{PathParams, blocking};
+use super::{PathParams, blocking, find_workspace};
 use crate::api::model::{
     ActivityAsOf, ActivityGroup, InventoryPage, InventorySortBy, PublishAudience, ReviewPriority,
     SortOrder, Visibility,
@@ -48,7 +48,7 @@ use crate::server::errors::HttpError;
 use crate::server::paging::compact::{CompactKey, directed};
 use crate::server::paging::{self, PageRequest};
 use crate::server::search::{TextQuery, fold};
-use crate::server::store::{Data, ProjectRec};
+use crate::server::store::{ProjectRec, WorkspaceRec};
 
 /// `activity_group` boundaries: at most 14 days since the last edit is
 /// `last_14_days`, at most 60 days `last_60_days`, anything older `older`.
@@ -77,7 +77,8 @@ pub async fn list(
     ctx.own_workspace(&workspace_id)?;
     let page = blocking(move || {
         app.store.read_eventual(|data| {
-            inventory_page(
+            let workspace = find_workspace(data, &workspace_id)?;
+            let selected = index::select(
                 data,
                 &workspace_id,
                 &params,
@@ -85,7 +86,8 @@ pub async fn list(
                 &request,
                 &app.cursor_secret,
                 &binding,
-            )
+            )?;
+            inventory_page(workspace, selected, params.applied_finding(), ctx.now)
         })
     })
     .await?;
@@ -403,20 +405,11 @@ fn any_of<T: PartialEq>(wanted: &[T], value: Option<&T>) -> bool {
 /// The page as JSON, spliced from the kept JSON of its items: the bytes of
 /// serializing an [`InventoryPage`].
 fn inventory_page(
-    data: &Data,
-    workspace_id: &str,
-    params: &InventoryRequest,
+    workspace: &WorkspaceRec,
+    selected: index::Selected,
+    applied: Option<&FindingKind>,
     now: OffsetDateTime,
-    request: &PageRequest,
-    secret: &[u8],
-    binding: &str,
 ) -> Result<Vec<u8>, HttpError> {
-    let workspace = data
-        .workspaces
-        .get(workspace_id)
-        .ok_or_else(HttpError::workspace_not_found)?;
-    let selected = index::select(data, workspace_id, params, now, request, secret, binding)?;
-    let applied = params.applied_finding();
     let envelope = InventoryPage {
         data: Vec::new(),
         pagination: selected.pagination,
@@ -454,37 +447,3 @@ fn inventory_page(
 
 /// How a serialized [`InventoryPage`] starts; its items go right after.
 const PAGE_START: &[u8] = b"{\"data\":[";
-
-/// The page, its pagination and the total, by a scan of the whole workspace:
-/// what the indexes replaced, kept as the oracle of their tests.
-#[cfg(test)]
-fn full_scan<'d>(
-    data: &'d Data,
-    workspace_id: &'d str,
-    params: &InventoryRequest,
-    now: OffsetDateTime,
-    request: &PageRequest,
-    secret: &[u8],
-    binding: &str,
-) -> Result<(Vec<&'d ProjectRec>, crate::api::model::Pagination, i64), HttpError> {
-    use crate::server::paging::compact::paginate_compact;
-    let mut matcher = params.filters.query.as_ref().map(TextQuery::matcher);
-    let mut keyed: Vec<(CompactKey, &ProjectRec)> = Vec::new();
-    for project in data.workspace_projects(workspace_id) {
-        let open_pii = project.derived.open_pii;
-        if !params.filters.admits(project, open_pii, now) {
-            continue;
-        }
-        let score = match &mut matcher {
-            Some(matcher) => match matcher.score(&index::search_fields(project)) {
-                Some(score) => score,
-                None => continue,
-            },
-            None => 0,
-        };
-        keyed.push((params.sort.key(project, score, open_pii), project));
-    }
-    let total = keyed.len() as i64;
-    let (page, pagination) = paginate_compact(keyed, request, secret, binding)?;
-    Ok((page, pagination, total))
-}

@@ -22,14 +22,7 @@ pub(super) fn members(
     rng: &mut SplitMix64,
     fixture: &mut Fixture,
 ) -> People {
-    let Generation {
-        anchor,
-        workspace_id,
-        hostile,
-        ..
-    } = generation;
-    let anchor = *anchor;
-    let days = |n: i64| Duration::days(n);
+    let hostile = &generation.hostile;
     let mut active_users = Vec::new();
     let mut inactive_users = Vec::new();
     for n in 0..count {
@@ -68,8 +61,7 @@ pub(super) fn members(
             (_, 6..=7) => "suspended",
             _ => MEMBERSHIP_ACTIVE,
         };
-        let invited_at =
-            anchor - days(rng.below(1_000) as i64 + 1) - Duration::minutes(rng.below(1_440) as i64);
+        let invited_at = generation.time_before(rng, 1_000);
         let joined_at = (status != "pending")
             .then(|| invited_at + Duration::minutes(rng.below(4 * 1_440) as i64 + 5));
         fixture.users.push(UserRec {
@@ -79,7 +71,7 @@ pub(super) fn members(
         });
         fixture.memberships.push(MembershipRec {
             id: format!("mem_{n:07}"),
-            workspace_id: workspace_id.clone(),
+            workspace_id: generation.workspace_id.clone(),
             user_id: user_id.clone(),
             role,
             status: status.to_owned(),

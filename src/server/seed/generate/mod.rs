@@ -28,6 +28,16 @@ struct Generation {
     hostile: Vec<String>,
 }
 
+impl Generation {
+    /// A moment 1 to `max_days` days and some minutes before the anchor: the
+    /// days drawn first, then the minutes.
+    fn time_before(&self, rng: &mut SplitMix64, max_days: u64) -> OffsetDateTime {
+        self.anchor
+            - Duration::days(rng.below(max_days) as i64 + 1)
+            - Duration::minutes(rng.below(1_440) as i64)
+    }
+}
+
 /// A deterministic enterprise workspace of any size, with its four keys.
 pub fn generate(spec: GenerateSpec, anchor: OffsetDateTime) -> Fixture {
     let mut rng = SplitMix64::new(mix64(spec.seed));

@@ -19,14 +19,8 @@ pub(super) fn project(
     rng: &mut SplitMix64,
     fixture: &mut Fixture,
 ) {
-    let Generation {
-        anchor,
-        workspace_id,
-        hostile,
-        ..
-    } = generation;
-    let anchor = *anchor;
-    let days = |n: i64| Duration::days(n);
+    let anchor = generation.anchor;
+    let hostile = &generation.hostile;
     let id = format!(
         "prj_{:012x}",
         mix64(generation.seed ^ (n as u64).wrapping_mul(0x9E37)) & 0xffff_ffff_ffff
@@ -68,8 +62,7 @@ pub(super) fn project(
             .get(rng.below(people.active.len() as u64) as usize)
             .map(|(id, _)| id.clone())
     };
-    let created_at =
-        anchor - days(rng.below(720) as i64 + 1) - Duration::minutes(rng.below(1_440) as i64);
+    let created_at = generation.time_before(rng, 720);
     let age_days = (anchor - created_at).whole_days().max(1) as u64;
     let edited_ago = match rng.below(10) {
         0..=4 => rng.below(14.min(age_days)),
@@ -78,8 +71,9 @@ pub(super) fn project(
     }
     .min(age_days);
     let never_edited = rng.chance(0.04);
-    let last_edited_at = (!never_edited)
-        .then(|| anchor - days(edited_ago as i64) - Duration::minutes(rng.below(1_440) as i64));
+    let last_edited_at = (!never_edited).then(|| {
+        anchor - Duration::days(edited_ago as i64) - Duration::minutes(rng.below(1_440) as i64)
+    });
     let updated_at = last_edited_at.unwrap_or(created_at);
     let ever_published = rng.chance(0.5);
     let is_published = ever_published && rng.chance(0.85);
@@ -172,7 +166,7 @@ pub(super) fn project(
     let has_commit = !never_edited || rng.chance(0.5);
     fixture.projects.push(ProjectRec {
         id: id.clone(),
-        workspace_id: workspace_id.clone(),
+        workspace_id: generation.workspace_id.clone(),
         name,
         description,
         created_at: (!rng.chance(0.01)).then_some(created_at),
