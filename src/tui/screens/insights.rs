@@ -42,10 +42,6 @@ impl InsightsScreen {
         let review_priority = self.filter().into_iter().collect();
         self.pending = Some(cx.fetch(Slot::Insights, Request::Insights { review_priority }));
     }
-
-    pub fn is_loading(&self) -> bool {
-        self.pending.is_some()
-    }
 }
 
 impl Screen for InsightsScreen {

@@ -99,10 +99,6 @@ impl PiiScreen {
     pub fn selected_finding(&self) -> Option<&PiiFinding> {
         self.list.selected_row()
     }
-
-    pub fn is_loading(&self) -> bool {
-        self.list.is_loading()
-    }
 }
 
 impl Screen for PiiScreen {

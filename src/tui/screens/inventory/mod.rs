@@ -241,10 +241,6 @@ impl InventoryScreen {
         self.catch_up
             .expect(id, change, self.params(), cursor, cx.now);
     }
-
-    pub fn is_loading(&self) -> bool {
-        self.list.is_loading()
-    }
 }
 
 impl Screen for InventoryScreen {
