@@ -157,19 +157,17 @@ impl AnalyticsScreen {
             return;
         };
         self.traffic.load(cx, &key, force);
-        if !self.breakdowns.wants(&key, force) {
-            return;
-        }
-        let (project_id, first, last) = key.clone();
-        let token = cx.fetch(
+        self.breakdowns.fetch(
+            cx,
             Slot::Breakdowns,
-            Request::Breakdowns {
+            &key,
+            force,
+            |project_id, starts_at, ends_at| Request::Breakdowns {
                 project_id,
-                starts_at: first.midnight().assume_utc(),
-                ends_at: last.midnight().assume_utc(),
+                starts_at,
+                ends_at,
             },
         );
-        self.breakdowns.asked(token, key);
     }
 
     fn choose(&mut self, range: RangeChoice, cx: &mut Cx) {

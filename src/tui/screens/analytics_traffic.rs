@@ -59,9 +59,27 @@ impl<D> Fetched<D> {
         force || !(asked || self.loaded_for.as_ref() == Some(key))
     }
 
-    /// The request for `key` went out with `token`.
-    pub fn asked(&mut self, token: u64, key: TrafficKey) {
-        self.pending = Some((token, key));
+    /// Asks for `key` in `slot` unless it is shown or asked for already
+    /// (`force` asks anyway); `request` is made of the project and the
+    /// midnights (UTC) that start the first and the last day.
+    pub fn fetch(
+        &mut self,
+        cx: &mut Cx,
+        slot: Slot,
+        key: &TrafficKey,
+        force: bool,
+        request: impl FnOnce(String, OffsetDateTime, OffsetDateTime) -> Request,
+    ) {
+        if !self.wants(key, force) {
+            return;
+        }
+        let (project_id, first, last) = key.clone();
+        let starts_at = first.midnight().assume_utc();
+        let token = cx.fetch(
+            slot,
+            request(project_id, starts_at, last.midnight().assume_utc()),
+        );
+        self.pending = Some((token, key.clone()));
     }
 
     /// Keeps the reply to the request in flight (`data` reads it); false for
@@ -109,20 +127,20 @@ pub fn granularity_for(first: Date, last: Date) -> Granularity {
 impl TrafficPanel {
     /// Loads unless what is shown (or asked for) already matches; `force` reloads.
     pub fn load(&mut self, cx: &mut Cx, key: &TrafficKey, force: bool) {
-        if !self.wants(key, force) {
-            return;
-        }
-        let (project_id, first, last) = key.clone();
-        let token = cx.fetch(
+        let (_, first, last) = key;
+        let granularity = granularity_for(*first, *last);
+        self.fetch(
+            cx,
             Slot::Traffic,
-            Request::Traffic {
+            key,
+            force,
+            |project_id, starts_at, ends_at| Request::Traffic {
                 project_id,
-                starts_at: first.midnight().assume_utc(),
-                ends_at: last.midnight().assume_utc(),
-                granularity: granularity_for(first, last),
+                starts_at,
+                ends_at,
+                granularity,
             },
         );
-        self.asked(token, key.clone());
     }
 
     /// Takes the reply to the request in flight; false for any other.
