@@ -316,26 +316,16 @@ impl Screen for AnalyticsScreen {
         .areas(area);
         let (first, last) = self.range.dates(view.now);
         let days = (last - first).whole_days() + 1;
-        let mut head = vec![
-            Span::styled(
-                format!(
-                    "Visitors of {}",
-                    project.label(area.width.saturating_sub(50) as usize)
-                ),
-                theme.title,
-            ),
-            Span::styled(
-                format!(
-                    " · {}..{} ({} UTC date{}, {})",
-                    date_label(first),
-                    date_label(last),
-                    days,
-                    if days == 1 { "" } else { "s" },
-                    self.range.label()
-                ),
-                theme.dim,
-            ),
-        ];
+        let facts = format!(
+            " · {}..{} ({} UTC date{}, {})",
+            date_label(first),
+            date_label(last),
+            days,
+            if days == 1 { "" } else { "s" },
+            self.range.label()
+        );
+        let width = area.width.saturating_sub(50) as usize;
+        let mut head = project.head("Visitors of", width, facts, theme);
         if self.is_loading() {
             head.push(Span::styled(" · loading…", theme.dim));
         }

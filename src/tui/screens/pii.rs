@@ -209,27 +209,17 @@ impl Screen for PiiScreen {
             Constraint::Length(detail_height),
         ])
         .areas(area);
-        let mut head = vec![
-            Span::styled(
-                format!(
-                    "Personal data in {}",
-                    project.label(area.width.saturating_sub(40) as usize)
-                ),
-                theme.title,
-            ),
-            Span::styled(
-                format!(
-                    " · {} findings loaded{}",
-                    thousands(self.list.rows.len() as i64),
-                    if self.list.has_more {
-                        " · more on the server"
-                    } else {
-                        ""
-                    }
-                ),
-                theme.dim,
-            ),
-        ];
+        let facts = format!(
+            " · {} findings loaded{}",
+            thousands(self.list.rows.len() as i64),
+            if self.list.has_more {
+                " · more on the server"
+            } else {
+                ""
+            }
+        );
+        let width = area.width.saturating_sub(40) as usize;
+        let mut head = project.head("Personal data in", width, facts, theme);
         head.extend(self.list.head_spans(None, theme));
         if self.list.is_loading() {
             head.push(Span::styled(" · loading…", theme.dim));
