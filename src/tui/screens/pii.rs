@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table};
 use time::OffsetDateTime;
 
-use super::paged::{PagedList, RowWords, draw_placeholder, movement_help, titled_pane};
+use super::paged::{PageReply, PagedList, RowWords, draw_placeholder, movement_help, titled_pane};
 use super::{ProjectRef, Screen, ScreenView, draw_no_project};
 use crate::api::model::{PiiFinding, PiiStatus};
 use crate::text::{fit, sanitize_line, sanitize_multiline};
@@ -149,17 +149,17 @@ impl Screen for PiiScreen {
 
     fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
         let Answer { slot, token, reply } = answer;
-        if self.list.accept(slot, token).is_none() {
-            return false;
-        }
-        match reply {
-            Ok(Reply::PiiPage(page)) => {
+        match self.list.take_reply(slot, token, reply) {
+            PageReply::Stale => return false,
+            PageReply::Ok {
+                reply: Reply::PiiPage(page),
+                ..
+            } => {
                 let page = *page;
                 self.list.append(page.data, page.pagination, cx.now);
                 self.prefetch(cx);
             }
-            Ok(_) => {}
-            Err(error) => self.list.fail(error),
+            PageReply::Ok { .. } | PageReply::Failed => {}
         }
         true
     }

@@ -7,7 +7,7 @@ mod view;
 
 use time::OffsetDateTime;
 
-use super::paged::PagedList;
+use super::paged::{PageReply, PagedList};
 use super::{Screen, ScreenView};
 use crate::api::model::{ActivityGroup, InventoryItem, Owner, Pagination, ReviewPriority};
 use crate::history::{Change, ChangeKind, SnapshotInfo};
@@ -365,19 +365,19 @@ impl Screen for ChangesScreen {
             }
             return true;
         }
-        if self.list.accept(slot, token).is_none() {
-            return false;
-        }
-        match reply {
-            Ok(Reply::History(history)) => {
+        match self.list.take_reply(slot, token, reply) {
+            PageReply::Stale => return false,
+            PageReply::Ok {
+                reply: Reply::History(history),
+                ..
+            } => {
                 if let HistoryReply::Changes(set) = *history {
                     self.show(*set, cx.now);
                     // The picker's list is stale once a snapshot may have landed.
                     self.snapshots.clear();
                 }
             }
-            Ok(_) => {}
-            Err(error) => self.list.fail(error),
+            PageReply::Ok { .. } | PageReply::Failed => {}
         }
         true
     }

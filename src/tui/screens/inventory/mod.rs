@@ -16,7 +16,7 @@ use ratatui::text::{Line, Span};
 use time::OffsetDateTime;
 
 use super::catch_up::{CatchUp, Change, RowPatch};
-use super::paged::{PagedList, RowWords, draw_placeholder, movement_help, reversed};
+use super::paged::{PageReply, PagedList, RowWords, draw_placeholder, movement_help, reversed};
 use super::{Screen, ScreenView};
 use crate::api::InventoryParams;
 use crate::api::model::{
@@ -366,48 +366,46 @@ impl Screen for InventoryScreen {
     fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
         let Answer { slot, token, reply } = answer;
         match slot {
-            Slot::InventoryPage => {
-                let Some(cursor) = self.list.accept(slot, token) else {
-                    return false;
-                };
-                match reply {
-                    Ok(Reply::InventoryPage(page)) => {
-                        let mut page = *page;
-                        self.catch_up.overlay(&mut page.data);
-                        let first = cursor.is_none();
-                        if first {
-                            // A first page replaces what a refresh kept on screen.
-                            self.page_cursors.clear();
-                            self.row_pages.clear();
-                            // A project found by id before the search answered
-                            // goes first again below, counted with the total.
-                            self.hide_id_hit();
-                        }
-                        let page_index = self.page_cursors.len();
-                        self.page_cursors.push(cursor);
-                        self.row_pages
-                            .extend(std::iter::repeat_n(page_index, page.data.len()));
-                        // A project found by id and shown first is no row of
-                        // the search's pages, yet counted with them.
-                        let id_hit_shown = !first && self.row_pages.first() == Some(&usize::MAX);
-                        self.total = Some(
-                            page.total - self.catch_up.unconfirmed_deletes(&self.params())
-                                + i64::from(id_hit_shown),
-                        );
-                        self.applied_finding = page.applied_finding;
-                        self.list.append(page.data, page.pagination, cx.now);
-                        if first {
-                            self.show_id_hit();
-                        }
-                        if self.list.is_marking_all() {
-                            self.list.mark_loaded(cx);
-                        }
-                        self.prefetch(cx);
+            Slot::InventoryPage => match self.list.take_reply(slot, token, reply) {
+                PageReply::Stale => return false,
+                PageReply::Ok {
+                    reply: Reply::InventoryPage(page),
+                    cursor,
+                } => {
+                    let mut page = *page;
+                    self.catch_up.overlay(&mut page.data);
+                    let first = cursor.is_none();
+                    if first {
+                        // A first page replaces what a refresh kept on screen.
+                        self.page_cursors.clear();
+                        self.row_pages.clear();
+                        // A project found by id before the search answered
+                        // goes first again below, counted with the total.
+                        self.hide_id_hit();
                     }
-                    Ok(_) => {}
-                    Err(error) => self.list.fail(error),
+                    let page_index = self.page_cursors.len();
+                    self.page_cursors.push(cursor);
+                    self.row_pages
+                        .extend(std::iter::repeat_n(page_index, page.data.len()));
+                    // A project found by id and shown first is no row of
+                    // the search's pages, yet counted with them.
+                    let id_hit_shown = !first && self.row_pages.first() == Some(&usize::MAX);
+                    self.total = Some(
+                        page.total - self.catch_up.unconfirmed_deletes(&self.params())
+                            + i64::from(id_hit_shown),
+                    );
+                    self.applied_finding = page.applied_finding;
+                    self.list.append(page.data, page.pagination, cx.now);
+                    if first {
+                        self.show_id_hit();
+                    }
+                    if self.list.is_marking_all() {
+                        self.list.mark_loaded(cx);
+                    }
+                    self.prefetch(cx);
                 }
-            }
+                PageReply::Ok { .. } | PageReply::Failed => {}
+            },
             Slot::InventoryBulk => return self.bulk_reply(token, reply, cx),
             Slot::InventoryIdLookup => return self.id_reply(token, reply),
             Slot::InventoryExport if self.export_pending == Some(token) => {
