@@ -496,6 +496,11 @@ impl<T> PagedList<T> {
 }
 
 impl<T: RowKey> PagedList<T> {
+    /// The selected row's key: what `y` copies.
+    pub fn selected_key(&self) -> Option<&str> {
+        self.selected_row().map(RowKey::row_key)
+    }
+
     pub fn is_marked(&self, row: &T) -> bool {
         self.marks.contains(row.row_key())
     }

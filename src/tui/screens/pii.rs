@@ -141,7 +141,7 @@ impl Screen for PiiScreen {
                 self.quote_pane.reset();
             }
             Action::ToggleDetail | Action::Open => self.show_detail = !self.show_detail,
-            Action::Copy => cx.copy(self.selected_finding().map(|f| f.id.as_str())),
+            Action::Copy => cx.copy(self.list.selected_key()),
             _ => return false,
         }
         true

@@ -357,7 +357,7 @@ impl Screen for InventoryScreen {
                     cx.navigate(Nav::Project(ProjectNav::Open(Box::new(item.clone()))));
                 }
             }
-            Action::Copy => cx.copy(self.selected_item().map(|item| item.id.as_str())),
+            Action::Copy => cx.copy(self.list.selected_key()),
             _ => return false,
         }
         true

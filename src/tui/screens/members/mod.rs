@@ -371,7 +371,7 @@ impl Screen for MembersScreen {
                 self.reload(cx);
             }
             Action::ToggleDetail | Action::Open => self.show_detail = !self.show_detail,
-            Action::Copy => cx.copy(self.selected_ref().map(|row| row.user_id.as_str())),
+            Action::Copy => cx.copy(self.list.selected_key()),
             _ => return false,
         }
         true
