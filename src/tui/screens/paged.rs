@@ -18,7 +18,7 @@ use time::OffsetDateTime;
 use super::error_text;
 use crate::api::model::{InventoryItem, MemberRef, Pagination, PiiFinding, SortOrder};
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot, answers};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::scroll_offset;
 use crate::tui::widgets::{list, rule, thousands};
@@ -319,10 +319,9 @@ impl<T> PagedList<T> {
     /// flight; if so it is no longer pending, and the cursor it was asked with
     /// comes back (`None` for the first page). A stale reply gives `None`.
     pub fn accept(&mut self, slot: Slot, token: u64) -> Option<Option<String>> {
-        if slot != self.slot || self.pending != Some(token) {
+        if slot != self.slot || !answers(&mut self.pending, token) {
             return None;
         }
-        self.pending = None;
         Some(self.pending_cursor.take())
     }
 

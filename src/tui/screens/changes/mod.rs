@@ -12,7 +12,7 @@ use super::{Screen, ScreenView};
 use crate::api::model::{ActivityGroup, InventoryItem, Owner, Pagination, ReviewPriority};
 use crate::history::{Change, ChangeKind, SnapshotInfo};
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, Reply, Request, Slot};
+use crate::tui::effect::{Answer, Cx, Reply, Request, Slot, answers};
 use crate::tui::nav::{Nav, ProjectNav};
 use crate::tui::review::request::{ChangeSet, HistoryReply, HistoryRequest};
 use crate::tui::widgets::display::utc_datetime;
@@ -345,10 +345,9 @@ impl Screen for ChangesScreen {
     fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
         let Answer { slot, token, reply } = answer;
         if slot == Slot::Snapshots {
-            if self.snapshots_pending != Some(token) {
+            if !answers(&mut self.snapshots_pending, token) {
                 return false;
             }
-            self.snapshots_pending = None;
             match reply {
                 Ok(Reply::History(history)) => {
                     if let HistoryReply::Snapshots(snapshots) = *history {

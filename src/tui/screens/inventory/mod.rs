@@ -24,7 +24,7 @@ use crate::api::model::{
     SortOrder, Visibility,
 };
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, Reply, Request, Slot};
+use crate::tui::effect::{Answer, Cx, Reply, Request, Slot, answers};
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::widgets::checklist::{self, CheckMenu};
 use crate::tui::widgets::menu::Menu;
@@ -408,18 +408,15 @@ impl Screen for InventoryScreen {
             },
             Slot::InventoryBulk => return self.bulk_reply(token, reply, cx),
             Slot::InventoryIdLookup => return self.id_reply(token, reply),
-            Slot::InventoryExport if self.export_pending == Some(token) => {
-                self.export_pending = None;
-                match reply {
-                    Ok(Reply::Exported { path, count }) => cx.notify(format!(
-                        "exported {} to {}",
-                        crate::tui::widgets::count(count as i64, "project"),
-                        crate::text::fit_middle(&path.display().to_string(), 56)
-                    )),
-                    Ok(_) => {}
-                    Err(error) => cx.notify(format!("export failed: {}", error.summary)),
-                }
-            }
+            Slot::InventoryExport if answers(&mut self.export_pending, token) => match reply {
+                Ok(Reply::Exported { path, count }) => cx.notify(format!(
+                    "exported {} to {}",
+                    crate::tui::widgets::count(count as i64, "project"),
+                    crate::text::fit_middle(&path.display().to_string(), 56)
+                )),
+                Ok(_) => {}
+                Err(error) => cx.notify(format!("export failed: {}", error.summary)),
+            },
             Slot::InventoryRecheck => {
                 let page = match &reply {
                     Ok(Reply::InventoryPage(page)) => Some(page.as_ref()),
