@@ -54,7 +54,7 @@ impl<D> Fetched<D> {
     }
 
     /// Whether `key` wants a request: neither shown nor asked for, or `force`.
-    pub fn wants(&self, key: &TrafficKey, force: bool) -> bool {
+    fn wants(&self, key: &TrafficKey, force: bool) -> bool {
         let asked = self.pending.as_ref().is_some_and(|(_, k)| k == key);
         force || !(asked || self.loaded_for.as_ref() == Some(key))
     }
@@ -74,11 +74,12 @@ impl<D> Fetched<D> {
             return;
         }
         let (project_id, first, last) = key.clone();
-        let starts_at = first.midnight().assume_utc();
-        let token = cx.fetch(
-            slot,
-            request(project_id, starts_at, last.midnight().assume_utc()),
+        let request = request(
+            project_id,
+            first.midnight().assume_utc(),
+            last.midnight().assume_utc(),
         );
+        let token = cx.fetch(slot, request);
         self.pending = Some((token, key.clone()));
     }
 
