@@ -251,6 +251,12 @@ pub struct Answer {
     pub reply: Result<Reply, ErrorInfo>,
 }
 
+/// Whether a reply with `token` answers the request `pending` waits for; if
+/// so, nothing is pending any more. A stale token leaves `pending` alone.
+pub fn answers(pending: &mut Option<u64>, token: u64) -> bool {
+    pending.take_if(|waiting| *waiting == token).is_some()
+}
+
 /// What the runtime carries out for a screen: I/O, and nothing else.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {

@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 use super::App;
 use crate::api::model::{Insights, InventoryItem};
 use crate::text::fit;
-use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot, answers};
 use crate::tui::nav::Tab;
 use crate::tui::review::request::{HistoryReply, HistoryRequest};
 use crate::tui::screens::Screen;
@@ -137,15 +137,13 @@ impl App {
             Err(error) => Err(error),
         };
         match slot {
-            Slot::ReviewMarks if self.history.marks_pending == Some(token) => {
-                self.history.marks_pending = None;
+            Slot::ReviewMarks if answers(&mut self.history.marks_pending, token) => {
                 if let Ok(HistoryReply::Marks(marks)) = reply {
                     self.inventory.reviewed.set(marks);
                 }
                 true
             }
-            Slot::ReviewMark if self.history.mark_pending == Some(token) => {
-                self.history.mark_pending = None;
+            Slot::ReviewMark if answers(&mut self.history.mark_pending, token) => {
                 match reply {
                     Ok(HistoryReply::Marked(mark)) => {
                         cx.notify(format!(
@@ -159,8 +157,7 @@ impl App {
                 }
                 true
             }
-            Slot::TakeSnapshot if self.history.snapshot_pending == Some(token) => {
-                self.history.snapshot_pending = None;
+            Slot::TakeSnapshot if answers(&mut self.history.snapshot_pending, token) => {
                 self.history.progress = None;
                 match reply {
                     Ok(HistoryReply::SnapshotTaken(info)) => {

@@ -157,19 +157,17 @@ impl AnalyticsScreen {
             return;
         };
         self.traffic.load(cx, &key, force);
-        if !self.breakdowns.wants(&key, force) {
-            return;
-        }
-        let (project_id, first, last) = key.clone();
-        let token = cx.fetch(
+        self.breakdowns.fetch(
+            cx,
             Slot::Breakdowns,
-            Request::Breakdowns {
+            &key,
+            force,
+            |project_id, starts_at, ends_at| Request::Breakdowns {
                 project_id,
-                starts_at: first.midnight().assume_utc(),
-                ends_at: last.midnight().assume_utc(),
+                starts_at,
+                ends_at,
             },
         );
-        self.breakdowns.asked(token, key);
     }
 
     fn choose(&mut self, range: RangeChoice, cx: &mut Cx) {
@@ -318,26 +316,16 @@ impl Screen for AnalyticsScreen {
         .areas(area);
         let (first, last) = self.range.dates(view.now);
         let days = (last - first).whole_days() + 1;
-        let mut head = vec![
-            Span::styled(
-                format!(
-                    "Visitors of {}",
-                    project.label(area.width.saturating_sub(50) as usize)
-                ),
-                theme.title,
-            ),
-            Span::styled(
-                format!(
-                    " · {}..{} ({} UTC date{}, {})",
-                    date_label(first),
-                    date_label(last),
-                    days,
-                    if days == 1 { "" } else { "s" },
-                    self.range.label()
-                ),
-                theme.dim,
-            ),
-        ];
+        let facts = format!(
+            " · {}..{} ({} UTC date{}, {})",
+            date_label(first),
+            date_label(last),
+            days,
+            if days == 1 { "" } else { "s" },
+            self.range.label()
+        );
+        let width = area.width.saturating_sub(50) as usize;
+        let mut head = project.head("Visitors of", width, facts, theme);
         if self.is_loading() {
             head.push(Span::styled(" · loading…", theme.dim));
         }

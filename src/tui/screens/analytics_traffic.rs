@@ -54,14 +54,33 @@ impl<D> Fetched<D> {
     }
 
     /// Whether `key` wants a request: neither shown nor asked for, or `force`.
-    pub fn wants(&self, key: &TrafficKey, force: bool) -> bool {
+    fn wants(&self, key: &TrafficKey, force: bool) -> bool {
         let asked = self.pending.as_ref().is_some_and(|(_, k)| k == key);
         force || !(asked || self.loaded_for.as_ref() == Some(key))
     }
 
-    /// The request for `key` went out with `token`.
-    pub fn asked(&mut self, token: u64, key: TrafficKey) {
-        self.pending = Some((token, key));
+    /// Asks for `key` in `slot` unless it is shown or asked for already
+    /// (`force` asks anyway); `request` is made of the project and the
+    /// midnights (UTC) that start the first and the last day.
+    pub fn fetch(
+        &mut self,
+        cx: &mut Cx,
+        slot: Slot,
+        key: &TrafficKey,
+        force: bool,
+        request: impl FnOnce(String, OffsetDateTime, OffsetDateTime) -> Request,
+    ) {
+        if !self.wants(key, force) {
+            return;
+        }
+        let (project_id, first, last) = key.clone();
+        let request = request(
+            project_id,
+            first.midnight().assume_utc(),
+            last.midnight().assume_utc(),
+        );
+        let token = cx.fetch(slot, request);
+        self.pending = Some((token, key.clone()));
     }
 
     /// Keeps the reply to the request in flight (`data` reads it); false for
@@ -109,20 +128,20 @@ pub fn granularity_for(first: Date, last: Date) -> Granularity {
 impl TrafficPanel {
     /// Loads unless what is shown (or asked for) already matches; `force` reloads.
     pub fn load(&mut self, cx: &mut Cx, key: &TrafficKey, force: bool) {
-        if !self.wants(key, force) {
-            return;
-        }
-        let (project_id, first, last) = key.clone();
-        let token = cx.fetch(
+        let (_, first, last) = key;
+        let granularity = granularity_for(*first, *last);
+        self.fetch(
+            cx,
             Slot::Traffic,
-            Request::Traffic {
+            key,
+            force,
+            |project_id, starts_at, ends_at| Request::Traffic {
                 project_id,
-                starts_at: first.midnight().assume_utc(),
-                ends_at: last.midnight().assume_utc(),
-                granularity: granularity_for(first, last),
+                starts_at,
+                ends_at,
+                granularity,
             },
         );
-        self.asked(token, key.clone());
     }
 
     /// Takes the reply to the request in flight; false for any other.

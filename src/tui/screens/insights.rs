@@ -10,7 +10,7 @@ use super::{Screen, ScreenView};
 use crate::api::model::{Insights, Metric, ReviewPriority};
 use crate::text::fit;
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot, answers};
 use crate::tui::nav::Nav;
 use crate::tui::theme::{Theme, priority_label};
 use crate::tui::widgets::{ago, signed, thousands};
@@ -41,10 +41,6 @@ impl InsightsScreen {
     fn load(&mut self, cx: &mut Cx) {
         let review_priority = self.filter().into_iter().collect();
         self.pending = Some(cx.fetch(Slot::Insights, Request::Insights { review_priority }));
-    }
-
-    pub fn is_loading(&self) -> bool {
-        self.pending.is_some()
     }
 }
 
@@ -98,10 +94,9 @@ impl Screen for InsightsScreen {
 
     fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
         let Answer { slot, token, reply } = answer;
-        if slot != Slot::Insights || self.pending != Some(token) {
+        if slot != Slot::Insights || !answers(&mut self.pending, token) {
             return false;
         }
-        self.pending = None;
         match reply {
             Ok(Reply::Insights(insights)) => {
                 let rows = insights.findings.len();

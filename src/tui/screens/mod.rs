@@ -98,6 +98,21 @@ impl ProjectRef {
     pub fn label(&self, width: usize) -> String {
         crate::text::fit(self.name.as_deref().unwrap_or(&self.id), width)
     }
+
+    /// The start of a project screen's head line: `what` and the label cut to
+    /// `width`, in the title style, then `facts` dimmed.
+    pub fn head(
+        &self,
+        what: &str,
+        width: usize,
+        facts: String,
+        theme: &Theme,
+    ) -> Vec<Span<'static>> {
+        vec![
+            Span::styled(format!("{what} {}", self.label(width)), theme.title),
+            Span::styled(facts, theme.dim),
+        ]
+    }
 }
 
 /// What a project screen says before a project is picked.

@@ -18,7 +18,7 @@ use time::OffsetDateTime;
 use super::error_text;
 use crate::api::model::{InventoryItem, MemberRef, Pagination, PiiFinding, SortOrder};
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, ErrorInfo, Request, Slot};
+use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot, answers};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::scroll_offset;
 use crate::tui::widgets::{list, rule, thousands};
@@ -45,6 +45,20 @@ impl RowKey for PiiFinding {
     fn row_key(&self) -> &str {
         &self.id
     }
+}
+
+/// A reply to a page request, as [`PagedList::take_reply`] sorts it.
+#[derive(Debug)]
+pub enum PageReply {
+    /// Not the request in flight (another list's, or superseded): nothing changed.
+    Stale,
+    /// The request failed; the list keeps the error for its placeholder.
+    Failed,
+    /// The reply, and the cursor the page was asked with (`None`: the first).
+    Ok {
+        reply: Reply,
+        cursor: Option<String>,
+    },
 }
 
 /// The glyph a marked row carries, and the blank an unmarked one does.
@@ -305,11 +319,31 @@ impl<T> PagedList<T> {
     /// flight; if so it is no longer pending, and the cursor it was asked with
     /// comes back (`None` for the first page). A stale reply gives `None`.
     pub fn accept(&mut self, slot: Slot, token: u64) -> Option<Option<String>> {
-        if slot != self.slot || self.pending != Some(token) {
+        if slot != self.slot || !answers(&mut self.pending, token) {
             return None;
         }
-        self.pending = None;
         Some(self.pending_cursor.take())
+    }
+
+    /// Sorts the reply to a page request: a stale one changes nothing, a
+    /// failure is kept (see [`PagedList::fail`]), and a reply is the screen's
+    /// to read, with the cursor it was asked with.
+    pub fn take_reply(
+        &mut self,
+        slot: Slot,
+        token: u64,
+        reply: Result<Reply, ErrorInfo>,
+    ) -> PageReply {
+        let Some(cursor) = self.accept(slot, token) else {
+            return PageReply::Stale;
+        };
+        match reply {
+            Ok(reply) => PageReply::Ok { reply, cursor },
+            Err(error) => {
+                self.fail(error);
+                PageReply::Failed
+            }
+        }
     }
 
     /// Adds an accepted page. An empty page with `has_more` is legal: the
@@ -461,6 +495,11 @@ impl<T> PagedList<T> {
 }
 
 impl<T: RowKey> PagedList<T> {
+    /// The selected row's key: what `y` copies.
+    pub fn selected_key(&self) -> Option<&str> {
+        self.selected_row().map(RowKey::row_key)
+    }
+
     pub fn is_marked(&self, row: &T) -> bool {
         self.marks.contains(row.row_key())
     }

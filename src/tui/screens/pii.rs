@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table};
 use time::OffsetDateTime;
 
-use super::paged::{PagedList, RowWords, draw_placeholder, movement_help, titled_pane};
+use super::paged::{PageReply, PagedList, RowWords, draw_placeholder, movement_help, titled_pane};
 use super::{ProjectRef, Screen, ScreenView, draw_no_project};
 use crate::api::model::{PiiFinding, PiiStatus};
 use crate::text::{fit, sanitize_line, sanitize_multiline};
@@ -99,10 +99,6 @@ impl PiiScreen {
     pub fn selected_finding(&self) -> Option<&PiiFinding> {
         self.list.selected_row()
     }
-
-    pub fn is_loading(&self) -> bool {
-        self.list.is_loading()
-    }
 }
 
 impl Screen for PiiScreen {
@@ -145,7 +141,7 @@ impl Screen for PiiScreen {
                 self.quote_pane.reset();
             }
             Action::ToggleDetail | Action::Open => self.show_detail = !self.show_detail,
-            Action::Copy => cx.copy(self.selected_finding().map(|f| f.id.as_str())),
+            Action::Copy => cx.copy(self.list.selected_key()),
             _ => return false,
         }
         true
@@ -153,17 +149,17 @@ impl Screen for PiiScreen {
 
     fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
         let Answer { slot, token, reply } = answer;
-        if self.list.accept(slot, token).is_none() {
-            return false;
-        }
-        match reply {
-            Ok(Reply::PiiPage(page)) => {
+        match self.list.take_reply(slot, token, reply) {
+            PageReply::Stale => return false,
+            PageReply::Ok {
+                reply: Reply::PiiPage(page),
+                ..
+            } => {
                 let page = *page;
                 self.list.append(page.data, page.pagination, cx.now);
                 self.prefetch(cx);
             }
-            Ok(_) => {}
-            Err(error) => self.list.fail(error),
+            PageReply::Ok { .. } | PageReply::Failed => {}
         }
         true
     }
@@ -213,27 +209,17 @@ impl Screen for PiiScreen {
             Constraint::Length(detail_height),
         ])
         .areas(area);
-        let mut head = vec![
-            Span::styled(
-                format!(
-                    "Personal data in {}",
-                    project.label(area.width.saturating_sub(40) as usize)
-                ),
-                theme.title,
-            ),
-            Span::styled(
-                format!(
-                    " · {} findings loaded{}",
-                    thousands(self.list.rows.len() as i64),
-                    if self.list.has_more {
-                        " · more on the server"
-                    } else {
-                        ""
-                    }
-                ),
-                theme.dim,
-            ),
-        ];
+        let facts = format!(
+            " · {} findings loaded{}",
+            thousands(self.list.rows.len() as i64),
+            if self.list.has_more {
+                " · more on the server"
+            } else {
+                ""
+            }
+        );
+        let width = area.width.saturating_sub(40) as usize;
+        let mut head = project.head("Personal data in", width, facts, theme);
         head.extend(self.list.head_spans(None, theme));
         if self.list.is_loading() {
             head.push(Span::styled(" · loading…", theme.dim));

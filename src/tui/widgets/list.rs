@@ -2,7 +2,8 @@
 //! selection, when the next page is asked for, and how the active filters and
 //! sort are summed up in one line.
 
-use crate::api::model::SortOrder;
+use crate::api::model::{SortOrder, WireEnum};
+use crate::text::sanitize_line;
 use crate::tui::action::Action;
 
 /// Rows before the end of what is loaded at which the next page is asked for
@@ -34,6 +35,24 @@ pub fn wants_next_page(
     in_flight: bool,
 ) -> bool {
     has_more && !in_flight && selected + PREFETCH_MARGIN.max(viewport) >= loaded
+}
+
+/// A search for the summary line: `search "text"`, or nothing when blank.
+pub fn search_part(search: &str) -> Option<String> {
+    let search = search.trim();
+    (!search.is_empty()).then(|| format!("search \"{}\"", sanitize_line(search)))
+}
+
+/// A repeatable filter for the summary line: `role admin|owner` (any matches),
+/// or nothing when no value is ticked.
+pub fn any_of_part<E: WireEnum>(name: &str, values: &[E]) -> Option<String> {
+    let wire: Vec<&str> = values.iter().map(E::wire).collect();
+    (!wire.is_empty()).then(|| format!("{name} {}", wire.join("|")))
+}
+
+/// A yes/no filter for the summary line, in its words; nothing when unset.
+pub fn yes_no_part(flag: Option<bool>, yes: &str, no: &str) -> Option<String> {
+    flag.map(|flag| if flag { yes } else { no }.to_owned())
 }
 
 /// "no filters · sort default", or the filters then the sort with its direction.

@@ -165,6 +165,21 @@ mod tests {
         KeyEvent::new(code, KeyModifiers::NONE)
     }
 
+    /// What Esc gives when it puts `text` back.
+    fn put_back(text: &str, reload: bool) -> Option<SearchEdit> {
+        Some(SearchEdit {
+            text: Some(text.into()),
+            reload,
+        })
+    }
+
+    /// Opens the box on `text`, types `typed`, and lets the pause end: sent.
+    fn send_edit(search: &mut SearchBox, text: &str, typed: char, now: OffsetDateTime) {
+        search.open(text);
+        search.handle_key(&key(KeyCode::Char(typed)), now);
+        assert!(search.due(now + DEBOUNCE), "{text}{typed} is sent");
+    }
+
     #[test]
     fn typing_waits_enter_sends_and_esc_puts_back() {
         let now = OffsetDateTime::UNIX_EPOCH;
@@ -176,16 +191,8 @@ mod tests {
         assert!(!search.due(now + DEBOUNCE / 2));
         // Esc before the pause ended: back to "old", nothing was sent.
         let esc = search.handle_key(&key(KeyCode::Esc), now);
-        assert_eq!(
-            esc,
-            Some(SearchEdit {
-                text: Some("old".into()),
-                reload: false
-            })
-        );
-        search.open("old");
-        search.handle_key(&key(KeyCode::Char('y')), now);
-        assert!(search.due(now + DEBOUNCE));
+        assert_eq!(esc, put_back("old", false));
+        send_edit(&mut search, "old", 'y', now);
         // Sent already: Esc reads the old search again.
         let esc = search.handle_key(&key(KeyCode::Esc), now);
         assert_eq!(esc.map(|edit| edit.reload), Some(true));
@@ -201,32 +208,16 @@ mod tests {
     fn esc_after_a_sent_edit_and_a_pending_one_reads_the_old_search_again() {
         let now = OffsetDateTime::UNIX_EPOCH;
         let mut search = SearchBox::default();
-        search.open("abc");
-        search.handle_key(&key(KeyCode::Char('d')), now);
-        assert!(search.due(now + DEBOUNCE), "\"abcd\" is sent");
+        send_edit(&mut search, "abc", 'd', now);
         // Another key, then Esc before its pause ends: the rows answer
         // "abcd", so putting back "abc" must read the list again.
         search.handle_key(&key(KeyCode::Char('e')), now + DEBOUNCE);
         let esc = search.handle_key(&key(KeyCode::Esc), now + DEBOUNCE);
-        assert_eq!(
-            esc,
-            Some(SearchEdit {
-                text: Some("abc".into()),
-                reload: true
-            })
-        );
+        assert_eq!(esc, put_back("abc", true));
         // Sent, then edited back to where it began: still a reload.
-        search.open("abc");
-        search.handle_key(&key(KeyCode::Char('d')), now);
-        assert!(search.due(now + DEBOUNCE));
+        send_edit(&mut search, "abc", 'd', now);
         search.handle_key(&key(KeyCode::Backspace), now + DEBOUNCE);
         let esc = search.handle_key(&key(KeyCode::Esc), now + DEBOUNCE);
-        assert_eq!(
-            esc,
-            Some(SearchEdit {
-                text: Some("abc".into()),
-                reload: true
-            })
-        );
+        assert_eq!(esc, put_back("abc", true));
     }
 }

@@ -7,12 +7,12 @@ mod view;
 
 use time::OffsetDateTime;
 
-use super::paged::PagedList;
+use super::paged::{PageReply, PagedList};
 use super::{Screen, ScreenView};
 use crate::api::model::{ActivityGroup, InventoryItem, Owner, Pagination, ReviewPriority};
 use crate::history::{Change, ChangeKind, SnapshotInfo};
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, Reply, Request, Slot};
+use crate::tui::effect::{Answer, Cx, Reply, Request, Slot, answers};
 use crate::tui::nav::{Nav, ProjectNav};
 use crate::tui::review::request::{ChangeSet, HistoryReply, HistoryRequest};
 use crate::tui::widgets::display::utc_datetime;
@@ -345,10 +345,9 @@ impl Screen for ChangesScreen {
     fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
         let Answer { slot, token, reply } = answer;
         if slot == Slot::Snapshots {
-            if self.snapshots_pending != Some(token) {
+            if !answers(&mut self.snapshots_pending, token) {
                 return false;
             }
-            self.snapshots_pending = None;
             match reply {
                 Ok(Reply::History(history)) => {
                     if let HistoryReply::Snapshots(snapshots) = *history {
@@ -365,19 +364,19 @@ impl Screen for ChangesScreen {
             }
             return true;
         }
-        if self.list.accept(slot, token).is_none() {
-            return false;
-        }
-        match reply {
-            Ok(Reply::History(history)) => {
+        match self.list.take_reply(slot, token, reply) {
+            PageReply::Stale => return false,
+            PageReply::Ok {
+                reply: Reply::History(history),
+                ..
+            } => {
                 if let HistoryReply::Changes(set) = *history {
                     self.show(*set, cx.now);
                     // The picker's list is stale once a snapshot may have landed.
                     self.snapshots.clear();
                 }
             }
-            Ok(_) => {}
-            Err(error) => self.list.fail(error),
+            PageReply::Ok { .. } | PageReply::Failed => {}
         }
         true
     }

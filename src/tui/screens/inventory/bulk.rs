@@ -17,7 +17,7 @@ use super::InventoryScreen;
 use crate::api::model::{ProjectUpdate, Visibility};
 use crate::text::fit;
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, ErrorInfo, Gate, Reply, Request, Slot};
+use crate::tui::effect::{Cx, ErrorInfo, Gate, Reply, Request, Slot, answers};
 use crate::tui::nav::ProjectWrite;
 use crate::tui::screens::paged::{budget_allows, reserve};
 use crate::tui::widgets::menu::Menu;
@@ -359,10 +359,9 @@ impl InventoryScreen {
         else {
             return false;
         };
-        if *pending != Some(token) {
+        if !answers(pending, token) {
             return false;
         }
-        *pending = None;
         let op = op.clone();
         let index = flow.results.len();
         let target = flow.targets[index].clone();

@@ -193,51 +193,19 @@ impl InventoryScreen {
     /// The active filters in words, for the summary line.
     pub fn filter_summary(&self) -> String {
         let q = &self.query;
-        let mut parts = Vec::new();
-        let search = self.search().trim();
-        if !search.is_empty() {
-            parts.push(format!("search \"{}\"", sanitize_line(search)));
-        }
-        let list = |name: &str, values: Vec<&str>| {
-            (!values.is_empty()).then(|| format!("{name} {}", values.join("|")))
-        };
-        parts.extend(list(
-            "priority",
-            q.review_priority.iter().map(|v| v.as_str()).collect(),
-        ));
-        if let Some(published) = q.is_published {
-            parts.push(if published {
-                "published".into()
-            } else {
-                "not published".into()
-            });
-        }
-        parts.extend(list(
-            "audience",
-            q.publish_audience.iter().map(|v| v.as_str()).collect(),
-        ));
-        parts.extend(list(
-            "visibility",
-            q.visibility.iter().map(|v| v.as_str()).collect(),
-        ));
-        parts.extend(list(
-            "activity",
-            q.activity_group.iter().map(|v| v.as_str()).collect(),
-        ));
-        if let Some(pii) = q.has_pii {
-            parts.push(if pii {
-                "with personal data".into()
-            } else {
-                "without personal data".into()
-            });
-        }
-        if let Some(connectors) = q.has_connectors {
-            parts.push(if connectors {
-                "with connectors".into()
-            } else {
-                "without connectors".into()
-            });
-        }
+        let mut parts: Vec<String> = [
+            list::search_part(self.search()),
+            list::any_of_part("priority", &q.review_priority),
+            list::yes_no_part(q.is_published, "published", "not published"),
+            list::any_of_part("audience", &q.publish_audience),
+            list::any_of_part("visibility", &q.visibility),
+            list::any_of_part("activity", &q.activity_group),
+            list::yes_no_part(q.has_pii, "with personal data", "without personal data"),
+            list::yes_no_part(q.has_connectors, "with connectors", "without connectors"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         if !q.finding_type_id.is_empty() {
             let ids: Vec<String> = q
                 .finding_type_id

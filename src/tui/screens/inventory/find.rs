@@ -5,7 +5,7 @@
 
 use super::InventoryScreen;
 use crate::api::model::{InventoryItem, Project};
-use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot, answers};
 use crate::tui::palette::command::looks_like_id;
 
 impl InventoryScreen {
@@ -29,10 +29,9 @@ impl InventoryScreen {
     /// The project of the id searched for, if it exists; any error (no such
     /// project, no scope to read it) leaves the search's own result alone.
     pub(super) fn id_reply(&mut self, token: u64, reply: Result<Reply, ErrorInfo>) -> bool {
-        if self.id_lookup != Some(token) {
+        if !answers(&mut self.id_lookup, token) {
             return false;
         }
-        self.id_lookup = None;
         let Ok(Reply::Project(project)) = reply else {
             return false;
         };

@@ -16,7 +16,7 @@ use ratatui::text::{Line, Span};
 use time::OffsetDateTime;
 
 use super::catch_up::{CatchUp, Change, RowPatch};
-use super::paged::{PagedList, RowWords, draw_placeholder, movement_help, reversed};
+use super::paged::{PageReply, PagedList, RowWords, draw_placeholder, movement_help, reversed};
 use super::{Screen, ScreenView};
 use crate::api::InventoryParams;
 use crate::api::model::{
@@ -24,7 +24,7 @@ use crate::api::model::{
     SortOrder, Visibility,
 };
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, Reply, Request, Slot};
+use crate::tui::effect::{Answer, Cx, Reply, Request, Slot, answers};
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::widgets::checklist::{self, CheckMenu};
 use crate::tui::widgets::menu::Menu;
@@ -241,10 +241,6 @@ impl InventoryScreen {
         self.catch_up
             .expect(id, change, self.params(), cursor, cx.now);
     }
-
-    pub fn is_loading(&self) -> bool {
-        self.list.is_loading()
-    }
 }
 
 impl Screen for InventoryScreen {
@@ -361,7 +357,7 @@ impl Screen for InventoryScreen {
                     cx.navigate(Nav::Project(ProjectNav::Open(Box::new(item.clone()))));
                 }
             }
-            Action::Copy => cx.copy(self.selected_item().map(|item| item.id.as_str())),
+            Action::Copy => cx.copy(self.list.selected_key()),
             _ => return false,
         }
         true
@@ -370,62 +366,57 @@ impl Screen for InventoryScreen {
     fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
         let Answer { slot, token, reply } = answer;
         match slot {
-            Slot::InventoryPage => {
-                let Some(cursor) = self.list.accept(slot, token) else {
-                    return false;
-                };
-                match reply {
-                    Ok(Reply::InventoryPage(page)) => {
-                        let mut page = *page;
-                        self.catch_up.overlay(&mut page.data);
-                        let first = cursor.is_none();
-                        if first {
-                            // A first page replaces what a refresh kept on screen.
-                            self.page_cursors.clear();
-                            self.row_pages.clear();
-                            // A project found by id before the search answered
-                            // goes first again below, counted with the total.
-                            self.hide_id_hit();
-                        }
-                        let page_index = self.page_cursors.len();
-                        self.page_cursors.push(cursor);
-                        self.row_pages
-                            .extend(std::iter::repeat_n(page_index, page.data.len()));
-                        // A project found by id and shown first is no row of
-                        // the search's pages, yet counted with them.
-                        let id_hit_shown = !first && self.row_pages.first() == Some(&usize::MAX);
-                        self.total = Some(
-                            page.total - self.catch_up.unconfirmed_deletes(&self.params())
-                                + i64::from(id_hit_shown),
-                        );
-                        self.applied_finding = page.applied_finding;
-                        self.list.append(page.data, page.pagination, cx.now);
-                        if first {
-                            self.show_id_hit();
-                        }
-                        if self.list.is_marking_all() {
-                            self.list.mark_loaded(cx);
-                        }
-                        self.prefetch(cx);
+            Slot::InventoryPage => match self.list.take_reply(slot, token, reply) {
+                PageReply::Stale => return false,
+                PageReply::Ok {
+                    reply: Reply::InventoryPage(page),
+                    cursor,
+                } => {
+                    let mut page = *page;
+                    self.catch_up.overlay(&mut page.data);
+                    let first = cursor.is_none();
+                    if first {
+                        // A first page replaces what a refresh kept on screen.
+                        self.page_cursors.clear();
+                        self.row_pages.clear();
+                        // A project found by id before the search answered
+                        // goes first again below, counted with the total.
+                        self.hide_id_hit();
                     }
-                    Ok(_) => {}
-                    Err(error) => self.list.fail(error),
+                    let page_index = self.page_cursors.len();
+                    self.page_cursors.push(cursor);
+                    self.row_pages
+                        .extend(std::iter::repeat_n(page_index, page.data.len()));
+                    // A project found by id and shown first is no row of
+                    // the search's pages, yet counted with them.
+                    let id_hit_shown = !first && self.row_pages.first() == Some(&usize::MAX);
+                    self.total = Some(
+                        page.total - self.catch_up.unconfirmed_deletes(&self.params())
+                            + i64::from(id_hit_shown),
+                    );
+                    self.applied_finding = page.applied_finding;
+                    self.list.append(page.data, page.pagination, cx.now);
+                    if first {
+                        self.show_id_hit();
+                    }
+                    if self.list.is_marking_all() {
+                        self.list.mark_loaded(cx);
+                    }
+                    self.prefetch(cx);
                 }
-            }
+                PageReply::Ok { .. } | PageReply::Failed => {}
+            },
             Slot::InventoryBulk => return self.bulk_reply(token, reply, cx),
             Slot::InventoryIdLookup => return self.id_reply(token, reply),
-            Slot::InventoryExport if self.export_pending == Some(token) => {
-                self.export_pending = None;
-                match reply {
-                    Ok(Reply::Exported { path, count }) => cx.notify(format!(
-                        "exported {} to {}",
-                        crate::tui::widgets::count(count as i64, "project"),
-                        crate::text::fit_middle(&path.display().to_string(), 56)
-                    )),
-                    Ok(_) => {}
-                    Err(error) => cx.notify(format!("export failed: {}", error.summary)),
-                }
-            }
+            Slot::InventoryExport if answers(&mut self.export_pending, token) => match reply {
+                Ok(Reply::Exported { path, count }) => cx.notify(format!(
+                    "exported {} to {}",
+                    crate::tui::widgets::count(count as i64, "project"),
+                    crate::text::fit_middle(&path.display().to_string(), 56)
+                )),
+                Ok(_) => {}
+                Err(error) => cx.notify(format!("export failed: {}", error.summary)),
+            },
             Slot::InventoryRecheck => {
                 let page = match &reply {
                     Ok(Reply::InventoryPage(page)) => Some(page.as_ref()),

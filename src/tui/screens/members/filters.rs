@@ -2,8 +2,7 @@
 //! the filters and the sort.
 
 use super::{MemberFilter, MembersScreen, natural_order};
-use crate::api::model::{MemberSortBy, Role};
-use crate::text::sanitize_line;
+use crate::api::model::MemberSortBy;
 use crate::tui::action::Action;
 use crate::tui::effect::Cx;
 use crate::tui::widgets::checklist::{CheckLine, check_lines, cycle_yes_no, toggle_value};
@@ -87,19 +86,14 @@ impl MembersScreen {
 
     /// The filters and sort in words.
     pub fn filter_summary(&self) -> String {
-        let mut parts = Vec::new();
-        if !self.search.trim().is_empty() {
-            parts.push(format!("search \"{}\"", sanitize_line(self.search.trim())));
-        }
-        if !self.roles.is_empty() {
-            let roles: Vec<&str> = self.roles.iter().map(Role::as_str).collect();
-            parts.push(format!("role {}", roles.join("|")));
-        }
-        match self.scim_managed {
-            Some(true) => parts.push("SCIM managed".into()),
-            Some(false) => parts.push("not SCIM managed".into()),
-            None => {}
-        }
+        let parts: Vec<String> = [
+            list::search_part(&self.search),
+            list::any_of_part("role", &self.roles),
+            list::yes_no_part(self.scim_managed, "SCIM managed", "not SCIM managed"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         list::filter_summary(
             &parts,
             self.sort_by.as_ref().map(|by| by.as_str()),

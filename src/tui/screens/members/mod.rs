@@ -16,7 +16,9 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use time::OffsetDateTime;
 
-use super::paged::{PagedList, RowWords, budget_allows, draw_placeholder, movement_help, reversed};
+use super::paged::{
+    PageReply, PagedList, RowWords, budget_allows, draw_placeholder, movement_help, reversed,
+};
 use super::{Screen, ScreenView};
 use crate::api::MemberListParams;
 use crate::api::model::{Member, MemberRef, MemberSortBy, Role, SortOrder};
@@ -369,7 +371,7 @@ impl Screen for MembersScreen {
                 self.reload(cx);
             }
             Action::ToggleDetail | Action::Open => self.show_detail = !self.show_detail,
-            Action::Copy => cx.copy(self.selected_ref().map(|row| row.user_id.as_str())),
+            Action::Copy => cx.copy(self.list.selected_key()),
             _ => return false,
         }
         true
@@ -378,31 +380,29 @@ impl Screen for MembersScreen {
     fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
         let Answer { slot, token, reply } = answer;
         match slot {
-            Slot::MemberPage => {
-                if self.list.accept(slot, token).is_none() {
-                    return false;
-                }
-                match reply {
-                    Ok(Reply::MemberPage(page)) => {
-                        let page = *page;
-                        if let [role] = self.roles.as_slice() {
-                            for member in &page.data {
-                                self.known_roles
-                                    .insert(member.user_id.clone(), role.clone());
-                            }
-                        }
-                        self.list.append(page.data, page.pagination, cx.now);
-                        self.prefetch(cx);
-                        // On the way to the end (G) the rows pass by: details
-                        // wait for the last page.
-                        if !self.list.is_seeking_end() {
-                            let _ = self.fetch_details(cx);
+            Slot::MemberPage => match self.list.take_reply(slot, token, reply) {
+                PageReply::Stale => return false,
+                PageReply::Ok {
+                    reply: Reply::MemberPage(page),
+                    ..
+                } => {
+                    let page = *page;
+                    if let [role] = self.roles.as_slice() {
+                        for member in &page.data {
+                            self.known_roles
+                                .insert(member.user_id.clone(), role.clone());
                         }
                     }
-                    Ok(_) => {}
-                    Err(error) => self.list.fail(error),
+                    self.list.append(page.data, page.pagination, cx.now);
+                    self.prefetch(cx);
+                    // On the way to the end (G) the rows pass by: details
+                    // wait for the last page.
+                    if !self.list.is_seeking_end() {
+                        let _ = self.fetch_details(cx);
+                    }
                 }
-            }
+                PageReply::Ok { .. } | PageReply::Failed => {}
+            },
             Slot::MemberDetail(lane) => {
                 let lane = lane as usize;
                 let Some(Some((pending, _))) = self.lanes.get(lane) else {

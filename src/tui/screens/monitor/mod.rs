@@ -28,7 +28,7 @@ use super::paged::draw_placeholder;
 use super::{ProjectRef, Screen, ScreenView, no_project_text};
 use crate::text::fit;
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot, answers};
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::watchlist::{WATCH_LIMIT, WatchEntry};
 
@@ -457,16 +457,12 @@ impl Screen for MonitorScreen {
                     self.round_done(cx.now);
                 }
             }
-            Slot::WatchlistLoad if self.load_pending == Some(token) => {
-                self.load_pending = None;
-                match reply {
-                    Ok(Reply::Watchlist(entries)) => self.watchlist_loaded(entries, cx),
-                    Ok(_) => return false,
-                    Err(error) => self.watch_warning = Some(error.summary),
-                }
-            }
-            Slot::WatchlistSave if self.save_pending == Some(token) => {
-                self.save_pending = None;
+            Slot::WatchlistLoad if answers(&mut self.load_pending, token) => match reply {
+                Ok(Reply::Watchlist(entries)) => self.watchlist_loaded(entries, cx),
+                Ok(_) => return false,
+                Err(error) => self.watch_warning = Some(error.summary),
+            },
+            Slot::WatchlistSave if answers(&mut self.save_pending, token) => {
                 if let Err(error) = reply {
                     cx.notify(format!("watch list not saved: {}", error.summary));
                 }

@@ -7,7 +7,7 @@ use time::OffsetDateTime;
 
 use crate::api::PollPolicy;
 use crate::api::model::Deployment;
-use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot, answers};
 
 /// A deployment being followed, polled on a clock-driven schedule within the
 /// contract's limits: the first poll 2 s after the 202, then backing off toward
@@ -77,10 +77,9 @@ impl DeploymentWatch {
         reply: Result<Reply, ErrorInfo>,
         now: OffsetDateTime,
     ) -> Option<bool> {
-        if self.poll_pending != Some(token) {
+        if !answers(&mut self.poll_pending, token) {
             return None;
         }
-        self.poll_pending = None;
         match reply {
             Ok(Reply::Deployment(deployment)) => {
                 self.deployment = *deployment;

@@ -25,7 +25,7 @@ use crate::api::model::{
     EmbedUrl, InventoryItem, Project, ProjectUpdate, Visibility, validate_project_name,
 };
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot, answers};
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::widgets::confirm::Confirm;
 use crate::tui::widgets::input::TextField;
@@ -363,23 +363,20 @@ impl Screen for ProjectScreen {
     fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
         let Answer { slot, token, reply } = answer;
         match slot {
-            Slot::Project if self.load_pending == Some(token) => {
-                self.load_pending = None;
-                match reply {
-                    Ok(Reply::Project(project)) => {
-                        if std::mem::take(&mut self.reread_after_write) {
-                            cx.navigate(Nav::Project(ProjectNav::Wrote(ProjectWrite::Updated(
-                                project.clone(),
-                            ))));
-                        }
-                        self.project = Some(*project);
-                        self.error = None;
-                        self.loaded_at = Some(cx.now);
+            Slot::Project if answers(&mut self.load_pending, token) => match reply {
+                Ok(Reply::Project(project)) => {
+                    if std::mem::take(&mut self.reread_after_write) {
+                        cx.navigate(Nav::Project(ProjectNav::Wrote(ProjectWrite::Updated(
+                            project.clone(),
+                        ))));
                     }
-                    Ok(_) => {}
-                    Err(error) => self.error = Some(error),
+                    self.project = Some(*project);
+                    self.error = None;
+                    self.loaded_at = Some(cx.now);
                 }
-            }
+                Ok(_) => {}
+                Err(error) => self.error = Some(error),
+            },
             Slot::ProjectWrite => {
                 let Some((pending, kind)) = self.write else {
                     return false;

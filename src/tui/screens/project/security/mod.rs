@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 
 use crate::api::model::{FindingLevel, FindingStatus, ScanFinding, SecurityScan};
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot, answers};
 use crate::tui::screens::paged::PagedList;
 
 /// Findings per page asked of the service (its maximum).
@@ -216,8 +216,7 @@ impl SecurityPart {
     pub fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
         let Answer { slot, token, reply } = answer;
         match slot {
-            Slot::SecurityScans if self.scans_pending == Some(token) => {
-                self.scans_pending = None;
+            Slot::SecurityScans if answers(&mut self.scans_pending, token) => {
                 match reply {
                     Ok(Reply::SecurityScans(page)) => {
                         let keep = self.selected_scan().map(|s| s.id.clone());
