@@ -487,12 +487,14 @@ auth_scheme = "service-api-key"
             _ => None,
         };
         let staging = config.context("staging", ContextOrigin::Flag).unwrap();
-        let found = resolve_context_credential(None, &config, &staging, env).unwrap();
-        assert_eq!(found.key.expose_secret(), "staging");
-        assert_eq!(
-            found.source,
-            CredentialSource::ConfigEnv("STAGING_KEY".into())
-        );
+        let prod = config.context("prod", ContextOrigin::Flag).unwrap();
+        // The key found with `--api-key-env` set to `flag`, and its source.
+        let found = |flag: Option<&str>, context: &Context| {
+            let found = resolve_context_credential(flag, &config, context, env).unwrap();
+            (found.key.expose_secret().to_owned(), found.source)
+        };
+        let staging_key = CredentialSource::ConfigEnv("STAGING_KEY".into());
+        assert_eq!(found(None, &staging), ("staging".into(), staging_key));
         // Asked for by name, the context's variable has no fallback.
         let unset = |name: &str| (name == "SERVICE_API_KEY").then(|| "generic".to_owned());
         let shown = resolve_context_credential(None, &config, &staging, unset)
@@ -504,24 +506,11 @@ auth_scheme = "service-api-key"
         );
         // The flat default keeps DESIGN's order: SERVICE_API_KEY first.
         let default = config.default_context();
-        let found = resolve_context_credential(None, &config, &default, env).unwrap();
-        assert_eq!(found.source, CredentialSource::DefaultEnv);
+        assert_eq!(found(None, &default).1, CredentialSource::DefaultEnv);
         // --api-key-env beats everything.
-        let found = resolve_context_credential(
-            Some("STAGING_KEY"),
-            &config,
-            &config.context("prod", ContextOrigin::Flag).unwrap(),
-            env,
-        )
-        .unwrap();
-        assert_eq!(found.key.expose_secret(), "staging");
-        let prod = config.context("prod", ContextOrigin::Flag).unwrap();
-        let found = resolve_context_credential(None, &config, &prod, env).unwrap();
-        assert_eq!(found.key.expose_secret(), "vtg_prod_secret");
-        assert_eq!(
-            found.source,
-            CredentialSource::ConfigFile("/etc/vantage/c.toml".into())
-        );
+        assert_eq!(found(Some("STAGING_KEY"), &prod).0, "staging");
+        let key_file = CredentialSource::ConfigFile("/etc/vantage/c.toml".into());
+        assert_eq!(found(None, &prod), ("vtg_prod_secret".into(), key_file));
     }
 
     #[test]

@@ -249,25 +249,14 @@ fn add_watched(families: &mut Families, scope: &Scope<'_>) {
                 scope.labels(&[("project", id), ("name", name)]),
             );
         }
-    }
-    for (id, project) in watched {
-        if let Some(visitors) = project.current_visitors {
-            families.gauge(
-                CURRENT.0,
-                CURRENT.1,
-                scope.labels(&[("project", id)]),
-                visitors,
-            );
-        }
-    }
-    for (id, project) in watched {
-        if let Some(visitors) = project.last_minute_visitors {
-            families.gauge(
-                LAST_MINUTE.0,
-                LAST_MINUTE.1,
-                scope.labels(&[("project", id)]),
-                visitors,
-            );
+        let visitors = [
+            (CURRENT, project.current_visitors),
+            (LAST_MINUTE, project.last_minute_visitors),
+        ];
+        for ((name, help), count) in visitors {
+            if let Some(count) = count {
+                families.gauge(name, help, scope.labels(&[("project", id)]), count);
+            }
         }
     }
 }

@@ -209,23 +209,20 @@ fn state_id(
     Ok(id)
 }
 
-/// A state a snapshot links to: the statements that find it by digest, store
-/// it and link it, and its values after the digest, in `INSERT`'s order.
+/// A state a snapshot links to: stored in `KIND_state` (its digest, then
+/// `COLUMNS`) and linked through `snapshot_KIND`.
 trait StoredState: Serialize {
-    const FIND: &'static str;
-    const INSERT: &'static str;
-    const LINK: &'static str;
+    const KIND: &'static str;
+    /// Comma-separated, as `INSERT` names them.
+    const COLUMNS: &'static str;
+    /// The values of `COLUMNS`, in their order.
     fn values(&self) -> Vec<SqlValue>;
 }
 
 impl StoredState for ProjectState {
-    const FIND: &'static str = "SELECT id FROM project_state WHERE digest = ?1";
-    const INSERT: &'static str = "INSERT INTO project_state (digest, project_id, name,
-             is_published, audience, audience_targets, visibility, review_priority,
-             finding_types, pii_open, connectors, edge_functions, owner)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
-    const LINK: &'static str =
-        "INSERT INTO snapshot_project (snapshot_id, position, state_id) VALUES (?1, ?2, ?3)";
+    const KIND: &'static str = "project";
+    const COLUMNS: &'static str = "project_id, name, is_published, audience, audience_targets,
+         visibility, review_priority, finding_types, pii_open, connectors, edge_functions, owner";
 
     fn values(&self) -> Vec<SqlValue> {
         vec![
@@ -246,11 +243,8 @@ impl StoredState for ProjectState {
 }
 
 impl StoredState for MemberState {
-    const FIND: &'static str = "SELECT id FROM member_state WHERE digest = ?1";
-    const INSERT: &'static str = "INSERT INTO member_state (digest, user_id, kind, role, name)
-         VALUES (?1, ?2, ?3, ?4, ?5)";
-    const LINK: &'static str =
-        "INSERT INTO snapshot_member (snapshot_id, position, state_id) VALUES (?1, ?2, ?3)";
+    const KIND: &'static str = "member";
+    const COLUMNS: &'static str = "user_id, kind, role, name";
 
     fn values(&self) -> Vec<SqlValue> {
         vec![
@@ -269,9 +263,17 @@ fn record_states<T: StoredState>(
     snapshot_id: i64,
     states: &[T],
 ) -> Result<(), HistoryError> {
-    let mut find = transaction.prepare_cached(T::FIND)?;
-    let mut insert = transaction.prepare_cached(T::INSERT)?;
-    let mut link = transaction.prepare_cached(T::LINK)?;
+    let kind = T::KIND;
+    let mut find =
+        transaction.prepare_cached(&format!("SELECT id FROM {kind}_state WHERE digest = ?1"))?;
+    let mut insert = transaction.prepare_cached(&format!(
+        "INSERT INTO {kind}_state (digest, {}) VALUES (?{})",
+        T::COLUMNS,
+        ", ?".repeat(T::COLUMNS.split(',').count())
+    ))?;
+    let mut link = transaction.prepare_cached(&format!(
+        "INSERT INTO snapshot_{kind} (snapshot_id, position, state_id) VALUES (?1, ?2, ?3)"
+    ))?;
     let mut cache = HashMap::new();
     for (position, state) in states.iter().enumerate() {
         let digest = digest_of(state);
