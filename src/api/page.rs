@@ -164,11 +164,13 @@ where
         }
         let (items, pagination) = (arrived.parse)()?;
         // The page's items come out before any error about what follows it.
+        let mut asked_late = false;
         state.ahead = match follow(&pagination, cursor.as_deref(), &state.path) {
             Ok(Some(next)) => match guessed {
                 Some((guess, in_flight)) if guess == next => Ahead::InFlight(Some(next), in_flight),
                 // A wrong guess is dropped here, which aborts its request.
                 _ => {
+                    asked_late = true;
                     let in_flight = state.spawn(Some(next.clone()));
                     Ahead::InFlight(Some(next), in_flight)
                 }
@@ -176,6 +178,10 @@ where
             Ok(None) => Ahead::Done,
             Err(error) => Ahead::Fail(error),
         };
+        if asked_late {
+            // Still before the page is written, as above.
+            tokio::task::yield_now().await;
+        }
         Ok(Some((items, state)))
     })
     .map_ok(|items| stream::iter(items.into_iter().map(Ok)))

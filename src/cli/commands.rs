@@ -43,7 +43,13 @@ pub fn run(command: ScriptCommand, global: &GlobalArgs) -> u8 {
             return exit::FAILURE;
         }
     };
-    match runtime.block_on(execute(command, global)) {
+    let finished = runtime.block_on(async {
+        let result = execute(command, global).await;
+        // Progress followers still holding a warning print it before any error.
+        tokio::task::yield_now().await;
+        result
+    });
+    match finished {
         Ok(()) => exit::OK,
         Err(error) => {
             if !error.is_broken_pipe() {

@@ -11,6 +11,7 @@ pub mod print;
 pub mod progress;
 pub mod read;
 pub mod scans;
+mod stdout;
 pub mod traffic;
 pub mod views;
 pub mod workspaces;

@@ -3,7 +3,7 @@
 //! model types serialized, in the contract's order); lists are streamed page by
 //! page so memory stays flat.
 
-use std::io::{BufWriter, IsTerminal, StdoutLock, Write};
+use std::io::{IsTerminal, Write};
 use std::pin::pin;
 
 use futures::{Stream, StreamExt};
@@ -13,12 +13,10 @@ use serde_json::Value;
 use super::args::{Format, OutputArgs};
 use super::exit::CliError;
 use super::progress::Progress;
+use super::stdout::{PageBytes, StdoutPages};
 use crate::api::ApiError;
 use crate::formats::table::{self, Column};
 use crate::formats::{CsvWriter, JsonArrayWriter, JsonLinesWriter, OutputError, json};
-
-/// The buffer of a list's output: a page of 100 inventory items and more.
-const LIST_BUFFER: usize = 256 * 1024;
 
 /// Width of a table when stdout is not a terminal.
 pub const DEFAULT_WIDTH: usize = 120;
@@ -161,9 +159,11 @@ where
     let limit = max.map_or(usize::MAX, |max| usize::try_from(max).unwrap_or(usize::MAX));
     // Items of one page are ready together: one chunk is (about) one page.
     let mut pages = pin!(stream.take(limit).ready_chunks(100));
+    let bytes = PageBytes::default();
     // Nothing is written before the first page arrives, so an error on it
     // leaves stdout empty.
-    let mut sink: Option<ListSink<'_, T>> = None;
+    let mut sink: Option<ListSink<T>> = None;
+    let mut out: Option<StdoutPages> = None;
     while let Some(page) = pages.next().await {
         let count = page.len() as u64;
         let mut failure = None;
@@ -172,7 +172,7 @@ where
                 Ok(item) => {
                     let sink = match &mut sink {
                         Some(sink) => sink,
-                        None => sink.insert(ListSink::new(output, std::io::stdout().lock())?),
+                        None => sink.insert(ListSink::new(output, bytes.clone())?),
                     };
                     sink.write(&item)?;
                 }
@@ -183,10 +183,16 @@ where
             }
         }
         if let Some(sink) = &mut sink {
+            // Each page reaches the reader when it has arrived.
             sink.flush()?;
+            let writer = out.take().unwrap_or_else(StdoutPages::start);
+            out = Some(writer.send(&bytes).await.map_err(OutputError::from)?);
         }
         if let Some(error) = failure {
             progress.clear();
+            if let Some(out) = out {
+                out.finish().await.map_err(OutputError::from)?;
+            }
             return Err(error.into());
         }
         progress.items(count);
@@ -194,25 +200,26 @@ where
     progress.clear();
     match sink {
         Some(sink) => sink.finish()?,
-        None => ListSink::<T>::new(output, std::io::stdout().lock())?.finish()?,
+        None => ListSink::<T>::new(output, bytes.clone())?.finish()?,
     }
+    let writer = out.unwrap_or_else(StdoutPages::start);
+    let written = writer.send(&bytes).await.map_err(OutputError::from)?;
+    written.finish().await.map_err(OutputError::from)?;
     Ok(())
 }
 
-/// Stdout, buffered whole pages at a time: stdout alone is line-buffered, one
-/// write to the pipe per JSON line or CSV row.
-type ListOut<'a> = BufWriter<StdoutLock<'a>>;
-
-enum ListSink<'a, T> {
-    Json(JsonArrayWriter<ListOut<'a>>),
-    Jsonl(JsonLinesWriter<ListOut<'a>>),
-    Csv(Box<CsvWriter<ListOut<'a>>>),
-    Table(ListOut<'a>, Vec<Vec<String>>, std::marker::PhantomData<T>),
+/// A list's writer in the chosen format, into the page's bytes: written to
+/// stdout a page at a time (stdout alone is line-buffered, one write to the
+/// pipe per JSON line or CSV row).
+enum ListSink<T> {
+    Json(JsonArrayWriter<PageBytes>),
+    Jsonl(JsonLinesWriter<PageBytes>),
+    Csv(Box<CsvWriter<PageBytes>>),
+    Table(PageBytes, Vec<Vec<String>>, std::marker::PhantomData<T>),
 }
 
-impl<'a, T: Row> ListSink<'a, T> {
-    fn new(output: Output, out: StdoutLock<'a>) -> Result<Self, OutputError> {
-        let out = BufWriter::with_capacity(LIST_BUFFER, out);
+impl<T: Row> ListSink<T> {
+    fn new(output: Output, out: PageBytes) -> Result<Self, OutputError> {
         Ok(match output.format {
             Format::Json => Self::Json(JsonArrayWriter::new(out)?),
             Format::Jsonl => Self::Jsonl(JsonLinesWriter::new(out)),
@@ -233,7 +240,7 @@ impl<'a, T: Row> ListSink<'a, T> {
         }
     }
 
-    /// Each page reaches the reader when it has arrived.
+    /// Moves what the format holds back into the page's bytes.
     fn flush(&mut self) -> Result<(), OutputError> {
         match self {
             Self::Json(writer) => writer.flush(),

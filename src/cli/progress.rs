@@ -7,8 +7,8 @@ use std::io::Write;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use tokio::sync::Notify;
 use tokio::sync::broadcast::error::RecvError;
-use tokio::task::JoinHandle;
 
 use crate::api::{Client, ClientEvent};
 use crate::text::fit;
@@ -27,6 +27,8 @@ struct State {
     waiting: bool,
     /// Whether a progress line is on screen.
     shown: bool,
+    /// The command is past its reads: warnings still print, the line never again.
+    closed: bool,
     last_draw: Option<Instant>,
 }
 
@@ -37,14 +39,20 @@ pub struct Progress {
     draw: bool,
 }
 
-/// Stops following the client's events, and removes the line, when dropped
-/// (so an error is never printed after a stale progress line).
-pub struct ProgressTask(JoinHandle<()>, Progress);
+/// Removes the line for good when dropped (so an error is never printed after
+/// a stale progress line), and tells the follower to stop once it has taken
+/// the events already sent. On the commands' one thread the follower runs only
+/// when the command yields, which may be after this drop: stopping it outright
+/// would lose the warning about the read that just ended.
+pub struct ProgressTask {
+    progress: Progress,
+    stop: Arc<Notify>,
+}
 
 impl Drop for ProgressTask {
     fn drop(&mut self) {
-        self.0.abort();
-        self.1.clear();
+        self.progress.close();
+        self.stop.notify_one();
     }
 }
 
@@ -60,16 +68,23 @@ impl Progress {
         };
         let mut events = client.subscribe();
         let follower = progress.clone();
-        let task = tokio::spawn(async move {
+        let stop = Arc::new(Notify::new());
+        let stopped = stop.clone();
+        tokio::spawn(async move {
             loop {
-                match events.recv().await {
-                    Ok(event) => follower.event(&event),
-                    Err(RecvError::Lagged(_)) => continue,
-                    Err(RecvError::Closed) => break,
+                tokio::select! {
+                    // Events first: those sent before the stop are still shown.
+                    biased;
+                    received = events.recv() => match received {
+                        Ok(event) => follower.event(&event),
+                        Err(RecvError::Lagged(_)) => continue,
+                        Err(RecvError::Closed) => break,
+                    },
+                    () = stopped.notified() => break,
                 }
             }
         });
-        (progress.clone(), ProgressTask(task, progress))
+        (progress.clone(), ProgressTask { progress, stop })
     }
 
     /// A progress line that is never drawn: for lists read from a local file.
@@ -137,6 +152,12 @@ impl Progress {
         self.redraw(&mut state, true);
     }
 
+    /// Removes the progress line and never draws it again.
+    fn close(&self) {
+        self.clear();
+        self.lock().closed = true;
+    }
+
     /// Removes the progress line; later events draw it again.
     pub fn clear(&self) {
         let mut state = self.lock();
@@ -149,7 +170,7 @@ impl Progress {
     }
 
     fn redraw(&self, state: &mut State, force: bool) {
-        if !self.draw {
+        if !self.draw || state.closed {
             return;
         }
         // Counts only for lists (items written); a single read shows only retries and waits.

@@ -13,4 +13,5 @@ mod exporter_contexts;
 mod history;
 mod members;
 mod scans_traffic;
+mod warnings;
 mod workspaces;

@@ -1,0 +1,82 @@
+//! A list's stdout, written off the runtime's thread a page at a time.
+//!
+//! The commands run on one thread, which also carries the request for the next
+//! page while this one is written (`api::page`). A reader that stops reading
+//! (`vantage inventory | less`) must block only the writing: were the thread
+//! itself stuck in `write`, that request's timeout would run out meanwhile.
+
+use std::io::{self, Write};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// Pages formatted ahead of the writer at most; then `send` waits for it.
+const PAGES_AHEAD: usize = 2;
+
+/// The bytes of the page being formatted: the list writers write here, and
+/// [`StdoutPages::send`] takes them. Clones share the buffer.
+#[derive(Clone, Default)]
+pub struct PageBytes(Arc<Mutex<Vec<u8>>>);
+
+impl PageBytes {
+    fn buffer(&self) -> MutexGuard<'_, Vec<u8>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Write for PageBytes {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.buffer().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Stdout fed by pages, in order, from a blocking task of the runtime.
+pub struct StdoutPages {
+    pages: mpsc::Sender<Vec<u8>>,
+    writer: JoinHandle<io::Result<()>>,
+}
+
+impl StdoutPages {
+    pub fn start() -> Self {
+        let (pages, mut queue) = mpsc::channel::<Vec<u8>>(PAGES_AHEAD);
+        let writer = tokio::task::spawn_blocking(move || {
+            let mut out = io::stdout().lock();
+            while let Some(page) = queue.blocking_recv() {
+                out.write_all(&page)?;
+                out.flush()?;
+            }
+            Ok(())
+        });
+        Self { pages, writer }
+    }
+
+    /// Hands over what `bytes` holds (and empties it). When the writer has
+    /// stopped on an error, that error comes back here.
+    pub async fn send(self, bytes: &PageBytes) -> io::Result<Self> {
+        let page = std::mem::take(&mut *bytes.buffer());
+        if page.is_empty() || self.pages.send(page).await.is_ok() {
+            return Ok(self);
+        }
+        // The queue is closed only when the writer has returned.
+        Err(self
+            .finish()
+            .await
+            .err()
+            .unwrap_or_else(|| io::Error::other("stdout writer stopped")))
+    }
+
+    /// Waits until every page handed over is written.
+    pub async fn finish(self) -> io::Result<()> {
+        drop(self.pages);
+        self.writer.await.unwrap_or_else(|joined| {
+            // The writer is ours and never aborted: a join error is its panic.
+            std::panic::resume_unwind(joined.into_panic())
+        })
+    }
+}
