@@ -2,26 +2,16 @@
 //! contract's values, listed in `--help`; repeatable filters take repeated flags
 //! or comma-separated values.
 
-use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 use time::OffsetDateTime;
 
+use super::options::{ListArgs, OutputArgs, parse_instant, wire, wire_subset};
+
+use crate::api::InventoryParams;
 use crate::api::model::{
     ActivityGroup, AudienceTarget, InventorySortBy, MemberSortBy, PublishAudience, ReviewPriority,
-    Role, SortOrder, Visibility, WireEnum,
+    Role, SortOrder, Visibility,
 };
-use crate::api::{InventoryParams, PageParams};
-
-/// A parser accepting every known value of `T`.
-pub fn wire<T: WireEnum>() -> impl TypedValueParser<Value = T> {
-    wire_subset(T::known_values())
-}
-
-/// A parser accepting only `values`.
-pub fn wire_subset<T: WireEnum>(values: &'static [T]) -> impl TypedValueParser<Value = T> {
-    PossibleValuesParser::new(values.iter().map(|value| PossibleValue::new(value.wire())))
-        .map(|raw| T::from_wire(&raw))
-}
 
 /// Review priorities of finding types (insights): `unscored` applies only to projects.
 const FINDING_PRIORITIES: &[ReviewPriority] = &[
@@ -29,53 +19,6 @@ const FINDING_PRIORITIES: &[ReviewPriority] = &[
     ReviewPriority::ReviewRecommended,
     ReviewPriority::NoReviewNeeded,
 ];
-
-/// `json`, `jsonl`, `csv` or `table`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// One JSON document; lists are one array of every item.
-    Json,
-    /// One JSON object per line, written as pages arrive.
-    Jsonl,
-    /// A header row, then one row per item; nested fields become dotted columns.
-    Csv,
-    /// Aligned columns fitted to the terminal, for people.
-    Table,
-}
-
-#[derive(Args, Debug, Clone, Default)]
-pub struct OutputArgs {
-    /// Output format [default: table on a terminal, json otherwise].
-    #[arg(long, short = 'o', value_enum, value_name = "FORMAT")]
-    pub format: Option<Format>,
-    /// CSV: write cells that start with = + - @ tab or CR as they are, without
-    /// the leading ' that keeps a spreadsheet from running them as formulas.
-    #[arg(long)]
-    pub csv_raw_formulas: bool,
-}
-
-#[derive(Args, Debug, Clone, Default)]
-pub struct ListArgs {
-    /// Stop after N items.
-    #[arg(long, value_name = "N", value_parser = parse_max)]
-    pub max: Option<u64>,
-    /// Items per request (1 to 100).
-    #[arg(long, value_name = "N", default_value_t = 100,
-          value_parser = clap::value_parser!(u32).range(1..=100))]
-    pub page_size: u32,
-    // How the items are written: every list command has both.
-    #[command(flatten)]
-    pub output: OutputArgs,
-}
-
-impl ListArgs {
-    /// `--page-size` as the client's paging parameters.
-    pub fn page_params(&self) -> PageParams {
-        PageParams {
-            limit: Some(self.page_size),
-        }
-    }
-}
 
 /// The script commands, flattened into `vantage`'s own, grouped by what they
 /// need before they run: a connection, or only the local files.
@@ -373,56 +316,4 @@ pub enum AnalyticsCommand {
     },
     /// Visitors, pageviews, pageviews per visit, session duration and bounce rate over time.
     Traffic(super::traffic::TrafficArgs),
-}
-
-/// `YYYY-MM-DD` (midnight UTC) or an RFC 3339 timestamp.
-pub fn parse_instant(raw: &str) -> Result<OffsetDateTime, String> {
-    if let Some(at) = crate::api::model::parse_timestamp(raw) {
-        return Ok(at);
-    }
-    let format = time::macros::format_description!("[year]-[month]-[day]");
-    time::Date::parse(raw, format)
-        .map(|date| date.midnight().assume_utc())
-        .map_err(|_| "expected YYYY-MM-DD or an RFC 3339 timestamp".to_owned())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dates_and_timestamps_parse() {
-        assert_eq!(
-            parse_instant("2026-11-01").unwrap(),
-            time::macros::datetime!(2026-11-01 00:00 UTC)
-        );
-        assert_eq!(
-            parse_instant("2026-11-01T23:30:00-02:00").unwrap(),
-            time::macros::datetime!(2026-11-02 01:30 UTC)
-        );
-        assert!(parse_instant("yesterday").is_err());
-    }
-}
-
-/// `--max N`: a whole number of items, 1 or more.
-fn parse_max(text: &str) -> Result<u64, String> {
-    match text.trim().parse::<u64>() {
-        Ok(0) => Err("must be 1 or more (leave --max out to get every item)".into()),
-        Ok(n) => Ok(n),
-        Err(_) => Err(format!(
-            "{text:?} is not a whole number of items (1 or more)"
-        )),
-    }
-}
-
-#[cfg(test)]
-mod max_tests {
-    #[test]
-    fn max_says_a_sane_range() {
-        assert_eq!(super::parse_max("5"), Ok(5));
-        let zero = super::parse_max("0").unwrap_err();
-        assert!(zero.contains("1 or more"), "{zero}");
-        assert!(!zero.contains("18446744073709551615"));
-        assert!(super::parse_max("x").is_err());
-    }
 }

@@ -14,10 +14,11 @@ use crate::api::{ApiError, PollPolicy};
 use futures::TryStreamExt;
 
 use super::args::{
-    AnalyticsCommand, Format, InsightsArgs, InventoryArgs, OutputArgs, PiiArgs, ProjectsCommand,
-    ScriptCommand, ServiceCommand,
+    AnalyticsCommand, InsightsArgs, InventoryArgs, PiiArgs, ProjectsCommand, ScriptCommand,
+    ServiceCommand,
 };
 use super::exit::{self, CliError};
+use super::options::{Format, OutputArgs};
 use super::print::{CsvRows, Output, RawItem, output_width, write_list, write_one};
 use super::read::{read_one, show_one, start_progress};
 use super::views;

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
 
-use super::args::OutputArgs;
 use super::exit::CliError;
+use super::options::OutputArgs;
 use super::print::{Field, Row, write_list};
 use super::progress::Progress;
 use crate::config::{ContextOrigin, ContextSummary, LoadedConfig, SettingsError};

@@ -11,8 +11,9 @@ use futures::{StreamExt, TryStreamExt};
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use super::args::{Format, MembersArgs, MembersCommand};
+use super::args::{MembersArgs, MembersCommand};
 use super::exit::CliError;
+use super::options::Format;
 use super::print::{Field, Row, write_list};
 use super::progress::Progress;
 use super::read::{show_one, start_progress};

@@ -7,6 +7,7 @@ pub mod docs;
 pub mod exit;
 pub mod history;
 pub mod members;
+pub mod options;
 pub mod print;
 pub mod progress;
 pub mod read;

@@ -10,8 +10,8 @@ use futures::{Stream, StreamExt};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::args::{Format, OutputArgs};
 use super::exit::CliError;
+use super::options::{Format, OutputArgs};
 use super::progress::Progress;
 use super::stdout::{PageBytes, StdoutPages};
 use crate::api::ApiError;

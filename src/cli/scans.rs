@@ -6,8 +6,8 @@ use std::future::ready;
 use clap::{Args, Subcommand};
 use futures::StreamExt;
 
-use super::args::{ListArgs, OutputArgs, wire};
 use super::exit::CliError;
+use super::options::{ListArgs, OutputArgs, wire};
 use super::print::{Field, Row, write_list};
 use super::read::{show_one, start_progress};
 use super::views::when;

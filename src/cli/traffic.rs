@@ -6,8 +6,8 @@ use clap::Args;
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use super::args::{Format, OutputArgs, parse_instant, wire};
 use super::exit::CliError;
+use super::options::{Format, OutputArgs, parse_instant, wire};
 use super::print::{CsvRows, write_one};
 use super::read::start_progress;
 use super::views::when;

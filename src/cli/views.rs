@@ -105,7 +105,7 @@ impl Row for Project {
 }
 
 /// The contract's list item as it is; `vantage members` draws its table from
-/// [`super::members::MemberRow`], filled in.
+/// `members::MemberRow`, filled in.
 impl Row for MemberRef {
     const FIELDS: &'static [Field<Self>] = &[
         Field::fixed("USER ID", |member| member.user_id.clone()),

@@ -10,8 +10,9 @@ use crate::api::model::{
 };
 use crate::session::{Session, SessionError, WorkspaceChoice};
 
-use super::args::{ListArgs, OutputArgs, WorkspacesArgs, WorkspacesCommand};
+use super::args::{WorkspacesArgs, WorkspacesCommand};
 use super::exit::CliError;
+use super::options::{ListArgs, OutputArgs};
 use super::print::{Field, Row, write_list};
 use super::read::{show_one, start_progress};
 use super::views::{self, day, or_empty, published, when};

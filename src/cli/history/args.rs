@@ -3,7 +3,7 @@
 use clap::{Args, Subcommand};
 use time::OffsetDateTime;
 
-use crate::cli::args::{OutputArgs, wire};
+use crate::cli::options::{OutputArgs, wire};
 use crate::history::{ChangeKind, SnapshotRef};
 
 /// The local review history's commands, flattened into the script commands.
@@ -27,7 +27,7 @@ pub struct SnapshotArgs {
     /// Print the recorded snapshot in this format (otherwise one line on a
     /// terminal, nothing in cron).
     #[arg(long, short = 'o', value_enum, value_name = "FORMAT")]
-    pub format: Option<crate::cli::args::Format>,
+    pub format: Option<crate::cli::options::Format>,
 }
 
 #[derive(Subcommand, Debug, Clone)]

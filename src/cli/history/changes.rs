@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use super::Local;
 use super::args::ChangesArgs;
-use crate::cli::args::Format;
 use crate::cli::exit::CliError;
+use crate::cli::options::Format;
 use crate::cli::print::{Field, Row, write_list, write_one};
 use crate::cli::progress::Progress;
 use crate::cli::views::when;

@@ -8,8 +8,8 @@ use time::OffsetDateTime;
 
 use super::args::{SnapshotArgs, SnapshotCommand};
 use super::{Local, history_config};
-use crate::cli::args::Format;
 use crate::cli::exit::CliError;
+use crate::cli::options::Format;
 use crate::cli::print::{Field, Output, Row, write_list, write_one};
 use crate::cli::progress::Progress;
 use crate::cli::views::{fields_table, when};
