@@ -474,3 +474,27 @@ fn snapshot_traffic_chart() {
         );
     }
 }
+
+#[test]
+fn a_failed_findings_page_ends_the_walk_to_the_end() {
+    let mut app = security_open();
+    let prefetched = with_findings(&mut app, true);
+    // `G` walks to the last page; the next page is (or already was) asked for.
+    let effects = app.handle(key('G'), NOW);
+    let token = fetches(&effects)
+        .into_iter()
+        .find(|(slot, ..)| *slot == Slot::ScanFindings)
+        .map_or(prefetched, |(_, token, _)| token);
+    assert!(part(&app).findings.is_seeking_end());
+    reply(
+        &mut app,
+        Slot::ScanFindings,
+        token,
+        Err(ErrorInfo::local("connection reset".into(), NOW)),
+    );
+    assert!(part(&app).findings.error.is_some());
+    assert!(
+        !part(&app).findings.is_seeking_end(),
+        "a failed page ends the walk, as in the other lists"
+    );
+}

@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 use crate::api::model::{FindingLevel, FindingStatus, ScanFinding, SecurityScan};
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot, answers};
-use crate::tui::screens::paged::PagedList;
+use crate::tui::screens::paged::{PageReply, PagedList};
 
 /// Findings per page asked of the service (its maximum).
 const FINDINGS_PAGE: u32 = 100;
@@ -233,27 +233,27 @@ impl SecurityPart {
                 }
                 true
             }
-            Slot::ScanFindings => {
-                if self.findings.accept(slot, token).is_none() {
-                    return false;
-                }
-                match reply {
-                    Ok(Reply::ScanFindingsPage(page)) => {
-                        let page = *page;
-                        let kept: Vec<ScanFinding> =
-                            page.data.into_iter().filter(|f| self.keeps(f)).collect();
-                        self.findings.append(kept, page.pagination, cx.now);
-                        // A page the filters emptied still leads to the next one.
-                        if let Some(scan_id) = self.findings_of.clone() {
-                            let request = findings_request(self.project_id.clone(), scan_id);
-                            self.findings.prefetch(cx, request);
-                        }
+            // Through the list's own bookkeeping, so a failure also ends a `G` walk.
+            Slot::ScanFindings => match self.findings.take_reply(slot, token, reply) {
+                PageReply::Stale => false,
+                PageReply::Failed => true,
+                PageReply::Ok {
+                    reply: Reply::ScanFindingsPage(page),
+                    ..
+                } => {
+                    let page = *page;
+                    let kept: Vec<ScanFinding> =
+                        page.data.into_iter().filter(|f| self.keeps(f)).collect();
+                    self.findings.append(kept, page.pagination, cx.now);
+                    // A page the filters emptied still leads to the next one.
+                    if let Some(scan_id) = self.findings_of.clone() {
+                        let request = findings_request(self.project_id.clone(), scan_id);
+                        self.findings.prefetch(cx, request);
                     }
-                    Ok(_) => return false,
-                    Err(error) => self.findings.error = Some(error),
+                    true
                 }
-                true
-            }
+                PageReply::Ok { .. } => false,
+            },
             _ => false,
         }
     }
