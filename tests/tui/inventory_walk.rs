@@ -18,7 +18,7 @@ use vantage::tui::screens::inventory::bulk::RowOutcome;
 use crate::lists::{inventory_requests as page_requests, inventory_with, rate};
 use crate::screens::{NOW, error, fetches, reply, screen, special, text};
 use crate::state::page;
-use crate::support::{app, key};
+use crate::support::{app, bulk_outcomes, key};
 
 /// The bulk changes among effects: (token, project id).
 fn bulk_requests(effects: &[Effect]) -> Vec<(u64, String)> {
@@ -178,13 +178,7 @@ fn a_bulk_change_refused_for_scope_stops_and_turns_writes_off_for_the_session() 
         bulk_requests(&after).is_empty(),
         "the second row would meet the same 403"
     );
-    let outcomes: Vec<RowOutcome> = app
-        .inventory
-        .bulk
-        .results()
-        .into_iter()
-        .map(|(_, outcome)| outcome)
-        .collect();
+    let outcomes = bulk_outcomes(&app);
     assert_eq!(
         outcomes,
         vec![

@@ -14,7 +14,7 @@ use vantage::tui::app::{App, ClientNotice, Msg};
 use vantage::tui::effect::{Effect, Reply, Request, Slot};
 
 use crate::screens::{
-    NOW, detail_requests, error, fetches, member, member_page, open_members, reply, screen,
+    NOW, answer_detail, detail_requests, error, fetches, member_page, open_members, reply, screen,
     special, text,
 };
 use crate::state::page;
@@ -360,14 +360,8 @@ fn member_details_pause_in_words_while_the_budget_is_low_and_resume_when_it_refi
     // The budget drops to the reserve: answered details ask for no more.
     rate(&mut app, 8, 120);
     let mut asked = Vec::new();
-    for (lane, token, id) in first {
-        let effects = reply(
-            &mut app,
-            Slot::MemberDetail(lane),
-            token,
-            Ok(Reply::Member(Box::new(member(&id)))),
-        );
-        asked.extend(detail_requests(&effects));
+    for detail in &first {
+        asked.extend(answer_detail(&mut app, detail));
     }
     assert!(asked.is_empty(), "paused: {asked:?}");
     assert!(app.members.details_paused());
@@ -382,15 +376,10 @@ fn member_details_pause_in_words_while_the_budget_is_low_and_resume_when_it_refi
         let selected = app.members.selected_ref().map(|row| row.user_id.clone());
         match asked.as_slice() {
             [] => {}
-            [(lane, token, id)] => {
-                assert_eq!(Some(id), selected.as_ref());
-                let more = reply(
-                    &mut app,
-                    Slot::MemberDetail(*lane),
-                    *token,
-                    Ok(Reply::Member(Box::new(member(id)))),
-                );
-                assert!(detail_requests(&more).is_empty(), "no more while paused");
+            [detail] => {
+                assert_eq!(Some(&detail.2), selected.as_ref());
+                let more = answer_detail(&mut app, detail);
+                assert!(more.is_empty(), "no more while paused");
             }
             more => panic!("one at most while paused: {more:?}"),
         }
@@ -399,13 +388,7 @@ fn member_details_pause_in_words_while_the_budget_is_low_and_resume_when_it_refi
     // The last page of rows: only the selected one loads.
     let bottom = detail_requests(&app.handle(key('G'), NOW));
     assert_eq!(bottom.len(), 1);
-    let (lane, token, id) = &bottom[0];
-    reply(
-        &mut app,
-        Slot::MemberDetail(*lane),
-        *token,
-        Ok(Reply::Member(Box::new(member(id)))),
-    );
+    answer_detail(&mut app, &bottom[0]);
     // After a while, one detail reads the budget anew.
     let later = NOW + Duration::seconds(21);
     let probe = detail_requests(&app.handle(Msg::Wake, later));
@@ -436,14 +419,9 @@ fn capital_g_on_members_walks_the_pages_and_fetches_details_only_at_the_end() {
     );
     // Answer the first screen's details, so every lane is free.
     let mut pending = detail_requests(&first);
-    while let Some((lane, token, id)) = pending.pop() {
-        let more = reply(
-            &mut app,
-            Slot::MemberDetail(lane),
-            token,
-            Ok(Reply::Member(Box::new(member(&id)))),
-        );
-        pending.extend(detail_requests(&more));
+    while let Some(detail) = pending.pop() {
+        let more = answer_detail(&mut app, &detail);
+        pending.extend(more);
     }
     assert_eq!(app.members.details_in_flight(), 0);
     let effects = app.handle(key('G'), NOW);
@@ -491,14 +469,8 @@ fn member_details_are_not_read_while_another_screen_is_shown() {
     assert!(!first.is_empty());
     // Away to the insights tab while details are in flight.
     app.handle(key('1'), NOW);
-    for (lane, token, id) in first {
-        let effects = reply(
-            &mut app,
-            Slot::MemberDetail(lane),
-            token,
-            Ok(Reply::Member(Box::new(member(&id)))),
-        );
-        assert!(detail_requests(&effects).is_empty(), "off screen");
+    for detail in &first {
+        assert!(answer_detail(&mut app, detail).is_empty(), "off screen");
     }
     // A low budget, then a refill and a later wake: still nothing off screen.
     rate(&mut app, 8, 120);

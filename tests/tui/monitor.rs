@@ -13,7 +13,7 @@ use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Request};
 use vantage::tui::theme::{Theme, ThemeName};
 use vantage::tui::watchlist::WatchEntry;
 
-use crate::support::{app, app_with_theme, key};
+use crate::support::{app, app_with_theme, fetches, key};
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
@@ -47,14 +47,8 @@ fn grid_with(mut app: App, count: usize, refuse: impl Fn(&str) -> Option<ErrorIn
         })
         .collect();
     let effects = app.handle(key('4'), NOW);
-    for effect in effects {
-        if let Effect::Fetch {
-            slot,
-            token,
-            request,
-        } = effect
-            && let Request::Realtime { project_id } = *request
-        {
+    for (slot, token, request) in fetches(&effects) {
+        if let Request::Realtime { project_id } = request {
             let peak = if project_id == "prj_0000" { 180 } else { 18 };
             let reply = match refuse(&project_id) {
                 Some(error) => Err(error),

@@ -19,6 +19,8 @@ use vantage::tui::nav::Tab;
 use vantage::tui::screens::inventory::bulk::RowOutcome;
 use vantage::tui::theme::{Theme, ThemeName};
 
+use crate::support::{bulk_outcomes, fetches_for};
+
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 const NAMES: [&str; 4] = [
     "Budget tracker",
@@ -50,20 +52,6 @@ fn type_text(app: &mut App, text: &str) -> Vec<Effect> {
         .flat_map(|ch| match ch {
             '\r' => press(app, KeyCode::Enter),
             ch => press(app, KeyCode::Char(ch)),
-        })
-        .collect()
-}
-
-fn fetches(effects: &[Effect], wanted: Slot) -> Vec<(u64, Request)> {
-    effects
-        .iter()
-        .filter_map(|effect| match effect {
-            Effect::Fetch {
-                slot,
-                token,
-                request,
-            } if *slot == wanted => Some((*token, (**request).clone())),
-            _ => None,
         })
         .collect()
 }
@@ -102,7 +90,7 @@ fn inventory_of(app: &mut App, rows: Vec<serde_json::Value>, total: usize) {
     let count = rows.len();
     app.start(NOW);
     let effects = type_text(app, "2");
-    let (token, _) = fetches(&effects, Slot::InventoryPage)[0].clone();
+    let (token, _) = fetches_for(&effects, Slot::InventoryPage)[0].clone();
     let page: InventoryPage = serde_json::from_value(json!({
         "data": rows,
         "pagination": {"has_more": count < total, "next_cursor": if count < total { Some("c2") } else { None }},
@@ -154,7 +142,7 @@ fn the_palette_lists_candidates_and_tab_then_enter_opens_the_project() {
     press(&mut app, KeyCode::Tab);
     assert_eq!(app.palette.value(), "prj_0003");
     let effects = press(&mut app, KeyCode::Enter);
-    let reads = fetches(&effects, Slot::Project);
+    let reads = fetches_for(&effects, Slot::Project);
     assert_eq!(
         reads,
         vec![(
@@ -179,7 +167,7 @@ fn the_palette_goes_to_screens_projects_by_id_contexts_and_actions() {
     // An id that is not loaded: the project screen reads it from the service.
     let effects = type_text(&mut app, ":prj_0a1b2c3d4e5f\r");
     assert_eq!(app.tab, Tab::Inventory);
-    let reads = fetches(&effects, Slot::Project);
+    let reads = fetches_for(&effects, Slot::Project);
     assert!(matches!(
         &reads[..],
         [(_, Request::GetProject { project_id })] if project_id == "prj_0a1b2c3d4e5f"
@@ -250,7 +238,7 @@ fn a_bulk_visibility_change_confirms_runs_one_at_a_time_and_reports_each_row() {
     press(&mut app, KeyCode::Enter);
     insta::assert_snapshot!("bulk_confirm", draw(&app, 100, 24));
     let effects = type_text(&mut app, "y");
-    let mut sent = fetches(&effects, Slot::InventoryBulk);
+    let mut sent = fetches_for(&effects, Slot::InventoryBulk);
     assert_eq!(sent.len(), 1, "one change at a time");
     let replies: [Result<Reply, ErrorInfo>; 3] = [
         Ok(Reply::Project(Box::new(project(0, "workspace_view")))),
@@ -277,17 +265,11 @@ fn a_bulk_visibility_change_confirms_runs_one_at_a_time_and_reports_each_row() {
             },
             NOW,
         );
-        sent = fetches(&effects, Slot::InventoryBulk);
+        sent = fetches_for(&effects, Slot::InventoryBulk);
         assert!(sent.len() <= 1);
     }
     assert!(sent.is_empty());
-    let outcomes: Vec<RowOutcome> = app
-        .inventory
-        .bulk
-        .results()
-        .into_iter()
-        .map(|(_, outcome)| outcome)
-        .collect();
+    let outcomes = bulk_outcomes(&app);
     assert_eq!(
         outcomes,
         vec![
@@ -312,7 +294,7 @@ fn read_only_mode_offers_no_bulk_change() {
     let mut app = app_with(true);
     inventory(&mut app, 5, 5);
     let effects = type_text(&mut app, "  u");
-    assert!(fetches(&effects, Slot::InventoryBulk).is_empty());
+    assert!(fetches_for(&effects, Slot::InventoryBulk).is_empty());
     assert!(!app.inventory.bulk.is_open());
     assert!(draw(&app, 120, 30).contains("read-only mode: bulk changes are off"));
 }
@@ -361,7 +343,7 @@ fn a_five_thousand_character_quote_scrolls_to_its_end() {
     let mut app = app_with(false);
     inventory(&mut app, 2, 2);
     let effects = type_text(&mut app, "6");
-    let (token, _) = fetches(&effects, Slot::PiiPage)[0].clone();
+    let (token, _) = fetches_for(&effects, Slot::PiiPage)[0].clone();
     let quote = format!("{}THE END", "lorem ipsum dolor ".repeat(280));
     assert!(quote.chars().count() > 5_000);
     let page: vantage::api::model::Page<vantage::api::model::PiiFinding> =
@@ -399,8 +381,8 @@ fn a_name_not_loaded_is_searched_on_the_service_and_its_project_opens() {
     app.inventory.query.query = Some("fleet".into());
     app.inventory.query.is_published = Some(true);
     let effects = type_text(&mut app, ":Harbour tides\r");
-    assert!(fetches(&effects, Slot::InventoryPage).is_empty());
-    let pages = fetches(&effects, Slot::PaletteJump);
+    assert!(fetches_for(&effects, Slot::InventoryPage).is_empty());
+    let pages = fetches_for(&effects, Slot::PaletteJump);
     let (token, request) = pages.last().cloned().expect("a search of the service");
     match request {
         Request::InventoryPage { params, cursor } => {
@@ -434,7 +416,7 @@ fn a_name_not_loaded_is_searched_on_the_service_and_its_project_opens() {
         Some("prj_0007")
     );
     assert_eq!(app.inventory.query.query.as_deref(), Some("fleet"));
-    assert_eq!(fetches(&effects, Slot::Project).len(), 1);
+    assert_eq!(fetches_for(&effects, Slot::Project).len(), 1);
 }
 
 #[tokio::test]
@@ -451,7 +433,7 @@ async fn the_palette_history_is_written_by_the_executor_never_by_the_key_handler
     let effects = type_text(&mut app, "members\r");
     assert_eq!(app.tab, Tab::Members, "the command ran");
     assert!(!path.exists(), "the key handler wrote nothing");
-    let saves = fetches(&effects, Slot::PaletteHistory);
+    let saves = fetches_for(&effects, Slot::PaletteHistory);
     let [(_, save)] = saves.as_slice() else {
         panic!("one write of the history is asked for: {effects:?}");
     };
@@ -493,7 +475,7 @@ fn enter_takes_the_highlighted_candidate_and_a_404_stays_out_of_the_history() {
     let screen = draw(&app, 100, 24);
     assert!(screen.contains("Payroll console 32"), "{screen}");
     let effects = press(&mut app, KeyCode::Enter);
-    let reads = fetches(&effects, Slot::Project);
+    let reads = fetches_for(&effects, Slot::Project);
     assert!(
         matches!(&reads[..], [(_, Request::GetProject { project_id })] if project_id == "prj_c743bb8ce4a5"),
         "{reads:?}"
@@ -502,7 +484,7 @@ fn enter_takes_the_highlighted_candidate_and_a_404_stays_out_of_the_history() {
 
     // An id no row has: read from the service, which answers 404.
     let effects = type_text(&mut app, ":prj_ffff0000\r");
-    let (token, _) = fetches(&effects, Slot::Project)[0].clone();
+    let (token, _) = fetches_for(&effects, Slot::Project)[0].clone();
     let effects = app.handle(
         Msg::Reply {
             slot: Slot::Project,
@@ -511,7 +493,7 @@ fn enter_takes_the_highlighted_candidate_and_a_404_stays_out_of_the_history() {
         },
         NOW,
     );
-    assert!(fetches(&effects, Slot::PaletteHistory).is_empty());
+    assert!(fetches_for(&effects, Slot::PaletteHistory).is_empty());
     assert!(
         !app.palette
             .history()
@@ -526,7 +508,7 @@ fn enter_takes_the_highlighted_candidate_and_a_404_stays_out_of_the_history() {
         assert!(!screen.contains(write), "{screen}");
     }
     let effects = type_text(&mut app, "e");
-    assert!(fetches(&effects, Slot::ProjectWrite).is_empty());
+    assert!(fetches_for(&effects, Slot::ProjectWrite).is_empty());
 }
 
 #[test]

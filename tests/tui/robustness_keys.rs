@@ -7,6 +7,7 @@
 //! every request of the same kind, so the loop itself does no I/O.
 
 use crate::common;
+use crate::support::fetches;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -18,7 +19,7 @@ use vantage::rng::SplitMix64;
 use vantage::server::seed::{self, GenerateSpec};
 use vantage::server::{self, ServerConfig};
 use vantage::tui::app::{App, ClientNotice, Identity, Msg};
-use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Request, Slot};
+use vantage::tui::effect::{ErrorInfo, Gate, Reply, Request, Slot};
 use vantage::tui::executor::ClientExecutor;
 use vantage::tui::keymap::Keymap;
 use vantage::tui::review::request::{ChangeSet, HistoryReply};
@@ -334,7 +335,7 @@ async fn fifty_thousand_random_events_never_panic() {
     let mut resizes = 0;
     let mut replies = 0;
     let effects = app.start(now);
-    collect(effects, &mut pending);
+    pending.extend(fetches(&effects));
     for event in 0..EVENTS {
         now += time::Duration::milliseconds(rng.below(400) as i64);
         let mut draw = event % DRAW_EVERY == 0;
@@ -379,7 +380,7 @@ async fn fifty_thousand_random_events_never_panic() {
             }),
         };
         let effects = app.handle(msg, now);
-        collect(effects, &mut pending);
+        pending.extend(fetches(&effects));
         // Keep the queue of unanswered requests bounded, as aborts would.
         if pending.len() > 64 {
             pending.drain(..32);
@@ -401,18 +402,5 @@ async fn fifty_thousand_random_events_never_panic() {
     for (width, height) in [(1, 1), (80, 24)] {
         terminal.backend_mut().resize(width, height);
         terminal.draw(|frame| app.draw(frame, now)).unwrap();
-    }
-}
-
-fn collect(effects: Vec<Effect>, pending: &mut Vec<(Slot, u64, Request)>) {
-    for effect in effects {
-        if let Effect::Fetch {
-            slot,
-            token,
-            request,
-        } = effect
-        {
-            pending.push((slot, token, *request));
-        }
     }
 }

@@ -169,6 +169,19 @@ pub(crate) fn detail_requests(effects: &[Effect]) -> Vec<(u8, u64, String)> {
         .collect()
 }
 
+/// Answers one detail request with its member; returns the detail requests
+/// that answer brings.
+pub(crate) fn answer_detail(app: &mut App, asked: &(u8, u64, String)) -> Vec<(u8, u64, String)> {
+    let (lane, token, id) = asked;
+    let effects = reply(
+        app,
+        Slot::MemberDetail(*lane),
+        *token,
+        Ok(Reply::Member(Box::new(member(id)))),
+    );
+    detail_requests(&effects)
+}
+
 /// Opens the members tab, draws it once (so rows are on screen) and answers the
 /// first page; returns the detail requests that follow.
 pub(crate) fn open_members(
@@ -267,15 +280,8 @@ fn a_fast_scroll_never_asks_for_more_details_than_rows_shown() {
         pending.extend(more);
         assert!(app.members.details_in_flight() <= DETAIL_LANES);
         if step % 3 == 0 && !pending.is_empty() {
-            let (lane, token, id) = pending.remove(0);
-            let effects = reply(
-                &mut app,
-                Slot::MemberDetail(lane),
-                token,
-                Ok(Reply::Member(Box::new(member(&id)))),
-            );
+            let more = answer_detail(&mut app, &pending.remove(0));
             shown.extend(app.members.visible_rows().map(user_id));
-            let more = detail_requests(&effects);
             asked.extend(more.iter().map(|(_, _, id)| id.clone()));
             pending.extend(more);
         }

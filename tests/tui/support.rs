@@ -4,6 +4,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, Request, Slot};
 use vantage::tui::keymap::Keymap;
+use vantage::tui::screens::inventory::bulk::RowOutcome;
 use vantage::tui::theme::{Theme, ThemeName};
 
 /// A fresh App on a workspace without a plan, in the dark theme.
@@ -48,5 +49,24 @@ pub fn fetches(effects: &[Effect]) -> Vec<(Slot, u64, Request)> {
             } => Some((*slot, *token, (**request).clone())),
             _ => None,
         })
+        .collect()
+}
+
+/// The requests among effects for one slot: (token, request).
+pub fn fetches_for(effects: &[Effect], wanted: Slot) -> Vec<(u64, Request)> {
+    fetches(effects)
+        .into_iter()
+        .filter(|(slot, ..)| *slot == wanted)
+        .map(|(_, token, request)| (token, request))
+        .collect()
+}
+
+/// How each row of the last bulk run ended, in row order.
+pub fn bulk_outcomes(app: &App) -> Vec<RowOutcome> {
+    app.inventory
+        .bulk
+        .results()
+        .into_iter()
+        .map(|(_, outcome)| outcome)
         .collect()
 }
