@@ -163,7 +163,7 @@ where
     // Nothing is written before the first page arrives, so an error on it
     // leaves stdout empty.
     let mut sink: Option<ListSink<T>> = None;
-    let mut out: Option<StdoutPages> = None;
+    let mut out = StdoutPages::start();
     while let Some(page) = pages.next().await {
         let count = page.len() as u64;
         let mut failure = None;
@@ -185,14 +185,11 @@ where
         if let Some(sink) = &mut sink {
             // Each page reaches the reader when it has arrived.
             sink.flush()?;
-            let writer = out.take().unwrap_or_else(StdoutPages::start);
-            out = Some(writer.send(&bytes).await.map_err(OutputError::from)?);
+            out = out.send(&bytes).await?;
         }
         if let Some(error) = failure {
             progress.clear();
-            if let Some(out) = out {
-                out.finish().await.map_err(OutputError::from)?;
-            }
+            out.finish().await?;
             return Err(error.into());
         }
         progress.items(count);
@@ -202,9 +199,8 @@ where
         Some(sink) => sink.finish()?,
         None => ListSink::<T>::new(output, bytes.clone())?.finish()?,
     }
-    let writer = out.unwrap_or_else(StdoutPages::start);
-    let written = writer.send(&bytes).await.map_err(OutputError::from)?;
-    written.finish().await.map_err(OutputError::from)?;
+    let out = out.send(&bytes).await?;
+    out.finish().await?;
     Ok(())
 }
 

@@ -11,6 +11,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use crate::formats::OutputError;
+
 /// Pages formatted ahead of the writer at most; then `send` waits for it.
 const PAGES_AHEAD: usize = 2;
 
@@ -58,7 +60,7 @@ impl StdoutPages {
 
     /// Hands over what `bytes` holds (and empties it). When the writer has
     /// stopped on an error, that error comes back here.
-    pub async fn send(self, bytes: &PageBytes) -> io::Result<Self> {
+    pub async fn send(self, bytes: &PageBytes) -> Result<Self, OutputError> {
         let page = std::mem::take(&mut *bytes.buffer());
         if page.is_empty() || self.pages.send(page).await.is_ok() {
             return Ok(self);
@@ -68,15 +70,16 @@ impl StdoutPages {
             .finish()
             .await
             .err()
-            .unwrap_or_else(|| io::Error::other("stdout writer stopped")))
+            .unwrap_or_else(|| io::Error::other("stdout writer stopped").into()))
     }
 
     /// Waits until every page handed over is written.
-    pub async fn finish(self) -> io::Result<()> {
+    pub async fn finish(self) -> Result<(), OutputError> {
         drop(self.pages);
-        self.writer.await.unwrap_or_else(|joined| {
+        let written = self.writer.await.unwrap_or_else(|joined| {
             // The writer is ours and never aborted: a join error is its panic.
             std::panic::resume_unwind(joined.into_panic())
-        })
+        });
+        Ok(written?)
     }
 }
