@@ -29,6 +29,10 @@ pub use credentials::{
 /// The environment variable read when `--api-key-env` is not given.
 pub const API_KEY_ENV: &str = "SERVICE_API_KEY";
 
+/// The smallest `max_response_bytes` accepted: below it an honest page of
+/// 100 items would not fit.
+const MIN_RESPONSE_BYTES: u64 = 1024 * 1024;
+
 /// The file's keys. Every key is optional; sections this module does not know
 /// (e.g. the TUI's) are kept in `other` for their owners to read.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -44,6 +48,8 @@ pub struct FileConfig {
     pub workspace_id: Option<String>,
     pub api_key_env: Option<String>,
     pub api_key_command: Option<String>,
+    /// How long `api_key_command` may run, in seconds (10 by default).
+    pub api_key_command_timeout_secs: Option<f64>,
     pub api_key: Option<ApiKey>,
     pub auth_scheme: Option<AuthScheme>,
     pub api_version: Option<String>,
@@ -54,6 +60,8 @@ pub struct FileConfig {
     pub max_attempts: Option<u32>,
     /// The longest `Retry-After` (and rate-limit reset) to wait for.
     pub retry_after_cap_secs: Option<f64>,
+    /// The most one answer's body may hold, in bytes.
+    pub max_response_bytes: Option<u64>,
     pub read_only: Option<bool>,
     #[serde(flatten)]
     pub other: toml::Table,
@@ -236,6 +244,18 @@ impl LoadedConfig {
         }
         if let Some(cap) = seconds("retry_after_cap_secs", file.retry_after_cap_secs)? {
             config.retry.retry_after_cap = cap;
+        }
+        if let Some(bytes) = file.max_response_bytes {
+            if bytes < MIN_RESPONSE_BYTES {
+                return Err(SettingsError::Invalid {
+                    path: self.shown_path(),
+                    key: "max_response_bytes",
+                    reason: format!(
+                        "must be at least {MIN_RESPONSE_BYTES} (a full page), not {bytes}"
+                    ),
+                });
+            }
+            config.max_response_bytes = bytes;
         }
         if let Some(attempts) = file.max_attempts {
             if attempts == 0 {

@@ -14,6 +14,10 @@ use super::model::API_VERSION;
 use super::retry::RetryPolicy;
 use super::sleeper::{Sleeper, TokioSleeper};
 
+/// 32 MiB: a page of 100 items with every string at its longest is far
+/// below it (DESIGN.md, "Every answer is capped").
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 32 * 1024 * 1024;
+
 /// Everything a [`Client`](super::Client) needs. [`ClientConfig::new`] fills in the defaults.
 #[derive(Clone)]
 pub struct ClientConfig {
@@ -30,6 +34,9 @@ pub struct ClientConfig {
     /// a slow operation ends in its 503 rather than in our timeout.
     pub request_timeout: Duration,
     pub retry: RetryPolicy,
+    /// The most one answer's body may hold; a larger one is refused unread
+    /// (by its `Content-Length`) or as soon as the stream passes it.
+    pub max_response_bytes: u64,
     /// Wait for `X-RateLimit-Reset` instead of drawing a 429.
     pub pacing: bool,
     pub user_agent: String,
@@ -51,6 +58,7 @@ impl ClientConfig {
             connect_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(75),
             retry: RetryPolicy::default(),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             pacing: true,
             user_agent: format!("vantage/{}", env!("CARGO_PKG_VERSION")),
             sleeper: Arc::new(TokioSleeper),
@@ -71,6 +79,7 @@ impl fmt::Debug for ClientConfig {
             .field("connect_timeout", &self.connect_timeout)
             .field("request_timeout", &self.request_timeout)
             .field("retry", &self.retry)
+            .field("max_response_bytes", &self.max_response_bytes)
             .field("pacing", &self.pacing)
             .field("user_agent", &self.user_agent)
             .finish_non_exhaustive()
@@ -100,12 +109,7 @@ pub fn validate_base_url(raw: &str) -> Result<Url, ConfigError> {
     match url.scheme() {
         "https" => Ok(url),
         "http" => {
-            let loopback = host.eq_ignore_ascii_case("localhost")
-                || host
-                    .trim_matches(['[', ']'])
-                    .parse::<std::net::IpAddr>()
-                    .is_ok_and(|ip| ip.is_loopback());
-            if loopback {
+            if is_loopback_host(&host) {
                 Ok(url)
             } else {
                 Err(ConfigError::InsecureHttp { host })
@@ -113,6 +117,17 @@ pub fn validate_base_url(raw: &str) -> Result<Url, ConfigError> {
         }
         other => Err(invalid(&format!("scheme {other}:// is not http(s)"))),
     }
+}
+
+/// `localhost`, or an address in 127.0.0.0/8 or `::1`: a host whose traffic
+/// stays on this machine. Plain http is allowed to it, and no proxy is used
+/// for it.
+pub fn is_loopback_host(host: &str) -> bool {
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .trim_matches(['[', ']'])
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 #[cfg(test)]

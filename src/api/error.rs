@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 
 use super::model::{ErrorType, FieldError};
 use super::retry::RetryReason;
+use super::transport::SERVICE_UNAVAILABLE;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -27,6 +28,11 @@ pub enum ApiError {
     /// A configuration the client refuses to use.
     #[error("{0}")]
     Config(#[from] ConfigError),
+    /// An answer that reads fine but breaks a promise of the contract in a way
+    /// that would keep the client busy forever: paging that does not end, a
+    /// page longer than asked, an answer over the size cap.
+    #[error("{0}")]
+    Protocol(Box<ProtocolError>),
 }
 
 /// An error answer of the service.
@@ -64,6 +70,12 @@ pub enum TransportKind {
     Timeout,
     /// Anything else reqwest reports (e.g. a redirect loop).
     Other,
+    /// The answer was larger than `max_response_bytes`: refused, not retried.
+    TooLarge,
+    /// The TLS handshake failed (a certificate not trusted, expired or for
+    /// another host; a peer that does not speak TLS): not retried, as curl and
+    /// Go's client do not, since the same certificate comes back every time.
+    Tls,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,6 +104,17 @@ pub struct DecodeError {
     /// The start of the body, with control characters replaced, for a person to
     /// recognise e.g. a proxy's HTML error page.
     pub body_start: String,
+}
+
+/// See [`ApiError::Protocol`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProtocolError {
+    /// What vantage was doing, e.g. `list_inventory`.
+    pub operation: String,
+    pub method: String,
+    pub path: String,
+    /// What the service did, for a person.
+    pub message: String,
 }
 
 /// Refused configuration. It never holds the key.
@@ -172,11 +195,18 @@ impl ApiError {
             {
                 Some((RetryReason::RequestTimeout, true))
             }
+            // A proxy's own 503: whether the service acted is unknown too.
+            Self::Api(response)
+                if response.status == 503
+                    && response.kind == ErrorType::Unknown(SERVICE_UNAVAILABLE.into()) =>
+            {
+                Some((RetryReason::Unavailable, true))
+            }
             Self::Transport(transport) => match transport.kind {
                 TransportKind::Connect => Some((RetryReason::Connect, false)),
                 TransportKind::ConnectionDropped => Some((RetryReason::ConnectionDropped, true)),
                 TransportKind::Timeout => Some((RetryReason::Timeout, true)),
-                TransportKind::Other => None,
+                TransportKind::Other | TransportKind::TooLarge | TransportKind::Tls => None,
             },
             _ => None,
         }
@@ -361,6 +391,8 @@ impl fmt::Display for TransportError {
             TransportKind::ConnectionDropped => "connection dropped",
             TransportKind::Timeout => "request timed out",
             TransportKind::Other => "request failed",
+            TransportKind::TooLarge => "answer too large",
+            TransportKind::Tls => "TLS handshake failed",
         };
         write!(
             f,
@@ -393,6 +425,19 @@ impl fmt::Display for DecodeError {
             write!(f, ", request_id {id}")?;
         }
         write!(f, "]")
+    }
+}
+
+impl fmt::Display for ProtocolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {} [{} {}]",
+            self.operation,
+            one_line(&self.message),
+            self.method,
+            self.path
+        )
     }
 }
 

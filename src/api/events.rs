@@ -134,7 +134,7 @@ impl fmt::Display for ClientEvent {
 }
 
 /// "4 s", "1.5 s", "250 ms".
-fn human_duration(duration: Duration) -> String {
+pub fn human_duration(duration: Duration) -> String {
     if duration < Duration::from_secs(1) {
         format!("{} ms", duration.as_millis())
     } else if duration.subsec_millis() == 0 {

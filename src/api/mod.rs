@@ -20,7 +20,9 @@ pub(crate) mod transport;
 pub use client::{Client, MIN_POLL_INTERVAL, PollPolicy};
 pub use config::ClientConfig;
 pub use credentials::{ApiKey, AuthScheme};
-pub use error::{ApiError, ConfigError, DecodeError, ErrorResponse, TransportError, TransportKind};
+pub use error::{
+    ApiError, ConfigError, DecodeError, ErrorResponse, ProtocolError, TransportError, TransportKind,
+};
 pub use events::{ClientEvent, EventCallback};
 pub use page::{InventoryParams, MemberListParams, PageParams, ProjectListParams};
 pub use ratelimit::RateLimitState;

@@ -50,7 +50,7 @@ struct PacerState {
 #[derive(Debug, PartialEq, Eq)]
 pub enum Admission {
     Go,
-    /// Sleep this long (until `Reset`), then ask again.
+    /// Sleep this long (until `Reset`, never beyond the cap), then ask again.
     WaitFor(Duration),
     /// Another request is probing the recovered capacity; wait for its answer.
     WaitForAnswer,
@@ -79,13 +79,19 @@ impl Pacer {
         let admission = match state.known {
             None => Admission::Go,
             Some(known) if known.remaining > 0 => Admission::Go,
+            // A reset within `max_wait` is waited for. One further away
+            // (an exhausted daily quota, a skewed clock, a hostile 10^9 s) is
+            // not: a capped wait could not reach it, so the request goes as a
+            // probe and the service's own answer (a 429 and its Retry-After,
+            // itself capped by the retry policy) decides.
             Some(RateLimitState {
                 reset: Some(reset), ..
-            }) if reset > now => {
-                let wait: Duration = (reset - now).try_into().unwrap_or(max_wait);
-                Admission::WaitFor(wait.min(max_wait))
+            }) if reset > now
+                && Duration::try_from(reset - now).is_ok_and(|wait| wait <= max_wait) =>
+            {
+                Admission::WaitFor(Duration::try_from(reset - now).unwrap_or(max_wait))
             }
-            // Reset passed (or unknown): one probe at a time.
+            // Reset passed, unknown or beyond the cap: one probe at a time.
             Some(_) if state.in_flight == 0 => Admission::Go,
             Some(_) => Admission::WaitForAnswer,
         };
@@ -257,11 +263,15 @@ mod tests {
             pacer.admit(T0, MAX).0,
             Admission::WaitFor(Duration::from_secs(3))
         );
-        // Waits are capped: a skewed clock cannot stall the client for hours.
+        // A wait beyond the cap is not waited: a skewed clock or a hostile
+        // reset cannot stall the client; one probe goes instead.
+        let (probe, probe_permit) = pacer.admit(T0, Duration::from_secs(1));
+        assert_eq!(probe, Admission::Go);
         assert_eq!(
             pacer.admit(T0, Duration::from_secs(1)).0,
-            Admission::WaitFor(Duration::from_secs(1))
+            Admission::WaitForAnswer
         );
+        drop(probe_permit);
         // A refusal whose X-RateLimit-Reset lies far later (another limit, or
         // the server's clock ahead of ours) still waits only for Retry-After.
         let later = T0 + time::Duration::seconds(10);

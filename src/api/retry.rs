@@ -99,6 +99,8 @@ pub enum RetryReason {
     RateLimited,
     /// 503 `request_timeout`.
     RequestTimeout,
+    /// 503 from something in front of the service (not its envelope).
+    Unavailable,
     /// The connection could not be made.
     Connect,
     /// The connection dropped after the request was sent.
@@ -112,6 +114,7 @@ impl fmt::Display for RetryReason {
         f.write_str(match self {
             Self::RateLimited => "rate limited",
             Self::RequestTimeout => "server timed out",
+            Self::Unavailable => "service unavailable",
             Self::Connect => "cannot connect",
             Self::ConnectionDropped => "connection dropped",
             Self::Timeout => "request timed out",

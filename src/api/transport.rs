@@ -9,6 +9,12 @@
 //! - 503 `request_timeout` and a connection dropped after sending have an
 //!   unknown outcome: safe and idempotent calls retry; other mutations return the
 //!   error marked "unknown outcome" for the caller to reconcile (`client.rs`).
+//! - A proxy's own 429 or 503 page counts as its status (`failures.rs`); a TLS
+//!   handshake that fails is not retried.
+//!
+//! An answer's body is read as a stream and never beyond `max_response_bytes`,
+//! and a loopback base URL never goes through a proxy from the environment
+//! (DESIGN.md, "Answers that are safe to read").
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -17,20 +23,20 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, Url};
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
 
-use super::config::{ClientConfig, validate_base_url};
+use super::config::{ClientConfig, is_loopback_host, validate_base_url};
 use super::credentials::AuthScheme;
-use super::error::{
-    ApiError, ConfigError, DecodeError, ErrorResponse, TransportError, TransportKind, one_line,
-};
+use super::error::{ApiError, ConfigError, DecodeError, TransportError, TransportKind, one_line};
 use super::events::{ClientEvent, EventHub};
-use super::model::{ErrorType, FieldError};
 use super::ratelimit::{Admission, Pacer, Permit, RateLimitState};
 use super::retry::{Jitter, RetryBudget, RetryPolicy, parse_retry_after};
 use super::sleeper::Sleeper;
+
+mod failures;
+
+pub(crate) use failures::SERVICE_UNAVAILABLE;
+use failures::{body_start, error_chain, error_from, is_tls_failure};
 
 pub const API_KEY_HEADER: &str = "service-api-key";
 pub const VERSION_HEADER: &str = "service-version";
@@ -135,6 +141,7 @@ pub struct Transport {
     budget: RetryBudget,
     jitter: Jitter,
     pacer: Option<Arc<Pacer>>,
+    max_response_bytes: u64,
     pub(crate) sleeper: Arc<dyn Sleeper>,
     pub(crate) events: EventHub,
     calls: AtomicU64,
@@ -185,12 +192,20 @@ impl Transport {
         } else {
             Some(header("Service-Beta", &config.betas.join(","))?)
         };
-        let http = reqwest::Client::builder()
+        let mut http = reqwest::Client::builder()
             .connect_timeout(config.connect_timeout)
             .timeout(config.request_timeout)
             .user_agent(config.user_agent.clone())
             // Never follow a redirect: it could carry the key to another host.
-            .redirect(reqwest::redirect::Policy::none())
+            .redirect(reqwest::redirect::Policy::none());
+        // The client only ever talks to the base URL's host. A loopback host
+        // never goes through a proxy from the environment, as Go's
+        // ProxyFromEnvironment (kubectl) does: plain http is allowed to it on
+        // the promise that the traffic, key included, stays on this machine.
+        if base.host_str().is_some_and(is_loopback_host) {
+            http = http.no_proxy();
+        }
+        let http = http
             .build()
             .map_err(|err| ConfigError::HttpClient(err.to_string()))?;
         Ok(Self {
@@ -205,6 +220,7 @@ impl Transport {
             budget: RetryBudget::new(config.retry.budget),
             jitter: Jitter::new(config.jitter_seed),
             pacer: config.pacing.then(Pacer::new),
+            max_response_bytes: config.max_response_bytes,
             sleeper: config.sleeper.clone(),
             events: EventHub::new(config.on_event.clone()),
             calls: AtomicU64::new(0),
@@ -391,7 +407,9 @@ impl Transport {
                 .body(body.clone());
         }
         let transport_error = |error: reqwest::Error, reading_body: bool| {
-            let kind = if error.is_connect() {
+            let kind = if error.is_connect() && is_tls_failure(&error) {
+                TransportKind::Tls
+            } else if error.is_connect() {
                 TransportKind::Connect
             } else if error.is_timeout() {
                 TransportKind::Timeout
@@ -402,7 +420,7 @@ impl Transport {
             };
             TransportError {
                 kind,
-                may_have_been_sent: kind != TransportKind::Connect,
+                may_have_been_sent: !matches!(kind, TransportKind::Connect | TransportKind::Tls),
                 method: call.method.to_string(),
                 path: call.path.clone(),
                 message: error_chain(&error),
@@ -415,9 +433,9 @@ impl Transport {
             .map_err(|error| transport_error(error, false))?;
         let status = response.status().as_u16();
         let headers = response.headers().clone();
-        let body = response
-            .bytes()
-            .await
+        let body = self
+            .read_capped(call, response)
+            .await?
             .map_err(|error| transport_error(error, true))?;
         let request_id = headers
             .get(REQUEST_ID_HEADER)
@@ -434,81 +452,48 @@ impl Transport {
     }
 }
 
-/// The error envelope, read leniently: only `type` is needed. Anything else is a
-/// decode error (e.g. a proxy's HTML page).
-fn error_from(answer: Answer, retry_after: Option<Duration>) -> ApiError {
-    #[derive(Deserialize)]
-    struct Envelope {
-        #[serde(rename = "type")]
-        kind: ErrorType,
-        #[serde(default)]
-        title: Option<String>,
-        #[serde(default)]
-        detail: Option<String>,
-        #[serde(default)]
-        request_id: Option<String>,
-        #[serde(default)]
-        errors: Option<Vec<Value>>,
-        #[serde(default)]
-        props: Option<Map<String, Value>>,
-    }
-    let envelope: Envelope = match answer.decode() {
-        Ok(envelope) => envelope,
-        Err(ApiError::Decode(mut decode)) => {
-            decode.message = format!("not the error envelope: {}", decode.message);
-            return ApiError::Decode(decode);
+impl Transport {
+    /// The body, chunk by chunk, never more than `max_response_bytes` of it:
+    /// a `Content-Length` above the cap is refused before a byte is read, a
+    /// stream that passes it as soon as it does (as curl's `--max-filesize`).
+    async fn read_capped(
+        &self,
+        call: &Call,
+        mut response: reqwest::Response,
+    ) -> Result<Result<Bytes, reqwest::Error>, TransportError> {
+        let cap = self.max_response_bytes;
+        let too_large = |what: String| TransportError {
+            kind: TransportKind::TooLarge,
+            may_have_been_sent: true,
+            method: call.method.to_string(),
+            path: call.path.clone(),
+            message: format!(
+                "{what}, more than the {} bytes max_response_bytes allows",
+                cap
+            ),
+            unknown_outcome: false,
+        };
+        if let Some(length) = response.content_length()
+            && length > cap
+        {
+            return Err(too_large(format!("the answer announced {length} bytes")));
         }
-        Err(other) => return other,
-    };
-    let errors = envelope
-        .errors
-        .unwrap_or_default()
-        .into_iter()
-        .map(|value| FieldError {
-            message: value
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("(no message)")
-                .to_owned(),
-            location: value
-                .get("location")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-        })
-        .collect();
-    ApiError::Api(Box::new(ErrorResponse {
-        status: answer.status,
-        title: envelope.title.unwrap_or_else(|| envelope.kind.to_string()),
-        kind: envelope.kind,
-        detail: envelope.detail,
-        request_id: envelope.request_id.or(answer.request_id),
-        errors,
-        props: envelope.props.unwrap_or_default(),
-        retry_after,
-        method: answer.method.to_string(),
-        path: answer.path,
-        unknown_outcome: false,
-        after_unknown_outcome: false,
-    }))
-}
-
-/// The error and its causes on one line, without the URL.
-fn error_chain(error: &reqwest::Error) -> String {
-    let mut message = error.to_string();
-    if let Some(url) = error.url() {
-        message = message.replace(&format!(" for url ({url})"), "");
+        let expected = response.content_length().unwrap_or(0).min(cap);
+        let mut body = bytes::BytesMut::with_capacity(usize::try_from(expected).unwrap_or(0));
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) => {
+                    if (body.len() + chunk.len()) as u64 > cap {
+                        return Err(too_large(format!(
+                            "the answer went on past {} bytes",
+                            body.len() + chunk.len()
+                        )));
+                    }
+                    body.extend_from_slice(&chunk);
+                }
+                Ok(None) => return Ok(Ok(body.freeze())),
+                Err(error) => return Ok(Err(error)),
+            }
+        }
     }
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        message.push_str(": ");
-        message.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    one_line(&message)
-}
-
-/// The first 120 characters of a body, control characters made visible.
-fn body_start(body: &[u8]) -> String {
-    let text = String::from_utf8_lossy(&body[..body.len().min(480)]);
-    one_line(&text.chars().take(120).collect::<String>())
 }

@@ -5,7 +5,7 @@
 use clap::{Args, Subcommand};
 use time::OffsetDateTime;
 
-use super::options::{ListArgs, OutputArgs, parse_instant, wire, wire_subset};
+use super::options::{ListArgs, OutputArgs, parse_duration, parse_instant, wire, wire_subset};
 
 use crate::api::InventoryParams;
 use crate::api::model::{
@@ -239,6 +239,10 @@ pub enum ProjectsCommand {
         /// Follow the deployment until it completes or fails (exit 1 on failure).
         #[arg(long)]
         wait: bool,
+        /// With --wait: give up after this long, e.g. 90s, 10m (exit 1).
+        #[arg(long, value_name = "DURATION", default_value = "10m",
+              value_parser = parse_duration, requires = "wait")]
+        timeout: std::time::Duration,
         #[command(flatten)]
         output: OutputArgs,
     },

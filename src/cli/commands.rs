@@ -233,8 +233,12 @@ async fn projects(session: &Session, command: ProjectsCommand) -> Result<(), Cli
             project_id,
             audience,
             wait,
+            timeout,
             output,
-        } => publish(session, &project_id, audience, wait, output.resolve()).await,
+        } => {
+            let wait = wait.then_some(timeout);
+            publish(session, &project_id, audience, wait, output.resolve()).await
+        }
         ProjectsCommand::Delete {
             project_id,
             yes,
@@ -280,7 +284,7 @@ async fn publish(
     session: &Session,
     project_id: &str,
     audience: Option<PublishAudience>,
-    wait: bool,
+    wait_timeout: Option<Duration>,
     output: Output,
 ) -> Result<(), CliError> {
     let client = &session.client;
@@ -288,10 +292,17 @@ async fn publish(
     let mut deployment = client
         .publish_project(project_id, &PublishRequest { audience })
         .await?;
-    if wait && !deployment.status.is_terminal() {
+    let wait = wait_timeout.is_some();
+    if let Some(timeout) = wait_timeout
+        && deployment.status == DeploymentStatus::Running
+    {
         progress.waiting(format!("waiting for deployment {}", deployment.id));
+        let policy = PollPolicy {
+            timeout,
+            ..PollPolicy::default()
+        };
         deployment = client
-            .wait_for_deployment(project_id, &deployment.id, PollPolicy::default())
+            .wait_for_deployment(project_id, &deployment.id, policy)
             .await?;
     }
     progress.clear();
@@ -317,6 +328,21 @@ async fn publish(
             eprintln!("published: {}", crate::text::escape_invisible(url));
             Ok(())
         }
+        // As `kubectl wait --timeout`: still not done is a failure.
+        (DeploymentStatus::Running, true) => Err(CliError::DeploymentUnfinished {
+            id: deployment.id.clone(),
+            reason: format!(
+                "still running after {} (--timeout)",
+                crate::api::events::human_duration(wait_timeout.unwrap_or_default())
+            ),
+        }),
+        (DeploymentStatus::Unknown(status), true) => Err(CliError::DeploymentUnfinished {
+            id: deployment.id.clone(),
+            reason: format!(
+                "ended in status {:?}, which vantage does not know: check it in the service",
+                crate::text::escape_invisible(status)
+            ),
+        }),
         _ => Ok(()),
     }
 }

@@ -45,6 +45,9 @@ pub enum CliError {
         class: String,
         message: String,
     },
+    /// `publish --wait` stopped on a deployment that did not complete.
+    #[error("deployment {id} {reason}")]
+    DeploymentUnfinished { id: String, reason: String },
     #[error("cancelled: {0}")]
     Cancelled(String),
     #[error("cannot read the terminal: {0}")]
@@ -77,6 +80,7 @@ pub fn exit_code(error: &CliError) -> u8 {
         CliError::ChangesFound(_) => CHANGES_FOUND,
         CliError::Output(_)
         | CliError::DeploymentFailed { .. }
+        | CliError::DeploymentUnfinished { .. }
         | CliError::Cancelled(_)
         | CliError::Terminal(_)
         | CliError::History(_) => FAILURE,
@@ -93,7 +97,7 @@ fn api_exit_code(error: &ApiError) -> u8 {
         },
         ApiError::Config(ConfigError::InvalidArgument { .. }) => USAGE,
         ApiError::Config(_) => ACCESS,
-        ApiError::Transport(_) | ApiError::Decode(_) => FAILURE,
+        ApiError::Transport(_) | ApiError::Decode(_) | ApiError::Protocol(_) => FAILURE,
     }
 }
 

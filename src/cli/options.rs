@@ -78,6 +78,42 @@ pub fn parse_instant(raw: &str) -> Result<OffsetDateTime, String> {
         .map_err(|_| "expected YYYY-MM-DD or an RFC 3339 timestamp".to_owned())
 }
 
+/// A duration as kubectl's `--timeout` takes it: `90s`, `10m`, `1h30m`; a
+/// bare number is seconds. Zero is refused: it could never be waited.
+pub fn parse_duration(raw: &str) -> Result<std::time::Duration, String> {
+    let invalid = || format!("{raw:?} is not a duration (e.g. 30s, 10m, 1h30m)");
+    let text = raw.trim();
+    if let Ok(secs) = text.parse::<u64>() {
+        return (secs > 0)
+            .then(|| std::time::Duration::from_secs(secs))
+            .ok_or_else(invalid);
+    }
+    let mut total: u64 = 0;
+    let mut number = String::new();
+    for ch in text.chars() {
+        if ch.is_ascii_digit() {
+            number.push(ch);
+            continue;
+        }
+        let unit = match ch {
+            'h' => 3600,
+            'm' => 60,
+            's' => 1,
+            _ => return Err(invalid()),
+        };
+        let value: u64 = number.parse().map_err(|_| invalid())?;
+        total = value
+            .checked_mul(unit)
+            .and_then(|secs| total.checked_add(secs))
+            .ok_or_else(invalid)?;
+        number.clear();
+    }
+    if !number.is_empty() || total == 0 {
+        return Err(invalid());
+    }
+    Ok(std::time::Duration::from_secs(total))
+}
+
 /// `--max N`: a whole number of items, 1 or more.
 fn parse_max(text: &str) -> Result<u64, String> {
     match text.trim().parse::<u64>() {
@@ -91,6 +127,20 @@ fn parse_max(text: &str) -> Result<u64, String> {
 
 #[cfg(test)]
 mod max_tests {
+    #[test]
+    fn durations_read_as_kubectl_writes_them() {
+        use std::time::Duration;
+        assert_eq!(super::parse_duration("90"), Ok(Duration::from_secs(90)));
+        assert_eq!(super::parse_duration("10m"), Ok(Duration::from_secs(600)));
+        assert_eq!(
+            super::parse_duration("1h30m5s"),
+            Ok(Duration::from_secs(5405))
+        );
+        for bad in ["0", "0s", "m", "10x", "1.5m", ""] {
+            assert!(super::parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+
     #[test]
     fn max_says_a_sane_range() {
         assert_eq!(super::parse_max("5"), Ok(5));

@@ -110,6 +110,11 @@ impl Progress {
                 state.note = None;
                 self.redraw(&mut state, false);
             }
+            // No progress line to show a long wait on: a line of its own, as
+            // kubectl logs client-side throttling over a second.
+            ClientEvent::Paced { wait, .. } if !self.draw && *wait >= Duration::from_secs(1) => {
+                self.message(&format!("note: {event}"))
+            }
             ClientEvent::Retrying { .. } | ClientEvent::Paced { .. } => {
                 let mut state = self.lock();
                 state.note = Some(event.to_string());

@@ -2,8 +2,11 @@
 //! holding one that others can read. The key is never printed.
 
 use std::fmt;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use super::{API_KEY_ENV, Context, LoadedConfig};
 use crate::api::{ApiKey, ConfigError};
@@ -171,10 +174,12 @@ pub fn resolve_context_credential(
     }
     match &connection.api_key_command {
         Some(command) => {
-            let key = run_key_command(command).map_err(|reason| CredentialError::Command {
-                reason,
-                config_path: section.clone(),
-            })?;
+            let key = key_command_timeout(config)
+                .and_then(|timeout| run_key_command(command, timeout))
+                .map_err(|reason| CredentialError::Command {
+                    reason,
+                    config_path: section.clone(),
+                })?;
             return found(key, CredentialSource::Command);
         }
         None => tried.push(format!("api_key_command: {where_}")),
@@ -195,8 +200,11 @@ pub fn resolve_context_credential(
 }
 
 /// Runs `api_key_command` through the shell; the key is the first line it
-/// prints. Its output never appears in an error.
-fn run_key_command(command: &str) -> Result<String, String> {
+/// prints. Its output never appears in an error. A command still running
+/// after `timeout` (a `pass` waiting on a pinentry nobody sees, a hung
+/// network call) is killed, and the error names it: ssh's `ConnectTimeout`
+/// and git's credential helpers both end a wait that would otherwise last forever.
+fn run_key_command(command: &str, timeout: Duration) -> Result<String, String> {
     let mut shell = if cfg!(windows) {
         let mut shell = Command::new("cmd");
         shell.arg("/C");
@@ -206,21 +214,56 @@ fn run_key_command(command: &str) -> Result<String, String> {
         shell.arg("-c");
         shell
     };
-    let output = shell
+    shell
         .arg(command)
         .stdin(Stdio::inherit())
         .stderr(Stdio::inherit())
-        .stdout(Stdio::piped())
-        .output()
+        .stdout(Stdio::piped());
+    let own_group = own_process_group(&mut shell);
+    let mut child = shell
+        .spawn()
         .map_err(|error| format!("cannot start it: {error}"))?;
-    if !output.status.success() {
+    // The output is read on a thread of its own, so the wait below can end.
+    let (sender, received) = mpsc::channel();
+    if let Some(stdout) = child.stdout.take() {
+        std::thread::spawn(move || {
+            let mut output = Vec::new();
+            let read = stdout.take(MAX_KEY_COMMAND_OUTPUT).read_to_end(&mut output);
+            let _ = sender.send(read.map(|_| output));
+        });
+    }
+    let deadline = Instant::now() + timeout;
+    let hung = |child: &mut std::process::Child| {
+        stop(child, own_group);
+        let _ = child.wait();
+        format!(
+            "`{}` did not finish within {} s (api_key_command_timeout_secs) and was stopped",
+            crate::text::escape_invisible(command),
+            timeout.as_secs_f64()
+        )
+    };
+    let stdout = match received.recv_timeout(timeout) {
+        Ok(Ok(output)) => output,
+        Ok(Err(error)) => return Err(format!("cannot read its output: {error}")),
+        Err(_) => return Err(hung(&mut child)),
+    };
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Ok(None) => return Err(hung(&mut child)),
+            Err(error) => return Err(format!("cannot wait for it: {error}")),
+        }
+    };
+    if !status.success() {
         return Err(format!(
-            "it exited with {} (its error output, if any, is above)",
-            output.status
+            "it exited with {status} (its error output, if any, is above)"
         ));
     }
     let stdout =
-        String::from_utf8(output.stdout).map_err(|_| "its output is not UTF-8 text".to_owned())?;
+        String::from_utf8(stdout).map_err(|_| "its output is not UTF-8 text".to_owned())?;
     stdout
         .lines()
         .next()
@@ -229,6 +272,63 @@ fn run_key_command(command: &str) -> Result<String, String> {
         .map(str::to_owned)
         .ok_or_else(|| "it printed nothing on its first line".to_owned())
 }
+
+/// Without a terminal on stdin (nothing can prompt), the command gets a
+/// process group of its own, so a timeout stops what it started too (the
+/// shell may fork, and an orphan holding our stderr would keep a caller
+/// waiting). On a terminal it stays in ours: a prompt it shows must be able
+/// to read the terminal.
+#[cfg(unix)]
+fn own_process_group(command: &mut Command) -> bool {
+    use std::io::IsTerminal;
+    use std::os::unix::process::CommandExt;
+    let own = !std::io::stdin().is_terminal();
+    if own {
+        command.process_group(0);
+    }
+    own
+}
+
+#[cfg(not(unix))]
+fn own_process_group(_: &mut Command) -> bool {
+    false
+}
+
+/// Kills a command that hung: its whole process group when it has one.
+fn stop(child: &mut std::process::Child, own_group: bool) {
+    #[cfg(unix)]
+    if own_group {
+        use nix::sys::signal::{Signal, killpg};
+        use nix::unistd::Pid;
+        if let Ok(pid) = i32::try_from(child.id()) {
+            let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+            return;
+        }
+    }
+    let _ = own_group;
+    let _ = child.kill();
+}
+
+/// How long `api_key_command` may run: `api_key_command_timeout_secs`, 10 s
+/// when unset.
+fn key_command_timeout(config: &LoadedConfig) -> Result<Duration, String> {
+    match config.file.api_key_command_timeout_secs {
+        None => Ok(DEFAULT_KEY_COMMAND_TIMEOUT),
+        Some(secs) => Duration::try_from_secs_f64(secs)
+            .ok()
+            .filter(|timeout| !timeout.is_zero())
+            .ok_or_else(|| {
+                format!(
+                    "api_key_command_timeout_secs must be a positive number of seconds, not {secs}"
+                )
+            }),
+    }
+}
+
+const DEFAULT_KEY_COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The most of a key command's output read: a key is one short line.
+const MAX_KEY_COMMAND_OUTPUT: u64 = 64 * 1024;
 
 /// A file holding a key, in any context, should be readable by its owner alone.
 fn key_file_warnings(config: &LoadedConfig) -> Vec<ConfigWarning> {

@@ -15,6 +15,7 @@ use time::OffsetDateTime;
 use tokio::sync::{broadcast, watch};
 
 use super::cache::{Cache, InventoryTally, Source};
+use crate::api::page::PageWalk;
 use crate::api::{ApiError, Client, ClientEvent, InventoryParams, RateLimitState};
 use crate::clock::Clock;
 use crate::text::sanitize_line;
@@ -79,8 +80,8 @@ pub struct Poller {
     cycles: watch::Sender<u64>,
     inventory_done_at: Option<OffsetDateTime>,
     names_done_at: Option<OffsetDateTime>,
-    /// A walk in progress: the tally so far and the next page's cursor.
-    inventory_walk: Option<(InventoryTally, Option<String>)>,
+    /// A walk in progress: the tally so far, the next page's cursor, its bounds.
+    inventory_walk: Option<(InventoryTally, Option<String>, PageWalk)>,
     /// The watched project whose realtime view the next cycle reads first.
     realtime_start: usize,
 }
@@ -287,10 +288,13 @@ impl Poller {
             limit: Some(INVENTORY_PAGE),
             ..InventoryParams::default()
         };
-        let (mut tally, mut cursor) = self.inventory_walk.take().unwrap_or_default();
+        let (mut tally, mut cursor, mut walk) = self.inventory_walk.take().unwrap_or_else(|| {
+            let walk = self.client.inventory_walk(&workspace, &params);
+            (InventoryTally::default(), None, walk)
+        });
         loop {
             if !self.may_spend(Source::Inventory) {
-                self.inventory_walk = Some((tally, cursor));
+                self.inventory_walk = Some((tally, cursor, walk));
                 return;
             }
             let page = match self
@@ -301,16 +305,22 @@ impl Poller {
                 Ok(page) => page,
                 Err(error) => {
                     self.failed(Source::Inventory, &workspace, &error);
-                    self.inventory_walk = Some((tally, cursor));
+                    self.inventory_walk = Some((tally, cursor, walk));
                     return;
                 }
+            };
+            walk.expect(page.total.max(0) as u64);
+            // Paging that does not end fails the walk; the next cycle starts over.
+            let next = match walk.follow(page.data.len(), &page.pagination) {
+                Ok(next) => next,
+                Err(error) => return self.failed(Source::Inventory, &workspace, &error),
             };
             for item in &page.data {
                 tally.add(item);
             }
-            match page.pagination.next_cursor {
-                Some(next) if page.pagination.has_more => cursor = Some(next),
-                _ => break,
+            match next {
+                Some(next) => cursor = Some(next),
+                None => break,
             }
         }
         self.cache

@@ -140,10 +140,14 @@ pub async fn capture(
     let mut projects = Vec::with_capacity(projects_total as usize);
     let mut first_page = None;
     let mut cursor: Option<String> = None;
+    // A service whose paging never ends must not keep the snapshot walking.
+    let mut walk = client.inventory_walk(workspace_id, &params);
+    walk.expect(projects_total as u64);
     loop {
         let page = client
             .list_inventory(workspace_id, &params, cursor.as_deref())
             .await?;
+        let next = walk.follow(page.data.len(), &page.pagination)?;
         projects.extend(page.data.iter().map(ProjectState::from_item));
         report_event(WalkEvent::Items(page.data.len() as u64));
         if first_page.is_none() {
@@ -155,9 +159,9 @@ pub async fn capture(
             }
             first_page = Some(items);
         }
-        match page.pagination.next_cursor {
-            Some(next) if page.pagination.has_more => cursor = Some(next),
-            _ => break,
+        match next {
+            Some(next) => cursor = Some(next),
+            None => break,
         }
     }
 
@@ -263,7 +267,8 @@ async fn walk_members(
     let mut seen: HashMap<String, usize> = HashMap::new();
     for role in Role::KNOWN {
         report_event(WalkEvent::Phase(format!("members ({role})")));
-        let listed = list_members(client, workspace_id, vec![role.clone()], report_event).await?;
+        let roles = vec![role.clone()];
+        let listed = list_members(client, workspace_id, roles, expected, report_event).await?;
         for member in listed {
             // Listed twice (the role changed during the walk): the later walk wins.
             match seen.get(&member.user_id) {
@@ -277,7 +282,8 @@ async fn walk_members(
     }
     if (members.len() as i64) < expected {
         report_event(WalkEvent::Phase("members (other roles)".into()));
-        for member in list_members(client, workspace_id, Vec::new(), report_event).await? {
+        for member in list_members(client, workspace_id, Vec::new(), expected, report_event).await?
+        {
             if !seen.contains_key(&member.user_id) {
                 seen.insert(member.user_id.clone(), members.len());
                 members.push(MemberState::from_ref(&member, None));
@@ -287,11 +293,13 @@ async fn walk_members(
     Ok(members)
 }
 
-/// Every member of `roles` (empty: of any role), every page.
+/// Every member of `roles` (empty: of any role), every page; the walk stops
+/// past the `expected` members insights counts.
 async fn list_members(
     client: &Client,
     workspace_id: &str,
     roles: Vec<Role>,
+    expected: i64,
     report_event: &mut impl FnMut(WalkEvent),
 ) -> Result<Vec<MemberRef>, ApiError> {
     let params = MemberListParams {
@@ -300,7 +308,7 @@ async fn list_members(
         ..MemberListParams::default()
     };
     let listed: Vec<MemberRef> = client
-        .members_stream(workspace_id, params)
+        .members_stream_expecting(workspace_id, params, expected.max(0) as u64)
         .try_collect()
         .await?;
     report_event(WalkEvent::Items(listed.len() as u64));

@@ -262,20 +262,21 @@ impl ClientExecutor {
             }
         } else {
             let mut cursor = resume.next_cursor;
+            let mut walk = self.client.inventory_walk(&self.workspace_id, &params);
             while let Some(at) = cursor {
                 let page = self
                     .client
                     .list_inventory(&self.workspace_id, &params, Some(&at))
                     .await
                     .map_err(|error| error_info(&error, &self.clock))?;
+                walk.expect(page.total.max(0) as u64);
+                cursor = walk
+                    .follow(page.data.len(), &page.pagination)
+                    .map_err(|error| error_info(&error, &self.clock))?;
                 for item in &page.data {
                     sink.write(item).map_err(write_err)?;
                     count += 1;
                 }
-                cursor = page
-                    .pagination
-                    .next_cursor
-                    .filter(|_| page.pagination.has_more);
             }
         }
         sink.finish().map_err(write_err)?;

@@ -11,6 +11,7 @@ mod export;
 mod exporter;
 mod exporter_contexts;
 mod history;
+mod hostile;
 mod members;
 mod scans_traffic;
 mod warnings;

@@ -7,6 +7,7 @@ mod common;
 mod support;
 
 mod credentials;
+mod hostile;
 mod operations;
 mod resilience;
 mod scans_traffic;

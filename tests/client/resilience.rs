@@ -375,6 +375,7 @@ async fn deployment_polling_backs_off_until_terminal() {
         first: Duration::from_secs(2),
         max: Duration::from_secs(10),
         factor: 1.5,
+        ..PollPolicy::default()
     };
     let done = harness
         .client

@@ -2,6 +2,8 @@
 //! 127.0.0.1:0 and the demo fixture's keys.
 #![allow(dead_code)]
 
+pub mod hostile_service;
+
 use time::OffsetDateTime;
 use time::macros::datetime;
 use vantage::clock::Clock;

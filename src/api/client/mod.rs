@@ -39,7 +39,7 @@ macro_rules! list_operation {
             $params: $params_type,
         ) -> impl futures::Stream<Item = Result<$item, ApiError>> + Send + 'static {
             let path: Result<String, ApiError> = $path;
-            self.paged::<$page>(path, $params)
+            self.paged::<$page>(stringify!($page_fn), path, $params, None)
         }
     };
 }
@@ -54,15 +54,16 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures::Stream;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
 use tokio::sync::broadcast;
 
 use super::config::ClientConfig;
 use super::error::{ApiError, ConfigError};
 use super::events::ClientEvent;
-use super::model::{InventoryPage, Page, Pagination};
-use super::page::{Arrived, Query, guess_next_cursor, item_stream, to_query};
+use super::model::{InventoryItem, InventoryPage, Page, Pagination};
+use super::page::{Arrived, PageWalk, Parts, Query, guess_next_cursor, item_stream, to_query};
 use super::ratelimit::RateLimitState;
 use super::transport::{Call, Transport};
 
@@ -73,7 +74,13 @@ pub struct PollPolicy {
     pub first: Duration,
     pub max: Duration,
     pub factor: f64,
+    /// How long to wait in all: a deployment still running then is returned
+    /// as it is. Ten minutes by default, as long as a release build could take.
+    pub timeout: Duration,
 }
+
+/// [`PollPolicy::timeout`] by default.
+pub const DEFAULT_WAIT_TIMEOUT: Duration = Duration::from_secs(600);
 
 impl Default for PollPolicy {
     fn default() -> Self {
@@ -81,6 +88,7 @@ impl Default for PollPolicy {
             first: Duration::from_secs(2),
             max: Duration::from_secs(10),
             factor: 1.5,
+            timeout: DEFAULT_WAIT_TIMEOUT,
         }
     }
 }
@@ -137,18 +145,26 @@ impl Client {
     }
 
     /// Every item of a list: pages of `P` fetched from `path` with `params`
-    /// and each page's cursor; a bad path argument is the stream's only item.
+    /// and each page's cursor, the walk bounded by a [`PageWalk`] named
+    /// `operation` (`expected`: the item count the caller was told); a bad
+    /// path argument is the stream's only item.
     fn paged<P: Paged>(
         &self,
+        operation: &str,
         path: Result<String, ApiError>,
         params: impl Serialize + Send + 'static,
+        expected: Option<u64>,
     ) -> impl Stream<Item = Result<P::Item, ApiError>> + Send + 'static {
         let client = self.clone();
         let (path, mut invalid) = match path {
             Ok(path) => (path, None),
             Err(error) => (String::new(), Some(error)),
         };
-        item_stream(path.clone(), move |cursor| {
+        let mut walk = PageWalk::new(operation, path.clone(), to_query(&params, None).limit());
+        if let Some(expected) = expected {
+            walk.expect(expected);
+        }
+        item_stream(walk, move |cursor| {
             let invalid = invalid.take();
             let client = client.clone();
             let path = path.clone();
@@ -170,38 +186,59 @@ impl Client {
     }
 }
 
-/// A page of a list: its items and where the next page is.
+/// A page of a list: its items, where the next page is, the list's total.
 trait Paged: DeserializeOwned + Send + 'static {
     type Item: Send + 'static;
-    fn into_parts(self) -> (Vec<Self::Item>, Pagination);
+    fn into_parts(self) -> Parts<Self::Item>;
 }
 
 impl<T: DeserializeOwned + Send + 'static> Paged for Page<T> {
     type Item = T;
-    fn into_parts(self) -> (Vec<T>, Pagination) {
-        (self.data, self.pagination)
+    fn into_parts(self) -> Parts<T> {
+        Parts::new(self.data, self.pagination)
     }
 }
 
 impl Paged for InventoryPage {
-    type Item = super::model::InventoryItem;
-    fn into_parts(self) -> (Vec<Self::Item>, Pagination) {
-        (self.data, self.pagination)
+    type Item = InventoryItem;
+    fn into_parts(self) -> Parts<Self::Item> {
+        Parts {
+            total: Some(self.total.max(0) as u64),
+            ..Parts::new(self.data, self.pagination)
+        }
     }
 }
 
-/// A page whose items are kept as the server's JSON text, unparsed: for
+/// An inventory page whose items are kept as the server's JSON text: for
 /// lossless exports that pass items through.
 #[derive(serde::Deserialize)]
-struct RawPage {
-    data: Vec<Box<serde_json::value::RawValue>>,
+struct RawInventoryPage {
+    data: Vec<CheckedRaw>,
     pagination: Pagination,
+    total: i64,
 }
 
-impl Paged for RawPage {
-    type Item = Box<serde_json::value::RawValue>;
-    fn into_parts(self) -> (Vec<Self::Item>, Pagination) {
-        (self.data, self.pagination)
+impl Paged for RawInventoryPage {
+    type Item = Box<RawValue>;
+    fn into_parts(self) -> Parts<Self::Item> {
+        let items = self.data.into_iter().map(|item| item.0).collect();
+        Parts {
+            total: Some(self.total.max(0) as u64),
+            ..Parts::new(items, self.pagination)
+        }
+    }
+}
+
+/// An inventory item's text, kept once it has read as an [`InventoryItem`]:
+/// the same answer must not pass in `json` and fail in `table` (an item
+/// without `id`, a number like `1e400` that no field can hold).
+struct CheckedRaw(Box<RawValue>);
+
+impl<'de> Deserialize<'de> for CheckedRaw {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = Box::<RawValue>::deserialize(deserializer)?;
+        serde_json::from_str::<InventoryItem>(raw.get()).map_err(serde::de::Error::custom)?;
+        Ok(Self(raw))
     }
 }
 

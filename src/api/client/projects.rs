@@ -11,6 +11,7 @@
 //!   The goal state holding is success; otherwise the caller gets the error.
 
 use std::future::Future;
+use std::time::Duration;
 
 use bytes::Bytes;
 use reqwest::Method;
@@ -18,13 +19,13 @@ use serde::de::DeserializeOwned;
 
 use super::super::error::ApiError;
 use super::super::model::{
-    AudienceSettings, AudienceTarget, Deployment, EmbedUrl, EmbedUrlRequest, ErrorType, Project,
-    ProjectUpdate, PublishAudience, PublishRequest, PublishSettings,
+    AudienceSettings, AudienceTarget, Deployment, DeploymentStatus, EmbedUrl, EmbedUrlRequest,
+    ErrorType, Project, ProjectUpdate, PublishAudience, PublishRequest, PublishSettings,
 };
 use super::super::page::Query;
 use super::super::paths;
 use super::super::transport::{Call, Idempotency};
-use super::{Client, PollPolicy, json_body};
+use super::{Client, MIN_POLL_INTERVAL, PollPolicy, json_body};
 
 impl Client {
     /// `GET /v1/projects/{id}`.
@@ -146,20 +147,29 @@ impl Client {
         .await
     }
 
-    /// Polls a deployment until it is terminal (`completed`, `error`), waiting
-    /// `policy.first` before the first poll and backing off toward `policy.max`;
-    /// never more often than [`MIN_POLL_INTERVAL`]. Wrap it in a timeout to bound it.
+    /// Polls a deployment while it is `running`, waiting `policy.first`
+    /// before the first poll and backing off toward `policy.max`; never more
+    /// often than [`MIN_POLL_INTERVAL`]. It ends on any other status, one it
+    /// does not know included (waiting on could last forever), and when
+    /// `policy.timeout` has passed, with the deployment as last read: the
+    /// caller tells a finished one by its status.
     pub async fn wait_for_deployment(
         &self,
         project_id: &str,
         deployment_id: &str,
         policy: PollPolicy,
     ) -> Result<Deployment, ApiError> {
+        let sleeper = &self.transport.sleeper;
+        let deadline = sleeper.now() + policy.timeout;
         let mut interval = policy.first_interval();
         loop {
-            self.transport.sleeper.sleep(interval).await;
+            // The last poll lands on the deadline, or 2 s after the one
+            // before it when that is later (the contract's poll interval).
+            let left = Duration::try_from(deadline - sleeper.now()).unwrap_or_default();
+            let wait = interval.min(left.max(MIN_POLL_INTERVAL));
+            sleeper.sleep(wait).await;
             let deployment = self.get_deployment(project_id, deployment_id).await?;
-            if deployment.status.is_terminal() {
+            if deployment.status != DeploymentStatus::Running || sleeper.now() >= deadline {
                 return Ok(deployment);
             }
             tracing::debug!(deployment_id, status = %deployment.status, "deployment not finished");

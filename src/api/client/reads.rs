@@ -9,7 +9,7 @@ use super::super::model::{
     Breakdowns, Insights, InventoryItem, InventoryPage, Member, MemberRef, Page, PiiFinding,
     Realtime, ReviewPriority, ScanFinding, SecurityScan, format_timestamp,
 };
-use super::super::page::{InventoryParams, MemberListParams, PageParams, Query};
+use super::super::page::{InventoryParams, MemberListParams, PageParams, PageWalk, Query};
 use super::super::paths;
 use super::Client;
 
@@ -100,7 +100,37 @@ impl Client {
         params: InventoryParams,
     ) -> impl Stream<Item = Result<Box<serde_json::value::RawValue>, ApiError>> + Send + 'static
     {
-        self.paged::<super::RawPage>(paths::workspace(workspace_id, paths::INVENTORY), params)
+        self.paged::<super::RawInventoryPage>(
+            "list_inventory",
+            paths::workspace(workspace_id, paths::INVENTORY),
+            params,
+            None,
+        )
+    }
+
+    /// The bounds of a page-by-page walk of the inventory with `params`
+    /// ([`Client::list_inventory`] at each cursor), for walks that are not a
+    /// stream: they check each page with [`PageWalk::follow`].
+    pub fn inventory_walk(&self, workspace_id: &str, params: &InventoryParams) -> PageWalk {
+        let path = paths::workspace(workspace_id, paths::INVENTORY)
+            .unwrap_or_else(|_| paths::INVENTORY.to_owned());
+        PageWalk::new("list_inventory", path, params.limit)
+    }
+
+    /// [`Client::members_stream`], the walk bounded by the member count the
+    /// caller was told (insights' `summary.workspace_members`).
+    pub fn members_stream_expecting(
+        &self,
+        workspace_id: &str,
+        params: MemberListParams,
+        expected: u64,
+    ) -> impl Stream<Item = Result<MemberRef, ApiError>> + Send + 'static {
+        self.paged::<Page<MemberRef>>(
+            "list_members",
+            paths::workspace(workspace_id, "/members"),
+            params,
+            Some(expected),
+        )
     }
 
     /// `GET /v1/projects/{id}/security-scans/{scan_id}`.
