@@ -94,7 +94,7 @@ pub struct MatchedReason {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InventoryItem {
     pub id: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::project::bounded_name")]
     pub name: Option<String>,
     #[serde(default)]
     pub description: Option<String>,

@@ -34,7 +34,7 @@ pub struct AudienceTarget {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Project {
     pub id: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded_name")]
     pub name: Option<String>,
     #[serde(default)]
     pub description: Option<String>,
@@ -101,6 +101,29 @@ const RECOGNIZED_TLDS: &[&str] = &[
     "to", "fm", "gl", "pl", "be", "at", "dk", "fi", "ie", "nz", "za", "mx", "ar", "kr", "tw", "hk",
     "sg", "shop", "store", "blog", "news", "zip", "mov", "lovable",
 ];
+
+/// A project name as read from the service, cut to the contract's
+/// [`PROJECT_NAME_MAX_CHARS`] code points (the last one `…`) when longer:
+/// a service that sends megabytes of name must not have them shown, diffed
+/// and stored in the history (issue 22). Cut, not refused: one bad name does
+/// not make a whole list unreadable.
+pub fn bounded_name<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<String>, D::Error> {
+    let name = Option::<String>::deserialize(deserializer)?;
+    Ok(name.map(
+        |name| match name.char_indices().nth(PROJECT_NAME_MAX_CHARS) {
+            None => name,
+            Some(_) => {
+                let keep = name
+                    .char_indices()
+                    .nth(PROJECT_NAME_MAX_CHARS - 1)
+                    .map_or(name.len(), |(at, _)| at);
+                format!("{}…", &name[..keep])
+            }
+        },
+    ))
+}
 
 /// Validates a project name by every rule of the contract's `PATCH` operation.
 pub fn validate_project_name(name: &str) -> Result<(), NameError> {
@@ -231,6 +254,27 @@ fn is_domain(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_beyond_the_contract_are_cut_as_they_are_read() {
+        let read = |name: &str| {
+            let json = serde_json::json!({"id": "prj_1", "name": name, "is_published": false, "workspace_id": "ws_1"});
+            let summary: super::super::ProjectSummary = serde_json::from_value(json).unwrap();
+            summary.name.unwrap()
+        };
+        let long = "é".repeat(10_000_000);
+        let cut = read(&long);
+        assert_eq!(cut.chars().count(), PROJECT_NAME_MAX_CHARS);
+        assert!(cut.ends_with('…') && cut.starts_with("éé"));
+        let exact = "n".repeat(PROJECT_NAME_MAX_CHARS);
+        assert_eq!(read(&exact), exact);
+        let item: super::super::InventoryItem = serde_json::from_str(&format!(
+            r#"{{"id":"p","name":"{}","is_published":true,"publish_audience":"public","visibility":"workspace_edit","activity_group":"older","connectors":[],"edge_functions":[],"edit_count":0,"message_count":0,"edits_24h":0,"edits_7d":0,"edits_30d":0,"visitors_24h":0,"visitors_7d":0,"visitors_30d":0,"last_edited_at":null,"last_security_scan_at":null,"owner":{{"display_name":"a"}},"review_priority":"unscored","review_priority_explanation":[],"matched_reason":null}}"#,
+            "x".repeat(1000)
+        ))
+        .unwrap();
+        assert_eq!(item.name.unwrap().chars().count(), PROJECT_NAME_MAX_CHARS);
+    }
 
     #[test]
     fn accepts_contract_examples() {

@@ -44,7 +44,7 @@ pub struct Workspace {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProjectSummary {
     pub id: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::project::bounded_name")]
     pub name: Option<String>,
     #[serde(default)]
     pub description: Option<String>,
