@@ -13,5 +13,6 @@ mod exporter_contexts;
 mod history;
 mod members;
 mod scans_traffic;
+mod version;
 mod warnings;
 mod workspaces;
