@@ -35,14 +35,18 @@ impl DemoError {
     }
 }
 
-/// Serves the demo data and runs the dashboard on it until it ends.
+/// Serves the demo data and runs the dashboard on it until it ends; `refresh`
+/// is `--refresh` (seconds), over the config file's.
 pub async fn run(
     generate: Option<GenerateSpec>,
     read_only: bool,
     config: &LoadedConfig,
+    refresh: Option<u64>,
 ) -> Result<Exit, DemoError> {
     // Settings first: a mistake in the file is reported before anything starts.
-    let settings = TuiSettings::from_config(config).map_err(LaunchError::from)?;
+    let settings = TuiSettings::from_config(config)
+        .map_err(LaunchError::from)?
+        .with_refresh(refresh);
     let anchor = seed::today_anchor(time::OffsetDateTime::now_utc());
     let fixture = match generate {
         Some(spec) => seed::generate(spec, anchor),

@@ -2,6 +2,7 @@
 //! server for the Project and Workspace Management API v1.
 
 pub mod api;
+pub mod build_info;
 pub mod cli;
 pub mod clock;
 pub mod config;

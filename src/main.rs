@@ -14,11 +14,15 @@ use vantage::server::{self, faults::Faults, ratelimit::RateLimit, seed};
 use vantage::session::{GlobalArgs, Session};
 use vantage::tui::launch;
 use vantage::tui::runtime::Exit;
+use vantage::tui::settings::parse_refresh;
 
 #[derive(Parser)]
 #[command(
     name = "vantage",
     version,
+    // Our own -V/--version, so that `--version --verbose` can add the target
+    // and the glibc (as `rustc -Vv` does); clap's flag prints and exits at once.
+    disable_version_flag = true,
     about = "A terminal dashboard for the Project and Workspace Management API v1",
     long_about = "A terminal dashboard for the Project and Workspace Management API v1.\n\n\
         Without a command it opens the dashboard on the configured service \
@@ -26,6 +30,15 @@ use vantage::tui::runtime::Exit;
         `vantage demo` opens it on built-in demo data."
 )]
 struct Cli {
+    /// Print the version, the commit and the build date (with --verbose: the target and the glibc it needs).
+    #[arg(short = 'V', long)]
+    version: bool,
+    /// With --version: also the target and the glibc the binary needs.
+    #[arg(long, requires = "version")]
+    verbose: bool,
+    /// Seconds between the dashboard's live refreshes, e.g. 5s or 2m [default: [tui] refresh_secs, else 10s].
+    #[arg(long, value_name = "INTERVAL", value_parser = parse_refresh)]
+    refresh: Option<u64>,
     #[command(flatten)]
     global: GlobalArgs,
     #[command(subcommand)]
@@ -56,6 +69,9 @@ struct DemoArgs {
     /// Generate a synthetic workspace instead of the demo fixture: projects=N,members=M,seed=S.
     #[arg(long, value_name = "SPEC")]
     generate: Option<seed::GenerateSpec>,
+    /// Seconds between the dashboard's live refreshes, e.g. 5s or 2m [default: [tui] refresh_secs, else 10s].
+    #[arg(long, value_name = "INTERVAL", value_parser = parse_refresh)]
+    refresh: Option<u64>,
 }
 
 /// The longest `--consistency-lag-ms`: a day; beyond it, timestamps of pending
@@ -143,9 +159,18 @@ fn exit_code(report: &color_eyre::Report) -> u8 {
 }
 
 fn run(cli: Cli) -> Result<()> {
+    if cli.version {
+        let text = if cli.verbose {
+            vantage::build_info::version_verbose()
+        } else {
+            vantage::build_info::version_line() + "\n"
+        };
+        print!("{text}");
+        return Ok(());
+    }
     match cli.command {
-        None => dashboard(&cli.global),
-        Some(Command::Demo(args)) => demo(&cli.global, args),
+        None => dashboard(&cli.global, cli.refresh),
+        Some(Command::Demo(args)) => demo(&cli.global, args, cli.refresh),
         Some(Command::Serve(args)) => serve(*args),
         Some(Command::Script(command)) => {
             std::process::exit(i32::from(vantage::cli::run(command, &cli.global)))
@@ -162,9 +187,11 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
-/// The dashboard on the configured service. Problems with the config or the key
-/// are reported before the terminal is touched.
-fn dashboard(global: &GlobalArgs) -> Result<()> {
+/// The dashboard on the configured service. A terminal it cannot draw on, and
+/// problems with the config or the key, are reported before the terminal is
+/// touched.
+fn dashboard(global: &GlobalArgs, refresh: Option<u64>) -> Result<()> {
+    vantage::tui::cursor_addressing::require()?;
     let session = Session::connect(global)?;
     // No workspace_id is fine: run_configured asks the service which ones the
     // key reaches (one is used, several are offered in a picker) before the
@@ -174,12 +201,15 @@ fn dashboard(global: &GlobalArgs) -> Result<()> {
     }
     let log = vantage::logging::to_file(&vantage::paths::data_dir())?;
     tracing::info!(log = %log.display(), "dashboard starting");
-    let exit = tokio::runtime::Runtime::new()?.block_on(launch::run_configured(session))?;
+    let exit =
+        tokio::runtime::Runtime::new()?.block_on(launch::run_configured(session, refresh))?;
     exit_like_the_signal(exit);
     Ok(())
 }
 
-fn demo(global: &GlobalArgs, args: DemoArgs) -> Result<()> {
+/// `vantage demo`; `--refresh` may come before the command or after it.
+fn demo(global: &GlobalArgs, args: DemoArgs, refresh: Option<u64>) -> Result<()> {
+    vantage::tui::cursor_addressing::require()?;
     let config = LoadedConfig::load(global.config.as_deref())?;
     vantage::logging::to_file(&vantage::paths::data_dir())?;
     let read_only = global.read_only || config.file.read_only.unwrap_or(false);
@@ -187,6 +217,7 @@ fn demo(global: &GlobalArgs, args: DemoArgs) -> Result<()> {
         args.generate,
         read_only,
         &config,
+        args.refresh.or(refresh),
     ))?;
     exit_like_the_signal(exit);
     Ok(())

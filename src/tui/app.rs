@@ -277,7 +277,7 @@ impl App {
                     self.members.wake(&mut cx),
                     self.monitor.wake(&mut cx),
                 ];
-                woken.contains(&true) || aged
+                woken.contains(&true) | aged | self.expire_notice(now)
             }
         };
         let navigated = !navs.is_empty();

@@ -82,9 +82,10 @@ pub fn watchlist_for(context: &Context) -> PathBuf {
     crate::paths::data_dir().join(format!("watchlist-{safe}.json"))
 }
 
-/// Opens the dashboard on the configured service.
-pub async fn run_configured(session: Session) -> Result<Exit, LaunchError> {
-    let settings = TuiSettings::from_config(&session.config)?;
+/// Opens the dashboard on the configured service; `refresh` is the command
+/// line's `--refresh` (seconds), over the config file's.
+pub async fn run_configured(session: Session, refresh: Option<u64>) -> Result<Exit, LaunchError> {
+    let settings = TuiSettings::from_config(&session.config)?.with_refresh(refresh);
     // Configured, or asked of the service (DESIGN.md): the one the key reaches
     // is named in the header; several are offered in a picker.
     // The plan of a discovered workspace is known now; otherwise the App reads

@@ -2,6 +2,7 @@
 
 pub mod action;
 pub mod app;
+pub mod cursor_addressing;
 pub mod effect;
 pub mod executor;
 pub mod keymap;

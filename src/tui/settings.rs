@@ -162,6 +162,41 @@ impl TuiSettings {
     }
 }
 
+impl TuiSettings {
+    /// The command line's `--refresh` over the config file's `refresh_secs`.
+    pub fn with_refresh(mut self, flag: Option<u64>) -> Self {
+        if flag.is_some() {
+            self.refresh_secs = flag;
+        }
+        self
+    }
+}
+
+/// `--refresh`: seconds (`5`, `5s`) or minutes (`2m`), within the range
+/// `refresh_secs` allows (htop's `-d` takes a plain number; a unit reads better).
+pub fn parse_refresh(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let (number, unit) = match text.strip_suffix('s') {
+        Some(number) => (number, 1),
+        None => match text.strip_suffix('m') {
+            Some(number) => (number, 60),
+            None => (text, 1),
+        },
+    };
+    number
+        .parse::<u64>()
+        .ok()
+        .and_then(|number| number.checked_mul(unit))
+        .filter(|secs| REFRESH_SECS_RANGE.contains(secs))
+        .ok_or_else(|| {
+            format!(
+                "{text:?} is not a refresh interval: give seconds or minutes from {} s to {} min, e.g. 5s or 2m",
+                REFRESH_SECS_RANGE.start(),
+                REFRESH_SECS_RANGE.end() / 60
+            )
+        })
+}
+
 /// `tui.refresh_secs` as the file spells it: `[tui] refresh_secs`.
 fn table_and_key(path: &str) -> String {
     match path.split_once('.') {
@@ -195,6 +230,20 @@ mod tests {
         for part in parts {
             assert!(shown.contains(part), "{part:?} is not in: {shown}");
         }
+    }
+
+    #[test]
+    fn the_refresh_flag_takes_seconds_or_minutes_and_wins_over_the_file() {
+        assert_eq!(parse_refresh("5s"), Ok(5));
+        assert_eq!(parse_refresh("5"), Ok(5));
+        assert_eq!(parse_refresh("2m"), Ok(120));
+        for bad in ["0s", "", "s", "5h", "-1", "61m", "1.5s"] {
+            let refused = parse_refresh(bad).unwrap_err();
+            assert!(refused.contains("e.g. 5s"), "{bad}: {refused}");
+        }
+        let file = settings("[tui]\nrefresh_secs = 30\n").unwrap();
+        assert_eq!(file.clone().with_refresh(None).refresh_secs, Some(30));
+        assert_eq!(file.with_refresh(Some(5)).refresh_secs, Some(5));
     }
 
     #[test]

@@ -14,5 +14,6 @@ mod history;
 mod hostile;
 mod members;
 mod scans_traffic;
+mod version;
 mod warnings;
 mod workspaces;

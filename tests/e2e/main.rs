@@ -6,6 +6,7 @@ mod support;
 mod changes;
 mod contexts;
 mod demo;
+mod dumb_terminal;
 mod palette_bulk;
 mod project;
 mod robustness_terminal;

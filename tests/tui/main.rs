@@ -13,6 +13,7 @@ mod inventory_walk;
 mod keys_readme;
 mod lists;
 mod monitor;
+mod monitor_operators;
 mod palette;
 mod project;
 mod robustness_keys;

@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Tabs, Wrap};
 use time::OffsetDateTime;
 
+use super::wake::NOTICE_SHOWN_FOR;
 use super::{App, MIN_HEIGHT, MIN_WIDTH, Overlay};
 use crate::text::{fit, sanitize_line};
 use crate::tui::action::Action;
@@ -216,7 +217,11 @@ impl App {
                 theme.warn,
             ));
         }
-        if let Some((text, _)) = &self.notice {
+        if let Some((text, _)) = self
+            .notice
+            .as_ref()
+            .filter(|(_, at)| now < *at + NOTICE_SHOWN_FOR)
+        {
             spans.push(Span::styled(" · ", theme.dim));
             spans.push(Span::styled(fit(text, 80), theme.accent));
         } else if let Some(error) = self.errors.last().filter(|_| self.failing) {

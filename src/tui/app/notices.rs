@@ -14,7 +14,7 @@ impl App {
     pub(super) fn handle_notice(&mut self, notice: ClientNotice, now: OffsetDateTime) -> bool {
         match notice {
             ClientNotice::RateLimit { remaining, limit } => {
-                self.monitor.set_rate_limit(limit);
+                self.monitor.set_rate_limit(remaining, limit, now);
                 // The lists walk pages and fetch details within the budget.
                 self.inventory.list.set_rate(remaining, limit);
                 self.members.set_rate(remaining, limit);

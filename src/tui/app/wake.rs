@@ -1,11 +1,16 @@
 //! When the App must wake next: a screen's deadline, or the minute a
 //! relative time on screen ages.
 
-use time::OffsetDateTime;
+use time::{Duration, OffsetDateTime};
 
 use super::{App, Overlay};
 use crate::tui::nav::Tab;
 use crate::tui::screens::Screen;
+
+/// How long a status notice ("copy sent …", "frozen: press f to resume")
+/// stays: long enough to read, then the status line shows the status again,
+/// as k9s's flash messages and lazygit's toasts clear themselves.
+pub const NOTICE_SHOWN_FOR: Duration = Duration::seconds(10);
 
 impl App {
     /// The earliest deadline any screen waits for.
@@ -25,7 +30,24 @@ impl App {
     /// The earliest time the runtime must wake: a screen's deadline, or the
     /// minute a relative time on screen ages.
     pub fn next_wake(&self) -> Option<OffsetDateTime> {
-        [self.wake_at(), self.age_wake].into_iter().flatten().min()
+        [self.wake_at(), self.age_wake, self.notice_expiry()]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// When the status notice on screen goes away.
+    fn notice_expiry(&self) -> Option<OffsetDateTime> {
+        self.notice.as_ref().map(|(_, at)| *at + NOTICE_SHOWN_FOR)
+    }
+
+    /// Drops a notice that has been shown long enough; true when one went.
+    pub(super) fn expire_notice(&mut self, now: OffsetDateTime) -> bool {
+        let expired = self.notice_expiry().is_some_and(|at| at <= now);
+        if expired {
+            self.notice = None;
+        }
+        expired
     }
 
     /// The times shown on screen as an age ("3 min ago").

@@ -71,24 +71,34 @@ pub fn key_line(theme: &Theme, pairs: &[(&str, &str)]) -> Line<'static> {
     )
 }
 
-/// "3 min ago", rounded so that the label changes rarely.
+/// Under this age a time reads "just now"; above it, within the first
+/// minute, in steps of this many seconds ("50 s ago"): data most of a minute
+/// old is not "just now".
+const JUST_NOW_SECS: i64 = 10;
+
+/// "3 min ago", rounded down so that the label changes rarely (every 10 s in
+/// the first minute, then every minute, hour, day) and never says younger than
+/// it is.
 pub fn ago(seconds: i64) -> String {
     match seconds {
-        s if s < 60 => "just now".into(),
+        s if s < JUST_NOW_SECS => "just now".into(),
+        s if s < 60 => format!("{} s ago", s / JUST_NOW_SECS * JUST_NOW_SECS),
         s if s < 3_600 => format!("{} min ago", s / 60),
         s if s < 86_400 => format!("{} h ago", s / 3_600),
         s => format!("{} d ago", s / 86_400),
     }
 }
 
-/// When `ago` of a time `at` next reads differently: the next whole minute
-/// (hour, day) of its age. Redraws for an ageing label happen only then.
+/// When `ago` of a time `at` next reads differently: the next step of 10 s in
+/// the first minute, then the next whole minute (hour, day) of its age.
+/// Redraws for an ageing label happen only then.
 pub fn next_age_change(
     at: time::OffsetDateTime,
     now: time::OffsetDateTime,
 ) -> time::OffsetDateTime {
     let age = (now - at).whole_seconds().max(0);
     let step = match age {
+        a if a < 60 => JUST_NOW_SECS,
         a if a < 3_600 => 60,
         a if a < 86_400 => 3_600,
         _ => 86_400,
@@ -143,16 +153,20 @@ mod tests {
         assert_eq!(count(5_000, "project"), "5,000 projects");
         assert_eq!(count(0, "member"), "0 members");
         assert_eq!(ago(5), "just now");
+        assert_eq!(ago(54), "50 s ago", "most of a minute is not just now");
+        assert_eq!(ago(10), "10 s ago");
+        assert_eq!(ago(60), "1 min ago");
         assert_eq!(ago(125), "2 min ago");
         assert_eq!(ago(7_300), "2 h ago");
         assert_eq!(ago(200_000), "2 d ago");
     }
 
     #[test]
-    fn an_age_changes_on_the_next_whole_minute_then_hour() {
+    fn an_age_changes_every_ten_seconds_then_on_the_next_whole_minute_then_hour() {
         let at = time::macros::datetime!(2026-11-22 12:00:00 UTC);
         let next = |secs: i64| next_age_change(at, at + time::Duration::seconds(secs)) - at;
-        assert_eq!(next(0), time::Duration::seconds(60));
+        assert_eq!(next(0), time::Duration::seconds(10));
+        assert_eq!(next(54), time::Duration::seconds(60));
         assert_eq!(next(59), time::Duration::seconds(60));
         assert_eq!(next(60), time::Duration::seconds(120));
         assert_eq!(next(3_599), time::Duration::seconds(3_600));

@@ -10,10 +10,12 @@
 mod ages;
 mod axis;
 mod budget;
+mod grid;
 mod live;
 mod view;
 mod watch;
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -23,6 +25,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use time::{Duration, OffsetDateTime};
 
+use self::grid::GridFit;
 pub use self::live::{BUCKETS_KEPT, Live, NEVER_PUBLISHED_RECHECK};
 use super::paged::draw_placeholder;
 use super::{ProjectRef, Screen, ScreenView, no_project_text};
@@ -67,6 +70,9 @@ pub struct MonitorScreen {
     pub frozen: bool,
     /// The rate limit the client last reported: the refresh fits within it.
     rate_limit: Option<u32>,
+    /// What the client last reported left of it, and when: a round waits for
+    /// room when others (the background snapshot) spent it.
+    remaining: Option<(u32, OffsetDateTime)>,
     /// Since when the view is frozen.
     frozen_at: Option<OffsetDateTime>,
     /// The project selected in the inventory.
@@ -97,6 +103,9 @@ pub struct MonitorScreen {
     save_pending: Option<u64>,
     /// The read of the watch-list file, while it is under way.
     load_pending: Option<u64>,
+    /// How many tiles the last drawn grid fits: tiles scrolled out of view
+    /// are not asked for (as a list builds only its visible rows).
+    grid_fit: Cell<Option<GridFit>>,
 }
 
 impl Default for MonitorScreen {
@@ -113,6 +122,7 @@ impl MonitorScreen {
             frozen: false,
             frozen_at: None,
             rate_limit: None,
+            remaining: None,
             selected: None,
             watch: Vec::new(),
             watch_path: None,
@@ -130,33 +140,12 @@ impl MonitorScreen {
             last_ok: None,
             save_pending: None,
             load_pending: None,
+            grid_fit: Cell::new(None),
         }
     }
 
     pub fn refresh_interval(&self) -> Duration {
         self.refresh
-    }
-
-    /// The client reported the rate limit.
-    pub fn set_rate_limit(&mut self, limit: u32) {
-        self.rate_limit = Some(limit);
-    }
-
-    /// The interval between rounds: the configured one, stretched when the
-    /// shown projects would spend more than the monitor's share of the budget.
-    pub fn effective_refresh(&self) -> Duration {
-        // Never-published projects are asked rarely: they do not count.
-        let polled = self
-            .shown()
-            .iter()
-            .filter(|project| {
-                !self
-                    .live
-                    .get(&project.id)
-                    .is_some_and(Live::never_published)
-            })
-            .count();
-        budget::stretched(self.refresh, polled, self.rate_limit)
     }
 
     /// The project selected in the inventory changed (or not).
@@ -248,8 +237,12 @@ impl MonitorScreen {
         if !only_missing {
             self.round_unreachable = false;
         }
-        let mut asked = false;
+        let on_screen = self.on_screen(shown.len());
+        let mut to_ask = Vec::new();
         for (lane, project) in shown.iter().enumerate().take(self.lanes.len()) {
+            if !on_screen.contains(&lane) {
+                continue;
+            }
             let in_flight = matches!(&self.lanes[lane], Some((_, id)) if *id == project.id);
             let has_data = self.live.get(&project.id).is_some_and(|live| live.loaded);
             let resting = round == Round::Due
@@ -260,6 +253,20 @@ impl MonitorScreen {
             if in_flight || (only_missing && has_data) || resting {
                 continue;
             }
+            to_ask.push((lane, project));
+        }
+        // `r` is the user's own request: it goes now, whatever the budget.
+        if round != Round::Asked
+            && let Some(at) = self.room_at(to_ask.len(), cx.now)
+        {
+            if !self.busy() {
+                self.next_at = Some(at);
+                self.scheduled_at = Some(cx.now);
+            }
+            return;
+        }
+        let asked = !to_ask.is_empty();
+        for (lane, project) in to_ask {
             let token = cx.fetch(
                 Slot::Realtime(lane as u8),
                 Request::Realtime {
@@ -267,7 +274,6 @@ impl MonitorScreen {
                 },
             );
             self.lanes[lane] = Some((token, project.id.clone()));
-            asked = true;
         }
         if asked || self.busy() {
             // The replies schedule the next round.
@@ -324,6 +330,9 @@ impl MonitorScreen {
         self.cursor = to.min(tiles.saturating_sub(1));
         if self.zoom && before != self.cursor {
             self.prune();
+        }
+        if before != self.cursor {
+            // The zoomed project, or tiles scrolled into view, may have no data.
             self.fetch(cx, Round::Missing);
         }
     }

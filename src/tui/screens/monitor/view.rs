@@ -10,7 +10,7 @@ use ratatui::widgets::{
 };
 
 use super::live::never_published;
-use super::{Live, MonitorScreen, TILE_HEIGHT, TILE_MIN_WIDTH, axis};
+use super::{GridFit, Live, MonitorScreen, TILE_HEIGHT, TILE_MIN_WIDTH, axis};
 use crate::text::fit;
 use crate::tui::action::Action;
 use crate::tui::screens::{ProjectRef, ScreenView, error_text};
@@ -260,8 +260,12 @@ impl MonitorScreen {
         let (columns, tile_height) = grid_shape(shown.len(), area);
         let rows_fit = (area.height / tile_height).max(1) as usize;
         let cursor = self.cursor.min(shown.len().saturating_sub(1));
-        // Scroll by whole rows of tiles so the focused tile stays in view.
-        let first_row = (cursor / columns).saturating_sub(rows_fit - 1);
+        let fit = GridFit {
+            columns,
+            rows: rows_fit,
+        };
+        self.grid_fit.set(Some(fit));
+        let first_row = fit.first_row(cursor);
         let scale = self.shared_scale.then(|| self.shared_max(shown));
         let rows = Layout::vertical(vec![Constraint::Length(tile_height); rows_fit]).split(area);
         for (row_index, row_area) in rows.iter().enumerate() {
