@@ -30,6 +30,9 @@ pub enum Slot {
     InventoryExport,
     /// The project detail screen's read of the project.
     Project,
+    /// The project screen's search of the inventory for the project's row
+    /// (`facts.rs`), when it was opened without one.
+    ProjectFacts,
     /// A change to a project: rename, visibility, (un)publish, delete. One at a time.
     ProjectWrite,
     /// A poll of a deployment's status.
