@@ -268,6 +268,7 @@ impl App {
         let before = self.location();
         let tab_before = self.tab;
         let notice_before = self.notice.clone();
+        let context_before = self.notice_context();
         self.monitor.observe_clock(now);
         let mut turn = Turn::new(now, &mut effects, &mut navs);
         let changed = match msg {
@@ -291,7 +292,8 @@ impl App {
         };
         let navigated = !navs.is_empty();
         self.apply_navs(navs, now, &mut effects);
-        self.follow_focus(tab_before, notice_before);
+        self.follow_focus(tab_before);
+        self.drop_stale_notice(context_before, notice_before);
         self.trail.record(before, self.location());
         for effect in &effects {
             match effect {

@@ -332,6 +332,19 @@ fn an_id_search_never_shows_a_row_the_filters_exclude() {
             && shown.contains(":prj_10befad0e55d opens it"),
         "{shown}"
     );
+    // The search ends: what it found out goes with it.
+    app.handle(key('c'), NOW);
+    let shown = text(&screen(&app, 120, 35));
+    assert!(!shown.contains("not under these filters"), "{shown}");
+}
+
+#[test]
+fn one_kind_of_change_is_singular() {
+    let mut set = change_set();
+    set.changes.truncate(1);
+    let app = changes_app(set);
+    let shown = text(&screen(&app, 120, 35));
+    assert!(shown.contains("· 1 kind changed"), "{shown}");
 }
 
 /// Every byte the App's frame sends to a terminal of `depth` colours.

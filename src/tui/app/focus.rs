@@ -41,12 +41,32 @@ impl App {
         }
     }
 
+    /// What a status-line notice is about: the project in focus and the
+    /// inventory's search. A notice outlives neither.
+    pub(super) fn notice_context(&self) -> (Option<String>, String) {
+        let focus = self.focus.project.as_ref().map(|p| p.id.clone());
+        (focus, self.inventory.search().to_owned())
+    }
+
+    /// After a message: a notice from before it goes when what it was about
+    /// changed (another project in focus, another search), unless the
+    /// message said something new ("searching the service for …" two
+    /// projects later, "not under these filters" after the search ended).
+    pub(super) fn drop_stale_notice(
+        &mut self,
+        before: (Option<String>, String),
+        notice_before: Option<Notice>,
+    ) {
+        let (focus, search) = self.notice_context();
+        let moved = before.0.is_some() && focus != before.0;
+        if (moved || search != before.1) && self.notice == notice_before {
+            self.notice = None;
+        }
+    }
+
     /// After a message: a cursor that moved (or the first one there is) sets
-    /// the focus; a tab just shown only notes where its cursor is. A notice
-    /// from before the turn is about the project that was in focus: it goes
-    /// when another comes into focus ("searching the service for …").
-    pub(super) fn follow_focus(&mut self, tab_before: Tab, notice_before: Option<Notice>) {
-        let focus_before = self.focus.project.as_ref().map(|p| p.id.clone());
+    /// the focus; a tab just shown only notes where its cursor is.
+    pub(super) fn follow_focus(&mut self, tab_before: Tab) {
         let cursor = self.cursor_project();
         let seen = cursor.as_ref().map(|project| project.id.clone());
         let moved = self.tab == tab_before && seen != self.focus.cursor_seen;
@@ -57,10 +77,6 @@ impl App {
             self.focus.project = Some(project);
         }
         self.focus.cursor_seen = seen;
-        let focus_after = self.focus.project.as_ref().map(|p| p.id.clone());
-        if focus_before.is_some() && focus_after != focus_before && self.notice == notice_before {
-            self.notice = None;
-        }
     }
 
     /// Opens the project screen on `open`. A project opened without its row
@@ -102,6 +118,8 @@ impl App {
         }
         self.tab = Tab::Inventory;
         let facts = Facts::new(row.map(|row| (row, source)));
+        // What the status line said was about the screen left behind.
+        self.notice = None;
         self.focus.project = Some(project.clone());
         self.project = Some(ProjectScreen::new(project, facts, access));
         self.with_screen(turn, |screen, cx| screen.activate(cx));
