@@ -385,7 +385,9 @@ impl App {
                     None => false,
                 }
             }
-            Slot::MemberPage | Slot::MemberDetail(_) => self.members.handle_reply(answer, &mut cx),
+            Slot::MemberPage | Slot::MemberRoles | Slot::MemberDetail(_) => {
+                self.members.handle_reply(answer, &mut cx)
+            }
             Slot::Realtime(_) | Slot::WatchlistLoad | Slot::WatchlistSave => {
                 self.monitor.handle_reply(answer, &mut cx)
             }

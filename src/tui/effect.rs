@@ -44,6 +44,9 @@ pub enum Slot {
     /// A project id typed into the inventory's search, looked up by itself.
     InventoryIdLookup,
     MemberPage,
+    /// The member list filtered by one role, page by page, for the roles of
+    /// the rows on screen (`screens/members/roles.rs`).
+    MemberRoles,
     /// One of a few lanes for member details, so that several load at once
     /// without aborting one another; the lane count bounds what is in flight.
     MemberDetail(u8),

@@ -420,3 +420,95 @@ fn the_selected_row_differs_in_more_than_colour_in_every_theme_and_depth() {
         }
     }
 }
+
+/// A page of member references: the users `ids`, and whether more follow.
+fn members_of(
+    ids: &[usize],
+    more: bool,
+) -> vantage::api::model::Page<vantage::api::model::MemberRef> {
+    serde_json::from_value(json!({
+        "data": ids.iter().map(|n| json!({"user_id": crate::screens::user_id(*n), "type": "user"})).collect::<Vec<_>>(),
+        "pagination": {"has_more": more, "next_cursor": if more { Some("more") } else { None }},
+    }))
+    .unwrap()
+}
+
+#[test]
+fn members_roles_are_filled_for_the_rows_on_screen_one_listing_per_role() {
+    use vantage::api::model::Role;
+    let mut app = app();
+    app.start(NOW);
+    let effects = app.handle(key('3'), NOW);
+    let (token, _) = fetches_for(&effects, Slot::MemberPage)
+        .pop()
+        .expect("the first page");
+    screen(&app, 120, 35);
+    let mut effects = reply(
+        &mut app,
+        Slot::MemberPage,
+        token,
+        Ok(Reply::MemberPage(Box::new(members_of(&[0, 1, 2], false)))),
+    );
+    // Owners, then admins (two pages of them), then members: each listing
+    // answers until every row on screen knows its role, and no further.
+    let answers: [(Role, &[usize], bool); 4] = [
+        (Role::Owner, &[0], false),
+        (Role::Admin, &[7], true),
+        (Role::Admin, &[1], false),
+        (Role::Member, &[2, 9], false),
+    ];
+    for (role, ids, more) in answers {
+        let (token, request) = fetches_for(&effects, Slot::MemberRoles)
+            .pop()
+            .unwrap_or_else(|| panic!("a listing of {role:?}"));
+        let Request::MemberPage { params, .. } = request else {
+            panic!("a member listing: {request:?}");
+        };
+        assert_eq!(params.role, vec![role]);
+        assert_eq!(params.limit, Some(100));
+        effects = reply(
+            &mut app,
+            Slot::MemberRoles,
+            token,
+            Ok(Reply::MemberPage(Box::new(members_of(ids, more)))),
+        );
+    }
+    assert!(
+        fetches_for(&effects, Slot::MemberRoles).is_empty(),
+        "every row on screen knows its role: no more listings"
+    );
+    assert_eq!(app.members.role_walk.requests, 4);
+    let shown = text(&screen(&app, 120, 35));
+    for role in ["owner", "admin", "member"] {
+        assert!(shown.contains(role), "{role}: {shown}");
+    }
+}
+
+#[test]
+fn a_role_no_listing_found_is_shown_as_unknown() {
+    let mut app = app();
+    app.start(NOW);
+    let effects = app.handle(key('3'), NOW);
+    let (token, _) = fetches_for(&effects, Slot::MemberPage)
+        .pop()
+        .expect("the first page");
+    screen(&app, 120, 35);
+    let mut effects = reply(
+        &mut app,
+        Slot::MemberPage,
+        token,
+        Ok(Reply::MemberPage(Box::new(members_of(&[0], false)))),
+    );
+    // Every role is listed; none holds the member (it left meanwhile).
+    while let Some((token, _)) = fetches_for(&effects, Slot::MemberRoles).pop() {
+        effects = reply(
+            &mut app,
+            Slot::MemberRoles,
+            token,
+            Ok(Reply::MemberPage(Box::new(members_of(&[], false)))),
+        );
+    }
+    assert_eq!(app.members.role_walk.requests, 5, "one listing per role");
+    let shown = text(&screen(&app, 120, 35));
+    assert!(shown.contains("unknown"), "{shown}");
+}
