@@ -51,12 +51,19 @@ impl ProjectRef {
 pub struct ProjectOpen {
     pub project: ProjectRef,
     pub row: Option<InventoryItem>,
+    /// The row came from a search of the service just now (the palette's
+    /// jump by name), not from the inventory's loaded pages.
+    pub searched: bool,
 }
 
 impl ProjectOpen {
     /// A project known by id and perhaps a name, without its row.
     pub fn by_ref(project: ProjectRef) -> Self {
-        Self { project, row: None }
+        Self {
+            project,
+            row: None,
+            searched: false,
+        }
     }
 
     /// A project opened on its loaded inventory row.
@@ -64,6 +71,15 @@ impl ProjectOpen {
         Self {
             project: ProjectRef::of_row(&item),
             row: Some(item),
+            searched: false,
+        }
+    }
+
+    /// A project whose row a search of the service found just now.
+    pub fn searched(item: InventoryItem) -> Self {
+        Self {
+            searched: true,
+            ..Self::row(item)
         }
     }
 }

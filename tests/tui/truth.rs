@@ -512,3 +512,29 @@ fn a_role_no_listing_found_is_shown_as_unknown() {
     let shown = text(&screen(&app, 120, 35));
     assert!(shown.contains("unknown"), "{shown}");
 }
+
+#[test]
+fn a_project_found_by_the_palettes_search_says_so_not_the_inventory_list() {
+    let mut app = app();
+    inventory_with(&mut app, 3, 3);
+    let effects = palette(&mut app, "Booking log 3");
+    let (token, _) = fetches_for(&effects, Slot::PaletteJump)
+        .pop()
+        .expect("the service is searched for the name");
+    let found = page_of(vec![rich_item("prj_54e5c98533fc", "Booking log 3")]);
+    reply(
+        &mut app,
+        Slot::PaletteJump,
+        token,
+        Ok(Reply::InventoryPage(Box::new(found))),
+    );
+    let shown = text(&screen(&app, 120, 35));
+    assert!(
+        shown.contains("from a search by name") && !shown.contains("from the inventory list"),
+        "{shown}"
+    );
+    assert!(
+        !shown.contains("searching the service"),
+        "the search's notice ended with it"
+    );
+}

@@ -135,9 +135,9 @@ impl App {
             _ => None,
         };
         match found {
-            Some(item) => navs.push(Nav::Project(ProjectNav::Open(Box::new(ProjectOpen::row(
-                item,
-            ))))),
+            Some(item) => navs.push(Nav::Project(ProjectNav::Open(Box::new(
+                ProjectOpen::searched(item),
+            )))),
             None if rows.is_empty() => {
                 self.palette.forget_unconfirmed();
                 self.say(

@@ -83,7 +83,11 @@ impl App {
     /// takes the loaded one if the inventory has it; the screen searches for
     /// it otherwise (`facts.rs`), and never makes one up.
     pub(super) fn open_project(&mut self, open: ProjectOpen, turn: &mut Turn<'_>) {
-        let ProjectOpen { project, row } = open;
+        let ProjectOpen {
+            project,
+            row,
+            searched,
+        } = open;
         let row = row.or_else(|| {
             self.inventory
                 .list
@@ -99,6 +103,7 @@ impl App {
         };
         // Rows seeded from the snapshot at start say so, with its age.
         let source = match self.history.inventory_seeded_at() {
+            _ if searched => Source::Search(turn.now),
             Some(taken_at) => Source::Snapshot(taken_at),
             None => Source::Page(self.inventory.list.loaded_at),
         };

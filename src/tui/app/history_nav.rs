@@ -76,10 +76,9 @@ impl App {
     pub fn location(&self) -> Location {
         match &self.project {
             Some(project) if self.tab == Tab::Inventory => {
-                Location::Project(Box::new(ProjectOpen {
-                    project: project.project_ref(),
-                    row: project.facts.item().cloned(),
-                }))
+                // The row is found again on the way back (loaded, or searched
+                // for), so its source and age are told anew.
+                Location::Project(Box::new(ProjectOpen::by_ref(project.project_ref())))
             }
             _ if self.tab == Tab::Inventory => Location::Inventory(Box::new(self.inventory.view())),
             _ => Location::Tab(self.tab),
