@@ -7,6 +7,7 @@
 mod commands;
 mod contexts;
 mod draw;
+mod focus;
 mod history;
 mod history_nav;
 mod notices;
@@ -88,6 +89,9 @@ enum Overlay {
     ErrorLog,
 }
 
+/// A status-line message and when it was said.
+type Notice = (String, OffsetDateTime);
+
 /// Facts for the header.
 #[derive(Debug, Clone, Default)]
 pub struct Identity {
@@ -121,11 +125,13 @@ pub struct App {
     pub palette: Palette,
     /// Back and forward across screens and projects (`app/history_nav.rs`).
     trail: history_nav::Trail,
+    /// The project in focus (`app/focus.rs`).
+    focus: focus::FocusState,
     /// The `?` overlay's scrolling.
     help_pane: ScrollPane,
     overlay: Option<Overlay>,
     pub errors: Vec<ErrorInfo>,
-    notice: Option<(String, OffsetDateTime)>,
+    notice: Option<Notice>,
     rate: Option<(u32, u32)>,
     /// When the client last reported the rate limit: the figure ages on screen.
     rate_at: Option<OffsetDateTime>,
@@ -172,6 +178,7 @@ impl App {
             contexts,
             palette: Palette::default(),
             trail: history_nav::Trail::default(),
+            focus: focus::FocusState::default(),
             help_pane: ScrollPane::default(),
             overlay: None,
             errors: Vec::new(),
@@ -259,6 +266,9 @@ impl App {
     pub fn handle(&mut self, msg: Msg, now: OffsetDateTime) -> Vec<Effect> {
         let (mut effects, mut navs) = (Vec::new(), Vec::new());
         let before = self.location();
+        let tab_before = self.tab;
+        let notice_before = self.notice.clone();
+        let context_before = self.notice_context();
         self.monitor.observe_clock(now);
         let mut turn = Turn::new(now, &mut effects, &mut navs);
         let changed = match msg {
@@ -282,6 +292,8 @@ impl App {
         };
         let navigated = !navs.is_empty();
         self.apply_navs(navs, now, &mut effects);
+        self.follow_focus(tab_before);
+        self.drop_stale_notice(context_before, notice_before);
         self.trail.record(before, self.location());
         for effect in &effects {
             match effect {
@@ -356,6 +368,7 @@ impl App {
             | Slot::InventoryBulk
             | Slot::InventoryIdLookup => self.inventory.handle_reply(answer, &mut cx),
             Slot::Project
+            | Slot::ProjectFacts
             | Slot::ProjectWrite
             | Slot::Deployment
             | Slot::SecurityScans
@@ -372,7 +385,9 @@ impl App {
                     None => false,
                 }
             }
-            Slot::MemberPage | Slot::MemberDetail(_) => self.members.handle_reply(answer, &mut cx),
+            Slot::MemberPage | Slot::MemberRoles | Slot::MemberDetail(_) => {
+                self.members.handle_reply(answer, &mut cx)
+            }
             Slot::Realtime(_) | Slot::WatchlistLoad | Slot::WatchlistSave => {
                 self.monitor.handle_reply(answer, &mut cx)
             }
@@ -492,13 +507,15 @@ impl App {
             Action::Back => return self.notice.take().is_some(),
             Action::NextTab => self.switch_tab(self.tab.next(), turn),
             Action::PrevTab => self.switch_tab(self.tab.prev(), turn),
-            Action::Tab1 => self.switch_tab(Tab::Insights, turn),
-            Action::Tab2 => self.switch_tab(Tab::Inventory, turn),
-            Action::Tab3 => self.switch_tab(Tab::Members, turn),
-            Action::Tab4 => self.switch_tab(Tab::Monitor, turn),
-            Action::Tab5 => self.switch_tab(Tab::Analytics, turn),
-            Action::Tab6 => self.switch_tab(Tab::PersonalData, turn),
-            Action::Tab7 => self.switch_tab(Tab::Changes, turn),
+            // `2` is the inventory's list (its cursor on the project in
+            // focus), as the palette's `inventory` is: never a project's pane.
+            Action::Tab1 => self.show_tab(Tab::Insights, turn),
+            Action::Tab2 => self.show_tab(Tab::Inventory, turn),
+            Action::Tab3 => self.show_tab(Tab::Members, turn),
+            Action::Tab4 => self.show_tab(Tab::Monitor, turn),
+            Action::Tab5 => self.show_tab(Tab::Analytics, turn),
+            Action::Tab6 => self.show_tab(Tab::PersonalData, turn),
+            Action::Tab7 => self.show_tab(Tab::Changes, turn),
             Action::MarkReviewed => self.with_app_cx(turn, App::begin_mark),
             Action::ReviewFilter if self.tab == Tab::Inventory && self.project.is_none() => {
                 let mut cx = turn.cx(&mut self.next_token);
@@ -517,19 +534,8 @@ impl App {
     /// Opens or leaves the project view, or shows a write in the inventory.
     fn navigate_project(&mut self, nav: ProjectNav, turn: &mut Turn<'_>) {
         match nav {
-            ProjectNav::Open(item) => {
-                let access = if self.identity.read_only {
-                    WriteAccess::ReadOnly
-                } else if let Some(scopes) = &self.missing_write_scope {
-                    WriteAccess::MissingScope(scopes.clone())
-                } else {
-                    WriteAccess::Allowed
-                };
-                self.tab = Tab::Inventory;
-                self.project = Some(ProjectScreen::new(*item, access));
-                self.with_screen(turn, |screen, cx| screen.activate(cx));
-            }
-            ProjectNav::Close => self.project = None,
+            ProjectNav::Open(open) => self.open_project(*open, turn),
+            ProjectNav::Close => self.close_project(turn),
             ProjectNav::Wrote(write) => {
                 let mut cx = turn.cx(&mut self.next_token);
                 self.inventory.apply_project_write(&write, &mut cx);
@@ -542,30 +548,16 @@ impl App {
             self.with_screen(turn, |screen, _| screen.deactivate());
         }
         self.tab = tab;
-        let project = self.selected_project();
+        let project = self.focused_project().cloned();
         self.monitor.set_project(project.clone());
         self.analytics.set_project(project.clone());
         self.pii.set_project(project);
         self.with_screen(turn, |screen, cx| screen.activate(cx));
     }
 
-    /// The project the monitor, analytics and personal-data tabs show: the one
-    /// selected in the inventory.
-    pub fn selected_project(&self) -> Option<ProjectRef> {
-        self.inventory.selected_item().map(|item| ProjectRef {
-            id: item.id.clone(),
-            name: item.name.clone(),
-        })
-    }
-
-    /// `w` outside the monitor: pins or unpins the inventory's selection.
+    /// `w` outside the monitor: pins or unpins the project in focus.
     fn watch_selected(&mut self, turn: &mut Turn<'_>) {
-        // The open project first: it need not be the inventory's selected row.
-        let selected = self
-            .project
-            .as_ref()
-            .map(ProjectScreen::project_ref)
-            .or_else(|| self.selected_project());
+        let selected: Option<ProjectRef> = self.focused_project().cloned();
         let mut cx = turn.cx(&mut self.next_token);
         match selected {
             Some(project) => self.monitor.toggle_watch(project, &mut cx),

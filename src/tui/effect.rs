@@ -30,6 +30,9 @@ pub enum Slot {
     InventoryExport,
     /// The project detail screen's read of the project.
     Project,
+    /// The project screen's search of the inventory for the project's row
+    /// (`facts.rs`), when it was opened without one.
+    ProjectFacts,
     /// A change to a project: rename, visibility, (un)publish, delete. One at a time.
     ProjectWrite,
     /// A poll of a deployment's status.
@@ -41,6 +44,9 @@ pub enum Slot {
     /// A project id typed into the inventory's search, looked up by itself.
     InventoryIdLookup,
     MemberPage,
+    /// The member list filtered by one role, page by page, for the roles of
+    /// the rows on screen (`screens/members/roles.rs`).
+    MemberRoles,
     /// One of a few lanes for member details, so that several load at once
     /// without aborting one another; the lane count bounds what is in flight.
     MemberDetail(u8),

@@ -1,8 +1,10 @@
 //! What screens ask of the App itself (never of the runtime): switch a tab, open
 //! or leave the project view, say something on the status line. A leaf: screens,
-//! `effect.rs` and the App import it, and it imports none of them.
+//! `effect.rs` and the App import it, and it imports none of them (only the
+//! leaf `focus.rs`).
 
-use crate::api::model::{InventoryItem, Project};
+use super::focus::ProjectOpen;
+use crate::api::model::Project;
 
 /// The tabs, in the order the header shows them and `1`-`7` pick them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -79,9 +81,9 @@ pub enum Nav {
 /// What the project screen asks of the app.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ProjectNav {
-    /// Open the screen on the inventory row.
-    Open(Box<InventoryItem>),
-    /// Back to the inventory.
+    /// Open the screen on a project, with its row when one is loaded.
+    Open(Box<ProjectOpen>),
+    /// Back to where the screen was opened from.
     Close,
     /// A write succeeded: the inventory shows it at once.
     Wrote(ProjectWrite),

@@ -15,8 +15,12 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 
-/// Output is buffered so that a frame reaches the terminal in one write.
-pub type Tui = Terminal<CrosstermBackend<BufWriter<Stdout>>>;
+use super::sgr16::Sgr16;
+use super::theme::ColorDepth;
+
+/// Output is buffered so that a frame reaches the terminal in one write, and
+/// a 16-colour terminal gets only 16-colour codes (`sgr16.rs`).
+pub type Tui = Terminal<CrosstermBackend<Sgr16<BufWriter<Stdout>>>>;
 
 /// Whether the terminal is in full-screen mode now.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -25,7 +29,9 @@ static ACTIVE: AtomicBool = AtomicBool::new(false);
 pub fn enter() -> std::io::Result<Tui> {
     install_panic_hook();
     take_over()?;
-    let backend = CrosstermBackend::new(BufWriter::with_capacity(64 * 1024, std::io::stdout()));
+    let sixteen = ColorDepth::from_env() == ColorDepth::Ansi16;
+    let buffered = BufWriter::with_capacity(64 * 1024, std::io::stdout());
+    let backend = CrosstermBackend::new(Sgr16::new(buffered, sixteen));
     match Terminal::new(backend) {
         Ok(terminal) => Ok(terminal),
         Err(err) => {

@@ -30,6 +30,9 @@ pub struct Theme {
     pub ok: Style,
     pub critical: Style,
     pub key: Style,
+    /// The terminal's depth the colours were chosen for: a theme switched
+    /// later (`:theme`) is built for it too.
+    pub depth: ColorDepth,
 }
 
 /// How many colours the terminal shows.
@@ -76,7 +79,8 @@ impl Theme {
     /// The theme for a terminal of `depth` colours: 24-bit colours become the
     /// nearest of the 256 or 16 the terminal has.
     pub fn for_terminal(name: ThemeName, depth: ColorDepth) -> Self {
-        let theme = Self::new(name, depth == ColorDepth::None);
+        let mut theme = Self::new(name, depth == ColorDepth::None);
+        theme.depth = depth;
         match depth {
             ColorDepth::TrueColor | ColorDepth::None => theme,
             ColorDepth::Ansi256 | ColorDepth::Ansi16 => theme.map_colors(|color| match color {
@@ -112,7 +116,8 @@ impl Theme {
         self
     }
 
-    /// The theme to use: `NO_COLOR` (any value) wins over the name.
+    /// The theme to use on a truecolor terminal: `NO_COLOR` (any value) wins
+    /// over the name. [`Theme::for_terminal`] fits it to fewer colours.
     pub fn new(name: ThemeName, no_color: bool) -> Self {
         if no_color {
             return Self::monochrome();
@@ -122,6 +127,12 @@ impl Theme {
             ThemeName::Light => Self::light(),
         }
     }
+
+    /// The selected row, in every theme and depth: reverse video of the
+    /// terminal's own colours (as htop and mutt do), readable whatever its
+    /// palette, and bold, so that it differs in more than colour. A fixed
+    /// background went unseen where it equals the text's colour (issue 24).
+    const SELECTED: Style = Style::new().add_modifier(Modifier::REVERSED.union(Modifier::BOLD));
 
     /// Whether `NO_COLOR` is set to a non-empty value (no-color.org).
     pub fn no_color_from_env() -> bool {
@@ -141,9 +152,7 @@ impl Theme {
                 .fg(Color::Cyan)
                 .add_modifier(Modifier::BOLD),
             dim: Style::default().fg(Color::DarkGray),
-            selected: Style::default()
-                .bg(Color::Rgb(45, 55, 80))
-                .add_modifier(Modifier::BOLD),
+            selected: Self::SELECTED,
             border: Style::default().fg(Color::DarkGray),
             accent: Style::default().fg(Color::Cyan),
             error: Style::default().fg(Color::LightRed),
@@ -155,6 +164,7 @@ impl Theme {
             key: Style::default()
                 .fg(Color::Cyan)
                 .add_modifier(Modifier::BOLD),
+            depth: ColorDepth::TrueColor,
         }
     }
 
@@ -173,9 +183,7 @@ impl Theme {
                 .fg(Color::Blue)
                 .add_modifier(Modifier::BOLD),
             dim: Style::default().fg(Color::Gray),
-            selected: Style::default()
-                .bg(Color::Rgb(200, 215, 245))
-                .add_modifier(Modifier::BOLD),
+            selected: Self::SELECTED,
             border: Style::default().fg(Color::Gray),
             accent: Style::default().fg(Color::Blue),
             error: Style::default().fg(Color::Red),
@@ -185,6 +193,7 @@ impl Theme {
             key: Style::default()
                 .fg(Color::Blue)
                 .add_modifier(Modifier::BOLD),
+            depth: ColorDepth::TrueColor,
         }
     }
 
@@ -197,7 +206,7 @@ impl Theme {
             tab_active: plain.add_modifier(Modifier::REVERSED | Modifier::BOLD),
             title: plain.add_modifier(Modifier::BOLD),
             dim: plain.add_modifier(Modifier::DIM),
-            selected: plain.add_modifier(Modifier::REVERSED),
+            selected: Self::SELECTED,
             border: plain,
             accent: plain.add_modifier(Modifier::BOLD),
             error: plain.add_modifier(Modifier::BOLD),
@@ -205,6 +214,7 @@ impl Theme {
             ok: plain,
             critical: plain.add_modifier(Modifier::BOLD),
             key: plain.add_modifier(Modifier::BOLD),
+            depth: ColorDepth::None,
         }
     }
 

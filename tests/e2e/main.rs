@@ -4,6 +4,7 @@
 mod support;
 
 mod changes;
+mod colour_depth;
 mod contexts;
 mod demo;
 mod dumb_terminal;

@@ -37,11 +37,15 @@ fn palette_jumps_to_a_project_by_id_and_a_bulk_change_covers_three_marked_rows()
         s.contains("Latest commit") && s.contains(&id) && s.contains("Inventory ›")
     });
 
-    // Back in the inventory: mark three rows, set their visibility.
+    // Esc goes back where the project was opened from (insights); 2 is the
+    // inventory's list, its cursor on that project (the fourth row).
     tui.send("\u{1b}");
-    tui.wait_for("the inventory list", |s| {
-        s.contains("loaded") && !s.contains("Latest commit")
+    tui.wait_text("Risk distribution");
+    tui.send("2");
+    tui.wait_for("the inventory list at the project", |s| {
+        s.contains("loaded") && !s.contains("Latest commit") && s.contains("4/")
     });
+    // Mark three rows, set their visibility.
     tui.send("g");
     tui.send("   ");
     tui.wait_text("3 marked");

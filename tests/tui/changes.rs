@@ -71,7 +71,7 @@ fn change(kind: ChangeKind, id: &str, name: &str, before: Value, after: Value) -
 }
 
 /// Changes of several kinds, in no particular order, one name hostile.
-fn change_set() -> ChangeSet {
+pub(crate) fn change_set() -> ChangeSet {
     ChangeSet {
         before: Some(info(1, BEFORE_AT)),
         after: Some(info(2, AFTER_AT)),
@@ -130,7 +130,7 @@ fn change_set() -> ChangeSet {
 }
 
 /// A started app with a history, on the Changes tab with `set` loaded.
-fn changes_app(set: ChangeSet) -> App {
+pub(crate) fn changes_app(set: ChangeSet) -> App {
     let mut app = app();
     app.history.enabled = true;
     app.start(NOW);
@@ -208,7 +208,7 @@ fn enter_opens_the_project_of_a_project_change_only() {
     let effects = app.handle(special(KeyCode::Enter), NOW);
     assert_eq!(app.tab, Tab::Inventory);
     let project = app.project.as_ref().expect("the project screen is open");
-    assert_eq!(project.item.id, "prj_0002");
+    assert_eq!(project.target.id, "prj_0002");
     assert!(
         fetch_in(&effects, Slot::Project).is_some(),
         "the project screen reads the project"

@@ -18,7 +18,7 @@ use crate::screens::{
     special, text,
 };
 use crate::state::page;
-use crate::support::{app, key};
+use crate::support::{app, fetches_for, key};
 
 /// The inventory page requests among effects: (token, params, cursor).
 pub(crate) fn inventory_requests(
@@ -255,7 +255,7 @@ fn a_project_id_typed_into_the_search_finds_that_project() {
     let mut app = app();
     inventory_with(&mut app, 3, 3);
     app.handle(key('/'), NOW);
-    for ch in "prj_0042".chars() {
+    for ch in "prj_00042".chars() {
         app.handle(key(ch), NOW);
     }
     let effects = app.handle(special(KeyCode::Enter), NOW);
@@ -265,35 +265,50 @@ fn a_project_id_typed_into_the_search_finds_that_project() {
         .iter()
         .find_map(|(slot, token, request)| match request {
             Request::GetProject { project_id } if *slot == Slot::InventoryIdLookup => {
-                assert_eq!(project_id, "prj_0042");
+                assert_eq!(project_id, "prj_00042");
                 Some(*token)
             }
             _ => None,
         })
         .expect("the id is looked up by itself");
-    // The service's search reads names and owners: nothing; the id finds it
-    // (its answer may come first).
-    reply(
+    // The service's search reads names and owners: nothing; the id finds the
+    // project, then a search for its name under the filters finds its row
+    // (the answers may come in any order).
+    let effects = reply(
         &mut app,
         Slot::InventoryIdLookup,
         lookup,
-        Ok(Reply::Project(Box::new(project("prj_0042")))),
+        Ok(Reply::Project(Box::new(project("prj_00042")))),
     );
+    let (by_name, named) = fetches_for(&effects, Slot::InventoryIdLookup)
+        .pop()
+        .expect("the project's name is searched for");
+    let Request::InventoryPage { params, .. } = named else {
+        panic!("an inventory search: {named:?}");
+    };
+    assert_eq!(params.query.as_deref(), Some("Invoice finder"));
     reply(
         &mut app,
         Slot::InventoryPage,
         search,
         Ok(Reply::InventoryPage(Box::new(page(0..0, 0, false)))),
     );
+    reply(
+        &mut app,
+        Slot::InventoryIdLookup,
+        by_name,
+        Ok(Reply::InventoryPage(Box::new(page(40..44, 4, false)))),
+    );
     let rows = &app.inventory.list.rows;
     assert_eq!(rows.len(), 1);
-    assert_eq!(rows[0].id, "prj_0042");
+    assert_eq!(rows[0].id, "prj_00042");
     let shown = text(&screen(&app, 120, 35));
     assert!(
         shown.contains("1 project · 1 loaded · 1/1")
-            && shown.contains("? unknown")
-            && shown.contains("Invoice finder"),
-        "{shown}"
+            && shown.contains("needs review")
+            && !shown.contains("? unknown")
+            && shown.contains("Project 42"),
+        "the row as the service sent it: {shown}"
     );
 
     // A search that is no project's id: the 404 is no error for the log.
@@ -489,7 +504,7 @@ fn a_project_found_by_id_stays_counted_once_more_pages_arrive() {
     let mut app = app();
     inventory_with(&mut app, 3, 3);
     app.handle(key('/'), NOW);
-    for ch in "prj_0999".chars() {
+    for ch in "prj_00999".chars() {
         app.handle(key(ch), NOW);
     }
     let effects = app.handle(special(KeyCode::Enter), NOW);
@@ -498,11 +513,20 @@ fn a_project_found_by_id_stays_counted_once_more_pages_arrive() {
         .into_iter()
         .find(|(slot, ..)| *slot == Slot::InventoryIdLookup)
         .expect("the id is looked up by itself");
-    reply(
+    let effects = reply(
         &mut app,
         Slot::InventoryIdLookup,
         lookup,
-        Ok(Reply::Project(Box::new(project("prj_0999")))),
+        Ok(Reply::Project(Box::new(project("prj_00999")))),
+    );
+    let (by_name, _) = fetches_for(&effects, Slot::InventoryIdLookup)
+        .pop()
+        .expect("the project's name is searched for");
+    reply(
+        &mut app,
+        Slot::InventoryIdLookup,
+        by_name,
+        Ok(Reply::InventoryPage(Box::new(page(999..1000, 1, false)))),
     );
     // Names match too: two pages of them, the id's project on neither.
     let first = reply(

@@ -22,5 +22,6 @@ mod screens;
 mod security_traffic;
 mod state;
 mod triage;
+mod truth;
 mod with_server;
 mod workspace_picker;

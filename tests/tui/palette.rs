@@ -313,7 +313,7 @@ fn back_and_forward_walk_the_screens_and_projects_visited() {
     assert_eq!((app.tab, app.project.is_none()), (Tab::Inventory, true));
     type_text(&mut app, "]]");
     assert_eq!(
-        app.project.as_ref().map(|p| p.item.id.as_str()),
+        app.project.as_ref().map(|p| p.target.id.as_str()),
         Some("prj_0002")
     );
     assert_eq!(app.trail_depth(), (3, 0));
@@ -412,7 +412,7 @@ fn a_name_not_loaded_is_searched_on_the_service_and_its_project_opens() {
         NOW,
     );
     assert_eq!(
-        app.project.as_ref().map(|p| p.item.id.as_str()),
+        app.project.as_ref().map(|p| p.target.id.as_str()),
         Some("prj_0007")
     );
     assert_eq!(app.inventory.query.query.as_deref(), Some("fleet"));

@@ -78,7 +78,7 @@ fn show_inventory(app: &mut App, page: InventoryPage) -> Vec<Effect> {
 // --- 1. The PII column --------------------------------------------------------------
 
 #[test]
-fn an_unknown_pii_count_reads_a_dash_never_zero() {
+fn an_unknown_pii_count_reads_a_question_mark_never_zero() {
     let mut app = app();
     show_inventory(
         &mut app,
@@ -102,7 +102,7 @@ fn an_unknown_pii_count_reads_a_dash_never_zero() {
         // PII is the cell before the last scan ("never").
         cells[cells.len() - 3].to_owned()
     };
-    assert_eq!(pii_of("Unknown count"), "—", "{screen}");
+    assert_eq!(pii_of("Unknown count"), "?", "{screen}");
     assert_eq!(pii_of("Three open"), "3", "{screen}");
     assert_eq!(pii_of("None open"), "0", "{screen}");
 }

@@ -9,9 +9,10 @@ use crate::api::model::InventoryItem;
 use crate::api::page::InventoryParams;
 use crate::tui::action::Action;
 use crate::tui::effect::{ErrorInfo, Reply, Request, Slot, Turn};
+use crate::tui::focus::{ProjectOpen, ProjectRef};
 use crate::tui::nav::{Nav, ProjectNav, Tab};
 use crate::tui::palette::{Command, Outcome};
-use crate::tui::theme::{Theme, ThemeName};
+use crate::tui::theme::{ColorDepth, Theme, ThemeName};
 
 /// Most projects a jump by name asks the service for.
 const JUMP_LIMIT: u32 = 50;
@@ -36,24 +37,11 @@ impl App {
     pub fn run_command(&mut self, command: Command, turn: &mut Turn<'_>) {
         match command {
             Command::Screen(tab) => self.show_tab(tab, turn),
-            Command::ProjectId(id) => {
-                let item = self
-                    .inventory
-                    .list
-                    .rows
-                    .iter()
-                    .find(|row| row.id == id)
-                    .cloned()
-                    .or_else(|| stub_item(&id));
-                match item {
-                    // The project screen reads the project by id as it opens.
-                    Some(item) => {
-                        turn.navs
-                            .push(Nav::Project(ProjectNav::Open(Box::new(item))));
-                    }
-                    None => self.say(format!("not a project id: {id}"), turn.now),
-                }
-            }
+            // The project screen reads the project by id as it opens, and
+            // finds its inventory row (`app/focus.rs`).
+            Command::ProjectId(id) => turn.navs.push(Nav::Project(ProjectNav::Open(Box::new(
+                ProjectOpen::by_ref(ProjectRef { id, name: None }),
+            )))),
             Command::ProjectName(name) => self.open_by_name(&name, turn),
             Command::Context(name) => {
                 self.switch_context(&name, turn.now, turn.effects);
@@ -80,7 +68,9 @@ impl App {
             .cloned();
         if let Some(item) = found {
             turn.navs
-                .push(Nav::Project(ProjectNav::Open(Box::new(item))));
+                .push(Nav::Project(ProjectNav::Open(Box::new(ProjectOpen::row(
+                    item,
+                )))));
             return;
         }
         let search = Request::InventoryPage {
@@ -118,6 +108,8 @@ impl App {
                 return false;
             }
         };
+        // The search ended: its "searching …" notice with it.
+        self.notice = None;
         let rows = match reply {
             Ok(Reply::InventoryPage(page)) => page.data,
             Ok(_) => Vec::new(),
@@ -143,7 +135,9 @@ impl App {
             _ => None,
         };
         match found {
-            Some(item) => navs.push(Nav::Project(ProjectNav::Open(Box::new(item)))),
+            Some(item) => navs.push(Nav::Project(ProjectNav::Open(Box::new(
+                ProjectOpen::searched(item),
+            )))),
             None if rows.is_empty() => {
                 self.palette.forget_unconfirmed();
                 self.say(
@@ -166,11 +160,13 @@ impl App {
 
     fn set_theme(&mut self, name: ThemeName, now: OffsetDateTime) {
         // A monochrome theme (NO_COLOR) has no foreground colours to switch.
-        if self.theme.accent.fg.is_none() {
+        if self.theme.depth == ColorDepth::None {
             self.say("colours are off (NO_COLOR): the theme stays".into(), now);
             return;
         }
-        self.theme = Theme::new(name, false);
+        // Built for the terminal's depth, as at start: a 16-colour terminal
+        // still gets only 16-colour codes.
+        self.theme = Theme::for_terminal(name, self.theme.depth);
     }
 
     /// An action as if its key was pressed: the screen first, then the App.
@@ -195,16 +191,4 @@ impl App {
     fn say(&mut self, text: String, now: OffsetDateTime) {
         self.notice = Some((text, now));
     }
-}
-
-/// A row for a project known only by id: the project screen reads the rest.
-fn stub_item(id: &str) -> Option<InventoryItem> {
-    serde_json::from_value(serde_json::json!({
-        "id": id,
-        "is_published": false,
-        "activity_group": "unknown",
-        "owner": {},
-        "review_priority": "unknown",
-    }))
-    .ok()
 }

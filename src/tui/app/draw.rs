@@ -98,49 +98,61 @@ impl App {
         );
     }
 
+    /// The header: who, where, and where you are. The breadcrumb (the screen
+    /// and its project) always shows; the workspace is shortened first, then
+    /// the API version and the plan are left out, as k9s drops header facts
+    /// before its view's name.
     fn draw_header(&self, frame: &mut Frame, area: Rect) {
+        use crate::text::display_width;
         let id = &self.identity;
-        let mut spans = vec![Span::styled(" vantage ", self.theme.tab_active)];
+        let crumbs: Vec<String> = self.breadcrumbs().iter().map(|c| fit(c, 40)).collect();
+        let crumbs = format!(" {} ", fit(&crumbs.join(" › "), 56));
+        let mut lead = vec![Span::styled(" vantage ", self.theme.tab_active)];
         if let Some(context) = self.contexts.header_name() {
-            spans.push(Span::styled(
+            lead.push(Span::styled(
                 format!(" context {} ", fit(&sanitize_line(context), 24)),
                 self.theme.accent,
             ));
         }
-        spans.extend([
-            Span::styled(
-                format!(" workspace {} ", fit(&id.workspace, 40)),
-                self.theme.header,
-            ),
-            Span::styled(
-                // The plan is the service's word: shown safe and short.
-                format!(
-                    " plan {} ",
-                    id.plan.as_deref().map_or("…".into(), |plan| fit(plan, 16))
-                ),
-                self.theme.header,
-            ),
-            Span::styled(
-                format!(" API {} ", fit(&id.api_version, 12)),
-                self.theme.header,
-            ),
-        ]);
-        if id.read_only {
-            spans.push(Span::styled(" READ-ONLY ", self.theme.warn));
-        }
-        // Where you are, in what room the header has left (cut with `…`).
-        let used: usize = spans
-            .iter()
-            .map(|span| crate::text::display_width(&span.content))
-            .sum();
-        let room = (area.width as usize).saturating_sub(used + 2);
-        let crumbs: Vec<String> = self.breadcrumbs().iter().map(|c| fit(c, 40)).collect();
-        if room > 0 {
+        // The plan is the service's word: shown safe and short.
+        let plan = format!(
+            " plan {} ",
+            id.plan.as_deref().map_or("…".into(), |plan| fit(plan, 16))
+        );
+        let api = format!(" API {} ", fit(&id.api_version, 12));
+        let read_only = if id.read_only { " READ-ONLY " } else { "" };
+        let width = |spans: &[Span]| -> usize {
+            spans.iter().map(|span| display_width(&span.content)).sum()
+        };
+        const WORKSPACE: &str = " workspace  ";
+        // The fewest characters of the workspace worth showing.
+        const SHORTEST: usize = 8;
+        let mut facts = vec![plan, api];
+        let room_for_workspace = |facts: &[String]| -> usize {
+            let used = width(&lead)
+                + facts.iter().map(|f| display_width(f)).sum::<usize>()
+                + display_width(read_only)
+                + display_width(&crumbs)
+                + display_width(WORKSPACE);
+            (area.width as usize).saturating_sub(used)
+        };
+        while room_for_workspace(&facts) < SHORTEST && facts.pop().is_some() {}
+        let room = room_for_workspace(&facts).min(40);
+        let mut spans = lead;
+        if room >= SHORTEST {
             spans.push(Span::styled(
-                format!(" {} ", fit(&crumbs.join(" › "), room)),
-                self.theme.title,
+                format!(" workspace {} ", fit(&id.workspace, room)),
+                self.theme.header,
             ));
         }
+        for fact in facts {
+            spans.push(Span::styled(fact, self.theme.header));
+        }
+        if id.read_only {
+            spans.push(Span::styled(read_only, self.theme.warn));
+        }
+        let room = (area.width as usize).saturating_sub(width(&spans));
+        spans.push(Span::styled(fit(&crumbs, room), self.theme.title));
         frame.render_widget(
             Paragraph::new(Line::from(spans)).style(self.theme.header),
             area,

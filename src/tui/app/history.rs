@@ -11,6 +11,7 @@ use super::App;
 use crate::api::model::{Insights, InventoryItem};
 use crate::text::fit;
 use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot, answers};
+use crate::tui::focus::ProjectRef;
 use crate::tui::nav::Tab;
 use crate::tui::review::request::{HistoryReply, HistoryRequest};
 use crate::tui::screens::Screen;
@@ -56,6 +57,12 @@ pub struct HistoryState {
 impl HistoryState {
     pub fn snapshot_running(&self) -> bool {
         self.snapshot_pending.is_some()
+    }
+
+    /// When the snapshot was taken whose rows the inventory shows, while it
+    /// shows them (a project opened on one says so, with its age).
+    pub fn inventory_seeded_at(&self) -> Option<OffsetDateTime> {
+        self.seeded_at.filter(|_| self.inventory_seeded)
     }
 }
 
@@ -204,8 +211,8 @@ impl App {
             return;
         }
         let item = match &self.project {
-            Some(project) => Some(project.item.clone()),
-            None => self.inventory.selected_item().cloned(),
+            Some(project) => Some(project.project_ref()),
+            None => self.inventory.selected_item().map(ProjectRef::of_row),
         };
         let Some(item) = item else {
             cx.notify("select a project to mark it reviewed".into());

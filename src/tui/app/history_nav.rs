@@ -2,8 +2,8 @@
 //! forward (`[`/`]`) across tabs and projects, like a browser's.
 
 use super::App;
-use crate::api::model::InventoryItem;
 use crate::tui::effect::Turn;
+use crate::tui::focus::{ProjectOpen, ProjectRef};
 use crate::tui::nav::{ProjectNav, Tab};
 use crate::tui::screens::inventory::InventoryView;
 
@@ -24,7 +24,7 @@ pub enum Way {
 pub enum Location {
     Tab(Tab),
     Inventory(Box<InventoryView>),
-    Project(Box<InventoryItem>),
+    Project(Box<ProjectOpen>),
 }
 
 impl Location {
@@ -33,7 +33,7 @@ impl Location {
             (Location::Tab(a), Location::Tab(b)) => a == b,
             // A filter changed on the inventory is no visit of its own.
             (Location::Inventory(_), Location::Inventory(_)) => true,
-            (Location::Project(a), Location::Project(b)) => a.id == b.id,
+            (Location::Project(a), Location::Project(b)) => a.project.id == b.project.id,
             _ => false,
         }
     }
@@ -76,7 +76,9 @@ impl App {
     pub fn location(&self) -> Location {
         match &self.project {
             Some(project) if self.tab == Tab::Inventory => {
-                Location::Project(Box::new(project.item.clone()))
+                // The row is found again on the way back (loaded, or searched
+                // for), so its source and age are told anew.
+                Location::Project(Box::new(ProjectOpen::by_ref(project.project_ref())))
             }
             _ if self.tab == Tab::Inventory => Location::Inventory(Box::new(self.inventory.view())),
             _ => Location::Tab(self.tab),
@@ -91,18 +93,15 @@ impl App {
     /// `Inventory › Invoice finder`: the tab, then the project it shows.
     pub fn breadcrumbs(&self) -> Vec<String> {
         let mut crumbs = vec![self.tab.title().to_owned()];
+        let named = |project: ProjectRef| project.name.unwrap_or(project.id);
         let project = match self.tab {
-            Tab::Inventory => self.project.as_ref().map(|project| {
-                project
-                    .project
-                    .as_ref()
-                    .and_then(|loaded| loaded.name.clone())
-                    .or_else(|| project.item.name.clone())
-                    .unwrap_or_else(|| project.item.id.clone())
-            }),
-            Tab::Monitor | Tab::Analytics | Tab::PersonalData => self
-                .selected_project()
-                .map(|project| project.name.unwrap_or(project.id)),
+            Tab::Inventory => self
+                .project
+                .as_ref()
+                .map(|project| named(project.project_ref())),
+            Tab::Monitor | Tab::Analytics | Tab::PersonalData => {
+                self.focused_project().cloned().map(named)
+            }
             Tab::Insights | Tab::Members | Tab::Changes => None,
         };
         crumbs.extend(project);
@@ -138,8 +137,8 @@ impl App {
     /// A tab as the palette or the trail names it: the inventory is its list,
     /// so a project view open there closes.
     pub(super) fn show_tab(&mut self, tab: Tab, turn: &mut Turn<'_>) {
-        if tab == Tab::Inventory {
-            self.project = None;
+        if tab == Tab::Inventory && self.project.take().is_some() {
+            self.select_focus_in_inventory();
         }
         self.switch_tab(tab, turn);
     }

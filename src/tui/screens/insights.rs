@@ -13,6 +13,7 @@ use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot, answers};
 use crate::tui::nav::Nav;
 use crate::tui::theme::{Theme, priority_label};
+use crate::tui::widgets::scroll::wrap_lines;
 use crate::tui::widgets::{ago, signed, thousands};
 
 /// The review-priority filter cycles through these.
@@ -149,16 +150,21 @@ impl Screen for InsightsScreen {
             frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
             return;
         };
-        let [tiles_area, risk_area, table_area, foot_area] = Layout::vertical([
+        // The selected finding type's description, as the service sends it,
+        // where the table keeps room for a few rows.
+        let about_rows = if area.height >= 20 { ABOUT_ROWS } else { 0 };
+        let [tiles_area, risk_area, table_area, about_area, foot_area] = Layout::vertical([
             Constraint::Length(4),
             Constraint::Length(3),
             Constraint::Min(3),
+            Constraint::Length(about_rows),
             Constraint::Length(1),
         ])
         .areas(area);
         draw_tiles(frame, tiles_area, data, theme);
         draw_risk(frame, risk_area, data, theme);
         self.draw_findings(frame, table_area, data, theme);
+        self.draw_about(frame, about_area, data, theme);
         let as_of = match data.as_of {
             Some(at) => format!("review data as of {}", ago((view.now - at).whole_seconds())),
             None => "review data: no freshness reported".into(),
@@ -178,7 +184,41 @@ impl Screen for InsightsScreen {
     }
 }
 
+/// Rows of the selected finding type's description under the table.
+const ABOUT_ROWS: u16 = 3;
+
 impl InsightsScreen {
+    /// The selected finding type's description, wrapped, cut with `…`.
+    fn draw_about(&self, frame: &mut Frame, area: Rect, data: &Insights, theme: &Theme) {
+        let Some(finding) = data.findings.get(self.selected) else {
+            return;
+        };
+        if area.height == 0 {
+            return;
+        }
+        let text = crate::text::sanitize_multiline(&finding.description).replace('\n', " ");
+        let mut lines = wrap_lines(
+            vec![Line::from(vec![
+                Span::styled(format!("{}: ", fit(&finding.title, 40)), theme.title),
+                Span::styled(text, theme.base),
+            ])],
+            area.width as usize,
+        );
+        if lines.len() > area.height as usize {
+            lines.truncate(area.height as usize);
+            if let Some(last) = lines.last_mut() {
+                // The rest goes unsaid: the line ends in `…`, never mid-word silently.
+                let text = last.to_string();
+                let kept: String = text
+                    .chars()
+                    .take((area.width as usize).saturating_sub(1))
+                    .collect();
+                *last = Line::from(Span::styled(format!("{}…", kept.trim_end()), theme.base));
+            }
+        }
+        frame.render_widget(Paragraph::new(lines), area);
+    }
+
     fn draw_findings(&self, frame: &mut Frame, area: Rect, data: &Insights, theme: &Theme) {
         let header =
             Row::new(["Priority", "Finding type", "Category", "Projects"]).style(theme.title);

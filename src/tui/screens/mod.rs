@@ -24,6 +24,8 @@ use super::keymap::Keymap;
 use super::theme::Theme;
 use crate::text::sanitize_line;
 
+pub use super::focus::ProjectRef;
+
 /// What a screen needs to draw besides its own state.
 pub struct ScreenView<'a> {
     pub theme: &'a Theme,
@@ -83,36 +85,6 @@ pub trait Screen {
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView);
-}
-
-/// The project that the analytics, monitor and personal-data screens show: the
-/// one selected in the inventory.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProjectRef {
-    pub id: String,
-    pub name: Option<String>,
-}
-
-impl ProjectRef {
-    /// The name, sanitized and cut to `width`, or the id when unnamed.
-    pub fn label(&self, width: usize) -> String {
-        crate::text::fit(self.name.as_deref().unwrap_or(&self.id), width)
-    }
-
-    /// The start of a project screen's head line: `what` and the label cut to
-    /// `width`, in the title style, then `facts` dimmed.
-    pub fn head(
-        &self,
-        what: &str,
-        width: usize,
-        facts: String,
-        theme: &Theme,
-    ) -> Vec<Span<'static>> {
-        vec![
-            Span::styled(format!("{what} {}", self.label(width)), theme.title),
-            Span::styled(facts, theme.dim),
-        ]
-    }
 }
 
 /// What a project screen says before a project is picked.

@@ -16,9 +16,9 @@ use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::theme::Theme;
+use crate::tui::widgets::ago;
 use crate::tui::widgets::display::utc_datetime;
 use crate::tui::widgets::scroll::ScrollPane;
-use crate::tui::widgets::{ago, thousands};
 
 /// Findings per page: the contract's maximum.
 pub const PAGE_SIZE: u32 = 100;
@@ -210,8 +210,8 @@ impl Screen for PiiScreen {
         ])
         .areas(area);
         let facts = format!(
-            " · {} findings loaded{}",
-            thousands(self.list.rows.len() as i64),
+            " · {} loaded{}",
+            crate::tui::widgets::count(self.list.rows.len() as i64, "finding"),
             if self.list.has_more {
                 " · more on the server"
             } else {

@@ -9,10 +9,11 @@ use time::OffsetDateTime;
 
 use super::paged::{PageReply, PagedList};
 use super::{Screen, ScreenView};
-use crate::api::model::{ActivityGroup, InventoryItem, Owner, Pagination, ReviewPriority};
+use crate::api::model::Pagination;
 use crate::history::{Change, ChangeKind, SnapshotInfo};
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, Reply, Request, Slot, answers};
+use crate::tui::focus::{ProjectOpen, ProjectRef};
 use crate::tui::nav::{Nav, ProjectNav};
 use crate::tui::review::request::{ChangeSet, HistoryReply, HistoryRequest};
 use crate::tui::widgets::display::utc_datetime;
@@ -269,33 +270,15 @@ impl ChangesScreen {
             cx.notify("the project is gone from the newer snapshot".into());
             return;
         }
-        let item = InventoryItem {
+        // The change knows the id and name; the project screen finds the
+        // rest (the loaded row, or a search), never zeros made up here.
+        let project = ProjectRef {
             id: change.id.clone(),
             name: change.name.clone(),
-            description: None,
-            url: None,
-            is_published: false,
-            publish_audience: None,
-            visibility: None,
-            activity_group: ActivityGroup::parse(""),
-            connectors: Vec::new(),
-            edge_functions: Vec::new(),
-            edit_count: 0,
-            message_count: 0,
-            edits_24h: 0,
-            edits_7d: 0,
-            edits_30d: 0,
-            visitors_24h: 0,
-            visitors_7d: 0,
-            visitors_30d: 0,
-            last_edited_at: None,
-            last_security_scan_at: None,
-            owner: Owner { display_name: None },
-            review_priority: ReviewPriority::Unscored,
-            review_priority_explanation: Vec::new(),
-            matched_reason: None,
         };
-        cx.navigate(Nav::Project(ProjectNav::Open(Box::new(item))));
+        cx.navigate(Nav::Project(ProjectNav::Open(Box::new(
+            ProjectOpen::by_ref(project),
+        ))));
     }
 }
 

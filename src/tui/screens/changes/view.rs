@@ -80,9 +80,9 @@ pub fn draw(screen: &ChangesScreen, frame: &mut Frame, area: Rect, view: &Screen
     let second = Line::from(vec![Span::styled(
         fit(
             &format!(
-                "{} shown of {total} · {kind} · {} kinds changed",
+                "{} shown of {total} · {kind} · {} changed",
                 screen.list.rows.len(),
-                counts.len()
+                crate::tui::widgets::count(counts.len() as i64, "kind")
             ),
             width,
         ),

@@ -1,11 +1,13 @@
 //! Finding a project: the service's search (also what the command palette
 //! asks for), and a project id typed into the search. The service's `query`
 //! reads names and owners only, so an id is looked up by itself
-//! (`GET /v1/projects/{id}`) and shown as the first hit.
+//! (`GET /v1/projects/{id}`, then a search for its name under the filters)
+//! and its row, as the service answers it, shown as the first hit.
 
 use super::InventoryScreen;
-use crate::api::model::{InventoryItem, Project};
-use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot, answers};
+use crate::text::fit;
+use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::facts::{name_search, row_of};
 use crate::tui::palette::command::looks_like_id;
 
 impl InventoryScreen {
@@ -16,27 +18,69 @@ impl InventoryScreen {
         self.reload(cx);
     }
 
-    /// With a search that reads as a project id, asks for that project too.
+    /// With a search that reads as a project id, asks for that project too:
+    /// its read gives the name, and a search for the name under the list's
+    /// filters gives its row, as the service has it (`facts.rs`).
     pub(super) fn look_up_id(&mut self, cx: &mut Cx) {
         self.id_hit = None;
         let search = self.search().trim();
         self.id_lookup = looks_like_id(search).then(|| {
             let project_id = search.to_owned();
-            cx.fetch(Slot::InventoryIdLookup, Request::GetProject { project_id })
+            let token = cx.fetch(
+                Slot::InventoryIdLookup,
+                Request::GetProject {
+                    project_id: project_id.clone(),
+                },
+            );
+            (token, project_id)
         });
     }
 
-    /// The project of the id searched for, if it exists; any error (no such
-    /// project, no scope to read it) leaves the search's own result alone.
-    pub(super) fn id_reply(&mut self, token: u64, reply: Result<Reply, ErrorInfo>) -> bool {
-        if !answers(&mut self.id_lookup, token) {
-            return false;
-        }
-        let Ok(Reply::Project(project)) = reply else {
+    /// The look-up's answers: the project (then its name is searched for
+    /// under the filters), then the search's page. Only a row the service
+    /// returned under the filters is shown; a project they exclude is said
+    /// so, with the palette's jump. Any error (no such project, no scope to
+    /// read it) leaves the search's own result alone.
+    pub(super) fn id_reply(
+        &mut self,
+        token: u64,
+        reply: Result<Reply, ErrorInfo>,
+        cx: &mut Cx,
+    ) -> bool {
+        let Some((pending, project_id)) = self.id_lookup.take() else {
             return false;
         };
-        self.id_hit = inventory_row(&project);
-        self.show_id_hit()
+        if pending != token {
+            self.id_lookup = Some((pending, project_id));
+            return false;
+        }
+        match reply {
+            Ok(Reply::Project(project)) => match project.name.as_deref() {
+                Some(name) if !name.trim().is_empty() => {
+                    let search = name_search(name, self.params());
+                    let token = cx.fetch(Slot::InventoryIdLookup, search);
+                    self.id_lookup = Some((token, project_id));
+                }
+                _ => cx.notify(format!(
+                    "{}: no name to find its row by; {} opens it",
+                    fit(&project_id, 40),
+                    palette_jump(&project_id)
+                )),
+            },
+            Ok(Reply::InventoryPage(page)) => match row_of(&page, &project_id) {
+                Some(row) => {
+                    self.id_hit = Some(row);
+                    return self.show_id_hit();
+                }
+                None => cx.notify(format!(
+                    "{}: not under these filters; {} opens it",
+                    fit(&project_id, 40),
+                    palette_jump(&project_id)
+                )),
+            },
+            Ok(_) | Err(_) => return false,
+        }
+        true
     }
 
     /// Takes the project found by id out of the rows (the search's first
@@ -64,14 +108,7 @@ impl InventoryScreen {
     }
 }
 
-/// A project as an inventory row: what the project tells, the security and
-/// activity figures unknown (the project screen reads them as it opens).
-fn inventory_row(project: &Project) -> Option<InventoryItem> {
-    let mut value = serde_json::to_value(project).ok()?;
-    let fields = value.as_object_mut()?;
-    fields.insert("activity_group".into(), "unknown".into());
-    fields.insert("owner".into(), serde_json::json!({}));
-    // Not "unscored": the priority is not known here, and reads `? unknown`.
-    fields.insert("review_priority".into(), "unknown".into());
-    serde_json::from_value(value).ok()
+/// The palette's jump to a project by id, as typed.
+fn palette_jump(project_id: &str) -> String {
+    format!(":{}", fit(project_id, 40))
 }

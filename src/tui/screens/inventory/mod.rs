@@ -25,6 +25,7 @@ use crate::api::model::{
 };
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, Reply, Request, Slot, answers};
+use crate::tui::focus::ProjectOpen;
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::widgets::checklist::{self, CheckMenu};
 use crate::tui::widgets::menu::Menu;
@@ -88,9 +89,9 @@ pub struct InventoryScreen {
     pub bulk: bulk::Bulk,
     /// Reviewed marks from the history, for the glyph before the name.
     pub reviewed: reviewed::ReviewedMarks,
-    /// A search that reads as a project id: the token of its look-up, and
-    /// the project found (`find.rs`).
-    id_lookup: Option<u64>,
+    /// A search that reads as a project id: the token of its look-up and
+    /// the id, and the project's row found (`find.rs`).
+    id_lookup: Option<(u64, String)>,
     pub id_hit: Option<InventoryItem>,
 }
 
@@ -354,7 +355,9 @@ impl Screen for InventoryScreen {
             Action::ToggleDetail => self.show_detail = !self.show_detail,
             Action::Open => {
                 if let Some(item) = self.selected_item() {
-                    cx.navigate(Nav::Project(ProjectNav::Open(Box::new(item.clone()))));
+                    cx.navigate(Nav::Project(ProjectNav::Open(Box::new(ProjectOpen::row(
+                        item.clone(),
+                    )))));
                 }
             }
             Action::Copy => cx.copy(self.list.selected_key()),
@@ -407,7 +410,7 @@ impl Screen for InventoryScreen {
                 PageReply::Ok { .. } | PageReply::Failed => {}
             },
             Slot::InventoryBulk => return self.bulk_reply(token, reply, cx),
-            Slot::InventoryIdLookup => return self.id_reply(token, reply),
+            Slot::InventoryIdLookup => return self.id_reply(token, reply, cx),
             Slot::InventoryExport if answers(&mut self.export_pending, token) => match reply {
                 Ok(Reply::Exported { path, count }) => cx.notify(format!(
                     "exported {} to {}",

@@ -174,6 +174,16 @@ impl InventoryScreen {
                 theme.warn,
             ));
         }
+        // The PII column's legend, while a count it shows is not a number.
+        if self
+            .list
+            .rows
+            .iter()
+            .any(|item| item.matched_reason.is_none())
+        {
+            let (mark, meaning) = self.unknown_pii();
+            spans.push(Span::styled(format!(" · PII {mark} {meaning}"), theme.dim));
+        }
         if let Some(finding) = &self.applied_finding {
             spans.push(Span::styled("  finding: ", theme.dim));
             spans.push(Span::styled(
@@ -186,6 +196,16 @@ impl InventoryScreen {
             ));
         }
         frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    }
+
+    /// What the PII column shows for a row whose count the service did not
+    /// send (no `matched_reason`): unknown, never zero; at least one when the
+    /// `has_pii` filter proves it. With its meaning, for the legend.
+    fn unknown_pii(&self) -> (&'static str, &'static str) {
+        match self.query.has_pii {
+            Some(true) => ("≥1", "not sent, the filter proves one"),
+            _ => ("?", "not sent"),
+        }
     }
 
     pub(super) fn draw_table(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
@@ -311,7 +331,7 @@ impl InventoryScreen {
                             if open > 0 { theme.warn } else { theme.dim },
                         )
                     }
-                    None => Span::styled("—", theme.dim),
+                    None => Span::styled(self.unknown_pii().0, theme.dim),
                 };
                 TableCell::from(Line::from(cell).right_aligned())
             }

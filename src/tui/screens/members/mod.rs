@@ -4,6 +4,7 @@
 //! and cached by user id.
 
 mod filters;
+mod roles;
 mod view;
 
 use std::cell::Cell;
@@ -70,8 +71,9 @@ pub struct MembersScreen {
     pub list: PagedList<MemberRef>,
     pub details: HashMap<String, Detail>,
     /// Roles learned from lists filtered by one role: the member detail does
-    /// not carry the role, so a row reads `—` until a role filter showed it.
+    /// not carry the role (`roles.rs` lists each role for the rows on screen).
     pub known_roles: HashMap<String, Role>,
+    pub role_walk: roles::RoleWalk,
     /// Lane index to the request in it: (token, user id).
     lanes: [Option<(u64, String)>; DETAIL_LANES],
     /// Detail requests made so far.
@@ -99,6 +101,7 @@ impl Default for MembersScreen {
             list: PagedList::new(Slot::MemberPage, 0),
             details: HashMap::new(),
             known_roles: HashMap::new(),
+            role_walk: roles::RoleWalk::default(),
             lanes: Default::default(),
             detail_requests: 0,
             wants_details: Cell::new(false),
@@ -148,6 +151,7 @@ impl MembersScreen {
     }
 
     fn reload(&mut self, cx: &mut Cx) {
+        self.restart_roles();
         let request = self.page_request();
         self.list.reload(cx, request);
     }
@@ -206,6 +210,7 @@ impl MembersScreen {
         if !self.active {
             return false;
         }
+        self.fill_roles(cx);
         if !budget_allows(self.list.rate()) {
             if self.missing_details().next().is_some() {
                 self.paused_since.get_or_insert(cx.now);
@@ -346,6 +351,7 @@ impl Screen for MembersScreen {
                 // stay on screen until the first page answers.
                 self.details.clear();
                 self.known_roles.clear();
+                self.restart_roles();
                 let request = self.page_request();
                 self.list.refresh(cx, request);
             }
@@ -403,6 +409,7 @@ impl Screen for MembersScreen {
                 }
                 PageReply::Ok { .. } | PageReply::Failed => {}
             },
+            Slot::MemberRoles => return self.roles_reply(token, reply, cx),
             Slot::MemberDetail(lane) => {
                 let lane = lane as usize;
                 let Some(Some((pending, _))) = self.lanes.get(lane) else {

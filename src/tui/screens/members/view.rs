@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table, Wrap};
 use time::OffsetDateTime;
 
+use super::roles::RoleCell;
 use super::{DETAIL_LANES, Detail, MembersScreen};
 use crate::api::model::MemberRef;
 use crate::text::fit;
@@ -166,9 +167,10 @@ impl MembersScreen {
                 Span::styled("—", theme.dim),
             ),
         };
-        let role = match self.known_roles.get(&member.user_id) {
-            Some(role) => Span::raw(fit(role.as_str(), ROLE_WIDTH as usize)),
-            None => Span::styled("—", theme.dim),
+        let role = match self.role_cell(&member.user_id) {
+            RoleCell::Known(role) => Span::raw(fit(role.as_str(), ROLE_WIDTH as usize)),
+            RoleCell::Pending => Span::styled("…", theme.dim),
+            RoleCell::Unknown => Span::styled("unknown", theme.dim),
         };
         let mut cells = vec![
             TableCell::from(name),

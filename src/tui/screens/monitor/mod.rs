@@ -310,8 +310,9 @@ impl MonitorScreen {
         self.schedule(now);
     }
 
-    /// The project `w` and `y` act on here.
-    fn focused(&self) -> Option<ProjectRef> {
+    /// The project `w` and `y` act on here; a move of the cursor makes it the
+    /// App's project in focus.
+    pub fn focused(&self) -> Option<ProjectRef> {
         if self.watch.is_empty() {
             return self.selected.clone();
         }

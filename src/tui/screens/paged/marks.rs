@@ -84,6 +84,10 @@ impl<T: RowKey> PagedList<T> {
                 self.prefetch(cx, request);
             }
             Action::ClearMarks => {
+                // Said, so that an earlier "marked all N" does not outlive them.
+                if !self.marks.is_empty() || self.marking_all {
+                    cx.notify("marks cleared".into());
+                }
                 self.marks.clear();
                 self.marking_all = false;
             }

@@ -24,7 +24,10 @@ use crate::tui::widgets::{DialogOutcome, centered};
 
 /// Why opening the app to more people deserves a second look, in words; empty
 /// when nothing is known against it.
-pub fn risk_lines(item: &InventoryItem) -> Vec<String> {
+pub fn risk_lines(item: Option<&InventoryItem>) -> Vec<String> {
+    let Some(item) = item else {
+        return vec!["its review priority and findings are not loaded: risks unknown".to_owned()];
+    };
     let mut risks = Vec::new();
     if item.review_priority == ReviewPriority::NeedsReview {
         risks.push("the project needs review".to_owned());

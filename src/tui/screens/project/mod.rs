@@ -21,11 +21,10 @@ use time::OffsetDateTime;
 pub use self::audience::{AudienceEditor, EmbedPrompt, PublishConfirm};
 pub use self::deploy::DeploymentWatch;
 use super::{ProjectRef, Screen, ScreenView};
-use crate::api::model::{
-    EmbedUrl, InventoryItem, Project, ProjectUpdate, Visibility, validate_project_name,
-};
+use crate::api::model::{EmbedUrl, Project, ProjectUpdate, Visibility, validate_project_name};
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot, answers};
+use crate::tui::facts::Facts;
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::widgets::confirm::Confirm;
 use crate::tui::widgets::input::TextField;
@@ -107,8 +106,10 @@ enum Mode {
 
 #[derive(Debug)]
 pub struct ProjectScreen {
-    /// The inventory row this screen was opened from.
-    pub item: InventoryItem,
+    /// The project on screen: its id, and its name as known when opened.
+    pub target: ProjectRef,
+    /// Its inventory facts and where they come from, or why they are missing.
+    pub facts: Facts,
     pub project: Option<Project>,
     pub error: Option<ErrorInfo>,
     load_pending: Option<u64>,
@@ -131,9 +132,10 @@ pub struct ProjectScreen {
 }
 
 impl ProjectScreen {
-    pub fn new(item: InventoryItem, access: WriteAccess) -> Self {
+    pub fn new(target: ProjectRef, facts: Facts, access: WriteAccess) -> Self {
         Self {
-            item,
+            target,
+            facts,
             project: None,
             error: None,
             load_pending: None,
@@ -152,16 +154,22 @@ impl ProjectScreen {
     }
 
     pub fn project_id(&self) -> &str {
-        &self.item.id
+        &self.target.id
     }
 
     fn load(&mut self, cx: &mut Cx) {
         self.load_pending = Some(cx.fetch(
             Slot::Project,
             Request::GetProject {
-                project_id: self.item.id.clone(),
+                project_id: self.target.id.clone(),
             },
         ));
+    }
+
+    /// Looks for the inventory row when the screen has none (`facts.rs`).
+    fn find_facts(&mut self, force: bool, cx: &mut Cx) {
+        let name = self.current_name().map(str::to_owned);
+        self.facts.find(name.as_deref(), force, cx);
     }
 
     /// The project as the monitor's watch list names it: `w` here pins it,
@@ -169,7 +177,7 @@ impl ProjectScreen {
     /// palette or the changes).
     pub fn project_ref(&self) -> ProjectRef {
         ProjectRef {
-            id: self.item.id.clone(),
+            id: self.target.id.clone(),
             name: self.current_name().map(str::to_owned),
         }
     }
@@ -178,7 +186,7 @@ impl ProjectScreen {
     fn current_name(&self) -> Option<&str> {
         match &self.project {
             Some(project) => project.name.as_deref(),
-            None => self.item.name.as_deref(),
+            None => self.target.name.as_deref(),
         }
     }
 
@@ -227,6 +235,10 @@ impl Screen for ProjectScreen {
         if self.project.is_none() && self.load_pending.is_none() {
             self.load(cx);
         }
+        // A known name is searched for at once; an id alone waits for the read.
+        if self.current_name().is_some() {
+            self.find_facts(false, cx);
+        }
     }
 
     fn captures_keys(&self) -> bool {
@@ -234,7 +246,7 @@ impl Screen for ProjectScreen {
     }
 
     fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
-        let project_id = self.item.id.clone();
+        let project_id = self.target.id.clone();
         // Each dialog's answer, as the write it asks for.
         let outcome = match &mut self.mode {
             Mode::View | Mode::Visibility(_) => return false,
@@ -300,7 +312,7 @@ impl Screen for ProjectScreen {
                         cx.notify("the visibility is unchanged".into());
                     } else {
                         let request = Request::UpdateProject {
-                            project_id: self.item.id.clone(),
+                            project_id: self.target.id.clone(),
                             update: ProjectUpdate {
                                 name: None,
                                 visibility: Some(choice),
@@ -324,7 +336,7 @@ impl Screen for ProjectScreen {
         }
         match action {
             Action::ToggleDetail => {
-                self.security = Some(security::SecurityPart::open(&self.item.id, cx));
+                self.security = Some(security::SecurityPart::open(&self.target.id, cx));
             }
             Action::Back => {
                 if let Some(kind) = self.write_pending() {
@@ -336,8 +348,13 @@ impl Screen for ProjectScreen {
                     cx.navigate(Nav::Project(ProjectNav::Close));
                 }
             }
-            Action::Refresh => self.load(cx),
-            Action::Copy => cx.copy(Some(&self.item.id)),
+            Action::Refresh => {
+                self.load(cx);
+                if self.facts.row.is_none() {
+                    self.find_facts(true, cx);
+                }
+            }
+            Action::Copy => cx.copy(Some(&self.target.id)),
             Action::Rename => self.begin(WriteKind::Rename, cx),
             Action::Visibility => self.begin(WriteKind::Visibility, cx),
             Action::Unpublish => self.begin(WriteKind::Unpublish, cx),
@@ -373,6 +390,7 @@ impl Screen for ProjectScreen {
                     self.project = Some(*project);
                     self.error = None;
                     self.loaded_at = Some(cx.now);
+                    self.find_facts(false, cx);
                 }
                 Ok(_) => {}
                 Err(error) => self.error = Some(error),
@@ -388,6 +406,9 @@ impl Screen for ProjectScreen {
                 self.on_write_reply(kind, reply, cx);
             }
             Slot::Deployment => return self.on_deployment_reply(token, reply, cx),
+            Slot::ProjectFacts => {
+                return self.facts.on_reply(&self.target.id, token, reply, cx.now);
+            }
             Slot::SecurityScans | Slot::ScanFindings => {
                 let answer = Answer { slot, token, reply };
                 return self
@@ -440,7 +461,7 @@ impl Screen for ProjectScreen {
             return part.help();
         }
         let mut help = vec![
-            (Action::Back, "back to the inventory"),
+            (Action::Back, "back to where the project was opened from"),
             (Action::Down, "scroll the panes down"),
             (Action::Up, "scroll the panes up"),
             (Action::PageDown, "scroll a page down"),
@@ -494,6 +515,7 @@ impl Screen for ProjectScreen {
         };
         let project_lines = self.project_lines(view, left_width as usize);
         let facts = self.fact_lines(view);
+
         let block = |title: &'static str| rule(theme).title(Span::styled(title, theme.title));
         if wide {
             let [left, right] =

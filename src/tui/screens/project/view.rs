@@ -11,6 +11,7 @@ use time::OffsetDateTime;
 use super::{ProjectScreen, WriteAccess};
 use crate::api::model::{ActivityGroup, DeploymentStatus, PublishAudience};
 use crate::text::{display_width, fit, sanitize_multiline};
+use crate::tui::action::Action;
 use crate::tui::effect::Gate;
 use crate::tui::screens::{ScreenView, error_text};
 use crate::tui::theme::priority_label;
@@ -57,7 +58,7 @@ impl ProjectScreen {
         let name = self.current_name().unwrap_or("(unnamed)");
         let mut spans = vec![
             Span::styled(fit(name, area.width as usize / 2), theme.title),
-            Span::styled(format!("  {}", fit(&self.item.id, 40)), theme.dim),
+            Span::styled(format!("  {}", fit(&self.target.id, 40)), theme.dim),
         ];
         if self.load_pending.is_some() {
             spans.push(Span::styled(" · loading…", theme.dim));
@@ -114,7 +115,11 @@ impl ProjectScreen {
                 theme.dim,
             )),
         }
-        let owner = match (&self.item.owner.display_name, &project.owner_id) {
+        let owner_name = self
+            .facts
+            .item()
+            .and_then(|item| item.owner.display_name.as_ref());
+        let owner = match (owner_name, &project.owner_id) {
             (Some(name), Some(id)) => format!("{} · {}", fit(name, 30), fit(id, 40)),
             (Some(name), None) => fit(name, 30),
             (None, Some(id)) => fit(id, 40),
@@ -194,9 +199,11 @@ impl ProjectScreen {
         lines
     }
 
+    /// The inventory's facts of the project, under the line that says where
+    /// they come from and how old they are; without a row, why not and the
+    /// key that loads them (never a made-up zero).
     pub(super) fn fact_lines(&self, view: &ScreenView) -> Vec<Line<'static>> {
         let theme = view.theme;
-        let item = &self.item;
         const LABEL: usize = 15;
         let row = |label: &str, value: String| {
             Line::from(vec![
@@ -204,13 +211,32 @@ impl ProjectScreen {
                 Span::raw(value),
             ])
         };
-        let mut lines = vec![Line::from(vec![
-            Span::styled(format!("{:<LABEL$}", "Review"), theme.dim),
-            Span::styled(
-                priority_label(&item.review_priority),
-                theme.priority(&item.review_priority),
-            ),
-        ])];
+        let Some((item, source)) = &self.facts.row else {
+            return vec![
+                Line::from(vec![
+                    Span::styled(format!("{:<LABEL$}", "Source"), theme.dim),
+                    Span::styled("not loaded", theme.warn),
+                ]),
+                Line::from(Span::styled(self.facts.why_not_loaded(), theme.dim)),
+                Line::from(vec![
+                    Span::styled(view.keymap.key_for(Action::Refresh), theme.key),
+                    Span::styled(" searches again", theme.dim),
+                ]),
+            ];
+        };
+        let mut lines = vec![
+            Line::from(vec![
+                Span::styled(format!("{:<LABEL$}", "Source"), theme.dim),
+                Span::styled(source.describe(view.now), theme.dim),
+            ]),
+            Line::from(vec![
+                Span::styled(format!("{:<LABEL$}", "Review"), theme.dim),
+                Span::styled(
+                    priority_label(&item.review_priority),
+                    theme.priority(&item.review_priority),
+                ),
+            ]),
+        ];
         let activity = match &item.activity_group {
             ActivityGroup::Last14Days => "edited in the last 14 days".to_owned(),
             ActivityGroup::Last60Days => "edited in the last 60 days".to_owned(),

@@ -77,13 +77,13 @@ impl ProjectScreen {
             WriteKind::Publish => Mode::Publish(PublishConfirm::new(
                 name,
                 project.publish_audience.clone(),
-                risk_lines(&self.item),
+                risk_lines(self.facts.item()),
             )),
             WriteKind::Audience => Mode::Audience(Box::new(AudienceEditor::new(
                 project.publish_audience.clone(),
                 project.publish_audience_targets.clone(),
                 project.is_published,
-                risk_lines(&self.item),
+                risk_lines(self.facts.item()),
             ))),
             WriteKind::EmbedUrl => Mode::Embed(EmbedPrompt::default()),
             WriteKind::Delete => {
@@ -134,7 +134,7 @@ impl ProjectScreen {
             return;
         }
         let request = Request::UpdateProject {
-            project_id: self.item.id.clone(),
+            project_id: self.target.id.clone(),
             update: ProjectUpdate {
                 name: Some(name),
                 visibility: None,
@@ -169,7 +169,7 @@ impl ProjectScreen {
         cx: &mut Cx,
     ) {
         let label = self.current_name().map_or_else(
-            || fit(&self.item.id, 40),
+            || fit(&self.target.id, 40),
             |name| format!("\u{201c}{}\u{201d}", fit(name, 40)),
         );
         match (kind, reply) {
@@ -215,7 +215,7 @@ impl ProjectScreen {
                 self.last_write = Some(format!("deployment {} accepted", fit(&deployment.id, 40)));
                 let terminal = deployment.status.is_terminal();
                 self.deployment = Some(DeploymentWatch::start(
-                    self.item.id.clone(),
+                    self.target.id.clone(),
                     *deployment,
                     cx.now,
                 ));
@@ -264,7 +264,7 @@ impl ProjectScreen {
 
     fn deleted(&mut self, notice: String, cx: &mut Cx) {
         cx.navigate(Nav::Project(ProjectNav::Wrote(ProjectWrite::Deleted(
-            self.item.id.clone(),
+            self.target.id.clone(),
         ))));
         cx.navigate(Nav::Project(ProjectNav::Close));
         cx.notify(notice);

@@ -1,0 +1,172 @@
+//! Facts with a source: a value on screen is what the service said, with its
+//! age, or it says it is unknown. A project's inventory facts (review priority,
+//! edits, visitors, last scan, connectors) come from a loaded row (as of its
+//! page), the newest snapshot (the inventory seeded from it at start), a
+//! search of the inventory that finds the row, or nowhere: then the screen says
+//! "not loaded" and names the key that loads them, never a zero, `never` or
+//! `none` the service did not send.
+//!
+//! The inventory cannot be asked for an id (its `query` reads names and
+//! owners), so a row is found by a search for the project's name, matched by id.
+
+use time::OffsetDateTime;
+
+use crate::api::InventoryParams;
+use crate::api::model::{InventoryItem, InventoryPage};
+use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot, answers};
+use crate::tui::widgets::ago;
+
+/// Most rows a search for a name asks for: the contract's largest page, so
+/// one request finds a name that other projects share in part.
+pub const NAME_SEARCH_LIMIT: u32 = 100;
+
+/// The request that finds a project's row by its name, under `filters` (the
+/// inventory's own, or none).
+pub fn name_search(name: &str, filters: InventoryParams) -> Request {
+    Request::InventoryPage {
+        params: InventoryParams {
+            limit: Some(NAME_SEARCH_LIMIT),
+            query: Some(name.trim().to_owned()),
+            sort_by: None,
+            sort_order: None,
+            ..filters
+        },
+        cursor: None,
+    }
+}
+
+/// The row of project `id` among the rows a search returned.
+pub fn row_of(page: &InventoryPage, id: &str) -> Option<InventoryItem> {
+    page.data.iter().find(|row| row.id == id).cloned()
+}
+
+/// Where a row of facts came from, and so how old it is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    /// A page of the inventory list, loaded at that time (if known).
+    Page(Option<OffsetDateTime>),
+    /// The newest local snapshot, taken then.
+    Snapshot(OffsetDateTime),
+    /// A search of the inventory by name, at that time, in one request.
+    Search(OffsetDateTime),
+}
+
+impl Source {
+    /// "from the inventory list, 3 min ago", "from snapshot, 2 h ago".
+    pub fn describe(&self, now: OffsetDateTime) -> String {
+        let age = |at: OffsetDateTime| ago((now - at).whole_seconds());
+        match self {
+            Source::Page(Some(at)) => format!("from the inventory list, {}", age(*at)),
+            Source::Page(None) => "from the inventory list".to_owned(),
+            Source::Snapshot(at) => format!("from snapshot, {}", age(*at)),
+            Source::Search(at) => format!("from a search by name (1 request), {}", age(*at)),
+        }
+    }
+}
+
+/// What is known of why there is no row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Missing {
+    /// Nothing asked yet (the name is not known until the project loads).
+    NotAsked,
+    Searching,
+    /// The project has no name to search for.
+    Unnamed,
+    /// The search by name answered without this project.
+    NotFound,
+    Failed(String),
+}
+
+/// A project's inventory facts and their source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Facts {
+    pub row: Option<(InventoryItem, Source)>,
+    pub missing: Missing,
+    pending: Option<u64>,
+}
+
+impl Facts {
+    pub fn new(row: Option<(InventoryItem, Source)>) -> Self {
+        Self {
+            row,
+            missing: Missing::NotAsked,
+            pending: None,
+        }
+    }
+
+    pub fn item(&self) -> Option<&InventoryItem> {
+        self.row.as_ref().map(|(item, _)| item)
+    }
+
+    /// Searches the inventory for the row of the project named `name` (the
+    /// reply is matched by id), unless a row is known or a search runs or
+    /// ran. `force` searches again.
+    pub fn find(&mut self, name: Option<&str>, force: bool, cx: &mut Cx) {
+        if (self.row.is_some() && !force) || self.pending.is_some() {
+            return;
+        }
+        if !force && self.missing != Missing::NotAsked {
+            return;
+        }
+        match name.map(str::trim).filter(|name| !name.is_empty()) {
+            Some(name) => {
+                let search = name_search(name, InventoryParams::default());
+                self.pending = Some(cx.fetch(Slot::ProjectFacts, search));
+                self.missing = Missing::Searching;
+            }
+            None => self.missing = Missing::Unnamed,
+        }
+    }
+
+    /// The search's answer; true when anything changed.
+    pub fn on_reply(
+        &mut self,
+        id: &str,
+        token: u64,
+        reply: Result<Reply, ErrorInfo>,
+        now: OffsetDateTime,
+    ) -> bool {
+        if !answers(&mut self.pending, token) {
+            return false;
+        }
+        match reply {
+            Ok(Reply::InventoryPage(page)) => match row_of(&page, id) {
+                Some(row) => {
+                    self.row = Some((row, Source::Search(now)));
+                    self.missing = Missing::NotAsked;
+                }
+                None => self.missing = Missing::NotFound,
+            },
+            Ok(_) => self.missing = Missing::NotFound,
+            Err(error) => self.missing = Missing::Failed(error.summary),
+        }
+        true
+    }
+
+    /// Why there are no facts, in words.
+    pub fn why_not_loaded(&self) -> String {
+        match &self.missing {
+            Missing::NotAsked => "not asked yet".to_owned(),
+            Missing::Searching => "searching the inventory by name…".to_owned(),
+            Missing::Unnamed => "the project has no name to search the inventory by".to_owned(),
+            Missing::NotFound => "a search by name did not find it".to_owned(),
+            Missing::Failed(why) => format!("the search failed: {why}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_source_says_its_age() {
+        let now = time::macros::datetime!(2026-11-26 12:00 UTC);
+        let two_hours = now - time::Duration::hours(2);
+        assert_eq!(
+            Source::Snapshot(two_hours).describe(now),
+            "from snapshot, 2 h ago"
+        );
+        assert_eq!(Source::Page(None).describe(now), "from the inventory list");
+    }
+}

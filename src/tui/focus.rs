@@ -1,0 +1,85 @@
+//! The project in focus: one project the App keeps (set by the inventory's
+//! cursor, the palette, Changes, a finding's list, the monitor's tiles), that
+//! the breadcrumb names and the project screen, Monitor, Analytics and
+//! Personal data show. A leaf: screens, `nav.rs` and the App import it.
+
+use ratatui::text::Span;
+
+use super::theme::Theme;
+use crate::api::model::InventoryItem;
+
+/// A project as the screens name it: its id and its name as far as known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectRef {
+    pub id: String,
+    pub name: Option<String>,
+}
+
+impl ProjectRef {
+    /// The project of an inventory row.
+    pub fn of_row(item: &InventoryItem) -> Self {
+        Self {
+            id: item.id.clone(),
+            name: item.name.clone(),
+        }
+    }
+
+    /// The name, sanitized and cut to `width`, or the id when unnamed.
+    pub fn label(&self, width: usize) -> String {
+        crate::text::fit(self.name.as_deref().unwrap_or(&self.id), width)
+    }
+
+    /// The start of a project screen's head line: `what` and the label cut to
+    /// `width`, in the title style, then `facts` dimmed.
+    pub fn head(
+        &self,
+        what: &str,
+        width: usize,
+        facts: String,
+        theme: &Theme,
+    ) -> Vec<Span<'static>> {
+        vec![
+            Span::styled(format!("{what} {}", self.label(width)), theme.title),
+            Span::styled(facts, theme.dim),
+        ]
+    }
+}
+
+/// What opens the project screen: the project, and its inventory row when one
+/// is loaded (never a made-up one: the screen finds the facts it lacks).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProjectOpen {
+    pub project: ProjectRef,
+    pub row: Option<InventoryItem>,
+    /// The row came from a search of the service just now (the palette's
+    /// jump by name), not from the inventory's loaded pages.
+    pub searched: bool,
+}
+
+impl ProjectOpen {
+    /// A project known by id and perhaps a name, without its row.
+    pub fn by_ref(project: ProjectRef) -> Self {
+        Self {
+            project,
+            row: None,
+            searched: false,
+        }
+    }
+
+    /// A project opened on its loaded inventory row.
+    pub fn row(item: InventoryItem) -> Self {
+        Self {
+            project: ProjectRef::of_row(&item),
+            row: Some(item),
+            searched: false,
+        }
+    }
+
+    /// A project whose row a search of the service found just now.
+    pub fn searched(item: InventoryItem) -> Self {
+        Self {
+            searched: true,
+            ..Self::row(item)
+        }
+    }
+}
