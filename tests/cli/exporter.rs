@@ -108,7 +108,6 @@ async fn metrics_agree_with_insights_and_scrapes_cost_no_requests() {
     let run = cli.run(&["insights", "--format", "json"]).await.expect(0);
     let insights: Value = serde_json::from_str(&run.stdout).expect("json");
     let summary = &insights["summary"];
-    let ws = "workspace=\"ws_acme\"";
     for (metric, field) in [
         ("vantage_projects", "total_projects"),
         (
@@ -118,12 +117,12 @@ async fn metrics_agree_with_insights_and_scrapes_cost_no_requests() {
         ("vantage_workspace_members", "workspace_members"),
     ] {
         assert_eq!(
-            value(&scraped, &format!("{metric}{{{ws}}}")),
+            value(&scraped, metric),
             summary[field]["value"].as_i64().expect("value"),
             "{metric}"
         );
         assert_eq!(
-            value(&scraped, &format!("{metric}_delta_30d{{{ws}}}")),
+            value(&scraped, &format!("{metric}_delta_30d")),
             summary[field]["delta_30d"].as_i64().expect("delta"),
             "{metric}_delta_30d"
         );
@@ -135,9 +134,7 @@ async fn metrics_agree_with_insights_and_scrapes_cost_no_requests() {
         assert_eq!(
             value(
                 &scraped,
-                &format!(
-                    "vantage_projects_by_review_priority{{{ws},review_priority=\"{priority}\"}}"
-                )
+                &format!("vantage_projects_by_review_priority{{review_priority=\"{priority}\"}}")
             ),
             count,
             "{priority}"
@@ -146,7 +143,7 @@ async fn metrics_agree_with_insights_and_scrapes_cost_no_requests() {
     let total = summary["total_projects"]["value"].as_i64().expect("total");
     let unscored = value(
         &scraped,
-        &format!("vantage_projects_by_review_priority{{{ws},review_priority=\"unscored\"}}"),
+        "vantage_projects_by_review_priority{review_priority=\"unscored\"}",
     );
     assert_eq!(unscored, total - scored);
     let findings = insights["findings"].as_array().expect("findings");
@@ -156,7 +153,7 @@ async fn metrics_agree_with_insights_and_scrapes_cost_no_requests() {
         assert_eq!(
             value(
                 &scraped,
-                &format!("vantage_projects_by_finding_type{{{ws},finding_type=\"{id}\"}}")
+                &format!("vantage_projects_by_finding_type{{finding_type=\"{id}\"}}")
             ),
             finding["project_count"].as_i64().expect("count"),
             "{id}"
@@ -194,7 +191,7 @@ async fn metrics_agree_with_insights_and_scrapes_cost_no_requests() {
 
     // The watched projects: live visitors, and their names in the info metric.
     for id in &watched {
-        let project = format!("{ws},project=\"{id}\"");
+        let project = format!("project=\"{id}\"");
         assert!(scraped.contains_key(&format!("vantage_project_current_visitors{{{project}}}")));
         assert!(scraped.contains_key(&format!(
             "vantage_project_last_minute_visitors{{{project}}}"
@@ -206,18 +203,15 @@ async fn metrics_agree_with_insights_and_scrapes_cost_no_requests() {
         );
     }
     assert_eq!(
-        value(
-            &scraped,
-            &format!("vantage_poll_errors_total{{{ws},source=\"insights\"}}")
-        ),
+        value(&scraped, "vantage_poll_errors_total{source=\"insights\"}"),
         0
     );
     assert_eq!(
         value(
             &scraped,
-            &format!("vantage_data_age_seconds{{{ws},source=\"insights\"}}")
+            "vantage_last_success_timestamp_seconds{source=\"insights\"}"
         ),
-        0,
+        T0.unix_timestamp(),
         "the clock stands still"
     );
 
@@ -231,7 +225,7 @@ async fn metrics_agree_with_insights_and_scrapes_cost_no_requests() {
         assert_eq!(
             value(
                 &samples(&again),
-                &format!("vantage_client_requests_total{{{ws},status=\"200\"}}")
+                "vantage_client_requests_total{code=\"200\"}"
             ),
             sent as i64
         );
@@ -259,7 +253,7 @@ async fn metrics_agree_with_insights_and_scrapes_cost_no_requests() {
         "the server saw only the poller's requests and the probe"
     );
     assert_eq!(
-        value(&scraped, &format!("vantage_rate_limit_remaining{{{ws}}}")) as u64,
+        value(&scraped, "vantage_rate_limit_remaining") as u64,
         header("x-ratelimit-limit") - sent
     );
 
@@ -282,7 +276,10 @@ async fn metrics_agree_with_insights_and_scrapes_cost_no_requests() {
         .await
         .expect("healthz");
     assert_eq!(health.status(), 200);
-    assert_eq!(health.text().await.expect("body"), "ok: 1 poll cycles\n");
+    assert_eq!(
+        health.text().await.expect("body"),
+        "ok: all sources up; 1 poll cycles\n"
+    );
     exporter.stop();
 }
 
@@ -292,32 +289,25 @@ async fn poll_errors_are_counted_and_never_break_a_scrape() {
     let exporter = exporter(&server, &clock, vec!["prj_missing".to_owned()]).await;
     let (_, text) = scrape(&exporter, None).await;
     let scraped = samples(&text);
-    let ws = "workspace=\"ws_acme\"";
-    // The name and the realtime view of a missing project both fail.
+    // The name of a missing project fails; its realtime view is not asked
+    // until the project is checked again, 5 minutes later.
     assert_eq!(
-        value(
-            &scraped,
-            &format!("vantage_poll_errors_total{{{ws},source=\"project\"}}")
-        ),
+        value(&scraped, "vantage_poll_errors_total{source=\"project\"}"),
         1
     );
     assert_eq!(
-        value(
-            &scraped,
-            &format!("vantage_poll_errors_total{{{ws},source=\"realtime\"}}")
-        ),
-        1
+        value(&scraped, "vantage_poll_errors_total{source=\"realtime\"}"),
+        0
     );
     assert_eq!(
-        value(
-            &scraped,
-            &format!("vantage_client_requests_total{{{ws},status=\"404\"}}")
-        ),
-        2
+        value(&scraped, "vantage_client_requests_total{code=\"404\"}"),
+        1
     );
+    // The service answered: the sources are up.
+    assert_eq!(value(&scraped, "vantage_up{source=\"project\"}"), 1);
     assert!(!text.contains("vantage_project_current_visitors{"));
     // The rest is there.
-    assert!(scraped.contains_key(&format!("vantage_projects{{{ws}}}")));
+    assert!(scraped.contains_key("vantage_projects"));
     exporter.stop();
 }
 
@@ -345,10 +335,7 @@ async fn the_poller_leaves_the_reserve_of_the_rate_limit_untouched() {
         "deferring is no error"
     );
     let (_, text) = scrape(&exporter, None).await;
-    assert!(
-        text.contains("vantage_rate_limit_remaining{workspace=\"ws_acme\"} 2\n"),
-        "{text}"
-    );
+    assert!(text.contains("vantage_rate_limit_remaining 2\n"), "{text}");
     exporter.stop();
 }
 
@@ -406,7 +393,7 @@ async fn watched_projects_the_budget_skipped_go_first_next_time() {
 }
 
 /// promtool, when installed (CI installs Debian's `prometheus` package).
-fn promtool() -> Option<std::process::Command> {
+pub(crate) fn promtool() -> Option<std::process::Command> {
     let found = std::process::Command::new("promtool")
         .arg("--version")
         .output()
@@ -493,7 +480,7 @@ fn hostile_label_values_pass_promtool() {
     promtool_check_metrics(&text);
 }
 
-fn assets() -> &'static Path {
+pub(crate) fn assets() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/assets"))
 }
 
