@@ -7,7 +7,10 @@
 //! and the watched projects' names (one request each). Before every request
 //! the poller reads the rate-limit state the client keeps; when the request
 //! would eat into the reserve, it and the rest of its source wait for the next
-//! cycle and are counted as deferred.
+//! cycle and are counted as deferred. The walk comes last and yields when the
+//! next cycle is due, so a long one spans cycles without delaying insights and
+//! realtime; a watched project not found or never published rests between
+//! checks (`standing.rs`).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -258,42 +261,37 @@ impl Poller {
             *snapshot.poll_errors.entry(source).or_default() += 1;
         });
         let watched = matches!(source, Source::Project | Source::Realtime);
-        let news = Problem::of(error).filter(|_| watched).map(|problem| {
-            (
-                problem,
-                self.standing.failed(subject, problem, self.clock.now()),
-            )
-        });
-        let subject = sanitize_line(subject);
-        let error_text = error.to_string();
-        let error_text = sanitize_line(&error_text);
-        let source_name = source.as_str();
-        if let Some((problem, news)) = news {
-            // The project's own problem, not the source's: the service
-            // answered, so the source is up. Said once, then asked again
-            // every few minutes.
-            self.cache.update(|snapshot| {
-                snapshot.last_poll_ok.insert(source, true);
-            });
-            if news {
-                tracing::warn!(
-                    project = %subject,
-                    "watched project {}; asked again every {} minutes",
-                    problem.describe(),
-                    RECHECK.whole_minutes()
-                );
-                let problems = self.standing.problems();
-                self.cache
-                    .update(|snapshot| snapshot.watch_problems = problems);
-            } else {
-                tracing::debug!(source = source_name, %subject, error = %error_text, "poll failed");
-            }
+        if let Some(problem) = Problem::of(error).filter(|_| watched) {
+            self.watched_failed(source, subject, problem);
             return;
         }
-        tracing::warn!(source = source_name, %subject, error = %error_text, "poll failed");
+        tracing::warn!(
+            source = source.as_str(),
+            subject = %sanitize_line(subject),
+            error = %sanitize_line(&error.to_string()),
+            "poll failed"
+        );
         self.cache.update(|snapshot| {
             snapshot.last_poll_ok.insert(source, false);
         });
+    }
+
+    /// A watched project not found or never published: its own problem, not
+    /// the source's (the service answered, so the source is up). Said once,
+    /// then the project rests until it is asked again.
+    fn watched_failed(&mut self, source: Source, id: &str, problem: Problem) {
+        let news = self.standing.failed(id, problem, self.clock.now());
+        let problems = self.standing.problems();
+        self.cache.update(|snapshot| {
+            snapshot.last_poll_ok.insert(source, true);
+            snapshot.watch_problems = problems;
+        });
+        let every = RECHECK.whole_minutes();
+        if news {
+            tracing::warn!(project = %sanitize_line(id), "watched project {}; asked again every {every} minutes", problem.describe());
+        } else {
+            tracing::debug!(project = %sanitize_line(id), "watched project still {}", problem.describe());
+        }
     }
 
     /// A watched project answered: a problem it had is over.
