@@ -130,22 +130,9 @@ pub enum Format {
 
 impl Format {
     pub fn negotiate(headers: &HeaderMap) -> Self {
-        let asks_openmetrics = headers
-            .get_all(header::ACCEPT)
-            .iter()
-            .filter_map(|value| value.to_str().ok())
-            .flat_map(|value| value.split(','))
-            .any(|range| {
-                let mut parts = range.split(';').map(str::trim);
-                let media = parts.next().unwrap_or("");
-                // `q=0` means "not this one".
-                let refused = parts.any(|p| {
-                    p.strip_prefix("q=")
-                        .and_then(|q| q.parse::<f32>().ok())
-                        .is_some_and(|q| q <= 0.0)
-                });
-                media.eq_ignore_ascii_case("application/openmetrics-text") && !refused
-            });
+        let asks_openmetrics = accepts(headers, header::ACCEPT, |media| {
+            media.eq_ignore_ascii_case("application/openmetrics-text")
+        });
         if asks_openmetrics {
             Self::OpenMetrics
         } else {
@@ -210,20 +197,28 @@ async fn metrics_handler(State(served): State<Arc<Served>>, headers: HeaderMap) 
 
 /// Whether `Accept-Encoding` names gzip (or `*`) with a weight above zero.
 pub fn accepts_gzip(headers: &HeaderMap) -> bool {
+    accepts(headers, header::ACCEPT_ENCODING, |coding| {
+        coding.eq_ignore_ascii_case("gzip") || coding == "*"
+    })
+}
+
+/// Whether a list header (`Accept`, `Accept-Encoding`) names a value that
+/// `wanted` takes, without `q=0` ("not this one").
+fn accepts(headers: &HeaderMap, name: header::HeaderName, wanted: impl Fn(&str) -> bool) -> bool {
     headers
-        .get_all(header::ACCEPT_ENCODING)
+        .get_all(name)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(','))
-        .any(|coding| {
-            let mut parts = coding.split(';').map(str::trim);
-            let name = parts.next().unwrap_or("");
+        .any(|item| {
+            let mut parts = item.split(';').map(str::trim);
+            let value = parts.next().unwrap_or("");
             let refused = parts.any(|p| {
                 p.strip_prefix("q=")
                     .and_then(|q| q.parse::<f32>().ok())
                     .is_some_and(|q| q <= 0.0)
             });
-            (name.eq_ignore_ascii_case("gzip") || name == "*") && !refused
+            wanted(value) && !refused
         })
 }
 
@@ -385,6 +380,21 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert(header::ACCEPT, HeaderValue::from_static(value));
         headers
+    }
+
+    #[test]
+    fn gzip_when_asked_for() {
+        let encoding = |value: &'static str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::ACCEPT_ENCODING, HeaderValue::from_static(value));
+            headers
+        };
+        assert!(accepts_gzip(&encoding("gzip")));
+        assert!(accepts_gzip(&encoding("deflate, GZIP;q=0.5")));
+        assert!(accepts_gzip(&encoding("*")));
+        assert!(!accepts_gzip(&encoding("gzip;q=0")));
+        assert!(!accepts_gzip(&encoding("identity")));
+        assert!(!accepts_gzip(&HeaderMap::new()));
     }
 
     #[test]

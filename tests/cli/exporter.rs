@@ -59,7 +59,11 @@ fn published_projects(count: usize) -> Vec<String> {
 
 /// An exporter on `server` with the admin key, polled once per hour (so only
 /// its first cycle runs during a test), after its first cycle.
-async fn exporter(server: &RunningServer, clock: &Clock, watch: Vec<String>) -> RunningExporter {
+pub(crate) async fn exporter(
+    server: &RunningServer,
+    clock: &Clock,
+    watch: Vec<String>,
+) -> RunningExporter {
     let config = ClientConfig::new(
         server.base_url(),
         ApiKey::new(ENTERPRISE_ADMIN).expect("key"),
@@ -393,7 +397,7 @@ async fn watched_projects_the_budget_skipped_go_first_next_time() {
 }
 
 /// promtool, when installed (CI installs Debian's `prometheus` package).
-pub(crate) fn promtool() -> Option<std::process::Command> {
+fn promtool() -> Option<std::process::Command> {
     let found = std::process::Command::new("promtool")
         .arg("--version")
         .output()
@@ -484,36 +488,30 @@ pub(crate) fn assets() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/assets"))
 }
 
+/// Runs promtool with `args` in `dir` when it is installed, and asserts that
+/// it passes.
+pub(crate) fn promtool_passes(args: &[&str], dir: &Path) {
+    let Some(mut promtool) = promtool() else {
+        return;
+    };
+    let output = promtool
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("promtool runs");
+    assert!(
+        output.status.success(),
+        "promtool {args:?}: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 #[test]
 fn alert_rules_and_scrape_config_pass_promtool() {
-    let Some(mut rules) = promtool() else {
-        return;
-    };
-    let output = rules
-        .args(["check", "rules"])
-        .arg(assets().join("prometheus/alerts.yml"))
-        .output()
-        .expect("promtool runs");
-    assert!(
-        output.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let Some(mut config) = promtool() else {
-        return;
-    };
-    let output = config
-        .args(["check", "config"])
-        .arg(assets().join("prometheus/prometheus.yml"))
-        .output()
-        .expect("promtool runs");
-    assert!(
-        output.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let dir = assets().join("prometheus");
+    promtool_passes(&["check", "rules", "alerts.yml"], &dir);
+    promtool_passes(&["check", "config", "prometheus.yml"], &dir);
 }
 
 /// Every `vantage_` name in a JSON value's strings.

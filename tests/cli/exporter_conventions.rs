@@ -10,37 +10,14 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::net::TcpListener;
-use vantage::api::{ApiKey, Client, ClientConfig};
-use vantage::exporter::{Budget, PollPlan, RunningExporter};
 
 use crate::common::*;
 use crate::support::{Cli, KEY_VAR};
 
-async fn exporter() -> (RunningExporter, vantage::server::RunningServer) {
-    let (server, clock) = demo_server().await;
-    let client = Client::new(ClientConfig::new(
-        server.base_url(),
-        ApiKey::new(ENTERPRISE_ADMIN).expect("key"),
-    ))
-    .expect("client");
-    let plan = PollPlan {
-        workspace: ENTERPRISE_WS.to_owned(),
-        watch: Vec::new(),
-        interval: Duration::from_secs(60),
-        inventory_interval: Some(Duration::from_secs(600)),
-        names_interval: Duration::from_secs(600),
-        budget: Budget::default(),
-    };
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let mut exporter = vantage::exporter::start(client, plan, clock, listener).expect("starts");
-    exporter.wait_for_cycles(1).await;
-    (exporter, server)
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_scrape_follows_the_exposition_conventions() {
-    let (exporter, server) = exporter().await;
+    let (server, clock) = demo_server().await;
+    let exporter = crate::exporter::exporter(&server, &clock, Vec::new()).await;
     // Prometheus asks for gzip; this client does not decompress by itself.
     let answer = http()
         .get(exporter.metrics_url())
@@ -74,8 +51,8 @@ async fn a_scrape_follows_the_exposition_conventions() {
         "vantage_rate_limit_reset_timestamp_seconds ",
         "vantage_up{source=\"insights\"} 1",
         "vantage_projects ",
-        "# HELP vantage_projects Projects in the workspace; cached from insights, polled every 1m.",
-        "# HELP vantage_projects_by_visibility Projects by visibility, from the inventory walk; cached from inventory, polled every 10m.",
+        "# HELP vantage_projects Projects in the workspace; cached from insights, polled every 1h.",
+        "# HELP vantage_projects_by_visibility Projects by visibility, from the inventory walk; cached from inventory, polled every 1h.",
     ] {
         assert!(has(prefix), "no line starting {prefix:?} in\n{text}");
     }

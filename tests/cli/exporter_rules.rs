@@ -1,7 +1,7 @@
 //! The shipped alert rules have `promtool test rules` cases, every one of them,
 //! and the cases pass (issue 28, part 2, item 3).
 
-use crate::exporter::{assets, promtool};
+use crate::exporter::{assets, promtool_passes};
 
 /// The `alert:` names of a rules file.
 fn alert_names(rules: &str) -> Vec<String> {
@@ -31,18 +31,8 @@ fn every_alert_rule_has_a_promtool_test() {
 
 #[test]
 fn the_rule_tests_pass_promtool() {
-    let Some(mut promtool) = promtool() else {
-        return;
-    };
-    let output = promtool
-        .args(["test", "rules", "alerts_test.yml"])
-        .current_dir(assets().join("prometheus"))
-        .output()
-        .expect("promtool runs");
-    assert!(
-        output.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
+    promtool_passes(
+        &["test", "rules", "alerts_test.yml"],
+        &assets().join("prometheus"),
     );
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use super::Scope;
 use super::families::{Families, Family, Floats};
-use crate::exporter::cache::Source;
+use crate::exporter::cache::{Snapshot, Source};
 
 const UP: (&str, &str) = (
     "up",
@@ -48,23 +48,29 @@ pub(super) fn add_poll(families: &mut Families, scopes: &[Scope<'_>]) {
         }
     }
     // Every source, 0 for one that never failed or waited.
-    let every_source = |counts: &BTreeMap<Source, u64>| {
-        Source::ALL.map(|source| (source.as_str(), counts.get(&source).copied().unwrap_or(0)))
-    };
-    for scope in scopes {
-        families.samples(
+    let counted: [(&str, &str, fn(&Snapshot) -> &BTreeMap<Source, u64>); 2] = [
+        (
             "poll_errors",
             "Polls of the API that failed, by source",
-            scope.each("source", every_source(&scope.snapshot.poll_errors)),
-            Families::counter,
-        );
-    }
-    for scope in scopes {
-        families.samples(
+            |snapshot| &snapshot.poll_errors,
+        ),
+        (
             "polls_deferred",
             "Polls left for a later cycle to keep the rate-limit reserve, by source",
-            scope.each("source", every_source(&scope.snapshot.polls_deferred)),
-            Families::counter,
-        );
+            |snapshot| &snapshot.polls_deferred,
+        ),
+    ];
+    for (name, help, counts_of) in counted {
+        for scope in scopes {
+            let counts = counts_of(scope.snapshot);
+            let every_source = Source::ALL
+                .map(|source| (source.as_str(), counts.get(&source).copied().unwrap_or(0)));
+            families.samples(
+                name,
+                help,
+                scope.each("source", every_source),
+                Families::counter,
+            );
+        }
     }
 }
