@@ -18,6 +18,9 @@ const LAST_SUCCESS: (&str, &str) = (
     "When the source's poll of the API last answered, in seconds since the Unix epoch",
 );
 
+/// A snapshot's counts by source, of one counter family.
+type CountsOf = fn(&Snapshot) -> &BTreeMap<Source, u64>;
+
 /// Family by family, so each family's samples stay together whatever the
 /// number of contexts.
 pub(super) fn add_poll(families: &mut Families, scopes: &[Scope<'_>]) {
@@ -48,7 +51,7 @@ pub(super) fn add_poll(families: &mut Families, scopes: &[Scope<'_>]) {
         }
     }
     // Every source, 0 for one that never failed or waited.
-    let counted: [(&str, &str, fn(&Snapshot) -> &BTreeMap<Source, u64>); 2] = [
+    let counted: [(&str, &str, CountsOf); 2] = [
         (
             "poll_errors",
             "Polls of the API that failed, by source",
