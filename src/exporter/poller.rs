@@ -284,6 +284,13 @@ impl Poller {
         let problems = self.standing.problems();
         self.cache.update(|snapshot| {
             snapshot.last_poll_ok.insert(source, true);
+            // Its realtime view is not asked while it rests: the project
+            // read's answer stands for it, until realtime has an outcome of
+            // its own (a watch list of only missing projects is not an outage).
+            snapshot
+                .last_poll_ok
+                .entry(Source::Realtime)
+                .or_insert(true);
             snapshot.watch_problems = problems;
         });
         let every = RECHECK.whole_minutes();

@@ -307,8 +307,16 @@ async fn poll_errors_are_counted_and_never_break_a_scrape() {
         value(&scraped, "vantage_client_requests_total{code=\"404\"}"),
         1
     );
-    // The service answered: the sources are up.
+    // The service answered: the sources are up, realtime too, though the
+    // project's realtime view is not asked while it rests.
     assert_eq!(value(&scraped, "vantage_up{source=\"project\"}"), 1);
+    assert_eq!(value(&scraped, "vantage_up{source=\"realtime\"}"), 1);
+    let health = http()
+        .get(format!("http://{}/healthz", exporter.addr))
+        .send()
+        .await
+        .expect("healthz");
+    assert_eq!(health.status(), 200);
     assert!(!text.contains("vantage_project_current_visitors{"));
     // The rest is there.
     assert!(scraped.contains_key("vantage_projects"));
