@@ -105,10 +105,7 @@ fn big_snapshot() -> Snapshot {
             .fetched_at
             .insert(source, NOW - time::Duration::seconds(30));
     }
-    snapshot
-        .client
-        .requests_by_status
-        .insert("200".into(), 1234);
+    snapshot.client.requests_by_code.insert("200".into(), 1234);
     snapshot
 }
 

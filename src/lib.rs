@@ -1,6 +1,7 @@
 //! vantage: a terminal dashboard, a typed client, script commands and a reference
 //! server for the Project and Workspace Management API v1.
 
+pub mod accept;
 pub mod api;
 pub mod build_info;
 pub mod cli;

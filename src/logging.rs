@@ -25,10 +25,14 @@ pub fn to_file(dir: &Path) -> std::io::Result<PathBuf> {
     Ok(path)
 }
 
-/// Logs to stderr at `default` level unless `VANTAGE_LOG` says otherwise.
+/// Logs to stderr at `default` level unless `VANTAGE_LOG` says otherwise;
+/// in colour only on a terminal, so a redirected log file or a journal gets
+/// no escape codes.
 pub fn to_stderr(default: &str) {
+    use std::io::IsTerminal;
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter(default))
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr)
         .try_init();
 }

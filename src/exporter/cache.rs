@@ -3,9 +3,11 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use time::OffsetDateTime;
 
+use super::standing::Problem;
 use crate::api::model::{Insights, InventoryItem, Realtime};
 use crate::api::{ClientEvent, RateLimitState};
 
@@ -108,8 +110,12 @@ impl Watched {
 /// What the client did, from its events and its rate-limit state.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ClientStats {
-    /// Attempts by HTTP status; `"none"` for an attempt without an answer.
-    pub requests_by_status: BTreeMap<String, u64>,
+    /// Attempts answered, by HTTP status code.
+    pub requests_by_code: BTreeMap<String, u64>,
+    /// Attempts that got no answer (refused, reset, timed out, TLS).
+    pub transport_failures: u64,
+    /// How long the answered attempts took.
+    pub durations: DurationHistogram,
     pub retries: u64,
     pub rate_limit: Option<RateLimitState>,
 }
@@ -117,28 +123,82 @@ pub struct ClientStats {
 impl ClientStats {
     pub fn record(&mut self, event: &ClientEvent) {
         match event {
-            ClientEvent::RequestDone { status, .. } => {
-                let status = status.map_or_else(|| "none".to_owned(), |s| s.to_string());
-                *self.requests_by_status.entry(status).or_default() += 1;
+            ClientEvent::RequestDone {
+                status: Some(status),
+                elapsed,
+                ..
+            } => {
+                *self.requests_by_code.entry(status.to_string()).or_default() += 1;
+                self.durations.observe(*elapsed);
             }
+            ClientEvent::RequestDone { status: None, .. } => self.transport_failures += 1,
             ClientEvent::Retrying { .. } => self.retries += 1,
             ClientEvent::RateLimit(state) => self.rate_limit = Some(*state),
             _ => {}
         }
     }
 
+    /// Every attempt, answered or not.
     pub fn requests(&self) -> u64 {
-        self.requests_by_status.values().sum()
+        self.requests_by_code.values().sum::<u64>() + self.transport_failures
+    }
+}
+
+/// Upper bounds of the request-duration buckets, in seconds: client_golang's
+/// `DefBuckets`, made for network requests.
+pub const DURATION_BUCKETS: [f64; 11] = [
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+
+/// Request durations as a Prometheus histogram: a count per bucket of
+/// [`DURATION_BUCKETS`] (not cumulative), and one for beyond the last.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DurationHistogram {
+    pub counts: [u64; DURATION_BUCKETS.len() + 1],
+    pub sum_seconds: f64,
+}
+
+impl DurationHistogram {
+    pub fn observe(&mut self, elapsed: Duration) {
+        let seconds = elapsed.as_secs_f64();
+        let bucket = DURATION_BUCKETS
+            .iter()
+            .position(|bound| seconds <= *bound)
+            .unwrap_or(DURATION_BUCKETS.len());
+        self.counts[bucket] += 1;
+        self.sum_seconds += seconds;
+    }
+
+    pub fn count(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// `(upper bound, count)` per bucket, `+Inf` last, as the encoder takes them.
+    pub fn buckets(&self) -> Vec<(f64, u64)> {
+        DURATION_BUCKETS
+            .iter()
+            .copied()
+            .chain([f64::INFINITY])
+            .zip(self.counts)
+            .collect()
     }
 }
 
 /// Everything a scrape shows.
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
+    /// The sources this exporter polls, and how often: a source not here has
+    /// no `vantage_up` series (no `--watch`, `--no-inventory`).
+    pub polled: BTreeMap<Source, Duration>,
+    /// Whether each source's last poll answered (`true`) or failed (`false`);
+    /// absent before its first answer or failure.
+    pub last_poll_ok: BTreeMap<Source, bool>,
     pub insights: Option<Insights>,
     pub inventory: Option<InventoryTally>,
     /// By project id, in the order of `--watch` (ids sort stably).
     pub watched: BTreeMap<String, Watched>,
+    /// Watched projects that have nothing to report, and why.
+    pub watch_problems: BTreeMap<String, Problem>,
     /// When each source last answered.
     pub fetched_at: BTreeMap<Source, OffsetDateTime>,
     pub poll_errors: BTreeMap<Source, u64>,
@@ -147,6 +207,32 @@ pub struct Snapshot {
     pub client: ClientStats,
     /// Poll cycles finished (with or without errors).
     pub cycles: u64,
+}
+
+impl Snapshot {
+    /// `vantage_up`: the source's last poll answered. A source that never
+    /// answered is down, as `mysql_up` is 0 before the first connection.
+    pub fn up(&self, source: Source) -> bool {
+        self.last_poll_ok.get(&source) == Some(&true)
+    }
+
+    /// Whether a source still counts as healthy at `now`: up, or failing for
+    /// less than one of its intervals since it last answered (one lost poll
+    /// is a blip, not an outage).
+    pub fn healthy(&self, source: Source, now: OffsetDateTime) -> bool {
+        if self.up(source) {
+            return true;
+        }
+        match (self.polled.get(&source), self.fetched_at.get(&source)) {
+            (Some(interval), Some(at)) => now - *at <= *interval,
+            _ => false,
+        }
+    }
+
+    /// Whether any source polled is healthy: what `/healthz` answers.
+    pub fn any_healthy(&self, now: OffsetDateTime) -> bool {
+        self.polled.keys().any(|source| self.healthy(*source, now))
+    }
 }
 
 /// The shared cache: the poller writes, scrapes read a clone. Every update
@@ -195,6 +281,21 @@ mod tests {
     use super::*;
     use crate::api::model::VisitorBucket;
     use time::macros::datetime;
+
+    #[test]
+    fn durations_fall_in_the_first_bucket_that_holds_them() {
+        let mut histogram = DurationHistogram::default();
+        for millis in [3, 5, 6, 700, 60_000] {
+            histogram.observe(Duration::from_millis(millis));
+        }
+        let buckets = histogram.buckets();
+        assert_eq!(buckets[0], (0.005, 2));
+        assert_eq!(buckets[1], (0.01, 1));
+        assert_eq!(buckets[7], (1.0, 1));
+        assert_eq!(buckets[11], (f64::INFINITY, 1));
+        assert_eq!(histogram.count(), 5);
+        assert!((histogram.sum_seconds - 60.714).abs() < 1e-9);
+    }
 
     #[test]
     fn last_complete_minute_skips_the_running_one() {

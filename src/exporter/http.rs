@@ -1,6 +1,5 @@
 //! `/metrics` and `/healthz`. A scrape never calls the API: it serves the
-//! cache's data as encoded once after each change, and encodes only the data's
-//! age, which changes with the clock.
+//! cache's data as encoded once after each change.
 
 use std::sync::{Arc, Mutex};
 
@@ -11,6 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use super::cache::{Cache, Snapshot};
+use super::process::ProcessStats;
 use super::{metrics, text004};
 use crate::clock::Clock;
 
@@ -30,18 +30,17 @@ pub struct ServedContext {
 pub struct Served {
     pub contexts: Vec<ServedContext>,
     pub clock: Clock,
+    /// Reads the `process_*` metrics at each scrape; tests fix them.
+    pub process_stats: fn() -> ProcessStats,
     /// The data families as last encoded, and the cache versions they show.
     encoded: Mutex<Option<Arc<Encoded>>>,
 }
 
-/// The data families of every context, encoded in both formats (no `# EOF`),
-/// with what is needed to add their age at a scrape.
+/// The data families of every context, encoded in both formats (no `# EOF`).
 struct Encoded {
     versions: Vec<u64>,
     openmetrics: String,
     text004: String,
-    /// Each context's snapshot reduced to `fetched_at`, the part that ages.
-    ages: Vec<Snapshot>,
 }
 
 impl Served {
@@ -49,6 +48,7 @@ impl Served {
         Self {
             contexts,
             clock,
+            process_stats: ProcessStats::read,
             encoded: Mutex::new(None),
         }
     }
@@ -85,13 +85,6 @@ impl Served {
             versions,
             text004: text004::from_openmetrics(&openmetrics),
             openmetrics,
-            ages: snapshots
-                .into_iter()
-                .map(|snapshot| Snapshot {
-                    fetched_at: snapshot.fetched_at,
-                    ..Snapshot::default()
-                })
-                .collect(),
         });
         *self.encoded.lock().unwrap_or_else(|p| p.into_inner()) = Some(encoded.clone());
         Ok(encoded)
@@ -110,7 +103,8 @@ impl Served {
             .zip(snapshots)
             .map(|(context, snapshot)| metrics::Scope {
                 context: context.context.as_deref(),
-                workspace: &context.workspace,
+                // Labelled only beside a context label: several served.
+                workspace: context.context.as_ref().map(|_| context.workspace.as_str()),
                 snapshot,
             })
             .collect()
@@ -119,6 +113,7 @@ impl Served {
 
 pub fn router(served: Arc<Served>) -> Router {
     Router::new()
+        .route("/", get(landing_page))
         .route("/metrics", get(metrics_handler))
         .route("/healthz", get(healthz))
         .with_state(served)
@@ -135,22 +130,9 @@ pub enum Format {
 
 impl Format {
     pub fn negotiate(headers: &HeaderMap) -> Self {
-        let asks_openmetrics = headers
-            .get_all(header::ACCEPT)
-            .iter()
-            .filter_map(|value| value.to_str().ok())
-            .flat_map(|value| value.split(','))
-            .any(|range| {
-                let mut parts = range.split(';').map(str::trim);
-                let media = parts.next().unwrap_or("");
-                // `q=0` means "not this one".
-                let refused = parts.any(|p| {
-                    p.strip_prefix("q=")
-                        .and_then(|q| q.parse::<f32>().ok())
-                        .is_some_and(|q| q <= 0.0)
-                });
-                media.eq_ignore_ascii_case("application/openmetrics-text") && !refused
-            });
+        let asks_openmetrics = accepts(headers, header::ACCEPT, |media| {
+            media.eq_ignore_ascii_case("application/openmetrics-text")
+        });
         if asks_openmetrics {
             Self::OpenMetrics
         } else {
@@ -159,123 +141,260 @@ impl Format {
     }
 }
 
-/// The body of one scrape in `format`: the data families as last encoded, then
-/// their age now.
+/// The body of one scrape in `format`: the data families as last encoded,
+/// then the process's own, read now.
 pub fn render(served: &Served, format: Format) -> Result<String, std::fmt::Error> {
     let encoded = served.encoded()?;
-    let ages = metrics::ages_registry(&served.scopes(&encoded.ages), served.clock.now());
-    let mut ages_text = String::new();
-    prometheus_client::encoding::text::encode_registry(&mut ages_text, &ages)?;
+    let mut process = String::new();
+    prometheus_client::encoding::text::encode_registry(
+        &mut process,
+        &(served.process_stats)().registry(),
+    )?;
     Ok(match format {
         Format::OpenMetrics => {
-            let mut body = String::with_capacity(encoded.openmetrics.len() + ages_text.len() + 8);
+            let mut body = String::with_capacity(encoded.openmetrics.len() + process.len() + 8);
             body.push_str(&encoded.openmetrics);
-            body.push_str(&ages_text);
+            body.push_str(&process);
             prometheus_client::encoding::text::encode_eof(&mut body)?;
             body
         }
-        Format::Text004 => encoded.text004.clone() + &text004::from_openmetrics(&ages_text),
+        Format::Text004 => encoded.text004.clone() + &text004::from_openmetrics(&process),
     })
 }
 
 async fn metrics_handler(State(served): State<Arc<Served>>, headers: HeaderMap) -> Response {
     let format = Format::negotiate(&headers);
-    match render(&served, format) {
-        Ok(body) => {
-            let content_type = match format {
-                Format::OpenMetrics => OPENMETRICS_CONTENT_TYPE,
-                Format::Text004 => text004::CONTENT_TYPE,
-            };
-            (
-                [(header::CONTENT_TYPE, HeaderValue::from_static(content_type))],
-                body,
-            )
-                .into_response()
-        }
+    let body = match render(&served, format) {
+        Ok(body) => body,
         Err(error) => {
             tracing::error!(%error, "cannot encode the metrics");
-            (
+            return (
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "cannot encode the metrics\n",
             )
-                .into_response()
+                .into_response();
+        }
+    };
+    let content_type = match format {
+        Format::OpenMetrics => OPENMETRICS_CONTENT_TYPE,
+        Format::Text004 => text004::CONTENT_TYPE,
+    };
+    let content_type = (header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    let vary = (
+        header::VARY,
+        HeaderValue::from_static("accept, accept-encoding"),
+    );
+    if accepts_gzip(&headers) {
+        // Prometheus asks for gzip on every scrape: a text body shrinks
+        // tenfold. client_golang's handler compresses when asked too.
+        if let Ok(compressed) = gzip(body.as_bytes()) {
+            let encoding = (header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+            return ([content_type, vary, encoding], compressed).into_response();
         }
     }
+    ([content_type, vary], body).into_response()
 }
 
-/// Alive and serving; the body says how many poll cycles have finished (per
-/// context when several are served).
+/// Whether `Accept-Encoding` names gzip (or `*`) with a weight above zero.
+pub fn accepts_gzip(headers: &HeaderMap) -> bool {
+    accepts(headers, header::ACCEPT_ENCODING, |coding| {
+        coding.eq_ignore_ascii_case("gzip") || coding == "*"
+    })
+}
+
+/// Whether a list header (`Accept`, `Accept-Encoding`) names a value that
+/// `wanted` takes, without `q=0` ("not this one").
+fn accepts(headers: &HeaderMap, name: header::HeaderName, wanted: impl Fn(&str) -> bool) -> bool {
+    headers
+        .get_all(name)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .any(|item| {
+            let mut parts = item.split(';').map(str::trim);
+            let value = parts.next().unwrap_or("");
+            let refused = parts.any(|p| {
+                p.strip_prefix("q=")
+                    .and_then(|q| q.parse::<f32>().ok())
+                    .is_some_and(|q| q <= 0.0)
+            });
+            wanted(value) && !refused
+        })
+}
+
+fn gzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(bytes)?;
+    encoder.finish()
+}
+
+/// A small page at `/` that says what this is and links the endpoints, as
+/// node_exporter's does, for someone who opens the address in a browser.
+async fn landing_page() -> Response {
+    let page = format!(
+        "<!DOCTYPE html>\n<html><head><title>vantage exporter</title></head>\n<body>\n<h1>vantage exporter</h1>\n<p>Version {}. Metrics for Prometheus, from a cache the exporter's poller refreshes; a scrape never calls the API.</p>\n<ul>\n<li><a href=\"/metrics\">/metrics</a>: the metrics</li>\n<li><a href=\"/healthz\">/healthz</a>: 200 while a source answers, 503 otherwise</li>\n</ul>\n</body></html>\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/html; charset=utf-8"),
+        )],
+        page,
+    )
+        .into_response()
+}
+
+/// 200 while some source of every context is healthy (it answered, or failed
+/// for less than one interval since it did); 503 when a context has none,
+/// before the first answer included, so a load balancer or a probe sees what
+/// `vantage_up` says. The body names each context's sources down.
 async fn healthz(State(served): State<Arc<Served>>) -> Response {
-    let counts: Vec<String> = served
+    let (status, body) = health(&served);
+    (status, body).into_response()
+}
+
+/// `/healthz`'s status and body.
+pub fn health(served: &Served) -> (StatusCode, String) {
+    let now = served.clock.now();
+    let mut healthy = true;
+    let lines: Vec<String> = served
         .contexts
         .iter()
         .map(|context| {
-            let cycles = context.cache.snapshot().cycles;
+            let snapshot = context.cache.snapshot();
+            healthy &= snapshot.any_healthy(now);
+            let down: Vec<&str> = snapshot
+                .polled
+                .keys()
+                .filter(|source| !snapshot.up(**source))
+                .map(|source| source.as_str())
+                .collect();
+            let state = match (snapshot.any_healthy(now), down.is_empty()) {
+                (_, true) => "all sources up".to_owned(),
+                (true, false) => format!("down: {}", down.join(", ")),
+                (false, false) if snapshot.fetched_at.is_empty() => {
+                    format!("no source has answered yet (down: {})", down.join(", "))
+                }
+                (false, false) => format!("every source failing (down: {})", down.join(", ")),
+            };
+            let cycles = snapshot.cycles;
             match &context.context {
-                Some(name) => format!("{name} {cycles} poll cycles"),
-                None => format!("{cycles} poll cycles"),
+                Some(name) => format!("{name}: {state}; {cycles} poll cycles"),
+                None => format!("{state}; {cycles} poll cycles"),
             }
         })
         .collect();
-    (StatusCode::OK, format!("ok: {}\n", counts.join(", "))).into_response()
+    let (status, verdict) = match healthy {
+        true => (StatusCode::OK, "ok"),
+        false => (StatusCode::SERVICE_UNAVAILABLE, "unhealthy"),
+    };
+    (status, format!("{verdict}: {}\n", lines.join("; ")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::exporter::Source;
+    use std::time::Duration;
     use time::macros::datetime;
 
     #[test]
-    fn a_scrape_shows_the_latest_data_and_its_age_now() {
+    fn a_scrape_shows_the_latest_data_and_when_it_was_read() {
         let now = datetime!(2026-11-22 12:00:00 UTC);
         let clock = Clock::manual(now);
         let cache = Cache::default();
         cache.update(|snapshot| {
+            snapshot
+                .polled
+                .insert(Source::Insights, Duration::from_secs(60));
             snapshot.fetched_at.insert(Source::Insights, now);
-            snapshot.client.requests_by_status.insert("200".into(), 1);
+            snapshot.last_poll_ok.insert(Source::Insights, true);
+            snapshot.client.requests_by_code.insert("200".into(), 1);
         });
-        let served = Served::single("ws".into(), cache.clone(), clock.clone());
-        let age = |seconds| {
-            format!("vantage_data_age_seconds{{workspace=\"ws\",source=\"insights\"}} {seconds}")
-        };
-        let requests = |count| {
-            format!("vantage_client_requests_total{{workspace=\"ws\",status=\"200\"}} {count}")
-        };
+        let mut served = Served::single("ws".into(), cache.clone(), clock.clone());
+        served.process_stats = ProcessStats::default;
+        let read_at = "vantage_last_success_timestamp_seconds{source=\"insights\"} 1795348800.0";
+        let requests = |count| format!("vantage_client_requests_total{{code=\"200\"}} {count}");
         let has = |text: &str, line: &str| text.lines().any(|l| l == line);
 
         let first = render(&served, Format::Text004).unwrap();
-        assert!(
-            has(&first, &age("0.0")) && has(&first, &requests(1)),
-            "{first}"
-        );
-        // The clock moves, the data does not: the age follows the clock.
+        assert!(has(&first, read_at) && has(&first, &requests(1)), "{first}");
+        // The clock moves, the data does not: neither does the scrape.
         clock.advance(time::Duration::seconds(5));
-        let aged = render(&served, Format::OpenMetrics).unwrap();
-        assert!(
-            has(&aged, &age("5.0")) && has(&aged, &requests(1)),
-            "{aged}"
-        );
-        assert!(aged.ends_with("# EOF\n"), "{aged}");
+        let later = render(&served, Format::Text004).unwrap();
+        assert_eq!(later, first);
+        let openmetrics = render(&served, Format::OpenMetrics).unwrap();
+        assert!(openmetrics.ends_with("# EOF\n"), "{openmetrics}");
         // A poll changes the data: the next scrape shows it.
         cache.update(|snapshot| {
-            snapshot.client.requests_by_status.insert("200".into(), 2);
+            snapshot.client.requests_by_code.insert("200".into(), 2);
         });
         let updated = render(&served, Format::Text004).unwrap();
-        assert!(
-            has(&updated, &age("5.0")) && has(&updated, &requests(2)),
-            "{updated}"
-        );
-        assert_eq!(
-            updated.matches("# TYPE vantage_data_age_seconds").count(),
-            1
-        );
+        assert!(has(&updated, &requests(2)), "{updated}");
+    }
+
+    #[test]
+    fn health_is_unavailable_until_a_source_answers_and_after_all_fail_past_their_interval() {
+        let now = datetime!(2026-11-22 12:00:00 UTC);
+        let clock = Clock::manual(now);
+        let cache = Cache::default();
+        cache.update(|snapshot| {
+            snapshot
+                .polled
+                .insert(Source::Insights, Duration::from_secs(60));
+            snapshot
+                .polled
+                .insert(Source::Inventory, Duration::from_secs(600));
+        });
+        let served = Served::single("ws".into(), cache.clone(), clock.clone());
+        let (status, body) = health(&served);
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+        assert!(body.contains("no source has answered yet"), "{body}");
+
+        // The first answer of one source is enough.
+        cache.update(|snapshot| {
+            snapshot.fetched_at.insert(Source::Insights, now);
+            snapshot.last_poll_ok.insert(Source::Insights, true);
+            snapshot.last_poll_ok.insert(Source::Inventory, false);
+        });
+        let (status, body) = health(&served);
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(body, "ok: down: inventory; 0 poll cycles\n");
+
+        // It fails: within its interval since it answered, a blip...
+        cache.update(|snapshot| {
+            snapshot.last_poll_ok.insert(Source::Insights, false);
+        });
+        clock.advance(time::Duration::seconds(60));
+        assert_eq!(health(&served).0, StatusCode::OK);
+        // ...past it, an outage.
+        clock.advance(time::Duration::seconds(1));
+        let (status, body) = health(&served);
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+        assert!(body.contains("every source failing"), "{body}");
     }
 
     fn accept(value: &'static str) -> HeaderMap {
         let mut headers = HeaderMap::new();
         headers.insert(header::ACCEPT, HeaderValue::from_static(value));
         headers
+    }
+
+    #[test]
+    fn gzip_when_asked_for() {
+        let encoding = |value: &'static str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::ACCEPT_ENCODING, HeaderValue::from_static(value));
+            headers
+        };
+        assert!(accepts_gzip(&encoding("gzip")));
+        assert!(accepts_gzip(&encoding("deflate, GZIP;q=0.5")));
+        assert!(accepts_gzip(&encoding("*")));
+        assert!(!accepts_gzip(&encoding("gzip;q=0")));
+        assert!(!accepts_gzip(&encoding("identity")));
+        assert!(!accepts_gzip(&HeaderMap::new()));
     }
 
     #[test]

@@ -1,18 +1,17 @@
 //! The cached snapshot as metric families, built afresh from each new poll's
 //! data so a scrape sees one poll's data whole and a label set that vanished is
-//! gone. prometheus-client names, types and escapes them. The families split in
-//! two: what changes only with the data ([`data_registry`], encoded once per
-//! change), and the data's age, which changes with the clock ([`ages_registry`],
-//! encoded per scrape and written last).
+//! gone. prometheus-client names, types and escapes them; [`data_registry`] is
+//! encoded once per change of the cache.
 
 mod families;
+mod poll;
 
 use prometheus_client::registry::Registry;
-use time::OffsetDateTime;
 
-use self::families::{Counters, Families, Family, Floats, Gauges, InfoFamily, Labels};
+use self::families::{Counters, Families, Family, Gauges, InfoFamily, Labels};
 use super::cache::{Snapshot, Source};
 use crate::api::model::ReviewPriority;
+use crate::text::escape_invisible;
 
 /// The `review_priority` label of projects not yet scored.
 pub const UNSCORED: &str = "unscored";
@@ -21,22 +20,40 @@ pub const UNSCORED: &str = "unscored";
 pub struct Scope<'a> {
     /// `Some` when several contexts are served: then every sample says which.
     pub context: Option<&'a str>,
-    pub workspace: &'a str,
+    /// `Some` when several contexts are served. One workspace gets no label:
+    /// a target's own labels belong to the scrape config (Prometheus's
+    /// "Writing exporters"), as node_exporter labels no series with its host.
+    pub workspace: Option<&'a str>,
     pub snapshot: &'a Snapshot,
 }
 
 impl Scope<'_> {
-    /// `context` (when set) and `workspace`, then `more`.
+    /// `context` (when set) and `workspace`, then `more`. Every value is
+    /// made safe to read as the human formats make it (DESIGN.md, "Output
+    /// that is safe to look at"): the exposition formats escape only `\`, `"`
+    /// and a line feed, so `curl /metrics` on a terminal would otherwise get a
+    /// service-given name's escape sequences raw.
     fn labels(&self, more: &[(&'static str, &str)]) -> Labels {
         self.context
-            .map(|context| ("context", context.to_owned()))
+            .map(|context| ("context", context))
             .into_iter()
-            .chain([("workspace", self.workspace.to_owned())])
-            .chain(
-                more.iter()
-                    .map(|(name, value)| (*name, (*value).to_owned())),
-            )
+            .chain(self.workspace.map(|workspace| ("workspace", workspace)))
+            .chain(more.iter().copied())
+            .map(|(name, value)| (name, escape_invisible(value).into_owned()))
             .collect()
+    }
+
+    /// A HELP text that says the values are cached, from which source and how
+    /// often it is polled (a scrape never calls the API).
+    fn cached(&self, help: &str, source: Source) -> String {
+        match self.snapshot.polled.get(&source) {
+            Some(interval) => format!(
+                "{help}; cached from {}, polled every {}",
+                source.as_str(),
+                every(*interval)
+            ),
+            None => format!("{help}; cached from {}", source.as_str()),
+        }
     }
 
     /// One label set per entry of `values`, `name` = its key, with its value.
@@ -51,47 +68,17 @@ impl Scope<'_> {
     }
 }
 
-/// The registry of one scrape of one workspace: every family prefixed
-/// `vantage_`, every sample labelled with the workspace.
-pub fn registry(workspace: &str, snapshot: &Snapshot, now: OffsetDateTime) -> Registry {
-    scopes_registry(
-        &[Scope {
-            context: None,
-            workspace,
-            snapshot,
-        }],
-        now,
-    )
-}
-
-/// The registry of one scrape of every context served: [`data_registry`]'s
-/// families, then [`ages_registry`]'s.
-pub fn scopes_registry(scopes: &[Scope<'_>], now: OffsetDateTime) -> Registry {
-    let mut families = data_families(scopes);
-    for scope in scopes {
-        add_ages(&mut families, scope, now);
-    }
-    into_registry(families)
-}
-
-/// Every family but the data's age: what changes only when a poll changes the
-/// snapshots.
+/// Every family of the cached data: what changes only when a poll changes
+/// the snapshots. No family depends on the clock: the poller's times are
+/// written as timestamps (`vantage_last_success_timestamp_seconds`), as the
+/// Prometheus guides ask, so the same cache always encodes the same.
 pub fn data_registry(scopes: &[Scope<'_>]) -> Registry {
     into_registry(data_families(scopes))
 }
 
-/// The data's age at `now`, of every context: the one family that changes
-/// with the clock.
-pub fn ages_registry(scopes: &[Scope<'_>], now: OffsetDateTime) -> Registry {
-    let mut families = Families::default();
-    for scope in scopes {
-        add_ages(&mut families, scope, now);
-    }
-    into_registry(families)
-}
-
 fn data_families(scopes: &[Scope<'_>]) -> Families {
     let mut families = Families::default();
+    add_build_info(&mut families);
     // Family by family, so each family's samples stay together.
     for scope in scopes {
         add_insights(&mut families, scope);
@@ -105,7 +92,36 @@ fn data_families(scopes: &[Scope<'_>]) -> Families {
     for scope in scopes {
         add_client(&mut families, scope);
     }
+    poll::add_poll(&mut families, scopes);
     families
+}
+
+/// `60s`, `10m`, `1h`: an interval as the flags write it.
+fn every(interval: std::time::Duration) -> String {
+    match interval.as_secs() {
+        secs if secs >= 3600 && secs % 3600 == 0 => format!("{}h", secs / 3600),
+        secs if secs >= 60 && secs % 60 == 0 => format!("{}m", secs / 60),
+        secs => format!("{secs}s"),
+    }
+}
+
+/// `vantage_exporter_build_info{version,revision} 1`, as every exporter has
+/// one (`node_exporter_build_info`); the revision comes from the build
+/// (`VANTAGE_GIT_COMMIT`), "unknown" when it did not say.
+fn add_build_info(families: &mut Families) {
+    families.info(
+        "exporter_build",
+        "The version and git revision of the vantage that serves these metrics",
+        vec![
+            ("version", env!("CARGO_PKG_VERSION").to_owned()),
+            (
+                "revision",
+                option_env!("VANTAGE_GIT_COMMIT")
+                    .unwrap_or("unknown")
+                    .to_owned(),
+            ),
+        ],
+    );
 }
 
 fn into_registry(families: Families) -> Registry {
@@ -137,10 +153,18 @@ fn add_insights(families: &mut Families, scope: &Scope<'_>) {
         ),
     ];
     for (name, help, metric) in metrics {
-        families.gauge(name, help, scope.labels(&[]), metric.value);
+        families.gauge(
+            name,
+            &scope.cached(help, Source::Insights),
+            scope.labels(&[]),
+            metric.value,
+        );
         families.gauge(
             &format!("{name}_delta_30d"),
-            &format!("Change of {name} over the last 30 days, as the service reports it"),
+            &scope.cached(
+                &format!("Change of {name} over the last 30 days, as the service reports it"),
+                Source::Insights,
+            ),
             scope.labels(&[]),
             metric.delta_30d,
         );
@@ -164,7 +188,7 @@ fn add_insights(families: &mut Families, scope: &Scope<'_>) {
     ] {
         families.gauge(
             "projects_by_review_priority",
-            "Projects by review priority (from insights; unscored = projects less the scored ones)",
+            &scope.cached("Projects by review priority (from insights; unscored = projects less the scored ones)", Source::Insights),
             scope.labels(&[("review_priority", priority)]),
             count,
         );
@@ -172,7 +196,10 @@ fn add_insights(families: &mut Families, scope: &Scope<'_>) {
     for finding in &insights.findings {
         families.gauge(
             "projects_by_finding_type",
-            "Projects matching each security finding type (a project may match several)",
+            &scope.cached(
+                "Projects matching each security finding type (a project may match several)",
+                Source::Insights,
+            ),
             scope.labels(&[("finding_type", &finding.id)]),
             finding.project_count,
         );
@@ -180,7 +207,10 @@ fn add_insights(families: &mut Families, scope: &Scope<'_>) {
     for finding in &insights.findings {
         families.info(
             "finding_type",
-            "Title, category and review priority of each finding type",
+            &scope.cached(
+                "Title, category and review priority of each finding type",
+                Source::Insights,
+            ),
             scope.labels(&[
                 ("finding_type", &finding.id),
                 ("title", &finding.title),
@@ -197,19 +227,25 @@ fn add_inventory(families: &mut Families, scope: &Scope<'_>) {
     };
     families.samples(
         "projects_by_publish_audience",
-        "Projects by publish audience (not_published for projects not published), from the inventory walk",
+        &scope.cached("Projects by publish audience (not_published for projects not published), from the inventory walk", Source::Inventory),
         scope.each("publish_audience", &tally.by_publish_audience),
         Families::gauge,
     );
     families.samples(
         "projects_by_visibility",
-        "Projects by visibility, from the inventory walk",
+        &scope.cached(
+            "Projects by visibility, from the inventory walk",
+            Source::Inventory,
+        ),
         scope.each("visibility", &tally.by_visibility),
         Families::gauge,
     );
     families.gauge(
         "open_pii_findings",
-        "Open personal-data findings across the workspace's projects, from the inventory walk",
+        &scope.cached(
+            "Open personal-data findings across the workspace's projects, from the inventory walk",
+            Source::Inventory,
+        ),
         scope.labels(&[]),
         tally.open_pii_findings,
     );
@@ -234,18 +270,25 @@ fn add_watched(families: &mut Families, scope: &Scope<'_>) {
     }
     // Each family is made (empty) in this order, so the output's order does not
     // depend on which data came first.
-    for (name, help) in [INFO, CURRENT, LAST_MINUTE] {
-        let empty = || match name {
+    let help = |(name, help): (&str, &str)| {
+        let source = match name {
+            "project" => Source::Project,
+            _ => Source::Realtime,
+        };
+        scope.cached(help, source)
+    };
+    for family in [INFO, CURRENT, LAST_MINUTE] {
+        let empty = || match family.0 {
             "project" => Family::Info(InfoFamily::default()),
             _ => Family::Gauges(Gauges::default()),
         };
-        families.family(name, help, empty);
+        families.family(family.0, &help(family), empty);
     }
     for (id, project) in watched {
         if let Some(name) = &project.name {
             families.info(
                 INFO.0,
-                INFO.1,
+                &help(INFO),
                 scope.labels(&[("project", id), ("name", name)]),
             );
         }
@@ -253,20 +296,21 @@ fn add_watched(families: &mut Families, scope: &Scope<'_>) {
             (CURRENT, project.current_visitors),
             (LAST_MINUTE, project.last_minute_visitors),
         ];
-        for ((name, help), count) in visitors {
+        for (family, count) in visitors {
             if let Some(count) = count {
-                families.gauge(name, help, scope.labels(&[("project", id)]), count);
+                let labels = scope.labels(&[("project", id)]);
+                families.gauge(family.0, &help(family), labels, count);
             }
         }
     }
 }
 
 fn add_client(families: &mut Families, scope: &Scope<'_>) {
-    let snapshot = scope.snapshot;
-    let client = &snapshot.client;
+    let client = &scope.snapshot.client;
+    // Named as client_golang's instrumented round tripper names them.
     const REQUESTS: (&str, &str) = (
         "client_requests",
-        "API requests the exporter sent, by HTTP status (none: no answer)",
+        "API requests the exporter's client sent that got an answer, by HTTP status code",
     );
     families.family(REQUESTS.0, REQUESTS.1, || {
         Family::Counters(Counters::default())
@@ -274,8 +318,20 @@ fn add_client(families: &mut Families, scope: &Scope<'_>) {
     families.samples(
         REQUESTS.0,
         REQUESTS.1,
-        scope.each("status", &client.requests_by_status),
+        scope.each("code", &client.requests_by_code),
         Families::counter,
+    );
+    families.counter(
+        "client_transport_failures",
+        "API requests the exporter's client sent that got no answer (refused, reset, timed out, TLS)",
+        scope.labels(&[]),
+        client.transport_failures,
+    );
+    families.histogram(
+        "client_request_duration_seconds",
+        "How long the API took to answer the exporter's client's requests",
+        scope.labels(&[]),
+        &client.durations,
     );
     families.counter(
         "client_retries",
@@ -296,40 +352,14 @@ fn add_client(families: &mut Families, scope: &Scope<'_>) {
             scope.labels(&[]),
             i64::from(state.limit),
         );
-    }
-    // Every source, 0 for one that never failed or waited.
-    let every_source = |counts: &'_ std::collections::BTreeMap<Source, u64>| {
-        Source::ALL.map(|source| (source.as_str(), counts.get(&source).copied().unwrap_or(0)))
-    };
-    families.samples(
-        "poll_errors",
-        "Polls of the API that failed, by source",
-        scope.each("source", every_source(&snapshot.poll_errors)),
-        Families::counter,
-    );
-    families.samples(
-        "polls_deferred",
-        "Polls left for a later cycle to keep the rate-limit reserve, by source",
-        scope.each("source", every_source(&snapshot.polls_deferred)),
-        Families::counter,
-    );
-}
-
-fn add_ages(families: &mut Families, scope: &Scope<'_>, now: OffsetDateTime) {
-    const AGE: (&str, &str) = (
-        "data_age_seconds",
-        "Seconds since each source last answered",
-    );
-    families.family(AGE.0, AGE.1, || Family::Floats(Floats::default()));
-    for (source, at) in &scope.snapshot.fetched_at {
-        // Whole milliseconds: the clocks are no finer, and the text stays short.
-        let millis = (now - *at).whole_milliseconds().max(0);
-        families.float(
-            AGE.0,
-            AGE.1,
-            scope.labels(&[("source", source.as_str())]),
-            millis as f64 / 1000.0,
-        );
+        if let Some(reset) = state.reset {
+            families.float(
+                "rate_limit_reset_timestamp_seconds",
+                "When the credential's rate-limit window next recovers (X-RateLimit-Reset), in seconds since the Unix epoch, as last seen",
+                scope.labels(&[]),
+                reset.unix_timestamp() as f64,
+            );
+        }
     }
 }
 
@@ -340,8 +370,10 @@ mod tests {
     use crate::clock::Clock;
     use crate::exporter::cache::{InventoryTally, Watched};
     use crate::exporter::http::{Format, Served, render};
+    use crate::exporter::process::ProcessStats;
     use crate::exporter::{Cache, text004};
     use std::collections::BTreeMap;
+    use time::OffsetDateTime;
     use time::macros::datetime;
 
     const NOW: OffsetDateTime = datetime!(2026-11-22 12:00:00 UTC);
@@ -408,7 +440,11 @@ mod tests {
         snapshot
             .fetched_at
             .insert(Source::Insights, NOW - time::Duration::seconds(90));
-        snapshot.client.requests_by_status.insert("200".into(), 5);
+        snapshot.client.requests_by_code.insert("200".into(), 5);
+        snapshot
+            .polled
+            .insert(Source::Insights, std::time::Duration::from_secs(60));
+        snapshot.last_poll_ok.insert(Source::Insights, true);
         snapshot
     }
 
@@ -424,7 +460,8 @@ mod tests {
     fn scrape(snapshot: Snapshot, format: Format) -> String {
         let cache = Cache::default();
         cache.update(|cached| *cached = snapshot);
-        let served = Served::single("ws_acme".into(), cache, Clock::manual(NOW));
+        let mut served = Served::single("ws_acme".into(), cache, Clock::manual(NOW));
+        served.process_stats = ProcessStats::default;
         render(&served, format).expect("encodes")
     }
 
@@ -434,28 +471,43 @@ mod tests {
         assert_has_lines(
             &text,
             &[
-                "# HELP vantage_projects Projects in the workspace.",
+                "# HELP vantage_projects Projects in the workspace; cached from insights, polled every 1m.",
                 "# TYPE vantage_projects gauge",
-                "vantage_projects{workspace=\"ws_acme\"} 12",
-                "vantage_externally_published_projects_delta_30d{workspace=\"ws_acme\"} -1",
-                "vantage_projects_by_review_priority{workspace=\"ws_acme\",review_priority=\"unscored\"} 2",
-                "vantage_projects_by_review_priority{workspace=\"ws_acme\",review_priority=\"needs_review\"} 3",
-                "vantage_projects_by_finding_type{workspace=\"ws_acme\",finding_type=\"public_security_exposure\"} 3",
+                "vantage_projects 12",
+                "vantage_externally_published_projects_delta_30d -1",
+                "vantage_projects_by_review_priority{review_priority=\"unscored\"} 2",
+                "vantage_projects_by_review_priority{review_priority=\"needs_review\"} 3",
+                "vantage_projects_by_finding_type{finding_type=\"public_security_exposure\"} 3",
                 "# TYPE vantage_finding_type_info gauge",
-                "vantage_projects_by_publish_audience{workspace=\"ws_acme\",publish_audience=\"not_published\"} 8",
-                "vantage_open_pii_findings{workspace=\"ws_acme\"} 6",
-                "vantage_project_current_visitors{workspace=\"ws_acme\",project=\"prj_1\"} 9",
-                "vantage_project_last_minute_visitors{workspace=\"ws_acme\",project=\"prj_1\"} 2",
+                "vantage_projects_by_publish_audience{publish_audience=\"not_published\"} 8",
+                "vantage_open_pii_findings 6",
+                "vantage_project_current_visitors{project=\"prj_1\"} 9",
+                "vantage_project_last_minute_visitors{project=\"prj_1\"} 2",
                 "# TYPE vantage_project_info gauge",
-                "vantage_project_info{workspace=\"ws_acme\",project=\"prj_1\",name=\"Invoice finder\"} 1",
+                "vantage_project_info{project=\"prj_1\",name=\"Invoice finder\"} 1",
                 "# TYPE vantage_client_requests_total counter",
-                "vantage_client_requests_total{workspace=\"ws_acme\",status=\"200\"} 5",
-                "vantage_poll_errors_total{workspace=\"ws_acme\",source=\"inventory\"} 0",
-                "vantage_data_age_seconds{workspace=\"ws_acme\",source=\"insights\"} 90.0",
+                "vantage_client_requests_total{code=\"200\"} 5",
+                "vantage_poll_errors_total{source=\"inventory\"} 0",
+                "vantage_last_success_timestamp_seconds{source=\"insights\"} 1795348710.0",
+                "vantage_up{source=\"insights\"} 1",
+                "# TYPE vantage_client_request_duration_seconds histogram",
+                "vantage_client_request_duration_seconds_bucket{le=\"+Inf\"} 0",
+                "vantage_client_transport_failures_total 0",
+                "# TYPE vantage_exporter_build_info gauge",
+                &build_info(),
             ],
         );
         assert!(!text.contains("# EOF"));
         assert!(!text.contains("# UNIT"));
+        assert!(!text.contains("workspace="), "one workspace: no label");
+    }
+
+    fn build_info() -> String {
+        format!(
+            "vantage_exporter_build_info{{version=\"{}\",revision=\"{}\"}} 1",
+            env!("CARGO_PKG_VERSION"),
+            option_env!("VANTAGE_GIT_COMMIT").unwrap_or("unknown")
+        )
     }
 
     #[test]
@@ -466,9 +518,15 @@ mod tests {
             &text,
             &[
                 "# TYPE vantage_client_requests counter",
-                "vantage_client_requests_total{workspace=\"ws_acme\",status=\"200\"} 5",
+                "vantage_client_requests_total{code=\"200\"} 5",
                 "# TYPE vantage_project info",
-                "vantage_project_info{workspace=\"ws_acme\",project=\"prj_1\",name=\"Invoice finder\"} 1",
+                "vantage_project_info{project=\"prj_1\",name=\"Invoice finder\"} 1",
+                "# TYPE vantage_last_success_timestamp_seconds gauge",
+                "# UNIT vantage_last_success_timestamp_seconds seconds",
+                "# TYPE vantage_client_request_duration_seconds histogram",
+                "# UNIT vantage_client_request_duration_seconds seconds",
+                "# TYPE vantage_exporter_build info",
+                &build_info(),
             ],
         );
     }
@@ -489,8 +547,8 @@ mod tests {
             for format in [Format::Text004, Format::OpenMetrics] {
                 let scraped = scrape(snapshot(&text), format);
                 let name_line = format!(
-                    "vantage_project_info{{workspace=\"ws_acme\",project=\"prj_1\",name=\"{}\"}} 1",
-                    escaped(&text)
+                    "vantage_project_info{{project=\"prj_1\",name=\"{}\"}} 1",
+                    escaped(&escape_invisible(&text))
                 );
                 assert!(
                     scraped.lines().any(|line| line == name_line),
@@ -521,7 +579,7 @@ mod tests {
         assert!(!text.contains("vantage_projects{"), "{text}");
         assert!(!text.contains("vantage_project_info"), "{text}");
         assert!(
-            text.contains("vantage_poll_errors_total{workspace=\"ws_acme\",source=\"insights\"} 0"),
+            text.contains("vantage_poll_errors_total{source=\"insights\"} 0"),
             "{text}"
         );
     }

@@ -9,9 +9,12 @@
 //! - [`http`]: `/metrics` with format negotiation, and `/healthz`.
 
 pub mod cache;
+mod command;
 pub mod http;
 pub mod metrics;
 pub mod poller;
+pub mod process;
+pub mod standing;
 pub mod text004;
 
 use std::net::SocketAddr;
@@ -23,12 +26,13 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::accept::ConnectionLimits;
 use crate::api::Client;
 use crate::clock::Clock;
-use crate::config::{ContextOrigin, LoadedConfig};
-use crate::session::{ContextsError, FlagUse, GlobalArgs, Session, SessionError};
+use crate::session::SessionError;
 
 pub use cache::{Cache, Snapshot, Source};
+pub use command::{connect_contexts, main};
 pub use http::Format;
 pub use poller::{Budget, PollPlan};
 
@@ -53,6 +57,28 @@ pub struct ExporterArgs {
     /// Do not walk the inventory (it costs one request per 100 projects).
     #[arg(long)]
     pub no_inventory: bool,
+    /// Connections served at once; more wait until one closes.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS)]
+    pub max_connections: usize,
+    /// How long a client has to send its request's headers (slow or idle
+    /// clients are closed after it).
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub header_read_timeout: Duration,
+}
+
+/// Scrapers are few: node_exporter serves 40 requests at once by default
+/// (`--web.max-requests`); a little more room, and far below the descriptors
+/// a process gets (1,024 by default), so idle clients cannot starve the poller.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 64;
+
+impl ExporterArgs {
+    /// The limits of the metrics server's connections.
+    pub fn connection_limits(&self) -> ConnectionLimits {
+        ConnectionLimits {
+            header_read_timeout: self.header_read_timeout,
+            max_connections: self.max_connections,
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -105,7 +131,7 @@ pub struct RunningExporter {
     pub caches: Vec<Cache>,
     cycles: Vec<watch::Receiver<u64>>,
     pollers: Vec<JoinHandle<()>>,
-    server: JoinHandle<std::io::Result<()>>,
+    server: JoinHandle<()>,
 }
 
 /// One context to serve: its client and what to poll.
@@ -138,7 +164,7 @@ impl RunningExporter {
     /// Serves until the server fails (it does not end otherwise).
     pub async fn serve(self) -> Result<(), ExporterError> {
         let result = match self.server.await {
-            Ok(served) => served.map_err(ExporterError::Serve),
+            Ok(()) => Ok(()),
             Err(join) => Err(ExporterError::Serve(std::io::Error::other(join))),
         };
         self.pollers.iter().for_each(JoinHandle::abort);
@@ -161,13 +187,27 @@ pub fn start(
     start_many(vec![target], clock, listener)
 }
 
-/// Starts one poller per target, each with its own cache and budget (each
-/// client keeps its own credential's rate-limit state), and one metrics server
-/// on `listener` for all of them.
+/// [`start_limited`] with the default connection limits.
 pub fn start_many(
     targets: Vec<Target>,
     clock: Clock,
     listener: TcpListener,
+) -> std::io::Result<RunningExporter> {
+    let limits = ConnectionLimits {
+        max_connections: DEFAULT_MAX_CONNECTIONS,
+        ..ConnectionLimits::default()
+    };
+    start_limited(targets, clock, listener, limits)
+}
+
+/// Starts one poller per target, each with its own cache and budget (each
+/// client keeps its own credential's rate-limit state), and one metrics server
+/// on `listener` for all of them, within `limits`.
+pub fn start_limited(
+    targets: Vec<Target>,
+    clock: Clock,
+    listener: TcpListener,
+    limits: ConnectionLimits,
 ) -> std::io::Result<RunningExporter> {
     let addr = listener.local_addr()?;
     let (mut contexts, mut caches) = (Vec::new(), Vec::new());
@@ -193,7 +233,14 @@ pub fn start_many(
     }
     let served = Arc::new(http::Served::new(contexts, clock));
     let app = http::router(served);
-    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+    let serving = crate::accept::serve(
+        listener,
+        app,
+        limits,
+        |stream| stream,
+        std::future::pending(),
+    );
+    let server = tokio::spawn(serving);
     Ok(RunningExporter {
         addr,
         cache: caches.first().cloned().unwrap_or_default(),
@@ -202,39 +249,6 @@ pub fn start_many(
         pollers,
         server,
     })
-}
-
-/// The sessions to serve: the one context the flags and the file choose, or
-/// each `--context` named (then without the flags that name one connection).
-pub fn connect_contexts(
-    global: &GlobalArgs,
-) -> Result<Vec<(Option<String>, Session)>, SessionError> {
-    if global.context.len() <= 1 {
-        return Ok(vec![(None, Session::connect(global)?)]);
-    }
-    for (flag, given) in [
-        ("--base-url", global.base_url.is_some()),
-        ("--workspace", global.workspace.is_some()),
-        ("--api-key-env", global.api_key_env.is_some()),
-    ] {
-        if given {
-            return Err(ContextsError::FlagWithSeveral(flag).into());
-        }
-    }
-    let config = LoadedConfig::load(global.config.as_deref())?;
-    let mut sessions: Vec<(Option<String>, Session)> = Vec::new();
-    for name in &global.context {
-        if sessions
-            .iter()
-            .any(|(known, _)| known.as_deref() == Some(name))
-        {
-            return Err(ContextsError::Repeated(name.clone()).into());
-        }
-        let context = config.context(name, ContextOrigin::Flag)?;
-        let session = Session::connect_to(global, config.clone(), context, FlagUse::ReadOnlyOnly)?;
-        sessions.push((Some(name.clone()), session));
-    }
-    Ok(sessions)
 }
 
 /// The poll plan `args` describe for `workspace`.
@@ -262,81 +276,6 @@ pub fn context_plan(args: &ExporterArgs, context: Option<&str>, workspace: Strin
         names_interval: args.inventory_interval,
         budget: Budget::default(),
     }
-}
-
-/// The `vantage exporter` command: connects, logs to the log file, and serves
-/// until interrupted.
-pub fn main(global: &GlobalArgs, args: ExporterArgs) -> Result<(), ExporterError> {
-    let mut targets = Vec::new();
-    let mut warnings = Vec::new();
-    for (context, session) in connect_contexts(global)? {
-        let workspace = session.workspace()?.to_owned();
-        for warning in &session.warnings {
-            if !warnings.contains(warning) {
-                warnings.push(warning.clone());
-            }
-        }
-        targets.push(Target {
-            plan: context_plan(&args, context.as_deref(), workspace),
-            context,
-            client: session.client,
-        });
-    }
-    for warning in &warnings {
-        eprintln!("warning: {warning}");
-    }
-    let log = crate::logging::to_file(&crate::paths::data_dir()).map_err(ExporterError::Log)?;
-    let runtime = tokio::runtime::Runtime::new().map_err(ExporterError::Runtime)?;
-    runtime.block_on(async move {
-        let listener = TcpListener::bind(args.listen)
-            .await
-            .map_err(|source| ExporterError::Listen {
-                addr: args.listen,
-                source,
-            })?;
-        let addr = listener.local_addr().map_err(|source| ExporterError::Listen {
-            addr: args.listen,
-            source,
-        })?;
-        if !addr.ip().is_loopback() {
-            let warning = format!(
-                "listening on {addr}, beyond this machine: anyone who can reach it reads the workspace's metrics"
-            );
-            eprintln!("warning: {warning}");
-            tracing::warn!("{warning}");
-        }
-        for target in &targets {
-            tracing::info!(%addr, context = ?target.context, workspace = %target.plan.workspace, watched = target.plan.watch.len(), "exporter starting");
-        }
-        let exporter = start_many(targets, Clock::system(), listener).map_err(ExporterError::Serve)?;
-        eprintln!(
-            "vantage exporter: serving {} (log: {})",
-            exporter.metrics_url(),
-            log.display()
-        );
-        tokio::select! {
-            served = exporter.serve() => served,
-            () = shutdown_signal() => {
-                eprintln!("vantage exporter: shutting down");
-                Ok(())
-            }
-        }
-    })
-}
-
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-            return;
-        }
-    }
-    let _ = tokio::signal::ctrl_c().await;
 }
 
 #[cfg(test)]

@@ -7,14 +7,19 @@
 //! and the watched projects' names (one request each). Before every request
 //! the poller reads the rate-limit state the client keeps; when the request
 //! would eat into the reserve, it and the rest of its source wait for the next
-//! cycle and are counted as deferred.
+//! cycle and are counted as deferred. The walk comes last and yields when the
+//! next cycle is due, so a long one spans cycles without delaying insights and
+//! realtime; a watched project not found or never published rests between
+//! checks (`standing.rs`).
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use time::OffsetDateTime;
 use tokio::sync::{broadcast, watch};
 
 use super::cache::{Cache, InventoryTally, Source};
+use super::standing::{Problem, RECHECK, Standing};
 use crate::api::page::PageWalk;
 use crate::api::{ApiError, Client, ClientEvent, InventoryParams, RateLimitState};
 use crate::clock::Clock;
@@ -47,13 +52,23 @@ impl Budget {
     /// Whether one more background request leaves the reserve intact. Before
     /// the first answer nothing is known, and one request finds out.
     pub fn allows(&self, state: Option<RateLimitState>, now: OffsetDateTime) -> bool {
+        self.allows_beyond(state, now, 0)
+    }
+
+    /// [`Budget::allows`], keeping `kept` more requests beside the reserve.
+    pub fn allows_beyond(
+        &self,
+        state: Option<RateLimitState>,
+        now: OffsetDateTime,
+        kept: u32,
+    ) -> bool {
         match state {
             None => true,
             // The window has recovered since: the next answer will say by how much.
             Some(RateLimitState {
                 reset: Some(reset), ..
             }) if reset <= now => true,
-            Some(state) => state.remaining > self.reserve(state.limit),
+            Some(state) => state.remaining > self.reserve(state.limit).saturating_add(kept),
         }
     }
 }
@@ -71,6 +86,22 @@ pub struct PollPlan {
     pub budget: Budget,
 }
 
+impl PollPlan {
+    /// The sources this plan polls, each with its interval.
+    pub fn polled_sources(&self) -> BTreeMap<Source, Duration> {
+        let watching = !self.watch.is_empty();
+        [
+            (Source::Insights, Some(self.interval)),
+            (Source::Inventory, self.inventory_interval),
+            (Source::Realtime, watching.then_some(self.interval)),
+            (Source::Project, watching.then_some(self.names_interval)),
+        ]
+        .into_iter()
+        .filter_map(|(source, interval)| Some((source, interval?)))
+        .collect()
+    }
+}
+
 pub struct Poller {
     client: Client,
     events: broadcast::Receiver<ClientEvent>,
@@ -84,6 +115,12 @@ pub struct Poller {
     inventory_walk: Option<(InventoryTally, Option<String>, PageWalk)>,
     /// The watched project whose realtime view the next cycle reads first.
     realtime_start: usize,
+    /// Watched projects not found or never published, asked again only
+    /// every few minutes.
+    standing: Standing,
+    /// When the running cycle began: the inventory walk yields to the next
+    /// cycle's frequent polls once an interval has passed since.
+    cycle_started: OffsetDateTime,
 }
 
 impl Poller {
@@ -100,6 +137,7 @@ impl Poller {
             for id in &plan.watch {
                 snapshot.watched.entry(id.clone()).or_default();
             }
+            snapshot.polled = plan.polled_sources();
         });
         Self {
             client,
@@ -112,6 +150,8 @@ impl Poller {
             names_done_at: None,
             inventory_walk: None,
             realtime_start: 0,
+            standing: Standing::default(),
+            cycle_started: OffsetDateTime::UNIX_EPOCH,
         }
     }
 
@@ -125,8 +165,12 @@ impl Poller {
         }
     }
 
-    /// One cycle: insights, the watched projects, and what else is due.
+    /// One cycle: insights, the watched projects, and what else is due. The
+    /// inventory walk comes last and takes what is left of the interval, so
+    /// on a large workspace it spans cycles while insights and realtime keep
+    /// their interval.
     pub async fn cycle(&mut self) {
+        self.cycle_started = self.clock.now();
         self.poll_insights().await;
         if self.due(self.names_done_at, Some(self.plan.names_interval)) {
             self.poll_names().await;
@@ -157,11 +201,18 @@ impl Poller {
     }
 
     /// Whether the budget allows one more request; counts a deferral otherwise.
+    /// The inventory walk also leaves what the next cycle's frequent polls
+    /// need (insights and each watched project), so it never defers them.
     fn may_spend(&self, source: Source) -> bool {
-        let allowed = self
-            .plan
-            .budget
-            .allows(self.client.rate_limit_state(), self.clock.now());
+        let frequent = match source {
+            Source::Inventory => 1 + self.plan.watch.len() as u32,
+            _ => 0,
+        };
+        let allowed = self.plan.budget.allows_beyond(
+            self.client.rate_limit_state(),
+            self.clock.now(),
+            frequent,
+        );
         if !allowed {
             tracing::info!(
                 source = source.as_str(),
@@ -201,11 +252,20 @@ impl Poller {
         let now = self.clock.now();
         self.cache.update(|snapshot| {
             snapshot.fetched_at.insert(source, now);
+            snapshot.last_poll_ok.insert(source, true);
         });
     }
 
     fn failed(&mut self, source: Source, subject: &str, error: &ApiError) {
         self.drain_events();
+        self.cache.update(|snapshot| {
+            *snapshot.poll_errors.entry(source).or_default() += 1;
+        });
+        let watched = matches!(source, Source::Project | Source::Realtime);
+        if let Some(problem) = Problem::of(error).filter(|_| watched) {
+            self.watched_failed(source, subject, problem);
+            return;
+        }
         tracing::warn!(
             source = source.as_str(),
             subject = %sanitize_line(subject),
@@ -213,8 +273,43 @@ impl Poller {
             "poll failed"
         );
         self.cache.update(|snapshot| {
-            *snapshot.poll_errors.entry(source).or_default() += 1;
+            snapshot.last_poll_ok.insert(source, false);
         });
+    }
+
+    /// A watched project not found or never published: its own problem, not
+    /// the source's (the service answered, so the source is up). Said once,
+    /// then the project rests until it is asked again.
+    fn watched_failed(&mut self, source: Source, id: &str, problem: Problem) {
+        let news = self.standing.failed(id, problem, self.clock.now());
+        let problems = self.standing.problems();
+        self.cache.update(|snapshot| {
+            snapshot.last_poll_ok.insert(source, true);
+            // Its realtime view is not asked while it rests: the project
+            // read's answer stands for it, until realtime has an outcome of
+            // its own (a watch list of only missing projects is not an outage).
+            snapshot
+                .last_poll_ok
+                .entry(Source::Realtime)
+                .or_insert(true);
+            snapshot.watch_problems = problems;
+        });
+        let every = RECHECK.whole_minutes();
+        if news {
+            tracing::warn!(project = %sanitize_line(id), "watched project {}; asked again every {every} minutes", problem.describe());
+        } else {
+            tracing::debug!(project = %sanitize_line(id), "watched project still {}", problem.describe());
+        }
+    }
+
+    /// A watched project answered: a problem it had is over.
+    fn watched_answered(&mut self, id: &str) {
+        if let Some(problem) = self.standing.answered(id) {
+            tracing::info!(project = %sanitize_line(id), "watched project answers again (it was {})", problem.describe());
+            let problems = self.standing.problems();
+            self.cache
+                .update(|snapshot| snapshot.watch_problems = problems);
+        }
     }
 
     async fn poll_insights(&mut self) {
@@ -234,6 +329,9 @@ impl Poller {
 
     async fn poll_names(&mut self) {
         for id in self.plan.watch.clone() {
+            if self.standing.resting(&id, self.clock.now()) {
+                continue;
+            }
             if !self.may_spend(Source::Project) {
                 return;
             }
@@ -243,6 +341,7 @@ impl Poller {
                         snapshot.watched.entry(id.clone()).or_default().name = project.name;
                     });
                     self.succeeded(Source::Project);
+                    self.watched_answered(&id);
                 }
                 Err(error) => self.failed(Source::Project, &id, &error),
             }
@@ -258,6 +357,9 @@ impl Poller {
         for step in 0..count {
             let index = (self.realtime_start + step) % count;
             let id = &watch[index];
+            if self.standing.resting(id, self.clock.now()) {
+                continue;
+            }
             if !self.may_spend(Source::Realtime) {
                 self.realtime_start = index;
                 return;
@@ -273,6 +375,7 @@ impl Poller {
                             .record_realtime(&realtime, read_at);
                     });
                     self.succeeded(Source::Realtime);
+                    self.watched_answered(id);
                 }
                 Err(error) => self.failed(Source::Realtime, id, &error),
             }
@@ -292,11 +395,19 @@ impl Poller {
             let walk = self.client.inventory_walk(&workspace, &params);
             (InventoryTally::default(), None, walk)
         });
+        let mut pages = 0;
         loop {
+            // At least one page a cycle, however slow the frequent polls were.
+            let next_cycle_due = self.clock.now() - self.cycle_started >= self.plan.interval;
+            if pages > 0 && next_cycle_due {
+                self.inventory_walk = Some((tally, cursor, walk));
+                return;
+            }
             if !self.may_spend(Source::Inventory) {
                 self.inventory_walk = Some((tally, cursor, walk));
                 return;
             }
+            pages += 1;
             let page = match self
                 .client
                 .list_inventory(&workspace, &params, cursor.as_deref())

@@ -1,5 +1,6 @@
-//! The accept loop: HTTP/1.1 connections with a bounded header-read time, a cap
-//! on open connections, and the error envelope on hyper's own rejections.
+//! The server's connections: the shared accept loop (`crate::accept`: a
+//! bounded header-read time, a cap on open connections), and the error
+//! envelope on hyper's own rejections.
 //!
 //! hyper answers a request it cannot parse by itself (a 400 for a bad request
 //! line or header, 414 for a URI over its limit, 431 for too large or too many
@@ -11,25 +12,18 @@ use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
-use std::time::Duration;
 
 use axum::Router;
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
-use hyper::body::Incoming;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::service::TowerToHyperService;
+use axum::http::StatusCode;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Semaphore, watch};
-use tower::ServiceExt;
 
 use super::errors::HttpError;
 use super::state::{ConnectionLimits, ServerState};
 use crate::api::model::ErrorType;
 
 /// Serves `router` on `listener` until `shutdown` fires, then lets the requests
-/// in flight finish.
+/// in flight finish; hyper's bare rejections go out as envelopes.
 pub async fn serve(
     listener: TcpListener,
     router: Router,
@@ -37,60 +31,8 @@ pub async fn serve(
     limits: ConnectionLimits,
     shutdown: impl Future<Output = ()>,
 ) {
-    let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
-    // Each connection holds a receiver; `closed()` fires when all are gone.
-    let (stop_tx, stop_rx) = watch::channel(false);
-    let mut shutdown = std::pin::pin!(shutdown);
-    loop {
-        let permit = tokio::select! {
-            permit = permits.clone().acquire_owned() => permit,
-            () = &mut shutdown => break,
-        };
-        let Ok(permit) = permit else { break };
-        let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
-            () = &mut shutdown => break,
-        };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
-            Err(err) => {
-                // Out of descriptors and the like: wait a little rather than spin.
-                tracing::warn!(error = %err, "accept failed");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let service = router
-            .clone()
-            .map_request(|request: Request<Incoming>| request.map(Body::new));
-        let io = TokioIo::new(EnvelopeOnRejections::new(stream, app.clone()));
-        let mut stop = stop_rx.clone();
-        tokio::spawn(async move {
-            let _permit = permit;
-            let mut builder = hyper::server::conn::http1::Builder::new();
-            builder
-                .timer(TokioTimer::new())
-                .header_read_timeout(limits.header_read_timeout);
-            let connection = builder.serve_connection(io, TowerToHyperService::new(service));
-            let mut connection = std::pin::pin!(connection);
-            tokio::select! {
-                served = connection.as_mut() => {
-                    if let Err(err) = served {
-                        tracing::debug!(error = %err, "connection ended");
-                    }
-                    return;
-                }
-                _ = stop.changed() => connection.as_mut().graceful_shutdown(),
-            }
-            if let Err(err) = connection.await {
-                tracing::debug!(error = %err, "connection ended");
-            }
-        });
-    }
-    drop(listener);
-    let _ = stop_tx.send(true);
-    drop(stop_rx);
-    stop_tx.closed().await;
+    let wrap = move |stream| EnvelopeOnRejections::new(stream, app.clone());
+    crate::accept::serve(listener, router, limits, wrap, shutdown).await;
 }
 
 /// A connection whose outgoing bare rejections by hyper become envelopes.

@@ -3,7 +3,6 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
 use time::OffsetDateTime;
 
@@ -132,22 +131,5 @@ impl ServerState {
     }
 }
 
-/// Limits of the connection layer.
-#[derive(Debug, Clone, Copy)]
-pub struct ConnectionLimits {
-    /// How long a client has to send a request's headers, counted from the
-    /// moment the server waits for them; an idle keep-alive connection waits for
-    /// its next request's headers, so it is closed after this time too.
-    pub header_read_timeout: Duration,
-    /// Connections served at once; further ones wait in the listen backlog.
-    pub max_connections: usize,
-}
-
-impl Default for ConnectionLimits {
-    fn default() -> Self {
-        Self {
-            header_read_timeout: Duration::from_secs(10),
-            max_connections: 1024,
-        }
-    }
-}
+/// Limits of the connection layer: the accept loop's, shared with the exporter.
+pub use crate::accept::ConnectionLimits;

@@ -59,7 +59,11 @@ fn published_projects(count: usize) -> Vec<String> {
 
 /// An exporter on `server` with the admin key, polled once per hour (so only
 /// its first cycle runs during a test), after its first cycle.
-async fn exporter(server: &RunningServer, clock: &Clock, watch: Vec<String>) -> RunningExporter {
+pub(crate) async fn exporter(
+    server: &RunningServer,
+    clock: &Clock,
+    watch: Vec<String>,
+) -> RunningExporter {
     let config = ClientConfig::new(
         server.base_url(),
         ApiKey::new(ENTERPRISE_ADMIN).expect("key"),
@@ -108,7 +112,6 @@ async fn metrics_agree_with_insights_and_scrapes_cost_no_requests() {
     let run = cli.run(&["insights", "--format", "json"]).await.expect(0);
     let insights: Value = serde_json::from_str(&run.stdout).expect("json");
     let summary = &insights["summary"];
-    let ws = "workspace=\"ws_acme\"";
     for (metric, field) in [
         ("vantage_projects", "total_projects"),
         (
@@ -118,12 +121,12 @@ async fn metrics_agree_with_insights_and_scrapes_cost_no_requests() {
         ("vantage_workspace_members", "workspace_members"),
     ] {
         assert_eq!(
-            value(&scraped, &format!("{metric}{{{ws}}}")),
+            value(&scraped, metric),
             summary[field]["value"].as_i64().expect("value"),
             "{metric}"
         );
         assert_eq!(
-            value(&scraped, &format!("{metric}_delta_30d{{{ws}}}")),
+            value(&scraped, &format!("{metric}_delta_30d")),
             summary[field]["delta_30d"].as_i64().expect("delta"),
             "{metric}_delta_30d"
         );
@@ -135,9 +138,7 @@ async fn metrics_agree_with_insights_and_scrapes_cost_no_requests() {
         assert_eq!(
             value(
                 &scraped,
-                &format!(
-                    "vantage_projects_by_review_priority{{{ws},review_priority=\"{priority}\"}}"
-                )
+                &format!("vantage_projects_by_review_priority{{review_priority=\"{priority}\"}}")
             ),
             count,
             "{priority}"
@@ -146,7 +147,7 @@ async fn metrics_agree_with_insights_and_scrapes_cost_no_requests() {
     let total = summary["total_projects"]["value"].as_i64().expect("total");
     let unscored = value(
         &scraped,
-        &format!("vantage_projects_by_review_priority{{{ws},review_priority=\"unscored\"}}"),
+        "vantage_projects_by_review_priority{review_priority=\"unscored\"}",
     );
     assert_eq!(unscored, total - scored);
     let findings = insights["findings"].as_array().expect("findings");
@@ -156,7 +157,7 @@ async fn metrics_agree_with_insights_and_scrapes_cost_no_requests() {
         assert_eq!(
             value(
                 &scraped,
-                &format!("vantage_projects_by_finding_type{{{ws},finding_type=\"{id}\"}}")
+                &format!("vantage_projects_by_finding_type{{finding_type=\"{id}\"}}")
             ),
             finding["project_count"].as_i64().expect("count"),
             "{id}"
@@ -194,7 +195,7 @@ async fn metrics_agree_with_insights_and_scrapes_cost_no_requests() {
 
     // The watched projects: live visitors, and their names in the info metric.
     for id in &watched {
-        let project = format!("{ws},project=\"{id}\"");
+        let project = format!("project=\"{id}\"");
         assert!(scraped.contains_key(&format!("vantage_project_current_visitors{{{project}}}")));
         assert!(scraped.contains_key(&format!(
             "vantage_project_last_minute_visitors{{{project}}}"
@@ -206,18 +207,15 @@ async fn metrics_agree_with_insights_and_scrapes_cost_no_requests() {
         );
     }
     assert_eq!(
-        value(
-            &scraped,
-            &format!("vantage_poll_errors_total{{{ws},source=\"insights\"}}")
-        ),
+        value(&scraped, "vantage_poll_errors_total{source=\"insights\"}"),
         0
     );
     assert_eq!(
         value(
             &scraped,
-            &format!("vantage_data_age_seconds{{{ws},source=\"insights\"}}")
+            "vantage_last_success_timestamp_seconds{source=\"insights\"}"
         ),
-        0,
+        T0.unix_timestamp(),
         "the clock stands still"
     );
 
@@ -231,7 +229,7 @@ async fn metrics_agree_with_insights_and_scrapes_cost_no_requests() {
         assert_eq!(
             value(
                 &samples(&again),
-                &format!("vantage_client_requests_total{{{ws},status=\"200\"}}")
+                "vantage_client_requests_total{code=\"200\"}"
             ),
             sent as i64
         );
@@ -259,7 +257,7 @@ async fn metrics_agree_with_insights_and_scrapes_cost_no_requests() {
         "the server saw only the poller's requests and the probe"
     );
     assert_eq!(
-        value(&scraped, &format!("vantage_rate_limit_remaining{{{ws}}}")) as u64,
+        value(&scraped, "vantage_rate_limit_remaining") as u64,
         header("x-ratelimit-limit") - sent
     );
 
@@ -282,7 +280,10 @@ async fn metrics_agree_with_insights_and_scrapes_cost_no_requests() {
         .await
         .expect("healthz");
     assert_eq!(health.status(), 200);
-    assert_eq!(health.text().await.expect("body"), "ok: 1 poll cycles\n");
+    assert_eq!(
+        health.text().await.expect("body"),
+        "ok: all sources up; 1 poll cycles\n"
+    );
     exporter.stop();
 }
 
@@ -292,32 +293,33 @@ async fn poll_errors_are_counted_and_never_break_a_scrape() {
     let exporter = exporter(&server, &clock, vec!["prj_missing".to_owned()]).await;
     let (_, text) = scrape(&exporter, None).await;
     let scraped = samples(&text);
-    let ws = "workspace=\"ws_acme\"";
-    // The name and the realtime view of a missing project both fail.
+    // The name of a missing project fails; its realtime view is not asked
+    // until the project is checked again, 5 minutes later.
     assert_eq!(
-        value(
-            &scraped,
-            &format!("vantage_poll_errors_total{{{ws},source=\"project\"}}")
-        ),
+        value(&scraped, "vantage_poll_errors_total{source=\"project\"}"),
         1
     );
     assert_eq!(
-        value(
-            &scraped,
-            &format!("vantage_poll_errors_total{{{ws},source=\"realtime\"}}")
-        ),
-        1
+        value(&scraped, "vantage_poll_errors_total{source=\"realtime\"}"),
+        0
     );
     assert_eq!(
-        value(
-            &scraped,
-            &format!("vantage_client_requests_total{{{ws},status=\"404\"}}")
-        ),
-        2
+        value(&scraped, "vantage_client_requests_total{code=\"404\"}"),
+        1
     );
+    // The service answered: the sources are up, realtime too, though the
+    // project's realtime view is not asked while it rests.
+    assert_eq!(value(&scraped, "vantage_up{source=\"project\"}"), 1);
+    assert_eq!(value(&scraped, "vantage_up{source=\"realtime\"}"), 1);
+    let health = http()
+        .get(format!("http://{}/healthz", exporter.addr))
+        .send()
+        .await
+        .expect("healthz");
+    assert_eq!(health.status(), 200);
     assert!(!text.contains("vantage_project_current_visitors{"));
     // The rest is there.
-    assert!(scraped.contains_key(&format!("vantage_projects{{{ws}}}")));
+    assert!(scraped.contains_key("vantage_projects"));
     exporter.stop();
 }
 
@@ -345,10 +347,7 @@ async fn the_poller_leaves_the_reserve_of_the_rate_limit_untouched() {
         "deferring is no error"
     );
     let (_, text) = scrape(&exporter, None).await;
-    assert!(
-        text.contains("vantage_rate_limit_remaining{workspace=\"ws_acme\"} 2\n"),
-        "{text}"
-    );
+    assert!(text.contains("vantage_rate_limit_remaining 2\n"), "{text}");
     exporter.stop();
 }
 
@@ -493,40 +492,34 @@ fn hostile_label_values_pass_promtool() {
     promtool_check_metrics(&text);
 }
 
-fn assets() -> &'static Path {
+pub(crate) fn assets() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/assets"))
+}
+
+/// Runs promtool with `args` in `dir` when it is installed, and asserts that
+/// it passes.
+pub(crate) fn promtool_passes(args: &[&str], dir: &Path) {
+    let Some(mut promtool) = promtool() else {
+        return;
+    };
+    let output = promtool
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("promtool runs");
+    assert!(
+        output.status.success(),
+        "promtool {args:?}: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 #[test]
 fn alert_rules_and_scrape_config_pass_promtool() {
-    let Some(mut rules) = promtool() else {
-        return;
-    };
-    let output = rules
-        .args(["check", "rules"])
-        .arg(assets().join("prometheus/alerts.yml"))
-        .output()
-        .expect("promtool runs");
-    assert!(
-        output.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let Some(mut config) = promtool() else {
-        return;
-    };
-    let output = config
-        .args(["check", "config"])
-        .arg(assets().join("prometheus/prometheus.yml"))
-        .output()
-        .expect("promtool runs");
-    assert!(
-        output.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let dir = assets().join("prometheus");
+    promtool_passes(&["check", "rules", "alerts.yml"], &dir);
+    promtool_passes(&["check", "config", "prometheus.yml"], &dir);
 }
 
 /// Every `vantage_` name in a JSON value's strings.

@@ -101,7 +101,7 @@ async fn two_contexts_are_served_side_by_side() {
         );
         // Each has its own client, so its own request count and budget.
         let requests = format!(
-            "vantage_client_requests_total{{context=\"{context}\",workspace=\"{workspace}\",status=\"200\"}}"
+            "vantage_client_requests_total{{context=\"{context}\",workspace=\"{workspace}\",code=\"200\"}}"
         );
         let expected = if context == "acme" { 2 } else { 1 }; // insights (+ one inventory page)
         assert_eq!(
@@ -116,9 +116,13 @@ async fn two_contexts_are_served_side_by_side() {
             "{text}"
         );
     }
-    // Every sample names its context, and each family is described once.
-    for series in scraped.keys() {
-        assert!(series.contains("{context=\""), "{series}");
+    // Every sample of a context's data names its context (the process and
+    // build series are the exporter's own), and each family is described once.
+    let exporters_own = |series: &str| {
+        series.starts_with("process_") || series.starts_with("vantage_exporter_build_info")
+    };
+    for series in scraped.keys().filter(|series| !exporters_own(series)) {
+        assert!(series.contains("context=\""), "{series}");
     }
     let mut types: Vec<&str> = text.lines().filter(|l| l.starts_with("# TYPE ")).collect();
     let all = types.len();
@@ -132,7 +136,7 @@ async fn two_contexts_are_served_side_by_side() {
         .expect("healthz");
     assert_eq!(
         health.text().await.expect("body"),
-        "ok: acme 1 poll cycles, globex 1 poll cycles\n"
+        "ok: acme: all sources up; 1 poll cycles; globex: all sources up; 1 poll cycles\n"
     );
     exporter.stop();
     crate::exporter::promtool_check_metrics(&text);
@@ -177,6 +181,8 @@ fn several_contexts_refuse_flags_that_name_one_connection() {
         interval: Duration::from_secs(60),
         inventory_interval: Duration::from_secs(600),
         no_inventory: false,
+        max_connections: vantage::exporter::DEFAULT_MAX_CONNECTIONS,
+        header_read_timeout: Duration::from_secs(10),
     };
     let acme = vantage::exporter::context_plan(&args, Some("acme"), "ws".into());
     assert_eq!(acme.watch, ["prj_a", "prj_both"]);

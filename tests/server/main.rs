@@ -22,4 +22,5 @@ mod conformance;
 mod members;
 mod scans_traffic;
 mod security_center;
+mod serve_log;
 mod workspaces;

@@ -5,11 +5,13 @@
 use std::borrow::Borrow;
 use std::sync::atomic::AtomicU64;
 
-use prometheus_client::encoding::{EncodeMetric, MetricEncoder};
+use prometheus_client::encoding::{EncodeMetric, MetricEncoder, NoLabelSet};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::{MetricType, TypedMetric};
-use prometheus_client::registry::Registry;
+use prometheus_client::registry::{Registry, Unit};
+
+use crate::exporter::cache::DurationHistogram;
 
 pub(super) type Labels = Vec<(&'static str, String)>;
 pub(super) type Gauges = Ordered<Gauge>;
@@ -38,6 +40,13 @@ impl<M: TypedMetric> TypedMetric for Ordered<M> {
 
 impl<M: EncodeMetric + TypedMetric> EncodeMetric for Ordered<M> {
     fn encode(&self, mut encoder: MetricEncoder) -> Result<(), std::fmt::Error> {
+        // A lone sample without labels (one workspace served) is written
+        // `name 1`, not `name{} 1`: as the family's own sample.
+        if let [(labels, metric)] = self.0.as_slice()
+            && labels.is_empty()
+        {
+            return metric.encode(encoder);
+        }
         for (labels, metric) in &self.0 {
             metric.encode(encoder.encode_family(labels)?)?;
         }
@@ -94,6 +103,31 @@ fn counter(value: u64) -> Counter {
 }
 
 pub(super) type Floats = Ordered<Gauge<f64, AtomicU64>>;
+pub(super) type Histograms = Ordered<Histogram>;
+
+/// One histogram's value, as the cache keeps it.
+#[derive(Debug)]
+pub(super) struct Histogram(DurationHistogram);
+
+impl TypedMetric for Histogram {
+    const TYPE: MetricType = MetricType::Histogram;
+}
+
+impl EncodeMetric for Histogram {
+    fn encode(&self, mut encoder: MetricEncoder) -> Result<(), std::fmt::Error> {
+        let histogram = &self.0;
+        encoder.encode_histogram::<NoLabelSet>(
+            histogram.sum_seconds,
+            histogram.count(),
+            &histogram.buckets(),
+            None,
+        )
+    }
+
+    fn metric_type(&self) -> MetricType {
+        Self::TYPE
+    }
+}
 
 /// One family's samples, of every context served.
 #[derive(Debug)]
@@ -101,6 +135,7 @@ pub(super) enum Family {
     Gauges(Gauges),
     Counters(Counters),
     Floats(Floats),
+    Histograms(Histograms),
     Info(InfoFamily),
 }
 
@@ -167,6 +202,20 @@ impl Families {
         }
     }
 
+    pub(super) fn histogram(
+        &mut self,
+        name: &str,
+        help: &str,
+        labels: Labels,
+        value: &DurationHistogram,
+    ) {
+        if let Family::Histograms(family) =
+            self.family(name, help, || Family::Histograms(Histograms::default()))
+        {
+            family.push(labels, Histogram(value.clone()));
+        }
+    }
+
     pub(super) fn info(&mut self, name: &str, help: &str, labels: Labels) {
         if let Family::Info(family) =
             self.family(name, help, || Family::Info(InfoFamily::default()))
@@ -175,14 +224,35 @@ impl Families {
         }
     }
 
+    /// Registers every family; one whose name ends in a unit (`_seconds`,
+    /// `_bytes`) is registered with it, for OpenMetrics' `# UNIT` line.
     pub(super) fn register(self, registry: &mut Registry) {
         for (name, help, family) in self.0 {
+            let (name, unit) = match (name.strip_suffix("_seconds"), name.strip_suffix("_bytes")) {
+                (Some(base), _) => (base.to_owned(), Some(Unit::Seconds)),
+                (_, Some(base)) => (base.to_owned(), Some(Unit::Bytes)),
+                _ => (name, None),
+            };
             match family {
-                Family::Gauges(family) => registry.register(name, help, family),
-                Family::Counters(family) => registry.register(name, help, family),
-                Family::Floats(family) => registry.register(name, help, family),
-                Family::Info(family) => registry.register(name, help, family),
+                Family::Gauges(family) => register(registry, name, help, unit, family),
+                Family::Counters(family) => register(registry, name, help, unit, family),
+                Family::Floats(family) => register(registry, name, help, unit, family),
+                Family::Histograms(family) => register(registry, name, help, unit, family),
+                Family::Info(family) => register(registry, name, help, unit, family),
             }
         }
+    }
+}
+
+fn register(
+    registry: &mut Registry,
+    name: String,
+    help: String,
+    unit: Option<Unit>,
+    metric: impl prometheus_client::registry::Metric,
+) {
+    match unit {
+        Some(unit) => registry.register_with_unit(name, help, unit, metric),
+        None => registry.register(name, help, metric),
     }
 }

@@ -1,0 +1,180 @@
+//! The `vantage exporter` command: the sessions to serve and their
+//! workspaces, where the log goes, and serving until a signal.
+
+use std::io::IsTerminal;
+
+use tokio::net::TcpListener;
+
+use super::{ExporterArgs, ExporterError, Target, context_plan, start_limited};
+use crate::clock::Clock;
+use crate::config::{ContextOrigin, LoadedConfig};
+use crate::session::{ContextsError, FlagUse, GlobalArgs, Session, SessionError, WorkspaceChoice};
+
+/// The sessions to serve: the one context the flags and the file choose, or
+/// each `--context` named (then without the flags that name one connection).
+pub fn connect_contexts(
+    global: &GlobalArgs,
+) -> Result<Vec<(Option<String>, Session)>, SessionError> {
+    if global.context.len() <= 1 {
+        return Ok(vec![(None, Session::connect(global)?)]);
+    }
+    for (flag, given) in [
+        ("--base-url", global.base_url.is_some()),
+        ("--workspace", global.workspace.is_some()),
+        ("--api-key-env", global.api_key_env.is_some()),
+    ] {
+        if given {
+            return Err(ContextsError::FlagWithSeveral(flag).into());
+        }
+    }
+    let config = LoadedConfig::load(global.config.as_deref())?;
+    let mut sessions: Vec<(Option<String>, Session)> = Vec::new();
+    for name in &global.context {
+        if sessions
+            .iter()
+            .any(|(known, _)| known.as_deref() == Some(name))
+        {
+            return Err(ContextsError::Repeated(name.clone()).into());
+        }
+        let context = config.context(name, ContextOrigin::Flag)?;
+        let session = Session::connect_to(global, config.clone(), context, FlagUse::ReadOnlyOnly)?;
+        sessions.push((Some(name.clone()), session));
+    }
+    Ok(sessions)
+}
+
+/// The session's workspace, as `vantage insights` finds it: `--workspace`,
+/// the config, or else the one workspace the key reaches (said on stderr).
+async fn resolve_workspace(
+    session: &Session,
+    context: Option<&str>,
+) -> Result<String, SessionError> {
+    let choice = session.resolve_workspace().await?;
+    if let WorkspaceChoice::Discovered(workspace) = &choice {
+        let name = workspace
+            .name
+            .as_deref()
+            .map(|name| format!(" ({})", crate::text::escape_invisible(name)))
+            .unwrap_or_default();
+        let context = context.map(|c| format!("{c}: ")).unwrap_or_default();
+        eprintln!(
+            "{context}using workspace {}{name}, the one this key reaches",
+            crate::text::escape_invisible(&workspace.id)
+        );
+    }
+    choice.into_id(session)
+}
+
+/// Where the log goes: a file in the data dir when stderr is a terminal (the
+/// operator's screen stays quiet), stderr otherwise, so that systemd's journal
+/// or a container runtime gets it, without colour codes (as node_exporter logs).
+fn start_logging() -> Result<String, ExporterError> {
+    if std::io::stderr().is_terminal() {
+        let path =
+            crate::logging::to_file(&crate::paths::data_dir()).map_err(ExporterError::Log)?;
+        Ok(path.display().to_string())
+    } else {
+        crate::logging::to_stderr("info");
+        Ok("stderr".to_owned())
+    }
+}
+
+/// The `vantage exporter` command: connects, finds each context's workspace,
+/// and serves until interrupted.
+pub fn main(global: &GlobalArgs, args: ExporterArgs) -> Result<(), ExporterError> {
+    let sessions = connect_contexts(global)?;
+    let mut warnings: Vec<String> = Vec::new();
+    for (_, session) in &sessions {
+        for warning in &session.warnings {
+            if !warnings.contains(warning) {
+                warnings.push(warning.clone());
+            }
+        }
+    }
+    for warning in &warnings {
+        eprintln!("warning: {warning}");
+    }
+    let log = start_logging()?;
+    let runtime = tokio::runtime::Runtime::new().map_err(ExporterError::Runtime)?;
+    runtime.block_on(async move {
+        let mut targets = Vec::new();
+        for (context, session) in sessions {
+            let workspace = resolve_workspace(&session, context.as_deref()).await?;
+            targets.push(Target {
+                plan: context_plan(&args, context.as_deref(), workspace),
+                context,
+                client: session.client,
+            });
+        }
+        let listener = TcpListener::bind(args.listen)
+            .await
+            .map_err(|source| ExporterError::Listen {
+                addr: args.listen,
+                source,
+            })?;
+        let addr = listener.local_addr().map_err(|source| ExporterError::Listen {
+            addr: args.listen,
+            source,
+        })?;
+        if !addr.ip().is_loopback() {
+            let warning = format!(
+                "listening on {addr}, beyond this machine: anyone who can reach it reads the workspace's metrics"
+            );
+            eprintln!("warning: {warning}");
+            tracing::warn!("{warning}");
+        }
+        for target in &targets {
+            tracing::info!(%addr, context = ?target.context, workspace = %target.plan.workspace, watched = target.plan.watch.len(), "exporter starting");
+        }
+        let mut exporter = start_limited(targets, Clock::system(), listener, args.connection_limits())
+            .map_err(ExporterError::Serve)?;
+        eprintln!(
+            "vantage exporter: serving {} (log: {log})",
+            exporter.metrics_url(),
+        );
+        if log != "stderr" {
+            // The log is in a file: the watch list's problems, found by the
+            // first cycle, are said here too, once.
+            tokio::select! {
+                () = exporter.wait_for_cycles(1) => warn_watch_problems(&exporter),
+                () = shutdown_signal() => return Ok(()),
+            }
+        }
+        tokio::select! {
+            served = exporter.serve() => served,
+            () = shutdown_signal() => {
+                eprintln!("vantage exporter: shutting down");
+                Ok(())
+            }
+        }
+    })
+}
+
+/// One line on stderr per watched project that has nothing to report.
+fn warn_watch_problems(exporter: &super::RunningExporter) {
+    for cache in &exporter.caches {
+        for (id, problem) in cache.snapshot().watch_problems {
+            eprintln!(
+                "warning: watched project {}: {}; asked again every {} minutes",
+                crate::text::escape_invisible(&id),
+                problem.describe(),
+                super::standing::RECHECK.whole_minutes()
+            );
+        }
+    }
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}

@@ -1,0 +1,145 @@
+//! The exporter's HTTP server against slow and idle clients (issue 22, item
+//! 7): a connection that does not send its headers is closed after the
+//! header-read timeout, and connections beyond the cap are not served until
+//! one closes, while a scrape still gets its answer.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+use tokio::net::TcpListener;
+use vantage::accept::ConnectionLimits;
+use vantage::api::{ApiKey, Client, ClientConfig, RetryPolicy};
+use vantage::clock::Clock;
+use vantage::exporter::{Budget, PollPlan, RunningExporter, Target};
+
+use crate::common::*;
+
+const HALF_A_REQUEST: &[u8] = b"GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: te";
+
+/// An exporter (its service unreachable: the server is what is tested)
+/// with `limits`.
+async fn exporter(limits: ConnectionLimits) -> RunningExporter {
+    let dead = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let dead_url = format!("http://{}", dead.local_addr().expect("addr"));
+    drop(dead);
+    let mut config = ClientConfig::new(dead_url, ApiKey::new(ENTERPRISE_ADMIN).expect("key"));
+    config.retry = RetryPolicy {
+        max_attempts: 1,
+        ..RetryPolicy::default()
+    };
+    let target = Target {
+        context: None,
+        client: Client::new(config).expect("client"),
+        plan: PollPlan {
+            workspace: ENTERPRISE_WS.into(),
+            watch: Vec::new(),
+            interval: Duration::from_secs(3600),
+            inventory_interval: None,
+            names_interval: Duration::from_secs(3600),
+            budget: Budget::default(),
+        },
+    };
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    vantage::exporter::start_limited(vec![target], Clock::manual(T0), listener, limits)
+        .expect("starts")
+}
+
+/// A client that sends `bytes` and then nothing, with a read timeout.
+fn slow_client(addr: SocketAddr, bytes: &[u8], patience: Duration) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).expect("connects");
+    stream.set_read_timeout(Some(patience)).expect("timeout");
+    stream.write_all(bytes).expect("writes");
+    stream
+}
+
+/// Reads until the server closes the connection; an error if it does not
+/// within the stream's read timeout.
+fn read_to_close(mut stream: TcpStream) -> std::io::Result<Vec<u8>> {
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer)?;
+    Ok(answer)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_slow_client_is_closed_after_the_header_read_timeout() {
+    let timeout = Duration::from_millis(300);
+    let exporter = exporter(ConnectionLimits {
+        header_read_timeout: timeout,
+        max_connections: 8,
+    })
+    .await;
+    let addr = exporter.addr;
+    let closed = tokio::task::spawn_blocking(move || {
+        let started = Instant::now();
+        let stream = slow_client(addr, HALF_A_REQUEST, Duration::from_secs(10));
+        (read_to_close(stream), started.elapsed())
+    })
+    .await
+    .expect("joins");
+    let (answer, after) = closed;
+    let answer = answer.expect("the exporter closed the slow connection");
+    assert!(
+        answer.is_empty() || answer.starts_with(b"HTTP/1.1 408"),
+        "{answer:?}"
+    );
+    assert!(
+        after >= timeout,
+        "closed after {after:?}, before the timeout"
+    );
+    exporter.stop();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn connections_beyond_the_cap_wait_and_a_scrape_still_works() {
+    let timeout = Duration::from_secs(2);
+    let exporter = exporter(ConnectionLimits {
+        header_read_timeout: timeout,
+        max_connections: 2,
+    })
+    .await;
+    let addr = exporter.addr;
+    let url = exporter.metrics_url();
+    let outcome = tokio::task::spawn_blocking(move || {
+        let started = Instant::now();
+        // Two slow clients take both places...
+        let slow: Vec<TcpStream> = (0..2)
+            .map(|_| slow_client(addr, HALF_A_REQUEST, Duration::from_secs(10)))
+            .collect();
+        // ...so a whole request on a third connection is not served while
+        // they hold them: it waits, unaccepted.
+        let mut third = slow_client(
+            addr,
+            b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            Duration::from_millis(500),
+        );
+        let mut byte = [0u8; 1];
+        let early = third.read(&mut byte);
+        let waited = matches!(&early, Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut));
+        // Once the slow ones are closed, it is served, and so is a scrape.
+        third.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
+        let mut answer = Vec::new();
+        let served = third.read_to_end(&mut answer).map(|_| answer);
+        let slow_closed: Vec<bool> = slow
+            .into_iter()
+            .map(|stream| read_to_close(stream).is_ok())
+            .collect();
+        (waited, served, slow_closed, started.elapsed())
+    })
+    .await
+    .expect("joins");
+    let (waited, served, slow_closed, elapsed) = outcome;
+    assert!(waited, "the third connection was served past the cap");
+    let served = served.expect("the third connection is served in turn");
+    assert!(served.starts_with(b"HTTP/1.1 "), "{served:?}");
+    assert_eq!(slow_closed, [true, true]);
+    assert!(elapsed >= timeout, "{elapsed:?}");
+    let scrape = http()
+        .get(url)
+        .timeout(Duration::from_secs(10))
+        .send()
+        .await
+        .expect("a scrape is answered");
+    assert_eq!(scrape.status(), 200);
+    exporter.stop();
+}
