@@ -9,6 +9,7 @@ mod contexts;
 mod draw;
 mod history;
 mod history_nav;
+mod marks;
 mod notices;
 mod wake;
 
@@ -80,6 +81,8 @@ pub enum ClientNotice {
     Recovered,
     /// The background snapshot's progress.
     Snapshot(String),
+    /// The background snapshot's announcement, with its cost, before it starts.
+    SnapshotPlanned(String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -280,6 +283,7 @@ impl App {
                 woken.contains(&true) || aged
             }
         };
+        self.with_app_cx(&mut turn, App::check_history_version);
         let navigated = !navs.is_empty();
         self.apply_navs(navs, now, &mut effects);
         self.trail.record(before, self.location());
@@ -384,7 +388,7 @@ impl App {
             // Only a failure matters, and the error log has it.
             Slot::PaletteHistory => false,
             Slot::Changes | Slot::Snapshots => self.changes.handle_reply(answer, &mut cx),
-            Slot::ReviewMarks | Slot::ReviewMark | Slot::TakeSnapshot => {
+            Slot::ReviewMarks | Slot::ReviewMark | Slot::TakeSnapshot | Slot::HistoryVersion => {
                 self.history_reply(slot, token, answer.reply, &mut cx)
             }
         };
@@ -399,6 +403,9 @@ impl App {
             Slot::InventoryPage | Slot::ReviewMarks | Slot::ReviewMark
         ) {
             self.inventory.apply_review_filter(&mut cx);
+        }
+        if matches!(slot, Slot::ReviewMarks | Slot::ReviewMark) {
+            self.show_review_on_project();
         }
         self.next_token = next_token;
         if insights_loaded && let Some(data) = &self.insights.data {
@@ -527,6 +534,7 @@ impl App {
                 };
                 self.tab = Tab::Inventory;
                 self.project = Some(ProjectScreen::new(*item, access));
+                self.show_review_on_project();
                 self.with_screen(turn, |screen, cx| screen.activate(cx));
             }
             ProjectNav::Close => self.project = None,

@@ -12,6 +12,7 @@ mod exporter;
 mod exporter_contexts;
 mod history;
 mod members;
+mod review_marks;
 mod scans_traffic;
 mod warnings;
 mod workspaces;

@@ -15,6 +15,7 @@ mod lists;
 mod monitor;
 mod palette;
 mod project;
+mod review_marks;
 mod robustness_keys;
 mod robustness_outage;
 mod screens;
