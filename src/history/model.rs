@@ -237,3 +237,23 @@ pub struct ReviewMark {
     /// What differs, field by field (empty when unchanged).
     pub changed_fields: Vec<FieldChange>,
 }
+
+impl ReviewMark {
+    /// Where the project stands against its review, as a reviewer reads it:
+    /// `unchanged since review`, `changed since review: name; open PII 2 → 3`,
+    /// or `no snapshot since the review`.
+    pub fn since_review(&self) -> String {
+        match self.changed_since_review {
+            Some(true) => format!(
+                "changed since review: {}",
+                self.changed_fields
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+            Some(false) => "unchanged since review".to_owned(),
+            None => "no snapshot since the review".to_owned(),
+        }
+    }
+}

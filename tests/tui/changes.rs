@@ -25,7 +25,7 @@ const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 const BEFORE_AT: OffsetDateTime = datetime!(2026-11-21 09:00 UTC);
 const AFTER_AT: OffsetDateTime = datetime!(2026-11-22 09:00 UTC);
 
-fn fetch_in(effects: &[Effect], wanted: Slot) -> Option<(u64, Request)> {
+pub(crate) fn fetch_in(effects: &[Effect], wanted: Slot) -> Option<(u64, Request)> {
     fetches(effects)
         .into_iter()
         .find(|(slot, _, _)| *slot == wanted)
@@ -36,11 +36,11 @@ fn reply(app: &mut App, slot: Slot, token: u64, reply: Result<Reply, ErrorInfo>)
     app.handle(Msg::Reply { slot, token, reply }, NOW)
 }
 
-fn history(reply: HistoryReply) -> Result<Reply, ErrorInfo> {
+pub(crate) fn history(reply: HistoryReply) -> Result<Reply, ErrorInfo> {
     Ok(Reply::History(Box::new(reply)))
 }
 
-fn screen(app: &App, width: u16, height: u16) -> String {
+pub(crate) fn screen(app: &App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
     terminal.backend().to_string()

@@ -8,8 +8,6 @@
 #![allow(clippy::result_large_err)]
 
 use crossterm::event::KeyCode;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
@@ -19,17 +17,11 @@ use vantage::tui::app::{App, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
 use vantage::tui::review::request::{HistoryReply, HistoryRequest};
 
-use crate::support::{app, fetches, key, special};
+use crate::changes::{fetch_in, history, screen};
+use crate::support::{app, key, special};
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 const MARKED_AT: OffsetDateTime = datetime!(2026-11-21 09:30 UTC);
-
-fn fetch_in(effects: &[Effect], wanted: Slot) -> Option<(u64, Request)> {
-    fetches(effects)
-        .into_iter()
-        .find(|(slot, _, _)| *slot == wanted)
-        .map(|(_, token, request)| (token, request))
-}
 
 fn reply_at(
     app: &mut App,
@@ -39,16 +31,6 @@ fn reply_at(
     at: OffsetDateTime,
 ) -> Vec<Effect> {
     app.handle(Msg::Reply { slot, token, reply }, at)
-}
-
-fn history(reply: HistoryReply) -> Result<Reply, ErrorInfo> {
-    Ok(Reply::History(Box::new(reply)))
-}
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
-    terminal.backend().to_string()
 }
 
 fn item(id: &str, name: &str) -> Value {

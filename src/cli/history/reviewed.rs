@@ -10,30 +10,16 @@ use crate::cli::progress::Progress;
 use crate::cli::views::{fields_table, when};
 use crate::history::{NewMark, ReviewMark};
 
-/// What the SINCE column says: unchanged, what changed, or that no snapshot
-/// was taken since the reviewed state.
-pub fn since_review(mark: &ReviewMark) -> String {
-    match mark.changed_since_review {
-        Some(true) => format!(
-            "changed since review: {}",
-            mark.changed_fields
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("; ")
-        ),
-        Some(false) => "✓ reviewed, unchanged".to_owned(),
-        None => "no snapshot since the review".to_owned(),
-    }
-}
-
 impl Row for ReviewMark {
     const FIELDS: &'static [Field<Self>] = &[
         Field::fixed("PROJECT", |mark| mark.project_id.clone()),
         Field::text("NAME", 8, |mark| mark.name.clone().unwrap_or_default()),
         Field::fixed("MARKED AT (UTC)", |mark| when(Some(mark.marked_at))),
         Field::text("BY", 4, |mark| mark.reviewer.clone().unwrap_or_default()),
-        Field::text("SINCE", 12, since_review),
+        Field::text("SINCE", 12, |mark| match mark.changed_since_review {
+            Some(false) => format!("✓ {}", mark.since_review()),
+            _ => mark.since_review(),
+        }),
         Field::text("NOTE", 6, |mark| mark.note.clone().unwrap_or_default()),
     ];
 }

@@ -21,18 +21,12 @@ pub fn review_lines(mark: Option<&ReviewMark>) -> Vec<String> {
     if let Some(note) = &mark.note {
         lines.push(format!("note: {note}"));
     }
-    lines.push(match mark.changed_since_review {
-        Some(true) => format!(
-            "Δ changed since review: {}",
-            mark.changed_fields
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("; ")
-        ),
-        Some(false) => "✓ unchanged since review".to_owned(),
-        None => "no snapshot since the review".to_owned(),
-    });
+    let glyph = match mark.changed_since_review {
+        Some(true) => "Δ ",
+        Some(false) => "✓ ",
+        None => "",
+    };
+    lines.push(format!("{glyph}{}", mark.since_review()));
     lines
 }
 
