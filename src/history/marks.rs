@@ -31,48 +31,67 @@ impl Store {
         mark: &NewMark,
         now: OffsetDateTime,
     ) -> Result<ReviewMark, HistoryError> {
+        let mut made = self.mark_all_reviewed(workspace_id, std::slice::from_ref(mark), now)?;
+        made.pop()
+            .ok_or_else(|| HistoryError::Corrupt("a mark just written is missing".into()))
+    }
+
+    /// Marks every one of `marks` in one transaction (`m` on the marked rows),
+    /// and returns them as they now stand.
+    pub fn mark_all_reviewed(
+        &mut self,
+        workspace_id: &str,
+        marks: &[NewMark],
+        now: OffsetDateTime,
+    ) -> Result<Vec<ReviewMark>, HistoryError> {
         let transaction = self.write()?;
-        let in_snapshot: Option<(i64, i64)> = transaction
-            .query_row(
-                "SELECT s.id, snap.taken_at_ms FROM snapshot snap
-                 JOIN snapshot_project sp ON sp.snapshot_id = snap.id
-                 JOIN state s ON s.id = sp.state_id
-                 WHERE snap.id = (SELECT MAX(id) FROM snapshot WHERE workspace_id = ?1)
-                   AND s.subject = ?2",
-                params![workspace_id, mark.project_id],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )
-            .optional()?;
-        // Whichever the reviewer's eyes met last: the loaded row, or a snapshot taken since.
-        let (state_id, state_at_ms) = match (&mark.seen, in_snapshot) {
-            (Some(seen), Some((id, at))) if at > to_ms(seen.read_at) => (Some(id), Some(at)),
-            (Some(seen), _) => {
-                let document = StoredDocument::of(&seen.state);
-                let id = store_document(&transaction, &mark.project_id, &document)?;
-                (Some(id), Some(to_ms(seen.read_at)))
-            }
-            (None, Some((id, at))) => (Some(id), Some(at)),
-            (None, None) => (None, None),
-        };
-        transaction.execute(
-            "INSERT INTO review (workspace_id, project_id, action, at_ms, reviewer, note, state_id, state_at_ms)
-             VALUES (?1, ?2, 'mark', ?3, ?4, ?5, ?6, ?7)",
-            params![
-                workspace_id,
-                mark.project_id,
-                to_ms(now),
-                mark.reviewer,
-                mark.note,
-                state_id,
-                state_at_ms
-            ],
-        )?;
+        for mark in marks {
+            let in_snapshot: Option<(i64, i64)> = transaction
+                .prepare_cached(
+                    "SELECT s.id, snap.taken_at_ms FROM snapshot snap
+                     JOIN snapshot_project sp ON sp.snapshot_id = snap.id
+                     JOIN state s ON s.id = sp.state_id
+                     WHERE snap.id = (SELECT MAX(id) FROM snapshot WHERE workspace_id = ?1)
+                       AND s.subject = ?2",
+                )?
+                .query_row(params![workspace_id, mark.project_id], |row| {
+                    Ok((row.get(0)?, row.get(1)?))
+                })
+                .optional()?;
+            // Whichever the reviewer's eyes met last: the loaded row, or a snapshot taken since.
+            let (state_id, state_at_ms) = match (&mark.seen, in_snapshot) {
+                (Some(seen), Some((id, at))) if at > to_ms(seen.read_at) => (Some(id), Some(at)),
+                (Some(seen), _) => {
+                    let document = StoredDocument::of(&seen.state);
+                    let id = store_document(&transaction, &mark.project_id, &document)?;
+                    (Some(id), Some(to_ms(seen.read_at)))
+                }
+                (None, Some((id, at))) => (Some(id), Some(at)),
+                (None, None) => (None, None),
+            };
+            transaction
+                .prepare_cached(
+                    "INSERT INTO review (workspace_id, project_id, action, at_ms, reviewer, note, state_id, state_at_ms)
+                     VALUES (?1, ?2, 'mark', ?3, ?4, ?5, ?6, ?7)",
+                )?
+                .execute(params![
+                    workspace_id,
+                    mark.project_id,
+                    to_ms(now),
+                    mark.reviewer,
+                    mark.note,
+                    state_id,
+                    state_at_ms
+                ])?;
+        }
         transaction.commit()?;
-        let made = self
+        let wanted: std::collections::HashSet<&str> =
+            marks.iter().map(|mark| mark.project_id.as_str()).collect();
+        Ok(self
             .reviewed_marks(workspace_id)?
             .into_iter()
-            .find(|made| made.project_id == mark.project_id);
-        made.ok_or_else(|| HistoryError::Corrupt("a mark just written is missing".into()))
+            .filter(|made| wanted.contains(made.project_id.as_str()))
+            .collect())
     }
 
     /// Removes the mark (the log keeps that it was removed, by whom, when);

@@ -331,3 +331,24 @@ async fn two_snapshots_at_once_both_finish_whole() {
     }
     server.stop().await;
 }
+
+/// `m` on the marked rows: every mark in one transaction, each holding its
+/// own row, one note for all.
+#[test]
+fn marks_of_many_rows_are_written_together() {
+    let home = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&home.path().join("history.sqlite3")).unwrap();
+    let rows = ["p1", "p2", "p3"].map(|id| NewMark {
+        project_id: id.into(),
+        note: Some("batch".into()),
+        reviewer: Some("ada".into()),
+        seen: seen(project(id, id), T0),
+    });
+    let made = store.mark_all_reviewed("ws_x", &rows, T0).unwrap();
+    let mut ids: Vec<&str> = made.iter().map(|m| m.project_id.as_str()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, ["p1", "p2", "p3"]);
+    assert!(made.iter().all(|m| m.note.as_deref() == Some("batch")));
+    assert!(made.iter().all(|m| m.reviewed_state_at == Some(T0)));
+    assert_eq!(store.reviewed_marks("ws_x").unwrap().len(), 3);
+}

@@ -120,22 +120,18 @@ impl WithHistory {
             HistoryRequest::Mark { projects, note } => {
                 let now = self.inner.clock.now();
                 let reviewer = self.history.config.reviewer_name();
-                self.with_store(move |store| {
-                    projects
-                        .into_iter()
-                        .map(|(project_id, seen)| {
-                            let mark = NewMark {
-                                project_id,
-                                note: note.clone(),
-                                reviewer: reviewer.clone(),
-                                seen: seen.map(|seen| *seen),
-                            };
-                            store.mark_reviewed(&workspace, &mark, now)
-                        })
-                        .collect()
-                })
-                .await
-                .map(HistoryReply::Marked)
+                let marks: Vec<NewMark> = projects
+                    .into_iter()
+                    .map(|(project_id, seen)| NewMark {
+                        project_id,
+                        note: note.clone(),
+                        reviewer: reviewer.clone(),
+                        seen: seen.map(|seen| *seen),
+                    })
+                    .collect();
+                self.with_store(move |store| store.mark_all_reviewed(&workspace, &marks, now))
+                    .await
+                    .map(HistoryReply::Marked)
             }
             HistoryRequest::DataVersion => self.data_version().await.map(HistoryReply::DataVersion),
             HistoryRequest::TakeSnapshot => self.take_snapshot().await,
