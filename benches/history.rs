@@ -66,6 +66,7 @@ async fn main() {
         WalkOptions {
             detail_requests: 0,
             window: Duration::from_secs(60),
+            reserve: None,
         },
         OffsetDateTime::now_utc,
         |_| {},

@@ -321,6 +321,7 @@ fn prepare_demo_history(path: &std::path::Path) {
         let options = WalkOptions {
             detail_requests: 20,
             window: Duration::from_secs(60),
+            reserve: None,
         };
         let (capture, _) = walk::capture(
             &client,

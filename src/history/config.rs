@@ -5,9 +5,11 @@
 //! path = "/somewhere/history.sqlite3"  # default: history.sqlite3 in the data dir
 //! retention_days = 90                  # snapshots older than this are pruned
 //! retention_snapshots = 200            # per workspace, the newest kept
-//! detail_requests = 100                # at most this many member/project reads per snapshot
+//! detail_requests = 400                # at most this many member/project reads per snapshot
 //! snapshot_max_age_hours = 24          # the dashboard takes a snapshot when the newest is older
+//! snapshot_max_age = "off"             # or "12h", "30m", "2d"; "off": no background snapshot
 //! rate_window_secs = 60                # the rate limit's window, for the time estimate
+//! reviewer = "ada"                     # who marks projects reviewed (default: the user name)
 //! ```
 
 use std::path::PathBuf;
@@ -22,7 +24,12 @@ pub struct HistoryConfig {
     pub retention_snapshots: u32,
     pub detail_requests: u32,
     pub snapshot_max_age_hours: u32,
+    /// `"off"`, or a duration (`12h`, `30m`, `2d`); takes precedence over
+    /// `snapshot_max_age_hours`.
+    pub snapshot_max_age: Option<String>,
     pub rate_window_secs: u64,
+    /// Who marks projects reviewed; `None`: the user name.
+    pub reviewer: Option<String>,
 }
 
 impl Default for HistoryConfig {
@@ -31,9 +38,13 @@ impl Default for HistoryConfig {
             path: None,
             retention_days: 90,
             retention_snapshots: 200,
-            detail_requests: 100,
+            // 800 members named within three snapshots (the names carry over,
+            // a quarter of the reads goes to audience targets).
+            detail_requests: 400,
             snapshot_max_age_hours: 24,
+            snapshot_max_age: None,
             rate_window_secs: 60,
+            reviewer: None,
         }
     }
 }
@@ -60,6 +71,10 @@ impl HistoryConfig {
         if config.rate_window_secs == 0 {
             return Err("[history]: rate_window_secs must be at least 1".into());
         }
+        if let Some(raw) = &config.snapshot_max_age {
+            parse_max_age(raw)
+                .map_err(|reason| format!("[history]: snapshot_max_age: {reason}"))?;
+        }
         Ok(config)
     }
 
@@ -68,9 +83,43 @@ impl HistoryConfig {
         self.path.clone().unwrap_or_else(default_path)
     }
 
-    /// `snapshot_max_age_hours` as a duration.
-    pub fn snapshot_max_age(&self) -> time::Duration {
-        time::Duration::hours(i64::from(self.snapshot_max_age_hours))
+    /// Who a mark is by: `reviewer`, else the user's login name (`$USER`,
+    /// `$LOGNAME`, `$USERNAME`, then `whoami`, as git falls back to the
+    /// account's name when `user.name` is unset).
+    pub fn reviewer_name(&self) -> Option<String> {
+        let given = |name: &str| {
+            let name = name.trim();
+            (!name.is_empty()).then(|| name.to_owned())
+        };
+        self.reviewer
+            .as_deref()
+            .and_then(given)
+            .or_else(|| {
+                ["USER", "LOGNAME", "USERNAME"]
+                    .iter()
+                    .find_map(|var| std::env::var(var).ok().as_deref().and_then(given))
+            })
+            .or_else(|| {
+                let output = std::process::Command::new("whoami").output().ok()?;
+                output
+                    .status
+                    .success()
+                    .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+                    .as_deref()
+                    .and_then(given)
+            })
+    }
+
+    /// How old the newest snapshot may grow before the dashboard takes one in
+    /// the background; `None` when that is turned off.
+    pub fn snapshot_max_age(&self) -> Option<time::Duration> {
+        match &self.snapshot_max_age {
+            // Checked when the config was read; a bad value there never gets here.
+            Some(raw) => parse_max_age(raw).ok().flatten(),
+            None => Some(time::Duration::hours(i64::from(
+                self.snapshot_max_age_hours,
+            ))),
+        }
     }
 
     /// The retention rule as configured.
@@ -79,6 +128,30 @@ impl HistoryConfig {
             max_age: time::Duration::days(i64::from(self.retention_days)),
             max_snapshots: self.retention_snapshots,
         }
+    }
+}
+
+/// `"off"` (`None`), or a number with a unit: `30m`, `12h`, `2d`.
+fn parse_max_age(raw: &str) -> Result<Option<time::Duration>, String> {
+    let raw = raw.trim();
+    if raw.eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    let expected = || format!("expected \"off\" or a duration such as 30m, 12h or 2d, not {raw:?}");
+    let split = raw.len().saturating_sub(1);
+    let (number, unit) = (
+        raw.get(..split).ok_or_else(expected)?,
+        raw.get(split..).ok_or_else(expected)?,
+    );
+    let number: i64 = number.parse().map_err(|_| expected())?;
+    if number <= 0 {
+        return Err(expected());
+    }
+    match unit {
+        "m" => Ok(Some(time::Duration::minutes(number))),
+        "h" => Ok(Some(time::Duration::hours(number))),
+        "d" => Ok(Some(time::Duration::days(number))),
+        _ => Err(expected()),
     }
 }
 
@@ -101,5 +174,23 @@ mod tests {
         assert!(HistoryConfig::from_sections(&bad).is_err());
         let zero: toml::Table = toml::from_str("[history]\nretention_snapshots = 0\n").unwrap();
         assert!(HistoryConfig::from_sections(&zero).is_err());
+    }
+
+    #[test]
+    fn the_background_snapshot_can_be_turned_off() {
+        let read = |text: &str| {
+            let table: toml::Table = toml::from_str(text).unwrap();
+            HistoryConfig::from_sections(&table)
+        };
+        let off = read("[history]\nsnapshot_max_age = \"off\"\n").unwrap();
+        assert_eq!(off.snapshot_max_age(), None);
+        let half = read("[history]\nsnapshot_max_age = \"12h\"\n").unwrap();
+        assert_eq!(half.snapshot_max_age(), Some(time::Duration::hours(12)));
+        assert_eq!(
+            HistoryConfig::default().snapshot_max_age(),
+            Some(time::Duration::hours(24))
+        );
+        let bad = read("[history]\nsnapshot_max_age = \"soon\"\n").unwrap_err();
+        assert!(bad.contains("snapshot_max_age"), "{bad}");
     }
 }

@@ -10,6 +10,7 @@
 
 pub mod config;
 pub mod diff;
+pub mod document;
 mod marks;
 pub mod model;
 mod read;
@@ -21,10 +22,13 @@ use std::path::PathBuf;
 
 pub use config::HistoryConfig;
 pub use diff::{Change, ChangeKind, diff};
-pub use model::{Capture, MemberState, ProjectState, ReviewMark, Snapshot, SnapshotInfo};
+pub use document::FieldChange;
+pub use model::{
+    Capture, MemberState, NewMark, ProjectState, ReviewMark, SeenState, Snapshot, SnapshotInfo,
+};
 pub use read::SnapshotRef;
 pub use schema::VERSION as SCHEMA_VERSION;
-pub use store::{Retention, Store};
+pub use store::{BUSY_TIMEOUT, Retention, Store};
 
 #[derive(Debug, thiserror::Error)]
 pub enum HistoryError {
@@ -41,7 +45,8 @@ pub enum HistoryError {
     #[error("history file: {0}")]
     Sqlite(#[from] rusqlite::Error),
     #[error(
-        "the history file has schema version {found}; this build knows up to {known} (a newer vantage wrote it)"
+        "the history file has schema version {found}; this vantage ({}) knows up to version {known}: a newer vantage wrote it",
+        env!("CARGO_PKG_VERSION")
     )]
     NewerSchema { found: i64, known: i64 },
     #[error("history file: damaged: {0}")]

@@ -3,12 +3,15 @@
 //! build does not know survives). Never a PII quote, never an e-mail.
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
+use super::document::{Document, FieldChange, NamedField, Shown};
 use crate::api::model::{Insights, InventoryItem, MemberRef, PublishAudience};
 
-/// One project as a snapshot keeps it.
+/// One project as a snapshot keeps it. A field added later carries
+/// `#[serde(default)]` (documents of an older shape lack it), raises
+/// [`Document::SHAPE`] and, when a change of it matters, gets a line in
+/// [`PROJECT_FIELDS`] naming the shape it arrived in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProjectState {
     pub id: String,
@@ -33,6 +36,27 @@ pub struct ProjectState {
     /// The owner's display name.
     pub owner: Option<String>,
 }
+
+impl Document for ProjectState {
+    const KIND: &'static str = "project";
+    const SHAPE: u32 = 1;
+}
+
+/// What "changed since review" compares, by the document's key. The diff
+/// between snapshots names its own kinds (`diff.rs`); a mark names fields.
+pub const PROJECT_FIELDS: &[NamedField] = &[
+    NamedField::new("name", "name", Shown::Name),
+    NamedField::new("is_published", "published", Shown::Values),
+    NamedField::new("audience", "audience", Shown::Values),
+    NamedField::new("audience_targets", "audience targets", Shown::Set).unknown_when_null(),
+    NamedField::new("visibility", "visibility", Shown::Values),
+    NamedField::new("review_priority", "priority", Shown::Values),
+    NamedField::new("finding_types", "finding types", Shown::Set),
+    NamedField::new("pii_open", "open PII", Shown::Count).unknown_when_null(),
+    NamedField::new("connectors", "connectors", Shown::Set),
+    NamedField::new("edge_functions", "edge functions", Shown::Set),
+    NamedField::new("owner", "owner", Shown::Values),
+];
 
 /// Sorted, without repeats.
 fn set(mut values: Vec<String>) -> Vec<String> {
@@ -91,6 +115,17 @@ pub fn target_keys(targets: &[crate::api::model::AudienceTarget]) -> Vec<String>
         .collect())
 }
 
+impl Document for MemberState {
+    const KIND: &'static str = "member";
+    /// 2: `name_read`.
+    const SHAPE: u32 = 2;
+}
+
+impl Document for Insights {
+    const KIND: &'static str = "insights";
+    const SHAPE: u32 = 1;
+}
+
 /// One member as a snapshot keeps it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemberState {
@@ -103,6 +138,10 @@ pub struct MemberState {
     /// Display name from the member read, when the budget allowed one (or
     /// carried over from an earlier snapshot).
     pub name: Option<String>,
+    /// Whether the member was read: a member without a display name is
+    /// then known to have none, and is not read again. Shape 2.
+    #[serde(default)]
+    pub name_read: bool,
 }
 
 impl MemberState {
@@ -112,19 +151,15 @@ impl MemberState {
             kind: member.kind.as_str().to_owned(),
             role: role.map(str::to_owned),
             name: None,
+            name_read: false,
         }
     }
-}
 
-/// A digest of every field: equal states share one stored row.
-pub fn digest_of<T: Serialize>(value: &T) -> [u8; 16] {
-    // Serializing plain strings, numbers and arrays cannot fail; an empty
-    // body would only make two states share a digest, never lose one.
-    let body = serde_json::to_vec(value).unwrap_or_default();
-    let full = Sha256::digest(&body);
-    let mut out = [0u8; 16];
-    out.copy_from_slice(&full[..16]);
-    out
+    /// Whether the name is known: read, or carried from a snapshot that had
+    /// it (a shape-1 document holds a name only when it was read).
+    pub fn name_known(&self) -> bool {
+        self.name_read || self.name.is_some()
+    }
 }
 
 /// A walk of the workspace, complete, ready to record.
@@ -161,6 +196,26 @@ pub struct Snapshot {
     pub members: Vec<MemberState>,
 }
 
+/// The project as the reviewer saw it when marking: a loaded row, with the
+/// time its page was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeenState {
+    pub state: ProjectState,
+    pub read_at: OffsetDateTime,
+}
+
+/// A mark to make.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewMark {
+    pub project_id: String,
+    pub note: Option<String>,
+    /// Who marks (the config's `reviewer`, else the user name).
+    pub reviewer: Option<String>,
+    /// The loaded row, when there is one; the newest snapshot's state is held
+    /// instead when it is newer.
+    pub seen: Option<SeenState>,
+}
+
 /// A project marked reviewed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReviewMark {
@@ -169,8 +224,36 @@ pub struct ReviewMark {
     pub name: Option<String>,
     #[serde(with = "time::serde::rfc3339")]
     pub marked_at: OffsetDateTime,
+    /// Who marked it; `None` for a mark older than the record of reviewers.
+    pub reviewer: Option<String>,
     pub note: Option<String>,
-    /// Whether the project differs in the newest snapshot from what it was
-    /// when marked; `None` when no snapshot holds it since the mark.
+    /// When the state the reviewer saw was read (a loaded page, or the
+    /// snapshot's time); `None` when not known.
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub reviewed_state_at: Option<OffsetDateTime>,
+    /// Whether the project differs in the newest snapshot from the state that
+    /// was reviewed; `None` when no snapshot holds it since the mark.
     pub changed_since_review: Option<bool>,
+    /// What differs, field by field (empty when unchanged).
+    pub changed_fields: Vec<FieldChange>,
+}
+
+impl ReviewMark {
+    /// Where the project stands against its review, as a reviewer reads it:
+    /// `unchanged since review`, `changed since review: name; open PII 2 → 3`,
+    /// or `no snapshot since the review`.
+    pub fn since_review(&self) -> String {
+        match self.changed_since_review {
+            Some(true) => format!(
+                "changed since review: {}",
+                self.changed_fields
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+            Some(false) => "unchanged since review".to_owned(),
+            None => "no snapshot since the review".to_owned(),
+        }
+    }
 }

@@ -2,8 +2,10 @@
 //! dashboard's instant start draws (the newest insights and first page).
 
 use rusqlite::{OptionalExtension, Row, params};
+use serde::de::DeserializeOwned;
 use time::OffsetDateTime;
 
+use super::document::Document;
 use super::model::{MemberState, ProjectState, Snapshot, SnapshotInfo};
 use super::store::{from_ms, to_ms};
 use super::{HistoryError, Store};
@@ -21,12 +23,11 @@ fn info(row: &Row<'_>) -> rusqlite::Result<SnapshotInfo> {
     })
 }
 
-fn list_column(raw: Option<String>) -> Result<Vec<String>, HistoryError> {
-    match raw {
-        None => Ok(Vec::new()),
-        Some(text) => serde_json::from_str(&text)
-            .map_err(|error| HistoryError::Corrupt(format!("a stored list: {error}"))),
-    }
+/// A stored document's body read back; fields a newer shape added default
+/// when an older document lacks them.
+pub(super) fn parse_body<T: DeserializeOwned>(kind: &str, body: &str) -> Result<T, HistoryError> {
+    serde_json::from_str(body)
+        .map_err(|error| HistoryError::Corrupt(format!("a stored {kind} state: {error}")))
 }
 
 /// Which snapshot `--since`/`--until` name.
@@ -48,6 +49,15 @@ impl Store {
             "SELECT {INFO_COLUMNS} FROM snapshot WHERE workspace_id = ?1 ORDER BY id"
         ))?;
         let rows = statement.query_map([workspace_id], info)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The workspaces the file holds snapshots or marks of, sorted.
+    pub fn workspaces(&self) -> Result<Vec<String>, HistoryError> {
+        let mut statement = self.connection.prepare(
+            "SELECT workspace_id FROM snapshot UNION SELECT workspace_id FROM review ORDER BY 1",
+        )?;
+        let rows = statement.query_map([], |row| row.get(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -125,65 +135,40 @@ impl Store {
         let raw: Option<String> = self
             .connection
             .query_row(
-                "SELECT insights FROM snapshot WHERE id = ?1",
+                "SELECT s.body FROM snapshot JOIN state s ON s.id = snapshot.insights_state
+                 WHERE snapshot.id = ?1",
                 [snapshot_id],
                 |row| row.get(0),
             )
-            .optional()?
-            .flatten();
+            .optional()?;
+        // Insights this build cannot read are as none: the rest of the snapshot stands.
         Ok(raw.and_then(|text| serde_json::from_str(&text).ok()))
+    }
+
+    /// The states a snapshot lists in `snapshot_KIND`, in their order.
+    fn listed<T: Document>(&self, snapshot_id: i64) -> Result<Vec<T>, HistoryError> {
+        let kind = T::KIND;
+        let mut statement = self.connection.prepare_cached(&format!(
+            "SELECT s.body FROM snapshot_{kind} link JOIN state s ON s.id = link.state_id
+             WHERE link.snapshot_id = ?1 ORDER BY link.position"
+        ))?;
+        let mut rows = statement.query([snapshot_id])?;
+        let mut states = Vec::new();
+        while let Some(row) = rows.next()? {
+            let body: String = row.get(0)?;
+            states.push(parse_body(kind, &body)?);
+        }
+        Ok(states)
     }
 
     /// The projects of a snapshot, in the inventory's order.
     pub fn projects(&self, snapshot_id: i64) -> Result<Vec<ProjectState>, HistoryError> {
-        let mut statement = self.connection.prepare_cached(
-            "SELECT ps.project_id, ps.name, ps.is_published, ps.audience, ps.audience_targets,
-                    ps.visibility, ps.review_priority, ps.finding_types, ps.pii_open,
-                    ps.connectors, ps.edge_functions, ps.owner
-             FROM snapshot_project sp JOIN project_state ps ON ps.id = sp.state_id
-             WHERE sp.snapshot_id = ?1 ORDER BY sp.position",
-        )?;
-        let mut rows = statement.query([snapshot_id])?;
-        let mut projects = Vec::new();
-        while let Some(row) = rows.next()? {
-            let targets: Option<String> = row.get(4)?;
-            projects.push(ProjectState {
-                id: row.get(0)?,
-                name: row.get(1)?,
-                is_published: row.get(2)?,
-                audience: row.get(3)?,
-                audience_targets: match targets {
-                    Some(text) => Some(list_column(Some(text))?),
-                    None => None,
-                },
-                visibility: row.get(5)?,
-                review_priority: row.get(6)?,
-                finding_types: list_column(row.get(7)?)?,
-                pii_open: row.get(8)?,
-                connectors: list_column(row.get(9)?)?,
-                edge_functions: list_column(row.get(10)?)?,
-                owner: row.get(11)?,
-            });
-        }
-        Ok(projects)
+        self.listed(snapshot_id)
     }
 
     /// The members of a snapshot, in the order they were listed.
     pub fn members(&self, snapshot_id: i64) -> Result<Vec<MemberState>, HistoryError> {
-        let mut statement = self.connection.prepare_cached(
-            "SELECT ms.user_id, ms.kind, ms.role, ms.name
-             FROM snapshot_member sm JOIN member_state ms ON ms.id = sm.state_id
-             WHERE sm.snapshot_id = ?1 ORDER BY sm.position",
-        )?;
-        let rows = statement.query_map([snapshot_id], |row| {
-            Ok(MemberState {
-                user_id: row.get(0)?,
-                kind: row.get(1)?,
-                role: row.get(2)?,
-                name: row.get(3)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        self.listed(snapshot_id)
     }
 
     /// The newest snapshot's insights, with the snapshot (for its age).

@@ -1,12 +1,20 @@
 //! The history file's schema, versioned with `PRAGMA user_version`: each entry
-//! of [`MIGRATIONS`] takes the file one version up, in one transaction.
+//! of [`MIGRATIONS`] takes the file one version up. A file is brought up to
+//! date in one write transaction, taken at once (`BEGIN IMMEDIATE`), so two
+//! processes opening an old file migrate it once, one after the other.
 
-use rusqlite::Connection;
+use std::collections::HashMap;
+
+use rusqlite::{Connection, Transaction, TransactionBehavior, params};
 
 use super::HistoryError;
+use super::document::StoredDocument;
+use super::model::{MemberState, ProjectState};
+use crate::api::model::Insights;
 
 /// Version 1: snapshots, project and member states stored once per distinct
-/// content (a snapshot lists which states it holds), and reviewed marks.
+/// content in a column each (a snapshot lists which states it holds), and
+/// reviewed marks.
 const V1: &str = "
 CREATE TABLE snapshot (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -73,25 +81,218 @@ CREATE TABLE review_mark (
 ) WITHOUT ROWID;
 ";
 
-const MIGRATIONS: &[&str] = &[V1];
+/// Version 2: every state (project, member, insights) is one document in
+/// `state` (its kind, subject, shape, digest and JSON body), and `review` keeps
+/// every mark and unmark (the newest row of a project is its mark), with who
+/// marked it and the state that was reviewed.
+const V2: &str = "
+CREATE TABLE state (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    -- The project's id, the member's user id, the workspace's id.
+    subject TEXT NOT NULL,
+    shape INTEGER NOT NULL,
+    digest BLOB NOT NULL UNIQUE,
+    body TEXT NOT NULL
+);
+
+CREATE TABLE review (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    workspace_id TEXT NOT NULL,
+    project_id TEXT NOT NULL,
+    -- mark or unmark
+    action TEXT NOT NULL,
+    at_ms INTEGER NOT NULL,
+    reviewer TEXT,
+    note TEXT,
+    -- The state that was reviewed (NULL until a snapshot holds the project).
+    state_id INTEGER,
+    -- When that state was read.
+    state_at_ms INTEGER
+);
+CREATE INDEX review_by_project ON review (workspace_id, project_id, id);
+
+ALTER TABLE snapshot ADD COLUMN insights_state INTEGER;
+";
+
+/// A step up: SQL, or code where the step needs Rust (digests of documents).
+enum Migration {
+    Sql(&'static str),
+    Code(fn(&Transaction<'_>) -> Result<(), HistoryError>),
+}
+
+const MIGRATIONS: &[Migration] = &[Migration::Sql(V1), Migration::Code(to_documents)];
 
 /// The schema version this build writes.
 pub const VERSION: i64 = MIGRATIONS.len() as i64;
 
-/// Brings the file up to [`VERSION`]; refuses a file from a newer build.
-pub fn migrate(connection: &mut Connection) -> Result<(), HistoryError> {
-    let current: i64 = connection.query_row("PRAGMA user_version", [], |row| row.get(0))?;
-    if current > VERSION {
+fn user_version(connection: &Connection) -> Result<i64, HistoryError> {
+    Ok(connection.query_row("PRAGMA user_version", [], |row| row.get(0))?)
+}
+
+fn refuse_newer(found: i64) -> Result<(), HistoryError> {
+    if found > VERSION {
         return Err(HistoryError::NewerSchema {
-            found: current,
+            found,
             known: VERSION,
         });
     }
-    for (index, migration) in MIGRATIONS.iter().enumerate().skip(current as usize) {
-        let transaction = connection.transaction()?;
-        transaction.execute_batch(migration)?;
-        transaction.pragma_update(None, "user_version", index as i64 + 1)?;
-        transaction.commit()?;
+    Ok(())
+}
+
+/// Brings the file up to [`VERSION`]; refuses a file from a newer build.
+pub fn migrate(connection: &mut Connection) -> Result<(), HistoryError> {
+    let current = user_version(connection)?;
+    refuse_newer(current)?;
+    if current == VERSION {
+        return Ok(());
     }
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    // Another process may have migrated it while this one waited for the lock.
+    let current = user_version(&transaction)?;
+    refuse_newer(current)?;
+    for migration in MIGRATIONS.iter().skip(current as usize) {
+        match migration {
+            Migration::Sql(sql) => transaction.execute_batch(sql)?,
+            Migration::Code(step) => step(&transaction)?,
+        }
+    }
+    transaction.pragma_update(None, "user_version", VERSION)?;
+    transaction.commit()?;
+    Ok(())
+}
+
+/// Stores `document` unless a state with its digest is stored; its id.
+pub(super) fn store_document(
+    transaction: &Transaction<'_>,
+    subject: &str,
+    document: &StoredDocument,
+) -> Result<i64, HistoryError> {
+    let mut insert = transaction.prepare_cached(
+        "INSERT INTO state (kind, subject, shape, digest, body) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (digest) DO NOTHING",
+    )?;
+    if insert.execute(params![
+        document.kind,
+        subject,
+        document.shape,
+        document.digest.as_slice(),
+        document.body
+    ])? == 1
+    {
+        return Ok(transaction.last_insert_rowid());
+    }
+    let mut find = transaction.prepare_cached("SELECT id FROM state WHERE digest = ?1")?;
+    Ok(find.query_row([document.digest.as_slice()], |row| row.get(0))?)
+}
+
+fn corrupt(what: &str) -> impl Fn(serde_json::Error) -> HistoryError + '_ {
+    move |error| HistoryError::Corrupt(format!("{what}: {error}"))
+}
+
+/// A version-1 list column: a JSON array, or NULL.
+fn v1_list(raw: Option<String>) -> Result<Option<Vec<String>>, HistoryError> {
+    raw.map(|text| serde_json::from_str(&text).map_err(corrupt("a stored list")))
+        .transpose()
+}
+
+/// Version 1 to 2: each row of the per-column state tables becomes a document
+/// (the snapshots' links follow it), insights move into documents, marks into
+/// the review log. Reading version 1 by position lives here only.
+fn to_documents(transaction: &Transaction<'_>) -> Result<(), HistoryError> {
+    transaction.execute_batch(V2)?;
+    let mut projects: HashMap<i64, i64> = HashMap::new();
+    {
+        let mut statement = transaction.prepare(
+            "SELECT id, project_id, name, is_published, audience, audience_targets, visibility,
+                    review_priority, finding_types, pii_open, connectors, edge_functions, owner
+             FROM project_state",
+        )?;
+        let mut rows = statement.query([])?;
+        while let Some(row) = rows.next()? {
+            let state = ProjectState {
+                id: row.get(1)?,
+                name: row.get(2)?,
+                is_published: row.get(3)?,
+                audience: row.get(4)?,
+                audience_targets: v1_list(row.get(5)?)?,
+                visibility: row.get(6)?,
+                review_priority: row.get(7)?,
+                finding_types: v1_list(row.get(8)?)?.unwrap_or_default(),
+                pii_open: row.get(9)?,
+                connectors: v1_list(row.get(10)?)?.unwrap_or_default(),
+                edge_functions: v1_list(row.get(11)?)?.unwrap_or_default(),
+                owner: row.get(12)?,
+            };
+            let id = store_document(transaction, &state.id, &StoredDocument::of(&state))?;
+            projects.insert(row.get(0)?, id);
+        }
+    }
+    let mut members: HashMap<i64, i64> = HashMap::new();
+    {
+        let mut statement =
+            transaction.prepare("SELECT id, user_id, kind, role, name FROM member_state")?;
+        let mut rows = statement.query([])?;
+        while let Some(row) = rows.next()? {
+            let state = MemberState {
+                user_id: row.get(1)?,
+                kind: row.get(2)?,
+                role: row.get(3)?,
+                name: row.get(4)?,
+                name_read: false,
+            };
+            let id = store_document(transaction, &state.user_id, &StoredDocument::of(&state))?;
+            members.insert(row.get(0)?, id);
+        }
+    }
+    transaction.execute_batch(
+        "CREATE TEMP TABLE remap (kind TEXT NOT NULL, old_id INTEGER NOT NULL,
+             new_id INTEGER NOT NULL, PRIMARY KEY (kind, old_id)) WITHOUT ROWID",
+    )?;
+    {
+        let mut remap = transaction
+            .prepare("INSERT INTO temp.remap (kind, old_id, new_id) VALUES (?1, ?2, ?3)")?;
+        for (kind, ids) in [("project", &projects), ("member", &members)] {
+            for (old, new) in ids {
+                remap.execute(params![kind, old, new])?;
+            }
+        }
+    }
+    transaction.execute_batch(
+        "UPDATE snapshot_project SET state_id = (SELECT new_id FROM temp.remap
+             WHERE kind = 'project' AND old_id = snapshot_project.state_id);
+         UPDATE snapshot_member SET state_id = (SELECT new_id FROM temp.remap
+             WHERE kind = 'member' AND old_id = snapshot_member.state_id);
+         INSERT INTO review (workspace_id, project_id, action, at_ms, note, state_id)
+             SELECT workspace_id, project_id, 'mark', marked_at_ms, note,
+                    (SELECT new_id FROM temp.remap WHERE kind = 'project' AND old_id = review_mark.state_id)
+             FROM review_mark ORDER BY marked_at_ms;",
+    )?;
+    let insights: Vec<(i64, String, String)> = {
+        let mut statement = transaction.prepare(
+            "SELECT id, workspace_id, insights FROM snapshot WHERE insights IS NOT NULL",
+        )?;
+        statement
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+            .collect::<Result<_, _>>()?
+    };
+    for (snapshot_id, workspace_id, raw) in insights {
+        // Insights this build cannot read are left out, as a snapshot without them.
+        let Ok(parsed) = serde_json::from_str::<Insights>(&raw) else {
+            continue;
+        };
+        let id = store_document(transaction, &workspace_id, &StoredDocument::of(&parsed))?;
+        transaction.execute(
+            "UPDATE snapshot SET insights_state = ?1 WHERE id = ?2",
+            params![id, snapshot_id],
+        )?;
+    }
+    transaction.execute_batch(
+        "DROP TABLE temp.remap;
+         DROP TABLE project_state;
+         DROP TABLE member_state;
+         DROP TABLE review_mark;
+         ALTER TABLE snapshot DROP COLUMN insights;",
+    )?;
     Ok(())
 }

@@ -2,16 +2,21 @@
 //! written in one transaction: it is there whole or not at all.
 
 use std::collections::HashMap;
-use std::iter::once;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use rusqlite::types::Value as SqlValue;
-use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
-use serde::Serialize;
+use rusqlite::{Connection, Transaction, TransactionBehavior, params};
 use time::OffsetDateTime;
 
-use super::model::{Capture, MemberState, ProjectState, SnapshotInfo, digest_of};
+use super::document::{Document, StoredDocument};
+use super::model::{Capture, MemberState, ProjectState, SnapshotInfo};
+use super::schema::store_document;
 use super::{HistoryError, schema};
+
+/// How long a writer waits for another to finish before giving up. A
+/// snapshot's write transaction holds the lock for the recording only (the
+/// walk is done before it opens): seconds even for 20,000 projects.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How long snapshots are kept: whichever bound is reached first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,10 +50,6 @@ pub(super) fn from_ms(ms: i64) -> OffsetDateTime {
         .unwrap_or(OffsetDateTime::UNIX_EPOCH)
 }
 
-pub(super) fn json_list(values: &[String]) -> String {
-    serde_json::to_string(values).unwrap_or_else(|_| "[]".into())
-}
-
 /// Creates `path` readable by its owner only, before SQLite opens it (SQLite
 /// gives its `-wal` and `-shm` files the same mode), and tightens an existing one.
 fn create_private(path: &Path) -> std::io::Result<()> {
@@ -73,7 +74,8 @@ fn create_private(path: &Path) -> std::io::Result<()> {
 
 impl Store {
     /// Opens (creating when missing) the history file at `path`: mode 0600,
-    /// WAL, the schema brought up to date.
+    /// WAL, a writer waits up to [`BUSY_TIMEOUT`] for another, the schema
+    /// brought up to date.
     pub fn open(path: &Path) -> Result<Self, HistoryError> {
         let opened = |source: rusqlite::Error| HistoryError::Open {
             path: path.to_path_buf(),
@@ -84,12 +86,16 @@ impl Store {
             source,
         })?;
         let mut connection = Connection::open(path).map_err(opened)?;
-        connection
-            .busy_timeout(std::time::Duration::from_secs(10))
+        connection.busy_timeout(BUSY_TIMEOUT).map_err(opened)?;
+        // Switching to WAL takes an exclusive lock: only a file not yet in WAL does it.
+        let mode: String = connection
+            .query_row("PRAGMA journal_mode", [], |row| row.get(0))
             .map_err(opened)?;
-        connection
-            .pragma_update(None, "journal_mode", "WAL")
-            .map_err(opened)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            connection
+                .pragma_update(None, "journal_mode", "WAL")
+                .map_err(opened)?;
+        }
         connection
             .pragma_update(None, "synchronous", "NORMAL")
             .map_err(opened)?;
@@ -104,24 +110,45 @@ impl Store {
         &self.path
     }
 
-    /// Records `capture` as a new snapshot in one transaction, moves reviewed
-    /// marks without a baseline onto it, and prunes by `retention` in the same
-    /// transaction. Returns the new snapshot.
+    /// A write transaction, its lock taken at once (`BEGIN IMMEDIATE`): a
+    /// writer that read first could not upgrade while another writes, and
+    /// would fail at once instead of waiting its turn.
+    pub(super) fn write(&mut self) -> Result<Transaction<'_>, HistoryError> {
+        Ok(self
+            .connection
+            .transaction_with_behavior(TransactionBehavior::Immediate)?)
+    }
+
+    /// SQLite's `data_version`: it changes when another connection commits to
+    /// the file, so a dashboard knows when to read marks and changes again.
+    pub fn data_version(&self) -> Result<i64, HistoryError> {
+        Ok(self
+            .connection
+            .query_row("PRAGMA data_version", [], |row| row.get(0))?)
+    }
+
+    /// Records `capture` as a new snapshot in one transaction, gives reviewed
+    /// marks without a reviewed state this one's, and prunes by `retention` in
+    /// the same transaction. Returns the new snapshot.
     pub fn record(
         &mut self,
         capture: &Capture,
         retention: Retention,
     ) -> Result<SnapshotInfo, HistoryError> {
-        let transaction = self.connection.transaction()?;
+        let transaction = self.write()?;
         let first_page = serde_json::to_string(&capture.first_page).ok();
-        let insights = serde_json::to_string(&capture.insights).ok();
+        let insights = store_document(
+            &transaction,
+            &capture.workspace_id,
+            &StoredDocument::of(&capture.insights),
+        )?;
         // Only the newest snapshot's first page is kept (the instant start).
         transaction.execute(
             "UPDATE snapshot SET first_page = NULL WHERE workspace_id = ?1 AND first_page IS NOT NULL",
             params![capture.workspace_id],
         )?;
         transaction.execute(
-            "INSERT INTO snapshot (workspace_id, taken_at_ms, project_count, member_count, insights, first_page)
+            "INSERT INTO snapshot (workspace_id, taken_at_ms, project_count, member_count, insights_state, first_page)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             params![
                 capture.workspace_id,
@@ -135,14 +162,16 @@ impl Store {
         let snapshot_id = transaction.last_insert_rowid();
         record_states(&transaction, snapshot_id, &capture.projects)?;
         record_states(&transaction, snapshot_id, &capture.members)?;
-        // Marks made before any snapshot held their project take this one as baseline.
+        // Marks made before any snapshot (or loaded row) held their project
+        // are held against this snapshot's state.
         transaction.execute(
-            "UPDATE review_mark SET state_id = (
-                 SELECT sp.state_id FROM snapshot_project sp
-                 JOIN project_state ps ON ps.id = sp.state_id
-                 WHERE sp.snapshot_id = ?1 AND ps.project_id = review_mark.project_id)
-             WHERE workspace_id = ?2 AND state_id IS NULL",
-            params![snapshot_id, capture.workspace_id],
+            "UPDATE review SET
+                 state_id = (SELECT s.id FROM snapshot_project sp JOIN state s ON s.id = sp.state_id
+                             WHERE sp.snapshot_id = ?1 AND s.subject = review.project_id),
+                 state_at_ms = ?3
+             WHERE workspace_id = ?2 AND action = 'mark' AND state_id IS NULL
+               AND id IN (SELECT MAX(id) FROM review WHERE workspace_id = ?2 GROUP BY project_id)",
+            params![snapshot_id, capture.workspace_id, to_ms(capture.taken_at)],
         )?;
         prune_in(
             &transaction,
@@ -170,7 +199,7 @@ impl Store {
         retention: Retention,
         now: OffsetDateTime,
     ) -> Result<usize, HistoryError> {
-        let transaction = self.connection.transaction()?;
+        let transaction = self.write()?;
         let removed = prune_in(&transaction, workspace_id, retention, now)?;
         transaction.commit()?;
         if removed > 0 {
@@ -183,105 +212,47 @@ impl Store {
     }
 }
 
-/// The row of a state with `digest`, stored when new; `cache` holds the
-/// digests this snapshot already met.
-fn state_id(
-    transaction: &Transaction<'_>,
-    cache: &mut HashMap<[u8; 16], i64>,
-    digest: [u8; 16],
-    find: &mut rusqlite::CachedStatement<'_>,
-    insert: impl FnOnce() -> Result<(), HistoryError>,
-) -> Result<i64, HistoryError> {
-    if let Some(&id) = cache.get(&digest) {
-        return Ok(id);
-    }
-    let found: Option<i64> = find
-        .query_row(params![digest.as_slice()], |row| row.get(0))
-        .optional()?;
-    let id = match found {
-        Some(id) => id,
-        None => {
-            insert()?;
-            transaction.last_insert_rowid()
-        }
-    };
-    cache.insert(digest, id);
-    Ok(id)
+/// A state a snapshot lists, in `snapshot_KIND`.
+pub(super) trait Listed: Document {
+    /// The project's id, the member's user id.
+    fn subject(&self) -> &str;
 }
 
-/// A state a snapshot links to: stored in `KIND_state` (its digest, then
-/// `COLUMNS`) and linked through `snapshot_KIND`.
-trait StoredState: Serialize {
-    const KIND: &'static str;
-    /// Comma-separated, as `INSERT` names them.
-    const COLUMNS: &'static str;
-    /// The values of `COLUMNS`, in their order.
-    fn values(&self) -> Vec<SqlValue>;
-}
-
-impl StoredState for ProjectState {
-    const KIND: &'static str = "project";
-    const COLUMNS: &'static str = "project_id, name, is_published, audience, audience_targets,
-         visibility, review_priority, finding_types, pii_open, connectors, edge_functions, owner";
-
-    fn values(&self) -> Vec<SqlValue> {
-        vec![
-            self.id.clone().into(),
-            self.name.clone().into(),
-            self.is_published.into(),
-            self.audience.clone().into(),
-            self.audience_targets.as_deref().map(json_list).into(),
-            self.visibility.clone().into(),
-            self.review_priority.clone().into(),
-            json_list(&self.finding_types).into(),
-            self.pii_open.into(),
-            json_list(&self.connectors).into(),
-            json_list(&self.edge_functions).into(),
-            self.owner.clone().into(),
-        ]
+impl Listed for ProjectState {
+    fn subject(&self) -> &str {
+        &self.id
     }
 }
 
-impl StoredState for MemberState {
-    const KIND: &'static str = "member";
-    const COLUMNS: &'static str = "user_id, kind, role, name";
-
-    fn values(&self) -> Vec<SqlValue> {
-        vec![
-            self.user_id.clone().into(),
-            self.kind.clone().into(),
-            self.role.clone().into(),
-            self.name.clone().into(),
-        ]
+impl Listed for MemberState {
+    fn subject(&self) -> &str {
+        &self.user_id
     }
 }
 
 /// Links each of `states` to the snapshot in order, storing those whose
 /// digest no row holds yet.
-fn record_states<T: StoredState>(
+fn record_states<T: Listed>(
     transaction: &Transaction<'_>,
     snapshot_id: i64,
     states: &[T],
 ) -> Result<(), HistoryError> {
-    let kind = T::KIND;
-    let mut find =
-        transaction.prepare_cached(&format!("SELECT id FROM {kind}_state WHERE digest = ?1"))?;
-    let mut insert = transaction.prepare_cached(&format!(
-        "INSERT INTO {kind}_state (digest, {}) VALUES (?{})",
-        T::COLUMNS,
-        ", ?".repeat(T::COLUMNS.split(',').count())
-    ))?;
     let mut link = transaction.prepare_cached(&format!(
-        "INSERT INTO snapshot_{kind} (snapshot_id, position, state_id) VALUES (?1, ?2, ?3)"
+        "INSERT INTO snapshot_{} (snapshot_id, position, state_id) VALUES (?1, ?2, ?3)",
+        T::KIND
     ))?;
-    let mut cache = HashMap::new();
+    // Equal states within one snapshot are stored once.
+    let mut met: HashMap<[u8; 16], i64> = HashMap::new();
     for (position, state) in states.iter().enumerate() {
-        let digest = digest_of(state);
-        let id = state_id(transaction, &mut cache, digest, &mut find, || {
-            let digest = SqlValue::Blob(digest.to_vec());
-            insert.execute(params_from_iter(once(digest).chain(state.values())))?;
-            Ok(())
-        })?;
+        let document = StoredDocument::of(state);
+        let id = match met.get(&document.digest) {
+            Some(&id) => id,
+            None => {
+                let id = store_document(transaction, state.subject(), &document)?;
+                met.insert(document.digest, id);
+                id
+            }
+        };
         link.execute(params![snapshot_id, position as i64, id])?;
     }
     Ok(())
@@ -320,12 +291,10 @@ fn prune_in(
         transaction.execute("DELETE FROM snapshot WHERE id = ?1", [id])?;
     }
     transaction.execute(
-        "DELETE FROM project_state WHERE id NOT IN (SELECT state_id FROM snapshot_project)
-             AND id NOT IN (SELECT state_id FROM review_mark WHERE state_id IS NOT NULL)",
-        [],
-    )?;
-    transaction.execute(
-        "DELETE FROM member_state WHERE id NOT IN (SELECT state_id FROM snapshot_member)",
+        "DELETE FROM state WHERE id NOT IN (SELECT state_id FROM snapshot_project)
+             AND id NOT IN (SELECT state_id FROM snapshot_member)
+             AND id NOT IN (SELECT insights_state FROM snapshot WHERE insights_state IS NOT NULL)
+             AND id NOT IN (SELECT state_id FROM review WHERE state_id IS NOT NULL)",
         [],
     )?;
     Ok(doomed.len())

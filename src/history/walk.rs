@@ -6,7 +6,6 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use futures::TryStreamExt;
 use time::OffsetDateTime;
 
 use super::model::{Capture, MemberState, ProjectState, Snapshot, target_keys};
@@ -56,7 +55,8 @@ impl WalkPlan {
     }
 }
 
-fn describe_duration(duration: Duration) -> String {
+/// "under a minute", "about 3 min".
+pub fn describe_duration(duration: Duration) -> String {
     let secs = duration.as_secs();
     if secs < 60 {
         "under a minute".to_owned()
@@ -94,6 +94,32 @@ pub struct WalkOptions {
     pub detail_requests: u32,
     /// The rate limit's window, for the estimate.
     pub window: Duration,
+    /// The requests kept for the user's own actions out of a limit: a
+    /// background walk waits for the window to reset rather than go below
+    /// them. `None`: a snapshot the user asked for, paced by the client alone.
+    pub reserve: Option<fn(u32) -> u32>,
+}
+
+/// Waits, before a request of the walk, while the rate window is at the
+/// reserve: until the window resets (the service's `X-RateLimit-Reset`).
+async fn keep_reserve(client: &Client, options: &WalkOptions) {
+    let Some(reserve) = options.reserve else {
+        return;
+    };
+    let Some(rate) = client.rate_limit_state() else {
+        return;
+    };
+    if rate.remaining > reserve(rate.limit) {
+        return;
+    }
+    let sleeper = client.sleeper();
+    // Without a reset time, a whole window is the wait that surely ends it.
+    let wait = rate.reset.map_or(options.window, |reset| {
+        Duration::try_from(reset - sleeper.now()).unwrap_or(Duration::ZERO)
+    });
+    if !wait.is_zero() {
+        sleeper.sleep(wait).await;
+    }
 }
 
 /// Requests that fit in `requests` beyond `remaining`, at `limit` per `window`.
@@ -144,6 +170,7 @@ pub async fn capture(
     let mut walk = client.inventory_walk(workspace_id, &params);
     walk.expect(projects_total as u64);
     loop {
+        keep_reserve(client, &options).await;
         let page = client
             .list_inventory(workspace_id, &params, cursor.as_deref())
             .await?;
@@ -165,33 +192,43 @@ pub async fn capture(
         }
     }
 
-    let mut members = walk_members(client, workspace_id, members_total, &mut report_event).await?;
+    let mut members = walk_members(
+        client,
+        workspace_id,
+        members_total,
+        &options,
+        &mut report_event,
+    )
+    .await?;
 
     let mut report = WalkReport::default();
     report_event(WalkEvent::Phase("project and member reads".into()));
-    let known: HashMap<&str, Option<&String>> = previous
+    let known: HashMap<&str, &MemberState> = previous
         .map(|snapshot| {
             snapshot
                 .members
                 .iter()
-                .map(|m| (m.user_id.as_str(), m.name.as_ref()))
+                .map(|m| (m.user_id.as_str(), m))
                 .collect()
         })
         .unwrap_or_default();
     for member in &mut members {
-        if let Some(Some(name)) = known.get(member.user_id.as_str()) {
-            member.name = Some((*name).clone());
+        if let Some(earlier) = known.get(member.user_id.as_str()) {
+            member.name.clone_from(&earlier.name);
+            member.name_read = earlier.name_known();
         }
     }
-    let unnamed = members.iter().filter(|m| m.name.is_none()).count() as u32;
+    let unnamed = members.iter().filter(|m| !m.name_known()).count() as u32;
     let custom = projects.iter().filter(|p| p.needs_targets()).count() as u32;
-    // Half the reads for audience targets (who can open a published app),
-    // half for names; what one side does not need, the other may use.
+    // A quarter of the reads for audience targets (who can open a published
+    // app), the rest for names, which carry over to later snapshots while
+    // targets are read again each time; what one side does not need, the
+    // other may use.
     let mut reads_left = options.detail_requests;
-    let mut target_reads = custom.min((reads_left / 2).max(reads_left.saturating_sub(unnamed)));
+    let mut target_reads = custom.min((reads_left / 4).max(reads_left.saturating_sub(unnamed)));
     reads_left -= target_reads;
     for project in projects.iter_mut().filter(|p| p.needs_targets()) {
-        if !may_read(client, &mut target_reads) {
+        if !may_read(client, &options, &mut target_reads).await {
             report.targets_unknown += 1;
             continue;
         }
@@ -205,18 +242,22 @@ pub async fn capture(
         report_event(WalkEvent::Items(1));
     }
     reads_left += target_reads;
-    // Members who just joined are read first; then those a budget left unnamed before.
+    // The oldest unknown first: those an earlier snapshot already listed
+    // unnamed, then those who just joined; successive snapshots name them all.
     let mut unnamed: Vec<&mut MemberState> =
-        members.iter_mut().filter(|m| m.name.is_none()).collect();
-    unnamed.sort_by_key(|m| known.contains_key(m.user_id.as_str()));
+        members.iter_mut().filter(|m| !m.name_known()).collect();
+    unnamed.sort_by_key(|m| !known.contains_key(m.user_id.as_str()));
     for member in unnamed {
-        if !may_read(client, &mut reads_left) {
+        if !may_read(client, &options, &mut reads_left).await {
             report.names_unknown += 1;
             continue;
         }
         report.detail_reads += 1;
         match client.get_member(workspace_id, &member.user_id).await {
-            Ok(read) => member.name = read.name,
+            Ok(read) => {
+                member.name = read.name;
+                member.name_read = true;
+            }
             Err(error) => {
                 // A member who left between the list and the read keeps no name.
                 if error.kind() != Some(&ErrorType::MemberNotFound) {
@@ -239,19 +280,17 @@ pub async fn capture(
     ))
 }
 
-/// A detail read fits when the configured count is not spent and a quarter of
-/// the rate limit stays for what the user does next: reads never wait for it.
-fn may_read(client: &Client, reads_left: &mut u32) -> bool {
+/// Whether a detail read fits: the configured count is not spent. The read
+/// then waits its turn as every request of the walk does (the reserve of a
+/// background walk, the client's pacing), so the names a budget allows are
+/// read, not skipped because the list walk spent the window.
+async fn may_read(client: &Client, options: &WalkOptions, reads_left: &mut u32) -> bool {
     if *reads_left == 0 {
         return false;
     }
-    let fits = client
-        .rate_limit_state()
-        .is_none_or(|rate| rate.remaining > rate.limit / 4);
-    if fits {
-        *reads_left -= 1;
-    }
-    fits
+    keep_reserve(client, options).await;
+    *reads_left -= 1;
+    true
 }
 
 /// Every member with a role: one filtered walk per role the contract lists
@@ -261,14 +300,22 @@ async fn walk_members(
     client: &Client,
     workspace_id: &str,
     expected: i64,
+    options: &WalkOptions,
     report_event: &mut impl FnMut(WalkEvent),
 ) -> Result<Vec<MemberState>, ApiError> {
     let mut members: Vec<MemberState> = Vec::with_capacity(expected as usize);
     let mut seen: HashMap<String, usize> = HashMap::new();
     for role in Role::KNOWN {
         report_event(WalkEvent::Phase(format!("members ({role})")));
-        let roles = vec![role.clone()];
-        let listed = list_members(client, workspace_id, roles, expected, report_event).await?;
+        let listed = list_members(
+            client,
+            workspace_id,
+            vec![role.clone()],
+            expected,
+            options,
+            report_event,
+        )
+        .await?;
         for member in listed {
             // Listed twice (the role changed during the walk): the later walk wins.
             match seen.get(&member.user_id) {
@@ -282,8 +329,16 @@ async fn walk_members(
     }
     if (members.len() as i64) < expected {
         report_event(WalkEvent::Phase("members (other roles)".into()));
-        for member in list_members(client, workspace_id, Vec::new(), expected, report_event).await?
-        {
+        let everyone = list_members(
+            client,
+            workspace_id,
+            Vec::new(),
+            expected,
+            options,
+            report_event,
+        )
+        .await?;
+        for member in everyone {
             if !seen.contains_key(&member.user_id) {
                 seen.insert(member.user_id.clone(), members.len());
                 members.push(MemberState::from_ref(&member, None));
@@ -293,13 +348,15 @@ async fn walk_members(
     Ok(members)
 }
 
-/// Every member of `roles` (empty: of any role), every page; the walk stops
-/// past the `expected` members insights counts.
+/// Every member of `roles` (empty: of any role), every page, a page at a
+/// time so each request waits its turn; the walk stops past the `expected`
+/// members insights counts.
 async fn list_members(
     client: &Client,
     workspace_id: &str,
     roles: Vec<Role>,
     expected: i64,
+    options: &WalkOptions,
     report_event: &mut impl FnMut(WalkEvent),
 ) -> Result<Vec<MemberRef>, ApiError> {
     let params = MemberListParams {
@@ -307,11 +364,24 @@ async fn list_members(
         role: roles,
         ..MemberListParams::default()
     };
-    let listed: Vec<MemberRef> = client
-        .members_stream_expecting(workspace_id, params, expected.max(0) as u64)
-        .try_collect()
-        .await?;
-    report_event(WalkEvent::Items(listed.len() as u64));
+    let mut listed: Vec<MemberRef> = Vec::new();
+    let mut cursor: Option<String> = None;
+    // A service whose paging never ends must not keep the snapshot walking.
+    let mut walk = client.members_walk(workspace_id, &params);
+    walk.expect(expected.max(0) as u64);
+    loop {
+        keep_reserve(client, options).await;
+        let page = client
+            .list_members(workspace_id, &params, cursor.as_deref())
+            .await?;
+        report_event(WalkEvent::Items(page.data.len() as u64));
+        let next = walk.follow(page.data.len(), &page.pagination)?;
+        listed.extend(page.data);
+        match next {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
     Ok(listed)
 }
 

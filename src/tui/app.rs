@@ -10,6 +10,7 @@ mod draw;
 mod focus;
 mod history;
 mod history_nav;
+mod marks;
 mod notices;
 mod wake;
 
@@ -81,6 +82,8 @@ pub enum ClientNotice {
     Recovered,
     /// The background snapshot's progress.
     Snapshot(String),
+    /// The background snapshot's announcement, with its cost, before it starts.
+    SnapshotPlanned(String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -290,6 +293,7 @@ impl App {
                 woken.contains(&true) | aged | self.expire_notice(now)
             }
         };
+        self.with_app_cx(&mut turn, App::check_history_version);
         let navigated = !navs.is_empty();
         self.apply_navs(navs, now, &mut effects);
         self.follow_focus(tab_before);
@@ -399,7 +403,7 @@ impl App {
             // Only a failure matters, and the error log has it.
             Slot::PaletteHistory => false,
             Slot::Changes | Slot::Snapshots => self.changes.handle_reply(answer, &mut cx),
-            Slot::ReviewMarks | Slot::ReviewMark | Slot::TakeSnapshot => {
+            Slot::ReviewMarks | Slot::ReviewMark | Slot::TakeSnapshot | Slot::HistoryVersion => {
                 self.history_reply(slot, token, answer.reply, &mut cx)
             }
         };
@@ -414,6 +418,9 @@ impl App {
             Slot::InventoryPage | Slot::ReviewMarks | Slot::ReviewMark
         ) {
             self.inventory.apply_review_filter(&mut cx);
+        }
+        if matches!(slot, Slot::ReviewMarks | Slot::ReviewMark) {
+            self.show_review_on_project();
         }
         self.next_token = next_token;
         if insights_loaded && let Some(data) = &self.insights.data {

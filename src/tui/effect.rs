@@ -75,6 +75,8 @@ pub enum Slot {
     ReviewMark,
     /// The background snapshot: one at a time.
     TakeSnapshot,
+    /// Whether another process wrote to the history (its `data_version`).
+    HistoryVersion,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

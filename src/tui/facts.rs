@@ -52,6 +52,14 @@ pub enum Source {
 }
 
 impl Source {
+    /// When the row was read, where that is known.
+    pub fn read_at(&self) -> Option<OffsetDateTime> {
+        match self {
+            Source::Page(at) => *at,
+            Source::Snapshot(at) | Source::Search(at) => Some(*at),
+        }
+    }
+
     /// "from the inventory list, 3 min ago", "from snapshot, 2 h ago".
     pub fn describe(&self, now: OffsetDateTime) -> String {
         let age = |at: OffsetDateTime| ago((now - at).whole_seconds());

@@ -12,7 +12,9 @@ use vantage::api::model::{
     PublishAudience, PublishSettings, Reason, ReviewPriority, RiskCounts, Role,
 };
 use vantage::api::{ApiKey, Client, ClientConfig};
-use vantage::history::{Capture, MemberState, ProjectState, Retention, SnapshotRef, Store, diff};
+use vantage::history::{
+    Capture, MemberState, NewMark, ProjectState, Retention, SnapshotRef, Store, diff,
+};
 use vantage::server::faults::Faults;
 use vantage::server::ratelimit::RateLimit;
 use vantage::server::store::{Fixture, MembershipRec, PiiRec, ProjectRec, UserRec};
@@ -592,7 +594,11 @@ async fn an_interrupted_snapshot_records_nothing() {
     assert_eq!(list.stdout.trim(), "[]");
 }
 
-fn capture(at: OffsetDateTime, projects: Vec<ProjectState>, members: Vec<MemberState>) -> Capture {
+pub fn capture(
+    at: OffsetDateTime,
+    projects: Vec<ProjectState>,
+    members: Vec<MemberState>,
+) -> Capture {
     let metric = |value| Metric {
         value,
         delta_30d: 0,
@@ -617,7 +623,7 @@ fn capture(at: OffsetDateTime, projects: Vec<ProjectState>, members: Vec<MemberS
     }
 }
 
-fn project(id: &str, name: &str) -> ProjectState {
+pub fn project(id: &str, name: &str) -> ProjectState {
     ProjectState {
         id: id.into(),
         name: Some(name.into()),
@@ -634,7 +640,17 @@ fn project(id: &str, name: &str) -> ProjectState {
     }
 }
 
-fn count(file: &std::path::Path, table: &str) -> i64 {
+/// A mark made from a script: no loaded row, the newest snapshot's state.
+pub fn offline_mark(project_id: &str, note: Option<&str>) -> NewMark {
+    NewMark {
+        project_id: project_id.into(),
+        note: note.map(str::to_owned),
+        reviewer: Some("ada".into()),
+        seen: None,
+    }
+}
+
+pub fn count(file: &std::path::Path, table: &str) -> i64 {
     let connection = rusqlite::Connection::open(file).unwrap();
     connection
         .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |row| {
@@ -662,8 +678,8 @@ fn retention_prunes_by_count_and_age_and_drops_unused_states() {
     }
     let ids: Vec<i64> = store.list("ws_x").unwrap().iter().map(|s| s.id).collect();
     assert_eq!(ids, [3, 4, 5]);
-    // p2 is stored once; p1 once per kept day.
-    assert_eq!(count(&file, "project_state"), 4);
+    // p2 is stored once; p1 once per kept day; the insights once (equal every day).
+    assert_eq!(count(&file, "state WHERE kind = 'project'"), 4);
     assert_eq!(count(&file, "snapshot_project"), 6);
 
     let now = T0 + time::Duration::days(4) + time::Duration::hours(1);
@@ -679,7 +695,7 @@ fn retention_prunes_by_count_and_age_and_drops_unused_states() {
         .unwrap();
     assert_eq!(removed, 2, "snapshots of day 2 and 3 are older than a day");
     assert_eq!(store.list("ws_x").unwrap().len(), 1);
-    assert_eq!(count(&file, "project_state"), 2);
+    assert_eq!(count(&file, "state WHERE kind = 'project'"), 2);
 
     // Another workspace's history is its own.
     let mut other = capture(now, vec![project("q1", "other")], vec![]);
@@ -713,6 +729,7 @@ fn a_failed_recording_leaves_no_trace_and_the_schema_is_versioned() {
         kind: "user".into(),
         role: Some("owner".into()),
         name: None,
+        name_read: false,
     };
     let failed = store.record(
         &capture(
@@ -725,7 +742,7 @@ fn a_failed_recording_leaves_no_trace_and_the_schema_is_versioned() {
     assert!(failed.is_err());
     assert_eq!(store.list("ws_x").unwrap().len(), 1);
     assert_eq!(
-        count(&file, "project_state"),
+        count(&file, "state WHERE kind = 'project'"),
         1,
         "the new state was rolled back"
     );
@@ -738,7 +755,15 @@ fn a_failed_recording_leaves_no_trace_and_the_schema_is_versioned() {
         .execute_batch("PRAGMA user_version = 99")
         .unwrap();
     let newer = Store::open(&file).err().expect("a newer schema is refused");
-    assert!(newer.to_string().contains("schema version 99"), "{newer}");
+    let said = newer.to_string();
+    assert!(said.contains("schema version 99"), "{newer}");
+    assert!(
+        said.contains(&format!(
+            "knows up to version {}",
+            vantage::history::SCHEMA_VERSION
+        )),
+        "{newer}"
+    );
 }
 
 #[test]
@@ -749,7 +774,7 @@ fn reviewed_marks_survive_snapshots_and_see_changes() {
     let retention = Retention::default();
     // Marked before any snapshot holds it: the next one is the baseline.
     let early = store
-        .mark_reviewed("ws_x", "p1", Some("looked at it"), T0)
+        .mark_reviewed("ws_x", &offline_mark("p1", Some("looked at it")), T0)
         .unwrap();
     assert_eq!(early.changed_since_review, None);
     store
@@ -758,7 +783,9 @@ fn reviewed_marks_survive_snapshots_and_see_changes() {
             retention,
         )
         .unwrap();
-    store.mark_reviewed("ws_x", "p2", None, T0).unwrap();
+    store
+        .mark_reviewed("ws_x", &offline_mark("p2", None), T0)
+        .unwrap();
     let marks = store.reviewed_marks("ws_x").unwrap();
     assert!(
         marks.iter().all(|m| m.changed_since_review == Some(false)),

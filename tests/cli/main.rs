@@ -19,6 +19,7 @@ mod exporter_rules;
 mod history;
 mod hostile;
 mod members;
+mod review_marks;
 mod scans_traffic;
 mod version;
 mod warnings;

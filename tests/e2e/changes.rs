@@ -42,6 +42,7 @@ fn prepare_history(path: &Path) -> String {
         let options = WalkOptions {
             detail_requests: 20,
             window: std::time::Duration::from_secs(60),
+            reserve: None,
         };
         let mut store = Store::open(path).expect("the history file");
         let now = || time::OffsetDateTime::now_utc();

@@ -25,7 +25,7 @@ const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 const BEFORE_AT: OffsetDateTime = datetime!(2026-11-21 09:00 UTC);
 const AFTER_AT: OffsetDateTime = datetime!(2026-11-22 09:00 UTC);
 
-fn fetch_in(effects: &[Effect], wanted: Slot) -> Option<(u64, Request)> {
+pub(crate) fn fetch_in(effects: &[Effect], wanted: Slot) -> Option<(u64, Request)> {
     fetches(effects)
         .into_iter()
         .find(|(slot, _, _)| *slot == wanted)
@@ -36,11 +36,11 @@ fn reply(app: &mut App, slot: Slot, token: u64, reply: Result<Reply, ErrorInfo>)
     app.handle(Msg::Reply { slot, token, reply }, NOW)
 }
 
-fn history(reply: HistoryReply) -> Result<Reply, ErrorInfo> {
+pub(crate) fn history(reply: HistoryReply) -> Result<Reply, ErrorInfo> {
     Ok(Reply::History(Box::new(reply)))
 }
 
-fn screen(app: &App, width: u16, height: u16) -> String {
+pub(crate) fn screen(app: &App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
     terminal.backend().to_string()
@@ -422,8 +422,11 @@ fn a_project_is_marked_reviewed_with_a_note_from_the_inventory() {
         project_id: "prj_b".into(),
         name: Some("Live two".into()),
         marked_at: BEFORE_AT,
+        reviewer: Some("ada".into()),
         note: None,
+        reviewed_state_at: Some(BEFORE_AT),
         changed_since_review: Some(true),
+        changed_fields: vec![],
     };
     reply(
         &mut app,
@@ -478,25 +481,32 @@ fn a_project_is_marked_reviewed_with_a_note_from_the_inventory() {
     assert!(!app.should_quit, "the note takes q as text");
     let effects = app.handle(special(KeyCode::Enter), NOW);
     let (token, request) = fetch_in(&effects, Slot::ReviewMark).expect("the mark is written");
-    assert_eq!(
-        request,
-        Request::History(HistoryRequest::Mark {
-            project_id: "prj_a".into(),
-            note: Some("ok q".into())
-        })
-    );
+    let Request::History(HistoryRequest::Mark { projects, note }) = request else {
+        panic!("a mark: {request:?}");
+    };
+    assert_eq!(note.as_deref(), Some("ok q"));
+    let ids: Vec<&str> = projects.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, ["prj_a"]);
+    let seen = projects[0]
+        .1
+        .as_ref()
+        .expect("the row as the reviewer saw it");
+    assert_eq!(seen.state.name.as_deref(), Some("Live one"));
     let mark = ReviewMark {
         project_id: "prj_a".into(),
         name: Some("Live one".into()),
         marked_at: NOW,
+        reviewer: Some("ada".into()),
         note: Some("ok q".into()),
+        reviewed_state_at: Some(NOW),
         changed_since_review: Some(false),
+        changed_fields: vec![],
     };
     reply(
         &mut app,
         Slot::ReviewMark,
         token,
-        history(HistoryReply::Marked(mark)),
+        history(HistoryReply::Marked(vec![mark])),
     );
     let text = screen(&app, 120, 35);
     assert!(text.contains("✓ Live one"), "{text}");
@@ -552,8 +562,10 @@ async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
     };
     assert!(first.projects > 0);
     let mut seen = Vec::new();
-    while let Ok(ClientNotice::Snapshot(text)) = progress.try_recv() {
-        seen.push(text);
+    while let Ok(notice) = progress.try_recv() {
+        if let ClientNotice::Snapshot(text) = notice {
+            seen.push(text);
+        }
     }
     assert!(
         seen.iter()
@@ -601,16 +613,16 @@ async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
     };
     assert_eq!(list.len(), 2);
 
-    let HistoryReply::Marked(mark) = unwrap(
+    let HistoryReply::Marked(marked) = unwrap(
         ask(HistoryRequest::Mark {
-            project_id: project.clone(),
+            projects: vec![(project.clone(), None)],
             note: Some("looked at it".into()),
         })
         .await,
     ) else {
         panic!("a mark");
     };
-    assert_eq!(mark.changed_since_review, Some(false));
+    assert_eq!(marked[0].changed_since_review, Some(false));
     let HistoryReply::Marks(marks) = unwrap(ask(HistoryRequest::Marks).await) else {
         panic!("marks");
     };

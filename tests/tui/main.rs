@@ -16,6 +16,7 @@ mod monitor;
 mod monitor_operators;
 mod palette;
 mod project;
+mod review_marks;
 mod robustness_keys;
 mod robustness_outage;
 mod screens;

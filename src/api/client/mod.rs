@@ -137,6 +137,11 @@ impl Client {
         self.transport.rate_limit_state()
     }
 
+    /// The client's time: what a caller pacing itself by the rate limit waits on.
+    pub fn sleeper(&self) -> Arc<dyn crate::api::Sleeper> {
+        self.transport.sleeper.clone()
+    }
+
     async fn get<T: DeserializeOwned>(&self, path: String, query: Query) -> Result<T, ApiError> {
         self.transport
             .execute(&Call::get(path, query.into_pairs()))

@@ -117,6 +117,14 @@ impl Client {
         PageWalk::new("list_inventory", path, params.limit)
     }
 
+    /// The bounds of a page-by-page walk of the members with `params`
+    /// ([`Client::list_members`] at each cursor), as [`Client::inventory_walk`].
+    pub fn members_walk(&self, workspace_id: &str, params: &MemberListParams) -> PageWalk {
+        let path = paths::workspace(workspace_id, "/members")
+            .unwrap_or_else(|_| "/members".to_owned());
+        PageWalk::new("list_members", path, params.limit)
+    }
+
     /// [`Client::members_stream`], the walk bounded by the member count the
     /// caller was told (insights' `summary.workspace_members`).
     pub fn members_stream_expecting(

@@ -13,15 +13,16 @@ use crate::config::{LoadedConfig, SettingsError};
 use crate::history::{HistoryConfig, Store};
 
 use super::exit::CliError;
-use crate::session::{GlobalArgs, SessionError};
+use super::workspaces::resolve_workspace;
+use crate::session::{GlobalArgs, Session, SessionError};
 
 /// Runs one history command.
 pub async fn execute(command: HistoryCommand, global: &GlobalArgs) -> Result<(), CliError> {
     match command {
         HistoryCommand::Snapshot(args) => snapshot::run(args, global).await,
-        HistoryCommand::Changes(args) => changes::run(args, &Local::open(global)?).await,
+        HistoryCommand::Changes(args) => changes::run(args, &Local::open(global).await?).await,
         HistoryCommand::Reviewed(command) => {
-            reviewed::run(command, &mut Local::open(global)?).await
+            reviewed::run(command, &mut Local::open(global).await?).await
         }
     }
 }
@@ -48,15 +49,55 @@ struct Local {
 }
 
 impl Local {
-    fn open(global: &GlobalArgs) -> Result<Self, CliError> {
-        // The chosen context's workspace decides whose history is read.
-        let (loaded, workspace) = crate::session::Session::local_workspace(global)?;
+    /// The workspace as every command finds it: `--workspace` or the config;
+    /// else the one the key reaches, through the same path as `inventory`;
+    /// else, with no key or none reached, the one workspace the history file
+    /// holds (these commands read only the file).
+    async fn open(global: &GlobalArgs) -> Result<Self, CliError> {
+        let unconfigured = match Session::local_workspace(global) {
+            Ok((loaded, workspace)) => {
+                let config = history_config(&loaded)?;
+                let store = Store::open(&config.file())?;
+                return Ok(Self {
+                    workspace,
+                    config,
+                    store,
+                });
+            }
+            Err(error @ SessionError::NoWorkspace { .. }) => error,
+            Err(other) => return Err(other.into()),
+        };
+        let loaded = LoadedConfig::load(global.config.as_deref()).map_err(SessionError::from)?;
         let config = history_config(&loaded)?;
         let store = Store::open(&config.file())?;
-        Ok(Self {
-            workspace,
-            config,
-            store,
-        })
+        // A key that reaches workspaces decides, as for `inventory`.
+        if let Ok(session) = Session::connect(global) {
+            match resolve_workspace(&session).await {
+                Ok(workspace) => {
+                    return Ok(Self {
+                        workspace,
+                        config,
+                        store,
+                    });
+                }
+                Err(CliError::Session(SessionError::NoWorkspace { .. })) => {}
+                Err(other) => return Err(other),
+            }
+        }
+        match store.workspaces()?.as_slice() {
+            [only] => {
+                eprintln!(
+                    "using workspace {}, the only one in the history file {}",
+                    crate::text::escape_invisible(only),
+                    store.path().display()
+                );
+                Ok(Self {
+                    workspace: only.clone(),
+                    config,
+                    store,
+                })
+            }
+            _ => Err(unconfigured.into()),
+        }
     }
 }

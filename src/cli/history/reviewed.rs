@@ -8,20 +8,17 @@ use crate::cli::exit::CliError;
 use crate::cli::print::{Field, Row, write_list, write_one};
 use crate::cli::progress::Progress;
 use crate::cli::views::{fields_table, when};
-use crate::history::ReviewMark;
+use crate::history::{NewMark, ReviewMark};
 
 impl Row for ReviewMark {
     const FIELDS: &'static [Field<Self>] = &[
         Field::fixed("PROJECT", |mark| mark.project_id.clone()),
         Field::text("NAME", 8, |mark| mark.name.clone().unwrap_or_default()),
         Field::fixed("MARKED AT (UTC)", |mark| when(Some(mark.marked_at))),
-        Field::fixed("SINCE", |mark| {
-            match mark.changed_since_review {
-                Some(true) => "changed since review",
-                Some(false) => "✓ reviewed",
-                None => "not in a snapshot yet",
-            }
-            .to_owned()
+        Field::text("BY", 4, |mark| mark.reviewer.clone().unwrap_or_default()),
+        Field::text("SINCE", 12, |mark| match mark.changed_since_review {
+            Some(false) => format!("✓ {}", mark.since_review()),
+            _ => mark.since_review(),
         }),
         Field::text("NOTE", 6, |mark| mark.note.clone().unwrap_or_default()),
     ];
@@ -41,21 +38,38 @@ pub async fn run(command: ReviewedCommand, local: &mut Local) -> Result<(), CliE
             output,
         } => {
             let format = output.resolve();
-            let mark = local.store.mark_reviewed(
-                &local.workspace,
-                &project_id,
-                note.as_deref(),
-                OffsetDateTime::now_utc(),
-            )?;
-            if mark.changed_since_review.is_none() {
-                eprintln!(
+            // From a script there is no loaded row: the newest snapshot's
+            // state is what is marked reviewed.
+            let new = NewMark {
+                project_id: project_id.clone(),
+                note,
+                reviewer: local.config.reviewer_name(),
+                seen: None,
+            };
+            let mark =
+                local
+                    .store
+                    .mark_reviewed(&local.workspace, &new, OffsetDateTime::now_utc())?;
+            match mark.reviewed_state_at {
+                Some(at) => eprintln!(
+                    "marked reviewed as the newest snapshot ({} UTC) shows it",
+                    when(Some(at))
+                ),
+                None => eprintln!(
                     "note: no snapshot holds project {project_id} yet; changes are measured from the next snapshot that does"
-                );
+                ),
             }
             write_one(&mark, format, None, |width| fields_table(&mark, width))
         }
         ReviewedCommand::Unmark { project_id } => {
-            if local.store.unmark_reviewed(&local.workspace, &project_id)? {
+            let reviewer = local.config.reviewer_name();
+            let now = OffsetDateTime::now_utc();
+            if local.store.unmark_reviewed(
+                &local.workspace,
+                &project_id,
+                reviewer.as_deref(),
+                now,
+            )? {
                 eprintln!("project {project_id} is no longer marked reviewed");
             } else {
                 eprintln!("project {project_id} was not marked reviewed: nothing to remove");

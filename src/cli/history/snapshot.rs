@@ -13,6 +13,7 @@ use crate::cli::options::Format;
 use crate::cli::print::{Field, Output, Row, write_list, write_one};
 use crate::cli::progress::Progress;
 use crate::cli::views::{fields_table, when};
+use crate::cli::workspaces::resolve_workspace;
 use crate::history::walk::{self, WalkEvent, WalkOptions};
 use crate::history::{Retention, SnapshotInfo, Store};
 use crate::session::{GlobalArgs, Session};
@@ -29,7 +30,7 @@ impl Row for SnapshotInfo {
 pub async fn run(args: SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError> {
     match args.command {
         Some(SnapshotCommand::List { output }) => {
-            let local = Local::open(global)?;
+            let local = Local::open(global).await?;
             let snapshots = local.store.list(&local.workspace)?;
             let format = output.resolve();
             let stream = futures::stream::iter(snapshots.into_iter().map(Ok));
@@ -39,7 +40,7 @@ pub async fn run(args: SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError
             keep,
             older_than_days,
         }) => {
-            let mut local = Local::open(global)?;
+            let mut local = Local::open(global).await?;
             let configured = local.config.retention();
             let retention = Retention {
                 max_age: older_than_days.map_or(configured.max_age, |days| {
@@ -64,7 +65,8 @@ async fn take(format: Option<Format>, global: &GlobalArgs) -> Result<(), CliErro
     for warning in &session.warnings {
         eprintln!("warning: {warning}");
     }
-    let workspace = session.workspace()?.to_owned();
+    // As `inventory` finds it: configured, or the one the key reaches.
+    let workspace = resolve_workspace(&session).await?;
     let config = history_config(&session.config)?;
     // Open the file before walking: a history that cannot be written fails
     // before any request is spent.
@@ -76,9 +78,11 @@ async fn take(format: Option<Format>, global: &GlobalArgs) -> Result<(), CliErro
     let on_terminal = std::io::stderr().is_terminal();
     let (progress, _task) = Progress::start(&session.client, "snapshot", on_terminal);
     let window = Duration::from_secs(config.rate_window_secs);
+    // Asked for by the user: paced by the client alone, no reserve kept.
     let options = WalkOptions {
         detail_requests: config.detail_requests,
         window,
+        reserve: None,
     };
     let (capture, report) = walk::capture(
         &session.client,

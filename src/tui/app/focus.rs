@@ -127,6 +127,7 @@ impl App {
         self.notice = None;
         self.focus.project = Some(project.clone());
         self.project = Some(ProjectScreen::new(project, facts, access));
+        self.show_review_on_project();
         self.with_screen(turn, |screen, cx| screen.activate(cx));
     }
 

@@ -3,7 +3,6 @@
 //! live replies replace it), the background snapshot with its progress on the
 //! status line, and reviewed marks with their note field.
 
-use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::Span;
 use time::OffsetDateTime;
 
@@ -11,12 +10,12 @@ use super::App;
 use crate::api::model::{Insights, InventoryItem};
 use crate::text::fit;
 use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot, answers};
-use crate::tui::focus::ProjectRef;
 use crate::tui::nav::Tab;
 use crate::tui::review::request::{HistoryReply, HistoryRequest};
 use crate::tui::screens::Screen;
 use crate::tui::screens::inventory::reviewed::ReviewFilter;
-use crate::tui::widgets::input::TextField;
+
+pub use super::marks::NoteInput;
 
 /// What the newest snapshot lends the first frame.
 #[derive(Debug, Clone)]
@@ -24,14 +23,6 @@ pub struct SnapshotSeed {
     pub taken_at: OffsetDateTime,
     pub insights: Option<Insights>,
     pub first_page: Option<Vec<InventoryItem>>,
-}
-
-/// The note typed when marking a project reviewed.
-#[derive(Debug)]
-pub struct NoteInput {
-    pub project_id: String,
-    pub name: String,
-    pub field: TextField,
 }
 
 #[derive(Debug, Default)]
@@ -49,10 +40,19 @@ pub struct HistoryState {
     snapshot_pending: Option<u64>,
     /// What the background snapshot is doing, for the status line.
     pub progress: Option<String>,
-    marks_pending: Option<u64>,
-    mark_pending: Option<u64>,
+    pub(super) marks_pending: Option<u64>,
+    pub(super) mark_pending: Option<u64>,
     pub note: Option<NoteInput>,
+    /// The history file's `data_version` when last asked, the request under
+    /// way, and when to ask again: another process's snapshot or mark shows
+    /// within a minute, without a key.
+    data_version: Option<i64>,
+    version_pending: Option<u64>,
+    next_version_check: Option<OffsetDateTime>,
 }
+
+/// How often the dashboard asks whether another process wrote to the history.
+const VERSION_CHECK: time::Duration = time::Duration::minutes(1);
 
 impl HistoryState {
     pub fn snapshot_running(&self) -> bool {
@@ -151,18 +151,23 @@ impl App {
                 true
             }
             Slot::ReviewMark if answers(&mut self.history.mark_pending, token) => {
-                match reply {
-                    Ok(HistoryReply::Marked(mark)) => {
-                        cx.notify(format!(
-                            "marked {} reviewed",
-                            fit(mark.name.as_deref().unwrap_or(&mark.project_id), 40)
-                        ));
-                        self.inventory.reviewed.insert(mark);
-                    }
-                    Ok(_) => {}
-                    Err(error) => cx.notify(format!("cannot mark: {}", fit(&error.summary, 60))),
-                }
+                self.marked(reply, cx);
                 true
+            }
+            Slot::HistoryVersion if answers(&mut self.history.version_pending, token) => {
+                let Ok(HistoryReply::DataVersion(version)) = reply else {
+                    return false;
+                };
+                let before = self.history.data_version.replace(version);
+                if before.is_none_or(|before| before == version) {
+                    return false;
+                }
+                // Another process wrote (a snapshot from cron, a mark): read again.
+                let visible = self.tab == Tab::Changes;
+                self.changes.snapshot_landed(visible, cx);
+                self.history.marks_pending =
+                    Some(cx.fetch(Slot::ReviewMarks, Request::History(HistoryRequest::Marks)));
+                false
             }
             Slot::TakeSnapshot if answers(&mut self.history.snapshot_pending, token) => {
                 self.history.progress = None;
@@ -192,68 +197,41 @@ impl App {
         }
     }
 
+    /// Asks the history's `data_version` when a minute has passed since the
+    /// last time: called on every message the App handles, so it rides on
+    /// wakes that happen anyway; [`Self::history_wake`] adds the minute's.
+    pub(super) fn check_history_version(&mut self, cx: &mut Cx) {
+        if !self.history.enabled || self.history.version_pending.is_some() {
+            return;
+        }
+        if self
+            .history
+            .next_version_check
+            .is_some_and(|at| cx.now < at)
+        {
+            return;
+        }
+        self.history.next_version_check = Some(cx.now + VERSION_CHECK);
+        self.history.version_pending = Some(cx.fetch(
+            Slot::HistoryVersion,
+            Request::History(HistoryRequest::DataVersion),
+        ));
+    }
+
+    /// When the history's next check is due: a wake that redraws nothing
+    /// unless another process wrote.
+    pub(super) fn history_wake(&self) -> Option<OffsetDateTime> {
+        self.history
+            .next_version_check
+            .filter(|_| self.history.enabled)
+    }
+
     /// A walk's progress; true when the status line changes.
     pub(super) fn snapshot_progress(&mut self, text: String) -> bool {
         if !self.history.snapshot_running() {
             return false;
         }
         self.history.progress.replace(text.clone()) != Some(text)
-    }
-
-    /// `m` on the inventory or the project screen: asks for a note.
-    pub(super) fn begin_mark(&mut self, cx: &mut Cx) {
-        if !self.history.enabled {
-            cx.notify("reviewed marks need the history file".into());
-            return;
-        }
-        if self.tab != Tab::Inventory {
-            cx.notify("mark a project reviewed from the inventory (2)".into());
-            return;
-        }
-        let item = match &self.project {
-            Some(project) => Some(project.project_ref()),
-            None => self.inventory.selected_item().map(ProjectRef::of_row),
-        };
-        let Some(item) = item else {
-            cx.notify("select a project to mark it reviewed".into());
-            return;
-        };
-        let note = self
-            .inventory
-            .reviewed
-            .get(&item.id)
-            .and_then(|mark| mark.note.clone())
-            .unwrap_or_default();
-        self.history.note = Some(NoteInput {
-            name: item.name.clone().unwrap_or_else(|| item.id.clone()),
-            project_id: item.id,
-            field: TextField::new(note),
-        });
-    }
-
-    /// A key while the note field is open; it takes every key.
-    pub(super) fn note_key(&mut self, key: &KeyEvent, cx: &mut Cx) {
-        let Some(note) = &mut self.history.note else {
-            return;
-        };
-        match key.code {
-            KeyCode::Esc => self.history.note = None,
-            KeyCode::Enter => {
-                let text = note.field.value().trim().to_owned();
-                let project_id = note.project_id.clone();
-                self.history.note = None;
-                self.history.mark_pending = Some(cx.fetch(
-                    Slot::ReviewMark,
-                    Request::History(HistoryRequest::Mark {
-                        project_id,
-                        note: (!text.is_empty()).then_some(text),
-                    }),
-                ));
-            }
-            _ => {
-                note.field.handle_key(key);
-            }
-        }
     }
 
     /// The history's part of the status line.
@@ -281,31 +259,5 @@ impl App {
             spans.push(Span::styled(fit(progress, 40), theme.accent));
         }
         spans
-    }
-
-    /// The note field, over the body, while it is open.
-    pub(super) fn draw_note(&self, frame: &mut ratatui::Frame, area: ratatui::layout::Rect) {
-        use ratatui::widgets::{Block, Borders, Clear};
-        let Some(note) = &self.history.note else {
-            return;
-        };
-        let popup = crate::tui::widgets::centered(area, area.width.saturating_sub(8).min(72), 4);
-        frame.render_widget(Clear, popup);
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(self.theme.accent)
-            .title(Span::styled(
-                format!(" Mark {} reviewed ", fit(&note.name, 40)),
-                self.theme.title,
-            ));
-        let inner = block.inner(popup);
-        frame.render_widget(block, popup);
-        note.field.draw(
-            frame,
-            inner,
-            &self.theme,
-            "note (optional)",
-            Some(("enter mark · esc cancel", self.theme.dim)),
-        );
     }
 }

@@ -64,6 +64,13 @@ impl App {
             }
             ClientNotice::Recovered => self.retrying.take().is_some() | self.paced.take().is_some(),
             ClientNotice::Snapshot(text) => self.snapshot_progress(text),
+            ClientNotice::SnapshotPlanned(text) => {
+                // A quiet event: it never hides what a person just did.
+                if self.notice.is_none() {
+                    self.notice = Some((text, now));
+                }
+                self.snapshot_progress("snapshot: starting".into()) | self.notice.is_some()
+            }
         }
     }
 

@@ -27,10 +27,16 @@ impl App {
         .min()
     }
 
-    /// The earliest time the runtime must wake: a screen's deadline, or the
-    /// minute a relative time on screen ages.
+    /// The earliest time the runtime must wake: a screen's deadline, the
+    /// minute a relative time on screen ages, or the history's minute check
+    /// for another process's writes (a wake that finds nothing redraws nothing).
     pub fn next_wake(&self) -> Option<OffsetDateTime> {
-        [self.wake_at(), self.age_wake, self.notice_expiry()]
+        [
+            self.wake_at(),
+            self.age_wake,
+            self.notice_expiry(),
+            self.history_wake(),
+        ]
             .into_iter()
             .flatten()
             .min()

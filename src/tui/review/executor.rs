@@ -9,12 +9,13 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 use super::request::{ChangeSet, HistoryReply, HistoryRequest};
-use crate::history::walk::{self, WalkEvent, WalkOptions};
-use crate::history::{HistoryConfig, HistoryError, SnapshotRef, Store};
+use crate::history::walk::{self, WalkEvent, WalkOptions, WalkPlan};
+use crate::history::{HistoryConfig, HistoryError, NewMark, SnapshotRef, Store};
 use crate::tui::app::ClientNotice;
 use crate::tui::effect::{ErrorInfo, Reply, Request};
 use crate::tui::executor::{ClientExecutor, error_info};
 use crate::tui::runtime::Executor;
+use crate::tui::widgets::thousands;
 
 /// Where the workspace's history is, and how to walk it.
 #[derive(Clone)]
@@ -32,6 +33,9 @@ pub struct WithHistory {
     pub history: HistoryAccess,
     /// Held while a snapshot is walked: never two at once.
     walking: Arc<tokio::sync::Mutex<()>>,
+    /// One connection kept open for `data_version`, whose value moves only
+    /// when a connection other than the one asking commits.
+    watcher: Arc<std::sync::Mutex<Option<Store>>>,
 }
 
 impl WithHistory {
@@ -50,6 +54,30 @@ impl WithHistory {
             inner,
             history,
             walking,
+            watcher: Arc::default(),
+        }
+    }
+
+    /// The history file's `data_version`, on the kept connection.
+    async fn data_version(&self) -> Result<i64, ErrorInfo> {
+        let path = self.history.path.clone();
+        let watcher = self.watcher.clone();
+        let joined = tokio::task::spawn_blocking(move || {
+            let mut kept = watcher
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let store = match kept.take() {
+                Some(store) => store,
+                None => Store::open(&path)?,
+            };
+            let version = store.data_version();
+            *kept = Some(store);
+            version
+        })
+        .await;
+        match joined {
+            Ok(result) => result.map_err(|error| self.failure(error)),
+            Err(error) => Err(self.failure(error)),
         }
     }
 
@@ -89,14 +117,23 @@ impl WithHistory {
                 .with_store(move |store| store.reviewed_marks(&workspace))
                 .await
                 .map(HistoryReply::Marks),
-            HistoryRequest::Mark { project_id, note } => {
+            HistoryRequest::Mark { projects, note } => {
                 let now = self.inner.clock.now();
-                self.with_store(move |store| {
-                    store.mark_reviewed(&workspace, &project_id, note.as_deref(), now)
-                })
-                .await
-                .map(HistoryReply::Marked)
+                let reviewer = self.history.config.reviewer_name();
+                let marks: Vec<NewMark> = projects
+                    .into_iter()
+                    .map(|(project_id, seen)| NewMark {
+                        project_id,
+                        note: note.clone(),
+                        reviewer: reviewer.clone(),
+                        seen: seen.map(|seen| *seen),
+                    })
+                    .collect();
+                self.with_store(move |store| store.mark_all_reviewed(&workspace, &marks, now))
+                    .await
+                    .map(HistoryReply::Marked)
             }
+            HistoryRequest::DataVersion => self.data_version().await.map(HistoryReply::DataVersion),
             HistoryRequest::TakeSnapshot => self.take_snapshot().await,
         }
     }
@@ -114,9 +151,12 @@ impl WithHistory {
                 None => Ok(None),
             })
             .await?;
+        let window = std::time::Duration::from_secs(self.history.config.rate_window_secs);
+        // In the background: the user's reserve is never spent (DESIGN.md).
         let options = WalkOptions {
             detail_requests: self.history.config.detail_requests,
-            window: std::time::Duration::from_secs(self.history.config.rate_window_secs),
+            window,
+            reserve: Some(crate::tui::screens::paged::reserve),
         };
         let progress = self.history.progress.clone();
         let mut phase = String::new();
@@ -130,7 +170,14 @@ impl WithHistory {
             || clock.now(),
             |event| {
                 match event {
-                    WalkEvent::Planned(_) => return,
+                    // Said before the walk starts, with its cost.
+                    WalkEvent::Planned(plan) => {
+                        if let Some(progress) = &progress {
+                            let _ = progress
+                                .send(ClientNotice::SnapshotPlanned(announce(&plan, window)));
+                        }
+                        return;
+                    }
                     WalkEvent::Phase(name) => {
                         phase = name;
                         items = 0;
@@ -150,6 +197,26 @@ impl WithHistory {
             .await
             .map(HistoryReply::SnapshotTaken)
     }
+}
+
+/// A background snapshot said before it starts, with its cost: "snapshot of
+/// 5,000 projects: about 60 requests over 2 min" (whole rate windows at the
+/// limit's pace; no time when the service reported no limit).
+pub fn announce(plan: &WalkPlan, window: std::time::Duration) -> String {
+    let requests = plan.list_requests + plan.detail_requests;
+    let over = match plan.rate_limit {
+        Some((limit, _)) if limit > 0 => {
+            let windows =
+                u32::try_from(requests.div_ceil(u64::from(limit)).max(1)).unwrap_or(u32::MAX);
+            let said = walk::describe_duration(window * windows);
+            format!(" over {}", said.trim_start_matches("about "))
+        }
+        _ => String::new(),
+    };
+    format!(
+        "snapshot of {} projects: about {requests} requests{over}",
+        thousands(plan.projects)
+    )
 }
 
 /// The diff between the snapshots `between` names, or the newest two.

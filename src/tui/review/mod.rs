@@ -4,4 +4,5 @@
 
 pub mod executor;
 pub mod request;
+pub mod shown;
 pub mod start;

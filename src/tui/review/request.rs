@@ -1,7 +1,7 @@
 //! What screens ask of the history store, and what comes back. Screens never
 //! open the file: they return these inside an effect, as they do API requests.
 
-use crate::history::{Change, ReviewMark, SnapshotInfo};
+use crate::history::{Change, ReviewMark, SeenState, SnapshotInfo};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum HistoryRequest {
@@ -12,11 +12,15 @@ pub enum HistoryRequest {
     Snapshots,
     /// The workspace's reviewed marks.
     Marks,
-    /// Marks a project reviewed now, with an optional note.
+    /// Marks projects reviewed now, with one optional note; each holds the
+    /// row as the reviewer saw it.
     Mark {
-        project_id: String,
+        projects: Vec<(String, Option<Box<SeenState>>)>,
         note: Option<String>,
     },
+    /// SQLite's `data_version` of the history file: it moves when another
+    /// process records a snapshot or a mark.
+    DataVersion,
     /// Walks the workspace within the budget and records a snapshot.
     TakeSnapshot,
 }
@@ -36,6 +40,7 @@ pub enum HistoryReply {
     Changes(Box<ChangeSet>),
     Snapshots(Vec<SnapshotInfo>),
     Marks(Vec<ReviewMark>),
-    Marked(ReviewMark),
+    Marked(Vec<ReviewMark>),
+    DataVersion(i64),
     SnapshotTaken(SnapshotInfo),
 }

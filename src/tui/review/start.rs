@@ -50,7 +50,11 @@ fn read(
     now: OffsetDateTime,
 ) -> Result<(Option<SnapshotSeed>, bool), HistoryError> {
     let store = Store::open(path)?;
-    let due = store.snapshot_due(workspace_id, config.snapshot_max_age(), now)?;
+    // `snapshot_max_age = "off"`: never in the background.
+    let due = match config.snapshot_max_age() {
+        Some(max_age) => store.snapshot_due(workspace_id, max_age, now)?,
+        None => false,
+    };
     let insights = store.latest_insights(workspace_id)?;
     let first_page = store.first_inventory_page(workspace_id)?;
     let taken_at = insights

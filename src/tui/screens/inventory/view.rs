@@ -356,6 +356,11 @@ impl InventoryScreen {
             ),
             Span::styled(format!("  {}", fit(&item.id, 40)), theme.dim),
         ])];
+        left.extend(crate::tui::review::shown::review_block(
+            self.reviewed.get(&item.id),
+            theme,
+            width,
+        ));
         let description = item
             .description
             .as_deref()

@@ -129,6 +129,8 @@ pub struct ProjectScreen {
     pub embed: Option<EmbedUrl>,
     /// The project and inventory panes scroll together (j/k, ctrl-d/ctrl-u).
     panes: [ScrollPane; 2],
+    /// The project's reviewed mark, kept current by the App.
+    pub review: Option<crate::history::ReviewMark>,
 }
 
 impl ProjectScreen {
@@ -150,6 +152,7 @@ impl ProjectScreen {
             security: None,
             embed: None,
             panes: Default::default(),
+            review: None,
         }
     }
 
@@ -513,7 +516,15 @@ impl Screen for ProjectScreen {
         } else {
             main_area.width
         };
-        let project_lines = self.project_lines(view, left_width as usize);
+        let mut project_lines = self.project_lines(view, left_width as usize);
+        if self.review.is_some() {
+            project_lines.push(Line::default());
+            project_lines.extend(crate::tui::review::shown::review_block(
+                self.review.as_ref(),
+                theme,
+                left_width as usize,
+            ));
+        }
         let facts = self.fact_lines(view);
 
         let block = |title: &'static str| rule(theme).title(Span::styled(title, theme.title));

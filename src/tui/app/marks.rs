@@ -1,0 +1,189 @@
+//! `m`: marking projects reviewed. With rows marked (space), every marked
+//! row, as `v` and `u` act on them, with one note for all; else the cursor's
+//! row, and the cursor moves on to the next; on the project screen, its
+//! project. Each mark holds the row as the reviewer saw it, with the time its
+//! page was read, so a change made before the mark is never a change since.
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::text::Span;
+use time::OffsetDateTime;
+
+use super::App;
+use crate::api::model::InventoryItem;
+use crate::history::{ProjectState, SeenState};
+use crate::text::fit;
+use crate::tui::effect::{Cx, ErrorInfo, Request, Slot};
+use crate::tui::nav::Tab;
+use crate::tui::review::request::{HistoryReply, HistoryRequest};
+use crate::tui::widgets::input::TextField;
+
+/// The note typed when marking projects reviewed.
+#[derive(Debug)]
+pub struct NoteInput {
+    /// Each project with the row the reviewer saw.
+    pub projects: Vec<(String, Option<Box<SeenState>>)>,
+    /// What the field's title names: the project, or how many.
+    pub name: String,
+    pub field: TextField,
+    /// The cursor moves to the next row once marked (no rows were marked).
+    advance: bool,
+}
+
+impl App {
+    /// When the rows on screen were read: the snapshot's time while its rows
+    /// are shown, else the newest page's.
+    fn rows_read_at(&self, now: OffsetDateTime) -> OffsetDateTime {
+        self.history
+            .seeded_at
+            .or(self.inventory.list.loaded_at)
+            .unwrap_or(now)
+    }
+
+    /// `m` on the inventory or the project screen: asks for a note.
+    pub(super) fn begin_mark(&mut self, cx: &mut Cx) {
+        if !self.history.enabled {
+            cx.notify("reviewed marks need the history file".into());
+            return;
+        }
+        if self.tab != Tab::Inventory {
+            cx.notify("mark a project reviewed from the inventory (2)".into());
+            return;
+        }
+        let marked_rows = self.project.is_none() && self.inventory.list.marked_count() > 0;
+        let read_at = self.rows_read_at(cx.now);
+        // Each project with the row the reviewer saw and when it was read; a
+        // project screen without a row marks what it cannot show as unknown.
+        let seen = |item: &InventoryItem, read_at: OffsetDateTime| SeenState {
+            state: ProjectState::from_item(item),
+            read_at,
+        };
+        let projects: Vec<(String, String, Option<SeenState>)> = match &self.project {
+            Some(project) => {
+                let target = project.project_ref();
+                let row = project.facts.row.as_ref();
+                let seen = row.map(|(item, source)| seen(item, source.read_at().unwrap_or(read_at)));
+                let name = target.name.clone().unwrap_or_else(|| target.id.clone());
+                vec![(target.id, name, seen)]
+            }
+            None => {
+                let rows: Vec<&InventoryItem> = if marked_rows {
+                    self.inventory.list.marked_rows()
+                } else {
+                    self.inventory.selected_item().into_iter().collect()
+                };
+                rows.into_iter()
+                    .map(|item| {
+                        let name = item.name.clone().unwrap_or_else(|| item.id.clone());
+                        (item.id.clone(), name, Some(seen(item, read_at)))
+                    })
+                    .collect()
+            }
+        };
+        let [(first_id, first_name, _), ..] = projects.as_slice() else {
+            cx.notify("select a project to mark it reviewed".into());
+            return;
+        };
+        let (name, note) = match projects.len() {
+            1 => (
+                first_name.clone(),
+                self.inventory
+                    .reviewed
+                    .get(first_id)
+                    .and_then(|mark| mark.note.clone())
+                    .unwrap_or_default(),
+            ),
+            count => (format!("{count} marked projects"), String::new()),
+        };
+        let projects = projects
+            .into_iter()
+            .map(|(id, _, seen)| (id, seen.map(Box::new)))
+            .collect();
+        self.history.note = Some(NoteInput {
+            projects,
+            name,
+            field: TextField::new(note),
+            advance: self.project.is_none() && !marked_rows,
+        });
+    }
+
+    /// A key while the note field is open; it takes every key.
+    pub(super) fn note_key(&mut self, key: &KeyEvent, cx: &mut Cx) {
+        let Some(note) = &mut self.history.note else {
+            return;
+        };
+        match key.code {
+            KeyCode::Esc => self.history.note = None,
+            KeyCode::Enter => {
+                let text = note.field.value().trim().to_owned();
+                let projects = std::mem::take(&mut note.projects);
+                let advance = note.advance;
+                self.history.note = None;
+                self.history.mark_pending = Some(cx.fetch(
+                    Slot::ReviewMark,
+                    Request::History(HistoryRequest::Mark {
+                        projects,
+                        note: (!text.is_empty()).then_some(text),
+                    }),
+                ));
+                if advance {
+                    let next = self.inventory.list.selected + 1;
+                    self.inventory.list.select(next);
+                }
+            }
+            _ => {
+                note.field.handle_key(key);
+            }
+        }
+    }
+
+    /// The marks written, or why not.
+    pub(super) fn marked(&mut self, reply: Result<HistoryReply, ErrorInfo>, cx: &mut Cx) {
+        match reply {
+            Ok(HistoryReply::Marked(marks)) => {
+                let said = match marks.as_slice() {
+                    [one] => fit(one.name.as_deref().unwrap_or(&one.project_id), 40),
+                    many => crate::tui::widgets::count(many.len() as i64, "project"),
+                };
+                cx.notify(format!("marked {said} reviewed"));
+                for mark in marks {
+                    self.inventory.reviewed.insert(mark);
+                }
+            }
+            Ok(_) => {}
+            Err(error) => cx.notify(format!("cannot mark: {}", fit(&error.summary, 60))),
+        }
+    }
+
+    /// The open project screen shows its project's mark as the marks now stand.
+    pub(super) fn show_review_on_project(&mut self) {
+        if let Some(project) = &mut self.project {
+            project.review = self.inventory.reviewed.get(&project.target.id).cloned();
+        }
+    }
+
+    /// The note field, over the body, while it is open.
+    pub(super) fn draw_note(&self, frame: &mut ratatui::Frame, area: ratatui::layout::Rect) {
+        use ratatui::widgets::{Block, Borders, Clear};
+        let Some(note) = &self.history.note else {
+            return;
+        };
+        let popup = crate::tui::widgets::centered(area, area.width.saturating_sub(8).min(72), 4);
+        frame.render_widget(Clear, popup);
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(self.theme.accent)
+            .title(Span::styled(
+                format!(" Mark {} reviewed ", fit(&note.name, 40)),
+                self.theme.title,
+            ));
+        let inner = block.inner(popup);
+        frame.render_widget(block, popup);
+        note.field.draw(
+            frame,
+            inner,
+            &self.theme,
+            "note (optional)",
+            Some(("enter mark · esc cancel", self.theme.dim)),
+        );
+    }
+}

@@ -1,0 +1,55 @@
+//! A reviewed mark as the dashboard says it, where the reviewer looks: the
+//! project screen and the inventory's detail pane.
+
+use ratatui::text::{Line, Span};
+
+use crate::history::ReviewMark;
+use crate::text::fit;
+use crate::tui::theme::Theme;
+
+/// The review as the project screen and the detail pane say it: who, when,
+/// the note, and what changed since. Empty for a project not marked.
+pub fn review_lines(mark: Option<&ReviewMark>) -> Vec<String> {
+    let Some(mark) = mark else {
+        return Vec::new();
+    };
+    let who = mark.reviewer.as_deref().unwrap_or("someone");
+    let mut lines = vec![format!(
+        "reviewed by {who}, {} UTC",
+        crate::timefmt::date_time(mark.marked_at)
+    )];
+    if let Some(note) = &mark.note {
+        lines.push(format!("note: {note}"));
+    }
+    let glyph = match mark.changed_since_review {
+        Some(true) => "Δ ",
+        Some(false) => "✓ ",
+        None => "",
+    };
+    lines.push(format!("{glyph}{}", mark.since_review()));
+    lines
+}
+
+/// [`review_lines`] styled for a pane `width` cells wide: the verdict in the
+/// colour of its state, the rest dim. Every part is sanitized (a note, a
+/// reviewer's name and a project's name are text from elsewhere).
+pub fn review_block(mark: Option<&ReviewMark>, theme: &Theme, width: usize) -> Vec<Line<'static>> {
+    let lines = review_lines(mark);
+    let verdict = match mark.and_then(|mark| mark.changed_since_review) {
+        Some(true) => theme.warn,
+        _ => theme.ok,
+    };
+    let count = lines.len();
+    lines
+        .into_iter()
+        .enumerate()
+        .map(|(index, line)| {
+            let style = if index + 1 == count {
+                verdict
+            } else {
+                theme.dim
+            };
+            Line::from(Span::styled(fit(&line, width), style))
+        })
+        .collect()
+}
