@@ -16,6 +16,7 @@ pub mod paths;
 pub mod rng;
 pub mod server;
 pub mod session;
+pub mod stderr;
 pub mod text;
 pub mod timefmt;
 pub mod tui;

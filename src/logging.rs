@@ -29,6 +29,8 @@ pub fn to_file(dir: &Path) -> std::io::Result<PathBuf> {
 pub fn to_stderr(default: &str) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter(default))
-        .with_writer(std::io::stderr)
+        // Colours would only show as escapes: the writer escapes every control.
+        .with_ansi(false)
+        .with_writer(crate::stderr::LogWriter::default)
         .try_init();
 }

@@ -498,7 +498,10 @@ mod tests {
 
     #[test]
     fn tag_characters_are_escaped_assigned_or_not() {
-        assert_eq!(escape_invisible("a\u{e0000}\u{e0002}\u{e007f}"), "a\\u{e0000}\\u{e0002}\\u{e007f}");
+        assert_eq!(
+            escape_invisible("a\u{e0000}\u{e0002}\u{e007f}"),
+            "a\\u{e0000}\\u{e0002}\\u{e007f}"
+        );
     }
 
     #[test]
@@ -527,7 +530,10 @@ mod tests {
             "not copied: it holds \\x1b, a control, line break or invisible character"
         );
         for hostile in crate::hostile::hostile_strings() {
-            if hostile.chars().any(|ch| ch.is_control() || is_invisible_or_control(ch)) {
+            if hostile
+                .chars()
+                .any(|ch| ch.is_control() || is_invisible_or_control(ch))
+            {
                 assert!(refused(&hostile).is_some(), "{hostile:?}");
             }
         }

@@ -70,7 +70,10 @@ pub async fn execute(command: ContextCommand, global: &GlobalArgs) -> Result<(),
                 .context(&name, ContextOrigin::Flag)
                 .map_err(SessionError::from)?;
             write_current_context(&path, &name).map_err(SessionError::from)?;
-            eprintln!("current context: {name} (in {})", path.display());
+            crate::stderr::line(format_args!(
+                "current context: {name} (in {})",
+                path.display()
+            ));
             Ok(())
         }
     }

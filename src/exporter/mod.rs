@@ -283,7 +283,7 @@ pub fn main(global: &GlobalArgs, args: ExporterArgs) -> Result<(), ExporterError
         });
     }
     for warning in &warnings {
-        eprintln!("warning: {warning}");
+        crate::stderr::line(format_args!("warning: {warning}"));
     }
     let log = crate::logging::to_file(&crate::paths::data_dir()).map_err(ExporterError::Log)?;
     let runtime = tokio::runtime::Runtime::new().map_err(ExporterError::Runtime)?;
@@ -302,22 +302,22 @@ pub fn main(global: &GlobalArgs, args: ExporterArgs) -> Result<(), ExporterError
             let warning = format!(
                 "listening on {addr}, beyond this machine: anyone who can reach it reads the workspace's metrics"
             );
-            eprintln!("warning: {warning}");
+            crate::stderr::line(format_args!("warning: {warning}"));
             tracing::warn!("{warning}");
         }
         for target in &targets {
             tracing::info!(%addr, context = ?target.context, workspace = %target.plan.workspace, watched = target.plan.watch.len(), "exporter starting");
         }
         let exporter = start_many(targets, Clock::system(), listener).map_err(ExporterError::Serve)?;
-        eprintln!(
+        crate::stderr::line(format_args!(
             "vantage exporter: serving {} (log: {})",
             exporter.metrics_url(),
             log.display()
-        );
+        ));
         tokio::select! {
             served = exporter.serve() => served,
             () = shutdown_signal() => {
-                eprintln!("vantage exporter: shutting down");
+                crate::stderr::line(format_args!("vantage exporter: shutting down"));
                 Ok(())
             }
         }

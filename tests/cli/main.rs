@@ -1,5 +1,7 @@
 //! The real binary's script commands against an in-process reference server:
 //! exit codes, errors and exports.
+// A test's own notes on stderr are not service text (see src/stderr.rs).
+#![allow(clippy::disallowed_macros)]
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -11,6 +13,7 @@ mod export;
 mod exporter;
 mod exporter_contexts;
 mod history;
+mod hostile_stderr;
 mod members;
 mod scans_traffic;
 mod warnings;

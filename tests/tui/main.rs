@@ -8,6 +8,7 @@ mod support;
 mod bulk_budget;
 mod changes;
 mod contexts;
+mod edges;
 mod header;
 mod inventory_walk;
 mod keys_readme;

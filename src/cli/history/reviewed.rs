@@ -48,17 +48,21 @@ pub async fn run(command: ReviewedCommand, local: &mut Local) -> Result<(), CliE
                 OffsetDateTime::now_utc(),
             )?;
             if mark.changed_since_review.is_none() {
-                eprintln!(
+                crate::stderr::line(format_args!(
                     "note: no snapshot holds project {project_id} yet; changes are measured from the next snapshot that does"
-                );
+                ));
             }
             write_one(&mark, format, None, |width| fields_table(&mark, width))
         }
         ReviewedCommand::Unmark { project_id } => {
             if local.store.unmark_reviewed(&local.workspace, &project_id)? {
-                eprintln!("project {project_id} is no longer marked reviewed");
+                crate::stderr::line(format_args!(
+                    "project {project_id} is no longer marked reviewed"
+                ));
             } else {
-                eprintln!("project {project_id} was not marked reviewed: nothing to remove");
+                crate::stderr::line(format_args!(
+                    "project {project_id} was not marked reviewed: nothing to remove"
+                ));
             }
             Ok(())
         }

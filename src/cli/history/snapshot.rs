@@ -1,7 +1,6 @@
 //! `vantage snapshot`: walk the workspace and record it; `snapshot list` and
 //! `snapshot prune`.
 
-use std::io::IsTerminal;
 use std::time::Duration;
 
 use time::OffsetDateTime;
@@ -52,7 +51,7 @@ pub async fn run(args: SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError
                     .store
                     .prune(&local.workspace, retention, OffsetDateTime::now_utc())?;
             let left = local.store.list(&local.workspace)?.len();
-            eprintln!("pruned {removed} snapshots; {left} kept");
+            crate::stderr::line(format_args!("pruned {removed} snapshots; {left} kept"));
             Ok(())
         }
         None => take(args.format, global).await,
@@ -62,7 +61,7 @@ pub async fn run(args: SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError
 async fn take(format: Option<Format>, global: &GlobalArgs) -> Result<(), CliError> {
     let session = Session::connect(global)?;
     for warning in &session.warnings {
-        eprintln!("warning: {warning}");
+        crate::stderr::line(format_args!("warning: {warning}"));
     }
     let workspace = session.workspace()?.to_owned();
     let config = history_config(&session.config)?;
@@ -73,7 +72,7 @@ async fn take(format: Option<Format>, global: &GlobalArgs) -> Result<(), CliErro
         Some(info) => Some(store.load(&info)?),
         None => None,
     };
-    let on_terminal = std::io::stderr().is_terminal();
+    let on_terminal = crate::stderr::is_terminal();
     let (progress, _task) = Progress::start(&session.client, "snapshot", on_terminal);
     let window = Duration::from_secs(config.rate_window_secs);
     let options = WalkOptions {
@@ -100,10 +99,10 @@ async fn take(format: Option<Format>, global: &GlobalArgs) -> Result<(), CliErro
     progress.clear();
     let info = store.record(&capture, config.retention())?;
     if report.detail_failures > 0 {
-        eprintln!(
+        crate::stderr::line(format_args!(
             "warning: {} member or project reads failed; those names or audience targets are unknown in this snapshot",
             report.detail_failures
-        );
+        ));
     }
     match format {
         Some(format) => write_one(
@@ -126,7 +125,7 @@ async fn take(format: Option<Format>, global: &GlobalArgs) -> Result<(), CliErro
                     report.names_unknown, report.targets_unknown
                 ));
             }
-            eprintln!("{line}");
+            crate::stderr::line(format_args!("{line}"));
         }
         None => {}
     }
