@@ -14,6 +14,7 @@ pub mod hostile;
 pub mod logging;
 pub mod paths;
 pub mod rng;
+pub mod safe_file;
 pub mod server;
 pub mod session;
 pub mod stderr;

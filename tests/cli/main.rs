@@ -14,6 +14,7 @@ mod exporter;
 mod exporter_contexts;
 mod history;
 mod hostile_stderr;
+mod local_files;
 mod members;
 mod scans_traffic;
 mod warnings;

@@ -13,6 +13,7 @@ mod header;
 mod inventory_walk;
 mod keys_readme;
 mod lists;
+mod local_files;
 mod monitor;
 mod palette;
 mod project;
