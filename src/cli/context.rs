@@ -109,7 +109,7 @@ fn write_current_context(path: &Path, name: &str) -> Result<(), SettingsError> {
         path: path.to_path_buf(),
         source,
     };
-    let text = std::fs::read_to_string(path).map_err(read_error)?;
+    let text = crate::config::read_text(path).map_err(read_error)?;
     let updated = crate::config::set_current_context(&text, name).map_err(|error| {
         SettingsError::Invalid {
             path: path.display().to_string(),

@@ -5,6 +5,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use super::file::{WritableByOthers, writable_by_others};
 use super::{API_KEY_ENV, Context, LoadedConfig};
 use crate::api::{ApiKey, ConfigError};
 
@@ -74,6 +75,17 @@ pub enum CredentialError {
         "api_key_command failed: {reason}. Fix the command in {config_path}, or set {API_KEY_ENV}"
     )]
     Command { reason: String, config_path: String },
+    /// The file (or its directory) that holds the command or the key can be
+    /// written by another user: refused, as ssh refuses such a config.
+    #[error(
+        "refusing to {action} from {config_path}: {place}. Whoever can write it could make vantage \
+         run any command as you or use their key; fix the mode, or set {API_KEY_ENV}"
+    )]
+    Untrusted {
+        action: &'static str,
+        config_path: String,
+        place: WritableByOthers,
+    },
     #[error("the API key from {source_name} is not usable: {reason}")]
     Invalid {
         source_name: String,
@@ -169,8 +181,21 @@ pub fn resolve_context_credential(
             )),
         }
     }
+    // What another user may have written is not run, nor used as the key
+    // (ssh refuses a config file others can write, for the same reason).
+    let untrusted = |action: &'static str| {
+        let path = config.path.as_deref().filter(|_| config.exists)?;
+        writable_by_others(path).map(|place| CredentialError::Untrusted {
+            action,
+            config_path: section.clone(),
+            place,
+        })
+    };
     match &connection.api_key_command {
         Some(command) => {
+            if let Some(refused) = untrusted("run api_key_command") {
+                return Err(refused);
+            }
             let key = run_key_command(command).map_err(|reason| CredentialError::Command {
                 reason,
                 config_path: section.clone(),
@@ -181,6 +206,9 @@ pub fn resolve_context_credential(
     }
     match (&connection.api_key, &config.path) {
         (Some(key), Some(path)) => {
+            if let Some(refused) = untrusted("read api_key") {
+                return Err(refused);
+            }
             return found(
                 key.expose_secret().to_owned(),
                 CredentialSource::ConfigFile(path.clone()),

@@ -1,36 +1,18 @@
-//! Hostile local files (issue 22, items 10, 11 and 13): a symlink planted at
-//! the history file's place or beside the config; and the modes of what
-//! vantage creates.
+//! Hostile local files (issue 22, items 10 to 14): a symlink planted at the
+//! history file's place or beside the config, a config or directory another
+//! user can write, a config that is a FIFO or far too large; and the modes of
+//! what vantage creates.
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::time::Duration;
 
-use crate::common::{ENTERPRISE_ADMIN, ENTERPRISE_WS, demo_server};
-use crate::support::Cli;
-
-fn mode(path: &Path) -> u32 {
-    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
-}
+use crate::common::{ENTERPRISE_ADMIN, ENTERPRISE_WS, demo_server, mode, precious, untouched};
+use crate::contexts::Home;
+use crate::support::{Cli, Run};
 
 fn chmod(path: &Path, mode: u32) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
-}
-
-/// A file of the user's that a planted link points at (`~/.bashrc`).
-fn precious(dir: &Path) -> PathBuf {
-    let path = dir.join("precious.txt");
-    std::fs::write(&path, "export PATH=/usr/bin\n").unwrap();
-    chmod(&path, 0o644);
-    path
-}
-
-/// The target of a planted link keeps its mode and its bytes.
-fn untouched(path: &Path) {
-    assert_eq!(
-        std::fs::read_to_string(path).unwrap(),
-        "export PATH=/usr/bin\n"
-    );
-    assert_eq!(mode(path), 0o644, "{} changed mode", path.display());
 }
 
 #[test]
@@ -88,4 +70,99 @@ async fn context_use_never_writes_through_a_planted_temporary_file() {
     assert_eq!(after.permissions().mode() & 0o777, 0o600, "keeps its mode");
     let text = std::fs::read_to_string(&config).unwrap();
     assert!(text.starts_with("current_context = \"b\""), "{text}");
+}
+
+/// A key source's command run with no key in the environment and no
+/// `--api-key-env`, so the file's key sources are tried.
+async fn get_project(home: &Home) -> Run {
+    let args = ["--base-url", "http://127.0.0.1:9", "--workspace", "ws_1"];
+    home.run(&[&args[..], &["projects", "get", "prj_1"]].concat(), &[])
+        .await
+}
+
+#[tokio::test]
+async fn a_key_command_in_a_file_others_can_write_is_not_run() {
+    let marker = tempfile::tempdir().unwrap();
+    let marker = marker.path().join("ran");
+    let home = Home::with_config(&format!(
+        "api_key_command = \"touch '{}'; echo vtg_key\"\n",
+        marker.display()
+    ));
+    chmod(&home.config(), 0o666);
+    let run = get_project(&home).await.expect(3);
+    assert!(!marker.exists(), "the command ran");
+    assert!(
+        run.stderr.contains("refusing to run api_key_command"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(&home.config().display().to_string()),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("mode 666"), "{}", run.stderr);
+}
+
+#[tokio::test]
+async fn a_key_in_a_directory_others_can_write_is_not_used() {
+    let home = Home::with_config("api_key = \"vtg_planted\"\n");
+    chmod(&home.config(), 0o600);
+    chmod(home.dir.path(), 0o777);
+    let run = get_project(&home).await;
+    chmod(home.dir.path(), 0o700);
+    let run = run.expect(3);
+    assert!(
+        run.stderr.contains("refusing to read api_key"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("mode 777"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&home.dir.path().display().to_string()),
+        "{}",
+        run.stderr
+    );
+}
+
+#[tokio::test]
+async fn a_fifo_config_is_refused_at_once() {
+    let cli = Cli::new("http://127.0.0.1:9", "ws_1", "k");
+    let fifo = cli.home.path().join("fifo.toml");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    let run = tokio::time::timeout(
+        Duration::from_secs(20),
+        cli.run(&[
+            "--config",
+            fifo.to_str().unwrap(),
+            "projects",
+            "get",
+            "prj_1",
+        ]),
+    )
+    .await
+    .expect("vantage hung on a FIFO config")
+    .expect(3);
+    assert!(
+        run.stderr.contains("not a regular file (a FIFO)"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[tokio::test]
+async fn a_config_over_a_mebibyte_is_refused_saying_why() {
+    let cli = Cli::new("http://127.0.0.1:9", "ws_1", "k");
+    let config = cli.config_file(&format!("# {}\n", "x".repeat(2 << 20)));
+    let run = cli
+        .run(&[
+            "--config",
+            config.to_str().unwrap(),
+            "projects",
+            "get",
+            "prj_1",
+        ])
+        .await
+        .expect(3);
+    assert!(run.stderr.contains("larger than 1 MiB"), "{}", run.stderr);
 }

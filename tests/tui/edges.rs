@@ -3,6 +3,7 @@
 //! payload holds only what was checked; the plan-gate text and the error log
 //! are escaped (item 1).
 
+use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
@@ -12,7 +13,7 @@ use vantage::tui::app::{App, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Slot};
 
 use crate::common::T0;
-use crate::support::{app, fetches_for, key};
+use crate::support::{app, fetches_for, key, special};
 
 /// The id of issue 22, item 5: a shell line after a line break, a screen
 /// wipe and a bidi override.
@@ -65,6 +66,15 @@ fn screen_text(app: &App) -> String {
     buffer.content().iter().map(|cell| cell.symbol()).collect()
 }
 
+/// Asserts that nothing was copied and the screen says so; the screen.
+fn refused_with_a_note(app: &App, effects: &[Effect]) -> String {
+    let copied = copies(effects);
+    assert!(copied.is_empty(), "copied: {copied:?}");
+    let shown = screen_text(app);
+    assert!(shown.contains("not copied"), "{shown}");
+    shown
+}
+
 fn copies(effects: &[Effect]) -> Vec<String> {
     effects
         .iter()
@@ -81,13 +91,7 @@ fn y_refuses_a_hostile_id_and_says_so() {
         HOSTILE_ID,
     ])))));
     let effects = app.handle(key('y'), T0);
-    assert!(
-        copies(&effects).is_empty(),
-        "copied: {:?}",
-        copies(&effects)
-    );
-    let shown = screen_text(&app);
-    assert!(shown.contains("not copied"), "{shown}");
+    refused_with_a_note(&app, &effects);
 }
 
 #[test]
@@ -141,13 +145,7 @@ fn the_embed_url_copy_refuses_a_hostile_url() {
     let mut app = inventory_answering(Ok(Reply::InventoryPage(Box::new(page_with_ids(&[
         "prj_1",
     ])))));
-    let effects = app.handle(
-        Msg::Key(crossterm::event::KeyEvent::new(
-            crossterm::event::KeyCode::Enter,
-            crossterm::event::KeyModifiers::NONE,
-        )),
-        T0,
-    );
+    let effects = app.handle(special(KeyCode::Enter), T0);
     let (token, _) = fetches_for(&effects, Slot::Project)[0].clone();
     let project = serde_json::from_value(json!({
         "id": "prj_1", "name": "Hostile", "created_at": "2026-01-05T08:00:00Z",
@@ -167,13 +165,7 @@ fn the_embed_url_copy_refuses_a_hostile_url() {
     for ch in "intranet.example.com".chars() {
         app.handle(key(ch), T0);
     }
-    let effects = app.handle(
-        Msg::Key(crossterm::event::KeyEvent::new(
-            crossterm::event::KeyCode::Enter,
-            crossterm::event::KeyModifiers::NONE,
-        )),
-        T0,
-    );
+    let effects = app.handle(special(KeyCode::Enter), T0);
     let (token, _) = fetches_for(&effects, Slot::ProjectWrite)[0].clone();
     let effects = app.handle(
         Msg::Reply {
@@ -186,13 +178,7 @@ fn the_embed_url_copy_refuses_a_hostile_url() {
         },
         T0,
     );
-    assert!(
-        copies(&effects).is_empty(),
-        "copied: {:?}",
-        copies(&effects)
-    );
-    let shown = screen_text(&app);
-    assert!(shown.contains("not copied"), "{shown}");
+    let shown = refused_with_a_note(&app, &effects);
     assert!(!shown.contains("copy sent"), "{shown}");
 }
 

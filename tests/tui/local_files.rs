@@ -2,30 +2,12 @@
 //! exports, the watch list and the palette's history are written 0600, in
 //! directories made 0700, and never through a planted link.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::Arc;
 
 use vantage::tui::effect::{ErrorInfo, ExportFormat, Reply, Request};
 
-use crate::common::{ENTERPRISE_ADMIN, ENTERPRISE_WS};
-
-fn mode(path: &Path) -> u32 {
-    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
-}
-
-/// A file a planted link points at, and the check that it kept mode and bytes.
-fn precious(dir: &Path) -> std::path::PathBuf {
-    let path = dir.join("precious.txt");
-    std::fs::write(&path, "keep me\n").unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
-    path
-}
-
-fn untouched(path: &Path) {
-    assert_eq!(std::fs::read_to_string(path).unwrap(), "keep me\n");
-    assert_eq!(mode(path), 0o644);
-}
+use crate::common::{ENTERPRISE_ADMIN, ENTERPRISE_WS, mode, precious, untouched};
 
 async fn export_to(path: &Path) -> Result<Reply, ErrorInfo> {
     use vantage::api::{ApiKey, Client, ClientConfig};
