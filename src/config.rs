@@ -8,6 +8,7 @@
 
 mod contexts;
 mod credentials;
+mod file;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -25,6 +26,7 @@ pub use credentials::{
     ConfigWarning, CredentialError, CredentialSource, ResolvedCredential,
     resolve_context_credential, resolve_credential,
 };
+pub use file::{MAX_CONFIG_BYTES, WritableByOthers, read_text};
 
 /// The environment variable read when `--api-key-env` is not given.
 pub const API_KEY_ENV: &str = "SERVICE_API_KEY";
@@ -135,7 +137,7 @@ impl LoadedConfig {
         let Some(path) = path else {
             return Ok(Self::default());
         };
-        let text = match std::fs::read_to_string(&path) {
+        let text = match file::read_text(&path) {
             Ok(text) => text,
             Err(error) if !required && error.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(Self {

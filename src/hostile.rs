@@ -5,7 +5,9 @@
 /// Strings that every client must render safely: control characters, ANSI and
 /// OSC escape sequences, DEL and C1 controls, bidi controls, line and paragraph
 /// separators, spreadsheet formulas (OWASP CSV injection), right-to-left text,
-/// combining marks, and length.
+/// combining marks, length, and every family of terminal escape: CSI, OSC
+/// (title, OSC 52 clipboard, OSC 8 links), DCS, APC, PM, SOS, the queries a
+/// terminal answers (DSR, DA), C1 controls in UTF-8, tag characters.
 pub fn hostile_strings() -> Vec<String> {
     vec![
         "\u{1b}[31mRED ALERT\u{1b}[0m \u{1b}[2J\u{1b}[H screen wiped".to_owned(),
@@ -30,5 +32,27 @@ pub fn hostile_strings() -> Vec<String> {
         // Every bidi embedding, override and isolate, and both separators.
         "lre\u{202a} rle\u{202b} pdf\u{202c} lro\u{202d} rlo\u{202e} lri\u{2066} rli\u{2067} fsi\u{2068} pdi\u{2069}".to_owned(),
         "line\u{2028}separator paragraph\u{2029}separator".to_owned(),
+        // OSC 52 ended by ST: sets the clipboard to `echo pwned`.
+        "\u{1b}]52;c;ZWNobyBwd25lZAo=\u{1b}\\ osc52".to_owned(),
+        // Queries whose answers a terminal types into the input: DSR (cursor
+        // position), DA, the window title report, a colour query.
+        "\u{1b}[6n dsr \u{1b}[c da \u{1b}[>0c \u{1b}[21t \u{1b}]10;?\u{7} queries".to_owned(),
+        // DCS (XTGETTCAP, DECRQSS), APC, PM and SOS strings, ended by ST.
+        "\u{1b}P+q544e\u{1b}\\ \u{1b}P$qm\u{1b}\\ dcs \u{1b}_apc\u{1b}\\ \u{1b}^pm\u{1b}\\ \u{1b}Xsos\u{1b}\\".to_owned(),
+        // The same families as C1 controls in UTF-8: DCS, OSC, APC, ST.
+        "c1 dcs\u{90}q\u{9c} osc\u{9d}52;c;eA==\u{7} apc\u{9f}x\u{9c}".to_owned(),
+        // Tag characters, assigned and not, and the other invisible ones.
+        "tags\u{e0001}\u{e0065}\u{e006e}\u{e007f}\u{e0000}\u{e0002} hidden\u{200b}\u{2060}\u{180e}\u{ad}\u{61c}\u{200e}\u{200f}".to_owned(),
+    ]
+}
+
+/// Bytes that are not UTF-8, as a hostile service may send them in a body or a
+/// header: C1 controls as single raw bytes (an 8-bit CSI, OSC, DCS, ST), stray
+/// continuation bytes and an overlong encoding. None may reach a terminal raw.
+pub fn hostile_bytes() -> Vec<Vec<u8>> {
+    vec![
+        b"raw c1 \x9b2J \x9d0;title\x07 \x90q\x9c \x9f apc \x85 nel".to_vec(),
+        b"invalid \xff\xfe \xc0\xaf overlong \xe2\x80 cut".to_vec(),
+        b"\x1b[6n \x9b6n dsr".to_vec(),
     ]
 }

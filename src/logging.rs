@@ -10,13 +10,10 @@ fn filter(default: &str) -> EnvFilter {
 }
 
 /// Logs to `dir/vantage.log`, never to the terminal. Returns the file's path.
+/// The log holds request ids and errors: 0600, never through a planted link.
 pub fn to_file(dir: &Path) -> std::io::Result<PathBuf> {
-    std::fs::create_dir_all(dir)?;
     let path = dir.join("vantage.log");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)?;
+    let file = crate::safe_file::open_private_append(&path)?;
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter("info"))
         .with_ansi(false)
@@ -29,10 +26,10 @@ pub fn to_file(dir: &Path) -> std::io::Result<PathBuf> {
 /// in colour only on a terminal, so a redirected log file or a journal gets
 /// no escape codes.
 pub fn to_stderr(default: &str) {
-    use std::io::IsTerminal;
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter(default))
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_writer(std::io::stderr)
+        // Colours would only show as escapes: the writer escapes every control.
+        .with_ansi(false)
+        .with_writer(crate::stderr::LogWriter::default)
         .try_init();
 }

@@ -116,12 +116,12 @@ struct ServeArgs {
 fn main() -> std::process::ExitCode {
     // color-eyre reports panics; errors a person can fix are one plain line.
     if let Err(err) = color_eyre::install() {
-        eprintln!("warning: {err}");
+        vantage::stderr::line(format_args!("warning: {err}"));
     }
     match run(Cli::parse()) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(report) => {
-            eprintln!("error: {}", one_line(&report));
+            vantage::stderr::line(format_args!("error: {}", one_line(&report)));
             std::process::ExitCode::from(exit_code(&report))
         }
     }
@@ -197,7 +197,7 @@ fn dashboard(global: &GlobalArgs, refresh: Option<u64>) -> Result<()> {
     // key reaches (one is used, several are offered in a picker) before the
     // terminal is touched.
     for warning in &session.warnings {
-        eprintln!("warning: {warning}");
+        vantage::stderr::line(format_args!("warning: {warning}"));
     }
     let log = vantage::logging::to_file(&vantage::paths::data_dir())?;
     tracing::info!(log = %log.display(), "dashboard starting");

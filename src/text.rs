@@ -176,6 +176,9 @@ pub fn is_invisible_or_control(ch: char) -> bool {
     match ch {
         '\u{200c}' | '\u{200d}' => false,
         '\u{80}'..='\u{9f}' => true,
+        // The whole tag block: its unassigned code points are as invisible as
+        // the assigned ones, and some terminals drop them silently.
+        '\u{e0000}'..='\u{e007f}' => true,
         _ => matches!(
             get_general_category(ch),
             Gc::Format | Gc::LineSeparator | Gc::ParagraphSeparator
@@ -188,18 +191,84 @@ pub fn is_invisible_or_control(ch: char) -> bool {
 /// `\u009b` or `\u202e` above (`\u{e0001}` beyond the BMP). Backslashes are
 /// left as they are: this is for people, not for parsing back.
 pub fn escape_invisible(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_invisible_or_control) {
+    escape_invisible_except(text, |_| false)
+}
+
+/// Like [`escape_invisible`], but keeps `\n`: the rule of the stderr edge,
+/// where vantage's own messages may span lines. Text from the service is
+/// escaped whole before it gets there (an error's `Display` is one line).
+pub fn escape_invisible_keep_newlines(text: &str) -> Cow<'_, str> {
+    escape_invisible_except(text, |ch| ch == '\n')
+}
+
+/// Raw bytes that may not be UTF-8 (a body, a header) as safe text: valid
+/// UTF-8 as [`escape_invisible_keep_newlines`], each invalid byte as `\x9b`,
+/// so a C1 control sent as one raw byte never reaches a terminal either.
+pub fn escape_invisible_bytes(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(&escape_invisible_keep_newlines(chunk.valid()));
+        for byte in chunk.invalid() {
+            let _ = write!(out, "\\x{byte:02x}");
+        }
+    }
+    out
+}
+
+fn escape_invisible_except(text: &str, keep: impl Fn(char) -> bool) -> Cow<'_, str> {
+    let hidden = |ch: char| is_invisible_or_control(ch) && !keep(ch);
+    if !text.chars().any(hidden) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
     for ch in text.chars() {
-        if is_invisible_or_control(ch) {
+        if hidden(ch) {
             write_escape(&mut out, ch);
         } else {
             out.push(ch);
         }
     }
     Cow::Owned(out)
+}
+
+/// Text the clipboard may take (OSC 52): an id or a URL that a terminal pastes
+/// as it looks. The copy effect holds only this type, so no copy path can skip
+/// the check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pasteable(String);
+
+/// Why a value was not copied: the first character that a terminal would not
+/// paste as it looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "not copied: it holds {}, a control, line break or invisible character",
+    escape_one(.0)
+)]
+pub struct Unpasteable(pub char);
+
+impl Pasteable {
+    /// Refuses a control or line break (a pasted line runs in a shell), a bidi
+    /// control, a tag or any other invisible format character, ZWNJ and ZWJ
+    /// included: an id or a URL has no use for them.
+    pub fn new(value: &str) -> Result<Self, Unpasteable> {
+        match value
+            .chars()
+            .find(|&ch| is_invisible_or_control(ch) || matches!(ch, '\u{200c}' | '\u{200d}'))
+        {
+            Some(ch) => Err(Unpasteable(ch)),
+            None => Ok(Self(value.to_owned())),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+fn escape_one(ch: &char) -> String {
+    let mut shown = String::new();
+    write_escape(&mut shown, *ch);
+    shown
 }
 
 /// Writes the visible escape of one invisible or control character.
@@ -425,6 +494,49 @@ mod tests {
             assert_eq!(escape_invisible(input), expected, "{input:?}");
         }
         assert!(matches!(escape_invisible("plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn tag_characters_are_escaped_assigned_or_not() {
+        assert_eq!(
+            escape_invisible("a\u{e0000}\u{e0002}\u{e007f}"),
+            "a\\u{e0000}\\u{e0002}\\u{e007f}"
+        );
+    }
+
+    #[test]
+    fn the_stderr_rule_keeps_line_feeds_only() {
+        assert_eq!(
+            escape_invisible_keep_newlines("a\nb\r\tc\u{1b}[6n\u{2028}"),
+            "a\nb\\r\\tc\\x1b[6n\\u2028"
+        );
+        assert_eq!(
+            escape_invisible_bytes(b"ok\n\x9b2J \xe2\x80\xae\xff\x1bP+q\x1b\\"),
+            "ok\n\\x9b2J \\u202e\\xff\\x1bP+q\\x1b\\"
+        );
+    }
+
+    #[test]
+    fn only_visible_text_is_pasteable() {
+        let refused = |value: &str| Pasteable::new(value).err().map(|Unpasteable(ch)| ch);
+        assert_eq!(Pasteable::new("prj_01HXYZ").unwrap().as_str(), "prj_01HXYZ");
+        assert_eq!(refused("https://x.example/a?b=c#d"), None);
+        assert_eq!(refused("prj_1\ncurl x | sh"), Some('\n'));
+        assert_eq!(refused("prj\u{202e}1"), Some('\u{202e}'));
+        assert_eq!(refused("prj\u{200d}1"), Some('\u{200d}'));
+        assert_eq!(refused("prj\u{e0041}"), Some('\u{e0041}'));
+        assert_eq!(
+            Unpasteable('\u{1b}').to_string(),
+            "not copied: it holds \\x1b, a control, line break or invisible character"
+        );
+        for hostile in crate::hostile::hostile_strings() {
+            if hostile
+                .chars()
+                .any(|ch| ch.is_control() || is_invisible_or_control(ch))
+            {
+                assert!(refused(&hostile).is_some(), "{hostile:?}");
+            }
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! ([`ApiError::Decode`]) and configuration we refused ([`ApiError::Config`]).
 //! Its `Display` is one line a person can act on; it never holds the key.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -343,6 +343,12 @@ impl ErrorResponse {
 
 impl fmt::Display for ErrorResponse {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_escaped(f, |line| self.write_unescaped(line))
+    }
+}
+
+impl ErrorResponse {
+    fn write_unescaped(&self, f: &mut String) -> fmt::Result {
         write!(f, "{} (HTTP {})", self.kind, self.status)?;
         match &self.detail {
             // The contract's detail for this type speaks of mutations; a read
@@ -351,13 +357,13 @@ impl fmt::Display for ErrorResponse {
                 f,
                 ": the processing deadline expired; a read changes nothing"
             )?,
-            Some(detail) => write!(f, ": {}", one_line(detail))?,
-            None => write!(f, ": {}", one_line(&self.title))?,
+            Some(detail) => write!(f, ": {detail}")?,
+            None => write!(f, ": {}", self.title)?,
         }
         for error in &self.errors {
             match &error.location {
-                Some(location) => write!(f, "; {}: {}", location, one_line(&error.message))?,
-                None => write!(f, "; {}", one_line(&error.message))?,
+                Some(location) => write!(f, "; {}: {}", location, error.message)?,
+                None => write!(f, "; {}", error.message)?,
             }
         }
         let said = |phrase: &str| {
@@ -386,6 +392,12 @@ impl fmt::Display for ErrorResponse {
 
 impl fmt::Display for TransportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_escaped(f, |line| self.write_unescaped(line))
+    }
+}
+
+impl TransportError {
+    fn write_unescaped(&self, f: &mut String) -> fmt::Result {
         let what = match self.kind {
             TransportKind::Connect => "cannot connect",
             TransportKind::ConnectionDropped => "connection dropped",
@@ -397,9 +409,7 @@ impl fmt::Display for TransportError {
         write!(
             f,
             "{what} ({}) [{} {}]",
-            one_line(&self.message),
-            self.method,
-            self.path
+            self.message, self.method, self.path
         )?;
         if self.unknown_outcome {
             write!(f, "; {UNKNOWN_OUTCOME}")?;
@@ -410,12 +420,16 @@ impl fmt::Display for TransportError {
 
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_escaped(f, |line| self.write_unescaped(line))
+    }
+}
+
+impl DecodeError {
+    fn write_unescaped(&self, f: &mut String) -> fmt::Result {
         write!(
             f,
             "unreadable answer (HTTP {}) at {}: {}",
-            self.status,
-            self.json_path,
-            one_line(&self.message)
+            self.status, self.json_path, self.message
         )?;
         if !self.body_start.is_empty() {
             write!(f, "; body starts \"{}\"", self.body_start)?;
@@ -448,6 +462,19 @@ const UNKNOWN_OUTCOME: &str = "the change may or may not have been applied, chec
 /// instead of interpreted.
 pub(crate) fn one_line(text: &str) -> String {
     crate::text::escape_invisible(text).into_owned()
+}
+
+/// The error on one line, with control characters (and so terminal escape
+/// sequences), bidi controls and other invisible characters made visible
+/// instead of interpreted: escaped whole, so no field of the envelope (an
+/// unknown `type`, `request_id`, a location, every `props` string) is missed.
+fn write_escaped(
+    f: &mut fmt::Formatter<'_>,
+    write: impl FnOnce(&mut String) -> fmt::Result,
+) -> fmt::Result {
+    let mut line = String::new();
+    write(&mut line)?;
+    f.write_str(&crate::text::escape_invisible(&line))
 }
 
 #[cfg(test)]

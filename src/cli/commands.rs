@@ -40,7 +40,9 @@ pub fn run(command: ScriptCommand, global: &GlobalArgs) -> u8 {
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("error: cannot start the async runtime: {error}");
+            crate::stderr::line(format_args!(
+                "error: cannot start the async runtime: {error}"
+            ));
             return exit::FAILURE;
         }
     };
@@ -54,7 +56,7 @@ pub fn run(command: ScriptCommand, global: &GlobalArgs) -> u8 {
         Ok(()) => exit::OK,
         Err(error) => {
             if !error.is_broken_pipe() {
-                eprintln!("error: {error}");
+                crate::stderr::line(format_args!("error: {error}"));
             }
             exit::exit_code(&error)
         }
@@ -75,7 +77,7 @@ async fn execute(command: ScriptCommand, global: &GlobalArgs) -> Result<(), CliE
 async fn execute_service(command: ServiceCommand, global: &GlobalArgs) -> Result<(), CliError> {
     let session = Session::connect(global)?;
     for warning in &session.warnings {
-        eprintln!("warning: {warning}");
+        crate::stderr::line(format_args!("warning: {warning}"));
     }
     if let Some(action) = mutation(&command) {
         refuse_if_read_only(&session, global, &action)?;
@@ -226,7 +228,7 @@ async fn projects(session: &Session, command: ProjectsCommand) -> Result<(), Cli
             let (progress, _task) = start_progress(session, "unpublish", quiet());
             client.unpublish_project(&project_id).await?;
             progress.clear();
-            eprintln!("project {project_id} is offline");
+            crate::stderr::line(format_args!("project {project_id} is offline"));
             print_outcome(&project_id, "offline", &output)
         }
         ProjectsCommand::Publish {
@@ -325,7 +327,10 @@ async fn publish(
         }),
         (DeploymentStatus::Completed, true) => {
             let url = deployment.url.as_deref().unwrap_or("(no url)");
-            eprintln!("published: {}", crate::text::escape_invisible(url));
+            crate::stderr::line(format_args!(
+                "published: {}",
+                crate::text::escape_invisible(url)
+            ));
             Ok(())
         }
         // As `kubectl wait --timeout`: still not done is a failure.
@@ -372,7 +377,7 @@ async fn delete(session: &Session, project_id: &str, yes: bool) -> Result<&'stat
     progress.clear();
     match result {
         Ok(()) => {
-            eprintln!("deleted project {project_id}");
+            crate::stderr::line(format_args!("deleted project {project_id}"));
             Ok("deleted")
         }
         Err(error) if is_project_not_found(&error) => Ok(already_deleted(project_id)),
@@ -385,7 +390,9 @@ fn is_project_not_found(error: &ApiError) -> bool {
 }
 
 fn already_deleted(project_id: &str) -> &'static str {
-    eprintln!("project {project_id} is already deleted (or never existed): nothing to delete");
+    crate::stderr::line(format_args!(
+        "project {project_id} is already deleted (or never existed): nothing to delete"
+    ));
     "already_deleted"
 }
 
@@ -396,15 +403,11 @@ fn confirm_delete(project: &Project) -> Result<(), CliError> {
         .as_deref()
         .map(|name| format!(" ({})", crate::text::escape_invisible(name)))
         .unwrap_or_default();
-    let mut stderr = std::io::stderr().lock();
-    let _ = write!(
-        stderr,
+    crate::stderr::prompt(format_args!(
         "Delete project {}{name}? Without trash in the workspace this cannot be undone.\n\
          Type the project id to confirm: ",
         project.id
-    );
-    let _ = stderr.flush();
-    drop(stderr);
+    ));
     let mut answer = String::new();
     std::io::stdin()
         .lock()

@@ -1,6 +1,7 @@
 //! `vantage context list` and `vantage context use NAME`: the config file's
 //! contexts (named connections). Neither needs a key, and neither ever prints one.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
@@ -10,6 +11,7 @@ use super::options::OutputArgs;
 use super::print::{Field, Row, write_list};
 use super::progress::Progress;
 use crate::config::{ContextOrigin, ContextSummary, LoadedConfig, SettingsError};
+use crate::safe_file::Replacement;
 use crate::session::{GlobalArgs, SessionError};
 
 #[derive(Subcommand, Debug, Clone)]
@@ -70,7 +72,10 @@ pub async fn execute(command: ContextCommand, global: &GlobalArgs) -> Result<(),
                 .context(&name, ContextOrigin::Flag)
                 .map_err(SessionError::from)?;
             write_current_context(&path, &name).map_err(SessionError::from)?;
-            eprintln!("current context: {name} (in {})", path.display());
+            crate::stderr::line(format_args!(
+                "current context: {name} (in {})",
+                path.display()
+            ));
             Ok(())
         }
     }
@@ -104,7 +109,7 @@ fn write_current_context(path: &Path, name: &str) -> Result<(), SettingsError> {
         path: path.to_path_buf(),
         source,
     };
-    let text = std::fs::read_to_string(path).map_err(read_error)?;
+    let text = crate::config::read_text(path).map_err(read_error)?;
     let updated = crate::config::set_current_context(&text, name).map_err(|error| {
         SettingsError::Invalid {
             path: path.display().to_string(),
@@ -113,30 +118,17 @@ fn write_current_context(path: &Path, name: &str) -> Result<(), SettingsError> {
         }
     })?;
     // A sibling file renamed over the old one: never a half-written config.
+    // The sibling gets a random name and O_EXCL (`safe_file::Replacement`), so
+    // a link planted beside the config is never written through.
     let permissions = std::fs::metadata(path).map_err(read_error)?.permissions();
-    let file_name = path
-        .file_name()
-        .map_or_else(|| "config.toml".into(), |name| name.to_string_lossy());
-    let temporary = path.with_file_name(format!(".{file_name}.vantage-tmp"));
-    let renamed = write_private(&temporary, updated.as_bytes())
-        .and_then(|()| std::fs::set_permissions(&temporary, permissions))
-        .and_then(|()| std::fs::rename(&temporary, path));
-    if let Err(source) = renamed {
-        let _ = std::fs::remove_file(&temporary);
-        return Err(write_error(source));
-    }
-    Ok(())
-}
-
-/// Creates `path` readable by its owner alone (the file may hold keys) until
-/// the old file's mode is copied onto it.
-fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options.open(path)?;
-    file.write_all(bytes)?;
-    file.sync_all()
+    let replaced = (|| {
+        let mut replacement = Replacement::new(path)?;
+        #[cfg(unix)]
+        replacement.set_mode(std::os::unix::fs::PermissionsExt::mode(&permissions))?;
+        #[cfg(not(unix))]
+        let _ = permissions;
+        replacement.write_all(updated.as_bytes())?;
+        replacement.commit()
+    })();
+    replaced.map_err(write_error)
 }

@@ -49,7 +49,7 @@ impl Output {
     /// Whether a progress line may be drawn: stderr is a terminal, and stdout is
     /// not the same screen being filled with data.
     pub fn progress_visible(self) -> bool {
-        std::io::stderr().is_terminal()
+        crate::stderr::is_terminal()
             && (self.format == Format::Table || !std::io::stdout().is_terminal())
     }
 

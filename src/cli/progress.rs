@@ -3,7 +3,6 @@
 //! (ignored query parameters, a version mismatch, a spent retry budget) are
 //! printed either way, since a script's log should keep them.
 
-use std::io::Write;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -11,6 +10,7 @@ use tokio::sync::Notify;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::api::{Client, ClientEvent};
+use crate::stderr;
 use crate::text::fit;
 
 /// Redraws at most this often, so a fast export does not flood the terminal.
@@ -147,13 +147,11 @@ impl Progress {
     /// Prints a line on stderr, above the progress line.
     pub fn message(&self, line: &str) {
         let mut state = self.lock();
-        let mut stderr = std::io::stderr().lock();
         if state.shown {
-            let _ = write!(stderr, "\r\x1b[2K");
+            stderr::clear_line();
             state.shown = false;
         }
-        let _ = writeln!(stderr, "{line}");
-        drop(stderr);
+        stderr::line(line);
         self.redraw(&mut state, true);
     }
 
@@ -167,7 +165,7 @@ impl Progress {
     pub fn clear(&self) {
         let mut state = self.lock();
         if state.shown {
-            let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
+            stderr::clear_line();
             state.shown = false;
         }
         state.waiting = false;
@@ -181,7 +179,7 @@ impl Progress {
         // Counts only for lists (items written); a single read shows only retries and waits.
         if state.items == 0 && state.note.is_none() && !state.waiting {
             if state.shown {
-                let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
+                stderr::clear_line();
                 state.shown = false;
             }
             return;
@@ -210,7 +208,7 @@ impl Progress {
             .map(|(columns, _)| usize::from(columns))
             .unwrap_or(80)
             .saturating_sub(1);
-        let _ = write!(std::io::stderr().lock(), "\r\x1b[2K{}", fit(&line, width));
+        stderr::redraw_line(&fit(&line, width));
         state.shown = true;
         state.last_draw = Some(now);
     }

@@ -28,7 +28,10 @@ pub async fn resolve_workspace(session: &Session) -> Result<String, CliError> {
             other => CliError::Session(other),
         })?;
     if let WorkspaceChoice::Discovered(workspace) = &choice {
-        eprintln!("using workspace {}", workspace_label(workspace));
+        crate::stderr::line(format_args!(
+            "using workspace {}",
+            workspace_label(workspace)
+        ));
     }
     Ok(choice.into_id(session)?)
 }

@@ -1,8 +1,6 @@
 //! The `vantage exporter` command: the sessions to serve and their
 //! workspaces, where the log goes, and serving until a signal.
 
-use std::io::IsTerminal;
-
 use tokio::net::TcpListener;
 
 use super::{ExporterArgs, ExporterError, Target, context_plan, start_limited};
@@ -57,10 +55,10 @@ async fn resolve_workspace(
             .map(|name| format!(" ({})", crate::text::escape_invisible(name)))
             .unwrap_or_default();
         let context = context.map(|c| format!("{c}: ")).unwrap_or_default();
-        eprintln!(
+        crate::stderr::line(format_args!(
             "{context}using workspace {}{name}, the one this key reaches",
             crate::text::escape_invisible(&workspace.id)
-        );
+        ));
     }
     choice.into_id(session)
 }
@@ -69,7 +67,7 @@ async fn resolve_workspace(
 /// operator's screen stays quiet), stderr otherwise, so that systemd's journal
 /// or a container runtime gets it, without colour codes (as node_exporter logs).
 fn start_logging() -> Result<String, ExporterError> {
-    if std::io::stderr().is_terminal() {
+    if crate::stderr::is_terminal() {
         let path =
             crate::logging::to_file(&crate::paths::data_dir()).map_err(ExporterError::Log)?;
         Ok(path.display().to_string())
@@ -92,7 +90,7 @@ pub fn main(global: &GlobalArgs, args: ExporterArgs) -> Result<(), ExporterError
         }
     }
     for warning in &warnings {
-        eprintln!("warning: {warning}");
+        crate::stderr::line(format_args!("warning: {warning}"));
     }
     let log = start_logging()?;
     let runtime = tokio::runtime::Runtime::new().map_err(ExporterError::Runtime)?;
@@ -120,7 +118,7 @@ pub fn main(global: &GlobalArgs, args: ExporterArgs) -> Result<(), ExporterError
             let warning = format!(
                 "listening on {addr}, beyond this machine: anyone who can reach it reads the workspace's metrics"
             );
-            eprintln!("warning: {warning}");
+            crate::stderr::line(format_args!("warning: {warning}"));
             tracing::warn!("{warning}");
         }
         for target in &targets {
@@ -128,10 +126,10 @@ pub fn main(global: &GlobalArgs, args: ExporterArgs) -> Result<(), ExporterError
         }
         let mut exporter = start_limited(targets, Clock::system(), listener, args.connection_limits())
             .map_err(ExporterError::Serve)?;
-        eprintln!(
+        crate::stderr::line(format_args!(
             "vantage exporter: serving {} (log: {log})",
             exporter.metrics_url(),
-        );
+        ));
         if log != "stderr" {
             // The log is in a file: the watch list's problems, found by the
             // first cycle, are said here too, once.
@@ -143,7 +141,7 @@ pub fn main(global: &GlobalArgs, args: ExporterArgs) -> Result<(), ExporterError
         tokio::select! {
             served = exporter.serve() => served,
             () = shutdown_signal() => {
-                eprintln!("vantage exporter: shutting down");
+                crate::stderr::line(format_args!("vantage exporter: shutting down"));
                 Ok(())
             }
         }
@@ -154,12 +152,12 @@ pub fn main(global: &GlobalArgs, args: ExporterArgs) -> Result<(), ExporterError
 fn warn_watch_problems(exporter: &super::RunningExporter) {
     for cache in &exporter.caches {
         for (id, problem) in cache.snapshot().watch_problems {
-            eprintln!(
+            crate::stderr::line(format_args!(
                 "warning: watched project {}: {}; asked again every {} minutes",
                 crate::text::escape_invisible(&id),
                 problem.describe(),
                 super::standing::RECHECK.whole_minutes()
-            );
+            ));
         }
     }
 }

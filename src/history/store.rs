@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rusqlite::{Connection, Transaction, TransactionBehavior, params};
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior, params};
 use time::OffsetDateTime;
 
 use super::document::{Document, StoredDocument};
@@ -51,25 +51,10 @@ pub(super) fn from_ms(ms: i64) -> OffsetDateTime {
 }
 
 /// Creates `path` readable by its owner only, before SQLite opens it (SQLite
-/// gives its `-wal` and `-shm` files the same mode), and tightens an existing one.
+/// gives its `-wal` and `-shm` files the same mode), and tightens an existing
+/// one; a symlink at its place is refused (`safe_file`).
 fn create_private(path: &Path) -> std::io::Result<()> {
-    if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
-    }
-    let mut options = std::fs::OpenOptions::new();
-    options.create(true).append(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-        options.mode(0o600);
-        let file = options.open(path)?;
-        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    }
-    #[cfg(not(unix))]
-    {
-        options.open(path)?;
-    }
-    Ok(())
+    crate::safe_file::open_private_append(path).map(drop)
 }
 
 impl Store {
@@ -85,7 +70,12 @@ impl Store {
             path: path.to_path_buf(),
             source,
         })?;
-        let mut connection = Connection::open(path).map_err(opened)?;
+        // NOFOLLOW: a link planted between our check and this open is refused too.
+        let mut connection = Connection::open_with_flags(
+            path,
+            OpenFlags::default() | OpenFlags::SQLITE_OPEN_NOFOLLOW,
+        )
+        .map_err(opened)?;
         connection.busy_timeout(BUSY_TIMEOUT).map_err(opened)?;
         // Switching to WAL takes an exclusive lock: only a file not yet in WAL does it.
         let mode: String = connection

@@ -100,12 +100,12 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
             .app
             .store
             .read(|data| (data.workspaces.len(), data.projects.len()));
-        eprintln!(
+        crate::stderr::line(format_args!(
             "vantage serve: listening on {} ({workspaces} workspaces, {projects} projects); keys: vantage serve --print-credentials",
             running.base_url()
-        );
+        ));
         shutdown_signal().await;
-        eprintln!("vantage serve: shutting down");
+        crate::stderr::line(format_args!("vantage serve: shutting down"));
         running.stop().await;
         Ok(())
     })

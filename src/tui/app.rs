@@ -305,7 +305,10 @@ impl App {
                 Effect::Copy(text) => {
                     // OSC 52 has no answer: whether the terminal took it is unknown.
                     self.notice = Some((
-                        format!("copy sent to the terminal (OSC 52): {}", fit(text, 40)),
+                        format!(
+                            "copy sent to the terminal (OSC 52): {}",
+                            fit(text.as_str(), 40)
+                        ),
                         now,
                     ));
                     self.dirty = true;

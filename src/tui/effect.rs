@@ -274,7 +274,7 @@ pub enum Effect {
         request: Box<Request>,
     },
     /// Put text on the clipboard (OSC 52).
-    Copy(String),
+    Copy(crate::text::Pasteable),
     Quit,
 }
 
@@ -296,7 +296,14 @@ pub enum Gate {
 }
 
 impl Gate {
+    /// One line for the screen. Plans, features, scopes, locations and finding
+    /// refs are the service's words: the dashboard's rule applies here, before
+    /// any screen or the error log shows them.
     pub fn explain(&self) -> String {
+        crate::text::sanitize_line(&self.explain_unescaped()).into_owned()
+    }
+
+    fn explain_unescaped(&self) -> String {
         match self {
             Gate::Plan(plan) => {
                 format!("This needs the {plan} plan. Ask a workspace owner to upgrade.")
@@ -401,10 +408,27 @@ impl<'a> Cx<'a> {
         self.effects.push(effect);
     }
 
-    /// Puts `text`, when there is one (a selected row's id), on the clipboard.
+    /// Puts `text`, when there is one (a selected row's id), on the clipboard
+    /// (see [`Cx::try_copy`]).
     pub fn copy(&mut self, text: Option<&str>) {
         if let Some(text) = text {
-            self.effects.push(Effect::Copy(text.to_owned()));
+            self.try_copy(text);
+        }
+    }
+
+    /// Puts `text` on the clipboard, unless a terminal would not paste it as it
+    /// looks: then the status line says why (DESIGN.md, "Output that is safe to
+    /// look at"). Whether it was sent.
+    pub fn try_copy(&mut self, text: &str) -> bool {
+        match crate::text::Pasteable::new(text) {
+            Ok(text) => {
+                self.effects.push(Effect::Copy(text));
+                true
+            }
+            Err(refused) => {
+                self.notify(refused.to_string());
+                false
+            }
         }
     }
 

@@ -13,6 +13,7 @@ use crate::api::model::{ErrorType, PublishRequest};
 use crate::api::{ApiError, Client, ClientEvent, InventoryParams, PageParams};
 use crate::clock::Clock;
 use crate::formats::{CsvWriter, JsonArrayWriter, OutputError};
+use crate::safe_file::Replacement;
 
 #[derive(Clone)]
 pub struct ClientExecutor {
@@ -231,11 +232,10 @@ impl ClientExecutor {
         resume: Resume<'_>,
     ) -> Result<Reply, ErrorInfo> {
         let failed = |message: String| self.local_failure(message);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|err| failed(format!("cannot create {}: {err}", dir.display())))?;
-        }
-        let file = std::fs::File::create(path)
+        // Written beside the target and renamed over it at the end: 0600 (it
+        // holds names and members), never through a planted link, and a failed
+        // export leaves no half file.
+        let file = Replacement::new(path)
             .map_err(|err| failed(format!("cannot create {}: {err}", path.display())))?;
         let out = std::io::BufWriter::new(file);
         let write_err =
@@ -279,7 +279,12 @@ impl ClientExecutor {
                 }
             }
         }
-        sink.finish().map_err(write_err)?;
+        let file = sink
+            .finish()
+            .and_then(|out| out.into_inner().map_err(|err| err.into_error().into()))
+            .map_err(write_err)?;
+        file.commit()
+            .map_err(|err| failed(format!("cannot write {}: {err}", path.display())))?;
         Ok(Reply::Exported {
             path: path.to_path_buf(),
             count,
@@ -307,10 +312,10 @@ impl<W: std::io::Write> Sink<W> {
         }
     }
 
-    fn finish(self) -> Result<(), OutputError> {
+    fn finish(self) -> Result<W, OutputError> {
         match self {
-            Self::Csv(writer) => writer.finish().map(drop),
-            Self::Json(writer) => writer.finish().map(drop),
+            Self::Csv(writer) => writer.finish(),
+            Self::Json(writer) => writer.finish(),
         }
     }
 }

@@ -18,6 +18,7 @@ use super::effect::{Effect, ErrorInfo, Reply, Request, Slot};
 use super::signals::{EndSignal, Incoming, Signals, is_suspend_key, suspend};
 use super::terminal::{self, Tui};
 use crate::clock::Clock;
+use crate::text::Pasteable;
 
 /// The shortest time between two frames (30 frames a second).
 const FRAME: Duration = Duration::from_millis(33);
@@ -182,10 +183,11 @@ fn draw(terminal: &mut Tui, app: &App, clock: &Clock) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Puts text on the clipboard of the terminal, local or over SSH (OSC 52).
-fn copy_osc52(out: &mut impl Write, text: &str) -> std::io::Result<()> {
+/// Puts text on the clipboard of the terminal, local or over SSH (OSC 52):
+/// only text that pastes as it looks (`Pasteable`).
+pub fn copy_osc52(out: &mut impl Write, text: &Pasteable) -> std::io::Result<()> {
     use base64::Engine;
-    let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+    let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_str().as_bytes());
     write!(out, "\u{1b}]52;c;{encoded}\u{7}")?;
     out.flush()
 }

@@ -2,7 +2,6 @@
 //! that a monitor restarted next week watches the same apps. Written atomically
 //! (temporary file, then rename); a file we cannot read is reported and ignored.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -89,30 +88,11 @@ pub fn save(path: &Path, entries: &[WatchEntry]) -> Result<(), WatchlistError> {
         path: path.to_path_buf(),
         source,
     };
-    let dir = path
-        .parent()
-        .filter(|dir| !dir.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(failed)?;
-    let name = path
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "watchlist.json".into());
-    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let body = serde_json::to_vec_pretty(&WatchFile {
+    let mut body = serde_json::to_vec_pretty(&WatchFile {
         version: FILE_VERSION,
         projects: entries.to_vec(),
     })
     .map_err(|err| failed(std::io::Error::other(err)))?;
-    let written = (|| {
-        let mut file = std::fs::File::create(&temp)?;
-        file.write_all(&body)?;
-        file.write_all(b"\n")?;
-        file.sync_all()?;
-        std::fs::rename(&temp, path)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    written.map_err(failed)
+    body.push(b'\n');
+    crate::safe_file::replace(path, &body).map_err(failed)
 }

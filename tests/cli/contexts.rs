@@ -12,22 +12,22 @@ use crate::support::Run;
 
 /// A home with a config file and nothing else: no flags are added, so only
 /// the file, the arguments and `env` decide.
-struct Home {
-    dir: tempfile::TempDir,
+pub(crate) struct Home {
+    pub(crate) dir: tempfile::TempDir,
 }
 
 impl Home {
-    fn with_config(text: &str) -> Self {
+    pub(crate) fn with_config(text: &str) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::write(dir.path().join("config.toml"), text).expect("write config");
         Self { dir }
     }
 
-    fn config(&self) -> PathBuf {
+    pub(crate) fn config(&self) -> PathBuf {
         self.dir.path().join("config.toml")
     }
 
-    async fn run(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+    pub(crate) async fn run(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let output = Command::new(env!("CARGO_BIN_EXE_vantage"))
             .arg("--config")
             .arg(self.config())

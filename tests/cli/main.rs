@@ -1,5 +1,7 @@
 //! The real binary's script commands against an in-process reference server:
 //! exit codes, errors and exports.
+// A test's own notes on stderr are not service text (see src/stderr.rs).
+#![allow(clippy::disallowed_macros)]
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -18,6 +20,8 @@ mod exporter_polling;
 mod exporter_rules;
 mod history;
 mod hostile;
+mod hostile_stderr;
+mod local_files;
 mod members;
 mod review_marks;
 mod scans_traffic;

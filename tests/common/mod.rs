@@ -57,3 +57,30 @@ pub fn first_project(fixture: &Fixture, workspace_id: &str) -> String {
 pub fn http() -> reqwest::Client {
     reqwest::Client::builder().build().expect("http client")
 }
+
+/// A file's permission bits.
+#[cfg(unix)]
+pub fn mode(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// A file of the user's that a planted link points at (`~/.bashrc`), 0644.
+#[cfg(unix)]
+pub fn precious(dir: &std::path::Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("precious.txt");
+    std::fs::write(&path, "export PATH=/usr/bin\n").unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    path
+}
+
+/// The target of a planted link keeps its mode and its bytes.
+#[cfg(unix)]
+pub fn untouched(path: &std::path::Path) {
+    assert_eq!(
+        std::fs::read_to_string(path).unwrap(),
+        "export PATH=/usr/bin\n"
+    );
+    assert_eq!(mode(path), 0o644, "{} changed mode", path.display());
+}

@@ -950,7 +950,7 @@ fn an_embed_url_needs_one_https_origin_and_is_copied() {
     assert!(
         effects
             .iter()
-            .any(|effect| matches!(effect, Effect::Copy(text) if text == url)),
+            .any(|effect| matches!(effect, Effect::Copy(text) if text.as_str() == url)),
         "{effects:?}"
     );
     let shown = render(&app, 120, 35);

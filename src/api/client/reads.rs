@@ -120,8 +120,8 @@ impl Client {
     /// The bounds of a page-by-page walk of the members with `params`
     /// ([`Client::list_members`] at each cursor), as [`Client::inventory_walk`].
     pub fn members_walk(&self, workspace_id: &str, params: &MemberListParams) -> PageWalk {
-        let path = paths::workspace(workspace_id, "/members")
-            .unwrap_or_else(|_| "/members".to_owned());
+        let path =
+            paths::workspace(workspace_id, "/members").unwrap_or_else(|_| "/members".to_owned());
         PageWalk::new("list_members", path, params.limit)
     }
 

@@ -86,11 +86,11 @@ impl Local {
         }
         match store.workspaces()?.as_slice() {
             [only] => {
-                eprintln!(
+                crate::stderr::line(format_args!(
                     "using workspace {}, the only one in the history file {}",
                     crate::text::escape_invisible(only),
                     store.path().display()
-                );
+                ));
                 Ok(Self {
                     workspace: only.clone(),
                     config,

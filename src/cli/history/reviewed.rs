@@ -51,13 +51,13 @@ pub async fn run(command: ReviewedCommand, local: &mut Local) -> Result<(), CliE
                     .store
                     .mark_reviewed(&local.workspace, &new, OffsetDateTime::now_utc())?;
             match mark.reviewed_state_at {
-                Some(at) => eprintln!(
+                Some(at) => crate::stderr::line(format_args!(
                     "marked reviewed as the newest snapshot ({} UTC) shows it",
                     when(Some(at))
-                ),
-                None => eprintln!(
+                )),
+                None => crate::stderr::line(format_args!(
                     "note: no snapshot holds project {project_id} yet; changes are measured from the next snapshot that does"
-                ),
+                )),
             }
             write_one(&mark, format, None, |width| fields_table(&mark, width))
         }
@@ -70,9 +70,13 @@ pub async fn run(command: ReviewedCommand, local: &mut Local) -> Result<(), CliE
                 reviewer.as_deref(),
                 now,
             )? {
-                eprintln!("project {project_id} is no longer marked reviewed");
+                crate::stderr::line(format_args!(
+                    "project {project_id} is no longer marked reviewed"
+                ));
             } else {
-                eprintln!("project {project_id} was not marked reviewed: nothing to remove");
+                crate::stderr::line(format_args!(
+                    "project {project_id} was not marked reviewed: nothing to remove"
+                ));
             }
             Ok(())
         }

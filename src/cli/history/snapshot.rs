@@ -1,7 +1,6 @@
 //! `vantage snapshot`: walk the workspace and record it; `snapshot list` and
 //! `snapshot prune`.
 
-use std::io::IsTerminal;
 use std::time::Duration;
 
 use time::OffsetDateTime;
@@ -53,7 +52,7 @@ pub async fn run(args: SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError
                     .store
                     .prune(&local.workspace, retention, OffsetDateTime::now_utc())?;
             let left = local.store.list(&local.workspace)?.len();
-            eprintln!("pruned {removed} snapshots; {left} kept");
+            crate::stderr::line(format_args!("pruned {removed} snapshots; {left} kept"));
             Ok(())
         }
         None => take(args.format, global).await,
@@ -63,7 +62,7 @@ pub async fn run(args: SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError
 async fn take(format: Option<Format>, global: &GlobalArgs) -> Result<(), CliError> {
     let session = Session::connect(global)?;
     for warning in &session.warnings {
-        eprintln!("warning: {warning}");
+        crate::stderr::line(format_args!("warning: {warning}"));
     }
     // As `inventory` finds it: configured, or the one the key reaches.
     let workspace = resolve_workspace(&session).await?;
@@ -75,7 +74,7 @@ async fn take(format: Option<Format>, global: &GlobalArgs) -> Result<(), CliErro
         Some(info) => Some(store.load(&info)?),
         None => None,
     };
-    let on_terminal = std::io::stderr().is_terminal();
+    let on_terminal = crate::stderr::is_terminal();
     let (progress, _task) = Progress::start(&session.client, "snapshot", on_terminal);
     let window = Duration::from_secs(config.rate_window_secs);
     // Asked for by the user: paced by the client alone, no reserve kept.
@@ -104,10 +103,10 @@ async fn take(format: Option<Format>, global: &GlobalArgs) -> Result<(), CliErro
     progress.clear();
     let info = store.record(&capture, config.retention())?;
     if report.detail_failures > 0 {
-        eprintln!(
+        crate::stderr::line(format_args!(
             "warning: {} member or project reads failed; those names or audience targets are unknown in this snapshot",
             report.detail_failures
-        );
+        ));
     }
     match format {
         Some(format) => write_one(
@@ -130,7 +129,7 @@ async fn take(format: Option<Format>, global: &GlobalArgs) -> Result<(), CliErro
                     report.names_unknown, report.targets_unknown
                 ));
             }
-            eprintln!("{line}");
+            crate::stderr::line(format_args!("{line}"));
         }
         None => {}
     }

@@ -82,11 +82,12 @@ mod tests {
 
     #[test]
     fn generated_data_is_a_valid_fixture_with_hostile_strings() {
-        let fixture = generated(400, 100, 3, datetime!(2026-11-22 00:00 UTC));
-        assert_eq!(fixture.projects.len(), 400);
+        // Every 19th project is named from the hostile set: 600 name each one.
+        let fixture = generated(600, 100, 3, datetime!(2026-11-22 00:00 UTC));
+        assert_eq!(fixture.projects.len(), 600);
         assert_eq!(fixture.memberships.len(), 100);
         let ids: std::collections::HashSet<_> = fixture.projects.iter().map(|p| &p.id).collect();
-        assert_eq!(ids.len(), 400, "project ids are unique");
+        assert_eq!(ids.len(), 600, "project ids are unique");
         let hostile = |s: &str| s.chars().any(|c| c.is_control());
         assert!(
             fixture

@@ -61,7 +61,8 @@ impl App {
             Some(project) => {
                 let target = project.project_ref();
                 let row = project.facts.row.as_ref();
-                let seen = row.map(|(item, source)| seen(item, source.read_at().unwrap_or(read_at)));
+                let seen =
+                    row.map(|(item, source)| seen(item, source.read_at().unwrap_or(read_at)));
                 let name = target.name.clone().unwrap_or_else(|| target.id.clone());
                 vec![(target.id, name, seen)]
             }

@@ -37,9 +37,9 @@ impl App {
             self.notice_expiry(),
             self.history_wake(),
         ]
-            .into_iter()
-            .flatten()
-            .min()
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// When the status notice on screen goes away.

@@ -85,14 +85,9 @@ impl History {
 /// Writes the file whole, through a temporary file and a rename (the
 /// executor's part).
 pub fn save(path: &Path, entries: &[String]) -> std::io::Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let temporary = path.with_extension("tmp");
     let mut text = entries.join("\n");
     text.push('\n');
-    std::fs::write(&temporary, text)?;
-    std::fs::rename(&temporary, path)
+    crate::safe_file::replace(path, text.as_bytes())
 }
 
 #[cfg(test)]

@@ -243,9 +243,13 @@ impl ProjectScreen {
                 self.load(cx);
             }
             (WriteKind::EmbedUrl, Ok(Reply::EmbedUrl(embed))) => {
-                cx.copy(Some(&embed.embed_url));
+                let copied = if cx.try_copy(&embed.embed_url) {
+                    "copy sent (OSC 52)"
+                } else {
+                    "not copied: it holds a control or invisible character"
+                };
                 self.last_write = Some(format!(
-                    "embed URL created, valid until {} UTC; copy sent (OSC 52)",
+                    "embed URL created, valid until {} UTC; {copied}",
                     crate::timefmt::date_time(embed.expires_at)
                 ));
                 self.embed = Some(*embed);

@@ -1,0 +1,89 @@
+//! The dashboard's files under a local attacker (issue 22, items 10 and 13):
+//! exports, the watch list and the palette's history are written 0600, in
+//! directories made 0700, and never through a planted link.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use vantage::tui::effect::{ErrorInfo, ExportFormat, Reply, Request};
+
+use crate::common::{ENTERPRISE_ADMIN, ENTERPRISE_WS, mode, precious, untouched};
+
+async fn export_to(path: &Path) -> Result<Reply, ErrorInfo> {
+    use vantage::api::{ApiKey, Client, ClientConfig};
+    use vantage::tui::executor::ClientExecutor;
+    use vantage::tui::runtime::Executor;
+    let (server, clock) = crate::common::demo_server().await;
+    let client = Client::new(ClientConfig::new(
+        server.base_url(),
+        ApiKey::new(ENTERPRISE_ADMIN).unwrap(),
+    ))
+    .unwrap();
+    let executor = ClientExecutor {
+        client,
+        workspace_id: ENTERPRISE_WS.into(),
+        clock,
+    };
+    executor
+        .execute(Request::ExportInventory {
+            params: Default::default(),
+            format: ExportFormat::Csv,
+            path: path.to_path_buf(),
+            loaded: Arc::new(Vec::new()),
+            next_cursor: None,
+        })
+        .await
+}
+
+#[tokio::test]
+async fn an_export_is_0600_in_a_0700_dir_and_never_written_through_a_link() {
+    let home = tempfile::tempdir().unwrap();
+    let exports = home.path().join("exports");
+    let path = exports.join("inventory.csv");
+    let reply = export_to(&path).await;
+    assert!(matches!(reply, Ok(Reply::Exported { .. })), "{reply:?}");
+    assert_eq!(mode(&exports), 0o700);
+    assert_eq!(mode(&path), 0o600);
+
+    let target = precious(home.path());
+    let planted = exports.join("planted.csv");
+    std::os::unix::fs::symlink(&target, &planted).unwrap();
+    let reply = export_to(&planted).await;
+    assert!(matches!(reply, Ok(Reply::Exported { .. })), "{reply:?}");
+    untouched(&target);
+    assert!(std::fs::symlink_metadata(&planted).unwrap().is_file());
+    assert_eq!(mode(&planted), 0o600);
+}
+
+#[test]
+fn the_watch_list_is_0600_and_never_written_through_a_planted_temporary_file() {
+    use vantage::tui::watchlist::{WatchEntry, load, save};
+    let home = tempfile::tempdir().unwrap();
+    let target = precious(home.path());
+    let path = home.path().join("watchlist.json");
+    // Yesterday's temporary name was this process's id: a guessable place.
+    let guessed = home
+        .path()
+        .join(format!(".watchlist.json.{}.tmp", std::process::id()));
+    std::os::unix::fs::symlink(&target, &guessed).unwrap();
+    let entries = vec![WatchEntry {
+        id: "prj_1".into(),
+        name: None,
+    }];
+    save(&path, &entries).unwrap();
+    untouched(&target);
+    assert_eq!(mode(&path), 0o600);
+    assert_eq!(load(&path).unwrap(), entries);
+}
+
+#[test]
+fn the_palette_history_is_0600_and_never_written_through_a_planted_temporary_file() {
+    let home = tempfile::tempdir().unwrap();
+    let target = precious(home.path());
+    let path = home.path().join("palette_history");
+    std::os::unix::fs::symlink(&target, path.with_extension("tmp")).unwrap();
+    vantage::tui::palette::history::save(&path, &["refresh".to_owned()]).unwrap();
+    untouched(&target);
+    assert_eq!(mode(&path), 0o600);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "refresh\n");
+}
