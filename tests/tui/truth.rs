@@ -433,22 +433,28 @@ fn members_of(
     .unwrap()
 }
 
-#[test]
-fn members_roles_are_filled_for_the_rows_on_screen_one_listing_per_role() {
-    use vantage::api::model::Role;
-    let mut app = app();
+/// Members (`3`) drawn, its first page answered with the users `ids`: the
+/// effects of that answer.
+fn members_on_screen(app: &mut App, ids: &[usize]) -> Vec<vantage::tui::effect::Effect> {
     app.start(NOW);
     let effects = app.handle(key('3'), NOW);
     let (token, _) = fetches_for(&effects, Slot::MemberPage)
         .pop()
         .expect("the first page");
-    screen(&app, 120, 35);
-    let mut effects = reply(
-        &mut app,
+    screen(app, 120, 35);
+    reply(
+        app,
         Slot::MemberPage,
         token,
-        Ok(Reply::MemberPage(Box::new(members_of(&[0, 1, 2], false)))),
-    );
+        Ok(Reply::MemberPage(Box::new(members_of(ids, false)))),
+    )
+}
+
+#[test]
+fn members_roles_are_filled_for_the_rows_on_screen_one_listing_per_role() {
+    use vantage::api::model::Role;
+    let mut app = app();
+    let mut effects = members_on_screen(&mut app, &[0, 1, 2]);
     // Owners, then admins (two pages of them), then members: each listing
     // answers until every row on screen knows its role, and no further.
     let answers: [(Role, &[usize], bool); 4] = [
@@ -487,18 +493,7 @@ fn members_roles_are_filled_for_the_rows_on_screen_one_listing_per_role() {
 #[test]
 fn a_role_no_listing_found_is_shown_as_unknown() {
     let mut app = app();
-    app.start(NOW);
-    let effects = app.handle(key('3'), NOW);
-    let (token, _) = fetches_for(&effects, Slot::MemberPage)
-        .pop()
-        .expect("the first page");
-    screen(&app, 120, 35);
-    let mut effects = reply(
-        &mut app,
-        Slot::MemberPage,
-        token,
-        Ok(Reply::MemberPage(Box::new(members_of(&[0], false)))),
-    );
+    let mut effects = members_on_screen(&mut app, &[0]);
     // Every role is listed; none holds the member (it left meanwhile).
     while let Some((token, _)) = fetches_for(&effects, Slot::MemberRoles).pop() {
         effects = reply(
@@ -536,5 +531,54 @@ fn a_project_found_by_the_palettes_search_says_so_not_the_inventory_list() {
     assert!(
         !shown.contains("searching the service"),
         "the search's notice ended with it"
+    );
+}
+
+#[test]
+fn an_unknown_pii_count_reads_at_least_one_under_the_has_pii_filter() {
+    let mut app = app();
+    inventory_with(&mut app, 3, 3);
+    let shown = text(&screen(&app, 120, 35));
+    assert!(shown.contains("PII ? not sent"), "the legend: {shown}");
+    // The rows a `has_pii=true` list holds have at least one finding each.
+    app.inventory.query.has_pii = Some(true);
+    let shown = text(&screen(&app, 120, 35));
+    let row = shown
+        .lines()
+        .find(|line| line.contains("Project 0"))
+        .expect("the first row");
+    assert!(row.contains("≥1"), "{row}");
+    assert!(
+        shown.contains("PII ≥1 not sent, the filter proves one"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn marked_all_does_not_outlive_the_marks() {
+    let mut app = app();
+    crate::lists::rate(&mut app, 100, 120);
+    inventory_with(&mut app, 100, 187);
+    // `A` loads the rest of the view, then says it marked it all.
+    let effects = app.handle(key('A'), NOW);
+    let (token, _) = fetches_for(&effects, Slot::InventoryPage)
+        .pop()
+        .expect("the next page");
+    reply(
+        &mut app,
+        Slot::InventoryPage,
+        token,
+        Ok(Reply::InventoryPage(Box::new(crate::state::page(
+            100..187,
+            187,
+            false,
+        )))),
+    );
+    assert!(text(&screen(&app, 120, 35)).contains("marked all 187"));
+    app.handle(key('C'), NOW);
+    let shown = text(&screen(&app, 120, 35));
+    assert!(
+        !shown.contains("marked all") && shown.contains("marks cleared"),
+        "{shown}"
     );
 }
