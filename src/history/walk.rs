@@ -163,7 +163,7 @@ pub async fn capture(
         limit: Some(PAGE_SIZE),
         ..InventoryParams::default()
     };
-    let mut projects = Vec::with_capacity(projects_total as usize);
+    let mut projects = Vec::with_capacity(room_for(projects_total));
     let mut first_page = None;
     let mut cursor: Option<String> = None;
     // A service whose paging never ends must not keep the snapshot walking.
@@ -303,7 +303,7 @@ async fn walk_members(
     options: &WalkOptions,
     report_event: &mut impl FnMut(WalkEvent),
 ) -> Result<Vec<MemberState>, ApiError> {
-    let mut members: Vec<MemberState> = Vec::with_capacity(expected as usize);
+    let mut members: Vec<MemberState> = Vec::with_capacity(room_for(expected));
     let mut seen: HashMap<String, usize> = HashMap::new();
     for role in Role::KNOWN {
         report_event(WalkEvent::Phase(format!("members ({role})")));
@@ -383,6 +383,15 @@ async fn list_members(
         }
     }
     Ok(listed)
+}
+
+
+/// Room reserved for a list of `count` items, as the service counted them:
+/// its word sizes a hint, never an allocation (a made-up count of 10^15, or
+/// one below zero, must not abort the walk). The list still grows as it must.
+fn room_for(count: i64) -> usize {
+    const MOST_RESERVED: i64 = 100_000;
+    count.clamp(0, MOST_RESERVED) as usize
 }
 
 #[cfg(test)]

@@ -82,6 +82,18 @@ async fn json_and_jsonl_fail_where_table_and_csv_fail() {
 }
 
 #[tokio::test]
+async fn snapshot_reserves_no_room_for_counts_the_service_made_up() {
+    // Insights' counts size the walk; they are the service's word, not memory
+    // to reserve: a count of 10^15 (or below zero) must not abort the process.
+    for count in [1_000_000_000_000_000, -1] {
+        let service = hostile_service::start(Trick::HugeCounts(count)).await;
+        let run = run(&service, &["snapshot"]).await;
+        assert_eq!(run.code, 0, "{count}: {}", run.stderr);
+        assert!(!run.stderr.contains("panicked"), "{count}: {}", run.stderr);
+    }
+}
+
+#[tokio::test]
 async fn snapshot_stops_under_endless_paging() {
     for trick in [Trick::CursorCycle, Trick::EndlessEmpty] {
         let service = hostile_service::start(trick.clone()).await;

@@ -49,6 +49,9 @@ pub enum Trick {
     NumberTooLarge,
     /// `GET /publish/{deployment}` answers this status, forever.
     Deployment(&'static str),
+    /// Insights counts projects and members beyond any real workspace (and
+    /// below zero): a client that reserves room for them runs out of memory.
+    HugeCounts(i64),
 }
 
 #[derive(Clone)]
@@ -106,14 +109,18 @@ fn member(n: usize) -> Value {
     json!({"user_id": format!("usr_{n}"), "type": "user"})
 }
 
-fn insights() -> Value {
+fn insights(trick: &Trick) -> Value {
     let metric = |value: i64| json!({"value": value, "delta_30d": 0, "delta_window": "30d"});
+    let (projects, members) = match trick {
+        Trick::HugeCounts(count) => (*count, *count),
+        _ => (3, 2),
+    };
     json!({
         "as_of": null,
         "findings": [],
         "summary": {
-            "total_projects": metric(3), "externally_published": metric(3),
-            "workspace_members": metric(2),
+            "total_projects": metric(projects), "externally_published": metric(3),
+            "workspace_members": metric(members),
             "risk": {"needs_review": 3, "review_recommended": 0, "no_review_needed": 0}
         }
     })
@@ -201,7 +208,7 @@ async fn answer(State(service): State<Service>, request: Request) -> Response {
 fn route(trick: &Trick, request: &Request, path: &str, cursor: Option<String>) -> Response {
     let method = request.method().as_str();
     if path.ends_with("/security-center/insights") {
-        return json_response(200, &insights());
+        return json_response(200, &insights(trick));
     }
     let inventory = path.ends_with("/security-center/insights/projects");
     if inventory || path.ends_with("/members") {
