@@ -62,13 +62,27 @@ async fn a_stalled_reader_does_not_time_out_the_next_page() {
 
     // Page 1 is larger than a pipe's buffer, so writing it blocks.
     let filler = "x".repeat(256 * 1024);
+    // Whole items: json and jsonl pass only items the typed formats can read.
+    let item = |id: &str, name: &str| {
+        let mut item = crate::common::hostile_service::item(0);
+        item["id"] = id.into();
+        item["name"] = name.into();
+        item.to_string()
+    };
     let first: &'static str = Box::leak(
         format!(
-            r#"{{"data":[{{"id":"prj_a","name":"{filler}"}}],"pagination":{{"has_more":true,"next_cursor":"c2"}}}}"#
+            r#"{{"data":[{}],"pagination":{{"has_more":true,"next_cursor":"c2"}},"total":2}}"#,
+            item("prj_a", &filler)
         )
         .into_boxed_str(),
     );
-    let second = r#"{"data":[{"id":"prj_b","name":"B"}],"pagination":{"has_more":false,"next_cursor":null}}"#;
+    let last_line = item("prj_b", "B");
+    let second: &'static str = Box::leak(
+        format!(
+            r#"{{"data":[{last_line}],"pagination":{{"has_more":false,"next_cursor":null}},"total":2}}"#
+        )
+        .into_boxed_str(),
+    );
     let asked: Arc<Mutex<Vec<String>>> = Arc::default();
     let log = asked.clone();
     let app = axum::Router::new().fallback(move |request: axum::extract::Request| {
@@ -122,7 +136,7 @@ async fn a_stalled_reader_does_not_time_out_the_next_page() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert_eq!(stdout.lines().count(), 2, "{stderr}");
-    assert!(stdout.ends_with("{\"id\":\"prj_b\",\"name\":\"B\"}\n"));
+    assert!(stdout.ends_with(&format!("{last_line}\n")));
     let asked = asked.lock().unwrap().clone();
     assert_eq!(asked.len(), 2, "page 2 asked for again: {asked:?}");
 }

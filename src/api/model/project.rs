@@ -110,19 +110,17 @@ const RECOGNIZED_TLDS: &[&str] = &[
 pub fn bounded_name<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<String>, D::Error> {
-    let name = Option::<String>::deserialize(deserializer)?;
-    Ok(name.map(
-        |name| match name.char_indices().nth(PROJECT_NAME_MAX_CHARS) {
-            None => name,
-            Some(_) => {
-                let keep = name
-                    .char_indices()
-                    .nth(PROJECT_NAME_MAX_CHARS - 1)
-                    .map_or(name.len(), |(at, _)| at);
-                format!("{}…", &name[..keep])
-            }
-        },
-    ))
+    Ok(Option::<String>::deserialize(deserializer)?.map(cut_name))
+}
+
+/// `name` as [`bounded_name`] reads it.
+pub fn cut_name(name: String) -> String {
+    if name.chars().nth(PROJECT_NAME_MAX_CHARS).is_none() {
+        return name;
+    }
+    let mut cut: String = name.chars().take(PROJECT_NAME_MAX_CHARS - 1).collect();
+    cut.push('…');
+    cut
 }
 
 /// Validates a project name by every rule of the contract's `PATCH` operation.
