@@ -10,4 +10,5 @@ mod demo;
 mod dumb_terminal;
 mod palette_bulk;
 mod project;
+mod refresh_flag;
 mod robustness_terminal;
