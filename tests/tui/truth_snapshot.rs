@@ -77,6 +77,24 @@ fn answer_history(app: &mut App, effects: &[Effect], found: Option<ProjectState>
     )
 }
 
+/// The project screen's read of the project, answered.
+fn answer_read(app: &mut App, effects: &[Effect]) -> Vec<Effect> {
+    let (token, _) = fetches_for(effects, Slot::Project)
+        .pop()
+        .expect("the project is read");
+    let project = serde_json::from_value(serde_json::json!({
+        "id": ID, "name": "Clinic manager 86", "workspace_id": "ws_test",
+        "is_published": true, "publish_audience": "public", "visibility": "workspace_view"
+    }))
+    .unwrap();
+    reply(
+        app,
+        Slot::Project,
+        token,
+        Ok(Reply::Project(Box::new(project))),
+    )
+}
+
 fn inventory_requests(effects: &[Effect]) -> usize {
     fetches(effects)
         .iter()
@@ -89,20 +107,7 @@ fn a_project_in_the_newest_snapshot_opens_with_its_facts_and_age_without_a_searc
     let (mut app, mut effects) = open_by_id();
     effects.extend(answer_history(&mut app, &effects.clone(), Some(state())));
     // The project read answers; the facts are known, so nothing is searched.
-    let (token, _) = fetches_for(&effects, Slot::Project)
-        .pop()
-        .expect("the project is read");
-    let project = serde_json::from_value(serde_json::json!({
-        "id": ID, "name": "Clinic manager 86", "workspace_id": "ws_test",
-        "is_published": true, "publish_audience": "public", "visibility": "workspace_view"
-    }))
-    .unwrap();
-    effects.extend(reply(
-        &mut app,
-        Slot::Project,
-        token,
-        Ok(Reply::Project(Box::new(project))),
-    ));
+    effects.extend(answer_read(&mut app, &effects.clone()));
     assert_eq!(inventory_requests(&effects), 0, "{:?}", fetches(&effects));
 
     let shown = text(&screen(&app, 120, 35));
@@ -124,21 +129,8 @@ fn a_project_in_the_newest_snapshot_opens_with_its_facts_and_age_without_a_searc
 #[test]
 fn a_project_the_snapshot_lacks_is_searched_for_by_name() {
     let (mut app, effects) = open_by_id();
-    let (token, _) = fetches_for(&effects, Slot::Project)
-        .pop()
-        .expect("the project is read");
-    let project = serde_json::from_value(serde_json::json!({
-        "id": ID, "name": "Clinic manager 86", "workspace_id": "ws_test",
-        "is_published": true, "publish_audience": "public", "visibility": "workspace_view"
-    }))
-    .unwrap();
     // The read answers first: the search waits for the history's answer.
-    let read = reply(
-        &mut app,
-        Slot::Project,
-        token,
-        Ok(Reply::Project(Box::new(project))),
-    );
+    let read = answer_read(&mut app, &effects);
     assert_eq!(inventory_requests(&read), 0);
     let searched = answer_history(&mut app, &effects, None);
     let (_, search) = fetches_for(&searched, Slot::ProjectFacts)
