@@ -171,6 +171,33 @@ impl Store {
         self.listed(snapshot_id)
     }
 
+    /// The newest snapshot's state of one project, with the snapshot (for its
+    /// age): `None` when there is no snapshot or the newest does not hold it
+    /// (an older one may, but its facts would be older than the newest's list).
+    pub fn latest_project_state(
+        &self,
+        workspace_id: &str,
+        project_id: &str,
+    ) -> Result<Option<(SnapshotInfo, ProjectState)>, HistoryError> {
+        let Some(latest) = self.latest_snapshot(workspace_id)? else {
+            return Ok(None);
+        };
+        let kind = ProjectState::KIND;
+        let body: Option<String> = self
+            .connection
+            .query_row(
+                &format!(
+                    "SELECT s.body FROM snapshot_{kind} link JOIN state s ON s.id = link.state_id
+                     WHERE link.snapshot_id = ?1 AND s.kind = ?2 AND s.subject = ?3 LIMIT 1"
+                ),
+                params![latest.id, kind, project_id],
+                |row| row.get(0),
+            )
+            .optional()?;
+        body.map(|body| Ok((latest, parse_body(kind, &body)?)))
+            .transpose()
+    }
+
     /// The newest snapshot's insights, with the snapshot (for its age).
     pub fn latest_insights(
         &self,

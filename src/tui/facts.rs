@@ -1,10 +1,12 @@
 //! Facts with a source: a value on screen is what the service said, with its
 //! age, or it says it is unknown. A project's inventory facts (review priority,
 //! edits, visitors, last scan, connectors) come from a loaded row (as of its
-//! page), the newest snapshot (the inventory seeded from it at start), a
-//! search of the inventory that finds the row, or nowhere: then the screen says
-//! "not loaded" and names the key that loads them, never a zero, `never` or
-//! `none` the service did not send.
+//! page), the newest snapshot (the inventory seeded from it at start, else that
+//! snapshot's state of the project, asked of the history without a request to
+//! the service), a search of the inventory that finds the row, or nowhere:
+//! then the screen says "not loaded" and names the key that loads them, never
+//! a zero, `never` or `none` the service did not send. A snapshot's state
+//! lacks edits, visitors and the last scan: those read unknown.
 //!
 //! The inventory cannot be asked for an id (its `query` reads names and
 //! owners), so a row is found by a search for the project's name, matched by id.
@@ -13,7 +15,9 @@ use time::OffsetDateTime;
 
 use crate::api::InventoryParams;
 use crate::api::model::{InventoryItem, InventoryPage};
+use crate::history::ProjectState;
 use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot, answers};
+use crate::tui::review::request::{HistoryReply, HistoryRequest};
 use crate::tui::widgets::ago;
 
 /// Most rows a search for a name asks for: the contract's largest page, so
@@ -77,6 +81,8 @@ impl Source {
 pub enum Missing {
     /// Nothing asked yet (the name is not known until the project loads).
     NotAsked,
+    /// The newest snapshot is asked for the project's state.
+    ReadingSnapshot,
     Searching,
     /// The project has no name to search for.
     Unnamed,
@@ -89,28 +95,60 @@ pub enum Missing {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Facts {
     pub row: Option<(InventoryItem, Source)>,
+    /// Without a row: the newest snapshot's state of the project, and when
+    /// that snapshot was taken.
+    pub snapshot: Option<(ProjectState, OffsetDateTime)>,
     pub missing: Missing,
     pending: Option<u64>,
+    /// Whether the history is still to be asked before the inventory is
+    /// searched (a history file is open, and it was not asked yet).
+    ask_history: bool,
 }
 
 impl Facts {
     pub fn new(row: Option<(InventoryItem, Source)>) -> Self {
         Self {
             row,
+            snapshot: None,
             missing: Missing::NotAsked,
             pending: None,
+            ask_history: false,
         }
+    }
+
+    /// Without a row, the newest snapshot is asked first (free), the
+    /// inventory searched only when it does not hold the project.
+    pub fn with_history(mut self, enabled: bool) -> Self {
+        self.ask_history = enabled;
+        self
     }
 
     pub fn item(&self) -> Option<&InventoryItem> {
         self.row.as_ref().map(|(item, _)| item)
     }
 
-    /// Searches the inventory for the row of the project named `name` (the
-    /// reply is matched by id), unless a row is known or a search runs or
-    /// ran. `force` searches again.
-    pub fn find(&mut self, name: Option<&str>, force: bool, cx: &mut Cx) {
-        if (self.row.is_some() && !force) || self.pending.is_some() {
+    /// Whether `find` can start without the project's name (the history is
+    /// asked by id).
+    pub fn asks_by_id(&self) -> bool {
+        self.ask_history && self.row.is_none() && self.pending.is_none()
+    }
+
+    /// Looks for the facts of project `id`: the newest snapshot's state when
+    /// the history is open and was not asked, else a search of the inventory
+    /// for the row of the project named `name` (the reply is matched by id),
+    /// unless facts are known or a search runs or ran. `force` searches again.
+    pub fn find(&mut self, id: &str, name: Option<&str>, force: bool, cx: &mut Cx) {
+        let known = self.row.is_some() || self.snapshot.is_some();
+        if (known && !force) || self.pending.is_some() {
+            return;
+        }
+        if self.ask_history && self.row.is_none() {
+            self.ask_history = false;
+            let ask = HistoryRequest::ProjectState {
+                project_id: id.to_owned(),
+            };
+            self.pending = Some(cx.fetch(Slot::ProjectFacts, Request::History(ask)));
+            self.missing = Missing::ReadingSnapshot;
             return;
         }
         if !force && self.missing != Missing::NotAsked {
@@ -126,7 +164,7 @@ impl Facts {
         }
     }
 
-    /// The search's answer; true when anything changed.
+    /// The history's or the search's answer; true when anything changed.
     pub fn on_reply(
         &mut self,
         id: &str,
@@ -145,6 +183,19 @@ impl Facts {
                 }
                 None => self.missing = Missing::NotFound,
             },
+            Ok(Reply::History(reply)) => match *reply {
+                HistoryReply::ProjectState(Some(found)) => {
+                    let (info, state) = *found;
+                    self.snapshot = Some((state, info.taken_at));
+                    self.missing = Missing::NotAsked;
+                }
+                // Not in the newest snapshot (or no answer): the search by name is next.
+                _ => self.missing = Missing::NotAsked,
+            },
+            // A history that cannot be read is as one without the project.
+            Err(_) if self.missing == Missing::ReadingSnapshot => {
+                self.missing = Missing::NotAsked;
+            }
             Ok(_) => self.missing = Missing::NotFound,
             Err(error) => self.missing = Missing::Failed(error.summary),
         }
@@ -155,6 +206,7 @@ impl Facts {
     pub fn why_not_loaded(&self) -> String {
         match &self.missing {
             Missing::NotAsked => "not asked yet".to_owned(),
+            Missing::ReadingSnapshot => "reading the newest snapshot…".to_owned(),
             Missing::Searching => "searching the inventory by name…".to_owned(),
             Missing::Unnamed => "the project has no name to search the inventory by".to_owned(),
             Missing::NotFound => "a search by name did not find it".to_owned(),

@@ -19,6 +19,7 @@ mod exporter_health;
 mod exporter_polling;
 mod exporter_rules;
 mod history;
+mod history_project_state;
 mod hostile;
 mod hostile_stderr;
 mod local_files;

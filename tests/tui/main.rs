@@ -26,5 +26,6 @@ mod security_traffic;
 mod state;
 mod triage;
 mod truth;
+mod truth_snapshot;
 mod with_server;
 mod workspace_picker;

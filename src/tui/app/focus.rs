@@ -80,8 +80,9 @@ impl App {
     }
 
     /// Opens the project screen on `open`. A project opened without its row
-    /// takes the loaded one if the inventory has it; the screen searches for
-    /// it otherwise (`facts.rs`), and never makes one up.
+    /// takes the loaded one if the inventory has it; the screen asks the
+    /// newest snapshot, then searches for it otherwise (`facts.rs`), and never
+    /// makes one up.
     pub(super) fn open_project(&mut self, open: ProjectOpen, turn: &mut Turn<'_>) {
         let ProjectOpen {
             project,
@@ -122,7 +123,7 @@ impl App {
             self.with_screen(turn, |screen, _| screen.deactivate());
         }
         self.tab = Tab::Inventory;
-        let facts = Facts::new(row.map(|row| (row, source)));
+        let facts = Facts::new(row.map(|row| (row, source))).with_history(self.history.enabled);
         // What the status line said was about the screen left behind.
         self.notice = None;
         self.focus.project = Some(project.clone());

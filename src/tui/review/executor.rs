@@ -135,6 +135,10 @@ impl WithHistory {
             }
             HistoryRequest::DataVersion => self.data_version().await.map(HistoryReply::DataVersion),
             HistoryRequest::TakeSnapshot => self.take_snapshot().await,
+            HistoryRequest::ProjectState { project_id } => self
+                .with_store(move |store| store.latest_project_state(&workspace, &project_id))
+                .await
+                .map(|state| HistoryReply::ProjectState(state.map(Box::new))),
         }
     }
 

@@ -1,7 +1,7 @@
 //! What screens ask of the history store, and what comes back. Screens never
 //! open the file: they return these inside an effect, as they do API requests.
 
-use crate::history::{Change, ReviewMark, SeenState, SnapshotInfo};
+use crate::history::{Change, ProjectState, ReviewMark, SeenState, SnapshotInfo};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum HistoryRequest {
@@ -23,6 +23,9 @@ pub enum HistoryRequest {
     DataVersion,
     /// Walks the workspace within the budget and records a snapshot.
     TakeSnapshot,
+    /// The newest snapshot's state of one project (the project screen's
+    /// facts when its row is not loaded).
+    ProjectState { project_id: String },
 }
 
 /// The changes between two snapshots, as the Changes screen shows them.
@@ -43,4 +46,6 @@ pub enum HistoryReply {
     Marked(Vec<ReviewMark>),
     DataVersion(i64),
     SnapshotTaken(SnapshotInfo),
+    /// `None` when the newest snapshot does not hold the project.
+    ProjectState(Option<Box<(SnapshotInfo, ProjectState)>>),
 }

@@ -169,10 +169,10 @@ impl ProjectScreen {
         ));
     }
 
-    /// Looks for the inventory row when the screen has none (`facts.rs`).
+    /// Looks for the inventory facts when the screen has none (`facts.rs`).
     fn find_facts(&mut self, force: bool, cx: &mut Cx) {
         let name = self.current_name().map(str::to_owned);
-        self.facts.find(name.as_deref(), force, cx);
+        self.facts.find(&self.target.id, name.as_deref(), force, cx);
     }
 
     /// The project as the monitor's watch list names it: `w` here pins it,
@@ -238,8 +238,9 @@ impl Screen for ProjectScreen {
         if self.project.is_none() && self.load_pending.is_none() {
             self.load(cx);
         }
-        // A known name is searched for at once; an id alone waits for the read.
-        if self.current_name().is_some() {
+        // A known name is searched for at once, the history asked by id; an
+        // id alone waits for the read before a search.
+        if self.current_name().is_some() || self.facts.asks_by_id() {
             self.find_facts(false, cx);
         }
     }
@@ -410,7 +411,12 @@ impl Screen for ProjectScreen {
             }
             Slot::Deployment => return self.on_deployment_reply(token, reply, cx),
             Slot::ProjectFacts => {
-                return self.facts.on_reply(&self.target.id, token, reply, cx.now);
+                let changed = self.facts.on_reply(&self.target.id, token, reply, cx.now);
+                // Not in the snapshot: the search by name, once the name is known.
+                if changed && self.current_name().is_some() {
+                    self.find_facts(false, cx);
+                }
+                return changed;
             }
             Slot::SecurityScans | Slot::ScanFindings => {
                 let answer = Answer { slot, token, reply };

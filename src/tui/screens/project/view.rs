@@ -9,10 +9,12 @@ use ratatui::widgets::Paragraph;
 use time::OffsetDateTime;
 
 use super::{ProjectScreen, WriteAccess};
-use crate::api::model::{ActivityGroup, DeploymentStatus, PublishAudience};
+use crate::api::model::{ActivityGroup, DeploymentStatus, PublishAudience, ReviewPriority};
+use crate::history::ProjectState;
 use crate::text::{display_width, fit, sanitize_multiline};
 use crate::tui::action::Action;
 use crate::tui::effect::Gate;
+use crate::tui::facts::Source;
 use crate::tui::screens::{ScreenView, error_text};
 use crate::tui::theme::priority_label;
 use crate::tui::widgets::{ago, thousands};
@@ -118,7 +120,11 @@ impl ProjectScreen {
         let owner_name = self
             .facts
             .item()
-            .and_then(|item| item.owner.display_name.as_ref());
+            .and_then(|item| item.owner.display_name.as_ref())
+            .or_else(|| {
+                let (state, _) = self.facts.snapshot.as_ref()?;
+                state.owner.as_ref()
+            });
         let owner = match (owner_name, &project.owner_id) {
             (Some(name), Some(id)) => format!("{} · {}", fit(name, 30), fit(id, 40)),
             (Some(name), None) => fit(name, 30),
@@ -211,6 +217,9 @@ impl ProjectScreen {
                 Span::raw(value),
             ])
         };
+        if let (None, Some((state, taken_at))) = (&self.facts.row, &self.facts.snapshot) {
+            return snapshot_lines(state, *taken_at, view);
+        }
         let Some((item, source)) = &self.facts.row else {
             return vec![
                 Line::from(vec![
@@ -412,4 +421,58 @@ impl ProjectScreen {
         }
         lines
     }
+}
+
+/// The newest snapshot's state of the project, under its source and age: the
+/// fields the state keeps, and "unknown" for those it does not (edits,
+/// visitors, messages, last scan), never a zero or `never`.
+fn snapshot_lines(
+    state: &ProjectState,
+    taken_at: OffsetDateTime,
+    view: &ScreenView,
+) -> Vec<Line<'static>> {
+    let theme = view.theme;
+    const LABEL: usize = 15;
+    let row = |label: &str, value: String, style: Style| {
+        Line::from(vec![
+            Span::styled(format!("{label:<LABEL$}"), theme.dim),
+            Span::styled(value, style),
+        ])
+    };
+    let unknown = || "unknown (a snapshot does not keep it)".to_owned();
+    let listed = |values: &[String]| {
+        if values.is_empty() {
+            "none".to_owned()
+        } else {
+            fit(&values.join(", "), 80)
+        }
+    };
+    let priority = ReviewPriority::parse(&state.review_priority);
+    let pii = match state.pii_open {
+        Some(count) => thousands(count),
+        None => "? unknown".to_owned(),
+    };
+    let mut lines = vec![
+        row(
+            "Source",
+            Source::Snapshot(taken_at).describe(view.now),
+            theme.dim,
+        ),
+        row(
+            "Review",
+            priority_label(&priority),
+            theme.priority(&priority),
+        ),
+        row("Edits", unknown(), theme.dim),
+        row("Visitors", unknown(), theme.dim),
+        row("Messages", unknown(), theme.dim),
+        row("Last scan", unknown(), theme.dim),
+        row("Connectors", listed(&state.connectors), theme.base),
+        row("Functions", listed(&state.edge_functions), theme.base),
+        row("Open PII", pii, theme.base),
+    ];
+    if !state.finding_types.is_empty() {
+        lines.push(row("Reasons", listed(&state.finding_types), theme.base));
+    }
+    lines
 }

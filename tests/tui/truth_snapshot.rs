@@ -1,0 +1,145 @@
+//! Issue 24, facts with a source: a project opened without its loaded row
+//! takes the newest local snapshot's state (labelled with its age) before any
+//! request to the service; only a project the snapshot lacks costs a search.
+
+use vantage::history::{ProjectState, SnapshotInfo};
+use vantage::tui::app::App;
+use vantage::tui::effect::{Effect, Reply, Request, Slot};
+use vantage::tui::review::request::{HistoryReply, HistoryRequest};
+
+use crate::lists::inventory_with;
+use crate::screens::{NOW, reply, screen, text};
+use crate::support::{app, fetches, fetches_for, key, special};
+
+const ID: &str = "prj_10befad0e55d";
+
+/// The project as the newest snapshot keeps it: needs review, connected, with
+/// two open personal-data findings; no edits, visitors or last scan (a
+/// snapshot does not keep them).
+fn state() -> ProjectState {
+    ProjectState {
+        id: ID.into(),
+        name: Some("Clinic manager 86".into()),
+        is_published: true,
+        audience: Some("public".into()),
+        audience_targets: Some(Vec::new()),
+        visibility: Some("workspace_view".into()),
+        review_priority: "needs_review".into(),
+        finding_types: vec!["pii".into()],
+        pii_open: Some(2),
+        connectors: vec!["resend".into(), "twilio".into()],
+        edge_functions: Vec::new(),
+        owner: Some("Ada".into()),
+    }
+}
+
+fn snapshot_info() -> SnapshotInfo {
+    SnapshotInfo {
+        id: 7,
+        workspace_id: "ws_test".into(),
+        taken_at: NOW - time::Duration::hours(2),
+        projects: 5000,
+        members: 800,
+    }
+}
+
+/// An App with the history open and three inventory rows loaded (not `ID`),
+/// then `:ID` Enter; the effects of every step after the inventory loaded.
+fn open_by_id() -> (App, Vec<Effect>) {
+    let mut app = app();
+    app.history.enabled = true;
+    inventory_with(&mut app, 3, 3);
+    let mut effects = app.handle(key(':'), NOW);
+    for ch in ID.chars() {
+        effects.extend(app.handle(key(ch), NOW));
+    }
+    effects.extend(app.handle(special(crossterm::event::KeyCode::Enter), NOW));
+    (app, effects)
+}
+
+/// The history's answer to the screen's ask for the project's state.
+fn answer_history(app: &mut App, effects: &[Effect], found: Option<ProjectState>) -> Vec<Effect> {
+    let (token, request) = fetches_for(effects, Slot::ProjectFacts)
+        .pop()
+        .expect("the history is asked for the project's facts");
+    assert_eq!(
+        request,
+        Request::History(HistoryRequest::ProjectState {
+            project_id: ID.into()
+        })
+    );
+    let answer = HistoryReply::ProjectState(found.map(|state| Box::new((snapshot_info(), state))));
+    reply(
+        app,
+        Slot::ProjectFacts,
+        token,
+        Ok(Reply::History(Box::new(answer))),
+    )
+}
+
+/// The project screen's read of the project, answered.
+fn answer_read(app: &mut App, effects: &[Effect]) -> Vec<Effect> {
+    let (token, _) = fetches_for(effects, Slot::Project)
+        .pop()
+        .expect("the project is read");
+    let project = serde_json::from_value(serde_json::json!({
+        "id": ID, "name": "Clinic manager 86", "workspace_id": "ws_test",
+        "is_published": true, "publish_audience": "public", "visibility": "workspace_view"
+    }))
+    .unwrap();
+    reply(
+        app,
+        Slot::Project,
+        token,
+        Ok(Reply::Project(Box::new(project))),
+    )
+}
+
+fn inventory_requests(effects: &[Effect]) -> usize {
+    fetches(effects)
+        .iter()
+        .filter(|(_, _, request)| matches!(request, Request::InventoryPage { .. }))
+        .count()
+}
+
+#[test]
+fn a_project_in_the_newest_snapshot_opens_with_its_facts_and_age_without_a_search() {
+    let (mut app, mut effects) = open_by_id();
+    effects.extend(answer_history(&mut app, &effects.clone(), Some(state())));
+    // The project read answers; the facts are known, so nothing is searched.
+    effects.extend(answer_read(&mut app, &effects.clone()));
+    assert_eq!(inventory_requests(&effects), 0, "{:?}", fetches(&effects));
+
+    let shown = text(&screen(&app, 120, 35));
+    for fact in [
+        "from snapshot, 2 h ago",
+        "needs review",
+        "resend, twilio",
+        "Open PII       2",
+        "Visitors       unknown",
+        "Last scan      unknown",
+    ] {
+        assert!(shown.contains(fact), "{fact} missing: {shown}");
+    }
+    for made_up in ["0 / 0 / 0", "never", "not loaded", "search by name"] {
+        assert!(!shown.contains(made_up), "{made_up} shown: {shown}");
+    }
+}
+
+#[test]
+fn a_project_the_snapshot_lacks_is_searched_for_by_name() {
+    let (mut app, effects) = open_by_id();
+    // The read answers first: the search waits for the history's answer.
+    let read = answer_read(&mut app, &effects);
+    assert_eq!(inventory_requests(&read), 0);
+    let searched = answer_history(&mut app, &effects, None);
+    let (_, search) = fetches_for(&searched, Slot::ProjectFacts)
+        .pop()
+        .expect("the inventory is searched");
+    assert!(
+        matches!(&search, Request::InventoryPage { params, .. } if params.query.as_deref() == Some("Clinic manager 86")),
+        "{search:?}"
+    );
+    let shown = text(&screen(&app, 120, 35));
+    assert!(shown.contains("searching the inventory by name"), "{shown}");
+}
