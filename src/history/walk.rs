@@ -385,7 +385,6 @@ async fn list_members(
     Ok(listed)
 }
 
-
 /// Room reserved for a list of `count` items, as the service counted them:
 /// its word sizes a hint, never an allocation (a made-up count of 10^15, or
 /// one below zero, must not abort the walk). The list still grows as it must.

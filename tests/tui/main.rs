@@ -10,6 +10,7 @@ mod changes;
 mod contexts;
 mod edges;
 mod header;
+mod hostile_walk;
 mod inventory_walk;
 mod keys_readme;
 mod lists;
