@@ -8,6 +8,7 @@ mod support;
 mod bulk_budget;
 mod changes;
 mod contexts;
+mod deploy_poll_bounds;
 mod edges;
 mod header;
 mod hostile_walk;
