@@ -326,9 +326,9 @@ impl<T> PagedList<T> {
             return PageReply::Stale;
         };
         let error = match reply {
-            Ok(reply) => match self.check_walk(&reply, cx.now) {
-                Ok(()) => return PageReply::Ok { reply, cursor },
-                Err(error) => {
+            Ok(reply) => match self.walk_ended(&reply, cx.now) {
+                None => return PageReply::Ok { reply, cursor },
+                Some(error) => {
                     // The walk ends on this page: no cursor of it is followed,
                     // and the App logs it as it logs a failed reply.
                     self.has_more = false;
@@ -344,23 +344,15 @@ impl<T> PagedList<T> {
     }
 
     /// Checks a page reply against the walk's bounds; past them the walk is
-    /// over (dropped) and the error names the operation.
-    fn check_walk(&mut self, reply: &Reply, now: OffsetDateTime) -> Result<(), ErrorInfo> {
-        let (Some(walk), Some((items, pagination, total))) =
-            (self.walk.as_mut(), walk::page_shape(reply))
-        else {
-            return Ok(());
-        };
+    /// over (dropped), and the error that names the operation comes back.
+    fn walk_ended(&mut self, reply: &Reply, now: OffsetDateTime) -> Option<ErrorInfo> {
+        let (walk, (items, pagination, total)) = (self.walk.as_mut()?, walk::page_shape(reply)?);
         if let Some(total) = total {
             walk.expect(total.max(0) as u64);
         }
-        match walk.follow(items, pagination) {
-            Ok(_) => Ok(()),
-            Err(error) => {
-                self.walk = None;
-                Err(ErrorInfo::local(error.to_string(), now))
-            }
-        }
+        let error = walk.follow(items, pagination).err()?;
+        self.walk = None;
+        Some(ErrorInfo::local(error.to_string(), now))
     }
 
     /// Adds an accepted page. An empty page with `has_more` is legal: the
