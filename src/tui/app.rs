@@ -450,6 +450,12 @@ impl App {
                     Nav::Notify(text) => self.notice = Some((text, now)),
                     Nav::Project(nav) => self.navigate_project(nav, &mut turn),
                     Nav::ShowTab(tab) => self.switch_tab(tab, &mut turn),
+                    Nav::Failed(error) => {
+                        // The error replaces a walk's progress notice.
+                        self.notice = None;
+                        self.failing = true;
+                        self.record_error(*error);
+                    }
                 }
             }
             navs = more;

@@ -76,6 +76,9 @@ pub enum Nav {
     Project(ProjectNav),
     /// Switch to a tab, e.g. to pick a project in the inventory.
     ShowTab(Tab),
+    /// A reply the screen found wrong (a page past its walk's bounds): the
+    /// status line and the error log show it as a failed request.
+    Failed(Box<crate::tui::effect::ErrorInfo>),
 }
 
 /// What the project screen asks of the app.

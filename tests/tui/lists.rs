@@ -162,8 +162,8 @@ fn capital_g_walks_every_page_to_the_real_end_and_the_counter_follows() {
     let mut walked = 0;
     while let Some((token, _, cursor)) = inventory_requests(&effects).pop() {
         assert_eq!(
-            cursor.as_deref(),
-            Some("c"),
+            cursor,
+            Some(format!("c{}", 100 * (walked + 1))),
             "the next page, from the cursor"
         );
         walked += 1;

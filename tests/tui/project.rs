@@ -23,7 +23,7 @@ use vantage::tui::theme::{Theme, ThemeName};
 
 const NOW: time::OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
-fn app_with(read_only: bool) -> App {
+pub(crate) fn app_with(read_only: bool) -> App {
     App::new(
         Identity {
             workspace: "ws_test".into(),
@@ -93,7 +93,7 @@ fn project(n: usize) -> Project {
     serde_json::from_value(project_json(n)).unwrap()
 }
 
-fn only_fetch(effects: &[Effect], slot: Slot) -> (u64, Request) {
+pub(crate) fn only_fetch(effects: &[Effect], slot: Slot) -> (u64, Request) {
     let found: Vec<_> = fetches(effects)
         .into_iter()
         .filter(|(s, _, _)| *s == slot)
@@ -106,7 +106,7 @@ fn reply(app: &mut App, slot: Slot, token: u64, reply: Result<Reply, ErrorInfo>)
     reply_at(app, slot, token, reply, NOW)
 }
 
-fn reply_at(
+pub(crate) fn reply_at(
     app: &mut App,
     slot: Slot,
     token: u64,
@@ -117,7 +117,7 @@ fn reply_at(
 }
 
 /// The inventory with projects 0..5 loaded.
-fn inventory(app: &mut App) {
+pub(crate) fn inventory(app: &mut App) {
     app.start(NOW);
     let effects = app.handle(key('2'), NOW);
     let (token, _) = only_fetch(&effects, Slot::InventoryPage);
@@ -131,7 +131,7 @@ fn inventory(app: &mut App) {
 }
 
 /// Opens the selected row's project and answers its GET.
-fn open_selected(app: &mut App, n: usize) {
+pub(crate) fn open_selected(app: &mut App, n: usize) {
     let effects = app.handle(code(KeyCode::Enter), NOW);
     let (token, request) = only_fetch(&effects, Slot::Project);
     assert_eq!(
@@ -155,7 +155,7 @@ fn open_selected(app: &mut App, n: usize) {
     );
 }
 
-fn screen(app: &App) -> &vantage::tui::screens::project::ProjectScreen {
+pub(crate) fn screen(app: &App) -> &vantage::tui::screens::project::ProjectScreen {
     app.project.as_ref().expect("the project screen is open")
 }
 
@@ -452,7 +452,7 @@ fn esc_cancels_a_confirmation() {
     );
 }
 
-fn deployment(status: &str) -> Deployment {
+pub(crate) fn deployment(status: &str) -> Deployment {
     let url = (status == "completed").then_some("https://budget.example.app");
     serde_json::from_value(json!({
         "id": "dep_1", "status": status, "url": url, "error_class": null, "error_message": null
@@ -722,7 +722,7 @@ fn terminal(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
     terminal
 }
 
-fn render(app: &App, width: u16, height: u16) -> String {
+pub(crate) fn render(app: &App, width: u16, height: u16) -> String {
     let terminal = terminal(app, width, height);
     let buffer = terminal.backend().buffer();
     let mut out = String::new();

@@ -133,9 +133,11 @@ pub(crate) fn user_id(n: usize) -> String {
 }
 
 pub(crate) fn member_page(range: std::ops::Range<usize>, more: bool) -> Page<MemberRef> {
+    // Each page its own cursor, as a service's are: a walk refuses a repeated one.
+    let cursor = format!("next{}", range.end);
     serde_json::from_value(json!({
         "data": range.map(|n| json!({"user_id": user_id(n), "type": "user"})).collect::<Vec<_>>(),
-        "pagination": {"has_more": more, "next_cursor": if more { Some("next") } else { None }},
+        "pagination": {"has_more": more, "next_cursor": if more { Some(cursor) } else { None }},
     }))
     .unwrap()
 }

@@ -12,6 +12,8 @@ use crate::support::{app, key};
 pub(crate) const NOW: time::OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
 pub(crate) fn page(range: std::ops::Range<usize>, total: usize, more: bool) -> InventoryPage {
+    // Each page its own cursor, as a service's are: a walk refuses a repeated one.
+    let cursor = format!("c{}", range.end);
     let data: Vec<_> = range
         .map(|n| {
             json!({
@@ -28,7 +30,7 @@ pub(crate) fn page(range: std::ops::Range<usize>, total: usize, more: bool) -> I
         .collect();
     serde_json::from_value(json!({
         "data": data,
-        "pagination": {"has_more": more, "next_cursor": if more { Some("c") } else { None }},
+        "pagination": {"has_more": more, "next_cursor": if more { Some(cursor) } else { None }},
         "total": total, "as_of": null, "activity_as_of": null, "applied_finding": null
     }))
     .unwrap()
@@ -153,7 +155,7 @@ fn the_next_page_is_asked_for_before_the_last_row() {
     }
     let (step, (_, cursor)) = asked.expect("a page is asked for while moving down");
     assert!(step < 99, "asked at row {step}, before the last loaded row");
-    assert_eq!(cursor.as_deref(), Some("c"));
+    assert_eq!(cursor.as_deref(), Some("c100"));
     // While that page is in flight, moving does not ask again.
     let effects = app.handle(key('j'), NOW);
     assert!(page_requests(&effects).is_empty());

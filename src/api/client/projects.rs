@@ -19,8 +19,8 @@ use serde::de::DeserializeOwned;
 
 use super::super::error::ApiError;
 use super::super::model::{
-    AudienceSettings, AudienceTarget, Deployment, DeploymentStatus, EmbedUrl, EmbedUrlRequest,
-    ErrorType, Project, ProjectUpdate, PublishAudience, PublishRequest, PublishSettings,
+    AudienceSettings, AudienceTarget, Deployment, EmbedUrl, EmbedUrlRequest, ErrorType, Project,
+    ProjectUpdate, PublishAudience, PublishRequest, PublishSettings,
 };
 use super::super::page::Query;
 use super::super::paths;
@@ -169,7 +169,7 @@ impl Client {
             let wait = interval.min(left.max(MIN_POLL_INTERVAL));
             sleeper.sleep(wait).await;
             let deployment = self.get_deployment(project_id, deployment_id).await?;
-            if deployment.status != DeploymentStatus::Running || sleeper.now() >= deadline {
+            if deployment.status.is_terminal() || sleeper.now() >= deadline {
                 return Ok(deployment);
             }
             tracing::debug!(deployment_id, status = %deployment.status, "deployment not finished");

@@ -17,9 +17,11 @@ open_enum! {
 }
 
 impl DeploymentStatus {
-    /// Whether polling can stop.
+    /// Whether polling can stop: only `running` is worth another poll. A
+    /// status vantage does not know (`cancelled`) may never change, so it
+    /// ends a wait too (`projects publish --wait` and the dashboard alike).
     pub fn is_terminal(&self) -> bool {
-        matches!(self, Self::Completed | Self::Error)
+        !matches!(self, Self::Running)
     }
 }
 

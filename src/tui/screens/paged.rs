@@ -17,8 +17,10 @@ use time::OffsetDateTime;
 
 use super::error_text;
 use crate::api::model::{Pagination, SortOrder};
+use crate::api::page::PageWalk;
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot, answers};
+use crate::tui::nav::Nav;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::scroll_offset;
 use crate::tui::widgets::{list, rule, thousands};
@@ -72,6 +74,9 @@ pub struct PagedList<T> {
     marking_all: bool,
     /// The request budget as the service last told it: (remaining, limit).
     rate: Option<(u32, u32)>,
+    /// The bounds of the walk since the first page (see `walk.rs`): a service
+    /// whose cursors cycle, or whose empty pages never end, stops `G` and `A`.
+    walk: Option<PageWalk>,
 }
 
 /// The requests a walk through the pages leaves to the user's next action:
@@ -113,6 +118,7 @@ impl<T> PagedList<T> {
             seek_arrived: false,
             marking_all: false,
             rate: None,
+            walk: None,
         }
     }
 
@@ -133,6 +139,7 @@ impl<T> PagedList<T> {
         self.seeking_end = false;
         self.marking_all = false;
         self.seek_stopped = None;
+        self.walk = None;
     }
 
     /// Asks for the first page again and keeps the rows on screen until it
@@ -147,7 +154,7 @@ impl<T> PagedList<T> {
         self.marking_all = false;
         self.seek_stopped = None;
         self.pending_cursor = None;
-        self.pending = Some(cx.fetch(self.slot, request(None)));
+        self.fetch_first(cx, request(None));
     }
 
     /// A failed page: the rows on screen stay, and the error is shown.
@@ -162,7 +169,13 @@ impl<T> PagedList<T> {
     pub fn reload(&mut self, cx: &mut Cx, request: impl FnOnce(Option<String>) -> Request) {
         self.clear();
         self.started = true;
-        self.pending = Some(cx.fetch(self.slot, request(None)));
+        self.fetch_first(cx, request(None));
+    }
+
+    /// Asks for the first page: a new walk starts.
+    fn fetch_first(&mut self, cx: &mut Cx, request: Request) {
+        self.walk = walk::walk_of(&request);
+        self.pending = Some(cx.fetch(self.slot, request));
     }
 
     /// Asks for the next page when the selection nears the end of what is
@@ -299,23 +312,47 @@ impl<T> PagedList<T> {
 
     /// Sorts the reply to a page request: a stale one changes nothing, a
     /// failure is kept (see [`PagedList::fail`]), and a reply is the screen's
-    /// to read, with the cursor it was asked with.
+    /// to read, with the cursor it was asked with. A page past the walk's
+    /// bounds fails like a failed page (the status line and the error log say
+    /// why), and the list ends there until it reloads.
     pub fn take_reply(
         &mut self,
         slot: Slot,
         token: u64,
         reply: Result<Reply, ErrorInfo>,
+        cx: &mut Cx,
     ) -> PageReply {
         let Some(cursor) = self.accept(slot, token) else {
             return PageReply::Stale;
         };
-        match reply {
-            Ok(reply) => PageReply::Ok { reply, cursor },
-            Err(error) => {
-                self.fail(error);
-                PageReply::Failed
-            }
+        let error = match reply {
+            Ok(reply) => match self.walk_ended(&reply, cx.now) {
+                None => return PageReply::Ok { reply, cursor },
+                Some(error) => {
+                    // The walk ends on this page: no cursor of it is followed,
+                    // and the App logs it as it logs a failed reply.
+                    self.has_more = false;
+                    self.next_cursor = None;
+                    cx.navigate(Nav::Failed(Box::new(error.clone())));
+                    error
+                }
+            },
+            Err(error) => error,
+        };
+        self.fail(error);
+        PageReply::Failed
+    }
+
+    /// Checks a page reply against the walk's bounds; past them the walk is
+    /// over (dropped), and the error that names the operation comes back.
+    fn walk_ended(&mut self, reply: &Reply, now: OffsetDateTime) -> Option<ErrorInfo> {
+        let (walk, (items, pagination, total)) = (self.walk.as_mut()?, walk::page_shape(reply)?);
+        if let Some(total) = total {
+            walk.expect(total.max(0) as u64);
         }
+        let error = walk.follow(items, pagination).err()?;
+        self.walk = None;
+        Some(ErrorInfo::local(error.to_string(), now))
     }
 
     /// Adds an accepted page. An empty page with `has_more` is legal: the
@@ -517,5 +554,6 @@ pub fn draw_placeholder(frame: &mut Frame, area: Rect, lines: Vec<Line<'static>>
 mod marks;
 #[cfg(test)]
 mod tests;
+mod walk;
 
 pub use marks::{MARK_GLYPH, NO_MARK, RowKey};

@@ -149,7 +149,7 @@ impl Screen for PiiScreen {
 
     fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
         let Answer { slot, token, reply } = answer;
-        match self.list.take_reply(slot, token, reply) {
+        match self.list.take_reply(slot, token, reply, cx) {
             PageReply::Stale => return false,
             PageReply::Ok {
                 reply: Reply::PiiPage(page),

@@ -347,7 +347,7 @@ impl Screen for ChangesScreen {
             }
             return true;
         }
-        match self.list.take_reply(slot, token, reply) {
+        match self.list.take_reply(slot, token, reply, cx) {
             PageReply::Stale => return false,
             PageReply::Ok {
                 reply: Reply::History(history),

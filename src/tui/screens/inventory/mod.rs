@@ -369,7 +369,7 @@ impl Screen for InventoryScreen {
     fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
         let Answer { slot, token, reply } = answer;
         match slot {
-            Slot::InventoryPage => match self.list.take_reply(slot, token, reply) {
+            Slot::InventoryPage => match self.list.take_reply(slot, token, reply, cx) {
                 PageReply::Stale => return false,
                 PageReply::Ok {
                     reply: Reply::InventoryPage(page),

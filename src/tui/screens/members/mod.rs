@@ -386,7 +386,7 @@ impl Screen for MembersScreen {
     fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
         let Answer { slot, token, reply } = answer;
         match slot {
-            Slot::MemberPage => match self.list.take_reply(slot, token, reply) {
+            Slot::MemberPage => match self.list.take_reply(slot, token, reply, cx) {
                 PageReply::Stale => return false,
                 PageReply::Ok {
                     reply: Reply::MemberPage(page),

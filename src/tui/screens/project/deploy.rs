@@ -1,12 +1,15 @@
 //! Following a deployment after publish: polls on a clock-driven schedule with the
-//! client's backoff ([`PollPolicy`]), until it completes or fails.
+//! client's backoff ([`PollPolicy`]), until it completes or fails, ends in a
+//! status vantage does not know, or the wait's timeout (the CLI's
+//! `publish --wait` default) has passed.
 
 use std::time::Duration;
 
 use time::OffsetDateTime;
 
 use crate::api::PollPolicy;
-use crate::api::model::Deployment;
+use crate::api::events::human_duration;
+use crate::api::model::{Deployment, DeploymentStatus};
 use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot, answers};
 
 /// A deployment being followed, polled on a clock-driven schedule within the
@@ -22,13 +25,19 @@ pub struct DeploymentWatch {
     pub(super) poll_pending: Option<u64>,
     pub polls: u32,
     pub last_error: Option<ErrorInfo>,
+    /// No poll after this: a deployment still running then is left to the
+    /// service, as `kubectl wait --timeout` leaves it.
+    deadline: OffsetDateTime,
+    /// Why polling stopped before the deployment completed or failed.
+    pub stopped: Option<String>,
 }
 
 impl DeploymentWatch {
     pub(super) fn start(project_id: String, deployment: Deployment, now: OffsetDateTime) -> Self {
-        let first = PollPolicy::default().first_interval();
+        let policy = PollPolicy::default();
+        let first = policy.first_interval();
         let terminal = deployment.status.is_terminal();
-        Self {
+        let mut watch = Self {
             project_id,
             deployment,
             next_poll: (!terminal).then_some(now + first),
@@ -36,13 +45,37 @@ impl DeploymentWatch {
             poll_pending: None,
             polls: 0,
             last_error: None,
-        }
+            deadline: now + policy.timeout,
+            stopped: None,
+        };
+        watch.stopped = watch.unknown_status();
+        watch
     }
 
-    /// The client's own backoff ([`PollPolicy`]), kept on a clock the screen owns.
+    /// The client's own backoff ([`PollPolicy`]), kept on a clock the screen
+    /// owns, until the wait's timeout.
     fn backoff(&mut self, now: OffsetDateTime) {
+        if now >= self.deadline {
+            self.next_poll = None;
+            self.stopped = Some(format!(
+                "still {} after {}: no more checks, see the service",
+                self.deployment.status,
+                human_duration(PollPolicy::default().timeout)
+            ));
+            return;
+        }
         self.interval = PollPolicy::default().next_interval(self.interval);
         self.next_poll = Some(now + self.interval);
+    }
+
+    /// What a status vantage does not know ends the poll with.
+    fn unknown_status(&self) -> Option<String> {
+        match &self.deployment.status {
+            DeploymentStatus::Unknown(status) => Some(format!(
+                "ended in status {status:?}, which vantage does not know: see the service"
+            )),
+            _ => None,
+        }
     }
 
     pub fn is_terminal(&self) -> bool {
@@ -86,6 +119,7 @@ impl DeploymentWatch {
                 self.last_error = None;
                 if self.is_terminal() {
                     self.next_poll = None;
+                    self.stopped = self.unknown_status();
                     return Some(true);
                 }
                 self.backoff(now);

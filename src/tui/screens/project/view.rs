@@ -367,6 +367,14 @@ impl ProjectScreen {
                         spans.push(Span::raw(fit(message, 100)));
                     }
                 }
+                _ if watch.stopped.is_some() => {
+                    let stopped = watch.stopped.as_deref().unwrap_or_default();
+                    spans.push(Span::styled(format!("? {status}"), theme.warn));
+                    spans.push(Span::styled(
+                        format!(" · {}", fit(stopped, 100)),
+                        theme.warn,
+                    ));
+                }
                 _ => {
                     spans.push(Span::styled(format!("… {status}"), theme.warn));
                     // Nothing redraws on a tick, so no countdown: the interval.

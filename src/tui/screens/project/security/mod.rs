@@ -234,7 +234,7 @@ impl SecurityPart {
                 true
             }
             // Through the list's own bookkeeping, so a failure also ends a `G` walk.
-            Slot::ScanFindings => match self.findings.take_reply(slot, token, reply) {
+            Slot::ScanFindings => match self.findings.take_reply(slot, token, reply, cx) {
                 PageReply::Stale => false,
                 PageReply::Failed => true,
                 PageReply::Ok {
