@@ -12,6 +12,7 @@ mod history;
 mod history_nav;
 mod marks;
 mod notices;
+mod screens;
 mod wake;
 
 pub use contexts::{Contexts, Restart};
@@ -24,9 +25,10 @@ use time::OffsetDateTime;
 
 use super::action::Action;
 use super::effect::{Answer, Cx, Effect, ErrorInfo, Reply, Request, Slot, Turn};
-use super::keymap::Keymap;
+use super::keymap::{Keymap, key_of};
 use super::nav::{Nav, ProjectNav, Tab};
 use super::palette::Palette;
+use super::screens::actions::find;
 use super::screens::analytics::AnalyticsScreen;
 use super::screens::changes::ChangesScreen;
 use super::screens::insights::InsightsScreen;
@@ -214,21 +216,14 @@ impl App {
         effects
     }
 
+    /// The screen on show: the tab's, or the project screen open over the inventory.
     fn screen(&self) -> &dyn Screen {
         if self.tab == Tab::Inventory
             && let Some(project) = &self.project
         {
             return project;
         }
-        match self.tab {
-            Tab::Insights => &self.insights,
-            Tab::Inventory => &self.inventory,
-            Tab::Members => &self.members,
-            Tab::Monitor => &self.monitor,
-            Tab::Analytics => &self.analytics,
-            Tab::PersonalData => &self.pii,
-            Tab::Changes => &self.changes,
-        }
+        self.tab_screen(self.tab)
     }
 
     /// Runs `f` on the current screen with a context that collects effects and navigation.
@@ -237,22 +232,17 @@ impl App {
         turn: &mut Turn<'_>,
         f: impl FnOnce(&mut dyn Screen, &mut Cx) -> R,
     ) -> R {
-        let mut cx = turn.cx(&mut self.next_token);
-        if self.tab == Tab::Inventory
+        let mut next_token = self.next_token;
+        let mut cx = turn.cx(&mut next_token);
+        let result = if self.tab == Tab::Inventory
             && let Some(project) = &mut self.project
         {
-            return f(project, &mut cx);
-        }
-        let screen: &mut dyn Screen = match self.tab {
-            Tab::Insights => &mut self.insights,
-            Tab::Inventory => &mut self.inventory,
-            Tab::Members => &mut self.members,
-            Tab::Monitor => &mut self.monitor,
-            Tab::Analytics => &mut self.analytics,
-            Tab::PersonalData => &mut self.pii,
-            Tab::Changes => &mut self.changes,
+            f(project, &mut cx)
+        } else {
+            f(self.tab_screen_mut(self.tab), &mut cx)
         };
-        f(screen, &mut cx)
+        self.next_token = next_token;
+        result
     }
 
     /// Runs `f` on the whole App with a context on `turn`, for the methods
@@ -281,16 +271,7 @@ impl App {
             Msg::Client(notice) => self.handle_notice(notice, now),
             Msg::Wake => {
                 let aged = self.age_wake.is_some_and(|at| at <= now);
-                let mut cx = turn.cx(&mut self.next_token);
-                // Every screen is woken, so no `||` short-circuit.
-                let woken = [
-                    self.inventory.wake(&mut cx),
-                    self.insights.wake(&mut cx),
-                    self.project.as_mut().is_some_and(|p| p.wake(&mut cx)),
-                    self.members.wake(&mut cx),
-                    self.monitor.wake(&mut cx),
-                ];
-                woken.contains(&true) | aged | self.expire_notice(now)
+                self.wake_screens(&mut turn) | aged | self.expire_notice(now)
             }
         };
         self.with_app_cx(&mut turn, App::check_history_version);
@@ -447,7 +428,7 @@ impl App {
                         self.inventory.filter_by_finding(id, &mut cx);
                         self.show_tab(Tab::Inventory, &mut turn);
                     }
-                    Nav::Notify(text) => self.notice = Some((text, now)),
+                    Nav::Notify(text) => self.notice = Some((self.keymap.fill(&text), now)),
                     Nav::Project(nav) => self.navigate_project(nav, &mut turn),
                     Nav::ShowTab(tab) => self.switch_tab(tab, &mut turn),
                     Nav::Failed(error) => {
@@ -485,8 +466,10 @@ impl App {
             self.with_app_cx(turn, |app, cx| app.note_key(&key, cx));
             return true;
         }
-        // A key may mean several actions; the screen takes the first it knows.
+        // A key may mean several actions; the screen takes the first it
+        // offers, or knows. One it offers disabled says why, and does nothing.
         let actions = self.keymap.actions(&key).to_vec();
+        let offered = self.screen().actions();
         let consumed = self.with_screen(turn, |screen, cx| {
             if screen.captures_keys() {
                 // A text field takes raw keys; a popup menu takes actions.
@@ -497,9 +480,13 @@ impl App {
                 }
                 return true;
             }
-            actions
-                .iter()
-                .any(|action| screen.handle_action(*action, cx))
+            actions.iter().any(|action| {
+                match find(&offered, *action).and_then(|it| it.disabled.clone()) {
+                    Some(why) => cx.notify(why),
+                    None => return screen.handle_action(*action, cx),
+                }
+                true
+            })
         });
         if consumed {
             return true;
@@ -523,15 +510,9 @@ impl App {
             Action::Back => return self.notice.take().is_some(),
             Action::NextTab => self.switch_tab(self.tab.next(), turn),
             Action::PrevTab => self.switch_tab(self.tab.prev(), turn),
-            // `2` is the inventory's list (its cursor on the project in
+            // The inventory's tab is its list (its cursor on the project in
             // focus), as the palette's `inventory` is: never a project's pane.
-            Action::Tab1 => self.show_tab(Tab::Insights, turn),
-            Action::Tab2 => self.show_tab(Tab::Inventory, turn),
-            Action::Tab3 => self.show_tab(Tab::Members, turn),
-            Action::Tab4 => self.show_tab(Tab::Monitor, turn),
-            Action::Tab5 => self.show_tab(Tab::Analytics, turn),
-            Action::Tab6 => self.show_tab(Tab::PersonalData, turn),
-            Action::Tab7 => self.show_tab(Tab::Changes, turn),
+            Action::ShowTab(tab) => self.show_tab(tab, turn),
             Action::MarkReviewed => self.with_app_cx(turn, App::begin_mark),
             Action::ReviewFilter if self.tab == Tab::Inventory && self.project.is_none() => {
                 let mut cx = turn.cx(&mut self.next_token);
@@ -577,7 +558,10 @@ impl App {
         let mut cx = turn.cx(&mut self.next_token);
         match selected {
             Some(project) => self.monitor.toggle_watch(project, &mut cx),
-            None => cx.notify("select a project in the inventory (2) to pin it".into()),
+            None => cx.notify(format!(
+                "select a project in the inventory ({}) to pin it",
+                key_of(Action::ShowTab(Tab::Inventory))
+            )),
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod keymap;
 pub mod launch;
 pub mod nav;
 pub mod palette;
+pub mod registry;
 pub mod review;
 pub mod runtime;
 pub mod screens;

@@ -12,7 +12,9 @@ use super::App;
 use crate::api::model::InventoryItem;
 use crate::history::{ProjectState, SeenState};
 use crate::text::fit;
+use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Request, Slot};
+use crate::tui::keymap::key_of;
 use crate::tui::nav::Tab;
 use crate::tui::review::request::{HistoryReply, HistoryRequest};
 use crate::tui::widgets::input::TextField;
@@ -46,7 +48,10 @@ impl App {
             return;
         }
         if self.tab != Tab::Inventory {
-            cx.notify("mark a project reviewed from the inventory (2)".into());
+            cx.notify(format!(
+                "mark a project reviewed from the inventory ({})",
+                key_of(Action::ShowTab(Tab::Inventory))
+            ));
             return;
         }
         let marked_rows = self.project.is_none() && self.inventory.list.marked_count() > 0;

@@ -1,9 +1,10 @@
 //! What a line typed into the palette means: a screen, a project (by id or by
-//! name), a context, or an action. The verbs are listed once, in [`VERBS`], for
-//! parsing, completion and help alike.
+//! name), a context, or an action. The verbs are listed once, the screens' in
+//! the registry and the others in [`VERBS`], for parsing, completion and help alike.
 
 use crate::tui::action::Action;
 use crate::tui::nav::Tab;
+use crate::tui::registry::SCREENS;
 use crate::tui::theme::ThemeName;
 
 /// A command the palette hands to the App.
@@ -35,6 +36,7 @@ pub enum VerbKind {
 }
 
 /// A word the palette knows, with its aliases and what it says in the list.
+#[derive(Debug, Clone, Copy)]
 pub struct Verb {
     pub name: &'static str,
     pub aliases: &'static [&'static str],
@@ -42,43 +44,8 @@ pub struct Verb {
     pub help: &'static str,
 }
 
-pub const VERBS: &[Verb] = &[
-    Verb {
-        name: "insights",
-        aliases: &["home"],
-        kind: VerbKind::Screen(Tab::Insights),
-        help: "screen: risk overview",
-    },
-    Verb {
-        name: "inventory",
-        aliases: &["projects", "inv"],
-        kind: VerbKind::Screen(Tab::Inventory),
-        help: "screen: every project",
-    },
-    Verb {
-        name: "members",
-        aliases: &["users"],
-        kind: VerbKind::Screen(Tab::Members),
-        help: "screen: workspace members",
-    },
-    Verb {
-        name: "monitor",
-        aliases: &["realtime", "live"],
-        kind: VerbKind::Screen(Tab::Monitor),
-        help: "screen: live visitors",
-    },
-    Verb {
-        name: "analytics",
-        aliases: &["traffic"],
-        kind: VerbKind::Screen(Tab::Analytics),
-        help: "screen: traffic breakdowns",
-    },
-    Verb {
-        name: "pii",
-        aliases: &["personal-data"],
-        kind: VerbKind::Screen(Tab::PersonalData),
-        help: "screen: personal data found",
-    },
+/// The verbs besides the screens' names, which come from the registry.
+const VERBS: &[Verb] = &[
     Verb {
         name: "project",
         aliases: &["open", "prj"],
@@ -153,11 +120,20 @@ pub const VERBS: &[Verb] = &[
     },
 ];
 
-fn verb(word: &str) -> Option<&'static Verb> {
+/// Every verb: the screens of the registry in tab order, then the others.
+pub fn verbs() -> impl Iterator<Item = Verb> {
+    let screens = SCREENS.iter().map(|info| Verb {
+        name: info.names[0],
+        aliases: &info.names[1..],
+        kind: VerbKind::Screen(info.id),
+        help: info.about,
+    });
+    screens.chain(VERBS.iter().copied())
+}
+
+fn verb(word: &str) -> Option<Verb> {
     let word = word.to_lowercase();
-    VERBS
-        .iter()
-        .find(|verb| verb.name == word || verb.aliases.contains(&word.as_str()))
+    verbs().find(|verb| verb.name == word || verb.aliases.contains(&word.as_str()))
 }
 
 /// Whether `text` reads as a project id rather than a name: one token of
@@ -259,6 +235,8 @@ mod tests {
             ("ctx staging", Command::Context("staging".into())),
             ("theme light", Command::Theme(ThemeName::Light)),
             ("q", Command::Act(Action::Quit)),
+            ("changes", Command::Screen(Tab::Changes)),
+            ("diff", Command::Screen(Tab::Changes)),
         ] {
             assert_eq!(parse(line), Ok(command), "{line:?}");
         }

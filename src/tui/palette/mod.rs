@@ -9,7 +9,7 @@ pub mod history;
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-pub use command::{Command, VERBS, VerbKind};
+pub use command::{Command, VerbKind, verbs};
 pub use history::History;
 
 use crate::api::model::InventoryItem;
@@ -266,10 +266,9 @@ impl Palette {
                     text: entry.clone(),
                     help: "recent".into(),
                 });
-            let verbs = VERBS
-                .iter()
+            let verbs = verbs()
                 .filter(|verb| self.offers(verb))
-                .map(verb_candidate);
+                .map(|verb| verb_candidate(&verb));
             return recent.chain(verbs).take(CANDIDATE_LIMIT).collect();
         }
         let (word, rest) = match typed.split_once(char::is_whitespace) {
@@ -294,14 +293,14 @@ impl Palette {
             let pattern = if is(&["project", "open", "prj"]) {
                 rest
             } else {
-                for verb in VERBS.iter().filter(|verb| self.offers(verb)) {
+                for verb in verbs().filter(|verb| self.offers(verb)) {
                     let best = std::iter::once(verb.name)
                         .chain(verb.aliases.iter().copied())
                         .filter_map(|name| command::fuzzy_score(typed, name))
                         .max();
                     if let Some(score) = best {
                         // A verb beats a project at equal match.
-                        scored.push((score + 50, verb_candidate(verb)));
+                        scored.push((score + 50, verb_candidate(&verb)));
                     }
                 }
                 typed
@@ -350,8 +349,7 @@ fn expand_prefix(line: &str) -> String {
         return line.to_owned();
     }
     let lower = line.to_lowercase();
-    let matching: Vec<&command::Verb> = VERBS
-        .iter()
+    let matching: Vec<command::Verb> = verbs()
         .filter(|verb| verb.name.starts_with(&lower))
         .collect();
     match matching.as_slice() {

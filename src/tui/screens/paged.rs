@@ -20,6 +20,7 @@ use crate::api::model::{Pagination, SortOrder};
 use crate::api::page::PageWalk;
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot, answers};
+use crate::tui::keymap::key_of;
 use crate::tui::nav::Nav;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::scroll_offset;
@@ -507,33 +508,16 @@ impl<T> PagedList<T> {
 /// sort: the default order has no direction.
 pub fn reversed(sorted: bool, order: &SortOrder, cx: &mut Cx) -> Option<SortOrder> {
     if !sorted {
-        cx.notify("choose a sort first (s); the default order has no direction".into());
+        cx.notify(format!(
+            "choose a sort first ({}); the default order has no direction",
+            key_of(Action::Sort)
+        ));
         return None;
     }
     Some(match order {
         SortOrder::Asc => SortOrder::Desc,
         _ => SortOrder::Asc,
     })
-}
-
-/// The words a list's movement keys are said in, in its help.
-pub struct RowWords {
-    pub next: &'static str,
-    pub previous: &'static str,
-    pub first: &'static str,
-    pub last: &'static str,
-}
-
-/// The help rows of a list's movement keys.
-pub fn movement_help(words: RowWords) -> Vec<(Action, &'static str)> {
-    vec![
-        (Action::Down, words.next),
-        (Action::Up, words.previous),
-        (Action::PageDown, "page down"),
-        (Action::PageUp, "page up"),
-        (Action::Top, words.first),
-        (Action::Bottom, words.last),
-    ]
 }
 
 /// A pane under a titled rule (` Detail `).

@@ -6,6 +6,7 @@ use crate::api::model::{InventorySortBy, ReviewPriority};
 use crate::text::sanitize_line;
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ExportFormat, Request, Slot};
+use crate::tui::keymap::key_of;
 use crate::tui::widgets::checklist::{CheckLine, check_lines, cycle_yes_no, toggle_value};
 use crate::tui::widgets::list;
 use crate::tui::widgets::menu::{self, Menu};
@@ -150,7 +151,10 @@ impl InventoryScreen {
                     .checked_sub(1)
                     .map(|i| InventorySortBy::KNOWN[i].clone());
                 if sort_by == Some(InventorySortBy::Relevance) && self.search().trim().is_empty() {
-                    cx.notify("sorting by relevance needs a search: press / first".into());
+                    cx.notify(format!(
+                        "sorting by relevance needs a search: press {} first",
+                        key_of(Action::Filter)
+                    ));
                     return;
                 }
                 self.query.sort_by = sort_by;

@@ -15,8 +15,9 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use time::OffsetDateTime;
 
+use super::actions::{RowWords, ScreenAction, movement};
 use super::catch_up::{CatchUp, Change, RowPatch};
-use super::paged::{PageReply, PagedList, RowWords, draw_placeholder, movement_help, reversed};
+use super::paged::{PageReply, PagedList, draw_placeholder, reversed};
 use super::{Screen, ScreenView};
 use crate::api::InventoryParams;
 use crate::api::model::{
@@ -447,92 +448,95 @@ impl Screen for InventoryScreen {
         self.list.loaded_at
     }
 
-    fn hints(&self) -> Vec<(Action, &'static str)> {
-        let mut hints = vec![
-            (Action::Open, "open"),
-            (Action::Filter, "search"),
-            (Action::Toggles, "filters"),
-        ];
-        // With rows marked, their changes come first; a key without the
-        // write scope shows them disabled (`✗ v u: key lacks …`).
-        if self.list.marked_count() > 0 {
-            if self.bulk.missing_scope.is_some() {
-                hints.extend([(Action::Visibility, "✗"), (Action::Unpublish, "✗")]);
-            } else if !self.bulk.read_only {
-                hints.extend([
-                    (Action::Visibility, "visibility"),
-                    (Action::Unpublish, "unpublish"),
-                ]);
-            }
-            hints.push((Action::ClearMarks, "clear marks"));
-        } else {
-            hints.extend([(Action::Mark, "mark"), (Action::MarkAll, "mark all")]);
-        }
-        hints.extend([
-            (Action::Sort, "sort"),
-            (Action::Watch, "watch"),
-            (Action::ReverseSort, "reverse"),
-            (Action::ToggleDetail, "detail"),
-            (Action::Export, "export"),
-        ]);
-        hints
-    }
-
-    fn help(&self) -> Vec<(Action, &'static str)> {
-        let mut help = movement_help(RowWords {
+    fn actions(&self) -> Vec<ScreenAction> {
+        let marked = self.list.marked_count() > 0;
+        let mut actions = movement(RowWords {
             next: "next project (pages load as you near the end)",
             previous: "previous project",
             first: "first project",
             last: "last project: loads the remaining pages within the request budget",
         });
-        help.extend([
-            (
+        actions.extend([
+            ScreenAction::new(
+                Action::Open,
+                "open",
+                "open the project: every field, rename, publish, delete",
+            ),
+            ScreenAction::new(
                 Action::Filter,
+                "search",
                 "search names and owners, or a project id (terms under 3 characters are ignored)",
             ),
-            (
+            ScreenAction::new(
                 Action::Toggles,
+                "filters",
                 "filters: tick several priorities, audiences, visibilities, activities or finding types (any matches); published, PII, connectors: any/yes/no",
             ),
-            (
+            ScreenAction::help_only(
                 Action::PriorityFilter,
                 "review-priority filter: the next single priority",
             ),
-            (
+            ScreenAction::help_only(
                 Action::ClearFilters,
                 "clear the search and every filter (the sort stays)",
             ),
-            (Action::Sort, "sort by any field of the contract"),
-            (Action::ReverseSort, "reverse the sort order"),
-            (
-                Action::Open,
-                "open the project: every field, rename, publish, delete",
+        ]);
+        // With rows marked, their changes come first; read-only mode offers
+        // none, a key without the write scope shows them disabled.
+        if !self.bulk.read_only {
+            let why = self.bulk.refusal();
+            actions.extend([
+                ScreenAction::new(
+                    Action::Visibility,
+                    "visibility",
+                    "with rows marked: set the visibility of all of them",
+                )
+                .hint_if(marked)
+                .disabled(why.clone()),
+                ScreenAction::new(
+                    Action::Unpublish,
+                    "unpublish",
+                    "with rows marked: unpublish all of them",
+                )
+                .hint_if(marked)
+                .disabled(why),
+            ]);
+        }
+        actions.extend([
+            ScreenAction::new(Action::ClearMarks, "clear marks", "clear the marks").hint_if(marked),
+            ScreenAction::new(
+                Action::Mark,
+                "mark",
+                "mark or unmark the project (and move on)",
+            )
+            .hint_if(!marked),
+            ScreenAction::new(
+                Action::MarkAll,
+                "mark all",
+                "mark every project of the view: loads the rest within the request budget first",
+            )
+            .hint_if(!marked),
+            ScreenAction::new(Action::Sort, "sort", "sort by any field of the contract"),
+            ScreenAction::new(
+                Action::Watch,
+                "watch",
+                "pin or unpin on the monitor's watch list",
             ),
-            (Action::ToggleDetail, "show or hide the detail pane"),
-            (Action::Copy, "copy the project id (OSC 52)"),
-            (Action::Watch, "pin or unpin on the monitor's watch list"),
-            (
+            ScreenAction::new(Action::ReverseSort, "reverse", "reverse the sort order"),
+            ScreenAction::new(
+                Action::ToggleDetail,
+                "detail",
+                "show or hide the detail pane",
+            ),
+            ScreenAction::new(
                 Action::Export,
+                "export",
                 "export every page of this view to CSV or JSON",
             ),
-            (Action::Refresh, "reload from the first page"),
-            (Action::Mark, "mark or unmark the project (and move on)"),
-            (
-                Action::MarkAll,
-                "mark every project of the view: loads the rest within the request budget first",
-            ),
-            (Action::ClearMarks, "clear the marks"),
-            (
-                Action::Visibility,
-                "with rows marked: set the visibility of all of them",
-            ),
-            (Action::Unpublish, "with rows marked: unpublish all of them"),
+            ScreenAction::help_only(Action::Copy, "copy the project id (OSC 52)"),
+            ScreenAction::help_only(Action::Refresh, "reload from the first page"),
         ]);
-        // Read-only mode, or a key without the write scope, offers no bulk change.
-        if self.bulk.refusal().is_some() {
-            help.retain(|(action, _)| !matches!(action, Action::Visibility | Action::Unpublish));
-        }
-        help
+        actions
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
@@ -551,7 +555,7 @@ impl Screen for InventoryScreen {
             Constraint::Length(detail_height),
         ])
         .areas(area);
-        self.draw_head(frame, head_area, theme);
+        self.draw_head(frame, head_area, view);
         let summary = || self.filter_summary();
         self.search_box
             .draw(frame, filter_area, theme, true, summary);
@@ -560,7 +564,10 @@ impl Screen for InventoryScreen {
                 theme,
                 "Loading projects…",
                 Line::from(Span::styled(
-                    "No project matches these filters. Press c to clear them.",
+                    format!(
+                        "No project matches these filters. Press {} to clear them.",
+                        view.keymap.key_for(Action::ClearFilters)
+                    ),
                     theme.dim,
                 )),
             );

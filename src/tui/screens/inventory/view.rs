@@ -9,9 +9,10 @@ use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table};
 use super::InventoryScreen;
 use crate::api::model::{ActivityGroup, InventoryItem, InventorySortBy, SortOrder};
 use crate::text::{fit, sanitize_line, sanitize_multiline};
+use crate::tui::action::Action;
 use crate::tui::screens::ScreenView;
 use crate::tui::screens::paged::titled_pane;
-use crate::tui::theme::{Theme, priority_label};
+use crate::tui::theme::priority_label;
 use crate::tui::widgets::{ago, count, thousands};
 
 /// A column of the table: what it needs and how it is filled.
@@ -143,7 +144,9 @@ pub(super) fn audience_label(item: &InventoryItem) -> String {
 }
 
 impl InventoryScreen {
-    pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
+    pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
+        let theme = view.theme;
+        let refresh = view.keymap.key_for(Action::Refresh);
         let total = self
             .total
             .map_or("… projects".to_owned(), |total| count(total, "project"));
@@ -159,7 +162,9 @@ impl InventoryScreen {
             spans.push(Span::styled(" · loading…", theme.dim));
         } else if self.list.error.is_some() && !self.list.rows.is_empty() {
             spans.push(Span::styled(
-                " · not refreshed: these rows are from before the error (r retries)",
+                format!(
+                    " · not refreshed: these rows are from before the error ({refresh} retries)"
+                ),
                 theme.warn,
             ));
         }
@@ -170,7 +175,7 @@ impl InventoryScreen {
             ));
         } else if self.catch_up.gave_up {
             spans.push(Span::styled(
-                " · the list has not caught up with a change yet (r reloads)",
+                format!(" · the list has not caught up with a change yet ({refresh} reloads)"),
                 theme.warn,
             ));
         }

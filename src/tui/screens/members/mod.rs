@@ -17,14 +17,13 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use time::OffsetDateTime;
 
-use super::paged::{
-    PageReply, PagedList, RowWords, budget_allows, draw_placeholder, movement_help, reversed,
-};
+use super::paged::{PageReply, PagedList, budget_allows, draw_placeholder, reversed};
 use super::{Screen, ScreenView};
 use crate::api::MemberListParams;
 use crate::api::model::{Member, MemberRef, MemberSortBy, Role, SortOrder};
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::screens::actions::{RowWords, ScreenAction, movement};
 use crate::tui::widgets::checklist::{self, CheckMenu};
 use crate::tui::widgets::menu::Menu;
 use crate::tui::widgets::search::SearchBox;
@@ -441,46 +440,43 @@ impl Screen for MembersScreen {
         self.list.loaded_at
     }
 
-    fn hints(&self) -> Vec<(Action, &'static str)> {
-        vec![
-            (Action::Filter, "search"),
-            (Action::Toggles, "roles/SCIM"),
-            (Action::Sort, "sort"),
-            (Action::ReverseSort, "reverse"),
-            (Action::ToggleDetail, "detail"),
-        ]
-    }
-
-    fn help(&self) -> Vec<(Action, &'static str)> {
-        let mut help = movement_help(RowWords {
+    fn actions(&self) -> Vec<ScreenAction> {
+        let mut actions = movement(RowWords {
             next: "next member (pages load as you near the end)",
             previous: "previous member",
             first: "first member",
             last: "last member: loads the remaining pages within the request budget",
         });
-        help.extend([
-            (
+        actions.extend([
+            ScreenAction::new(
                 Action::Filter,
+                "search",
                 "search names, usernames and e-mails (terms under 3 characters are ignored)",
             ),
-            (
+            ScreenAction::new(
                 Action::Toggles,
+                "roles/SCIM",
                 "filters: roles (any of those ticked) and SCIM provisioning",
             ),
-            (
+            ScreenAction::new(
                 Action::Sort,
+                "sort",
                 "sort by display name, join date, role, or relevance (with a search)",
             ),
-            (Action::ReverseSort, "reverse the sort order"),
-            (
+            ScreenAction::new(Action::ReverseSort, "reverse", "reverse the sort order"),
+            ScreenAction::help_only(
                 Action::ClearFilters,
                 "clear the search and filters (the sort stays)",
             ),
-            (Action::ToggleDetail, "show or hide the detail pane"),
-            (Action::Copy, "copy the user id (OSC 52)"),
-            (Action::Refresh, "reload the list and the details"),
+            ScreenAction::new(
+                Action::ToggleDetail,
+                "detail",
+                "show or hide the detail pane",
+            ),
+            ScreenAction::help_only(Action::Copy, "copy the user id (OSC 52)"),
+            ScreenAction::help_only(Action::Refresh, "reload the list and the details"),
         ]);
-        help
+        actions
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
@@ -509,9 +505,12 @@ impl Screen for MembersScreen {
             self.list
                 .set_viewport(table_area.height.saturating_sub(2).max(1) as usize);
             let empty = if self.list.started {
-                "No member matches. Press c to clear the search and filters."
+                format!(
+                    "No member matches. Press {} to clear the search and filters.",
+                    view.keymap.key_for(Action::ClearFilters)
+                )
             } else {
-                "Members load when this tab opens."
+                "Members load when this tab opens.".to_owned()
             };
             let text = self.list.placeholder(
                 theme,

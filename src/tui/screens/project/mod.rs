@@ -26,6 +26,7 @@ use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot, answers};
 use crate::tui::facts::Facts;
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
+use crate::tui::screens::actions::ScreenAction;
 use crate::tui::widgets::confirm::Confirm;
 use crate::tui::widgets::input::TextField;
 use crate::tui::widgets::menu::{Menu, MenuOutcome};
@@ -339,7 +340,7 @@ impl Screen for ProjectScreen {
             }
         }
         match action {
-            Action::ToggleDetail => {
+            Action::Scans => {
                 self.security = Some(security::SecurityPart::open(&self.target.id, cx));
             }
             Action::Back => {
@@ -445,49 +446,33 @@ impl Screen for ProjectScreen {
         self.loaded_at
     }
 
-    fn actions_disabled(&self) -> Option<String> {
-        match &self.access {
-            WriteAccess::MissingScope(_) => self.refusal(),
-            _ => None,
-        }
-    }
-
-    fn hints(&self) -> Vec<(Action, &'static str)> {
+    fn actions(&self) -> Vec<ScreenAction> {
         if let Some(part) = &self.security {
-            return part.hints();
+            return part.actions();
         }
-        let mut hints = vec![
-            (Action::Back, "back"),
-            (Action::ToggleDetail, "scans"),
-            (Action::Watch, "watch"),
+        let mut actions = vec![
+            ScreenAction::new(
+                Action::Back,
+                "back",
+                "back to where the project was opened from",
+            ),
+            ScreenAction::help_only(Action::Down, "scroll the panes down"),
+            ScreenAction::help_only(Action::Up, "scroll the panes up"),
+            ScreenAction::help_only(Action::PageDown, "scroll a page down"),
+            ScreenAction::help_only(Action::PageUp, "scroll a page up"),
+            ScreenAction::new(Action::Scans, "scans", "security: scans and their findings"),
+            ScreenAction::new(
+                Action::Watch,
+                "watch",
+                "pin or unpin the project on the monitor's watch list",
+            ),
         ];
-        hints.extend(self.write_entries(|(_, short, ..)| short, |(_, _, disabled, _)| disabled));
-        hints
-    }
-
-    fn help(&self) -> Vec<(Action, &'static str)> {
-        if let Some(part) = &self.security {
-            return part.help();
-        }
-        let mut help = vec![
-            (Action::Back, "back to where the project was opened from"),
-            (Action::Down, "scroll the panes down"),
-            (Action::Up, "scroll the panes up"),
-            (Action::PageDown, "scroll a page down"),
-            (Action::PageUp, "scroll a page up"),
-        ];
-        help.extend(self.write_entries(
-            |(.., long)| long,
-            |_| "disabled: the API key lacks the write scope",
-        ));
-        help.push((Action::ToggleDetail, "security: scans and their findings"));
-        help.push((
-            Action::Watch,
-            "pin or unpin the project on the monitor's watch list",
-        ));
-        help.push((Action::Copy, "copy the project id (OSC 52)"));
-        help.push((Action::Refresh, "read the project again"));
-        help
+        actions.extend(self.write_actions());
+        actions.extend([
+            ScreenAction::help_only(Action::Copy, "copy the project id (OSC 52)"),
+            ScreenAction::help_only(Action::Refresh, "read the project again"),
+        ]);
+        actions
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {

@@ -11,6 +11,7 @@ use time::OffsetDateTime;
 use crate::api::model::{FindingLevel, FindingStatus, ScanFinding, SecurityScan};
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot, answers};
+use crate::tui::screens::actions::ScreenAction;
 use crate::tui::screens::paged::{PageReply, PagedList};
 
 /// Findings per page asked of the service (its maximum).
@@ -258,47 +259,49 @@ impl SecurityPart {
         }
     }
 
-    pub fn hints(&self) -> Vec<(Action, &'static str)> {
-        match self.focus {
-            Focus::Scans => vec![
-                (Action::Back, "project"),
-                (Action::Open, "findings"),
-                (Action::Toggles, "level"),
-                (Action::Filter, "status"),
-            ],
-            Focus::Findings => vec![
-                (Action::Back, "scans"),
-                (Action::Toggles, "level"),
-                (Action::Filter, "status"),
-                (Action::ClearFilters, "clear"),
-                (Action::PageDown, "scroll text"),
-            ],
-        }
-    }
-
-    pub fn help(&self) -> Vec<(Action, &'static str)> {
+    /// What the part offers, for the footer, the help and the keys.
+    pub fn actions(&self) -> Vec<ScreenAction> {
+        let findings = self.focus == Focus::Findings;
         vec![
-            (Action::Open, "show the selected scan's findings"),
-            (
+            ScreenAction::new(
                 Action::Back,
+                if findings { "scans" } else { "project" },
                 "from the findings to the scans; from the scans to the project",
             ),
-            (
+            ScreenAction::new(
+                Action::Open,
+                "findings",
+                "show the selected scan's findings",
+            )
+            .hint_if(!findings),
+            ScreenAction::new(
                 Action::Toggles,
+                "level",
                 "level filter: any, error, warn, info (applied here)",
             ),
-            (
+            ScreenAction::new(
                 Action::Filter,
+                "status",
                 "status filter: any, open, ignored, fixed (applied here)",
             ),
-            (Action::ClearFilters, "clear the level and status filters"),
-            (Action::PageDown, "scroll the description down"),
-            (Action::PageUp, "scroll the description up"),
-            (
+            ScreenAction::new(
+                Action::ClearFilters,
+                "clear",
+                "clear the level and status filters",
+            )
+            .hint_if(findings),
+            ScreenAction::new(
+                Action::PageDown,
+                "scroll text",
+                "scroll the description down",
+            )
+            .hint_if(findings),
+            ScreenAction::help_only(Action::PageUp, "scroll the description up"),
+            ScreenAction::help_only(
                 Action::Copy,
                 "copy the selected scan or finding id (OSC 52)",
             ),
-            (Action::Refresh, "read the scans and findings again"),
+            ScreenAction::help_only(Action::Refresh, "read the scans and findings again"),
         ]
     }
 }
