@@ -20,6 +20,7 @@ mod monitor;
 mod monitor_operators;
 mod palette;
 mod project;
+mod registry;
 mod review_marks;
 mod robustness_keys;
 mod robustness_outage;
