@@ -348,6 +348,15 @@ impl Keymap {
         out
     }
 
+    /// A popup's line of keys, each the one bound: `enter choose · esc close`.
+    pub fn prompt(&self, parts: &[(Action, &str)]) -> String {
+        parts
+            .iter()
+            .map(|(action, what)| format!("{} {what}", self.key_for(*action)))
+            .collect::<Vec<_>>()
+            .join(" · ")
+    }
+
     /// The first key of `action`, or "-" when unbound.
     pub fn key_for(&self, action: Action) -> String {
         self.keys_for(action)

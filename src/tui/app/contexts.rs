@@ -244,7 +244,14 @@ impl App {
 
     pub(super) fn draw_context_picker(&self, frame: &mut Frame, area: Rect) {
         if let Some(menu) = &self.contexts.picker {
-            menu.draw(frame, area, &self.theme, "enter switch · esc close");
+            menu.draw(
+                frame,
+                area,
+                &self.theme,
+                &self
+                    .keymap
+                    .prompt(&[(Action::Open, "switch"), (Action::Back, "close")]),
+            );
         }
     }
 }

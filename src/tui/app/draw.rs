@@ -429,6 +429,7 @@ impl App {
                 .border_style(self.theme.accent),
             lines,
             &self.theme,
+            &self.keymap,
         );
     }
 
@@ -466,7 +467,10 @@ impl App {
                     .borders(Borders::ALL)
                     .border_style(self.theme.accent)
                     .title(Span::styled(
-                        " Error log (newest first) — esc closes ",
+                        format!(
+                            " Error log (newest first) — {} closes ",
+                            self.keymap.key_for(Action::Back)
+                        ),
                         self.theme.title,
                     )),
             ),

@@ -364,7 +364,14 @@ impl Screen for AnalyticsScreen {
             ),
         }
         if let Some(menu) = &self.menu {
-            menu.draw(frame, area, theme, "enter choose · esc close");
+            menu.draw(
+                frame,
+                area,
+                theme,
+                &view
+                    .keymap
+                    .prompt(&[(Action::Open, "choose"), (Action::Back, "close")]),
+            );
         }
     }
 }

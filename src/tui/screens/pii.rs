@@ -349,7 +349,13 @@ impl PiiScreen {
         } else {
             " Quote — enter reads it whole "
         };
-        self.quote_pane
-            .draw(frame, area, titled_pane(title, theme), lines, theme);
+        self.quote_pane.draw(
+            frame,
+            area,
+            titled_pane(title, theme),
+            lines,
+            theme,
+            view.keymap,
+        );
     }
 }

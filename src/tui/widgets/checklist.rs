@@ -10,6 +10,7 @@ use ratatui::layout::Rect;
 use super::menu::{Menu, MenuOutcome};
 use crate::api::model::WireEnum;
 use crate::tui::action::Action;
+use crate::tui::keymap::Keymap;
 use crate::tui::theme::Theme;
 
 /// What one line of the menu shows.
@@ -147,9 +148,19 @@ impl<K: Clone> CheckMenu<K> {
         }
     }
 
-    pub fn draw(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
-        self.menu
-            .draw(frame, area, theme, "enter/space toggle · esc close");
+    pub fn draw(&self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
+        let toggle = format!(
+            "{}/{}",
+            keymap.key_for(Action::Open),
+            keymap.key_for(Action::Mark)
+        );
+        let close = keymap.key_for(Action::Back);
+        self.menu.draw(
+            frame,
+            area,
+            theme,
+            &format!("{toggle} toggle · {close} close"),
+        );
     }
 }
 

@@ -579,11 +579,18 @@ impl Screen for InventoryScreen {
             }
         }
         if let Some((_, menu)) = &self.menu {
-            menu.draw(frame, area, theme, "enter choose · esc close");
+            menu.draw(
+                frame,
+                area,
+                theme,
+                &view
+                    .keymap
+                    .prompt(&[(Action::Open, "choose"), (Action::Back, "close")]),
+            );
         }
         if let Some(filters) = &self.filters {
-            filters.draw(frame, area, theme);
+            filters.draw(frame, area, theme, view.keymap);
         }
-        self.draw_bulk(frame, area, theme);
+        self.draw_bulk(frame, area, view);
     }
 }

@@ -525,10 +525,17 @@ impl Screen for MembersScreen {
             }
         }
         if let Some(menu) = &self.sort_menu {
-            menu.draw(frame, area, theme, "enter choose · esc close");
+            menu.draw(
+                frame,
+                area,
+                theme,
+                &view
+                    .keymap
+                    .prompt(&[(Action::Open, "choose"), (Action::Back, "close")]),
+            );
         }
         if let Some(filters) = &self.filters {
-            filters.draw(frame, area, theme);
+            filters.draw(frame, area, theme, view.keymap);
         }
     }
 }

@@ -524,13 +524,34 @@ impl Screen for ProjectScreen {
                 Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)])
                     .spacing(1)
                     .areas(main_area);
-            self.panes[0].draw(frame, left, block(" Project "), project_lines, theme);
-            self.panes[1].draw(frame, right, block(" From the inventory "), facts, theme);
+            self.panes[0].draw(
+                frame,
+                left,
+                block(" Project "),
+                project_lines,
+                theme,
+                view.keymap,
+            );
+            self.panes[1].draw(
+                frame,
+                right,
+                block(" From the inventory "),
+                facts,
+                theme,
+                view.keymap,
+            );
         } else {
             let mut lines = project_lines;
             lines.push(Line::from(Span::styled("From the inventory", theme.title)));
             lines.extend(facts);
-            self.panes[0].draw(frame, main_area, block(" Project "), lines, theme);
+            self.panes[0].draw(
+                frame,
+                main_area,
+                block(" Project "),
+                lines,
+                theme,
+                view.keymap,
+            );
         }
         let [rename_area, status_area] = Layout::vertical([
             Constraint::Length(rename_rows.min(activity_rows)),
@@ -552,7 +573,14 @@ impl Screen for ProjectScreen {
         }
         frame.render_widget(Paragraph::new(activity), status_area);
         match &self.mode {
-            Mode::Visibility(menu) => menu.draw(frame, area, theme, "enter choose · esc close"),
+            Mode::Visibility(menu) => menu.draw(
+                frame,
+                area,
+                theme,
+                &view
+                    .keymap
+                    .prompt(&[(Action::Open, "choose"), (Action::Back, "close")]),
+            ),
             Mode::Confirm(confirm, _) => confirm.draw(frame, area, theme),
             Mode::Publish(confirm) => confirm.draw(frame, area, theme),
             Mode::Audience(editor) => editor.draw(frame, area, theme),

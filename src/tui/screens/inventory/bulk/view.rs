@@ -8,8 +8,9 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::{BulkOp, RowOutcome, Stage, estimate, tally_text};
 use crate::text::fit;
+use crate::tui::action::Action;
+use crate::tui::screens::ScreenView;
 use crate::tui::screens::inventory::InventoryScreen;
-use crate::tui::theme::Theme;
 use crate::tui::widgets::centered;
 use crate::tui::widgets::scroll::wrap_lines;
 use crate::tui::widgets::thousands;
@@ -20,8 +21,9 @@ impl InventoryScreen {
         &self,
         frame: &mut Frame,
         area: Rect,
-        theme: &Theme,
+        view: &ScreenView,
     ) {
+        let theme = view.theme;
         let Some(flow) = &self.bulk.flow else {
             return;
         };
@@ -31,7 +33,14 @@ impl InventoryScreen {
         let count = flow.targets.len();
         let (title, mut lines, scroll, footer) = match &flow.stage {
             Stage::ChooseVisibility(menu) => {
-                menu.draw(frame, area, theme, "enter choose · esc cancel");
+                menu.draw(
+                    frame,
+                    area,
+                    theme,
+                    &view
+                        .keymap
+                        .prompt(&[(Action::Open, "choose"), (Action::Back, "cancel")]),
+                );
                 return;
             }
             Stage::Confirm { op, scroll } => {
@@ -149,7 +158,11 @@ impl InventoryScreen {
         }
         if scroll + shown < count {
             lines.push(Line::from(Span::styled(
-                format!("… {} more (j scrolls)", count - scroll - shown),
+                format!(
+                    "… {} more ({} scrolls)",
+                    count - scroll - shown,
+                    view.keymap.key_for(Action::Down)
+                ),
                 theme.dim,
             )));
         }
