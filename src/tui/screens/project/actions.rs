@@ -1,5 +1,5 @@
-//! The project screen's write actions as it offers them: one table,
-//! disabled while this session may not write.
+//! What the project screen offers: its one list of actions, the write
+//! actions from one table, disabled while this session may not write.
 
 use super::{ProjectScreen, WriteAccess};
 use crate::tui::action::Action;
@@ -46,6 +46,36 @@ const WRITE_ACTIONS: &[WriteAction] = &[
 ];
 
 impl ProjectScreen {
+    /// What the screen offers now (the security part's, while it is open).
+    pub(super) fn offered(&self) -> Vec<ScreenAction> {
+        if let Some(part) = &self.security {
+            return part.actions();
+        }
+        let mut actions = vec![
+            ScreenAction::new(
+                Action::Back,
+                "back",
+                "back to where the project was opened from",
+            ),
+            ScreenAction::help_only(Action::Down, "scroll the panes down"),
+            ScreenAction::help_only(Action::Up, "scroll the panes up"),
+            ScreenAction::help_only(Action::PageDown, "scroll a page down"),
+            ScreenAction::help_only(Action::PageUp, "scroll a page up"),
+            ScreenAction::new(Action::Scans, "scans", "security: scans and their findings"),
+            ScreenAction::new(
+                Action::Watch,
+                "watch",
+                "pin or unpin the project on the monitor's watch list",
+            ),
+        ];
+        actions.extend(self.write_actions());
+        actions.extend([
+            ScreenAction::help_only(Action::Copy, "copy the project id (OSC 52)"),
+            ScreenAction::help_only(Action::Refresh, "read the project again"),
+        ]);
+        actions
+    }
+
     /// The write actions, disabled (saying why) while the key lacks the
     /// scope; none in read-only mode, nor when the project failed to load
     /// (a 404 has nothing to change).

@@ -447,32 +447,7 @@ impl Screen for ProjectScreen {
     }
 
     fn actions(&self) -> Vec<ScreenAction> {
-        if let Some(part) = &self.security {
-            return part.actions();
-        }
-        let mut actions = vec![
-            ScreenAction::new(
-                Action::Back,
-                "back",
-                "back to where the project was opened from",
-            ),
-            ScreenAction::help_only(Action::Down, "scroll the panes down"),
-            ScreenAction::help_only(Action::Up, "scroll the panes up"),
-            ScreenAction::help_only(Action::PageDown, "scroll a page down"),
-            ScreenAction::help_only(Action::PageUp, "scroll a page up"),
-            ScreenAction::new(Action::Scans, "scans", "security: scans and their findings"),
-            ScreenAction::new(
-                Action::Watch,
-                "watch",
-                "pin or unpin the project on the monitor's watch list",
-            ),
-        ];
-        actions.extend(self.write_actions());
-        actions.extend([
-            ScreenAction::help_only(Action::Copy, "copy the project id (OSC 52)"),
-            ScreenAction::help_only(Action::Refresh, "read the project again"),
-        ]);
-        actions
+        self.offered()
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
