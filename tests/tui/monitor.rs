@@ -284,3 +284,19 @@ fn a_never_published_tile_is_asked_again_after_five_minutes() {
     let effects = app.handle(Msg::Wake, later);
     assert_eq!(asked(&effects), ["prj_0000", "prj_0001"]);
 }
+
+/// Issue 23: a notice named a key by its letter ("press f to resume"), so a
+/// remapped key made the text wrong. It shows the key bound.
+#[test]
+fn the_frozen_notice_names_the_freeze_key_as_bound() {
+    let mut app = app();
+    let overrides = std::collections::HashMap::from([("freeze".to_owned(), vec!["F".to_owned()])]);
+    app.keymap = vantage::tui::keymap::Keymap::with_overrides(&overrides).unwrap();
+    app.handle(key('4'), NOW);
+    app.handle(key('F'), NOW);
+    app.handle(key('r'), NOW);
+    let mut terminal = Terminal::new(TestBackend::new(120, 35)).unwrap();
+    terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
+    let shown = terminal.backend().to_string();
+    assert!(shown.contains("frozen: press F to resume"), "{shown}");
+}

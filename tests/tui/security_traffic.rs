@@ -498,3 +498,38 @@ fn a_failed_findings_page_ends_the_walk_to_the_end() {
         "a failed page ends the walk, as in the other lists"
     );
 }
+
+/// Issue 23: the detail pane's key also opened the scans, so rebinding
+/// `toggle_detail` moved the scans with it. Each is its own action now.
+#[test]
+fn rebinding_the_detail_pane_leaves_the_scans_on_their_key() {
+    let mut app = app();
+    let overrides =
+        std::collections::HashMap::from([("toggle_detail".to_owned(), vec!["x".to_owned()])]);
+    app.keymap = Keymap::with_overrides(&overrides).unwrap();
+    with_inventory(&mut app);
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    let (token, _) = fetch(&effects, Slot::Project);
+    let project = serde_json::from_value(json!({
+        "id": "prj_00000", "name": "Clinic portal 0", "description": null, "created_at": null,
+        "last_edited_at": null, "latest_commit_sha": null, "latest_screenshot_url": null,
+        "owner_id": null, "workspace_id": "ws_test", "is_published": true, "preview_url": null,
+        "publish_audience": "public", "publish_audience_targets": [], "visibility": "workspace_edit"
+    }))
+    .unwrap();
+    reply(
+        &mut app,
+        Slot::Project,
+        token,
+        Ok(Reply::Project(Box::new(project))),
+    );
+    let effects = app.handle(key('x'), NOW);
+    assert!(
+        !fetches(&effects)
+            .iter()
+            .any(|(slot, ..)| *slot == Slot::SecurityScans),
+        "the detail pane's new key opens no scans"
+    );
+    let effects = app.handle(key('d'), NOW);
+    fetch(&effects, Slot::SecurityScans);
+}
