@@ -180,7 +180,7 @@ impl Screen for PiiScreen {
             ScreenAction::new(Action::ToggleDetail, "quote", "show or hide the quote pane"),
             ScreenAction::help_only(
                 Action::Open,
-                "read the whole quote (scroll it as a list, back closes it)",
+                "read the whole quote (it scrolls; back closes it)",
             ),
             ScreenAction::new(Action::Copy, "copy id", "copy the finding id (OSC 52)"),
             ScreenAction::help_only(Action::Refresh, "reload from the newest"),
