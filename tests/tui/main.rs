@@ -6,6 +6,7 @@ mod common;
 mod support;
 
 mod bulk_budget;
+mod bulk_names;
 mod changes;
 mod contexts;
 mod deploy_poll_bounds;

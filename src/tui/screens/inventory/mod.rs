@@ -197,7 +197,8 @@ impl InventoryScreen {
         self.page_cursors.clear();
         self.row_pages.clear();
         let request = self.page_request();
-        self.list.reload(cx, request);
+        // A new filter keeps the marks of the rows still in the list.
+        self.list.reload_keeping_marks(cx, request);
         self.look_up_id(cx);
     }
 
@@ -402,6 +403,7 @@ impl Screen for InventoryScreen {
                     if first {
                         self.show_id_hit();
                     }
+                    self.list.settle_marks(first, cx);
                     if self.list.is_marking_all() {
                         self.list.mark_loaded(cx);
                     }
@@ -524,9 +526,9 @@ impl Screen for InventoryScreen {
             (Action::ClearMarks, "clear the marks"),
             (
                 Action::Visibility,
-                "with rows marked: set the visibility of all of them",
+                "set the visibility of the marked rows, else the cursor's",
             ),
-            (Action::Unpublish, "with rows marked: unpublish all of them"),
+            (Action::Unpublish, "unpublish the marked rows, else the cursor's"),
         ]);
         // Read-only mode, or a key without the write scope, offers no bulk change.
         if self.bulk.refusal().is_some() {
