@@ -20,7 +20,7 @@ use vantage::tui::theme::{Theme, ThemeName};
 
 use crate::support::fetches_for;
 
-const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
+pub(crate) const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 const NAMES: [&str; 4] = [
     "Support studio",
     "Clinic portal",
@@ -28,7 +28,7 @@ const NAMES: [&str; 4] = [
     "Fleet planner",
 ];
 
-fn app() -> App {
+pub(crate) fn app() -> App {
     App::new(
         Identity {
             workspace: "ws_test".into(),
@@ -42,11 +42,11 @@ fn app() -> App {
     )
 }
 
-fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
+pub(crate) fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
     app.handle(Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)), NOW)
 }
 
-fn type_text(app: &mut App, text: &str) -> Vec<Effect> {
+pub(crate) fn type_text(app: &mut App, text: &str) -> Vec<Effect> {
     text.chars()
         .flat_map(|ch| match ch {
             '\r' => press(app, KeyCode::Enter),
@@ -101,13 +101,13 @@ fn answer_page(app: &mut App, effects: &[Effect], rows: Vec<serde_json::Value>) 
     );
 }
 
-fn inventory(app: &mut App, count: usize) {
+pub(crate) fn inventory(app: &mut App, count: usize) {
     app.start(NOW);
     let effects = type_text(app, "2");
     answer_page(app, &effects, (0..count).map(row).collect());
 }
 
-fn draw(app: &App, width: u16, height: u16) -> String {
+pub(crate) fn draw(app: &App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
     terminal.backend().to_string()

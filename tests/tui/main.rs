@@ -15,6 +15,7 @@ mod header;
 mod hostile_walk;
 mod inventory_walk;
 mod keys_readme;
+mod list_exports;
 mod lists;
 mod local_files;
 mod monitor;

@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 
 use super::wake::NOTICE_SHOWN_FOR;
 use super::{App, MIN_HEIGHT, MIN_WIDTH, Overlay};
-use crate::text::{fit, sanitize_line};
+use crate::text::{fit, fit_middle, sanitize_line};
 use crate::tui::action::Action;
 use crate::tui::nav::Tab;
 use crate::tui::screens::{ScreenView, error_text};
@@ -235,7 +235,11 @@ impl App {
             .filter(|(_, at)| now < *at + NOTICE_SHOWN_FOR)
         {
             spans.push(Span::styled(" · ", theme.dim));
-            spans.push(Span::styled(fit(text, 80), theme.accent));
+            // The notice gets the rest of the line; cut, it keeps both ends:
+            // what happened, and a written file's name and extension.
+            let used: usize = spans.iter().map(Span::width).sum();
+            let room = (area.width as usize).saturating_sub(used).max(24);
+            spans.push(Span::styled(fit_middle(text, room), theme.accent));
         } else if let Some(error) = self.errors.last().filter(|_| self.failing) {
             spans.push(Span::styled(" · ", theme.dim));
             let id = error.request_id.as_deref().unwrap_or("-");

@@ -159,3 +159,15 @@ impl App {
         self.focus.cursor_seen = Some(focus.id.clone());
     }
 }
+
+impl App {
+    /// `w` outside the monitor: pins or unpins the project in focus.
+    pub(super) fn watch_selected(&mut self, turn: &mut Turn<'_>) {
+        let selected: Option<ProjectRef> = self.focused_project().cloned();
+        let mut cx = turn.cx(&mut self.next_token);
+        match selected {
+            Some(project) => self.monitor.toggle_watch(project, &mut cx),
+            None => cx.notify("select a project in the inventory (2) to pin it".into()),
+        }
+    }
+}

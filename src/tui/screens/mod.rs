@@ -73,6 +73,12 @@ pub trait Screen {
         None
     }
 
+    /// What `ctrl-s` writes of this list, when the App exports it
+    /// (`tui/export.rs`); `None`: nothing to export here.
+    fn export_rows(&self) -> Option<crate::tui::export::ExportRows> {
+        None
+    }
+
     /// Key hints for the footer.
     fn hints(&self) -> Vec<(Action, &'static str)>;
 

@@ -168,6 +168,11 @@ impl Screen for PiiScreen {
         self.list.loaded_at
     }
 
+    fn export_rows(&self) -> Option<crate::tui::export::ExportRows> {
+        let project_id = self.project.as_ref()?.id.clone();
+        Some(crate::tui::export::ExportRows::Pii { project_id })
+    }
+
     fn hints(&self) -> Vec<(Action, &'static str)> {
         vec![(Action::ToggleDetail, "quote"), (Action::Copy, "copy id")]
     }
@@ -186,6 +191,10 @@ impl Screen for PiiScreen {
                 "read the whole quote (j/k ctrl-d/u scroll, esc back)",
             ),
             (Action::Copy, "copy the finding id (OSC 52)"),
+            (
+                Action::Export,
+                "export every finding to CSV, as `vantage pii ID` writes it",
+            ),
             (Action::Refresh, "reload from the newest"),
             (Action::Tab2, "pick the project in the inventory"),
         ]);

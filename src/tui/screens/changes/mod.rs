@@ -368,6 +368,14 @@ impl Screen for ChangesScreen {
         self.list.loaded_at
     }
 
+    /// The changes on screen: those of the filtered kind, all loaded.
+    fn export_rows(&self) -> Option<crate::tui::export::ExportRows> {
+        self.after.as_ref()?;
+        Some(crate::tui::export::ExportRows::Changes(
+            std::sync::Arc::new(self.list.rows.clone()),
+        ))
+    }
+
     fn hints(&self) -> Vec<(Action, &'static str)> {
         vec![
             (Action::Open, "open project"),
@@ -387,6 +395,10 @@ impl Screen for ChangesScreen {
             (Action::ClearFilters, "all kinds, the newest two snapshots"),
             (Action::Refresh, "read the history again"),
             (Action::Copy, "copy the project's or member's id"),
+            (
+                Action::Export,
+                "export these changes to CSV, as `vantage changes` writes them",
+            ),
         ]
     }
 

@@ -417,7 +417,7 @@ impl Screen for InventoryScreen {
                 Ok(Reply::Exported { path, count }) => cx.notify(format!(
                     "exported {} to {}",
                     crate::tui::widgets::count(count as i64, "project"),
-                    crate::text::fit_middle(&path.display().to_string(), 56)
+                    path.display()
                 )),
                 Ok(_) => {}
                 Err(error) => cx.notify(format!("export failed: {}", error.summary)),

@@ -445,6 +445,10 @@ impl Screen for ProjectScreen {
         self.loaded_at
     }
 
+    fn export_rows(&self) -> Option<crate::tui::export::ExportRows> {
+        self.security.as_ref().and_then(|part| part.export_rows())
+    }
+
     fn actions_disabled(&self) -> Option<String> {
         match &self.access {
             WriteAccess::MissingScope(_) => self.refusal(),

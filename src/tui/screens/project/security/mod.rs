@@ -106,6 +106,20 @@ impl SecurityPart {
         self.findings.reload(cx, request);
     }
 
+    /// `ctrl-s` on the findings: the scan's findings with these filters.
+    pub fn export_rows(&self) -> Option<crate::tui::export::ExportRows> {
+        let scan_id = self
+            .findings_of
+            .clone()
+            .filter(|_| self.focus == Focus::Findings)?;
+        Some(crate::tui::export::ExportRows::Findings {
+            project_id: self.project_id.clone(),
+            scan_id,
+            levels: self.levels.clone(),
+            statuses: self.statuses.clone(),
+        })
+    }
+
     /// Whether a finding passes the level and status filters.
     pub fn keeps(&self, finding: &ScanFinding) -> bool {
         (self.levels.is_empty() || self.levels.contains(&finding.level))
@@ -299,6 +313,10 @@ impl SecurityPart {
                 "copy the selected scan or finding id (OSC 52)",
             ),
             (Action::Refresh, "read the scans and findings again"),
+            (
+                Action::Export,
+                "export the scan's findings with these filters to CSV, as `vantage scans findings` writes them",
+            ),
         ]
     }
 }
