@@ -247,9 +247,15 @@ impl Screen for ProjectScreen {
 
     fn captures_keys(&self) -> bool {
         !matches!(self.mode, Mode::View)
+            || self.security.as_ref().is_some_and(|p| p.captures_keys())
     }
 
     fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
+        if let Some(part) = &mut self.security
+            && matches!(self.mode, Mode::View)
+        {
+            return part.handle_text_key(key, cx);
+        }
         let project_id = self.target.id.clone();
         // Each dialog's answer, as the write it asks for.
         let outcome = match &mut self.mode {
