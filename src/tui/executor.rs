@@ -38,7 +38,7 @@ impl Executor for ClientExecutor {
                 Reply::InventoryPage,
             ),
             Request::ExportRows { rows, path } => {
-                return crate::tui::export::write(&self.client, &rows, &path)
+                return crate::tui::export::write(&self.client, &self.workspace_id, &rows, &path)
                     .await
                     .map(|count| Reply::Exported { path, count })
                     .map_err(|error| match error {

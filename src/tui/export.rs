@@ -1,8 +1,9 @@
 //! `ctrl-s` on the lists other than the inventory (whose export keeps its own
-//! menu and resumes from its loaded rows): the Changes, a project's personal
-//! data, and a scan's findings, written as CSV through the writers the
-//! commands use (`crate::formats`), so the file holds the same bytes as
-//! `vantage changes|pii|scans findings --format csv` with the same filters.
+//! menu and resumes from its loaded rows): the members, the Changes, a
+//! project's personal data, and a scan's findings, written as CSV through the
+//! writers the commands use (`crate::formats`), so the file holds the same
+//! bytes as `vantage members|changes|pii|scans findings --format csv` with the
+//! same filters.
 //! Files go through `safe_file::Replacement`: 0600, never through a link, and
 //! a failed export leaves no half file.
 
@@ -14,10 +15,11 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use crate::api::model::{FindingLevel, FindingStatus};
-use crate::api::{ApiError, Client, PageParams};
+use crate::api::{ApiError, Client, MemberListParams, PageParams};
 use crate::formats::{CsvWriter, OutputError};
 use crate::history::Change;
 use crate::safe_file::Replacement;
+use crate::tui::screens::project::security::matches_search;
 
 /// Items per page when an export reads a list again: the commands' default.
 const EXPORT_PAGE: u32 = 100;
@@ -25,18 +27,25 @@ const EXPORT_PAGE: u32 = 100;
 /// What a list's export writes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExportRows {
+    /// The workspace's members (the contract's items, as the command writes
+    /// every format but its table), as `vantage members` with the same
+    /// search, roles, SCIM filter and sort.
+    Members(MemberListParams),
     /// The changes on screen (the history is local: they are all loaded),
     /// as `vantage changes --since B --until A [--kind K]`.
     Changes(Arc<Vec<Change>>),
     /// Every personal-data finding of a project, as `vantage pii ID`.
     Pii { project_id: String },
     /// A scan's findings with the screen's filters, as
-    /// `vantage scans findings ID SCAN [--level L,...] [--status S,...]`.
+    /// `vantage scans findings ID SCAN [--level L,...] [--status S,...]`
+    /// (the screen's search, which the command lacks, keeps only what it
+    /// matches).
     Findings {
         project_id: String,
         scan_id: String,
         levels: Vec<FindingLevel>,
         statuses: Vec<FindingStatus>,
+        search: String,
     },
 }
 
@@ -45,6 +54,7 @@ impl ExportRows {
     pub fn file_name(&self, now: OffsetDateTime) -> String {
         let stamp = crate::timefmt::utc(now, crate::timefmt::FILE_STAMP);
         let what = match self {
+            ExportRows::Members(_) => "members".to_owned(),
             ExportRows::Changes(_) => "changes".to_owned(),
             ExportRows::Pii { project_id } => format!("pii-{project_id}"),
             ExportRows::Findings { scan_id, .. } => format!("findings-{scan_id}"),
@@ -66,6 +76,7 @@ impl ExportRows {
     /// What a row is, for the status line: `changes`, `findings`.
     pub fn noun(&self) -> &'static str {
         match self {
+            ExportRows::Members(_) => "member",
             ExportRows::Changes(_) => "change",
             ExportRows::Pii { .. } => "personal-data finding",
             ExportRows::Findings { .. } => "finding",
@@ -87,8 +98,14 @@ pub enum ExportError {
     Api(#[from] ApiError),
 }
 
-/// Writes `rows` to `path` as CSV; returns how many rows it wrote.
-pub async fn write(client: &Client, rows: &ExportRows, path: &Path) -> Result<usize, ExportError> {
+/// Writes `rows` of `workspace_id` to `path` as CSV; returns how many rows
+/// it wrote.
+pub async fn write(
+    client: &Client,
+    workspace_id: &str,
+    rows: &ExportRows,
+    path: &Path,
+) -> Result<usize, ExportError> {
     let file = Replacement::new(path).map_err(|source| ExportError::Create {
         path: path.to_path_buf(),
         source,
@@ -102,6 +119,14 @@ pub async fn write(client: &Client, rows: &ExportRows, path: &Path) -> Result<us
         limit: Some(EXPORT_PAGE),
     };
     match rows {
+        ExportRows::Members(params) => {
+            let params = MemberListParams {
+                limit: Some(EXPORT_PAGE),
+                ..params.clone()
+            };
+            sink.write_all(client.members_stream(workspace_id, params))
+                .await?;
+        }
         ExportRows::Changes(changes) => {
             for change in changes.iter() {
                 sink.write(change)?;
@@ -116,6 +141,7 @@ pub async fn write(client: &Client, rows: &ExportRows, path: &Path) -> Result<us
             scan_id,
             levels,
             statuses,
+            search,
         } => {
             // As `--level` and `--status` filter: after each page arrives.
             let findings = client
@@ -124,6 +150,7 @@ pub async fn write(client: &Client, rows: &ExportRows, path: &Path) -> Result<us
                     let keep = item.as_ref().map_or(true, |finding| {
                         (levels.is_empty() || levels.contains(&finding.level))
                             && (statuses.is_empty() || statuses.contains(&finding.status))
+                            && matches_search(search, finding)
                     });
                     std::future::ready(keep)
                 });

@@ -1,6 +1,7 @@
 //! `ctrl-s` on the dashboard's other lists (issue 27, item 4): the file the
 //! dashboard's executor writes holds the same bytes as the matching command's
-//! CSV with the same filters: a project's personal data (`vantage pii`), a
+//! CSV with the same filters: the members (`vantage members`), a project's
+//! personal data (`vantage pii`), a
 //! scan's findings (`vantage scans findings --level --status`), and the
 //! changes between two snapshots (`vantage changes --kind`).
 
@@ -63,6 +64,40 @@ async fn assert_same(server: &RunningServer, rows: ExportRows, command: &[&str])
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn members_export_as_vantage_members_with_the_same_filters() {
+    use vantage::api::MemberListParams;
+    use vantage::api::model::{MemberSortBy, Role, SortOrder};
+    let (server, _clock) = demo_server().await;
+    assert_same(
+        &server,
+        ExportRows::Members(MemberListParams::default()),
+        &["members", "--format", "csv"],
+    )
+    .await;
+    assert_same(
+        &server,
+        ExportRows::Members(MemberListParams {
+            role: vec![Role::Admin, Role::Member],
+            sort_by: Some(MemberSortBy::JoinedAt),
+            sort_order: Some(SortOrder::Asc),
+            ..Default::default()
+        }),
+        &[
+            "members",
+            "--role",
+            "admin,member",
+            "--sort-by",
+            "joined_at",
+            "--sort-order",
+            "asc",
+            "--format",
+            "csv",
+        ],
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn personal_data_exports_as_vantage_pii_writes_it() {
     let fixture = demo();
     let (server, _clock) = demo_server().await;
@@ -85,6 +120,7 @@ async fn a_scans_findings_export_as_vantage_scans_findings_with_the_same_filters
         scan_id: SCAN.into(),
         levels,
         statuses,
+        search: String::new(),
     };
     assert_same(
         &server,

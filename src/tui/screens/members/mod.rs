@@ -441,6 +441,10 @@ impl Screen for MembersScreen {
         self.list.loaded_at
     }
 
+    fn export_rows(&self) -> Option<crate::tui::export::ExportRows> {
+        Some(crate::tui::export::ExportRows::Members(self.params()))
+    }
+
     fn hints(&self) -> Vec<(Action, &'static str)> {
         vec![
             (Action::Filter, "search"),
@@ -478,6 +482,10 @@ impl Screen for MembersScreen {
             ),
             (Action::ToggleDetail, "show or hide the detail pane"),
             (Action::Copy, "copy the user id (OSC 52)"),
+            (
+                Action::Export,
+                "export the members of this view to CSV, as `vantage members` writes them",
+            ),
             (Action::Refresh, "reload the list and the details"),
         ]);
         help

@@ -8,7 +8,7 @@
 mod filters;
 mod view;
 
-pub use filters::{FindingFilter, by_severity, severity};
+pub use filters::{FindingFilter, by_severity, matches_search, severity};
 
 use time::OffsetDateTime;
 
@@ -132,6 +132,7 @@ impl SecurityPart {
             scan_id,
             levels: self.levels.clone(),
             statuses: self.statuses.clone(),
+            search: self.search.clone(),
         })
     }
 
