@@ -235,11 +235,20 @@ impl App {
             .filter(|(_, at)| now < *at + NOTICE_SHOWN_FOR)
         {
             spans.push(Span::styled(" · ", theme.dim));
-            // The notice gets the rest of the line; cut, it keeps both ends:
-            // what happened, and a written file's name and extension.
+            // The notice gets the rest of the line. One that ends in a file's
+            // path is cut in the middle, keeping the file's name and extension.
             let used: usize = spans.iter().map(Span::width).sum();
             let room = (area.width as usize).saturating_sub(used).max(24);
-            spans.push(Span::styled(fit_middle(text, room), theme.accent));
+            let ends_in_path = text
+                .rsplit(' ')
+                .next()
+                .is_some_and(|word| word.contains('/') && word.contains('.'));
+            let text = if ends_in_path {
+                fit_middle(text, room)
+            } else {
+                fit(text, room)
+            };
+            spans.push(Span::styled(text, theme.accent));
         } else if let Some(error) = self.errors.last().filter(|_| self.failing) {
             spans.push(Span::styled(" · ", theme.dim));
             let id = error.request_id.as_deref().unwrap_or("-");
