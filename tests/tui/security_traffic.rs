@@ -567,3 +567,32 @@ fn findings_are_ordered_by_severity_not_by_name() {
         .collect();
     assert_eq!(levels, ["error", "error", "warn", "info", "severe"]);
 }
+
+#[test]
+fn ctrl_s_on_the_findings_exports_them_with_the_screens_filters() {
+    let mut app = security_open();
+    with_findings(&mut app, false);
+    for pressed in ['t', ' '] {
+        app.handle(key(pressed), NOW);
+    }
+    app.handle(code(KeyCode::Esc), NOW);
+    let effects = app.handle(
+        Msg::Key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL)),
+        NOW,
+    );
+    let (_, request) = fetch(&effects, Slot::ListExport);
+    let Request::ExportRows { rows, path } = request else {
+        panic!("{request:?}");
+    };
+    assert_eq!(
+        rows,
+        vantage::tui::export::ExportRows::Findings {
+            project_id: "prj_00000".into(),
+            scan_id: "scn_latest".into(),
+            levels: vec![vantage::api::model::FindingLevel::Error],
+            statuses: Vec::new(),
+            search: String::new(),
+        }
+    );
+    assert!(path.to_string_lossy().ends_with(".csv"), "{path:?}");
+}
