@@ -69,3 +69,24 @@ fn ctrl_s_on_personal_data_exports_it_and_the_status_line_shows_the_whole_path()
     );
     assert!(narrow.contains(".csv"), "{narrow}");
 }
+
+#[test]
+fn ctrl_s_on_changes_exports_the_changes_of_the_kind_shown() {
+    use vantage::history::ChangeKind;
+    let mut app = crate::changes::changes_app(crate::changes::change_set());
+    type_text(&mut app, "/j");
+    app.handle(
+        Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)),
+        NOW,
+    );
+    assert_eq!(app.changes.kind_filter, Some(ChangeKind::Published));
+    let sent = fetches_for(&ctrl_s(&mut app), Slot::ListExport);
+    let [(_, Request::ExportRows { rows, .. })] = sent.as_slice() else {
+        panic!("one export: {sent:?}");
+    };
+    let ExportRows::Changes(changes) = rows else {
+        panic!("{rows:?}");
+    };
+    assert_eq!(changes.len(), 2);
+    assert!(changes.iter().all(|c| c.kind == ChangeKind::Published));
+}
