@@ -7,6 +7,7 @@
 mod commands;
 mod contexts;
 mod draw;
+mod export;
 mod focus;
 mod history;
 mod history_nav;
@@ -25,10 +26,11 @@ use time::OffsetDateTime;
 
 use super::action::Action;
 use super::effect::{Answer, Cx, Effect, ErrorInfo, Reply, Request, Slot, Turn};
-use super::keymap::{Keymap, key_of};
+use super::keymap::Keymap;
 use super::nav::{Nav, ProjectNav, Tab};
 use super::palette::Palette;
 use super::screens::actions::find;
+use super::screens::Screen;
 use super::screens::analytics::AnalyticsScreen;
 use super::screens::changes::ChangesScreen;
 use super::screens::insights::InsightsScreen;
@@ -37,7 +39,6 @@ use super::screens::members::MembersScreen;
 use super::screens::monitor::MonitorScreen;
 use super::screens::pii::PiiScreen;
 use super::screens::project::{ProjectScreen, WriteAccess};
-use super::screens::{ProjectRef, Screen};
 use super::theme::Theme;
 use super::widgets::next_age_change;
 use super::widgets::scroll::ScrollPane;
@@ -116,6 +117,8 @@ pub struct App {
     pub project: Option<ProjectScreen>,
     /// Learned from a write's 403 `insufficient_scope`: the scopes it asked for.
     pub missing_write_scope: Option<Vec<String>>,
+    /// A list's export in flight (`app/export.rs`): its token, what a row is.
+    list_export: Option<(u64, &'static str)>,
     pub members: MembersScreen,
     pub monitor: MonitorScreen,
     pub analytics: AnalyticsScreen,
@@ -173,6 +176,7 @@ impl App {
             inventory,
             project: None,
             missing_write_scope: None,
+            list_export: None,
             members: MembersScreen::default(),
             monitor: MonitorScreen::default(),
             analytics: AnalyticsScreen::default(),
@@ -382,6 +386,7 @@ impl App {
             Slot::Breakdowns | Slot::Traffic => self.analytics.handle_reply(answer, &mut cx),
             Slot::PiiPage => self.pii.handle_reply(answer, &mut cx),
             Slot::Context | Slot::PaletteJump => false, // handled above
+            Slot::ListExport => self.list_exported(token, answer.reply, &mut cx),
             // The plan, compared above, is all the header takes of it.
             Slot::Workspace => false,
             // Only a failure matters, and the error log has it.
@@ -521,6 +526,7 @@ impl App {
             Action::Watch => self.watch_selected(turn),
             Action::Contexts => return self.open_context_picker(turn.now),
             Action::Palette => self.palette.open(),
+            Action::Export => return self.export_list(turn),
             Action::NavBack => return self.travel(Way::Back, turn),
             Action::NavForward => return self.travel(Way::Forward, turn),
             _ => return false,
@@ -550,19 +556,6 @@ impl App {
         self.analytics.set_project(project.clone());
         self.pii.set_project(project);
         self.with_screen(turn, |screen, cx| screen.activate(cx));
-    }
-
-    /// `w` outside the monitor: pins or unpins the project in focus.
-    fn watch_selected(&mut self, turn: &mut Turn<'_>) {
-        let selected: Option<ProjectRef> = self.focused_project().cloned();
-        let mut cx = turn.cx(&mut self.next_token);
-        match selected {
-            Some(project) => self.monitor.toggle_watch(project, &mut cx),
-            None => cx.notify(format!(
-                "select a project in the inventory ({}) to pin it",
-                key_of(Action::ShowTab(Tab::Inventory))
-            )),
-        }
     }
 }
 

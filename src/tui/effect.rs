@@ -28,6 +28,8 @@ pub enum Slot {
     Insights,
     InventoryPage,
     InventoryExport,
+    /// `ctrl-s` on another list (`tui/export.rs`): the App says where it went.
+    ListExport,
     /// The project detail screen's read of the project.
     Project,
     /// The project screen's search of the inventory for the project's row
@@ -109,6 +111,11 @@ pub enum Request {
     },
     /// Every row of the view: the pages already loaded are written as they
     /// are, and only the rest is fetched, from `next_cursor`.
+    /// A list other than the inventory, written as CSV to `path`.
+    ExportRows {
+        rows: crate::tui::export::ExportRows,
+        path: PathBuf,
+    },
     ExportInventory {
         params: InventoryParams,
         format: ExportFormat,

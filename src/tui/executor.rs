@@ -37,6 +37,17 @@ impl Executor for ClientExecutor {
                     .await,
                 Reply::InventoryPage,
             ),
+            Request::ExportRows { rows, path } => {
+                return crate::tui::export::write(&self.client, &self.workspace_id, &rows, &path)
+                    .await
+                    .map(|count| Reply::Exported { path, count })
+                    .map_err(|error| match error {
+                        crate::tui::export::ExportError::Api(error) => {
+                            error_info(&error, &self.clock)
+                        }
+                        other => self.local_failure(other.to_string()),
+                    });
+            }
             Request::ExportInventory {
                 params,
                 format,

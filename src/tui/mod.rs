@@ -5,6 +5,7 @@ pub mod app;
 pub mod cursor_addressing;
 pub mod effect;
 pub mod executor;
+pub mod export;
 pub mod facts;
 pub mod focus;
 pub mod keymap;

@@ -272,6 +272,19 @@ async fn changes_between_snapshots_are_found_by_kind() {
             "unpublished (1)"
         ]
     );
+    // A null prints as the dashboard shows it, `—`, never a blank
+    // (published: before was no audience).
+    let published_row = table
+        .stdout
+        .lines()
+        .skip_while(|line| *line != "published (1)")
+        .nth(2)
+        .expect("the published row");
+    assert!(
+        published_row.contains(&published) && published_row.contains('—'),
+        "{}",
+        table.stdout
+    );
 
     // Audience targets of a custom audience are read, and a change is found.
     let project = api.get_project(&custom).await.unwrap();

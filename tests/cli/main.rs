@@ -22,6 +22,7 @@ mod history;
 mod history_project_state;
 mod hostile;
 mod hostile_stderr;
+mod list_exports;
 mod local_files;
 mod members;
 mod review_marks;

@@ -6,6 +6,7 @@ mod common;
 mod support;
 
 mod bulk_budget;
+mod bulk_names;
 mod changes;
 mod contexts;
 mod deploy_poll_bounds;
@@ -14,6 +15,7 @@ mod header;
 mod hostile_walk;
 mod inventory_walk;
 mod keys_readme;
+mod list_exports;
 mod lists;
 mod local_files;
 mod monitor;

@@ -223,10 +223,10 @@ fn marks_show_on_rows_and_in_the_header_with_the_counter() {
     assert_eq!(app.inventory.list.marked_count(), 12);
     type_text(&mut app, "C");
     assert_eq!(app.inventory.list.marked_count(), 0);
-    // Without marks, `v` says how to use it rather than nothing.
+    // Without marks, `v` acts on the row under the cursor, as k9s does.
     type_text(&mut app, "v");
-    assert!(!app.inventory.bulk.is_open());
-    assert!(draw(&app, 120, 30).contains("mark projects with space"));
+    assert!(app.inventory.bulk.is_open());
+    assert!(draw(&app, 120, 30).contains("(nothing marked)"));
 }
 
 #[test]

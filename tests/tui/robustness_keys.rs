@@ -190,10 +190,12 @@ impl Canned {
             })),
             Request::Insights { .. } => self.insights.clone(),
             Request::InventoryPage { .. } => self.inventory.clone(),
-            Request::ExportInventory { path, .. } => Reply::Exported {
-                path: path.clone(),
-                count: 25,
-            },
+            Request::ExportInventory { path, .. } | Request::ExportRows { path, .. } => {
+                Reply::Exported {
+                    path: path.clone(),
+                    count: 25,
+                }
+            }
             Request::GetProject { .. } | Request::UpdateProject { .. } => self.project.clone(),
             Request::DeleteProject { .. } => Reply::ProjectDeleted,
             Request::Unpublish { .. } => Reply::Unpublished,

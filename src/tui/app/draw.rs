@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 
 use super::wake::NOTICE_SHOWN_FOR;
 use super::{App, MIN_HEIGHT, MIN_WIDTH, Overlay};
-use crate::text::{fit, sanitize_line};
+use crate::text::{fit, fit_middle, sanitize_line};
 use crate::tui::action::Action;
 use crate::tui::nav::Tab;
 use crate::tui::screens::{ScreenView, error_text};
@@ -238,7 +238,20 @@ impl App {
             .filter(|(_, at)| now < *at + NOTICE_SHOWN_FOR)
         {
             spans.push(Span::styled(" · ", theme.dim));
-            spans.push(Span::styled(fit(text, 80), theme.accent));
+            // The notice gets the rest of the line. One that ends in a file's
+            // path is cut in the middle, keeping the file's name and extension.
+            let used: usize = spans.iter().map(Span::width).sum();
+            let room = (area.width as usize).saturating_sub(used).max(24);
+            let ends_in_path = text
+                .rsplit(' ')
+                .next()
+                .is_some_and(|word| word.contains('/') && word.contains('.'));
+            let text = if ends_in_path {
+                fit_middle(text, room)
+            } else {
+                fit(text, room)
+            };
+            spans.push(Span::styled(text, theme.accent));
         } else if let Some(error) = self.errors.last().filter(|_| self.failing) {
             spans.push(Span::styled(" · ", theme.dim));
             let id = error.request_id.as_deref().unwrap_or("-");

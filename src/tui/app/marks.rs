@@ -89,9 +89,15 @@ impl App {
             cx.notify("select a project to mark it reviewed".into());
             return;
         };
+        let cursor_row = self.project.is_none() && !marked_rows;
         let (name, note) = match projects.len() {
             1 => (
-                first_name.clone(),
+                // Nothing marked: the cursor's row, and the title says so.
+                if cursor_row {
+                    format!("{} (nothing marked)", fit(first_name, 40))
+                } else {
+                    first_name.clone()
+                },
                 self.inventory
                     .reviewed
                     .get(first_id)
@@ -108,7 +114,7 @@ impl App {
             projects,
             name,
             field: TextField::new(note),
-            advance: self.project.is_none() && !marked_rows,
+            advance: cursor_row,
         });
     }
 
@@ -179,7 +185,7 @@ impl App {
             .borders(Borders::ALL)
             .border_style(self.theme.accent)
             .title(Span::styled(
-                format!(" Mark {} reviewed ", fit(&note.name, 40)),
+                format!(" Mark {} reviewed ", fit(&note.name, 60)),
                 self.theme.title,
             ));
         let inner = block.inner(popup);

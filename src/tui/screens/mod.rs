@@ -79,6 +79,12 @@ pub trait Screen {
     /// handling read it (`actions.rs`).
     fn actions(&self) -> Vec<ScreenAction>;
 
+    /// What `ctrl-s` writes of this list, when the App exports it
+    /// (`tui/export.rs`); `None`: nothing to export here.
+    fn export_rows(&self) -> Option<crate::tui::export::ExportRows> {
+        None
+    }
+
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView);
 }
 

@@ -60,6 +60,9 @@ pub struct PagedList<T> {
     pub started: bool,
     /// The keys of the marked rows.
     marks: HashSet<String>,
+    /// Marks carried over from the query before, waiting for their rows to
+    /// land (see `marks.rs`).
+    carried: HashSet<String>,
     /// A refresh in flight: the rows stay on screen until its first page
     /// replaces them (an outage keeps what was loaded).
     replacing: bool,
@@ -113,6 +116,7 @@ impl<T> PagedList<T> {
             loaded_at: None,
             started: false,
             marks: HashSet::new(),
+            carried: HashSet::new(),
             replacing: false,
             seeking_end: false,
             seek_stopped: None,
@@ -136,6 +140,7 @@ impl<T> PagedList<T> {
         self.error = None;
         // Marks are of the rows on screen: another query starts unmarked.
         self.marks.clear();
+        self.carried.clear();
         self.replacing = false;
         self.seeking_end = false;
         self.marking_all = false;

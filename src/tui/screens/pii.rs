@@ -169,6 +169,11 @@ impl Screen for PiiScreen {
         self.list.loaded_at
     }
 
+    fn export_rows(&self) -> Option<crate::tui::export::ExportRows> {
+        let project_id = self.project.as_ref()?.id.clone();
+        Some(crate::tui::export::ExportRows::Pii { project_id })
+    }
+
     fn actions(&self) -> Vec<ScreenAction> {
         let mut actions = movement(RowWords {
             next: "next finding (pages load as you near the end)",
@@ -183,6 +188,10 @@ impl Screen for PiiScreen {
                 "read the whole quote (it scrolls; back closes it)",
             ),
             ScreenAction::new(Action::Copy, "copy id", "copy the finding id (OSC 52)"),
+            ScreenAction::help_only(
+                Action::Export,
+                "export every finding to CSV, as `vantage pii ID` writes it",
+            ),
             ScreenAction::help_only(Action::Refresh, "reload from the newest"),
             ScreenAction::help_only(
                 Action::ShowTab(Tab::Inventory),

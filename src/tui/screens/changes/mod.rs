@@ -369,6 +369,14 @@ impl Screen for ChangesScreen {
         self.list.loaded_at
     }
 
+    /// The changes on screen: those of the filtered kind, all loaded.
+    fn export_rows(&self) -> Option<crate::tui::export::ExportRows> {
+        self.after.as_ref()?;
+        Some(crate::tui::export::ExportRows::Changes(
+            std::sync::Arc::new(self.list.rows.clone()),
+        ))
+    }
+
     fn actions(&self) -> Vec<ScreenAction> {
         vec![
             ScreenAction::help_only(Action::Up, "move up"),
@@ -391,6 +399,10 @@ impl Screen for ChangesScreen {
             ),
             ScreenAction::help_only(Action::Refresh, "read the history again"),
             ScreenAction::help_only(Action::Copy, "copy the project's or member's id"),
+            ScreenAction::help_only(
+                Action::Export,
+                "export these changes to CSV, as `vantage changes` writes them",
+            ),
         ]
     }
 

@@ -199,7 +199,8 @@ impl InventoryScreen {
         self.page_cursors.clear();
         self.row_pages.clear();
         let request = self.page_request();
-        self.list.reload(cx, request);
+        // A new filter keeps the marks of the rows still in the list.
+        self.list.reload_keeping_marks(cx, request);
         self.look_up_id(cx);
     }
 
@@ -404,6 +405,7 @@ impl Screen for InventoryScreen {
                     if first {
                         self.show_id_hit();
                     }
+                    self.list.settle_marks(first, cx);
                     if self.list.is_marking_all() {
                         self.list.mark_loaded(cx);
                     }
@@ -417,7 +419,7 @@ impl Screen for InventoryScreen {
                 Ok(Reply::Exported { path, count }) => cx.notify(format!(
                     "exported {} to {}",
                     crate::tui::widgets::count(count as i64, "project"),
-                    crate::text::fit_middle(&path.display().to_string(), 56)
+                    path.display()
                 )),
                 Ok(_) => {}
                 Err(error) => cx.notify(format!("export failed: {}", error.summary)),

@@ -47,14 +47,14 @@ impl InventoryScreen {
                 ScreenAction::new(
                     Action::Visibility,
                     "visibility",
-                    "with rows marked: set the visibility of all of them",
+                    "set the visibility of the marked rows, else the cursor's",
                 )
                 .hint_if(marked)
                 .disabled(why.clone()),
                 ScreenAction::new(
                     Action::Unpublish,
                     "unpublish",
-                    "with rows marked: unpublish all of them",
+                    "unpublish the marked rows, else the cursor's",
                 )
                 .hint_if(marked)
                 .disabled(why),

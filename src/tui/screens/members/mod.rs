@@ -440,6 +440,10 @@ impl Screen for MembersScreen {
         self.list.loaded_at
     }
 
+    fn export_rows(&self) -> Option<crate::tui::export::ExportRows> {
+        Some(crate::tui::export::ExportRows::Members(self.params()))
+    }
+
     fn actions(&self) -> Vec<ScreenAction> {
         let mut actions = movement(RowWords {
             next: "next member (pages load as you near the end)",
@@ -475,6 +479,10 @@ impl Screen for MembersScreen {
             ),
             ScreenAction::help_only(Action::Copy, "copy the user id (OSC 52)"),
             ScreenAction::help_only(Action::Refresh, "reload the list and the details"),
+            ScreenAction::help_only(
+                Action::Export,
+                "export the members of this view to CSV, as `vantage members` writes them",
+            ),
         ]);
         actions
     }

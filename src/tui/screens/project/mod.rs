@@ -248,9 +248,15 @@ impl Screen for ProjectScreen {
 
     fn captures_keys(&self) -> bool {
         !matches!(self.mode, Mode::View)
+            || self.security.as_ref().is_some_and(|p| p.captures_keys())
     }
 
     fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
+        if let Some(part) = &mut self.security
+            && matches!(self.mode, Mode::View)
+        {
+            return part.handle_text_key(key, cx);
+        }
         let project_id = self.target.id.clone();
         // Each dialog's answer, as the write it asks for.
         let outcome = match &mut self.mode {
@@ -444,6 +450,10 @@ impl Screen for ProjectScreen {
 
     fn last_loaded(&self) -> Option<OffsetDateTime> {
         self.loaded_at
+    }
+
+    fn export_rows(&self) -> Option<crate::tui::export::ExportRows> {
+        self.security.as_ref().and_then(|part| part.export_rows())
     }
 
     fn actions(&self) -> Vec<ScreenAction> {
