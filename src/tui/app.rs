@@ -14,7 +14,7 @@ mod marks;
 mod notices;
 mod wake;
 
-pub use contexts::{Contexts, Restart};
+pub use contexts::Contexts;
 pub use history::{HistoryState, SnapshotSeed};
 
 use history_nav::Way;
@@ -24,7 +24,6 @@ use time::OffsetDateTime;
 
 use super::action::Action;
 use super::effect::{Answer, Cx, Effect, ErrorInfo, Reply, Request, Slot, Turn};
-use super::keymap::Keymap;
 use super::nav::{Nav, ProjectNav, Tab};
 use super::palette::Palette;
 use super::screens::analytics::AnalyticsScreen;
@@ -36,6 +35,7 @@ use super::screens::monitor::MonitorScreen;
 use super::screens::pii::PiiScreen;
 use super::screens::project::{ProjectScreen, WriteAccess};
 use super::screens::{ProjectRef, Screen};
+use super::settings::AppSettings;
 use super::theme::Theme;
 use super::widgets::next_age_change;
 use super::widgets::scroll::ScrollPane;
@@ -106,8 +106,10 @@ pub struct Identity {
 
 pub struct App {
     pub identity: Identity,
+    /// What the App was built from; a context switch builds the next from it.
+    pub settings: AppSettings,
+    /// Built from `settings` for the terminal's depth (`AppSettings::theme`).
     pub theme: Theme,
-    pub keymap: Keymap,
     pub insights: InsightsScreen,
     pub inventory: InventoryScreen,
     /// The project detail view, open over the inventory tab.
@@ -154,31 +156,26 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(
-        identity: Identity,
-        theme: Theme,
-        keymap: Keymap,
-        export_dir: std::path::PathBuf,
-    ) -> Self {
-        let contexts = Contexts::new(export_dir.clone());
-        let mut inventory = InventoryScreen::new(export_dir);
+    /// The App, every screen fresh, for the service `identity` names.
+    pub fn new(identity: Identity, settings: AppSettings) -> Self {
+        let mut inventory = InventoryScreen::new(settings.export_dir.clone());
         inventory.bulk.read_only = identity.read_only;
         Self {
             identity,
-            theme,
-            keymap,
+            theme: settings.theme(),
+            monitor: MonitorScreen::new(settings.refresh_secs),
+            settings,
             insights: InsightsScreen::default(),
             inventory,
             project: None,
             missing_write_scope: None,
             members: MembersScreen::default(),
-            monitor: MonitorScreen::default(),
             analytics: AnalyticsScreen::default(),
             pii: PiiScreen::default(),
             changes: ChangesScreen::default(),
             history: HistoryState::default(),
             tab: Tab::default(),
-            contexts,
+            contexts: Contexts::default(),
             palette: Palette::default(),
             trail: history_nav::Trail::default(),
             focus: focus::FocusState::default(),
@@ -467,7 +464,7 @@ impl App {
         if self.palette.is_open() {
             return self.palette_key(&key, turn);
         }
-        let action = self.keymap.action(&key);
+        let action = self.settings.keymap.action(&key);
         if self.contexts.picker_open() {
             return self.context_picker_key(action, turn.now, turn.effects);
         }
@@ -486,7 +483,7 @@ impl App {
             return true;
         }
         // A key may mean several actions; the screen takes the first it knows.
-        let actions = self.keymap.actions(&key).to_vec();
+        let actions = self.settings.keymap.actions(&key).to_vec();
         let consumed = self.with_screen(turn, |screen, cx| {
             if screen.captures_keys() {
                 // A text field takes raw keys; a popup menu takes actions.

@@ -14,10 +14,9 @@ use time::macros::datetime;
 use vantage::api::model::{InventoryPage, Project, Visibility};
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
-use vantage::tui::keymap::Keymap;
 use vantage::tui::nav::Tab;
 use vantage::tui::screens::inventory::bulk::RowOutcome;
-use vantage::tui::theme::{Theme, ThemeName};
+use vantage::tui::theme::{ColorDepth, ThemeName};
 
 use crate::support::{bulk_outcomes, fetches_for};
 
@@ -37,9 +36,7 @@ fn app_with(read_only: bool) -> App {
             api_version: "2026-09-11".into(),
             read_only,
         },
-        Theme::new(ThemeName::Dark, true),
-        Keymap::default(),
-        std::env::temp_dir(),
+        crate::support::settings(ThemeName::Dark, ColorDepth::None),
     )
 }
 

@@ -12,9 +12,8 @@ use time::macros::datetime;
 use vantage::api::model::{Granularity, InventoryPage, Page, ScanFinding, SecurityScan, Traffic};
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
-use vantage::tui::keymap::Keymap;
 use vantage::tui::screens::project::security::{Focus, SecurityPart};
-use vantage::tui::theme::{Theme, ThemeName};
+use vantage::tui::theme::{ColorDepth, ThemeName};
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
@@ -26,9 +25,7 @@ fn app() -> App {
             api_version: "2026-09-11".into(),
             read_only: false,
         },
-        Theme::new(ThemeName::Dark, false),
-        Keymap::default(),
-        std::env::temp_dir(),
+        crate::support::settings(ThemeName::Dark, ColorDepth::TrueColor),
     )
 }
 

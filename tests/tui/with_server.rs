@@ -10,9 +10,9 @@ use vantage::server::RunningServer;
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::Effect;
 use vantage::tui::executor::ClientExecutor;
-use vantage::tui::keymap::Keymap;
 use vantage::tui::runtime::Executor;
-use vantage::tui::theme::{Theme, ThemeName};
+use vantage::tui::settings::AppSettings;
+use vantage::tui::theme::{ColorDepth, ThemeName};
 
 struct Harness {
     app: App,
@@ -21,11 +21,11 @@ struct Harness {
 }
 
 impl Harness {
-    async fn new(key: &str, theme: Theme) -> Self {
-        Self::for_workspace(key, ENTERPRISE_WS, theme).await
+    async fn new(key: &str, settings: AppSettings) -> Self {
+        Self::for_workspace(key, ENTERPRISE_WS, settings).await
     }
 
-    async fn for_workspace(key: &str, workspace: &str, theme: Theme) -> Self {
+    async fn for_workspace(key: &str, workspace: &str, settings: AppSettings) -> Self {
         let (server, clock) = common::server_with(|config| {
             config.rate_limit = vantage::server::ratelimit::RateLimit {
                 limit: 10_000,
@@ -45,7 +45,7 @@ impl Harness {
             read_only: false,
         };
         let mut harness = Self {
-            app: App::new(identity, theme, Keymap::default(), std::env::temp_dir()),
+            app: App::new(identity, settings),
             executor: ClientExecutor {
                 client,
                 workspace_id: workspace.into(),
@@ -106,8 +106,8 @@ macro_rules! snapshot {
     };
 }
 
-fn dark() -> Theme {
-    Theme::new(ThemeName::Dark, false)
+fn dark() -> AppSettings {
+    crate::support::settings(ThemeName::Dark, ColorDepth::TrueColor)
 }
 
 #[tokio::test]
@@ -187,10 +187,18 @@ async fn help_overlay_and_too_small() {
 /// Styles are part of these snapshots: the buffer's debug form lists them.
 #[tokio::test]
 async fn light_theme_and_no_color() {
-    let light = Harness::new(ENTERPRISE_ADMIN, Theme::new(ThemeName::Light, false)).await;
+    let light = Harness::new(
+        ENTERPRISE_ADMIN,
+        crate::support::settings(ThemeName::Light, ColorDepth::TrueColor),
+    )
+    .await;
     let light_buffer = light.render(80, 24).backend().buffer().clone();
     insta::assert_debug_snapshot!("insights_light_80x24", light_buffer);
-    let mono = Harness::new(ENTERPRISE_ADMIN, Theme::new(ThemeName::Dark, true)).await;
+    let mono = Harness::new(
+        ENTERPRISE_ADMIN,
+        crate::support::settings(ThemeName::Dark, ColorDepth::None),
+    )
+    .await;
     let mono_buffer = mono.render(80, 24).backend().buffer().clone();
     let uses_color = mono_buffer.content().iter().any(|cell| {
         cell.fg != ratatui::style::Color::Reset || cell.bg != ratatui::style::Color::Reset

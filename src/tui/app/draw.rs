@@ -66,7 +66,7 @@ impl App {
         self.draw_tabs(frame, tabs);
         let view = ScreenView {
             theme: &self.theme,
-            keymap: &self.keymap,
+            keymap: &self.settings.keymap,
             now,
         };
         self.screen().draw(frame, body, &view);
@@ -256,7 +256,7 @@ impl App {
     fn draw_footer(&self, frame: &mut Frame, area: Rect) {
         let hint = |action: Action, label: &str| -> [Span<'static>; 2] {
             [
-                Span::styled(self.keymap.key_for(action), self.theme.key),
+                Span::styled(self.settings.keymap.key_for(action), self.theme.key),
                 Span::styled(format!(" {label}  "), self.theme.dim),
             ]
         };
@@ -278,7 +278,7 @@ impl App {
             .collect();
         let disabled_keys: Vec<String> = disabled
             .iter()
-            .map(|(action, _)| self.keymap.key_for(*action))
+            .map(|(action, _)| self.settings.keymap.key_for(*action))
             .collect();
         let width = |hints: &[[Span; 2]]| -> usize {
             hints
@@ -334,7 +334,7 @@ impl App {
             let wrapped = wrap_lines(vec![Line::raw(text.to_owned())], text_width);
             for (index, part) in wrapped.into_iter().enumerate() {
                 let keys = match index {
-                    0 => format!("{:>12}  ", self.keymap.keys_for(action).join(" ")),
+                    0 => format!("{:>12}  ", self.settings.keymap.keys_for(action).join(" ")),
                     _ => " ".repeat(KEYS),
                 };
                 let mut spans = vec![Span::styled(keys, self.theme.key)];
