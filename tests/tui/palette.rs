@@ -526,3 +526,22 @@ fn the_palette_offers_ctx_only_when_contexts_are_configured() {
     app.palette.context_names = vec!["staging".into()];
     assert!(texts(&app).iter().any(|text| text.starts_with("ctx")));
 }
+
+#[test]
+fn the_palette_completes_column_names_after_the_ones_given() {
+    let mut app = app_with(false);
+    app.start(NOW);
+    type_text(&mut app, ":columns name,vis");
+    let texts: Vec<String> = app
+        .palette
+        .candidates(&[])
+        .into_iter()
+        .map(|candidate| candidate.text)
+        .collect();
+    assert!(
+        texts.contains(&"columns name,visitors_7d".to_owned()),
+        "{texts:?}"
+    );
+    assert!(texts.contains(&"columns name,visibility".to_owned()));
+    assert!(!texts.iter().any(|text| text.ends_with("default")));
+}

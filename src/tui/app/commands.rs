@@ -47,6 +47,18 @@ impl App {
                 self.switch_context(&name, turn.now, turn.effects);
             }
             Command::Theme(name) => self.set_theme(name, turn.now),
+            Command::Columns(columns) => {
+                let said = match &columns {
+                    Some(columns) => {
+                        let names: Vec<&str> = columns.iter().map(|c| c.name()).collect();
+                        format!("inventory columns: {}", names.join(", "))
+                    }
+                    None => "inventory columns: the default for the width".to_owned(),
+                };
+                self.inventory.set_columns(columns);
+                self.show_tab(Tab::Inventory, turn);
+                self.say(said, turn.now);
+            }
             Command::Act(action) => self.perform(action, turn),
         }
     }
