@@ -21,7 +21,7 @@ pub mod walk;
 use std::path::PathBuf;
 
 pub use config::HistoryConfig;
-pub use diff::{Change, ChangeKind, diff};
+pub use diff::{Change, ChangeKind, Severity, diff};
 pub use document::FieldChange;
 pub use model::{
     Capture, MemberState, NewMark, ProjectState, ReviewMark, SeenState, Snapshot, SnapshotInfo,

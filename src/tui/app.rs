@@ -16,7 +16,7 @@ mod notices;
 mod screens;
 mod wake;
 
-pub use contexts::{Contexts, Restart};
+pub use contexts::Contexts;
 pub use history::{HistoryState, SnapshotSeed};
 
 use history_nav::Way;
@@ -26,11 +26,10 @@ use time::OffsetDateTime;
 
 use super::action::Action;
 use super::effect::{Answer, Cx, Effect, ErrorInfo, Reply, Request, Slot, Turn};
-use super::keymap::Keymap;
 use super::nav::{Nav, ProjectNav, Tab};
 use super::palette::Palette;
-use super::screens::actions::find;
 use super::screens::Screen;
+use super::screens::actions::find;
 use super::screens::analytics::AnalyticsScreen;
 use super::screens::changes::ChangesScreen;
 use super::screens::insights::InsightsScreen;
@@ -39,6 +38,7 @@ use super::screens::members::MembersScreen;
 use super::screens::monitor::MonitorScreen;
 use super::screens::pii::PiiScreen;
 use super::screens::project::{ProjectScreen, WriteAccess};
+use super::settings::AppSettings;
 use super::theme::Theme;
 use super::widgets::next_age_change;
 use super::widgets::scroll::ScrollPane;
@@ -109,8 +109,10 @@ pub struct Identity {
 
 pub struct App {
     pub identity: Identity,
+    /// What the App was built from; a context switch builds the next from it.
+    pub settings: AppSettings,
+    /// Built from `settings` for the terminal's depth (`AppSettings::theme`).
     pub theme: Theme,
-    pub keymap: Keymap,
     pub insights: InsightsScreen,
     pub inventory: InventoryScreen,
     /// The project detail view, open over the inventory tab.
@@ -159,32 +161,27 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(
-        identity: Identity,
-        theme: Theme,
-        keymap: Keymap,
-        export_dir: std::path::PathBuf,
-    ) -> Self {
-        let contexts = Contexts::new(export_dir.clone());
-        let mut inventory = InventoryScreen::new(export_dir);
+    /// The App, every screen fresh, for the service `identity` names.
+    pub fn new(identity: Identity, settings: AppSettings) -> Self {
+        let mut inventory = InventoryScreen::new(settings.export_dir.clone());
         inventory.bulk.read_only = identity.read_only;
         Self {
             identity,
-            theme,
-            keymap,
+            theme: settings.theme(),
+            monitor: MonitorScreen::new(settings.refresh_secs),
+            settings,
             insights: InsightsScreen::default(),
             inventory,
             project: None,
             missing_write_scope: None,
             list_export: None,
             members: MembersScreen::default(),
-            monitor: MonitorScreen::default(),
             analytics: AnalyticsScreen::default(),
             pii: PiiScreen::default(),
             changes: ChangesScreen::default(),
             history: HistoryState::default(),
             tab: Tab::default(),
-            contexts,
+            contexts: Contexts::default(),
             palette: Palette::default(),
             trail: history_nav::Trail::default(),
             focus: focus::FocusState::default(),
@@ -433,7 +430,9 @@ impl App {
                         self.inventory.filter_by_finding(id, &mut cx);
                         self.show_tab(Tab::Inventory, &mut turn);
                     }
-                    Nav::Notify(text) => self.notice = Some((self.keymap.fill(&text), now)),
+                    Nav::Notify(text) => {
+                        self.notice = Some((self.settings.keymap.fill(&text), now))
+                    }
                     Nav::Project(nav) => self.navigate_project(nav, &mut turn),
                     Nav::ShowTab(tab) => self.switch_tab(tab, &mut turn),
                     Nav::Failed(error) => {
@@ -453,7 +452,7 @@ impl App {
         if self.palette.is_open() {
             return self.palette_key(&key, turn);
         }
-        let action = self.keymap.action(&key);
+        let action = self.settings.keymap.action(&key);
         if self.contexts.picker_open() {
             return self.context_picker_key(action, turn.now, turn.effects);
         }
@@ -473,7 +472,7 @@ impl App {
         }
         // A key may mean several actions; the screen takes the first it
         // offers, or knows. One it offers disabled says why, and does nothing.
-        let actions = self.keymap.actions(&key).to_vec();
+        let actions = self.settings.keymap.actions(&key).to_vec();
         let offered = self.screen().actions();
         let consumed = self.with_screen(turn, |screen, cx| {
             if screen.captures_keys() {

@@ -15,10 +15,9 @@ use super::palette::{History, Palette};
 use super::review::executor::{HistoryAccess, WithHistory};
 use super::review::start;
 use super::runtime::{self, Executor, Exit};
-use super::screens::monitor::{DEFAULT_REFRESH_SECS, MonitorScreen};
-use super::settings::{TuiSettings, TuiSettingsError};
+use super::settings::{AppSettings, TuiSettings, TuiSettingsError};
 use super::terminal::{self, RestoreOnDrop};
-use super::theme::{ColorDepth, Theme};
+use super::theme::ColorDepth;
 use super::watchlist;
 use super::workspace_picker;
 use crate::api::Client;
@@ -103,7 +102,7 @@ pub async fn run_configured(session: Session, refresh: Option<u64>) -> Result<Ex
             (workspace.id, label, plan)
         }
         WorkspaceChoice::Several(workspaces) => {
-            let theme = Theme::new(settings.theme, Theme::no_color_from_env());
+            let theme = app_settings(&settings).theme();
             let chosen = {
                 let mut terminal = terminal::enter()?;
                 let _restore = RestoreOnDrop;
@@ -147,6 +146,13 @@ pub struct Switching {
     pub current: String,
 }
 
+/// The settings for this terminal: its colour depth, the exports in the data
+/// directory.
+fn app_settings(settings: &TuiSettings) -> AppSettings {
+    let export_dir = crate::paths::data_dir().join("exports");
+    AppSettings::new(settings, ColorDepth::from_env(), export_dir)
+}
+
 /// Runs the dashboard until the user quits or a signal ends it; the terminal is
 /// restored either way.
 pub async fn run(target: Target, settings: &TuiSettings) -> Result<Exit, LaunchError> {
@@ -166,12 +172,8 @@ pub async fn run_with(
         watchlist: watchlist_path,
         history,
     } = target;
-    let theme = Theme::for_terminal(settings.theme, ColorDepth::from_env());
     let clock = Clock::system();
-    let export_dir = crate::paths::data_dir().join("exports");
-    let refresh_secs = settings.refresh_secs.unwrap_or(DEFAULT_REFRESH_SECS);
-    let mut app = App::new(identity, theme, settings.keymap.clone(), export_dir);
-    app.monitor = MonitorScreen::new(refresh_secs);
+    let mut app = App::new(identity, app_settings(settings));
     app.monitor.use_watchlist_file(watchlist_path);
     app.palette = Palette::with_history(History::load(History::default_path()));
     let (notices_tx, notices_rx) = mpsc::unbounded_channel();
@@ -195,7 +197,6 @@ pub async fn run_with(
         app.set_contexts(switching.names, switching.current);
         switching.args
     });
-    app.contexts.restart.refresh_secs = refresh_secs;
     let executor = SwitchingExecutor {
         current: Arc::new(RwLock::new(executor)),
         history: history.map(|access| (access, Arc::new(tokio::sync::Mutex::new(())))),

@@ -15,8 +15,7 @@ use time::macros::datetime;
 use vantage::api::model::{InventoryPage, Project};
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, Reply, Request, Slot};
-use vantage::tui::keymap::Keymap;
-use vantage::tui::theme::{Theme, ThemeName};
+use vantage::tui::theme::{ColorDepth, ThemeName};
 
 use crate::support::fetches_for;
 
@@ -36,9 +35,7 @@ pub(crate) fn app() -> App {
             api_version: "2026-09-11".into(),
             read_only: false,
         },
-        Theme::new(ThemeName::Dark, true),
-        Keymap::default(),
-        std::env::temp_dir(),
+        crate::support::settings(ThemeName::Dark, ColorDepth::None),
     )
 }
 

@@ -16,10 +16,9 @@ use vantage::api::model::{
 use vantage::tui::action::Action;
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Request, Slot};
-use vantage::tui::keymap::Keymap;
 use vantage::tui::screens::Screen;
 use vantage::tui::screens::project::WriteAccess;
-use vantage::tui::theme::{Theme, ThemeName};
+use vantage::tui::theme::{ColorDepth, ThemeName};
 
 const NOW: time::OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
@@ -31,9 +30,7 @@ pub(crate) fn app_with(read_only: bool) -> App {
             api_version: "2026-09-11".into(),
             read_only,
         },
-        Theme::new(ThemeName::Dark, true),
-        Keymap::default(),
-        std::env::temp_dir(),
+        crate::support::settings(ThemeName::Dark, ColorDepth::None),
     )
 }
 
@@ -1063,7 +1060,7 @@ fn every_project_action_is_in_the_footer_at_120_columns_and_in_the_help() {
         .filter_map(|offered| Some((offered.action, offered.hint?)))
         .collect();
     for (action, label) in &hints {
-        let key = app.keymap.key_for(*action);
+        let key = app.settings.keymap.key_for(*action);
         assert!(
             wide.contains(&format!("{key} {label}")),
             "{key} {label} in {wide:?}"

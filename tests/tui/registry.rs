@@ -53,19 +53,28 @@ fn every_screen_is_reachable_from_its_tab_key_the_palette_and_the_help() {
         } else {
             Tab::ALL[0]
         };
-        app.handle(press(&app.keymap.key_for(Action::ShowTab(away))), NOW);
-        app.handle(press(&app.keymap.key_for(Action::ShowTab(tab))), NOW);
+        app.handle(
+            press(&app.settings.keymap.key_for(Action::ShowTab(away))),
+            NOW,
+        );
+        app.handle(
+            press(&app.settings.keymap.key_for(Action::ShowTab(tab))),
+            NOW,
+        );
         assert_eq!(app.tab, tab, "the tab key of {}", info.title);
         // The palette, by its name and by each alias.
         for name in info.names {
             let mut app = crate::support::app();
-            app.handle(press(&app.keymap.key_for(Action::ShowTab(away))), NOW);
+            app.handle(
+                press(&app.settings.keymap.key_for(Action::ShowTab(away))),
+                NOW,
+            );
             type_text(&mut app, &format!(":{name}\r"));
             assert_eq!(app.tab, tab, "the palette's {name:?}");
         }
         // The help names it beside its key.
-        app.handle(press(&app.keymap.key_for(Action::Help)), NOW);
-        let key = app.keymap.key_for(Action::ShowTab(tab));
+        app.handle(press(&app.settings.keymap.key_for(Action::Help)), NOW);
+        let key = app.settings.keymap.key_for(Action::ShowTab(tab));
         let help = render(&app, 120, 100);
         let wanted = format!("{key}  screen: {}", info.title);
         assert!(
@@ -81,7 +90,10 @@ fn every_enabled_action_of_every_screen_is_in_its_footer_or_more_and_in_its_help
     for tab in Tab::ALL {
         let mut app = app();
         app.start(NOW);
-        app.handle(press(&app.keymap.key_for(Action::ShowTab(*tab))), NOW);
+        app.handle(
+            press(&app.settings.keymap.key_for(Action::ShowTab(*tab))),
+            NOW,
+        );
         let actions = app.tab_screen(*tab).actions();
         assert!(!actions.is_empty(), "{tab:?} offers no action");
         for width in [80, 120] {
@@ -90,7 +102,10 @@ fn every_enabled_action_of_every_screen_is_in_its_footer_or_more_and_in_its_help
             let more = footer.trim_end().ends_with("? more");
             for offered in actions.iter().filter(|offered| offered.enabled()) {
                 let shown = offered.hint.is_some_and(|hint| {
-                    footer.contains(&format!("{} {hint}", app.keymap.key_for(offered.action)))
+                    footer.contains(&format!(
+                        "{} {hint}",
+                        app.settings.keymap.key_for(offered.action)
+                    ))
                 });
                 assert!(
                     shown || more,
@@ -99,10 +114,10 @@ fn every_enabled_action_of_every_screen_is_in_its_footer_or_more_and_in_its_help
                 );
             }
         }
-        app.handle(press(&app.keymap.key_for(Action::Help)), NOW);
+        app.handle(press(&app.settings.keymap.key_for(Action::Help)), NOW);
         let help = render(&app, 120, 100).join("\n");
         for offered in actions.iter().filter(|offered| offered.enabled()) {
-            let keys = app.keymap.keys_for(offered.action).join(" ");
+            let keys = app.settings.keymap.keys_for(offered.action).join(" ");
             // The first words of its line, which never wrap at 120.
             let words: String = offered.does.chars().take(30).collect();
             assert!(

@@ -21,10 +21,9 @@ use vantage::server::{self, ServerConfig};
 use vantage::tui::app::{App, ClientNotice, Identity, Msg};
 use vantage::tui::effect::{ErrorInfo, Gate, Reply, Request, Slot};
 use vantage::tui::executor::ClientExecutor;
-use vantage::tui::keymap::Keymap;
 use vantage::tui::review::request::{ChangeSet, HistoryReply};
 use vantage::tui::runtime::Executor;
-use vantage::tui::theme::{Theme, ThemeName};
+use vantage::tui::theme::{ColorDepth, ThemeName};
 
 const EVENTS: usize = 50_000;
 /// A frame is drawn every this many events, and after every resize.
@@ -327,9 +326,7 @@ async fn fifty_thousand_random_events_never_panic() {
             api_version: "2026-09-11".into(),
             read_only: false,
         },
-        Theme::new(ThemeName::Dark, false),
-        Keymap::default(),
-        std::env::temp_dir(),
+        crate::support::settings(ThemeName::Dark, ColorDepth::TrueColor),
     );
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
     let mut pending: Vec<(Slot, u64, Request)> = Vec::new();

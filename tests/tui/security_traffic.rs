@@ -12,9 +12,8 @@ use time::macros::datetime;
 use vantage::api::model::{Granularity, InventoryPage, Page, ScanFinding, SecurityScan, Traffic};
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
-use vantage::tui::keymap::Keymap;
 use vantage::tui::screens::project::security::{Focus, SecurityPart};
-use vantage::tui::theme::{Theme, ThemeName};
+use vantage::tui::theme::{ColorDepth, ThemeName};
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
@@ -26,9 +25,7 @@ fn app() -> App {
             api_version: "2026-09-11".into(),
             read_only: false,
         },
-        Theme::new(ThemeName::Dark, false),
-        Keymap::default(),
-        std::env::temp_dir(),
+        crate::support::settings(ThemeName::Dark, ColorDepth::TrueColor),
     )
 }
 
@@ -552,7 +549,7 @@ fn rebinding_the_detail_pane_leaves_the_scans_on_their_key() {
     let mut app = app();
     let overrides =
         std::collections::HashMap::from([("toggle_detail".to_owned(), vec!["x".to_owned()])]);
-    app.keymap = Keymap::with_overrides(&overrides).unwrap();
+    app.settings.keymap = vantage::tui::keymap::Keymap::with_overrides(&overrides).unwrap();
     with_inventory(&mut app);
     let effects = app.handle(code(KeyCode::Enter), NOW);
     let (token, _) = fetch(&effects, Slot::Project);

@@ -12,7 +12,7 @@ use crate::tui::effect::{ErrorInfo, Reply, Request, Slot, Turn};
 use crate::tui::focus::{ProjectOpen, ProjectRef};
 use crate::tui::nav::{Nav, ProjectNav, Tab};
 use crate::tui::palette::{Command, Outcome};
-use crate::tui::theme::{ColorDepth, Theme, ThemeName};
+use crate::tui::theme::{ColorDepth, ThemeName};
 
 /// Most projects a jump by name asks the service for.
 const JUMP_LIMIT: u32 = 50;
@@ -47,6 +47,18 @@ impl App {
                 self.switch_context(&name, turn.now, turn.effects);
             }
             Command::Theme(name) => self.set_theme(name, turn.now),
+            Command::Columns(columns) => {
+                let said = match &columns {
+                    Some(columns) => {
+                        let names: Vec<&str> = columns.iter().map(|c| c.name()).collect();
+                        format!("inventory columns: {}", names.join(", "))
+                    }
+                    None => "inventory columns: the default for the width".to_owned(),
+                };
+                self.inventory.set_columns(columns);
+                self.show_tab(Tab::Inventory, turn);
+                self.say(said, turn.now);
+            }
             Command::Act(action) => self.perform(action, turn),
         }
     }
@@ -160,13 +172,13 @@ impl App {
 
     fn set_theme(&mut self, name: ThemeName, now: OffsetDateTime) {
         // A monochrome theme (NO_COLOR) has no foreground colours to switch.
-        if self.theme.depth == ColorDepth::None {
+        if self.settings.depth == ColorDepth::None {
             self.say("colours are off (NO_COLOR): the theme stays".into(), now);
             return;
         }
-        // Built for the terminal's depth, as at start: a 16-colour terminal
-        // still gets only 16-colour codes.
-        self.theme = Theme::for_terminal(name, self.theme.depth);
+        // Kept in the settings, so a context switch keeps it too.
+        self.settings.theme = name;
+        self.theme = self.settings.theme();
     }
 
     /// An action as if its key was pressed: the screen first, then the App.

@@ -67,7 +67,7 @@ impl App {
         self.draw_tabs(frame, tabs);
         let view = ScreenView {
             theme: &self.theme,
-            keymap: &self.keymap,
+            keymap: &self.settings.keymap,
             now,
         };
         self.screen().draw(frame, body, &view);
@@ -91,7 +91,7 @@ impl App {
             "Terminal too small: {}x{}. vantage needs at least {MIN_WIDTH}x{MIN_HEIGHT}. Resize, or press {} to quit.",
             area.width,
             area.height,
-            self.keymap.key_for(Action::Quit)
+            self.settings.keymap.key_for(Action::Quit)
         );
         frame.render_widget(
             Paragraph::new(text)
@@ -171,7 +171,7 @@ impl App {
                 } else {
                     tab.short_title()
                 };
-                let key = self.keymap.key_for(Action::ShowTab(*tab));
+                let key = self.settings.keymap.key_for(Action::ShowTab(*tab));
                 Line::from(format!("{key} {title}"))
             })
             .collect();
@@ -260,7 +260,7 @@ impl App {
                     &format!(
                         "{} [{id}] ({} for log)",
                         status_error_text(error),
-                        self.keymap.key_for(Action::ErrorLog)
+                        self.settings.keymap.key_for(Action::ErrorLog)
                     ),
                     area.width as usize / 2,
                 ),
@@ -277,7 +277,7 @@ impl App {
     fn draw_footer(&self, frame: &mut Frame, area: Rect) {
         let hint = |action: Action, label: &str| -> [Span<'static>; 2] {
             [
-                Span::styled(self.keymap.key_for(action), self.theme.key),
+                Span::styled(self.settings.keymap.key_for(action), self.theme.key),
                 Span::styled(format!(" {label}  "), self.theme.dim),
             ]
         };
@@ -289,7 +289,7 @@ impl App {
             .map(|(offered, label)| match offered.enabled() {
                 true => hint(offered.action, label),
                 false => [
-                    Span::styled(self.keymap.key_for(offered.action), disabled),
+                    Span::styled(self.settings.keymap.key_for(offered.action), disabled),
                     Span::styled(format!(" {label}  "), disabled),
                 ],
             })
@@ -378,7 +378,7 @@ impl App {
             let wrapped = wrap_lines(vec![Line::raw(text.to_owned())], text_width);
             for (index, part) in wrapped.into_iter().enumerate() {
                 let keys = match index {
-                    0 => format!("{:>12}  ", self.keymap.keys_for(action).join(" ")),
+                    0 => format!("{:>12}  ", self.settings.keymap.keys_for(action).join(" ")),
                     _ => " ".repeat(KEYS),
                 };
                 let mut spans = vec![Span::styled(keys, self.theme.key)];
@@ -442,7 +442,7 @@ impl App {
                 .border_style(self.theme.accent),
             lines,
             &self.theme,
-            &self.keymap,
+            &self.settings.keymap,
         );
     }
 
@@ -482,7 +482,7 @@ impl App {
                     .title(Span::styled(
                         format!(
                             " Error log (newest first) — {} closes ",
-                            self.keymap.key_for(Action::Back)
+                            self.settings.keymap.key_for(Action::Back)
                         ),
                         self.theme.title,
                     )),

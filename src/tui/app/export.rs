@@ -12,11 +12,7 @@ impl App {
         let Some(rows) = self.screen().export_rows() else {
             return false;
         };
-        let path = self
-            .contexts
-            .restart
-            .export_dir
-            .join(rows.file_name(turn.now));
+        let path = self.settings.export_dir.join(rows.file_name(turn.now));
         let noun = rows.noun();
         let mut cx = turn.cx(&mut self.next_token);
         self.list_export = Some((

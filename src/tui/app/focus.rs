@@ -7,9 +7,9 @@
 use super::{App, Notice};
 use crate::tui::action::Action;
 use crate::tui::effect::Turn;
-use crate::tui::keymap::key_of;
 use crate::tui::facts::{Facts, Source};
 use crate::tui::focus::{ProjectOpen, ProjectRef};
+use crate::tui::keymap::key_of;
 use crate::tui::nav::Tab;
 use crate::tui::screens::project::{ProjectScreen, WriteAccess};
 

@@ -5,6 +5,7 @@
 use crate::tui::action::Action;
 use crate::tui::nav::Tab;
 use crate::tui::registry::SCREENS;
+use crate::tui::screens::inventory::columns::{self, Column};
 use crate::tui::theme::ThemeName;
 
 /// A command the palette hands to the App.
@@ -18,6 +19,8 @@ pub enum Command {
     /// Switch to a configured context (`:ctx NAME`).
     Context(String),
     Theme(ThemeName),
+    /// The inventory's columns; `None` the default set.
+    Columns(Option<Vec<Column>>),
     /// Do what the action's key does.
     Act(Action),
 }
@@ -33,6 +36,8 @@ pub enum VerbKind {
     Context,
     /// Takes `dark` or `light`.
     Theme,
+    /// Takes column names, or `default`.
+    Columns,
 }
 
 /// A word the palette knows, with its aliases and what it says in the list.
@@ -63,6 +68,12 @@ const VERBS: &[Verb] = &[
         aliases: &[],
         kind: VerbKind::Theme,
         help: "colours: theme dark|light",
+    },
+    Verb {
+        name: "columns",
+        aliases: &["cols"],
+        kind: VerbKind::Columns,
+        help: "inventory columns: columns name,owner,id,… or default",
     },
     Verb {
         name: "export",
@@ -182,6 +193,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "light" => Ok(Command::Theme(ThemeName::Light)),
             _ => Err("theme: dark or light".into()),
         },
+        (VerbKind::Columns, _) => columns::parse_list(rest).map(Command::Columns),
         // A screen or action word followed by more text is a project's name.
         (VerbKind::Screen(_) | VerbKind::Act(_), false) => Ok(project(line)),
     }
@@ -234,6 +246,11 @@ mod tests {
             ("monitor tiles", name("monitor tiles")),
             ("ctx staging", Command::Context("staging".into())),
             ("theme light", Command::Theme(ThemeName::Light)),
+            ("columns default", Command::Columns(None)),
+            (
+                "cols name,id",
+                Command::Columns(Some(vec![Column::Name, Column::Id])),
+            ),
             ("q", Command::Act(Action::Quit)),
             ("changes", Command::Screen(Tab::Changes)),
             ("diff", Command::Screen(Tab::Changes)),
@@ -243,6 +260,7 @@ mod tests {
         assert!(parse("ctx").is_err());
         assert!(parse("   ").is_err());
         assert!(parse("theme blue").is_err());
+        assert!(parse("columns").is_err());
     }
 
     #[test]

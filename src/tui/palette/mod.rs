@@ -277,7 +277,9 @@ impl Palette {
         };
         let is = |names: &[&str]| names.contains(&word.as_str());
         let mut scored: Vec<(i64, Candidate)> = Vec::new();
-        if is(&["ctx", "context"]) {
+        if is(&["columns", "cols"]) {
+            scored.extend(column_candidates(rest));
+        } else if is(&["ctx", "context"]) {
             for name in &self.context_names {
                 if let Some(score) = command::fuzzy_score(rest, name) {
                     scored.push((
@@ -365,12 +367,35 @@ fn verb_candidate(verb: &command::Verb) -> Candidate {
         VerbKind::Project => "project ",
         VerbKind::Context => "ctx ",
         VerbKind::Theme => "theme ",
+        VerbKind::Columns => "columns ",
         _ => verb.name,
     };
     Candidate {
         text: text.to_owned(),
         help: verb.help.to_owned(),
     }
+}
+
+/// `columns` completes the name being typed after the ones given.
+fn column_candidates(typed: &str) -> Vec<(i64, Candidate)> {
+    use crate::tui::screens::inventory::columns::Column;
+    let (given, last) = match typed.rfind(',') {
+        Some(at) => (&typed[..=at], typed[at + 1..].trim()),
+        None => ("", typed),
+    };
+    let default = given.is_empty().then_some("default");
+    default
+        .into_iter()
+        .chain(Column::all().map(Column::name))
+        .filter_map(|name| {
+            let score = command::fuzzy_score(last, name)?;
+            let candidate = Candidate {
+                text: format!("columns {given}{name}"),
+                help: "inventory column".into(),
+            };
+            Some((score, candidate))
+        })
+        .collect()
 }
 
 /// A loaded project: Tab puts its id in the field (unambiguous), the list shows

@@ -219,7 +219,10 @@ mod tests {
                         frame.area(),
                         block,
                         vec![Line::from(quote.clone())],
-                        &Theme::new(crate::tui::theme::ThemeName::Dark, true),
+                        &Theme::for_terminal(
+                            crate::tui::theme::ThemeName::Dark,
+                            crate::tui::theme::ColorDepth::None,
+                        ),
                         &Keymap::default(),
                     )
                 })

@@ -10,7 +10,7 @@ use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table};
 use serde_json::Value;
 
 use super::ChangesScreen;
-use crate::history::{ChangeKind, SnapshotInfo};
+use crate::history::{ChangeKind, Severity, SnapshotInfo};
 use crate::text::fit;
 use crate::tui::action::Action;
 use crate::tui::screens::ScreenView;
@@ -34,10 +34,10 @@ pub fn value_text(value: &Value) -> String {
 
 /// The kinds that widen exposure are drawn as critical, their reversals calm.
 fn kind_style(kind: &ChangeKind, theme: &Theme) -> ratatui::style::Style {
-    match kind.seriousness_rank() {
-        0..=4 => theme.critical,
-        5..=11 => theme.warn,
-        _ => theme.base,
+    match kind.severity() {
+        Severity::Exposure => theme.critical,
+        Severity::Notable => theme.warn,
+        Severity::Routine => theme.base,
     }
 }
 

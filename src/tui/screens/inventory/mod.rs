@@ -2,6 +2,7 @@
 //! cursor nears the end, only visible rows built, and a detail pane.
 
 pub mod bulk;
+pub mod columns;
 mod filters;
 mod find;
 mod offered;
@@ -95,6 +96,8 @@ pub struct InventoryScreen {
     /// the id, and the project's row found (`find.rs`).
     id_lookup: Option<(u64, String)>,
     pub id_hit: Option<InventoryItem>,
+    /// The columns `:columns` chose; `None` the default set (`columns.rs`).
+    columns: Option<Vec<columns::Column>>,
 }
 
 impl InventoryScreen {
@@ -118,6 +121,7 @@ impl InventoryScreen {
             reviewed: reviewed::ReviewedMarks::default(),
             id_lookup: None,
             id_hit: None,
+            columns: None,
         }
     }
 
