@@ -4,6 +4,7 @@
 pub mod bulk;
 mod filters;
 mod find;
+pub mod query;
 pub mod reviewed;
 mod view;
 
@@ -168,9 +169,15 @@ impl InventoryScreen {
         }
     }
 
-    /// The sort direction: descending unless reversed.
+    /// The sort direction: as reversed, else the field's first one (names
+    /// A→Z, counts and times highest first).
     pub fn sort_order(&self) -> SortOrder {
-        self.query.sort_order.clone().unwrap_or(SortOrder::Desc)
+        self.query.sort_order.clone().unwrap_or_else(|| {
+            self.query
+                .sort_by
+                .as_ref()
+                .map_or(SortOrder::Desc, query::first_order)
+        })
     }
 
     /// What the api is asked for: the search trimmed (none when blank), a
@@ -266,6 +273,9 @@ impl Screen for InventoryScreen {
         if self.bulk.is_open() {
             return self.bulk_key(key, cx);
         }
+        if self.menu_key(key, cx) {
+            return true;
+        }
         let Some(edit) = self.search_box.handle_key(key, cx.now) else {
             return false;
         };
@@ -329,7 +339,10 @@ impl Screen for InventoryScreen {
             }
             Action::Sort => self.open_menu(MenuKind::Sort),
             Action::Toggles => {
-                self.filters = Some(CheckMenu::new("Filters", self.filter_lines()));
+                self.filters = Some(
+                    CheckMenu::new("Filters", self.filter_lines())
+                        .with_hotkeys(query::filter_hotkeys),
+                );
             }
             Action::Export => self.open_menu(MenuKind::Export),
             Action::ReverseSort => {
