@@ -30,6 +30,9 @@ pub struct Contexts {
     picker: Option<Menu>,
     /// What a fresh set of screens needs that the App does not keep.
     pub restart: Restart,
+    /// Every context's saved views (`app/views.rs`): the user's, so they
+    /// stay across a switch.
+    pub views: super::SavedViews,
 }
 
 /// What the launcher set up for the screens, kept to set them up again.
@@ -231,6 +234,7 @@ impl App {
         self.palette = old.palette;
         self.palette.close();
         self.contexts.current = Some(switched.name.clone());
+        self.refresh_view_names();
         let tab = old.tab;
         effects.extend(self.start(now));
         if tab != Tab::default() {
