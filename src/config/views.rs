@@ -60,16 +60,51 @@ pub fn check_view_name(name: &str) -> Result<(), String> {
 }
 
 /// The config file's text with view `name` of `context` set to `view` (or
-/// removed, with `None`); every other byte stays as written.
+/// removed, with `None`); every other byte stays as written. A new view is
+/// added at the end of the file.
 pub fn set_view(
     text: &str,
     context: &str,
     name: &str,
     view: Option<&SavedView>,
 ) -> Result<String, String> {
-    let mut document: toml_edit::DocumentMut = text
-        .parse()
-        .map_err(|error: toml_edit::TomlError| error.message().trim().to_owned())?;
+    let parse = |text: &str| -> Result<toml_edit::DocumentMut, String> {
+        text.parse()
+            .map_err(|error: toml_edit::TomlError| error.message().trim().to_owned())
+    };
+    let mut document = parse(text)?;
+    let exists = document
+        .get("views")
+        .and_then(|views| views.get(context))
+        .and_then(|views| views.get(name))
+        .is_some();
+    if let (Some(view), false) = (view, exists) {
+        // Appended whole, so comments stay where they were; unless the file
+        // keeps its views in a way a table cannot follow (inline tables).
+        let mut alone = toml_edit::DocumentMut::new();
+        edit(&mut alone, context, name, Some(view))?;
+        let separator = match text {
+            "" => "",
+            text if text.ends_with("\n\n") => "",
+            text if text.ends_with('\n') => "\n",
+            _ => "\n\n",
+        };
+        let appended = format!("{text}{separator}{alone}");
+        if parse(&appended).is_ok() {
+            return Ok(appended);
+        }
+    }
+    edit(&mut document, context, name, view)?;
+    Ok(document.to_string())
+}
+
+/// Sets (or removes) `views.CONTEXT.NAME` in `document`.
+fn edit(
+    document: &mut toml_edit::DocumentMut,
+    context: &str,
+    name: &str,
+    view: Option<&SavedView>,
+) -> Result<(), String> {
     let table = |item: &mut toml_edit::Item, what: &str| -> Result<(), String> {
         if item.is_none() {
             let mut fresh = toml_edit::Table::new();
@@ -103,7 +138,7 @@ pub fn set_view(
             of_context.insert(name, toml_edit::Item::Table(entry));
         }
     }
-    Ok(document.to_string())
+    Ok(())
 }
 
 /// Saves (or with `None` deletes) view `name` of `context` in the config
@@ -158,7 +193,7 @@ mod tests {
         // Deleted: gone, the others stay.
         let deleted = set_view(&again, "prod", "triage", None).unwrap();
         let file = crate::config::parse(&deleted, Path::new("c.toml")).unwrap();
-        assert!(!file.views["prod"].contains_key("triage"));
+        assert!(!file.views.get("prod").is_some_and(|v| v.contains_key("triage")));
         assert!(deleted.contains("# mine") && deleted.contains("theme = \"light\""));
     }
 
@@ -173,6 +208,11 @@ mod tests {
             .to_string();
         assert!(shown.contains("line 2") && shown.contains("flag"), "{shown}");
         assert!(set_view("views = 3\n", "default", "x", Some(&triage())).is_err());
+        // Views kept as inline tables: the new one goes in among them.
+        let inline = "[views]\ndefault = { old = { flags = \"\" } }\n";
+        let out = set_view(inline, "default", "x", Some(&triage())).unwrap();
+        let file = crate::config::parse(&out, Path::new("c.toml")).unwrap();
+        assert_eq!(file.views["default"].len(), 2, "{out}");
     }
 
     #[test]
