@@ -193,7 +193,12 @@ mod tests {
         // Deleted: gone, the others stay.
         let deleted = set_view(&again, "prod", "triage", None).unwrap();
         let file = crate::config::parse(&deleted, Path::new("c.toml")).unwrap();
-        assert!(!file.views.get("prod").is_some_and(|v| v.contains_key("triage")));
+        assert!(
+            !file
+                .views
+                .get("prod")
+                .is_some_and(|v| v.contains_key("triage"))
+        );
         assert!(deleted.contains("# mine") && deleted.contains("theme = \"light\""));
     }
 
@@ -206,7 +211,10 @@ mod tests {
         let shown = crate::config::parse(typo, Path::new("c.toml"))
             .unwrap_err()
             .to_string();
-        assert!(shown.contains("line 2") && shown.contains("flag"), "{shown}");
+        assert!(
+            shown.contains("line 2") && shown.contains("flag"),
+            "{shown}"
+        );
         assert!(set_view("views = 3\n", "default", "x", Some(&triage())).is_err());
         // Views kept as inline tables: the new one goes in among them.
         let inline = "[views]\ndefault = { old = { flags = \"\" } }\n";

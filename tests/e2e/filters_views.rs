@@ -67,7 +67,9 @@ fn key(tui: &mut Session, key: &str, then: &str) -> String {
 /// Waits until the switch to `context` is done (the header names it).
 fn switched(tui: &mut Session, context: &str) {
     let header = format!("context {context}");
-    tui.wait_for(&header, |s| s.contains(&header) && !s.contains("connecting"));
+    tui.wait_for(&header, |s| {
+        s.contains(&header) && !s.contains("connecting")
+    });
 }
 
 /// Waits until the inventory shows the task's filters and the rows of
@@ -93,7 +95,9 @@ fn the_task_through_the_menus_hotkeys_and_one_palette_line_matches_the_command()
     let mut tui = Session::start_with_env(&["--config", &config], &env, 160, 45);
     tui.wait_text("Finding types");
     tui.send("2");
-    tui.wait_for("the inventory", |s| s.contains("64 projects") && s.contains("1/64"));
+    tui.wait_for("the inventory", |s| {
+        s.contains("64 projects") && s.contains("1/64")
+    });
 
     // The filter menu's hotkeys: t n p a i esc, then the sort menu's: s i.
     let mut presses = 0;
@@ -109,7 +113,9 @@ fn the_task_through_the_menus_hotkeys_and_one_palette_line_matches_the_command()
     }
     tui.send("\u{1b}");
     presses += 1;
-    tui.wait_for("the menu closed", |s| !s.contains("[x] priority needs_review"));
+    tui.wait_for("the menu closed", |s| {
+        !s.contains("[x] priority needs_review")
+    });
     key(&mut tui, "s", "i open_pii_finding_count");
     tui.send("i");
     presses += 2;
@@ -135,7 +141,10 @@ fn the_task_through_the_menus_hotkeys_and_one_palette_line_matches_the_command()
     assert!(tui.wait_exit().success());
     let written = std::fs::read_to_string(&config).expect("the config file");
     assert!(written.contains("[views.acme.triage]"), "{written}");
-    assert!(written.starts_with("current_context = \"acme\""), "{written}");
+    assert!(
+        written.starts_with("current_context = \"acme\""),
+        "{written}"
+    );
 
     // A restart: the palette offers the view, and it brings the rows back.
     let mut tui = Session::start_with_env(&["--config", &config], &env, 160, 45);

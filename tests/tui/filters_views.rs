@@ -32,7 +32,11 @@ fn command_params(flags: &str) -> InventoryParams {
 
 fn last_params(effects: &[Effect]) -> InventoryParams {
     let requests = inventory_requests(effects);
-    requests.last().expect("an inventory page request").1.clone()
+    requests
+        .last()
+        .expect("an inventory page request")
+        .1
+        .clone()
 }
 
 /// Types `:` + `line` + Enter.
@@ -58,14 +62,14 @@ fn the_task_takes_eight_keys_through_the_menus_hotkeys() {
     let mut app = app();
     inventory_with(&mut app, 3, 3);
     let keys = vec![
-        key('t'),                  // the filter menu
-        key('n'),                  // priority needs_review
-        key('p'),                  // published: yes
-        key('a'),                  // audience public
-        key('i'),                  // has personal data: yes
-        special(KeyCode::Esc),     // close
-        key('s'),                  // the sort menu
-        key('i'),                  // open_pii_finding_count, highest first
+        key('t'),              // the filter menu
+        key('n'),              // priority needs_review
+        key('p'),              // published: yes
+        key('a'),              // audience public
+        key('i'),              // has personal data: yes
+        special(KeyCode::Esc), // close
+        key('s'),              // the sort menu
+        key('i'),              // open_pii_finding_count, highest first
     ];
     assert!(keys.len() <= 12, "the issue's budget");
     let effects = press(&mut app, keys);
@@ -100,7 +104,10 @@ fn the_menus_show_their_hotkeys_and_slash_jumps_by_text() {
 
     app.handle(key('s'), NOW);
     let sort = text(&screen(&app, 100, 30));
-    assert!(sort.contains("n name") && sort.contains("v visitors_7d"), "{sort}");
+    assert!(
+        sort.contains("n name") && sort.contains("v visitors_7d"),
+        "{sort}"
+    );
     let effects = app.handle(key('v'), NOW);
     let params = last_params(&effects);
     assert_eq!(params.sort_by, Some(InventorySortBy::Visitors7d));
@@ -310,7 +317,10 @@ fn a_saved_view_survives_a_restart_and_a_context_switch() {
     let effects = palette(&mut app, "view delete triage");
     write(&effects);
     let written = std::fs::read_to_string(&path).unwrap();
-    assert!(!written.contains("triage") && written.starts_with(mine), "{written}");
+    assert!(
+        !written.contains("triage") && written.starts_with(mine),
+        "{written}"
+    );
     assert!(app.palette.view_names.is_empty());
 }
 
@@ -336,5 +346,8 @@ fn a_hand_written_view_with_a_bad_flag_says_which() {
     let effects = palette(&mut app, "view mine");
     assert!(inventory_requests(&effects).is_empty());
     let shown = text(&screen(&app, 160, 30));
-    assert!(shown.contains("view mine:") && shown.contains("perhaps"), "{shown}");
+    assert!(
+        shown.contains("view mine:") && shown.contains("perhaps"),
+        "{shown}"
+    );
 }

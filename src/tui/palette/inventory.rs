@@ -67,9 +67,7 @@ pub fn parse_view(rest: &str) -> Result<Command, String> {
         ["save" | "delete"] => return Err(format!("view {}: give a name", words[0])),
         [name] => ViewCommand::Apply(named(name)?),
         _ => {
-            return Err(
-                "view: NAME, save NAME or delete NAME (tab lists the saved views)".into(),
-            );
+            return Err("view: NAME, save NAME or delete NAME (tab lists the saved views)".into());
         }
     };
     Ok(Command::View(command))
@@ -93,7 +91,9 @@ pub fn filter_candidates(args: &str, finding_types: &[String]) -> Vec<Candidate>
         all.push(more.to_owned());
         format!("filter {}", join_words(&all))
     };
-    let before = words.last().and_then(|word| flags.iter().find(|f| f.flag == *word));
+    let before = words
+        .last()
+        .and_then(|word| flags.iter().find(|f| f.flag == *word));
     if let Some(flag) = before.filter(|_| !typing.starts_with("--")) {
         // Several values of one flag are comma-joined: complete the last.
         let (done, part) = match typing.rsplit_once(',') {
@@ -258,7 +258,10 @@ mod tests {
     #[test]
     fn views_are_saved_applied_and_deleted_by_name() {
         let view = |command| Ok(Command::View(command));
-        assert_eq!(parse_view("triage"), view(ViewCommand::Apply("triage".into())));
+        assert_eq!(
+            parse_view("triage"),
+            view(ViewCommand::Apply("triage".into()))
+        );
         assert_eq!(
             parse_view("save triage"),
             view(ViewCommand::Save("triage".into()))
@@ -295,7 +298,11 @@ mod tests {
         );
         // Given flags are not offered again.
         let next = texts(filter_candidates("--has-pii true ", &[]));
-        assert!(!next.iter().any(|t| t.ends_with("--has-pii true --has-pii ")));
+        assert!(
+            !next
+                .iter()
+                .any(|t| t.ends_with("--has-pii true --has-pii "))
+        );
         assert!(next.contains(&"filter --has-pii true --is-published ".to_owned()));
         let findings = texts(filter_candidates(
             "--finding-type-id ",

@@ -181,8 +181,12 @@ impl<K: Clone> CheckMenu<K> {
     }
 
     pub fn draw(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
-        self.menu
-            .draw(frame, area, theme, "key or enter toggles · / jump · esc close");
+        self.menu.draw(
+            frame,
+            area,
+            theme,
+            "key or enter toggles · / jump · esc close",
+        );
     }
 }
 

@@ -505,7 +505,7 @@ impl Screen for InventoryScreen {
             ),
             (
                 Action::Toggles,
-                "filters: tick several priorities, audiences, visibilities, activities or finding types (any matches); published, PII, connectors: any/yes/no",
+                "filters: tick several priorities, audiences, visibilities, activities or finding types (any matches); published, PII, connectors: any/yes/no; each line's hotkey toggles it, / jumps by text (:filter takes vantage inventory's flags)",
             ),
             (
                 Action::PriorityFilter,
@@ -515,7 +515,10 @@ impl Screen for InventoryScreen {
                 Action::ClearFilters,
                 "clear the search and every filter (the sort stays)",
             ),
-            (Action::Sort, "sort by any field of the contract"),
+            (
+                Action::Sort,
+                "sort by any field of the contract, one hotkey each: names A→Z first, counts and times highest first (:sort FIELD [asc|desc])",
+            ),
             (Action::ReverseSort, "reverse the sort order"),
             (
                 Action::Open,

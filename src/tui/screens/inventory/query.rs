@@ -225,9 +225,24 @@ mod tests {
             .map(InventoryFilter::Priority)
             .collect();
         filters.extend([InventoryFilter::Published, InventoryFilter::Pii]);
-        filters.extend(PublishAudience::KNOWN.iter().cloned().map(InventoryFilter::Audience));
-        filters.extend(Visibility::KNOWN.iter().cloned().map(InventoryFilter::Visibility));
-        filters.extend(ActivityGroup::KNOWN.iter().cloned().map(InventoryFilter::Activity));
+        filters.extend(
+            PublishAudience::KNOWN
+                .iter()
+                .cloned()
+                .map(InventoryFilter::Audience),
+        );
+        filters.extend(
+            Visibility::KNOWN
+                .iter()
+                .cloned()
+                .map(InventoryFilter::Visibility),
+        );
+        filters.extend(
+            ActivityGroup::KNOWN
+                .iter()
+                .cloned()
+                .map(InventoryFilter::Activity),
+        );
         filters.push(InventoryFilter::Connectors);
         filters.extend((0..12).map(|i| InventoryFilter::Finding(format!("f{i}"))));
         let keys: Vec<char> = filter_hotkeys(&filters).into_iter().flatten().collect();
