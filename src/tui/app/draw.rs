@@ -370,7 +370,7 @@ impl App {
         row(Action::PrevTab, "previous tab");
         row(
             Action::Palette,
-            "command palette: screens, a project by id or name, actions",
+            "command palette: screens, a project by id or name, actions, filter/sort/view (the inventory)",
         );
         row(Action::NavBack, "back to the previous screen or project");
         row(Action::NavForward, "forward again");
