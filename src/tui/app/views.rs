@@ -104,7 +104,9 @@ impl App {
             }
             ViewCommand::Save(name) => {
                 let flags = join_words(&self.inventory.filter_args().to_words());
-                // Columns: kept once the inventory can choose them (issue 27, H3).
+                // COLUMNS (issue 27): once the inventory chooses its columns
+                // (`columns()`/`set_columns()`, branch i23-house), keep them
+                // here by their serde names: `Some(names)`.
                 let view = SavedView {
                     flags,
                     columns: None,
@@ -139,7 +141,8 @@ impl App {
         });
         match applied {
             Ok(()) => {
-                // Columns: applied once the inventory can choose them (issue 27, H3).
+                // COLUMNS (issue 27): once the inventory has `set_columns()`
+                // (branch i23-house), apply `view.columns` here when given.
                 self.show_tab(Tab::Inventory, turn);
                 self.notice = Some((format!("view {name}"), turn.now));
             }

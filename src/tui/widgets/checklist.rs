@@ -181,12 +181,12 @@ impl<K: Clone> CheckMenu<K> {
     }
 
     pub fn draw(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
-        self.menu.draw(
-            frame,
-            area,
-            theme,
-            "key or enter toggles · / jump · esc close",
-        );
+        // Only a screen that gives hotkeys reads raw keys (and `/`) first.
+        let footer = match self.hotkeys {
+            Some(_) => "key or enter toggles · / jump · esc close",
+            None => "enter/space toggle · esc close",
+        };
+        self.menu.draw(frame, area, theme, footer);
     }
 }
 

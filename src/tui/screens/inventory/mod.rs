@@ -588,7 +588,12 @@ impl Screen for InventoryScreen {
             }
         }
         if let Some((_, menu)) = &self.menu {
-            menu.draw(frame, area, theme, "enter choose · esc close");
+            menu.draw(
+                frame,
+                area,
+                theme,
+                "key or enter chooses · / jump · esc close",
+            );
         }
         if let Some(filters) = &self.filters {
             filters.draw(frame, area, theme);
