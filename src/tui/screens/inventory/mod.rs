@@ -22,7 +22,7 @@ use super::{Screen, ScreenView};
 use crate::api::InventoryParams;
 use crate::api::model::{
     ActivityGroup, FindingType, InventoryItem, InventorySortBy, PublishAudience, ReviewPriority,
-    SortOrder, Visibility,
+    Visibility,
 };
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, Reply, Request, Slot, answers};
@@ -167,17 +167,6 @@ impl InventoryScreen {
         {
             self.query.sort_by = None;
         }
-    }
-
-    /// The sort direction: as reversed, else the field's first one (names
-    /// A→Z, counts and times highest first).
-    pub fn sort_order(&self) -> SortOrder {
-        self.query.sort_order.clone().unwrap_or_else(|| {
-            self.query
-                .sort_by
-                .as_ref()
-                .map_or(SortOrder::Desc, query::first_order)
-        })
     }
 
     /// What the api is asked for: the search trimmed (none when blank), a

@@ -105,6 +105,17 @@ fn check(args: &InventoryFilterArgs) -> Result<(), String> {
 }
 
 impl InventoryScreen {
+    /// The sort direction: as reversed, else the field's first one (names
+    /// A→Z, counts and times highest first).
+    pub fn sort_order(&self) -> SortOrder {
+        self.query.sort_order.clone().unwrap_or_else(|| {
+            self.query
+                .sort_by
+                .as_ref()
+                .map_or(SortOrder::Desc, first_order)
+        })
+    }
+
     /// A key on an open menu before it is read as an action: its hotkeys
     /// and `/` to jump. Whether the key was taken.
     pub(super) fn menu_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
