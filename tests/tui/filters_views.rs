@@ -331,17 +331,22 @@ fn a_hand_written_view_with_a_bad_flag_says_which() {
         path: None,
         by_context: [(
             "demo".to_owned(),
-            [(
-                "mine".to_owned(),
-                SavedView {
-                    flags: "--has-pii perhaps".into(),
-                    columns: None,
-                },
-            )]
+            [
+                (
+                    "mine".to_owned(),
+                    SavedView {
+                        flags: "--has-pii perhaps".into(),
+                        columns: None,
+                    },
+                ),
+                // A key no `:view` can name, with a terminal escape: never shown.
+                ("x\u{1b}[2J".to_owned(), SavedView::default()),
+            ]
             .into(),
         )]
         .into(),
     });
+    assert_eq!(app.palette.view_names, ["mine"]);
     inventory_with(&mut app, 3, 3);
     let effects = palette(&mut app, "view mine");
     assert!(inventory_requests(&effects).is_empty());

@@ -40,7 +40,8 @@ impl App {
             .unwrap_or_else(|| NO_CONTEXT.to_owned())
     }
 
-    /// The palette's view names, of the context on screen.
+    /// The palette's view names, of the context on screen: those `:view`
+    /// can name (a hand-written key with other characters is never shown).
     pub(super) fn refresh_view_names(&mut self) {
         let context = self.views_context();
         self.palette.view_names = self
@@ -48,7 +49,10 @@ impl App {
             .views
             .by_context
             .get(&context)
-            .map(|views| views.keys().cloned().collect())
+            .map(|views| {
+                let nameable = |name: &&String| crate::config::check_view_name(name).is_ok();
+                views.keys().filter(nameable).cloned().collect()
+            })
             .unwrap_or_default();
     }
 

@@ -577,12 +577,11 @@ impl Screen for InventoryScreen {
             }
         }
         if let Some((_, menu)) = &self.menu {
-            menu.draw(
-                frame,
-                area,
-                theme,
-                "key or enter chooses · / jump · esc close",
-            );
+            let footer = match menu.hotkeys.is_empty() {
+                true => "enter choose · esc close",
+                false => "key or enter chooses · / jump · esc close",
+            };
+            menu.draw(frame, area, theme, footer);
         }
         if let Some(filters) = &self.filters {
             filters.draw(frame, area, theme);
