@@ -4,11 +4,13 @@
 //! `api_key_command` from the file, `api_key` in the file. The key is never
 //! printed; a file holding a key that others can read draws a warning.
 //! `config.example.toml` in the repository root documents every key.
-//! Several named connections live in `[contexts.NAME]` ([`contexts`]).
+//! Several named connections live in `[contexts.NAME]` ([`contexts`]); the
+//! dashboard's saved views in `[views.CONTEXT.NAME]` ([`views`]).
 
 mod contexts;
 mod credentials;
 mod file;
+mod views;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -26,7 +28,8 @@ pub use credentials::{
     ConfigWarning, CredentialError, CredentialSource, ResolvedCredential,
     resolve_context_credential, resolve_credential,
 };
-pub use file::{MAX_CONFIG_BYTES, WritableByOthers, read_text};
+pub use file::{MAX_CONFIG_BYTES, WritableByOthers, read_text, rewrite};
+pub use views::{SavedView, VIEW_NAME_MAX, ViewsByContext, check_view_name, set_view, write_view};
 
 /// The environment variable read when `--api-key-env` is not given.
 pub const API_KEY_ENV: &str = "SERVICE_API_KEY";
@@ -65,6 +68,8 @@ pub struct FileConfig {
     /// The most one answer's body may hold, in bytes.
     pub max_response_bytes: Option<u64>,
     pub read_only: Option<bool>,
+    /// The dashboard's saved views, `[views.CONTEXT.NAME]` ([`views`]).
+    pub views: ViewsByContext,
     #[serde(flatten)]
     pub other: toml::Table,
 }

@@ -14,10 +14,12 @@ mod history_nav;
 mod marks;
 mod notices;
 mod screens;
+mod views;
 mod wake;
 
 pub use contexts::Contexts;
 pub use history::{HistoryState, SnapshotSeed};
+pub use views::SavedViews;
 
 use history_nav::Way;
 
@@ -388,6 +390,7 @@ impl App {
             Slot::Workspace => false,
             // Only a failure matters, and the error log has it.
             Slot::PaletteHistory => false,
+            Slot::SaveView => self.view_saved(answer, cx.now),
             Slot::Changes | Slot::Snapshots => self.changes.handle_reply(answer, &mut cx),
             Slot::ReviewMarks | Slot::ReviewMark | Slot::TakeSnapshot | Slot::HistoryVersion => {
                 self.history_reply(slot, token, answer.reply, &mut cx)

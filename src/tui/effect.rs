@@ -60,6 +60,8 @@ pub enum Slot {
     WatchlistSave,
     /// The command palette's history, written after a command runs.
     PaletteHistory,
+    /// A saved view written to the config file.
+    SaveView,
     /// The palette's search of the whole workspace for a project by name.
     PaletteJump,
     /// Connecting to another context (`app/contexts.rs`).
@@ -205,6 +207,14 @@ pub enum Request {
         project_id: String,
         parent_origin: String,
     },
+    /// Writes saved view `name` of `context` (or deletes it, with `None`)
+    /// in the config file at `path`, keeping the rest of the file.
+    SaveView {
+        path: PathBuf,
+        context: String,
+        name: String,
+        view: Option<crate::config::SavedView>,
+    },
     /// Connect to the context called `name`; later requests go there.
     SwitchContext {
         name: String,
@@ -236,6 +246,12 @@ pub enum Reply {
     Watchlist(Vec<WatchEntry>),
     WatchlistSaved,
     PaletteHistorySaved,
+    /// A saved view written (`saved`) or deleted.
+    ViewSaved {
+        path: PathBuf,
+        name: String,
+        saved: bool,
+    },
     Traffic(Box<Traffic>),
     SecurityScans(Box<Page<SecurityScan>>),
     ScanFindingsPage(Box<Page<ScanFinding>>),

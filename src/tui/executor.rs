@@ -206,6 +206,20 @@ impl Executor for ClientExecutor {
                         ))
                     });
             }
+            Request::SaveView {
+                path,
+                context,
+                name,
+                view,
+            } => {
+                return crate::config::write_view(&path, &context, &name, view.as_ref())
+                    .map(|()| Reply::ViewSaved {
+                        path,
+                        name,
+                        saved: view.is_some(),
+                    })
+                    .map_err(|error| self.local_failure(error.to_string()));
+            }
             // Switching is the launcher's (`launch.rs`), which wraps this executor.
             Request::SwitchContext { name } => {
                 return Err(self.local_failure(format!(

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 
-use super::app::{App, ClientNotice, Identity};
+use super::app::{App, ClientNotice, Identity, SavedViews};
 use super::effect::{ErrorInfo, Reply, Request, SwitchedContext};
 use super::executor::{ClientExecutor, notice};
 use super::palette::{History, Palette};
@@ -59,6 +59,8 @@ pub struct Target {
     pub watchlist: PathBuf,
     /// The review history (its file and walk budget); `None` runs without one.
     pub history: Option<HistoryConfig>,
+    /// The inventory's saved views, and the config file they go to.
+    pub views: SavedViews,
 }
 
 /// The monitor's watch list file of a context: the default context keeps the
@@ -127,7 +129,12 @@ pub async fn run_configured(session: Session, refresh: Option<u64>) -> Result<Ex
     };
     let history =
         HistoryConfig::from_sections(&session.config.file.other).map_err(LaunchError::History)?;
+    let views = SavedViews {
+        path: session.config.path.clone(),
+        by_context: session.config.file.views.clone(),
+    };
     let target = Target {
+        views,
         watchlist: watchlist_for(&session.context),
         history: Some(history),
         client: session.client,
@@ -171,6 +178,7 @@ pub async fn run_with(
         workspace_id,
         watchlist: watchlist_path,
         history,
+        views,
     } = target;
     let clock = Clock::system();
     let mut app = App::new(identity, app_settings(settings));
@@ -197,6 +205,7 @@ pub async fn run_with(
         app.set_contexts(switching.names, switching.current);
         switching.args
     });
+    app.set_views(views);
     let executor = SwitchingExecutor {
         current: Arc::new(RwLock::new(executor)),
         history: history.map(|access| (access, Arc::new(tokio::sync::Mutex::new(())))),

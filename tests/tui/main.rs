@@ -11,6 +11,7 @@ mod changes;
 mod contexts;
 mod deploy_poll_bounds;
 mod edges;
+mod filters_views;
 mod header;
 mod hostile_walk;
 mod inventory_walk;

@@ -208,6 +208,13 @@ impl Canned {
             Request::LoadWatchlist { .. } => Reply::Watchlist(Vec::new()),
             Request::SaveWatchlist { .. } => Reply::WatchlistSaved,
             Request::SavePaletteHistory { .. } => Reply::PaletteHistorySaved,
+            Request::SaveView {
+                path, name, view, ..
+            } => Reply::ViewSaved {
+                path: path.clone(),
+                name: name.clone(),
+                saved: view.is_some(),
+            },
             Request::Traffic { .. } => self.traffic.clone(),
             Request::SecurityScans { .. } => self.scans.clone(),
             Request::ScanFindingsPage { .. } => self.findings.clone(),

@@ -20,6 +20,9 @@ const JUMP_LIMIT: u32 = 50;
 impl App {
     /// A key while the palette is open: it takes every key.
     pub(super) fn palette_key(&mut self, key: &KeyEvent, turn: &mut Turn<'_>) -> bool {
+        // `:filter --finding-type-id` completes the types insights listed.
+        let finding_types = self.inventory.finding_types.iter();
+        self.palette.finding_type_ids = finding_types.map(|f| f.id.clone()).collect();
         match self.palette.handle_key(key, &self.inventory.list.rows) {
             Outcome::Changed | Outcome::Closed => {}
             Outcome::Run(command) => {
@@ -60,6 +63,9 @@ impl App {
                 self.say(said, turn.now);
             }
             Command::Act(action) => self.perform(action, turn),
+            Command::Filter(args) => self.filter_inventory(*args, turn),
+            Command::Sort(sort_by, order) => self.sort_inventory(sort_by, order, turn),
+            Command::View(view) => self.run_view(view, turn),
         }
     }
 

@@ -25,6 +25,9 @@ pub struct Contexts {
     /// The switch in flight, and its request token.
     pub switching: Option<(String, u64)>,
     picker: Option<Menu>,
+    /// Every context's saved views (`app/views.rs`): the user's, so they
+    /// stay across a switch.
+    pub views: super::SavedViews,
 }
 
 impl Contexts {
@@ -202,6 +205,7 @@ impl App {
         self.palette = old.palette;
         self.palette.close();
         self.contexts.current = Some(switched.name.clone());
+        self.refresh_view_names();
         let tab = old.tab;
         effects.extend(self.start(now));
         if tab != Tab::default() {

@@ -422,7 +422,7 @@ impl App {
         }
         row(
             Action::Palette,
-            "command palette: screens, a project by id or name, actions",
+            "command palette: screens, a project by id or name, actions, filter/sort/view (the inventory)",
         );
         row(Action::NavBack, "back to the previous screen or project");
         row(Action::NavForward, "forward again");

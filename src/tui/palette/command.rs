@@ -2,6 +2,9 @@
 //! name), a context, or an action. The verbs are listed once, the screens' in
 //! the registry and the others in [`VERBS`], for parsing, completion and help alike.
 
+use super::inventory::{self, ViewCommand};
+use crate::api::model::{InventorySortBy, SortOrder};
+use crate::flags::InventoryFilterArgs;
 use crate::tui::action::Action;
 use crate::tui::nav::Tab;
 use crate::tui::registry::SCREENS;
@@ -23,6 +26,14 @@ pub enum Command {
     Columns(Option<Vec<Column>>),
     /// Do what the action's key does.
     Act(Action),
+    /// The inventory's search and filters, as `vantage inventory`'s flags
+    /// (its sort too, when they give one).
+    Filter(Box<InventoryFilterArgs>),
+    /// The inventory's sort (none: the default order), in a direction or
+    /// the field's first one.
+    Sort(Option<InventorySortBy>, Option<SortOrder>),
+    /// A saved view of the inventory.
+    View(ViewCommand),
 }
 
 /// What a verb does with its argument.
@@ -38,6 +49,12 @@ pub enum VerbKind {
     Theme,
     /// Takes column names, or `default`.
     Columns,
+    /// Takes `vantage inventory`'s filter flags.
+    Filter,
+    /// Takes a sort field and a direction.
+    Sort,
+    /// Takes a saved view's name, or `save NAME`, `delete NAME`.
+    View,
 }
 
 /// A word the palette knows, with its aliases and what it says in the list.
@@ -74,6 +91,30 @@ const VERBS: &[Verb] = &[
         aliases: &["cols"],
         kind: VerbKind::Columns,
         help: "inventory columns: columns name,owner,id,… or default",
+    },
+    Verb {
+        name: "filter",
+        aliases: &[],
+        kind: VerbKind::Filter,
+        help: "filter the inventory with vantage inventory's flags: filter --has-pii true",
+    },
+    Verb {
+        name: "sort",
+        aliases: &[],
+        kind: VerbKind::Sort,
+        help: "sort the inventory: sort FIELD [asc|desc]",
+    },
+    Verb {
+        name: "clear",
+        aliases: &[],
+        kind: VerbKind::Act(Action::ClearFilters),
+        help: "clear the search and every filter (the sort stays)",
+    },
+    Verb {
+        name: "view",
+        aliases: &["views"],
+        kind: VerbKind::View,
+        help: "saved views: view NAME, view save NAME, view delete NAME",
     },
     Verb {
         name: "export",
@@ -188,6 +229,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
         (VerbKind::Project, true) => Err("project: give an id or a name".into()),
         (VerbKind::Context, false) => Ok(Command::Context(rest.to_owned())),
         (VerbKind::Context, true) => Err("ctx: give a context name".into()),
+        (VerbKind::Filter, _) => inventory::parse_filter(rest),
+        (VerbKind::Sort, _) => inventory::parse_sort(rest),
+        (VerbKind::View, _) => inventory::parse_view(rest),
         (VerbKind::Theme, _) => match rest.to_lowercase().as_str() {
             "dark" => Ok(Command::Theme(ThemeName::Dark)),
             "light" => Ok(Command::Theme(ThemeName::Light)),

@@ -6,6 +6,7 @@
 
 pub mod command;
 pub mod history;
+pub mod inventory;
 
 use crossterm::event::{KeyCode, KeyEvent};
 
@@ -50,6 +51,10 @@ pub struct Palette {
     pub message: Option<String>,
     /// The names `:ctx` completes; filled by whoever knows the contexts.
     pub context_names: Vec<String>,
+    /// The saved views `:view` completes, of the context on screen.
+    pub view_names: Vec<String>,
+    /// The finding type ids `:filter --finding-type-id` completes.
+    pub finding_type_ids: Vec<String>,
     /// A project name the service is searched for, with the search's token:
     /// its project opens when the search answers.
     pub pending_jump: Option<(String, u64)>,
@@ -276,6 +281,23 @@ impl Palette {
             None => (typed.to_lowercase(), ""),
         };
         let is = |names: &[&str]| names.contains(&word.as_str());
+        // After the verb, as typed: a trailing blank asks for the next word.
+        let args = self
+            .completed_from
+            .as_deref()
+            .unwrap_or(self.value())
+            .trim_start()
+            .split_once(char::is_whitespace)
+            .map_or("", |(_, args)| args.trim_start());
+        if is(&["filter"]) {
+            return take(inventory::filter_candidates(args, &self.finding_type_ids));
+        }
+        if is(&["sort"]) {
+            return take(inventory::sort_candidates(args));
+        }
+        if is(&["view", "views"]) {
+            return take(inventory::view_candidates(args, &self.view_names));
+        }
         let mut scored: Vec<(i64, Candidate)> = Vec::new();
         if is(&["columns", "cols"]) {
             scored.extend(column_candidates(rest));
@@ -362,12 +384,20 @@ fn expand_prefix(line: &str) -> String {
     }
 }
 
+/// The first candidates, as many as the list shows.
+fn take(candidates: Vec<Candidate>) -> Vec<Candidate> {
+    candidates.into_iter().take(CANDIDATE_LIMIT).collect()
+}
+
 fn verb_candidate(verb: &command::Verb) -> Candidate {
     let text = match verb.kind {
         VerbKind::Project => "project ",
         VerbKind::Context => "ctx ",
         VerbKind::Theme => "theme ",
         VerbKind::Columns => "columns ",
+        VerbKind::Filter => "filter ",
+        VerbKind::Sort => "sort ",
+        VerbKind::View => "view ",
         _ => verb.name,
     };
     Candidate {

@@ -6,7 +6,6 @@ use crate::api::model::{InventorySortBy, ReviewPriority};
 use crate::text::sanitize_line;
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ExportFormat, Request, Slot};
-use crate::tui::keymap::key_of;
 use crate::tui::widgets::checklist::{CheckLine, check_lines, cycle_yes_no, toggle_value};
 use crate::tui::widgets::list;
 use crate::tui::widgets::menu::{self, Menu};
@@ -24,7 +23,7 @@ impl InventoryScreen {
                     .as_ref()
                     .and_then(|current| InventorySortBy::KNOWN.iter().position(|s| s == current))
                     .map_or(0, |index| index + 1);
-                Menu::new("Sort by", items, selected)
+                Menu::new("Sort by", items, selected).with_hotkeys(super::query::sort_hotkeys())
             }
             MenuKind::Export => Menu::new(
                 "Export this view",
@@ -141,27 +140,17 @@ impl InventoryScreen {
     }
 
     pub(super) fn handle_menu_action(&mut self, action: Action, cx: &mut Cx) {
-        let Some((kind, choice)) = menu::choose(&mut self.menu, action) else {
-            return;
-        };
+        if let Some((kind, choice)) = menu::choose(&mut self.menu, action) {
+            self.menu_chosen(kind, choice, cx);
+        }
+    }
+
+    /// Line `choice` of the open menu, chosen by enter or its hotkey.
+    pub(super) fn menu_chosen(&mut self, kind: MenuKind, choice: usize, cx: &mut Cx) {
+        self.menu = None;
         match kind {
-            MenuKind::Sort => {
-                self.menu = None;
-                let sort_by = choice
-                    .checked_sub(1)
-                    .map(|i| InventorySortBy::KNOWN[i].clone());
-                if sort_by == Some(InventorySortBy::Relevance) && self.search().trim().is_empty() {
-                    cx.notify(format!(
-                        "sorting by relevance needs a search: press {} first",
-                        key_of(Action::Filter)
-                    ));
-                    return;
-                }
-                self.query.sort_by = sort_by;
-                self.reload(cx);
-            }
+            MenuKind::Sort => self.sort_chosen(choice, cx),
             MenuKind::Export => {
-                self.menu = None;
                 let format = if choice == 0 {
                     ExportFormat::Csv
                 } else {

@@ -6,6 +6,7 @@ pub mod columns;
 mod filters;
 mod find;
 mod offered;
+pub mod query;
 pub mod reviewed;
 mod view;
 
@@ -24,7 +25,7 @@ use super::{Screen, ScreenView};
 use crate::api::InventoryParams;
 use crate::api::model::{
     ActivityGroup, FindingType, InventoryItem, InventorySortBy, PublishAudience, ReviewPriority,
-    SortOrder, Visibility,
+    Visibility,
 };
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, Reply, Request, Slot, answers};
@@ -174,11 +175,6 @@ impl InventoryScreen {
         }
     }
 
-    /// The sort direction: descending unless reversed.
-    pub fn sort_order(&self) -> SortOrder {
-        self.query.sort_order.clone().unwrap_or(SortOrder::Desc)
-    }
-
     /// What the api is asked for: the search trimmed (none when blank), a
     /// direction only with a sort field (the contract's rule), full pages.
     pub fn params(&self) -> InventoryParams {
@@ -273,6 +269,9 @@ impl Screen for InventoryScreen {
         if self.bulk.is_open() {
             return self.bulk_key(key, cx);
         }
+        if self.menu_key(key, cx) {
+            return true;
+        }
         let Some(edit) = self.search_box.handle_key(key, cx.now) else {
             return false;
         };
@@ -336,7 +335,10 @@ impl Screen for InventoryScreen {
             }
             Action::Sort => self.open_menu(MenuKind::Sort),
             Action::Toggles => {
-                self.filters = Some(CheckMenu::new("Filters", self.filter_lines()));
+                self.filters = Some(
+                    CheckMenu::new("Filters", self.filter_lines())
+                        .with_hotkeys(query::filter_hotkeys),
+                );
             }
             Action::Export => self.open_menu(MenuKind::Export),
             Action::ReverseSort => {
@@ -499,14 +501,15 @@ impl Screen for InventoryScreen {
             }
         }
         if let Some((_, menu)) = &self.menu {
-            menu.draw(
-                frame,
-                area,
-                theme,
-                &view
-                    .keymap
-                    .prompt(&[(Action::Open, "choose"), (Action::Back, "close")]),
+            let (choose, close) = (
+                view.keymap.key_for(Action::Open),
+                view.keymap.key_for(Action::Back),
             );
+            let footer = match menu.hotkeys.is_empty() {
+                true => format!("{choose} choose · {close} close"),
+                false => format!("key or {choose} chooses · / jump · {close} close"),
+            };
+            menu.draw(frame, area, theme, &footer);
         }
         if let Some(filters) = &self.filters {
             filters.draw(frame, area, theme, view.keymap);

@@ -28,7 +28,7 @@ impl InventoryScreen {
             ScreenAction::new(
                 Action::Toggles,
                 "filters",
-                "filters: tick several priorities, audiences, visibilities, activities or finding types (any matches); published, PII, connectors: any/yes/no",
+                "filters: tick several priorities, audiences, visibilities, activities or finding types (any matches); published, PII, connectors: any/yes/no; each line's hotkey toggles it, / jumps by text (:filter takes vantage inventory's flags)",
             ),
             ScreenAction::help_only(
                 Action::PriorityFilter,
@@ -74,7 +74,11 @@ impl InventoryScreen {
                 "mark every project of the view: loads the rest within the request budget first",
             )
             .hint_if(!marked),
-            ScreenAction::new(Action::Sort, "sort", "sort by any field of the contract"),
+            ScreenAction::new(
+                Action::Sort,
+                "sort",
+                "sort by any field of the contract, one hotkey each: names A→Z first, counts and times highest first (:sort FIELD [asc|desc])",
+            ),
             ScreenAction::new(
                 Action::Watch,
                 "watch",
