@@ -1,16 +1,15 @@
-//! Answers the history requests from the history file, and hands every other
+//! Answers the history requests from the history (file or shared database), and hands every other
 //! request to the API executor. The file is opened per request on a blocking
 //! thread (SQLite is quick; the screen never waits on it), so a failure here is
 //! one error in the log, never a broken dashboard.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
 use super::request::{ChangeSet, HistoryReply, HistoryRequest};
 use crate::history::walk::{self, WalkEvent, WalkOptions, WalkPlan};
-use crate::history::{HistoryConfig, HistoryError, NewMark, SnapshotRef, Store};
+use crate::history::{HistoryConfig, HistoryError, HistoryLocation, NewMark, SnapshotRef, Store};
 use crate::tui::app::ClientNotice;
 use crate::tui::effect::{ErrorInfo, Reply, Request};
 use crate::tui::executor::{ClientExecutor, error_info};
@@ -20,7 +19,7 @@ use crate::tui::widgets::thousands;
 /// Where the workspace's history is, and how to walk it.
 #[derive(Clone)]
 pub struct HistoryAccess {
-    pub path: PathBuf,
+    pub location: HistoryLocation,
     pub config: HistoryConfig,
     /// Where the background snapshot reports its progress (the status line).
     pub progress: Option<mpsc::UnboundedSender<ClientNotice>>,
@@ -60,7 +59,7 @@ impl WithHistory {
 
     /// The history file's `data_version`, on the kept connection.
     async fn data_version(&self) -> Result<i64, ErrorInfo> {
-        let path = self.history.path.clone();
+        let location = self.history.location.clone();
         let watcher = self.watcher.clone();
         let joined = tokio::task::spawn_blocking(move || {
             let mut kept = watcher
@@ -68,7 +67,7 @@ impl WithHistory {
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             let store = match kept.take() {
                 Some(store) => store,
-                None => Store::open(&path)?,
+                None => Store::open_at(&location)?,
             };
             let version = store.data_version();
             *kept = Some(store);
@@ -90,9 +89,9 @@ impl WithHistory {
         &self,
         job: impl FnOnce(&mut Store) -> Result<T, HistoryError> + Send + 'static,
     ) -> Result<T, ErrorInfo> {
-        let path = self.history.path.clone();
+        let location = self.history.location.clone();
         let joined = tokio::task::spawn_blocking(move || {
-            let mut store = Store::open(&path)?;
+            let mut store = Store::open_at(&location)?;
             job(&mut store)
         })
         .await;
