@@ -12,7 +12,7 @@ use crate::history::{capture, count, offline_mark, project};
 use crate::support::Cli;
 
 /// A server on the demo fixture whose rate limit no test reaches.
-async fn roomy_server() -> vantage::server::RunningServer {
+pub async fn roomy_server() -> vantage::server::RunningServer {
     let (server, _clock) = server_with(|config| {
         config.rate_limit = vantage::server::ratelimit::RateLimit {
             limit: 100_000,
