@@ -298,3 +298,43 @@ fn a_review_log_copies_into_a_shared_history_once() {
         from.reviewed_marks("ws_x").unwrap().len()
     );
 }
+
+/// Recording 20,000 projects and 5,000 members into the shared database is a
+/// matter of seconds (two `COPY`s, not a round trip per state).
+#[test]
+fn a_large_snapshot_records_in_seconds() {
+    let shared = database_store();
+    let mut store = shared.open();
+    let projects: Vec<_> = (0..20_000)
+        .map(|i| project(&format!("prj_{i:05}"), &format!("project {i}")))
+        .collect();
+    let members: Vec<_> = (0..5_000)
+        .map(|i| vantage::history::MemberState {
+            user_id: format!("usr_{i:05}"),
+            kind: "user".into(),
+            role: Some("member".into()),
+            name: Some(format!("member {i}")),
+            name_read: true,
+        })
+        .collect();
+    let big = capture(T0, projects, members);
+    let started = std::time::Instant::now();
+    let info = store.record(&big, Default::default()).unwrap();
+    let first = started.elapsed();
+    let mut next = big.clone();
+    next.taken_at = T0 + time::Duration::days(1);
+    for state in next.projects.iter_mut().step_by(50) {
+        state.name = Some("renamed".into());
+    }
+    let started = std::time::Instant::now();
+    store.record(&next, Default::default()).unwrap();
+    let later = started.elapsed();
+    eprintln!("recorded 20,000 projects and 5,000 members: first {first:?}, later {later:?}");
+    assert_eq!(info.projects, 20_000);
+    assert_eq!(store.projects(info.id).unwrap().len(), 20_000);
+    assert_eq!(store.members(info.id).unwrap().len(), 5_000);
+    // 1.4 s here in a debug build; a round trip per state took several times
+    // the budget. Generous for a shared machine.
+    assert!(first < std::time::Duration::from_secs(10), "{first:?}");
+    assert!(later < std::time::Duration::from_secs(10), "{later:?}");
+}
