@@ -244,7 +244,6 @@ async fn reviewed_list_on(history_url: Option<String>) {
     if let Some(url) = &history_url {
         env.push(("VANTAGE_HISTORY_URL", url.as_str()));
     }
-    let env = env.as_slice();
     let run = |args: &'static [&'static str]| cli.run_env(args, &env);
     cli.run_env(&["snapshot"], &env).await.expect(0);
     let project = first_project(&fixture, ENTERPRISE_WS);

@@ -24,6 +24,9 @@ pub struct PgServer {
     /// The temporary directory (data and socket), removed by the watchdog.
     pub dir: PathBuf,
     pub pid: u32,
+    /// The server and its watchdog: they outlive this process's statics, and
+    /// the watchdog, not a `wait`, ends them.
+    _processes: [std::process::Child; 2],
 }
 
 static SERVER: OnceLock<PgServer> = OnceLock::new();
@@ -152,8 +155,13 @@ fn start() -> PgServer {
         .spawn()
         .expect("start postgres");
     let pid = server.id();
-    watch(pid, &dir);
-    let server = PgServer { port, dir, pid };
+    let watchdog = watch(pid, &dir);
+    let server = PgServer {
+        port,
+        dir,
+        pid,
+        _processes: [server, watchdog],
+    };
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         match postgres::Client::connect(&server.admin_url(), postgres::NoTls) {
@@ -173,7 +181,7 @@ fn start() -> PgServer {
 
 /// A watchdog that outlives nothing: when this process is gone, it stops the
 /// server (`SIGQUIT`: at once) and removes the directory.
-fn watch(server_pid: u32, dir: &Path) {
+fn watch(server_pid: u32, dir: &Path) -> std::process::Child {
     let me = std::process::id();
     let script = format!(
         "while kill -0 {me} 2>/dev/null; do sleep 0.2; done; \
@@ -188,7 +196,7 @@ fn watch(server_pid: u32, dir: &Path) {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .expect("start the PostgreSQL watchdog");
+        .expect("start the PostgreSQL watchdog")
 }
 
 impl PgServer {
