@@ -140,7 +140,18 @@ impl PgStore {
     /// sorted: the database away, or the database refusing.
     fn failure(&self, error: postgres::Error) -> HistoryError {
         let store = self.describe();
-        let cause = crate::text::escape_invisible(&error.to_string()).into_owned();
+        // The driver's top line ("error performing TLS handshake") with its causes.
+        let mut said = error.to_string();
+        let mut source = std::error::Error::source(&error);
+        while let Some(inner) = source {
+            let inner_said = inner.to_string();
+            if !said.contains(&inner_said) {
+                said.push_str(": ");
+                said.push_str(&inner_said);
+            }
+            source = inner.source();
+        }
+        let cause = crate::text::escape_invisible(&said).into_owned();
         let unreachable = match error.as_db_error() {
             // 08: connection exception; 57P: the server shutting down.
             Some(db) => {
