@@ -26,7 +26,7 @@ pub use contexts::{
 };
 pub use credentials::{
     ConfigWarning, CredentialError, CredentialSource, ResolvedCredential,
-    resolve_context_credential, resolve_credential,
+    resolve_context_credential, resolve_credential, run_secret_command,
 };
 pub use file::{MAX_CONFIG_BYTES, WritableByOthers, read_text, rewrite};
 pub use views::{SavedView, VIEW_NAME_MAX, ViewsByContext, check_view_name, set_view, write_view};
@@ -70,6 +70,9 @@ pub struct FileConfig {
     pub read_only: Option<bool>,
     /// The dashboard's saved views, `[views.CONTEXT.NAME]` ([`views`]).
     pub views: ViewsByContext,
+    /// The default context's review history (`postgres://…` for a shared one).
+    pub history_url: Option<String>,
+    pub history_password_command: Option<String>,
     #[serde(flatten)]
     pub other: toml::Table,
 }

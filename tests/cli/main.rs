@@ -27,6 +27,8 @@ mod local_files;
 mod members;
 mod review_marks;
 mod scans_traffic;
+mod shared_history;
+mod stores;
 mod version;
 mod warnings;
 mod workspaces;

@@ -1,16 +1,18 @@
-//! Answers the history requests from the history file, and hands every other
-//! request to the API executor. The file is opened per request on a blocking
-//! thread (SQLite is quick; the screen never waits on it), so a failure here is
-//! one error in the log, never a broken dashboard.
+//! Answers the history requests from the history (the file or a shared
+//! database), and hands every other request to the API executor. The store is
+//! used on a blocking thread (the screen never waits on it) and kept open
+//! between requests, so a failure here is one error in the log, never a
+//! broken dashboard.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
 use super::request::{ChangeSet, HistoryReply, HistoryRequest};
 use crate::history::walk::{self, WalkEvent, WalkOptions, WalkPlan};
-use crate::history::{HistoryConfig, HistoryError, NewMark, SnapshotRef, Store};
+use crate::history::{
+    HistoryConfig, HistoryError, HistoryLocation, NewMark, SnapshotRef, Store, WorkspaceLock,
+};
 use crate::tui::app::ClientNotice;
 use crate::tui::effect::{ErrorInfo, Reply, Request};
 use crate::tui::executor::{ClientExecutor, error_info};
@@ -20,7 +22,7 @@ use crate::tui::widgets::thousands;
 /// Where the workspace's history is, and how to walk it.
 #[derive(Clone)]
 pub struct HistoryAccess {
-    pub path: PathBuf,
+    pub location: HistoryLocation,
     pub config: HistoryConfig,
     /// Where the background snapshot reports its progress (the status line).
     pub progress: Option<mpsc::UnboundedSender<ClientNotice>>,
@@ -36,6 +38,10 @@ pub struct WithHistory {
     /// One connection kept open for `data_version`, whose value moves only
     /// when a connection other than the one asking commits.
     watcher: Arc<std::sync::Mutex<Option<Store>>>,
+    /// The store the requests use, kept open between them (a shared
+    /// database's connection is not made again for each); dropped when it
+    /// proves unreachable, so the next request connects again.
+    kept: Arc<std::sync::Mutex<Option<Store>>>,
 }
 
 impl WithHistory {
@@ -55,12 +61,13 @@ impl WithHistory {
             history,
             walking,
             watcher: Arc::default(),
+            kept: Arc::default(),
         }
     }
 
     /// The history file's `data_version`, on the kept connection.
     async fn data_version(&self) -> Result<i64, ErrorInfo> {
-        let path = self.history.path.clone();
+        let location = self.history.location.clone();
         let watcher = self.watcher.clone();
         let joined = tokio::task::spawn_blocking(move || {
             let mut kept = watcher
@@ -68,7 +75,7 @@ impl WithHistory {
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             let store = match kept.take() {
                 Some(store) => store,
-                None => Store::open(&path)?,
+                None => Store::open_at(&location)?,
             };
             let version = store.data_version();
             *kept = Some(store);
@@ -90,10 +97,21 @@ impl WithHistory {
         &self,
         job: impl FnOnce(&mut Store) -> Result<T, HistoryError> + Send + 'static,
     ) -> Result<T, ErrorInfo> {
-        let path = self.history.path.clone();
+        let location = self.history.location.clone();
+        let kept = self.kept.clone();
         let joined = tokio::task::spawn_blocking(move || {
-            let mut store = Store::open(&path)?;
-            job(&mut store)
+            let slot = || kept.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            // A request while another holds the kept store opens one of its own.
+            let taken = slot().take();
+            let mut store = match taken {
+                Some(store) => store,
+                None => Store::open_at(&location)?,
+            };
+            let result = job(&mut store);
+            if !matches!(&result, Err(error) if error.is_unreachable()) {
+                slot().get_or_insert(store);
+            }
+            result
         })
         .await;
         match joined {
@@ -148,6 +166,23 @@ impl WithHistory {
         let Ok(_walking) = self.walking.try_lock() else {
             return Err(self.failure("a snapshot is already being taken"));
         };
+        // Another vantage's snapshot of the workspace (a shared history): skip.
+        let location = self.history.location.clone();
+        let workspace = self.inner.workspace_id.clone();
+        let locked = tokio::task::spawn_blocking(move || {
+            let mut store = Store::open_at(&location)?;
+            Ok::<_, HistoryError>(
+                (store.lock_workspace(&workspace, false)? != WorkspaceLock::Busy).then_some(store),
+            )
+        })
+        .await
+        .map_err(|error| self.failure(error))?
+        .map_err(|error| self.failure(error))?;
+        let Some(mut locker) = locked else {
+            return Err(self.failure(
+                "another snapshot of this workspace is being taken; this one is skipped",
+            ));
+        };
         let workspace = self.inner.workspace_id.clone();
         let previous = self
             .with_store(move |store| match store.latest_snapshot(&workspace)? {
@@ -197,9 +232,19 @@ impl WithHistory {
         .await;
         let (capture, _report) = walked.map_err(|error| error_info(&error, &self.inner.clock))?;
         let retention = self.history.config.retention();
-        self.with_store(move |store| store.record(&capture, retention))
-            .await
-            .map(HistoryReply::SnapshotTaken)
+        let workspace = self.inner.workspace_id.clone();
+        let recorded = tokio::task::spawn_blocking(move || {
+            let info = locker.record(&capture, retention);
+            let _ = locker.unlock_workspace(&workspace);
+            info
+        })
+        .await;
+        match recorded {
+            Ok(result) => result
+                .map(HistoryReply::SnapshotTaken)
+                .map_err(|error| self.failure(error)),
+            Err(error) => Err(self.failure(error)),
+        }
     }
 }
 
