@@ -11,6 +11,7 @@
 pub mod config;
 pub mod diff;
 pub mod document;
+mod log;
 mod marks;
 pub mod model;
 mod read;
@@ -23,6 +24,7 @@ use std::path::PathBuf;
 pub use config::HistoryConfig;
 pub use diff::{Change, ChangeKind, diff};
 pub use document::FieldChange;
+pub use log::{ReviewAction, ReviewEvent};
 pub use model::{
     Capture, MemberState, NewMark, ProjectState, ReviewMark, SeenState, Snapshot, SnapshotInfo,
 };

@@ -26,6 +26,7 @@ mod local_files;
 mod members;
 mod review_marks;
 mod scans_traffic;
+mod team;
 mod version;
 mod warnings;
 mod workspaces;

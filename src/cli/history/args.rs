@@ -86,6 +86,13 @@ pub enum ReviewedCommand {
     },
     /// Remove a project's mark.
     Unmark { project_id: String },
+    /// Who marked or unmarked what, and when, with the note: every entry of
+    /// the workspace's review log (one project's when given), oldest first.
+    Log {
+        project_id: Option<String>,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
 }
 
 /// `last`, a snapshot id, `YYYY-MM-DD` (the end of that UTC day) or an RFC 3339 timestamp.

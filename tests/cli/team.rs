@@ -1,0 +1,172 @@
+//! Issue 26, the team's commands: `reviewed log` (the audit trail of who
+//! marked or unmarked what, when, with the note, in every format) and
+//! `snapshot --if-older-than` (one snapshot job for the team).
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+use vantage::history::{Retention, Store};
+
+use crate::common::*;
+use crate::history::{capture, project};
+use crate::support::{Cli, Run, assert_inert, parse_csv};
+
+/// A reviewer's environment with its own name, sharing `data` (and so the
+/// history file) with the others; no key: the history commands need none.
+struct Reviewer {
+    cli: Cli,
+    name: &'static str,
+    data: PathBuf,
+}
+
+impl Reviewer {
+    fn new(name: &'static str, data: PathBuf) -> Self {
+        let mut cli = Cli::new("http://127.0.0.1:9", "ws_x", "unused");
+        cli.key = None;
+        Self { cli, name, data }
+    }
+
+    async fn run(&self, args: &[&str]) -> Run {
+        self.cli
+            .run_env(
+                args,
+                &[
+                    ("XDG_DATA_HOME", self.data.to_str().unwrap()),
+                    ("USER", self.name),
+                ],
+            )
+            .await
+    }
+}
+
+fn history_file(data: &std::path::Path) -> PathBuf {
+    data.join("vantage").join("history.sqlite3")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn reviewed_log_lists_who_marked_and_unmarked_what_in_every_format() {
+    let data = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(data.path().join("vantage")).unwrap();
+    {
+        let mut store = Store::open(&history_file(data.path())).unwrap();
+        store
+            .record(
+                &capture(
+                    T0,
+                    vec![project("p1", "ledger"), project("p2", "payroll")],
+                    vec![],
+                ),
+                Retention::default(),
+            )
+            .unwrap();
+    }
+    let alice = Reviewer::new("alice", data.path().to_path_buf());
+    let bob = Reviewer::new("bob", data.path().to_path_buf());
+    alice
+        .run(&[
+            "reviewed",
+            "mark",
+            "p1",
+            "--note",
+            "owner asked",
+            "-o",
+            "json",
+        ])
+        .await
+        .expect(0);
+    bob.run(&["reviewed", "mark", "p2", "-o", "json"])
+        .await
+        .expect(0);
+    bob.run(&["reviewed", "unmark", "p1"]).await.expect(0);
+    let hostile = "=cmd|' /C calc'!A0 \u{1b}]0;pwned\u{7} \u{202e}evil";
+    alice
+        .run(&["reviewed", "mark", "p1", "--note", hostile, "-o", "json"])
+        .await
+        .expect(0);
+
+    let json = alice
+        .run(&["reviewed", "log", "-o", "json"])
+        .await
+        .expect(0);
+    let log: Vec<Value> = serde_json::from_str(&json.stdout).unwrap();
+    let summary: Vec<(&str, &str, &str, Option<&str>)> = log
+        .iter()
+        .map(|entry| {
+            (
+                entry["action"].as_str().unwrap(),
+                entry["reviewer"].as_str().unwrap(),
+                entry["project_id"].as_str().unwrap(),
+                entry["note"].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("mark", "alice", "p1", Some("owner asked")),
+            ("mark", "bob", "p2", None),
+            ("unmark", "bob", "p1", None),
+            ("mark", "alice", "p1", Some(hostile)),
+        ],
+        "oldest first: {}",
+        json.stdout
+    );
+    assert_eq!(log[0]["name"], "ledger");
+    assert!(
+        log.windows(2)
+            .all(|pair| pair[0]["id"].as_i64() < pair[1]["id"].as_i64()
+                && pair[0]["at"].as_str() <= pair[1]["at"].as_str()),
+        "{}",
+        json.stdout
+    );
+
+    // One project's entries.
+    let csv = bob
+        .run(&["reviewed", "log", "p1", "-o", "csv"])
+        .await
+        .expect(0);
+    let rows = parse_csv(&csv.stdout);
+    assert_eq!(rows.len(), 4, "a header and three entries: {}", csv.stdout);
+    let column = |name: &str| rows[0].iter().position(|c| c == name).unwrap();
+    let (action, reviewer, note) = (column("action"), column("reviewer"), column("note"));
+    assert_eq!(
+        rows[1..]
+            .iter()
+            .map(|row| (row[action].as_str(), row[reviewer].as_str()))
+            .collect::<Vec<_>>(),
+        [("mark", "alice"), ("unmark", "bob"), ("mark", "alice")]
+    );
+    assert!(
+        rows[3][note].starts_with('\''),
+        "a formula in a note is guarded in CSV: {:?}",
+        rows[3][note]
+    );
+
+    let jsonl = bob
+        .run(&["reviewed", "log", "p2", "-o", "jsonl"])
+        .await
+        .expect(0);
+    let lines: Vec<Value> = jsonl
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1, "{}", jsonl.stdout);
+    assert_eq!(lines[0]["reviewer"], "bob");
+
+    let table = bob.run(&["reviewed", "log", "-o", "table"]).await.expect(0);
+    assert_inert(table.stdout.as_bytes(), "reviewed log as a table");
+    let header = table.stdout.lines().next().unwrap();
+    for title in ["AT (UTC)", "ACTION", "BY", "PROJECT", "NAME", "NOTE"] {
+        assert!(header.contains(title), "{header}");
+    }
+    assert_eq!(table.stdout.lines().count(), 5, "{}", table.stdout);
+    assert!(table.stdout.contains("unmark"), "{}", table.stdout);
+
+    // A project nobody marked: an empty log, not an error.
+    let none = bob
+        .run(&["reviewed", "log", "p9", "-o", "json"])
+        .await
+        .expect(0);
+    assert_eq!(none.stdout.trim(), "[]");
+}
