@@ -170,3 +170,93 @@ async fn reviewed_log_lists_who_marked_and_unmarked_what_in_every_format() {
         .expect(0);
     assert_eq!(none.stdout.trim(), "[]");
 }
+
+/// A server on the demo fixture whose rate limit no test reaches.
+async fn roomy_server() -> vantage::server::RunningServer {
+    let (server, _clock) = server_with(|config| {
+        config.rate_limit = vantage::server::ratelimit::RateLimit {
+            limit: 100_000,
+            window: time::Duration::seconds(60),
+        };
+    })
+    .await;
+    server
+}
+
+/// A scheduled job's run: the history in `data`, the key given.
+async fn job(
+    server: &vantage::server::RunningServer,
+    data: &std::path::Path,
+    args: &[&str],
+) -> Run {
+    let cli = Cli::new(server.base_url(), ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    cli.run_env(args, &[("XDG_DATA_HOME", data.to_str().unwrap())])
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn snapshot_if_older_than_records_only_when_the_newest_is_older() {
+    let server = roomy_server().await;
+    let data = tempfile::tempdir().unwrap();
+    let inventory = || server.app.served("list_inventory");
+
+    // No snapshot yet: one is recorded.
+    let first = job(
+        &server,
+        data.path(),
+        &["snapshot", "--if-older-than", "6h", "-o", "json"],
+    )
+    .await
+    .expect(0);
+    let first: Value = serde_json::from_str(&first.stdout).unwrap();
+    assert_eq!(first["id"], 1);
+    let walked = inventory();
+    assert!(walked > 0, "the first job walked the inventory");
+
+    // The newest is minutes old: nothing is recorded, nothing is asked of the
+    // service's inventory, and it says so; exit 0 (cron sends no alarm).
+    let second = job(&server, data.path(), &["snapshot", "--if-older-than", "6h"])
+        .await
+        .expect(0);
+    assert!(
+        second.stderr.contains("snapshot 1 of workspace")
+            && second.stderr.contains("within 6h: nothing recorded"),
+        "{}",
+        second.stderr
+    );
+    assert_eq!(
+        inventory(),
+        walked,
+        "no inventory request for a fresh snapshot"
+    );
+    let store = Store::open(&history_file(data.path())).unwrap();
+    assert_eq!(store.list(ENTERPRISE_WS).unwrap().len(), 1);
+
+    // An older newest snapshot (another job's, two hours ago): recorded.
+    let mut store = store;
+    let mut old = capture(
+        time::OffsetDateTime::now_utc() - time::Duration::hours(2),
+        vec![project("p1", "ledger")],
+        vec![],
+    );
+    old.workspace_id = ENTERPRISE_WS.into();
+    store.record(&old, Retention::default()).unwrap();
+    job(
+        &server,
+        data.path(),
+        &["snapshot", "--if-older-than", "90m"],
+    )
+    .await
+    .expect(0);
+    assert_eq!(store.list(ENTERPRISE_WS).unwrap().len(), 3);
+
+    // The duration is checked before anything runs.
+    let bad = job(
+        &server,
+        data.path(),
+        &["snapshot", "--if-older-than", "soon"],
+    )
+    .await;
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("30m, 12h or 2d"), "{}", bad.stderr);
+}

@@ -28,6 +28,10 @@ pub struct SnapshotArgs {
     /// terminal, nothing in cron).
     #[arg(long, short = 'o', value_enum, value_name = "FORMAT")]
     pub format: Option<crate::cli::options::Format>,
+    /// Record only when the workspace's newest snapshot is older than this
+    /// (30m, 6h, 1d), else say so and exit 0: one job for a team, from cron.
+    #[arg(long, value_name = "DURATION", value_parser = crate::history::config::parse_duration)]
+    pub if_older_than: Option<time::Duration>,
 }
 
 #[derive(Subcommand, Debug, Clone)]
