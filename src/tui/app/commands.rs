@@ -47,6 +47,11 @@ impl App {
                 self.switch_context(&name, turn.now, turn.effects);
             }
             Command::Theme(name) => self.set_theme(name, turn.now),
+            Command::Reviewer(name) => {
+                self.show_tab(Tab::Inventory, turn);
+                let mut cx = turn.cx(&mut self.next_token);
+                self.inventory.filter_by_reviewer(name, &mut cx);
+            }
             Command::Act(action) => self.perform(action, turn),
         }
     }

@@ -246,11 +246,18 @@ impl App {
                 theme.warn,
             ));
         }
-        let filter = self.inventory.reviewed.filter;
-        if self.tab == Tab::Inventory && filter != ReviewFilter::All {
+        let reviewed = &self.inventory.reviewed;
+        if self.tab == Tab::Inventory && reviewed.filtering() {
+            let mut said = Vec::new();
+            if reviewed.filter != ReviewFilter::All {
+                said.push(format!("{} (M)", reviewed.filter.label()));
+            }
+            if let Some(name) = &reviewed.reviewer {
+                said.push(format!("reviewed by {}", fit(name, 20)));
+            }
             spans.push(Span::styled(" · ", theme.dim));
             spans.push(Span::styled(
-                format!("{} (M) · over the rows loaded", filter.label()),
+                format!("{} · over the rows loaded", said.join(", ")),
                 theme.accent,
             ));
         }

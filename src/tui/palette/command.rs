@@ -17,6 +17,9 @@ pub enum Command {
     /// Switch to a configured context (`:ctx NAME`).
     Context(String),
     Theme(ThemeName),
+    /// `:reviewer NAME`: the inventory keeps the projects NAME marked
+    /// reviewed; `:reviewer` alone clears it.
+    Reviewer(Option<String>),
     /// Do what the action's key does.
     Act(Action),
 }
@@ -32,6 +35,8 @@ pub enum VerbKind {
     Context,
     /// Takes `dark` or `light`.
     Theme,
+    /// Takes a reviewer's name, or nothing to clear the filter.
+    Reviewer,
 }
 
 /// A word the palette knows, with its aliases and what it says in the list.
@@ -96,6 +101,12 @@ pub const VERBS: &[Verb] = &[
         aliases: &[],
         kind: VerbKind::Theme,
         help: "colours: theme dark|light",
+    },
+    Verb {
+        name: "reviewer",
+        aliases: &["by"],
+        kind: VerbKind::Reviewer,
+        help: "inventory: projects reviewed by NAME (alone: all again)",
     },
     Verb {
         name: "export",
@@ -206,6 +217,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "light" => Ok(Command::Theme(ThemeName::Light)),
             _ => Err("theme: dark or light".into()),
         },
+        (VerbKind::Reviewer, empty) => Ok(Command::Reviewer((!empty).then(|| rest.to_owned()))),
         // A screen or action word followed by more text is a project's name.
         (VerbKind::Screen(_) | VerbKind::Act(_), false) => Ok(project(line)),
     }
@@ -258,6 +270,8 @@ mod tests {
             ("monitor tiles", name("monitor tiles")),
             ("ctx staging", Command::Context("staging".into())),
             ("theme light", Command::Theme(ThemeName::Light)),
+            ("reviewer alice", Command::Reviewer(Some("alice".into()))),
+            ("reviewer", Command::Reviewer(None)),
             ("q", Command::Act(Action::Quit)),
         ] {
             assert_eq!(parse(line), Ok(command), "{line:?}");

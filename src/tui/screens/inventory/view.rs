@@ -290,13 +290,22 @@ impl InventoryScreen {
             )),
             "Name" => {
                 let mark = self.reviewed.glyph(&item.id);
-                let width = name_width.saturating_sub(mark.chars().count());
+                // Who marked it, beside the name, while the name keeps most of the cell.
+                let by = self
+                    .reviewed
+                    .reviewer(&item.id)
+                    .filter(|_| !mark.is_empty() && name_width >= 16)
+                    .map(|name| format!(" · {}", fit(name, (name_width / 3).min(12))))
+                    .unwrap_or_default();
+                let width = name_width
+                    .saturating_sub(mark.chars().count() + crate::text::display_width(&by));
                 TableCell::from(Line::from(vec![
                     Span::styled(mark, if mark == "Δ " { theme.warn } else { theme.ok }),
                     match &item.name {
                         Some(name) => Span::raw(fit(name, width)),
                         None => Span::styled("(unnamed)", theme.dim),
                     },
+                    Span::styled(by, theme.dim),
                 ]))
             }
             "Owner" => TableCell::from(fit(item.owner.display_name.as_deref().unwrap_or("—"), 14)),
@@ -360,6 +369,7 @@ impl InventoryScreen {
             self.reviewed.get(&item.id),
             theme,
             width,
+            view.now,
         ));
         let description = item
             .description
