@@ -9,6 +9,7 @@ mod contexts;
 mod draw;
 mod focus;
 mod history;
+mod history_away;
 mod history_nav;
 mod marks;
 mod notices;

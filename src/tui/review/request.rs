@@ -3,6 +3,10 @@
 
 use crate::history::{Change, ProjectState, ReviewMark, SeenState, SnapshotInfo};
 
+/// The `kind` of a history request's error when the history is out of reach
+/// (the shared database is down): the App then retries with backoff.
+pub const HISTORY_AWAY: &str = "history_unreachable";
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum HistoryRequest {
     /// The changes between two snapshots (`(before, after)` ids), or between
