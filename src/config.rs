@@ -24,7 +24,7 @@ pub use contexts::{
 };
 pub use credentials::{
     ConfigWarning, CredentialError, CredentialSource, ResolvedCredential,
-    resolve_context_credential, resolve_credential,
+    resolve_context_credential, resolve_credential, run_secret_command,
 };
 pub use file::{MAX_CONFIG_BYTES, WritableByOthers, read_text};
 
@@ -65,6 +65,9 @@ pub struct FileConfig {
     /// The most one answer's body may hold, in bytes.
     pub max_response_bytes: Option<u64>,
     pub read_only: Option<bool>,
+    /// The default context's review history (`postgres://…` for a shared one).
+    pub history_url: Option<String>,
+    pub history_password_command: Option<String>,
     #[serde(flatten)]
     pub other: toml::Table,
 }

@@ -126,8 +126,16 @@ pub async fn run_configured(session: Session, refresh: Option<u64>) -> Result<Ex
         names: session.config.context_names(),
         current: session.context.name.clone(),
     };
-    let history =
-        HistoryConfig::from_sections(&session.config.file.other).map_err(LaunchError::History)?;
+    let history = HistoryConfig::for_context(
+        &session.config.file.other,
+        &session.context.connection,
+        session.args.history.as_deref(),
+    )
+    .map_err(LaunchError::History)?;
+    // A history URL that cannot be used is said before the terminal is taken.
+    history
+        .location()
+        .map_err(|error| LaunchError::History(error.to_string()))?;
     let target = Target {
         watchlist: watchlist_for(&session.context),
         history: Some(history),
@@ -177,10 +185,12 @@ pub async fn run_with(
     let (notices_tx, notices_rx) = mpsc::unbounded_channel();
     // The instant start: the newest snapshot's data, before the first frame.
     let history = history.map(|config| {
-        let path = config.file();
-        start::prepare(&mut app, &path, &config, &workspace_id, clock.now());
+        let location = config
+            .location()
+            .unwrap_or_else(|_| crate::history::HistoryLocation::File(config.file()));
+        start::prepare(&mut app, &location, &config, &workspace_id, clock.now());
         HistoryAccess {
-            path,
+            location,
             config,
             progress: Some(notices_tx.clone()),
         }

@@ -542,7 +542,7 @@ async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
             clock: clock.clone(),
         },
         HistoryAccess {
-            path: dir.path().join("history.sqlite3"),
+            location: vantage::history::HistoryLocation::File(dir.path().join("history.sqlite3")),
             config: HistoryConfig {
                 detail_requests: 5,
                 ..HistoryConfig::default()

@@ -32,6 +32,11 @@ pub struct SnapshotArgs {
     /// (30m, 6h, 1d), else say so and exit 0: one job for a team, from cron.
     #[arg(long, value_name = "DURATION", value_parser = crate::history::config::parse_duration)]
     pub if_older_than: Option<time::Duration>,
+    /// When another snapshot of the workspace is being taken (by anyone on a
+    /// shared history): exit 0 without one, instead of waiting for it and
+    /// then taking this one.
+    #[arg(long)]
+    pub skip_if_busy: bool,
 }
 
 #[derive(Subcommand, Debug, Clone)]

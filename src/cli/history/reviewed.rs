@@ -9,7 +9,7 @@ use crate::cli::exit::CliError;
 use crate::cli::print::{Field, Row, write_list, write_one};
 use crate::cli::progress::Progress;
 use crate::cli::views::{fields_table, when};
-use crate::history::{NewMark, ReviewEvent, ReviewMark};
+use crate::history::{NewMark, ReviewEntry, ReviewMark};
 
 impl Row for ReviewMark {
     const FIELDS: &'static [Field<Self>] = &[
@@ -25,13 +25,12 @@ impl Row for ReviewMark {
     ];
 }
 
-impl Row for ReviewEvent {
+impl Row for ReviewEntry {
     const FIELDS: &'static [Field<Self>] = &[
         Field::fixed("AT (UTC)", |event| when(Some(event.at))),
         Field::fixed("ACTION", |event| event.action.as_str().to_owned()),
         Field::text("BY", 4, |event| event.reviewer.clone().unwrap_or_default()),
         Field::fixed("PROJECT", |event| event.project_id.clone()),
-        Field::text("NAME", 8, |event| event.name.clone().unwrap_or_default()),
         Field::text("NOTE", 6, |event| event.note.clone().unwrap_or_default()),
     ];
 }

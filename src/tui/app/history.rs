@@ -207,6 +207,11 @@ impl App {
                             cx.fetch(Slot::ReviewMarks, Request::History(HistoryRequest::Marks)),
                         );
                     }
+                    Ok(HistoryReply::SnapshotSkipped(reason)) => {
+                        if self.notice.is_none() {
+                            cx.notify(reason);
+                        }
+                    }
                     Ok(_) => {}
                     // The error is in the `!` log already; the dashboard goes on.
                     Err(_) => cx.notify("the background snapshot failed (! for the log)".into()),

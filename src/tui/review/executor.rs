@@ -1,16 +1,19 @@
-//! Answers the history requests from the history file, and hands every other
-//! request to the API executor. The file is opened per request on a blocking
-//! thread (SQLite is quick; the screen never waits on it), so a failure here is
-//! one error in the log, never a broken dashboard.
+//! Answers the history requests from the history (file or shared database),
+//! and hands every other request to the API executor. The file is opened per
+//! request on a blocking thread (SQLite is quick; the screen never waits on
+//! it); a shared database keeps one connection, made again when it broke. A
+//! failure here is one error in the log, never a broken dashboard; a database
+//! out of reach says so ([`HISTORY_AWAY`]), and the App retries with backoff.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use super::request::{ChangeSet, HistoryReply, HistoryRequest};
+use super::request::{ChangeSet, HISTORY_AWAY, HistoryReply, HistoryRequest};
 use crate::history::walk::{self, WalkEvent, WalkOptions, WalkPlan};
-use crate::history::{HistoryConfig, HistoryError, NewMark, SnapshotRef, Store};
+use crate::history::{
+    HistoryConfig, HistoryError, HistoryLocation, NewMark, SnapshotRef, Store, WorkspaceLock,
+};
 use crate::tui::app::ClientNotice;
 use crate::tui::effect::{ErrorInfo, Reply, Request};
 use crate::tui::executor::{ClientExecutor, error_info};
@@ -20,7 +23,7 @@ use crate::tui::widgets::thousands;
 /// Where the workspace's history is, and how to walk it.
 #[derive(Clone)]
 pub struct HistoryAccess {
-    pub path: PathBuf,
+    pub location: HistoryLocation,
     pub config: HistoryConfig,
     /// Where the background snapshot reports its progress (the status line).
     pub progress: Option<mpsc::UnboundedSender<ClientNotice>>,
@@ -36,6 +39,9 @@ pub struct WithHistory {
     /// One connection kept open for `data_version`, whose value moves only
     /// when a connection other than the one asking commits.
     watcher: Arc<std::sync::Mutex<Option<Store>>>,
+    /// The shared database's connection for every other request (a file is
+    /// opened per request).
+    shared: Arc<std::sync::Mutex<Option<Store>>>,
 }
 
 impl WithHistory {
@@ -55,12 +61,13 @@ impl WithHistory {
             history,
             walking,
             watcher: Arc::default(),
+            shared: Arc::default(),
         }
     }
 
     /// The history file's `data_version`, on the kept connection.
     async fn data_version(&self) -> Result<i64, ErrorInfo> {
-        let path = self.history.path.clone();
+        let location = self.history.location.clone();
         let watcher = self.watcher.clone();
         let joined = tokio::task::spawn_blocking(move || {
             let mut kept = watcher
@@ -68,7 +75,7 @@ impl WithHistory {
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             let store = match kept.take() {
                 Some(store) => store,
-                None => Store::open(&path)?,
+                None => Store::open_at(&location)?,
             };
             let version = store.data_version();
             *kept = Some(store);
@@ -76,7 +83,7 @@ impl WithHistory {
         })
         .await;
         match joined {
-            Ok(result) => result.map_err(|error| self.failure(error)),
+            Ok(result) => result.map_err(|error| self.history_failure(&error)),
             Err(error) => Err(self.failure(error)),
         }
     }
@@ -85,19 +92,39 @@ impl WithHistory {
         self.inner.local_failure(format!("history: {error}"))
     }
 
+    /// The store's error; one that says the store is out of reach carries
+    /// [`HISTORY_AWAY`], so the App says so and retries.
+    fn history_failure(&self, error: &HistoryError) -> ErrorInfo {
+        let mut info = self.failure(error);
+        if error.is_unreachable() {
+            info.kind = Some(HISTORY_AWAY.to_owned());
+        }
+        info
+    }
+
     /// Runs `job` on the store, on a blocking thread.
     async fn with_store<T: Send + 'static>(
         &self,
         job: impl FnOnce(&mut Store) -> Result<T, HistoryError> + Send + 'static,
     ) -> Result<T, ErrorInfo> {
-        let path = self.history.path.clone();
+        let location = self.history.location.clone();
+        let shared = self.shared.clone();
         let joined = tokio::task::spawn_blocking(move || {
-            let mut store = Store::open(&path)?;
-            job(&mut store)
+            if !location.is_shared() {
+                return job(&mut Store::open_at(&location)?);
+            }
+            let mut kept = shared
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let store = match kept.as_mut() {
+                Some(store) => store,
+                None => kept.insert(Store::open_at(&location)?),
+            };
+            job(store)
         })
         .await;
         match joined {
-            Ok(result) => result.map_err(|error| self.failure(error)),
+            Ok(result) => result.map_err(|error| self.history_failure(&error)),
             Err(error) => Err(self.failure(error)),
         }
     }
@@ -149,12 +176,38 @@ impl WithHistory {
             return Err(self.failure("a snapshot is already being taken"));
         };
         let workspace = self.inner.workspace_id.clone();
+        let shared = self.history.location.is_shared();
+        let max_age = self.history.config.snapshot_max_age();
+        let now = self.inner.clock.now();
         let previous = self
-            .with_store(move |store| match store.latest_snapshot(&workspace)? {
-                Some(info) => store.load(&info).map(Some),
-                None => Ok(None),
+            .with_store(move |store| {
+                if shared {
+                    // On a shared history, one snapshot of a workspace at a
+                    // time, and none when another's is fresh.
+                    if store.lock_workspace(&workspace, false)? == WorkspaceLock::Busy {
+                        return Ok(Err(
+                            "another snapshot of this workspace is being taken (a teammate's or a job's): none taken here",
+                        ));
+                    }
+                    if let Some(max_age) = max_age
+                        && !store.snapshot_due(&workspace, max_age, now)?
+                    {
+                        store.unlock_workspace(&workspace)?;
+                        return Ok(Err(
+                            "the shared history holds a fresh snapshot already: none taken here",
+                        ));
+                    }
+                }
+                match store.latest_snapshot(&workspace)? {
+                    Some(info) => store.load(&info).map(|snapshot| Ok(Some(snapshot))),
+                    None => Ok(Ok(None)),
+                }
             })
             .await?;
+        let previous = match previous {
+            Ok(previous) => previous,
+            Err(reason) => return Ok(HistoryReply::SnapshotSkipped(reason.to_owned())),
+        };
         let window = std::time::Duration::from_secs(self.history.config.rate_window_secs);
         // In the background: the user's reserve is never spent (DESIGN.md).
         let options = WalkOptions {
@@ -195,11 +248,28 @@ impl WithHistory {
             },
         )
         .await;
-        let (capture, _report) = walked.map_err(|error| error_info(&error, &self.inner.clock))?;
+        let workspace = self.inner.workspace_id.clone();
+        let (capture, _report) = match walked {
+            Ok(walked) => walked,
+            Err(error) => {
+                if shared {
+                    let _ = self
+                        .with_store(move |store| store.unlock_workspace(&workspace))
+                        .await;
+                }
+                return Err(error_info(&error, &self.inner.clock));
+            }
+        };
         let retention = self.history.config.retention();
-        self.with_store(move |store| store.record(&capture, retention))
-            .await
-            .map(HistoryReply::SnapshotTaken)
+        self.with_store(move |store| {
+            let recorded = store.record(&capture, retention);
+            if shared {
+                store.unlock_workspace(&workspace)?;
+            }
+            recorded
+        })
+        .await
+        .map(HistoryReply::SnapshotTaken)
     }
 }
 

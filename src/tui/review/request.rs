@@ -50,6 +50,9 @@ pub enum HistoryReply {
     Marked(Vec<ReviewMark>),
     DataVersion(i64),
     SnapshotTaken(SnapshotInfo),
+    /// The background snapshot was not taken, and why (a shared history: a
+    /// teammate's is being taken, or a fresh one is there).
+    SnapshotSkipped(String),
     /// `None` when the newest snapshot does not hold the project.
     ProjectState(Option<Box<(SnapshotInfo, ProjectState)>>),
 }

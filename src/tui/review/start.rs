@@ -1,26 +1,26 @@
 //! The history at launch: the newest snapshot's insights and first inventory
 //! page for the first frame (read before it, from a local file: milliseconds),
 //! and whether a background snapshot is due. A history that cannot be read is
-//! one line in the error log; the dashboard starts without it.
-
-use std::path::Path;
+//! one line in the error log; the dashboard starts without it, or, when a
+//! shared history is out of reach, starts live and tries it again.
 
 use time::OffsetDateTime;
 
-use crate::history::{HistoryConfig, HistoryError, Store};
+use crate::history::{HistoryConfig, HistoryError, HistoryLocation, Store};
 use crate::tui::app::{App, SnapshotSeed};
 use crate::tui::effect::ErrorInfo;
+use crate::tui::review::request::HISTORY_AWAY;
 
 /// Prepares `app` to draw the snapshot's data at once; true when the history
 /// file opened (the App then asks it for marks, changes and snapshots).
 pub fn prepare(
     app: &mut App,
-    path: &Path,
+    location: &HistoryLocation,
     config: &HistoryConfig,
     workspace_id: &str,
     now: OffsetDateTime,
 ) -> bool {
-    match read(path, config, workspace_id, now) {
+    match read(location, config, workspace_id, now) {
         Ok((seed, due)) => {
             app.history.enabled = true;
             app.history.seed = seed;
@@ -29,27 +29,33 @@ pub fn prepare(
         }
         Err(error) => {
             tracing::warn!(%error, "the review history is not available");
+            let away = error.is_unreachable();
             app.errors.push(ErrorInfo {
                 status: None,
-                kind: None,
+                kind: away.then(|| HISTORY_AWAY.to_owned()),
                 detail: None,
                 request_id: None,
                 summary: format!("history: {error}"),
                 gate: None,
                 at: now,
             });
+            if away {
+                // The dashboard runs live, says so, and tries again.
+                app.start_away(format!("history: {error}"), now);
+                return true;
+            }
             false
         }
     }
 }
 
 fn read(
-    path: &Path,
+    location: &HistoryLocation,
     config: &HistoryConfig,
     workspace_id: &str,
     now: OffsetDateTime,
 ) -> Result<(Option<SnapshotSeed>, bool), HistoryError> {
-    let store = Store::open(path)?;
+    let store = Store::open_at(location)?;
     // `snapshot_max_age = "off"`: never in the background.
     let due = match config.snapshot_max_age() {
         Some(max_age) => store.snapshot_due(workspace_id, max_age, now)?,
