@@ -26,6 +26,8 @@ mod local_files;
 mod members;
 mod review_marks;
 mod scans_traffic;
+mod shared_history;
+mod stores;
 mod team;
 mod version;
 mod warnings;

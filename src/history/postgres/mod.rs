@@ -121,10 +121,10 @@ impl PgStore {
             return Err(HistoryError::Corrupt("no connection".into()));
         };
         let result = off_runtime(|| op(client)).map_err(|failure| self.fail(failure));
-        if matches!(result, Err(HistoryError::Unreachable { .. })) {
-            if let Some(broken) = kept.take() {
-                off_runtime(move || drop(broken));
-            }
+        if matches!(result, Err(HistoryError::Unreachable { .. }))
+            && let Some(broken) = kept.take()
+        {
+            off_runtime(move || drop(broken));
         }
         result
     }
