@@ -258,3 +258,127 @@ async fn snapshot_if_older_than_records_only_when_the_newest_is_older() {
     assert_eq!(bad.code, 2, "{}", bad.stderr);
     assert!(bad.stderr.contains("30m, 12h or 2d"), "{}", bad.stderr);
 }
+
+/// `history copy --to URL`: a local history (two snapshots, marks by two
+/// reviewers, an unmark) moves into a real shared PostgreSQL database; the
+/// shared one then says the same (`changes`, `reviewed list`, `reviewed log`),
+/// and running the copy again copies nothing twice.
+#[tokio::test(flavor = "multi_thread")]
+async fn history_copy_moves_a_local_history_into_a_shared_one_once() {
+    use vantage::history::NewMark;
+
+    let data = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(data.path().join("vantage")).unwrap();
+    {
+        let mut store = Store::open(&history_file(data.path())).unwrap();
+        store
+            .record(
+                &capture(
+                    T0,
+                    vec![project("p1", "ledger"), project("p2", "payroll")],
+                    vec![],
+                ),
+                Retention::default(),
+            )
+            .unwrap();
+        let mark = |project_id: &str, reviewer: &str, note: Option<&str>| NewMark {
+            project_id: project_id.into(),
+            note: note.map(str::to_owned),
+            reviewer: Some(reviewer.into()),
+            seen: None,
+        };
+        let hour = time::Duration::hours(1);
+        store
+            .mark_reviewed("ws_x", &mark("p1", "alice", Some("owner asked")), T0 + hour)
+            .unwrap();
+        store
+            .mark_reviewed("ws_x", &mark("p2", "bob", None), T0 + hour * 2)
+            .unwrap();
+        store
+            .unmark_reviewed("ws_x", "p2", Some("bob"), T0 + hour * 3)
+            .unwrap();
+        let mut renamed = project("p1", "ledger v2");
+        renamed.visibility = Some("workspace_view".into());
+        store
+            .record(
+                &capture(
+                    T0 + time::Duration::days(1),
+                    vec![renamed, project("p2", "payroll")],
+                    vec![],
+                ),
+                Retention::default(),
+            )
+            .unwrap();
+    }
+    let url = crate::stores::off_runtime(crate::common::postgres::fresh_database);
+    let alice = Reviewer::new("alice", data.path().to_path_buf());
+
+    let copy = alice
+        .run(&["history", "copy", "--to", &url])
+        .await
+        .expect(0);
+    assert!(
+        copy.stderr
+            .starts_with("workspace ws_x into the history database 127.0.0.1:")
+            && copy
+                .stderr
+                .ends_with(": 2 snapshots and 3 review log entries copied\n"),
+        "{}",
+        copy.stderr
+    );
+
+    // The shared history says what the file says.
+    let both = |args: &'static [&'static str]| {
+        let alice = &alice;
+        let url = url.clone();
+        async move {
+            let local = alice.run(args).await.expect(0).stdout;
+            let mut shared_args = vec!["--history", url.as_str()];
+            shared_args.extend(args);
+            let shared = alice.run(&shared_args).await.expect(0).stdout;
+            (
+                serde_json::from_str::<Value>(&local).unwrap(),
+                serde_json::from_str::<Value>(&shared).unwrap(),
+            )
+        }
+    };
+    for args in [
+        &["changes", "-o", "json"][..],
+        &["reviewed", "list", "-o", "json"][..],
+        &["reviewed", "log", "-o", "json"][..],
+        &["snapshot", "list", "-o", "json"][..],
+    ] {
+        let (local, shared) = both(args).await;
+        if args[0] == "snapshot" {
+            // Ids are the shared history's own; the times and counts are the file's.
+            let strip = |list: &Value| {
+                list.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|s| (s["taken_at"].clone(), s["projects"].clone()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(strip(&local), strip(&shared));
+            continue;
+        }
+        assert_eq!(local, shared, "{args:?}");
+    }
+    let (_, marks) = both(&["reviewed", "list", "-o", "json"]).await;
+    assert_eq!(marks[0]["reviewer"], "alice");
+    assert_eq!(marks[0]["changed_since_review"], true, "{marks}");
+
+    // Again: nothing twice.
+    let again = alice
+        .run(&["history", "copy", "--to", &url])
+        .await
+        .expect(0);
+    assert!(
+        again
+            .stderr
+            .contains(": 0 snapshots and 0 review log entries copied; 2 snapshots there already\n"),
+        "{}",
+        again.stderr
+    );
+    let (_, log) = both(&["reviewed", "log", "-o", "json"]).await;
+    assert_eq!(log.as_array().unwrap().len(), 3);
+}

@@ -17,6 +17,23 @@ pub enum HistoryCommand {
     /// Projects marked reviewed, kept locally per workspace.
     #[command(subcommand)]
     Reviewed(ReviewedCommand),
+    /// The history itself: `history copy --to postgres://…` moves a local one
+    /// into a shared one.
+    #[command(subcommand)]
+    History(HistoryAdmin),
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum HistoryAdmin {
+    /// Copy the local history file (snapshots, marks with their reviewers,
+    /// the review log) into a shared PostgreSQL history; running it again
+    /// copies nothing twice.
+    Copy {
+        /// The shared history: postgres://USER@HOST:PORT/DB (a password from
+        /// PGPASSWORD, ~/.pgpass or history_password_command, never here).
+        #[arg(long, value_name = "URL")]
+        to: String,
+    },
 }
 
 #[derive(Args, Debug, Clone)]
