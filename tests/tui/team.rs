@@ -183,3 +183,275 @@ fn an_unreachable_history_is_said_retried_with_backoff_and_marks_are_refused() {
         "never lost silently"
     );
 }
+
+/// The dashboard's side on a real shared history (PostgreSQL, a fresh
+/// database per test) against the reference server.
+mod with_a_shared_history {
+    use vantage::api::{ApiKey, Client, ClientConfig};
+    use vantage::history::{HistoryConfig, HistoryLocation, PgTarget};
+    use vantage::tui::effect::{Reply, Request};
+    use vantage::tui::executor::ClientExecutor;
+    use vantage::tui::review::executor::{HistoryAccess, WithHistory};
+    use vantage::tui::review::request::{HISTORY_AWAY, HistoryReply, HistoryRequest};
+    use vantage::tui::runtime::Executor;
+
+    use super::*;
+    use crate::common::{self, ENTERPRISE_ADMIN, ENTERPRISE_WS};
+    use crate::support::fetches;
+
+    fn shared(url: &str) -> HistoryLocation {
+        HistoryLocation::Database(PgTarget::parse(url, None).unwrap())
+    }
+
+    fn fresh_database() -> String {
+        std::thread::scope(|scope| {
+            scope
+                .spawn(common::postgres::fresh_database)
+                .join()
+                .unwrap()
+        })
+    }
+
+    fn reviewer(name: &str) -> HistoryConfig {
+        HistoryConfig {
+            detail_requests: 0,
+            reviewer: Some(name.into()),
+            ..HistoryConfig::default()
+        }
+    }
+
+    fn executor(
+        client: &Client,
+        clock: &vantage::clock::Clock,
+        location: HistoryLocation,
+        config: HistoryConfig,
+    ) -> WithHistory {
+        executor_on(client, clock, ENTERPRISE_WS, location, config)
+    }
+
+    fn executor_on(
+        client: &Client,
+        clock: &vantage::clock::Clock,
+        workspace: &str,
+        location: HistoryLocation,
+        config: HistoryConfig,
+    ) -> WithHistory {
+        WithHistory::new(
+            ClientExecutor {
+                client: client.clone(),
+                workspace_id: workspace.into(),
+                clock: clock.clone(),
+            },
+            HistoryAccess {
+                location,
+                config,
+                progress: None,
+            },
+        )
+    }
+
+    async fn ask(
+        executor: &WithHistory,
+        request: HistoryRequest,
+    ) -> Result<HistoryReply, vantage::tui::effect::ErrorInfo> {
+        executor
+            .execute(Request::History(request))
+            .await
+            .map(|reply| match reply {
+                Reply::History(reply) => *reply,
+                other => panic!("not a history reply: {other:?}"),
+            })
+    }
+
+    async fn roomy_server() -> (vantage::server::RunningServer, vantage::clock::Clock) {
+        common::server_with(|config| {
+            config.rate_limit = vantage::server::ratelimit::RateLimit {
+                limit: 100_000,
+                window: time::Duration::seconds(60),
+            };
+        })
+        .await
+    }
+
+    fn client(server: &vantage::server::RunningServer) -> Client {
+        Client::new(ClientConfig::new(
+            server.base_url(),
+            ApiKey::new(ENTERPRISE_ADMIN).unwrap(),
+        ))
+        .unwrap()
+    }
+
+    /// A teammate's fresh snapshot in the shared history: bob's dashboard
+    /// starts from it (its first frame draws the snapshot's data) and asks the
+    /// service's inventory for its live first page only, never for a
+    /// background walk (counted in the reference server).
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_fresh_shared_snapshot_is_the_start_and_no_inventory_is_walked() {
+        // Four inventory pages: a walk would read them all.
+        let fixture = vantage::server::seed::generate(
+            vantage::server::seed::GenerateSpec {
+                projects: 350,
+                members: 20,
+                seed: 3,
+            },
+            common::T0,
+        );
+        let workspace = fixture.workspaces[0].id.clone();
+        let key = fixture
+            .keys
+            .iter()
+            .find(|key| key.label == "enterprise-admin")
+            .map(|key| key.key.clone())
+            .unwrap();
+        let (server, clock) = common::server_with(|config| {
+            config.fixture = fixture;
+            config.rate_limit = vantage::server::ratelimit::RateLimit {
+                limit: 100_000,
+                window: time::Duration::seconds(60),
+            };
+        })
+        .await;
+        let client = Client::new(ClientConfig::new(
+            server.base_url(),
+            ApiKey::new(&key).unwrap(),
+        ))
+        .unwrap();
+        let url = fresh_database();
+        let alice = executor_on(&client, &clock, &workspace, shared(&url), reviewer("alice"));
+        let Ok(HistoryReply::SnapshotTaken(info)) = ask(&alice, HistoryRequest::TakeSnapshot).await
+        else {
+            panic!("alice's snapshot");
+        };
+        let walked = server.app.served("list_inventory");
+        assert!(walked > 1, "a snapshot walks every page: {walked}");
+
+        clock.advance(time::Duration::minutes(10));
+        let mut app = crate::support::app();
+        let location = shared(&url);
+        assert!(vantage::tui::review::start::prepare(
+            &mut app,
+            &location,
+            &reviewer("bob"),
+            &workspace,
+            clock.now(),
+        ));
+        let effects = app.start(clock.now());
+        assert!(
+            app.from_snapshot(),
+            "the first frame is the shared snapshot's"
+        );
+        let text = screen(&app, 120, 35);
+        assert!(text.contains("from snapshot"), "{text}");
+        assert!(text.contains("350"), "the snapshot's insights: {text}");
+        assert_eq!(app.history.seeded_at, Some(info.taken_at));
+        assert!(
+            fetch_in(&effects, Slot::TakeSnapshot).is_none(),
+            "snapshot {} is fresh: no background snapshot",
+            info.id
+        );
+        let bob = executor_on(&client, &clock, &workspace, location, reviewer("bob"));
+        for (_, _, request) in fetches(&effects) {
+            let _ = bob.execute(request).await;
+        }
+        assert_eq!(
+            server.app.served("list_inventory") - walked,
+            1,
+            "bob's dashboard read the live first page, and walked nothing"
+        );
+
+        // A day later the shared snapshot is stale: a snapshot is due.
+        clock.advance(time::Duration::days(2));
+        let mut later = crate::support::app();
+        vantage::tui::review::start::prepare(
+            &mut later,
+            &shared(&url),
+            &reviewer("bob"),
+            &workspace,
+            clock.now(),
+        );
+        let effects = later.start(clock.now());
+        assert!(fetch_in(&effects, Slot::TakeSnapshot).is_some());
+        server.stop().await;
+    }
+
+    /// Alice marks in her dashboard; bob's, on the same shared history, sees
+    /// the history's version move (the minute's check) and reads her mark,
+    /// with her name and note.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_teammates_mark_moves_the_version_and_shows_with_her_name() {
+        let (server, clock) = roomy_server().await;
+        let client = client(&server);
+        let url = fresh_database();
+        let alice = executor(&client, &clock, shared(&url), reviewer("alice"));
+        let bob = executor(&client, &clock, shared(&url), reviewer("bob"));
+        let Ok(HistoryReply::DataVersion(before)) = ask(&bob, HistoryRequest::DataVersion).await
+        else {
+            panic!("a version");
+        };
+        let Ok(HistoryReply::Marked(marked)) = ask(
+            &alice,
+            HistoryRequest::Mark {
+                projects: vec![("prj_shared".into(), None)],
+                note: Some("owner asked".into()),
+            },
+        )
+        .await
+        else {
+            panic!("alice's mark");
+        };
+        assert_eq!(marked[0].reviewer.as_deref(), Some("alice"));
+        let Ok(HistoryReply::DataVersion(after)) = ask(&bob, HistoryRequest::DataVersion).await
+        else {
+            panic!("a version");
+        };
+        assert_ne!(before, after, "bob's minute check sees alice's write");
+        let Ok(HistoryReply::Marks(marks)) = ask(&bob, HistoryRequest::Marks).await else {
+            panic!("marks");
+        };
+        assert_eq!(marks.len(), 1);
+        assert_eq!(marks[0].reviewer.as_deref(), Some("alice"));
+        assert_eq!(marks[0].note.as_deref(), Some("owner asked"));
+        server.stop().await;
+    }
+
+    /// A shared history out of reach (nothing listens on its port): the
+    /// dashboard still starts (live, saying so), and the executor's errors
+    /// say "away", so a mark is refused out loud and the App retries.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn an_unreachable_shared_history_starts_live_and_answers_away() {
+        let (server, clock) = roomy_server().await;
+        let client = client(&server);
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = closed.local_addr().unwrap().port();
+        drop(closed);
+        let url = format!("postgres://vantage@127.0.0.1:{port}/vantage?sslmode=disable");
+        let mut app = crate::support::app();
+        assert!(vantage::tui::review::start::prepare(
+            &mut app,
+            &shared(&url),
+            &reviewer("bob"),
+            ENTERPRISE_WS,
+            clock.now(),
+        ));
+        assert!(app.history_away().is_some());
+        let effects = app.start(clock.now());
+        assert!(
+            fetch_in(&effects, Slot::InventoryPage).is_some() || !fetches(&effects).is_empty(),
+            "the live screens load"
+        );
+        let bob = executor(&client, &clock, shared(&url), reviewer("bob"));
+        for request in [
+            HistoryRequest::DataVersion,
+            HistoryRequest::Marks,
+            HistoryRequest::Mark {
+                projects: vec![("prj_x".into(), None)],
+                note: None,
+            },
+        ] {
+            let error = ask(&bob, request).await.expect_err("away");
+            assert_eq!(error.kind.as_deref(), Some(HISTORY_AWAY), "{error:?}");
+            assert!(!error.summary.contains("password"), "{}", error.summary);
+        }
+        server.stop().await;
+    }
+}
