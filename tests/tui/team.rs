@@ -1,5 +1,8 @@
 //! Issue 26 in the dashboard: the reviewer beside a mark, and the inventory
-//! kept to one reviewer's marks (`:reviewer NAME`, `:reviewer` alone clears it).
+//! kept to one reviewer's marks (`:reviewer NAME`, `:reviewer` alone clears it),
+//! the history away and back, and the dashboard on a real shared history.
+
+#![allow(clippy::result_large_err)]
 
 use crossterm::event::KeyCode;
 use vantage::history::ReviewMark;
