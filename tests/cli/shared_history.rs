@@ -338,3 +338,65 @@ fn a_large_snapshot_records_in_seconds() {
     assert!(first < std::time::Duration::from_secs(10), "{first:?}");
     assert!(later < std::time::Duration::from_secs(10), "{later:?}");
 }
+
+/// TLS with rustls: `require` encrypts, `verify-full` also checks the
+/// certificate (against `sslrootcert`) and the host; a certificate the roots
+/// do not vouch for is refused under `verify-full`.
+#[test]
+fn sslmodes_encrypt_and_verify() {
+    let shared = database_store();
+    let plain = shared.url.clone().unwrap();
+    let cert = crate::common::postgres::server().certificate();
+    let with = |mode: &str| plain.replace("sslmode=disable", mode);
+    let ssl_of_vantage = |url: String| {
+        off_runtime(move || {
+            let location = HistoryLocation::Database(PgTarget::parse(&url, None).unwrap());
+            let mut store = Store::open_at(&location)?;
+            store.check()?;
+            // vantage's session, seen from another: encrypted or not.
+            let mut admin =
+                ::postgres::Client::connect(&plain_url(&url), ::postgres::NoTls).unwrap();
+            let ssl: bool = admin
+                .query_one(
+                    "SELECT COALESCE(bool_or(s.ssl), false) FROM pg_stat_ssl s
+                     JOIN pg_stat_activity a ON a.pid = s.pid WHERE a.application_name = 'vantage'",
+                    &[],
+                )
+                .unwrap()
+                .get(0);
+            drop(store);
+            Ok::<bool, vantage::history::HistoryError>(ssl)
+        })
+    };
+    assert!(ssl_of_vantage(with("sslmode=require")).unwrap());
+    assert!(ssl_of_vantage(with("sslmode=prefer")).unwrap());
+    let verified = with(&format!(
+        "sslmode=verify-full&sslrootcert={}",
+        cert.display()
+    ));
+    assert!(ssl_of_vantage(verified).unwrap());
+    // The webpki roots do not vouch for the test certificate.
+    let unverified = ssl_of_vantage(with("sslmode=verify-full")).unwrap_err();
+    assert!(
+        unverified.to_string().contains("certificate"),
+        "{unverified}"
+    );
+    // Nor does the certificate name another host.
+    let elsewhere = with(&format!(
+        "sslmode=verify-full&sslrootcert={}",
+        cert.display()
+    ))
+    .replace("127.0.0.1", "elsewhere.test")
+        + "&hostaddr=127.0.0.1";
+    let wrong_host = ssl_of_vantage(elsewhere).unwrap_err();
+    assert!(
+        wrong_host.to_string().contains("certificate"),
+        "{wrong_host}"
+    );
+}
+
+/// The same database through a plain connection.
+fn plain_url(url: &str) -> String {
+    let (base, _) = url.split_once('?').unwrap_or((url, ""));
+    format!("{base}?sslmode=disable")
+}

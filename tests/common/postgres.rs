@@ -125,11 +125,26 @@ fn start() -> PgServer {
         String::from_utf8_lossy(&initdb.stderr)
     );
     let port = free_port();
+    // TLS for the sslmode tests: a certificate of its own for localhost and
+    // 127.0.0.1, which the tests trust through sslrootcert.
+    let certified =
+        rcgen::generate_simple_self_signed(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
+            .expect("a test certificate");
+    std::fs::write(dir.join("server.crt"), certified.cert.pem()).expect("write the certificate");
+    std::fs::write(
+        dir.join("server.key"),
+        certified.signing_key.serialize_pem(),
+    )
+    .expect("write the key");
     let log = std::fs::File::create(dir.join("server.log")).expect("the server log");
-    if is_root() {
-        let user = nix::unistd::User::from_name(UNPRIVILEGED).ok().flatten();
-        if let Some(user) = user {
-            let _ = nix::unistd::chown(&dir.join("server.log"), Some(user.uid), Some(user.gid));
+    for file in ["server.log", "server.crt", "server.key"] {
+        let path = dir.join(file);
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+            .expect("0600");
+        if is_root()
+            && let Some(user) = nix::unistd::User::from_name(UNPRIVILEGED).ok().flatten()
+        {
+            nix::unistd::chown(&path, Some(user.uid), Some(user.gid)).expect("chown");
         }
     }
     let server = command_as_server_user(&bin.join("postgres"))
@@ -148,7 +163,16 @@ fn start() -> PgServer {
             "full_page_writes=off",
             "-c",
             "max_connections=100",
+            "-c",
+            "ssl=on",
         ])
+        .arg("-c")
+        .arg(format!(
+            "ssl_cert_file={}",
+            dir.join("server.crt").display()
+        ))
+        .arg("-c")
+        .arg(format!("ssl_key_file={}", dir.join("server.key").display()))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log)
@@ -200,6 +224,11 @@ fn watch(server_pid: u32, dir: &Path) -> std::process::Child {
 }
 
 impl PgServer {
+    /// The server's certificate (PEM), for `sslrootcert`.
+    pub fn certificate(&self) -> PathBuf {
+        self.dir.join("server.crt")
+    }
+
     pub fn url(&self, database: &str) -> String {
         format!(
             "postgres://{SUPERUSER}@127.0.0.1:{}/{database}?sslmode=disable",

@@ -46,6 +46,9 @@ pub struct PgStore {
     location: HistoryLocation,
     target: PgTarget,
     client: Mutex<Option<Client>>,
+    /// The driver's config once the password was found: a reconnect runs no
+    /// password command again.
+    config: Mutex<Option<(postgres::Config, Vec<String>)>>,
     /// The workspaces whose snapshot lock this connection holds.
     locks: HashSet<String>,
 }
@@ -70,6 +73,7 @@ impl PgStore {
             location: HistoryLocation::Database(target.clone()),
             target: target.clone(),
             client: Mutex::new(None),
+            config: Mutex::new(None),
             locks: HashSet::new(),
         };
         store.run(|_| Ok(()))?;
@@ -81,7 +85,16 @@ impl PgStore {
     }
 
     fn open_client(&self) -> Result<Client, HistoryError> {
-        let (config, notes) = self.target.config()?;
+        let (config, notes) = {
+            let mut cached = self
+                .config
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            match cached.as_ref() {
+                Some(found) => found.clone(),
+                None => cached.insert(self.target.config()?).clone(),
+            }
+        };
         let tls = self.target.tls_connector()?;
         let mut client = off_runtime(|| config.connect(tls)).map_err(|error| {
             let mut failure = self.failure(error);
@@ -140,7 +153,18 @@ impl PgStore {
     /// sorted: the database away, or the database refusing.
     fn failure(&self, error: postgres::Error) -> HistoryError {
         let store = self.describe();
-        let cause = crate::text::escape_invisible(&error.to_string()).into_owned();
+        // The driver's top line ("error performing TLS handshake") with its causes.
+        let mut said = error.to_string();
+        let mut source = std::error::Error::source(&error);
+        while let Some(inner) = source {
+            let inner_said = inner.to_string();
+            if !said.contains(&inner_said) {
+                said.push_str(": ");
+                said.push_str(&inner_said);
+            }
+            source = inner.source();
+        }
+        let cause = crate::text::escape_invisible(&said).into_owned();
         let unreachable = match error.as_db_error() {
             // 08: connection exception; 57P: the server shutting down.
             Some(db) => {

@@ -417,6 +417,29 @@ mod tests {
     }
 
     #[test]
+    fn a_password_command_gives_the_password_and_never_shows_its_output() {
+        let target =
+            PgTarget::parse("postgres://ada@db/x", Some("printf 'pw-1\\nrest'".into())).unwrap();
+        let (config, _) = target.config().unwrap();
+        assert_eq!(config.get_password(), Some(&b"pw-1"[..]));
+        // The URL's own password wins: the command is not run.
+        let given = PgTarget::parse("postgres://ada:url-pw@db/x", Some("exit 9".into())).unwrap();
+        assert_eq!(
+            given.config().unwrap().0.get_password(),
+            Some(&b"url-pw"[..])
+        );
+        let failing = PgTarget::parse(
+            "postgres://ada@db/x",
+            Some("echo leaked-secret; exit 3".into()),
+        )
+        .unwrap();
+        let said = failing.config().unwrap_err().to_string();
+        assert!(said.contains("history_password_command"), "{said}");
+        assert!(said.contains("db:5432/x"), "{said}");
+        assert!(!said.contains("leaked-secret"), "{said}");
+    }
+
+    #[test]
     fn the_password_file_is_read_as_libpq_reads_it() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("pgpass");

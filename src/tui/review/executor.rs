@@ -1,9 +1,9 @@
-//! Answers the history requests from the history (file or shared database),
-//! and hands every other request to the API executor. The file is opened per
-//! request on a blocking thread (SQLite is quick; the screen never waits on
-//! it); a shared database keeps one connection, made again when it broke. A
-//! failure here is one error in the log, never a broken dashboard; a database
-//! out of reach says so ([`HISTORY_AWAY`]), and the App retries with backoff.
+//! Answers the history requests from the history (the file or a shared
+//! database), and hands every other request to the API executor. The store is
+//! used on a blocking thread (the screen never waits on it) and kept open
+//! between requests, so a failure here is one error in the log, never a
+//! broken dashboard; a database out of reach says so ([`HISTORY_AWAY`]), and
+//! the App retries with backoff.
 
 use std::sync::Arc;
 
@@ -39,9 +39,10 @@ pub struct WithHistory {
     /// One connection kept open for `data_version`, whose value moves only
     /// when a connection other than the one asking commits.
     watcher: Arc<std::sync::Mutex<Option<Store>>>,
-    /// The shared database's connection for every other request (a file is
-    /// opened per request).
-    shared: Arc<std::sync::Mutex<Option<Store>>>,
+    /// The store the requests use, kept open between them (a shared
+    /// database's connection is not made again for each); dropped when it
+    /// proves unreachable, so the next request connects again.
+    kept: Arc<std::sync::Mutex<Option<Store>>>,
 }
 
 impl WithHistory {
@@ -61,7 +62,7 @@ impl WithHistory {
             history,
             walking,
             watcher: Arc::default(),
-            shared: Arc::default(),
+            kept: Arc::default(),
         }
     }
 
@@ -108,19 +109,20 @@ impl WithHistory {
         job: impl FnOnce(&mut Store) -> Result<T, HistoryError> + Send + 'static,
     ) -> Result<T, ErrorInfo> {
         let location = self.history.location.clone();
-        let shared = self.shared.clone();
+        let kept = self.kept.clone();
         let joined = tokio::task::spawn_blocking(move || {
-            if !location.is_shared() {
-                return job(&mut Store::open_at(&location)?);
-            }
-            let mut kept = shared
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            let store = match kept.as_mut() {
+            let slot = || kept.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            // A request while another holds the kept store opens one of its own.
+            let taken = slot().take();
+            let mut store = match taken {
                 Some(store) => store,
-                None => kept.insert(Store::open_at(&location)?),
+                None => Store::open_at(&location)?,
             };
-            job(store)
+            let result = job(&mut store);
+            if !matches!(&result, Err(error) if error.is_unreachable()) {
+                slot().get_or_insert(store);
+            }
+            result
         })
         .await;
         match joined {
@@ -170,44 +172,49 @@ impl WithHistory {
     }
 
     /// Walks the workspace (the walk paces itself by the rate limit) and
-    /// records it in one transaction.
+    /// records it in one transaction, holding the workspace's snapshot lock
+    /// on a connection of its own (released when it is dropped, however this
+    /// ends). Another's snapshot under way, or on a shared history a fresh
+    /// one landed since the start (a teammate's, the job's): none is taken.
     async fn take_snapshot(&self) -> Result<HistoryReply, ErrorInfo> {
         let Ok(_walking) = self.walking.try_lock() else {
             return Err(self.failure("a snapshot is already being taken"));
         };
+        let location = self.history.location.clone();
         let workspace = self.inner.workspace_id.clone();
-        let shared = self.history.location.is_shared();
         let max_age = self.history.config.snapshot_max_age();
         let now = self.inner.clock.now();
-        let previous = self
-            .with_store(move |store| {
-                if shared {
-                    // On a shared history, one snapshot of a workspace at a
-                    // time, and none when another's is fresh.
-                    if store.lock_workspace(&workspace, false)? == WorkspaceLock::Busy {
-                        return Ok(Err(
-                            "another snapshot of this workspace is being taken (a teammate's or a job's): none taken here",
-                        ));
-                    }
-                    if let Some(max_age) = max_age
-                        && !store.snapshot_due(&workspace, max_age, now)?
-                    {
-                        store.unlock_workspace(&workspace)?;
-                        return Ok(Err(
-                            "the shared history holds a fresh snapshot already: none taken here",
-                        ));
-                    }
-                }
-                match store.latest_snapshot(&workspace)? {
-                    Some(info) => store.load(&info).map(|snapshot| Ok(Some(snapshot))),
-                    None => Ok(Ok(None)),
-                }
-            })
-            .await?;
-        let previous = match previous {
-            Ok(previous) => previous,
+        let locked = tokio::task::spawn_blocking(move || {
+            let mut store = Store::open_at(&location)?;
+            if store.lock_workspace(&workspace, false)? == WorkspaceLock::Busy {
+                return Ok(Err(
+                    "another snapshot of this workspace is being taken (a teammate's or a job's): none taken here",
+                ));
+            }
+            if location.is_shared()
+                && let Some(max_age) = max_age
+                && !store.snapshot_due(&workspace, max_age, now)?
+            {
+                return Ok(Err(
+                    "the shared history holds a fresh snapshot already: none taken here",
+                ));
+            }
+            Ok::<_, HistoryError>(Ok(store))
+        })
+        .await
+        .map_err(|error| self.failure(error))?
+        .map_err(|error| self.history_failure(&error))?;
+        let mut locker = match locked {
+            Ok(store) => store,
             Err(reason) => return Ok(HistoryReply::SnapshotSkipped(reason.to_owned())),
         };
+        let workspace = self.inner.workspace_id.clone();
+        let previous = self
+            .with_store(move |store| match store.latest_snapshot(&workspace)? {
+                Some(info) => store.load(&info).map(Some),
+                None => Ok(None),
+            })
+            .await?;
         let window = std::time::Duration::from_secs(self.history.config.rate_window_secs);
         // In the background: the user's reserve is never spent (DESIGN.md).
         let options = WalkOptions {
@@ -248,28 +255,21 @@ impl WithHistory {
             },
         )
         .await;
-        let workspace = self.inner.workspace_id.clone();
-        let (capture, _report) = match walked {
-            Ok(walked) => walked,
-            Err(error) => {
-                if shared {
-                    let _ = self
-                        .with_store(move |store| store.unlock_workspace(&workspace))
-                        .await;
-                }
-                return Err(error_info(&error, &self.inner.clock));
-            }
-        };
+        let (capture, _report) = walked.map_err(|error| error_info(&error, &self.inner.clock))?;
         let retention = self.history.config.retention();
-        self.with_store(move |store| {
-            let recorded = store.record(&capture, retention);
-            if shared {
-                store.unlock_workspace(&workspace)?;
-            }
-            recorded
+        let workspace = self.inner.workspace_id.clone();
+        let recorded = tokio::task::spawn_blocking(move || {
+            let info = locker.record(&capture, retention);
+            let _ = locker.unlock_workspace(&workspace);
+            info
         })
-        .await
-        .map(HistoryReply::SnapshotTaken)
+        .await;
+        match recorded {
+            Ok(result) => result
+                .map(HistoryReply::SnapshotTaken)
+                .map_err(|error| self.history_failure(&error)),
+            Err(error) => Err(self.failure(error)),
+        }
     }
 }
 
