@@ -327,6 +327,14 @@ mod with_a_shared_history {
         };
         let walked = server.app.served("list_inventory");
         assert!(walked > 1, "a snapshot walks every page: {walked}");
+        // Bob's background snapshot, asked for anyway: skipped, nothing walked.
+        let bob_early = executor_on(&client, &clock, &workspace, shared(&url), reviewer("bob"));
+        let skipped = ask(&bob_early, HistoryRequest::TakeSnapshot).await;
+        assert!(
+            matches!(&skipped, Ok(HistoryReply::SnapshotSkipped(reason)) if reason.contains("fresh snapshot")),
+            "{skipped:?}"
+        );
+        assert_eq!(server.app.served("list_inventory"), walked);
 
         clock.advance(time::Duration::minutes(10));
         let mut app = crate::support::app();
