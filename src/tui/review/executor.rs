@@ -2,13 +2,14 @@
 //! database), and hands every other request to the API executor. The store is
 //! used on a blocking thread (the screen never waits on it) and kept open
 //! between requests, so a failure here is one error in the log, never a
-//! broken dashboard.
+//! broken dashboard; a database out of reach says so ([`HISTORY_AWAY`]), and
+//! the App retries with backoff.
 
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use super::request::{ChangeSet, HistoryReply, HistoryRequest};
+use super::request::{ChangeSet, HISTORY_AWAY, HistoryReply, HistoryRequest};
 use crate::history::walk::{self, WalkEvent, WalkOptions, WalkPlan};
 use crate::history::{
     HistoryConfig, HistoryError, HistoryLocation, NewMark, SnapshotRef, Store, WorkspaceLock,
@@ -83,13 +84,23 @@ impl WithHistory {
         })
         .await;
         match joined {
-            Ok(result) => result.map_err(|error| self.failure(error)),
+            Ok(result) => result.map_err(|error| self.history_failure(&error)),
             Err(error) => Err(self.failure(error)),
         }
     }
 
     fn failure(&self, error: impl std::fmt::Display) -> ErrorInfo {
         self.inner.local_failure(format!("history: {error}"))
+    }
+
+    /// The store's error; one that says the store is out of reach carries
+    /// [`HISTORY_AWAY`], so the App says so and retries.
+    fn history_failure(&self, error: &HistoryError) -> ErrorInfo {
+        let mut info = self.failure(error);
+        if error.is_unreachable() {
+            info.kind = Some(HISTORY_AWAY.to_owned());
+        }
+        info
     }
 
     /// Runs `job` on the store, on a blocking thread.
@@ -115,7 +126,7 @@ impl WithHistory {
         })
         .await;
         match joined {
-            Ok(result) => result.map_err(|error| self.failure(error)),
+            Ok(result) => result.map_err(|error| self.history_failure(&error)),
             Err(error) => Err(self.failure(error)),
         }
     }
@@ -161,27 +172,41 @@ impl WithHistory {
     }
 
     /// Walks the workspace (the walk paces itself by the rate limit) and
-    /// records it in one transaction.
+    /// records it in one transaction, holding the workspace's snapshot lock
+    /// on a connection of its own (released when it is dropped, however this
+    /// ends). Another's snapshot under way, or on a shared history a fresh
+    /// one landed since the start (a teammate's, the job's): none is taken.
     async fn take_snapshot(&self) -> Result<HistoryReply, ErrorInfo> {
         let Ok(_walking) = self.walking.try_lock() else {
             return Err(self.failure("a snapshot is already being taken"));
         };
-        // Another vantage's snapshot of the workspace (a shared history): skip.
         let location = self.history.location.clone();
         let workspace = self.inner.workspace_id.clone();
+        let max_age = self.history.config.snapshot_max_age();
+        let now = self.inner.clock.now();
         let locked = tokio::task::spawn_blocking(move || {
             let mut store = Store::open_at(&location)?;
-            Ok::<_, HistoryError>(
-                (store.lock_workspace(&workspace, false)? != WorkspaceLock::Busy).then_some(store),
-            )
+            if store.lock_workspace(&workspace, false)? == WorkspaceLock::Busy {
+                return Ok(Err(
+                    "another snapshot of this workspace is being taken (a teammate's or a job's): none taken here",
+                ));
+            }
+            if location.is_shared()
+                && let Some(max_age) = max_age
+                && !store.snapshot_due(&workspace, max_age, now)?
+            {
+                return Ok(Err(
+                    "the shared history holds a fresh snapshot already: none taken here",
+                ));
+            }
+            Ok::<_, HistoryError>(Ok(store))
         })
         .await
         .map_err(|error| self.failure(error))?
-        .map_err(|error| self.failure(error))?;
-        let Some(mut locker) = locked else {
-            return Err(self.failure(
-                "another snapshot of this workspace is being taken; this one is skipped",
-            ));
+        .map_err(|error| self.history_failure(&error))?;
+        let mut locker = match locked {
+            Ok(store) => store,
+            Err(reason) => return Ok(HistoryReply::SnapshotSkipped(reason.to_owned())),
         };
         let workspace = self.inner.workspace_id.clone();
         let previous = self
@@ -242,7 +267,7 @@ impl WithHistory {
         match recorded {
             Ok(result) => result
                 .map(HistoryReply::SnapshotTaken)
-                .map_err(|error| self.failure(error)),
+                .map_err(|error| self.history_failure(&error)),
             Err(error) => Err(self.failure(error)),
         }
     }
