@@ -631,3 +631,26 @@ async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
     assert_eq!(marks[0].note.as_deref(), Some("looked at it"));
     server.stop().await;
 }
+
+/// A diff not read yet (or a history out of reach) has no counts: the head
+/// says so, never "0 shown of 0 · 0 kinds changed" that no history said.
+#[test]
+fn changes_not_read_yet_show_no_made_up_counts() {
+    let mut app = app();
+    app.history.enabled = true;
+    app.start(NOW);
+    let effects = app.handle(key('7'), NOW);
+    let (token, _) = fetch_in(&effects, Slot::Changes).expect("the diff is asked for");
+    let waiting = screen(&app, 120, 35);
+    assert!(!waiting.contains("0 shown of 0"), "{waiting}");
+    assert!(!waiting.contains("0 kinds changed"), "{waiting}");
+    let mut away = ErrorInfo::local(
+        "cannot reach the history database 127.0.0.1:5432/review".into(),
+        NOW,
+    );
+    away.kind = Some("history_unreachable".into());
+    reply(&mut app, Slot::Changes, token, Err(away));
+    let failed = screen(&app, 120, 35);
+    assert!(!failed.contains("0 shown of 0"), "{failed}");
+    assert!(failed.contains("not read"), "{failed}");
+}

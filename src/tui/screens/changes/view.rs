@@ -78,17 +78,17 @@ pub fn draw(screen: &ChangesScreen, frame: &mut Frame, area: Rect, view: &Screen
         Some(kind) => format!("kind {}", kind.as_str()),
         None => "all kinds".into(),
     };
-    let second = Line::from(vec![Span::styled(
-        fit(
-            &format!(
-                "{} shown of {total} · {kind} · {} changed",
-                screen.list.rows.len(),
-                crate::tui::widgets::count(counts.len() as i64, "kind")
-            ),
-            width,
+    // Counts only once the history answered: before, or when it could not be
+    // read, there is nothing to count, and a zero would be made up.
+    let counted = match screen.list.loaded_at {
+        Some(_) => format!(
+            "{} shown of {total} · {kind} · {} changed",
+            screen.list.rows.len(),
+            crate::tui::widgets::count(counts.len() as i64, "kind")
         ),
-        theme.dim,
-    )]);
+        None => format!("changes not read from the history yet · {kind}"),
+    };
+    let second = Line::from(vec![Span::styled(fit(&counted, width), theme.dim)]);
     frame.render_widget(Paragraph::new(vec![Line::from(first), second]), head_area);
 
     if screen.list.rows.is_empty() {
