@@ -23,10 +23,11 @@ use crossterm::event::{KeyEvent, KeyEventKind};
 use time::OffsetDateTime;
 
 use super::action::Action;
-use super::effect::{Answer, Cx, Effect, ErrorInfo, Reply, Request, Slot, Turn};
+use super::effect::{Cx, Effect, ErrorInfo, LegacyReply, Reply, Request, Slot, Turn};
 use super::keymap::Keymap;
 use super::nav::{Nav, ProjectNav, Tab};
 use super::palette::Palette;
+use super::request::Answer;
 use super::screens::analytics::AnalyticsScreen;
 use super::screens::changes::ChangesScreen;
 use super::screens::insights::InsightsScreen;
@@ -50,6 +51,9 @@ pub const MIN_HEIGHT: u16 = 16;
 pub enum Msg {
     Key(KeyEvent),
     Resize,
+    /// The answer to a request.
+    Answer(Answer),
+    /// The answer to a request not yet typed.
     Reply {
         slot: Slot,
         token: u64,
@@ -277,6 +281,7 @@ impl App {
         let changed = match msg {
             Msg::Key(key) => key.kind != KeyEventKind::Release && self.handle_key(key, &mut turn),
             Msg::Resize => true,
+            Msg::Answer(answer) => self.handle_answer(answer, &mut turn),
             Msg::Reply { slot, token, reply } => self.handle_reply(slot, token, reply, &mut turn),
             Msg::Client(notice) => self.handle_notice(notice, now),
             Msg::Wake => {
@@ -327,6 +332,15 @@ impl App {
         effects
     }
 
+    /// An answer: to the owner of its message. True when anything changed.
+    fn handle_answer(&mut self, answer: Answer, turn: &mut Turn<'_>) -> bool {
+        let slot = answer.slot;
+        match answer.open::<LegacyReply>() {
+            Ok((token, LegacyReply(reply))) => self.handle_reply(slot, token, reply, turn),
+            Err(_) => false,
+        }
+    }
+
     /// An API reply: to the screen that owns its slot. True when the screen
     /// changed, or the status line did (an error, the plan, a retry ended).
     fn handle_reply(
@@ -366,7 +380,7 @@ impl App {
         // A local token counter: the history's replies need the whole App.
         let mut next_token = self.next_token;
         let mut cx = turn.cx(&mut next_token);
-        let answer = Answer { slot, token, reply };
+        let answer = super::effect::Answer { slot, token, reply };
         changed |= match slot {
             Slot::Insights => self.insights.handle_reply(answer, &mut cx),
             Slot::InventoryPage
@@ -392,12 +406,10 @@ impl App {
                     None => false,
                 }
             }
-            Slot::MemberPage | Slot::MemberRoles | Slot::MemberDetail(_) => {
-                self.members.handle_reply(answer, &mut cx)
-            }
-            Slot::Realtime(_) | Slot::WatchlistLoad | Slot::WatchlistSave => {
-                self.monitor.handle_reply(answer, &mut cx)
-            }
+            Slot::MemberPage | Slot::MemberRoles => self.members.handle_reply(answer, &mut cx),
+            slot if slot.is(Slot::MemberDetail(0)) => self.members.handle_reply(answer, &mut cx),
+            Slot::WatchlistLoad | Slot::WatchlistSave => self.monitor.handle_reply(answer, &mut cx),
+            slot if slot.is(Slot::Realtime(0)) => self.monitor.handle_reply(answer, &mut cx),
             Slot::Breakdowns | Slot::Traffic => self.analytics.handle_reply(answer, &mut cx),
             Slot::PiiPage => self.pii.handle_reply(answer, &mut cx),
             Slot::Context | Slot::PaletteJump => false, // handled above
@@ -409,6 +421,7 @@ impl App {
             Slot::ReviewMarks | Slot::ReviewMark | Slot::TakeSnapshot | Slot::HistoryVersion => {
                 self.history_reply(slot, token, answer.reply, &mut cx)
             }
+            _ => false,
         };
         // A write refused for a missing scope, in bulk or on the project
         // screen, turns writes off everywhere for the session.
@@ -586,7 +599,7 @@ impl App {
 /// membership is not active, a search that is no project's id.
 fn expected_absence(slot: Slot, error: &ErrorInfo) -> bool {
     match slot {
-        Slot::MemberDetail(_) => error.kind.as_deref() == Some("member_not_found"),
+        slot if slot.is(Slot::MemberDetail(0)) => error.kind.as_deref() == Some("member_not_found"),
         // A service without the workspace read (DESIGN.md: fall back, never
         // fail a screen): the header just shows no plan.
         Slot::Workspace => error.status == Some(404),

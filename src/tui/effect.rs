@@ -17,66 +17,75 @@ use crate::api::model::{Deployment, FieldError, Project, ProjectUpdate};
 use crate::api::model::{Granularity, ScanFinding, SecurityScan, Traffic, Workspace};
 use crate::api::{InventoryParams, MemberListParams};
 use crate::tui::nav::Nav;
+use crate::tui::request::{Job, Message, Operation};
 use crate::tui::review::request::{HistoryReply, HistoryRequest};
 use crate::tui::watchlist::WatchEntry;
 
-/// A request kind; a newer request in the same slot aborts the older one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Slot {
+pub use crate::tui::request::Slot;
+
+/// The slots of the requests not yet typed, by their owners' names.
+#[allow(non_upper_case_globals, non_snake_case)]
+impl Slot {
     /// The workspace read at start: its plan, for the header.
-    Workspace,
-    Insights,
-    InventoryPage,
-    InventoryExport,
+    pub const Workspace: Slot = Slot::new("app", "workspace");
+    pub const Insights: Slot = Slot::new("insights", "insights");
+    pub const InventoryPage: Slot = Slot::new("inventory", "page");
+    pub const InventoryExport: Slot = Slot::new("inventory", "export");
     /// The project detail screen's read of the project.
-    Project,
+    pub const Project: Slot = Slot::new("project", "project");
     /// The project screen's search of the inventory for the project's row
     /// (`facts.rs`), when it was opened without one.
-    ProjectFacts,
+    pub const ProjectFacts: Slot = Slot::new("project", "facts");
     /// A change to a project: rename, visibility, (un)publish, delete. One at a time.
-    ProjectWrite,
+    pub const ProjectWrite: Slot = Slot::new("project", "write");
     /// A poll of a deployment's status.
-    Deployment,
+    pub const Deployment: Slot = Slot::new("project", "deployment");
     /// The inventory re-reading a page until it shows our own writes.
-    InventoryRecheck,
+    pub const InventoryRecheck: Slot = Slot::new("inventory", "recheck");
     /// A bulk change to the marked projects: one at a time.
-    InventoryBulk,
+    pub const InventoryBulk: Slot = Slot::new("inventory", "bulk");
     /// A project id typed into the inventory's search, looked up by itself.
-    InventoryIdLookup,
-    MemberPage,
+    pub const InventoryIdLookup: Slot = Slot::new("inventory", "id lookup");
+    pub const MemberPage: Slot = Slot::new("members", "page");
     /// The member list filtered by one role, page by page, for the roles of
     /// the rows on screen (`screens/members/roles.rs`).
-    MemberRoles,
+    pub const MemberRoles: Slot = Slot::new("members", "roles");
+    pub const Breakdowns: Slot = Slot::new("analytics", "breakdowns");
+    pub const PiiPage: Slot = Slot::new("pii", "page");
+    pub const WatchlistLoad: Slot = Slot::new("monitor", "watchlist load");
+    pub const WatchlistSave: Slot = Slot::new("monitor", "watchlist save");
+    /// The command palette's history, written after a command runs.
+    pub const PaletteHistory: Slot = Slot::new("palette", "history");
+    /// The palette's search of the whole workspace for a project by name.
+    pub const PaletteJump: Slot = Slot::new("palette", "jump");
+    /// Connecting to another context (`app/contexts.rs`).
+    pub const Context: Slot = Slot::new("app", "context");
+    /// The analytics screen's traffic over time.
+    pub const Traffic: Slot = Slot::new("analytics", "traffic");
+    /// The project screen's Security part: the scans, then a scan's findings.
+    pub const SecurityScans: Slot = Slot::new("project", "security scans");
+    pub const ScanFindings: Slot = Slot::new("project", "scan findings");
+    /// The Changes screen's diff, and its list of snapshots for the picker.
+    pub const Changes: Slot = Slot::new("changes", "changes");
+    pub const Snapshots: Slot = Slot::new("changes", "snapshots");
+    /// Reviewed marks: the list, and one mark written.
+    pub const ReviewMarks: Slot = Slot::new("history", "marks");
+    pub const ReviewMark: Slot = Slot::new("history", "mark");
+    /// The background snapshot: one at a time.
+    pub const TakeSnapshot: Slot = Slot::new("history", "snapshot");
+    /// Whether another process wrote to the history (its `data_version`).
+    pub const HistoryVersion: Slot = Slot::new("history", "data version");
+
     /// One of a few lanes for member details, so that several load at once
     /// without aborting one another; the lane count bounds what is in flight.
-    MemberDetail(u8),
+    pub const fn MemberDetail(lane: u8) -> Slot {
+        Slot::new("members", "detail").lane(lane)
+    }
+
     /// One lane per project shown on the monitor.
-    Realtime(u8),
-    Breakdowns,
-    PiiPage,
-    WatchlistLoad,
-    WatchlistSave,
-    /// The command palette's history, written after a command runs.
-    PaletteHistory,
-    /// The palette's search of the whole workspace for a project by name.
-    PaletteJump,
-    /// Connecting to another context (`app/contexts.rs`).
-    Context,
-    /// The analytics screen's traffic over time.
-    Traffic,
-    /// The project screen's Security part: the scans, then a scan's findings.
-    SecurityScans,
-    ScanFindings,
-    /// The Changes screen's diff, and its list of snapshots for the picker.
-    Changes,
-    Snapshots,
-    /// Reviewed marks: the list, and one mark written.
-    ReviewMarks,
-    ReviewMark,
-    /// The background snapshot: one at a time.
-    TakeSnapshot,
-    /// Whether another process wrote to the history (its `data_version`).
-    HistoryVersion,
+    pub const fn Realtime(lane: u8) -> Slot {
+        Slot::new("monitor", "realtime").lane(lane)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -259,6 +268,10 @@ pub struct Answer {
     pub reply: Result<Reply, ErrorInfo>,
 }
 
+/// The message of a request not yet typed.
+#[derive(Debug)]
+pub struct LegacyReply(pub Result<Reply, ErrorInfo>);
+
 /// Whether a reply with `token` answers the request `pending` waits for; if
 /// so, nothing is pending any more. A stale token leaves `pending` alone.
 pub fn answers(pending: &mut Option<u64>, token: u64) -> bool {
@@ -268,10 +281,11 @@ pub fn answers(pending: &mut Option<u64>, token: u64) -> bool {
 /// What the runtime carries out for a screen: I/O, and nothing else.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
+    /// Run `job` in `slot`; its answer carries `token`.
     Fetch {
         slot: Slot,
         token: u64,
-        request: Box<Request>,
+        job: Job,
     },
     /// Put text on the clipboard (OSC 52).
     Copy(crate::text::Pasteable),
@@ -394,12 +408,23 @@ impl<'a> Cx<'a> {
 
     /// Asks for `request` in `slot`; returns the token its reply will carry.
     pub fn fetch(&mut self, slot: Slot, request: Request) -> u64 {
+        self.request(slot, request, LegacyReply)
+    }
+
+    /// Runs `operation` in `slot`, its result made into the owner's message
+    /// by `to_message`; returns the token the answer will carry.
+    pub fn request<O: Operation, M: Message>(
+        &mut self,
+        slot: Slot,
+        operation: O,
+        to_message: fn(Result<O::Output, ErrorInfo>) -> M,
+    ) -> u64 {
         *self.next_token += 1;
         let token = *self.next_token;
         self.effects.push(Effect::Fetch {
             slot,
             token,
-            request: Box::new(request),
+            job: Job::new(operation, to_message),
         });
         token
     }

@@ -1,5 +1,5 @@
-//! Runs the screens' requests on the typed client; the only place the TUI calls
-//! the network.
+//! The executor of a context without contexts to switch to (the demo, tests):
+//! its [`Services`]; and the requests not yet typed, run as one operation.
 
 use std::path::Path;
 
@@ -7,7 +7,8 @@ use futures::StreamExt;
 
 use super::app::ClientNotice;
 use super::effect::{ErrorInfo, ExportFormat, Gate, Reply, Request};
-use super::runtime::Executor;
+use super::request::Operation;
+use super::services::{Executor, Services};
 use super::watchlist;
 use crate::api::model::{ErrorType, PublishRequest};
 use crate::api::{ApiError, Client, ClientEvent, InventoryParams, PageParams};
@@ -23,16 +24,32 @@ pub struct ClientExecutor {
 }
 
 impl Executor for ClientExecutor {
-    async fn execute(&self, request: Request) -> Result<Reply, ErrorInfo> {
-        let ws = self.workspace_id.as_str();
+    fn services(&self) -> Services {
+        Services {
+            client: self.client.clone(),
+            workspace_id: self.workspace_id.clone(),
+            clock: self.clock.clone(),
+            history: None,
+            contexts: None,
+        }
+    }
+}
+
+impl Operation for Request {
+    type Output = Reply;
+
+    async fn run(self, services: &Services) -> Result<Reply, ErrorInfo> {
+        let request = self;
+        let this = services;
+        let ws = this.workspace_id.as_str();
         let result = match request {
-            Request::GetWorkspace => boxed(self.client.get_workspace(ws).await, Reply::Workspace),
+            Request::GetWorkspace => boxed(this.client.get_workspace(ws).await, Reply::Workspace),
             Request::Insights { review_priority } => boxed(
-                self.client.get_insights(ws, &review_priority).await,
+                this.client.get_insights(ws, &review_priority).await,
                 Reply::Insights,
             ),
             Request::InventoryPage { params, cursor } => boxed(
-                self.client
+                this.client
                     .list_inventory(ws, &params, cursor.as_deref())
                     .await,
                 Reply::InventoryPage,
@@ -48,23 +65,23 @@ impl Executor for ClientExecutor {
                     loaded: &loaded,
                     next_cursor,
                 };
-                return self.export(params, format, &path, resume).await;
+                return export(this, params, format, &path, resume).await;
             }
             Request::GetProject { project_id } => {
-                boxed(self.client.get_project(&project_id).await, Reply::Project)
+                boxed(this.client.get_project(&project_id).await, Reply::Project)
             }
             Request::UpdateProject { project_id, update } => boxed(
-                self.client.update_project(&project_id, &update).await,
+                this.client.update_project(&project_id, &update).await,
                 Reply::Project,
             ),
             // The client resolves a delete of unknown outcome (a 404 on its retry
             // counts as success), as DESIGN.md asks.
-            Request::DeleteProject { project_id } => self
+            Request::DeleteProject { project_id } => this
                 .client
                 .delete_project(&project_id)
                 .await
                 .map(|()| Reply::ProjectDeleted),
-            Request::Unpublish { project_id } => self
+            Request::Unpublish { project_id } => this
                 .client
                 .unpublish_project(&project_id)
                 .await
@@ -73,7 +90,7 @@ impl Executor for ClientExecutor {
                 project_id,
                 audience,
             } => boxed(
-                self.client
+                this.client
                     .publish_project(&project_id, &PublishRequest { audience })
                     .await,
                 Reply::Deployment,
@@ -82,7 +99,7 @@ impl Executor for ClientExecutor {
                 project_id,
                 settings,
             } => boxed(
-                self.client
+                this.client
                     .update_publish_settings(&project_id, &settings)
                     .await,
                 Reply::AudienceSettings,
@@ -91,7 +108,7 @@ impl Executor for ClientExecutor {
                 project_id,
                 parent_origin,
             } => boxed(
-                self.client
+                this.client
                     .create_embed_url(&project_id, &parent_origin)
                     .await,
                 Reply::EmbedUrl,
@@ -100,29 +117,29 @@ impl Executor for ClientExecutor {
                 project_id,
                 deployment_id,
             } => boxed(
-                self.client
+                this.client
                     .get_deployment(&project_id, &deployment_id)
                     .await,
                 Reply::Deployment,
             ),
             Request::MemberPage { params, cursor } => boxed(
-                self.client
+                this.client
                     .list_members(ws, &params, cursor.as_deref())
                     .await,
                 Reply::MemberPage,
             ),
             Request::MemberDetail { user_id } => {
-                boxed(self.client.get_member(ws, &user_id).await, Reply::Member)
+                boxed(this.client.get_member(ws, &user_id).await, Reply::Member)
             }
             Request::Realtime { project_id } => {
-                boxed(self.client.get_realtime(&project_id).await, Reply::Realtime)
+                boxed(this.client.get_realtime(&project_id).await, Reply::Realtime)
             }
             Request::Breakdowns {
                 project_id,
                 starts_at,
                 ends_at,
             } => boxed(
-                self.client
+                this.client
                     .get_breakdowns(&project_id, starts_at, ends_at)
                     .await,
                 Reply::Breakdowns,
@@ -132,7 +149,7 @@ impl Executor for ClientExecutor {
                 cursor,
                 limit,
             } => boxed(
-                self.client
+                this.client
                     .list_pii(
                         &project_id,
                         &PageParams { limit: Some(limit) },
@@ -147,13 +164,13 @@ impl Executor for ClientExecutor {
                 ends_at,
                 granularity,
             } => boxed(
-                self.client
+                this.client
                     .get_traffic(&project_id, starts_at, ends_at, &granularity)
                     .await,
                 Reply::Traffic,
             ),
             Request::SecurityScans { project_id } => boxed(
-                self.client
+                this.client
                     .list_security_scans(&project_id, &PageParams { limit: Some(100) }, None)
                     .await,
                 Reply::SecurityScans,
@@ -164,7 +181,7 @@ impl Executor for ClientExecutor {
                 cursor,
                 limit,
             } => boxed(
-                self.client
+                this.client
                     .list_scan_findings(
                         &project_id,
                         &scan_id,
@@ -178,35 +195,48 @@ impl Executor for ClientExecutor {
             Request::LoadWatchlist { path } => {
                 return watchlist::load(&path)
                     .map(Reply::Watchlist)
-                    .map_err(|error| self.local_failure(error.to_string()));
+                    .map_err(|error| this.local_failure(error.to_string()));
             }
             Request::SaveWatchlist { path, entries } => {
                 return watchlist::save(&path, &entries)
                     .map(|()| Reply::WatchlistSaved)
-                    .map_err(|error| self.local_failure(error.to_string()));
+                    .map_err(|error| this.local_failure(error.to_string()));
             }
             Request::SavePaletteHistory { path, entries } => {
                 return crate::tui::palette::history::save(&path, &entries)
                     .map(|()| Reply::PaletteHistorySaved)
                     .map_err(|error| {
-                        self.local_failure(format!(
+                        this.local_failure(format!(
                             "cannot write the palette history {}: {error}",
                             path.display()
                         ))
                     });
             }
-            // Switching is the launcher's (`launch.rs`), which wraps this executor.
+            // Switching is the launcher's (`launch.rs`).
             Request::SwitchContext { name } => {
-                return Err(self.local_failure(format!(
-                    "cannot switch to context {name}: this dashboard has no contexts"
-                )));
+                return match &this.contexts {
+                    Some(contexts) => contexts
+                        .clone()
+                        .switch(name)
+                        .await
+                        .map(|switched| Reply::ContextSwitched(Box::new(switched))),
+                    None => Err(this.local_failure(format!(
+                        "cannot switch to context {name}: this dashboard has no contexts"
+                    ))),
+                };
             }
-            // Answered by `review::executor::WithHistory` when a history file is open.
-            Request::History(_) => {
-                return Err(self.local_failure("no history file is open".into()));
+            // Answered from the history file, when one is open.
+            Request::History(request) => {
+                return match &this.history {
+                    Some(door) => door
+                        .answer(this, request)
+                        .await
+                        .map(|reply| Reply::History(Box::new(reply))),
+                    None => Err(this.local_failure("no history file is open".into())),
+                };
             }
         };
-        result.map_err(|error| error_info(&error, &self.clock))
+        result.map_err(|error| error_info(&error, &this.clock))
     }
 }
 
@@ -216,80 +246,78 @@ fn boxed<T>(result: Result<T, ApiError>, reply: fn(Box<T>) -> Reply) -> Result<R
     result.map(|value| reply(Box::new(value)))
 }
 
-impl ClientExecutor {
-    /// A failure of local I/O (a file), as the TUI shows errors.
-    pub fn local_failure(&self, summary: String) -> ErrorInfo {
-        ErrorInfo::local(summary, self.clock.now())
+/// Writes every row of the view into a file: the rows already loaded
+/// first, then the pages after them (or every page, when none is loaded).
+async fn export(
+    services: &Services,
+    mut params: InventoryParams,
+    format: ExportFormat,
+    path: &Path,
+    resume: Resume<'_>,
+) -> Result<Reply, ErrorInfo> {
+    let failed = |message: String| services.local_failure(message);
+    // Written beside the target and renamed over it at the end: 0600 (it
+    // holds names and members), never through a planted link, and a failed
+    // export leaves no half file.
+    let file = Replacement::new(path)
+        .map_err(|err| failed(format!("cannot create {}: {err}", path.display())))?;
+    let out = std::io::BufWriter::new(file);
+    let write_err = |err: OutputError| failed(format!("cannot write {}: {err}", path.display()));
+    let mut sink = match format {
+        ExportFormat::Csv => {
+            let template = Some(crate::formats::inventory_item_template());
+            Sink::Csv(Box::new(CsvWriter::with_template(out, template)))
+        }
+        ExportFormat::Json => Sink::Json(JsonArrayWriter::new(out).map_err(write_err)?),
+    };
+    let mut count = 0;
+    for item in resume.loaded.iter() {
+        sink.write(item).map_err(write_err)?;
+        count += 1;
     }
-
-    /// Writes every row of the view into a file: the rows already loaded
-    /// first, then the pages after them (or every page, when none is loaded).
-    async fn export(
-        &self,
-        mut params: InventoryParams,
-        format: ExportFormat,
-        path: &Path,
-        resume: Resume<'_>,
-    ) -> Result<Reply, ErrorInfo> {
-        let failed = |message: String| self.local_failure(message);
-        // Written beside the target and renamed over it at the end: 0600 (it
-        // holds names and members), never through a planted link, and a failed
-        // export leaves no half file.
-        let file = Replacement::new(path)
-            .map_err(|err| failed(format!("cannot create {}: {err}", path.display())))?;
-        let out = std::io::BufWriter::new(file);
-        let write_err =
-            |err: OutputError| failed(format!("cannot write {}: {err}", path.display()));
-        let mut sink = match format {
-            ExportFormat::Csv => {
-                let template = Some(crate::formats::inventory_item_template());
-                Sink::Csv(Box::new(CsvWriter::with_template(out, template)))
-            }
-            ExportFormat::Json => Sink::Json(JsonArrayWriter::new(out).map_err(write_err)?),
-        };
-        let mut count = 0;
-        for item in resume.loaded.iter() {
-            sink.write(item).map_err(write_err)?;
+    params.limit = Some(100);
+    if resume.loaded.is_empty() {
+        let mut items = Box::pin(
+            services
+                .client
+                .inventory_stream(&services.workspace_id, params),
+        );
+        while let Some(item) = items.next().await {
+            let item = item.map_err(|error| error_info(&error, &services.clock))?;
+            sink.write(&item).map_err(write_err)?;
             count += 1;
         }
-        params.limit = Some(100);
-        if resume.loaded.is_empty() {
-            let mut items = Box::pin(self.client.inventory_stream(&self.workspace_id, params));
-            while let Some(item) = items.next().await {
-                let item = item.map_err(|error| error_info(&error, &self.clock))?;
-                sink.write(&item).map_err(write_err)?;
+    } else {
+        let mut cursor = resume.next_cursor;
+        let mut walk = services
+            .client
+            .inventory_walk(&services.workspace_id, &params);
+        while let Some(at) = cursor {
+            let page = services
+                .client
+                .list_inventory(&services.workspace_id, &params, Some(&at))
+                .await
+                .map_err(|error| error_info(&error, &services.clock))?;
+            walk.expect(page.total.max(0) as u64);
+            cursor = walk
+                .follow(page.data.len(), &page.pagination)
+                .map_err(|error| error_info(&error, &services.clock))?;
+            for item in &page.data {
+                sink.write(item).map_err(write_err)?;
                 count += 1;
             }
-        } else {
-            let mut cursor = resume.next_cursor;
-            let mut walk = self.client.inventory_walk(&self.workspace_id, &params);
-            while let Some(at) = cursor {
-                let page = self
-                    .client
-                    .list_inventory(&self.workspace_id, &params, Some(&at))
-                    .await
-                    .map_err(|error| error_info(&error, &self.clock))?;
-                walk.expect(page.total.max(0) as u64);
-                cursor = walk
-                    .follow(page.data.len(), &page.pagination)
-                    .map_err(|error| error_info(&error, &self.clock))?;
-                for item in &page.data {
-                    sink.write(item).map_err(write_err)?;
-                    count += 1;
-                }
-            }
         }
-        let file = sink
-            .finish()
-            .and_then(|out| out.into_inner().map_err(|err| err.into_error().into()))
-            .map_err(write_err)?;
-        file.commit()
-            .map_err(|err| failed(format!("cannot write {}: {err}", path.display())))?;
-        Ok(Reply::Exported {
-            path: path.to_path_buf(),
-            count,
-        })
     }
+    let file = sink
+        .finish()
+        .and_then(|out| out.into_inner().map_err(|err| err.into_error().into()))
+        .map_err(write_err)?;
+    file.commit()
+        .map_err(|err| failed(format!("cannot write {}: {err}", path.display())))?;
+    Ok(Reply::Exported {
+        path: path.to_path_buf(),
+        count,
+    })
 }
 
 /// What the dashboard already holds of the view being exported.

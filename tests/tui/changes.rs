@@ -523,7 +523,7 @@ async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
     use vantage::history::HistoryConfig;
     use vantage::tui::executor::ClientExecutor;
     use vantage::tui::review::executor::{HistoryAccess, WithHistory};
-    use vantage::tui::runtime::Executor;
+    use vantage::tui::services::Executor;
 
     use crate::common::{self, ENTERPRISE_ADMIN, ENTERPRISE_WS};
 

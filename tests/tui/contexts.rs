@@ -62,8 +62,8 @@ fn fetched(effects: &[Effect], slot: Slot) -> Vec<(u64, Request)> {
             Effect::Fetch {
                 slot: fetched,
                 token,
-                request,
-            } if *fetched == slot => Some((*token, (**request).clone())),
+                job,
+            } if *fetched == slot => Some((*token, job.operation::<Request>()?.clone())),
             _ => None,
         })
         .collect()

@@ -26,8 +26,8 @@ fn workspace_read(effects: &[Effect]) -> Option<u64> {
         Effect::Fetch {
             slot: Slot::Workspace,
             token,
-            request,
-        } if **request == Request::GetWorkspace => Some(*token),
+            job,
+        } if job.operation() == Some(&Request::GetWorkspace) => Some(*token),
         _ => None,
     })
 }

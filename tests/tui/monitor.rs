@@ -242,8 +242,8 @@ pub(crate) fn asked(effects: &[Effect]) -> Vec<String> {
     effects
         .iter()
         .filter_map(|effect| match effect {
-            Effect::Fetch { request, .. } => match &**request {
-                Request::Realtime { project_id } => Some(project_id.clone()),
+            Effect::Fetch { job, .. } => match job.operation() {
+                Some(Request::Realtime { project_id }) => Some(project_id.clone()),
                 _ => None,
             },
             _ => None,

@@ -23,7 +23,7 @@ use vantage::tui::effect::{ErrorInfo, Gate, Reply, Request, Slot};
 use vantage::tui::executor::ClientExecutor;
 use vantage::tui::keymap::Keymap;
 use vantage::tui::review::request::{ChangeSet, HistoryReply};
-use vantage::tui::runtime::Executor;
+use vantage::tui::services::Executor;
 use vantage::tui::theme::{Theme, ThemeName};
 
 const EVENTS: usize = 50_000;

@@ -163,8 +163,8 @@ pub(crate) fn detail_requests(effects: &[Effect]) -> Vec<(u8, u64, String)> {
     fetches(effects)
         .into_iter()
         .filter_map(|(slot, token, request)| match (slot, request) {
-            (Slot::MemberDetail(lane), Request::MemberDetail { user_id }) => {
-                Some((lane, token, user_id))
+            (slot, Request::MemberDetail { user_id }) if slot.is(Slot::MemberDetail(0)) => {
+                Some((slot.lane_number(), token, user_id))
             }
             _ => None,
         })
@@ -484,8 +484,8 @@ fn realtime_requests(effects: &[Effect]) -> Vec<(u8, u64, String)> {
     fetches(effects)
         .into_iter()
         .filter_map(|(slot, token, request)| match (slot, request) {
-            (Slot::Realtime(lane), Request::Realtime { project_id }) => {
-                Some((lane, token, project_id))
+            (slot, Request::Realtime { project_id }) if slot.is(Slot::Realtime(0)) => {
+                Some((slot.lane_number(), token, project_id))
             }
             _ => None,
         })

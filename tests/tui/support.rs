@@ -2,9 +2,11 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use vantage::tui::app::{App, Identity, Msg};
-use vantage::tui::effect::{Effect, Request, Slot};
+use vantage::tui::effect::{Effect, ErrorInfo, Request, Slot};
 use vantage::tui::keymap::Keymap;
+use vantage::tui::request::{Job, Operation};
 use vantage::tui::screens::inventory::bulk::RowOutcome;
+use vantage::tui::services::Executor;
 use vantage::tui::theme::{Theme, ThemeName};
 
 /// A fresh App on a workspace without a plan, in the dark theme.
@@ -37,19 +39,111 @@ pub fn special(code: KeyCode) -> Msg {
     Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
 }
 
-/// The requests among effects: (slot, token, request).
+/// The requests not yet typed among effects: (slot, token, request).
 pub fn fetches(effects: &[Effect]) -> Vec<(Slot, u64, Request)> {
+    asked(effects)
+        .into_iter()
+        .filter_map(|fetch| {
+            let request = fetch.operation::<Request>()?.clone();
+            Some((fetch.slot, fetch.token, request))
+        })
+        .collect()
+}
+
+/// One request among effects, as a test looks at it and answers it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fetch {
+    pub slot: Slot,
+    pub token: u64,
+    pub job: Job,
+}
+
+impl Fetch {
+    /// The operation, when it is an `O`.
+    pub fn operation<O: Operation>(&self) -> Option<&O> {
+        self.job.operation()
+    }
+
+    /// The operation, which must be an `O`.
+    #[track_caller]
+    pub fn op<O: Operation>(&self) -> &O {
+        match self.operation() {
+            Some(operation) => operation,
+            None => panic!("{:?} is not a {}", self.job, std::any::type_name::<O>()),
+        }
+    }
+
+    /// The message the runtime would deliver had the operation returned `result`.
+    #[track_caller]
+    pub fn answer<T: Send + 'static>(&self, result: Result<T, ErrorInfo>) -> Msg {
+        match self.job.answer(self.slot, self.token, result) {
+            Some(answer) => Msg::Answer(answer),
+            None => panic!(
+                "{:?} does not answer a {}",
+                self.job,
+                std::any::type_name::<T>()
+            ),
+        }
+    }
+
+    /// [`Fetch::answer`] with `Ok(value)`.
+    #[track_caller]
+    pub fn ok<T: Send + 'static>(&self, value: T) -> Msg {
+        self.answer(Ok(value))
+    }
+
+    /// The message the runtime would deliver had the operation failed with `error`.
+    pub fn fail(&self, error: ErrorInfo) -> Msg {
+        Msg::Answer(self.job.fail(self.slot, self.token, error))
+    }
+
+    /// The same request with another token (an answer to an older request).
+    pub fn with_token(&self, token: u64) -> Self {
+        Self {
+            token,
+            ..self.clone()
+        }
+    }
+
+    /// Runs the request on `executor`, as the runtime would.
+    pub async fn run(self, executor: &impl Executor) -> Msg {
+        Msg::Answer(
+            self.job
+                .run(self.slot, self.token, executor.services())
+                .await,
+        )
+    }
+}
+
+/// Every request among effects.
+pub fn asked(effects: &[Effect]) -> Vec<Fetch> {
     effects
         .iter()
         .filter_map(|effect| match effect {
-            Effect::Fetch {
-                slot,
-                token,
-                request,
-            } => Some((*slot, *token, (**request).clone())),
+            Effect::Fetch { slot, token, job } => Some(Fetch {
+                slot: *slot,
+                token: *token,
+                job: job.clone(),
+            }),
             _ => None,
         })
         .collect()
+}
+
+/// The requests among effects in `slot` (any lane of it).
+pub fn asked_in(effects: &[Effect], slot: Slot) -> Vec<Fetch> {
+    asked(effects)
+        .into_iter()
+        .filter(|fetch| fetch.slot.is(slot))
+        .collect()
+}
+
+/// The one request among effects in `slot`.
+#[track_caller]
+pub fn only(effects: &[Effect], slot: Slot) -> Fetch {
+    let mut found = asked_in(effects, slot);
+    assert_eq!(found.len(), 1, "one {slot:?} request in {effects:?}");
+    found.remove(0)
 }
 
 /// The requests among effects for one slot: (token, request).

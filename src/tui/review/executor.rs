@@ -1,6 +1,5 @@
-//! Answers the history requests from the history file, and hands every other
-//! request to the API executor. The file is opened per request on a blocking
-//! thread (SQLite is quick; the screen never waits on it), so a failure here is
+//! Answers the history requests from the history file. The file is opened
+//! per request on a blocking thread (SQLite is quick; the screen never waits on it), so a failure here is
 //! one error in the log, never a broken dashboard.
 
 use std::path::PathBuf;
@@ -12,9 +11,9 @@ use super::request::{ChangeSet, HistoryReply, HistoryRequest};
 use crate::history::walk::{self, WalkEvent, WalkOptions, WalkPlan};
 use crate::history::{HistoryConfig, HistoryError, NewMark, SnapshotRef, Store};
 use crate::tui::app::ClientNotice;
-use crate::tui::effect::{ErrorInfo, Reply, Request};
-use crate::tui::executor::{ClientExecutor, error_info};
-use crate::tui::runtime::Executor;
+use crate::tui::effect::ErrorInfo;
+use crate::tui::executor::ClientExecutor;
+use crate::tui::services::{Executor, Services};
 use crate::tui::widgets::thousands;
 
 /// Where the workspace's history is, and how to walk it.
@@ -30,6 +29,31 @@ pub struct HistoryAccess {
 #[derive(Clone)]
 pub struct WithHistory {
     pub inner: ClientExecutor,
+    pub door: HistoryDoor,
+}
+
+impl WithHistory {
+    pub fn new(inner: ClientExecutor, history: HistoryAccess) -> Self {
+        Self {
+            inner,
+            door: HistoryDoor::new(history),
+        }
+    }
+}
+
+impl Executor for WithHistory {
+    fn services(&self) -> Services {
+        Services {
+            history: Some(self.door.clone()),
+            ..self.inner.services()
+        }
+    }
+}
+
+/// The history file as the operations reach it: where it is, and what is
+/// kept across requests (shared across context switches).
+#[derive(Clone)]
+pub struct HistoryDoor {
     pub history: HistoryAccess,
     /// Held while a snapshot is walked: never two at once.
     walking: Arc<tokio::sync::Mutex<()>>,
@@ -38,28 +62,17 @@ pub struct WithHistory {
     watcher: Arc<std::sync::Mutex<Option<Store>>>,
 }
 
-impl WithHistory {
-    pub fn new(inner: ClientExecutor, history: HistoryAccess) -> Self {
-        Self::sharing(inner, history, Arc::new(tokio::sync::Mutex::new(())))
-    }
-
-    /// One whose background snapshots wait on `walking` (shared across context
-    /// switches, so two never run at once).
-    pub fn sharing(
-        inner: ClientExecutor,
-        history: HistoryAccess,
-        walking: Arc<tokio::sync::Mutex<()>>,
-    ) -> Self {
+impl HistoryDoor {
+    pub fn new(history: HistoryAccess) -> Self {
         Self {
-            inner,
             history,
-            walking,
+            walking: Arc::default(),
             watcher: Arc::default(),
         }
     }
 
     /// The history file's `data_version`, on the kept connection.
-    async fn data_version(&self) -> Result<i64, ErrorInfo> {
+    async fn data_version(&self, services: &Services) -> Result<i64, ErrorInfo> {
         let path = self.history.path.clone();
         let watcher = self.watcher.clone();
         let joined = tokio::task::spawn_blocking(move || {
@@ -76,18 +89,19 @@ impl WithHistory {
         })
         .await;
         match joined {
-            Ok(result) => result.map_err(|error| self.failure(error)),
-            Err(error) => Err(self.failure(error)),
+            Ok(result) => result.map_err(|error| Self::failure(services, error)),
+            Err(error) => Err(Self::failure(services, error)),
         }
     }
 
-    fn failure(&self, error: impl std::fmt::Display) -> ErrorInfo {
-        self.inner.local_failure(format!("history: {error}"))
+    fn failure(services: &Services, error: impl std::fmt::Display) -> ErrorInfo {
+        services.local_failure(format!("history: {error}"))
     }
 
     /// Runs `job` on the store, on a blocking thread.
     async fn with_store<T: Send + 'static>(
         &self,
+        services: &Services,
         job: impl FnOnce(&mut Store) -> Result<T, HistoryError> + Send + 'static,
     ) -> Result<T, ErrorInfo> {
         let path = self.history.path.clone();
@@ -97,28 +111,32 @@ impl WithHistory {
         })
         .await;
         match joined {
-            Ok(result) => result.map_err(|error| self.failure(error)),
-            Err(error) => Err(self.failure(error)),
+            Ok(result) => result.map_err(|error| Self::failure(services, error)),
+            Err(error) => Err(Self::failure(services, error)),
         }
     }
 
-    async fn answer(&self, request: HistoryRequest) -> Result<HistoryReply, ErrorInfo> {
-        let workspace = self.inner.workspace_id.clone();
+    pub async fn answer(
+        &self,
+        services: &Services,
+        request: HistoryRequest,
+    ) -> Result<HistoryReply, ErrorInfo> {
+        let workspace = services.workspace_id.clone();
         match request {
             HistoryRequest::Changes { between } => self
-                .with_store(move |store| changes(store, &workspace, between))
+                .with_store(services, move |store| changes(store, &workspace, between))
                 .await
                 .map(|set| HistoryReply::Changes(Box::new(set))),
             HistoryRequest::Snapshots => self
-                .with_store(move |store| store.list(&workspace))
+                .with_store(services, move |store| store.list(&workspace))
                 .await
                 .map(HistoryReply::Snapshots),
             HistoryRequest::Marks => self
-                .with_store(move |store| store.reviewed_marks(&workspace))
+                .with_store(services, move |store| store.reviewed_marks(&workspace))
                 .await
                 .map(HistoryReply::Marks),
             HistoryRequest::Mark { projects, note } => {
-                let now = self.inner.clock.now();
+                let now = services.clock.now();
                 let reviewer = self.history.config.reviewer_name();
                 let marks: Vec<NewMark> = projects
                     .into_iter()
@@ -129,14 +147,21 @@ impl WithHistory {
                         seen: seen.map(|seen| *seen),
                     })
                     .collect();
-                self.with_store(move |store| store.mark_all_reviewed(&workspace, &marks, now))
-                    .await
-                    .map(HistoryReply::Marked)
+                self.with_store(services, move |store| {
+                    store.mark_all_reviewed(&workspace, &marks, now)
+                })
+                .await
+                .map(HistoryReply::Marked)
             }
-            HistoryRequest::DataVersion => self.data_version().await.map(HistoryReply::DataVersion),
-            HistoryRequest::TakeSnapshot => self.take_snapshot().await,
+            HistoryRequest::DataVersion => self
+                .data_version(services)
+                .await
+                .map(HistoryReply::DataVersion),
+            HistoryRequest::TakeSnapshot => self.take_snapshot(services).await,
             HistoryRequest::ProjectState { project_id } => self
-                .with_store(move |store| store.latest_project_state(&workspace, &project_id))
+                .with_store(services, move |store| {
+                    store.latest_project_state(&workspace, &project_id)
+                })
                 .await
                 .map(|state| HistoryReply::ProjectState(state.map(Box::new))),
         }
@@ -144,15 +169,17 @@ impl WithHistory {
 
     /// Walks the workspace (the walk paces itself by the rate limit) and
     /// records it in one transaction.
-    async fn take_snapshot(&self) -> Result<HistoryReply, ErrorInfo> {
+    async fn take_snapshot(&self, services: &Services) -> Result<HistoryReply, ErrorInfo> {
         let Ok(_walking) = self.walking.try_lock() else {
-            return Err(self.failure("a snapshot is already being taken"));
+            return Err(Self::failure(services, "a snapshot is already being taken"));
         };
-        let workspace = self.inner.workspace_id.clone();
+        let workspace = services.workspace_id.clone();
         let previous = self
-            .with_store(move |store| match store.latest_snapshot(&workspace)? {
-                Some(info) => store.load(&info).map(Some),
-                None => Ok(None),
+            .with_store(services, move |store| {
+                match store.latest_snapshot(&workspace)? {
+                    Some(info) => store.load(&info).map(Some),
+                    None => Ok(None),
+                }
             })
             .await?;
         let window = std::time::Duration::from_secs(self.history.config.rate_window_secs);
@@ -165,10 +192,10 @@ impl WithHistory {
         let progress = self.history.progress.clone();
         let mut phase = String::new();
         let mut items = 0u64;
-        let clock = self.inner.clock.clone();
+        let clock = services.clock.clone();
         let walked = walk::capture(
-            &self.inner.client,
-            &self.inner.workspace_id,
+            &services.client,
+            &services.workspace_id,
             previous.as_ref(),
             options,
             || clock.now(),
@@ -195,9 +222,9 @@ impl WithHistory {
             },
         )
         .await;
-        let (capture, _report) = walked.map_err(|error| error_info(&error, &self.inner.clock))?;
+        let (capture, _report) = walked.map_err(|error| services.api_failure(&error))?;
         let retention = self.history.config.retention();
-        self.with_store(move |store| store.record(&capture, retention))
+        self.with_store(services, move |store| store.record(&capture, retention))
             .await
             .map(HistoryReply::SnapshotTaken)
     }
@@ -248,16 +275,4 @@ fn changes(
         after: Some(after),
         changes,
     })
-}
-
-impl Executor for WithHistory {
-    async fn execute(&self, request: Request) -> Result<Reply, ErrorInfo> {
-        match request {
-            Request::History(request) => self
-                .answer(request)
-                .await
-                .map(|reply| Reply::History(Box::new(reply))),
-            other => self.inner.execute(other).await,
-        }
-    }
 }

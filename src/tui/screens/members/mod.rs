@@ -410,8 +410,8 @@ impl Screen for MembersScreen {
                 PageReply::Ok { .. } | PageReply::Failed => {}
             },
             Slot::MemberRoles => return self.roles_reply(token, reply, cx),
-            Slot::MemberDetail(lane) => {
-                let lane = lane as usize;
+            slot if slot.is(Slot::MemberDetail(0)) => {
+                let lane = slot.lane_number() as usize;
                 let Some(Some((pending, _))) = self.lanes.get(lane) else {
                     return false;
                 };

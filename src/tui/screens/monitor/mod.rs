@@ -431,8 +431,8 @@ impl Screen for MonitorScreen {
     fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
         let Answer { slot, token, reply } = answer;
         match slot {
-            Slot::Realtime(lane) => {
-                let lane = lane as usize;
+            slot if slot.is(Slot::Realtime(0)) => {
+                let lane = slot.lane_number() as usize;
                 if !matches!(self.lanes.get(lane), Some(Some((pending, _))) if *pending == token) {
                     return false;
                 }
