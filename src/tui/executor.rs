@@ -1,20 +1,14 @@
 //! The executor of a context without contexts to switch to (the demo, tests):
 //! its [`Services`]; and the requests not yet typed, run as one operation.
 
-use std::path::Path;
-
-use futures::StreamExt;
-
 use super::app::ClientNotice;
-use super::effect::{ErrorInfo, ExportFormat, Gate, Reply, Request};
+use super::effect::{ErrorInfo, Gate, Reply, Request};
 use super::request::Operation;
 use super::services::{Executor, Services};
 use super::watchlist;
 use crate::api::model::{ErrorType, PublishRequest};
-use crate::api::{ApiError, Client, ClientEvent, InventoryParams, PageParams};
+use crate::api::{ApiError, Client, ClientEvent, PageParams};
 use crate::clock::Clock;
-use crate::formats::{CsvWriter, JsonArrayWriter, OutputError};
-use crate::safe_file::Replacement;
 
 #[derive(Clone)]
 pub struct ClientExecutor {
@@ -61,11 +55,17 @@ impl Operation for Request {
                 loaded,
                 next_cursor,
             } => {
-                let resume = Resume {
-                    loaded: &loaded,
+                let export = super::ops::ExportInventory {
+                    params,
+                    format,
+                    path,
+                    loaded,
                     next_cursor,
                 };
-                return export(this, params, format, &path, resume).await;
+                return export.run(this).await.map(|done| Reply::Exported {
+                    path: done.path,
+                    count: done.count,
+                });
             }
             Request::GetProject { project_id } => {
                 boxed(this.client.get_project(&project_id).await, Reply::Project)
@@ -227,13 +227,27 @@ impl Operation for Request {
             }
             // Answered from the history file, when one is open.
             Request::History(request) => {
-                return match &this.history {
-                    Some(door) => door
-                        .answer(this, request)
+                use crate::tui::review::ops;
+                use crate::tui::review::request::{HistoryReply as H, HistoryRequest as R};
+                let reply = match request {
+                    R::Changes { between } => ops::DiffSnapshots { between }
+                        .run(this)
                         .await
-                        .map(|reply| Reply::History(Box::new(reply))),
-                    None => Err(this.local_failure("no history file is open".into())),
+                        .map(|set| H::Changes(Box::new(set))),
+                    R::Snapshots => ops::ListSnapshots.run(this).await.map(H::Snapshots),
+                    R::Marks => ops::ListMarks.run(this).await.map(H::Marks),
+                    R::Mark { projects, note } => ops::MarkReviewed { projects, note }
+                        .run(this)
+                        .await
+                        .map(H::Marked),
+                    R::DataVersion => ops::DataVersion.run(this).await.map(H::DataVersion),
+                    R::TakeSnapshot => ops::TakeSnapshot.run(this).await.map(H::SnapshotTaken),
+                    R::ProjectState { project_id } => ops::LatestProjectState { project_id }
+                        .run(this)
+                        .await
+                        .map(|state| H::ProjectState(state.map(Box::new))),
                 };
+                return reply.map(|reply| Reply::History(Box::new(reply)));
             }
         };
         result.map_err(|error| error_info(&error, &this.clock))
@@ -244,108 +258,6 @@ impl Operation for Request {
 /// variants small.
 fn boxed<T>(result: Result<T, ApiError>, reply: fn(Box<T>) -> Reply) -> Result<Reply, ApiError> {
     result.map(|value| reply(Box::new(value)))
-}
-
-/// Writes every row of the view into a file: the rows already loaded
-/// first, then the pages after them (or every page, when none is loaded).
-async fn export(
-    services: &Services,
-    mut params: InventoryParams,
-    format: ExportFormat,
-    path: &Path,
-    resume: Resume<'_>,
-) -> Result<Reply, ErrorInfo> {
-    let failed = |message: String| services.local_failure(message);
-    // Written beside the target and renamed over it at the end: 0600 (it
-    // holds names and members), never through a planted link, and a failed
-    // export leaves no half file.
-    let file = Replacement::new(path)
-        .map_err(|err| failed(format!("cannot create {}: {err}", path.display())))?;
-    let out = std::io::BufWriter::new(file);
-    let write_err = |err: OutputError| failed(format!("cannot write {}: {err}", path.display()));
-    let mut sink = match format {
-        ExportFormat::Csv => {
-            let template = Some(crate::formats::inventory_item_template());
-            Sink::Csv(Box::new(CsvWriter::with_template(out, template)))
-        }
-        ExportFormat::Json => Sink::Json(JsonArrayWriter::new(out).map_err(write_err)?),
-    };
-    let mut count = 0;
-    for item in resume.loaded.iter() {
-        sink.write(item).map_err(write_err)?;
-        count += 1;
-    }
-    params.limit = Some(100);
-    if resume.loaded.is_empty() {
-        let mut items = Box::pin(
-            services
-                .client
-                .inventory_stream(&services.workspace_id, params),
-        );
-        while let Some(item) = items.next().await {
-            let item = item.map_err(|error| error_info(&error, &services.clock))?;
-            sink.write(&item).map_err(write_err)?;
-            count += 1;
-        }
-    } else {
-        let mut cursor = resume.next_cursor;
-        let mut walk = services
-            .client
-            .inventory_walk(&services.workspace_id, &params);
-        while let Some(at) = cursor {
-            let page = services
-                .client
-                .list_inventory(&services.workspace_id, &params, Some(&at))
-                .await
-                .map_err(|error| error_info(&error, &services.clock))?;
-            walk.expect(page.total.max(0) as u64);
-            cursor = walk
-                .follow(page.data.len(), &page.pagination)
-                .map_err(|error| error_info(&error, &services.clock))?;
-            for item in &page.data {
-                sink.write(item).map_err(write_err)?;
-                count += 1;
-            }
-        }
-    }
-    let file = sink
-        .finish()
-        .and_then(|out| out.into_inner().map_err(|err| err.into_error().into()))
-        .map_err(write_err)?;
-    file.commit()
-        .map_err(|err| failed(format!("cannot write {}: {err}", path.display())))?;
-    Ok(Reply::Exported {
-        path: path.to_path_buf(),
-        count,
-    })
-}
-
-/// What the dashboard already holds of the view being exported.
-struct Resume<'a> {
-    loaded: &'a [crate::api::model::InventoryItem],
-    next_cursor: Option<String>,
-}
-
-/// The export's writer, CSV or a JSON array.
-enum Sink<W: std::io::Write> {
-    Csv(Box<CsvWriter<W>>),
-    Json(JsonArrayWriter<W>),
-}
-
-impl<W: std::io::Write> Sink<W> {
-    fn write(&mut self, item: &crate::api::model::InventoryItem) -> Result<(), OutputError> {
-        match self {
-            Self::Csv(writer) => writer.write(item),
-            Self::Json(writer) => writer.write(item),
-        }
-    }
-
-    fn finish(self) -> Result<W, OutputError> {
-        match self {
-            Self::Csv(writer) => writer.finish(),
-            Self::Json(writer) => writer.finish(),
-        }
-    }
 }
 
 /// The error as the TUI shows it, with what a gate needs spelled out.

@@ -10,6 +10,7 @@ pub mod focus;
 pub mod keymap;
 pub mod launch;
 pub mod nav;
+pub mod ops;
 pub mod palette;
 pub mod request;
 pub mod review;

@@ -232,6 +232,23 @@ pub struct Answer {
 }
 
 impl Answer {
+    /// The answer `to_message` makes of `result` for the request `(slot,
+    /// token)`: what the runtime sends when the operation returns it.
+    pub fn of<T, M: Message>(
+        slot: Slot,
+        token: u64,
+        result: Result<T, ErrorInfo>,
+        to_message: fn(Result<T, ErrorInfo>) -> M,
+    ) -> Self {
+        let Delivery { failure, message } = deliver(result, to_message);
+        Self {
+            slot,
+            token,
+            failure,
+            message,
+        }
+    }
+
     /// The message and its token, when the message is an `M`; the answer
     /// back otherwise, for the next owner to open.
     pub fn open<M: Message>(self) -> Result<(u64, M), Self> {

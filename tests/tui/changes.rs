@@ -18,8 +18,10 @@ use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
 use vantage::tui::nav::Tab;
 use vantage::tui::review::request::{ChangeSet, HistoryReply, HistoryRequest};
 
+use crate::support::{answer, only};
 use crate::support::{app, key};
 use crate::support::{fetches, special};
+use vantage::tui::screens::insights;
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 const BEFORE_AT: OffsetDateTime = datetime!(2026-11-21 09:00 UTC);
@@ -301,7 +303,7 @@ fn the_instant_start_draws_the_snapshot_then_the_live_replies_replace_it() {
     });
     let effects = app.start(NOW);
     // The live data is asked for at once, beside the snapshot's.
-    let (insights_token, _) = fetch_in(&effects, Slot::Insights).expect("live insights");
+    let insights_token = only(&effects, insights::INSIGHTS).token;
     let (page_token, _) = fetch_in(&effects, Slot::InventoryPage).expect("live first page");
     let first = screen(&app, 120, 35);
     assert!(first.contains("from snapshot, 42 min ago"), "{first}");
@@ -328,11 +330,14 @@ fn the_instant_start_draws_the_snapshot_then_the_live_replies_replace_it() {
         inventory.contains("from snapshot"),
         "insights still the snapshot's"
     );
-    reply(
-        &mut app,
-        Slot::Insights,
-        insights_token,
-        Ok(Reply::Insights(Box::new(insights(5150)))),
+    app.handle(
+        answer(
+            insights::INSIGHTS,
+            insights_token,
+            Ok(insights(5150)),
+            insights::Msg::Loaded,
+        ),
+        NOW,
     );
     assert!(!app.from_snapshot());
     app.handle(key('1'), NOW);

@@ -10,7 +10,10 @@ use vantage::api::model::{Insights, InsightsSummary, Metric, RiskCounts};
 use vantage::tui::app::{App, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot, SwitchedContext};
 
+use crate::support::answer;
 use crate::support::{app, key};
+use vantage::tui::request::Job;
+use vantage::tui::screens::{insights, monitor};
 
 const NOW: time::OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
@@ -55,7 +58,7 @@ fn insights(projects: i64) -> Insights {
 }
 
 /// The tokens of the requests in `slot` among `effects`.
-fn fetched(effects: &[Effect], slot: Slot) -> Vec<(u64, Request)> {
+fn fetched(effects: &[Effect], slot: Slot) -> Vec<(u64, Job)> {
     effects
         .iter()
         .filter_map(|effect| match effect {
@@ -63,7 +66,7 @@ fn fetched(effects: &[Effect], slot: Slot) -> Vec<(u64, Request)> {
                 slot: fetched,
                 token,
                 job,
-            } if *fetched == slot => Some((*token, job.operation::<Request>()?.clone())),
+            } if *fetched == slot => Some((*token, job.clone())),
             _ => None,
         })
         .collect()
@@ -73,7 +76,7 @@ fn with_contexts() -> (App, u64) {
     let mut app = app();
     app.set_contexts(vec!["prod".into(), "staging".into()], "staging".into());
     let effects = app.start(NOW);
-    let started = fetched(&effects, Slot::Insights);
+    let started = fetched(&effects, insights::INSIGHTS);
     assert_eq!(started.len(), 1);
     (app, started[0].0)
 }
@@ -110,10 +113,10 @@ fn switching_contexts_changes_the_header_and_reloads_the_screens() {
     assert_eq!(asked.len(), 1, "{effects:?}");
     let (switch_token, request) = asked[0].clone();
     assert_eq!(
-        request,
-        Request::SwitchContext {
+        request.operation(),
+        Some(&Request::SwitchContext {
             name: "prod".into()
-        }
+        })
     );
     // Until the launcher answers, the old context stays on screen.
     assert!(header(&app).contains("context staging"));
@@ -131,22 +134,23 @@ fn switching_contexts_changes_the_header_and_reloads_the_screens() {
     assert!(head.contains("workspace ws_prod"), "{head}");
     assert!(head.contains("READ-ONLY"), "{head}");
     // The screens load again, with tokens the old context never had.
-    let reloaded = fetched(&effects, Slot::Insights);
+    let reloaded = fetched(&effects, insights::INSIGHTS);
     assert_eq!(reloaded.len(), 1, "{effects:?}");
     let new_insights = reloaded[0].0;
     assert!(new_insights > switch_token);
     assert!(
-        fetched(&effects, Slot::WatchlistLoad).len() == 1,
+        fetched(&effects, monitor::WATCHLIST_LOAD).len() == 1,
         "the new context's watch list is read: {effects:?}"
     );
 
     // The old context's answer arrives late: dropped.
     app.handle(
-        Msg::Reply {
-            slot: Slot::Insights,
-            token: old_insights,
-            reply: Ok(Reply::Insights(Box::new(insights(7)))),
-        },
+        answer(
+            insights::INSIGHTS,
+            old_insights,
+            Ok(insights(7)),
+            insights::Msg::Loaded,
+        ),
         NOW,
     );
     assert!(
@@ -154,11 +158,12 @@ fn switching_contexts_changes_the_header_and_reloads_the_screens() {
         "an old context's reply was shown"
     );
     app.handle(
-        Msg::Reply {
-            slot: Slot::Insights,
-            token: new_insights,
-            reply: Ok(Reply::Insights(Box::new(insights(3)))),
-        },
+        answer(
+            insights::INSIGHTS,
+            new_insights,
+            Ok(insights(3)),
+            insights::Msg::Loaded,
+        ),
         NOW,
     );
     let data = app
@@ -271,7 +276,7 @@ fn the_palette_switches_contexts_too() {
     assert_eq!(
         asked
             .iter()
-            .map(|(_, request)| request.clone())
+            .filter_map(|(_, request)| request.operation::<Request>().cloned())
             .collect::<Vec<_>>(),
         [Request::SwitchContext {
             name: "prod".into()

@@ -19,7 +19,8 @@ use vantage::tui::nav::Tab;
 use vantage::tui::screens::inventory::bulk::RowOutcome;
 use vantage::tui::theme::{Theme, ThemeName};
 
-use crate::support::{bulk_outcomes, fetches_for};
+use crate::support::{answer, bulk_outcomes, fetches_for, only};
+use vantage::tui::screens::pii;
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 const NAMES: [&str; 4] = [
@@ -343,7 +344,7 @@ fn a_five_thousand_character_quote_scrolls_to_its_end() {
     let mut app = app_with(false);
     inventory(&mut app, 2, 2);
     let effects = type_text(&mut app, "6");
-    let (token, _) = fetches_for(&effects, Slot::PiiPage)[0].clone();
+    let token = only(&effects, pii::PAGE).token;
     let quote = format!("{}THE END", "lorem ipsum dolor ".repeat(280));
     assert!(quote.chars().count() > 5_000);
     let page: vantage::api::model::Page<vantage::api::model::PiiFinding> =
@@ -353,14 +354,7 @@ fn a_five_thousand_character_quote_scrolls_to_its_end() {
             "pagination": {"has_more": false, "next_cursor": null},
         }))
         .unwrap();
-    app.handle(
-        Msg::Reply {
-            slot: Slot::PiiPage,
-            token,
-            reply: Ok(Reply::PiiPage(Box::new(page))),
-        },
-        NOW,
-    );
+    app.handle(answer(pii::PAGE, token, Ok(page), pii::Msg::Page), NOW);
     let pane = draw(&app, 100, 30);
     assert!(pane.contains("more"), "{pane}");
     press(&mut app, KeyCode::Enter);

@@ -4,7 +4,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Request, Slot};
 use vantage::tui::keymap::Keymap;
-use vantage::tui::request::{Job, Operation};
+use vantage::tui::request::{Answer, Job, Message, Operation};
 use vantage::tui::screens::inventory::bulk::RowOutcome;
 use vantage::tui::services::Executor;
 use vantage::tui::theme::{Theme, ThemeName};
@@ -163,4 +163,15 @@ pub fn bulk_outcomes(app: &App) -> Vec<RowOutcome> {
         .into_iter()
         .map(|(_, outcome)| outcome)
         .collect()
+}
+
+/// The message of an answer in `slot` with `token`, made by its owner's
+/// `to_message` of `result`, as the runtime would deliver it.
+pub fn answer<T, M: Message>(
+    slot: Slot,
+    token: u64,
+    result: Result<T, ErrorInfo>,
+    to_message: fn(Result<T, ErrorInfo>) -> M,
+) -> Msg {
+    Msg::Answer(Answer::of(slot, token, result, to_message))
 }

@@ -17,7 +17,9 @@ use vantage::tui::theme::{ColorDepth, Theme, ThemeName};
 use crate::changes::{change_set, changes_app};
 use crate::lists::inventory_with;
 use crate::screens::{NOW, reply, screen, text};
-use crate::support::{app, app_with_theme, fetches_for, key, special};
+use crate::support::{app, app_with_theme, fetches_for, key, only, special};
+use vantage::tui::ops::ListPii;
+use vantage::tui::screens::pii;
 
 /// A project that needs review, scanned, visited and connected: the facts a
 /// made-up row would show as zeros, `never` and `none`.
@@ -106,12 +108,8 @@ fn a_project_opened_by_id_is_the_one_tabs_4_5_and_6_show_by_name() {
         shown.contains("Personal data in Support studio 17") && !shown.contains("Project 0"),
         "{shown}"
     );
-    let (_, request) = fetches_for(&effects, Slot::PiiPage)
-        .pop()
-        .expect("its findings are read");
-    assert!(
-        matches!(request, Request::PiiPage { project_id, .. } if project_id == "prj_c599a0ae18ae")
-    );
+    let fetch = only(&effects, pii::PAGE);
+    assert_eq!(fetch.op::<ListPii>().project_id, "prj_c599a0ae18ae");
 
     app.handle(key('5'), NOW);
     let shown = text(&screen(&app, 120, 35));

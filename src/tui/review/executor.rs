@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use super::request::{ChangeSet, HistoryReply, HistoryRequest};
+use super::request::ChangeSet;
 use crate::history::walk::{self, WalkEvent, WalkOptions, WalkPlan};
-use crate::history::{HistoryConfig, HistoryError, NewMark, SnapshotRef, Store};
+use crate::history::{HistoryConfig, HistoryError, SnapshotInfo, SnapshotRef, Store};
 use crate::tui::app::ClientNotice;
 use crate::tui::effect::ErrorInfo;
 use crate::tui::executor::ClientExecutor;
@@ -72,7 +72,7 @@ impl HistoryDoor {
     }
 
     /// The history file's `data_version`, on the kept connection.
-    async fn data_version(&self, services: &Services) -> Result<i64, ErrorInfo> {
+    pub(crate) async fn data_version(&self, services: &Services) -> Result<i64, ErrorInfo> {
         let path = self.history.path.clone();
         let watcher = self.watcher.clone();
         let joined = tokio::task::spawn_blocking(move || {
@@ -99,7 +99,7 @@ impl HistoryDoor {
     }
 
     /// Runs `job` on the store, on a blocking thread.
-    async fn with_store<T: Send + 'static>(
+    pub(crate) async fn with_store<T: Send + 'static>(
         &self,
         services: &Services,
         job: impl FnOnce(&mut Store) -> Result<T, HistoryError> + Send + 'static,
@@ -116,60 +116,12 @@ impl HistoryDoor {
         }
     }
 
-    pub async fn answer(
-        &self,
-        services: &Services,
-        request: HistoryRequest,
-    ) -> Result<HistoryReply, ErrorInfo> {
-        let workspace = services.workspace_id.clone();
-        match request {
-            HistoryRequest::Changes { between } => self
-                .with_store(services, move |store| changes(store, &workspace, between))
-                .await
-                .map(|set| HistoryReply::Changes(Box::new(set))),
-            HistoryRequest::Snapshots => self
-                .with_store(services, move |store| store.list(&workspace))
-                .await
-                .map(HistoryReply::Snapshots),
-            HistoryRequest::Marks => self
-                .with_store(services, move |store| store.reviewed_marks(&workspace))
-                .await
-                .map(HistoryReply::Marks),
-            HistoryRequest::Mark { projects, note } => {
-                let now = services.clock.now();
-                let reviewer = self.history.config.reviewer_name();
-                let marks: Vec<NewMark> = projects
-                    .into_iter()
-                    .map(|(project_id, seen)| NewMark {
-                        project_id,
-                        note: note.clone(),
-                        reviewer: reviewer.clone(),
-                        seen: seen.map(|seen| *seen),
-                    })
-                    .collect();
-                self.with_store(services, move |store| {
-                    store.mark_all_reviewed(&workspace, &marks, now)
-                })
-                .await
-                .map(HistoryReply::Marked)
-            }
-            HistoryRequest::DataVersion => self
-                .data_version(services)
-                .await
-                .map(HistoryReply::DataVersion),
-            HistoryRequest::TakeSnapshot => self.take_snapshot(services).await,
-            HistoryRequest::ProjectState { project_id } => self
-                .with_store(services, move |store| {
-                    store.latest_project_state(&workspace, &project_id)
-                })
-                .await
-                .map(|state| HistoryReply::ProjectState(state.map(Box::new))),
-        }
-    }
-
     /// Walks the workspace (the walk paces itself by the rate limit) and
     /// records it in one transaction.
-    async fn take_snapshot(&self, services: &Services) -> Result<HistoryReply, ErrorInfo> {
+    pub(crate) async fn take_snapshot(
+        &self,
+        services: &Services,
+    ) -> Result<SnapshotInfo, ErrorInfo> {
         let Ok(_walking) = self.walking.try_lock() else {
             return Err(Self::failure(services, "a snapshot is already being taken"));
         };
@@ -226,7 +178,6 @@ impl HistoryDoor {
         let retention = self.history.config.retention();
         self.with_store(services, move |store| store.record(&capture, retention))
             .await
-            .map(HistoryReply::SnapshotTaken)
     }
 }
 
@@ -251,7 +202,7 @@ pub fn announce(plan: &WalkPlan, window: std::time::Duration) -> String {
 }
 
 /// The diff between the snapshots `between` names, or the newest two.
-fn changes(
+pub(crate) fn changes(
     store: &Store,
     workspace: &str,
     between: Option<(i64, i64)>,

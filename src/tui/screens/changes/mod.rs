@@ -12,7 +12,7 @@ use super::{Screen, ScreenView};
 use crate::api::model::Pagination;
 use crate::history::{Change, ChangeKind, SnapshotInfo};
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, Reply, Request, Slot, answers};
+use crate::tui::effect::{Answer, Cx, LegacyReply, Reply, Request, Slot, answers};
 use crate::tui::focus::{ProjectOpen, ProjectRef};
 use crate::tui::nav::{Nav, ProjectNav};
 use crate::tui::review::request::{ChangeSet, HistoryReply, HistoryRequest};
@@ -80,7 +80,8 @@ impl ChangesScreen {
 
     fn reload(&mut self, cx: &mut Cx) {
         self.stale = false;
-        self.list.reload(cx, Self::request(self.between));
+        self.list
+            .reload(cx, Self::request(self.between), LegacyReply);
     }
 
     /// A snapshot was recorded: the newest pair changed.
@@ -304,7 +305,10 @@ impl Screen for ChangesScreen {
             }
             return true;
         }
-        if self.list.navigate(action, cx, Self::request(self.between)) {
+        if self
+            .list
+            .navigate(action, cx, Self::request(self.between), LegacyReply)
+        {
             return true;
         }
         match action {

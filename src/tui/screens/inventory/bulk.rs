@@ -17,7 +17,7 @@ use super::InventoryScreen;
 use crate::api::model::{ProjectUpdate, Visibility};
 use crate::text::fit;
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, ErrorInfo, Gate, Reply, Request, Slot, answers};
+use crate::tui::effect::{Cx, ErrorInfo, Gate, LegacyReply, Reply, Request, Slot, answers};
 use crate::tui::nav::ProjectWrite;
 use crate::tui::screens::paged::{budget_allows, reserve};
 use crate::tui::widgets::menu::Menu;
@@ -234,7 +234,7 @@ impl InventoryScreen {
     /// the screen.
     pub(super) fn bulk_action(&mut self, action: Action, cx: &mut Cx) -> Option<bool> {
         let request = self.page_request();
-        if self.list.handle_marks(action, cx, request) {
+        if self.list.handle_marks(action, cx, request, LegacyReply) {
             return Some(true);
         }
         if !matches!(action, Action::Visibility | Action::Unpublish) {

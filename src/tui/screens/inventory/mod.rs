@@ -24,7 +24,7 @@ use crate::api::model::{
     SortOrder, Visibility,
 };
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, Reply, Request, Slot, answers};
+use crate::tui::effect::{Answer, Cx, LegacyReply, Reply, Request, Slot, answers};
 use crate::tui::focus::ProjectOpen;
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::widgets::checklist::{self, CheckMenu};
@@ -197,14 +197,14 @@ impl InventoryScreen {
         self.page_cursors.clear();
         self.row_pages.clear();
         let request = self.page_request();
-        self.list.reload(cx, request);
+        self.list.reload(cx, request, LegacyReply);
         self.look_up_id(cx);
     }
 
     /// Asks for the next page when the selection nears the end of what is loaded.
     fn prefetch(&mut self, cx: &mut Cx) {
         let request = self.page_request();
-        self.list.prefetch(cx, request);
+        self.list.prefetch(cx, request, LegacyReply);
     }
 
     pub fn selected_item(&self) -> Option<&InventoryItem> {
@@ -312,7 +312,7 @@ impl Screen for InventoryScreen {
             return true;
         }
         let request = self.page_request();
-        if self.list.navigate(action, cx, request) {
+        if self.list.navigate(action, cx, request, LegacyReply) {
             return true;
         }
         if let Some(done) = self.bulk_action(action, cx) {
@@ -321,7 +321,7 @@ impl Screen for InventoryScreen {
         match action {
             Action::Refresh => {
                 let request = self.page_request();
-                self.list.refresh(cx, request);
+                self.list.refresh(cx, request, LegacyReply);
             }
             Action::Filter => {
                 let current = self.search().to_owned();

@@ -24,7 +24,7 @@ use super::{Screen, ScreenView};
 use crate::api::MemberListParams;
 use crate::api::model::{Member, MemberRef, MemberSortBy, Role, SortOrder};
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Answer, Cx, ErrorInfo, LegacyReply, Reply, Request, Slot};
 use crate::tui::widgets::checklist::{self, CheckMenu};
 use crate::tui::widgets::menu::Menu;
 use crate::tui::widgets::search::SearchBox;
@@ -153,12 +153,12 @@ impl MembersScreen {
     fn reload(&mut self, cx: &mut Cx) {
         self.restart_roles();
         let request = self.page_request();
-        self.list.reload(cx, request);
+        self.list.reload(cx, request, LegacyReply);
     }
 
     fn prefetch(&mut self, cx: &mut Cx) {
         let request = self.page_request();
-        self.list.prefetch(cx, request);
+        self.list.prefetch(cx, request, LegacyReply);
     }
 
     /// The rows on screen, as the next draw will show them.
@@ -336,7 +336,7 @@ impl Screen for MembersScreen {
             return true;
         }
         let request = self.page_request();
-        if self.list.navigate(action, cx, request) {
+        if self.list.navigate(action, cx, request, LegacyReply) {
             // The details asked for are those of the rows on screen after the
             // move; on the way to the end (G), those of the last page.
             self.list.follow_selection();
@@ -353,7 +353,7 @@ impl Screen for MembersScreen {
                 self.known_roles.clear();
                 self.restart_roles();
                 let request = self.page_request();
-                self.list.refresh(cx, request);
+                self.list.refresh(cx, request, LegacyReply);
             }
             Action::Filter => self.search_box.open(&self.search),
             Action::Sort => self.open_sort_menu(),

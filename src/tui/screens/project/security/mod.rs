@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 
 use crate::api::model::{FindingLevel, FindingStatus, ScanFinding, SecurityScan};
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot, answers};
+use crate::tui::effect::{Answer, Cx, ErrorInfo, LegacyReply, Reply, Request, Slot, answers};
 use crate::tui::screens::paged::{PageReply, PagedList};
 
 /// Findings per page asked of the service (its maximum).
@@ -103,7 +103,7 @@ impl SecurityPart {
         self.findings_of = Some(scan_id.clone());
         self.description_scroll = 0;
         let request = findings_request(self.project_id.clone(), scan_id);
-        self.findings.reload(cx, request);
+        self.findings.reload(cx, request, LegacyReply);
     }
 
     /// Whether a finding passes the level and status filters.
@@ -194,7 +194,7 @@ impl SecurityPart {
                     return Outcome::Ignored;
                 };
                 let request = findings_request(self.project_id.clone(), scan_id);
-                if !self.findings.navigate(action, cx, request) {
+                if !self.findings.navigate(action, cx, request, LegacyReply) {
                     return Outcome::Ignored;
                 }
                 if self.findings.selected != before {
@@ -248,7 +248,7 @@ impl SecurityPart {
                     // A page the filters emptied still leads to the next one.
                     if let Some(scan_id) = self.findings_of.clone() {
                         let request = findings_request(self.project_id.clone(), scan_id);
-                        self.findings.prefetch(cx, request);
+                        self.findings.prefetch(cx, request, LegacyReply);
                     }
                     true
                 }
