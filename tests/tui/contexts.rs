@@ -13,7 +13,7 @@ use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot, SwitchedCont
 use crate::support::answer;
 use crate::support::{app, key};
 use vantage::tui::request::Job;
-use vantage::tui::screens::{insights, monitor};
+use vantage::tui::screens::{insights, members, monitor};
 
 const NOW: time::OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
@@ -191,7 +191,7 @@ fn a_switch_stays_on_the_tab_it_started_from() {
     );
     assert_eq!(app.tab.index(), 2);
     assert!(
-        !fetched(&effects, Slot::MemberPage).is_empty(),
+        !fetched(&effects, members::PAGE).is_empty(),
         "the members load again: {effects:?}"
     );
 }

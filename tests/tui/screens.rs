@@ -17,15 +17,15 @@ use vantage::api::model::{
     Breakdowns, InventoryPage, Member, MemberRef, MemberSortBy, Page, PiiFinding, Realtime, Role,
 };
 use vantage::tui::app::{App, Msg};
-use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Request, Slot};
+use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Slot};
 use vantage::tui::screens::members::DETAIL_LANES;
 use vantage::tui::watchlist;
 
 use crate::support::{answer, app, asked, asked_in, key, only};
 pub(crate) use crate::support::{fetches, special};
 use vantage::tui::ops::{GetBreakdowns, ListPii};
-use vantage::tui::ops::{GetRealtime, LoadWatchlist, SaveWatchlist};
-use vantage::tui::screens::{analytics, monitor, pii};
+use vantage::tui::ops::{GetMember, GetRealtime, ListMembers, LoadWatchlist, SaveWatchlist};
+use vantage::tui::screens::{analytics, members, monitor, pii};
 
 pub(crate) const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
@@ -163,13 +163,11 @@ pub(crate) fn member(id: &str) -> Member {
 }
 
 pub(crate) fn detail_requests(effects: &[Effect]) -> Vec<(u8, u64, String)> {
-    fetches(effects)
+    asked_in(effects, members::DETAIL)
         .into_iter()
-        .filter_map(|(slot, token, request)| match (slot, request) {
-            (slot, Request::MemberDetail { user_id }) if slot.is(Slot::MemberDetail(0)) => {
-                Some((slot.lane_number(), token, user_id))
-            }
-            _ => None,
+        .map(|fetch| {
+            let user_id = fetch.op::<GetMember>().user_id.clone();
+            (fetch.slot.lane_number(), fetch.token, user_id)
         })
         .collect()
 }
@@ -178,11 +176,14 @@ pub(crate) fn detail_requests(effects: &[Effect]) -> Vec<(u8, u64, String)> {
 /// that answer brings.
 pub(crate) fn answer_detail(app: &mut App, asked: &(u8, u64, String)) -> Vec<(u8, u64, String)> {
     let (lane, token, id) = asked;
-    let effects = reply(
-        app,
-        Slot::MemberDetail(*lane),
-        *token,
-        Ok(Reply::Member(Box::new(member(id)))),
+    let effects = app.handle(
+        answer(
+            members::DETAIL.lane(*lane),
+            *token,
+            Ok(member(id)),
+            members::Msg::Detail,
+        ),
+        NOW,
     );
     detail_requests(&effects)
 }
@@ -197,17 +198,18 @@ pub(crate) fn open_members(
 ) -> Vec<(u8, u64, String)> {
     app.start(NOW);
     let effects = app.handle(key('3'), NOW);
-    let (_, token, request) = fetches(&effects)
-        .into_iter()
-        .find(|(slot, ..)| *slot == Slot::MemberPage)
-        .expect("the members tab asks for its first page");
-    assert!(matches!(request, Request::MemberPage { cursor: None, .. }));
+    let first = only(&effects, members::PAGE);
+    let token = first.token;
+    assert_eq!(first.op::<ListMembers>().cursor, None);
     screen(app, width, height);
-    let effects = reply(
-        app,
-        Slot::MemberPage,
-        token,
-        Ok(Reply::MemberPage(Box::new(member_page(0..rows, false)))),
+    let effects = app.handle(
+        answer(
+            members::PAGE,
+            token,
+            Ok(member_page(0..rows, false)),
+            members::Msg::Page,
+        ),
+        NOW,
     );
     detail_requests(&effects)
 }
@@ -218,14 +220,18 @@ fn answer_details(
     app: &mut App,
     mut pending: Vec<(u8, u64, String)>,
     limit: usize,
-    answer: impl Fn(&str) -> Result<Reply, ErrorInfo>,
+    answer: impl Fn(&str) -> Result<Member, ErrorInfo>,
 ) -> (Vec<String>, usize, Vec<(u8, u64, String)>) {
     let mut asked: Vec<String> = pending.iter().map(|(_, _, id)| id.clone()).collect();
     let mut most = pending.len();
     let mut answered = 0;
     while answered < limit && !pending.is_empty() {
         let (lane, token, id) = pending.remove(0);
-        let effects = reply(app, Slot::MemberDetail(lane), token, answer(&id));
+        let slot = members::DETAIL.lane(lane);
+        let effects = app.handle(
+            crate::support::answer(slot, token, answer(&id), members::Msg::Detail),
+            NOW,
+        );
         answered += 1;
         let more = detail_requests(&effects);
         asked.extend(more.iter().map(|(_, _, id)| id.clone()));
@@ -245,9 +251,7 @@ fn member_details_are_fetched_for_visible_rows_only_at_most_four_at_once() {
     assert_eq!(lanes.len(), DETAIL_LANES, "each request has its own lane");
     let visible = app.members.visible_rows();
     assert!(visible.len() > DETAIL_LANES && visible.len() < 100);
-    let (asked, most, _) = answer_details(&mut app, first, usize::MAX, |id| {
-        Ok(Reply::Member(Box::new(member(id))))
-    });
+    let (asked, most, _) = answer_details(&mut app, first, usize::MAX, |id| Ok(member(id)));
     assert!(most <= DETAIL_LANES, "at most four in flight, saw {most}");
     let expected: Vec<String> = visible.clone().map(user_id).collect();
     assert_eq!(
@@ -293,9 +297,7 @@ fn a_fast_scroll_never_asks_for_more_details_than_rows_shown() {
     }
     // The replies still under way arrive; they ask only for what is on screen.
     let already = pending.len();
-    let (more, _, _) = answer_details(&mut app, pending, usize::MAX, |id| {
-        Ok(Reply::Member(Box::new(member(id))))
-    });
+    let (more, _, _) = answer_details(&mut app, pending, usize::MAX, |id| Ok(member(id)));
     asked.extend(more.into_iter().skip(already));
     assert!(shown.len() < 150, "only part of the list was shown");
     let unique: HashSet<&String> = asked.iter().collect();
@@ -317,7 +319,7 @@ fn an_inactive_member_reads_not_active_and_stays_out_of_the_error_log() {
         if id == user_id(1) {
             Err(error(Some(404), Some("member_not_found"), None))
         } else {
-            Ok(Reply::Member(Box::new(member(id))))
+            Ok(member(id))
         }
     });
     assert!(matches!(
@@ -338,47 +340,46 @@ fn a_stale_member_page_is_dropped() {
     let mut app = app();
     app.start(NOW);
     let effects = app.handle(key('3'), NOW);
-    let (_, old, _) = fetches(&effects)[0].clone();
+    let old = only(&effects, members::PAGE).token;
     // Sort by the first field of the menu (after "default").
     app.handle(key('s'), NOW);
     app.handle(key('j'), NOW);
     let effects = app.handle(special(KeyCode::Enter), NOW);
-    let (_, new, request) = fetches(&effects)[0].clone();
+    let asked = only(&effects, members::PAGE);
+    let (new, params) = (asked.token, &asked.op::<ListMembers>().params);
     assert_ne!(old, new);
-    match request {
-        Request::MemberPage { params, .. } => {
-            assert_eq!(params.sort_by, Some(MemberSortBy::DisplayName));
-            // Names run A to Z on the first choice (issue 14).
-            assert_eq!(params.sort_order, Some(vantage::api::model::SortOrder::Asc));
-        }
-        other => panic!("unexpected {other:?}"),
-    }
-    reply(
-        &mut app,
-        Slot::MemberPage,
-        old,
-        Ok(Reply::MemberPage(Box::new(member_page(0..5, false)))),
+    assert_eq!(params.sort_by, Some(MemberSortBy::DisplayName));
+    // Names run A to Z on the first choice (issue 14).
+    assert_eq!(params.sort_order, Some(vantage::api::model::SortOrder::Asc));
+    app.handle(
+        answer(
+            members::PAGE,
+            old,
+            Ok(member_page(0..5, false)),
+            members::Msg::Page,
+        ),
+        NOW,
     );
     assert!(
         app.members.list.rows.is_empty(),
         "the older sort's reply is dropped"
     );
-    reply(
-        &mut app,
-        Slot::MemberPage,
-        new,
-        Ok(Reply::MemberPage(Box::new(member_page(0..3, false)))),
+    app.handle(
+        answer(
+            members::PAGE,
+            new,
+            Ok(member_page(0..3, false)),
+            members::Msg::Page,
+        ),
+        NOW,
     );
     assert_eq!(app.members.list.rows.len(), 3);
 }
 
 fn last_member_params(effects: &[Effect]) -> vantage::api::MemberListParams {
-    fetches(effects)
+    asked(effects)
         .into_iter()
-        .find_map(|(_, _, request)| match request {
-            Request::MemberPage { params, .. } => Some(params),
-            _ => None,
-        })
+        .find_map(|fetch| Some(fetch.operation::<ListMembers>()?.params.clone()))
         .expect("a member page request")
 }
 
@@ -1168,7 +1169,7 @@ fn members_snapshot_app(width: u16, height: u16) -> App {
         if id == user_id(2) {
             Err(error(Some(404), Some("member_not_found"), None))
         } else {
-            Ok(Reply::Member(Box::new(member(id))))
+            Ok(member(id))
         }
     });
     app

@@ -19,7 +19,7 @@ use crate::support::{app, key};
 use vantage::api::model::Realtime;
 use vantage::tui::ops::GetRealtime;
 use vantage::tui::screens::insights;
-use vantage::tui::screens::monitor;
+use vantage::tui::screens::{members, monitor};
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
@@ -479,28 +479,19 @@ fn members_learn_roles_from_a_role_filter_and_show_a_dash_until_known() {
         .unwrap()
     };
     let effects = app.handle(key('3'), NOW);
-    let (slot, token, _) = fetches(&effects)[0].clone();
-    reply(
-        &mut app,
-        slot,
-        token,
-        Ok(Reply::MemberPage(Box::new(members(&["u1", "u2"])))),
-    );
+    let first = only(&effects, members::PAGE);
+    app.handle(first.ok(members(&["u1", "u2"])), NOW);
     assert!(app.members.known_roles.is_empty());
     let screen = text(&app, 120, 35);
     assert!(screen.contains("Role"), "{screen}");
     // Filtered by one role, every row has it.
     app.members.roles = vec![Role::Admin];
     let effects = app.handle(key('r'), NOW);
-    let (slot, token, _) = fetches(&effects)
-        .into_iter()
-        .find(|(slot, ..)| *slot == Slot::MemberPage)
-        .unwrap();
-    reply(
-        &mut app,
-        slot,
-        token,
-        Ok(Reply::MemberPage(Box::new(members(&["u2"])))),
+    let token = only(&effects, members::PAGE).token;
+    let page = members(&["u2"]);
+    app.handle(
+        answer(members::PAGE, token, Ok(page), members::Msg::Page),
+        NOW,
     );
     assert_eq!(app.members.known_roles.get("u2"), Some(&Role::Admin));
     assert_eq!(app.members.known_roles.get("u1"), None);

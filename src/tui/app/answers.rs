@@ -8,7 +8,7 @@ use super::*;
 use crate::api::model::Workspace;
 use crate::tui::effect::{LegacyReply, Reply, Slot};
 use crate::tui::request::Answer;
-use crate::tui::screens::{analytics, insights, monitor, pii};
+use crate::tui::screens::{analytics, insights, members, monitor, pii};
 
 /// The App's own request: the workspace read at start, its plan for the header.
 pub const WORKSPACE: Slot = Slot::new("app", "workspace");
@@ -96,6 +96,9 @@ impl App {
         route!(answer, monitor::Msg, |token, msg| self
             .monitor
             .update(token, msg, cx));
+        route!(answer, members::Msg, |token, msg| self
+            .members
+            .update(token, msg, cx));
         tracing::warn!(slot = ?answer.slot, "an answer that no owner takes");
         false
     }
@@ -153,8 +156,6 @@ impl App {
                     None => false,
                 }
             }
-            Slot::MemberPage | Slot::MemberRoles => self.members.handle_reply(answer, &mut cx),
-            slot if slot.is(Slot::MemberDetail(0)) => self.members.handle_reply(answer, &mut cx),
             Slot::Breakdowns | Slot::Traffic => self.analytics.handle_reply(answer, &mut cx),
             Slot::PiiPage => self.pii.handle_reply(answer, &mut cx),
             Slot::Context | Slot::PaletteJump => false, // handled above
@@ -190,7 +191,7 @@ impl App {
 /// membership is not active, a search that is no project's id.
 fn expected_absence(slot: Slot, error: &ErrorInfo) -> bool {
     match slot {
-        slot if slot.is(Slot::MemberDetail(0)) => error.kind.as_deref() == Some("member_not_found"),
+        slot if slot.is(members::DETAIL) => error.kind.as_deref() == Some("member_not_found"),
         // A service without the workspace read (DESIGN.md: fall back, never
         // fail a screen): the header just shows no plan.
         slot if slot == WORKSPACE => error.status == Some(404),
