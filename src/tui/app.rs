@@ -15,7 +15,7 @@ mod marks;
 mod notices;
 mod wake;
 
-pub use contexts::{Contexts, Restart};
+pub use contexts::{CONTEXT, ContextMsg, Contexts, Restart};
 pub use history::{HistoryState, SnapshotSeed};
 
 use history_nav::Way;

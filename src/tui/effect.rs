@@ -8,27 +8,19 @@ use std::path::PathBuf;
 
 use time::OffsetDateTime;
 
+use crate::api::InventoryParams;
 use crate::api::model::{AudienceSettings, EmbedUrl, PublishAudience, PublishSettings};
-use crate::api::model::{
-    Breakdowns, Insights, InventoryPage, Member, MemberRef, Page, PiiFinding, Realtime,
-    ReviewPriority,
-};
 use crate::api::model::{Deployment, FieldError, Project, ProjectUpdate};
-use crate::api::model::{Granularity, ScanFinding, SecurityScan, Traffic, Workspace};
-use crate::api::{InventoryParams, MemberListParams};
+use crate::api::model::{InventoryPage, Page, ScanFinding, SecurityScan};
 use crate::tui::nav::Nav;
 use crate::tui::request::{Job, Message, Operation};
 use crate::tui::review::request::{HistoryReply, HistoryRequest};
-use crate::tui::watchlist::WatchEntry;
 
 pub use crate::tui::request::Slot;
 
 /// The slots of the requests not yet typed, by their owners' names.
 #[allow(non_upper_case_globals, non_snake_case)]
 impl Slot {
-    /// The workspace read at start: its plan, for the header.
-    pub const Workspace: Slot = Slot::new("app", "workspace");
-    pub const Insights: Slot = Slot::new("insights", "insights");
     pub const InventoryPage: Slot = Slot::new("inventory", "page");
     pub const InventoryExport: Slot = Slot::new("inventory", "export");
     /// The project detail screen's read of the project.
@@ -46,22 +38,10 @@ impl Slot {
     pub const InventoryBulk: Slot = Slot::new("inventory", "bulk");
     /// A project id typed into the inventory's search, looked up by itself.
     pub const InventoryIdLookup: Slot = Slot::new("inventory", "id lookup");
-    pub const MemberPage: Slot = Slot::new("members", "page");
-    /// The member list filtered by one role, page by page, for the roles of
-    /// the rows on screen (`screens/members/roles.rs`).
-    pub const MemberRoles: Slot = Slot::new("members", "roles");
-    pub const Breakdowns: Slot = Slot::new("analytics", "breakdowns");
-    pub const PiiPage: Slot = Slot::new("pii", "page");
-    pub const WatchlistLoad: Slot = Slot::new("monitor", "watchlist load");
-    pub const WatchlistSave: Slot = Slot::new("monitor", "watchlist save");
     /// The command palette's history, written after a command runs.
     pub const PaletteHistory: Slot = Slot::new("palette", "history");
     /// The palette's search of the whole workspace for a project by name.
     pub const PaletteJump: Slot = Slot::new("palette", "jump");
-    /// Connecting to another context (`app/contexts.rs`).
-    pub const Context: Slot = Slot::new("app", "context");
-    /// The analytics screen's traffic over time.
-    pub const Traffic: Slot = Slot::new("analytics", "traffic");
     /// The project screen's Security part: the scans, then a scan's findings.
     pub const SecurityScans: Slot = Slot::new("project", "security scans");
     pub const ScanFindings: Slot = Slot::new("project", "scan findings");
@@ -75,17 +55,6 @@ impl Slot {
     pub const TakeSnapshot: Slot = Slot::new("history", "snapshot");
     /// Whether another process wrote to the history (its `data_version`).
     pub const HistoryVersion: Slot = Slot::new("history", "data version");
-
-    /// One of a few lanes for member details, so that several load at once
-    /// without aborting one another; the lane count bounds what is in flight.
-    pub const fn MemberDetail(lane: u8) -> Slot {
-        Slot::new("members", "detail").lane(lane)
-    }
-
-    /// One lane per project shown on the monitor.
-    pub const fn Realtime(lane: u8) -> Slot {
-        Slot::new("monitor", "realtime").lane(lane)
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,11 +74,6 @@ impl ExportFormat {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
-    /// `GET /v1/workspaces/{id}`: the workspace the dashboard shows.
-    GetWorkspace,
-    Insights {
-        review_priority: Vec<ReviewPriority>,
-    },
     /// One page of the inventory; the filters are the api's own parameters
     /// (declared once, on the client side), the page size among them.
     InventoryPage {
@@ -148,32 +112,6 @@ pub enum Request {
         project_id: String,
         deployment_id: String,
     },
-    MemberPage {
-        params: MemberListParams,
-        cursor: Option<String>,
-    },
-    MemberDetail {
-        user_id: String,
-    },
-    Realtime {
-        project_id: String,
-    },
-    Breakdowns {
-        project_id: String,
-        starts_at: OffsetDateTime,
-        ends_at: OffsetDateTime,
-    },
-    PiiPage {
-        project_id: String,
-        cursor: Option<String>,
-        limit: u32,
-    },
-    Traffic {
-        project_id: String,
-        starts_at: OffsetDateTime,
-        ends_at: OffsetDateTime,
-        granularity: Granularity,
-    },
     /// The first page of a project's scans, newest first.
     SecurityScans {
         project_id: String,
@@ -183,15 +121,6 @@ pub enum Request {
         scan_id: String,
         cursor: Option<String>,
         limit: u32,
-    },
-    /// Reads the monitor's watch list from `path` (a missing file is an empty list).
-    LoadWatchlist {
-        path: PathBuf,
-    },
-    /// Writes the monitor's watch list (atomically) to `path`.
-    SaveWatchlist {
-        path: PathBuf,
-        entries: Vec<WatchEntry>,
     },
     /// Writes the command palette's history (atomically) to `path`.
     SavePaletteHistory {
@@ -207,18 +136,12 @@ pub enum Request {
         project_id: String,
         parent_origin: String,
     },
-    /// Connect to the context called `name`; later requests go there.
-    SwitchContext {
-        name: String,
-    },
     /// The local review history (snapshots, changes, reviewed marks).
     History(HistoryRequest),
 }
 
 #[derive(Debug, Clone)]
 pub enum Reply {
-    Workspace(Box<Workspace>),
-    Insights(Box<Insights>),
     InventoryPage(Box<InventoryPage>),
     Exported {
         path: PathBuf,
@@ -230,22 +153,12 @@ pub enum Reply {
     Unpublished,
     /// POST publish and the deployment poll answer a deployment.
     Deployment(Box<Deployment>),
-    MemberPage(Box<Page<MemberRef>>),
-    Member(Box<Member>),
-    Realtime(Box<Realtime>),
-    Breakdowns(Box<Breakdowns>),
-    PiiPage(Box<Page<PiiFinding>>),
-    Watchlist(Vec<WatchEntry>),
-    WatchlistSaved,
     PaletteHistorySaved,
-    Traffic(Box<Traffic>),
     SecurityScans(Box<Page<SecurityScan>>),
     ScanFindingsPage(Box<Page<ScanFinding>>),
     /// `PATCH /publish` answers the resolved settings, not the project.
     AudienceSettings(Box<AudienceSettings>),
     EmbedUrl(Box<EmbedUrl>),
-    /// Now connected to another context.
-    ContextSwitched(Box<SwitchedContext>),
     History(Box<HistoryReply>),
 }
 

@@ -5,7 +5,6 @@ use super::app::ClientNotice;
 use super::effect::{ErrorInfo, Gate, Reply, Request};
 use super::request::Operation;
 use super::services::{Executor, Services};
-use super::watchlist;
 use crate::api::model::{ErrorType, PublishRequest};
 use crate::api::{ApiError, Client, ClientEvent, PageParams};
 use crate::clock::Clock;
@@ -37,11 +36,6 @@ impl Operation for Request {
         let this = services;
         let ws = this.workspace_id.as_str();
         let result = match request {
-            Request::GetWorkspace => boxed(this.client.get_workspace(ws).await, Reply::Workspace),
-            Request::Insights { review_priority } => boxed(
-                this.client.get_insights(ws, &review_priority).await,
-                Reply::Insights,
-            ),
             Request::InventoryPage { params, cursor } => boxed(
                 this.client
                     .list_inventory(ws, &params, cursor.as_deref())
@@ -122,53 +116,6 @@ impl Operation for Request {
                     .await,
                 Reply::Deployment,
             ),
-            Request::MemberPage { params, cursor } => boxed(
-                this.client
-                    .list_members(ws, &params, cursor.as_deref())
-                    .await,
-                Reply::MemberPage,
-            ),
-            Request::MemberDetail { user_id } => {
-                boxed(this.client.get_member(ws, &user_id).await, Reply::Member)
-            }
-            Request::Realtime { project_id } => {
-                boxed(this.client.get_realtime(&project_id).await, Reply::Realtime)
-            }
-            Request::Breakdowns {
-                project_id,
-                starts_at,
-                ends_at,
-            } => boxed(
-                this.client
-                    .get_breakdowns(&project_id, starts_at, ends_at)
-                    .await,
-                Reply::Breakdowns,
-            ),
-            Request::PiiPage {
-                project_id,
-                cursor,
-                limit,
-            } => boxed(
-                this.client
-                    .list_pii(
-                        &project_id,
-                        &PageParams { limit: Some(limit) },
-                        cursor.as_deref(),
-                    )
-                    .await,
-                Reply::PiiPage,
-            ),
-            Request::Traffic {
-                project_id,
-                starts_at,
-                ends_at,
-                granularity,
-            } => boxed(
-                this.client
-                    .get_traffic(&project_id, starts_at, ends_at, &granularity)
-                    .await,
-                Reply::Traffic,
-            ),
             Request::SecurityScans { project_id } => boxed(
                 this.client
                     .list_security_scans(&project_id, &PageParams { limit: Some(100) }, None)
@@ -192,16 +139,6 @@ impl Operation for Request {
                 Reply::ScanFindingsPage,
             ),
             // The watch list is a local file, read and written through the same door.
-            Request::LoadWatchlist { path } => {
-                return watchlist::load(&path)
-                    .map(Reply::Watchlist)
-                    .map_err(|error| this.local_failure(error.to_string()));
-            }
-            Request::SaveWatchlist { path, entries } => {
-                return watchlist::save(&path, &entries)
-                    .map(|()| Reply::WatchlistSaved)
-                    .map_err(|error| this.local_failure(error.to_string()));
-            }
             Request::SavePaletteHistory { path, entries } => {
                 return crate::tui::palette::history::save(&path, &entries)
                     .map(|()| Reply::PaletteHistorySaved)
@@ -213,18 +150,6 @@ impl Operation for Request {
                     });
             }
             // Switching is the launcher's (`launch.rs`).
-            Request::SwitchContext { name } => {
-                return match &this.contexts {
-                    Some(contexts) => contexts
-                        .clone()
-                        .switch(name)
-                        .await
-                        .map(|switched| Reply::ContextSwitched(Box::new(switched))),
-                    None => Err(this.local_failure(format!(
-                        "cannot switch to context {name}: this dashboard has no contexts"
-                    ))),
-                };
-            }
             // Answered from the history file, when one is open.
             Request::History(request) => {
                 use crate::tui::review::ops;

@@ -8,10 +8,12 @@ use ratatui::backend::TestBackend;
 use time::macros::datetime;
 use vantage::api::model::{Insights, InsightsSummary, Metric, RiskCounts};
 use vantage::tui::app::{App, Msg};
-use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot, SwitchedContext};
+use vantage::tui::effect::{Effect, ErrorInfo, Slot, SwitchedContext};
 
 use crate::support::answer;
 use crate::support::{app, key};
+use vantage::tui::app::{CONTEXT, ContextMsg};
+use vantage::tui::ops::SwitchContext;
 use vantage::tui::request::Job;
 use vantage::tui::screens::{insights, members, monitor};
 
@@ -81,14 +83,14 @@ fn with_contexts() -> (App, u64) {
     (app, started[0].0)
 }
 
-fn switched(name: &str, workspace: &str) -> Reply {
-    Reply::ContextSwitched(Box::new(SwitchedContext {
+fn switched(name: &str, workspace: &str) -> SwitchedContext {
+    SwitchedContext {
         name: name.into(),
         workspace: workspace.into(),
         api_version: "2026-09-11".into(),
         read_only: true,
         watchlist: std::env::temp_dir().join("vantage-test-watchlist-never-written.json"),
-    }))
+    }
 }
 
 #[test]
@@ -109,12 +111,12 @@ fn switching_contexts_changes_the_header_and_reloads_the_screens() {
     insta::assert_snapshot!("picker_100x24", shown);
     app.handle(key('k'), NOW);
     let effects = app.handle(enter(), NOW);
-    let asked = fetched(&effects, Slot::Context);
+    let asked = fetched(&effects, CONTEXT);
     assert_eq!(asked.len(), 1, "{effects:?}");
     let (switch_token, request) = asked[0].clone();
     assert_eq!(
         request.operation(),
-        Some(&Request::SwitchContext {
+        Some(&SwitchContext {
             name: "prod".into()
         })
     );
@@ -122,11 +124,12 @@ fn switching_contexts_changes_the_header_and_reloads_the_screens() {
     assert!(header(&app).contains("context staging"));
 
     let effects = app.handle(
-        Msg::Reply {
-            slot: Slot::Context,
-            token: switch_token,
-            reply: Ok(switched("prod", "ws_prod")),
-        },
+        answer(
+            CONTEXT,
+            switch_token,
+            Ok(switched("prod", "ws_prod")),
+            ContextMsg::Switched,
+        ),
         NOW,
     );
     let head = header(&app);
@@ -180,13 +183,14 @@ fn a_switch_stays_on_the_tab_it_started_from() {
     app.handle(key('3'), NOW);
     let mut effects = Vec::new();
     app.switch_context("prod", NOW, &mut effects);
-    let (token, _) = fetched(&effects, Slot::Context)[0].clone();
+    let (token, _) = fetched(&effects, CONTEXT)[0].clone();
     let effects = app.handle(
-        Msg::Reply {
-            slot: Slot::Context,
+        answer(
+            CONTEXT,
             token,
-            reply: Ok(switched("prod", "ws_prod")),
-        },
+            Ok(switched("prod", "ws_prod")),
+            ContextMsg::Switched,
+        ),
         NOW,
     );
     assert_eq!(app.tab.index(), 2);
@@ -201,17 +205,18 @@ fn a_failed_or_stale_switch_keeps_the_context_on_screen() {
     let (mut app, _) = with_contexts();
     let mut effects = Vec::new();
     app.switch_context("prod", NOW, &mut effects);
-    let (first, _) = fetched(&effects, Slot::Context)[0].clone();
+    let (first, _) = fetched(&effects, CONTEXT)[0].clone();
     // Asked again before the answer: the newer request wins.
     let mut effects = Vec::new();
     app.switch_context("prod", NOW, &mut effects);
-    let (second, _) = fetched(&effects, Slot::Context)[0].clone();
+    let (second, _) = fetched(&effects, CONTEXT)[0].clone();
     let effects = app.handle(
-        Msg::Reply {
-            slot: Slot::Context,
-            token: first,
-            reply: Ok(switched("prod", "ws_prod")),
-        },
+        answer(
+            CONTEXT,
+            first,
+            Ok(switched("prod", "ws_prod")),
+            ContextMsg::Switched,
+        ),
         NOW,
     );
     assert!(effects.is_empty(), "{effects:?}");
@@ -227,11 +232,7 @@ fn a_failed_or_stale_switch_keeps_the_context_on_screen() {
         at: NOW,
     };
     app.handle(
-        Msg::Reply {
-            slot: Slot::Context,
-            token: second,
-            reply: Err(failure),
-        },
+        answer(CONTEXT, second, Err(failure), ContextMsg::Switched),
         NOW,
     );
     assert!(header(&app).contains("context staging"));
@@ -244,10 +245,10 @@ fn unknown_and_current_contexts_only_say_so() {
     let (mut app, _) = with_contexts();
     let mut effects = Vec::new();
     app.switch_context("qa", NOW, &mut effects);
-    assert!(fetched(&effects, Slot::Context).is_empty());
+    assert!(fetched(&effects, CONTEXT).is_empty());
     assert!(screen(&app).contains("no context named qa; known: prod, staging"));
     app.switch_context("staging", NOW, &mut effects);
-    assert!(fetched(&effects, Slot::Context).is_empty());
+    assert!(fetched(&effects, CONTEXT).is_empty());
     assert!(screen(&app).contains("already on context staging"));
     // Without contexts (the demo), no context in the header, and ctrl-x says why.
     let mut plain = app_without_contexts();
@@ -270,15 +271,15 @@ fn the_palette_switches_contexts_too() {
     for ch in ":ctx prod".chars() {
         effects = app.handle(key(ch), NOW);
     }
-    assert!(fetched(&effects, Slot::Context).is_empty());
+    assert!(fetched(&effects, CONTEXT).is_empty());
     let effects = app.handle(enter(), NOW);
-    let asked = fetched(&effects, Slot::Context);
+    let asked = fetched(&effects, CONTEXT);
     assert_eq!(
         asked
             .iter()
-            .filter_map(|(_, request)| request.operation::<Request>().cloned())
+            .filter_map(|(_, request)| request.operation::<SwitchContext>().cloned())
             .collect::<Vec<_>>(),
-        [Request::SwitchContext {
+        [SwitchContext {
             name: "prod".into()
         }]
     );

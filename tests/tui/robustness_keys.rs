@@ -277,17 +277,6 @@ impl Canned {
     /// The answer of a request not yet typed.
     fn legacy(&self, request: &Request) -> Reply {
         match request {
-            Request::GetWorkspace => Reply::Workspace(Box::new(vantage::api::model::Workspace {
-                id: "ws_acme".into(),
-                name: Some("Acme \u{1b}[2J".into()),
-                description: None,
-                image_url: None,
-                plan: Some(vantage::api::model::WorkspacePlan::Enterprise),
-                num_projects: Some(3),
-                created_at: None,
-                updated_at: None,
-            })),
-            Request::Insights { .. } => Reply::Insights(Box::new(self.insights.clone())),
             Request::InventoryPage { .. } => Reply::InventoryPage(Box::new(self.inventory.clone())),
             Request::ExportInventory { path, .. } => Reply::Exported {
                 path: path.clone(),
@@ -300,15 +289,7 @@ impl Canned {
             Request::Unpublish { .. } => Reply::Unpublished,
             Request::Publish { .. } => Reply::Deployment(Box::new(self.running.clone())),
             Request::GetDeployment { .. } => Reply::Deployment(Box::new(self.completed.clone())),
-            Request::MemberPage { .. } => Reply::MemberPage(Box::new(self.members.clone())),
-            Request::MemberDetail { .. } => Reply::Member(Box::new(self.member.clone())),
-            Request::Realtime { .. } => Reply::Realtime(Box::new(self.realtime.clone())),
-            Request::Breakdowns { .. } => Reply::Breakdowns(Box::new(self.breakdowns.clone())),
-            Request::PiiPage { .. } => Reply::PiiPage(Box::new(self.pii.clone())),
-            Request::LoadWatchlist { .. } => Reply::Watchlist(Vec::new()),
-            Request::SaveWatchlist { .. } => Reply::WatchlistSaved,
             Request::SavePaletteHistory { .. } => Reply::PaletteHistorySaved,
-            Request::Traffic { .. } => Reply::Traffic(Box::new(self.traffic.clone())),
             Request::SecurityScans { .. } => Reply::SecurityScans(Box::new(self.scans.clone())),
             Request::ScanFindingsPage { .. } => {
                 Reply::ScanFindingsPage(Box::new(self.findings.clone()))
@@ -322,13 +303,6 @@ impl Canned {
             Request::CreateEmbedUrl { .. } => Reply::EmbedUrl(Box::new(EmbedUrl {
                 embed_url: "https://embed.example/\u{1b}x".into(),
                 expires_at: time::macros::datetime!(2026-11-22 13:00 UTC),
-            })),
-            Request::SwitchContext { name } => Reply::ContextSwitched(Box::new(SwitchedContext {
-                name: name.clone(),
-                workspace: "ws_other".into(),
-                api_version: "2026-09-11".into(),
-                read_only: false,
-                watchlist: std::env::temp_dir().join("vantage-never-written.json"),
             })),
             Request::History(_) => {
                 Reply::History(Box::new(HistoryReply::Changes(Box::new(ChangeSet {

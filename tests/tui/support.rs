@@ -6,7 +6,6 @@ use vantage::tui::effect::{Effect, ErrorInfo, Request, Slot};
 use vantage::tui::keymap::Keymap;
 use vantage::tui::request::{Answer, Job, Message, Operation};
 use vantage::tui::screens::inventory::bulk::RowOutcome;
-use vantage::tui::services::Executor;
 use vantage::tui::theme::{Theme, ThemeName};
 
 /// A fresh App on a workspace without a plan, in the dark theme.
@@ -95,23 +94,6 @@ impl Fetch {
     /// The message the runtime would deliver had the operation failed with `error`.
     pub fn fail(&self, error: ErrorInfo) -> Msg {
         Msg::Answer(self.job.fail(self.slot, self.token, error))
-    }
-
-    /// The same request with another token (an answer to an older request).
-    pub fn with_token(&self, token: u64) -> Self {
-        Self {
-            token,
-            ..self.clone()
-        }
-    }
-
-    /// Runs the request on `executor`, as the runtime would.
-    pub async fn run(self, executor: &impl Executor) -> Msg {
-        Msg::Answer(
-            self.job
-                .run(self.slot, self.token, executor.services())
-                .await,
-        )
     }
 }
 

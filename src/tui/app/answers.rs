@@ -4,6 +4,7 @@
 //! "failing", a retry that ended).
 
 use super::App;
+use super::contexts::ContextMsg;
 use super::*;
 use crate::api::model::Workspace;
 use crate::tui::effect::{LegacyReply, Reply, Slot};
@@ -34,6 +35,13 @@ impl App {
     /// An answer: to the owner of its message. True when anything changed.
     pub(super) fn handle_answer(&mut self, answer: Answer, turn: &mut Turn<'_>) -> bool {
         let slot = answer.slot;
+        // A switch's answer builds a new App: the token counter is its own.
+        let answer = match answer.open::<ContextMsg>() {
+            Ok((token, msg)) => {
+                return self.handle_context_reply(token, msg, turn.now, turn.effects);
+            }
+            Err(answer) => answer,
+        };
         let answer = match answer.open::<LegacyReply>() {
             Ok((token, LegacyReply(reply))) => {
                 return self.handle_reply(slot, token, reply, turn);
@@ -112,9 +120,6 @@ impl App {
         reply: Result<Reply, ErrorInfo>,
         turn: &mut Turn<'_>,
     ) -> bool {
-        if slot == Slot::Context {
-            return self.handle_context_reply(token, reply, turn.now, turn.effects);
-        }
         let mut changed = self.note_failure(slot, reply.as_ref().err());
         self.before_reply(slot, &reply);
         if slot == Slot::PaletteJump {
@@ -156,9 +161,7 @@ impl App {
                     None => false,
                 }
             }
-            Slot::Breakdowns | Slot::Traffic => self.analytics.handle_reply(answer, &mut cx),
-            Slot::PiiPage => self.pii.handle_reply(answer, &mut cx),
-            Slot::Context | Slot::PaletteJump => false, // handled above
+            Slot::PaletteJump => false, // handled above
             // Only a failure matters, and the error log has it.
             Slot::PaletteHistory => false,
             Slot::Changes | Slot::Snapshots => self.changes.handle_reply(answer, &mut cx),

@@ -108,12 +108,6 @@ fn walk_of(request: &Request) -> Option<PageWalk> {
             workspace("/security-center/insights/projects"),
             params.limit,
         ),
-        Request::MemberPage { params, .. } => {
-            PageWalk::new("list_members", workspace("/members"), params.limit)
-        }
-        Request::PiiPage {
-            project_id, limit, ..
-        } => PageWalk::new("list_pii", project(project_id, "/pii-labels"), Some(*limit)),
         Request::ScanFindingsPage {
             project_id,
             scan_id,
@@ -133,8 +127,6 @@ fn walk_of(request: &Request) -> Option<PageWalk> {
 fn page_shape(reply: &Reply) -> Option<(usize, &Pagination, Option<i64>)> {
     match reply {
         Reply::InventoryPage(page) => Some((page.data.len(), &page.pagination, Some(page.total))),
-        Reply::MemberPage(page) => Some((page.data.len(), &page.pagination, None)),
-        Reply::PiiPage(page) => Some((page.data.len(), &page.pagination, None)),
         Reply::ScanFindingsPage(page) => Some((page.data.len(), &page.pagination, None)),
         _ => None,
     }
