@@ -93,7 +93,7 @@ struct Typed<O: Operation, M> {
 /// What a finished request hands back: the failure (the App logs it) and
 /// the owner's message.
 struct Delivery {
-    failure: Option<ErrorInfo>,
+    failure: Option<Box<ErrorInfo>>,
     message: Box<dyn Any + Send>,
 }
 
@@ -102,7 +102,7 @@ fn deliver<T, M: Message>(
     to_message: fn(Result<T, ErrorInfo>) -> M,
 ) -> Delivery {
     Delivery {
-        failure: result.as_ref().err().cloned(),
+        failure: result.as_ref().err().cloned().map(Box::new),
         message: Box::new(to_message(result)),
     }
 }
@@ -227,7 +227,7 @@ pub struct Answer {
     pub slot: Slot,
     pub token: u64,
     /// The request's failure, if it failed: the App's error log takes it.
-    pub failure: Option<ErrorInfo>,
+    pub failure: Option<Box<ErrorInfo>>,
     message: Box<dyn Any + Send>,
 }
 

@@ -59,9 +59,4 @@ impl Services {
     pub fn api_failure(&self, error: &ApiError) -> ErrorInfo {
         error_info(error, &self.clock)
     }
-
-    /// `result` with its error as the TUI shows it.
-    pub fn answer<T>(&self, result: Result<T, ApiError>) -> Result<T, ErrorInfo> {
-        result.map_err(|error| self.api_failure(&error))
-    }
 }

@@ -34,7 +34,7 @@ macro_rules! read {
             async fn run(self, $services: &Services) -> Result<$output, ErrorInfo> {
                 #[allow(unused_variables)]
                 let Self { $($field),* } = self;
-                $services.answer($call.await)
+                $call.await.map_err(|error| $services.api_failure(&error))
             }
         }
     };

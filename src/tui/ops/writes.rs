@@ -24,7 +24,7 @@ impl Operation for UpdateProject {
         let done = services
             .client
             .update_project(&self.project_id, &self.update);
-        services.answer(done.await)
+        done.await.map_err(|error| services.api_failure(&error))
     }
 }
 
@@ -37,7 +37,11 @@ impl Operation for DeleteProject {
     type Output = ();
 
     async fn run(self, services: &Services) -> Result<(), ErrorInfo> {
-        services.answer(services.client.delete_project(&self.project_id).await)
+        services
+            .client
+            .delete_project(&self.project_id)
+            .await
+            .map_err(|error| services.api_failure(&error))
     }
 }
 
@@ -50,7 +54,11 @@ impl Operation for Unpublish {
     type Output = ();
 
     async fn run(self, services: &Services) -> Result<(), ErrorInfo> {
-        services.answer(services.client.unpublish_project(&self.project_id).await)
+        services
+            .client
+            .unpublish_project(&self.project_id)
+            .await
+            .map_err(|error| services.api_failure(&error))
     }
 }
 
@@ -69,7 +77,7 @@ impl Operation for Publish {
             audience: self.audience,
         };
         let done = services.client.publish_project(&self.project_id, &request);
-        services.answer(done.await)
+        done.await.map_err(|error| services.api_failure(&error))
     }
 }
 
@@ -88,7 +96,7 @@ impl Operation for UpdatePublishSettings {
         let done = services
             .client
             .update_publish_settings(&self.project_id, &self.settings);
-        services.answer(done.await)
+        done.await.map_err(|error| services.api_failure(&error))
     }
 }
 
@@ -105,6 +113,6 @@ impl Operation for CreateEmbedUrl {
         let done = services
             .client
             .create_embed_url(&self.project_id, &self.parent_origin);
-        services.answer(done.await)
+        done.await.map_err(|error| services.api_failure(&error))
     }
 }

@@ -9,11 +9,12 @@ use crate::tui::review::executor::{HistoryDoor, changes};
 use crate::tui::review::request::ChangeSet;
 use crate::tui::services::Services;
 
-fn door(services: &Services) -> Result<&HistoryDoor, ErrorInfo> {
+/// The history file's door; the error says none is open.
+fn door(services: &Services) -> Result<&HistoryDoor, Box<ErrorInfo>> {
     services
         .history
         .as_ref()
-        .ok_or_else(|| services.local_failure("no history file is open".into()))
+        .ok_or_else(|| Box::new(services.local_failure("no history file is open".into())))
 }
 
 /// The changes between two snapshots (`(before, after)` ids), or between
@@ -28,7 +29,8 @@ impl Operation for DiffSnapshots {
 
     async fn run(self, services: &Services) -> Result<ChangeSet, ErrorInfo> {
         let workspace = services.workspace_id.clone();
-        door(services)?
+        door(services)
+            .map_err(|error| *error)?
             .with_store(services, move |store| {
                 changes(store, &workspace, self.between)
             })
@@ -45,7 +47,8 @@ impl Operation for ListSnapshots {
 
     async fn run(self, services: &Services) -> Result<Vec<SnapshotInfo>, ErrorInfo> {
         let workspace = services.workspace_id.clone();
-        door(services)?
+        door(services)
+            .map_err(|error| *error)?
             .with_store(services, move |store| store.list(&workspace))
             .await
     }
@@ -60,7 +63,8 @@ impl Operation for ListMarks {
 
     async fn run(self, services: &Services) -> Result<Vec<ReviewMark>, ErrorInfo> {
         let workspace = services.workspace_id.clone();
-        door(services)?
+        door(services)
+            .map_err(|error| *error)?
             .with_store(services, move |store| store.reviewed_marks(&workspace))
             .await
     }
@@ -78,7 +82,7 @@ impl Operation for MarkReviewed {
     type Output = Vec<ReviewMark>;
 
     async fn run(self, services: &Services) -> Result<Vec<ReviewMark>, ErrorInfo> {
-        let door = door(services)?;
+        let door = door(services).map_err(|error| *error)?;
         let workspace = services.workspace_id.clone();
         let now = services.clock.now();
         let reviewer = door.history.config.reviewer_name();
@@ -109,7 +113,10 @@ impl Operation for DataVersion {
     type Output = i64;
 
     async fn run(self, services: &Services) -> Result<i64, ErrorInfo> {
-        door(services)?.data_version(services).await
+        door(services)
+            .map_err(|error| *error)?
+            .data_version(services)
+            .await
     }
 }
 
@@ -121,7 +128,10 @@ impl Operation for TakeSnapshot {
     type Output = SnapshotInfo;
 
     async fn run(self, services: &Services) -> Result<SnapshotInfo, ErrorInfo> {
-        door(services)?.take_snapshot(services).await
+        door(services)
+            .map_err(|error| *error)?
+            .take_snapshot(services)
+            .await
     }
 }
 
@@ -140,7 +150,8 @@ impl Operation for LatestProjectState {
         services: &Services,
     ) -> Result<Option<(SnapshotInfo, ProjectState)>, ErrorInfo> {
         let workspace = services.workspace_id.clone();
-        door(services)?
+        door(services)
+            .map_err(|error| *error)?
             .with_store(services, move |store| {
                 store.latest_project_state(&workspace, &self.project_id)
             })

@@ -65,8 +65,7 @@ fn unreachable(error: &ErrorInfo) -> bool {
         .is_none_or(|status| status >= 500 || status == 429)
 }
 
-/// The screen's requests: one lane per project shown, and the watch list's
-/// file read and written.
+/// The screen's requests: a lane per project shown, the watch list's file.
 pub const REALTIME: Slot = Slot::new("monitor", "realtime");
 pub const WATCHLIST_LOAD: Slot = Slot::new("monitor", "watchlist load");
 pub const WATCHLIST_SAVE: Slot = Slot::new("monitor", "watchlist save");
