@@ -44,6 +44,7 @@ use super::widgets::next_age_change;
 use super::widgets::scroll::ScrollPane;
 use crate::text::fit;
 pub use answers::{AppMsg, WORKSPACE};
+pub use commands::{PALETTE_HISTORY, PALETTE_JUMP};
 
 /// Below this size the dashboard shows a notice instead of a cramped layout.
 pub const MIN_WIDTH: u16 = 60;

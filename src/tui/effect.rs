@@ -38,10 +38,6 @@ impl Slot {
     pub const InventoryBulk: Slot = Slot::new("inventory", "bulk");
     /// A project id typed into the inventory's search, looked up by itself.
     pub const InventoryIdLookup: Slot = Slot::new("inventory", "id lookup");
-    /// The command palette's history, written after a command runs.
-    pub const PaletteHistory: Slot = Slot::new("palette", "history");
-    /// The palette's search of the whole workspace for a project by name.
-    pub const PaletteJump: Slot = Slot::new("palette", "jump");
     /// The project screen's Security part: the scans, then a scan's findings.
     pub const SecurityScans: Slot = Slot::new("project", "security scans");
     pub const ScanFindings: Slot = Slot::new("project", "scan findings");
@@ -122,11 +118,6 @@ pub enum Request {
         cursor: Option<String>,
         limit: u32,
     },
-    /// Writes the command palette's history (atomically) to `path`.
-    SavePaletteHistory {
-        path: PathBuf,
-        entries: Vec<String>,
-    },
     /// `PATCH /publish`: the published app's audience.
     UpdatePublishSettings {
         project_id: String,
@@ -153,7 +144,6 @@ pub enum Reply {
     Unpublished,
     /// POST publish and the deployment poll answer a deployment.
     Deployment(Box<Deployment>),
-    PaletteHistorySaved,
     SecurityScans(Box<Page<SecurityScan>>),
     ScanFindingsPage(Box<Page<ScanFinding>>),
     /// `PATCH /publish` answers the resolved settings, not the project.

@@ -138,18 +138,6 @@ impl Operation for Request {
                     .await,
                 Reply::ScanFindingsPage,
             ),
-            // The watch list is a local file, read and written through the same door.
-            Request::SavePaletteHistory { path, entries } => {
-                return crate::tui::palette::history::save(&path, &entries)
-                    .map(|()| Reply::PaletteHistorySaved)
-                    .map_err(|error| {
-                        this.local_failure(format!(
-                            "cannot write the palette history {}: {error}",
-                            path.display()
-                        ))
-                    });
-            }
-            // Switching is the launcher's (`launch.rs`).
             // Answered from the history file, when one is open.
             Request::History(request) => {
                 use crate::tui::review::ops;

@@ -289,7 +289,6 @@ impl Canned {
             Request::Unpublish { .. } => Reply::Unpublished,
             Request::Publish { .. } => Reply::Deployment(Box::new(self.running.clone())),
             Request::GetDeployment { .. } => Reply::Deployment(Box::new(self.completed.clone())),
-            Request::SavePaletteHistory { .. } => Reply::PaletteHistorySaved,
             Request::SecurityScans { .. } => Reply::SecurityScans(Box::new(self.scans.clone())),
             Request::ScanFindingsPage { .. } => {
                 Reply::ScanFindingsPage(Box::new(self.findings.clone()))

@@ -521,16 +521,9 @@ fn a_project_found_by_the_palettes_search_says_so_not_the_inventory_list() {
     let mut app = app();
     inventory_with(&mut app, 3, 3);
     let effects = palette(&mut app, "Booking log 3");
-    let (token, _) = fetches_for(&effects, Slot::PaletteJump)
-        .pop()
-        .expect("the service is searched for the name");
+    let search = only(&effects, vantage::tui::app::PALETTE_JUMP);
     let found = page_of(vec![rich_item("prj_54e5c98533fc", "Booking log 3")]);
-    reply(
-        &mut app,
-        Slot::PaletteJump,
-        token,
-        Ok(Reply::InventoryPage(Box::new(found))),
-    );
+    app.handle(search.ok(found), NOW);
     let shown = text(&screen(&app, 120, 35));
     assert!(
         shown.contains("from a search by name") && !shown.contains("from the inventory list"),

@@ -18,6 +18,10 @@ pub const WORKSPACE: Slot = Slot::new("app", "workspace");
 #[derive(Debug)]
 pub enum AppMsg {
     Workspace(Result<Workspace, ErrorInfo>),
+    /// Only a failure matters, and the error log has it.
+    PaletteHistorySaved(Result<(), ErrorInfo>),
+    /// The palette's search for a project by name.
+    Jump(Result<crate::api::model::InventoryPage, ErrorInfo>),
 }
 
 /// Hands `answer` to the owner of message type `$msg`, returning what the
@@ -72,7 +76,7 @@ impl App {
 
     /// `answer` to its owner; true when the owner changed anything.
     fn route(&mut self, answer: Answer, cx: &mut Cx) -> bool {
-        route!(answer, AppMsg, |_token, msg| match msg {
+        route!(answer, AppMsg, |token, msg| match msg {
             // The plan is all the header takes of it; a failure is logged.
             AppMsg::Workspace(workspace) => {
                 let plan = self.identity.plan.clone();
@@ -81,6 +85,8 @@ impl App {
                 }
                 plan != self.identity.plan
             }
+            AppMsg::PaletteHistorySaved(_) => false,
+            AppMsg::Jump(page) => self.complete_jump(token, page, cx),
         });
         route!(answer, insights::Msg, |token, msg| {
             let insights::Msg::Loaded(result) = &msg;
@@ -122,16 +128,16 @@ impl App {
     ) -> bool {
         let mut changed = self.note_failure(slot, reply.as_ref().err());
         self.before_reply(slot, &reply);
-        if slot == Slot::PaletteJump {
-            return self.complete_jump(token, reply, turn.now, turn.navs) || changed;
-        }
         // A project run from the palette goes into its history once it loads.
         if slot == Slot::Project
             && self.palette.confirm_project(reply.is_ok())
             && let Some(save) = self.palette.history().save_request()
         {
-            turn.cx(&mut self.next_token)
-                .fetch(Slot::PaletteHistory, save);
+            turn.cx(&mut self.next_token).request(
+                super::commands::PALETTE_HISTORY,
+                save,
+                AppMsg::PaletteHistorySaved,
+            );
         }
         // A local token counter: the history's replies need the whole App.
         let mut next_token = self.next_token;
@@ -161,9 +167,6 @@ impl App {
                     None => false,
                 }
             }
-            Slot::PaletteJump => false, // handled above
-            // Only a failure matters, and the error log has it.
-            Slot::PaletteHistory => false,
             Slot::Changes | Slot::Snapshots => self.changes.handle_reply(answer, &mut cx),
             Slot::ReviewMarks | Slot::ReviewMark | Slot::TakeSnapshot | Slot::HistoryVersion => {
                 self.history_reply(slot, token, answer.reply, &mut cx)

@@ -1,5 +1,5 @@
 //! The dashboard's own files, read and written through the same door as the
-//! API: the monitor's watch list and the command palette's history.
+//! API: the monitor's watch list (the palette's history is `palette/history.rs`'s).
 
 use std::path::PathBuf;
 
@@ -35,25 +35,5 @@ impl Operation for SaveWatchlist {
     async fn run(self, services: &Services) -> Result<(), ErrorInfo> {
         watchlist::save(&self.path, &self.entries)
             .map_err(|error| services.local_failure(error.to_string()))
-    }
-}
-
-/// Writes the command palette's history (atomically) to `path`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SavePaletteHistory {
-    pub path: PathBuf,
-    pub entries: Vec<String>,
-}
-
-impl Operation for SavePaletteHistory {
-    type Output = ();
-
-    async fn run(self, services: &Services) -> Result<(), ErrorInfo> {
-        crate::tui::palette::history::save(&self.path, &self.entries).map_err(|error| {
-            services.local_failure(format!(
-                "cannot write the palette history {}: {error}",
-                self.path.display()
-            ))
-        })
     }
 }
