@@ -62,7 +62,7 @@ async fn main() {
             clock: clock.clone(),
         },
         HistoryAccess {
-            path: dir.path().join("history.sqlite3"),
+            location: vantage::history::HistoryLocation::File(dir.path().join("history.sqlite3")),
             config: HistoryConfig::default(),
             progress: None,
         },

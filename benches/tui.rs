@@ -16,8 +16,8 @@ use time::macros::datetime;
 use vantage::api::model::InventoryPage;
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, Reply, Request, Slot};
-use vantage::tui::keymap::Keymap;
-use vantage::tui::theme::{Theme, ThemeName};
+use vantage::tui::settings::{AppSettings, TuiSettings};
+use vantage::tui::theme::ColorDepth;
 
 const ROWS: usize = 20_000;
 const PAGE: usize = 100;
@@ -94,9 +94,11 @@ fn loaded_app() -> App {
             api_version: "2026-09-11".into(),
             read_only: false,
         },
-        Theme::new(ThemeName::Dark, false),
-        Keymap::default(),
-        std::env::temp_dir(),
+        AppSettings::new(
+            &TuiSettings::default(),
+            ColorDepth::TrueColor,
+            std::env::temp_dir(),
+        ),
     );
     app.start(NOW);
     let mut token = page_token(&app.handle(key(KeyCode::Char('2')), NOW));

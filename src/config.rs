@@ -4,11 +4,13 @@
 //! `api_key_command` from the file, `api_key` in the file. The key is never
 //! printed; a file holding a key that others can read draws a warning.
 //! `config.example.toml` in the repository root documents every key.
-//! Several named connections live in `[contexts.NAME]` ([`contexts`]).
+//! Several named connections live in `[contexts.NAME]` ([`contexts`]); the
+//! dashboard's saved views in `[views.CONTEXT.NAME]` ([`views`]).
 
 mod contexts;
 mod credentials;
 mod file;
+mod views;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -24,9 +26,10 @@ pub use contexts::{
 };
 pub use credentials::{
     ConfigWarning, CredentialError, CredentialSource, ResolvedCredential,
-    resolve_context_credential, resolve_credential,
+    resolve_context_credential, resolve_credential, run_secret_command,
 };
-pub use file::{MAX_CONFIG_BYTES, WritableByOthers, read_text};
+pub use file::{MAX_CONFIG_BYTES, WritableByOthers, read_text, rewrite};
+pub use views::{SavedView, VIEW_NAME_MAX, ViewsByContext, check_view_name, set_view, write_view};
 
 /// The environment variable read when `--api-key-env` is not given.
 pub const API_KEY_ENV: &str = "SERVICE_API_KEY";
@@ -65,6 +68,11 @@ pub struct FileConfig {
     /// The most one answer's body may hold, in bytes.
     pub max_response_bytes: Option<u64>,
     pub read_only: Option<bool>,
+    /// The dashboard's saved views, `[views.CONTEXT.NAME]` ([`views`]).
+    pub views: ViewsByContext,
+    /// The default context's review history (`postgres://…` for a shared one).
+    pub history_url: Option<String>,
+    pub history_password_command: Option<String>,
     #[serde(flatten)]
     pub other: toml::Table,
 }

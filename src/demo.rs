@@ -82,6 +82,11 @@ pub async fn run(
             path: Some(demo_history_path()),
             ..HistoryConfig::default()
         }),
+        // Kept under `views.demo` of the config file.
+        views: crate::tui::app::SavedViews {
+            path: config.path.clone(),
+            by_context: config.file.views.clone(),
+        },
     };
     let result = launch::run(target, &settings).await;
     server.stop().await;

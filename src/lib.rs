@@ -9,6 +9,7 @@ pub mod clock;
 pub mod config;
 pub mod demo;
 pub mod exporter;
+pub mod flags;
 pub mod formats;
 pub mod hash;
 pub mod history;

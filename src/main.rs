@@ -79,6 +79,14 @@ struct DemoArgs {
 const MAX_CONSISTENCY_LAG_MS: u64 = 86_400_000;
 
 #[derive(Args)]
+#[command(
+    after_help = "Keys: the server's API keys come from its data. Print them with the same \
+    data options the server runs with, while it runs or before:\n  \
+    vantage serve --print-credentials                       (the demo: vtg_demo_enterprise_admin, ...)\n  \
+    vantage serve --generate SPEC --print-credentials       (a generated workspace: keys from its seed)\n  \
+    vantage serve --db PATH --print-credentials             (the keys in a database file)\n\
+    The startup line prints the right one for the running server."
+)]
 struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8787")]
@@ -92,7 +100,7 @@ struct ServeArgs {
     /// Generate a synthetic enterprise workspace: projects=N,members=M,seed=S.
     #[arg(long, value_name = "SPEC")]
     generate: Option<seed::GenerateSpec>,
-    /// Print the loaded keys as JSON and exit.
+    /// Print the loaded keys as JSON and exit (with the same --db, --fixture or --generate as the server).
     #[arg(long)]
     print_credentials: bool,
     /// Write the data that would be loaded as a fixture file and exit.

@@ -43,6 +43,10 @@ pub struct GlobalArgs {
     /// Hide and refuse every mutation.
     #[arg(long, global = true)]
     pub read_only: bool,
+    /// The review history: a postgres:// URL for a shared database, or a
+    /// file; overrides VANTAGE_HISTORY_URL and history_url.
+    #[arg(long, global = true, value_name = "URL")]
+    pub history: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -9,9 +9,9 @@ use super::options::{ListArgs, OutputArgs, parse_duration, parse_instant, wire, 
 
 use crate::api::InventoryParams;
 use crate::api::model::{
-    ActivityGroup, AudienceTarget, InventorySortBy, MemberSortBy, PublishAudience, ReviewPriority,
-    Role, SortOrder, Visibility,
+    AudienceTarget, MemberSortBy, PublishAudience, ReviewPriority, Role, SortOrder, Visibility,
 };
+use crate::flags::InventoryFilterArgs;
 
 /// Review priorities of finding types (insights): `unscored` applies only to projects.
 const FINDING_PRIORITIES: &[ReviewPriority] = &[
@@ -93,42 +93,10 @@ pub struct InsightsArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct InventoryArgs {
-    /// Free text over project name and owner (terms under 3 characters are ignored).
-    #[arg(long, value_name = "TEXT")]
-    pub query: Option<String>,
-    /// Sort key (`relevance` needs --query) [default: most recently edited first].
-    #[arg(long, value_name = "KEY", value_parser = wire::<InventorySortBy>())]
-    pub sort_by: Option<InventorySortBy>,
-    /// Sort direction [default: desc].
-    #[arg(long, value_name = "ORDER", requires = "sort_by", value_parser = wire::<SortOrder>())]
-    pub sort_order: Option<SortOrder>,
-    /// Time since the last edit.
-    #[arg(long, value_name = "GROUP", value_delimiter = ',', value_parser = wire::<ActivityGroup>())]
-    pub activity_group: Vec<ActivityGroup>,
-    /// Only published (true) or unpublished (false) projects.
-    #[arg(long, value_name = "BOOL")]
-    pub is_published: Option<bool>,
-    /// Who may open the project in the editor.
-    #[arg(long, value_name = "VISIBILITY", value_delimiter = ',', value_parser = wire::<Visibility>())]
-    pub visibility: Vec<Visibility>,
-    /// Projects with (true) or without (false) detected personal data.
-    #[arg(long, value_name = "BOOL")]
-    pub has_pii: Option<bool>,
-    /// Projects with (true) or without (false) a connected service.
-    #[arg(long, value_name = "BOOL")]
-    pub has_connectors: Option<bool>,
-    /// Audience of the published app (needs --is-published true or none).
-    #[arg(long, value_name = "AUDIENCE", value_delimiter = ',',
-          value_parser = wire::<PublishAudience>())]
-    pub publish_audience: Vec<PublishAudience>,
-    /// Review priority of the project.
-    #[arg(long, value_name = "PRIORITY", value_delimiter = ',',
-          value_parser = wire::<ReviewPriority>())]
-    pub review_priority: Vec<ReviewPriority>,
-    /// Finding type IDs from `vantage insights` (e.g. public_security_exposure,
-    /// public_pii_exposure, external_collaborator_access, inactive_owner).
-    #[arg(long, value_name = "ID", value_delimiter = ',')]
-    pub finding_type_id: Vec<String>,
+    /// The search, sort and filters: one declaration with the dashboard's
+    /// `:filter` and saved views.
+    #[command(flatten)]
+    pub filters: InventoryFilterArgs,
     #[command(flatten)]
     pub list: ListArgs,
 }
@@ -136,20 +104,7 @@ pub struct InventoryArgs {
 impl InventoryArgs {
     /// The one place the flags become the client's parameters.
     pub fn params(&self) -> InventoryParams {
-        InventoryParams {
-            limit: Some(self.list.page_size),
-            query: self.query.clone(),
-            sort_by: self.sort_by.clone(),
-            sort_order: self.sort_order.clone(),
-            activity_group: self.activity_group.clone(),
-            is_published: self.is_published,
-            visibility: self.visibility.clone(),
-            has_pii: self.has_pii,
-            has_connectors: self.has_connectors,
-            publish_audience: self.publish_audience.clone(),
-            review_priority: self.review_priority.clone(),
-            finding_type_id: self.finding_type_id.clone(),
-        }
+        self.filters.params(Some(self.list.page_size))
     }
 }
 

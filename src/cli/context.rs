@@ -1,7 +1,6 @@
 //! `vantage context list` and `vantage context use NAME`: the config file's
 //! contexts (named connections). Neither needs a key, and neither ever prints one.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
@@ -11,7 +10,6 @@ use super::options::OutputArgs;
 use super::print::{Field, Row, write_list};
 use super::progress::Progress;
 use crate::config::{ContextOrigin, ContextSummary, LoadedConfig, SettingsError};
-use crate::safe_file::Replacement;
 use crate::session::{GlobalArgs, SessionError};
 
 #[derive(Subcommand, Debug, Clone)]
@@ -99,36 +97,7 @@ fn config_path(config: &LoadedConfig) -> Result<PathBuf, CliError> {
 /// Rewrites `current_context` in place: the rest of the file stays as written,
 /// and the file keeps its mode (it may hold keys).
 fn write_current_context(path: &Path, name: &str) -> Result<(), SettingsError> {
-    // Through a symlink (dotfiles) to the file itself, which stays a symlink's target.
-    let path = &std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let read_error = |source| SettingsError::Read {
-        path: path.to_path_buf(),
-        source,
-    };
-    let write_error = |source| SettingsError::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    let text = crate::config::read_text(path).map_err(read_error)?;
-    let updated = crate::config::set_current_context(&text, name).map_err(|error| {
-        SettingsError::Invalid {
-            path: path.display().to_string(),
-            key: "current_context",
-            reason: format!("cannot edit the file: {error}"),
-        }
-    })?;
-    // A sibling file renamed over the old one: never a half-written config.
-    // The sibling gets a random name and O_EXCL (`safe_file::Replacement`), so
-    // a link planted beside the config is never written through.
-    let permissions = std::fs::metadata(path).map_err(read_error)?.permissions();
-    let replaced = (|| {
-        let mut replacement = Replacement::new(path)?;
-        #[cfg(unix)]
-        replacement.set_mode(std::os::unix::fs::PermissionsExt::mode(&permissions))?;
-        #[cfg(not(unix))]
-        let _ = permissions;
-        replacement.write_all(updated.as_bytes())?;
-        replacement.commit()
-    })();
-    replaced.map_err(write_error)
+    crate::config::rewrite(path, "current_context", false, |text| {
+        crate::config::set_current_context(text, name)
+    })
 }

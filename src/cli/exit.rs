@@ -22,6 +22,9 @@ pub const NOT_FOUND: u8 = 4;
 pub const RATE_LIMITED: u8 = 5;
 /// `changes --fail-on`: a change of a listed kind occurred.
 pub const CHANGES_FOUND: u8 = 6;
+/// The shared history database cannot be reached (down, refused, the
+/// connection lost): worth retrying later, unlike a refusal.
+pub const HISTORY_UNREACHABLE: u8 = 7;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
@@ -78,6 +81,7 @@ pub fn exit_code(error: &CliError) -> u8 {
         CliError::Output(_) if error.is_broken_pipe() => OK,
         CliError::NoSnapshot(_) => NOT_FOUND,
         CliError::ChangesFound(_) => CHANGES_FOUND,
+        CliError::History(error) if error.is_unreachable() => HISTORY_UNREACHABLE,
         CliError::Output(_)
         | CliError::DeploymentFailed { .. }
         | CliError::DeploymentUnfinished { .. }

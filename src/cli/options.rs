@@ -2,23 +2,13 @@
 //! options, the enum value parsers and the date parser. A leaf of `cli`: the
 //! commands' own argument types import it, and it imports none of them.
 
-use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 use time::OffsetDateTime;
 
 use crate::api::PageParams;
-use crate::api::model::WireEnum;
 
-/// A parser accepting every known value of `T`.
-pub fn wire<T: WireEnum>() -> impl TypedValueParser<Value = T> {
-    wire_subset(T::known_values())
-}
-
-/// A parser accepting only `values`.
-pub fn wire_subset<T: WireEnum>(values: &'static [T]) -> impl TypedValueParser<Value = T> {
-    PossibleValuesParser::new(values.iter().map(|value| PossibleValue::new(value.wire())))
-        .map(|raw| T::from_wire(&raw))
-}
+// The enum value parsers live with the flags the dashboard shares.
+pub use crate::flags::{wire, wire_subset};
 
 /// `json`, `jsonl`, `csv` or `table`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

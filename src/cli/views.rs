@@ -66,26 +66,61 @@ macro_rules! project_fields {
 }
 pub(super) use project_fields;
 
+/// The inventory's table: the reason for the priority (`WHY`) gives way
+/// first, then the owner; visibility and the last edit are left out before
+/// a name is cut. A PII count the service did not send is blank, never 0.
 impl Row for InventoryItem {
     const FIELDS: &'static [Field<Self>] = &[
         Field::fixed("ID", |item| item.id.clone()),
-        Field::text("NAME", 10, |item| or_empty(item.name.as_ref())),
+        Field {
+            column: Column::text("NAME", 10).yielding(2),
+            cell: |item| or_empty(item.name.as_ref()),
+        },
         Field::fixed("PRIORITY", |item| item.review_priority.to_string()),
+        Field::text("WHY", 8, priority_reason),
+        Field::number("PII", |item| {
+            or_empty(
+                item.matched_reason
+                    .as_ref()
+                    .map(|reason| reason.values.open_pii_finding_count),
+            )
+        }),
         Field::fixed("PUBLISHED", |item| {
             published(item.is_published, item.publish_audience.as_ref())
         }),
-        Field::fixed("VISIBILITY", |item| or_empty(item.visibility.as_ref())),
+        Field {
+            column: Column::fixed("VISIBILITY").droppable(0),
+            cell: |item| or_empty(item.visibility.as_ref()),
+        },
         Field::number("EDITS 7D", |item| item.edits_7d.to_string()),
-        Field::number("VISITORS 7D", |item| item.visitors_7d.to_string()),
-        Field::text("OWNER", 8, |item| {
-            or_empty(item.owner.display_name.as_ref())
-        }),
-        Field::fixed("LAST EDIT", |item| day(item.last_edited_at)),
+        Field::number("VISIT 7D", |item| item.visitors_7d.to_string()),
+        Field {
+            column: Column::text("OWNER", 8).yielding(1),
+            cell: |item| or_empty(item.owner.display_name.as_ref()),
+        },
+        Field {
+            column: Column::fixed("LAST EDIT").droppable(1),
+            cell: |item| day(item.last_edited_at),
+        },
     ];
 
     fn csv_template() -> Option<Value> {
         Some(crate::formats::inventory_item_template())
     }
+}
+
+/// Why the project has its priority: the reason the service matched, else
+/// the first of its explanation.
+fn priority_reason(item: &InventoryItem) -> String {
+    item.matched_reason
+        .as_ref()
+        .map(|reason| reason.label.clone())
+        .or_else(|| {
+            item.review_priority_explanation
+                .first()
+                .map(|reason| reason.label.clone())
+        })
+        .unwrap_or_default()
 }
 
 /// `public`, `workspace`, `custom`, `yes` (audience unknown) or `no`.

@@ -52,6 +52,11 @@ pub struct ContextConfig {
     pub api_key: Option<ApiKey>,
     pub auth_scheme: Option<AuthScheme>,
     pub read_only: Option<bool>,
+    /// The review history: absent, the local file; `postgres://…`, a shared
+    /// database (`--history` and `VANTAGE_HISTORY_URL` override it).
+    pub history_url: Option<String>,
+    /// A command whose first output line is the shared database's password.
+    pub history_password_command: Option<String>,
 }
 
 impl ContextConfig {
@@ -66,6 +71,8 @@ impl ContextConfig {
             && !self.has_key_source()
             && self.auth_scheme.is_none()
             && self.read_only.is_none()
+            && self.history_url.is_none()
+            && self.history_password_command.is_none()
     }
 }
 
@@ -131,6 +138,8 @@ impl LoadedConfig {
             // Shared by every context: see `context_client_config`.
             auth_scheme: None,
             read_only: file.read_only,
+            history_url: file.history_url.clone(),
+            history_password_command: file.history_password_command.clone(),
         }
     }
 

@@ -233,6 +233,18 @@ pub fn resolve_context_credential(
 /// network call) is killed, and the error names it: ssh's `ConnectTimeout`
 /// and git's credential helpers both end a wait that would otherwise last forever.
 fn run_key_command(command: &str, timeout: Duration) -> Result<String, String> {
+    run_secret_command(command, timeout, "api_key_command_timeout_secs")
+}
+
+/// Runs a command that prints a secret (`api_key_command`,
+/// `history_password_command`): the first line it prints, never shown; a
+/// command still running after `timeout` (named by the `timeout_setting`
+/// that sets it) is stopped.
+pub fn run_secret_command(
+    command: &str,
+    timeout: Duration,
+    timeout_setting: &str,
+) -> Result<String, String> {
     let mut shell = if cfg!(windows) {
         let mut shell = Command::new("cmd");
         shell.arg("/C");
@@ -265,7 +277,7 @@ fn run_key_command(command: &str, timeout: Duration) -> Result<String, String> {
         stop(child, own_group);
         let _ = child.wait();
         format!(
-            "`{}` did not finish within {} s (api_key_command_timeout_secs) and was stopped",
+            "`{}` did not finish within {} s ({timeout_setting}) and was stopped",
             crate::text::escape_invisible(command),
             timeout.as_secs_f64()
         )

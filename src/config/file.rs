@@ -55,6 +55,61 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
         .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "it is not UTF-8 text"))
 }
 
+/// Rewrites the config file at `path` through `edit` (its text in, the new
+/// text out), keeping the file's mode (it may hold keys). A missing file is
+/// made (mode 0600) when `create` says so, from empty text. Through a
+/// symlink (dotfiles) to the file itself, which stays the link's target; a
+/// sibling file renamed over the old one, so never a half-written config.
+/// `key` names what was edited in an error.
+pub fn rewrite(
+    path: &Path,
+    key: &'static str,
+    create: bool,
+    edit: impl FnOnce(&str) -> Result<String, String>,
+) -> Result<(), super::SettingsError> {
+    use std::io::Write;
+
+    use super::SettingsError;
+    let path = &std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let read_error = |source| SettingsError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let write_error = |source| SettingsError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let (text, permissions) = match read_text(path) {
+        Ok(text) => {
+            let permissions = std::fs::metadata(path).map_err(read_error)?.permissions();
+            (text, Some(permissions))
+        }
+        Err(error) if create && error.kind() == std::io::ErrorKind::NotFound => {
+            (String::new(), None)
+        }
+        Err(error) => return Err(read_error(error)),
+    };
+    let updated = edit(&text).map_err(|error| SettingsError::Invalid {
+        path: path.display().to_string(),
+        key,
+        reason: format!("cannot edit the file: {error}"),
+    })?;
+    // The sibling gets a random name and O_EXCL (`safe_file::Replacement`),
+    // so a link planted beside the config is never written through.
+    let replaced = (|| {
+        let mut replacement = crate::safe_file::Replacement::new(path)?;
+        #[cfg(unix)]
+        if let Some(permissions) = &permissions {
+            replacement.set_mode(std::os::unix::fs::PermissionsExt::mode(permissions))?;
+        }
+        #[cfg(not(unix))]
+        let _ = permissions;
+        replacement.write_all(updated.as_bytes())?;
+        replacement.commit()
+    })();
+    replaced.map_err(write_error)
+}
+
 fn kind_of(metadata: &std::fs::Metadata) -> &'static str {
     #[cfg(unix)]
     {

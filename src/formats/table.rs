@@ -19,6 +19,12 @@ pub struct Column {
     /// May shrink (with a `…`) when the table is too wide; never below `min`.
     pub flexible: bool,
     pub min: usize,
+    /// Among flexible columns, lower gives way first: a name shrinks only
+    /// after the columns that matter less are at their minimum.
+    pub yields: u8,
+    /// May be left out, lowest first, when the table's cells do not fit whole:
+    /// a column that matters less goes before names are cut. `None`: always shown.
+    pub drop: Option<u8>,
 }
 
 impl Column {
@@ -29,6 +35,8 @@ impl Column {
             align: Align::Left,
             flexible: false,
             min: 0,
+            yields: 0,
+            drop: None,
         }
     }
 
@@ -39,6 +47,8 @@ impl Column {
             align: Align::Right,
             flexible: false,
             min: 0,
+            yields: 0,
+            drop: None,
         }
     }
 
@@ -49,6 +59,24 @@ impl Column {
             align: Align::Left,
             flexible: true,
             min,
+            yields: 0,
+            drop: None,
+        }
+    }
+
+    /// Gives way (shrinks) in the order of `rank`, lowest first.
+    pub const fn yielding(self, rank: u8) -> Self {
+        Self {
+            yields: rank,
+            ..self
+        }
+    }
+
+    /// May be left out when the cells do not fit whole, lowest `rank` first.
+    pub const fn droppable(self, rank: u8) -> Self {
+        Self {
+            drop: Some(rank),
+            ..self
         }
     }
 }
@@ -68,7 +96,7 @@ pub fn render(columns: &[Column], rows: &[Vec<String>], width: usize) -> String 
                 .collect()
         })
         .collect();
-    let mut widths: Vec<usize> = columns
+    let widths: Vec<usize> = columns
         .iter()
         .enumerate()
         .map(|(index, column)| {
@@ -80,15 +108,18 @@ pub fn render(columns: &[Column], rows: &[Vec<String>], width: usize) -> String 
                 .unwrap_or(0)
         })
         .collect();
-    shrink(columns, &mut widths, width);
+    let titles: Vec<String> = columns.iter().map(|c| c.title.to_owned()).collect();
+    let shown = kept_columns(columns, &widths, width);
+    let columns: Vec<Column> = shown.iter().map(|&index| columns[index]).collect();
+    let mut widths: Vec<usize> = shown.iter().map(|&index| widths[index]).collect();
+    shrink(&columns, &mut widths, width);
 
     let mut out = String::new();
-    let titles: Vec<String> = columns.iter().map(|c| c.title.to_owned()).collect();
     for row in std::iter::once(&titles).chain(clean.iter()) {
         let cells: Vec<String> = columns
             .iter()
             .zip(&widths)
-            .zip(row)
+            .zip(shown.iter().map(|&index| &row[index]))
             .map(|((column, &width), cell)| pad(&fit(cell, width), width, column.align))
             .collect();
         out.push_str(cells.join(GAP).trim_end());
@@ -97,8 +128,45 @@ pub fn render(columns: &[Column], rows: &[Vec<String>], width: usize) -> String 
     out
 }
 
-/// Takes cells from the widest flexible column until the line fits or every
-/// flexible column is at its minimum; wide columns even out as they shrink.
+/// The columns shown: droppable ones are left out, lowest rank first, while
+/// the flexible columns that give way last (the names) would be cut, the
+/// others already at their minimum.
+fn kept_columns(columns: &[Column], widths: &[usize], width: usize) -> Vec<usize> {
+    let last_to_yield = columns
+        .iter()
+        .filter(|c| c.flexible)
+        .map(|c| c.yields)
+        .max();
+    let needed = |index: usize| {
+        let column = &columns[index];
+        match column.flexible && Some(column.yields) != last_to_yield {
+            true => widths[index].min(column.min.max(1)),
+            false => widths[index],
+        }
+    };
+    let mut shown: Vec<usize> = (0..columns.len()).collect();
+    let total = |shown: &[usize]| -> usize {
+        shown.iter().map(|&index| needed(index)).sum::<usize>()
+            + GAP.len() * shown.len().saturating_sub(1)
+    };
+    while total(&shown) > width {
+        let Some(at) = shown
+            .iter()
+            .enumerate()
+            .filter_map(|(at, &index)| Some((at, columns[index].drop?)))
+            .min_by_key(|&(_, rank)| rank)
+            .map(|(at, _)| at)
+        else {
+            break;
+        };
+        shown.remove(at);
+    }
+    shown
+}
+
+/// Takes cells from the widest flexible column of the lowest `yields` rank
+/// until the line fits or every flexible column is at its minimum; wide
+/// columns of one rank even out as they shrink.
 fn shrink(columns: &[Column], widths: &mut [usize], width: usize) {
     let gaps = GAP.len() * columns.len().saturating_sub(1);
     let floor = |index: usize| columns[index].min.max(1);
@@ -110,11 +178,14 @@ fn shrink(columns: &[Column], widths: &mut [usize], width: usize) {
         let mut shrinkable: Vec<usize> = (0..columns.len())
             .filter(|&index| columns[index].flexible && widths[index] > floor(index))
             .collect();
-        shrinkable.sort_by_key(|&index| std::cmp::Reverse(widths[index]));
+        shrinkable.sort_by_key(|&index| (columns[index].yields, std::cmp::Reverse(widths[index])));
         let Some(&widest) = shrinkable.first() else {
             return;
         };
-        let runner_up = shrinkable.get(1).map_or(0, |&index| widths[index]);
+        let runner_up = shrinkable
+            .get(1)
+            .filter(|&&index| columns[index].yields == columns[widest].yields)
+            .map_or(0, |&index| widths[index]);
         let step = (total - width)
             .min(widths[widest] - floor(widest))
             .min(widths[widest].saturating_sub(runner_up).max(1));
@@ -184,6 +255,30 @@ mod tests {
         }
         assert!(text.contains('…'));
         assert!(text.starts_with("ID  NAME"));
+    }
+
+    #[test]
+    fn columns_that_matter_less_give_way_before_names() {
+        let columns = [
+            Column::text("NAME", 4).yielding(2),
+            Column::fixed("SEEN").droppable(0),
+            Column::text("WHY", 4),
+        ];
+        let rows = [row(&[
+            "Support studio 17",
+            "2026-11-22",
+            "Shared with users",
+        ])];
+        // Whole: 17 + 2 + 10 + 2 + 17 = 48. At 40 the reason gives way.
+        let text = render(&columns, &rows, 40);
+        assert!(
+            text.contains("Support studio 17  2026-11-22  Shared w…"),
+            "{text}"
+        );
+        // At 30 the date goes rather than the name being cut.
+        let text = render(&columns, &rows, 30);
+        assert!(text.contains("Support studio 17  Shared wit…\n"), "{text}");
+        assert!(!text.contains("SEEN"), "{text}");
     }
 
     #[test]

@@ -30,7 +30,17 @@ pub struct HistoryConfig {
     pub rate_window_secs: u64,
     /// Who marks projects reviewed; `None`: the user name.
     pub reviewer: Option<String>,
+    /// Where the history is, when not the file: `--history`, else
+    /// `VANTAGE_HISTORY_URL`, else the context's `history_url`.
+    #[serde(skip)]
+    pub url: Option<String>,
+    /// The context's `history_password_command`.
+    #[serde(skip)]
+    pub password_command: Option<String>,
 }
+
+/// The environment variable that names the history when `--history` does not.
+pub const HISTORY_URL_ENV: &str = "VANTAGE_HISTORY_URL";
 
 impl Default for HistoryConfig {
     fn default() -> Self {
@@ -45,6 +55,8 @@ impl Default for HistoryConfig {
             snapshot_max_age: None,
             rate_window_secs: 60,
             reviewer: None,
+            url: None,
+            password_command: None,
         }
     }
 }
@@ -78,9 +90,48 @@ impl HistoryConfig {
         Ok(config)
     }
 
+    /// `[history]` for a context: where the history is comes from `flag`
+    /// (`--history`), else `VANTAGE_HISTORY_URL`, else the context's
+    /// `history_url`; absent from all three, the file.
+    pub fn for_context(
+        sections: &toml::Table,
+        context: &crate::config::ContextConfig,
+        flag: Option<&str>,
+    ) -> Result<Self, String> {
+        let mut config = Self::from_sections(sections)?;
+        let given = |value: Option<String>| value.filter(|value| !value.trim().is_empty());
+        config.url = given(flag.map(str::to_owned))
+            .or_else(|| given(std::env::var(HISTORY_URL_ENV).ok()))
+            .or_else(|| given(context.history_url.clone()));
+        config.password_command = context.history_password_command.clone();
+        Ok(config)
+    }
+
     /// Where the history file is.
     pub fn file(&self) -> PathBuf {
         self.path.clone().unwrap_or_else(default_path)
+    }
+
+    /// Where the history is: a `postgres://` URL names the shared database,
+    /// a plain path a file, nothing the configured file.
+    pub fn location(&self) -> Result<super::HistoryLocation, super::HistoryError> {
+        let Some(url) = self.url.as_deref().map(str::trim) else {
+            return Ok(super::HistoryLocation::File(self.file()));
+        };
+        if super::postgres::is_database_url(url) {
+            return super::PgTarget::parse(url, self.password_command.clone())
+                .map(super::HistoryLocation::Database);
+        }
+        if let Some(path) = url.strip_prefix("file:") {
+            return Ok(super::HistoryLocation::File(PathBuf::from(path)));
+        }
+        if url.contains("://") {
+            return Err(super::HistoryError::Url(format!(
+                "{} is neither a postgres:// URL nor a file",
+                super::postgres::redact(url)
+            )));
+        }
+        Ok(super::HistoryLocation::File(PathBuf::from(url)))
     }
 
     /// Who a mark is by: `reviewer`, else the user's login name (`$USER`,

@@ -39,6 +39,18 @@ open_enum! {
     }
 }
 
+/// How much a kind of change matters to a reviewer: what the screens colour
+/// it by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// Widens who can reach a project or what it exposes.
+    Exposure,
+    /// Worth a look: who can act, what it connects to, who owns it.
+    Notable,
+    /// Narrows exposure, or names and comings and goings.
+    Routine,
+}
+
 impl ChangeKind {
     /// 0 is the most serious.
     pub fn seriousness_rank(&self) -> usize {
@@ -46,6 +58,33 @@ impl ChangeKind {
             .iter()
             .position(|kind| kind == self)
             .unwrap_or(Self::KNOWN.len())
+    }
+
+    /// Said of each kind, so a kind added or moved says its own.
+    pub fn severity(&self) -> Severity {
+        match self {
+            Self::Published
+            | Self::AudienceChanged
+            | Self::AudienceTargetsChanged
+            | Self::PriorityRaised
+            | Self::PiiOpenIncreased => Severity::Exposure,
+            Self::FindingTypeAdded
+            | Self::VisibilityChanged
+            | Self::MemberJoined
+            | Self::RoleChanged
+            | Self::ConnectorAdded
+            | Self::EdgeFunctionAdded
+            | Self::OwnerChanged => Severity::Notable,
+            Self::ProjectAdded
+            | Self::Renamed
+            | Self::ProjectRemoved
+            | Self::MemberLeft
+            | Self::Unpublished
+            | Self::PriorityLowered
+            | Self::PiiOpenDecreased
+            | Self::FindingTypeRemoved
+            | Self::Unknown(_) => Severity::Routine,
+        }
     }
 }
 
@@ -383,4 +422,28 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> Vec<Change> {
             .then_with(|| a.id.cmp(&b.id))
     });
     changes
+}
+
+#[cfg(test)]
+mod severity_tests {
+    use super::{ChangeKind, Severity};
+
+    /// The table groups kinds most serious first: no kind is more severe
+    /// than one declared before it.
+    #[test]
+    fn severity_never_rises_down_the_declared_order() {
+        for pair in ChangeKind::KNOWN.windows(2) {
+            assert!(
+                pair[0].severity() <= pair[1].severity(),
+                "{} is declared before {} but is less severe",
+                pair[0].as_str(),
+                pair[1].as_str()
+            );
+        }
+        assert_eq!(ChangeKind::Published.severity(), Severity::Exposure);
+        assert_eq!(ChangeKind::OwnerChanged.severity(), Severity::Notable);
+        assert_eq!(ChangeKind::Unpublished.severity(), Severity::Routine);
+        let unknown = ChangeKind::parse("made_up_kind");
+        assert_eq!(unknown.severity(), Severity::Routine);
+    }
 }

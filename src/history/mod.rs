@@ -1,11 +1,13 @@
-//! The local review history: snapshots of a workspace in one SQLite file (a
-//! history per workspace), the diff between two of them, and reviewed marks.
-//! DESIGN.md, "Review history". Imports `api` and leaf utilities only.
+//! The review history: snapshots of a workspace (a history per workspace), the
+//! diff between two of them, and reviewed marks with their log. It lives in a
+//! local SQLite file (the default) or a shared PostgreSQL database, behind one
+//! interface ([`Store`]). DESIGN.md, "Review history". Imports `api` and leaf
+//! utilities only.
 //!
 //! What the dashboard will use: [`Store::latest_snapshot`],
 //! [`Store::latest_insights`] and [`Store::first_inventory_page`] for an
-//! instant start, [`Store::reviewed_marks`] for the inventory's marks,
-//! [`walk::capture`] then [`Store::record`] for a background snapshot, and
+//! instant start, [`Backend::reviewed_marks`] for the inventory's marks,
+//! [`walk::capture`] then [`Backend::record`] for a background snapshot, and
 //! [`diff::diff`] for the Changes screen.
 
 pub mod config;
@@ -13,22 +15,25 @@ pub mod diff;
 pub mod document;
 mod marks;
 pub mod model;
+pub mod postgres;
 mod read;
-mod schema;
+mod sqlite;
 mod store;
 pub mod walk;
 
 use std::path::PathBuf;
 
 pub use config::HistoryConfig;
-pub use diff::{Change, ChangeKind, diff};
+pub use diff::{Change, ChangeKind, Severity, diff};
 pub use document::FieldChange;
 pub use model::{
-    Capture, MemberState, NewMark, ProjectState, ReviewMark, SeenState, Snapshot, SnapshotInfo,
+    Capture, MemberState, NewMark, ProjectState, ReviewAction, ReviewEntry, ReviewMark, SeenState,
+    Snapshot, SnapshotInfo, StoredState,
 };
+pub use postgres::{PG_SCHEMA_VERSION, PgTarget};
 pub use read::SnapshotRef;
-pub use schema::VERSION as SCHEMA_VERSION;
-pub use store::{BUSY_TIMEOUT, Retention, Store};
+pub use sqlite::VERSION as SCHEMA_VERSION;
+pub use store::{BUSY_TIMEOUT, Backend, HistoryLocation, Retention, Store, WorkspaceLock};
 
 #[derive(Debug, thiserror::Error)]
 pub enum HistoryError {
@@ -45,10 +50,42 @@ pub enum HistoryError {
     #[error("history file: {0}")]
     Sqlite(#[from] rusqlite::Error),
     #[error(
-        "the history file has schema version {found}; this vantage ({}) knows up to version {known}: a newer vantage wrote it",
+        "{store} has schema version {found}; this vantage ({}) knows up to version {known}: a newer vantage wrote it",
         env!("CARGO_PKG_VERSION")
     )]
-    NewerSchema { found: i64, known: i64 },
+    NewerSchema {
+        /// `the history file` or `the history database host:port/db`.
+        store: String,
+        found: i64,
+        known: i64,
+    },
     #[error("history file: damaged: {0}")]
     Corrupt(String),
+    /// The shared database cannot be reached (down, refused, the connection
+    /// lost): commands exit with their own code, the dashboard retries.
+    #[error("cannot reach {store}: {cause}")]
+    Unreachable { store: String, cause: String },
+    /// The shared database answered with an error.
+    #[error("{store}: {cause}")]
+    Database { store: String, cause: String },
+    /// `history_url`, `--history` or `VANTAGE_HISTORY_URL` cannot be used.
+    #[error("history URL: {0}")]
+    Url(String),
+    /// No password for the shared database, or its command failed.
+    #[error("{store}: {reason}")]
+    Password { store: String, reason: String },
+}
+
+impl HistoryError {
+    /// Whether the store could not be reached (rather than refused a request).
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, Self::Unreachable { .. })
+    }
+}
+
+/// The key of a workspace's snapshot lock: the same on every vantage, so two
+/// of them lock the same workspace alike (a PostgreSQL advisory lock, or the
+/// lock file's name).
+pub fn workspace_lock_key(workspace_id: &str) -> i64 {
+    crate::hash::hash_str(&format!("vantage snapshot {workspace_id}")) as i64
 }

@@ -257,3 +257,55 @@ impl ReviewMark {
         }
     }
 }
+
+/// What a line of the review log records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReviewAction {
+    Mark,
+    Unmark,
+}
+
+impl ReviewAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Mark => "mark",
+            Self::Unmark => "unmark",
+        }
+    }
+
+    /// As a store keeps it; anything else is a damaged row.
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "mark" => Some(Self::Mark),
+            "unmark" => Some(Self::Unmark),
+            _ => None,
+        }
+    }
+}
+
+/// A reviewed state as stored: its shape and JSON body, copied as they are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredState {
+    pub shape: u32,
+    pub body: String,
+}
+
+/// One line of the audit trail: who marked or unmarked which project, when,
+/// with which note.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewEntry {
+    pub project_id: String,
+    pub action: ReviewAction,
+    #[serde(with = "time::serde::rfc3339")]
+    pub at: OffsetDateTime,
+    /// `None` for a mark older than the record of reviewers.
+    pub reviewer: Option<String>,
+    pub note: Option<String>,
+    /// When the reviewed state was read (marks only; `None` when not known).
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub reviewed_state_at: Option<OffsetDateTime>,
+    /// The state that was reviewed, for a copy of the log; never printed.
+    #[serde(skip)]
+    pub reviewed_state: Option<StoredState>,
+}

@@ -1,17 +1,23 @@
-//! Opening the history file and recording snapshots in it. A snapshot is
-//! written in one transaction: it is there whole or not at all.
+//! One history, two stores: the local SQLite file (the default, for one
+//! person) and a shared PostgreSQL database (for a team). The history code
+//! speaks to [`Store`], which hands each call to its [`Backend`]; both keep
+//! the same snapshots, states (documents), marks and review log, and the same
+//! tests run on both.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::ops::{Deref, DerefMut};
+use std::path::PathBuf;
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior, params};
 use time::OffsetDateTime;
 
-use super::document::{Document, StoredDocument};
-use super::model::{Capture, MemberState, ProjectState, SnapshotInfo};
-use super::schema::store_document;
-use super::{HistoryError, schema};
+use super::HistoryError;
+use super::model::{
+    Capture, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark, Snapshot, SnapshotInfo,
+};
+use super::postgres::{PgStore, PgTarget};
+use super::read::SnapshotRef;
+use super::sqlite::SqliteStore;
+use crate::api::model::{Insights, InventoryItem};
 
 /// How long a writer waits for another to finish before giving up. A
 /// snapshot's write transaction holds the lock for the recording only (the
@@ -35,257 +41,279 @@ impl Default for Retention {
     }
 }
 
-/// The local review history: one SQLite file, a history per workspace.
-pub struct Store {
-    pub(super) connection: Connection,
-    path: PathBuf,
+/// Where the history is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HistoryLocation {
+    /// The local SQLite file.
+    File(PathBuf),
+    /// A shared PostgreSQL database.
+    Database(PgTarget),
 }
 
-pub(super) fn to_ms(at: OffsetDateTime) -> i64 {
-    (at.unix_timestamp_nanos() / 1_000_000) as i64
-}
-
-pub(super) fn from_ms(ms: i64) -> OffsetDateTime {
-    OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
-        .unwrap_or(OffsetDateTime::UNIX_EPOCH)
-}
-
-/// Creates `path` readable by its owner only, before SQLite opens it (SQLite
-/// gives its `-wal` and `-shm` files the same mode), and tightens an existing
-/// one; a symlink at its place is refused (`safe_file`).
-fn create_private(path: &Path) -> std::io::Result<()> {
-    crate::safe_file::open_private_append(path).map(drop)
-}
-
-impl Store {
-    /// Opens (creating when missing) the history file at `path`: mode 0600,
-    /// WAL, a writer waits up to [`BUSY_TIMEOUT`] for another, the schema
-    /// brought up to date.
-    pub fn open(path: &Path) -> Result<Self, HistoryError> {
-        let opened = |source: rusqlite::Error| HistoryError::Open {
-            path: path.to_path_buf(),
-            source,
-        };
-        create_private(path).map_err(|source| HistoryError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        // NOFOLLOW: a link planted between our check and this open is refused too.
-        let mut connection = Connection::open_with_flags(
-            path,
-            OpenFlags::default() | OpenFlags::SQLITE_OPEN_NOFOLLOW,
-        )
-        .map_err(opened)?;
-        connection.busy_timeout(BUSY_TIMEOUT).map_err(opened)?;
-        // Switching to WAL takes an exclusive lock: only a file not yet in WAL does it.
-        let mode: String = connection
-            .query_row("PRAGMA journal_mode", [], |row| row.get(0))
-            .map_err(opened)?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            connection
-                .pragma_update(None, "journal_mode", "WAL")
-                .map_err(opened)?;
+impl HistoryLocation {
+    /// What a person reads: the file's path, or `host:port/db` (never a password).
+    pub fn describe(&self) -> String {
+        match self {
+            Self::File(path) => format!("the history file {}", path.display()),
+            Self::Database(target) => format!("the history database {}", target.shown()),
         }
-        connection
-            .pragma_update(None, "synchronous", "NORMAL")
-            .map_err(opened)?;
-        schema::migrate(&mut connection)?;
-        Ok(Self {
-            connection,
-            path: path.to_path_buf(),
-        })
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
+    pub fn is_shared(&self) -> bool {
+        matches!(self, Self::Database(_))
     }
+}
 
-    /// A write transaction, its lock taken at once (`BEGIN IMMEDIATE`): a
-    /// writer that read first could not upgrade while another writes, and
-    /// would fail at once instead of waiting its turn.
-    pub(super) fn write(&mut self) -> Result<Transaction<'_>, HistoryError> {
-        Ok(self
-            .connection
-            .transaction_with_behavior(TransactionBehavior::Immediate)?)
-    }
+/// What taking a workspace's snapshot lock came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkspaceLock {
+    /// Taken at once.
+    Taken,
+    /// Another snapshot of the workspace held it; taken after it finished.
+    TakenAfterWaiting,
+    /// Another snapshot of the workspace holds it, and waiting was not asked for.
+    Busy,
+}
 
-    /// SQLite's `data_version`: it changes when another connection commits to
-    /// the file, so a dashboard knows when to read marks and changes again.
-    pub fn data_version(&self) -> Result<i64, HistoryError> {
-        Ok(self
-            .connection
-            .query_row("PRAGMA data_version", [], |row| row.get(0))?)
-    }
+/// What a history store does. Reads take `&self`, writes `&mut self`; each
+/// write is one transaction, there whole or not at all.
+pub trait Backend: Send {
+    /// Where it is, for a person: never a password.
+    fn location(&self) -> &HistoryLocation;
+
+    /// Whether the store answers now; a shared store whose connection broke
+    /// connects again. Cheap: the dashboard calls it to retry with backoff.
+    fn check(&mut self) -> Result<(), HistoryError>;
+
+    /// A number that moves when another writer commits, so a dashboard knows
+    /// when to read marks and changes again. (A shared store's moves on every
+    /// commit, its own too: a read too many, never one too few.)
+    fn data_version(&self) -> Result<i64, HistoryError>;
 
     /// Records `capture` as a new snapshot in one transaction, gives reviewed
     /// marks without a reviewed state this one's, and prunes by `retention` in
     /// the same transaction. Returns the new snapshot.
-    pub fn record(
+    fn record(
         &mut self,
         capture: &Capture,
         retention: Retention,
-    ) -> Result<SnapshotInfo, HistoryError> {
-        let transaction = self.write()?;
-        let first_page = serde_json::to_string(&capture.first_page).ok();
-        let insights = store_document(
-            &transaction,
-            &capture.workspace_id,
-            &StoredDocument::of(&capture.insights),
-        )?;
-        // Only the newest snapshot's first page is kept (the instant start).
-        transaction.execute(
-            "UPDATE snapshot SET first_page = NULL WHERE workspace_id = ?1 AND first_page IS NOT NULL",
-            params![capture.workspace_id],
-        )?;
-        transaction.execute(
-            "INSERT INTO snapshot (workspace_id, taken_at_ms, project_count, member_count, insights_state, first_page)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![
-                capture.workspace_id,
-                to_ms(capture.taken_at),
-                capture.projects.len() as i64,
-                capture.members.len() as i64,
-                insights,
-                first_page,
-            ],
-        )?;
-        let snapshot_id = transaction.last_insert_rowid();
-        record_states(&transaction, snapshot_id, &capture.projects)?;
-        record_states(&transaction, snapshot_id, &capture.members)?;
-        // Marks made before any snapshot (or loaded row) held their project
-        // are held against this snapshot's state.
-        transaction.execute(
-            "UPDATE review SET
-                 state_id = (SELECT s.id FROM snapshot_project sp JOIN state s ON s.id = sp.state_id
-                             WHERE sp.snapshot_id = ?1 AND s.subject = review.project_id),
-                 state_at_ms = ?3
-             WHERE workspace_id = ?2 AND action = 'mark' AND state_id IS NULL
-               AND id IN (SELECT MAX(id) FROM review WHERE workspace_id = ?2 GROUP BY project_id)",
-            params![snapshot_id, capture.workspace_id, to_ms(capture.taken_at)],
-        )?;
-        prune_in(
-            &transaction,
-            &capture.workspace_id,
-            retention,
-            capture.taken_at,
-        )?;
-        transaction.commit()?;
-        Ok(SnapshotInfo {
-            id: snapshot_id,
-            workspace_id: capture.workspace_id.clone(),
-            // As stored: to the millisecond.
-            taken_at: from_ms(to_ms(capture.taken_at)),
-            projects: capture.projects.len() as i64,
-            members: capture.members.len() as i64,
-        })
-    }
+    ) -> Result<SnapshotInfo, HistoryError>;
 
     /// Removes the workspace's snapshots beyond `retention` (as of `now`), and
     /// the states no snapshot or mark holds any more. Returns how many
     /// snapshots went.
-    pub fn prune(
+    fn prune(
         &mut self,
         workspace_id: &str,
         retention: Retention,
         now: OffsetDateTime,
-    ) -> Result<usize, HistoryError> {
-        let transaction = self.write()?;
-        let removed = prune_in(&transaction, workspace_id, retention, now)?;
-        transaction.commit()?;
-        if removed > 0 {
-            // Give the pages back to the file system.
-            let _ = self
-                .connection
-                .execute_batch("PRAGMA wal_checkpoint(TRUNCATE); VACUUM;");
-        }
-        Ok(removed)
-    }
+    ) -> Result<usize, HistoryError>;
+
+    /// Takes the workspace's snapshot lock, so two snapshot jobs of one
+    /// workspace never interleave; `wait`: until the other is done. Held until
+    /// [`Backend::unlock_workspace`] or the store is dropped.
+    fn lock_workspace(
+        &mut self,
+        workspace_id: &str,
+        wait: bool,
+    ) -> Result<WorkspaceLock, HistoryError>;
+
+    fn unlock_workspace(&mut self, workspace_id: &str) -> Result<(), HistoryError>;
+
+    /// Marks every one of `marks` in one transaction and returns them as they
+    /// now stand. Marking again adds to the log; the newest mark counts.
+    fn mark_all_reviewed(
+        &mut self,
+        workspace_id: &str,
+        marks: &[NewMark],
+        now: OffsetDateTime,
+    ) -> Result<Vec<ReviewMark>, HistoryError>;
+
+    /// Removes the mark (the log keeps that it was removed, by whom, when);
+    /// `false` when there was none.
+    fn unmark_reviewed(
+        &mut self,
+        workspace_id: &str,
+        project_id: &str,
+        reviewer: Option<&str>,
+        now: OffsetDateTime,
+    ) -> Result<bool, HistoryError>;
+
+    /// Every mark of the workspace that stands, newest first, each with the
+    /// project's name and what changed since the reviewed state (as the
+    /// newest snapshot shows it).
+    fn reviewed_marks(&self, workspace_id: &str) -> Result<Vec<ReviewMark>, HistoryError>;
+
+    /// The audit trail: every mark and unmark of the workspace (of one project
+    /// when given), oldest first.
+    fn review_log(
+        &self,
+        workspace_id: &str,
+        project_id: Option<&str>,
+    ) -> Result<Vec<ReviewEntry>, HistoryError>;
+
+    /// Adds the entries the log does not hold yet (the same workspace,
+    /// project, action, time, reviewer and note), in their order; how many
+    /// were added. `history copy` moves a log with it.
+    fn import_review_log(
+        &mut self,
+        workspace_id: &str,
+        entries: &[ReviewEntry],
+    ) -> Result<usize, HistoryError>;
+
+    /// The workspace's snapshots, oldest first.
+    fn list(&self, workspace_id: &str) -> Result<Vec<SnapshotInfo>, HistoryError>;
+
+    /// The workspaces the store holds snapshots or marks of, sorted.
+    fn workspaces(&self) -> Result<Vec<String>, HistoryError>;
+
+    /// The snapshot `reference` names, if it exists (in this workspace).
+    fn resolve(
+        &self,
+        workspace_id: &str,
+        reference: &SnapshotRef,
+    ) -> Result<Option<SnapshotInfo>, HistoryError>;
+
+    /// A snapshot's insights; `None` also when this build cannot read them.
+    fn insights(&self, snapshot_id: i64) -> Result<Option<Insights>, HistoryError>;
+
+    /// The projects of a snapshot, in the inventory's order.
+    fn projects(&self, snapshot_id: i64) -> Result<Vec<ProjectState>, HistoryError>;
+
+    /// The members of a snapshot, in the order they were listed.
+    fn members(&self, snapshot_id: i64) -> Result<Vec<MemberState>, HistoryError>;
+
+    /// One project's state in a snapshot, if it holds it.
+    fn project_in(
+        &self,
+        snapshot_id: i64,
+        project_id: &str,
+    ) -> Result<Option<ProjectState>, HistoryError>;
+
+    /// The first inventory page kept with a snapshot (the newest only).
+    fn first_page(&self, snapshot_id: i64) -> Result<Option<Vec<InventoryItem>>, HistoryError>;
 }
 
-/// A state a snapshot lists, in `snapshot_KIND`.
-pub(super) trait Listed: Document {
-    /// The project's id, the member's user id.
-    fn subject(&self) -> &str;
+/// The history: a store behind the one interface.
+pub struct Store {
+    backend: Box<dyn Backend>,
 }
 
-impl Listed for ProjectState {
-    fn subject(&self) -> &str {
-        &self.id
-    }
-}
-
-impl Listed for MemberState {
-    fn subject(&self) -> &str {
-        &self.user_id
-    }
-}
-
-/// Links each of `states` to the snapshot in order, storing those whose
-/// digest no row holds yet.
-fn record_states<T: Listed>(
-    transaction: &Transaction<'_>,
-    snapshot_id: i64,
-    states: &[T],
-) -> Result<(), HistoryError> {
-    let mut link = transaction.prepare_cached(&format!(
-        "INSERT INTO snapshot_{} (snapshot_id, position, state_id) VALUES (?1, ?2, ?3)",
-        T::KIND
-    ))?;
-    // Equal states within one snapshot are stored once.
-    let mut met: HashMap<[u8; 16], i64> = HashMap::new();
-    for (position, state) in states.iter().enumerate() {
-        let document = StoredDocument::of(state);
-        let id = match met.get(&document.digest) {
-            Some(&id) => id,
-            None => {
-                let id = store_document(transaction, state.subject(), &document)?;
-                met.insert(document.digest, id);
-                id
-            }
+impl Store {
+    /// Opens the history at `location`: the file created when missing, the
+    /// database connected to; either brought up to the current schema.
+    pub fn open_at(location: &HistoryLocation) -> Result<Self, HistoryError> {
+        let backend: Box<dyn Backend> = match location {
+            HistoryLocation::File(path) => Box::new(SqliteStore::open(path)?),
+            HistoryLocation::Database(target) => Box::new(PgStore::connect(target)?),
         };
-        link.execute(params![snapshot_id, position as i64, id])?;
+        Ok(Self { backend })
     }
-    Ok(())
+
+    /// Opens (creating when missing) the local history file at `path`.
+    pub fn open(path: &std::path::Path) -> Result<Self, HistoryError> {
+        Self::open_at(&HistoryLocation::File(path.to_path_buf()))
+    }
+
+    /// What a person reads about where the history is.
+    pub fn describe(&self) -> String {
+        self.backend.location().describe()
+    }
+
+    /// Marks `mark.project_id` reviewed now (again, when it was: the newest
+    /// mark is the one that counts; earlier ones stay in the log).
+    pub fn mark_reviewed(
+        &mut self,
+        workspace_id: &str,
+        mark: &NewMark,
+        now: OffsetDateTime,
+    ) -> Result<ReviewMark, HistoryError> {
+        let mut made = self.mark_all_reviewed(workspace_id, std::slice::from_ref(mark), now)?;
+        made.pop()
+            .ok_or_else(|| HistoryError::Corrupt("a mark just written is missing".into()))
+    }
+
+    /// The newest snapshot of the workspace, if any.
+    pub fn latest_snapshot(
+        &self,
+        workspace_id: &str,
+    ) -> Result<Option<SnapshotInfo>, HistoryError> {
+        self.resolve(workspace_id, &SnapshotRef::Last)
+    }
+
+    /// Whether the workspace's newest snapshot is older than `max_age` (or
+    /// there is none): the dashboard then takes one in the background.
+    pub fn snapshot_due(
+        &self,
+        workspace_id: &str,
+        max_age: time::Duration,
+        now: OffsetDateTime,
+    ) -> Result<bool, HistoryError> {
+        Ok(self
+            .latest_snapshot(workspace_id)?
+            .is_none_or(|latest| now - latest.taken_at > max_age))
+    }
+
+    /// One snapshot whole: its projects in inventory order, its members.
+    pub fn load(&self, info: &SnapshotInfo) -> Result<Snapshot, HistoryError> {
+        Ok(Snapshot {
+            info: info.clone(),
+            insights: self.insights(info.id)?,
+            projects: self.projects(info.id)?,
+            members: self.members(info.id)?,
+        })
+    }
+
+    /// The newest snapshot's state of one project, with the snapshot (for its
+    /// age): `None` when there is no snapshot or the newest does not hold it
+    /// (an older one may, but its facts would be older than the newest's list).
+    pub fn latest_project_state(
+        &self,
+        workspace_id: &str,
+        project_id: &str,
+    ) -> Result<Option<(SnapshotInfo, ProjectState)>, HistoryError> {
+        let Some(latest) = self.latest_snapshot(workspace_id)? else {
+            return Ok(None);
+        };
+        Ok(self
+            .project_in(latest.id, project_id)?
+            .map(|state| (latest, state)))
+    }
+
+    /// The newest snapshot's insights, with the snapshot (for its age).
+    pub fn latest_insights(
+        &self,
+        workspace_id: &str,
+    ) -> Result<Option<(SnapshotInfo, Insights)>, HistoryError> {
+        let Some(latest) = self.latest_snapshot(workspace_id)? else {
+            return Ok(None);
+        };
+        Ok(self.insights(latest.id)?.map(|insights| (latest, insights)))
+    }
+
+    /// The newest snapshot's first inventory page as the service sent it (the
+    /// default order), with the snapshot (for its age): what an instant start draws.
+    pub fn first_inventory_page(
+        &self,
+        workspace_id: &str,
+    ) -> Result<Option<(SnapshotInfo, Vec<InventoryItem>)>, HistoryError> {
+        let Some(latest) = self.latest_snapshot(workspace_id)? else {
+            return Ok(None);
+        };
+        Ok(self.first_page(latest.id)?.map(|items| (latest, items)))
+    }
 }
 
-fn prune_in(
-    transaction: &Transaction<'_>,
-    workspace_id: &str,
-    retention: Retention,
-    now: OffsetDateTime,
-) -> Result<usize, HistoryError> {
-    let oldest_kept = to_ms(now - retention.max_age);
-    let doomed: Vec<i64> = {
-        let mut statement = transaction.prepare(
-            "SELECT id FROM snapshot WHERE workspace_id = ?1 AND
-                 (taken_at_ms < ?2 OR id NOT IN (
-                     SELECT id FROM snapshot WHERE workspace_id = ?1 ORDER BY id DESC LIMIT ?3))",
-        )?;
-        statement
-            .query_map(
-                params![
-                    workspace_id,
-                    oldest_kept,
-                    i64::from(retention.max_snapshots)
-                ],
-                |row| row.get(0),
-            )?
-            .collect::<Result<_, _>>()?
-    };
-    if doomed.is_empty() {
-        return Ok(0);
+impl Deref for Store {
+    type Target = dyn Backend;
+
+    fn deref(&self) -> &Self::Target {
+        self.backend.as_ref()
     }
-    for id in &doomed {
-        transaction.execute("DELETE FROM snapshot_project WHERE snapshot_id = ?1", [id])?;
-        transaction.execute("DELETE FROM snapshot_member WHERE snapshot_id = ?1", [id])?;
-        transaction.execute("DELETE FROM snapshot WHERE id = ?1", [id])?;
+}
+
+impl DerefMut for Store {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.backend.as_mut()
     }
-    transaction.execute(
-        "DELETE FROM state WHERE id NOT IN (SELECT state_id FROM snapshot_project)
-             AND id NOT IN (SELECT state_id FROM snapshot_member)
-             AND id NOT IN (SELECT insights_state FROM snapshot WHERE insights_state IS NOT NULL)
-             AND id NOT IN (SELECT state_id FROM review WHERE state_id IS NOT NULL)",
-        [],
-    )?;
-    Ok(doomed.len())
 }

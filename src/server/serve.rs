@@ -74,6 +74,7 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
             }
         });
     }
+    let key_hint = key_hint(&options);
     let mut config = ServerConfig::local(fixture);
     config.addr = options.addr;
     config.db = options.db;
@@ -101,7 +102,7 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
             .store
             .read(|data| (data.workspaces.len(), data.projects.len()));
         crate::stderr::line(format_args!(
-            "vantage serve: listening on {} ({workspaces} workspaces, {projects} projects); keys: vantage serve --print-credentials",
+            "vantage serve: listening on {} ({workspaces} workspaces, {projects} projects); keys: {key_hint}",
             running.base_url()
         ));
         shutdown_signal().await;
@@ -109,6 +110,41 @@ pub fn serve(options: ServeOptions) -> Result<(), ServeError> {
         running.stop().await;
         Ok(())
     })
+}
+
+/// The command that prints this server's keys: the same data (`--db`) and
+/// the same seed (`--fixture`, `--generate`), since a generated workspace's
+/// keys come from its seed and the demo's keys would be refused.
+pub fn key_hint(options: &ServeOptions) -> String {
+    let mut hint = String::from("vantage serve");
+    if let Some(db) = &options.db {
+        hint.push_str(" --db ");
+        hint.push_str(&shell_word(&db.to_string_lossy()));
+    }
+    match &options.fixture {
+        FixtureSource::Demo => {}
+        FixtureSource::File(path) => {
+            hint.push_str(" --fixture ");
+            hint.push_str(&shell_word(&path.to_string_lossy()));
+        }
+        FixtureSource::Generate(spec) => hint.push_str(&format!(" --generate {spec}")),
+    }
+    hint.push_str(" --print-credentials");
+    hint
+}
+
+/// `word` as one shell word: as it is when it needs no quoting, else in
+/// single quotes.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,@%".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
 }
 
 /// Prints `text` and a newline; a reader that went away (`| head`) is not an
@@ -141,5 +177,44 @@ async fn shutdown_signal() {
     #[cfg(not(unix))]
     {
         let _ = ctrl_c.await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(db: Option<&str>, fixture: FixtureSource) -> ServeOptions {
+        ServeOptions {
+            addr: "127.0.0.1:0".parse().unwrap(),
+            db: db.map(PathBuf::from),
+            fixture,
+            print_credentials: false,
+            export_fixture: None,
+            rate_limit: RateLimit::default(),
+            deadline: std::time::Duration::from_secs(60),
+            consistency_lag: time::Duration::ZERO,
+            faults: Faults::default(),
+        }
+    }
+
+    #[test]
+    fn the_key_hint_names_the_same_data_and_seed() {
+        let spec: GenerateSpec = "projects=20,members=5,seed=7".parse().unwrap();
+        assert_eq!(
+            key_hint(&options(None, FixtureSource::Generate(spec))),
+            "vantage serve --generate projects=20,members=5,seed=7 --print-credentials"
+        );
+        assert_eq!(
+            key_hint(&options(None, FixtureSource::Demo)),
+            "vantage serve --print-credentials"
+        );
+        assert_eq!(
+            key_hint(&options(
+                Some("/tmp/my data/v.db"),
+                FixtureSource::File(PathBuf::from("it's.json"))
+            )),
+            r"vantage serve --db '/tmp/my data/v.db' --fixture 'it'\''s.json' --print-credentials"
+        );
     }
 }

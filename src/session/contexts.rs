@@ -78,7 +78,9 @@ impl Session {
     /// The workspace of the context the flags and the file choose, without a
     /// key or a connection: for commands that read only local files (the
     /// history, whose file is chosen by workspace).
-    pub fn local_workspace(args: &GlobalArgs) -> Result<(LoadedConfig, String), SessionError> {
+    pub fn local_workspace(
+        args: &GlobalArgs,
+    ) -> Result<(LoadedConfig, Context, String), SessionError> {
         let config = LoadedConfig::load(args.config.as_deref())?;
         let context =
             config.select_context(args.context_name()?, |name| std::env::var(name).ok())?;
@@ -89,7 +91,7 @@ impl Session {
             .ok_or_else(|| SessionError::NoWorkspace {
                 path: super::workspace_hint(&config, &context),
             })?;
-        Ok((config, workspace))
+        Ok((config, context, workspace))
     }
 
     /// Connects to the context called `name`, reading the config file again (it

@@ -1,192 +1,129 @@
 //! What a key means, independent of which key it is.
 
-use serde::{Deserialize, Serialize};
+use super::registry::Tab;
 
-/// Every command the dashboard understands. Keys map to these (see `keymap.rs`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Action {
-    Quit,
-    Back,
-    Help,
-    ErrorLog,
-    NextTab,
-    PrevTab,
-    Tab1,
-    Tab2,
-    Tab3,
-    Tab4,
-    Tab5,
-    Tab6,
-    Tab7,
-    Up,
-    Down,
-    Top,
-    Bottom,
-    PageUp,
-    PageDown,
-    Open,
-    Filter,
-    Sort,
-    ReverseSort,
-    Refresh,
-    Copy,
-    Export,
-    ToggleDetail,
+/// Declares [`Action`] with each variant's name in the config file's `[keys]`
+/// table beside it: the one list that `ALL`, `name` and `from_name` read.
+macro_rules! actions {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal,)+) => {
+        /// Every command the dashboard understands. Keys map to these (see `keymap.rs`).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Action {
+            $($(#[$doc])* $variant,)+
+            /// Show a screen: its tab key (`1`…, named `tab1`… by position).
+            ShowTab(Tab),
+        }
+
+        /// The actions that are not a tab's, in the order declared.
+        const PLAIN: &[Action] = &[$(Action::$variant),+];
+
+        impl Action {
+            /// The name used in the config file's `[keys]` table.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Action::$variant => $name,)+
+                    Action::ShowTab(tab) => tab.key_name(),
+                }
+            }
+        }
+    };
+}
+
+actions! {
+    Quit = "quit",
+    Back = "back",
+    Help = "help",
+    ErrorLog = "error_log",
+    NextTab = "next_tab",
+    PrevTab = "prev_tab",
+    Up = "up",
+    Down = "down",
+    Top = "top",
+    Bottom = "bottom",
+    PageUp = "page_up",
+    PageDown = "page_down",
+    Open = "open",
+    Filter = "filter",
+    Sort = "sort",
+    ReverseSort = "reverse_sort",
+    Refresh = "refresh",
+    Copy = "copy",
+    Export = "export",
+    ToggleDetail = "toggle_detail",
+    /// Open the project's security scans.
+    Scans = "scans",
     /// Cycle the review-priority filter.
-    PriorityFilter,
+    PriorityFilter = "priority_filter",
     /// Open the filter toggles menu.
-    Toggles,
-    ClearFilters,
+    Toggles = "toggles",
+    ClearFilters = "clear_filters",
     /// Rename the project.
-    Rename,
+    Rename = "rename",
     /// Change who may open the project in the editor.
-    Visibility,
-    Unpublish,
-    Publish,
+    Visibility = "visibility",
+    Unpublish = "unpublish",
+    Publish = "publish",
     /// Delete the project (asks for its name).
-    Delete,
+    Delete = "delete",
     /// Freeze or unfreeze the live monitor.
-    Freeze,
+    Freeze = "freeze",
     /// Pin or unpin the selected project on the monitor's watch list.
-    Watch,
+    Watch = "watch",
     /// Choose the date range of the analytics.
-    Range,
+    Range = "range",
     /// Pick another context (named connection) of the config file.
-    Contexts,
+    Contexts = "contexts",
     /// Edit who may open the published app (public, workspace, custom).
-    Audience,
+    Audience = "audience",
     /// Create an embed URL for one https origin.
-    EmbedUrl,
+    EmbedUrl = "embed_url",
     /// Open the command palette.
-    Palette,
+    Palette = "palette",
     /// Mark or unmark the selected row (and move on).
-    Mark,
+    Mark = "mark",
     /// Mark every loaded row.
-    MarkAll,
+    MarkAll = "mark_all",
     /// Clear every mark.
-    ClearMarks,
+    ClearMarks = "clear_marks",
     /// Back to the previous screen or project.
-    NavBack,
+    NavBack = "nav_back",
     /// Forward again after going back.
-    NavForward,
-    MarkReviewed,
-    ReviewFilter,
+    NavForward = "nav_forward",
+    MarkReviewed = "mark_reviewed",
+    ReviewFilter = "review_filter",
 }
 
 impl Action {
-    /// Every action, for help screens and config validation.
-    pub const ALL: &'static [Action] = &[
-        Action::Quit,
-        Action::Back,
-        Action::Help,
-        Action::ErrorLog,
-        Action::NextTab,
-        Action::PrevTab,
-        Action::Tab1,
-        Action::Tab2,
-        Action::Tab3,
-        Action::Tab4,
-        Action::Tab5,
-        Action::Tab6,
-        Action::Tab7,
-        Action::Up,
-        Action::Down,
-        Action::Top,
-        Action::Bottom,
-        Action::PageUp,
-        Action::PageDown,
-        Action::Open,
-        Action::Filter,
-        Action::Sort,
-        Action::ReverseSort,
-        Action::Refresh,
-        Action::Copy,
-        Action::Export,
-        Action::ToggleDetail,
-        Action::PriorityFilter,
-        Action::Toggles,
-        Action::ClearFilters,
-        Action::Rename,
-        Action::Visibility,
-        Action::Unpublish,
-        Action::Publish,
-        Action::Delete,
-        Action::Freeze,
-        Action::Watch,
-        Action::Range,
-        Action::Contexts,
-        Action::Audience,
-        Action::EmbedUrl,
-        Action::Palette,
-        Action::Mark,
-        Action::MarkAll,
-        Action::ClearMarks,
-        Action::NavBack,
-        Action::NavForward,
-        Action::MarkReviewed,
-        Action::ReviewFilter,
-    ];
-
-    /// The name used in the config file's `[keys]` table.
-    pub fn name(self) -> &'static str {
-        match self {
-            Action::Quit => "quit",
-            Action::Back => "back",
-            Action::Help => "help",
-            Action::ErrorLog => "error_log",
-            Action::NextTab => "next_tab",
-            Action::PrevTab => "prev_tab",
-            Action::Tab1 => "tab1",
-            Action::Tab2 => "tab2",
-            Action::Tab3 => "tab3",
-            Action::Tab4 => "tab4",
-            Action::Tab5 => "tab5",
-            Action::Tab6 => "tab6",
-            Action::Tab7 => "tab7",
-            Action::Up => "up",
-            Action::Down => "down",
-            Action::Top => "top",
-            Action::Bottom => "bottom",
-            Action::PageUp => "page_up",
-            Action::PageDown => "page_down",
-            Action::Open => "open",
-            Action::Filter => "filter",
-            Action::Sort => "sort",
-            Action::ReverseSort => "reverse_sort",
-            Action::Refresh => "refresh",
-            Action::Copy => "copy",
-            Action::Export => "export",
-            Action::ToggleDetail => "toggle_detail",
-            Action::PriorityFilter => "priority_filter",
-            Action::Toggles => "toggles",
-            Action::ClearFilters => "clear_filters",
-            Action::Rename => "rename",
-            Action::Visibility => "visibility",
-            Action::Unpublish => "unpublish",
-            Action::Publish => "publish",
-            Action::Delete => "delete",
-            Action::Freeze => "freeze",
-            Action::Watch => "watch",
-            Action::Range => "range",
-            Action::Contexts => "contexts",
-            Action::Audience => "audience",
-            Action::EmbedUrl => "embed_url",
-            Action::Palette => "palette",
-            Action::Mark => "mark",
-            Action::MarkAll => "mark_all",
-            Action::ClearMarks => "clear_marks",
-            Action::NavBack => "nav_back",
-            Action::NavForward => "nav_forward",
-            Action::MarkReviewed => "mark_reviewed",
-            Action::ReviewFilter => "review_filter",
-        }
+    /// Every action, for help screens and config validation: the tab keys
+    /// after the others, one per screen of the registry.
+    pub fn all() -> impl Iterator<Item = Action> {
+        PLAIN
+            .iter()
+            .copied()
+            .chain(Tab::ALL.iter().map(|tab| Action::ShowTab(*tab)))
     }
 
     pub fn from_name(name: &str) -> Option<Action> {
-        Action::ALL
-            .iter()
-            .copied()
-            .find(|action| action.name() == name)
+        Action::all().find(|action| action.name() == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_read_back() {
+        let names: Vec<&str> = Action::all().map(Action::name).collect();
+        for (index, name) in names.iter().enumerate() {
+            assert!(!names[..index].contains(name), "{name} twice");
+            assert_eq!(Action::from_name(name).map(Action::name), Some(*name));
+        }
+        // The tab keys users wrote keep their names.
+        assert_eq!(
+            Action::from_name("tab7"),
+            Some(Action::ShowTab(Tab::Changes))
+        );
+        assert_eq!(Action::ToggleDetail.name(), "toggle_detail");
     }
 }

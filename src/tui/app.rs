@@ -8,15 +8,19 @@ mod answers;
 mod commands;
 mod contexts;
 mod draw;
+mod export;
 mod focus;
 mod history;
 mod history_nav;
 mod marks;
 mod notices;
+mod screens;
+mod views;
 mod wake;
 
-pub use contexts::{CONTEXT, ContextMsg, Contexts, Restart};
+pub use contexts::{CONTEXT, ContextMsg, Contexts};
 pub use history::{HistoryState, SnapshotSeed};
+pub use views::SavedViews;
 
 use history_nav::Way;
 
@@ -25,11 +29,12 @@ use time::OffsetDateTime;
 
 use super::action::Action;
 use super::effect::{Cx, Effect, ErrorInfo, Reply, Slot, Turn};
-use super::keymap::Keymap;
 use super::nav::{Nav, ProjectNav, Tab};
 use super::ops::GetWorkspace;
 use super::palette::Palette;
 use super::request::Answer;
+use super::screens::Screen;
+use super::screens::actions::find;
 use super::screens::analytics::AnalyticsScreen;
 use super::screens::changes::ChangesScreen;
 use super::screens::insights::InsightsScreen;
@@ -38,7 +43,7 @@ use super::screens::members::MembersScreen;
 use super::screens::monitor::MonitorScreen;
 use super::screens::pii::PiiScreen;
 use super::screens::project::{ProjectScreen, WriteAccess};
-use super::screens::{ProjectRef, Screen};
+use super::settings::AppSettings;
 use super::theme::Theme;
 use super::widgets::next_age_change;
 use super::widgets::scroll::ScrollPane;
@@ -114,14 +119,18 @@ pub struct Identity {
 
 pub struct App {
     pub identity: Identity,
+    /// What the App was built from; a context switch builds the next from it.
+    pub settings: AppSettings,
+    /// Built from `settings` for the terminal's depth (`AppSettings::theme`).
     pub theme: Theme,
-    pub keymap: Keymap,
     pub insights: InsightsScreen,
     pub inventory: InventoryScreen,
     /// The project detail view, open over the inventory tab.
     pub project: Option<ProjectScreen>,
     /// Learned from a write's 403 `insufficient_scope`: the scopes it asked for.
     pub missing_write_scope: Option<Vec<String>>,
+    /// A list's export in flight (`app/export.rs`): its token, what a row is.
+    list_export: Option<(u64, &'static str)>,
     pub members: MembersScreen,
     pub monitor: MonitorScreen,
     pub analytics: AnalyticsScreen,
@@ -162,31 +171,27 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(
-        identity: Identity,
-        theme: Theme,
-        keymap: Keymap,
-        export_dir: std::path::PathBuf,
-    ) -> Self {
-        let contexts = Contexts::new(export_dir.clone());
-        let mut inventory = InventoryScreen::new(export_dir);
+    /// The App, every screen fresh, for the service `identity` names.
+    pub fn new(identity: Identity, settings: AppSettings) -> Self {
+        let mut inventory = InventoryScreen::new(settings.export_dir.clone());
         inventory.bulk.read_only = identity.read_only;
         Self {
             identity,
-            theme,
-            keymap,
+            theme: settings.theme(),
+            monitor: MonitorScreen::new(settings.refresh_secs),
+            settings,
             insights: InsightsScreen::default(),
             inventory,
             project: None,
             missing_write_scope: None,
+            list_export: None,
             members: MembersScreen::default(),
-            monitor: MonitorScreen::default(),
             analytics: AnalyticsScreen::default(),
             pii: PiiScreen::default(),
             changes: ChangesScreen::default(),
             history: HistoryState::default(),
             tab: Tab::default(),
-            contexts,
+            contexts: Contexts::default(),
             palette: Palette::default(),
             trail: history_nav::Trail::default(),
             focus: focus::FocusState::default(),
@@ -222,21 +227,14 @@ impl App {
         effects
     }
 
+    /// The screen on show: the tab's, or the project screen open over the inventory.
     fn screen(&self) -> &dyn Screen {
         if self.tab == Tab::Inventory
             && let Some(project) = &self.project
         {
             return project;
         }
-        match self.tab {
-            Tab::Insights => &self.insights,
-            Tab::Inventory => &self.inventory,
-            Tab::Members => &self.members,
-            Tab::Monitor => &self.monitor,
-            Tab::Analytics => &self.analytics,
-            Tab::PersonalData => &self.pii,
-            Tab::Changes => &self.changes,
-        }
+        self.tab_screen(self.tab)
     }
 
     /// Runs `f` on the current screen with a context that collects effects and navigation.
@@ -245,22 +243,17 @@ impl App {
         turn: &mut Turn<'_>,
         f: impl FnOnce(&mut dyn Screen, &mut Cx) -> R,
     ) -> R {
-        let mut cx = turn.cx(&mut self.next_token);
-        if self.tab == Tab::Inventory
+        let mut next_token = self.next_token;
+        let mut cx = turn.cx(&mut next_token);
+        let result = if self.tab == Tab::Inventory
             && let Some(project) = &mut self.project
         {
-            return f(project, &mut cx);
-        }
-        let screen: &mut dyn Screen = match self.tab {
-            Tab::Insights => &mut self.insights,
-            Tab::Inventory => &mut self.inventory,
-            Tab::Members => &mut self.members,
-            Tab::Monitor => &mut self.monitor,
-            Tab::Analytics => &mut self.analytics,
-            Tab::PersonalData => &mut self.pii,
-            Tab::Changes => &mut self.changes,
+            f(project, &mut cx)
+        } else {
+            f(self.tab_screen_mut(self.tab), &mut cx)
         };
-        f(screen, &mut cx)
+        self.next_token = next_token;
+        result
     }
 
     /// Runs `f` on the whole App with a context on `turn`, for the methods
@@ -290,16 +283,7 @@ impl App {
             Msg::Client(notice) => self.handle_notice(notice, now),
             Msg::Wake => {
                 let aged = self.age_wake.is_some_and(|at| at <= now);
-                let mut cx = turn.cx(&mut self.next_token);
-                // Every screen is woken, so no `||` short-circuit.
-                let woken = [
-                    self.inventory.wake(&mut cx),
-                    self.insights.wake(&mut cx),
-                    self.project.as_mut().is_some_and(|p| p.wake(&mut cx)),
-                    self.members.wake(&mut cx),
-                    self.monitor.wake(&mut cx),
-                ];
-                woken.contains(&true) | aged | self.expire_notice(now)
+                self.wake_screens(&mut turn) | aged | self.expire_notice(now)
             }
         };
         self.with_app_cx(&mut turn, App::check_history_version);
@@ -351,7 +335,9 @@ impl App {
                         self.inventory.filter_by_finding(id, &mut cx);
                         self.show_tab(Tab::Inventory, &mut turn);
                     }
-                    Nav::Notify(text) => self.notice = Some((text, now)),
+                    Nav::Notify(text) => {
+                        self.notice = Some((self.settings.keymap.fill(&text), now))
+                    }
                     Nav::Project(nav) => self.navigate_project(nav, &mut turn),
                     Nav::ShowTab(tab) => self.switch_tab(tab, &mut turn),
                     Nav::Failed(error) => {
@@ -371,7 +357,7 @@ impl App {
         if self.palette.is_open() {
             return self.palette_key(&key, turn);
         }
-        let action = self.keymap.action(&key);
+        let action = self.settings.keymap.action(&key);
         if self.contexts.picker_open() {
             return self.context_picker_key(action, turn.now, turn.effects);
         }
@@ -389,8 +375,10 @@ impl App {
             self.with_app_cx(turn, |app, cx| app.note_key(&key, cx));
             return true;
         }
-        // A key may mean several actions; the screen takes the first it knows.
-        let actions = self.keymap.actions(&key).to_vec();
+        // A key may mean several actions; the screen takes the first it
+        // offers, or knows. One it offers disabled says why, and does nothing.
+        let actions = self.settings.keymap.actions(&key).to_vec();
+        let offered = self.screen().actions();
         let consumed = self.with_screen(turn, |screen, cx| {
             if screen.captures_keys() {
                 // A text field takes raw keys; a popup menu takes actions.
@@ -401,9 +389,13 @@ impl App {
                 }
                 return true;
             }
-            actions
-                .iter()
-                .any(|action| screen.handle_action(*action, cx))
+            actions.iter().any(|action| {
+                match find(&offered, *action).and_then(|it| it.disabled.clone()) {
+                    Some(why) => cx.notify(why),
+                    None => return screen.handle_action(*action, cx),
+                }
+                true
+            })
         });
         if consumed {
             return true;
@@ -427,15 +419,9 @@ impl App {
             Action::Back => return self.notice.take().is_some(),
             Action::NextTab => self.switch_tab(self.tab.next(), turn),
             Action::PrevTab => self.switch_tab(self.tab.prev(), turn),
-            // `2` is the inventory's list (its cursor on the project in
+            // The inventory's tab is its list (its cursor on the project in
             // focus), as the palette's `inventory` is: never a project's pane.
-            Action::Tab1 => self.show_tab(Tab::Insights, turn),
-            Action::Tab2 => self.show_tab(Tab::Inventory, turn),
-            Action::Tab3 => self.show_tab(Tab::Members, turn),
-            Action::Tab4 => self.show_tab(Tab::Monitor, turn),
-            Action::Tab5 => self.show_tab(Tab::Analytics, turn),
-            Action::Tab6 => self.show_tab(Tab::PersonalData, turn),
-            Action::Tab7 => self.show_tab(Tab::Changes, turn),
+            Action::ShowTab(tab) => self.show_tab(tab, turn),
             Action::MarkReviewed => self.with_app_cx(turn, App::begin_mark),
             Action::ReviewFilter if self.tab == Tab::Inventory && self.project.is_none() => {
                 let mut cx = turn.cx(&mut self.next_token);
@@ -444,6 +430,7 @@ impl App {
             Action::Watch => self.watch_selected(turn),
             Action::Contexts => return self.open_context_picker(turn.now),
             Action::Palette => self.palette.open(),
+            Action::Export => return self.export_list(turn),
             Action::NavBack => return self.travel(Way::Back, turn),
             Action::NavForward => return self.travel(Way::Forward, turn),
             _ => return false,
@@ -473,15 +460,5 @@ impl App {
         self.analytics.set_project(project.clone());
         self.pii.set_project(project);
         self.with_screen(turn, |screen, cx| screen.activate(cx));
-    }
-
-    /// `w` outside the monitor: pins or unpins the project in focus.
-    fn watch_selected(&mut self, turn: &mut Turn<'_>) {
-        let selected: Option<ProjectRef> = self.focused_project().cloned();
-        let mut cx = turn.cx(&mut self.next_token);
-        match selected {
-            Some(project) => self.monitor.toggle_watch(project, &mut cx),
-            None => cx.notify("select a project in the inventory (2) to pin it".into()),
-        }
     }
 }

@@ -23,6 +23,10 @@ pub use crate::tui::request::Slot;
 impl Slot {
     pub const InventoryPage: Slot = Slot::new("inventory", "page");
     pub const InventoryExport: Slot = Slot::new("inventory", "export");
+    /// `ctrl-s` on another list (`tui/export.rs`): the App says where it went.
+    pub const ListExport: Slot = Slot::new("app", "list export");
+    /// A saved view written to the config file.
+    pub const SaveView: Slot = Slot::new("app", "save view");
     /// The project detail screen's read of the project.
     pub const Project: Slot = Slot::new("project", "project");
     /// The project screen's search of the inventory for the project's row
@@ -78,6 +82,11 @@ pub enum Request {
     },
     /// Every row of the view: the pages already loaded are written as they
     /// are, and only the rest is fetched, from `next_cursor`.
+    /// A list other than the inventory, written as CSV to `path`.
+    ExportRows {
+        rows: crate::tui::export::ExportRows,
+        path: PathBuf,
+    },
     ExportInventory {
         params: InventoryParams,
         format: ExportFormat,
@@ -127,6 +136,14 @@ pub enum Request {
         project_id: String,
         parent_origin: String,
     },
+    /// Writes saved view `name` of `context` (or deletes it, with `None`)
+    /// in the config file at `path`, keeping the rest of the file.
+    SaveView {
+        path: PathBuf,
+        context: String,
+        name: String,
+        view: Option<crate::config::SavedView>,
+    },
     /// The local review history (snapshots, changes, reviewed marks).
     History(HistoryRequest),
 }
@@ -144,6 +161,12 @@ pub enum Reply {
     Unpublished,
     /// POST publish and the deployment poll answer a deployment.
     Deployment(Box<Deployment>),
+    /// A saved view written (`saved`) or deleted.
+    ViewSaved {
+        path: PathBuf,
+        name: String,
+        saved: bool,
+    },
     SecurityScans(Box<Page<SecurityScan>>),
     ScanFindingsPage(Box<Page<ScanFinding>>),
     /// `PATCH /publish` answers the resolved settings, not the project.

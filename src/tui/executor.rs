@@ -42,6 +42,15 @@ impl Operation for Request {
                     .await,
                 Reply::InventoryPage,
             ),
+            Request::ExportRows { rows, path } => {
+                return crate::tui::export::write(&this.client, ws, &rows, &path)
+                    .await
+                    .map(|count| Reply::Exported { path, count })
+                    .map_err(|error| match error {
+                        crate::tui::export::ExportError::Api(error) => this.api_failure(&error),
+                        other => this.local_failure(other.to_string()),
+                    });
+            }
             Request::ExportInventory {
                 params,
                 format,
@@ -138,6 +147,20 @@ impl Operation for Request {
                     .await,
                 Reply::ScanFindingsPage,
             ),
+            Request::SaveView {
+                path,
+                context,
+                name,
+                view,
+            } => {
+                return crate::config::write_view(&path, &context, &name, view.as_ref())
+                    .map(|()| Reply::ViewSaved {
+                        path,
+                        name,
+                        saved: view.is_some(),
+                    })
+                    .map_err(|error| this.local_failure(error.to_string()));
+            }
             // Answered from the history file, when one is open.
             Request::History(request) => {
                 use crate::tui::review::ops;

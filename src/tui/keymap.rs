@@ -32,11 +32,22 @@ pub enum KeymapError {
 }
 
 fn action_names() -> String {
-    Action::ALL
-        .iter()
+    Action::all()
         .map(|action| action.name())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Where a text written without the keymap (a notice from a screen) names an
+/// action's key: [`key_of`] writes the place, [`Keymap::fill`] puts the bound
+/// key there. Private-use characters, so no other text holds them.
+const KEY_OPEN: char = '\u{E000}';
+const KEY_CLOSE: char = '\u{E001}';
+
+/// The key of `action`, in a text the App shows later (`Keymap::fill`):
+/// never a letter written into the text, so a remapped key keeps it right.
+pub fn key_of(action: Action) -> String {
+    format!("{KEY_OPEN}{}{KEY_CLOSE}", action.name())
 }
 
 /// A key with its modifiers, normalised so that lookups match.
@@ -141,6 +152,7 @@ impl KeyPress {
     }
 }
 
+/// The default keys; each tab's, its digit, come from the registry (`default_keys`).
 const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::Quit, &["q", "ctrl-c"]),
     (Action::Back, &["esc"]),
@@ -148,13 +160,6 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::ErrorLog, &["!"]),
     (Action::NextTab, &["tab"]),
     (Action::PrevTab, &["shift-tab"]),
-    (Action::Tab1, &["1"]),
-    (Action::Tab2, &["2"]),
-    (Action::Tab3, &["3"]),
-    (Action::Tab4, &["4"]),
-    (Action::Tab5, &["5"]),
-    (Action::Tab6, &["6"]),
-    (Action::Tab7, &["7"]),
     (Action::Up, &["k", "up"]),
     (Action::Down, &["j", "down"]),
     (Action::Top, &["g", "home"]),
@@ -169,6 +174,8 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::Copy, &["y"]),
     (Action::Export, &["ctrl-s"]),
     (Action::ToggleDetail, &["d"]),
+    // Shares `d` with the detail pane, so that rebinding one leaves the other.
+    (Action::Scans, &["d"]),
     (Action::PriorityFilter, &["p"]),
     (Action::Toggles, &["t"]),
     (Action::ClearFilters, &["c"]),
@@ -202,13 +209,26 @@ pub struct Keymap {
     bindings: HashMap<KeyPress, Vec<Action>>,
 }
 
+/// The default keys of `action`: a tab's is its digit in the registry's order.
+fn default_keys(action: Action) -> Vec<String> {
+    match action {
+        Action::ShowTab(tab) => vec![tab.digit().to_string()],
+        action => DEFAULTS
+            .iter()
+            .find(|(bound, _)| *bound == action)
+            .map_or_else(Vec::new, |(_, keys)| {
+                keys.iter().map(|key| (*key).to_owned()).collect()
+            }),
+    }
+}
+
 impl Default for Keymap {
     fn default() -> Self {
         let mut bindings: HashMap<KeyPress, Vec<Action>> = HashMap::new();
-        for (action, keys) in DEFAULTS {
-            for key in *keys {
-                if let Some(press) = KeyPress::parse(key) {
-                    bindings.entry(press).or_default().push(*action);
+        for action in Action::all() {
+            for key in default_keys(action) {
+                if let Some(press) = KeyPress::parse(&key) {
+                    bindings.entry(press).or_default().push(action);
                 }
             }
         }
@@ -253,21 +273,17 @@ impl Keymap {
             map.bindings.retain(|_, bound| !bound.is_empty());
         }
         // A default action left without any key would read as a blank in help.
-        for lost in Action::ALL {
-            if !map.keys_for(*lost).is_empty() || overrides.contains_key(lost.name()) {
+        for lost in Action::all() {
+            if !map.keys_for(lost).is_empty() || overrides.contains_key(lost.name()) {
                 continue;
             }
-            let defaults = DEFAULTS
-                .iter()
-                .find(|(action, _)| action == lost)
-                .map_or(&[][..], |(_, keys)| *keys);
-            if let Some((key, taker)) = defaults.iter().find_map(|key| {
-                let press = KeyPress::parse(key)?;
-                claimed.get(&press).map(|(taker, _)| (*key, *taker))
+            if let Some((key, taker)) = default_keys(lost).into_iter().find_map(|key| {
+                let press = KeyPress::parse(&key)?;
+                claimed.get(&press).map(|(taker, _)| (key, *taker))
             }) {
                 return Err(KeymapError::TakesLastKey {
                     action: taker.to_owned(),
-                    key: key.to_owned(),
+                    key,
                     lost: lost.name().to_owned(),
                 });
             }
@@ -309,6 +325,36 @@ impl Keymap {
             .collect();
         pairs.sort_by(|a, b| (a.1.name(), &a.0).cmp(&(b.1.name(), &b.0)));
         pairs
+    }
+
+    /// `text` with each place [`key_of`] wrote holding the key bound now.
+    pub fn fill(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(start) = rest.find(KEY_OPEN) {
+            out.push_str(&rest[..start]);
+            let after = &rest[start + KEY_OPEN.len_utf8()..];
+            let Some(end) = after.find(KEY_CLOSE) else {
+                rest = after;
+                continue;
+            };
+            match Action::from_name(&after[..end]) {
+                Some(action) => out.push_str(&self.key_for(action)),
+                None => out.push_str(&after[..end]),
+            }
+            rest = &after[end + KEY_CLOSE.len_utf8()..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// A popup's line of keys, each the one bound: `enter choose · esc close`.
+    pub fn prompt(&self, parts: &[(Action, &str)]) -> String {
+        parts
+            .iter()
+            .map(|(action, what)| format!("{} {what}", self.key_for(*action)))
+            .collect::<Vec<_>>()
+            .join(" · ")
     }
 
     /// The first key of `action`, or "-" when unbound.
@@ -378,6 +424,43 @@ mod tests {
         assert_eq!(map.actions(&p), &[Action::PriorityFilter]);
         let shifted = key(KeyCode::Char('P'), KeyModifiers::SHIFT);
         assert_eq!(map.actions(&shifted), &[Action::Publish]);
+    }
+
+    #[test]
+    fn rebinding_the_detail_pane_leaves_the_scans_on_d() {
+        let d = key(KeyCode::Char('d'), KeyModifiers::NONE);
+        assert_eq!(
+            Keymap::default().actions(&d),
+            &[Action::ToggleDetail, Action::Scans]
+        );
+        let overrides = HashMap::from([("toggle_detail".to_owned(), vec!["x".to_owned()])]);
+        let map = Keymap::with_overrides(&overrides).unwrap();
+        assert_eq!(map.actions(&d), &[Action::Scans]);
+        let overrides = HashMap::from([("scans".to_owned(), vec!["x".to_owned()])]);
+        let map = Keymap::with_overrides(&overrides).unwrap();
+        assert_eq!(map.actions(&d), &[Action::ToggleDetail]);
+    }
+
+    #[test]
+    fn tab_keys_keep_their_config_names() {
+        use crate::tui::nav::Tab;
+        let seven = key(KeyCode::Char('7'), KeyModifiers::NONE);
+        assert_eq!(
+            Keymap::default().action(&seven),
+            Some(Action::ShowTab(Tab::Changes))
+        );
+        let overrides = HashMap::from([("tab2".to_owned(), vec!["f2".to_owned()])]);
+        let map = Keymap::with_overrides(&overrides).unwrap();
+        assert_eq!(map.key_for(Action::ShowTab(Tab::Inventory)), "f2");
+    }
+
+    #[test]
+    fn a_notice_names_the_key_bound_now() {
+        let text = format!("frozen: press {} to resume", key_of(Action::Freeze));
+        assert_eq!(Keymap::default().fill(&text), "frozen: press f to resume");
+        let overrides = HashMap::from([("freeze".to_owned(), vec!["F".to_owned()])]);
+        let map = Keymap::with_overrides(&overrides).unwrap();
+        assert_eq!(map.fill(&text), "frozen: press F to resume");
     }
 
     #[test]

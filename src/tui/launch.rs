@@ -8,18 +8,17 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 
-use super::app::{App, ClientNotice, Identity};
+use super::app::{App, ClientNotice, Identity, SavedViews};
 use super::effect::{ErrorInfo, SwitchedContext};
 use super::executor::{ClientExecutor, notice};
 use super::palette::{History, Palette};
 use super::review::executor::{HistoryAccess, HistoryDoor};
 use super::review::start;
 use super::runtime::{self, Exit};
-use super::screens::monitor::{DEFAULT_REFRESH_SECS, MonitorScreen};
 use super::services::{ContextSwitch, Executor, Services};
-use super::settings::{TuiSettings, TuiSettingsError};
+use super::settings::{AppSettings, TuiSettings, TuiSettingsError};
 use super::terminal::{self, RestoreOnDrop};
-use super::theme::{ColorDepth, Theme};
+use super::theme::ColorDepth;
 use super::watchlist;
 use super::workspace_picker;
 use crate::api::Client;
@@ -61,6 +60,8 @@ pub struct Target {
     pub watchlist: PathBuf,
     /// The review history (its file and walk budget); `None` runs without one.
     pub history: Option<HistoryConfig>,
+    /// The inventory's saved views, and the config file they go to.
+    pub views: SavedViews,
 }
 
 /// The monitor's watch list file of a context: the default context keeps the
@@ -104,7 +105,7 @@ pub async fn run_configured(session: Session, refresh: Option<u64>) -> Result<Ex
             (workspace.id, label, plan)
         }
         WorkspaceChoice::Several(workspaces) => {
-            let theme = Theme::new(settings.theme, Theme::no_color_from_env());
+            let theme = app_settings(&settings).theme();
             let chosen = {
                 let mut terminal = terminal::enter()?;
                 let _restore = RestoreOnDrop;
@@ -127,9 +128,22 @@ pub async fn run_configured(session: Session, refresh: Option<u64>) -> Result<Ex
         names: session.config.context_names(),
         current: session.context.name.clone(),
     };
-    let history =
-        HistoryConfig::from_sections(&session.config.file.other).map_err(LaunchError::History)?;
+    let history = HistoryConfig::for_context(
+        &session.config.file.other,
+        &session.context.connection,
+        session.args.history.as_deref(),
+    )
+    .map_err(LaunchError::History)?;
+    // A history URL that cannot be used is said before the terminal is taken.
+    history
+        .location()
+        .map_err(|error| LaunchError::History(error.to_string()))?;
+    let views = SavedViews {
+        path: session.config.path.clone(),
+        by_context: session.config.file.views.clone(),
+    };
     let target = Target {
+        views,
         watchlist: watchlist_for(&session.context),
         history: Some(history),
         client: session.client,
@@ -146,6 +160,13 @@ pub struct Switching {
     pub names: Vec<String>,
     /// The one connected at start.
     pub current: String,
+}
+
+/// The settings for this terminal: its colour depth, the exports in the data
+/// directory.
+fn app_settings(settings: &TuiSettings) -> AppSettings {
+    let export_dir = crate::paths::data_dir().join("exports");
+    AppSettings::new(settings, ColorDepth::from_env(), export_dir)
 }
 
 /// Runs the dashboard until the user quits or a signal ends it; the terminal is
@@ -166,22 +187,21 @@ pub async fn run_with(
         workspace_id,
         watchlist: watchlist_path,
         history,
+        views,
     } = target;
-    let theme = Theme::for_terminal(settings.theme, ColorDepth::from_env());
     let clock = Clock::system();
-    let export_dir = crate::paths::data_dir().join("exports");
-    let refresh_secs = settings.refresh_secs.unwrap_or(DEFAULT_REFRESH_SECS);
-    let mut app = App::new(identity, theme, settings.keymap.clone(), export_dir);
-    app.monitor = MonitorScreen::new(refresh_secs);
+    let mut app = App::new(identity, app_settings(settings));
     app.monitor.use_watchlist_file(watchlist_path);
     app.palette = Palette::with_history(History::load(History::default_path()));
     let (notices_tx, notices_rx) = mpsc::unbounded_channel();
     // The instant start: the newest snapshot's data, before the first frame.
     let history = history.map(|config| {
-        let path = config.file();
-        start::prepare(&mut app, &path, &config, &workspace_id, clock.now());
+        let location = config
+            .location()
+            .unwrap_or_else(|_| crate::history::HistoryLocation::File(config.file()));
+        start::prepare(&mut app, &location, &config, &workspace_id, clock.now());
         HistoryAccess {
-            path,
+            location,
             config,
             progress: Some(notices_tx.clone()),
         }
@@ -196,7 +216,7 @@ pub async fn run_with(
         app.set_contexts(switching.names, switching.current);
         switching.args
     });
-    app.contexts.restart.refresh_secs = refresh_secs;
+    app.set_views(views);
     let current = Arc::new(RwLock::new(executor));
     let executor = SwitchingExecutor {
         current: current.clone(),

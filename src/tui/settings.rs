@@ -4,12 +4,14 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::path::PathBuf;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 
 use super::keymap::{Keymap, KeymapError};
-use super::theme::ThemeName;
+use super::screens::monitor::DEFAULT_REFRESH_SECS;
+use super::theme::{ColorDepth, Theme, ThemeName};
 use crate::config::LoadedConfig;
 
 /// The refresh interval the config may ask for, in seconds.
@@ -169,6 +171,41 @@ impl TuiSettings {
             self.refresh_secs = flag;
         }
         self
+    }
+}
+
+/// What an [`App`](super::app::App) is built from, the same in every context:
+/// the user's choices (`[tui]`, `[keys]`, `--refresh`, `:theme`) and the
+/// terminal's colours. `App::new` takes it, and a context switch builds the
+/// new App from the old one's.
+#[derive(Debug, Clone)]
+pub struct AppSettings {
+    /// `[tui] theme`, or the one `:theme` chose since.
+    pub theme: ThemeName,
+    /// The terminal's colours: every theme is built for them.
+    pub depth: ColorDepth,
+    pub keymap: Keymap,
+    /// Seconds between refreshes of the live monitor.
+    pub refresh_secs: u64,
+    /// Where `ctrl-s` writes its exports.
+    pub export_dir: PathBuf,
+}
+
+impl AppSettings {
+    pub fn new(settings: &TuiSettings, depth: ColorDepth, export_dir: PathBuf) -> Self {
+        Self {
+            theme: settings.theme,
+            depth,
+            keymap: settings.keymap.clone(),
+            refresh_secs: settings.refresh_secs.unwrap_or(DEFAULT_REFRESH_SECS),
+            export_dir,
+        }
+    }
+
+    /// The theme, for the terminal's depth: the one way the dashboard builds
+    /// one, so a 16-colour terminal gets 16-colour codes whatever was switched.
+    pub fn theme(&self) -> Theme {
+        Theme::for_terminal(self.theme, self.depth)
     }
 }
 

@@ -116,9 +116,9 @@ impl Theme {
         self
     }
 
-    /// The theme to use on a truecolor terminal: `NO_COLOR` (any value) wins
-    /// over the name. [`Theme::for_terminal`] fits it to fewer colours.
-    pub fn new(name: ThemeName, no_color: bool) -> Self {
+    /// The theme on a truecolor terminal, or without colours; only
+    /// [`Theme::for_terminal`] builds one, for the terminal's depth.
+    fn new(name: ThemeName, no_color: bool) -> Self {
         if no_color {
             return Self::monochrome();
         }
@@ -133,11 +133,6 @@ impl Theme {
     /// palette, and bold, so that it differs in more than colour. A fixed
     /// background went unseen where it equals the text's colour (issue 24).
     const SELECTED: Style = Style::new().add_modifier(Modifier::REVERSED.union(Modifier::BOLD));
-
-    /// Whether `NO_COLOR` is set to a non-empty value (no-color.org).
-    pub fn no_color_from_env() -> bool {
-        std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty())
-    }
 
     fn dark() -> Self {
         Self {

@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use crate::stores::{TestStore, each_store};
 use serde_json::Value;
 use time::OffsetDateTime;
 use vantage::api::model::{
@@ -271,6 +272,19 @@ async fn changes_between_snapshots_are_found_by_kind() {
             "renamed (1)",
             "unpublished (1)"
         ]
+    );
+    // A null prints as the dashboard shows it, `—`, never a blank
+    // (published: before was no audience).
+    let published_row = table
+        .stdout
+        .lines()
+        .skip_while(|line| *line != "published (1)")
+        .nth(2)
+        .expect("the published row");
+    assert!(
+        published_row.contains(&published) && published_row.contains('—'),
+        "{}",
+        table.stdout
     );
 
     // Audience targets of a custom audience are read, and a change is found.
@@ -661,9 +675,13 @@ pub fn count(file: &std::path::Path, table: &str) -> i64 {
 
 #[test]
 fn retention_prunes_by_count_and_age_and_drops_unused_states() {
-    let home = tempfile::tempdir().unwrap();
-    let file = home.path().join("history.sqlite3");
-    let mut store = Store::open(&file).unwrap();
+    for on in each_store() {
+        retention_prunes_on(&on);
+    }
+}
+
+fn retention_prunes_on(on: &TestStore) {
+    let mut store = on.open();
     let keep_three = Retention {
         max_age: time::Duration::days(90),
         max_snapshots: 3,
@@ -679,8 +697,8 @@ fn retention_prunes_by_count_and_age_and_drops_unused_states() {
     let ids: Vec<i64> = store.list("ws_x").unwrap().iter().map(|s| s.id).collect();
     assert_eq!(ids, [3, 4, 5]);
     // p2 is stored once; p1 once per kept day; the insights once (equal every day).
-    assert_eq!(count(&file, "state WHERE kind = 'project'"), 4);
-    assert_eq!(count(&file, "snapshot_project"), 6);
+    assert_eq!(on.count("state WHERE kind = 'project'"), 4);
+    assert_eq!(on.count("snapshot_project"), 6);
 
     let now = T0 + time::Duration::days(4) + time::Duration::hours(1);
     let removed = store
@@ -695,7 +713,7 @@ fn retention_prunes_by_count_and_age_and_drops_unused_states() {
         .unwrap();
     assert_eq!(removed, 2, "snapshots of day 2 and 3 are older than a day");
     assert_eq!(store.list("ws_x").unwrap().len(), 1);
-    assert_eq!(count(&file, "state WHERE kind = 'project'"), 2);
+    assert_eq!(on.count("state WHERE kind = 'project'"), 2);
 
     // Another workspace's history is its own.
     let mut other = capture(now, vec![project("q1", "other")], vec![]);
@@ -707,9 +725,13 @@ fn retention_prunes_by_count_and_age_and_drops_unused_states() {
 
 #[test]
 fn a_failed_recording_leaves_no_trace_and_the_schema_is_versioned() {
-    let home = tempfile::tempdir().unwrap();
-    let file = home.path().join("history.sqlite3");
-    let mut store = Store::open(&file).unwrap();
+    for on in each_store() {
+        a_failed_recording_on(&on);
+    }
+}
+
+fn a_failed_recording_on(on: &TestStore) {
+    let mut store = on.open();
     store
         .record(
             &capture(T0, vec![project("p1", "a")], vec![]),
@@ -717,13 +739,13 @@ fn a_failed_recording_leaves_no_trace_and_the_schema_is_versioned() {
         )
         .unwrap();
     // A refusal half-way through (while writing members): the whole snapshot goes.
-    let connection = rusqlite::Connection::open(&file).unwrap();
-    connection
-        .execute_batch(
-            "CREATE TRIGGER refuse BEFORE INSERT ON snapshot_member
-             BEGIN SELECT RAISE(ABORT, 'refused'); END;",
-        )
-        .unwrap();
+    on.execute(
+        "CREATE TRIGGER refuse BEFORE INSERT ON snapshot_member
+         BEGIN SELECT RAISE(ABORT, 'refused'); END;",
+        "CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$
+             LANGUAGE plpgsql;
+         CREATE TRIGGER refuse BEFORE INSERT ON snapshot_member FOR EACH ROW EXECUTE FUNCTION refuse();",
+    );
     let member = MemberState {
         user_id: "u1".into(),
         kind: "user".into(),
@@ -739,38 +761,43 @@ fn a_failed_recording_leaves_no_trace_and_the_schema_is_versioned() {
         ),
         Retention::default(),
     );
-    assert!(failed.is_err());
+    assert!(failed.is_err(), "{}", on.name());
     assert_eq!(store.list("ws_x").unwrap().len(), 1);
     assert_eq!(
-        count(&file, "state WHERE kind = 'project'"),
+        on.count("state WHERE kind = 'project'"),
         1,
-        "the new state was rolled back"
+        "the new state was rolled back ({})",
+        on.name()
     );
-    let version: i64 = connection
-        .query_row("PRAGMA user_version", [], |row| row.get(0))
-        .unwrap();
-    assert_eq!(version, vantage::history::SCHEMA_VERSION);
+    let known = match on.location {
+        vantage::history::HistoryLocation::File(_) => vantage::history::SCHEMA_VERSION,
+        vantage::history::HistoryLocation::Database(_) => vantage::history::PG_SCHEMA_VERSION,
+    };
     drop(store);
-    connection
-        .execute_batch("PRAGMA user_version = 99")
-        .unwrap();
-    let newer = Store::open(&file).err().expect("a newer schema is refused");
+    on.execute(
+        "PRAGMA user_version = 99",
+        "UPDATE vantage_meta SET value = 99 WHERE key = 'schema_version'",
+    );
+    let newer = Store::open_at(&on.location)
+        .err()
+        .expect("a newer schema is refused");
     let said = newer.to_string();
     assert!(said.contains("schema version 99"), "{newer}");
     assert!(
-        said.contains(&format!(
-            "knows up to version {}",
-            vantage::history::SCHEMA_VERSION
-        )),
+        said.contains(&format!("knows up to version {known}")),
         "{newer}"
     );
 }
 
 #[test]
 fn reviewed_marks_survive_snapshots_and_see_changes() {
-    let home = tempfile::tempdir().unwrap();
-    let file = home.path().join("history.sqlite3");
-    let mut store = Store::open(&file).unwrap();
+    for on in each_store() {
+        reviewed_marks_survive_on(&on);
+    }
+}
+
+fn reviewed_marks_survive_on(on: &TestStore) {
+    let mut store = on.open();
     let retention = Retention::default();
     // Marked before any snapshot holds it: the next one is the baseline.
     let early = store
@@ -800,7 +827,7 @@ fn reviewed_marks_survive_snapshots_and_see_changes() {
         )
         .unwrap();
     drop(store);
-    let store = Store::open(&file).unwrap();
+    let store = on.open();
     let marks = store.reviewed_marks("ws_x").unwrap();
     let by_id = |id: &str| marks.iter().find(|m| m.project_id == id).unwrap();
     assert_eq!(by_id("p1").changed_since_review, Some(false));
@@ -820,8 +847,14 @@ fn unknown_pii_counts_and_targets_are_never_a_change() {
     let mut unknown = known.clone();
     unknown.pii_open = None;
     unknown.audience_targets = None;
-    let home = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&home.path().join("h.sqlite3")).unwrap();
+    for on in each_store() {
+        unknown_is_never_a_change_on(&on, &known, &unknown);
+    }
+}
+
+fn unknown_is_never_a_change_on(on: &TestStore, known: &ProjectState, unknown: &ProjectState) {
+    let (known, unknown) = (known.clone(), unknown.clone());
+    let mut store = on.open();
     let at = |days| T0 + time::Duration::days(days);
     let a = store
         .record(
@@ -939,8 +972,14 @@ fn lowered_priorities_and_removed_finding_types_are_changes_too() {
     let mut after = before.clone();
     after.review_priority = "review_recommended".into();
     after.finding_types = vec!["inactive_owner".into()];
-    let home = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&home.path().join("h.sqlite3")).unwrap();
+    for on in each_store() {
+        lowered_on(&on, &before, &after);
+    }
+}
+
+fn lowered_on(on: &TestStore, before: &ProjectState, after: &ProjectState) {
+    let (before, after) = (before.clone(), after.clone());
+    let mut store = on.open();
     let a = store
         .record(&capture(T0, vec![before], vec![]), Retention::default())
         .unwrap();

@@ -2,14 +2,20 @@
 //! screen shows (labelled with the snapshot's age) when its row is not loaded.
 
 use time::macros::datetime;
-use vantage::history::{Retention, Store};
+use vantage::history::Retention;
 
 use crate::history::{capture, project};
+use crate::stores::{TestStore, each_store};
 
 #[test]
 fn the_newest_snapshots_state_of_a_project_is_read_by_id() {
-    let home = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&home.path().join("history.sqlite3")).unwrap();
+    for on in each_store() {
+        newest_state_on(&on);
+    }
+}
+
+fn newest_state_on(on: &TestStore) {
+    let mut store = on.open();
     let keep = Retention {
         max_age: time::Duration::days(90),
         max_snapshots: 10,

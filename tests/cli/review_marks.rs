@@ -9,10 +9,11 @@ use vantage::history::{NewMark, ProjectState, Retention, SeenState, Store};
 
 use crate::common::*;
 use crate::history::{capture, count, offline_mark, project};
+use crate::stores::{TestStore, each_store};
 use crate::support::Cli;
 
 /// A server on the demo fixture whose rate limit no test reaches.
-async fn roomy_server() -> vantage::server::RunningServer {
+pub async fn roomy_server() -> vantage::server::RunningServer {
     let (server, _clock) = server_with(|config| {
         config.rate_limit = vantage::server::ratelimit::RateLimit {
             limit: 100_000,
@@ -32,8 +33,13 @@ fn seen(state: ProjectState, read_at: time::OffsetDateTime) -> Option<SeenState>
 /// unchanged. A rename afterwards: changed since review, and it says `name`.
 #[test]
 fn a_mark_holds_the_row_the_reviewer_saw_not_the_last_snapshot() {
-    let home = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&home.path().join("history.sqlite3")).unwrap();
+    for on in each_store() {
+        a_mark_holds_the_row_on(&on);
+    }
+}
+
+fn a_mark_holds_the_row_on(on: &TestStore) {
+    let mut store = on.open();
     let hour = time::Duration::hours(1);
     let retention = Retention::default();
     store
@@ -90,8 +96,13 @@ fn a_mark_holds_the_row_the_reviewer_saw_not_the_last_snapshot() {
 /// A snapshot newer than the loaded row is what the reviewer's mark holds.
 #[test]
 fn a_snapshot_newer_than_the_loaded_row_is_the_reviewed_state() {
-    let home = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&home.path().join("history.sqlite3")).unwrap();
+    for on in each_store() {
+        a_newer_snapshot_on(&on);
+    }
+}
+
+fn a_newer_snapshot_on(on: &TestStore) {
+    let mut store = on.open();
     let hour = time::Duration::hours(1);
     let mut fresh = project("p1", "a");
     fresh.visibility = Some("restricted".into());
@@ -117,9 +128,13 @@ fn a_snapshot_newer_than_the_loaded_row_is_the_reviewed_state() {
 /// build's, with a field this build has never heard of.
 #[test]
 fn a_field_added_to_the_project_state_flips_no_mark() {
-    let home = tempfile::tempdir().unwrap();
-    let file = home.path().join("history.sqlite3");
-    let mut store = Store::open(&file).unwrap();
+    for on in each_store() {
+        a_field_added_on(&on);
+    }
+}
+
+fn a_field_added_on(on: &TestStore) {
+    let mut store = on.open();
     let retention = Retention::default();
     store
         .record(&capture(T0, vec![project("p1", "a")], vec![]), retention)
@@ -138,16 +153,20 @@ fn a_field_added_to_the_project_state_flips_no_mark() {
         )
         .unwrap();
     // The upgrade: the newest snapshot's state gains a field and a shape.
-    let connection = rusqlite::Connection::open(&file).unwrap();
-    connection
-        .execute(
+    on.execute(
+        &format!(
             "UPDATE state SET shape = shape + 1,
                  body = json_set(body, '$.deployed', json('true'), '$.name', 'a')
-             WHERE id = (SELECT state_id FROM snapshot_project WHERE snapshot_id = ?1)",
-            [next.id],
-        )
-        .unwrap();
-    drop(connection);
+             WHERE id = (SELECT state_id FROM snapshot_project WHERE snapshot_id = {})",
+            next.id
+        ),
+        &format!(
+            "UPDATE state SET shape = shape + 1,
+                 body = (body::jsonb || '{{\"deployed\": true, \"name\": \"a\"}}'::jsonb)::text
+             WHERE id = (SELECT state_id FROM snapshot_project WHERE snapshot_id = {})",
+            next.id
+        ),
+    );
     let marks = store.reviewed_marks("ws_x").unwrap();
     assert_eq!(marks[0].changed_since_review, Some(false), "{marks:?}");
     // And the state still reads back (the unknown field is ignored).
@@ -207,14 +226,24 @@ fn a_version_1_history_file_upgrades_and_keeps_its_marks() {
 /// Item 2: every format of `reviewed list` names what changed.
 #[tokio::test(flavor = "multi_thread")]
 async fn reviewed_list_names_the_fields_changed_in_every_format() {
+    reviewed_list_on(None).await;
+    let shared = crate::stores::off_runtime(crate::stores::database_store);
+    reviewed_list_on(shared.url.clone()).await;
+}
+
+/// On the file, or on the shared database at `history_url`.
+async fn reviewed_list_on(history_url: Option<String>) {
     let fixture = demo();
     let server = roomy_server().await;
     let data = tempfile::tempdir().unwrap();
     let cli = Cli::new(server.base_url(), ENTERPRISE_WS, ENTERPRISE_ADMIN);
-    let env = [
+    let mut env = vec![
         ("XDG_DATA_HOME", data.path().to_str().unwrap()),
         ("USER", "ada"),
     ];
+    if let Some(url) = &history_url {
+        env.push(("VANTAGE_HISTORY_URL", url.as_str()));
+    }
     let run = |args: &'static [&'static str]| cli.run_env(args, &env);
     cli.run_env(&["snapshot"], &env).await.expect(0);
     let project = first_project(&fixture, ENTERPRISE_WS);
@@ -267,6 +296,12 @@ async fn reviewed_list_names_the_fields_changed_in_every_format() {
         jsonl.stdout.contains("\"changed_fields\""),
         "{}",
         jsonl.stdout
+    );
+    let file = data.path().join("vantage").join("history.sqlite3");
+    assert_eq!(
+        file.exists(),
+        history_url.is_none(),
+        "the history is where it was set"
     );
     server.stop().await;
 }
@@ -336,8 +371,13 @@ async fn two_snapshots_at_once_both_finish_whole() {
 /// own row, one note for all.
 #[test]
 fn marks_of_many_rows_are_written_together() {
-    let home = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&home.path().join("history.sqlite3")).unwrap();
+    for on in each_store() {
+        marks_of_many_rows_on(&on);
+    }
+}
+
+fn marks_of_many_rows_on(on: &TestStore) {
+    let mut store = on.open();
     let rows = ["p1", "p2", "p3"].map(|id| NewMark {
         project_id: id.into(),
         note: Some("batch".into()),

@@ -73,6 +73,8 @@ impl Cli {
             .env("XDG_CONFIG_HOME", self.home.path().join(".config"))
             .env_remove("SERVICE_API_KEY")
             .env_remove("VANTAGE_LOG")
+            .env_remove("VANTAGE_HISTORY_URL")
+            .env_remove("PGPASSWORD")
             .env_remove(KEY_VAR)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -338,3 +338,57 @@ async fn embed_url_checks_the_origin_before_sending() {
         .expect(3);
     assert!(run.stderr.contains("read-only mode"), "{}", run.stderr);
 }
+
+/// Issue 27: `inventory --format table` at 120 columns (stdout not a
+/// terminal) says why each project has its priority and its open personal
+/// data, and cuts no name: visibility and the last edit are left out, and the
+/// reason and the owner give way, before a name is cut.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_inventory_table_has_why_and_pii_and_whole_names_at_120() {
+    let (server, _clock) = demo_server().await;
+    let cli = Cli::new(server.base_url(), ENTERPRISE_WS, ENTERPRISE_READONLY);
+    let run = cli
+        .run(&["inventory", "--max", "20", "--format", "table"])
+        .await
+        .expect(0);
+    let header = run.stdout.lines().next().unwrap();
+    let titles: Vec<&str> = header
+        .split("  ")
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .collect();
+    for title in ["ID", "NAME", "PRIORITY", "WHY", "PII"] {
+        assert!(titles.contains(&title), "{title} missing: {header}");
+    }
+    for line in run.stdout.lines() {
+        assert!(
+            vantage::text::display_width(line) <= 120,
+            "wider than 120: {line}"
+        );
+    }
+    let json = cli
+        .run(&["inventory", "--max", "20", "--format", "json"])
+        .await
+        .expect(0);
+    let items: Vec<Value> = serde_json::from_str(&json.stdout).unwrap();
+    for item in &items {
+        if let Some(name) = item["name"].as_str() {
+            let line = run
+                .stdout
+                .lines()
+                .find(|line| line.starts_with(item["id"].as_str().unwrap()))
+                .unwrap();
+            assert!(line.contains(name), "{name} cut: {line}");
+        }
+        // A reason the service sent is named, with its count of open PII.
+        if let Some(label) = item["matched_reason"]["label"].as_str() {
+            let line = run
+                .stdout
+                .lines()
+                .find(|line| line.starts_with(item["id"].as_str().unwrap()))
+                .unwrap();
+            let start: String = label.chars().take(4).collect();
+            assert!(line.contains(&start), "{label} missing: {line}");
+        }
+    }
+}

@@ -6,13 +6,13 @@ use vantage::server::{self, ServerConfig, seed};
 use crate::support::Session;
 
 /// The demo fixture's keys (see `vantage serve --print-credentials`).
-const ACME_KEY: &str = "vtg_demo_enterprise_admin";
-const GLOBEX_KEY: &str = "vtg_demo_business_admin";
+pub(crate) const ACME_KEY: &str = "vtg_demo_enterprise_admin";
+pub(crate) const GLOBEX_KEY: &str = "vtg_demo_business_admin";
 
 /// The demo server on `127.0.0.1:0`, and a config file (mode 0600) written by
 /// `config` from its base URL: the runtime, the server, the file's directory
 /// (removed when dropped) and the file's path.
-fn demo_with_config(
+pub(crate) fn demo_with_config(
     config: impl FnOnce(&str) -> String,
 ) -> (
     tokio::runtime::Runtime,

@@ -8,6 +8,7 @@ mod colour_depth;
 mod contexts;
 mod demo;
 mod dumb_terminal;
+mod filters_views;
 mod palette_bulk;
 mod project;
 mod refresh_flag;

@@ -55,7 +55,9 @@ fn palette_jumps_to_a_project_by_id_and_a_bulk_change_covers_three_marked_rows()
     tui.wait_text("Set the visibility of these 3 projects to workspace_view?");
     tui.send("y");
     let report = tui.wait_text("3 ok, 0 failed");
-    assert_eq!(report.matches("✓ ok").count(), 3, "{report}");
+    // Each row by name, with its before → after.
+    assert_eq!(report.matches("→ workspace_view").count(), 3, "{report}");
+    assert_eq!(report.matches("│✓ ").count(), 3, "{report}");
     tui.send("\u{1b}");
     let screen = tui.wait_for("the list without the report", |s| {
         !s.contains("— report") && !s.contains("marked") && s.contains("loaded")

@@ -8,10 +8,9 @@ use vantage::server::seed::{GenerateSpec, generate};
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, Slot};
 use vantage::tui::executor::ClientExecutor;
-use vantage::tui::keymap::Keymap;
 use vantage::tui::screens::inventory::bulk::RowOutcome;
 use vantage::tui::services::Executor;
-use vantage::tui::theme::{Theme, ThemeName};
+use vantage::tui::theme::{ColorDepth, ThemeName};
 
 use crate::common::{self, T0};
 
@@ -53,9 +52,7 @@ async fn a_bulk_change_of_100_projects_fits_the_budget_without_a_429() {
     };
     let mut app = App::new(
         identity,
-        Theme::new(ThemeName::Dark, true),
-        Keymap::default(),
-        std::env::temp_dir(),
+        crate::support::settings(ThemeName::Dark, ColorDepth::None),
     );
     let mut effects = app.start(T0);
     let mut bulk_in_flight_max = 0;

@@ -479,7 +479,8 @@ fn a_project_is_marked_reviewed_with_a_note_from_the_inventory() {
     reply(&mut app, Slot::InventoryPage, token, both());
     assert_eq!(ids(&app), ["prj_a", "prj_b"]);
     app.handle(key('m'), NOW);
-    assert!(screen(&app, 120, 35).contains("Mark Live one reviewed"));
+    // Nothing is marked: the cursor's row, and the title says so.
+    assert!(screen(&app, 120, 35).contains("Mark Live one (nothing marked) reviewed"));
     for ch in "ok q".chars() {
         app.handle(key(ch), NOW);
     }
@@ -547,7 +548,7 @@ async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
             clock: clock.clone(),
         },
         HistoryAccess {
-            path: dir.path().join("history.sqlite3"),
+            location: vantage::history::HistoryLocation::File(dir.path().join("history.sqlite3")),
             config: HistoryConfig {
                 detail_requests: 5,
                 ..HistoryConfig::default()

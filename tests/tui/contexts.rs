@@ -284,3 +284,63 @@ fn the_palette_switches_contexts_too() {
         }]
     );
 }
+
+/// Issue 23: one constructor. The App of the new context is built by
+/// `App::new` from the old one's settings: the theme switched since (for the
+/// terminal's depth), the keys, the refresh, the export directory.
+#[test]
+fn a_context_switch_builds_the_new_app_from_the_same_settings() {
+    use ratatui::style::Color;
+    use vantage::tui::app::Identity;
+    use vantage::tui::keymap::Keymap;
+    use vantage::tui::settings::AppSettings;
+    use vantage::tui::theme::{ColorDepth, ThemeName};
+
+    let overrides = [("quit".to_owned(), vec!["x".to_owned()])].into();
+    let settings = AppSettings {
+        theme: ThemeName::Dark,
+        depth: ColorDepth::Ansi256,
+        keymap: Keymap::with_overrides(&overrides).unwrap(),
+        refresh_secs: 30,
+        export_dir: std::env::temp_dir().join("vantage-test-exports"),
+    };
+    let identity = Identity {
+        workspace: "ws_test".into(),
+        plan: None,
+        api_version: "2026-09-11".into(),
+        read_only: false,
+    };
+    let mut app = App::new(identity, settings.clone());
+    app.set_contexts(vec!["prod".into(), "staging".into()], "staging".into());
+    app.start(NOW);
+    for ch in ":theme light".chars() {
+        app.handle(key(ch), NOW);
+    }
+    app.handle(enter(), NOW);
+    let mut effects = Vec::new();
+    app.switch_context("prod", NOW, &mut effects);
+    let (token, _) = fetched(&effects, CONTEXT)[0].clone();
+    app.handle(
+        answer(
+            CONTEXT,
+            token,
+            Ok(switched("prod", "ws_prod")),
+            ContextMsg::Switched,
+        ),
+        NOW,
+    );
+    assert!(header(&app).contains("context prod"), "{}", header(&app));
+    assert_eq!(app.settings.theme, ThemeName::Light);
+    assert_eq!(app.settings.depth, ColorDepth::Ansi256);
+    assert_eq!(app.theme.depth, ColorDepth::Ansi256);
+    // The light header's 24-bit background, fitted to the 256 colours.
+    assert!(
+        matches!(app.theme.header.bg, Some(Color::Indexed(_))),
+        "{:?}",
+        app.theme.header
+    );
+    assert_eq!(app.settings.export_dir, settings.export_dir);
+    assert_eq!(app.monitor.refresh_interval(), time::Duration::seconds(30));
+    app.handle(key('x'), NOW);
+    assert!(app.should_quit, "the [keys] override stays");
+}

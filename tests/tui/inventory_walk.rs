@@ -213,8 +213,12 @@ fn a_bulk_change_refused_for_scope_stops_and_turns_writes_off_for_the_session() 
     }
     let footer = text(&screen(&app, 120, 35));
     let footer = footer.lines().last().unwrap_or_default();
+    // Shown disabled (styled, no "✗"), with the reason once.
     assert!(
-        footer.contains("✗ v u: key lacks projects:write"),
+        footer.contains("v visibility")
+            && footer.contains("u unpublish")
+            && footer.contains("key lacks projects:write")
+            && !footer.contains('✗'),
         "{footer}"
     );
 }

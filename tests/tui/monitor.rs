@@ -10,7 +10,7 @@ use time::{Duration, OffsetDateTime};
 use vantage::api::model::Realtime;
 use vantage::tui::app::{App, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Gate};
-use vantage::tui::theme::{Theme, ThemeName};
+use vantage::tui::theme::{ColorDepth, ThemeName};
 use vantage::tui::watchlist::WatchEntry;
 
 use crate::support::{answer, app, app_with_theme, asked_in, key};
@@ -198,7 +198,7 @@ fn a_tile_says_how_old_its_data_is_and_ages() {
 #[test]
 fn under_no_color_the_focused_tile_has_a_marker_and_a_thick_border() {
     // `NO_COLOR`: the theme keeps bold, dim and reverse only.
-    let mono = app_with_theme(Theme::new(ThemeName::Dark, true));
+    let mono = app_with_theme(ThemeName::Dark, ColorDepth::None);
     let mut app = grid(mono, 3);
     app.handle(key('j'), NOW);
     let terminal = render(&app, 120, 35, NOW);
@@ -286,4 +286,20 @@ fn a_never_published_tile_is_asked_again_after_five_minutes() {
     let later = NOW + Duration::minutes(5);
     let effects = app.handle(Msg::Wake, later);
     assert_eq!(asked(&effects), ["prj_0000", "prj_0001"]);
+}
+
+/// Issue 23: a notice named a key by its letter ("press f to resume"), so a
+/// remapped key made the text wrong. It shows the key bound.
+#[test]
+fn the_frozen_notice_names_the_freeze_key_as_bound() {
+    let mut app = app();
+    let overrides = std::collections::HashMap::from([("freeze".to_owned(), vec!["F".to_owned()])]);
+    app.settings.keymap = vantage::tui::keymap::Keymap::with_overrides(&overrides).unwrap();
+    app.handle(key('4'), NOW);
+    app.handle(key('F'), NOW);
+    app.handle(key('r'), NOW);
+    let mut terminal = Terminal::new(TestBackend::new(120, 35)).unwrap();
+    terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
+    let shown = terminal.backend().to_string();
+    assert!(shown.contains("frozen: press F to resume"), "{shown}");
 }

@@ -14,10 +14,9 @@ use time::macros::datetime;
 use vantage::api::model::{InventoryPage, Project, Visibility};
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
-use vantage::tui::keymap::Keymap;
 use vantage::tui::nav::Tab;
 use vantage::tui::screens::inventory::bulk::RowOutcome;
-use vantage::tui::theme::{Theme, ThemeName};
+use vantage::tui::theme::{ColorDepth, ThemeName};
 
 use crate::support::{answer, asked_in, bulk_outcomes, fetches_for, only};
 use vantage::tui::app::{PALETTE_HISTORY, PALETTE_JUMP};
@@ -41,9 +40,7 @@ fn app_with(read_only: bool) -> App {
             api_version: "2026-09-11".into(),
             read_only,
         },
-        Theme::new(ThemeName::Dark, true),
-        Keymap::default(),
-        std::env::temp_dir(),
+        crate::support::settings(ThemeName::Dark, ColorDepth::None),
     )
 }
 
@@ -227,10 +224,10 @@ fn marks_show_on_rows_and_in_the_header_with_the_counter() {
     assert_eq!(app.inventory.list.marked_count(), 12);
     type_text(&mut app, "C");
     assert_eq!(app.inventory.list.marked_count(), 0);
-    // Without marks, `v` says how to use it rather than nothing.
+    // Without marks, `v` acts on the row under the cursor, as k9s does.
     type_text(&mut app, "v");
-    assert!(!app.inventory.bulk.is_open());
-    assert!(draw(&app, 120, 30).contains("mark projects with space"));
+    assert!(app.inventory.bulk.is_open());
+    assert!(draw(&app, 120, 30).contains("(nothing marked)"));
 }
 
 #[test]
@@ -512,4 +509,23 @@ fn the_palette_offers_ctx_only_when_contexts_are_configured() {
     assert!(!texts(&app).iter().any(|text| text.starts_with("ctx")));
     app.palette.context_names = vec!["staging".into()];
     assert!(texts(&app).iter().any(|text| text.starts_with("ctx")));
+}
+
+#[test]
+fn the_palette_completes_column_names_after_the_ones_given() {
+    let mut app = app_with(false);
+    app.start(NOW);
+    type_text(&mut app, ":columns name,vis");
+    let texts: Vec<String> = app
+        .palette
+        .candidates(&[])
+        .into_iter()
+        .map(|candidate| candidate.text)
+        .collect();
+    assert!(
+        texts.contains(&"columns name,visitors_7d".to_owned()),
+        "{texts:?}"
+    );
+    assert!(texts.contains(&"columns name,visibility".to_owned()));
+    assert!(!texts.iter().any(|text| text.ends_with("default")));
 }

@@ -306,7 +306,9 @@ mod with_a_real_history {
                 clock,
             },
             HistoryAccess {
-                path: dir.path().join("history.sqlite3"),
+                location: vantage::history::HistoryLocation::File(
+                    dir.path().join("history.sqlite3"),
+                ),
                 config,
                 progress: None,
             },
@@ -507,7 +509,9 @@ mod with_a_real_history {
                 clock: sleeper.clock().clone(),
             },
             HistoryAccess {
-                path: dir.path().join("history.sqlite3"),
+                location: vantage::history::HistoryLocation::File(
+                    dir.path().join("history.sqlite3"),
+                ),
                 config: HistoryConfig::default(),
                 progress: Some(progress_tx),
             },

@@ -24,13 +24,12 @@ use vantage::server::{self, ServerConfig};
 use vantage::tui::app::{App, ClientNotice, Identity, Msg};
 use vantage::tui::effect::{ErrorInfo, Gate, Reply, Request, SwitchedContext};
 use vantage::tui::executor::ClientExecutor;
-use vantage::tui::keymap::Keymap;
 use vantage::tui::ops::*;
 use vantage::tui::request::Operation;
 use vantage::tui::review::ops::*;
 use vantage::tui::review::request::{ChangeSet, HistoryReply};
 use vantage::tui::services::Executor;
-use vantage::tui::theme::{Theme, ThemeName};
+use vantage::tui::theme::{ColorDepth, ThemeName};
 
 const EVENTS: usize = 50_000;
 /// A frame is drawn every this many events, and after every resize.
@@ -278,9 +277,18 @@ impl Canned {
     fn legacy(&self, request: &Request) -> Reply {
         match request {
             Request::InventoryPage { .. } => Reply::InventoryPage(Box::new(self.inventory.clone())),
-            Request::ExportInventory { path, .. } => Reply::Exported {
+            Request::ExportInventory { path, .. } | Request::ExportRows { path, .. } => {
+                Reply::Exported {
+                    path: path.clone(),
+                    count: 25,
+                }
+            }
+            Request::SaveView {
+                path, name, view, ..
+            } => Reply::ViewSaved {
                 path: path.clone(),
-                count: 25,
+                name: name.clone(),
+                saved: view.is_some(),
             },
             Request::GetProject { .. } | Request::UpdateProject { .. } => {
                 Reply::Project(Box::new(self.project.clone()))
@@ -410,9 +418,7 @@ async fn fifty_thousand_random_events_never_panic() {
             api_version: "2026-09-11".into(),
             read_only: false,
         },
-        Theme::new(ThemeName::Dark, false),
-        Keymap::default(),
-        std::env::temp_dir(),
+        crate::support::settings(ThemeName::Dark, ColorDepth::TrueColor),
     );
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
     let mut pending: Vec<Fetch> = Vec::new();

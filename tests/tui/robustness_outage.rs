@@ -17,10 +17,9 @@ use vantage::server::{self, RunningServer, ServerConfig};
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::Effect;
 use vantage::tui::executor::ClientExecutor;
-use vantage::tui::keymap::Keymap;
 use vantage::tui::screens::monitor::MonitorScreen;
 use vantage::tui::services::Executor;
-use vantage::tui::theme::{Theme, ThemeName};
+use vantage::tui::theme::{ColorDepth, ThemeName};
 
 async fn start_server(addr: std::net::SocketAddr) -> RunningServer {
     let mut config = ServerConfig::local(common::demo());
@@ -98,9 +97,7 @@ async fn the_monitor_shows_an_outage_retries_and_recovers_by_itself() {
             api_version: "2026-09-11".into(),
             read_only: false,
         },
-        Theme::new(ThemeName::Dark, true),
-        Keymap::default(),
-        std::env::temp_dir(),
+        crate::support::settings(ThemeName::Dark, ColorDepth::None),
     );
     app.monitor = MonitorScreen::new(10);
     let now = clock.now();

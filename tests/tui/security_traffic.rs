@@ -12,11 +12,10 @@ use time::macros::datetime;
 use vantage::api::model::{Granularity, InventoryPage, Page, ScanFinding, SecurityScan, Traffic};
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
-use vantage::tui::keymap::Keymap;
 use vantage::tui::ops::GetTraffic;
 use vantage::tui::screens::analytics;
 use vantage::tui::screens::project::security::{Focus, SecurityPart};
-use vantage::tui::theme::{Theme, ThemeName};
+use vantage::tui::theme::{ColorDepth, ThemeName};
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
@@ -28,9 +27,7 @@ fn app() -> App {
             api_version: "2026-09-11".into(),
             read_only: false,
         },
-        Theme::new(ThemeName::Dark, false),
-        Keymap::default(),
-        std::env::temp_dir(),
+        crate::support::settings(ThemeName::Dark, ColorDepth::TrueColor),
     )
 }
 
@@ -240,8 +237,15 @@ fn scans_then_findings_then_back_and_filters_reload_the_findings() {
     assert_eq!(part(&app).focus, Focus::Findings);
     assert_eq!(part(&app).findings.rows.len(), 5);
 
-    // `t`: errors only. The findings load again from the first page, filtered here.
-    let effects = app.handle(key('t'), NOW);
+    // `t` opens the filter menu; space ticks `level error`. The findings load
+    // again from the first page, filtered here.
+    assert!(fetches(&app.handle(key('t'), NOW)).is_empty());
+    let menu = draw(&app, 100, 30).backend().to_string();
+    assert!(
+        menu.contains("[ ] level error") && menu.contains("[ ] status fixed"),
+        "{menu}"
+    );
+    let effects = app.handle(key(' '), NOW);
     let (token, _) = fetch(&effects, Slot::ScanFindings);
     reply(
         &mut app,
@@ -262,10 +266,48 @@ fn scans_then_findings_then_back_and_filters_reload_the_findings() {
             "Table readable without a row-level policy"
         ]
     );
-    // `/`: and open only; `c` clears both.
-    let effects = app.handle(key('/'), NOW);
-    assert_eq!(fetches(&effects).len(), 1);
-    assert_eq!(part(&app).filter_summary(), "level error · status open");
+    // Several levels at once: `level warn` too; then `status open`.
+    app.handle(key('j'), NOW);
+    assert_eq!(fetches(&app.handle(key(' '), NOW)).len(), 1);
+    for _ in 0..2 {
+        app.handle(key('j'), NOW);
+    }
+    assert_eq!(fetches(&app.handle(key(' '), NOW)).len(), 1);
+    assert_eq!(
+        part(&app).filter_summary(),
+        "level error,warn · status open"
+    );
+    app.handle(code(KeyCode::Esc), NOW);
+    assert_eq!(
+        part(&app).focus,
+        Focus::Findings,
+        "esc closed only the menu"
+    );
+    // `/` searches, as on every list; `q` types a q there.
+    app.handle(key('c'), NOW);
+    assert!(fetches(&app.handle(key('/'), NOW)).is_empty());
+    for ch in "secret".chars() {
+        app.handle(key(ch), NOW);
+    }
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    let (token, _) = fetch(&effects, Slot::ScanFindings);
+    reply(
+        &mut app,
+        Slot::ScanFindings,
+        token,
+        Ok(Reply::ScanFindingsPage(Box::new(findings_page(false)))),
+    );
+    let names: Vec<&str> = part(&app)
+        .findings
+        .rows
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect();
+    assert_eq!(names, ["Secret key committed to the code"]);
+    assert_eq!(
+        part(&app).filter_summary(),
+        "level any · status any · search secret"
+    );
     app.handle(key('c'), NOW);
     assert_eq!(part(&app).filter_summary(), "level any · status any");
 
@@ -281,10 +323,11 @@ fn scans_then_findings_then_back_and_filters_reload_the_findings() {
 fn a_page_the_filters_empty_leads_to_the_next_and_stale_pages_are_dropped() {
     let mut app = security_open();
     with_findings(&mut app, false);
-    // Level `info`... cycle: error, warn, info.
-    for _ in 0..3 {
-        app.handle(key('t'), NOW);
+    // Level `info` alone: the menu's third line.
+    for pressed in ['t', 'j', 'j', ' '] {
+        app.handle(key(pressed), NOW);
     }
+    app.handle(code(KeyCode::Esc), NOW);
     let effects = app.handle(key('r'), NOW);
     let (token, _) = fetch(&effects, Slot::ScanFindings);
     // An older page request's answer is stale.
@@ -486,4 +529,91 @@ fn a_failed_findings_page_ends_the_walk_to_the_end() {
         !part(&app).findings.is_seeking_end(),
         "a failed page ends the walk, as in the other lists"
     );
+}
+
+/// Issue 23: the detail pane's key also opened the scans, so rebinding
+/// `toggle_detail` moved the scans with it. Each is its own action now.
+#[test]
+fn rebinding_the_detail_pane_leaves_the_scans_on_their_key() {
+    let mut app = app();
+    let overrides =
+        std::collections::HashMap::from([("toggle_detail".to_owned(), vec!["x".to_owned()])]);
+    app.settings.keymap = vantage::tui::keymap::Keymap::with_overrides(&overrides).unwrap();
+    with_inventory(&mut app);
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    let (token, _) = fetch(&effects, Slot::Project);
+    let project = serde_json::from_value(json!({
+        "id": "prj_00000", "name": "Clinic portal 0", "description": null, "created_at": null,
+        "last_edited_at": null, "latest_commit_sha": null, "latest_screenshot_url": null,
+        "owner_id": null, "workspace_id": "ws_test", "is_published": true, "preview_url": null,
+        "publish_audience": "public", "publish_audience_targets": [], "visibility": "workspace_edit"
+    }))
+    .unwrap();
+    reply(
+        &mut app,
+        Slot::Project,
+        token,
+        Ok(Reply::Project(Box::new(project))),
+    );
+    let effects = app.handle(key('x'), NOW);
+    assert!(
+        !fetches(&effects)
+            .iter()
+            .any(|(slot, ..)| *slot == Slot::SecurityScans),
+        "the detail pane's new key opens no scans"
+    );
+    let effects = app.handle(key('d'), NOW);
+    fetch(&effects, Slot::SecurityScans);
+}
+
+#[test]
+fn findings_are_ordered_by_severity_not_by_name() {
+    let mut app = security_open();
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    let (token, _) = fetch(&effects, Slot::ScanFindings);
+    // The service's order: info, unknown, warn, error, error.
+    let mut page = findings_page(false);
+    page.data.reverse();
+    reply(
+        &mut app,
+        Slot::ScanFindings,
+        token,
+        Ok(Reply::ScanFindingsPage(Box::new(page))),
+    );
+    let levels: Vec<&str> = part(&app)
+        .findings
+        .rows
+        .iter()
+        .map(|f| f.level.as_str())
+        .collect();
+    assert_eq!(levels, ["error", "error", "warn", "info", "severe"]);
+}
+
+#[test]
+fn ctrl_s_on_the_findings_exports_them_with_the_screens_filters() {
+    let mut app = security_open();
+    with_findings(&mut app, false);
+    for pressed in ['t', ' '] {
+        app.handle(key(pressed), NOW);
+    }
+    app.handle(code(KeyCode::Esc), NOW);
+    let effects = app.handle(
+        Msg::Key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL)),
+        NOW,
+    );
+    let (_, request) = fetch(&effects, Slot::ListExport);
+    let Request::ExportRows { rows, path } = request else {
+        panic!("{request:?}");
+    };
+    assert_eq!(
+        rows,
+        vantage::tui::export::ExportRows::Findings {
+            project_id: "prj_00000".into(),
+            scan_id: "scn_latest".into(),
+            levels: vec![vantage::api::model::FindingLevel::Error],
+            statuses: Vec::new(),
+            search: String::new(),
+        }
+    );
+    assert!(path.to_string_lossy().ends_with(".csv"), "{path:?}");
 }

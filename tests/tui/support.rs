@@ -3,18 +3,28 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Request, Slot};
-use vantage::tui::keymap::Keymap;
 use vantage::tui::request::{Answer, Job, Message, Operation};
 use vantage::tui::screens::inventory::bulk::RowOutcome;
-use vantage::tui::theme::{Theme, ThemeName};
+use vantage::tui::settings::{AppSettings, TuiSettings};
+use vantage::tui::theme::{ColorDepth, ThemeName};
+
+/// The default keys and refresh, `theme` on a terminal of `depth` colours,
+/// exports to the temporary directory.
+pub fn settings(theme: ThemeName, depth: ColorDepth) -> AppSettings {
+    let tui = TuiSettings {
+        theme,
+        ..TuiSettings::default()
+    };
+    AppSettings::new(&tui, depth, std::env::temp_dir())
+}
 
 /// A fresh App on a workspace without a plan, in the dark theme.
 pub fn app() -> App {
-    app_with_theme(Theme::new(ThemeName::Dark, false))
+    app_with_theme(ThemeName::Dark, ColorDepth::TrueColor)
 }
 
-/// A fresh App on a workspace without a plan, in `theme`.
-pub fn app_with_theme(theme: Theme) -> App {
+/// A fresh App on a workspace without a plan, in `theme` for `depth`.
+pub fn app_with_theme(theme: ThemeName, depth: ColorDepth) -> App {
     App::new(
         Identity {
             workspace: "ws_test".into(),
@@ -22,9 +32,7 @@ pub fn app_with_theme(theme: Theme) -> App {
             api_version: "2026-09-11".into(),
             read_only: false,
         },
-        theme,
-        Keymap::default(),
-        std::env::temp_dir(),
+        settings(theme, depth),
     )
 }
 

@@ -416,6 +416,30 @@ fn the_sorted_column_shows_its_arrow_and_stays_at_narrow_widths() {
     assert!(screen.contains("Last scan ↑"), "{screen}");
 }
 
+/// Issue 27: sorting by open PII dropped the Visibility column at 120 wide.
+#[test]
+fn a_sort_by_open_pii_keeps_every_column() {
+    use vantage::api::model::{InventorySortBy, SortOrder};
+    let mut app = app();
+    show_inventory(
+        &mut app,
+        page(vec![project(7, "Alpha", Value::Null)], 1, false),
+    );
+    let header = |app: &App| {
+        text(app, 120, 24)
+            .lines()
+            .find(|line| line.contains("Priority") && line.contains("Name"))
+            .unwrap()
+            .to_owned()
+    };
+    assert!(header(&app).contains("Visibility"), "{}", header(&app));
+    app.inventory.query.sort_by = Some(InventorySortBy::OpenPiiFindingCount);
+    app.inventory.query.sort_order = Some(SortOrder::Desc);
+    let sorted = header(&app);
+    assert!(sorted.contains("PII ↓"), "{sorted}");
+    assert!(sorted.contains("Visibility"), "{sorted}");
+}
+
 // --- 10. Filters --------------------------------------------------------------------------------
 
 fn esc() -> Msg {

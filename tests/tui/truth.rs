@@ -12,7 +12,7 @@ use vantage::tui::app::App;
 use vantage::tui::effect::{Reply, Request, Slot};
 use vantage::tui::nav::Tab;
 use vantage::tui::sgr16::Sgr16;
-use vantage::tui::theme::{ColorDepth, Theme, ThemeName};
+use vantage::tui::theme::{ColorDepth, ThemeName};
 
 use crate::changes::{change_set, changes_app};
 use crate::lists::inventory_with;
@@ -374,7 +374,7 @@ fn assert_sixteen_colour_bytes(bytes: &str) {
 fn a_16_colour_terminal_gets_only_16_colour_codes_and_a_reversed_selection() {
     let depth = ColorDepth::detect(None, Some("xterm"), None);
     assert_eq!(depth, ColorDepth::Ansi16);
-    let mut app = app_with_theme(Theme::for_terminal(ThemeName::Dark, depth));
+    let mut app = app_with_theme(ThemeName::Dark, depth);
     inventory_with(&mut app, 3, 3);
     let bytes = frame_bytes(&app, true);
     assert_sixteen_colour_bytes(&bytes);
@@ -399,7 +399,7 @@ fn the_selected_row_differs_in_more_than_colour_in_every_theme_and_depth() {
             ColorDepth::Ansi16,
             ColorDepth::None,
         ] {
-            let mut app = app_with_theme(Theme::for_terminal(name, depth));
+            let mut app = app_with_theme(name, depth);
             inventory_with(&mut app, 3, 3);
             let terminal: Terminal<TestBackend> = screen(&app, 120, 35);
             let buffer = terminal.backend().buffer();

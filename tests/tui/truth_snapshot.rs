@@ -143,3 +143,79 @@ fn a_project_the_snapshot_lacks_is_searched_for_by_name() {
     let shown = text(&screen(&app, 120, 35));
     assert!(shown.contains("searching the inventory by name"), "{shown}");
 }
+
+/// What the facts pane must never show of a project whose facts the service
+/// did not send: zeros, `never`, `none`, or a priority of its own.
+fn assert_nothing_made_up(app: &App, when: &str) {
+    let shown = text(&screen(app, 120, 35));
+    for made_up in [
+        "0 / 0 / 0",
+        "never",
+        "Connectors     none",
+        "unscored",
+        "Open PII       0",
+    ] {
+        assert!(!shown.contains(made_up), "{made_up} {when}: {shown}");
+    }
+}
+
+/// Issue 23: the project screen opens on a `ProjectRef` and an optional row.
+/// From Changes, with no inventory row loaded, every step until the facts are
+/// found (or not) shows none that the service did not send.
+#[test]
+fn a_project_opened_from_changes_without_its_row_shows_no_made_up_fact() {
+    use crate::changes::{change_set, changes_app};
+    let mut app = changes_app(change_set());
+    // The first change: "Clinic portal" (prj_0001) published.
+    let opened = app.handle(special(crossterm::event::KeyCode::Enter), NOW);
+    let project = app.project.as_ref().expect("the project screen is open");
+    assert_eq!(project.target.id, "prj_0001");
+    assert_nothing_made_up(&app, "as it opens");
+    // The newest snapshot lacks it; the read names it; the search finds nothing.
+    let (token, _) = fetches_for(&opened, Slot::ProjectFacts)
+        .pop()
+        .expect("the history is asked by id");
+    let none = HistoryReply::ProjectState(None);
+    let mut asked = reply(
+        &mut app,
+        Slot::ProjectFacts,
+        token,
+        Ok(Reply::History(Box::new(none))),
+    );
+    assert_nothing_made_up(&app, "without the snapshot's state");
+    let (token, _) = fetches_for(&opened, Slot::Project)
+        .pop()
+        .expect("the project is read");
+    let read = serde_json::from_value(serde_json::json!({
+        "id": "prj_0001", "name": "Clinic portal", "workspace_id": "ws_test",
+        "is_published": true, "publish_audience": "public", "visibility": "workspace_view"
+    }))
+    .unwrap();
+    asked.extend(reply(
+        &mut app,
+        Slot::Project,
+        token,
+        Ok(Reply::Project(Box::new(read))),
+    ));
+    assert_nothing_made_up(&app, "while searching");
+    // The change named it: the search by that name needs no read first.
+    let (token, _) = fetches_for(&asked, Slot::ProjectFacts)
+        .pop()
+        .expect("the inventory is searched by name");
+    let empty: vantage::api::model::InventoryPage = serde_json::from_value(serde_json::json!({
+        "data": [], "total": 0, "pagination": {"has_more": false, "next_cursor": null}
+    }))
+    .unwrap();
+    reply(
+        &mut app,
+        Slot::ProjectFacts,
+        token,
+        Ok(Reply::InventoryPage(Box::new(empty))),
+    );
+    assert_nothing_made_up(&app, "when the search did not find it");
+    let shown = text(&screen(&app, 120, 35));
+    assert!(
+        shown.contains("not loaded") && shown.contains("Clinic portal"),
+        "{shown}"
+    );
+}

@@ -10,9 +10,9 @@ use vantage::server::RunningServer;
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::Effect;
 use vantage::tui::executor::ClientExecutor;
-use vantage::tui::keymap::Keymap;
 use vantage::tui::services::Executor;
-use vantage::tui::theme::{Theme, ThemeName};
+use vantage::tui::settings::AppSettings;
+use vantage::tui::theme::{ColorDepth, ThemeName};
 
 struct Harness {
     app: App,
@@ -21,11 +21,11 @@ struct Harness {
 }
 
 impl Harness {
-    async fn new(key: &str, theme: Theme) -> Self {
-        Self::for_workspace(key, ENTERPRISE_WS, theme).await
+    async fn new(key: &str, settings: AppSettings) -> Self {
+        Self::for_workspace(key, ENTERPRISE_WS, settings).await
     }
 
-    async fn for_workspace(key: &str, workspace: &str, theme: Theme) -> Self {
+    async fn for_workspace(key: &str, workspace: &str, settings: AppSettings) -> Self {
         let (server, clock) = common::server_with(|config| {
             config.rate_limit = vantage::server::ratelimit::RateLimit {
                 limit: 10_000,
@@ -45,7 +45,7 @@ impl Harness {
             read_only: false,
         };
         let mut harness = Self {
-            app: App::new(identity, theme, Keymap::default(), std::env::temp_dir()),
+            app: App::new(identity, settings),
             executor: ClientExecutor {
                 client,
                 workspace_id: workspace.into(),
@@ -101,8 +101,8 @@ macro_rules! snapshot {
     };
 }
 
-fn dark() -> Theme {
-    Theme::new(ThemeName::Dark, false)
+fn dark() -> AppSettings {
+    crate::support::settings(ThemeName::Dark, ColorDepth::TrueColor)
 }
 
 #[tokio::test]
@@ -130,6 +130,64 @@ async fn inventory_screen() {
     snapshot!("inventory_80x24", harness.render(80, 24).backend());
 }
 
+/// Issue 27: at 200x50 the inventory shows the ID column, and no owner that
+/// fits in the spare width is cut.
+#[tokio::test]
+async fn inventory_at_200_columns_shows_ids_and_whole_owners() {
+    let mut harness = Harness::new(ENTERPRISE_ADMIN, dark()).await;
+    harness.keys("2").await;
+    let terminal = harness.render(200, 50);
+    let shown = terminal.backend().to_string();
+    let header = shown
+        .lines()
+        .find(|line| line.contains("Priority") && line.contains("Name"))
+        .unwrap();
+    assert!(header.contains(" ID "), "{header}");
+    let on_screen = &harness.app.inventory.list.rows[..30];
+    for item in on_screen {
+        assert!(shown.contains(&item.id), "{} not shown: {shown}", item.id);
+        // As the screen shows it: made safe; one longer than the owner's
+        // widest (32) may be cut.
+        if let Some(owner) = item.owner.display_name.as_deref() {
+            let safe = vantage::text::fit(owner, 32);
+            if !safe.ends_with('…') {
+                assert!(shown.contains(&safe), "{safe} cut: {shown}");
+            }
+        }
+    }
+    snapshot!("inventory_200x50", terminal.backend());
+}
+
+/// `:columns` chooses the inventory's columns, in the order given.
+#[tokio::test]
+async fn the_palette_chooses_the_inventory_columns() {
+    let mut harness = Harness::new(ENTERPRISE_ADMIN, dark()).await;
+    harness.keys("2:columns name,owner,id,visitors_7d").await;
+    harness.key(KeyCode::Enter).await;
+    let header = |harness: &Harness| {
+        let shown = harness.render(120, 35).backend().to_string();
+        let header = shown
+            .lines()
+            .find(|line| line.contains("Name") && line.contains("Owner"))
+            .unwrap()
+            .to_owned();
+        header
+            .trim_matches('"')
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(header(&harness), "Name Owner ID Visit 7d");
+    assert_eq!(
+        serde_json::to_string(&harness.app.inventory.columns()).unwrap(),
+        r#"["name","owner","id","visitors_7d"]"#
+    );
+    harness.keys(":columns default").await;
+    harness.key(KeyCode::Enter).await;
+    assert_eq!(harness.app.inventory.columns(), None);
+    assert!(header(&harness).starts_with("Priority Name Owner"));
+}
+
 #[tokio::test]
 async fn inventory_opened_from_a_finding_type() {
     let mut harness = Harness::new(ENTERPRISE_ADMIN, dark()).await;
@@ -146,10 +204,8 @@ async fn inventory_opened_from_a_finding_type() {
 async fn inventory_with_filters_and_sort() {
     let mut harness = Harness::new(ENTERPRISE_ADMIN, dark()).await;
     harness.keys("2p").await;
-    // Sort by name (the third entry of the sort menu), then reverse it.
-    harness.keys("sjjj").await;
-    harness.key(KeyCode::Enter).await;
-    harness.keys("S").await;
+    // Sort by name with the sort menu's hotkey: names start A→Z (issue 27).
+    harness.keys("sn").await;
     snapshot!(
         "inventory_filtered_120x35",
         harness.render(120, 35).backend()
@@ -182,10 +238,18 @@ async fn help_overlay_and_too_small() {
 /// Styles are part of these snapshots: the buffer's debug form lists them.
 #[tokio::test]
 async fn light_theme_and_no_color() {
-    let light = Harness::new(ENTERPRISE_ADMIN, Theme::new(ThemeName::Light, false)).await;
+    let light = Harness::new(
+        ENTERPRISE_ADMIN,
+        crate::support::settings(ThemeName::Light, ColorDepth::TrueColor),
+    )
+    .await;
     let light_buffer = light.render(80, 24).backend().buffer().clone();
     insta::assert_debug_snapshot!("insights_light_80x24", light_buffer);
-    let mono = Harness::new(ENTERPRISE_ADMIN, Theme::new(ThemeName::Dark, true)).await;
+    let mono = Harness::new(
+        ENTERPRISE_ADMIN,
+        crate::support::settings(ThemeName::Dark, ColorDepth::None),
+    )
+    .await;
     let mono_buffer = mono.render(80, 24).backend().buffer().clone();
     let uses_color = mono_buffer.content().iter().any(|cell| {
         cell.fg != ratatui::style::Color::Reset || cell.bg != ratatui::style::Color::Reset

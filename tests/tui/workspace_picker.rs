@@ -5,7 +5,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use vantage::api::model::{Workspace, WorkspacePlan};
-use vantage::tui::theme::{Theme, ThemeName};
+use vantage::tui::theme::{ColorDepth, Theme, ThemeName};
 use vantage::tui::workspace_picker::{PickerOutcome, WorkspacePicker};
 
 fn workspace(id: &str, name: &str, plan: WorkspacePlan, projects: i64) -> Workspace {
@@ -60,7 +60,7 @@ fn the_picker_chooses_with_enter_and_leaves_with_esc() {
 fn snapshot_workspace_picker() {
     let mut p = picker();
     press(&mut p, KeyCode::Down);
-    let theme = Theme::new(ThemeName::Dark, true);
+    let theme = Theme::for_terminal(ThemeName::Dark, ColorDepth::None);
     let mut terminal = Terminal::new(TestBackend::new(80, 12)).unwrap();
     terminal
         .draw(|frame| p.draw(frame, frame.area(), &theme))

@@ -91,6 +91,12 @@ pub struct MatchedReason {
 }
 
 /// Item of the security project inventory.
+///
+/// **Field order is a rule here:** the reference server splices a page's items
+/// from JSON kept per project (`server/handlers/inventory/item.rs`), so
+/// `activity_group` must follow another field and `matched_reason` must stay
+/// the last field. A field added after it sends every page down the slow path;
+/// the server's tests fail when one does (`every_item_takes_the_fast_path`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InventoryItem {
     pub id: String,
@@ -150,6 +156,9 @@ pub struct ActivityAsOf {
 /// Response of the security project inventory operation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InventoryPage {
+    /// **Stays the first field:** the reference server writes `{"data":[`, the
+    /// items, then the rest of this page serialized without them
+    /// (`server/handlers/inventory/mod.rs`, `PAGE_START`).
     pub data: Vec<InventoryItem>,
     pub pagination: Pagination,
     pub total: i64,

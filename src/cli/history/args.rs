@@ -28,6 +28,11 @@ pub struct SnapshotArgs {
     /// terminal, nothing in cron).
     #[arg(long, short = 'o', value_enum, value_name = "FORMAT")]
     pub format: Option<crate::cli::options::Format>,
+    /// When another snapshot of the workspace is being taken (by anyone on a
+    /// shared history): exit 0 without one, instead of waiting for it and
+    /// then taking this one.
+    #[arg(long)]
+    pub skip_if_busy: bool,
 }
 
 #[derive(Subcommand, Debug, Clone)]

@@ -19,16 +19,22 @@ impl Row for Change {
     const FIELDS: &'static [Field<Self>] = &[
         Field::fixed("KIND", |change| change.kind.to_string()),
         Field::fixed("ID", |change| change.id.clone()),
-        Field::text("NAME", 8, |change| change.name.clone().unwrap_or_default()),
+        Field::text("NAME", 8, |change| {
+            change.name.clone().unwrap_or_else(|| NULL_CELL.into())
+        }),
         Field::text("BEFORE", 6, |change| value_cell(&change.before)),
         Field::text("AFTER", 6, |change| value_cell(&change.after)),
     ];
 }
 
-/// A before/after value as a cell: text as is, lists joined, null empty.
+/// A null in the table, as the dashboard's Changes screen shows it: a blank
+/// would read as "empty", and a missing value is not one.
+const NULL_CELL: &str = "—";
+
+/// A before/after value as a cell: text as is, lists joined, null a dash.
 fn value_cell(value: &Value) -> String {
     match value {
-        Value::Null => String::new(),
+        Value::Null => NULL_CELL.into(),
         Value::String(text) => text.clone(),
         Value::Array(items) => items.iter().map(value_cell).collect::<Vec<_>>().join(", "),
         other => other.to_string(),

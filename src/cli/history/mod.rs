@@ -9,7 +9,7 @@ mod snapshot;
 
 pub use args::HistoryCommand;
 
-use crate::config::{LoadedConfig, SettingsError};
+use crate::config::{Context, LoadedConfig, SettingsError};
 use crate::history::{HistoryConfig, Store};
 
 use super::exit::CliError;
@@ -27,9 +27,20 @@ pub async fn execute(command: HistoryCommand, global: &GlobalArgs) -> Result<(),
     }
 }
 
-/// The history config of the config file's `[history]` section.
-fn history_config(config: &LoadedConfig) -> Result<HistoryConfig, SessionError> {
-    HistoryConfig::from_sections(&config.file.other).map_err(|reason| {
+/// The history config of the config file's `[history]` section, with where
+/// the history is for `context` (`--history`, `VANTAGE_HISTORY_URL`,
+/// `history_url`).
+fn history_config(
+    config: &LoadedConfig,
+    context: &Context,
+    global: &GlobalArgs,
+) -> Result<HistoryConfig, SessionError> {
+    HistoryConfig::for_context(
+        &config.file.other,
+        &context.connection,
+        global.history.as_deref(),
+    )
+    .map_err(|reason| {
         SessionError::Settings(SettingsError::Invalid {
             path: config.path.as_ref().map_or_else(
                 || "the config file".to_owned(),
@@ -55,9 +66,9 @@ impl Local {
     /// holds (these commands read only the file).
     async fn open(global: &GlobalArgs) -> Result<Self, CliError> {
         let unconfigured = match Session::local_workspace(global) {
-            Ok((loaded, workspace)) => {
-                let config = history_config(&loaded)?;
-                let store = Store::open(&config.file())?;
+            Ok((loaded, context, workspace)) => {
+                let config = history_config(&loaded, &context, global)?;
+                let store = Store::open_at(&config.location()?)?;
                 return Ok(Self {
                     workspace,
                     config,
@@ -68,8 +79,13 @@ impl Local {
             Err(other) => return Err(other.into()),
         };
         let loaded = LoadedConfig::load(global.config.as_deref()).map_err(SessionError::from)?;
-        let config = history_config(&loaded)?;
-        let store = Store::open(&config.file())?;
+        let context = loaded
+            .select_context(global.context_name().map_err(SessionError::from)?, |name| {
+                std::env::var(name).ok()
+            })
+            .map_err(SessionError::from)?;
+        let config = history_config(&loaded, &context, global)?;
+        let store = Store::open_at(&config.location()?)?;
         // A key that reaches workspaces decides, as for `inventory`.
         if let Ok(session) = Session::connect(global) {
             match resolve_workspace(&session).await {
@@ -87,9 +103,9 @@ impl Local {
         match store.workspaces()?.as_slice() {
             [only] => {
                 crate::stderr::line(format_args!(
-                    "using workspace {}, the only one in the history file {}",
+                    "using workspace {}, the only one in {}",
                     crate::text::escape_invisible(only),
-                    store.path().display()
+                    store.describe()
                 ));
                 Ok(Self {
                     workspace: only.clone(),

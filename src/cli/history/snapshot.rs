@@ -14,7 +14,7 @@ use crate::cli::progress::Progress;
 use crate::cli::views::{fields_table, when};
 use crate::cli::workspaces::resolve_workspace;
 use crate::history::walk::{self, WalkEvent, WalkOptions};
-use crate::history::{Retention, SnapshotInfo, Store};
+use crate::history::{Retention, SnapshotInfo, Store, WorkspaceLock};
 use crate::session::{GlobalArgs, Session};
 
 impl Row for SnapshotInfo {
@@ -55,21 +55,42 @@ pub async fn run(args: SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError
             crate::stderr::line(format_args!("pruned {removed} snapshots; {left} kept"));
             Ok(())
         }
-        None => take(args.format, global).await,
+        None => take(args.format, args.skip_if_busy, global).await,
     }
 }
 
-async fn take(format: Option<Format>, global: &GlobalArgs) -> Result<(), CliError> {
+async fn take(
+    format: Option<Format>,
+    skip_if_busy: bool,
+    global: &GlobalArgs,
+) -> Result<(), CliError> {
     let session = Session::connect(global)?;
     for warning in &session.warnings {
         crate::stderr::line(format_args!("warning: {warning}"));
     }
     // As `inventory` finds it: configured, or the one the key reaches.
     let workspace = resolve_workspace(&session).await?;
-    let config = history_config(&session.config)?;
-    // Open the file before walking: a history that cannot be written fails
+    let config = history_config(&session.config, &session.context, global)?;
+    // Open the history before walking: one that cannot be written fails
     // before any request is spent.
-    let mut store = Store::open(&config.file())?;
+    let mut store = Store::open_at(&config.location()?)?;
+    // Two snapshots of one workspace never interleave: the second waits for
+    // the first (and then walks after it), or skips.
+    if store.lock_workspace(&workspace, false)? == WorkspaceLock::Busy {
+        let shown = crate::text::escape_invisible(&workspace);
+        if skip_if_busy {
+            crate::stderr::line(format_args!(
+                "another snapshot of workspace {shown} is being taken in {}; skipping this one (--skip-if-busy)",
+                store.describe()
+            ));
+            return Ok(());
+        }
+        crate::stderr::line(format_args!(
+            "another snapshot of workspace {shown} is being taken in {}; waiting for it to finish, then taking this one",
+            store.describe()
+        ));
+        store.lock_workspace(&workspace, true)?;
+    }
     let previous = match store.latest_snapshot(&workspace)? {
         Some(info) => Some(store.load(&info)?),
         None => None,
@@ -102,6 +123,7 @@ async fn take(format: Option<Format>, global: &GlobalArgs) -> Result<(), CliErro
     .await?;
     progress.clear();
     let info = store.record(&capture, config.retention())?;
+    store.unlock_workspace(&workspace)?;
     if report.detail_failures > 0 {
         crate::stderr::line(format_args!(
             "warning: {} member or project reads failed; those names or audience targets are unknown in this snapshot",

@@ -18,6 +18,17 @@ impl Default for GenerateSpec {
     }
 }
 
+/// As `--generate` takes it, so a printed command gives the same workspace.
+impl std::fmt::Display for GenerateSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "projects={},members={},seed={}",
+            self.projects, self.members, self.seed
+        )
+    }
+}
+
 impl std::str::FromStr for GenerateSpec {
     type Err = String;
 

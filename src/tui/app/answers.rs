@@ -168,6 +168,8 @@ impl App {
                 }
             }
             Slot::Changes | Slot::Snapshots => self.changes.handle_reply(answer, &mut cx),
+            Slot::ListExport => self.list_exported(token, answer.reply, &mut cx),
+            Slot::SaveView => self.view_saved(answer, cx.now),
             Slot::ReviewMarks | Slot::ReviewMark | Slot::TakeSnapshot | Slot::HistoryVersion => {
                 self.history_reply(slot, token, answer.reply, &mut cx)
             }

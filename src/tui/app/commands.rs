@@ -15,7 +15,7 @@ use crate::tui::focus::{ProjectOpen, ProjectRef};
 use crate::tui::nav::{Nav, ProjectNav, Tab};
 use crate::tui::ops::ListInventory;
 use crate::tui::palette::{Command, Outcome};
-use crate::tui::theme::{ColorDepth, Theme, ThemeName};
+use crate::tui::theme::{ColorDepth, ThemeName};
 
 /// The palette's requests: its history written after a command runs, and
 /// the search of the whole workspace for a project by name.
@@ -28,6 +28,9 @@ const JUMP_LIMIT: u32 = 50;
 impl App {
     /// A key while the palette is open: it takes every key.
     pub(super) fn palette_key(&mut self, key: &KeyEvent, turn: &mut Turn<'_>) -> bool {
+        // `:filter --finding-type-id` completes the types insights listed.
+        let finding_types = self.inventory.finding_types.iter();
+        self.palette.finding_type_ids = finding_types.map(|f| f.id.clone()).collect();
         match self.palette.handle_key(key, &self.inventory.list.rows) {
             Outcome::Changed | Outcome::Closed => {}
             Outcome::Run(command) => {
@@ -58,7 +61,22 @@ impl App {
                 self.switch_context(&name, turn.now, turn.effects);
             }
             Command::Theme(name) => self.set_theme(name, turn.now),
+            Command::Columns(columns) => {
+                let said = match &columns {
+                    Some(columns) => {
+                        let names: Vec<&str> = columns.iter().map(|c| c.name()).collect();
+                        format!("inventory columns: {}", names.join(", "))
+                    }
+                    None => "inventory columns: the default for the width".to_owned(),
+                };
+                self.inventory.set_columns(columns);
+                self.show_tab(Tab::Inventory, turn);
+                self.say(said, turn.now);
+            }
             Command::Act(action) => self.perform(action, turn),
+            Command::Filter(args) => self.filter_inventory(*args, turn),
+            Command::Sort(sort_by, order) => self.sort_inventory(sort_by, order, turn),
+            Command::View(view) => self.run_view(view, turn),
         }
     }
 
@@ -170,13 +188,13 @@ impl App {
 
     fn set_theme(&mut self, name: ThemeName, now: OffsetDateTime) {
         // A monochrome theme (NO_COLOR) has no foreground colours to switch.
-        if self.theme.depth == ColorDepth::None {
+        if self.settings.depth == ColorDepth::None {
             self.say("colours are off (NO_COLOR): the theme stays".into(), now);
             return;
         }
-        // Built for the terminal's depth, as at start: a 16-colour terminal
-        // still gets only 16-colour codes.
-        self.theme = Theme::for_terminal(name, self.theme.depth);
+        // Kept in the settings, so a context switch keeps it too.
+        self.settings.theme = name;
+        self.theme = self.settings.theme();
     }
 
     /// An action as if its key was pressed: the screen first, then the App.

@@ -5,8 +5,6 @@
 //! the switch, so a reply of the old context finds no screen waiting for it
 //! and is dropped.
 
-use std::path::PathBuf;
-
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use time::OffsetDateTime;
@@ -16,7 +14,6 @@ use crate::tui::action::Action;
 use crate::tui::effect::{Cx, Effect, ErrorInfo, Slot, SwitchedContext, Turn};
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::ops::SwitchContext;
-use crate::tui::screens::monitor::{DEFAULT_REFRESH_SECS, MonitorScreen};
 use crate::tui::widgets::menu::{Menu, MenuOutcome};
 
 /// The App's request to connect to another context.
@@ -38,29 +35,12 @@ pub struct Contexts {
     /// The switch in flight, and its request token.
     pub switching: Option<(String, u64)>,
     picker: Option<Menu>,
-    /// What a fresh set of screens needs that the App does not keep.
-    pub restart: Restart,
-}
-
-/// What the launcher set up for the screens, kept to set them up again.
-#[derive(Debug, Clone, Default)]
-pub struct Restart {
-    pub export_dir: PathBuf,
-    pub refresh_secs: u64,
+    /// Every context's saved views (`app/views.rs`): the user's, so they
+    /// stay across a switch.
+    pub views: super::SavedViews,
 }
 
 impl Contexts {
-    /// No contexts yet; what fresh screens need, from [`App::new`].
-    pub fn new(export_dir: PathBuf) -> Self {
-        Self {
-            restart: Restart {
-                export_dir,
-                refresh_secs: DEFAULT_REFRESH_SECS,
-            },
-            ..Self::default()
-        }
-    }
-
     /// The config file's contexts, `current` the one on screen.
     pub fn set(&mut self, names: Vec<String>, current: String) {
         self.names = names;
@@ -210,8 +190,9 @@ impl App {
         }
     }
 
-    /// Every screen afresh on the new context, on the same tab. What belongs to
-    /// the user rather than to a context stays: theme, keys, the error log, and
+    /// Every screen afresh on the new context, on the same tab, built as at
+    /// start from the App's settings. What belongs to the user rather than to a
+    /// context stays: the settings (theme, keys, refresh), the error log, and
     /// the token counter (so no old reply can match a new request).
     fn restart_on(
         &mut self,
@@ -225,14 +206,7 @@ impl App {
             api_version: switched.api_version,
             read_only: switched.read_only,
         };
-        let restart = self.contexts.restart.clone();
-        let mut fresh = App::new(
-            identity,
-            self.theme.clone(),
-            self.keymap.clone(),
-            restart.export_dir.clone(),
-        );
-        fresh.monitor = MonitorScreen::new(restart.refresh_secs);
+        let mut fresh = App::new(identity, self.settings.clone());
         fresh.monitor.use_watchlist_file(switched.watchlist);
         let old = std::mem::replace(self, fresh);
         self.errors = old.errors;
@@ -242,6 +216,7 @@ impl App {
         self.palette = old.palette;
         self.palette.close();
         self.contexts.current = Some(switched.name.clone());
+        self.refresh_view_names();
         let tab = old.tab;
         effects.extend(self.start(now));
         if tab != Tab::default() {
@@ -255,7 +230,15 @@ impl App {
 
     pub(super) fn draw_context_picker(&self, frame: &mut Frame, area: Rect) {
         if let Some(menu) = &self.contexts.picker {
-            menu.draw(frame, area, &self.theme, "enter switch · esc close");
+            menu.draw(
+                frame,
+                area,
+                &self.theme,
+                &self
+                    .settings
+                    .keymap
+                    .prompt(&[(Action::Open, "switch"), (Action::Back, "close")]),
+            );
         }
     }
 }

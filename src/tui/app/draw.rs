@@ -3,13 +3,14 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Tabs, Wrap};
 use time::OffsetDateTime;
 
 use super::wake::NOTICE_SHOWN_FOR;
 use super::{App, MIN_HEIGHT, MIN_WIDTH, Overlay};
-use crate::text::{fit, sanitize_line};
+use crate::text::{fit, fit_middle, sanitize_line};
 use crate::tui::action::Action;
 use crate::tui::nav::Tab;
 use crate::tui::screens::{ScreenView, error_text};
@@ -66,7 +67,7 @@ impl App {
         self.draw_tabs(frame, tabs);
         let view = ScreenView {
             theme: &self.theme,
-            keymap: &self.keymap,
+            keymap: &self.settings.keymap,
             now,
         };
         self.screen().draw(frame, body, &view);
@@ -87,8 +88,10 @@ impl App {
 
     fn draw_too_small(&self, frame: &mut Frame, area: Rect) {
         let text = format!(
-            "Terminal too small: {}x{}. vantage needs at least {MIN_WIDTH}x{MIN_HEIGHT}. Resize, or press q to quit.",
-            area.width, area.height
+            "Terminal too small: {}x{}. vantage needs at least {MIN_WIDTH}x{MIN_HEIGHT}. Resize, or press {} to quit.",
+            area.width,
+            area.height,
+            self.settings.keymap.key_for(Action::Quit)
         );
         frame.render_widget(
             Paragraph::new(text)
@@ -162,14 +165,14 @@ impl App {
     fn draw_tabs(&self, frame: &mut Frame, area: Rect) {
         let titles: Vec<Line> = Tab::ALL
             .iter()
-            .enumerate()
-            .map(|(index, tab)| {
+            .map(|tab| {
                 let title = if area.width >= WIDE {
                     tab.title()
                 } else {
                     tab.short_title()
                 };
-                Line::from(format!("{} {title}", index + 1))
+                let key = self.settings.keymap.key_for(Action::ShowTab(*tab));
+                Line::from(format!("{key} {title}"))
             })
             .collect();
         let tabs = Tabs::new(titles)
@@ -235,13 +238,30 @@ impl App {
             .filter(|(_, at)| now < *at + NOTICE_SHOWN_FOR)
         {
             spans.push(Span::styled(" · ", theme.dim));
-            spans.push(Span::styled(fit(text, 80), theme.accent));
+            // The notice gets the rest of the line. One that ends in a file's
+            // path is cut in the middle, keeping the file's name and extension.
+            let used: usize = spans.iter().map(Span::width).sum();
+            let room = (area.width as usize).saturating_sub(used).max(24);
+            let ends_in_path = text
+                .rsplit(' ')
+                .next()
+                .is_some_and(|word| word.contains('/') && word.contains('.'));
+            let text = if ends_in_path {
+                fit_middle(text, room)
+            } else {
+                fit(text, room)
+            };
+            spans.push(Span::styled(text, theme.accent));
         } else if let Some(error) = self.errors.last().filter(|_| self.failing) {
             spans.push(Span::styled(" · ", theme.dim));
             let id = error.request_id.as_deref().unwrap_or("-");
             spans.push(Span::styled(
                 fit(
-                    &format!("{} [{id}] (! for log)", status_error_text(error)),
+                    &format!(
+                        "{} [{id}] ({} for log)",
+                        status_error_text(error),
+                        self.settings.keymap.key_for(Action::ErrorLog)
+                    ),
                     area.width as usize / 2,
                 ),
                 theme.error,
@@ -253,32 +273,26 @@ impl App {
 
     /// Key hints: the screen's first, then refresh, help and quit, which always
     /// stay; screen hints are dropped from the end when the line is too narrow.
+    /// A disabled action is shown as such, with the reason once at the end.
     fn draw_footer(&self, frame: &mut Frame, area: Rect) {
         let hint = |action: Action, label: &str| -> [Span<'static>; 2] {
             [
-                Span::styled(self.keymap.key_for(action), self.theme.key),
+                Span::styled(self.settings.keymap.key_for(action), self.theme.key),
                 Span::styled(format!(" {label}  "), self.theme.dim),
             ]
         };
-        let mut fixed: Vec<[Span; 2]> = vec![
-            hint(Action::Refresh, "refresh"),
-            hint(Action::Help, "help"),
-            hint(Action::Quit, "quit"),
-        ];
-        // Disabled actions are grouped, so that each stays on the line with
-        // the reason: "✗ e v p u D: key lacks projects:write".
-        let (disabled, enabled): (Vec<_>, Vec<_>) = self
-            .screen()
-            .hints()
-            .into_iter()
-            .partition(|(_, label)| label.ends_with('✗'));
-        let mut screen: Vec<[Span; 2]> = enabled
-            .into_iter()
-            .map(|(action, label)| hint(action, label))
-            .collect();
-        let disabled_keys: Vec<String> = disabled
+        let disabled = self.theme.dim.add_modifier(Modifier::CROSSED_OUT);
+        let actions = self.screen().actions();
+        let mut screen: Vec<[Span; 2]> = actions
             .iter()
-            .map(|(action, _)| self.keymap.key_for(*action))
+            .filter_map(|offered| Some((offered, offered.hint?)))
+            .map(|(offered, label)| match offered.enabled() {
+                true => hint(offered.action, label),
+                false => [
+                    Span::styled(self.settings.keymap.key_for(offered.action), disabled),
+                    Span::styled(format!(" {label}  "), disabled),
+                ],
+            })
             .collect();
         let width = |hints: &[[Span; 2]]| -> usize {
             hints
@@ -287,31 +301,41 @@ impl App {
                 .map(|span| crate::text::display_width(&span.content))
                 .sum()
         };
-        let reason = self
+        let warning = self
             .writes_disabled_short()
-            .or(self.screen().actions_disabled());
-        let warning = match (disabled_keys.is_empty(), reason) {
-            (true, reason) => reason,
-            (false, Some(reason)) => Some(format!("✗ {}: {reason}", disabled_keys.join(" "))),
-            (false, None) => Some(format!("✗ {} disabled", disabled_keys.join(" "))),
-        };
+            .or_else(|| actions.iter().find_map(|offered| offered.disabled.clone()));
         let warning_width = warning.as_deref().map_or(0, crate::text::display_width);
+        let fixed_width = width(&[
+            hint(Action::Refresh, "refresh"),
+            hint(Action::Help, "help"),
+            hint(Action::Quit, "quit"),
+        ]);
         let mut dropped = false;
         while !screen.is_empty()
-            && width(&screen) + width(&fixed) + warning_width > area.width as usize
+            && width(&screen) + fixed_width + warning_width > area.width as usize
         {
             screen.pop();
             dropped = true;
         }
-        // Hints that did not fit are in the help: the footer ends by saying so
-        // ("? more" is as wide as "? help", so the fit above holds).
-        if dropped {
-            fixed = vec![
+        // What the footer does not show, the help does: the footer then ends
+        // by saying so ("? more" is as wide as "? help", so the fit holds).
+        let more = dropped
+            || actions
+                .iter()
+                .any(|offered| offered.enabled() && offered.hint.is_none());
+        let fixed = if more {
+            vec![
                 hint(Action::Refresh, "refresh"),
                 hint(Action::Quit, "quit"),
                 hint(Action::Help, "more"),
-            ];
-        }
+            ]
+        } else {
+            vec![
+                hint(Action::Refresh, "refresh"),
+                hint(Action::Help, "help"),
+                hint(Action::Quit, "quit"),
+            ]
+        };
         let mut spans: Vec<Span> = screen.into_iter().chain(fixed).flatten().collect();
         if let Some(why) = warning {
             spans.push(Span::styled(why, self.theme.warn));
@@ -328,27 +352,51 @@ impl App {
         // The keys in a column; a text that wraps goes on under its text.
         const KEYS: usize = 14;
         let text_width = (width.saturating_sub(2) as usize).saturating_sub(KEYS);
-        let screen_help = self.screen().help();
-        let listed: Vec<Action> = screen_help.iter().map(|(action, _)| *action).collect();
-        let mut row = |action: Action, text: &str| {
+        let actions = self.screen().actions();
+        let listed: Vec<Action> = actions.iter().map(|offered| offered.action).collect();
+        let disabled = self.theme.dim.add_modifier(Modifier::CROSSED_OUT);
+        // Why some keys do nothing now comes first, above the keys.
+        let mut whys: Vec<&String> = actions
+            .iter()
+            .filter_map(|offered| offered.disabled.as_ref())
+            .collect();
+        whys.dedup();
+        if !whys.is_empty() {
+            for why in whys {
+                lines.push(Line::from(Span::styled(why.clone(), self.theme.warn)));
+            }
+        } else if let Some(scopes) = &self.missing_write_scope {
+            lines.push(Line::from(Span::styled(
+                format!(
+                    "changes are disabled for this session: the API key lacks {}",
+                    scopes.join(" or ")
+                ),
+                self.theme.warn,
+            )));
+        }
+        let mut row = |action: Action, text: &str, enabled: bool| {
             let wrapped = wrap_lines(vec![Line::raw(text.to_owned())], text_width);
             for (index, part) in wrapped.into_iter().enumerate() {
                 let keys = match index {
-                    0 => format!("{:>12}  ", self.keymap.keys_for(action).join(" ")),
+                    0 => format!("{:>12}  ", self.settings.keymap.keys_for(action).join(" ")),
                     _ => " ".repeat(KEYS),
                 };
                 let mut spans = vec![Span::styled(keys, self.theme.key)];
-                spans.extend(part.spans);
+                if enabled {
+                    spans.extend(part.spans);
+                } else {
+                    spans.extend(part.spans.into_iter().map(|span| span.style(disabled)));
+                }
                 lines.push(Line::from(spans));
             }
         };
-        for (action, text) in &screen_help {
-            row(*action, text);
+        for offered in &actions {
+            row(offered.action, offered.does, offered.enabled());
         }
         // The keys every screen has, unless the screen listed them in its words.
         let mut row = |action: Action, text: &str| {
             if !listed.contains(&action) {
-                row(action, text);
+                row(action, text, true);
             }
         };
         if self.tab == Tab::Inventory && self.history.enabled {
@@ -363,14 +411,18 @@ impl App {
                 );
             }
         }
-        row(Action::NextTab, "next tab (1-7 jump to a tab)");
+        row(Action::NextTab, "next tab");
+        row(Action::PrevTab, "previous tab");
+        // Every screen of the registry, by its tab key.
+        for tab in Tab::ALL {
+            row(Action::ShowTab(*tab), &format!("screen: {}", tab.title()));
+        }
         if !self.contexts.names.is_empty() {
             row(Action::Contexts, "switch context");
         }
-        row(Action::PrevTab, "previous tab");
         row(
             Action::Palette,
-            "command palette: screens, a project by id or name, actions",
+            "command palette: screens, a project by id or name, actions, filter/sort/view (the inventory)",
         );
         row(Action::NavBack, "back to the previous screen or project");
         row(Action::NavForward, "forward again");
@@ -378,21 +430,10 @@ impl App {
         row(Action::ErrorLog, "error log");
         row(Action::Help, "close this help");
         row(Action::Quit, "quit");
-        if let Some(why) = self.screen().actions_disabled() {
-            lines.push(Line::from(Span::styled(why, self.theme.warn)));
-        } else if let Some(scopes) = &self.missing_write_scope {
-            lines.push(Line::from(Span::styled(
-                format!(
-                    "changes are disabled for this session: the API key lacks {}",
-                    scopes.join(" or ")
-                ),
-                self.theme.warn,
-            )));
-        }
         let rows = wrap_lines(lines.clone(), width.saturating_sub(2) as usize).len();
         let popup = centered(area, width, rows as u16 + 2);
         frame.render_widget(Clear, popup);
-        // Taller than the screen: it scrolls (j/k) and says how much is below.
+        // Taller than the screen: it scrolls and says how much is below.
         self.help_pane.draw(
             frame,
             popup,
@@ -401,6 +442,7 @@ impl App {
                 .border_style(self.theme.accent),
             lines,
             &self.theme,
+            &self.settings.keymap,
         );
     }
 
@@ -438,7 +480,10 @@ impl App {
                     .borders(Borders::ALL)
                     .border_style(self.theme.accent)
                     .title(Span::styled(
-                        " Error log (newest first) — esc closes ",
+                        format!(
+                            " Error log (newest first) — {} closes ",
+                            self.settings.keymap.key_for(Action::Back)
+                        ),
                         self.theme.title,
                     )),
             ),

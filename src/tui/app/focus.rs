@@ -5,9 +5,11 @@
 //! `ProjectOpen` and returns, on `esc`, to the tab it was opened from.
 
 use super::{App, Notice};
+use crate::tui::action::Action;
 use crate::tui::effect::Turn;
 use crate::tui::facts::{Facts, Source};
 use crate::tui::focus::{ProjectOpen, ProjectRef};
+use crate::tui::keymap::key_of;
 use crate::tui::nav::Tab;
 use crate::tui::screens::project::{ProjectScreen, WriteAccess};
 
@@ -157,5 +159,20 @@ impl App {
             self.inventory.list.select(index);
         }
         self.focus.cursor_seen = Some(focus.id.clone());
+    }
+}
+
+impl App {
+    /// `w` outside the monitor: pins or unpins the project in focus.
+    pub(super) fn watch_selected(&mut self, turn: &mut Turn<'_>) {
+        let selected: Option<ProjectRef> = self.focused_project().cloned();
+        let mut cx = turn.cx(&mut self.next_token);
+        match selected {
+            Some(project) => self.monitor.toggle_watch(project, &mut cx),
+            None => cx.notify(format!(
+                "select a project in the inventory ({}) to pin it",
+                key_of(Action::ShowTab(Tab::Inventory))
+            )),
+        }
     }
 }

@@ -9,7 +9,9 @@ use time::OffsetDateTime;
 use super::App;
 use crate::api::model::{Insights, InventoryItem};
 use crate::text::fit;
+use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot, answers};
+use crate::tui::keymap::key_of;
 use crate::tui::nav::Tab;
 use crate::tui::review::request::{HistoryReply, HistoryRequest};
 use crate::tui::screens::Screen;
@@ -196,7 +198,10 @@ impl App {
                     }
                     Ok(_) => {}
                     // The error is in the `!` log already; the dashboard goes on.
-                    Err(_) => cx.notify("the background snapshot failed (! for the log)".into()),
+                    Err(_) => cx.notify(format!(
+                        "the background snapshot failed ({} for the log)",
+                        key_of(Action::ErrorLog)
+                    )),
                 }
                 true
             }

@@ -12,7 +12,9 @@ use super::App;
 use crate::api::model::InventoryItem;
 use crate::history::{ProjectState, SeenState};
 use crate::text::fit;
+use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Request, Slot};
+use crate::tui::keymap::key_of;
 use crate::tui::nav::Tab;
 use crate::tui::review::request::{HistoryReply, HistoryRequest};
 use crate::tui::widgets::input::TextField;
@@ -46,7 +48,10 @@ impl App {
             return;
         }
         if self.tab != Tab::Inventory {
-            cx.notify("mark a project reviewed from the inventory (2)".into());
+            cx.notify(format!(
+                "mark a project reviewed from the inventory ({})",
+                key_of(Action::ShowTab(Tab::Inventory))
+            ));
             return;
         }
         let marked_rows = self.project.is_none() && self.inventory.list.marked_count() > 0;
@@ -84,9 +89,15 @@ impl App {
             cx.notify("select a project to mark it reviewed".into());
             return;
         };
+        let cursor_row = self.project.is_none() && !marked_rows;
         let (name, note) = match projects.len() {
             1 => (
-                first_name.clone(),
+                // Nothing marked: the cursor's row, and the title says so.
+                if cursor_row {
+                    format!("{} (nothing marked)", fit(first_name, 40))
+                } else {
+                    first_name.clone()
+                },
                 self.inventory
                     .reviewed
                     .get(first_id)
@@ -103,7 +114,7 @@ impl App {
             projects,
             name,
             field: TextField::new(note),
-            advance: self.project.is_none() && !marked_rows,
+            advance: cursor_row,
         });
     }
 
@@ -174,7 +185,7 @@ impl App {
             .borders(Borders::ALL)
             .border_style(self.theme.accent)
             .title(Span::styled(
-                format!(" Mark {} reviewed ", fit(&note.name, 40)),
+                format!(" Mark {} reviewed ", fit(&note.name, 60)),
                 self.theme.title,
             ));
         let inner = block.inner(popup);

@@ -4,6 +4,7 @@
 use time::{Duration, OffsetDateTime};
 
 use super::{App, Overlay};
+use crate::tui::effect::Turn;
 use crate::tui::nav::Tab;
 use crate::tui::screens::Screen;
 
@@ -15,16 +16,27 @@ pub const NOTICE_SHOWN_FOR: Duration = Duration::seconds(10);
 impl App {
     /// The earliest deadline any screen waits for.
     pub fn wake_at(&self) -> Option<OffsetDateTime> {
-        [
-            self.insights.wake_at(),
-            self.inventory.wake_at(),
-            self.project.as_ref().and_then(|p| p.wake_at()),
-            self.members.wake_at(),
-            self.monitor.wake_at(),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        let project = self.project.as_ref().and_then(|p| p.wake_at());
+        Tab::ALL
+            .iter()
+            .map(|tab| self.tab_screen(*tab).wake_at())
+            .chain([project])
+            .flatten()
+            .min()
+    }
+
+    /// Wakes every screen whose deadline passed; true when any changed.
+    pub(super) fn wake_screens(&mut self, turn: &mut Turn<'_>) -> bool {
+        let mut next_token = self.next_token;
+        let mut cx = turn.cx(&mut next_token);
+        // Every screen is woken, so no `||` short-circuit.
+        let mut woken = false;
+        for tab in Tab::ALL {
+            woken |= self.tab_screen_mut(*tab).wake(&mut cx);
+        }
+        woken |= self.project.as_mut().is_some_and(|p| p.wake(&mut cx));
+        self.next_token = next_token;
+        woken
     }
 
     /// The earliest time the runtime must wake: a screen's deadline, the

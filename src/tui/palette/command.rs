@@ -1,9 +1,14 @@
 //! What a line typed into the palette means: a screen, a project (by id or by
-//! name), a context, or an action. The verbs are listed once, in [`VERBS`], for
-//! parsing, completion and help alike.
+//! name), a context, or an action. The verbs are listed once, the screens' in
+//! the registry and the others in [`VERBS`], for parsing, completion and help alike.
 
+use super::inventory::{self, ViewCommand};
+use crate::api::model::{InventorySortBy, SortOrder};
+use crate::flags::InventoryFilterArgs;
 use crate::tui::action::Action;
 use crate::tui::nav::Tab;
+use crate::tui::registry::SCREENS;
+use crate::tui::screens::inventory::columns::{self, Column};
 use crate::tui::theme::ThemeName;
 
 /// A command the palette hands to the App.
@@ -17,8 +22,18 @@ pub enum Command {
     /// Switch to a configured context (`:ctx NAME`).
     Context(String),
     Theme(ThemeName),
+    /// The inventory's columns; `None` the default set.
+    Columns(Option<Vec<Column>>),
     /// Do what the action's key does.
     Act(Action),
+    /// The inventory's search and filters, as `vantage inventory`'s flags
+    /// (its sort too, when they give one).
+    Filter(Box<InventoryFilterArgs>),
+    /// The inventory's sort (none: the default order), in a direction or
+    /// the field's first one.
+    Sort(Option<InventorySortBy>, Option<SortOrder>),
+    /// A saved view of the inventory.
+    View(ViewCommand),
 }
 
 /// What a verb does with its argument.
@@ -32,9 +47,18 @@ pub enum VerbKind {
     Context,
     /// Takes `dark` or `light`.
     Theme,
+    /// Takes column names, or `default`.
+    Columns,
+    /// Takes `vantage inventory`'s filter flags.
+    Filter,
+    /// Takes a sort field and a direction.
+    Sort,
+    /// Takes a saved view's name, or `save NAME`, `delete NAME`.
+    View,
 }
 
 /// A word the palette knows, with its aliases and what it says in the list.
+#[derive(Debug, Clone, Copy)]
 pub struct Verb {
     pub name: &'static str,
     pub aliases: &'static [&'static str],
@@ -42,43 +66,8 @@ pub struct Verb {
     pub help: &'static str,
 }
 
-pub const VERBS: &[Verb] = &[
-    Verb {
-        name: "insights",
-        aliases: &["home"],
-        kind: VerbKind::Screen(Tab::Insights),
-        help: "screen: risk overview",
-    },
-    Verb {
-        name: "inventory",
-        aliases: &["projects", "inv"],
-        kind: VerbKind::Screen(Tab::Inventory),
-        help: "screen: every project",
-    },
-    Verb {
-        name: "members",
-        aliases: &["users"],
-        kind: VerbKind::Screen(Tab::Members),
-        help: "screen: workspace members",
-    },
-    Verb {
-        name: "monitor",
-        aliases: &["realtime", "live"],
-        kind: VerbKind::Screen(Tab::Monitor),
-        help: "screen: live visitors",
-    },
-    Verb {
-        name: "analytics",
-        aliases: &["traffic"],
-        kind: VerbKind::Screen(Tab::Analytics),
-        help: "screen: traffic breakdowns",
-    },
-    Verb {
-        name: "pii",
-        aliases: &["personal-data"],
-        kind: VerbKind::Screen(Tab::PersonalData),
-        help: "screen: personal data found",
-    },
+/// The verbs besides the screens' names, which come from the registry.
+const VERBS: &[Verb] = &[
     Verb {
         name: "project",
         aliases: &["open", "prj"],
@@ -96,6 +85,36 @@ pub const VERBS: &[Verb] = &[
         aliases: &[],
         kind: VerbKind::Theme,
         help: "colours: theme dark|light",
+    },
+    Verb {
+        name: "columns",
+        aliases: &["cols"],
+        kind: VerbKind::Columns,
+        help: "inventory columns: columns name,owner,id,… or default",
+    },
+    Verb {
+        name: "filter",
+        aliases: &[],
+        kind: VerbKind::Filter,
+        help: "filter the inventory with vantage inventory's flags: filter --has-pii true",
+    },
+    Verb {
+        name: "sort",
+        aliases: &[],
+        kind: VerbKind::Sort,
+        help: "sort the inventory: sort FIELD [asc|desc]",
+    },
+    Verb {
+        name: "clear",
+        aliases: &[],
+        kind: VerbKind::Act(Action::ClearFilters),
+        help: "clear the search and every filter (the sort stays)",
+    },
+    Verb {
+        name: "view",
+        aliases: &["views"],
+        kind: VerbKind::View,
+        help: "saved views: view NAME, view save NAME, view delete NAME",
     },
     Verb {
         name: "export",
@@ -153,11 +172,20 @@ pub const VERBS: &[Verb] = &[
     },
 ];
 
-fn verb(word: &str) -> Option<&'static Verb> {
+/// Every verb: the screens of the registry in tab order, then the others.
+pub fn verbs() -> impl Iterator<Item = Verb> {
+    let screens = SCREENS.iter().map(|info| Verb {
+        name: info.names[0],
+        aliases: &info.names[1..],
+        kind: VerbKind::Screen(info.id),
+        help: info.about,
+    });
+    screens.chain(VERBS.iter().copied())
+}
+
+fn verb(word: &str) -> Option<Verb> {
     let word = word.to_lowercase();
-    VERBS
-        .iter()
-        .find(|verb| verb.name == word || verb.aliases.contains(&word.as_str()))
+    verbs().find(|verb| verb.name == word || verb.aliases.contains(&word.as_str()))
 }
 
 /// Whether `text` reads as a project id rather than a name: one token of
@@ -201,11 +229,15 @@ pub fn parse(line: &str) -> Result<Command, String> {
         (VerbKind::Project, true) => Err("project: give an id or a name".into()),
         (VerbKind::Context, false) => Ok(Command::Context(rest.to_owned())),
         (VerbKind::Context, true) => Err("ctx: give a context name".into()),
+        (VerbKind::Filter, _) => inventory::parse_filter(rest),
+        (VerbKind::Sort, _) => inventory::parse_sort(rest),
+        (VerbKind::View, _) => inventory::parse_view(rest),
         (VerbKind::Theme, _) => match rest.to_lowercase().as_str() {
             "dark" => Ok(Command::Theme(ThemeName::Dark)),
             "light" => Ok(Command::Theme(ThemeName::Light)),
             _ => Err("theme: dark or light".into()),
         },
+        (VerbKind::Columns, _) => columns::parse_list(rest).map(Command::Columns),
         // A screen or action word followed by more text is a project's name.
         (VerbKind::Screen(_) | VerbKind::Act(_), false) => Ok(project(line)),
     }
@@ -258,13 +290,21 @@ mod tests {
             ("monitor tiles", name("monitor tiles")),
             ("ctx staging", Command::Context("staging".into())),
             ("theme light", Command::Theme(ThemeName::Light)),
+            ("columns default", Command::Columns(None)),
+            (
+                "cols name,id",
+                Command::Columns(Some(vec![Column::Name, Column::Id])),
+            ),
             ("q", Command::Act(Action::Quit)),
+            ("changes", Command::Screen(Tab::Changes)),
+            ("diff", Command::Screen(Tab::Changes)),
         ] {
             assert_eq!(parse(line), Ok(command), "{line:?}");
         }
         assert!(parse("ctx").is_err());
         assert!(parse("   ").is_err());
         assert!(parse("theme blue").is_err());
+        assert!(parse("columns").is_err());
     }
 
     #[test]

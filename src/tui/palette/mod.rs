@@ -6,10 +6,11 @@
 
 pub mod command;
 pub mod history;
+pub mod inventory;
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-pub use command::{Command, VERBS, VerbKind};
+pub use command::{Command, VerbKind, verbs};
 pub use history::History;
 
 use crate::api::model::InventoryItem;
@@ -50,6 +51,10 @@ pub struct Palette {
     pub message: Option<String>,
     /// The names `:ctx` completes; filled by whoever knows the contexts.
     pub context_names: Vec<String>,
+    /// The saved views `:view` completes, of the context on screen.
+    pub view_names: Vec<String>,
+    /// The finding type ids `:filter --finding-type-id` completes.
+    pub finding_type_ids: Vec<String>,
     /// A project name the service is searched for, with the search's token:
     /// its project opens when the search answers.
     pub pending_jump: Option<(String, u64)>,
@@ -266,10 +271,9 @@ impl Palette {
                     text: entry.clone(),
                     help: "recent".into(),
                 });
-            let verbs = VERBS
-                .iter()
+            let verbs = verbs()
                 .filter(|verb| self.offers(verb))
-                .map(verb_candidate);
+                .map(|verb| verb_candidate(&verb));
             return recent.chain(verbs).take(CANDIDATE_LIMIT).collect();
         }
         let (word, rest) = match typed.split_once(char::is_whitespace) {
@@ -277,8 +281,27 @@ impl Palette {
             None => (typed.to_lowercase(), ""),
         };
         let is = |names: &[&str]| names.contains(&word.as_str());
+        // After the verb, as typed: a trailing blank asks for the next word.
+        let args = self
+            .completed_from
+            .as_deref()
+            .unwrap_or(self.value())
+            .trim_start()
+            .split_once(char::is_whitespace)
+            .map_or("", |(_, args)| args.trim_start());
+        if is(&["filter"]) {
+            return take(inventory::filter_candidates(args, &self.finding_type_ids));
+        }
+        if is(&["sort"]) {
+            return take(inventory::sort_candidates(args));
+        }
+        if is(&["view", "views"]) {
+            return take(inventory::view_candidates(args, &self.view_names));
+        }
         let mut scored: Vec<(i64, Candidate)> = Vec::new();
-        if is(&["ctx", "context"]) {
+        if is(&["columns", "cols"]) {
+            scored.extend(column_candidates(rest));
+        } else if is(&["ctx", "context"]) {
             for name in &self.context_names {
                 if let Some(score) = command::fuzzy_score(rest, name) {
                     scored.push((
@@ -294,14 +317,14 @@ impl Palette {
             let pattern = if is(&["project", "open", "prj"]) {
                 rest
             } else {
-                for verb in VERBS.iter().filter(|verb| self.offers(verb)) {
+                for verb in verbs().filter(|verb| self.offers(verb)) {
                     let best = std::iter::once(verb.name)
                         .chain(verb.aliases.iter().copied())
                         .filter_map(|name| command::fuzzy_score(typed, name))
                         .max();
                     if let Some(score) = best {
                         // A verb beats a project at equal match.
-                        scored.push((score + 50, verb_candidate(verb)));
+                        scored.push((score + 50, verb_candidate(&verb)));
                     }
                 }
                 typed
@@ -350,8 +373,7 @@ fn expand_prefix(line: &str) -> String {
         return line.to_owned();
     }
     let lower = line.to_lowercase();
-    let matching: Vec<&command::Verb> = VERBS
-        .iter()
+    let matching: Vec<command::Verb> = verbs()
         .filter(|verb| verb.name.starts_with(&lower))
         .collect();
     match matching.as_slice() {
@@ -362,17 +384,48 @@ fn expand_prefix(line: &str) -> String {
     }
 }
 
+/// The first candidates, as many as the list shows.
+fn take(candidates: Vec<Candidate>) -> Vec<Candidate> {
+    candidates.into_iter().take(CANDIDATE_LIMIT).collect()
+}
+
 fn verb_candidate(verb: &command::Verb) -> Candidate {
     let text = match verb.kind {
         VerbKind::Project => "project ",
         VerbKind::Context => "ctx ",
         VerbKind::Theme => "theme ",
+        VerbKind::Columns => "columns ",
+        VerbKind::Filter => "filter ",
+        VerbKind::Sort => "sort ",
+        VerbKind::View => "view ",
         _ => verb.name,
     };
     Candidate {
         text: text.to_owned(),
         help: verb.help.to_owned(),
     }
+}
+
+/// `columns` completes the name being typed after the ones given.
+fn column_candidates(typed: &str) -> Vec<(i64, Candidate)> {
+    use crate::tui::screens::inventory::columns::Column;
+    let (given, last) = match typed.rfind(',') {
+        Some(at) => (&typed[..=at], typed[at + 1..].trim()),
+        None => ("", typed),
+    };
+    let default = given.is_empty().then_some("default");
+    default
+        .into_iter()
+        .chain(Column::all().map(Column::name))
+        .filter_map(|name| {
+            let score = command::fuzzy_score(last, name)?;
+            let candidate = Candidate {
+                text: format!("columns {given}{name}"),
+                help: "inventory column".into(),
+            };
+            Some((score, candidate))
+        })
+        .collect()
 }
 
 /// A loaded project: Tab puts its id in the field (unambiguous), the list shows

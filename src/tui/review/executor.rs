@@ -1,15 +1,17 @@
-//! Answers the history requests from the history file. The file is opened
-//! per request on a blocking thread (SQLite is quick; the screen never waits on it), so a failure here is
-//! one error in the log, never a broken dashboard.
+//! Answers the history operations from the history (the file or a shared
+//! database). The store is used on a blocking thread (the screen never waits
+//! on it) and kept open between requests, so a failure here is one error in
+//! the log, never a broken dashboard.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
 use super::request::ChangeSet;
 use crate::history::walk::{self, WalkEvent, WalkOptions, WalkPlan};
-use crate::history::{HistoryConfig, HistoryError, SnapshotInfo, SnapshotRef, Store};
+use crate::history::{
+    HistoryConfig, HistoryError, HistoryLocation, SnapshotInfo, SnapshotRef, Store, WorkspaceLock,
+};
 use crate::tui::app::ClientNotice;
 use crate::tui::effect::ErrorInfo;
 use crate::tui::executor::ClientExecutor;
@@ -19,7 +21,7 @@ use crate::tui::widgets::thousands;
 /// Where the workspace's history is, and how to walk it.
 #[derive(Clone)]
 pub struct HistoryAccess {
-    pub path: PathBuf,
+    pub location: HistoryLocation,
     pub config: HistoryConfig,
     /// Where the background snapshot reports its progress (the status line).
     pub progress: Option<mpsc::UnboundedSender<ClientNotice>>,
@@ -60,6 +62,10 @@ pub struct HistoryDoor {
     /// One connection kept open for `data_version`, whose value moves only
     /// when a connection other than the one asking commits.
     watcher: Arc<std::sync::Mutex<Option<Store>>>,
+    /// The store the requests use, kept open between them (a shared
+    /// database's connection is not made again for each); dropped when it
+    /// proves unreachable, so the next request connects again.
+    kept: Arc<std::sync::Mutex<Option<Store>>>,
 }
 
 impl HistoryDoor {
@@ -68,12 +74,13 @@ impl HistoryDoor {
             history,
             walking: Arc::default(),
             watcher: Arc::default(),
+            kept: Arc::default(),
         }
     }
 
     /// The history file's `data_version`, on the kept connection.
     pub(crate) async fn data_version(&self, services: &Services) -> Result<i64, ErrorInfo> {
-        let path = self.history.path.clone();
+        let location = self.history.location.clone();
         let watcher = self.watcher.clone();
         let joined = tokio::task::spawn_blocking(move || {
             let mut kept = watcher
@@ -81,7 +88,7 @@ impl HistoryDoor {
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             let store = match kept.take() {
                 Some(store) => store,
-                None => Store::open(&path)?,
+                None => Store::open_at(&location)?,
             };
             let version = store.data_version();
             *kept = Some(store);
@@ -104,10 +111,21 @@ impl HistoryDoor {
         services: &Services,
         job: impl FnOnce(&mut Store) -> Result<T, HistoryError> + Send + 'static,
     ) -> Result<T, ErrorInfo> {
-        let path = self.history.path.clone();
+        let location = self.history.location.clone();
+        let kept = self.kept.clone();
         let joined = tokio::task::spawn_blocking(move || {
-            let mut store = Store::open(&path)?;
-            job(&mut store)
+            let slot = || kept.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            // A request while another holds the kept store opens one of its own.
+            let taken = slot().take();
+            let mut store = match taken {
+                Some(store) => store,
+                None => Store::open_at(&location)?,
+            };
+            let result = job(&mut store);
+            if !matches!(&result, Err(error) if error.is_unreachable()) {
+                slot().get_or_insert(store);
+            }
+            result
         })
         .await;
         match joined {
@@ -124,6 +142,24 @@ impl HistoryDoor {
     ) -> Result<SnapshotInfo, ErrorInfo> {
         let Ok(_walking) = self.walking.try_lock() else {
             return Err(Self::failure(services, "a snapshot is already being taken"));
+        };
+        // Another vantage's snapshot of the workspace (a shared history): skip.
+        let location = self.history.location.clone();
+        let workspace = services.workspace_id.clone();
+        let locked = tokio::task::spawn_blocking(move || {
+            let mut store = Store::open_at(&location)?;
+            Ok::<_, HistoryError>(
+                (store.lock_workspace(&workspace, false)? != WorkspaceLock::Busy).then_some(store),
+            )
+        })
+        .await
+        .map_err(|error| Self::failure(services, error))?
+        .map_err(|error| Self::failure(services, error))?;
+        let Some(mut locker) = locked else {
+            return Err(Self::failure(
+                services,
+                "another snapshot of this workspace is being taken; this one is skipped",
+            ));
         };
         let workspace = services.workspace_id.clone();
         let previous = self
@@ -176,8 +212,17 @@ impl HistoryDoor {
         .await;
         let (capture, _report) = walked.map_err(|error| services.api_failure(&error))?;
         let retention = self.history.config.retention();
-        self.with_store(services, move |store| store.record(&capture, retention))
-            .await
+        let workspace = services.workspace_id.clone();
+        let recorded = tokio::task::spawn_blocking(move || {
+            let info = locker.record(&capture, retention);
+            let _ = locker.unlock_workspace(&workspace);
+            info
+        })
+        .await;
+        match recorded {
+            Ok(result) => result.map_err(|error| Self::failure(services, error)),
+            Err(error) => Err(Self::failure(services, error)),
+        }
     }
 }
 

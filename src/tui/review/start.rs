@@ -3,11 +3,9 @@
 //! and whether a background snapshot is due. A history that cannot be read is
 //! one line in the error log; the dashboard starts without it.
 
-use std::path::Path;
-
 use time::OffsetDateTime;
 
-use crate::history::{HistoryConfig, HistoryError, Store};
+use crate::history::{HistoryConfig, HistoryError, HistoryLocation, Store};
 use crate::tui::app::{App, SnapshotSeed};
 use crate::tui::effect::ErrorInfo;
 
@@ -15,12 +13,12 @@ use crate::tui::effect::ErrorInfo;
 /// file opened (the App then asks it for marks, changes and snapshots).
 pub fn prepare(
     app: &mut App,
-    path: &Path,
+    location: &HistoryLocation,
     config: &HistoryConfig,
     workspace_id: &str,
     now: OffsetDateTime,
 ) -> bool {
-    match read(path, config, workspace_id, now) {
+    match read(location, config, workspace_id, now) {
         Ok((seed, due)) => {
             app.history.enabled = true;
             app.history.seed = seed;
@@ -44,12 +42,12 @@ pub fn prepare(
 }
 
 fn read(
-    path: &Path,
+    location: &HistoryLocation,
     config: &HistoryConfig,
     workspace_id: &str,
     now: OffsetDateTime,
 ) -> Result<(Option<SnapshotSeed>, bool), HistoryError> {
-    let store = Store::open(path)?;
+    let store = Store::open_at(location)?;
     // `snapshot_max_age = "off"`: never in the background.
     let due = match config.snapshot_max_age() {
         Some(max_age) => store.snapshot_due(workspace_id, max_age, now)?,

@@ -11,6 +11,7 @@ use time::{Date, Duration, OffsetDateTime};
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
+use super::actions::ScreenAction;
 use super::analytics_traffic::{Fetched, TrafficPanel};
 use super::paged::draw_placeholder;
 use super::{ProjectRef, Screen, ScreenView, draw_no_project, error_text};
@@ -294,19 +295,19 @@ impl Screen for AnalyticsScreen {
         self.loaded_at
     }
 
-    fn hints(&self) -> Vec<(Action, &'static str)> {
-        vec![(Action::Range, "date range")]
-    }
-
-    fn help(&self) -> Vec<(Action, &'static str)> {
+    fn actions(&self) -> Vec<ScreenAction> {
         vec![
-            (
+            ScreenAction::new(
                 Action::Range,
+                "date range",
                 "date range: today, 7, 30, 90 or 365 days, or custom dates YYYY-MM-DD..YYYY-MM-DD",
             ),
-            (Action::Refresh, "reload"),
-            (Action::Copy, "copy the project id (OSC 52)"),
-            (Action::Tab2, "pick the project in the inventory"),
+            ScreenAction::help_only(Action::Refresh, "reload"),
+            ScreenAction::help_only(Action::Copy, "copy the project id (OSC 52)"),
+            ScreenAction::help_only(
+                Action::ShowTab(Tab::Inventory),
+                "pick the project in the inventory",
+            ),
         ]
     }
 
@@ -371,7 +372,14 @@ impl Screen for AnalyticsScreen {
             ),
         }
         if let Some(menu) = &self.menu {
-            menu.draw(frame, area, theme, "enter choose · esc close");
+            menu.draw(
+                frame,
+                area,
+                theme,
+                &view
+                    .keymap
+                    .prompt(&[(Action::Open, "choose"), (Action::Back, "close")]),
+            );
         }
     }
 }

@@ -6,6 +6,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState, Wrap};
 
+use super::actions::ScreenAction;
 use super::{Screen, ScreenView};
 use crate::api::model::{Insights, Metric, ReviewPriority};
 use crate::text::fit;
@@ -122,27 +123,22 @@ impl Screen for InsightsScreen {
         true
     }
 
-    fn hints(&self) -> Vec<(Action, &'static str)> {
+    fn actions(&self) -> Vec<ScreenAction> {
         vec![
-            (Action::Open, "inventory for finding"),
-            (Action::PriorityFilter, "priority filter"),
-        ]
-    }
-
-    fn help(&self) -> Vec<(Action, &'static str)> {
-        vec![
-            (Action::Up, "previous finding type"),
-            (Action::Down, "next finding type"),
-            (
+            ScreenAction::help_only(Action::Up, "previous finding type"),
+            ScreenAction::help_only(Action::Down, "next finding type"),
+            ScreenAction::new(
                 Action::Open,
+                "inventory for finding",
                 "open the inventory filtered by the finding type",
             ),
-            (
+            ScreenAction::new(
                 Action::PriorityFilter,
+                "priority filter",
                 "cycle the review-priority filter (findings only; the summary stays workspace-wide)",
             ),
-            (Action::Copy, "copy the finding type id"),
-            (Action::Refresh, "reload"),
+            ScreenAction::help_only(Action::Copy, "copy the finding type id"),
+            ScreenAction::help_only(Action::Refresh, "reload"),
         ]
     }
 

@@ -1,5 +1,6 @@
 //! The screens. Each owns its state model, turns actions into effects, and draws.
 
+pub mod actions;
 pub mod analytics;
 pub mod analytics_traffic;
 pub mod catch_up;
@@ -23,6 +24,7 @@ use super::effect::{Answer, Cx, ErrorInfo};
 use super::keymap::Keymap;
 use super::theme::Theme;
 use crate::text::sanitize_line;
+use actions::ScreenAction;
 
 pub use super::focus::ProjectRef;
 
@@ -75,14 +77,13 @@ pub trait Screen {
         None
     }
 
-    /// Key hints for the footer.
-    fn hints(&self) -> Vec<(Action, &'static str)>;
+    /// What the screen offers now, once: the footer, the help and the key
+    /// handling read it (`actions.rs`).
+    fn actions(&self) -> Vec<ScreenAction>;
 
-    /// Lines of the `?` overlay.
-    fn help(&self) -> Vec<(Action, &'static str)>;
-
-    /// Why the screen's actions are disabled, if they are, for the footer and help.
-    fn actions_disabled(&self) -> Option<String> {
+    /// What `ctrl-s` writes of this list, when the App exports it
+    /// (`tui/export.rs`); `None`: nothing to export here.
+    fn export_rows(&self) -> Option<crate::tui::export::ExportRows> {
         None
     }
 
@@ -99,7 +100,10 @@ pub fn no_project_text(theme: &Theme, what: &str, keymap: &Keymap) -> Vec<Line<'
         ))),
         Line::from(vec![
             Span::raw("Press "),
-            Span::styled(keymap.key_for(super::action::Action::Tab2), theme.key),
+            Span::styled(
+                keymap.key_for(super::action::Action::ShowTab(super::nav::Tab::Inventory)),
+                theme.key,
+            ),
             Span::raw(" (or "),
             Span::styled(keymap.key_for(super::action::Action::Open), theme.key),
             Span::raw(") to pick one in the inventory, then come back to this tab."),
@@ -134,11 +138,7 @@ impl Screen for Placeholder {
         false
     }
 
-    fn hints(&self) -> Vec<(Action, &'static str)> {
-        Vec::new()
-    }
-
-    fn help(&self) -> Vec<(Action, &'static str)> {
+    fn actions(&self) -> Vec<ScreenAction> {
         Vec::new()
     }
 

@@ -20,9 +20,9 @@ use crate::api::model::{Pagination, SortOrder};
 use crate::api::page::PageWalk;
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
-use crate::tui::request::Message;
-
+use crate::tui::keymap::key_of;
 use crate::tui::nav::Nav;
+use crate::tui::request::Message;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::scroll_offset;
 use crate::tui::widgets::{list, rule, thousands};
@@ -59,6 +59,9 @@ pub struct PagedList<T> {
     pub started: bool,
     /// The keys of the marked rows.
     marks: HashSet<String>,
+    /// Marks carried over from the query before, waiting for their rows to
+    /// land (see `marks.rs`).
+    carried: HashSet<String>,
     /// A refresh in flight: the rows stay on screen until its first page
     /// replaces them (an outage keeps what was loaded).
     replacing: bool,
@@ -112,6 +115,7 @@ impl<T> PagedList<T> {
             loaded_at: None,
             started: false,
             marks: HashSet::new(),
+            carried: HashSet::new(),
             replacing: false,
             seeking_end: false,
             seek_stopped: None,
@@ -135,6 +139,7 @@ impl<T> PagedList<T> {
         self.error = None;
         // Marks are of the rows on screen: another query starts unmarked.
         self.marks.clear();
+        self.carried.clear();
         self.replacing = false;
         self.seeking_end = false;
         self.marking_all = false;
@@ -524,33 +529,16 @@ impl<T> PagedList<T> {
 /// sort: the default order has no direction.
 pub fn reversed(sorted: bool, order: &SortOrder, cx: &mut Cx) -> Option<SortOrder> {
     if !sorted {
-        cx.notify("choose a sort first (s); the default order has no direction".into());
+        cx.notify(format!(
+            "choose a sort first ({}); the default order has no direction",
+            key_of(Action::Sort)
+        ));
         return None;
     }
     Some(match order {
         SortOrder::Asc => SortOrder::Desc,
         _ => SortOrder::Asc,
     })
-}
-
-/// The words a list's movement keys are said in, in its help.
-pub struct RowWords {
-    pub next: &'static str,
-    pub previous: &'static str,
-    pub first: &'static str,
-    pub last: &'static str,
-}
-
-/// The help rows of a list's movement keys.
-pub fn movement_help(words: RowWords) -> Vec<(Action, &'static str)> {
-    vec![
-        (Action::Down, words.next),
-        (Action::Up, words.previous),
-        (Action::PageDown, "page down"),
-        (Action::PageUp, "page up"),
-        (Action::Top, words.first),
-        (Action::Bottom, words.last),
-    ]
 }
 
 /// A pane under a titled rule (` Detail `).

@@ -8,7 +8,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table};
 use time::OffsetDateTime;
 
-use super::paged::{PageReply, PagedList, RowWords, draw_placeholder, movement_help, titled_pane};
+use super::actions::{RowWords, ScreenAction, movement};
+use super::paged::{PageReply, PagedList, draw_placeholder, titled_pane};
 use super::{ProjectRef, Screen, ScreenView, draw_no_project};
 use crate::api::model::Page;
 use crate::api::model::{PiiFinding, PiiStatus};
@@ -177,28 +178,36 @@ impl Screen for PiiScreen {
         self.list.loaded_at
     }
 
-    fn hints(&self) -> Vec<(Action, &'static str)> {
-        vec![(Action::ToggleDetail, "quote"), (Action::Copy, "copy id")]
+    fn export_rows(&self) -> Option<crate::tui::export::ExportRows> {
+        let project_id = self.project.as_ref()?.id.clone();
+        Some(crate::tui::export::ExportRows::Pii { project_id })
     }
 
-    fn help(&self) -> Vec<(Action, &'static str)> {
-        let mut help = movement_help(RowWords {
+    fn actions(&self) -> Vec<ScreenAction> {
+        let mut actions = movement(RowWords {
             next: "next finding (pages load as you near the end)",
             previous: "previous finding",
             first: "newest finding",
             last: "oldest finding: loads the remaining pages within the request budget",
         });
-        help.extend([
-            (Action::ToggleDetail, "show or hide the quote pane"),
-            (
+        actions.extend([
+            ScreenAction::new(Action::ToggleDetail, "quote", "show or hide the quote pane"),
+            ScreenAction::help_only(
                 Action::Open,
-                "read the whole quote (j/k ctrl-d/u scroll, esc back)",
+                "read the whole quote (it scrolls; back closes it)",
             ),
-            (Action::Copy, "copy the finding id (OSC 52)"),
-            (Action::Refresh, "reload from the newest"),
-            (Action::Tab2, "pick the project in the inventory"),
+            ScreenAction::new(Action::Copy, "copy id", "copy the finding id (OSC 52)"),
+            ScreenAction::help_only(
+                Action::Export,
+                "export every finding to CSV, as `vantage pii ID` writes it",
+            ),
+            ScreenAction::help_only(Action::Refresh, "reload from the newest"),
+            ScreenAction::help_only(
+                Action::ShowTab(Tab::Inventory),
+                "pick the project in the inventory",
+            ),
         ]);
-        help
+        actions
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
@@ -358,7 +367,13 @@ impl PiiScreen {
         } else {
             " Quote — enter reads it whole "
         };
-        self.quote_pane
-            .draw(frame, area, titled_pane(title, theme), lines, theme);
+        self.quote_pane.draw(
+            frame,
+            area,
+            titled_pane(title, theme),
+            lines,
+            theme,
+            view.keymap,
+        );
     }
 }

@@ -2,14 +2,18 @@
 //! takes several values at once (values of one parameter match any), and a
 //! line that cycles any → yes → no for a yes/no filter. Enter or space
 //! toggles the line under the cursor; the menu stays open so several can be
-//! ticked. One component for the inventory and the member directory.
+//! ticked. A screen may give the lines hotkeys (one key toggles its line) and
+//! `/` jumps by text (see [`Menu::key`]). One component for the inventory and
+//! the member directory.
 
+use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::menu::{Menu, MenuOutcome};
 use crate::api::model::WireEnum;
 use crate::tui::action::Action;
+use crate::tui::keymap::Keymap;
 use crate::tui::theme::Theme;
 
 /// What one line of the menu shows.
@@ -105,11 +109,15 @@ pub fn toggle_value<T: PartialEq + Clone>(values: &mut Vec<T>, value: &T) {
     }
 }
 
+/// The hotkey of each line, from the lines' keys.
+pub type Hotkeys<K> = fn(&[K]) -> Vec<Option<char>>;
+
 /// An open filter menu whose lines stand for keys of type `K`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct CheckMenu<K> {
     menu: Menu,
     keys: Vec<K>,
+    hotkeys: Option<Hotkeys<K>>,
 }
 
 impl<K: Clone> CheckMenu<K> {
@@ -118,7 +126,15 @@ impl<K: Clone> CheckMenu<K> {
         Self {
             menu: Menu::new(title, items, 0),
             keys,
+            hotkeys: None,
         }
+    }
+
+    /// The menu with a hotkey on each line, as `hotkeys` gives them.
+    pub fn with_hotkeys(mut self, hotkeys: Hotkeys<K>) -> Self {
+        self.menu.hotkeys = hotkeys(&self.keys);
+        self.hotkeys = Some(hotkeys);
+        self
     }
 
     /// Shows the states anew after a toggle; the cursor stays where it is.
@@ -126,16 +142,34 @@ impl<K: Clone> CheckMenu<K> {
         let (keys, items) = split(lines);
         self.keys = keys;
         self.menu.items = items;
+        if let Some(hotkeys) = self.hotkeys {
+            self.menu.hotkeys = hotkeys(&self.keys);
+        }
         self.menu.selected = self.menu.selected.min(self.keys.len().saturating_sub(1));
+    }
+
+    /// A key before it is read as an action (a hotkey, or `/` and the text
+    /// to jump to): `None` when it is for the actions; else the key of the
+    /// line toggled, if any. `closed` is set when it closes the menu.
+    pub fn key(&mut self, key: &KeyEvent, closed: &mut bool) -> Option<Option<K>> {
+        Some(match self.menu.key(key)? {
+            MenuOutcome::Open => None,
+            MenuOutcome::Closed => {
+                *closed = true;
+                None
+            }
+            MenuOutcome::Chosen(index) => self.keys.get(index).cloned(),
+        })
     }
 
     /// The key of the line toggled by `action` (enter or space), if any.
     /// `closed` is set when the action closes the menu (esc, q).
     pub fn handle(&mut self, action: Action, closed: &mut bool) -> Option<K> {
-        let action = if action == Action::Mark {
-            Action::Open
-        } else {
-            action
+        let action = match action {
+            Action::Mark => Action::Open,
+            // The key that opened the menu closes it.
+            Action::Toggles => Action::Back,
+            other => other,
         };
         match self.menu.handle(action) {
             MenuOutcome::Open => None,
@@ -147,9 +181,17 @@ impl<K: Clone> CheckMenu<K> {
         }
     }
 
-    pub fn draw(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
-        self.menu
-            .draw(frame, area, theme, "enter/space toggle · esc close");
+    pub fn draw(&self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
+        let (open, close) = (keymap.key_for(Action::Open), keymap.key_for(Action::Back));
+        // Only a screen that gives hotkeys reads raw keys (and `/`) first.
+        let footer = match self.hotkeys {
+            Some(_) => format!("key or {open} toggles · / jump · {close} close"),
+            None => format!(
+                "{open}/{} toggle · {close} close",
+                keymap.key_for(Action::Mark)
+            ),
+        };
+        self.menu.draw(frame, area, theme, &footer);
     }
 }
 
@@ -161,6 +203,19 @@ fn split<K>(lines: Vec<CheckLine<K>>) -> (Vec<K>, Vec<String>) {
             (line.key, text)
         })
         .unzip()
+}
+
+/// A key on a screen's open filter menu before it is read as an action
+/// ([`CheckMenu::key`]): `None` when it is for the actions, else the key of
+/// the line toggled, if any.
+pub fn choose_key<K: Clone>(open: &mut Option<CheckMenu<K>>, key: &KeyEvent) -> Option<Option<K>> {
+    let menu = open.as_mut()?;
+    let mut closed = false;
+    let chosen = menu.key(key, &mut closed);
+    if closed {
+        *open = None;
+    }
+    chosen
 }
 
 /// An action on a screen's open filter menu: the key toggled, if any; the menu

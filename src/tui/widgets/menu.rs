@@ -1,11 +1,16 @@
 //! A popup list to pick from (sort fields, filter toggles, export format).
+//! A menu may give its items hotkeys (shown before each item: one key
+//! chooses it, as lazygit's menus do), and `/` jumps to the first item that
+//! holds what is typed next.
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState};
 
 use super::centered;
+use crate::text::sanitize_line;
 use crate::tui::action::Action;
 use crate::tui::theme::Theme;
 
@@ -39,6 +44,10 @@ pub struct Menu {
     pub title: String,
     pub items: Vec<String>,
     pub selected: usize,
+    /// The key that chooses each item, if any (beside `items`).
+    pub hotkeys: Vec<Option<char>>,
+    /// What is typed after `/`, while jumping.
+    jump: Option<String>,
 }
 
 impl Menu {
@@ -48,7 +57,70 @@ impl Menu {
             title: title.into(),
             items,
             selected,
+            hotkeys: Vec::new(),
+            jump: None,
         }
+    }
+
+    /// The menu with a hotkey for each item (`None`: that item has none).
+    pub fn with_hotkeys(mut self, hotkeys: Vec<Option<char>>) -> Self {
+        self.hotkeys = hotkeys;
+        self
+    }
+
+    /// A key before it is read as an action: a hotkey chooses its item; `/`
+    /// starts a jump, and while jumping the typed text moves the cursor to
+    /// the first item that holds it (enter chooses, esc stops jumping).
+    /// `None` when the key is for the actions.
+    pub fn key(&mut self, key: &KeyEvent) -> Option<MenuOutcome> {
+        let plain = !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        if let Some(typed) = &mut self.jump {
+            match key.code {
+                KeyCode::Esc => self.jump = None,
+                KeyCode::Enter => {
+                    self.jump = None;
+                    return Some(MenuOutcome::Chosen(self.selected));
+                }
+                KeyCode::Backspace => {
+                    typed.pop();
+                }
+                KeyCode::Up => self.up(),
+                KeyCode::Down => self.down(),
+                KeyCode::Char(ch) if plain => {
+                    typed.push(ch);
+                    let wanted = typed.to_lowercase();
+                    if let Some(at) = self
+                        .items
+                        .iter()
+                        .position(|item| item.to_lowercase().contains(&wanted))
+                    {
+                        self.selected = at;
+                    }
+                }
+                _ => return None,
+            }
+            return Some(MenuOutcome::Open);
+        }
+        let KeyCode::Char(ch) = key.code else {
+            return None;
+        };
+        if !plain {
+            return None;
+        }
+        if ch == '/' {
+            self.jump = Some(String::new());
+            return Some(MenuOutcome::Open);
+        }
+        let at = self.hotkeys.iter().position(|hotkey| *hotkey == Some(ch))?;
+        self.selected = at;
+        Some(MenuOutcome::Chosen(at))
+    }
+
+    /// Whether `/` jumping is under way.
+    pub fn jumping(&self) -> Option<&str> {
+        self.jump.as_deref()
     }
 
     pub fn up(&mut self) {
@@ -74,10 +146,20 @@ impl Menu {
     }
 
     pub fn draw(&self, frame: &mut Frame, area: Rect, theme: &Theme, footer: &str) {
+        let jump_footer;
+        let footer = match &self.jump {
+            Some(typed) => {
+                jump_footer = format!("/{} · enter choose · esc stop", sanitize_line(typed));
+                jump_footer.as_str()
+            }
+            None => footer,
+        };
+        let keyed = self.hotkeys.iter().any(Option::is_some);
+        let key_width = if keyed { 2 } else { 0 };
         let width = self
             .items
             .iter()
-            .map(|item| crate::text::display_width(item))
+            .map(|item| crate::text::display_width(item) + key_width)
             .chain([
                 crate::text::display_width(&self.title),
                 crate::text::display_width(footer),
@@ -91,7 +173,19 @@ impl Menu {
         let items: Vec<ListItem> = self
             .items
             .iter()
-            .map(|item| ListItem::new(Line::from(Span::raw(item.clone()))))
+            .enumerate()
+            .map(|(at, item)| {
+                let mut spans = Vec::new();
+                if keyed {
+                    let hotkey = self.hotkeys.get(at).copied().flatten();
+                    spans.push(Span::styled(
+                        format!("{} ", hotkey.unwrap_or(' ')),
+                        theme.accent,
+                    ));
+                }
+                spans.push(Span::raw(item.clone()));
+                ListItem::new(Line::from(spans))
+            })
             .collect();
         let block = Block::default()
             .borders(Borders::ALL)

@@ -14,6 +14,7 @@ use ratatui::widgets::{Block, Paragraph};
 use unicode_width::UnicodeWidthChar;
 
 use crate::tui::action::Action;
+use crate::tui::keymap::Keymap;
 use crate::tui::theme::Theme;
 
 #[derive(Debug, Default)]
@@ -69,6 +70,7 @@ impl ScrollPane {
         block: Block<'_>,
         lines: Vec<Line<'static>>,
         theme: &Theme,
+        keymap: &Keymap,
     ) {
         let inner = block.inner(area);
         frame.render_widget(block, area);
@@ -96,7 +98,13 @@ impl ScrollPane {
             if below > 0 {
                 hint.push_str(&format!("↓ {below} more  "));
             }
-            hint.push_str("j/k ctrl-d/u scroll");
+            hint.push_str(&format!(
+                "{}/{} {}/{} scroll",
+                keymap.key_for(Action::Down),
+                keymap.key_for(Action::Up),
+                keymap.key_for(Action::PageDown),
+                keymap.key_for(Action::PageUp)
+            ));
             let hint_area = Rect {
                 y: inner.y + inner.height - 1,
                 height: 1,
@@ -211,7 +219,11 @@ mod tests {
                         frame.area(),
                         block,
                         vec![Line::from(quote.clone())],
-                        &Theme::new(crate::tui::theme::ThemeName::Dark, true),
+                        &Theme::for_terminal(
+                            crate::tui::theme::ThemeName::Dark,
+                            crate::tui::theme::ColorDepth::None,
+                        ),
+                        &Keymap::default(),
                     )
                 })
                 .unwrap();

@@ -294,6 +294,11 @@ fn assert_same_pages(data: &Data, raw: &str) {
         // Each item spliced from its kept JSON is the item serialized.
         let applied = params.applied_finding();
         for (slot, project) in &indexed.page {
+            assert!(
+                indexed.index.item(*slot).is_some(),
+                "{}: no kept JSON, the slow path",
+                project.id
+            );
             let mut spliced = Vec::new();
             write_item(
                 &mut spliced,

@@ -26,9 +26,14 @@ pub(super) struct ItemJson {
 const GROUP_FIELD: &str = ",\"activity_group\":";
 /// The item serialized with no matched reason ends so.
 const NO_REASON_END: &str = "null}";
+/// `tail` ends so: `matched_reason` is the item's last field (the rule
+/// written on [`InventoryItem`]).
+const REASON_FIELD: &str = "\"matched_reason\":";
 
 impl ItemJson {
-    /// `None` only if serde_json fails on the item (then it is serialized per request).
+    /// `None` if serde_json fails on the item, or the item's fields break the
+    /// order the splice needs; then it is serialized per request (slower), and
+    /// the tests fail (`every_item_takes_the_fast_path`).
     pub(super) fn of(project: &ProjectRec) -> Option<Self> {
         let placeholder = ActivityGroup::Last14Days;
         let item = inventory_item(project, placeholder.clone(), None);
@@ -38,6 +43,11 @@ impl ItemJson {
         let tail = json[head_end..]
             .strip_prefix(group.as_str())?
             .strip_suffix(NO_REASON_END)?;
+        // A field after `matched_reason` would take the reason spliced in:
+        // then the item is serialized per request instead.
+        if !tail.ends_with(REASON_FIELD) {
+            return None;
+        }
         let reason = serde_json::to_string(&matched_reason(project, None)).ok()?;
         Some(Self {
             head: json[..head_end].into(),
@@ -145,5 +155,40 @@ pub(super) fn inventory_item(
         review_priority: security.review_priority.clone(),
         review_priority_explanation: security.explanation.clone(),
         matched_reason,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::seed::{self, GenerateSpec};
+
+    /// The rule on [`InventoryItem`]'s field order holds for every item the
+    /// demo and the generator make: a field added after `matched_reason`
+    /// fails here, rather than silently slowing every page. Each spliced item
+    /// is also the item serialized.
+    #[test]
+    fn every_item_takes_the_fast_path() {
+        let anchor = time::macros::datetime!(2026-11-22 00:00 UTC);
+        let demo = seed::demo_fixture(anchor).unwrap();
+        let generated = seed::generate(GenerateSpec::default(), anchor);
+        let projects: Vec<&ProjectRec> = demo.projects.iter().chain(&generated.projects).collect();
+        assert!(projects.len() > 200);
+        let now = anchor + time::Duration::hours(12);
+        for project in projects {
+            let kept = ItemJson::of(project);
+            assert!(kept.is_some(), "{} is serialized per request", project.id);
+            let mut spliced = Vec::new();
+            write_item(&mut spliced, kept.as_ref(), project, now, None).unwrap();
+            let item = inventory_item(
+                project,
+                super::activity_group(project, now),
+                matched_reason(project, None),
+            );
+            assert_eq!(
+                String::from_utf8(spliced).unwrap(),
+                serde_json::to_string(&item).unwrap()
+            );
+        }
     }
 }

@@ -16,6 +16,7 @@ use crate::tui::effect::{Answer, Cx, LegacyReply, Reply, Request, Slot, answers}
 use crate::tui::focus::{ProjectOpen, ProjectRef};
 use crate::tui::nav::{Nav, ProjectNav};
 use crate::tui::review::request::{ChangeSet, HistoryReply, HistoryRequest};
+use crate::tui::screens::actions::ScreenAction;
 use crate::tui::widgets::display::utc_datetime;
 use crate::tui::widgets::menu::{self, Menu};
 
@@ -372,25 +373,40 @@ impl Screen for ChangesScreen {
         self.list.loaded_at
     }
 
-    fn hints(&self) -> Vec<(Action, &'static str)> {
-        vec![
-            (Action::Open, "open project"),
-            (Action::Filter, "kind"),
-            (Action::Range, "pick snapshots"),
-            (Action::ClearFilters, "newest two"),
-        ]
+    /// The changes on screen: those of the filtered kind, all loaded.
+    fn export_rows(&self) -> Option<crate::tui::export::ExportRows> {
+        self.after.as_ref()?;
+        Some(crate::tui::export::ExportRows::Changes(
+            std::sync::Arc::new(self.list.rows.clone()),
+        ))
     }
 
-    fn help(&self) -> Vec<(Action, &'static str)> {
+    fn actions(&self) -> Vec<ScreenAction> {
         vec![
-            (Action::Up, "move up"),
-            (Action::Down, "move down"),
-            (Action::Open, "open the project of a project change"),
-            (Action::Filter, "show one kind of change"),
-            (Action::Range, "pick the two snapshots to compare"),
-            (Action::ClearFilters, "all kinds, the newest two snapshots"),
-            (Action::Refresh, "read the history again"),
-            (Action::Copy, "copy the project's or member's id"),
+            ScreenAction::help_only(Action::Up, "move up"),
+            ScreenAction::help_only(Action::Down, "move down"),
+            ScreenAction::new(
+                Action::Open,
+                "open project",
+                "open the project of a project change",
+            ),
+            ScreenAction::new(Action::Filter, "kind", "show one kind of change"),
+            ScreenAction::new(
+                Action::Range,
+                "pick snapshots",
+                "pick the two snapshots to compare",
+            ),
+            ScreenAction::new(
+                Action::ClearFilters,
+                "newest two",
+                "all kinds, the newest two snapshots",
+            ),
+            ScreenAction::help_only(Action::Refresh, "read the history again"),
+            ScreenAction::help_only(Action::Copy, "copy the project's or member's id"),
+            ScreenAction::help_only(
+                Action::Export,
+                "export these changes to CSV, as `vantage changes` writes them",
+            ),
         ]
     }
 

@@ -10,8 +10,9 @@ use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table};
 use serde_json::Value;
 
 use super::ChangesScreen;
-use crate::history::{ChangeKind, SnapshotInfo};
+use crate::history::{ChangeKind, Severity, SnapshotInfo};
 use crate::text::fit;
+use crate::tui::action::Action;
 use crate::tui::screens::ScreenView;
 use crate::tui::screens::paged::draw_placeholder;
 use crate::tui::theme::Theme;
@@ -33,10 +34,10 @@ pub fn value_text(value: &Value) -> String {
 
 /// The kinds that widen exposure are drawn as critical, their reversals calm.
 fn kind_style(kind: &ChangeKind, theme: &Theme) -> ratatui::style::Style {
-    match kind.seriousness_rank() {
-        0..=4 => theme.critical,
-        5..=11 => theme.warn,
-        _ => theme.base,
+    match kind.severity() {
+        Severity::Exposure => theme.critical,
+        Severity::Notable => theme.warn,
+        Severity::Routine => theme.base,
     }
 }
 
@@ -110,7 +111,14 @@ pub fn draw(screen: &ChangesScreen, frame: &mut Frame, area: Rect, view: &Screen
         draw_table(screen, frame, table_area, theme);
     }
     if let Some((_, menu)) = &screen.picker {
-        menu.draw(frame, area, theme, "enter pick · esc close");
+        menu.draw(
+            frame,
+            area,
+            theme,
+            &view
+                .keymap
+                .prompt(&[(Action::Open, "pick"), (Action::Back, "close")]),
+        );
     }
 }
 

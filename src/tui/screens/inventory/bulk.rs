@@ -1,6 +1,7 @@
 //! Bulk actions on the marked rows of the inventory (k9s, lazygit): set the
-//! visibility of, or unpublish, every marked project. One confirm says how many
-//! and lists which; the changes run one at a time (the client paces each
+//! visibility of, or unpublish, every marked project (nothing marked: the row
+//! under the cursor, as k9s does). One confirm says how many and lists which,
+//! each by name with its before → after; the changes run one at a time (the client paces each
 //! request by the rate-limit state, so a bulk change never draws a 429), with
 //! progress; then a report per row, ok or failed with its error type.
 //! The run leaves a reserve of the request budget to the user's own actions:
@@ -14,8 +15,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use time::{Duration, OffsetDateTime};
 
 use super::InventoryScreen;
-use crate::api::model::{ProjectUpdate, Visibility};
-use crate::text::fit;
+use crate::api::model::{InventoryItem, ProjectUpdate, Visibility};
+use crate::text::{escape_invisible, fit};
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Gate, LegacyReply, Reply, Request, Slot, answers};
 use crate::tui::nav::ProjectWrite;
@@ -49,13 +50,37 @@ impl BulkOp {
 
     /// The confirm's question about `count` projects.
     fn question(&self, count: usize) -> String {
-        let these = crate::tui::widgets::count(count as i64, "project");
-        match self {
-            BulkOp::Visibility(visibility) => format!(
-                "Set the visibility of these {these} to {}?",
-                visibility.as_str()
+        let these = match count {
+            1 => "this project".to_owned(),
+            _ => format!(
+                "these {}",
+                crate::tui::widgets::count(count as i64, "project")
             ),
-            BulkOp::Unpublish => format!("Unpublish these {these}?"),
+        };
+        match self {
+            BulkOp::Visibility(visibility) => {
+                format!("Set the visibility of {these} to {}?", visibility.as_str())
+            }
+            BulkOp::Unpublish => format!("Unpublish {these}?"),
+        }
+    }
+
+    /// What a row's changed field reads before the change: the row as loaded.
+    fn before(&self, row: &InventoryItem) -> String {
+        match self {
+            BulkOp::Visibility(_) => row
+                .visibility
+                .as_ref()
+                .map_or_else(|| "unknown".to_owned(), |v| v.as_str().to_owned()),
+            BulkOp::Unpublish => published_text(row.is_published).to_owned(),
+        }
+    }
+
+    /// What the changed field reads after the change.
+    fn after(&self) -> &str {
+        match self {
+            BulkOp::Visibility(visibility) => visibility.as_str(),
+            BulkOp::Unpublish => published_text(false),
         }
     }
 
@@ -73,19 +98,42 @@ impl BulkOp {
     }
 }
 
+fn published_text(published: bool) -> &'static str {
+    if published {
+        "published"
+    } else {
+        "unpublished"
+    }
+}
+
 /// A marked project, as the confirm and the report name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BulkTarget {
     pub id: String,
     pub name: Option<String>,
+    /// The changed field as the row showed it: visibility, or published.
+    /// Known once the change is chosen.
+    pub before: Option<String>,
 }
 
 impl BulkTarget {
-    fn label(&self, width: usize) -> String {
-        match &self.name {
-            Some(name) => fit(&format!("{name}  ({})", self.id), width),
-            None => fit(&self.id, width),
+    fn of(row: &InventoryItem) -> Self {
+        Self {
+            id: row.id.clone(),
+            name: row.name.clone(),
+            before: None,
         }
+    }
+
+    /// `Support studio (prj_…): workspace_edit → workspace_view`, the
+    /// service's name escaped, cut to `width`.
+    pub fn label(&self, op: &BulkOp, width: usize) -> String {
+        let name = match &self.name {
+            Some(name) => format!("{} ({})", escape_invisible(name), self.id),
+            None => format!("(unnamed) ({})", self.id),
+        };
+        let before = self.before.as_deref().unwrap_or("unknown");
+        fit(&format!("{name}: {before} → {}", op.after()), width)
     }
 }
 
@@ -127,6 +175,8 @@ struct Flow {
     stage: Stage,
     /// The list's total when only some of its rows were loaded (and so marked).
     of_total: Option<i64>,
+    /// Nothing was marked: the flow acts on the row under the cursor.
+    cursor_row: bool,
 }
 
 impl Flow {
@@ -230,8 +280,8 @@ pub fn estimate(requests: usize, rate: Option<(u32, u32)>) -> String {
 }
 
 impl InventoryScreen {
-    /// Marks, and `v`/`u` while rows are marked. `None` leaves the action to
-    /// the screen.
+    /// Marks, and `v`/`u` on the marked rows (none marked: the cursor's row).
+    /// `None` leaves the action to the screen.
     pub(super) fn bulk_action(&mut self, action: Action, cx: &mut Cx) -> Option<bool> {
         let request = self.page_request();
         if self.list.handle_marks(action, cx, request, LegacyReply) {
@@ -244,30 +294,40 @@ impl InventoryScreen {
             cx.notify(refusal);
             return Some(true);
         }
-        if self.list.marked_count() == 0 {
-            cx.notify("mark projects with space to change them all, or open one (enter)".into());
+        let cursor_row = self.list.marked_count() == 0;
+        let mut targets: Vec<BulkTarget> = if cursor_row {
+            self.selected_item()
+                .into_iter()
+                .map(BulkTarget::of)
+                .collect()
+        } else {
+            self.list
+                .marked_rows()
+                .into_iter()
+                .map(BulkTarget::of)
+                .collect()
+        };
+        let Some(first) = targets.first() else {
+            cx.notify("no project here to change: mark some with space".into());
             return Some(true);
-        }
-        let targets: Vec<BulkTarget> = self
-            .list
-            .marked_rows()
-            .into_iter()
-            .map(|row| BulkTarget {
-                id: row.id.clone(),
-                name: row.name.clone(),
-            })
-            .collect();
+        };
         let stage = if action == Action::Visibility {
             let items = VISIBILITIES
                 .iter()
                 .map(|(v, what)| format!("{:<15} {what}", v.as_str()))
                 .collect();
-            Stage::ChooseVisibility(Menu::new(
-                format!("Visibility of {} marked projects", targets.len()),
-                items,
-                0,
-            ))
+            let title = if cursor_row {
+                let name = first.name.as_deref().map_or_else(
+                    || first.id.clone(),
+                    |name| escape_invisible(name).into_owned(),
+                );
+                format!("Visibility of {} (nothing marked)", fit(&name, 40))
+            } else {
+                format!("Visibility of {} marked projects", targets.len())
+            };
+            Stage::ChooseVisibility(Menu::new(title, items, 0))
         } else {
+            fill_before(&self.list.rows, &BulkOp::Unpublish, &mut targets);
             Stage::Confirm {
                 op: BulkOp::Unpublish,
                 scroll: 0,
@@ -282,6 +342,7 @@ impl InventoryScreen {
             targets,
             stage,
             of_total,
+            cursor_row,
         });
         Some(true)
     }
@@ -301,10 +362,9 @@ impl InventoryScreen {
                 KeyCode::Down | KeyCode::Char('j') => menu.down(),
                 KeyCode::Enter => {
                     let choice = menu.selected.min(VISIBILITIES.len() - 1);
-                    flow.stage = Stage::Confirm {
-                        op: BulkOp::Visibility(VISIBILITIES[choice].0.clone()),
-                        scroll: 0,
-                    };
+                    let op = BulkOp::Visibility(VISIBILITIES[choice].0.clone());
+                    fill_before(&self.list.rows, &op, &mut flow.targets);
+                    flow.stage = Stage::Confirm { op, scroll: 0 };
                 }
                 _ => {}
             },
@@ -449,6 +509,17 @@ impl InventoryScreen {
             }
             _ => false,
         }
+    }
+}
+
+/// Each target's changed field as its loaded row shows it (a row no longer
+/// loaded is `unknown`).
+fn fill_before(rows: &[InventoryItem], op: &BulkOp, targets: &mut [BulkTarget]) {
+    for target in targets {
+        target.before = rows
+            .iter()
+            .find(|row| row.id == target.id)
+            .map(|row| op.before(row));
     }
 }
 

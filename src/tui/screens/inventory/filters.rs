@@ -23,7 +23,7 @@ impl InventoryScreen {
                     .as_ref()
                     .and_then(|current| InventorySortBy::KNOWN.iter().position(|s| s == current))
                     .map_or(0, |index| index + 1);
-                Menu::new("Sort by", items, selected)
+                Menu::new("Sort by", items, selected).with_hotkeys(super::query::sort_hotkeys())
             }
             MenuKind::Export => Menu::new(
                 "Export this view",
@@ -140,24 +140,17 @@ impl InventoryScreen {
     }
 
     pub(super) fn handle_menu_action(&mut self, action: Action, cx: &mut Cx) {
-        let Some((kind, choice)) = menu::choose(&mut self.menu, action) else {
-            return;
-        };
+        if let Some((kind, choice)) = menu::choose(&mut self.menu, action) {
+            self.menu_chosen(kind, choice, cx);
+        }
+    }
+
+    /// Line `choice` of the open menu, chosen by enter or its hotkey.
+    pub(super) fn menu_chosen(&mut self, kind: MenuKind, choice: usize, cx: &mut Cx) {
+        self.menu = None;
         match kind {
-            MenuKind::Sort => {
-                self.menu = None;
-                let sort_by = choice
-                    .checked_sub(1)
-                    .map(|i| InventorySortBy::KNOWN[i].clone());
-                if sort_by == Some(InventorySortBy::Relevance) && self.search().trim().is_empty() {
-                    cx.notify("sorting by relevance needs a search: press / first".into());
-                    return;
-                }
-                self.query.sort_by = sort_by;
-                self.reload(cx);
-            }
+            MenuKind::Sort => self.sort_chosen(choice, cx),
             MenuKind::Export => {
-                self.menu = None;
                 let format = if choice == 0 {
                     ExportFormat::Csv
                 } else {

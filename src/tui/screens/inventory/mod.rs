@@ -2,8 +2,11 @@
 //! cursor nears the end, only visible rows built, and a detail pane.
 
 pub mod bulk;
+pub mod columns;
 mod filters;
 mod find;
+mod offered;
+pub mod query;
 pub mod reviewed;
 mod view;
 
@@ -15,13 +18,14 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use time::OffsetDateTime;
 
+use super::actions::ScreenAction;
 use super::catch_up::{CatchUp, Change, RowPatch};
-use super::paged::{PageReply, PagedList, RowWords, draw_placeholder, movement_help, reversed};
+use super::paged::{PageReply, PagedList, draw_placeholder, reversed};
 use super::{Screen, ScreenView};
 use crate::api::InventoryParams;
 use crate::api::model::{
     ActivityGroup, FindingType, InventoryItem, InventorySortBy, PublishAudience, ReviewPriority,
-    SortOrder, Visibility,
+    Visibility,
 };
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, LegacyReply, Reply, Request, Slot, answers};
@@ -93,6 +97,8 @@ pub struct InventoryScreen {
     /// the id, and the project's row found (`find.rs`).
     id_lookup: Option<(u64, String)>,
     pub id_hit: Option<InventoryItem>,
+    /// The columns `:columns` chose; `None` the default set (`columns.rs`).
+    columns: Option<Vec<columns::Column>>,
 }
 
 impl InventoryScreen {
@@ -116,6 +122,7 @@ impl InventoryScreen {
             reviewed: reviewed::ReviewedMarks::default(),
             id_lookup: None,
             id_hit: None,
+            columns: None,
         }
     }
 
@@ -168,11 +175,6 @@ impl InventoryScreen {
         }
     }
 
-    /// The sort direction: descending unless reversed.
-    pub fn sort_order(&self) -> SortOrder {
-        self.query.sort_order.clone().unwrap_or(SortOrder::Desc)
-    }
-
     /// What the api is asked for: the search trimmed (none when blank), a
     /// direction only with a sort field (the contract's rule), full pages.
     pub fn params(&self) -> InventoryParams {
@@ -197,7 +199,8 @@ impl InventoryScreen {
         self.page_cursors.clear();
         self.row_pages.clear();
         let request = self.page_request();
-        self.list.reload(cx, request, LegacyReply);
+        // A new filter keeps the marks of the rows still in the list.
+        self.list.reload_keeping_marks(cx, request, LegacyReply);
         self.look_up_id(cx);
     }
 
@@ -266,6 +269,9 @@ impl Screen for InventoryScreen {
         if self.bulk.is_open() {
             return self.bulk_key(key, cx);
         }
+        if self.menu_key(key, cx) {
+            return true;
+        }
         let Some(edit) = self.search_box.handle_key(key, cx.now) else {
             return false;
         };
@@ -329,7 +335,10 @@ impl Screen for InventoryScreen {
             }
             Action::Sort => self.open_menu(MenuKind::Sort),
             Action::Toggles => {
-                self.filters = Some(CheckMenu::new("Filters", self.filter_lines()));
+                self.filters = Some(
+                    CheckMenu::new("Filters", self.filter_lines())
+                        .with_hotkeys(query::filter_hotkeys),
+                );
             }
             Action::Export => self.open_menu(MenuKind::Export),
             Action::ReverseSort => {
@@ -402,6 +411,7 @@ impl Screen for InventoryScreen {
                     if first {
                         self.show_id_hit();
                     }
+                    self.list.settle_marks(first, cx);
                     if self.list.is_marking_all() {
                         self.list.mark_loaded(cx);
                     }
@@ -415,7 +425,7 @@ impl Screen for InventoryScreen {
                 Ok(Reply::Exported { path, count }) => cx.notify(format!(
                     "exported {} to {}",
                     crate::tui::widgets::count(count as i64, "project"),
-                    crate::text::fit_middle(&path.display().to_string(), 56)
+                    path.display()
                 )),
                 Ok(_) => {}
                 Err(error) => cx.notify(format!("export failed: {}", error.summary)),
@@ -447,92 +457,8 @@ impl Screen for InventoryScreen {
         self.list.loaded_at
     }
 
-    fn hints(&self) -> Vec<(Action, &'static str)> {
-        let mut hints = vec![
-            (Action::Open, "open"),
-            (Action::Filter, "search"),
-            (Action::Toggles, "filters"),
-        ];
-        // With rows marked, their changes come first; a key without the
-        // write scope shows them disabled (`✗ v u: key lacks …`).
-        if self.list.marked_count() > 0 {
-            if self.bulk.missing_scope.is_some() {
-                hints.extend([(Action::Visibility, "✗"), (Action::Unpublish, "✗")]);
-            } else if !self.bulk.read_only {
-                hints.extend([
-                    (Action::Visibility, "visibility"),
-                    (Action::Unpublish, "unpublish"),
-                ]);
-            }
-            hints.push((Action::ClearMarks, "clear marks"));
-        } else {
-            hints.extend([(Action::Mark, "mark"), (Action::MarkAll, "mark all")]);
-        }
-        hints.extend([
-            (Action::Sort, "sort"),
-            (Action::Watch, "watch"),
-            (Action::ReverseSort, "reverse"),
-            (Action::ToggleDetail, "detail"),
-            (Action::Export, "export"),
-        ]);
-        hints
-    }
-
-    fn help(&self) -> Vec<(Action, &'static str)> {
-        let mut help = movement_help(RowWords {
-            next: "next project (pages load as you near the end)",
-            previous: "previous project",
-            first: "first project",
-            last: "last project: loads the remaining pages within the request budget",
-        });
-        help.extend([
-            (
-                Action::Filter,
-                "search names and owners, or a project id (terms under 3 characters are ignored)",
-            ),
-            (
-                Action::Toggles,
-                "filters: tick several priorities, audiences, visibilities, activities or finding types (any matches); published, PII, connectors: any/yes/no",
-            ),
-            (
-                Action::PriorityFilter,
-                "review-priority filter: the next single priority",
-            ),
-            (
-                Action::ClearFilters,
-                "clear the search and every filter (the sort stays)",
-            ),
-            (Action::Sort, "sort by any field of the contract"),
-            (Action::ReverseSort, "reverse the sort order"),
-            (
-                Action::Open,
-                "open the project: every field, rename, publish, delete",
-            ),
-            (Action::ToggleDetail, "show or hide the detail pane"),
-            (Action::Copy, "copy the project id (OSC 52)"),
-            (Action::Watch, "pin or unpin on the monitor's watch list"),
-            (
-                Action::Export,
-                "export every page of this view to CSV or JSON",
-            ),
-            (Action::Refresh, "reload from the first page"),
-            (Action::Mark, "mark or unmark the project (and move on)"),
-            (
-                Action::MarkAll,
-                "mark every project of the view: loads the rest within the request budget first",
-            ),
-            (Action::ClearMarks, "clear the marks"),
-            (
-                Action::Visibility,
-                "with rows marked: set the visibility of all of them",
-            ),
-            (Action::Unpublish, "with rows marked: unpublish all of them"),
-        ]);
-        // Read-only mode, or a key without the write scope, offers no bulk change.
-        if self.bulk.refusal().is_some() {
-            help.retain(|(action, _)| !matches!(action, Action::Visibility | Action::Unpublish));
-        }
-        help
+    fn actions(&self) -> Vec<ScreenAction> {
+        self.offered()
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
@@ -551,7 +477,7 @@ impl Screen for InventoryScreen {
             Constraint::Length(detail_height),
         ])
         .areas(area);
-        self.draw_head(frame, head_area, theme);
+        self.draw_head(frame, head_area, view);
         let summary = || self.filter_summary();
         self.search_box
             .draw(frame, filter_area, theme, true, summary);
@@ -560,7 +486,10 @@ impl Screen for InventoryScreen {
                 theme,
                 "Loading projects…",
                 Line::from(Span::styled(
-                    "No project matches these filters. Press c to clear them.",
+                    format!(
+                        "No project matches these filters. Press {} to clear them.",
+                        view.keymap.key_for(Action::ClearFilters)
+                    ),
                     theme.dim,
                 )),
             );
@@ -572,11 +501,19 @@ impl Screen for InventoryScreen {
             }
         }
         if let Some((_, menu)) = &self.menu {
-            menu.draw(frame, area, theme, "enter choose · esc close");
+            let (choose, close) = (
+                view.keymap.key_for(Action::Open),
+                view.keymap.key_for(Action::Back),
+            );
+            let footer = match menu.hotkeys.is_empty() {
+                true => format!("{choose} choose · {close} close"),
+                false => format!("key or {choose} chooses · / jump · {close} close"),
+            };
+            menu.draw(frame, area, theme, &footer);
         }
         if let Some(filters) = &self.filters {
-            filters.draw(frame, area, theme);
+            filters.draw(frame, area, theme, view.keymap);
         }
-        self.draw_bulk(frame, area, theme);
+        self.draw_bulk(frame, area, view);
     }
 }

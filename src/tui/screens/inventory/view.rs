@@ -7,133 +7,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table};
 
 use super::InventoryScreen;
-use crate::api::model::{ActivityGroup, InventoryItem, InventorySortBy, SortOrder};
-use crate::text::{fit, sanitize_line, sanitize_multiline};
+use super::columns::{self, Column, Wants};
+use crate::api::model::{ActivityGroup, InventoryItem, SortOrder};
+use crate::text::{display_width, fit, sanitize_line, sanitize_multiline};
+use crate::tui::action::Action;
 use crate::tui::screens::ScreenView;
 use crate::tui::screens::paged::titled_pane;
-use crate::tui::theme::{Theme, priority_label};
+use crate::tui::theme::priority_label;
 use crate::tui::widgets::{ago, count, thousands};
-
-/// A column of the table: what it needs and how it is filled.
-pub(super) struct Column {
-    title: &'static str,
-    width: u16,
-    /// Lower goes first when the terminal is narrow.
-    keep: u8,
-}
-
-pub(super) const COLUMNS: &[Column] = &[
-    Column {
-        title: "Priority",
-        width: 15,
-        keep: 9,
-    },
-    Column {
-        title: "Name",
-        width: 0,
-        keep: 10,
-    },
-    Column {
-        title: "Owner",
-        width: 14,
-        keep: 7,
-    },
-    Column {
-        title: "Audience",
-        width: 9,
-        keep: 8,
-    },
-    Column {
-        title: "Visibility",
-        width: 14,
-        keep: 2,
-    },
-    Column {
-        title: "Activity",
-        width: 8,
-        keep: 3,
-    },
-    Column {
-        title: "Edits 7d",
-        width: 8,
-        keep: 5,
-    },
-    Column {
-        title: "Visit 7d",
-        width: 8,
-        keep: 6,
-    },
-    Column {
-        title: "PII",
-        width: 4,
-        keep: 6,
-    },
-    Column {
-        title: "Last scan",
-        width: 10,
-        keep: 4,
-    },
-];
-
-/// Minimum width of the name column.
-pub(super) const NAME_MIN: u16 = 18;
-
-/// The most a sorted column widens for its arrow and longer title.
-const SORT_ARROW_ROOM: u16 = 3;
-
-/// The columns that fit `width`, dropped by priority; `keep` (the sorted
-/// column) is never dropped, so a sort is always visible.
-pub(super) fn visible_columns(width: u16, keep: Option<usize>) -> Vec<usize> {
-    let mut shown: Vec<usize> = (0..COLUMNS.len()).collect();
-    let needed = |shown: &[usize]| -> u16 {
-        // Room for the sorted column's arrow.
-        let arrow = keep
-            .filter(|&k| COLUMNS[k].width > 0)
-            .map_or(0, |_| SORT_ARROW_ROOM);
-        shown.iter().map(|&i| COLUMNS[i].width + 1).sum::<u16>() + NAME_MIN + 2 + arrow
-    };
-    while needed(&shown) > width {
-        let Some((pos, _)) = shown
-            .iter()
-            .enumerate()
-            .filter(|(_, i)| COLUMNS[**i].width > 0 && Some(**i) != keep)
-            .min_by_key(|(_, i)| COLUMNS[**i].keep)
-        else {
-            break;
-        };
-        if COLUMNS[shown[pos]].keep >= 9 {
-            break;
-        }
-        shown.remove(pos);
-    }
-    shown
-}
-
-/// The column that shows a sort, and its title then: a sort by a window the
-/// table does not show (edits in 30 days, say) turns that family's column to it.
-pub(super) fn sorted_column(sort: Option<&InventorySortBy>) -> Option<(usize, &'static str)> {
-    let by_title = |title: &str| COLUMNS.iter().position(|c| c.title == title);
-    let (column, title) = match sort? {
-        InventorySortBy::ReviewPriority | InventorySortBy::RiskFactorCount => {
-            ("Priority", "Priority")
-        }
-        InventorySortBy::Name => ("Name", "Name"),
-        InventorySortBy::PublishAudience | InventorySortBy::ExternalAccessRank => {
-            ("Audience", "Audience")
-        }
-        InventorySortBy::LastEditedAt => ("Activity", "Edited"),
-        InventorySortBy::OpenPiiFindingCount => ("PII", "PII"),
-        InventorySortBy::Edits24h => ("Edits 7d", "Edits 24h"),
-        InventorySortBy::Edits7d => ("Edits 7d", "Edits 7d"),
-        InventorySortBy::Edits30d => ("Edits 7d", "Edits 30d"),
-        InventorySortBy::Visitors24h => ("Visit 7d", "Visit 24h"),
-        InventorySortBy::Visitors7d => ("Visit 7d", "Visit 7d"),
-        InventorySortBy::Visitors30d => ("Visit 7d", "Visit 30d"),
-        InventorySortBy::LastSecurityScanAt => ("Last scan", "Last scan"),
-        InventorySortBy::Relevance | InventorySortBy::Unknown(_) => return None,
-    };
-    Some((by_title(column)?, title))
-}
 
 pub(super) fn audience_label(item: &InventoryItem) -> String {
     match (&item.publish_audience, item.is_published) {
@@ -143,7 +24,9 @@ pub(super) fn audience_label(item: &InventoryItem) -> String {
 }
 
 impl InventoryScreen {
-    pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
+    pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
+        let theme = view.theme;
+        let refresh = view.keymap.key_for(Action::Refresh);
         let total = self
             .total
             .map_or("… projects".to_owned(), |total| count(total, "project"));
@@ -159,7 +42,9 @@ impl InventoryScreen {
             spans.push(Span::styled(" · loading…", theme.dim));
         } else if self.list.error.is_some() && !self.list.rows.is_empty() {
             spans.push(Span::styled(
-                " · not refreshed: these rows are from before the error (r retries)",
+                format!(
+                    " · not refreshed: these rows are from before the error ({refresh} retries)"
+                ),
                 theme.warn,
             ));
         }
@@ -170,7 +55,7 @@ impl InventoryScreen {
             ));
         } else if self.catch_up.gave_up {
             spans.push(Span::styled(
-                " · the list has not caught up with a change yet (r reloads)",
+                format!(" · the list has not caught up with a change yet ({refresh} reloads)"),
                 theme.warn,
             ));
         }
@@ -210,30 +95,33 @@ impl InventoryScreen {
 
     pub(super) fn draw_table(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
         let theme = view.theme;
-        let sorted = sorted_column(self.query.sort_by.as_ref());
-        let columns = visible_columns(area.width, sorted.map(|(column, _)| column));
         // Header, plus the table's own top border line.
         let body_height = area.height.saturating_sub(2).max(1) as usize;
         let range = self.list.layout(body_height);
         let offset = range.start;
-        // The sorted column widens for its title and arrow when it must.
-        let extra = |i: usize| match sorted {
-            Some((column, title)) if column == i && COLUMNS[i].width > 0 => {
-                (title.chars().count() as u16 + 2).saturating_sub(COLUMNS[i].width)
-            }
-            _ => 0,
+        let on_screen = &self.list.rows[range];
+        let widest = |text: Option<&str>| text.map_or(0, |text| display_width(text) as u16);
+        let wants = Wants {
+            // The name's column also holds the reviewed glyph.
+            name: on_screen
+                .iter()
+                .map(|item| widest(item.name.as_deref()) + 2)
+                .max()
+                .unwrap_or(0),
+            owner: on_screen
+                .iter()
+                .map(|item| widest(item.owner.display_name.as_deref()))
+                .max()
+                .unwrap_or(0),
         };
-        let fixed: u16 = columns
-            .iter()
-            .map(|&i| COLUMNS[i].width + extra(i) + 1)
-            .sum();
-        let name_width = area.width.saturating_sub(fixed + 4).max(NAME_MIN) as usize;
-        let title = |i: usize| match sorted {
-            Some((column, title)) if column == i => title,
-            _ => COLUMNS[i].title,
-        };
+        let layout = columns::layout(
+            area.width,
+            self.columns(),
+            self.query.sort_by.as_ref(),
+            wants,
+        );
         // Only the visible rows are built.
-        let rows: Vec<Row> = self.list.rows[range]
+        let rows: Vec<Row> = on_screen
             .iter()
             .map(|item| {
                 // The first column carries the mark glyph.
@@ -241,18 +129,19 @@ impl InventoryScreen {
                 Row::new(
                     std::iter::once(mark)
                         .chain(
-                            columns
+                            layout
+                                .columns
                                 .iter()
-                                .map(|&i| self.cell(title(i), item, name_width, view)),
+                                .map(|&(column, width)| self.cell(column, item, width, view)),
                         )
                         .collect::<Vec<_>>(),
                 )
             })
             .collect();
         let widths: Vec<Constraint> = std::iter::once(Constraint::Length(1))
-            .chain(columns.iter().map(|&i| match COLUMNS[i].width {
-                0 => Constraint::Min(NAME_MIN),
-                w => Constraint::Length(w + extra(i)),
+            .chain(layout.columns.iter().map(|&(column, width)| match column {
+                Column::Name => Constraint::Min(width),
+                _ => Constraint::Length(width),
             }))
             .collect();
         let arrow = match self.sort_order() {
@@ -261,11 +150,13 @@ impl InventoryScreen {
         };
         let header = Row::new(
             std::iter::once(TableCell::from(""))
-                .chain(columns.iter().map(|&i| match sorted {
-                    Some((column, title)) if column == i => {
-                        TableCell::from(Span::styled(format!("{title} {arrow}"), theme.accent))
+                .chain(layout.columns.iter().map(|&(column, _)| {
+                    if layout.sorted == Some(column) {
+                        let title = format!("{} {arrow}", column.title());
+                        TableCell::from(Span::styled(title, theme.accent))
+                    } else {
+                        TableCell::from(column.title())
                     }
-                    _ => TableCell::from(COLUMNS[i].title),
                 }))
                 .collect::<Vec<_>>(),
         )
@@ -274,23 +165,29 @@ impl InventoryScreen {
         self.list.draw_table(frame, area, table, offset, theme);
     }
 
+    /// The cell of `column` for `item`, `width` cells wide.
     pub(super) fn cell(
         &self,
-        title: &str,
+        column: Column,
         item: &InventoryItem,
-        name_width: usize,
+        width: u16,
         view: &ScreenView,
     ) -> TableCell<'static> {
         let theme = view.theme;
+        let width = width as usize;
         let number = |value: i64| TableCell::from(Line::from(thousands(value)).right_aligned());
-        match title {
-            "Priority" => TableCell::from(Span::styled(
+        let ago_or_dash = |at: Option<time::OffsetDateTime>, none: &str| match at {
+            Some(at) => ago((view.now - at).whole_seconds()),
+            None => none.to_owned(),
+        };
+        match column {
+            Column::Priority => TableCell::from(Span::styled(
                 priority_label(&item.review_priority),
                 theme.priority(&item.review_priority),
             )),
-            "Name" => {
+            Column::Name => {
                 let mark = self.reviewed.glyph(&item.id);
-                let width = name_width.saturating_sub(mark.chars().count());
+                let width = width.saturating_sub(mark.chars().count());
                 TableCell::from(Line::from(vec![
                     Span::styled(mark, if mark == "Δ " { theme.warn } else { theme.ok }),
                     match &item.name {
@@ -299,29 +196,30 @@ impl InventoryScreen {
                     },
                 ]))
             }
-            "Owner" => TableCell::from(fit(item.owner.display_name.as_deref().unwrap_or("—"), 14)),
-            "Audience" => TableCell::from(audience_label(item)),
-            "Visibility" => TableCell::from(fit(
-                item.visibility.as_ref().map_or("—", |v| v.as_str()),
-                14,
+            Column::Id => TableCell::from(Span::styled(fit(&item.id, width), theme.dim)),
+            Column::Owner => TableCell::from(fit(
+                item.owner.display_name.as_deref().unwrap_or("—"),
+                width,
             )),
-            "Activity" => TableCell::from(match &item.activity_group {
+            Column::Audience => TableCell::from(audience_label(item)),
+            Column::Visibility => TableCell::from(fit(
+                item.visibility.as_ref().map_or("—", |v| v.as_str()),
+                width,
+            )),
+            Column::Activity => TableCell::from(match &item.activity_group {
                 ActivityGroup::Last14Days => "14 d".to_owned(),
                 ActivityGroup::Last60Days => "60 d".to_owned(),
                 ActivityGroup::Older => "older".to_owned(),
-                ActivityGroup::Unknown(raw) => fit(raw, 8),
+                ActivityGroup::Unknown(raw) => fit(raw, width),
             }),
-            "Edits 24h" => number(item.edits_24h),
-            "Edits 7d" => number(item.edits_7d),
-            "Edits 30d" => number(item.edits_30d),
-            "Visit 24h" => number(item.visitors_24h),
-            "Visit 7d" => number(item.visitors_7d),
-            "Visit 30d" => number(item.visitors_30d),
-            "Edited" => TableCell::from(match item.last_edited_at {
-                Some(at) => ago((view.now - at).whole_seconds()),
-                None => "—".to_owned(),
-            }),
-            "PII" => {
+            Column::LastEdited => TableCell::from(ago_or_dash(item.last_edited_at, "—")),
+            Column::Edits24h => number(item.edits_24h),
+            Column::Edits7d => number(item.edits_7d),
+            Column::Edits30d => number(item.edits_30d),
+            Column::Visitors24h => number(item.visitors_24h),
+            Column::Visitors7d => number(item.visitors_7d),
+            Column::Visitors30d => number(item.visitors_30d),
+            Column::Pii => {
                 // A null `matched_reason` means the count is unknown, never zero.
                 let cell = match item.matched_reason.as_ref() {
                     Some(reason) => {
@@ -335,11 +233,7 @@ impl InventoryScreen {
                 };
                 TableCell::from(Line::from(cell).right_aligned())
             }
-            "Last scan" => TableCell::from(match item.last_security_scan_at {
-                Some(at) => ago((view.now - at).whole_seconds()),
-                None => "never".to_owned(),
-            }),
-            _ => TableCell::from(""),
+            Column::LastScan => TableCell::from(ago_or_dash(item.last_security_scan_at, "never")),
         }
     }
 

@@ -17,9 +17,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use time::OffsetDateTime;
 
-use super::paged::{
-    PageReply, PagedList, RowWords, budget_allows, draw_placeholder, movement_help, reversed,
-};
+use super::paged::{PageReply, PagedList, budget_allows, draw_placeholder, reversed};
 use super::{Screen, ScreenView};
 use crate::api::MemberListParams;
 use crate::api::model::Page;
@@ -27,6 +25,7 @@ use crate::api::model::{Member, MemberRef, MemberSortBy, Role, SortOrder};
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Slot};
 use crate::tui::ops::{GetMember, ListMembers};
+use crate::tui::screens::actions::{RowWords, ScreenAction, movement};
 use crate::tui::widgets::checklist::{self, CheckMenu};
 use crate::tui::widgets::menu::Menu;
 use crate::tui::widgets::search::SearchBox;
@@ -452,46 +451,51 @@ impl Screen for MembersScreen {
         self.list.loaded_at
     }
 
-    fn hints(&self) -> Vec<(Action, &'static str)> {
-        vec![
-            (Action::Filter, "search"),
-            (Action::Toggles, "roles/SCIM"),
-            (Action::Sort, "sort"),
-            (Action::ReverseSort, "reverse"),
-            (Action::ToggleDetail, "detail"),
-        ]
+    fn export_rows(&self) -> Option<crate::tui::export::ExportRows> {
+        Some(crate::tui::export::ExportRows::Members(self.params()))
     }
 
-    fn help(&self) -> Vec<(Action, &'static str)> {
-        let mut help = movement_help(RowWords {
+    fn actions(&self) -> Vec<ScreenAction> {
+        let mut actions = movement(RowWords {
             next: "next member (pages load as you near the end)",
             previous: "previous member",
             first: "first member",
             last: "last member: loads the remaining pages within the request budget",
         });
-        help.extend([
-            (
+        actions.extend([
+            ScreenAction::new(
                 Action::Filter,
+                "search",
                 "search names, usernames and e-mails (terms under 3 characters are ignored)",
             ),
-            (
+            ScreenAction::new(
                 Action::Toggles,
+                "roles/SCIM",
                 "filters: roles (any of those ticked) and SCIM provisioning",
             ),
-            (
+            ScreenAction::new(
                 Action::Sort,
+                "sort",
                 "sort by display name, join date, role, or relevance (with a search)",
             ),
-            (Action::ReverseSort, "reverse the sort order"),
-            (
+            ScreenAction::new(Action::ReverseSort, "reverse", "reverse the sort order"),
+            ScreenAction::help_only(
                 Action::ClearFilters,
                 "clear the search and filters (the sort stays)",
             ),
-            (Action::ToggleDetail, "show or hide the detail pane"),
-            (Action::Copy, "copy the user id (OSC 52)"),
-            (Action::Refresh, "reload the list and the details"),
+            ScreenAction::new(
+                Action::ToggleDetail,
+                "detail",
+                "show or hide the detail pane",
+            ),
+            ScreenAction::help_only(Action::Copy, "copy the user id (OSC 52)"),
+            ScreenAction::help_only(Action::Refresh, "reload the list and the details"),
+            ScreenAction::help_only(
+                Action::Export,
+                "export the members of this view to CSV, as `vantage members` writes them",
+            ),
         ]);
-        help
+        actions
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
@@ -520,9 +524,12 @@ impl Screen for MembersScreen {
             self.list
                 .set_viewport(table_area.height.saturating_sub(2).max(1) as usize);
             let empty = if self.list.started {
-                "No member matches. Press c to clear the search and filters."
+                format!(
+                    "No member matches. Press {} to clear the search and filters.",
+                    view.keymap.key_for(Action::ClearFilters)
+                )
             } else {
-                "Members load when this tab opens."
+                "Members load when this tab opens.".to_owned()
             };
             let text = self.list.placeholder(
                 theme,
@@ -537,10 +544,17 @@ impl Screen for MembersScreen {
             }
         }
         if let Some(menu) = &self.sort_menu {
-            menu.draw(frame, area, theme, "enter choose · esc close");
+            menu.draw(
+                frame,
+                area,
+                theme,
+                &view
+                    .keymap
+                    .prompt(&[(Action::Open, "choose"), (Action::Back, "close")]),
+            );
         }
         if let Some(filters) = &self.filters {
-            filters.draw(frame, area, theme);
+            filters.draw(frame, area, theme, view.keymap);
         }
     }
 }

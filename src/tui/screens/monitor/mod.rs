@@ -33,8 +33,10 @@ use crate::api::model::Realtime;
 use crate::text::fit;
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
+use crate::tui::keymap::key_of;
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::ops::GetRealtime;
+use crate::tui::screens::actions::ScreenAction;
 use crate::tui::watchlist::{WATCH_LIMIT, WatchEntry};
 
 /// Seconds between refreshes unless `[tui] refresh_secs` says otherwise.
@@ -463,7 +465,10 @@ impl Screen for MonitorScreen {
             }
             Action::Watch => match self.focused() {
                 Some(project) => self.toggle_watch(project, cx),
-                None => cx.notify("select a project in the inventory (2) first".into()),
+                None => cx.notify(format!(
+                    "select a project in the inventory ({}) first",
+                    key_of(Action::ShowTab(Tab::Inventory))
+                )),
             },
             Action::Up => self.move_cursor(self.cursor.saturating_sub(1), cx),
             Action::Down => self.move_cursor(self.cursor + 1, cx),
@@ -484,7 +489,10 @@ impl Screen for MonitorScreen {
             }
             Action::Refresh => {
                 if self.frozen {
-                    cx.notify("frozen: press f to resume".into());
+                    cx.notify(format!(
+                        "frozen: press {} to resume",
+                        key_of(Action::Freeze)
+                    ));
                 } else if !self.busy() {
                     self.fetch(cx, Round::Asked);
                 }
@@ -502,54 +510,41 @@ impl Screen for MonitorScreen {
         self.last_ok
     }
 
-    fn hints(&self) -> Vec<(Action, &'static str)> {
-        let mut hints = vec![
-            (
+    fn actions(&self) -> Vec<ScreenAction> {
+        let watching = !self.watch.is_empty();
+        vec![
+            ScreenAction::new(
                 Action::Freeze,
                 if self.frozen { "unfreeze" } else { "freeze" },
+                "freeze or resume the live view (no requests while frozen)",
             ),
-            (Action::Watch, "pin/unpin"),
-        ];
-        if !self.watch.is_empty() {
-            hints.push((Action::Open, if self.zoom { "grid" } else { "zoom" }));
-        }
-        if !self.watch.is_empty() && !self.zoom {
-            hints.push((
+            ScreenAction::new(
+                Action::Watch,
+                "pin/unpin",
+                "pin or unpin the focused project (works in the inventory too)",
+            ),
+            ScreenAction::help_only(Action::Down, "next tile of the watch grid"),
+            ScreenAction::help_only(Action::Up, "previous tile"),
+            ScreenAction::new(
+                Action::Open,
+                if self.zoom { "grid" } else { "zoom" },
+                "zoom into the focused tile, or back to the grid",
+            )
+            .hint_if(watching),
+            ScreenAction::new(
                 Action::Sort,
                 if self.shared_scale {
                     "own scales"
                 } else {
                     "shared scale"
                 },
-            ));
-        }
-        hints
-    }
-
-    fn help(&self) -> Vec<(Action, &'static str)> {
-        vec![
-            (
-                Action::Freeze,
-                "freeze or resume the live view (no requests while frozen)",
-            ),
-            (
-                Action::Watch,
-                "pin or unpin the focused project (works in the inventory too)",
-            ),
-            (Action::Down, "next tile of the watch grid"),
-            (Action::Up, "previous tile"),
-            (
-                Action::Open,
-                "zoom into the focused tile, or back to the grid",
-            ),
-            (
-                Action::Sort,
                 "grid: one shared scale for every tile (to compare them), or each its own",
-            ),
-            (Action::Copy, "copy the project id (OSC 52)"),
-            (Action::Refresh, "refresh now"),
-            (
-                Action::Tab2,
+            )
+            .hint_if(watching && !self.zoom),
+            ScreenAction::help_only(Action::Copy, "copy the project id (OSC 52)"),
+            ScreenAction::help_only(Action::Refresh, "refresh now"),
+            ScreenAction::help_only(
+                Action::ShowTab(Tab::Inventory),
                 "pick the project in the inventory; refresh interval: [tui] refresh_secs",
             ),
         ]

@@ -88,10 +88,11 @@ impl<T: RowKey> PagedList<T> {
             }
             Action::ClearMarks => {
                 // Said, so that an earlier "marked all N" does not outlive them.
-                if !self.marks.is_empty() || self.marking_all {
+                if !self.marks.is_empty() || !self.carried.is_empty() || self.marking_all {
                     cx.notify("marks cleared".into());
                 }
                 self.marks.clear();
+                self.carried.clear();
                 self.marking_all = false;
             }
             _ => return false,
@@ -117,6 +118,63 @@ impl<T: RowKey> PagedList<T> {
     /// Whether `A` is walking the pages to mark every row.
     pub fn is_marking_all(&self) -> bool {
         self.marking_all
+    }
+
+    /// A new query of the same rows (a filter, a sort, a search): drops the
+    /// rows as [`PagedList::reload`] does, but the marks go along, each one
+    /// coming back as its row lands ([`PagedList::settle_marks`]).
+    pub fn reload_keeping_marks<O: ListOperation, M: Message>(
+        &mut self,
+        cx: &mut Cx,
+        request: impl FnOnce(Option<String>) -> O,
+        message: fn(Result<O::Output, ErrorInfo>) -> M,
+    ) {
+        let mut carried = std::mem::take(&mut self.marks);
+        carried.extend(std::mem::take(&mut self.carried));
+        self.reload(cx, request, message);
+        self.carried = carried;
+    }
+
+    /// After a page landed: the carried marks whose rows it holds are marks
+    /// again. The first page says how many came back; once the list is whole,
+    /// the rest are dropped (their rows are no longer in the list), and that
+    /// is said too, never silently.
+    pub fn settle_marks(&mut self, first_page: bool, cx: &mut Cx) {
+        if self.carried.is_empty() {
+            return;
+        }
+        let found: Vec<String> = self
+            .rows
+            .iter()
+            .map(|row| row.row_key())
+            .filter(|key| self.carried.contains(*key))
+            .map(str::to_owned)
+            .collect();
+        for key in found {
+            self.carried.remove(&key);
+            self.marks.insert(key);
+        }
+        let kept = thousands(self.marks.len() as i64);
+        let waiting = self.carried.len();
+        if !self.has_more {
+            self.carried.clear();
+            let dropped = crate::tui::widgets::count(waiting as i64, "mark");
+            cx.notify(if waiting == 0 {
+                format!("{kept} marked: every mark is still in the list")
+            } else {
+                format!("{kept} marked: {dropped} dropped, no longer in the list")
+            });
+        } else if first_page {
+            let waiting = thousands(waiting as i64);
+            cx.notify(format!(
+                "{kept} marked; {waiting} more kept until their rows load"
+            ));
+        }
+    }
+
+    /// Marks carried from the query before that no loaded row holds yet.
+    pub fn carried_marks(&self) -> usize {
+        self.carried.len()
     }
 
     /// Forgets the mark of the row with `key` (a bulk change is done with it).

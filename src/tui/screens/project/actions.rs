@@ -1,76 +1,97 @@
-//! The project screen's write actions as the footer and the help list them:
-//! one table, labelled by whether this session may write.
+//! What the project screen offers: its one list of actions, the write
+//! actions from one table, disabled while this session may not write.
 
 use super::{ProjectScreen, WriteAccess};
 use crate::tui::action::Action;
+use crate::tui::screens::actions::ScreenAction;
 
-/// A write action: the action, its hint, its hint while disabled, its help line.
-pub(super) type WriteAction = (Action, &'static str, &'static str, &'static str);
+/// A write action: the action, its footer word, its help line.
+type WriteAction = (Action, &'static str, &'static str);
 
-/// The write actions, in the order hints list them. The
-/// hints are short so that every one fits the footer at 120 columns; the help
-/// (`?`) spells each out.
+/// The write actions, in the order the footer lists them. The footer's
+/// words are short so that every one fits at 120 columns; the help (`?`)
+/// spells each out.
 const WRITE_ACTIONS: &[WriteAction] = &[
-    (Action::Rename, "rename", "rename ✗", "rename the project"),
+    (Action::Rename, "rename", "rename the project"),
     (
         Action::Visibility,
         "vis",
-        "vis ✗",
         "visibility: who may open it in the editor",
     ),
     (
         Action::Publish,
         "pub",
-        "pub ✗",
         "publish, then follow the deployment",
     ),
     (
         Action::Unpublish,
         "unpub",
-        "unpub ✗",
         "unpublish: take the published app offline",
     ),
     (
         Action::Audience,
         "audience",
-        "audience ✗",
         "who may open the published app (shows what changes first)",
     ),
     (
         Action::EmbedUrl,
         "embed",
-        "embed ✗",
         "create an embed URL for one https origin, and copy it",
     ),
     (
         Action::Delete,
         "delete",
-        "delete ✗",
         "delete the project (type its name)",
     ),
 ];
 
 impl ProjectScreen {
-    /// The write actions as hints or help lines, each labelled by `allowed`
-    /// while writes are allowed and by `disabled` while the key lacks the
+    /// What the screen offers now (the security part's, while it is open).
+    pub(super) fn offered(&self) -> Vec<ScreenAction> {
+        if let Some(part) = &self.security {
+            return part.actions();
+        }
+        let mut actions = vec![
+            ScreenAction::new(
+                Action::Back,
+                "back",
+                "back to where the project was opened from",
+            ),
+            ScreenAction::help_only(Action::Down, "scroll the panes down"),
+            ScreenAction::help_only(Action::Up, "scroll the panes up"),
+            ScreenAction::help_only(Action::PageDown, "scroll a page down"),
+            ScreenAction::help_only(Action::PageUp, "scroll a page up"),
+            ScreenAction::new(Action::Scans, "scans", "security: scans and their findings"),
+            ScreenAction::new(
+                Action::Watch,
+                "watch",
+                "pin or unpin the project on the monitor's watch list",
+            ),
+        ];
+        actions.extend(self.write_actions());
+        actions.extend([
+            ScreenAction::help_only(Action::Copy, "copy the project id (OSC 52)"),
+            ScreenAction::help_only(Action::Refresh, "read the project again"),
+        ]);
+        actions
+    }
+
+    /// The write actions, disabled (saying why) while the key lacks the
     /// scope; none in read-only mode, nor when the project failed to load
     /// (a 404 has nothing to change).
-    pub(super) fn write_entries(
-        &self,
-        allowed: fn(&WriteAction) -> &'static str,
-        disabled: fn(&WriteAction) -> &'static str,
-    ) -> Vec<(Action, &'static str)> {
-        if self.failed_to_load() {
+    pub(super) fn write_actions(&self) -> Vec<ScreenAction> {
+        if self.failed_to_load() || self.access == WriteAccess::ReadOnly {
             return Vec::new();
         }
-        let label = match self.access {
-            WriteAccess::ReadOnly => return Vec::new(),
-            WriteAccess::Allowed => allowed,
-            WriteAccess::MissingScope(_) => disabled,
+        let why = match self.access {
+            WriteAccess::MissingScope(_) => self.refusal(),
+            _ => None,
         };
         WRITE_ACTIONS
             .iter()
-            .map(|entry| (entry.0, label(entry)))
+            .map(|(action, hint, does)| {
+                ScreenAction::new(*action, hint, does).disabled(why.clone())
+            })
             .collect()
     }
 

@@ -26,6 +26,7 @@ use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot, answers};
 use crate::tui::facts::Facts;
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
+use crate::tui::screens::actions::ScreenAction;
 use crate::tui::widgets::confirm::Confirm;
 use crate::tui::widgets::input::TextField;
 use crate::tui::widgets::menu::{Menu, MenuOutcome};
@@ -247,9 +248,15 @@ impl Screen for ProjectScreen {
 
     fn captures_keys(&self) -> bool {
         !matches!(self.mode, Mode::View)
+            || self.security.as_ref().is_some_and(|p| p.captures_keys())
     }
 
     fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
+        if let Some(part) = &mut self.security
+            && matches!(self.mode, Mode::View)
+        {
+            return part.handle_text_key(key, cx);
+        }
         let project_id = self.target.id.clone();
         // Each dialog's answer, as the write it asks for.
         let outcome = match &mut self.mode {
@@ -339,7 +346,7 @@ impl Screen for ProjectScreen {
             }
         }
         match action {
-            Action::ToggleDetail => {
+            Action::Scans => {
                 self.security = Some(security::SecurityPart::open(&self.target.id, cx));
             }
             Action::Back => {
@@ -445,49 +452,12 @@ impl Screen for ProjectScreen {
         self.loaded_at
     }
 
-    fn actions_disabled(&self) -> Option<String> {
-        match &self.access {
-            WriteAccess::MissingScope(_) => self.refusal(),
-            _ => None,
-        }
+    fn export_rows(&self) -> Option<crate::tui::export::ExportRows> {
+        self.security.as_ref().and_then(|part| part.export_rows())
     }
 
-    fn hints(&self) -> Vec<(Action, &'static str)> {
-        if let Some(part) = &self.security {
-            return part.hints();
-        }
-        let mut hints = vec![
-            (Action::Back, "back"),
-            (Action::ToggleDetail, "scans"),
-            (Action::Watch, "watch"),
-        ];
-        hints.extend(self.write_entries(|(_, short, ..)| short, |(_, _, disabled, _)| disabled));
-        hints
-    }
-
-    fn help(&self) -> Vec<(Action, &'static str)> {
-        if let Some(part) = &self.security {
-            return part.help();
-        }
-        let mut help = vec![
-            (Action::Back, "back to where the project was opened from"),
-            (Action::Down, "scroll the panes down"),
-            (Action::Up, "scroll the panes up"),
-            (Action::PageDown, "scroll a page down"),
-            (Action::PageUp, "scroll a page up"),
-        ];
-        help.extend(self.write_entries(
-            |(.., long)| long,
-            |_| "disabled: the API key lacks the write scope",
-        ));
-        help.push((Action::ToggleDetail, "security: scans and their findings"));
-        help.push((
-            Action::Watch,
-            "pin or unpin the project on the monitor's watch list",
-        ));
-        help.push((Action::Copy, "copy the project id (OSC 52)"));
-        help.push((Action::Refresh, "read the project again"));
-        help
+    fn actions(&self) -> Vec<ScreenAction> {
+        self.offered()
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
@@ -539,13 +509,34 @@ impl Screen for ProjectScreen {
                 Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)])
                     .spacing(1)
                     .areas(main_area);
-            self.panes[0].draw(frame, left, block(" Project "), project_lines, theme);
-            self.panes[1].draw(frame, right, block(" From the inventory "), facts, theme);
+            self.panes[0].draw(
+                frame,
+                left,
+                block(" Project "),
+                project_lines,
+                theme,
+                view.keymap,
+            );
+            self.panes[1].draw(
+                frame,
+                right,
+                block(" From the inventory "),
+                facts,
+                theme,
+                view.keymap,
+            );
         } else {
             let mut lines = project_lines;
             lines.push(Line::from(Span::styled("From the inventory", theme.title)));
             lines.extend(facts);
-            self.panes[0].draw(frame, main_area, block(" Project "), lines, theme);
+            self.panes[0].draw(
+                frame,
+                main_area,
+                block(" Project "),
+                lines,
+                theme,
+                view.keymap,
+            );
         }
         let [rename_area, status_area] = Layout::vertical([
             Constraint::Length(rename_rows.min(activity_rows)),
@@ -567,7 +558,14 @@ impl Screen for ProjectScreen {
         }
         frame.render_widget(Paragraph::new(activity), status_area);
         match &self.mode {
-            Mode::Visibility(menu) => menu.draw(frame, area, theme, "enter choose · esc close"),
+            Mode::Visibility(menu) => menu.draw(
+                frame,
+                area,
+                theme,
+                &view
+                    .keymap
+                    .prompt(&[(Action::Open, "choose"), (Action::Back, "close")]),
+            ),
             Mode::Confirm(confirm, _) => confirm.draw(frame, area, theme),
             Mode::Publish(confirm) => confirm.draw(frame, area, theme),
             Mode::Audience(editor) => editor.draw(frame, area, theme),

@@ -8,8 +8,9 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::{BulkOp, RowOutcome, Stage, estimate, tally_text};
 use crate::text::fit;
+use crate::tui::action::Action;
+use crate::tui::screens::ScreenView;
 use crate::tui::screens::inventory::InventoryScreen;
-use crate::tui::theme::Theme;
 use crate::tui::widgets::centered;
 use crate::tui::widgets::scroll::wrap_lines;
 use crate::tui::widgets::thousands;
@@ -20,8 +21,9 @@ impl InventoryScreen {
         &self,
         frame: &mut Frame,
         area: Rect,
-        theme: &Theme,
+        view: &ScreenView,
     ) {
+        let theme = view.theme;
         let Some(flow) = &self.bulk.flow else {
             return;
         };
@@ -29,13 +31,26 @@ impl InventoryScreen {
         let inner_width = width.saturating_sub(4) as usize;
         let list_height = area.height.saturating_sub(8).max(1) as usize;
         let count = flow.targets.len();
-        let (title, mut lines, scroll, footer) = match &flow.stage {
+        let (op, title, mut lines, scroll, footer) = match &flow.stage {
             Stage::ChooseVisibility(menu) => {
-                menu.draw(frame, area, theme, "enter choose · esc cancel");
+                menu.draw(
+                    frame,
+                    area,
+                    theme,
+                    &view
+                        .keymap
+                        .prompt(&[(Action::Open, "choose"), (Action::Back, "cancel")]),
+                );
                 return;
             }
             Stage::Confirm { op, scroll } => {
                 let mut lines = vec![Line::from(Span::styled(op.question(count), theme.warn))];
+                if flow.cursor_row {
+                    lines.push(Line::from(Span::styled(
+                        "Nothing is marked: this changes the row under the cursor (space marks rows).",
+                        theme.warn,
+                    )));
+                }
                 if let Some(total) = flow.of_total {
                     lines.push(Line::from(Span::styled(
                         format!(
@@ -60,8 +75,14 @@ impl InventoryScreen {
                     estimate(count, self.list.rate()),
                     theme.dim,
                 )));
+                let which = if flow.cursor_row {
+                    "the cursor's row".to_owned()
+                } else {
+                    format!("{count} marked")
+                };
                 (
-                    format!(" {} — {count} marked ", op.describe()),
+                    op,
+                    format!(" {} — {which} ", op.describe()),
                     lines,
                     *scroll,
                     "y or enter: apply to all · n or esc: cancel · j/k scroll",
@@ -97,6 +118,7 @@ impl InventoryScreen {
                     "paced by the rate limit · esc stops after the change in flight"
                 };
                 (
+                    op,
                     format!(" {} ", op.describe()),
                     lines,
                     done.saturating_sub(list_height / 2),
@@ -118,6 +140,7 @@ impl InventoryScreen {
                     )));
                 }
                 (
+                    op,
                     format!(" {} — report ", op.describe()),
                     lines,
                     *scroll,
@@ -134,7 +157,7 @@ impl InventoryScreen {
         let scroll = scroll.min(count.saturating_sub(shown));
         for (index, target) in flow.targets.iter().enumerate().skip(scroll).take(shown) {
             let (mark, style) = match flow.results.get(index) {
-                Some(RowOutcome::Ok) => ("✓ ok".to_owned(), theme.ok),
+                Some(RowOutcome::Ok) => ("✓".to_owned(), theme.ok),
                 Some(RowOutcome::Failed(kind)) => (format!("✗ failed: {kind}"), theme.error),
                 Some(RowOutcome::Skipped) => ("- not run".to_owned(), theme.dim),
                 None => ("·".to_owned(), theme.dim),
@@ -144,12 +167,16 @@ impl InventoryScreen {
             lines.push(Line::from(vec![
                 Span::styled(mark, style),
                 Span::raw(" "),
-                Span::raw(target.label(label_width)),
+                Span::raw(target.label(op, label_width)),
             ]));
         }
         if scroll + shown < count {
             lines.push(Line::from(Span::styled(
-                format!("… {} more (j scrolls)", count - scroll - shown),
+                format!(
+                    "… {} more ({} scrolls)",
+                    count - scroll - shown,
+                    view.keymap.key_for(Action::Down)
+                ),
                 theme.dim,
             )));
         }

@@ -1,17 +1,24 @@
 //! The project screen's Security part: the project's scans (newest first), and
 //! the selected scan's findings, paged, with a description pane that wraps and
-//! scrolls, and filters by level and status. What a reviewer opens to learn why
-//! a project needs review. The service has no level or status parameter on
-//! findings, so the filters apply here, page by page.
+//! scrolls, and filters by level and status (several of each, `t`) and a
+//! search (`/`), ordered by severity (`filters.rs`). What a reviewer opens to
+//! learn why a project needs review. The service has no level, status or
+//! search parameter on findings, so the filters apply here, page by page.
 
+mod filters;
 mod view;
+
+pub use filters::{FindingFilter, by_severity, matches_search, severity};
 
 use time::OffsetDateTime;
 
 use crate::api::model::{FindingLevel, FindingStatus, ScanFinding, SecurityScan};
 use crate::tui::action::Action;
 use crate::tui::effect::{Answer, Cx, ErrorInfo, LegacyReply, Reply, Request, Slot, answers};
+use crate::tui::screens::actions::ScreenAction;
 use crate::tui::screens::paged::{PageReply, PagedList};
+use crate::tui::widgets::checklist::CheckMenu;
+use crate::tui::widgets::input::TextField;
 
 /// Findings per page asked of the service (its maximum).
 const FINDINGS_PAGE: u32 = 100;
@@ -47,6 +54,12 @@ pub struct SecurityPart {
     /// Empty: every level (status).
     pub levels: Vec<FindingLevel>,
     pub statuses: Vec<FindingStatus>,
+    /// The search (`/`) the findings are filtered by; empty: none.
+    pub search: String,
+    /// The search field while it is open.
+    search_field: Option<TextField>,
+    /// The level and status menu (`t`) while it is open.
+    filter_menu: Option<CheckMenu<FindingFilter>>,
     /// Lines the description pane is scrolled down.
     pub description_scroll: u16,
     pub loaded_at: Option<OffsetDateTime>,
@@ -67,6 +80,9 @@ impl SecurityPart {
             focus: Focus::Scans,
             levels: Vec::new(),
             statuses: Vec::new(),
+            search: String::new(),
+            search_field: None,
+            filter_menu: None,
             description_scroll: 0,
             loaded_at: None,
         };
@@ -106,10 +122,26 @@ impl SecurityPart {
         self.findings.reload(cx, request, LegacyReply);
     }
 
-    /// Whether a finding passes the level and status filters.
+    /// `ctrl-s` on the findings: the scan's findings with these filters.
+    pub fn export_rows(&self) -> Option<crate::tui::export::ExportRows> {
+        let scan_id = self
+            .findings_of
+            .clone()
+            .filter(|_| self.focus == Focus::Findings)?;
+        Some(crate::tui::export::ExportRows::Findings {
+            project_id: self.project_id.clone(),
+            scan_id,
+            levels: self.levels.clone(),
+            statuses: self.statuses.clone(),
+            search: self.search.clone(),
+        })
+    }
+
+    /// Whether a finding passes the level and status filters and the search.
     pub fn keeps(&self, finding: &ScanFinding) -> bool {
         (self.levels.is_empty() || self.levels.contains(&finding.level))
             && (self.statuses.is_empty() || self.statuses.contains(&finding.status))
+            && self.matches_search(finding)
     }
 
     /// The filters in words, for the findings' title.
@@ -121,14 +153,22 @@ impl SecurityPart {
                 values.join(",")
             }
         };
+        let search = if self.search.is_empty() {
+            String::new()
+        } else {
+            format!(" · search {}", crate::text::fit(&self.search, 24))
+        };
         format!(
-            "level {} · status {}",
+            "level {} · status {}{search}",
             words(self.levels.iter().map(|l| l.as_str()).collect(), "any"),
             words(self.statuses.iter().map(|s| s.as_str()).collect(), "any")
         )
     }
 
     pub fn handle_action(&mut self, action: Action, cx: &mut Cx) -> Outcome {
+        if self.filter_menu_action(action, cx) {
+            return Outcome::Handled;
+        }
         match action {
             Action::Back => match self.focus {
                 Focus::Findings => self.focus = Focus::Scans,
@@ -152,18 +192,13 @@ impl SecurityPart {
                 Focus::Scans => self.selected_scan().map(|s| s.id.as_str()),
                 Focus::Findings => self.selected_finding().map(|f| f.id.as_str()),
             }),
-            // `t` cycles the level filter, `/` the status filter, `c` clears both.
-            Action::Toggles => {
-                self.levels = next_filter(&self.levels, FindingLevel::KNOWN);
-                self.refilter(cx);
-            }
-            Action::Filter => {
-                self.statuses = next_filter(&self.statuses, FindingStatus::KNOWN);
-                self.refilter(cx);
-            }
+            // `t` ticks levels and statuses, `/` searches, `c` clears them all.
+            Action::Toggles => self.open_filter_menu(),
+            Action::Filter => self.open_search(),
             Action::ClearFilters => {
                 self.levels.clear();
                 self.statuses.clear();
+                self.search.clear();
                 self.refilter(cx);
             }
             // Ctrl-d / ctrl-u scroll the description while the findings have focus.
@@ -245,6 +280,14 @@ impl SecurityPart {
                     let kept: Vec<ScanFinding> =
                         page.data.into_iter().filter(|f| self.keeps(f)).collect();
                     self.findings.append(kept, page.pagination, cx.now);
+                    // The most severe first, the cursor on the finding it was on.
+                    let selected = self.selected_finding().map(|f| f.id.clone());
+                    by_severity(&mut self.findings.rows);
+                    if let Some(at) =
+                        selected.and_then(|id| self.findings.rows.iter().position(|f| f.id == id))
+                    {
+                        self.findings.select(at);
+                    }
                     // A page the filters emptied still leads to the next one.
                     if let Some(scan_id) = self.findings_of.clone() {
                         let request = findings_request(self.project_id.clone(), scan_id);
@@ -258,47 +301,53 @@ impl SecurityPart {
         }
     }
 
-    pub fn hints(&self) -> Vec<(Action, &'static str)> {
-        match self.focus {
-            Focus::Scans => vec![
-                (Action::Back, "project"),
-                (Action::Open, "findings"),
-                (Action::Toggles, "level"),
-                (Action::Filter, "status"),
-            ],
-            Focus::Findings => vec![
-                (Action::Back, "scans"),
-                (Action::Toggles, "level"),
-                (Action::Filter, "status"),
-                (Action::ClearFilters, "clear"),
-                (Action::PageDown, "scroll text"),
-            ],
-        }
-    }
-
-    pub fn help(&self) -> Vec<(Action, &'static str)> {
+    /// What the part offers, for the footer, the help and the keys.
+    pub fn actions(&self) -> Vec<ScreenAction> {
+        let findings = self.focus == Focus::Findings;
         vec![
-            (Action::Open, "show the selected scan's findings"),
-            (
+            ScreenAction::new(
                 Action::Back,
+                if findings { "scans" } else { "project" },
                 "from the findings to the scans; from the scans to the project",
             ),
-            (
+            ScreenAction::new(
+                Action::Open,
+                "findings",
+                "show the selected scan's findings",
+            )
+            .hint_if(!findings),
+            ScreenAction::new(
                 Action::Toggles,
-                "level filter: any, error, warn, info (applied here)",
+                "filters",
+                "filters: tick several levels and statuses (applied here); findings are ordered by severity",
             ),
-            (
+            ScreenAction::new(
                 Action::Filter,
-                "status filter: any, open, ignored, fixed (applied here)",
+                "search",
+                "search the findings' names, categories, scanners and ids",
             ),
-            (Action::ClearFilters, "clear the level and status filters"),
-            (Action::PageDown, "scroll the description down"),
-            (Action::PageUp, "scroll the description up"),
-            (
+            ScreenAction::new(
+                Action::ClearFilters,
+                "clear",
+                "clear the level and status filters and the search",
+            )
+            .hint_if(findings),
+            ScreenAction::new(
+                Action::PageDown,
+                "scroll text",
+                "scroll the description down",
+            )
+            .hint_if(findings),
+            ScreenAction::help_only(Action::PageUp, "scroll the description up"),
+            ScreenAction::help_only(
                 Action::Copy,
                 "copy the selected scan or finding id (OSC 52)",
             ),
-            (Action::Refresh, "read the scans and findings again"),
+            ScreenAction::help_only(Action::Refresh, "read the scans and findings again"),
+            ScreenAction::help_only(
+                Action::Export,
+                "export the scan's findings with these filters to CSV, as `vantage scans findings` writes them",
+            ),
         ]
     }
 }
@@ -310,45 +359,5 @@ fn findings_request(project_id: String, scan_id: String) -> impl FnOnce(Option<S
         scan_id,
         cursor,
         limit: FINDINGS_PAGE,
-    }
-}
-
-/// The next filter in the cycle: any, then each known value alone, then any.
-fn next_filter<T: Clone + PartialEq>(current: &[T], known: &[T]) -> Vec<T> {
-    match current {
-        [] => known.first().cloned().into_iter().collect(),
-        [one] => known
-            .iter()
-            .position(|value| value == one)
-            .and_then(|index| known.get(index + 1))
-            .cloned()
-            .into_iter()
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn filters_cycle_through_each_value_then_any() {
-        let known = FindingLevel::KNOWN;
-        let mut filter = Vec::new();
-        let mut seen = Vec::new();
-        for _ in 0..4 {
-            filter = next_filter(&filter, known);
-            seen.push(filter.clone());
-        }
-        assert_eq!(
-            seen,
-            [
-                vec![FindingLevel::Error],
-                vec![FindingLevel::Warn],
-                vec![FindingLevel::Info],
-                vec![]
-            ]
-        );
     }
 }

@@ -41,6 +41,18 @@ impl SecurityPart {
         };
         self.draw_findings(frame, findings_area, view.theme);
         self.draw_description(frame, detail_area, view.theme);
+        if let Some(menu) = &self.filter_menu {
+            menu.draw(frame, area, view.theme, view.keymap);
+        }
+        if let Some(field) = &self.search_field {
+            let line = Rect {
+                y: findings_area.y,
+                height: 1,
+                ..findings_area
+            };
+            frame.render_widget(ratatui::widgets::Clear, line);
+            field.draw(frame, line, view.theme, "search findings", None);
+        }
     }
 
     fn block(&self, title: String, focused: bool, theme: &Theme) -> Block<'static> {

@@ -7,10 +7,10 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, Transaction, TransactionBehavior, params};
 
-use super::HistoryError;
-use super::document::StoredDocument;
-use super::model::{MemberState, ProjectState};
 use crate::api::model::Insights;
+use crate::history::HistoryError;
+use crate::history::document::StoredDocument;
+use crate::history::model::{MemberState, ProjectState};
 
 /// Version 1: snapshots, project and member states stored once per distinct
 /// content in a column each (a snapshot lists which states it holds), and
@@ -133,6 +133,7 @@ fn user_version(connection: &Connection) -> Result<i64, HistoryError> {
 fn refuse_newer(found: i64) -> Result<(), HistoryError> {
     if found > VERSION {
         return Err(HistoryError::NewerSchema {
+            store: "the history file".into(),
             found,
             known: VERSION,
         });

@@ -1,0 +1,200 @@
+//! The shared database as a [`Backend`]: each call one step on the kept
+//! connection (`read.rs`, `write.rs`), each write in one transaction; the
+//! workspace's snapshot lock is a session advisory lock on its key.
+
+use time::OffsetDateTime;
+
+use super::{PgStore, read, write};
+use crate::api::model::{Insights, InventoryItem};
+use crate::history::model::{
+    Capture, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark, SnapshotInfo,
+};
+use crate::history::read::SnapshotRef;
+use crate::history::store::{Backend, HistoryLocation, Retention, WorkspaceLock};
+use crate::history::{HistoryError, workspace_lock_key};
+
+impl Backend for PgStore {
+    fn location(&self) -> &HistoryLocation {
+        &self.location
+    }
+
+    fn check(&mut self) -> Result<(), HistoryError> {
+        self.run(|client| {
+            client.simple_query("SELECT 1")?;
+            Ok(())
+        })
+    }
+
+    fn data_version(&self) -> Result<i64, HistoryError> {
+        self.run(|client| {
+            Ok(client
+                .query_one("SELECT value FROM vantage_meta WHERE key = 'revision'", &[])?
+                .get(0))
+        })
+    }
+
+    fn record(
+        &mut self,
+        capture: &Capture,
+        retention: Retention,
+    ) -> Result<SnapshotInfo, HistoryError> {
+        self.run(|client| {
+            let mut transaction = client.transaction()?;
+            let info = write::record(&mut transaction, capture, retention)?;
+            transaction.commit()?;
+            Ok(info)
+        })
+    }
+
+    fn prune(
+        &mut self,
+        workspace_id: &str,
+        retention: Retention,
+        now: OffsetDateTime,
+    ) -> Result<usize, HistoryError> {
+        self.run(|client| {
+            let mut transaction = client.transaction()?;
+            let removed = write::prune(&mut transaction, workspace_id, retention, now)?;
+            transaction.commit()?;
+            Ok(removed)
+        })
+    }
+
+    fn lock_workspace(
+        &mut self,
+        workspace_id: &str,
+        wait: bool,
+    ) -> Result<WorkspaceLock, HistoryError> {
+        if self.locks.contains(workspace_id) {
+            return Ok(WorkspaceLock::Taken);
+        }
+        let key = workspace_lock_key(workspace_id);
+        let outcome = self.run(|client| {
+            let taken: bool = client
+                .query_one("SELECT pg_try_advisory_lock($1)", &[&key])?
+                .get(0);
+            if taken {
+                return Ok(WorkspaceLock::Taken);
+            }
+            if !wait {
+                return Ok(WorkspaceLock::Busy);
+            }
+            client.execute("SELECT pg_advisory_lock($1)", &[&key])?;
+            Ok(WorkspaceLock::TakenAfterWaiting)
+        })?;
+        if outcome != WorkspaceLock::Busy {
+            self.locks.insert(workspace_id.to_owned());
+        }
+        Ok(outcome)
+    }
+
+    fn unlock_workspace(&mut self, workspace_id: &str) -> Result<(), HistoryError> {
+        if !self.locks.remove(workspace_id) {
+            return Ok(());
+        }
+        let key = workspace_lock_key(workspace_id);
+        self.run(|client| {
+            client.execute("SELECT pg_advisory_unlock($1)", &[&key])?;
+            Ok(())
+        })
+    }
+
+    fn mark_all_reviewed(
+        &mut self,
+        workspace_id: &str,
+        marks: &[NewMark],
+        now: OffsetDateTime,
+    ) -> Result<Vec<ReviewMark>, HistoryError> {
+        self.run(|client| {
+            let mut transaction = client.transaction()?;
+            write::mark_all(&mut transaction, workspace_id, marks, now)?;
+            transaction.commit()?;
+            let wanted: std::collections::HashSet<&str> =
+                marks.iter().map(|mark| mark.project_id.as_str()).collect();
+            Ok(read::marks(client, workspace_id)?
+                .into_iter()
+                .filter(|made| wanted.contains(made.project_id.as_str()))
+                .collect())
+        })
+    }
+
+    fn unmark_reviewed(
+        &mut self,
+        workspace_id: &str,
+        project_id: &str,
+        reviewer: Option<&str>,
+        now: OffsetDateTime,
+    ) -> Result<bool, HistoryError> {
+        self.run(|client| {
+            let mut transaction = client.transaction()?;
+            let marked = write::unmark(&mut transaction, workspace_id, project_id, reviewer, now)?;
+            transaction.commit()?;
+            Ok(marked)
+        })
+    }
+
+    fn reviewed_marks(&self, workspace_id: &str) -> Result<Vec<ReviewMark>, HistoryError> {
+        self.run(|client| read::marks(client, workspace_id))
+    }
+
+    fn review_log(
+        &self,
+        workspace_id: &str,
+        project_id: Option<&str>,
+    ) -> Result<Vec<ReviewEntry>, HistoryError> {
+        self.run(|client| read::log(client, workspace_id, project_id))
+    }
+
+    fn import_review_log(
+        &mut self,
+        workspace_id: &str,
+        entries: &[ReviewEntry],
+    ) -> Result<usize, HistoryError> {
+        self.run(|client| {
+            let mut transaction = client.transaction()?;
+            let added = write::import_log(&mut transaction, workspace_id, entries)?;
+            transaction.commit()?;
+            Ok(added)
+        })
+    }
+
+    fn list(&self, workspace_id: &str) -> Result<Vec<SnapshotInfo>, HistoryError> {
+        self.run(|client| read::list(client, workspace_id))
+    }
+
+    fn workspaces(&self) -> Result<Vec<String>, HistoryError> {
+        self.run(read::workspaces)
+    }
+
+    fn resolve(
+        &self,
+        workspace_id: &str,
+        reference: &SnapshotRef,
+    ) -> Result<Option<SnapshotInfo>, HistoryError> {
+        self.run(|client| read::resolve(client, workspace_id, reference))
+    }
+
+    fn insights(&self, snapshot_id: i64) -> Result<Option<Insights>, HistoryError> {
+        self.run(|client| read::insights(client, snapshot_id))
+    }
+
+    fn projects(&self, snapshot_id: i64) -> Result<Vec<ProjectState>, HistoryError> {
+        self.run(|client| read::listed(client, snapshot_id))
+    }
+
+    fn members(&self, snapshot_id: i64) -> Result<Vec<MemberState>, HistoryError> {
+        self.run(|client| read::listed(client, snapshot_id))
+    }
+
+    fn project_in(
+        &self,
+        snapshot_id: i64,
+        project_id: &str,
+    ) -> Result<Option<ProjectState>, HistoryError> {
+        self.run(|client| read::project_in(client, snapshot_id, project_id))
+    }
+
+    fn first_page(&self, snapshot_id: i64) -> Result<Option<Vec<InventoryItem>>, HistoryError> {
+        self.run(|client| read::first_page(client, snapshot_id))
+    }
+}

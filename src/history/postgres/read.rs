@@ -1,0 +1,216 @@
+//! Reading the shared history back: the same questions as the file's
+//! `read.rs` and `marks.rs`, in PostgreSQL's words. Text is sorted bytewise
+//! (`COLLATE "C"`), as the file sorts it, whatever the database's locale.
+
+use postgres::Client;
+use postgres::Row;
+
+use super::Step;
+use crate::api::model::{Insights, InventoryItem};
+use crate::history::HistoryError;
+use crate::history::document::Document;
+use crate::history::marks::MarkRow;
+use crate::history::model::{
+    ProjectState, ReviewAction, ReviewEntry, ReviewMark, SnapshotInfo, StoredState,
+};
+use crate::history::read::{SnapshotRef, from_ms, parse_body, to_ms};
+
+const INFO_COLUMNS: &str = "id, workspace_id, taken_at_ms, project_count, member_count";
+
+fn info(row: &Row) -> SnapshotInfo {
+    SnapshotInfo {
+        id: row.get(0),
+        workspace_id: row.get(1),
+        taken_at: from_ms(row.get(2)),
+        projects: row.get(3),
+        members: row.get(4),
+    }
+}
+
+pub(super) fn list(client: &mut Client, workspace_id: &str) -> Step<Vec<SnapshotInfo>> {
+    Ok(client
+        .query(
+            &format!("SELECT {INFO_COLUMNS} FROM snapshot WHERE workspace_id = $1 ORDER BY id"),
+            &[&workspace_id],
+        )?
+        .iter()
+        .map(info)
+        .collect())
+}
+
+pub(super) fn workspaces(client: &mut Client) -> Step<Vec<String>> {
+    Ok(client
+        .query(
+            "SELECT workspace_id FROM snapshot UNION SELECT workspace_id FROM review
+             ORDER BY 1 COLLATE \"C\"",
+            &[],
+        )?
+        .iter()
+        .map(|row| row.get(0))
+        .collect())
+}
+
+pub(super) fn resolve(
+    client: &mut Client,
+    workspace_id: &str,
+    reference: &SnapshotRef,
+) -> Step<Option<SnapshotInfo>> {
+    let (sql, value): (String, i64) = match reference {
+        SnapshotRef::Last | SnapshotRef::Previous => (
+            format!(
+                "SELECT {INFO_COLUMNS} FROM snapshot WHERE workspace_id = $1 ORDER BY id DESC LIMIT 1 OFFSET $2"
+            ),
+            i64::from(*reference == SnapshotRef::Previous),
+        ),
+        SnapshotRef::Id(id) => (
+            format!("SELECT {INFO_COLUMNS} FROM snapshot WHERE workspace_id = $1 AND id = $2"),
+            *id,
+        ),
+        SnapshotRef::At(at) => (
+            format!(
+                "SELECT {INFO_COLUMNS} FROM snapshot WHERE workspace_id = $1 AND taken_at_ms <= $2 ORDER BY taken_at_ms DESC, id DESC LIMIT 1"
+            ),
+            to_ms(*at),
+        ),
+    };
+    Ok(client
+        .query_opt(&sql, &[&workspace_id, &value])?
+        .map(|row| info(&row)))
+}
+
+pub(super) fn insights(client: &mut Client, snapshot_id: i64) -> Step<Option<Insights>> {
+    let raw: Option<String> = client
+        .query_opt(
+            "SELECT s.body FROM snapshot JOIN state s ON s.id = snapshot.insights_state
+             WHERE snapshot.id = $1",
+            &[&snapshot_id],
+        )?
+        .map(|row| row.get(0));
+    // Insights this build cannot read are as none: the rest of the snapshot stands.
+    Ok(raw.and_then(|text| serde_json::from_str(&text).ok()))
+}
+
+pub(super) fn listed<T: Document>(client: &mut Client, snapshot_id: i64) -> Step<Vec<T>> {
+    let kind = T::KIND;
+    let rows = client.query(
+        &format!(
+            "SELECT s.body FROM snapshot_{kind} link JOIN state s ON s.id = link.state_id
+             WHERE link.snapshot_id = $1 ORDER BY link.position"
+        ),
+        &[&snapshot_id],
+    )?;
+    let mut states = Vec::with_capacity(rows.len());
+    for row in &rows {
+        states.push(parse_body(kind, row.get(0))?);
+    }
+    Ok(states)
+}
+
+pub(super) fn project_in(
+    client: &mut Client,
+    snapshot_id: i64,
+    project_id: &str,
+) -> Step<Option<ProjectState>> {
+    let kind = ProjectState::KIND;
+    let row = client.query_opt(
+        &format!(
+            "SELECT s.body FROM snapshot_{kind} link JOIN state s ON s.id = link.state_id
+             WHERE link.snapshot_id = $1 AND s.kind = $2 AND s.subject = $3 LIMIT 1"
+        ),
+        &[&snapshot_id, &kind, &project_id],
+    )?;
+    Ok(row.map(|row| parse_body(kind, row.get(0))).transpose()?)
+}
+
+pub(super) fn first_page(
+    client: &mut Client,
+    snapshot_id: i64,
+) -> Step<Option<Vec<InventoryItem>>> {
+    let raw: Option<String> = client
+        .query_opt(
+            "SELECT first_page FROM snapshot WHERE id = $1",
+            &[&snapshot_id],
+        )?
+        .and_then(|row| row.get(0));
+    Ok(raw
+        .map(|raw| {
+            serde_json::from_str(&raw)
+                .map_err(|error| HistoryError::Corrupt(format!("the first page: {error}")))
+        })
+        .transpose()?)
+}
+
+pub(super) fn marks(client: &mut Client, workspace_id: &str) -> Step<Vec<ReviewMark>> {
+    let rows = client.query(
+        "WITH current AS (
+             SELECT r.* FROM review r
+             WHERE r.id IN (SELECT MAX(id) FROM review WHERE workspace_id = $1 GROUP BY project_id)
+               AND r.action = 'mark'),
+         newest AS (SELECT id, taken_at_ms FROM snapshot WHERE workspace_id = $1
+                    ORDER BY id DESC LIMIT 1),
+         latest AS (
+             SELECT s.subject, s.shape, s.body, newest.taken_at_ms
+             FROM newest JOIN snapshot_project sp ON sp.snapshot_id = newest.id
+             JOIN state s ON s.id = sp.state_id)
+         SELECT c.project_id, c.at_ms, c.reviewer, c.note, c.state_at_ms,
+                marked.shape, marked.body, latest.shape, latest.body, latest.taken_at_ms
+         FROM current c
+         LEFT JOIN latest ON latest.subject = c.project_id
+         LEFT JOIN state marked ON marked.id = c.state_id
+         ORDER BY c.at_ms DESC, c.project_id COLLATE \"C\"",
+        &[&workspace_id],
+    )?;
+    let pair = |shape: Option<i32>, body: Option<String>| shape.map(|s| s as u32).zip(body);
+    let mut marks = Vec::with_capacity(rows.len());
+    for row in &rows {
+        marks.push(
+            MarkRow {
+                project_id: row.get(0),
+                at_ms: row.get(1),
+                reviewer: row.get(2),
+                note: row.get(3),
+                state_at_ms: row.get(4),
+                marked: pair(row.get(5), row.get(6)),
+                latest: pair(row.get(7), row.get(8)),
+                latest_at_ms: row.get(9),
+            }
+            .into_mark()?,
+        );
+    }
+    Ok(marks)
+}
+
+pub(super) fn log(
+    client: &mut Client,
+    workspace_id: &str,
+    project_id: Option<&str>,
+) -> Step<Vec<ReviewEntry>> {
+    let rows = client.query(
+        "SELECT r.project_id, r.action, r.at_ms, r.reviewer, r.note, r.state_at_ms, s.shape, s.body
+         FROM review r LEFT JOIN state s ON s.id = r.state_id
+         WHERE r.workspace_id = $1 AND ($2::TEXT IS NULL OR r.project_id = $2)
+         ORDER BY r.id",
+        &[&workspace_id, &project_id],
+    )?;
+    let mut entries = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let action: String = row.get(1);
+        let state_at: Option<i64> = row.get(5);
+        let shape: Option<i32> = row.get(6);
+        let body: Option<String> = row.get(7);
+        entries.push(ReviewEntry {
+            project_id: row.get(0),
+            action: ReviewAction::parse(&action)
+                .ok_or_else(|| HistoryError::Corrupt(format!("a review log action {action:?}")))?,
+            at: from_ms(row.get(2)),
+            reviewer: row.get(3),
+            note: row.get(4),
+            reviewed_state_at: state_at.map(from_ms),
+            reviewed_state: shape.zip(body).map(|(shape, body)| StoredState {
+                shape: shape as u32,
+                body,
+            }),
+        });
+    }
+    Ok(entries)
+}

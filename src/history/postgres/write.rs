@@ -1,0 +1,412 @@
+//! Writing the shared history. Each write is one transaction and moves the
+//! revision last (its row lock is held for an instant only). A snapshot is
+//! recorded with two `COPY`s into temporary tables and a few statements, so
+//! 20,000 projects and 5,000 members take seconds, not a round trip each.
+//! States are shared by every workspace: recording and pruning take the states
+//! lock (exclusive), a mark takes it shared, so a prune never removes a state
+//! that a write in flight is about to hold.
+
+use std::collections::HashSet;
+
+use postgres::binary_copy::BinaryCopyInWriter;
+use postgres::types::Type;
+use postgres::{GenericClient, Transaction};
+use time::OffsetDateTime;
+
+use super::Step;
+use super::schema::{LOCK_CLASS, STATES_LOCK};
+use crate::history::document::{Document, StoredDocument};
+use crate::history::marks::{Reviewed, reviewed};
+use crate::history::model::{
+    Capture, MemberState, NewMark, ProjectState, ReviewAction, ReviewEntry, SnapshotInfo,
+};
+use crate::history::read::{from_ms, to_ms};
+use crate::history::store::Retention;
+
+pub(super) fn bump_revision(transaction: &mut Transaction<'_>) -> Step<()> {
+    transaction.execute(
+        "UPDATE vantage_meta SET value = value + 1 WHERE key = 'revision'",
+        &[],
+    )?;
+    Ok(())
+}
+
+fn lock_states(transaction: &mut Transaction<'_>, shared: bool) -> Step<()> {
+    let sql = if shared {
+        "SELECT pg_advisory_xact_lock_shared($1, $2)"
+    } else {
+        "SELECT pg_advisory_xact_lock($1, $2)"
+    };
+    transaction.execute(sql, &[&LOCK_CLASS, &STATES_LOCK])?;
+    Ok(())
+}
+
+/// Stores `document` unless a state with its digest is stored; its id.
+fn store_document(
+    client: &mut impl GenericClient,
+    subject: &str,
+    document: &StoredDocument,
+) -> Step<i64> {
+    let shape = document.shape as i32;
+    let digest = document.digest.as_slice();
+    if let Some(row) = client.query_opt(
+        "INSERT INTO state (kind, subject, shape, digest, body) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (digest) DO NOTHING RETURNING id",
+        &[&document.kind, &subject, &shape, &digest, &document.body],
+    )? {
+        return Ok(row.get(0));
+    }
+    Ok(client
+        .query_one("SELECT id FROM state WHERE digest = $1", &[&digest])?
+        .get(0))
+}
+
+/// A state a snapshot lists, in `snapshot_KIND`.
+trait Listed: Document {
+    fn subject(&self) -> &str;
+}
+
+impl Listed for ProjectState {
+    fn subject(&self) -> &str {
+        &self.id
+    }
+}
+
+impl Listed for MemberState {
+    fn subject(&self) -> &str {
+        &self.user_id
+    }
+}
+
+/// Copies `states` into `incoming_state` (each digest once) and their
+/// positions into `incoming_link`.
+fn copy_states<T: Listed>(
+    transaction: &mut Transaction<'_>,
+    states: &[T],
+    seen: &mut HashSet<[u8; 16]>,
+) -> Step<()> {
+    let documents: Vec<StoredDocument> = states.iter().map(StoredDocument::of).collect();
+    {
+        let sink = transaction.copy_in(
+            "COPY incoming_state (kind, subject, shape, digest, body) FROM STDIN BINARY",
+        )?;
+        let mut writer = BinaryCopyInWriter::new(
+            sink,
+            &[Type::TEXT, Type::TEXT, Type::INT4, Type::BYTEA, Type::TEXT],
+        );
+        for (state, document) in states.iter().zip(&documents) {
+            if !seen.insert(document.digest) {
+                continue;
+            }
+            let shape = document.shape as i32;
+            writer.write(&[
+                &document.kind,
+                &state.subject(),
+                &shape,
+                &document.digest.as_slice(),
+                &document.body,
+            ])?;
+        }
+        writer.finish()?;
+    }
+    let sink =
+        transaction.copy_in("COPY incoming_link (kind, position, digest) FROM STDIN BINARY")?;
+    let mut writer = BinaryCopyInWriter::new(sink, &[Type::TEXT, Type::INT4, Type::BYTEA]);
+    for (position, document) in documents.iter().enumerate() {
+        let position = position as i32;
+        writer.write(&[&T::KIND, &position, &document.digest.as_slice()])?;
+    }
+    writer.finish()?;
+    Ok(())
+}
+
+pub(super) fn record(
+    transaction: &mut Transaction<'_>,
+    capture: &Capture,
+    retention: Retention,
+) -> Step<SnapshotInfo> {
+    lock_states(transaction, false)?;
+    let insights = store_document(
+        transaction,
+        &capture.workspace_id,
+        &StoredDocument::of(&capture.insights),
+    )?;
+    let first_page = serde_json::to_string(&capture.first_page).ok();
+    // Only the newest snapshot's first page is kept (the instant start).
+    transaction.execute(
+        "UPDATE snapshot SET first_page = NULL WHERE workspace_id = $1 AND first_page IS NOT NULL",
+        &[&capture.workspace_id],
+    )?;
+    let taken_at_ms = to_ms(capture.taken_at);
+    let projects = capture.projects.len() as i64;
+    let members = capture.members.len() as i64;
+    let snapshot_id: i64 = transaction
+        .query_one(
+            "INSERT INTO snapshot (workspace_id, taken_at_ms, project_count, member_count, insights_state, first_page)
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+            &[
+                &capture.workspace_id,
+                &taken_at_ms,
+                &projects,
+                &members,
+                &insights,
+                &first_page,
+            ],
+        )?
+        .get(0);
+    transaction.batch_execute(
+        "CREATE TEMP TABLE incoming_state (kind TEXT, subject TEXT, shape INTEGER, digest BYTEA, body TEXT)
+             ON COMMIT DROP;
+         CREATE TEMP TABLE incoming_link (kind TEXT, position INTEGER, digest BYTEA) ON COMMIT DROP;",
+    )?;
+    let mut seen = HashSet::new();
+    copy_states(transaction, &capture.projects, &mut seen)?;
+    copy_states(transaction, &capture.members, &mut seen)?;
+    transaction.batch_execute(
+        "INSERT INTO state (kind, subject, shape, digest, body)
+             SELECT kind, subject, shape, digest, body FROM incoming_state
+             ON CONFLICT (digest) DO NOTHING;
+         ANALYZE incoming_link;",
+    )?;
+    for kind in [ProjectState::KIND, MemberState::KIND] {
+        transaction.execute(
+            &format!(
+                "INSERT INTO snapshot_{kind} (snapshot_id, position, state_id)
+                 SELECT $1, l.position, s.id FROM incoming_link l JOIN state s ON s.digest = l.digest
+                 WHERE l.kind = $2"
+            ),
+            &[&snapshot_id, &kind],
+        )?;
+    }
+    // Marks made before any snapshot (or loaded row) held their project are
+    // held against this snapshot's state.
+    transaction.execute(
+        "UPDATE review SET
+             state_id = (SELECT s.id FROM snapshot_project sp JOIN state s ON s.id = sp.state_id
+                         WHERE sp.snapshot_id = $1 AND s.subject = review.project_id LIMIT 1),
+             state_at_ms = $3
+         WHERE workspace_id = $2 AND action = 'mark' AND state_id IS NULL
+           AND id IN (SELECT MAX(id) FROM review WHERE workspace_id = $2 GROUP BY project_id)",
+        &[&snapshot_id, &capture.workspace_id, &taken_at_ms],
+    )?;
+    prune_in(
+        transaction,
+        &capture.workspace_id,
+        retention,
+        capture.taken_at,
+    )?;
+    bump_revision(transaction)?;
+    Ok(SnapshotInfo {
+        id: snapshot_id,
+        workspace_id: capture.workspace_id.clone(),
+        taken_at: from_ms(taken_at_ms),
+        projects,
+        members,
+    })
+}
+
+pub(super) fn prune(
+    transaction: &mut Transaction<'_>,
+    workspace_id: &str,
+    retention: Retention,
+    now: OffsetDateTime,
+) -> Step<usize> {
+    lock_states(transaction, false)?;
+    let removed = prune_in(transaction, workspace_id, retention, now)?;
+    bump_revision(transaction)?;
+    Ok(removed)
+}
+
+fn prune_in(
+    transaction: &mut Transaction<'_>,
+    workspace_id: &str,
+    retention: Retention,
+    now: OffsetDateTime,
+) -> Step<usize> {
+    let oldest_kept = to_ms(now - retention.max_age);
+    let keep = i64::from(retention.max_snapshots);
+    let doomed: Vec<i64> = transaction
+        .query(
+            "SELECT id FROM snapshot WHERE workspace_id = $1 AND
+                 (taken_at_ms < $2 OR id NOT IN (
+                     SELECT id FROM snapshot WHERE workspace_id = $1 ORDER BY id DESC LIMIT $3))",
+            &[&workspace_id, &oldest_kept, &keep],
+        )?
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    if doomed.is_empty() {
+        return Ok(0);
+    }
+    transaction.execute(
+        "DELETE FROM snapshot_project WHERE snapshot_id = ANY($1)",
+        &[&doomed],
+    )?;
+    transaction.execute(
+        "DELETE FROM snapshot_member WHERE snapshot_id = ANY($1)",
+        &[&doomed],
+    )?;
+    transaction.execute("DELETE FROM snapshot WHERE id = ANY($1)", &[&doomed])?;
+    transaction.execute(
+        "DELETE FROM state s WHERE NOT EXISTS (SELECT 1 FROM snapshot_project l WHERE l.state_id = s.id)
+             AND NOT EXISTS (SELECT 1 FROM snapshot_member l WHERE l.state_id = s.id)
+             AND NOT EXISTS (SELECT 1 FROM snapshot sn WHERE sn.insights_state = s.id)
+             AND NOT EXISTS (SELECT 1 FROM review r WHERE r.state_id = s.id)",
+        &[],
+    )?;
+    Ok(doomed.len())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn insert_review(
+    transaction: &mut Transaction<'_>,
+    workspace_id: &str,
+    project_id: &str,
+    action: ReviewAction,
+    at_ms: i64,
+    reviewer: Option<&str>,
+    note: Option<&str>,
+    state: (Option<i64>, Option<i64>),
+) -> Step<()> {
+    transaction.execute(
+        "INSERT INTO review (workspace_id, project_id, action, at_ms, reviewer, note, state_id, state_at_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        &[
+            &workspace_id,
+            &project_id,
+            &action.as_str(),
+            &at_ms,
+            &reviewer,
+            &note,
+            &state.0,
+            &state.1,
+        ],
+    )?;
+    Ok(())
+}
+
+pub(super) fn mark_all(
+    transaction: &mut Transaction<'_>,
+    workspace_id: &str,
+    marks: &[NewMark],
+    now: OffsetDateTime,
+) -> Step<()> {
+    lock_states(transaction, true)?;
+    for mark in marks {
+        let in_snapshot: Option<(i64, i64)> = transaction
+            .query_opt(
+                "SELECT s.id, snap.taken_at_ms FROM snapshot snap
+                 JOIN snapshot_project sp ON sp.snapshot_id = snap.id
+                 JOIN state s ON s.id = sp.state_id
+                 WHERE snap.id = (SELECT MAX(id) FROM snapshot WHERE workspace_id = $1)
+                   AND s.subject = $2 LIMIT 1",
+                &[&workspace_id, &mark.project_id],
+            )?
+            .map(|row| (row.get(0), row.get(1)));
+        let seen_at = mark.seen.as_ref().map(|seen| to_ms(seen.read_at));
+        let state = match (reviewed(seen_at, in_snapshot.map(|(_, at)| at)), &mark.seen) {
+            (Reviewed::Seen, Some(seen)) => {
+                let document = StoredDocument::of(&seen.state);
+                let id = store_document(transaction, &mark.project_id, &document)?;
+                (Some(id), seen_at)
+            }
+            (Reviewed::Snapshot, _) => {
+                (in_snapshot.map(|(id, _)| id), in_snapshot.map(|(_, at)| at))
+            }
+            _ => (None, None),
+        };
+        insert_review(
+            transaction,
+            workspace_id,
+            &mark.project_id,
+            ReviewAction::Mark,
+            to_ms(now),
+            mark.reviewer.as_deref(),
+            mark.note.as_deref(),
+            state,
+        )?;
+    }
+    bump_revision(transaction)?;
+    Ok(())
+}
+
+pub(super) fn unmark(
+    transaction: &mut Transaction<'_>,
+    workspace_id: &str,
+    project_id: &str,
+    reviewer: Option<&str>,
+    now: OffsetDateTime,
+) -> Step<bool> {
+    let marked = transaction
+        .query_opt(
+            "SELECT action = 'mark' FROM review WHERE workspace_id = $1 AND project_id = $2
+             ORDER BY id DESC LIMIT 1",
+            &[&workspace_id, &project_id],
+        )?
+        .is_some_and(|row| row.get::<_, bool>(0));
+    if marked {
+        insert_review(
+            transaction,
+            workspace_id,
+            project_id,
+            ReviewAction::Unmark,
+            to_ms(now),
+            reviewer,
+            None,
+            (None, None),
+        )?;
+        bump_revision(transaction)?;
+    }
+    Ok(marked)
+}
+
+pub(super) fn import_log(
+    transaction: &mut Transaction<'_>,
+    workspace_id: &str,
+    entries: &[ReviewEntry],
+) -> Step<usize> {
+    lock_states(transaction, true)?;
+    let mut added = 0;
+    for entry in entries {
+        let at_ms = to_ms(entry.at);
+        let held: bool = transaction
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM review WHERE workspace_id = $1 AND project_id = $2
+                     AND action = $3 AND at_ms = $4 AND reviewer IS NOT DISTINCT FROM $5
+                     AND note IS NOT DISTINCT FROM $6)",
+                &[
+                    &workspace_id,
+                    &entry.project_id,
+                    &entry.action.as_str(),
+                    &at_ms,
+                    &entry.reviewer,
+                    &entry.note,
+                ],
+            )?
+            .get(0);
+        if held {
+            continue;
+        }
+        let state_id = match &entry.reviewed_state {
+            Some(state) => {
+                let document =
+                    StoredDocument::from_body(ProjectState::KIND, state.shape, state.body.clone());
+                Some(store_document(transaction, &entry.project_id, &document)?)
+            }
+            None => None,
+        };
+        insert_review(
+            transaction,
+            workspace_id,
+            &entry.project_id,
+            entry.action,
+            at_ms,
+            entry.reviewer.as_deref(),
+            entry.note.as_deref(),
+            (state_id, entry.reviewed_state_at.map(to_ms)),
+        )?;
+        added += 1;
+    }
+    bump_revision(transaction)?;
+    Ok(added)
+}

@@ -1,0 +1,173 @@
+//! The file as a [`Backend`]: each call handed to the file's own code
+//! (`mod.rs`, `read.rs`, `marks.rs`), and the workspace's snapshot lock as a
+//! lock file beside it.
+
+use std::fs::TryLockError;
+
+use time::OffsetDateTime;
+
+use super::SqliteStore;
+use crate::api::model::{Insights, InventoryItem};
+use crate::history::model::{
+    Capture, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark, SnapshotInfo,
+};
+use crate::history::read::SnapshotRef;
+use crate::history::store::{Backend, HistoryLocation, Retention, WorkspaceLock};
+use crate::history::{HistoryError, workspace_lock_key};
+
+impl SqliteStore {
+    /// `history.sqlite3.lock-<key>`: one lock file per workspace.
+    fn lock_path(&self, workspace_id: &str) -> Option<std::path::PathBuf> {
+        let HistoryLocation::File(path) = &self.location else {
+            return None;
+        };
+        let mut name = path.file_name()?.to_os_string();
+        name.push(format!(".lock-{:016x}", workspace_lock_key(workspace_id)));
+        Some(path.with_file_name(name))
+    }
+}
+
+impl Backend for SqliteStore {
+    fn location(&self) -> &HistoryLocation {
+        &self.location
+    }
+
+    fn check(&mut self) -> Result<(), HistoryError> {
+        self.data_version().map(drop)
+    }
+
+    fn data_version(&self) -> Result<i64, HistoryError> {
+        SqliteStore::data_version(self)
+    }
+
+    fn record(
+        &mut self,
+        capture: &Capture,
+        retention: Retention,
+    ) -> Result<SnapshotInfo, HistoryError> {
+        SqliteStore::record(self, capture, retention)
+    }
+
+    fn prune(
+        &mut self,
+        workspace_id: &str,
+        retention: Retention,
+        now: OffsetDateTime,
+    ) -> Result<usize, HistoryError> {
+        SqliteStore::prune(self, workspace_id, retention, now)
+    }
+
+    fn lock_workspace(
+        &mut self,
+        workspace_id: &str,
+        wait: bool,
+    ) -> Result<WorkspaceLock, HistoryError> {
+        if self.locks.contains_key(workspace_id) {
+            return Ok(WorkspaceLock::Taken);
+        }
+        let Some(path) = self.lock_path(workspace_id) else {
+            return Ok(WorkspaceLock::Taken);
+        };
+        let io = |source| HistoryError::Io {
+            path: path.clone(),
+            source,
+        };
+        let file = crate::safe_file::open_private_append(&path).map_err(io)?;
+        let outcome = match file.try_lock() {
+            Ok(()) => WorkspaceLock::Taken,
+            Err(TryLockError::WouldBlock) if !wait => return Ok(WorkspaceLock::Busy),
+            Err(TryLockError::WouldBlock) => {
+                file.lock().map_err(io)?;
+                WorkspaceLock::TakenAfterWaiting
+            }
+            Err(TryLockError::Error(error)) => return Err(io(error)),
+        };
+        self.locks.insert(workspace_id.to_owned(), file);
+        Ok(outcome)
+    }
+
+    fn unlock_workspace(&mut self, workspace_id: &str) -> Result<(), HistoryError> {
+        // Closing the file lets the lock go.
+        self.locks.remove(workspace_id);
+        Ok(())
+    }
+
+    fn mark_all_reviewed(
+        &mut self,
+        workspace_id: &str,
+        marks: &[NewMark],
+        now: OffsetDateTime,
+    ) -> Result<Vec<ReviewMark>, HistoryError> {
+        self.mark_all(workspace_id, marks, now)
+    }
+
+    fn unmark_reviewed(
+        &mut self,
+        workspace_id: &str,
+        project_id: &str,
+        reviewer: Option<&str>,
+        now: OffsetDateTime,
+    ) -> Result<bool, HistoryError> {
+        self.unmark(workspace_id, project_id, reviewer, now)
+    }
+
+    fn reviewed_marks(&self, workspace_id: &str) -> Result<Vec<ReviewMark>, HistoryError> {
+        self.marks(workspace_id)
+    }
+
+    fn review_log(
+        &self,
+        workspace_id: &str,
+        project_id: Option<&str>,
+    ) -> Result<Vec<ReviewEntry>, HistoryError> {
+        self.log(workspace_id, project_id)
+    }
+
+    fn import_review_log(
+        &mut self,
+        workspace_id: &str,
+        entries: &[ReviewEntry],
+    ) -> Result<usize, HistoryError> {
+        self.import_log(workspace_id, entries)
+    }
+
+    fn list(&self, workspace_id: &str) -> Result<Vec<SnapshotInfo>, HistoryError> {
+        SqliteStore::list(self, workspace_id)
+    }
+
+    fn workspaces(&self) -> Result<Vec<String>, HistoryError> {
+        SqliteStore::workspaces(self)
+    }
+
+    fn resolve(
+        &self,
+        workspace_id: &str,
+        reference: &SnapshotRef,
+    ) -> Result<Option<SnapshotInfo>, HistoryError> {
+        SqliteStore::resolve(self, workspace_id, reference)
+    }
+
+    fn insights(&self, snapshot_id: i64) -> Result<Option<Insights>, HistoryError> {
+        SqliteStore::insights(self, snapshot_id)
+    }
+
+    fn projects(&self, snapshot_id: i64) -> Result<Vec<ProjectState>, HistoryError> {
+        SqliteStore::projects(self, snapshot_id)
+    }
+
+    fn members(&self, snapshot_id: i64) -> Result<Vec<MemberState>, HistoryError> {
+        SqliteStore::members(self, snapshot_id)
+    }
+
+    fn project_in(
+        &self,
+        snapshot_id: i64,
+        project_id: &str,
+    ) -> Result<Option<ProjectState>, HistoryError> {
+        SqliteStore::project_in(self, snapshot_id, project_id)
+    }
+
+    fn first_page(&self, snapshot_id: i64) -> Result<Option<Vec<InventoryItem>>, HistoryError> {
+        SqliteStore::first_page(self, snapshot_id)
+    }
+}

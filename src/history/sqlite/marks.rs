@@ -1,0 +1,267 @@
+//! Reviewed marks in the file: the `review` table is the log (see
+//! `history/marks.rs` for what a row means).
+
+use rusqlite::{OptionalExtension, Transaction, params};
+use time::OffsetDateTime;
+
+use super::SqliteStore;
+use super::schema::store_document;
+use crate::history::HistoryError;
+use crate::history::document::{Document, StoredDocument};
+use crate::history::marks::{MarkRow, Reviewed, reviewed};
+use crate::history::model::{
+    NewMark, ProjectState, ReviewAction, ReviewEntry, ReviewMark, StoredState,
+};
+use crate::history::read::{from_ms, to_ms};
+
+/// The marks of a workspace that stand: each project's newest row, a mark.
+const CURRENT_MARKS: &str = "
+    current AS (
+        SELECT r.* FROM review r
+        WHERE r.id IN (SELECT MAX(id) FROM review WHERE workspace_id = ?1 GROUP BY project_id)
+          AND r.action = 'mark')";
+
+impl SqliteStore {
+    pub(super) fn mark_all(
+        &mut self,
+        workspace_id: &str,
+        marks: &[NewMark],
+        now: OffsetDateTime,
+    ) -> Result<Vec<ReviewMark>, HistoryError> {
+        let transaction = self.write()?;
+        for mark in marks {
+            let in_snapshot: Option<(i64, i64)> = transaction
+                .prepare_cached(
+                    "SELECT s.id, snap.taken_at_ms FROM snapshot snap
+                     JOIN snapshot_project sp ON sp.snapshot_id = snap.id
+                     JOIN state s ON s.id = sp.state_id
+                     WHERE snap.id = (SELECT MAX(id) FROM snapshot WHERE workspace_id = ?1)
+                       AND s.subject = ?2",
+                )?
+                .query_row(params![workspace_id, mark.project_id], |row| {
+                    Ok((row.get(0)?, row.get(1)?))
+                })
+                .optional()?;
+            let seen_at = mark.seen.as_ref().map(|seen| to_ms(seen.read_at));
+            let (state_id, state_at_ms) =
+                match (reviewed(seen_at, in_snapshot.map(|(_, at)| at)), &mark.seen) {
+                    (Reviewed::Seen, Some(seen)) => {
+                        let document = StoredDocument::of(&seen.state);
+                        let id = store_document(&transaction, &mark.project_id, &document)?;
+                        (Some(id), seen_at)
+                    }
+                    (Reviewed::Snapshot, _) => {
+                        (in_snapshot.map(|(id, _)| id), in_snapshot.map(|(_, at)| at))
+                    }
+                    _ => (None, None),
+                };
+            insert_review(
+                &transaction,
+                workspace_id,
+                &mark.project_id,
+                ReviewAction::Mark,
+                to_ms(now),
+                mark.reviewer.as_deref(),
+                mark.note.as_deref(),
+                state_id,
+                state_at_ms,
+            )?;
+        }
+        transaction.commit()?;
+        let wanted: std::collections::HashSet<&str> =
+            marks.iter().map(|mark| mark.project_id.as_str()).collect();
+        Ok(self
+            .marks(workspace_id)?
+            .into_iter()
+            .filter(|made| wanted.contains(made.project_id.as_str()))
+            .collect())
+    }
+
+    pub(super) fn unmark(
+        &mut self,
+        workspace_id: &str,
+        project_id: &str,
+        reviewer: Option<&str>,
+        now: OffsetDateTime,
+    ) -> Result<bool, HistoryError> {
+        let transaction = self.write()?;
+        let marked: bool = transaction.query_row(
+            "SELECT COALESCE((SELECT action = 'mark' FROM review
+                 WHERE workspace_id = ?1 AND project_id = ?2 ORDER BY id DESC LIMIT 1), 0)",
+            params![workspace_id, project_id],
+            |row| row.get(0),
+        )?;
+        if marked {
+            insert_review(
+                &transaction,
+                workspace_id,
+                project_id,
+                ReviewAction::Unmark,
+                to_ms(now),
+                reviewer,
+                None,
+                None,
+                None,
+            )?;
+        }
+        transaction.commit()?;
+        Ok(marked)
+    }
+
+    pub(super) fn marks(&self, workspace_id: &str) -> Result<Vec<ReviewMark>, HistoryError> {
+        let mut statement = self.connection.prepare_cached(&format!(
+            "WITH {CURRENT_MARKS},
+             newest AS (SELECT id, taken_at_ms FROM snapshot WHERE workspace_id = ?1
+                        ORDER BY id DESC LIMIT 1),
+             latest AS (
+                 SELECT s.subject, s.shape, s.body, newest.taken_at_ms
+                 FROM newest JOIN snapshot_project sp ON sp.snapshot_id = newest.id
+                 JOIN state s ON s.id = sp.state_id)
+             SELECT c.project_id, c.at_ms, c.reviewer, c.note, c.state_at_ms,
+                    marked.shape, marked.body, latest.shape, latest.body, latest.taken_at_ms
+             FROM current c
+             LEFT JOIN latest ON latest.subject = c.project_id
+             LEFT JOIN state marked ON marked.id = c.state_id
+             ORDER BY c.at_ms DESC, c.project_id"
+        ))?;
+        let mut rows = statement.query([workspace_id])?;
+        let mut marks = Vec::new();
+        while let Some(row) = rows.next()? {
+            let pair = |shape: Option<u32>, body: Option<String>| shape.zip(body);
+            marks.push(
+                MarkRow {
+                    project_id: row.get(0)?,
+                    at_ms: row.get(1)?,
+                    reviewer: row.get(2)?,
+                    note: row.get(3)?,
+                    state_at_ms: row.get(4)?,
+                    marked: pair(row.get(5)?, row.get(6)?),
+                    latest: pair(row.get(7)?, row.get(8)?),
+                    latest_at_ms: row.get(9)?,
+                }
+                .into_mark()?,
+            );
+        }
+        Ok(marks)
+    }
+
+    pub(super) fn log(
+        &self,
+        workspace_id: &str,
+        project_id: Option<&str>,
+    ) -> Result<Vec<ReviewEntry>, HistoryError> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT r.project_id, r.action, r.at_ms, r.reviewer, r.note, r.state_at_ms, s.shape, s.body
+             FROM review r LEFT JOIN state s ON s.id = r.state_id
+             WHERE r.workspace_id = ?1 AND (?2 IS NULL OR r.project_id = ?2)
+             ORDER BY r.id",
+        )?;
+        let mut rows = statement.query(params![workspace_id, project_id])?;
+        let mut entries = Vec::new();
+        while let Some(row) = rows.next()? {
+            let action: String = row.get(1)?;
+            let state_at: Option<i64> = row.get(5)?;
+            let shape: Option<u32> = row.get(6)?;
+            let body: Option<String> = row.get(7)?;
+            entries.push(ReviewEntry {
+                project_id: row.get(0)?,
+                action: ReviewAction::parse(&action).ok_or_else(|| {
+                    HistoryError::Corrupt(format!("a review log action {action:?}"))
+                })?,
+                at: from_ms(row.get(2)?),
+                reviewer: row.get(3)?,
+                note: row.get(4)?,
+                reviewed_state_at: state_at.map(from_ms),
+                reviewed_state: shape
+                    .zip(body)
+                    .map(|(shape, body)| StoredState { shape, body }),
+            });
+        }
+        Ok(entries)
+    }
+
+    pub(super) fn import_log(
+        &mut self,
+        workspace_id: &str,
+        entries: &[ReviewEntry],
+    ) -> Result<usize, HistoryError> {
+        let transaction = self.write()?;
+        let mut added = 0;
+        for entry in entries {
+            let held: bool = transaction
+                .prepare_cached(
+                    "SELECT EXISTS (SELECT 1 FROM review WHERE workspace_id = ?1 AND project_id = ?2
+                         AND action = ?3 AND at_ms = ?4 AND reviewer IS ?5 AND note IS ?6)",
+                )?
+                .query_row(
+                    params![
+                        workspace_id,
+                        entry.project_id,
+                        entry.action.as_str(),
+                        to_ms(entry.at),
+                        entry.reviewer,
+                        entry.note
+                    ],
+                    |row| row.get(0),
+                )?;
+            if held {
+                continue;
+            }
+            let state_id = match &entry.reviewed_state {
+                Some(state) => {
+                    let document = StoredDocument::from_body(
+                        ProjectState::KIND,
+                        state.shape,
+                        state.body.clone(),
+                    );
+                    Some(store_document(&transaction, &entry.project_id, &document)?)
+                }
+                None => None,
+            };
+            insert_review(
+                &transaction,
+                workspace_id,
+                &entry.project_id,
+                entry.action,
+                to_ms(entry.at),
+                entry.reviewer.as_deref(),
+                entry.note.as_deref(),
+                state_id,
+                entry.reviewed_state_at.map(to_ms),
+            )?;
+            added += 1;
+        }
+        transaction.commit()?;
+        Ok(added)
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn insert_review(
+    transaction: &Transaction<'_>,
+    workspace_id: &str,
+    project_id: &str,
+    action: ReviewAction,
+    at_ms: i64,
+    reviewer: Option<&str>,
+    note: Option<&str>,
+    state_id: Option<i64>,
+    state_at_ms: Option<i64>,
+) -> Result<(), HistoryError> {
+    transaction
+        .prepare_cached(
+            "INSERT INTO review (workspace_id, project_id, action, at_ms, reviewer, note, state_id, state_at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )?
+        .execute(params![
+            workspace_id,
+            project_id,
+            action.as_str(),
+            at_ms,
+            reviewer,
+            note,
+            state_id,
+            state_at_ms
+        ])?;
+    Ok(())
+}

@@ -1,0 +1,268 @@
+//! The local history: one SQLite file, a history per workspace. Opening it
+//! and recording snapshots in it; a snapshot is written in one transaction:
+//! it is there whole or not at all.
+
+mod backend;
+mod marks;
+mod read;
+mod schema;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior, params};
+use time::OffsetDateTime;
+
+use super::HistoryError;
+use super::document::{Document, StoredDocument};
+use super::model::{Capture, MemberState, ProjectState, SnapshotInfo};
+use super::read::{from_ms, to_ms};
+use super::store::{BUSY_TIMEOUT, HistoryLocation, Retention};
+use schema::store_document;
+
+pub use schema::VERSION;
+
+/// The local review history: one SQLite file, a history per workspace.
+pub struct SqliteStore {
+    connection: Connection,
+    location: HistoryLocation,
+    /// The workspaces whose snapshot lock this store holds (their lock files).
+    locks: HashMap<String, std::fs::File>,
+}
+
+/// Creates `path` readable by its owner only, before SQLite opens it (SQLite
+/// gives its `-wal` and `-shm` files the same mode), and tightens an existing
+/// one; a symlink at its place is refused (`safe_file`).
+fn create_private(path: &Path) -> std::io::Result<()> {
+    crate::safe_file::open_private_append(path).map(drop)
+}
+
+impl SqliteStore {
+    /// Opens (creating when missing) the history file at `path`: mode 0600,
+    /// WAL, a writer waits up to [`BUSY_TIMEOUT`] for another, the schema
+    /// brought up to date.
+    pub fn open(path: &Path) -> Result<Self, HistoryError> {
+        let opened = |source: rusqlite::Error| HistoryError::Open {
+            path: path.to_path_buf(),
+            source,
+        };
+        create_private(path).map_err(|source| HistoryError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        // NOFOLLOW: a link planted between our check and this open is refused too.
+        let mut connection = Connection::open_with_flags(
+            path,
+            OpenFlags::default() | OpenFlags::SQLITE_OPEN_NOFOLLOW,
+        )
+        .map_err(opened)?;
+        connection.busy_timeout(BUSY_TIMEOUT).map_err(opened)?;
+        // Switching to WAL takes an exclusive lock: only a file not yet in WAL does it.
+        let mode: String = connection
+            .query_row("PRAGMA journal_mode", [], |row| row.get(0))
+            .map_err(opened)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            connection
+                .pragma_update(None, "journal_mode", "WAL")
+                .map_err(opened)?;
+        }
+        connection
+            .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(opened)?;
+        schema::migrate(&mut connection)?;
+        Ok(Self {
+            connection,
+            location: HistoryLocation::File(path.to_path_buf()),
+            locks: HashMap::new(),
+        })
+    }
+
+    /// A write transaction, its lock taken at once (`BEGIN IMMEDIATE`): a
+    /// writer that read first could not upgrade while another writes, and
+    /// would fail at once instead of waiting its turn.
+    fn write(&mut self) -> Result<Transaction<'_>, HistoryError> {
+        Ok(self
+            .connection
+            .transaction_with_behavior(TransactionBehavior::Immediate)?)
+    }
+
+    /// SQLite's `data_version`: it changes when another connection commits to
+    /// the file, so a dashboard knows when to read marks and changes again.
+    fn data_version(&self) -> Result<i64, HistoryError> {
+        Ok(self
+            .connection
+            .query_row("PRAGMA data_version", [], |row| row.get(0))?)
+    }
+
+    /// Records `capture` as a new snapshot in one transaction, gives reviewed
+    /// marks without a reviewed state this one's, and prunes by `retention` in
+    /// the same transaction. Returns the new snapshot.
+    fn record(
+        &mut self,
+        capture: &Capture,
+        retention: Retention,
+    ) -> Result<SnapshotInfo, HistoryError> {
+        let transaction = self.write()?;
+        let first_page = serde_json::to_string(&capture.first_page).ok();
+        let insights = store_document(
+            &transaction,
+            &capture.workspace_id,
+            &StoredDocument::of(&capture.insights),
+        )?;
+        // Only the newest snapshot's first page is kept (the instant start).
+        transaction.execute(
+            "UPDATE snapshot SET first_page = NULL WHERE workspace_id = ?1 AND first_page IS NOT NULL",
+            params![capture.workspace_id],
+        )?;
+        transaction.execute(
+            "INSERT INTO snapshot (workspace_id, taken_at_ms, project_count, member_count, insights_state, first_page)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                capture.workspace_id,
+                to_ms(capture.taken_at),
+                capture.projects.len() as i64,
+                capture.members.len() as i64,
+                insights,
+                first_page,
+            ],
+        )?;
+        let snapshot_id = transaction.last_insert_rowid();
+        record_states(&transaction, snapshot_id, &capture.projects)?;
+        record_states(&transaction, snapshot_id, &capture.members)?;
+        // Marks made before any snapshot (or loaded row) held their project
+        // are held against this snapshot's state.
+        transaction.execute(
+            "UPDATE review SET
+                 state_id = (SELECT s.id FROM snapshot_project sp JOIN state s ON s.id = sp.state_id
+                             WHERE sp.snapshot_id = ?1 AND s.subject = review.project_id),
+                 state_at_ms = ?3
+             WHERE workspace_id = ?2 AND action = 'mark' AND state_id IS NULL
+               AND id IN (SELECT MAX(id) FROM review WHERE workspace_id = ?2 GROUP BY project_id)",
+            params![snapshot_id, capture.workspace_id, to_ms(capture.taken_at)],
+        )?;
+        prune_in(
+            &transaction,
+            &capture.workspace_id,
+            retention,
+            capture.taken_at,
+        )?;
+        transaction.commit()?;
+        Ok(SnapshotInfo {
+            id: snapshot_id,
+            workspace_id: capture.workspace_id.clone(),
+            // As stored: to the millisecond.
+            taken_at: from_ms(to_ms(capture.taken_at)),
+            projects: capture.projects.len() as i64,
+            members: capture.members.len() as i64,
+        })
+    }
+
+    /// Removes the workspace's snapshots beyond `retention` (as of `now`), and
+    /// the states no snapshot or mark holds any more. Returns how many
+    /// snapshots went.
+    fn prune(
+        &mut self,
+        workspace_id: &str,
+        retention: Retention,
+        now: OffsetDateTime,
+    ) -> Result<usize, HistoryError> {
+        let transaction = self.write()?;
+        let removed = prune_in(&transaction, workspace_id, retention, now)?;
+        transaction.commit()?;
+        if removed > 0 {
+            // Give the pages back to the file system.
+            let _ = self
+                .connection
+                .execute_batch("PRAGMA wal_checkpoint(TRUNCATE); VACUUM;");
+        }
+        Ok(removed)
+    }
+}
+
+/// A state a snapshot lists, in `snapshot_KIND`.
+trait Listed: Document {
+    /// The project's id, the member's user id.
+    fn subject(&self) -> &str;
+}
+
+impl Listed for ProjectState {
+    fn subject(&self) -> &str {
+        &self.id
+    }
+}
+
+impl Listed for MemberState {
+    fn subject(&self) -> &str {
+        &self.user_id
+    }
+}
+
+/// Links each of `states` to the snapshot in order, storing those whose
+/// digest no row holds yet.
+fn record_states<T: Listed>(
+    transaction: &Transaction<'_>,
+    snapshot_id: i64,
+    states: &[T],
+) -> Result<(), HistoryError> {
+    let mut link = transaction.prepare_cached(&format!(
+        "INSERT INTO snapshot_{} (snapshot_id, position, state_id) VALUES (?1, ?2, ?3)",
+        T::KIND
+    ))?;
+    // Equal states within one snapshot are stored once.
+    let mut met: HashMap<[u8; 16], i64> = HashMap::new();
+    for (position, state) in states.iter().enumerate() {
+        let document = StoredDocument::of(state);
+        let id = match met.get(&document.digest) {
+            Some(&id) => id,
+            None => {
+                let id = store_document(transaction, state.subject(), &document)?;
+                met.insert(document.digest, id);
+                id
+            }
+        };
+        link.execute(params![snapshot_id, position as i64, id])?;
+    }
+    Ok(())
+}
+
+fn prune_in(
+    transaction: &Transaction<'_>,
+    workspace_id: &str,
+    retention: Retention,
+    now: OffsetDateTime,
+) -> Result<usize, HistoryError> {
+    let oldest_kept = to_ms(now - retention.max_age);
+    let doomed: Vec<i64> = {
+        let mut statement = transaction.prepare(
+            "SELECT id FROM snapshot WHERE workspace_id = ?1 AND
+                 (taken_at_ms < ?2 OR id NOT IN (
+                     SELECT id FROM snapshot WHERE workspace_id = ?1 ORDER BY id DESC LIMIT ?3))",
+        )?;
+        statement
+            .query_map(
+                params![
+                    workspace_id,
+                    oldest_kept,
+                    i64::from(retention.max_snapshots)
+                ],
+                |row| row.get(0),
+            )?
+            .collect::<Result<_, _>>()?
+    };
+    if doomed.is_empty() {
+        return Ok(0);
+    }
+    for id in &doomed {
+        transaction.execute("DELETE FROM snapshot_project WHERE snapshot_id = ?1", [id])?;
+        transaction.execute("DELETE FROM snapshot_member WHERE snapshot_id = ?1", [id])?;
+        transaction.execute("DELETE FROM snapshot WHERE id = ?1", [id])?;
+    }
+    transaction.execute(
+        "DELETE FROM state WHERE id NOT IN (SELECT state_id FROM snapshot_project)
+             AND id NOT IN (SELECT state_id FROM snapshot_member)
+             AND id NOT IN (SELECT insights_state FROM snapshot WHERE insights_state IS NOT NULL)
+             AND id NOT IN (SELECT state_id FROM review WHERE state_id IS NOT NULL)",
+        [],
+    )?;
+    Ok(doomed.len())
+}

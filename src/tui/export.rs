@@ -1,0 +1,210 @@
+//! `ctrl-s` on the lists other than the inventory (whose export keeps its own
+//! menu and resumes from its loaded rows): the members, the Changes, a
+//! project's personal data, and a scan's findings, written as CSV through the
+//! writers the commands use (`crate::formats`), so the file holds the same
+//! bytes as `vantage members|changes|pii|scans findings --format csv` with the
+//! same filters.
+//! Files go through `safe_file::Replacement`: 0600, never through a link, and
+//! a failed export leaves no half file.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use futures::{Stream, StreamExt};
+use serde::Serialize;
+use time::OffsetDateTime;
+
+use crate::api::model::{FindingLevel, FindingStatus};
+use crate::api::{ApiError, Client, MemberListParams, PageParams};
+use crate::formats::{CsvWriter, OutputError};
+use crate::history::Change;
+use crate::safe_file::Replacement;
+use crate::tui::screens::project::security::matches_search;
+
+/// Items per page when an export reads a list again: the commands' default.
+const EXPORT_PAGE: u32 = 100;
+
+/// What a list's export writes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExportRows {
+    /// The workspace's members (the contract's items, as the command writes
+    /// every format but its table), as `vantage members` with the same
+    /// search, roles, SCIM filter and sort.
+    Members(MemberListParams),
+    /// The changes on screen (the history is local: they are all loaded),
+    /// as `vantage changes --since B --until A [--kind K]`.
+    Changes(Arc<Vec<Change>>),
+    /// Every personal-data finding of a project, as `vantage pii ID`.
+    Pii { project_id: String },
+    /// A scan's findings with the screen's filters, as
+    /// `vantage scans findings ID SCAN [--level L,...] [--status S,...]`
+    /// (the screen's search, which the command lacks, keeps only what it
+    /// matches).
+    Findings {
+        project_id: String,
+        scan_id: String,
+        levels: Vec<FindingLevel>,
+        statuses: Vec<FindingStatus>,
+        search: String,
+    },
+}
+
+impl ExportRows {
+    /// The file's name: what the list is, and when, e.g. `changes-20261126-004446.csv`.
+    pub fn file_name(&self, now: OffsetDateTime) -> String {
+        let stamp = crate::timefmt::utc(now, crate::timefmt::FILE_STAMP);
+        let what = match self {
+            ExportRows::Members(_) => "members".to_owned(),
+            ExportRows::Changes(_) => "changes".to_owned(),
+            ExportRows::Pii { project_id } => format!("pii-{project_id}"),
+            ExportRows::Findings { scan_id, .. } => format!("findings-{scan_id}"),
+        };
+        // Ids come from the service: only their plain characters name a file.
+        let what: String = what
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        format!("{what}-{stamp}.csv")
+    }
+
+    /// What a row is, for the status line: `changes`, `findings`.
+    pub fn noun(&self) -> &'static str {
+        match self {
+            ExportRows::Members(_) => "member",
+            ExportRows::Changes(_) => "change",
+            ExportRows::Pii { .. } => "personal-data finding",
+            ExportRows::Findings { .. } => "finding",
+        }
+    }
+}
+
+/// Why an export failed, in words for the status line.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("cannot create {}: {source}", .path.display())]
+    Create {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write {}: {source}", .path.display())]
+    Write { path: PathBuf, source: OutputError },
+    #[error(transparent)]
+    Api(#[from] ApiError),
+}
+
+/// Writes `rows` of `workspace_id` to `path` as CSV; returns how many rows
+/// it wrote.
+pub async fn write(
+    client: &Client,
+    workspace_id: &str,
+    rows: &ExportRows,
+    path: &Path,
+) -> Result<usize, ExportError> {
+    let file = Replacement::new(path).map_err(|source| ExportError::Create {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut sink = Sink {
+        writer: CsvWriter::new(std::io::BufWriter::new(file)),
+        count: 0,
+        path,
+    };
+    let params = PageParams {
+        limit: Some(EXPORT_PAGE),
+    };
+    match rows {
+        ExportRows::Members(params) => {
+            let params = MemberListParams {
+                limit: Some(EXPORT_PAGE),
+                ..params.clone()
+            };
+            sink.write_all(client.members_stream(workspace_id, params))
+                .await?;
+        }
+        ExportRows::Changes(changes) => {
+            for change in changes.iter() {
+                sink.write(change)?;
+            }
+        }
+        ExportRows::Pii { project_id } => {
+            sink.write_all(client.pii_stream(project_id, params))
+                .await?;
+        }
+        ExportRows::Findings {
+            project_id,
+            scan_id,
+            levels,
+            statuses,
+            search,
+        } => {
+            // As `--level` and `--status` filter: after each page arrives.
+            let findings = client
+                .scan_findings_stream(project_id, scan_id, params)
+                .filter(|item| {
+                    let keep = item.as_ref().map_or(true, |finding| {
+                        (levels.is_empty() || levels.contains(&finding.level))
+                            && (statuses.is_empty() || statuses.contains(&finding.status))
+                            && matches_search(search, finding)
+                    });
+                    std::future::ready(keep)
+                });
+            sink.write_all(findings).await?;
+        }
+    }
+    sink.finish()
+}
+
+struct Sink<'a> {
+    writer: CsvWriter<std::io::BufWriter<Replacement>>,
+    count: usize,
+    path: &'a Path,
+}
+
+impl Sink<'_> {
+    fn failed(&self, source: OutputError) -> ExportError {
+        ExportError::Write {
+            path: self.path.to_path_buf(),
+            source,
+        }
+    }
+
+    fn write<T: Serialize>(&mut self, item: &T) -> Result<(), ExportError> {
+        self.writer.write(item).map_err(|e| self.failed(e))?;
+        self.count += 1;
+        Ok(())
+    }
+
+    async fn write_all<T: Serialize>(
+        &mut self,
+        items: impl Stream<Item = Result<T, ApiError>>,
+    ) -> Result<(), ExportError> {
+        let mut items = std::pin::pin!(items);
+        while let Some(item) = items.next().await {
+            self.write(&item?)?;
+        }
+        Ok(())
+    }
+
+    /// Flushes the file and renames it over the target.
+    fn finish(self) -> Result<usize, ExportError> {
+        let path = self.path;
+        let write_failed = |source: OutputError| ExportError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = self
+            .writer
+            .finish()
+            .and_then(|out| out.into_inner().map_err(|err| err.into_error().into()))
+            .map_err(write_failed)?;
+        file.commit()
+            .map_err(|source| write_failed(OutputError::from(source)))?;
+        Ok(self.count)
+    }
+}
