@@ -45,9 +45,6 @@ impl Slot {
     /// The project screen's Security part: the scans, then a scan's findings.
     pub const SecurityScans: Slot = Slot::new("project", "security scans");
     pub const ScanFindings: Slot = Slot::new("project", "scan findings");
-    /// The Changes screen's diff, and its list of snapshots for the picker.
-    pub const Changes: Slot = Slot::new("changes", "changes");
-    pub const Snapshots: Slot = Slot::new("changes", "snapshots");
     /// Reviewed marks: the list, and one mark written.
     pub const ReviewMarks: Slot = Slot::new("history", "marks");
     pub const ReviewMark: Slot = Slot::new("history", "mark");

@@ -9,7 +9,7 @@ use super::*;
 use crate::api::model::Workspace;
 use crate::tui::effect::{LegacyReply, Reply, Slot};
 use crate::tui::request::Answer;
-use crate::tui::screens::{analytics, insights, members, monitor, pii};
+use crate::tui::screens::{analytics, changes, insights, members, monitor, pii};
 
 /// The App's own request: the workspace read at start, its plan for the header.
 pub const WORKSPACE: Slot = Slot::new("app", "workspace");
@@ -113,6 +113,9 @@ impl App {
         route!(answer, members::Msg, |token, msg| self
             .members
             .update(token, msg, cx));
+        route!(answer, changes::Msg, |token, msg| self
+            .changes
+            .update(token, msg, cx));
         tracing::warn!(slot = ?answer.slot, "an answer that no owner takes");
         false
     }
@@ -167,7 +170,6 @@ impl App {
                     None => false,
                 }
             }
-            Slot::Changes | Slot::Snapshots => self.changes.handle_reply(answer, &mut cx),
             Slot::ListExport => self.list_exported(token, answer.reply, &mut cx),
             Slot::SaveView => self.view_saved(answer, cx.now),
             Slot::ReviewMarks | Slot::ReviewMark | Slot::TakeSnapshot | Slot::HistoryVersion => {
