@@ -184,11 +184,19 @@ impl HistoryConfig {
 
 /// `"off"` (`None`), or a number with a unit: `30m`, `12h`, `2d`.
 fn parse_max_age(raw: &str) -> Result<Option<time::Duration>, String> {
-    let raw = raw.trim();
-    if raw.eq_ignore_ascii_case("off") {
+    if raw.trim().eq_ignore_ascii_case("off") {
         return Ok(None);
     }
-    let expected = || format!("expected \"off\" or a duration such as 30m, 12h or 2d, not {raw:?}");
+    parse_duration(raw)
+        .map(Some)
+        .map_err(|_| format!("expected \"off\" or a duration such as 30m, 12h or 2d, not {raw:?}"))
+}
+
+/// A positive number with a unit: `30m`, `12h`, `2d` (the history's ages:
+/// `snapshot_max_age`, `snapshot --if-older-than`).
+pub fn parse_duration(raw: &str) -> Result<time::Duration, String> {
+    let raw = raw.trim();
+    let expected = || format!("expected a duration such as 30m, 12h or 2d, not {raw:?}");
     let split = raw.len().saturating_sub(1);
     let (number, unit) = (
         raw.get(..split).ok_or_else(expected)?,
@@ -199,9 +207,9 @@ fn parse_max_age(raw: &str) -> Result<Option<time::Duration>, String> {
         return Err(expected());
     }
     match unit {
-        "m" => Ok(Some(time::Duration::minutes(number))),
-        "h" => Ok(Some(time::Duration::hours(number))),
-        "d" => Ok(Some(time::Duration::days(number))),
+        "m" => Ok(time::Duration::minutes(number)),
+        "h" => Ok(time::Duration::hours(number)),
+        "d" => Ok(time::Duration::days(number)),
         _ => Err(expected()),
     }
 }

@@ -154,6 +154,9 @@ async fn pipeline(
         Err(error) => error.into_response(),
         Ok(decision) => run(&app, request, next, decision, &method).await,
     };
+    if let Some(Matched(operation)) = response.extensions().get::<Matched>() {
+        app.count_served(operation.name);
+    }
     finish(response, &request_id, &echo, raw_query.as_deref())
 }
 

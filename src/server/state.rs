@@ -73,6 +73,9 @@ pub struct ServerState {
     pub cursor_secret: Vec<u8>,
     request_seed: u64,
     request_counter: AtomicU64,
+    /// How many requests each operation answered, by its name: what a test
+    /// counts to see that a client spent no requests on something.
+    served: std::sync::Mutex<std::collections::HashMap<&'static str, u64>>,
 }
 
 impl ServerState {
@@ -104,7 +107,28 @@ impl ServerState {
             cursor_secret: cursor_secret.into_bytes(),
             request_seed: mix64(start),
             request_counter: AtomicU64::new(0),
+            served: std::sync::Mutex::default(),
         })
+    }
+
+    /// Counts one request answered by the operation `name` (a fixed set of
+    /// names: the map stays small).
+    pub fn count_served(&self, name: &'static str) {
+        let mut served = self
+            .served
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        *served.entry(name).or_default() += 1;
+    }
+
+    /// How many requests the operation `name` answered since the start.
+    pub fn served(&self, name: &str) -> u64 {
+        self.served
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get(name)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub fn next_request_id(&self) -> String {

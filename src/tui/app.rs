@@ -11,6 +11,7 @@ mod draw;
 mod export;
 mod focus;
 mod history;
+mod history_away;
 mod history_nav;
 mod marks;
 mod notices;

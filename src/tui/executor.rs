@@ -163,6 +163,7 @@ impl Operation for Request {
             }
             // Answered from the history file, when one is open.
             Request::History(request) => {
+                use crate::tui::review::executor::SnapshotOutcome;
                 use crate::tui::review::ops;
                 use crate::tui::review::request::{HistoryReply as H, HistoryRequest as R};
                 let reply = match request {
@@ -177,7 +178,15 @@ impl Operation for Request {
                         .await
                         .map(H::Marked),
                     R::DataVersion => ops::DataVersion.run(this).await.map(H::DataVersion),
-                    R::TakeSnapshot => ops::TakeSnapshot.run(this).await.map(H::SnapshotTaken),
+                    R::TakeSnapshot => {
+                        ops::TakeSnapshot
+                            .run(this)
+                            .await
+                            .map(|outcome| match outcome {
+                                SnapshotOutcome::Taken(info) => H::SnapshotTaken(info),
+                                SnapshotOutcome::Skipped(reason) => H::SnapshotSkipped(reason),
+                            })
+                    }
                     R::ProjectState { project_id } => ops::LatestProjectState { project_id }
                         .run(this)
                         .await

@@ -29,6 +29,7 @@ mod review_marks;
 mod scans_traffic;
 mod shared_history;
 mod stores;
+mod team;
 mod version;
 mod warnings;
 mod workspaces;

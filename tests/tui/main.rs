@@ -30,6 +30,7 @@ mod robustness_outage;
 mod screens;
 mod security_traffic;
 mod state;
+mod team;
 mod triage;
 mod truth;
 mod truth_snapshot;

@@ -20,10 +20,10 @@ use vantage::tui::review::request::{HistoryReply, HistoryRequest};
 use crate::changes::{fetch_in, history, screen};
 use crate::support::{app, key, special};
 
-const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
+pub(crate) const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 const MARKED_AT: OffsetDateTime = datetime!(2026-11-21 09:30 UTC);
 
-fn reply_at(
+pub(crate) fn reply_at(
     app: &mut App,
     slot: Slot,
     token: u64,
@@ -33,7 +33,7 @@ fn reply_at(
     app.handle(Msg::Reply { slot, token, reply }, at)
 }
 
-fn item(id: &str, name: &str) -> Value {
+pub(crate) fn item(id: &str, name: &str) -> Value {
     json!({
         "id": id, "name": name, "description": null,
         "url": null, "is_published": false, "publish_audience": null, "visibility": "workspace_view",
@@ -46,7 +46,7 @@ fn item(id: &str, name: &str) -> Value {
     })
 }
 
-fn page(items: Vec<Value>) -> Result<Reply, ErrorInfo> {
+pub(crate) fn page(items: Vec<Value>) -> Result<Reply, ErrorInfo> {
     let page: InventoryPage = serde_json::from_value(json!({
         "data": items,
         "pagination": {"has_more": false, "next_cursor": null},
@@ -56,7 +56,7 @@ fn page(items: Vec<Value>) -> Result<Reply, ErrorInfo> {
     Ok(Reply::InventoryPage(Box::new(page)))
 }
 
-fn changed_mark() -> ReviewMark {
+pub(crate) fn changed_mark() -> ReviewMark {
     ReviewMark {
         project_id: "prj_a".into(),
         name: Some("Ledger".into()),
@@ -76,13 +76,13 @@ fn changed_mark() -> ReviewMark {
 
 /// The App started with the history on, the marks answered with `marks`,
 /// and the inventory's first page of three rows loaded.
-fn inventory_with(marks: Vec<ReviewMark>) -> App {
+pub(crate) fn inventory_with(marks: Vec<ReviewMark>) -> App {
     inventory_and_version_check(marks).0
 }
 
 /// [`inventory_with`], and the token of the history's first `data_version`
 /// check (asked on the first message the App handled).
-fn inventory_and_version_check(marks: Vec<ReviewMark>) -> (App, u64) {
+pub(crate) fn inventory_and_version_check(marks: Vec<ReviewMark>) -> (App, u64) {
     let mut app = app();
     app.history.enabled = true;
     let effects = app.start(NOW);
@@ -117,7 +117,7 @@ fn the_detail_pane_shows_the_review_and_what_changed_since() {
     let app = inventory_with(vec![changed_mark()]);
     let text = screen(&app, 120, 35);
     assert!(
-        text.contains("reviewed by ada, 2026-11-21 09:30 UTC"),
+        text.contains("reviewed by ada, 1 d ago (2026-11-21 09:30 UTC)"),
         "{text}"
     );
     assert!(text.contains("note: view-only for members now"), "{text}");

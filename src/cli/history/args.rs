@@ -17,6 +17,23 @@ pub enum HistoryCommand {
     /// Projects marked reviewed, kept locally per workspace.
     #[command(subcommand)]
     Reviewed(ReviewedCommand),
+    /// The history itself: `history copy --to postgres://…` moves a local one
+    /// into a shared one.
+    #[command(subcommand)]
+    History(HistoryAdmin),
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum HistoryAdmin {
+    /// Copy the local history file (snapshots, marks with their reviewers,
+    /// the review log) into a shared PostgreSQL history; running it again
+    /// copies nothing twice.
+    Copy {
+        /// The shared history: postgres://USER@HOST:PORT/DB (a password from
+        /// PGPASSWORD, ~/.pgpass or history_password_command, never here).
+        #[arg(long, value_name = "URL")]
+        to: String,
+    },
 }
 
 #[derive(Args, Debug, Clone)]
@@ -28,6 +45,10 @@ pub struct SnapshotArgs {
     /// terminal, nothing in cron).
     #[arg(long, short = 'o', value_enum, value_name = "FORMAT")]
     pub format: Option<crate::cli::options::Format>,
+    /// Record only when the workspace's newest snapshot is older than this
+    /// (30m, 6h, 1d), else say so and exit 0: one job for a team, from cron.
+    #[arg(long, value_name = "DURATION", value_parser = crate::history::config::parse_duration)]
+    pub if_older_than: Option<time::Duration>,
     /// When another snapshot of the workspace is being taken (by anyone on a
     /// shared history): exit 0 without one, instead of waiting for it and
     /// then taking this one.
@@ -91,6 +112,13 @@ pub enum ReviewedCommand {
     },
     /// Remove a project's mark.
     Unmark { project_id: String },
+    /// Who marked or unmarked what, and when, with the note: every entry of
+    /// the workspace's review log (one project's when given), oldest first.
+    Log {
+        project_id: Option<String>,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
 }
 
 /// `last`, a snapshot id, `YYYY-MM-DD` (the end of that UTC day) or an RFC 3339 timestamp.

@@ -4,6 +4,7 @@
 
 pub mod args;
 mod changes;
+mod copy;
 mod reviewed;
 mod snapshot;
 
@@ -23,6 +24,13 @@ pub async fn execute(command: HistoryCommand, global: &GlobalArgs) -> Result<(),
         HistoryCommand::Changes(args) => changes::run(args, &Local::open(global).await?).await,
         HistoryCommand::Reviewed(command) => {
             reviewed::run(command, &mut Local::open(global).await?).await
+        }
+        HistoryCommand::History(args::HistoryAdmin::Copy { to }) => {
+            // The blocking driver runs its own runtime: off this one.
+            let global = global.clone();
+            tokio::task::spawn_blocking(move || copy::run(&to, &global))
+                .await
+                .map_err(|error| CliError::Usage(format!("history copy stopped: {error}")))?
         }
     }
 }

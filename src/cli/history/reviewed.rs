@@ -1,4 +1,5 @@
-//! `vantage reviewed list|mark|unmark`: reviewed marks, local and per workspace.
+//! `vantage reviewed list|mark|unmark|log`: reviewed marks per workspace, and
+//! the log of who marked or unmarked what.
 
 use time::OffsetDateTime;
 
@@ -8,7 +9,7 @@ use crate::cli::exit::CliError;
 use crate::cli::print::{Field, Row, write_list, write_one};
 use crate::cli::progress::Progress;
 use crate::cli::views::{fields_table, when};
-use crate::history::{NewMark, ReviewMark};
+use crate::history::{NewMark, ReviewEntry, ReviewMark};
 
 impl Row for ReviewMark {
     const FIELDS: &'static [Field<Self>] = &[
@@ -21,6 +22,16 @@ impl Row for ReviewMark {
             _ => mark.since_review(),
         }),
         Field::text("NOTE", 6, |mark| mark.note.clone().unwrap_or_default()),
+    ];
+}
+
+impl Row for ReviewEntry {
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("AT (UTC)", |event| when(Some(event.at))),
+        Field::fixed("ACTION", |event| event.action.as_str().to_owned()),
+        Field::text("BY", 4, |event| event.reviewer.clone().unwrap_or_default()),
+        Field::fixed("PROJECT", |event| event.project_id.clone()),
+        Field::text("NOTE", 6, |event| event.note.clone().unwrap_or_default()),
     ];
 }
 
@@ -60,6 +71,14 @@ pub async fn run(command: ReviewedCommand, local: &mut Local) -> Result<(), CliE
                 )),
             }
             write_one(&mark, format, None, |width| fields_table(&mark, width))
+        }
+        ReviewedCommand::Log { project_id, output } => {
+            let format = output.resolve();
+            let events = local
+                .store
+                .review_log(&local.workspace, project_id.as_deref())?;
+            let stream = futures::stream::iter(events.into_iter().map(Ok));
+            write_list(stream, format, None, &Progress::hidden()).await
         }
         ReviewedCommand::Unmark { project_id } => {
             let reviewer = local.config.reviewer_name();

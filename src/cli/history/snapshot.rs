@@ -55,12 +55,38 @@ pub async fn run(args: SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError
             crate::stderr::line(format_args!("pruned {removed} snapshots; {left} kept"));
             Ok(())
         }
-        None => take(args.format, args.skip_if_busy, global).await,
+        None => take(args.format, args.if_older_than, args.skip_if_busy, global).await,
+    }
+}
+
+/// The workspace's newest snapshot when it is no older than `max_age`
+/// (`--if-older-than`): another job, or another reviewer, took it.
+fn fresh_enough(
+    store: &Store,
+    workspace: &str,
+    max_age: time::Duration,
+    now: OffsetDateTime,
+) -> Result<Option<SnapshotInfo>, CliError> {
+    Ok(store
+        .latest_snapshot(workspace)?
+        .filter(|latest| now - latest.taken_at <= max_age))
+}
+
+/// `90m`, `6h`, `2d`: a duration as `--if-older-than` takes it.
+fn describe_age(age: time::Duration) -> String {
+    let minutes = age.whole_minutes();
+    if minutes % (24 * 60) == 0 {
+        format!("{}d", minutes / (24 * 60))
+    } else if minutes % 60 == 0 {
+        format!("{}h", minutes / 60)
+    } else {
+        format!("{minutes}m")
     }
 }
 
 async fn take(
     format: Option<Format>,
+    if_older_than: Option<time::Duration>,
     skip_if_busy: bool,
     global: &GlobalArgs,
 ) -> Result<(), CliError> {
@@ -90,6 +116,19 @@ async fn take(
             store.describe()
         ));
         store.lock_workspace(&workspace, true)?;
+    }
+    // After the lock: a job that waited for another's snapshot finds it fresh.
+    if let Some(max_age) = if_older_than
+        && let Some(fresh) = fresh_enough(&store, &workspace, max_age, OffsetDateTime::now_utc())?
+    {
+        crate::stderr::line(format_args!(
+            "snapshot {} of workspace {} was taken {} UTC, within {}: nothing recorded",
+            fresh.id,
+            crate::text::escape_invisible(&workspace),
+            when(Some(fresh.taken_at)),
+            describe_age(max_age)
+        ));
+        return Ok(());
     }
     let previous = match store.latest_snapshot(&workspace)? {
         Some(info) => Some(store.load(&info)?),

@@ -53,6 +53,7 @@ impl App {
             Err(answer) => answer,
         };
         let changed = self.note_failure(slot, answer.failure.as_deref());
+        self.note_history_reachability(slot, answer.failure.as_deref());
         // A local token counter: some owners need the whole App.
         let mut next_token = self.next_token;
         let taken = self.route(answer, &mut turn.cx(&mut next_token));

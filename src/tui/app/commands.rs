@@ -73,6 +73,11 @@ impl App {
                 self.show_tab(Tab::Inventory, turn);
                 self.say(said, turn.now);
             }
+            Command::Reviewer(name) => {
+                self.show_tab(Tab::Inventory, turn);
+                let mut cx = turn.cx(&mut self.next_token);
+                self.inventory.filter_by_reviewer(name, &mut cx);
+            }
             Command::Act(action) => self.perform(action, turn),
             Command::Filter(args) => self.filter_inventory(*args, turn),
             Command::Sort(sort_by, order) => self.sort_inventory(sort_by, order, turn),

@@ -49,8 +49,12 @@ pub struct HistoryState {
     /// way, and when to ask again: another process's snapshot or mark shows
     /// within a minute, without a key.
     data_version: Option<i64>,
-    version_pending: Option<u64>,
+    pub(super) version_pending: Option<u64>,
     next_version_check: Option<OffsetDateTime>,
+    /// While the history is out of reach (`history_away.rs`).
+    pub(super) away: Option<super::history_away::Away>,
+    /// It answered again after being away: read marks and changes again.
+    pub(super) came_back: bool,
 }
 
 /// How often the dashboard asks whether another process wrote to the history.
@@ -103,6 +107,11 @@ impl App {
         if !self.history.enabled || self.history.snapshot_running() {
             return;
         }
+        if self.history.away.is_some() {
+            // Taken once the history is back.
+            self.history.snapshot_due = true;
+            return;
+        }
         self.history.snapshot_due = false;
         self.history.progress = Some("snapshot: starting".into());
         self.history.snapshot_pending = Some(cx.fetch(
@@ -121,6 +130,7 @@ impl App {
 
     /// Before a reply reaches its screen: a live reply replaces seeded data.
     pub(super) fn before_reply(&mut self, slot: Slot, reply: &Result<Reply, ErrorInfo>) {
+        self.note_history_reachability(slot, reply.as_ref().err());
         match (slot, reply) {
             (Slot::InventoryPage, Ok(Reply::InventoryPage(_))) if self.history.inventory_seeded => {
                 self.history.inventory_seeded = false;
@@ -152,6 +162,11 @@ impl App {
             Ok(_) => return false,
             Err(error) => Err(error),
         };
+        // Back after being away: read what may have changed meanwhile, now.
+        let came_back = self.history.came_back;
+        if came_back {
+            self.retry_history(cx);
+        }
         match slot {
             Slot::ReviewMarks if answers(&mut self.history.marks_pending, token) => {
                 if let Ok(HistoryReply::Marks(marks)) = reply {
@@ -167,6 +182,11 @@ impl App {
                 let Ok(HistoryReply::DataVersion(version)) = reply else {
                     return false;
                 };
+                if came_back {
+                    // Marks and changes are read again already; this is the new baseline.
+                    self.history.data_version = Some(version);
+                    return true;
+                }
                 let before = self.history.data_version.replace(version);
                 if before.is_none_or(|before| before == version) {
                     return false;
@@ -196,6 +216,11 @@ impl App {
                             cx.fetch(Slot::ReviewMarks, Request::History(HistoryRequest::Marks)),
                         );
                     }
+                    Ok(HistoryReply::SnapshotSkipped(reason)) => {
+                        if self.notice.is_none() {
+                            cx.notify(reason);
+                        }
+                    }
                     Ok(_) => {}
                     // The error is in the `!` log already; the dashboard goes on.
                     Err(_) => cx.notify(format!(
@@ -213,7 +238,8 @@ impl App {
     /// last time: called on every message the App handles, so it rides on
     /// wakes that happen anyway; [`Self::history_wake`] adds the minute's.
     pub(super) fn check_history_version(&mut self, cx: &mut Cx) {
-        if !self.history.enabled || self.history.version_pending.is_some() {
+        if !self.history.enabled || self.retry_history(cx) || self.history.version_pending.is_some()
+        {
             return;
         }
         if self
@@ -233,6 +259,13 @@ impl App {
     /// When the history's next check is due: a wake that redraws nothing
     /// unless another process wrote.
     pub(super) fn history_wake(&self) -> Option<OffsetDateTime> {
+        if let Some(away) = &self.history.away {
+            return Some(away.retry_at);
+        }
+        if self.history.came_back {
+            // Back (a Changes reply said so): read marks again at once.
+            return Some(OffsetDateTime::UNIX_EPOCH);
+        }
         self.history
             .next_version_check
             .filter(|_| self.history.enabled)
@@ -249,7 +282,7 @@ impl App {
     /// The history's part of the status line.
     pub(super) fn history_status(&self, now: OffsetDateTime) -> Vec<Span<'static>> {
         let theme = &self.theme;
-        let mut spans = Vec::new();
+        let mut spans = self.away_status();
         if let Some(taken_at) = self.history.seeded_at {
             let minutes = (now - taken_at).whole_minutes().max(0);
             spans.push(Span::styled(" · ", theme.dim));
@@ -258,11 +291,18 @@ impl App {
                 theme.warn,
             ));
         }
-        let filter = self.inventory.reviewed.filter;
-        if self.tab == Tab::Inventory && filter != ReviewFilter::All {
+        let reviewed = &self.inventory.reviewed;
+        if self.tab == Tab::Inventory && reviewed.filtering() {
+            let mut said = Vec::new();
+            if reviewed.filter != ReviewFilter::All {
+                said.push(format!("{} (M)", reviewed.filter.label()));
+            }
+            if let Some(name) = &reviewed.reviewer {
+                said.push(format!("reviewed by {}", fit(name, 20)));
+            }
             spans.push(Span::styled(" · ", theme.dim));
             spans.push(Span::styled(
-                format!("{} (M) · over the rows loaded", filter.label()),
+                format!("{} · over the rows loaded", said.join(", ")),
                 theme.accent,
             ));
         }

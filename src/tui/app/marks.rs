@@ -16,7 +16,7 @@ use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Request, Slot};
 use crate::tui::keymap::key_of;
 use crate::tui::nav::Tab;
-use crate::tui::review::request::{HistoryReply, HistoryRequest};
+use crate::tui::review::request::{HISTORY_AWAY, HistoryReply, HistoryRequest};
 use crate::tui::widgets::input::TextField;
 
 /// The note typed when marking projects reviewed.
@@ -45,6 +45,9 @@ impl App {
     pub(super) fn begin_mark(&mut self, cx: &mut Cx) {
         if !self.history.enabled {
             cx.notify("reviewed marks need the history file".into());
+            return;
+        }
+        if self.refuse_mark_while_away(cx) {
             return;
         }
         if self.tab != Tab::Inventory {
@@ -162,6 +165,9 @@ impl App {
                 }
             }
             Ok(_) => {}
+            Err(error) if error.kind.as_deref() == Some(HISTORY_AWAY) => cx.notify(
+                "NOT marked: the review history is unreachable (retrying); mark again later".into(),
+            ),
             Err(error) => cx.notify(format!("cannot mark: {}", fit(&error.summary, 60))),
         }
     }

@@ -24,6 +24,9 @@ pub enum Command {
     Theme(ThemeName),
     /// The inventory's columns; `None` the default set.
     Columns(Option<Vec<Column>>),
+    /// `:reviewer NAME`: the inventory keeps the projects NAME marked
+    /// reviewed; `:reviewer` alone clears it.
+    Reviewer(Option<String>),
     /// Do what the action's key does.
     Act(Action),
     /// The inventory's search and filters, as `vantage inventory`'s flags
@@ -55,6 +58,8 @@ pub enum VerbKind {
     Sort,
     /// Takes a saved view's name, or `save NAME`, `delete NAME`.
     View,
+    /// Takes a reviewer's name, or nothing to clear the filter.
+    Reviewer,
 }
 
 /// A word the palette knows, with its aliases and what it says in the list.
@@ -115,6 +120,12 @@ const VERBS: &[Verb] = &[
         aliases: &["views"],
         kind: VerbKind::View,
         help: "saved views: view NAME, view save NAME, view delete NAME",
+    },
+    Verb {
+        name: "reviewer",
+        aliases: &["by"],
+        kind: VerbKind::Reviewer,
+        help: "inventory: projects reviewed by NAME (alone: all again)",
     },
     Verb {
         name: "export",
@@ -238,6 +249,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             _ => Err("theme: dark or light".into()),
         },
         (VerbKind::Columns, _) => columns::parse_list(rest).map(Command::Columns),
+        (VerbKind::Reviewer, empty) => Ok(Command::Reviewer((!empty).then(|| rest.to_owned()))),
         // A screen or action word followed by more text is a project's name.
         (VerbKind::Screen(_) | VerbKind::Act(_), false) => Ok(project(line)),
     }
@@ -295,6 +307,8 @@ mod tests {
                 "cols name,id",
                 Command::Columns(Some(vec![Column::Name, Column::Id])),
             ),
+            ("reviewer alice", Command::Reviewer(Some("alice".into()))),
+            ("reviewer", Command::Reviewer(None)),
             ("q", Command::Act(Action::Quit)),
             ("changes", Command::Screen(Tab::Changes)),
             ("diff", Command::Screen(Tab::Changes)),

@@ -1,13 +1,14 @@
 //! Answers the history operations from the history (the file or a shared
 //! database). The store is used on a blocking thread (the screen never waits
 //! on it) and kept open between requests, so a failure here is one error in
-//! the log, never a broken dashboard.
+//! the log, never a broken dashboard; a database out of reach says so
+//! ([`HISTORY_AWAY`]), and the App retries with backoff.
 
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use super::request::ChangeSet;
+use super::request::{ChangeSet, HISTORY_AWAY};
 use crate::history::walk::{self, WalkEvent, WalkOptions, WalkPlan};
 use crate::history::{
     HistoryConfig, HistoryError, HistoryLocation, SnapshotInfo, SnapshotRef, Store, WorkspaceLock,
@@ -17,6 +18,14 @@ use crate::tui::effect::ErrorInfo;
 use crate::tui::executor::ClientExecutor;
 use crate::tui::services::{Executor, Services};
 use crate::tui::widgets::thousands;
+
+/// What a background snapshot came to: taken, or skipped (and why).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SnapshotOutcome {
+    Taken(SnapshotInfo),
+    /// Another's snapshot under way, or a fresh one on a shared history.
+    Skipped(String),
+}
 
 /// Where the workspace's history is, and how to walk it.
 #[derive(Clone)]
@@ -96,13 +105,23 @@ impl HistoryDoor {
         })
         .await;
         match joined {
-            Ok(result) => result.map_err(|error| Self::failure(services, error)),
+            Ok(result) => result.map_err(|error| Self::history_failure(services, &error)),
             Err(error) => Err(Self::failure(services, error)),
         }
     }
 
     fn failure(services: &Services, error: impl std::fmt::Display) -> ErrorInfo {
         services.local_failure(format!("history: {error}"))
+    }
+
+    /// The store's error; one that says the store is out of reach carries
+    /// [`HISTORY_AWAY`], so the App says so and retries.
+    fn history_failure(services: &Services, error: &HistoryError) -> ErrorInfo {
+        let mut info = Self::failure(services, error);
+        if error.is_unreachable() {
+            info.kind = Some(HISTORY_AWAY.to_owned());
+        }
+        info
     }
 
     /// Runs `job` on the store, on a blocking thread.
@@ -129,37 +148,50 @@ impl HistoryDoor {
         })
         .await;
         match joined {
-            Ok(result) => result.map_err(|error| Self::failure(services, error)),
+            Ok(result) => result.map_err(|error| Self::history_failure(services, &error)),
             Err(error) => Err(Self::failure(services, error)),
         }
     }
 
     /// Walks the workspace (the walk paces itself by the rate limit) and
-    /// records it in one transaction.
+    /// records it in one transaction, holding the workspace's snapshot lock
+    /// on a connection of its own (released when it is dropped, however this
+    /// ends). Another's snapshot under way, or on a shared history a fresh
+    /// one landed since the start (a teammate's, the job's): none is taken.
     pub(crate) async fn take_snapshot(
         &self,
         services: &Services,
-    ) -> Result<SnapshotInfo, ErrorInfo> {
+    ) -> Result<SnapshotOutcome, ErrorInfo> {
         let Ok(_walking) = self.walking.try_lock() else {
             return Err(Self::failure(services, "a snapshot is already being taken"));
         };
-        // Another vantage's snapshot of the workspace (a shared history): skip.
         let location = self.history.location.clone();
         let workspace = services.workspace_id.clone();
+        let max_age = self.history.config.snapshot_max_age();
+        let now = services.clock.now();
         let locked = tokio::task::spawn_blocking(move || {
             let mut store = Store::open_at(&location)?;
-            Ok::<_, HistoryError>(
-                (store.lock_workspace(&workspace, false)? != WorkspaceLock::Busy).then_some(store),
-            )
+            if store.lock_workspace(&workspace, false)? == WorkspaceLock::Busy {
+                return Ok(Err(
+                    "another snapshot of this workspace is being taken (a teammate's or a job's): none taken here",
+                ));
+            }
+            if location.is_shared()
+                && let Some(max_age) = max_age
+                && !store.snapshot_due(&workspace, max_age, now)?
+            {
+                return Ok(Err(
+                    "the shared history holds a fresh snapshot already: none taken here",
+                ));
+            }
+            Ok::<_, HistoryError>(Ok(store))
         })
         .await
         .map_err(|error| Self::failure(services, error))?
-        .map_err(|error| Self::failure(services, error))?;
-        let Some(mut locker) = locked else {
-            return Err(Self::failure(
-                services,
-                "another snapshot of this workspace is being taken; this one is skipped",
-            ));
+        .map_err(|error| Self::history_failure(services, &error))?;
+        let mut locker = match locked {
+            Ok(store) => store,
+            Err(reason) => return Ok(SnapshotOutcome::Skipped(reason.to_owned())),
         };
         let workspace = services.workspace_id.clone();
         let previous = self
@@ -220,7 +252,9 @@ impl HistoryDoor {
         })
         .await;
         match recorded {
-            Ok(result) => result.map_err(|error| Self::failure(services, error)),
+            Ok(result) => result
+                .map(SnapshotOutcome::Taken)
+                .map_err(|error| Self::history_failure(services, &error)),
             Err(error) => Err(Self::failure(services, error)),
         }
     }

@@ -5,7 +5,7 @@
 use crate::history::{NewMark, ProjectState, ReviewMark, SeenState, SnapshotInfo};
 use crate::tui::effect::ErrorInfo;
 use crate::tui::request::Operation;
-use crate::tui::review::executor::{HistoryDoor, changes};
+use crate::tui::review::executor::{HistoryDoor, SnapshotOutcome, changes};
 use crate::tui::review::request::ChangeSet;
 use crate::tui::services::Services;
 
@@ -120,14 +120,15 @@ impl Operation for DataVersion {
     }
 }
 
-/// Walks the workspace within the budget and records a snapshot.
+/// Walks the workspace within the budget and records a snapshot, unless
+/// another's is under way or a shared history holds a fresh one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TakeSnapshot;
 
 impl Operation for TakeSnapshot {
-    type Output = SnapshotInfo;
+    type Output = SnapshotOutcome;
 
-    async fn run(self, services: &Services) -> Result<SnapshotInfo, ErrorInfo> {
+    async fn run(self, services: &Services) -> Result<SnapshotOutcome, ErrorInfo> {
         door(services)
             .map_err(|error| *error)?
             .take_snapshot(services)

@@ -3,6 +3,10 @@
 
 use crate::history::{Change, ProjectState, ReviewMark, SeenState, SnapshotInfo};
 
+/// The `kind` of a history request's error when the history is out of reach
+/// (the shared database is down): the App then retries with backoff.
+pub const HISTORY_AWAY: &str = "history_unreachable";
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum HistoryRequest {
     /// The changes between two snapshots (`(before, after)` ids), or between
@@ -46,6 +50,9 @@ pub enum HistoryReply {
     Marked(Vec<ReviewMark>),
     DataVersion(i64),
     SnapshotTaken(SnapshotInfo),
+    /// The background snapshot was not taken, and why (a shared history: a
+    /// teammate's is being taken, or a fresh one is there).
+    SnapshotSkipped(String),
     /// `None` when the newest snapshot does not hold the project.
     ProjectState(Option<Box<(SnapshotInfo, ProjectState)>>),
 }

@@ -2,20 +2,24 @@
 //! project screen and the inventory's detail pane.
 
 use ratatui::text::{Line, Span};
+use time::OffsetDateTime;
 
 use crate::history::ReviewMark;
 use crate::text::fit;
 use crate::tui::theme::Theme;
+use crate::tui::widgets::ago;
 
-/// The review as the project screen and the detail pane say it: who, when,
-/// the note, and what changed since. Empty for a project not marked.
-pub fn review_lines(mark: Option<&ReviewMark>) -> Vec<String> {
+/// The review as the project screen and the detail pane say it: who, how
+/// long ago (and when), the note, and what changed since. Empty for a project
+/// not marked.
+pub fn review_lines(mark: Option<&ReviewMark>, now: OffsetDateTime) -> Vec<String> {
     let Some(mark) = mark else {
         return Vec::new();
     };
     let who = mark.reviewer.as_deref().unwrap_or("someone");
     let mut lines = vec![format!(
-        "reviewed by {who}, {} UTC",
+        "reviewed by {who}, {} ({} UTC)",
+        ago((now - mark.marked_at).whole_seconds().max(0)),
         crate::timefmt::date_time(mark.marked_at)
     )];
     if let Some(note) = &mark.note {
@@ -33,8 +37,13 @@ pub fn review_lines(mark: Option<&ReviewMark>) -> Vec<String> {
 /// [`review_lines`] styled for a pane `width` cells wide: the verdict in the
 /// colour of its state, the rest dim. Every part is sanitized (a note, a
 /// reviewer's name and a project's name are text from elsewhere).
-pub fn review_block(mark: Option<&ReviewMark>, theme: &Theme, width: usize) -> Vec<Line<'static>> {
-    let lines = review_lines(mark);
+pub fn review_block(
+    mark: Option<&ReviewMark>,
+    theme: &Theme,
+    width: usize,
+    now: OffsetDateTime,
+) -> Vec<Line<'static>> {
+    let lines = review_lines(mark, now);
     let verdict = match mark.and_then(|mark| mark.changed_since_review) {
         Some(true) => theme.warn,
         _ => theme.ok,

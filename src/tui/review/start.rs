@@ -1,13 +1,15 @@
 //! The history at launch: the newest snapshot's insights and first inventory
 //! page for the first frame (read before it, from a local file: milliseconds),
 //! and whether a background snapshot is due. A history that cannot be read is
-//! one line in the error log; the dashboard starts without it.
+//! one line in the error log; the dashboard starts without it, or, when a
+//! shared history is out of reach, starts live and tries it again.
 
 use time::OffsetDateTime;
 
 use crate::history::{HistoryConfig, HistoryError, HistoryLocation, Store};
 use crate::tui::app::{App, SnapshotSeed};
 use crate::tui::effect::ErrorInfo;
+use crate::tui::review::request::HISTORY_AWAY;
 
 /// Prepares `app` to draw the snapshot's data at once; true when the history
 /// file opened (the App then asks it for marks, changes and snapshots).
@@ -27,15 +29,21 @@ pub fn prepare(
         }
         Err(error) => {
             tracing::warn!(%error, "the review history is not available");
+            let away = error.is_unreachable();
             app.errors.push(ErrorInfo {
                 status: None,
-                kind: None,
+                kind: away.then(|| HISTORY_AWAY.to_owned()),
                 detail: None,
                 request_id: None,
                 summary: format!("history: {error}"),
                 gate: None,
                 at: now,
             });
+            if away {
+                // The dashboard runs live, says so, and tries again.
+                app.start_away(format!("history: {error}"), now);
+                return true;
+            }
             false
         }
     }

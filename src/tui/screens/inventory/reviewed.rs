@@ -12,6 +12,8 @@ pub struct ReviewedMarks {
     by_project: HashMap<String, ReviewMark>,
     /// Which rows the inventory shows.
     pub filter: ReviewFilter,
+    /// `:reviewer NAME`: only the projects whose mark is by this reviewer.
+    pub reviewer: Option<String>,
 }
 
 /// What the inventory says about one project.
@@ -55,6 +57,25 @@ impl ReviewedMarks {
             ReviewState::Reviewed => "✓ ",
             ReviewState::ChangedSinceReview => "Δ ",
         }
+    }
+
+    /// Who marked the project, when it is marked and that is known.
+    pub fn reviewer(&self, project_id: &str) -> Option<&str> {
+        self.by_project.get(project_id)?.reviewer.as_deref()
+    }
+
+    /// Whether the review filters keep the project's row.
+    fn keeps(&self, project_id: &str) -> bool {
+        self.filter.keeps(self.state(project_id))
+            && self.reviewer.as_deref().is_none_or(|wanted| {
+                self.reviewer(project_id)
+                    .is_some_and(|by| by.trim().eq_ignore_ascii_case(wanted.trim()))
+            })
+    }
+
+    /// Whether a review filter hides rows.
+    pub fn filtering(&self) -> bool {
+        self.filter != ReviewFilter::All || self.reviewer.is_some()
     }
 
     /// The words for the detail pane.
@@ -118,18 +139,30 @@ impl super::InventoryScreen {
         }
     }
 
-    /// Drops the loaded rows the review filter hides (a page that lands, or
+    /// `:reviewer NAME` keeps the projects marked by NAME; `:reviewer` alone
+    /// shows every project again (the rows it hid are read again).
+    pub fn filter_by_reviewer(&mut self, name: Option<String>, cx: &mut crate::tui::effect::Cx) {
+        let name = name.filter(|name| !name.trim().is_empty());
+        let was_hiding = self.reviewed.reviewer.is_some();
+        self.reviewed.reviewer = name;
+        if was_hiding {
+            self.reload(cx);
+        } else {
+            self.apply_review_filter(cx);
+        }
+    }
+
+    /// Drops the loaded rows the review filters hide (a page that lands, or
     /// marks that change, call it again).
     pub fn apply_review_filter(&mut self, cx: &mut crate::tui::effect::Cx) {
-        let filter = self.reviewed.filter;
-        if filter == ReviewFilter::All {
+        if !self.reviewed.filtering() {
             return;
         }
         let keep: Vec<bool> = self
             .list
             .rows
             .iter()
-            .map(|item| filter.keeps(self.reviewed.state(&item.id)))
+            .map(|item| self.reviewed.keeps(&item.id))
             .collect();
         let mut flags = keep.iter();
         self.list.rows.retain(|_| *flags.next().unwrap_or(&true));

@@ -187,13 +187,22 @@ impl InventoryScreen {
             )),
             Column::Name => {
                 let mark = self.reviewed.glyph(&item.id);
-                let width = width.saturating_sub(mark.chars().count());
+                // Who marked it, beside the name, while the name keeps most of the cell.
+                let by = self
+                    .reviewed
+                    .reviewer(&item.id)
+                    .filter(|_| !mark.is_empty() && width >= 16)
+                    .map(|name| format!(" · {}", fit(name, (width / 3).min(12))))
+                    .unwrap_or_default();
+                let width =
+                    width.saturating_sub(mark.chars().count() + crate::text::display_width(&by));
                 TableCell::from(Line::from(vec![
                     Span::styled(mark, if mark == "Δ " { theme.warn } else { theme.ok }),
                     match &item.name {
                         Some(name) => Span::raw(fit(name, width)),
                         None => Span::styled("(unnamed)", theme.dim),
                     },
+                    Span::styled(by, theme.dim),
                 ]))
             }
             Column::Id => TableCell::from(Span::styled(fit(&item.id, width), theme.dim)),
@@ -254,6 +263,7 @@ impl InventoryScreen {
             self.reviewed.get(&item.id),
             theme,
             width,
+            view.now,
         ));
         let description = item
             .description

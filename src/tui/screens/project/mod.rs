@@ -499,6 +499,7 @@ impl Screen for ProjectScreen {
                 self.review.as_ref(),
                 theme,
                 left_width as usize,
+                view.now,
             ));
         }
         let facts = self.fact_lines(view);

@@ -1,0 +1,154 @@
+//! When the history is away (a shared database down or out of reach): the
+//! dashboard goes on live, says so on the status line, tries again with a
+//! growing wait (5 s, 10 s, … up to 5 min, timed by the App's clock, never a
+//! sleep), refuses a mark with a clear word instead of losing it, and when the
+//! history answers again reads the marks and changes again by itself.
+
+use ratatui::text::Span;
+use time::{Duration, OffsetDateTime};
+
+use super::App;
+use crate::text::fit;
+use crate::tui::effect::{Cx, ErrorInfo, Request, Slot};
+use crate::tui::nav::Tab;
+use crate::tui::review::request::{HISTORY_AWAY, HistoryRequest};
+use crate::tui::screens::changes;
+
+/// The first wait before trying the history again, doubled each failed try.
+const FIRST_RETRY: Duration = Duration::seconds(5);
+/// The longest wait between two tries.
+const LONGEST_RETRY: Duration = Duration::minutes(5);
+
+/// The history out of reach: since when, why, and when to try again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Away {
+    pub since: OffsetDateTime,
+    pub reason: String,
+    /// Tries that failed since it went away.
+    pub tries: u32,
+    pub retry_at: OffsetDateTime,
+}
+
+/// The wait after `tries` failed tries: 5 s doubled each time, at most 5 min.
+pub fn backoff(tries: u32) -> Duration {
+    let factor = 1i32.checked_shl(tries.min(16)).unwrap_or(i32::MAX);
+    (FIRST_RETRY * factor).min(LONGEST_RETRY)
+}
+
+/// Whether a slot's replies come from the history.
+fn from_history(slot: Slot) -> bool {
+    matches!(
+        slot,
+        Slot::ReviewMarks | Slot::ReviewMark | Slot::TakeSnapshot | Slot::HistoryVersion
+    ) || slot.is(changes::CHANGES)
+        || slot.is(changes::SNAPSHOTS)
+}
+
+impl App {
+    /// Whether the history is out of reach now.
+    pub fn history_away(&self) -> Option<&Away> {
+        self.history.away.as_ref()
+    }
+
+    /// At start, when the history could not be reached: the dashboard runs
+    /// live and tries again shortly.
+    pub fn start_away(&mut self, reason: String, now: OffsetDateTime) {
+        self.history.enabled = true;
+        self.history.away = Some(Away {
+            since: now,
+            reason,
+            tries: 0,
+            retry_at: now + backoff(0),
+        });
+    }
+
+    /// A history answer (its failure, if any), before its owner's handler: an
+    /// error saying the history is away starts (or extends) the wait; any
+    /// answer ends it.
+    pub(super) fn note_history_reachability(&mut self, slot: Slot, failure: Option<&ErrorInfo>) {
+        if !from_history(slot) {
+            return;
+        }
+        match failure {
+            Some(error) if error.kind.as_deref() == Some(HISTORY_AWAY) => {
+                let away = self.history.away.get_or_insert_with(|| Away {
+                    since: error.at,
+                    reason: String::new(),
+                    tries: 0,
+                    retry_at: error.at,
+                });
+                away.reason.clone_from(&error.summary);
+                away.retry_at = error.at + backoff(away.tries);
+                away.tries += 1;
+            }
+            Some(_) => {}
+            None => {
+                if self.history.away.take().is_some() {
+                    self.history.came_back = true;
+                }
+            }
+        }
+    }
+
+    /// On every message: while away, tries again when the wait is over; once
+    /// back, reads what may have changed meanwhile. True while away (the
+    /// minute's check waits).
+    pub(super) fn retry_history(&mut self, cx: &mut Cx) -> bool {
+        if std::mem::take(&mut self.history.came_back) {
+            cx.notify("the review history is reachable again".into());
+            let visible = self.tab == Tab::Changes;
+            self.changes.snapshot_landed(visible, cx);
+            self.history.marks_pending =
+                Some(cx.fetch(Slot::ReviewMarks, Request::History(HistoryRequest::Marks)));
+            if self.history.snapshot_due {
+                self.take_snapshot(cx);
+            }
+        }
+        let Some(away) = &mut self.history.away else {
+            return false;
+        };
+        if cx.now < away.retry_at || self.history.version_pending.is_some() {
+            return true;
+        }
+        // The try's answer sets the next wait; none goes out before it.
+        away.retry_at = cx.now + LONGEST_RETRY;
+        self.history.version_pending = Some(cx.fetch(
+            Slot::HistoryVersion,
+            Request::History(HistoryRequest::DataVersion),
+        ));
+        true
+    }
+
+    /// Refuses a mark while the history is away; true when refused.
+    pub(super) fn refuse_mark_while_away(&self, cx: &mut Cx) -> bool {
+        if self.history.away.is_none() {
+            return false;
+        }
+        cx.notify(
+            "not marked: the review history is unreachable (retrying); try again later".into(),
+        );
+        true
+    }
+
+    /// The status line's word while away.
+    pub(super) fn away_status(&self) -> Vec<Span<'static>> {
+        let Some(away) = &self.history.away else {
+            return Vec::new();
+        };
+        let tries = match away.tries {
+            0 => String::new(),
+            1 => ", 1 try".to_owned(),
+            n => format!(", {n} tries"),
+        };
+        vec![
+            Span::styled(" · ", self.theme.dim),
+            Span::styled(
+                format!(
+                    "history unreachable: live data only, marks off, retrying{tries} ({})",
+                    fit(&away.reason, 40)
+                ),
+                self.theme.warn,
+            ),
+        ]
+    }
+}
