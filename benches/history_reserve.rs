@@ -20,7 +20,7 @@ use vantage::tui::effect::{Reply, Request};
 use vantage::tui::executor::ClientExecutor;
 use vantage::tui::review::executor::{HistoryAccess, WithHistory};
 use vantage::tui::review::request::{HistoryReply, HistoryRequest};
-use vantage::tui::runtime::Executor;
+use vantage::tui::services::Executor;
 
 const PROJECTS: usize = 5_000;
 const MEMBERS: usize = 500;

@@ -79,8 +79,8 @@ fn page_token(effects: &[Effect]) -> Option<u64> {
         Effect::Fetch {
             slot: Slot::InventoryPage,
             token,
-            request,
-        } if matches!(request.as_ref(), Request::InventoryPage { .. }) => Some(*token),
+            job,
+        } if matches!(job.operation(), Some(Request::InventoryPage { .. })) => Some(*token),
         _ => None,
     })
 }

@@ -4,6 +4,7 @@
 //! says it changed something (gitui's `NeedsUpdate`): a stale reply, a key that
 //! means nothing here, a wake with nothing due redraw nothing.
 
+mod answers;
 mod commands;
 mod contexts;
 mod draw;
@@ -18,7 +19,7 @@ mod screens;
 mod views;
 mod wake;
 
-pub use contexts::Contexts;
+pub use contexts::{CONTEXT, ContextMsg, Contexts};
 pub use history::{HistoryState, SnapshotSeed};
 pub use views::SavedViews;
 
@@ -28,9 +29,11 @@ use crossterm::event::{KeyEvent, KeyEventKind};
 use time::OffsetDateTime;
 
 use super::action::Action;
-use super::effect::{Answer, Cx, Effect, ErrorInfo, Reply, Request, Slot, Turn};
+use super::effect::{Cx, Effect, ErrorInfo, Reply, Slot, Turn};
 use super::nav::{Nav, ProjectNav, Tab};
+use super::ops::GetWorkspace;
 use super::palette::Palette;
+use super::request::Answer;
 use super::screens::Screen;
 use super::screens::actions::find;
 use super::screens::analytics::AnalyticsScreen;
@@ -46,6 +49,8 @@ use super::theme::Theme;
 use super::widgets::next_age_change;
 use super::widgets::scroll::ScrollPane;
 use crate::text::fit;
+pub use answers::{AppMsg, WORKSPACE};
+pub use commands::{PALETTE_HISTORY, PALETTE_JUMP};
 
 /// Below this size the dashboard shows a notice instead of a cramped layout.
 pub const MIN_WIDTH: u16 = 60;
@@ -56,6 +61,9 @@ pub const MIN_HEIGHT: u16 = 16;
 pub enum Msg {
     Key(KeyEvent),
     Resize,
+    /// The answer to a request.
+    Answer(Answer),
+    /// The answer to a request not yet typed.
     Reply {
         slot: Slot,
         token: u64,
@@ -210,7 +218,7 @@ impl App {
         let mut cx = Cx::new(now, &mut effects, &mut navs, &mut self.next_token);
         // The header's plan: known already when the workspace was discovered.
         if self.identity.plan.is_none() {
-            cx.fetch(Slot::Workspace, Request::GetWorkspace);
+            cx.request(WORKSPACE, GetWorkspace {}, AppMsg::Workspace);
         }
         self.insights.activate(&mut cx);
         self.monitor.load_watchlist(&mut cx);
@@ -271,6 +279,7 @@ impl App {
         let changed = match msg {
             Msg::Key(key) => key.kind != KeyEventKind::Release && self.handle_key(key, &mut turn),
             Msg::Resize => true,
+            Msg::Answer(answer) => self.handle_answer(answer, &mut turn),
             Msg::Reply { slot, token, reply } => self.handle_reply(slot, token, reply, &mut turn),
             Msg::Client(notice) => self.handle_notice(notice, now),
             Msg::Wake => {
@@ -310,113 +319,6 @@ impl App {
             .map(|at| next_age_change(at, now))
             .min();
         effects
-    }
-
-    /// An API reply: to the screen that owns its slot. True when the screen
-    /// changed, or the status line did (an error, the plan, a retry ended).
-    fn handle_reply(
-        &mut self,
-        slot: Slot,
-        token: u64,
-        reply: Result<Reply, ErrorInfo>,
-        turn: &mut Turn<'_>,
-    ) -> bool {
-        if slot == Slot::Context {
-            return self.handle_context_reply(token, reply, turn.now, turn.effects);
-        }
-        let mut changed = self.failing != reply.is_err();
-        self.failing = reply.is_err();
-        if let Err(error) = &reply
-            && !expected_absence(slot, error)
-        {
-            self.record_error(error.clone());
-            changed = true;
-        }
-        self.before_reply(slot, &reply);
-        if slot == Slot::PaletteJump {
-            return self.complete_jump(token, reply, turn.now, turn.navs) || changed;
-        }
-        // A project run from the palette goes into its history once it loads.
-        if slot == Slot::Project
-            && self.palette.confirm_project(reply.is_ok())
-            && let Some(save) = self.palette.history().save_request()
-        {
-            turn.cx(&mut self.next_token)
-                .fetch(Slot::PaletteHistory, save);
-        }
-        let insights_loaded = matches!(reply, Ok(Reply::Insights(_)));
-        let plan = self.identity.plan.clone();
-        self.note_plan(&reply);
-        changed |= plan != self.identity.plan;
-        // A local token counter: the history's replies need the whole App.
-        let mut next_token = self.next_token;
-        let mut cx = turn.cx(&mut next_token);
-        let answer = Answer { slot, token, reply };
-        changed |= match slot {
-            Slot::Insights => self.insights.handle_reply(answer, &mut cx),
-            Slot::InventoryPage
-            | Slot::InventoryExport
-            | Slot::InventoryRecheck
-            | Slot::InventoryBulk
-            | Slot::InventoryIdLookup => self.inventory.handle_reply(answer, &mut cx),
-            Slot::Project
-            | Slot::ProjectFacts
-            | Slot::ProjectWrite
-            | Slot::Deployment
-            | Slot::SecurityScans
-            | Slot::ScanFindings => {
-                // A reply for a project screen that was left is dropped.
-                match &mut self.project {
-                    Some(project) => {
-                        let changed = project.handle_reply(answer, &mut cx);
-                        if let WriteAccess::MissingScope(scopes) = &project.access {
-                            self.missing_write_scope = Some(scopes.clone());
-                        }
-                        changed
-                    }
-                    None => false,
-                }
-            }
-            Slot::MemberPage | Slot::MemberRoles | Slot::MemberDetail(_) => {
-                self.members.handle_reply(answer, &mut cx)
-            }
-            Slot::Realtime(_) | Slot::WatchlistLoad | Slot::WatchlistSave => {
-                self.monitor.handle_reply(answer, &mut cx)
-            }
-            Slot::Breakdowns | Slot::Traffic => self.analytics.handle_reply(answer, &mut cx),
-            Slot::PiiPage => self.pii.handle_reply(answer, &mut cx),
-            Slot::Context | Slot::PaletteJump => false, // handled above
-            Slot::ListExport => self.list_exported(token, answer.reply, &mut cx),
-            // The plan, compared above, is all the header takes of it.
-            Slot::Workspace => false,
-            // Only a failure matters, and the error log has it.
-            Slot::PaletteHistory => false,
-            Slot::SaveView => self.view_saved(answer, cx.now),
-            Slot::Changes | Slot::Snapshots => self.changes.handle_reply(answer, &mut cx),
-            Slot::ReviewMarks | Slot::ReviewMark | Slot::TakeSnapshot | Slot::HistoryVersion => {
-                self.history_reply(slot, token, answer.reply, &mut cx)
-            }
-        };
-        // A write refused for a missing scope, in bulk or on the project
-        // screen, turns writes off everywhere for the session.
-        if self.missing_write_scope.is_none() {
-            self.missing_write_scope = self.inventory.bulk.missing_scope.clone();
-        }
-        self.inventory.bulk.missing_scope = self.missing_write_scope.clone();
-        if matches!(
-            slot,
-            Slot::InventoryPage | Slot::ReviewMarks | Slot::ReviewMark
-        ) {
-            self.inventory.apply_review_filter(&mut cx);
-        }
-        if matches!(slot, Slot::ReviewMarks | Slot::ReviewMark) {
-            self.show_review_on_project();
-        }
-        self.next_token = next_token;
-        if insights_loaded && let Some(data) = &self.insights.data {
-            self.inventory.finding_types = data.findings.clone();
-        }
-        changed | self.retrying.take().is_some()
     }
 
     /// Carries out what screens asked of the App; navigation may ask for more
@@ -559,19 +461,5 @@ impl App {
         self.analytics.set_project(project.clone());
         self.pii.set_project(project);
         self.with_screen(turn, |screen, cx| screen.activate(cx));
-    }
-}
-
-/// Answers a screen expects as data, not as errors for the log: a member whose
-/// membership is not active, a search that is no project's id.
-fn expected_absence(slot: Slot, error: &ErrorInfo) -> bool {
-    match slot {
-        Slot::MemberDetail(_) => error.kind.as_deref() == Some("member_not_found"),
-        // A service without the workspace read (DESIGN.md: fall back, never
-        // fail a screen): the header just shows no plan.
-        Slot::Workspace => error.status == Some(404),
-        // A search that only looked like a project id.
-        Slot::InventoryIdLookup => error.status == Some(404),
-        _ => false,
     }
 }

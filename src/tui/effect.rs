@@ -8,79 +8,50 @@ use std::path::PathBuf;
 
 use time::OffsetDateTime;
 
+use crate::api::InventoryParams;
 use crate::api::model::{AudienceSettings, EmbedUrl, PublishAudience, PublishSettings};
-use crate::api::model::{
-    Breakdowns, Insights, InventoryPage, Member, MemberRef, Page, PiiFinding, Realtime,
-    ReviewPriority,
-};
 use crate::api::model::{Deployment, FieldError, Project, ProjectUpdate};
-use crate::api::model::{Granularity, ScanFinding, SecurityScan, Traffic, Workspace};
-use crate::api::{InventoryParams, MemberListParams};
+use crate::api::model::{InventoryPage, Page, ScanFinding, SecurityScan};
 use crate::tui::nav::Nav;
+use crate::tui::request::{Job, Message, Operation};
 use crate::tui::review::request::{HistoryReply, HistoryRequest};
-use crate::tui::watchlist::WatchEntry;
 
-/// A request kind; a newer request in the same slot aborts the older one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Slot {
-    /// The workspace read at start: its plan, for the header.
-    Workspace,
-    Insights,
-    InventoryPage,
-    InventoryExport,
+pub use crate::tui::request::Slot;
+
+/// The slots of the requests not yet typed, by their owners' names.
+#[allow(non_upper_case_globals, non_snake_case)]
+impl Slot {
+    pub const InventoryPage: Slot = Slot::new("inventory", "page");
+    pub const InventoryExport: Slot = Slot::new("inventory", "export");
     /// `ctrl-s` on another list (`tui/export.rs`): the App says where it went.
-    ListExport,
+    pub const ListExport: Slot = Slot::new("app", "list export");
+    /// A saved view written to the config file.
+    pub const SaveView: Slot = Slot::new("app", "save view");
     /// The project detail screen's read of the project.
-    Project,
+    pub const Project: Slot = Slot::new("project", "project");
     /// The project screen's search of the inventory for the project's row
     /// (`facts.rs`), when it was opened without one.
-    ProjectFacts,
+    pub const ProjectFacts: Slot = Slot::new("project", "facts");
     /// A change to a project: rename, visibility, (un)publish, delete. One at a time.
-    ProjectWrite,
+    pub const ProjectWrite: Slot = Slot::new("project", "write");
     /// A poll of a deployment's status.
-    Deployment,
+    pub const Deployment: Slot = Slot::new("project", "deployment");
     /// The inventory re-reading a page until it shows our own writes.
-    InventoryRecheck,
+    pub const InventoryRecheck: Slot = Slot::new("inventory", "recheck");
     /// A bulk change to the marked projects: one at a time.
-    InventoryBulk,
+    pub const InventoryBulk: Slot = Slot::new("inventory", "bulk");
     /// A project id typed into the inventory's search, looked up by itself.
-    InventoryIdLookup,
-    MemberPage,
-    /// The member list filtered by one role, page by page, for the roles of
-    /// the rows on screen (`screens/members/roles.rs`).
-    MemberRoles,
-    /// One of a few lanes for member details, so that several load at once
-    /// without aborting one another; the lane count bounds what is in flight.
-    MemberDetail(u8),
-    /// One lane per project shown on the monitor.
-    Realtime(u8),
-    Breakdowns,
-    PiiPage,
-    WatchlistLoad,
-    WatchlistSave,
-    /// The command palette's history, written after a command runs.
-    PaletteHistory,
-    /// A saved view written to the config file.
-    SaveView,
-    /// The palette's search of the whole workspace for a project by name.
-    PaletteJump,
-    /// Connecting to another context (`app/contexts.rs`).
-    Context,
-    /// The analytics screen's traffic over time.
-    Traffic,
+    pub const InventoryIdLookup: Slot = Slot::new("inventory", "id lookup");
     /// The project screen's Security part: the scans, then a scan's findings.
-    SecurityScans,
-    ScanFindings,
-    /// The Changes screen's diff, and its list of snapshots for the picker.
-    Changes,
-    Snapshots,
+    pub const SecurityScans: Slot = Slot::new("project", "security scans");
+    pub const ScanFindings: Slot = Slot::new("project", "scan findings");
     /// Reviewed marks: the list, and one mark written.
-    ReviewMarks,
-    ReviewMark,
+    pub const ReviewMarks: Slot = Slot::new("history", "marks");
+    pub const ReviewMark: Slot = Slot::new("history", "mark");
     /// The background snapshot: one at a time.
-    TakeSnapshot,
+    pub const TakeSnapshot: Slot = Slot::new("history", "snapshot");
     /// Whether another process wrote to the history (its `data_version`).
-    HistoryVersion,
+    pub const HistoryVersion: Slot = Slot::new("history", "data version");
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,11 +71,6 @@ impl ExportFormat {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
-    /// `GET /v1/workspaces/{id}`: the workspace the dashboard shows.
-    GetWorkspace,
-    Insights {
-        review_priority: Vec<ReviewPriority>,
-    },
     /// One page of the inventory; the filters are the api's own parameters
     /// (declared once, on the client side), the page size among them.
     InventoryPage {
@@ -148,32 +114,6 @@ pub enum Request {
         project_id: String,
         deployment_id: String,
     },
-    MemberPage {
-        params: MemberListParams,
-        cursor: Option<String>,
-    },
-    MemberDetail {
-        user_id: String,
-    },
-    Realtime {
-        project_id: String,
-    },
-    Breakdowns {
-        project_id: String,
-        starts_at: OffsetDateTime,
-        ends_at: OffsetDateTime,
-    },
-    PiiPage {
-        project_id: String,
-        cursor: Option<String>,
-        limit: u32,
-    },
-    Traffic {
-        project_id: String,
-        starts_at: OffsetDateTime,
-        ends_at: OffsetDateTime,
-        granularity: Granularity,
-    },
     /// The first page of a project's scans, newest first.
     SecurityScans {
         project_id: String,
@@ -183,20 +123,6 @@ pub enum Request {
         scan_id: String,
         cursor: Option<String>,
         limit: u32,
-    },
-    /// Reads the monitor's watch list from `path` (a missing file is an empty list).
-    LoadWatchlist {
-        path: PathBuf,
-    },
-    /// Writes the monitor's watch list (atomically) to `path`.
-    SaveWatchlist {
-        path: PathBuf,
-        entries: Vec<WatchEntry>,
-    },
-    /// Writes the command palette's history (atomically) to `path`.
-    SavePaletteHistory {
-        path: PathBuf,
-        entries: Vec<String>,
     },
     /// `PATCH /publish`: the published app's audience.
     UpdatePublishSettings {
@@ -215,18 +141,12 @@ pub enum Request {
         name: String,
         view: Option<crate::config::SavedView>,
     },
-    /// Connect to the context called `name`; later requests go there.
-    SwitchContext {
-        name: String,
-    },
     /// The local review history (snapshots, changes, reviewed marks).
     History(HistoryRequest),
 }
 
 #[derive(Debug, Clone)]
 pub enum Reply {
-    Workspace(Box<Workspace>),
-    Insights(Box<Insights>),
     InventoryPage(Box<InventoryPage>),
     Exported {
         path: PathBuf,
@@ -238,28 +158,17 @@ pub enum Reply {
     Unpublished,
     /// POST publish and the deployment poll answer a deployment.
     Deployment(Box<Deployment>),
-    MemberPage(Box<Page<MemberRef>>),
-    Member(Box<Member>),
-    Realtime(Box<Realtime>),
-    Breakdowns(Box<Breakdowns>),
-    PiiPage(Box<Page<PiiFinding>>),
-    Watchlist(Vec<WatchEntry>),
-    WatchlistSaved,
-    PaletteHistorySaved,
     /// A saved view written (`saved`) or deleted.
     ViewSaved {
         path: PathBuf,
         name: String,
         saved: bool,
     },
-    Traffic(Box<Traffic>),
     SecurityScans(Box<Page<SecurityScan>>),
     ScanFindingsPage(Box<Page<ScanFinding>>),
     /// `PATCH /publish` answers the resolved settings, not the project.
     AudienceSettings(Box<AudienceSettings>),
     EmbedUrl(Box<EmbedUrl>),
-    /// Now connected to another context.
-    ContextSwitched(Box<SwitchedContext>),
     History(Box<HistoryReply>),
 }
 
@@ -282,6 +191,10 @@ pub struct Answer {
     pub reply: Result<Reply, ErrorInfo>,
 }
 
+/// The message of a request not yet typed.
+#[derive(Debug)]
+pub struct LegacyReply(pub Result<Reply, ErrorInfo>);
+
 /// Whether a reply with `token` answers the request `pending` waits for; if
 /// so, nothing is pending any more. A stale token leaves `pending` alone.
 pub fn answers(pending: &mut Option<u64>, token: u64) -> bool {
@@ -291,10 +204,11 @@ pub fn answers(pending: &mut Option<u64>, token: u64) -> bool {
 /// What the runtime carries out for a screen: I/O, and nothing else.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
+    /// Run `job` in `slot`; its answer carries `token`.
     Fetch {
         slot: Slot,
         token: u64,
-        request: Box<Request>,
+        job: Job,
     },
     /// Put text on the clipboard (OSC 52).
     Copy(crate::text::Pasteable),
@@ -417,12 +331,23 @@ impl<'a> Cx<'a> {
 
     /// Asks for `request` in `slot`; returns the token its reply will carry.
     pub fn fetch(&mut self, slot: Slot, request: Request) -> u64 {
+        self.request(slot, request, LegacyReply)
+    }
+
+    /// Runs `operation` in `slot`, its result made into the owner's message
+    /// by `to_message`; returns the token the answer will carry.
+    pub fn request<O: Operation, M: Message>(
+        &mut self,
+        slot: Slot,
+        operation: O,
+        to_message: fn(Result<O::Output, ErrorInfo>) -> M,
+    ) -> u64 {
         *self.next_token += 1;
         let token = *self.next_token;
         self.effects.push(Effect::Fetch {
             slot,
             token,
-            request: Box::new(request),
+            job: Job::new(operation, to_message),
         });
         token
     }

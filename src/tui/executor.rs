@@ -1,19 +1,13 @@
-//! Runs the screens' requests on the typed client; the only place the TUI calls
-//! the network.
-
-use std::path::Path;
-
-use futures::StreamExt;
+//! The executor of a context without contexts to switch to (the demo, tests):
+//! its [`Services`]; and the requests not yet typed, run as one operation.
 
 use super::app::ClientNotice;
-use super::effect::{ErrorInfo, ExportFormat, Gate, Reply, Request};
-use super::runtime::Executor;
-use super::watchlist;
+use super::effect::{ErrorInfo, Gate, Reply, Request};
+use super::request::Operation;
+use super::services::{Executor, Services};
 use crate::api::model::{ErrorType, PublishRequest};
-use crate::api::{ApiError, Client, ClientEvent, InventoryParams, PageParams};
+use crate::api::{ApiError, Client, ClientEvent, PageParams};
 use crate::clock::Clock;
-use crate::formats::{CsvWriter, JsonArrayWriter, OutputError};
-use crate::safe_file::Replacement;
 
 #[derive(Clone)]
 pub struct ClientExecutor {
@@ -23,29 +17,38 @@ pub struct ClientExecutor {
 }
 
 impl Executor for ClientExecutor {
-    async fn execute(&self, request: Request) -> Result<Reply, ErrorInfo> {
-        let ws = self.workspace_id.as_str();
+    fn services(&self) -> Services {
+        Services {
+            client: self.client.clone(),
+            workspace_id: self.workspace_id.clone(),
+            clock: self.clock.clone(),
+            history: None,
+            contexts: None,
+        }
+    }
+}
+
+impl Operation for Request {
+    type Output = Reply;
+
+    async fn run(self, services: &Services) -> Result<Reply, ErrorInfo> {
+        let request = self;
+        let this = services;
+        let ws = this.workspace_id.as_str();
         let result = match request {
-            Request::GetWorkspace => boxed(self.client.get_workspace(ws).await, Reply::Workspace),
-            Request::Insights { review_priority } => boxed(
-                self.client.get_insights(ws, &review_priority).await,
-                Reply::Insights,
-            ),
             Request::InventoryPage { params, cursor } => boxed(
-                self.client
+                this.client
                     .list_inventory(ws, &params, cursor.as_deref())
                     .await,
                 Reply::InventoryPage,
             ),
             Request::ExportRows { rows, path } => {
-                return crate::tui::export::write(&self.client, &self.workspace_id, &rows, &path)
+                return crate::tui::export::write(&this.client, ws, &rows, &path)
                     .await
                     .map(|count| Reply::Exported { path, count })
                     .map_err(|error| match error {
-                        crate::tui::export::ExportError::Api(error) => {
-                            error_info(&error, &self.clock)
-                        }
-                        other => self.local_failure(other.to_string()),
+                        crate::tui::export::ExportError::Api(error) => this.api_failure(&error),
+                        other => this.local_failure(other.to_string()),
                     });
             }
             Request::ExportInventory {
@@ -55,27 +58,33 @@ impl Executor for ClientExecutor {
                 loaded,
                 next_cursor,
             } => {
-                let resume = Resume {
-                    loaded: &loaded,
+                let export = super::ops::ExportInventory {
+                    params,
+                    format,
+                    path,
+                    loaded,
                     next_cursor,
                 };
-                return self.export(params, format, &path, resume).await;
+                return export.run(this).await.map(|done| Reply::Exported {
+                    path: done.path,
+                    count: done.count,
+                });
             }
             Request::GetProject { project_id } => {
-                boxed(self.client.get_project(&project_id).await, Reply::Project)
+                boxed(this.client.get_project(&project_id).await, Reply::Project)
             }
             Request::UpdateProject { project_id, update } => boxed(
-                self.client.update_project(&project_id, &update).await,
+                this.client.update_project(&project_id, &update).await,
                 Reply::Project,
             ),
             // The client resolves a delete of unknown outcome (a 404 on its retry
             // counts as success), as DESIGN.md asks.
-            Request::DeleteProject { project_id } => self
+            Request::DeleteProject { project_id } => this
                 .client
                 .delete_project(&project_id)
                 .await
                 .map(|()| Reply::ProjectDeleted),
-            Request::Unpublish { project_id } => self
+            Request::Unpublish { project_id } => this
                 .client
                 .unpublish_project(&project_id)
                 .await
@@ -84,7 +93,7 @@ impl Executor for ClientExecutor {
                 project_id,
                 audience,
             } => boxed(
-                self.client
+                this.client
                     .publish_project(&project_id, &PublishRequest { audience })
                     .await,
                 Reply::Deployment,
@@ -93,7 +102,7 @@ impl Executor for ClientExecutor {
                 project_id,
                 settings,
             } => boxed(
-                self.client
+                this.client
                     .update_publish_settings(&project_id, &settings)
                     .await,
                 Reply::AudienceSettings,
@@ -102,7 +111,7 @@ impl Executor for ClientExecutor {
                 project_id,
                 parent_origin,
             } => boxed(
-                self.client
+                this.client
                     .create_embed_url(&project_id, &parent_origin)
                     .await,
                 Reply::EmbedUrl,
@@ -111,60 +120,13 @@ impl Executor for ClientExecutor {
                 project_id,
                 deployment_id,
             } => boxed(
-                self.client
+                this.client
                     .get_deployment(&project_id, &deployment_id)
                     .await,
                 Reply::Deployment,
             ),
-            Request::MemberPage { params, cursor } => boxed(
-                self.client
-                    .list_members(ws, &params, cursor.as_deref())
-                    .await,
-                Reply::MemberPage,
-            ),
-            Request::MemberDetail { user_id } => {
-                boxed(self.client.get_member(ws, &user_id).await, Reply::Member)
-            }
-            Request::Realtime { project_id } => {
-                boxed(self.client.get_realtime(&project_id).await, Reply::Realtime)
-            }
-            Request::Breakdowns {
-                project_id,
-                starts_at,
-                ends_at,
-            } => boxed(
-                self.client
-                    .get_breakdowns(&project_id, starts_at, ends_at)
-                    .await,
-                Reply::Breakdowns,
-            ),
-            Request::PiiPage {
-                project_id,
-                cursor,
-                limit,
-            } => boxed(
-                self.client
-                    .list_pii(
-                        &project_id,
-                        &PageParams { limit: Some(limit) },
-                        cursor.as_deref(),
-                    )
-                    .await,
-                Reply::PiiPage,
-            ),
-            Request::Traffic {
-                project_id,
-                starts_at,
-                ends_at,
-                granularity,
-            } => boxed(
-                self.client
-                    .get_traffic(&project_id, starts_at, ends_at, &granularity)
-                    .await,
-                Reply::Traffic,
-            ),
             Request::SecurityScans { project_id } => boxed(
-                self.client
+                this.client
                     .list_security_scans(&project_id, &PageParams { limit: Some(100) }, None)
                     .await,
                 Reply::SecurityScans,
@@ -175,7 +137,7 @@ impl Executor for ClientExecutor {
                 cursor,
                 limit,
             } => boxed(
-                self.client
+                this.client
                     .list_scan_findings(
                         &project_id,
                         &scan_id,
@@ -185,27 +147,6 @@ impl Executor for ClientExecutor {
                     .await,
                 Reply::ScanFindingsPage,
             ),
-            // The watch list is a local file, read and written through the same door.
-            Request::LoadWatchlist { path } => {
-                return watchlist::load(&path)
-                    .map(Reply::Watchlist)
-                    .map_err(|error| self.local_failure(error.to_string()));
-            }
-            Request::SaveWatchlist { path, entries } => {
-                return watchlist::save(&path, &entries)
-                    .map(|()| Reply::WatchlistSaved)
-                    .map_err(|error| self.local_failure(error.to_string()));
-            }
-            Request::SavePaletteHistory { path, entries } => {
-                return crate::tui::palette::history::save(&path, &entries)
-                    .map(|()| Reply::PaletteHistorySaved)
-                    .map_err(|error| {
-                        self.local_failure(format!(
-                            "cannot write the palette history {}: {error}",
-                            path.display()
-                        ))
-                    });
-            }
             Request::SaveView {
                 path,
                 context,
@@ -218,20 +159,43 @@ impl Executor for ClientExecutor {
                         name,
                         saved: view.is_some(),
                     })
-                    .map_err(|error| self.local_failure(error.to_string()));
+                    .map_err(|error| this.local_failure(error.to_string()));
             }
-            // Switching is the launcher's (`launch.rs`), which wraps this executor.
-            Request::SwitchContext { name } => {
-                return Err(self.local_failure(format!(
-                    "cannot switch to context {name}: this dashboard has no contexts"
-                )));
-            }
-            // Answered by `review::executor::WithHistory` when a history file is open.
-            Request::History(_) => {
-                return Err(self.local_failure("no history file is open".into()));
+            // Answered from the history file, when one is open.
+            Request::History(request) => {
+                use crate::tui::review::executor::SnapshotOutcome;
+                use crate::tui::review::ops;
+                use crate::tui::review::request::{HistoryReply as H, HistoryRequest as R};
+                let reply = match request {
+                    R::Changes { between } => ops::DiffSnapshots { between }
+                        .run(this)
+                        .await
+                        .map(|set| H::Changes(Box::new(set))),
+                    R::Snapshots => ops::ListSnapshots.run(this).await.map(H::Snapshots),
+                    R::Marks => ops::ListMarks.run(this).await.map(H::Marks),
+                    R::Mark { projects, note } => ops::MarkReviewed { projects, note }
+                        .run(this)
+                        .await
+                        .map(H::Marked),
+                    R::DataVersion => ops::DataVersion.run(this).await.map(H::DataVersion),
+                    R::TakeSnapshot => {
+                        ops::TakeSnapshot
+                            .run(this)
+                            .await
+                            .map(|outcome| match outcome {
+                                SnapshotOutcome::Taken(info) => H::SnapshotTaken(info),
+                                SnapshotOutcome::Skipped(reason) => H::SnapshotSkipped(reason),
+                            })
+                    }
+                    R::ProjectState { project_id } => ops::LatestProjectState { project_id }
+                        .run(this)
+                        .await
+                        .map(|state| H::ProjectState(state.map(Box::new))),
+                };
+                return reply.map(|reply| Reply::History(Box::new(reply)));
             }
         };
-        result.map_err(|error| error_info(&error, &self.clock))
+        result.map_err(|error| error_info(&error, &this.clock))
     }
 }
 
@@ -239,110 +203,6 @@ impl Executor for ClientExecutor {
 /// variants small.
 fn boxed<T>(result: Result<T, ApiError>, reply: fn(Box<T>) -> Reply) -> Result<Reply, ApiError> {
     result.map(|value| reply(Box::new(value)))
-}
-
-impl ClientExecutor {
-    /// A failure of local I/O (a file), as the TUI shows errors.
-    pub fn local_failure(&self, summary: String) -> ErrorInfo {
-        ErrorInfo::local(summary, self.clock.now())
-    }
-
-    /// Writes every row of the view into a file: the rows already loaded
-    /// first, then the pages after them (or every page, when none is loaded).
-    async fn export(
-        &self,
-        mut params: InventoryParams,
-        format: ExportFormat,
-        path: &Path,
-        resume: Resume<'_>,
-    ) -> Result<Reply, ErrorInfo> {
-        let failed = |message: String| self.local_failure(message);
-        // Written beside the target and renamed over it at the end: 0600 (it
-        // holds names and members), never through a planted link, and a failed
-        // export leaves no half file.
-        let file = Replacement::new(path)
-            .map_err(|err| failed(format!("cannot create {}: {err}", path.display())))?;
-        let out = std::io::BufWriter::new(file);
-        let write_err =
-            |err: OutputError| failed(format!("cannot write {}: {err}", path.display()));
-        let mut sink = match format {
-            ExportFormat::Csv => {
-                let template = Some(crate::formats::inventory_item_template());
-                Sink::Csv(Box::new(CsvWriter::with_template(out, template)))
-            }
-            ExportFormat::Json => Sink::Json(JsonArrayWriter::new(out).map_err(write_err)?),
-        };
-        let mut count = 0;
-        for item in resume.loaded.iter() {
-            sink.write(item).map_err(write_err)?;
-            count += 1;
-        }
-        params.limit = Some(100);
-        if resume.loaded.is_empty() {
-            let mut items = Box::pin(self.client.inventory_stream(&self.workspace_id, params));
-            while let Some(item) = items.next().await {
-                let item = item.map_err(|error| error_info(&error, &self.clock))?;
-                sink.write(&item).map_err(write_err)?;
-                count += 1;
-            }
-        } else {
-            let mut cursor = resume.next_cursor;
-            let mut walk = self.client.inventory_walk(&self.workspace_id, &params);
-            while let Some(at) = cursor {
-                let page = self
-                    .client
-                    .list_inventory(&self.workspace_id, &params, Some(&at))
-                    .await
-                    .map_err(|error| error_info(&error, &self.clock))?;
-                walk.expect(page.total.max(0) as u64);
-                cursor = walk
-                    .follow(page.data.len(), &page.pagination)
-                    .map_err(|error| error_info(&error, &self.clock))?;
-                for item in &page.data {
-                    sink.write(item).map_err(write_err)?;
-                    count += 1;
-                }
-            }
-        }
-        let file = sink
-            .finish()
-            .and_then(|out| out.into_inner().map_err(|err| err.into_error().into()))
-            .map_err(write_err)?;
-        file.commit()
-            .map_err(|err| failed(format!("cannot write {}: {err}", path.display())))?;
-        Ok(Reply::Exported {
-            path: path.to_path_buf(),
-            count,
-        })
-    }
-}
-
-/// What the dashboard already holds of the view being exported.
-struct Resume<'a> {
-    loaded: &'a [crate::api::model::InventoryItem],
-    next_cursor: Option<String>,
-}
-
-/// The export's writer, CSV or a JSON array.
-enum Sink<W: std::io::Write> {
-    Csv(Box<CsvWriter<W>>),
-    Json(JsonArrayWriter<W>),
-}
-
-impl<W: std::io::Write> Sink<W> {
-    fn write(&mut self, item: &crate::api::model::InventoryItem) -> Result<(), OutputError> {
-        match self {
-            Self::Csv(writer) => writer.write(item),
-            Self::Json(writer) => writer.write(item),
-        }
-    }
-
-    fn finish(self) -> Result<W, OutputError> {
-        match self {
-            Self::Csv(writer) => writer.finish(),
-            Self::Json(writer) => writer.finish(),
-        }
-    }
 }
 
 /// The error as the TUI shows it, with what a gate needs spelled out.

@@ -9,12 +9,13 @@ use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 
 use super::app::{App, ClientNotice, Identity, SavedViews};
-use super::effect::{ErrorInfo, Reply, Request, SwitchedContext};
+use super::effect::{ErrorInfo, SwitchedContext};
 use super::executor::{ClientExecutor, notice};
 use super::palette::{History, Palette};
-use super::review::executor::{HistoryAccess, WithHistory};
+use super::review::executor::{HistoryAccess, HistoryDoor};
 use super::review::start;
-use super::runtime::{self, Executor, Exit};
+use super::runtime::{self, Exit};
+use super::services::{ContextSwitch, Executor, Services};
 use super::settings::{AppSettings, TuiSettings, TuiSettingsError};
 use super::terminal::{self, RestoreOnDrop};
 use super::theme::ColorDepth;
@@ -216,15 +217,17 @@ pub async fn run_with(
         switching.args
     });
     app.set_views(views);
+    let current = Arc::new(RwLock::new(executor));
     let executor = SwitchingExecutor {
-        current: Arc::new(RwLock::new(executor)),
-        history: history.map(|access| (access, Arc::new(tokio::sync::Mutex::new(())))),
+        current: current.clone(),
+        history: history.map(HistoryDoor::new),
         switcher: args.map(|args| {
             Arc::new(Switcher {
                 args,
                 clock: clock.clone(),
                 notices: notices_tx,
                 forward: Mutex::new(forward),
+                current,
             })
         }),
     };
@@ -263,9 +266,9 @@ fn forward_notices(
 #[derive(Clone)]
 pub struct SwitchingExecutor {
     current: Arc<RwLock<ClientExecutor>>,
-    /// The review history, read for the context on screen; the lock keeps
+    /// The review history, read for the context on screen; its lock keeps
     /// background snapshots to one at a time across switches.
-    history: Option<(HistoryAccess, Arc<tokio::sync::Mutex<()>>)>,
+    history: Option<HistoryDoor>,
     /// `None` in the demo: nothing to switch to.
     switcher: Option<Arc<Switcher>>,
 }
@@ -276,6 +279,8 @@ struct Switcher {
     notices: mpsc::UnboundedSender<ClientNotice>,
     /// Forwards the notices of the client on screen.
     forward: Mutex<JoinHandle<()>>,
+    /// The executor of the context on screen, which a switch replaces.
+    current: Arc<RwLock<ClientExecutor>>,
 }
 
 impl SwitchingExecutor {
@@ -289,13 +294,32 @@ impl SwitchingExecutor {
         }
     }
 
+    fn current(&self) -> ClientExecutor {
+        self.current
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl Executor for SwitchingExecutor {
+    fn services(&self) -> Services {
+        Services {
+            history: self.history.clone(),
+            contexts: self
+                .switcher
+                .clone()
+                .map(|switcher| switcher as Arc<dyn ContextSwitch>),
+            ..self.current().services()
+        }
+    }
+}
+
+impl Switcher {
     /// Connects to `name` (reading the config file again; a key command runs
     /// off the event loop), then sends every later request there.
-    async fn switch(&self, name: String) -> Result<Reply, ErrorInfo> {
-        let current = self.current();
-        let Some(switcher) = self.switcher.clone() else {
-            return current.execute(Request::SwitchContext { name }).await;
-        };
+    async fn connect(self: Arc<Self>, name: String) -> Result<SwitchedContext, ErrorInfo> {
+        let switcher = self;
         let failure = |summary: String| ErrorInfo::local(summary, switcher.clock.now());
         let args = switcher.args.clone();
         let wanted = name.clone();
@@ -328,36 +352,26 @@ impl SwitchingExecutor {
             forward,
         );
         old.abort();
-        *self.current.write().unwrap_or_else(PoisonError::into_inner) = ClientExecutor {
+        *switcher
+            .current
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = ClientExecutor {
             client: session.client,
             workspace_id: workspace,
             clock: switcher.clock.clone(),
         };
         tracing::info!(context = %switched.name, workspace = %switched.workspace, "context switched");
-        Ok(Reply::ContextSwitched(Box::new(switched)))
-    }
-
-    fn current(&self) -> ClientExecutor {
-        self.current
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        Ok(switched)
     }
 }
 
-impl Executor for SwitchingExecutor {
-    async fn execute(&self, request: Request) -> Result<Reply, ErrorInfo> {
-        match request {
-            Request::SwitchContext { name } => self.switch(name).await,
-            Request::History(request) => match &self.history {
-                Some((access, walking)) => {
-                    WithHistory::sharing(self.current(), access.clone(), walking.clone())
-                        .execute(Request::History(request))
-                        .await
-                }
-                None => self.current().execute(Request::History(request)).await,
-            },
-            request => self.current().execute(request).await,
-        }
+impl ContextSwitch for Switcher {
+    fn switch(
+        self: Arc<Self>,
+        name: String,
+    ) -> std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<SwitchedContext, ErrorInfo>> + Send>,
+    > {
+        Box::pin(self.connect(name))
     }
 }

@@ -3,7 +3,6 @@
 //! when something changed, at most 30 frames a second, inside a synchronized update.
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
@@ -14,7 +13,8 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::app::{App, ClientNotice, Msg};
-use super::effect::{Effect, ErrorInfo, Reply, Request, Slot};
+use super::effect::{Effect, Slot};
+use super::services::Executor;
 use super::signals::{EndSignal, Incoming, Signals, is_suspend_key, suspend};
 use super::terminal::{self, Tui};
 use crate::clock::Clock;
@@ -22,11 +22,6 @@ use crate::text::Pasteable;
 
 /// The shortest time between two frames (30 frames a second).
 const FRAME: Duration = Duration::from_millis(33);
-
-/// Runs the requests that screens ask for.
-pub trait Executor: Clone + Send + Sync + 'static {
-    fn execute(&self, request: Request) -> impl Future<Output = Result<Reply, ErrorInfo>> + Send;
-}
 
 /// Why the loop ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,22 +137,20 @@ fn dispatch<E: Executor>(
     let mut quit = false;
     for effect in effects {
         match effect {
-            Effect::Fetch {
-                slot,
-                token,
-                request,
-            } => {
+            Effect::Fetch { slot, token, job } => {
                 // The newest request in a slot wins; the older one is aborted.
                 if let Some(previous) = inflight.remove(&slot) {
                     previous.abort();
                 }
-                let executor = executor.clone();
+                // The services of the context on screen now: a request after
+                // a switch goes to the new context.
+                let services = executor.services();
                 let replies = replies.clone();
                 inflight.insert(
                     slot,
                     tokio::spawn(async move {
-                        let reply = executor.execute(*request).await;
-                        let _ = replies.send(Msg::Reply { slot, token, reply });
+                        let answer = job.run(slot, token, services).await;
+                        let _ = replies.send(Msg::Answer(answer));
                     }),
                 );
             }

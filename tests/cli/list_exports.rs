@@ -14,7 +14,8 @@ use vantage::server::RunningServer;
 use vantage::tui::effect::{ErrorInfo, Reply, Request};
 use vantage::tui::executor::ClientExecutor;
 use vantage::tui::export::ExportRows;
-use vantage::tui::runtime::Executor;
+use vantage::tui::request::Operation;
+use vantage::tui::services::Executor;
 
 use crate::common::*;
 use crate::support::Cli;
@@ -38,12 +39,12 @@ async fn export(server: &RunningServer, rows: ExportRows, path: &Path) -> Result
         workspace_id: ENTERPRISE_WS.into(),
         clock: vantage::clock::Clock::system(),
     };
-    executor
-        .execute(Request::ExportRows {
-            rows,
-            path: path.to_path_buf(),
-        })
-        .await
+    Request::ExportRows {
+        rows,
+        path: path.to_path_buf(),
+    }
+    .run(&executor.services())
+    .await
 }
 
 /// The export's bytes equal the command's stdout, and it counted each row.

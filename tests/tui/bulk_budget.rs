@@ -8,8 +8,8 @@ use vantage::server::seed::{GenerateSpec, generate};
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, Slot};
 use vantage::tui::executor::ClientExecutor;
-use vantage::tui::runtime::Executor;
 use vantage::tui::screens::inventory::bulk::RowOutcome;
+use vantage::tui::services::Executor;
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
 use crate::common::{self, T0};
@@ -112,14 +112,9 @@ async fn run(
             .count();
         *bulk_in_flight_max = (*bulk_in_flight_max).max(in_flight);
         let effect = effects.remove(0);
-        if let Effect::Fetch {
-            slot,
-            token,
-            request,
-        } = effect
-        {
-            let reply = executor.execute(*request).await;
-            effects.extend(app.handle(Msg::Reply { slot, token, reply }, T0));
+        if let Effect::Fetch { slot, token, job } = effect {
+            let answer = job.run(slot, token, executor.services()).await;
+            effects.extend(app.handle(Msg::Answer(answer), T0));
         }
     }
 }

@@ -18,8 +18,12 @@ use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
 use vantage::tui::nav::Tab;
 use vantage::tui::review::request::{ChangeSet, HistoryReply, HistoryRequest};
 
+use crate::support::{answer, asked_in, only};
 use crate::support::{app, key};
 use crate::support::{fetches, special};
+use vantage::tui::review::ops::{DiffSnapshots, ListSnapshots};
+use vantage::tui::screens::changes;
+use vantage::tui::screens::insights;
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 const BEFORE_AT: OffsetDateTime = datetime!(2026-11-21 09:00 UTC);
@@ -136,17 +140,9 @@ pub(crate) fn changes_app(set: ChangeSet) -> App {
     app.start(NOW);
     let effects = app.handle(key('7'), NOW);
     assert_eq!(app.tab, Tab::Changes);
-    let (token, request) = fetch_in(&effects, Slot::Changes).expect("the diff is asked for");
-    assert_eq!(
-        request,
-        Request::History(HistoryRequest::Changes { between: None })
-    );
-    reply(
-        &mut app,
-        Slot::Changes,
-        token,
-        history(HistoryReply::Changes(Box::new(set))),
-    );
+    let diff = only(&effects, changes::CHANGES);
+    assert_eq!(diff.op::<DiffSnapshots>(), &DiffSnapshots { between: None });
+    app.handle(diff.ok(set), NOW);
     app
 }
 
@@ -219,19 +215,14 @@ fn enter_opens_the_project_of_a_project_change_only() {
 fn two_snapshots_are_picked_from_a_list_with_their_times() {
     let mut app = changes_app(change_set());
     let effects = app.handle(key('R'), NOW);
-    let (token, request) = fetch_in(&effects, Slot::Snapshots).expect("the list is asked for");
-    assert_eq!(request, Request::History(HistoryRequest::Snapshots));
+    let list = only(&effects, changes::SNAPSHOTS);
+    assert_eq!(list.op::<ListSnapshots>(), &ListSnapshots);
     let snapshots = vec![
         info(1, datetime!(2026-11-20 09:00 UTC)),
         info(2, BEFORE_AT),
         info(3, AFTER_AT),
     ];
-    reply(
-        &mut app,
-        Slot::Snapshots,
-        token,
-        history(HistoryReply::Snapshots(snapshots)),
-    );
+    app.handle(list.ok(snapshots), NOW);
     let text = screen(&app, 120, 35);
     assert!(text.contains("Compare from"), "{text}");
     assert!(text.contains("#1  2026-11-20 09:00"), "{text}");
@@ -242,12 +233,12 @@ fn two_snapshots_are_picked_from_a_list_with_their_times() {
     // The newer: #2 is below #3.
     app.handle(key('j'), NOW);
     let effects = app.handle(special(KeyCode::Enter), NOW);
-    let (_, request) = fetch_in(&effects, Slot::Changes).expect("the pair's diff");
+    let diff = only(&effects, changes::CHANGES);
     assert_eq!(
-        request,
-        Request::History(HistoryRequest::Changes {
+        diff.op::<DiffSnapshots>(),
+        &DiffSnapshots {
             between: Some((1, 2))
-        })
+        }
     );
 }
 
@@ -301,7 +292,7 @@ fn the_instant_start_draws_the_snapshot_then_the_live_replies_replace_it() {
     });
     let effects = app.start(NOW);
     // The live data is asked for at once, beside the snapshot's.
-    let (insights_token, _) = fetch_in(&effects, Slot::Insights).expect("live insights");
+    let insights_token = only(&effects, insights::INSIGHTS).token;
     let (page_token, _) = fetch_in(&effects, Slot::InventoryPage).expect("live first page");
     let first = screen(&app, 120, 35);
     assert!(first.contains("from snapshot, 42 min ago"), "{first}");
@@ -328,11 +319,14 @@ fn the_instant_start_draws_the_snapshot_then_the_live_replies_replace_it() {
         inventory.contains("from snapshot"),
         "insights still the snapshot's"
     );
-    reply(
-        &mut app,
-        Slot::Insights,
-        insights_token,
-        Ok(Reply::Insights(Box::new(insights(5150)))),
+    app.handle(
+        answer(
+            insights::INSIGHTS,
+            insights_token,
+            Ok(insights(5150)),
+            insights::Msg::Loaded,
+        ),
+        NOW,
     );
     assert!(!app.from_snapshot());
     app.handle(key('1'), NOW);
@@ -402,7 +396,7 @@ fn a_due_snapshot_runs_in_the_background_shows_progress_and_refreshes_changes() 
         history(HistoryReply::SnapshotTaken(info(3, NOW))),
     );
     assert!(
-        fetch_in(&effects, Slot::Changes).is_some(),
+        !asked_in(&effects, changes::CHANGES).is_empty(),
         "the Changes screen reloads"
     );
     assert!(
@@ -524,7 +518,7 @@ async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
     use vantage::history::HistoryConfig;
     use vantage::tui::executor::ClientExecutor;
     use vantage::tui::review::executor::{HistoryAccess, WithHistory};
-    use vantage::tui::runtime::Executor;
+    use vantage::tui::services::Executor;
 
     use crate::common::{self, ENTERPRISE_ADMIN, ENTERPRISE_WS};
 

@@ -8,9 +8,14 @@ use ratatui::backend::TestBackend;
 use time::macros::datetime;
 use vantage::api::model::{Insights, InsightsSummary, Metric, RiskCounts};
 use vantage::tui::app::{App, Msg};
-use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot, SwitchedContext};
+use vantage::tui::effect::{Effect, ErrorInfo, Slot, SwitchedContext};
 
+use crate::support::answer;
 use crate::support::{app, key};
+use vantage::tui::app::{CONTEXT, ContextMsg};
+use vantage::tui::ops::SwitchContext;
+use vantage::tui::request::Job;
+use vantage::tui::screens::{insights, members, monitor};
 
 const NOW: time::OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
@@ -55,15 +60,15 @@ fn insights(projects: i64) -> Insights {
 }
 
 /// The tokens of the requests in `slot` among `effects`.
-fn fetched(effects: &[Effect], slot: Slot) -> Vec<(u64, Request)> {
+fn fetched(effects: &[Effect], slot: Slot) -> Vec<(u64, Job)> {
     effects
         .iter()
         .filter_map(|effect| match effect {
             Effect::Fetch {
                 slot: fetched,
                 token,
-                request,
-            } if *fetched == slot => Some((*token, (**request).clone())),
+                job,
+            } if *fetched == slot => Some((*token, job.clone())),
             _ => None,
         })
         .collect()
@@ -73,19 +78,19 @@ fn with_contexts() -> (App, u64) {
     let mut app = app();
     app.set_contexts(vec!["prod".into(), "staging".into()], "staging".into());
     let effects = app.start(NOW);
-    let started = fetched(&effects, Slot::Insights);
+    let started = fetched(&effects, insights::INSIGHTS);
     assert_eq!(started.len(), 1);
     (app, started[0].0)
 }
 
-fn switched(name: &str, workspace: &str) -> Reply {
-    Reply::ContextSwitched(Box::new(SwitchedContext {
+fn switched(name: &str, workspace: &str) -> SwitchedContext {
+    SwitchedContext {
         name: name.into(),
         workspace: workspace.into(),
         api_version: "2026-09-11".into(),
         read_only: true,
         watchlist: std::env::temp_dir().join("vantage-test-watchlist-never-written.json"),
-    }))
+    }
 }
 
 #[test]
@@ -106,24 +111,25 @@ fn switching_contexts_changes_the_header_and_reloads_the_screens() {
     insta::assert_snapshot!("picker_100x24", shown);
     app.handle(key('k'), NOW);
     let effects = app.handle(enter(), NOW);
-    let asked = fetched(&effects, Slot::Context);
+    let asked = fetched(&effects, CONTEXT);
     assert_eq!(asked.len(), 1, "{effects:?}");
     let (switch_token, request) = asked[0].clone();
     assert_eq!(
-        request,
-        Request::SwitchContext {
+        request.operation(),
+        Some(&SwitchContext {
             name: "prod".into()
-        }
+        })
     );
     // Until the launcher answers, the old context stays on screen.
     assert!(header(&app).contains("context staging"));
 
     let effects = app.handle(
-        Msg::Reply {
-            slot: Slot::Context,
-            token: switch_token,
-            reply: Ok(switched("prod", "ws_prod")),
-        },
+        answer(
+            CONTEXT,
+            switch_token,
+            Ok(switched("prod", "ws_prod")),
+            ContextMsg::Switched,
+        ),
         NOW,
     );
     let head = header(&app);
@@ -131,22 +137,23 @@ fn switching_contexts_changes_the_header_and_reloads_the_screens() {
     assert!(head.contains("workspace ws_prod"), "{head}");
     assert!(head.contains("READ-ONLY"), "{head}");
     // The screens load again, with tokens the old context never had.
-    let reloaded = fetched(&effects, Slot::Insights);
+    let reloaded = fetched(&effects, insights::INSIGHTS);
     assert_eq!(reloaded.len(), 1, "{effects:?}");
     let new_insights = reloaded[0].0;
     assert!(new_insights > switch_token);
     assert!(
-        fetched(&effects, Slot::WatchlistLoad).len() == 1,
+        fetched(&effects, monitor::WATCHLIST_LOAD).len() == 1,
         "the new context's watch list is read: {effects:?}"
     );
 
     // The old context's answer arrives late: dropped.
     app.handle(
-        Msg::Reply {
-            slot: Slot::Insights,
-            token: old_insights,
-            reply: Ok(Reply::Insights(Box::new(insights(7)))),
-        },
+        answer(
+            insights::INSIGHTS,
+            old_insights,
+            Ok(insights(7)),
+            insights::Msg::Loaded,
+        ),
         NOW,
     );
     assert!(
@@ -154,11 +161,12 @@ fn switching_contexts_changes_the_header_and_reloads_the_screens() {
         "an old context's reply was shown"
     );
     app.handle(
-        Msg::Reply {
-            slot: Slot::Insights,
-            token: new_insights,
-            reply: Ok(Reply::Insights(Box::new(insights(3)))),
-        },
+        answer(
+            insights::INSIGHTS,
+            new_insights,
+            Ok(insights(3)),
+            insights::Msg::Loaded,
+        ),
         NOW,
     );
     let data = app
@@ -175,18 +183,19 @@ fn a_switch_stays_on_the_tab_it_started_from() {
     app.handle(key('3'), NOW);
     let mut effects = Vec::new();
     app.switch_context("prod", NOW, &mut effects);
-    let (token, _) = fetched(&effects, Slot::Context)[0].clone();
+    let (token, _) = fetched(&effects, CONTEXT)[0].clone();
     let effects = app.handle(
-        Msg::Reply {
-            slot: Slot::Context,
+        answer(
+            CONTEXT,
             token,
-            reply: Ok(switched("prod", "ws_prod")),
-        },
+            Ok(switched("prod", "ws_prod")),
+            ContextMsg::Switched,
+        ),
         NOW,
     );
     assert_eq!(app.tab.index(), 2);
     assert!(
-        !fetched(&effects, Slot::MemberPage).is_empty(),
+        !fetched(&effects, members::PAGE).is_empty(),
         "the members load again: {effects:?}"
     );
 }
@@ -196,17 +205,18 @@ fn a_failed_or_stale_switch_keeps_the_context_on_screen() {
     let (mut app, _) = with_contexts();
     let mut effects = Vec::new();
     app.switch_context("prod", NOW, &mut effects);
-    let (first, _) = fetched(&effects, Slot::Context)[0].clone();
+    let (first, _) = fetched(&effects, CONTEXT)[0].clone();
     // Asked again before the answer: the newer request wins.
     let mut effects = Vec::new();
     app.switch_context("prod", NOW, &mut effects);
-    let (second, _) = fetched(&effects, Slot::Context)[0].clone();
+    let (second, _) = fetched(&effects, CONTEXT)[0].clone();
     let effects = app.handle(
-        Msg::Reply {
-            slot: Slot::Context,
-            token: first,
-            reply: Ok(switched("prod", "ws_prod")),
-        },
+        answer(
+            CONTEXT,
+            first,
+            Ok(switched("prod", "ws_prod")),
+            ContextMsg::Switched,
+        ),
         NOW,
     );
     assert!(effects.is_empty(), "{effects:?}");
@@ -222,11 +232,7 @@ fn a_failed_or_stale_switch_keeps_the_context_on_screen() {
         at: NOW,
     };
     app.handle(
-        Msg::Reply {
-            slot: Slot::Context,
-            token: second,
-            reply: Err(failure),
-        },
+        answer(CONTEXT, second, Err(failure), ContextMsg::Switched),
         NOW,
     );
     assert!(header(&app).contains("context staging"));
@@ -239,10 +245,10 @@ fn unknown_and_current_contexts_only_say_so() {
     let (mut app, _) = with_contexts();
     let mut effects = Vec::new();
     app.switch_context("qa", NOW, &mut effects);
-    assert!(fetched(&effects, Slot::Context).is_empty());
+    assert!(fetched(&effects, CONTEXT).is_empty());
     assert!(screen(&app).contains("no context named qa; known: prod, staging"));
     app.switch_context("staging", NOW, &mut effects);
-    assert!(fetched(&effects, Slot::Context).is_empty());
+    assert!(fetched(&effects, CONTEXT).is_empty());
     assert!(screen(&app).contains("already on context staging"));
     // Without contexts (the demo), no context in the header, and ctrl-x says why.
     let mut plain = app_without_contexts();
@@ -265,15 +271,15 @@ fn the_palette_switches_contexts_too() {
     for ch in ":ctx prod".chars() {
         effects = app.handle(key(ch), NOW);
     }
-    assert!(fetched(&effects, Slot::Context).is_empty());
+    assert!(fetched(&effects, CONTEXT).is_empty());
     let effects = app.handle(enter(), NOW);
-    let asked = fetched(&effects, Slot::Context);
+    let asked = fetched(&effects, CONTEXT);
     assert_eq!(
         asked
             .iter()
-            .map(|(_, request)| request.clone())
+            .filter_map(|(_, request)| request.operation::<SwitchContext>().cloned())
             .collect::<Vec<_>>(),
-        [Request::SwitchContext {
+        [SwitchContext {
             name: "prod".into()
         }]
     );
@@ -313,13 +319,14 @@ fn a_context_switch_builds_the_new_app_from_the_same_settings() {
     app.handle(enter(), NOW);
     let mut effects = Vec::new();
     app.switch_context("prod", NOW, &mut effects);
-    let (token, _) = fetched(&effects, Slot::Context)[0].clone();
+    let (token, _) = fetched(&effects, CONTEXT)[0].clone();
     app.handle(
-        Msg::Reply {
-            slot: Slot::Context,
+        answer(
+            CONTEXT,
             token,
-            reply: Ok(switched("prod", "ws_prod")),
-        },
+            Ok(switched("prod", "ws_prod")),
+            ContextMsg::Switched,
+        ),
         NOW,
     );
     assert!(header(&app).contains("context prod"), "{}", header(&app));

@@ -9,10 +9,10 @@ use vantage::api::model::{InventorySortBy, SortOrder};
 use vantage::config::{LoadedConfig, SavedView};
 use vantage::flags::{InventoryFilterArgs, split_words};
 use vantage::tui::app::{App, SavedViews};
-use vantage::tui::effect::{Effect, Reply, Request, Slot, SwitchedContext};
+use vantage::tui::effect::{Effect, Request, Slot, SwitchedContext};
 
 use crate::lists::{inventory_requests, inventory_with};
-use crate::screens::{NOW, reply, screen, special, text};
+use crate::screens::{NOW, screen, special, text};
 use crate::support::{app, fetches, key};
 
 /// The flags of the task, as `vantage inventory` takes them.
@@ -245,21 +245,16 @@ fn views_from(path: &std::path::Path) -> SavedViews {
 
 fn switched(app: &mut App, name: &str) {
     let effects = palette(app, &format!("ctx {name}"));
-    let (_, token, _) = fetches(&effects)
-        .into_iter()
-        .find(|(slot, ..)| *slot == Slot::Context)
-        .expect("a switch asked for");
-    reply(
-        app,
-        Slot::Context,
-        token,
-        Ok(Reply::ContextSwitched(Box::new(SwitchedContext {
+    let switch = crate::support::only(&effects, vantage::tui::app::CONTEXT);
+    app.handle(
+        switch.ok(SwitchedContext {
             name: name.into(),
             workspace: "ws_test".into(),
             api_version: "2026-09-11".into(),
             read_only: false,
             watchlist: std::env::temp_dir().join("vantage-test-watchlist-never-written.json"),
-        }))),
+        }),
+        NOW,
     );
 }
 

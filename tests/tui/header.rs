@@ -8,9 +8,12 @@ use time::OffsetDateTime;
 use time::macros::datetime;
 use vantage::api::model::{Workspace, WorkspacePlan};
 use vantage::tui::app::{App, Msg};
-use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Request, Slot};
+use vantage::tui::effect::{Effect, ErrorInfo, Gate, Slot};
 
+use crate::support::answer;
 use crate::support::app;
+use vantage::tui::app;
+use vantage::tui::ops::GetWorkspace;
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
@@ -24,16 +27,16 @@ fn header(app: &App) -> String {
 fn workspace_read(effects: &[Effect]) -> Option<u64> {
     effects.iter().find_map(|effect| match effect {
         Effect::Fetch {
-            slot: Slot::Workspace,
+            slot: app::WORKSPACE,
             token,
-            request,
-        } if **request == Request::GetWorkspace => Some(*token),
+            job,
+        } if job.operation() == Some(&GetWorkspace {}) => Some(*token),
         _ => None,
     })
 }
 
-fn workspace(plan: Option<WorkspacePlan>) -> Reply {
-    Reply::Workspace(Box::new(Workspace {
+fn workspace(plan: Option<WorkspacePlan>) -> Workspace {
+    Workspace {
         id: "ws_test".into(),
         name: Some("Test".into()),
         description: None,
@@ -42,7 +45,7 @@ fn workspace(plan: Option<WorkspacePlan>) -> Reply {
         num_projects: Some(3),
         created_at: None,
         updated_at: None,
-    }))
+    }
 }
 
 fn refusal(status: u16, kind: &str, gate: Option<Gate>) -> ErrorInfo {
@@ -81,11 +84,12 @@ fn the_header_shows_the_plan_of_the_workspace_read_and_nothing_before() {
 
     app.dirty = false;
     app.handle(
-        Msg::Reply {
-            slot: Slot::Workspace,
+        answer(
+            app::WORKSPACE,
             token,
-            reply: Ok(workspace(Some(WorkspacePlan::Business))),
-        },
+            Ok(workspace(Some(WorkspacePlan::Business))),
+            app::AppMsg::Workspace,
+        ),
         NOW,
     );
     assert!(app.dirty, "the header changed");
@@ -97,11 +101,12 @@ fn the_header_shows_the_plan_of_the_workspace_read_and_nothing_before() {
     let mut app = crate::support::app();
     let token = workspace_read(&app.start(NOW)).unwrap();
     app.handle(
-        Msg::Reply {
-            slot: Slot::Workspace,
+        answer(
+            app::WORKSPACE,
             token,
-            reply: Ok(workspace(Some(WorkspacePlan::parse("enterprise_plus")))),
-        },
+            Ok(workspace(Some(WorkspacePlan::parse("enterprise_plus")))),
+            app::AppMsg::Workspace,
+        ),
         NOW,
     );
     assert!(
@@ -116,11 +121,12 @@ fn a_service_without_the_workspace_read_leaves_the_plan_unsaid_and_logs_nothing(
     let mut app = app();
     let token = workspace_read(&app.start(NOW)).unwrap();
     app.handle(
-        Msg::Reply {
-            slot: Slot::Workspace,
+        answer(
+            app::WORKSPACE,
             token,
-            reply: Err(refusal(404, "not_found", None)),
-        },
+            Err(refusal(404, "not_found", None)),
+            app::AppMsg::Workspace,
+        ),
         NOW,
     );
     assert!(header(&app).contains("plan … "), "{}", header(&app));
@@ -141,11 +147,12 @@ fn a_hostile_plan_is_shown_as_visible_escapes_and_cut_short() {
     let token = workspace_read(&app.start(NOW)).unwrap();
     let hostile = "\u{1b}[31mred\u{202e}gnp\u{7}".to_owned() + &"x".repeat(60);
     app.handle(
-        Msg::Reply {
-            slot: Slot::Workspace,
+        answer(
+            app::WORKSPACE,
             token,
-            reply: Ok(workspace(Some(WorkspacePlan::parse(&hostile)))),
-        },
+            Ok(workspace(Some(WorkspacePlan::parse(&hostile)))),
+            app::AppMsg::Workspace,
+        ),
         NOW,
     );
     let shown = header(&app);

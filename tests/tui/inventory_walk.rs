@@ -18,7 +18,9 @@ use vantage::tui::screens::inventory::bulk::RowOutcome;
 use crate::lists::{inventory_requests as page_requests, inventory_with, rate};
 use crate::screens::{NOW, error, fetches, reply, screen, special, text};
 use crate::state::page;
+use crate::support::{answer, only};
 use crate::support::{app, bulk_outcomes, key};
+use vantage::tui::screens::insights;
 
 /// The bulk changes among effects: (token, project id).
 fn bulk_requests(effects: &[Effect]) -> Vec<(u64, String)> {
@@ -70,15 +72,15 @@ fn insights_with_finding() -> Insights {
 
 fn show_insights(app: &mut App) {
     let effects = app.start(NOW);
-    let (slot, token, _) = fetches(&effects)
-        .into_iter()
-        .find(|(slot, ..)| *slot == Slot::Insights)
-        .expect("insights asked for");
-    reply(
-        app,
-        slot,
-        token,
-        Ok(Reply::Insights(Box::new(insights_with_finding()))),
+    let token = only(&effects, insights::INSIGHTS).token;
+    app.handle(
+        answer(
+            insights::INSIGHTS,
+            token,
+            Ok(insights_with_finding()),
+            insights::Msg::Loaded,
+        ),
+        NOW,
     );
 }
 

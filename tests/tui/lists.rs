@@ -18,7 +18,9 @@ use crate::screens::{
     special, text,
 };
 use crate::state::page;
-use crate::support::{app, fetches_for, key};
+use crate::support::{answer, app, asked, fetches_for, key, only};
+use vantage::tui::ops::ListMembers;
+use vantage::tui::screens::members;
 
 /// The inventory page requests among effects: (token, params, cursor).
 pub(crate) fn inventory_requests(
@@ -339,12 +341,9 @@ fn a_project_id_typed_into_the_search_finds_that_project() {
 }
 
 fn last_member_params(effects: &[Effect]) -> Option<MemberListParams> {
-    fetches(effects)
+    asked(effects)
         .into_iter()
-        .find_map(|(_, _, request)| match request {
-            Request::MemberPage { params, .. } => Some(params),
-            _ => None,
-        })
+        .find_map(|fetch| Some(fetch.operation::<ListMembers>()?.params.clone()))
 }
 
 #[test]
@@ -421,16 +420,16 @@ fn capital_g_on_members_walks_the_pages_and_fetches_details_only_at_the_end() {
     let mut app = app();
     app.start(NOW);
     let effects = app.handle(key('3'), NOW);
-    let (_, token, _) = fetches(&effects)
-        .into_iter()
-        .find(|(slot, ..)| *slot == Slot::MemberPage)
-        .expect("the first page");
+    let token = only(&effects, members::PAGE).token;
     screen(&app, 120, 35);
-    let first = reply(
-        &mut app,
-        Slot::MemberPage,
-        token,
-        Ok(Reply::MemberPage(Box::new(member_page(0..100, true)))),
+    let first = app.handle(
+        answer(
+            members::PAGE,
+            token,
+            Ok(member_page(0..100, true)),
+            members::Msg::Page,
+        ),
+        NOW,
     );
     // Answer the first screen's details, so every lane is free.
     let mut pending = detail_requests(&first);
@@ -440,26 +439,26 @@ fn capital_g_on_members_walks_the_pages_and_fetches_details_only_at_the_end() {
     }
     assert_eq!(app.members.details_in_flight(), 0);
     let effects = app.handle(key('G'), NOW);
-    let (_, token, _) = fetches(&effects)
-        .into_iter()
-        .find(|(slot, ..)| *slot == Slot::MemberPage)
-        .expect("the next page");
-    let middle = reply(
-        &mut app,
-        Slot::MemberPage,
-        token,
-        Ok(Reply::MemberPage(Box::new(member_page(100..200, true)))),
+    let token = only(&effects, members::PAGE).token;
+    let middle = app.handle(
+        answer(
+            members::PAGE,
+            token,
+            Ok(member_page(100..200, true)),
+            members::Msg::Page,
+        ),
+        NOW,
     );
     assert!(detail_requests(&middle).is_empty(), "rows passing by");
-    let (_, token, _) = fetches(&middle)
-        .into_iter()
-        .find(|(slot, ..)| *slot == Slot::MemberPage)
-        .expect("the walk goes on");
-    let last = reply(
-        &mut app,
-        Slot::MemberPage,
-        token,
-        Ok(Reply::MemberPage(Box::new(member_page(200..250, false)))),
+    let token = only(&middle, members::PAGE).token;
+    let last = app.handle(
+        answer(
+            members::PAGE,
+            token,
+            Ok(member_page(200..250, false)),
+            members::Msg::Page,
+        ),
+        NOW,
     );
     assert_eq!(app.members.list.selected, 249);
     let asked: Vec<String> = detail_requests(&last)

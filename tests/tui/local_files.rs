@@ -12,7 +12,7 @@ use crate::common::{ENTERPRISE_ADMIN, ENTERPRISE_WS, mode, precious, untouched};
 async fn export_to(path: &Path) -> Result<Reply, ErrorInfo> {
     use vantage::api::{ApiKey, Client, ClientConfig};
     use vantage::tui::executor::ClientExecutor;
-    use vantage::tui::runtime::Executor;
+    use vantage::tui::services::Executor;
     let (server, clock) = crate::common::demo_server().await;
     let client = Client::new(ClientConfig::new(
         server.base_url(),

@@ -9,11 +9,13 @@ use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 use vantage::api::model::Realtime;
 use vantage::tui::app::{App, Msg};
-use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Request};
+use vantage::tui::effect::{Effect, ErrorInfo, Gate};
 use vantage::tui::theme::{ColorDepth, ThemeName};
 use vantage::tui::watchlist::WatchEntry;
 
-use crate::support::{app, app_with_theme, fetches, key};
+use crate::support::{answer, app, app_with_theme, asked_in, key};
+use vantage::tui::ops::GetRealtime;
+use vantage::tui::screens::monitor;
 
 pub(crate) const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
@@ -51,15 +53,14 @@ pub(crate) fn grid_with(
         })
         .collect();
     let effects = app.handle(key('4'), NOW);
-    for (slot, token, request) in fetches(&effects) {
-        if let Request::Realtime { project_id } = request {
-            let peak = if project_id == "prj_0000" { 180 } else { 18 };
-            let reply = match refuse(&project_id) {
-                Some(error) => Err(error),
-                None => Ok(Reply::Realtime(Box::new(realtime(peak)))),
-            };
-            app.handle(Msg::Reply { slot, token, reply }, NOW);
-        }
+    for fetch in asked_in(&effects, monitor::REALTIME) {
+        let project_id = &fetch.op::<GetRealtime>().project_id;
+        let peak = if project_id == "prj_0000" { 180 } else { 18 };
+        let reply = match refuse(project_id) {
+            Some(error) => Err(error),
+            None => Ok(realtime(peak)),
+        };
+        app.handle(fetch.answer(reply), NOW);
     }
     app
 }
@@ -242,8 +243,8 @@ pub(crate) fn asked(effects: &[Effect]) -> Vec<String> {
     effects
         .iter()
         .filter_map(|effect| match effect {
-            Effect::Fetch { request, .. } => match &**request {
-                Request::Realtime { project_id } => Some(project_id.clone()),
+            Effect::Fetch { job, .. } => match job.operation() {
+                Some(GetRealtime { project_id }) => Some(project_id.clone()),
                 _ => None,
             },
             _ => None,
@@ -264,8 +265,10 @@ fn a_never_published_tile_is_asked_rarely_and_r_asks_it_now() {
         assert_eq!(projects, ["prj_0000", "prj_0002"], "at {now}");
         for effect in effects {
             if let Effect::Fetch { slot, token, .. } = effect {
-                let reply = Ok(Reply::Realtime(Box::new(realtime(18))));
-                app.handle(Msg::Reply { slot, token, reply }, now);
+                app.handle(
+                    answer(slot, token, Ok(realtime(18)), monitor::Msg::Realtime),
+                    now,
+                );
             }
         }
     }

@@ -4,10 +4,11 @@
 
 use time::Duration;
 use vantage::tui::app::{ClientNotice, Msg};
-use vantage::tui::effect::{Effect, Reply};
+use vantage::tui::effect::Effect;
 
 use crate::monitor::{NOW, asked, grid, realtime, render, text};
-use crate::support::{app, key};
+use crate::support::{answer, app, key};
+use vantage::tui::screens::monitor;
 
 #[test]
 fn a_status_notice_goes_away_by_itself() {
@@ -50,8 +51,10 @@ fn a_tile_scrolled_out_of_view_is_not_polled() {
     // Focused (the grid scrolls a row down), it is polled and the first row is not.
     for effect in effects {
         if let Effect::Fetch { slot, token, .. } = effect {
-            let reply = Ok(Reply::Realtime(Box::new(realtime(18))));
-            app.handle(Msg::Reply { slot, token, reply }, due);
+            app.handle(
+                answer(slot, token, Ok(realtime(18)), monitor::Msg::Realtime),
+                due,
+            );
         }
     }
     app.handle(key('G'), due);

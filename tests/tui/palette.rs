@@ -18,7 +18,11 @@ use vantage::tui::nav::Tab;
 use vantage::tui::screens::inventory::bulk::RowOutcome;
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
-use crate::support::{bulk_outcomes, fetches_for};
+use crate::support::{answer, asked_in, bulk_outcomes, fetches_for, only};
+use vantage::tui::app::{PALETTE_HISTORY, PALETTE_JUMP};
+use vantage::tui::ops::{ListInventory, SavePaletteHistory};
+use vantage::tui::request::Operation;
+use vantage::tui::screens::pii;
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 const NAMES: [&str; 4] = [
@@ -340,7 +344,7 @@ fn a_five_thousand_character_quote_scrolls_to_its_end() {
     let mut app = app_with(false);
     inventory(&mut app, 2, 2);
     let effects = type_text(&mut app, "6");
-    let (token, _) = fetches_for(&effects, Slot::PiiPage)[0].clone();
+    let token = only(&effects, pii::PAGE).token;
     let quote = format!("{}THE END", "lorem ipsum dolor ".repeat(280));
     assert!(quote.chars().count() > 5_000);
     let page: vantage::api::model::Page<vantage::api::model::PiiFinding> =
@@ -350,14 +354,7 @@ fn a_five_thousand_character_quote_scrolls_to_its_end() {
             "pagination": {"has_more": false, "next_cursor": null},
         }))
         .unwrap();
-    app.handle(
-        Msg::Reply {
-            slot: Slot::PiiPage,
-            token,
-            reply: Ok(Reply::PiiPage(Box::new(page))),
-        },
-        NOW,
-    );
+    app.handle(answer(pii::PAGE, token, Ok(page), pii::Msg::Page), NOW);
     let pane = draw(&app, 100, 30);
     assert!(pane.contains("more"), "{pane}");
     press(&mut app, KeyCode::Enter);
@@ -379,17 +376,12 @@ fn a_name_not_loaded_is_searched_on_the_service_and_its_project_opens() {
     app.inventory.query.is_published = Some(true);
     let effects = type_text(&mut app, ":Harbour tides\r");
     assert!(fetches_for(&effects, Slot::InventoryPage).is_empty());
-    let pages = fetches_for(&effects, Slot::PaletteJump);
-    let (token, request) = pages.last().cloned().expect("a search of the service");
-    match request {
-        Request::InventoryPage { params, cursor } => {
-            // The whole workspace: the query, none of the screen's filters.
-            assert_eq!(params.query.as_deref(), Some("Harbour tides"));
-            assert_eq!(params.is_published, None);
-            assert_eq!(cursor, None);
-        }
-        other => panic!("{other:?}"),
-    }
+    let search = only(&effects, PALETTE_JUMP);
+    let ListInventory { params, cursor } = search.op::<ListInventory>();
+    // The whole workspace: the query, none of the screen's filters.
+    assert_eq!(params.query.as_deref(), Some("Harbour tides"));
+    assert_eq!(params.is_published, None);
+    assert_eq!(*cursor, None);
     assert!(app.project.is_none());
     assert_eq!(app.inventory.query.query.as_deref(), Some("fleet"));
     let mut found = row(7);
@@ -400,14 +392,7 @@ fn a_name_not_loaded_is_searched_on_the_service_and_its_project_opens() {
         "total": 2, "as_of": null, "activity_as_of": null, "applied_finding": null
     }))
     .unwrap();
-    let effects = app.handle(
-        Msg::Reply {
-            slot: Slot::PaletteJump,
-            token,
-            reply: Ok(Reply::InventoryPage(Box::new(page))),
-        },
-        NOW,
-    );
+    let effects = app.handle(search.ok(page), NOW);
     assert_eq!(
         app.project.as_ref().map(|p| p.target.id.as_str()),
         Some("prj_0007")
@@ -420,7 +405,7 @@ fn a_name_not_loaded_is_searched_on_the_service_and_its_project_opens() {
 async fn the_palette_history_is_written_by_the_executor_never_by_the_key_handler() {
     use vantage::tui::executor::ClientExecutor;
     use vantage::tui::palette::{History, Palette};
-    use vantage::tui::runtime::Executor;
+    use vantage::tui::services::Executor;
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("palette_history");
@@ -430,13 +415,12 @@ async fn the_palette_history_is_written_by_the_executor_never_by_the_key_handler
     let effects = type_text(&mut app, "members\r");
     assert_eq!(app.tab, Tab::Members, "the command ran");
     assert!(!path.exists(), "the key handler wrote nothing");
-    let saves = fetches_for(&effects, Slot::PaletteHistory);
-    let [(_, save)] = saves.as_slice() else {
-        panic!("one write of the history is asked for: {effects:?}");
-    };
+    let save = only(&effects, PALETTE_HISTORY)
+        .op::<SavePaletteHistory>()
+        .clone();
     assert_eq!(
         save,
-        &Request::SavePaletteHistory {
+        SavePaletteHistory {
             path: path.clone(),
             entries: vec!["members".into()],
         }
@@ -453,8 +437,8 @@ async fn the_palette_history_is_written_by_the_executor_never_by_the_key_handler
         workspace_id: "ws_test".into(),
         clock: vantage::clock::Clock::manual(NOW),
     };
-    let reply = executor.execute(save.clone()).await;
-    assert!(matches!(reply, Ok(Reply::PaletteHistorySaved)), "{reply:?}");
+    let reply = save.run(&executor.services()).await;
+    assert_eq!(reply, Ok(()));
     assert_eq!(History::load(path).entries(), ["members"]);
 }
 
@@ -490,7 +474,7 @@ fn enter_takes_the_highlighted_candidate_and_a_404_stays_out_of_the_history() {
         },
         NOW,
     );
-    assert!(fetches_for(&effects, Slot::PaletteHistory).is_empty());
+    assert!(asked_in(&effects, PALETTE_HISTORY).is_empty());
     assert!(
         !app.palette
             .history()

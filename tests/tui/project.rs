@@ -2,7 +2,7 @@
 //! synthetic replies and an injected time; no terminal, no network. Snapshots of
 //! the screen are drawn on ratatui's TestBackend.
 
-use crate::support::{fetches, key, special as code};
+use crate::support::{asked, fetches, key, special as code};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -16,6 +16,7 @@ use vantage::api::model::{
 use vantage::tui::action::Action;
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Request, Slot};
+use vantage::tui::ops::SaveWatchlist;
 use vantage::tui::screens::Screen;
 use vantage::tui::screens::project::WriteAccess;
 use vantage::tui::theme::{ColorDepth, ThemeName};
@@ -995,14 +996,10 @@ fn read_only_hides_the_audience_and_embed_actions() {
 
 /// The project ids of a watch-list save among `effects`.
 fn saved_watchlist(effects: &[Effect]) -> Option<Vec<String>> {
-    fetches(effects)
-        .into_iter()
-        .find_map(|(_, _, request)| match request {
-            Request::SaveWatchlist { entries, .. } => {
-                Some(entries.into_iter().map(|entry| entry.id).collect())
-            }
-            _ => None,
-        })
+    asked(effects).into_iter().find_map(|fetch| {
+        let save = fetch.operation::<SaveWatchlist>()?;
+        Some(save.entries.iter().map(|entry| entry.id.clone()).collect())
+    })
 }
 
 #[test]

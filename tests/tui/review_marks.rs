@@ -280,7 +280,7 @@ mod with_a_real_history {
     use vantage::server::seed::{GenerateSpec, generate};
     use vantage::tui::executor::ClientExecutor;
     use vantage::tui::review::executor::{HistoryAccess, WithHistory};
-    use vantage::tui::runtime::Executor;
+    use vantage::tui::services::Executor;
 
     use super::*;
     use crate::common::{self, ENTERPRISE_ADMIN, ENTERPRISE_WS, T0};

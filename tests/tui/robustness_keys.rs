@@ -7,22 +7,28 @@
 //! every request of the same kind, so the loop itself does no I/O.
 
 use crate::common;
-use crate::support::fetches;
+use crate::support::{Fetch, asked};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
-use vantage::api::model::Deployment;
+use vantage::api::model::{
+    AudienceSettings, Breakdowns, Deployment, EmbedUrl, Insights, InventoryPage, Member, MemberRef,
+    Page, PiiFinding, Project, Realtime, ScanFinding, SecurityScan, Traffic,
+};
 use vantage::api::{ApiKey, Client, ClientConfig, MemberListParams};
 use vantage::clock::Clock;
 use vantage::rng::SplitMix64;
 use vantage::server::seed::{self, GenerateSpec};
 use vantage::server::{self, ServerConfig};
 use vantage::tui::app::{App, ClientNotice, Identity, Msg};
-use vantage::tui::effect::{ErrorInfo, Gate, Reply, Request, Slot};
+use vantage::tui::effect::{ErrorInfo, Gate, Reply, Request, SwitchedContext};
 use vantage::tui::executor::ClientExecutor;
+use vantage::tui::ops::*;
+use vantage::tui::request::Operation;
+use vantage::tui::review::ops::*;
 use vantage::tui::review::request::{ChangeSet, HistoryReply};
-use vantage::tui::runtime::Executor;
+use vantage::tui::services::Executor;
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
 const EVENTS: usize = 50_000;
@@ -31,19 +37,19 @@ const DRAW_EVERY: usize = 20;
 
 /// One real answer per kind of request.
 struct Canned {
-    insights: Reply,
-    inventory: Reply,
-    project: Reply,
-    members: Reply,
-    member: Reply,
-    realtime: Reply,
-    breakdowns: Reply,
-    pii: Reply,
-    running: Reply,
-    completed: Reply,
-    traffic: Reply,
-    scans: Reply,
-    findings: Reply,
+    insights: Insights,
+    inventory: InventoryPage,
+    project: Project,
+    members: Page<MemberRef>,
+    member: Member,
+    realtime: Realtime,
+    breakdowns: Breakdowns,
+    pii: Page<PiiFinding>,
+    running: Deployment,
+    completed: Deployment,
+    traffic: Traffic,
+    scans: Page<SecurityScan>,
+    findings: Page<ScanFinding>,
 }
 
 async fn canned() -> Canned {
@@ -73,111 +79,129 @@ async fn canned() -> Canned {
         ApiKey::new(key).unwrap(),
     ))
     .unwrap();
-    let executor = ClientExecutor {
+    let services = ClientExecutor {
         client,
         workspace_id,
         clock: Clock::manual(common::T0),
-    };
-    let ask = |request: Request| {
-        let executor = executor.clone();
-        async move { executor.execute(request).await.unwrap() }
-    };
-    let inventory = ask(Request::InventoryPage {
+    }
+    .services();
+    let inventory = ListInventory {
         params: vantage::api::InventoryParams {
             limit: Some(25),
             ..Default::default()
         },
         cursor: None,
-    })
-    .await;
-    let Reply::InventoryPage(page) = &inventory else {
-        panic!("an inventory page")
-    };
-    let project_id = page.data[0].id.clone();
+    }
+    .run(&services)
+    .await
+    .unwrap();
+    let project_id = inventory.data[0].id.clone();
     // Analytics exist only for projects that were published.
-    let published = page
+    let published = inventory
         .data
         .iter()
         .find(|item| item.is_published)
         .expect("a published project on the first page")
         .id
         .clone();
-    let members = ask(Request::MemberPage {
+    let members = ListMembers {
         params: MemberListParams {
             limit: Some(20),
             ..MemberListParams::default()
         },
         cursor: None,
-    })
-    .await;
-    let Reply::MemberPage(member_page) = &members else {
-        panic!("a member page")
-    };
-    let user_id = member_page.data[0].user_id.clone();
-    let deployment = |status: &str, url: Option<&str>| -> Reply {
-        let deployment: Deployment = serde_json::from_value(json!({
+    }
+    .run(&services)
+    .await
+    .unwrap();
+    let user_id = members.data[0].user_id.clone();
+    let deployment = |status: &str, url: Option<&str>| -> Deployment {
+        serde_json::from_value(json!({
             "id": "dep_1", "status": status, "url": url, "error_class": null, "error_message": null
         }))
-        .unwrap();
-        Reply::Deployment(Box::new(deployment))
+        .unwrap()
     };
+    let week = common::T0 - time::Duration::days(7);
     let canned = Canned {
-        insights: ask(Request::Insights {
+        insights: GetInsights {
             review_priority: Vec::new(),
-        })
-        .await,
+        }
+        .run(&services)
+        .await
+        .unwrap(),
         inventory,
-        project: ask(Request::GetProject {
-            project_id: project_id.clone(),
-        })
-        .await,
+        project: GetProject { project_id }.run(&services).await.unwrap(),
         members,
-        member: ask(Request::MemberDetail { user_id }).await,
-        realtime: ask(Request::Realtime {
+        member: GetMember { user_id }.run(&services).await.unwrap(),
+        realtime: GetRealtime {
             project_id: published.clone(),
-        })
-        .await,
-        breakdowns: ask(Request::Breakdowns {
+        }
+        .run(&services)
+        .await
+        .unwrap(),
+        breakdowns: GetBreakdowns {
             project_id: published.clone(),
-            starts_at: common::T0 - time::Duration::days(7),
+            starts_at: week,
             ends_at: common::T0,
-        })
-        .await,
-        pii: ask(Request::PiiPage {
+        }
+        .run(&services)
+        .await
+        .unwrap(),
+        pii: ListPii {
             project_id: with_pii,
             cursor: None,
             limit: 20,
-        })
-        .await,
+        }
+        .run(&services)
+        .await
+        .unwrap(),
         running: deployment("running", None),
         completed: deployment("completed", Some("https://app.example/")),
-        traffic: ask(Request::Traffic {
+        traffic: GetTraffic {
             project_id: published.clone(),
-            starts_at: common::T0 - time::Duration::days(7),
+            starts_at: week,
             ends_at: common::T0,
             granularity: vantage::api::model::Granularity::Hour,
-        })
-        .await,
-        scans: ask(Request::SecurityScans {
+        }
+        .run(&services)
+        .await
+        .unwrap(),
+        scans: ListSecurityScans {
             project_id: scan.project_id.clone(),
-        })
-        .await,
-        findings: ask(Request::ScanFindingsPage {
+        }
+        .run(&services)
+        .await
+        .unwrap(),
+        findings: ListScanFindings {
             project_id: scan.project_id,
             scan_id: scan.scan.id,
             cursor: None,
             limit: 20,
-        })
-        .await,
+        }
+        .run(&services)
+        .await
+        .unwrap(),
     };
     server.stop().await;
     canned
 }
 
+/// Answers `fetch` with the canned answer of its kind: `Some` when the kind
+/// is `O`.
+fn canned_as<O: Operation>(fetch: &Fetch, answer: impl FnOnce(&O) -> O::Output) -> Option<Msg> {
+    let operation = fetch.operation::<O>()?;
+    Some(fetch.ok(answer(operation)))
+}
+
 impl Canned {
-    fn answer(&self, request: &Request) -> Reply {
-        match request {
-            Request::GetWorkspace => Reply::Workspace(Box::new(vantage::api::model::Workspace {
+    fn answer(&self, fetch: &Fetch) -> Msg {
+        if let Some(request) = fetch.operation::<Request>() {
+            let (slot, token) = (fetch.slot, fetch.token);
+            let reply = Ok(self.legacy(request));
+            return Msg::Reply { slot, token, reply };
+        }
+        None.or_else(|| {
+            canned_as(fetch, |_: &GetWorkspace| vantage::api::model::Workspace {
                 id: "ws_acme".into(),
                 name: Some("Acme \u{1b}[2J".into()),
                 description: None,
@@ -186,28 +210,79 @@ impl Canned {
                 num_projects: Some(3),
                 created_at: None,
                 updated_at: None,
-            })),
-            Request::Insights { .. } => self.insights.clone(),
-            Request::InventoryPage { .. } => self.inventory.clone(),
+            })
+        })
+        .or_else(|| canned_as(fetch, |_: &GetInsights| self.insights.clone()))
+        .or_else(|| canned_as(fetch, |_: &ListInventory| self.inventory.clone()))
+        .or_else(|| {
+            canned_as(fetch, |export: &ExportInventory| Exported {
+                path: export.path.clone(),
+                count: 25,
+            })
+        })
+        .or_else(|| canned_as(fetch, |_: &GetProject| self.project.clone()))
+        .or_else(|| canned_as(fetch, |_: &UpdateProject| self.project.clone()))
+        .or_else(|| canned_as(fetch, |_: &DeleteProject| ()))
+        .or_else(|| canned_as(fetch, |_: &Unpublish| ()))
+        .or_else(|| canned_as(fetch, |_: &Publish| self.running.clone()))
+        .or_else(|| canned_as(fetch, |_: &GetDeployment| self.completed.clone()))
+        .or_else(|| canned_as(fetch, |_: &ListMembers| self.members.clone()))
+        .or_else(|| canned_as(fetch, |_: &GetMember| self.member.clone()))
+        .or_else(|| canned_as(fetch, |_: &GetRealtime| self.realtime.clone()))
+        .or_else(|| canned_as(fetch, |_: &GetBreakdowns| self.breakdowns.clone()))
+        .or_else(|| canned_as(fetch, |_: &ListPii| self.pii.clone()))
+        .or_else(|| canned_as(fetch, |_: &LoadWatchlist| Vec::new()))
+        .or_else(|| canned_as(fetch, |_: &SaveWatchlist| ()))
+        .or_else(|| canned_as(fetch, |_: &SavePaletteHistory| ()))
+        .or_else(|| canned_as(fetch, |_: &GetTraffic| self.traffic.clone()))
+        .or_else(|| canned_as(fetch, |_: &ListSecurityScans| self.scans.clone()))
+        .or_else(|| canned_as(fetch, |_: &ListScanFindings| self.findings.clone()))
+        .or_else(|| {
+            canned_as(fetch, |update: &UpdatePublishSettings| AudienceSettings {
+                audience: Some(update.settings.audience.clone()),
+                audience_targets: update.settings.audience_targets.clone(),
+            })
+        })
+        .or_else(|| {
+            canned_as(fetch, |_: &CreateEmbedUrl| EmbedUrl {
+                embed_url: "https://embed.example/\u{1b}x".into(),
+                expires_at: time::macros::datetime!(2026-11-22 13:00 UTC),
+            })
+        })
+        .or_else(|| {
+            canned_as(fetch, |switch: &SwitchContext| SwitchedContext {
+                name: switch.name.clone(),
+                workspace: "ws_other".into(),
+                api_version: "2026-09-11".into(),
+                read_only: false,
+                watchlist: std::env::temp_dir().join("vantage-never-written.json"),
+            })
+        })
+        .or_else(|| {
+            canned_as(fetch, |_: &DiffSnapshots| ChangeSet {
+                before: None,
+                after: None,
+                changes: Vec::new(),
+            })
+        })
+        .or_else(|| canned_as(fetch, |_: &ListSnapshots| Vec::new()))
+        .or_else(|| canned_as(fetch, |_: &ListMarks| Vec::new()))
+        .or_else(|| canned_as(fetch, |_: &MarkReviewed| Vec::new()))
+        .or_else(|| canned_as(fetch, |_: &DataVersion| 1))
+        .or_else(|| canned_as(fetch, |_: &LatestProjectState| None))
+        .unwrap_or_else(|| panic!("no canned answer for {:?}", fetch.job))
+    }
+
+    /// The answer of a request not yet typed.
+    fn legacy(&self, request: &Request) -> Reply {
+        match request {
+            Request::InventoryPage { .. } => Reply::InventoryPage(Box::new(self.inventory.clone())),
             Request::ExportInventory { path, .. } | Request::ExportRows { path, .. } => {
                 Reply::Exported {
                     path: path.clone(),
                     count: 25,
                 }
             }
-            Request::GetProject { .. } | Request::UpdateProject { .. } => self.project.clone(),
-            Request::DeleteProject { .. } => Reply::ProjectDeleted,
-            Request::Unpublish { .. } => Reply::Unpublished,
-            Request::Publish { .. } => self.running.clone(),
-            Request::GetDeployment { .. } => self.completed.clone(),
-            Request::MemberPage { .. } => self.members.clone(),
-            Request::MemberDetail { .. } => self.member.clone(),
-            Request::Realtime { .. } => self.realtime.clone(),
-            Request::Breakdowns { .. } => self.breakdowns.clone(),
-            Request::PiiPage { .. } => self.pii.clone(),
-            Request::LoadWatchlist { .. } => Reply::Watchlist(Vec::new()),
-            Request::SaveWatchlist { .. } => Reply::WatchlistSaved,
-            Request::SavePaletteHistory { .. } => Reply::PaletteHistorySaved,
             Request::SaveView {
                 path, name, view, ..
             } => Reply::ViewSaved {
@@ -215,30 +290,27 @@ impl Canned {
                 name: name.clone(),
                 saved: view.is_some(),
             },
-            Request::Traffic { .. } => self.traffic.clone(),
-            Request::SecurityScans { .. } => self.scans.clone(),
-            Request::ScanFindingsPage { .. } => self.findings.clone(),
+            Request::GetProject { .. } | Request::UpdateProject { .. } => {
+                Reply::Project(Box::new(self.project.clone()))
+            }
+            Request::DeleteProject { .. } => Reply::ProjectDeleted,
+            Request::Unpublish { .. } => Reply::Unpublished,
+            Request::Publish { .. } => Reply::Deployment(Box::new(self.running.clone())),
+            Request::GetDeployment { .. } => Reply::Deployment(Box::new(self.completed.clone())),
+            Request::SecurityScans { .. } => Reply::SecurityScans(Box::new(self.scans.clone())),
+            Request::ScanFindingsPage { .. } => {
+                Reply::ScanFindingsPage(Box::new(self.findings.clone()))
+            }
             Request::UpdatePublishSettings { settings, .. } => {
-                Reply::AudienceSettings(Box::new(vantage::api::model::AudienceSettings {
+                Reply::AudienceSettings(Box::new(AudienceSettings {
                     audience: Some(settings.audience.clone()),
                     audience_targets: settings.audience_targets.clone(),
                 }))
             }
-            Request::CreateEmbedUrl { .. } => {
-                Reply::EmbedUrl(Box::new(vantage::api::model::EmbedUrl {
-                    embed_url: "https://embed.example/\u{1b}x".into(),
-                    expires_at: time::macros::datetime!(2026-11-22 13:00 UTC),
-                }))
-            }
-            Request::SwitchContext { name } => {
-                Reply::ContextSwitched(Box::new(vantage::tui::effect::SwitchedContext {
-                    name: name.clone(),
-                    workspace: "ws_other".into(),
-                    api_version: "2026-09-11".into(),
-                    read_only: false,
-                    watchlist: std::env::temp_dir().join("vantage-never-written.json"),
-                }))
-            }
+            Request::CreateEmbedUrl { .. } => Reply::EmbedUrl(Box::new(EmbedUrl {
+                embed_url: "https://embed.example/\u{1b}x".into(),
+                expires_at: time::macros::datetime!(2026-11-22 13:00 UTC),
+            })),
             Request::History(_) => {
                 Reply::History(Box::new(HistoryReply::Changes(Box::new(ChangeSet {
                     before: None,
@@ -248,6 +320,19 @@ impl Canned {
             }
         }
     }
+}
+
+/// `fetch` failed with `error`.
+fn legacy_or_typed_failure(fetch: &Fetch, error: ErrorInfo) -> Msg {
+    if fetch.operation::<Request>().is_some() {
+        let (slot, token) = (fetch.slot, fetch.token);
+        return Msg::Reply {
+            slot,
+            token,
+            reply: Err(error),
+        };
+    }
+    fetch.fail(error)
 }
 
 /// One of the errors the service or the network can give.
@@ -336,12 +421,12 @@ async fn fifty_thousand_random_events_never_panic() {
         crate::support::settings(ThemeName::Dark, ColorDepth::TrueColor),
     );
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
-    let mut pending: Vec<(Slot, u64, Request)> = Vec::new();
+    let mut pending: Vec<Fetch> = Vec::new();
     let mut tabs_seen = [false; vantage::tui::nav::Tab::ALL.len()];
     let mut resizes = 0;
     let mut replies = 0;
     let effects = app.start(now);
-    pending.extend(fetches(&effects));
+    pending.extend(asked(&effects));
     for event in 0..EVENTS {
         now += time::Duration::milliseconds(rng.below(400) as i64);
         let mut draw = event % DRAW_EVERY == 0;
@@ -362,15 +447,13 @@ async fn fifty_thousand_random_events_never_panic() {
             75..=92 if !pending.is_empty() => {
                 // Any pending request, not only the oldest: replies come out of
                 // order, and stale ones must be dropped.
-                let (slot, token, request) =
-                    pending.swap_remove(rng.below(pending.len() as u64) as usize);
+                let fetch = pending.swap_remove(rng.below(pending.len() as u64) as usize);
                 replies += 1;
-                let reply = if rng.chance(0.8) {
-                    Ok(canned.answer(&request))
+                if rng.chance(0.8) {
+                    canned.answer(&fetch)
                 } else {
-                    Err(error(&mut rng, now))
-                };
-                Msg::Reply { slot, token, reply }
+                    legacy_or_typed_failure(&fetch, error(&mut rng, now))
+                }
             }
             93..=96 => Msg::Wake,
             _ => Msg::Client(match rng.below(3) {
@@ -386,7 +469,7 @@ async fn fifty_thousand_random_events_never_panic() {
             }),
         };
         let effects = app.handle(msg, now);
-        pending.extend(fetches(&effects));
+        pending.extend(asked(&effects));
         // Keep the queue of unanswered requests bounded, as aborts would.
         if pending.len() > 64 {
             pending.drain(..32);

@@ -17,8 +17,8 @@ use vantage::server::{self, RunningServer, ServerConfig};
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::Effect;
 use vantage::tui::executor::ClientExecutor;
-use vantage::tui::runtime::Executor;
 use vantage::tui::screens::monitor::MonitorScreen;
+use vantage::tui::services::Executor;
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
 async fn start_server(addr: std::net::SocketAddr) -> RunningServer {
@@ -37,14 +37,9 @@ async fn run_effects(
     now: OffsetDateTime,
 ) {
     while let Some(effect) = effects.pop() {
-        if let Effect::Fetch {
-            slot,
-            token,
-            request,
-        } = effect
-        {
-            let reply = executor.execute(*request).await;
-            effects.extend(app.handle(Msg::Reply { slot, token, reply }, now));
+        if let Effect::Fetch { slot, token, job } = effect {
+            let answer = job.run(slot, token, executor.services()).await;
+            effects.extend(app.handle(Msg::Answer(answer), now));
         }
     }
 }

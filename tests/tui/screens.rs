@@ -17,12 +17,15 @@ use vantage::api::model::{
     Breakdowns, InventoryPage, Member, MemberRef, MemberSortBy, Page, PiiFinding, Realtime, Role,
 };
 use vantage::tui::app::{App, Msg};
-use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Request, Slot};
+use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Slot};
 use vantage::tui::screens::members::DETAIL_LANES;
 use vantage::tui::watchlist;
 
-use crate::support::{app, key};
+use crate::support::{answer, app, asked, asked_in, key, only};
 pub(crate) use crate::support::{fetches, special};
+use vantage::tui::ops::{GetBreakdowns, ListPii};
+use vantage::tui::ops::{GetMember, GetRealtime, ListMembers, LoadWatchlist, SaveWatchlist};
+use vantage::tui::screens::{analytics, members, monitor, pii};
 
 pub(crate) const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
@@ -160,13 +163,11 @@ pub(crate) fn member(id: &str) -> Member {
 }
 
 pub(crate) fn detail_requests(effects: &[Effect]) -> Vec<(u8, u64, String)> {
-    fetches(effects)
+    asked_in(effects, members::DETAIL)
         .into_iter()
-        .filter_map(|(slot, token, request)| match (slot, request) {
-            (Slot::MemberDetail(lane), Request::MemberDetail { user_id }) => {
-                Some((lane, token, user_id))
-            }
-            _ => None,
+        .map(|fetch| {
+            let user_id = fetch.op::<GetMember>().user_id.clone();
+            (fetch.slot.lane_number(), fetch.token, user_id)
         })
         .collect()
 }
@@ -175,11 +176,14 @@ pub(crate) fn detail_requests(effects: &[Effect]) -> Vec<(u8, u64, String)> {
 /// that answer brings.
 pub(crate) fn answer_detail(app: &mut App, asked: &(u8, u64, String)) -> Vec<(u8, u64, String)> {
     let (lane, token, id) = asked;
-    let effects = reply(
-        app,
-        Slot::MemberDetail(*lane),
-        *token,
-        Ok(Reply::Member(Box::new(member(id)))),
+    let effects = app.handle(
+        answer(
+            members::DETAIL.lane(*lane),
+            *token,
+            Ok(member(id)),
+            members::Msg::Detail,
+        ),
+        NOW,
     );
     detail_requests(&effects)
 }
@@ -194,17 +198,18 @@ pub(crate) fn open_members(
 ) -> Vec<(u8, u64, String)> {
     app.start(NOW);
     let effects = app.handle(key('3'), NOW);
-    let (_, token, request) = fetches(&effects)
-        .into_iter()
-        .find(|(slot, ..)| *slot == Slot::MemberPage)
-        .expect("the members tab asks for its first page");
-    assert!(matches!(request, Request::MemberPage { cursor: None, .. }));
+    let first = only(&effects, members::PAGE);
+    let token = first.token;
+    assert_eq!(first.op::<ListMembers>().cursor, None);
     screen(app, width, height);
-    let effects = reply(
-        app,
-        Slot::MemberPage,
-        token,
-        Ok(Reply::MemberPage(Box::new(member_page(0..rows, false)))),
+    let effects = app.handle(
+        answer(
+            members::PAGE,
+            token,
+            Ok(member_page(0..rows, false)),
+            members::Msg::Page,
+        ),
+        NOW,
     );
     detail_requests(&effects)
 }
@@ -215,14 +220,18 @@ fn answer_details(
     app: &mut App,
     mut pending: Vec<(u8, u64, String)>,
     limit: usize,
-    answer: impl Fn(&str) -> Result<Reply, ErrorInfo>,
+    answer: impl Fn(&str) -> Result<Member, ErrorInfo>,
 ) -> (Vec<String>, usize, Vec<(u8, u64, String)>) {
     let mut asked: Vec<String> = pending.iter().map(|(_, _, id)| id.clone()).collect();
     let mut most = pending.len();
     let mut answered = 0;
     while answered < limit && !pending.is_empty() {
         let (lane, token, id) = pending.remove(0);
-        let effects = reply(app, Slot::MemberDetail(lane), token, answer(&id));
+        let slot = members::DETAIL.lane(lane);
+        let effects = app.handle(
+            crate::support::answer(slot, token, answer(&id), members::Msg::Detail),
+            NOW,
+        );
         answered += 1;
         let more = detail_requests(&effects);
         asked.extend(more.iter().map(|(_, _, id)| id.clone()));
@@ -242,9 +251,7 @@ fn member_details_are_fetched_for_visible_rows_only_at_most_four_at_once() {
     assert_eq!(lanes.len(), DETAIL_LANES, "each request has its own lane");
     let visible = app.members.visible_rows();
     assert!(visible.len() > DETAIL_LANES && visible.len() < 100);
-    let (asked, most, _) = answer_details(&mut app, first, usize::MAX, |id| {
-        Ok(Reply::Member(Box::new(member(id))))
-    });
+    let (asked, most, _) = answer_details(&mut app, first, usize::MAX, |id| Ok(member(id)));
     assert!(most <= DETAIL_LANES, "at most four in flight, saw {most}");
     let expected: Vec<String> = visible.clone().map(user_id).collect();
     assert_eq!(
@@ -290,9 +297,7 @@ fn a_fast_scroll_never_asks_for_more_details_than_rows_shown() {
     }
     // The replies still under way arrive; they ask only for what is on screen.
     let already = pending.len();
-    let (more, _, _) = answer_details(&mut app, pending, usize::MAX, |id| {
-        Ok(Reply::Member(Box::new(member(id))))
-    });
+    let (more, _, _) = answer_details(&mut app, pending, usize::MAX, |id| Ok(member(id)));
     asked.extend(more.into_iter().skip(already));
     assert!(shown.len() < 150, "only part of the list was shown");
     let unique: HashSet<&String> = asked.iter().collect();
@@ -314,7 +319,7 @@ fn an_inactive_member_reads_not_active_and_stays_out_of_the_error_log() {
         if id == user_id(1) {
             Err(error(Some(404), Some("member_not_found"), None))
         } else {
-            Ok(Reply::Member(Box::new(member(id))))
+            Ok(member(id))
         }
     });
     assert!(matches!(
@@ -335,47 +340,46 @@ fn a_stale_member_page_is_dropped() {
     let mut app = app();
     app.start(NOW);
     let effects = app.handle(key('3'), NOW);
-    let (_, old, _) = fetches(&effects)[0].clone();
+    let old = only(&effects, members::PAGE).token;
     // Sort by the first field of the menu (after "default").
     app.handle(key('s'), NOW);
     app.handle(key('j'), NOW);
     let effects = app.handle(special(KeyCode::Enter), NOW);
-    let (_, new, request) = fetches(&effects)[0].clone();
+    let asked = only(&effects, members::PAGE);
+    let (new, params) = (asked.token, &asked.op::<ListMembers>().params);
     assert_ne!(old, new);
-    match request {
-        Request::MemberPage { params, .. } => {
-            assert_eq!(params.sort_by, Some(MemberSortBy::DisplayName));
-            // Names run A to Z on the first choice (issue 14).
-            assert_eq!(params.sort_order, Some(vantage::api::model::SortOrder::Asc));
-        }
-        other => panic!("unexpected {other:?}"),
-    }
-    reply(
-        &mut app,
-        Slot::MemberPage,
-        old,
-        Ok(Reply::MemberPage(Box::new(member_page(0..5, false)))),
+    assert_eq!(params.sort_by, Some(MemberSortBy::DisplayName));
+    // Names run A to Z on the first choice (issue 14).
+    assert_eq!(params.sort_order, Some(vantage::api::model::SortOrder::Asc));
+    app.handle(
+        answer(
+            members::PAGE,
+            old,
+            Ok(member_page(0..5, false)),
+            members::Msg::Page,
+        ),
+        NOW,
     );
     assert!(
         app.members.list.rows.is_empty(),
         "the older sort's reply is dropped"
     );
-    reply(
-        &mut app,
-        Slot::MemberPage,
-        new,
-        Ok(Reply::MemberPage(Box::new(member_page(0..3, false)))),
+    app.handle(
+        answer(
+            members::PAGE,
+            new,
+            Ok(member_page(0..3, false)),
+            members::Msg::Page,
+        ),
+        NOW,
     );
     assert_eq!(app.members.list.rows.len(), 3);
 }
 
 fn last_member_params(effects: &[Effect]) -> vantage::api::MemberListParams {
-    fetches(effects)
+    asked(effects)
         .into_iter()
-        .find_map(|(_, _, request)| match request {
-            Request::MemberPage { params, .. } => Some(params),
-            _ => None,
-        })
+        .find_map(|fetch| Some(fetch.operation::<ListMembers>()?.params.clone()))
         .expect("a member page request")
 }
 
@@ -481,13 +485,11 @@ fn realtime(last_minute: OffsetDateTime, current: i64) -> Realtime {
 }
 
 fn realtime_requests(effects: &[Effect]) -> Vec<(u8, u64, String)> {
-    fetches(effects)
+    asked_in(effects, monitor::REALTIME)
         .into_iter()
-        .filter_map(|(slot, token, request)| match (slot, request) {
-            (Slot::Realtime(lane), Request::Realtime { project_id }) => {
-                Some((lane, token, project_id))
-            }
-            _ => None,
+        .map(|fetch| {
+            let project_id = fetch.op::<GetRealtime>().project_id.clone();
+            (fetch.slot.lane_number(), fetch.token, project_id)
         })
         .collect()
 }
@@ -503,11 +505,13 @@ fn open_monitor(app: &mut App) -> (u8, u64, String) {
 }
 
 fn answer_realtime(app: &mut App, (lane, token, _): &(u8, u64, String), now: OffsetDateTime) {
-    reply_at(
-        app,
-        Slot::Realtime(*lane),
-        *token,
-        Ok(Reply::Realtime(Box::new(realtime(now, 17)))),
+    app.handle(
+        answer(
+            monitor::REALTIME.lane(*lane),
+            *token,
+            Ok(realtime(now, 17)),
+            monitor::Msg::Realtime,
+        ),
         now,
     );
 }
@@ -568,11 +572,13 @@ fn a_reply_that_arrives_after_freezing_is_dropped() {
     let second = realtime_requests(&app.handle(Msg::Wake, due))[0].clone();
     app.handle(key('f'), due);
     let before = app.monitor.live["prj_0000"].clone();
-    reply_at(
-        &mut app,
-        Slot::Realtime(second.0),
-        second.1,
-        Ok(Reply::Realtime(Box::new(realtime(due, 99)))),
+    app.handle(
+        answer(
+            monitor::REALTIME.lane(second.0),
+            second.1,
+            Ok(realtime(due, 99)),
+            monitor::Msg::Realtime,
+        ),
         due,
     );
     assert_eq!(
@@ -591,11 +597,13 @@ fn an_unreachable_service_backs_off_says_since_when_and_recovers_alone() {
     let mut pauses = Vec::new();
     for _ in 0..6 {
         let request = realtime_requests(&app.handle(Msg::Wake, now))[0].clone();
-        reply_at(
-            &mut app,
-            Slot::Realtime(request.0),
-            request.1,
-            Err(transport_error()),
+        app.handle(
+            answer(
+                monitor::REALTIME.lane(request.0),
+                request.1,
+                Err(transport_error()),
+                monitor::Msg::Realtime,
+            ),
             now,
         );
         let next = app.wake_at().expect("it keeps retrying by itself");
@@ -627,7 +635,15 @@ fn an_api_error_is_shown_without_backing_off() {
             "no analytics: the project was never published".into(),
         )),
     );
-    reply(&mut app, Slot::Realtime(lane), token, Err(never_published));
+    app.handle(
+        answer(
+            monitor::REALTIME.lane(lane),
+            token,
+            Err(never_published),
+            monitor::Msg::Realtime,
+        ),
+        NOW,
+    );
     assert_eq!(app.monitor.failures, 0);
     assert_eq!(app.wake_at(), Some(NOW + Duration::seconds(10)));
     assert!(text(&screen(&app, 120, 35)).contains("Never published"));
@@ -643,14 +659,13 @@ fn refreshes_go_on_across_midnight_and_a_clock_that_jumps_backwards() {
     assert_eq!(due, datetime!(2026-11-23 00:00:05 UTC));
     let request = realtime_requests(&app.handle(Msg::Wake, due))[0].clone();
     // The labels are the server's bucket times, across the date change.
-    reply_at(
-        &mut app,
-        Slot::Realtime(request.0),
-        request.1,
-        Ok(Reply::Realtime(Box::new(realtime(
-            datetime!(2026-11-23 00:05 UTC),
-            3,
-        )))),
+    app.handle(
+        answer(
+            monitor::REALTIME.lane(request.0),
+            request.1,
+            Ok(realtime(datetime!(2026-11-23 00:05 UTC), 3)),
+            monitor::Msg::Realtime,
+        ),
         due,
     );
     let mut terminal = Terminal::new(TestBackend::new(120, 35)).unwrap();
@@ -691,11 +706,14 @@ fn memory_stays_bounded_to_thirty_buckets_per_shown_project() {
     let extra = realtime(NOW - Duration::minutes(30), 5);
     long.buckets.splice(0..0, extra.buckets);
     assert_eq!(long.buckets.len(), 60);
-    reply(
-        &mut app,
-        Slot::Realtime(lane),
-        token,
-        Ok(Reply::Realtime(Box::new(long))),
+    app.handle(
+        answer(
+            monitor::REALTIME.lane(lane),
+            token,
+            Ok(long),
+            monitor::Msg::Realtime,
+        ),
+        NOW,
     );
     let kept = &app.monitor.live["prj_0000"].buckets;
     assert_eq!(kept.len(), 30);
@@ -710,11 +728,11 @@ fn memory_stays_bounded_to_thirty_buckets_per_shown_project() {
 // --- Watch list --------------------------------------------------------------------
 
 fn saves(effects: &[Effect]) -> Vec<(std::path::PathBuf, Vec<watchlist::WatchEntry>)> {
-    fetches(effects)
+    asked(effects)
         .into_iter()
-        .filter_map(|(_, _, request)| match request {
-            Request::SaveWatchlist { path, entries } => Some((path, entries)),
-            _ => None,
+        .filter_map(|fetch| {
+            let SaveWatchlist { path, entries } = fetch.operation::<SaveWatchlist>()?.clone();
+            Some((path, entries))
         })
         .collect()
 }
@@ -730,20 +748,13 @@ fn app_with_watchlist(path: &std::path::Path) -> App {
 }
 
 fn answer_watchlist_read(app: &mut App, effects: &[Effect]) {
-    let (slot, token, request) = fetches(effects)
-        .into_iter()
-        .find(|(slot, _, _)| *slot == Slot::WatchlistLoad)
-        .expect("the start reads the watch list");
-    let Request::LoadWatchlist { path } = request else {
-        panic!("not a read: {request:?}");
-    };
-    let loaded = watchlist::load(&path)
-        .map(Reply::Watchlist)
-        .map_err(|e| ErrorInfo {
-            summary: e.to_string(),
-            ..error(None, None, None)
-        });
-    reply(app, slot, token, loaded);
+    let read = only(effects, monitor::WATCHLIST_LOAD);
+    let path = &read.op::<LoadWatchlist>().path;
+    let loaded = watchlist::load(path).map_err(|e| ErrorInfo {
+        summary: e.to_string(),
+        ..error(None, None, None)
+    });
+    app.handle(read.answer(loaded), NOW);
 }
 
 #[test]
@@ -812,12 +823,9 @@ fn a_pin_made_while_the_watch_list_is_read_is_saved_with_it() {
         "no save before the file is read"
     );
     // The read answers: the file's entries first, then the pin, saved together.
-    let (slot, token, _) = fetches(&start)
-        .into_iter()
-        .find(|(slot, _, _)| *slot == Slot::WatchlistLoad)
-        .unwrap();
+    let read = only(&start, monitor::WATCHLIST_LOAD);
     let loaded = watchlist::load(&path).unwrap();
-    let effects = reply(&mut app, slot, token, Ok(Reply::Watchlist(loaded)));
+    let effects = app.handle(read.ok(loaded), NOW);
     let (_, entries) = saves(&effects).remove(0);
     let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
     assert_eq!(ids, ["prj_9", "prj_0000"]);
@@ -888,16 +896,14 @@ fn breakdowns() -> Breakdowns {
 }
 
 fn breakdown_request(effects: &[Effect]) -> Option<(u64, String, OffsetDateTime, OffsetDateTime)> {
-    fetches(effects)
-        .into_iter()
-        .find_map(|(_, token, request)| match request {
-            Request::Breakdowns {
-                project_id,
-                starts_at,
-                ends_at,
-            } => Some((token, project_id, starts_at, ends_at)),
-            _ => None,
-        })
+    asked(effects).into_iter().find_map(|fetch| {
+        let GetBreakdowns {
+            project_id,
+            starts_at,
+            ends_at,
+        } = fetch.operation::<GetBreakdowns>()?.clone();
+        Some((fetch.token, project_id, starts_at, ends_at))
+    })
 }
 
 #[test]
@@ -914,11 +920,14 @@ fn analytics_ranges_are_whole_utc_dates_and_custom_ranges_are_checked() {
         ),
         "the last 30 dates, today included"
     );
-    reply(
-        &mut app,
-        Slot::Breakdowns,
-        token,
-        Ok(Reply::Breakdowns(Box::new(breakdowns()))),
+    app.handle(
+        answer(
+            analytics::BREAKDOWNS,
+            token,
+            Ok(breakdowns()),
+            analytics::Msg::Breakdowns,
+        ),
+        NOW,
     );
     assert!(!text(&screen(&app, 120, 35)).contains("only 90 days"));
 
@@ -993,25 +1002,31 @@ fn analytics_explain_a_project_never_published_and_drop_stale_replies() {
     app.handle(key('j'), NOW);
     let (second, project, ..) = breakdown_request(&app.handle(key('5'), NOW)).unwrap();
     assert_eq!(project, "prj_0001");
-    reply(
-        &mut app,
-        Slot::Breakdowns,
-        first,
-        Ok(Reply::Breakdowns(Box::new(breakdowns()))),
+    app.handle(
+        answer(
+            analytics::BREAKDOWNS,
+            first,
+            Ok(breakdowns()),
+            analytics::Msg::Breakdowns,
+        ),
+        NOW,
     );
     assert!(
         app.analytics.breakdowns.data.is_none(),
         "the old project's reply is dropped"
     );
-    reply(
-        &mut app,
-        Slot::Breakdowns,
-        second,
-        Err(error(
-            Some(404),
-            Some("analytics_not_found"),
-            Some(Gate::FeatureOff("no analytics".into())),
-        )),
+    app.handle(
+        answer(
+            analytics::BREAKDOWNS,
+            second,
+            Err(error(
+                Some(404),
+                Some("analytics_not_found"),
+                Some(Gate::FeatureOff("no analytics".into())),
+            )),
+            analytics::Msg::Breakdowns,
+        ),
+        NOW,
     );
     assert!(text(&screen(&app, 120, 35)).contains("it was never published"));
 }
@@ -1055,13 +1070,13 @@ fn pii_page(range: std::ops::Range<usize>, more: bool) -> Page<PiiFinding> {
 }
 
 fn pii_requests(effects: &[Effect]) -> Vec<(u64, String, Option<String>)> {
-    fetches(effects)
+    asked(effects)
         .into_iter()
-        .filter_map(|(_, token, request)| match request {
-            Request::PiiPage {
+        .filter_map(|fetch| {
+            let ListPii {
                 project_id, cursor, ..
-            } => Some((token, project_id, cursor)),
-            _ => None,
+            } = fetch.operation::<ListPii>()?.clone();
+            Some((fetch.token, project_id, cursor))
         })
         .collect()
 }
@@ -1072,11 +1087,9 @@ fn personal_data_pages_load_before_the_end_and_stale_pages_are_dropped() {
     with_inventory(&mut app, 2);
     let (token, project, cursor) = pii_requests(&app.handle(key('6'), NOW)).remove(0);
     assert_eq!((project.as_str(), cursor), ("prj_0000", None));
-    let effects = reply(
-        &mut app,
-        Slot::PiiPage,
-        token,
-        Ok(Reply::PiiPage(Box::new(pii_page(0..100, true)))),
+    let effects = app.handle(
+        answer(pii::PAGE, token, Ok(pii_page(0..100, true)), pii::Msg::Page),
+        NOW,
     );
     assert!(pii_requests(&effects).is_empty());
     let mut asked = None;
@@ -1095,18 +1108,19 @@ fn personal_data_pages_load_before_the_end_and_stale_pages_are_dropped() {
     );
     // Refresh replaces the request; the older page then arrives and is dropped.
     let (fresh, ..) = pii_requests(&app.handle(key('r'), NOW)).remove(0);
-    reply(
-        &mut app,
-        Slot::PiiPage,
-        next,
-        Ok(Reply::PiiPage(Box::new(pii_page(100..200, false)))),
+    app.handle(
+        answer(
+            pii::PAGE,
+            next,
+            Ok(pii_page(100..200, false)),
+            pii::Msg::Page,
+        ),
+        NOW,
     );
     assert!(app.pii.list.rows.is_empty());
-    reply(
-        &mut app,
-        Slot::PiiPage,
-        fresh,
-        Ok(Reply::PiiPage(Box::new(pii_page(0..3, false)))),
+    app.handle(
+        answer(pii::PAGE, fresh, Ok(pii_page(0..3, false)), pii::Msg::Page),
+        NOW,
     );
     assert_eq!(app.pii.list.rows.len(), 3);
 }
@@ -1130,11 +1144,14 @@ fn personal_data_gates_explain_what_is_needed() {
         let mut app = app();
         with_inventory(&mut app, 1);
         let (token, ..) = pii_requests(&app.handle(key('6'), NOW)).remove(0);
-        reply(
-            &mut app,
-            Slot::PiiPage,
-            token,
-            Err(error(Some(status), Some(kind), Some(gate))),
+        app.handle(
+            answer(
+                pii::PAGE,
+                token,
+                Err(error(Some(status), Some(kind), Some(gate))),
+                pii::Msg::Page,
+            ),
+            NOW,
         );
         let drawn = text(&screen(&app, 120, 35));
         assert!(drawn.contains(expected), "{drawn}");
@@ -1152,7 +1169,7 @@ fn members_snapshot_app(width: u16, height: u16) -> App {
         if id == user_id(2) {
             Err(error(Some(404), Some("member_not_found"), None))
         } else {
-            Ok(Reply::Member(Box::new(member(id))))
+            Ok(member(id))
         }
     });
     app
@@ -1161,14 +1178,14 @@ fn members_snapshot_app(width: u16, height: u16) -> App {
 fn monitor_snapshot_app() -> App {
     let mut app = app();
     let first = open_monitor(&mut app);
-    reply(
-        &mut app,
-        Slot::Realtime(first.0),
-        first.1,
-        Ok(Reply::Realtime(Box::new(realtime(
-            datetime!(2026-11-22 11:59 UTC),
-            1234,
-        )))),
+    app.handle(
+        answer(
+            monitor::REALTIME.lane(first.0),
+            first.1,
+            Ok(realtime(datetime!(2026-11-22 11:59 UTC), 1234)),
+            monitor::Msg::Realtime,
+        ),
+        NOW,
     );
     app
 }
@@ -1177,11 +1194,14 @@ fn analytics_snapshot_app() -> App {
     let mut app = app();
     with_inventory(&mut app, 2);
     let (token, ..) = breakdown_request(&app.handle(key('5'), NOW)).unwrap();
-    reply(
-        &mut app,
-        Slot::Breakdowns,
-        token,
-        Ok(Reply::Breakdowns(Box::new(breakdowns()))),
+    app.handle(
+        answer(
+            analytics::BREAKDOWNS,
+            token,
+            Ok(breakdowns()),
+            analytics::Msg::Breakdowns,
+        ),
+        NOW,
     );
     app
 }
@@ -1190,11 +1210,9 @@ fn pii_snapshot_app() -> App {
     let mut app = app();
     with_inventory(&mut app, 2);
     let (token, ..) = pii_requests(&app.handle(key('6'), NOW)).remove(0);
-    reply(
-        &mut app,
-        Slot::PiiPage,
-        token,
-        Ok(Reply::PiiPage(Box::new(pii_page(0..12, true)))),
+    app.handle(
+        answer(pii::PAGE, token, Ok(pii_page(0..12, true)), pii::Msg::Page),
+        NOW,
     );
     // The third finding: a quote over two lines, with an escape sequence removed.
     app.handle(key('j'), NOW);
@@ -1234,14 +1252,17 @@ fn snapshot_monitor_watch_grid() {
     }
     let effects = app.handle(key('4'), NOW);
     for (index, request) in realtime_requests(&effects).iter().enumerate() {
-        reply(
-            &mut app,
-            Slot::Realtime(request.0),
-            request.1,
-            Ok(Reply::Realtime(Box::new(realtime(
-                datetime!(2026-11-22 11:59 UTC),
-                index as i64 * 40 + 3,
-            )))),
+        app.handle(
+            answer(
+                monitor::REALTIME.lane(request.0),
+                request.1,
+                Ok(realtime(
+                    datetime!(2026-11-22 11:59 UTC),
+                    index as i64 * 40 + 3,
+                )),
+                monitor::Msg::Realtime,
+            ),
+            NOW,
         );
     }
     insta::assert_snapshot!("monitor_grid_120x35", screen(&app, 120, 35).backend());
@@ -1282,11 +1303,13 @@ fn a_refresh_with_the_same_data_changes_no_cell() {
         now = app.wake_at().unwrap();
         let request = realtime_requests(&app.handle(Msg::Wake, now)).remove(0);
         // The same minute's data again.
-        reply_at(
-            &mut app,
-            Slot::Realtime(request.0),
-            request.1,
-            Ok(Reply::Realtime(Box::new(realtime(NOW, 17)))),
+        app.handle(
+            answer(
+                monitor::REALTIME.lane(request.0),
+                request.1,
+                Ok(realtime(NOW, 17)),
+                monitor::Msg::Realtime,
+            ),
             now,
         );
     }

@@ -2,7 +2,7 @@
 //! App::handle with synthetic replies and a fixed clock; snapshots on ratatui's
 //! TestBackend at 120x35 and 80x24.
 
-use crate::support::{fetches, key, special as code};
+use crate::support::{answer, fetches, key, only, special as code};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -12,6 +12,8 @@ use time::macros::datetime;
 use vantage::api::model::{Granularity, InventoryPage, Page, ScanFinding, SecurityScan, Traffic};
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
+use vantage::tui::ops::GetTraffic;
+use vantage::tui::screens::analytics;
 use vantage::tui::screens::project::security::{Focus, SecurityPart};
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
@@ -444,34 +446,27 @@ fn traffic(buckets: usize, granularity: &Granularity) -> Traffic {
 }
 
 /// The Analytics tab on the first project, both requests answered.
-fn analytics_app() -> (App, Request) {
+fn analytics_app() -> (App, GetTraffic) {
     let mut app = app();
     with_inventory(&mut app);
     let effects = app.handle(key('5'), NOW);
-    let (token, breakdowns) = fetch(&effects, Slot::Breakdowns);
-    let _ = breakdowns;
-    let (traffic_token, request) = fetch(&effects, Slot::Traffic);
-    reply(
-        &mut app,
-        Slot::Breakdowns,
-        token,
-        Ok(Reply::Breakdowns(Box::new(
-            serde_json::from_value(json!({
+    let token = only(&effects, analytics::BREAKDOWNS).token;
+    let asked = only(&effects, analytics::TRAFFIC);
+    let (traffic_token, request) = (asked.token, asked.op::<GetTraffic>().clone());
+    app.handle(answer(analytics::BREAKDOWNS, token, Ok(serde_json::from_value(json!({
                 "countries": [{"label": "Germany", "visitors": 420}, {"label": "Unknown", "visitors": 40}],
                 "devices": [{"label": "Desktop", "visitors": 300}, {"label": "Mobile", "visitors": 160}],
                 "pages": [{"label": "/", "visitors": 380}], "sources": [{"label": "Direct", "visitors": 460}]
             }))
-            .unwrap(),
-        ))),
-    );
-    reply(
-        &mut app,
-        Slot::Traffic,
-        traffic_token,
-        Ok(Reply::Traffic(Box::new(traffic(
-            30 * 24,
-            &Granularity::Hour,
-        )))),
+            .unwrap(),), analytics::Msg::Breakdowns), NOW);
+    app.handle(
+        answer(
+            analytics::TRAFFIC,
+            traffic_token,
+            Ok(traffic(30 * 24, &Granularity::Hour)),
+            analytics::Msg::Traffic,
+        ),
+        NOW,
     );
     (app, request)
 }
@@ -481,7 +476,7 @@ fn thirty_days_are_hourly_and_a_year_is_daily() {
     let (mut app, request) = analytics_app();
     assert_eq!(
         request,
-        Request::Traffic {
+        GetTraffic {
             project_id: "prj_00000".into(),
             starts_at: datetime!(2026-10-24 00:00 UTC),
             ends_at: datetime!(2026-11-22 00:00 UTC),
@@ -494,14 +489,8 @@ fn thirty_days_are_hourly_and_a_year_is_daily() {
     app.handle(key('j'), NOW);
     app.handle(key('j'), NOW);
     let effects = app.handle(code(KeyCode::Enter), NOW);
-    let (_, request) = fetch(&effects, Slot::Traffic);
-    assert!(matches!(
-        request,
-        Request::Traffic {
-            granularity: Granularity::Day,
-            ..
-        }
-    ));
+    let traffic = only(&effects, analytics::TRAFFIC);
+    assert_eq!(traffic.op::<GetTraffic>().granularity, Granularity::Day);
 }
 
 #[test]

@@ -44,9 +44,9 @@ fn page_requests(effects: &[Effect]) -> Vec<(u64, Option<String>)> {
             Effect::Fetch {
                 slot: Slot::InventoryPage,
                 token,
-                request,
-            } => match request.as_ref() {
-                Request::InventoryPage { cursor, .. } => Some((*token, cursor.clone())),
+                job,
+            } => match job.operation() {
+                Some(Request::InventoryPage { cursor, .. }) => Some((*token, cursor.clone())),
                 _ => None,
             },
             _ => None,

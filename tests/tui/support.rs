@@ -2,7 +2,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use vantage::tui::app::{App, Identity, Msg};
-use vantage::tui::effect::{Effect, Request, Slot};
+use vantage::tui::effect::{Effect, ErrorInfo, Request, Slot};
+use vantage::tui::request::{Answer, Job, Message, Operation};
 use vantage::tui::screens::inventory::bulk::RowOutcome;
 use vantage::tui::settings::{AppSettings, TuiSettings};
 use vantage::tui::theme::{ColorDepth, ThemeName};
@@ -45,19 +46,94 @@ pub fn special(code: KeyCode) -> Msg {
     Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
 }
 
-/// The requests among effects: (slot, token, request).
+/// The requests not yet typed among effects: (slot, token, request).
 pub fn fetches(effects: &[Effect]) -> Vec<(Slot, u64, Request)> {
+    asked(effects)
+        .into_iter()
+        .filter_map(|fetch| {
+            let request = fetch.operation::<Request>()?.clone();
+            Some((fetch.slot, fetch.token, request))
+        })
+        .collect()
+}
+
+/// One request among effects, as a test looks at it and answers it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fetch {
+    pub slot: Slot,
+    pub token: u64,
+    pub job: Job,
+}
+
+impl Fetch {
+    /// The operation, when it is an `O`.
+    pub fn operation<O: Operation>(&self) -> Option<&O> {
+        self.job.operation()
+    }
+
+    /// The operation, which must be an `O`.
+    #[track_caller]
+    pub fn op<O: Operation>(&self) -> &O {
+        match self.operation() {
+            Some(operation) => operation,
+            None => panic!("{:?} is not a {}", self.job, std::any::type_name::<O>()),
+        }
+    }
+
+    /// The message the runtime would deliver had the operation returned `result`.
+    #[track_caller]
+    pub fn answer<T: Send + 'static>(&self, result: Result<T, ErrorInfo>) -> Msg {
+        match self.job.answer(self.slot, self.token, result) {
+            Some(answer) => Msg::Answer(answer),
+            None => panic!(
+                "{:?} does not answer a {}",
+                self.job,
+                std::any::type_name::<T>()
+            ),
+        }
+    }
+
+    /// [`Fetch::answer`] with `Ok(value)`.
+    #[track_caller]
+    pub fn ok<T: Send + 'static>(&self, value: T) -> Msg {
+        self.answer(Ok(value))
+    }
+
+    /// The message the runtime would deliver had the operation failed with `error`.
+    pub fn fail(&self, error: ErrorInfo) -> Msg {
+        Msg::Answer(self.job.fail(self.slot, self.token, error))
+    }
+}
+
+/// Every request among effects.
+pub fn asked(effects: &[Effect]) -> Vec<Fetch> {
     effects
         .iter()
         .filter_map(|effect| match effect {
-            Effect::Fetch {
-                slot,
-                token,
-                request,
-            } => Some((*slot, *token, (**request).clone())),
+            Effect::Fetch { slot, token, job } => Some(Fetch {
+                slot: *slot,
+                token: *token,
+                job: job.clone(),
+            }),
             _ => None,
         })
         .collect()
+}
+
+/// The requests among effects in `slot` (any lane of it).
+pub fn asked_in(effects: &[Effect], slot: Slot) -> Vec<Fetch> {
+    asked(effects)
+        .into_iter()
+        .filter(|fetch| fetch.slot.is(slot))
+        .collect()
+}
+
+/// The one request among effects in `slot`.
+#[track_caller]
+pub fn only(effects: &[Effect], slot: Slot) -> Fetch {
+    let mut found = asked_in(effects, slot);
+    assert_eq!(found.len(), 1, "one {slot:?} request in {effects:?}");
+    found.remove(0)
 }
 
 /// The requests among effects for one slot: (token, request).
@@ -77,4 +153,15 @@ pub fn bulk_outcomes(app: &App) -> Vec<RowOutcome> {
         .into_iter()
         .map(|(_, outcome)| outcome)
         .collect()
+}
+
+/// The message of an answer in `slot` with `token`, made by its owner's
+/// `to_message` of `result`, as the runtime would deliver it.
+pub fn answer<T, M: Message>(
+    slot: Slot,
+    token: u64,
+    result: Result<T, ErrorInfo>,
+    to_message: fn(Result<T, ErrorInfo>) -> M,
+) -> Msg {
+    Msg::Answer(Answer::of(slot, token, result, to_message))
 }

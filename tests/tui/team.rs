@@ -196,7 +196,7 @@ mod with_a_shared_history {
     use vantage::tui::executor::ClientExecutor;
     use vantage::tui::review::executor::{HistoryAccess, WithHistory};
     use vantage::tui::review::request::{HISTORY_AWAY, HistoryReply, HistoryRequest};
-    use vantage::tui::runtime::Executor;
+    use vantage::tui::services::Executor;
 
     use super::*;
     use crate::common::{self, ENTERPRISE_ADMIN, ENTERPRISE_WS};

@@ -14,7 +14,12 @@ use vantage::tui::app::{App, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
 
 use crate::support::fetches;
+use crate::support::{answer, asked_in, only};
 use crate::support::{app, key};
+use vantage::api::model::Realtime;
+use vantage::tui::ops::GetRealtime;
+use vantage::tui::screens::insights;
+use vantage::tui::screens::{members, monitor};
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
@@ -127,15 +132,11 @@ fn insights(total: i64, needs: i64, recommended: i64, none: i64) -> vantage::api
 fn insights_shows_unscored_projects_so_the_parts_add_up_to_the_total() {
     let mut app = app();
     let effects = app.start(NOW);
-    let (slot, token, _) = fetches(&effects)
-        .into_iter()
-        .find(|(slot, ..)| *slot == Slot::Insights)
-        .unwrap();
-    reply(
-        &mut app,
-        slot,
-        token,
-        Ok(Reply::Insights(Box::new(insights(5_000, 408, 463, 3_726)))),
+    let token = only(&effects, insights::INSIGHTS).token;
+    let loaded = Ok(insights(5_000, 408, 463, 3_726));
+    app.handle(
+        answer(insights::INSIGHTS, token, loaded, insights::Msg::Loaded),
+        NOW,
     );
     let screen = text(&app, 120, 35);
     assert!(screen.contains("not scored yet 403"), "{screen}");
@@ -154,15 +155,11 @@ fn relative_times_age_with_a_wake_when_the_label_changes_only_while_one_is_shown
     let mut app = app();
     let effects = app.start(NOW);
     assert_eq!(app.next_wake(), None, "nothing shown as an age yet");
-    let (slot, token, _) = fetches(&effects)
-        .into_iter()
-        .find(|(slot, ..)| *slot == Slot::Insights)
-        .unwrap();
-    reply(
-        &mut app,
-        slot,
-        token,
-        Ok(Reply::Insights(Box::new(insights(10, 1, 2, 7)))),
+    let token = only(&effects, insights::INSIGHTS).token;
+    let loaded = Ok(insights(10, 1, 2, 7));
+    app.handle(
+        answer(insights::INSIGHTS, token, loaded, insights::Msg::Loaded),
+        NOW,
     );
     app.handle(
         Msg::Client(vantage::tui::app::ClientNotice::RateLimit {
@@ -283,20 +280,12 @@ fn the_monitor_stretches_its_refresh_when_many_are_watched_and_says_so() {
         NOW,
     );
     let effects = app.handle(key('4'), NOW);
-    let asked = fetches(&effects);
+    let asked = asked_in(&effects, monitor::REALTIME);
     assert_eq!(asked.len(), 12, "one request per watched project");
-    for (slot, token, _) in asked {
-        reply(
-            &mut app,
-            slot,
-            token,
-            Ok(Reply::Realtime(Box::new(
-                serde_json::from_value(json!({
-                    "current_visitors": 1, "buckets": []
-                }))
-                .unwrap(),
-            ))),
-        );
+    for fetch in asked {
+        let realtime: Realtime =
+            serde_json::from_value(json!({"current_visitors": 1, "buckets": []})).unwrap();
+        app.handle(fetch.ok(realtime), NOW);
     }
     // 12 projects every 10 s would be 72 a minute; half of 120 allows a round every 12 s.
     assert_eq!(
@@ -514,28 +503,19 @@ fn members_learn_roles_from_a_role_filter_and_show_a_dash_until_known() {
         .unwrap()
     };
     let effects = app.handle(key('3'), NOW);
-    let (slot, token, _) = fetches(&effects)[0].clone();
-    reply(
-        &mut app,
-        slot,
-        token,
-        Ok(Reply::MemberPage(Box::new(members(&["u1", "u2"])))),
-    );
+    let first = only(&effects, members::PAGE);
+    app.handle(first.ok(members(&["u1", "u2"])), NOW);
     assert!(app.members.known_roles.is_empty());
     let screen = text(&app, 120, 35);
     assert!(screen.contains("Role"), "{screen}");
     // Filtered by one role, every row has it.
     app.members.roles = vec![Role::Admin];
     let effects = app.handle(key('r'), NOW);
-    let (slot, token, _) = fetches(&effects)
-        .into_iter()
-        .find(|(slot, ..)| *slot == Slot::MemberPage)
-        .unwrap();
-    reply(
-        &mut app,
-        slot,
-        token,
-        Ok(Reply::MemberPage(Box::new(members(&["u2"])))),
+    let token = only(&effects, members::PAGE).token;
+    let page = members(&["u2"]);
+    app.handle(
+        answer(members::PAGE, token, Ok(page), members::Msg::Page),
+        NOW,
     );
     assert_eq!(app.members.known_roles.get("u2"), Some(&Role::Admin));
     assert_eq!(app.members.known_roles.get("u1"), None);
@@ -574,9 +554,8 @@ fn monitor_tiles_say_when_updated_and_a_never_published_project_says_so() {
         })
         .collect();
     let effects = app.handle(key('4'), NOW);
-    for (slot, token, request) in fetches(&effects) {
-        let never =
-            matches!(&request, Request::Realtime { project_id } if project_id == "prj_never");
+    for fetch in asked_in(&effects, monitor::REALTIME) {
+        let never = fetch.op::<GetRealtime>().project_id == "prj_never";
         let answer = if never {
             Err(ErrorInfo {
                 status: Some(404),
@@ -588,11 +567,9 @@ fn monitor_tiles_say_when_updated_and_a_never_published_project_says_so() {
                 at: NOW,
             })
         } else {
-            Ok(Reply::Realtime(Box::new(
-                serde_json::from_value(json!({"current_visitors": 4, "buckets": []})).unwrap(),
-            )))
+            Ok(serde_json::from_value(json!({"current_visitors": 4, "buckets": []})).unwrap())
         };
-        reply(&mut app, slot, token, answer);
+        app.handle(fetch.answer::<Realtime>(answer), NOW);
     }
     let screen = text(&app, 120, 35);
     assert!(screen.contains("4 now · at 12:00:00"), "{screen}");

@@ -17,7 +17,11 @@ use vantage::tui::theme::{ColorDepth, ThemeName};
 use crate::changes::{change_set, changes_app};
 use crate::lists::inventory_with;
 use crate::screens::{NOW, reply, screen, text};
-use crate::support::{app, app_with_theme, fetches_for, key, special};
+use crate::support::{
+    Fetch, answer, app, app_with_theme, asked_in, fetches_for, key, only, special,
+};
+use vantage::tui::ops::{ListMembers, ListPii};
+use vantage::tui::screens::{members, pii};
 
 /// A project that needs review, scanned, visited and connected: the facts a
 /// made-up row would show as zeros, `never` and `none`.
@@ -106,12 +110,8 @@ fn a_project_opened_by_id_is_the_one_tabs_4_5_and_6_show_by_name() {
         shown.contains("Personal data in Support studio 17") && !shown.contains("Project 0"),
         "{shown}"
     );
-    let (_, request) = fetches_for(&effects, Slot::PiiPage)
-        .pop()
-        .expect("its findings are read");
-    assert!(
-        matches!(request, Request::PiiPage { project_id, .. } if project_id == "prj_c599a0ae18ae")
-    );
+    let fetch = only(&effects, pii::PAGE);
+    assert_eq!(fetch.op::<ListPii>().project_id, "prj_c599a0ae18ae");
 
     app.handle(key('5'), NOW);
     let shown = text(&screen(&app, 120, 35));
@@ -438,15 +438,19 @@ fn members_of(
 fn members_on_screen(app: &mut App, ids: &[usize]) -> Vec<vantage::tui::effect::Effect> {
     app.start(NOW);
     let effects = app.handle(key('3'), NOW);
-    let (token, _) = fetches_for(&effects, Slot::MemberPage)
+    let token = asked_in(&effects, members::PAGE)
         .pop()
-        .expect("the first page");
+        .expect("the first page")
+        .token;
     screen(app, 120, 35);
-    reply(
-        app,
-        Slot::MemberPage,
-        token,
-        Ok(Reply::MemberPage(Box::new(members_of(ids, false)))),
+    app.handle(
+        answer(
+            members::PAGE,
+            token,
+            Ok(members_of(ids, false)),
+            members::Msg::Page,
+        ),
+        NOW,
     )
 }
 
@@ -464,23 +468,24 @@ fn members_roles_are_filled_for_the_rows_on_screen_one_listing_per_role() {
         (Role::Member, &[2, 9], false),
     ];
     for (role, ids, more) in answers {
-        let (token, request) = fetches_for(&effects, Slot::MemberRoles)
+        let listing = asked_in(&effects, members::ROLES)
             .pop()
             .unwrap_or_else(|| panic!("a listing of {role:?}"));
-        let Request::MemberPage { params, .. } = request else {
-            panic!("a member listing: {request:?}");
-        };
+        let (token, params) = (listing.token, &listing.op::<ListMembers>().params);
         assert_eq!(params.role, vec![role]);
         assert_eq!(params.limit, Some(100));
-        effects = reply(
-            &mut app,
-            Slot::MemberRoles,
-            token,
-            Ok(Reply::MemberPage(Box::new(members_of(ids, more)))),
+        effects = app.handle(
+            answer(
+                members::ROLES,
+                token,
+                Ok(members_of(ids, more)),
+                members::Msg::Roles,
+            ),
+            NOW,
         );
     }
     assert!(
-        fetches_for(&effects, Slot::MemberRoles).is_empty(),
+        asked_in(&effects, members::ROLES).is_empty(),
         "every row on screen knows its role: no more listings"
     );
     assert_eq!(app.members.role_walk.requests, 4);
@@ -495,12 +500,15 @@ fn a_role_no_listing_found_is_shown_as_unknown() {
     let mut app = app();
     let mut effects = members_on_screen(&mut app, &[0]);
     // Every role is listed; none holds the member (it left meanwhile).
-    while let Some((token, _)) = fetches_for(&effects, Slot::MemberRoles).pop() {
-        effects = reply(
-            &mut app,
-            Slot::MemberRoles,
-            token,
-            Ok(Reply::MemberPage(Box::new(members_of(&[], false)))),
+    while let Some(Fetch { token, .. }) = asked_in(&effects, members::ROLES).pop() {
+        effects = app.handle(
+            answer(
+                members::ROLES,
+                token,
+                Ok(members_of(&[], false)),
+                members::Msg::Roles,
+            ),
+            NOW,
         );
     }
     assert_eq!(app.members.role_walk.requests, 5, "one listing per role");
@@ -513,16 +521,9 @@ fn a_project_found_by_the_palettes_search_says_so_not_the_inventory_list() {
     let mut app = app();
     inventory_with(&mut app, 3, 3);
     let effects = palette(&mut app, "Booking log 3");
-    let (token, _) = fetches_for(&effects, Slot::PaletteJump)
-        .pop()
-        .expect("the service is searched for the name");
+    let search = only(&effects, vantage::tui::app::PALETTE_JUMP);
     let found = page_of(vec![rich_item("prj_54e5c98533fc", "Booking log 3")]);
-    reply(
-        &mut app,
-        Slot::PaletteJump,
-        token,
-        Ok(Reply::InventoryPage(Box::new(found))),
-    );
+    app.handle(search.ok(found), NOW);
     let shown = text(&screen(&app, 120, 35));
     assert!(
         shown.contains("from a search by name") && !shown.contains("from the inventory list"),

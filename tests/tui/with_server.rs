@@ -10,7 +10,7 @@ use vantage::server::RunningServer;
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::Effect;
 use vantage::tui::executor::ClientExecutor;
-use vantage::tui::runtime::Executor;
+use vantage::tui::services::Executor;
 use vantage::tui::settings::AppSettings;
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
@@ -61,14 +61,9 @@ impl Harness {
     /// Carries out fetches until none is left, as the runtime would.
     async fn run(&mut self, mut effects: Vec<Effect>) {
         while let Some(effect) = effects.pop() {
-            if let Effect::Fetch {
-                slot,
-                token,
-                request,
-            } = effect
-            {
-                let reply = self.executor.execute(*request).await;
-                effects.extend(self.app.handle(Msg::Reply { slot, token, reply }, T0));
+            if let Effect::Fetch { slot, token, job } = effect {
+                let answer = job.run(slot, token, self.executor.services()).await;
+                effects.extend(self.app.handle(Msg::Answer(answer), T0));
             }
         }
     }

@@ -5,14 +5,22 @@ use crossterm::event::KeyEvent;
 use time::OffsetDateTime;
 
 use super::App;
+use super::AppMsg;
 use crate::api::model::InventoryItem;
+use crate::api::model::InventoryPage;
 use crate::api::page::InventoryParams;
 use crate::tui::action::Action;
-use crate::tui::effect::{ErrorInfo, Reply, Request, Slot, Turn};
+use crate::tui::effect::{Cx, ErrorInfo, Slot, Turn};
 use crate::tui::focus::{ProjectOpen, ProjectRef};
 use crate::tui::nav::{Nav, ProjectNav, Tab};
+use crate::tui::ops::ListInventory;
 use crate::tui::palette::{Command, Outcome};
 use crate::tui::theme::{ColorDepth, ThemeName};
+
+/// The palette's requests: its history written after a command runs, and
+/// the search of the whole workspace for a project by name.
+pub const PALETTE_HISTORY: Slot = Slot::new("palette", "history");
+pub const PALETTE_JUMP: Slot = Slot::new("palette", "jump");
 
 /// Most projects a jump by name asks the service for.
 const JUMP_LIMIT: u32 = 50;
@@ -27,8 +35,11 @@ impl App {
             Outcome::Changed | Outcome::Closed => {}
             Outcome::Run(command) => {
                 if let Some(save) = self.palette.history().save_request() {
-                    turn.cx(&mut self.next_token)
-                        .fetch(Slot::PaletteHistory, save);
+                    turn.cx(&mut self.next_token).request(
+                        PALETTE_HISTORY,
+                        save,
+                        AppMsg::PaletteHistorySaved,
+                    );
                 }
                 self.run_command(command, turn);
             }
@@ -96,7 +107,7 @@ impl App {
                 )))));
             return;
         }
-        let search = Request::InventoryPage {
+        let search = ListInventory {
             params: InventoryParams {
                 limit: Some(JUMP_LIMIT),
                 query: Some(name.trim().to_owned()),
@@ -106,7 +117,7 @@ impl App {
         };
         let token = turn
             .cx(&mut self.next_token)
-            .fetch(Slot::PaletteJump, search);
+            .request(PALETTE_JUMP, search, AppMsg::Jump);
         self.palette.pending_jump = Some((name.to_owned(), token));
         self.say(
             format!("searching the service for {}", crate::text::fit(name, 40)),
@@ -120,10 +131,10 @@ impl App {
     pub(super) fn complete_jump(
         &mut self,
         token: u64,
-        reply: Result<Reply, ErrorInfo>,
-        now: OffsetDateTime,
-        navs: &mut Vec<Nav>,
+        reply: Result<InventoryPage, ErrorInfo>,
+        cx: &mut Cx,
     ) -> bool {
+        let now = cx.now;
         let name = match self.palette.pending_jump.take() {
             Some((name, pending)) if pending == token => name,
             other => {
@@ -134,8 +145,7 @@ impl App {
         // The search ended: its "searching …" notice with it.
         self.notice = None;
         let rows = match reply {
-            Ok(Reply::InventoryPage(page)) => page.data,
-            Ok(_) => Vec::new(),
+            Ok(page) => page.data,
             Err(error) => {
                 self.palette.forget_unconfirmed();
                 self.say(
@@ -158,7 +168,7 @@ impl App {
             _ => None,
         };
         match found {
-            Some(item) => navs.push(Nav::Project(ProjectNav::Open(Box::new(
+            Some(item) => cx.navigate(Nav::Project(ProjectNav::Open(Box::new(
                 ProjectOpen::searched(item),
             )))),
             None if rows.is_empty() => {

@@ -11,9 +11,19 @@ use time::OffsetDateTime;
 
 use super::App;
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, Effect, ErrorInfo, Reply, Request, Slot, SwitchedContext, Turn};
+use crate::tui::effect::{Cx, Effect, ErrorInfo, Slot, SwitchedContext, Turn};
 use crate::tui::nav::{Nav, Tab};
+use crate::tui::ops::SwitchContext;
 use crate::tui::widgets::menu::{Menu, MenuOutcome};
+
+/// The App's request to connect to another context.
+pub const CONTEXT: Slot = Slot::new("app", "context");
+
+/// The launcher's answer to a switch.
+#[derive(Debug)]
+pub enum ContextMsg {
+    Switched(Result<SwitchedContext, ErrorInfo>),
+}
 
 /// The contexts the dashboard knows, and the one it shows.
 #[derive(Debug, Clone, Default)]
@@ -79,11 +89,12 @@ impl App {
             navs.push(Nav::Notify(format!("already on context {name}")));
         } else {
             let mut cx = Cx::new(now, effects, &mut navs, &mut self.next_token);
-            let token = cx.fetch(
-                Slot::Context,
-                Request::SwitchContext {
+            let token = cx.request(
+                CONTEXT,
+                SwitchContext {
                     name: name.to_owned(),
                 },
+                ContextMsg::Switched,
             );
             cx.notify(format!("connecting to context {name}…"));
             self.contexts.switching = Some((name.to_owned(), token));
@@ -154,10 +165,11 @@ impl App {
     pub(super) fn handle_context_reply(
         &mut self,
         token: u64,
-        reply: Result<Reply, ErrorInfo>,
+        reply: ContextMsg,
         now: OffsetDateTime,
         effects: &mut Vec<Effect>,
     ) -> bool {
+        let ContextMsg::Switched(reply) = reply;
         let Some((name, expected)) = self.contexts.switching.clone() else {
             return false;
         };
@@ -166,11 +178,10 @@ impl App {
         }
         self.contexts.switching = None;
         match reply {
-            Ok(Reply::ContextSwitched(switched)) => {
-                self.restart_on(*switched, now, effects);
+            Ok(switched) => {
+                self.restart_on(switched, now, effects);
                 true
             }
-            Ok(_) => false,
             Err(error) => {
                 self.notice = Some((format!("context {name} not switched to"), now));
                 self.record_error(error);

@@ -120,11 +120,18 @@ impl App {
         ));
     }
 
+    /// Live insights replace the snapshot's.
+    pub(super) fn insights_live(&mut self) {
+        self.history.insights_seeded = false;
+        if !self.history.inventory_seeded {
+            self.history.seeded_at = None;
+        }
+    }
+
     /// Before a reply reaches its screen: a live reply replaces seeded data.
     pub(super) fn before_reply(&mut self, slot: Slot, reply: &Result<Reply, ErrorInfo>) {
-        self.note_history_reachability(slot, reply);
+        self.note_history_reachability(slot, reply.as_ref().err());
         match (slot, reply) {
-            (Slot::Insights, Ok(Reply::Insights(_))) => self.history.insights_seeded = false,
             (Slot::InventoryPage, Ok(Reply::InventoryPage(_))) if self.history.inventory_seeded => {
                 self.history.inventory_seeded = false;
                 self.inventory.list.rows.clear();

@@ -9,9 +9,10 @@ use time::{Duration, OffsetDateTime};
 
 use super::App;
 use crate::text::fit;
-use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Cx, ErrorInfo, Request, Slot};
 use crate::tui::nav::Tab;
 use crate::tui::review::request::{HISTORY_AWAY, HistoryRequest};
+use crate::tui::screens::changes;
 
 /// The first wait before trying the history again, doubled each failed try.
 const FIRST_RETRY: Duration = Duration::seconds(5);
@@ -38,13 +39,9 @@ pub fn backoff(tries: u32) -> Duration {
 fn from_history(slot: Slot) -> bool {
     matches!(
         slot,
-        Slot::ReviewMarks
-            | Slot::ReviewMark
-            | Slot::TakeSnapshot
-            | Slot::HistoryVersion
-            | Slot::Changes
-            | Slot::Snapshots
-    )
+        Slot::ReviewMarks | Slot::ReviewMark | Slot::TakeSnapshot | Slot::HistoryVersion
+    ) || slot.is(changes::CHANGES)
+        || slot.is(changes::SNAPSHOTS)
 }
 
 impl App {
@@ -65,18 +62,15 @@ impl App {
         });
     }
 
-    /// A history reply, before its slot's handler: an error saying the history
-    /// is away starts (or extends) the wait; any answer ends it.
-    pub(super) fn note_history_reachability(
-        &mut self,
-        slot: Slot,
-        reply: &Result<Reply, ErrorInfo>,
-    ) {
+    /// A history answer (its failure, if any), before its owner's handler: an
+    /// error saying the history is away starts (or extends) the wait; any
+    /// answer ends it.
+    pub(super) fn note_history_reachability(&mut self, slot: Slot, failure: Option<&ErrorInfo>) {
         if !from_history(slot) {
             return;
         }
-        match reply {
-            Err(error) if error.kind.as_deref() == Some(HISTORY_AWAY) => {
+        match failure {
+            Some(error) if error.kind.as_deref() == Some(HISTORY_AWAY) => {
                 let away = self.history.away.get_or_insert_with(|| Away {
                     since: error.at,
                     reason: String::new(),
@@ -87,8 +81,8 @@ impl App {
                 away.retry_at = error.at + backoff(away.tries);
                 away.tries += 1;
             }
-            Err(_) => {}
-            Ok(_) => {
+            Some(_) => {}
+            None => {
                 if self.history.away.take().is_some() {
                     self.history.came_back = true;
                 }

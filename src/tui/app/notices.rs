@@ -4,7 +4,7 @@
 use time::OffsetDateTime;
 
 use super::{App, ClientNotice};
-use crate::tui::effect::{ErrorInfo, Reply};
+use crate::tui::effect::ErrorInfo;
 
 /// Errors kept for the `!` log.
 const ERROR_LOG_LIMIT: usize = 200;
@@ -92,9 +92,7 @@ impl App {
     /// The plan is the workspace read's (`GET /v1/workspaces/{id}`), and
     /// nothing else's: what other replies allow or refuse is no plan, so until
     /// the read answers the header says nothing of it.
-    pub(super) fn note_plan(&mut self, reply: &Result<Reply, ErrorInfo>) {
-        if let Ok(Reply::Workspace(workspace)) = reply {
-            self.identity.plan = workspace.plan.as_ref().map(|plan| plan.as_str().to_owned());
-        }
+    pub(super) fn note_plan(&mut self, workspace: &crate::api::model::Workspace) {
+        self.identity.plan = workspace.plan.as_ref().map(|plan| plan.as_str().to_owned());
     }
 }

@@ -6,7 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::tui::effect::Request;
+use crate::tui::effect::ErrorInfo;
+use crate::tui::request::Operation;
+use crate::tui::services::Services;
 
 /// Most commands kept.
 pub const HISTORY_LIMIT: usize = 100;
@@ -68,9 +70,9 @@ impl History {
 
     /// The write of the whole history to its file, for the executor; none
     /// for a history kept in memory only.
-    pub fn save_request(&self) -> Option<Request> {
+    pub fn save_request(&self) -> Option<SavePaletteHistory> {
         let path = self.path.clone()?;
-        Some(Request::SavePaletteHistory {
+        Some(SavePaletteHistory {
             path,
             entries: self.entries.clone(),
         })
@@ -88,6 +90,26 @@ pub fn save(path: &Path, entries: &[String]) -> std::io::Result<()> {
     let mut text = entries.join("\n");
     text.push('\n');
     crate::safe_file::replace(path, text.as_bytes())
+}
+
+/// Writes the command palette's history (atomically) to `path`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SavePaletteHistory {
+    pub path: PathBuf,
+    pub entries: Vec<String>,
+}
+
+impl Operation for SavePaletteHistory {
+    type Output = ();
+
+    async fn run(self, services: &Services) -> Result<(), ErrorInfo> {
+        save(&self.path, &self.entries).map_err(|error| {
+            services.local_failure(format!(
+                "cannot write the palette history {}: {error}",
+                self.path.display()
+            ))
+        })
+    }
 }
 
 #[cfg(test)]
@@ -110,7 +132,7 @@ mod tests {
         assert_eq!(history.entries().last().unwrap(), "project prj_104");
         // A push writes nothing: the file is the executor's.
         assert!(!path.exists());
-        let Some(Request::SavePaletteHistory { path: to, entries }) = history.save_request() else {
+        let Some(SavePaletteHistory { path: to, entries }) = history.save_request() else {
             panic!("a history with a file asks for its write");
         };
         assert_eq!(to, path);

@@ -1,24 +1,31 @@
-//! Answers the history requests from the history (the file or a shared
-//! database), and hands every other request to the API executor. The store is
-//! used on a blocking thread (the screen never waits on it) and kept open
-//! between requests, so a failure here is one error in the log, never a
-//! broken dashboard; a database out of reach says so ([`HISTORY_AWAY`]), and
-//! the App retries with backoff.
+//! Answers the history operations from the history (the file or a shared
+//! database). The store is used on a blocking thread (the screen never waits
+//! on it) and kept open between requests, so a failure here is one error in
+//! the log, never a broken dashboard; a database out of reach says so
+//! ([`HISTORY_AWAY`]), and the App retries with backoff.
 
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use super::request::{ChangeSet, HISTORY_AWAY, HistoryReply, HistoryRequest};
+use super::request::{ChangeSet, HISTORY_AWAY};
 use crate::history::walk::{self, WalkEvent, WalkOptions, WalkPlan};
 use crate::history::{
-    HistoryConfig, HistoryError, HistoryLocation, NewMark, SnapshotRef, Store, WorkspaceLock,
+    HistoryConfig, HistoryError, HistoryLocation, SnapshotInfo, SnapshotRef, Store, WorkspaceLock,
 };
 use crate::tui::app::ClientNotice;
-use crate::tui::effect::{ErrorInfo, Reply, Request};
-use crate::tui::executor::{ClientExecutor, error_info};
-use crate::tui::runtime::Executor;
+use crate::tui::effect::ErrorInfo;
+use crate::tui::executor::ClientExecutor;
+use crate::tui::services::{Executor, Services};
 use crate::tui::widgets::thousands;
+
+/// What a background snapshot came to: taken, or skipped (and why).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SnapshotOutcome {
+    Taken(SnapshotInfo),
+    /// Another's snapshot under way, or a fresh one on a shared history.
+    Skipped(String),
+}
 
 /// Where the workspace's history is, and how to walk it.
 #[derive(Clone)]
@@ -33,6 +40,31 @@ pub struct HistoryAccess {
 #[derive(Clone)]
 pub struct WithHistory {
     pub inner: ClientExecutor,
+    pub door: HistoryDoor,
+}
+
+impl WithHistory {
+    pub fn new(inner: ClientExecutor, history: HistoryAccess) -> Self {
+        Self {
+            inner,
+            door: HistoryDoor::new(history),
+        }
+    }
+}
+
+impl Executor for WithHistory {
+    fn services(&self) -> Services {
+        Services {
+            history: Some(self.door.clone()),
+            ..self.inner.services()
+        }
+    }
+}
+
+/// The history file as the operations reach it: where it is, and what is
+/// kept across requests (shared across context switches).
+#[derive(Clone)]
+pub struct HistoryDoor {
     pub history: HistoryAccess,
     /// Held while a snapshot is walked: never two at once.
     walking: Arc<tokio::sync::Mutex<()>>,
@@ -45,29 +77,18 @@ pub struct WithHistory {
     kept: Arc<std::sync::Mutex<Option<Store>>>,
 }
 
-impl WithHistory {
-    pub fn new(inner: ClientExecutor, history: HistoryAccess) -> Self {
-        Self::sharing(inner, history, Arc::new(tokio::sync::Mutex::new(())))
-    }
-
-    /// One whose background snapshots wait on `walking` (shared across context
-    /// switches, so two never run at once).
-    pub fn sharing(
-        inner: ClientExecutor,
-        history: HistoryAccess,
-        walking: Arc<tokio::sync::Mutex<()>>,
-    ) -> Self {
+impl HistoryDoor {
+    pub fn new(history: HistoryAccess) -> Self {
         Self {
-            inner,
             history,
-            walking,
+            walking: Arc::default(),
             watcher: Arc::default(),
             kept: Arc::default(),
         }
     }
 
     /// The history file's `data_version`, on the kept connection.
-    async fn data_version(&self) -> Result<i64, ErrorInfo> {
+    pub(crate) async fn data_version(&self, services: &Services) -> Result<i64, ErrorInfo> {
         let location = self.history.location.clone();
         let watcher = self.watcher.clone();
         let joined = tokio::task::spawn_blocking(move || {
@@ -84,19 +105,19 @@ impl WithHistory {
         })
         .await;
         match joined {
-            Ok(result) => result.map_err(|error| self.history_failure(&error)),
-            Err(error) => Err(self.failure(error)),
+            Ok(result) => result.map_err(|error| Self::history_failure(services, &error)),
+            Err(error) => Err(Self::failure(services, error)),
         }
     }
 
-    fn failure(&self, error: impl std::fmt::Display) -> ErrorInfo {
-        self.inner.local_failure(format!("history: {error}"))
+    fn failure(services: &Services, error: impl std::fmt::Display) -> ErrorInfo {
+        services.local_failure(format!("history: {error}"))
     }
 
     /// The store's error; one that says the store is out of reach carries
     /// [`HISTORY_AWAY`], so the App says so and retries.
-    fn history_failure(&self, error: &HistoryError) -> ErrorInfo {
-        let mut info = self.failure(error);
+    fn history_failure(services: &Services, error: &HistoryError) -> ErrorInfo {
+        let mut info = Self::failure(services, error);
         if error.is_unreachable() {
             info.kind = Some(HISTORY_AWAY.to_owned());
         }
@@ -104,8 +125,9 @@ impl WithHistory {
     }
 
     /// Runs `job` on the store, on a blocking thread.
-    async fn with_store<T: Send + 'static>(
+    pub(crate) async fn with_store<T: Send + 'static>(
         &self,
+        services: &Services,
         job: impl FnOnce(&mut Store) -> Result<T, HistoryError> + Send + 'static,
     ) -> Result<T, ErrorInfo> {
         let location = self.history.location.clone();
@@ -126,48 +148,8 @@ impl WithHistory {
         })
         .await;
         match joined {
-            Ok(result) => result.map_err(|error| self.history_failure(&error)),
-            Err(error) => Err(self.failure(error)),
-        }
-    }
-
-    async fn answer(&self, request: HistoryRequest) -> Result<HistoryReply, ErrorInfo> {
-        let workspace = self.inner.workspace_id.clone();
-        match request {
-            HistoryRequest::Changes { between } => self
-                .with_store(move |store| changes(store, &workspace, between))
-                .await
-                .map(|set| HistoryReply::Changes(Box::new(set))),
-            HistoryRequest::Snapshots => self
-                .with_store(move |store| store.list(&workspace))
-                .await
-                .map(HistoryReply::Snapshots),
-            HistoryRequest::Marks => self
-                .with_store(move |store| store.reviewed_marks(&workspace))
-                .await
-                .map(HistoryReply::Marks),
-            HistoryRequest::Mark { projects, note } => {
-                let now = self.inner.clock.now();
-                let reviewer = self.history.config.reviewer_name();
-                let marks: Vec<NewMark> = projects
-                    .into_iter()
-                    .map(|(project_id, seen)| NewMark {
-                        project_id,
-                        note: note.clone(),
-                        reviewer: reviewer.clone(),
-                        seen: seen.map(|seen| *seen),
-                    })
-                    .collect();
-                self.with_store(move |store| store.mark_all_reviewed(&workspace, &marks, now))
-                    .await
-                    .map(HistoryReply::Marked)
-            }
-            HistoryRequest::DataVersion => self.data_version().await.map(HistoryReply::DataVersion),
-            HistoryRequest::TakeSnapshot => self.take_snapshot().await,
-            HistoryRequest::ProjectState { project_id } => self
-                .with_store(move |store| store.latest_project_state(&workspace, &project_id))
-                .await
-                .map(|state| HistoryReply::ProjectState(state.map(Box::new))),
+            Ok(result) => result.map_err(|error| Self::history_failure(services, &error)),
+            Err(error) => Err(Self::failure(services, error)),
         }
     }
 
@@ -176,14 +158,17 @@ impl WithHistory {
     /// on a connection of its own (released when it is dropped, however this
     /// ends). Another's snapshot under way, or on a shared history a fresh
     /// one landed since the start (a teammate's, the job's): none is taken.
-    async fn take_snapshot(&self) -> Result<HistoryReply, ErrorInfo> {
+    pub(crate) async fn take_snapshot(
+        &self,
+        services: &Services,
+    ) -> Result<SnapshotOutcome, ErrorInfo> {
         let Ok(_walking) = self.walking.try_lock() else {
-            return Err(self.failure("a snapshot is already being taken"));
+            return Err(Self::failure(services, "a snapshot is already being taken"));
         };
         let location = self.history.location.clone();
-        let workspace = self.inner.workspace_id.clone();
+        let workspace = services.workspace_id.clone();
         let max_age = self.history.config.snapshot_max_age();
-        let now = self.inner.clock.now();
+        let now = services.clock.now();
         let locked = tokio::task::spawn_blocking(move || {
             let mut store = Store::open_at(&location)?;
             if store.lock_workspace(&workspace, false)? == WorkspaceLock::Busy {
@@ -202,17 +187,19 @@ impl WithHistory {
             Ok::<_, HistoryError>(Ok(store))
         })
         .await
-        .map_err(|error| self.failure(error))?
-        .map_err(|error| self.history_failure(&error))?;
+        .map_err(|error| Self::failure(services, error))?
+        .map_err(|error| Self::history_failure(services, &error))?;
         let mut locker = match locked {
             Ok(store) => store,
-            Err(reason) => return Ok(HistoryReply::SnapshotSkipped(reason.to_owned())),
+            Err(reason) => return Ok(SnapshotOutcome::Skipped(reason.to_owned())),
         };
-        let workspace = self.inner.workspace_id.clone();
+        let workspace = services.workspace_id.clone();
         let previous = self
-            .with_store(move |store| match store.latest_snapshot(&workspace)? {
-                Some(info) => store.load(&info).map(Some),
-                None => Ok(None),
+            .with_store(services, move |store| {
+                match store.latest_snapshot(&workspace)? {
+                    Some(info) => store.load(&info).map(Some),
+                    None => Ok(None),
+                }
             })
             .await?;
         let window = std::time::Duration::from_secs(self.history.config.rate_window_secs);
@@ -225,10 +212,10 @@ impl WithHistory {
         let progress = self.history.progress.clone();
         let mut phase = String::new();
         let mut items = 0u64;
-        let clock = self.inner.clock.clone();
+        let clock = services.clock.clone();
         let walked = walk::capture(
-            &self.inner.client,
-            &self.inner.workspace_id,
+            &services.client,
+            &services.workspace_id,
             previous.as_ref(),
             options,
             || clock.now(),
@@ -255,9 +242,9 @@ impl WithHistory {
             },
         )
         .await;
-        let (capture, _report) = walked.map_err(|error| error_info(&error, &self.inner.clock))?;
+        let (capture, _report) = walked.map_err(|error| services.api_failure(&error))?;
         let retention = self.history.config.retention();
-        let workspace = self.inner.workspace_id.clone();
+        let workspace = services.workspace_id.clone();
         let recorded = tokio::task::spawn_blocking(move || {
             let info = locker.record(&capture, retention);
             let _ = locker.unlock_workspace(&workspace);
@@ -266,9 +253,9 @@ impl WithHistory {
         .await;
         match recorded {
             Ok(result) => result
-                .map(HistoryReply::SnapshotTaken)
-                .map_err(|error| self.history_failure(&error)),
-            Err(error) => Err(self.failure(error)),
+                .map(SnapshotOutcome::Taken)
+                .map_err(|error| Self::history_failure(services, &error)),
+            Err(error) => Err(Self::failure(services, error)),
         }
     }
 }
@@ -294,7 +281,7 @@ pub fn announce(plan: &WalkPlan, window: std::time::Duration) -> String {
 }
 
 /// The diff between the snapshots `between` names, or the newest two.
-fn changes(
+pub(crate) fn changes(
     store: &Store,
     workspace: &str,
     between: Option<(i64, i64)>,
@@ -318,16 +305,4 @@ fn changes(
         after: Some(after),
         changes,
     })
-}
-
-impl Executor for WithHistory {
-    async fn execute(&self, request: Request) -> Result<Reply, ErrorInfo> {
-        match request {
-            Request::History(request) => self
-                .answer(request)
-                .await
-                .map(|reply| Reply::History(Box::new(reply))),
-            other => self.inner.execute(other).await,
-        }
-    }
 }

@@ -3,6 +3,7 @@
 //! answers from the history file, beside the API (`executor.rs`).
 
 pub mod executor;
+pub mod ops;
 pub mod request;
 pub mod shown;
 pub mod start;

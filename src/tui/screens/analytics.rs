@@ -15,10 +15,12 @@ use super::actions::ScreenAction;
 use super::analytics_traffic::{Fetched, TrafficPanel};
 use super::paged::draw_placeholder;
 use super::{ProjectRef, Screen, ScreenView, draw_no_project, error_text};
+use crate::api::model::Traffic;
 use crate::api::model::{BreakdownItem, Breakdowns};
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, Reply, Request, Slot};
+use crate::tui::effect::{Cx, ErrorInfo, Slot};
 use crate::tui::nav::{Nav, Tab};
+use crate::tui::ops::GetBreakdowns;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::{bar_lines, date_label};
 use crate::tui::widgets::menu::{Menu, MenuOutcome};
@@ -100,6 +102,17 @@ pub fn parse_range(text: &str) -> Result<(Date, Date), String> {
 /// What the data on screen was loaded for.
 type LoadKey = super::analytics_traffic::TrafficKey;
 
+/// The screen's requests: the breakdowns, and the traffic over time.
+pub const BREAKDOWNS: Slot = Slot::new("analytics", "breakdowns");
+pub const TRAFFIC: Slot = Slot::new("analytics", "traffic");
+
+/// The answers the screen gets.
+#[derive(Debug)]
+pub enum Msg {
+    Breakdowns(Result<Breakdowns, ErrorInfo>),
+    Traffic(Result<Traffic, ErrorInfo>),
+}
+
 #[derive(Debug)]
 pub struct AnalyticsScreen {
     project: Option<ProjectRef>,
@@ -157,18 +170,34 @@ impl AnalyticsScreen {
         let Some(key) = self.key(cx.now) else {
             return;
         };
-        self.traffic.load(cx, &key, force);
+        self.traffic.load(cx, TRAFFIC, &key, force, Msg::Traffic);
         self.breakdowns.fetch(
             cx,
-            Slot::Breakdowns,
+            BREAKDOWNS,
             &key,
             force,
-            |project_id, starts_at, ends_at| Request::Breakdowns {
+            |project_id, starts_at, ends_at| GetBreakdowns {
                 project_id,
                 starts_at,
                 ends_at,
             },
+            Msg::Breakdowns,
         );
+    }
+
+    /// An answer to one of the screen's requests; true when anything changed.
+    pub fn update(&mut self, token: u64, msg: Msg, cx: &mut Cx) -> bool {
+        match msg {
+            Msg::Traffic(traffic) => self.traffic.accept_reply(token, traffic),
+            Msg::Breakdowns(breakdowns) => {
+                let answered = breakdowns.is_ok();
+                let accepted = self.breakdowns.accept_reply(token, breakdowns);
+                if accepted && answered {
+                    self.loaded_at = Some(cx.now);
+                }
+                accepted
+            }
+        }
     }
 
     fn choose(&mut self, range: RangeChoice, cx: &mut Cx) {
@@ -260,27 +289,6 @@ impl Screen for AnalyticsScreen {
             _ => return false,
         }
         true
-    }
-
-    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
-        if answer.slot == Slot::Traffic {
-            return self.traffic.take(answer);
-        }
-        let Answer { slot, token, reply } = answer;
-        if slot != Slot::Breakdowns {
-            return false;
-        }
-        let answered = reply.is_ok();
-        let accepted = self
-            .breakdowns
-            .accept_reply(token, reply, |reply| match reply {
-                Reply::Breakdowns(data) => Some(*data),
-                _ => None,
-            });
-        if accepted && answered {
-            self.loaded_at = Some(cx.now);
-        }
-        accepted
     }
 
     fn last_loaded(&self) -> Option<OffsetDateTime> {

@@ -14,7 +14,9 @@ use time::{Date, OffsetDateTime};
 use super::error_text;
 use crate::api::model::{Granularity, MAX_HOURLY_RANGE_DAYS, SeriesValue, TimeSeries, Traffic};
 use crate::text::{fit, sanitize_line};
-use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Cx, ErrorInfo, Slot};
+use crate::tui::ops::GetTraffic;
+use crate::tui::request::{Message, Operation};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::utc_datetime;
 
@@ -62,13 +64,14 @@ impl<D> Fetched<D> {
     /// Asks for `key` in `slot` unless it is shown or asked for already
     /// (`force` asks anyway); `request` is made of the project and the
     /// midnights (UTC) that start the first and the last day.
-    pub fn fetch(
+    pub fn fetch<O: Operation<Output = D>, M: Message>(
         &mut self,
         cx: &mut Cx,
         slot: Slot,
         key: &TrafficKey,
         force: bool,
-        request: impl FnOnce(String, OffsetDateTime, OffsetDateTime) -> Request,
+        request: impl FnOnce(String, OffsetDateTime, OffsetDateTime) -> O,
+        message: fn(Result<D, ErrorInfo>) -> M,
     ) {
         if !self.wants(key, force) {
             return;
@@ -79,30 +82,23 @@ impl<D> Fetched<D> {
             first.midnight().assume_utc(),
             last.midnight().assume_utc(),
         );
-        let token = cx.fetch(slot, request);
+        let token = cx.request(slot, request, message);
         self.pending = Some((token, key.clone()));
     }
 
-    /// Keeps the reply to the request in flight (`data` reads it); false for
-    /// a stale reply or one of another kind.
-    pub fn accept_reply(
-        &mut self,
-        token: u64,
-        reply: Result<Reply, ErrorInfo>,
-        data: impl FnOnce(Reply) -> Option<D>,
-    ) -> bool {
+    /// Keeps the reply to the request in flight; false for a stale reply.
+    pub fn accept_reply(&mut self, token: u64, reply: Result<D, ErrorInfo>) -> bool {
         if self.pending.as_ref().is_none_or(|(t, _)| *t != token) {
             return false;
         }
         let Some((_, key)) = self.pending.take() else {
             return false;
         };
-        match reply.map(data) {
-            Ok(Some(data)) => {
+        match reply {
+            Ok(data) => {
                 self.data = Some(data);
                 self.error = None;
             }
-            Ok(None) => return false,
             Err(error) => {
                 self.data = None;
                 self.error = Some(error);
@@ -127,31 +123,29 @@ pub fn granularity_for(first: Date, last: Date) -> Granularity {
 
 impl TrafficPanel {
     /// Loads unless what is shown (or asked for) already matches; `force` reloads.
-    pub fn load(&mut self, cx: &mut Cx, key: &TrafficKey, force: bool) {
+    pub fn load<M: Message>(
+        &mut self,
+        cx: &mut Cx,
+        slot: Slot,
+        key: &TrafficKey,
+        force: bool,
+        message: fn(Result<Traffic, ErrorInfo>) -> M,
+    ) {
         let (_, first, last) = key;
         let granularity = granularity_for(*first, *last);
         self.fetch(
             cx,
-            Slot::Traffic,
+            slot,
             key,
             force,
-            |project_id, starts_at, ends_at| Request::Traffic {
+            |project_id, starts_at, ends_at| GetTraffic {
                 project_id,
                 starts_at,
                 ends_at,
                 granularity,
             },
+            message,
         );
-    }
-
-    /// Takes the reply to the request in flight; false for any other.
-    pub fn take(&mut self, answer: Answer) -> bool {
-        let Answer { slot, token, reply } = answer;
-        slot == Slot::Traffic
-            && self.accept_reply(token, reply, |reply| match reply {
-                Reply::Traffic(data) => Some(*data),
-                _ => None,
-            })
     }
 
     /// The chart beside the tiles; an error or "loading" in their place.

@@ -11,8 +11,9 @@ use super::{Screen, ScreenView};
 use crate::api::model::{Insights, Metric, ReviewPriority};
 use crate::text::fit;
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot, answers};
+use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
 use crate::tui::nav::Nav;
+use crate::tui::ops::GetInsights;
 use crate::tui::theme::{Theme, priority_label};
 use crate::tui::widgets::scroll::wrap_lines;
 use crate::tui::widgets::{ago, signed, thousands};
@@ -24,6 +25,15 @@ const FILTERS: &[Option<ReviewPriority>] = &[
     Some(ReviewPriority::ReviewRecommended),
     Some(ReviewPriority::NoReviewNeeded),
 ];
+
+/// The screen's one request: the insights.
+pub const INSIGHTS: Slot = Slot::new("insights", "insights");
+
+/// The answers the screen gets.
+#[derive(Debug)]
+pub enum Msg {
+    Loaded(Result<Insights, ErrorInfo>),
+}
 
 #[derive(Debug, Default)]
 pub struct InsightsScreen {
@@ -42,7 +52,26 @@ impl InsightsScreen {
 
     fn load(&mut self, cx: &mut Cx) {
         let review_priority = self.filter().into_iter().collect();
-        self.pending = Some(cx.fetch(Slot::Insights, Request::Insights { review_priority }));
+        self.pending = Some(cx.request(INSIGHTS, GetInsights { review_priority }, Msg::Loaded));
+    }
+
+    /// An answer to the screen's request; true when anything changed.
+    pub fn update(&mut self, token: u64, msg: Msg, cx: &mut Cx) -> bool {
+        if !answers(&mut self.pending, token) {
+            return false;
+        }
+        let Msg::Loaded(result) = msg;
+        match result {
+            Ok(insights) => {
+                let rows = insights.findings.len();
+                self.data = Some(insights);
+                self.selected = self.selected.min(rows.saturating_sub(1));
+                self.error = None;
+                self.loaded_at = Some(cx.now);
+            }
+            Err(error) => self.error = Some(error),
+        }
+        true
     }
 }
 
@@ -90,25 +119,6 @@ impl Screen for InsightsScreen {
                     .map(|finding| finding.id.as_str()),
             ),
             _ => return false,
-        }
-        true
-    }
-
-    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
-        let Answer { slot, token, reply } = answer;
-        if slot != Slot::Insights || !answers(&mut self.pending, token) {
-            return false;
-        }
-        match reply {
-            Ok(Reply::Insights(insights)) => {
-                let rows = insights.findings.len();
-                self.data = Some(*insights);
-                self.selected = self.selected.min(rows.saturating_sub(1));
-                self.error = None;
-                self.loaded_at = Some(cx.now);
-            }
-            Ok(_) => {}
-            Err(error) => self.error = Some(error),
         }
         true
     }

@@ -59,7 +59,9 @@ pub trait Screen {
 
     /// Takes a reply to one of the screen's requests. True when anything on
     /// screen changed (gitui's `NeedsUpdate`); a stale reply changes nothing.
-    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool;
+    fn handle_reply(&mut self, _answer: Answer, _cx: &mut Cx) -> bool {
+        false
+    }
 
     /// When the screen wants to be woken (a debounce), if ever.
     fn wake_at(&self) -> Option<OffsetDateTime> {

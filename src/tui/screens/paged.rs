@@ -19,25 +19,24 @@ use super::error_text;
 use crate::api::model::{Pagination, SortOrder};
 use crate::api::page::PageWalk;
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot, answers};
+use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
 use crate::tui::keymap::key_of;
 use crate::tui::nav::Nav;
+use crate::tui::request::Message;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::scroll_offset;
 use crate::tui::widgets::{list, rule, thousands};
+pub use walk::{ListOperation, ListPage};
 
 /// A reply to a page request, as [`PagedList::take_reply`] sorts it.
 #[derive(Debug)]
-pub enum PageReply {
+pub enum PageReply<P> {
     /// Not the request in flight (another list's, or superseded): nothing changed.
     Stale,
     /// The request failed; the list keeps the error for its placeholder.
     Failed,
     /// The reply, and the cursor the page was asked with (`None`: the first).
-    Ok {
-        reply: Reply,
-        cursor: Option<String>,
-    },
+    Ok { reply: P, cursor: Option<String> },
 }
 
 #[derive(Debug)]
@@ -150,9 +149,14 @@ impl<T> PagedList<T> {
 
     /// Asks for the first page again and keeps the rows on screen until it
     /// answers: `r` during an outage never empties the list.
-    pub fn refresh(&mut self, cx: &mut Cx, request: impl FnOnce(Option<String>) -> Request) {
+    pub fn refresh<O: ListOperation, M: Message>(
+        &mut self,
+        cx: &mut Cx,
+        request: impl FnOnce(Option<String>) -> O,
+        message: fn(Result<O::Output, ErrorInfo>) -> M,
+    ) {
         if self.rows.is_empty() {
-            return self.reload(cx, request);
+            return self.reload(cx, request, message);
         }
         self.started = true;
         self.replacing = true;
@@ -160,7 +164,7 @@ impl<T> PagedList<T> {
         self.marking_all = false;
         self.seek_stopped = None;
         self.pending_cursor = None;
-        self.fetch_first(cx, request(None));
+        self.fetch_first(cx, request(None), message);
     }
 
     /// A failed page: the rows on screen stay, and the error is shown.
@@ -172,24 +176,35 @@ impl<T> PagedList<T> {
     }
 
     /// Drops what is loaded and asks for the first page.
-    pub fn reload(&mut self, cx: &mut Cx, request: impl FnOnce(Option<String>) -> Request) {
+    pub fn reload<O: ListOperation, M: Message>(
+        &mut self,
+        cx: &mut Cx,
+        request: impl FnOnce(Option<String>) -> O,
+        message: fn(Result<O::Output, ErrorInfo>) -> M,
+    ) {
         self.clear();
         self.started = true;
-        self.fetch_first(cx, request(None));
+        self.fetch_first(cx, request(None), message);
     }
 
     /// Asks for the first page: a new walk starts.
-    fn fetch_first(&mut self, cx: &mut Cx, request: Request) {
-        self.walk = walk::walk_of(&request);
-        self.pending = Some(cx.fetch(self.slot, request));
+    fn fetch_first<O: ListOperation, M: Message>(
+        &mut self,
+        cx: &mut Cx,
+        request: O,
+        message: fn(Result<O::Output, ErrorInfo>) -> M,
+    ) {
+        self.walk = request.walk();
+        self.pending = Some(cx.request(self.slot, request, message));
     }
 
     /// Asks for the next page when the selection nears the end of what is
     /// loaded, more exists and none is in flight. True when it asked.
-    pub fn prefetch(
+    pub fn prefetch<O: ListOperation, M: Message>(
         &mut self,
         cx: &mut Cx,
-        request: impl FnOnce(Option<String>) -> Request,
+        request: impl FnOnce(Option<String>) -> O,
+        message: fn(Result<O::Output, ErrorInfo>) -> M,
     ) -> bool {
         if std::mem::take(&mut self.seek_arrived) {
             cx.notify(format!(
@@ -234,17 +249,18 @@ impl<T> PagedList<T> {
             ));
         }
         self.pending_cursor = Some(cursor.clone());
-        self.pending = Some(cx.fetch(self.slot, request(Some(cursor))));
+        self.pending = Some(cx.request(self.slot, request(Some(cursor)), message));
         true
     }
 
     /// Moves the selection for a movement action (then prefetches); false for
     /// any other action.
-    pub fn navigate(
+    pub fn navigate<O: ListOperation, M: Message>(
         &mut self,
         action: Action,
         cx: &mut Cx,
-        request: impl FnOnce(Option<String>) -> Request,
+        request: impl FnOnce(Option<String>) -> O,
+        message: fn(Result<O::Output, ErrorInfo>) -> M,
     ) -> bool {
         let Some(index) = list::navigate(action, self.selected, self.viewport.get()) else {
             return false;
@@ -253,7 +269,7 @@ impl<T> PagedList<T> {
         // `G` goes to the real end: the pages not loaded yet follow one another.
         self.seeking_end = action == Action::Bottom && self.has_more;
         self.select(index);
-        self.prefetch(cx, request);
+        self.prefetch(cx, request, message);
         true
     }
 
@@ -321,13 +337,13 @@ impl<T> PagedList<T> {
     /// to read, with the cursor it was asked with. A page past the walk's
     /// bounds fails like a failed page (the status line and the error log say
     /// why), and the list ends there until it reloads.
-    pub fn take_reply(
+    pub fn take_reply<P: ListPage>(
         &mut self,
         slot: Slot,
         token: u64,
-        reply: Result<Reply, ErrorInfo>,
+        reply: Result<P, ErrorInfo>,
         cx: &mut Cx,
-    ) -> PageReply {
+    ) -> PageReply<P> {
         let Some(cursor) = self.accept(slot, token) else {
             return PageReply::Stale;
         };
@@ -351,8 +367,8 @@ impl<T> PagedList<T> {
 
     /// Checks a page reply against the walk's bounds; past them the walk is
     /// over (dropped), and the error that names the operation comes back.
-    fn walk_ended(&mut self, reply: &Reply, now: OffsetDateTime) -> Option<ErrorInfo> {
-        let (walk, (items, pagination, total)) = (self.walk.as_mut()?, walk::page_shape(reply)?);
+    fn walk_ended(&mut self, reply: &impl ListPage, now: OffsetDateTime) -> Option<ErrorInfo> {
+        let (walk, (items, pagination, total)) = (self.walk.as_mut()?, reply.shape()?);
         if let Some(total) = total {
             walk.expect(total.max(0) as u64);
         }

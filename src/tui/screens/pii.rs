@@ -11,15 +11,26 @@ use time::OffsetDateTime;
 use super::actions::{RowWords, ScreenAction, movement};
 use super::paged::{PageReply, PagedList, draw_placeholder, titled_pane};
 use super::{ProjectRef, Screen, ScreenView, draw_no_project};
+use crate::api::model::Page;
 use crate::api::model::{PiiFinding, PiiStatus};
 use crate::text::{fit, sanitize_line, sanitize_multiline};
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Cx, ErrorInfo, Slot};
 use crate::tui::nav::{Nav, Tab};
+use crate::tui::ops::ListPii;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::ago;
 use crate::tui::widgets::display::utc_datetime;
 use crate::tui::widgets::scroll::ScrollPane;
+
+/// The screen's one request: a page of findings.
+pub const PAGE: Slot = Slot::new("pii", "page");
+
+/// The answers the screen gets.
+#[derive(Debug)]
+pub enum Msg {
+    Page(Result<Page<PiiFinding>, ErrorInfo>),
+}
 
 /// Findings per page: the contract's maximum.
 pub const PAGE_SIZE: u32 = 100;
@@ -43,7 +54,7 @@ impl Default for PiiScreen {
     fn default() -> Self {
         Self {
             project: None,
-            list: PagedList::new(Slot::PiiPage, 20),
+            list: PagedList::new(PAGE, 20),
             show_detail: true,
             loaded_for: None,
             quote_focus: false,
@@ -73,8 +84,8 @@ impl PiiScreen {
     }
 
     /// The request for one page of the project's findings.
-    fn page_request(project_id: String) -> impl FnOnce(Option<String>) -> Request {
-        move |cursor| Request::PiiPage {
+    fn page_request(project_id: String) -> impl FnOnce(Option<String>) -> ListPii {
+        move |cursor| ListPii {
             project_id,
             cursor,
             limit: PAGE_SIZE,
@@ -87,14 +98,29 @@ impl PiiScreen {
         };
         let project_id = project.id.clone();
         self.loaded_for = Some(project_id.clone());
-        self.list.reload(cx, Self::page_request(project_id));
+        self.list
+            .reload(cx, Self::page_request(project_id), Msg::Page);
     }
 
     fn prefetch(&mut self, cx: &mut Cx) {
         if let Some(project) = &self.project {
             self.list
-                .prefetch(cx, Self::page_request(project.id.clone()));
+                .prefetch(cx, Self::page_request(project.id.clone()), Msg::Page);
         }
+    }
+
+    /// An answer to one of the screen's requests; true when anything changed.
+    pub fn update(&mut self, token: u64, msg: Msg, cx: &mut Cx) -> bool {
+        let Msg::Page(result) = msg;
+        match self.list.take_reply(PAGE, token, result, cx) {
+            PageReply::Stale => return false,
+            PageReply::Ok { reply: page, .. } => {
+                self.list.append(page.data, page.pagination, cx.now);
+                self.prefetch(cx);
+            }
+            PageReply::Failed => {}
+        }
+        true
     }
 
     pub fn selected_finding(&self) -> Option<&PiiFinding> {
@@ -130,7 +156,7 @@ impl Screen for PiiScreen {
         if let Some(project_id) = project_id
             && self
                 .list
-                .navigate(action, cx, Self::page_request(project_id))
+                .navigate(action, cx, Self::page_request(project_id), Msg::Page)
         {
             return true;
         }
@@ -144,23 +170,6 @@ impl Screen for PiiScreen {
             Action::ToggleDetail | Action::Open => self.show_detail = !self.show_detail,
             Action::Copy => cx.copy(self.list.selected_key()),
             _ => return false,
-        }
-        true
-    }
-
-    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
-        let Answer { slot, token, reply } = answer;
-        match self.list.take_reply(slot, token, reply, cx) {
-            PageReply::Stale => return false,
-            PageReply::Ok {
-                reply: Reply::PiiPage(page),
-                ..
-            } => {
-                let page = *page;
-                self.list.append(page.data, page.pagination, cx.now);
-                self.prefetch(cx);
-            }
-            PageReply::Ok { .. } | PageReply::Failed => {}
         }
         true
     }

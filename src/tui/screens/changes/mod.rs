@@ -7,18 +7,46 @@ mod view;
 
 use time::OffsetDateTime;
 
+use super::paged::{ListOperation, ListPage};
 use super::paged::{PageReply, PagedList};
 use super::{Screen, ScreenView};
 use crate::api::model::Pagination;
+use crate::api::page::PageWalk;
 use crate::history::{Change, ChangeKind, SnapshotInfo};
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, Reply, Request, Slot, answers};
+use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
 use crate::tui::focus::{ProjectOpen, ProjectRef};
 use crate::tui::nav::{Nav, ProjectNav};
-use crate::tui::review::request::{ChangeSet, HistoryReply, HistoryRequest};
+use crate::tui::review::ops::{DiffSnapshots, ListSnapshots};
+use crate::tui::review::request::ChangeSet;
 use crate::tui::screens::actions::ScreenAction;
 use crate::tui::widgets::display::utc_datetime;
 use crate::tui::widgets::menu::{self, Menu};
+
+/// The diff between the pair of snapshots (one "page": all of it).
+pub const CHANGES: Slot = Slot::new("changes", "changes");
+/// The snapshots, for the picker.
+pub const SNAPSHOTS: Slot = Slot::new("changes", "snapshots");
+
+/// The answers the Changes screen gets.
+#[derive(Debug)]
+pub enum Msg {
+    Changes(Result<ChangeSet, ErrorInfo>),
+    Snapshots(Result<Vec<SnapshotInfo>, ErrorInfo>),
+}
+
+/// The diff is the local history's, not a walk of the service's pages.
+impl ListOperation for DiffSnapshots {
+    fn walk(&self) -> Option<PageWalk> {
+        None
+    }
+}
+
+impl ListPage for ChangeSet {
+    fn shape(&self) -> Option<(usize, &Pagination, Option<i64>)> {
+        None
+    }
+}
 
 /// Which popup is open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,7 +80,7 @@ pub struct ChangesScreen {
 impl Default for ChangesScreen {
     fn default() -> Self {
         Self {
-            list: PagedList::new(Slot::Changes, 20),
+            list: PagedList::new(CHANGES, 20),
             all: Vec::new(),
             kind_filter: None,
             before: None,
@@ -75,13 +103,14 @@ pub fn is_project_change(kind: &ChangeKind) -> bool {
 }
 
 impl ChangesScreen {
-    fn request(between: Option<(i64, i64)>) -> impl FnOnce(Option<String>) -> Request {
-        move |_| Request::History(HistoryRequest::Changes { between })
+    fn request(between: Option<(i64, i64)>) -> impl FnOnce(Option<String>) -> DiffSnapshots {
+        move |_| DiffSnapshots { between }
     }
 
     fn reload(&mut self, cx: &mut Cx) {
         self.stale = false;
-        self.list.reload(cx, Self::request(self.between));
+        self.list
+            .reload(cx, Self::request(self.between), Msg::Changes);
     }
 
     /// A snapshot was recorded: the newest pair changed.
@@ -182,8 +211,7 @@ impl ChangesScreen {
 
     fn open_snapshot_picker(&mut self, cx: &mut Cx) {
         if self.snapshots.len() < 2 {
-            self.snapshots_pending =
-                Some(cx.fetch(Slot::Snapshots, Request::History(HistoryRequest::Snapshots)));
+            self.snapshots_pending = Some(cx.request(SNAPSHOTS, ListSnapshots, Msg::Snapshots));
             return;
         }
         // Newest first; the older of the pair is picked first.
@@ -281,6 +309,41 @@ impl ChangesScreen {
             ProjectOpen::by_ref(project),
         ))));
     }
+
+    /// An answer to one of the screen's requests. True when anything changed.
+    pub fn update(&mut self, token: u64, msg: Msg, cx: &mut Cx) -> bool {
+        match msg {
+            Msg::Snapshots(reply) => {
+                if !answers(&mut self.snapshots_pending, token) {
+                    return false;
+                }
+                match reply {
+                    Ok(snapshots) => {
+                        self.snapshots = snapshots;
+                        if self.snapshots.len() < 2 {
+                            cx.notify("the history holds fewer than two snapshots".into());
+                        } else {
+                            self.open_snapshot_picker(cx);
+                        }
+                    }
+                    Err(error) => cx.notify(format!("cannot list snapshots: {}", error.summary)),
+                }
+                true
+            }
+            Msg::Changes(reply) => {
+                match self.list.take_reply(CHANGES, token, reply, cx) {
+                    PageReply::Stale => return false,
+                    PageReply::Ok { reply: set, .. } => {
+                        self.show(set, cx.now);
+                        // The picker's list is stale once a snapshot may have landed.
+                        self.snapshots.clear();
+                    }
+                    PageReply::Failed => {}
+                }
+                true
+            }
+        }
+    }
 }
 
 impl Screen for ChangesScreen {
@@ -305,7 +368,10 @@ impl Screen for ChangesScreen {
             }
             return true;
         }
-        if self.list.navigate(action, cx, Self::request(self.between)) {
+        if self
+            .list
+            .navigate(action, cx, Self::request(self.between), Msg::Changes)
+        {
             return true;
         }
         match action {
@@ -322,45 +388,6 @@ impl Screen for ChangesScreen {
             }
             Action::Copy => cx.copy(self.list.selected_row().map(|change| change.id.as_str())),
             _ => return false,
-        }
-        true
-    }
-
-    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
-        let Answer { slot, token, reply } = answer;
-        if slot == Slot::Snapshots {
-            if !answers(&mut self.snapshots_pending, token) {
-                return false;
-            }
-            match reply {
-                Ok(Reply::History(history)) => {
-                    if let HistoryReply::Snapshots(snapshots) = *history {
-                        self.snapshots = snapshots;
-                        if self.snapshots.len() < 2 {
-                            cx.notify("the history holds fewer than two snapshots".into());
-                        } else {
-                            self.open_snapshot_picker(cx);
-                        }
-                    }
-                }
-                Ok(_) => {}
-                Err(error) => cx.notify(format!("cannot list snapshots: {}", error.summary)),
-            }
-            return true;
-        }
-        match self.list.take_reply(slot, token, reply, cx) {
-            PageReply::Stale => return false,
-            PageReply::Ok {
-                reply: Reply::History(history),
-                ..
-            } => {
-                if let HistoryReply::Changes(set) = *history {
-                    self.show(*set, cx.now);
-                    // The picker's list is stale once a snapshot may have landed.
-                    self.snapshots.clear();
-                }
-            }
-            PageReply::Ok { .. } | PageReply::Failed => {}
         }
         true
     }

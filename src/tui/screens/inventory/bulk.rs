@@ -18,7 +18,7 @@ use super::InventoryScreen;
 use crate::api::model::{InventoryItem, ProjectUpdate, Visibility};
 use crate::text::{escape_invisible, fit};
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, ErrorInfo, Gate, Reply, Request, Slot, answers};
+use crate::tui::effect::{Cx, ErrorInfo, Gate, LegacyReply, Reply, Request, Slot, answers};
 use crate::tui::nav::ProjectWrite;
 use crate::tui::screens::paged::{budget_allows, reserve};
 use crate::tui::widgets::menu::Menu;
@@ -284,7 +284,7 @@ impl InventoryScreen {
     /// `None` leaves the action to the screen.
     pub(super) fn bulk_action(&mut self, action: Action, cx: &mut Cx) -> Option<bool> {
         let request = self.page_request();
-        if self.list.handle_marks(action, cx, request) {
+        if self.list.handle_marks(action, cx, request, LegacyReply) {
             return Some(true);
         }
         if !matches!(action, Action::Visibility | Action::Unpublish) {

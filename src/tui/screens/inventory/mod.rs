@@ -28,7 +28,7 @@ use crate::api::model::{
     Visibility,
 };
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, Reply, Request, Slot, answers};
+use crate::tui::effect::{Answer, Cx, LegacyReply, Reply, Request, Slot, answers};
 use crate::tui::focus::ProjectOpen;
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::widgets::checklist::{self, CheckMenu};
@@ -200,14 +200,14 @@ impl InventoryScreen {
         self.row_pages.clear();
         let request = self.page_request();
         // A new filter keeps the marks of the rows still in the list.
-        self.list.reload_keeping_marks(cx, request);
+        self.list.reload_keeping_marks(cx, request, LegacyReply);
         self.look_up_id(cx);
     }
 
     /// Asks for the next page when the selection nears the end of what is loaded.
     fn prefetch(&mut self, cx: &mut Cx) {
         let request = self.page_request();
-        self.list.prefetch(cx, request);
+        self.list.prefetch(cx, request, LegacyReply);
     }
 
     pub fn selected_item(&self) -> Option<&InventoryItem> {
@@ -318,7 +318,7 @@ impl Screen for InventoryScreen {
             return true;
         }
         let request = self.page_request();
-        if self.list.navigate(action, cx, request) {
+        if self.list.navigate(action, cx, request, LegacyReply) {
             return true;
         }
         if let Some(done) = self.bulk_action(action, cx) {
@@ -327,7 +327,7 @@ impl Screen for InventoryScreen {
         match action {
             Action::Refresh => {
                 let request = self.page_request();
-                self.list.refresh(cx, request);
+                self.list.refresh(cx, request, LegacyReply);
             }
             Action::Filter => {
                 let current = self.search().to_owned();

@@ -20,9 +20,11 @@ use time::OffsetDateTime;
 use super::paged::{PageReply, PagedList, budget_allows, draw_placeholder, reversed};
 use super::{Screen, ScreenView};
 use crate::api::MemberListParams;
+use crate::api::model::Page;
 use crate::api::model::{Member, MemberRef, MemberSortBy, Role, SortOrder};
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot};
+use crate::tui::effect::{Cx, ErrorInfo, Slot};
+use crate::tui::ops::{GetMember, ListMembers};
 use crate::tui::screens::actions::{RowWords, ScreenAction, movement};
 use crate::tui::widgets::checklist::{self, CheckMenu};
 use crate::tui::widgets::menu::Menu;
@@ -41,6 +43,21 @@ const PAUSED_PROBE: time::Duration = time::Duration::seconds(20);
 const MEMBER_NOT_FOUND: &str = "member_not_found";
 
 /// What is known of one member beyond the reference.
+/// The screen's requests: the list's pages, the role walk's pages, and a
+/// few lanes of member details, so that several load at once without
+/// aborting one another (the lane count bounds what is in flight).
+pub const PAGE: Slot = Slot::new("members", "page");
+pub const ROLES: Slot = Slot::new("members", "roles");
+pub const DETAIL: Slot = Slot::new("members", "detail");
+
+/// The answers the screen gets.
+#[derive(Debug)]
+pub enum Msg {
+    Page(Result<Page<MemberRef>, ErrorInfo>),
+    Roles(Result<Page<MemberRef>, ErrorInfo>),
+    Detail(Result<Member, ErrorInfo>),
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Detail {
     Loaded(Box<Member>),
@@ -97,7 +114,7 @@ impl Default for MembersScreen {
             sort_order: SortOrder::Desc,
             scim_managed: None,
             search_box: SearchBox::default(),
-            list: PagedList::new(Slot::MemberPage, 0),
+            list: PagedList::new(PAGE, 0),
             details: HashMap::new(),
             known_roles: HashMap::new(),
             role_walk: roles::RoleWalk::default(),
@@ -144,20 +161,20 @@ impl MembersScreen {
     }
 
     /// The request for one page under the current filters.
-    fn page_request(&self) -> impl FnOnce(Option<String>) -> Request + use<> {
+    fn page_request(&self) -> impl FnOnce(Option<String>) -> ListMembers + use<> {
         let params = self.params();
-        move |cursor| Request::MemberPage { params, cursor }
+        move |cursor| ListMembers { params, cursor }
     }
 
     fn reload(&mut self, cx: &mut Cx) {
         self.restart_roles();
         let request = self.page_request();
-        self.list.reload(cx, request);
+        self.list.reload(cx, request, Msg::Page);
     }
 
     fn prefetch(&mut self, cx: &mut Cx) {
         let request = self.page_request();
-        self.list.prefetch(cx, request);
+        self.list.prefetch(cx, request, Msg::Page);
     }
 
     /// The rows on screen, as the next draw will show them.
@@ -237,11 +254,12 @@ impl MembersScreen {
             .collect();
         let asked = !free.is_empty() && !user_ids.is_empty();
         for (lane, user_id) in free.into_iter().zip(user_ids) {
-            let token = cx.fetch(
-                Slot::MemberDetail(lane as u8),
-                Request::MemberDetail {
+            let token = cx.request(
+                DETAIL.lane(lane as u8),
+                GetMember {
                     user_id: user_id.clone(),
                 },
+                Msg::Detail,
             );
             self.detail_requests += 1;
             self.lanes[lane] = Some((token, user_id));
@@ -251,6 +269,53 @@ impl MembersScreen {
 
     pub fn selected_ref(&self) -> Option<&MemberRef> {
         self.list.selected_row()
+    }
+}
+
+impl MembersScreen {
+    /// An answer to one of the screen's requests; true when anything changed.
+    pub fn update(&mut self, token: u64, msg: Msg, cx: &mut Cx) -> bool {
+        match msg {
+            Msg::Page(reply) => match self.list.take_reply(PAGE, token, reply, cx) {
+                PageReply::Stale => return false,
+                PageReply::Ok { reply: page, .. } => {
+                    if let [role] = self.roles.as_slice() {
+                        for member in &page.data {
+                            self.known_roles
+                                .insert(member.user_id.clone(), role.clone());
+                        }
+                    }
+                    self.list.append(page.data, page.pagination, cx.now);
+                    self.prefetch(cx);
+                    // On the way to the end (G) the rows pass by: details
+                    // wait for the last page.
+                    if !self.list.is_seeking_end() {
+                        let _ = self.fetch_details(cx);
+                    }
+                }
+                PageReply::Failed => {}
+            },
+            Msg::Roles(reply) => return self.roles_reply(token, reply, cx),
+            Msg::Detail(reply) => {
+                let lane = self
+                    .lanes
+                    .iter()
+                    .position(|lane| matches!(lane, Some((pending, _)) if *pending == token));
+                let Some((_, user_id)) = lane.and_then(|lane| self.lanes[lane].take()) else {
+                    return false;
+                };
+                let detail = match reply {
+                    Ok(member) => Detail::Loaded(Box::new(member)),
+                    Err(error) if error.kind.as_deref() == Some(MEMBER_NOT_FOUND) => {
+                        Detail::NotActive
+                    }
+                    Err(error) => Detail::Failed(error),
+                };
+                self.details.insert(user_id, detail);
+                let _ = self.fetch_details(cx);
+            }
+        }
+        true
     }
 }
 
@@ -335,7 +400,7 @@ impl Screen for MembersScreen {
             return true;
         }
         let request = self.page_request();
-        if self.list.navigate(action, cx, request) {
+        if self.list.navigate(action, cx, request, Msg::Page) {
             // The details asked for are those of the rows on screen after the
             // move; on the way to the end (G), those of the last page.
             self.list.follow_selection();
@@ -352,7 +417,7 @@ impl Screen for MembersScreen {
                 self.known_roles.clear();
                 self.restart_roles();
                 let request = self.page_request();
-                self.list.refresh(cx, request);
+                self.list.refresh(cx, request, Msg::Page);
             }
             Action::Filter => self.search_box.open(&self.search),
             Action::Sort => self.open_sort_menu(),
@@ -377,60 +442,6 @@ impl Screen for MembersScreen {
             }
             Action::ToggleDetail | Action::Open => self.show_detail = !self.show_detail,
             Action::Copy => cx.copy(self.list.selected_key()),
-            _ => return false,
-        }
-        true
-    }
-
-    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
-        let Answer { slot, token, reply } = answer;
-        match slot {
-            Slot::MemberPage => match self.list.take_reply(slot, token, reply, cx) {
-                PageReply::Stale => return false,
-                PageReply::Ok {
-                    reply: Reply::MemberPage(page),
-                    ..
-                } => {
-                    let page = *page;
-                    if let [role] = self.roles.as_slice() {
-                        for member in &page.data {
-                            self.known_roles
-                                .insert(member.user_id.clone(), role.clone());
-                        }
-                    }
-                    self.list.append(page.data, page.pagination, cx.now);
-                    self.prefetch(cx);
-                    // On the way to the end (G) the rows pass by: details
-                    // wait for the last page.
-                    if !self.list.is_seeking_end() {
-                        let _ = self.fetch_details(cx);
-                    }
-                }
-                PageReply::Ok { .. } | PageReply::Failed => {}
-            },
-            Slot::MemberRoles => return self.roles_reply(token, reply, cx),
-            Slot::MemberDetail(lane) => {
-                let lane = lane as usize;
-                let Some(Some((pending, _))) = self.lanes.get(lane) else {
-                    return false;
-                };
-                if *pending != token {
-                    return false;
-                }
-                let Some((_, user_id)) = self.lanes[lane].take() else {
-                    return false;
-                };
-                let detail = match reply {
-                    Ok(Reply::Member(member)) => Detail::Loaded(member),
-                    Ok(_) => return false,
-                    Err(error) if error.kind.as_deref() == Some(MEMBER_NOT_FOUND) => {
-                        Detail::NotActive
-                    }
-                    Err(error) => Detail::Failed(error),
-                };
-                self.details.insert(user_id, detail);
-                let _ = self.fetch_details(cx);
-            }
             _ => return false,
         }
         true

@@ -5,9 +5,11 @@
 //! screen are found in the first roles listed). A role a walk of every role
 //! did not find is shown as unknown, never as a blank that reads "none".
 
-use super::MembersScreen;
-use crate::api::model::{Role, SortOrder};
-use crate::tui::effect::{ErrorInfo, Reply, Request, Slot};
+use super::{MembersScreen, Msg, ROLES};
+use crate::api::model::{MemberRef, Page, Role, SortOrder};
+use crate::tui::effect::ErrorInfo;
+use crate::tui::ops::ListMembers;
+
 use crate::tui::screens::paged::budget_allows;
 
 /// The contract's largest page: one request per 100 members of a role.
@@ -102,7 +104,7 @@ impl MembersScreen {
         params.sort_order = None::<SortOrder>;
         let cursor = self.role_walk.cursor.clone();
         self.role_walk.pending =
-            Some(cx.fetch(Slot::MemberRoles, Request::MemberPage { params, cursor }));
+            Some(cx.request(ROLES, ListMembers { params, cursor }, Msg::Roles));
         self.role_walk.requests += 1;
     }
 
@@ -111,7 +113,7 @@ impl MembersScreen {
     pub(super) fn roles_reply(
         &mut self,
         token: u64,
-        reply: Result<Reply, ErrorInfo>,
+        reply: Result<Page<MemberRef>, ErrorInfo>,
         cx: &mut crate::tui::effect::Cx,
     ) -> bool {
         if self.role_walk.pending != Some(token) {
@@ -119,7 +121,7 @@ impl MembersScreen {
         }
         self.role_walk.pending = None;
         let page = match reply {
-            Ok(Reply::MemberPage(page)) => page,
+            Ok(page) => page,
             _ => {
                 self.role_walk.stopped = true;
                 return true;

@@ -29,11 +29,13 @@ use self::grid::GridFit;
 pub use self::live::{BUCKETS_KEPT, Live, NEVER_PUBLISHED_RECHECK};
 use super::paged::draw_placeholder;
 use super::{ProjectRef, Screen, ScreenView, no_project_text};
+use crate::api::model::Realtime;
 use crate::text::fit;
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot, answers};
+use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
 use crate::tui::keymap::key_of;
 use crate::tui::nav::{Nav, Tab};
+use crate::tui::ops::GetRealtime;
 use crate::tui::screens::actions::ScreenAction;
 use crate::tui::watchlist::{WATCH_LIMIT, WatchEntry};
 
@@ -63,6 +65,19 @@ fn unreachable(error: &ErrorInfo) -> bool {
     error
         .status
         .is_none_or(|status| status >= 500 || status == 429)
+}
+
+/// The screen's requests: a lane per project shown, the watch list's file.
+pub const REALTIME: Slot = Slot::new("monitor", "realtime");
+pub const WATCHLIST_LOAD: Slot = Slot::new("monitor", "watchlist load");
+pub const WATCHLIST_SAVE: Slot = Slot::new("monitor", "watchlist save");
+
+/// The answers the screen gets.
+#[derive(Debug)]
+pub enum Msg {
+    Realtime(Result<Realtime, ErrorInfo>),
+    WatchlistLoaded(Result<Vec<WatchEntry>, ErrorInfo>),
+    WatchlistSaved(Result<(), ErrorInfo>),
 }
 
 #[derive(Debug)]
@@ -269,11 +284,12 @@ impl MonitorScreen {
         }
         let asked = !to_ask.is_empty();
         for (lane, project) in to_ask {
-            let token = cx.fetch(
-                Slot::Realtime(lane as u8),
-                Request::Realtime {
+            let token = cx.request(
+                REALTIME.lane(lane as u8),
+                GetRealtime {
                     project_id: project.id.clone(),
                 },
+                Msg::Realtime,
             );
             self.lanes[lane] = Some((token, project.id.clone()));
         }
@@ -338,6 +354,60 @@ impl MonitorScreen {
             // The zoomed project, or tiles scrolled into view, may have no data.
             self.fetch(cx, Round::Missing);
         }
+    }
+}
+
+impl MonitorScreen {
+    /// An answer to one of the screen's requests; true when anything changed.
+    pub fn update(&mut self, token: u64, msg: Msg, cx: &mut Cx) -> bool {
+        match msg {
+            Msg::Realtime(reply) => {
+                let lane = self
+                    .lanes
+                    .iter()
+                    .position(|lane| matches!(lane, Some((pending, _)) if *pending == token));
+                let Some((_, project_id)) = lane.and_then(|lane| self.lanes[lane].take()) else {
+                    return false;
+                };
+                let shown = self.shown().iter().any(|p| p.id == project_id);
+                match reply {
+                    Ok(realtime) => {
+                        self.last_ok = Some(cx.now);
+                        if shown {
+                            let live = self.live.entry(project_id).or_default();
+                            live.update(realtime);
+                            live.updated_at = Some(cx.now);
+                        }
+                    }
+                    Err(error) if unreachable(&error) => self.round_unreachable = true,
+                    Err(error) => {
+                        if shown {
+                            let live = self.live.entry(project_id).or_default();
+                            *live = Live {
+                                error: Some(error),
+                                loaded: true,
+                                updated_at: Some(cx.now),
+                                ..Live::default()
+                            };
+                        }
+                    }
+                }
+                if !self.busy() {
+                    self.round_done(cx.now);
+                }
+            }
+            Msg::WatchlistLoaded(reply) if answers(&mut self.load_pending, token) => match reply {
+                Ok(entries) => self.watchlist_loaded(entries, cx),
+                Err(error) => self.watch_warning = Some(error.summary),
+            },
+            Msg::WatchlistSaved(reply) if answers(&mut self.save_pending, token) => {
+                if let Err(error) = reply {
+                    cx.notify(format!("watch list not saved: {}", error.summary));
+                }
+            }
+            _ => return false,
+        }
+        true
     }
 }
 
@@ -430,60 +500,6 @@ impl Screen for MonitorScreen {
             Action::Copy => cx.copy(self.focused().as_ref().map(|p| p.id.as_str())),
             Action::Sort if !self.watch.is_empty() && !self.zoom => {
                 self.shared_scale = !self.shared_scale;
-            }
-            _ => return false,
-        }
-        true
-    }
-
-    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
-        let Answer { slot, token, reply } = answer;
-        match slot {
-            Slot::Realtime(lane) => {
-                let lane = lane as usize;
-                if !matches!(self.lanes.get(lane), Some(Some((pending, _))) if *pending == token) {
-                    return false;
-                }
-                let Some((_, project_id)) = self.lanes[lane].take() else {
-                    return false;
-                };
-                let shown = self.shown().iter().any(|p| p.id == project_id);
-                match reply {
-                    Ok(Reply::Realtime(realtime)) => {
-                        self.last_ok = Some(cx.now);
-                        if shown {
-                            let live = self.live.entry(project_id).or_default();
-                            live.update(*realtime);
-                            live.updated_at = Some(cx.now);
-                        }
-                    }
-                    Ok(_) => {}
-                    Err(error) if unreachable(&error) => self.round_unreachable = true,
-                    Err(error) => {
-                        if shown {
-                            let live = self.live.entry(project_id).or_default();
-                            *live = Live {
-                                error: Some(error),
-                                loaded: true,
-                                updated_at: Some(cx.now),
-                                ..Live::default()
-                            };
-                        }
-                    }
-                }
-                if !self.busy() {
-                    self.round_done(cx.now);
-                }
-            }
-            Slot::WatchlistLoad if answers(&mut self.load_pending, token) => match reply {
-                Ok(Reply::Watchlist(entries)) => self.watchlist_loaded(entries, cx),
-                Ok(_) => return false,
-                Err(error) => self.watch_warning = Some(error.summary),
-            },
-            Slot::WatchlistSave if answers(&mut self.save_pending, token) => {
-                if let Err(error) = reply {
-                    cx.notify(format!("watch list not saved: {}", error.summary));
-                }
             }
             _ => return false,
         }

@@ -3,8 +3,9 @@
 
 use std::path::PathBuf;
 
-use super::{MonitorScreen, Round};
-use crate::tui::effect::{Cx, Request, Slot};
+use super::{MonitorScreen, Msg, Round, WATCHLIST_LOAD, WATCHLIST_SAVE};
+use crate::tui::effect::Cx;
+use crate::tui::ops::{LoadWatchlist, SaveWatchlist};
 use crate::tui::screens::ProjectRef;
 use crate::tui::watchlist::{WATCH_LIMIT, WatchEntry};
 
@@ -19,9 +20,10 @@ impl MonitorScreen {
     /// be read is reported in `watch_warning` and the error log, and ignored.
     pub fn load_watchlist(&mut self, cx: &mut Cx) {
         if let Some(path) = &self.watch_path {
-            self.load_pending = Some(cx.fetch(
-                Slot::WatchlistLoad,
-                Request::LoadWatchlist { path: path.clone() },
+            self.load_pending = Some(cx.request(
+                WATCHLIST_LOAD,
+                LoadWatchlist { path: path.clone() },
+                Msg::WatchlistLoaded,
             ));
         }
     }
@@ -72,12 +74,13 @@ impl MonitorScreen {
             return;
         }
         if let Some(path) = &self.watch_path {
-            self.save_pending = Some(cx.fetch(
-                Slot::WatchlistSave,
-                Request::SaveWatchlist {
+            self.save_pending = Some(cx.request(
+                WATCHLIST_SAVE,
+                SaveWatchlist {
                     path: path.clone(),
                     entries: self.watch.clone(),
                 },
+                Msg::WatchlistSaved,
             ));
         }
     }

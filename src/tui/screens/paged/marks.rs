@@ -1,9 +1,11 @@
 //! Marks (`space`) on a paged list: kept by each row's stable key.
 
+use super::ListOperation;
 use super::PagedList;
 use crate::api::model::{InventoryItem, MemberRef, PiiFinding};
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, Request};
+use crate::tui::effect::{Cx, ErrorInfo};
+use crate::tui::request::Message;
 use crate::tui::widgets::thousands;
 
 /// The glyph a marked row carries, and the blank an unmarked one does.
@@ -61,11 +63,12 @@ impl<T: RowKey> PagedList<T> {
     /// `space` toggles the selected row's mark and moves on; `A` marks every
     /// row, loading the pages not loaded yet first (within the request budget,
     /// as `G`); `C` clears. False for any other action.
-    pub fn handle_marks(
+    pub fn handle_marks<O: ListOperation, M: Message>(
         &mut self,
         action: Action,
         cx: &mut Cx,
-        request: impl FnOnce(Option<String>) -> Request,
+        request: impl FnOnce(Option<String>) -> O,
+        message: fn(Result<O::Output, ErrorInfo>) -> M,
     ) -> bool {
         match action {
             Action::Mark => {
@@ -81,7 +84,7 @@ impl<T: RowKey> PagedList<T> {
                 self.seek_stopped = None;
                 self.marking_all = self.has_more;
                 self.mark_loaded(cx);
-                self.prefetch(cx, request);
+                self.prefetch(cx, request, message);
             }
             Action::ClearMarks => {
                 // Said, so that an earlier "marked all N" does not outlive them.
@@ -120,14 +123,15 @@ impl<T: RowKey> PagedList<T> {
     /// A new query of the same rows (a filter, a sort, a search): drops the
     /// rows as [`PagedList::reload`] does, but the marks go along, each one
     /// coming back as its row lands ([`PagedList::settle_marks`]).
-    pub fn reload_keeping_marks(
+    pub fn reload_keeping_marks<O: ListOperation, M: Message>(
         &mut self,
         cx: &mut Cx,
-        request: impl FnOnce(Option<String>) -> Request,
+        request: impl FnOnce(Option<String>) -> O,
+        message: fn(Result<O::Output, ErrorInfo>) -> M,
     ) {
         let mut carried = std::mem::take(&mut self.marks);
         carried.extend(std::mem::take(&mut self.carried));
-        self.reload(cx, request);
+        self.reload(cx, request, message);
         self.carried = carried;
     }
 

@@ -3,14 +3,103 @@
 //! "Every walk is bounded"), kept by the [`super::PagedList`] from its first
 //! page on.
 
-use crate::api::model::Pagination;
+use crate::api::model::{InventoryPage, Page, Pagination};
 use crate::api::page::PageWalk;
 use crate::tui::effect::{Reply, Request};
+use crate::tui::ops::{ListInventory, ListMembers, ListPii, ListScanFindings};
+use crate::tui::request::Operation;
+
+/// A request for one page of a list: the walk its first page starts.
+pub trait ListOperation: Operation<Output: ListPage> {
+    /// The walk a first page starts, named as the client names the
+    /// operation; `None` for a list that is not the service's (the local
+    /// history). The workspace id is the executor's, so those paths say `{id}`.
+    fn walk(&self) -> Option<PageWalk>;
+}
+
+/// A page as a walk reads it: its length, paging and the total it tells (the
+/// inventory's); `None` for a list that is not paged by the service.
+pub trait ListPage {
+    fn shape(&self) -> Option<(usize, &Pagination, Option<i64>)>;
+}
+
+fn workspace(rest: &str) -> String {
+    format!("/v1/workspaces/{{id}}{rest}")
+}
+
+fn project(id: &str, rest: &str) -> String {
+    format!("/v1/projects/{id}{rest}")
+}
+
+impl ListOperation for ListInventory {
+    fn walk(&self) -> Option<PageWalk> {
+        Some(PageWalk::new(
+            "list_inventory",
+            workspace("/security-center/insights/projects"),
+            self.params.limit,
+        ))
+    }
+}
+
+impl ListOperation for ListMembers {
+    fn walk(&self) -> Option<PageWalk> {
+        Some(PageWalk::new(
+            "list_members",
+            workspace("/members"),
+            self.params.limit,
+        ))
+    }
+}
+
+impl ListOperation for ListPii {
+    fn walk(&self) -> Option<PageWalk> {
+        Some(PageWalk::new(
+            "list_pii",
+            project(&self.project_id, "/pii-labels"),
+            Some(self.limit),
+        ))
+    }
+}
+
+impl ListOperation for ListScanFindings {
+    fn walk(&self) -> Option<PageWalk> {
+        let rest = format!("/security-scans/{}/findings", self.scan_id);
+        Some(PageWalk::new(
+            "list_scan_findings",
+            project(&self.project_id, &rest),
+            Some(self.limit),
+        ))
+    }
+}
+
+impl ListPage for InventoryPage {
+    fn shape(&self) -> Option<(usize, &Pagination, Option<i64>)> {
+        Some((self.data.len(), &self.pagination, Some(self.total)))
+    }
+}
+
+impl<T> ListPage for Page<T> {
+    fn shape(&self) -> Option<(usize, &Pagination, Option<i64>)> {
+        Some((self.data.len(), &self.pagination, None))
+    }
+}
+
+impl ListOperation for Request {
+    fn walk(&self) -> Option<PageWalk> {
+        walk_of(self)
+    }
+}
+
+impl ListPage for Reply {
+    fn shape(&self) -> Option<(usize, &Pagination, Option<i64>)> {
+        page_shape(self)
+    }
+}
 
 /// The walk a first-page `request` starts, named as the client names the
 /// operation; `None` for a list that is not the service's (the local history).
 /// The workspace id is the executor's, so those paths say `{id}`.
-pub(super) fn walk_of(request: &Request) -> Option<PageWalk> {
+fn walk_of(request: &Request) -> Option<PageWalk> {
     let workspace = |rest: &str| format!("/v1/workspaces/{{id}}{rest}");
     let project = |id: &str, rest: &str| format!("/v1/projects/{id}{rest}");
     Some(match request {
@@ -19,12 +108,6 @@ pub(super) fn walk_of(request: &Request) -> Option<PageWalk> {
             workspace("/security-center/insights/projects"),
             params.limit,
         ),
-        Request::MemberPage { params, .. } => {
-            PageWalk::new("list_members", workspace("/members"), params.limit)
-        }
-        Request::PiiPage {
-            project_id, limit, ..
-        } => PageWalk::new("list_pii", project(project_id, "/pii-labels"), Some(*limit)),
         Request::ScanFindingsPage {
             project_id,
             scan_id,
@@ -41,11 +124,9 @@ pub(super) fn walk_of(request: &Request) -> Option<PageWalk> {
 
 /// A page reply's length, paging and the total it tells (the inventory's),
 /// for [`PageWalk::follow`]; `None` for a reply that is no page.
-pub(super) fn page_shape(reply: &Reply) -> Option<(usize, &Pagination, Option<i64>)> {
+fn page_shape(reply: &Reply) -> Option<(usize, &Pagination, Option<i64>)> {
     match reply {
         Reply::InventoryPage(page) => Some((page.data.len(), &page.pagination, Some(page.total))),
-        Reply::MemberPage(page) => Some((page.data.len(), &page.pagination, None)),
-        Reply::PiiPage(page) => Some((page.data.len(), &page.pagination, None)),
         Reply::ScanFindingsPage(page) => Some((page.data.len(), &page.pagination, None)),
         _ => None,
     }

@@ -14,7 +14,7 @@ use time::OffsetDateTime;
 
 use crate::api::model::{FindingLevel, FindingStatus, ScanFinding, SecurityScan};
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot, answers};
+use crate::tui::effect::{Answer, Cx, ErrorInfo, LegacyReply, Reply, Request, Slot, answers};
 use crate::tui::screens::actions::ScreenAction;
 use crate::tui::screens::paged::{PageReply, PagedList};
 use crate::tui::widgets::checklist::CheckMenu;
@@ -119,7 +119,7 @@ impl SecurityPart {
         self.findings_of = Some(scan_id.clone());
         self.description_scroll = 0;
         let request = findings_request(self.project_id.clone(), scan_id);
-        self.findings.reload(cx, request);
+        self.findings.reload(cx, request, LegacyReply);
     }
 
     /// `ctrl-s` on the findings: the scan's findings with these filters.
@@ -229,7 +229,7 @@ impl SecurityPart {
                     return Outcome::Ignored;
                 };
                 let request = findings_request(self.project_id.clone(), scan_id);
-                if !self.findings.navigate(action, cx, request) {
+                if !self.findings.navigate(action, cx, request, LegacyReply) {
                     return Outcome::Ignored;
                 }
                 if self.findings.selected != before {
@@ -291,7 +291,7 @@ impl SecurityPart {
                     // A page the filters emptied still leads to the next one.
                     if let Some(scan_id) = self.findings_of.clone() {
                         let request = findings_request(self.project_id.clone(), scan_id);
-                        self.findings.prefetch(cx, request);
+                        self.findings.prefetch(cx, request, LegacyReply);
                     }
                     true
                 }

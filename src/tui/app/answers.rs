@@ -1,0 +1,213 @@
+//! Answers on their way to their owners: each request's message goes to the
+//! screen (or the App's part) whose message type it is; the App first notes
+//! what every answer tells it (a failure for the error log, the status line's
+//! "failing", a retry that ended).
+
+use super::App;
+use super::contexts::ContextMsg;
+use super::*;
+use crate::api::model::Workspace;
+use crate::tui::effect::{LegacyReply, Reply, Slot};
+use crate::tui::request::Answer;
+use crate::tui::screens::{analytics, changes, insights, members, monitor, pii};
+
+/// The App's own request: the workspace read at start, its plan for the header.
+pub const WORKSPACE: Slot = Slot::new("app", "workspace");
+
+/// The answers the App itself gets.
+#[derive(Debug)]
+pub enum AppMsg {
+    Workspace(Result<Workspace, ErrorInfo>),
+    /// Only a failure matters, and the error log has it.
+    PaletteHistorySaved(Result<(), ErrorInfo>),
+    /// The palette's search for a project by name.
+    Jump(Result<crate::api::model::InventoryPage, ErrorInfo>),
+}
+
+/// Hands `answer` to the owner of message type `$msg`, returning what the
+/// owner says; leaves it for the next owner when it is not theirs.
+macro_rules! route {
+    ($answer:ident, $msg:ty, |$token:ident, $message:ident| $owner:expr) => {
+        let $answer = match $answer.open::<$msg>() {
+            Ok(($token, $message)) => return $owner,
+            Err(answer) => answer,
+        };
+    };
+}
+
+impl App {
+    /// An answer: to the owner of its message. True when anything changed.
+    pub(super) fn handle_answer(&mut self, answer: Answer, turn: &mut Turn<'_>) -> bool {
+        let slot = answer.slot;
+        // A switch's answer builds a new App: the token counter is its own.
+        let answer = match answer.open::<ContextMsg>() {
+            Ok((token, msg)) => {
+                return self.handle_context_reply(token, msg, turn.now, turn.effects);
+            }
+            Err(answer) => answer,
+        };
+        let answer = match answer.open::<LegacyReply>() {
+            Ok((token, LegacyReply(reply))) => {
+                return self.handle_reply(slot, token, reply, turn);
+            }
+            Err(answer) => answer,
+        };
+        let changed = self.note_failure(slot, answer.failure.as_deref());
+        self.note_history_reachability(slot, answer.failure.as_deref());
+        // A local token counter: some owners need the whole App.
+        let mut next_token = self.next_token;
+        let taken = self.route(answer, &mut turn.cx(&mut next_token));
+        self.next_token = next_token;
+        changed | taken | self.retrying.take().is_some()
+    }
+
+    /// What every answer tells the App: whether requests fail now (the
+    /// status line), and a failure for the error log. True when either changed.
+    fn note_failure(&mut self, slot: Slot, failure: Option<&ErrorInfo>) -> bool {
+        let mut changed = self.failing != failure.is_some();
+        self.failing = failure.is_some();
+        if let Some(error) = failure
+            && !expected_absence(slot, error)
+        {
+            self.record_error(error.clone());
+            changed = true;
+        }
+        changed
+    }
+
+    /// `answer` to its owner; true when the owner changed anything.
+    fn route(&mut self, answer: Answer, cx: &mut Cx) -> bool {
+        route!(answer, AppMsg, |token, msg| match msg {
+            // The plan is all the header takes of it; a failure is logged.
+            AppMsg::Workspace(workspace) => {
+                let plan = self.identity.plan.clone();
+                if let Ok(workspace) = workspace {
+                    self.note_plan(&workspace);
+                }
+                plan != self.identity.plan
+            }
+            AppMsg::PaletteHistorySaved(_) => false,
+            AppMsg::Jump(page) => self.complete_jump(token, page, cx),
+        });
+        route!(answer, insights::Msg, |token, msg| {
+            let insights::Msg::Loaded(result) = &msg;
+            let loaded = result.is_ok();
+            if loaded {
+                // A live answer replaces the snapshot's insights.
+                self.insights_live();
+            }
+            let changed = self.insights.update(token, msg, cx);
+            if loaded && let Some(data) = &self.insights.data {
+                self.inventory.finding_types = data.findings.clone();
+            }
+            changed
+        });
+        route!(answer, pii::Msg, |token, msg| self
+            .pii
+            .update(token, msg, cx));
+        route!(answer, analytics::Msg, |token, msg| self
+            .analytics
+            .update(token, msg, cx));
+        route!(answer, monitor::Msg, |token, msg| self
+            .monitor
+            .update(token, msg, cx));
+        route!(answer, members::Msg, |token, msg| self
+            .members
+            .update(token, msg, cx));
+        route!(answer, changes::Msg, |token, msg| self
+            .changes
+            .update(token, msg, cx));
+        tracing::warn!(slot = ?answer.slot, "an answer that no owner takes");
+        false
+    }
+
+    /// An API reply: to the screen that owns its slot. True when the screen
+    /// changed, or the status line did (an error, the plan, a retry ended).
+    pub(super) fn handle_reply(
+        &mut self,
+        slot: Slot,
+        token: u64,
+        reply: Result<Reply, ErrorInfo>,
+        turn: &mut Turn<'_>,
+    ) -> bool {
+        let mut changed = self.note_failure(slot, reply.as_ref().err());
+        self.before_reply(slot, &reply);
+        // A project run from the palette goes into its history once it loads.
+        if slot == Slot::Project
+            && self.palette.confirm_project(reply.is_ok())
+            && let Some(save) = self.palette.history().save_request()
+        {
+            turn.cx(&mut self.next_token).request(
+                super::commands::PALETTE_HISTORY,
+                save,
+                AppMsg::PaletteHistorySaved,
+            );
+        }
+        // A local token counter: the history's replies need the whole App.
+        let mut next_token = self.next_token;
+        let mut cx = turn.cx(&mut next_token);
+        let answer = crate::tui::effect::Answer { slot, token, reply };
+        changed |= match slot {
+            Slot::InventoryPage
+            | Slot::InventoryExport
+            | Slot::InventoryRecheck
+            | Slot::InventoryBulk
+            | Slot::InventoryIdLookup => self.inventory.handle_reply(answer, &mut cx),
+            Slot::Project
+            | Slot::ProjectFacts
+            | Slot::ProjectWrite
+            | Slot::Deployment
+            | Slot::SecurityScans
+            | Slot::ScanFindings => {
+                // A reply for a project screen that was left is dropped.
+                match &mut self.project {
+                    Some(project) => {
+                        let changed = project.handle_reply(answer, &mut cx);
+                        if let WriteAccess::MissingScope(scopes) = &project.access {
+                            self.missing_write_scope = Some(scopes.clone());
+                        }
+                        changed
+                    }
+                    None => false,
+                }
+            }
+            Slot::ListExport => self.list_exported(token, answer.reply, &mut cx),
+            Slot::SaveView => self.view_saved(answer, cx.now),
+            Slot::ReviewMarks | Slot::ReviewMark | Slot::TakeSnapshot | Slot::HistoryVersion => {
+                self.history_reply(slot, token, answer.reply, &mut cx)
+            }
+            _ => false,
+        };
+        // A write refused for a missing scope, in bulk or on the project
+        // screen, turns writes off everywhere for the session.
+        if self.missing_write_scope.is_none() {
+            self.missing_write_scope = self.inventory.bulk.missing_scope.clone();
+        }
+        self.inventory.bulk.missing_scope = self.missing_write_scope.clone();
+        if matches!(
+            slot,
+            Slot::InventoryPage | Slot::ReviewMarks | Slot::ReviewMark
+        ) {
+            self.inventory.apply_review_filter(&mut cx);
+        }
+        if matches!(slot, Slot::ReviewMarks | Slot::ReviewMark) {
+            self.show_review_on_project();
+        }
+        self.next_token = next_token;
+        changed | self.retrying.take().is_some()
+    }
+}
+
+/// Answers a screen expects as data, not as errors for the log: a member whose
+/// membership is not active, a search that is no project's id.
+fn expected_absence(slot: Slot, error: &ErrorInfo) -> bool {
+    match slot {
+        slot if slot.is(members::DETAIL) => error.kind.as_deref() == Some("member_not_found"),
+        // A service without the workspace read (DESIGN.md: fall back, never
+        // fail a screen): the header just shows no plan.
+        slot if slot == WORKSPACE => error.status == Some(404),
+        // A search that only looked like a project id.
+        Slot::InventoryIdLookup => error.status == Some(404),
+        _ => false,
+    }
+}

@@ -1,0 +1,48 @@
+//! The operations the dashboard's screens ask for, each a typed value with
+//! its parameters and what it answers ([`Operation`]): the API's reads and
+//! writes (`reads.rs`, `writes.rs`), the inventory's export (`export.rs`), the
+//! dashboard's own files (`files.rs`, and the palette's history in
+//! `palette/history.rs`) and a context switch. The history's are
+//! in `review/ops.rs`. The runtime runs them on the [`Services`]; a screen
+//! never does.
+
+mod export;
+mod files;
+mod reads;
+mod writes;
+
+pub use crate::tui::palette::history::SavePaletteHistory;
+pub use export::{ExportInventory, Exported};
+pub use files::{LoadWatchlist, SaveWatchlist};
+pub use reads::{
+    GetBreakdowns, GetDeployment, GetInsights, GetMember, GetProject, GetRealtime, GetTraffic,
+    GetWorkspace, ListInventory, ListMembers, ListPii, ListScanFindings, ListSecurityScans,
+};
+pub use writes::{
+    CreateEmbedUrl, DeleteProject, Publish, Unpublish, UpdateProject, UpdatePublishSettings,
+};
+
+use crate::tui::effect::{ErrorInfo, SwitchedContext};
+use crate::tui::request::Operation;
+use crate::tui::services::Services;
+
+/// Connect to the context called `name`; later requests go there. The
+/// launcher does it (`launch.rs`); without contexts it fails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SwitchContext {
+    pub name: String,
+}
+
+impl Operation for SwitchContext {
+    type Output = SwitchedContext;
+
+    async fn run(self, services: &Services) -> Result<SwitchedContext, ErrorInfo> {
+        let name = self.name;
+        match &services.contexts {
+            Some(contexts) => contexts.clone().switch(name).await,
+            None => Err(services.local_failure(format!(
+                "cannot switch to context {name}: this dashboard has no contexts"
+            ))),
+        }
+    }
+}
