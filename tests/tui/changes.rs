@@ -634,7 +634,7 @@ fn changes_not_read_yet_show_no_made_up_counts() {
     app.history.enabled = true;
     app.start(NOW);
     let effects = app.handle(key('7'), NOW);
-    let (token, _) = fetch_in(&effects, Slot::Changes).expect("the diff is asked for");
+    let diff = only(&effects, changes::CHANGES);
     let waiting = screen(&app, 120, 35);
     assert!(!waiting.contains("0 shown of 0"), "{waiting}");
     assert!(!waiting.contains("0 kinds changed"), "{waiting}");
@@ -643,7 +643,7 @@ fn changes_not_read_yet_show_no_made_up_counts() {
         NOW,
     );
     away.kind = Some("history_unreachable".into());
-    reply(&mut app, Slot::Changes, token, Err(away));
+    app.handle(diff.fail(away), NOW);
     let failed = screen(&app, 120, 35);
     assert!(!failed.contains("0 shown of 0"), "{failed}");
     assert!(failed.contains("not read"), "{failed}");
