@@ -367,6 +367,36 @@ async fn two_snapshots_at_once_both_finish_whole() {
     server.stop().await;
 }
 
+/// Many processes opening a history file that does not exist yet, at once:
+/// each one switches it to WAL and migrates it, and every open succeeds
+/// (switching to WAL needs an exclusive lock, which SQLite's busy handler
+/// does not always wait for). Threads stand in for processes: each has its
+/// own connection.
+#[test]
+fn first_opens_of_one_new_history_at_once_all_succeed() {
+    const OPENERS: usize = 6;
+    for round in 0..15 {
+        let data = tempfile::tempdir().unwrap();
+        let file = data.path().join("history.sqlite3");
+        let start = std::sync::Barrier::new(OPENERS);
+        let failures: Vec<String> = std::thread::scope(|scope| {
+            let openers: Vec<_> = (0..OPENERS)
+                .map(|_| {
+                    scope.spawn(|| {
+                        start.wait();
+                        Store::open(&file).err().map(|error| error.to_string())
+                    })
+                })
+                .collect();
+            openers
+                .into_iter()
+                .filter_map(|opener| opener.join().unwrap())
+                .collect()
+        });
+        assert!(failures.is_empty(), "round {round}: {failures:?}");
+    }
+}
+
 /// `m` on the marked rows: every mark in one transaction, each holding its
 /// own row, one note for all.
 #[test]

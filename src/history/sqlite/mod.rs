@@ -9,8 +9,9 @@ mod schema;
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
-use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior, params};
+use rusqlite::{Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavior, params};
 use time::OffsetDateTime;
 
 use super::HistoryError;
@@ -37,6 +38,39 @@ fn create_private(path: &Path) -> std::io::Result<()> {
     crate::safe_file::open_private_append(path).map(drop)
 }
 
+/// Switches the file to WAL unless it is already. That takes an exclusive
+/// lock: only a file not yet in WAL asks for it.
+fn use_wal(connection: &Connection) -> rusqlite::Result<()> {
+    let mode: String = connection.query_row("PRAGMA journal_mode", [], |row| row.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        connection.pragma_update(None, "journal_mode", "WAL")?;
+    }
+    Ok(())
+}
+
+/// Runs `step` again, up to [`BUSY_TIMEOUT`], while SQLite answers "busy" or
+/// "locked". When two connections race to switch a new file to WAL, the loser
+/// gets that answer at once: SQLite does not call the busy handler where
+/// waiting could deadlock.
+fn patiently<T>(mut step: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let deadline = Instant::now() + BUSY_TIMEOUT;
+    let mut pause = Duration::from_millis(2);
+    loop {
+        match step() {
+            Err(rusqlite::Error::SqliteFailure(error, _))
+                if matches!(
+                    error.code,
+                    ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked
+                ) && Instant::now() + pause < deadline =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(100));
+            }
+            answer => return answer,
+        }
+    }
+}
+
 impl SqliteStore {
     /// Opens (creating when missing) the history file at `path`: mode 0600,
     /// WAL, a writer waits up to [`BUSY_TIMEOUT`] for another, the schema
@@ -57,15 +91,7 @@ impl SqliteStore {
         )
         .map_err(opened)?;
         connection.busy_timeout(BUSY_TIMEOUT).map_err(opened)?;
-        // Switching to WAL takes an exclusive lock: only a file not yet in WAL does it.
-        let mode: String = connection
-            .query_row("PRAGMA journal_mode", [], |row| row.get(0))
-            .map_err(opened)?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            connection
-                .pragma_update(None, "journal_mode", "WAL")
-                .map_err(opened)?;
-        }
+        patiently(|| use_wal(&connection)).map_err(opened)?;
         connection
             .pragma_update(None, "synchronous", "NORMAL")
             .map_err(opened)?;
