@@ -20,8 +20,10 @@ mod views;
 mod wake;
 
 pub use contexts::{CONTEXT, ContextMsg, Contexts};
-pub use history::{HistoryState, SnapshotSeed};
-pub use views::SavedViews;
+pub use export::{LIST_EXPORT, ListExported};
+pub use history::{HISTORY_VERSION, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
+pub use history::{HistoryMsg, HistoryState, SnapshotSeed};
+pub use views::{SAVE_VIEW, SavedViews, ViewWritten};
 
 use history_nav::Way;
 
