@@ -191,6 +191,30 @@ fn m_marks_the_marked_rows_with_one_note_else_moves_on() {
     assert_eq!(app.inventory.list.selected, 1, "the cursor moved on");
 }
 
+/// The App's follow-up to a mark's answer: while only the rows not reviewed
+/// show (`M`), a row marked reviewed leaves the list at once, and the status
+/// line says the mark.
+#[test]
+fn a_row_marked_while_only_rows_not_reviewed_show_leaves_the_list() {
+    let mut app = inventory_with(vec![]);
+    let ids = |app: &App| -> Vec<String> {
+        let rows = &app.inventory.list.rows;
+        rows.iter().map(|item| item.id.clone()).collect()
+    };
+    app.handle(key('M'), NOW);
+    assert_eq!(ids(&app), ["prj_a", "prj_b", "prj_c"], "none reviewed yet");
+    app.inventory.list.select(0);
+    app.handle(key('m'), NOW);
+    let effects = app.handle(special(KeyCode::Enter), NOW);
+    let written = first_in(&effects, REVIEW_MARK).expect("the mark is written");
+    let mut mark = changed_mark();
+    mark.changed_since_review = Some(false);
+    mark.changed_fields.clear();
+    app.handle(written.ok(vec![mark]), NOW);
+    assert_eq!(ids(&app), ["prj_b", "prj_c"], "the reviewed row left");
+    assert!(screen(&app, 120, 35).contains("marked Ledger reviewed"));
+}
+
 /// The history's `data_version` answered `version` to the check `token`.
 pub(crate) fn version(token: u64, version: i64) -> Msg {
     answer(HISTORY_VERSION, token, Ok(version), HistoryMsg::DataVersion)
