@@ -11,7 +11,7 @@ use super::super::model::{
 };
 use super::super::page::{InventoryParams, MemberListParams, PageParams, PageWalk, Query};
 use super::super::paths;
-use super::Client;
+use super::{Client, ListCall};
 
 impl Client {
     /// `GET /v1/projects/{id}/analytics/realtime`.
@@ -124,17 +124,23 @@ impl Client {
     /// ([`Client::list_inventory`] at each cursor), for walks that are not a
     /// stream: they check each page with [`PageWalk::follow`].
     pub fn inventory_walk(&self, workspace_id: &str, params: &InventoryParams) -> PageWalk {
-        let path = paths::workspace(workspace_id, paths::INVENTORY)
-            .unwrap_or_else(|_| paths::INVENTORY.to_owned());
-        PageWalk::new("list_inventory", path, params.limit)
+        let first = ListInventory {
+            workspace_id: workspace_id.to_owned(),
+            params: params.clone(),
+            cursor: None,
+        };
+        first.walk()
     }
 
     /// The bounds of a page-by-page walk of the members with `params`
     /// ([`Client::list_members`] at each cursor), as [`Client::inventory_walk`].
     pub fn members_walk(&self, workspace_id: &str, params: &MemberListParams) -> PageWalk {
-        let path =
-            paths::workspace(workspace_id, "/members").unwrap_or_else(|_| "/members".to_owned());
-        PageWalk::new("list_members", path, params.limit)
+        let first = ListMembers {
+            workspace_id: workspace_id.to_owned(),
+            params: params.clone(),
+            cursor: None,
+        };
+        first.walk()
     }
 
     /// [`Client::members_stream`], the walk bounded by the member count the
