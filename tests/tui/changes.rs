@@ -357,6 +357,7 @@ fn a_due_snapshot_runs_in_the_background_shows_progress_and_refreshes_changes() 
     let mut next = 1000;
     due.take_snapshot(&mut vantage::tui::effect::Cx::new(
         NOW,
+        "ws_test",
         &mut effects,
         &mut navs,
         &mut next,
@@ -383,6 +384,7 @@ fn a_due_snapshot_runs_in_the_background_shows_progress_and_refreshes_changes() 
     let mut next = 1000;
     app.take_snapshot(&mut vantage::tui::effect::Cx::new(
         NOW,
+        "ws_test",
         &mut effects,
         &mut navs,
         &mut next,

@@ -16,7 +16,7 @@ use vantage::api::model::{
     AudienceSettings, Breakdowns, Deployment, EmbedUrl, Insights, InventoryPage, Member, MemberRef,
     Page, PiiFinding, Project, Realtime, ScanFinding, SecurityScan, Traffic,
 };
-use vantage::api::{ApiKey, Client, ClientConfig, MemberListParams};
+use vantage::api::{ApiKey, Client, ClientConfig, MemberListParams, PageParams};
 use vantage::clock::Clock;
 use vantage::rng::SplitMix64;
 use vantage::server::seed::{self, GenerateSpec};
@@ -105,6 +105,7 @@ async fn canned() -> Canned {
         .id
         .clone();
     let members = ListMembers {
+        workspace_id: services.workspace_id.clone(),
         params: MemberListParams {
             limit: Some(20),
             ..MemberListParams::default()
@@ -149,8 +150,8 @@ async fn canned() -> Canned {
         .unwrap(),
         pii: ListPii {
             project_id: with_pii,
+            params: PageParams { limit: Some(20) },
             cursor: None,
-            limit: 20,
         }
         .run(&services)
         .await

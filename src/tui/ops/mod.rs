@@ -13,13 +13,15 @@ mod list_export;
 mod reads;
 mod writes;
 
+/// The client's list operations, as `list_operation!` declares them.
+pub use crate::api::{ListMembers, ListPii};
 pub use crate::tui::palette::history::SavePaletteHistory;
 pub use export::{ExportInventory, Exported};
 pub use files::{LoadWatchlist, SaveView, SaveWatchlist, ViewSaved};
 pub use list_export::ExportList;
 pub use reads::{
     GetBreakdowns, GetDeployment, GetInsights, GetMember, GetProject, GetRealtime, GetTraffic,
-    GetWorkspace, ListInventory, ListMembers, ListPii, ListScanFindings, ListSecurityScans,
+    GetWorkspace, ListInventory, ListScanFindings, ListSecurityScans,
 };
 pub use writes::{
     CreateEmbedUrl, DeleteProject, Publish, Unpublish, UpdateProject, UpdatePublishSettings,
