@@ -4,6 +4,7 @@
 //! delete). Opened with enter from the inventory; esc goes back.
 
 mod actions;
+mod answers;
 mod audience;
 mod deploy;
 mod modes;
@@ -24,9 +25,9 @@ use super::{ProjectRef, Screen, ScreenView};
 use crate::api::model::{AudienceSettings, Deployment, EmbedUrl, Project, ProjectUpdate};
 use crate::api::model::{Visibility, validate_project_name};
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
+use crate::tui::effect::{Cx, ErrorInfo, Slot};
 use crate::tui::facts::{Facts, FactsMsg};
-use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
+use crate::tui::nav::{Nav, ProjectNav};
 use crate::tui::ops::{CreateEmbedUrl, GetProject, Publish, UpdateProject, UpdatePublishSettings};
 use crate::tui::screens::actions::ScreenAction;
 use crate::tui::widgets::confirm::Confirm;
@@ -246,84 +247,6 @@ impl ProjectScreen {
                 scopes.join(" or ")
             )),
         }
-    }
-}
-
-impl ProjectScreen {
-    /// An answer to one of the screen's requests; true when anything
-    /// changed (a stale answer changes nothing).
-    pub fn update(&mut self, token: u64, msg: Msg, cx: &mut Cx) -> bool {
-        match msg {
-            Msg::Loaded(result) if answers(&mut self.load_pending, token) => {
-                self.on_loaded(result, cx);
-            }
-            Msg::Loaded(_) => return false,
-            Msg::Wrote(result) => {
-                let Some((pending, kind)) = self.write else {
-                    return false;
-                };
-                if pending != token {
-                    return false;
-                }
-                self.write = None;
-                self.on_write_reply(kind, result, cx);
-            }
-            Msg::Deployment(result) => return self.on_deployment_reply(token, result, cx),
-            Msg::Facts(msg) => {
-                let changed = self.facts.on_reply(&self.target.id, token, msg, cx.now);
-                // Not in the snapshot: the search by name, once the name is known.
-                if changed && self.current_name().is_some() {
-                    self.find_facts(false, cx);
-                }
-                return changed;
-            }
-            Msg::Security(msg) => {
-                return self
-                    .security
-                    .as_mut()
-                    .is_some_and(|part| part.update(token, msg, cx));
-            }
-        }
-        true
-    }
-
-    /// The project read: shown, and its facts looked for by its name.
-    fn on_loaded(&mut self, result: Result<Project, ErrorInfo>, cx: &mut Cx) {
-        match result {
-            Ok(project) => {
-                if std::mem::take(&mut self.reread_after_write) {
-                    cx.navigate(Nav::Project(ProjectNav::Wrote(ProjectWrite::Updated(
-                        Box::new(project.clone()),
-                    ))));
-                }
-                self.project = Some(project);
-                self.error = None;
-                self.loaded_at = Some(cx.now);
-                self.find_facts(false, cx);
-            }
-            Err(error) => self.error = Some(error),
-        }
-    }
-
-    /// A poll's answer; true unless it was stale. A deployment that ended has
-    /// the project read again (its answer goes to the inventory too).
-    fn on_deployment_reply(
-        &mut self,
-        token: u64,
-        result: Result<Deployment, ErrorInfo>,
-        cx: &mut Cx,
-    ) -> bool {
-        let Some(watch) = &mut self.deployment else {
-            return false;
-        };
-        let Some(ended) = watch.on_reply(token, result, cx.now) else {
-            return false;
-        };
-        if ended {
-            self.reread_after_write = true;
-            self.load(cx);
-        }
-        true
     }
 }
 
