@@ -171,7 +171,7 @@ fn enter_opens_the_project_and_d_still_toggles_the_pane() {
     let mut app = app_with(false);
     inventory(&mut app);
     let effects = app.handle(key('d'), NOW);
-    assert!(fetches(&effects).is_empty());
+    assert!(asked(&effects).is_empty());
     assert!(
         app.project.is_none(),
         "d toggles the pane, it does not open"

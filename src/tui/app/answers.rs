@@ -182,7 +182,6 @@ impl App {
             );
         }
         let Some(project) = &mut self.project else {
-            self.share_missing_scope();
             return false;
         };
         let changed = project.update(token, msg, cx);
