@@ -675,6 +675,22 @@ fn stale_replies_are_dropped() {
     );
 }
 
+/// The App's rule for the project screen's answers: one that arrives after
+/// the screen was left is dropped (it opens nothing and asks for nothing).
+#[test]
+fn an_answer_for_a_project_screen_that_was_left_is_dropped() {
+    let mut app = app_with(false);
+    inventory(&mut app);
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    let read = only(&effects, PROJECT);
+    app.handle(code(KeyCode::Esc), NOW);
+    assert!(app.project.is_none());
+    let effects = app.handle(read.ok(project(0)), NOW);
+    assert!(asked(&effects).is_empty(), "{effects:?}");
+    assert!(app.project.is_none(), "the late answer opens nothing");
+    assert_eq!(app.tab, vantage::tui::nav::Tab::Inventory);
+}
+
 // --- Snapshots ------------------------------------------------------------
 
 fn terminal(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
