@@ -15,9 +15,12 @@ use time::OffsetDateTime;
 
 use crate::api::InventoryParams;
 use crate::api::model::{InventoryItem, InventoryPage};
-use crate::history::ProjectState;
-use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot, answers};
-use crate::tui::review::request::{HistoryReply, HistoryRequest};
+use crate::history::{ProjectState, SnapshotInfo};
+use crate::tui::effect::{Cx, ErrorInfo, Request, answers};
+use crate::tui::ops::ListInventory;
+use crate::tui::request::Message;
+use crate::tui::review::ops::LatestProjectState;
+use crate::tui::screens::project::FACTS;
 use crate::tui::widgets::ago;
 
 /// Most rows a search for a name asks for: the contract's largest page, so
@@ -26,8 +29,8 @@ pub const NAME_SEARCH_LIMIT: u32 = 100;
 
 /// The request that finds a project's row by its name, under `filters` (the
 /// inventory's own, or none).
-pub fn name_search(name: &str, filters: InventoryParams) -> Request {
-    Request::InventoryPage {
+pub fn search_by_name(name: &str, filters: InventoryParams) -> ListInventory {
+    ListInventory {
         params: InventoryParams {
             limit: Some(NAME_SEARCH_LIMIT),
             query: Some(name.trim().to_owned()),
@@ -37,6 +40,22 @@ pub fn name_search(name: &str, filters: InventoryParams) -> Request {
         },
         cursor: None,
     }
+}
+
+/// [`search_by_name`] as a request not yet typed: the inventory's id
+/// look-up asks so until it moves over.
+pub fn name_search(name: &str, filters: InventoryParams) -> Request {
+    let ListInventory { params, cursor } = search_by_name(name, filters);
+    Request::InventoryPage { params, cursor }
+}
+
+/// The answers the facts get (inside the project screen's message).
+#[derive(Debug)]
+pub enum FactsMsg {
+    /// The newest snapshot's state of the project, if it holds it.
+    Snapshot(Result<Option<(SnapshotInfo, ProjectState)>, ErrorInfo>),
+    /// The search of the inventory by name.
+    Search(Result<InventoryPage, ErrorInfo>),
 }
 
 /// The row of project `id` among the rows a search returned.
@@ -137,17 +156,25 @@ impl Facts {
     /// the history is open and was not asked, else a search of the inventory
     /// for the row of the project named `name` (the reply is matched by id),
     /// unless facts are known or a search runs or ran. `force` searches again.
-    pub fn find(&mut self, id: &str, name: Option<&str>, force: bool, cx: &mut Cx) {
+    /// The answers come back as `M` (the project screen's message).
+    pub fn find<M: Message + From<FactsMsg>>(
+        &mut self,
+        id: &str,
+        name: Option<&str>,
+        force: bool,
+        cx: &mut Cx,
+    ) {
         let known = self.row.is_some() || self.snapshot.is_some();
         if (known && !force) || self.pending.is_some() {
             return;
         }
         if self.ask_history && self.row.is_none() {
             self.ask_history = false;
-            let ask = HistoryRequest::ProjectState {
+            let ask = LatestProjectState {
                 project_id: id.to_owned(),
             };
-            self.pending = Some(cx.fetch(Slot::ProjectFacts, Request::History(ask)));
+            let read = |result| M::from(FactsMsg::Snapshot(result));
+            self.pending = Some(cx.request(FACTS, ask, read));
             self.missing = Missing::ReadingSnapshot;
             return;
         }
@@ -156,8 +183,9 @@ impl Facts {
         }
         match name.map(str::trim).filter(|name| !name.is_empty()) {
             Some(name) => {
-                let search = name_search(name, InventoryParams::default());
-                self.pending = Some(cx.fetch(Slot::ProjectFacts, search));
+                let search = search_by_name(name, InventoryParams::default());
+                let found = |result| M::from(FactsMsg::Search(result));
+                self.pending = Some(cx.request(FACTS, search, found));
                 self.missing = Missing::Searching;
             }
             None => self.missing = Missing::Unnamed,
@@ -165,39 +193,26 @@ impl Facts {
     }
 
     /// The history's or the search's answer; true when anything changed.
-    pub fn on_reply(
-        &mut self,
-        id: &str,
-        token: u64,
-        reply: Result<Reply, ErrorInfo>,
-        now: OffsetDateTime,
-    ) -> bool {
+    pub fn on_reply(&mut self, id: &str, token: u64, msg: FactsMsg, now: OffsetDateTime) -> bool {
         if !answers(&mut self.pending, token) {
             return false;
         }
-        match reply {
-            Ok(Reply::InventoryPage(page)) => match row_of(&page, id) {
+        match msg {
+            FactsMsg::Search(Ok(page)) => match row_of(&page, id) {
                 Some(row) => {
                     self.row = Some((row, Source::Search(now)));
                     self.missing = Missing::NotAsked;
                 }
                 None => self.missing = Missing::NotFound,
             },
-            Ok(Reply::History(reply)) => match *reply {
-                HistoryReply::ProjectState(Some(found)) => {
-                    let (info, state) = *found;
-                    self.snapshot = Some((state, info.taken_at));
-                    self.missing = Missing::NotAsked;
-                }
-                // Not in the newest snapshot (or no answer): the search by name is next.
-                _ => self.missing = Missing::NotAsked,
-            },
-            // A history that cannot be read is as one without the project.
-            Err(_) if self.missing == Missing::ReadingSnapshot => {
+            FactsMsg::Search(Err(error)) => self.missing = Missing::Failed(error.summary),
+            FactsMsg::Snapshot(Ok(Some((info, state)))) => {
+                self.snapshot = Some((state, info.taken_at));
                 self.missing = Missing::NotAsked;
             }
-            Ok(_) => self.missing = Missing::NotFound,
-            Err(error) => self.missing = Missing::Failed(error.summary),
+            // Not in the newest snapshot: the search by name is next. A
+            // history that cannot be read is as one without the project.
+            FactsMsg::Snapshot(Ok(None) | Err(_)) => self.missing = Missing::NotAsked,
         }
         true
     }

@@ -205,7 +205,7 @@ fn enter_opens_the_project_of_a_project_change_only() {
     let project = app.project.as_ref().expect("the project screen is open");
     assert_eq!(project.target.id, "prj_0002");
     assert!(
-        fetch_in(&effects, Slot::Project).is_some(),
+        !crate::support::asked_in(&effects, vantage::tui::screens::project::PROJECT).is_empty(),
         "the project screen reads the project"
     );
 }

@@ -6,13 +6,11 @@
 use time::Duration;
 use vantage::api::PollPolicy;
 use vantage::tui::app::{App, Msg};
-use vantage::tui::effect::{Reply, Slot};
+use vantage::tui::screens::project::{DEPLOYMENT, WRITE};
 
-use crate::project::{
-    app_with, deployment, inventory, only_fetch, open_selected, render, reply_at, screen,
-};
+use crate::project::{app_with, deployment, inventory, open_selected, render, screen};
 use crate::screens::NOW;
-use crate::support::key;
+use crate::support::{key, only};
 
 /// Publishes the first project; the 202 answers a running deployment.
 fn publish(app: &mut App) {
@@ -20,17 +18,15 @@ fn publish(app: &mut App) {
     open_selected(app, 0);
     app.handle(key('p'), NOW);
     let effects = app.handle(key('w'), NOW);
-    let (token, _) = only_fetch(&effects, Slot::ProjectWrite);
-    let running = Ok(Reply::Deployment(Box::new(deployment("running"))));
-    reply_at(app, Slot::ProjectWrite, token, running, NOW);
+    let write = only(&effects, WRITE);
+    app.handle(write.ok(deployment("running")), NOW);
 }
 
 /// Wakes at the next poll and answers it with `status`.
 fn poll(app: &mut App, status: &str) {
     let due = app.wake_at().expect("a poll is scheduled");
-    let (token, _) = only_fetch(&app.handle(Msg::Wake, due), Slot::Deployment);
-    let answer = Ok(Reply::Deployment(Box::new(deployment(status))));
-    reply_at(app, Slot::Deployment, token, answer, due);
+    let poll = only(&app.handle(Msg::Wake, due), DEPLOYMENT);
+    app.handle(poll.ok(deployment(status)), due);
 }
 
 #[test]

@@ -7,13 +7,14 @@ use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
-use vantage::api::model::{EmbedUrl, InventoryPage};
+use vantage::api::model::{EmbedUrl, InventoryPage, Project};
 use vantage::text::{Pasteable, is_invisible_or_control};
 use vantage::tui::app::{App, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Slot};
 
 use crate::common::T0;
-use crate::support::{app, fetches_for, key, special};
+use crate::support::{app, asked_in, fetches_for, key, special};
+use vantage::tui::screens::project::{PROJECT, WRITE};
 
 /// The id of issue 22, item 5: a shell line after a line break, a screen
 /// wipe and a bidi override.
@@ -146,38 +147,25 @@ fn the_embed_url_copy_refuses_a_hostile_url() {
         "prj_1",
     ])))));
     let effects = app.handle(special(KeyCode::Enter), T0);
-    let (token, _) = fetches_for(&effects, Slot::Project)[0].clone();
-    let project = serde_json::from_value(json!({
+    let read = asked_in(&effects, PROJECT)[0].clone();
+    let project: Project = serde_json::from_value(json!({
         "id": "prj_1", "name": "Hostile", "created_at": "2026-01-05T08:00:00Z",
         "owner_id": "u1", "workspace_id": "ws_test", "is_published": false,
         "visibility": "workspace_edit"
     }))
     .unwrap();
-    app.handle(
-        Msg::Reply {
-            slot: Slot::Project,
-            token,
-            reply: Ok(Reply::Project(Box::new(project))),
-        },
-        T0,
-    );
+    app.handle(read.ok(project), T0);
     app.handle(key('E'), T0);
     for ch in "intranet.example.com".chars() {
         app.handle(key(ch), T0);
     }
     let effects = app.handle(special(KeyCode::Enter), T0);
-    let (token, _) = fetches_for(&effects, Slot::ProjectWrite)[0].clone();
-    let effects = app.handle(
-        Msg::Reply {
-            slot: Slot::ProjectWrite,
-            token,
-            reply: Ok(Reply::EmbedUrl(Box::new(EmbedUrl {
-                embed_url: "https://embed.example/x\u{1b}]52;c;ZWNobyBwd25lZA==\u{7}\n".into(),
-                expires_at: T0 + time::Duration::hours(1),
-            }))),
-        },
-        T0,
-    );
+    let write = asked_in(&effects, WRITE)[0].clone();
+    let embed = EmbedUrl {
+        embed_url: "https://embed.example/x\u{1b}]52;c;ZWNobyBwd25lZA==\u{7}\n".into(),
+        expires_at: T0 + time::Duration::hours(1),
+    };
+    let effects = app.handle(write.ok(embed), T0);
     let shown = refused_with_a_note(&app, &effects);
     assert!(!shown.contains("copy sent"), "{shown}");
 }

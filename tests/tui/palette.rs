@@ -20,9 +20,10 @@ use vantage::tui::theme::{ColorDepth, ThemeName};
 
 use crate::support::{answer, asked_in, bulk_outcomes, fetches_for, only};
 use vantage::tui::app::{PALETTE_HISTORY, PALETTE_JUMP};
-use vantage::tui::ops::{ListInventory, SavePaletteHistory};
+use vantage::tui::ops::{GetProject, ListInventory, SavePaletteHistory};
 use vantage::tui::request::Operation;
 use vantage::tui::screens::pii;
+use vantage::tui::screens::project::{PROJECT, WRITE};
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 const NAMES: [&str; 4] = [
@@ -143,15 +144,11 @@ fn the_palette_lists_candidates_and_tab_then_enter_opens_the_project() {
     press(&mut app, KeyCode::Tab);
     assert_eq!(app.palette.value(), "prj_0003");
     let effects = press(&mut app, KeyCode::Enter);
-    let reads = fetches_for(&effects, Slot::Project);
     assert_eq!(
-        reads,
-        vec![(
-            reads[0].0,
-            Request::GetProject {
-                project_id: "prj_0003".into()
-            }
-        )]
+        only(&effects, PROJECT).op::<GetProject>(),
+        &GetProject {
+            project_id: "prj_0003".into()
+        }
     );
     assert_eq!(app.breadcrumbs(), vec!["Inventory", "Fleet planner"]);
 }
@@ -168,20 +165,10 @@ fn the_palette_goes_to_screens_projects_by_id_contexts_and_actions() {
     // An id that is not loaded: the project screen reads it from the service.
     let effects = type_text(&mut app, ":prj_0a1b2c3d4e5f\r");
     assert_eq!(app.tab, Tab::Inventory);
-    let reads = fetches_for(&effects, Slot::Project);
-    assert!(matches!(
-        &reads[..],
-        [(_, Request::GetProject { project_id })] if project_id == "prj_0a1b2c3d4e5f"
-    ));
+    let read = only(&effects, PROJECT);
+    assert_eq!(read.op::<GetProject>().project_id, "prj_0a1b2c3d4e5f");
     // It goes into the history once the project is read.
-    app.handle(
-        Msg::Reply {
-            slot: Slot::Project,
-            token: reads[0].0,
-            reply: Ok(Reply::Project(Box::new(project(1, "workspace_edit")))),
-        },
-        NOW,
-    );
+    app.handle(read.ok(project(1, "workspace_edit")), NOW);
     type_text(&mut app, ":ctx staging\r");
     // No contexts in this App: the switch says so.
     assert!(draw(&app, 120, 30).contains("no contexts: add [contexts.NAME]"));
@@ -398,7 +385,7 @@ fn a_name_not_loaded_is_searched_on_the_service_and_its_project_opens() {
         Some("prj_0007")
     );
     assert_eq!(app.inventory.query.query.as_deref(), Some("fleet"));
-    assert_eq!(fetches_for(&effects, Slot::Project).len(), 1);
+    assert_eq!(asked_in(&effects, PROJECT).len(), 1);
 }
 
 #[tokio::test]
@@ -456,24 +443,17 @@ fn enter_takes_the_highlighted_candidate_and_a_404_stays_out_of_the_history() {
     let screen = draw(&app, 100, 24);
     assert!(screen.contains("Payroll console 32"), "{screen}");
     let effects = press(&mut app, KeyCode::Enter);
-    let reads = fetches_for(&effects, Slot::Project);
+    let reads = asked_in(&effects, PROJECT);
     assert!(
-        matches!(&reads[..], [(_, Request::GetProject { project_id })] if project_id == "prj_c743bb8ce4a5"),
+        matches!(&reads[..], [read] if read.op::<GetProject>().project_id == "prj_c743bb8ce4a5"),
         "{reads:?}"
     );
     press(&mut app, KeyCode::Esc);
 
     // An id no row has: read from the service, which answers 404.
     let effects = type_text(&mut app, ":prj_ffff0000\r");
-    let (token, _) = fetches_for(&effects, Slot::Project)[0].clone();
-    let effects = app.handle(
-        Msg::Reply {
-            slot: Slot::Project,
-            token,
-            reply: Err(failure("not_found", 404)),
-        },
-        NOW,
-    );
+    let read = asked_in(&effects, PROJECT)[0].clone();
+    let effects = app.handle(read.fail(failure("not_found", 404)), NOW);
     assert!(asked_in(&effects, PALETTE_HISTORY).is_empty());
     assert!(
         !app.palette
@@ -489,7 +469,7 @@ fn enter_takes_the_highlighted_candidate_and_a_404_stays_out_of_the_history() {
         assert!(!screen.contains(write), "{screen}");
     }
     let effects = type_text(&mut app, "e");
-    assert!(fetches_for(&effects, Slot::ProjectWrite).is_empty());
+    assert!(asked_in(&effects, WRITE).is_empty());
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! synthetic replies and an injected time; no terminal, no network. Snapshots of
 //! the screen are drawn on ratatui's TestBackend.
 
-use crate::support::{asked, fetches, key, special as code};
+use crate::support::{answer, asked, fetches, key, only, special as code};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -16,9 +16,11 @@ use vantage::api::model::{
 use vantage::tui::action::Action;
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Request, Slot};
-use vantage::tui::ops::SaveWatchlist;
+use vantage::tui::ops::{CreateEmbedUrl, DeleteProject, GetDeployment, GetProject, Publish};
+use vantage::tui::ops::{SaveWatchlist, Unpublish, UpdateProject, UpdatePublishSettings};
 use vantage::tui::screens::Screen;
-use vantage::tui::screens::project::WriteAccess;
+use vantage::tui::screens::project::{self as project_screen, DEPLOYMENT, PROJECT, WRITE};
+use vantage::tui::screens::project::{WriteAccess, Written};
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
 const NOW: time::OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
@@ -131,19 +133,14 @@ pub(crate) fn inventory(app: &mut App) {
 /// Opens the selected row's project and answers its GET.
 pub(crate) fn open_selected(app: &mut App, n: usize) {
     let effects = app.handle(code(KeyCode::Enter), NOW);
-    let (token, request) = only_fetch(&effects, Slot::Project);
+    let read = only(&effects, PROJECT);
     assert_eq!(
-        request,
-        Request::GetProject {
+        read.op::<GetProject>(),
+        &GetProject {
             project_id: format!("prj_{n:05}")
         }
     );
-    reply(
-        app,
-        Slot::Project,
-        token,
-        Ok(Reply::Project(Box::new(project(n)))),
-    );
+    app.handle(read.ok(project(n)), NOW);
     assert_eq!(
         app.project
             .as_ref()
@@ -174,7 +171,7 @@ fn enter_opens_the_project_and_d_still_toggles_the_pane() {
     let mut app = app_with(false);
     inventory(&mut app);
     let effects = app.handle(key('d'), NOW);
-    assert!(fetches(&effects).is_empty());
+    assert!(asked(&effects).is_empty());
     assert!(
         app.project.is_none(),
         "d toggles the pane, it does not open"
@@ -205,7 +202,7 @@ fn the_name_is_validated_as_it_is_typed() {
     assert!(problem.contains("not allowed"), "{problem}");
     // Enter with a bad name sends nothing.
     let effects = app.handle(code(KeyCode::Enter), NOW);
-    assert!(fetches(&effects).is_empty());
+    assert!(asked(&effects).is_empty());
     app.handle(code(KeyCode::Backspace), NOW);
     assert_eq!(screen(&app).rename_error(), None);
     type_text(&mut app, " example.com");
@@ -231,12 +228,12 @@ fn a_server_refusal_of_the_name_is_shown_on_the_field() {
     open_selected(&mut app, 0);
     app.handle(key('e'), NOW);
     let effects = type_text(&mut app, " v2");
-    assert!(fetches(&effects).is_empty(), "no request per keystroke");
+    assert!(asked(&effects).is_empty(), "no request per keystroke");
     let effects = app.handle(code(KeyCode::Enter), NOW);
-    let (token, request) = only_fetch(&effects, Slot::ProjectWrite);
+    let write = only(&effects, WRITE);
     assert_eq!(
-        request,
-        Request::UpdateProject {
+        write.op::<UpdateProject>(),
+        &UpdateProject {
             project_id: "prj_00000".into(),
             update: vantage::api::model::ProjectUpdate {
                 name: Some("Project 0 v2".into()),
@@ -252,7 +249,7 @@ fn a_server_refusal_of_the_name_is_shown_on_the_field() {
             location: Some("body.name".into()),
         }])),
     );
-    reply(&mut app, Slot::ProjectWrite, token, Err(refusal));
+    app.handle(write.fail(refusal), NOW);
     assert!(screen(&app).is_renaming(), "the field stays open");
     assert_eq!(
         screen(&app).rename_error().as_deref(),
@@ -271,17 +268,12 @@ fn a_rename_shows_the_response_and_the_inventory_catches_up() {
     app.handle(key('e'), NOW);
     type_text(&mut app, " v2");
     let effects = app.handle(code(KeyCode::Enter), NOW);
-    let (token, _) = only_fetch(&effects, Slot::ProjectWrite);
+    let write = only(&effects, WRITE);
     let mut renamed = project(0);
     renamed.name = Some("Project 0 v2".into());
-    let effects = reply(
-        &mut app,
-        Slot::ProjectWrite,
-        token,
-        Ok(Reply::Project(Box::new(renamed))),
-    );
+    let effects = app.handle(write.ok(renamed), NOW);
     assert!(
-        fetches(&effects).is_empty(),
+        asked(&effects).is_empty(),
         "the PATCH response is shown as is"
     );
     assert!(!screen(&app).is_renaming());
@@ -346,10 +338,10 @@ fn visibility_is_picked_from_a_menu() {
     // The menu opens on the current value (workspace_edit); one down is workspace_view.
     app.handle(key('j'), NOW);
     let effects = app.handle(code(KeyCode::Enter), NOW);
-    let (token, request) = only_fetch(&effects, Slot::ProjectWrite);
+    let write = only(&effects, WRITE);
     assert_eq!(
-        request,
-        Request::UpdateProject {
+        write.op::<UpdateProject>(),
+        &UpdateProject {
             project_id: "prj_00000".into(),
             update: vantage::api::model::ProjectUpdate {
                 name: None,
@@ -359,12 +351,7 @@ fn visibility_is_picked_from_a_menu() {
     );
     let mut changed = project(0);
     changed.visibility = Some(Visibility::WorkspaceView);
-    reply(
-        &mut app,
-        Slot::ProjectWrite,
-        token,
-        Ok(Reply::Project(Box::new(changed))),
-    );
+    app.handle(write.ok(changed), NOW);
     assert_eq!(
         app.inventory.list.rows[0].visibility,
         Some(Visibility::WorkspaceView)
@@ -381,31 +368,26 @@ fn delete_needs_the_exact_name_typed() {
     app.handle(key('D'), NOW);
     assert!(screen(&app).confirm().is_some());
     let effects = type_text(&mut app, "project 2");
-    assert!(fetches(&effects).is_empty());
+    assert!(asked(&effects).is_empty());
     let effects = app.handle(code(KeyCode::Enter), NOW);
-    assert!(fetches(&effects).is_empty(), "a near miss deletes nothing");
+    assert!(asked(&effects).is_empty(), "a near miss deletes nothing");
     assert!(screen(&app).confirm().is_some());
     for _ in 0..9 {
         app.handle(code(KeyCode::Backspace), NOW);
     }
     type_text(&mut app, "Project 2");
     let effects = app.handle(code(KeyCode::Enter), NOW);
-    let (token, request) = only_fetch(&effects, Slot::ProjectWrite);
+    let write = only(&effects, WRITE);
     assert_eq!(
-        request,
-        Request::DeleteProject {
+        write.op::<DeleteProject>(),
+        &DeleteProject {
             project_id: "prj_00002".into()
         }
     );
     // Leaving while the delete is in flight is refused: its answer matters.
     app.handle(code(KeyCode::Esc), NOW);
     assert!(app.project.is_some());
-    reply(
-        &mut app,
-        Slot::ProjectWrite,
-        token,
-        Ok(Reply::ProjectDeleted),
-    );
+    app.handle(write.ok(()), NOW);
     assert!(app.project.is_none(), "back in the inventory");
     assert_eq!(app.inventory.list.rows.len(), 4);
     assert!(
@@ -437,14 +419,13 @@ fn esc_cancels_a_confirmation() {
     app.handle(key('u'), NOW);
     assert!(screen(&app).confirm().is_some());
     let effects = app.handle(code(KeyCode::Esc), NOW);
-    assert!(fetches(&effects).is_empty());
+    assert!(asked(&effects).is_empty());
     assert!(screen(&app).confirm().is_none());
     app.handle(key('u'), NOW);
     let effects = app.handle(key('y'), NOW);
-    let (_, request) = only_fetch(&effects, Slot::ProjectWrite);
     assert_eq!(
-        request,
-        Request::Unpublish {
+        only(&effects, WRITE).op::<Unpublish>(),
+        &Unpublish {
             project_id: "prj_00000".into()
         }
     );
@@ -471,54 +452,42 @@ fn a_deployment_is_polled_within_the_contract_limits() {
     // Neither enter nor y publishes: the audience must be chosen.
     for bare in [KeyCode::Enter, KeyCode::Char('y')] {
         let effects = app.handle(Msg::Key(KeyEvent::new(bare, KeyModifiers::NONE)), NOW);
-        assert!(fetches(&effects).is_empty(), "{bare:?}");
+        assert!(asked(&effects).is_empty(), "{bare:?}");
         assert!(screen(&app).audience_dialog_open());
     }
     let effects = app.handle(key('w'), NOW);
-    let (token, request) = only_fetch(&effects, Slot::ProjectWrite);
+    let write = only(&effects, WRITE);
     assert_eq!(
-        request,
-        Request::Publish {
+        write.op::<Publish>(),
+        &Publish {
             project_id: "prj_00000".into(),
             audience: Some(PublishAudience::Workspace),
         }
     );
     let accepted = NOW + Duration::milliseconds(300);
-    reply_at(
-        &mut app,
-        Slot::ProjectWrite,
-        token,
-        Ok(Reply::Deployment(Box::new(deployment("running")))),
-        accepted,
-    );
+    app.handle(write.ok(deployment("running")), accepted);
     let mut now;
     let mut polls = Vec::new();
     for round in 0..8 {
         let due = app.wake_at().expect("a poll is scheduled");
         // Waking early does nothing.
         let early = app.handle(Msg::Wake, due - Duration::milliseconds(1));
-        assert!(fetches(&early).is_empty(), "round {round}: no early poll");
+        assert!(asked(&early).is_empty(), "round {round}: no early poll");
         // The runtime may wake late; the schedule counts from the answer.
         now = due + Duration::milliseconds(40);
         polls.push(due);
         let effects = app.handle(Msg::Wake, now);
-        let (token, request) = only_fetch(&effects, Slot::Deployment);
+        let poll = only(&effects, DEPLOYMENT);
         assert_eq!(
-            request,
-            Request::GetDeployment {
+            poll.op::<GetDeployment>(),
+            &GetDeployment {
                 project_id: "prj_00000".into(),
                 deployment_id: "dep_1".into()
             }
         );
         assert_eq!(app.wake_at(), None, "no poll while one is in flight");
         now += Duration::milliseconds(60);
-        reply_at(
-            &mut app,
-            Slot::Deployment,
-            token,
-            Ok(Reply::Deployment(Box::new(deployment("running")))),
-            now,
-        );
+        app.handle(poll.ok(deployment("running")), now);
     }
     assert!(
         polls[0] - accepted >= Duration::seconds(2),
@@ -540,15 +509,9 @@ fn a_deployment_is_polled_within_the_contract_limits() {
     // Completion stops polling and reads the project back.
     let due = app.wake_at().unwrap();
     let effects = app.handle(Msg::Wake, due);
-    let (token, _) = only_fetch(&effects, Slot::Deployment);
-    let effects = reply_at(
-        &mut app,
-        Slot::Deployment,
-        token,
-        Ok(Reply::Deployment(Box::new(deployment("completed")))),
-        due,
-    );
-    only_fetch(&effects, Slot::Project);
+    let poll = only(&effects, DEPLOYMENT);
+    let effects = app.handle(poll.ok(deployment("completed")), due);
+    only(&effects, PROJECT);
     assert_eq!(app.wake_at(), None, "a terminal deployment is not polled");
     let watch = screen(&app).deployment.as_ref().unwrap();
     assert_eq!(
@@ -564,41 +527,30 @@ fn a_failed_deployment_stops_polling_and_critical_findings_are_named() {
     open_selected(&mut app, 0);
     app.handle(key('p'), NOW);
     let effects = app.handle(key('k'), NOW);
-    let (token, _) = only_fetch(&effects, Slot::ProjectWrite);
+    let write = only(&effects, WRITE);
     let blocked = error(
         403,
         "security_critical_findings",
         Some(Gate::BlockingFindings(vec!["scan_1/finding_7".into()])),
     );
-    reply(&mut app, Slot::ProjectWrite, token, Err(blocked));
+    app.handle(write.fail(blocked), NOW);
     assert_eq!(app.wake_at(), None, "nothing to poll");
     let text = render(&app, 120, 35);
     assert!(text.contains("scan_1/finding_7"), "{text}");
     // A deployment that ends in error stops too.
     app.handle(key('p'), NOW);
     let effects = app.handle(key('k'), NOW);
-    let (token, _) = only_fetch(&effects, Slot::ProjectWrite);
-    reply(
-        &mut app,
-        Slot::ProjectWrite,
-        token,
-        Ok(Reply::Deployment(Box::new(deployment("running")))),
-    );
+    let write = only(&effects, WRITE);
+    app.handle(write.ok(deployment("running")), NOW);
     let due = app.wake_at().unwrap();
     let effects = app.handle(Msg::Wake, due);
-    let (token, _) = only_fetch(&effects, Slot::Deployment);
+    let poll = only(&effects, DEPLOYMENT);
     let failed: Deployment = serde_json::from_value(json!({
         "id": "dep_1", "status": "error", "url": null, "error_class": "code",
         "error_message": "build failed: missing module"
     }))
     .unwrap();
-    reply_at(
-        &mut app,
-        Slot::Deployment,
-        token,
-        Ok(Reply::Deployment(Box::new(failed))),
-        due,
-    );
+    app.handle(poll.ok(failed), due);
     assert_eq!(app.wake_at(), None);
     let text = render(&app, 120, 35);
     assert!(text.contains("build failed: missing module"), "{text}");
@@ -626,7 +578,7 @@ fn read_only_hides_every_action() {
     }
     for ch in ['e', 'v', 'u', 'p', 'D'] {
         let effects = app.handle(key(ch), NOW);
-        assert!(fetches(&effects).is_empty(), "{ch} changes nothing");
+        assert!(asked(&effects).is_empty(), "{ch} changes nothing");
         assert!(!screen(&app).is_renaming() && screen(&app).confirm().is_none());
         assert!(!screen(&app).menu_open());
     }
@@ -642,19 +594,19 @@ fn a_missing_write_scope_disables_the_actions() {
     open_selected(&mut app, 0);
     app.handle(key('u'), NOW);
     let effects = app.handle(key('y'), NOW);
-    let (token, _) = only_fetch(&effects, Slot::ProjectWrite);
+    let write = only(&effects, WRITE);
     let refused = error(
         403,
         "insufficient_scope",
         Some(Gate::Scopes(vec!["projects:write".into()])),
     );
-    reply(&mut app, Slot::ProjectWrite, token, Err(refused));
+    app.handle(write.fail(refused), NOW);
     assert_eq!(
         screen(&app).access,
         WriteAccess::MissingScope(vec!["projects:write".into()])
     );
     let effects = app.handle(key('e'), NOW);
-    assert!(fetches(&effects).is_empty());
+    assert!(asked(&effects).is_empty());
     assert!(!screen(&app).is_renaming());
     // The next project knows it from the start.
     app.handle(code(KeyCode::Esc), NOW);
@@ -681,7 +633,7 @@ fn a_missing_write_scope_disables_the_actions() {
     assert!(!footer.contains('✗'), "{footer}");
     // Its key says why, and does nothing.
     let effects = app.handle(key('e'), NOW);
-    assert!(fetches(&effects).is_empty() && !screen(&app).is_renaming());
+    assert!(asked(&effects).is_empty() && !screen(&app).is_renaming());
     let text = render(&app, 120, 35);
     assert!(text.contains("the API key lacks projects:write"), "{text}");
 }
@@ -691,37 +643,27 @@ fn stale_replies_are_dropped() {
     let mut app = app_with(false);
     inventory(&mut app);
     let effects = app.handle(code(KeyCode::Enter), NOW);
-    let (first, _) = only_fetch(&effects, Slot::Project);
+    let first = only(&effects, PROJECT);
     app.handle(code(KeyCode::Esc), NOW);
     app.handle(key('j'), NOW);
     let effects = app.handle(code(KeyCode::Enter), NOW);
-    let (second, _) = only_fetch(&effects, Slot::Project);
+    let second = only(&effects, PROJECT);
     // The answer for the project left behind arrives late.
-    reply(
-        &mut app,
-        Slot::Project,
-        first,
-        Ok(Reply::Project(Box::new(project(0)))),
-    );
+    app.handle(first.ok(project(0)), NOW);
     assert!(
         screen(&app).project.is_none(),
         "the older project's answer is dropped"
     );
-    reply(
-        &mut app,
-        Slot::Project,
-        second,
-        Ok(Reply::Project(Box::new(project(1)))),
-    );
+    app.handle(second.ok(project(1)), NOW);
     assert_eq!(screen(&app).project.as_ref().unwrap().id, "prj_00001");
     // A write answer with a token not in flight changes nothing.
     let mut renamed = project(1);
     renamed.name = Some("Hijacked".into());
-    reply(
-        &mut app,
-        Slot::ProjectWrite,
-        second + 100,
-        Ok(Reply::Project(Box::new(renamed))),
+    app.handle(
+        answer(WRITE, second.token + 100, Ok(renamed), |result| {
+            project_screen::Msg::Wrote(result.map(|project| Written::Project(Box::new(project))))
+        }),
+        NOW,
     );
     assert_eq!(
         screen(&app).project.as_ref().unwrap().name.as_deref(),
@@ -731,6 +673,22 @@ fn stale_replies_are_dropped() {
         app.inventory.list.rows[1].name.as_deref(),
         Some("Project 1")
     );
+}
+
+/// The App's rule for the project screen's answers: one that arrives after
+/// the screen was left is dropped (it opens nothing and asks for nothing).
+#[test]
+fn an_answer_for_a_project_screen_that_was_left_is_dropped() {
+    let mut app = app_with(false);
+    inventory(&mut app);
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    let read = only(&effects, PROJECT);
+    app.handle(code(KeyCode::Esc), NOW);
+    assert!(app.project.is_none());
+    let effects = app.handle(read.ok(project(0)), NOW);
+    assert!(asked(&effects).is_empty(), "{effects:?}");
+    assert!(app.project.is_none(), "the late answer opens nothing");
+    assert_eq!(app.tab, vantage::tui::nav::Tab::Inventory);
 }
 
 // --- Snapshots ------------------------------------------------------------
@@ -797,7 +755,7 @@ fn snapshot_publish_confirm_names_the_audience_and_the_risk() {
     app.handle(key('p'), NOW);
     // A bare enter publishes nothing; the dialog says which keys do.
     let effects = app.handle(code(KeyCode::Enter), NOW);
-    assert!(fetches(&effects).is_empty());
+    assert!(asked(&effects).is_empty());
     insta::assert_snapshot!(terminal(&app, 120, 35).backend());
 }
 
@@ -814,14 +772,13 @@ fn keeping_an_unknown_audience_on_a_risky_project_asks_twice() {
     assert!(first.contains("not shown (the app is offline)"), "{first}");
     assert!(first.contains("unknown, may be public"), "{first}");
     let effects = app.handle(key('k'), NOW);
-    assert!(fetches(&effects).is_empty(), "k alone publishes nothing");
+    assert!(asked(&effects).is_empty(), "k alone publishes nothing");
     assert!(screen(&app).audience_dialog_open());
     insta::assert_snapshot!(terminal(&app, 120, 35).backend());
     let effects = app.handle(key('y'), NOW);
-    let (_, request) = only_fetch(&effects, Slot::ProjectWrite);
     assert_eq!(
-        request,
-        Request::Publish {
+        only(&effects, WRITE).op::<Publish>(),
+        &Publish {
             project_id: "prj_00001".into(),
             audience: None,
         }
@@ -834,10 +791,9 @@ fn keeping_a_known_audience_publishes_at_once() {
     let mut app = project_screen_app();
     app.handle(key('p'), NOW);
     let effects = app.handle(key('k'), NOW);
-    let (_, request) = only_fetch(&effects, Slot::ProjectWrite);
     assert_eq!(
-        request,
-        Request::Publish {
+        only(&effects, WRITE).op::<Publish>(),
+        &Publish {
             project_id: "prj_00000".into(),
             audience: None,
         }
@@ -853,10 +809,7 @@ fn snapshot_audience_editor_shows_what_changes_and_warns_on_widening() {
     app.handle(code(KeyCode::Up), NOW);
     app.handle(code(KeyCode::Up), NOW);
     let effects = app.handle(code(KeyCode::Enter), NOW);
-    assert!(
-        fetches(&effects).is_empty(),
-        "nothing is sent before review"
-    );
+    assert!(asked(&effects).is_empty(), "nothing is sent before review");
     let screen_text = render(&app, 120, 35);
     assert!(screen_text.contains("custom → public"), "{screen_text}");
     assert!(
@@ -865,10 +818,10 @@ fn snapshot_audience_editor_shows_what_changes_and_warns_on_widening() {
     );
     insta::assert_snapshot!("audience_review", terminal(&app, 120, 35).backend());
     let effects = app.handle(key('y'), NOW);
-    let (token, request) = only_fetch(&effects, Slot::ProjectWrite);
+    let write = only(&effects, WRITE);
     assert_eq!(
-        request,
-        Request::UpdatePublishSettings {
+        write.op::<UpdatePublishSettings>(),
+        &UpdatePublishSettings {
             project_id: "prj_00000".into(),
             settings: PublishSettings {
                 audience: PublishAudience::Public,
@@ -877,19 +830,14 @@ fn snapshot_audience_editor_shows_what_changes_and_warns_on_widening() {
         }
     );
     // The answer is the settings; the project is read back.
-    let effects = reply(
-        &mut app,
-        Slot::ProjectWrite,
-        token,
-        Ok(Reply::AudienceSettings(Box::new(AudienceSettings {
-            audience: Some(PublishAudience::Public),
-            audience_targets: vec![],
-        }))),
-    );
-    let (_, request) = only_fetch(&effects, Slot::Project);
+    let settings = AudienceSettings {
+        audience: Some(PublishAudience::Public),
+        audience_targets: vec![],
+    };
+    let effects = app.handle(write.ok(settings), NOW);
     assert_eq!(
-        request,
-        Request::GetProject {
+        only(&effects, PROJECT).op::<GetProject>(),
+        &GetProject {
             project_id: "prj_00000".into()
         }
     );
@@ -903,7 +851,7 @@ fn custom_targets_are_checked_before_review() {
     // Custom is the current audience; its target is filled in.
     type_text(&mut app, ", team:x");
     let effects = app.handle(code(KeyCode::Enter), NOW);
-    assert!(fetches(&effects).is_empty());
+    assert!(asked(&effects).is_empty());
     assert!(render(&app, 120, 35).contains("expected group:ID or user:ID"));
     for _ in 0..", team:x".len() {
         app.handle(code(KeyCode::Backspace), NOW);
@@ -911,12 +859,10 @@ fn custom_targets_are_checked_before_review() {
     type_text(&mut app, ", user:u1");
     app.handle(code(KeyCode::Enter), NOW);
     // Enter in review is not a yes.
-    assert!(fetches(&app.handle(code(KeyCode::Enter), NOW)).is_empty());
+    assert!(asked(&app.handle(code(KeyCode::Enter), NOW)).is_empty());
     let effects = app.handle(key('y'), NOW);
-    let (_, request) = only_fetch(&effects, Slot::ProjectWrite);
-    let Request::UpdatePublishSettings { settings, .. } = request else {
-        panic!("{request:?}");
-    };
+    let write = only(&effects, WRITE);
+    let UpdatePublishSettings { settings, .. } = write.op::<UpdatePublishSettings>().clone();
     assert_eq!(settings.audience, PublishAudience::Custom);
     let targets: Vec<(String, String)> = settings
         .audience_targets
@@ -940,7 +886,7 @@ fn an_embed_url_needs_one_https_origin_and_is_copied() {
     type_text(&mut app, "intranet.example.com/app");
     let effects = app.handle(code(KeyCode::Enter), NOW);
     assert!(
-        fetches(&effects).is_empty(),
+        asked(&effects).is_empty(),
         "a path is refused before sending"
     );
     assert!(render(&app, 120, 35).contains("no path"));
@@ -948,24 +894,20 @@ fn an_embed_url_needs_one_https_origin_and_is_copied() {
         app.handle(code(KeyCode::Backspace), NOW);
     }
     let effects = app.handle(code(KeyCode::Enter), NOW);
-    let (token, request) = only_fetch(&effects, Slot::ProjectWrite);
+    let write = only(&effects, WRITE);
     assert_eq!(
-        request,
-        Request::CreateEmbedUrl {
+        write.op::<CreateEmbedUrl>(),
+        &CreateEmbedUrl {
             project_id: "prj_00000".into(),
             parent_origin: "https://intranet.example.com".into(),
         }
     );
     let url = "https://embed.example.app/prj_00000?token=abc";
-    let effects = reply(
-        &mut app,
-        Slot::ProjectWrite,
-        token,
-        Ok(Reply::EmbedUrl(Box::new(EmbedUrl {
-            embed_url: url.into(),
-            expires_at: NOW + Duration::hours(1),
-        }))),
-    );
+    let embed = EmbedUrl {
+        embed_url: url.into(),
+        expires_at: NOW + Duration::hours(1),
+    };
+    let effects = app.handle(write.ok(embed), NOW);
     assert!(
         effects
             .iter()
@@ -984,7 +926,7 @@ fn read_only_hides_the_audience_and_embed_actions() {
     open_selected(&mut app, 0);
     for action in ['a', 'E', 'p'] {
         let effects = app.handle(key(action), NOW);
-        assert!(fetches(&effects).is_empty());
+        assert!(asked(&effects).is_empty());
         assert!(!screen(&app).audience_dialog_open(), "{action}");
     }
     let shown = render(&app, 120, 35);
@@ -1012,13 +954,8 @@ fn w_on_the_project_screen_watches_that_project_through_the_saved_list() {
     app.handle(key(':'), NOW);
     type_text(&mut app, "prj_00003");
     let effects = app.handle(code(KeyCode::Enter), NOW);
-    let (token, _) = only_fetch(&effects, Slot::Project);
-    reply(
-        &mut app,
-        Slot::Project,
-        token,
-        Ok(Reply::Project(Box::new(project(3)))),
-    );
+    let read = only(&effects, PROJECT);
+    app.handle(read.ok(project(3)), NOW);
     assert_eq!(screen(&app).project_id(), "prj_00003");
     assert_eq!(
         app.inventory.selected_item().map(|i| i.id.as_str()),

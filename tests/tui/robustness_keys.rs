@@ -302,27 +302,11 @@ impl Canned {
                 path: path.clone(),
                 count: 25,
             },
+            // The inventory's id look-up and bulk changes.
             Request::GetProject { .. } | Request::UpdateProject { .. } => {
                 Reply::Project(Box::new(self.project.clone()))
             }
-            Request::DeleteProject { .. } => Reply::ProjectDeleted,
             Request::Unpublish { .. } => Reply::Unpublished,
-            Request::Publish { .. } => Reply::Deployment(Box::new(self.running.clone())),
-            Request::GetDeployment { .. } => Reply::Deployment(Box::new(self.completed.clone())),
-            Request::SecurityScans { .. } => Reply::SecurityScans(Box::new(self.scans.clone())),
-            Request::ScanFindingsPage { .. } => {
-                Reply::ScanFindingsPage(Box::new(self.findings.clone()))
-            }
-            Request::UpdatePublishSettings { settings, .. } => {
-                Reply::AudienceSettings(Box::new(AudienceSettings {
-                    audience: Some(settings.audience.clone()),
-                    audience_targets: settings.audience_targets.clone(),
-                }))
-            }
-            Request::CreateEmbedUrl { .. } => Reply::EmbedUrl(Box::new(EmbedUrl {
-                embed_url: "https://embed.example/\u{1b}x".into(),
-                expires_at: time::macros::datetime!(2026-11-22 13:00 UTC),
-            })),
             Request::History(_) => {
                 Reply::History(Box::new(HistoryReply::Changes(Box::new(ChangeSet {
                     before: None,
@@ -330,7 +314,8 @@ impl Canned {
                     changes: Vec::new(),
                 }))))
             }
-            // The App's saved views and list exports ask typed operations.
+            // The project screen, the App's saved views and list exports ask
+            // typed operations.
             other => panic!("{other:?} is asked as a typed operation"),
         }
     }

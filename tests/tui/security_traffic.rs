@@ -2,19 +2,21 @@
 //! App::handle with synthetic replies and a fixed clock; snapshots on ratatui's
 //! TestBackend at 120x35 and 80x24.
 
-use crate::support::{answer, fetches, key, only, special as code};
+use crate::support::{Fetch, answer, asked, asked_in, fetches, key, only, special as code};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::macros::datetime;
-use vantage::api::model::{Granularity, InventoryPage, Page, ScanFinding, SecurityScan, Traffic};
+use vantage::api::model::Traffic;
+use vantage::api::model::{Granularity, InventoryPage, Page, Project, ScanFinding, SecurityScan};
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
-use vantage::tui::ops::GetTraffic;
+use vantage::tui::ops::{GetTraffic, ListScanFindings, ListSecurityScans};
 use vantage::tui::screens::analytics;
-use vantage::tui::screens::project::security::{Focus, SecurityPart};
+use vantage::tui::screens::project::PROJECT;
+use vantage::tui::screens::project::security::{FINDINGS, Focus, SCANS, SecurityPart};
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
@@ -165,34 +167,24 @@ fn security_open() -> App {
     let mut app = app();
     with_inventory(&mut app);
     let effects = app.handle(code(KeyCode::Enter), NOW);
-    let (token, _) = fetch(&effects, Slot::Project);
-    let project = serde_json::from_value(json!({
+    let read = only(&effects, PROJECT);
+    let project: Project = serde_json::from_value(json!({
         "id": "prj_00000", "name": "Clinic portal 0", "description": null, "created_at": null,
         "last_edited_at": null, "latest_commit_sha": null, "latest_screenshot_url": null,
         "owner_id": null, "workspace_id": "ws_test", "is_published": true, "preview_url": null,
         "publish_audience": "public", "publish_audience_targets": [], "visibility": "workspace_edit"
     }))
     .unwrap();
-    reply(
-        &mut app,
-        Slot::Project,
-        token,
-        Ok(Reply::Project(Box::new(project))),
-    );
+    app.handle(read.ok(project), NOW);
     let effects = app.handle(key('d'), NOW);
-    let (token, request) = fetch(&effects, Slot::SecurityScans);
+    let read = only(&effects, SCANS);
     assert_eq!(
-        request,
-        Request::SecurityScans {
+        read.op::<ListSecurityScans>(),
+        &ListSecurityScans {
             project_id: "prj_00000".into()
         }
     );
-    reply(
-        &mut app,
-        Slot::SecurityScans,
-        token,
-        Ok(Reply::SecurityScans(Box::new(scans()))),
-    );
+    app.handle(read.ok(scans()), NOW);
     app
 }
 
@@ -203,29 +195,22 @@ fn part(app: &App) -> &SecurityPart {
         .expect("the Security part is open")
 }
 
-/// Enter on the first scan, and its first findings page answered.
-fn with_findings(app: &mut App, has_more: bool) -> u64 {
+/// Enter on the first scan, and its first findings page answered; the next
+/// page's request, if it was asked for at once.
+fn with_findings(app: &mut App, has_more: bool) -> Option<Fetch> {
     let effects = app.handle(code(KeyCode::Enter), NOW);
-    let (token, request) = fetch(&effects, Slot::ScanFindings);
+    let read = only(&effects, FINDINGS);
     assert_eq!(
-        request,
-        Request::ScanFindingsPage {
+        read.op::<ListScanFindings>(),
+        &ListScanFindings {
             project_id: "prj_00000".into(),
             scan_id: "scn_latest".into(),
             cursor: None,
             limit: 100,
         }
     );
-    let effects = reply(
-        app,
-        Slot::ScanFindings,
-        token,
-        Ok(Reply::ScanFindingsPage(Box::new(findings_page(has_more)))),
-    );
-    fetches(&effects)
-        .into_iter()
-        .find(|(slot, ..)| *slot == Slot::ScanFindings)
-        .map_or(0, |(_, token, _)| token)
+    let effects = app.handle(read.ok(findings_page(has_more)), NOW);
+    asked_in(&effects, FINDINGS).pop()
 }
 
 #[test]
@@ -239,20 +224,15 @@ fn scans_then_findings_then_back_and_filters_reload_the_findings() {
 
     // `t` opens the filter menu; space ticks `level error`. The findings load
     // again from the first page, filtered here.
-    assert!(fetches(&app.handle(key('t'), NOW)).is_empty());
+    assert!(asked(&app.handle(key('t'), NOW)).is_empty());
     let menu = draw(&app, 100, 30).backend().to_string();
     assert!(
         menu.contains("[ ] level error") && menu.contains("[ ] status fixed"),
         "{menu}"
     );
     let effects = app.handle(key(' '), NOW);
-    let (token, _) = fetch(&effects, Slot::ScanFindings);
-    reply(
-        &mut app,
-        Slot::ScanFindings,
-        token,
-        Ok(Reply::ScanFindingsPage(Box::new(findings_page(false)))),
-    );
+    let read = only(&effects, FINDINGS);
+    app.handle(read.ok(findings_page(false)), NOW);
     let names: Vec<&str> = part(&app)
         .findings
         .rows
@@ -268,11 +248,11 @@ fn scans_then_findings_then_back_and_filters_reload_the_findings() {
     );
     // Several levels at once: `level warn` too; then `status open`.
     app.handle(key('j'), NOW);
-    assert_eq!(fetches(&app.handle(key(' '), NOW)).len(), 1);
+    assert_eq!(asked(&app.handle(key(' '), NOW)).len(), 1);
     for _ in 0..2 {
         app.handle(key('j'), NOW);
     }
-    assert_eq!(fetches(&app.handle(key(' '), NOW)).len(), 1);
+    assert_eq!(asked(&app.handle(key(' '), NOW)).len(), 1);
     assert_eq!(
         part(&app).filter_summary(),
         "level error,warn · status open"
@@ -285,18 +265,13 @@ fn scans_then_findings_then_back_and_filters_reload_the_findings() {
     );
     // `/` searches, as on every list; `q` types a q there.
     app.handle(key('c'), NOW);
-    assert!(fetches(&app.handle(key('/'), NOW)).is_empty());
+    assert!(asked(&app.handle(key('/'), NOW)).is_empty());
     for ch in "secret".chars() {
         app.handle(key(ch), NOW);
     }
     let effects = app.handle(code(KeyCode::Enter), NOW);
-    let (token, _) = fetch(&effects, Slot::ScanFindings);
-    reply(
-        &mut app,
-        Slot::ScanFindings,
-        token,
-        Ok(Reply::ScanFindingsPage(Box::new(findings_page(false)))),
-    );
+    let read = only(&effects, FINDINGS);
+    app.handle(read.ok(findings_page(false)), NOW);
     let names: Vec<&str> = part(&app)
         .findings
         .rows
@@ -329,26 +304,17 @@ fn a_page_the_filters_empty_leads_to_the_next_and_stale_pages_are_dropped() {
     }
     app.handle(code(KeyCode::Esc), NOW);
     let effects = app.handle(key('r'), NOW);
-    let (token, _) = fetch(&effects, Slot::ScanFindings);
+    let read = only(&effects, FINDINGS);
     // An older page request's answer is stale.
-    assert!(
-        reply(
-            &mut app,
-            Slot::ScanFindings,
-            token + 1000,
-            Ok(Reply::ScanFindingsPage(Box::new(findings_page(true))))
-        )
-        .is_empty()
-    );
-    let effects = reply(
-        &mut app,
-        Slot::ScanFindings,
-        token,
-        Ok(Reply::ScanFindingsPage(Box::new(findings_page(true)))),
-    );
+    let older = Fetch {
+        token: read.token + 1000,
+        ..read.clone()
+    };
+    assert!(app.handle(older.ok(findings_page(true)), NOW).is_empty());
+    let effects = app.handle(read.ok(findings_page(true)), NOW);
     assert_eq!(part(&app).findings.rows.len(), 1, "the info finding");
-    let (_, request) = fetch(&effects, Slot::ScanFindings);
-    assert!(matches!(request, Request::ScanFindingsPage { cursor: Some(c), .. } if c == "c2"));
+    let next = only(&effects, FINDINGS);
+    assert_eq!(next.op::<ListScanFindings>().cursor.as_deref(), Some("c2"));
 }
 
 #[test]
@@ -513,16 +479,14 @@ fn a_failed_findings_page_ends_the_walk_to_the_end() {
     let prefetched = with_findings(&mut app, true);
     // `G` walks to the last page; the next page is (or already was) asked for.
     let effects = app.handle(key('G'), NOW);
-    let token = fetches(&effects)
-        .into_iter()
-        .find(|(slot, ..)| *slot == Slot::ScanFindings)
-        .map_or(prefetched, |(_, token, _)| token);
+    let next = asked_in(&effects, FINDINGS)
+        .pop()
+        .or(prefetched)
+        .expect("the next page is asked for");
     assert!(part(&app).findings.is_seeking_end());
-    reply(
-        &mut app,
-        Slot::ScanFindings,
-        token,
-        Err(ErrorInfo::local("connection reset".into(), NOW)),
+    app.handle(
+        next.fail(ErrorInfo::local("connection reset".into(), NOW)),
+        NOW,
     );
     assert!(part(&app).findings.error.is_some());
     assert!(
@@ -541,45 +505,33 @@ fn rebinding_the_detail_pane_leaves_the_scans_on_their_key() {
     app.settings.keymap = vantage::tui::keymap::Keymap::with_overrides(&overrides).unwrap();
     with_inventory(&mut app);
     let effects = app.handle(code(KeyCode::Enter), NOW);
-    let (token, _) = fetch(&effects, Slot::Project);
-    let project = serde_json::from_value(json!({
+    let read = only(&effects, PROJECT);
+    let project: Project = serde_json::from_value(json!({
         "id": "prj_00000", "name": "Clinic portal 0", "description": null, "created_at": null,
         "last_edited_at": null, "latest_commit_sha": null, "latest_screenshot_url": null,
         "owner_id": null, "workspace_id": "ws_test", "is_published": true, "preview_url": null,
         "publish_audience": "public", "publish_audience_targets": [], "visibility": "workspace_edit"
     }))
     .unwrap();
-    reply(
-        &mut app,
-        Slot::Project,
-        token,
-        Ok(Reply::Project(Box::new(project))),
-    );
+    app.handle(read.ok(project), NOW);
     let effects = app.handle(key('x'), NOW);
     assert!(
-        !fetches(&effects)
-            .iter()
-            .any(|(slot, ..)| *slot == Slot::SecurityScans),
+        asked_in(&effects, SCANS).is_empty(),
         "the detail pane's new key opens no scans"
     );
     let effects = app.handle(key('d'), NOW);
-    fetch(&effects, Slot::SecurityScans);
+    only(&effects, SCANS);
 }
 
 #[test]
 fn findings_are_ordered_by_severity_not_by_name() {
     let mut app = security_open();
     let effects = app.handle(code(KeyCode::Enter), NOW);
-    let (token, _) = fetch(&effects, Slot::ScanFindings);
+    let read = only(&effects, FINDINGS);
     // The service's order: info, unknown, warn, error, error.
     let mut page = findings_page(false);
     page.data.reverse();
-    reply(
-        &mut app,
-        Slot::ScanFindings,
-        token,
-        Ok(Reply::ScanFindingsPage(Box::new(page))),
-    );
+    app.handle(read.ok(page), NOW);
     let levels: Vec<&str> = part(&app)
         .findings
         .rows

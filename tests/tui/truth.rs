@@ -9,7 +9,7 @@ use ratatui::backend::{CrosstermBackend, TestBackend};
 use serde_json::json;
 use vantage::api::model::{InventoryItem, InventoryPage, Project};
 use vantage::tui::app::App;
-use vantage::tui::effect::{Reply, Request, Slot};
+use vantage::tui::effect::{Reply, Slot};
 use vantage::tui::nav::Tab;
 use vantage::tui::sgr16::Sgr16;
 use vantage::tui::theme::{ColorDepth, ThemeName};
@@ -20,8 +20,8 @@ use crate::screens::{NOW, reply, screen, text};
 use crate::support::{
     Fetch, answer, app, app_with_theme, asked_in, fetches_for, key, only, special,
 };
-use vantage::tui::ops::{ListMembers, ListPii};
-use vantage::tui::screens::{members, pii};
+use vantage::tui::ops::{ListInventory, ListMembers, ListPii};
+use vantage::tui::screens::{members, pii, project};
 
 /// A project that needs review, scanned, visited and connected: the facts a
 /// made-up row would show as zeros, `never` and `none`.
@@ -73,15 +73,10 @@ fn answer_project_read(
     id: &str,
     name: &str,
 ) -> Vec<vantage::tui::effect::Effect> {
-    let (token, _) = fetches_for(effects, Slot::Project)
+    let read = asked_in(effects, project::PROJECT)
         .pop()
         .expect("the project is read");
-    reply(
-        app,
-        Slot::Project,
-        token,
-        Ok(Reply::Project(Box::new(project(id, name)))),
-    )
+    app.handle(read.ok(project(id, name)), NOW)
 }
 
 #[test]
@@ -196,24 +191,17 @@ fn a_project_opened_by_id_finds_its_facts_and_never_shows_made_up_ones() {
         );
     }
     assert!(shown.contains("searching the inventory by name"), "{shown}");
-    let (token, search) = fetches_for(&searched, Slot::ProjectFacts)
+    let search = asked_in(&searched, project::FACTS)
         .pop()
         .expect("the inventory is searched for its name");
-    let Request::InventoryPage { params, .. } = search else {
-        panic!("an inventory search: {search:?}");
-    };
+    let ListInventory { params, .. } = search.op::<ListInventory>();
     assert_eq!(params.query.as_deref(), Some("Clinic manager 86"));
     // Two projects share the name in part; the id picks the row.
     let found = page_of(vec![
         rich_item("prj_00000000086a", "Clinic manager 860"),
         rich_item("prj_10befad0e55d", "Clinic manager 86"),
     ]);
-    reply(
-        &mut app,
-        Slot::ProjectFacts,
-        token,
-        Ok(Reply::InventoryPage(Box::new(found))),
-    );
+    app.handle(search.ok(found), NOW);
     let terminal = screen(&app, 120, 35);
     let shown = text(&terminal);
     assert!(
@@ -232,15 +220,8 @@ fn a_project_whose_row_is_not_found_says_not_loaded_and_the_key() {
     inventory_with(&mut app, 3, 3);
     let effects = palette(&mut app, "prj_10befad0e55d");
     let searched = answer_project_read(&mut app, &effects, "prj_10befad0e55d", "Clinic manager 86");
-    let (token, _) = fetches_for(&searched, Slot::ProjectFacts)
-        .pop()
-        .expect("searched");
-    reply(
-        &mut app,
-        Slot::ProjectFacts,
-        token,
-        Ok(Reply::InventoryPage(Box::new(page_of(vec![])))),
-    );
+    let search = asked_in(&searched, project::FACTS).pop().expect("searched");
+    app.handle(search.ok(page_of(vec![])), NOW);
     let shown = text(&screen(&app, 120, 35));
     assert!(
         shown.contains("not loaded")
@@ -251,7 +232,7 @@ fn a_project_whose_row_is_not_found_says_not_loaded_and_the_key() {
     );
     // `r` searches again.
     let effects = app.handle(key('r'), NOW);
-    assert!(!fetches_for(&effects, Slot::Project).is_empty());
+    assert!(!asked_in(&effects, project::PROJECT).is_empty());
 }
 
 #[test]

@@ -2,14 +2,17 @@
 //! takes the newest local snapshot's state (labelled with its age) before any
 //! request to the service; only a project the snapshot lacks costs a search.
 
+use vantage::api::model::Project;
 use vantage::history::{ProjectState, SnapshotInfo};
 use vantage::tui::app::App;
-use vantage::tui::effect::{Effect, Reply, Request, Slot};
-use vantage::tui::review::request::{HistoryReply, HistoryRequest};
+use vantage::tui::effect::Effect;
+use vantage::tui::ops::ListInventory;
+use vantage::tui::review::ops::LatestProjectState;
+use vantage::tui::screens::project::{FACTS, PROJECT};
 
 use crate::lists::inventory_with;
-use crate::screens::{NOW, reply, screen, text};
-use crate::support::{app, fetches, fetches_for, key, special};
+use crate::screens::{NOW, screen, text};
+use crate::support::{app, asked, asked_in, key, special};
 
 const ID: &str = "prj_10befad0e55d";
 
@@ -59,46 +62,36 @@ fn open_by_id() -> (App, Vec<Effect>) {
 
 /// The history's answer to the screen's ask for the project's state.
 fn answer_history(app: &mut App, effects: &[Effect], found: Option<ProjectState>) -> Vec<Effect> {
-    let (token, request) = fetches_for(effects, Slot::ProjectFacts)
+    let ask = asked_in(effects, FACTS)
         .pop()
         .expect("the history is asked for the project's facts");
     assert_eq!(
-        request,
-        Request::History(HistoryRequest::ProjectState {
+        ask.op::<LatestProjectState>(),
+        &LatestProjectState {
             project_id: ID.into()
-        })
+        }
     );
-    let answer = HistoryReply::ProjectState(found.map(|state| Box::new((snapshot_info(), state))));
-    reply(
-        app,
-        Slot::ProjectFacts,
-        token,
-        Ok(Reply::History(Box::new(answer))),
-    )
+    let answer = found.map(|state| (snapshot_info(), state));
+    app.handle(ask.ok(answer), NOW)
 }
 
 /// The project screen's read of the project, answered.
 fn answer_read(app: &mut App, effects: &[Effect]) -> Vec<Effect> {
-    let (token, _) = fetches_for(effects, Slot::Project)
+    let read = asked_in(effects, PROJECT)
         .pop()
         .expect("the project is read");
-    let project = serde_json::from_value(serde_json::json!({
+    let project: Project = serde_json::from_value(serde_json::json!({
         "id": ID, "name": "Clinic manager 86", "workspace_id": "ws_test",
         "is_published": true, "publish_audience": "public", "visibility": "workspace_view"
     }))
     .unwrap();
-    reply(
-        app,
-        Slot::Project,
-        token,
-        Ok(Reply::Project(Box::new(project))),
-    )
+    app.handle(read.ok(project), NOW)
 }
 
 fn inventory_requests(effects: &[Effect]) -> usize {
-    fetches(effects)
+    asked(effects)
         .iter()
-        .filter(|(_, _, request)| matches!(request, Request::InventoryPage { .. }))
+        .filter(|fetch| fetch.operation::<ListInventory>().is_some())
         .count()
 }
 
@@ -108,7 +101,7 @@ fn a_project_in_the_newest_snapshot_opens_with_its_facts_and_age_without_a_searc
     effects.extend(answer_history(&mut app, &effects.clone(), Some(state())));
     // The project read answers; the facts are known, so nothing is searched.
     effects.extend(answer_read(&mut app, &effects.clone()));
-    assert_eq!(inventory_requests(&effects), 0, "{:?}", fetches(&effects));
+    assert_eq!(inventory_requests(&effects), 0, "{:?}", asked(&effects));
 
     let shown = text(&screen(&app, 120, 35));
     for fact in [
@@ -133,11 +126,11 @@ fn a_project_the_snapshot_lacks_is_searched_for_by_name() {
     let read = answer_read(&mut app, &effects);
     assert_eq!(inventory_requests(&read), 0);
     let searched = answer_history(&mut app, &effects, None);
-    let (_, search) = fetches_for(&searched, Slot::ProjectFacts)
+    let search = asked_in(&searched, FACTS)
         .pop()
         .expect("the inventory is searched");
     assert!(
-        matches!(&search, Request::InventoryPage { params, .. } if params.query.as_deref() == Some("Clinic manager 86")),
+        matches!(search.operation::<ListInventory>(), Some(ListInventory { params, .. }) if params.query.as_deref() == Some("Clinic manager 86")),
         "{search:?}"
     );
     let shown = text(&screen(&app, 120, 35));
@@ -172,46 +165,31 @@ fn a_project_opened_from_changes_without_its_row_shows_no_made_up_fact() {
     assert_eq!(project.target.id, "prj_0001");
     assert_nothing_made_up(&app, "as it opens");
     // The newest snapshot lacks it; the read names it; the search finds nothing.
-    let (token, _) = fetches_for(&opened, Slot::ProjectFacts)
+    let ask = asked_in(&opened, FACTS)
         .pop()
         .expect("the history is asked by id");
-    let none = HistoryReply::ProjectState(None);
-    let mut asked = reply(
-        &mut app,
-        Slot::ProjectFacts,
-        token,
-        Ok(Reply::History(Box::new(none))),
-    );
+    let none: Option<(SnapshotInfo, ProjectState)> = None;
+    let mut asked = app.handle(ask.ok(none), NOW);
     assert_nothing_made_up(&app, "without the snapshot's state");
-    let (token, _) = fetches_for(&opened, Slot::Project)
+    let read_request = asked_in(&opened, PROJECT)
         .pop()
         .expect("the project is read");
-    let read = serde_json::from_value(serde_json::json!({
+    let read: Project = serde_json::from_value(serde_json::json!({
         "id": "prj_0001", "name": "Clinic portal", "workspace_id": "ws_test",
         "is_published": true, "publish_audience": "public", "visibility": "workspace_view"
     }))
     .unwrap();
-    asked.extend(reply(
-        &mut app,
-        Slot::Project,
-        token,
-        Ok(Reply::Project(Box::new(read))),
-    ));
+    asked.extend(app.handle(read_request.ok(read), NOW));
     assert_nothing_made_up(&app, "while searching");
     // The change named it: the search by that name needs no read first.
-    let (token, _) = fetches_for(&asked, Slot::ProjectFacts)
+    let search = asked_in(&asked, FACTS)
         .pop()
         .expect("the inventory is searched by name");
     let empty: vantage::api::model::InventoryPage = serde_json::from_value(serde_json::json!({
         "data": [], "total": 0, "pagination": {"has_more": false, "next_cursor": null}
     }))
     .unwrap();
-    reply(
-        &mut app,
-        Slot::ProjectFacts,
-        token,
-        Ok(Reply::InventoryPage(Box::new(empty))),
-    );
+    app.handle(search.ok(empty), NOW);
     assert_nothing_made_up(&app, "when the search did not find it");
     let shown = text(&screen(&app, 120, 35));
     assert!(

@@ -12,7 +12,7 @@ use super::*;
 use crate::api::model::Workspace;
 use crate::tui::effect::{LegacyReply, Reply, Slot};
 use crate::tui::request::Answer;
-use crate::tui::screens::{analytics, changes, insights, members, monitor, pii};
+use crate::tui::screens::{analytics, changes, insights, members, monitor, pii, project};
 
 /// The App's own request: the workspace read at start, its plan for the header.
 pub const WORKSPACE: Slot = Slot::new("app", "workspace");
@@ -126,6 +126,8 @@ impl App {
             .view_saved(msg, cx.now));
         route!(answer, ListExported, |token, msg| self
             .list_exported(token, msg, cx));
+        route!(answer, project::Msg, |token, msg| self
+            .project_answer(token, msg, cx));
         tracing::warn!(slot = ?answer.slot, "an answer that no owner takes");
         false
     }
@@ -141,17 +143,6 @@ impl App {
     ) -> bool {
         let mut changed = self.note_failure(slot, reply.as_ref().err());
         self.before_reply(slot, &reply);
-        // A project run from the palette goes into its history once it loads.
-        if slot == Slot::Project
-            && self.palette.confirm_project(reply.is_ok())
-            && let Some(save) = self.palette.history().save_request()
-        {
-            turn.cx(&mut self.next_token).request(
-                super::commands::PALETTE_HISTORY,
-                save,
-                AppMsg::PaletteHistorySaved,
-            );
-        }
         // A local token counter: the history's replies need the whole App.
         let mut next_token = self.next_token;
         let mut cx = turn.cx(&mut next_token);
@@ -162,37 +153,50 @@ impl App {
             | Slot::InventoryRecheck
             | Slot::InventoryBulk
             | Slot::InventoryIdLookup => self.inventory.handle_reply(answer, &mut cx),
-            Slot::Project
-            | Slot::ProjectFacts
-            | Slot::ProjectWrite
-            | Slot::Deployment
-            | Slot::SecurityScans
-            | Slot::ScanFindings => {
-                // A reply for a project screen that was left is dropped.
-                match &mut self.project {
-                    Some(project) => {
-                        let changed = project.handle_reply(answer, &mut cx);
-                        if let WriteAccess::MissingScope(scopes) = &project.access {
-                            self.missing_write_scope = Some(scopes.clone());
-                        }
-                        changed
-                    }
-                    None => false,
-                }
-            }
             _ => false,
         };
-        // A write refused for a missing scope, in bulk or on the project
-        // screen, turns writes off everywhere for the session.
-        if self.missing_write_scope.is_none() {
-            self.missing_write_scope = self.inventory.bulk.missing_scope.clone();
-        }
-        self.inventory.bulk.missing_scope = self.missing_write_scope.clone();
+        self.share_missing_scope();
         if slot == Slot::InventoryPage {
             self.inventory.apply_review_filter(&mut cx);
         }
         self.next_token = next_token;
         changed | self.retrying.take().is_some()
+    }
+}
+
+impl App {
+    /// An answer to the project screen: dropped when the screen was left.
+    /// A project run from the palette goes into its history once it loads;
+    /// a write refused for a missing scope turns writes off everywhere.
+    fn project_answer(&mut self, token: u64, msg: project::Msg, cx: &mut Cx) -> bool {
+        if let project::Msg::Loaded(read) = &msg
+            && self.palette.confirm_project(read.is_ok())
+            && let Some(save) = self.palette.history().save_request()
+        {
+            cx.request(
+                super::commands::PALETTE_HISTORY,
+                save,
+                AppMsg::PaletteHistorySaved,
+            );
+        }
+        let Some(project) = &mut self.project else {
+            return false;
+        };
+        let changed = project.update(token, msg, cx);
+        if let WriteAccess::MissingScope(scopes) = &project.access {
+            self.missing_write_scope = Some(scopes.clone());
+        }
+        self.share_missing_scope();
+        changed
+    }
+
+    /// A write refused for a missing scope, in bulk or on the project
+    /// screen, turns writes off everywhere for the session.
+    fn share_missing_scope(&mut self) {
+        if self.missing_write_scope.is_none() {
+            self.missing_write_scope = self.inventory.bulk.missing_scope.clone();
+        }
+        self.inventory.bulk.missing_scope = self.missing_write_scope.clone();
     }
 }
 

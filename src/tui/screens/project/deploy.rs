@@ -7,10 +7,12 @@ use std::time::Duration;
 
 use time::OffsetDateTime;
 
+use super::{DEPLOYMENT, Msg};
 use crate::api::PollPolicy;
 use crate::api::events::human_duration;
 use crate::api::model::{Deployment, DeploymentStatus};
-use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot, answers};
+use crate::tui::effect::{Cx, ErrorInfo, answers};
+use crate::tui::ops::GetDeployment;
 
 /// A deployment being followed, polled on a clock-driven schedule within the
 /// contract's limits: the first poll 2 s after the 202, then backing off toward
@@ -92,30 +94,28 @@ impl DeploymentWatch {
         }
         self.next_poll = None;
         self.polls += 1;
-        self.poll_pending = Some(cx.fetch(
-            Slot::Deployment,
-            Request::GetDeployment {
-                project_id: self.project_id.clone(),
-                deployment_id: self.deployment.id.clone(),
-            },
-        ));
+        let read = GetDeployment {
+            project_id: self.project_id.clone(),
+            deployment_id: self.deployment.id.clone(),
+        };
+        self.poll_pending = Some(cx.request(DEPLOYMENT, read, Msg::Deployment));
         true
     }
 
-    /// Takes the reply to a poll: `None` when it is stale, else whether the
+    /// Takes the answer to a poll: `None` when it is stale, else whether the
     /// deployment has just ended (the project is then read again).
     pub(super) fn on_reply(
         &mut self,
         token: u64,
-        reply: Result<Reply, ErrorInfo>,
+        reply: Result<Deployment, ErrorInfo>,
         now: OffsetDateTime,
     ) -> Option<bool> {
         if !answers(&mut self.poll_pending, token) {
             return None;
         }
         match reply {
-            Ok(Reply::Deployment(deployment)) => {
-                self.deployment = *deployment;
+            Ok(deployment) => {
+                self.deployment = deployment;
                 self.last_error = None;
                 if self.is_terminal() {
                     self.next_poll = None;
@@ -124,7 +124,6 @@ impl DeploymentWatch {
                 }
                 self.backoff(now);
             }
-            Ok(_) => self.backoff(now),
             Err(error) => {
                 // A rate limit or a timeout is worth another poll, later; anything
                 // else (the deployment is unknown, the key lacks a scope) is not.

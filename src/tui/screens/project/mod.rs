@@ -4,6 +4,7 @@
 //! delete). Opened with enter from the inventory; esc goes back.
 
 mod actions;
+mod answers;
 mod audience;
 mod deploy;
 mod modes;
@@ -21,17 +22,60 @@ use time::OffsetDateTime;
 pub use self::audience::{AudienceEditor, EmbedPrompt, PublishConfirm};
 pub use self::deploy::DeploymentWatch;
 use super::{ProjectRef, Screen, ScreenView};
-use crate::api::model::{EmbedUrl, Project, ProjectUpdate, Visibility, validate_project_name};
+use crate::api::model::{AudienceSettings, Deployment, EmbedUrl, Project, ProjectUpdate};
+use crate::api::model::{Visibility, validate_project_name};
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, ErrorInfo, Reply, Request, Slot, answers};
-use crate::tui::facts::Facts;
-use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
+use crate::tui::effect::{Cx, ErrorInfo, Slot};
+use crate::tui::facts::{Facts, FactsMsg};
+use crate::tui::nav::{Nav, ProjectNav};
+use crate::tui::ops::{CreateEmbedUrl, GetProject, Publish, UpdateProject, UpdatePublishSettings};
 use crate::tui::screens::actions::ScreenAction;
 use crate::tui::widgets::confirm::Confirm;
 use crate::tui::widgets::input::TextField;
 use crate::tui::widgets::menu::{Menu, MenuOutcome};
 use crate::tui::widgets::rule;
 use crate::tui::widgets::scroll::ScrollPane;
+
+/// The screen's requests: the project's read, the search for its inventory
+/// facts (`facts.rs`), a write (one at a time), a deployment's poll; the
+/// Security part's are in `security/`.
+pub const PROJECT: Slot = Slot::new("project", "project");
+pub const FACTS: Slot = Slot::new("project", "facts");
+pub const WRITE: Slot = Slot::new("project", "write");
+pub const DEPLOYMENT: Slot = Slot::new("project", "deployment");
+
+/// The answers the screen gets.
+#[derive(Debug)]
+pub enum Msg {
+    /// The read of the project.
+    Loaded(Result<Project, ErrorInfo>),
+    /// A write's answer.
+    Wrote(Result<Written, ErrorInfo>),
+    /// A poll of the deployment.
+    Deployment(Result<Deployment, ErrorInfo>),
+    Facts(FactsMsg),
+    Security(security::Msg),
+}
+
+impl From<FactsMsg> for Msg {
+    fn from(msg: FactsMsg) -> Self {
+        Msg::Facts(msg)
+    }
+}
+
+/// What a write answered.
+#[derive(Debug)]
+pub enum Written {
+    /// A rename or a visibility change: the project as it is now.
+    Project(Box<Project>),
+    Unpublished,
+    /// A publish: the deployment it started.
+    Deployment(Box<Deployment>),
+    /// `PATCH /publish`: the resolved settings, not the project.
+    Audience(Box<AudienceSettings>),
+    EmbedUrl(Box<EmbedUrl>),
+    Deleted,
+}
 
 /// Whether this session may change projects.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -162,18 +206,17 @@ impl ProjectScreen {
     }
 
     fn load(&mut self, cx: &mut Cx) {
-        self.load_pending = Some(cx.fetch(
-            Slot::Project,
-            Request::GetProject {
-                project_id: self.target.id.clone(),
-            },
-        ));
+        let read = GetProject {
+            project_id: self.target.id.clone(),
+        };
+        self.load_pending = Some(cx.request(PROJECT, read, Msg::Loaded));
     }
 
     /// Looks for the inventory facts when the screen has none (`facts.rs`).
     fn find_facts(&mut self, force: bool, cx: &mut Cx) {
         let name = self.current_name().map(str::to_owned);
-        self.facts.find(&self.target.id, name.as_deref(), force, cx);
+        self.facts
+            .find::<Msg>(&self.target.id, name.as_deref(), force, cx);
     }
 
     /// The project as the monitor's watch list names it: `w` here pins it,
@@ -207,29 +250,6 @@ impl ProjectScreen {
     }
 }
 
-impl ProjectScreen {
-    /// A poll's reply; true unless it was stale. A deployment that ended has
-    /// the project read again (its answer goes to the inventory too).
-    fn on_deployment_reply(
-        &mut self,
-        token: u64,
-        reply: Result<Reply, ErrorInfo>,
-        cx: &mut Cx,
-    ) -> bool {
-        let Some(watch) = &mut self.deployment else {
-            return false;
-        };
-        let Some(ended) = watch.on_reply(token, reply, cx.now) else {
-            return false;
-        };
-        if ended {
-            self.reread_after_write = true;
-            self.load(cx);
-        }
-        true
-    }
-}
-
 impl Screen for ProjectScreen {
     fn title(&self) -> &'static str {
         "Project"
@@ -259,53 +279,59 @@ impl Screen for ProjectScreen {
         }
         let project_id = self.target.id.clone();
         // Each dialog's answer, as the write it asks for.
-        let outcome = match &mut self.mode {
+        match &mut self.mode {
             Mode::View | Mode::Visibility(_) => return false,
-            Mode::Rename(rename) => {
-                match key.code {
-                    KeyCode::Esc => self.mode = Mode::View,
-                    KeyCode::Enter => self.submit_rename(cx),
-                    _ => {
-                        if rename.field.handle_key(key) {
-                            rename.problem = validate_project_name(rename.field.value())
-                                .err()
-                                .map(|e| e.to_string());
-                            rename.refused = None;
-                        }
+            Mode::Rename(rename) => match key.code {
+                KeyCode::Esc => self.mode = Mode::View,
+                KeyCode::Enter => self.submit_rename(cx),
+                _ => {
+                    if rename.field.handle_key(key) {
+                        rename.problem = validate_project_name(rename.field.value())
+                            .err()
+                            .map(|e| e.to_string());
+                        rename.refused = None;
                     }
                 }
-                return true;
-            }
+            },
             Mode::Confirm(confirm, kind) => {
                 let kind = *kind;
-                confirm
-                    .handle_key(key)
-                    .map(|()| writes::confirmed_request(kind, project_id))
+                let outcome = confirm.handle_key(key);
+                if self.settle(outcome).is_some() {
+                    self.send_confirmed(kind, project_id, cx);
+                }
             }
-            // `None` keeps the saved audience.
-            Mode::Publish(confirm) => confirm.handle_key(key).map(|audience| {
-                let publish = Request::Publish {
-                    project_id,
-                    audience,
-                };
-                Some((WriteKind::Publish, publish))
-            }),
-            Mode::Audience(editor) => editor.handle_key(key).map(|settings| {
-                let update = Request::UpdatePublishSettings {
-                    project_id,
-                    settings,
-                };
-                Some((WriteKind::Audience, update))
-            }),
-            Mode::Embed(prompt) => prompt.handle_key(key).map(|parent_origin| {
-                let create = Request::CreateEmbedUrl {
-                    project_id,
-                    parent_origin,
-                };
-                Some((WriteKind::EmbedUrl, create))
-            }),
-        };
-        self.settle(outcome, cx);
+            Mode::Publish(confirm) => {
+                let outcome = confirm.handle_key(key);
+                // `None` keeps the saved audience.
+                if let Some(audience) = self.settle(outcome) {
+                    let publish = Publish {
+                        project_id,
+                        audience,
+                    };
+                    self.send(WriteKind::Publish, publish, writes::wrote_publish, cx);
+                }
+            }
+            Mode::Audience(editor) => {
+                let outcome = editor.handle_key(key);
+                if let Some(settings) = self.settle(outcome) {
+                    let update = UpdatePublishSettings {
+                        project_id,
+                        settings,
+                    };
+                    self.send(WriteKind::Audience, update, writes::wrote_audience, cx);
+                }
+            }
+            Mode::Embed(prompt) => {
+                let outcome = prompt.handle_key(key);
+                if let Some(parent_origin) = self.settle(outcome) {
+                    let create = CreateEmbedUrl {
+                        project_id,
+                        parent_origin,
+                    };
+                    self.send(WriteKind::EmbedUrl, create, writes::wrote_embed, cx);
+                }
+            }
+        }
         true
     }
 
@@ -322,14 +348,14 @@ impl Screen for ProjectScreen {
                     if self.project.as_ref().and_then(|p| p.visibility.as_ref()) == Some(&choice) {
                         cx.notify("the visibility is unchanged".into());
                     } else {
-                        let request = Request::UpdateProject {
+                        let request = UpdateProject {
                             project_id: self.target.id.clone(),
                             update: ProjectUpdate {
                                 name: None,
                                 visibility: Some(choice),
                             },
                         };
-                        self.send(WriteKind::Visibility, request, cx);
+                        self.send(WriteKind::Visibility, request, writes::wrote_project, cx);
                     }
                 }
             }
@@ -382,55 +408,6 @@ impl Screen for ProjectScreen {
                 for pane in &mut self.panes {
                     pane.handle(action);
                 }
-            }
-            _ => return false,
-        }
-        true
-    }
-
-    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
-        let Answer { slot, token, reply } = answer;
-        match slot {
-            Slot::Project if answers(&mut self.load_pending, token) => match reply {
-                Ok(Reply::Project(project)) => {
-                    if std::mem::take(&mut self.reread_after_write) {
-                        cx.navigate(Nav::Project(ProjectNav::Wrote(ProjectWrite::Updated(
-                            project.clone(),
-                        ))));
-                    }
-                    self.project = Some(*project);
-                    self.error = None;
-                    self.loaded_at = Some(cx.now);
-                    self.find_facts(false, cx);
-                }
-                Ok(_) => {}
-                Err(error) => self.error = Some(error),
-            },
-            Slot::ProjectWrite => {
-                let Some((pending, kind)) = self.write else {
-                    return false;
-                };
-                if pending != token {
-                    return false;
-                }
-                self.write = None;
-                self.on_write_reply(kind, reply, cx);
-            }
-            Slot::Deployment => return self.on_deployment_reply(token, reply, cx),
-            Slot::ProjectFacts => {
-                let changed = self.facts.on_reply(&self.target.id, token, reply, cx.now);
-                // Not in the snapshot: the search by name, once the name is known.
-                if changed && self.current_name().is_some() {
-                    self.find_facts(false, cx);
-                }
-                return changed;
-            }
-            Slot::SecurityScans | Slot::ScanFindings => {
-                let answer = Answer { slot, token, reply };
-                return self
-                    .security
-                    .as_mut()
-                    .is_some_and(|part| part.handle_reply(answer, cx));
             }
             _ => return false,
         }

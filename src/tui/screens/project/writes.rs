@@ -3,11 +3,15 @@
 
 use super::audience::{AudienceEditor, EmbedPrompt, PublishConfirm, risk_lines};
 use super::deploy::DeploymentWatch;
-use super::{Mode, ProjectScreen, RenameField, VISIBILITY_CHOICES, WriteAccess, WriteKind};
+use super::{Mode, Msg, ProjectScreen, RenameField, VISIBILITY_CHOICES, WRITE, WriteAccess};
+use super::{WriteKind, Written};
+use crate::api::model::{AudienceSettings, Deployment, EmbedUrl, Project};
 use crate::api::model::{ErrorType, ProjectUpdate, validate_project_name};
 use crate::text::{fit, sanitize_line};
-use crate::tui::effect::{Cx, ErrorInfo, Gate, Reply, Request, Slot};
+use crate::tui::effect::{Cx, ErrorInfo, Gate};
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
+use crate::tui::ops::{DeleteProject, Unpublish, UpdateProject};
+use crate::tui::request::Operation;
 use crate::tui::widgets::DialogOutcome;
 use crate::tui::widgets::confirm::{Confirm, Confirmation};
 use crate::tui::widgets::input::TextField;
@@ -110,9 +114,17 @@ impl ProjectScreen {
         };
     }
 
-    pub(super) fn send(&mut self, kind: WriteKind, request: Request, cx: &mut Cx) {
+    /// Sends the write `operation` (one at a time); its answer comes back
+    /// as [`Msg::Wrote`], made by `wrote`.
+    pub(super) fn send<O: Operation>(
+        &mut self,
+        kind: WriteKind,
+        operation: O,
+        wrote: fn(Result<O::Output, ErrorInfo>) -> Msg,
+        cx: &mut Cx,
+    ) {
         self.write_error = None;
-        let token = cx.fetch(Slot::ProjectWrite, request);
+        let token = cx.request(WRITE, operation, wrote);
         self.write = Some((token, kind));
     }
 
@@ -133,47 +145,59 @@ impl ProjectScreen {
             cx.notify("the name is unchanged".into());
             return;
         }
-        let request = Request::UpdateProject {
+        let request = UpdateProject {
             project_id: self.target.id.clone(),
             update: ProjectUpdate {
                 name: Some(name),
                 visibility: None,
             },
         };
-        self.send(WriteKind::Rename, request, cx);
+        self.send(WriteKind::Rename, request, wrote_project, cx);
     }
 
-    /// A dialog's outcome: it stays open, or it closes and sends the write
-    /// its answer asks for.
-    pub(super) fn settle(
-        &mut self,
-        outcome: DialogOutcome<Option<(WriteKind, Request)>>,
-        cx: &mut Cx,
-    ) {
+    /// A dialog's outcome: it stays open (`None`), or it closes, with the
+    /// answer for the write it asks for when it was not cancelled.
+    pub(super) fn settle<T>(&mut self, outcome: DialogOutcome<T>) -> Option<T> {
         match outcome {
-            DialogOutcome::Open => {}
-            DialogOutcome::Cancelled => self.mode = Mode::View,
-            DialogOutcome::Done(write) => {
+            DialogOutcome::Open => None,
+            DialogOutcome::Cancelled => {
                 self.mode = Mode::View;
-                if let Some((kind, request)) = write {
-                    self.send(kind, request, cx);
-                }
+                None
             }
+            DialogOutcome::Done(answer) => {
+                self.mode = Mode::View;
+                Some(answer)
+            }
+        }
+    }
+
+    /// The write a yes to the confirm of `kind` asks for (unpublish and
+    /// delete are the ones confirmed so).
+    pub(super) fn send_confirmed(&mut self, kind: WriteKind, project_id: String, cx: &mut Cx) {
+        match kind {
+            WriteKind::Unpublish => self.send(kind, Unpublish { project_id }, wrote_unpublish, cx),
+            WriteKind::Delete => self.send(kind, DeleteProject { project_id }, wrote_delete, cx),
+            WriteKind::Publish
+            | WriteKind::Rename
+            | WriteKind::Visibility
+            | WriteKind::Audience
+            | WriteKind::EmbedUrl => {}
         }
     }
 
     pub(super) fn on_write_reply(
         &mut self,
         kind: WriteKind,
-        reply: Result<Reply, ErrorInfo>,
+        reply: Result<Written, ErrorInfo>,
         cx: &mut Cx,
     ) {
         let label = self.current_name().map_or_else(
             || fit(&self.target.id, 40),
             |name| format!("\u{201c}{}\u{201d}", fit(name, 40)),
         );
-        match (kind, reply) {
-            (WriteKind::Rename | WriteKind::Visibility, Ok(Reply::Project(project))) => {
+        match reply {
+            // A rename or a visibility change.
+            Ok(Written::Project(project)) => {
                 // The PATCH answers the project: show it at once.
                 self.last_write = Some(match kind {
                     WriteKind::Rename => format!(
@@ -197,7 +221,7 @@ impl ProjectScreen {
                     project,
                 ))));
             }
-            (WriteKind::Unpublish, Ok(_)) => {
+            Ok(Written::Unpublished) => {
                 // 204 without a body: the contract says what changed; read it back.
                 self.last_write = Some(format!("unpublished {label}"));
                 if let Some(project) = &mut self.project {
@@ -211,7 +235,7 @@ impl ProjectScreen {
                 self.reread_after_write = true;
                 self.load(cx);
             }
-            (WriteKind::Publish, Ok(Reply::Deployment(deployment))) => {
+            Ok(Written::Deployment(deployment)) => {
                 self.last_write = Some(format!("deployment {} accepted", fit(&deployment.id, 40)));
                 let terminal = deployment.status.is_terminal();
                 self.deployment = Some(DeploymentWatch::start(
@@ -224,7 +248,7 @@ impl ProjectScreen {
                     self.load(cx);
                 }
             }
-            (WriteKind::Audience, Ok(Reply::AudienceSettings(settings))) => {
+            Ok(Written::Audience(settings)) => {
                 let audience = settings
                     .audience
                     .as_ref()
@@ -242,7 +266,7 @@ impl ProjectScreen {
                 self.reread_after_write = true;
                 self.load(cx);
             }
-            (WriteKind::EmbedUrl, Ok(Reply::EmbedUrl(embed))) => {
+            Ok(Written::EmbedUrl(embed)) => {
                 let copied = if cx.try_copy(&embed.embed_url) {
                     "copy sent (OSC 52)"
                 } else {
@@ -254,15 +278,15 @@ impl ProjectScreen {
                 ));
                 self.embed = Some(*embed);
             }
-            (WriteKind::Delete, Ok(_)) => self.deleted(format!("deleted {label}"), cx),
-            (WriteKind::Delete, Err(error))
-                if error.kind.as_deref() == Some(ErrorType::ProjectNotFound.as_str()) =>
+            Ok(Written::Deleted) => self.deleted(format!("deleted {label}"), cx),
+            Err(error)
+                if kind == WriteKind::Delete
+                    && error.kind.as_deref() == Some(ErrorType::ProjectNotFound.as_str()) =>
             {
                 // Already gone (deleted elsewhere): what the person wanted.
                 self.deleted(format!("{label} was already deleted"), cx)
             }
-            (_, Ok(_)) => {}
-            (_, Err(error)) => self.write_refused(error),
+            Err(error) => self.write_refused(error),
         }
     }
 
@@ -294,20 +318,27 @@ impl ProjectScreen {
     }
 }
 
-/// The write a yes to the confirm of `kind` asks for (unpublish and delete
-/// are the ones confirmed so).
-pub(super) fn confirmed_request(
-    kind: WriteKind,
-    project_id: String,
-) -> Option<(WriteKind, Request)> {
-    let request = match kind {
-        WriteKind::Unpublish => Request::Unpublish { project_id },
-        WriteKind::Delete => Request::DeleteProject { project_id },
-        WriteKind::Publish
-        | WriteKind::Rename
-        | WriteKind::Visibility
-        | WriteKind::Audience
-        | WriteKind::EmbedUrl => return None,
-    };
-    Some((kind, request))
+/// The messages of the writes' answers, by what each write answers.
+pub(super) fn wrote_project(result: Result<Project, ErrorInfo>) -> Msg {
+    Msg::Wrote(result.map(|project| Written::Project(Box::new(project))))
+}
+
+pub(super) fn wrote_unpublish(result: Result<(), ErrorInfo>) -> Msg {
+    Msg::Wrote(result.map(|()| Written::Unpublished))
+}
+
+pub(super) fn wrote_delete(result: Result<(), ErrorInfo>) -> Msg {
+    Msg::Wrote(result.map(|()| Written::Deleted))
+}
+
+pub(super) fn wrote_publish(result: Result<Deployment, ErrorInfo>) -> Msg {
+    Msg::Wrote(result.map(|deployment| Written::Deployment(Box::new(deployment))))
+}
+
+pub(super) fn wrote_audience(result: Result<AudienceSettings, ErrorInfo>) -> Msg {
+    Msg::Wrote(result.map(|settings| Written::Audience(Box::new(settings))))
+}
+
+pub(super) fn wrote_embed(result: Result<EmbedUrl, ErrorInfo>) -> Msg {
+    Msg::Wrote(result.map(|embed| Written::EmbedUrl(Box::new(embed))))
 }

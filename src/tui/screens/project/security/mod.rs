@@ -12,9 +12,10 @@ pub use filters::{FindingFilter, by_severity, matches_search, severity};
 
 use time::OffsetDateTime;
 
-use crate::api::model::{FindingLevel, FindingStatus, ScanFinding, SecurityScan};
+use crate::api::model::{FindingLevel, FindingStatus, Page, ScanFinding, SecurityScan};
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, ErrorInfo, LegacyReply, Reply, Request, Slot, answers};
+use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
+use crate::tui::ops::{ListScanFindings, ListSecurityScans};
 use crate::tui::screens::actions::ScreenAction;
 use crate::tui::screens::paged::{PageReply, PagedList};
 use crate::tui::widgets::checklist::CheckMenu;
@@ -22,6 +23,26 @@ use crate::tui::widgets::input::TextField;
 
 /// Findings per page asked of the service (its maximum).
 const FINDINGS_PAGE: u32 = 100;
+
+/// The part's requests: the project's scans, then a scan's findings.
+pub const SCANS: Slot = Slot::new("project", "security scans");
+pub const FINDINGS: Slot = Slot::new("project", "scan findings");
+
+/// The answers the part gets (inside the project screen's
+/// [`super::Msg::Security`]).
+#[derive(Debug)]
+pub enum Msg {
+    Scans(Result<Page<SecurityScan>, ErrorInfo>),
+    Findings(Result<Page<ScanFinding>, ErrorInfo>),
+}
+
+fn scans_read(result: Result<Page<SecurityScan>, ErrorInfo>) -> super::Msg {
+    super::Msg::Security(Msg::Scans(result))
+}
+
+fn findings_read(result: Result<Page<ScanFinding>, ErrorInfo>) -> super::Msg {
+    super::Msg::Security(Msg::Findings(result))
+}
 
 /// Which list the movement keys move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,7 +97,7 @@ impl SecurityPart {
             scans_pending: None,
             scans_error: None,
             findings_of: None,
-            findings: PagedList::new(Slot::ScanFindings, 0),
+            findings: PagedList::new(FINDINGS, 0),
             focus: Focus::Scans,
             levels: Vec::new(),
             statuses: Vec::new(),
@@ -91,12 +112,10 @@ impl SecurityPart {
     }
 
     fn load_scans(&mut self, cx: &mut Cx) {
-        self.scans_pending = Some(cx.fetch(
-            Slot::SecurityScans,
-            Request::SecurityScans {
-                project_id: self.project_id.clone(),
-            },
-        ));
+        let read = ListSecurityScans {
+            project_id: self.project_id.clone(),
+        };
+        self.scans_pending = Some(cx.request(SCANS, read, scans_read));
     }
 
     pub fn is_loading(&self) -> bool {
@@ -119,7 +138,7 @@ impl SecurityPart {
         self.findings_of = Some(scan_id.clone());
         self.description_scroll = 0;
         let request = findings_request(self.project_id.clone(), scan_id);
-        self.findings.reload(cx, request, LegacyReply);
+        self.findings.reload(cx, request, findings_read);
     }
 
     /// `ctrl-s` on the findings: the scan's findings with these filters.
@@ -229,7 +248,7 @@ impl SecurityPart {
                     return Outcome::Ignored;
                 };
                 let request = findings_request(self.project_id.clone(), scan_id);
-                if !self.findings.navigate(action, cx, request, LegacyReply) {
+                if !self.findings.navigate(action, cx, request, findings_read) {
                     return Outcome::Ignored;
                 }
                 if self.findings.selected != before {
@@ -247,13 +266,12 @@ impl SecurityPart {
         }
     }
 
-    /// Takes a reply of its slots; false for a stale one.
-    pub fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
-        let Answer { slot, token, reply } = answer;
-        match slot {
-            Slot::SecurityScans if answers(&mut self.scans_pending, token) => {
-                match reply {
-                    Ok(Reply::SecurityScans(page)) => {
+    /// Takes an answer to its requests; false for a stale one.
+    pub fn update(&mut self, token: u64, msg: Msg, cx: &mut Cx) -> bool {
+        match msg {
+            Msg::Scans(result) if answers(&mut self.scans_pending, token) => {
+                match result {
+                    Ok(page) => {
                         let keep = self.selected_scan().map(|s| s.id.clone());
                         self.scans = page.data;
                         self.scans_more = page.pagination.has_more;
@@ -263,20 +281,16 @@ impl SecurityPart {
                         self.scans_error = None;
                         self.loaded_at = Some(cx.now);
                     }
-                    Ok(_) => return false,
                     Err(error) => self.scans_error = Some(error),
                 }
                 true
             }
             // Through the list's own bookkeeping, so a failure also ends a `G` walk.
-            Slot::ScanFindings => match self.findings.take_reply(slot, token, reply, cx) {
+            Msg::Scans(_) => false,
+            Msg::Findings(result) => match self.findings.take_reply(FINDINGS, token, result, cx) {
                 PageReply::Stale => false,
                 PageReply::Failed => true,
-                PageReply::Ok {
-                    reply: Reply::ScanFindingsPage(page),
-                    ..
-                } => {
-                    let page = *page;
+                PageReply::Ok { reply: page, .. } => {
                     let kept: Vec<ScanFinding> =
                         page.data.into_iter().filter(|f| self.keeps(f)).collect();
                     self.findings.append(kept, page.pagination, cx.now);
@@ -291,13 +305,11 @@ impl SecurityPart {
                     // A page the filters emptied still leads to the next one.
                     if let Some(scan_id) = self.findings_of.clone() {
                         let request = findings_request(self.project_id.clone(), scan_id);
-                        self.findings.prefetch(cx, request, LegacyReply);
+                        self.findings.prefetch(cx, request, findings_read);
                     }
                     true
                 }
-                PageReply::Ok { .. } => false,
             },
-            _ => false,
         }
     }
 
@@ -353,8 +365,11 @@ impl SecurityPart {
 }
 
 /// A page of a scan's findings at `cursor`.
-fn findings_request(project_id: String, scan_id: String) -> impl FnOnce(Option<String>) -> Request {
-    move |cursor| Request::ScanFindingsPage {
+fn findings_request(
+    project_id: String,
+    scan_id: String,
+) -> impl FnOnce(Option<String>) -> ListScanFindings {
+    move |cursor| ListScanFindings {
         project_id,
         scan_id,
         cursor,
