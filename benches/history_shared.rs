@@ -122,6 +122,7 @@ async fn main() {
             let mut app = App::new(
                 Identity {
                     workspace: workspace.clone(),
+                    workspace_id: workspace.clone(),
                     plan: None,
                     api_version: "2026-09-11".into(),
                     read_only: false,

@@ -90,6 +90,7 @@ fn loaded_app() -> App {
     let mut app = App::new(
         Identity {
             workspace: "ws_bench".into(),
+            workspace_id: "ws_bench".into(),
             plan: None,
             api_version: "2026-09-11".into(),
             read_only: false,

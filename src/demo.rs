@@ -70,6 +70,7 @@ pub async fn run(
         client,
         identity: Identity {
             workspace: format!("{workspace_id} (demo)"),
+            workspace_id: workspace_id.clone(),
             plan: None,
             api_version: crate::api::model::API_VERSION.to_owned(),
             read_only,

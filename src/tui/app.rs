@@ -114,7 +114,10 @@ type Notice = (String, OffsetDateTime);
 /// Facts for the header.
 #[derive(Debug, Clone, Default)]
 pub struct Identity {
+    /// The header's name for the workspace (the id, and how it was found).
     pub workspace: String,
+    /// The workspace's id: what the screens' requests name.
+    pub workspace_id: String,
     pub plan: Option<String>,
     pub api_version: String,
     pub read_only: bool,
@@ -219,7 +222,7 @@ impl App {
         let (mut effects, mut navs) = (Vec::new(), Vec::new());
         let mut cx = Cx::new(
             now,
-            &self.identity.workspace,
+            &self.identity.workspace_id,
             &mut effects,
             &mut navs,
             &mut self.next_token,
@@ -232,7 +235,7 @@ impl App {
         self.monitor.load_watchlist(&mut cx);
         let mut turn = Turn::new(
             now,
-            self.identity.workspace.clone(),
+            self.identity.workspace_id.clone(),
             &mut effects,
             &mut navs,
         );
@@ -290,7 +293,7 @@ impl App {
         self.monitor.observe_clock(now);
         let mut turn = Turn::new(
             now,
-            self.identity.workspace.clone(),
+            self.identity.workspace_id.clone(),
             &mut effects,
             &mut navs,
         );
@@ -344,7 +347,7 @@ impl App {
     fn apply_navs(&mut self, mut navs: Vec<Nav>, now: OffsetDateTime, effects: &mut Vec<Effect>) {
         while !navs.is_empty() {
             let mut more = Vec::new();
-            let mut turn = Turn::new(now, self.identity.workspace.clone(), effects, &mut more);
+            let mut turn = Turn::new(now, self.identity.workspace_id.clone(), effects, &mut more);
             for nav in navs {
                 match nav {
                     Nav::OpenInventoryForFinding(id) => {

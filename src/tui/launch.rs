@@ -119,6 +119,7 @@ pub async fn run_configured(session: Session, refresh: Option<u64>) -> Result<Ex
     };
     let identity = Identity {
         workspace: label,
+        workspace_id: workspace_id.clone(),
         plan,
         api_version: session.api_version.clone(),
         read_only: session.read_only,

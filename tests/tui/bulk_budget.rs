@@ -46,6 +46,7 @@ async fn a_bulk_change_of_100_projects_fits_the_budget_without_a_429() {
     };
     let identity = Identity {
         workspace: workspace.clone(),
+        workspace_id: workspace.clone(),
         plan: None,
         api_version: "2026-09-11".into(),
         read_only: false,

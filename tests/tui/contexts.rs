@@ -306,6 +306,7 @@ fn a_context_switch_builds_the_new_app_from_the_same_settings() {
     };
     let identity = Identity {
         workspace: "ws_test".into(),
+        workspace_id: "ws_test".into(),
         plan: None,
         api_version: "2026-09-11".into(),
         read_only: false,

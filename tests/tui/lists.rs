@@ -549,3 +549,29 @@ fn a_project_found_by_id_stays_counted_once_more_pages_arrive() {
     assert_eq!(app.inventory.list.rows.len(), 151);
     assert_eq!(app.inventory.total, Some(151), "still counted");
 }
+
+/// The header names the workspace as it was found ("ws_… (demo)", "ws_… (found
+/// via the key)"); a list's request names the workspace by its id alone.
+#[test]
+fn a_list_asks_for_the_workspace_by_its_id_not_by_the_header_label() {
+    let mut app = App::new(
+        vantage::tui::app::Identity {
+            workspace: "ws_test (demo)".into(),
+            workspace_id: "ws_test".into(),
+            plan: None,
+            api_version: "2026-09-11".into(),
+            read_only: false,
+        },
+        crate::support::settings(
+            vantage::tui::theme::ThemeName::Dark,
+            vantage::tui::theme::ColorDepth::TrueColor,
+        ),
+    );
+    app.start(NOW);
+    let effects = app.handle(key('3'), NOW);
+    let listing = asked(&effects)
+        .into_iter()
+        .find_map(|fetch| fetch.operation::<ListMembers>().cloned())
+        .expect("the members screen asks for its first page");
+    assert_eq!(listing.workspace_id, "ws_test");
+}

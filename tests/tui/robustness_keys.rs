@@ -413,6 +413,7 @@ async fn fifty_thousand_random_events_never_panic() {
     let mut app = App::new(
         Identity {
             workspace: "ws_random".into(),
+            workspace_id: "ws_random".into(),
             plan: None,
             api_version: "2026-09-11".into(),
             read_only: false,

@@ -93,6 +93,7 @@ async fn the_monitor_shows_an_outage_retries_and_recovers_by_itself() {
     let mut app = App::new(
         Identity {
             workspace: common::ENTERPRISE_WS.into(),
+            workspace_id: common::ENTERPRISE_WS.into(),
             plan: None,
             api_version: "2026-09-11".into(),
             read_only: false,

@@ -25,6 +25,7 @@ fn app() -> App {
     App::new(
         Identity {
             workspace: "ws_test".into(),
+            workspace_id: "ws_test".into(),
             plan: Some("enterprise".into()),
             api_version: "2026-09-11".into(),
             read_only: false,

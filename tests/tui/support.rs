@@ -28,6 +28,7 @@ pub fn app_with_theme(theme: ThemeName, depth: ColorDepth) -> App {
     App::new(
         Identity {
             workspace: "ws_test".into(),
+            workspace_id: "ws_test".into(),
             plan: None,
             api_version: "2026-09-11".into(),
             read_only: false,

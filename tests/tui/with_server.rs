@@ -40,6 +40,7 @@ impl Harness {
         .unwrap();
         let identity = Identity {
             workspace: workspace.into(),
+            workspace_id: workspace.into(),
             plan: None,
             api_version: "2026-09-11".into(),
             read_only: false,

@@ -90,7 +90,7 @@ impl App {
         } else {
             let mut cx = Cx::new(
                 now,
-                &self.identity.workspace,
+                &self.identity.workspace_id,
                 effects,
                 &mut navs,
                 &mut self.next_token,
@@ -207,7 +207,8 @@ impl App {
         effects: &mut Vec<Effect>,
     ) {
         let identity = super::Identity {
-            workspace: switched.workspace,
+            workspace: switched.workspace.clone(),
+            workspace_id: switched.workspace,
             plan: None,
             api_version: switched.api_version,
             read_only: switched.read_only,
@@ -229,7 +230,7 @@ impl App {
             let mut navs = Vec::new();
             self.switch_tab(
                 tab,
-                &mut Turn::new(now, self.identity.workspace.clone(), effects, &mut navs),
+                &mut Turn::new(now, self.identity.workspace_id.clone(), effects, &mut navs),
             );
             self.apply_navs(navs, now, effects);
         }
