@@ -17,6 +17,7 @@ use crate::api::InventoryParams;
 use crate::api::model::{InventoryItem, InventoryPage};
 use crate::history::ProjectState;
 use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot, answers};
+use crate::tui::ops::ListInventory;
 use crate::tui::review::request::{HistoryReply, HistoryRequest};
 use crate::tui::widgets::ago;
 
@@ -26,8 +27,8 @@ pub const NAME_SEARCH_LIMIT: u32 = 100;
 
 /// The request that finds a project's row by its name, under `filters` (the
 /// inventory's own, or none).
-pub fn name_search(name: &str, filters: InventoryParams) -> Request {
-    Request::InventoryPage {
+pub fn name_search(name: &str, filters: InventoryParams) -> ListInventory {
+    ListInventory {
         params: InventoryParams {
             limit: Some(NAME_SEARCH_LIMIT),
             query: Some(name.trim().to_owned()),
@@ -156,7 +157,9 @@ impl Facts {
         }
         match name.map(str::trim).filter(|name| !name.is_empty()) {
             Some(name) => {
-                let search = name_search(name, InventoryParams::default());
+                let ListInventory { params, cursor } =
+                    name_search(name, InventoryParams::default());
+                let search = Request::InventoryPage { params, cursor };
                 self.pending = Some(cx.fetch(Slot::ProjectFacts, search));
                 self.missing = Missing::Searching;
             }
