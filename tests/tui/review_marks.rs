@@ -18,6 +18,7 @@ use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
 use vantage::tui::review::request::{HistoryReply, HistoryRequest};
 
 use crate::changes::{fetch_in, history, screen};
+use crate::support::{answer_inventory_page, inventory_pages};
 use crate::support::{app, key, special};
 
 pub(crate) const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
@@ -46,14 +47,13 @@ pub(crate) fn item(id: &str, name: &str) -> Value {
     })
 }
 
-pub(crate) fn page(items: Vec<Value>) -> Result<Reply, ErrorInfo> {
-    let page: InventoryPage = serde_json::from_value(json!({
+pub(crate) fn page(items: Vec<Value>) -> InventoryPage {
+    serde_json::from_value(json!({
         "data": items,
         "pagination": {"has_more": false, "next_cursor": null},
         "total": 3, "as_of": null, "activity_as_of": null, "applied_finding": null
     }))
-    .unwrap();
-    Ok(Reply::InventoryPage(Box::new(page)))
+    .unwrap()
 }
 
 pub(crate) fn changed_mark() -> ReviewMark {
@@ -96,16 +96,19 @@ pub(crate) fn inventory_and_version_check(marks: Vec<ReviewMark>) -> (App, u64) 
     );
     let (version, _) = fetch_in(&effects, Slot::HistoryVersion).expect("the first check");
     let effects = app.handle(key('2'), NOW);
-    let (token, _) = fetch_in(&effects, Slot::InventoryPage).expect("the first page");
-    reply_at(
-        &mut app,
-        Slot::InventoryPage,
-        token,
-        page(vec![
-            item("prj_a", "Ledger"),
-            item("prj_b", "Payroll"),
-            item("prj_c", "Roster"),
-        ]),
+    let (token, _) = inventory_pages(&effects)
+        .into_iter()
+        .next()
+        .expect("the first page");
+    app.handle(
+        answer_inventory_page(
+            token,
+            page(vec![
+                item("prj_a", "Ledger"),
+                item("prj_b", "Payroll"),
+                item("prj_c", "Roster"),
+            ]),
+        ),
         NOW,
     );
     (app, version)

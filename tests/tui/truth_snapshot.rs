@@ -9,6 +9,7 @@ use vantage::tui::review::request::{HistoryReply, HistoryRequest};
 
 use crate::lists::inventory_with;
 use crate::screens::{NOW, reply, screen, text};
+use crate::support::inventory_pages;
 use crate::support::{app, fetches, fetches_for, key, special};
 
 const ID: &str = "prj_10befad0e55d";
@@ -100,6 +101,7 @@ fn inventory_requests(effects: &[Effect]) -> usize {
         .iter()
         .filter(|(_, _, request)| matches!(request, Request::InventoryPage { .. }))
         .count()
+        + inventory_pages(effects).len()
 }
 
 #[test]
