@@ -247,9 +247,10 @@ fn a_project_id_typed_into_the_search_finds_that_project() {
     let (search, ..) = inventory_requests(&effects)[0].clone();
     let lookup = inventory_asked::<GetProject>(&effects, inventory::ID_LOOKUP)
         .into_iter()
-        .find_map(|(token, GetProject { project_id })| {
+        .next()
+        .map(|(token, GetProject { project_id })| {
             assert_eq!(project_id, "prj_00042");
-            Some(token)
+            token
         })
         .expect("the id is looked up by itself");
     // The service's search reads names and owners: nothing; the id finds the

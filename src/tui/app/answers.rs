@@ -178,8 +178,6 @@ impl App {
         self.share_missing_scope();
         if matches!(slot, Slot::ReviewMarks | Slot::ReviewMark) {
             self.inventory.apply_review_filter(&mut cx);
-        }
-        if matches!(slot, Slot::ReviewMarks | Slot::ReviewMark) {
             self.show_review_on_project();
         }
         self.next_token = next_token;
