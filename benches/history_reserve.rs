@@ -16,10 +16,10 @@ use vantage::clock::Clock;
 use vantage::history::HistoryConfig;
 use vantage::server::seed::{self, GenerateSpec};
 use vantage::server::{ServerConfig, start};
-use vantage::tui::effect::{Reply, Request};
 use vantage::tui::executor::ClientExecutor;
-use vantage::tui::review::executor::{HistoryAccess, WithHistory};
-use vantage::tui::review::request::{HistoryReply, HistoryRequest};
+use vantage::tui::request::Operation;
+use vantage::tui::review::executor::{HistoryAccess, SnapshotOutcome, WithHistory};
+use vantage::tui::review::ops::TakeSnapshot;
 use vantage::tui::services::Executor;
 
 const PROJECTS: usize = 5_000;
@@ -67,13 +67,11 @@ async fn main() {
             progress: None,
         },
     );
-    let reply = executor
-        .execute(Request::History(HistoryRequest::TakeSnapshot))
-        .await;
-    let Ok(Reply::History(reply)) = reply else {
+    let reply = TakeSnapshot.run(&executor.services()).await;
+    let Ok(outcome) = reply else {
         panic!("the background snapshot failed: {reply:?}");
     };
-    let HistoryReply::SnapshotTaken(info) = *reply else {
+    let SnapshotOutcome::Taken(info) = outcome else {
         panic!("not a snapshot");
     };
     let (mut lowest, mut requests, mut too_many) = (u32::MAX, 0u64, 0u64);

@@ -18,6 +18,11 @@ pub mod sleeper;
 pub(crate) mod transport;
 
 pub use client::{Client, MIN_POLL_INTERVAL, PollPolicy};
+/// The list operations as values, one page each (`list_operation!`).
+pub use client::{
+    ListCall, ListInventory, ListMembers, ListPii, ListProjects, ListScanFindings,
+    ListSecurityScans, ListWorkspaces,
+};
 pub use config::ClientConfig;
 pub use credentials::{ApiKey, AuthScheme};
 pub use error::{

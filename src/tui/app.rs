@@ -20,8 +20,10 @@ mod views;
 mod wake;
 
 pub use contexts::{CONTEXT, ContextMsg, Contexts};
-pub use history::{HistoryState, SnapshotSeed};
-pub use views::SavedViews;
+pub use export::{LIST_EXPORT, ListExported};
+pub use history::{HISTORY_VERSION, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
+pub use history::{HistoryMsg, HistoryState, SnapshotSeed};
+pub use views::{SAVE_VIEW, SavedViews, ViewWritten};
 
 use history_nav::Way;
 
@@ -215,14 +217,25 @@ impl App {
     /// The first effects: load the first screen and the monitor's watch list.
     pub fn start(&mut self, now: OffsetDateTime) -> Vec<Effect> {
         let (mut effects, mut navs) = (Vec::new(), Vec::new());
-        let mut cx = Cx::new(now, &mut effects, &mut navs, &mut self.next_token);
+        let mut cx = Cx::new(
+            now,
+            &self.identity.workspace,
+            &mut effects,
+            &mut navs,
+            &mut self.next_token,
+        );
         // The header's plan: known already when the workspace was discovered.
         if self.identity.plan.is_none() {
             cx.request(WORKSPACE, GetWorkspace {}, AppMsg::Workspace);
         }
         self.insights.activate(&mut cx);
         self.monitor.load_watchlist(&mut cx);
-        let mut turn = Turn::new(now, &mut effects, &mut navs);
+        let mut turn = Turn::new(
+            now,
+            self.identity.workspace.clone(),
+            &mut effects,
+            &mut navs,
+        );
         self.with_app_cx(&mut turn, App::start_history);
         self.apply_navs(navs, now, &mut effects);
         effects
@@ -275,7 +288,12 @@ impl App {
         let notice_before = self.notice.clone();
         let context_before = self.notice_context();
         self.monitor.observe_clock(now);
-        let mut turn = Turn::new(now, &mut effects, &mut navs);
+        let mut turn = Turn::new(
+            now,
+            self.identity.workspace.clone(),
+            &mut effects,
+            &mut navs,
+        );
         let changed = match msg {
             Msg::Key(key) => key.kind != KeyEventKind::Release && self.handle_key(key, &mut turn),
             Msg::Resize => true,
@@ -326,7 +344,7 @@ impl App {
     fn apply_navs(&mut self, mut navs: Vec<Nav>, now: OffsetDateTime, effects: &mut Vec<Effect>) {
         while !navs.is_empty() {
             let mut more = Vec::new();
-            let mut turn = Turn::new(now, effects, &mut more);
+            let mut turn = Turn::new(now, self.identity.workspace.clone(), effects, &mut more);
             for nav in navs {
                 match nav {
                     Nav::OpenInventoryForFinding(id) => {

@@ -309,6 +309,8 @@ impl ErrorInfo {
 /// navigation (for the App) while a message is handled.
 pub struct Cx<'a> {
     pub now: OffsetDateTime,
+    /// The workspace on screen: the one a workspace's list asks for.
+    pub workspace: &'a str,
     effects: &'a mut Vec<Effect>,
     navs: &'a mut Vec<Nav>,
     next_token: &'a mut u64,
@@ -317,12 +319,14 @@ pub struct Cx<'a> {
 impl<'a> Cx<'a> {
     pub fn new(
         now: OffsetDateTime,
+        workspace: &'a str,
         effects: &'a mut Vec<Effect>,
         navs: &'a mut Vec<Nav>,
         next_token: &'a mut u64,
     ) -> Self {
         Self {
             now,
+            workspace,
             effects,
             navs,
             next_token,
@@ -391,21 +395,40 @@ impl<'a> Cx<'a> {
 }
 
 /// What the App's handlers pass along while one message is handled: when it
-/// happens, and where effects (for the runtime) and navigation (for the App)
-/// collect. A screen's [`Cx`] is made from it with the App's token counter.
+/// happens, on which workspace, and where effects (for the runtime) and
+/// navigation (for the App) collect. A screen's [`Cx`] is made from it with
+/// the App's token counter.
 pub struct Turn<'a> {
     pub now: OffsetDateTime,
+    /// Owned: the App's handlers that take a turn borrow the whole App.
+    pub workspace: String,
     pub effects: &'a mut Vec<Effect>,
     pub navs: &'a mut Vec<Nav>,
 }
 
 impl<'a> Turn<'a> {
-    pub fn new(now: OffsetDateTime, effects: &'a mut Vec<Effect>, navs: &'a mut Vec<Nav>) -> Self {
-        Self { now, effects, navs }
+    pub fn new(
+        now: OffsetDateTime,
+        workspace: String,
+        effects: &'a mut Vec<Effect>,
+        navs: &'a mut Vec<Nav>,
+    ) -> Self {
+        Self {
+            now,
+            workspace,
+            effects,
+            navs,
+        }
     }
 
     /// A screen's context on this turn, its tokens counted in `next_token`.
     pub fn cx<'b>(&'b mut self, next_token: &'b mut u64) -> Cx<'b> {
-        Cx::new(self.now, self.effects, self.navs, next_token)
+        Cx::new(
+            self.now,
+            &self.workspace,
+            self.effects,
+            self.navs,
+            next_token,
+        )
     }
 }

@@ -11,9 +11,10 @@ use std::sync::Arc;
 use vantage::api::model::{FindingLevel, FindingStatus};
 use vantage::api::{ApiKey, Client, ClientConfig};
 use vantage::server::RunningServer;
-use vantage::tui::effect::{ErrorInfo, Reply, Request};
+use vantage::tui::effect::ErrorInfo;
 use vantage::tui::executor::ClientExecutor;
 use vantage::tui::export::ExportRows;
+use vantage::tui::ops::{ExportList, Exported};
 use vantage::tui::request::Operation;
 use vantage::tui::services::Executor;
 
@@ -33,13 +34,17 @@ fn client(server: &RunningServer) -> Client {
 }
 
 /// Runs the dashboard's export of `rows` into `path`, as `ctrl-s` does.
-async fn export(server: &RunningServer, rows: ExportRows, path: &Path) -> Result<Reply, ErrorInfo> {
+async fn export(
+    server: &RunningServer,
+    rows: ExportRows,
+    path: &Path,
+) -> Result<Exported, ErrorInfo> {
     let executor = ClientExecutor {
         client: client(server),
         workspace_id: ENTERPRISE_WS.into(),
         clock: vantage::clock::Clock::system(),
     };
-    Request::ExportRows {
+    ExportList {
         rows,
         path: path.to_path_buf(),
     }
@@ -52,7 +57,7 @@ async fn assert_same(server: &RunningServer, rows: ExportRows, command: &[&str])
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("exports").join(rows.file_name(T0));
     let reply = export(server, rows, &path).await;
-    let Ok(Reply::Exported { count, .. }) = reply else {
+    let Ok(Exported { count, .. }) = reply else {
         panic!("{reply:?}");
     };
     let cli = Cli::new(server.base_url(), ENTERPRISE_WS, ENTERPRISE_ADMIN);
@@ -199,7 +204,7 @@ async fn the_changes_export_as_vantage_changes_with_the_same_kind() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("changes.csv");
         let reply = export(&server, ExportRows::Changes(Arc::new(rows)), &path).await;
-        assert!(matches!(reply, Ok(Reply::Exported { .. })), "{reply:?}");
+        assert!(matches!(reply, Ok(Exported { .. })), "{reply:?}");
         let mut command = vec!["changes", "--format", "csv"];
         command.extend(kind.iter().flat_map(|kind| ["--kind", *kind]));
         let run = cli.run_env(&command, &env).await.expect(0);

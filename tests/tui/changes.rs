@@ -14,15 +14,18 @@ use time::{Duration, OffsetDateTime};
 use vantage::api::model::{Insights, InventoryItem, InventoryPage};
 use vantage::history::{Change, ChangeKind, ReviewMark, SnapshotInfo};
 use vantage::tui::app::{App, ClientNotice, Msg, SnapshotSeed};
-use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
+use vantage::tui::effect::{Effect, ErrorInfo, Request, Slot};
 use vantage::tui::nav::Tab;
-use vantage::tui::review::request::{ChangeSet, HistoryReply, HistoryRequest};
+use vantage::tui::review::request::ChangeSet;
 
-use crate::support::{answer, asked_in, only};
+use crate::support::{answer, asked_in, first_in, only};
 use crate::support::{answer_inventory_page, inventory_pages};
 use crate::support::{app, key};
 use crate::support::{fetches, special};
+use vantage::tui::app::{HistoryMsg, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
+use vantage::tui::review::executor::SnapshotOutcome;
 use vantage::tui::review::ops::{DiffSnapshots, ListSnapshots};
+use vantage::tui::review::ops::{ListMarks, MarkReviewed, TakeSnapshot};
 use vantage::tui::screens::changes;
 use vantage::tui::screens::insights;
 
@@ -35,14 +38,6 @@ pub(crate) fn fetch_in(effects: &[Effect], wanted: Slot) -> Option<(u64, Request
         .into_iter()
         .find(|(slot, _, _)| *slot == wanted)
         .map(|(_, token, request)| (token, request))
-}
-
-fn reply(app: &mut App, slot: Slot, token: u64, reply: Result<Reply, ErrorInfo>) -> Vec<Effect> {
-    app.handle(Msg::Reply { slot, token, reply }, NOW)
-}
-
-pub(crate) fn history(reply: HistoryReply) -> Result<Reply, ErrorInfo> {
-    Ok(Reply::History(Box::new(reply)))
 }
 
 pub(crate) fn screen(app: &App, width: u16, height: u16) -> String {
@@ -346,8 +341,8 @@ fn a_due_snapshot_runs_in_the_background_shows_progress_and_refreshes_changes() 
     due.history.enabled = true;
     due.history.snapshot_due = true;
     let effects = due.start(NOW);
-    let (token, request) = fetch_in(&effects, Slot::TakeSnapshot).expect("a snapshot is taken");
-    assert_eq!(request, Request::History(HistoryRequest::TakeSnapshot));
+    let snapshot = first_in(&effects, TAKE_SNAPSHOT).expect("a snapshot is taken");
+    assert_eq!(snapshot.op::<TakeSnapshot>(), &TakeSnapshot);
     assert!(due.history.snapshot_running());
     due.handle(
         Msg::Client(ClientNotice::Snapshot("snapshot: inventory 300".into())),
@@ -360,11 +355,12 @@ fn a_due_snapshot_runs_in_the_background_shows_progress_and_refreshes_changes() 
     let mut next = 1000;
     due.take_snapshot(&mut vantage::tui::effect::Cx::new(
         NOW,
+        "ws_test",
         &mut effects,
         &mut navs,
         &mut next,
     ));
-    assert!(fetch_in(&effects, Slot::TakeSnapshot).is_none());
+    assert!(first_in(&effects, TAKE_SNAPSHOT).is_none());
     // It fails: one line in the error log, and the dashboard goes on.
     let failure = ErrorInfo {
         status: Some(503),
@@ -375,7 +371,7 @@ fn a_due_snapshot_runs_in_the_background_shows_progress_and_refreshes_changes() 
         gate: None,
         at: NOW,
     };
-    reply(&mut due, Slot::TakeSnapshot, token, Err(failure));
+    due.handle(snapshot.fail(failure), NOW);
     assert!(!due.history.snapshot_running());
     assert_eq!(due.errors.len(), 1);
     assert!(screen(&due, 120, 35).contains("background snapshot failed"));
@@ -386,23 +382,19 @@ fn a_due_snapshot_runs_in_the_background_shows_progress_and_refreshes_changes() 
     let mut next = 1000;
     app.take_snapshot(&mut vantage::tui::effect::Cx::new(
         NOW,
+        "ws_test",
         &mut effects,
         &mut navs,
         &mut next,
     ));
-    let (token, _) = fetch_in(&effects, Slot::TakeSnapshot).expect("taken");
-    let effects = reply(
-        &mut app,
-        Slot::TakeSnapshot,
-        token,
-        history(HistoryReply::SnapshotTaken(info(3, NOW))),
-    );
+    let snapshot = first_in(&effects, TAKE_SNAPSHOT).expect("taken");
+    let effects = app.handle(snapshot.ok(SnapshotOutcome::Taken(info(3, NOW))), NOW);
     assert!(
         !asked_in(&effects, changes::CHANGES).is_empty(),
         "the Changes screen reloads"
     );
     assert!(
-        fetch_in(&effects, Slot::ReviewMarks).is_some(),
+        first_in(&effects, REVIEW_MARKS).is_some(),
         "marks are measured again"
     );
     assert!(screen(&app, 120, 35).contains("snapshot #3 recorded"));
@@ -413,7 +405,8 @@ fn a_project_is_marked_reviewed_with_a_note_from_the_inventory() {
     let mut app = app();
     app.history.enabled = true;
     let effects = app.start(NOW);
-    let (marks_token, _) = fetch_in(&effects, Slot::ReviewMarks).expect("marks are loaded");
+    let marks = first_in(&effects, REVIEW_MARKS).expect("marks are loaded");
+    assert_eq!(marks.op::<ListMarks>(), &ListMarks);
     let changed = ReviewMark {
         project_id: "prj_b".into(),
         name: Some("Live two".into()),
@@ -424,12 +417,7 @@ fn a_project_is_marked_reviewed_with_a_note_from_the_inventory() {
         changed_since_review: Some(true),
         changed_fields: vec![],
     };
-    reply(
-        &mut app,
-        Slot::ReviewMarks,
-        marks_token,
-        history(HistoryReply::Marks(vec![changed])),
-    );
+    app.handle(marks.ok(vec![changed]), NOW);
     let effects = app.handle(key('2'), NOW);
     let (token, _) = inventory_pages(&effects)
         .into_iter()
@@ -479,10 +467,8 @@ fn a_project_is_marked_reviewed_with_a_note_from_the_inventory() {
     }
     assert!(!app.should_quit, "the note takes q as text");
     let effects = app.handle(special(KeyCode::Enter), NOW);
-    let (token, request) = fetch_in(&effects, Slot::ReviewMark).expect("the mark is written");
-    let Request::History(HistoryRequest::Mark { projects, note }) = request else {
-        panic!("a mark: {request:?}");
-    };
+    let written = first_in(&effects, REVIEW_MARK).expect("the mark is written");
+    let MarkReviewed { projects, note } = written.op::<MarkReviewed>();
     assert_eq!(note.as_deref(), Some("ok q"));
     let ids: Vec<&str> = projects.iter().map(|(id, _)| id.as_str()).collect();
     assert_eq!(ids, ["prj_a"]);
@@ -501,11 +487,14 @@ fn a_project_is_marked_reviewed_with_a_note_from_the_inventory() {
         changed_since_review: Some(false),
         changed_fields: vec![],
     };
-    reply(
-        &mut app,
-        Slot::ReviewMark,
-        token,
-        history(HistoryReply::Marked(vec![mark])),
+    app.handle(
+        answer(
+            written.slot,
+            written.token,
+            Ok(vec![mark]),
+            HistoryMsg::Marked,
+        ),
+        NOW,
     );
     let text = screen(&app, 120, 35);
     assert!(text.contains("✓ Live one"), "{text}");
@@ -521,6 +510,7 @@ async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
     use vantage::api::{ApiKey, Client, ClientConfig};
     use vantage::history::HistoryConfig;
     use vantage::tui::executor::ClientExecutor;
+    use vantage::tui::request::Operation;
     use vantage::tui::review::executor::{HistoryAccess, WithHistory};
     use vantage::tui::services::Executor;
 
@@ -549,16 +539,17 @@ async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
             progress: Some(progress_tx),
         },
     );
-    let ask = |request: HistoryRequest| executor.execute(Request::History(request));
-    let unwrap = |reply: Result<Reply, ErrorInfo>| match reply {
-        Ok(Reply::History(reply)) => *reply,
-        other => panic!("not a history reply: {other:?}"),
+    let services = executor.services();
+    let snapshot = || async {
+        match TakeSnapshot.run(&services).await {
+            Ok(SnapshotOutcome::Taken(info)) => info,
+            other => panic!("a snapshot: {other:?}"),
+        }
     };
+    let diff = || DiffSnapshots { between: None }.run(&services);
 
     // Fewer than two snapshots: no pair to compare, and no error.
-    let HistoryReply::SnapshotTaken(first) = unwrap(ask(HistoryRequest::TakeSnapshot).await) else {
-        panic!("a snapshot");
-    };
+    let first = snapshot().await;
     assert!(first.projects > 0);
     let mut seen = Vec::new();
     while let Ok(notice) = progress.try_recv() {
@@ -571,10 +562,7 @@ async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
             .any(|text| text.starts_with("snapshot: inventory")),
         "{seen:?}"
     );
-    let HistoryReply::Changes(set) = unwrap(ask(HistoryRequest::Changes { between: None }).await)
-    else {
-        panic!("changes");
-    };
+    let set = diff().await.expect("changes");
     assert_eq!((set.before, set.after, set.changes.len()), (None, None, 0));
 
     let project = common::first_project(&common::demo(), ENTERPRISE_WS);
@@ -589,14 +577,8 @@ async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
         .await
         .unwrap();
     clock.advance(time::Duration::minutes(5));
-    let HistoryReply::SnapshotTaken(second) = unwrap(ask(HistoryRequest::TakeSnapshot).await)
-    else {
-        panic!("a snapshot");
-    };
-    let HistoryReply::Changes(set) = unwrap(ask(HistoryRequest::Changes { between: None }).await)
-    else {
-        panic!("changes");
-    };
+    let second = snapshot().await;
+    let set = diff().await.expect("changes");
     assert_eq!(set.before.map(|info| info.id), Some(first.id));
     assert_eq!(set.after.map(|info| info.id), Some(second.id));
     let renamed: Vec<&Change> = set
@@ -607,24 +589,16 @@ async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
     assert_eq!(renamed.len(), 1);
     assert_eq!(renamed[0].id, project);
     assert_eq!(renamed[0].after, json!("Renamed for the Changes screen"));
-    let HistoryReply::Snapshots(list) = unwrap(ask(HistoryRequest::Snapshots).await) else {
-        panic!("snapshots");
-    };
+    let list = ListSnapshots.run(&services).await.expect("snapshots");
     assert_eq!(list.len(), 2);
 
-    let HistoryReply::Marked(marked) = unwrap(
-        ask(HistoryRequest::Mark {
-            projects: vec![(project.clone(), None)],
-            note: Some("looked at it".into()),
-        })
-        .await,
-    ) else {
-        panic!("a mark");
+    let mark = MarkReviewed {
+        projects: vec![(project.clone(), None)],
+        note: Some("looked at it".into()),
     };
+    let marked = mark.run(&services).await.expect("a mark");
     assert_eq!(marked[0].changed_since_review, Some(false));
-    let HistoryReply::Marks(marks) = unwrap(ask(HistoryRequest::Marks).await) else {
-        panic!("marks");
-    };
+    let marks = ListMarks.run(&services).await.expect("marks");
     assert_eq!(marks.len(), 1);
     assert_eq!(marks[0].note.as_deref(), Some("looked at it"));
     server.stop().await;

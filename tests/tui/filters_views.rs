@@ -9,11 +9,12 @@ use vantage::api::model::{InventorySortBy, SortOrder};
 use vantage::config::{LoadedConfig, SavedView};
 use vantage::flags::{InventoryFilterArgs, split_words};
 use vantage::tui::app::{App, SavedViews};
-use vantage::tui::effect::{Effect, Request, Slot, SwitchedContext};
+use vantage::tui::effect::{Effect, SwitchedContext};
+use vantage::tui::ops::SaveView;
 
 use crate::lists::{inventory_requests, inventory_with};
 use crate::screens::{NOW, screen, special, text};
-use crate::support::{app, fetches, key};
+use crate::support::{app, key};
 
 /// The flags of the issue's task, as `vantage inventory` takes them.
 const TASK: &str = "--review-priority needs_review --is-published true \
@@ -212,21 +213,17 @@ fn tab_completes_flags_and_their_values() {
 
 /// The view-file write among `effects`.
 fn saved_view(effects: &[Effect]) -> (std::path::PathBuf, String, String, Option<SavedView>) {
-    fetches(effects)
-        .into_iter()
-        .find_map(|(slot, _, request)| match (slot, request) {
-            (
-                Slot::SaveView,
-                Request::SaveView {
-                    path,
-                    context,
-                    name,
-                    view,
-                },
-            ) => Some((path, context, name, view)),
-            _ => None,
-        })
+    let save = crate::support::first_in(effects, vantage::tui::app::SAVE_VIEW)
         .expect("a view written")
+        .op::<SaveView>()
+        .clone();
+    let SaveView {
+        path,
+        context,
+        name,
+        view,
+    } = save;
+    (path, context, name, view)
 }
 
 /// Carries out a view write as the executor does.

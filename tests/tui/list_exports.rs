@@ -4,12 +4,12 @@
 //! whole, or cut at its start with the file name and extension kept.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use vantage::tui::app::Msg;
-use vantage::tui::effect::{Reply, Request, Slot};
+use vantage::tui::app::{LIST_EXPORT, Msg};
 use vantage::tui::export::ExportRows;
+use vantage::tui::ops::{ExportList, Exported};
 
 use crate::bulk_names::{NOW, app, draw, inventory, type_text};
-use crate::support::fetches_for;
+use crate::support::only;
 
 fn ctrl_s(app: &mut vantage::tui::app::App) -> Vec<vantage::tui::effect::Effect> {
     app.handle(
@@ -23,10 +23,8 @@ fn ctrl_s_on_personal_data_exports_it_and_the_status_line_shows_the_whole_path()
     let mut app = app();
     inventory(&mut app, 4);
     type_text(&mut app, "j6");
-    let sent = fetches_for(&ctrl_s(&mut app), Slot::ListExport);
-    let [(token, Request::ExportRows { rows, path })] = sent.as_slice() else {
-        panic!("one export: {sent:?}");
-    };
+    let export = only(&ctrl_s(&mut app), LIST_EXPORT);
+    let ExportList { rows, path } = export.op::<ExportList>();
     assert_eq!(
         rows,
         &ExportRows::Pii {
@@ -42,14 +40,10 @@ fn ctrl_s_on_personal_data_exports_it_and_the_status_line_shows_the_whole_path()
         "/home/reviewer/.local/share/vantage/exports/pii-prj_0001-20261122-120000.csv",
     );
     app.handle(
-        Msg::Reply {
-            slot: Slot::ListExport,
-            token: *token,
-            reply: Ok(Reply::Exported {
-                path: written.clone(),
-                count: 7,
-            }),
-        },
+        export.ok(Exported {
+            path: written.clone(),
+            count: 7,
+        }),
         NOW,
     );
     let wide = draw(&app, 160, 30);
@@ -80,10 +74,8 @@ fn ctrl_s_on_changes_exports_the_changes_of_the_kind_shown() {
         NOW,
     );
     assert_eq!(app.changes.kind_filter, Some(ChangeKind::Published));
-    let sent = fetches_for(&ctrl_s(&mut app), Slot::ListExport);
-    let [(_, Request::ExportRows { rows, .. })] = sent.as_slice() else {
-        panic!("one export: {sent:?}");
-    };
+    let export = only(&ctrl_s(&mut app), LIST_EXPORT);
+    let ExportList { rows, .. } = export.op::<ExportList>();
     let ExportRows::Changes(changes) = rows else {
         panic!("{rows:?}");
     };

@@ -14,25 +14,15 @@ use time::{Duration, OffsetDateTime};
 use vantage::api::model::InventoryPage;
 use vantage::history::{FieldChange, ReviewMark};
 use vantage::tui::app::{App, Msg};
-use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
-use vantage::tui::review::request::{HistoryReply, HistoryRequest};
+use vantage::tui::app::{HISTORY_VERSION, HistoryMsg, REVIEW_MARK, REVIEW_MARKS};
+use vantage::tui::review::ops::MarkReviewed;
 
-use crate::changes::{fetch_in, history, screen};
+use crate::changes::screen;
+use crate::support::{answer, app, first_in, key, special};
 use crate::support::{answer_inventory_page, inventory_pages};
-use crate::support::{app, key, special};
 
 pub(crate) const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 const MARKED_AT: OffsetDateTime = datetime!(2026-11-21 09:30 UTC);
-
-pub(crate) fn reply_at(
-    app: &mut App,
-    slot: Slot,
-    token: u64,
-    reply: Result<Reply, ErrorInfo>,
-    at: OffsetDateTime,
-) -> Vec<Effect> {
-    app.handle(Msg::Reply { slot, token, reply }, at)
-}
 
 pub(crate) fn item(id: &str, name: &str) -> Value {
     json!({
@@ -86,15 +76,11 @@ pub(crate) fn inventory_and_version_check(marks: Vec<ReviewMark>) -> (App, u64) 
     let mut app = app();
     app.history.enabled = true;
     let effects = app.start(NOW);
-    let (token, _) = fetch_in(&effects, Slot::ReviewMarks).expect("marks are loaded");
-    let effects = reply_at(
-        &mut app,
-        Slot::ReviewMarks,
-        token,
-        history(HistoryReply::Marks(marks)),
-        NOW,
-    );
-    let (version, _) = fetch_in(&effects, Slot::HistoryVersion).expect("the first check");
+    let read = first_in(&effects, REVIEW_MARKS).expect("marks are loaded");
+    let effects = app.handle(read.ok(marks), NOW);
+    let version = first_in(&effects, HISTORY_VERSION)
+        .expect("the first check")
+        .token;
     let effects = app.handle(key('2'), NOW);
     let (token, _) = inventory_pages(&effects)
         .into_iter()
@@ -150,19 +136,10 @@ fn the_project_screen_shows_the_review_and_what_changed_since() {
     unchanged.changed_since_review = Some(false);
     unchanged.changed_fields.clear();
     let effects = app.handle(key('m'), NOW);
-    assert!(
-        fetch_in(&effects, Slot::ReviewMark).is_none(),
-        "a note first"
-    );
+    assert!(first_in(&effects, REVIEW_MARK).is_none(), "a note first");
     let effects = app.handle(special(KeyCode::Enter), NOW);
-    let (token, _) = fetch_in(&effects, Slot::ReviewMark).expect("the mark is written");
-    reply_at(
-        &mut app,
-        Slot::ReviewMark,
-        token,
-        history(HistoryReply::Marked(vec![unchanged])),
-        NOW,
-    );
+    let written = first_in(&effects, REVIEW_MARK).expect("the mark is written");
+    app.handle(written.ok(vec![unchanged]), NOW);
     let text = screen(&app, 120, 35);
     assert!(text.contains("✓ unchanged since review"), "{text}");
 }
@@ -182,10 +159,8 @@ fn m_marks_the_marked_rows_with_one_note_else_moves_on() {
         app.handle(key(ch), NOW);
     }
     let effects = app.handle(special(KeyCode::Enter), NOW);
-    let (_, request) = fetch_in(&effects, Slot::ReviewMark).expect("the marks are written");
-    let Request::History(HistoryRequest::Mark { projects, note }) = request else {
-        panic!("a mark: {request:?}");
-    };
+    let written = first_in(&effects, REVIEW_MARK).expect("the marks are written");
+    let MarkReviewed { projects, note } = written.op::<MarkReviewed>();
     let ids: Vec<&str> = projects.iter().map(|(id, _)| id.as_str()).collect();
     assert_eq!(ids, ["prj_a", "prj_b"]);
     assert_eq!(note.as_deref(), Some("batch"));
@@ -200,14 +175,41 @@ fn m_marks_the_marked_rows_with_one_note_else_moves_on() {
     app.inventory.list.select(0);
     app.handle(key('m'), NOW);
     let effects = app.handle(special(KeyCode::Enter), NOW);
-    let (_, request) = fetch_in(&effects, Slot::ReviewMark).expect("the mark is written");
-    let Request::History(HistoryRequest::Mark { projects, note }) = request else {
-        panic!("a mark: {request:?}");
-    };
+    let written = first_in(&effects, REVIEW_MARK).expect("the mark is written");
+    let MarkReviewed { projects, note } = written.op::<MarkReviewed>();
     assert_eq!(projects.len(), 1);
     assert_eq!(projects[0].0, "prj_a");
-    assert_eq!(note, None);
+    assert_eq!(*note, None);
     assert_eq!(app.inventory.list.selected, 1, "the cursor moved on");
+}
+
+/// The App's follow-up to a mark's answer: while only the rows not reviewed
+/// show (`M`), a row marked reviewed leaves the list at once, and the status
+/// line says the mark.
+#[test]
+fn a_row_marked_while_only_rows_not_reviewed_show_leaves_the_list() {
+    let mut app = inventory_with(vec![]);
+    let ids = |app: &App| -> Vec<String> {
+        let rows = &app.inventory.list.rows;
+        rows.iter().map(|item| item.id.clone()).collect()
+    };
+    app.handle(key('M'), NOW);
+    assert_eq!(ids(&app), ["prj_a", "prj_b", "prj_c"], "none reviewed yet");
+    app.inventory.list.select(0);
+    app.handle(key('m'), NOW);
+    let effects = app.handle(special(KeyCode::Enter), NOW);
+    let written = first_in(&effects, REVIEW_MARK).expect("the mark is written");
+    let mut mark = changed_mark();
+    mark.changed_since_review = Some(false);
+    mark.changed_fields.clear();
+    app.handle(written.ok(vec![mark]), NOW);
+    assert_eq!(ids(&app), ["prj_b", "prj_c"], "the reviewed row left");
+    assert!(screen(&app, 120, 35).contains("marked Ledger reviewed"));
+}
+
+/// The history's `data_version` answered `version` to the check `token`.
+pub(crate) fn version(token: u64, version: i64) -> Msg {
+    answer(HISTORY_VERSION, token, Ok(version), HistoryMsg::DataVersion)
 }
 
 /// Wakes the app as the runtime would (other wakes, an expiring notice or an
@@ -218,8 +220,8 @@ fn wake_until_version_check(app: &mut App, limit: OffsetDateTime) -> (u64, Offse
         let wake = app.next_wake().expect("the minute check");
         assert!(wake <= limit + Duration::seconds(1), "{wake}");
         let effects = app.handle(Msg::Wake, wake);
-        if let Some((token, _)) = fetch_in(&effects, Slot::HistoryVersion) {
-            return (token, wake);
+        if let Some(check) = first_in(&effects, HISTORY_VERSION) {
+            return (check.token, wake);
         }
     }
 }
@@ -231,46 +233,22 @@ fn a_write_by_another_process_refreshes_marks_within_a_minute() {
     // The first check rode on the first message handled; no other until the minute.
     let (mut app, token) = inventory_and_version_check(vec![]);
     let effects = app.handle(Msg::Wake, NOW + Duration::seconds(30));
-    assert!(fetch_in(&effects, Slot::HistoryVersion).is_none());
-    let effects = reply_at(
-        &mut app,
-        Slot::HistoryVersion,
-        token,
-        history(HistoryReply::DataVersion(4)),
-        NOW,
-    );
+    assert!(first_in(&effects, HISTORY_VERSION).is_none());
+    let effects = app.handle(version(token, 4), NOW);
     assert!(
-        fetch_in(&effects, Slot::ReviewMarks).is_none(),
+        first_in(&effects, REVIEW_MARKS).is_none(),
         "the first answer is the baseline"
     );
     // Within a minute, a wake (no key) asks again.
     let (token, wake) = wake_until_version_check(&mut app, NOW + Duration::minutes(1));
     // Unchanged: nothing is read.
-    let effects = reply_at(
-        &mut app,
-        Slot::HistoryVersion,
-        token,
-        history(HistoryReply::DataVersion(4)),
-        wake,
-    );
-    assert!(fetch_in(&effects, Slot::ReviewMarks).is_none());
+    let effects = app.handle(version(token, 4), wake);
+    assert!(first_in(&effects, REVIEW_MARKS).is_none());
     let (token, wake) = wake_until_version_check(&mut app, wake + Duration::minutes(1));
     // Another process recorded a snapshot: marks (and Changes) are read again.
-    let effects = reply_at(
-        &mut app,
-        Slot::HistoryVersion,
-        token,
-        history(HistoryReply::DataVersion(5)),
-        wake,
-    );
-    let (token, _) = fetch_in(&effects, Slot::ReviewMarks).expect("marks read again");
-    reply_at(
-        &mut app,
-        Slot::ReviewMarks,
-        token,
-        history(HistoryReply::Marks(vec![changed_mark()])),
-        wake,
-    );
+    let effects = app.handle(version(token, 5), wake);
+    let read = first_in(&effects, REVIEW_MARKS).expect("marks read again");
+    app.handle(read.ok(vec![changed_mark()]), wake);
     assert!(screen(&app, 120, 35).contains("Δ Ledger"));
 }
 
@@ -282,16 +260,19 @@ mod with_a_real_history {
     use vantage::history::{HistoryConfig, ProjectState, SeenState, Store};
     use vantage::server::seed::{GenerateSpec, generate};
     use vantage::tui::executor::ClientExecutor;
-    use vantage::tui::review::executor::{HistoryAccess, WithHistory};
-    use vantage::tui::services::Executor;
+    use vantage::tui::request::Operation;
+    use vantage::tui::review::executor::{HistoryAccess, SnapshotOutcome, WithHistory};
+    use vantage::tui::review::ops::{DataVersion, ListMarks, TakeSnapshot};
 
     use super::*;
     use crate::common::{self, ENTERPRISE_ADMIN, ENTERPRISE_WS, T0};
+    use crate::support::run_on;
 
-    async fn ask(executor: &WithHistory, request: HistoryRequest) -> HistoryReply {
-        match executor.execute(Request::History(request)).await {
-            Ok(Reply::History(reply)) => *reply,
-            other => panic!("not a history reply: {other:?}"),
+    /// `operation`'s answer from the history, which must not fail.
+    async fn ask<O: Operation>(executor: &WithHistory, operation: O) -> O::Output {
+        match run_on(executor, operation).await {
+            Ok(output) => output,
+            Err(error) => panic!("the history failed: {error:?}"),
         }
     }
 
@@ -319,10 +300,7 @@ mod with_a_real_history {
     }
 
     async fn marks(executor: &WithHistory) -> Vec<ReviewMark> {
-        let HistoryReply::Marks(marks) = ask(executor, HistoryRequest::Marks).await else {
-            panic!("marks");
-        };
-        marks
+        ask(executor, ListMarks).await
     }
 
     /// Item 1, as the issue tried it: `v` → workspace_view after the last
@@ -343,7 +321,7 @@ mod with_a_real_history {
             ..HistoryConfig::default()
         };
         let executor = executor(&client, ENTERPRISE_WS, clock.clone(), &dir, config);
-        ask(&executor, HistoryRequest::TakeSnapshot).await;
+        ask(&executor, TakeSnapshot).await;
         clock.advance(Duration::minutes(5));
         // The project to review: one not yet view-only for members.
         let params = vantage::api::InventoryParams::default();
@@ -379,20 +357,14 @@ mod with_a_real_history {
             state: ProjectState::from_item(row),
             read_at: clock.now(),
         };
-        let HistoryReply::Marked(marked) = ask(
-            &executor,
-            HistoryRequest::Mark {
-                projects: vec![(id.clone(), Some(Box::new(seen)))],
-                note: Some("view-only for members now".into()),
-            },
-        )
-        .await
-        else {
-            panic!("a mark");
+        let mark = MarkReviewed {
+            projects: vec![(id.clone(), Some(Box::new(seen)))],
+            note: Some("view-only for members now".into()),
         };
+        let marked = ask(&executor, mark).await;
         assert_eq!(marked[0].reviewer.as_deref(), Some("ada"));
         clock.advance(Duration::minutes(5));
-        ask(&executor, HistoryRequest::TakeSnapshot).await;
+        ask(&executor, TakeSnapshot).await;
         let mark = marks(&executor).await.remove(0);
         assert_eq!(
             mark.changed_since_review,
@@ -411,7 +383,7 @@ mod with_a_real_history {
             .await
             .unwrap();
         clock.advance(Duration::minutes(5));
-        ask(&executor, HistoryRequest::TakeSnapshot).await;
+        ask(&executor, TakeSnapshot).await;
         let mark = marks(&executor).await.remove(0);
         assert_eq!(mark.changed_since_review, Some(true));
         let fields: Vec<&str> = mark
@@ -441,12 +413,8 @@ mod with_a_real_history {
             &dir,
             HistoryConfig::default(),
         );
-        let version = |reply| match reply {
-            HistoryReply::DataVersion(version) => version,
-            other => panic!("not a version: {other:?}"),
-        };
-        let first = version(ask(&executor, HistoryRequest::DataVersion).await);
-        let again = version(ask(&executor, HistoryRequest::DataVersion).await);
+        let first = ask(&executor, DataVersion).await;
+        let again = ask(&executor, DataVersion).await;
         assert_eq!(first, again, "nothing was written");
         let mut other = Store::open(&dir.path().join("history.sqlite3")).unwrap();
         let mark = vantage::history::NewMark {
@@ -456,7 +424,7 @@ mod with_a_real_history {
             seen: None,
         };
         other.mark_reviewed(ENTERPRISE_WS, &mark, T0).unwrap();
-        let after = version(ask(&executor, HistoryRequest::DataVersion).await);
+        let after = ask(&executor, DataVersion).await;
         assert_ne!(after, first, "another connection wrote");
         server.stop().await;
     }
@@ -519,8 +487,7 @@ mod with_a_real_history {
                 progress: Some(progress_tx),
             },
         );
-        let HistoryReply::SnapshotTaken(info) = ask(&executor, HistoryRequest::TakeSnapshot).await
-        else {
+        let SnapshotOutcome::Taken(info) = ask(&executor, TakeSnapshot).await else {
             panic!("a snapshot");
         };
         assert_eq!(info.projects, 5_000);
@@ -577,7 +544,7 @@ mod with_a_real_history {
         let store = || Store::open(&dir.path().join("history.sqlite3")).unwrap();
         let mut unnamed = Vec::new();
         for _ in 0..3 {
-            ask(&executor, HistoryRequest::TakeSnapshot).await;
+            ask(&executor, TakeSnapshot).await;
             let store = store();
             let latest = store.latest_snapshot(&workspace).unwrap().unwrap();
             let members = store.members(latest.id).unwrap();

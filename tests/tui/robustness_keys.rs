@@ -16,7 +16,7 @@ use vantage::api::model::{
     AudienceSettings, Breakdowns, Deployment, EmbedUrl, Insights, InventoryPage, Member, MemberRef,
     Page, PiiFinding, Project, Realtime, ScanFinding, SecurityScan, Traffic,
 };
-use vantage::api::{ApiKey, Client, ClientConfig, MemberListParams};
+use vantage::api::{ApiKey, Client, ClientConfig, MemberListParams, PageParams};
 use vantage::clock::Clock;
 use vantage::rng::SplitMix64;
 use vantage::server::seed::{self, GenerateSpec};
@@ -105,6 +105,7 @@ async fn canned() -> Canned {
         .id
         .clone();
     let members = ListMembers {
+        workspace_id: services.workspace_id.clone(),
         params: MemberListParams {
             limit: Some(20),
             ..MemberListParams::default()
@@ -149,8 +150,8 @@ async fn canned() -> Canned {
         .unwrap(),
         pii: ListPii {
             project_id: with_pii,
+            params: PageParams { limit: Some(20) },
             cursor: None,
-            limit: 20,
         }
         .run(&services)
         .await
@@ -269,6 +270,26 @@ impl Canned {
         .or_else(|| canned_as(fetch, |_: &ListMarks| Vec::new()))
         .or_else(|| canned_as(fetch, |_: &MarkReviewed| Vec::new()))
         .or_else(|| canned_as(fetch, |_: &DataVersion| 1))
+        .or_else(|| {
+            canned_as(fetch, |_: &TakeSnapshot| {
+                vantage::tui::review::executor::SnapshotOutcome::Skipped(
+                    "a fresh snapshot is there".into(),
+                )
+            })
+        })
+        .or_else(|| {
+            canned_as(fetch, |export: &ExportList| Exported {
+                path: export.path.clone(),
+                count: 25,
+            })
+        })
+        .or_else(|| {
+            canned_as(fetch, |save: &SaveView| ViewSaved {
+                path: save.path.clone(),
+                name: save.name.clone(),
+                saved: save.view.is_some(),
+            })
+        })
         .or_else(|| canned_as(fetch, |_: &LatestProjectState| None))
         .unwrap_or_else(|| panic!("no canned answer for {:?}", fetch.job))
     }
@@ -277,18 +298,9 @@ impl Canned {
     fn legacy(&self, request: &Request) -> Reply {
         match request {
             Request::InventoryPage { .. } => Reply::InventoryPage(Box::new(self.inventory.clone())),
-            Request::ExportInventory { path, .. } | Request::ExportRows { path, .. } => {
-                Reply::Exported {
-                    path: path.clone(),
-                    count: 25,
-                }
-            }
-            Request::SaveView {
-                path, name, view, ..
-            } => Reply::ViewSaved {
+            Request::ExportInventory { path, .. } => Reply::Exported {
                 path: path.clone(),
-                name: name.clone(),
-                saved: view.is_some(),
+                count: 25,
             },
             Request::GetProject { .. } | Request::UpdateProject { .. } => {
                 Reply::Project(Box::new(self.project.clone()))
@@ -318,6 +330,8 @@ impl Canned {
                     changes: Vec::new(),
                 }))))
             }
+            // The App's saved views and list exports ask typed operations.
+            other => panic!("{other:?} is asked as a typed operation"),
         }
     }
 }

@@ -598,13 +598,11 @@ fn ctrl_s_on_the_findings_exports_them_with_the_screens_filters() {
         Msg::Key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL)),
         NOW,
     );
-    let (_, request) = fetch(&effects, Slot::ListExport);
-    let Request::ExportRows { rows, path } = request else {
-        panic!("{request:?}");
-    };
+    let export = crate::support::only(&effects, vantage::tui::app::LIST_EXPORT);
+    let vantage::tui::ops::ExportList { rows, path } = export.op();
     assert_eq!(
         rows,
-        vantage::tui::export::ExportRows::Findings {
+        &vantage::tui::export::ExportRows::Findings {
             project_id: "prj_00000".into(),
             scan_id: "scn_latest".into(),
             levels: vec![vantage::api::model::FindingLevel::Error],

@@ -166,6 +166,19 @@ pub fn answer<T, M: Message>(
     Msg::Answer(Answer::of(slot, token, result, to_message))
 }
 
+/// The first request among effects in `slot` (any lane of it), if any.
+pub fn first_in(effects: &[Effect], slot: Slot) -> Option<Fetch> {
+    asked_in(effects, slot).into_iter().next()
+}
+
+/// Runs `operation` on the services of `executor`, as the runtime would.
+pub async fn run_on<O: Operation>(
+    executor: &impl vantage::tui::services::Executor,
+    operation: O,
+) -> Result<O::Output, ErrorInfo> {
+    operation.run(&executor.services()).await
+}
+
 // --- The inventory's requests (typed) ------------------------------------------
 
 /// The requests among effects in `slot` whose operation is an `O`: (token,

@@ -7,12 +7,12 @@
 use crossterm::event::KeyCode;
 use vantage::history::ReviewMark;
 use vantage::tui::app::App;
-use vantage::tui::effect::Slot;
 
-use crate::changes::{fetch_in, screen};
-use crate::review_marks::{NOW, changed_mark, inventory_with, item, page, reply_at};
+use crate::changes::screen;
+use crate::review_marks::{NOW, changed_mark, inventory_with, item, page};
+use crate::support::{Fetch, first_in, key, special};
 use crate::support::{answer_inventory_page, inventory_pages};
-use crate::support::{key, special};
+use vantage::tui::app::{HISTORY_VERSION, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
 
 fn bobs_mark() -> ReviewMark {
     let mut mark = changed_mark();
@@ -98,26 +98,24 @@ fn reviewer_keeps_the_projects_that_reviewer_marked_and_alone_clears_it() {
     assert!(!text.contains("reviewed by bob ·"), "{text}");
 }
 
-fn away(
-    at: time::OffsetDateTime,
-) -> Result<vantage::tui::effect::Reply, vantage::tui::effect::ErrorInfo> {
+fn away(at: time::OffsetDateTime) -> vantage::tui::effect::ErrorInfo {
     let mut error = vantage::tui::effect::ErrorInfo::local(
         "history: cannot reach the shared history db.example:5432/vantage: connection refused"
             .into(),
         at,
     );
     error.kind = Some(vantage::tui::review::request::HISTORY_AWAY.into());
-    Err(error)
+    error
 }
 
 /// Wakes the App as the runtime would until it asks the history again: the
-/// token and the time.
-fn wake_until_try(app: &mut App) -> (u64, time::OffsetDateTime) {
+/// request and the time.
+fn wake_until_try(app: &mut App) -> (Fetch, time::OffsetDateTime) {
     for _ in 0..20 {
         let wake = app.next_wake().expect("a wake while away");
         let effects = app.handle(vantage::tui::app::Msg::Wake, wake);
-        if let Some((token, _)) = fetch_in(&effects, Slot::HistoryVersion) {
-            return (token, wake);
+        if let Some(check) = first_in(&effects, HISTORY_VERSION) {
+            return (check, wake);
         }
     }
     panic!("the history is never tried again");
@@ -129,13 +127,21 @@ fn wake_until_try(app: &mut App) -> (u64, time::OffsetDateTime) {
 #[test]
 fn an_unreachable_history_is_said_retried_with_backoff_and_marks_are_refused() {
     use time::Duration;
-    use vantage::tui::review::request::HistoryReply;
+    use vantage::tui::app::HistoryMsg;
 
-    use crate::changes::history;
-    use crate::review_marks::inventory_and_version_check;
+    use crate::review_marks::{inventory_and_version_check, version};
+    use crate::support::answer;
 
     let (mut app, token) = inventory_and_version_check(vec![bobs_mark()]);
-    reply_at(&mut app, Slot::HistoryVersion, token, away(NOW), NOW);
+    app.handle(
+        answer(
+            HISTORY_VERSION,
+            token,
+            Err(away(NOW)),
+            HistoryMsg::DataVersion,
+        ),
+        NOW,
+    );
     assert!(app.history_away().is_some());
     let text = screen(&app, 160, 35);
     assert!(text.contains("history unreachable"), "{text}");
@@ -143,16 +149,16 @@ fn an_unreachable_history_is_said_retried_with_backoff_and_marks_are_refused() {
 
     // A mark is refused at once, and says so.
     let effects = app.handle(key('m'), NOW);
-    assert!(fetch_in(&effects, Slot::ReviewMark).is_none());
+    assert!(first_in(&effects, REVIEW_MARK).is_none());
     assert!(app.history.note.is_none(), "no note field opens");
     assert!(screen(&app, 160, 35).contains("not marked: the review history is unreachable"));
 
     // Tries again after 5 s, then 10 s, then 20 s.
     let mut last = NOW;
     for wait in [5, 10, 20] {
-        let (token, at) = wake_until_try(&mut app);
+        let (check, at) = wake_until_try(&mut app);
         assert_eq!(at - last, Duration::seconds(wait), "the wait grows");
-        reply_at(&mut app, Slot::HistoryVersion, token, away(at), at);
+        app.handle(check.fail(away(at)), at);
         last = at;
     }
     assert_eq!(
@@ -162,23 +168,11 @@ fn an_unreachable_history_is_said_retried_with_backoff_and_marks_are_refused() {
     );
 
     // Back: it says so and reads the marks again by itself.
-    let (token, at) = wake_until_try(&mut app);
-    let effects = reply_at(
-        &mut app,
-        Slot::HistoryVersion,
-        token,
-        history(HistoryReply::DataVersion(9)),
-        at,
-    );
+    let (check, at) = wake_until_try(&mut app);
+    let effects = app.handle(version(check.token, 9), at);
     assert!(app.history_away().is_none());
-    let (token, _) = fetch_in(&effects, Slot::ReviewMarks).expect("marks are read again");
-    reply_at(
-        &mut app,
-        Slot::ReviewMarks,
-        token,
-        history(HistoryReply::Marks(vec![bobs_mark(), changed_mark()])),
-        at,
-    );
+    let read = first_in(&effects, REVIEW_MARKS).expect("marks are read again");
+    app.handle(read.ok(vec![bobs_mark(), changed_mark()]), at);
     let text = screen(&app, 160, 35);
     assert!(!text.contains("history unreachable"), "{text}");
     assert!(text.contains("Δ Ledger · ada"), "{text}");
@@ -186,8 +180,8 @@ fn an_unreachable_history_is_said_retried_with_backoff_and_marks_are_refused() {
     // A mark that was under way when it went away is refused out loud.
     app.handle(key('m'), at);
     let effects = app.handle(special(KeyCode::Enter), at);
-    let (token, _) = fetch_in(&effects, Slot::ReviewMark).expect("marks work again");
-    reply_at(&mut app, Slot::ReviewMark, token, away(at), at);
+    let written = first_in(&effects, REVIEW_MARK).expect("marks work again");
+    app.handle(written.fail(away(at)), at);
     assert!(
         screen(&app, 160, 35).contains("NOT marked: the review history is unreachable"),
         "never lost silently"
@@ -199,15 +193,15 @@ fn an_unreachable_history_is_said_retried_with_backoff_and_marks_are_refused() {
 mod with_a_shared_history {
     use vantage::api::{ApiKey, Client, ClientConfig};
     use vantage::history::{HistoryConfig, HistoryLocation, PgTarget};
-    use vantage::tui::effect::{Reply, Request};
     use vantage::tui::executor::ClientExecutor;
-    use vantage::tui::review::executor::{HistoryAccess, WithHistory};
-    use vantage::tui::review::request::{HISTORY_AWAY, HistoryReply, HistoryRequest};
+    use vantage::tui::review::executor::{HistoryAccess, SnapshotOutcome, WithHistory};
+    use vantage::tui::review::ops::{DataVersion, ListMarks, MarkReviewed, TakeSnapshot};
+    use vantage::tui::review::request::HISTORY_AWAY;
     use vantage::tui::services::Executor;
 
     use super::*;
     use crate::common::{self, ENTERPRISE_ADMIN, ENTERPRISE_WS};
-    use crate::support::{asked_in, fetches};
+    use crate::support::{asked_in, fetches, run_on};
 
     fn shared(url: &str) -> HistoryLocation {
         HistoryLocation::Database(PgTarget::parse(url, None).unwrap())
@@ -258,19 +252,6 @@ mod with_a_shared_history {
                 progress: None,
             },
         )
-    }
-
-    async fn ask(
-        executor: &WithHistory,
-        request: HistoryRequest,
-    ) -> Result<HistoryReply, vantage::tui::effect::ErrorInfo> {
-        executor
-            .execute(Request::History(request))
-            .await
-            .map(|reply| match reply {
-                Reply::History(reply) => *reply,
-                other => panic!("not a history reply: {other:?}"),
-            })
     }
 
     async fn roomy_server() -> (vantage::server::RunningServer, vantage::clock::Clock) {
@@ -328,17 +309,16 @@ mod with_a_shared_history {
         .unwrap();
         let url = fresh_database();
         let alice = executor_on(&client, &clock, &workspace, shared(&url), reviewer("alice"));
-        let Ok(HistoryReply::SnapshotTaken(info)) = ask(&alice, HistoryRequest::TakeSnapshot).await
-        else {
+        let Ok(SnapshotOutcome::Taken(info)) = run_on(&alice, TakeSnapshot).await else {
             panic!("alice's snapshot");
         };
         let walked = server.app.served("list_inventory");
         assert!(walked > 1, "a snapshot walks every page: {walked}");
         // Bob's background snapshot, asked for anyway: skipped, nothing walked.
         let bob_early = executor_on(&client, &clock, &workspace, shared(&url), reviewer("bob"));
-        let skipped = ask(&bob_early, HistoryRequest::TakeSnapshot).await;
+        let skipped = run_on(&bob_early, TakeSnapshot).await;
         assert!(
-            matches!(&skipped, Ok(HistoryReply::SnapshotSkipped(reason)) if reason.contains("fresh snapshot")),
+            matches!(&skipped, Ok(SnapshotOutcome::Skipped(reason)) if reason.contains("fresh snapshot")),
             "{skipped:?}"
         );
         assert_eq!(server.app.served("list_inventory"), walked);
@@ -363,7 +343,7 @@ mod with_a_shared_history {
         assert!(text.contains("350"), "the snapshot's insights: {text}");
         assert_eq!(app.history.seeded_at, Some(info.taken_at));
         assert!(
-            fetch_in(&effects, Slot::TakeSnapshot).is_none(),
+            first_in(&effects, TAKE_SNAPSHOT).is_none(),
             "snapshot {} is fresh: no background snapshot",
             info.id
         );
@@ -391,7 +371,7 @@ mod with_a_shared_history {
             clock.now(),
         );
         let effects = later.start(clock.now());
-        assert!(fetch_in(&effects, Slot::TakeSnapshot).is_some());
+        assert!(first_in(&effects, TAKE_SNAPSHOT).is_some());
         server.stop().await;
     }
 
@@ -405,30 +385,16 @@ mod with_a_shared_history {
         let url = fresh_database();
         let alice = executor(&client, &clock, shared(&url), reviewer("alice"));
         let bob = executor(&client, &clock, shared(&url), reviewer("bob"));
-        let Ok(HistoryReply::DataVersion(before)) = ask(&bob, HistoryRequest::DataVersion).await
-        else {
-            panic!("a version");
+        let before = run_on(&bob, DataVersion).await.expect("a version");
+        let mark = MarkReviewed {
+            projects: vec![("prj_shared".into(), None)],
+            note: Some("owner asked".into()),
         };
-        let Ok(HistoryReply::Marked(marked)) = ask(
-            &alice,
-            HistoryRequest::Mark {
-                projects: vec![("prj_shared".into(), None)],
-                note: Some("owner asked".into()),
-            },
-        )
-        .await
-        else {
-            panic!("alice's mark");
-        };
+        let marked = run_on(&alice, mark).await.expect("alice's mark");
         assert_eq!(marked[0].reviewer.as_deref(), Some("alice"));
-        let Ok(HistoryReply::DataVersion(after)) = ask(&bob, HistoryRequest::DataVersion).await
-        else {
-            panic!("a version");
-        };
+        let after = run_on(&bob, DataVersion).await.expect("a version");
         assert_ne!(before, after, "bob's minute check sees alice's write");
-        let Ok(HistoryReply::Marks(marks)) = ask(&bob, HistoryRequest::Marks).await else {
-            panic!("marks");
-        };
+        let marks = run_on(&bob, ListMarks).await.expect("marks");
         assert_eq!(marks.len(), 1);
         assert_eq!(marks[0].reviewer.as_deref(), Some("alice"));
         assert_eq!(marks[0].note.as_deref(), Some("owner asked"));
@@ -457,19 +423,21 @@ mod with_a_shared_history {
         assert!(app.history_away().is_some());
         let effects = app.start(clock.now());
         assert!(
-            inventory_pages(&effects).into_iter().next().is_some() || !fetches(&effects).is_empty(),
+            inventory_pages(&effects).into_iter().next().is_some()
+                || !crate::support::asked(&effects).is_empty(),
             "the live screens load"
         );
         let bob = executor(&client, &clock, shared(&url), reviewer("bob"));
-        for request in [
-            HistoryRequest::DataVersion,
-            HistoryRequest::Marks,
-            HistoryRequest::Mark {
-                projects: vec![("prj_x".into(), None)],
-                note: None,
-            },
+        let mark = MarkReviewed {
+            projects: vec![("prj_x".into(), None)],
+            note: None,
+        };
+        for error in [
+            run_on(&bob, DataVersion).await.map(|_| ()),
+            run_on(&bob, ListMarks).await.map(|_| ()),
+            run_on(&bob, mark).await.map(|_| ()),
         ] {
-            let error = ask(&bob, request).await.expect_err("away");
+            let error = error.expect_err("away");
             assert_eq!(error.kind.as_deref(), Some(HISTORY_AWAY), "{error:?}");
             assert!(!error.summary.contains("password"), "{}", error.summary);
         }

@@ -7,12 +7,18 @@
 //! - `workspaces.rs`: the workspaces a key reaches, and their projects' listing
 //!   (shapes from the real service's reference, DESIGN.md).
 
-/// Declares a list operation once, as two methods: one page at a cursor, and a
-/// stream of every item over every page. Both take the same path arguments
-/// (`&str`) and the same parameter struct, sent through [`to_query`]:
-/// `(path arguments) params: Type, PageType => ItemType, at path`.
+/// Declares a list operation once: the value of a request for one page
+/// (a struct of the path arguments, the parameters and the cursor, which is a
+/// [`ListCall`]), and two methods of [`Client`]: one page at a cursor, and a
+/// stream of every item over every page. The methods take the same path
+/// arguments (`&str`) and the same parameter struct, sent through [`to_query`]:
+/// `operation Name, page method, stream method, (path arguments) params: Type,
+/// PageType => ItemType, at path`. Invoked outside `impl Client`: it writes
+/// the struct beside the methods.
 macro_rules! list_operation {
     (
+        $(#[doc = $op_doc:literal])*
+        operation $op:ident,
         $(#[doc = $page_doc:literal])*
         page $page_fn:ident,
         $(#[doc = $stream_doc:literal])*
@@ -21,33 +27,94 @@ macro_rules! list_operation {
         $page:ty => $item:ty,
         at $path:expr $(,)?
     ) => {
-        $(#[doc = $page_doc])*
-        pub async fn $page_fn(
-            &self,
-            $($arg: &str,)*
-            $params: &$params_type,
-            cursor: Option<&str>,
-        ) -> Result<$page, ApiError> {
-            let path: Result<String, ApiError> = $path;
-            self.get(path?, $crate::api::page::to_query($params, cursor)).await
+        $(#[doc = $op_doc])*
+        #[doc = ""]
+        #[doc = concat!("Its page is [`Client::", stringify!($page_fn), "`]'s.")]
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct $op {
+            $(pub $arg: String,)*
+            pub $params: $params_type,
+            /// The page wanted: `None` for the first.
+            pub cursor: Option<String>,
         }
 
-        $(#[doc = $stream_doc])*
-        pub fn $stream_fn(
-            &self,
-            $($arg: &str,)*
-            $params: $params_type,
-        ) -> impl futures::Stream<Item = Result<$item, ApiError>> + Send + 'static {
-            let path: Result<String, ApiError> = $path;
-            self.paged::<$page>(stringify!($page_fn), path, $params, None)
+        impl $crate::api::client::ListCall for $op {
+            type Page = $page;
+
+            fn call(
+                self,
+                client: &Client,
+            ) -> impl std::future::Future<Output = Result<$page, ApiError>> + Send {
+                async move {
+                    client
+                        .$page_fn($(&self.$arg,)* &self.$params, self.cursor.as_deref())
+                        .await
+                }
+            }
+
+            fn walk(&self) -> $crate::api::page::PageWalk {
+                $(let $arg: &str = &self.$arg;)*
+                let $params = &self.$params;
+                let path: Result<String, ApiError> = $path;
+                // A path that cannot be made fails the request itself; the
+                // walk's errors then name the operation alone.
+                $crate::api::page::PageWalk::new(
+                    stringify!($page_fn),
+                    path.unwrap_or_default(),
+                    $params.limit,
+                )
+            }
+        }
+
+        impl Client {
+            $(#[doc = $page_doc])*
+            pub async fn $page_fn(
+                &self,
+                $($arg: &str,)*
+                $params: &$params_type,
+                cursor: Option<&str>,
+            ) -> Result<$page, ApiError> {
+                let path: Result<String, ApiError> = $path;
+                self.get(path?, $crate::api::page::to_query($params, cursor)).await
+            }
+
+            $(#[doc = $stream_doc])*
+            pub fn $stream_fn(
+                &self,
+                $($arg: &str,)*
+                $params: $params_type,
+            ) -> impl futures::Stream<Item = Result<$item, ApiError>> + Send + 'static {
+                let path: Result<String, ApiError> = $path;
+                self.paged::<$page>(stringify!($page_fn), path, $params, None)
+            }
         }
     };
+}
+
+/// One page of a list operation as a value (declared by `list_operation!`
+/// beside the client's method): what the dashboard asks for and its tests
+/// compare; [`ListCall::call`] makes the request.
+pub trait ListCall: std::fmt::Debug + Clone + PartialEq + Send + Sync + 'static {
+    type Page: Send + 'static;
+
+    fn call(
+        self,
+        client: &Client,
+    ) -> impl std::future::Future<Output = Result<Self::Page, ApiError>> + Send;
+
+    /// The bounds of a walk that starts with this page (DESIGN.md, "Every
+    /// walk is bounded"): the operation's name, its path and page size.
+    fn walk(&self) -> PageWalk;
 }
 
 mod projects;
 mod reads;
 mod security;
 mod workspaces;
+
+pub use reads::{ListInventory, ListMembers, ListPii, ListScanFindings};
+pub use security::ListSecurityScans;
+pub use workspaces::{ListProjects, ListWorkspaces};
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -11,7 +11,7 @@ use super::super::model::{
 };
 use super::super::page::{InventoryParams, MemberListParams, PageParams, PageWalk, Query};
 use super::super::paths;
-use super::Client;
+use super::{Client, ListCall};
 
 impl Client {
     /// `GET /v1/projects/{id}/analytics/realtime`.
@@ -38,33 +38,41 @@ impl Client {
         self.get(paths::project(project_id, "/analytics/breakdowns")?, query)
             .await
     }
+}
 
-    list_operation! {
-        /// `GET /v1/projects/{id}/pii-labels`: one page.
-        page list_pii,
-        /// Every personal-data finding of a project.
-        stream pii_stream,
-        (project_id) params: PageParams,
-        Page<PiiFinding> => PiiFinding,
-        at paths::project(project_id, "/pii-labels"),
-    }
+list_operation! {
+    /// A page of a project's personal-data findings.
+    operation ListPii,
+    /// `GET /v1/projects/{id}/pii-labels`: one page.
+    page list_pii,
+    /// Every personal-data finding of a project.
+    stream pii_stream,
+    (project_id) params: PageParams,
+    Page<PiiFinding> => PiiFinding,
+    at paths::project(project_id, "/pii-labels"),
+}
 
+impl Client {
     /// `GET /v1/workspaces/{id}/members/{user_id}`.
     pub async fn get_member(&self, workspace_id: &str, user_id: &str) -> Result<Member, ApiError> {
         self.get(paths::member(workspace_id, user_id)?, Query::default())
             .await
     }
+}
 
-    list_operation! {
-        /// `GET /v1/workspaces/{id}/members`: one page.
-        page list_members,
-        /// Every member of a workspace matching `params`.
-        stream members_stream,
-        (workspace_id) params: MemberListParams,
-        Page<MemberRef> => MemberRef,
-        at paths::workspace(workspace_id, "/members"),
-    }
+list_operation! {
+    /// A page of a workspace's members.
+    operation ListMembers,
+    /// `GET /v1/workspaces/{id}/members`: one page.
+    page list_members,
+    /// Every member of a workspace matching `params`.
+    stream members_stream,
+    (workspace_id) params: MemberListParams,
+    Page<MemberRef> => MemberRef,
+    at paths::workspace(workspace_id, "/members"),
+}
 
+impl Client {
     /// `GET /v1/workspaces/{id}/security-center/insights`; `review_priority`
     /// filters only `findings`.
     pub async fn get_insights(
@@ -80,18 +88,22 @@ impl Client {
         )
         .await
     }
+}
 
-    list_operation! {
-        /// `GET /v1/workspaces/{id}/security-center/insights/projects`: one page, with
-        /// `total`, `as_of` and `applied_finding`.
-        page list_inventory,
-        /// Every inventory item matching `params`, in the requested order.
-        stream inventory_stream,
-        (workspace_id) params: InventoryParams,
-        InventoryPage => InventoryItem,
-        at paths::workspace(workspace_id, paths::INVENTORY),
-    }
+list_operation! {
+    /// A page of the inventory: the filters are the parameters, the page size among them.
+    operation ListInventory,
+    /// `GET /v1/workspaces/{id}/security-center/insights/projects`: one page, with
+    /// `total`, `as_of` and `applied_finding`.
+    page list_inventory,
+    /// Every inventory item matching `params`, in the requested order.
+    stream inventory_stream,
+    (workspace_id) params: InventoryParams,
+    InventoryPage => InventoryItem,
+    at paths::workspace(workspace_id, paths::INVENTORY),
+}
 
+impl Client {
     /// The inventory as [`Client::inventory_stream`] reads it, each item left as
     /// the server's JSON text (for exports that pass items through).
     pub fn inventory_raw_stream(
@@ -112,17 +124,23 @@ impl Client {
     /// ([`Client::list_inventory`] at each cursor), for walks that are not a
     /// stream: they check each page with [`PageWalk::follow`].
     pub fn inventory_walk(&self, workspace_id: &str, params: &InventoryParams) -> PageWalk {
-        let path = paths::workspace(workspace_id, paths::INVENTORY)
-            .unwrap_or_else(|_| paths::INVENTORY.to_owned());
-        PageWalk::new("list_inventory", path, params.limit)
+        let first = ListInventory {
+            workspace_id: workspace_id.to_owned(),
+            params: params.clone(),
+            cursor: None,
+        };
+        first.walk()
     }
 
     /// The bounds of a page-by-page walk of the members with `params`
     /// ([`Client::list_members`] at each cursor), as [`Client::inventory_walk`].
     pub fn members_walk(&self, workspace_id: &str, params: &MemberListParams) -> PageWalk {
-        let path =
-            paths::workspace(workspace_id, "/members").unwrap_or_else(|_| "/members".to_owned());
-        PageWalk::new("list_members", path, params.limit)
+        let first = ListMembers {
+            workspace_id: workspace_id.to_owned(),
+            params: params.clone(),
+            cursor: None,
+        };
+        first.walk()
     }
 
     /// [`Client::members_stream`], the walk bounded by the member count the
@@ -150,14 +168,16 @@ impl Client {
         self.get(paths::scan(project_id, scan_id)?, Query::default())
             .await
     }
+}
 
-    list_operation! {
-        /// `GET /v1/projects/{id}/security-scans/{scan_id}/findings`: one page.
-        page list_scan_findings,
-        /// Every finding of a scan: the full snapshot, fixed and ignored included.
-        stream scan_findings_stream,
-        (project_id, scan_id) params: PageParams,
-        Page<ScanFinding> => ScanFinding,
-        at paths::scan_findings(project_id, scan_id),
-    }
+list_operation! {
+    /// A page of a scan's findings.
+    operation ListScanFindings,
+    /// `GET /v1/projects/{id}/security-scans/{scan_id}/findings`: one page.
+    page list_scan_findings,
+    /// Every finding of a scan: the full snapshot, fixed and ignored included.
+    stream scan_findings_stream,
+    (project_id, scan_id) params: PageParams,
+    Page<ScanFinding> => ScanFinding,
+    at paths::scan_findings(project_id, scan_id),
 }

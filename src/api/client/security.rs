@@ -10,17 +10,19 @@ use super::super::page::{PageParams, Query};
 use super::super::paths;
 use super::Client;
 
-impl Client {
-    list_operation! {
-        /// `GET /v1/projects/{id}/security-scans`: one page, newest first.
-        page list_security_scans,
-        /// Every scan of a project, newest first.
-        stream security_scans_stream,
-        (project_id) params: PageParams,
-        Page<SecurityScan> => SecurityScan,
-        at paths::project(project_id, "/security-scans"),
-    }
+list_operation! {
+    /// A page of a project's security scans, newest first.
+    operation ListSecurityScans,
+    /// `GET /v1/projects/{id}/security-scans`: one page, newest first.
+    page list_security_scans,
+    /// Every scan of a project, newest first.
+    stream security_scans_stream,
+    (project_id) params: PageParams,
+    Page<SecurityScan> => SecurityScan,
+    at paths::project(project_id, "/security-scans"),
+}
 
+impl Client {
     /// `GET /v1/projects/{id}/analytics`: visitors, pageviews, pageviews per
     /// visit, session duration and bounce rate over the UTC dates of
     /// `starts_at` to `ends_at`, in daily or hourly buckets.

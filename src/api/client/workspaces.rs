@@ -13,28 +13,32 @@ use super::Client;
 const PROJECTS: &str = "/v1/projects";
 const WORKSPACES: &str = "/v1/workspaces";
 
+list_operation! {
+    /// A page of the project summaries of 1 to 10 workspaces.
+    operation ListProjects,
+    /// `GET /v1/projects?workspace_id=W…`: one page of project summaries, last
+    /// edited first. 1 to 10 workspaces, checked before any request is sent.
+    page list_projects,
+    /// Every project summary of the workspaces in `params`.
+    stream projects_stream,
+    () params: ProjectListParams,
+    Page<ProjectSummary> => ProjectSummary,
+    at check_workspaces(&params.workspace_id).map(|()| PROJECTS.to_owned()),
+}
+
+list_operation! {
+    /// A page of the workspaces the credential reaches.
+    operation ListWorkspaces,
+    /// `GET /v1/workspaces`: one page of the workspaces the credential reaches.
+    page list_workspaces,
+    /// Every workspace the credential reaches.
+    stream workspaces_stream,
+    () params: PageParams,
+    Page<Workspace> => Workspace,
+    at Ok(WORKSPACES.to_owned()),
+}
+
 impl Client {
-    list_operation! {
-        /// `GET /v1/projects?workspace_id=W…`: one page of project summaries, last
-        /// edited first. 1 to 10 workspaces, checked before any request is sent.
-        page list_projects,
-        /// Every project summary of the workspaces in `params`.
-        stream projects_stream,
-        () params: ProjectListParams,
-        Page<ProjectSummary> => ProjectSummary,
-        at check_workspaces(&params.workspace_id).map(|()| PROJECTS.to_owned()),
-    }
-
-    list_operation! {
-        /// `GET /v1/workspaces`: one page of the workspaces the credential reaches.
-        page list_workspaces,
-        /// Every workspace the credential reaches.
-        stream workspaces_stream,
-        () params: PageParams,
-        Page<Workspace> => Workspace,
-        at Ok(WORKSPACES.to_owned()),
-    }
-
     /// `GET /v1/workspaces/{id}`.
     pub async fn get_workspace(&self, workspace_id: &str) -> Result<Workspace, ApiError> {
         self.get(paths::workspace(workspace_id, "")?, Query::default())

@@ -5,6 +5,9 @@
 
 use super::App;
 use super::contexts::ContextMsg;
+use super::export::ListExported;
+use super::history::HistoryMsg;
+use super::views::ViewWritten;
 use super::*;
 use crate::api::model::Workspace;
 use crate::tui::effect::{LegacyReply, Reply, Slot};
@@ -119,6 +122,12 @@ impl App {
         route!(answer, changes::Msg, |token, msg| self
             .changes
             .update(token, msg, cx));
+        route!(answer, HistoryMsg, |token, msg| self
+            .history_answered(token, msg, cx));
+        route!(answer, ViewWritten, |_token, msg| self
+            .view_saved(msg, cx.now));
+        route!(answer, ListExported, |token, msg| self
+            .list_exported(token, msg, cx));
         tracing::warn!(slot = ?answer.slot, "an answer that no owner takes");
         false
     }
@@ -168,18 +177,9 @@ impl App {
                     None => false,
                 }
             }
-            Slot::ListExport => self.list_exported(token, answer.reply, &mut cx),
-            Slot::SaveView => self.view_saved(answer, cx.now),
-            Slot::ReviewMarks | Slot::ReviewMark | Slot::TakeSnapshot | Slot::HistoryVersion => {
-                self.history_reply(slot, token, answer.reply, &mut cx)
-            }
             _ => false,
         };
         self.share_missing_scope();
-        if matches!(slot, Slot::ReviewMarks | Slot::ReviewMark) {
-            self.inventory.apply_review_filter(&mut cx);
-            self.show_review_on_project();
-        }
         self.next_token = next_token;
         changed | self.retrying.take().is_some()
     }

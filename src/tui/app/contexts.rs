@@ -88,7 +88,13 @@ impl App {
         } else if self.contexts.current.as_deref() == Some(name) {
             navs.push(Nav::Notify(format!("already on context {name}")));
         } else {
-            let mut cx = Cx::new(now, effects, &mut navs, &mut self.next_token);
+            let mut cx = Cx::new(
+                now,
+                &self.identity.workspace,
+                effects,
+                &mut navs,
+                &mut self.next_token,
+            );
             let token = cx.request(
                 CONTEXT,
                 SwitchContext {
@@ -221,7 +227,10 @@ impl App {
         effects.extend(self.start(now));
         if tab != Tab::default() {
             let mut navs = Vec::new();
-            self.switch_tab(tab, &mut Turn::new(now, effects, &mut navs));
+            self.switch_tab(
+                tab,
+                &mut Turn::new(now, self.identity.workspace.clone(), effects, &mut navs),
+            );
             self.apply_navs(navs, now, effects);
         }
         self.notice = Some((format!("context {}", switched.name), now));

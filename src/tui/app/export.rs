@@ -4,7 +4,15 @@
 //! whole (a cut one keeps its file name and extension).
 
 use super::App;
-use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot, Turn};
+use crate::tui::effect::{Cx, ErrorInfo, Slot, Turn};
+use crate::tui::ops::{ExportList, Exported};
+
+/// `ctrl-s` on another list (`tui/export.rs`): the App says where it went.
+pub const LIST_EXPORT: Slot = Slot::new("app", "list export");
+
+/// A list's export written, or why not.
+#[derive(Debug)]
+pub struct ListExported(pub Result<Exported, ErrorInfo>);
 
 impl App {
     /// Exports the current list; false when it has nothing to export.
@@ -15,31 +23,28 @@ impl App {
         let path = self.settings.export_dir.join(rows.file_name(turn.now));
         let noun = rows.noun();
         let mut cx = turn.cx(&mut self.next_token);
-        self.list_export = Some((
-            cx.fetch(Slot::ListExport, Request::ExportRows { rows, path }),
-            noun,
-        ));
+        let token = cx.request(LIST_EXPORT, ExportList { rows, path }, ListExported);
+        self.list_export = Some((token, noun));
         cx.notify(format!("exporting the {noun}s of this view…"));
         true
     }
 
-    /// An export's reply: where it went, or why it failed.
+    /// An export's answer: where it went, or why it failed.
     pub(super) fn list_exported(
         &mut self,
         token: u64,
-        reply: Result<Reply, ErrorInfo>,
+        ListExported(written): ListExported,
         cx: &mut Cx,
     ) -> bool {
         let Some((_, noun)) = self.list_export.take_if(|(pending, _)| *pending == token) else {
             return false;
         };
-        match reply {
-            Ok(Reply::Exported { path, count }) => cx.notify(format!(
+        match written {
+            Ok(Exported { path, count }) => cx.notify(format!(
                 "exported {} to {}",
                 crate::tui::widgets::count(count as i64, noun),
                 path.display()
             )),
-            Ok(_) => return false,
             Err(error) => cx.notify(format!("export failed: {}", error.summary)),
         }
         true

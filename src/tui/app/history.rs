@@ -8,16 +8,36 @@ use time::OffsetDateTime;
 
 use super::App;
 use crate::api::model::{Insights, InventoryItem};
+use crate::history::ReviewMark;
 use crate::text::fit;
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot, answers};
+use crate::tui::effect::{Cx, ErrorInfo, Reply, Slot, answers};
 use crate::tui::keymap::key_of;
 use crate::tui::nav::Tab;
-use crate::tui::review::request::{HistoryReply, HistoryRequest};
+use crate::tui::review::executor::SnapshotOutcome;
+use crate::tui::review::ops::{DataVersion, ListMarks, TakeSnapshot};
 use crate::tui::screens::Screen;
 use crate::tui::screens::inventory::reviewed::ReviewFilter;
 
 pub use super::marks::NoteInput;
+
+/// Reviewed marks: the list, and one mark written.
+pub const REVIEW_MARKS: Slot = Slot::new("history", "marks");
+pub const REVIEW_MARK: Slot = Slot::new("history", "mark");
+/// The background snapshot: one at a time.
+pub const TAKE_SNAPSHOT: Slot = Slot::new("history", "snapshot");
+/// Whether another process wrote to the history (its `data_version`).
+pub const HISTORY_VERSION: Slot = Slot::new("history", "data version");
+
+/// The answers the App's side of the history gets.
+#[derive(Debug)]
+pub enum HistoryMsg {
+    Marks(Result<Vec<ReviewMark>, ErrorInfo>),
+    /// The marks written by `m`.
+    Marked(Result<Vec<ReviewMark>, ErrorInfo>),
+    DataVersion(Result<i64, ErrorInfo>),
+    Snapshot(Result<SnapshotOutcome, ErrorInfo>),
+}
 
 /// What the newest snapshot lends the first frame.
 #[derive(Debug, Clone)]
@@ -95,11 +115,15 @@ impl App {
                 self.history.seeded_at = Some(seed.taken_at);
             }
         }
-        self.history.marks_pending =
-            Some(cx.fetch(Slot::ReviewMarks, Request::History(HistoryRequest::Marks)));
+        self.read_marks(cx);
         if self.history.snapshot_due {
             self.take_snapshot(cx);
         }
+    }
+
+    /// Asks the history for the workspace's reviewed marks.
+    pub(super) fn read_marks(&mut self, cx: &mut Cx) {
+        self.history.marks_pending = Some(cx.request(REVIEW_MARKS, ListMarks, HistoryMsg::Marks));
     }
 
     /// Starts a background snapshot unless one runs.
@@ -114,10 +138,8 @@ impl App {
         }
         self.history.snapshot_due = false;
         self.history.progress = Some("snapshot: starting".into());
-        self.history.snapshot_pending = Some(cx.fetch(
-            Slot::TakeSnapshot,
-            Request::History(HistoryRequest::TakeSnapshot),
-        ));
+        self.history.snapshot_pending =
+            Some(cx.request(TAKE_SNAPSHOT, TakeSnapshot, HistoryMsg::Snapshot));
     }
 
     /// Live insights replace the snapshot's.
@@ -151,37 +173,40 @@ impl App {
         self.history.seeded_at.is_some()
     }
 
-    /// A reply in one of the history's own slots; true when anything changed.
-    pub(super) fn history_reply(
-        &mut self,
-        slot: Slot,
-        token: u64,
-        reply: Result<Reply, ErrorInfo>,
-        cx: &mut Cx,
-    ) -> bool {
-        let reply = match reply {
-            Ok(Reply::History(reply)) => Ok(*reply),
-            Ok(_) => return false,
-            Err(error) => Err(error),
-        };
+    /// A history answer, then what marks change beyond the history: the
+    /// inventory's review filter and the open project's mark.
+    pub(super) fn history_answered(&mut self, token: u64, msg: HistoryMsg, cx: &mut Cx) -> bool {
+        let marks = matches!(msg, HistoryMsg::Marks(_) | HistoryMsg::Marked(_));
+        let changed = self.history_answer(token, msg, cx);
+        if marks {
+            self.inventory.apply_review_filter(cx);
+            self.show_review_on_project();
+        }
+        changed
+    }
+
+    /// An answer in one of the history's own slots; true when anything changed.
+    fn history_answer(&mut self, token: u64, msg: HistoryMsg, cx: &mut Cx) -> bool {
         // Back after being away: read what may have changed meanwhile, now.
         let came_back = self.history.came_back;
         if came_back {
             self.retry_history(cx);
         }
-        match slot {
-            Slot::ReviewMarks if answers(&mut self.history.marks_pending, token) => {
-                if let Ok(HistoryReply::Marks(marks)) = reply {
+        match msg {
+            HistoryMsg::Marks(marks) if answers(&mut self.history.marks_pending, token) => {
+                if let Ok(marks) = marks {
                     self.inventory.reviewed.set(marks);
                 }
                 true
             }
-            Slot::ReviewMark if answers(&mut self.history.mark_pending, token) => {
-                self.marked(reply, cx);
+            HistoryMsg::Marked(marked) if answers(&mut self.history.mark_pending, token) => {
+                self.marked(marked, cx);
                 true
             }
-            Slot::HistoryVersion if answers(&mut self.history.version_pending, token) => {
-                let Ok(HistoryReply::DataVersion(version)) = reply else {
+            HistoryMsg::DataVersion(version)
+                if answers(&mut self.history.version_pending, token) =>
+            {
+                let Ok(version) = version else {
                     return false;
                 };
                 if came_back {
@@ -196,14 +221,13 @@ impl App {
                 // Another process wrote (a snapshot from cron, a mark): read again.
                 let visible = self.tab == Tab::Changes;
                 self.changes.snapshot_landed(visible, cx);
-                self.history.marks_pending =
-                    Some(cx.fetch(Slot::ReviewMarks, Request::History(HistoryRequest::Marks)));
+                self.read_marks(cx);
                 false
             }
-            Slot::TakeSnapshot if answers(&mut self.history.snapshot_pending, token) => {
+            HistoryMsg::Snapshot(outcome) if answers(&mut self.history.snapshot_pending, token) => {
                 self.history.progress = None;
-                match reply {
-                    Ok(HistoryReply::SnapshotTaken(info)) => {
+                match outcome {
+                    Ok(SnapshotOutcome::Taken(info)) => {
                         // A quiet event: it never hides what a person just did.
                         if self.notice.is_none() {
                             cx.notify(format!(
@@ -214,16 +238,13 @@ impl App {
                         let visible = self.tab == Tab::Changes;
                         self.changes.snapshot_landed(visible, cx);
                         // "Changed since review" is measured against the newest snapshot.
-                        self.history.marks_pending = Some(
-                            cx.fetch(Slot::ReviewMarks, Request::History(HistoryRequest::Marks)),
-                        );
+                        self.read_marks(cx);
                     }
-                    Ok(HistoryReply::SnapshotSkipped(reason)) => {
+                    Ok(SnapshotOutcome::Skipped(reason)) => {
                         if self.notice.is_none() {
                             cx.notify(reason);
                         }
                     }
-                    Ok(_) => {}
                     // The error is in the `!` log already; the dashboard goes on.
                     Err(_) => cx.notify(format!(
                         "the background snapshot failed ({} for the log)",
@@ -252,10 +273,8 @@ impl App {
             return;
         }
         self.history.next_version_check = Some(cx.now + VERSION_CHECK);
-        self.history.version_pending = Some(cx.fetch(
-            Slot::HistoryVersion,
-            Request::History(HistoryRequest::DataVersion),
-        ));
+        self.history.version_pending =
+            Some(cx.request(HISTORY_VERSION, DataVersion, HistoryMsg::DataVersion));
     }
 
     /// When the history's next check is due: a wake that redraws nothing

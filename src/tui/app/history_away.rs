@@ -8,10 +8,12 @@ use ratatui::text::Span;
 use time::{Duration, OffsetDateTime};
 
 use super::App;
+use super::history::{HISTORY_VERSION, HistoryMsg, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
 use crate::text::fit;
-use crate::tui::effect::{Cx, ErrorInfo, Request, Slot};
+use crate::tui::effect::{Cx, ErrorInfo, Slot};
 use crate::tui::nav::Tab;
-use crate::tui::review::request::{HISTORY_AWAY, HistoryRequest};
+use crate::tui::review::ops::DataVersion;
+use crate::tui::review::request::HISTORY_AWAY;
 use crate::tui::screens::changes;
 
 /// The first wait before trying the history again, doubled each failed try.
@@ -37,11 +39,10 @@ pub fn backoff(tries: u32) -> Duration {
 
 /// Whether a slot's replies come from the history.
 fn from_history(slot: Slot) -> bool {
-    matches!(
-        slot,
-        Slot::ReviewMarks | Slot::ReviewMark | Slot::TakeSnapshot | Slot::HistoryVersion
-    ) || slot.is(changes::CHANGES)
-        || slot.is(changes::SNAPSHOTS)
+    [REVIEW_MARKS, REVIEW_MARK, TAKE_SNAPSHOT, HISTORY_VERSION]
+        .into_iter()
+        .chain([changes::CHANGES, changes::SNAPSHOTS])
+        .any(|history| slot.is(history))
 }
 
 impl App {
@@ -98,8 +99,7 @@ impl App {
             cx.notify("the review history is reachable again".into());
             let visible = self.tab == Tab::Changes;
             self.changes.snapshot_landed(visible, cx);
-            self.history.marks_pending =
-                Some(cx.fetch(Slot::ReviewMarks, Request::History(HistoryRequest::Marks)));
+            self.read_marks(cx);
             if self.history.snapshot_due {
                 self.take_snapshot(cx);
             }
@@ -112,10 +112,8 @@ impl App {
         }
         // The try's answer sets the next wait; none goes out before it.
         away.retry_at = cx.now + LONGEST_RETRY;
-        self.history.version_pending = Some(cx.fetch(
-            Slot::HistoryVersion,
-            Request::History(HistoryRequest::DataVersion),
-        ));
+        self.history.version_pending =
+            Some(cx.request(HISTORY_VERSION, DataVersion, HistoryMsg::DataVersion));
         true
     }
 

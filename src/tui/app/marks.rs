@@ -9,14 +9,16 @@ use ratatui::text::Span;
 use time::OffsetDateTime;
 
 use super::App;
+use super::history::{HistoryMsg, REVIEW_MARK};
 use crate::api::model::InventoryItem;
-use crate::history::{ProjectState, SeenState};
+use crate::history::{ProjectState, ReviewMark, SeenState};
 use crate::text::fit;
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, ErrorInfo, Request, Slot};
+use crate::tui::effect::{Cx, ErrorInfo};
 use crate::tui::keymap::key_of;
 use crate::tui::nav::Tab;
-use crate::tui::review::request::{HISTORY_AWAY, HistoryReply, HistoryRequest};
+use crate::tui::review::ops::MarkReviewed;
+use crate::tui::review::request::HISTORY_AWAY;
 use crate::tui::widgets::input::TextField;
 
 /// The note typed when marking projects reviewed.
@@ -133,13 +135,11 @@ impl App {
                 let projects = std::mem::take(&mut note.projects);
                 let advance = note.advance;
                 self.history.note = None;
-                self.history.mark_pending = Some(cx.fetch(
-                    Slot::ReviewMark,
-                    Request::History(HistoryRequest::Mark {
-                        projects,
-                        note: (!text.is_empty()).then_some(text),
-                    }),
-                ));
+                let mark = MarkReviewed {
+                    projects,
+                    note: (!text.is_empty()).then_some(text),
+                };
+                self.history.mark_pending = Some(cx.request(REVIEW_MARK, mark, HistoryMsg::Marked));
                 if advance {
                     let next = self.inventory.list.selected + 1;
                     self.inventory.list.select(next);
@@ -152,9 +152,9 @@ impl App {
     }
 
     /// The marks written, or why not.
-    pub(super) fn marked(&mut self, reply: Result<HistoryReply, ErrorInfo>, cx: &mut Cx) {
-        match reply {
-            Ok(HistoryReply::Marked(marks)) => {
+    pub(super) fn marked(&mut self, marked: Result<Vec<ReviewMark>, ErrorInfo>, cx: &mut Cx) {
+        match marked {
+            Ok(marks) => {
                 let said = match marks.as_slice() {
                     [one] => fit(one.name.as_deref().unwrap_or(&one.project_id), 40),
                     many => crate::tui::widgets::count(many.len() as i64, "project"),
@@ -164,7 +164,6 @@ impl App {
                     self.inventory.reviewed.insert(mark);
                 }
             }
-            Ok(_) => {}
             Err(error) if error.kind.as_deref() == Some(HISTORY_AWAY) => cx.notify(
                 "NOT marked: the review history is unreachable (retrying); mark again later".into(),
             ),

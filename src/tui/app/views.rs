@@ -1,7 +1,7 @@
 //! The inventory's filters, sort and saved views, as the palette sets them
 //! (`:filter`, `:sort`, `:view`). Views are read from the config file at
 //! start, kept for every context (so they survive a switch), and each save or
-//! delete is written back to the file by the executor.
+//! delete is written back to the file by an operation (`ops::SaveView`).
 
 use std::path::PathBuf;
 
@@ -9,13 +9,21 @@ use super::App;
 use crate::api::model::{InventorySortBy, SortOrder};
 use crate::config::{SavedView, ViewsByContext};
 use crate::flags::{InventoryFilterArgs, join_words, split_words};
-use crate::tui::effect::{Answer, Reply, Request, Slot, Turn};
+use crate::tui::effect::{ErrorInfo, Slot, Turn};
 use crate::tui::nav::Tab;
+use crate::tui::ops::{SaveView, ViewSaved};
 use crate::tui::palette::inventory::ViewCommand;
 use crate::tui::screens::inventory::columns::Column;
 
 /// The views' context when the dashboard has none: `vantage demo`.
 pub const NO_CONTEXT: &str = "demo";
+
+/// A saved view written to the config file.
+pub const SAVE_VIEW: Slot = Slot::new("app", "save view");
+
+/// A saved view written to the config file (or deleted from it), or why not.
+#[derive(Debug)]
+pub struct ViewWritten(pub Result<ViewSaved, ErrorInfo>);
 
 /// Every context's saved views, and the config file they are written to.
 #[derive(Debug, Clone, Default)]
@@ -189,20 +197,20 @@ impl App {
             self.notice = Some((text, turn.now));
             return;
         };
-        turn.cx(&mut self.next_token).fetch(
-            Slot::SaveView,
-            Request::SaveView {
-                path,
-                context: context.to_owned(),
-                name,
-                view,
-            },
-        );
+        let save = SaveView {
+            path,
+            context: context.to_owned(),
+            name,
+            view,
+        };
+        turn.cx(&mut self.next_token)
+            .request(SAVE_VIEW, save, ViewWritten);
     }
 
-    /// The config file written: the status line says where.
-    pub(super) fn view_saved(&mut self, answer: Answer, now: time::OffsetDateTime) -> bool {
-        let Ok(Reply::ViewSaved { path, name, saved }) = answer.reply else {
+    /// The config file written: the status line says where. A failure is
+    /// in the error log already.
+    pub(super) fn view_saved(&mut self, written: ViewWritten, now: time::OffsetDateTime) -> bool {
+        let ViewWritten(Ok(ViewSaved { path, name, saved })) = written else {
             return false;
         };
         let what = if saved { "saved in" } else { "deleted from" };

@@ -1,22 +1,27 @@
 //! The operations the dashboard's screens ask for, each a typed value with
 //! its parameters and what it answers ([`Operation`]): the API's reads and
-//! writes (`reads.rs`, `writes.rs`), the inventory's export (`export.rs`), the
-//! dashboard's own files (`files.rs`, and the palette's history in
-//! `palette/history.rs`) and a context switch. The history's are
-//! in `review/ops.rs`. The runtime runs them on the [`Services`]; a screen
+//! writes (`reads.rs`, `writes.rs`), the inventory's export (`export.rs`) and
+//! the other lists' (`list_export.rs`), the dashboard's own files (`files.rs`:
+//! the watch list, the saved views; the palette's history in
+//! `palette/history.rs`) and a context switch. The history's are in
+//! `review/ops.rs`. The runtime runs them on the [`Services`]; a screen
 //! never does.
 
 mod export;
 mod files;
+mod list_export;
 mod reads;
 mod writes;
 
+/// The client's list operations, as `list_operation!` declares them.
+pub use crate::api::{ListMembers, ListPii};
 pub use crate::tui::palette::history::SavePaletteHistory;
 pub use export::{ExportInventory, Exported};
-pub use files::{LoadWatchlist, SaveWatchlist};
+pub use files::{LoadWatchlist, SaveView, SaveWatchlist, ViewSaved};
+pub use list_export::ExportList;
 pub use reads::{
     GetBreakdowns, GetDeployment, GetInsights, GetMember, GetProject, GetRealtime, GetTraffic,
-    GetWorkspace, ListInventory, ListMembers, ListPii, ListScanFindings, ListSecurityScans,
+    GetWorkspace, ListInventory, ListScanFindings, ListSecurityScans,
 };
 pub use writes::{
     CreateEmbedUrl, DeleteProject, Publish, Unpublish, UpdateProject, UpdatePublishSettings,

@@ -6,13 +6,25 @@
 use time::OffsetDateTime;
 
 use crate::api::model::{
-    Breakdowns, Deployment, Granularity, Insights, InventoryPage, Member, MemberRef, Page,
-    PiiFinding, Project, Realtime, ReviewPriority, ScanFinding, SecurityScan, Traffic, Workspace,
+    Breakdowns, Deployment, Granularity, Insights, InventoryPage, Member, Page, Project, Realtime,
+    ReviewPriority, ScanFinding, SecurityScan, Traffic, Workspace,
 };
-use crate::api::{InventoryParams, MemberListParams, PageParams};
+use crate::api::{InventoryParams, ListCall, PageParams};
 use crate::tui::effect::ErrorInfo;
 use crate::tui::request::Operation;
 use crate::tui::services::Services;
+
+/// A list operation of the client (`list_operation!`) is an operation as it
+/// is: its value names the path's ids, the parameters and the cursor.
+impl<L: ListCall> Operation for L {
+    type Output = L::Page;
+
+    async fn run(self, services: &Services) -> Result<L::Page, ErrorInfo> {
+        self.call(&services.client)
+            .await
+            .map_err(|error| services.api_failure(&error))
+    }
+}
 
 /// Declares an operation that is one call of the client: its struct, and the
 /// call, made with the struct's fields bound by name.
@@ -71,12 +83,6 @@ read! {
 }
 
 read! {
-    /// One page of the workspace's members.
-    ListMembers { params: MemberListParams, cursor: Option<String> } -> Page<MemberRef>,
-    |services| services.client.list_members(&services.workspace_id, &params, cursor.as_deref())
-}
-
-read! {
     GetMember { user_id: String } -> Member,
     |services| services.client.get_member(&services.workspace_id, &user_id)
 }
@@ -93,16 +99,6 @@ read! {
         ends_at: OffsetDateTime,
     } -> Breakdowns,
     |services| services.client.get_breakdowns(&project_id, starts_at, ends_at)
-}
-
-read! {
-    /// One page of a project's personal-data findings.
-    ListPii { project_id: String, cursor: Option<String>, limit: u32 } -> Page<PiiFinding>,
-    |services| services.client.list_pii(
-        &project_id,
-        &PageParams { limit: Some(limit) },
-        cursor.as_deref(),
-    )
 }
 
 read! {

@@ -11,6 +11,7 @@ use time::OffsetDateTime;
 use super::actions::{RowWords, ScreenAction, movement};
 use super::paged::{PageReply, PagedList, draw_placeholder, titled_pane};
 use super::{ProjectRef, Screen, ScreenView, draw_no_project};
+use crate::api::PageParams;
 use crate::api::model::Page;
 use crate::api::model::{PiiFinding, PiiStatus};
 use crate::text::{fit, sanitize_line, sanitize_multiline};
@@ -87,8 +88,10 @@ impl PiiScreen {
     fn page_request(project_id: String) -> impl FnOnce(Option<String>) -> ListPii {
         move |cursor| ListPii {
             project_id,
+            params: PageParams {
+                limit: Some(PAGE_SIZE),
+            },
             cursor,
-            limit: PAGE_SIZE,
         }
     }
 

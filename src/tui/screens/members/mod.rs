@@ -161,19 +161,24 @@ impl MembersScreen {
     }
 
     /// The request for one page under the current filters.
-    fn page_request(&self) -> impl FnOnce(Option<String>) -> ListMembers + use<> {
+    fn page_request(&self, cx: &Cx) -> impl FnOnce(Option<String>) -> ListMembers + use<> {
         let params = self.params();
-        move |cursor| ListMembers { params, cursor }
+        let workspace_id = cx.workspace.to_owned();
+        move |cursor| ListMembers {
+            workspace_id,
+            params,
+            cursor,
+        }
     }
 
     fn reload(&mut self, cx: &mut Cx) {
         self.restart_roles();
-        let request = self.page_request();
+        let request = self.page_request(cx);
         self.list.reload(cx, request, Msg::Page);
     }
 
     fn prefetch(&mut self, cx: &mut Cx) {
-        let request = self.page_request();
+        let request = self.page_request(cx);
         self.list.prefetch(cx, request, Msg::Page);
     }
 
@@ -399,7 +404,7 @@ impl Screen for MembersScreen {
             }
             return true;
         }
-        let request = self.page_request();
+        let request = self.page_request(cx);
         if self.list.navigate(action, cx, request, Msg::Page) {
             // The details asked for are those of the rows on screen after the
             // move; on the way to the end (G), those of the last page.
@@ -416,7 +421,7 @@ impl Screen for MembersScreen {
                 self.details.clear();
                 self.known_roles.clear();
                 self.restart_roles();
-                let request = self.page_request();
+                let request = self.page_request(cx);
                 self.list.refresh(cx, request, Msg::Page);
             }
             Action::Filter => self.search_box.open(&self.search),

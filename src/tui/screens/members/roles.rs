@@ -103,8 +103,12 @@ impl MembersScreen {
         params.sort_by = None;
         params.sort_order = None::<SortOrder>;
         let cursor = self.role_walk.cursor.clone();
-        self.role_walk.pending =
-            Some(cx.request(ROLES, ListMembers { params, cursor }, Msg::Roles));
+        let listing = ListMembers {
+            workspace_id: cx.workspace.to_owned(),
+            params,
+            cursor,
+        };
+        self.role_walk.pending = Some(cx.request(ROLES, listing, Msg::Roles));
         self.role_walk.requests += 1;
     }
 

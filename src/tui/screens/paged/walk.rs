@@ -3,10 +3,11 @@
 //! "Every walk is bounded"), kept by the [`super::PagedList`] from its first
 //! page on.
 
+use crate::api::ListCall;
 use crate::api::model::{InventoryPage, Page, Pagination};
 use crate::api::page::PageWalk;
 use crate::tui::effect::{Reply, Request};
-use crate::tui::ops::{ListInventory, ListMembers, ListPii, ListScanFindings};
+use crate::tui::ops::{ListInventory, ListScanFindings};
 use crate::tui::request::Operation;
 
 /// A request for one page of a list: the walk its first page starts.
@@ -41,23 +42,10 @@ impl ListOperation for ListInventory {
     }
 }
 
-impl ListOperation for ListMembers {
+/// A list of the client's (`list_operation!`): its walk is declared with it.
+impl<L: ListCall<Page: ListPage>> ListOperation for L {
     fn walk(&self) -> Option<PageWalk> {
-        Some(PageWalk::new(
-            "list_members",
-            workspace("/members"),
-            self.params.limit,
-        ))
-    }
-}
-
-impl ListOperation for ListPii {
-    fn walk(&self) -> Option<PageWalk> {
-        Some(PageWalk::new(
-            "list_pii",
-            project(&self.project_id, "/pii-labels"),
-            Some(self.limit),
-        ))
+        Some(ListCall::walk(self))
     }
 }
 
