@@ -16,7 +16,7 @@ use time::OffsetDateTime;
 use crate::api::InventoryParams;
 use crate::api::model::{InventoryItem, InventoryPage};
 use crate::history::{ProjectState, SnapshotInfo};
-use crate::tui::effect::{Cx, ErrorInfo, Request, answers};
+use crate::tui::effect::{Cx, ErrorInfo, answers};
 use crate::tui::ops::ListInventory;
 use crate::tui::request::Message;
 use crate::tui::review::ops::LatestProjectState;
@@ -40,13 +40,6 @@ pub fn search_by_name(name: &str, filters: InventoryParams) -> ListInventory {
         },
         cursor: None,
     }
-}
-
-/// [`search_by_name`] as a request not yet typed: the inventory's id
-/// look-up asks so until it moves over.
-pub fn name_search(name: &str, filters: InventoryParams) -> Request {
-    let ListInventory { params, cursor } = search_by_name(name, filters);
-    Request::InventoryPage { params, cursor }
 }
 
 /// The answers the facts get (inside the project screen's message).

@@ -6,13 +6,14 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use vantage::api::{ApiKey, Client, ClientConfig, ClientEvent};
 use vantage::server::seed::{GenerateSpec, generate};
 use vantage::tui::app::{App, Identity, Msg};
-use vantage::tui::effect::{Effect, Slot};
+use vantage::tui::effect::Effect;
 use vantage::tui::executor::ClientExecutor;
-use vantage::tui::screens::inventory::bulk::RowOutcome;
+use vantage::tui::screens::inventory::{self, bulk::RowOutcome};
 use vantage::tui::services::Executor;
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
 use crate::common::{self, T0};
+use crate::support::asked_in;
 
 #[tokio::test]
 async fn a_bulk_change_of_100_projects_fits_the_budget_without_a_429() {
@@ -99,18 +100,7 @@ async fn run(
     bulk_in_flight_max: &mut usize,
 ) {
     while !effects.is_empty() {
-        let in_flight = effects
-            .iter()
-            .filter(|effect| {
-                matches!(
-                    effect,
-                    Effect::Fetch {
-                        slot: Slot::InventoryBulk,
-                        ..
-                    }
-                )
-            })
-            .count();
+        let in_flight = asked_in(effects, inventory::BULK).len();
         *bulk_in_flight_max = (*bulk_in_flight_max).max(in_flight);
         let effect = effects.remove(0);
         if let Effect::Fetch { slot, token, job } = effect {

@@ -14,10 +14,12 @@ use time::OffsetDateTime;
 use time::macros::datetime;
 use vantage::api::model::{InventoryPage, Project};
 use vantage::tui::app::{App, Identity, Msg};
-use vantage::tui::effect::{Effect, Reply, Request, Slot};
+use vantage::tui::effect::Effect;
+use vantage::tui::ops::Unpublish;
+use vantage::tui::screens::inventory;
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
-use crate::support::fetches_for;
+use crate::support::{answer, answer_inventory_page, asked_in, inventory_bulk, inventory_pages};
 
 pub(crate) const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 const NAMES: [&str; 4] = [
@@ -79,9 +81,7 @@ fn project(n: usize, visibility: &str) -> Project {
 
 /// Answers the page request among `effects` with `rows` (the whole list).
 fn answer_page(app: &mut App, effects: &[Effect], rows: Vec<serde_json::Value>) {
-    let (token, _) = fetches_for(effects, Slot::InventoryPage)
-        .pop()
-        .expect("a page request");
+    let (token, _) = inventory_pages(effects).pop().expect("a page request");
     let total = rows.len();
     let page: InventoryPage = serde_json::from_value(json!({
         "data": rows,
@@ -89,14 +89,7 @@ fn answer_page(app: &mut App, effects: &[Effect], rows: Vec<serde_json::Value>) 
         "total": total, "as_of": null, "activity_as_of": null, "applied_finding": null
     }))
     .unwrap();
-    app.handle(
-        Msg::Reply {
-            slot: Slot::InventoryPage,
-            token,
-            reply: Ok(Reply::InventoryPage(Box::new(page))),
-        },
-        NOW,
-    );
+    app.handle(answer_inventory_page(token, page), NOW);
 }
 
 pub(crate) fn inventory(app: &mut App, count: usize) {
@@ -122,18 +115,19 @@ fn a_bulk_visibility_change_over_three_projects_reports_each_by_name_with_before
         confirm.contains("· Support studio (prj_0000): workspace_edit → workspace_view"),
         "{confirm}"
     );
-    let mut sent = fetches_for(&type_text(&mut app, "y"), Slot::InventoryBulk);
+    let mut sent = inventory_bulk(&type_text(&mut app, "y"));
     for index in 0..3 {
         let (token, _) = sent.pop().expect("a change in flight");
         let effects = app.handle(
-            Msg::Reply {
-                slot: Slot::InventoryBulk,
+            answer(
+                inventory::BULK,
                 token,
-                reply: Ok(Reply::Project(Box::new(project(index, "workspace_view")))),
-            },
+                Ok(project(index, "workspace_view")),
+                inventory::Msg::BulkUpdated,
+            ),
             NOW,
         );
-        sent = fetches_for(&effects, Slot::InventoryBulk);
+        sent = inventory_bulk(&effects);
     }
     let report = draw(&app, 110, 30);
     for line in [
@@ -173,10 +167,12 @@ fn with_nothing_marked_v_and_u_act_on_the_cursor_row_and_say_so() {
         confirm.contains("· Clinic portal (prj_0001): published → unpublished"),
         "{confirm}"
     );
-    let sent = fetches_for(&type_text(&mut app, "y"), Slot::InventoryBulk);
+    let sent = asked_in(&type_text(&mut app, "y"), inventory::BULK);
     assert_eq!(
-        sent.iter().map(|(_, r)| r.clone()).collect::<Vec<_>>(),
-        vec![Request::Unpublish {
+        sent.iter()
+            .map(|fetch| fetch.op::<Unpublish>().clone())
+            .collect::<Vec<_>>(),
+        vec![Unpublish {
             project_id: "prj_0001".into()
         }]
     );

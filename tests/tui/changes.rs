@@ -14,11 +14,12 @@ use time::{Duration, OffsetDateTime};
 use vantage::api::model::{Insights, InventoryItem, InventoryPage};
 use vantage::history::{Change, ChangeKind, ReviewMark, SnapshotInfo};
 use vantage::tui::app::{App, ClientNotice, Msg, SnapshotSeed};
-use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
+use vantage::tui::effect::{Effect, ErrorInfo, Request, Slot};
 use vantage::tui::nav::Tab;
 use vantage::tui::review::request::ChangeSet;
 
 use crate::support::{answer, asked_in, first_in, only};
+use crate::support::{answer_inventory_page, inventory_pages};
 use crate::support::{app, key};
 use crate::support::{fetches, special};
 use vantage::tui::app::{HistoryMsg, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
@@ -37,10 +38,6 @@ pub(crate) fn fetch_in(effects: &[Effect], wanted: Slot) -> Option<(u64, Request
         .into_iter()
         .find(|(slot, _, _)| *slot == wanted)
         .map(|(_, token, request)| (token, request))
-}
-
-fn reply(app: &mut App, slot: Slot, token: u64, reply: Result<Reply, ErrorInfo>) -> Vec<Effect> {
-    app.handle(Msg::Reply { slot, token, reply }, NOW)
 }
 
 pub(crate) fn screen(app: &App, width: u16, height: u16) -> String {
@@ -292,7 +289,10 @@ fn the_instant_start_draws_the_snapshot_then_the_live_replies_replace_it() {
     let effects = app.start(NOW);
     // The live data is asked for at once, beside the snapshot's.
     let insights_token = only(&effects, insights::INSIGHTS).token;
-    let (page_token, _) = fetch_in(&effects, Slot::InventoryPage).expect("live first page");
+    let (page_token, _) = inventory_pages(&effects)
+        .into_iter()
+        .next()
+        .expect("live first page");
     let first = screen(&app, 120, 35);
     assert!(first.contains("from snapshot, 42 min ago"), "{first}");
     assert!(first.contains("4,242"), "the snapshot's total: {first}");
@@ -301,14 +301,12 @@ fn the_instant_start_draws_the_snapshot_then_the_live_replies_replace_it() {
     assert!(app.from_snapshot());
 
     // The live replies land: the snapshot's data and its label are gone.
-    reply(
-        &mut app,
-        Slot::InventoryPage,
-        page_token,
-        Ok(Reply::InventoryPage(Box::new(page(vec![
-            item("prj_a", "Live one"),
-            item("prj_b", "Live two"),
-        ])))),
+    app.handle(
+        answer_inventory_page(
+            page_token,
+            page(vec![item("prj_a", "Live one"), item("prj_b", "Live two")]),
+        ),
+        NOW,
     );
     let inventory = screen(&app, 120, 35);
     assert!(inventory.contains("Live one") && inventory.contains("Live two"));
@@ -421,15 +419,16 @@ fn a_project_is_marked_reviewed_with_a_note_from_the_inventory() {
     };
     app.handle(marks.ok(vec![changed]), NOW);
     let effects = app.handle(key('2'), NOW);
-    let (token, _) = fetch_in(&effects, Slot::InventoryPage).expect("the first page");
-    reply(
-        &mut app,
-        Slot::InventoryPage,
-        token,
-        Ok(Reply::InventoryPage(Box::new(page(vec![
-            item("prj_a", "Live one"),
-            item("prj_b", "Live two"),
-        ])))),
+    let (token, _) = inventory_pages(&effects)
+        .into_iter()
+        .next()
+        .expect("the first page");
+    app.handle(
+        answer_inventory_page(
+            token,
+            page(vec![item("prj_a", "Live one"), item("prj_b", "Live two")]),
+        ),
+        NOW,
     );
     assert!(screen(&app, 120, 35).contains("Δ Live two"));
     // M filters the rows loaded: not reviewed, then changed since review, then all.
@@ -441,23 +440,24 @@ fn a_project_is_marked_reviewed_with_a_note_from_the_inventory() {
             .map(|item| item.id.clone())
             .collect()
     };
-    let both = || {
-        Ok(Reply::InventoryPage(Box::new(page(vec![
-            item("prj_a", "Live one"),
-            item("prj_b", "Live two"),
-        ]))))
-    };
+    let both = || page(vec![item("prj_a", "Live one"), item("prj_b", "Live two")]);
     app.handle(key('M'), NOW);
     assert_eq!(ids(&app), ["prj_a"]);
     assert!(screen(&app, 120, 35).contains("not reviewed (M) · over the rows loaded"));
     // The next filter reads the first page again: the rows hidden were dropped.
     let effects = app.handle(key('M'), NOW);
-    let (token, _) = fetch_in(&effects, Slot::InventoryPage).expect("the first page again");
-    reply(&mut app, Slot::InventoryPage, token, both());
+    let (token, _) = inventory_pages(&effects)
+        .into_iter()
+        .next()
+        .expect("the first page again");
+    app.handle(answer_inventory_page(token, both()), NOW);
     assert_eq!(ids(&app), ["prj_b"], "changed since review");
     let effects = app.handle(key('M'), NOW);
-    let (token, _) = fetch_in(&effects, Slot::InventoryPage).expect("all: the first page again");
-    reply(&mut app, Slot::InventoryPage, token, both());
+    let (token, _) = inventory_pages(&effects)
+        .into_iter()
+        .next()
+        .expect("all: the first page again");
+    app.handle(answer_inventory_page(token, both()), NOW);
     assert_eq!(ids(&app), ["prj_a", "prj_b"]);
     app.handle(key('m'), NOW);
     // Nothing is marked: the cursor's row, and the title says so.

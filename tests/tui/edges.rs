@@ -13,7 +13,8 @@ use vantage::tui::app::{App, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Slot};
 
 use crate::common::T0;
-use crate::support::{app, asked_in, fetches_for, key, special};
+use crate::support::{answer, app, asked_in, fetches_for, inventory_pages, key, special};
+use vantage::tui::screens::inventory;
 use vantage::tui::screens::project::{PROJECT, WRITE};
 
 /// The id of issue 22, item 5: a shell line after a line break, a screen
@@ -44,17 +45,13 @@ fn page_with_ids(ids: &[&str]) -> InventoryPage {
 }
 
 /// The inventory screen with `reply` answered to its first page.
-fn inventory_answering(reply: Result<Reply, ErrorInfo>) -> App {
+fn inventory_answering(reply: Result<InventoryPage, ErrorInfo>) -> App {
     let mut app = app();
     app.start(T0);
     let effects = app.handle(key('2'), T0);
-    let (token, _) = fetches_for(&effects, Slot::InventoryPage)[0].clone();
+    let (token, _) = inventory_pages(&effects)[0].clone();
     app.handle(
-        Msg::Reply {
-            slot: Slot::InventoryPage,
-            token,
-            reply,
-        },
+        answer(inventory::PAGE, token, reply, inventory::Msg::Page),
         T0,
     );
     app
@@ -88,18 +85,14 @@ fn copies(effects: &[Effect]) -> Vec<String> {
 
 #[test]
 fn y_refuses_a_hostile_id_and_says_so() {
-    let mut app = inventory_answering(Ok(Reply::InventoryPage(Box::new(page_with_ids(&[
-        HOSTILE_ID,
-    ])))));
+    let mut app = inventory_answering(Ok(page_with_ids(&[HOSTILE_ID])));
     let effects = app.handle(key('y'), T0);
     refused_with_a_note(&app, &effects);
 }
 
 #[test]
 fn y_copies_a_plain_id_and_the_payload_is_that_id_alone() {
-    let mut app = inventory_answering(Ok(Reply::InventoryPage(Box::new(page_with_ids(&[
-        "prj_01HXYZ",
-    ])))));
+    let mut app = inventory_answering(Ok(page_with_ids(&["prj_01HXYZ"])));
     let effects = app.handle(key('y'), T0);
     let copied: Vec<&Pasteable> = effects
         .iter()
@@ -143,9 +136,7 @@ fn no_hostile_string_reaches_the_clipboard() {
 
 #[test]
 fn the_embed_url_copy_refuses_a_hostile_url() {
-    let mut app = inventory_answering(Ok(Reply::InventoryPage(Box::new(page_with_ids(&[
-        "prj_1",
-    ])))));
+    let mut app = inventory_answering(Ok(page_with_ids(&["prj_1"])));
     let effects = app.handle(special(KeyCode::Enter), T0);
     let read = asked_in(&effects, PROJECT)[0].clone();
     let project: Project = serde_json::from_value(json!({

@@ -7,13 +7,14 @@ use ratatui::backend::TestBackend;
 use time::OffsetDateTime;
 use time::macros::datetime;
 use vantage::api::model::{Workspace, WorkspacePlan};
-use vantage::tui::app::{App, Msg};
-use vantage::tui::effect::{Effect, ErrorInfo, Gate, Slot};
+use vantage::tui::app::App;
+use vantage::tui::effect::{Effect, ErrorInfo, Gate};
 
 use crate::support::answer;
 use crate::support::app;
 use vantage::tui::app;
 use vantage::tui::ops::GetWorkspace;
+use vantage::tui::screens::inventory;
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
@@ -69,15 +70,16 @@ fn the_header_shows_the_plan_of_the_workspace_read_and_nothing_before() {
 
     // What other replies allow or refuse is not a plan.
     app.handle(
-        Msg::Reply {
-            slot: Slot::InventoryPage,
-            token: 999,
-            reply: Err(refusal(
+        answer(
+            inventory::PAGE,
+            999,
+            Err(refusal(
                 402,
                 "plan_required",
                 Some(Gate::Plan("enterprise".into())),
             )),
-        },
+            inventory::Msg::Page,
+        ),
         NOW,
     );
     assert!(header(&app).contains("plan … "), "{}", header(&app));

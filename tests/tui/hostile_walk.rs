@@ -5,11 +5,11 @@
 
 use vantage::api::model::InventoryPage;
 use vantage::tui::app::App;
-use vantage::tui::effect::{Reply, Slot};
 
 use crate::lists::{inventory_requests, inventory_with};
-use crate::screens::{NOW, reply, screen, text};
+use crate::screens::{NOW, screen, text};
 use crate::state::page;
+use crate::support::answer_inventory_page;
 use crate::support::{app, key};
 
 /// Far more than a bounded walk needs, far less than an endless one asks.
@@ -26,8 +26,7 @@ fn walk_to_end(app: &mut App, next: impl Fn(usize) -> InventoryPage) -> usize {
         if asked > PATIENCE {
             break;
         }
-        let answer = Reply::InventoryPage(Box::new(next(asked)));
-        effects = reply(app, Slot::InventoryPage, token, Ok(answer));
+        effects = app.handle(answer_inventory_page(token, next(asked)), NOW);
     }
     asked
 }

@@ -12,28 +12,20 @@ use time::Duration;
 use vantage::api::InventoryParams;
 use vantage::api::model::{Insights, InventorySortBy};
 use vantage::tui::app::{App, Msg};
-use vantage::tui::effect::{Effect, Gate, Reply, Request, Slot};
+use vantage::tui::effect::{Effect, Gate};
+use vantage::tui::ops::GetProject;
 use vantage::tui::screens::inventory::bulk::RowOutcome;
 
 use crate::lists::{inventory_requests as page_requests, inventory_with, rate};
-use crate::screens::{NOW, error, fetches, reply, screen, special, text};
+use crate::screens::{NOW, error, screen, special, text};
 use crate::state::page;
-use crate::support::{answer, only};
+use crate::support::{answer, answer_inventory_page, asked, inventory_asked, inventory_bulk, only};
 use crate::support::{app, bulk_outcomes, key};
-use vantage::tui::screens::insights;
+use vantage::tui::screens::{insights, inventory};
 
 /// The bulk changes among effects: (token, project id).
 fn bulk_requests(effects: &[Effect]) -> Vec<(u64, String)> {
-    fetches(effects)
-        .into_iter()
-        .filter(|(slot, ..)| *slot == Slot::InventoryBulk)
-        .map(|(_, token, request)| match request {
-            Request::UpdateProject { project_id, .. } | Request::Unpublish { project_id } => {
-                (token, project_id)
-            }
-            other => panic!("not a bulk change: {other:?}"),
-        })
-        .collect()
+    inventory_bulk(effects)
 }
 
 fn answer_page(
@@ -44,12 +36,7 @@ fn answer_page(
 ) -> Vec<Effect> {
     let (token, ..) = page_requests(effects).pop().expect("a page request");
     let more = rows.end < total;
-    reply(
-        app,
-        Slot::InventoryPage,
-        token,
-        Ok(Reply::InventoryPage(Box::new(page(rows, total, more)))),
-    )
+    app.handle(answer_inventory_page(token, page(rows, total, more)), NOW)
 }
 
 fn insights_with_finding() -> Insights {
@@ -170,11 +157,14 @@ fn a_bulk_change_refused_for_scope_stops_and_turns_writes_off_for_the_session() 
     let effects = app.handle(key('y'), NOW);
     let (token, id) = bulk_requests(&effects)[0].clone();
     assert_eq!(id, "prj_00000");
-    let after = reply(
-        &mut app,
-        Slot::InventoryBulk,
-        token,
-        Err(insufficient_scope()),
+    let after = app.handle(
+        answer(
+            inventory::BULK,
+            token,
+            Err(insufficient_scope()),
+            inventory::Msg::BulkUpdated,
+        ),
+        NOW,
     );
     assert!(
         bulk_requests(&after).is_empty(),
@@ -201,7 +191,7 @@ fn a_bulk_change_refused_for_scope_stops_and_turns_writes_off_for_the_session() 
     app.handle(special(KeyCode::Esc), NOW);
     for ch in ['v', 'u'] {
         let effects = app.handle(key(ch), NOW);
-        assert!(fetches(&effects).is_empty());
+        assert!(asked(&effects).is_empty());
         assert!(!app.inventory.bulk.is_open());
         let shown = text(&screen(&app, 120, 35));
         assert!(
@@ -322,7 +312,15 @@ fn a_bulk_run_waits_at_the_reserve_and_goes_on_at_the_limits_pace() {
     while let Some((token, _)) = bulk_requests(&effects).pop() {
         sent += 1;
         rate(&mut app, 14 - sent, 120);
-        effects = reply(&mut app, Slot::InventoryBulk, token, Ok(Reply::Unpublished));
+        effects = app.handle(
+            answer(
+                inventory::BULK,
+                token,
+                Ok(()),
+                inventory::Msg::BulkUnpublished,
+            ),
+            NOW,
+        );
     }
     assert_eq!(sent, 2);
     let wake = app.wake_at().expect("a wake for the next change");
@@ -339,7 +337,15 @@ fn a_bulk_run_waits_at_the_reserve_and_goes_on_at_the_limits_pace() {
     assert_eq!(bulk_requests(&effects).len(), 1);
     // Esc while it waits again ends the run at once; the report opens at the top.
     let (token, _) = bulk_requests(&effects)[0].clone();
-    reply(&mut app, Slot::InventoryBulk, token, Ok(Reply::Unpublished));
+    app.handle(
+        answer(
+            inventory::BULK,
+            token,
+            Ok(()),
+            inventory::Msg::BulkUnpublished,
+        ),
+        NOW,
+    );
     app.handle(special(KeyCode::Esc), NOW);
     assert!(!app.inventory.bulk.running());
     let shown = text(&screen(&app, 120, 35));
@@ -406,13 +412,12 @@ fn a_project_id_typed_into_the_search_is_looked_up() {
     }
     let effects = app.handle(special(KeyCode::Enter), NOW);
     assert!(
-        fetches(&effects)
+        inventory_asked::<GetProject>(&effects, inventory::ID_LOOKUP)
             .iter()
-            .any(|(slot, _, request)| *slot == Slot::InventoryIdLookup
-                && *request
-                    == Request::GetProject {
-                        project_id: "prj_c743bb8ce4a5".into()
-                    }),
+            .any(|(_, read)| *read
+                == GetProject {
+                    project_id: "prj_c743bb8ce4a5".into()
+                }),
         "{effects:?}"
     );
 }

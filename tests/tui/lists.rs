@@ -11,27 +11,26 @@ use time::Duration;
 use vantage::api::model::{Project, PublishAudience, ReviewPriority, Role, SortOrder};
 use vantage::api::{InventoryParams, MemberListParams};
 use vantage::tui::app::{App, ClientNotice, Msg};
-use vantage::tui::effect::{Effect, Reply, Request, Slot};
+use vantage::tui::effect::Effect;
 
 use crate::screens::{
-    NOW, answer_detail, detail_requests, error, fetches, member_page, open_members, reply, screen,
-    special, text,
+    NOW, answer_detail, detail_requests, error, member_page, open_members, screen, special, text,
 };
 use crate::state::page;
-use crate::support::{answer, app, asked, fetches_for, key, only};
-use vantage::tui::ops::ListMembers;
-use vantage::tui::screens::members;
+use crate::support::{
+    answer, answer_inventory_page, app, asked, asked_in, inventory_asked, inventory_pages, key,
+    only,
+};
+use vantage::tui::ops::{GetProject, ListInventory, ListMembers};
+use vantage::tui::screens::{inventory, members};
 
 /// The inventory page requests among effects: (token, params, cursor).
 pub(crate) fn inventory_requests(
     effects: &[Effect],
 ) -> Vec<(u64, InventoryParams, Option<String>)> {
-    fetches(effects)
+    inventory_pages(effects)
         .into_iter()
-        .filter_map(|(_, token, request)| match request {
-            Request::InventoryPage { params, cursor } => Some((token, params, cursor)),
-            _ => None,
-        })
+        .map(|(token, ListInventory { params, cursor })| (token, params, cursor))
         .collect()
 }
 
@@ -46,15 +45,9 @@ pub(crate) fn inventory_with(app: &mut App, loaded: usize, total: usize) {
     app.start(NOW);
     let effects = app.handle(key('2'), NOW);
     let (token, ..) = inventory_requests(&effects)[0].clone();
-    reply(
-        app,
-        Slot::InventoryPage,
-        token,
-        Ok(Reply::InventoryPage(Box::new(page(
-            0..loaded,
-            total,
-            loaded < total,
-        )))),
+    app.handle(
+        answer_inventory_page(token, page(0..loaded, total, loaded < total)),
+        NOW,
     );
 }
 
@@ -173,15 +166,9 @@ fn capital_g_walks_every_page_to_the_real_end_and_the_counter_follows() {
         let end = (start + 100).min(350);
         let head = text(&screen(&app, 120, 35));
         assert!(head.contains("loading to the end"), "{head}");
-        effects = reply(
-            &mut app,
-            Slot::InventoryPage,
-            token,
-            Ok(Reply::InventoryPage(Box::new(page(
-                start..end,
-                350,
-                end < 350,
-            )))),
+        effects = app.handle(
+            answer_inventory_page(token, page(start..end, 350, end < 350)),
+            NOW,
         );
     }
     assert_eq!(
@@ -205,11 +192,9 @@ fn capital_g_stops_when_the_budget_runs_low_and_says_so() {
     let (token, ..) = inventory_requests(&effects)[0].clone();
     // The page's reply tells of a budget down to the user's reserve.
     rate(&mut app, 10, 120);
-    let effects = reply(
-        &mut app,
-        Slot::InventoryPage,
-        token,
-        Ok(Reply::InventoryPage(Box::new(page(100..200, 5_000, true)))),
+    let effects = app.handle(
+        answer_inventory_page(token, page(100..200, 5_000, true)),
+        NOW,
     );
     assert!(
         inventory_requests(&effects).is_empty(),
@@ -233,11 +218,9 @@ fn capital_g_stops_when_the_budget_runs_low_and_says_so() {
     // The budget refilled: G walks on from the page in flight.
     rate(&mut app, 120, 120);
     assert!(inventory_requests(&app.handle(key('G'), NOW)).is_empty());
-    let effects = reply(
-        &mut app,
-        Slot::InventoryPage,
-        token,
-        Ok(Reply::InventoryPage(Box::new(page(200..300, 5_000, true)))),
+    let effects = app.handle(
+        answer_inventory_page(token, page(200..300, 5_000, true)),
+        NOW,
     );
     assert_eq!(inventory_requests(&effects).len(), 1, "the walk goes on");
     assert_eq!(app.inventory.list.selected, 299);
@@ -261,45 +244,41 @@ fn a_project_id_typed_into_the_search_finds_that_project() {
         app.handle(key(ch), NOW);
     }
     let effects = app.handle(special(KeyCode::Enter), NOW);
-    let requests = fetches(&effects);
     let (search, ..) = inventory_requests(&effects)[0].clone();
-    let lookup = requests
-        .iter()
-        .find_map(|(slot, token, request)| match request {
-            Request::GetProject { project_id } if *slot == Slot::InventoryIdLookup => {
-                assert_eq!(project_id, "prj_00042");
-                Some(*token)
-            }
-            _ => None,
+    let lookup = inventory_asked::<GetProject>(&effects, inventory::ID_LOOKUP)
+        .into_iter()
+        .next()
+        .map(|(token, GetProject { project_id })| {
+            assert_eq!(project_id, "prj_00042");
+            token
         })
         .expect("the id is looked up by itself");
     // The service's search reads names and owners: nothing; the id finds the
     // project, then a search for its name under the filters finds its row
     // (the answers may come in any order).
-    let effects = reply(
-        &mut app,
-        Slot::InventoryIdLookup,
-        lookup,
-        Ok(Reply::Project(Box::new(project("prj_00042")))),
+    let effects = app.handle(
+        answer(
+            inventory::ID_LOOKUP,
+            lookup,
+            Ok(project("prj_00042")),
+            inventory::Msg::IdProject,
+        ),
+        NOW,
     );
-    let (by_name, named) = fetches_for(&effects, Slot::InventoryIdLookup)
+    let (by_name, named) = inventory_asked::<ListInventory>(&effects, inventory::ID_LOOKUP)
         .pop()
-        .expect("the project's name is searched for");
-    let Request::InventoryPage { params, .. } = named else {
-        panic!("an inventory search: {named:?}");
-    };
+        .expect("the project's name is searched for: an inventory search");
+    let ListInventory { params, .. } = named;
     assert_eq!(params.query.as_deref(), Some("Invoice finder"));
-    reply(
-        &mut app,
-        Slot::InventoryPage,
-        search,
-        Ok(Reply::InventoryPage(Box::new(page(0..0, 0, false)))),
-    );
-    reply(
-        &mut app,
-        Slot::InventoryIdLookup,
-        by_name,
-        Ok(Reply::InventoryPage(Box::new(page(40..44, 4, false)))),
+    app.handle(answer_inventory_page(search, page(0..0, 0, false)), NOW);
+    app.handle(
+        answer(
+            inventory::ID_LOOKUP,
+            by_name,
+            Ok(page(40..44, 4, false)),
+            inventory::Msg::IdRow,
+        ),
+        NOW,
     );
     let rows = &app.inventory.list.rows;
     assert_eq!(rows.len(), 1);
@@ -317,12 +296,20 @@ fn a_project_id_typed_into_the_search_finds_that_project() {
     app.handle(key('/'), NOW);
     app.handle(key('9'), NOW);
     let effects = app.handle(special(KeyCode::Enter), NOW);
-    let (_, token, _) = fetches(&effects)
+    let (token, _) = inventory_asked::<GetProject>(&effects, inventory::ID_LOOKUP)
         .into_iter()
-        .find(|(slot, ..)| *slot == Slot::InventoryIdLookup)
+        .next()
         .expect("looked up");
     let missing = error(Some(404), Some("project_not_found"), None);
-    reply(&mut app, Slot::InventoryIdLookup, token, Err(missing));
+    app.handle(
+        answer(
+            inventory::ID_LOOKUP,
+            token,
+            Err(missing),
+            inventory::Msg::IdProject,
+        ),
+        NOW,
+    );
     assert!(!text(&screen(&app, 120, 35)).contains("project_not_found"));
     // Words are not looked up.
     app.handle(key('/'), NOW);
@@ -333,11 +320,7 @@ fn a_project_id_typed_into_the_search_finds_that_project() {
         app.handle(key(ch), NOW);
     }
     let effects = app.handle(special(KeyCode::Enter), NOW);
-    assert!(
-        fetches(&effects)
-            .iter()
-            .all(|(slot, ..)| *slot != Slot::InventoryIdLookup)
-    );
+    assert!(asked_in(&effects, inventory::ID_LOOKUP).is_empty());
 }
 
 fn last_member_params(effects: &[Effect]) -> Option<MemberListParams> {
@@ -508,43 +491,42 @@ fn a_project_found_by_id_stays_counted_once_more_pages_arrive() {
     }
     let effects = app.handle(special(KeyCode::Enter), NOW);
     let (search, ..) = inventory_requests(&effects)[0].clone();
-    let (_, lookup, _) = fetches(&effects)
+    let (lookup, _) = inventory_asked::<GetProject>(&effects, inventory::ID_LOOKUP)
         .into_iter()
-        .find(|(slot, ..)| *slot == Slot::InventoryIdLookup)
+        .next()
         .expect("the id is looked up by itself");
-    let effects = reply(
-        &mut app,
-        Slot::InventoryIdLookup,
-        lookup,
-        Ok(Reply::Project(Box::new(project("prj_00999")))),
+    let effects = app.handle(
+        answer(
+            inventory::ID_LOOKUP,
+            lookup,
+            Ok(project("prj_00999")),
+            inventory::Msg::IdProject,
+        ),
+        NOW,
     );
-    let (by_name, _) = fetches_for(&effects, Slot::InventoryIdLookup)
+    let (by_name, _) = inventory_asked::<ListInventory>(&effects, inventory::ID_LOOKUP)
         .pop()
         .expect("the project's name is searched for");
-    reply(
-        &mut app,
-        Slot::InventoryIdLookup,
-        by_name,
-        Ok(Reply::InventoryPage(Box::new(page(999..1000, 1, false)))),
+    app.handle(
+        answer(
+            inventory::ID_LOOKUP,
+            by_name,
+            Ok(page(999..1000, 1, false)),
+            inventory::Msg::IdRow,
+        ),
+        NOW,
     );
     // Names match too: two pages of them, the id's project on neither.
-    let first = reply(
-        &mut app,
-        Slot::InventoryPage,
-        search,
-        Ok(Reply::InventoryPage(Box::new(page(0..100, 150, true)))),
-    );
+    let first = app.handle(answer_inventory_page(search, page(0..100, 150, true)), NOW);
     assert_eq!(app.inventory.total, Some(151));
     let next = inventory_requests(&first)
         .into_iter()
         .chain(inventory_requests(&app.handle(key('G'), NOW)))
         .find(|(_, _, cursor)| cursor.is_some())
         .expect("the second page is asked for");
-    reply(
-        &mut app,
-        Slot::InventoryPage,
-        next.0,
-        Ok(Reply::InventoryPage(Box::new(page(100..150, 150, false)))),
+    app.handle(
+        answer_inventory_page(next.0, page(100..150, 150, false)),
+        NOW,
     );
     assert_eq!(app.inventory.list.rows.len(), 151);
     assert_eq!(app.inventory.total, Some(151), "still counted");

@@ -5,11 +5,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use vantage::tui::effect::{ErrorInfo, ExportFormat, Reply, Request};
+use vantage::tui::effect::{ErrorInfo, ExportFormat};
+use vantage::tui::ops::{ExportInventory, Exported};
+use vantage::tui::request::Operation;
 
 use crate::common::{ENTERPRISE_ADMIN, ENTERPRISE_WS, mode, precious, untouched};
 
-async fn export_to(path: &Path) -> Result<Reply, ErrorInfo> {
+async fn export_to(path: &Path) -> Result<Exported, ErrorInfo> {
     use vantage::api::{ApiKey, Client, ClientConfig};
     use vantage::tui::executor::ClientExecutor;
     use vantage::tui::services::Executor;
@@ -24,15 +26,14 @@ async fn export_to(path: &Path) -> Result<Reply, ErrorInfo> {
         workspace_id: ENTERPRISE_WS.into(),
         clock,
     };
-    executor
-        .execute(Request::ExportInventory {
-            params: Default::default(),
-            format: ExportFormat::Csv,
-            path: path.to_path_buf(),
-            loaded: Arc::new(Vec::new()),
-            next_cursor: None,
-        })
-        .await
+    let export = ExportInventory {
+        params: Default::default(),
+        format: ExportFormat::Csv,
+        path: path.to_path_buf(),
+        loaded: Arc::new(Vec::new()),
+        next_cursor: None,
+    };
+    export.run(&executor.services()).await
 }
 
 #[tokio::test]
@@ -41,7 +42,7 @@ async fn an_export_is_0600_in_a_0700_dir_and_never_written_through_a_link() {
     let exports = home.path().join("exports");
     let path = exports.join("inventory.csv");
     let reply = export_to(&path).await;
-    assert!(matches!(reply, Ok(Reply::Exported { .. })), "{reply:?}");
+    assert!(matches!(reply, Ok(Exported { .. })), "{reply:?}");
     assert_eq!(mode(&exports), 0o700);
     assert_eq!(mode(&path), 0o600);
 
@@ -49,7 +50,7 @@ async fn an_export_is_0600_in_a_0700_dir_and_never_written_through_a_link() {
     let planted = exports.join("planted.csv");
     std::os::unix::fs::symlink(&target, &planted).unwrap();
     let reply = export_to(&planted).await;
-    assert!(matches!(reply, Ok(Reply::Exported { .. })), "{reply:?}");
+    assert!(matches!(reply, Ok(Exported { .. })), "{reply:?}");
     untouched(&target);
     assert!(std::fs::symlink_metadata(&planted).unwrap().is_file());
     assert_eq!(mode(&planted), 0o600);

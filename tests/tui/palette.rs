@@ -12,15 +12,16 @@ use serde_json::json;
 use time::OffsetDateTime;
 use time::macros::datetime;
 use vantage::api::model::{InventoryPage, Project, Visibility};
-use vantage::tui::app::{App, Identity, Msg};
+use vantage::tui::app::{App, Identity, Msg, PALETTE_HISTORY, PALETTE_JUMP};
 use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
 use vantage::tui::nav::Tab;
-use vantage::tui::screens::inventory::bulk::RowOutcome;
+use vantage::tui::screens::inventory::{self, bulk::RowOutcome};
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
-use crate::support::{answer, asked_in, bulk_outcomes, fetches_for, only};
-use vantage::tui::app::{PALETTE_HISTORY, PALETTE_JUMP};
-use vantage::tui::ops::{GetProject, ListInventory, SavePaletteHistory};
+use crate::support::{
+    answer, answer_inventory_page, asked_in, bulk_outcomes, fetches_for, inventory_pages, only,
+};
+use vantage::tui::ops::{GetProject, ListInventory, SavePaletteHistory, UpdateProject};
 use vantage::tui::request::Operation;
 use vantage::tui::screens::pii;
 use vantage::tui::screens::project::{PROJECT, WRITE};
@@ -93,21 +94,14 @@ fn inventory_of(app: &mut App, rows: Vec<serde_json::Value>, total: usize) {
     let count = rows.len();
     app.start(NOW);
     let effects = type_text(app, "2");
-    let (token, _) = fetches_for(&effects, Slot::InventoryPage)[0].clone();
+    let (token, _) = inventory_pages(&effects)[0].clone();
     let page: InventoryPage = serde_json::from_value(json!({
         "data": rows,
         "pagination": {"has_more": count < total, "next_cursor": if count < total { Some("c2") } else { None }},
         "total": total, "as_of": null, "activity_as_of": null, "applied_finding": null
     }))
     .unwrap();
-    app.handle(
-        Msg::Reply {
-            slot: Slot::InventoryPage,
-            token,
-            reply: Ok(Reply::InventoryPage(Box::new(page))),
-        },
-        NOW,
-    );
+    app.handle(answer_inventory_page(token, page), NOW);
 }
 
 fn draw(app: &App, width: u16, height: u16) -> String {
@@ -227,18 +221,18 @@ fn a_bulk_visibility_change_confirms_runs_one_at_a_time_and_reports_each_row() {
     press(&mut app, KeyCode::Enter);
     insta::assert_snapshot!("bulk_confirm", draw(&app, 100, 24));
     let effects = type_text(&mut app, "y");
-    let mut sent = fetches_for(&effects, Slot::InventoryBulk);
+    let mut sent = asked_in(&effects, inventory::BULK);
     assert_eq!(sent.len(), 1, "one change at a time");
-    let replies: [Result<Reply, ErrorInfo>; 3] = [
-        Ok(Reply::Project(Box::new(project(0, "workspace_view")))),
+    let replies: [Result<Project, ErrorInfo>; 3] = [
+        Ok(project(0, "workspace_view")),
         Err(failure("insufficient_scope", 403)),
-        Ok(Reply::Project(Box::new(project(2, "workspace_view")))),
+        Ok(project(2, "workspace_view")),
     ];
     for (index, reply) in replies.into_iter().enumerate() {
-        let (token, request) = sent.pop().expect("a change in flight");
+        let request = sent.pop().expect("a change in flight");
         assert_eq!(
-            request,
-            Request::UpdateProject {
+            *request.op::<UpdateProject>(),
+            UpdateProject {
                 project_id: format!("prj_{index:04}"),
                 update: vantage::api::model::ProjectUpdate {
                     name: None,
@@ -246,15 +240,8 @@ fn a_bulk_visibility_change_confirms_runs_one_at_a_time_and_reports_each_row() {
                 },
             }
         );
-        let effects = app.handle(
-            Msg::Reply {
-                slot: Slot::InventoryBulk,
-                token,
-                reply,
-            },
-            NOW,
-        );
-        sent = fetches_for(&effects, Slot::InventoryBulk);
+        let effects = app.handle(request.answer(reply), NOW);
+        sent = asked_in(&effects, inventory::BULK);
         assert!(sent.len() <= 1);
     }
     assert!(sent.is_empty());
@@ -283,7 +270,7 @@ fn read_only_mode_offers_no_bulk_change() {
     let mut app = app_with(true);
     inventory(&mut app, 5, 5);
     let effects = type_text(&mut app, "  u");
-    assert!(fetches_for(&effects, Slot::InventoryBulk).is_empty());
+    assert!(asked_in(&effects, inventory::BULK).is_empty());
     assert!(!app.inventory.bulk.is_open());
     assert!(draw(&app, 120, 30).contains("read-only mode: bulk changes are off"));
 }
@@ -363,7 +350,7 @@ fn a_name_not_loaded_is_searched_on_the_service_and_its_project_opens() {
     app.inventory.query.query = Some("fleet".into());
     app.inventory.query.is_published = Some(true);
     let effects = type_text(&mut app, ":Harbour tides\r");
-    assert!(fetches_for(&effects, Slot::InventoryPage).is_empty());
+    assert!(inventory_pages(&effects).is_empty());
     let search = only(&effects, PALETTE_JUMP);
     let ListInventory { params, cursor } = search.op::<ListInventory>();
     // The whole workspace: the query, none of the screen's filters.

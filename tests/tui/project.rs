@@ -2,7 +2,7 @@
 //! synthetic replies and an injected time; no terminal, no network. Snapshots of
 //! the screen are drawn on ratatui's TestBackend.
 
-use crate::support::{answer, asked, fetches, key, only, special as code};
+use crate::support::{answer, answer_inventory_page, asked, fetches, key, only, special as code};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -16,11 +16,14 @@ use vantage::api::model::{
 use vantage::tui::action::Action;
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Request, Slot};
-use vantage::tui::ops::{CreateEmbedUrl, DeleteProject, GetDeployment, GetProject, Publish};
-use vantage::tui::ops::{SaveWatchlist, Unpublish, UpdateProject, UpdatePublishSettings};
-use vantage::tui::screens::Screen;
-use vantage::tui::screens::project::{self as project_screen, DEPLOYMENT, PROJECT, WRITE};
-use vantage::tui::screens::project::{WriteAccess, Written};
+use vantage::tui::ops::{
+    CreateEmbedUrl, DeleteProject, GetDeployment, GetProject, ListInventory, Publish,
+    SaveWatchlist, Unpublish, UpdateProject, UpdatePublishSettings,
+};
+use vantage::tui::screens::project::{
+    self as project_screen, DEPLOYMENT, PROJECT, WRITE, WriteAccess, Written,
+};
+use vantage::tui::screens::{Screen, inventory};
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
 const NOW: time::OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
@@ -121,13 +124,8 @@ pub(crate) fn reply_at(
 pub(crate) fn inventory(app: &mut App) {
     app.start(NOW);
     let effects = app.handle(key('2'), NOW);
-    let (token, _) = only_fetch(&effects, Slot::InventoryPage);
-    reply(
-        app,
-        Slot::InventoryPage,
-        token,
-        Ok(Reply::InventoryPage(Box::new(page(0..5, 5)))),
-    );
+    let token = only(&effects, inventory::PAGE).token;
+    app.handle(answer_inventory_page(token, page(0..5, 5)), NOW);
     assert_eq!(app.inventory.list.rows.len(), 5);
 }
 
@@ -292,21 +290,15 @@ fn a_rename_shows_the_response_and_the_inventory_catches_up() {
     // The list is re-read with backoff until it agrees.
     let first = app.wake_at().expect("a re-read is scheduled");
     assert!(first > NOW);
-    assert!(fetches(&app.handle(Msg::Wake, NOW)).is_empty(), "not yet");
+    assert!(asked(&app.handle(Msg::Wake, NOW)).is_empty(), "not yet");
     let effects = app.handle(Msg::Wake, first);
-    let (token, request) = only_fetch(&effects, Slot::InventoryRecheck);
+    let recheck = only(&effects, inventory::RECHECK);
     assert!(matches!(
-        request,
-        Request::InventoryPage { cursor: None, .. }
+        recheck.op::<ListInventory>(),
+        ListInventory { cursor: None, .. }
     ));
     // A stale list still shows the old name: the patch stays, the re-read backs off.
-    reply_at(
-        &mut app,
-        Slot::InventoryRecheck,
-        token,
-        Ok(Reply::InventoryPage(Box::new(page(0..5, 5)))),
-        first,
-    );
+    app.handle(recheck.ok(page(0..5, 5)), first);
     assert_eq!(
         app.inventory.list.rows[0].name.as_deref(),
         Some("Project 0 v2")
@@ -315,16 +307,10 @@ fn a_rename_shows_the_response_and_the_inventory_catches_up() {
     let second = app.wake_at().expect("another re-read");
     assert!(second - first > first - NOW, "the wait grows");
     let effects = app.handle(Msg::Wake, second);
-    let (token, _) = only_fetch(&effects, Slot::InventoryRecheck);
+    let recheck = only(&effects, inventory::RECHECK);
     let mut fresh: Vec<_> = (0..5).map(item).collect();
     fresh[0]["name"] = json!("Project 0 v2");
-    reply_at(
-        &mut app,
-        Slot::InventoryRecheck,
-        token,
-        Ok(Reply::InventoryPage(Box::new(page_of(fresh, 5)))),
-        second,
-    );
+    app.handle(recheck.ok(page_of(fresh, 5)), second);
     assert!(!app.inventory.catch_up.waiting(), "the server agrees");
     assert_eq!(app.wake_at(), None, "nothing left to wait for");
 }
@@ -401,13 +387,8 @@ fn delete_needs_the_exact_name_typed() {
     assert_eq!(app.inventory.total, Some(4));
     // A stale page that still lists the row does not bring it back.
     let effects = app.handle(key('r'), NOW);
-    let (token, _) = only_fetch(&effects, Slot::InventoryPage);
-    reply(
-        &mut app,
-        Slot::InventoryPage,
-        token,
-        Ok(Reply::InventoryPage(Box::new(page(0..5, 5)))),
-    );
+    let token = only(&effects, inventory::PAGE).token;
+    app.handle(answer_inventory_page(token, page(0..5, 5)), NOW);
     assert_eq!(app.inventory.list.rows.len(), 4);
     assert_eq!(app.inventory.total, Some(4));
 }

@@ -15,24 +15,14 @@ use vantage::api::model::InventoryPage;
 use vantage::history::{FieldChange, ReviewMark};
 use vantage::tui::app::{App, Msg};
 use vantage::tui::app::{HISTORY_VERSION, HistoryMsg, REVIEW_MARK, REVIEW_MARKS};
-use vantage::tui::effect::{Effect, ErrorInfo, Reply, Slot};
 use vantage::tui::review::ops::MarkReviewed;
 
-use crate::changes::{fetch_in, screen};
+use crate::changes::screen;
 use crate::support::{answer, app, first_in, key, special};
+use crate::support::{answer_inventory_page, inventory_pages};
 
 pub(crate) const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 const MARKED_AT: OffsetDateTime = datetime!(2026-11-21 09:30 UTC);
-
-pub(crate) fn reply_at(
-    app: &mut App,
-    slot: Slot,
-    token: u64,
-    reply: Result<Reply, ErrorInfo>,
-    at: OffsetDateTime,
-) -> Vec<Effect> {
-    app.handle(Msg::Reply { slot, token, reply }, at)
-}
 
 pub(crate) fn item(id: &str, name: &str) -> Value {
     json!({
@@ -47,14 +37,13 @@ pub(crate) fn item(id: &str, name: &str) -> Value {
     })
 }
 
-pub(crate) fn page(items: Vec<Value>) -> Result<Reply, ErrorInfo> {
-    let page: InventoryPage = serde_json::from_value(json!({
+pub(crate) fn page(items: Vec<Value>) -> InventoryPage {
+    serde_json::from_value(json!({
         "data": items,
         "pagination": {"has_more": false, "next_cursor": null},
         "total": 3, "as_of": null, "activity_as_of": null, "applied_finding": null
     }))
-    .unwrap();
-    Ok(Reply::InventoryPage(Box::new(page)))
+    .unwrap()
 }
 
 pub(crate) fn changed_mark() -> ReviewMark {
@@ -93,16 +82,19 @@ pub(crate) fn inventory_and_version_check(marks: Vec<ReviewMark>) -> (App, u64) 
         .expect("the first check")
         .token;
     let effects = app.handle(key('2'), NOW);
-    let (token, _) = fetch_in(&effects, Slot::InventoryPage).expect("the first page");
-    reply_at(
-        &mut app,
-        Slot::InventoryPage,
-        token,
-        page(vec![
-            item("prj_a", "Ledger"),
-            item("prj_b", "Payroll"),
-            item("prj_c", "Roster"),
-        ]),
+    let (token, _) = inventory_pages(&effects)
+        .into_iter()
+        .next()
+        .expect("the first page");
+    app.handle(
+        answer_inventory_page(
+            token,
+            page(vec![
+                item("prj_a", "Ledger"),
+                item("prj_b", "Payroll"),
+                item("prj_c", "Roster"),
+            ]),
+        ),
         NOW,
     );
     (app, version)

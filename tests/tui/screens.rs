@@ -21,7 +21,9 @@ use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Slot};
 use vantage::tui::screens::members::DETAIL_LANES;
 use vantage::tui::watchlist;
 
-use crate::support::{answer, app, asked, asked_in, key, only};
+use crate::support::{
+    answer, answer_inventory_page, app, asked, asked_in, inventory_pages, key, only,
+};
 pub(crate) use crate::support::{fetches, special};
 use vantage::tui::ops::{GetBreakdowns, ListPii};
 use vantage::tui::ops::{GetMember, GetRealtime, ListMembers, LoadWatchlist, SaveWatchlist};
@@ -117,16 +119,8 @@ fn with_inventory(app: &mut App, count: usize) {
 /// Opens the inventory tab and answers its first page with `count` rows.
 fn show_inventory(app: &mut App, count: usize) {
     let effects = app.handle(key('2'), NOW);
-    let (slot, token, _) = fetches(&effects)
-        .into_iter()
-        .find(|(slot, ..)| *slot == Slot::InventoryPage)
-        .unwrap();
-    reply(
-        app,
-        slot,
-        token,
-        Ok(Reply::InventoryPage(Box::new(inventory_page(count)))),
-    );
+    let (token, _) = inventory_pages(&effects)[0].clone();
+    app.handle(answer_inventory_page(token, inventory_page(count)), NOW);
 }
 
 // --- Members -----------------------------------------------------------------------

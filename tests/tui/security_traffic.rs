@@ -2,21 +2,24 @@
 //! App::handle with synthetic replies and a fixed clock; snapshots on ratatui's
 //! TestBackend at 120x35 and 80x24.
 
-use crate::support::{Fetch, answer, asked, asked_in, fetches, key, only, special as code};
+use crate::support::{
+    Fetch, answer, answer_inventory_page, asked, asked_in, fetches, key, only, special as code,
+};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::macros::datetime;
-use vantage::api::model::Traffic;
-use vantage::api::model::{Granularity, InventoryPage, Page, Project, ScanFinding, SecurityScan};
+use vantage::api::model::{
+    Granularity, InventoryPage, Page, Project, ScanFinding, SecurityScan, Traffic,
+};
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
 use vantage::tui::ops::{GetTraffic, ListScanFindings, ListSecurityScans};
-use vantage::tui::screens::analytics;
 use vantage::tui::screens::project::PROJECT;
 use vantage::tui::screens::project::security::{FINDINGS, Focus, SCANS, SecurityPart};
+use vantage::tui::screens::{analytics, inventory};
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
@@ -72,19 +75,14 @@ fn inventory_item(n: usize) -> Value {
 fn with_inventory(app: &mut App) {
     app.start(NOW);
     let effects = app.handle(key('2'), NOW);
-    let (token, _) = fetch(&effects, Slot::InventoryPage);
+    let token = only(&effects, inventory::PAGE).token;
     let page: InventoryPage = serde_json::from_value(json!({
         "data": [inventory_item(0), inventory_item(1)],
         "pagination": {"has_more": false, "next_cursor": null},
         "total": 2, "as_of": null, "activity_as_of": null, "applied_finding": null
     }))
     .unwrap();
-    reply(
-        app,
-        Slot::InventoryPage,
-        token,
-        Ok(Reply::InventoryPage(Box::new(page))),
-    );
+    app.handle(answer_inventory_page(token, page), NOW);
 }
 
 fn scans() -> Page<SecurityScan> {

@@ -5,9 +5,9 @@ use serde_json::json;
 use time::macros::datetime;
 use vantage::api::model::{InventoryPage, InventorySortBy, SortOrder};
 use vantage::tui::app::{App, Msg};
-use vantage::tui::effect::{Effect, Reply, Request, Slot};
+use vantage::tui::effect::Effect;
 
-use crate::support::{app, key};
+use crate::support::{answer_inventory_page, app, inventory_pages, key};
 
 pub(crate) const NOW: time::OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
@@ -38,19 +38,9 @@ pub(crate) fn page(range: std::ops::Range<usize>, total: usize, more: bool) -> I
 
 /// The inventory page requests among effects, with their tokens.
 fn page_requests(effects: &[Effect]) -> Vec<(u64, Option<String>)> {
-    effects
-        .iter()
-        .filter_map(|effect| match effect {
-            Effect::Fetch {
-                slot: Slot::InventoryPage,
-                token,
-                job,
-            } => match job.operation() {
-                Some(Request::InventoryPage { cursor, .. }) => Some((*token, cursor.clone())),
-                _ => None,
-            },
-            _ => None,
-        })
+    inventory_pages(effects)
+        .into_iter()
+        .map(|(token, page)| (token, page.cursor))
         .collect()
 }
 
@@ -79,26 +69,12 @@ fn a_stale_reply_is_dropped() {
     let effects = app.handle(key('p'), NOW);
     let second = page_requests(&effects)[0].0;
     assert_ne!(first, second);
-    app.handle(
-        Msg::Reply {
-            slot: Slot::InventoryPage,
-            token: first,
-            reply: Ok(Reply::InventoryPage(Box::new(page(0..5, 5, false)))),
-        },
-        NOW,
-    );
+    app.handle(answer_inventory_page(first, page(0..5, 5, false)), NOW);
     assert!(
         app.inventory.list.rows.is_empty(),
         "the reply of the older filter is dropped"
     );
-    app.handle(
-        Msg::Reply {
-            slot: Slot::InventoryPage,
-            token: second,
-            reply: Ok(Reply::InventoryPage(Box::new(page(0..3, 3, false)))),
-        },
-        NOW,
-    );
+    app.handle(answer_inventory_page(second, page(0..3, 3, false)), NOW);
     assert_eq!(app.inventory.list.rows.len(), 3);
     assert_eq!(app.inventory.total, Some(3));
 }
@@ -107,11 +83,7 @@ fn a_stale_reply_is_dropped() {
 fn a_stale_reply_marks_nothing_dirty() {
     let mut app = app();
     let first = open_inventory(&mut app);
-    let reply = |token: u64, rows: usize| Msg::Reply {
-        slot: Slot::InventoryPage,
-        token,
-        reply: Ok(Reply::InventoryPage(Box::new(page(0..rows, rows, false)))),
-    };
+    let reply = |token: u64, rows: usize| answer_inventory_page(token, page(0..rows, rows, false));
     app.handle(reply(first, 5), NOW);
     // Two filter changes; the reply to the first arrives after the second.
     let stale = page_requests(&app.handle(key('p'), NOW))[0].0;
@@ -133,14 +105,7 @@ fn a_stale_reply_marks_nothing_dirty() {
 fn the_next_page_is_asked_for_before_the_last_row() {
     let mut app = app();
     let token = open_inventory(&mut app);
-    let effects = app.handle(
-        Msg::Reply {
-            slot: Slot::InventoryPage,
-            token,
-            reply: Ok(Reply::InventoryPage(Box::new(page(0..100, 250, true)))),
-        },
-        NOW,
-    );
+    let effects = app.handle(answer_inventory_page(token, page(0..100, 250, true)), NOW);
     assert!(
         page_requests(&effects).is_empty(),
         "the cursor is far from the end"
@@ -165,14 +130,7 @@ fn the_next_page_is_asked_for_before_the_last_row() {
 fn an_empty_page_with_more_keeps_walking() {
     let mut app = app();
     let token = open_inventory(&mut app);
-    let effects = app.handle(
-        Msg::Reply {
-            slot: Slot::InventoryPage,
-            token,
-            reply: Ok(Reply::InventoryPage(Box::new(page(0..0, 10, true)))),
-        },
-        NOW,
-    );
+    let effects = app.handle(answer_inventory_page(token, page(0..0, 10, true)), NOW);
     assert_eq!(
         page_requests(&effects).len(),
         1,

@@ -179,3 +179,46 @@ pub async fn run_on<O: Operation>(
 ) -> Result<O::Output, ErrorInfo> {
     operation.run(&executor.services()).await
 }
+
+// --- The inventory's requests (typed) ------------------------------------------
+
+/// The requests among effects in `slot` whose operation is an `O`: (token,
+/// operation), in the order asked.
+pub fn inventory_asked<O: Operation>(effects: &[Effect], slot: Slot) -> Vec<(u64, O)> {
+    asked_in(effects, slot)
+        .into_iter()
+        .filter_map(|fetch| Some((fetch.token, fetch.operation::<O>()?.clone())))
+        .collect()
+}
+
+/// The inventory's page requests among effects: (token, operation).
+pub fn inventory_pages(effects: &[Effect]) -> Vec<(u64, vantage::tui::ops::ListInventory)> {
+    inventory_asked(effects, vantage::tui::screens::inventory::PAGE)
+}
+
+/// The inventory list's page `page`, as the answer to its request `token`.
+pub fn answer_inventory_page(token: u64, page: vantage::api::model::InventoryPage) -> Msg {
+    use vantage::tui::screens::inventory;
+    answer(inventory::PAGE, token, Ok(page), inventory::Msg::Page)
+}
+
+/// The inventory's bulk changes among effects, each a visibility set or an
+/// unpublish: (token, project id).
+#[track_caller]
+pub fn inventory_bulk(effects: &[Effect]) -> Vec<(u64, String)> {
+    use vantage::tui::ops::{Unpublish, UpdateProject};
+    asked_in(effects, vantage::tui::screens::inventory::BULK)
+        .into_iter()
+        .map(|fetch| {
+            let id = match (
+                fetch.operation::<UpdateProject>(),
+                fetch.operation::<Unpublish>(),
+            ) {
+                (Some(update), _) => update.project_id.clone(),
+                (_, Some(unpublish)) => unpublish.project_id.clone(),
+                _ => panic!("not a bulk change: {:?}", fetch.job),
+            };
+            (fetch.token, id)
+        })
+        .collect()
+}

@@ -7,11 +7,11 @@
 use crossterm::event::KeyCode;
 use vantage::history::ReviewMark;
 use vantage::tui::app::App;
-use vantage::tui::effect::Slot;
 
-use crate::changes::{fetch_in, screen};
-use crate::review_marks::{NOW, changed_mark, inventory_with, item, page, reply_at};
+use crate::changes::screen;
+use crate::review_marks::{NOW, changed_mark, inventory_with, item, page};
 use crate::support::{Fetch, first_in, key, special};
+use crate::support::{answer_inventory_page, inventory_pages};
 use vantage::tui::app::{HISTORY_VERSION, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
 
 fn bobs_mark() -> ReviewMark {
@@ -72,7 +72,10 @@ fn reviewer_keeps_the_projects_that_reviewer_marked_and_alone_clears_it() {
     // Another name reads the rows again (those bob's filter dropped), and
     // names match whatever their case.
     let effects = palette(&mut app, "reviewer ADA");
-    let (token, _) = fetch_in(&effects, Slot::InventoryPage).expect("the rows are read again");
+    let (token, _) = inventory_pages(&effects)
+        .into_iter()
+        .next()
+        .expect("the rows are read again");
     let rows = || {
         page(vec![
             item("prj_a", "Ledger"),
@@ -80,13 +83,16 @@ fn reviewer_keeps_the_projects_that_reviewer_marked_and_alone_clears_it() {
             item("prj_c", "Roster"),
         ])
     };
-    reply_at(&mut app, Slot::InventoryPage, token, rows(), NOW);
+    app.handle(answer_inventory_page(token, rows()), NOW);
     assert_eq!(shown(&app), ["prj_a"]);
 
     // Alone: every project again.
     let effects = palette(&mut app, "reviewer");
-    let (token, _) = fetch_in(&effects, Slot::InventoryPage).expect("the rows are read again");
-    reply_at(&mut app, Slot::InventoryPage, token, rows(), NOW);
+    let (token, _) = inventory_pages(&effects)
+        .into_iter()
+        .next()
+        .expect("the rows are read again");
+    app.handle(answer_inventory_page(token, rows()), NOW);
     assert_eq!(shown(&app), ["prj_a", "prj_b", "prj_c"]);
     let text = screen(&app, 120, 35);
     assert!(!text.contains("reviewed by bob ·"), "{text}");
@@ -195,7 +201,7 @@ mod with_a_shared_history {
 
     use super::*;
     use crate::common::{self, ENTERPRISE_ADMIN, ENTERPRISE_WS};
-    use crate::support::{fetches, run_on};
+    use crate::support::{asked_in, fetches, run_on};
 
     fn shared(url: &str) -> HistoryLocation {
         HistoryLocation::Database(PgTarget::parse(url, None).unwrap())
@@ -345,6 +351,9 @@ mod with_a_shared_history {
         for (_, _, request) in fetches(&effects) {
             let _ = bob.execute(request).await;
         }
+        for page in asked_in(&effects, vantage::tui::screens::inventory::PAGE) {
+            let _ = page.job.run(page.slot, page.token, bob.services()).await;
+        }
         assert_eq!(
             server.app.served("list_inventory") - walked,
             1,
@@ -414,7 +423,7 @@ mod with_a_shared_history {
         assert!(app.history_away().is_some());
         let effects = app.start(clock.now());
         assert!(
-            fetch_in(&effects, Slot::InventoryPage).is_some()
+            inventory_pages(&effects).into_iter().next().is_some()
                 || !crate::support::asked(&effects).is_empty(),
             "the live screens load"
         );

@@ -11,21 +11,19 @@ use time::OffsetDateTime;
 use time::macros::datetime;
 use vantage::api::model::InventoryPage;
 use vantage::tui::app::{App, Msg};
-use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
+use vantage::tui::effect::{Effect, ErrorInfo};
 
-use crate::support::fetches;
 use crate::support::{answer, asked_in, only};
+use crate::support::{answer_inventory_page, inventory_pages};
 use crate::support::{app, key};
 use vantage::api::model::Realtime;
+use vantage::tui::ops::ExportInventory;
 use vantage::tui::ops::GetRealtime;
 use vantage::tui::screens::insights;
+use vantage::tui::screens::inventory;
 use vantage::tui::screens::{members, monitor};
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
-
-fn reply(app: &mut App, slot: Slot, token: u64, reply: Result<Reply, ErrorInfo>) -> Vec<Effect> {
-    app.handle(Msg::Reply { slot, token, reply }, NOW)
-}
 
 fn text_at(app: &App, width: u16, height: u16, now: OffsetDateTime) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
@@ -73,11 +71,8 @@ fn page(rows: Vec<Value>, total: usize, more: bool) -> InventoryPage {
 fn show_inventory(app: &mut App, page: InventoryPage) -> Vec<Effect> {
     app.start(NOW);
     let effects = app.handle(key('2'), NOW);
-    let (slot, token, _) = fetches(&effects)
-        .into_iter()
-        .find(|(slot, ..)| *slot == Slot::InventoryPage)
-        .unwrap();
-    reply(app, slot, token, Ok(Reply::InventoryPage(Box::new(page))))
+    let (token, _) = inventory_pages(&effects)[0].clone();
+    app.handle(answer_inventory_page(token, page), NOW)
 }
 
 // --- 1. The PII column --------------------------------------------------------------
@@ -209,17 +204,13 @@ fn enter() -> Msg {
 fn export_request(app: &mut App) -> (usize, Option<String>) {
     app.handle(ctrl('s'), NOW);
     let effects = app.handle(enter(), NOW);
-    fetches(&effects)
-        .into_iter()
-        .find_map(|(_, _, request)| match request {
-            Request::ExportInventory {
-                loaded,
-                next_cursor,
-                ..
-            } => Some((loaded.len(), next_cursor)),
-            _ => None,
-        })
-        .expect("an export request")
+    let export = only(&effects, inventory::EXPORT);
+    let ExportInventory {
+        loaded,
+        next_cursor,
+        ..
+    } = export.op::<ExportInventory>();
+    (loaded.len(), next_cursor.clone())
 }
 
 #[test]
@@ -313,11 +304,11 @@ fn unreachable() -> ErrorInfo {
     }
 }
 
-fn page_request(effects: &[Effect]) -> (Slot, u64) {
-    fetches(effects)
+fn page_request(effects: &[Effect]) -> u64 {
+    inventory_pages(effects)
         .into_iter()
-        .find(|(slot, ..)| *slot == Slot::InventoryPage)
-        .map(|(slot, token, _)| (slot, token))
+        .next()
+        .map(|(token, _)| token)
         .expect("a page request")
 }
 
@@ -332,13 +323,21 @@ fn refresh_during_an_outage_keeps_the_list_and_one_refresh_reloads_after() {
             .collect::<Vec<_>>()
     };
     show_inventory(&mut app, page(rows(&["Alpha", "Beta", "Gamma"]), 3, false));
-    let (slot, token) = page_request(&app.handle(key('r'), NOW));
+    let token = page_request(&app.handle(key('r'), NOW));
     let screen = text(&app, 120, 35);
     assert!(
         screen.contains("Gamma"),
         "rows stay while the refresh is under way"
     );
-    reply(&mut app, slot, token, Err(unreachable()));
+    app.handle(
+        answer(
+            inventory::PAGE,
+            token,
+            Err(unreachable()),
+            inventory::Msg::Page,
+        ),
+        NOW,
+    );
     let screen = text(&app, 120, 35);
     assert!(screen.contains("3 loaded"), "{screen}");
     assert!(
@@ -346,16 +345,10 @@ fn refresh_during_an_outage_keeps_the_list_and_one_refresh_reloads_after() {
         "{screen}"
     );
     // The service is back: one `r` replaces the rows, without duplicates.
-    let (slot, token) = page_request(&app.handle(key('r'), NOW));
-    reply(
-        &mut app,
-        slot,
-        token,
-        Ok(Reply::InventoryPage(Box::new(page(
-            rows(&["Alpha", "Beta"]),
-            2,
-            false,
-        )))),
+    let token = page_request(&app.handle(key('r'), NOW));
+    app.handle(
+        answer_inventory_page(token, page(rows(&["Alpha", "Beta"]), 2, false)),
+        NOW,
     );
     assert_eq!(app.inventory.list.rows.len(), 2);
     let screen = text(&app, 120, 35);
@@ -479,9 +472,9 @@ fn clear_keeps_the_sort_and_esc_in_search_restores_the_text_before() {
     assert_eq!(app.inventory.search(), "fleet hub");
     let effects = app.handle(esc(), NOW + time::Duration::seconds(2));
     assert_eq!(app.inventory.search(), "fleet");
-    let reloaded = fetches(&effects).into_iter().any(|(_, _, request)| {
-        matches!(request, Request::InventoryPage { params, .. } if params.query.as_deref() == Some("fleet"))
-    });
+    let reloaded = inventory_pages(&effects)
+        .into_iter()
+        .any(|(_, page)| page.params.query.as_deref() == Some("fleet"));
     assert!(
         reloaded,
         "the list is read again with the text before the edit"

@@ -20,8 +20,9 @@ use crate::screens::{NOW, reply, screen, text};
 use crate::support::{
     Fetch, answer, app, app_with_theme, asked_in, fetches_for, key, only, special,
 };
+use crate::support::{answer_inventory_page, inventory_pages};
 use vantage::tui::ops::{ListInventory, ListMembers, ListPii};
-use vantage::tui::screens::{members, pii, project};
+use vantage::tui::screens::{inventory, members, pii, project};
 
 /// A project that needs review, scanned, visited and connected: the facts a
 /// made-up row would show as zeros, `never` and `none`.
@@ -240,16 +241,9 @@ fn a_project_opened_from_changes_shows_its_loaded_row_not_zeros() {
     let mut app = changes_app(change_set());
     // The inventory has the project's row loaded, as the service sent it.
     let effects = app.handle(key('2'), NOW);
-    let (token, _) = fetches_for(&effects, Slot::InventoryPage)
-        .pop()
-        .expect("a page");
+    let (token, _) = inventory_pages(&effects).pop().expect("a page");
     let row = rich_item("prj_0002", "Budget tracker");
-    reply(
-        &mut app,
-        Slot::InventoryPage,
-        token,
-        Ok(Reply::InventoryPage(Box::new(page_of(vec![row])))),
-    );
+    app.handle(answer_inventory_page(token, page_of(vec![row])), NOW);
     app.handle(key('7'), NOW);
     for _ in 0..3 {
         app.handle(key('j'), NOW);
@@ -275,36 +269,34 @@ fn an_id_search_never_shows_a_row_the_filters_exclude() {
         app.handle(key(ch), NOW);
     }
     let effects = app.handle(special(KeyCode::Enter), NOW);
-    let (search, _) = fetches_for(&effects, Slot::InventoryPage)
+    let (search, _) = inventory_pages(&effects).pop().expect("the search");
+    let lookup = asked_in(&effects, inventory::ID_LOOKUP)
         .pop()
-        .expect("the search");
-    let (lookup, _) = fetches_for(&effects, Slot::InventoryIdLookup)
-        .pop()
-        .expect("the id");
-    let effects = reply(
-        &mut app,
-        Slot::InventoryIdLookup,
-        lookup,
-        Ok(Reply::Project(Box::new(project(
-            "prj_10befad0e55d",
-            "Clinic manager 86",
-        )))),
+        .expect("the id")
+        .token;
+    let effects = app.handle(
+        answer(
+            inventory::ID_LOOKUP,
+            lookup,
+            Ok(project("prj_10befad0e55d", "Clinic manager 86")),
+            inventory::Msg::IdProject,
+        ),
+        NOW,
     );
-    reply(
-        &mut app,
-        Slot::InventoryPage,
-        search,
-        Ok(Reply::InventoryPage(Box::new(page_of(vec![])))),
-    );
-    let (by_name, _) = fetches_for(&effects, Slot::InventoryIdLookup)
+    app.handle(answer_inventory_page(search, page_of(vec![])), NOW);
+    let by_name = asked_in(&effects, inventory::ID_LOOKUP)
         .pop()
-        .expect("by name");
+        .expect("by name")
+        .token;
     // The filters exclude it: the service's search under them does not return it.
-    reply(
-        &mut app,
-        Slot::InventoryIdLookup,
-        by_name,
-        Ok(Reply::InventoryPage(Box::new(page_of(vec![])))),
+    app.handle(
+        answer(
+            inventory::ID_LOOKUP,
+            by_name,
+            Ok(page_of(vec![])),
+            inventory::Msg::IdRow,
+        ),
+        NOW,
     );
     assert!(app.inventory.list.rows.is_empty(), "no made-up row");
     let shown = text(&screen(&app, 120, 35));
@@ -543,18 +535,10 @@ fn marked_all_does_not_outlive_the_marks() {
     inventory_with(&mut app, 100, 187);
     // `A` loads the rest of the view, then says it marked it all.
     let effects = app.handle(key('A'), NOW);
-    let (token, _) = fetches_for(&effects, Slot::InventoryPage)
-        .pop()
-        .expect("the next page");
-    reply(
-        &mut app,
-        Slot::InventoryPage,
-        token,
-        Ok(Reply::InventoryPage(Box::new(crate::state::page(
-            100..187,
-            187,
-            false,
-        )))),
+    let (token, _) = inventory_pages(&effects).pop().expect("the next page");
+    app.handle(
+        answer_inventory_page(token, crate::state::page(100..187, 187, false)),
+        NOW,
     );
     assert!(text(&screen(&app, 120, 35)).contains("marked all 187"));
     app.handle(key('C'), NOW);

@@ -12,7 +12,9 @@ use super::*;
 use crate::api::model::Workspace;
 use crate::tui::effect::{LegacyReply, Reply, Slot};
 use crate::tui::request::Answer;
-use crate::tui::screens::{analytics, changes, insights, members, monitor, pii, project};
+use crate::tui::screens::{
+    analytics, changes, insights, inventory, members, monitor, pii, project,
+};
 
 /// The App's own request: the workspace read at start, its plan for the header.
 pub const WORKSPACE: Slot = Slot::new("app", "workspace");
@@ -117,6 +119,8 @@ impl App {
         route!(answer, members::Msg, |token, msg| self
             .members
             .update(token, msg, cx));
+        route!(answer, inventory::Msg, |token, msg| self
+            .inventory_answer(token, msg, cx));
         route!(answer, changes::Msg, |token, msg| self
             .changes
             .update(token, msg, cx));
@@ -148,19 +152,27 @@ impl App {
         let mut cx = turn.cx(&mut next_token);
         let answer = crate::tui::effect::Answer { slot, token, reply };
         changed |= match slot {
-            Slot::InventoryPage
-            | Slot::InventoryExport
-            | Slot::InventoryRecheck
-            | Slot::InventoryBulk
-            | Slot::InventoryIdLookup => self.inventory.handle_reply(answer, &mut cx),
             _ => false,
         };
         self.share_missing_scope();
-        if slot == Slot::InventoryPage {
-            self.inventory.apply_review_filter(&mut cx);
-        }
         self.next_token = next_token;
         changed | self.retrying.take().is_some()
+    }
+
+    /// An answer to the inventory, with what the App does around it: a live
+    /// page replaces the snapshot's rows, the review filter applies to every
+    /// page, and a bulk change refused for a missing scope turns writes off.
+    fn inventory_answer(&mut self, token: u64, msg: inventory::Msg, cx: &mut Cx) -> bool {
+        let page = matches!(msg, inventory::Msg::Page(_));
+        if let inventory::Msg::Page(Ok(_)) = msg {
+            self.inventory_live();
+        }
+        let changed = self.inventory.update(token, msg, cx);
+        self.share_missing_scope();
+        if page {
+            self.inventory.apply_review_filter(cx);
+        }
+        changed
     }
 }
 
@@ -209,7 +221,7 @@ fn expected_absence(slot: Slot, error: &ErrorInfo) -> bool {
         // fail a screen): the header just shows no plan.
         slot if slot == WORKSPACE => error.status == Some(404),
         // A search that only looked like a project id.
-        Slot::InventoryIdLookup => error.status == Some(404),
+        slot if slot == inventory::ID_LOOKUP => error.status == Some(404),
         _ => false,
     }
 }

@@ -150,18 +150,20 @@ impl App {
         }
     }
 
-    /// Before a reply reaches its screen: a live reply replaces seeded data.
+    /// Before a reply reaches its screen: whether the history answers.
     pub(super) fn before_reply(&mut self, slot: Slot, reply: &Result<Reply, ErrorInfo>) {
         self.note_history_reachability(slot, reply.as_ref().err());
-        match (slot, reply) {
-            (Slot::InventoryPage, Ok(Reply::InventoryPage(_))) if self.history.inventory_seeded => {
-                self.history.inventory_seeded = false;
-                self.inventory.list.rows.clear();
-                self.inventory.list.select(0);
-            }
-            _ => return,
+    }
+
+    /// A live page of the inventory replaces the snapshot's rows.
+    pub(super) fn inventory_live(&mut self) {
+        if !self.history.inventory_seeded {
+            return;
         }
-        if !self.history.insights_seeded && !self.history.inventory_seeded {
+        self.history.inventory_seeded = false;
+        self.inventory.list.rows.clear();
+        self.inventory.list.select(0);
+        if !self.history.insights_seeded {
             self.history.seeded_at = None;
         }
     }

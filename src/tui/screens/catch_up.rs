@@ -8,7 +8,9 @@ use time::{Duration, OffsetDateTime};
 
 use crate::api::InventoryParams;
 use crate::api::model::{InventoryItem, InventoryPage, Project, PublishAudience, Visibility};
-use crate::tui::effect::{Cx, Request, Slot};
+use crate::tui::effect::Cx;
+use crate::tui::ops::ListInventory;
+use crate::tui::screens::inventory::{Msg, RECHECK};
 
 /// Waits before each re-read: 1 s, 2 s, 4 s, then 8 s.
 const FIRST_WAIT: Duration = Duration::seconds(1);
@@ -147,13 +149,11 @@ impl CatchUp {
             return;
         };
         let (query, cursor) = (first.query.clone(), first.cursor.clone());
-        let token = cx.fetch(
-            Slot::InventoryRecheck,
-            Request::InventoryPage {
-                params: query.clone(),
-                cursor: cursor.clone(),
-            },
-        );
+        let reread = ListInventory {
+            params: query.clone(),
+            cursor: cursor.clone(),
+        };
+        let token = cx.request(RECHECK, reread, Msg::Recheck);
         self.pending = Some((token, query, cursor));
     }
 

@@ -14,12 +14,13 @@ mod view;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use time::{Duration, OffsetDateTime};
 
-use super::InventoryScreen;
-use crate::api::model::{InventoryItem, ProjectUpdate, Visibility};
+use super::{BULK, InventoryScreen, Msg};
+use crate::api::model::{InventoryItem, Project, ProjectUpdate, Visibility};
 use crate::text::{escape_invisible, fit};
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, ErrorInfo, Gate, LegacyReply, Reply, Request, Slot, answers};
+use crate::tui::effect::{Cx, ErrorInfo, Gate, answers};
 use crate::tui::nav::ProjectWrite;
+use crate::tui::ops::{Unpublish, UpdateProject};
 use crate::tui::screens::paged::{budget_allows, reserve};
 use crate::tui::widgets::menu::Menu;
 
@@ -84,16 +85,18 @@ impl BulkOp {
         }
     }
 
-    fn request(&self, project_id: String) -> Request {
+    /// Asks for the change of project `project_id`; the token its answer carries.
+    fn send(&self, project_id: String, cx: &mut Cx) -> u64 {
         match self {
-            BulkOp::Visibility(visibility) => Request::UpdateProject {
-                project_id,
-                update: ProjectUpdate {
+            BulkOp::Visibility(visibility) => {
+                let update = ProjectUpdate {
                     name: None,
                     visibility: Some(visibility.clone()),
-                },
-            },
-            BulkOp::Unpublish => Request::Unpublish { project_id },
+                };
+                let request = UpdateProject { project_id, update };
+                cx.request(BULK, request, Msg::BulkUpdated)
+            }
+            BulkOp::Unpublish => cx.request(BULK, Unpublish { project_id }, Msg::BulkUnpublished),
         }
     }
 }
@@ -284,7 +287,7 @@ impl InventoryScreen {
     /// `None` leaves the action to the screen.
     pub(super) fn bulk_action(&mut self, action: Action, cx: &mut Cx) -> Option<bool> {
         let request = self.page_request();
-        if self.list.handle_marks(action, cx, request, LegacyReply) {
+        if self.list.handle_marks(action, cx, request, Msg::Page) {
             return Some(true);
         }
         if !matches!(action, Action::Visibility | Action::Unpublish) {
@@ -372,8 +375,7 @@ impl InventoryScreen {
                 KeyCode::Esc | KeyCode::Char('n') | KeyCode::Char('q') => self.bulk.flow = None,
                 KeyCode::Char('y') | KeyCode::Enter => {
                     let op = op.clone();
-                    let token =
-                        cx.fetch(Slot::InventoryBulk, op.request(flow.targets[0].id.clone()));
+                    let token = op.send(flow.targets[0].id.clone(), cx);
                     flow.stage = Stage::Running {
                         op,
                         token: Some(token),
@@ -401,13 +403,14 @@ impl InventoryScreen {
         true
     }
 
-    /// A reply to the change in flight: record it, show it on the row, start
-    /// the next one (or wait at the budget's reserve), or report. A refusal
-    /// for a missing scope ends the run: every other row would meet it too.
+    /// A reply to the change in flight (the project as changed, or nothing
+    /// for an unpublish): record it, show it on the row, start the next one
+    /// (or wait at the budget's reserve), or report. A refusal for a missing
+    /// scope ends the run: every other row would meet it too.
     pub(super) fn bulk_reply(
         &mut self,
         token: u64,
-        reply: Result<Reply, ErrorInfo>,
+        reply: Result<Option<Project>, ErrorInfo>,
         cx: &mut Cx,
     ) -> bool {
         let Some(flow) = &mut self.bulk.flow else {
@@ -443,8 +446,8 @@ impl InventoryScreen {
         if outcome == RowOutcome::Ok {
             self.list.unmark(&target.id);
             match reply {
-                Ok(Reply::Project(project)) => {
-                    self.apply_project_write(&ProjectWrite::Updated(project), cx)
+                Ok(Some(project)) => {
+                    self.apply_project_write(&ProjectWrite::Updated(Box::new(project)), cx)
                 }
                 _ => {
                     if op == BulkOp::Unpublish
@@ -480,10 +483,7 @@ impl InventoryScreen {
             let due = resume_at.is_none_or(|at| at <= cx.now);
             if due && (resume_at.is_some() || budget_allows(rate)) {
                 *resume_at = None;
-                *token = Some(cx.fetch(
-                    Slot::InventoryBulk,
-                    op.request(flow.targets[next].id.clone()),
-                ));
+                *token = Some(op.send(flow.targets[next].id.clone(), cx));
             } else if resume_at.is_none() {
                 // At the reserve: one change per slot the limit frees.
                 let limit = rate.map_or(60, |(_, limit)| limit.max(1));

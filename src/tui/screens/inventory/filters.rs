@@ -1,11 +1,12 @@
 //! The inventory's filters, sort and export: the menus that change them, and the
 //! line that sums them up.
 
-use super::{InventoryFilter, InventoryScreen, MenuKind};
+use super::{EXPORT, InventoryFilter, InventoryScreen, MenuKind, Msg};
 use crate::api::model::{InventorySortBy, ReviewPriority};
 use crate::text::sanitize_line;
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, ExportFormat, Request, Slot};
+use crate::tui::effect::{Cx, ExportFormat};
+use crate::tui::ops::ExportInventory;
 use crate::tui::widgets::checklist::{CheckLine, check_lines, cycle_yes_no, toggle_value};
 use crate::tui::widgets::list;
 use crate::tui::widgets::menu::{self, Menu};
@@ -166,15 +167,16 @@ impl InventoryScreen {
         let path = self
             .export_dir
             .join(format!("inventory-{stamp}.{}", format.extension()));
-        self.export_pending = Some(cx.fetch(
-            Slot::InventoryExport,
-            Request::ExportInventory {
+        self.export_pending = Some(cx.request(
+            EXPORT,
+            ExportInventory {
                 params: self.params(),
                 format,
                 path,
                 loaded: std::sync::Arc::new(self.list.rows.clone()),
                 next_cursor: self.list.next_cursor().map(str::to_owned),
             },
+            Msg::Exported,
         ));
         cx.notify(if self.list.has_more || self.list.rows.is_empty() {
             "exporting this view: the loaded rows, then the pages not loaded yet…".into()

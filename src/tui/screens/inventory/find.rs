@@ -4,10 +4,12 @@
 //! (`GET /v1/projects/{id}`, then a search for its name under the filters)
 //! and its row, as the service answers it, shown as the first hit.
 
-use super::InventoryScreen;
+use super::{ID_LOOKUP, InventoryScreen, Msg};
+use crate::api::model::{InventoryPage, Project};
 use crate::text::fit;
-use crate::tui::effect::{Cx, ErrorInfo, Reply, Request, Slot};
-use crate::tui::facts::{name_search, row_of};
+use crate::tui::effect::{Cx, ErrorInfo};
+use crate::tui::facts::{row_of, search_by_name};
+use crate::tui::ops::GetProject;
 use crate::tui::palette::command::looks_like_id;
 
 impl InventoryScreen {
@@ -26,12 +28,10 @@ impl InventoryScreen {
         let search = self.search().trim();
         self.id_lookup = looks_like_id(search).then(|| {
             let project_id = search.to_owned();
-            let token = cx.fetch(
-                Slot::InventoryIdLookup,
-                Request::GetProject {
-                    project_id: project_id.clone(),
-                },
-            );
+            let read = GetProject {
+                project_id: project_id.clone(),
+            };
+            let token = cx.request(ID_LOOKUP, read, Msg::IdProject);
             (token, project_id)
         });
     }
@@ -41,46 +41,69 @@ impl InventoryScreen {
     /// returned under the filters is shown; a project they exclude is said
     /// so, with the palette's jump. Any error (no such project, no scope to
     /// read it) leaves the search's own result alone.
-    pub(super) fn id_reply(
+    pub(super) fn id_project(
         &mut self,
         token: u64,
-        reply: Result<Reply, ErrorInfo>,
+        reply: Result<Project, ErrorInfo>,
         cx: &mut Cx,
     ) -> bool {
-        let Some((pending, project_id)) = self.id_lookup.take() else {
+        let Some(project_id) = self.id_answered(token) else {
             return false;
         };
-        if pending != token {
-            self.id_lookup = Some((pending, project_id));
+        let Ok(project) = reply else {
             return false;
-        }
-        match reply {
-            Ok(Reply::Project(project)) => match project.name.as_deref() {
-                Some(name) if !name.trim().is_empty() => {
-                    let search = name_search(name, self.params());
-                    let token = cx.fetch(Slot::InventoryIdLookup, search);
-                    self.id_lookup = Some((token, project_id));
-                }
-                _ => cx.notify(format!(
-                    "{}: no name to find its row by; {} opens it",
-                    fit(&project_id, 40),
-                    palette_jump(&project_id)
-                )),
-            },
-            Ok(Reply::InventoryPage(page)) => match row_of(&page, &project_id) {
-                Some(row) => {
-                    self.id_hit = Some(row);
-                    return self.show_id_hit();
-                }
-                None => cx.notify(format!(
-                    "{}: not under these filters; {} opens it",
-                    fit(&project_id, 40),
-                    palette_jump(&project_id)
-                )),
-            },
-            Ok(_) | Err(_) => return false,
+        };
+        match project.name.as_deref() {
+            Some(name) if !name.trim().is_empty() => {
+                let search = search_by_name(name, self.params());
+                let token = cx.request(ID_LOOKUP, search, Msg::IdRow);
+                self.id_lookup = Some((token, project_id));
+            }
+            _ => cx.notify(format!(
+                "{}: no name to find its row by; {} opens it",
+                fit(&project_id, 40),
+                palette_jump(&project_id)
+            )),
         }
         true
+    }
+
+    /// The search for the project's name: its row, if the filters keep it.
+    pub(super) fn id_row(
+        &mut self,
+        token: u64,
+        reply: Result<InventoryPage, ErrorInfo>,
+        cx: &mut Cx,
+    ) -> bool {
+        let Some(project_id) = self.id_answered(token) else {
+            return false;
+        };
+        let Ok(page) = reply else {
+            return false;
+        };
+        match row_of(&page, &project_id) {
+            Some(row) => {
+                self.id_hit = Some(row);
+                return self.show_id_hit();
+            }
+            None => cx.notify(format!(
+                "{}: not under these filters; {} opens it",
+                fit(&project_id, 40),
+                palette_jump(&project_id)
+            )),
+        }
+        true
+    }
+
+    /// The id looked up, when `token` answers the look-up in flight (which
+    /// is then over); a stale answer leaves it waiting.
+    fn id_answered(&mut self, token: u64) -> Option<String> {
+        let (pending, project_id) = self.id_lookup.take()?;
+        if pending != token {
+            self.id_lookup = Some((pending, project_id));
+            return None;
+        }
+        Some(project_id)
     }
 
     /// Takes the project found by id out of the rows (the search's first

@@ -24,19 +24,46 @@ use super::paged::{PageReply, PagedList, draw_placeholder, reversed};
 use super::{Screen, ScreenView};
 use crate::api::InventoryParams;
 use crate::api::model::{
-    ActivityGroup, FindingType, InventoryItem, InventorySortBy, PublishAudience, ReviewPriority,
-    Visibility,
+    ActivityGroup, FindingType, InventoryItem, InventoryPage, InventorySortBy, Project,
+    PublishAudience, ReviewPriority, Visibility,
 };
 use crate::tui::action::Action;
-use crate::tui::effect::{Answer, Cx, LegacyReply, Reply, Request, Slot, answers};
+use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
 use crate::tui::focus::ProjectOpen;
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
+use crate::tui::ops::{Exported, ListInventory};
 use crate::tui::widgets::checklist::{self, CheckMenu};
 use crate::tui::widgets::menu::Menu;
 use crate::tui::widgets::search::SearchBox;
 
 /// Items per page: the contract's maximum, to keep requests few.
 pub const PAGE_SIZE: u32 = 100;
+
+/// The pages of the list.
+pub const PAGE: Slot = Slot::new("inventory", "page");
+/// Every row of the view written to a file.
+pub const EXPORT: Slot = Slot::new("inventory", "export");
+/// A page re-read until it shows our own writes (`catch_up.rs`).
+pub const RECHECK: Slot = Slot::new("inventory", "recheck");
+/// A bulk change to the marked projects: one at a time.
+pub const BULK: Slot = Slot::new("inventory", "bulk");
+/// A project id typed into the search, looked up by itself (`find.rs`).
+pub const ID_LOOKUP: Slot = Slot::new("inventory", "id lookup");
+
+/// The answers the inventory gets.
+#[derive(Debug)]
+pub enum Msg {
+    Page(Result<InventoryPage, ErrorInfo>),
+    /// A page re-read for the catch-up.
+    Recheck(Result<InventoryPage, ErrorInfo>),
+    Exported(Result<Exported, ErrorInfo>),
+    /// A bulk change of one row: its visibility set, or unpublished.
+    BulkUpdated(Result<Project, ErrorInfo>),
+    BulkUnpublished(Result<(), ErrorInfo>),
+    /// The id look-up: the project read, then the search for its name.
+    IdProject(Result<Project, ErrorInfo>),
+    IdRow(Result<InventoryPage, ErrorInfo>),
+}
 /// Height of the detail pane.
 const DETAIL_HEIGHT: u16 = 10;
 
@@ -106,7 +133,7 @@ impl InventoryScreen {
         Self {
             query: InventoryParams::default(),
             search_box: SearchBox::default(),
-            list: PagedList::new(Slot::InventoryPage, 20),
+            list: PagedList::new(PAGE, 20),
             total: None,
             export_pending: None,
             applied_finding: None,
@@ -187,9 +214,9 @@ impl InventoryScreen {
     }
 
     /// The request for one page under the current query.
-    fn page_request(&self) -> impl FnOnce(Option<String>) -> Request + use<> {
+    fn page_request(&self) -> impl FnOnce(Option<String>) -> ListInventory + use<> {
         let params = self.params();
-        move |cursor| Request::InventoryPage { params, cursor }
+        move |cursor| ListInventory { params, cursor }
     }
 
     /// Drops what is loaded and asks for the first page under the current query.
@@ -200,14 +227,14 @@ impl InventoryScreen {
         self.row_pages.clear();
         let request = self.page_request();
         // A new filter keeps the marks of the rows still in the list.
-        self.list.reload_keeping_marks(cx, request, LegacyReply);
+        self.list.reload_keeping_marks(cx, request, Msg::Page);
         self.look_up_id(cx);
     }
 
     /// Asks for the next page when the selection nears the end of what is loaded.
     fn prefetch(&mut self, cx: &mut Cx) {
         let request = self.page_request();
-        self.list.prefetch(cx, request, LegacyReply);
+        self.list.prefetch(cx, request, Msg::Page);
     }
 
     pub fn selected_item(&self) -> Option<&InventoryItem> {
@@ -244,6 +271,86 @@ impl InventoryScreen {
         }
         self.catch_up
             .expect(id, change, self.params(), cursor, cx.now);
+    }
+
+    /// An answer to one of the inventory's requests. True when anything on
+    /// screen changed; a stale answer changes nothing.
+    pub fn update(&mut self, token: u64, msg: Msg, cx: &mut Cx) -> bool {
+        match msg {
+            Msg::Page(reply) => match self.list.take_reply(PAGE, token, reply, cx) {
+                PageReply::Stale => return false,
+                PageReply::Ok {
+                    reply: mut page,
+                    cursor,
+                } => {
+                    self.catch_up.overlay(&mut page.data);
+                    let first = cursor.is_none();
+                    if first {
+                        // A first page replaces what a refresh kept on screen.
+                        self.page_cursors.clear();
+                        self.row_pages.clear();
+                        // A project found by id before the search answered
+                        // goes first again below, counted with the total.
+                        self.hide_id_hit();
+                    }
+                    let page_index = self.page_cursors.len();
+                    self.page_cursors.push(cursor);
+                    self.row_pages
+                        .extend(std::iter::repeat_n(page_index, page.data.len()));
+                    // A project found by id and shown first is no row of
+                    // the search's pages, yet counted with them.
+                    let id_hit_shown = !first && self.row_pages.first() == Some(&usize::MAX);
+                    self.total = Some(
+                        page.total - self.catch_up.unconfirmed_deletes(&self.params())
+                            + i64::from(id_hit_shown),
+                    );
+                    self.applied_finding = page.applied_finding;
+                    self.list.append(page.data, page.pagination, cx.now);
+                    if first {
+                        self.show_id_hit();
+                    }
+                    self.list.settle_marks(first, cx);
+                    if self.list.is_marking_all() {
+                        self.list.mark_loaded(cx);
+                    }
+                    self.prefetch(cx);
+                }
+                PageReply::Failed => {}
+            },
+            Msg::BulkUpdated(reply) => return self.bulk_reply(token, reply.map(Some), cx),
+            Msg::BulkUnpublished(reply) => return self.bulk_reply(token, reply.map(|()| None), cx),
+            Msg::IdProject(reply) => return self.id_project(token, reply, cx),
+            Msg::IdRow(reply) => return self.id_row(token, reply, cx),
+            Msg::Exported(reply) => {
+                if !answers(&mut self.export_pending, token) {
+                    return false;
+                }
+                match reply {
+                    Ok(Exported { path, count }) => cx.notify(format!(
+                        "exported {} to {}",
+                        crate::tui::widgets::count(count as i64, "project"),
+                        path.display()
+                    )),
+                    Err(error) => cx.notify(format!("export failed: {}", error.summary)),
+                }
+            }
+            Msg::Recheck(reply) => {
+                let page = reply.as_ref().ok();
+                if let Some(confirmed) = self.catch_up.on_page(token, page, &self.params(), cx.now)
+                {
+                    for fresh in confirmed.rows {
+                        if let Some(row) = self.list.rows.iter_mut().find(|row| row.id == fresh.id)
+                        {
+                            *row = fresh;
+                        }
+                    }
+                    if let Some(total) = confirmed.total {
+                        self.total = Some(total);
+                    }
+                }
+            }
+        }
+        true
     }
 }
 
@@ -318,7 +425,7 @@ impl Screen for InventoryScreen {
             return true;
         }
         let request = self.page_request();
-        if self.list.navigate(action, cx, request, LegacyReply) {
+        if self.list.navigate(action, cx, request, Msg::Page) {
             return true;
         }
         if let Some(done) = self.bulk_action(action, cx) {
@@ -327,7 +434,7 @@ impl Screen for InventoryScreen {
         match action {
             Action::Refresh => {
                 let request = self.page_request();
-                self.list.refresh(cx, request, LegacyReply);
+                self.list.refresh(cx, request, Msg::Page);
             }
             Action::Filter => {
                 let current = self.search().to_owned();
@@ -370,84 +477,6 @@ impl Screen for InventoryScreen {
                 }
             }
             Action::Copy => cx.copy(self.list.selected_key()),
-            _ => return false,
-        }
-        true
-    }
-
-    fn handle_reply(&mut self, answer: Answer, cx: &mut Cx) -> bool {
-        let Answer { slot, token, reply } = answer;
-        match slot {
-            Slot::InventoryPage => match self.list.take_reply(slot, token, reply, cx) {
-                PageReply::Stale => return false,
-                PageReply::Ok {
-                    reply: Reply::InventoryPage(page),
-                    cursor,
-                } => {
-                    let mut page = *page;
-                    self.catch_up.overlay(&mut page.data);
-                    let first = cursor.is_none();
-                    if first {
-                        // A first page replaces what a refresh kept on screen.
-                        self.page_cursors.clear();
-                        self.row_pages.clear();
-                        // A project found by id before the search answered
-                        // goes first again below, counted with the total.
-                        self.hide_id_hit();
-                    }
-                    let page_index = self.page_cursors.len();
-                    self.page_cursors.push(cursor);
-                    self.row_pages
-                        .extend(std::iter::repeat_n(page_index, page.data.len()));
-                    // A project found by id and shown first is no row of
-                    // the search's pages, yet counted with them.
-                    let id_hit_shown = !first && self.row_pages.first() == Some(&usize::MAX);
-                    self.total = Some(
-                        page.total - self.catch_up.unconfirmed_deletes(&self.params())
-                            + i64::from(id_hit_shown),
-                    );
-                    self.applied_finding = page.applied_finding;
-                    self.list.append(page.data, page.pagination, cx.now);
-                    if first {
-                        self.show_id_hit();
-                    }
-                    self.list.settle_marks(first, cx);
-                    if self.list.is_marking_all() {
-                        self.list.mark_loaded(cx);
-                    }
-                    self.prefetch(cx);
-                }
-                PageReply::Ok { .. } | PageReply::Failed => {}
-            },
-            Slot::InventoryBulk => return self.bulk_reply(token, reply, cx),
-            Slot::InventoryIdLookup => return self.id_reply(token, reply, cx),
-            Slot::InventoryExport if answers(&mut self.export_pending, token) => match reply {
-                Ok(Reply::Exported { path, count }) => cx.notify(format!(
-                    "exported {} to {}",
-                    crate::tui::widgets::count(count as i64, "project"),
-                    path.display()
-                )),
-                Ok(_) => {}
-                Err(error) => cx.notify(format!("export failed: {}", error.summary)),
-            },
-            Slot::InventoryRecheck => {
-                let page = match &reply {
-                    Ok(Reply::InventoryPage(page)) => Some(page.as_ref()),
-                    _ => None,
-                };
-                if let Some(confirmed) = self.catch_up.on_page(token, page, &self.params(), cx.now)
-                {
-                    for fresh in confirmed.rows {
-                        if let Some(row) = self.list.rows.iter_mut().find(|row| row.id == fresh.id)
-                        {
-                            *row = fresh;
-                        }
-                    }
-                    if let Some(total) = confirmed.total {
-                        self.total = Some(total);
-                    }
-                }
-            }
             _ => return false,
         }
         true

@@ -88,14 +88,8 @@ impl ListPage for Reply {
 /// operation; `None` for a list that is not the service's (the local history).
 /// The workspace id is the executor's, so those paths say `{id}`.
 fn walk_of(request: &Request) -> Option<PageWalk> {
-    let workspace = |rest: &str| format!("/v1/workspaces/{{id}}{rest}");
     let project = |id: &str, rest: &str| format!("/v1/projects/{id}{rest}");
     Some(match request {
-        Request::InventoryPage { params, .. } => PageWalk::new(
-            "list_inventory",
-            workspace("/security-center/insights/projects"),
-            params.limit,
-        ),
         Request::ScanFindingsPage {
             project_id,
             scan_id,
@@ -114,7 +108,6 @@ fn walk_of(request: &Request) -> Option<PageWalk> {
 /// for [`PageWalk::follow`]; `None` for a reply that is no page.
 fn page_shape(reply: &Reply) -> Option<(usize, &Pagination, Option<i64>)> {
     match reply {
-        Reply::InventoryPage(page) => Some((page.data.len(), &page.pagination, Some(page.total))),
         Reply::ScanFindingsPage(page) => Some((page.data.len(), &page.pagination, None)),
         _ => None,
     }
