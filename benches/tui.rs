@@ -15,7 +15,10 @@ use serde_json::json;
 use time::macros::datetime;
 use vantage::api::model::InventoryPage;
 use vantage::tui::app::{App, Identity, Msg};
-use vantage::tui::effect::{Effect, Reply, Request, Slot};
+use vantage::tui::effect::Effect;
+use vantage::tui::ops::ListInventory;
+use vantage::tui::request::Answer;
+use vantage::tui::screens::inventory;
 use vantage::tui::settings::{AppSettings, TuiSettings};
 use vantage::tui::theme::ColorDepth;
 
@@ -76,11 +79,11 @@ fn page(start: usize) -> InventoryPage {
 
 fn page_token(effects: &[Effect]) -> Option<u64> {
     effects.iter().find_map(|effect| match effect {
-        Effect::Fetch {
-            slot: Slot::InventoryPage,
-            token,
-            job,
-        } if matches!(job.operation(), Some(Request::InventoryPage { .. })) => Some(*token),
+        Effect::Fetch { slot, token, job }
+            if *slot == inventory::PAGE && job.operation::<ListInventory>().is_some() =>
+        {
+            Some(*token)
+        }
         _ => None,
     })
 }
@@ -106,11 +109,12 @@ fn loaded_app() -> App {
     let mut start = 0;
     while let Some(pending) = token {
         let effects = app.handle(
-            Msg::Reply {
-                slot: Slot::InventoryPage,
-                token: pending,
-                reply: Ok(Reply::InventoryPage(Box::new(page(start)))),
-            },
+            Msg::Answer(Answer::of(
+                inventory::PAGE,
+                pending,
+                Ok(page(start)),
+                inventory::Msg::Page,
+            )),
             NOW,
         );
         start += PAGE;

@@ -31,7 +31,7 @@ use crossterm::event::{KeyEvent, KeyEventKind};
 use time::OffsetDateTime;
 
 use super::action::Action;
-use super::effect::{Cx, Effect, ErrorInfo, Reply, Slot, Turn};
+use super::effect::{Cx, Effect, ErrorInfo, Turn};
 use super::nav::{Nav, ProjectNav, Tab};
 use super::ops::GetWorkspace;
 use super::palette::Palette;
@@ -65,12 +65,6 @@ pub enum Msg {
     Resize,
     /// The answer to a request.
     Answer(Answer),
-    /// The answer to a request not yet typed.
-    Reply {
-        slot: Slot,
-        token: u64,
-        reply: Result<Reply, ErrorInfo>,
-    },
     /// Reported by the client: rate limit, retries.
     Client(ClientNotice),
     /// A deadline a screen asked for has passed.
@@ -301,7 +295,6 @@ impl App {
             Msg::Key(key) => key.kind != KeyEventKind::Release && self.handle_key(key, &mut turn),
             Msg::Resize => true,
             Msg::Answer(answer) => self.handle_answer(answer, &mut turn),
-            Msg::Reply { slot, token, reply } => self.handle_reply(slot, token, reply, &mut turn),
             Msg::Client(notice) => self.handle_notice(notice, now),
             Msg::Wake => {
                 let aged = self.age_wake.is_some_and(|at| at <= now);

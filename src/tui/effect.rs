@@ -8,51 +8,11 @@ use std::path::PathBuf;
 
 use time::OffsetDateTime;
 
-use crate::api::InventoryParams;
-use crate::api::model::{AudienceSettings, EmbedUrl, PublishAudience, PublishSettings};
-use crate::api::model::{Deployment, FieldError, Project, ProjectUpdate};
-use crate::api::model::{InventoryPage, Page, ScanFinding, SecurityScan};
+use crate::api::model::FieldError;
 use crate::tui::nav::Nav;
 use crate::tui::request::{Job, Message, Operation};
-use crate::tui::review::request::{HistoryReply, HistoryRequest};
 
 pub use crate::tui::request::Slot;
-
-/// The slots of the requests not yet typed, by their owners' names.
-#[allow(non_upper_case_globals, non_snake_case)]
-impl Slot {
-    pub const InventoryPage: Slot = Slot::new("inventory", "page");
-    pub const InventoryExport: Slot = Slot::new("inventory", "export");
-    /// `ctrl-s` on another list (`tui/export.rs`): the App says where it went.
-    pub const ListExport: Slot = Slot::new("app", "list export");
-    /// A saved view written to the config file.
-    pub const SaveView: Slot = Slot::new("app", "save view");
-    /// The project detail screen's read of the project.
-    pub const Project: Slot = Slot::new("project", "project");
-    /// The project screen's search of the inventory for the project's row
-    /// (`facts.rs`), when it was opened without one.
-    pub const ProjectFacts: Slot = Slot::new("project", "facts");
-    /// A change to a project: rename, visibility, (un)publish, delete. One at a time.
-    pub const ProjectWrite: Slot = Slot::new("project", "write");
-    /// A poll of a deployment's status.
-    pub const Deployment: Slot = Slot::new("project", "deployment");
-    /// The inventory re-reading a page until it shows our own writes.
-    pub const InventoryRecheck: Slot = Slot::new("inventory", "recheck");
-    /// A bulk change to the marked projects: one at a time.
-    pub const InventoryBulk: Slot = Slot::new("inventory", "bulk");
-    /// A project id typed into the inventory's search, looked up by itself.
-    pub const InventoryIdLookup: Slot = Slot::new("inventory", "id lookup");
-    /// The project screen's Security part: the scans, then a scan's findings.
-    pub const SecurityScans: Slot = Slot::new("project", "security scans");
-    pub const ScanFindings: Slot = Slot::new("project", "scan findings");
-    /// Reviewed marks: the list, and one mark written.
-    pub const ReviewMarks: Slot = Slot::new("history", "marks");
-    pub const ReviewMark: Slot = Slot::new("history", "mark");
-    /// The background snapshot: one at a time.
-    pub const TakeSnapshot: Slot = Slot::new("history", "snapshot");
-    /// Whether another process wrote to the history (its `data_version`).
-    pub const HistoryVersion: Slot = Slot::new("history", "data version");
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExportFormat {
@@ -69,109 +29,6 @@ impl ExportFormat {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum Request {
-    /// One page of the inventory; the filters are the api's own parameters
-    /// (declared once, on the client side), the page size among them.
-    InventoryPage {
-        params: InventoryParams,
-        cursor: Option<String>,
-    },
-    /// Every row of the view: the pages already loaded are written as they
-    /// are, and only the rest is fetched, from `next_cursor`.
-    /// A list other than the inventory, written as CSV to `path`.
-    ExportRows {
-        rows: crate::tui::export::ExportRows,
-        path: PathBuf,
-    },
-    ExportInventory {
-        params: InventoryParams,
-        format: ExportFormat,
-        path: PathBuf,
-        loaded: std::sync::Arc<Vec<crate::api::model::InventoryItem>>,
-        /// Where the loaded rows stop; `None` with rows loaded: nothing is left.
-        next_cursor: Option<String>,
-    },
-    GetProject {
-        project_id: String,
-    },
-    UpdateProject {
-        project_id: String,
-        update: ProjectUpdate,
-    },
-    DeleteProject {
-        project_id: String,
-    },
-    Unpublish {
-        project_id: String,
-    },
-    Publish {
-        project_id: String,
-        /// `None` keeps the project's saved audience.
-        audience: Option<PublishAudience>,
-    },
-    GetDeployment {
-        project_id: String,
-        deployment_id: String,
-    },
-    /// The first page of a project's scans, newest first.
-    SecurityScans {
-        project_id: String,
-    },
-    ScanFindingsPage {
-        project_id: String,
-        scan_id: String,
-        cursor: Option<String>,
-        limit: u32,
-    },
-    /// `PATCH /publish`: the published app's audience.
-    UpdatePublishSettings {
-        project_id: String,
-        settings: PublishSettings,
-    },
-    CreateEmbedUrl {
-        project_id: String,
-        parent_origin: String,
-    },
-    /// Writes saved view `name` of `context` (or deletes it, with `None`)
-    /// in the config file at `path`, keeping the rest of the file.
-    SaveView {
-        path: PathBuf,
-        context: String,
-        name: String,
-        view: Option<crate::config::SavedView>,
-    },
-    /// The local review history (snapshots, changes, reviewed marks).
-    History(HistoryRequest),
-}
-
-#[derive(Debug, Clone)]
-pub enum Reply {
-    InventoryPage(Box<InventoryPage>),
-    Exported {
-        path: PathBuf,
-        count: usize,
-    },
-    /// GET and PATCH of a project answer the project.
-    Project(Box<Project>),
-    ProjectDeleted,
-    Unpublished,
-    /// POST publish and the deployment poll answer a deployment.
-    Deployment(Box<Deployment>),
-    /// A saved view written (`saved`) or deleted.
-    ViewSaved {
-        path: PathBuf,
-        name: String,
-        saved: bool,
-    },
-    SecurityScans(Box<Page<SecurityScan>>),
-    ScanFindingsPage(Box<Page<ScanFinding>>),
-    /// `PATCH /publish` answers the resolved settings, not the project.
-    AudienceSettings(Box<AudienceSettings>),
-    EmbedUrl(Box<EmbedUrl>),
-    History(Box<HistoryReply>),
-}
-
 /// What the dashboard needs to know of the context it switched to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SwitchedContext {
@@ -182,18 +39,6 @@ pub struct SwitchedContext {
     /// The monitor's watch list file of this context.
     pub watchlist: PathBuf,
 }
-
-/// A reply as the screen whose request it answers takes it.
-#[derive(Debug)]
-pub struct Answer {
-    pub slot: Slot,
-    pub token: u64,
-    pub reply: Result<Reply, ErrorInfo>,
-}
-
-/// The message of a request not yet typed.
-#[derive(Debug)]
-pub struct LegacyReply(pub Result<Reply, ErrorInfo>);
 
 /// Whether a reply with `token` answers the request `pending` waits for; if
 /// so, nothing is pending any more. A stale token leaves `pending` alone.
@@ -331,11 +176,6 @@ impl<'a> Cx<'a> {
             navs,
             next_token,
         }
-    }
-
-    /// Asks for `request` in `slot`; returns the token its reply will carry.
-    pub fn fetch(&mut self, slot: Slot, request: Request) -> u64 {
-        self.request(slot, request, LegacyReply)
     }
 
     /// Runs `operation` in `slot`, its result made into the owner's message

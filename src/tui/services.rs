@@ -37,16 +37,6 @@ pub trait ContextSwitch: Send + Sync {
 /// request, so a request after a switch goes to the new context.
 pub trait Executor: Clone + Send + Sync + 'static {
     fn services(&self) -> Services;
-
-    /// Runs a request not yet typed.
-    fn execute(
-        &self,
-        request: crate::tui::effect::Request,
-    ) -> impl Future<Output = Result<crate::tui::effect::Reply, ErrorInfo>> + Send {
-        use crate::tui::request::Operation;
-        let services = self.services();
-        async move { request.run(&services).await }
-    }
 }
 
 impl Services {

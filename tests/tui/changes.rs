@@ -14,14 +14,14 @@ use time::{Duration, OffsetDateTime};
 use vantage::api::model::{Insights, InventoryItem, InventoryPage};
 use vantage::history::{Change, ChangeKind, ReviewMark, SnapshotInfo};
 use vantage::tui::app::{App, ClientNotice, Msg, SnapshotSeed};
-use vantage::tui::effect::{Effect, ErrorInfo, Request, Slot};
+use vantage::tui::effect::ErrorInfo;
 use vantage::tui::nav::Tab;
 use vantage::tui::review::request::ChangeSet;
 
+use crate::support::special;
 use crate::support::{answer, asked_in, first_in, only};
 use crate::support::{answer_inventory_page, inventory_pages};
 use crate::support::{app, key};
-use crate::support::{fetches, special};
 use vantage::tui::app::{HistoryMsg, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
 use vantage::tui::review::executor::SnapshotOutcome;
 use vantage::tui::review::ops::{DiffSnapshots, ListSnapshots};
@@ -32,13 +32,6 @@ use vantage::tui::screens::insights;
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 const BEFORE_AT: OffsetDateTime = datetime!(2026-11-21 09:00 UTC);
 const AFTER_AT: OffsetDateTime = datetime!(2026-11-22 09:00 UTC);
-
-pub(crate) fn fetch_in(effects: &[Effect], wanted: Slot) -> Option<(u64, Request)> {
-    fetches(effects)
-        .into_iter()
-        .find(|(slot, _, _)| *slot == wanted)
-        .map(|(_, token, request)| (token, request))
-}
 
 pub(crate) fn screen(app: &App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();

@@ -9,11 +9,11 @@ use ratatui::backend::TestBackend;
 use serde_json::json;
 use vantage::api::model::{EmbedUrl, InventoryPage, Project};
 use vantage::text::{Pasteable, is_invisible_or_control};
-use vantage::tui::app::{App, Msg};
-use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Slot};
+use vantage::tui::app::App;
+use vantage::tui::effect::{Effect, ErrorInfo, Gate};
 
 use crate::common::T0;
-use crate::support::{answer, app, asked_in, fetches_for, inventory_pages, key, special};
+use crate::support::{answer, app, asked_in, inventory_pages, key, special};
 use vantage::tui::screens::inventory;
 use vantage::tui::screens::project::{PROJECT, WRITE};
 

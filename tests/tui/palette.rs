@@ -13,13 +13,13 @@ use time::OffsetDateTime;
 use time::macros::datetime;
 use vantage::api::model::{InventoryPage, Project, Visibility};
 use vantage::tui::app::{App, Identity, Msg, PALETTE_HISTORY, PALETTE_JUMP};
-use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
+use vantage::tui::effect::{Effect, ErrorInfo};
 use vantage::tui::nav::Tab;
 use vantage::tui::screens::inventory::{self, bulk::RowOutcome};
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
 use crate::support::{
-    answer, answer_inventory_page, asked_in, bulk_outcomes, fetches_for, inventory_pages, only,
+    answer, answer_inventory_page, asked_in, bulk_outcomes, inventory_pages, only,
 };
 use vantage::tui::ops::{GetProject, ListInventory, SavePaletteHistory, UpdateProject};
 use vantage::tui::request::Operation;

@@ -2,7 +2,7 @@
 //! synthetic replies and an injected time; no terminal, no network. Snapshots of
 //! the screen are drawn on ratatui's TestBackend.
 
-use crate::support::{answer, answer_inventory_page, asked, fetches, key, only, special as code};
+use crate::support::{answer, answer_inventory_page, asked, key, only, special as code};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -15,7 +15,7 @@ use vantage::api::model::{
 };
 use vantage::tui::action::Action;
 use vantage::tui::app::{App, Identity, Msg};
-use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Request, Slot};
+use vantage::tui::effect::{Effect, ErrorInfo, Gate};
 use vantage::tui::ops::{
     CreateEmbedUrl, DeleteProject, GetDeployment, GetProject, ListInventory, Publish,
     SaveWatchlist, Unpublish, UpdateProject, UpdatePublishSettings,
@@ -95,29 +95,6 @@ fn project_json(n: usize) -> serde_json::Value {
 
 fn project(n: usize) -> Project {
     serde_json::from_value(project_json(n)).unwrap()
-}
-
-pub(crate) fn only_fetch(effects: &[Effect], slot: Slot) -> (u64, Request) {
-    let found: Vec<_> = fetches(effects)
-        .into_iter()
-        .filter(|(s, _, _)| *s == slot)
-        .collect();
-    assert_eq!(found.len(), 1, "one {slot:?} request in {effects:?}");
-    (found[0].1, found[0].2.clone())
-}
-
-fn reply(app: &mut App, slot: Slot, token: u64, reply: Result<Reply, ErrorInfo>) -> Vec<Effect> {
-    reply_at(app, slot, token, reply, NOW)
-}
-
-pub(crate) fn reply_at(
-    app: &mut App,
-    slot: Slot,
-    token: u64,
-    reply: Result<Reply, ErrorInfo>,
-    now: time::OffsetDateTime,
-) -> Vec<Effect> {
-    app.handle(Msg::Reply { slot, token, reply }, now)
 }
 
 /// The inventory with projects 0..5 loaded.

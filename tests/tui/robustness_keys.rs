@@ -22,12 +22,12 @@ use vantage::rng::SplitMix64;
 use vantage::server::seed::{self, GenerateSpec};
 use vantage::server::{self, ServerConfig};
 use vantage::tui::app::{App, ClientNotice, Identity, Msg};
-use vantage::tui::effect::{ErrorInfo, Gate, Reply, Request, SwitchedContext};
+use vantage::tui::effect::{ErrorInfo, Gate, SwitchedContext};
 use vantage::tui::executor::ClientExecutor;
 use vantage::tui::ops::*;
 use vantage::tui::request::Operation;
 use vantage::tui::review::ops::*;
-use vantage::tui::review::request::{ChangeSet, HistoryReply};
+use vantage::tui::review::request::ChangeSet;
 use vantage::tui::services::Executor;
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
@@ -196,11 +196,6 @@ fn canned_as<O: Operation>(fetch: &Fetch, answer: impl FnOnce(&O) -> O::Output) 
 
 impl Canned {
     fn answer(&self, fetch: &Fetch) -> Msg {
-        if let Some(request) = fetch.operation::<Request>() {
-            let (slot, token) = (fetch.slot, fetch.token);
-            let reply = Ok(self.legacy(request));
-            return Msg::Reply { slot, token, reply };
-        }
         None.or_else(|| {
             canned_as(fetch, |_: &GetWorkspace| vantage::api::model::Workspace {
                 id: "ws_acme".into(),
@@ -293,45 +288,6 @@ impl Canned {
         .or_else(|| canned_as(fetch, |_: &LatestProjectState| None))
         .unwrap_or_else(|| panic!("no canned answer for {:?}", fetch.job))
     }
-
-    /// The answer of a request not yet typed.
-    fn legacy(&self, request: &Request) -> Reply {
-        match request {
-            Request::InventoryPage { .. } => Reply::InventoryPage(Box::new(self.inventory.clone())),
-            Request::ExportInventory { path, .. } => Reply::Exported {
-                path: path.clone(),
-                count: 25,
-            },
-            // The inventory's id look-up and bulk changes.
-            Request::GetProject { .. } | Request::UpdateProject { .. } => {
-                Reply::Project(Box::new(self.project.clone()))
-            }
-            Request::Unpublish { .. } => Reply::Unpublished,
-            Request::History(_) => {
-                Reply::History(Box::new(HistoryReply::Changes(Box::new(ChangeSet {
-                    before: None,
-                    after: None,
-                    changes: Vec::new(),
-                }))))
-            }
-            // The project screen, the App's saved views and list exports ask
-            // typed operations.
-            other => panic!("{other:?} is asked as a typed operation"),
-        }
-    }
-}
-
-/// `fetch` failed with `error`.
-fn legacy_or_typed_failure(fetch: &Fetch, error: ErrorInfo) -> Msg {
-    if fetch.operation::<Request>().is_some() {
-        let (slot, token) = (fetch.slot, fetch.token);
-        return Msg::Reply {
-            slot,
-            token,
-            reply: Err(error),
-        };
-    }
-    fetch.fail(error)
 }
 
 /// One of the errors the service or the network can give.
@@ -452,7 +408,7 @@ async fn fifty_thousand_random_events_never_panic() {
                 if rng.chance(0.8) {
                     canned.answer(&fetch)
                 } else {
-                    legacy_or_typed_failure(&fetch, error(&mut rng, now))
+                    fetch.fail(error(&mut rng, now))
                 }
             }
             93..=96 => Msg::Wake,

@@ -17,38 +17,19 @@ use vantage::api::model::{
     Breakdowns, InventoryPage, Member, MemberRef, MemberSortBy, Page, PiiFinding, Realtime, Role,
 };
 use vantage::tui::app::{App, Msg};
-use vantage::tui::effect::{Effect, ErrorInfo, Gate, Reply, Slot};
+use vantage::tui::effect::{Effect, ErrorInfo, Gate};
 use vantage::tui::screens::members::DETAIL_LANES;
 use vantage::tui::watchlist;
 
+pub(crate) use crate::support::special;
 use crate::support::{
     answer, answer_inventory_page, app, asked, asked_in, inventory_pages, key, only,
 };
-pub(crate) use crate::support::{fetches, special};
 use vantage::tui::ops::{GetBreakdowns, ListPii};
 use vantage::tui::ops::{GetMember, GetRealtime, ListMembers, LoadWatchlist, SaveWatchlist};
 use vantage::tui::screens::{analytics, members, monitor, pii};
 
 pub(crate) const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
-
-pub(crate) fn reply(
-    app: &mut App,
-    slot: Slot,
-    token: u64,
-    reply: Result<Reply, ErrorInfo>,
-) -> Vec<Effect> {
-    reply_at(app, slot, token, reply, NOW)
-}
-
-fn reply_at(
-    app: &mut App,
-    slot: Slot,
-    token: u64,
-    reply: Result<Reply, ErrorInfo>,
-    now: OffsetDateTime,
-) -> Vec<Effect> {
-    app.handle(Msg::Reply { slot, token, reply }, now)
-}
 
 pub(crate) fn error(status: Option<u16>, kind: Option<&str>, gate: Option<Gate>) -> ErrorInfo {
     ErrorInfo {
@@ -453,13 +434,13 @@ fn a_member_search_waits_for_the_debounce_and_explains_short_terms() {
     app.handle(key('3'), NOW);
     app.handle(key('/'), NOW);
     for ch in "ab".chars() {
-        assert!(fetches(&app.handle(key(ch), NOW)).is_empty());
+        assert!(asked(&app.handle(key(ch), NOW)).is_empty());
     }
     let drawn = text(&screen(&app, 120, 35));
     assert!(drawn.contains("terms under 3 characters are ignored by the server"));
     let deadline = app.wake_at().expect("a debounce deadline");
     assert!(deadline > NOW && deadline <= NOW + Duration::milliseconds(300));
-    assert!(fetches(&app.handle(Msg::Wake, NOW + Duration::milliseconds(100))).is_empty());
+    assert!(asked(&app.handle(Msg::Wake, NOW + Duration::milliseconds(100))).is_empty());
     let effects = app.handle(Msg::Wake, deadline);
     assert_eq!(last_member_params(&effects).query.as_deref(), Some("ab"));
 }
@@ -1031,7 +1012,7 @@ fn project_tabs_without_a_selection_offer_the_inventory() {
     app.start(NOW);
     for tab in ['4', '5', '6'] {
         let effects = app.handle(key(tab), NOW);
-        assert!(fetches(&effects).is_empty(), "nothing to load on tab {tab}");
+        assert!(asked(&effects).is_empty(), "nothing to load on tab {tab}");
         assert!(text(&screen(&app, 120, 35)).contains("No project selected."));
     }
     app.handle(special(KeyCode::Enter), NOW);

@@ -3,7 +3,7 @@
 //! TestBackend at 120x35 and 80x24.
 
 use crate::support::{
-    Fetch, answer, answer_inventory_page, asked, asked_in, fetches, key, only, special as code,
+    Fetch, answer, answer_inventory_page, asked, asked_in, key, only, special as code,
 };
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -15,7 +15,7 @@ use vantage::api::model::{
     Granularity, InventoryPage, Page, Project, ScanFinding, SecurityScan, Traffic,
 };
 use vantage::tui::app::{App, Identity, Msg};
-use vantage::tui::effect::{Effect, ErrorInfo, Reply, Request, Slot};
+use vantage::tui::effect::ErrorInfo;
 use vantage::tui::ops::{GetTraffic, ListScanFindings, ListSecurityScans};
 use vantage::tui::screens::project::PROJECT;
 use vantage::tui::screens::project::security::{FINDINGS, Focus, SCANS, SecurityPart};
@@ -35,19 +35,6 @@ fn app() -> App {
         },
         crate::support::settings(ThemeName::Dark, ColorDepth::TrueColor),
     )
-}
-
-fn fetch(effects: &[Effect], slot: Slot) -> (u64, Request) {
-    let found: Vec<_> = fetches(effects)
-        .into_iter()
-        .filter(|(s, ..)| *s == slot)
-        .collect();
-    assert_eq!(found.len(), 1, "one {slot:?} request in {effects:?}");
-    (found[0].1, found[0].2.clone())
-}
-
-fn reply(app: &mut App, slot: Slot, token: u64, reply: Result<Reply, ErrorInfo>) -> Vec<Effect> {
-    app.handle(Msg::Reply { slot, token, reply }, NOW)
 }
 
 fn draw(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {

@@ -2,7 +2,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use vantage::tui::app::{App, Identity, Msg};
-use vantage::tui::effect::{Effect, ErrorInfo, Request, Slot};
+use vantage::tui::effect::{Effect, ErrorInfo, Slot};
 use vantage::tui::request::{Answer, Job, Message, Operation};
 use vantage::tui::screens::inventory::bulk::RowOutcome;
 use vantage::tui::settings::{AppSettings, TuiSettings};
@@ -45,17 +45,6 @@ pub fn key(ch: char) -> Msg {
 /// A key without a character (Enter, Esc, arrows …), no modifiers.
 pub fn special(code: KeyCode) -> Msg {
     Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
-}
-
-/// The requests not yet typed among effects: (slot, token, request).
-pub fn fetches(effects: &[Effect]) -> Vec<(Slot, u64, Request)> {
-    asked(effects)
-        .into_iter()
-        .filter_map(|fetch| {
-            let request = fetch.operation::<Request>()?.clone();
-            Some((fetch.slot, fetch.token, request))
-        })
-        .collect()
 }
 
 /// One request among effects, as a test looks at it and answers it.
@@ -135,15 +124,6 @@ pub fn only(effects: &[Effect], slot: Slot) -> Fetch {
     let mut found = asked_in(effects, slot);
     assert_eq!(found.len(), 1, "one {slot:?} request in {effects:?}");
     found.remove(0)
-}
-
-/// The requests among effects for one slot: (token, request).
-pub fn fetches_for(effects: &[Effect], wanted: Slot) -> Vec<(u64, Request)> {
-    fetches(effects)
-        .into_iter()
-        .filter(|(slot, ..)| *slot == wanted)
-        .map(|(_, token, request)| (token, request))
-        .collect()
 }
 
 /// How each row of the last bulk run ended, in row order.

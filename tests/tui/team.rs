@@ -201,7 +201,7 @@ mod with_a_shared_history {
 
     use super::*;
     use crate::common::{self, ENTERPRISE_ADMIN, ENTERPRISE_WS};
-    use crate::support::{asked_in, fetches, run_on};
+    use crate::support::{asked_in, run_on};
 
     fn shared(url: &str) -> HistoryLocation {
         HistoryLocation::Database(PgTarget::parse(url, None).unwrap())
@@ -348,9 +348,6 @@ mod with_a_shared_history {
             info.id
         );
         let bob = executor_on(&client, &clock, &workspace, location, reviewer("bob"));
-        for (_, _, request) in fetches(&effects) {
-            let _ = bob.execute(request).await;
-        }
         for page in asked_in(&effects, vantage::tui::screens::inventory::PAGE) {
             let _ = page.job.run(page.slot, page.token, bob.services()).await;
         }

@@ -9,17 +9,14 @@ use ratatui::backend::{CrosstermBackend, TestBackend};
 use serde_json::json;
 use vantage::api::model::{InventoryItem, InventoryPage, Project};
 use vantage::tui::app::App;
-use vantage::tui::effect::{Reply, Slot};
 use vantage::tui::nav::Tab;
 use vantage::tui::sgr16::Sgr16;
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
 use crate::changes::{change_set, changes_app};
 use crate::lists::inventory_with;
-use crate::screens::{NOW, reply, screen, text};
-use crate::support::{
-    Fetch, answer, app, app_with_theme, asked_in, fetches_for, key, only, special,
-};
+use crate::screens::{NOW, screen, text};
+use crate::support::{Fetch, answer, app, app_with_theme, asked_in, key, only, special};
 use crate::support::{answer_inventory_page, inventory_pages};
 use vantage::tui::ops::{ListInventory, ListMembers, ListPii};
 use vantage::tui::screens::{inventory, members, pii, project};

@@ -11,8 +11,8 @@ use vantage::tui::review::ops::LatestProjectState;
 use vantage::tui::screens::project::{FACTS, PROJECT};
 
 use crate::lists::inventory_with;
-use crate::screens::{NOW, reply, screen, text};
-use crate::support::{app, asked, asked_in, fetches, fetches_for, inventory_pages, key, special};
+use crate::screens::{NOW, screen, text};
+use crate::support::{app, asked, asked_in, inventory_pages, key, special};
 
 const ID: &str = "prj_10befad0e55d";
 

@@ -10,7 +10,7 @@ use super::history::HistoryMsg;
 use super::views::ViewWritten;
 use super::*;
 use crate::api::model::Workspace;
-use crate::tui::effect::{LegacyReply, Reply, Slot};
+use crate::tui::effect::Slot;
 use crate::tui::request::Answer;
 use crate::tui::screens::{
     analytics, changes, insights, inventory, members, monitor, pii, project,
@@ -48,12 +48,6 @@ impl App {
         let answer = match answer.open::<ContextMsg>() {
             Ok((token, msg)) => {
                 return self.handle_context_reply(token, msg, turn.now, turn.effects);
-            }
-            Err(answer) => answer,
-        };
-        let answer = match answer.open::<LegacyReply>() {
-            Ok((token, LegacyReply(reply))) => {
-                return self.handle_reply(slot, token, reply, turn);
             }
             Err(answer) => answer,
         };
@@ -134,29 +128,6 @@ impl App {
             .project_answer(token, msg, cx));
         tracing::warn!(slot = ?answer.slot, "an answer that no owner takes");
         false
-    }
-
-    /// An API reply: to the screen that owns its slot. True when the screen
-    /// changed, or the status line did (an error, the plan, a retry ended).
-    pub(super) fn handle_reply(
-        &mut self,
-        slot: Slot,
-        token: u64,
-        reply: Result<Reply, ErrorInfo>,
-        turn: &mut Turn<'_>,
-    ) -> bool {
-        let mut changed = self.note_failure(slot, reply.as_ref().err());
-        self.before_reply(slot, &reply);
-        // A local token counter: the history's replies need the whole App.
-        let mut next_token = self.next_token;
-        let mut cx = turn.cx(&mut next_token);
-        let answer = crate::tui::effect::Answer { slot, token, reply };
-        changed |= match slot {
-            _ => false,
-        };
-        self.share_missing_scope();
-        self.next_token = next_token;
-        changed | self.retrying.take().is_some()
     }
 
     /// An answer to the inventory, with what the App does around it: a live

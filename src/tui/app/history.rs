@@ -11,7 +11,7 @@ use crate::api::model::{Insights, InventoryItem};
 use crate::history::ReviewMark;
 use crate::text::fit;
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, ErrorInfo, Reply, Slot, answers};
+use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
 use crate::tui::keymap::key_of;
 use crate::tui::nav::Tab;
 use crate::tui::review::executor::SnapshotOutcome;
@@ -148,11 +148,6 @@ impl App {
         if !self.history.inventory_seeded {
             self.history.seeded_at = None;
         }
-    }
-
-    /// Before a reply reaches its screen: whether the history answers.
-    pub(super) fn before_reply(&mut self, slot: Slot, reply: &Result<Reply, ErrorInfo>) {
-        self.note_history_reachability(slot, reply.as_ref().err());
     }
 
     /// A live page of the inventory replaces the snapshot's rows.

@@ -20,7 +20,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use time::OffsetDateTime;
 
 use super::action::Action;
-use super::effect::{Answer, Cx, ErrorInfo};
+use super::effect::{Cx, ErrorInfo};
 use super::keymap::Keymap;
 use super::theme::Theme;
 use crate::text::sanitize_line;
@@ -54,12 +54,6 @@ pub trait Screen {
 
     /// Whether a text field or popup has focus (so `q` types a q).
     fn captures_keys(&self) -> bool {
-        false
-    }
-
-    /// Takes a reply to one of the screen's requests. True when anything on
-    /// screen changed (gitui's `NeedsUpdate`); a stale reply changes nothing.
-    fn handle_reply(&mut self, _answer: Answer, _cx: &mut Cx) -> bool {
         false
     }
 
@@ -131,10 +125,6 @@ impl Screen for Placeholder {
     }
 
     fn handle_action(&mut self, _action: Action, _cx: &mut Cx) -> bool {
-        false
-    }
-
-    fn handle_reply(&mut self, _: Answer, _: &mut Cx) -> bool {
         false
     }
 

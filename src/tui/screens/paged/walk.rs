@@ -6,7 +6,6 @@
 use crate::api::ListCall;
 use crate::api::model::{InventoryPage, Page, Pagination};
 use crate::api::page::PageWalk;
-use crate::tui::effect::{Reply, Request};
 use crate::tui::ops::{ListInventory, ListScanFindings};
 use crate::tui::request::Operation;
 
@@ -69,46 +68,5 @@ impl ListPage for InventoryPage {
 impl<T> ListPage for Page<T> {
     fn shape(&self) -> Option<(usize, &Pagination, Option<i64>)> {
         Some((self.data.len(), &self.pagination, None))
-    }
-}
-
-impl ListOperation for Request {
-    fn walk(&self) -> Option<PageWalk> {
-        walk_of(self)
-    }
-}
-
-impl ListPage for Reply {
-    fn shape(&self) -> Option<(usize, &Pagination, Option<i64>)> {
-        page_shape(self)
-    }
-}
-
-/// The walk a first-page `request` starts, named as the client names the
-/// operation; `None` for a list that is not the service's (the local history).
-/// The workspace id is the executor's, so those paths say `{id}`.
-fn walk_of(request: &Request) -> Option<PageWalk> {
-    let project = |id: &str, rest: &str| format!("/v1/projects/{id}{rest}");
-    Some(match request {
-        Request::ScanFindingsPage {
-            project_id,
-            scan_id,
-            limit,
-            ..
-        } => PageWalk::new(
-            "list_scan_findings",
-            project(project_id, &format!("/security-scans/{scan_id}/findings")),
-            Some(*limit),
-        ),
-        _ => return None,
-    })
-}
-
-/// A page reply's length, paging and the total it tells (the inventory's),
-/// for [`PageWalk::follow`]; `None` for a reply that is no page.
-fn page_shape(reply: &Reply) -> Option<(usize, &Pagination, Option<i64>)> {
-    match reply {
-        Reply::ScanFindingsPage(page) => Some((page.data.len(), &page.pagination, None)),
-        _ => None,
     }
 }
