@@ -27,10 +27,11 @@ use crate::tui::widgets::ago;
 /// one request finds a name that other projects share in part.
 pub const NAME_SEARCH_LIMIT: u32 = 100;
 
-/// The request that finds a project's row by its name, under `filters` (the
-/// inventory's own, or none).
-pub fn search_by_name(name: &str, filters: InventoryParams) -> ListInventory {
+/// The request that finds a project's row in `workspace_id` by its name,
+/// under `filters` (the inventory's own, or none).
+pub fn search_by_name(workspace_id: &str, name: &str, filters: InventoryParams) -> ListInventory {
     ListInventory {
+        workspace_id: workspace_id.to_owned(),
         params: InventoryParams {
             limit: Some(NAME_SEARCH_LIMIT),
             query: Some(name.trim().to_owned()),
@@ -176,7 +177,7 @@ impl Facts {
         }
         match name.map(str::trim).filter(|name| !name.is_empty()) {
             Some(name) => {
-                let search = search_by_name(name, InventoryParams::default());
+                let search = search_by_name(cx.workspace, name, InventoryParams::default());
                 let found = |result| M::from(FactsMsg::Search(result));
                 self.pending = Some(cx.request(FACTS, search, found));
                 self.missing = Missing::Searching;

@@ -30,7 +30,7 @@ pub(crate) fn inventory_requests(
 ) -> Vec<(u64, InventoryParams, Option<String>)> {
     inventory_pages(effects)
         .into_iter()
-        .map(|(token, ListInventory { params, cursor })| (token, params, cursor))
+        .map(|(token, ListInventory { params, cursor, .. })| (token, params, cursor))
         .collect()
 }
 

@@ -352,7 +352,12 @@ fn a_name_not_loaded_is_searched_on_the_service_and_its_project_opens() {
     let effects = type_text(&mut app, ":Harbour tides\r");
     assert!(inventory_pages(&effects).is_empty());
     let search = only(&effects, PALETTE_JUMP);
-    let ListInventory { params, cursor } = search.op::<ListInventory>();
+    let ListInventory {
+        workspace_id,
+        params,
+        cursor,
+    } = search.op::<ListInventory>();
+    assert_eq!(workspace_id, "ws_test");
     // The whole workspace: the query, none of the screen's filters.
     assert_eq!(params.query.as_deref(), Some("Harbour tides"));
     assert_eq!(params.is_published, None);

@@ -86,6 +86,7 @@ async fn canned() -> Canned {
     }
     .services();
     let inventory = ListInventory {
+        workspace_id: services.workspace_id.clone(),
         params: vantage::api::InventoryParams {
             limit: Some(25),
             ..Default::default()
@@ -169,6 +170,8 @@ async fn canned() -> Canned {
         .unwrap(),
         scans: ListSecurityScans {
             project_id: scan.project_id.clone(),
+            params: PageParams { limit: Some(100) },
+            cursor: None,
         }
         .run(&services)
         .await
@@ -176,8 +179,8 @@ async fn canned() -> Canned {
         findings: ListScanFindings {
             project_id: scan.project_id,
             scan_id: scan.scan.id,
+            params: PageParams { limit: Some(20) },
             cursor: None,
-            limit: 20,
         }
         .run(&services)
         .await

@@ -11,6 +11,7 @@ use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::macros::datetime;
+use vantage::api::PageParams;
 use vantage::api::model::{
     Granularity, InventoryPage, Page, Project, ScanFinding, SecurityScan, Traffic,
 };
@@ -167,7 +168,9 @@ fn security_open() -> App {
     assert_eq!(
         read.op::<ListSecurityScans>(),
         &ListSecurityScans {
-            project_id: "prj_00000".into()
+            project_id: "prj_00000".into(),
+            params: PageParams { limit: Some(100) },
+            cursor: None,
         }
     );
     app.handle(read.ok(scans()), NOW);
@@ -191,8 +194,8 @@ fn with_findings(app: &mut App, has_more: bool) -> Option<Fetch> {
         &ListScanFindings {
             project_id: "prj_00000".into(),
             scan_id: "scn_latest".into(),
+            params: PageParams { limit: Some(100) },
             cursor: None,
-            limit: 100,
         }
     );
     let effects = app.handle(read.ok(findings_page(has_more)), NOW);

@@ -108,6 +108,7 @@ impl App {
             return;
         }
         let search = ListInventory {
+            workspace_id: turn.workspace.clone(),
             params: InventoryParams {
                 limit: Some(JUMP_LIMIT),
                 query: Some(name.trim().to_owned()),

@@ -14,14 +14,14 @@ mod reads;
 mod writes;
 
 /// The client's list operations, as `list_operation!` declares them.
-pub use crate::api::{ListMembers, ListPii};
+pub use crate::api::{ListInventory, ListMembers, ListPii, ListScanFindings, ListSecurityScans};
 pub use crate::tui::palette::history::SavePaletteHistory;
 pub use export::{ExportInventory, Exported};
 pub use files::{LoadWatchlist, SaveView, SaveWatchlist, ViewSaved};
 pub use list_export::ExportList;
 pub use reads::{
     GetBreakdowns, GetDeployment, GetInsights, GetMember, GetProject, GetRealtime, GetTraffic,
-    GetWorkspace, ListInventory, ListScanFindings, ListSecurityScans,
+    GetWorkspace,
 };
 pub use writes::{
     CreateEmbedUrl, DeleteProject, Publish, Unpublish, UpdateProject, UpdatePublishSettings,

@@ -1,15 +1,16 @@
-//! The API's reads, as the screens ask for them: one operation per call of
-//! the client, with the client's own parameter types (a list's filters and
-//! page size are the `list_operation!` methods' parameters), and the cursor of
-//! the page wanted. The workspace is the context's, from the [`Services`].
+//! The API's reads, as the screens ask for them. A list's page is the value
+//! `list_operation!` declares beside the client's method (`ListInventory`,
+//! `ListMembers`, …: its ids, parameters and cursor), an operation as it is;
+//! the other reads are one call of the client each, declared here with the
+//! client's own parameter types, the workspace the context's (the [`Services`]).
 
 use time::OffsetDateTime;
 
+use crate::api::ListCall;
 use crate::api::model::{
-    Breakdowns, Deployment, Granularity, Insights, InventoryPage, Member, Page, Project, Realtime,
-    ReviewPriority, ScanFinding, SecurityScan, Traffic, Workspace,
+    Breakdowns, Deployment, Granularity, Insights, Member, Project, Realtime, ReviewPriority,
+    Traffic, Workspace,
 };
-use crate::api::{InventoryParams, ListCall, PageParams};
 use crate::tui::effect::ErrorInfo;
 use crate::tui::request::Operation;
 use crate::tui::services::Services;
@@ -65,13 +66,6 @@ read! {
 }
 
 read! {
-    /// One page of the inventory; the filters are the api's own parameters,
-    /// the page size among them.
-    ListInventory { params: InventoryParams, cursor: Option<String> } -> InventoryPage,
-    |services| services.client.list_inventory(&services.workspace_id, &params, cursor.as_deref())
-}
-
-read! {
     GetProject { project_id: String } -> Project,
     |services| services.client.get_project(&project_id)
 }
@@ -109,30 +103,4 @@ read! {
         granularity: Granularity,
     } -> Traffic,
     |services| services.client.get_traffic(&project_id, starts_at, ends_at, &granularity)
-}
-
-read! {
-    /// The first page of a project's scans, newest first.
-    ListSecurityScans { project_id: String } -> Page<SecurityScan>,
-    |services| services.client.list_security_scans(
-        &project_id,
-        &PageParams { limit: Some(100) },
-        None,
-    )
-}
-
-read! {
-    /// One page of a scan's findings.
-    ListScanFindings {
-        project_id: String,
-        scan_id: String,
-        cursor: Option<String>,
-        limit: u32,
-    } -> Page<ScanFinding>,
-    |services| services.client.list_scan_findings(
-        &project_id,
-        &scan_id,
-        &PageParams { limit: Some(limit) },
-        cursor.as_deref(),
-    )
 }

@@ -150,6 +150,7 @@ impl CatchUp {
         };
         let (query, cursor) = (first.query.clone(), first.cursor.clone());
         let reread = ListInventory {
+            workspace_id: cx.workspace.to_owned(),
             params: query.clone(),
             cursor: cursor.clone(),
         };

@@ -55,7 +55,7 @@ impl InventoryScreen {
         };
         match project.name.as_deref() {
             Some(name) if !name.trim().is_empty() => {
-                let search = search_by_name(name, self.params());
+                let search = search_by_name(cx.workspace, name, self.params());
                 let token = cx.request(ID_LOOKUP, search, Msg::IdRow);
                 self.id_lookup = Some((token, project_id));
             }

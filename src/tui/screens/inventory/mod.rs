@@ -214,9 +214,14 @@ impl InventoryScreen {
     }
 
     /// The request for one page under the current query.
-    fn page_request(&self) -> impl FnOnce(Option<String>) -> ListInventory + use<> {
+    fn page_request(&self, cx: &Cx) -> impl FnOnce(Option<String>) -> ListInventory + use<> {
         let params = self.params();
-        move |cursor| ListInventory { params, cursor }
+        let workspace_id = cx.workspace.to_owned();
+        move |cursor| ListInventory {
+            workspace_id,
+            params,
+            cursor,
+        }
     }
 
     /// Drops what is loaded and asks for the first page under the current query.
@@ -225,7 +230,7 @@ impl InventoryScreen {
         self.applied_finding = None;
         self.page_cursors.clear();
         self.row_pages.clear();
-        let request = self.page_request();
+        let request = self.page_request(cx);
         // A new filter keeps the marks of the rows still in the list.
         self.list.reload_keeping_marks(cx, request, Msg::Page);
         self.look_up_id(cx);
@@ -233,7 +238,7 @@ impl InventoryScreen {
 
     /// Asks for the next page when the selection nears the end of what is loaded.
     fn prefetch(&mut self, cx: &mut Cx) {
-        let request = self.page_request();
+        let request = self.page_request(cx);
         self.list.prefetch(cx, request, Msg::Page);
     }
 
@@ -424,7 +429,7 @@ impl Screen for InventoryScreen {
             }
             return true;
         }
-        let request = self.page_request();
+        let request = self.page_request(cx);
         if self.list.navigate(action, cx, request, Msg::Page) {
             return true;
         }
@@ -433,7 +438,7 @@ impl Screen for InventoryScreen {
         }
         match action {
             Action::Refresh => {
-                let request = self.page_request();
+                let request = self.page_request(cx);
                 self.list.refresh(cx, request, Msg::Page);
             }
             Action::Filter => {

@@ -6,14 +6,13 @@
 use crate::api::ListCall;
 use crate::api::model::{InventoryPage, Page, Pagination};
 use crate::api::page::PageWalk;
-use crate::tui::ops::{ListInventory, ListScanFindings};
 use crate::tui::request::Operation;
 
 /// A request for one page of a list: the walk its first page starts.
 pub trait ListOperation: Operation<Output: ListPage> {
     /// The walk a first page starts, named as the client names the
     /// operation; `None` for a list that is not the service's (the local
-    /// history). The workspace id is the executor's, so those paths say `{id}`.
+    /// history).
     fn walk(&self) -> Option<PageWalk>;
 }
 
@@ -23,39 +22,10 @@ pub trait ListPage {
     fn shape(&self) -> Option<(usize, &Pagination, Option<i64>)>;
 }
 
-fn workspace(rest: &str) -> String {
-    format!("/v1/workspaces/{{id}}{rest}")
-}
-
-fn project(id: &str, rest: &str) -> String {
-    format!("/v1/projects/{id}{rest}")
-}
-
-impl ListOperation for ListInventory {
-    fn walk(&self) -> Option<PageWalk> {
-        Some(PageWalk::new(
-            "list_inventory",
-            workspace("/security-center/insights/projects"),
-            self.params.limit,
-        ))
-    }
-}
-
 /// A list of the client's (`list_operation!`): its walk is declared with it.
 impl<L: ListCall<Page: ListPage>> ListOperation for L {
     fn walk(&self) -> Option<PageWalk> {
         Some(ListCall::walk(self))
-    }
-}
-
-impl ListOperation for ListScanFindings {
-    fn walk(&self) -> Option<PageWalk> {
-        let rest = format!("/security-scans/{}/findings", self.scan_id);
-        Some(PageWalk::new(
-            "list_scan_findings",
-            project(&self.project_id, &rest),
-            Some(self.limit),
-        ))
     }
 }
 

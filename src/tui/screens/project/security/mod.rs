@@ -12,6 +12,7 @@ pub use filters::{FindingFilter, by_severity, matches_search, severity};
 
 use time::OffsetDateTime;
 
+use crate::api::PageParams;
 use crate::api::model::{FindingLevel, FindingStatus, Page, ScanFinding, SecurityScan};
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
@@ -23,6 +24,8 @@ use crate::tui::widgets::input::TextField;
 
 /// Findings per page asked of the service (its maximum).
 const FINDINGS_PAGE: u32 = 100;
+/// The newest scans the Security part lists: one page, as the service orders them.
+const SCANS_PAGE: u32 = 100;
 
 /// The part's requests: the project's scans, then a scan's findings.
 pub const SCANS: Slot = Slot::new("project", "security scans");
@@ -112,8 +115,13 @@ impl SecurityPart {
     }
 
     fn load_scans(&mut self, cx: &mut Cx) {
+        // The newest scans: one page, no walk.
         let read = ListSecurityScans {
             project_id: self.project_id.clone(),
+            params: PageParams {
+                limit: Some(SCANS_PAGE),
+            },
+            cursor: None,
         };
         self.scans_pending = Some(cx.request(SCANS, read, scans_read));
     }
@@ -372,7 +380,9 @@ fn findings_request(
     move |cursor| ListScanFindings {
         project_id,
         scan_id,
+        params: PageParams {
+            limit: Some(FINDINGS_PAGE),
+        },
         cursor,
-        limit: FINDINGS_PAGE,
     }
 }
