@@ -12,9 +12,7 @@ use super::*;
 use crate::api::model::Workspace;
 use crate::tui::effect::Slot;
 use crate::tui::request::Answer;
-use crate::tui::screens::{
-    analytics, changes, insights, inventory, members, monitor, pii, project,
-};
+use crate::tui::screens::{insights, inventory, members, project};
 
 /// The App's own request: the workspace read at start, its plan for the header.
 pub const WORKSPACE: Slot = Slot::new("app", "workspace");
@@ -88,36 +86,6 @@ impl App {
             AppMsg::PaletteHistorySaved(_) => false,
             AppMsg::Jump(page) => self.complete_jump(token, page, cx),
         });
-        route!(answer, insights::Msg, |token, msg| {
-            let insights::Msg::Loaded(result) = &msg;
-            let loaded = result.is_ok();
-            if loaded {
-                // A live answer replaces the snapshot's insights.
-                self.insights_live();
-            }
-            let changed = self.insights.update(token, msg, cx);
-            if loaded && let Some(data) = &self.insights.data {
-                self.inventory.finding_types = data.findings.clone();
-            }
-            changed
-        });
-        route!(answer, pii::Msg, |token, msg| self
-            .pii
-            .update(token, msg, cx));
-        route!(answer, analytics::Msg, |token, msg| self
-            .analytics
-            .update(token, msg, cx));
-        route!(answer, monitor::Msg, |token, msg| self
-            .monitor
-            .update(token, msg, cx));
-        route!(answer, members::Msg, |token, msg| self
-            .members
-            .update(token, msg, cx));
-        route!(answer, inventory::Msg, |token, msg| self
-            .inventory_answer(token, msg, cx));
-        route!(answer, changes::Msg, |token, msg| self
-            .changes
-            .update(token, msg, cx));
         route!(answer, HistoryMsg, |token, msg| self
             .history_answered(token, msg, cx));
         route!(answer, ViewWritten, |_token, msg| self
@@ -126,24 +94,47 @@ impl App {
             .list_exported(token, msg, cx));
         route!(answer, project::Msg, |token, msg| self
             .project_answer(token, msg, cx));
-        tracing::warn!(slot = ?answer.slot, "an answer that no owner takes");
-        false
+        // The tabs' screens, from the registry (`app/screens.rs`).
+        let (slot, ok) = (answer.slot, answer.failure.is_none());
+        self.before_screen_answer(slot, ok);
+        match self.route_to_tab(answer, cx) {
+            Ok(changed) => {
+                self.after_screen_answer(slot, ok, cx);
+                changed
+            }
+            Err(answer) => {
+                tracing::warn!(slot = ?answer.slot, "an answer that no owner takes");
+                false
+            }
+        }
     }
 
-    /// An answer to the inventory, with what the App does around it: a live
-    /// page replaces the snapshot's rows, the review filter applies to every
-    /// page, and a bulk change refused for a missing scope turns writes off.
-    fn inventory_answer(&mut self, token: u64, msg: inventory::Msg, cx: &mut Cx) -> bool {
-        let page = matches!(msg, inventory::Msg::Page(_));
-        if let inventory::Msg::Page(Ok(_)) = msg {
+    /// Before a tab's screen takes an answer: a live one replaces what the
+    /// snapshot showed (the insights, the inventory's rows).
+    fn before_screen_answer(&mut self, slot: Slot, ok: bool) {
+        if ok && slot == insights::INSIGHTS {
+            self.insights_live();
+        }
+        if ok && slot == inventory::PAGE {
             self.inventory_live();
         }
-        let changed = self.inventory.update(token, msg, cx);
-        self.share_missing_scope();
-        if page {
+    }
+
+    /// After a tab's screen took an answer: what other parts of the App learn
+    /// from it. The inventory's finding-type filter lists the insights'
+    /// types; the review filter applies to every inventory page; a bulk
+    /// change refused for a missing scope turns writes off everywhere.
+    fn after_screen_answer(&mut self, slot: Slot, ok: bool, cx: &mut Cx) {
+        if ok
+            && slot == insights::INSIGHTS
+            && let Some(data) = &self.insights.data
+        {
+            self.inventory.finding_types = data.findings.clone();
+        }
+        if slot == inventory::PAGE {
             self.inventory.apply_review_filter(cx);
         }
-        changed
+        self.share_missing_scope();
     }
 }
 
