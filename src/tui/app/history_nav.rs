@@ -94,15 +94,14 @@ impl App {
     pub fn breadcrumbs(&self) -> Vec<String> {
         let mut crumbs = vec![self.tab.title().to_owned()];
         let named = |project: ProjectRef| project.name.unwrap_or(project.id);
-        let project = match self.tab {
-            Tab::Inventory => self
-                .project
+        let project = if self.tab == Tab::Inventory {
+            self.project
                 .as_ref()
-                .map(|project| named(project.project_ref())),
-            Tab::Monitor | Tab::Analytics | Tab::PersonalData => {
-                self.focused_project().cloned().map(named)
-            }
-            Tab::Insights | Tab::Members | Tab::Changes => None,
+                .map(|project| named(project.project_ref()))
+        } else if self.tab_screen(self.tab).about_focused_project() {
+            self.focused_project().cloned().map(named)
+        } else {
+            None
         };
         crumbs.extend(project);
         crumbs

@@ -218,6 +218,10 @@ impl Screen for AnalyticsScreen {
         "Analytics"
     }
 
+    fn about_focused_project(&self) -> bool {
+        true
+    }
+
     fn activate(&mut self, cx: &mut Cx) {
         self.load(cx, false);
     }

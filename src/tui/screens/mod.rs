@@ -38,6 +38,12 @@ pub struct ScreenView<'a> {
 pub trait Screen {
     fn title(&self) -> &'static str;
 
+    /// Whether the screen is about the project in focus (and names it): the
+    /// breadcrumbs then end with that project.
+    fn about_focused_project(&self) -> bool {
+        false
+    }
+
     /// The screen became visible: load what it lacks.
     fn activate(&mut self, _cx: &mut Cx) {}
 

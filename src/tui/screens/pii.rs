@@ -136,6 +136,10 @@ impl Screen for PiiScreen {
         "Personal data"
     }
 
+    fn about_focused_project(&self) -> bool {
+        true
+    }
+
     fn activate(&mut self, cx: &mut Cx) {
         let current = self.project.as_ref().map(|p| p.id.as_str());
         if current.is_some() && self.loaded_for.as_deref() != current {

@@ -416,6 +416,10 @@ impl Screen for MonitorScreen {
         "Monitor"
     }
 
+    fn about_focused_project(&self) -> bool {
+        true
+    }
+
     fn activate(&mut self, cx: &mut Cx) {
         self.visible = true;
         let missing = self
