@@ -556,3 +556,50 @@ fn ctrl_s_on_the_findings_exports_them_with_the_screens_filters() {
     );
     assert!(path.to_string_lossy().ends_with(".csv"), "{path:?}");
 }
+
+/// A page of findings `from..from + 5`, more after it at `next`.
+fn findings_from(from: usize, next: Option<&str>) -> Page<ScanFinding> {
+    let data: Vec<Value> = (from..from + 5)
+        .map(|n| finding(n, "warn", "open", &format!("Finding {n}"), "Shown as sent."))
+        .collect();
+    serde_json::from_value(json!({
+        "data": data,
+        "pagination": {"has_more": next.is_some(), "next_cursor": next}
+    }))
+    .unwrap()
+}
+
+/// `G` on a scan's findings walks the pages within the request budget, as
+/// every list does: the project screen is told the budget too.
+#[test]
+fn capital_g_on_a_scans_findings_stops_at_the_budget_reserve() {
+    let mut app = security_open();
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    let first = only(&effects, FINDINGS);
+    // Five rows fill no screen: the next page is asked for at once.
+    let effects = app.handle(first.ok(findings_from(0, Some("c1"))), NOW);
+    let second = asked_in(&effects, FINDINGS).pop().expect("the next page");
+    app.handle(key('G'), NOW);
+    // The page's answer tells of a budget down to the user's reserve.
+    app.handle(
+        Msg::Client(vantage::tui::app::ClientNotice::RateLimit {
+            remaining: 10,
+            limit: 120,
+        }),
+        NOW,
+    );
+    let effects = app.handle(second.ok(findings_from(5, Some("c2"))), NOW);
+    assert!(
+        asked_in(&effects, FINDINGS).is_empty(),
+        "no page past the reserve"
+    );
+    assert_eq!(part(&app).findings.rows.len(), 10);
+    let shown: String = draw(&app, 120, 35)
+        .backend()
+        .buffer()
+        .content()
+        .iter()
+        .map(|cell| cell.symbol())
+        .collect();
+    assert!(shown.contains("request budget low"), "{shown}");
+}

@@ -17,9 +17,6 @@ use crate::tui::screens::{ScreenView, error_text};
 use crate::tui::widgets::scroll::wrap_lines;
 use crate::tui::widgets::{ago, centered, palette};
 
-/// Width from which the full tab titles fit.
-const WIDE: u16 = 96;
-
 /// An error in one line: its type once, then what is missing (a scope, a plan).
 fn status_error_text(error: &crate::tui::effect::ErrorInfo) -> String {
     use crate::tui::effect::Gate;
@@ -163,18 +160,27 @@ impl App {
     }
 
     fn draw_tabs(&self, frame: &mut Frame, area: Rect) {
-        let titles: Vec<Line> = Tab::ALL
+        let titles = |title: fn(Tab) -> &'static str| -> Vec<String> {
+            Tab::ALL
+                .iter()
+                .map(|tab| {
+                    let key = self.settings.keymap.key_for(Action::ShowTab(*tab));
+                    format!("{key} {}", title(*tab))
+                })
+                .collect()
+        };
+        // Full titles when they fit, each padded by a space on either side
+        // and divided by one column: the registry decides, not a fixed width.
+        let full = titles(Tab::title);
+        let needed: usize = full
             .iter()
-            .map(|tab| {
-                let title = if area.width >= WIDE {
-                    tab.title()
-                } else {
-                    tab.short_title()
-                };
-                let key = self.settings.keymap.key_for(Action::ShowTab(*tab));
-                Line::from(format!("{key} {title}"))
-            })
-            .collect();
+            .map(|title| crate::text::display_width(title) + 3)
+            .sum();
+        let titles = if needed <= area.width as usize + 1 {
+            full
+        } else {
+            titles(Tab::short_title)
+        };
         let tabs = Tabs::new(titles)
             .select(self.tab.index())
             .style(self.theme.tab)
@@ -283,8 +289,12 @@ impl App {
         };
         let disabled = self.theme.dim.add_modifier(Modifier::CROSSED_OUT);
         let actions = self.screen().actions();
+        // Refresh, help and quit end every footer: a screen that offers one
+        // of them too is not shown it twice.
+        let always = [Action::Refresh, Action::Help, Action::Quit];
         let mut screen: Vec<[Span; 2]> = actions
             .iter()
+            .filter(|offered| !always.contains(&offered.action))
             .filter_map(|offered| Some((offered, offered.hint?)))
             .map(|(offered, label)| match offered.enabled() {
                 true => hint(offered.action, label),

@@ -5,6 +5,8 @@ use time::OffsetDateTime;
 
 use super::{App, ClientNotice};
 use crate::tui::effect::ErrorInfo;
+use crate::tui::nav::Tab;
+use crate::tui::screens::Screen;
 
 /// Errors kept for the `!` log.
 const ERROR_LOG_LIMIT: usize = 200;
@@ -14,11 +16,15 @@ impl App {
     pub(super) fn handle_notice(&mut self, notice: ClientNotice, now: OffsetDateTime) -> bool {
         match notice {
             ClientNotice::RateLimit { remaining, limit } => {
-                self.monitor.set_rate_limit(remaining, limit, now);
-                // The lists walk pages and fetch details within the budget.
-                self.inventory.list.set_rate(remaining, limit);
-                self.members.set_rate(remaining, limit);
-                self.pii.list.set_rate(remaining, limit);
+                // The lists walk pages and fetch details within the budget,
+                // the monitor paces its rounds by it.
+                for tab in Tab::ALL {
+                    self.tab_screen_mut(*tab)
+                        .observe_rate(remaining, limit, now);
+                }
+                if let Some(project) = &mut self.project {
+                    project.observe_rate(remaining, limit, now);
+                }
                 let aged = self
                     .rate_at
                     .replace(now)

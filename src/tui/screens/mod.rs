@@ -63,6 +63,11 @@ pub trait Screen {
         false
     }
 
+    /// The request budget as the service last told it (`remaining` of
+    /// `limit`, at `now`): a screen that walks pages or reads in the
+    /// background keeps within it.
+    fn observe_rate(&mut self, _remaining: u32, _limit: u32, _now: OffsetDateTime) {}
+
     /// When the screen wants to be woken (a debounce), if ever.
     fn wake_at(&self) -> Option<OffsetDateTime> {
         None

@@ -136,6 +136,10 @@ impl Screen for PiiScreen {
         "Personal data"
     }
 
+    fn observe_rate(&mut self, remaining: u32, limit: u32, _now: OffsetDateTime) {
+        self.list.set_rate(remaining, limit);
+    }
+
     fn about_focused_project(&self) -> bool {
         true
     }

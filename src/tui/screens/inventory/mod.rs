@@ -364,6 +364,10 @@ impl Screen for InventoryScreen {
         "Inventory"
     }
 
+    fn observe_rate(&mut self, remaining: u32, limit: u32, _now: OffsetDateTime) {
+        self.list.set_rate(remaining, limit);
+    }
+
     fn activate(&mut self, cx: &mut Cx) {
         if !self.list.started {
             self.reload(cx);

@@ -329,6 +329,10 @@ impl Screen for MembersScreen {
         "Members"
     }
 
+    fn observe_rate(&mut self, remaining: u32, limit: u32, _now: OffsetDateTime) {
+        self.set_rate(remaining, limit);
+    }
+
     fn activate(&mut self, cx: &mut Cx) {
         self.active = true;
         if !self.list.started {

@@ -416,6 +416,10 @@ impl Screen for MonitorScreen {
         "Monitor"
     }
 
+    fn observe_rate(&mut self, remaining: u32, limit: u32, now: OffsetDateTime) {
+        self.set_rate_limit(remaining, limit, now);
+    }
+
     fn about_focused_project(&self) -> bool {
         true
     }

@@ -255,6 +255,12 @@ impl Screen for ProjectScreen {
         "Project"
     }
 
+    fn observe_rate(&mut self, remaining: u32, limit: u32, _now: OffsetDateTime) {
+        if let Some(security) = &mut self.security {
+            security.findings.set_rate(remaining, limit);
+        }
+    }
+
     fn activate(&mut self, cx: &mut Cx) {
         if self.project.is_none() && self.load_pending.is_none() {
             self.load(cx);
