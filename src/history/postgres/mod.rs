@@ -5,6 +5,7 @@
 //! run on a scoped thread of its own (a runtime cannot block inside another).
 
 mod backend;
+mod column;
 mod read;
 mod schema;
 mod target;
@@ -145,6 +146,11 @@ impl PgStore {
     fn fail(&self, failure: Failure) -> HistoryError {
         match failure {
             Failure::Pg(error) => self.failure(error),
+            // The database is damaged, not a file: named as the store it is.
+            Failure::History(HistoryError::Corrupt(what)) => HistoryError::Database {
+                store: self.describe(),
+                cause: format!("damaged: {what}"),
+            },
             Failure::History(error) => error,
         }
     }
