@@ -2,11 +2,11 @@
 //! altered a column) is an error that names the table, the column and what
 //! was expected, with a non-zero exit: never a panic.
 
-use vantage::history::Capture;
+use vantage::history::{Capture, HistoryLocation};
 
 use crate::common::*;
 use crate::history::{capture, offline_mark, project};
-use crate::stores::{TestStore, database_store, off_runtime};
+use crate::stores::{TestStore, database_store, each_store, off_runtime};
 use crate::support::{Cli, Run};
 
 /// A shared database holding two snapshots of the CLI's workspace and a mark.
@@ -29,7 +29,7 @@ fn shared_history() -> TestStore {
     shared
 }
 
-/// `args` on `url` failed with a message, not a panic, and the message says `names`.
+/// `args` failed with a message, not a panic, and the message says each of `names`.
 fn assert_damage_named(run: &Run, args: &[&str], names: &[&str]) {
     assert_ne!(run.code, 101, "{args:?} panicked: {}", run.stderr);
     assert!(!run.stderr.contains("panicked"), "{args:?}: {}", run.stderr);
@@ -107,5 +107,51 @@ async fn a_damaged_shared_history_is_an_error_never_a_panic() {
         }
         assert_eq!(shared.count("snapshot"), 2, "{damage}: nothing lost");
         assert_eq!(shared.count("review"), 1, "{damage}: nothing lost");
+    }
+}
+
+/// Done when: a schema version below 0 (no migration would run, yet the
+/// version was raised over it) is refused as damage on both stores, a newer
+/// one as a newer vantage's (the connection that read it dropped off the
+/// command's runtime, not a panic), and the version is left as it was.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_schema_version_vantage_cannot_use_is_an_error_on_both_stores() {
+    let cli = Cli::new("http://127.0.0.1:9", ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    let cases = [
+        (-1, "damaged: the schema version is -1"),
+        (99, "a newer vantage wrote it"),
+    ];
+    for ((version, named), on) in cases
+        .into_iter()
+        .flat_map(|case| each_store().into_iter().map(move |on| (case, on)))
+    {
+        drop(off_runtime(|| on.open()));
+        on.execute(
+            &format!("PRAGMA user_version = {version}"),
+            &format!("UPDATE vantage_meta SET value = {version} WHERE key = 'schema_version'"),
+        );
+        let history = match (&on.location, &on.url) {
+            (HistoryLocation::File(path), _) => path.display().to_string(),
+            (_, Some(url)) => url.clone(),
+            _ => unreachable!("a database has its URL"),
+        };
+        let args = ["snapshot", "list", "--history", &history];
+        let run = cli.run(&args).await;
+        assert_damage_named(&run, &args, &[named]);
+        let kept = match &on.location {
+            HistoryLocation::File(path) => {
+                rusqlite::Connection::open(path)
+                    .unwrap()
+                    .query_row("PRAGMA user_version", [], |row| row.get::<_, i64>(0))
+                    .unwrap()
+                    == version
+            }
+            HistoryLocation::Database(_) => {
+                let kept =
+                    format!("vantage_meta WHERE key = 'schema_version' AND value = {version}");
+                on.count(&kept) == 1
+            }
+        };
+        assert!(kept, "the {} store's version is kept", on.name());
     }
 }

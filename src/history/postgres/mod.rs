@@ -111,7 +111,11 @@ impl PgStore {
             failure
         })?;
         let store = self.describe();
-        off_runtime(|| schema::migrate(&mut client, &store)).map_err(|f| self.fail(f))?;
+        if let Err(failure) = off_runtime(|| schema::migrate(&mut client, &store)) {
+            // The driver's runtime ends with the client: never on a tokio thread.
+            off_runtime(move || drop(client));
+            return Err(self.fail(failure));
+        }
         Ok(client)
     }
 

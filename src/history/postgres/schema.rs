@@ -94,6 +94,12 @@ fn version(client: &mut impl postgres::GenericClient) -> Step<i64> {
         &[],
     )?;
     let found = row.map_or(Ok(0), |row| column(&row, "vantage_meta", 0))?;
+    // Below 0 no migration would run, yet the version would be raised.
+    if found < 0 {
+        return Err(
+            HistoryError::Corrupt(format!("the schema version is {found}, below 0")).into(),
+        );
+    }
     Ok(found)
 }
 
