@@ -1,4 +1,4 @@
-//! A damaged shared history (a hand-edited database, a teammate's tool that
+//! A damaged history (a hand-edited database or file, a teammate's tool that
 //! altered a column) is an error that names the table, the column and what
 //! was expected, with a non-zero exit: never a panic.
 
@@ -11,7 +11,11 @@ use crate::support::{Cli, Run};
 
 /// A shared database holding two snapshots of the CLI's workspace and a mark.
 fn shared_history() -> TestStore {
-    let shared = database_store();
+    filled(database_store())
+}
+
+/// `store` with two snapshots of the CLI's workspace and a mark.
+fn filled(shared: TestStore) -> TestStore {
     let in_workspace = |capture: Capture| Capture {
         workspace_id: ENTERPRISE_WS.into(),
         ..capture
@@ -27,6 +31,15 @@ fn shared_history() -> TestStore {
             .unwrap();
     });
     shared
+}
+
+/// What `--history` names `on` by: the file's path or the database's URL.
+fn history_arg(on: &TestStore) -> String {
+    match (&on.location, &on.url) {
+        (HistoryLocation::File(path), _) => path.display().to_string(),
+        (_, Some(url)) => url.clone(),
+        _ => unreachable!("a database has its URL"),
+    }
 }
 
 /// `args` failed with a message, not a panic, and the message says each of `names`.
@@ -130,11 +143,7 @@ async fn a_schema_version_vantage_cannot_use_is_an_error_on_both_stores() {
             &format!("PRAGMA user_version = {version}"),
             &format!("UPDATE vantage_meta SET value = {version} WHERE key = 'schema_version'"),
         );
-        let history = match (&on.location, &on.url) {
-            (HistoryLocation::File(path), _) => path.display().to_string(),
-            (_, Some(url)) => url.clone(),
-            _ => unreachable!("a database has its URL"),
-        };
+        let history = history_arg(&on);
         let args = ["snapshot", "list", "--history", &history];
         let run = cli.run(&args).await;
         assert_damage_named(&run, &args, &[named]);
@@ -153,5 +162,35 @@ async fn a_schema_version_vantage_cannot_use_is_an_error_on_both_stores() {
             }
         };
         assert!(kept, "the {} store's version is kept", on.name());
+    }
+}
+
+/// Done when: a stored time beyond the times vantage reads is damage named
+/// with its column on both stores, never shown as 1970 (what it was before).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stored_time_out_of_range_is_damage_on_both_stores() {
+    let cli = Cli::new("http://127.0.0.1:9", ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    let far = i64::MAX;
+    let cases = [
+        ("snapshot", "taken_at_ms", &["snapshot", "list"][..]),
+        ("review", "at_ms", &["reviewed", "log"]),
+        ("review", "at_ms", &["reviewed", "list"]),
+        ("review", "state_at_ms", &["reviewed", "log"]),
+    ];
+    for (table, column, args) in cases {
+        for on in each_store() {
+            let on = filled(on);
+            let sql = format!("UPDATE {table} SET {column} = {far}");
+            on.execute(&sql, &sql);
+            let history = history_arg(&on);
+            let with_history: Vec<&str> = args
+                .iter()
+                .copied()
+                .chain(["--history", &history])
+                .collect();
+            let run = cli.run(&with_history).await;
+            let named = format!("damaged: {table}.{column} is {far}");
+            assert_damage_named(&run, &with_history, &[&named]);
+        }
     }
 }

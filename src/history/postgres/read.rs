@@ -22,7 +22,7 @@ fn info(row: &Row) -> Step<SnapshotInfo> {
     Ok(SnapshotInfo {
         id: column(row, "snapshot", 0)?,
         workspace_id: column(row, "snapshot", 1)?,
-        taken_at: from_ms(column(row, "snapshot", 2)?),
+        taken_at: from_ms(column(row, "snapshot", 2)?, "snapshot.taken_at_ms")?,
         projects: column(row, "snapshot", 3)?,
         members: column(row, "snapshot", 4)?,
     })
@@ -207,10 +207,12 @@ pub(super) fn log(
             project_id: column(row, "review", 0)?,
             action: ReviewAction::parse(&action)
                 .ok_or_else(|| HistoryError::Corrupt(format!("a review log action {action:?}")))?,
-            at: from_ms(column(row, "review", 2)?),
+            at: from_ms(column(row, "review", 2)?, "review.at_ms")?,
             reviewer: column(row, "review", 3)?,
             note: column(row, "review", 4)?,
-            reviewed_state_at: state_at.map(from_ms),
+            reviewed_state_at: state_at
+                .map(|ms| from_ms(ms, "review.state_at_ms"))
+                .transpose()?,
             reviewed_state: stored_state(row, 6)?.map(|(shape, body)| StoredState { shape, body }),
         });
     }

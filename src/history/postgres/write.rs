@@ -198,7 +198,7 @@ pub(super) fn record(
     Ok(SnapshotInfo {
         id: snapshot_id,
         workspace_id: capture.workspace_id.clone(),
-        taken_at: from_ms(taken_at_ms),
+        taken_at: from_ms(taken_at_ms, "snapshot.taken_at_ms")?,
         projects,
         members,
     })
