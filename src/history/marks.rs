@@ -78,10 +78,13 @@ impl MarkRow {
         Ok(ReviewMark {
             name: name(&latest).or_else(|| name(&marked)),
             project_id: self.project_id,
-            marked_at: from_ms(self.at_ms),
+            marked_at: from_ms(self.at_ms, "review.at_ms")?,
             reviewer: self.reviewer,
             note: self.note,
-            reviewed_state_at: self.state_at_ms.map(from_ms),
+            reviewed_state_at: self
+                .state_at_ms
+                .map(|ms| from_ms(ms, "review.state_at_ms"))
+                .transpose()?,
             changed_since_review: changed.as_ref().map(|fields| !fields.is_empty()),
             changed_fields: changed.unwrap_or_default(),
         })

@@ -65,7 +65,8 @@ pub enum HistoryError {
     /// lost): commands exit with their own code, the dashboard retries.
     #[error("cannot reach {store}: {cause}")]
     Unreachable { store: String, cause: String },
-    /// The shared database answered with an error.
+    /// The shared database answered with an error, or holds what this
+    /// vantage cannot read (`damaged: table.column ...`).
     #[error("{store}: {cause}")]
     Database { store: String, cause: String },
     /// `history_url`, `--history` or `VANTAGE_HISTORY_URL` cannot be used.

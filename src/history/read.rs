@@ -29,7 +29,10 @@ pub(super) fn to_ms(at: OffsetDateTime) -> i64 {
     (at.unix_timestamp_nanos() / 1_000_000) as i64
 }
 
-pub(super) fn from_ms(ms: i64) -> OffsetDateTime {
-    OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
-        .unwrap_or(OffsetDateTime::UNIX_EPOCH)
+/// A stored instant read back (`ms` since the epoch, from `column`); one
+/// beyond the times vantage reads is damage, named, never shown as another.
+pub(super) fn from_ms(ms: i64, column: &str) -> Result<OffsetDateTime, HistoryError> {
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).map_err(|_| {
+        HistoryError::Corrupt(format!("{column} is {ms}, beyond the times vantage reads"))
+    })
 }

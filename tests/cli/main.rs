@@ -28,6 +28,7 @@ mod members;
 mod review_marks;
 mod scans_traffic;
 mod shared_history;
+mod shared_history_damage;
 mod stores;
 mod team;
 mod version;

@@ -440,4 +440,65 @@ mod with_a_shared_history {
         }
         server.stop().await;
     }
+
+    /// A shared history that another tool damaged (columns of another type):
+    /// the dashboard starts without it and says what is wrong, and the
+    /// executor's answers name the damage, not "away" (nothing to retry):
+    /// never a panic.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_damaged_shared_history_is_said_never_a_panic() {
+        let (server, clock) = roomy_server().await;
+        let client = client(&server);
+        let url = fresh_database();
+        let alice = executor(&client, &clock, shared(&url), reviewer("alice"));
+        let Ok(SnapshotOutcome::Taken(_)) = run_on(&alice, TakeSnapshot).await else {
+            panic!("alice's snapshot");
+        };
+        let mark = MarkReviewed {
+            projects: vec![("prj_x".into(), None)],
+            note: None,
+        };
+        run_on(&alice, mark).await.expect("alice's mark");
+        let damage = url.clone();
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                let mut admin = ::postgres::Client::connect(&damage, ::postgres::NoTls).unwrap();
+                admin
+                    .batch_execute(
+                        "ALTER TABLE snapshot ALTER COLUMN project_count TYPE text
+                             USING project_count::text;
+                         ALTER TABLE review ALTER COLUMN at_ms TYPE text USING at_ms::text;",
+                    )
+                    .unwrap();
+            });
+        });
+
+        let mut app = crate::support::app();
+        let with_history = vantage::tui::review::start::prepare(
+            &mut app,
+            &shared(&url),
+            &reviewer("bob"),
+            ENTERPRISE_WS,
+            clock.now(),
+        );
+        assert!(!with_history, "the dashboard starts without the history");
+        assert!(app.history_away().is_none(), "nothing to retry");
+        let said: Vec<&str> = app.errors.iter().map(|e| e.summary.as_str()).collect();
+        assert!(
+            said.iter()
+                .any(|summary| summary.contains("damaged: snapshot.project_count is of type text")),
+            "{said:?}"
+        );
+        let bob = executor(&client, &clock, shared(&url), reviewer("bob"));
+        let error = run_on(&bob, ListMarks).await.expect_err("damaged");
+        assert_ne!(error.kind.as_deref(), Some(HISTORY_AWAY), "{error:?}");
+        assert!(
+            error
+                .summary
+                .contains("damaged: review.at_ms is of type text"),
+            "{}",
+            error.summary
+        );
+        server.stop().await;
+    }
 }

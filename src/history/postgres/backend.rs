@@ -4,6 +4,7 @@
 
 use time::OffsetDateTime;
 
+use super::column::column;
 use super::{PgStore, read, write};
 use crate::api::model::{Insights, InventoryItem};
 use crate::history::model::{
@@ -27,9 +28,9 @@ impl Backend for PgStore {
 
     fn data_version(&self) -> Result<i64, HistoryError> {
         self.run(|client| {
-            Ok(client
-                .query_one("SELECT value FROM vantage_meta WHERE key = 'revision'", &[])?
-                .get(0))
+            let row =
+                client.query_one("SELECT value FROM vantage_meta WHERE key = 'revision'", &[])?;
+            column(&row, "vantage_meta", 0)
         })
     }
 
@@ -70,9 +71,8 @@ impl Backend for PgStore {
         }
         let key = workspace_lock_key(workspace_id);
         let outcome = self.run(|client| {
-            let taken: bool = client
-                .query_one("SELECT pg_try_advisory_lock($1)", &[&key])?
-                .get(0);
+            let row = client.query_one("SELECT pg_try_advisory_lock($1) AS taken", &[&key])?;
+            let taken: bool = column(&row, "", 0)?;
             if taken {
                 return Ok(WorkspaceLock::Taken);
             }

@@ -5,6 +5,7 @@
 //! run on a scoped thread of its own (a runtime cannot block inside another).
 
 mod backend;
+mod column;
 mod read;
 mod schema;
 mod target;
@@ -110,7 +111,11 @@ impl PgStore {
             failure
         })?;
         let store = self.describe();
-        off_runtime(|| schema::migrate(&mut client, &store)).map_err(|f| self.fail(f))?;
+        if let Err(failure) = off_runtime(|| schema::migrate(&mut client, &store)) {
+            // The driver's runtime ends with the client: never on a tokio thread.
+            off_runtime(move || drop(client));
+            return Err(self.fail(failure));
+        }
         Ok(client)
     }
 
@@ -145,6 +150,11 @@ impl PgStore {
     fn fail(&self, failure: Failure) -> HistoryError {
         match failure {
             Failure::Pg(error) => self.failure(error),
+            // The database is damaged, not a file: named as the store it is.
+            Failure::History(HistoryError::Corrupt(what)) => HistoryError::Database {
+                store: self.describe(),
+                cause: format!("damaged: {what}"),
+            },
             Failure::History(error) => error,
         }
     }

@@ -6,6 +6,7 @@ use postgres::Client;
 use postgres::Row;
 
 use super::Step;
+use super::column::column;
 use crate::api::model::{Insights, InventoryItem};
 use crate::history::HistoryError;
 use crate::history::document::Document;
@@ -17,37 +18,37 @@ use crate::history::read::{SnapshotRef, from_ms, parse_body, to_ms};
 
 const INFO_COLUMNS: &str = "id, workspace_id, taken_at_ms, project_count, member_count";
 
-fn info(row: &Row) -> SnapshotInfo {
-    SnapshotInfo {
-        id: row.get(0),
-        workspace_id: row.get(1),
-        taken_at: from_ms(row.get(2)),
-        projects: row.get(3),
-        members: row.get(4),
-    }
+fn info(row: &Row) -> Step<SnapshotInfo> {
+    Ok(SnapshotInfo {
+        id: column(row, "snapshot", 0)?,
+        workspace_id: column(row, "snapshot", 1)?,
+        taken_at: from_ms(column(row, "snapshot", 2)?, "snapshot.taken_at_ms")?,
+        projects: column(row, "snapshot", 3)?,
+        members: column(row, "snapshot", 4)?,
+    })
 }
 
 pub(super) fn list(client: &mut Client, workspace_id: &str) -> Step<Vec<SnapshotInfo>> {
-    Ok(client
+    client
         .query(
             &format!("SELECT {INFO_COLUMNS} FROM snapshot WHERE workspace_id = $1 ORDER BY id"),
             &[&workspace_id],
         )?
         .iter()
         .map(info)
-        .collect())
+        .collect()
 }
 
 pub(super) fn workspaces(client: &mut Client) -> Step<Vec<String>> {
-    Ok(client
+    client
         .query(
             "SELECT workspace_id FROM snapshot UNION SELECT workspace_id FROM review
              ORDER BY 1 COLLATE \"C\"",
             &[],
         )?
         .iter()
-        .map(|row| row.get(0))
-        .collect())
+        .map(|row| column(row, "snapshot or review", 0))
+        .collect()
 }
 
 pub(super) fn resolve(
@@ -73,9 +74,10 @@ pub(super) fn resolve(
             to_ms(*at),
         ),
     };
-    Ok(client
+    client
         .query_opt(&sql, &[&workspace_id, &value])?
-        .map(|row| info(&row)))
+        .map(|row| info(&row))
+        .transpose()
 }
 
 pub(super) fn insights(client: &mut Client, snapshot_id: i64) -> Step<Option<Insights>> {
@@ -85,7 +87,8 @@ pub(super) fn insights(client: &mut Client, snapshot_id: i64) -> Step<Option<Ins
              WHERE snapshot.id = $1",
             &[&snapshot_id],
         )?
-        .map(|row| row.get(0));
+        .map(|row| column(&row, "state", 0))
+        .transpose()?;
     // Insights this build cannot read are as none: the rest of the snapshot stands.
     Ok(raw.and_then(|text| serde_json::from_str(&text).ok()))
 }
@@ -101,7 +104,7 @@ pub(super) fn listed<T: Document>(client: &mut Client, snapshot_id: i64) -> Step
     )?;
     let mut states = Vec::with_capacity(rows.len());
     for row in &rows {
-        states.push(parse_body(kind, row.get(0))?);
+        states.push(parse_body(kind, column(row, "state", 0)?)?);
     }
     Ok(states)
 }
@@ -119,7 +122,10 @@ pub(super) fn project_in(
         ),
         &[&snapshot_id, &kind, &project_id],
     )?;
-    Ok(row.map(|row| parse_body(kind, row.get(0))).transpose()?)
+    match row {
+        Some(row) => Ok(Some(parse_body(kind, column(&row, "state", 0)?)?)),
+        None => Ok(None),
+    }
 }
 
 pub(super) fn first_page(
@@ -131,7 +137,9 @@ pub(super) fn first_page(
             "SELECT first_page FROM snapshot WHERE id = $1",
             &[&snapshot_id],
         )?
-        .and_then(|row| row.get(0));
+        .map(|row| column(&row, "snapshot", 0))
+        .transpose()?
+        .flatten();
     Ok(raw
         .map(|raw| {
             serde_json::from_str(&raw)
@@ -160,19 +168,18 @@ pub(super) fn marks(client: &mut Client, workspace_id: &str) -> Step<Vec<ReviewM
          ORDER BY c.at_ms DESC, c.project_id COLLATE \"C\"",
         &[&workspace_id],
     )?;
-    let pair = |shape: Option<i32>, body: Option<String>| shape.map(|s| s as u32).zip(body);
     let mut marks = Vec::with_capacity(rows.len());
     for row in &rows {
         marks.push(
             MarkRow {
-                project_id: row.get(0),
-                at_ms: row.get(1),
-                reviewer: row.get(2),
-                note: row.get(3),
-                state_at_ms: row.get(4),
-                marked: pair(row.get(5), row.get(6)),
-                latest: pair(row.get(7), row.get(8)),
-                latest_at_ms: row.get(9),
+                project_id: column(row, "review", 0)?,
+                at_ms: column(row, "review", 1)?,
+                reviewer: column(row, "review", 2)?,
+                note: column(row, "review", 3)?,
+                state_at_ms: column(row, "review", 4)?,
+                marked: stored_state(row, 5)?,
+                latest: stored_state(row, 7)?,
+                latest_at_ms: column(row, "snapshot", 9)?,
             }
             .into_mark()?,
         );
@@ -194,23 +201,33 @@ pub(super) fn log(
     )?;
     let mut entries = Vec::with_capacity(rows.len());
     for row in &rows {
-        let action: String = row.get(1);
-        let state_at: Option<i64> = row.get(5);
-        let shape: Option<i32> = row.get(6);
-        let body: Option<String> = row.get(7);
+        let action: String = column(row, "review", 1)?;
+        let state_at: Option<i64> = column(row, "review", 5)?;
         entries.push(ReviewEntry {
-            project_id: row.get(0),
+            project_id: column(row, "review", 0)?,
             action: ReviewAction::parse(&action)
                 .ok_or_else(|| HistoryError::Corrupt(format!("a review log action {action:?}")))?,
-            at: from_ms(row.get(2)),
-            reviewer: row.get(3),
-            note: row.get(4),
-            reviewed_state_at: state_at.map(from_ms),
-            reviewed_state: shape.zip(body).map(|(shape, body)| StoredState {
-                shape: shape as u32,
-                body,
-            }),
+            at: from_ms(column(row, "review", 2)?, "review.at_ms")?,
+            reviewer: column(row, "review", 3)?,
+            note: column(row, "review", 4)?,
+            reviewed_state_at: state_at
+                .map(|ms| from_ms(ms, "review.state_at_ms"))
+                .transpose()?,
+            reviewed_state: stored_state(row, 6)?.map(|(shape, body)| StoredState { shape, body }),
         });
     }
     Ok(entries)
+}
+
+/// A joined state's shape and body (columns `index` and `index + 1`), when
+/// the row has one; a negative shape is damage, as in the file.
+fn stored_state(row: &Row, index: usize) -> Step<Option<(u32, String)>> {
+    let shape: Option<i32> = column(row, "state", index)?;
+    let body: Option<String> = column(row, "state", index + 1)?;
+    let Some((shape, body)) = shape.zip(body) else {
+        return Ok(None);
+    };
+    let shape = u32::try_from(shape)
+        .map_err(|_| HistoryError::Corrupt(format!("state.shape is {shape}, below 0")))?;
+    Ok(Some((shape, body)))
 }

@@ -7,6 +7,7 @@
 use postgres::Client;
 
 use super::Step;
+use super::column::column;
 use crate::history::HistoryError;
 
 /// The fixed advisory lock keys (the two-key form, which never meets a
@@ -80,9 +81,11 @@ const MIGRATIONS: &[&str] = &[V1];
 pub const VERSION: i64 = MIGRATIONS.len() as i64;
 
 fn version(client: &mut impl postgres::GenericClient) -> Step<i64> {
-    let exists: bool = client
-        .query_one("SELECT to_regclass('vantage_meta') IS NOT NULL", &[])?
-        .get(0);
+    let row = client.query_one(
+        "SELECT to_regclass('vantage_meta') IS NOT NULL AS vantage_meta_exists",
+        &[],
+    )?;
+    let exists: bool = column(&row, "", 0)?;
     if !exists {
         return Ok(0);
     }
@@ -90,7 +93,14 @@ fn version(client: &mut impl postgres::GenericClient) -> Step<i64> {
         "SELECT value FROM vantage_meta WHERE key = 'schema_version'",
         &[],
     )?;
-    Ok(row.map_or(0, |row| row.get(0)))
+    let found = row.map_or(Ok(0), |row| column(&row, "vantage_meta", 0))?;
+    // Below 0 no migration would run, yet the version would be raised.
+    if found < 0 {
+        return Err(
+            HistoryError::Corrupt(format!("the schema version is {found}, below 0")).into(),
+        );
+    }
+    Ok(found)
 }
 
 fn refuse_newer(found: i64, store: &str) -> Step<()> {

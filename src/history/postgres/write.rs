@@ -14,6 +14,7 @@ use postgres::{GenericClient, Transaction};
 use time::OffsetDateTime;
 
 use super::Step;
+use super::column::column;
 use super::schema::{LOCK_CLASS, STATES_LOCK};
 use crate::history::document::{Document, StoredDocument};
 use crate::history::marks::{Reviewed, reviewed};
@@ -54,11 +55,10 @@ fn store_document(
          ON CONFLICT (digest) DO NOTHING RETURNING id",
         &[&document.kind, &subject, &shape, &digest, &document.body],
     )? {
-        return Ok(row.get(0));
+        return column(&row, "state", 0);
     }
-    Ok(client
-        .query_one("SELECT id FROM state WHERE digest = $1", &[&digest])?
-        .get(0))
+    let row = client.query_one("SELECT id FROM state WHERE digest = $1", &[&digest])?;
+    column(&row, "state", 0)
 }
 
 /// A state a snapshot lists, in `snapshot_KIND`.
@@ -140,20 +140,19 @@ pub(super) fn record(
     let taken_at_ms = to_ms(capture.taken_at);
     let projects = capture.projects.len() as i64;
     let members = capture.members.len() as i64;
-    let snapshot_id: i64 = transaction
-        .query_one(
-            "INSERT INTO snapshot (workspace_id, taken_at_ms, project_count, member_count, insights_state, first_page)
-             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
-            &[
-                &capture.workspace_id,
-                &taken_at_ms,
-                &projects,
-                &members,
-                &insights,
-                &first_page,
-            ],
-        )?
-        .get(0);
+    let inserted = transaction.query_one(
+        "INSERT INTO snapshot (workspace_id, taken_at_ms, project_count, member_count, insights_state, first_page)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+        &[
+            &capture.workspace_id,
+            &taken_at_ms,
+            &projects,
+            &members,
+            &insights,
+            &first_page,
+        ],
+    )?;
+    let snapshot_id: i64 = column(&inserted, "snapshot", 0)?;
     transaction.batch_execute(
         "CREATE TEMP TABLE incoming_state (kind TEXT, subject TEXT, shape INTEGER, digest BYTEA, body TEXT)
              ON COMMIT DROP;
@@ -199,7 +198,7 @@ pub(super) fn record(
     Ok(SnapshotInfo {
         id: snapshot_id,
         workspace_id: capture.workspace_id.clone(),
-        taken_at: from_ms(taken_at_ms),
+        taken_at: from_ms(taken_at_ms, "snapshot.taken_at_ms")?,
         projects,
         members,
     })
@@ -233,8 +232,8 @@ fn prune_in(
             &[&workspace_id, &oldest_kept, &keep],
         )?
         .iter()
-        .map(|row| row.get(0))
-        .collect();
+        .map(|row| column(row, "snapshot", 0))
+        .collect::<Step<_>>()?;
     if doomed.is_empty() {
         return Ok(0);
     }
@@ -302,7 +301,8 @@ pub(super) fn mark_all(
                    AND s.subject = $2 LIMIT 1",
                 &[&workspace_id, &mark.project_id],
             )?
-            .map(|row| (row.get(0), row.get(1)));
+            .map(|row| Step::Ok((column(&row, "state", 0)?, column(&row, "snapshot", 1)?)))
+            .transpose()?;
         let seen_at = mark.seen.as_ref().map(|seen| to_ms(seen.read_at));
         let state = match (reviewed(seen_at, in_snapshot.map(|(_, at)| at)), &mark.seen) {
             (Reviewed::Seen, Some(seen)) => {
@@ -339,11 +339,13 @@ pub(super) fn unmark(
 ) -> Step<bool> {
     let marked = transaction
         .query_opt(
-            "SELECT action = 'mark' FROM review WHERE workspace_id = $1 AND project_id = $2
+            "SELECT action = 'mark' AS marked FROM review WHERE workspace_id = $1 AND project_id = $2
              ORDER BY id DESC LIMIT 1",
             &[&workspace_id, &project_id],
         )?
-        .is_some_and(|row| row.get::<_, bool>(0));
+        .map(|row| column(&row, "review", 0))
+        .transpose()?
+        .unwrap_or(false);
     if marked {
         insert_review(
             transaction,
@@ -369,21 +371,20 @@ pub(super) fn import_log(
     let mut added = 0;
     for entry in entries {
         let at_ms = to_ms(entry.at);
-        let held: bool = transaction
-            .query_one(
-                "SELECT EXISTS (SELECT 1 FROM review WHERE workspace_id = $1 AND project_id = $2
-                     AND action = $3 AND at_ms = $4 AND reviewer IS NOT DISTINCT FROM $5
-                     AND note IS NOT DISTINCT FROM $6)",
-                &[
-                    &workspace_id,
-                    &entry.project_id,
-                    &entry.action.as_str(),
-                    &at_ms,
-                    &entry.reviewer,
-                    &entry.note,
-                ],
-            )?
-            .get(0);
+        let found = transaction.query_one(
+            "SELECT EXISTS (SELECT 1 FROM review WHERE workspace_id = $1 AND project_id = $2
+                 AND action = $3 AND at_ms = $4 AND reviewer IS NOT DISTINCT FROM $5
+                 AND note IS NOT DISTINCT FROM $6) AS held",
+            &[
+                &workspace_id,
+                &entry.project_id,
+                &entry.action.as_str(),
+                &at_ms,
+                &entry.reviewer,
+                &entry.note,
+            ],
+        )?;
+        let held: bool = column(&found, "", 0)?;
         if held {
             continue;
         }

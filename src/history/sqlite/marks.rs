@@ -168,10 +168,12 @@ impl SqliteStore {
                 action: ReviewAction::parse(&action).ok_or_else(|| {
                     HistoryError::Corrupt(format!("a review log action {action:?}"))
                 })?,
-                at: from_ms(row.get(2)?),
+                at: from_ms(row.get(2)?, "review.at_ms")?,
                 reviewer: row.get(3)?,
                 note: row.get(4)?,
-                reviewed_state_at: state_at.map(from_ms),
+                reviewed_state_at: state_at
+                    .map(|ms| from_ms(ms, "review.state_at_ms"))
+                    .transpose()?,
                 reviewed_state: shape
                     .zip(body)
                     .map(|(shape, body)| StoredState { shape, body }),

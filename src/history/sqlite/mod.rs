@@ -177,7 +177,7 @@ impl SqliteStore {
             id: snapshot_id,
             workspace_id: capture.workspace_id.clone(),
             // As stored: to the millisecond.
-            taken_at: from_ms(to_ms(capture.taken_at)),
+            taken_at: from_ms(to_ms(capture.taken_at), "snapshot.taken_at_ms")?,
             projects: capture.projects.len() as i64,
             members: capture.members.len() as i64,
         })

@@ -12,14 +12,25 @@ use crate::history::read::{SnapshotRef, from_ms, parse_body, to_ms};
 
 const INFO_COLUMNS: &str = "id, workspace_id, taken_at_ms, project_count, member_count";
 
-fn info(row: &Row<'_>) -> rusqlite::Result<SnapshotInfo> {
-    Ok(SnapshotInfo {
-        id: row.get(0)?,
-        workspace_id: row.get(1)?,
-        taken_at: from_ms(row.get(2)?),
-        projects: row.get(3)?,
-        members: row.get(4)?,
-    })
+/// A snapshot's row, then its time checked (a rusqlite closure returns
+/// rusqlite's errors only).
+fn info(row: &Row<'_>) -> rusqlite::Result<Result<SnapshotInfo, HistoryError>> {
+    let (id, workspace_id, taken_at_ms, projects, members) = (
+        row.get(0)?,
+        row.get(1)?,
+        row.get(2)?,
+        row.get(3)?,
+        row.get(4)?,
+    );
+    Ok(
+        from_ms(taken_at_ms, "snapshot.taken_at_ms").map(|taken_at| SnapshotInfo {
+            id,
+            workspace_id,
+            taken_at,
+            projects,
+            members,
+        }),
+    )
 }
 
 impl SqliteStore {
@@ -29,7 +40,8 @@ impl SqliteStore {
             "SELECT {INFO_COLUMNS} FROM snapshot WHERE workspace_id = ?1 ORDER BY id"
         ))?;
         let rows = statement.query_map([workspace_id], info)?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        rows.map(|row| row.map_err(HistoryError::from).and_then(|info| info))
+            .collect()
     }
 
     /// The workspaces the file holds snapshots or marks of, sorted.
@@ -65,10 +77,10 @@ impl SqliteStore {
                 to_ms(*at),
             ),
         };
-        Ok(self
-            .connection
+        self.connection
             .query_row(&sql, params![workspace_id, value], info)
-            .optional()?)
+            .optional()?
+            .transpose()
     }
 
     pub(super) fn insights(&self, snapshot_id: i64) -> Result<Option<Insights>, HistoryError> {

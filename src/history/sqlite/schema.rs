@@ -127,7 +127,14 @@ const MIGRATIONS: &[Migration] = &[Migration::Sql(V1), Migration::Code(to_docume
 pub const VERSION: i64 = MIGRATIONS.len() as i64;
 
 fn user_version(connection: &Connection) -> Result<i64, HistoryError> {
-    Ok(connection.query_row("PRAGMA user_version", [], |row| row.get(0))?)
+    let found: i64 = connection.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    // Below 0 no migration would run, yet the version would be raised.
+    if found < 0 {
+        return Err(HistoryError::Corrupt(format!(
+            "the schema version is {found}, below 0 (PRAGMA user_version)"
+        )));
+    }
+    Ok(found)
 }
 
 fn refuse_newer(found: i64) -> Result<(), HistoryError> {
