@@ -619,3 +619,27 @@ fn changes_not_read_yet_show_no_made_up_counts() {
     assert!(!failed.contains("0 shown of 0"), "{failed}");
     assert!(failed.contains("not read"), "{failed}");
 }
+
+/// A history with fewer than two snapshots compared nothing: the head says
+/// so, and counts no "0 kinds changed".
+#[test]
+fn fewer_than_two_snapshots_count_no_made_up_changes() {
+    let mut app = app();
+    app.history.enabled = true;
+    app.start(NOW);
+    let effects = app.handle(key('7'), NOW);
+    let diff = only(&effects, changes::CHANGES);
+    app.handle(
+        diff.ok(ChangeSet {
+            before: None,
+            after: None,
+            changes: Vec::new(),
+        }),
+        NOW,
+    );
+    let shown = screen(&app, 120, 35);
+    assert!(!shown.contains("0 shown of 0"), "{shown}");
+    assert!(!shown.contains("0 kinds changed"), "{shown}");
+    assert!(shown.contains("no two snapshots to compare yet"), "{shown}");
+    assert!(shown.contains("fewer than two snapshots"), "{shown}");
+}

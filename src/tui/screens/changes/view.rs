@@ -81,6 +81,8 @@ pub fn draw(screen: &ChangesScreen, frame: &mut Frame, area: Rect, view: &Screen
     // Counts only once the history answered: before, or when it could not be
     // read, there is nothing to count, and a zero would be made up.
     let counted = match screen.list.loaded_at {
+        // Fewer than two snapshots: nothing was compared, so nothing counted.
+        Some(_) if screen.after.is_none() => format!("no two snapshots to compare yet · {kind}"),
         Some(_) => format!(
             "{} shown of {total} · {kind} · {} changed",
             screen.list.rows.len(),
