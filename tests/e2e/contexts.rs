@@ -82,3 +82,119 @@ fn without_workspace_id_the_dashboard_uses_the_one_the_key_reaches() {
     assert!(status.success(), "exit status {status:?}");
     runtime.block_on(running.stop());
 }
+
+/// A context's `history_url` follows a switch: after `ctrl-x` to the second
+/// context, a reviewed mark lands in the second context's history file, not
+/// in the first's (which the dashboard opened at launch).
+#[test]
+fn a_switch_takes_the_new_contexts_history_and_its_marks_land_there() {
+    let (runtime, running, dir, path) = demo_with_config(|base_url| {
+        format!(
+            "current_context = \"globex\"\n\n\
+             [history]\nsnapshot_max_age = \"off\"\n\n\
+             [contexts.globex]\nbase_url = \"{base_url}\"\napi_key = \"{GLOBEX_KEY}\"\nworkspace_id = \"ws_globex\"\n\
+             history_url = \"history-globex.sqlite3\"\n\n\
+             [contexts.acme]\nbase_url = \"{base_url}\"\napi_key = \"{ACME_KEY}\"\nworkspace_id = \"ws_acme\"\n\
+             history_url = \"history-acme.sqlite3\"\n"
+        )
+    });
+    // Absolute paths: the config's text is written before the directory is known.
+    let globex_history = dir.path().join("history-globex.sqlite3");
+    let acme_history = dir.path().join("history-acme.sqlite3");
+    let config = std::fs::read_to_string(&path)
+        .expect("config")
+        .replace(
+            "\"history-globex.sqlite3\"",
+            &format!("\"{}\"", globex_history.display()),
+        )
+        .replace(
+            "\"history-acme.sqlite3\"",
+            &format!("\"{}\"", acme_history.display()),
+        );
+    std::fs::write(&path, config).expect("config");
+    let mut session = Session::start(&["--config", &path], 120, 35);
+    session.wait_for("globex's insights", |screen| {
+        screen.contains("context globex") && screen.contains("workspace ws_globex")
+    });
+    session.send("\u{18}"); // ctrl-x
+    session.wait_text("acme");
+    session.send("k\r");
+    session.wait_for("acme's insights", |screen| {
+        screen.contains("context acme")
+            && screen.contains("workspace ws_acme")
+            && screen.contains("Finding types")
+    });
+    session.send("2");
+    session.wait_for("acme's inventory", |screen| {
+        screen.contains("loaded") && !screen.contains("Loading projects") && screen.contains("prj_")
+    });
+    session.send("m");
+    session.wait_for("the note dialog", |screen| screen.contains(" Mark "));
+    session.send("checked after the switch\r");
+    session.wait_for("the mark written", |screen| {
+        screen.contains("marked ") && screen.contains(" reviewed") && !screen.contains(" Mark ")
+    });
+    session.send("q");
+    let status = session.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
+    runtime.block_on(running.stop());
+
+    let acme = vantage::history::Store::open(&acme_history).expect("acme's history");
+    let marks = acme.reviewed_marks("ws_acme").expect("acme's marks");
+    assert_eq!(marks.len(), 1, "{marks:?}");
+    assert_eq!(
+        marks[0].note.as_deref(),
+        Some("checked after the switch"),
+        "{marks:?}"
+    );
+    let globex = vantage::history::Store::open(&globex_history).expect("globex's history");
+    assert!(
+        globex
+            .reviewed_marks("ws_acme")
+            .expect("globex's marks")
+            .is_empty(),
+        "acme's mark went to globex's history"
+    );
+    assert!(
+        !globex
+            .workspaces()
+            .expect("globex's workspaces")
+            .iter()
+            .any(|workspace| workspace == "ws_acme"),
+        "globex's history holds acme's workspace"
+    );
+}
+
+/// A context whose `history_url` cannot be used is not switched to: the
+/// dashboard says why and stays on the context it showed.
+#[test]
+fn a_context_with_an_unusable_history_url_is_not_switched_to() {
+    let (runtime, running, _dir, path) = demo_with_config(|base_url| {
+        format!(
+            "current_context = \"acme\"\n\n\
+             [history]\nsnapshot_max_age = \"off\"\n\n\
+             [contexts.acme]\nbase_url = \"{base_url}\"\napi_key = \"{ACME_KEY}\"\nworkspace_id = \"ws_acme\"\n\n\
+             [contexts.globex]\nbase_url = \"{base_url}\"\napi_key = \"{GLOBEX_KEY}\"\nworkspace_id = \"ws_globex\"\n\
+             history_url = \"https://history.invalid/globex\"\n"
+        )
+    });
+    let mut session = Session::start(&["--config", &path], 120, 35);
+    session.wait_for("acme's insights", |screen| {
+        screen.contains("context acme") && screen.contains("Finding types")
+    });
+    session.send("\u{18}"); // ctrl-x
+    session.wait_text("globex");
+    session.send("j\r");
+    session.wait_text("context globex not switched to");
+    session.send("!");
+    let errors = session.wait_text("neither a postgres:// URL nor a file");
+    assert!(errors.contains("context acme"), "{errors}");
+    session.send("\u{1b}");
+    session.wait_for("the error log closed", |screen| {
+        !screen.contains("neither a postgres:// URL nor a file")
+    });
+    session.send("q");
+    let status = session.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
+    runtime.block_on(running.stop());
+}
