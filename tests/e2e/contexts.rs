@@ -83,36 +83,27 @@ fn without_workspace_id_the_dashboard_uses_the_one_the_key_reaches() {
     runtime.block_on(running.stop());
 }
 
-/// A context's `history_url` follows a switch: after `ctrl-x` to the second
-/// context, a reviewed mark lands in the second context's history file, not
-/// in the first's (which the dashboard opened at launch).
-#[test]
-fn a_switch_takes_the_new_contexts_history_and_its_marks_land_there() {
-    let (runtime, running, dir, path) = demo_with_config(|base_url| {
-        format!(
-            "current_context = \"globex\"\n\n\
-             [history]\nsnapshot_max_age = \"off\"\n\n\
-             [contexts.globex]\nbase_url = \"{base_url}\"\napi_key = \"{GLOBEX_KEY}\"\nworkspace_id = \"ws_globex\"\n\
-             history_url = \"history-globex.sqlite3\"\n\n\
-             [contexts.acme]\nbase_url = \"{base_url}\"\napi_key = \"{ACME_KEY}\"\nworkspace_id = \"ws_acme\"\n\
-             history_url = \"history-acme.sqlite3\"\n"
-        )
-    });
-    // Absolute paths: the config's text is written before the directory is known.
-    let globex_history = dir.path().join("history-globex.sqlite3");
-    let acme_history = dir.path().join("history-acme.sqlite3");
-    let config = std::fs::read_to_string(&path)
-        .expect("config")
-        .replace(
-            "\"history-globex.sqlite3\"",
-            &format!("\"{}\"", globex_history.display()),
-        )
-        .replace(
-            "\"history-acme.sqlite3\"",
-            &format!("\"{}\"", acme_history.display()),
-        );
-    std::fs::write(&path, config).expect("config");
-    let mut session = Session::start(&["--config", &path], 120, 35);
+/// The config of [`a_switch_takes_the_new_contexts_history_and_its_marks_land_there`]:
+/// globex first, acme second, each with its own history file in `histories`
+/// (no background snapshot, so a mark is all either file gets).
+fn two_histories(histories: &std::path::Path, base_url: &str) -> String {
+    let globex = histories.join("history-globex.sqlite3");
+    let acme = histories.join("history-acme.sqlite3");
+    format!(
+        "current_context = \"globex\"\n\n\
+         [history]\nsnapshot_max_age = \"off\"\n\n\
+         [contexts.globex]\nbase_url = \"{base_url}\"\napi_key = \"{GLOBEX_KEY}\"\nworkspace_id = \"ws_globex\"\n\
+         history_url = \"{}\"\n\n\
+         [contexts.acme]\nbase_url = \"{base_url}\"\napi_key = \"{ACME_KEY}\"\nworkspace_id = \"ws_acme\"\n\
+         history_url = \"{}\"\n",
+        globex.display(),
+        acme.display()
+    )
+}
+
+/// From globex's insights, switches to acme and marks the inventory's first
+/// row reviewed (acme's plan has the inventory), then quits.
+fn switch_to_acme_and_mark(mut session: Session) {
     session.wait_for("globex's insights", |screen| {
         screen.contains("context globex") && screen.contains("workspace ws_globex")
     });
@@ -137,31 +128,65 @@ fn a_switch_takes_the_new_contexts_history_and_its_marks_land_there() {
     session.send("q");
     let status = session.wait_exit();
     assert!(status.success(), "exit status {status:?}");
+}
+
+/// The marks of `workspace` in the history file at `path`.
+fn marks_in(path: &std::path::Path, workspace: &str) -> Vec<vantage::history::ReviewMark> {
+    let store = vantage::history::Store::open(path).expect("the history file");
+    store.reviewed_marks(workspace).expect("the marks")
+}
+
+/// A context's `history_url` follows a switch: after `ctrl-x` from globex to
+/// acme, a reviewed mark lands in acme's history file, not in globex's (which
+/// the dashboard opened at launch).
+#[test]
+fn a_switch_takes_the_new_contexts_history_and_its_marks_land_there() {
+    let histories = tempfile::tempdir().expect("tempdir");
+    let (runtime, running, _dir, path) =
+        demo_with_config(|base_url| two_histories(histories.path(), base_url));
+    switch_to_acme_and_mark(Session::start(&["--config", &path], 120, 35));
     runtime.block_on(running.stop());
 
-    let acme = vantage::history::Store::open(&acme_history).expect("acme's history");
-    let marks = acme.reviewed_marks("ws_acme").expect("acme's marks");
+    let marks = marks_in(&histories.path().join("history-acme.sqlite3"), "ws_acme");
     assert_eq!(marks.len(), 1, "{marks:?}");
     assert_eq!(
         marks[0].note.as_deref(),
         Some("checked after the switch"),
         "{marks:?}"
     );
-    let globex = vantage::history::Store::open(&globex_history).expect("globex's history");
-    assert!(
-        globex
-            .reviewed_marks("ws_acme")
-            .expect("globex's marks")
-            .is_empty(),
-        "acme's mark went to globex's history"
-    );
+    let globex = vantage::history::Store::open(&histories.path().join("history-globex.sqlite3"))
+        .expect("globex's history");
     assert!(
         !globex
             .workspaces()
             .expect("globex's workspaces")
             .iter()
             .any(|workspace| workspace == "ws_acme"),
-        "globex's history holds acme's workspace"
+        "acme's mark went to globex's history"
+    );
+}
+
+/// `--history` wins over every context's `history_url`, after a switch as at
+/// launch.
+#[test]
+fn the_history_flag_still_wins_after_a_switch() {
+    let histories = tempfile::tempdir().expect("tempdir");
+    let (runtime, running, _dir, path) =
+        demo_with_config(|base_url| two_histories(histories.path(), base_url));
+    let flagged = histories.path().join("history-flag.sqlite3");
+    let flag = flagged.display().to_string();
+    switch_to_acme_and_mark(Session::start(
+        &["--config", &path, "--history", &flag],
+        120,
+        35,
+    ));
+    runtime.block_on(running.stop());
+
+    assert_eq!(marks_in(&flagged, "ws_acme").len(), 1);
+    let acme = histories.path().join("history-acme.sqlite3");
+    assert!(
+        !acme.exists() || marks_in(&acme, "ws_acme").is_empty(),
+        "the context's history_url won over --history"
     );
 }
 
