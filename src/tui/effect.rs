@@ -30,7 +30,7 @@ impl ExportFormat {
 }
 
 /// What the dashboard needs to know of the context it switched to.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct SwitchedContext {
     pub name: String,
     pub workspace: String,
@@ -38,6 +38,9 @@ pub struct SwitchedContext {
     pub read_only: bool,
     /// The monitor's watch list file of this context.
     pub watchlist: PathBuf,
+    /// This context's review history as read for its first screens; `None`:
+    /// the dashboard runs without one.
+    pub history: Option<crate::tui::review::start::HistoryStart>,
 }
 
 /// Whether a reply with `token` answers the request `pending` waits for; if

@@ -219,9 +219,10 @@ pub async fn run_with(
     });
     app.set_views(views);
     let current = Arc::new(RwLock::new(executor));
+    let history = Arc::new(RwLock::new(history.map(HistoryDoor::new)));
     let executor = SwitchingExecutor {
         current: current.clone(),
-        history: history.map(HistoryDoor::new),
+        history: history.clone(),
         switcher: args.map(|args| {
             Arc::new(Switcher {
                 args,
@@ -229,6 +230,7 @@ pub async fn run_with(
                 notices: notices_tx,
                 forward: Mutex::new(forward),
                 current,
+                history,
             })
         }),
     };
@@ -267,9 +269,11 @@ fn forward_notices(
 #[derive(Clone)]
 pub struct SwitchingExecutor {
     current: Arc<RwLock<ClientExecutor>>,
-    /// The review history, read for the context on screen; its lock keeps
-    /// background snapshots to one at a time across switches.
-    history: Option<HistoryDoor>,
+    /// The review history of the context on screen, which a switch replaces
+    /// when the new context's is elsewhere; while it stays, so does the door
+    /// (its connections, and its lock keeping background snapshots to one at
+    /// a time across switches).
+    history: Arc<RwLock<Option<HistoryDoor>>>,
     /// `None` in the demo: nothing to switch to.
     switcher: Option<Arc<Switcher>>,
 }
@@ -282,6 +286,8 @@ struct Switcher {
     forward: Mutex<JoinHandle<()>>,
     /// The executor of the context on screen, which a switch replaces.
     current: Arc<RwLock<ClientExecutor>>,
+    /// The history of the context on screen, which a switch replaces.
+    history: Arc<RwLock<Option<HistoryDoor>>>,
 }
 
 impl SwitchingExecutor {
@@ -306,7 +312,11 @@ impl SwitchingExecutor {
 impl Executor for SwitchingExecutor {
     fn services(&self) -> Services {
         Services {
-            history: self.history.clone(),
+            history: self
+                .history
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone(),
             contexts: self
                 .switcher
                 .clone()
@@ -334,6 +344,21 @@ impl Switcher {
             Err(error) => Err(error),
         }
         .map_err(|error| failure(format!("context {name}: {error}")))?;
+        // The new context's history, chosen as at launch (`--history` and
+        // `VANTAGE_HISTORY_URL` first); one that cannot be used fails the switch.
+        let door = switcher
+            .history_of(&session)
+            .map_err(|error| failure(format!("context {name}: {error}")))?;
+        let history_start = {
+            let access = door.history.clone();
+            let workspace = workspace.clone();
+            let now = switcher.clock.now();
+            tokio::task::spawn_blocking(move || {
+                start::read_start(&access.location, &access.config, &workspace, now)
+            })
+            .await
+            .map_err(|error| failure(format!("context {name}: history: {error}")))?
+        };
         for warning in &session.warnings {
             tracing::warn!(context = %name, "{warning}");
         }
@@ -343,6 +368,7 @@ impl Switcher {
             api_version: session.api_version.clone(),
             read_only: session.read_only,
             watchlist: watchlist_for(&session.context),
+            history: Some(history_start),
         };
         let forward = forward_notices(&session.client, switcher.notices.clone());
         let old = std::mem::replace(
@@ -361,8 +387,37 @@ impl Switcher {
             workspace_id: workspace,
             clock: switcher.clock.clone(),
         };
+        *switcher
+            .history
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Some(door);
         tracing::info!(context = %switched.name, workspace = %switched.workspace, "context switched");
         Ok(switched)
+    }
+
+    /// The door to `session`'s context's history: the one in use when the
+    /// history is the same, else a new one.
+    fn history_of(&self, session: &Session) -> Result<HistoryDoor, String> {
+        let config = HistoryConfig::for_context(
+            &session.config.file.other,
+            &session.context.connection,
+            self.args.history.as_deref(),
+        )?;
+        let location = config.location().map_err(|error| error.to_string())?;
+        let kept = self
+            .history
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .filter(|door| door.history.location == location);
+        Ok(kept.unwrap_or_else(|| {
+            tracing::info!(history = %location.describe(), "the switch opens another history");
+            HistoryDoor::new(HistoryAccess {
+                location,
+                config,
+                progress: Some(self.notices.clone()),
+            })
+        }))
     }
 }
 

@@ -90,6 +90,7 @@ fn switched(name: &str, workspace: &str) -> SwitchedContext {
         api_version: "2026-09-11".into(),
         read_only: true,
         watchlist: std::env::temp_dir().join("vantage-test-watchlist-never-written.json"),
+        history: None,
     }
 }
 
@@ -175,6 +176,49 @@ fn switching_contexts_changes_the_header_and_reloads_the_screens() {
         .as_ref()
         .expect("the new context's insights");
     assert_eq!(data.summary.total_projects.value, 3);
+}
+
+/// The switch's answer carries the new context's history as read for it: the
+/// new App has the history on (its marks asked for, `m` works) and takes the
+/// snapshot that history says is due; without one, it runs without.
+#[test]
+fn a_switch_opens_the_history_the_launcher_read_for_the_new_context() {
+    use vantage::tui::app::{REVIEW_MARKS, TAKE_SNAPSHOT};
+    use vantage::tui::review::start::HistoryStart;
+    let (mut app, _) = with_contexts();
+    let mut effects = Vec::new();
+    app.switch_context("prod", NOW, &mut effects);
+    let (token, _) = fetched(&effects, CONTEXT)[0].clone();
+    let with_history = SwitchedContext {
+        history: Some(HistoryStart::Read {
+            seed: None,
+            due: true,
+        }),
+        ..switched("prod", "ws_prod")
+    };
+    let effects = app.handle(
+        answer(CONTEXT, token, Ok(with_history), ContextMsg::Switched),
+        NOW,
+    );
+    assert!(app.history.enabled);
+    assert_eq!(fetched(&effects, REVIEW_MARKS).len(), 1, "{effects:?}");
+    assert_eq!(fetched(&effects, TAKE_SNAPSHOT).len(), 1, "{effects:?}");
+
+    // Back, with no history: none is asked.
+    let mut effects = Vec::new();
+    app.switch_context("staging", NOW, &mut effects);
+    let (token, _) = fetched(&effects, CONTEXT)[0].clone();
+    let effects = app.handle(
+        answer(
+            CONTEXT,
+            token,
+            Ok(switched("staging", "ws_test")),
+            ContextMsg::Switched,
+        ),
+        NOW,
+    );
+    assert!(!app.history.enabled);
+    assert!(fetched(&effects, REVIEW_MARKS).is_empty(), "{effects:?}");
 }
 
 #[test]

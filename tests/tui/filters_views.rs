@@ -250,6 +250,7 @@ fn switched(app: &mut App, name: &str) {
             api_version: "2026-09-11".into(),
             read_only: false,
             watchlist: std::env::temp_dir().join("vantage-test-watchlist-never-written.json"),
+            history: None,
         }),
         NOW,
     );

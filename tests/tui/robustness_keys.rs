@@ -255,6 +255,7 @@ impl Canned {
                 api_version: "2026-09-11".into(),
                 read_only: false,
                 watchlist: std::env::temp_dir().join("vantage-never-written.json"),
+                history: None,
             })
         })
         .or_else(|| {

@@ -224,6 +224,10 @@ impl App {
         self.palette.close();
         self.contexts.current = Some(switched.name.clone());
         self.refresh_view_names();
+        // The new context's history (its marks, its snapshots), as at launch.
+        if let Some(history) = switched.history {
+            crate::tui::review::start::apply(self, history, now);
+        }
         let tab = old.tab;
         effects.extend(self.start(now));
         if tab != Tab::default() {

@@ -20,28 +20,68 @@ pub fn prepare(
     workspace_id: &str,
     now: OffsetDateTime,
 ) -> bool {
+    apply(app, read_start(location, config, workspace_id, now), now)
+}
+
+/// The history as read for a context's first frame (at launch, or on a
+/// switch, off the event loop), before the App it goes to exists.
+#[derive(Debug, Clone)]
+pub enum HistoryStart {
+    Read {
+        seed: Option<SnapshotSeed>,
+        /// The newest snapshot is older than `snapshot_max_age`.
+        due: bool,
+    },
+    /// Not read: why, and whether the history is out of reach (the
+    /// dashboard then runs live and tries it again).
+    Failed { reason: String, unreachable: bool },
+}
+
+/// Reads what the first frame draws from the history at `location` (blocking).
+pub fn read_start(
+    location: &HistoryLocation,
+    config: &HistoryConfig,
+    workspace_id: &str,
+    now: OffsetDateTime,
+) -> HistoryStart {
     match read(location, config, workspace_id, now) {
-        Ok((seed, due)) => {
+        Ok((seed, due)) => HistoryStart::Read { seed, due },
+        Err(error) => {
+            tracing::warn!(%error, "the review history is not available");
+            HistoryStart::Failed {
+                reason: format!("history: {error}"),
+                unreachable: error.is_unreachable(),
+            }
+        }
+    }
+}
+
+/// Gives `app` what `start` read; true when the history opened (or is out
+/// of reach and tried again).
+pub fn apply(app: &mut App, start: HistoryStart, now: OffsetDateTime) -> bool {
+    match start {
+        HistoryStart::Read { seed, due } => {
             app.history.enabled = true;
             app.history.seed = seed;
             app.history.snapshot_due = due;
             true
         }
-        Err(error) => {
-            tracing::warn!(%error, "the review history is not available");
-            let away = error.is_unreachable();
+        HistoryStart::Failed {
+            reason,
+            unreachable,
+        } => {
             app.errors.push(ErrorInfo {
                 status: None,
-                kind: away.then(|| HISTORY_AWAY.to_owned()),
+                kind: unreachable.then(|| HISTORY_AWAY.to_owned()),
                 detail: None,
                 request_id: None,
-                summary: format!("history: {error}"),
+                summary: reason.clone(),
                 gate: None,
                 at: now,
             });
-            if away {
+            if unreachable {
                 // The dashboard runs live, says so, and tries again.
-                app.start_away(format!("history: {error}"), now);
+                app.start_away(reason, now);
                 return true;
             }
             false
