@@ -8,6 +8,7 @@
 //!   retries with a growing pause (one interval, doubling, capped), by itself.
 
 mod ages;
+mod answers;
 mod axis;
 mod budget;
 mod grid;
@@ -32,7 +33,7 @@ use super::{ProjectRef, Screen, ScreenView, no_project_text};
 use crate::api::model::Realtime;
 use crate::text::fit;
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
+use crate::tui::effect::{Cx, ErrorInfo, Slot};
 use crate::tui::keymap::key_of;
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::ops::GetRealtime;
@@ -354,60 +355,6 @@ impl MonitorScreen {
             // The zoomed project, or tiles scrolled into view, may have no data.
             self.fetch(cx, Round::Missing);
         }
-    }
-}
-
-impl MonitorScreen {
-    /// An answer to one of the screen's requests; true when anything changed.
-    pub fn update(&mut self, token: u64, msg: Msg, cx: &mut Cx) -> bool {
-        match msg {
-            Msg::Realtime(reply) => {
-                let lane = self
-                    .lanes
-                    .iter()
-                    .position(|lane| matches!(lane, Some((pending, _)) if *pending == token));
-                let Some((_, project_id)) = lane.and_then(|lane| self.lanes[lane].take()) else {
-                    return false;
-                };
-                let shown = self.shown().iter().any(|p| p.id == project_id);
-                match reply {
-                    Ok(realtime) => {
-                        self.last_ok = Some(cx.now);
-                        if shown {
-                            let live = self.live.entry(project_id).or_default();
-                            live.update(realtime);
-                            live.updated_at = Some(cx.now);
-                        }
-                    }
-                    Err(error) if unreachable(&error) => self.round_unreachable = true,
-                    Err(error) => {
-                        if shown {
-                            let live = self.live.entry(project_id).or_default();
-                            *live = Live {
-                                error: Some(error),
-                                loaded: true,
-                                updated_at: Some(cx.now),
-                                ..Live::default()
-                            };
-                        }
-                    }
-                }
-                if !self.busy() {
-                    self.round_done(cx.now);
-                }
-            }
-            Msg::WatchlistLoaded(reply) if answers(&mut self.load_pending, token) => match reply {
-                Ok(entries) => self.watchlist_loaded(entries, cx),
-                Err(error) => self.watch_warning = Some(error.summary),
-            },
-            Msg::WatchlistSaved(reply) if answers(&mut self.save_pending, token) => {
-                if let Err(error) = reply {
-                    cx.notify(format!("watch list not saved: {}", error.summary));
-                }
-            }
-            _ => return false,
-        }
-        true
     }
 }
 
