@@ -10,11 +10,10 @@ use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
 use vantage::api::model::InventoryPage;
-use vantage::api::{ApiKey, Client, ClientConfig, InventoryParams};
-use vantage::clock::Clock;
-use vantage::server::ratelimit::RateLimit;
-use vantage::server::seed::{self, GenerateSpec};
-use vantage::server::{ServerConfig, start};
+use vantage::api::{Client, InventoryParams};
+
+#[path = "support/mod.rs"]
+mod support;
 
 const PROJECTS: usize = 20_000;
 const PAGE: u32 = 100;
@@ -22,36 +21,11 @@ const ROUNDS: usize = 7;
 
 #[tokio::main]
 async fn main() {
-    let clock = Clock::system();
-    let fixture = seed::generate(
-        GenerateSpec {
-            projects: PROJECTS,
-            members: 200,
-            seed: 1,
-        },
-        seed::today_anchor(clock.now()),
-    );
-    let workspace = fixture.workspaces[0].id.clone();
-    let key = fixture
-        .keys
-        .iter()
-        .find(|k| k.label == "enterprise-readonly")
-        .map(|k| k.key.clone())
-        .expect("generated keys");
-    let mut config = ServerConfig::local(fixture);
     // The comparison is about the client, not about waiting for a rate limit.
-    config.rate_limit = RateLimit {
-        limit: 1_000_000,
-        window: time::Duration::seconds(60),
-    };
-    let server = start(config).await.expect("server starts");
+    let served = support::serve_generated(PROJECTS, 200, |_| {}).await;
+    let (server, workspace, key, client) =
+        (served.server, served.workspace, served.key, served.client);
     let base = server.base_url();
-
-    let client = Client::new(ClientConfig::new(
-        base.clone(),
-        ApiKey::new(key.clone()).expect("key"),
-    ))
-    .expect("client");
     let bare = reqwest::Client::new();
 
     // Warm both paths (connection pool, server caches) once.

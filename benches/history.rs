@@ -6,16 +6,14 @@
 //! in-process reference server (its fetch is not timed); the later ones change
 //! 2% of the projects and 1% of the members each, as a busy day would.
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::time::{Duration, Instant};
 
 use time::OffsetDateTime;
-use vantage::api::{ApiKey, Client, ClientConfig};
-use vantage::clock::Clock;
 use vantage::history::walk::{self, WalkOptions};
 use vantage::history::{Capture, Retention, Store, diff};
-use vantage::server::ratelimit::RateLimit;
-use vantage::server::seed::{self, GenerateSpec};
-use vantage::server::{ServerConfig, start};
 
 const PROJECTS: usize = 20_000;
 /// Memberships generated; about 8% are invitations, so about 4,600 are active.
@@ -25,38 +23,16 @@ const DIFF_ROUNDS: usize = 5;
 
 #[tokio::main]
 async fn main() {
-    let clock = Clock::system();
-    let fixture = seed::generate(
-        GenerateSpec {
-            projects: PROJECTS,
-            members: MEMBERS,
-            seed: 1,
-        },
-        seed::today_anchor(clock.now()),
-    );
-    let workspace = fixture.workspaces[0].id.clone();
-    let key = fixture
-        .keys
-        .iter()
-        .find(|k| k.label == "enterprise-readonly")
-        .map(|k| k.key.clone())
-        .expect("generated keys");
-    let names: std::collections::HashMap<String, Option<String>> = fixture
-        .memberships
-        .iter()
-        .map(|m| (m.user_id.clone(), m.display_name.clone()))
-        .collect();
-    let mut config = ServerConfig::local(fixture);
-    config.rate_limit = RateLimit {
-        limit: 1_000_000,
-        window: time::Duration::seconds(60),
-    };
-    let server = start(config).await.expect("server starts");
-    let client = Client::new(ClientConfig::new(
-        server.base_url(),
-        ApiKey::new(key).expect("key"),
-    ))
-    .expect("client");
+    let mut names = std::collections::HashMap::new();
+    let served = support::serve_generated(PROJECTS, MEMBERS, |fixture| {
+        names = fixture
+            .memberships
+            .iter()
+            .map(|m| (m.user_id.clone(), m.display_name.clone()))
+            .collect();
+    })
+    .await;
+    let (server, workspace, client) = (served.server, served.workspace, served.client);
 
     let fetch_started = Instant::now();
     let (mut base, _report) = walk::capture(

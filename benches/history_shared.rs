@@ -10,18 +10,16 @@
 #[path = "../tests/common/postgres.rs"]
 mod postgres;
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use time::OffsetDateTime;
-use vantage::api::{ApiKey, Client, ClientConfig};
-use vantage::clock::Clock;
 use vantage::history::walk::{self, WalkOptions};
 use vantage::history::{HistoryConfig, HistoryLocation, PgTarget, Retention, Store};
-use vantage::server::ratelimit::RateLimit;
-use vantage::server::seed::{self, GenerateSpec};
-use vantage::server::{ServerConfig, start};
 use vantage::tui::app::{App, Identity};
 use vantage::tui::settings::{AppSettings, TuiSettings};
 use vantage::tui::theme::ColorDepth;
@@ -37,33 +35,8 @@ fn median(values: &mut [Duration]) -> Duration {
 
 #[tokio::main]
 async fn main() {
-    let clock = Clock::system();
-    let fixture = seed::generate(
-        GenerateSpec {
-            projects: PROJECTS,
-            members: MEMBERS,
-            seed: 1,
-        },
-        seed::today_anchor(clock.now()),
-    );
-    let workspace = fixture.workspaces[0].id.clone();
-    let key = fixture
-        .keys
-        .iter()
-        .find(|k| k.label == "enterprise-readonly")
-        .map(|k| k.key.clone())
-        .expect("generated keys");
-    let mut config = ServerConfig::local(fixture);
-    config.rate_limit = RateLimit {
-        limit: 1_000_000,
-        window: time::Duration::seconds(60),
-    };
-    let server = start(config).await.expect("server starts");
-    let client = Client::new(ClientConfig::new(
-        server.base_url(),
-        ApiKey::new(key).expect("key"),
-    ))
-    .expect("client");
+    let served = support::serve_generated(PROJECTS, MEMBERS, |_| {}).await;
+    let (server, workspace, client) = (served.server, served.workspace, served.client);
     let fetch_started = Instant::now();
     let (capture, _report) = walk::capture(
         &client,
