@@ -76,8 +76,11 @@ impl InventoryFilterArgs {
     }
 
     /// Every flag, for completion.
-    pub fn flags() -> Vec<FlagSpec> {
-        super::flag_specs(&FilterLine::command())
+    pub fn flags() -> &'static [FlagSpec] {
+        // Read once: the palette asks on every frame while a line is typed.
+        static FLAGS: std::sync::LazyLock<Vec<FlagSpec>> =
+            std::sync::LazyLock::new(|| super::flag_specs(&FilterLine::command()));
+        &FLAGS
     }
 
     /// The client's parameters, `limit` items a page.
@@ -180,15 +183,6 @@ impl InventoryFilterArgs {
             push("finding-type-id", self.finding_type_id.join(","));
         }
         words
-    }
-
-    /// The same flags without the sort.
-    pub fn without_sort(&self) -> Self {
-        Self {
-            sort_by: None,
-            sort_order: None,
-            ..self.clone()
-        }
     }
 }
 

@@ -49,6 +49,15 @@ pub fn answers(pending: &mut Option<u64>, token: u64) -> bool {
     pending.take_if(|waiting| *waiting == token).is_some()
 }
 
+/// [`answers`] for a slot's lanes, each waiting with what it asked about:
+/// what the lane that `token` answers asked about, that lane now free.
+pub fn answered_lane<T>(lanes: &mut [Option<(u64, T)>], token: u64) -> Option<T> {
+    lanes
+        .iter_mut()
+        .find_map(|lane| lane.take_if(|(waiting, _)| *waiting == token))
+        .map(|(_, asked)| asked)
+}
+
 /// What the runtime carries out for a screen: I/O, and nothing else.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {

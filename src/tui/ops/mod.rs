@@ -7,6 +7,33 @@
 //! `review/ops.rs`. The runtime runs them on the [`Services`]; a screen
 //! never does.
 
+/// Declares an operation that is one call of the client (a read in
+/// `reads.rs`, a write in `writes.rs`): its struct, and the
+/// call, made with the struct's fields bound by name.
+macro_rules! client_call {
+    (
+        $(#[doc = $doc:literal])*
+        $name:ident { $($(#[doc = $field_doc:literal])* $field:ident: $type:ty),* $(,)? } -> $output:ty,
+        |$services:ident| $call:expr
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct $name {
+            $($(#[doc = $field_doc])* pub $field: $type,)*
+        }
+
+        impl Operation for $name {
+            type Output = $output;
+
+            async fn run(self, $services: &Services) -> Result<$output, ErrorInfo> {
+                #[allow(unused_variables)]
+                let Self { $($field),* } = self;
+                $call.await.map_err(|error| $services.api_failure(&error))
+            }
+        }
+    };
+}
+
 mod export;
 mod files;
 mod list_export;

@@ -27,66 +27,40 @@ impl<L: ListCall> Operation for L {
     }
 }
 
-/// Declares an operation that is one call of the client: its struct, and the
-/// call, made with the struct's fields bound by name.
-macro_rules! read {
-    (
-        $(#[doc = $doc:literal])*
-        $name:ident { $($field:ident: $type:ty),* $(,)? } -> $output:ty,
-        |$services:ident| $call:expr
-    ) => {
-        $(#[doc = $doc])*
-        #[derive(Debug, Clone, PartialEq)]
-        pub struct $name {
-            $(pub $field: $type,)*
-        }
-
-        impl Operation for $name {
-            type Output = $output;
-
-            async fn run(self, $services: &Services) -> Result<$output, ErrorInfo> {
-                #[allow(unused_variables)]
-                let Self { $($field),* } = self;
-                $call.await.map_err(|error| $services.api_failure(&error))
-            }
-        }
-    };
-}
-
-read! {
+client_call! {
     /// `GET /v1/workspaces/{id}`: the workspace the dashboard shows.
     GetWorkspace {} -> Workspace,
     |services| services.client.get_workspace(&services.workspace_id)
 }
 
-read! {
+client_call! {
     /// The security insights, the finding types filtered by review priority.
     GetInsights { review_priority: Vec<ReviewPriority> } -> Insights,
     |services| services.client.get_insights(&services.workspace_id, &review_priority)
 }
 
-read! {
+client_call! {
     GetProject { project_id: String } -> Project,
     |services| services.client.get_project(&project_id)
 }
 
-read! {
+client_call! {
     /// A poll of a deployment's status.
     GetDeployment { project_id: String, deployment_id: String } -> Deployment,
     |services| services.client.get_deployment(&project_id, &deployment_id)
 }
 
-read! {
+client_call! {
     GetMember { user_id: String } -> Member,
     |services| services.client.get_member(&services.workspace_id, &user_id)
 }
 
-read! {
+client_call! {
     GetRealtime { project_id: String } -> Realtime,
     |services| services.client.get_realtime(&project_id)
 }
 
-read! {
+client_call! {
     GetBreakdowns {
         project_id: String,
         starts_at: OffsetDateTime,
@@ -95,7 +69,7 @@ read! {
     |services| services.client.get_breakdowns(&project_id, starts_at, ends_at)
 }
 
-read! {
+client_call! {
     GetTraffic {
         project_id: String,
         starts_at: OffsetDateTime,

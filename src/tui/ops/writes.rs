@@ -11,108 +11,38 @@ use crate::tui::effect::ErrorInfo;
 use crate::tui::request::Operation;
 use crate::tui::services::Services;
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct UpdateProject {
-    pub project_id: String,
-    pub update: ProjectUpdate,
+client_call! {
+    UpdateProject { project_id: String, update: ProjectUpdate } -> Project,
+    |services| services.client.update_project(&project_id, &update)
 }
 
-impl Operation for UpdateProject {
-    type Output = Project;
-
-    async fn run(self, services: &Services) -> Result<Project, ErrorInfo> {
-        let done = services
-            .client
-            .update_project(&self.project_id, &self.update);
-        done.await.map_err(|error| services.api_failure(&error))
-    }
+client_call! {
+    DeleteProject { project_id: String } -> (),
+    |services| services.client.delete_project(&project_id)
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DeleteProject {
-    pub project_id: String,
+client_call! {
+    Unpublish { project_id: String } -> (),
+    |services| services.client.unpublish_project(&project_id)
 }
 
-impl Operation for DeleteProject {
-    type Output = ();
-
-    async fn run(self, services: &Services) -> Result<(), ErrorInfo> {
-        services
-            .client
-            .delete_project(&self.project_id)
-            .await
-            .map_err(|error| services.api_failure(&error))
-    }
+client_call! {
+    Publish {
+        project_id: String,
+        /// `None` keeps the project's saved audience.
+        audience: Option<PublishAudience>,
+    } -> Deployment,
+    |services| services.client.publish_project(&project_id, &PublishRequest { audience })
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unpublish {
-    pub project_id: String,
+client_call! {
+    /// `PATCH /publish`: the published app's audience; answers the resolved
+    /// settings, not the project.
+    UpdatePublishSettings { project_id: String, settings: PublishSettings } -> AudienceSettings,
+    |services| services.client.update_publish_settings(&project_id, &settings)
 }
 
-impl Operation for Unpublish {
-    type Output = ();
-
-    async fn run(self, services: &Services) -> Result<(), ErrorInfo> {
-        services
-            .client
-            .unpublish_project(&self.project_id)
-            .await
-            .map_err(|error| services.api_failure(&error))
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Publish {
-    pub project_id: String,
-    /// `None` keeps the project's saved audience.
-    pub audience: Option<PublishAudience>,
-}
-
-impl Operation for Publish {
-    type Output = Deployment;
-
-    async fn run(self, services: &Services) -> Result<Deployment, ErrorInfo> {
-        let request = PublishRequest {
-            audience: self.audience,
-        };
-        let done = services.client.publish_project(&self.project_id, &request);
-        done.await.map_err(|error| services.api_failure(&error))
-    }
-}
-
-/// `PATCH /publish`: the published app's audience; answers the resolved
-/// settings, not the project.
-#[derive(Debug, Clone, PartialEq)]
-pub struct UpdatePublishSettings {
-    pub project_id: String,
-    pub settings: PublishSettings,
-}
-
-impl Operation for UpdatePublishSettings {
-    type Output = AudienceSettings;
-
-    async fn run(self, services: &Services) -> Result<AudienceSettings, ErrorInfo> {
-        let done = services
-            .client
-            .update_publish_settings(&self.project_id, &self.settings);
-        done.await.map_err(|error| services.api_failure(&error))
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CreateEmbedUrl {
-    pub project_id: String,
-    pub parent_origin: String,
-}
-
-impl Operation for CreateEmbedUrl {
-    type Output = EmbedUrl;
-
-    async fn run(self, services: &Services) -> Result<EmbedUrl, ErrorInfo> {
-        let done = services
-            .client
-            .create_embed_url(&self.project_id, &self.parent_origin);
-        done.await.map_err(|error| services.api_failure(&error))
-    }
+client_call! {
+    CreateEmbedUrl { project_id: String, parent_origin: String } -> EmbedUrl,
+    |services| services.client.create_embed_url(&project_id, &parent_origin)
 }

@@ -2,7 +2,9 @@
 //! the file on a blocking thread through the [`HistoryDoor`] of the
 //! [`Services`], and fails (one line in the error log) when no file is open.
 
-use crate::history::{NewMark, ProjectState, ReviewMark, SeenState, SnapshotInfo};
+use crate::history::{
+    HistoryError, NewMark, ProjectState, ReviewMark, SeenState, SnapshotInfo, Store,
+};
 use crate::tui::effect::ErrorInfo;
 use crate::tui::request::Operation;
 use crate::tui::review::executor::{HistoryDoor, SnapshotOutcome, changes};
@@ -17,6 +19,18 @@ fn door(services: &Services) -> Result<&HistoryDoor, Box<ErrorInfo>> {
         .ok_or_else(|| Box::new(services.local_failure("no history file is open".into())))
 }
 
+/// Runs `job` on the store with the workspace on screen, on a blocking thread.
+async fn on_store<T: Send + 'static>(
+    services: &Services,
+    job: impl FnOnce(&mut Store, &str) -> Result<T, HistoryError> + Send + 'static,
+) -> Result<T, ErrorInfo> {
+    let workspace = services.workspace_id.clone();
+    door(services)
+        .map_err(|error| *error)?
+        .with_store(services, move |store| job(store, &workspace))
+        .await
+}
+
 /// The changes between two snapshots (`(before, after)` ids), or between
 /// the newest two when `None`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,13 +42,10 @@ impl Operation for DiffSnapshots {
     type Output = ChangeSet;
 
     async fn run(self, services: &Services) -> Result<ChangeSet, ErrorInfo> {
-        let workspace = services.workspace_id.clone();
-        door(services)
-            .map_err(|error| *error)?
-            .with_store(services, move |store| {
-                changes(store, &workspace, self.between)
-            })
-            .await
+        on_store(services, move |store, workspace| {
+            changes(store, workspace, self.between)
+        })
+        .await
     }
 }
 
@@ -46,11 +57,7 @@ impl Operation for ListSnapshots {
     type Output = Vec<SnapshotInfo>;
 
     async fn run(self, services: &Services) -> Result<Vec<SnapshotInfo>, ErrorInfo> {
-        let workspace = services.workspace_id.clone();
-        door(services)
-            .map_err(|error| *error)?
-            .with_store(services, move |store| store.list(&workspace))
-            .await
+        on_store(services, |store, workspace| store.list(workspace)).await
     }
 }
 
@@ -62,11 +69,7 @@ impl Operation for ListMarks {
     type Output = Vec<ReviewMark>;
 
     async fn run(self, services: &Services) -> Result<Vec<ReviewMark>, ErrorInfo> {
-        let workspace = services.workspace_id.clone();
-        door(services)
-            .map_err(|error| *error)?
-            .with_store(services, move |store| store.reviewed_marks(&workspace))
-            .await
+        on_store(services, |store, workspace| store.reviewed_marks(workspace)).await
     }
 }
 
@@ -150,12 +153,9 @@ impl Operation for LatestProjectState {
         self,
         services: &Services,
     ) -> Result<Option<(SnapshotInfo, ProjectState)>, ErrorInfo> {
-        let workspace = services.workspace_id.clone();
-        door(services)
-            .map_err(|error| *error)?
-            .with_store(services, move |store| {
-                store.latest_project_state(&workspace, &self.project_id)
-            })
-            .await
+        on_store(services, move |store, workspace| {
+            store.latest_project_state(workspace, &self.project_id)
+        })
+        .await
     }
 }

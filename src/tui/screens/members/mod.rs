@@ -23,7 +23,7 @@ use crate::api::MemberListParams;
 use crate::api::model::Page;
 use crate::api::model::{Member, MemberRef, MemberSortBy, Role, SortOrder};
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, ErrorInfo, Slot};
+use crate::tui::effect::{Cx, ErrorInfo, Slot, answered_lane};
 use crate::tui::ops::{GetMember, ListMembers};
 use crate::tui::screens::actions::{RowWords, ScreenAction, movement};
 use crate::tui::widgets::checklist::{self, CheckMenu};
@@ -42,7 +42,6 @@ const PAUSED_PROBE: time::Duration = time::Duration::seconds(20);
 /// The error type of a membership that is not (or no longer) active.
 const MEMBER_NOT_FOUND: &str = "member_not_found";
 
-/// What is known of one member beyond the reference.
 /// The screen's requests: the list's pages, the role walk's pages, and a
 /// few lanes of member details, so that several load at once without
 /// aborting one another (the lane count bounds what is in flight).
@@ -58,6 +57,7 @@ pub enum Msg {
     Detail(Result<Member, ErrorInfo>),
 }
 
+/// What is known of one member beyond the reference.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Detail {
     Loaded(Box<Member>),
@@ -302,11 +302,7 @@ impl MembersScreen {
             },
             Msg::Roles(reply) => return self.roles_reply(token, reply, cx),
             Msg::Detail(reply) => {
-                let lane = self
-                    .lanes
-                    .iter()
-                    .position(|lane| matches!(lane, Some((pending, _)) if *pending == token));
-                let Some((_, user_id)) = lane.and_then(|lane| self.lanes[lane].take()) else {
+                let Some(user_id) = answered_lane(&mut self.lanes, token) else {
                     return false;
                 };
                 let detail = match reply {

@@ -3,18 +3,14 @@
 
 use super::live::Live;
 use super::{MonitorScreen, Msg, unreachable};
-use crate::tui::effect::{Cx, answers};
+use crate::tui::effect::{Cx, answered_lane, answers};
 
 impl MonitorScreen {
     /// An answer to one of the screen's requests; true when anything changed.
     pub fn update(&mut self, token: u64, msg: Msg, cx: &mut Cx) -> bool {
         match msg {
             Msg::Realtime(reply) => {
-                let lane = self
-                    .lanes
-                    .iter()
-                    .position(|lane| matches!(lane, Some((pending, _)) if *pending == token));
-                let Some((_, project_id)) = lane.and_then(|lane| self.lanes[lane].take()) else {
+                let Some(project_id) = answered_lane(&mut self.lanes, token) else {
                     return false;
                 };
                 let shown = self.shown().iter().any(|p| p.id == project_id);

@@ -172,11 +172,6 @@ impl<T: RowKey> PagedList<T> {
         }
     }
 
-    /// Marks carried from the query before that no loaded row holds yet.
-    pub fn carried_marks(&self) -> usize {
-        self.carried.len()
-    }
-
     /// Forgets the mark of the row with `key` (a bulk change is done with it).
     pub fn unmark(&mut self, key: &str) {
         self.marks.remove(key);
