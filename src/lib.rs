@@ -8,6 +8,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod demo;
+pub mod doctor;
 pub mod exporter;
 pub mod flags;
 pub mod formats;

@@ -55,6 +55,10 @@ enum Command {
     Script(ScriptCommand),
     /// Serve metrics for Prometheus on /metrics (loopback by default).
     Exporter(vantage::exporter::ExporterArgs),
+    /// Check this host's set-up: config, key, service, workspace, history,
+    /// clock, terminal and directories; each line ✓, ! or ✗ with the fix.
+    /// Exit 0 when no check fails (✗), else 1.
+    Doctor(vantage::doctor::DoctorArgs),
     /// Print a shell completion script (e.g. `vantage completions bash > ~/.local/share/bash-completion/completions/vantage`).
     Completions {
         #[arg(value_enum)]
@@ -184,6 +188,9 @@ fn run(cli: Cli) -> Result<()> {
             std::process::exit(i32::from(vantage::cli::run(command, &cli.global)))
         }
         Some(Command::Exporter(args)) => Ok(vantage::exporter::main(&cli.global, args)?),
+        Some(Command::Doctor(args)) => {
+            std::process::exit(i32::from(vantage::doctor::run(&cli.global, &args)?))
+        }
         Some(Command::Completions { shell }) => {
             vantage::cli::docs::completions(shell, &mut Cli::command(), &mut std::io::stdout())?;
             Ok(())

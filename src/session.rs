@@ -4,6 +4,7 @@
 //! `contexts.rs`.
 
 mod contexts;
+pub mod environment;
 
 pub use contexts::{ContextsError, FlagUse};
 
@@ -25,23 +26,24 @@ const DISCOVERY_LIMIT: usize = 200;
 #[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Config file (default: the platform config dir, e.g. ~/.config/vantage/config.toml).
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE", env = environment::CONFIG)]
     pub config: Option<PathBuf>,
     /// Context (named connection) to use; overrides VANTAGE_CONTEXT and
     /// current_context. The exporter takes it more than once.
     #[arg(long, global = true, value_name = "NAME")]
     pub context: Vec<String>,
     /// API address; overrides base_url in the config file.
-    #[arg(long, global = true, value_name = "URL")]
+    #[arg(long, global = true, value_name = "URL", env = environment::BASE_URL)]
     pub base_url: Option<String>,
     /// Workspace to show; overrides workspace_id in the config file.
-    #[arg(long, global = true, value_name = "ID")]
+    #[arg(long, global = true, value_name = "ID", env = environment::WORKSPACE)]
     pub workspace: Option<String>,
     /// Read the API key from this environment variable.
     #[arg(long, global = true, value_name = "NAME")]
     pub api_key_env: Option<String>,
     /// Hide and refuse every mutation.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, env = environment::READ_ONLY,
+          value_parser = clap::builder::FalseyValueParser::new())]
     pub read_only: bool,
     /// The review history: a postgres:// URL for a shared database, or a
     /// file; overrides VANTAGE_HISTORY_URL and history_url.

@@ -31,12 +31,114 @@ pub fn completions(
     write_quietly(out, &script)
 }
 
-/// Writes the manual page of `command` (roff), with a section per subcommand.
+/// Writes the manual page of `command` (roff): clap_mangen's sections, but
+/// the commands listed here with what they do (no `vantage-CMD(1)` page is
+/// shipped, so none is named), then ENVIRONMENT, FILES and EXIT STATUS.
 pub fn man(command: clap::Command, out: &mut impl Write) -> std::io::Result<()> {
     let command = command.disable_help_subcommand(true);
+    let man = clap_mangen::Man::new(command.clone());
     let mut page = Vec::new();
-    clap_mangen::Man::new(command.clone()).render(&mut page)?;
+    man.render_title(&mut page)?;
+    man.render_name_section(&mut page)?;
+    man.render_synopsis_section(&mut page)?;
+    man.render_description_section(&mut page)?;
+    man.render_options_section(&mut page)?;
+    commands_section(&command, &mut page)?;
+    environment_section(&mut page)?;
+    files_section(&mut page)?;
+    exit_status_section(&mut page)?;
+    man.render_version_section(&mut page)?;
     write_quietly(out, &page)
+}
+
+/// Text made safe for roff: a backslash and a hyphen escaped, a line that
+/// would start with a control character guarded.
+fn roff_text(text: &str) -> String {
+    let escaped = text.replace('\\', "\\e").replace('-', "\\-");
+    escaped
+        .lines()
+        .map(|line| {
+            if line.starts_with('.') || line.starts_with('\'') {
+                format!("\\&{line}")
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One `.TP` entry: the term in bold, then its text.
+fn entry(out: &mut impl Write, term: &str, text: &str) -> std::io::Result<()> {
+    writeln!(out, ".TP\n\\fB{}\\fR\n{}", roff_text(term), roff_text(text))
+}
+
+fn commands_section(command: &clap::Command, out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, ".SH COMMANDS")?;
+    writeln!(
+        out,
+        "{}",
+        roff_text("Each command's own flags: vantage COMMAND --help.")
+    )?;
+    for sub in command.get_subcommands().filter(|sub| !sub.is_hide_set()) {
+        let about = sub.get_about().map(ToString::to_string).unwrap_or_default();
+        entry(out, &format!("vantage {}", sub.get_name()), &about)?;
+        for nested in sub.get_subcommands().filter(|nested| !nested.is_hide_set()) {
+            let about = nested
+                .get_about()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            entry(
+                out,
+                &format!("vantage {} {}", sub.get_name(), nested.get_name()),
+                &about,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn environment_section(out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, ".SH ENVIRONMENT")?;
+    writeln!(
+        out,
+        "{}",
+        roff_text("A flag wins over its variable, a variable over the config file.")
+    )?;
+    for variable in crate::session::environment::VARIABLES {
+        entry(
+            out,
+            variable.name,
+            &format!("Stands for {}.", variable.stands_for),
+        )?;
+    }
+    entry(
+        out,
+        "NO_COLOR, TERM, COLORTERM",
+        "The dashboard's colours: none with NO_COLOR, else as deep as the terminal says.",
+    )
+}
+
+fn files_section(out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, ".SH FILES")?;
+    entry(
+        out,
+        "~/.config/vantage/config.toml",
+        "The config file (the platform's config dir; --config or VANTAGE_CONFIG name another). config.example.toml in the release describes every key.",
+    )?;
+    entry(
+        out,
+        "~/.local/share/vantage/",
+        "The data dir (0700): vantage.log (0600), history.sqlite3 (the local review history) and exports.",
+    )
+}
+
+fn exit_status_section(out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, ".SH \"EXIT STATUS\"")?;
+    for (code, meaning) in super::exit::EXIT_CODES {
+        entry(out, &code.to_string(), meaning)?;
+    }
+    Ok(())
 }
 
 /// Writes `bytes`; a reader that stopped early (`| head -1`) is no error, as

@@ -25,6 +25,40 @@ pub const CHANGES_FOUND: u8 = 6;
 /// The shared history database cannot be reached (down, refused, the
 /// connection lost): worth retrying later, unlike a refusal.
 pub const HISTORY_UNREACHABLE: u8 = 7;
+/// A temporary failure worth retrying later (sysexits' `EX_TEMPFAIL`):
+/// `snapshot --lock-timeout` passed while another job held the lock.
+pub const TEMPFAIL: u8 = 75;
+
+/// Every exit code and what it means, for the manual's EXIT STATUS.
+pub const EXIT_CODES: &[(u8, &str)] = &[
+    (OK, "success (a job that had nothing to record too)"),
+    (FAILURE, "any failure not listed below"),
+    (
+        USAGE,
+        "a usage error: a flag or an argument refused before sending",
+    ),
+    (
+        ACCESS,
+        "the key, a scope, the plan or a permission (401, 402, 403); missing credentials or configuration; a mutation refused in read-only mode",
+    ),
+    (
+        NOT_FOUND,
+        "the resource does not exist (404), or the snapshot asked for is not in the history",
+    ),
+    (RATE_LIMITED, "still rate limited (429) after every retry"),
+    (
+        CHANGES_FOUND,
+        "changes --fail-on: a change of a listed kind occurred",
+    ),
+    (
+        HISTORY_UNREACHABLE,
+        "the shared history database cannot be reached: worth retrying later",
+    ),
+    (
+        TEMPFAIL,
+        "snapshot --lock-timeout passed while another snapshot held the lock (EX_TEMPFAIL): worth retrying later",
+    ),
+];
 
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
@@ -60,6 +94,9 @@ pub enum CliError {
     /// The snapshot asked for is not in the local history.
     #[error("{0}")]
     NoSnapshot(String),
+    /// `snapshot --lock-timeout` passed while another snapshot held the lock.
+    #[error("{0}")]
+    LockTimeout(String),
     /// `changes --fail-on` found changes of these kinds (with their counts).
     #[error("changes of a --fail-on kind occurred: {0}")]
     ChangesFound(String),
@@ -81,6 +118,7 @@ pub fn exit_code(error: &CliError) -> u8 {
         CliError::Output(_) if error.is_broken_pipe() => OK,
         CliError::NoSnapshot(_) => NOT_FOUND,
         CliError::ChangesFound(_) => CHANGES_FOUND,
+        CliError::LockTimeout(_) => TEMPFAIL,
         CliError::History(error) if error.is_unreachable() => HISTORY_UNREACHABLE,
         CliError::Output(_)
         | CliError::DeploymentFailed { .. }

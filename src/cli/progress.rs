@@ -37,6 +37,9 @@ struct State {
 pub struct Progress {
     state: Arc<Mutex<State>>,
     draw: bool,
+    /// Off a terminal, a line for each long wait for the rate limit: a
+    /// job that succeeds is silent unless `--verbose`.
+    wait_notes: bool,
 }
 
 /// Removes the line for good when dropped (so an error is never printed after
@@ -59,12 +62,24 @@ impl Drop for ProgressTask {
 impl Progress {
     /// Follows `client`'s events; draws only when `draw` (stderr is a terminal).
     pub fn start(client: &Client, label: &str, draw: bool) -> (Self, ProgressTask) {
+        Self::start_job(client, label, draw, true)
+    }
+
+    /// As [`Progress::start`], for a job run from cron or a timer: off a
+    /// terminal, waits for the rate limit are noted only when `verbose`.
+    pub fn start_job(
+        client: &Client,
+        label: &str,
+        draw: bool,
+        verbose: bool,
+    ) -> (Self, ProgressTask) {
         let progress = Self {
             state: Arc::new(Mutex::new(State {
                 label: label.to_owned(),
                 ..State::default()
             })),
             draw,
+            wait_notes: verbose,
         };
         let mut events = client.subscribe();
         let follower = progress.clone();
@@ -92,6 +107,7 @@ impl Progress {
         Self {
             state: Arc::default(),
             draw: false,
+            wait_notes: false,
         }
     }
 
@@ -113,7 +129,9 @@ impl Progress {
             // No progress line to show a long wait on: a line of its own, as
             // kubectl logs client-side throttling over a second.
             ClientEvent::Paced { wait, .. } if !self.draw && *wait >= Duration::from_secs(1) => {
-                self.message(&format!("note: {event}"))
+                if self.wait_notes {
+                    self.message(&format!("note: {event}"));
+                }
             }
             ClientEvent::Retrying { .. } | ClientEvent::Paced { .. } => {
                 let mut state = self.lock();

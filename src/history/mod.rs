@@ -17,6 +17,7 @@ mod marks;
 pub mod model;
 pub mod postgres;
 mod read;
+pub mod schema_status;
 mod sqlite;
 mod store;
 pub mod walk;
@@ -32,8 +33,11 @@ pub use model::{
 };
 pub use postgres::{PG_SCHEMA_VERSION, PgTarget};
 pub use read::SnapshotRef;
+pub use schema_status::{SchemaStatus, inspect as inspect_schema};
 pub use sqlite::VERSION as SCHEMA_VERSION;
-pub use store::{BUSY_TIMEOUT, Backend, HistoryLocation, Retention, Store, WorkspaceLock};
+pub use store::{
+    BUSY_TIMEOUT, Backend, HistoryLocation, LockWait, Retention, Store, WorkspaceLock,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum HistoryError {

@@ -73,6 +73,19 @@ pub enum WorkspaceLock {
     TakenAfterWaiting,
     /// Another snapshot of the workspace holds it, and waiting was not asked for.
     Busy,
+    /// Another snapshot of the workspace held it for the whole wait.
+    TimedOut,
+}
+
+/// How long taking a workspace's snapshot lock may wait for another holder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockWait {
+    /// Not at all: [`WorkspaceLock::Busy`] when it is held.
+    No,
+    /// Up to this long, then [`WorkspaceLock::TimedOut`].
+    UpTo(std::time::Duration),
+    /// Until the holder lets it go.
+    Forever,
 }
 
 /// What a history store does. Reads take `&self`, writes `&mut self`; each
@@ -110,13 +123,20 @@ pub trait Backend: Send {
     ) -> Result<usize, HistoryError>;
 
     /// Takes the workspace's snapshot lock, so two snapshot jobs of one
-    /// workspace never interleave; `wait`: until the other is done. Held until
-    /// [`Backend::unlock_workspace`] or the store is dropped.
+    /// workspace never interleave; `wait`: how long for the other to be done.
+    /// Held until [`Backend::unlock_workspace`] or the store is dropped.
     fn lock_workspace(
         &mut self,
         workspace_id: &str,
-        wait: bool,
+        wait: LockWait,
     ) -> Result<WorkspaceLock, HistoryError>;
+
+    /// Whether the connection this store works on, and with it the locks it
+    /// holds, is still there: never connects again (a new connection would
+    /// hold no lock). A snapshot asks it while it walks.
+    fn still_connected(&mut self) -> Result<(), HistoryError> {
+        Ok(())
+    }
 
     fn unlock_workspace(&mut self, workspace_id: &str) -> Result<(), HistoryError>;
 

@@ -9,6 +9,7 @@ mod support;
 
 mod commands;
 mod contexts;
+mod doctor;
 mod export;
 mod exporter;
 mod exporter_connections;
@@ -22,6 +23,8 @@ mod history;
 mod history_project_state;
 mod hostile;
 mod hostile_stderr;
+mod install;
+mod jobs;
 mod list_exports;
 mod local_files;
 mod members;

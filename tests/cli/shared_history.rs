@@ -4,7 +4,9 @@
 //! is away is named (never its password) and exits with its own code.
 
 use serde_json::Value;
-use vantage::history::{HistoryLocation, NewMark, PgTarget, ReviewAction, Store, WorkspaceLock};
+use vantage::history::{
+    HistoryLocation, LockWait, NewMark, PgTarget, ReviewAction, Store, WorkspaceLock,
+};
 
 use crate::common::*;
 use crate::history::{capture, offline_mark, project};
@@ -12,7 +14,7 @@ use crate::stores::{TestStore, database_store, each_store, file_store, off_runti
 use crate::support::Cli;
 
 /// Waits (bounded) until `waiting` connections wait for an advisory lock.
-fn await_lock_waiters(url: &str, waiting: i64) {
+pub fn await_lock_waiters(url: &str, waiting: i64) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let mut client = ::postgres::Client::connect(url, ::postgres::NoTls).unwrap();
     loop {
@@ -50,7 +52,7 @@ async fn two_snapshot_jobs_on_a_shared_history_take_turns() {
     let holder = tokio::task::spawn_blocking(move || {
         let mut store = Store::open_at(&location).unwrap();
         assert_eq!(
-            store.lock_workspace(ENTERPRISE_WS, false).unwrap(),
+            store.lock_workspace(ENTERPRISE_WS, LockWait::No).unwrap(),
             WorkspaceLock::Taken
         );
         store
@@ -58,7 +60,7 @@ async fn two_snapshot_jobs_on_a_shared_history_take_turns() {
     .await
     .unwrap();
     let skipped = cli
-        .run_env(&["snapshot", "--skip-if-busy"], &env)
+        .run_env(&["snapshot", "--skip-if-busy", "--verbose"], &env)
         .await
         .expect(0);
     assert!(
@@ -82,8 +84,8 @@ async fn two_snapshot_jobs_on_a_shared_history_take_turns() {
         }
     };
     let (a, b, ()) = tokio::join!(
-        cli.run_env(&["snapshot"], &env),
-        cli.run_env(&["snapshot"], &env),
+        cli.run_env(&["snapshot", "--verbose"], &env),
+        cli.run_env(&["snapshot", "--verbose"], &env),
         release
     );
     for run in [a.expect(0), b.expect(0)] {

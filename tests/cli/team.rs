@@ -212,10 +212,15 @@ async fn snapshot_if_older_than_records_only_when_the_newest_is_older() {
     assert!(walked > 0, "the first job walked the inventory");
 
     // The newest is minutes old: nothing is recorded, nothing is asked of the
-    // service's inventory, and it says so; exit 0 (cron sends no alarm).
-    let second = job(&server, data.path(), &["snapshot", "--if-older-than", "6h"])
-        .await
-        .expect(0);
+    // service's inventory, and it says so with --verbose; exit 0 (cron sends
+    // no alarm).
+    let second = job(
+        &server,
+        data.path(),
+        &["snapshot", "--if-older-than", "6h", "--verbose"],
+    )
+    .await
+    .expect(0);
     assert!(
         second.stderr.contains("snapshot 1 of workspace")
             && second.stderr.contains("within 6h: nothing recorded"),

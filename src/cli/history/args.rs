@@ -18,7 +18,7 @@ pub enum HistoryCommand {
     #[command(subcommand)]
     Reviewed(ReviewedCommand),
     /// The history itself: `history copy --to postgres://…` moves a local one
-    /// into a shared one.
+    /// into a shared one; `history migrate --dry-run` says what an upgrade does.
     #[command(subcommand)]
     History(HistoryAdmin),
 }
@@ -33,6 +33,14 @@ pub enum HistoryAdmin {
         /// PGPASSWORD, ~/.pgpass or history_password_command, never here).
         #[arg(long, value_name = "URL")]
         to: String,
+    },
+    /// Bring the history's schema up to this vantage's version (every
+    /// vantage does when it first opens it; older ones then refuse it).
+    Migrate {
+        /// Say what migrating would do (from which version to which, each
+        /// step), and change nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
 }
 
@@ -54,6 +62,16 @@ pub struct SnapshotArgs {
     /// then taking this one.
     #[arg(long)]
     pub skip_if_busy: bool,
+    /// How long to wait for another snapshot of the workspace (a job that
+    /// froze holds its lock): past it, exit 75 (EX_TEMPFAIL) without one.
+    #[arg(long, value_name = "DURATION", default_value = "10m",
+          value_parser = crate::cli::options::parse_duration, conflicts_with = "skip_if_busy")]
+    pub lock_timeout: std::time::Duration,
+    /// Say what happened even when it went well: off a terminal a snapshot
+    /// job that succeeds prints nothing ("nothing recorded", waits for the
+    /// rate limit or for another job's lock).
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
 }
 
 #[derive(Subcommand, Debug, Clone)]

@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 use super::history_config;
 use crate::cli::exit::CliError;
 use crate::config::LoadedConfig;
-use crate::history::{Capture, HistoryLocation, PgTarget, Retention, Store};
+use crate::history::{Capture, HistoryLocation, LockWait, PgTarget, Retention, Store};
 use crate::session::{GlobalArgs, SessionError};
 
 /// What the copy of one workspace came to.
@@ -97,7 +97,7 @@ fn describe(copied: &Copied) -> String {
 /// (a snapshot job waits for the copy), each one transaction.
 fn copy_workspace(source: &Store, target: &mut Store, workspace: &str) -> Result<Copied, CliError> {
     let mut copied = Copied::default();
-    target.lock_workspace(workspace, true)?;
+    target.lock_workspace(workspace, LockWait::Forever)?;
     let there: std::collections::HashSet<OffsetDateTime> = target
         .list(workspace)?
         .into_iter()

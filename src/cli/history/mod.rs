@@ -5,6 +5,7 @@
 pub mod args;
 mod changes;
 mod copy;
+mod migrate;
 mod reviewed;
 mod snapshot;
 
@@ -31,6 +32,12 @@ pub async fn execute(command: HistoryCommand, global: &GlobalArgs) -> Result<(),
             tokio::task::spawn_blocking(move || copy::run(&to, &global))
                 .await
                 .map_err(|error| CliError::Usage(format!("history copy stopped: {error}")))?
+        }
+        HistoryCommand::History(args::HistoryAdmin::Migrate { dry_run }) => {
+            let global = global.clone();
+            tokio::task::spawn_blocking(move || migrate::run(dry_run, &global))
+                .await
+                .map_err(|error| CliError::Usage(format!("history migrate stopped: {error}")))?
         }
     }
 }

@@ -8,13 +8,12 @@ use time::OffsetDateTime;
 use super::args::{SnapshotArgs, SnapshotCommand};
 use super::{Local, history_config};
 use crate::cli::exit::CliError;
-use crate::cli::options::Format;
 use crate::cli::print::{Field, Output, Row, write_list, write_one};
 use crate::cli::progress::Progress;
 use crate::cli::views::{fields_table, when};
 use crate::cli::workspaces::resolve_workspace;
 use crate::history::walk::{self, WalkEvent, WalkOptions};
-use crate::history::{Retention, SnapshotInfo, Store, WorkspaceLock};
+use crate::history::{LockWait, Retention, SnapshotInfo, Store, WorkspaceLock};
 use crate::session::{GlobalArgs, Session};
 
 impl Row for SnapshotInfo {
@@ -27,7 +26,7 @@ impl Row for SnapshotInfo {
 }
 
 pub async fn run(args: SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError> {
-    match args.command {
+    match args.command.clone() {
         Some(SnapshotCommand::List { output }) => {
             let local = Local::open(global).await?;
             let snapshots = local.store.list(&local.workspace)?;
@@ -55,7 +54,7 @@ pub async fn run(args: SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError
             crate::stderr::line(format_args!("pruned {removed} snapshots; {left} kept"));
             Ok(())
         }
-        None => take(args.format, args.if_older_than, args.skip_if_busy, global).await,
+        None => take(&args, global).await,
     }
 }
 
@@ -84,16 +83,49 @@ fn describe_age(age: time::Duration) -> String {
     }
 }
 
-async fn take(
-    format: Option<Format>,
-    if_older_than: Option<time::Duration>,
-    skip_if_busy: bool,
-    global: &GlobalArgs,
-) -> Result<(), CliError> {
+/// How often a snapshot asks its history, while it walks, whether the
+/// connection that holds the workspace's lock is still there: a lost one
+/// ends the job at once instead of after a walk it could not record.
+const CONNECTION_CHECK_EVERY: Duration = Duration::from_secs(2);
+
+/// Runs `walk`, asking `store` every [`CONNECTION_CHECK_EVERY`] whether its
+/// connection is still there; the first "no" ends the walk with that error.
+async fn while_connected<T>(
+    store: &mut Store,
+    walk: impl std::future::Future<Output = Result<T, CliError>>,
+) -> Result<T, CliError> {
+    let mut walk = std::pin::pin!(walk);
+    loop {
+        tokio::select! {
+            done = &mut walk => return done,
+            () = tokio::time::sleep(CONNECTION_CHECK_EVERY) => store.still_connected()?,
+        }
+    }
+}
+
+/// A job's lines about what went well: on a terminal, or with `--verbose`;
+/// off a terminal a job that succeeds is silent (cron mails nothing).
+struct Say {
+    chatty: bool,
+}
+
+impl Say {
+    fn line(&self, text: std::fmt::Arguments<'_>) {
+        if self.chatty {
+            crate::stderr::line(text);
+        }
+    }
+}
+
+async fn take(args: &SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError> {
     let session = Session::connect(global)?;
     for warning in &session.warnings {
         crate::stderr::line(format_args!("warning: {warning}"));
     }
+    let on_terminal = crate::stderr::is_terminal();
+    let say = Say {
+        chatty: on_terminal || args.verbose,
+    };
     // As `inventory` finds it: configured, or the one the key reaches.
     let workspace = resolve_workspace(&session).await?;
     let config = history_config(&session.config, &session.context, global)?;
@@ -102,26 +134,34 @@ async fn take(
     let mut store = Store::open_at(&config.location()?)?;
     // Two snapshots of one workspace never interleave: the second waits for
     // the first (and then walks after it), or skips.
-    if store.lock_workspace(&workspace, false)? == WorkspaceLock::Busy {
+    if store.lock_workspace(&workspace, LockWait::No)? == WorkspaceLock::Busy {
         let shown = crate::text::escape_invisible(&workspace);
-        if skip_if_busy {
-            crate::stderr::line(format_args!(
+        if args.skip_if_busy {
+            say.line(format_args!(
                 "another snapshot of workspace {shown} is being taken in {}; skipping this one (--skip-if-busy)",
                 store.describe()
             ));
             return Ok(());
         }
-        crate::stderr::line(format_args!(
+        say.line(format_args!(
             "another snapshot of workspace {shown} is being taken in {}; waiting for it to finish, then taking this one",
             store.describe()
         ));
-        store.lock_workspace(&workspace, true)?;
+        let wait = LockWait::UpTo(args.lock_timeout);
+        if store.lock_workspace(&workspace, wait)? == WorkspaceLock::TimedOut {
+            return Err(CliError::LockTimeout(format!(
+                "another snapshot of workspace {shown} in {} held its lock for all of --lock-timeout {}; \
+                 no snapshot taken (a job that froze holds it until it ends: see `pg_locks` or the lock file)",
+                store.describe(),
+                describe_wait(args.lock_timeout)
+            )));
+        }
     }
     // After the lock: a job that waited for another's snapshot finds it fresh.
-    if let Some(max_age) = if_older_than
+    if let Some(max_age) = args.if_older_than
         && let Some(fresh) = fresh_enough(&store, &workspace, max_age, OffsetDateTime::now_utc())?
     {
-        crate::stderr::line(format_args!(
+        say.line(format_args!(
             "snapshot {} of workspace {} was taken {} UTC, within {}: nothing recorded",
             fresh.id,
             crate::text::escape_invisible(&workspace),
@@ -134,8 +174,8 @@ async fn take(
         Some(info) => Some(store.load(&info)?),
         None => None,
     };
-    let on_terminal = crate::stderr::is_terminal();
-    let (progress, _task) = Progress::start(&session.client, "snapshot", on_terminal);
+    let (progress, _task) =
+        Progress::start_job(&session.client, "snapshot", on_terminal, args.verbose);
     let window = Duration::from_secs(config.rate_window_secs);
     // Asked for by the user: paced by the client alone, no reserve kept.
     let options = WalkOptions {
@@ -143,7 +183,7 @@ async fn take(
         window,
         reserve: None,
     };
-    let (capture, report) = walk::capture(
+    let walk = walk::capture(
         &session.client,
         &workspace,
         previous.as_ref(),
@@ -158,8 +198,8 @@ async fn take(
             WalkEvent::Phase(phase) => progress.waiting(format!("snapshot: {phase}")),
             WalkEvent::Items(count) => progress.items(count),
         },
-    )
-    .await?;
+    );
+    let (capture, report) = while_connected(&mut store, async { Ok(walk.await?) }).await?;
     progress.clear();
     let info = store.record(&capture, config.retention())?;
     store.unlock_workspace(&workspace)?;
@@ -169,7 +209,7 @@ async fn take(
             report.detail_failures
         ));
     }
-    match format {
+    match args.format {
         Some(format) => write_one(
             &info,
             Output {
@@ -179,7 +219,7 @@ async fn take(
             None,
             |width| fields_table(&info, width),
         )?,
-        None if on_terminal => {
+        None => {
             let mut line = format!(
                 "snapshot {} recorded: {} projects, {} members ({} reads for names and audience targets)",
                 info.id, info.projects, info.members, report.detail_reads
@@ -190,9 +230,25 @@ async fn take(
                     report.names_unknown, report.targets_unknown
                 ));
             }
-            crate::stderr::line(format_args!("{line}"));
+            say.line(format_args!("{line}"));
         }
-        None => {}
     }
     Ok(())
+}
+
+/// `10m`, `90s`, `1h30m`: a duration as `--lock-timeout` takes it.
+fn describe_wait(wait: Duration) -> String {
+    let secs = wait.as_secs();
+    let (hours, minutes, seconds) = (secs / 3600, secs % 3600 / 60, secs % 60);
+    let mut text = String::new();
+    for (value, unit) in [(hours, "h"), (minutes, "m"), (seconds, "s")] {
+        if value > 0 {
+            text.push_str(&format!("{value}{unit}"));
+        }
+    }
+    if text.is_empty() {
+        format!("{} ms", wait.as_millis())
+    } else {
+        text
+    }
 }

@@ -11,7 +11,7 @@ use crate::history::model::{
     Capture, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark, SnapshotInfo,
 };
 use crate::history::read::SnapshotRef;
-use crate::history::store::{Backend, HistoryLocation, Retention, WorkspaceLock};
+use crate::history::store::{Backend, HistoryLocation, LockWait, Retention, WorkspaceLock};
 use crate::history::{HistoryError, workspace_lock_key};
 
 impl Backend for PgStore {
@@ -64,7 +64,7 @@ impl Backend for PgStore {
     fn lock_workspace(
         &mut self,
         workspace_id: &str,
-        wait: bool,
+        wait: LockWait,
     ) -> Result<WorkspaceLock, HistoryError> {
         if self.locks.contains(workspace_id) {
             return Ok(WorkspaceLock::Taken);
@@ -76,16 +76,43 @@ impl Backend for PgStore {
             if taken {
                 return Ok(WorkspaceLock::Taken);
             }
-            if !wait {
-                return Ok(WorkspaceLock::Busy);
+            let limit = match wait {
+                LockWait::No => return Ok(WorkspaceLock::Busy),
+                LockWait::Forever => std::time::Duration::ZERO,
+                // lock_timeout 0 is no timeout: the shortest one is 1 ms.
+                LockWait::UpTo(limit) => limit.max(std::time::Duration::from_millis(1)),
+            };
+            // lock_timeout bounds the wait for an advisory lock too; it is an
+            // integer of milliseconds.
+            let millis = limit.as_millis().min(i32::MAX as u128);
+            client.batch_execute(&format!("SET lock_timeout = {millis}"))?;
+            let waited = client.execute("SELECT pg_advisory_lock($1)", &[&key]);
+            let reset = client.batch_execute("RESET lock_timeout");
+            match waited {
+                Ok(_) => {
+                    reset?;
+                    Ok(WorkspaceLock::TakenAfterWaiting)
+                }
+                Err(error)
+                    if error.code() == Some(&postgres::error::SqlState::LOCK_NOT_AVAILABLE) =>
+                {
+                    reset?;
+                    Ok(WorkspaceLock::TimedOut)
+                }
+                Err(error) => Err(error.into()),
             }
-            client.execute("SELECT pg_advisory_lock($1)", &[&key])?;
-            Ok(WorkspaceLock::TakenAfterWaiting)
         })?;
-        if outcome != WorkspaceLock::Busy {
+        if matches!(
+            outcome,
+            WorkspaceLock::Taken | WorkspaceLock::TakenAfterWaiting
+        ) {
             self.locks.insert(workspace_id.to_owned());
         }
         Ok(outcome)
+    }
+
+    fn still_connected(&mut self) -> Result<(), HistoryError> {
+        self.check_kept()
     }
 
     fn unlock_workspace(&mut self, workspace_id: &str) -> Result<(), HistoryError> {

@@ -19,7 +19,7 @@ use postgres::Client;
 use super::HistoryError;
 use super::store::HistoryLocation;
 
-pub use schema::VERSION as PG_SCHEMA_VERSION;
+pub use schema::{STEPS as PG_SCHEMA_STEPS, VERSION as PG_SCHEMA_VERSION};
 pub use target::{PgTarget, TlsMode, is_database_url, pgpass_lookup, redact};
 
 /// What a step on the database can fail with: the driver, or the history's own.
@@ -85,6 +85,26 @@ impl PgStore {
         self.location.describe()
     }
 
+    /// The database's schema version, read on a connection of its own that
+    /// migrates nothing (`history migrate --dry-run`, `doctor`).
+    pub fn schema_version(target: &PgTarget) -> Result<i64, HistoryError> {
+        let store = Self {
+            location: HistoryLocation::Database(target.clone()),
+            target: target.clone(),
+            client: Mutex::new(None),
+            config: Mutex::new(None),
+            locks: HashSet::new(),
+        };
+        let (config, _notes) = target.config()?;
+        let tls = target.tls_connector()?;
+        let mut client =
+            off_runtime(|| config.connect(tls)).map_err(|error| store.failure(error))?;
+        let found =
+            off_runtime(|| schema::version(&mut client)).map_err(|failure| store.fail(failure));
+        off_runtime(move || drop(client));
+        found
+    }
+
     fn open_client(&self) -> Result<Client, HistoryError> {
         let (config, notes) = {
             let mut cached = self
@@ -140,6 +160,30 @@ impl PgStore {
         };
         let result = off_runtime(|| op(client)).map_err(|failure| self.fail(failure));
         if matches!(result, Err(HistoryError::Unreachable { .. }))
+            && let Some(broken) = kept.take()
+        {
+            off_runtime(move || drop(broken));
+        }
+        result
+    }
+
+    /// Asks the kept connection whether it is still there, never connecting
+    /// again: a connection that was lost (and the locks it held) is an error.
+    pub(super) fn check_kept(&self) -> Result<(), HistoryError> {
+        let mut kept = self
+            .client
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let lost = || HistoryError::Unreachable {
+            store: self.describe(),
+            cause: "the connection was lost".into(),
+        };
+        let Some(client) = kept.as_mut().filter(|client| !client.is_closed()) else {
+            return Err(lost());
+        };
+        let result = off_runtime(|| client.simple_query("SELECT 1").map(drop))
+            .map_err(|error| self.failure(error));
+        if result.is_err()
             && let Some(broken) = kept.take()
         {
             off_runtime(move || drop(broken));

@@ -80,7 +80,11 @@ const MIGRATIONS: &[&str] = &[V1];
 /// The schema version this build writes.
 pub const VERSION: i64 = MIGRATIONS.len() as i64;
 
-fn version(client: &mut impl postgres::GenericClient) -> Step<i64> {
+/// What each step of [`MIGRATIONS`] does, for `history migrate --dry-run`.
+pub const STEPS: [&str; MIGRATIONS.len()] =
+    ["version 1: the tables of snapshots, states, marks and the review log"];
+
+pub(super) fn version(client: &mut impl postgres::GenericClient) -> Step<i64> {
     let row = client.query_one(
         "SELECT to_regclass('vantage_meta') IS NOT NULL AS vantage_meta_exists",
         &[],

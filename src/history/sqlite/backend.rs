@@ -12,8 +12,31 @@ use crate::history::model::{
     Capture, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark, SnapshotInfo,
 };
 use crate::history::read::SnapshotRef;
-use crate::history::store::{Backend, HistoryLocation, Retention, WorkspaceLock};
+use crate::history::store::{Backend, HistoryLocation, LockWait, Retention, WorkspaceLock};
 use crate::history::{HistoryError, workspace_lock_key};
+
+/// Tries the lock file's lock until `limit` has passed: a file lock has no
+/// timed wait, so it is asked again, at most every quarter second.
+fn lock_within(
+    file: &std::fs::File,
+    limit: std::time::Duration,
+) -> Result<WorkspaceLock, std::io::Error> {
+    let deadline = std::time::Instant::now() + limit;
+    let mut pause = std::time::Duration::from_millis(10);
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Ok(WorkspaceLock::TimedOut);
+        }
+        std::thread::sleep(pause.min(left));
+        match file.try_lock() {
+            Ok(()) => return Ok(WorkspaceLock::TakenAfterWaiting),
+            Err(TryLockError::WouldBlock) => {}
+            Err(TryLockError::Error(error)) => return Err(error),
+        }
+        pause = (pause * 2).min(std::time::Duration::from_millis(250));
+    }
+}
 
 impl SqliteStore {
     /// `history.sqlite3.lock-<key>`: one lock file per workspace.
@@ -60,7 +83,7 @@ impl Backend for SqliteStore {
     fn lock_workspace(
         &mut self,
         workspace_id: &str,
-        wait: bool,
+        wait: LockWait,
     ) -> Result<WorkspaceLock, HistoryError> {
         if self.locks.contains_key(workspace_id) {
             return Ok(WorkspaceLock::Taken);
@@ -75,11 +98,17 @@ impl Backend for SqliteStore {
         let file = crate::safe_file::open_private_append(&path).map_err(io)?;
         let outcome = match file.try_lock() {
             Ok(()) => WorkspaceLock::Taken,
-            Err(TryLockError::WouldBlock) if !wait => return Ok(WorkspaceLock::Busy),
-            Err(TryLockError::WouldBlock) => {
-                file.lock().map_err(io)?;
-                WorkspaceLock::TakenAfterWaiting
-            }
+            Err(TryLockError::WouldBlock) => match wait {
+                LockWait::No => return Ok(WorkspaceLock::Busy),
+                LockWait::Forever => {
+                    file.lock().map_err(io)?;
+                    WorkspaceLock::TakenAfterWaiting
+                }
+                LockWait::UpTo(limit) => match lock_within(&file, limit).map_err(io)? {
+                    WorkspaceLock::TimedOut => return Ok(WorkspaceLock::TimedOut),
+                    taken => taken,
+                },
+            },
             Err(TryLockError::Error(error)) => return Err(io(error)),
         };
         self.locks.insert(workspace_id.to_owned(), file);

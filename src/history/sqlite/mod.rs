@@ -21,7 +21,7 @@ use super::read::{from_ms, to_ms};
 use super::store::{BUSY_TIMEOUT, HistoryLocation, Retention};
 use schema::store_document;
 
-pub use schema::VERSION;
+pub use schema::{STEPS, VERSION, version_of};
 
 /// The local review history: one SQLite file, a history per workspace.
 pub struct SqliteStore {

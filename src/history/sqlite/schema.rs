@@ -126,6 +126,29 @@ const MIGRATIONS: &[Migration] = &[Migration::Sql(V1), Migration::Code(to_docume
 /// The schema version this build writes.
 pub const VERSION: i64 = MIGRATIONS.len() as i64;
 
+/// What each step of [`MIGRATIONS`] does, for `history migrate --dry-run`.
+pub const STEPS: [&str; MIGRATIONS.len()] = [
+    "version 1: the tables of snapshots, marks and the review log",
+    "version 2: every state kept once, as a document with its digest (each snapshot's projects and members rewritten; the review log gains reviewers and notes)",
+];
+
+/// The file's schema version, read without changing it: `None` when there
+/// is no file yet (the first write creates it at [`VERSION`]).
+pub fn version_of(path: &std::path::Path) -> Result<Option<i64>, HistoryError> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let connection = Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NOFOLLOW,
+    )
+    .map_err(|source| HistoryError::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    user_version(&connection).map(Some)
+}
+
 fn user_version(connection: &Connection) -> Result<i64, HistoryError> {
     let found: i64 = connection.query_row("PRAGMA user_version", [], |row| row.get(0))?;
     // Below 0 no migration would run, yet the version would be raised.

@@ -11,7 +11,8 @@ use tokio::sync::mpsc;
 use super::request::{ChangeSet, HISTORY_AWAY};
 use crate::history::walk::{self, WalkEvent, WalkOptions, WalkPlan};
 use crate::history::{
-    HistoryConfig, HistoryError, HistoryLocation, SnapshotInfo, SnapshotRef, Store, WorkspaceLock,
+    HistoryConfig, HistoryError, HistoryLocation, LockWait, SnapshotInfo, SnapshotRef, Store,
+    WorkspaceLock,
 };
 use crate::tui::app::ClientNotice;
 use crate::tui::effect::ErrorInfo;
@@ -171,7 +172,7 @@ impl HistoryDoor {
         let now = services.clock.now();
         let locked = tokio::task::spawn_blocking(move || {
             let mut store = Store::open_at(&location)?;
-            if store.lock_workspace(&workspace, false)? == WorkspaceLock::Busy {
+            if store.lock_workspace(&workspace, LockWait::No)? == WorkspaceLock::Busy {
                 return Ok(Err(
                     "another snapshot of this workspace is being taken (a teammate's or a job's): none taken here",
                 ));

@@ -1,0 +1,37 @@
+//! `vantage history migrate [--dry-run]`: bring the history's schema up to
+//! this vantage's version now (every vantage does so when it first opens it),
+//! or say what that would do without changing anything.
+
+use super::history_config;
+use crate::cli::exit::CliError;
+use crate::config::LoadedConfig;
+use crate::history::{Store, inspect_schema};
+use crate::session::{GlobalArgs, SessionError};
+
+pub fn run(dry_run: bool, global: &GlobalArgs) -> Result<(), CliError> {
+    let loaded = LoadedConfig::load(global.config.as_deref()).map_err(SessionError::from)?;
+    let context = loaded
+        .select_context(global.context_name().map_err(SessionError::from)?, |name| {
+            std::env::var(name).ok()
+        })
+        .map_err(SessionError::from)?;
+    let location = history_config(&loaded, &context, global)?.location()?;
+    let status = inspect_schema(&location)?;
+    if dry_run {
+        println!("{}", status.describe());
+        return Ok(());
+    }
+    if status.is_newer() || status.steps.is_empty() {
+        println!("{}", status.describe());
+        return Ok(());
+    }
+    // Opening migrates, in one transaction under the store's lock.
+    drop(Store::open_at(&location)?);
+    println!(
+        "{}: migrated from schema version {} to {}",
+        status.store,
+        status.found.unwrap_or(0),
+        status.known
+    );
+    Ok(())
+}
