@@ -157,7 +157,10 @@ async fn the_readme_cronjob_runs_without_a_config_file() {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut named = Vec::new();
-    for entry in block.lines().filter(|line| line.contains("{name: ")) {
+    for entry in block
+        .lines()
+        .filter(|line| line.trim().starts_with("- {name: "))
+    {
         let name = entry.split("name: ").nth(1).unwrap();
         let name = name[..name.find(',').unwrap()].trim().to_owned();
         // What this test stands in for: the service, the database, the secrets.

@@ -61,12 +61,12 @@ async fn a_snapshot_waits_for_a_frozen_lock_only_its_lock_timeout() {
             store.name(),
             run.stderr
         );
-        assert_eq!(store.count("snapshots"), 0, "{} store", store.name());
+        assert_eq!(store.count("snapshot"), 0, "{} store", store.name());
         off_runtime(move || drop(holder));
         cli.run_env(&["snapshot", "--lock-timeout", "1s"], &env)
             .await
             .expect(0);
-        assert_eq!(store.count("snapshots"), 1, "{} store", store.name());
+        assert_eq!(store.count("snapshot"), 1, "{} store", store.name());
     }
     server.stop().await;
 }
@@ -106,7 +106,7 @@ async fn a_snapshot_job_that_succeeds_is_silent_off_a_terminal() {
     };
     let taken = cli.run_env(&["snapshot"], &env).await.expect(0);
     quiet(&taken, "a snapshot paced by the rate limit");
-    assert_eq!(store.count("snapshots"), 1);
+    assert_eq!(store.count("snapshot"), 1);
     let fresh = cli
         .run_env(&["snapshot", "--if-older-than", "1h"], &env)
         .await
@@ -162,8 +162,11 @@ fn lock_holder(url: &str) -> i32 {
             .query_opt(
                 // objsubid 1: a one-key lock, as a workspace's (migrations
                 // take two-key ones).
+                // This test's database only: others run beside it on the server.
                 "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted \
-                 AND objsubid = 1 AND pid <> pg_backend_pid() LIMIT 1",
+                 AND objsubid = 1 AND pid <> pg_backend_pid() \
+                 AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+                 LIMIT 1",
                 &[],
             )
             .unwrap();
@@ -216,7 +219,7 @@ async fn a_snapshot_stops_as_soon_as_its_database_connection_is_gone() {
         "the job walked on for {after:?} after its connection was gone"
     );
     assert!(run.stderr.contains("cannot reach"), "{}", run.stderr);
-    assert_eq!(store.count("snapshots"), 0);
+    assert_eq!(store.count("snapshot"), 0);
     server.stop().await;
 }
 
