@@ -48,7 +48,18 @@ pub fn man(command: clap::Command, out: &mut impl Write) -> std::io::Result<()> 
     files_section(&mut page)?;
     exit_status_section(&mut page)?;
     man.render_version_section(&mut page)?;
-    write_quietly(out, &page)
+    write_quietly(out, once_preamble(&page).as_bytes())
+}
+
+/// Each of clap_mangen's sections starts with roff's preamble (the `Aq`
+/// string); the page keeps the first.
+fn once_preamble(page: &[u8]) -> String {
+    const PREAMBLE: &str = ".ie \\n(.g .ds Aq \\(aq\n.el .ds Aq '\n";
+    let text = String::from_utf8_lossy(page);
+    match text.split_once(PREAMBLE) {
+        Some((before, after)) => format!("{before}{PREAMBLE}{}", after.replace(PREAMBLE, "")),
+        None => text.into_owned(),
+    }
 }
 
 /// Text made safe for roff: a backslash and a hyphen escaped, a line that

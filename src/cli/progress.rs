@@ -128,10 +128,11 @@ impl Progress {
             }
             // No progress line to show a long wait on: a line of its own, as
             // kubectl logs client-side throttling over a second.
-            ClientEvent::Paced { wait, .. } if !self.draw && *wait >= Duration::from_secs(1) => {
-                if self.wait_notes {
-                    self.message(&format!("note: {event}"));
-                }
+            // (A job's notes only with --verbose: the next arm keeps it silent.)
+            ClientEvent::Paced { wait, .. }
+                if !self.draw && self.wait_notes && *wait >= Duration::from_secs(1) =>
+            {
+                self.message(&format!("note: {event}"))
             }
             ClientEvent::Retrying { .. } | ClientEvent::Paced { .. } => {
                 let mut state = self.lock();

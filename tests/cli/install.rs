@@ -341,6 +341,7 @@ async fn the_manual_names_no_page_that_is_not_shipped() {
         assert!(man.contains(section), "{section}");
     }
     assert!(!man.contains("(1)"), "names another page");
+    assert_eq!(man.matches(".ds Aq").count(), 2, "roff's preamble once");
     assert!(man.contains("VANTAGE\\_BASE\\_URL") || man.contains("VANTAGE_BASE_URL"));
     assert!(man.contains("\\fB75\\fR"), "exit 75 is listed");
     assert!(man.contains("vantage doctor"));

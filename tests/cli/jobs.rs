@@ -91,7 +91,7 @@ async fn a_snapshot_job_that_succeeds_is_silent_off_a_terminal() {
     let (server, _clock) = server_with(|config| {
         config.clock = vantage::clock::Clock::system();
         config.rate_limit = vantage::server::ratelimit::RateLimit {
-            limit: 6,
+            limit: 20,
             window: time::Duration::seconds(2),
         };
     })
