@@ -47,7 +47,10 @@ pub fn man(command: clap::Command, out: &mut impl Write) -> std::io::Result<()> 
     environment_section(&mut page)?;
     files_section(&mut page)?;
     exit_status_section(&mut page)?;
-    man.render_version_section(&mut page)?;
+    // clap_mangen's own render asks the same first (it unwraps the version).
+    if command.get_version().is_some() || command.get_long_version().is_some() {
+        man.render_version_section(&mut page)?;
+    }
     write_quietly(out, once_preamble(&page).as_bytes())
 }
 
