@@ -436,6 +436,11 @@ fn history(global: &GlobalArgs, loaded: &LoadedConfig, context: &Context, checks
             status.describe(),
             "upgrade vantage on this host to the team's version",
         )),
+        // An empty database: the first vantage to connect creates the tables.
+        Ok(status) if status.found == Some(0) => checks.push(Check::ok(
+            "history",
+            format!("{}: empty; the first snapshot creates the tables", status.store),
+        )),
         Ok(status) if status.found.is_some() && !status.steps.is_empty() => checks.push(Check::warn(
             "history",
             status.describe(),

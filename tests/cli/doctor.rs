@@ -219,3 +219,57 @@ async fn doctor_without_a_base_url_says_how_to_set_one() {
             .contains("VANTAGE_BASE_URL")
     );
 }
+
+/// A shared history: its TLS mode and schema version are checked, read only;
+/// one a newer vantage wrote fails the history check (exit 1), naming both
+/// versions, and the database's password never shows.
+#[tokio::test(flavor = "multi_thread")]
+async fn doctor_checks_a_shared_history_and_refuses_a_newer_schema() {
+    let (server, _clock) = server_with(|config| {
+        config.clock = vantage::clock::Clock::system();
+    })
+    .await;
+    let shared = crate::stores::database_store();
+    let url = shared.url.clone().unwrap();
+    let cli = Cli::new(server.base_url(), ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    let password = "pg_secret_password_42";
+    let env = [
+        ("VANTAGE_HISTORY_URL", url.as_str()),
+        ("PGPASSWORD", password),
+    ];
+    let run = doctor(&cli, &["--format", "json"], &env).await;
+    assert!(!run.stdout.contains(password));
+    let report: Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
+    run.expect(0);
+    let history = check(&report, "history");
+    assert_eq!(history["status"], "ok", "{history}");
+    assert!(
+        history["detail"].as_str().unwrap().contains("empty"),
+        "{history}"
+    );
+    check(&report, "history tls");
+    assert_eq!(
+        shared.count("information_schema.tables WHERE table_name = 'snapshot'"),
+        0,
+        "doctor migrated nothing"
+    );
+    crate::stores::off_runtime(|| drop(shared.open()));
+    shared.execute(
+        "",
+        "UPDATE vantage_meta SET value = 99 WHERE key = 'schema_version'",
+    );
+    let run = doctor(&cli, &["--format", "json"], &env).await;
+    let report: Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
+    run.expect(1);
+    let history = check(&report, "history");
+    assert_eq!(history["status"], "fail", "{history}");
+    assert!(
+        history["detail"]
+            .as_str()
+            .unwrap()
+            .contains("schema version 99"),
+        "{history}"
+    );
+    assert!(history["fix"].as_str().unwrap().contains("upgrade vantage"));
+    server.stop().await;
+}

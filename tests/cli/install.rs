@@ -346,3 +346,54 @@ async fn the_manual_names_no_page_that_is_not_shipped() {
     assert!(man.contains("\\fB75\\fR"), "exit 75 is listed");
     assert!(man.contains("vantage doctor"));
 }
+
+/// Item 9: a flag wins over its variable, a variable over the config file;
+/// `VANTAGE_READ_ONLY` refuses a mutation as `--read-only` does.
+#[tokio::test(flavor = "multi_thread")]
+async fn variables_stand_between_the_flags_and_the_config_file() {
+    let (server, _clock) = demo_server().await;
+    let cli = crate::support::Cli::new(server.base_url(), ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    // Cli passes --base-url and --workspace: a wrong variable loses to them.
+    let env = [
+        ("VANTAGE_BASE_URL", "http://127.0.0.1:9"),
+        ("VANTAGE_WORKSPACE", "ws_nowhere"),
+    ];
+    cli.run_env(&["insights", "--format", "json"], &env)
+        .await
+        .expect(0);
+    // Without the flags, the variables win over the config file's values.
+    let config =
+        cli.config_file("base_url = \"http://127.0.0.1:9\"\nworkspace_id = \"ws_nowhere\"\n");
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_vantage"))
+        .args([
+            "--config",
+            config.to_str().unwrap(),
+            "insights",
+            "--format",
+            "json",
+        ])
+        .env_clear()
+        .env("HOME", cli.home.path())
+        .env("SERVICE_API_KEY", ENTERPRISE_ADMIN)
+        .env("VANTAGE_BASE_URL", server.base_url())
+        .env("VANTAGE_WORKSPACE", ENTERPRISE_WS)
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let project = first_project(&demo(), ENTERPRISE_WS);
+    let refused = cli
+        .run_env(
+            &["projects", "rename", &project, "Renamed"],
+            &[("VANTAGE_READ_ONLY", "1")],
+        )
+        .await
+        .expect(3);
+    assert!(refused.stderr.contains("read-only"), "{}", refused.stderr);
+    server.stop().await;
+}

@@ -74,6 +74,12 @@ impl Cli {
             .env_remove("SERVICE_API_KEY")
             .env_remove("VANTAGE_LOG")
             .env_remove("VANTAGE_HISTORY_URL")
+            // The flags' own variables (session/environment.rs): flags only here.
+            .env_remove("VANTAGE_CONFIG")
+            .env_remove("VANTAGE_BASE_URL")
+            .env_remove("VANTAGE_WORKSPACE")
+            .env_remove("VANTAGE_READ_ONLY")
+            .env_remove("VANTAGE_CONTEXT")
             .env_remove("PGPASSWORD")
             .env_remove(KEY_VAR)
             .stdin(Stdio::null())
