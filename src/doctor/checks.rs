@@ -11,7 +11,7 @@ use crate::api::model::ErrorType;
 use crate::api::{ApiError, PageParams, ProjectListParams};
 use crate::config::{Context, LoadedConfig};
 use crate::history::{HistoryConfig, HistoryLocation, inspect_schema};
-use crate::session::{GlobalArgs, Session};
+use crate::session::{GlobalArgs, Session, SessionError};
 
 /// A clock this far from the service's is worth a look (the service's `Date`
 /// is whole seconds).
@@ -122,11 +122,16 @@ async fn service(global: &GlobalArgs, checks: &mut Vec<Check>) {
     let session = match Session::connect(global) {
         Ok(session) => session,
         Err(error) => {
-            checks.push(Check::fail(
-                "connection",
-                error.to_string(),
-                "set base_url (or VANTAGE_BASE_URL) and a key source (SERVICE_API_KEY, api_key_env, api_key_command); see config.example.toml",
-            ));
+            let fix = match &error {
+                // The key source named in the error: its file's mode, its command.
+                SessionError::Credential(_) => {
+                    "as the error says (the key source it names), or set SERVICE_API_KEY"
+                }
+                _ => {
+                    "set base_url (or VANTAGE_BASE_URL) and a key source (SERVICE_API_KEY, api_key_env, api_key_command); see config.example.toml"
+                }
+            };
+            checks.push(Check::fail("connection", error.to_string(), fix));
             return;
         }
     };
