@@ -67,6 +67,7 @@ async fn a_slow_client_is_closed_after_the_header_read_timeout() {
     let exporter = exporter(ConnectionLimits {
         header_read_timeout: timeout,
         max_connections: 8,
+        ..ConnectionLimits::default()
     })
     .await;
     let addr = exporter.addr;
@@ -96,6 +97,7 @@ async fn connections_beyond_the_cap_wait_and_a_scrape_still_works() {
     let exporter = exporter(ConnectionLimits {
         header_read_timeout: timeout,
         max_connections: 2,
+        ..ConnectionLimits::default()
     })
     .await;
     let addr = exporter.addr;
