@@ -19,6 +19,7 @@ mod exporter_health;
 mod exporter_outage;
 mod exporter_polling;
 mod exporter_rules;
+mod exporter_web;
 mod history;
 mod history_project_state;
 mod hostile;

@@ -81,7 +81,7 @@ impl Users {
         }
         // An unknown user is checked against a hash of nothing, so that the
         // answer takes as long as for a known one.
-        let verifies = bcrypt::verify(password, hash.map_or_else(|| dummy_hash(), String::as_str))
+        let verifies = bcrypt::verify(password, hash.map_or_else(dummy_hash, String::as_str))
             .unwrap_or(false);
         if verifies && hash.is_some() {
             let mut verified = self.verified.lock().unwrap_or_else(|p| p.into_inner());
