@@ -256,7 +256,9 @@ impl Transport {
             let permit = self.pace(call_id).await;
             let sent_at = self.sleeper.now();
             let started = Instant::now();
-            let result = self.attempt(call, self.may_meet_a_closed_connection(sent_at)).await;
+            let result = self
+                .attempt(call, self.may_meet_a_closed_connection(sent_at))
+                .await;
             let elapsed = started.elapsed();
             let error = match result {
                 Ok(answer) => {

@@ -126,15 +126,19 @@ pub fn default_limits() -> ConnectionLimits {
     }
 }
 
-/// A telemetry path: absolute, and not one of the exporter's own pages.
+/// A telemetry path: absolute, plain (letters, digits, `/`, `-`, `_`, `.`),
+/// and not one of the exporter's own pages.
 pub fn parse_telemetry_path(text: &str) -> Result<String, String> {
-    if !text.starts_with('/') || text.len() < 2 {
+    let plain = text
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | '_' | '.'));
+    if !text.starts_with('/') || text.len() < 2 || !plain || text.contains("//") {
         return Err(format!(
-            "{text:?}: a path such as /metrics, starting with /"
+            "{text:?}: a path such as /metrics (letters, digits, /, -, _ and . only)"
         ));
     }
-    if text == "/healthz" || text.contains(['?', '#', ' ']) {
-        return Err(format!("{text:?} cannot serve the metrics"));
+    if text == "/healthz" {
+        return Err("/healthz is the health check, not the metrics".to_owned());
     }
     Ok(text.to_owned())
 }
@@ -384,6 +388,20 @@ pub fn context_plan(args: &ExporterArgs, context: Option<&str>, workspace: Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_telemetry_path_is_plain_and_not_taken() {
+        assert_eq!(parse_telemetry_path("/metrics"), Ok("/metrics".into()));
+        assert_eq!(
+            parse_telemetry_path("/vantage/metrics"),
+            Ok("/vantage/metrics".into())
+        );
+        for refused in [
+            "metrics", "/", "/healthz", "/{id}", "/:x", "/a b", "//m", "/m?x",
+        ] {
+            assert!(parse_telemetry_path(refused).is_err(), "{refused}");
+        }
+    }
 
     #[test]
     fn durations_read_like_prometheus_ones() {

@@ -198,11 +198,13 @@ async fn clients_that_never_read_cannot_hold_the_exporter() {
     };
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     // The exporter as it starts by default.
-    let exporter = vantage::exporter::start_many(vec![target], Clock::manual(T0), listener)
-        .expect("starts");
+    let exporter =
+        vantage::exporter::start_many(vec![target], Clock::manual(T0), listener).expect("starts");
     let addr = exporter.addr;
     let flood = tokio::task::spawn_blocking(move || {
-        (0..64).filter_map(|_| never_reads(addr, 200)).collect::<Vec<_>>()
+        (0..64)
+            .filter_map(|_| never_reads(addr, 200))
+            .collect::<Vec<_>>()
     })
     .await
     .expect("joins");
@@ -243,7 +245,9 @@ async fn a_stalled_write_frees_its_place_after_the_write_timeout() {
     let addr = exporter.addr;
     let url = exporter.metrics_url();
     let flood = tokio::task::spawn_blocking(move || {
-        (0..2).filter_map(|_| never_reads(addr, 2_000)).collect::<Vec<_>>()
+        (0..2)
+            .filter_map(|_| never_reads(addr, 2_000))
+            .collect::<Vec<_>>()
     })
     .await
     .expect("joins");
@@ -253,14 +257,23 @@ async fn a_stalled_write_frees_its_place_after_the_write_timeout() {
     let started = Instant::now();
     let mut answered = None;
     while started.elapsed() < Duration::from_secs(10) {
-        if let Ok(answer) = http().get(&url).timeout(Duration::from_secs(5)).send().await {
+        if let Ok(answer) = http()
+            .get(&url)
+            .timeout(Duration::from_secs(5))
+            .send()
+            .await
+        {
             answered = Some(answer.status());
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert_eq!(answered.map(|s| s.as_u16()), Some(200));
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
     drop(flood);
     exporter.stop();
 }

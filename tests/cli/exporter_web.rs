@@ -40,7 +40,9 @@ fn certificates(dir: &Path) -> String {
 /// A web config with TLS (relative paths, as the toolkit reads them) and
 /// `users` with their passwords' bcrypt hashes (cost 4: tests are fast).
 fn web_config(dir: &Path, users: &[(&str, &str)]) -> PathBuf {
-    let mut text = "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n".to_owned();
+    let mut text =
+        "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n"
+            .to_owned();
     for (user, password) in users {
         let hash = bcrypt::hash(password, 4).expect("hash");
         text.push_str(&format!("  {user}: {hash}\n"));
@@ -116,8 +118,14 @@ async fn tls_and_basic_auth_guard_every_path_and_follow_the_file() {
         "Basic realm=\"vantage exporter\""
     );
     assert_eq!(status(client.get(&healthz)).await, 401);
-    assert_eq!(status(client.get(&url).basic_auth("prometheus", Some("nope"))).await, 401);
-    assert_eq!(status(client.get(&url).basic_auth("root", Some("s3cret"))).await, 401);
+    assert_eq!(
+        status(client.get(&url).basic_auth("prometheus", Some("nope"))).await,
+        401
+    );
+    assert_eq!(
+        status(client.get(&url).basic_auth("root", Some("s3cret"))).await,
+        401
+    );
     // The password: the metrics, twice (the second from the remembered check).
     for _ in 0..2 {
         let answer = client
@@ -141,11 +149,20 @@ async fn tls_and_basic_auth_guard_every_path_and_follow_the_file() {
 
     // A new user replaces the old one on the next request, no restart.
     web_config(dir.path(), &[("grafana", "other")]);
-    assert_eq!(status(client.get(&url).basic_auth("prometheus", Some("s3cret"))).await, 401);
-    assert_eq!(status(client.get(&url).basic_auth("grafana", Some("other"))).await, 200);
+    assert_eq!(
+        status(client.get(&url).basic_auth("prometheus", Some("s3cret"))).await,
+        401
+    );
+    assert_eq!(
+        status(client.get(&url).basic_auth("grafana", Some("other"))).await,
+        200
+    );
     // A broken file keeps the last good one in force.
     std::fs::write(&path, "basic_auth_users: [not, a, map]\n").expect("write");
-    assert_eq!(status(client.get(&url).basic_auth("grafana", Some("other"))).await, 200);
+    assert_eq!(
+        status(client.get(&url).basic_auth("grafana", Some("other"))).await,
+        200
+    );
     assert_eq!(status(client.get(&healthz)).await, 401);
     exporter.stop();
 }
@@ -155,10 +172,22 @@ fn a_web_config_that_cannot_be_honoured_is_refused_by_name() {
     let dir = tempfile::tempdir().expect("dir");
     certificates(dir.path());
     let cases = [
-        ("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  client_ca_file: ca.crt\n", "client_ca_file"),
-        ("basic_auth_users:\n  prometheus: s3cret\n", "not a bcrypt hash"),
-        ("tls_server_config:\n  cert_file: missing.crt\n  key_file: server.key\n", "missing.crt"),
-        ("tls_server_config:\n  cert_file: server.key\n  key_file: server.key\n", "no certificate"),
+        (
+            "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  client_ca_file: ca.crt\n",
+            "client_ca_file",
+        ),
+        (
+            "basic_auth_users:\n  prometheus: s3cret\n",
+            "not a bcrypt hash",
+        ),
+        (
+            "tls_server_config:\n  cert_file: missing.crt\n  key_file: server.key\n",
+            "missing.crt",
+        ),
+        (
+            "tls_server_config:\n  cert_file: server.key\n  key_file: server.key\n",
+            "no certificate",
+        ),
         ("basic_auth_user:\n  prometheus: x\n", "basic_auth_user"),
     ];
     for (text, named) in cases {
@@ -196,7 +225,8 @@ async fn the_binary_refuses_to_listen_off_loopback_without_a_web_config() {
             .await;
         assert_ne!(run.code, 0, "{}", run.stderr);
         assert!(
-            run.stderr.contains("refusing to serve the metrics on 0.0.0.0:0")
+            run.stderr
+                .contains("refusing to serve the metrics on 0.0.0.0:0")
                 && run.stderr.contains("--web.config.file")
                 && run.stderr.contains("--insecure-listen"),
             "{}",
@@ -230,14 +260,23 @@ async fn prometheus_scrapes_through_tls_and_basic_auth_with_the_shipped_config()
     std::fs::write(dir.path().join("password"), "s3cret\n").expect("write");
     let config = shipped
         .replace("scrape_interval: 30s", "scrape_interval: 1s")
-        .replace("/etc/prometheus/vantage-ca.crt", &dir.path().join("ca.crt").display().to_string())
-        .replace("server_name: vantage.example.internal", "server_name: localhost")
+        .replace(
+            "/etc/prometheus/vantage-ca.crt",
+            &dir.path().join("ca.crt").display().to_string(),
+        )
+        .replace(
+            "server_name: vantage.example.internal",
+            "server_name: localhost",
+        )
         .replace(
             "/etc/prometheus/vantage-exporter.password",
             &dir.path().join("password").display().to_string(),
         )
         .replace("vantage.example.internal:19464", &exporter.addr.to_string())
-        .replace("  - alerts.yml", &format!("  - {}", assets.join("alerts.yml").display()));
+        .replace(
+            "  - alerts.yml",
+            &format!("  - {}", assets.join("alerts.yml").display()),
+        );
     std::fs::write(dir.path().join("prometheus.yml"), config).expect("write");
     let port = TcpListener::bind("127.0.0.1:0")
         .await
@@ -246,8 +285,14 @@ async fn prometheus_scrapes_through_tls_and_basic_auth_with_the_shipped_config()
         .expect("addr")
         .port();
     let mut server = tokio::process::Command::new(prometheus)
-        .arg(format!("--config.file={}", dir.path().join("prometheus.yml").display()))
-        .arg(format!("--storage.tsdb.path={}", dir.path().join("tsdb").display()))
+        .arg(format!(
+            "--config.file={}",
+            dir.path().join("prometheus.yml").display()
+        ))
+        .arg(format!(
+            "--storage.tsdb.path={}",
+            dir.path().join("tsdb").display()
+        ))
         .arg(format!("--web.listen-address=127.0.0.1:{port}"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -462,7 +462,8 @@ async fn read_head(socket: &mut tokio::net::TcpStream) -> bool {
 #[tokio::test]
 async fn a_pooled_connection_closed_as_it_is_reused_is_no_failure() {
     assert!(
-        vantage::api::POOL_IDLE_TIMEOUT < vantage::accept::ConnectionLimits::default().header_read_timeout,
+        vantage::api::POOL_IDLE_TIMEOUT
+            < vantage::accept::ConnectionLimits::default().header_read_timeout,
         "the pool keeps connections longer than the reference server"
     );
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();

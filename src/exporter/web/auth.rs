@@ -81,8 +81,11 @@ impl Users {
         }
         // An unknown user is checked against a hash of nothing, so that the
         // answer takes as long as for a known one.
-        let verifies = bcrypt::verify(password, hash.map_or_else(dummy_hash, String::as_str))
-            .unwrap_or(false);
+        let against = match hash {
+            Some(hash) => hash.as_str(),
+            None => dummy_hash(),
+        };
+        let verifies = bcrypt::verify(password, against).unwrap_or(false);
         if verifies && hash.is_some() {
             let mut verified = self.verified.lock().unwrap_or_else(|p| p.into_inner());
             if verified.len() >= REMEMBERED {
