@@ -1,5 +1,6 @@
 //! Build facts for `vantage --version` and the exporter's build info: the
-//! commit, the build date, the target, and the glibc the build is made for.
+//! commit, the build date, the target, the compiler, and the glibc the build
+//! is made for.
 //!
 //! Reproducible-ish: the date is `SOURCE_DATE_EPOCH` when set (scripts/dist sets
 //! it to the commit's time, as Debian's reproducible builds do), and the script
@@ -43,6 +44,20 @@ fn main() {
         _ => "none".to_owned(),
     };
     println!("cargo:rustc-env=VANTAGE_GLIBC={glibc}");
+    println!("cargo:rustc-env=VANTAGE_RUSTC={}", rustc_version());
+}
+
+/// The compiler's version ("rustc 1.91.0 (f8297e351 2025-10-28)": the second
+/// word), from the `RUSTC` cargo hands the script.
+fn rustc_version() -> String {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
+    Command::new(rustc)
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|output| String::from_utf8(output.stdout).ok())
+        .and_then(|text| text.split_whitespace().nth(1).map(str::to_owned))
+        .unwrap_or_else(|| "unknown".to_owned())
 }
 
 /// Reruns the script when HEAD moves: HEAD itself, the branch file it points

@@ -122,7 +122,8 @@ async fn scrape_latency(rounds: usize) {
         .await
         .expect("bind");
     let url = format!("http://{}/metrics", listener.local_addr().expect("addr"));
-    let server = tokio::spawn(async move { axum::serve(listener, router(served)).await });
+    let server =
+        tokio::spawn(async move { axum::serve(listener, router(served, "/metrics", None)).await });
     let http = reqwest::Client::new();
     for (label, accept) in [
         ("text 0.0.4", "text/plain"),

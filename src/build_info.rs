@@ -1,4 +1,4 @@
-//! What this binary is: version, commit, build date, target and the glibc it
+//! What this binary is: version, commit, build date, target, rustc and the glibc it
 //! is built for, as `build.rs` found them. `vantage --version` prints these.
 
 /// The crate's version (Cargo.toml).
@@ -9,6 +9,8 @@ pub const COMMIT: &str = env!("VANTAGE_GIT_COMMIT");
 pub const BUILD_DATE: &str = env!("VANTAGE_BUILD_DATE");
 /// The Rust target triple, e.g. `x86_64-unknown-linux-gnu`.
 pub const TARGET: &str = env!("VANTAGE_TARGET");
+/// The compiler's version, e.g. `1.91.0`.
+pub const RUSTC: &str = env!("VANTAGE_RUSTC");
 /// The newest glibc the binary may need: scripts/dist's target version, or the
 /// build host's for a plain cargo build (`none` off glibc).
 pub const GLIBC: &str = env!("VANTAGE_GLIBC");
@@ -23,7 +25,7 @@ pub fn version_line() -> String {
 /// `rustc -Vv` does.
 pub fn version_verbose() -> String {
     format!(
-        "{}\nversion: {VERSION}\ncommit: {COMMIT}\nbuild-date: {BUILD_DATE}\ntarget: {TARGET}\nglibc: {GLIBC}\n",
+        "{}\nversion: {VERSION}\ncommit: {COMMIT}\nbuild-date: {BUILD_DATE}\ntarget: {TARGET}\nrustc: {RUSTC}\nglibc: {GLIBC}\n",
         version_line()
     )
 }

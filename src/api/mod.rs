@@ -33,3 +33,4 @@ pub use page::{InventoryParams, MemberListParams, PageParams, ProjectListParams}
 pub use ratelimit::RateLimitState;
 pub use retry::{BudgetPolicy, RetryPolicy, RetryReason};
 pub use sleeper::{ManualSleeper, Sleeper, TokioSleeper};
+pub use transport::POOL_IDLE_TIMEOUT;

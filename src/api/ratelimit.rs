@@ -98,7 +98,9 @@ impl Pacer {
         if admission != Admission::Go {
             return (admission, None);
         }
+        let mut took_slot = false;
         if let Some(known) = state.known.as_mut() {
+            took_slot = known.remaining > 0;
             known.remaining = known.remaining.saturating_sub(1);
         }
         state.in_flight += 1;
@@ -107,6 +109,7 @@ impl Pacer {
             Some(Permit {
                 pacer: self.clone(),
                 open: true,
+                took_slot,
             }),
         )
     }
@@ -168,26 +171,34 @@ impl Pacer {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).known
     }
 
-    fn release(&self) {
+    /// Ends a permit that got no answer: the slot it held in `remaining` is
+    /// given back, so attempts in an outage do not count the limit down.
+    fn release(&self, took_slot: bool) {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         state.in_flight = state.in_flight.saturating_sub(1);
+        if let Some(known) = state.known.as_mut().filter(|_| took_slot) {
+            known.remaining = known.remaining.saturating_add(1).min(known.limit.max(1));
+        }
         drop(state);
         self.answered.notify_waiters();
     }
 }
 
 /// A request in flight. Dropping it (no answer, or the call was cancelled)
-/// frees its place without changing the known state.
+/// frees its place without changing the known state: the slot it took from
+/// `remaining` is given back.
 #[derive(Debug)]
 pub struct Permit {
     pacer: Arc<Pacer>,
     open: bool,
+    /// Whether admitting it took one from the known `remaining`.
+    took_slot: bool,
 }
 
 impl Drop for Permit {
     fn drop(&mut self) {
         if self.open {
-            self.pacer.release();
+            self.pacer.release(self.took_slot);
         }
     }
 }
@@ -248,6 +259,21 @@ mod tests {
             .unwrap();
         assert_eq!(seen.remaining, 2);
         drop(second);
+    }
+
+    #[test]
+    fn attempts_without_an_answer_leave_remaining_as_last_seen() {
+        let pacer = Pacer::new();
+        let reset = T0 + time::Duration::seconds(60);
+        let (_, permit) = pacer.admit(T0, MAX);
+        pacer.observe(permit.unwrap(), &headers(120, 113, reset), None);
+        // An outage: every attempt goes, none is answered.
+        for _ in 0..200 {
+            let (go, permit) = pacer.admit(T0, MAX);
+            assert_eq!(go, Admission::Go);
+            drop(permit);
+        }
+        assert_eq!(pacer.state().map(|s| s.remaining), Some(113));
     }
 
     #[test]

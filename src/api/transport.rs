@@ -45,6 +45,16 @@ pub const REQUEST_ID_HEADER: &str = "x-request-id";
 pub const UNKNOWN_PARAMS_HEADER: &str = "x-service-unknown-query-params";
 pub const UNKNOWN_PARAMS_OMITTED_HEADER: &str = "x-service-unknown-query-params-omitted";
 
+/// How long a pooled connection may sit idle before it is let go: below the
+/// servers' own idle timeouts (the reference server's 10 s, Node's 5 s), so
+/// the client does not reuse one the server is closing. A dashboard that
+/// refreshes every 10 s opens a new connection each time instead.
+pub const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(4);
+
+/// An attempt sent after the pool sat idle this long may go out on a
+/// connection the server closed meanwhile (a reuse race).
+const REUSE_RACE_IDLE: time::Duration = time::Duration::SECOND;
+
 /// How a call may be repeated when its outcome is unknown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Idempotency {
@@ -146,6 +156,9 @@ pub struct Transport {
     pub(crate) events: EventHub,
     calls: AtomicU64,
     version_warned: AtomicBool,
+    /// When the last answer came (on the sleeper's clock): how long the
+    /// pooled connections have been idle.
+    last_answer: std::sync::Mutex<Option<time::OffsetDateTime>>,
 }
 
 impl std::fmt::Debug for Transport {
@@ -193,6 +206,7 @@ impl Transport {
             Some(header("Service-Beta", &config.betas.join(","))?)
         };
         let mut http = reqwest::Client::builder()
+            .pool_idle_timeout(POOL_IDLE_TIMEOUT)
             .connect_timeout(config.connect_timeout)
             .timeout(config.request_timeout)
             .user_agent(config.user_agent.clone())
@@ -225,6 +239,7 @@ impl Transport {
             events: EventHub::new(config.on_event.clone()),
             calls: AtomicU64::new(0),
             version_warned: AtomicBool::new(false),
+            last_answer: std::sync::Mutex::new(None),
         })
     }
 
@@ -241,10 +256,14 @@ impl Transport {
             let permit = self.pace(call_id).await;
             let sent_at = self.sleeper.now();
             let started = Instant::now();
-            let result = self.attempt(call).await;
+            let result = self
+                .attempt(call, self.may_meet_a_closed_connection(sent_at))
+                .await;
             let elapsed = started.elapsed();
             let error = match result {
                 Ok(answer) => {
+                    *self.last_answer.lock().unwrap_or_else(|p| p.into_inner()) =
+                        Some(self.sleeper.now());
                     let retry_after = answer
                         .headers
                         .get(reqwest::header::RETRY_AFTER)
@@ -384,8 +403,36 @@ impl Transport {
         }
     }
 
-    /// One HTTP exchange, body read in full.
-    async fn attempt(&self, call: &Call) -> Result<Answer, TransportError> {
+    /// Whether an attempt sent at `sent_at` may go out on a pooled
+    /// connection idle long enough for the server to have closed it.
+    fn may_meet_a_closed_connection(&self, sent_at: time::OffsetDateTime) -> bool {
+        self.last_answer
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some_and(|last| sent_at - last >= REUSE_RACE_IDLE)
+    }
+
+    /// One HTTP exchange, body read in full. When the pool had sat idle
+    /// (`after_idle`) and the connection dropped before any answer, the
+    /// server closed it as it was reused: a safe call goes once more, on a
+    /// new connection, and that is no failure (nor a retry) of the call.
+    async fn attempt(&self, call: &Call, after_idle: bool) -> Result<Answer, TransportError> {
+        let sent = match self.request(call).send().await {
+            Err(error)
+                if after_idle
+                    && call.idempotency != Idempotency::NotIdempotent
+                    && failures::dropped_before_answer(&error) =>
+            {
+                tracing::debug!(method = %call.method, path = %call.path, "a pooled connection closed as it was reused: sent again on a new one");
+                self.request(call).send().await
+            }
+            sent => sent,
+        };
+        self.read_answer(call, sent).await
+    }
+
+    /// The request of one attempt.
+    fn request(&self, call: &Call) -> reqwest::RequestBuilder {
         let mut url = self.base.clone();
         url.set_path(&format!("{}{}", self.base_path, call.path));
         if !call.query.is_empty() {
@@ -406,6 +453,15 @@ impl Transport {
                 .header(CONTENT_TYPE, "application/json")
                 .body(body.clone());
         }
+        request
+    }
+
+    /// The answer to a request sent, its body read in full.
+    async fn read_answer(
+        &self,
+        call: &Call,
+        sent: Result<reqwest::Response, reqwest::Error>,
+    ) -> Result<Answer, TransportError> {
         let transport_error = |error: reqwest::Error, reading_body: bool| {
             let kind = if error.is_connect() && is_tls_failure(&error) {
                 TransportKind::Tls
@@ -427,10 +483,7 @@ impl Transport {
                 unknown_outcome: false,
             }
         };
-        let response = request
-            .send()
-            .await
-            .map_err(|error| transport_error(error, false))?;
+        let response = sent.map_err(|error| transport_error(error, false))?;
         let status = response.status().as_u16();
         let headers = response.headers().clone();
         let body = self

@@ -207,6 +207,19 @@ pub struct Snapshot {
     pub client: ClientStats,
     /// Poll cycles finished (with or without errors).
     pub cycles: u64,
+    /// The inventory walk in progress, if one is: its tally is not on show
+    /// until it ends, but its progress is.
+    pub walk: Option<WalkProgress>,
+    /// When the inventory tally on show was completed.
+    pub walk_completed_at: Option<OffsetDateTime>,
+}
+
+/// How far the inventory walk in progress has come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WalkProgress {
+    /// Pages answered so far.
+    pub pages: u64,
+    pub started_at: OffsetDateTime,
 }
 
 impl Snapshot {
@@ -229,9 +242,21 @@ impl Snapshot {
         }
     }
 
-    /// Whether any source polled is healthy: what `/healthz` answers.
-    pub fn any_healthy(&self, now: OffsetDateTime) -> bool {
-        self.polled.keys().any(|source| self.healthy(*source, now))
+    /// The sources polled that are down at `now`: failed past their
+    /// interval since they last answered, or failed without ever answering.
+    /// A source not polled yet is not down: it has no outcome.
+    pub fn down(&self, now: OffsetDateTime) -> Vec<Source> {
+        self.polled
+            .keys()
+            .copied()
+            .filter(|source| self.last_poll_ok.contains_key(source))
+            .filter(|source| !self.healthy(*source, now))
+            .collect()
+    }
+
+    /// Whether some source has answered: before that, nothing is on show.
+    pub fn answered_once(&self) -> bool {
+        !self.fetched_at.is_empty()
     }
 }
 

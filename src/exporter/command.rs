@@ -3,7 +3,8 @@
 
 use tokio::net::TcpListener;
 
-use super::{ExporterArgs, ExporterError, Target, context_plan, start_limited};
+use super::web::WebConfig;
+use super::{ExporterArgs, ExporterError, ServeOptions, Target, context_plan, start_with};
 use crate::clock::Clock;
 use crate::config::{ContextOrigin, LoadedConfig};
 use crate::session::{ContextsError, FlagUse, GlobalArgs, Session, SessionError, WorkspaceChoice};
@@ -80,6 +81,16 @@ fn start_logging() -> Result<String, ExporterError> {
 /// The `vantage exporter` command: connects, finds each context's workspace,
 /// and serves until interrupted.
 pub fn main(global: &GlobalArgs, args: ExporterArgs) -> Result<(), ExporterError> {
+    // Before anything connects: a refusal costs the operator nothing.
+    let web = args
+        .web_config_file
+        .as_deref()
+        .map(WebConfig::load)
+        .transpose()?;
+    let off_loopback = !crate::accept::is_loopback(args.listen.ip());
+    if off_loopback && web.is_none() && !args.insecure_listen {
+        return Err(ExporterError::Insecure { addr: args.listen });
+    }
     let sessions = connect_contexts(global)?;
     let mut warnings: Vec<String> = Vec::new();
     for (_, session) in &sessions {
@@ -114,17 +125,30 @@ pub fn main(global: &GlobalArgs, args: ExporterArgs) -> Result<(), ExporterError
             addr: args.listen,
             source,
         })?;
-        if !addr.ip().is_loopback() {
-            let warning = format!(
-                "listening on {addr}, beyond this machine: anyone who can reach it reads the workspace's metrics"
-            );
-            crate::stderr::line(format_args!("warning: {warning}"));
-            tracing::warn!("{warning}");
+        if !crate::accept::is_loopback(addr.ip()) {
+            let warning = match &web {
+                None => Some(format!(
+                    "listening on {addr}, beyond this machine, without --web.config.file (--insecure-listen): anyone who can reach it reads the workspace's metrics"
+                )),
+                Some(web) if !web.serves_tls() => Some(format!(
+                    "listening on {addr}, beyond this machine, without TLS: basic auth passwords and the metrics travel in the clear"
+                )),
+                Some(_) => None,
+            };
+            if let Some(warning) = warning {
+                crate::stderr::line(format_args!("warning: {warning}"));
+                tracing::warn!("{warning}");
+            }
         }
         for target in &targets {
             tracing::info!(%addr, context = ?target.context, workspace = %target.plan.workspace, watched = target.plan.watch.len(), "exporter starting");
         }
-        let mut exporter = start_limited(targets, Clock::system(), listener, args.connection_limits())
+        let options = ServeOptions {
+            limits: args.connection_limits(),
+            telemetry_path: args.telemetry_path.clone(),
+            web,
+        };
+        let mut exporter = start_with(targets, Clock::system(), listener, options)
             .map_err(ExporterError::Serve)?;
         crate::stderr::line(format_args!(
             "vantage exporter: serving {} (log: {log})",

@@ -6,11 +6,12 @@ use std::sync::{Arc, Mutex};
 use axum::Router;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 
-use super::cache::{Cache, Snapshot};
+use super::cache::{Cache, Snapshot, Source};
 use super::process::ProcessStats;
+use super::web::{WebConfig, require_basic_auth};
 use super::{metrics, text004};
 use crate::clock::Clock;
 
@@ -111,12 +112,20 @@ impl Served {
     }
 }
 
-pub fn router(served: Arc<Served>) -> Router {
+/// The routes: the metrics at `telemetry_path`, `/healthz`, and a landing
+/// page at `/`; every one behind the web config's basic auth, when it has
+/// users (as the exporter toolkit guards every path).
+pub fn router(served: Arc<Served>, telemetry_path: &str, web: Option<Arc<WebConfig>>) -> Router {
+    let landing = landing_page(telemetry_path);
     Router::new()
-        .route("/", get(landing_page))
-        .route("/metrics", get(metrics_handler))
+        .route("/", get(move || std::future::ready(Html(landing.clone()))))
+        .route(telemetry_path, get(metrics_handler))
         .route("/healthz", get(healthz))
         .with_state(served)
+        .layer(axum::middleware::from_fn_with_state(
+            web,
+            require_basic_auth,
+        ))
 }
 
 /// The exposition format a scraper's `Accept` asks for: OpenMetrics when it
@@ -231,25 +240,23 @@ fn gzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
 
 /// A small page at `/` that says what this is and links the endpoints, as
 /// node_exporter's does, for someone who opens the address in a browser.
-async fn landing_page() -> Response {
-    let page = format!(
-        "<!DOCTYPE html>\n<html><head><title>vantage exporter</title></head>\n<body>\n<h1>vantage exporter</h1>\n<p>Version {}. Metrics for Prometheus, from a cache the exporter's poller refreshes; a scrape never calls the API.</p>\n<ul>\n<li><a href=\"/metrics\">/metrics</a>: the metrics</li>\n<li><a href=\"/healthz\">/healthz</a>: 200 while a source answers, 503 otherwise</li>\n</ul>\n</body></html>\n",
+fn landing_page(telemetry_path: &str) -> String {
+    // The path is the operator's flag; escaped all the same.
+    let path = telemetry_path
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('"', "&quot;");
+    format!(
+        "<!DOCTYPE html>\n<html><head><title>vantage exporter</title></head>\n<body>\n<h1>vantage exporter</h1>\n<p>Version {}. Metrics for Prometheus, from a cache the exporter's poller refreshes; a scrape never calls the API.</p>\n<ul>\n<li><a href=\"{path}\">{path}</a>: the metrics</li>\n<li><a href=\"/healthz\">/healthz</a>: 200 while every source answers, 503 once one has failed past its interval</li>\n</ul>\n</body></html>\n",
         env!("CARGO_PKG_VERSION")
-    );
-    (
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("text/html; charset=utf-8"),
-        )],
-        page,
     )
-        .into_response()
 }
 
-/// 200 while some source of every context is healthy (it answered, or failed
-/// for less than one interval since it did); 503 when a context has none,
-/// before the first answer included, so a load balancer or a probe sees what
-/// `vantage_up` says. The body names each context's sources down.
+/// 200 while every source each context polls is healthy (it answered, or
+/// failed for less than one interval since it did); 503 as soon as one has
+/// failed past its interval (or failed without ever answering), and before
+/// the first answer, so a load balancer or a probe sees an outage as the
+/// alert rules do. The body names each context's sources down.
 async fn healthz(State(served): State<Arc<Served>>) -> Response {
     let (status, body) = health(&served);
     (status, body).into_response()
@@ -264,21 +271,31 @@ pub fn health(served: &Served) -> (StatusCode, String) {
         .iter()
         .map(|context| {
             let snapshot = context.cache.snapshot();
-            healthy &= snapshot.any_healthy(now);
-            let down: Vec<&str> = snapshot
+            let down: Vec<&str> = snapshot.down(now).into_iter().map(Source::as_str).collect();
+            // Failing, but within an interval of their last answer: a blip.
+            let failing: Vec<&str> = snapshot
                 .polled
                 .keys()
-                .filter(|source| !snapshot.up(**source))
+                .filter(|source| {
+                    snapshot.last_poll_ok.get(*source) == Some(&false)
+                        && !down.contains(&source.as_str())
+                })
                 .map(|source| source.as_str())
                 .collect();
-            let state = match (snapshot.any_healthy(now), down.is_empty()) {
-                (_, true) => "all sources up".to_owned(),
+            let answered = snapshot.answered_once();
+            healthy &= answered && down.is_empty();
+            let mut state = match (answered, down.is_empty()) {
+                (false, true) => "no source has answered yet".to_owned(),
+                (false, false) => format!("no source has answered yet (down: {})", down.join(", ")),
+                (true, true) => "all sources up".to_owned(),
                 (true, false) => format!("down: {}", down.join(", ")),
-                (false, false) if snapshot.fetched_at.is_empty() => {
-                    format!("no source has answered yet (down: {})", down.join(", "))
-                }
-                (false, false) => format!("every source failing (down: {})", down.join(", ")),
             };
+            if !failing.is_empty() {
+                state.push_str(&format!(
+                    "; failing within their interval: {}",
+                    failing.join(", ")
+                ));
+            }
             let cycles = snapshot.cycles;
             match &context.context {
                 Some(name) => format!("{name}: {state}; {cycles} poll cycles"),
@@ -296,7 +313,6 @@ pub fn health(served: &Served) -> (StatusCode, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exporter::Source;
     use std::time::Duration;
     use time::macros::datetime;
 
@@ -336,7 +352,7 @@ mod tests {
     }
 
     #[test]
-    fn health_is_unavailable_until_a_source_answers_and_after_all_fail_past_their_interval() {
+    fn health_is_unavailable_until_a_source_answers_and_once_one_fails_past_its_interval() {
         let now = datetime!(2026-11-22 12:00:00 UTC);
         let clock = Clock::manual(now);
         let cache = Cache::default();
@@ -353,27 +369,37 @@ mod tests {
         assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
         assert!(body.contains("no source has answered yet"), "{body}");
 
-        // The first answer of one source is enough.
+        // Insights answers; the inventory has not been asked yet: no outcome.
         cache.update(|snapshot| {
             snapshot.fetched_at.insert(Source::Insights, now);
             snapshot.last_poll_ok.insert(Source::Insights, true);
-            snapshot.last_poll_ok.insert(Source::Inventory, false);
         });
         let (status, body) = health(&served);
         assert_eq!(status, StatusCode::OK, "{body}");
-        assert_eq!(body, "ok: down: inventory; 0 poll cycles\n");
+        assert_eq!(body, "ok: all sources up; 0 poll cycles\n");
 
-        // It fails: within its interval since it answered, a blip...
+        // The inventory answers, then fails: within its interval, a blip...
         cache.update(|snapshot| {
-            snapshot.last_poll_ok.insert(Source::Insights, false);
+            snapshot.fetched_at.insert(Source::Inventory, now);
+            snapshot.last_poll_ok.insert(Source::Inventory, false);
         });
-        clock.advance(time::Duration::seconds(60));
-        assert_eq!(health(&served).0, StatusCode::OK);
-        // ...past it, an outage.
+        clock.advance(time::Duration::seconds(600));
+        let (status, body) = health(&served);
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert!(
+            body.contains("failing within their interval: inventory"),
+            "{body}"
+        );
+        // ...past it, an outage, though insights still answers.
         clock.advance(time::Duration::seconds(1));
+        cache.update(|snapshot| {
+            snapshot
+                .fetched_at
+                .insert(Source::Insights, now + time::Duration::seconds(601));
+        });
         let (status, body) = health(&served);
         assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
-        assert!(body.contains("every source failing"), "{body}");
+        assert_eq!(body, "unhealthy: down: inventory; 0 poll cycles\n");
     }
 
     fn accept(value: &'static str) -> HeaderMap {

@@ -3,6 +3,7 @@
 //! gone. prometheus-client names, types and escapes them; [`data_registry`] is
 //! encoded once per change of the cache.
 
+mod build;
 mod families;
 mod poll;
 
@@ -43,17 +44,11 @@ impl Scope<'_> {
             .collect()
     }
 
-    /// A HELP text that says the values are cached, from which source and how
-    /// often it is polled (a scrape never calls the API).
+    /// A HELP text that says the values are cached, and from which source (a
+    /// scrape never calls the API). No interval: a HELP that changed with the
+    /// flags would differ between two exporters of one job.
     fn cached(&self, help: &str, source: Source) -> String {
-        match self.snapshot.polled.get(&source) {
-            Some(interval) => format!(
-                "{help}; cached from {}, polled every {}",
-                source.as_str(),
-                every(*interval)
-            ),
-            None => format!("{help}; cached from {}", source.as_str()),
-        }
+        format!("{help}; cached from {}", source.as_str())
     }
 
     /// One label set per entry of `values`, `name` = its key, with its value.
@@ -78,7 +73,7 @@ pub fn data_registry(scopes: &[Scope<'_>]) -> Registry {
 
 fn data_families(scopes: &[Scope<'_>]) -> Families {
     let mut families = Families::default();
-    add_build_info(&mut families);
+    build::add_build_info(&mut families);
     // Family by family, so each family's samples stay together.
     for scope in scopes {
         add_insights(&mut families, scope);
@@ -94,34 +89,6 @@ fn data_families(scopes: &[Scope<'_>]) -> Families {
     }
     poll::add_poll(&mut families, scopes);
     families
-}
-
-/// `60s`, `10m`, `1h`: an interval as the flags write it.
-fn every(interval: std::time::Duration) -> String {
-    match interval.as_secs() {
-        secs if secs >= 3600 && secs % 3600 == 0 => format!("{}h", secs / 3600),
-        secs if secs >= 60 && secs % 60 == 0 => format!("{}m", secs / 60),
-        secs => format!("{secs}s"),
-    }
-}
-
-/// `vantage_exporter_build_info{version,revision} 1`, as every exporter has
-/// one (`node_exporter_build_info`); the revision comes from the build
-/// (`VANTAGE_GIT_COMMIT`), "unknown" when it did not say.
-fn add_build_info(families: &mut Families) {
-    families.info(
-        "exporter_build",
-        "The version and git revision of the vantage that serves these metrics",
-        vec![
-            ("version", env!("CARGO_PKG_VERSION").to_owned()),
-            (
-                "revision",
-                option_env!("VANTAGE_GIT_COMMIT")
-                    .unwrap_or("unknown")
-                    .to_owned(),
-            ),
-        ],
-    );
 }
 
 fn into_registry(families: Families) -> Registry {
@@ -268,6 +235,7 @@ fn add_watched(families: &mut Families, scope: &Scope<'_>) {
     if watched.is_empty() {
         return;
     }
+    add_watch_problems(families, scope);
     // Each family is made (empty) in this order, so the output's order does not
     // depend on which data came first.
     let help = |(name, help): (&str, &str)| {
@@ -302,6 +270,21 @@ fn add_watched(families: &mut Families, scope: &Scope<'_>) {
                 families.gauge(family.0, &help(family), labels, count);
             }
         }
+    }
+}
+
+/// `vantage_watched_project_problem{project,problem} 1` for each watched
+/// project that has nothing to report (`not_found`, `never_published`), so a
+/// typo in `--watch` shows on a dashboard, not only once in the log.
+fn add_watch_problems(families: &mut Families, scope: &Scope<'_>) {
+    const PROBLEM: (&str, &str) = (
+        "watched_project_problem",
+        "1 for a watched project that has nothing to report: not_found (the key does not reach it, or it was deleted) or never_published (no analytics)",
+    );
+    families.family(PROBLEM.0, PROBLEM.1, || Family::Gauges(Gauges::default()));
+    for (id, problem) in &scope.snapshot.watch_problems {
+        let labels = scope.labels(&[("project", id), ("problem", problem.label())]);
+        families.gauge(PROBLEM.0, PROBLEM.1, labels, 1);
     }
 }
 
@@ -471,7 +454,7 @@ mod tests {
         assert_has_lines(
             &text,
             &[
-                "# HELP vantage_projects Projects in the workspace; cached from insights, polled every 1m.",
+                "# HELP vantage_projects Projects in the workspace; cached from insights.",
                 "# TYPE vantage_projects gauge",
                 "vantage_projects 12",
                 "vantage_externally_published_projects_delta_30d -1",
@@ -503,10 +486,9 @@ mod tests {
     }
 
     fn build_info() -> String {
+        use crate::build_info::{COMMIT, GLIBC, RUSTC, TARGET, VERSION};
         format!(
-            "vantage_exporter_build_info{{version=\"{}\",revision=\"{}\"}} 1",
-            env!("CARGO_PKG_VERSION"),
-            option_env!("VANTAGE_GIT_COMMIT").unwrap_or("unknown")
+            "vantage_exporter_build_info{{version=\"{VERSION}\",commit=\"{COMMIT}\",target=\"{TARGET}\",rustc=\"{RUSTC}\",glibc=\"{GLIBC}\"}} 1"
         )
     }
 

@@ -16,8 +16,10 @@ pub mod poller;
 pub mod process;
 pub mod standing;
 pub mod text004;
+pub mod web;
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -38,12 +40,24 @@ pub use poller::{Budget, PollPlan};
 
 /// `vantage exporter`. The global `--context NAME`, repeated, serves several
 /// contexts at once: each with its own client, poller and budget, and a
-/// `context` label on every series.
+/// `context` label on every series. The web flags are node_exporter's.
 #[derive(Args, Debug, Clone)]
 pub struct ExporterArgs {
-    /// Address to serve /metrics and /healthz on. Loopback unless you mean it.
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9464")]
+    /// Address to serve the metrics and /healthz on. Off loopback it needs
+    /// --web.config.file (TLS, basic auth) or --insecure-listen.
+    #[arg(long = "web.listen-address", visible_alias = "listen", value_name = "ADDR", default_value = DEFAULT_LISTEN)]
     pub listen: SocketAddr,
+    /// Path under which to serve the metrics.
+    #[arg(long = "web.telemetry-path", value_name = "PATH", default_value = "/metrics", value_parser = parse_telemetry_path)]
+    pub telemetry_path: String,
+    /// A web config file in the Prometheus exporter toolkit's format
+    /// (tls_server_config, basic_auth_users), read again when it changes.
+    #[arg(long = "web.config.file", value_name = "FILE")]
+    pub web_config_file: Option<PathBuf>,
+    /// Serve off loopback without a web config file: metrics in the clear,
+    /// to anyone who reaches the address.
+    #[arg(long)]
+    pub insecure_listen: bool,
     /// Projects whose live visitors to report, by id (comma-separated); with
     /// several --context, CONTEXT:ID watches in one context only.
     #[arg(long, value_name = "ID,…", value_delimiter = ',')]
@@ -60,16 +74,33 @@ pub struct ExporterArgs {
     /// Connections served at once; more wait until one closes.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS)]
     pub max_connections: usize,
+    /// Connections one client address may hold at once; more are closed.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_PER_PEER)]
+    pub max_connections_per_peer: usize,
     /// How long a client has to send its request's headers (slow or idle
     /// clients are closed after it).
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
     pub header_read_timeout: Duration,
+    /// How long an answer may wait for a client that does not read it.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub write_timeout: Duration,
+    /// How long an answer may take to leave, from its request's arrival.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    pub request_deadline: Duration,
 }
+
+/// Loopback, on a port outside the Prometheus wiki's allocations (README,
+/// "Prometheus and Grafana": 9100-9999 are all taken, 9464 is OpenTelemetry's).
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:19464";
 
 /// Scrapers are few: node_exporter serves 40 requests at once by default
 /// (`--web.max-requests`); a little more room, and far below the descriptors
 /// a process gets (1,024 by default), so idle clients cannot starve the poller.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 64;
+
+/// A Prometheus pair scrapes one connection each, a browser opens six: eight
+/// per address leaves room for them while one host cannot take every place.
+pub const DEFAULT_MAX_PER_PEER: usize = 8;
 
 impl ExporterArgs {
     /// The limits of the metrics server's connections.
@@ -77,8 +108,39 @@ impl ExporterArgs {
         ConnectionLimits {
             header_read_timeout: self.header_read_timeout,
             max_connections: self.max_connections,
+            write_timeout: Some(self.write_timeout),
+            request_deadline: Some(self.request_deadline),
+            max_per_peer: Some(self.max_connections_per_peer),
         }
     }
+}
+
+/// The limits the exporter serves within unless told otherwise.
+pub fn default_limits() -> ConnectionLimits {
+    ConnectionLimits {
+        max_connections: DEFAULT_MAX_CONNECTIONS,
+        write_timeout: Some(Duration::from_secs(10)),
+        request_deadline: Some(Duration::from_secs(30)),
+        max_per_peer: Some(DEFAULT_MAX_PER_PEER),
+        ..ConnectionLimits::default()
+    }
+}
+
+/// A telemetry path: absolute, plain (letters, digits, `/`, `-`, `_`, `.`),
+/// and not one of the exporter's own pages.
+pub fn parse_telemetry_path(text: &str) -> Result<String, String> {
+    let plain = text
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | '_' | '.'));
+    if !text.starts_with('/') || text.len() < 2 || !plain || text.contains("//") {
+        return Err(format!(
+            "{text:?}: a path such as /metrics (letters, digits, /, -, _ and . only)"
+        ));
+    }
+    if text == "/healthz" {
+        return Err("/healthz is the health check, not the metrics".to_owned());
+    }
+    Ok(text.to_owned())
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -86,6 +148,12 @@ pub enum ExporterError {
     // Not transparent: the session error stays in the chain, for its exit code.
     #[error("{0}")]
     Session(#[from] SessionError),
+    #[error(
+        "refusing to serve the metrics on {addr}, beyond this machine, without --web.config.file: their labels carry project names. Give a web config with TLS and basic auth (see README, \"Prometheus and Grafana\"), or --insecure-listen to serve them in the clear"
+    )]
+    Insecure { addr: SocketAddr },
+    #[error("--web.config.file: {0}")]
+    WebConfig(#[from] web::WebConfigError),
     #[error("cannot listen on {addr}: {source}")]
     Listen {
         addr: SocketAddr,
@@ -125,6 +193,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 /// An exporter at work: its address, and the count of poll cycles done.
 pub struct RunningExporter {
     pub addr: SocketAddr,
+    /// `https` when a web config's TLS is in force at start, else `http`.
+    pub scheme: &'static str,
+    pub telemetry_path: String,
     /// The first context's cache (the only one, unless several are served).
     pub cache: Cache,
     /// Every context's cache, in the order served.
@@ -152,7 +223,7 @@ impl RunningExporter {
     }
 
     pub fn metrics_url(&self) -> String {
-        format!("http://{}/metrics", self.addr)
+        format!("{}://{}{}", self.scheme, self.addr, self.telemetry_path)
     }
 
     /// Stops the poller and the server.
@@ -193,21 +264,50 @@ pub fn start_many(
     clock: Clock,
     listener: TcpListener,
 ) -> std::io::Result<RunningExporter> {
-    let limits = ConnectionLimits {
-        max_connections: DEFAULT_MAX_CONNECTIONS,
-        ..ConnectionLimits::default()
-    };
-    start_limited(targets, clock, listener, limits)
+    start_limited(targets, clock, listener, default_limits())
 }
 
-/// Starts one poller per target, each with its own cache and budget (each
-/// client keeps its own credential's rate-limit state), and one metrics server
-/// on `listener` for all of them, within `limits`.
+/// [`start_with`] on `/metrics` without a web config.
 pub fn start_limited(
     targets: Vec<Target>,
     clock: Clock,
     listener: TcpListener,
     limits: ConnectionLimits,
+) -> std::io::Result<RunningExporter> {
+    let options = ServeOptions {
+        limits,
+        ..ServeOptions::default()
+    };
+    start_with(targets, clock, listener, options)
+}
+
+/// How the metrics are served: the connections' limits, the telemetry
+/// path, and the web config (TLS, basic auth), if any.
+#[derive(Clone)]
+pub struct ServeOptions {
+    pub limits: ConnectionLimits,
+    pub telemetry_path: String,
+    pub web: Option<Arc<web::WebConfig>>,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        Self {
+            limits: default_limits(),
+            telemetry_path: "/metrics".to_owned(),
+            web: None,
+        }
+    }
+}
+
+/// Starts one poller per target, each with its own cache and budget (each
+/// client keeps its own credential's rate-limit state), and one metrics server
+/// on `listener` for all of them, as `options` say.
+pub fn start_with(
+    targets: Vec<Target>,
+    clock: Clock,
+    listener: TcpListener,
+    options: ServeOptions,
 ) -> std::io::Result<RunningExporter> {
     let addr = listener.local_addr()?;
     let (mut contexts, mut caches) = (Vec::new(), Vec::new());
@@ -232,17 +332,24 @@ pub fn start_limited(
         caches.push(cache);
     }
     let served = Arc::new(http::Served::new(contexts, clock));
-    let app = http::router(served);
-    let serving = crate::accept::serve(
+    let app = http::router(served, &options.telemetry_path, options.web.clone());
+    let scheme = match &options.web {
+        Some(web) if web.serves_tls() => "https",
+        _ => "http",
+    };
+    let web = options.web.clone();
+    let serving = crate::accept::serve_with(
         listener,
         app,
-        limits,
-        |stream| stream,
+        options.limits,
+        move |stream, peer| web::handshake(web.clone(), stream, peer),
         std::future::pending(),
     );
     let server = tokio::spawn(serving);
     Ok(RunningExporter {
         addr,
+        scheme,
+        telemetry_path: options.telemetry_path,
         cache: caches.first().cloned().unwrap_or_default(),
         caches,
         cycles,
@@ -281,6 +388,20 @@ pub fn context_plan(args: &ExporterArgs, context: Option<&str>, workspace: Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_telemetry_path_is_plain_and_not_taken() {
+        assert_eq!(parse_telemetry_path("/metrics"), Ok("/metrics".into()));
+        assert_eq!(
+            parse_telemetry_path("/vantage/metrics"),
+            Ok("/vantage/metrics".into())
+        );
+        for refused in [
+            "metrics", "/", "/healthz", "/{id}", "/:x", "/a b", "//m", "/m?x",
+        ] {
+            assert!(parse_telemetry_path(refused).is_err(), "{refused}");
+        }
+    }
 
     #[test]
     fn durations_read_like_prometheus_ones() {

@@ -18,7 +18,7 @@ use std::time::Duration;
 use time::OffsetDateTime;
 use tokio::sync::{broadcast, watch};
 
-use super::cache::{Cache, InventoryTally, Source};
+use super::cache::{Cache, InventoryTally, Source, WalkProgress};
 use super::standing::{Problem, RECHECK, Standing};
 use crate::api::page::PageWalk;
 use crate::api::{ApiError, Client, ClientEvent, InventoryParams, RateLimitState};
@@ -102,6 +102,15 @@ impl PollPlan {
     }
 }
 
+/// An inventory walk in progress: the tally so far, the next page's cursor,
+/// the walk's bounds, and its progress as the metrics show it.
+struct InventoryWalk {
+    tally: InventoryTally,
+    cursor: Option<String>,
+    bounds: PageWalk,
+    progress: WalkProgress,
+}
+
 pub struct Poller {
     client: Client,
     events: broadcast::Receiver<ClientEvent>,
@@ -111,8 +120,8 @@ pub struct Poller {
     cycles: watch::Sender<u64>,
     inventory_done_at: Option<OffsetDateTime>,
     names_done_at: Option<OffsetDateTime>,
-    /// A walk in progress: the tally so far, the next page's cursor, its bounds.
-    inventory_walk: Option<(InventoryTally, Option<String>, PageWalk)>,
+    /// A walk in progress.
+    inventory_walk: Option<InventoryWalk>,
     /// The watched project whose realtime view the next cycle reads first.
     realtime_start: usize,
     /// Watched projects not found or never published, asked again only
@@ -180,12 +189,10 @@ impl Poller {
         if walk_unfinished || self.due(self.inventory_done_at, self.plan.inventory_interval) {
             self.walk_inventory().await;
         }
+        // The rate limit on show is the one the last answer's headers gave
+        // (a `RateLimit` event), never the pacer's count of attempts since.
         self.drain_events();
-        let rate_limit = self.client.rate_limit_state();
         let cycles = self.cache.update(|snapshot| {
-            if rate_limit.is_some() {
-                snapshot.client.rate_limit = rate_limit;
-            }
             snapshot.cycles += 1;
             snapshot.cycles
         });
@@ -327,7 +334,11 @@ impl Poller {
         }
     }
 
+    /// Done for `names_interval` only when every name was read (or its
+    /// project has a problem of its own): a read that failed in an outage is
+    /// asked again next cycle, so the source is up as soon as the API is back.
     async fn poll_names(&mut self) {
+        let mut complete = true;
         for id in self.plan.watch.clone() {
             if self.standing.resting(&id, self.clock.now()) {
                 continue;
@@ -343,10 +354,15 @@ impl Poller {
                     self.succeeded(Source::Project);
                     self.watched_answered(&id);
                 }
-                Err(error) => self.failed(Source::Project, &id, &error),
+                Err(error) => {
+                    complete &= Problem::of(&error).is_some();
+                    self.failed(Source::Project, &id, &error);
+                }
             }
         }
-        self.names_done_at = Some(self.clock.now());
+        if complete {
+            self.names_done_at = Some(self.clock.now());
+        }
     }
 
     /// Starts where the last cycle's budget stopped it, so that with more
@@ -385,59 +401,79 @@ impl Poller {
     /// Walks the whole inventory page by page. A walk cut short (an error, or
     /// the budget) keeps the previous tally on show and resumes at the same
     /// page next cycle, so a workspace larger than one window still completes.
+    /// Each page answered makes the source up: an outage ends with the first
+    /// answer, not with the walk, and the walk's progress is its own metric.
     async fn walk_inventory(&mut self) {
         let workspace = self.plan.workspace.clone();
         let params = InventoryParams {
             limit: Some(INVENTORY_PAGE),
             ..InventoryParams::default()
         };
-        let (mut tally, mut cursor, mut walk) = self.inventory_walk.take().unwrap_or_else(|| {
-            let walk = self.client.inventory_walk(&workspace, &params);
-            (InventoryTally::default(), None, walk)
-        });
+        let mut walk = match self.inventory_walk.take() {
+            Some(walk) => walk,
+            None => {
+                let progress = WalkProgress {
+                    pages: 0,
+                    started_at: self.clock.now(),
+                };
+                self.cache.update(|snapshot| snapshot.walk = Some(progress));
+                InventoryWalk {
+                    tally: InventoryTally::default(),
+                    cursor: None,
+                    bounds: self.client.inventory_walk(&workspace, &params),
+                    progress,
+                }
+            }
+        };
         let mut pages = 0;
         loop {
             // At least one page a cycle, however slow the frequent polls were.
             let next_cycle_due = self.clock.now() - self.cycle_started >= self.plan.interval;
-            if pages > 0 && next_cycle_due {
-                self.inventory_walk = Some((tally, cursor, walk));
-                return;
-            }
-            if !self.may_spend(Source::Inventory) {
-                self.inventory_walk = Some((tally, cursor, walk));
+            if (pages > 0 && next_cycle_due) || !self.may_spend(Source::Inventory) {
+                self.inventory_walk = Some(walk);
                 return;
             }
             pages += 1;
             let page = match self
                 .client
-                .list_inventory(&workspace, &params, cursor.as_deref())
+                .list_inventory(&workspace, &params, walk.cursor.as_deref())
                 .await
             {
                 Ok(page) => page,
                 Err(error) => {
                     self.failed(Source::Inventory, &workspace, &error);
-                    self.inventory_walk = Some((tally, cursor, walk));
+                    self.inventory_walk = Some(walk);
                     return;
                 }
             };
-            walk.expect(page.total.max(0) as u64);
+            walk.bounds.expect(page.total.max(0) as u64);
             // Paging that does not end fails the walk; the next cycle starts over.
-            let next = match walk.follow(page.data.len(), &page.pagination) {
+            let next = match walk.bounds.follow(page.data.len(), &page.pagination) {
                 Ok(next) => next,
-                Err(error) => return self.failed(Source::Inventory, &workspace, &error),
+                Err(error) => {
+                    self.cache.update(|snapshot| snapshot.walk = None);
+                    return self.failed(Source::Inventory, &workspace, &error);
+                }
             };
             for item in &page.data {
-                tally.add(item);
+                walk.tally.add(item);
             }
+            walk.progress.pages += 1;
+            let progress = walk.progress;
+            self.cache.update(|snapshot| snapshot.walk = Some(progress));
+            self.succeeded(Source::Inventory);
             match next {
-                Some(next) => cursor = Some(next),
+                Some(next) => walk.cursor = Some(next),
                 None => break,
             }
         }
-        self.cache
-            .update(|snapshot| snapshot.inventory = Some(tally));
-        self.inventory_done_at = Some(self.clock.now());
-        self.succeeded(Source::Inventory);
+        let now = self.clock.now();
+        self.cache.update(|snapshot| {
+            snapshot.inventory = Some(walk.tally);
+            snapshot.walk = None;
+            snapshot.walk_completed_at = Some(now);
+        });
+        self.inventory_done_at = Some(now);
     }
 }
 

@@ -32,6 +32,14 @@ impl Problem {
         }
     }
 
+    /// The `problem` label of `vantage_watched_project_problem`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::NotFound => "not_found",
+            Self::NeverPublished => "never_published",
+        }
+    }
+
     pub fn describe(self) -> &'static str {
         match self {
             Self::NotFound => "not found: the key does not reach it, or it was deleted",

@@ -67,6 +67,7 @@ async fn a_slow_client_is_closed_after_the_header_read_timeout() {
     let exporter = exporter(ConnectionLimits {
         header_read_timeout: timeout,
         max_connections: 8,
+        ..ConnectionLimits::default()
     })
     .await;
     let addr = exporter.addr;
@@ -96,6 +97,7 @@ async fn connections_beyond_the_cap_wait_and_a_scrape_still_works() {
     let exporter = exporter(ConnectionLimits {
         header_read_timeout: timeout,
         max_connections: 2,
+        ..ConnectionLimits::default()
     })
     .await;
     let addr = exporter.addr;
@@ -141,5 +143,137 @@ async fn connections_beyond_the_cap_wait_and_a_scrape_still_works() {
         .await
         .expect("a scrape is answered");
     assert_eq!(scrape.status(), 200);
+    exporter.stop();
+}
+
+/// A connection from `addr`'s machine that sends `pipelined` scrapes and
+/// never reads an answer (issue 33, item 6). With enough of them the
+/// server's writes stall once the socket buffers are full (a few MiB).
+fn never_reads(addr: SocketAddr, pipelined: usize) -> Option<TcpStream> {
+    let mut stream = TcpStream::connect(addr).ok()?;
+    stream
+        .set_write_timeout(Some(Duration::from_secs(2)))
+        .ok()?;
+    let request = b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n".repeat(pipelined);
+    // The server may stop reading, or close it (beyond the peer's share).
+    let _ = stream.write_all(&request);
+    Some(stream)
+}
+
+/// A scrape from `local`, another loopback address than the flood's.
+async fn scrape_from(local: std::net::IpAddr, url: &str) -> reqwest::Result<reqwest::Response> {
+    reqwest::Client::builder()
+        .local_address(local)
+        .timeout(Duration::from_secs(5))
+        .build()?
+        .get(url)
+        .send()
+        .await
+}
+
+/// 64 connections that pipeline scrapes and never read them held every
+/// place: one peer now holds at most its share, so a scrape from another
+/// one is answered at once.
+#[tokio::test(flavor = "multi_thread")]
+async fn clients_that_never_read_cannot_hold_the_exporter() {
+    let dead = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let dead_url = format!("http://{}", dead.local_addr().expect("addr"));
+    drop(dead);
+    let mut config = ClientConfig::new(dead_url, ApiKey::new(ENTERPRISE_ADMIN).expect("key"));
+    config.retry = RetryPolicy {
+        max_attempts: 1,
+        ..RetryPolicy::default()
+    };
+    let target = Target {
+        context: None,
+        client: Client::new(config).expect("client"),
+        plan: PollPlan {
+            workspace: ENTERPRISE_WS.into(),
+            watch: Vec::new(),
+            interval: Duration::from_secs(3600),
+            inventory_interval: None,
+            names_interval: Duration::from_secs(3600),
+            budget: Budget::default(),
+        },
+    };
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    // The exporter as it starts by default.
+    let exporter =
+        vantage::exporter::start_many(vec![target], Clock::manual(T0), listener).expect("starts");
+    let addr = exporter.addr;
+    let flood = tokio::task::spawn_blocking(move || {
+        (0..64)
+            .filter_map(|_| never_reads(addr, 200))
+            .collect::<Vec<_>>()
+    })
+    .await
+    .expect("joins");
+    let started = Instant::now();
+    let other_peer: std::net::IpAddr = "127.0.0.2".parse().expect("ip");
+    let answer = scrape_from(other_peer, &exporter.metrics_url())
+        .await
+        .expect("a scrape from another address is answered");
+    assert_eq!(answer.status(), 200);
+    let health = scrape_from(other_peer, &format!("http://{addr}/healthz"))
+        .await
+        .expect("/healthz is answered");
+    assert_eq!(health.status(), 503, "the API is unreachable");
+    // The flood's own connections are held until their writes time out
+    // (10 s) or their deadline (30 s): answered well before, the scrape
+    // did not wait for them.
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "answered after {:?}",
+        started.elapsed()
+    );
+    drop(flood);
+    exporter.stop();
+}
+
+/// A connection whose answers are not read is closed after the write
+/// timeout, and its place goes to the next client of the same address.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stalled_write_frees_its_place_after_the_write_timeout() {
+    let limits = ConnectionLimits {
+        max_connections: 64,
+        max_per_peer: Some(2),
+        write_timeout: Some(Duration::from_millis(300)),
+        request_deadline: Some(Duration::from_secs(60)),
+        ..ConnectionLimits::default()
+    };
+    let exporter = exporter(limits).await;
+    let addr = exporter.addr;
+    let url = exporter.metrics_url();
+    let flood = tokio::task::spawn_blocking(move || {
+        (0..2)
+            .filter_map(|_| never_reads(addr, 2_000))
+            .collect::<Vec<_>>()
+    })
+    .await
+    .expect("joins");
+    assert_eq!(flood.len(), 2);
+    // Both places of 127.0.0.1 are held until the writes time out; then a
+    // scrape of the same address gets one.
+    let started = Instant::now();
+    let mut answered = None;
+    while started.elapsed() < Duration::from_secs(10) {
+        if let Ok(answer) = http()
+            .get(&url)
+            .timeout(Duration::from_secs(5))
+            .send()
+            .await
+        {
+            answered = Some(answer.status());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(answered.map(|s| s.as_u16()), Some(200));
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    drop(flood);
     exporter.stop();
 }

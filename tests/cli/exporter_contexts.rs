@@ -171,19 +171,17 @@ fn several_contexts_refuse_flags_that_name_one_connection() {
     assert!(matches!(unknown, SessionError::Settings(_)), "{unknown}");
     assert!(unknown.to_string().contains("known contexts: acme, globex"));
     // --watch CONTEXT:ID watches in that context only; a bare id in each.
-    let args = ExporterArgs {
-        listen: "127.0.0.1:0".parse().expect("addr"),
-        watch: vec![
-            "acme:prj_a".into(),
-            "prj_both".into(),
-            "globex:prj_g".into(),
-        ],
-        interval: Duration::from_secs(60),
-        inventory_interval: Duration::from_secs(600),
-        no_inventory: false,
-        max_connections: vantage::exporter::DEFAULT_MAX_CONNECTIONS,
-        header_read_timeout: Duration::from_secs(10),
-    };
+    #[derive(clap::Parser)]
+    struct Exporter {
+        #[command(flatten)]
+        args: ExporterArgs,
+    }
+    let args = <Exporter as clap::Parser>::parse_from([
+        "exporter",
+        "--watch",
+        "acme:prj_a,prj_both,globex:prj_g",
+    ])
+    .args;
     let acme = vantage::exporter::context_plan(&args, Some("acme"), "ws".into());
     assert_eq!(acme.watch, ["prj_a", "prj_both"]);
 }

@@ -33,12 +33,13 @@ async fn a_scrape_follows_the_exposition_conventions() {
         .read_to_string(&mut text)
         .expect("gzip");
     assert!(compressed.len() * 3 < text.len(), "gzip shrinks the text");
-    let has = |prefix: &str| text.lines().any(|line| line.starts_with(prefix));
+    // A prefix ending in a line feed is a whole line.
+    let has = |prefix: &str| match prefix.strip_suffix('\n') {
+        Some(line) => text.lines().any(|l| l == line),
+        None => text.lines().any(|l| l.starts_with(prefix)),
+    };
     for prefix in [
-        &format!(
-            "vantage_exporter_build_info{{version=\"{}\",revision=",
-            env!("CARGO_PKG_VERSION")
-        ) as &str,
+        &build_info() as &str,
         "process_cpu_seconds_total ",
         "process_resident_memory_bytes ",
         "process_start_time_seconds ",
@@ -51,8 +52,10 @@ async fn a_scrape_follows_the_exposition_conventions() {
         "vantage_rate_limit_reset_timestamp_seconds ",
         "vantage_up{source=\"insights\"} 1",
         "vantage_projects ",
-        "# HELP vantage_projects Projects in the workspace; cached from insights, polled every 1h.",
-        "# HELP vantage_projects_by_visibility Projects by visibility, from the inventory walk; cached from inventory, polled every 1h.",
+        // No interval in a HELP: two exporters of one job, polling at
+        // different intervals, must not disagree on a family's metadata.
+        "# HELP vantage_projects Projects in the workspace; cached from insights.\n",
+        "# HELP vantage_projects_by_visibility Projects by visibility, from the inventory walk; cached from inventory.\n",
     ] {
         assert!(has(prefix), "no line starting {prefix:?} in\n{text}");
     }
@@ -110,6 +113,32 @@ async fn a_scrape_follows_the_exposition_conventions() {
     assert!(page.contains("<a href=\"/metrics\">"), "{page}");
     exporter.stop();
     server.stop().await;
+}
+
+/// `vantage_exporter_build_info` with what `vantage --version --verbose`
+/// says: version, commit, target, rustc and glibc (issue 36, item 7).
+fn build_info() -> String {
+    let verbose = std::process::Command::new(env!("CARGO_BIN_EXE_vantage"))
+        .args(["--version", "--verbose"])
+        .output()
+        .expect("vantage --version --verbose");
+    let verbose = String::from_utf8(verbose.stdout).expect("utf-8");
+    let field = |name: &str| {
+        verbose
+            .lines()
+            .find_map(|line| line.strip_prefix(&format!("{name}: ")))
+            .unwrap_or_else(|| panic!("no {name} in {verbose}"))
+            .to_owned()
+    };
+    let commit = field("commit");
+    assert_ne!(commit, "", "{verbose}");
+    format!(
+        "vantage_exporter_build_info{{version=\"{}\",commit=\"{commit}\",target=\"{}\",rustc=\"{}\",glibc=\"{}\"}} 1\n",
+        env!("CARGO_PKG_VERSION"),
+        field("target"),
+        field("rustc"),
+        field("glibc"),
+    )
 }
 
 /// The real binary without `--workspace`, its stderr a pipe: it uses the

@@ -75,6 +75,27 @@ async fn missing_and_unpublished_watched_projects_are_asked_every_five_minutes()
     // (the missing one rests already). Then insights and the published
     // project's realtime each minute; at 5 minutes the two are asked again.
     assert_eq!(deltas, [6, 2, 2, 2, 2, 4, 2, 2, 2, 2]);
+    // Each is a series, not only a line in the log (issue 36, item 7).
+    let served =
+        vantage::exporter::http::Served::single(ENTERPRISE_WS.into(), cache.clone(), clock.clone());
+    let scrape = vantage::exporter::http::render(&served, vantage::exporter::Format::Text004)
+        .expect("renders");
+    for line in [
+        "vantage_watched_project_problem{project=\"prj_missing\",problem=\"not_found\"} 1"
+            .to_owned(),
+        format!(
+            "vantage_watched_project_problem{{project=\"{unpublished}\",problem=\"never_published\"}} 1"
+        ),
+    ] {
+        assert!(
+            scrape.lines().any(|l| l == line),
+            "no {line:?} in\n{scrape}"
+        );
+    }
+    assert!(
+        !scrape.contains(&format!("project=\"{published}\",problem")),
+        "{scrape}"
+    );
     let snapshot = cache.snapshot();
     assert_eq!(
         snapshot.watch_problems.clone(),

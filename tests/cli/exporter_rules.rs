@@ -36,3 +36,18 @@ fn the_rule_tests_pass_promtool() {
         &assets().join("prometheus"),
     );
 }
+
+/// Every other rule needs `vantage_*` series: the exporter's own absence
+/// pages through Prometheus's `up` (issue 36, item 3).
+#[test]
+fn the_exporters_own_absence_has_rules() {
+    let rules = std::fs::read_to_string(assets().join("prometheus/alerts.yml")).expect("rules");
+    let exprs: Vec<&str> = rules
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("expr:"))
+        .map(str::trim)
+        .collect();
+    for wanted in ["up{job=\"vantage\"} == 0", "absent(up{job=\"vantage\"})"] {
+        assert!(exprs.contains(&wanted), "no rule {wanted:?} in {exprs:?}");
+    }
+}

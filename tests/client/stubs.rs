@@ -440,3 +440,66 @@ async fn nothing_listening_is_a_connect_error_and_safe_to_retry_even_for_publish
     assert_eq!(harness.retries(), [RetryReason::Connect; 4]);
     assert!(error.to_string().starts_with("cannot connect"), "{error}");
 }
+
+/// Reads one request's head (to its blank line) from `socket`.
+async fn read_head(socket: &mut tokio::net::TcpStream) -> bool {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match socket.read(&mut byte).await {
+            Ok(1) => head.push(byte[0]),
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The monitor's refresh equalled the server's idle timeout: a pooled
+/// connection closed by the server just as it was reused made a "connection
+/// dropped" retry every few minutes (issue 36, item 5). The client's pool
+/// now lets connections go before the reference server does, and a reuse
+/// race is sent again on a new connection, uncounted.
+#[tokio::test]
+async fn a_pooled_connection_closed_as_it_is_reused_is_no_failure() {
+    assert!(
+        vantage::api::POOL_IDLE_TIMEOUT
+            < vantage::accept::ConnectionLimits::default().header_read_timeout,
+        "the pool keeps connections longer than the reference server"
+    );
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let answer = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{PROJECT}",
+        PROJECT.len()
+    );
+    tokio::spawn(async move {
+        // The first connection answers once, then closes as the next
+        // request arrives on it: the server's idle timeout, just then.
+        let (mut first, _) = listener.accept().await.unwrap();
+        assert!(read_head(&mut first).await);
+        first.write_all(answer.as_bytes()).await.unwrap();
+        let _ = read_head(&mut first).await;
+        drop(first);
+        // Every later connection answers whatever comes.
+        loop {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let answer = answer.clone();
+            tokio::spawn(async move {
+                while read_head(&mut socket).await {
+                    if socket.write_all(answer.as_bytes()).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    let clock = Clock::manual(T0);
+    let harness = client_at(&base, &clock, KEY, |_| {});
+    harness.client.get_project("p1").await.unwrap();
+    // The dashboard's 10 s between refreshes.
+    clock.advance(time::Duration::seconds(10));
+    harness.client.get_project("p1").await.unwrap();
+    let statuses: Vec<Option<u16>> = harness.attempts().iter().map(|a| a.status).collect();
+    assert_eq!(statuses, [Some(200), Some(200)], "{:?}", harness.events());
+    assert_eq!(harness.retries(), []);
+}

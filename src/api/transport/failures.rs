@@ -150,3 +150,34 @@ pub(super) fn body_start(body: &[u8]) -> String {
     let text = String::from_utf8_lossy(&body[..body.len().min(480)]);
     one_line(&text.chars().take(120).collect::<String>())
 }
+
+/// Whether a request failed because its connection closed before any
+/// answer came (hyper's "connection closed before message completed", or a
+/// reset): what a pooled connection closed by the server as it was reused
+/// looks like. A failure to connect is not this.
+pub(super) fn dropped_before_answer(error: &reqwest::Error) -> bool {
+    if error.is_connect() || error.is_timeout() {
+        return false;
+    }
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(cause) = source {
+        if cause
+            .downcast_ref::<hyper::Error>()
+            .is_some_and(hyper::Error::is_incomplete_message)
+        {
+            return true;
+        }
+        if let Some(io) = cause.downcast_ref::<std::io::Error>()
+            && matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::ConnectionAborted
+                    | std::io::ErrorKind::BrokenPipe
+            )
+        {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
+}
