@@ -83,3 +83,41 @@ impl ProjectOpen {
         }
     }
 }
+
+/// A project the service says is gone: a read of it answered 404
+/// `project_not_found` (deleted, or not visible to this key). Every screen
+/// that shows it says so, with the name last known and where that came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoneProject {
+    pub id: String,
+    /// The name last known, if any.
+    pub name: Option<String>,
+    /// Where that name came from ("the project's read, 2 min ago", "snapshot, 3 h ago").
+    pub source: Option<String>,
+}
+
+impl GoneProject {
+    /// One line: what the service said, and the name last known with its source.
+    pub fn said(&self, width: usize) -> String {
+        let known = match (&self.name, &self.source) {
+            (Some(name), Some(source)) => {
+                format!(
+                    "last known as \u{201c}{}\u{201d} ({source})",
+                    crate::text::fit(name, 40)
+                )
+            }
+            (Some(name), None) => format!(
+                "last known as \u{201c}{}\u{201d}",
+                crate::text::fit(name, 40)
+            ),
+            (None, _) => "no name known".to_owned(),
+        };
+        crate::text::fit(
+            &format!(
+                "Project {} is gone, or not visible to this key (404 project_not_found); {known}.",
+                crate::text::fit(&self.id, 40)
+            ),
+            width,
+        )
+    }
+}

@@ -67,7 +67,21 @@ impl App {
             keymap: &self.settings.keymap,
             now,
         };
-        self.screen().draw(frame, body, &view);
+        // A tab about the project in focus says first when it is gone.
+        let gone = self
+            .focused_gone()
+            .filter(|_| self.tab != Tab::Inventory && self.screen().about_focused_project());
+        let screen_body = match gone {
+            Some(gone) => {
+                let [banner, rest] =
+                    Layout::vertical([Constraint::Length(1), Constraint::Min(4)]).areas(body);
+                let line = Span::styled(gone.said(banner.width as usize), self.theme.warn);
+                frame.render_widget(Paragraph::new(line), banner);
+                rest
+            }
+            None => body,
+        };
+        self.screen().draw(frame, screen_body, &view);
         self.draw_note(frame, body);
         self.draw_status(frame, status, now);
         self.draw_footer(frame, footer);

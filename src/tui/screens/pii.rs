@@ -80,6 +80,8 @@ impl PiiScreen {
         if self.project != project {
             self.project = project;
             self.list.clear();
+            // The previous project's age is not this one's.
+            self.list.loaded_at = None;
             self.loaded_for = None;
         }
     }
@@ -290,9 +292,7 @@ fn gate_text(error: &ErrorInfo, theme: &Theme) -> Vec<Line<'static>> {
         Some(402) => {
             "Personal-data findings need the Enterprise plan with personal-data detection."
         }
-        _ => {
-            "Personal-data detection is not enabled for this workspace, so there are no findings to list."
-        }
+        _ => crate::tui::executor::PII_NOT_FOUND,
     };
     let mut lines = vec![
         Line::from(Span::styled(needed, theme.title)),
