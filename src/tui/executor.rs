@@ -30,7 +30,7 @@ impl Executor for ClientExecutor {
 /// What 404 `analytics_not_found` may mean.
 pub const ANALYTICS_NOT_FOUND: &str = "No analytics (404 analytics_not_found): the project is not published, or it is gone or not visible to this key.";
 /// What 404 `pii_labels_not_found` may mean.
-pub const PII_NOT_FOUND: &str = "No personal-data findings (404 pii_labels_not_found): detection is not enabled for this workspace, or the project is gone or not visible to this key.";
+pub const PII_NOT_FOUND: &str = "No personal-data findings (404 pii_labels_not_found): detection is off for this workspace, or the project is gone.";
 
 /// The error as the TUI shows it, with what a gate needs spelled out.
 pub fn error_info(error: &ApiError, clock: &Clock) -> ErrorInfo {

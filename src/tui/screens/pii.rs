@@ -298,11 +298,12 @@ fn gate_text(error: &ErrorInfo, theme: &Theme) -> Vec<Line<'static>> {
         Line::from(Span::styled(needed, theme.title)),
         Line::from(""),
     ];
-    if let Some(gate) = &error.gate {
+    // The 404's own words are the line above; another gate says what it needs.
+    if let Some(gate) = error.gate.as_ref().filter(|_| error.status != Some(404)) {
         lines.push(Line::from(Span::raw(gate.explain())));
     }
     lines.push(Line::from(Span::raw(
-        "A workspace owner can turn detection on in the workspace's security settings.",
+        "If detection is off, a workspace owner can turn it on in the workspace's security settings.",
     )));
     let mut facts = Vec::new();
     if let Some(kind) = &error.kind {

@@ -21,7 +21,8 @@ use crate::tui::widgets::{ago, rule, thousands};
 /// What a project without analytics shows: what the 404 may mean, never one
 /// cause picked for it (a deleted project answers the same). It is asked
 /// again only every few minutes (`NEVER_PUBLISHED_RECHECK`).
-const NEVER_PUBLISHED: &str = "No analytics (404 analytics_not_found): not published, or gone or not visible to this key. Checked every 5 min; r checks now.";
+const NEVER_PUBLISHED: &str =
+    "404 analytics_not_found: not published, or gone. Checked every 5 min; r checks now.";
 
 impl MonitorScreen {
     pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
