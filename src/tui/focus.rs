@@ -97,27 +97,23 @@ pub struct GoneProject {
 }
 
 impl GoneProject {
-    /// One line: what the service said, and the name last known with its source.
-    pub fn said(&self, width: usize) -> String {
-        let known = match (&self.name, &self.source) {
-            (Some(name), Some(source)) => {
-                format!(
-                    "last known as \u{201c}{}\u{201d} ({source})",
-                    crate::text::fit(name, 40)
-                )
-            }
-            (Some(name), None) => format!(
-                "last known as \u{201c}{}\u{201d}",
-                crate::text::fit(name, 40)
-            ),
-            (None, _) => "no name known".to_owned(),
+    /// What the service said, the name last known first:
+    /// `“Ledger” (prj_a) is gone, or not visible to this key (404 project_not_found).`
+    pub fn headline(&self) -> String {
+        let id = crate::text::fit(&self.id, 40);
+        let who = match &self.name {
+            Some(name) => format!("\u{201c}{}\u{201d} ({id})", crate::text::fit(name, 40)),
+            None => format!("Project {id}"),
         };
-        crate::text::fit(
-            &format!(
-                "Project {} is gone, or not visible to this key (404 project_not_found); {known}.",
-                crate::text::fit(&self.id, 40)
-            ),
-            width,
-        )
+        format!("{who} is gone, or not visible to this key (404 project_not_found).")
+    }
+
+    /// Where the name last known came from.
+    pub fn known(&self) -> String {
+        match (&self.name, &self.source) {
+            (Some(_), Some(source)) => format!("Name last known {source}."),
+            (Some(_), None) => "Name last known as shown.".to_owned(),
+            (None, _) => "No name known.".to_owned(),
+        }
     }
 }

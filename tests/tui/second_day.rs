@@ -206,8 +206,14 @@ fn a_project_gone_says_so_on_every_tab_with_its_last_known_name() {
         app.handle(fetch.fail(refused), later);
     }
     let text = screen(&app, 160, 35);
-    assert!(text.contains("Project prj_a is gone"), "{text}");
-    assert!(text.contains("last known as “Ledger”"), "{text}");
+    assert!(
+        text.contains("“Ledger” (prj_a) is gone, or not visible to this key"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Name last known from the project's read at"),
+        "{text}"
+    );
     assert!(!text.contains("never published"), "{text}");
     assert!(!text.contains("updated"), "{text}");
 
@@ -216,7 +222,7 @@ fn a_project_gone_says_so_on_every_tab_with_its_last_known_name() {
         app.handle(fetch.fail(not_found("pii_labels_not_found")), later);
     }
     let text = screen(&app, 160, 35);
-    assert!(text.contains("Project prj_a is gone"), "{text}");
+    assert!(text.contains("“Ledger” (prj_a) is gone"), "{text}");
     assert!(
         !text.contains("is not enabled for this workspace, so"),
         "{text}"

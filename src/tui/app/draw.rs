@@ -74,9 +74,13 @@ impl App {
         let screen_body = match gone {
             Some(gone) => {
                 let [banner, rest] =
-                    Layout::vertical([Constraint::Length(1), Constraint::Min(4)]).areas(body);
-                let line = Span::styled(gone.said(banner.width as usize), self.theme.warn);
-                frame.render_widget(Paragraph::new(line), banner);
+                    Layout::vertical([Constraint::Length(2), Constraint::Min(3)]).areas(body);
+                let width = banner.width as usize;
+                let lines = vec![
+                    Line::from(Span::styled(fit(&gone.headline(), width), self.theme.warn)),
+                    Line::from(Span::styled(fit(&gone.known(), width), self.theme.dim)),
+                ];
+                frame.render_widget(Paragraph::new(lines), banner);
                 rest
             }
             None => body,

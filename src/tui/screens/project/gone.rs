@@ -73,7 +73,13 @@ impl ProjectScreen {
     /// The body while the project is gone.
     pub(super) fn gone_lines(&self, theme: &Theme, width: usize) -> Option<Vec<Line<'static>>> {
         let gone = self.gone.as_ref()?;
-        let mut lines = vec![Line::from(Span::styled(gone.said(width), theme.warn))];
+        let wrapped = |text: &str, style| {
+            super::view::wrap_words(text, width, 4)
+                .into_iter()
+                .map(move |line| Line::from(Span::styled(line, style)))
+        };
+        let mut lines: Vec<Line<'static>> = wrapped(&gone.headline(), theme.warn).collect();
+        lines.extend(wrapped(&gone.known(), theme.base));
         if let Some(error) = &self.error {
             lines.extend(
                 crate::tui::screens::error_text(error, theme)
