@@ -58,7 +58,7 @@ impl StoredDocument {
 }
 
 /// A document read back for a comparison: its shape and its body.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShapedBody {
     pub shape: u32,
     pub body: Value,

@@ -87,6 +87,7 @@ impl MarkRow {
                 .transpose()?,
             changed_since_review: changed.as_ref().map(|fields| !fields.is_empty()),
             changed_fields: changed.unwrap_or_default(),
+            reviewed_state: marked,
         })
     }
 }

@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use super::document::{Document, FieldChange, NamedField, Shown};
-use crate::api::model::{Insights, InventoryItem, MemberRef, PublishAudience};
+use super::document::{Document, FieldChange, NamedField, ShapedBody, Shown, changed_fields};
+use crate::api::model::{Insights, InventoryItem, MemberRef, Project, PublishAudience};
 
 /// One project as a snapshot keeps it. A field added later carries
 /// `#[serde(default)]` (documents of an older shape lack it), raises
@@ -98,6 +98,33 @@ impl ProjectState {
             edge_functions: set(item.edge_functions.iter().map(|f| f.name.clone()).collect()),
             owner: item.owner.display_name.clone(),
         }
+    }
+
+    /// This state with what a read of the project says now laid over it: its
+    /// name, visibility, publication, audience and targets (the fields the
+    /// Project resource holds; the inventory's own are kept as they were).
+    pub fn with_project(self, project: &Project) -> Self {
+        Self {
+            name: project.name.clone(),
+            is_published: project.is_published,
+            audience: project
+                .publish_audience
+                .as_ref()
+                .map(|a| a.as_str().to_owned()),
+            audience_targets: Some(target_keys(&project.publish_audience_targets)),
+            visibility: project.visibility.as_ref().map(|v| v.as_str().to_owned()),
+            ..self
+        }
+    }
+
+    /// What differs from `reviewed` (a mark's state) to this state, through
+    /// [`PROJECT_FIELDS`]: the live row's "changed since review".
+    pub fn changed_since(&self, reviewed: &ShapedBody) -> Vec<FieldChange> {
+        let now = ShapedBody {
+            shape: <Self as Document>::SHAPE,
+            body: serde_json::to_value(self).unwrap_or_default(),
+        };
+        changed_fields(PROJECT_FIELDS, reviewed, &now)
     }
 
     /// Whether the published app's audience is `custom` (its targets need a
@@ -236,9 +263,44 @@ pub struct ReviewMark {
     pub changed_since_review: Option<bool>,
     /// What differs, field by field (empty when unchanged).
     pub changed_fields: Vec<FieldChange>,
+    /// The state that was reviewed, when one is held: a live row is compared
+    /// with it ([`ReviewMark::against_live`]) without waiting for a snapshot.
+    #[serde(skip)]
+    pub reviewed_state: Option<ShapedBody>,
 }
 
 impl ReviewMark {
+    /// The mark as a live row shows it: the project's `live` state, read at
+    /// `read_at`. A row read before the reviewed state says nothing of what
+    /// came after it, so the mark stays as the history said. Otherwise what
+    /// the row shows differently from the reviewed state is a change since
+    /// review at once, named field by field (with the snapshot's other
+    /// changes, if it found any).
+    pub fn against_live(&self, live: &ProjectState, read_at: OffsetDateTime) -> ReviewMark {
+        let Some(reviewed) = &self.reviewed_state else {
+            return self.clone();
+        };
+        if self.reviewed_state_at.is_some_and(|at| read_at < at) {
+            return self.clone();
+        }
+        let mut changed = live.changed_since(reviewed);
+        if changed.is_empty() {
+            return self.clone();
+        }
+        let from_snapshot = self
+            .changed_fields
+            .iter()
+            .filter(|old| changed.iter().all(|new| new.field != old.field))
+            .cloned()
+            .collect::<Vec<_>>();
+        changed.extend(from_snapshot);
+        ReviewMark {
+            changed_since_review: Some(true),
+            changed_fields: changed,
+            ..self.clone()
+        }
+    }
+
     /// Where the project stands against its review, as a reviewer reads it:
     /// `unchanged since review`, `changed since review: name; open PII 2 → 3`,
     /// or `no snapshot since the review`.

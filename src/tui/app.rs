@@ -462,6 +462,12 @@ impl App {
                 let mut cx = turn.cx(&mut self.next_token);
                 self.inventory.apply_project_write(&write, &mut cx);
             }
+            ProjectNav::Gone(gone) => {
+                self.focus.gone.insert(gone.id.clone(), gone);
+            }
+            ProjectNav::Found(id) => {
+                self.focus.gone.remove(&id);
+            }
         }
     }
 
@@ -470,6 +476,10 @@ impl App {
             self.with_screen(turn, |screen, _| screen.deactivate());
         }
         self.tab = tab;
+        if tab == Tab::Inventory && self.project.is_none() {
+            // The list's cursor goes to the project in focus (a monitor tile's).
+            self.select_focus_in_inventory();
+        }
         let project = self.focused_project().cloned();
         self.monitor.set_project(project.clone());
         self.analytics.set_project(project.clone());

@@ -83,6 +83,9 @@ pub enum Gate {
     Scopes(Vec<String>),
     /// A 404 that means a feature is off (e.g. `pii_labels_not_found`).
     FeatureOff(String),
+    /// A 404 whose type stands for more than one cause: what the service
+    /// said, and each cause it may mean, never one picked for it.
+    NotFound(String),
     /// 400 `invalid_request` with field errors: what to fix, field by field.
     Fields(Vec<FieldError>),
     /// `security_critical_findings`: the findings that block publishing.
@@ -114,6 +117,7 @@ impl Gate {
             Gate::FeatureOff(kind) => {
                 format!("The feature is not enabled for this workspace ({kind}).")
             }
+            Gate::NotFound(said) => said.clone(),
             Gate::Fields(fields) => {
                 let each: Vec<String> = fields
                     .iter()

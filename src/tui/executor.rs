@@ -27,6 +27,11 @@ impl Executor for ClientExecutor {
     }
 }
 
+/// What 404 `analytics_not_found` may mean.
+pub const ANALYTICS_NOT_FOUND: &str = "No analytics (404 analytics_not_found): the project is not published, or it is gone or not visible to this key.";
+/// What 404 `pii_labels_not_found` may mean.
+pub const PII_NOT_FOUND: &str = "No personal-data findings (404 pii_labels_not_found): detection is off for this workspace, or the project is gone.";
+
 /// The error as the TUI shows it, with what a gate needs spelled out.
 pub fn error_info(error: &ApiError, clock: &Clock) -> ErrorInfo {
     let kind = error.kind();
@@ -38,12 +43,10 @@ pub fn error_info(error: &ApiError, clock: &Clock) -> ErrorInfo {
         Some(Gate::Scopes(error.required_scopes()))
     } else {
         match kind {
-            Some(ErrorType::PiiLabelsNotFound) => {
-                Some(Gate::FeatureOff("personal-data detection".into()))
-            }
-            Some(ErrorType::AnalyticsNotFound) => Some(Gate::FeatureOff(
-                "no analytics: the project was never published".into(),
-            )),
+            // Each 404 type stands for a missing project too (DESIGN.md, "404
+            // types"): the words name every cause it may mean.
+            Some(ErrorType::PiiLabelsNotFound) => Some(Gate::NotFound(PII_NOT_FOUND.into())),
+            Some(ErrorType::AnalyticsNotFound) => Some(Gate::NotFound(ANALYTICS_NOT_FOUND.into())),
             Some(ErrorType::SecurityCriticalFindings) => {
                 Some(Gate::BlockingFindings(error.finding_refs()))
             }

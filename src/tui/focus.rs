@@ -83,3 +83,37 @@ impl ProjectOpen {
         }
     }
 }
+
+/// A project the service says is gone: a read of it answered 404
+/// `project_not_found` (deleted, or not visible to this key). Every screen
+/// that shows it says so, with the name last known and where that came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoneProject {
+    pub id: String,
+    /// The name last known, if any.
+    pub name: Option<String>,
+    /// Where that name came from ("the project's read, 2 min ago", "snapshot, 3 h ago").
+    pub source: Option<String>,
+}
+
+impl GoneProject {
+    /// What the service said, the name last known first:
+    /// `“Ledger” (prj_a) is gone, or not visible to this key (404 project_not_found).`
+    pub fn headline(&self) -> String {
+        let id = crate::text::fit(&self.id, 40);
+        let who = match &self.name {
+            Some(name) => format!("\u{201c}{}\u{201d} ({id})", crate::text::fit(name, 40)),
+            None => format!("Project {id}"),
+        };
+        format!("{who} is gone, or not visible to this key (404 project_not_found).")
+    }
+
+    /// Where the name last known came from.
+    pub fn known(&self) -> String {
+        match (&self.name, &self.source) {
+            (Some(_), Some(source)) => format!("Name last known {source}."),
+            (Some(_), None) => "Name last known as shown.".to_owned(),
+            (None, _) => "No name known.".to_owned(),
+        }
+    }
+}

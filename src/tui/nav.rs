@@ -3,7 +3,7 @@
 //! `effect.rs` and the App import it, and it imports none of them (only the
 //! leaves `focus.rs` and `registry.rs`).
 
-use super::focus::ProjectOpen;
+use super::focus::{GoneProject, ProjectOpen};
 /// The screens' ids, from the registry (`registry.rs`).
 pub use super::registry::Tab;
 use crate::api::model::Project;
@@ -33,6 +33,10 @@ pub enum ProjectNav {
     Close,
     /// A write succeeded: the inventory shows it at once.
     Wrote(ProjectWrite),
+    /// A read of the project answered 404 `project_not_found`.
+    Gone(GoneProject),
+    /// A read of the project `id` answered: it is there.
+    Found(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]

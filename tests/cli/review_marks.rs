@@ -422,3 +422,75 @@ fn marks_of_many_rows_on(on: &TestStore) {
     assert!(made.iter().all(|m| m.reviewed_state_at == Some(T0)));
     assert_eq!(store.reviewed_marks("ws_x").unwrap().len(), 3);
 }
+
+/// Issue 35 item 2: `reviewed mark` holds the project as the service shows it
+/// now (one read), so the reviewer's own change just made is no change since
+/// the review; with the service out of reach it holds the newest snapshot's
+/// state, and says so.
+#[tokio::test(flavor = "multi_thread")]
+async fn reviewed_mark_reads_the_project_live_and_falls_back_only_when_unreachable() {
+    let fixture = demo();
+    let server = roomy_server().await;
+    let data = tempfile::tempdir().unwrap();
+    let cli = Cli::new(server.base_url(), ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    let env = [
+        ("XDG_DATA_HOME", data.path().to_str().unwrap()),
+        ("USER", "ada"),
+    ];
+    cli.run_env(&["snapshot"], &env).await.expect(0);
+    let project = first_project(&fixture, ENTERPRISE_WS);
+    cli.run_env(
+        &["projects", "rename", &project, "Renamed by the reviewer"],
+        &env,
+    )
+    .await
+    .expect(0);
+    let marked = cli
+        .run_env(&["reviewed", "mark", &project], &env)
+        .await
+        .expect(0);
+    assert!(
+        marked
+            .stderr
+            .contains("marked reviewed as the service shows it now"),
+        "{}",
+        marked.stderr
+    );
+    cli.run_env(&["snapshot"], &env).await.expect(0);
+    let list = cli
+        .run_env(&["reviewed", "list", "--format", "json"], &env)
+        .await
+        .expect(0);
+    let list: Vec<Value> = serde_json::from_str(&list.stdout).unwrap();
+    assert_eq!(
+        list[0]["changed_since_review"], false,
+        "the reviewer's own rename is no change since: {list:?}"
+    );
+
+    // The service out of reach (one attempt): the snapshot's state, said so.
+    let config = data.path().join("config.toml");
+    std::fs::write(&config, "max_attempts = 1\n").unwrap();
+    let away = Cli::new("http://127.0.0.1:1", ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    let marked = away
+        .run_env(
+            &[
+                "reviewed",
+                "mark",
+                &project,
+                "--config",
+                config.to_str().unwrap(),
+            ],
+            &env,
+        )
+        .await
+        .expect(0);
+    assert!(
+        marked.stderr.contains("the service could not be reached")
+            && marked
+                .stderr
+                .contains("marked reviewed as the newest snapshot"),
+        "{}",
+        marked.stderr
+    );
+    server.stop().await;
+}

@@ -33,8 +33,9 @@ fn palette_jumps_to_a_project_by_id_and_a_bulk_change_covers_three_marked_rows()
     tui.wait_text("tab completes");
     tui.send(&id);
     tui.send("\r");
+    // The breadcrumb names the tab `esc` returns to (issue 35, item 11).
     tui.wait_for("the project screen of the id", |s| {
-        s.contains("Latest commit") && s.contains(&id) && s.contains("Inventory ›")
+        s.contains("Latest commit") && s.contains(&id) && s.contains("Insights ›")
     });
 
     // Esc goes back where the project was opened from (insights); 2 is the

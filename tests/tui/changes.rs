@@ -409,6 +409,7 @@ fn a_project_is_marked_reviewed_with_a_note_from_the_inventory() {
         reviewed_state_at: Some(BEFORE_AT),
         changed_since_review: Some(true),
         changed_fields: vec![],
+        reviewed_state: None,
     };
     app.handle(marks.ok(vec![changed]), NOW);
     let effects = app.handle(key('2'), NOW);
@@ -479,6 +480,7 @@ fn a_project_is_marked_reviewed_with_a_note_from_the_inventory() {
         reviewed_state_at: Some(NOW),
         changed_since_review: Some(false),
         changed_fields: vec![],
+        reviewed_state: None,
     };
     app.handle(
         answer(

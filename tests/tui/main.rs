@@ -28,6 +28,7 @@ mod review_marks;
 mod robustness_keys;
 mod robustness_outage;
 mod screens;
+mod second_day;
 mod security_traffic;
 mod state;
 mod team;

@@ -231,7 +231,7 @@ fn a_never_published_tile_says_so_in_full_even_when_narrow() {
         .join(" ");
     assert!(
         words.contains(
-            "Never published: no live visitors until it is. Checked every 5 min; r checks now."
+            "404 analytics_not_found: not published, or gone. Checked every 5 min; r checks now."
         ),
         "{screen}"
     );

@@ -61,6 +61,7 @@ pub(crate) fn changed_mark() -> ReviewMark {
             before: json!("workspace_view"),
             after: json!("workspace_edit"),
         }],
+        reviewed_state: None,
     }
 }
 
@@ -180,6 +181,12 @@ fn m_marks_the_marked_rows_with_one_note_else_moves_on() {
     assert_eq!(projects.len(), 1);
     assert_eq!(projects[0].0, "prj_a");
     assert_eq!(*note, None);
+    // It moves on once the mark is written (a refused one keeps it).
+    assert_eq!(app.inventory.list.selected, 0);
+    let mut unchanged = changed_mark();
+    unchanged.changed_since_review = Some(false);
+    unchanged.changed_fields.clear();
+    app.handle(written.ok(vec![unchanged]), NOW);
     assert_eq!(app.inventory.list.selected, 1, "the cursor moved on");
 }
 
@@ -230,9 +237,9 @@ fn wake_until_version_check(app: &mut App, limit: OffsetDateTime) -> (u64, Offse
 /// process wrote, marks and Changes are read again, without a key.
 #[test]
 fn a_write_by_another_process_refreshes_marks_within_a_minute() {
-    // The first check rode on the first message handled; no other until the minute.
+    // The first check rode on the first message handled; no other for half a minute.
     let (mut app, token) = inventory_and_version_check(vec![]);
-    let effects = app.handle(Msg::Wake, NOW + Duration::seconds(30));
+    let effects = app.handle(Msg::Wake, NOW + Duration::seconds(29));
     assert!(first_in(&effects, HISTORY_VERSION).is_none());
     let effects = app.handle(version(token, 4), NOW);
     assert!(

@@ -566,6 +566,9 @@ fn monitor_tiles_say_when_updated_and_a_never_published_project_says_so() {
     }
     let screen = text(&app, 120, 35);
     assert!(screen.contains("4 now · at 12:00:00"), "{screen}");
-    assert!(screen.contains("Never published"), "{screen}");
+    assert!(
+        screen.contains("404 analytics_not_found: not published"),
+        "{screen}"
+    );
     assert!(!screen.contains("not enabled"), "{screen}");
 }

@@ -198,3 +198,41 @@ fn a_project_opened_from_changes_without_its_row_shows_no_made_up_fact() {
         "{shown}"
     );
 }
+
+/// Issue 35 item 7: a project opened by id that the service answers 404
+/// `project_not_found` is named as the snapshot beside it knows it, never
+/// "(unnamed)", and says it is gone, naming where the name came from.
+#[test]
+fn a_project_gone_is_named_as_the_snapshot_knows_it() {
+    let (mut app, effects) = open_by_id();
+    answer_history(&mut app, &effects, Some(state()));
+    let read = asked_in(&effects, PROJECT)
+        .pop()
+        .expect("the project is read");
+    app.handle(
+        read.fail(vantage::tui::effect::ErrorInfo {
+            status: Some(404),
+            kind: Some("project_not_found".into()),
+            detail: None,
+            request_id: Some("req_gone".into()),
+            summary: "project_not_found (HTTP 404)".into(),
+            gate: None,
+            at: NOW,
+        }),
+        NOW,
+    );
+    let shown = text(&screen(&app, 160, 35));
+    assert!(!shown.contains("(unnamed)"), "{shown}");
+    assert!(shown.contains("Clinic manager 86"), "{shown}");
+    assert!(
+        shown.contains("Name last known from snapshot, taken"),
+        "{shown}"
+    );
+    assert!(
+        app.breadcrumbs()
+            .last()
+            .is_some_and(|c| c == "Clinic manager 86"),
+        "{:?}",
+        app.breadcrumbs()
+    );
+}

@@ -24,7 +24,7 @@ pub async fn execute(command: HistoryCommand, global: &GlobalArgs) -> Result<(),
         HistoryCommand::Snapshot(args) => snapshot::run(args, global).await,
         HistoryCommand::Changes(args) => changes::run(args, &Local::open(global).await?).await,
         HistoryCommand::Reviewed(command) => {
-            reviewed::run(command, &mut Local::open(global).await?).await
+            reviewed::run(command, &mut Local::open(global).await?, global).await
         }
         HistoryCommand::History(args::HistoryAdmin::Copy { to }) => {
             // The blocking driver runs its own runtime: off this one.

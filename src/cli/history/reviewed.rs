@@ -5,11 +5,13 @@ use time::OffsetDateTime;
 
 use super::Local;
 use super::args::ReviewedCommand;
+use crate::api::ApiError;
 use crate::cli::exit::CliError;
 use crate::cli::print::{Field, Row, write_list, write_one};
 use crate::cli::progress::Progress;
 use crate::cli::views::{fields_table, when};
-use crate::history::{NewMark, ReviewEntry, ReviewMark};
+use crate::history::{NewMark, ReviewEntry, ReviewMark, SeenState};
+use crate::session::{GlobalArgs, Session};
 
 impl Row for ReviewMark {
     const FIELDS: &'static [Field<Self>] = &[
@@ -35,7 +37,11 @@ impl Row for ReviewEntry {
     ];
 }
 
-pub async fn run(command: ReviewedCommand, local: &mut Local) -> Result<(), CliError> {
+pub async fn run(
+    command: ReviewedCommand,
+    local: &mut Local,
+    global: &GlobalArgs,
+) -> Result<(), CliError> {
     match command {
         ReviewedCommand::List { output } => {
             let format = output.resolve();
@@ -49,27 +55,32 @@ pub async fn run(command: ReviewedCommand, local: &mut Local) -> Result<(), CliE
             output,
         } => {
             let format = output.resolve();
-            // From a script there is no loaded row: the newest snapshot's
-            // state is what is marked reviewed.
+            let now = OffsetDateTime::now_utc();
+            let (seen, said) = seen_now(local, global, &project_id, now).await?;
             let new = NewMark {
                 project_id: project_id.clone(),
                 note,
                 reviewer: local.config.reviewer_name(),
-                seen: None,
+                seen,
             };
-            let mark =
-                local
-                    .store
-                    .mark_reviewed(&local.workspace, &new, OffsetDateTime::now_utc())?;
-            match mark.reviewed_state_at {
-                Some(at) => crate::stderr::line(format_args!(
-                    "marked reviewed as the newest snapshot ({} UTC) shows it",
+            let mark = local.store.mark_reviewed(&local.workspace, &new, now)?;
+            let live_state = new.seen.is_some();
+            let what = match (said, mark.reviewed_state_at) {
+                (Said::Live, _) if live_state => {
+                    "marked reviewed as the service shows it now (read live)".to_owned()
+                }
+                (Said::Live, _) => format!(
+                    "read live, but no snapshot holds project {project_id} yet (its inventory fields): changes are measured from the next snapshot that does"
+                ),
+                (Said::Offline(why), Some(at)) => format!(
+                    "{why}: marked reviewed as the newest snapshot ({} UTC) shows it",
                     when(Some(at))
-                )),
-                None => crate::stderr::line(format_args!(
-                    "note: no snapshot holds project {project_id} yet; changes are measured from the next snapshot that does"
-                )),
-            }
+                ),
+                (Said::Offline(why), None) => format!(
+                    "{why}, and no snapshot holds project {project_id} yet: changes are measured from the next snapshot that does"
+                ),
+            };
+            crate::stderr::line(format_args!("{what}"));
             write_one(&mark, format, None, |width| fields_table(&mark, width))
         }
         ReviewedCommand::Log { project_id, output } => {
@@ -99,5 +110,64 @@ pub async fn run(command: ReviewedCommand, local: &mut Local) -> Result<(), CliE
             }
             Ok(())
         }
+    }
+}
+
+/// Where the state a mark holds came from.
+enum Said {
+    /// A read of the project just now.
+    Live,
+    /// Not from the service, and why: the newest snapshot's state is held.
+    Offline(String),
+}
+
+/// The project as it is now, for the mark to hold: one read of the project
+/// laid over the newest snapshot's state of it (the inventory's fields only
+/// a snapshot holds). Only a service out of reach (or no key) falls back to
+/// the snapshot alone; any other refusal (the project is gone, a key without
+/// the scope) is the command's error: nothing is marked.
+async fn seen_now(
+    local: &Local,
+    global: &GlobalArgs,
+    project_id: &str,
+    now: OffsetDateTime,
+) -> Result<(Option<SeenState>, Said), CliError> {
+    let session = match Session::connect(global) {
+        Ok(session) => session,
+        Err(error) => {
+            let why = format!(
+                "the service was not asked ({})",
+                crate::text::escape_invisible(&error.to_string())
+            );
+            return Ok((None, Said::Offline(why)));
+        }
+    };
+    let project = match session.client.get_project(project_id).await {
+        Ok(project) => project,
+        Err(error) if unreachable(&error) => {
+            let why = format!(
+                "the service could not be reached ({})",
+                crate::text::escape_invisible(&error.to_string())
+            );
+            return Ok((None, Said::Offline(why)));
+        }
+        Err(error) => return Err(error.into()),
+    };
+    let seen = local
+        .store
+        .latest_project_state(&local.workspace, project_id)?
+        .map(|(_, state)| SeenState {
+            state: state.with_project(&project),
+            read_at: now,
+        });
+    Ok((seen, Said::Live))
+}
+
+/// No answer, or the service unavailable after the client's retries.
+fn unreachable(error: &ApiError) -> bool {
+    match error {
+        ApiError::Transport(_) => true,
+        ApiError::Api(response) => response.status >= 500,
+        _ => false,
     }
 }

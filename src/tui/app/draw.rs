@@ -67,7 +67,25 @@ impl App {
             keymap: &self.settings.keymap,
             now,
         };
-        self.screen().draw(frame, body, &view);
+        // A tab about the project in focus says first when it is gone.
+        let gone = self
+            .focused_gone()
+            .filter(|_| self.tab != Tab::Inventory && self.screen().about_focused_project());
+        let screen_body = match gone {
+            Some(gone) => {
+                let [banner, rest] =
+                    Layout::vertical([Constraint::Length(2), Constraint::Min(3)]).areas(body);
+                let width = banner.width as usize;
+                let lines = vec![
+                    Line::from(Span::styled(fit(&gone.headline(), width), self.theme.warn)),
+                    Line::from(Span::styled(fit(&gone.known(), width), self.theme.dim)),
+                ];
+                frame.render_widget(Paragraph::new(lines), banner);
+                rest
+            }
+            None => body,
+        };
+        self.screen().draw(frame, screen_body, &view);
         self.draw_note(frame, body);
         self.draw_status(frame, status, now);
         self.draw_footer(frame, footer);

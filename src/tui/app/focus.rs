@@ -8,7 +8,7 @@ use super::{App, Notice};
 use crate::tui::action::Action;
 use crate::tui::effect::Turn;
 use crate::tui::facts::{Facts, Source};
-use crate::tui::focus::{ProjectOpen, ProjectRef};
+use crate::tui::focus::{GoneProject, ProjectOpen, ProjectRef};
 use crate::tui::keymap::key_of;
 use crate::tui::nav::Tab;
 use crate::tui::screens::project::{ProjectScreen, WriteAccess};
@@ -18,13 +18,21 @@ use crate::tui::screens::project::{ProjectScreen, WriteAccess};
 pub struct FocusState {
     pub project: Option<ProjectRef>,
     /// The tab the project screen was opened from: `esc` returns there.
-    opened_from: Option<Tab>,
+    pub(super) opened_from: Option<Tab>,
     /// The id under the inventory's or the monitor's cursor when last looked
     /// at: only a move of the cursor sets the focus, not a visit of the tab.
     cursor_seen: Option<String>,
+    /// Projects a read found gone (404 `project_not_found`), by id, until a
+    /// read finds them again: every tab about one says so.
+    pub gone: std::collections::HashMap<String, GoneProject>,
 }
 
 impl App {
+    /// The project in focus, when a read found it gone.
+    pub fn focused_gone(&self) -> Option<&GoneProject> {
+        self.focus.gone.get(&self.focused_project()?.id)
+    }
+
     /// The project the project screen, Monitor, Analytics and Personal data show.
     pub fn focused_project(&self) -> Option<&ProjectRef> {
         self.focus.project.as_ref()
@@ -132,6 +140,11 @@ impl App {
         self.project = Some(ProjectScreen::new(project, facts, access));
         self.show_review_on_project();
         self.with_screen(turn, |screen, cx| screen.activate(cx));
+    }
+
+    /// The tab the project screen was opened from, where `esc` returns.
+    pub fn project_origin(&self) -> Tab {
+        self.focus.opened_from.unwrap_or(Tab::Inventory)
     }
 
     /// `esc` on the project screen: back to where it was opened from.

@@ -63,7 +63,7 @@ pub struct HistoryState {
     /// What the background snapshot is doing, for the status line.
     pub progress: Option<String>,
     pub(super) marks_pending: Option<u64>,
-    pub(super) mark_pending: Option<u64>,
+    pub(super) mark_pending: Option<super::marks::PendingMark>,
     pub note: Option<NoteInput>,
     /// The history file's `data_version` when last asked, the request under
     /// way, and when to ask again: another process's snapshot or mark shows
@@ -77,8 +77,11 @@ pub struct HistoryState {
     pub(super) came_back: bool,
 }
 
-/// How often the dashboard asks whether another process wrote to the history.
-const VERSION_CHECK: time::Duration = time::Duration::minutes(1);
+/// How often the dashboard asks whether another process wrote to the
+/// history. The promise is that such a write shows within a minute: the check
+/// runs twice a minute, so the marks (or Changes) read after it have the
+/// other half for their own answer, however slow the history is to reply.
+pub const VERSION_CHECK: time::Duration = time::Duration::seconds(30);
 
 impl HistoryState {
     pub fn snapshot_running(&self) -> bool {
@@ -194,8 +197,19 @@ impl App {
                 }
                 true
             }
-            HistoryMsg::Marked(marked) if answers(&mut self.history.mark_pending, token) => {
-                self.marked(marked, cx);
+            HistoryMsg::Marked(marked)
+                if self
+                    .history
+                    .mark_pending
+                    .as_ref()
+                    .is_some_and(|pending| pending.token == token) =>
+            {
+                let advance_from = self
+                    .history
+                    .mark_pending
+                    .take()
+                    .and_then(|pending| pending.advance_from);
+                self.marked(marked, advance_from, cx);
                 true
             }
             HistoryMsg::DataVersion(version)

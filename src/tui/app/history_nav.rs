@@ -22,7 +22,9 @@ pub enum Way {
 /// project's screen.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Location {
-    Tab(Tab),
+    /// A tab, with the project it showed when it is about the one in focus
+    /// (Monitor, Analytics, Personal data): back shows that project again.
+    Tab(Tab, Option<ProjectRef>),
     Inventory(Box<InventoryView>),
     Project(Box<ProjectOpen>),
 }
@@ -30,7 +32,7 @@ pub enum Location {
 impl Location {
     fn same_place(&self, other: &Location) -> bool {
         match (self, other) {
-            (Location::Tab(a), Location::Tab(b)) => a == b,
+            (Location::Tab(a, _), Location::Tab(b, _)) => a == b,
             // A filter changed on the inventory is no visit of its own.
             (Location::Inventory(_), Location::Inventory(_)) => true,
             (Location::Project(a), Location::Project(b)) => a.project.id == b.project.id,
@@ -81,7 +83,12 @@ impl App {
                 Location::Project(Box::new(ProjectOpen::by_ref(project.project_ref())))
             }
             _ if self.tab == Tab::Inventory => Location::Inventory(Box::new(self.inventory.view())),
-            _ => Location::Tab(self.tab),
+            _ => Location::Tab(
+                self.tab,
+                self.focused_project()
+                    .filter(|_| self.tab_screen(self.tab).about_focused_project())
+                    .cloned(),
+            ),
         }
     }
 
@@ -90,9 +97,14 @@ impl App {
         self.trail.depth()
     }
 
-    /// `Inventory › Invoice finder`: the tab, then the project it shows.
+    /// `Inventory › Invoice finder`: the tab, then the project it shows. A
+    /// project screen names the tab `esc` returns to (`Changes › Ledger`).
     pub fn breadcrumbs(&self) -> Vec<String> {
-        let mut crumbs = vec![self.tab.title().to_owned()];
+        let tab = match &self.project {
+            Some(_) if self.tab == Tab::Inventory => self.project_origin(),
+            _ => self.tab,
+        };
+        let mut crumbs = vec![tab.title().to_owned()];
         let named = |project: ProjectRef| project.name.unwrap_or(project.id);
         let project = if self.tab == Tab::Inventory {
             self.project
@@ -122,7 +134,13 @@ impl App {
         push_bounded(to, here);
         self.trail.traveling = true;
         match place {
-            Location::Tab(tab) => self.show_tab(tab, turn),
+            Location::Tab(tab, project) => {
+                // The project it showed is in focus again, then the tab shows it.
+                if project.is_some() {
+                    self.focus.project = project;
+                }
+                self.show_tab(tab, turn);
+            }
             Location::Inventory(view) => {
                 self.show_tab(Tab::Inventory, turn);
                 let mut cx = turn.cx(&mut self.next_token);

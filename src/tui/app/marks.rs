@@ -1,7 +1,8 @@
 //! `m`: marking projects reviewed. With rows marked (space), every marked
 //! row, as `v` and `u` act on them, with one note for all; else the cursor's
-//! row, and the cursor moves on to the next; on the project screen, its
-//! project. Each mark holds the row as the reviewer saw it, with the time its
+//! row, and the cursor moves on to the next once the mark is written; on the
+//! project screen, its project as the screen shows it (after the reviewer's
+//! own writes). The field starts empty; an earlier note shows above it. Each mark holds the row as the reviewer saw it, with the time its
 //! page was read, so a change made before the mark is never a change since.
 
 use crossterm::event::{KeyCode, KeyEvent};
@@ -28,9 +29,20 @@ pub struct NoteInput {
     pub projects: Vec<(String, Option<Box<SeenState>>)>,
     /// What the field's title names: the project, or how many.
     pub name: String,
+    /// The project's note as marked before, and by whom: shown above the
+    /// field, which starts empty.
+    pub earlier: Option<String>,
     pub field: TextField,
     /// The cursor moves to the next row once marked (no rows were marked).
     advance: bool,
+}
+
+/// A mark under way: the row the cursor leaves once it is written (the
+/// cursor's row, when no rows were marked).
+#[derive(Debug)]
+pub(super) struct PendingMark {
+    pub token: u64,
+    pub advance_from: Option<String>,
 }
 
 impl App {
@@ -69,12 +81,11 @@ impl App {
         };
         let projects: Vec<(String, String, Option<SeenState>)> = match &self.project {
             Some(project) => {
+                // The project as the screen shows it, the reviewer's own
+                // writes included.
                 let target = project.project_ref();
-                let row = project.facts.row.as_ref();
-                let seen =
-                    row.map(|(item, source)| seen(item, source.read_at().unwrap_or(read_at)));
                 let name = target.name.clone().unwrap_or_else(|| target.id.clone());
-                vec![(target.id, name, seen)]
+                vec![(target.id, name, project.seen_state(read_at))]
             }
             None => {
                 let rows: Vec<&InventoryItem> = if marked_rows {
@@ -95,7 +106,7 @@ impl App {
             return;
         };
         let cursor_row = self.project.is_none() && !marked_rows;
-        let (name, note) = match projects.len() {
+        let (name, earlier) = match projects.len() {
             1 => (
                 // Nothing marked: the cursor's row, and the title says so.
                 if cursor_row {
@@ -103,13 +114,15 @@ impl App {
                 } else {
                     first_name.clone()
                 },
-                self.inventory
-                    .reviewed
-                    .get(first_id)
-                    .and_then(|mark| mark.note.clone())
-                    .unwrap_or_default(),
+                // The note stands under its own reviewer's name: it is shown
+                // above the field, never typed into it for another's Enter.
+                self.inventory.reviewed.get(first_id).and_then(|mark| {
+                    let note = mark.note.as_deref()?;
+                    let who = mark.reviewer.as_deref().unwrap_or("someone");
+                    Some(format!("earlier note by {who}: {note}"))
+                }),
             ),
-            count => (format!("{count} marked projects"), String::new()),
+            count => (format!("{count} marked projects"), None),
         };
         let projects = projects
             .into_iter()
@@ -118,7 +131,8 @@ impl App {
         self.history.note = Some(NoteInput {
             projects,
             name,
-            field: TextField::new(note),
+            earlier,
+            field: TextField::new(String::new()),
             advance: cursor_row,
         });
     }
@@ -139,11 +153,16 @@ impl App {
                     projects,
                     note: (!text.is_empty()).then_some(text),
                 };
-                self.history.mark_pending = Some(cx.request(REVIEW_MARK, mark, HistoryMsg::Marked));
-                if advance {
-                    let next = self.inventory.list.selected + 1;
-                    self.inventory.list.select(next);
-                }
+                // The cursor moves on only once the mark is written: a
+                // refused mark keeps it on the row that is not marked.
+                let advance_from = advance
+                    .then(|| self.inventory.selected_item().map(|item| item.id.clone()))
+                    .flatten();
+                let token = cx.request(REVIEW_MARK, mark, HistoryMsg::Marked);
+                self.history.mark_pending = Some(PendingMark {
+                    token,
+                    advance_from,
+                });
             }
             _ => {
                 note.field.handle_key(key);
@@ -152,9 +171,24 @@ impl App {
     }
 
     /// The marks written, or why not.
-    pub(super) fn marked(&mut self, marked: Result<Vec<ReviewMark>, ErrorInfo>, cx: &mut Cx) {
+    pub(super) fn marked(
+        &mut self,
+        marked: Result<Vec<ReviewMark>, ErrorInfo>,
+        advance_from: Option<String>,
+        cx: &mut Cx,
+    ) {
         match marked {
             Ok(marks) => {
+                // On to the next row, unless the cursor left the marked one meanwhile.
+                if let Some(id) = advance_from
+                    && self
+                        .inventory
+                        .selected_item()
+                        .is_some_and(|item| item.id == id)
+                {
+                    let next = self.inventory.list.selected + 1;
+                    self.inventory.list.select(next);
+                }
                 let said = match marks.as_slice() {
                     [one] => fit(one.name.as_deref().unwrap_or(&one.project_id), 40),
                     many => crate::tui::widgets::count(many.len() as i64, "project"),
@@ -184,7 +218,12 @@ impl App {
         let Some(note) = &self.history.note else {
             return;
         };
-        let popup = crate::tui::widgets::centered(area, area.width.saturating_sub(8).min(72), 4);
+        let earlier_rows = u16::from(note.earlier.is_some());
+        let popup = crate::tui::widgets::centered(
+            area,
+            area.width.saturating_sub(8).min(72),
+            4 + earlier_rows,
+        );
         frame.render_widget(Clear, popup);
         let block = Block::default()
             .borders(Borders::ALL)
@@ -193,8 +232,14 @@ impl App {
                 format!(" Mark {} reviewed ", fit(&note.name, 60)),
                 self.theme.title,
             ));
-        let inner = block.inner(popup);
+        let mut inner = block.inner(popup);
         frame.render_widget(block, popup);
+        if let Some(earlier) = &note.earlier {
+            let line = Span::styled(fit(earlier, inner.width as usize), self.theme.dim);
+            frame.render_widget(ratatui::widgets::Paragraph::new(line), inner);
+            inner.y += 1;
+            inner.height = inner.height.saturating_sub(1);
+        }
         note.field.draw(
             frame,
             inner,

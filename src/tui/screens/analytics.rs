@@ -145,9 +145,11 @@ impl AnalyticsScreen {
     pub fn set_project(&mut self, project: Option<ProjectRef>) {
         if self.project != project {
             self.project = project;
-            // A reply for the previous project is dropped by its token.
+            // A reply for the previous project is dropped by its token, and
+            // the age of its data goes with it.
             self.breakdowns.reset();
             self.traffic.reset();
+            self.loaded_at = None;
         }
     }
 
@@ -192,8 +194,9 @@ impl AnalyticsScreen {
             Msg::Breakdowns(breakdowns) => {
                 let answered = breakdowns.is_ok();
                 let accepted = self.breakdowns.accept_reply(token, breakdowns);
-                if accepted && answered {
-                    self.loaded_at = Some(cx.now);
+                if accepted {
+                    // An error replaces the data: no age is left to show.
+                    self.loaded_at = answered.then_some(cx.now);
                 }
                 accepted
             }
@@ -358,11 +361,11 @@ impl Screen for AnalyticsScreen {
                 let text = if error.kind.as_deref() == Some(ANALYTICS_NOT_FOUND) {
                     vec![
                         Line::from(Span::styled(
-                            "This project has no visitor analytics: it was never published.",
+                            crate::tui::executor::ANALYTICS_NOT_FOUND,
                             theme.warn,
                         )),
                         Line::from(""),
-                        Line::from("Analytics start once the project is published and visited."),
+                        Line::from("A published project's analytics start once it is visited."),
                     ]
                 } else {
                     error_text(error, theme)

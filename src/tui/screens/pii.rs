@@ -80,6 +80,8 @@ impl PiiScreen {
         if self.project != project {
             self.project = project;
             self.list.clear();
+            // The previous project's age is not this one's.
+            self.list.loaded_at = None;
             self.loaded_for = None;
         }
     }
@@ -290,19 +292,18 @@ fn gate_text(error: &ErrorInfo, theme: &Theme) -> Vec<Line<'static>> {
         Some(402) => {
             "Personal-data findings need the Enterprise plan with personal-data detection."
         }
-        _ => {
-            "Personal-data detection is not enabled for this workspace, so there are no findings to list."
-        }
+        _ => crate::tui::executor::PII_NOT_FOUND,
     };
     let mut lines = vec![
         Line::from(Span::styled(needed, theme.title)),
         Line::from(""),
     ];
-    if let Some(gate) = &error.gate {
+    // The 404's own words are the line above; another gate says what it needs.
+    if let Some(gate) = error.gate.as_ref().filter(|_| error.status != Some(404)) {
         lines.push(Line::from(Span::raw(gate.explain())));
     }
     lines.push(Line::from(Span::raw(
-        "A workspace owner can turn detection on in the workspace's security settings.",
+        "If detection is off, a workspace owner can turn it on in the workspace's security settings.",
     )));
     let mut facts = Vec::new();
     if let Some(kind) = &error.kind {

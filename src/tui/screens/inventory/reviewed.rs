@@ -1,11 +1,15 @@
 //! Reviewed marks as the inventory shows them: `✓` for a project marked
 //! reviewed and unchanged since, `Δ` for one that changed since its review
-//! (as the newest snapshot shows it). Marks live in the history store; the
+//! (as the newest snapshot shows it, or the live row at once). Marks live in the history store; the
 //! App loads them through the executor and hands them here.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
-use crate::history::ReviewMark;
+use time::OffsetDateTime;
+
+use crate::api::model::InventoryItem;
+use crate::history::{ProjectState, ReviewMark};
 
 #[derive(Debug, Clone, Default)]
 pub struct ReviewedMarks {
@@ -40,8 +44,25 @@ impl ReviewedMarks {
         self.by_project.get(project_id)
     }
 
-    pub fn state(&self, project_id: &str) -> ReviewState {
-        match self.by_project.get(project_id) {
+    /// The mark of a row's project as the row shows it: a row read (at
+    /// `read_at`) after the reviewed state that differs from it is "changed
+    /// since review" at once, naming the fields, without waiting for a
+    /// snapshot. Rows of unknown age (the snapshot's) leave the mark as is.
+    pub fn of_row(
+        &self,
+        item: &InventoryItem,
+        read_at: Option<OffsetDateTime>,
+    ) -> Option<Cow<'_, ReviewMark>> {
+        let mark = self.by_project.get(&item.id)?;
+        Some(match read_at {
+            Some(at) => Cow::Owned(mark.against_live(&ProjectState::from_item(item), at)),
+            None => Cow::Borrowed(mark),
+        })
+    }
+
+    /// What the inventory says about a row's project.
+    pub fn state(&self, item: &InventoryItem, read_at: Option<OffsetDateTime>) -> ReviewState {
+        match self.of_row(item, read_at) {
             None => ReviewState::NotReviewed,
             Some(mark) if mark.changed_since_review == Some(true) => {
                 ReviewState::ChangedSinceReview
@@ -51,8 +72,8 @@ impl ReviewedMarks {
     }
 
     /// Two cells before the name: the glyph and a space, or nothing.
-    pub fn glyph(&self, project_id: &str) -> &'static str {
-        match self.state(project_id) {
+    pub fn glyph(&self, item: &InventoryItem, read_at: Option<OffsetDateTime>) -> &'static str {
+        match self.state(item, read_at) {
             ReviewState::NotReviewed => "",
             ReviewState::Reviewed => "✓ ",
             ReviewState::ChangedSinceReview => "Δ ",
@@ -64,11 +85,11 @@ impl ReviewedMarks {
         self.by_project.get(project_id)?.reviewer.as_deref()
     }
 
-    /// Whether the review filters keep the project's row.
-    fn keeps(&self, project_id: &str) -> bool {
-        self.filter.keeps(self.state(project_id))
+    /// Whether the review filters keep the row.
+    fn keeps(&self, item: &InventoryItem, read_at: Option<OffsetDateTime>) -> bool {
+        self.filter.keeps(self.state(item, read_at))
             && self.reviewer.as_deref().is_none_or(|wanted| {
-                self.reviewer(project_id)
+                self.reviewer(&item.id)
                     .is_some_and(|by| by.trim().eq_ignore_ascii_case(wanted.trim()))
             })
     }
@@ -76,15 +97,6 @@ impl ReviewedMarks {
     /// Whether a review filter hides rows.
     pub fn filtering(&self) -> bool {
         self.filter != ReviewFilter::All || self.reviewer.is_some()
-    }
-
-    /// The words for the detail pane.
-    pub fn label(&self, project_id: &str) -> Option<&'static str> {
-        match self.state(project_id) {
-            ReviewState::NotReviewed => None,
-            ReviewState::Reviewed => Some("✓ reviewed"),
-            ReviewState::ChangedSinceReview => Some("Δ changed since review"),
-        }
     }
 }
 
@@ -162,7 +174,7 @@ impl super::InventoryScreen {
             .list
             .rows
             .iter()
-            .map(|item| self.reviewed.keeps(&item.id))
+            .map(|item| self.reviewed.keeps(item, self.list.loaded_at))
             .collect();
         let mut flags = keep.iter();
         self.list.rows.retain(|_| *flags.next().unwrap_or(&true));

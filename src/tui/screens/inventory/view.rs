@@ -186,7 +186,7 @@ impl InventoryScreen {
                 theme.priority(&item.review_priority),
             )),
             Column::Name => {
-                let mark = self.reviewed.glyph(&item.id);
+                let mark = self.reviewed.glyph(item, self.list.loaded_at);
                 // Who marked it, beside the name, while the name keeps most of the cell.
                 let by = self
                     .reviewed
@@ -260,7 +260,7 @@ impl InventoryScreen {
             Span::styled(format!("  {}", fit(&item.id, 40)), theme.dim),
         ])];
         left.extend(crate::tui::review::shown::review_block(
-            self.reviewed.get(&item.id),
+            self.reviewed.of_row(item, self.list.loaded_at).as_deref(),
             theme,
             width,
             view.now,

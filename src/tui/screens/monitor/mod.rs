@@ -166,11 +166,28 @@ impl MonitorScreen {
         self.refresh
     }
 
-    /// The project selected in the inventory changed (or not).
+    /// The project in focus, as the monitor is shown: its tile takes the
+    /// cursor (▶), so the header and `w` name the same project.
     pub fn set_project(&mut self, project: Option<ProjectRef>) {
         if self.selected != project {
-            self.selected = project;
+            self.selected = project.clone();
             self.prune();
+        }
+        let Some(project) = project else {
+            return;
+        };
+        let tile = if self.zoom {
+            self.watch.iter().position(|entry| entry.id == project.id)
+        } else {
+            self.shown().iter().position(|shown| shown.id == project.id)
+        };
+        if let Some(tile) = tile
+            && tile != self.cursor
+        {
+            self.cursor = tile;
+            if self.zoom {
+                self.prune();
+            }
         }
     }
 

@@ -18,10 +18,11 @@ use crate::tui::theme::Theme;
 use crate::tui::widgets::display::{big_number, utc_hm, utc_hms};
 use crate::tui::widgets::{ago, rule, thousands};
 
-/// What a project without analytics shows: it was never published.
-/// It is asked again only every few minutes (`NEVER_PUBLISHED_RECHECK`).
+/// What a project without analytics shows: what the 404 may mean, never one
+/// cause picked for it (a deleted project answers the same). It is asked
+/// again only every few minutes (`NEVER_PUBLISHED_RECHECK`).
 const NEVER_PUBLISHED: &str =
-    "Never published: no live visitors until it is. Checked every 5 min; r checks now.";
+    "404 analytics_not_found: not published, or gone. Checked every 5 min; r checks now.";
 
 impl MonitorScreen {
     pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {

@@ -54,11 +54,15 @@ impl ProjectScreen {
                         Box::new(project.clone()),
                     ))));
                 }
+                if self.gone.take().is_some() {
+                    cx.navigate(Nav::Project(ProjectNav::Found(project.id.clone())));
+                }
                 self.project = Some(project);
                 self.error = None;
                 self.loaded_at = Some(cx.now);
                 self.find_facts(false, cx);
             }
+            Err(error) if super::gone::is_gone(&error) => self.went(error, cx),
             Err(error) => self.error = Some(error),
         }
     }

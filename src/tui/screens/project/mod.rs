@@ -7,8 +7,10 @@ mod actions;
 mod answers;
 mod audience;
 mod deploy;
+mod gone;
 mod modes;
 pub mod security;
+mod seen;
 mod view;
 mod writes;
 
@@ -176,6 +178,8 @@ pub struct ProjectScreen {
     panes: [ScrollPane; 2],
     /// The project's reviewed mark, kept current by the App.
     pub review: Option<crate::history::ReviewMark>,
+    /// The service said the project is gone (`gone.rs`).
+    pub gone: Option<crate::tui::focus::GoneProject>,
 }
 
 impl ProjectScreen {
@@ -198,6 +202,7 @@ impl ProjectScreen {
             embed: None,
             panes: Default::default(),
             review: None,
+            gone: None,
         }
     }
 
@@ -225,7 +230,10 @@ impl ProjectScreen {
     pub fn project_ref(&self) -> ProjectRef {
         ProjectRef {
             id: self.target.id.clone(),
-            name: self.current_name().map(str::to_owned),
+            name: self
+                .current_name()
+                .map(str::to_owned)
+                .or_else(|| self.known_name().map(|(name, _)| name)),
         }
     }
 
@@ -476,10 +484,11 @@ impl Screen for ProjectScreen {
             main_area.width
         };
         let mut project_lines = self.project_lines(view, left_width as usize);
-        if self.review.is_some() {
+        if let Some(mark) = &self.review {
+            let mark = self.review_as_seen(mark, view.now);
             project_lines.push(Line::default());
             project_lines.extend(crate::tui::review::shown::review_block(
-                self.review.as_ref(),
+                Some(&mark),
                 theme,
                 left_width as usize,
                 view.now,

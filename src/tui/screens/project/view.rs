@@ -57,11 +57,21 @@ pub(super) fn wrap_words(text: &str, width: usize, max_lines: usize) -> Vec<Stri
 impl ProjectScreen {
     pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
         let theme = view.theme;
-        let name = self.current_name().unwrap_or("(unnamed)");
+        // The name as last known (a snapshot's, a row's) before "(unnamed)".
+        let known = self.known_name();
+        let name = known
+            .as_ref()
+            .map_or("(unnamed)", |(name, _)| name.as_str());
         let mut spans = vec![
             Span::styled(fit(name, area.width as usize / 2), theme.title),
             Span::styled(format!("  {}", fit(&self.target.id, 40)), theme.dim),
         ];
+        if self.gone.is_some() {
+            spans.push(Span::styled(
+                " · gone, or not visible to this key",
+                theme.warn,
+            ));
+        }
         if self.load_pending.is_some() {
             spans.push(Span::styled(" · loading…", theme.dim));
         }
@@ -77,6 +87,9 @@ impl ProjectScreen {
     /// The Project's fields, values cut to `width` cells with their labels.
     pub(super) fn project_lines(&self, view: &ScreenView, width: usize) -> Vec<Line<'static>> {
         let theme = view.theme;
+        if let Some(lines) = self.gone_lines(theme, width) {
+            return lines;
+        }
         let Some(project) = &self.project else {
             return match &self.error {
                 Some(error) => error_text(error, theme),
