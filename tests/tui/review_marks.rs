@@ -52,6 +52,7 @@ pub(crate) fn changed_mark() -> ReviewMark {
         name: Some("Ledger".into()),
         marked_at: MARKED_AT,
         reviewer: Some("ada".into()),
+        display_name: None,
         note: Some("view-only for members now".into()),
         reviewed_state_at: Some(MARKED_AT),
         changed_since_review: Some(true),

@@ -85,8 +85,8 @@ INSERT INTO vantage_meta (key, value) VALUES ('revision', 0);
 /// (`reviewer`), and `hash`, chained to the entry before it in its workspace
 /// (`history/chain.rs`; the entries already there get theirs here, in their
 /// order). A trigger refuses UPDATE, DELETE and TRUNCATE of the log, whoever
-/// asks, the table's owner too: only a mark's reviewed state may be given
-/// once, by a later snapshot, where there was none. Entries written before
+/// asks, the table's owner too: only a mark's reviewed state may be given,
+/// by a later snapshot, while it has none. Entries written before
 /// this version keep no role: they were self-declared.
 const V2_COLUMNS: &str = "
 ALTER TABLE review ADD COLUMN db_role TEXT;
@@ -106,7 +106,7 @@ BEGIN
         RETURN NEW;
     END IF;
     IF TG_OP = 'UPDATE' THEN
-        IF OLD.state_id IS NULL AND NEW.state_id IS NOT NULL
+        IF OLD.state_id IS NULL
            AND (NEW.id, NEW.workspace_id, NEW.project_id, NEW.action, NEW.at_ms,
                 NEW.reviewer, NEW.note, NEW.db_role, NEW.hash)
                IS NOT DISTINCT FROM

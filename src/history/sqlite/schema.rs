@@ -126,7 +126,7 @@ enum Migration {
 /// `hash`, chained to the one before it in its workspace (`history/chain.rs`;
 /// the entries already there get theirs here, in their order), and triggers
 /// refuse to change or remove an entry: only a mark's reviewed state may be
-/// given once, by a later snapshot, where there was none.
+/// given, by a later snapshot, while it has none.
 const V3_COLUMNS: &str = "
 ALTER TABLE review ADD COLUMN hash BLOB;
 CREATE INDEX review_chain ON review (workspace_id, id);
@@ -138,7 +138,7 @@ BEGIN
     SELECT RAISE(ABORT, 'the review log is append-only: an entry cannot be removed');
 END;
 CREATE TRIGGER review_append_only_update BEFORE UPDATE ON review
-WHEN NOT (OLD.state_id IS NULL AND NEW.state_id IS NOT NULL
+WHEN NOT (OLD.state_id IS NULL
           AND NEW.id IS OLD.id AND NEW.workspace_id IS OLD.workspace_id
           AND NEW.project_id IS OLD.project_id AND NEW.action IS OLD.action
           AND NEW.at_ms IS OLD.at_ms AND NEW.reviewer IS OLD.reviewer
