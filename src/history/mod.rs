@@ -34,7 +34,9 @@ pub use model::{
 pub use postgres::{PG_SCHEMA_VERSION, PgTarget};
 pub use read::SnapshotRef;
 pub use sqlite::VERSION as SCHEMA_VERSION;
-pub use store::{BUSY_TIMEOUT, Backend, EachItem, HistoryLocation, Retention, Store, WorkspaceLock};
+pub use store::{
+    BUSY_TIMEOUT, Backend, EachItem, HistoryLocation, Retention, Store, WorkspaceLock,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum HistoryError {

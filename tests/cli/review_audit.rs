@@ -99,11 +99,11 @@ fn entry_ids(on: &TestStore) -> Vec<i64> {
 /// Runs `sql` as `role` (a teammate: trust authentication in the tests'
 /// server), and the database's answer.
 fn as_role(on: &TestStore, role: &str, sql: &str) -> Result<(), String> {
-    let url = on
-        .url
-        .clone()
-        .unwrap()
-        .replacen("postgres://vantage@", &format!("postgres://{role}@"), 1);
+    let url =
+        on.url
+            .clone()
+            .unwrap()
+            .replacen("postgres://vantage@", &format!("postgres://{role}@"), 1);
     let sql = sql.to_owned();
     off_runtime(move || {
         let mut client = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap();
@@ -145,7 +145,10 @@ async fn the_review_log_refuses_changes_and_removals_on_both_stores() {
          VALUES ('ws_acme', 'p9', 'mark', 0, 'ada', 'vantage')",
     )
     .expect_err("an entry written as another role");
-    assert!(forged.contains("mallory cannot write an entry as vantage"), "{forged}");
+    assert!(
+        forged.contains("mallory cannot write an entry as vantage"),
+        "{forged}"
+    );
     assert_eq!(shared.count("review"), 3, "nothing changed");
     assert_eq!(shared.count("review WHERE note = 'forged'"), 0);
 
@@ -162,7 +165,10 @@ async fn the_review_log_refuses_changes_and_removals_on_both_stores() {
         let refused = connection
             .execute_batch(sql)
             .expect_err(&format!("the file refuses {sql}"));
-        assert!(refused.to_string().contains("append-only"), "{sql}: {refused}");
+        assert!(
+            refused.to_string().contains("append-only"),
+            "{sql}: {refused}"
+        );
     }
     assert_eq!(local.count("review"), 3, "nothing changed");
 }
@@ -188,7 +194,11 @@ async fn verify_names_the_first_entry_a_superuser_changed_on_both_stores() {
         let name = on.name();
         let intact = reviewed(&on, &["log", "--verify"]).await;
         assert_eq!(intact.code, 0, "{name}: {}", intact.stderr);
-        assert!(intact.stderr.contains("3 entries"), "{name}: {}", intact.stderr);
+        assert!(
+            intact.stderr.contains("3 entries"),
+            "{name}: {}",
+            intact.stderr
+        );
         let ids = entry_ids(&on);
         let (sqlite, postgres) = around(&format!(
             "UPDATE review SET note = 'forged' WHERE id = {}",
@@ -239,7 +249,9 @@ async fn verify_names_the_first_entry_a_superuser_changed_on_both_stores() {
         let inserted = reviewed(&on, &["log", "--verify"]).await;
         assert_ne!(inserted.code, 0, "{name}: an inserted row passed");
         assert!(
-            inserted.stderr.contains(&format!("at entry {}", ids[2] * 10)),
+            inserted
+                .stderr
+                .contains(&format!("at entry {}", ids[2] * 10)),
             "{name}: the inserted row is named: {}",
             inserted.stderr
         );
@@ -296,10 +308,15 @@ async fn a_huge_note_and_name_are_cut_when_read_on_both_stores() {
             assert_eq!(note, cut, "{name} {args:?}");
             let who = [&read[0]["reviewer"], &read[0]["display_name"]];
             assert!(
-                who.iter().any(|who| who.as_str() == Some(&format!("{}…", "r".repeat(99)))),
+                who.iter()
+                    .any(|who| who.as_str() == Some(&format!("{}…", "r".repeat(99)))),
                 "{name} {args:?}: {who:?}"
             );
-            assert!(run.stdout.len() < 4096, "{name} {args:?}: {} bytes", run.stdout.len());
+            assert!(
+                run.stdout.len() < 4096,
+                "{name} {args:?}: {} bytes",
+                run.stdout.len()
+            );
         }
     }
 }

@@ -10,9 +10,7 @@ use time::OffsetDateTime;
 use super::history_config;
 use crate::cli::exit::CliError;
 use crate::config::LoadedConfig;
-use crate::history::{
-    Capture, HistoryLocation, LogRead, PgTarget, Retention, ReviewEntry, Store,
-};
+use crate::history::{Capture, HistoryLocation, LogRead, PgTarget, Retention, ReviewEntry, Store};
 use crate::session::{GlobalArgs, SessionError};
 
 /// What the copy of one workspace came to.

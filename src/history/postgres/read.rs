@@ -2,9 +2,9 @@
 //! `read.rs` and `marks.rs`, in PostgreSQL's words. Text is sorted bytewise
 //! (`COLLATE "C"`), as the file sorts it, whatever the database's locale.
 
+use postgres::Client;
 use postgres::Row;
 use postgres::types::ToSql;
-use postgres::Client;
 
 use super::column::column;
 use super::{Failure, Step};
@@ -16,9 +16,7 @@ use crate::history::marks::MarkRow;
 use crate::history::model::{
     LogRead, ProjectState, ReviewAction, ReviewEntry, ReviewMark, SnapshotInfo, StoredState,
 };
-use crate::history::read::{
-    SHOWN_TEXT_CHARS, SnapshotRef, cut_shown, from_ms, parse_body, to_ms,
-};
+use crate::history::read::{SHOWN_TEXT_CHARS, SnapshotRef, cut_shown, from_ms, parse_body, to_ms};
 use crate::history::store::EachItem;
 
 const INFO_COLUMNS: &str = "id, workspace_id, taken_at_ms, project_count, member_count";

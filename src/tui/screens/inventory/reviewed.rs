@@ -68,8 +68,13 @@ impl ReviewedMarks {
     fn keeps(&self, project_id: &str) -> bool {
         self.filter.keeps(self.state(project_id))
             && self.reviewer.as_deref().is_none_or(|wanted| {
-                self.reviewer(project_id)
-                    .is_some_and(|by| by.trim().eq_ignore_ascii_case(wanted.trim()))
+                // The role that marked it, or (a shared history) the name it gave.
+                self.by_project.get(project_id).is_some_and(|mark| {
+                    [&mark.reviewer, &mark.display_name]
+                        .into_iter()
+                        .flatten()
+                        .any(|by| by.trim().eq_ignore_ascii_case(wanted.trim()))
+                })
             })
     }
 
