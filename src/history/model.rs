@@ -334,6 +334,20 @@ pub fn shown_reviewer(reviewer: Option<&str>, display_name: Option<&str>) -> Str
     }
 }
 
+/// Which standing marks a read hands over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkScope<'a> {
+    /// Every one: `reviewed list`.
+    All,
+    /// Those of these projects.
+    Projects(&'a [String]),
+    /// Those a dashboard can show: of the projects the newest snapshot holds,
+    /// and any made since it was taken (a project new since then). A mark of
+    /// a project the workspace no longer holds stays in the log, not in
+    /// memory: a dashboard holds at most one mark per project it can list.
+    Shown,
+}
+
 /// How much of each log entry a read carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LogRead {

@@ -13,8 +13,8 @@ use time::OffsetDateTime;
 use super::HistoryError;
 use super::chain::{ChainCheck, ChainRow, Verifier};
 use super::model::{
-    Capture, LogRead, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark, Snapshot,
-    SnapshotInfo,
+    Capture, LogRead, MarkScope, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark,
+    Snapshot, SnapshotInfo,
 };
 use super::postgres::{PgStore, PgTarget};
 use super::read::SnapshotRef;
@@ -145,15 +145,14 @@ pub trait Backend: Send {
         now: OffsetDateTime,
     ) -> Result<bool, HistoryError>;
 
-    /// Every mark of the workspace that stands (of the projects in `only`,
-    /// when given), newest first, each with the project's name and what
+    /// Every mark of the workspace that stands (in `scope`), newest first, each with the project's name and what
     /// changed since the reviewed state (as the newest snapshot shows it),
     /// its note and names cut as shown. Handed to `each` a page at a time as
     /// the store reads them: memory stays flat however many there are.
     fn each_reviewed_mark(
         &self,
         workspace_id: &str,
-        only: Option<&[String]>,
+        scope: MarkScope<'_>,
         each: &mut EachItem<'_, ReviewMark>,
     ) -> Result<(), HistoryError>;
 
@@ -260,7 +259,7 @@ impl Store {
     /// [`Backend::each_reviewed_mark`]).
     pub fn reviewed_marks(&self, workspace_id: &str) -> Result<Vec<ReviewMark>, HistoryError> {
         let mut marks = Vec::new();
-        self.each_reviewed_mark(workspace_id, None, &mut |mark| {
+        self.each_reviewed_mark(workspace_id, MarkScope::All, &mut |mark| {
             marks.push(mark);
             Ok(())
         })?;
@@ -274,7 +273,21 @@ impl Store {
         project_ids: &[String],
     ) -> Result<Vec<ReviewMark>, HistoryError> {
         let mut marks = Vec::new();
-        self.each_reviewed_mark(workspace_id, Some(project_ids), &mut |mark| {
+        self.each_reviewed_mark(
+            workspace_id,
+            MarkScope::Projects(project_ids),
+            &mut |mark| {
+                marks.push(mark);
+                Ok(())
+            },
+        )?;
+        Ok(marks)
+    }
+
+    /// The marks a dashboard can show ([`MarkScope::Shown`]), newest first.
+    pub fn shown_marks(&self, workspace_id: &str) -> Result<Vec<ReviewMark>, HistoryError> {
+        let mut marks = Vec::new();
+        self.each_reviewed_mark(workspace_id, MarkScope::Shown, &mut |mark| {
             marks.push(mark);
             Ok(())
         })?;

@@ -9,7 +9,9 @@ use crate::cli::exit::CliError;
 use crate::cli::print::{Field, Row, write_each, write_one};
 use crate::cli::views::{fields_table, when};
 use crate::formats::OutputError;
-use crate::history::{HistoryError, LogRead, NewMark, ReviewEntry, ReviewMark, shown_reviewer};
+use crate::history::{
+    HistoryError, LogRead, MarkScope, NewMark, ReviewEntry, ReviewMark, shown_reviewer,
+};
 
 /// The writer failed: kept in `failed`, and the history's read is stopped.
 fn stop(failed: &mut Option<OutputError>, error: OutputError) -> HistoryError {
@@ -59,11 +61,12 @@ pub async fn run(command: ReviewedCommand, local: &mut Local) -> Result<(), CliE
     match command {
         ReviewedCommand::List { output } => write_each(output.resolve(), |write| {
             let mut failed = None;
-            let read = local
-                .store
-                .each_reviewed_mark(&local.workspace, None, &mut |mark| {
-                    write(mark).map_err(|error| stop(&mut failed, error))
-                });
+            let read =
+                local
+                    .store
+                    .each_reviewed_mark(&local.workspace, MarkScope::All, &mut |mark| {
+                        write(mark).map_err(|error| stop(&mut failed, error))
+                    });
             finished(read, failed)
         }),
         ReviewedCommand::Mark {

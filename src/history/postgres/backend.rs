@@ -9,7 +9,8 @@ use super::{PgStore, read, write};
 use crate::api::model::{Insights, InventoryItem};
 use crate::history::chain::ChainRow;
 use crate::history::model::{
-    Capture, LogRead, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark, SnapshotInfo,
+    Capture, LogRead, MarkScope, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark,
+    SnapshotInfo,
 };
 use crate::history::read::SnapshotRef;
 use crate::history::store::{Backend, EachItem, HistoryLocation, Retention, WorkspaceLock};
@@ -112,10 +113,15 @@ impl Backend for PgStore {
             transaction.commit()?;
             let wanted: Vec<String> = marks.iter().map(|mark| mark.project_id.clone()).collect();
             let mut made = Vec::new();
-            read::each_mark(client, workspace_id, Some(&wanted), &mut |mark| {
-                made.push(mark);
-                Ok(())
-            })?;
+            read::each_mark(
+                client,
+                workspace_id,
+                MarkScope::Projects(&wanted),
+                &mut |mark| {
+                    made.push(mark);
+                    Ok(())
+                },
+            )?;
             Ok(made)
         })
     }
@@ -138,10 +144,10 @@ impl Backend for PgStore {
     fn each_reviewed_mark(
         &self,
         workspace_id: &str,
-        only: Option<&[String]>,
+        scope: MarkScope<'_>,
         each: &mut EachItem<'_, ReviewMark>,
     ) -> Result<(), HistoryError> {
-        self.run(|client| read::each_mark(client, workspace_id, only, each))
+        self.run(|client| read::each_mark(client, workspace_id, scope, each))
     }
 
     fn each_review_entry(

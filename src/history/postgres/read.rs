@@ -14,7 +14,8 @@ use crate::history::chain::{ChainFields, ChainRow};
 use crate::history::document::Document;
 use crate::history::marks::MarkRow;
 use crate::history::model::{
-    LogRead, ProjectState, ReviewAction, ReviewEntry, ReviewMark, SnapshotInfo, StoredState,
+    LogRead, MarkScope, ProjectState, ReviewAction, ReviewEntry, ReviewMark, SnapshotInfo,
+    StoredState,
 };
 use crate::history::read::{SHOWN_TEXT_CHARS, SnapshotRef, cut_shown, from_ms, parse_body, to_ms};
 use crate::history::store::EachItem;
@@ -185,14 +186,18 @@ fn handed(result: Result<(), HistoryError>) -> Step<bool> {
     result.map(|()| true).map_err(Failure::History)
 }
 
-/// The marks that stand (of `only`, when given), newest first, a page at a time.
+/// The marks that stand in `scope`, newest first, a page at a time.
 pub(super) fn each_mark(
     client: &mut Client,
     workspace_id: &str,
-    only: Option<&[String]>,
+    scope: MarkScope<'_>,
     each: &mut EachItem<'_, ReviewMark>,
 ) -> Step<()> {
-    let only: Option<Vec<&str>> = only.map(|ids| ids.iter().map(String::as_str).collect());
+    let only: Option<Vec<&str>> = match scope {
+        MarkScope::Projects(ids) => Some(ids.iter().map(String::as_str).collect()),
+        _ => None,
+    };
+    let shown = scope == MarkScope::Shown;
     each_row(
         client,
         &format!(
@@ -215,9 +220,13 @@ pub(super) fn each_mark(
              FROM current c
              LEFT JOIN latest ON latest.subject = c.project_id
              LEFT JOIN state marked ON marked.id = c.state_id
+             WHERE NOT $3 OR latest.subject IS NOT NULL
+                OR NOT EXISTS (SELECT 1 FROM newest)
+                -- Cast: a column of another type is named as damage when read, not here.
+                OR c.at_ms::BIGINT >= (SELECT taken_at_ms::BIGINT FROM newest)
              ORDER BY c.at_ms DESC, c.project_id COLLATE \"C\""
         ),
-        &[&workspace_id, &only],
+        &[&workspace_id, &only, &shown],
         &mut |row| {
             let mark = MarkRow {
                 project_id: column(row, "review", 0)?,

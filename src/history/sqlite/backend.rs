@@ -10,7 +10,8 @@ use super::SqliteStore;
 use crate::api::model::{Insights, InventoryItem};
 use crate::history::chain::ChainRow;
 use crate::history::model::{
-    Capture, LogRead, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark, SnapshotInfo,
+    Capture, LogRead, MarkScope, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark,
+    SnapshotInfo,
 };
 use crate::history::read::SnapshotRef;
 use crate::history::store::{Backend, EachItem, HistoryLocation, Retention, WorkspaceLock};
@@ -115,10 +116,10 @@ impl Backend for SqliteStore {
     fn each_reviewed_mark(
         &self,
         workspace_id: &str,
-        only: Option<&[String]>,
+        scope: MarkScope<'_>,
         each: &mut EachItem<'_, ReviewMark>,
     ) -> Result<(), HistoryError> {
-        self.each_mark(workspace_id, only, each)
+        self.each_mark(workspace_id, scope, each)
     }
 
     fn each_review_entry(

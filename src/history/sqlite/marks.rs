@@ -11,7 +11,7 @@ use crate::history::chain::{ChainFields, ChainRow, link};
 use crate::history::document::{Document, StoredDocument};
 use crate::history::marks::{MarkRow, Reviewed, reviewed};
 use crate::history::model::{
-    LogRead, NewMark, ProjectState, ReviewAction, ReviewEntry, ReviewMark, StoredState,
+    LogRead, MarkScope, NewMark, ProjectState, ReviewAction, ReviewEntry, ReviewMark, StoredState,
 };
 use crate::history::read::{SHOWN_TEXT_CHARS, cut_shown, from_ms, to_ms};
 use crate::history::store::EachItem;
@@ -72,7 +72,7 @@ impl SqliteStore {
         transaction.commit()?;
         let wanted: Vec<String> = marks.iter().map(|mark| mark.project_id.clone()).collect();
         let mut made = Vec::new();
-        self.each_mark(workspace_id, Some(&wanted), &mut |mark| {
+        self.each_mark(workspace_id, MarkScope::Projects(&wanted), &mut |mark| {
             made.push(mark);
             Ok(())
         })?;
@@ -110,19 +110,23 @@ impl SqliteStore {
         Ok(marked)
     }
 
-    /// The marks that stand (of `only`, when given), newest first, stepped
-    /// one row at a time into `each`.
+    /// The marks that stand in `scope`, newest first, stepped one row at a
+    /// time into `each`.
     pub(super) fn each_mark(
         &self,
         workspace_id: &str,
-        only: Option<&[String]>,
+        scope: MarkScope<'_>,
         each: &mut EachItem<'_, ReviewMark>,
     ) -> Result<(), HistoryError> {
         // The projects asked for, as a JSON array the query unpacks.
-        let only = only
-            .map(serde_json::to_string)
-            .transpose()
-            .map_err(|error| HistoryError::Corrupt(format!("a project list: {error}")))?;
+        let only = match scope {
+            MarkScope::Projects(ids) => Some(
+                serde_json::to_string(ids)
+                    .map_err(|error| HistoryError::Corrupt(format!("a project list: {error}")))?,
+            ),
+            _ => None,
+        };
+        let shown = scope == MarkScope::Shown;
         let mut statement = self.connection.prepare_cached(&format!(
             "WITH {CURRENT_MARKS},
              newest AS (SELECT id, taken_at_ms FROM snapshot WHERE workspace_id = ?1
@@ -137,10 +141,13 @@ impl SqliteStore {
              FROM current c
              LEFT JOIN latest ON latest.subject = c.project_id
              LEFT JOIN state marked ON marked.id = c.state_id
-             WHERE ?2 IS NULL OR c.project_id IN (SELECT value FROM json_each(?2))
+             WHERE (?2 IS NULL OR c.project_id IN (SELECT value FROM json_each(?2)))
+               AND (NOT ?3 OR latest.subject IS NOT NULL
+                    OR NOT EXISTS (SELECT 1 FROM newest)
+                    OR c.at_ms >= (SELECT taken_at_ms FROM newest))
              ORDER BY c.at_ms DESC, c.project_id"
         ))?;
-        let mut rows = statement.query(params![workspace_id, only])?;
+        let mut rows = statement.query(params![workspace_id, only, shown])?;
         while let Some(row) = rows.next()? {
             let pair = |shape: Option<u32>, body: Option<String>| shape.zip(body);
             each(
