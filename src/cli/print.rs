@@ -204,6 +204,64 @@ where
     Ok(())
 }
 
+/// Items written to stdout at a time by [`write_each`].
+const EACH_PAGE: usize = 256;
+
+/// What [`write_each`] hands its filler: writes one item.
+pub type WriteItem<'a, T> = dyn FnMut(T) -> Result<(), OutputError> + Send + 'a;
+
+/// Writes every item `fill` hands to its writer, in `output`'s format, to
+/// stdout a page at a time as they come: a list the history reads a row at a
+/// time (the review log, the marks) is never held whole. (A table is drawn
+/// at the end, as every table is: its columns are as wide as their widest
+/// cell.) On an error the output stops where it failed, as [`write_list`]'s.
+pub fn write_each<T: Row + Send>(
+    output: Output,
+    fill: impl FnOnce(&mut WriteItem<'_, T>) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    let bytes = PageBytes::default();
+    let drain = |bytes: &PageBytes| -> Result<(), OutputError> {
+        let page = bytes.take();
+        if !page.is_empty() {
+            let mut out = std::io::stdout().lock();
+            out.write_all(&page)?;
+            out.flush()?;
+        }
+        Ok(())
+    };
+    // Nothing is written before the first item, so an error before it
+    // leaves stdout empty.
+    let mut sink: Option<ListSink<T>> = None;
+    let mut pending = 0;
+    let filled = fill(&mut |item: T| {
+        let sink = match &mut sink {
+            Some(sink) => sink,
+            None => sink.insert(ListSink::new(output, bytes.clone())?),
+        };
+        sink.write(&item)?;
+        pending += 1;
+        if pending == EACH_PAGE {
+            pending = 0;
+            sink.flush()?;
+            drain(&bytes)?;
+        }
+        Ok(())
+    });
+    if let Err(error) = filled {
+        if let Some(sink) = &mut sink {
+            sink.flush()?;
+            drain(&bytes)?;
+        }
+        return Err(error);
+    }
+    match sink {
+        Some(sink) => sink.finish()?,
+        None => ListSink::<T>::new(output, bytes.clone())?.finish()?,
+    }
+    drain(&bytes)?;
+    Ok(())
+}
+
 /// A list's writer in the chosen format, into the page's bytes: written to
 /// stdout a page at a time (stdout alone is line-buffered, one write to the
 /// pipe per JSON line or CSV row).

@@ -25,6 +25,11 @@ impl PageBytes {
     fn buffer(&self) -> MutexGuard<'_, Vec<u8>> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
+
+    /// What the buffer holds (and empties it).
+    pub fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.buffer())
+    }
 }
 
 impl Write for PageBytes {

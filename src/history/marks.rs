@@ -10,14 +10,18 @@ use serde_json::Value;
 use super::HistoryError;
 use super::document::{ShapedBody, changed_fields};
 use super::model::{PROJECT_FIELDS, ReviewMark};
-use super::read::from_ms;
+use super::read::{cut_shown, from_ms};
 
 /// A mark that stands, as a store reads it: the log row, the reviewed state,
 /// and the project in the newest snapshot.
 pub(super) struct MarkRow {
     pub project_id: String,
     pub at_ms: i64,
+    /// The database role that wrote the mark (a shared history), else the
+    /// name the reviewer gave.
     pub reviewer: Option<String>,
+    /// The name the reviewer gave, beside a role.
+    pub display_name: Option<String>,
     pub note: Option<String>,
     pub state_at_ms: Option<i64>,
     /// The reviewed state's shape and body.
@@ -79,8 +83,9 @@ impl MarkRow {
             name: name(&latest).or_else(|| name(&marked)),
             project_id: self.project_id,
             marked_at: from_ms(self.at_ms, "review.at_ms")?,
-            reviewer: self.reviewer,
-            note: self.note,
+            reviewer: cut_shown(self.reviewer),
+            display_name: cut_shown(self.display_name),
+            note: cut_shown(self.note),
             reviewed_state_at: self
                 .state_at_ms
                 .map(|ms| from_ms(ms, "review.state_at_ms"))

@@ -10,6 +10,7 @@
 //! [`walk::capture`] then [`Backend::record`] for a background snapshot, and
 //! [`diff::diff`] for the Changes screen.
 
+pub mod chain;
 pub mod config;
 pub mod diff;
 pub mod document;
@@ -28,15 +29,15 @@ pub use config::HistoryConfig;
 pub use diff::{Change, ChangeKind, Severity, diff};
 pub use document::FieldChange;
 pub use model::{
-    Capture, MemberState, NewMark, ProjectState, ReviewAction, ReviewEntry, ReviewMark, SeenState,
-    Snapshot, SnapshotInfo, StoredState,
+    Capture, LogRead, MarkScope, MemberState, NewMark, ProjectState, ReviewAction, ReviewEntry,
+    ReviewMark, SeenState, Snapshot, SnapshotInfo, StoredState, shown_reviewer,
 };
 pub use postgres::{PG_SCHEMA_VERSION, PgTarget};
 pub use read::SnapshotRef;
 pub use schema_status::{SchemaStatus, inspect as inspect_schema};
 pub use sqlite::VERSION as SCHEMA_VERSION;
 pub use store::{
-    BUSY_TIMEOUT, Backend, HistoryLocation, LockWait, Retention, Store, WorkspaceLock,
+    BUSY_TIMEOUT, Backend, EachItem, HistoryLocation, LockWait, Retention, Store, WorkspaceLock,
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -79,6 +80,21 @@ pub enum HistoryError {
     /// No password for the shared database, or its command failed.
     #[error("{store}: {reason}")]
     Password { store: String, reason: String },
+    /// A reader of the history stopped the read (its own error is kept by it).
+    #[error("the read of the history was stopped by its reader")]
+    Stopped,
+    /// The review log does not match its hash chain (`reviewed log --verify`).
+    #[error(
+        "{store}: the review log of workspace {workspace} does not match its hash chain at entry {id} ({what}): {cause}"
+    )]
+    BrokenChain {
+        store: String,
+        workspace: String,
+        id: i64,
+        /// `mark of project p1 at 2026-…`.
+        what: String,
+        cause: &'static str,
+    },
 }
 
 impl HistoryError {

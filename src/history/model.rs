@@ -251,8 +251,14 @@ pub struct ReviewMark {
     pub name: Option<String>,
     #[serde(with = "time::serde::rfc3339")]
     pub marked_at: OffsetDateTime,
-    /// Who marked it; `None` for a mark older than the record of reviewers.
+    /// Who marked it: in a shared history the database role that wrote the
+    /// mark, else the name the reviewer gave; `None` for a mark older than the
+    /// record of reviewers.
     pub reviewer: Option<String>,
+    /// In a shared history, the name the reviewer gave (the config's
+    /// `reviewer`), beside the role: added, never in its place.
+    #[serde(default)]
+    pub display_name: Option<String>,
     pub note: Option<String>,
     /// When the state the reviewer saw was read (a loaded page, or the
     /// snapshot's time); `None` when not known.
@@ -357,12 +363,20 @@ pub struct StoredState {
 /// with which note.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReviewEntry {
+    /// The entry's id in its store: what `reviewed log --verify` names.
+    #[serde(default)]
+    pub id: i64,
     pub project_id: String,
     pub action: ReviewAction,
     #[serde(with = "time::serde::rfc3339")]
     pub at: OffsetDateTime,
-    /// `None` for a mark older than the record of reviewers.
+    /// Who: in a shared history the database role that wrote the entry, else
+    /// the name the reviewer gave; `None` for a mark older than the record of
+    /// reviewers.
     pub reviewer: Option<String>,
+    /// In a shared history, the name the reviewer gave, beside the role.
+    #[serde(default)]
+    pub display_name: Option<String>,
     pub note: Option<String>,
     /// When the reviewed state was read (marks only; `None` when not known).
     #[serde(with = "time::serde::rfc3339::option")]
@@ -370,4 +384,38 @@ pub struct ReviewEntry {
     /// The state that was reviewed, for a copy of the log; never printed.
     #[serde(skip)]
     pub reviewed_state: Option<StoredState>,
+}
+
+/// Who, as a person reads it: the reviewer (the database role in a shared
+/// history), with the name they gave when it differs.
+pub fn shown_reviewer(reviewer: Option<&str>, display_name: Option<&str>) -> String {
+    match (reviewer, display_name) {
+        (Some(who), Some(name)) if name != who => format!("{who} ({name})"),
+        (Some(who), _) => who.to_owned(),
+        (None, name) => name.unwrap_or_default().to_owned(),
+    }
+}
+
+/// Which standing marks a read hands over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkScope<'a> {
+    /// Every one: `reviewed list`.
+    All,
+    /// Those of these projects.
+    Projects(&'a [String]),
+    /// Those a dashboard can show: of the projects the newest snapshot holds,
+    /// and any made since it was taken (a project new since then). A mark of
+    /// a project the workspace no longer holds stays in the log, not in
+    /// memory: a dashboard holds at most one mark per project it can list.
+    Shown,
+}
+
+/// How much of each log entry a read carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogRead {
+    /// What is shown: a note and a name cut as names from the service are
+    /// ([`crate::api::model::cut_name`]), no reviewed state.
+    Shown,
+    /// Every field whole, with the reviewed state: what `history copy` moves.
+    Whole,
 }

@@ -5,6 +5,18 @@ use serde::de::DeserializeOwned;
 use time::OffsetDateTime;
 
 use super::HistoryError;
+use crate::api::model::{PROJECT_NAME_MAX_CHARS, cut_name};
+
+/// How many characters of a note or a reviewer's name a read takes from the
+/// store: one more than a name from the service keeps, so [`cut_shown`] can
+/// tell a longer one and cut it as the service's names are cut. A teammate's
+/// megabyte note never leaves the database whole.
+pub(super) const SHOWN_TEXT_CHARS: usize = PROJECT_NAME_MAX_CHARS + 1;
+
+/// A note or a name as shown: cut as names from the service are.
+pub(super) fn cut_shown(text: Option<String>) -> Option<String> {
+    text.map(cut_name)
+}
 
 /// A stored document's body read back; fields a newer shape added default
 /// when an older document lacks them.

@@ -11,8 +11,10 @@ use std::time::Duration;
 use time::OffsetDateTime;
 
 use super::HistoryError;
+use super::chain::{ChainCheck, ChainRow, Verifier};
 use super::model::{
-    Capture, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark, Snapshot, SnapshotInfo,
+    Capture, LogRead, MarkScope, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark,
+    Snapshot, SnapshotInfo,
 };
 use super::postgres::{PgStore, PgTarget};
 use super::read::SnapshotRef;
@@ -63,6 +65,10 @@ impl HistoryLocation {
         matches!(self, Self::Database(_))
     }
 }
+
+/// What a store hands each item it reads to: `Err` stops the read (the
+/// reader's own failure comes back as [`HistoryError::Stopped`]).
+pub type EachItem<'a, T> = dyn FnMut(T) -> Result<(), HistoryError> + Send + 'a;
 
 /// What taking a workspace's snapshot lock came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,18 +165,34 @@ pub trait Backend: Send {
         now: OffsetDateTime,
     ) -> Result<bool, HistoryError>;
 
-    /// Every mark of the workspace that stands, newest first, each with the
-    /// project's name and what changed since the reviewed state (as the
-    /// newest snapshot shows it).
-    fn reviewed_marks(&self, workspace_id: &str) -> Result<Vec<ReviewMark>, HistoryError>;
+    /// Every mark of the workspace that stands (in `scope`), newest first, each with the project's name and what
+    /// changed since the reviewed state (as the newest snapshot shows it),
+    /// its note and names cut as shown. Handed to `each` a page at a time as
+    /// the store reads them: memory stays flat however many there are.
+    fn each_reviewed_mark(
+        &self,
+        workspace_id: &str,
+        scope: MarkScope<'_>,
+        each: &mut EachItem<'_, ReviewMark>,
+    ) -> Result<(), HistoryError>;
 
     /// The audit trail: every mark and unmark of the workspace (of one project
-    /// when given), oldest first.
-    fn review_log(
+    /// when given), oldest first, handed to `each` as the store reads them.
+    fn each_review_entry(
         &self,
         workspace_id: &str,
         project_id: Option<&str>,
-    ) -> Result<Vec<ReviewEntry>, HistoryError>;
+        read: LogRead,
+        each: &mut EachItem<'_, ReviewEntry>,
+    ) -> Result<(), HistoryError>;
+
+    /// The workspace's log as its hash chain holds it (every field whole, the
+    /// stored hash), oldest first, until `each` says stop.
+    fn each_chain_row(
+        &self,
+        workspace_id: &str,
+        each: &mut (dyn FnMut(ChainRow) -> bool + Send),
+    ) -> Result<(), HistoryError>;
 
     /// Adds the entries the log does not hold yet (the same workspace,
     /// project, action, time, reviewer and note), in their order; how many
@@ -251,6 +273,97 @@ impl Store {
         let mut made = self.mark_all_reviewed(workspace_id, std::slice::from_ref(mark), now)?;
         made.pop()
             .ok_or_else(|| HistoryError::Corrupt("a mark just written is missing".into()))
+    }
+
+    /// Every mark of the workspace that stands, newest first (see
+    /// [`Backend::each_reviewed_mark`]).
+    pub fn reviewed_marks(&self, workspace_id: &str) -> Result<Vec<ReviewMark>, HistoryError> {
+        let mut marks = Vec::new();
+        self.each_reviewed_mark(workspace_id, MarkScope::All, &mut |mark| {
+            marks.push(mark);
+            Ok(())
+        })?;
+        Ok(marks)
+    }
+
+    /// The marks that stand of `project_ids` only, newest first.
+    pub fn reviewed_marks_of(
+        &self,
+        workspace_id: &str,
+        project_ids: &[String],
+    ) -> Result<Vec<ReviewMark>, HistoryError> {
+        let mut marks = Vec::new();
+        self.each_reviewed_mark(
+            workspace_id,
+            MarkScope::Projects(project_ids),
+            &mut |mark| {
+                marks.push(mark);
+                Ok(())
+            },
+        )?;
+        Ok(marks)
+    }
+
+    /// The marks a dashboard can show ([`MarkScope::Shown`]), newest first.
+    pub fn shown_marks(&self, workspace_id: &str) -> Result<Vec<ReviewMark>, HistoryError> {
+        let mut marks = Vec::new();
+        self.each_reviewed_mark(workspace_id, MarkScope::Shown, &mut |mark| {
+            marks.push(mark);
+            Ok(())
+        })?;
+        Ok(marks)
+    }
+
+    /// The workspace's log (one project's when given), oldest first, as `read` says.
+    pub fn review_log(
+        &self,
+        workspace_id: &str,
+        project_id: Option<&str>,
+        read: LogRead,
+    ) -> Result<Vec<ReviewEntry>, HistoryError> {
+        let mut entries = Vec::new();
+        self.each_review_entry(workspace_id, project_id, read, &mut |entry| {
+            entries.push(entry);
+            Ok(())
+        })?;
+        Ok(entries)
+    }
+
+    /// Walks the workspace's log along its hash chain: how many entries
+    /// match, and the first that does not (changed, or an entry before it
+    /// removed or inserted out of order). One row in memory at a time.
+    pub fn verify_review_log(&self, workspace_id: &str) -> Result<ChainCheck, HistoryError> {
+        let mut verifier = Verifier::default();
+        self.each_chain_row(workspace_id, &mut |row| verifier.next(row))?;
+        Ok(verifier.finish())
+    }
+
+    /// [`Store::verify_review_log`] as a command reads it: how many entries
+    /// the chain holds, or [`HistoryError::BrokenChain`] naming the first
+    /// entry that does not match.
+    pub fn check_review_log(&self, workspace_id: &str) -> Result<u64, HistoryError> {
+        let check = self.verify_review_log(workspace_id)?;
+        let Some(broken) = check.broken else {
+            return Ok(check.entries);
+        };
+        let at = super::read::from_ms(broken.at_ms, "review.at_ms")
+            .map(crate::timefmt::date_time)
+            .unwrap_or_else(|_| broken.at_ms.to_string());
+        Err(HistoryError::BrokenChain {
+            store: self.describe(),
+            workspace: crate::text::escape_invisible(workspace_id).into_owned(),
+            id: broken.id,
+            what: format!(
+                "{} of project {} at {at}",
+                crate::text::escape_invisible(&broken.action),
+                crate::text::escape_invisible(&broken.project_id)
+            ),
+            cause: if broken.missing {
+                "it holds no hash: it was written around vantage"
+            } else {
+                "it was changed, or an entry before it was removed or inserted out of order"
+            },
+        })
     }
 
     /// The newest snapshot of the workspace, if any.

@@ -30,6 +30,7 @@ mod jobs;
 mod list_exports;
 mod local_files;
 mod members;
+mod review_audit;
 mod review_marks;
 mod scans_traffic;
 mod shared_history;

@@ -181,7 +181,16 @@ async fn a_stored_time_out_of_range_is_damage_on_both_stores() {
         for on in each_store() {
             let on = filled(on);
             let sql = format!("UPDATE {table} SET {column} = {far}");
-            on.execute(&sql, &sql);
+            // The log refuses an UPDATE: damage comes from around its triggers.
+            let (sqlite, postgres) = if table == "review" {
+                (
+                    format!("DROP TRIGGER review_append_only_update; {sql}"),
+                    format!("SET session_replication_role = replica; {sql}"),
+                )
+            } else {
+                (sql.clone(), sql)
+            };
+            on.execute(&sqlite, &postgres);
             let history = history_arg(&on);
             let with_history: Vec<&str> = args
                 .iter()

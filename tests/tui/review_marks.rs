@@ -52,6 +52,7 @@ pub(crate) fn changed_mark() -> ReviewMark {
         name: Some("Ledger".into()),
         marked_at: MARKED_AT,
         reviewer: Some("ada".into()),
+        display_name: None,
         note: Some("view-only for members now".into()),
         reviewed_state_at: Some(MARKED_AT),
         changed_since_review: Some(true),
@@ -433,6 +434,57 @@ mod with_a_real_history {
         other.mark_reviewed(ENTERPRISE_WS, &mark, T0).unwrap();
         let after = ask(&executor, DataVersion).await;
         assert_ne!(after, first, "another connection wrote");
+        server.stop().await;
+    }
+
+    /// Issue 33, item 3: the dashboard holds the marks it can show, one per
+    /// project its newest snapshot lists (or marked since it was taken), not
+    /// one per project the log ever named: a mark of a project the workspace
+    /// no longer holds stays in the log and out of the dashboard's memory.
+    #[tokio::test]
+    async fn the_dashboard_reads_only_the_marks_it_can_show() {
+        let (server, clock) = common::demo_server().await;
+        let client = Client::new(ClientConfig::new(
+            server.base_url(),
+            ApiKey::new(ENTERPRISE_ADMIN).unwrap(),
+        ))
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let config = HistoryConfig {
+            detail_requests: 0,
+            ..HistoryConfig::default()
+        };
+        let executor = executor(&client, ENTERPRISE_WS, clock.clone(), &dir, config);
+        let taken = clock.now();
+        ask(&executor, TakeSnapshot).await;
+        let listed = common::first_project(&common::demo(), ENTERPRISE_WS);
+        let mut other = Store::open(&dir.path().join("history.sqlite3")).unwrap();
+        let mark = |project_id: &str| vantage::history::NewMark {
+            project_id: project_id.into(),
+            note: None,
+            reviewer: Some("ada".into()),
+            seen: None,
+        };
+        let before = taken - Duration::hours(1);
+        other
+            .mark_reviewed(ENTERPRISE_WS, &mark(&listed), before)
+            .unwrap();
+        other
+            .mark_reviewed(ENTERPRISE_WS, &mark("prj_gone"), before)
+            .unwrap();
+        other
+            .mark_reviewed(ENTERPRISE_WS, &mark("prj_new"), taken + Duration::hours(1))
+            .unwrap();
+        let mut held: Vec<String> = marks(&executor)
+            .await
+            .into_iter()
+            .map(|mark| mark.project_id)
+            .collect();
+        held.sort();
+        let mut expected = vec![listed, "prj_new".to_owned()];
+        expected.sort();
+        assert_eq!(held, expected, "prj_gone stays in the log only");
+        assert_eq!(other.reviewed_marks(ENTERPRISE_WS).unwrap().len(), 3);
         server.stop().await;
     }
 

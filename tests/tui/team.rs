@@ -388,12 +388,14 @@ mod with_a_shared_history {
             note: Some("owner asked".into()),
         };
         let marked = run_on(&alice, mark).await.expect("alice's mark");
-        assert_eq!(marked[0].reviewer.as_deref(), Some("alice"));
+        // The role that wrote it (the tests' one), with the name alice gave.
+        assert_eq!(marked[0].reviewer.as_deref(), Some("vantage"));
+        assert_eq!(marked[0].display_name.as_deref(), Some("alice"));
         let after = run_on(&bob, DataVersion).await.expect("a version");
         assert_ne!(before, after, "bob's minute check sees alice's write");
         let marks = run_on(&bob, ListMarks).await.expect("marks");
         assert_eq!(marks.len(), 1);
-        assert_eq!(marks[0].reviewer.as_deref(), Some("alice"));
+        assert_eq!(marks[0].display_name.as_deref(), Some("alice"));
         assert_eq!(marks[0].note.as_deref(), Some("owner asked"));
         server.stop().await;
     }

@@ -134,6 +134,11 @@ pub enum ReviewedCommand {
     /// the workspace's review log (one project's when given), oldest first.
     Log {
         project_id: Option<String>,
+        /// Check the log along its hash chain instead of printing it: exits
+        /// non-zero naming the first entry that was changed, or after which
+        /// one was removed or inserted out of order.
+        #[arg(long, conflicts_with = "project_id")]
+        verify: bool,
         #[command(flatten)]
         output: OutputArgs,
     },

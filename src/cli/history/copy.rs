@@ -10,7 +10,9 @@ use time::OffsetDateTime;
 use super::history_config;
 use crate::cli::exit::CliError;
 use crate::config::LoadedConfig;
-use crate::history::{Capture, HistoryLocation, LockWait, PgTarget, Retention, Store};
+use crate::history::{
+    Capture, HistoryLocation, LockWait, LogRead, PgTarget, Retention, ReviewEntry, Store,
+};
 use crate::session::{GlobalArgs, SessionError};
 
 /// What the copy of one workspace came to.
@@ -26,6 +28,9 @@ struct Copied {
 }
 
 /// Nothing pruned while copying: the next snapshot prunes by the config.
+/// Log entries copied in one transaction.
+const LOG_PAGE: usize = 1000;
+
 const KEEP_ALL: Retention = Retention {
     max_age: time::Duration::days(365 * 100),
     max_snapshots: u32::MAX,
@@ -139,7 +144,19 @@ fn copy_workspace(source: &Store, target: &mut Store, workspace: &str) -> Result
         copied.snapshots += 1;
     }
     target.unlock_workspace(workspace)?;
-    let log = source.review_log(workspace, None)?;
-    copied.log_entries = target.import_review_log(workspace, &log)?;
+    // The log a page at a time, each its own transaction: a rerun adds only
+    // what is missing, so a copy cut short is finished by running it again.
+    let mut page: Vec<ReviewEntry> = Vec::with_capacity(LOG_PAGE);
+    let mut added = 0;
+    source.each_review_entry(workspace, None, LogRead::Whole, &mut |entry| {
+        page.push(entry);
+        if page.len() == LOG_PAGE {
+            added += target.import_review_log(workspace, &page)?;
+            page.clear();
+        }
+        Ok(())
+    })?;
+    added += target.import_review_log(workspace, &page)?;
+    copied.log_entries = added;
     Ok(copied)
 }

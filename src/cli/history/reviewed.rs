@@ -7,18 +7,37 @@ use super::Local;
 use super::args::ReviewedCommand;
 use crate::api::ApiError;
 use crate::cli::exit::CliError;
-use crate::cli::print::{Field, Row, write_list, write_one};
-use crate::cli::progress::Progress;
+use crate::cli::print::{Field, Row, write_each, write_one};
 use crate::cli::views::{fields_table, when};
-use crate::history::{NewMark, ReviewEntry, ReviewMark, SeenState};
+use crate::formats::OutputError;
+use crate::history::{
+    HistoryError, LogRead, MarkScope, NewMark, ReviewEntry, ReviewMark, SeenState, shown_reviewer,
+};
 use crate::session::{GlobalArgs, Session};
+
+/// The writer failed: kept in `failed`, and the history's read is stopped.
+fn stop(failed: &mut Option<OutputError>, error: OutputError) -> HistoryError {
+    *failed = Some(error);
+    HistoryError::Stopped
+}
+
+/// A read written as it came: the writer's failure first (it stopped the
+/// read), else the read's own.
+fn finished(read: Result<(), HistoryError>, failed: Option<OutputError>) -> Result<(), CliError> {
+    match failed {
+        Some(error) => Err(error.into()),
+        None => Ok(read?),
+    }
+}
 
 impl Row for ReviewMark {
     const FIELDS: &'static [Field<Self>] = &[
         Field::fixed("PROJECT", |mark| mark.project_id.clone()),
         Field::text("NAME", 8, |mark| mark.name.clone().unwrap_or_default()),
         Field::fixed("MARKED AT (UTC)", |mark| when(Some(mark.marked_at))),
-        Field::text("BY", 4, |mark| mark.reviewer.clone().unwrap_or_default()),
+        Field::text("BY", 4, |mark| {
+            shown_reviewer(mark.reviewer.as_deref(), mark.display_name.as_deref())
+        }),
         Field::text("SINCE", 12, |mark| match mark.changed_since_review {
             Some(false) => format!("✓ {}", mark.since_review()),
             _ => mark.since_review(),
@@ -29,9 +48,12 @@ impl Row for ReviewMark {
 
 impl Row for ReviewEntry {
     const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("ID", |event| event.id.to_string()),
         Field::fixed("AT (UTC)", |event| when(Some(event.at))),
         Field::fixed("ACTION", |event| event.action.as_str().to_owned()),
-        Field::text("BY", 4, |event| event.reviewer.clone().unwrap_or_default()),
+        Field::text("BY", 4, |event| {
+            shown_reviewer(event.reviewer.as_deref(), event.display_name.as_deref())
+        }),
         Field::fixed("PROJECT", |event| event.project_id.clone()),
         Field::text("NOTE", 6, |event| event.note.clone().unwrap_or_default()),
     ];
@@ -43,12 +65,16 @@ pub async fn run(
     global: &GlobalArgs,
 ) -> Result<(), CliError> {
     match command {
-        ReviewedCommand::List { output } => {
-            let format = output.resolve();
-            let marks = local.store.reviewed_marks(&local.workspace)?;
-            let stream = futures::stream::iter(marks.into_iter().map(Ok));
-            write_list(stream, format, None, &Progress::hidden()).await
-        }
+        ReviewedCommand::List { output } => write_each(output.resolve(), |write| {
+            let mut failed = None;
+            let read =
+                local
+                    .store
+                    .each_reviewed_mark(&local.workspace, MarkScope::All, &mut |mark| {
+                        write(mark).map_err(|error| stop(&mut failed, error))
+                    });
+            finished(read, failed)
+        }),
         ReviewedCommand::Mark {
             project_id,
             note,
@@ -83,14 +109,27 @@ pub async fn run(
             crate::stderr::line(format_args!("{what}"));
             write_one(&mark, format, None, |width| fields_table(&mark, width))
         }
-        ReviewedCommand::Log { project_id, output } => {
-            let format = output.resolve();
-            let events = local
-                .store
-                .review_log(&local.workspace, project_id.as_deref())?;
-            let stream = futures::stream::iter(events.into_iter().map(Ok));
-            write_list(stream, format, None, &Progress::hidden()).await
+        ReviewedCommand::Log { verify: true, .. } => {
+            let entries = local.store.check_review_log(&local.workspace)?;
+            crate::stderr::line(format_args!(
+                "the review log of workspace {} in {} is intact: {entries} entries, each chained to the one before",
+                local.workspace,
+                local.store.describe()
+            ));
+            Ok(())
         }
+        ReviewedCommand::Log {
+            project_id, output, ..
+        } => write_each(output.resolve(), |write| {
+            let mut failed = None;
+            let read = local.store.each_review_entry(
+                &local.workspace,
+                project_id.as_deref(),
+                LogRead::Shown,
+                &mut |entry| write(entry).map_err(|error| stop(&mut failed, error)),
+            );
+            finished(read, failed)
+        }),
         ReviewedCommand::Unmark { project_id } => {
             let reviewer = local.config.reviewer_name();
             let now = OffsetDateTime::now_utc();

@@ -7,11 +7,15 @@ use time::OffsetDateTime;
 use super::column::column;
 use super::{PgStore, read, write};
 use crate::api::model::{Insights, InventoryItem};
+use crate::history::chain::ChainRow;
 use crate::history::model::{
-    Capture, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark, SnapshotInfo,
+    Capture, LogRead, MarkScope, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark,
+    SnapshotInfo,
 };
 use crate::history::read::SnapshotRef;
-use crate::history::store::{Backend, HistoryLocation, LockWait, Retention, WorkspaceLock};
+use crate::history::store::{
+    Backend, EachItem, HistoryLocation, LockWait, Retention, WorkspaceLock,
+};
 use crate::history::{HistoryError, workspace_lock_key};
 
 impl Backend for PgStore {
@@ -136,12 +140,18 @@ impl Backend for PgStore {
             let mut transaction = client.transaction()?;
             write::mark_all(&mut transaction, workspace_id, marks, now)?;
             transaction.commit()?;
-            let wanted: std::collections::HashSet<&str> =
-                marks.iter().map(|mark| mark.project_id.as_str()).collect();
-            Ok(read::marks(client, workspace_id)?
-                .into_iter()
-                .filter(|made| wanted.contains(made.project_id.as_str()))
-                .collect())
+            let wanted: Vec<String> = marks.iter().map(|mark| mark.project_id.clone()).collect();
+            let mut made = Vec::new();
+            read::each_mark(
+                client,
+                workspace_id,
+                MarkScope::Projects(&wanted),
+                &mut |mark| {
+                    made.push(mark);
+                    Ok(())
+                },
+            )?;
+            Ok(made)
         })
     }
 
@@ -160,16 +170,31 @@ impl Backend for PgStore {
         })
     }
 
-    fn reviewed_marks(&self, workspace_id: &str) -> Result<Vec<ReviewMark>, HistoryError> {
-        self.run(|client| read::marks(client, workspace_id))
+    fn each_reviewed_mark(
+        &self,
+        workspace_id: &str,
+        scope: MarkScope<'_>,
+        each: &mut EachItem<'_, ReviewMark>,
+    ) -> Result<(), HistoryError> {
+        self.run(|client| read::each_mark(client, workspace_id, scope, each))
     }
 
-    fn review_log(
+    fn each_review_entry(
         &self,
         workspace_id: &str,
         project_id: Option<&str>,
-    ) -> Result<Vec<ReviewEntry>, HistoryError> {
-        self.run(|client| read::log(client, workspace_id, project_id))
+        read: LogRead,
+        each: &mut EachItem<'_, ReviewEntry>,
+    ) -> Result<(), HistoryError> {
+        self.run(|client| read::each_entry(client, workspace_id, project_id, read, each))
+    }
+
+    fn each_chain_row(
+        &self,
+        workspace_id: &str,
+        each: &mut (dyn FnMut(ChainRow) -> bool + Send),
+    ) -> Result<(), HistoryError> {
+        self.run(|client| read::each_chain_row(client, workspace_id, each))
     }
 
     fn import_review_log(

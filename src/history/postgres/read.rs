@@ -4,17 +4,21 @@
 
 use postgres::Client;
 use postgres::Row;
+use postgres::types::ToSql;
 
-use super::Step;
 use super::column::column;
+use super::{Failure, Step};
 use crate::api::model::{Insights, InventoryItem};
 use crate::history::HistoryError;
+use crate::history::chain::{ChainFields, ChainRow};
 use crate::history::document::Document;
 use crate::history::marks::MarkRow;
 use crate::history::model::{
-    ProjectState, ReviewAction, ReviewEntry, ReviewMark, SnapshotInfo, StoredState,
+    LogRead, MarkScope, ProjectState, ReviewAction, ReviewEntry, ReviewMark, SnapshotInfo,
+    StoredState,
 };
-use crate::history::read::{SnapshotRef, from_ms, parse_body, to_ms};
+use crate::history::read::{SHOWN_TEXT_CHARS, SnapshotRef, cut_shown, from_ms, parse_body, to_ms};
+use crate::history::store::EachItem;
 
 const INFO_COLUMNS: &str = "id, workspace_id, taken_at_ms, project_count, member_count";
 
@@ -148,75 +152,193 @@ pub(super) fn first_page(
         .transpose()?)
 }
 
-pub(super) fn marks(client: &mut Client, workspace_id: &str) -> Step<Vec<ReviewMark>> {
-    let rows = client.query(
-        "WITH current AS (
-             SELECT r.* FROM review r
-             WHERE r.id IN (SELECT MAX(id) FROM review WHERE workspace_id = $1 GROUP BY project_id)
-               AND r.action = 'mark'),
-         newest AS (SELECT id, taken_at_ms FROM snapshot WHERE workspace_id = $1
-                    ORDER BY id DESC LIMIT 1),
-         latest AS (
-             SELECT s.subject, s.shape, s.body, newest.taken_at_ms
-             FROM newest JOIN snapshot_project sp ON sp.snapshot_id = newest.id
-             JOIN state s ON s.id = sp.state_id)
-         SELECT c.project_id, c.at_ms, c.reviewer, c.note, c.state_at_ms,
-                marked.shape, marked.body, latest.shape, latest.body, latest.taken_at_ms
-         FROM current c
-         LEFT JOIN latest ON latest.subject = c.project_id
-         LEFT JOIN state marked ON marked.id = c.state_id
-         ORDER BY c.at_ms DESC, c.project_id COLLATE \"C\"",
-        &[&workspace_id],
-    )?;
-    let mut marks = Vec::with_capacity(rows.len());
-    for row in &rows {
-        marks.push(
-            MarkRow {
+/// Rows a portal hands over at a time: a page of the result in memory, never all of it.
+const PAGE_ROWS: i32 = 500;
+
+/// Runs `sql` through a server-side portal in a read-only transaction of its
+/// own, handing `each` the rows a page at a time, as the database reads
+/// them, until it answers `false`.
+fn each_row(
+    client: &mut Client,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+    each: &mut dyn FnMut(&Row) -> Step<bool>,
+) -> Step<()> {
+    let mut transaction = client.build_transaction().read_only(true).start()?;
+    let portal = transaction.bind(sql, params)?;
+    'pages: loop {
+        let rows = transaction.query_portal(&portal, PAGE_ROWS)?;
+        for row in &rows {
+            if !each(row)? {
+                break 'pages;
+            }
+        }
+        if rows.len() < PAGE_ROWS as usize {
+            break;
+        }
+    }
+    transaction.commit()?;
+    Ok(())
+}
+
+/// What `each` of the backend returned, carried through a step: go on, or stop.
+fn handed(result: Result<(), HistoryError>) -> Step<bool> {
+    result.map(|()| true).map_err(Failure::History)
+}
+
+/// The marks that stand in `scope`, newest first, a page at a time.
+pub(super) fn each_mark(
+    client: &mut Client,
+    workspace_id: &str,
+    scope: MarkScope<'_>,
+    each: &mut EachItem<'_, ReviewMark>,
+) -> Step<()> {
+    let only: Option<Vec<&str>> = match scope {
+        MarkScope::Projects(ids) => Some(ids.iter().map(String::as_str).collect()),
+        _ => None,
+    };
+    let shown = scope == MarkScope::Shown;
+    each_row(
+        client,
+        &format!(
+            "WITH current AS (
+                 SELECT * FROM (
+                     SELECT DISTINCT ON (project_id) * FROM review
+                     WHERE workspace_id = $1 AND ($2::TEXT[] IS NULL OR project_id = ANY($2))
+                     ORDER BY project_id, id DESC) newest_entry
+                 WHERE action = 'mark'),
+             newest AS (SELECT id, taken_at_ms FROM snapshot WHERE workspace_id = $1
+                        ORDER BY id DESC LIMIT 1),
+             latest AS (
+                 SELECT s.subject, s.shape, s.body, newest.taken_at_ms
+                 FROM newest JOIN snapshot_project sp ON sp.snapshot_id = newest.id
+                 JOIN state s ON s.id = sp.state_id)
+             SELECT c.project_id, c.at_ms, left(COALESCE(c.db_role, c.reviewer), {SHOWN_TEXT_CHARS}),
+                    left(CASE WHEN c.db_role IS NOT NULL THEN c.reviewer END, {SHOWN_TEXT_CHARS}),
+                    left(c.note, {SHOWN_TEXT_CHARS}), c.state_at_ms,
+                    marked.shape, marked.body, latest.shape, latest.body, latest.taken_at_ms
+             FROM current c
+             LEFT JOIN latest ON latest.subject = c.project_id
+             LEFT JOIN state marked ON marked.id = c.state_id
+             WHERE NOT $3 OR latest.subject IS NOT NULL
+                OR NOT EXISTS (SELECT 1 FROM newest)
+                -- Cast: a column of another type is named as damage when read, not here.
+                OR c.at_ms::BIGINT >= (SELECT taken_at_ms::BIGINT FROM newest)
+             ORDER BY c.at_ms DESC, c.project_id COLLATE \"C\""
+        ),
+        &[&workspace_id, &only, &shown],
+        &mut |row| {
+            let mark = MarkRow {
                 project_id: column(row, "review", 0)?,
                 at_ms: column(row, "review", 1)?,
                 reviewer: column(row, "review", 2)?,
-                note: column(row, "review", 3)?,
-                state_at_ms: column(row, "review", 4)?,
-                marked: stored_state(row, 5)?,
-                latest: stored_state(row, 7)?,
-                latest_at_ms: column(row, "snapshot", 9)?,
+                display_name: column(row, "review", 3)?,
+                note: column(row, "review", 4)?,
+                state_at_ms: column(row, "review", 5)?,
+                marked: stored_state(row, 6)?,
+                latest: stored_state(row, 8)?,
+                latest_at_ms: column(row, "snapshot", 10)?,
             }
-            .into_mark()?,
-        );
-    }
-    Ok(marks)
+            .into_mark()?;
+            handed(each(mark))
+        },
+    )
 }
 
-pub(super) fn log(
+/// The log (of one project, when given), oldest first, a page at a time.
+pub(super) fn each_entry(
     client: &mut Client,
     workspace_id: &str,
     project_id: Option<&str>,
-) -> Step<Vec<ReviewEntry>> {
-    let rows = client.query(
-        "SELECT r.project_id, r.action, r.at_ms, r.reviewer, r.note, r.state_at_ms, s.shape, s.body
-         FROM review r LEFT JOIN state s ON s.id = r.state_id
-         WHERE r.workspace_id = $1 AND ($2::TEXT IS NULL OR r.project_id = $2)
-         ORDER BY r.id",
+    read: LogRead,
+    each: &mut EachItem<'_, ReviewEntry>,
+) -> Step<()> {
+    let whole = read == LogRead::Whole;
+    let text = |sql: &str| {
+        if whole {
+            sql.to_owned()
+        } else {
+            format!("left({sql}, {SHOWN_TEXT_CHARS})")
+        }
+    };
+    // What is shown never needs the reviewed state's body.
+    let state = if whole {
+        "s.shape, s.body FROM review r LEFT JOIN state s ON s.id = r.state_id"
+    } else {
+        "NULL::INTEGER, NULL::TEXT FROM review r"
+    };
+    // Whole, the name is as the client gave it (what a copy moves); shown,
+    // the role comes first.
+    let (who, name) = if whole {
+        ("r.reviewer".to_owned(), "NULL::TEXT".to_owned())
+    } else {
+        (
+            text("COALESCE(r.db_role, r.reviewer)"),
+            text("CASE WHEN r.db_role IS NOT NULL THEN r.reviewer END"),
+        )
+    };
+    each_row(
+        client,
+        &format!(
+            "SELECT r.id, r.project_id, r.action, r.at_ms, {who}, {name}, {}, r.state_at_ms, {state}
+             WHERE r.workspace_id = $1 AND ($2::TEXT IS NULL OR r.project_id = $2)
+             ORDER BY r.id",
+            text("r.note"),
+        ),
         &[&workspace_id, &project_id],
-    )?;
-    let mut entries = Vec::with_capacity(rows.len());
-    for row in &rows {
-        let action: String = column(row, "review", 1)?;
-        let state_at: Option<i64> = column(row, "review", 5)?;
-        entries.push(ReviewEntry {
-            project_id: column(row, "review", 0)?,
-            action: ReviewAction::parse(&action)
-                .ok_or_else(|| HistoryError::Corrupt(format!("a review log action {action:?}")))?,
-            at: from_ms(column(row, "review", 2)?, "review.at_ms")?,
-            reviewer: column(row, "review", 3)?,
-            note: column(row, "review", 4)?,
-            reviewed_state_at: state_at
-                .map(|ms| from_ms(ms, "review.state_at_ms"))
-                .transpose()?,
-            reviewed_state: stored_state(row, 6)?.map(|(shape, body)| StoredState { shape, body }),
-        });
-    }
-    Ok(entries)
+        &mut |row| {
+            let action: String = column(row, "review", 2)?;
+            let state_at: Option<i64> = column(row, "review", 7)?;
+            let shown = |text: Option<String>| if whole { text } else { cut_shown(text) };
+            let entry = ReviewEntry {
+                id: column(row, "review", 0)?,
+                project_id: column(row, "review", 1)?,
+                action: ReviewAction::parse(&action).ok_or_else(|| {
+                    HistoryError::Corrupt(format!("a review log action {action:?}"))
+                })?,
+                at: from_ms(column(row, "review", 3)?, "review.at_ms")?,
+                reviewer: shown(column(row, "review", 4)?),
+                display_name: shown(column(row, "review", 5)?),
+                note: shown(column(row, "review", 6)?),
+                reviewed_state_at: state_at
+                    .map(|ms| from_ms(ms, "review.state_at_ms"))
+                    .transpose()?,
+                reviewed_state: stored_state(row, 8)?
+                    .map(|(shape, body)| StoredState { shape, body }),
+            };
+            handed(each(entry))
+        },
+    )
+}
+
+/// The workspace's chain, oldest first, until `each` says stop.
+pub(super) fn each_chain_row(
+    client: &mut Client,
+    workspace_id: &str,
+    each: &mut (dyn FnMut(ChainRow) -> bool + Send),
+) -> Step<()> {
+    each_row(
+        client,
+        "SELECT id, project_id, action, at_ms, reviewer, db_role, note, hash FROM review
+         WHERE workspace_id = $1 ORDER BY id",
+        &[&workspace_id],
+        &mut |row| {
+            let chained = ChainRow {
+                id: column(row, "review", 0)?,
+                fields: ChainFields {
+                    workspace_id: workspace_id.to_owned(),
+                    project_id: column(row, "review", 1)?,
+                    action: column(row, "review", 2)?,
+                    at_ms: column(row, "review", 3)?,
+                    reviewer: column(row, "review", 4)?,
+                    role: column(row, "review", 5)?,
+                    note: column(row, "review", 6)?,
+                },
+                hash: column(row, "review", 7)?,
+            };
+            Ok(each(chained))
+        },
+    )
 }
 
 /// A joined state's shape and body (columns `index` and `index + 1`), when

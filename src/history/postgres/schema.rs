@@ -4,17 +4,21 @@
 //! connecting at once migrate once, one after the other; a database a newer
 //! vantage wrote is refused with both versions named.
 
-use postgres::Client;
+use postgres::{Client, Transaction};
 
 use super::Step;
 use super::column::column;
 use crate::history::HistoryError;
+use crate::history::chain::{ChainFields, link};
 
 /// The fixed advisory lock keys (the two-key form, which never meets a
 /// workspace's one-key lock): migrations, and the states that snapshots share.
 pub(super) const LOCK_CLASS: i32 = 0x7661_6e74; // "vant"
 pub(super) const MIGRATION_LOCK: i32 = 1;
 pub(super) const STATES_LOCK: i32 = 2;
+/// Held by a write that appends to the review log, so entries are chained
+/// one after the other.
+pub(super) const CHAIN_LOCK: i32 = 3;
 
 /// Version 1: what the file's version 2 holds. Every state (project, member,
 /// insights) is one document in `state`; `review` keeps every mark and unmark;
@@ -75,14 +79,122 @@ CREATE INDEX review_by_project ON review (workspace_id, project_id, id);
 INSERT INTO vantage_meta (key, value) VALUES ('revision', 0);
 ";
 
-const MIGRATIONS: &[&str] = &[V1];
+/// Version 2: the review log is the database's to guard. Each entry holds the
+/// role that wrote it (`db_role`, `session_user`, checked by the database:
+/// a client cannot claim another) beside the name the client gave
+/// (`reviewer`), and `hash`, chained to the entry before it in its workspace
+/// (`history/chain.rs`; the entries already there get theirs here, in their
+/// order). A trigger refuses UPDATE, DELETE and TRUNCATE of the log, whoever
+/// asks, the table's owner too: only a mark's reviewed state may be given,
+/// by a later snapshot, while it has none. Entries written before
+/// this version keep no role: they were self-declared.
+const V2_COLUMNS: &str = "
+ALTER TABLE review ADD COLUMN db_role TEXT;
+ALTER TABLE review ADD COLUMN hash BYTEA;
+CREATE INDEX review_chain ON review (workspace_id, id);
+";
+
+const V2_GUARD: &str = "
+CREATE FUNCTION vantage_review_guard() RETURNS trigger LANGUAGE plpgsql AS $guard$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        IF NEW.db_role IS DISTINCT FROM session_user::text THEN
+            RAISE EXCEPTION 'the review log records the role that writes it: % cannot write an entry as %',
+                session_user, coalesce(NEW.db_role, 'no role')
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        RETURN NEW;
+    END IF;
+    IF TG_OP = 'UPDATE' THEN
+        IF OLD.state_id IS NULL
+           AND (NEW.id, NEW.workspace_id, NEW.project_id, NEW.action, NEW.at_ms,
+                NEW.reviewer, NEW.note, NEW.db_role, NEW.hash)
+               IS NOT DISTINCT FROM
+               (OLD.id, OLD.workspace_id, OLD.project_id, OLD.action, OLD.at_ms,
+                OLD.reviewer, OLD.note, OLD.db_role, OLD.hash) THEN
+            RETURN NEW;
+        END IF;
+    END IF;
+    RAISE EXCEPTION 'the review log is append-only: % refused', TG_OP
+        USING ERRCODE = 'insufficient_privilege';
+END
+$guard$;
+CREATE TRIGGER review_append_only BEFORE INSERT OR UPDATE OR DELETE ON review
+    FOR EACH ROW EXECUTE FUNCTION vantage_review_guard();
+CREATE TRIGGER review_no_truncate BEFORE TRUNCATE ON review
+    FOR EACH STATEMENT EXECUTE FUNCTION vantage_review_guard();
+REVOKE UPDATE, DELETE, TRUNCATE ON review FROM PUBLIC;
+";
+
+/// A step up: SQL, or code where the step needs Rust (the chain's hashes).
+enum Migration {
+    Sql(&'static str),
+    Code(fn(&mut Transaction<'_>) -> Step<()>),
+}
+
+const MIGRATIONS: &[Migration] = &[Migration::Sql(V1), Migration::Code(to_chain)];
+
+/// Rows the chain's migration reads at a time.
+const CHAIN_PAGE: i64 = 1000;
+
+/// Version 1 to 2: the columns, every entry's hash in its workspace's order
+/// (a page at a time: memory stays flat), then the guard.
+fn to_chain(transaction: &mut Transaction<'_>) -> Step<()> {
+    transaction.batch_execute(V2_COLUMNS)?;
+    let mut after: (String, i64) = (String::new(), i64::MIN);
+    let mut previous: Option<(String, Vec<u8>)> = None;
+    loop {
+        let rows = transaction.query(
+            "SELECT id, workspace_id, project_id, action, at_ms, reviewer, note FROM review
+             WHERE (workspace_id COLLATE \"C\", id) > ($1 COLLATE \"C\", $2)
+             ORDER BY workspace_id COLLATE \"C\", id LIMIT $3",
+            &[&after.0, &after.1, &CHAIN_PAGE],
+        )?;
+        if rows.is_empty() {
+            break;
+        }
+        let mut ids = Vec::with_capacity(rows.len());
+        let mut hashes = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let id: i64 = column(row, "review", 0)?;
+            let fields = ChainFields {
+                workspace_id: column(row, "review", 1)?,
+                project_id: column(row, "review", 2)?,
+                action: column(row, "review", 3)?,
+                at_ms: column(row, "review", 4)?,
+                reviewer: column(row, "review", 5)?,
+                role: None,
+                note: column(row, "review", 6)?,
+            };
+            let before = previous
+                .as_ref()
+                .filter(|(workspace, _)| *workspace == fields.workspace_id)
+                .map(|(_, hash)| hash.as_slice());
+            let hash = link(before, &fields);
+            after = (fields.workspace_id.clone(), id);
+            previous = Some((fields.workspace_id, hash.clone()));
+            ids.push(id);
+            hashes.push(hash);
+        }
+        transaction.execute(
+            "UPDATE review SET hash = given.hash
+             FROM unnest($1::BIGINT[], $2::BYTEA[]) AS given (id, hash)
+             WHERE review.id = given.id",
+            &[&ids, &hashes],
+        )?;
+    }
+    transaction.batch_execute(V2_GUARD)?;
+    Ok(())
+}
 
 /// The schema version this build writes.
 pub const VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// What each step of [`MIGRATIONS`] does, for `history migrate --dry-run`.
-pub const STEPS: [&str; MIGRATIONS.len()] =
-    ["version 1: the tables of snapshots, states, marks and the review log"];
+pub const STEPS: [&str; MIGRATIONS.len()] = [
+    "version 1: the tables of snapshots, states, marks and the review log",
+    "version 2: the review log append-only (a trigger refuses UPDATE, DELETE and TRUNCATE), each entry chained by sha256 to the one before (existing entries chained in place) and stamped with the database role that wrote it",
+];
 
 pub(super) fn version(client: &mut impl postgres::GenericClient) -> Step<i64> {
     let row = client.query_one(
@@ -138,7 +250,10 @@ pub(super) fn migrate(client: &mut Client, store: &str) -> Step<()> {
     let current = version(&mut transaction)?;
     refuse_newer(current, store)?;
     for migration in MIGRATIONS.iter().skip(current as usize) {
-        transaction.batch_execute(migration)?;
+        match migration {
+            Migration::Sql(sql) => transaction.batch_execute(sql)?,
+            Migration::Code(step) => step(&mut transaction)?,
+        }
     }
     transaction.execute(
         "INSERT INTO vantage_meta (key, value) VALUES ('schema_version', $1)

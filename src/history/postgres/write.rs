@@ -15,7 +15,8 @@ use time::OffsetDateTime;
 
 use super::Step;
 use super::column::column;
-use super::schema::{LOCK_CLASS, STATES_LOCK};
+use super::schema::{CHAIN_LOCK, LOCK_CLASS, STATES_LOCK};
+use crate::history::chain::{ChainFields, link};
 use crate::history::document::{Document, StoredDocument};
 use crate::history::marks::{Reviewed, reviewed};
 use crate::history::model::{
@@ -256,6 +257,9 @@ fn prune_in(
     Ok(doomed.len())
 }
 
+/// Appends an entry to the log as the role this session logged in as (the
+/// database checks it), chained to the workspace's newest entry: the chain's
+/// lock, held to the transaction's end, keeps another entry from coming between.
 #[allow(clippy::too_many_arguments)]
 fn insert_review(
     transaction: &mut Transaction<'_>,
@@ -268,8 +272,31 @@ fn insert_review(
     state: (Option<i64>, Option<i64>),
 ) -> Step<()> {
     transaction.execute(
-        "INSERT INTO review (workspace_id, project_id, action, at_ms, reviewer, note, state_id, state_at_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        "SELECT pg_advisory_xact_lock($1, $2)",
+        &[&LOCK_CLASS, &CHAIN_LOCK],
+    )?;
+    let head = transaction.query_one(
+        "SELECT session_user::TEXT AS role,
+                (SELECT hash FROM review WHERE workspace_id = $1 ORDER BY id DESC LIMIT 1) AS hash",
+        &[&workspace_id],
+    )?;
+    let role: String = column(&head, "review", 0)?;
+    let previous: Option<Vec<u8>> = column(&head, "review", 1)?;
+    let hash = link(
+        previous.as_deref(),
+        &ChainFields {
+            workspace_id: workspace_id.to_owned(),
+            project_id: project_id.to_owned(),
+            action: action.as_str().to_owned(),
+            at_ms,
+            reviewer: reviewer.map(str::to_owned),
+            role: Some(role.clone()),
+            note: note.map(str::to_owned),
+        },
+    );
+    transaction.execute(
+        "INSERT INTO review (workspace_id, project_id, action, at_ms, reviewer, note, state_id, state_at_ms, db_role, hash)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
         &[
             &workspace_id,
             &project_id,
@@ -279,6 +306,8 @@ fn insert_review(
             &note,
             &state.0,
             &state.1,
+            &role,
+            &hash,
         ],
     )?;
     Ok(())
@@ -371,6 +400,8 @@ pub(super) fn import_log(
     let mut added = 0;
     for entry in entries {
         let at_ms = to_ms(entry.at);
+        // The name the entry's reviewer gave; the role is whoever copies it.
+        let name = entry.display_name.as_ref().or(entry.reviewer.as_ref());
         let found = transaction.query_one(
             "SELECT EXISTS (SELECT 1 FROM review WHERE workspace_id = $1 AND project_id = $2
                  AND action = $3 AND at_ms = $4 AND reviewer IS NOT DISTINCT FROM $5
@@ -380,7 +411,7 @@ pub(super) fn import_log(
                 &entry.project_id,
                 &entry.action.as_str(),
                 &at_ms,
-                &entry.reviewer,
+                &name,
                 &entry.note,
             ],
         )?;
@@ -402,7 +433,7 @@ pub(super) fn import_log(
             &entry.project_id,
             entry.action,
             at_ms,
-            entry.reviewer.as_deref(),
+            name.map(String::as_str),
             entry.note.as_deref(),
             (state_id, entry.reviewed_state_at.map(to_ms)),
         )?;

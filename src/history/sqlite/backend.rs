@@ -8,11 +8,15 @@ use time::OffsetDateTime;
 
 use super::SqliteStore;
 use crate::api::model::{Insights, InventoryItem};
+use crate::history::chain::ChainRow;
 use crate::history::model::{
-    Capture, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark, SnapshotInfo,
+    Capture, LogRead, MarkScope, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark,
+    SnapshotInfo,
 };
 use crate::history::read::SnapshotRef;
-use crate::history::store::{Backend, HistoryLocation, LockWait, Retention, WorkspaceLock};
+use crate::history::store::{
+    Backend, EachItem, HistoryLocation, LockWait, Retention, WorkspaceLock,
+};
 use crate::history::{HistoryError, workspace_lock_key};
 
 /// Tries the lock file's lock until `limit` has passed: a file lock has no
@@ -140,16 +144,31 @@ impl Backend for SqliteStore {
         self.unmark(workspace_id, project_id, reviewer, now)
     }
 
-    fn reviewed_marks(&self, workspace_id: &str) -> Result<Vec<ReviewMark>, HistoryError> {
-        self.marks(workspace_id)
+    fn each_reviewed_mark(
+        &self,
+        workspace_id: &str,
+        scope: MarkScope<'_>,
+        each: &mut EachItem<'_, ReviewMark>,
+    ) -> Result<(), HistoryError> {
+        self.each_mark(workspace_id, scope, each)
     }
 
-    fn review_log(
+    fn each_review_entry(
         &self,
         workspace_id: &str,
         project_id: Option<&str>,
-    ) -> Result<Vec<ReviewEntry>, HistoryError> {
-        self.log(workspace_id, project_id)
+        read: LogRead,
+        each: &mut EachItem<'_, ReviewEntry>,
+    ) -> Result<(), HistoryError> {
+        self.each_entry(workspace_id, project_id, read, each)
+    }
+
+    fn each_chain_row(
+        &self,
+        workspace_id: &str,
+        each: &mut (dyn FnMut(ChainRow) -> bool + Send),
+    ) -> Result<(), HistoryError> {
+        SqliteStore::each_chain_row(self, workspace_id, each)
     }
 
     fn import_review_log(

@@ -7,12 +7,14 @@ use time::OffsetDateTime;
 use super::SqliteStore;
 use super::schema::store_document;
 use crate::history::HistoryError;
+use crate::history::chain::{ChainFields, ChainRow, link};
 use crate::history::document::{Document, StoredDocument};
 use crate::history::marks::{MarkRow, Reviewed, reviewed};
 use crate::history::model::{
-    NewMark, ProjectState, ReviewAction, ReviewEntry, ReviewMark, StoredState,
+    LogRead, MarkScope, NewMark, ProjectState, ReviewAction, ReviewEntry, ReviewMark, StoredState,
 };
-use crate::history::read::{from_ms, to_ms};
+use crate::history::read::{SHOWN_TEXT_CHARS, cut_shown, from_ms, to_ms};
+use crate::history::store::EachItem;
 
 /// The marks of a workspace that stand: each project's newest row, a mark.
 const CURRENT_MARKS: &str = "
@@ -68,13 +70,13 @@ impl SqliteStore {
             )?;
         }
         transaction.commit()?;
-        let wanted: std::collections::HashSet<&str> =
-            marks.iter().map(|mark| mark.project_id.as_str()).collect();
-        Ok(self
-            .marks(workspace_id)?
-            .into_iter()
-            .filter(|made| wanted.contains(made.project_id.as_str()))
-            .collect())
+        let wanted: Vec<String> = marks.iter().map(|mark| mark.project_id.clone()).collect();
+        let mut made = Vec::new();
+        self.each_mark(workspace_id, MarkScope::Projects(&wanted), &mut |mark| {
+            made.push(mark);
+            Ok(())
+        })?;
+        Ok(made)
     }
 
     pub(super) fn unmark(
@@ -108,7 +110,23 @@ impl SqliteStore {
         Ok(marked)
     }
 
-    pub(super) fn marks(&self, workspace_id: &str) -> Result<Vec<ReviewMark>, HistoryError> {
+    /// The marks that stand in `scope`, newest first, stepped one row at a
+    /// time into `each`.
+    pub(super) fn each_mark(
+        &self,
+        workspace_id: &str,
+        scope: MarkScope<'_>,
+        each: &mut EachItem<'_, ReviewMark>,
+    ) -> Result<(), HistoryError> {
+        // The projects asked for, as a JSON array the query unpacks.
+        let only = match scope {
+            MarkScope::Projects(ids) => Some(
+                serde_json::to_string(ids)
+                    .map_err(|error| HistoryError::Corrupt(format!("a project list: {error}")))?,
+            ),
+            _ => None,
+        };
+        let shown = scope == MarkScope::Shown;
         let mut statement = self.connection.prepare_cached(&format!(
             "WITH {CURRENT_MARKS},
              newest AS (SELECT id, taken_at_ms FROM snapshot WHERE workspace_id = ?1
@@ -117,22 +135,27 @@ impl SqliteStore {
                  SELECT s.subject, s.shape, s.body, newest.taken_at_ms
                  FROM newest JOIN snapshot_project sp ON sp.snapshot_id = newest.id
                  JOIN state s ON s.id = sp.state_id)
-             SELECT c.project_id, c.at_ms, c.reviewer, c.note, c.state_at_ms,
+             SELECT c.project_id, c.at_ms, substr(c.reviewer, 1, {SHOWN_TEXT_CHARS}),
+                    substr(c.note, 1, {SHOWN_TEXT_CHARS}), c.state_at_ms,
                     marked.shape, marked.body, latest.shape, latest.body, latest.taken_at_ms
              FROM current c
              LEFT JOIN latest ON latest.subject = c.project_id
              LEFT JOIN state marked ON marked.id = c.state_id
+             WHERE (?2 IS NULL OR c.project_id IN (SELECT value FROM json_each(?2)))
+               AND (NOT ?3 OR latest.subject IS NOT NULL
+                    OR NOT EXISTS (SELECT 1 FROM newest)
+                    OR c.at_ms >= (SELECT taken_at_ms FROM newest))
              ORDER BY c.at_ms DESC, c.project_id"
         ))?;
-        let mut rows = statement.query([workspace_id])?;
-        let mut marks = Vec::new();
+        let mut rows = statement.query(params![workspace_id, only, shown])?;
         while let Some(row) = rows.next()? {
             let pair = |shape: Option<u32>, body: Option<String>| shape.zip(body);
-            marks.push(
+            each(
                 MarkRow {
                     project_id: row.get(0)?,
                     at_ms: row.get(1)?,
                     reviewer: row.get(2)?,
+                    display_name: None,
                     note: row.get(3)?,
                     state_at_ms: row.get(4)?,
                     marked: pair(row.get(5)?, row.get(6)?),
@@ -140,46 +163,99 @@ impl SqliteStore {
                     latest_at_ms: row.get(9)?,
                 }
                 .into_mark()?,
-            );
+            )?;
         }
-        Ok(marks)
+        Ok(())
     }
 
-    pub(super) fn log(
+    /// The log (of one project, when given), oldest first, stepped one row at
+    /// a time into `each`.
+    pub(super) fn each_entry(
         &self,
         workspace_id: &str,
         project_id: Option<&str>,
-    ) -> Result<Vec<ReviewEntry>, HistoryError> {
-        let mut statement = self.connection.prepare_cached(
-            "SELECT r.project_id, r.action, r.at_ms, r.reviewer, r.note, r.state_at_ms, s.shape, s.body
-             FROM review r LEFT JOIN state s ON s.id = r.state_id
+        read: LogRead,
+        each: &mut EachItem<'_, ReviewEntry>,
+    ) -> Result<(), HistoryError> {
+        let whole = read == LogRead::Whole;
+        let text = |column: &str| {
+            if whole {
+                format!("r.{column}")
+            } else {
+                format!("substr(r.{column}, 1, {SHOWN_TEXT_CHARS})")
+            }
+        };
+        // What is shown never needs the reviewed state's body.
+        let state = if whole {
+            "s.shape, s.body FROM review r LEFT JOIN state s ON s.id = r.state_id"
+        } else {
+            "NULL, NULL FROM review r"
+        };
+        let mut statement = self.connection.prepare_cached(&format!(
+            "SELECT r.id, r.project_id, r.action, r.at_ms, {}, {}, r.state_at_ms, {state}
              WHERE r.workspace_id = ?1 AND (?2 IS NULL OR r.project_id = ?2)
              ORDER BY r.id",
-        )?;
+            text("reviewer"),
+            text("note"),
+        ))?;
         let mut rows = statement.query(params![workspace_id, project_id])?;
-        let mut entries = Vec::new();
         while let Some(row) = rows.next()? {
-            let action: String = row.get(1)?;
-            let state_at: Option<i64> = row.get(5)?;
-            let shape: Option<u32> = row.get(6)?;
-            let body: Option<String> = row.get(7)?;
-            entries.push(ReviewEntry {
-                project_id: row.get(0)?,
+            let action: String = row.get(2)?;
+            let state_at: Option<i64> = row.get(6)?;
+            let shape: Option<u32> = row.get(7)?;
+            let body: Option<String> = row.get(8)?;
+            let (reviewer, note): (Option<String>, Option<String>) = (row.get(4)?, row.get(5)?);
+            each(ReviewEntry {
+                id: row.get(0)?,
+                project_id: row.get(1)?,
                 action: ReviewAction::parse(&action).ok_or_else(|| {
                     HistoryError::Corrupt(format!("a review log action {action:?}"))
                 })?,
-                at: from_ms(row.get(2)?, "review.at_ms")?,
-                reviewer: row.get(3)?,
-                note: row.get(4)?,
+                at: from_ms(row.get(3)?, "review.at_ms")?,
+                reviewer: if whole { reviewer } else { cut_shown(reviewer) },
+                display_name: None,
+                note: if whole { note } else { cut_shown(note) },
                 reviewed_state_at: state_at
                     .map(|ms| from_ms(ms, "review.state_at_ms"))
                     .transpose()?,
                 reviewed_state: shape
                     .zip(body)
                     .map(|(shape, body)| StoredState { shape, body }),
-            });
+            })?;
         }
-        Ok(entries)
+        Ok(())
+    }
+
+    /// The workspace's chain, oldest first, until `each` says stop.
+    pub(super) fn each_chain_row(
+        &self,
+        workspace_id: &str,
+        each: &mut (dyn FnMut(ChainRow) -> bool + Send),
+    ) -> Result<(), HistoryError> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT id, project_id, action, at_ms, reviewer, note, hash FROM review
+             WHERE workspace_id = ?1 ORDER BY id",
+        )?;
+        let mut rows = statement.query([workspace_id])?;
+        while let Some(row) = rows.next()? {
+            let chained = ChainRow {
+                id: row.get(0)?,
+                fields: ChainFields {
+                    workspace_id: workspace_id.to_owned(),
+                    project_id: row.get(1)?,
+                    action: row.get(2)?,
+                    at_ms: row.get(3)?,
+                    reviewer: row.get(4)?,
+                    role: None,
+                    note: row.get(5)?,
+                },
+                hash: row.get(6)?,
+            };
+            if !each(chained) {
+                break;
+            }
+        }
+        Ok(())
     }
 
     pub(super) fn import_log(
@@ -238,6 +314,8 @@ impl SqliteStore {
     }
 }
 
+/// Appends an entry to the log, chained to the workspace's newest (the
+/// write transaction holds the file's lock: no other entry comes between).
 #[allow(clippy::too_many_arguments)]
 fn insert_review(
     transaction: &Transaction<'_>,
@@ -250,10 +328,27 @@ fn insert_review(
     state_id: Option<i64>,
     state_at_ms: Option<i64>,
 ) -> Result<(), HistoryError> {
+    let previous: Option<Vec<u8>> = transaction
+        .prepare_cached("SELECT hash FROM review WHERE workspace_id = ?1 ORDER BY id DESC LIMIT 1")?
+        .query_row([workspace_id], |row| row.get(0))
+        .optional()?
+        .flatten();
+    let hash = link(
+        previous.as_deref(),
+        &ChainFields {
+            workspace_id: workspace_id.to_owned(),
+            project_id: project_id.to_owned(),
+            action: action.as_str().to_owned(),
+            at_ms,
+            reviewer: reviewer.map(str::to_owned),
+            role: None,
+            note: note.map(str::to_owned),
+        },
+    );
     transaction
         .prepare_cached(
-            "INSERT INTO review (workspace_id, project_id, action, at_ms, reviewer, note, state_id, state_at_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            "INSERT INTO review (workspace_id, project_id, action, at_ms, reviewer, note, state_id, state_at_ms, hash)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         )?
         .execute(params![
             workspace_id,
@@ -263,7 +358,8 @@ fn insert_review(
             reviewer,
             note,
             state_id,
-            state_at_ms
+            state_at_ms,
+            hash
         ])?;
     Ok(())
 }

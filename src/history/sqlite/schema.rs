@@ -9,6 +9,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior, params};
 
 use crate::api::model::Insights;
 use crate::history::HistoryError;
+use crate::history::chain::{ChainFields, link};
 use crate::history::document::StoredDocument;
 use crate::history::model::{MemberState, ProjectState};
 
@@ -121,7 +122,37 @@ enum Migration {
     Code(fn(&Transaction<'_>) -> Result<(), HistoryError>),
 }
 
-const MIGRATIONS: &[Migration] = &[Migration::Sql(V1), Migration::Code(to_documents)];
+/// Version 3: the review log is chained and append-only. Each entry holds
+/// `hash`, chained to the one before it in its workspace (`history/chain.rs`;
+/// the entries already there get theirs here, in their order), and triggers
+/// refuse to change or remove an entry: only a mark's reviewed state may be
+/// given, by a later snapshot, while it has none.
+const V3_COLUMNS: &str = "
+ALTER TABLE review ADD COLUMN hash BLOB;
+CREATE INDEX review_chain ON review (workspace_id, id);
+";
+
+const V3_TRIGGERS: &str = "
+CREATE TRIGGER review_append_only_delete BEFORE DELETE ON review
+BEGIN
+    SELECT RAISE(ABORT, 'the review log is append-only: an entry cannot be removed');
+END;
+CREATE TRIGGER review_append_only_update BEFORE UPDATE ON review
+WHEN NOT (OLD.state_id IS NULL
+          AND NEW.id IS OLD.id AND NEW.workspace_id IS OLD.workspace_id
+          AND NEW.project_id IS OLD.project_id AND NEW.action IS OLD.action
+          AND NEW.at_ms IS OLD.at_ms AND NEW.reviewer IS OLD.reviewer
+          AND NEW.note IS OLD.note AND NEW.hash IS OLD.hash)
+BEGIN
+    SELECT RAISE(ABORT, 'the review log is append-only: an entry cannot be changed');
+END;
+";
+
+const MIGRATIONS: &[Migration] = &[
+    Migration::Sql(V1),
+    Migration::Code(to_documents),
+    Migration::Code(to_chain),
+];
 
 /// The schema version this build writes.
 pub const VERSION: i64 = MIGRATIONS.len() as i64;
@@ -130,6 +161,7 @@ pub const VERSION: i64 = MIGRATIONS.len() as i64;
 pub const STEPS: [&str; MIGRATIONS.len()] = [
     "version 1: the tables of snapshots, marks and the review log",
     "version 2: every state kept once, as a document with its digest (each snapshot's projects and members rewritten; the review log gains reviewers and notes)",
+    "version 3: the review log append-only (triggers refuse UPDATE and DELETE), each entry chained by sha256 to the one before (existing entries chained in place)",
 ];
 
 /// The file's schema version, read without changing it: `None` when there
@@ -325,5 +357,54 @@ fn to_documents(transaction: &Transaction<'_>) -> Result<(), HistoryError> {
          DROP TABLE review_mark;
          ALTER TABLE snapshot DROP COLUMN insights;",
     )?;
+    Ok(())
+}
+
+/// Rows the chain's migration reads at a time.
+const CHAIN_PAGE: i64 = 1000;
+
+/// Version 2 to 3: the columns, every entry's hash in its workspace's order
+/// (a page at a time: memory stays flat), then the triggers.
+fn to_chain(transaction: &Transaction<'_>) -> Result<(), HistoryError> {
+    transaction.execute_batch(V3_COLUMNS)?;
+    let mut after: (String, i64) = (String::new(), i64::MIN);
+    let mut previous: Option<(String, Vec<u8>)> = None;
+    let mut read = transaction.prepare(
+        "SELECT id, workspace_id, project_id, action, at_ms, reviewer, note FROM review
+         WHERE (workspace_id, id) > (?1, ?2) ORDER BY workspace_id, id LIMIT ?3",
+    )?;
+    let mut write = transaction.prepare("UPDATE review SET hash = ?1 WHERE id = ?2")?;
+    loop {
+        let page: Vec<(i64, ChainFields)> = read
+            .query_map(params![after.0, after.1, CHAIN_PAGE], |row| {
+                Ok((
+                    row.get(0)?,
+                    ChainFields {
+                        workspace_id: row.get(1)?,
+                        project_id: row.get(2)?,
+                        action: row.get(3)?,
+                        at_ms: row.get(4)?,
+                        reviewer: row.get(5)?,
+                        role: None,
+                        note: row.get(6)?,
+                    },
+                ))
+            })?
+            .collect::<Result<_, _>>()?;
+        let Some((last_id, last)) = page.last() else {
+            break;
+        };
+        after = (last.workspace_id.clone(), *last_id);
+        for (id, fields) in &page {
+            let before = previous
+                .as_ref()
+                .filter(|(workspace, _)| *workspace == fields.workspace_id)
+                .map(|(_, hash)| hash.as_slice());
+            let hash = link(before, fields);
+            write.execute(params![hash, id])?;
+            previous = Some((fields.workspace_id.clone(), hash));
+        }
+    }
+    transaction.execute_batch(V3_TRIGGERS)?;
     Ok(())
 }

@@ -61,7 +61,9 @@ impl Operation for ListSnapshots {
     }
 }
 
-/// The workspace's reviewed marks.
+/// The workspace's reviewed marks that the dashboard can show: of the
+/// projects its newest snapshot holds, and any made since (never one per
+/// project the log ever named).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListMarks;
 
@@ -69,7 +71,7 @@ impl Operation for ListMarks {
     type Output = Vec<ReviewMark>;
 
     async fn run(self, services: &Services) -> Result<Vec<ReviewMark>, ErrorInfo> {
-        on_store(services, |store, workspace| store.reviewed_marks(workspace)).await
+        on_store(services, |store, workspace| store.shown_marks(workspace)).await
     }
 }
 

@@ -16,7 +16,14 @@ pub fn review_lines(mark: Option<&ReviewMark>, now: OffsetDateTime) -> Vec<Strin
     let Some(mark) = mark else {
         return Vec::new();
     };
-    let who = mark.reviewer.as_deref().unwrap_or("someone");
+    // The role that wrote it in a shared history, with the name given beside it.
+    let who = match crate::history::shown_reviewer(
+        mark.reviewer.as_deref(),
+        mark.display_name.as_deref(),
+    ) {
+        who if who.is_empty() => "someone".to_owned(),
+        who => who,
+    };
     let mut lines = vec![format!(
         "reviewed by {who}, {} ({} UTC)",
         ago((now - mark.marked_at).whole_seconds().max(0)),

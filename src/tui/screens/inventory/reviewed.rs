@@ -89,8 +89,13 @@ impl ReviewedMarks {
     fn keeps(&self, item: &InventoryItem, read_at: Option<OffsetDateTime>) -> bool {
         self.filter.keeps(self.state(item, read_at))
             && self.reviewer.as_deref().is_none_or(|wanted| {
-                self.reviewer(&item.id)
-                    .is_some_and(|by| by.trim().eq_ignore_ascii_case(wanted.trim()))
+                // The role that marked it, or (a shared history) the name it gave.
+                self.by_project.get(&item.id).is_some_and(|mark| {
+                    [&mark.reviewer, &mark.display_name]
+                        .into_iter()
+                        .flatten()
+                        .any(|by| by.trim().eq_ignore_ascii_case(wanted.trim()))
+                })
             })
     }
 
