@@ -10,8 +10,9 @@
 //! - [`is_invisible_or_control`]: which characters that is; the JSON writer
 //!   escapes the same set as `\uXXXX`.
 //! - [`sanitize_line`] and [`sanitize_multiline`]: the dashboard's rule, the
-//!   same escapes, with line breaks and tabs laid out as spaces (or kept as
-//!   line breaks) and runs of combining marks capped.
+//!   same escapes (`\t`, `\r` and `\n` too: a name's line break is shown, not
+//!   laid out as a space), a multi-line text's line breaks kept as breaks, and
+//!   runs of combining marks capped.
 //! - [`display_width`], [`fit`] and [`fit_middle`]: widths as shown, an escape
 //!   counting its visible cells, and cuts that never split an escape.
 
@@ -26,15 +27,16 @@ const MAX_COMBINING_RUN: usize = 2;
 /// How line breaks are treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Lines {
-    /// Line breaks and tabs become spaces.
+    /// Every control is an escape, line breaks and tabs included.
     Single,
-    /// `\n` is kept; `\r\n` and a lone `\r` become `\n`; tabs become spaces.
+    /// `\n` and `\r\n` are kept as a line break (`\n`); every other control,
+    /// a lone `\r` and a tab included, is an escape.
     Multi,
 }
 
-/// One line of safe text: line breaks and tabs become spaces; every other
-/// control, DEL, C1, bidi control and invisible format character is shown as a
-/// visible escape (`\x1b`, `\u202e`), so a hostile name shows what it holds
+/// One line of safe text: every control (C0 with `\t`, `\n` and `\r`, DEL,
+/// C1), bidi control and invisible format character is shown as a visible
+/// escape (`\t`, `\x1b`, `\u202e`), so a hostile name shows what it holds
 /// and nothing of it reaches the terminal raw. ZWNJ and ZWJ stay.
 pub fn sanitize_line(text: &str) -> Cow<'_, str> {
     sanitize(text, Lines::Single)
@@ -96,8 +98,6 @@ struct Pieces<'a> {
     chars: std::iter::Peekable<std::str::Chars<'a>>,
     lines: Lines,
     combining_run: usize,
-    /// Whether the last piece was a space, so a run of breaks is one space.
-    after_space: bool,
     started: bool,
 }
 
@@ -107,14 +107,12 @@ impl<'a> Pieces<'a> {
             chars: text.chars().peekable(),
             lines,
             combining_run: 0,
-            after_space: false,
             started: false,
         }
     }
 
     fn emit(&mut self, piece: Piece) -> Option<Piece> {
         self.started = true;
-        self.after_space = piece == Piece::Plain(' ');
         if !matches!(piece, Piece::Plain(ch) if is_combining(ch)) {
             self.combining_run = 0;
         }
@@ -129,23 +127,13 @@ impl Iterator for Pieces<'_> {
         while let Some(ch) = self.chars.next() {
             match ch {
                 '\n' if self.lines == Lines::Multi => return self.emit(Piece::Plain('\n')),
-                '\r' if self.lines == Lines::Multi => {
-                    if self.chars.peek() != Some(&'\n') {
-                        return self.emit(Piece::Plain('\n'));
-                    }
-                }
-                '\n' | '\r' | '\t' => {
-                    if !self.after_space {
-                        return self.emit(Piece::Plain(' '));
-                    }
-                    self.combining_run = 0;
-                }
+                // `\r\n` is one line break; the `\n` that follows is it.
+                '\r' if self.lines == Lines::Multi && self.chars.peek() == Some(&'\n') => {}
                 ch if is_invisible_or_control(ch) => return self.emit(Piece::Escaped(ch)),
                 ch if is_combining(ch) => {
                     self.combining_run += 1;
                     if self.combining_run <= MAX_COMBINING_RUN && self.started {
                         self.started = true;
-                        self.after_space = false;
                         return Some(Piece::Plain(ch));
                     }
                 }
@@ -381,8 +369,9 @@ mod tests {
             ("a\u{1b}]0;title\u{7}b", "a\\x1b]0;title\\x07b"),
             ("bell\u{7}nul\u{0}del\u{7f}", "bell\\x07nul\\x00del\\x7f"),
             ("c1\u{9b}31mred nel\u{85}", "c1\\u009b31mred nel\\u0085"),
-            ("tab\there", "tab here"),
-            ("two\nlines\r\n", "two lines "),
+            ("tab\there", "tab\\there"),
+            ("two\nlines\r\n", "two\\nlines\\r\\n"),
+            ("cr\rlf\n", "cr\\rlf\\n"),
             ("vt\u{b}ff\u{c}", "vt\\x0bff\\x0c"),
             (
                 "\u{202e}evil\u{2066}x\u{2069}",
@@ -404,8 +393,8 @@ mod tests {
     #[test]
     fn multiline_keeps_breaks_and_escapes_the_rest() {
         assert_eq!(
-            sanitize_multiline("a\r\nb\rc\n\u{1b}[2Jd"),
-            "a\nb\nc\n\\x1b[2Jd"
+            sanitize_multiline("a\r\nb\rc\n\u{1b}[2Jd\te"),
+            "a\nb\\rc\n\\x1b[2Jd\\te"
         );
     }
 
@@ -414,7 +403,7 @@ mod tests {
         assert_eq!(display_width("\u{1b}[31mred"), "\\x1b[31mred".len());
         assert_eq!(display_width("\u{202e}x"), 7);
         assert_eq!(display_width("tag\u{e0001}"), "tag\\u{e0001}".len());
-        assert_eq!(display_width("a\n\nb"), 3);
+        assert_eq!(display_width("a\n\nb"), "a\\n\\nb".len());
         for hostile in crate::hostile::hostile_strings() {
             let shown = sanitize_line(&hostile);
             assert_eq!(

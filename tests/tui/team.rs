@@ -188,6 +188,44 @@ fn an_unreachable_history_is_said_retried_with_backoff_and_marks_are_refused() {
     );
 }
 
+/// Issue 35, item 21: while the history is away, the status line says so
+/// first, in words that fit 80 columns, even beside a notice (the refused
+/// mark's) that takes the rest of the line.
+#[test]
+fn an_unreachable_history_is_said_first_on_the_status_line_at_80_columns() {
+    use vantage::tui::app::HistoryMsg;
+
+    use crate::review_marks::inventory_and_version_check;
+    use crate::support::answer;
+
+    let (mut app, token) = inventory_and_version_check(vec![bobs_mark()]);
+    app.handle(
+        answer(
+            HISTORY_VERSION,
+            token,
+            Err(away(NOW)),
+            HistoryMsg::DataVersion,
+        ),
+        NOW,
+    );
+    app.handle(key('m'), NOW);
+    for (width, height) in [(80, 24), (120, 35)] {
+        let text = screen(&app, width, height);
+        let status = text
+            .lines()
+            .rev()
+            .nth(1)
+            .expect("a status line above the footer");
+        assert!(
+            status
+                .trim_start_matches('"')
+                .starts_with("history unreachable: marks off, live data only"),
+            "at {width} columns: {status}"
+        );
+        assert!(status.contains("not marked"), "the notice stays: {status}");
+    }
+}
+
 /// The dashboard's side on a real shared history (PostgreSQL, a fresh
 /// database per test) against the reference server.
 mod with_a_shared_history {
