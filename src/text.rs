@@ -6,7 +6,9 @@
 //!
 //! - [`escape_invisible`]: the human formats' rule (`table`, `csv`, error
 //!   lines): every control, DEL, C1, bidi control and invisible format character
-//!   becomes a visible escape (`\x1b`, `\u202e`); ZWNJ and ZWJ stay.
+//!   becomes a visible escape (`\x1b`, `\u202e`); ZWNJ and ZWJ stay, but a
+//!   ZWJ that would join a wide character (or ends the text) is escaped too
+//!   ([`zwj_is_ambiguous`]): terminals disagree on its width.
 //! - [`is_invisible_or_control`]: which characters that is; the JSON writer
 //!   escapes the same set as `\uXXXX`.
 //! - [`sanitize_line`] and [`sanitize_multiline`]: the dashboard's rule, the
@@ -48,7 +50,7 @@ pub fn sanitize_multiline(text: &str) -> Cow<'_, str> {
 }
 
 fn is_safe_plain(ch: char) -> bool {
-    !is_invisible_or_control(ch) && !is_combining(ch)
+    !is_invisible_or_control(ch) && !is_combining(ch) && ch != '\u{200d}'
 }
 
 fn sanitize(text: &str, lines: Lines) -> Cow<'_, str> {
@@ -130,6 +132,9 @@ impl Iterator for Pieces<'_> {
                 // `\r\n` is one line break; the `\n` that follows is it.
                 '\r' if self.lines == Lines::Multi && self.chars.peek() == Some(&'\n') => {}
                 ch if is_invisible_or_control(ch) => return self.emit(Piece::Escaped(ch)),
+                '\u{200d}' if zwj_is_ambiguous(self.chars.peek().copied()) => {
+                    return self.emit(Piece::Escaped(ch));
+                }
                 ch if is_combining(ch) => {
                     self.combining_run += 1;
                     if self.combining_run <= MAX_COMBINING_RUN && self.started {
@@ -142,6 +147,15 @@ impl Iterator for Pieces<'_> {
         }
         None
     }
+}
+
+/// Whether a ZWJ followed by `next` is drawn differently by terminals: before
+/// a wide character tmux joins the two into one cell while xterm and vt100
+/// draw both, so the width vantage counts would be a guess and a row would
+/// shift (a stray cell left on screen, a column blanked). Before nothing,
+/// the next cell drawn may be what it joins. Such a ZWJ is shown as `\u200d`.
+fn zwj_is_ambiguous(next: Option<char>) -> bool {
+    next.is_none_or(|next| next.width().unwrap_or(0) > 1)
 }
 
 fn is_combining(ch: char) -> bool {
@@ -205,12 +219,14 @@ pub fn escape_invisible_bytes(bytes: &[u8]) -> String {
 
 fn escape_invisible_except(text: &str, keep: impl Fn(char) -> bool) -> Cow<'_, str> {
     let hidden = |ch: char| is_invisible_or_control(ch) && !keep(ch);
-    if !text.chars().any(hidden) {
+    if !text.chars().any(|ch| hidden(ch) || ch == '\u{200d}') {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
-    for ch in text.chars() {
-        if hidden(ch) {
+    let mut chars = text.chars().peekable();
+    while let Some(ch) = chars.next() {
+        let ambiguous = ch == '\u{200d}' && zwj_is_ambiguous(chars.peek().copied());
+        if hidden(ch) || ambiguous {
             write_escape(&mut out, ch);
         } else {
             out.push(ch);
@@ -431,6 +447,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Issue 35, item 20: a ZWJ before a wide character is joined into one
+    /// cell by tmux and not by others; it is shown as an escape, so every
+    /// terminal draws the width vantage counts. One that joins narrow
+    /// letters stays.
+    #[test]
+    fn a_zwj_before_a_wide_character_is_escaped() {
+        assert_eq!(sanitize_line("Ada\u{200d}表"), "Ada\\u200d表");
+        assert_eq!(display_width("Ada\u{200d}表"), "Ada\\u200d".len() + 2);
+        assert_eq!(sanitize_line("Ada\u{200d}"), "Ada\\u200d");
+        assert_eq!(escape_invisible("a\u{200d}表"), "a\\u200d表");
+        assert_eq!(sanitize_line("क\u{94d}\u{200d}ष"), "क\u{94d}\u{200d}ष");
+        assert_eq!(escape_invisible("x\u{200d}y"), "x\u{200d}y");
+        assert_eq!(fit("表\u{200d}表表", 9), "表\\u200d…");
     }
 
     #[test]

@@ -593,7 +593,15 @@ async fn sort_by_name_sends_a_to_z_as_the_dashboard_does() {
             .map(|row| row["id"].as_str().unwrap_or_default().to_owned())
             .collect()
     };
-    let plain = ["inventory", "--sort-by", "name", "--max", "8", "--format", "json"];
+    let plain = [
+        "inventory",
+        "--sort-by",
+        "name",
+        "--max",
+        "8",
+        "--format",
+        "json",
+    ];
     let implicit = ids(admin.run(&plain).await.expect(0));
     let explicit = [&plain[..], &["--sort-order", "asc"]].concat();
     let a_to_z = ids(admin.run(&explicit).await.expect(0));

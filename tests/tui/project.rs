@@ -299,8 +299,8 @@ fn visibility_is_picked_from_a_menu() {
     open_selected(&mut app, 0);
     app.handle(key('v'), NOW);
     assert!(screen(&app).menu_open());
-    // The menu opens on the current value (workspace_edit); one down is workspace_view.
-    app.handle(key('j'), NOW);
+    // The menu opens on the current value (workspace_edit); one up is workspace_view.
+    app.handle(key('k'), NOW);
     let effects = app.handle(code(KeyCode::Enter), NOW);
     let write = only(&effects, WRITE);
     assert_eq!(
@@ -1002,16 +1002,17 @@ fn long_values_wrap_under_their_label() {
     let effects = app.handle(code(KeyCode::Enter), NOW);
     let read = only(&effects, PROJECT);
     let mut long = project_json(0);
-    long["latest_screenshot_url"] = json!(format!(
-        "https://shots.example.app/{}.png",
-        "s".repeat(120)
-    ));
+    long["latest_screenshot_url"] =
+        json!(format!("https://shots.example.app/{}.png", "s".repeat(120)));
     long["publish_audience_targets"] = json!(
         (0..8)
             .map(|n| json!({"id": format!("grp_finance_team_{n}"), "type": "group"}))
             .collect::<Vec<_>>()
     );
-    app.handle(read.ok(serde_json::from_value::<Project>(long).unwrap()), NOW);
+    app.handle(
+        read.ok(serde_json::from_value::<Project>(long).unwrap()),
+        NOW,
+    );
     for (width, height) in [(80, 50), (120, 50), (200, 50)] {
         let text = render(&app, width, height);
         let rows: Vec<Vec<char>> = text.lines().map(|line| line.chars().collect()).collect();

@@ -5,8 +5,8 @@
 
 use super::App;
 use crate::tui::action::Action;
-use crate::tui::keymap::key_of;
 use crate::tui::effect::{Cx, ErrorInfo, Slot, Turn};
+use crate::tui::keymap::key_of;
 use crate::tui::ops::{ExportList, Exported};
 
 /// `ctrl-s` on another list (`tui/export.rs`): the App says where it went.

@@ -135,7 +135,10 @@ impl App {
             return Vec::new();
         }
         vec![
-            Span::styled("history unreachable: marks off, live data only", self.theme.warn),
+            Span::styled(
+                "history unreachable: marks off, live data only",
+                self.theme.warn,
+            ),
             Span::styled(" · ", self.theme.dim),
         ]
     }

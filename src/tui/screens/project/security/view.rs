@@ -209,7 +209,10 @@ pub(super) fn shared_hash_prefix(hashes: &[&str]) -> usize {
         return 0;
     };
     let first: Vec<char> = first.chars().collect();
-    let shared = if rest.iter().all(|hash| hash.chars().eq(first.iter().copied())) {
+    let shared = if rest
+        .iter()
+        .all(|hash| hash.chars().eq(first.iter().copied()))
+    {
         first.iter().take_while(|ch| **ch == '0').count()
     } else {
         rest.iter()
@@ -355,7 +358,10 @@ mod tests {
         assert_ne!(shown[0], shown[1]);
 
         let lone = ["00000000c0ffee12345600000000"];
-        assert_eq!(short_hash(lone[0], shared_hash_prefix(&lone), 12), "…c0ffee1234…");
+        assert_eq!(
+            short_hash(lone[0], shared_hash_prefix(&lone), 12),
+            "…c0ffee1234…"
+        );
 
         let real = ["3f2a9c1d4e5b6a79", "8e1b2c3d4e5f6071"];
         let skip = shared_hash_prefix(&real);
