@@ -135,6 +135,12 @@ pub fn wrap_lines(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>>
             continue;
         }
         let indent = hanging_indent(&line, width);
+        // The label's padding is no place to break.
+        let label_chars = if indent > 0 {
+            line.spans[0].content.chars().count()
+        } else {
+            0
+        };
         let chars: Vec<(char, Style)> = line
             .spans
             .iter()
@@ -159,7 +165,7 @@ pub fn wrap_lines(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>>
                 if used + w > room {
                     break;
                 }
-                if chars[end].0 == ' ' {
+                if chars[end].0 == ' ' && end >= label_chars {
                     last_space = Some(end);
                 }
                 used += w;

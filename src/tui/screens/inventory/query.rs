@@ -212,10 +212,12 @@ impl InventoryScreen {
 
     fn show_query(&mut self, query: InventoryParams, cx: &mut Cx) {
         let review_filter = self.reviewed.filter;
+        let reviewer = self.reviewed.reviewer.clone();
         self.restore_view(
             InventoryView {
                 query,
                 review_filter,
+                reviewer,
             },
             cx,
         );
