@@ -349,7 +349,11 @@ async fn reads_of_each_resource() {
         .await
         .expect(0);
     let rows = parse_csv(&run.stdout);
-    assert_eq!(rows[0], ["user_id", "type"]);
+    // What the dashboard shows, each member filled in (issue 35, item 12).
+    assert_eq!(
+        rows[0],
+        ["name", "email", "role", "type", "joined_at", "user_id"]
+    );
     assert_eq!(rows.len() - 1, active);
     let run = cli
         .run(&["members", "--role", "owner,admin", "--format", "jsonl"])
