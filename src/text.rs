@@ -6,12 +6,15 @@
 //!
 //! - [`escape_invisible`]: the human formats' rule (`table`, `csv`, error
 //!   lines): every control, DEL, C1, bidi control and invisible format character
-//!   becomes a visible escape (`\x1b`, `\u202e`); ZWNJ and ZWJ stay.
+//!   becomes a visible escape (`\x1b`, `\u202e`); ZWNJ and ZWJ stay, but a
+//!   ZWJ that would join a wide character (or ends the text) is escaped too
+//!   ([`zwj_is_ambiguous`]): terminals disagree on its width.
 //! - [`is_invisible_or_control`]: which characters that is; the JSON writer
 //!   escapes the same set as `\uXXXX`.
 //! - [`sanitize_line`] and [`sanitize_multiline`]: the dashboard's rule, the
-//!   same escapes, with line breaks and tabs laid out as spaces (or kept as
-//!   line breaks) and runs of combining marks capped.
+//!   same escapes (`\t`, `\r` and `\n` too: a name's line break is shown, not
+//!   laid out as a space), a multi-line text's line breaks kept as breaks, and
+//!   runs of combining marks capped.
 //! - [`display_width`], [`fit`] and [`fit_middle`]: widths as shown, an escape
 //!   counting its visible cells, and cuts that never split an escape.
 
@@ -26,15 +29,16 @@ const MAX_COMBINING_RUN: usize = 2;
 /// How line breaks are treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Lines {
-    /// Line breaks and tabs become spaces.
+    /// Every control is an escape, line breaks and tabs included.
     Single,
-    /// `\n` is kept; `\r\n` and a lone `\r` become `\n`; tabs become spaces.
+    /// `\n` and `\r\n` are kept as a line break (`\n`); every other control,
+    /// a lone `\r` and a tab included, is an escape.
     Multi,
 }
 
-/// One line of safe text: line breaks and tabs become spaces; every other
-/// control, DEL, C1, bidi control and invisible format character is shown as a
-/// visible escape (`\x1b`, `\u202e`), so a hostile name shows what it holds
+/// One line of safe text: every control (C0 with `\t`, `\n` and `\r`, DEL,
+/// C1), bidi control and invisible format character is shown as a visible
+/// escape (`\t`, `\x1b`, `\u202e`), so a hostile name shows what it holds
 /// and nothing of it reaches the terminal raw. ZWNJ and ZWJ stay.
 pub fn sanitize_line(text: &str) -> Cow<'_, str> {
     sanitize(text, Lines::Single)
@@ -46,7 +50,7 @@ pub fn sanitize_multiline(text: &str) -> Cow<'_, str> {
 }
 
 fn is_safe_plain(ch: char) -> bool {
-    !is_invisible_or_control(ch) && !is_combining(ch)
+    !is_invisible_or_control(ch) && !is_combining(ch) && ch != '\u{200d}'
 }
 
 fn sanitize(text: &str, lines: Lines) -> Cow<'_, str> {
@@ -96,8 +100,6 @@ struct Pieces<'a> {
     chars: std::iter::Peekable<std::str::Chars<'a>>,
     lines: Lines,
     combining_run: usize,
-    /// Whether the last piece was a space, so a run of breaks is one space.
-    after_space: bool,
     started: bool,
 }
 
@@ -107,14 +109,12 @@ impl<'a> Pieces<'a> {
             chars: text.chars().peekable(),
             lines,
             combining_run: 0,
-            after_space: false,
             started: false,
         }
     }
 
     fn emit(&mut self, piece: Piece) -> Option<Piece> {
         self.started = true;
-        self.after_space = piece == Piece::Plain(' ');
         if !matches!(piece, Piece::Plain(ch) if is_combining(ch)) {
             self.combining_run = 0;
         }
@@ -129,23 +129,16 @@ impl Iterator for Pieces<'_> {
         while let Some(ch) = self.chars.next() {
             match ch {
                 '\n' if self.lines == Lines::Multi => return self.emit(Piece::Plain('\n')),
-                '\r' if self.lines == Lines::Multi => {
-                    if self.chars.peek() != Some(&'\n') {
-                        return self.emit(Piece::Plain('\n'));
-                    }
-                }
-                '\n' | '\r' | '\t' => {
-                    if !self.after_space {
-                        return self.emit(Piece::Plain(' '));
-                    }
-                    self.combining_run = 0;
-                }
+                // `\r\n` is one line break; the `\n` that follows is it.
+                '\r' if self.lines == Lines::Multi && self.chars.peek() == Some(&'\n') => {}
                 ch if is_invisible_or_control(ch) => return self.emit(Piece::Escaped(ch)),
+                '\u{200d}' if zwj_is_ambiguous(self.chars.peek().copied()) => {
+                    return self.emit(Piece::Escaped(ch));
+                }
                 ch if is_combining(ch) => {
                     self.combining_run += 1;
                     if self.combining_run <= MAX_COMBINING_RUN && self.started {
                         self.started = true;
-                        self.after_space = false;
                         return Some(Piece::Plain(ch));
                     }
                 }
@@ -154,6 +147,15 @@ impl Iterator for Pieces<'_> {
         }
         None
     }
+}
+
+/// Whether a ZWJ followed by `next` is drawn differently by terminals: before
+/// a wide character tmux joins the two into one cell while xterm and vt100
+/// draw both, so the width vantage counts would be a guess and a row would
+/// shift (a stray cell left on screen, a column blanked). Before nothing,
+/// the next cell drawn may be what it joins. Such a ZWJ is shown as `\u200d`.
+fn zwj_is_ambiguous(next: Option<char>) -> bool {
+    next.is_none_or(|next| next.width().unwrap_or(0) > 1)
 }
 
 fn is_combining(ch: char) -> bool {
@@ -217,12 +219,14 @@ pub fn escape_invisible_bytes(bytes: &[u8]) -> String {
 
 fn escape_invisible_except(text: &str, keep: impl Fn(char) -> bool) -> Cow<'_, str> {
     let hidden = |ch: char| is_invisible_or_control(ch) && !keep(ch);
-    if !text.chars().any(hidden) {
+    if !text.chars().any(|ch| hidden(ch) || ch == '\u{200d}') {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
-    for ch in text.chars() {
-        if hidden(ch) {
+    let mut chars = text.chars().peekable();
+    while let Some(ch) = chars.next() {
+        let ambiguous = ch == '\u{200d}' && zwj_is_ambiguous(chars.peek().copied());
+        if hidden(ch) || ambiguous {
             write_escape(&mut out, ch);
         } else {
             out.push(ch);
@@ -381,8 +385,9 @@ mod tests {
             ("a\u{1b}]0;title\u{7}b", "a\\x1b]0;title\\x07b"),
             ("bell\u{7}nul\u{0}del\u{7f}", "bell\\x07nul\\x00del\\x7f"),
             ("c1\u{9b}31mred nel\u{85}", "c1\\u009b31mred nel\\u0085"),
-            ("tab\there", "tab here"),
-            ("two\nlines\r\n", "two lines "),
+            ("tab\there", "tab\\there"),
+            ("two\nlines\r\n", "two\\nlines\\r\\n"),
+            ("cr\rlf\n", "cr\\rlf\\n"),
             ("vt\u{b}ff\u{c}", "vt\\x0bff\\x0c"),
             (
                 "\u{202e}evil\u{2066}x\u{2069}",
@@ -404,8 +409,8 @@ mod tests {
     #[test]
     fn multiline_keeps_breaks_and_escapes_the_rest() {
         assert_eq!(
-            sanitize_multiline("a\r\nb\rc\n\u{1b}[2Jd"),
-            "a\nb\nc\n\\x1b[2Jd"
+            sanitize_multiline("a\r\nb\rc\n\u{1b}[2Jd\te"),
+            "a\nb\\rc\n\\x1b[2Jd\\te"
         );
     }
 
@@ -414,7 +419,7 @@ mod tests {
         assert_eq!(display_width("\u{1b}[31mred"), "\\x1b[31mred".len());
         assert_eq!(display_width("\u{202e}x"), 7);
         assert_eq!(display_width("tag\u{e0001}"), "tag\\u{e0001}".len());
-        assert_eq!(display_width("a\n\nb"), 3);
+        assert_eq!(display_width("a\n\nb"), "a\\n\\nb".len());
         for hostile in crate::hostile::hostile_strings() {
             let shown = sanitize_line(&hostile);
             assert_eq!(
@@ -442,6 +447,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Issue 35, item 20: a ZWJ before a wide character is joined into one
+    /// cell by tmux and not by others; it is shown as an escape, so every
+    /// terminal draws the width vantage counts. One that joins narrow
+    /// letters stays.
+    #[test]
+    fn a_zwj_before_a_wide_character_is_escaped() {
+        assert_eq!(sanitize_line("Ada\u{200d}表"), "Ada\\u200d表");
+        assert_eq!(display_width("Ada\u{200d}表"), "Ada\\u200d".len() + 2);
+        assert_eq!(sanitize_line("Ada\u{200d}"), "Ada\\u200d");
+        assert_eq!(escape_invisible("a\u{200d}表"), "a\\u200d表");
+        assert_eq!(sanitize_line("क\u{94d}\u{200d}ष"), "क\u{94d}\u{200d}ष");
+        assert_eq!(escape_invisible("x\u{200d}y"), "x\u{200d}y");
+        assert_eq!(fit("表\u{200d}表表", 9), "表\\u200d…");
     }
 
     #[test]

@@ -17,7 +17,7 @@ pub mod retry;
 pub mod sleeper;
 pub(crate) mod transport;
 
-pub use client::{Client, MIN_POLL_INTERVAL, PollPolicy};
+pub use client::{Client, FilledMember, MIN_POLL_INTERVAL, PollPolicy};
 /// The list operations as values, one page each (`list_operation!`).
 pub use client::{
     ListCall, ListInventory, ListMembers, ListPii, ListProjects, ListScanFindings,

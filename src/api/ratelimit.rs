@@ -4,7 +4,10 @@
 //! The state counts requests in flight against `Remaining`, so concurrent calls
 //! do not all spend the last slot. Once `Remaining` is zero the next request
 //! waits until `Reset`; after `Reset` one request at a time probes how much
-//! capacity the sliding window has recovered.
+//! capacity the sliding window has recovered. Answers arrive out of order
+//! (latency varies): the state is that of the newest request answered, so a
+//! slow answer sent earlier, which counted fewer requests, never raises
+//! `Remaining` again (the background snapshot met 429s that way).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -44,6 +47,10 @@ impl RateLimitState {
 struct PacerState {
     known: Option<RateLimitState>,
     in_flight: u32,
+    /// Requests admitted so far: each permit's number, in sending order.
+    sent: u64,
+    /// The number of the newest request whose answer set `known`.
+    known_from: u64,
 }
 
 /// What the caller must do before sending.
@@ -104,12 +111,14 @@ impl Pacer {
             known.remaining = known.remaining.saturating_sub(1);
         }
         state.in_flight += 1;
+        state.sent += 1;
         (
             Admission::Go,
             Some(Permit {
                 pacer: self.clone(),
                 open: true,
                 took_slot,
+                number: state.sent,
             }),
         )
     }
@@ -159,8 +168,12 @@ impl Pacer {
                 ..base
             });
         }
-        if seen.is_some() {
+        // An answer to a request older than the one that set the state
+        // counted fewer requests: its headers are stale (a refusal is not).
+        let stale = permit.number < state.known_from && refused_for.is_none();
+        if seen.is_some() && !stale {
             state.known = seen;
+            state.known_from = permit.number;
         }
         drop(state);
         self.answered.notify_waiters();
@@ -193,6 +206,8 @@ pub struct Permit {
     open: bool,
     /// Whether admitting it took one from the known `remaining`.
     took_slot: bool,
+    /// Its place in sending order.
+    number: u64,
 }
 
 impl Drop for Permit {
@@ -259,6 +274,28 @@ mod tests {
             .unwrap();
         assert_eq!(seen.remaining, 2);
         drop(second);
+    }
+
+    /// Issue 35, item 18: with latency of 0.3 to 2.5 s answers cross; an
+    /// earlier request answered last must not raise `Remaining` again, or
+    /// the walk and the dashboard together spend slots that are gone.
+    #[test]
+    fn a_late_answer_to_an_earlier_request_never_raises_remaining() {
+        let pacer = Pacer::new();
+        let reset = T0 + time::Duration::seconds(60);
+        let (_, earlier) = pacer.admit(T0, MAX);
+        let (_, newer) = pacer.admit(T0, MAX);
+        // The newer request is answered first: 1 left, which the earlier
+        // one, still out, takes.
+        pacer.observe(newer.unwrap(), &headers(120, 1, reset), None);
+        // The earlier one arrives late with what was left when it was counted.
+        pacer.observe(earlier.unwrap(), &headers(120, 2, reset), None);
+        assert_eq!(pacer.state().map(|state| state.remaining), Some(0));
+        assert_eq!(
+            pacer.admit(T0, MAX).0,
+            Admission::WaitFor(Duration::from_secs(60)),
+            "no slot the late answer claimed is spent"
+        );
     }
 
     #[test]

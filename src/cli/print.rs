@@ -15,7 +15,7 @@ use super::options::{Format, OutputArgs};
 use super::progress::Progress;
 use super::stdout::{PageBytes, StdoutPages};
 use crate::api::ApiError;
-use crate::formats::table::{self, Column};
+use crate::formats::table;
 use crate::formats::{CsvWriter, JsonArrayWriter, JsonLinesWriter, OutputError, json};
 
 /// Width of a table when stdout is not a terminal.
@@ -71,61 +71,7 @@ pub fn output_width() -> usize {
     }
 }
 
-/// One column of a list's table: its header, and how an item fills its cell.
-pub struct Field<T> {
-    pub column: Column,
-    pub cell: fn(&T) -> String,
-}
-
-impl<T> Field<T> {
-    /// A column kept whole: ids, enums, dates.
-    pub const fn fixed(title: &'static str, cell: fn(&T) -> String) -> Self {
-        Self {
-            column: Column::fixed(title),
-            cell,
-        }
-    }
-
-    /// A right-aligned number.
-    pub const fn number(title: &'static str, cell: fn(&T) -> String) -> Self {
-        Self {
-            column: Column::number(title),
-            cell,
-        }
-    }
-
-    /// Free text that gives way first, never below `min` cells.
-    pub const fn text(title: &'static str, min: usize, cell: fn(&T) -> String) -> Self {
-        Self {
-            column: Column::text(title, min),
-            cell,
-        }
-    }
-}
-
-/// An item of a list, as a table row: one [`Field`] per column, so a header
-/// and its cell are written side by side and cannot drift apart.
-pub trait Row: Serialize + Sized + 'static {
-    const FIELDS: &'static [Field<Self>];
-
-    fn columns() -> Vec<Column> {
-        Self::FIELDS.iter().map(|field| field.column).collect()
-    }
-
-    fn cells(&self) -> Vec<String> {
-        Self::FIELDS
-            .iter()
-            .map(|field| (field.cell)(self))
-            .collect()
-    }
-
-    /// The full shape of fields that may be `null` or an object, so CSV
-    /// columns never depend on which item comes first (see
-    /// [`crate::formats::conform`]).
-    fn csv_template() -> Option<Value> {
-        None
-    }
-}
+pub use crate::formats::row::{Field, Row};
 
 /// `items` as a table of their columns within `width`.
 pub fn rows_table<T: Row>(items: &[T], width: usize) -> String {

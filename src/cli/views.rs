@@ -140,7 +140,7 @@ impl Row for Project {
 }
 
 /// The contract's list item as it is; `vantage members` draws its table from
-/// `members::MemberRow`, filled in.
+/// `formats::members::MemberRow`, filled in.
 impl Row for MemberRef {
     const FIELDS: &'static [Field<Self>] = &[
         Field::fixed("USER ID", |member| member.user_id.clone()),

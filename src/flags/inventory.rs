@@ -21,7 +21,7 @@ pub struct InventoryFilterArgs {
     /// Sort key (`relevance` needs --query) [default: most recently edited first].
     #[arg(long, value_name = "KEY", value_parser = wire::<InventorySortBy>())]
     pub sort_by: Option<InventorySortBy>,
-    /// Sort direction [default: desc].
+    /// Sort direction [default: asc for name, desc for the rest].
     #[arg(long, value_name = "ORDER", requires = "sort_by", value_parser = wire::<SortOrder>())]
     pub sort_order: Option<SortOrder>,
     /// Time since the last edit.
@@ -51,6 +51,17 @@ pub struct InventoryFilterArgs {
     /// public_pii_exposure, external_collaborator_access, inactive_owner).
     #[arg(long, value_name = "ID", value_delimiter = ',')]
     pub finding_type_id: Vec<String>,
+}
+
+/// The direction a sort starts in: names A→Z, as `ls` and k9s do; counts,
+/// times and ranks highest (newest, most urgent) first. The command, the
+/// dashboard and saved views all send it explicitly, so none leaves the
+/// direction to the service and a view and a command copy into each other.
+pub fn first_order(sort_by: &InventorySortBy) -> SortOrder {
+    match sort_by {
+        InventorySortBy::Name => SortOrder::Asc,
+        _ => SortOrder::Desc,
+    }
 }
 
 /// The flags alone, as a line of words gives them (no program name).
@@ -83,7 +94,8 @@ impl InventoryFilterArgs {
         &FLAGS
     }
 
-    /// The client's parameters, `limit` items a page.
+    /// The client's parameters, `limit` items a page; a sort without a
+    /// direction gets its first one ([`first_order`]).
     pub fn params(&self, limit: Option<u32>) -> InventoryParams {
         let Self {
             query,
@@ -101,8 +113,8 @@ impl InventoryFilterArgs {
         InventoryParams {
             limit,
             query,
+            sort_order: sort_order.or_else(|| sort_by.as_ref().map(first_order)),
             sort_by,
-            sort_order,
             activity_group,
             is_published,
             visibility,

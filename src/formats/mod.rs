@@ -16,6 +16,8 @@ pub mod csv;
 mod error;
 pub mod flatten;
 pub mod json;
+pub mod members;
+pub mod row;
 pub mod table;
 
 pub use self::csv::CsvWriter;

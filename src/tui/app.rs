@@ -284,6 +284,7 @@ impl App {
         let tab_before = self.tab;
         let notice_before = self.notice.clone();
         let context_before = self.notice_context();
+        let screen_before = (self.tab, self.project.is_some());
         self.monitor.observe_clock(now);
         let mut turn = Turn::new(
             now,
@@ -305,6 +306,11 @@ impl App {
         let navigated = !navs.is_empty();
         self.apply_navs(navs, now, &mut effects);
         self.follow_focus(tab_before);
+        // A notice of the screen left (its export, its refusal) goes with it.
+        let screen_changed = (self.tab, self.project.is_some()) != screen_before;
+        if screen_changed && self.notice == notice_before {
+            self.notice = None;
+        }
         self.drop_stale_notice(context_before, notice_before);
         self.trail.record(before, self.location());
         for effect in &effects {

@@ -10,12 +10,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use futures::{Stream, StreamExt};
+use futures::{Stream, StreamExt, TryStreamExt};
 use serde::Serialize;
 use time::OffsetDateTime;
 
 use crate::api::model::{FindingLevel, FindingStatus};
-use crate::api::{ApiError, Client, MemberListParams, PageParams};
+use crate::api::{ApiError, Client, FilledMember, MemberListParams, PageParams};
+use crate::formats::members::MemberRow;
 use crate::formats::{CsvWriter, OutputError};
 use crate::history::Change;
 use crate::safe_file::Replacement;
@@ -27,9 +28,10 @@ const EXPORT_PAGE: u32 = 100;
 /// What a list's export writes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExportRows {
-    /// The workspace's members (the contract's items, as the command writes
-    /// every format but its table), as `vantage members` with the same
-    /// search, roles, SCIM filter and sort.
+    /// The workspace's members as the screen shows them (name, e-mail,
+    /// role, type, joined, user id: `formats::members::MemberRow`), as
+    /// `vantage members --format csv` with the same search, roles, SCIM
+    /// filter and sort.
     Members(MemberListParams),
     /// The changes on screen (the history is local: they are all loaded),
     /// as `vantage changes --since B --until A [--kind K]`.
@@ -120,12 +122,24 @@ pub async fn write(
     };
     match rows {
         ExportRows::Members(params) => {
+            // What the screen shows (name, e-mail, role, joined): each
+            // member filled in as `vantage members --format csv` does.
             let params = MemberListParams {
                 limit: Some(EXPORT_PAGE),
                 ..params.clone()
             };
-            sink.write_all(client.members_stream(workspace_id, params))
+            let listed: Vec<_> = client
+                .members_stream(workspace_id, params.clone())
+                .try_collect()
                 .await?;
+            for filled in client.fill_members(workspace_id, &params, listed).await? {
+                let FilledMember {
+                    member,
+                    role,
+                    detail,
+                } = filled;
+                sink.write(&MemberRow::new(member, role, detail))?;
+            }
         }
         ExportRows::Changes(changes) => {
             for change in changes.iter() {

@@ -349,7 +349,11 @@ async fn reads_of_each_resource() {
         .await
         .expect(0);
     let rows = parse_csv(&run.stdout);
-    assert_eq!(rows[0], ["user_id", "type"]);
+    // What the dashboard shows, each member filled in (issue 35, item 12).
+    assert_eq!(
+        rows[0],
+        ["name", "email", "role", "type", "joined_at", "user_id"]
+    );
     assert_eq!(rows.len() - 1, active);
     let run = cli
         .run(&["members", "--role", "owner,admin", "--format", "jsonl"])
@@ -578,4 +582,36 @@ async fn a_delete_whose_retries_ran_out_with_the_project_still_there_exits_5() {
         "{}",
         run.stderr
     );
+}
+
+/// Issue 35, item 16: `--sort-by name` sends the dashboard's first direction
+/// (A→Z) explicitly, so a command and a saved view copy into each other; the
+/// service's own default (Z→A) never decides.
+#[tokio::test(flavor = "multi_thread")]
+async fn sort_by_name_sends_a_to_z_as_the_dashboard_does() {
+    let (server, _clock) = demo_server().await;
+    let admin = Cli::new(server.base_url(), ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    let ids = |run: crate::support::Run| -> Vec<String> {
+        let rows: Vec<Value> = serde_json::from_str(&run.stdout).expect("a JSON array");
+        rows.iter()
+            .map(|row| row["id"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    };
+    let plain = [
+        "inventory",
+        "--sort-by",
+        "name",
+        "--max",
+        "8",
+        "--format",
+        "json",
+    ];
+    let implicit = ids(admin.run(&plain).await.expect(0));
+    let explicit = [&plain[..], &["--sort-order", "asc"]].concat();
+    let a_to_z = ids(admin.run(&explicit).await.expect(0));
+    let descending = [&plain[..], &["--sort-order", "desc"]].concat();
+    let z_to_a = ids(admin.run(&descending).await.expect(0));
+    assert_eq!(implicit.len(), 8);
+    assert_ne!(a_to_z, z_to_a, "the two directions differ");
+    assert_eq!(implicit, a_to_z, "names sort A→Z unless told otherwise");
 }

@@ -33,6 +33,11 @@ fn client(server: &RunningServer) -> Client {
     .unwrap()
 }
 
+/// The demo server with a rate limit no export here reaches.
+async fn roomy_server() -> (RunningServer, vantage::clock::Clock) {
+    server_with(|config| config.rate_limit.limit = 100_000).await
+}
+
 /// Runs the dashboard's export of `rows` into `path`, as `ctrl-s` does.
 async fn export(
     server: &RunningServer,
@@ -73,7 +78,9 @@ async fn assert_same(server: &RunningServer, rows: ExportRows, command: &[&str])
 async fn members_export_as_vantage_members_with_the_same_filters() {
     use vantage::api::MemberListParams;
     use vantage::api::model::{MemberSortBy, Role, SortOrder};
-    let (server, _clock) = demo_server().await;
+    // Each member is read once per export and per command, more than one
+    // window of the default limit on a server whose clock stands still.
+    let (server, _clock) = roomy_server().await;
     assert_same(
         &server,
         ExportRows::Members(MemberListParams::default()),
@@ -101,6 +108,48 @@ async fn members_export_as_vantage_members_with_the_same_filters() {
         ],
     )
     .await;
+}
+
+/// Issue 35, item 12: the members' export and `vantage members --format csv`
+/// write what the screen shows (name, e-mail, role, joined), not the list's
+/// bare ids.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_members_export_holds_names_e_mail_roles_and_join_dates() {
+    use vantage::api::MemberListParams;
+    let (server, _clock) = roomy_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let rows = ExportRows::Members(MemberListParams::default());
+    let path = dir.path().join(rows.file_name(T0));
+    export(&server, rows, &path).await.expect("exported");
+    let written = std::fs::read_to_string(&path).unwrap();
+    let mut lines = written.lines();
+    assert_eq!(
+        lines.next(),
+        Some("name,email,role,type,joined_at,user_id"),
+        "{written}"
+    );
+    // An active member with a plain e-mail (others hold hostile text).
+    let fixture = demo();
+    let (membership, email) = fixture
+        .memberships
+        .iter()
+        .filter(|m| m.workspace_id == ENTERPRISE_WS && m.status == "active")
+        .find_map(|m| {
+            let user = fixture.users.iter().find(|user| user.id == m.user_id)?;
+            let email = user.email.clone()?;
+            email
+                .chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || "@.-_".contains(ch))
+                .then_some((m, email))
+        })
+        .expect("an active member with a plain e-mail");
+    let row = written
+        .lines()
+        .find(|line| line.contains(&membership.user_id))
+        .unwrap_or_else(|| panic!("{} not in {written}", membership.user_id));
+    assert!(row.contains(&email), "the e-mail is written: {row}");
+    let role = format!(",{},", membership.role.as_str());
+    assert!(row.contains(&role), "the role is written: {row}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -109,7 +109,8 @@ fn a_bulk_visibility_change_over_three_projects_reports_each_by_name_with_before
     let mut app = app();
     inventory(&mut app, 6);
     type_text(&mut app, "   v");
-    type_text(&mut app, "j\r");
+    // The cursor starts on the rows' workspace_edit; one up is workspace_view.
+    type_text(&mut app, "k\r");
     let confirm = draw(&app, 110, 30);
     assert!(
         confirm.contains("· Support studio (prj_0000): workspace_edit → workspace_view"),
@@ -140,6 +141,46 @@ fn a_bulk_visibility_change_over_three_projects_reports_each_by_name_with_before
     }
 }
 
+/// Issue 35, item 15: the visibility picker lists its values in one order on
+/// the inventory and on the project screen, the cursor on the current value.
+#[test]
+fn the_visibility_picker_has_one_order_with_the_cursor_on_the_current_value() {
+    // The picker's lines, top to bottom, and the one under the cursor.
+    let picker = |text: &str| -> (Vec<&'static str>, Option<&'static str>) {
+        let (mut order, mut cursor) = (Vec::new(), None);
+        for line in text.lines() {
+            for value in ["restricted", "workspace_view", "workspace_edit"] {
+                if line.contains(&format!(" {value}  ")) && line.contains(" every member")
+                    || line.contains(&format!(" {value}  ")) && line.contains(" owner,")
+                {
+                    order.push(value);
+                    if line.contains("› ") {
+                        cursor = Some(value);
+                    }
+                }
+            }
+        }
+        (order, cursor)
+    };
+    let mut app = app();
+    inventory(&mut app, 6);
+    type_text(&mut app, "v");
+    let on_inventory = picker(&draw(&app, 110, 30));
+    type_text(&mut app, "q");
+    let effects = press(&mut app, KeyCode::Enter);
+    let read = crate::support::only(&effects, vantage::tui::screens::project::PROJECT);
+    app.handle(read.ok(project(0, "workspace_edit")), NOW);
+    type_text(&mut app, "v");
+    let on_project = picker(&draw(&app, 110, 30));
+    assert_eq!(
+        on_inventory.0,
+        ["restricted", "workspace_view", "workspace_edit"]
+    );
+    assert_eq!(on_inventory.0, on_project.0, "one order");
+    assert_eq!(on_inventory.1, Some("workspace_edit"), "{on_inventory:?}");
+    assert_eq!(on_project.1, Some("workspace_edit"), "{on_project:?}");
+}
+
 #[test]
 fn with_nothing_marked_v_and_u_act_on_the_cursor_row_and_say_so() {
     let mut app = app();
@@ -150,7 +191,7 @@ fn with_nothing_marked_v_and_u_act_on_the_cursor_row_and_say_so() {
         menu.contains("Visibility of Clinic portal (nothing marked)"),
         "{menu}"
     );
-    type_text(&mut app, "\r");
+    type_text(&mut app, "r");
     let confirm = draw(&app, 110, 30);
     assert!(
         confirm.contains("Set the visibility of this project to restricted?"),

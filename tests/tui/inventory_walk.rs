@@ -153,7 +153,8 @@ fn a_bulk_change_refused_for_scope_stops_and_turns_writes_off_for_the_session() 
     app.handle(key(' '), NOW);
     app.handle(key(' '), NOW);
     app.handle(key('v'), NOW);
-    app.handle(special(KeyCode::Enter), NOW);
+    // `r`: restricted (the picker's cursor starts on the rows' value).
+    app.handle(key('r'), NOW);
     let effects = app.handle(key('y'), NOW);
     let (token, id) = bulk_requests(&effects)[0].clone();
     assert_eq!(id, "prj_00000");
@@ -272,7 +273,8 @@ fn capital_a_stopped_by_the_budget_says_only_the_loaded_are_marked() {
     );
     assert_eq!(app.inventory.list.marked_count(), 100);
     app.handle(key('v'), NOW);
-    app.handle(special(KeyCode::Enter), NOW);
+    // `r`: restricted (the picker's cursor starts on the rows' value).
+    app.handle(key('r'), NOW);
     insta::assert_snapshot!(
         "inventory_bulk_confirm_of_loaded_80x24",
         screen(&app, 80, 24).backend()

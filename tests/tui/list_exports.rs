@@ -82,3 +82,36 @@ fn ctrl_s_on_changes_exports_the_changes_of_the_kind_shown() {
     assert_eq!(changes.len(), 2);
     assert!(changes.iter().all(|c| c.kind == ChangeKind::Published));
 }
+
+/// Issue 35, item 13: the export's notice goes with the screen it was made
+/// on, and `ctrl-s` where there is nothing to export says why instead of
+/// doing nothing.
+#[test]
+fn ctrl_s_with_nothing_to_export_says_so_and_the_last_notice_goes_with_its_screen() {
+    let mut app = app();
+    inventory(&mut app, 4);
+    type_text(&mut app, "j6");
+    let export = only(&ctrl_s(&mut app), LIST_EXPORT);
+    app.handle(
+        export.ok(Exported {
+            path: "/tmp/exports/pii-prj_0001.csv".into(),
+            count: 10,
+        }),
+        NOW,
+    );
+    assert!(draw(&app, 160, 30).contains("exported 10 personal-data findings"));
+
+    type_text(&mut app, "1");
+    let insights = draw(&app, 160, 30);
+    assert!(
+        !insights.contains("exported 10"),
+        "the notice stays with Personal data: {insights}"
+    );
+    let effects = ctrl_s(&mut app);
+    assert!(effects.is_empty(), "nothing is asked: {effects:?}");
+    let said = draw(&app, 160, 30);
+    assert!(
+        said.contains("nothing to export on Insights"),
+        "ctrl-s says why: {said}"
+    );
+}

@@ -348,6 +348,37 @@ fn member_roles_come_from_the_same_checkbox_menu() {
     );
 }
 
+/// Issue 35, item 14: the members' sort and filter menus have hotkeys, as
+/// the inventory's: one key chooses a sort or ticks a filter.
+#[test]
+fn member_menus_have_hotkeys_as_the_inventorys() {
+    use vantage::api::model::MemberSortBy;
+
+    let mut app = app();
+    open_members(&mut app, 120, 35, 3);
+    app.handle(key('s'), NOW);
+    let shown = text(&screen(&app, 120, 35));
+    assert!(
+        shown.contains("n display_name"),
+        "the hotkey is shown: {shown}"
+    );
+    let sorted = app.handle(key('n'), NOW);
+    let params = last_member_params(&sorted).expect("n sorts at once");
+    assert_eq!(params.sort_by, Some(MemberSortBy::DisplayName));
+
+    app.handle(key('t'), NOW);
+    let admins = app.handle(key('a'), NOW);
+    assert_eq!(
+        last_member_params(&admins).map(|p| p.role),
+        Some(vec![Role::Admin])
+    );
+    let scim = app.handle(key('s'), NOW);
+    assert_eq!(
+        last_member_params(&scim).and_then(|p| p.scim_managed),
+        Some(true)
+    );
+}
+
 #[test]
 fn member_details_pause_in_words_while_the_budget_is_low_and_resume_when_it_refills() {
     let mut app = app();

@@ -217,8 +217,8 @@ fn a_bulk_visibility_change_confirms_runs_one_at_a_time_and_reports_each_row() {
     let mut app = app_with(false);
     inventory(&mut app, 12, 12);
     type_text(&mut app, "   v");
-    type_text(&mut app, "j");
-    press(&mut app, KeyCode::Enter);
+    // The picker's cursor starts on the rows' workspace_edit; `v` is workspace_view.
+    type_text(&mut app, "v");
     insta::assert_snapshot!("bulk_confirm", draw(&app, 100, 24));
     let effects = type_text(&mut app, "y");
     let mut sent = asked_in(&effects, inventory::BULK);

@@ -299,8 +299,8 @@ fn visibility_is_picked_from_a_menu() {
     open_selected(&mut app, 0);
     app.handle(key('v'), NOW);
     assert!(screen(&app).menu_open());
-    // The menu opens on the current value (workspace_edit); one down is workspace_view.
-    app.handle(key('j'), NOW);
+    // The menu opens on the current value (workspace_edit); one up is workspace_view.
+    app.handle(key('k'), NOW);
     let effects = app.handle(code(KeyCode::Enter), NOW);
     let write = only(&effects, WRITE);
     assert_eq!(
@@ -991,4 +991,56 @@ fn the_help_lists_refresh_once_and_indents_wrapped_lines() {
         .expect("the audience line wraps");
     let inner = continued.split('│').nth(1).unwrap_or_default();
     assert!(inner.starts_with("              "), "{continued:?}");
+}
+
+/// Issue 35, item 22: a long screenshot URL and a long "Granted to" wrap
+/// under their value, never back to column 0 under the labels.
+#[test]
+fn long_values_wrap_under_their_label() {
+    let mut app = app_with(false);
+    inventory(&mut app);
+    let effects = app.handle(code(KeyCode::Enter), NOW);
+    let read = only(&effects, PROJECT);
+    let mut long = project_json(0);
+    long["latest_screenshot_url"] =
+        json!(format!("https://shots.example.app/{}.png", "s".repeat(120)));
+    long["publish_audience_targets"] = json!(
+        (0..8)
+            .map(|n| json!({"id": format!("grp_finance_team_{n}"), "type": "group"}))
+            .collect::<Vec<_>>()
+    );
+    app.handle(
+        read.ok(serde_json::from_value::<Project>(long).unwrap()),
+        NOW,
+    );
+    for (width, height) in [(80, 50), (120, 50), (200, 50)] {
+        let text = render(&app, width, height);
+        let rows: Vec<Vec<char>> = text.lines().map(|line| line.chars().collect()).collect();
+        for (label, next) in [("Screenshot", "Preview"), ("Granted to", "")] {
+            let (top, column) = rows
+                .iter()
+                .enumerate()
+                .find_map(|(y, row)| {
+                    let line: String = row.iter().collect();
+                    line.find(label)
+                        .map(|byte| (y, line[..byte].chars().count()))
+                })
+                .unwrap_or_else(|| panic!("{label} at {width}: {text}"));
+            let value = column + 15;
+            let wrapped: Vec<&Vec<char>> = rows[top + 1..]
+                .iter()
+                .take_while(|row| {
+                    let line: String = row.iter().collect();
+                    let blank_label = row[column..value].iter().all(|ch| *ch == ' ');
+                    blank_label
+                        && row.get(value).is_some_and(|ch| *ch != ' ')
+                        && (next.is_empty() || !line.contains(next))
+                })
+                .collect();
+            assert!(
+                !wrapped.is_empty(),
+                "{label} wraps under its value at {width} columns:\n{text}"
+            );
+        }
+    }
 }

@@ -98,6 +98,83 @@ fn reviewer_keeps_the_projects_that_reviewer_marked_and_alone_clears_it() {
     assert!(!text.contains("reviewed by bob ·"), "{text}");
 }
 
+/// Issue 35, item 17: a reviewer filter is a filter: said on the filter line
+/// with the others, and kept by back and forward.
+#[test]
+fn a_reviewer_filter_is_on_the_filter_line_and_back_undoes_it() {
+    let mut app = inventory_with(vec![changed_mark(), bobs_mark()]);
+    palette(&mut app, "reviewer bob");
+    assert_eq!(shown(&app), ["prj_b"]);
+    let text = screen(&app, 120, 35);
+    let filter_line = text
+        .lines()
+        .find(|line| line.contains("· sort"))
+        .unwrap_or_else(|| panic!("a filter line: {text}"));
+    assert!(filter_line.contains("reviewed by bob"), "{filter_line}");
+
+    // Leave with bob's filter, come back, clear it, leave again: back
+    // returns to each inventory as it was left, the reviewer filter too.
+    app.handle(key('1'), NOW);
+    app.handle(key('2'), NOW);
+    palette(&mut app, "reviewer");
+    assert_eq!(app.inventory.reviewed.reviewer, None);
+    app.handle(key('1'), NOW);
+    app.handle(key('['), NOW);
+    assert_eq!(app.inventory.reviewed.reviewer, None, "as it was left last");
+    app.handle(key('['), NOW);
+    app.handle(key('['), NOW);
+    assert_eq!(
+        app.inventory.reviewed.reviewer.as_deref(),
+        Some("bob"),
+        "back restores the inventory with bob's filter"
+    );
+}
+
+/// Issue 35, item 17: `M` over a list whose pages its filter empties reads
+/// the next page only while the budget keeps its reserve, as `G` does.
+#[test]
+fn the_review_filter_keeps_the_reserve_as_capital_g_does() {
+    use vantage::api::model::InventoryPage;
+    use vantage::tui::app::{ClientNotice, Msg};
+
+    let more = |ids: &[&str]| -> InventoryPage {
+        serde_json::from_value(serde_json::json!({
+            "data": ids.iter().map(|id| item(id, "Unmarked")).collect::<Vec<_>>(),
+            "pagination": {"has_more": true, "next_cursor": "c_next"},
+            "total": 500, "as_of": null, "activity_as_of": null, "applied_finding": null
+        }))
+        .unwrap()
+    };
+    for (remaining, walks_on) in [(100, true), (10, false)] {
+        let mut app = inventory_with(vec![changed_mark(), bobs_mark()]);
+        app.handle(
+            Msg::Client(ClientNotice::RateLimit {
+                remaining,
+                limit: 120,
+            }),
+            NOW,
+        );
+        app.handle(key('M'), NOW);
+        let effects = app.handle(key('M'), NOW);
+        assert_eq!(
+            app.inventory.reviewed.filter.label(),
+            "changed since review"
+        );
+        let (token, _) = inventory_pages(&effects)
+            .into_iter()
+            .next()
+            .expect("the rows are read again");
+        // A page none of whose rows changed since review: all hidden.
+        let effects = app.handle(answer_inventory_page(token, more(&["prj_x", "prj_y"])), NOW);
+        let asked = !inventory_pages(&effects).is_empty();
+        assert_eq!(asked, walks_on, "at {remaining}/120");
+        if !walks_on {
+            let text = screen(&app, 120, 35);
+            assert!(text.contains("request budget low"), "{text}");
+        }
+    }
+}
+
 fn away(at: time::OffsetDateTime) -> vantage::tui::effect::ErrorInfo {
     let mut error = vantage::tui::effect::ErrorInfo::local(
         "history: cannot reach the shared history db.example:5432/vantage: connection refused"
@@ -186,6 +263,44 @@ fn an_unreachable_history_is_said_retried_with_backoff_and_marks_are_refused() {
         screen(&app, 160, 35).contains("NOT marked: the review history is unreachable"),
         "never lost silently"
     );
+}
+
+/// Issue 35, item 21: while the history is away, the status line says so
+/// first, in words that fit 80 columns, even beside a notice (the refused
+/// mark's) that takes the rest of the line.
+#[test]
+fn an_unreachable_history_is_said_first_on_the_status_line_at_80_columns() {
+    use vantage::tui::app::HistoryMsg;
+
+    use crate::review_marks::inventory_and_version_check;
+    use crate::support::answer;
+
+    let (mut app, token) = inventory_and_version_check(vec![bobs_mark()]);
+    app.handle(
+        answer(
+            HISTORY_VERSION,
+            token,
+            Err(away(NOW)),
+            HistoryMsg::DataVersion,
+        ),
+        NOW,
+    );
+    app.handle(key('m'), NOW);
+    for (width, height) in [(80, 24), (120, 35)] {
+        let text = screen(&app, width, height);
+        let status = text
+            .lines()
+            .rev()
+            .nth(1)
+            .expect("a status line above the footer");
+        assert!(
+            status
+                .trim_start_matches('"')
+                .starts_with("history unreachable: marks off, live data only"),
+            "at {width} columns: {status}"
+        );
+        assert!(status.contains("not marked"), "the notice stays: {status}");
+    }
 }
 
 /// The dashboard's side on a real shared history (PostgreSQL, a fresh

@@ -4,6 +4,7 @@
 //!   verified (DESIGN.md, "Client rules"): when a mutation's outcome is unknown,
 //!   or its retries ran out, the goal state is read back before it answers.
 //! - `reads.rs`: analytics, personal data, members and the security center.
+//! - `members.rs`: the member directory filled in (roles, names, e-mail).
 //! - `workspaces.rs`: the workspaces a key reaches, and their projects' listing
 //!   (shapes from the real service's reference, DESIGN.md).
 
@@ -107,11 +108,13 @@ pub trait ListCall: std::fmt::Debug + Clone + PartialEq + Send + Sync + 'static 
     fn walk(&self) -> PageWalk;
 }
 
+mod members;
 mod projects;
 mod reads;
 mod security;
 mod workspaces;
 
+pub use members::FilledMember;
 pub use reads::{ListInventory, ListMembers, ListPii, ListScanFindings};
 pub use security::ListSecurityScans;
 pub use workspaces::{ListProjects, ListWorkspaces};

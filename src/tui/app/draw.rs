@@ -209,7 +209,7 @@ impl App {
 
     fn draw_status(&self, frame: &mut Frame, area: Rect, now: OffsetDateTime) {
         let theme = &self.theme;
-        let mut spans = Vec::new();
+        let mut spans = self.away_head();
         if let Some((remaining, limit)) = self.rate {
             let style = if remaining * 10 < limit {
                 theme.warn

@@ -4,7 +4,9 @@
 //! whole (a cut one keeps its file name and extension).
 
 use super::App;
+use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Slot, Turn};
+use crate::tui::keymap::key_of;
 use crate::tui::ops::{ExportList, Exported};
 
 /// `ctrl-s` on another list (`tui/export.rs`): the App says where it went.
@@ -15,10 +17,16 @@ pub const LIST_EXPORT: Slot = Slot::new("app", "list export");
 pub struct ListExported(pub Result<Exported, ErrorInfo>);
 
 impl App {
-    /// Exports the current list; false when it has nothing to export.
+    /// Exports the current list, or says why there is nothing to export.
     pub(super) fn export_list(&mut self, turn: &mut Turn<'_>) -> bool {
         let Some(rows) = self.screen().export_rows() else {
-            return false;
+            let title = self.screen().title();
+            turn.cx(&mut self.next_token).notify(format!(
+                "nothing to export on {title}: {} writes the inventory, the members, \
+                 the changes, personal data and a scan's findings",
+                key_of(Action::Export)
+            ));
+            return true;
         };
         let path = self.settings.export_dir.join(rows.file_name(turn.now));
         let noun = rows.noun();

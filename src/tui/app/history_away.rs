@@ -128,7 +128,23 @@ impl App {
         true
     }
 
-    /// The status line's word while away.
+    /// What the status line says first while away: the words that matter
+    /// (no marks, live data only) fit 80 columns beside the rate and the age.
+    pub(super) fn away_head(&self) -> Vec<Span<'static>> {
+        if self.history.away.is_none() {
+            return Vec::new();
+        }
+        vec![
+            Span::styled(
+                "history unreachable: marks off, live data only",
+                self.theme.warn,
+            ),
+            Span::styled(" · ", self.theme.dim),
+        ]
+    }
+
+    /// The rest of it, at the line's end where it may be cut: the tries and
+    /// the reason.
     pub(super) fn away_status(&self) -> Vec<Span<'static>> {
         let Some(away) = &self.history.away else {
             return Vec::new();
@@ -141,11 +157,8 @@ impl App {
         vec![
             Span::styled(" · ", self.theme.dim),
             Span::styled(
-                format!(
-                    "history unreachable: live data only, marks off, retrying{tries} ({})",
-                    fit(&away.reason, 40)
-                ),
-                self.theme.warn,
+                format!("retrying{tries} ({})", fit(&away.reason, 40)),
+                self.theme.dim,
             ),
         ]
     }

@@ -9,6 +9,7 @@ pub mod menu;
 pub mod palette;
 pub mod scroll;
 pub mod search;
+pub mod visibility;
 
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span};

@@ -123,7 +123,9 @@ impl ScrollPane {
 }
 
 /// Wraps each line to `width` cells: at the last space that fits, else
-/// mid-word. Styles are kept.
+/// mid-word. Styles are kept. A labelled line (a first span that ends in a
+/// space, the label's padding, followed by its value) wraps under its value,
+/// not under its label: "Granted to" and a long URL stay in their column.
 pub fn wrap_lines(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
     let width = width.max(1);
     let mut out = Vec::new();
@@ -132,6 +134,13 @@ pub fn wrap_lines(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>>
             out.push(line);
             continue;
         }
+        let indent = hanging_indent(&line, width);
+        // The label's padding is no place to break.
+        let label_chars = if indent > 0 {
+            line.spans[0].content.chars().count()
+        } else {
+            0
+        };
         let chars: Vec<(char, Style)> = line
             .spans
             .iter()
@@ -142,15 +151,21 @@ pub fn wrap_lines(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>>
             .collect();
         let mut start = 0;
         while start < chars.len() {
+            // Rows after the first start under the value.
+            let (lead, room) = if start == 0 {
+                (0, width)
+            } else {
+                (indent, width - indent)
+            };
             let mut used = 0;
             let mut end = start;
             let mut last_space = None;
             while end < chars.len() {
                 let w = chars[end].0.width().unwrap_or(0);
-                if used + w > width {
+                if used + w > room {
                     break;
                 }
-                if chars[end].0 == ' ' {
+                if chars[end].0 == ' ' && end >= label_chars {
                     last_space = Some(end);
                 }
                 used += w;
@@ -164,11 +179,27 @@ pub fn wrap_lines(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>>
             {
                 end = space + 1;
             }
-            out.push(styled_line(&chars[start..end]));
+            let mut row = styled_line(&chars[start..end]);
+            if lead > 0 {
+                row.spans.insert(0, Span::raw(" ".repeat(lead)));
+            }
+            out.push(row);
             start = end;
         }
     }
     out
+}
+
+/// The width of a labelled line's label (its first span, padded with
+/// spaces, then a value), when at most half the pane: where its wrapped
+/// rows start. Zero for any other line.
+fn hanging_indent(line: &Line<'_>, width: usize) -> usize {
+    match line.spans.as_slice() {
+        [label, _, ..] if label.content.ends_with(' ') && label.width() * 2 <= width => {
+            label.width()
+        }
+        _ => 0,
+    }
 }
 
 /// Characters with their styles, as spans of equal style.
@@ -206,6 +237,24 @@ mod tests {
         assert_eq!(texts, ["alpha beta ", "gamma delta"]);
         let long = "x".repeat(25);
         assert_eq!(wrap_lines(vec![Line::from(long)], 10).len(), 3);
+
+        // Issue 35, item 22: a labelled value wraps under the value.
+        let labelled = Line::from(vec![
+            Span::raw("Screenshot     "),
+            Span::raw("https://screenshots.example/prj_0123456789abcdef.png"),
+        ]);
+        let texts: Vec<String> = wrap_lines(vec![labelled], 40)
+            .iter()
+            .map(|l| l.to_string())
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "Screenshot     https://screenshots.examp",
+                "               le/prj_0123456789abcdef.p",
+                "               ng",
+            ]
+        );
 
         let quote = format!("{}END", "word ".repeat(1_000));
         let mut pane = ScrollPane::default();

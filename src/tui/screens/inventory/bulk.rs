@@ -22,17 +22,8 @@ use crate::tui::effect::{Cx, ErrorInfo, Gate, answers};
 use crate::tui::nav::ProjectWrite;
 use crate::tui::ops::{Unpublish, UpdateProject};
 use crate::tui::screens::paged::{budget_allows, reserve};
-use crate::tui::widgets::menu::Menu;
-
-/// The visibilities offered, in the menu's order.
-const VISIBILITIES: &[(Visibility, &str)] = &[
-    (
-        Visibility::Restricted,
-        "owner, collaborators, workspace owner",
-    ),
-    (Visibility::WorkspaceView, "every workspace member can view"),
-    (Visibility::WorkspaceEdit, "every workspace member can edit"),
-];
+use crate::tui::widgets::menu::{Menu, MenuOutcome};
+use crate::tui::widgets::visibility;
 
 /// One change applied to every marked project.
 #[derive(Debug, Clone, PartialEq)]
@@ -298,27 +289,26 @@ impl InventoryScreen {
             return Some(true);
         }
         let cursor_row = self.list.marked_count() == 0;
-        let mut targets: Vec<BulkTarget> = if cursor_row {
-            self.selected_item()
-                .into_iter()
-                .map(BulkTarget::of)
-                .collect()
+        let rows: Vec<&InventoryItem> = if cursor_row {
+            self.selected_item().into_iter().collect()
         } else {
-            self.list
-                .marked_rows()
-                .into_iter()
-                .map(BulkTarget::of)
-                .collect()
+            self.list.marked_rows()
         };
+        // The picker's cursor starts on the value the rows share, as the
+        // project screen's on the project's.
+        let shared_visibility =
+            rows.first()
+                .and_then(|row| row.visibility.clone())
+                .filter(|first| {
+                    rows.iter()
+                        .all(|row| row.visibility.as_ref() == Some(first))
+                });
+        let mut targets: Vec<BulkTarget> = rows.into_iter().map(BulkTarget::of).collect();
         let Some(first) = targets.first() else {
             cx.notify("no project here to change: mark some with space".into());
             return Some(true);
         };
         let stage = if action == Action::Visibility {
-            let items = VISIBILITIES
-                .iter()
-                .map(|(v, what)| format!("{:<15} {what}", v.as_str()))
-                .collect();
             let title = if cursor_row {
                 let name = first.name.as_deref().map_or_else(
                     || first.id.clone(),
@@ -328,7 +318,7 @@ impl InventoryScreen {
             } else {
                 format!("Visibility of {} marked projects", targets.len())
             };
-            Stage::ChooseVisibility(Menu::new(title, items, 0))
+            Stage::ChooseVisibility(visibility::picker(title, shared_visibility.as_ref()))
         } else {
             fill_before(&self.list.rows, &BulkOp::Unpublish, &mut targets);
             Stage::Confirm {
@@ -363,9 +353,11 @@ impl InventoryScreen {
                 KeyCode::Esc | KeyCode::Char('q') => self.bulk.flow = None,
                 KeyCode::Up | KeyCode::Char('k') => menu.up(),
                 KeyCode::Down | KeyCode::Char('j') => menu.down(),
-                KeyCode::Enter => {
-                    let choice = menu.selected.min(VISIBILITIES.len() - 1);
-                    let op = BulkOp::Visibility(VISIBILITIES[choice].0.clone());
+                KeyCode::Enter | KeyCode::Char(_)
+                    if key.code == KeyCode::Enter
+                        || matches!(menu.key(key), Some(MenuOutcome::Chosen(_))) =>
+                {
+                    let op = BulkOp::Visibility(visibility::chosen(menu.selected));
                     fill_before(&self.list.rows, &op, &mut flow.targets);
                     flow.stage = Stage::Confirm { op, scroll: 0 };
                 }

@@ -209,6 +209,13 @@ impl InventoryScreen {
                 .collect();
             parts.push(format!("finding {}", ids.join("|")));
         }
+        // The review filters hide rows as the others do: said with them.
+        if self.reviewed.filter != super::reviewed::ReviewFilter::All {
+            parts.push(self.reviewed.filter.label().to_owned());
+        }
+        if let Some(name) = &self.reviewed.reviewer {
+            parts.push(format!("reviewed by {}", crate::text::fit(name, 20)));
+        }
         list::filter_summary(
             &parts,
             q.sort_by.as_ref().map(|by| by.as_str()),

@@ -20,7 +20,7 @@ use time::OffsetDateTime;
 
 use super::actions::ScreenAction;
 use super::catch_up::{CatchUp, Change, RowPatch};
-use super::paged::{PageReply, PagedList, draw_placeholder, reversed};
+use super::paged::{PageReply, PagedList, budget_allows, draw_placeholder, reversed};
 use super::{Screen, ScreenView};
 use crate::api::InventoryParams;
 use crate::api::model::{
@@ -91,6 +91,8 @@ enum InventoryFilter {
 pub struct InventoryView {
     pub query: InventoryParams,
     pub review_filter: reviewed::ReviewFilter,
+    /// `:reviewer NAME`: a filter too, so back and forward keep it.
+    pub reviewer: Option<String>,
 }
 
 #[derive(Debug)]
@@ -164,6 +166,7 @@ impl InventoryScreen {
                     ..InventoryParams::default()
                 },
                 review_filter: reviewed::ReviewFilter::All,
+                reviewer: None,
             },
             cx,
         );
@@ -174,6 +177,7 @@ impl InventoryScreen {
         InventoryView {
             query: self.query.clone(),
             review_filter: self.reviewed.filter,
+            reviewer: self.reviewed.reviewer.clone(),
         }
     }
 
@@ -185,6 +189,7 @@ impl InventoryScreen {
         self.search_box.close();
         self.query = view.query;
         self.reviewed.filter = view.review_filter;
+        self.reviewed.reviewer = view.reviewer;
         self.reload(cx);
     }
 
@@ -238,6 +243,24 @@ impl InventoryScreen {
 
     /// Asks for the next page when the selection nears the end of what is loaded.
     fn prefetch(&mut self, cx: &mut Cx) {
+        // A review filter hides rows as pages land, so the cursor stays near
+        // the end and each page asks for the next: a walk over the list,
+        // which keeps the reserve as `G` does (one rule: `budget_allows`).
+        if self.reviewed.filtering()
+            && self.list.has_more
+            && !self.list.is_loading()
+            && !budget_allows(self.list.rate())
+        {
+            if !self.reviewed.walk_stopped {
+                self.reviewed.walk_stopped = true;
+                cx.notify(format!(
+                    "review filter: stopped at {} read, request budget low; scroll on when it refills",
+                    crate::tui::widgets::thousands(self.list.rows.len() as i64)
+                ));
+            }
+            return;
+        }
+        self.reviewed.walk_stopped = false;
         let request = self.page_request(cx);
         self.list.prefetch(cx, request, Msg::Page);
     }

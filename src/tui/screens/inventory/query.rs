@@ -17,14 +17,7 @@ use crate::tui::keymap::key_of;
 use crate::tui::widgets::checklist;
 use crate::tui::widgets::menu::MenuOutcome;
 
-/// The direction a sort starts in: names A→Z, as `ls` and k9s do; counts,
-/// times and ranks highest (newest, most urgent) first.
-pub fn first_order(sort_by: &InventorySortBy) -> SortOrder {
-    match sort_by {
-        InventorySortBy::Name => SortOrder::Asc,
-        _ => SortOrder::Desc,
-    }
-}
+pub use crate::flags::inventory::first_order;
 
 /// The filter menu's hotkey of each line: fixed for the contract's filters,
 /// so the fingers learn them; finding types take what is left, in order.
@@ -219,10 +212,12 @@ impl InventoryScreen {
 
     fn show_query(&mut self, query: InventoryParams, cx: &mut Cx) {
         let review_filter = self.reviewed.filter;
+        let reviewer = self.reviewed.reviewer.clone();
         self.restore_view(
             InventoryView {
                 query,
                 review_filter,
+                reviewer,
             },
             cx,
         );

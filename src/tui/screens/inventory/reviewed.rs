@@ -18,6 +18,9 @@ pub struct ReviewedMarks {
     pub filter: ReviewFilter,
     /// `:reviewer NAME`: only the projects whose mark is by this reviewer.
     pub reviewer: Option<String>,
+    /// Whether the filter's walk over the pages stopped for the budget (said
+    /// once).
+    pub walk_stopped: bool,
 }
 
 /// What the inventory says about one project.

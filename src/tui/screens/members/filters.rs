@@ -2,12 +2,47 @@
 //! the filters and the sort.
 
 use super::{MemberFilter, MembersScreen, natural_order};
-use crate::api::model::MemberSortBy;
+use crate::api::model::{MemberSortBy, Role};
 use crate::tui::action::Action;
 use crate::tui::effect::Cx;
-use crate::tui::widgets::checklist::{CheckLine, check_lines, cycle_yes_no, toggle_value};
+use crossterm::event::KeyEvent;
+
+use crate::tui::widgets::checklist::{self, CheckLine, check_lines, cycle_yes_no, toggle_value};
 use crate::tui::widgets::list;
 use crate::tui::widgets::menu::{Menu, MenuOutcome};
+
+/// The sort menu's hotkey of each line, fixed so the fingers learn them, as
+/// the inventory's: `d` the default order, then each field by its word.
+fn sort_hotkeys(choices: &[Option<MemberSortBy>]) -> Vec<Option<char>> {
+    choices
+        .iter()
+        .map(|choice| match choice {
+            None => Some('d'),
+            Some(MemberSortBy::DisplayName) => Some('n'),
+            Some(MemberSortBy::JoinedAt) => Some('J'),
+            Some(MemberSortBy::Role) => Some('r'),
+            Some(MemberSortBy::Relevance) => Some('b'),
+            Some(MemberSortBy::Unknown(_)) => None,
+        })
+        .collect()
+}
+
+/// The filter menu's hotkey of each line: a role by its initial (`c` for
+/// collaborator), `s` for SCIM.
+pub(super) fn filter_hotkeys(filters: &[MemberFilter]) -> Vec<Option<char>> {
+    filters
+        .iter()
+        .map(|filter| match filter {
+            MemberFilter::Role(Role::Owner) => Some('o'),
+            MemberFilter::Role(Role::Admin) => Some('a'),
+            MemberFilter::Role(Role::Member) => Some('m'),
+            MemberFilter::Role(Role::Collaborator) => Some('c'),
+            MemberFilter::Role(Role::Viewer) => Some('v'),
+            MemberFilter::Role(Role::Unknown(_)) => None,
+            MemberFilter::Scim => Some('s'),
+        })
+        .collect()
+}
 
 impl MembersScreen {
     fn sort_choices(&self) -> Vec<Option<MemberSortBy>> {
@@ -60,14 +95,44 @@ impl MembersScreen {
             .iter()
             .position(|choice| *choice == self.sort_by)
             .unwrap_or(0);
-        self.sort_menu = Some(Menu::new("Sort members by", items, selected));
+        self.sort_menu = Some(
+            Menu::new("Sort members by", items, selected).with_hotkeys(sort_hotkeys(&choices)),
+        );
     }
 
     pub(super) fn handle_sort_menu(&mut self, action: Action, cx: &mut Cx) {
         let Some(menu) = &mut self.sort_menu else {
             return;
         };
-        let choice = match menu.handle(action) {
+        let outcome = menu.handle(action);
+        self.sort_menu_outcome(outcome, cx);
+    }
+
+    /// A key on an open menu before it is read as an action: its hotkeys
+    /// and `/` to jump. Whether the key was taken.
+    pub(super) fn menu_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
+        if let Some(menu) = &mut self.sort_menu {
+            return match menu.key(key) {
+                None => false,
+                Some(outcome) => {
+                    self.sort_menu_outcome(outcome, cx);
+                    true
+                }
+            };
+        }
+        match checklist::choose_key(&mut self.filters, key) {
+            None => false,
+            Some(toggled) => {
+                if let Some(filter) = toggled {
+                    self.toggle_filter(filter, cx);
+                }
+                true
+            }
+        }
+    }
+
+    fn sort_menu_outcome(&mut self, outcome: MenuOutcome, cx: &mut Cx) {
+        let choice = match outcome {
             MenuOutcome::Open => return,
             MenuOutcome::Closed => None,
             MenuOutcome::Chosen(choice) => Some(choice),

@@ -347,6 +347,9 @@ impl Screen for MembersScreen {
     }
 
     fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
+        if self.menu_key(key, cx) {
+            return true;
+        }
         let Some(edit) = self.search_box.handle_key(key, cx.now) else {
             return false;
         };
@@ -427,7 +430,10 @@ impl Screen for MembersScreen {
             Action::Filter => self.search_box.open(&self.search),
             Action::Sort => self.open_sort_menu(),
             Action::Toggles => {
-                self.filters = Some(CheckMenu::new("Filters", self.filter_lines()));
+                self.filters = Some(
+                    CheckMenu::new("Filters", self.filter_lines())
+                        .with_hotkeys(filters::filter_hotkeys),
+                );
             }
             Action::ReverseSort => {
                 if let Some(order) = reversed(self.sort_by.is_some(), &self.sort_order, cx) {

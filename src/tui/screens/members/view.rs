@@ -10,6 +10,8 @@ use time::OffsetDateTime;
 use super::roles::RoleCell;
 use super::{DETAIL_LANES, Detail, MembersScreen};
 use crate::api::model::MemberRef;
+use crate::formats::members::{MemberRow, column};
+use crate::formats::row::Row as _;
 use crate::text::fit;
 use crate::tui::screens::paged::titled_pane;
 use crate::tui::screens::{ScreenView, error_text};
@@ -17,6 +19,14 @@ use crate::tui::theme::Theme;
 use crate::tui::widgets::ago;
 use crate::tui::widgets::display::utc_datetime;
 use crate::tui::widgets::search::only_short_terms;
+
+/// A column's title as the dashboard writes it: `E-MAIL` as `E-mail`.
+fn screen_title(title: &str) -> String {
+    let mut chars = title.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_string() + &chars.as_str().to_lowercase()
+    })
+}
 
 /// Width of the role column.
 const ROLE_WIDTH: u16 = 12;
@@ -105,17 +115,22 @@ impl MembersScreen {
             .iter()
             .map(|member| self.row(member, name_width, email_width as usize, wide, view))
             .collect();
-        let mut widths = vec![
-            Constraint::Min(12),
-            Constraint::Length(email_width),
-            Constraint::Length(6),
-            Constraint::Length(ROLE_WIDTH),
+        // The columns of `MemberRow` (the command's and the export's), in
+        // its order; the user id is in the detail pane.
+        let mut shown = vec![
+            (column::NAME, Constraint::Min(12)),
+            (column::EMAIL, Constraint::Length(email_width)),
+            (column::ROLE, Constraint::Length(ROLE_WIDTH)),
+            (column::TYPE, Constraint::Length(6)),
         ];
-        let mut titles = vec!["Name", "E-mail", "Type", "Role"];
         if wide {
-            widths.push(Constraint::Length(joined_width));
-            titles.push("Joined");
+            shown.push((column::JOINED, Constraint::Length(joined_width)));
         }
+        let titles: Vec<String> = shown
+            .iter()
+            .map(|(at, _)| screen_title(MemberRow::FIELDS[*at].column.title))
+            .collect();
+        let widths: Vec<Constraint> = shown.iter().map(|(_, width)| *width).collect();
         let table = Table::new(rows, widths).header(Row::new(titles).style(theme.title));
         self.list.draw_table(frame, area, table, range.start, theme);
     }
@@ -142,20 +157,25 @@ impl MembersScreen {
                 Span::styled("…", theme.dim),
                 Span::styled("…", theme.dim),
             ),
-            Some(Detail::Loaded(detail)) => (
-                match &detail.name {
-                    Some(name) => Span::raw(fit(name, name_width)),
-                    None => Span::styled("(no name)", theme.dim),
-                },
-                match &detail.email {
-                    Some(email) => Span::raw(fit(email, email_width)),
-                    None => Span::styled("—", theme.dim),
-                },
-                match detail.joined_at {
-                    Some(at) => Span::raw(ago((view.now - at).whole_seconds())),
-                    None => Span::styled("—", theme.dim),
-                },
-            ),
+            Some(Detail::Loaded(detail)) => {
+                // The cells `vantage members` and the export write.
+                let shown = MemberRow::new(member.clone(), None, Some((**detail).clone()));
+                let cell = |at: usize| (MemberRow::FIELDS[at].cell)(&shown);
+                (
+                    match &detail.name {
+                        Some(_) => Span::raw(fit(&cell(column::NAME), name_width)),
+                        None => Span::styled("(no name)", theme.dim),
+                    },
+                    match &detail.email {
+                        Some(_) => Span::raw(fit(&cell(column::EMAIL), email_width)),
+                        None => Span::styled("—", theme.dim),
+                    },
+                    match detail.joined_at {
+                        Some(_) => Span::raw(cell(column::JOINED)),
+                        None => Span::styled("—", theme.dim),
+                    },
+                )
+            }
             Some(Detail::NotActive) => (
                 Span::styled("not active", theme.warn),
                 Span::styled("—", theme.dim),
@@ -175,8 +195,8 @@ impl MembersScreen {
         let mut cells = vec![
             TableCell::from(name),
             TableCell::from(email),
-            kind,
             TableCell::from(role),
+            kind,
         ];
         if wide {
             cells.push(TableCell::from(joined));

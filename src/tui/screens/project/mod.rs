@@ -24,17 +24,17 @@ use time::OffsetDateTime;
 pub use self::audience::{AudienceEditor, EmbedPrompt, PublishConfirm};
 pub use self::deploy::DeploymentWatch;
 use super::{ProjectRef, Screen, ScreenView};
-use crate::api::model::{AudienceSettings, Deployment, EmbedUrl, Project, ProjectUpdate};
-use crate::api::model::{Visibility, validate_project_name};
+use crate::api::model::validate_project_name;
+use crate::api::model::{AudienceSettings, Deployment, EmbedUrl, Project};
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Slot};
 use crate::tui::facts::{Facts, FactsMsg};
 use crate::tui::nav::{Nav, ProjectNav};
-use crate::tui::ops::{CreateEmbedUrl, GetProject, Publish, UpdateProject, UpdatePublishSettings};
+use crate::tui::ops::{CreateEmbedUrl, GetProject, Publish, UpdatePublishSettings};
 use crate::tui::screens::actions::ScreenAction;
 use crate::tui::widgets::confirm::Confirm;
 use crate::tui::widgets::input::TextField;
-use crate::tui::widgets::menu::{Menu, MenuOutcome};
+use crate::tui::widgets::menu::Menu;
 use crate::tui::widgets::rule;
 use crate::tui::widgets::scroll::ScrollPane;
 
@@ -89,22 +89,6 @@ pub enum WriteAccess {
     /// A write answered 403 `insufficient_scope`: actions are shown disabled.
     MissingScope(Vec<String>),
 }
-
-/// Who each visibility lets in, for the menu.
-const VISIBILITY_CHOICES: &[(Visibility, &str)] = &[
-    (
-        Visibility::Restricted,
-        "owner, invited collaborators, workspace owner",
-    ),
-    (
-        Visibility::WorkspaceEdit,
-        "every member, at their role's level",
-    ),
-    (
-        Visibility::WorkspaceView,
-        "every member, role access capped at read",
-    ),
-];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WriteKind {
@@ -294,7 +278,13 @@ impl Screen for ProjectScreen {
         let project_id = self.target.id.clone();
         // Each dialog's answer, as the write it asks for.
         match &mut self.mode {
-            Mode::View | Mode::Visibility(_) => return false,
+            Mode::View => return false,
+            Mode::Visibility(menu) => {
+                let Some(outcome) = menu.key(key) else {
+                    return false;
+                };
+                self.visibility_outcome(outcome, cx);
+            }
             Mode::Rename(rename) => match key.code {
                 KeyCode::Esc => self.mode = Mode::View,
                 KeyCode::Enter => self.submit_rename(cx),
@@ -351,28 +341,8 @@ impl Screen for ProjectScreen {
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
         if let Mode::Visibility(menu) = &mut self.mode {
-            match menu.handle(action) {
-                MenuOutcome::Open => {}
-                MenuOutcome::Closed => self.mode = Mode::View,
-                MenuOutcome::Chosen(choice) => {
-                    let choice = VISIBILITY_CHOICES[choice.min(VISIBILITY_CHOICES.len() - 1)]
-                        .0
-                        .clone();
-                    self.mode = Mode::View;
-                    if self.project.as_ref().and_then(|p| p.visibility.as_ref()) == Some(&choice) {
-                        cx.notify("the visibility is unchanged".into());
-                    } else {
-                        let request = UpdateProject {
-                            project_id: self.target.id.clone(),
-                            update: ProjectUpdate {
-                                name: None,
-                                visibility: Some(choice),
-                            },
-                        };
-                        self.send(WriteKind::Visibility, request, writes::wrote_project, cx);
-                    }
-                }
-            }
+            let outcome = menu.handle(action);
+            self.visibility_outcome(outcome, cx);
             return true;
         }
         if let Some(part) = &mut self.security {

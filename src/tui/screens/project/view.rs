@@ -105,6 +105,10 @@ impl ProjectScreen {
             ])
         };
         let text = |value: Option<&str>| value.map_or_else(|| "—".to_owned(), |v| fit(v, width));
+        // URLs and the audience are shown whole up to three rows: the pane
+        // wraps them under their label.
+        let long = |value: &str| fit(value, width * 3);
+        let url = |value: Option<&str>| value.map_or_else(|| "—".to_owned(), long);
         let mut lines = vec![row(
             "Name",
             project
@@ -163,12 +167,12 @@ impl ProjectScreen {
         ));
         lines.push(row(
             "Screenshot",
-            text(project.latest_screenshot_url.as_deref()),
+            url(project.latest_screenshot_url.as_deref()),
             theme.accent,
         ));
         lines.push(row(
             "Preview",
-            text(project.preview_url.as_deref()),
+            url(project.preview_url.as_deref()),
             theme.accent,
         ));
         lines.push(row(
@@ -214,7 +218,7 @@ impl ProjectScreen {
             Some(PublishAudience::Unknown(_)) => "—".to_owned(),
             None => "not shown while the app is offline".to_owned(),
         };
-        lines.push(row("Granted to", fit(&targets, width), theme.base));
+        lines.push(row("Granted to", long(&targets), theme.base));
         lines
     }
 

@@ -3,7 +3,7 @@
 
 use super::audience::{AudienceEditor, EmbedPrompt, PublishConfirm, risk_lines};
 use super::deploy::DeploymentWatch;
-use super::{Mode, Msg, ProjectScreen, RenameField, VISIBILITY_CHOICES, WRITE, WriteAccess};
+use super::{Mode, Msg, ProjectScreen, RenameField, WRITE, WriteAccess};
 use super::{WriteKind, Written};
 use crate::api::model::{AudienceSettings, Deployment, EmbedUrl, Project};
 use crate::api::model::{ErrorType, ProjectUpdate, validate_project_name};
@@ -15,7 +15,8 @@ use crate::tui::request::Operation;
 use crate::tui::widgets::DialogOutcome;
 use crate::tui::widgets::confirm::{Confirm, Confirmation};
 use crate::tui::widgets::input::TextField;
-use crate::tui::widgets::menu::Menu;
+use crate::tui::widgets::menu::MenuOutcome;
+use crate::tui::widgets::visibility;
 
 impl ProjectScreen {
     /// Starts a write action, or says why it cannot start.
@@ -55,17 +56,10 @@ impl ProjectScreen {
                     refused: None,
                 })
             }
-            WriteKind::Visibility => {
-                let items = VISIBILITY_CHOICES
-                    .iter()
-                    .map(|(v, what)| format!("{:<15} {what}", v.as_str()))
-                    .collect();
-                let selected = VISIBILITY_CHOICES
-                    .iter()
-                    .position(|(v, _)| Some(v) == project.visibility.as_ref())
-                    .unwrap_or(0);
-                Mode::Visibility(Menu::new("Visibility in the editor", items, selected))
-            }
+            WriteKind::Visibility => Mode::Visibility(visibility::picker(
+                "Visibility in the editor",
+                project.visibility.as_ref(),
+            )),
             WriteKind::Unpublish => {
                 let mut lines = vec![format!("Take {name} offline?")];
                 lines.push(if project.is_published {
@@ -341,4 +335,32 @@ pub(super) fn wrote_audience(result: Result<AudienceSettings, ErrorInfo>) -> Msg
 
 pub(super) fn wrote_embed(result: Result<EmbedUrl, ErrorInfo>) -> Msg {
     Msg::Wrote(result.map(|embed| Written::EmbedUrl(Box::new(embed))))
+}
+
+impl ProjectScreen {
+    /// The visibility picker's answer: a change is written, the same value
+    /// is said to be unchanged, a close leaves it.
+    pub(super) fn visibility_outcome(&mut self, outcome: MenuOutcome, cx: &mut Cx) {
+        let choice = match outcome {
+            MenuOutcome::Open => return,
+            MenuOutcome::Closed => {
+                self.mode = Mode::View;
+                return;
+            }
+            MenuOutcome::Chosen(choice) => visibility::chosen(choice),
+        };
+        self.mode = Mode::View;
+        if self.project.as_ref().and_then(|p| p.visibility.as_ref()) == Some(&choice) {
+            cx.notify("the visibility is unchanged".into());
+            return;
+        }
+        let request = UpdateProject {
+            project_id: self.target.id.clone(),
+            update: ProjectUpdate {
+                name: None,
+                visibility: Some(choice),
+            },
+        };
+        self.send(WriteKind::Visibility, request, wrote_project, cx);
+    }
 }

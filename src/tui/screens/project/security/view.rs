@@ -86,6 +86,12 @@ impl SecurityPart {
         }
         let height = area.height.saturating_sub(2).max(1) as usize;
         let offset = self.selected_scan.saturating_sub(height - 1);
+        let hashes: Vec<&str> = self
+            .scans
+            .iter()
+            .filter_map(|scan| scan.commit_sha.as_deref())
+            .collect();
+        let skip = shared_hash_prefix(&hashes);
         let scanners_width = area.width.saturating_sub(11 + 12 + 16 + 16 + 4).max(8) as usize;
         let rows: Vec<Row> = self.scans[offset..]
             .iter()
@@ -93,7 +99,11 @@ impl SecurityPart {
             .map(|scan| {
                 Row::new(vec![
                     Cell::from(scan_status(&scan.status, theme)),
-                    Cell::from(fit(scan.commit_sha.as_deref().unwrap_or("-"), 12)),
+                    Cell::from(
+                        scan.commit_sha
+                            .as_deref()
+                            .map_or_else(|| "-".to_owned(), |sha| short_hash(sha, skip, 12)),
+                    ),
                     Cell::from(scan.started_at.map_or("-".into(), utc_datetime)),
                     Cell::from(scan.finished_at.map_or("-".into(), utc_datetime)),
                     Cell::from(fit(&scan.requested_scanners.join(", "), scanners_width)),
@@ -188,6 +198,47 @@ impl SecurityPart {
             area,
         );
     }
+}
+
+/// How many leading characters every listed commit hash shares (and so tell
+/// none of them apart): a shared prefix when there are several, the leading
+/// zeros of a lone one (a padded hash). At most what leaves 7 characters, a
+/// short hash's length.
+pub(super) fn shared_hash_prefix(hashes: &[&str]) -> usize {
+    let Some((first, rest)) = hashes.split_first() else {
+        return 0;
+    };
+    let first: Vec<char> = first.chars().collect();
+    let shared = if rest
+        .iter()
+        .all(|hash| hash.chars().eq(first.iter().copied()))
+    {
+        first.iter().take_while(|ch| **ch == '0').count()
+    } else {
+        rest.iter()
+            .map(|hash| {
+                hash.chars()
+                    .zip(first.iter())
+                    .take_while(|(a, b)| a == *b)
+                    .count()
+            })
+            .min()
+            .unwrap_or(0)
+    };
+    shared.min(first.len().saturating_sub(7))
+}
+
+/// A commit hash in `width` cells, from the part that tells it apart: the
+/// `skip` shared characters left out (marked `…`), as git's short hash is
+/// its distinguishing head.
+pub(super) fn short_hash(hash: &str, skip: usize, width: usize) -> String {
+    let skip = skip.min(hash.chars().count().saturating_sub(7));
+    if skip == 0 {
+        return fit(hash, width);
+    }
+    let rest: String = hash.chars().skip(skip).collect();
+    let shown = fit(&rest, width.saturating_sub(1));
+    format!("…{shown}")
 }
 
 /// The scans table's columns: width and header.
@@ -286,4 +337,37 @@ fn scan_status(status: &ScanStatus, theme: &Theme) -> Span<'static> {
         ScanStatus::Running | ScanStatus::Unknown(_) => theme.warn,
     };
     Span::styled(fit(status.as_str(), 11), style)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 35, item 22: padded hashes ("00000000…") are told apart by the
+    /// part where they differ.
+    #[test]
+    fn a_commit_shows_the_part_that_tells_it_apart() {
+        let padded = [
+            "000000004f1a2b3c4d5e6f7000000000000000000",
+            "00000000a9b8c7d6e5f40312000000000000000000",
+        ];
+        let skip = shared_hash_prefix(&padded);
+        assert_eq!(skip, 8);
+        let shown: Vec<String> = padded.iter().map(|h| short_hash(h, skip, 12)).collect();
+        assert_eq!(shown, ["…4f1a2b3c4d…", "…a9b8c7d6e5…"]);
+        assert_ne!(shown[0], shown[1]);
+
+        let lone = ["00000000c0ffee12345600000000"];
+        assert_eq!(
+            short_hash(lone[0], shared_hash_prefix(&lone), 12),
+            "…c0ffee1234…"
+        );
+
+        let real = ["3f2a9c1d4e5b6a79", "8e1b2c3d4e5f6071"];
+        let skip = shared_hash_prefix(&real);
+        assert_eq!(skip, 0);
+        assert_eq!(short_hash(real[0], skip, 12), "3f2a9c1d4e5…");
+        assert_eq!(short_hash("abc", 5, 12), "abc");
+        assert_eq!(shared_hash_prefix(&[]), 0);
+    }
 }
