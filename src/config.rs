@@ -10,6 +10,7 @@
 mod contexts;
 mod credentials;
 mod file;
+pub mod trust;
 mod views;
 
 use std::collections::BTreeMap;
@@ -28,7 +29,8 @@ pub use credentials::{
     ConfigWarning, CredentialError, CredentialSource, ResolvedCredential,
     resolve_context_credential, resolve_credential, run_secret_command,
 };
-pub use file::{MAX_CONFIG_BYTES, WritableByOthers, read_text, rewrite};
+pub use file::{MAX_CONFIG_BYTES, read_text, rewrite};
+pub use trust::WritableByOthers;
 pub use views::{SavedView, VIEW_NAME_MAX, ViewsByContext, check_view_name, set_view, write_view};
 
 /// The environment variable read when `--api-key-env` is not given.
@@ -94,6 +96,17 @@ pub enum SettingsError {
         source: std::io::Error,
     },
     /// Only the position and message: the parser's excerpt could show a key.
+    /// Another user could have written the file (ssh's rule, `trust.rs`):
+    /// none of it is used, not only its keys and commands.
+    #[error(
+        "refusing to use config file {path}: {place}. Whoever can write it could make vantage run \
+         commands as you, or send your keys and passwords where they choose; nothing in it is used \
+         until that is fixed"
+    )]
+    Untrusted {
+        path: PathBuf,
+        place: WritableByOthers,
+    },
     #[error("config file {path}, line {line}, column {column}: {message}")]
     Parse {
         path: PathBuf,
@@ -156,6 +169,9 @@ impl LoadedConfig {
             }
             Err(source) => return Err(SettingsError::Read { path, source }),
         };
+        if let Some(place) = trust::writable_by_others(&path) {
+            return Err(SettingsError::Untrusted { path, place });
+        }
         let file = parse(&text, &path)?;
         let loaded = Self {
             file,

@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::file::{WritableByOthers, writable_by_others};
+use super::trust::readable_by_others;
 use super::{API_KEY_ENV, Context, LoadedConfig};
 use crate::api::{ApiKey, ConfigError};
 
@@ -78,17 +78,6 @@ pub enum CredentialError {
         "api_key_command failed: {reason}. Fix the command in {config_path}, or set {API_KEY_ENV}"
     )]
     Command { reason: String, config_path: String },
-    /// The file (or its directory) that holds the command or the key can be
-    /// written by another user: refused, as ssh refuses such a config.
-    #[error(
-        "refusing to {action} from {config_path}: {place}. Whoever can write it could make vantage \
-         run any command as you or use their key; fix the mode, or set {API_KEY_ENV}"
-    )]
-    Untrusted {
-        action: &'static str,
-        config_path: String,
-        place: WritableByOthers,
-    },
     #[error("the API key from {source_name} is not usable: {reason}")]
     Invalid {
         source_name: String,
@@ -184,21 +173,10 @@ pub fn resolve_context_credential(
             )),
         }
     }
-    // What another user may have written is not run, nor used as the key
-    // (ssh refuses a config file others can write, for the same reason).
-    let untrusted = |action: &'static str| {
-        let path = config.path.as_deref().filter(|_| config.exists)?;
-        writable_by_others(path).map(|place| CredentialError::Untrusted {
-            action,
-            config_path: section.clone(),
-            place,
-        })
-    };
+    // A file another user could have written was refused whole when it was
+    // loaded (`trust.rs`): what it says here is the user's own.
     match &connection.api_key_command {
         Some(command) => {
-            if let Some(refused) = untrusted("run api_key_command") {
-                return Err(refused);
-            }
             let key = key_command_timeout(config)
                 .and_then(|timeout| run_key_command(command, timeout))
                 .map_err(|reason| CredentialError::Command {
@@ -211,9 +189,6 @@ pub fn resolve_context_credential(
     }
     match (&connection.api_key, &config.path) {
         (Some(key), Some(path)) => {
-            if let Some(refused) = untrusted("read api_key") {
-                return Err(refused);
-            }
             return found(
                 key.expose_secret().to_owned(),
                 CredentialSource::ConfigFile(path.clone()),
@@ -389,16 +364,4 @@ fn key_file_warnings(config: &LoadedConfig) -> Vec<ConfigWarning> {
             }]
         })
         .unwrap_or_default()
-}
-
-#[cfg(unix)]
-fn readable_by_others(path: &Path) -> Option<u32> {
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(path).ok()?.permissions().mode();
-    (mode & 0o077 != 0).then_some(mode)
-}
-
-#[cfg(not(unix))]
-fn readable_by_others(_path: &Path) -> Option<u32> {
-    None
 }
