@@ -27,8 +27,8 @@ pub use config::HistoryConfig;
 pub use diff::{Change, ChangeKind, Severity, diff};
 pub use document::FieldChange;
 pub use model::{
-    Capture, MemberState, NewMark, ProjectState, ReviewAction, ReviewEntry, ReviewMark, SeenState,
-    Snapshot, SnapshotInfo, StoredState,
+    CLOCK_SKEW, Capture, Freshness, MemberState, NewMark, ProjectState, ReviewAction, ReviewEntry,
+    ReviewMark, SeenState, Snapshot, SnapshotInfo, StoredState,
 };
 pub use postgres::{PG_SCHEMA_VERSION, PgTarget};
 pub use read::SnapshotRef;
