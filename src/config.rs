@@ -69,6 +69,9 @@ pub struct FileConfig {
     pub retry_after_cap_secs: Option<f64>,
     /// The most one answer's body may hold, in bytes.
     pub max_response_bytes: Option<u64>,
+    /// The most items one walk over a list's pages reads
+    /// (`api::page::DEFAULT_MAX_WALK_ITEMS` by default).
+    pub max_walk_items: Option<u64>,
     pub read_only: Option<bool>,
     /// The dashboard's saved views, `[views.CONTEXT.NAME]` ([`views`]).
     pub views: ViewsByContext,
@@ -282,6 +285,16 @@ impl LoadedConfig {
                 });
             }
             config.max_response_bytes = bytes;
+        }
+        if let Some(items) = file.max_walk_items {
+            if items == 0 {
+                return Err(SettingsError::Invalid {
+                    path: self.shown_path(),
+                    key: "max_walk_items",
+                    reason: "must be at least 1".into(),
+                });
+            }
+            config.max_walk_items = items;
         }
         if let Some(attempts) = file.max_attempts {
             if attempts == 0 {
