@@ -10,6 +10,7 @@
 mod contexts;
 mod credentials;
 mod file;
+mod secret_command;
 pub mod trust;
 mod views;
 
@@ -27,9 +28,10 @@ pub use contexts::{
 };
 pub use credentials::{
     ConfigWarning, CredentialError, CredentialSource, ResolvedCredential,
-    resolve_context_credential, resolve_credential, run_secret_command,
+    resolve_context_credential, resolve_credential,
 };
 pub use file::{MAX_CONFIG_BYTES, read_text, rewrite};
+pub use secret_command::run_secret_command;
 pub use trust::WritableByOthers;
 pub use views::{SavedView, VIEW_NAME_MAX, ViewsByContext, check_view_name, set_view, write_view};
 
