@@ -204,9 +204,9 @@ pub fn read_small(path: &Path, max_bytes: u64, links: Links) -> io::Result<Vec<u
 /// `1 MiB`, `256 KiB`, `100 bytes`.
 fn describe_bytes(bytes: u64) -> String {
     const KIB: u64 = 1024;
-    if bytes >= KIB * KIB && bytes % (KIB * KIB) == 0 {
+    if bytes >= KIB * KIB && bytes.is_multiple_of(KIB * KIB) {
         format!("{} MiB", bytes / (KIB * KIB))
-    } else if bytes >= KIB && bytes % KIB == 0 {
+    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
         format!("{} KiB", bytes / KIB)
     } else {
         format!("{bytes} bytes")
