@@ -2,10 +2,13 @@
 //! `history_password_command`), run with a time limit. It runs in a process
 //! group of its own, so a timeout stops everything it started (the shell
 //! forks; an orphan would keep running, and keep our stderr open). On the
-//! user's terminal that group is handed the terminal's foreground while it
-//! runs, as a shell does for a job: a prompt it shows (`pass` asking for a
-//! passphrase) can read the terminal, and vantage takes the terminal back
-//! when it ends.
+//! user's terminal in cooked mode (a command at the shell's prompt) that
+//! group is handed the terminal's foreground while it runs, as a shell does
+//! for a job: a prompt it shows (`pass` asking for a passphrase) can read the
+//! terminal, and vantage takes the terminal back when it ends. While the
+//! dashboard holds the terminal (raw mode) it is not handed over: the
+//! dashboard's reader would then be stopped reading from the background, and
+//! a prompt could not show on its screen anyway.
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -109,14 +112,16 @@ mod group {
     pub struct OurGroup(Pid);
 
     /// Gives the command a process group of its own and, when vantage holds
-    /// the terminal's foreground (stdin is that terminal), hands the
-    /// foreground to that group in the child before it runs, so the command
-    /// never reads the terminal from the background (which would stop it).
+    /// the terminal's foreground (stdin is that terminal) in cooked mode,
+    /// hands the foreground to that group in the child before it runs, so
+    /// the command never reads the terminal from the background (which would
+    /// stop it).
     pub fn prepare(command: &mut Command) -> Option<OurGroup> {
         let stdin = std::io::stdin();
         let ours = getpgrp();
-        let foreground =
-            stdin.is_terminal() && tcgetpgrp(stdin.as_fd()).is_ok_and(|group| group == ours);
+        let foreground = stdin.is_terminal()
+            && tcgetpgrp(stdin.as_fd()).is_ok_and(|group| group == ours)
+            && may_hand_over(stdin.as_fd());
         // SAFETY: the closure runs in the child between fork and exec, and
         // calls only async-signal-safe system calls (setpgid, sigaction,
         // tcsetpgrp, getpid); it allocates nothing.
@@ -134,6 +139,18 @@ mod group {
             });
         }
         foreground.then_some(OurGroup(ours))
+    }
+
+    /// Whether the terminal at `fd` may be handed to the command: cooked
+    /// (canonical input: no full-screen program such as the dashboard reads
+    /// it key by key), and without `tostop` (vantage, in the background
+    /// meanwhile, may still write its progress line).
+    pub fn may_hand_over(fd: BorrowedFd<'_>) -> bool {
+        use nix::sys::termios::{LocalFlags, tcgetattr};
+        tcgetattr(fd).is_ok_and(|termios| {
+            termios.local_flags.contains(LocalFlags::ICANON)
+                && !termios.local_flags.contains(LocalFlags::TOSTOP)
+        })
     }
 
     /// Runs `call` with SIGTTOU ignored, then puts back what was there.
@@ -183,5 +200,33 @@ mod group {
 
     pub fn stop(child: &mut Child) {
         let _ = child.kill();
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::os::fd::AsFd;
+
+    use nix::sys::termios::{LocalFlags, SetArg, cfmakeraw, tcgetattr, tcsetattr};
+
+    use super::group::may_hand_over;
+
+    #[test]
+    fn a_terminal_in_raw_mode_is_never_handed_over() {
+        let pty = nix::pty::openpty(None, None).expect("a pseudo-terminal");
+        let terminal = pty.slave.as_fd();
+        let mut termios = tcgetattr(terminal).unwrap();
+        termios.local_flags.insert(LocalFlags::ICANON);
+        termios.local_flags.remove(LocalFlags::TOSTOP);
+        tcsetattr(terminal, SetArg::TCSANOW, &termios).unwrap();
+        assert!(may_hand_over(terminal), "cooked: a shell's command");
+
+        termios.local_flags.insert(LocalFlags::TOSTOP);
+        tcsetattr(terminal, SetArg::TCSANOW, &termios).unwrap();
+        assert!(!may_hand_over(terminal), "tostop would stop vantage");
+
+        cfmakeraw(&mut termios);
+        tcsetattr(terminal, SetArg::TCSANOW, &termios).unwrap();
+        assert!(!may_hand_over(terminal), "raw: the dashboard holds it");
     }
 }
