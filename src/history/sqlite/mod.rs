@@ -40,9 +40,10 @@ fn create_private(path: &Path) -> std::io::Result<()> {
 }
 
 /// Whether an existing file is a history vantage made: empty (just created),
-/// or an SQLite database whose schema is a history's (`user_version` at
-/// least 1) or was never begun (schema cookie 0). Anything else, a text file
-/// or another program's database, is refused before its mode is touched.
+/// or an SQLite database whose schema is a history's (a `user_version` set:
+/// one vantage cannot use is named by `schema.rs`) or was never begun
+/// (schema cookie 0). Anything else, a text file or another program's
+/// database, is refused before its mode is touched.
 fn is_history(file: &mut std::fs::File) -> std::io::Result<()> {
     use std::io::Read;
     let mut header = Vec::with_capacity(100);
@@ -65,12 +66,12 @@ fn is_history(file: &mut std::fs::File) -> std::io::Result<()> {
     let word = |at: usize| {
         u32::from_be_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
     };
-    let (schema_cookie, user_version) = (word(40), word(60) as i32);
-    if user_version >= 1 || schema_cookie == 0 {
+    let (schema_cookie, user_version) = (word(40), word(60));
+    if user_version != 0 || schema_cookie == 0 {
         return Ok(());
     }
     Err(not_ours(format!(
-        "an SQLite database with tables and no history schema (user_version {user_version})"
+        "an SQLite database with tables and no history schema (user_version 0)"
     )))
 }
 
@@ -327,4 +328,39 @@ fn prune_in(
         [],
     )?;
     Ok(doomed.len())
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    fn mode(path: &Path) -> u32 {
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn another_programs_database_is_refused_before_its_mode_is_touched() {
+        let dir = tempfile::tempdir().unwrap();
+        let foreign = dir.path().join("places.sqlite");
+        Connection::open(&foreign)
+            .unwrap()
+            .execute_batch("CREATE TABLE moz_places (id INTEGER)")
+            .unwrap();
+        std::fs::set_permissions(&foreign, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let error = SqliteStore::open(&foreign).err().expect("refused");
+        assert!(
+            error.to_string().contains("not a vantage history"),
+            "{error}"
+        );
+        assert_eq!(mode(&foreign), 0o644);
+
+        // A history vantage made opens again, and is tightened.
+        let history = dir.path().join("history.sqlite3");
+        drop(SqliteStore::open(&history).unwrap());
+        std::fs::set_permissions(&history, std::fs::Permissions::from_mode(0o644)).unwrap();
+        drop(SqliteStore::open(&history).unwrap());
+        assert_eq!(mode(&history), 0o600);
+    }
 }
