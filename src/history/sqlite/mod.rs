@@ -70,9 +70,9 @@ fn is_history(file: &mut std::fs::File) -> std::io::Result<()> {
     if user_version != 0 || schema_cookie == 0 {
         return Ok(());
     }
-    Err(not_ours(format!(
-        "an SQLite database with tables and no history schema (user_version 0)"
-    )))
+    Err(not_ours(
+        "an SQLite database with tables and no history schema (user_version 0)".into(),
+    ))
 }
 
 /// Switches the file to WAL unless it is already. That takes an exclusive
