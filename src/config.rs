@@ -10,6 +10,8 @@
 mod contexts;
 mod credentials;
 mod file;
+mod secret_command;
+pub mod trust;
 mod views;
 
 use std::collections::BTreeMap;
@@ -26,9 +28,11 @@ pub use contexts::{
 };
 pub use credentials::{
     ConfigWarning, CredentialError, CredentialSource, ResolvedCredential,
-    resolve_context_credential, resolve_credential, run_secret_command,
+    resolve_context_credential, resolve_credential,
 };
-pub use file::{MAX_CONFIG_BYTES, WritableByOthers, read_text, rewrite};
+pub use file::{MAX_CONFIG_BYTES, read_text, rewrite};
+pub use secret_command::run_secret_command;
+pub use trust::WritableByOthers;
 pub use views::{SavedView, VIEW_NAME_MAX, ViewsByContext, check_view_name, set_view, write_view};
 
 /// The environment variable read when `--api-key-env` is not given.
@@ -67,6 +71,9 @@ pub struct FileConfig {
     pub retry_after_cap_secs: Option<f64>,
     /// The most one answer's body may hold, in bytes.
     pub max_response_bytes: Option<u64>,
+    /// The most items one walk over a list's pages reads
+    /// (`api::page::DEFAULT_MAX_WALK_ITEMS` by default).
+    pub max_walk_items: Option<u64>,
     pub read_only: Option<bool>,
     /// The dashboard's saved views, `[views.CONTEXT.NAME]` ([`views`]).
     pub views: ViewsByContext,
@@ -94,6 +101,17 @@ pub enum SettingsError {
         source: std::io::Error,
     },
     /// Only the position and message: the parser's excerpt could show a key.
+    /// Another user could have written the file (ssh's rule, `trust.rs`):
+    /// none of it is used, not only its keys and commands.
+    #[error(
+        "refusing to use config file {path}: {place}. Whoever can write it could make vantage run \
+         commands as you, or send your keys and passwords where they choose; nothing in it is used \
+         until that is fixed"
+    )]
+    Untrusted {
+        path: PathBuf,
+        place: WritableByOthers,
+    },
     #[error("config file {path}, line {line}, column {column}: {message}")]
     Parse {
         path: PathBuf,
@@ -156,6 +174,9 @@ impl LoadedConfig {
             }
             Err(source) => return Err(SettingsError::Read { path, source }),
         };
+        if let Some(place) = trust::writable_by_others(&path) {
+            return Err(SettingsError::Untrusted { path, place });
+        }
         let file = parse(&text, &path)?;
         let loaded = Self {
             file,
@@ -266,6 +287,16 @@ impl LoadedConfig {
                 });
             }
             config.max_response_bytes = bytes;
+        }
+        if let Some(items) = file.max_walk_items {
+            if items == 0 {
+                return Err(SettingsError::Invalid {
+                    path: self.shown_path(),
+                    key: "max_walk_items",
+                    reason: "must be at least 1".into(),
+                });
+            }
+            config.max_walk_items = items;
         }
         if let Some(attempts) = file.max_attempts {
             if attempts == 0 {

@@ -4,6 +4,9 @@
 //! log, the watch list, the palette's history and config rewrites all come
 //! here. A local user who can plant a link at one of these places must not get
 //! vantage to create, truncate or chmod the file it points to.
+//!
+//! The small local files vantage reads (the config, the palette's history,
+//! the watch list, the password file) are read one way too: [`read_small`].
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -37,6 +40,17 @@ fn create_parent(path: &Path) -> io::Result<()> {
 /// and gets mode 0600 through its descriptor (`fchmod`, never `chmod` by name).
 /// For the history file (before SQLite opens it) and the log.
 pub fn open_private_append(path: &Path) -> io::Result<File> {
+    open_private_append_checked(path, |_| Ok(()))
+}
+
+/// [`open_private_append`], an existing file first shown to `check` (read
+/// from its start): one it refuses keeps its mode and its bytes. The history
+/// file says there that it is a history, so `[history] path` pointed at
+/// another file of the user's never gets that file's mode changed.
+pub fn open_private_append_checked(
+    path: &Path,
+    check: impl FnOnce(&mut File) -> io::Result<()>,
+) -> io::Result<File> {
     create_parent(path)?;
     let mut create = std::fs::OpenOptions::new();
     create.append(true).create_new(true);
@@ -46,9 +60,9 @@ pub fn open_private_append(path: &Path) -> io::Result<File> {
         opened => return opened.map_err(|error| refused_link(path, error)),
     }
     let mut existing = std::fs::OpenOptions::new();
-    existing.append(true);
+    existing.read(true).append(true);
     no_follow(&mut existing);
-    let file = existing
+    let mut file = existing
         .open(path)
         .map_err(|error| refused_link(path, error))?;
     let metadata = file.metadata()?;
@@ -58,6 +72,7 @@ pub fn open_private_append(path: &Path) -> io::Result<File> {
             path.display()
         )));
     }
+    check(&mut file)?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -127,6 +142,96 @@ pub fn replace(target: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut replacement = Replacement::new(target)?;
     replacement.write_all(bytes)?;
     replacement.commit()
+}
+
+/// Whether [`read_small`] reads through a symbolic link at `path`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Links {
+    /// The config (dotfiles keep it as a link); whether its target can be
+    /// trusted is `config::trust`'s question.
+    Follow,
+    /// Files vantage writes itself (the palette's history, the watch list):
+    /// a link there was planted, never made by vantage.
+    Refuse,
+}
+
+/// Reads the small local file at `path`, at most `max_bytes` of it. It must
+/// be a regular file: it is opened without blocking (`O_NONBLOCK`: a FIFO
+/// would wait for a writer forever) and checked with `fstat` on what was
+/// opened (a link to `/dev/zero` never ends), and the read itself is bounded
+/// (the file may grow after the check). Errors say what the file is instead.
+pub fn read_small(path: &Path, max_bytes: u64, links: Links) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut flags = nix::fcntl::OFlag::O_NONBLOCK;
+        if links == Links::Refuse {
+            flags |= nix::fcntl::OFlag::O_NOFOLLOW;
+        }
+        options.custom_flags(flags.bits());
+    }
+    let file = options.open(path).map_err(|error| match links {
+        Links::Refuse => refused_link(path, error),
+        Links::Follow => error,
+    })?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("it is not a regular file (a {})", kind_of(&metadata)),
+        ));
+    }
+    let too_large = || {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("it is larger than {}", describe_bytes(max_bytes)),
+        )
+    };
+    if metadata.len() > max_bytes {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(metadata.len() as usize);
+    file.take(max_bytes + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// `1 MiB`, `256 KiB`, `100 bytes`.
+fn describe_bytes(bytes: u64) -> String {
+    const KIB: u64 = 1024;
+    if bytes >= KIB * KIB && bytes.is_multiple_of(KIB * KIB) {
+        format!("{} MiB", bytes / (KIB * KIB))
+    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
+        format!("{} KiB", bytes / KIB)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// What a file that is not a regular one is, for an error.
+fn kind_of(metadata: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = metadata.file_type();
+        if kind.is_fifo() {
+            return "FIFO";
+        } else if kind.is_char_device() || kind.is_block_device() {
+            return "device";
+        } else if kind.is_socket() {
+            return "socket";
+        }
+    }
+    if metadata.is_dir() {
+        "directory"
+    } else {
+        "special file"
+    }
 }
 
 #[cfg(unix)]
@@ -233,5 +338,30 @@ mod tests {
         drop(replacement);
         untouched(&target);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+    #[test]
+    fn small_reads_refuse_fifos_devices_links_and_big_files_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("palette_history");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        for links in [Links::Follow, Links::Refuse] {
+            let error = read_small(&fifo, 1024, links).unwrap_err();
+            assert!(
+                error.to_string().contains("not a regular file (a FIFO)"),
+                "{error}"
+            );
+        }
+        let zero = dir.path().join("zero");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        let error = read_small(&zero, 1024, Links::Follow).unwrap_err();
+        assert!(error.to_string().contains("(a device)"), "{error}");
+        let error = read_small(&zero, 1024, Links::Refuse).unwrap_err();
+        assert!(error.to_string().contains("symbolic link"), "{error}");
+
+        let big = dir.path().join("watchlist.json");
+        std::fs::write(&big, vec![b'x'; 2048]).unwrap();
+        let error = read_small(&big, 1024, Links::Refuse).unwrap_err();
+        assert!(error.to_string().contains("larger than 1 KiB"), "{error}");
+        assert_eq!(read_small(&big, 2048, Links::Refuse).unwrap().len(), 2048);
     }
 }

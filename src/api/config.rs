@@ -37,6 +37,9 @@ pub struct ClientConfig {
     /// The most one answer's body may hold; a larger one is refused unread
     /// (by its `Content-Length`) or as soon as the stream passes it.
     pub max_response_bytes: u64,
+    /// The most items one walk over a list's pages reads, whatever `total`
+    /// the service tells (`PageWalk::with_max_items`).
+    pub max_walk_items: u64,
     /// Wait for `X-RateLimit-Reset` instead of drawing a 429.
     pub pacing: bool,
     pub user_agent: String,
@@ -59,6 +62,7 @@ impl ClientConfig {
             request_timeout: Duration::from_secs(75),
             retry: RetryPolicy::default(),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            max_walk_items: super::page::DEFAULT_MAX_WALK_ITEMS,
             pacing: true,
             user_agent: format!("vantage/{}", env!("CARGO_PKG_VERSION")),
             sleeper: Arc::new(TokioSleeper),
@@ -80,6 +84,7 @@ impl fmt::Debug for ClientConfig {
             .field("request_timeout", &self.request_timeout)
             .field("retry", &self.retry)
             .field("max_response_bytes", &self.max_response_bytes)
+            .field("max_walk_items", &self.max_walk_items)
             .field("pacing", &self.pacing)
             .field("user_agent", &self.user_agent)
             .finish_non_exhaustive()

@@ -21,7 +21,7 @@ use super::model::{
 };
 
 pub(crate) use stream::{Arrived, Parts, guess_next_cursor, item_stream};
-pub use walk::{MAX_EMPTY_PAGES_IN_ROW, PageWalk};
+pub use walk::{DEFAULT_MAX_WALK_ITEMS, MAX_CURSOR_BYTES, MAX_EMPTY_PAGES_IN_ROW, PageWalk};
 
 /// Query pairs, in the order added.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]

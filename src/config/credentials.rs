@@ -2,13 +2,11 @@
 //! holding one that others can read. The key is never printed.
 
 use std::fmt;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use super::file::{WritableByOthers, writable_by_others};
+use super::secret_command::run_secret_command;
+use super::trust::readable_by_others;
 use super::{API_KEY_ENV, Context, LoadedConfig};
 use crate::api::{ApiKey, ConfigError};
 
@@ -78,17 +76,6 @@ pub enum CredentialError {
         "api_key_command failed: {reason}. Fix the command in {config_path}, or set {API_KEY_ENV}"
     )]
     Command { reason: String, config_path: String },
-    /// The file (or its directory) that holds the command or the key can be
-    /// written by another user: refused, as ssh refuses such a config.
-    #[error(
-        "refusing to {action} from {config_path}: {place}. Whoever can write it could make vantage \
-         run any command as you or use their key; fix the mode, or set {API_KEY_ENV}"
-    )]
-    Untrusted {
-        action: &'static str,
-        config_path: String,
-        place: WritableByOthers,
-    },
     #[error("the API key from {source_name} is not usable: {reason}")]
     Invalid {
         source_name: String,
@@ -184,21 +171,10 @@ pub fn resolve_context_credential(
             )),
         }
     }
-    // What another user may have written is not run, nor used as the key
-    // (ssh refuses a config file others can write, for the same reason).
-    let untrusted = |action: &'static str| {
-        let path = config.path.as_deref().filter(|_| config.exists)?;
-        writable_by_others(path).map(|place| CredentialError::Untrusted {
-            action,
-            config_path: section.clone(),
-            place,
-        })
-    };
+    // A file another user could have written was refused whole when it was
+    // loaded (`trust.rs`): what it says here is the user's own.
     match &connection.api_key_command {
         Some(command) => {
-            if let Some(refused) = untrusted("run api_key_command") {
-                return Err(refused);
-            }
             let key = key_command_timeout(config)
                 .and_then(|timeout| run_key_command(command, timeout))
                 .map_err(|reason| CredentialError::Command {
@@ -211,9 +187,6 @@ pub fn resolve_context_credential(
     }
     match (&connection.api_key, &config.path) {
         (Some(key), Some(path)) => {
-            if let Some(refused) = untrusted("read api_key") {
-                return Err(refused);
-            }
             return found(
                 key.expose_secret().to_owned(),
                 CredentialSource::ConfigFile(path.clone()),
@@ -236,119 +209,6 @@ fn run_key_command(command: &str, timeout: Duration) -> Result<String, String> {
     run_secret_command(command, timeout, "api_key_command_timeout_secs")
 }
 
-/// Runs a command that prints a secret (`api_key_command`,
-/// `history_password_command`): the first line it prints, never shown; a
-/// command still running after `timeout` (named by the `timeout_setting`
-/// that sets it) is stopped.
-pub fn run_secret_command(
-    command: &str,
-    timeout: Duration,
-    timeout_setting: &str,
-) -> Result<String, String> {
-    let mut shell = if cfg!(windows) {
-        let mut shell = Command::new("cmd");
-        shell.arg("/C");
-        shell
-    } else {
-        let mut shell = Command::new("sh");
-        shell.arg("-c");
-        shell
-    };
-    shell
-        .arg(command)
-        .stdin(Stdio::inherit())
-        .stderr(Stdio::inherit())
-        .stdout(Stdio::piped());
-    let own_group = own_process_group(&mut shell);
-    let mut child = shell
-        .spawn()
-        .map_err(|error| format!("cannot start it: {error}"))?;
-    // The output is read on a thread of its own, so the wait below can end.
-    let (sender, received) = mpsc::channel();
-    if let Some(stdout) = child.stdout.take() {
-        std::thread::spawn(move || {
-            let mut output = Vec::new();
-            let read = stdout.take(MAX_KEY_COMMAND_OUTPUT).read_to_end(&mut output);
-            let _ = sender.send(read.map(|_| output));
-        });
-    }
-    let deadline = Instant::now() + timeout;
-    let hung = |child: &mut std::process::Child| {
-        stop(child, own_group);
-        let _ = child.wait();
-        format!(
-            "`{}` did not finish within {} s ({timeout_setting}) and was stopped",
-            crate::text::escape_invisible(command),
-            timeout.as_secs_f64()
-        )
-    };
-    let stdout = match received.recv_timeout(timeout) {
-        Ok(Ok(output)) => output,
-        Ok(Err(error)) => return Err(format!("cannot read its output: {error}")),
-        Err(_) => return Err(hung(&mut child)),
-    };
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            Ok(None) => return Err(hung(&mut child)),
-            Err(error) => return Err(format!("cannot wait for it: {error}")),
-        }
-    };
-    if !status.success() {
-        return Err(format!(
-            "it exited with {status} (its error output, if any, is above)"
-        ));
-    }
-    let stdout =
-        String::from_utf8(stdout).map_err(|_| "its output is not UTF-8 text".to_owned())?;
-    stdout
-        .lines()
-        .next()
-        .map(str::trim)
-        .filter(|line| !line.is_empty())
-        .map(str::to_owned)
-        .ok_or_else(|| "it printed nothing on its first line".to_owned())
-}
-
-/// Without a terminal on stdin (nothing can prompt), the command gets a
-/// process group of its own, so a timeout stops what it started too (the
-/// shell may fork, and an orphan holding our stderr would keep a caller
-/// waiting). On a terminal it stays in ours: a prompt it shows must be able
-/// to read the terminal.
-#[cfg(unix)]
-fn own_process_group(command: &mut Command) -> bool {
-    use std::io::IsTerminal;
-    use std::os::unix::process::CommandExt;
-    let own = !std::io::stdin().is_terminal();
-    if own {
-        command.process_group(0);
-    }
-    own
-}
-
-#[cfg(not(unix))]
-fn own_process_group(_: &mut Command) -> bool {
-    false
-}
-
-/// Kills a command that hung: its whole process group when it has one.
-fn stop(child: &mut std::process::Child, own_group: bool) {
-    #[cfg(unix)]
-    if own_group {
-        use nix::sys::signal::{Signal, killpg};
-        use nix::unistd::Pid;
-        if let Ok(pid) = i32::try_from(child.id()) {
-            let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
-            return;
-        }
-    }
-    let _ = own_group;
-    let _ = child.kill();
-}
-
 /// How long `api_key_command` may run: `api_key_command_timeout_secs`, 10 s
 /// when unset.
 fn key_command_timeout(config: &LoadedConfig) -> Result<Duration, String> {
@@ -366,9 +226,6 @@ fn key_command_timeout(config: &LoadedConfig) -> Result<Duration, String> {
 }
 
 const DEFAULT_KEY_COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// The most of a key command's output read: a key is one short line.
-const MAX_KEY_COMMAND_OUTPUT: u64 = 64 * 1024;
 
 /// A file holding a key, in any context, should be readable by its owner alone.
 fn key_file_warnings(config: &LoadedConfig) -> Vec<ConfigWarning> {
@@ -389,16 +246,4 @@ fn key_file_warnings(config: &LoadedConfig) -> Vec<ConfigWarning> {
             }]
         })
         .unwrap_or_default()
-}
-
-#[cfg(unix)]
-fn readable_by_others(path: &Path) -> Option<u32> {
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(path).ok()?.permissions().mode();
-    (mode & 0o077 != 0).then_some(mode)
-}
-
-#[cfg(not(unix))]
-fn readable_by_others(_path: &Path) -> Option<u32> {
-    None
 }

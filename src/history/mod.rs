@@ -29,8 +29,9 @@ pub use config::HistoryConfig;
 pub use diff::{Change, ChangeKind, Severity, diff};
 pub use document::FieldChange;
 pub use model::{
-    Capture, LogRead, MarkScope, MemberState, NewMark, ProjectState, ReviewAction, ReviewEntry,
-    ReviewMark, SeenState, Snapshot, SnapshotInfo, StoredState, shown_reviewer,
+    CLOCK_SKEW, Capture, Freshness, LogRead, MarkScope, MemberState, NewMark, ProjectState,
+    ReviewAction, ReviewEntry, ReviewMark, SeenState, Snapshot, SnapshotInfo, StoredState,
+    shown_reviewer,
 };
 pub use postgres::{PG_SCHEMA_VERSION, PgTarget};
 pub use read::SnapshotRef;

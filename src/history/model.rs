@@ -214,6 +214,37 @@ pub struct SnapshotInfo {
     pub members: i64,
 }
 
+/// How far ahead of this machine's clock a snapshot may be dated and still
+/// count as taken now: a teammate's clock may be a little ahead.
+pub const CLOCK_SKEW: time::Duration = time::Duration::minutes(5);
+
+/// How a snapshot's age compares with the most a job or the dashboard allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freshness {
+    /// Taken within the allowed age: nothing new need be recorded.
+    Fresh,
+    /// Older than allowed: record a new one.
+    Stale,
+    /// Dated after now, beyond [`CLOCK_SKEW`]: a wrong clock or a wrong
+    /// record. Never fresh (it would stay so until that date, and the team's
+    /// snapshot job would never record again): record a new one, and say so.
+    Future,
+}
+
+impl SnapshotInfo {
+    /// Whether this snapshot is fresh at `now` for a `max_age`: the one rule
+    /// for `snapshot --if-older-than` and the dashboard's background snapshot.
+    pub fn freshness(&self, max_age: time::Duration, now: OffsetDateTime) -> Freshness {
+        if self.taken_at > now + CLOCK_SKEW {
+            Freshness::Future
+        } else if now - self.taken_at <= max_age {
+            Freshness::Fresh
+        } else {
+            Freshness::Stale
+        }
+    }
+}
+
 /// A snapshot read back whole.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
@@ -418,4 +449,34 @@ pub enum LogRead {
     Shown,
     /// Every field whole, with the reviewed state: what `history copy` moves.
     Whole,
+}
+
+#[cfg(test)]
+mod tests {
+    use time::macros::datetime;
+
+    use super::*;
+
+    #[test]
+    fn a_snapshot_dated_in_the_future_is_never_fresh() {
+        let now = datetime!(2026-11-28 12:00 UTC);
+        let taken = |taken_at| SnapshotInfo {
+            id: 1,
+            workspace_id: "ws_1".into(),
+            taken_at,
+            projects: 0,
+            members: 0,
+        };
+        let six_hours = time::Duration::hours(6);
+        let at = |when| taken(when).freshness(six_hours, now);
+        assert_eq!(at(datetime!(2026-11-28 08:00 UTC)), Freshness::Fresh);
+        assert_eq!(at(datetime!(2026-11-28 05:59 UTC)), Freshness::Stale);
+        // A teammate's clock a few minutes ahead: still fresh.
+        assert_eq!(at(now + CLOCK_SKEW), Freshness::Fresh);
+        assert_eq!(
+            at(now + CLOCK_SKEW + time::Duration::seconds(1)),
+            Freshness::Future
+        );
+        assert_eq!(at(datetime!(2100-01-01 00:00 UTC)), Freshness::Future);
+    }
 }

@@ -374,8 +374,9 @@ impl Store {
         self.resolve(workspace_id, &SnapshotRef::Last)
     }
 
-    /// Whether the workspace's newest snapshot is older than `max_age` (or
-    /// there is none): the dashboard then takes one in the background.
+    /// Whether the workspace's newest snapshot is older than `max_age`,
+    /// dated in the future, or missing: the dashboard then takes one in the
+    /// background ([`SnapshotInfo::freshness`]).
     pub fn snapshot_due(
         &self,
         workspace_id: &str,
@@ -384,7 +385,7 @@ impl Store {
     ) -> Result<bool, HistoryError> {
         Ok(self
             .latest_snapshot(workspace_id)?
-            .is_none_or(|latest| now - latest.taken_at > max_age))
+            .is_none_or(|latest| latest.freshness(max_age, now) != super::Freshness::Fresh))
     }
 
     /// One snapshot whole: its projects in inventory order, its members.

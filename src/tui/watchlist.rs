@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 pub const WATCH_LIMIT: usize = 16;
 /// The format of the file; another version is refused, not guessed at.
 const FILE_VERSION: u32 = 1;
+/// The most of the file read: [`WATCH_LIMIT`] entries take a few KiB.
+const MAX_FILE_BYTES: u64 = 256 * 1024;
 
 /// A pinned project. The name is kept so the tile has a title before data arrives.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,16 +53,19 @@ pub fn default_path() -> PathBuf {
 
 /// The saved list; a missing file is an empty list.
 pub fn load(path: &Path) -> Result<Vec<WatchEntry>, WatchlistError> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => {
-            return Err(WatchlistError::Read {
-                path: path.to_path_buf(),
-                source,
-            });
-        }
-    };
+    // Read as vantage writes it: a regular file, not through a link, never
+    // blocking on a FIFO, at most [`MAX_FILE_BYTES`].
+    let bytes =
+        match crate::safe_file::read_small(path, MAX_FILE_BYTES, crate::safe_file::Links::Refuse) {
+            Ok(bytes) => bytes,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => {
+                return Err(WatchlistError::Read {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        };
     let corrupt = |reason: String| WatchlistError::Corrupt {
         path: path.to_path_buf(),
         reason,

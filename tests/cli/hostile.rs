@@ -152,6 +152,93 @@ async fn the_exporters_inventory_walk_stops_under_endless_paging() {
     }
 }
 
+/// Issue 33, item 5: a service telling `total: 10^15`, one item a page and a
+/// fresh cursor each time, gets no further than the configured most items
+/// (`max_walk_items`), in the commands and the snapshot alike.
+#[tokio::test]
+async fn a_walk_ends_at_max_walk_items_whatever_total_the_service_tells() {
+    for command in [&["inventory", "--format", "jsonl"][..], &["snapshot"]] {
+        let service = hostile_service::start(Trick::EndlessFresh).await;
+        let cli = Cli::new(service.base_url.clone(), "ws_1", KEY);
+        let config = cli.config_file("max_walk_items = 20\n");
+        let config = config.to_str().unwrap();
+        let args = [&["--config", config][..], command].concat();
+        let run = tokio::time::timeout(Duration::from_secs(60), cli.run(&args))
+            .await
+            .expect("the command ends by itself");
+        let what = format!("{command:?}: {}", run.stderr);
+        assert_eq!(run.code, 1, "{what}");
+        assert!(
+            run.stderr.contains(
+                "list_inventory: the walk stopped after 21 items in 21 pages, more than the 20 one walk reads (max_walk_items"
+            ),
+            "{what}"
+        );
+        assert!(
+            service.requests() <= BOUND,
+            "{what}: {} requests",
+            service.requests()
+        );
+    }
+}
+
+/// Issue 33, item 5: 32 KiB cursors are refused at the first, naming the
+/// operation, in the commands, the snapshot and the exporter.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cursor_longer_than_four_kib_ends_every_walk() {
+    for command in [&["inventory", "--format", "table"][..], &["snapshot"]] {
+        let service = hostile_service::start(Trick::LongCursors(32 * 1024)).await;
+        let run = run(&service, command).await;
+        let what = format!("{command:?}: {}", run.stderr);
+        assert_eq!(run.code, 1, "{what}");
+        assert!(
+            run.stderr.contains(
+                "list_inventory: page 1 gives a next_cursor of 32768 bytes, more than the 4096 a cursor may hold"
+            ),
+            "{what}"
+        );
+        assert!(
+            service.requests() <= 3,
+            "{what}: {} requests",
+            service.requests()
+        );
+    }
+
+    // The exporter: its inventory walk fails, counted as a poll error.
+    let service = hostile_service::start(Trick::LongCursors(32 * 1024)).await;
+    let config = ClientConfig::new(service.base_url.clone(), ApiKey::new(KEY).unwrap());
+    let plan = PollPlan {
+        workspace: "ws_1".to_owned(),
+        watch: Vec::new(),
+        interval: Duration::from_secs(3600),
+        inventory_interval: Some(Duration::from_secs(3600)),
+        names_interval: Duration::from_secs(3600),
+        budget: Budget::default(),
+    };
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let client = Client::new(config).unwrap();
+    let mut exporter = vantage::exporter::start(client, plan, Clock::manual(T0), listener).unwrap();
+    tokio::time::timeout(Duration::from_secs(30), exporter.wait_for_cycles(1))
+        .await
+        .expect("the first poll cycle ends");
+    let text = reqwest::get(exporter.metrics_url())
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        text.contains("vantage_poll_errors_total{source=\"inventory\"} 1"),
+        "{text}"
+    );
+    assert!(
+        service.requests() <= BOUND,
+        "{} requests",
+        service.requests()
+    );
+    exporter.stop();
+}
+
 /// A fake HTTP proxy on loopback: counts connections and whether a key came.
 async fn fake_proxy() -> (String, Arc<AtomicU64>, Arc<AtomicU64>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -92,7 +92,7 @@ async fn a_key_command_in_a_file_others_can_write_is_not_run() {
     let run = get_project(&home).await.expect(3);
     assert!(!marker.exists(), "the command ran");
     assert!(
-        run.stderr.contains("refusing to run api_key_command"),
+        run.stderr.contains("refusing to use config file"),
         "{}",
         run.stderr
     );
@@ -113,7 +113,7 @@ async fn a_key_in_a_directory_others_can_write_is_not_used() {
     chmod(home.dir.path(), 0o700);
     let run = run.expect(3);
     assert!(
-        run.stderr.contains("refusing to read api_key"),
+        run.stderr.contains("refusing to use config file"),
         "{}",
         run.stderr
     );
@@ -123,6 +123,103 @@ async fn a_key_in_a_directory_others_can_write_is_not_used() {
         "{}",
         run.stderr
     );
+}
+
+/// The three ways another user could have written a config: its mode, its
+/// directory's mode, the directory of the file a link points to. Each makes
+/// `home` so, and says what the error must name.
+fn make_untrusted(home: &Home, way: usize) -> (String, Box<dyn FnOnce()>) {
+    let config = home.config();
+    chmod(&config, 0o600);
+    match way {
+        0 => {
+            chmod(&config, 0o666);
+            ("mode 666".into(), Box::new(|| {}))
+        }
+        1 => {
+            chmod(home.dir.path(), 0o777);
+            let dir = home.dir.path().to_path_buf();
+            ("mode 777".into(), Box::new(move || chmod(&dir, 0o700)))
+        }
+        _ => {
+            let shared = home.dir.path().join("shared");
+            std::fs::create_dir(&shared).unwrap();
+            let real = shared.join("vantage.toml");
+            std::fs::rename(&config, &real).unwrap();
+            std::os::unix::fs::symlink(&real, &config).unwrap();
+            chmod(&shared, 0o770);
+            ("mode 770".into(), Box::new(move || chmod(&shared, 0o700)))
+        }
+    }
+}
+
+/// Issue 33, item 1: from a config others can write, no key is used, not
+/// only `api_key` and `api_key_command`: `base_url` would receive the user's
+/// `SERVICE_API_KEY`, `api_key_env` would send another variable's value,
+/// `history_url` the database password, and `history_password_command` runs.
+#[tokio::test]
+async fn a_config_others_can_write_is_not_used_at_all() {
+    let (api, requests) = crate::support::stub(vec![]).await;
+    let marker_dir = tempfile::tempdir().unwrap();
+    let marker = marker_dir.path().join("pwned");
+    let text = format!(
+        "base_url = \"{api}\"\nworkspace_id = \"ws_1\"\napi_key_env = \"AWS_SECRET_ACCESS_KEY\"\n\
+         history_url = \"postgres://ada@127.0.0.1:9/vantage\"\n\
+         history_password_command = \"id > '{}'; echo pw\"\n",
+        marker.display()
+    );
+    let env = [
+        ("SERVICE_API_KEY", "vtg_the_users_own_key"),
+        ("AWS_SECRET_ACCESS_KEY", "aws_secret"),
+    ];
+    for way in 0..3 {
+        let home = Home::with_config(&text);
+        let (named, restore) = make_untrusted(&home, way);
+        let api_call = home.run(&["projects", "get", "prj_1"], &env).await;
+        let history = home.run(&["reviewed", "list"], &env).await;
+        restore();
+        for run in [api_call, history] {
+            let run = run.expect(3);
+            assert!(
+                run.stderr.contains("refusing to use config file")
+                    && run.stderr.contains(&named)
+                    && run.stderr.contains("run: chmod go-w"),
+                "way {way}: {}",
+                run.stderr
+            );
+        }
+        assert!(!marker.exists(), "way {way}: history_password_command ran");
+        assert!(
+            requests.lock().unwrap().is_empty(),
+            "way {way}: base_url was asked: {:?}",
+            requests.lock().unwrap()
+        );
+    }
+}
+
+/// Issue 33, item 1: `[history] path` naming a file of the user's that is no
+/// history: refused before its mode is changed, its bytes kept.
+#[tokio::test]
+async fn a_history_path_that_is_no_history_keeps_its_mode() {
+    let home = Home::with_config("");
+    let target = precious(home.dir.path());
+    std::fs::write(
+        home.config(),
+        format!(
+            "workspace_id = \"ws_1\"\n[history]\npath = \"{}\"\n",
+            target.display()
+        ),
+    )
+    .unwrap();
+    chmod(&home.config(), 0o600);
+    let run = home.run(&["snapshot", "list"], &[]).await;
+    assert_ne!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("not a vantage history"),
+        "{}",
+        run.stderr
+    );
+    untouched(&target);
 }
 
 #[tokio::test]

@@ -264,6 +264,43 @@ async fn snapshot_if_older_than_records_only_when_the_newest_is_older() {
     assert!(bad.stderr.contains("30m, 12h or 2d"), "{}", bad.stderr);
 }
 
+/// Issue 33, item 4: a newest snapshot dated in the future (a teammate's
+/// clock far ahead, or a damaged record) never counts as fresh: the team's
+/// job says so on stderr and records, instead of skipping every hour until 2100.
+#[tokio::test(flavor = "multi_thread")]
+async fn snapshot_if_older_than_records_when_the_newest_is_dated_in_the_future() {
+    let server = roomy_server().await;
+    let data = tempfile::tempdir().unwrap();
+    // The history file made by a first job, then a snapshot from 2100 in it.
+    job(&server, data.path(), &["snapshot"]).await.expect(0);
+    let mut store = Store::open(&history_file(data.path())).unwrap();
+    let mut future = capture(
+        time::macros::datetime!(2100-01-01 0:00 UTC),
+        vec![project("p1", "ledger")],
+        vec![],
+    );
+    future.workspace_id = ENTERPRISE_WS.into();
+    store.record(&future, Retention::default()).unwrap();
+    let before = store.list(ENTERPRISE_WS).unwrap().len();
+
+    let run = job(&server, data.path(), &["snapshot", "--if-older-than", "6h"])
+        .await
+        .expect(0);
+    assert!(
+        run.stderr.contains("is dated 2100-01-01")
+            && run.stderr.contains("in the future")
+            && run.stderr.contains("recording a new one"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("nothing recorded"), "{}", run.stderr);
+    assert_eq!(
+        store.list(ENTERPRISE_WS).unwrap().len(),
+        before + 1,
+        "a new one recorded"
+    );
+}
+
 /// `history copy --to URL`: a local history (two snapshots, marks by two
 /// reviewers, an unmark) moves into a real shared PostgreSQL database; the
 /// shared one then says the same (`changes`, `reviewed list`, `reviewed log`),

@@ -52,7 +52,16 @@ pub enum Trick {
     /// Insights counts projects and members beyond any real workspace (and
     /// below zero): a client that reserves room for them runs out of memory.
     HugeCounts(i64),
+    /// Lists answer one item per page and a fresh cursor each time, the
+    /// inventory telling `total: 10^15`: no bound the service sets ends it.
+    EndlessFresh,
+    /// Lists answer one item per page and a fresh cursor of this many bytes,
+    /// the inventory telling `total: 10^15`.
+    LongCursors(usize),
 }
+
+/// The `total` [`Trick::EndlessFresh`] tells.
+pub const HUGE_TOTAL: u64 = 1_000_000_000_000_000;
 
 #[derive(Clone)]
 struct Service {
@@ -113,6 +122,7 @@ fn insights(trick: &Trick) -> Value {
     let metric = |value: i64| json!({"value": value, "delta_30d": 0, "delta_window": "30d"});
     let (projects, members) = match trick {
         Trick::HugeCounts(count) => (*count, *count),
+        Trick::EndlessFresh => (HUGE_TOTAL as i64, HUGE_TOTAL as i64),
         _ => (3, 2),
     };
     json!({
@@ -256,6 +266,24 @@ fn list(trick: &Trick, inventory: bool, cursor: Option<String>) -> Response {
                 &list_page(inventory, vec![], Some(format!("c{}", n + 1))),
             )
         }
+        Trick::EndlessFresh => {
+            let n = page_number(cursor.as_deref());
+            let mut page = list_page(inventory, vec![one(n)], Some(format!("f{}", n + 1)));
+            if inventory {
+                page["total"] = json!(HUGE_TOTAL);
+            }
+            json_response(200, &page)
+        }
+        Trick::LongCursors(bytes) => {
+            let n = page_number(cursor.as_deref());
+            let next = format!("f{}-{}", n + 1, "x".repeat(*bytes));
+            let next: String = next.chars().take(*bytes).collect();
+            let mut page = list_page(inventory, vec![one(n)], Some(next));
+            if inventory {
+                page["total"] = json!(HUGE_TOTAL);
+            }
+            json_response(200, &page)
+        }
         Trick::LongPage(count) => {
             let items = (0..*count).map(one).collect();
             json_response(200, &list_page(inventory, items, None))
@@ -275,6 +303,15 @@ fn list(trick: &Trick, inventory: bool, cursor: Option<String>) -> Response {
         Trick::PaddedBody(bytes) if inventory => padded(*bytes),
         _ => json_response(200, &list_page(inventory, (1..=3).map(one).collect(), None)),
     }
+}
+
+/// The page a fresh cursor `f<n>…` asks for; the first without one.
+fn page_number(cursor: Option<&str>) -> usize {
+    cursor
+        .and_then(|cursor| cursor.strip_prefix('f'))
+        .and_then(|rest| rest.split('-').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
 }
 
 fn json_text(body: &str) -> Response {

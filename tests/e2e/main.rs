@@ -9,6 +9,7 @@ mod contexts;
 mod demo;
 mod dumb_terminal;
 mod filters_views;
+mod key_command;
 mod palette_bulk;
 mod project;
 mod refresh_flag;

@@ -88,3 +88,73 @@ fn the_palette_history_is_0600_and_never_written_through_a_planted_temporary_fil
     assert_eq!(mode(&path), 0o600);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "refresh\n");
 }
+
+/// Runs `read` on a thread of its own: a read that blocks (a FIFO with no
+/// writer) fails the test instead of hanging it.
+fn at_once<T: Send + 'static>(read: impl FnOnce() -> T + Send + 'static) -> T {
+    let (sender, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = sender.send(read());
+    });
+    received
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("the read blocked: a FIFO must be refused at once")
+}
+
+/// Issue 33, item 10: the palette's history is read as vantage writes it: a
+/// FIFO at its place never blocks the dashboard before its first frame, a
+/// link is not followed, and the read is bounded.
+#[test]
+fn the_palette_history_refuses_a_fifo_a_link_and_a_huge_file_at_once() {
+    use vantage::tui::palette::History;
+
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("palette_history");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    assert!(at_once(move || History::load(fifo)).entries().is_empty());
+
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::write(&elsewhere, "members\n").unwrap();
+    let link = dir.path().join("linked_history");
+    std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+    assert!(
+        History::load(link).entries().is_empty(),
+        "read through a link"
+    );
+
+    let huge = dir.path().join("huge_history");
+    std::fs::write(&huge, "members\n".repeat(1 << 20)).unwrap();
+    assert!(
+        History::load(huge).entries().is_empty(),
+        "read past the cap"
+    );
+}
+
+/// Issue 33, item 10: the watch list, likewise: a FIFO is refused at once,
+/// and so are a link and a file far larger than any watch list.
+#[test]
+fn the_watch_list_refuses_a_fifo_a_link_and_a_huge_file_at_once() {
+    use vantage::tui::watchlist;
+
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("watchlist.json");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    let error = at_once(move || watchlist::load(&fifo)).unwrap_err();
+    assert!(
+        error.to_string().contains("not a regular file (a FIFO)"),
+        "{error}"
+    );
+
+    let elsewhere = dir.path().join("elsewhere.json");
+    std::fs::write(&elsewhere, r#"{"version":1,"projects":[{"id":"prj_1"}]}"#).unwrap();
+    let link = dir.path().join("linked.json");
+    std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+    let error = watchlist::load(&link).unwrap_err();
+    assert!(error.to_string().contains("symbolic link"), "{error}");
+
+    let huge = dir.path().join("huge.json");
+    let padding = " ".repeat(1 << 20);
+    std::fs::write(&huge, format!("{padding}{{\"version\":1,\"projects\":[]}}")).unwrap();
+    let error = watchlist::load(&huge).unwrap_err();
+    assert!(error.to_string().contains("larger than"), "{error}");
+}

@@ -187,13 +187,22 @@ impl PollPolicy {
 #[derive(Clone, Debug)]
 pub struct Client {
     transport: Arc<Transport>,
+    /// `ClientConfig::max_walk_items`, for every walk the client starts.
+    max_walk_items: u64,
 }
 
 impl Client {
     pub fn new(config: ClientConfig) -> Result<Self, ConfigError> {
         Ok(Self {
             transport: Arc::new(Transport::new(&config)?),
+            max_walk_items: config.max_walk_items,
         })
+    }
+
+    /// The bounds of a walk that starts with `first`: the operation's own
+    /// (`ListCall::walk`) and the configured most items.
+    pub fn walk_of<L: ListCall>(&self, first: &L) -> PageWalk {
+        first.walk().with_max_items(self.max_walk_items)
     }
 
     /// Every [`ClientEvent`] from now on. A subscriber that falls more than 1024
@@ -235,7 +244,8 @@ impl Client {
             Ok(path) => (path, None),
             Err(error) => (String::new(), Some(error)),
         };
-        let mut walk = PageWalk::new(operation, path.clone(), to_query(&params, None).limit());
+        let mut walk = PageWalk::new(operation, path.clone(), to_query(&params, None).limit())
+            .with_max_items(self.max_walk_items);
         if let Some(expected) = expected {
             walk.expect(expected);
         }

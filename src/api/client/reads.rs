@@ -11,7 +11,7 @@ use super::super::model::{
 };
 use super::super::page::{InventoryParams, MemberListParams, PageParams, PageWalk, Query};
 use super::super::paths;
-use super::{Client, ListCall};
+use super::Client;
 
 impl Client {
     /// `GET /v1/projects/{id}/analytics/realtime`.
@@ -129,7 +129,7 @@ impl Client {
             params: params.clone(),
             cursor: None,
         };
-        first.walk()
+        self.walk_of(&first)
     }
 
     /// The bounds of a page-by-page walk of the members with `params`
@@ -140,7 +140,7 @@ impl Client {
             params: params.clone(),
             cursor: None,
         };
-        first.walk()
+        self.walk_of(&first)
     }
 
     /// [`Client::members_stream`], the walk bounded by the member count the

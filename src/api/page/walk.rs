@@ -3,9 +3,13 @@
 //! or with new cursors on empty pages, would keep a walk going and spend the
 //! user's request budget: [`PageWalk::follow`] is the one check every walk makes
 //! after each page, the streams of `stream.rs` and the page-by-page walks of the
-//! snapshot, the exporter and the dashboard alike.
+//! snapshot, the exporter and the dashboard alike. Its bounds that do not
+//! come from the service: at most [`DEFAULT_MAX_WALK_ITEMS`] items (the
+//! config's `max_walk_items`), cursors of at most [`MAX_CURSOR_BYTES`].
 
 use std::collections::HashSet;
+
+use sha2::{Digest, Sha256};
 
 use super::super::error::{ApiError, ProtocolError};
 use super::super::model::Pagination;
@@ -15,18 +19,29 @@ use super::super::model::Pagination;
 /// service that is not moving.
 pub const MAX_EMPTY_PAGES_IN_ROW: u32 = 10;
 
+/// The most items one walk reads unless configured (`max_walk_items`): far
+/// above any real workspace, and a bound the service cannot raise, where the
+/// `total` it tells can say 10^15.
+pub const DEFAULT_MAX_WALK_ITEMS: u64 = 1_000_000;
+
+/// The longest cursor followed. Real cursors are well under 1 KiB; a service
+/// handing out 32 KiB ones would have every walk keep megabytes of them.
+pub const MAX_CURSOR_BYTES: usize = 4096;
+
 /// The page size the contract allows at most: a walk that did not ask for a
 /// `limit` still never gets more.
 const CONTRACT_MAX_LIMIT: u32 = 100;
 
-/// What one walk has seen so far. Cheap: the cursors it followed and three counts.
+/// What one walk has seen so far. Cheap: a digest of each cursor it
+/// followed (32 bytes, whatever the cursor's length) and a few counts.
 #[derive(Debug, Clone)]
 pub struct PageWalk {
     operation: String,
     path: String,
     limit: u32,
     expected: Option<u64>,
-    seen: HashSet<String>,
+    max_items: u64,
+    seen: HashSet<[u8; 32]>,
     pages: u64,
     items: u64,
     empty_in_row: u32,
@@ -43,6 +58,7 @@ impl PageWalk {
                 .unwrap_or(CONTRACT_MAX_LIMIT)
                 .clamp(1, CONTRACT_MAX_LIMIT),
             expected: None,
+            max_items: DEFAULT_MAX_WALK_ITEMS,
             seen: HashSet::new(),
             pages: 0,
             items: 0,
@@ -57,9 +73,16 @@ impl PageWalk {
         self.expected.get_or_insert(total);
     }
 
+    /// The most items this walk reads (`max_walk_items`), whatever the
+    /// service says the list holds; at least one.
+    pub fn with_max_items(mut self, max_items: u64) -> Self {
+        self.max_items = max_items.max(1);
+        self
+    }
+
     /// Whether `cursor` was not followed yet (a guess worth asking for early).
     pub fn is_new(&self, cursor: &str) -> bool {
-        !self.seen.contains(cursor)
+        !self.seen.contains(&digest(cursor))
     }
 
     /// Pages checked so far.
@@ -84,6 +107,13 @@ impl PageWalk {
             )));
         }
         self.items += items;
+        if self.items > self.max_items {
+            return Err(self.error(format!(
+                "the walk stopped after {} items in {} pages, more than the {} one walk reads \
+                 (max_walk_items in the config file)",
+                self.items, self.pages, self.max_items
+            )));
+        }
         if let Some(expected) = self.expected {
             // The list may grow while it is walked (eventually consistent),
             // so the bound leaves a page's worth, or a tenth, of room.
@@ -115,6 +145,13 @@ impl PageWalk {
                 )));
             }
         };
+        if next.len() > MAX_CURSOR_BYTES {
+            return Err(self.error(format!(
+                "page {} gives a next_cursor of {} bytes, more than the {MAX_CURSOR_BYTES} a cursor may hold",
+                self.pages,
+                next.len()
+            )));
+        }
         self.empty_in_row = if items == 0 { self.empty_in_row + 1 } else { 0 };
         if self.empty_in_row > MAX_EMPTY_PAGES_IN_ROW {
             return Err(self.error(format!(
@@ -122,7 +159,7 @@ impl PageWalk {
                 self.empty_in_row, self.pages
             )));
         }
-        if !self.seen.insert(next.to_owned()) {
+        if !self.seen.insert(digest(next)) {
             return Err(self.error(format!(
                 "the service's paging did not end: cursor repeated after {} pages",
                 self.pages
@@ -139,6 +176,11 @@ impl PageWalk {
             message,
         }))
     }
+}
+
+/// What the seen-set keeps of a cursor: its SHA-256.
+fn digest(cursor: &str) -> [u8; 32] {
+    Sha256::digest(cursor.as_bytes()).into()
 }
 
 #[cfg(test)]
@@ -241,6 +283,43 @@ mod tests {
         };
         assert_eq!(pages, 12, "{error}");
         assert!(error.contains("12 pages for the 100 items"), "{error}");
+    }
+
+    #[test]
+    fn a_walk_ends_at_its_own_bound_whatever_total_the_service_tells() {
+        let mut walk = PageWalk::new("list_inventory", "/v1/x", Some(1)).with_max_items(50);
+        walk.expect(1_000_000_000_000_000);
+        let mut pages = 0;
+        let error = loop {
+            pages += 1;
+            if let Err(error) = walk.follow(1, &more(&format!("fresh{pages}"))) {
+                break message(error);
+            }
+        };
+        assert_eq!(pages, 51);
+        assert!(
+            error.starts_with(
+                "list_inventory: the walk stopped after 51 items in 51 pages, more than the 50"
+            ),
+            "{error}"
+        );
+        assert_eq!(
+            PageWalk::new("x", "/", None).max_items,
+            DEFAULT_MAX_WALK_ITEMS
+        );
+    }
+
+    #[test]
+    fn a_cursor_longer_than_four_kib_is_refused_naming_the_operation() {
+        let mut walk = PageWalk::new("list_members", "/v1/m", None);
+        let fits = "c".repeat(MAX_CURSOR_BYTES);
+        assert!(walk.follow(1, &more(&fits)).is_ok());
+        assert!(!walk.is_new(&fits));
+        let error = message(walk.follow(1, &more(&"c".repeat(32 * 1024))).unwrap_err());
+        assert_eq!(
+            error,
+            "list_members: page 2 gives a next_cursor of 32768 bytes, more than the 4096 a cursor may hold [GET /v1/m]"
+        );
     }
 
     #[test]

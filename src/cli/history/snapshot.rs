@@ -13,7 +13,9 @@ use crate::cli::progress::Progress;
 use crate::cli::views::{fields_table, when};
 use crate::cli::workspaces::resolve_workspace;
 use crate::history::walk::{self, WalkEvent, WalkOptions};
-use crate::history::{LockWait, Retention, SnapshotInfo, Store, WorkspaceLock};
+use crate::history::{
+    CLOCK_SKEW, Freshness, LockWait, Retention, SnapshotInfo, Store, WorkspaceLock,
+};
 use crate::session::{GlobalArgs, Session};
 
 impl Row for SnapshotInfo {
@@ -58,17 +60,34 @@ pub async fn run(args: SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError
     }
 }
 
-/// The workspace's newest snapshot when it is no older than `max_age`
-/// (`--if-older-than`): another job, or another reviewer, took it.
+/// The workspace's newest snapshot when it is fresh for `max_age`
+/// (`--if-older-than`): another job, or another reviewer, took it. One dated
+/// in the future is not (`SnapshotInfo::freshness`): it is said on stderr,
+/// and a new one is recorded.
 fn fresh_enough(
     store: &Store,
     workspace: &str,
     max_age: time::Duration,
     now: OffsetDateTime,
 ) -> Result<Option<SnapshotInfo>, CliError> {
-    Ok(store
-        .latest_snapshot(workspace)?
-        .filter(|latest| now - latest.taken_at <= max_age))
+    let Some(latest) = store.latest_snapshot(workspace)? else {
+        return Ok(None);
+    };
+    Ok(match latest.freshness(max_age, now) {
+        Freshness::Fresh => Some(latest),
+        Freshness::Stale => None,
+        Freshness::Future => {
+            crate::stderr::line(format_args!(
+                "snapshot {} of workspace {} is dated {} UTC, in the future (a clock ahead by more \
+                 than {} minutes, or a wrong record): it does not count as fresh; recording a new one",
+                latest.id,
+                crate::text::escape_invisible(workspace),
+                when(Some(latest.taken_at)),
+                CLOCK_SKEW.whole_minutes()
+            ));
+            None
+        }
+    })
 }
 
 /// `90m`, `6h`, `2d`: a duration as `--if-older-than` takes it.

@@ -286,21 +286,18 @@ fn password_file() -> Option<PathBuf> {
 
 /// The password of the first line of the password file that matches
 /// `host:port:database:user` (`*` matches anything, `\:` and `\\` escape).
-/// A file others can read is ignored, as libpq ignores it.
+/// A file others can read is ignored, as libpq ignores it, and so is one
+/// others could have written.
 pub fn pgpass_lookup(file: &Path, wanted: [&str; 4], notes: &mut Vec<String>) -> Option<String> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(file).ok()?.permissions().mode();
-        if mode & 0o077 != 0 {
-            notes.push(format!(
-                "the password file {} was ignored: group or others can read it (chmod 600 it)",
-                file.display()
-            ));
+    // Only a private file of the user's own (`config::trust`).
+    let text = match crate::config::trust::read_secret_file(file) {
+        Ok(text) => text,
+        Err(refused) if refused.is_missing() => return None,
+        Err(refused) => {
+            notes.push(format!("the password file was ignored: {refused}"));
             return None;
         }
-    }
-    let text = std::fs::read_to_string(file).ok()?;
+    };
     text.lines()
         .filter(|line| !line.trim_start().starts_with('#') && !line.trim().is_empty())
         .find_map(|line| {

@@ -33,9 +33,46 @@ pub struct SqliteStore {
 
 /// Creates `path` readable by its owner only, before SQLite opens it (SQLite
 /// gives its `-wal` and `-shm` files the same mode), and tightens an existing
-/// one; a symlink at its place is refused (`safe_file`).
+/// one once it is seen to be a history ([`is_history`]); a symlink at its
+/// place is refused (`safe_file`).
 fn create_private(path: &Path) -> std::io::Result<()> {
-    crate::safe_file::open_private_append(path).map(drop)
+    crate::safe_file::open_private_append_checked(path, is_history).map(drop)
+}
+
+/// Whether an existing file is a history vantage made: empty (just created),
+/// or an SQLite database whose schema is a history's (a `user_version` set:
+/// one vantage cannot use is named by `schema.rs`) or was never begun
+/// (schema cookie 0). Anything else, a text file or another program's
+/// database, is refused before its mode is touched.
+fn is_history(file: &mut std::fs::File) -> std::io::Result<()> {
+    use std::io::Read;
+    let mut header = Vec::with_capacity(100);
+    file.take(100).read_to_end(&mut header)?;
+    if header.is_empty() {
+        return Ok(());
+    }
+    let not_ours = |what: String| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "it is {what}, not a vantage history; refusing to open it or change its mode \
+                 (check [history] path)"
+            ),
+        )
+    };
+    if header.len() < 100 || !header.starts_with(b"SQLite format 3\0") {
+        return Err(not_ours("not an SQLite database".into()));
+    }
+    let word = |at: usize| {
+        u32::from_be_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
+    };
+    let (schema_cookie, user_version) = (word(40), word(60));
+    if user_version != 0 || schema_cookie == 0 {
+        return Ok(());
+    }
+    Err(not_ours(
+        "an SQLite database with tables and no history schema (user_version 0)".into(),
+    ))
 }
 
 /// Switches the file to WAL unless it is already. That takes an exclusive
@@ -291,4 +328,39 @@ fn prune_in(
         [],
     )?;
     Ok(doomed.len())
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    fn mode(path: &Path) -> u32 {
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn another_programs_database_is_refused_before_its_mode_is_touched() {
+        let dir = tempfile::tempdir().unwrap();
+        let foreign = dir.path().join("places.sqlite");
+        Connection::open(&foreign)
+            .unwrap()
+            .execute_batch("CREATE TABLE moz_places (id INTEGER)")
+            .unwrap();
+        std::fs::set_permissions(&foreign, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let error = SqliteStore::open(&foreign).err().expect("refused");
+        assert!(
+            error.to_string().contains("not a vantage history"),
+            "{error}"
+        );
+        assert_eq!(mode(&foreign), 0o644);
+
+        // A history vantage made opens again, and is tightened.
+        let history = dir.path().join("history.sqlite3");
+        drop(SqliteStore::open(&history).unwrap());
+        std::fs::set_permissions(&history, std::fs::Permissions::from_mode(0o644)).unwrap();
+        drop(SqliteStore::open(&history).unwrap());
+        assert_eq!(mode(&history), 0o600);
+    }
 }

@@ -6,12 +6,17 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::safe_file::Links;
+
 use crate::tui::effect::ErrorInfo;
 use crate::tui::request::Operation;
 use crate::tui::services::Services;
 
 /// Most commands kept.
 pub const HISTORY_LIMIT: usize = 100;
+
+/// The most of the file read: [`HISTORY_LIMIT`] lines of a generous length.
+const MAX_HISTORY_BYTES: u64 = 256 * 1024;
 
 #[derive(Debug, Clone, Default)]
 pub struct History {
@@ -22,8 +27,11 @@ pub struct History {
 impl History {
     /// The history kept in `path` (a missing file is an empty history).
     pub fn load(path: PathBuf) -> Self {
-        let entries = match std::fs::read_to_string(&path) {
-            Ok(text) => text
+        // Read as vantage writes it: a regular file, not through a link,
+        // never blocking on a FIFO, at most [`MAX_HISTORY_BYTES`].
+        let read = crate::safe_file::read_small(&path, MAX_HISTORY_BYTES, Links::Refuse);
+        let entries = match read {
+            Ok(bytes) => String::from_utf8_lossy(&bytes)
                 .lines()
                 .map(str::trim)
                 .filter(|line| !line.is_empty())
