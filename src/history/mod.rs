@@ -84,6 +84,17 @@ pub enum HistoryError {
     /// A reader of the history stopped the read (its own error is kept by it).
     #[error("the read of the history was stopped by its reader")]
     Stopped,
+    /// A snapshot dated ahead of the shared database's clock (beyond
+    /// [`CLOCK_SKEW`]): this host's clock is wrong, and recording it would
+    /// make it the newest snapshot for good and prune the team's older ones.
+    #[error(
+        "this host's clock says {taken_at}, ahead of the history database's clock ({database_now}) by more than {} minutes: nothing recorded; set this host's clock (e.g. timedatectl set-ntp true)",
+        CLOCK_SKEW.whole_minutes()
+    )]
+    ClockAhead {
+        taken_at: time::OffsetDateTime,
+        database_now: time::OffsetDateTime,
+    },
     /// The review log does not match its hash chain (`reviewed log --verify`).
     #[error(
         "{store}: the review log of workspace {workspace} does not match its hash chain at entry {id} ({what}): {cause}"

@@ -243,10 +243,12 @@ async fn history_migrate_dry_run_says_what_it_would_do_on_both_stores() {
                 assert!(!path.exists(), "the dry run created the file");
             }
             HistoryLocation::Database(_) => {
+                let newest = vantage::history::PG_SCHEMA_VERSION;
                 assert!(
-                    dry.stdout
-                        .contains("has schema version 0; migrating takes it to 1")
-                        && dry.stdout.contains("version 1: the tables"),
+                    dry.stdout.contains(&format!(
+                        "has schema version 0; migrating takes it to {newest}"
+                    )) && dry.stdout.contains("version 1: the tables")
+                        && dry.stdout.contains(&format!("version {newest}: ")),
                     "{name}: {}",
                     dry.stdout
                 );

@@ -421,3 +421,38 @@ fn plain_url(url: &str) -> String {
     let (base, _) = url.split_once('?').unwrap_or((url, ""));
     format!("{base}?sslmode=disable")
 }
+
+/// A teammate whose clock runs ahead (issue 33): the shared database's clock
+/// is the team's. A snapshot dated beyond the skew is refused, naming both
+/// clocks; it neither becomes the newest for good nor prunes the team's
+/// older snapshots (retention was measured from it).
+#[test]
+fn a_snapshot_from_a_clock_ahead_of_the_database_is_refused_and_prunes_nothing() {
+    let shared = database_store();
+    let mut store = shared.open();
+    let yesterday = time::OffsetDateTime::now_utc() - time::Duration::days(1);
+    store
+        .record(
+            &capture(yesterday, vec![project("p1", "ledger")], vec![]),
+            Default::default(),
+        )
+        .unwrap();
+    let ahead = capture(
+        time::macros::datetime!(2100-01-01 00:00 UTC),
+        vec![project("p1", "ledger")],
+        vec![],
+    );
+    let refused = store.record(&ahead, Default::default()).unwrap_err();
+    let said = refused.to_string();
+    assert!(
+        matches!(refused, vantage::history::HistoryError::ClockAhead { .. }),
+        "{said}"
+    );
+    assert!(
+        said.contains("2100-01-01") && said.contains("clock"),
+        "{said}"
+    );
+    let kept = store.list("ws_x").unwrap();
+    assert_eq!(kept.len(), 1, "the team's snapshot is kept: {kept:?}");
+    assert!(kept[0].taken_at < time::OffsetDateTime::now_utc());
+}

@@ -16,11 +16,13 @@ use time::OffsetDateTime;
 use super::Step;
 use super::column::column;
 use super::schema::{CHAIN_LOCK, LOCK_CLASS, STATES_LOCK};
+use crate::history::HistoryError;
 use crate::history::chain::{ChainFields, link};
 use crate::history::document::{Document, StoredDocument};
 use crate::history::marks::{Reviewed, reviewed};
 use crate::history::model::{
-    Capture, MemberState, NewMark, ProjectState, ReviewAction, ReviewEntry, SnapshotInfo,
+    CLOCK_SKEW, Capture, MemberState, NewMark, ProjectState, ReviewAction, ReviewEntry,
+    SnapshotInfo,
 };
 use crate::history::read::{from_ms, to_ms};
 use crate::history::store::Retention;
@@ -127,6 +129,25 @@ pub(super) fn record(
     retention: Retention,
 ) -> Step<SnapshotInfo> {
     lock_states(transaction, false)?;
+    // The team's clock is the database's: a teammate whose clock runs ahead
+    // would otherwise record a snapshot that stays "newest" for good and,
+    // retention being measured from it, prune everyone's older ones.
+    let database_now_ms: i64 = column(
+        &transaction.query_one(
+            "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
+            &[],
+        )?,
+        "clock_timestamp()",
+        0,
+    )?;
+    let database_now = from_ms(database_now_ms, "clock_timestamp()")?;
+    if capture.taken_at > database_now + CLOCK_SKEW {
+        return Err(HistoryError::ClockAhead {
+            taken_at: capture.taken_at,
+            database_now,
+        }
+        .into());
+    }
     let insights = store_document(
         transaction,
         &capture.workspace_id,
