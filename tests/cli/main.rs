@@ -25,6 +25,7 @@ mod hostile_stderr;
 mod list_exports;
 mod local_files;
 mod members;
+mod pg_wire;
 mod review_marks;
 mod scans_traffic;
 mod shared_history;

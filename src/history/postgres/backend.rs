@@ -79,7 +79,12 @@ impl Backend for PgStore {
             if !wait {
                 return Ok(WorkspaceLock::Busy);
             }
-            client.execute("SELECT pg_advisory_lock($1)", &[&key])?;
+            // Another snapshot may take minutes: this wait alone has no limit
+            // (the session lock outlives the transaction that took it).
+            let mut waiting = client.transaction()?;
+            waiting.batch_execute("SET LOCAL lock_timeout = 0; SET LOCAL statement_timeout = 0")?;
+            waiting.execute("SELECT pg_advisory_lock($1)", &[&key])?;
+            waiting.commit()?;
             Ok(WorkspaceLock::TakenAfterWaiting)
         })?;
         if outcome != WorkspaceLock::Busy {
