@@ -522,10 +522,19 @@ mod tests {
         assert_eq!(target.shown(), "db.example:6543/vantage");
         assert_eq!(target.tls, TlsMode::VerifyFull);
         assert!(!format!("{target:?}").contains("s3cret"));
+        assert_eq!(redact("postgresql://ada:s3cret@db/x"), "db:5432/x");
+        // The password may hold what ends a part of the URL; a query's '@'
+        // leaves nothing to name.
+        assert_eq!(redact("postgres://ada:pa/s?s@db:6/x?a=1"), "db:6/x");
         assert_eq!(
-            redact("postgresql://ada:s3cret@db/x"),
-            "postgresql://ada:***@db/x"
+            redact("postgres://db/x?password=p@ss"),
+            "a postgres:// URL that cannot be read"
         );
+        assert_eq!(
+            redact("postgres://ada:s3cret"),
+            "a postgres:// URL that cannot be read"
+        );
+        assert_eq!(redact("postgres://[::1]:7/x"), "::1:7/x");
         let bad = PgTarget::parse("postgres://ada:s3cret@db/x?sslmode=sometimes", None)
             .unwrap_err()
             .to_string();
