@@ -34,6 +34,7 @@ use super::retry::{Jitter, RetryBudget, RetryPolicy, parse_retry_after};
 use super::sleeper::Sleeper;
 
 mod failures;
+mod nul;
 
 pub(crate) use failures::SERVICE_UNAVAILABLE;
 use failures::{body_start, error_chain, error_from, is_tls_failure};
@@ -108,6 +109,19 @@ pub struct Answer {
 impl Answer {
     /// The body as `T`; a failure names the JSON path, the status and request id.
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
+        if nul::holds_nul(&self.body) {
+            return Err(ApiError::decode(DecodeError {
+                status: self.status,
+                request_id: self.request_id.clone(),
+                method: self.method.to_string(),
+                path: self.path.clone(),
+                json_path: nul::path_of_nul(&self.body),
+                message: "a string holds U+0000 (NUL), which vantage refuses: no history could \
+                          keep it alike"
+                    .to_owned(),
+                body_start: body_start(&self.body),
+            }));
+        }
         // The fast path first; only a failure pays for tracking the JSON path.
         if let Ok(value) = serde_json::from_slice(&self.body) {
             return Ok(value);
