@@ -20,6 +20,7 @@ mod exporter_polling;
 mod exporter_rules;
 mod history;
 mod history_project_state;
+mod history_wal;
 mod hostile;
 mod hostile_stderr;
 mod list_exports;

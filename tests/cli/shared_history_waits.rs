@@ -46,7 +46,11 @@ async fn a_teammates_table_lock_ends_reviewed_list_with_exit_7() {
     let run = run.expect("reviewed list ends by itself while the table is locked");
     assert_eq!(run.code, 7, "{}", run.stderr);
     assert!(run.stderr.contains("lock_timeout"), "{}", run.stderr);
-    assert!(run.stderr.contains("kept vantage waiting"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("kept vantage waiting"),
+        "{}",
+        run.stderr
+    );
     assert!(
         started.elapsed() < Duration::from_secs(30),
         "{:?}",

@@ -34,8 +34,34 @@ pub struct SqliteStore {
 /// Creates `path` readable by its owner only, before SQLite opens it (SQLite
 /// gives its `-wal` and `-shm` files the same mode), and tightens an existing
 /// one; a symlink at its place is refused (`safe_file`).
+///
+/// An existing file is never opened here: closing a descriptor drops every
+/// POSIX lock this process holds on the file, SQLite's own among them, and an
+/// outside reader that then closes the file finds no other connection and
+/// removes the WAL that this process still writes to (issue 33).
 fn create_private(path: &Path) -> std::io::Result<()> {
-    crate::safe_file::open_private_append(path).map(drop)
+    let metadata = match std::fs::symlink_metadata(path) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return crate::safe_file::open_private_append(path).map(drop);
+        }
+        Err(error) => return Err(error),
+    };
+    if !metadata.file_type().is_file() {
+        return Err(std::io::Error::other(format!(
+            "{} is not a regular file (a link, a directory or a device); refusing to use it",
+            path.display()
+        )));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if metadata.permissions().mode() & 0o777 != 0o600 {
+            // By path: SQLite's NOFOLLOW open refuses a link planted since.
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+        }
+    }
+    Ok(())
 }
 
 /// Switches the file to WAL unless it is already. That takes an exclusive

@@ -36,6 +36,20 @@ pub struct HistoryAccess {
     pub progress: Option<mpsc::UnboundedSender<ClientNotice>>,
 }
 
+/// Opens the anchor (a file's connection for the dashboard's life) once.
+fn hold_open(anchor: &std::sync::Mutex<Option<Store>>, location: &HistoryLocation) {
+    if !matches!(location, HistoryLocation::File(_)) {
+        return;
+    }
+    let mut anchor = anchor
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if anchor.is_none() {
+        // A file that cannot be opened is the request's error to report.
+        *anchor = Store::open_at(location).ok();
+    }
+}
+
 /// The API executor with the history beside it.
 #[derive(Clone)]
 pub struct WithHistory {
@@ -75,6 +89,10 @@ pub struct HistoryDoor {
     /// database's connection is not made again for each); dropped when it
     /// proves unreachable, so the next request connects again.
     kept: Arc<std::sync::Mutex<Option<Store>>>,
+    /// A file's connection held for the dashboard's life and never used:
+    /// while one is open, an outside reader that closes the file leaves the
+    /// WAL the dashboard writes to in place (issue 33).
+    anchor: Arc<std::sync::Mutex<Option<Store>>>,
 }
 
 impl HistoryDoor {
@@ -84,6 +102,7 @@ impl HistoryDoor {
             walking: Arc::default(),
             watcher: Arc::default(),
             kept: Arc::default(),
+            anchor: Arc::default(),
         }
     }
 
@@ -132,7 +151,9 @@ impl HistoryDoor {
     ) -> Result<T, ErrorInfo> {
         let location = self.history.location.clone();
         let kept = self.kept.clone();
+        let anchor = self.anchor.clone();
         let joined = tokio::task::spawn_blocking(move || {
+            hold_open(&anchor, &location);
             let slot = || kept.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             // A request while another holds the kept store opens one of its own.
             let taken = slot().take();
