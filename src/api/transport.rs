@@ -109,15 +109,15 @@ pub struct Answer {
 impl Answer {
     /// The body as `T`; a failure names the JSON path, the status and request id.
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
-        if nul::holds_nul(&self.body) {
+        if let Some(json_path) = nul::id_with_nul(&self.body) {
             return Err(ApiError::decode(DecodeError {
                 status: self.status,
                 request_id: self.request_id.clone(),
                 method: self.method.to_string(),
                 path: self.path.clone(),
-                json_path: nul::path_of_nul(&self.body),
-                message: "a string holds U+0000 (NUL), which vantage refuses: no history could \
-                          keep it alike"
+                json_path,
+                message: "an id holds U+0000 (NUL), which vantage refuses: the shared history \
+                          cannot store it"
                     .to_owned(),
                 body_start: body_start(&self.body),
             }));

@@ -280,3 +280,42 @@ async fn a_password_on_the_command_line_is_warned_about() {
         .await;
     assert!(!quiet.stderr.contains("PGPASSWORD"), "{}", quiet.stderr);
 }
+
+/// A weaker `sslmode` than `verify-full`, set for a host that is not this
+/// machine, is said once on stderr, naming what it gives up.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_weak_sslmode_off_loopback_is_said_once() {
+    let cli = Cli::new("http://127.0.0.1:9", ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    let config = cli.config_file("[history]\n");
+    let run = cli
+        .run(&[
+            "--config",
+            config.to_str().unwrap(),
+            "reviewed",
+            "list",
+            "--history",
+            "postgres://ada@db.invalid:5432/team?sslmode=require&connect_timeout=2",
+        ])
+        .await;
+    assert_ne!(run.code, 0);
+    assert_eq!(
+        run.stderr.matches("sslmode=require").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("not checked"), "{}", run.stderr);
+    let local = cli
+        .run(&[
+            "reviewed",
+            "list",
+            "--history",
+            "postgres://ada@127.0.0.1:9/team?sslmode=disable",
+        ])
+        .await;
+    assert!(
+        !local.stderr.contains("man in the middle"),
+        "{}",
+        local.stderr
+    );
+}

@@ -289,7 +289,8 @@ async fn json_passes_no_item_that_the_typed_walk_refuses() {
 
 /// Issue 33, item 9: a NUL (U+0000) in an id breaks every snapshot into
 /// PostgreSQL, which refuses it, while the file takes it. Every answer with
-/// one is refused where it is decoded, typed or raw, the place named.
+/// one in an id is refused where it is decoded, typed or raw, the place named
+/// (a NUL in a name passes: the stores keep names inside JSON).
 #[tokio::test]
 async fn an_answer_with_a_nul_in_a_string_is_refused_where_it_is_decoded() {
     let service = hostile_service::start(Trick::NulInId).await;

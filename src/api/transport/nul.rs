@@ -1,12 +1,16 @@
-//! A NUL (U+0000) in a string of an answer is refused where the answer is
-//! decoded: PostgreSQL cannot store it in text (a snapshot into the shared
-//! history would fail), and an id, name or note that the file could hold but
-//! the database not would make the two stores disagree. No real service
-//! sends one; refusing it, with where it is, is one rule for every answer.
+//! A NUL (U+0000) in an id of an answer is refused where the answer is
+//! decoded. The history keeps ids as text (PostgreSQL cannot store a NUL in
+//! text: a snapshot into the shared history would fail, while the file took
+//! it), and an id cannot be changed without naming another thing. Other
+//! strings (names, descriptions) keep their NUL: both stores keep them inside
+//! JSON documents, where it is written `\u0000`, and every output escapes it.
+//! No real service sends one; one rule for every answer, typed or raw.
 
-/// Whether the JSON text holds the escape `\u0000` (a raw NUL byte is no
-/// JSON at all, and serde refuses it already).
-pub(super) fn holds_nul(body: &[u8]) -> bool {
+use serde_json::Value;
+
+/// Whether the JSON text holds the escape `\u0000` at all (a raw NUL byte is
+/// no JSON, and serde refuses it already): the cheap test before the walk.
+fn holds_nul(body: &[u8]) -> bool {
     let mut from = 0;
     while let Some(found) = find(&body[from..], b"\\u0000") {
         let at = from + found;
@@ -31,31 +35,35 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
         .position(|window| window == needle)
 }
 
-/// The JSON path (`data[1].id`) of the first string or key with a NUL.
-pub(super) fn path_of_nul(body: &[u8]) -> String {
-    let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) else {
-        return String::new();
-    };
-    find_in(&value, String::new()).unwrap_or_default()
+/// Whether a field of this name holds an id (`id`, `project_id`,
+/// `member_ids`).
+fn names_an_id(key: &str) -> bool {
+    key == "id" || key.ends_with("_id") || key.ends_with("_ids")
 }
 
-fn find_in(value: &serde_json::Value, path: String) -> Option<String> {
+/// The JSON path (`data[1].id`) of the first id that holds a NUL, if any.
+pub(super) fn id_with_nul(body: &[u8]) -> Option<String> {
+    if !holds_nul(body) {
+        return None;
+    }
+    let value = serde_json::from_slice::<Value>(body).ok()?;
+    find_in(&value, String::new(), false)
+}
+
+fn find_in(value: &Value, path: String, in_id: bool) -> Option<String> {
     match value {
-        serde_json::Value::String(text) => text.contains('\0').then_some(path),
-        serde_json::Value::Array(items) => items
+        Value::String(text) => (in_id && text.contains('\0')).then_some(path),
+        Value::Array(items) => items
             .iter()
             .enumerate()
-            .find_map(|(n, item)| find_in(item, format!("{path}[{n}]"))),
-        serde_json::Value::Object(fields) => fields.iter().find_map(|(key, field)| {
+            .find_map(|(n, item)| find_in(item, format!("{path}[{n}]"), in_id)),
+        Value::Object(fields) => fields.iter().find_map(|(key, field)| {
             let here = if path.is_empty() {
                 key.clone()
             } else {
                 format!("{path}.{key}")
             };
-            if key.contains('\0') {
-                return Some(here);
-            }
-            find_in(field, here)
+            find_in(field, here, names_an_id(key))
         }),
         _ => None,
     }
@@ -66,14 +74,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_the_escape_itself_counts() {
+    fn only_an_id_with_the_escape_itself_counts() {
         assert!(holds_nul(br#"{"id":"a\u0000b"}"#));
         assert!(holds_nul(br#"{"id":"\\\u0000"}"#));
         assert!(!holds_nul(br#"{"id":"a\\u0000b"}"#));
         assert_eq!(
-            path_of_nul(br#"{"data":[{"id":"x"},{"id":"a\u0000"}]}"#),
-            "data[1].id"
+            id_with_nul(br#"{"data":[{"id":"x"},{"id":"a\u0000"}]}"#).as_deref(),
+            Some("data[1].id")
         );
-        assert_eq!(path_of_nul(br#"{"a\u0000":1}"#), "a\u{0}");
+        assert_eq!(
+            id_with_nul(br#"{"member_ids":["a","b\u0000"]}"#).as_deref(),
+            Some("member_ids[1]")
+        );
+        assert_eq!(id_with_nul(br#"{"name":"null\u0000"}"#), None);
+        assert_eq!(id_with_nul(br#"{"id":"a\\u0000"}"#), None);
     }
 }

@@ -48,7 +48,7 @@ pub fn run(to: &str, global: &GlobalArgs) -> Result<(), CliError> {
     let source = Store::open_at(&HistoryLocation::File(config.file()))?;
     let target =
         PgTarget::parse(to, config.password_command.clone())?.with_limits(config.session_limits());
-    let mut target = Store::open_at(&HistoryLocation::Database(target))?;
+    let mut target = super::open_store(&HistoryLocation::Database(target))?;
     let workspaces = source.workspaces()?;
     if workspaces.is_empty() {
         crate::stderr::line(format_args!(

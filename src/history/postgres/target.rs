@@ -108,6 +108,8 @@ pub struct PgTarget {
     pub root_cert: Option<PathBuf>,
     /// `sslnegotiation=direct`: TLS at once, without the SSLRequest.
     direct_tls: bool,
+    /// What a weak `sslmode` off loopback gives up (`tls_warning_once`).
+    weak_tls: Option<String>,
     /// The methods the server may ask for (`require_auth`).
     pub require_auth: RequireAuth,
     pub limits: SessionLimits,
@@ -296,33 +298,37 @@ impl PgTarget {
         }
         let tls = match tls {
             Some(TlsMode::Require) if root_cert.is_some() => TlsMode::VerifyCa,
-            Some(chosen) => {
-                if !local
-                    && let Some(weakness) = chosen.weakness()
-                    && first_time(&format!("{shown} {}", chosen.name()))
-                {
-                    tracing::warn!(
-                        "sslmode={} for the history database {shown}: {weakness}, so a man in \
-                         the middle can read or change the history (sslmode=verify-full checks \
-                         the server)",
-                        chosen.name()
-                    );
-                }
-                chosen
-            }
+            Some(chosen) => chosen,
             None if local => TlsMode::Prefer,
             None => TlsMode::VerifyFull,
         };
+        // A weaker mode than verify-full, chosen for a host off this machine.
+        let weak_tls = (!local).then(|| tls.weakness()).flatten().map(|weakness| {
+            format!(
+                "sslmode={} for the history database {shown}: {weakness}, so a man in the \
+                     middle can read or change the history (sslmode=verify-full checks the server)",
+                tls.name()
+            )
+        });
         Ok(Self {
             url,
             tls,
             root_cert,
             direct_tls,
+            weak_tls,
             require_auth,
             limits: SessionLimits::default(),
             password_command,
             shown,
         })
+    }
+
+    /// The warning for a weak `sslmode` the user chose for a host off this
+    /// machine: the first time this process asks about this database, then
+    /// `None` (said once: on stderr by the commands, in the dashboard's log).
+    pub fn tls_warning_once(&self) -> Option<String> {
+        let warning = self.weak_tls.as_ref()?;
+        first_time(warning).then(|| warning.clone())
     }
 
     /// The same database with these time limits for each session.
