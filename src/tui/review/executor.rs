@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use super::request::{ChangeSet, HISTORY_AWAY};
+use super::request::{ChangeSet, HISTORY_AWAY, HISTORY_WAITING};
 use crate::history::walk::{self, WalkEvent, WalkOptions, WalkPlan};
 use crate::history::{
     HistoryConfig, HistoryError, HistoryLocation, SnapshotInfo, SnapshotRef, Store, WorkspaceLock,
@@ -137,7 +137,9 @@ impl HistoryDoor {
     /// [`HISTORY_AWAY`], so the App says so and retries.
     fn history_failure(services: &Services, error: &HistoryError) -> ErrorInfo {
         let mut info = Self::failure(services, error);
-        if error.is_unreachable() {
+        if matches!(error, HistoryError::Waiting { .. }) {
+            info.kind = Some(HISTORY_WAITING.to_owned());
+        } else if error.is_unreachable() {
             info.kind = Some(HISTORY_AWAY.to_owned());
         }
         info
