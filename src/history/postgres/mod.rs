@@ -7,6 +7,7 @@
 mod auth;
 mod backend;
 mod column;
+mod pgpass;
 mod read;
 mod schema;
 mod target;
@@ -22,10 +23,10 @@ use super::HistoryError;
 use super::store::HistoryLocation;
 
 pub use auth::{AuthMethod, RequireAuth};
+pub use pgpass::pgpass_lookup;
 pub use schema::VERSION as PG_SCHEMA_VERSION;
 pub use target::{
-    PgTarget, SessionLimits, TlsMode, is_database_url, password_on_command_line, pgpass_lookup,
-    redact,
+    PgTarget, SessionLimits, TlsMode, is_database_url, password_on_command_line, redact,
 };
 
 /// What a step on the database can fail with: the driver, or the history's own.
