@@ -47,9 +47,16 @@ fn create_private(path: &Path) -> std::io::Result<()> {
         }
         Err(error) => return Err(error),
     };
+    if metadata.file_type().is_symlink() {
+        return Err(std::io::Error::other(format!(
+            "{} is a symbolic link; vantage does not write through a link it did not create \
+             (remove it, or point the setting at the real file)",
+            path.display()
+        )));
+    }
     if !metadata.file_type().is_file() {
         return Err(std::io::Error::other(format!(
-            "{} is not a regular file (a link, a directory or a device); refusing to use it",
+            "{} is not a regular file; refusing to write to it",
             path.display()
         )));
     }
