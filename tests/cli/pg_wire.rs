@@ -204,8 +204,12 @@ async fn a_malformed_url_never_shows_its_password() {
             "Xsecret",
         ),
         (
-            "postgres://review:pa?ss@db.example:5432/team?connect_timeout=abc",
-            "pa?ss",
+            "postgres://review:pa?SecretTail@db.example:5432/team?connect_timeout=abc",
+            "SecretTail",
+        ),
+        (
+            "postgres://review@db.example:5432/team?password=pa&AmpTail&sslmode=require",
+            "AmpTail",
         ),
         ("postgres:/review:pwsecret@db.example/team", "pwsecret"),
     ];

@@ -21,6 +21,28 @@ use crate::history::HistoryError;
 /// How long `history_password_command` may run.
 pub const PASSWORD_COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The URL options the driver reads (libpq's names); vantage reads
+/// `sslmode`, `sslrootcert`, `sslnegotiation` and `require_auth` itself.
+const DRIVER_OPTIONS: &[&str] = &[
+    "user",
+    "password",
+    "dbname",
+    "options",
+    "application_name",
+    "host",
+    "hostaddr",
+    "port",
+    "connect_timeout",
+    "tcp_user_timeout",
+    "keepalives",
+    "keepalives_idle",
+    "keepalives_interval",
+    "keepalives_retries",
+    "target_session_attrs",
+    "channel_binding",
+    "load_balance_hosts",
+];
+
 /// How long connecting may take before the store counts as unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -266,6 +288,14 @@ impl PgTarget {
                     }
                 }
                 "require_auth" => require_auth = RequireAuth::parse(&value)?,
+                // Not named: after a '?' inside a password, the "option" is the
+                // rest of the password.
+                other if !DRIVER_OPTIONS.contains(&other) => {
+                    return Err(cannot_read(
+                        &"an option in it is not one libpq knows (not named here: it may be \
+                          part of the password; percent-encode a '?', '/' or '@' in a password)",
+                    ));
+                }
                 _ => {
                     kept.append_pair(&key, &value);
                 }
