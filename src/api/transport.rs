@@ -109,7 +109,11 @@ pub struct Answer {
 impl Answer {
     /// The body as `T`; a failure names the JSON path, the status and request id.
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
-        if let Some(json_path) = nul::id_with_nul(&self.body) {
+        // An error envelope is shown, never stored: its ids keep their NUL
+        // (escaped on output).
+        if (200..300).contains(&self.status)
+            && let Some(json_path) = nul::id_with_nul(&self.body)
+        {
             return Err(ApiError::decode(DecodeError {
                 status: self.status,
                 request_id: self.request_id.clone(),
