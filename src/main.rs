@@ -180,6 +180,13 @@ fn run(cli: Cli) -> Result<()> {
         print!("{text}");
         return Ok(());
     }
+    // Said before the dashboard takes the terminal.
+    if let Some(url) = &cli.global.history
+        && let Some(warning) =
+            vantage::history::postgres::password_on_command_line("--history", url)
+    {
+        vantage::stderr::line(warning);
+    }
     match cli.command {
         None => dashboard(&cli.global, cli.refresh),
         Some(Command::Demo(args)) => demo(&cli.global, args, cli.refresh),

@@ -34,6 +34,7 @@ use super::retry::{Jitter, RetryBudget, RetryPolicy, parse_retry_after};
 use super::sleeper::Sleeper;
 
 mod failures;
+mod nul;
 
 pub(crate) use failures::SERVICE_UNAVAILABLE;
 use failures::{body_start, error_chain, error_from, is_tls_failure};
@@ -118,6 +119,23 @@ pub struct Answer {
 impl Answer {
     /// The body as `T`; a failure names the JSON path, the status and request id.
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
+        // An error envelope is shown, never stored: its ids keep their NUL
+        // (escaped on output).
+        if (200..300).contains(&self.status)
+            && let Some(json_path) = nul::id_with_nul(&self.body)
+        {
+            return Err(ApiError::decode(DecodeError {
+                status: self.status,
+                request_id: self.request_id.clone(),
+                method: self.method.to_string(),
+                path: self.path.clone(),
+                json_path,
+                message: "an id holds U+0000 (NUL), which vantage refuses: the shared history \
+                          cannot store it"
+                    .to_owned(),
+                body_start: body_start(&self.body),
+            }));
+        }
         // The fast path first; only a failure pays for tracking the JSON path.
         if let Ok(value) = serde_json::from_slice(&self.body) {
             return Ok(value);

@@ -10,6 +10,8 @@
 //! snapshot_max_age = "off"             # or "12h", "30m", "2d"; "off": no background snapshot
 //! rate_window_secs = 60                # the rate limit's window, for the time estimate
 //! reviewer = "ada"                     # who marks projects reviewed (default: the user name)
+//! statement_timeout_secs = 30          # shared database: one statement at most this long (0: no limit)
+//! lock_timeout_secs = 10               # shared database: one wait for a lock at most this long (0: no limit)
 //! ```
 
 use std::path::PathBuf;
@@ -30,6 +32,11 @@ pub struct HistoryConfig {
     pub rate_window_secs: u64,
     /// Who marks projects reviewed; `None`: the user name.
     pub reviewer: Option<String>,
+    /// The shared database: how long one statement may run (0: no limit).
+    pub statement_timeout_secs: u64,
+    /// The shared database: how long one wait for a lock may last (0: no
+    /// limit); a teammate's `LOCK TABLE` then ends a command (exit 7).
+    pub lock_timeout_secs: u64,
     /// Where the history is, when not the file: `--history`, else
     /// `VANTAGE_HISTORY_URL`, else the context's `history_url`.
     #[serde(skip)]
@@ -55,6 +62,8 @@ impl Default for HistoryConfig {
             snapshot_max_age: None,
             rate_window_secs: 60,
             reviewer: None,
+            statement_timeout_secs: 30,
+            lock_timeout_secs: 10,
             url: None,
             password_command: None,
         }
@@ -120,6 +129,7 @@ impl HistoryConfig {
         };
         if super::postgres::is_database_url(url) {
             return super::PgTarget::parse(url, self.password_command.clone())
+                .map(|target| target.with_limits(self.session_limits()))
                 .map(super::HistoryLocation::Database);
         }
         if let Some(path) = url.strip_prefix("file:") {
@@ -132,6 +142,14 @@ impl HistoryConfig {
             )));
         }
         Ok(super::HistoryLocation::File(PathBuf::from(url)))
+    }
+
+    /// The shared database's time limits for each session.
+    pub fn session_limits(&self) -> super::postgres::SessionLimits {
+        super::postgres::SessionLimits {
+            statement: std::time::Duration::from_secs(self.statement_timeout_secs),
+            lock: std::time::Duration::from_secs(self.lock_timeout_secs),
+        }
     }
 
     /// Who a mark is by: `reviewer`, else the user's login name (`$USER`,

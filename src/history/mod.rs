@@ -71,6 +71,11 @@ pub enum HistoryError {
     /// lost): commands exit with their own code, the dashboard retries.
     #[error("cannot reach {store}: {cause}")]
     Unreachable { store: String, cause: String },
+    /// The shared database did not answer in time: a statement or a wait for
+    /// a lock ran past `statement_timeout_secs` / `lock_timeout_secs` (a
+    /// teammate's `LOCK TABLE`): worth retrying later, as `Unreachable`.
+    #[error("{store} kept vantage waiting: {cause}")]
+    Waiting { store: String, cause: String },
     /// The shared database answered with an error, or holds what this
     /// vantage cannot read (`damaged: table.column ...`).
     #[error("{store}: {cause}")]
@@ -110,9 +115,10 @@ pub enum HistoryError {
 }
 
 impl HistoryError {
-    /// Whether the store could not be reached (rather than refused a request).
+    /// Whether the store could not be reached, or did not answer in time
+    /// (rather than refused a request): worth retrying later.
     pub fn is_unreachable(&self) -> bool {
-        matches!(self, Self::Unreachable { .. })
+        matches!(self, Self::Unreachable { .. } | Self::Waiting { .. })
     }
 }
 

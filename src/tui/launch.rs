@@ -136,9 +136,14 @@ pub async fn run_configured(session: Session, refresh: Option<u64>) -> Result<Ex
     )
     .map_err(LaunchError::History)?;
     // A history URL that cannot be used is said before the terminal is taken.
-    history
+    let location = history
         .location()
         .map_err(|error| LaunchError::History(error.to_string()))?;
+    if let crate::history::HistoryLocation::Database(target) = &location
+        && let Some(warning) = target.tls_warning_once()
+    {
+        tracing::warn!("{warning}");
+    }
     let views = SavedViews {
         path: session.config.path.clone(),
         by_context: session.config.file.views.clone(),

@@ -264,7 +264,7 @@ async fn a_database_that_is_away_is_named_without_its_password() {
     assert!(!bad.stderr.contains("s3cret"), "{}", bad.stderr);
 }
 
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+pub(crate) fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let path = entry.path();

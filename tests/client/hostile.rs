@@ -286,3 +286,29 @@ async fn json_passes_no_item_that_the_typed_walk_refuses() {
         );
     }
 }
+
+/// Issue 33, item 9: a NUL (U+0000) in an id breaks every snapshot into
+/// PostgreSQL, which refuses it, while the file takes it. Every answer with
+/// one in an id is refused where it is decoded, typed or raw, the place named
+/// (a NUL in a name passes: the stores keep names inside JSON).
+#[tokio::test]
+async fn an_answer_with_a_nul_in_a_string_is_refused_where_it_is_decoded() {
+    let service = hostile_service::start(Trick::NulInId).await;
+    let harness = harness(&service.base_url);
+    let typed = walk_inventory(&harness).await.unwrap_err();
+    let raw: Vec<Result<_, ApiError>> = harness
+        .client
+        .inventory_raw_stream("ws_1", hundred())
+        .collect()
+        .await;
+    let Some(Err(raw)) = raw.last() else {
+        panic!("the raw walk passed the NUL");
+    };
+    for error in [&typed, raw] {
+        let ApiError::Decode(decode) = error else {
+            panic!("not a decode error: {error}");
+        };
+        assert_eq!(decode.json_path, "data[1].id", "{error}");
+        assert!(error.to_string().contains("U+0000"), "{error}");
+    }
+}

@@ -47,6 +47,8 @@ pub enum Trick {
     ItemWithoutId,
     /// The inventory's items hold `1e400`, beyond what a number can be.
     NumberTooLarge,
+    /// The inventory's second item has an id with a NUL (`\u0000`) in it.
+    NulInId,
     /// `GET /publish/{deployment}` answers this status, forever.
     Deployment(&'static str),
     /// Insights counts projects and members beyond any real workspace (and
@@ -299,6 +301,11 @@ fn list(trick: &Trick, inventory: bool, cursor: Option<String>) -> Response {
                 .to_string()
                 .replacen("\"edit_count\":1", "\"edit_count\":1e400", 2);
             json_text(&page)
+        }
+        Trick::NulInId if inventory => {
+            let mut nul = item(1);
+            nul["id"] = json!("prj_\u{0}1");
+            json_response(200, &list_page(inventory, vec![item(0), nul], None))
         }
         Trick::PaddedBody(bytes) if inventory => padded(*bytes),
         _ => json_response(200, &list_page(inventory, (1..=3).map(one).collect(), None)),

@@ -515,6 +515,75 @@ mod with_a_shared_history {
         server.stop().await;
     }
 
+    /// Issue 33, item 8: a teammate's `LOCK TABLE review` no longer holds a
+    /// mark silently for ever. It ends after `lock_timeout`, its answer says it
+    /// was kept waiting (not "away"), and the dashboard says so: the mark not
+    /// made, the status line "waiting on a lock", retrying.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_teammates_lock_ends_a_mark_and_the_dashboard_says_it_waited() {
+        use vantage::history::postgres::SessionLimits;
+        use vantage::tui::review::request::HISTORY_WAITING;
+
+        use crate::review_marks::{inventory_and_version_check, version};
+
+        let (server, clock) = roomy_server().await;
+        let client = client(&server);
+        let url = fresh_database();
+        let limits = SessionLimits {
+            statement: std::time::Duration::from_secs(30),
+            lock: std::time::Duration::from_secs(1),
+        };
+        let limited =
+            HistoryLocation::Database(PgTarget::parse(&url, None).unwrap().with_limits(limits));
+        let bob = executor(&client, &clock, limited, reviewer("bob"));
+        run_on(&bob, ListMarks).await.expect("the schema in place");
+        let (locked_tx, locked_rx) = std::sync::mpsc::channel();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let teammate_url = url.clone();
+        let teammate = std::thread::spawn(move || {
+            let mut client = ::postgres::Client::connect(&teammate_url, ::postgres::NoTls).unwrap();
+            let mut transaction = client.transaction().unwrap();
+            transaction
+                .batch_execute("LOCK TABLE review IN ACCESS EXCLUSIVE MODE")
+                .unwrap();
+            locked_tx.send(()).unwrap();
+            let _ = release_rx.recv();
+            transaction.rollback().unwrap();
+        });
+        locked_rx.recv().unwrap();
+        let mark = MarkReviewed {
+            projects: vec![("prj_a".into(), None)],
+            note: None,
+        };
+        // A bound for a mark that waits for ever, far beyond the lock timeout.
+        let answer =
+            tokio::time::timeout(std::time::Duration::from_secs(60), run_on(&bob, mark)).await;
+        release_tx.send(()).unwrap();
+        teammate.join().unwrap();
+        let error = answer
+            .expect("the mark ends by itself while the table is locked")
+            .expect_err("kept waiting");
+        assert_eq!(error.kind.as_deref(), Some(HISTORY_WAITING), "{error:?}");
+        assert!(error.summary.contains("lock_timeout"), "{}", error.summary);
+
+        // The dashboard, given that answer to its mark, says it waited.
+        let (mut app, token) = inventory_and_version_check(vec![bobs_mark()]);
+        app.handle(version(token, 1), NOW);
+        app.handle(key('m'), NOW);
+        let effects = app.handle(special(KeyCode::Enter), NOW);
+        let written = first_in(&effects, REVIEW_MARK).expect("a mark goes out");
+        let mut failed = error.clone();
+        failed.at = NOW;
+        app.handle(written.fail(failed), NOW);
+        let text = screen(&app, 200, 35);
+        assert!(
+            text.contains("NOT marked: the review history kept the mark waiting on a lock"),
+            "{text}"
+        );
+        assert!(text.contains("history waiting on a lock"), "{text}");
+        server.stop().await;
+    }
+
     /// A shared history out of reach (nothing listens on its port): the
     /// dashboard still starts (live, saying so), and the executor's errors
     /// say "away", so a mark is refused out loud and the App retries.

@@ -37,6 +37,11 @@ const KEEP_ALL: Retention = Retention {
 };
 
 pub fn run(to: &str, global: &GlobalArgs) -> Result<(), CliError> {
+    if let Some(warning) =
+        crate::history::postgres::password_on_command_line("history copy --to", to)
+    {
+        crate::stderr::line(warning);
+    }
     let loaded = LoadedConfig::load(global.config.as_deref()).map_err(SessionError::from)?;
     let context = loaded
         .select_context(global.context_name().map_err(SessionError::from)?, |name| {
@@ -46,8 +51,9 @@ pub fn run(to: &str, global: &GlobalArgs) -> Result<(), CliError> {
     let config = history_config(&loaded, &context, global)?;
     // From the local file, whatever `history_url` says: that is what moves.
     let source = Store::open_at(&HistoryLocation::File(config.file()))?;
-    let target = PgTarget::parse(to, config.password_command.clone())?;
-    let mut target = Store::open_at(&HistoryLocation::Database(target))?;
+    let target =
+        PgTarget::parse(to, config.password_command.clone())?.with_limits(config.session_limits());
+    let mut target = super::open_store(&HistoryLocation::Database(target))?;
     let workspaces = source.workspaces()?;
     if workspaces.is_empty() {
         crate::stderr::line(format_args!(

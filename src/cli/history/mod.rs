@@ -12,7 +12,7 @@ mod snapshot;
 pub use args::HistoryCommand;
 
 use crate::config::{Context, LoadedConfig, SettingsError};
-use crate::history::{HistoryConfig, Store};
+use crate::history::{HistoryConfig, HistoryError, HistoryLocation, Store};
 
 use super::exit::CliError;
 use super::workspaces::resolve_workspace;
@@ -67,6 +67,17 @@ fn history_config(
     })
 }
 
+/// Opens the history; a weak `sslmode` chosen for a remote database is said
+/// on stderr first.
+fn open_store(location: &HistoryLocation) -> Result<Store, HistoryError> {
+    if let HistoryLocation::Database(target) = location
+        && let Some(warning) = target.tls_warning_once()
+    {
+        crate::stderr::line(format_args!("warning: {warning}"));
+    }
+    Store::open_at(location)
+}
+
 /// What the offline commands need: the workspace and its history.
 struct Local {
     workspace: String,
@@ -83,7 +94,7 @@ impl Local {
         let unconfigured = match Session::local_workspace(global) {
             Ok((loaded, context, workspace)) => {
                 let config = history_config(&loaded, &context, global)?;
-                let store = Store::open_at(&config.location()?)?;
+                let store = open_store(&config.location()?)?;
                 return Ok(Self {
                     workspace,
                     config,
@@ -100,7 +111,7 @@ impl Local {
             })
             .map_err(SessionError::from)?;
         let config = history_config(&loaded, &context, global)?;
-        let store = Store::open_at(&config.location()?)?;
+        let store = open_store(&config.location()?)?;
         // A key that reaches workspaces decides, as for `inventory`.
         if let Ok(session) = Session::connect(global) {
             match resolve_workspace(&session).await {

@@ -150,7 +150,7 @@ async fn take(args: &SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError> 
     let config = history_config(&session.config, &session.context, global)?;
     // Open the history before walking: one that cannot be written fails
     // before any request is spent.
-    let mut store = Store::open_at(&config.location()?)?;
+    let mut store = super::open_store(&config.location()?)?;
     // Two snapshots of one workspace never interleave: the second waits for
     // the first (and then walks after it), or skips.
     if store.lock_workspace(&workspace, LockWait::No)? == WorkspaceLock::Busy {

@@ -82,25 +82,30 @@ impl Backend for PgStore {
             }
             let limit = match wait {
                 LockWait::No => return Ok(WorkspaceLock::Busy),
+                // lock_timeout 0 is no timeout.
                 LockWait::Forever => std::time::Duration::ZERO,
-                // lock_timeout 0 is no timeout: the shortest one is 1 ms.
+                // The shortest timeout there is: 1 ms.
                 LockWait::UpTo(limit) => limit.max(std::time::Duration::from_millis(1)),
             };
-            // lock_timeout bounds the wait for an advisory lock too; it is an
-            // integer of milliseconds.
+            // Another snapshot may take minutes: this one wait is bounded by
+            // the caller's limit alone, never by the session's own
+            // statement_timeout and lock_timeout, which SET LOCAL leaves as
+            // they were (the session lock outlives the transaction that took
+            // it). lock_timeout is an integer of milliseconds.
             let millis = limit.as_millis().min(i32::MAX as u128);
-            client.batch_execute(&format!("SET lock_timeout = {millis}"))?;
-            let waited = client.execute("SELECT pg_advisory_lock($1)", &[&key]);
-            let reset = client.batch_execute("RESET lock_timeout");
-            match waited {
+            let mut waiting = client.transaction()?;
+            waiting.batch_execute(&format!(
+                "SET LOCAL lock_timeout = {millis}; SET LOCAL statement_timeout = 0"
+            ))?;
+            match waiting.execute("SELECT pg_advisory_lock($1)", &[&key]) {
                 Ok(_) => {
-                    reset?;
+                    waiting.commit()?;
                     Ok(WorkspaceLock::TakenAfterWaiting)
                 }
+                // The transaction is rolled back as it is dropped.
                 Err(error)
                     if error.code() == Some(&postgres::error::SqlState::LOCK_NOT_AVAILABLE) =>
                 {
-                    reset?;
                     Ok(WorkspaceLock::TimedOut)
                 }
                 Err(error) => Err(error.into()),

@@ -4,11 +4,14 @@
 //! rustls; it runs its own small runtime, so a call made from inside tokio is
 //! run on a scoped thread of its own (a runtime cannot block inside another).
 
+mod auth;
 mod backend;
 mod column;
+mod pgpass;
 mod read;
 mod schema;
 mod target;
+mod tls;
 mod write;
 
 use std::collections::HashSet;
@@ -19,8 +22,12 @@ use postgres::Client;
 use super::HistoryError;
 use super::store::HistoryLocation;
 
+pub use auth::{AuthMethod, RequireAuth};
+pub use pgpass::pgpass_lookup;
 pub use schema::{STEPS as PG_SCHEMA_STEPS, VERSION as PG_SCHEMA_VERSION};
-pub use target::{PgTarget, TlsMode, is_database_url, pgpass_lookup, redact};
+pub use target::{
+    PgTarget, SessionLimits, TlsMode, is_database_url, password_on_command_line, redact,
+};
 
 /// What a step on the database can fail with: the driver, or the history's own.
 pub(super) enum Failure {
@@ -96,7 +103,7 @@ impl PgStore {
             locks: HashSet::new(),
         };
         let (config, _notes) = target.config()?;
-        let tls = target.tls_connector()?;
+        let tls = target.connector()?;
         let mut client =
             off_runtime(|| config.connect(tls)).map_err(|error| store.failure(error))?;
         let found =
@@ -116,7 +123,7 @@ impl PgStore {
                 None => cached.insert(self.target.config()?).clone(),
             }
         };
-        let tls = self.target.tls_connector()?;
+        let tls = self.target.connector()?;
         let mut client = off_runtime(|| config.connect(tls)).map_err(|error| {
             let mut failure = self.failure(error);
             // A password file that was ignored is why a password is missing.
@@ -218,7 +225,30 @@ impl PgStore {
             }
             source = inner.source();
         }
+        // vantage itself ended it: the server asked for a method not allowed.
+        if let Some(refused) = auth::refused_in(&error) {
+            return HistoryError::Database {
+                store,
+                cause: crate::text::escape_invisible(&refused).into_owned(),
+            };
+        }
         let cause = crate::text::escape_invisible(&said).into_owned();
+        // 55P03: lock_timeout; 57014: statement_timeout (or a cancel).
+        if let Some(db) = error.as_db_error()
+            && ["55P03", "57014"].contains(&db.code().code())
+        {
+            let limits = self.target.limits;
+            return HistoryError::Waiting {
+                store,
+                cause: format!(
+                    "{cause} (lock_timeout {} s, statement_timeout {} s: another session holds a \
+                     lock on the history, or a statement ran too long; [history] \
+                     lock_timeout_secs and statement_timeout_secs set them)",
+                    limits.lock.as_secs(),
+                    limits.statement.as_secs()
+                ),
+            };
+        }
         let unreachable = match error.as_db_error() {
             // 08: connection exception; 57P: the server shutting down.
             Some(db) => {

@@ -35,22 +35,53 @@ pub struct SqliteStore {
 /// gives its `-wal` and `-shm` files the same mode), and tightens an existing
 /// one once it is seen to be a history ([`is_history`]); a symlink at its
 /// place is refused (`safe_file`).
+///
+/// An existing file is never opened here outside SQLite: closing a descriptor drops every
+/// POSIX lock this process holds on the file, SQLite's own among them, and an
+/// outside reader that then closes the file finds no other connection and
+/// removes the WAL that this process still writes to (issue 33).
 fn create_private(path: &Path) -> std::io::Result<()> {
-    crate::safe_file::open_private_append_checked(path, is_history).map(drop)
+    let metadata = match std::fs::symlink_metadata(path) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return crate::safe_file::open_private_append(path).map(drop);
+        }
+        Err(error) => return Err(error),
+    };
+    if metadata.file_type().is_symlink() {
+        return Err(std::io::Error::other(format!(
+            "{} is a symbolic link; vantage does not write through a link it did not create \
+             (remove it, or point the setting at the real file)",
+            path.display()
+        )));
+    }
+    if !metadata.file_type().is_file() {
+        return Err(std::io::Error::other(format!(
+            "{} is not a regular file; refusing to write to it",
+            path.display()
+        )));
+    }
+    is_history(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if metadata.permissions().mode() & 0o777 != 0o600 {
+            // By path: SQLite's NOFOLLOW open refuses a link planted since.
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+        }
+    }
+    Ok(())
 }
 
 /// Whether an existing file is a history vantage made: empty (just created),
 /// or an SQLite database whose schema is a history's (a `user_version` set:
 /// one vantage cannot use is named by `schema.rs`) or was never begun
 /// (schema cookie 0). Anything else, a text file or another program's
-/// database, is refused before its mode is touched.
-fn is_history(file: &mut std::fs::File) -> std::io::Result<()> {
-    use std::io::Read;
-    let mut header = Vec::with_capacity(100);
-    file.take(100).read_to_end(&mut header)?;
-    if header.is_empty() {
-        return Ok(());
-    }
+/// database, is refused before its mode is touched or a table is written.
+/// Read through SQLite itself, read-only: SQLite keeps a closed descriptor
+/// open while another connection of this process holds locks on the file.
+fn is_history(path: &Path) -> std::io::Result<()> {
+    use rusqlite::OpenFlags;
     let not_ours = |what: String| {
         std::io::Error::new(
             std::io::ErrorKind::InvalidData,
@@ -60,13 +91,19 @@ fn is_history(file: &mut std::fs::File) -> std::io::Result<()> {
             ),
         )
     };
-    if header.len() < 100 || !header.starts_with(b"SQLite format 3\0") {
-        return Err(not_ours("not an SQLite database".into()));
-    }
-    let word = |at: usize| {
-        u32::from_be_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
+    let not_a_database = |_| not_ours("not an SQLite database".into());
+    let connection = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NOFOLLOW
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(not_a_database)?;
+    let pragma = |name: &str| {
+        connection.query_row(&format!("PRAGMA {name}"), [], |row| row.get::<_, i64>(0))
     };
-    let (schema_cookie, user_version) = (word(40), word(60));
+    let schema_cookie = pragma("schema_version").map_err(not_a_database)?;
+    let user_version = pragma("user_version").map_err(not_a_database)?;
     if user_version != 0 || schema_cookie == 0 {
         return Ok(());
     }

@@ -13,7 +13,7 @@ use crate::text::fit;
 use crate::tui::effect::{Cx, ErrorInfo, Slot};
 use crate::tui::nav::Tab;
 use crate::tui::review::ops::DataVersion;
-use crate::tui::review::request::HISTORY_AWAY;
+use crate::tui::review::request::{HISTORY_AWAY, HISTORY_WAITING};
 use crate::tui::screens::changes;
 
 /// The first wait before trying the history again, doubled each failed try.
@@ -28,6 +28,8 @@ pub struct Away {
     pub reason: String,
     /// Tries that failed since it went away.
     pub tries: u32,
+    /// It answered, but kept vantage waiting past a time limit (a lock).
+    pub waiting: bool,
     pub retry_at: OffsetDateTime,
 }
 
@@ -59,6 +61,7 @@ impl App {
             since: now,
             reason,
             tries: 0,
+            waiting: false,
             retry_at: now + backoff(0),
         });
     }
@@ -71,13 +74,17 @@ impl App {
             return;
         }
         match failure {
-            Some(error) if error.kind.as_deref() == Some(HISTORY_AWAY) => {
+            Some(error)
+                if matches!(error.kind.as_deref(), Some(HISTORY_AWAY | HISTORY_WAITING)) =>
+            {
                 let away = self.history.away.get_or_insert_with(|| Away {
                     since: error.at,
                     reason: String::new(),
                     tries: 0,
+                    waiting: false,
                     retry_at: error.at,
                 });
+                away.waiting = error.kind.as_deref() == Some(HISTORY_WAITING);
                 away.reason.clone_from(&error.summary);
                 away.retry_at = error.at + backoff(away.tries);
                 away.tries += 1;
@@ -119,24 +126,31 @@ impl App {
 
     /// Refuses a mark while the history is away; true when refused.
     pub(super) fn refuse_mark_while_away(&self, cx: &mut Cx) -> bool {
-        if self.history.away.is_none() {
+        let Some(away) = &self.history.away else {
             return false;
-        }
-        cx.notify(
-            "not marked: the review history is unreachable (retrying); try again later".into(),
-        );
+        };
+        cx.notify(if away.waiting {
+            "not marked: the review history keeps vantage waiting on a lock (retrying); try again later"
+                .into()
+        } else {
+            "not marked: the review history is unreachable (retrying); try again later".into()
+        });
         true
     }
 
     /// What the status line says first while away: the words that matter
     /// (no marks, live data only) fit 80 columns beside the rate and the age.
     pub(super) fn away_head(&self) -> Vec<Span<'static>> {
-        if self.history.away.is_none() {
+        let Some(away) = &self.history.away else {
             return Vec::new();
-        }
+        };
         vec![
             Span::styled(
-                "history unreachable: marks off, live data only",
+                if away.waiting {
+                    "history waiting on a lock: marks off, live data only"
+                } else {
+                    "history unreachable: marks off, live data only"
+                },
                 self.theme.warn,
             ),
             Span::styled(" · ", self.theme.dim),

@@ -19,7 +19,7 @@ use crate::tui::effect::{Cx, ErrorInfo};
 use crate::tui::keymap::key_of;
 use crate::tui::nav::Tab;
 use crate::tui::review::ops::MarkReviewed;
-use crate::tui::review::request::HISTORY_AWAY;
+use crate::tui::review::request::{HISTORY_AWAY, HISTORY_WAITING};
 use crate::tui::widgets::input::TextField;
 
 /// The note typed when marking projects reviewed.
@@ -200,6 +200,11 @@ impl App {
             }
             Err(error) if error.kind.as_deref() == Some(HISTORY_AWAY) => cx.notify(
                 "NOT marked: the review history is unreachable (retrying); mark again later".into(),
+            ),
+            Err(error) if error.kind.as_deref() == Some(HISTORY_WAITING) => cx.notify(
+                "NOT marked: the review history kept the mark waiting on a lock past \
+                 lock_timeout_secs (another session holds it; retrying); mark again later"
+                    .into(),
             ),
             Err(error) => cx.notify(format!("cannot mark: {}", fit(&error.summary, 60))),
         }

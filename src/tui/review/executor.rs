@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use super::request::{ChangeSet, HISTORY_AWAY};
+use super::request::{ChangeSet, HISTORY_AWAY, HISTORY_WAITING};
 use crate::history::walk::{self, WalkEvent, WalkOptions, WalkPlan};
 use crate::history::{
     HistoryConfig, HistoryError, HistoryLocation, LockWait, SnapshotInfo, SnapshotRef, Store,
@@ -35,6 +35,20 @@ pub struct HistoryAccess {
     pub config: HistoryConfig,
     /// Where the background snapshot reports its progress (the status line).
     pub progress: Option<mpsc::UnboundedSender<ClientNotice>>,
+}
+
+/// Opens the anchor (a file's connection for the dashboard's life) once.
+fn hold_open(anchor: &std::sync::Mutex<Option<Store>>, location: &HistoryLocation) {
+    if !matches!(location, HistoryLocation::File(_)) {
+        return;
+    }
+    let mut anchor = anchor
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if anchor.is_none() {
+        // A file that cannot be opened is the request's error to report.
+        *anchor = Store::open_at(location).ok();
+    }
 }
 
 /// The API executor with the history beside it.
@@ -76,6 +90,10 @@ pub struct HistoryDoor {
     /// database's connection is not made again for each); dropped when it
     /// proves unreachable, so the next request connects again.
     kept: Arc<std::sync::Mutex<Option<Store>>>,
+    /// A file's connection held for the dashboard's life and never used:
+    /// while one is open, an outside reader that closes the file leaves the
+    /// WAL the dashboard writes to in place (issue 33).
+    anchor: Arc<std::sync::Mutex<Option<Store>>>,
 }
 
 impl HistoryDoor {
@@ -85,6 +103,7 @@ impl HistoryDoor {
             walking: Arc::default(),
             watcher: Arc::default(),
             kept: Arc::default(),
+            anchor: Arc::default(),
         }
     }
 
@@ -119,7 +138,9 @@ impl HistoryDoor {
     /// [`HISTORY_AWAY`], so the App says so and retries.
     fn history_failure(services: &Services, error: &HistoryError) -> ErrorInfo {
         let mut info = Self::failure(services, error);
-        if error.is_unreachable() {
+        if matches!(error, HistoryError::Waiting { .. }) {
+            info.kind = Some(HISTORY_WAITING.to_owned());
+        } else if error.is_unreachable() {
             info.kind = Some(HISTORY_AWAY.to_owned());
         }
         info
@@ -133,7 +154,9 @@ impl HistoryDoor {
     ) -> Result<T, ErrorInfo> {
         let location = self.history.location.clone();
         let kept = self.kept.clone();
+        let anchor = self.anchor.clone();
         let joined = tokio::task::spawn_blocking(move || {
+            hold_open(&anchor, &location);
             let slot = || kept.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             // A request while another holds the kept store opens one of its own.
             let taken = slot().take();

@@ -7,6 +7,11 @@ use crate::history::{Change, SnapshotInfo};
 /// (the shared database is down): the App then retries with backoff.
 pub const HISTORY_AWAY: &str = "history_unreachable";
 
+/// The `kind` of a history request's error when the shared database kept it
+/// waiting past `lock_timeout_secs` or `statement_timeout_secs` (a
+/// teammate's lock): away as [`HISTORY_AWAY`] is, said as waiting.
+pub const HISTORY_WAITING: &str = "history_waiting";
+
 /// The changes between two snapshots, as the Changes screen shows them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChangeSet {

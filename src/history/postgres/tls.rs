@@ -1,0 +1,174 @@
+//! TLS to the shared database with rustls, never OpenSSL, as libpq's
+//! `sslmode` says: `verify-full` checks the certificate against the roots
+//! (webpki's, or `sslrootcert`) and the host name, `verify-ca` the
+//! certificate only, `require` and `prefer` encrypt without checking it.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rustls::client::WebPkiServerVerifier;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{CertificateError, DigitallySignedStruct, SignatureScheme};
+
+use super::target::TlsMode;
+use crate::history::HistoryError;
+
+/// The rustls connector for `mode`, with `root_cert` (else webpki's roots)
+/// where the certificate is checked.
+pub(super) fn connector(
+    mode: TlsMode,
+    root_cert: Option<&Path>,
+) -> Result<tokio_postgres_rustls::MakeRustlsConnect, HistoryError> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|error| HistoryError::Url(format!("TLS: {error}")))?;
+    let config = match mode {
+        TlsMode::VerifyFull => builder
+            .with_root_certificates(roots(root_cert)?)
+            .with_no_client_auth(),
+        TlsMode::VerifyCa => {
+            let webpki = WebPkiServerVerifier::builder_with_provider(
+                Arc::new(roots(root_cert)?),
+                provider.clone(),
+            )
+            .build()
+            .map_err(|error| HistoryError::Url(format!("TLS: {error}")))?;
+            builder
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(AnyName(webpki)))
+                .with_no_client_auth()
+        }
+        // require and prefer encrypt without checking the certificate, as libpq does.
+        TlsMode::Disable | TlsMode::Prefer | TlsMode::Require => builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(EncryptOnly(provider)))
+            .with_no_client_auth(),
+    };
+    Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
+}
+
+/// `sslrootcert`'s certificates, else webpki's roots.
+fn roots(root_cert: Option<&Path>) -> Result<rustls::RootCertStore, HistoryError> {
+    let mut roots = rustls::RootCertStore::empty();
+    let Some(path) = root_cert else {
+        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        return Ok(roots);
+    };
+    let bytes = std::fs::read(path).map_err(|source| HistoryError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let unreadable =
+        |error: String| HistoryError::Url(format!("sslrootcert {}: {error}", path.display()));
+    for cert in CertificateDer::pem_slice_iter(&bytes) {
+        let cert = cert.map_err(|error| unreadable(error.to_string()))?;
+        roots
+            .add(cert)
+            .map_err(|error| unreadable(error.to_string()))?;
+    }
+    if roots.is_empty() {
+        return Err(unreadable("no certificate in the file".into()));
+    }
+    Ok(roots)
+}
+
+/// `verify-ca`: the certificate checked against the roots, whatever host it
+/// names.
+#[derive(Debug)]
+struct AnyName(Arc<WebPkiServerVerifier>);
+
+impl ServerCertVerifier for AnyName {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        match self
+            .0
+            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
+        {
+            Err(rustls::Error::InvalidCertificate(
+                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+            )) => Ok(ServerCertVerified::assertion()),
+            other => other,
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.supported_verify_schemes()
+    }
+}
+
+/// `sslmode=require`: encrypted, any certificate (the handshake's signatures
+/// are still checked, so the session key is the server's).
+#[derive(Debug)]
+struct EncryptOnly(Arc<rustls::crypto::CryptoProvider>);
+
+impl ServerCertVerifier for EncryptOnly {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
