@@ -404,24 +404,24 @@ async fn watched_projects_the_budget_skipped_go_first_next_time() {
     );
 }
 
-/// promtool, when installed (CI installs Debian's `prometheus` package).
-fn promtool() -> Option<std::process::Command> {
+/// promtool, which the exporter's checks need: missing, they fail, never skip
+/// (`.ci/run` installs Debian's `prometheus` package, as it does PostgreSQL).
+fn promtool() -> std::process::Command {
     let found = std::process::Command::new("promtool")
         .arg("--version")
         .output()
         .is_ok_and(|output| output.status.success());
-    if !found {
-        eprintln!("promtool not on PATH: skipping its checks");
-    }
-    found.then(|| std::process::Command::new("promtool"))
+    assert!(
+        found,
+        "promtool is not installed (not on the PATH): the exporter's checks need it \
+         (Debian: apt-get install prometheus; .ci/run installs it)"
+    );
+    std::process::Command::new("promtool")
 }
 
 pub(crate) fn promtool_check_metrics(text: &str) {
     use std::io::Write;
-    let Some(mut promtool) = promtool() else {
-        return;
-    };
-    let mut child = promtool
+    let mut child = promtool()
         .args(["check", "metrics"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -496,13 +496,9 @@ pub(crate) fn assets() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/assets"))
 }
 
-/// Runs promtool with `args` in `dir` when it is installed, and asserts that
-/// it passes.
+/// Runs promtool with `args` in `dir`, and asserts that it passes.
 pub(crate) fn promtool_passes(args: &[&str], dir: &Path) {
-    let Some(mut promtool) = promtool() else {
-        return;
-    };
-    let output = promtool
+    let output = promtool()
         .args(args)
         .current_dir(dir)
         .output()

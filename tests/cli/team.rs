@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 
 use serde_json::Value;
-use vantage::history::{Retention, Store};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+use vantage::history::{NewMark, Retention, Store};
 
 use crate::common::*;
 use crate::history::{capture, project};
@@ -111,10 +113,13 @@ async fn reviewed_log_lists_who_marked_and_unmarked_what_in_every_format() {
         "oldest first: {}",
         json.stdout
     );
+    let at = |entry: &Value| {
+        let text = entry["at"].as_str().unwrap();
+        OffsetDateTime::parse(text, &Rfc3339).unwrap_or_else(|error| panic!("{text}: {error}"))
+    };
     assert!(
-        log.windows(2)
-            .all(|pair| pair[0]["at"].as_str() <= pair[1]["at"].as_str()),
-        "{}",
+        log.windows(2).all(|pair| at(&pair[0]) <= at(&pair[1])),
+        "oldest first: {}",
         json.stdout
     );
 
@@ -167,6 +172,65 @@ async fn reviewed_log_lists_who_marked_and_unmarked_what_in_every_format() {
         .await
         .expect(0);
     assert_eq!(none.stdout.trim(), "[]");
+}
+
+/// Scripts sort JSON lines as text: every time is written with three
+/// fractional digits, so `.550Z` sorts before `.559Z` (`.55Z` did not).
+#[tokio::test(flavor = "multi_thread")]
+async fn reviewed_log_writes_times_with_fixed_milliseconds() {
+    let data = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(data.path().join("vantage")).unwrap();
+    {
+        let mut store = Store::open(&history_file(data.path())).unwrap();
+        store
+            .record(
+                &capture(T0, vec![project("p1", "ledger")], vec![]),
+                Retention::default(),
+            )
+            .unwrap();
+        for (offset_ms, note) in [(0, "on the second"), (550, "550 ms"), (559, "559 ms")] {
+            let mark = NewMark {
+                project_id: "p1".into(),
+                note: Some(note.into()),
+                reviewer: Some("alice".into()),
+                seen: None,
+            };
+            let at = T0 + time::Duration::milliseconds(offset_ms);
+            store.mark_reviewed("ws_x", &mark, at).unwrap();
+        }
+    }
+    let alice = Reviewer::new("alice", data.path().to_path_buf());
+    let written = [
+        "2026-11-22T12:00:00.000Z",
+        "2026-11-22T12:00:00.550Z",
+        "2026-11-22T12:00:00.559Z",
+    ];
+
+    let json = alice
+        .run(&["reviewed", "log", "-o", "json"])
+        .await
+        .expect(0);
+    let log: Vec<Value> = serde_json::from_str(&json.stdout).unwrap();
+    let times: Vec<&str> = log.iter().map(|e| e["at"].as_str().unwrap()).collect();
+    assert_eq!(times, written, "{}", json.stdout);
+
+    let jsonl = alice
+        .run(&["reviewed", "log", "-o", "jsonl"])
+        .await
+        .expect(0);
+    let mut lines: Vec<&str> = jsonl.stdout.lines().collect();
+    let in_order = lines.clone();
+    lines.sort();
+    assert_eq!(lines, in_order, "sorted as text, the lines keep their order");
+
+    let csv = alice
+        .run(&["reviewed", "log", "-o", "csv"])
+        .await
+        .expect(0);
+    let rows = parse_csv(&csv.stdout);
+    let at = rows[0].iter().position(|c| c == "at").unwrap();
+    let times: Vec<&str> = rows[1..].iter().map(|row| row[at].as_str()).collect();
+    assert_eq!(times, written, "{}", csv.stdout);
 }
 
 /// A server on the demo fixture whose rate limit no test reaches.
