@@ -148,8 +148,8 @@ async fn realtime_has_thirty_minute_buckets_ending_at_the_clock_minute() {
         assert_eq!(bucket["timestamp"], json!(ts(expected)));
         assert!(bucket["visitors"].as_i64().unwrap() >= 0);
     }
-    assert_eq!(buckets[29]["timestamp"], "2026-11-22T12:00:00Z");
-    assert_eq!(buckets[0]["timestamp"], "2026-11-22T11:31:00Z");
+    assert_eq!(buckets[29]["timestamp"], "2026-11-22T12:00:00.000Z");
+    assert_eq!(buckets[0]["timestamp"], "2026-11-22T11:31:00.000Z");
     let visitors: Vec<i64> = buckets
         .iter()
         .map(|b| b["visitors"].as_i64().unwrap())
@@ -192,7 +192,7 @@ async fn realtime_is_deterministic_per_minute_and_moves_with_the_clock() {
     assert_ne!(first, next);
     let old = first["buckets"].as_array().unwrap();
     let new = next["buckets"].as_array().unwrap();
-    assert_eq!(new[29]["timestamp"], "2026-11-22T12:01:00Z");
+    assert_eq!(new[29]["timestamp"], "2026-11-22T12:01:00.000Z");
     // The window slid by one minute; the minutes both cover kept their numbers.
     assert_eq!(old[1..], new[..29]);
 

@@ -70,13 +70,13 @@ async fn a_projects_scans_newest_first_paged() {
             {
                 "id": "scn_576ceeb50f0f", "status": "completed",
                 "commit_sha": "00000000000000006f8db8b43e7685dd00000000",
-                "started_at": "2026-10-25T23:57:00Z", "finished_at": "2026-10-26T00:00:00Z",
+                "started_at": "2026-10-25T23:57:00.000Z", "finished_at": "2026-10-26T00:00:00.000Z",
                 "requested_scanners": ["supabase_lov", "agent_security"],
             },
             {
                 "id": "scn_576ceeb50f0f_1", "status": "completed",
                 "commit_sha": "38a70504e38c93c5a94f478928c5ef009b5ec090",
-                "started_at": "2026-10-24T00:56:00Z", "finished_at": "2026-10-24T01:00:00Z",
+                "started_at": "2026-10-24T00:56:00.000Z", "finished_at": "2026-10-24T01:00:00.000Z",
                 "requested_scanners": ["supabase_lov"],
             },
         ])
@@ -147,7 +147,7 @@ async fn a_scan_and_its_findings_as_literal_json() {
     assert_eq!(reply.status, 200, "{}", reply.text);
     assert_eq!(
         reply.text,
-        r#"{"id":"scn_576ceeb50f0f_3","status":"completed","commit_sha":"0ba5671a9a5f6bd11042f853e12b7abc84e94ca4","started_at":"2026-10-04T23:55:00Z","finished_at":"2026-10-05T00:00:00Z","requested_scanners":["supabase_lov"]}"#
+        r#"{"id":"scn_576ceeb50f0f_3","status":"completed","commit_sha":"0ba5671a9a5f6bd11042f853e12b7abc84e94ca4","started_at":"2026-10-04T23:55:00.000Z","finished_at":"2026-10-05T00:00:00.000Z","requested_scanners":["supabase_lov"]}"#
     );
     let reply = get(
         &base,
@@ -165,21 +165,21 @@ async fn a_scan_and_its_findings_as_literal_json() {
                 "name": "Outdated framework version",
                 "description": "Outdated framework version. Found by agent_security in the project's code; see the finding's category (dependencies) for how to fix it.",
                 "scanner_name": "agent_security", "status": "open",
-                "created_at": "2026-10-11T00:00:00Z", "updated_at": "2026-10-11T00:00:00Z",
+                "created_at": "2026-10-11T00:00:00.000Z", "updated_at": "2026-10-11T00:00:00.000Z",
             },
             {
                 "id": "scn_576ceeb50f0f_info_0_ignored", "category": "data_exposure", "level": "info",
                 "name": "Storage bucket lists its files to anyone",
                 "description": "Storage bucket lists its files to anyone. Found by supabase_lov in the project's code; see the finding's category (data_exposure) for how to fix it.",
                 "scanner_name": "supabase_lov", "status": "ignored",
-                "created_at": "2026-10-16T00:00:00Z", "updated_at": "2026-10-26T00:00:00Z",
+                "created_at": "2026-10-16T00:00:00.000Z", "updated_at": "2026-10-26T00:00:00.000Z",
             },
             {
                 "id": "scn_576ceeb50f0f_info_1", "category": "dependencies", "level": "info",
                 "name": "Package with a known vulnerability",
                 "description": "Package with a known vulnerability. Found by agent_security in the project's code; see the finding's category (dependencies) for how to fix it.",
                 "scanner_name": "agent_security", "status": "open",
-                "created_at": "2026-10-16T00:00:00Z", "updated_at": "2026-10-16T00:00:00Z",
+                "created_at": "2026-10-16T00:00:00.000Z", "updated_at": "2026-10-16T00:00:00.000Z",
             },
         ])
     );
@@ -427,7 +427,7 @@ async fn traffic_over_two_days_as_literal_json() {
     assert_eq!(reply.text, TRAFFIC_TWO_DAYS);
 }
 
-const TRAFFIC_TWO_DAYS: &str = r#"{"time_series":{"visitors":{"data":[{"timestamp":"2026-11-20T00:00:00Z","value":10048},{"timestamp":"2026-11-21T00:00:00Z","value":6260}],"label":"Visitors","total":16308},"pageviews":{"data":[{"timestamp":"2026-11-20T00:00:00Z","value":26373},{"timestamp":"2026-11-21T00:00:00Z","value":14448}],"label":"Pageviews","total":40821},"pageviews_per_visit":{"data":[{"timestamp":"2026-11-20T00:00:00Z","value":2.62},{"timestamp":"2026-11-21T00:00:00Z","value":2.31}],"label":"Pageviews per visit","total":2.5},"session_duration":{"data":[{"timestamp":"2026-11-20T00:00:00Z","value":258},{"timestamp":"2026-11-21T00:00:00Z","value":277}],"label":"Session duration","total":265},"bounce_rate":{"data":[{"timestamp":"2026-11-20T00:00:00Z","value":38.9},{"timestamp":"2026-11-21T00:00:00Z","value":34.1}],"label":"Bounce rate","total":37.1}}}"#;
+const TRAFFIC_TWO_DAYS: &str = r#"{"time_series":{"visitors":{"data":[{"timestamp":"2026-11-20T00:00:00.000Z","value":10048},{"timestamp":"2026-11-21T00:00:00.000Z","value":6260}],"label":"Visitors","total":16308},"pageviews":{"data":[{"timestamp":"2026-11-20T00:00:00.000Z","value":26373},{"timestamp":"2026-11-21T00:00:00.000Z","value":14448}],"label":"Pageviews","total":40821},"pageviews_per_visit":{"data":[{"timestamp":"2026-11-20T00:00:00.000Z","value":2.62},{"timestamp":"2026-11-21T00:00:00.000Z","value":2.31}],"label":"Pageviews per visit","total":2.5},"session_duration":{"data":[{"timestamp":"2026-11-20T00:00:00.000Z","value":258},{"timestamp":"2026-11-21T00:00:00.000Z","value":277}],"label":"Session duration","total":265},"bounce_rate":{"data":[{"timestamp":"2026-11-20T00:00:00.000Z","value":38.9},{"timestamp":"2026-11-21T00:00:00.000Z","value":34.1}],"label":"Bounce rate","total":37.1}}}"#;
 
 #[tokio::test]
 async fn traffic_range_and_granularity_errors_name_their_location() {
@@ -523,12 +523,12 @@ async fn traffic_agrees_with_breakdowns_and_keeps_90_days() {
     let visitors = &traffic["time_series"]["visitors"];
     let points = visitors["data"].as_array().unwrap();
     assert_eq!(points.len(), 365);
-    assert_eq!(points[0]["timestamp"], "2025-11-23T00:00:00Z");
+    assert_eq!(points[0]["timestamp"], "2025-11-23T00:00:00.000Z");
     let kept_from = points
         .iter()
         .position(|p| p["value"] != 0)
         .expect("some visitors");
-    assert_eq!(points[kept_from]["timestamp"], "2026-08-25T00:00:00Z");
+    assert_eq!(points[kept_from]["timestamp"], "2026-08-25T00:00:00.000Z");
     assert_eq!(points.len() - kept_from, 90, "today and the 89 days before");
     for series in [
         "pageviews",
@@ -570,7 +570,7 @@ async fn traffic_agrees_with_breakdowns_and_keeps_90_days() {
         .as_array()
         .unwrap();
     assert_eq!(hours.len(), 7 * 24);
-    assert_eq!(hours[1]["timestamp"], "2026-11-16T01:00:00Z");
+    assert_eq!(hours[1]["timestamp"], "2026-11-16T01:00:00.000Z");
     for (day, point) in daily["time_series"]["visitors"]["data"]
         .as_array()
         .unwrap()

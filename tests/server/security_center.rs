@@ -667,8 +667,8 @@ async fn an_inventory_item_reads_as_the_contract_shows_it() {
             "visitors_24h": 357,
             "visitors_7d": 2499,
             "visitors_30d": 10710,
-            "last_edited_at": "2026-11-17T01:04:00Z",
-            "last_security_scan_at": "2026-10-26T00:00:00Z",
+            "last_edited_at": "2026-11-17T01:04:00.000Z",
+            "last_security_scan_at": "2026-10-26T00:00:00.000Z",
             "owner": {"display_name": "Sophie Hamilton"},
             "review_priority": "review_recommended",
             "review_priority_explanation": [{
@@ -692,7 +692,7 @@ async fn an_inventory_item_reads_as_the_contract_shows_it() {
             }
         })
     );
-    assert_eq!(body["as_of"], "2026-11-21T22:00:00Z");
+    assert_eq!(body["as_of"], "2026-11-21T22:00:00.000Z");
     assert_eq!(body["applied_finding"], Value::Null);
     let workspace = &subject.fixture.workspaces[0];
     assert_eq!(

@@ -25,8 +25,8 @@ async fn workspaces_list_and_get_answer_the_keys_workspace() {
         "image_url": null,
         "plan": "enterprise",
         "num_projects": 64,
-        "created_at": "2024-06-05T00:00:00Z",
-        "updated_at": "2026-10-02T08:15:00Z"
+        "created_at": "2024-06-05T00:00:00.000Z",
+        "updated_at": "2026-10-02T08:15:00.000Z"
     });
     let listed = get(&base, "/v1/workspaces", ENTERPRISE_READONLY).await;
     assert_eq!(
@@ -46,8 +46,8 @@ async fn workspaces_list_and_get_answer_the_keys_workspace() {
             "image_url": null,
             "plan": "business",
             "num_projects": 6,
-            "created_at": "2025-03-01T09:00:00Z",
-            "updated_at": "2025-03-01T09:00:00Z"
+            "created_at": "2025-03-01T09:00:00.000Z",
+            "updated_at": "2025-03-01T09:00:00.000Z"
         })
     );
     // Another workspace answers as a missing one.
@@ -174,8 +174,8 @@ async fn the_project_listing_reads_one_summary_literally() {
             "id": "prj_globex_006",
             "name": "Booking app",
             "description": "Booking system for appointments with e-mail confirmations and a calendar view.",
-            "created_at": "2026-05-20T23:08:00Z",
-            "last_edited_at": "2026-11-19T05:41:00Z",
+            "created_at": "2026-05-20T23:08:00.000Z",
+            "last_edited_at": "2026-11-19T05:41:00.000Z",
             "latest_screenshot_url": "https://screenshots.vantage.invalid/prj_3fdeb42f2f59.png",
             "owner_id": "0b7d2e94-81c3-4f6a-a2d9-5e1f7c3b9a42",
             "workspace_id": "ws_globex",
@@ -327,7 +327,7 @@ async fn an_embed_url_needs_the_write_scope() {
     );
     let reply = embed(ENTERPRISE_ADMIN).await;
     let answer = body(&reply);
-    assert_eq!(answer["expires_at"], "2026-11-22T13:00:00Z");
+    assert_eq!(answer["expires_at"], "2026-11-22T13:00:00.000Z");
     assert!(
         answer["embed_url"]
             .as_str()
