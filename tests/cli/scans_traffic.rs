@@ -81,7 +81,7 @@ async fn scans_in_every_format() {
         .await
         .expect(0);
     let scan: Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(scan["finished_at"], "2026-10-26T00:00:00Z");
+    assert_eq!(scan["finished_at"], "2026-10-26T00:00:00.000Z");
     assert_eq!(scan["status"], "completed");
     for format in ["jsonl", "csv", "table"] {
         let run = cli
@@ -265,7 +265,7 @@ async fn traffic_in_every_format() {
                 "bounce_rate"
             ],
             [
-                "2026-11-20T00:00:00Z",
+                "2026-11-20T00:00:00.000Z",
                 "10048",
                 "26373",
                 "2.62",
@@ -273,7 +273,7 @@ async fn traffic_in_every_format() {
                 "38.9"
             ],
             [
-                "2026-11-21T00:00:00Z",
+                "2026-11-21T00:00:00.000Z",
                 "6260",
                 "14448",
                 "2.31",

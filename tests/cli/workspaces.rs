@@ -86,8 +86,8 @@ async fn workspaces_in_every_format() {
         "image_url": null,
         "plan": "enterprise",
         "num_projects": 64,
-        "created_at": "2024-06-05T00:00:00Z",
-        "updated_at": "2026-10-02T08:15:00Z"
+        "created_at": "2024-06-05T00:00:00.000Z",
+        "updated_at": "2026-10-02T08:15:00.000Z"
     });
     for format in FORMATS {
         let run = cli.run(&["workspaces", "--format", format]).await.expect(0);
