@@ -24,9 +24,8 @@ pub const FILE_STAMP: &[BorrowedFormatItem<'static>] =
 /// `2026-11-22T14:03:09.550Z`: RFC 3339 in UTC with whole milliseconds, never
 /// fewer digits (`time`'s own RFC 3339 writes `.55Z` beside `.559Z`, which do
 /// not sort as text). Finer digits are cut, not rounded, so the order holds.
-pub const RFC3339_MILLIS: &[BorrowedFormatItem<'static>] = format_description!(
-    "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
-);
+pub const RFC3339_MILLIS: &[BorrowedFormatItem<'static>] =
+    format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
 
 /// `at` in UTC with `format`. A time the format cannot hold (a year past 9999)
 /// falls back to its Unix timestamp rather than to nothing.
@@ -162,9 +161,15 @@ mod tests {
         as_text.sort();
         let mut in_time = times.to_vec();
         in_time.sort();
-        assert_eq!(as_text, in_time.into_iter().map(written).collect::<Vec<_>>());
+        assert_eq!(
+            as_text,
+            in_time.into_iter().map(written).collect::<Vec<_>>()
+        );
         assert_eq!(rfc3339(datetime!(-0001-01-01 00:00 UTC)), None);
-        assert_eq!(rfc3339(datetime!(9999-12-31 23:59:59.9 UTC)).as_deref(), Some("9999-12-31T23:59:59.900Z"));
+        assert_eq!(
+            rfc3339(datetime!(9999-12-31 23:59:59.9 UTC)).as_deref(),
+            Some("9999-12-31T23:59:59.900Z")
+        );
     }
 
     #[test]
@@ -183,9 +188,10 @@ mod tests {
         let json = serde_json::to_string(&stamped).unwrap();
         assert_eq!(json, r#"{"at":"2026-11-22T17:17:14.550Z","seen":null}"#);
         assert_eq!(serde_json::from_str::<Stamped>(&json).unwrap(), stamped);
-        let read: Stamped =
-            serde_json::from_str(r#"{"at":"2026-11-22T18:17:14.5+01:00","seen":"2026-11-22T17:17:14Z"}"#)
-                .unwrap();
+        let read: Stamped = serde_json::from_str(
+            r#"{"at":"2026-11-22T18:17:14.5+01:00","seen":"2026-11-22T17:17:14Z"}"#,
+        )
+        .unwrap();
         assert_eq!(read.at, datetime!(2026-11-22 17:17:14.5 UTC));
         assert_eq!(read.seen, Some(datetime!(2026-11-22 17:17:14 UTC)));
         let far = Stamped {
