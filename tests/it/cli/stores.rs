@@ -1,6 +1,6 @@
 //! The history tests run on both stores: the local file and a shared
 //! PostgreSQL database (a fresh one per test, on the test binary's server:
-//! `tests/common/postgres.rs`).
+//! `tests/it/common/postgres.rs`).
 
 use vantage::history::{HistoryLocation, PgTarget, Store};
 

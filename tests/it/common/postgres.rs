@@ -1,5 +1,5 @@
 //! A real PostgreSQL for the shared-history tests: started once per test
-//! binary on a free loopback port in a temporary directory (`initdb`, then
+//! run (one binary) on a free loopback port in a temporary directory (`initdb`, then
 //! `postgres`), with a fresh database per test. PostgreSQL refuses to run as
 //! root: as root (CI, this machine) the server runs as `nobody` through
 //! `setpriv`. It is stopped when the tests end: a watchdog process (`sh`) waits
@@ -241,7 +241,7 @@ impl PgServer {
     }
 }
 
-/// The server of this test binary, started on first use.
+/// The server of this test run (one binary, `tests/it`), started on first use.
 pub fn server() -> &'static PgServer {
     // Off any tokio runtime: the blocking driver runs its own.
     SERVER.get_or_init(|| std::thread::spawn(start).join().expect("start PostgreSQL"))

@@ -1,5 +1,5 @@
 //! The real binary in a pseudo-terminal: the terminal is restored after a panic
-//! (signals and Ctrl-Z: tests/e2e/demo.rs), and hostile strings from the data
+//! (signals and Ctrl-Z: tests/it/e2e/demo.rs), and hostile strings from the data
 //! never reach the terminal as escape or control sequences.
 
 use crate::e2e::support::Session;

@@ -1,6 +1,6 @@
 //! `ctrl-s` on every list (issue 27, item 4): Personal data and a scan's
 //! findings ask for their export (the bytes are checked against the commands
-//! in tests/cli/list_exports.rs), and the status line shows the written path
+//! in tests/it/cli/list_exports.rs), and the status line shows the written path
 //! whole, or cut at its start with the file name and extension kept.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
