@@ -172,6 +172,38 @@ mod tests {
         );
     }
 
+    /// `time`'s own RFC 3339 writer trims the fraction (`.55Z`); a field that
+    /// names it would write times that do not sort, so only this file may.
+    #[test]
+    fn every_serialized_time_goes_through_this_module() {
+        fn sources(dir: &std::path::Path, found: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    sources(&path, found);
+                } else if path.extension().is_some_and(|ext| ext == "rs") {
+                    found.push(path);
+                }
+            }
+        }
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        sources(&src, &mut files);
+        let this = src.join("timefmt.rs");
+        let offenders: Vec<_> = files
+            .iter()
+            .filter(|path| **path != this)
+            .filter(|path| {
+                let text = std::fs::read_to_string(path).unwrap();
+                text.contains(concat!("time::serde::", "rfc3339"))
+            })
+            .collect();
+        assert!(
+            offenders.is_empty(),
+            "use crate::timefmt::serde_rfc3339 (or api::model::rfc3339), not time's own: {offenders:?}"
+        );
+    }
+
     #[test]
     fn serde_writes_milliseconds_and_reads_any_rfc3339() {
         #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
