@@ -1,5 +1,5 @@
 //! The shared history at the scale, on a real PostgreSQL (started as
-//! the tests start it: `tests/common/postgres.rs`): recording a snapshot of
+//! the tests start it: `tests/it/common/postgres.rs`): recording a snapshot of
 //! 20,000 projects and 5,000 members beyond the fetch, and the shared instant
 //! start (a dashboard's first frame with the newest shared snapshot's data).
 //! Run: `cargo bench --bench history_shared`; one JSON line per figure for
@@ -7,7 +7,7 @@
 
 #![allow(clippy::disallowed_macros, dead_code)]
 
-#[path = "../tests/common/postgres.rs"]
+#[path = "../tests/it/common/postgres.rs"]
 mod postgres;
 
 #[path = "support/mod.rs"]

@@ -14,23 +14,17 @@ use crate::formats::table::{self, Column};
 
 /// `2026-11-22 12:00` (UTC), or empty.
 pub fn when(at: Option<OffsetDateTime>) -> String {
-    let format = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]");
-    at.and_then(|at| at.to_offset(time::UtcOffset::UTC).format(format).ok())
-        .unwrap_or_default()
+    at.map(crate::timefmt::date_time).unwrap_or_default()
 }
 
 /// `12:00:05` (UTC).
 pub fn clock_time(at: OffsetDateTime) -> String {
-    let format = time::macros::format_description!("[hour]:[minute]:[second]");
-    at.to_offset(time::UtcOffset::UTC)
-        .format(format)
-        .unwrap_or_default()
+    crate::timefmt::utc(at, crate::timefmt::CLOCK)
 }
 
 /// `2026-11-22` (UTC), or empty.
 pub fn day(at: Option<OffsetDateTime>) -> String {
-    let format = time::macros::format_description!("[year]-[month]-[day]");
-    at.and_then(|at| at.to_offset(time::UtcOffset::UTC).format(format).ok())
+    at.map(|at| crate::timefmt::utc(at, crate::timefmt::DATE))
         .unwrap_or_default()
 }
 

@@ -18,7 +18,7 @@ pub struct MemberRow {
     pub role: Option<Role>,
     #[serde(rename = "type")]
     pub kind: MemberType,
-    #[serde(with = "time::serde::rfc3339::option")]
+    #[serde(with = "crate::timefmt::serde_rfc3339::option")]
     pub joined_at: Option<OffsetDateTime>,
     pub user_id: String,
 }

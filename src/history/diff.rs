@@ -99,10 +99,10 @@ pub struct Change {
     pub before: Value,
     pub after: Value,
     pub before_snapshot: i64,
-    #[serde(with = "time::serde::rfc3339")]
+    #[serde(with = "crate::timefmt::serde_rfc3339")]
     pub before_at: OffsetDateTime,
     pub after_snapshot: i64,
-    #[serde(with = "time::serde::rfc3339")]
+    #[serde(with = "crate::timefmt::serde_rfc3339")]
     pub after_at: OffsetDateTime,
 }
 

@@ -208,7 +208,7 @@ pub struct Capture {
 pub struct SnapshotInfo {
     pub id: i64,
     pub workspace_id: String,
-    #[serde(with = "time::serde::rfc3339")]
+    #[serde(with = "crate::timefmt::serde_rfc3339")]
     pub taken_at: OffsetDateTime,
     pub projects: i64,
     pub members: i64,
@@ -280,7 +280,7 @@ pub struct ReviewMark {
     pub project_id: String,
     /// The project's name in the newest snapshot that holds it.
     pub name: Option<String>,
-    #[serde(with = "time::serde::rfc3339")]
+    #[serde(with = "crate::timefmt::serde_rfc3339")]
     pub marked_at: OffsetDateTime,
     /// Who marked it: in a shared history the database role that wrote the
     /// mark, else the name the reviewer gave; `None` for a mark older than the
@@ -293,7 +293,7 @@ pub struct ReviewMark {
     pub note: Option<String>,
     /// When the state the reviewer saw was read (a loaded page, or the
     /// snapshot's time); `None` when not known.
-    #[serde(with = "time::serde::rfc3339::option")]
+    #[serde(with = "crate::timefmt::serde_rfc3339::option")]
     pub reviewed_state_at: Option<OffsetDateTime>,
     /// Whether the project differs in the newest snapshot from the state that
     /// was reviewed; `None` when no snapshot holds it since the mark.
@@ -399,7 +399,7 @@ pub struct ReviewEntry {
     pub id: i64,
     pub project_id: String,
     pub action: ReviewAction,
-    #[serde(with = "time::serde::rfc3339")]
+    #[serde(with = "crate::timefmt::serde_rfc3339")]
     pub at: OffsetDateTime,
     /// Who: in a shared history the database role that wrote the entry, else
     /// the name the reviewer gave; `None` for a mark older than the record of
@@ -410,7 +410,7 @@ pub struct ReviewEntry {
     pub display_name: Option<String>,
     pub note: Option<String>,
     /// When the reviewed state was read (marks only; `None` when not known).
-    #[serde(with = "time::serde::rfc3339::option")]
+    #[serde(with = "crate::timefmt::serde_rfc3339::option")]
     pub reviewed_state_at: Option<OffsetDateTime>,
     /// The state that was reviewed, for a copy of the log; never printed.
     #[serde(skip)]

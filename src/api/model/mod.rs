@@ -192,17 +192,13 @@ impl ReviewPriority {
     }
 }
 
-/// RFC 3339 timestamps, as the contract writes them (UTC, `Z`).
-pub mod rfc3339 {
-    pub use time::serde::rfc3339::option;
-    pub use time::serde::rfc3339::{deserialize, serialize};
-}
+/// RFC 3339 timestamps, as the contract writes them (UTC, `Z`), always with
+/// milliseconds (`crate::timefmt::rfc3339`), so that they sort as text.
+pub use crate::timefmt::serde_rfc3339 as rfc3339;
 
-/// Formats a timestamp as the contract does: RFC 3339 in UTC.
+/// Formats a timestamp as the contract does: RFC 3339 in UTC, with milliseconds.
 pub fn format_timestamp(at: OffsetDateTime) -> String {
-    at.to_offset(time::UtcOffset::UTC)
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_else(|_| at.unix_timestamp().to_string())
+    crate::timefmt::rfc3339(at).unwrap_or_else(|| at.unix_timestamp().to_string())
 }
 
 /// Parses an RFC 3339 timestamp with any offset.

@@ -1,0 +1,292 @@
+//! Issue 36, items 10–12: the snapshot job as cron, systemd and Kubernetes
+//! run it. A frozen lock holder is waited for only `--lock-timeout` (exit 75),
+//! a job that succeeds is silent off a terminal, and a job whose database
+//! connection died stops at once.
+
+use std::time::{Duration, Instant};
+
+use vantage::history::{HistoryLocation, LockWait, Store, WorkspaceLock};
+
+use crate::cli::shared_history::await_lock_waiters;
+use crate::cli::stores::{TestStore, database_store, each_store, off_runtime};
+use crate::cli::support::Cli;
+use crate::common::*;
+
+/// Where `VANTAGE_HISTORY_URL` points for `store`: the database's URL or the file.
+fn history_url(store: &TestStore) -> String {
+    match &store.location {
+        HistoryLocation::File(path) => path.display().to_string(),
+        HistoryLocation::Database(_) => store.url.clone().unwrap(),
+    }
+}
+
+/// Another job's store holding the workspace's snapshot lock (a job that froze).
+fn frozen_holder(store: &TestStore) -> Store {
+    let location = store.location.clone();
+    off_runtime(move || {
+        let mut holder = Store::open_at(&location).unwrap();
+        assert_eq!(
+            holder.lock_workspace(ENTERPRISE_WS, LockWait::No).unwrap(),
+            WorkspaceLock::Taken
+        );
+        holder
+    })
+}
+
+/// Item 10: with the lock held by a job that froze, `snapshot --lock-timeout
+/// 1s` gives up after about a second with exit 75 (EX_TEMPFAIL), records
+/// nothing and says why; once the holder is gone, a snapshot is taken.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_snapshot_waits_for_a_frozen_lock_only_its_lock_timeout() {
+    let server = crate::cli::review_marks::roomy_server().await;
+    let cli = Cli::new(server.base_url(), ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    for store in each_store() {
+        let url = history_url(&store);
+        let env = [("VANTAGE_HISTORY_URL", url.as_str())];
+        let holder = frozen_holder(&store);
+        let started = Instant::now();
+        let run = cli
+            .run_env(&["snapshot", "--lock-timeout", "1s"], &env)
+            .await
+            .expect(75);
+        let waited = started.elapsed();
+        assert!(
+            waited >= Duration::from_secs(1) && waited < Duration::from_secs(30),
+            "{} store: waited {waited:?}",
+            store.name()
+        );
+        assert!(
+            run.stderr.contains("--lock-timeout 1s") && run.stderr.contains("no snapshot taken"),
+            "{} store: {}",
+            store.name(),
+            run.stderr
+        );
+        assert_eq!(store.count("snapshot"), 0, "{} store", store.name());
+        off_runtime(move || drop(holder));
+        cli.run_env(&["snapshot", "--lock-timeout", "1s"], &env)
+            .await
+            .expect(0);
+        assert_eq!(store.count("snapshot"), 1, "{} store", store.name());
+    }
+    server.stop().await;
+}
+
+/// Item 10: a lock timeout that is no duration is a usage error, named.
+#[tokio::test]
+async fn a_lock_timeout_that_is_no_duration_is_refused() {
+    let cli = Cli::new("http://127.0.0.1:9", ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    let run = cli
+        .run(&["snapshot", "--lock-timeout", "soon"])
+        .await
+        .expect(2);
+    assert!(run.stderr.contains("--lock-timeout"), "{}", run.stderr);
+}
+
+/// Item 11: off a terminal, the job's success paths print nothing: a
+/// snapshot recorded, "nothing recorded" under `--if-older-than`, a wait for
+/// another job's lock, a wait for the rate limit. `--verbose` says them.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_snapshot_job_that_succeeds_is_silent_off_a_terminal() {
+    // A real clock and a small window: the walk waits for the rate limit.
+    let (server, _clock) = server_with(|config| {
+        config.clock = vantage::clock::Clock::system();
+        config.rate_limit = vantage::server::ratelimit::RateLimit {
+            limit: 20,
+            window: time::Duration::seconds(2),
+        };
+    })
+    .await;
+    let cli = Cli::new(server.base_url(), ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    let store = database_store();
+    let url = history_url(&store);
+    let env = [("VANTAGE_HISTORY_URL", url.as_str())];
+    let quiet = |run: &crate::cli::support::Run, what: &str| {
+        assert_eq!(run.stderr, "", "{what}: stderr");
+        assert_eq!(run.stdout, "", "{what}: stdout");
+    };
+    let taken = cli.run_env(&["snapshot"], &env).await.expect(0);
+    quiet(&taken, "a snapshot paced by the rate limit");
+    assert_eq!(store.count("snapshot"), 1);
+    let fresh = cli
+        .run_env(&["snapshot", "--if-older-than", "1h"], &env)
+        .await
+        .expect(0);
+    quiet(&fresh, "nothing recorded");
+    let verbose = cli
+        .run_env(&["snapshot", "--if-older-than", "1h", "--verbose"], &env)
+        .await
+        .expect(0);
+    assert!(
+        verbose.stderr.contains("nothing recorded"),
+        "{}",
+        verbose.stderr
+    );
+    // Waiting for another job's lock, then finding its snapshot fresh.
+    let holder = frozen_holder(&store);
+    let release = {
+        let url = url.clone();
+        async move {
+            tokio::task::spawn_blocking(move || {
+                await_lock_waiters(&url, 1);
+                drop(holder);
+            })
+            .await
+            .unwrap();
+        }
+    };
+    let (waited, ()) = tokio::join!(
+        cli.run_env(&["snapshot", "--if-older-than", "1h"], &env),
+        release
+    );
+    quiet(&waited.expect(0), "a wait for another job's lock");
+    // --verbose tells of the rate limit's waits.
+    let told = cli
+        .run_env(&["snapshot", "--verbose"], &env)
+        .await
+        .expect(0);
+    assert!(
+        told.stderr.contains("rate limit reached") && told.stderr.contains("recorded"),
+        "{}",
+        told.stderr
+    );
+    server.stop().await;
+}
+
+/// The backend of the connection that holds an advisory lock, other than
+/// `mine`: the snapshot job's, once it took the workspace's lock.
+fn lock_holder(url: &str) -> i32 {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut client = ::postgres::Client::connect(url, ::postgres::NoTls).unwrap();
+    loop {
+        let holder = client
+            .query_opt(
+                // objsubid 1: a one-key lock, as a workspace's (migrations
+                // take two-key ones).
+                // This test's database only: others run beside it on the server.
+                "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted \
+                 AND objsubid = 1 AND pid <> pg_backend_pid() \
+                 AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+                 LIMIT 1",
+                &[],
+            )
+            .unwrap();
+        if let Some(row) = holder {
+            return row.get(0);
+        }
+        assert!(Instant::now() < deadline, "the job never took its lock");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Item 12: a snapshot whose database connection dies while it walks a slow
+/// service stops within seconds with exit 7, instead of walking on to the
+/// end (over 20 s here) and only then failing to record.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_snapshot_stops_as_soon_as_its_database_connection_is_gone() {
+    // Every answer takes two seconds: the walk takes over 20.
+    let (server, _clock) = server_with(|config| {
+        config.rate_limit = vantage::server::ratelimit::RateLimit {
+            limit: 100_000,
+            window: time::Duration::seconds(60),
+        };
+        config.faults = "latency=2000..2000ms".parse().unwrap();
+    })
+    .await;
+    let cli = Cli::new(server.base_url(), ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    let store = database_store();
+    // Migrated before: the job's first lock is the workspace's.
+    off_runtime(|| drop(store.open()));
+    let url = history_url(&store);
+    let env = [("VANTAGE_HISTORY_URL", url.as_str())];
+    let terminate = {
+        let url = url.clone();
+        tokio::task::spawn_blocking(move || {
+            let pid = lock_holder(&url);
+            let mut admin = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap();
+            admin
+                .execute("SELECT pg_terminate_backend($1)", &[&pid])
+                .unwrap();
+            Instant::now()
+        })
+    };
+    let run = cli.run_env(&["snapshot"], &env).await;
+    let ended = Instant::now();
+    let terminated = terminate.await.unwrap();
+    let run = run.expect(7);
+    let after = ended.duration_since(terminated);
+    assert!(
+        after < Duration::from_secs(6),
+        "the job walked on for {after:?} after its connection was gone"
+    );
+    assert!(run.stderr.contains("cannot reach"), "{}", run.stderr);
+    assert_eq!(store.count("snapshot"), 0);
+    server.stop().await;
+}
+
+/// Item 14: `history migrate --dry-run` says what a migration would do and
+/// changes nothing, on both stores; `history migrate` does it; a history a
+/// newer vantage wrote is named, and nothing is migrated.
+#[tokio::test(flavor = "multi_thread")]
+async fn history_migrate_dry_run_says_what_it_would_do_on_both_stores() {
+    let cli = Cli::new("http://127.0.0.1:9", ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    for store in each_store() {
+        let url = history_url(&store);
+        let env = [("VANTAGE_HISTORY_URL", url.as_str())];
+        let name = store.name();
+        let dry = cli
+            .run_env(&["history", "migrate", "--dry-run"], &env)
+            .await
+            .expect(0);
+        match &store.location {
+            HistoryLocation::File(path) => {
+                assert!(dry.stdout.contains("none yet"), "{name}: {}", dry.stdout);
+                assert!(!path.exists(), "the dry run created the file");
+            }
+            HistoryLocation::Database(_) => {
+                let newest = vantage::history::PG_SCHEMA_VERSION;
+                assert!(
+                    dry.stdout.contains(&format!(
+                        "has schema version 0; migrating takes it to {newest}"
+                    )) && dry.stdout.contains("version 1: the tables")
+                        && dry.stdout.contains(&format!("version {newest}: ")),
+                    "{name}: {}",
+                    dry.stdout
+                );
+                let tables = store.count("information_schema.tables WHERE table_name = 'snapshot'");
+                assert_eq!(tables, 0, "the dry run created tables");
+            }
+        }
+        let migrated = cli.run_env(&["history", "migrate"], &env).await.expect(0);
+        assert!(
+            migrated.stdout.contains("migrated") || migrated.stdout.contains("none yet"),
+            "{name}: {}",
+            migrated.stdout
+        );
+        // The file exists once a store opened it.
+        off_runtime(|| drop(store.open()));
+        let again = cli
+            .run_env(&["history", "migrate", "--dry-run"], &env)
+            .await
+            .expect(0);
+        assert!(
+            again.stdout.contains("nothing to migrate"),
+            "{name}: {}",
+            again.stdout
+        );
+        store.execute(
+            "PRAGMA user_version = 99",
+            "UPDATE vantage_meta SET value = 99 WHERE key = 'schema_version'",
+        );
+        let newer = cli
+            .run_env(&["history", "migrate", "--dry-run"], &env)
+            .await
+            .expect(0);
+        assert!(
+            newer
+                .stdout
+                .contains("schema version 99, newer than this vantage's"),
+            "{name}: {}",
+            newer.stdout
+        );
+    }
+}

@@ -1,0 +1,43 @@
+//! The real binary's script commands against an in-process reference server:
+//! exit codes, errors and exports.
+// A test's own notes on stderr are not service text (see src/stderr.rs).
+#![allow(clippy::disallowed_macros)]
+
+mod support;
+
+mod commands;
+mod contexts;
+mod doctor;
+mod export;
+mod exporter;
+mod exporter_connections;
+mod exporter_contexts;
+mod exporter_conventions;
+mod exporter_escapes;
+mod exporter_health;
+mod exporter_outage;
+mod exporter_polling;
+mod exporter_rules;
+mod exporter_web;
+mod history;
+mod history_project_state;
+mod history_wal;
+mod hostile;
+mod hostile_stderr;
+mod install;
+mod jobs;
+mod list_exports;
+mod local_files;
+mod members;
+mod pg_wire;
+mod review_audit;
+mod review_marks;
+mod scans_traffic;
+mod shared_history;
+mod shared_history_damage;
+mod shared_history_waits;
+mod stores;
+mod team;
+mod version;
+mod warnings;
+mod workspaces;

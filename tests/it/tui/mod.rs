@@ -1,0 +1,37 @@
+//! Tests of the dashboard without a terminal: the App driven with synthetic or
+//! served replies, snapshots on ratatui's TestBackend, and random events.
+
+mod support;
+
+mod bulk_budget;
+mod bulk_names;
+mod changes;
+mod contexts;
+mod deploy_poll_bounds;
+mod edges;
+mod filters_views;
+mod header;
+mod hostile_walk;
+mod inventory_walk;
+mod keys_readme;
+mod list_exports;
+mod lists;
+mod local_files;
+mod monitor;
+mod monitor_operators;
+mod palette;
+mod project;
+mod registry;
+mod review_marks;
+mod robustness_keys;
+mod robustness_outage;
+mod screens;
+mod second_day;
+mod security_traffic;
+mod state;
+mod team;
+mod triage;
+mod truth;
+mod truth_snapshot;
+mod with_server;
+mod workspace_picker;

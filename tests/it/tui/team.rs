@@ -1,0 +1,690 @@
+//! Issue 26 in the dashboard: the reviewer beside a mark, and the inventory
+//! kept to one reviewer's marks (`:reviewer NAME`, `:reviewer` alone clears it),
+//! the history away and back, and the dashboard on a real shared history.
+
+#![allow(clippy::result_large_err)]
+
+use crossterm::event::KeyCode;
+use vantage::history::ReviewMark;
+use vantage::tui::app::App;
+
+use crate::tui::changes::screen;
+use crate::tui::review_marks::{NOW, changed_mark, inventory_with, item, page};
+use crate::tui::support::{Fetch, first_in, key, special};
+use crate::tui::support::{answer_inventory_page, inventory_pages};
+use vantage::tui::app::{HISTORY_VERSION, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
+
+fn bobs_mark() -> ReviewMark {
+    let mut mark = changed_mark();
+    mark.project_id = "prj_b".into();
+    mark.name = Some("Payroll".into());
+    mark.reviewer = Some("bob".into());
+    mark.note = None;
+    mark.changed_since_review = Some(false);
+    mark.changed_fields.clear();
+    mark
+}
+
+fn palette(app: &mut App, line: &str) -> Vec<vantage::tui::effect::Effect> {
+    let mut effects = app.handle(key(':'), NOW);
+    for ch in line.chars() {
+        effects.extend(app.handle(key(ch), NOW));
+    }
+    effects.extend(app.handle(special(KeyCode::Enter), NOW));
+    effects
+}
+
+fn shown(app: &App) -> Vec<&str> {
+    app.inventory
+        .list
+        .rows
+        .iter()
+        .map(|row| row.id.as_str())
+        .collect()
+}
+
+#[test]
+fn the_row_names_who_marked_it() {
+    let app = inventory_with(vec![changed_mark(), bobs_mark()]);
+    let text = screen(&app, 120, 35);
+    assert!(text.contains("Δ Ledger · ada"), "{text}");
+    assert!(text.contains("✓ Payroll · bob"), "{text}");
+    let roster = text.lines().find(|line| line.contains("Roster")).unwrap();
+    assert!(
+        !roster.contains('·'),
+        "an unmarked row names no one: {roster}"
+    );
+}
+
+#[test]
+fn reviewer_keeps_the_projects_that_reviewer_marked_and_alone_clears_it() {
+    let mut app = inventory_with(vec![changed_mark(), bobs_mark()]);
+    assert_eq!(shown(&app), ["prj_a", "prj_b", "prj_c"]);
+
+    palette(&mut app, "reviewer bob");
+    assert_eq!(shown(&app), ["prj_b"]);
+    let text = screen(&app, 120, 35);
+    assert!(
+        text.contains("reviewed by bob · over the rows loaded"),
+        "the status line says the filter: {text}"
+    );
+
+    // Another name reads the rows again (those bob's filter dropped), and
+    // names match whatever their case.
+    let effects = palette(&mut app, "reviewer ADA");
+    let (token, _) = inventory_pages(&effects)
+        .into_iter()
+        .next()
+        .expect("the rows are read again");
+    let rows = || {
+        page(vec![
+            item("prj_a", "Ledger"),
+            item("prj_b", "Payroll"),
+            item("prj_c", "Roster"),
+        ])
+    };
+    app.handle(answer_inventory_page(token, rows()), NOW);
+    assert_eq!(shown(&app), ["prj_a"]);
+
+    // Alone: every project again.
+    let effects = palette(&mut app, "reviewer");
+    let (token, _) = inventory_pages(&effects)
+        .into_iter()
+        .next()
+        .expect("the rows are read again");
+    app.handle(answer_inventory_page(token, rows()), NOW);
+    assert_eq!(shown(&app), ["prj_a", "prj_b", "prj_c"]);
+    let text = screen(&app, 120, 35);
+    assert!(!text.contains("reviewed by bob ·"), "{text}");
+}
+
+/// Issue 35, item 17: a reviewer filter is a filter: said on the filter line
+/// with the others, and kept by back and forward.
+#[test]
+fn a_reviewer_filter_is_on_the_filter_line_and_back_undoes_it() {
+    let mut app = inventory_with(vec![changed_mark(), bobs_mark()]);
+    palette(&mut app, "reviewer bob");
+    assert_eq!(shown(&app), ["prj_b"]);
+    let text = screen(&app, 120, 35);
+    let filter_line = text
+        .lines()
+        .find(|line| line.contains("· sort"))
+        .unwrap_or_else(|| panic!("a filter line: {text}"));
+    assert!(filter_line.contains("reviewed by bob"), "{filter_line}");
+
+    // Leave with bob's filter, come back, clear it, leave again: back
+    // returns to each inventory as it was left, the reviewer filter too.
+    app.handle(key('1'), NOW);
+    app.handle(key('2'), NOW);
+    palette(&mut app, "reviewer");
+    assert_eq!(app.inventory.reviewed.reviewer, None);
+    app.handle(key('1'), NOW);
+    app.handle(key('['), NOW);
+    assert_eq!(app.inventory.reviewed.reviewer, None, "as it was left last");
+    app.handle(key('['), NOW);
+    app.handle(key('['), NOW);
+    assert_eq!(
+        app.inventory.reviewed.reviewer.as_deref(),
+        Some("bob"),
+        "back restores the inventory with bob's filter"
+    );
+}
+
+/// Issue 35, item 17: `M` over a list whose pages its filter empties reads
+/// the next page only while the budget keeps its reserve, as `G` does.
+#[test]
+fn the_review_filter_keeps_the_reserve_as_capital_g_does() {
+    use vantage::api::model::InventoryPage;
+    use vantage::tui::app::{ClientNotice, Msg};
+
+    let more = |ids: &[&str]| -> InventoryPage {
+        serde_json::from_value(serde_json::json!({
+            "data": ids.iter().map(|id| item(id, "Unmarked")).collect::<Vec<_>>(),
+            "pagination": {"has_more": true, "next_cursor": "c_next"},
+            "total": 500, "as_of": null, "activity_as_of": null, "applied_finding": null
+        }))
+        .unwrap()
+    };
+    for (remaining, walks_on) in [(100, true), (10, false)] {
+        let mut app = inventory_with(vec![changed_mark(), bobs_mark()]);
+        app.handle(
+            Msg::Client(ClientNotice::RateLimit {
+                remaining,
+                limit: 120,
+            }),
+            NOW,
+        );
+        app.handle(key('M'), NOW);
+        let effects = app.handle(key('M'), NOW);
+        assert_eq!(
+            app.inventory.reviewed.filter.label(),
+            "changed since review"
+        );
+        let (token, _) = inventory_pages(&effects)
+            .into_iter()
+            .next()
+            .expect("the rows are read again");
+        // A page none of whose rows changed since review: all hidden.
+        let effects = app.handle(answer_inventory_page(token, more(&["prj_x", "prj_y"])), NOW);
+        let asked = !inventory_pages(&effects).is_empty();
+        assert_eq!(asked, walks_on, "at {remaining}/120");
+        if !walks_on {
+            let text = screen(&app, 120, 35);
+            assert!(text.contains("request budget low"), "{text}");
+        }
+    }
+}
+
+fn away(at: time::OffsetDateTime) -> vantage::tui::effect::ErrorInfo {
+    let mut error = vantage::tui::effect::ErrorInfo::local(
+        "history: cannot reach the shared history db.example:5432/vantage: connection refused"
+            .into(),
+        at,
+    );
+    error.kind = Some(vantage::tui::review::request::HISTORY_AWAY.into());
+    error
+}
+
+/// Wakes the App as the runtime would until it asks the history again: the
+/// request and the time.
+fn wake_until_try(app: &mut App) -> (Fetch, time::OffsetDateTime) {
+    for _ in 0..20 {
+        let wake = app.next_wake().expect("a wake while away");
+        let effects = app.handle(vantage::tui::app::Msg::Wake, wake);
+        if let Some(check) = first_in(&effects, HISTORY_VERSION) {
+            return (check, wake);
+        }
+    }
+    panic!("the history is never tried again");
+}
+
+/// The history goes away while the dashboard runs: it says so, keeps the
+/// live rows, refuses a mark with a clear word, tries again after 5 s, 10 s,
+/// 20 s (the App's clock, no sleep), and once back reads the marks again.
+#[test]
+fn an_unreachable_history_is_said_retried_with_backoff_and_marks_are_refused() {
+    use time::Duration;
+    use vantage::tui::app::HistoryMsg;
+
+    use crate::tui::review_marks::{inventory_and_version_check, version};
+    use crate::tui::support::answer;
+
+    let (mut app, token) = inventory_and_version_check(vec![bobs_mark()]);
+    app.handle(
+        answer(
+            HISTORY_VERSION,
+            token,
+            Err(away(NOW)),
+            HistoryMsg::DataVersion,
+        ),
+        NOW,
+    );
+    assert!(app.history_away().is_some());
+    let text = screen(&app, 160, 35);
+    assert!(text.contains("history unreachable"), "{text}");
+    assert_eq!(shown(&app), ["prj_a", "prj_b", "prj_c"], "live rows stay");
+
+    // A mark is refused at once, and says so.
+    let effects = app.handle(key('m'), NOW);
+    assert!(first_in(&effects, REVIEW_MARK).is_none());
+    assert!(app.history.note.is_none(), "no note field opens");
+    assert!(screen(&app, 160, 35).contains("not marked: the review history is unreachable"));
+
+    // Tries again after 5 s, then 10 s, then 20 s.
+    let mut last = NOW;
+    for wait in [5, 10, 20] {
+        let (check, at) = wake_until_try(&mut app);
+        assert_eq!(at - last, Duration::seconds(wait), "the wait grows");
+        app.handle(check.fail(away(at)), at);
+        last = at;
+    }
+    assert_eq!(
+        app.history_away().map(|away| away.tries),
+        Some(4),
+        "the first failure and three tries"
+    );
+
+    // Back: it says so and reads the marks again by itself.
+    let (check, at) = wake_until_try(&mut app);
+    let effects = app.handle(version(check.token, 9), at);
+    assert!(app.history_away().is_none());
+    let read = first_in(&effects, REVIEW_MARKS).expect("marks are read again");
+    app.handle(read.ok(vec![bobs_mark(), changed_mark()]), at);
+    let text = screen(&app, 160, 35);
+    assert!(!text.contains("history unreachable"), "{text}");
+    assert!(text.contains("Δ Ledger · ada"), "{text}");
+
+    // A mark that was under way when it went away is refused out loud.
+    app.handle(key('m'), at);
+    let effects = app.handle(special(KeyCode::Enter), at);
+    let written = first_in(&effects, REVIEW_MARK).expect("marks work again");
+    app.handle(written.fail(away(at)), at);
+    assert!(
+        screen(&app, 160, 35).contains("NOT marked: the review history is unreachable"),
+        "never lost silently"
+    );
+}
+
+/// Issue 35, item 21: while the history is away, the status line says so
+/// first, in words that fit 80 columns, even beside a notice (the refused
+/// mark's) that takes the rest of the line.
+#[test]
+fn an_unreachable_history_is_said_first_on_the_status_line_at_80_columns() {
+    use vantage::tui::app::HistoryMsg;
+
+    use crate::tui::review_marks::inventory_and_version_check;
+    use crate::tui::support::answer;
+
+    let (mut app, token) = inventory_and_version_check(vec![bobs_mark()]);
+    app.handle(
+        answer(
+            HISTORY_VERSION,
+            token,
+            Err(away(NOW)),
+            HistoryMsg::DataVersion,
+        ),
+        NOW,
+    );
+    app.handle(key('m'), NOW);
+    for (width, height) in [(80, 24), (120, 35)] {
+        let text = screen(&app, width, height);
+        let status = text
+            .lines()
+            .rev()
+            .nth(1)
+            .expect("a status line above the footer");
+        assert!(
+            status
+                .trim_start_matches('"')
+                .starts_with("history unreachable: marks off, live data only"),
+            "at {width} columns: {status}"
+        );
+        assert!(status.contains("not marked"), "the notice stays: {status}");
+    }
+}
+
+/// The dashboard's side on a real shared history (PostgreSQL, a fresh
+/// database per test) against the reference server.
+mod with_a_shared_history {
+    use vantage::api::{ApiKey, Client, ClientConfig};
+    use vantage::history::{HistoryConfig, HistoryLocation, PgTarget};
+    use vantage::tui::executor::ClientExecutor;
+    use vantage::tui::review::executor::{HistoryAccess, SnapshotOutcome, WithHistory};
+    use vantage::tui::review::ops::{DataVersion, ListMarks, MarkReviewed, TakeSnapshot};
+    use vantage::tui::review::request::HISTORY_AWAY;
+    use vantage::tui::services::Executor;
+
+    use super::*;
+    use crate::common::{self, ENTERPRISE_ADMIN, ENTERPRISE_WS};
+    use crate::tui::support::{asked_in, run_on};
+
+    fn shared(url: &str) -> HistoryLocation {
+        HistoryLocation::Database(PgTarget::parse(url, None).unwrap())
+    }
+
+    fn fresh_database() -> String {
+        std::thread::scope(|scope| {
+            scope
+                .spawn(common::postgres::fresh_database)
+                .join()
+                .unwrap()
+        })
+    }
+
+    fn reviewer(name: &str) -> HistoryConfig {
+        HistoryConfig {
+            detail_requests: 0,
+            reviewer: Some(name.into()),
+            ..HistoryConfig::default()
+        }
+    }
+
+    fn executor(
+        client: &Client,
+        clock: &vantage::clock::Clock,
+        location: HistoryLocation,
+        config: HistoryConfig,
+    ) -> WithHistory {
+        executor_on(client, clock, ENTERPRISE_WS, location, config)
+    }
+
+    fn executor_on(
+        client: &Client,
+        clock: &vantage::clock::Clock,
+        workspace: &str,
+        location: HistoryLocation,
+        config: HistoryConfig,
+    ) -> WithHistory {
+        WithHistory::new(
+            ClientExecutor {
+                client: client.clone(),
+                workspace_id: workspace.into(),
+                clock: clock.clone(),
+            },
+            HistoryAccess {
+                location,
+                config,
+                progress: None,
+            },
+        )
+    }
+
+    async fn roomy_server() -> (vantage::server::RunningServer, vantage::clock::Clock) {
+        common::server_with(|config| {
+            config.rate_limit = vantage::server::ratelimit::RateLimit {
+                limit: 100_000,
+                window: time::Duration::seconds(60),
+            };
+        })
+        .await
+    }
+
+    fn client(server: &vantage::server::RunningServer) -> Client {
+        Client::new(ClientConfig::new(
+            server.base_url(),
+            ApiKey::new(ENTERPRISE_ADMIN).unwrap(),
+        ))
+        .unwrap()
+    }
+
+    /// A teammate's fresh snapshot in the shared history: bob's dashboard
+    /// starts from it (its first frame draws the snapshot's data) and asks the
+    /// service's inventory for its live first page only, never for a
+    /// background walk (counted in the reference server).
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_fresh_shared_snapshot_is_the_start_and_no_inventory_is_walked() {
+        // Four inventory pages: a walk would read them all.
+        let fixture = vantage::server::seed::generate(
+            vantage::server::seed::GenerateSpec {
+                projects: 350,
+                members: 20,
+                seed: 3,
+            },
+            common::T0,
+        );
+        let workspace = fixture.workspaces[0].id.clone();
+        let key = fixture
+            .keys
+            .iter()
+            .find(|key| key.label == "enterprise-admin")
+            .map(|key| key.key.clone())
+            .unwrap();
+        let (server, clock) = common::server_with(|config| {
+            config.fixture = fixture;
+            config.rate_limit = vantage::server::ratelimit::RateLimit {
+                limit: 100_000,
+                window: time::Duration::seconds(60),
+            };
+        })
+        .await;
+        let client = Client::new(ClientConfig::new(
+            server.base_url(),
+            ApiKey::new(&key).unwrap(),
+        ))
+        .unwrap();
+        let url = fresh_database();
+        let alice = executor_on(&client, &clock, &workspace, shared(&url), reviewer("alice"));
+        let Ok(SnapshotOutcome::Taken(info)) = run_on(&alice, TakeSnapshot).await else {
+            panic!("alice's snapshot");
+        };
+        let walked = server.app.served("list_inventory");
+        assert!(walked > 1, "a snapshot walks every page: {walked}");
+        // Bob's background snapshot, asked for anyway: skipped, nothing walked.
+        let bob_early = executor_on(&client, &clock, &workspace, shared(&url), reviewer("bob"));
+        let skipped = run_on(&bob_early, TakeSnapshot).await;
+        assert!(
+            matches!(&skipped, Ok(SnapshotOutcome::Skipped(reason)) if reason.contains("fresh snapshot")),
+            "{skipped:?}"
+        );
+        assert_eq!(server.app.served("list_inventory"), walked);
+
+        clock.advance(time::Duration::minutes(10));
+        let mut app = crate::tui::support::app();
+        let location = shared(&url);
+        assert!(vantage::tui::review::start::prepare(
+            &mut app,
+            &location,
+            &reviewer("bob"),
+            &workspace,
+            clock.now(),
+        ));
+        let effects = app.start(clock.now());
+        assert!(
+            app.from_snapshot(),
+            "the first frame is the shared snapshot's"
+        );
+        let text = screen(&app, 120, 35);
+        assert!(text.contains("from snapshot"), "{text}");
+        assert!(text.contains("350"), "the snapshot's insights: {text}");
+        assert_eq!(app.history.seeded_at, Some(info.taken_at));
+        assert!(
+            first_in(&effects, TAKE_SNAPSHOT).is_none(),
+            "snapshot {} is fresh: no background snapshot",
+            info.id
+        );
+        let bob = executor_on(&client, &clock, &workspace, location, reviewer("bob"));
+        for page in asked_in(&effects, vantage::tui::screens::inventory::PAGE) {
+            let _ = page.job.run(page.slot, page.token, bob.services()).await;
+        }
+        assert_eq!(
+            server.app.served("list_inventory") - walked,
+            1,
+            "bob's dashboard read the live first page, and walked nothing"
+        );
+
+        // A day later the shared snapshot is stale: a snapshot is due.
+        clock.advance(time::Duration::days(2));
+        let mut later = crate::tui::support::app();
+        vantage::tui::review::start::prepare(
+            &mut later,
+            &shared(&url),
+            &reviewer("bob"),
+            &workspace,
+            clock.now(),
+        );
+        let effects = later.start(clock.now());
+        assert!(first_in(&effects, TAKE_SNAPSHOT).is_some());
+        server.stop().await;
+    }
+
+    /// Alice marks in her dashboard; bob's, on the same shared history, sees
+    /// the history's version move (the minute's check) and reads her mark,
+    /// with her name and note.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_teammates_mark_moves_the_version_and_shows_with_her_name() {
+        let (server, clock) = roomy_server().await;
+        let client = client(&server);
+        let url = fresh_database();
+        let alice = executor(&client, &clock, shared(&url), reviewer("alice"));
+        let bob = executor(&client, &clock, shared(&url), reviewer("bob"));
+        let before = run_on(&bob, DataVersion).await.expect("a version");
+        let mark = MarkReviewed {
+            projects: vec![("prj_shared".into(), None)],
+            note: Some("owner asked".into()),
+        };
+        let marked = run_on(&alice, mark).await.expect("alice's mark");
+        // The role that wrote it (the tests' one), with the name alice gave.
+        assert_eq!(marked[0].reviewer.as_deref(), Some("vantage"));
+        assert_eq!(marked[0].display_name.as_deref(), Some("alice"));
+        let after = run_on(&bob, DataVersion).await.expect("a version");
+        assert_ne!(before, after, "bob's minute check sees alice's write");
+        let marks = run_on(&bob, ListMarks).await.expect("marks");
+        assert_eq!(marks.len(), 1);
+        assert_eq!(marks[0].display_name.as_deref(), Some("alice"));
+        assert_eq!(marks[0].note.as_deref(), Some("owner asked"));
+        server.stop().await;
+    }
+
+    /// Issue 33, item 8: a teammate's `LOCK TABLE review` no longer holds a
+    /// mark silently for ever. It ends after `lock_timeout`, its answer says it
+    /// was kept waiting (not "away"), and the dashboard says so: the mark not
+    /// made, the status line "waiting on a lock", retrying.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_teammates_lock_ends_a_mark_and_the_dashboard_says_it_waited() {
+        use vantage::history::postgres::SessionLimits;
+        use vantage::tui::review::request::HISTORY_WAITING;
+
+        use crate::tui::review_marks::{inventory_and_version_check, version};
+
+        let (server, clock) = roomy_server().await;
+        let client = client(&server);
+        let url = fresh_database();
+        let limits = SessionLimits {
+            statement: std::time::Duration::from_secs(30),
+            lock: std::time::Duration::from_secs(1),
+        };
+        let limited =
+            HistoryLocation::Database(PgTarget::parse(&url, None).unwrap().with_limits(limits));
+        let bob = executor(&client, &clock, limited, reviewer("bob"));
+        run_on(&bob, ListMarks).await.expect("the schema in place");
+        let (locked_tx, locked_rx) = std::sync::mpsc::channel();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let teammate_url = url.clone();
+        let teammate = std::thread::spawn(move || {
+            let mut client = ::postgres::Client::connect(&teammate_url, ::postgres::NoTls).unwrap();
+            let mut transaction = client.transaction().unwrap();
+            transaction
+                .batch_execute("LOCK TABLE review IN ACCESS EXCLUSIVE MODE")
+                .unwrap();
+            locked_tx.send(()).unwrap();
+            let _ = release_rx.recv();
+            transaction.rollback().unwrap();
+        });
+        locked_rx.recv().unwrap();
+        let mark = MarkReviewed {
+            projects: vec![("prj_a".into(), None)],
+            note: None,
+        };
+        // A bound for a mark that waits for ever, far beyond the lock timeout.
+        let answer =
+            tokio::time::timeout(std::time::Duration::from_secs(60), run_on(&bob, mark)).await;
+        release_tx.send(()).unwrap();
+        teammate.join().unwrap();
+        let error = answer
+            .expect("the mark ends by itself while the table is locked")
+            .expect_err("kept waiting");
+        assert_eq!(error.kind.as_deref(), Some(HISTORY_WAITING), "{error:?}");
+        assert!(error.summary.contains("lock_timeout"), "{}", error.summary);
+
+        // The dashboard, given that answer to its mark, says it waited.
+        let (mut app, token) = inventory_and_version_check(vec![bobs_mark()]);
+        app.handle(version(token, 1), NOW);
+        app.handle(key('m'), NOW);
+        let effects = app.handle(special(KeyCode::Enter), NOW);
+        let written = first_in(&effects, REVIEW_MARK).expect("a mark goes out");
+        let mut failed = error.clone();
+        failed.at = NOW;
+        app.handle(written.fail(failed), NOW);
+        let text = screen(&app, 200, 35);
+        assert!(
+            text.contains("NOT marked: the review history kept the mark waiting on a lock"),
+            "{text}"
+        );
+        assert!(text.contains("history waiting on a lock"), "{text}");
+        server.stop().await;
+    }
+
+    /// A shared history out of reach (nothing listens on its port): the
+    /// dashboard still starts (live, saying so), and the executor's errors
+    /// say "away", so a mark is refused out loud and the App retries.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn an_unreachable_shared_history_starts_live_and_answers_away() {
+        let (server, clock) = roomy_server().await;
+        let client = client(&server);
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = closed.local_addr().unwrap().port();
+        drop(closed);
+        let url = format!("postgres://vantage@127.0.0.1:{port}/vantage?sslmode=disable");
+        let mut app = crate::tui::support::app();
+        assert!(vantage::tui::review::start::prepare(
+            &mut app,
+            &shared(&url),
+            &reviewer("bob"),
+            ENTERPRISE_WS,
+            clock.now(),
+        ));
+        assert!(app.history_away().is_some());
+        let effects = app.start(clock.now());
+        assert!(
+            inventory_pages(&effects).into_iter().next().is_some()
+                || !crate::tui::support::asked(&effects).is_empty(),
+            "the live screens load"
+        );
+        let bob = executor(&client, &clock, shared(&url), reviewer("bob"));
+        let mark = MarkReviewed {
+            projects: vec![("prj_x".into(), None)],
+            note: None,
+        };
+        for error in [
+            run_on(&bob, DataVersion).await.map(|_| ()),
+            run_on(&bob, ListMarks).await.map(|_| ()),
+            run_on(&bob, mark).await.map(|_| ()),
+        ] {
+            let error = error.expect_err("away");
+            assert_eq!(error.kind.as_deref(), Some(HISTORY_AWAY), "{error:?}");
+            assert!(!error.summary.contains("password"), "{}", error.summary);
+        }
+        server.stop().await;
+    }
+
+    /// A shared history that another tool damaged (columns of another type):
+    /// the dashboard starts without it and says what is wrong, and the
+    /// executor's answers name the damage, not "away" (nothing to retry):
+    /// never a panic.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_damaged_shared_history_is_said_never_a_panic() {
+        let (server, clock) = roomy_server().await;
+        let client = client(&server);
+        let url = fresh_database();
+        let alice = executor(&client, &clock, shared(&url), reviewer("alice"));
+        let Ok(SnapshotOutcome::Taken(_)) = run_on(&alice, TakeSnapshot).await else {
+            panic!("alice's snapshot");
+        };
+        let mark = MarkReviewed {
+            projects: vec![("prj_x".into(), None)],
+            note: None,
+        };
+        run_on(&alice, mark).await.expect("alice's mark");
+        let damage = url.clone();
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                let mut admin = ::postgres::Client::connect(&damage, ::postgres::NoTls).unwrap();
+                admin
+                    .batch_execute(
+                        "ALTER TABLE snapshot ALTER COLUMN project_count TYPE text
+                             USING project_count::text;
+                         ALTER TABLE review ALTER COLUMN at_ms TYPE text USING at_ms::text;",
+                    )
+                    .unwrap();
+            });
+        });
+
+        let mut app = crate::tui::support::app();
+        let with_history = vantage::tui::review::start::prepare(
+            &mut app,
+            &shared(&url),
+            &reviewer("bob"),
+            ENTERPRISE_WS,
+            clock.now(),
+        );
+        assert!(!with_history, "the dashboard starts without the history");
+        assert!(app.history_away().is_none(), "nothing to retry");
+        let said: Vec<&str> = app.errors.iter().map(|e| e.summary.as_str()).collect();
+        assert!(
+            said.iter()
+                .any(|summary| summary.contains("damaged: snapshot.project_count is of type text")),
+            "{said:?}"
+        );
+        let bob = executor(&client, &clock, shared(&url), reviewer("bob"));
+        let error = run_on(&bob, ListMarks).await.expect_err("damaged");
+        assert_ne!(error.kind.as_deref(), Some(HISTORY_AWAY), "{error:?}");
+        assert!(
+            error
+                .summary
+                .contains("damaged: review.at_ms is of type text"),
+            "{}",
+            error.summary
+        );
+        server.stop().await;
+    }
+}
