@@ -77,15 +77,20 @@ impl PgStore {
     /// Connects, and brings the schema up to date (under a lock: the first
     /// vantage that connects migrates, the others wait for it).
     pub fn connect(target: &PgTarget) -> Result<Self, HistoryError> {
-        let store = Self {
+        let store = Self::unconnected(target);
+        store.run(|_| Ok(()))?;
+        Ok(store)
+    }
+
+    /// The store before its first connection (made on first use).
+    fn unconnected(target: &PgTarget) -> Self {
+        Self {
             location: HistoryLocation::Database(target.clone()),
             target: target.clone(),
             client: Mutex::new(None),
             config: Mutex::new(None),
             locks: HashSet::new(),
-        };
-        store.run(|_| Ok(()))?;
-        Ok(store)
+        }
     }
 
     fn describe(&self) -> String {
@@ -95,13 +100,7 @@ impl PgStore {
     /// The database's schema version, read on a connection of its own that
     /// migrates nothing (`history migrate --dry-run`, `doctor`).
     pub fn schema_version(target: &PgTarget) -> Result<i64, HistoryError> {
-        let store = Self {
-            location: HistoryLocation::Database(target.clone()),
-            target: target.clone(),
-            client: Mutex::new(None),
-            config: Mutex::new(None),
-            locks: HashSet::new(),
-        };
+        let store = Self::unconnected(target);
         let (config, _notes) = target.config()?;
         let tls = target.connector()?;
         let mut client =
