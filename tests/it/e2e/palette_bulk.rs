@@ -3,6 +3,9 @@
 
 use crate::e2e::support::Session;
 
+/// The inventory's position counter on its fourth row.
+const FOURTH_ROW: &str = "· 4/";
+
 /// The first project id (`prj_…`) on the screen.
 fn first_id(screen: &str) -> Option<String> {
     let start = screen.find("prj_")?;
@@ -22,8 +25,10 @@ fn palette_jumps_to_a_project_by_id_and_a_bulk_change_covers_three_marked_rows()
         s.contains("loaded") && !s.contains("Loading projects") && s.contains("prj_")
     });
     // The detail pane shows the selected row's id; take the fourth row's.
+    // The position counter reads `· 4/64`: a bare "4/" is also in the
+    // status line's "rate 64/120", before the cursor moved at all.
     tui.send("jjj");
-    let screen = tui.wait_text("4/");
+    let screen = tui.wait_text(FOURTH_ROW);
     let id = first_id(&screen).expect("the detail pane shows an id");
 
     // From another tab, `:` and the id open that project's screen.
@@ -44,7 +49,10 @@ fn palette_jumps_to_a_project_by_id_and_a_bulk_change_covers_three_marked_rows()
     tui.wait_text("Risk distribution");
     tui.send("2");
     tui.wait_for("the inventory list at the project", |s| {
-        s.contains("loaded") && !s.contains("Latest commit") && s.contains("4/")
+        s.contains("loaded")
+            && !s.contains("Latest commit")
+            && s.contains(FOURTH_ROW)
+            && s.contains(&id)
     });
     // Mark three rows, set their visibility.
     tui.send("g");

@@ -502,3 +502,23 @@ fn the_palette_completes_column_names_after_the_ones_given() {
     assert!(texts.contains(&"columns name,visibility".to_owned()));
     assert!(!texts.iter().any(|text| text.ends_with("default")));
 }
+
+/// Issue 35, item 8: a project opened from the palette on Insights, `esc`
+/// back to Insights, then `2`: the inventory's cursor is on that project.
+#[test]
+fn two_after_a_palette_project_closed_on_insights_lands_on_that_project() {
+    let mut app = app_with(false);
+    inventory(&mut app, 8, 8);
+    type_text(&mut app, "jjj");
+    assert_eq!(app.inventory.list.selected, 3);
+    type_text(&mut app, "1");
+    type_text(&mut app, ":prj_0005\r");
+    assert!(app.project.is_some());
+    press(&mut app, KeyCode::Esc);
+    assert_eq!((app.tab, app.project.is_none()), (Tab::Insights, true));
+    type_text(&mut app, "2");
+    assert_eq!(
+        app.inventory.selected_item().map(|row| row.id.as_str()),
+        Some("prj_0005")
+    );
+}
