@@ -132,7 +132,6 @@ fn hostile_strings_never_reach_the_terminal_as_control_sequences() {
         step(&mut session, "j");
     }
 
-
     // The other tabs and overlays.
     for keys in ["4", "5"] {
         step(&mut session, keys);
