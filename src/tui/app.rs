@@ -217,6 +217,7 @@ impl App {
         let mut cx = Cx::new(
             now,
             &self.identity.workspace_id,
+            self.settings.max_walk_items,
             &mut effects,
             &mut navs,
             &mut self.next_token,
@@ -230,6 +231,7 @@ impl App {
         let mut turn = Turn::new(
             now,
             self.identity.workspace_id.clone(),
+            self.settings.max_walk_items,
             &mut effects,
             &mut navs,
         );
@@ -289,6 +291,7 @@ impl App {
         let mut turn = Turn::new(
             now,
             self.identity.workspace_id.clone(),
+            self.settings.max_walk_items,
             &mut effects,
             &mut navs,
         );
@@ -346,7 +349,13 @@ impl App {
     fn apply_navs(&mut self, mut navs: Vec<Nav>, now: OffsetDateTime, effects: &mut Vec<Effect>) {
         while !navs.is_empty() {
             let mut more = Vec::new();
-            let mut turn = Turn::new(now, self.identity.workspace_id.clone(), effects, &mut more);
+            let mut turn = Turn::new(
+                now,
+                self.identity.workspace_id.clone(),
+                self.settings.max_walk_items,
+                effects,
+                &mut more,
+            );
             for nav in navs {
                 match nav {
                     Nav::OpenInventoryForFinding(id) => {

@@ -172,6 +172,8 @@ pub struct Cx<'a> {
     pub now: OffsetDateTime,
     /// The workspace on screen: the one a workspace's list asks for.
     pub workspace: &'a str,
+    /// The most items one walk of a list reads (`max_walk_items`).
+    pub walk_limit: u64,
     effects: &'a mut Vec<Effect>,
     navs: &'a mut Vec<Nav>,
     next_token: &'a mut u64,
@@ -181,6 +183,7 @@ impl<'a> Cx<'a> {
     pub fn new(
         now: OffsetDateTime,
         workspace: &'a str,
+        walk_limit: u64,
         effects: &'a mut Vec<Effect>,
         navs: &'a mut Vec<Nav>,
         next_token: &'a mut u64,
@@ -188,6 +191,7 @@ impl<'a> Cx<'a> {
         Self {
             now,
             workspace,
+            walk_limit,
             effects,
             navs,
             next_token,
@@ -258,6 +262,8 @@ pub struct Turn<'a> {
     pub now: OffsetDateTime,
     /// Owned: the App's handlers that take a turn borrow the whole App.
     pub workspace: String,
+    /// The most items one walk of a list reads (`max_walk_items`).
+    pub walk_limit: u64,
     pub effects: &'a mut Vec<Effect>,
     pub navs: &'a mut Vec<Nav>,
 }
@@ -266,12 +272,14 @@ impl<'a> Turn<'a> {
     pub fn new(
         now: OffsetDateTime,
         workspace: String,
+        walk_limit: u64,
         effects: &'a mut Vec<Effect>,
         navs: &'a mut Vec<Nav>,
     ) -> Self {
         Self {
             now,
             workspace,
+            walk_limit,
             effects,
             navs,
         }
@@ -282,6 +290,7 @@ impl<'a> Turn<'a> {
         Cx::new(
             self.now,
             &self.workspace,
+            self.walk_limit,
             self.effects,
             self.navs,
             next_token,

@@ -25,6 +25,9 @@ pub struct TuiSettings {
     pub keymap: Keymap,
     /// `[tui] refresh_secs`: seconds between refreshes of the live monitor.
     pub refresh_secs: Option<u64>,
+    /// The config file's `max_walk_items`: the most items one walk over a
+    /// list's pages reads, the dashboard's lists included.
+    pub max_walk_items: Option<u64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -160,6 +163,7 @@ impl TuiSettings {
             theme: tables.tui.theme,
             keymap,
             refresh_secs: tables.tui.refresh_secs.map(|secs| secs.0),
+            max_walk_items: config.file.max_walk_items,
         })
     }
 }
@@ -189,6 +193,8 @@ pub struct AppSettings {
     pub refresh_secs: u64,
     /// Where `ctrl-s` writes its exports.
     pub export_dir: PathBuf,
+    /// The most items one walk of a list reads (`max_walk_items`).
+    pub max_walk_items: u64,
 }
 
 impl AppSettings {
@@ -199,6 +205,9 @@ impl AppSettings {
             keymap: settings.keymap.clone(),
             refresh_secs: settings.refresh_secs.unwrap_or(DEFAULT_REFRESH_SECS),
             export_dir,
+            max_walk_items: settings
+                .max_walk_items
+                .unwrap_or(crate::api::page::DEFAULT_MAX_WALK_ITEMS),
         }
     }
 

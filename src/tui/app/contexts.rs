@@ -91,6 +91,7 @@ impl App {
             let mut cx = Cx::new(
                 now,
                 &self.identity.workspace_id,
+                self.settings.max_walk_items,
                 effects,
                 &mut navs,
                 &mut self.next_token,
@@ -234,7 +235,13 @@ impl App {
             let mut navs = Vec::new();
             self.switch_tab(
                 tab,
-                &mut Turn::new(now, self.identity.workspace_id.clone(), effects, &mut navs),
+                &mut Turn::new(
+                    now,
+                    self.identity.workspace_id.clone(),
+                    self.settings.max_walk_items,
+                    effects,
+                    &mut navs,
+                ),
             );
             self.apply_navs(navs, now, effects);
         }

@@ -194,7 +194,10 @@ impl<T> PagedList<T> {
         request: O,
         message: fn(Result<O::Output, ErrorInfo>) -> M,
     ) {
-        self.walk = request.walk();
+        // The walk's own bounds, and the configured most items it reads.
+        self.walk = request
+            .walk()
+            .map(|walk| walk.with_max_items(cx.walk_limit));
         self.pending = Some(cx.request(self.slot, request, message));
     }
 

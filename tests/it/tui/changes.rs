@@ -350,6 +350,7 @@ fn a_due_snapshot_runs_in_the_background_shows_progress_and_refreshes_changes() 
     due.take_snapshot(&mut vantage::tui::effect::Cx::new(
         NOW,
         "ws_test",
+        vantage::api::page::DEFAULT_MAX_WALK_ITEMS,
         &mut effects,
         &mut navs,
         &mut next,
@@ -377,6 +378,7 @@ fn a_due_snapshot_runs_in_the_background_shows_progress_and_refreshes_changes() 
     app.take_snapshot(&mut vantage::tui::effect::Cx::new(
         NOW,
         "ws_test",
+        vantage::api::page::DEFAULT_MAX_WALK_ITEMS,
         &mut effects,
         &mut navs,
         &mut next,

@@ -78,3 +78,31 @@ fn capital_g_under_endless_empty_pages_stops_and_names_the_operation() {
     });
     assert_stopped_and_said(&app, asked, "empty pages in a row");
 }
+
+/// Issue 33 item 5, the dashboard: the configured `max_walk_items` bounds a
+/// list's walk as it bounds the commands', whatever total the service tells.
+#[test]
+fn capital_g_stops_at_the_configured_max_walk_items() {
+    use vantage::tui::app::Identity;
+    use vantage::tui::theme::{ColorDepth, ThemeName};
+
+    let mut settings = crate::tui::support::settings(ThemeName::Dark, ColorDepth::TrueColor);
+    settings.max_walk_items = 250;
+    let identity = Identity {
+        workspace: "ws_test".into(),
+        workspace_id: "ws_test".into(),
+        plan: None,
+        api_version: "2026-09-11".into(),
+        read_only: false,
+    };
+    let mut app = App::new(identity, settings);
+    // Full pages of new projects, fresh cursors: every page is plausible.
+    let asked = walk_to_end(&mut app, |n| {
+        with_cursor(page(n * 100..n * 100 + 100, 500, true), &format!("c{n}"))
+    });
+    assert_stopped_and_said(&app, asked, "max_walk_items");
+    assert!(
+        asked <= 2,
+        "the walk read past 250 items: {asked} pages asked"
+    );
+}

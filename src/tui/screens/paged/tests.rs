@@ -24,7 +24,14 @@ fn more(cursor: &str) -> Pagination {
 fn pages_load_as_the_selection_nears_the_end_and_stale_replies_are_dropped() {
     let now = OffsetDateTime::UNIX_EPOCH;
     let (mut effects, mut navs, mut token) = (Vec::new(), Vec::<Nav>::new(), 0);
-    let mut cx = Cx::new(now, "ws_test", &mut effects, &mut navs, &mut token);
+    let mut cx = Cx::new(
+        now,
+        "ws_test",
+        crate::api::page::DEFAULT_MAX_WALK_ITEMS,
+        &mut effects,
+        &mut navs,
+        &mut token,
+    );
     let mut list: PagedList<u32> = PagedList::new(PAGE, 2);
     list.reload(&mut cx, request, Msg::Page);
     let first = list.pending.expect("asked for the first page");
