@@ -245,16 +245,21 @@ fn no_follow(options: &mut std::fs::OpenOptions) {
 #[cfg(not(unix))]
 fn no_follow(_options: &mut std::fs::OpenOptions) {}
 
+/// A symbolic link found where vantage writes: refused, saying why.
+pub fn link_refused(path: &Path) -> io::Error {
+    io::Error::other(format!(
+        "{} is a symbolic link; vantage does not write through a link it did not create \
+         (remove it, or point the setting at the real file)",
+        path.display()
+    ))
+}
+
 /// `ELOOP` from `O_NOFOLLOW` says "too many levels of symbolic links"; say
 /// what happened instead.
 fn refused_link(path: &Path, error: io::Error) -> io::Error {
     #[cfg(unix)]
     if error.raw_os_error() == Some(nix::errno::Errno::ELOOP as i32) {
-        return io::Error::other(format!(
-            "{} is a symbolic link; vantage does not write through a link it did not create \
-             (remove it, or point the setting at the real file)",
-            path.display()
-        ));
+        return link_refused(path);
     }
     let _ = path;
     error

@@ -49,11 +49,7 @@ fn create_private(path: &Path) -> std::io::Result<()> {
         Err(error) => return Err(error),
     };
     if metadata.file_type().is_symlink() {
-        return Err(std::io::Error::other(format!(
-            "{} is a symbolic link; vantage does not write through a link it did not create \
-             (remove it, or point the setting at the real file)",
-            path.display()
-        )));
+        return Err(crate::safe_file::link_refused(path));
     }
     if !metadata.file_type().is_file() {
         return Err(std::io::Error::other(format!(

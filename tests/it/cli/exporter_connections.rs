@@ -17,9 +17,9 @@ use crate::common::*;
 
 const HALF_A_REQUEST: &[u8] = b"GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: te";
 
-/// An exporter (its service unreachable: the server is what is tested)
-/// with `limits`.
-async fn exporter(limits: ConnectionLimits) -> RunningExporter {
+/// The target of an unreachable service: what the exporter serves is what is
+/// tested, not what it polls.
+pub(crate) async fn unreachable_target() -> Target {
     let dead = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let dead_url = format!("http://{}", dead.local_addr().expect("addr"));
     drop(dead);
@@ -28,7 +28,7 @@ async fn exporter(limits: ConnectionLimits) -> RunningExporter {
         max_attempts: 1,
         ..RetryPolicy::default()
     };
-    let target = Target {
+    Target {
         context: None,
         client: Client::new(config).expect("client"),
         plan: PollPlan {
@@ -39,7 +39,12 @@ async fn exporter(limits: ConnectionLimits) -> RunningExporter {
             names_interval: Duration::from_secs(3600),
             budget: Budget::default(),
         },
-    };
+    }
+}
+
+/// An exporter (its service unreachable) with `limits`.
+async fn exporter(limits: ConnectionLimits) -> RunningExporter {
+    let target = unreachable_target().await;
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     vantage::exporter::start_limited(vec![target], Clock::manual(T0), listener, limits)
         .expect("starts")

@@ -8,10 +8,9 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use tokio::net::TcpListener;
-use vantage::api::{ApiKey, Client, ClientConfig, RetryPolicy};
 use vantage::clock::Clock;
 use vantage::exporter::web::WebConfig;
-use vantage::exporter::{Budget, PollPlan, RunningExporter, ServeOptions, Target};
+use vantage::exporter::{RunningExporter, ServeOptions};
 
 use crate::cli::support::Cli;
 use crate::common::*;
@@ -55,26 +54,7 @@ fn web_config(dir: &Path, users: &[(&str, &str)]) -> PathBuf {
 /// An exporter of an unreachable service (what is served is what is
 /// tested) behind `web`.
 async fn exporter(web: std::sync::Arc<WebConfig>) -> RunningExporter {
-    let dead = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let dead_url = format!("http://{}", dead.local_addr().expect("addr"));
-    drop(dead);
-    let mut config = ClientConfig::new(dead_url, ApiKey::new(ENTERPRISE_ADMIN).expect("key"));
-    config.retry = RetryPolicy {
-        max_attempts: 1,
-        ..RetryPolicy::default()
-    };
-    let target = Target {
-        context: None,
-        client: Client::new(config).expect("client"),
-        plan: PollPlan {
-            workspace: ENTERPRISE_WS.into(),
-            watch: Vec::new(),
-            interval: Duration::from_secs(3600),
-            inventory_interval: None,
-            names_interval: Duration::from_secs(3600),
-            budget: Budget::default(),
-        },
-    };
+    let target = crate::cli::exporter_connections::unreachable_target().await;
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let options = ServeOptions {
         web: Some(web),
