@@ -16,11 +16,12 @@ use vantage::clock::Clock;
 use vantage::history::HistoryConfig;
 use vantage::server::seed::{self, GenerateSpec};
 use vantage::server::{ServerConfig, start};
-use vantage::tui::executor::ClientExecutor;
 use vantage::tui::request::Operation;
-use vantage::tui::review::executor::{HistoryAccess, SnapshotOutcome, WithHistory};
 use vantage::tui::review::ops::TakeSnapshot;
+use vantage::tui::services::ClientExecutor;
 use vantage::tui::services::Executor;
+use vantage::tui::services::{HistoryAccess, WithHistory};
+use vantage::tui::vocab::SnapshotOutcome;
 
 const PROJECTS: usize = 5_000;
 const MEMBERS: usize = 500;

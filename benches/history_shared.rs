@@ -108,9 +108,7 @@ async fn main() {
             );
             let now = OffsetDateTime::now_utc();
             let history = HistoryConfig::default();
-            assert!(vantage::tui::review::start::prepare(
-                &mut app, &location, &history, &workspace, now
-            ));
+            assert!(app.prepare_history(&location, &history, &workspace, now));
             app.start(now);
             let mut terminal = Terminal::new(TestBackend::new(120, 35)).expect("terminal");
             terminal.draw(|frame| app.draw(frame, now)).expect("draw");

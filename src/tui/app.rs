@@ -22,8 +22,11 @@ mod wake;
 pub use contexts::{CONTEXT, ContextMsg, Contexts};
 pub use export::{LIST_EXPORT, ListExported};
 pub use history::{HISTORY_VERSION, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
-pub use history::{HistoryMsg, HistoryState, SnapshotSeed};
+pub use history::{HistoryMsg, HistoryState};
 pub use views::{SAVE_VIEW, SavedViews, ViewWritten};
+
+/// The client's notices, named where the App takes them in.
+pub use crate::tui::vocab::{ClientNotice, SnapshotSeed};
 
 use history_nav::Way;
 
@@ -69,31 +72,6 @@ pub enum Msg {
     Client(ClientNotice),
     /// A deadline a screen asked for has passed.
     Wake,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ClientNotice {
-    RateLimit {
-        remaining: u32,
-        limit: u32,
-    },
-    Retrying {
-        reason: String,
-        delay_ms: u64,
-    },
-    /// A request waits for the rate limit to reset before it is sent.
-    Paced {
-        wait_ms: u64,
-    },
-    /// A retry was due, but too many recent failures spent the retry budget.
-    RetryBudgetSpent {
-        request: String,
-    },
-    Recovered,
-    /// The background snapshot's progress.
-    Snapshot(String),
-    /// The background snapshot's announcement, with its cost, before it starts.
-    SnapshotPlanned(String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,15 +4,14 @@
 //! asks of the App itself (tabs, the project view, the status line) is a
 //! [`Nav`], collected apart, so the runtime sees only what it carries out.
 
-use std::path::PathBuf;
-
 use time::OffsetDateTime;
 
-use crate::api::model::FieldError;
 use crate::tui::nav::Nav;
 use crate::tui::request::{Job, Message, Operation};
 
 pub use crate::tui::request::Slot;
+pub use crate::tui::services::SwitchedContext;
+pub use crate::tui::vocab::{ErrorInfo, Gate};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExportFormat {
@@ -27,20 +26,6 @@ impl ExportFormat {
             ExportFormat::Json => "json",
         }
     }
-}
-
-/// What the dashboard needs to know of the context it switched to.
-#[derive(Debug, Clone)]
-pub struct SwitchedContext {
-    pub name: String,
-    pub workspace: String,
-    pub api_version: String,
-    pub read_only: bool,
-    /// The monitor's watch list file of this context.
-    pub watchlist: PathBuf,
-    /// This context's review history as read for its first screens; `None`:
-    /// the dashboard runs without one.
-    pub history: Option<crate::tui::review::start::HistoryStart>,
 }
 
 /// Whether a reply with `token` answers the request `pending` waits for; if
@@ -73,99 +58,6 @@ pub enum Effect {
 }
 
 /// Why the API refused, in the words a person needs to fix it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Gate {
-    /// 402 with `required_plan`.
-    Plan(String),
-    /// 402 with `required_features`.
-    Features(Vec<String>),
-    /// 403 `insufficient_scope` with `required_scopes`.
-    Scopes(Vec<String>),
-    /// A 404 that means a feature is off (e.g. `pii_labels_not_found`).
-    FeatureOff(String),
-    /// A 404 whose type stands for more than one cause: what the service
-    /// said, and each cause it may mean, never one picked for it.
-    NotFound(String),
-    /// 400 `invalid_request` with field errors: what to fix, field by field.
-    Fields(Vec<FieldError>),
-    /// `security_critical_findings`: the findings that block publishing.
-    BlockingFindings(Vec<String>),
-}
-
-impl Gate {
-    /// One line for the screen. Plans, features, scopes, locations and finding
-    /// refs are the service's words: the dashboard's rule applies here, before
-    /// any screen or the error log shows them.
-    pub fn explain(&self) -> String {
-        crate::text::sanitize_line(&self.explain_unescaped()).into_owned()
-    }
-
-    fn explain_unescaped(&self) -> String {
-        match self {
-            Gate::Plan(plan) => {
-                format!("This needs the {plan} plan. Ask a workspace owner to upgrade.")
-            }
-            Gate::Features(features) => format!(
-                "This needs the workspace feature{} {}.",
-                if features.len() == 1 { "" } else { "s" },
-                features.join(", ")
-            ),
-            Gate::Scopes(scopes) => format!(
-                "The API key lacks a scope: create a key with {}.",
-                scopes.join(" or ")
-            ),
-            Gate::FeatureOff(kind) => {
-                format!("The feature is not enabled for this workspace ({kind}).")
-            }
-            Gate::NotFound(said) => said.clone(),
-            Gate::Fields(fields) => {
-                let each: Vec<String> = fields
-                    .iter()
-                    .map(|field| match &field.location {
-                        Some(location) => format!("{location}: {}", field.message),
-                        None => field.message.clone(),
-                    })
-                    .collect();
-                format!("The server refused the input: {}.", each.join("; "))
-            }
-            Gate::BlockingFindings(refs) => format!(
-                "Publishing is blocked by critical security findings: {}. Resolve them first.",
-                refs.join(", ")
-            ),
-        }
-    }
-}
-
-/// An error as the TUI shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ErrorInfo {
-    pub status: Option<u16>,
-    /// The error `type` token.
-    pub kind: Option<String>,
-    pub detail: Option<String>,
-    pub request_id: Option<String>,
-    /// One line a person can act on.
-    pub summary: String,
-    pub gate: Option<Gate>,
-    pub at: OffsetDateTime,
-}
-
-impl ErrorInfo {
-    /// A failure that is not the service's answer (a local file, connecting
-    /// to another context): what happened, and when.
-    pub fn local(summary: String, at: OffsetDateTime) -> Self {
-        Self {
-            status: None,
-            kind: None,
-            detail: None,
-            request_id: None,
-            summary,
-            gate: None,
-            at,
-        }
-    }
-}
-
 /// Hands out request tokens and collects effects (for the runtime) and
 /// navigation (for the App) while a message is handled.
 pub struct Cx<'a> {

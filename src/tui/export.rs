@@ -20,7 +20,6 @@ use crate::formats::members::MemberRow;
 use crate::formats::{CsvWriter, OutputError};
 use crate::history::Change;
 use crate::safe_file::Replacement;
-use crate::tui::screens::project::security::matches_search;
 
 /// Items per page when an export reads a list again: the commands' default.
 const EXPORT_PAGE: u32 = 100;
@@ -164,7 +163,7 @@ pub async fn write(
                     let keep = item.as_ref().map_or(true, |finding| {
                         (levels.is_empty() || levels.contains(&finding.level))
                             && (statuses.is_empty() || statuses.contains(&finding.status))
-                            && matches_search(search, finding)
+                            && finding.matches_search(search)
                     });
                     std::future::ready(keep)
                 });

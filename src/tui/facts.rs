@@ -16,12 +16,14 @@ use time::OffsetDateTime;
 use crate::api::InventoryParams;
 use crate::api::model::{InventoryItem, InventoryPage};
 use crate::history::{ProjectState, SnapshotInfo};
-use crate::tui::effect::{Cx, ErrorInfo, answers};
+use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
 use crate::tui::ops::ListInventory;
 use crate::tui::request::Message;
 use crate::tui::review::ops::LatestProjectState;
-use crate::tui::screens::project::FACTS;
 use crate::tui::widgets::ago;
+
+/// The search for the project screen's inventory facts.
+pub const FACTS: Slot = Slot::new("project", "facts");
 
 /// Most rows a search for a name asks for: the contract's largest page, so
 /// one request finds a name that other projects share in part.

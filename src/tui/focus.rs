@@ -117,3 +117,15 @@ impl GoneProject {
         }
     }
 }
+
+/// Whether `text` reads as a project id rather than a name: one token of
+/// letters, digits, `_` and `-`, holding a digit, `_` or `-` (`prj_0a1b…`, a UUID).
+pub fn looks_like_id(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '-')
+        && text
+            .chars()
+            .any(|ch| ch.is_ascii_digit() || ch == '_' || ch == '-')
+}

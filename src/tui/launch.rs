@@ -8,17 +8,17 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 
-use super::app::{App, ClientNotice, Identity, SavedViews};
-use super::effect::{ErrorInfo, SwitchedContext};
-use super::executor::{ClientExecutor, notice};
+use super::app::{App, Identity, SavedViews};
 use super::palette::{History, Palette};
-use super::review::executor::{HistoryAccess, HistoryDoor};
 use super::review::start;
 use super::runtime::{self, Exit};
-use super::services::{ContextSwitch, Executor, Services};
+use super::services::{
+    ClientExecutor, ContextSwitch, Executor, HistoryAccess, HistoryDoor, Services, SwitchedContext,
+};
 use super::settings::{AppSettings, TuiSettings, TuiSettingsError};
 use super::terminal::{self, RestoreOnDrop};
 use super::theme::ColorDepth;
+use super::vocab::{ClientNotice, ErrorInfo, notice};
 use super::watchlist;
 use super::workspace_picker;
 use crate::api::Client;
@@ -205,7 +205,7 @@ pub async fn run_with(
         let location = config
             .location()
             .unwrap_or_else(|_| crate::history::HistoryLocation::File(config.file()));
-        start::prepare(&mut app, &location, &config, &workspace_id, clock.now());
+        app.prepare_history(&location, &config, &workspace_id, clock.now());
         HistoryAccess {
             location,
             config,

@@ -1,7 +1,7 @@
 //! What screens ask of the App itself (never of the runtime): switch a tab, open
 //! or leave the project view, say something on the status line. A leaf: screens,
 //! `effect.rs` and the App import it, and it imports none of them (only the
-//! leaves `focus.rs` and `registry.rs`).
+//! leaves `focus.rs`, `registry.rs` and `vocab/`).
 
 use super::focus::{GoneProject, ProjectOpen};
 /// The screens' ids, from the registry (`registry.rs`).
@@ -21,7 +21,7 @@ pub enum Nav {
     ShowTab(Tab),
     /// A reply the screen found wrong (a page past its walk's bounds): the
     /// status line and the error log show it as a failed request.
-    Failed(Box<crate::tui::effect::ErrorInfo>),
+    Failed(Box<crate::tui::vocab::ErrorInfo>),
 }
 
 /// What the project screen asks of the app.

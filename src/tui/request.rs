@@ -15,8 +15,8 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::tui::effect::ErrorInfo;
 use crate::tui::services::Services;
+use crate::tui::vocab::ErrorInfo;
 
 /// One kind of work the runtime does for a screen: an API call, a local
 /// file, the history. Its value is the request's parameters, which tests

@@ -12,11 +12,12 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::app::{App, ClientNotice, Msg};
+use super::app::{App, Msg};
 use super::effect::{Effect, Slot};
 use super::services::Executor;
 use super::signals::{EndSignal, Incoming, Signals, is_suspend_key, suspend};
 use super::terminal::{self, Tui};
+use super::vocab::ClientNotice;
 use crate::clock::Clock;
 use crate::text::Pasteable;
 

@@ -74,6 +74,23 @@ pub struct ScanFinding {
     pub updated_at: OffsetDateTime,
 }
 
+impl ScanFinding {
+    /// Whether the finding matches `search`: every word in its name,
+    /// category, scanner or id, in any case (an empty search matches every
+    /// finding). The dashboard's search and its export read this one rule.
+    pub fn matches_search(&self, search: &str) -> bool {
+        let haystack = format!(
+            "{} {} {} {}",
+            self.name, self.category, self.scanner_name, self.id
+        )
+        .to_lowercase();
+        search
+            .to_lowercase()
+            .split_whitespace()
+            .all(|word| haystack.contains(word))
+    }
+}
+
 /// What the open findings of one scan add up to, as the inventory's
 /// `matched_reason.values` count them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

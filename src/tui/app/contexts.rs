@@ -227,7 +227,7 @@ impl App {
         self.refresh_view_names();
         // The new context's history (its marks, its snapshots), as at launch.
         if let Some(history) = switched.history {
-            crate::tui::review::start::apply(self, history, now);
+            self.apply_history_start(history, now);
         }
         let tab = old.tab;
         effects.extend(self.start(now));

@@ -13,9 +13,10 @@ use super::{App, MIN_HEIGHT, MIN_WIDTH, Overlay};
 use crate::text::{fit, fit_middle, sanitize_line};
 use crate::tui::action::Action;
 use crate::tui::nav::Tab;
+use crate::tui::palette::view as palette;
 use crate::tui::screens::{ScreenView, error_text};
 use crate::tui::widgets::scroll::wrap_lines;
-use crate::tui::widgets::{ago, centered, palette};
+use crate::tui::widgets::{ago, centered};
 
 /// An error in one line: its type once, then what is missing (a scope, a plan).
 fn status_error_text(error: &crate::tui::effect::ErrorInfo) -> String {

@@ -7,17 +7,17 @@ use ratatui::text::Span;
 use time::OffsetDateTime;
 
 use super::App;
-use crate::api::model::{Insights, InventoryItem};
-use crate::history::ReviewMark;
+use crate::history::{HistoryConfig, HistoryLocation, ReviewMark};
 use crate::text::fit;
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
 use crate::tui::keymap::key_of;
 use crate::tui::nav::Tab;
-use crate::tui::review::executor::SnapshotOutcome;
 use crate::tui::review::ops::{DataVersion, ListMarks, TakeSnapshot};
+use crate::tui::review::start::read_start;
 use crate::tui::screens::Screen;
 use crate::tui::screens::inventory::reviewed::ReviewFilter;
+use crate::tui::vocab::{HISTORY_AWAY, HistoryStart, SnapshotOutcome, SnapshotSeed};
 
 pub use super::marks::NoteInput;
 
@@ -37,14 +37,6 @@ pub enum HistoryMsg {
     Marked(Result<Vec<ReviewMark>, ErrorInfo>),
     DataVersion(Result<i64, ErrorInfo>),
     Snapshot(Result<SnapshotOutcome, ErrorInfo>),
-}
-
-/// What the newest snapshot lends the first frame.
-#[derive(Debug, Clone)]
-pub struct SnapshotSeed {
-    pub taken_at: OffsetDateTime,
-    pub insights: Option<Insights>,
-    pub first_page: Option<Vec<InventoryItem>>,
 }
 
 #[derive(Debug, Default)]
@@ -341,5 +333,56 @@ impl App {
             spans.push(Span::styled(fit(progress, 40), theme.accent));
         }
         spans
+    }
+}
+
+/// The history at a context's first frame: what `review::start` read, given to
+/// the App.
+impl App {
+    /// Reads the newest snapshot (blocking, from a local file: milliseconds)
+    /// so the first frame draws its data at once; true when the history
+    /// opened (the App then asks it for marks, changes and snapshots).
+    pub fn prepare_history(
+        &mut self,
+        location: &HistoryLocation,
+        config: &HistoryConfig,
+        workspace_id: &str,
+        now: OffsetDateTime,
+    ) -> bool {
+        let start = read_start(location, config, workspace_id, now);
+        self.apply_history_start(start, now)
+    }
+
+    /// Gives the App what was read at its start; true when the history
+    /// opened (or is out of reach and tried again).
+    pub fn apply_history_start(&mut self, start: HistoryStart, now: OffsetDateTime) -> bool {
+        match start {
+            HistoryStart::Read { seed, due } => {
+                self.history.enabled = true;
+                self.history.seed = seed;
+                self.history.snapshot_due = due;
+                true
+            }
+            HistoryStart::Failed {
+                reason,
+                unreachable,
+            } => {
+                self.errors.push(ErrorInfo {
+                    status: None,
+                    kind: unreachable.then(|| HISTORY_AWAY.to_owned()),
+                    detail: None,
+                    request_id: None,
+                    summary: reason.clone(),
+                    gate: None,
+                    at: now,
+                });
+                if unreachable {
+                    // The dashboard runs live, says so, and tries again.
+                    self.start_away(reason, now);
+                    return true;
+                }
+                false
+            }
+        }
     }
 }

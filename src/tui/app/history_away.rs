@@ -13,8 +13,8 @@ use crate::text::fit;
 use crate::tui::effect::{Cx, ErrorInfo, Slot};
 use crate::tui::nav::Tab;
 use crate::tui::review::ops::DataVersion;
-use crate::tui::review::request::{HISTORY_AWAY, HISTORY_WAITING};
 use crate::tui::screens::changes;
+use crate::tui::vocab::{HISTORY_AWAY, HISTORY_WAITING};
 
 /// The first wait before trying the history again, doubled each failed try.
 const FIRST_RETRY: Duration = Duration::seconds(5);

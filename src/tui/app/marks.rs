@@ -19,7 +19,7 @@ use crate::tui::effect::{Cx, ErrorInfo};
 use crate::tui::keymap::key_of;
 use crate::tui::nav::Tab;
 use crate::tui::review::ops::MarkReviewed;
-use crate::tui::review::request::{HISTORY_AWAY, HISTORY_WAITING};
+use crate::tui::vocab::{HISTORY_AWAY, HISTORY_WAITING};
 use crate::tui::widgets::input::TextField;
 
 /// The note typed when marking projects reviewed.

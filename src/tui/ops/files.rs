@@ -1,8 +1,8 @@
 //! The dashboard's own files, read and written through the same door as the
-//! API: the monitor's watch list and the saved views in the config file (the
-//! palette's history is `palette/history.rs`'s).
+//! API: the monitor's watch list, the saved views in the config file and the
+//! palette's history (kept by `palette/history.rs`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::config::SavedView;
 
@@ -70,6 +70,34 @@ impl Operation for SaveView {
             path: self.path,
             name: self.name,
             saved: self.view.is_some(),
+        })
+    }
+}
+
+/// Writes the file whole, through a temporary file and a rename (the
+/// executor's part).
+pub fn save_palette_history(path: &Path, entries: &[String]) -> std::io::Result<()> {
+    let mut text = entries.join("\n");
+    text.push('\n');
+    crate::safe_file::replace(path, text.as_bytes())
+}
+
+/// Writes the command palette's history (atomically) to `path`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SavePaletteHistory {
+    pub path: PathBuf,
+    pub entries: Vec<String>,
+}
+
+impl Operation for SavePaletteHistory {
+    type Output = ();
+
+    async fn run(self, services: &Services) -> Result<(), ErrorInfo> {
+        save_palette_history(&self.path, &self.entries).map_err(|error| {
+            services.local_failure(format!(
+                "cannot write the palette history {}: {error}",
+                self.path.display()
+            ))
         })
     }
 }

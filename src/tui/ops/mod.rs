@@ -42,9 +42,10 @@ mod writes;
 
 /// The client's list operations, as `list_operation!` declares them.
 pub use crate::api::{ListInventory, ListMembers, ListPii, ListScanFindings, ListSecurityScans};
-pub use crate::tui::palette::history::SavePaletteHistory;
 pub use export::{ExportInventory, Exported};
-pub use files::{LoadWatchlist, SaveView, SaveWatchlist, ViewSaved};
+pub use files::{
+    LoadWatchlist, SavePaletteHistory, SaveView, SaveWatchlist, ViewSaved, save_palette_history,
+};
 pub use list_export::ExportList;
 pub use reads::{
     GetBreakdowns, GetDeployment, GetInsights, GetMember, GetProject, GetRealtime, GetTraffic,

@@ -6,6 +6,7 @@ use super::inventory::{self, ViewCommand};
 use crate::api::model::{InventorySortBy, SortOrder};
 use crate::flags::InventoryFilterArgs;
 use crate::tui::action::Action;
+use crate::tui::focus::looks_like_id;
 use crate::tui::nav::Tab;
 use crate::tui::registry::SCREENS;
 use crate::tui::screens::inventory::columns::{self, Column};
@@ -197,18 +198,6 @@ pub fn verbs() -> impl Iterator<Item = Verb> {
 fn verb(word: &str) -> Option<Verb> {
     let word = word.to_lowercase();
     verbs().find(|verb| verb.name == word || verb.aliases.contains(&word.as_str()))
-}
-
-/// Whether `text` reads as a project id rather than a name: one token of
-/// letters, digits, `_` and `-`, holding a digit, `_` or `-` (`prj_0a1b…`, a UUID).
-pub fn looks_like_id(text: &str) -> bool {
-    !text.is_empty()
-        && text
-            .chars()
-            .all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '-')
-        && text
-            .chars()
-            .any(|ch| ch.is_ascii_digit() || ch == '_' || ch == '-')
 }
 
 fn project(text: &str) -> Command {

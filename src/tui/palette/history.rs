@@ -4,13 +4,11 @@
 //! writes it: a push asks for [`History::save_request`], which the executor
 //! carries out like every other file write.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::safe_file::Links;
 
-use crate::tui::effect::ErrorInfo;
-use crate::tui::request::Operation;
-use crate::tui::services::Services;
+use crate::tui::ops::SavePaletteHistory;
 
 /// Most commands kept.
 pub const HISTORY_LIMIT: usize = 100;
@@ -92,37 +90,10 @@ impl History {
     }
 }
 
-/// Writes the file whole, through a temporary file and a rename (the
-/// executor's part).
-pub fn save(path: &Path, entries: &[String]) -> std::io::Result<()> {
-    let mut text = entries.join("\n");
-    text.push('\n');
-    crate::safe_file::replace(path, text.as_bytes())
-}
-
-/// Writes the command palette's history (atomically) to `path`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SavePaletteHistory {
-    pub path: PathBuf,
-    pub entries: Vec<String>,
-}
-
-impl Operation for SavePaletteHistory {
-    type Output = ();
-
-    async fn run(self, services: &Services) -> Result<(), ErrorInfo> {
-        save(&self.path, &self.entries).map_err(|error| {
-            services.local_failure(format!(
-                "cannot write the palette history {}: {error}",
-                self.path.display()
-            ))
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tui::ops::save_palette_history as save;
 
     #[test]
     fn history_is_bounded_deduplicated_and_kept_on_disk() {

@@ -7,6 +7,7 @@
 pub mod command;
 pub mod history;
 pub mod inventory;
+pub mod view;
 
 use crossterm::event::{KeyCode, KeyEvent};
 
@@ -369,7 +370,7 @@ impl Palette {
 
 /// A single word that starts exactly one verb's name means that verb (`memb`).
 fn expand_prefix(line: &str) -> String {
-    if line.contains(char::is_whitespace) || command::looks_like_id(line) {
+    if line.contains(char::is_whitespace) || crate::tui::focus::looks_like_id(line) {
         return line.to_owned();
     }
     let lower = line.to_lowercase();

@@ -1,9 +1,8 @@
-//! The dashboard's door to the local review history (DESIGN.md, "Review
-//! history"): what screens ask of it (`request.rs`) and the executor that
-//! answers from the history file, beside the API (`executor.rs`).
+//! The dashboard's side of the review history (DESIGN.md, "Review history"):
+//! its operations (`ops.rs`, answered by the history door in
+//! `services/history.rs`), how a mark is shown (`shown.rs`), and what a
+//! context's first frame reads of it (`start.rs`).
 
-pub mod executor;
 pub mod ops;
-pub mod request;
 pub mod shown;
 pub mod start;

@@ -3,13 +3,12 @@
 //! [`Services`], and fails (one line in the error log) when no file is open.
 
 use crate::history::{
-    HistoryError, NewMark, ProjectState, ReviewMark, SeenState, SnapshotInfo, Store,
+    HistoryError, NewMark, ProjectState, ReviewMark, SeenState, SnapshotInfo, SnapshotRef, Store,
 };
-use crate::tui::effect::ErrorInfo;
 use crate::tui::request::Operation;
-use crate::tui::review::executor::{HistoryDoor, SnapshotOutcome, changes};
-use crate::tui::review::request::ChangeSet;
+use crate::tui::services::HistoryDoor;
 use crate::tui::services::Services;
+use crate::tui::vocab::{ChangeSet, ErrorInfo, SnapshotOutcome};
 
 /// The history file's door; the error says none is open.
 fn door(services: &Services) -> Result<&HistoryDoor, Box<ErrorInfo>> {
@@ -160,4 +159,31 @@ impl Operation for LatestProjectState {
         })
         .await
     }
+}
+
+/// The diff between the snapshots `between` names, or the newest two.
+fn changes(
+    store: &Store,
+    workspace: &str,
+    between: Option<(i64, i64)>,
+) -> Result<ChangeSet, HistoryError> {
+    let (before, after) = match between {
+        Some((before, after)) => (SnapshotRef::Id(before), SnapshotRef::Id(after)),
+        None => (SnapshotRef::Previous, SnapshotRef::Last),
+    };
+    let before = store.resolve(workspace, &before)?;
+    let after = store.resolve(workspace, &after)?;
+    let (Some(before), Some(after)) = (before, after) else {
+        return Ok(ChangeSet {
+            before: None,
+            after: None,
+            changes: Vec::new(),
+        });
+    };
+    let changes = crate::history::diff(&store.load(&before)?, &store.load(&after)?);
+    Ok(ChangeSet {
+        before: Some(before),
+        after: Some(after),
+        changes,
+    })
 }

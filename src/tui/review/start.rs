@@ -1,41 +1,14 @@
 //! The history at launch: the newest snapshot's insights and first inventory
 //! page for the first frame (read before it, from a local file: milliseconds),
 //! and whether a background snapshot is due. A history that cannot be read is
-//! one line in the error log; the dashboard starts without it, or, when a
-//! shared history is out of reach, starts live and tries it again.
+//! one line in the error log (`App::apply_history_start`); the dashboard
+//! starts without it, or, when a shared history is out of reach, starts live
+//! and tries it again.
 
 use time::OffsetDateTime;
 
 use crate::history::{HistoryConfig, HistoryError, HistoryLocation, Store};
-use crate::tui::app::{App, SnapshotSeed};
-use crate::tui::effect::ErrorInfo;
-use crate::tui::review::request::HISTORY_AWAY;
-
-/// Prepares `app` to draw the snapshot's data at once; true when the history
-/// file opened (the App then asks it for marks, changes and snapshots).
-pub fn prepare(
-    app: &mut App,
-    location: &HistoryLocation,
-    config: &HistoryConfig,
-    workspace_id: &str,
-    now: OffsetDateTime,
-) -> bool {
-    apply(app, read_start(location, config, workspace_id, now), now)
-}
-
-/// The history as read for a context's first frame (at launch, or on a
-/// switch, off the event loop), before the App it goes to exists.
-#[derive(Debug, Clone)]
-pub enum HistoryStart {
-    Read {
-        seed: Option<SnapshotSeed>,
-        /// The newest snapshot is older than `snapshot_max_age`.
-        due: bool,
-    },
-    /// Not read: why, and whether the history is out of reach (the
-    /// dashboard then runs live and tries it again).
-    Failed { reason: String, unreachable: bool },
-}
+use crate::tui::vocab::{HistoryStart, SnapshotSeed};
 
 /// Reads what the first frame draws from the history at `location` (blocking).
 pub fn read_start(
@@ -52,39 +25,6 @@ pub fn read_start(
                 reason: format!("history: {error}"),
                 unreachable: error.is_unreachable(),
             }
-        }
-    }
-}
-
-/// Gives `app` what `start` read; true when the history opened (or is out
-/// of reach and tried again).
-pub fn apply(app: &mut App, start: HistoryStart, now: OffsetDateTime) -> bool {
-    match start {
-        HistoryStart::Read { seed, due } => {
-            app.history.enabled = true;
-            app.history.seed = seed;
-            app.history.snapshot_due = due;
-            true
-        }
-        HistoryStart::Failed {
-            reason,
-            unreachable,
-        } => {
-            app.errors.push(ErrorInfo {
-                status: None,
-                kind: unreachable.then(|| HISTORY_AWAY.to_owned()),
-                detail: None,
-                request_id: None,
-                summary: reason.clone(),
-                gate: None,
-                at: now,
-            });
-            if unreachable {
-                // The dashboard runs live, says so, and tries again.
-                app.start_away(reason, now);
-                return true;
-            }
-            false
         }
     }
 }

@@ -361,7 +361,7 @@ impl Screen for AnalyticsScreen {
                 let text = if error.kind.as_deref() == Some(ANALYTICS_NOT_FOUND) {
                     vec![
                         Line::from(Span::styled(
-                            crate::tui::executor::ANALYTICS_NOT_FOUND,
+                            crate::tui::vocab::ANALYTICS_NOT_FOUND,
                             theme.warn,
                         )),
                         Line::from(""),

@@ -24,6 +24,8 @@ use crate::tui::keymap::key_of;
 use crate::tui::nav::Nav;
 use crate::tui::request::Message;
 use crate::tui::theme::Theme;
+/// The reserve rule, named where the lists use it.
+pub use crate::tui::vocab::{budget_allows, reserve};
 use crate::tui::widgets::display::scroll_offset;
 use crate::tui::widgets::{list, rule, thousands};
 pub use walk::{ListOperation, ListPage};
@@ -80,21 +82,6 @@ pub struct PagedList<T> {
     /// The bounds of the walk since the first page (see `walk.rs`): a service
     /// whose cursors cycle, or whose empty pages never end, stops `G` and `A`.
     walk: Option<PageWalk>,
-}
-
-/// The requests a walk through the pages leaves to the user's next action:
-/// a tenth of the budget, at least this many.
-const MIN_RESERVE: u32 = 2;
-
-/// Whether the budget `(remaining, limit)` leaves more than the reserve for
-/// what the user does next (an unknown budget is no reason to stop).
-pub fn budget_allows(rate: Option<(u32, u32)>) -> bool {
-    rate.is_none_or(|(remaining, limit)| remaining > reserve(limit))
-}
-
-/// The requests kept for the user's next action out of a budget of `limit`.
-pub fn reserve(limit: u32) -> u32 {
-    (limit / 10).max(MIN_RESERVE)
 }
 
 impl<T> PagedList<T> {

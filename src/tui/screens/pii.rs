@@ -292,7 +292,7 @@ fn gate_text(error: &ErrorInfo, theme: &Theme) -> Vec<Line<'static>> {
         Some(402) => {
             "Personal-data findings need the Enterprise plan with personal-data detection."
         }
-        _ => crate::tui::executor::PII_NOT_FOUND,
+        _ => crate::tui::vocab::PII_NOT_FOUND,
     };
     let mut lines = vec![
         Line::from(Span::styled(needed, theme.title)),

@@ -6,7 +6,6 @@ pub mod display;
 pub mod input;
 pub mod list;
 pub mod menu;
-pub mod palette;
 pub mod scroll;
 pub mod search;
 pub mod visibility;

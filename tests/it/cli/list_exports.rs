@@ -12,10 +12,10 @@ use vantage::api::model::{FindingLevel, FindingStatus};
 use vantage::api::{ApiKey, Client, ClientConfig};
 use vantage::server::RunningServer;
 use vantage::tui::effect::ErrorInfo;
-use vantage::tui::executor::ClientExecutor;
 use vantage::tui::export::ExportRows;
 use vantage::tui::ops::{ExportList, Exported};
 use vantage::tui::request::Operation;
+use vantage::tui::services::ClientExecutor;
 use vantage::tui::services::Executor;
 
 use crate::cli::support::Cli;

@@ -7,8 +7,8 @@ use vantage::api::{ApiKey, Client, ClientConfig, ClientEvent};
 use vantage::server::seed::{GenerateSpec, generate};
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::Effect;
-use vantage::tui::executor::ClientExecutor;
 use vantage::tui::screens::inventory::{self, bulk::RowOutcome};
+use vantage::tui::services::ClientExecutor;
 use vantage::tui::services::Executor;
 use vantage::tui::theme::{ColorDepth, ThemeName};
 

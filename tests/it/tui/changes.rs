@@ -16,18 +16,18 @@ use vantage::history::{Change, ChangeKind, ReviewMark, SnapshotInfo};
 use vantage::tui::app::{App, ClientNotice, Msg, SnapshotSeed};
 use vantage::tui::effect::ErrorInfo;
 use vantage::tui::nav::Tab;
-use vantage::tui::review::request::ChangeSet;
+use vantage::tui::vocab::ChangeSet;
 
 use crate::tui::support::special;
 use crate::tui::support::{answer, asked_in, first_in, only};
 use crate::tui::support::{answer_inventory_page, inventory_pages};
 use crate::tui::support::{app, key};
 use vantage::tui::app::{HistoryMsg, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
-use vantage::tui::review::executor::SnapshotOutcome;
 use vantage::tui::review::ops::{DiffSnapshots, ListSnapshots};
 use vantage::tui::review::ops::{ListMarks, MarkReviewed, TakeSnapshot};
 use vantage::tui::screens::changes;
 use vantage::tui::screens::insights;
+use vantage::tui::vocab::SnapshotOutcome;
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 const BEFORE_AT: OffsetDateTime = datetime!(2026-11-21 09:00 UTC);
@@ -509,10 +509,10 @@ async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
     use vantage::api::model::ProjectUpdate;
     use vantage::api::{ApiKey, Client, ClientConfig};
     use vantage::history::HistoryConfig;
-    use vantage::tui::executor::ClientExecutor;
     use vantage::tui::request::Operation;
-    use vantage::tui::review::executor::{HistoryAccess, WithHistory};
+    use vantage::tui::services::ClientExecutor;
     use vantage::tui::services::Executor;
+    use vantage::tui::services::{HistoryAccess, WithHistory};
 
     use crate::common::{self, ENTERPRISE_ADMIN, ENTERPRISE_WS};
 

@@ -184,7 +184,7 @@ fn switching_contexts_changes_the_header_and_reloads_the_screens() {
 #[test]
 fn a_switch_opens_the_history_the_launcher_read_for_the_new_context() {
     use vantage::tui::app::{REVIEW_MARKS, TAKE_SNAPSHOT};
-    use vantage::tui::review::start::HistoryStart;
+    use vantage::tui::vocab::HistoryStart;
     let (mut app, _) = with_contexts();
     let mut effects = Vec::new();
     app.switch_context("prod", NOW, &mut effects);

@@ -13,7 +13,7 @@ use crate::common::{ENTERPRISE_ADMIN, ENTERPRISE_WS, mode, precious, untouched};
 
 async fn export_to(path: &Path) -> Result<Exported, ErrorInfo> {
     use vantage::api::{ApiKey, Client, ClientConfig};
-    use vantage::tui::executor::ClientExecutor;
+    use vantage::tui::services::ClientExecutor;
     use vantage::tui::services::Executor;
     let (server, clock) = crate::common::demo_server().await;
     let client = Client::new(ClientConfig::new(
@@ -83,7 +83,7 @@ fn the_palette_history_is_0600_and_never_written_through_a_planted_temporary_fil
     let target = precious(home.path());
     let path = home.path().join("palette_history");
     std::os::unix::fs::symlink(&target, path.with_extension("tmp")).unwrap();
-    vantage::tui::palette::history::save(&path, &["refresh".to_owned()]).unwrap();
+    vantage::tui::ops::save_palette_history(&path, &["refresh".to_owned()]).unwrap();
     untouched(&target);
     assert_eq!(mode(&path), 0o600);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "refresh\n");

@@ -383,8 +383,8 @@ fn a_name_not_loaded_is_searched_on_the_service_and_its_project_opens() {
 
 #[tokio::test]
 async fn the_palette_history_is_written_by_the_executor_never_by_the_key_handler() {
-    use vantage::tui::executor::ClientExecutor;
     use vantage::tui::palette::{History, Palette};
+    use vantage::tui::services::ClientExecutor;
     use vantage::tui::services::Executor;
 
     let dir = tempfile::tempdir().unwrap();

@@ -267,10 +267,11 @@ mod with_a_real_history {
     use vantage::api::{ApiKey, Client, ClientConfig, ClientEvent, ManualSleeper};
     use vantage::history::{HistoryConfig, ProjectState, SeenState, Store};
     use vantage::server::seed::{GenerateSpec, generate};
-    use vantage::tui::executor::ClientExecutor;
     use vantage::tui::request::Operation;
-    use vantage::tui::review::executor::{HistoryAccess, SnapshotOutcome, WithHistory};
     use vantage::tui::review::ops::{DataVersion, ListMarks, TakeSnapshot};
+    use vantage::tui::services::ClientExecutor;
+    use vantage::tui::services::{HistoryAccess, WithHistory};
+    use vantage::tui::vocab::SnapshotOutcome;
 
     use super::*;
     use crate::common::{self, ENTERPRISE_ADMIN, ENTERPRISE_WS, T0};

@@ -23,13 +23,13 @@ use vantage::server::seed::{self, GenerateSpec};
 use vantage::server::{self, ServerConfig};
 use vantage::tui::app::{App, ClientNotice, Identity, Msg};
 use vantage::tui::effect::{ErrorInfo, Gate, SwitchedContext};
-use vantage::tui::executor::ClientExecutor;
 use vantage::tui::ops::*;
 use vantage::tui::request::Operation;
 use vantage::tui::review::ops::*;
-use vantage::tui::review::request::ChangeSet;
+use vantage::tui::services::ClientExecutor;
 use vantage::tui::services::Executor;
 use vantage::tui::theme::{ColorDepth, ThemeName};
+use vantage::tui::vocab::ChangeSet;
 
 const EVENTS: usize = 50_000;
 /// A frame is drawn every this many events, and after every resize.
@@ -271,9 +271,7 @@ impl Canned {
         .or_else(|| canned_as(fetch, |_: &DataVersion| 1))
         .or_else(|| {
             canned_as(fetch, |_: &TakeSnapshot| {
-                vantage::tui::review::executor::SnapshotOutcome::Skipped(
-                    "a fresh snapshot is there".into(),
-                )
+                vantage::tui::vocab::SnapshotOutcome::Skipped("a fresh snapshot is there".into())
             })
         })
         .or_else(|| {

@@ -16,8 +16,8 @@ use vantage::clock::Clock;
 use vantage::server::{self, RunningServer, ServerConfig};
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::Effect;
-use vantage::tui::executor::ClientExecutor;
 use vantage::tui::screens::monitor::MonitorScreen;
+use vantage::tui::services::ClientExecutor;
 use vantage::tui::services::Executor;
 use vantage::tui::theme::{ColorDepth, ThemeName};
 

@@ -16,8 +16,8 @@ use vantage::tui::effect::{ErrorInfo, Gate};
 use vantage::tui::nav::Tab;
 use vantage::tui::ops::{GetProject, UpdateProject};
 use vantage::tui::review::ops::MarkReviewed;
-use vantage::tui::review::request::HISTORY_AWAY;
 use vantage::tui::screens::{analytics, pii, project};
+use vantage::tui::vocab::HISTORY_AWAY;
 
 use crate::tui::changes::screen;
 use crate::tui::review_marks::{NOW, changed_mark, inventory_and_version_check, inventory_with};

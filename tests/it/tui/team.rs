@@ -181,7 +181,7 @@ fn away(at: time::OffsetDateTime) -> vantage::tui::effect::ErrorInfo {
             .into(),
         at,
     );
-    error.kind = Some(vantage::tui::review::request::HISTORY_AWAY.into());
+    error.kind = Some(vantage::tui::vocab::HISTORY_AWAY.into());
     error
 }
 
@@ -308,11 +308,12 @@ fn an_unreachable_history_is_said_first_on_the_status_line_at_80_columns() {
 mod with_a_shared_history {
     use vantage::api::{ApiKey, Client, ClientConfig};
     use vantage::history::{HistoryConfig, HistoryLocation, PgTarget};
-    use vantage::tui::executor::ClientExecutor;
-    use vantage::tui::review::executor::{HistoryAccess, SnapshotOutcome, WithHistory};
     use vantage::tui::review::ops::{DataVersion, ListMarks, MarkReviewed, TakeSnapshot};
-    use vantage::tui::review::request::HISTORY_AWAY;
+    use vantage::tui::services::ClientExecutor;
     use vantage::tui::services::Executor;
+    use vantage::tui::services::{HistoryAccess, WithHistory};
+    use vantage::tui::vocab::HISTORY_AWAY;
+    use vantage::tui::vocab::SnapshotOutcome;
 
     use super::*;
     use crate::common::{self, ENTERPRISE_ADMIN, ENTERPRISE_WS};
@@ -441,13 +442,7 @@ mod with_a_shared_history {
         clock.advance(time::Duration::minutes(10));
         let mut app = crate::tui::support::app();
         let location = shared(&url);
-        assert!(vantage::tui::review::start::prepare(
-            &mut app,
-            &location,
-            &reviewer("bob"),
-            &workspace,
-            clock.now(),
-        ));
+        assert!(app.prepare_history(&location, &reviewer("bob"), &workspace, clock.now(),));
         let effects = app.start(clock.now());
         assert!(
             app.from_snapshot(),
@@ -475,13 +470,7 @@ mod with_a_shared_history {
         // A day later the shared snapshot is stale: a snapshot is due.
         clock.advance(time::Duration::days(2));
         let mut later = crate::tui::support::app();
-        vantage::tui::review::start::prepare(
-            &mut later,
-            &shared(&url),
-            &reviewer("bob"),
-            &workspace,
-            clock.now(),
-        );
+        later.prepare_history(&shared(&url), &reviewer("bob"), &workspace, clock.now());
         let effects = later.start(clock.now());
         assert!(first_in(&effects, TAKE_SNAPSHOT).is_some());
         server.stop().await;
@@ -522,7 +511,7 @@ mod with_a_shared_history {
     #[tokio::test(flavor = "multi_thread")]
     async fn a_teammates_lock_ends_a_mark_and_the_dashboard_says_it_waited() {
         use vantage::history::postgres::SessionLimits;
-        use vantage::tui::review::request::HISTORY_WAITING;
+        use vantage::tui::vocab::HISTORY_WAITING;
 
         use crate::tui::review_marks::{inventory_and_version_check, version};
 
@@ -596,13 +585,7 @@ mod with_a_shared_history {
         drop(closed);
         let url = format!("postgres://vantage@127.0.0.1:{port}/vantage?sslmode=disable");
         let mut app = crate::tui::support::app();
-        assert!(vantage::tui::review::start::prepare(
-            &mut app,
-            &shared(&url),
-            &reviewer("bob"),
-            ENTERPRISE_WS,
-            clock.now(),
-        ));
+        assert!(app.prepare_history(&shared(&url), &reviewer("bob"), ENTERPRISE_WS, clock.now(),));
         assert!(app.history_away().is_some());
         let effects = app.start(clock.now());
         assert!(
@@ -660,13 +643,8 @@ mod with_a_shared_history {
         });
 
         let mut app = crate::tui::support::app();
-        let with_history = vantage::tui::review::start::prepare(
-            &mut app,
-            &shared(&url),
-            &reviewer("bob"),
-            ENTERPRISE_WS,
-            clock.now(),
-        );
+        let with_history =
+            app.prepare_history(&shared(&url), &reviewer("bob"), ENTERPRISE_WS, clock.now());
         assert!(!with_history, "the dashboard starts without the history");
         assert!(app.history_away().is_none(), "nothing to retry");
         let said: Vec<&str> = app.errors.iter().map(|e| e.summary.as_str()).collect();

@@ -9,7 +9,7 @@ use vantage::api::{ApiKey, Client, ClientConfig};
 use vantage::server::RunningServer;
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::Effect;
-use vantage::tui::executor::ClientExecutor;
+use vantage::tui::services::ClientExecutor;
 use vantage::tui::services::Executor;
 use vantage::tui::settings::AppSettings;
 use vantage::tui::theme::{ColorDepth, ThemeName};

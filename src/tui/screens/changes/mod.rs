@@ -18,8 +18,8 @@ use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
 use crate::tui::focus::{ProjectOpen, ProjectRef};
 use crate::tui::nav::{Nav, ProjectNav};
 use crate::tui::review::ops::{DiffSnapshots, ListSnapshots};
-use crate::tui::review::request::ChangeSet;
 use crate::tui::screens::actions::ScreenAction;
+use crate::tui::vocab::ChangeSet;
 use crate::tui::widgets::display::utc_datetime;
 use crate::tui::widgets::menu::{self, Menu};
 

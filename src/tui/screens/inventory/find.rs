@@ -9,8 +9,8 @@ use crate::api::model::{InventoryPage, Project};
 use crate::text::fit;
 use crate::tui::effect::{Cx, ErrorInfo};
 use crate::tui::facts::{row_of, search_by_name};
+use crate::tui::focus::looks_like_id;
 use crate::tui::ops::GetProject;
-use crate::tui::palette::command::looks_like_id;
 
 impl InventoryScreen {
     /// Shows what the service's search finds for `text`.

@@ -42,7 +42,7 @@ use crate::tui::widgets::scroll::ScrollPane;
 /// facts (`facts.rs`), a write (one at a time), a deployment's poll; the
 /// Security part's are in `security/`.
 pub const PROJECT: Slot = Slot::new("project", "project");
-pub const FACTS: Slot = Slot::new("project", "facts");
+pub use crate::tui::facts::FACTS;
 pub const WRITE: Slot = Slot::new("project", "write");
 pub const DEPLOYMENT: Slot = Slot::new("project", "deployment");
 

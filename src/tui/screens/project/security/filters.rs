@@ -103,22 +103,8 @@ impl SecurityPart {
 
     /// Whether a finding matches the search.
     pub fn matches_search(&self, finding: &ScanFinding) -> bool {
-        matches_search(&self.search, finding)
+        finding.matches_search(&self.search)
     }
-}
-
-/// Whether a finding matches `search`: every word in its name, category,
-/// scanner or id, in any case (an empty search matches every finding).
-pub fn matches_search(search: &str, finding: &ScanFinding) -> bool {
-    let haystack = format!(
-        "{} {} {} {}",
-        finding.name, finding.category, finding.scanner_name, finding.id
-    )
-    .to_lowercase();
-    search
-        .to_lowercase()
-        .split_whitespace()
-        .all(|word| haystack.contains(word))
 }
 
 #[cfg(test)]

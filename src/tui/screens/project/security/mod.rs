@@ -8,7 +8,7 @@
 mod filters;
 mod view;
 
-pub use filters::{FindingFilter, by_severity, matches_search, severity};
+pub use filters::{FindingFilter, by_severity, severity};
 
 use time::OffsetDateTime;
 

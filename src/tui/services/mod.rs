@@ -4,14 +4,17 @@
 //! Screens never hold these; only operations, run by the runtime, do.
 
 use std::future::Future;
+use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Arc;
 
 use crate::api::{ApiError, Client};
 use crate::clock::Clock;
-use crate::tui::effect::{ErrorInfo, SwitchedContext};
-use crate::tui::executor::error_info;
-use crate::tui::review::executor::HistoryDoor;
+use crate::tui::vocab::{ErrorInfo, HistoryStart, error_info};
+
+mod history;
+
+pub use history::{HistoryAccess, HistoryDoor, WithHistory, announce};
 
 #[derive(Clone)]
 pub struct Services {
@@ -33,6 +36,27 @@ pub trait ContextSwitch: Send + Sync {
     ) -> Pin<Box<dyn Future<Output = Result<SwitchedContext, ErrorInfo>> + Send>>;
 }
 
+/// The services of a dashboard without contexts to switch to (the demo,
+/// tests): one client, no history.
+#[derive(Clone)]
+pub struct ClientExecutor {
+    pub client: Client,
+    pub workspace_id: String,
+    pub clock: Clock,
+}
+
+impl Executor for ClientExecutor {
+    fn services(&self) -> Services {
+        Services {
+            client: self.client.clone(),
+            workspace_id: self.workspace_id.clone(),
+            clock: self.clock.clone(),
+            history: None,
+            contexts: None,
+        }
+    }
+}
+
 /// Gives the services of the context on screen: the runtime asks once per
 /// request, so a request after a switch goes to the new context.
 pub trait Executor: Clone + Send + Sync + 'static {
@@ -49,4 +73,18 @@ impl Services {
     pub fn api_failure(&self, error: &ApiError) -> ErrorInfo {
         error_info(error, &self.clock)
     }
+}
+
+/// What the dashboard needs to know of the context it switched to.
+#[derive(Debug, Clone)]
+pub struct SwitchedContext {
+    pub name: String,
+    pub workspace: String,
+    pub api_version: String,
+    pub read_only: bool,
+    /// The monitor's watch list file of this context.
+    pub watchlist: PathBuf,
+    /// This context's review history as read for its first screens; `None`:
+    /// the dashboard runs without one.
+    pub history: Option<HistoryStart>,
 }

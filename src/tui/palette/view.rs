@@ -6,8 +6,8 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
+use super::{Candidate, Palette};
 use crate::text::{display_width, fit};
-use crate::tui::palette::{Candidate, Palette};
 use crate::tui::theme::Theme;
 
 /// Draws the open palette at the top of `area`.

@@ -8,25 +8,13 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use super::request::{ChangeSet, HISTORY_AWAY, HISTORY_WAITING};
+use super::{ClientExecutor, Executor, Services};
 use crate::history::walk::{self, WalkEvent, WalkOptions, WalkPlan};
 use crate::history::{
-    HistoryConfig, HistoryError, HistoryLocation, LockWait, SnapshotInfo, SnapshotRef, Store,
-    WorkspaceLock,
+    HistoryConfig, HistoryError, HistoryLocation, LockWait, Store, WorkspaceLock,
 };
-use crate::tui::app::ClientNotice;
-use crate::tui::effect::ErrorInfo;
-use crate::tui::executor::ClientExecutor;
-use crate::tui::services::{Executor, Services};
+use crate::tui::vocab::{ClientNotice, ErrorInfo, HISTORY_AWAY, HISTORY_WAITING, SnapshotOutcome};
 use crate::tui::widgets::thousands;
-
-/// What a background snapshot came to: taken, or skipped (and why).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SnapshotOutcome {
-    Taken(SnapshotInfo),
-    /// Another's snapshot under way, or a fresh one on a shared history.
-    Skipped(String),
-}
 
 /// Where the workspace's history is, and how to walk it.
 #[derive(Clone)]
@@ -231,7 +219,7 @@ impl HistoryDoor {
         let options = WalkOptions {
             detail_requests: self.history.config.detail_requests,
             window,
-            reserve: Some(crate::tui::screens::paged::reserve),
+            reserve: Some(crate::tui::vocab::reserve),
         };
         let progress = self.history.progress.clone();
         let mut phase = String::new();
@@ -302,31 +290,4 @@ pub fn announce(plan: &WalkPlan, window: std::time::Duration) -> String {
         "snapshot of {} projects: about {requests} requests{over}",
         thousands(plan.projects)
     )
-}
-
-/// The diff between the snapshots `between` names, or the newest two.
-pub(crate) fn changes(
-    store: &Store,
-    workspace: &str,
-    between: Option<(i64, i64)>,
-) -> Result<ChangeSet, HistoryError> {
-    let (before, after) = match between {
-        Some((before, after)) => (SnapshotRef::Id(before), SnapshotRef::Id(after)),
-        None => (SnapshotRef::Previous, SnapshotRef::Last),
-    };
-    let before = store.resolve(workspace, &before)?;
-    let after = store.resolve(workspace, &after)?;
-    let (Some(before), Some(after)) = (before, after) else {
-        return Ok(ChangeSet {
-            before: None,
-            after: None,
-            changes: Vec::new(),
-        });
-    };
-    let changes = crate::history::diff(&store.load(&before)?, &store.load(&after)?);
-    Ok(ChangeSet {
-        before: Some(before),
-        after: Some(after),
-        changes,
-    })
 }
