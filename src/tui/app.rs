@@ -10,25 +10,23 @@ mod contexts;
 mod draw;
 mod export;
 mod focus;
-mod history;
-mod history_away;
-mod history_nav;
-mod marks;
 mod notices;
+mod review;
 mod screens;
+mod trail;
 mod views;
 mod wake;
 
 pub use contexts::{CONTEXT, ContextMsg, Contexts};
 pub use export::{LIST_EXPORT, ListExported};
-pub use history::{HISTORY_VERSION, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
-pub use history::{HistoryMsg, HistoryState};
+pub use review::{HISTORY_VERSION, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
+pub use review::{HistoryMsg, HistoryState};
 pub use views::{SAVE_VIEW, SavedViews, ViewWritten};
 
 /// The client's notices, named where the App takes them in.
 pub use crate::tui::vocab::{ClientNotice, SnapshotSeed};
 
-use history_nav::Way;
+use trail::Way;
 
 use crossterm::event::{KeyEvent, KeyEventKind};
 use time::OffsetDateTime;
@@ -121,8 +119,8 @@ pub struct App {
     pub contexts: Contexts,
     /// The command palette on `:` (`app/commands.rs`).
     pub palette: Palette,
-    /// Back and forward across screens and projects (`app/history_nav.rs`).
-    trail: history_nav::Trail,
+    /// Back and forward across screens and projects (`app/trail.rs`).
+    trail: trail::Trail,
     /// The project in focus (`app/focus.rs`).
     focus: focus::FocusState,
     /// The `?` overlay's scrolling.
@@ -171,7 +169,7 @@ impl App {
             tab: Tab::default(),
             contexts: Contexts::default(),
             palette: Palette::default(),
-            trail: history_nav::Trail::default(),
+            trail: trail::Trail::default(),
             focus: focus::FocusState::default(),
             help_pane: ScrollPane::default(),
             overlay: None,

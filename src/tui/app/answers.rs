@@ -6,7 +6,7 @@
 use super::App;
 use super::contexts::ContextMsg;
 use super::export::ListExported;
-use super::history::HistoryMsg;
+use super::review::HistoryMsg;
 use super::views::ViewWritten;
 use super::*;
 use crate::api::model::Workspace;

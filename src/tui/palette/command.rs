@@ -229,9 +229,13 @@ pub fn parse(line: &str) -> Result<Command, String> {
         (VerbKind::Project, true) => Err("project: give an id or a name".into()),
         (VerbKind::Context, false) => Ok(Command::Context(rest.to_owned())),
         (VerbKind::Context, true) => Err("ctx: give a context name".into()),
-        (VerbKind::Filter, _) => inventory::parse_filter(rest),
-        (VerbKind::Sort, _) => inventory::parse_sort(rest),
-        (VerbKind::View, _) => inventory::parse_view(rest),
+        (VerbKind::Filter, _) => {
+            inventory::parse_filter(rest).map(|args| Command::Filter(Box::new(args)))
+        }
+        (VerbKind::Sort, _) => {
+            inventory::parse_sort(rest).map(|(by, order)| Command::Sort(by, order))
+        }
+        (VerbKind::View, _) => inventory::parse_view(rest).map(Command::View),
         (VerbKind::Theme, _) => match rest.to_lowercase().as_str() {
             "dark" => Ok(Command::Theme(ThemeName::Dark)),
             "light" => Ok(Command::Theme(ThemeName::Light)),

@@ -5,7 +5,6 @@
 //! are typed.
 
 use super::Candidate;
-use super::command::Command;
 use crate::api::model::{InventorySortBy, SortOrder};
 use crate::flags::{FlagSpec, InventoryFilterArgs, join_words, split_words};
 
@@ -20,7 +19,7 @@ pub enum ViewCommand {
 }
 
 /// `filter FLAGS`.
-pub fn parse_filter(rest: &str) -> Result<Command, String> {
+pub fn parse_filter(rest: &str) -> Result<InventoryFilterArgs, String> {
     let words = split_words(rest).map_err(|error| format!("filter: {error}"))?;
     if words.is_empty() {
         return Err(
@@ -28,13 +27,11 @@ pub fn parse_filter(rest: &str) -> Result<Command, String> {
                 .into(),
         );
     }
-    let args =
-        InventoryFilterArgs::parse_words(&words).map_err(|error| format!("filter: {error}"))?;
-    Ok(Command::Filter(Box::new(args)))
+    InventoryFilterArgs::parse_words(&words).map_err(|error| format!("filter: {error}"))
 }
 
-/// `sort FIELD [asc|desc]`, or `sort default`.
-pub fn parse_sort(rest: &str) -> Result<Command, String> {
+/// `sort FIELD [asc|desc]`, or `sort default` (neither).
+pub fn parse_sort(rest: &str) -> Result<(Option<InventorySortBy>, Option<SortOrder>), String> {
     let words = split_words(rest).map_err(|error| format!("sort: {error}"))?;
     let (field, order) = match words.as_slice() {
         [field] => (field, None),
@@ -42,7 +39,7 @@ pub fn parse_sort(rest: &str) -> Result<Command, String> {
         _ => return Err("sort: FIELD [asc|desc] (tab lists the fields), or sort default".into()),
     };
     if field == "default" && order.is_none() {
-        return Ok(Command::Sort(None, None));
+        return Ok((None, None));
     }
     let mut flags = vec!["--sort-by".to_owned(), field.clone()];
     if let Some(order) = order {
@@ -50,27 +47,24 @@ pub fn parse_sort(rest: &str) -> Result<Command, String> {
     }
     let args =
         InventoryFilterArgs::parse_words(&flags).map_err(|error| format!("sort: {error}"))?;
-    Ok(Command::Sort(args.sort_by, args.sort_order))
+    Ok((args.sort_by, args.sort_order))
 }
 
 /// `view NAME`, `view save NAME`, `view delete NAME`.
-pub fn parse_view(rest: &str) -> Result<Command, String> {
+pub fn parse_view(rest: &str) -> Result<ViewCommand, String> {
     let words: Vec<&str> = rest.split_whitespace().collect();
     let named = |name: &str| {
         crate::config::check_view_name(name)
             .map(|()| name.to_owned())
             .map_err(|why| format!("view: {why}"))
     };
-    let command = match words.as_slice() {
-        ["save", name] => ViewCommand::Save(named(name)?),
-        ["delete", name] => ViewCommand::Delete(named(name)?),
-        ["save" | "delete"] => return Err(format!("view {}: give a name", words[0])),
-        [name] => ViewCommand::Apply(named(name)?),
-        _ => {
-            return Err("view: NAME, save NAME or delete NAME (tab lists the saved views)".into());
-        }
-    };
-    Ok(Command::View(command))
+    match words.as_slice() {
+        ["save", name] => Ok(ViewCommand::Save(named(name)?)),
+        ["delete", name] => Ok(ViewCommand::Delete(named(name)?)),
+        ["save" | "delete"] => Err(format!("view {}: give a name", words[0])),
+        [name] => Ok(ViewCommand::Apply(named(name)?)),
+        _ => Err("view: NAME, save NAME or delete NAME (tab lists the saved views)".into()),
+    }
 }
 
 /// What Tab offers while `filter …` is typed (`args` is all after `filter`):
@@ -219,7 +213,7 @@ mod tests {
     fn the_task_is_one_line_of_the_commands_flags() {
         let line = "--review-priority needs_review --is-published true \
                     --publish-audience public --has-pii true --sort-by open_pii_finding_count";
-        let Ok(Command::Filter(args)) = parse_filter(line) else {
+        let Ok(args) = parse_filter(line) else {
             panic!("parses");
         };
         assert_eq!(args.has_pii, Some(true));
@@ -236,16 +230,13 @@ mod tests {
     fn sort_takes_a_field_and_a_direction() {
         assert_eq!(
             parse_sort("visitors_7d"),
-            Ok(Command::Sort(Some(InventorySortBy::Visitors7d), None))
+            Ok((Some(InventorySortBy::Visitors7d), None))
         );
         assert_eq!(
             parse_sort("name desc"),
-            Ok(Command::Sort(
-                Some(InventorySortBy::Name),
-                Some(SortOrder::Desc)
-            ))
+            Ok((Some(InventorySortBy::Name), Some(SortOrder::Desc)))
         );
-        assert_eq!(parse_sort("default"), Ok(Command::Sort(None, None)));
+        assert_eq!(parse_sort("default"), Ok((None, None)));
         let error = parse_sort("visits").unwrap_err();
         assert!(
             error.contains("visits") && error.contains("visitors_7d"),
@@ -257,7 +248,7 @@ mod tests {
 
     #[test]
     fn views_are_saved_applied_and_deleted_by_name() {
-        let view = |command| Ok(Command::View(command));
+        let view = |command| Ok(command);
         assert_eq!(
             parse_view("triage"),
             view(ViewCommand::Apply("triage".into()))

@@ -3,7 +3,6 @@
 pub mod actions;
 pub mod analytics;
 pub mod analytics_traffic;
-pub mod catch_up;
 pub mod changes;
 pub mod insights;
 pub mod inventory;

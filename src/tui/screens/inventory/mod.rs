@@ -2,9 +2,11 @@
 //! cursor nears the end, only visible rows built, and a detail pane.
 
 pub mod bulk;
+mod catch_up;
 pub mod columns;
 mod filters;
 mod find;
+mod msg;
 mod offered;
 pub mod query;
 pub mod reviewed;
@@ -19,51 +21,27 @@ use ratatui::text::{Line, Span};
 use time::OffsetDateTime;
 
 use super::actions::ScreenAction;
-use super::catch_up::{CatchUp, Change, RowPatch};
 use super::paged::{PageReply, PagedList, budget_allows, draw_placeholder, reversed};
 use super::{Screen, ScreenView};
 use crate::api::InventoryParams;
 use crate::api::model::{
-    ActivityGroup, FindingType, InventoryItem, InventoryPage, InventorySortBy, Project,
-    PublishAudience, ReviewPriority, Visibility,
+    ActivityGroup, FindingType, InventoryItem, InventorySortBy, PublishAudience, ReviewPriority,
+    Visibility,
 };
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
+use crate::tui::effect::{Cx, answers};
 use crate::tui::focus::ProjectOpen;
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::ops::{Exported, ListInventory};
 use crate::tui::widgets::checklist::{self, CheckMenu};
 use crate::tui::widgets::menu::Menu;
 use crate::tui::widgets::search::SearchBox;
+use catch_up::{CatchUp, Change, RowPatch};
+pub use msg::{BULK, EXPORT, ID_LOOKUP, Msg, PAGE, RECHECK};
 
 /// Items per page: the contract's maximum, to keep requests few.
 pub const PAGE_SIZE: u32 = 100;
 
-/// The pages of the list.
-pub const PAGE: Slot = Slot::new("inventory", "page");
-/// Every row of the view written to a file.
-pub const EXPORT: Slot = Slot::new("inventory", "export");
-/// A page re-read until it shows our own writes (`catch_up.rs`).
-pub const RECHECK: Slot = Slot::new("inventory", "recheck");
-/// A bulk change to the marked projects: one at a time.
-pub const BULK: Slot = Slot::new("inventory", "bulk");
-/// A project id typed into the search, looked up by itself (`find.rs`).
-pub const ID_LOOKUP: Slot = Slot::new("inventory", "id lookup");
-
-/// The answers the inventory gets.
-#[derive(Debug)]
-pub enum Msg {
-    Page(Result<InventoryPage, ErrorInfo>),
-    /// A page re-read for the catch-up.
-    Recheck(Result<InventoryPage, ErrorInfo>),
-    Exported(Result<Exported, ErrorInfo>),
-    /// A bulk change of one row: its visibility set, or unpublished.
-    BulkUpdated(Result<Project, ErrorInfo>),
-    BulkUnpublished(Result<(), ErrorInfo>),
-    /// The id look-up: the project read, then the search for its name.
-    IdProject(Result<Project, ErrorInfo>),
-    IdRow(Result<InventoryPage, ErrorInfo>),
-}
 /// Height of the detail pane.
 const DETAIL_HEIGHT: u16 = 10;
 

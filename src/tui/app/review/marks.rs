@@ -10,7 +10,7 @@ use ratatui::text::Span;
 use time::OffsetDateTime;
 
 use super::App;
-use super::history::{HistoryMsg, REVIEW_MARK};
+use super::msg::{HistoryMsg, REVIEW_MARK};
 use crate::api::model::InventoryItem;
 use crate::history::{ProjectState, ReviewMark, SeenState};
 use crate::text::fit;
@@ -40,7 +40,7 @@ pub struct NoteInput {
 /// A mark under way: the row the cursor leaves once it is written (the
 /// cursor's row, when no rows were marked).
 #[derive(Debug)]
-pub(super) struct PendingMark {
+pub(in crate::tui::app) struct PendingMark {
     pub token: u64,
     pub advance_from: Option<String>,
 }
@@ -56,7 +56,7 @@ impl App {
     }
 
     /// `m` on the inventory or the project screen: asks for a note.
-    pub(super) fn begin_mark(&mut self, cx: &mut Cx) {
+    pub(in crate::tui::app) fn begin_mark(&mut self, cx: &mut Cx) {
         if !self.history.enabled {
             cx.notify("reviewed marks need the history file".into());
             return;
@@ -138,7 +138,7 @@ impl App {
     }
 
     /// A key while the note field is open; it takes every key.
-    pub(super) fn note_key(&mut self, key: &KeyEvent, cx: &mut Cx) {
+    pub(in crate::tui::app) fn note_key(&mut self, key: &KeyEvent, cx: &mut Cx) {
         let Some(note) = &mut self.history.note else {
             return;
         };
@@ -171,7 +171,7 @@ impl App {
     }
 
     /// The marks written, or why not.
-    pub(super) fn marked(
+    pub(in crate::tui::app) fn marked(
         &mut self,
         marked: Result<Vec<ReviewMark>, ErrorInfo>,
         advance_from: Option<String>,
@@ -211,14 +211,18 @@ impl App {
     }
 
     /// The open project screen shows its project's mark as the marks now stand.
-    pub(super) fn show_review_on_project(&mut self) {
+    pub(in crate::tui::app) fn show_review_on_project(&mut self) {
         if let Some(project) = &mut self.project {
             project.review = self.inventory.reviewed.get(&project.target.id).cloned();
         }
     }
 
     /// The note field, over the body, while it is open.
-    pub(super) fn draw_note(&self, frame: &mut ratatui::Frame, area: ratatui::layout::Rect) {
+    pub(in crate::tui::app) fn draw_note(
+        &self,
+        frame: &mut ratatui::Frame,
+        area: ratatui::layout::Rect,
+    ) {
         use ratatui::widgets::{Block, Borders, Clear};
         let Some(note) = &self.history.note else {
             return;

@@ -6,11 +6,11 @@
 
 use time::{Duration, OffsetDateTime};
 
+use super::msg::{Msg, RECHECK};
 use crate::api::InventoryParams;
 use crate::api::model::{InventoryItem, InventoryPage, Project, PublishAudience, Visibility};
 use crate::tui::effect::Cx;
 use crate::tui::ops::ListInventory;
-use crate::tui::screens::inventory::{Msg, RECHECK};
 
 /// Waits before each re-read: 1 s, 2 s, 4 s, then 8 s.
 const FIRST_WAIT: Duration = Duration::seconds(1);

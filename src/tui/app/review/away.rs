@@ -7,9 +7,9 @@
 use ratatui::text::Span;
 use time::{Duration, OffsetDateTime};
 
-use super::App;
-use super::history::{HISTORY_VERSION, HistoryMsg, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
+use super::msg::{HISTORY_VERSION, HistoryMsg, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
 use crate::text::fit;
+use crate::tui::app::App;
 use crate::tui::effect::{Cx, ErrorInfo, Slot};
 use crate::tui::nav::Tab;
 use crate::tui::review::ops::DataVersion;
@@ -69,7 +69,11 @@ impl App {
     /// A history answer (its failure, if any), before its owner's handler: an
     /// error saying the history is away starts (or extends) the wait; any
     /// answer ends it.
-    pub(super) fn note_history_reachability(&mut self, slot: Slot, failure: Option<&ErrorInfo>) {
+    pub(in crate::tui::app) fn note_history_reachability(
+        &mut self,
+        slot: Slot,
+        failure: Option<&ErrorInfo>,
+    ) {
         if !from_history(slot) {
             return;
         }
@@ -101,7 +105,7 @@ impl App {
     /// On every message: while away, tries again when the wait is over; once
     /// back, reads what may have changed meanwhile. True while away (the
     /// minute's check waits).
-    pub(super) fn retry_history(&mut self, cx: &mut Cx) -> bool {
+    pub(in crate::tui::app) fn retry_history(&mut self, cx: &mut Cx) -> bool {
         if std::mem::take(&mut self.history.came_back) {
             cx.notify("the review history is reachable again".into());
             let visible = self.tab == Tab::Changes;
@@ -125,7 +129,7 @@ impl App {
     }
 
     /// Refuses a mark while the history is away; true when refused.
-    pub(super) fn refuse_mark_while_away(&self, cx: &mut Cx) -> bool {
+    pub(in crate::tui::app) fn refuse_mark_while_away(&self, cx: &mut Cx) -> bool {
         let Some(away) = &self.history.away else {
             return false;
         };
@@ -140,7 +144,7 @@ impl App {
 
     /// What the status line says first while away: the words that matter
     /// (no marks, live data only) fit 80 columns beside the rate and the age.
-    pub(super) fn away_head(&self) -> Vec<Span<'static>> {
+    pub(in crate::tui::app) fn away_head(&self) -> Vec<Span<'static>> {
         let Some(away) = &self.history.away else {
             return Vec::new();
         };
@@ -159,7 +163,7 @@ impl App {
 
     /// The rest of it, at the line's end where it may be cut: the tries and
     /// the reason.
-    pub(super) fn away_status(&self) -> Vec<Span<'static>> {
+    pub(in crate::tui::app) fn away_status(&self) -> Vec<Span<'static>> {
         let Some(away) = &self.history.away else {
             return Vec::new();
         };

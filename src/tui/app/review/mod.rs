@@ -6,11 +6,11 @@
 use ratatui::text::Span;
 use time::OffsetDateTime;
 
-use super::App;
-use crate::history::{HistoryConfig, HistoryLocation, ReviewMark};
+use crate::history::{HistoryConfig, HistoryLocation};
 use crate::text::fit;
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
+use crate::tui::app::App;
+use crate::tui::effect::{Cx, ErrorInfo, answers};
 use crate::tui::keymap::key_of;
 use crate::tui::nav::Tab;
 use crate::tui::review::ops::{DataVersion, ListMarks, TakeSnapshot};
@@ -19,25 +19,12 @@ use crate::tui::screens::Screen;
 use crate::tui::screens::inventory::reviewed::ReviewFilter;
 use crate::tui::vocab::{HISTORY_AWAY, HistoryStart, SnapshotOutcome, SnapshotSeed};
 
-pub use super::marks::NoteInput;
+mod away;
+mod marks;
+mod msg;
 
-/// Reviewed marks: the list, and one mark written.
-pub const REVIEW_MARKS: Slot = Slot::new("history", "marks");
-pub const REVIEW_MARK: Slot = Slot::new("history", "mark");
-/// The background snapshot: one at a time.
-pub const TAKE_SNAPSHOT: Slot = Slot::new("history", "snapshot");
-/// Whether another process wrote to the history (its `data_version`).
-pub const HISTORY_VERSION: Slot = Slot::new("history", "data version");
-
-/// The answers the App's side of the history gets.
-#[derive(Debug)]
-pub enum HistoryMsg {
-    Marks(Result<Vec<ReviewMark>, ErrorInfo>),
-    /// The marks written by `m`.
-    Marked(Result<Vec<ReviewMark>, ErrorInfo>),
-    DataVersion(Result<i64, ErrorInfo>),
-    Snapshot(Result<SnapshotOutcome, ErrorInfo>),
-}
+pub use marks::NoteInput;
+pub use msg::{HISTORY_VERSION, HistoryMsg, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
 
 #[derive(Debug, Default)]
 pub struct HistoryState {
@@ -55,7 +42,7 @@ pub struct HistoryState {
     /// What the background snapshot is doing, for the status line.
     pub progress: Option<String>,
     pub(super) marks_pending: Option<u64>,
-    pub(super) mark_pending: Option<super::marks::PendingMark>,
+    pub(super) mark_pending: Option<marks::PendingMark>,
     pub note: Option<NoteInput>,
     /// The history file's `data_version` when last asked, the request under
     /// way, and when to ask again: another process's snapshot or mark shows
@@ -63,8 +50,8 @@ pub struct HistoryState {
     data_version: Option<i64>,
     pub(super) version_pending: Option<u64>,
     next_version_check: Option<OffsetDateTime>,
-    /// While the history is out of reach (`history_away.rs`).
-    pub(super) away: Option<super::history_away::Away>,
+    /// While the history is out of reach (`away.rs`).
+    pub(super) away: Option<away::Away>,
     /// It answered again after being away: read marks and changes again.
     pub(super) came_back: bool,
 }
