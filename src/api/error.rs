@@ -12,7 +12,10 @@ use serde_json::{Map, Value};
 
 use super::model::{ErrorType, FieldError};
 use super::retry::RetryReason;
-use super::transport::SERVICE_UNAVAILABLE;
+
+/// The `type` given to a 503 that is not the service's envelope (a proxy's
+/// own answer): whether the service acted is unknown.
+pub(crate) const SERVICE_UNAVAILABLE: &str = "service_unavailable";
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {

@@ -36,7 +36,6 @@ use super::sleeper::Sleeper;
 mod failures;
 mod nul;
 
-pub(crate) use failures::SERVICE_UNAVAILABLE;
 use failures::{body_start, error_chain, error_from, is_tls_failure};
 
 pub const API_KEY_HEADER: &str = "service-api-key";

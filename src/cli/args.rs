@@ -59,26 +59,7 @@ pub enum ServiceCommand {
     #[command(subcommand)]
     Scans(super::scans::ScansCommand),
     /// The workspaces the key reaches (list), or one of them (get).
-    Workspaces(WorkspacesArgs),
-}
-
-#[derive(Args, Debug, Clone)]
-#[command(args_conflicts_with_subcommands = true)]
-pub struct WorkspacesArgs {
-    #[command(subcommand)]
-    pub command: Option<WorkspacesCommand>,
-    #[command(flatten)]
-    pub list: ListArgs,
-}
-
-#[derive(Subcommand, Debug, Clone)]
-pub enum WorkspacesCommand {
-    /// One workspace.
-    Get {
-        workspace_id: String,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
+    Workspaces(super::workspaces::WorkspacesArgs),
 }
 
 #[derive(Args, Debug, Clone)]

@@ -3,6 +3,8 @@
 //! `projects set-audience` and `projects embed-url`; and the workspace every
 //! workspace command resolves (configured, or asked of the service).
 
+use clap::{Args, Subcommand};
+
 use crate::api::ProjectListParams;
 use crate::api::model::{
     AudienceTarget, ProjectSummary, PublishAudience, PublishSettings, Workspace,
@@ -10,12 +12,31 @@ use crate::api::model::{
 };
 use crate::session::{Session, SessionError, WorkspaceChoice};
 
-use super::args::{WorkspacesArgs, WorkspacesCommand};
 use super::exit::CliError;
 use super::options::{ListArgs, OutputArgs};
 use super::print::{Field, Row, write_list};
 use super::read::{show_one, start_progress};
 use super::views::{self, day, or_empty, published, when};
+
+/// `vantage workspaces`: the list, or `get ID`.
+#[derive(Args, Debug, Clone)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct WorkspacesArgs {
+    #[command(subcommand)]
+    pub command: Option<WorkspacesCommand>,
+    #[command(flatten)]
+    pub list: ListArgs,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum WorkspacesCommand {
+    /// One workspace.
+    Get {
+        workspace_id: String,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+}
 
 /// The workspace of a command: `--workspace`, the config, or the one the key
 /// reaches, said on stderr in one line. Several reachable is an error listing them.

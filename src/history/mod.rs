@@ -10,6 +10,7 @@
 //! [`walk::capture`] then [`Backend::record`] for a background snapshot, and
 //! [`diff::diff`] for the Changes screen.
 
+mod backend;
 pub mod chain;
 pub mod config;
 pub mod diff;
@@ -25,6 +26,9 @@ pub mod walk;
 
 use std::path::PathBuf;
 
+pub use backend::{
+    BUSY_TIMEOUT, Backend, EachItem, HistoryLocation, LockWait, Retention, WorkspaceLock,
+};
 pub use config::HistoryConfig;
 pub use diff::{Change, ChangeKind, Severity, diff};
 pub use document::FieldChange;
@@ -37,9 +41,7 @@ pub use postgres::{PG_SCHEMA_VERSION, PgTarget};
 pub use read::SnapshotRef;
 pub use schema_status::{SchemaStatus, inspect as inspect_schema};
 pub use sqlite::VERSION as SCHEMA_VERSION;
-pub use store::{
-    BUSY_TIMEOUT, Backend, EachItem, HistoryLocation, LockWait, Retention, Store, WorkspaceLock,
-};
+pub use store::Store;
 
 #[derive(Debug, thiserror::Error)]
 pub enum HistoryError {

@@ -2,8 +2,8 @@
 //! `history migrate --dry-run` and `doctor` say. A newer vantage migrates the
 //! schema when it first connects; an older one then refuses the history.
 
+use super::backend::HistoryLocation;
 use super::postgres::{PG_SCHEMA_STEPS, PG_SCHEMA_VERSION, PgStore};
-use super::store::HistoryLocation;
 use super::{HistoryError, sqlite};
 
 /// Where a history's schema stands against this vantage's.

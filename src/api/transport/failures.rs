@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::super::error::{ApiError, ErrorResponse, one_line};
+use super::super::error::{ApiError, ErrorResponse, SERVICE_UNAVAILABLE, one_line};
 use super::super::model::{ErrorType, FieldError};
 use super::Answer;
 
@@ -101,9 +101,6 @@ fn proxy_refusal(answer: Answer, retry_after: Option<Duration>, body_start: &str
         after_unknown_outcome: false,
     }))
 }
-
-/// The `type` given to a 503 that is not the service's envelope.
-pub(crate) const SERVICE_UNAVAILABLE: &str = "service_unavailable";
 
 /// Whether a connect error is the TLS handshake's: rustls reports a
 /// certificate it refuses, or bytes that are not TLS, as an I/O error of kind

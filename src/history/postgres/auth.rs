@@ -17,7 +17,7 @@ use postgres::tls::{ChannelBinding, MakeTlsConnect, TlsConnect, TlsStream};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use super::target::TlsMode;
+use super::tls::TlsMode;
 use crate::history::HistoryError;
 
 /// A way the server may have vantage prove who it is.

@@ -10,7 +10,7 @@ mod column;
 mod pgpass;
 mod read;
 mod schema;
-mod target;
+pub(super) mod target;
 mod tls;
 mod write;
 
@@ -20,14 +20,13 @@ use std::sync::Mutex;
 use postgres::Client;
 
 use super::HistoryError;
-use super::store::HistoryLocation;
+use super::backend::HistoryLocation;
 
 pub use auth::{AuthMethod, RequireAuth};
 pub use pgpass::pgpass_lookup;
 pub use schema::{STEPS as PG_SCHEMA_STEPS, VERSION as PG_SCHEMA_VERSION};
-pub use target::{
-    PgTarget, SessionLimits, TlsMode, is_database_url, password_on_command_line, redact,
-};
+pub use target::{PgTarget, SessionLimits, is_database_url, password_on_command_line, redact};
+pub use tls::TlsMode;
 
 /// What a step on the database can fail with: the driver, or the history's own.
 pub(super) enum Failure {

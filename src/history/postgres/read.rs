@@ -10,6 +10,7 @@ use super::column::column;
 use super::{Failure, Step};
 use crate::api::model::{Insights, InventoryItem};
 use crate::history::HistoryError;
+use crate::history::backend::EachItem;
 use crate::history::chain::{ChainFields, ChainRow};
 use crate::history::document::Document;
 use crate::history::marks::MarkRow;
@@ -18,7 +19,6 @@ use crate::history::model::{
     StoredState,
 };
 use crate::history::read::{SHOWN_TEXT_CHARS, SnapshotRef, cut_shown, from_ms, parse_body, to_ms};
-use crate::history::store::EachItem;
 
 const INFO_COLUMNS: &str = "id, workspace_id, taken_at_ms, project_count, member_count";
 

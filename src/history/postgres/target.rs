@@ -16,6 +16,7 @@ use std::time::Duration;
 use postgres::config::{Host, SslMode, SslNegotiation};
 
 use super::auth::RequireAuth;
+use super::tls::TlsMode;
 use crate::history::HistoryError;
 
 /// How long `history_password_command` may run.
@@ -45,63 +46,6 @@ const DRIVER_OPTIONS: &[&str] = &[
 
 /// How long connecting may take before the store counts as unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// `sslmode`, as libpq names them, weakest first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum TlsMode {
-    /// Plain TCP.
-    Disable,
-    /// Encrypted when the server offers it (the default on loopback).
-    Prefer,
-    /// Encrypted, the certificate not checked (libpq's `require` without a
-    /// root certificate).
-    Require,
-    /// Encrypted, the certificate checked against the roots, not the host
-    /// name (also `require` with `sslrootcert`, as libpq).
-    VerifyCa,
-    /// Encrypted, the certificate checked against the roots (webpki's, or
-    /// `sslrootcert`) and the host name (the default off loopback).
-    VerifyFull,
-}
-
-impl TlsMode {
-    fn parse(raw: &str) -> Result<Self, HistoryError> {
-        match raw {
-            "disable" => Ok(Self::Disable),
-            "prefer" | "allow" => Ok(Self::Prefer),
-            "require" => Ok(Self::Require),
-            "verify-ca" => Ok(Self::VerifyCa),
-            "verify-full" => Ok(Self::VerifyFull),
-            other => Err(HistoryError::Url(format!(
-                "sslmode={} is not one of disable, prefer, require, verify-ca, verify-full",
-                crate::text::escape_invisible(other)
-            ))),
-        }
-    }
-
-    /// libpq's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Disable => "disable",
-            Self::Prefer => "prefer",
-            Self::Require => "require",
-            Self::VerifyCa => "verify-ca",
-            Self::VerifyFull => "verify-full",
-        }
-    }
-
-    /// What a man in the middle can do under this mode, when it is weaker
-    /// than `verify-full`.
-    fn weakness(self) -> Option<&'static str> {
-        match self {
-            Self::Disable => Some("the connection is not encrypted"),
-            Self::Prefer => Some("the connection may go unencrypted"),
-            Self::Require => Some("the server's certificate is not checked"),
-            Self::VerifyCa => Some("the server's host name is not checked"),
-            Self::VerifyFull => None,
-        }
-    }
-}
 
 /// How long one statement, and one wait for a lock, may take on the shared
 /// database (`[history] statement_timeout_secs`, `lock_timeout_secs`): a

@@ -12,8 +12,64 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{CertificateError, DigitallySignedStruct, SignatureScheme};
 
-use super::target::TlsMode;
 use crate::history::HistoryError;
+
+/// `sslmode`, as libpq names them, weakest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TlsMode {
+    /// Plain TCP.
+    Disable,
+    /// Encrypted when the server offers it (the default on loopback).
+    Prefer,
+    /// Encrypted, the certificate not checked (libpq's `require` without a
+    /// root certificate).
+    Require,
+    /// Encrypted, the certificate checked against the roots, not the host
+    /// name (also `require` with `sslrootcert`, as libpq).
+    VerifyCa,
+    /// Encrypted, the certificate checked against the roots (webpki's, or
+    /// `sslrootcert`) and the host name (the default off loopback).
+    VerifyFull,
+}
+
+impl TlsMode {
+    pub(super) fn parse(raw: &str) -> Result<Self, HistoryError> {
+        match raw {
+            "disable" => Ok(Self::Disable),
+            "prefer" | "allow" => Ok(Self::Prefer),
+            "require" => Ok(Self::Require),
+            "verify-ca" => Ok(Self::VerifyCa),
+            "verify-full" => Ok(Self::VerifyFull),
+            other => Err(HistoryError::Url(format!(
+                "sslmode={} is not one of disable, prefer, require, verify-ca, verify-full",
+                crate::text::escape_invisible(other)
+            ))),
+        }
+    }
+
+    /// libpq's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Disable => "disable",
+            Self::Prefer => "prefer",
+            Self::Require => "require",
+            Self::VerifyCa => "verify-ca",
+            Self::VerifyFull => "verify-full",
+        }
+    }
+
+    /// What a man in the middle can do under this mode, when it is weaker
+    /// than `verify-full`.
+    pub(super) fn weakness(self) -> Option<&'static str> {
+        match self {
+            Self::Disable => Some("the connection is not encrypted"),
+            Self::Prefer => Some("the connection may go unencrypted"),
+            Self::Require => Some("the server's certificate is not checked"),
+            Self::VerifyCa => Some("the server's host name is not checked"),
+            Self::VerifyFull => None,
+        }
+    }
+}
 
 /// The rustls connector for `mode`, with `root_cert` (else webpki's roots)
 /// where the certificate is checked.

@@ -17,6 +17,7 @@ use super::Step;
 use super::column::column;
 use super::schema::{CHAIN_LOCK, LOCK_CLASS, STATES_LOCK};
 use crate::history::HistoryError;
+use crate::history::backend::Retention;
 use crate::history::chain::{ChainFields, link};
 use crate::history::document::{Document, StoredDocument};
 use crate::history::marks::{Reviewed, reviewed};
@@ -25,7 +26,6 @@ use crate::history::model::{
     SnapshotInfo,
 };
 use crate::history::read::{from_ms, to_ms};
-use crate::history::store::Retention;
 
 pub(super) fn bump_revision(transaction: &mut Transaction<'_>) -> Step<()> {
     transaction.execute(

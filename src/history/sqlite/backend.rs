@@ -8,15 +8,15 @@ use time::OffsetDateTime;
 
 use super::SqliteStore;
 use crate::api::model::{Insights, InventoryItem};
+use crate::history::backend::{
+    Backend, EachItem, HistoryLocation, LockWait, Retention, WorkspaceLock,
+};
 use crate::history::chain::ChainRow;
 use crate::history::model::{
     Capture, LogRead, MarkScope, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark,
     SnapshotInfo,
 };
 use crate::history::read::SnapshotRef;
-use crate::history::store::{
-    Backend, EachItem, HistoryLocation, LockWait, Retention, WorkspaceLock,
-};
 use crate::history::{HistoryError, workspace_lock_key};
 
 /// Tries the lock file's lock until `limit` has passed: a file lock has no

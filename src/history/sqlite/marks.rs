@@ -7,6 +7,7 @@ use time::OffsetDateTime;
 use super::SqliteStore;
 use super::schema::store_document;
 use crate::history::HistoryError;
+use crate::history::backend::EachItem;
 use crate::history::chain::{ChainFields, ChainRow, link};
 use crate::history::document::{Document, StoredDocument};
 use crate::history::marks::{MarkRow, Reviewed, reviewed};
@@ -14,7 +15,6 @@ use crate::history::model::{
     LogRead, MarkScope, NewMark, ProjectState, ReviewAction, ReviewEntry, ReviewMark, StoredState,
 };
 use crate::history::read::{SHOWN_TEXT_CHARS, cut_shown, from_ms, to_ms};
-use crate::history::store::EachItem;
 
 /// The marks of a workspace that stand: each project's newest row, a mark.
 const CURRENT_MARKS: &str = "

@@ -15,10 +15,10 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavio
 use time::OffsetDateTime;
 
 use super::HistoryError;
+use super::backend::{BUSY_TIMEOUT, HistoryLocation, Retention};
 use super::document::{Document, StoredDocument};
 use super::model::{Capture, MemberState, ProjectState, SnapshotInfo};
 use super::read::{from_ms, to_ms};
-use super::store::{BUSY_TIMEOUT, HistoryLocation, Retention};
 use schema::store_document;
 
 pub use schema::{STEPS, VERSION, version_of};
