@@ -11,7 +11,7 @@ mod contexts;
 mod credentials;
 mod file;
 mod secret_command;
-pub mod trust;
+pub(crate) mod trust;
 mod views;
 
 use std::collections::BTreeMap;

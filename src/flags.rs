@@ -4,7 +4,7 @@
 //! words of a line (split and quoted as a shell does), and what a
 //! declaration offers for completion. Imports `api` only.
 
-pub mod inventory;
+pub(crate) mod inventory;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 

@@ -1,6 +1,9 @@
 //! The hostile set: strings from an attacker who can name a project or write in
-//! its chat. The generator puts them in its data, and the output tests run every
-//! format over them. A leaf module, so both the server and the tests may use it.
+//! its chat. The generator puts them in its data on purpose (the reference
+//! server's and `vantage demo`'s workspace, README "The generator"), so they
+//! ship; the output tests run every format over them. A leaf module, so both
+//! the server and the tests may use it. The raw bytes a hostile service may
+//! send are test data only (`tests/it/common/hostile_service.rs`).
 
 /// Strings that every client must render safely: control characters, ANSI and
 /// OSC escape sequences, DEL and C1 controls, bidi controls, line and paragraph
@@ -43,16 +46,5 @@ pub fn hostile_strings() -> Vec<String> {
         "c1 dcs\u{90}q\u{9c} osc\u{9d}52;c;eA==\u{7} apc\u{9f}x\u{9c}".to_owned(),
         // Tag characters, assigned and not, and the other invisible ones.
         "tags\u{e0001}\u{e0065}\u{e006e}\u{e007f}\u{e0000}\u{e0002} hidden\u{200b}\u{2060}\u{180e}\u{ad}\u{61c}\u{200e}\u{200f}".to_owned(),
-    ]
-}
-
-/// Bytes that are not UTF-8, as a hostile service may send them in a body or a
-/// header: C1 controls as single raw bytes (an 8-bit CSI, OSC, DCS, ST), stray
-/// continuation bytes and an overlong encoding. None may reach a terminal raw.
-pub fn hostile_bytes() -> Vec<Vec<u8>> {
-    vec![
-        b"raw c1 \x9b2J \x9d0;title\x07 \x90q\x9c \x9f apc \x85 nel".to_vec(),
-        b"invalid \xff\xfe \xc0\xaf overlong \xe2\x80 cut".to_vec(),
-        b"\x1b[6n \x9b6n dsr".to_vec(),
     ]
 }

@@ -1,6 +1,10 @@
 //! vantage: a terminal dashboard, a typed client, script commands and a reference
 //! server for the Project and Workspace Management API v1.
 
+// No `unsafe` but in one module that says why (`config/secret_command.rs`:
+// a process group for `api_key_command`, between fork and exec).
+#![deny(unsafe_code)]
+
 pub mod accept;
 pub mod api;
 pub mod build_info;

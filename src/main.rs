@@ -1,5 +1,7 @@
 //! The `vantage` command: it only parses arguments and dispatches.
 
+#![forbid(unsafe_code)]
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 

@@ -4,16 +4,16 @@
 //! method per operation, [`ApiError`] for every failure, streams over lists,
 //! one retry loop with rate-limit pacing, and [`ClientEvent`]s for what it does.
 
-pub mod client;
-pub mod config;
-pub mod credentials;
-pub mod error;
-pub mod events;
+pub(crate) mod client;
+pub(crate) mod config;
+pub(crate) mod credentials;
+pub(crate) mod error;
+pub(crate) mod events;
 pub mod model;
 pub mod page;
 mod paths;
-pub mod ratelimit;
-pub mod retry;
+pub(crate) mod ratelimit;
+pub(crate) mod retry;
 pub mod sleeper;
 pub(crate) mod transport;
 

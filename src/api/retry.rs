@@ -87,6 +87,7 @@ impl RetryBudget {
         *tokens = (*tokens + self.policy.success_refund).min(self.policy.capacity);
     }
 
+    #[cfg(test)]
     pub fn tokens(&self) -> f64 {
         *self.tokens.lock().unwrap_or_else(|p| p.into_inner())
     }

@@ -1,21 +1,21 @@
 //! The script commands: exports, reads and mutations, for scripts and CI.
 
-pub mod args;
-pub mod commands;
-pub mod context;
+pub(crate) mod args;
+pub(crate) mod commands;
+pub(crate) mod context;
 pub mod docs;
-pub mod exit;
-pub mod history;
-pub mod members;
-pub mod options;
-pub mod print;
-pub mod progress;
-pub mod read;
-pub mod scans;
+pub(crate) mod exit;
+pub(crate) mod history;
+pub(crate) mod members;
+pub(crate) mod options;
+pub(crate) mod print;
+pub(crate) mod progress;
+pub(crate) mod read;
+pub(crate) mod scans;
 mod stdout;
-pub mod traffic;
-pub mod views;
-pub mod workspaces;
+pub(crate) mod traffic;
+pub(crate) mod views;
+pub(crate) mod workspaces;
 
 pub use args::ScriptCommand;
 pub use commands::run;

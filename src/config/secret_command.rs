@@ -99,6 +99,10 @@ pub fn run_secret_command(
 }
 
 #[cfg(unix)]
+// The one place that needs `unsafe` (the crate denies it elsewhere): the
+// child must take the terminal's foreground between fork and exec
+// (`pre_exec`), and SIGTTOU is ignored around `tcsetpgrp` (`sigaction`).
+#[allow(unsafe_code)]
 mod group {
     use std::io::IsTerminal;
     use std::os::fd::{AsFd, BorrowedFd};

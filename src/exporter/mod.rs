@@ -11,11 +11,11 @@
 pub mod cache;
 mod command;
 pub mod http;
-pub mod metrics;
+pub(crate) mod metrics;
 pub mod poller;
-pub mod process;
+pub(crate) mod process;
 pub mod standing;
-pub mod text004;
+pub(crate) mod text004;
 pub mod web;
 
 use std::net::SocketAddr;

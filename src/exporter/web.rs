@@ -17,8 +17,8 @@
 //! in the log. [`auth`] checks the passwords; [`tls`] is the stream that
 //! carries TLS or not.
 
-pub mod auth;
-pub mod tls;
+pub(crate) mod auth;
+pub(crate) mod tls;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

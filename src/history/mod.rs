@@ -11,15 +11,15 @@
 //! [`diff::diff`] for the Changes screen.
 
 mod backend;
-pub mod chain;
+pub(crate) mod chain;
 pub mod config;
 pub mod diff;
-pub mod document;
+pub(crate) mod document;
 mod marks;
-pub mod model;
+pub(crate) mod model;
 pub mod postgres;
 mod read;
-pub mod schema_status;
+pub(crate) mod schema_status;
 mod sqlite;
 mod store;
 pub mod walk;

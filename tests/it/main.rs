@@ -3,6 +3,8 @@
 //! (`common::postgres`). Each suite is a module named after what it drives, so
 //! a test reads `cli::team::…` and `cargo test --test it cli::` runs one suite.
 
+#![forbid(unsafe_code)]
+
 mod common;
 
 /// The real binary's script commands against an in-process reference server.

@@ -5,17 +5,17 @@
 //! string), and unknown JSON fields are ignored, as the contract's evolution rules
 //! require.
 
-pub mod analytics;
-pub mod error;
-pub mod insights;
-pub mod inventory;
-pub mod member;
-pub mod pii;
-pub mod project;
-pub mod publish;
-pub mod scan;
-pub mod traffic;
-pub mod workspace;
+pub(crate) mod analytics;
+pub(crate) mod error;
+pub(crate) mod insights;
+pub(crate) mod inventory;
+pub(crate) mod member;
+pub(crate) mod pii;
+pub(crate) mod project;
+pub(crate) mod publish;
+pub(crate) mod scan;
+pub(crate) mod traffic;
+pub(crate) mod workspace;
 
 pub use analytics::*;
 pub use error::*;

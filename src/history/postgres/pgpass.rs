@@ -1,8 +1,11 @@
 //! The password file, as libpq reads it: `PGPASSFILE`, else `~/.pgpass`,
 //! `host:port:database:user:password` lines with `*` and `\:` escapes; a
-//! file that group or others can read is ignored, and the error says so.
+//! file that group or others can read, or that another user could have
+//! written, is ignored, and the error says so.
 
 use std::path::{Path, PathBuf};
+
+use crate::config::trust::read_secret_file;
 
 /// `PGPASSFILE`, else `~/.pgpass`.
 pub(super) fn password_file() -> Option<PathBuf> {
@@ -14,21 +17,19 @@ pub(super) fn password_file() -> Option<PathBuf> {
 
 /// The password of the first line of the password file that matches
 /// `host:port:database:user` (`*` matches anything, `\:` and `\\` escape).
-/// A file others can read is ignored, as libpq ignores it.
+/// A file others can read is ignored, as libpq ignores it, and so is one
+/// another user could have written (`config/trust.rs`).
 pub fn pgpass_lookup(file: &Path, wanted: [&str; 4], notes: &mut Vec<String>) -> Option<String> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(file).ok()?.permissions().mode();
-        if mode & 0o077 != 0 {
-            notes.push(format!(
-                "the password file {} was ignored: group or others can read it (chmod 600 it)",
-                file.display()
-            ));
+    // The rule for every file vantage reads a secret from (config/trust.rs):
+    // owner-only, never one another user could have written, bounded.
+    let text = match read_secret_file(file) {
+        Ok(text) => text,
+        Err(error) if error.is_missing() => return None,
+        Err(error) => {
+            notes.push(format!("the password file was ignored: {error}"));
             return None;
         }
-    }
-    let text = std::fs::read_to_string(file).ok()?;
+    };
     text.lines()
         .filter(|line| !line.trim_start().starts_with('#') && !line.trim().is_empty())
         .find_map(|line| {
@@ -101,6 +102,31 @@ mod tests {
         assert_eq!(
             pgpass_lookup(&file, ["elsewhere", "1", "x", "y"], &mut notes).as_deref(),
             Some("fallback")
+        );
+    }
+
+    /// A password file another user could have replaced (its directory
+    /// writable by others) is not used, as the config file is not: the
+    /// password would be theirs to choose (`config/trust.rs`).
+    #[cfg(unix)]
+    #[test]
+    fn a_password_file_in_a_directory_others_can_write_is_not_used() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let shared = dir.path().join("shared");
+        std::fs::create_dir(&shared).unwrap();
+        let file = shared.join("pgpass");
+        std::fs::write(&file, "*:*:*:*:planted\n").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let mut notes = Vec::new();
+        assert_eq!(
+            pgpass_lookup(&file, ["db", "5432", "vantage", "ada"], &mut notes),
+            None
+        );
+        assert!(
+            notes.len() == 1 && notes[0].contains("chmod go-w") && notes[0].contains("shared"),
+            "{notes:?}"
         );
     }
 }

@@ -4,10 +4,10 @@
 //! closes. The palette only reads keys and says which [`Command`] to run; the
 //! App runs it (`app/commands.rs`).
 
-pub mod command;
-pub mod history;
-pub mod inventory;
-pub mod view;
+pub(crate) mod command;
+pub(crate) mod history;
+pub(crate) mod inventory;
+pub(crate) mod view;
 
 use crossterm::event::{KeyCode, KeyEvent};
 

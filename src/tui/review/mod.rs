@@ -4,5 +4,5 @@
 //! context's first frame reads of it (`start.rs`).
 
 pub mod ops;
-pub mod shown;
-pub mod start;
+pub(crate) mod shown;
+pub(crate) mod start;

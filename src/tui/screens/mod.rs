@@ -1,8 +1,8 @@
 //! The screens. Each owns its state model, turns actions into effects, and draws.
 
-pub mod actions;
+pub(crate) mod actions;
 pub mod analytics;
-pub mod analytics_traffic;
+pub(crate) mod analytics_traffic;
 pub mod changes;
 pub mod insights;
 pub mod inventory;

@@ -118,11 +118,6 @@ impl Menu {
         Some(MenuOutcome::Chosen(at))
     }
 
-    /// Whether `/` jumping is under way.
-    pub fn jumping(&self) -> Option<&str> {
-        self.jump.as_deref()
-    }
-
     pub fn up(&mut self) {
         self.selected = self.selected.saturating_sub(1);
     }

@@ -116,7 +116,7 @@ async fn a_payment_gate_names_the_plan_escaped() {
 
 #[tokio::test]
 async fn raw_bytes_that_are_not_utf8_never_reach_stderr_raw() {
-    for bytes in vantage::hostile::hostile_bytes() {
+    for bytes in crate::common::hostile_service::hostile_bytes() {
         // As the body of a success that is not JSON, and of an error.
         for status in [200, 500] {
             let stderr = stderr_of(status, bytes.clone(), &["projects", "get", "prj_1"]).await;

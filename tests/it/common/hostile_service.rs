@@ -351,3 +351,14 @@ fn padded(bytes: u64) -> Response {
         .insert("content-type", HeaderValue::from_static("application/json"));
     response
 }
+
+/// Bytes that are not UTF-8, as a hostile service may send them in a body or a
+/// header: C1 controls as single raw bytes (an 8-bit CSI, OSC, DCS, ST), stray
+/// continuation bytes and an overlong encoding. None may reach a terminal raw.
+pub fn hostile_bytes() -> Vec<Vec<u8>> {
+    vec![
+        b"raw c1 \x9b2J \x9d0;title\x07 \x90q\x9c \x9f apc \x85 nel".to_vec(),
+        b"invalid \xff\xfe \xc0\xaf overlong \xe2\x80 cut".to_vec(),
+        b"\x1b[6n \x9b6n dsr".to_vec(),
+    ]
+}

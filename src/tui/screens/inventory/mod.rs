@@ -3,13 +3,13 @@
 
 pub mod bulk;
 mod catch_up;
-pub mod columns;
+pub(crate) mod columns;
 mod filters;
 mod find;
 mod msg;
 mod offered;
-pub mod query;
-pub mod reviewed;
+pub(crate) mod query;
+pub(crate) mod reviewed;
 mod view;
 
 use std::path::PathBuf;
