@@ -18,8 +18,8 @@ use vantage::server::seed::{self, GenerateSpec};
 use vantage::server::{ServerConfig, start};
 use vantage::tui::request::Operation;
 use vantage::tui::review::ops::TakeSnapshot;
-use vantage::tui::services::ClientExecutor;
-use vantage::tui::services::Executor;
+use vantage::tui::services::ClientServices;
+use vantage::tui::services::ServiceSource;
 use vantage::tui::services::{HistoryAccess, WithHistory};
 use vantage::tui::vocab::SnapshotOutcome;
 
@@ -57,7 +57,7 @@ async fn main() {
     let mut events = client.subscribe();
     let dir = tempfile::tempdir().expect("a temp dir");
     let executor = WithHistory::new(
-        ClientExecutor {
+        ClientServices {
             client: client.clone(),
             workspace_id: workspace,
             clock: clock.clone(),

@@ -78,9 +78,6 @@ enum Overlay {
     ErrorLog,
 }
 
-/// A status-line message and when it was said.
-type Notice = (String, OffsetDateTime);
-
 /// Facts for the header.
 #[derive(Debug, Clone, Default)]
 pub struct Identity {
@@ -127,19 +124,11 @@ pub struct App {
     help_pane: ScrollPane,
     overlay: Option<Overlay>,
     pub errors: Vec<ErrorInfo>,
-    notice: Option<Notice>,
-    rate: Option<(u32, u32)>,
-    /// When the client last reported the rate limit: the figure ages on screen.
-    rate_at: Option<OffsetDateTime>,
+    /// What the status line says (`app/notices.rs`).
+    status: notices::StatusLine,
     /// The next time a relative time on screen ("updated 3 min ago") reads
     /// differently: the once-a-minute wake-up, only while one is shown.
     age_wake: Option<OffsetDateTime>,
-    retrying: Option<(String, u64)>,
-    /// A request waiting for the rate limit: how long, and since when.
-    paced: Option<(u64, OffsetDateTime)>,
-    /// Whether the newest reply failed: the status line shows the last error
-    /// only until a later request succeeds (the `!` log keeps them all).
-    failing: bool,
     next_token: u64,
     pub should_quit: bool,
     /// Whether anything on screen changed since the last draw.
@@ -174,13 +163,8 @@ impl App {
             help_pane: ScrollPane::default(),
             overlay: None,
             errors: Vec::new(),
-            notice: None,
-            rate: None,
-            rate_at: None,
+            status: notices::StatusLine::default(),
             age_wake: None,
-            retrying: None,
-            paced: None,
-            failing: false,
             next_token: 0,
             should_quit: false,
             dirty: true,
@@ -260,7 +244,7 @@ impl App {
         let (mut effects, mut navs) = (Vec::new(), Vec::new());
         let before = self.location();
         let tab_before = self.tab;
-        let notice_before = self.notice.clone();
+        let notice_before = self.status.notice.clone();
         let context_before = self.notice_context();
         let screen_before = (self.tab, self.project.is_some());
         self.monitor.observe_clock(now);
@@ -287,8 +271,8 @@ impl App {
         self.follow_focus(tab_before);
         // A notice of the screen left (its export, its refusal) goes with it.
         let screen_changed = (self.tab, self.project.is_some()) != screen_before;
-        if screen_changed && self.notice == notice_before {
-            self.notice = None;
+        if screen_changed && self.status.notice == notice_before {
+            self.status.notice = None;
         }
         self.drop_stale_notice(context_before, notice_before);
         self.trail.record(before, self.location());
@@ -297,7 +281,7 @@ impl App {
                 Effect::Quit => self.should_quit = true,
                 Effect::Copy(text) => {
                     // OSC 52 has no answer: whether the terminal took it is unknown.
-                    self.notice = Some((
+                    self.status.notice = Some((
                         format!(
                             "copy sent to the terminal (OSC 52): {}",
                             fit(text.as_str(), 40)
@@ -342,14 +326,14 @@ impl App {
                         self.show_tab(Tab::Inventory, &mut turn);
                     }
                     Nav::Notify(text) => {
-                        self.notice = Some((self.settings.keymap.fill(&text), now))
+                        self.status.notice = Some((self.settings.keymap.fill(&text), now))
                     }
                     Nav::Project(nav) => self.navigate_project(nav, &mut turn),
                     Nav::ShowTab(tab) => self.switch_tab(tab, &mut turn),
                     Nav::Failed(error) => {
                         // The error replaces a walk's progress notice.
-                        self.notice = None;
-                        self.failing = true;
+                        self.status.notice = None;
+                        self.status.failing = true;
                         self.record_error(*error);
                     }
                 }
@@ -422,7 +406,7 @@ impl App {
                 self.overlay = Some(Overlay::Help);
             }
             Action::ErrorLog => self.overlay = Some(Overlay::ErrorLog),
-            Action::Back => return self.notice.take().is_some(),
+            Action::Back => return self.status.notice.take().is_some(),
             Action::NextTab => self.switch_tab(self.tab.next(), turn),
             Action::PrevTab => self.switch_tab(self.tab.prev(), turn),
             // The inventory's tab is its list (its cursor on the project in

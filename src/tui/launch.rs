@@ -1,6 +1,6 @@
 //! Starting the dashboard on a connected client: the configured service's, or
 //! the embedded reference server's (`vantage demo`, wired in `src/demo.rs`).
-//! On the configured service, the executor can switch contexts while running.
+//! On the configured service, the services can switch contexts while running.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -13,7 +13,8 @@ use super::palette::{History, Palette};
 use super::review::start;
 use super::runtime::{self, Exit};
 use super::services::{
-    ClientExecutor, ContextSwitch, Executor, HistoryAccess, HistoryDoor, Services, SwitchedContext,
+    ClientServices, ContextSwitch, HistoryAccess, HistoryDoor, ServiceSource, Services,
+    SwitchedContext,
 };
 use super::settings::{AppSettings, TuiSettings, TuiSettingsError};
 use super::terminal::{self, RestoreOnDrop};
@@ -213,7 +214,7 @@ pub async fn run_with(
         }
     });
     let forward = forward_notices(&client, notices_tx.clone());
-    let executor = ClientExecutor {
+    let source = ClientServices {
         client,
         workspace_id,
         clock: clock.clone(),
@@ -223,9 +224,9 @@ pub async fn run_with(
         switching.args
     });
     app.set_views(views);
-    let current = Arc::new(RwLock::new(executor));
+    let current = Arc::new(RwLock::new(source));
     let history = Arc::new(RwLock::new(history.map(HistoryDoor::new)));
-    let executor = SwitchingExecutor {
+    let source = SwitchingServices {
         current: current.clone(),
         history: history.clone(),
         switcher: args.map(|args| {
@@ -241,9 +242,9 @@ pub async fn run_with(
     };
     let mut terminal = terminal::enter()?;
     let restore = RestoreOnDrop;
-    let exit = runtime::run(&mut terminal, &mut app, executor.clone(), clock, notices_rx).await;
+    let exit = runtime::run(&mut terminal, &mut app, source.clone(), clock, notices_rx).await;
     drop(restore);
-    executor.stop_forwarding();
+    source.stop_forwarding();
     Ok(exit?)
 }
 
@@ -270,10 +271,10 @@ fn forward_notices(
     })
 }
 
-/// The executor of the context on screen; a switch replaces it.
+/// The services of the context on screen; a switch replaces them.
 #[derive(Clone)]
-pub struct SwitchingExecutor {
-    current: Arc<RwLock<ClientExecutor>>,
+pub struct SwitchingServices {
+    current: Arc<RwLock<ClientServices>>,
     /// The review history of the context on screen, which a switch replaces
     /// when the new context's is elsewhere; while it stays, so does the door
     /// (its connections, and its lock keeping background snapshots to one at
@@ -289,13 +290,13 @@ struct Switcher {
     notices: mpsc::UnboundedSender<ClientNotice>,
     /// Forwards the notices of the client on screen.
     forward: Mutex<JoinHandle<()>>,
-    /// The executor of the context on screen, which a switch replaces.
-    current: Arc<RwLock<ClientExecutor>>,
+    /// The services of the context on screen, which a switch replaces.
+    current: Arc<RwLock<ClientServices>>,
     /// The history of the context on screen, which a switch replaces.
     history: Arc<RwLock<Option<HistoryDoor>>>,
 }
 
-impl SwitchingExecutor {
+impl SwitchingServices {
     fn stop_forwarding(&self) {
         if let Some(switcher) = &self.switcher {
             switcher
@@ -306,7 +307,7 @@ impl SwitchingExecutor {
         }
     }
 
-    fn current(&self) -> ClientExecutor {
+    fn current(&self) -> ClientServices {
         self.current
             .read()
             .unwrap_or_else(PoisonError::into_inner)
@@ -314,7 +315,7 @@ impl SwitchingExecutor {
     }
 }
 
-impl Executor for SwitchingExecutor {
+impl ServiceSource for SwitchingServices {
     fn services(&self) -> Services {
         Services {
             history: self
@@ -387,7 +388,7 @@ impl Switcher {
         *switcher
             .current
             .write()
-            .unwrap_or_else(PoisonError::into_inner) = ClientExecutor {
+            .unwrap_or_else(PoisonError::into_inner) = ClientServices {
             client: session.client,
             workspace_id: workspace,
             clock: switcher.clock.clone(),

@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 
 use super::app::{App, Msg};
 use super::effect::{Effect, Slot};
-use super::services::Executor;
+use super::services::ServiceSource;
 use super::signals::{EndSignal, Incoming, Signals, is_suspend_key, suspend};
 use super::terminal::{self, Tui};
 use super::vocab::ClientNotice;
@@ -43,10 +43,10 @@ impl Exit {
     }
 }
 
-pub async fn run<E: Executor>(
+pub async fn run<E: ServiceSource>(
     terminal: &mut Tui,
     app: &mut App,
-    executor: E,
+    source: E,
     clock: Clock,
     mut notices: mpsc::UnboundedReceiver<ClientNotice>,
 ) -> std::io::Result<Exit> {
@@ -55,7 +55,7 @@ pub async fn run<E: Executor>(
     let mut events = EventStream::new();
     let mut signals = Signals::new()?;
     let start = app.start(clock.now());
-    dispatch(start, terminal, &executor, &replies_tx, &mut inflight)?;
+    dispatch(start, terminal, &source, &replies_tx, &mut inflight)?;
     let mut last_draw: Option<Instant> = None;
     let exit = loop {
         if app.dirty && last_draw.is_none_or(|at| at.elapsed() >= FRAME) {
@@ -104,7 +104,7 @@ pub async fn run<E: Executor>(
             },
         };
         let effects = app.handle(msg, clock.now());
-        if dispatch(effects, terminal, &executor, &replies_tx, &mut inflight)? {
+        if dispatch(effects, terminal, &source, &replies_tx, &mut inflight)? {
             break Exit::Quit;
         }
     };
@@ -128,10 +128,10 @@ async fn sleep_for(duration: Option<Duration>) {
 }
 
 /// Carries out effects; true when one of them is Quit.
-fn dispatch<E: Executor>(
+fn dispatch<E: ServiceSource>(
     effects: Vec<Effect>,
     terminal: &mut Tui,
-    executor: &E,
+    source: &E,
     replies: &mpsc::UnboundedSender<Msg>,
     inflight: &mut HashMap<Slot, JoinHandle<()>>,
 ) -> std::io::Result<bool> {
@@ -145,7 +145,7 @@ fn dispatch<E: Executor>(
                 }
                 // The services of the context on screen now: a request after
                 // a switch goes to the new context.
-                let services = executor.services();
+                let services = source.services();
                 let replies = replies.clone();
                 inflight.insert(
                     slot,

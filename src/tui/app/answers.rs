@@ -55,14 +55,14 @@ impl App {
         let mut next_token = self.next_token;
         let taken = self.route(answer, &mut turn.cx(&mut next_token));
         self.next_token = next_token;
-        changed | taken | self.retrying.take().is_some()
+        changed | taken | self.status.retrying.take().is_some()
     }
 
     /// What every answer tells the App: whether requests fail now (the
     /// status line), and a failure for the error log. True when either changed.
     fn note_failure(&mut self, slot: Slot, failure: Option<&ErrorInfo>) -> bool {
-        let mut changed = self.failing != failure.is_some();
-        self.failing = failure.is_some();
+        let mut changed = self.status.failing != failure.is_some();
+        self.status.failing = failure.is_some();
         if let Some(error) = failure
             && !expected_absence(slot, error)
         {

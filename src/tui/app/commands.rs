@@ -144,7 +144,7 @@ impl App {
             }
         };
         // The search ended: its "searching …" notice with it.
-        self.notice = None;
+        self.status.notice = None;
         let rows = match reply {
             Ok(page) => page.data,
             Err(error) => {
@@ -223,6 +223,6 @@ impl App {
     }
 
     fn say(&mut self, text: String, now: OffsetDateTime) {
-        self.notice = Some((text, now));
+        self.status.notice = Some((text, now));
     }
 }

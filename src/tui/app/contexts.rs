@@ -114,7 +114,7 @@ impl App {
     /// Opens the picker on `ctrl-x`, the current context selected.
     pub(super) fn open_context_picker(&mut self, now: OffsetDateTime) -> bool {
         if self.contexts.names.is_empty() {
-            self.notice = Some((
+            self.status.notice = Some((
                 "no contexts: add [contexts.NAME] to the config file".into(),
                 now,
             ));
@@ -190,7 +190,7 @@ impl App {
                 true
             }
             Err(error) => {
-                self.notice = Some((format!("context {name} not switched to"), now));
+                self.status.notice = Some((format!("context {name} not switched to"), now));
                 self.record_error(error);
                 true
             }
@@ -245,7 +245,7 @@ impl App {
             );
             self.apply_navs(navs, now, effects);
         }
-        self.notice = Some((format!("context {}", switched.name), now));
+        self.status.notice = Some((format!("context {}", switched.name), now));
         self.dirty = true;
     }
 

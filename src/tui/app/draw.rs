@@ -211,13 +211,14 @@ impl App {
     fn draw_status(&self, frame: &mut Frame, area: Rect, now: OffsetDateTime) {
         let theme = &self.theme;
         let mut spans = self.away_head();
-        if let Some((remaining, limit)) = self.rate {
+        if let Some((remaining, limit)) = self.status.rate {
             let style = if remaining * 10 < limit {
                 theme.warn
             } else {
                 theme.dim
             };
             let age = self
+                .status
                 .rate_at
                 .map(|at| (now - at).whole_seconds())
                 .filter(|age| *age >= 60)
@@ -235,7 +236,7 @@ impl App {
             )),
             None => spans.push(Span::styled("not loaded yet", theme.dim)),
         }
-        if let Some((wait_ms, since)) = self.paced {
+        if let Some((wait_ms, since)) = self.status.paced {
             let left = (wait_ms as i64 - (now - since).whole_milliseconds() as i64).max(0);
             spans.push(Span::styled(" · ", theme.dim));
             spans.push(Span::styled(
@@ -246,7 +247,7 @@ impl App {
                 theme.warn,
             ));
         }
-        if let Some((reason, delay_ms)) = &self.retrying {
+        if let Some((reason, delay_ms)) = &self.status.retrying {
             spans.push(Span::styled(" · ", theme.dim));
             spans.push(Span::styled(
                 format!(
@@ -258,6 +259,7 @@ impl App {
             ));
         }
         if let Some((text, _)) = self
+            .status
             .notice
             .as_ref()
             .filter(|(_, at)| now < *at + NOTICE_SHOWN_FOR)
@@ -277,7 +279,7 @@ impl App {
                 fit(text, room)
             };
             spans.push(Span::styled(text, theme.accent));
-        } else if let Some(error) = self.errors.last().filter(|_| self.failing) {
+        } else if let Some(error) = self.errors.last().filter(|_| self.status.failing) {
             spans.push(Span::styled(" · ", theme.dim));
             let id = error.request_id.as_deref().unwrap_or("-");
             spans.push(Span::styled(

@@ -4,7 +4,8 @@
 //! data show it, and the breadcrumb names it. The project screen opens on a
 //! `ProjectOpen` and returns, on `esc`, to the tab it was opened from.
 
-use super::{App, Notice};
+use super::App;
+use super::notices::Notice;
 use crate::tui::action::Action;
 use crate::tui::effect::Turn;
 use crate::tui::facts::{Facts, Source};
@@ -69,8 +70,8 @@ impl App {
     ) {
         let (focus, search) = self.notice_context();
         let moved = before.0.is_some() && focus != before.0;
-        if (moved || search != before.1) && self.notice == notice_before {
-            self.notice = None;
+        if (moved || search != before.1) && self.status.notice == notice_before {
+            self.status.notice = None;
         }
     }
 
@@ -135,7 +136,7 @@ impl App {
         self.tab = Tab::Inventory;
         let facts = Facts::new(row.map(|row| (row, source))).with_history(self.history.enabled);
         // What the status line said was about the screen left behind.
-        self.notice = None;
+        self.status.notice = None;
         self.focus.project = Some(project.clone());
         self.project = Some(ProjectScreen::new(project, facts, access));
         self.show_review_on_project();

@@ -11,6 +11,25 @@ use crate::tui::screens::Screen;
 /// Errors kept for the `!` log.
 const ERROR_LOG_LIMIT: usize = 200;
 
+/// A status-line message and when it was said.
+pub(super) type Notice = (String, OffsetDateTime);
+
+/// The status line's own state: the last notice, the client's rate limit,
+/// retries and pacing, and whether the newest reply failed.
+#[derive(Debug, Default)]
+pub(super) struct StatusLine {
+    pub(super) notice: Option<Notice>,
+    pub(super) rate: Option<(u32, u32)>,
+    /// When the client last reported the rate limit: the figure ages on screen.
+    pub(super) rate_at: Option<OffsetDateTime>,
+    pub(super) retrying: Option<(String, u64)>,
+    /// A request waiting for the rate limit: how long, and since when.
+    pub(super) paced: Option<(u64, OffsetDateTime)>,
+    /// Whether the newest reply failed: the status line shows the last error
+    /// only until a later request succeeds (the `!` log keeps them all).
+    pub(super) failing: bool,
+}
+
 impl App {
     /// What the client reports; true when the status line changes.
     pub(super) fn handle_notice(&mut self, notice: ClientNotice, now: OffsetDateTime) -> bool {
@@ -26,12 +45,13 @@ impl App {
                     project.observe_rate(remaining, limit, now);
                 }
                 let aged = self
+                    .status
                     .rate_at
                     .replace(now)
                     .is_some_and(|at| (now - at).whole_seconds() >= 60);
                 let rate_changed =
-                    self.rate.replace((remaining, limit)) != Some((remaining, limit));
-                rate_changed | aged | self.paced.take().is_some()
+                    self.status.rate.replace((remaining, limit)) != Some((remaining, limit));
+                rate_changed | aged | self.status.paced.take().is_some()
             }
             ClientNotice::Retrying { reason, delay_ms } => {
                 if reason == "rate limited" {
@@ -44,12 +64,12 @@ impl App {
                     );
                 }
                 let retrying = Some((reason, delay_ms));
-                let changed = self.retrying != retrying;
-                self.retrying = retrying;
+                let changed = self.status.retrying != retrying;
+                self.status.retrying = retrying;
                 changed
             }
             ClientNotice::Paced { wait_ms } => {
-                if self.paced.is_none() {
+                if self.status.paced.is_none() {
                     self.record_budget_problem(
                         format!(
                             "the request budget is spent: a request waited {} s for the rate limit to reset",
@@ -58,7 +78,7 @@ impl App {
                         now,
                     );
                 }
-                self.paced = Some((wait_ms, now));
+                self.status.paced = Some((wait_ms, now));
                 true
             }
             ClientNotice::RetryBudgetSpent { request } => {
@@ -68,14 +88,16 @@ impl App {
                 );
                 true
             }
-            ClientNotice::Recovered => self.retrying.take().is_some() | self.paced.take().is_some(),
+            ClientNotice::Recovered => {
+                self.status.retrying.take().is_some() | self.status.paced.take().is_some()
+            }
             ClientNotice::Snapshot(text) => self.snapshot_progress(text),
             ClientNotice::SnapshotPlanned(text) => {
                 // A quiet event: it never hides what a person just did.
-                if self.notice.is_none() {
-                    self.notice = Some((text, now));
+                if self.status.notice.is_none() {
+                    self.status.notice = Some((text, now));
                 }
-                self.snapshot_progress("snapshot: starting".into()) | self.notice.is_some()
+                self.snapshot_progress("snapshot: starting".into()) | self.status.notice.is_some()
             }
         }
     }

@@ -128,7 +128,7 @@ impl App {
             Way::Forward => (&mut trail.forward, &mut trail.back, "forward"),
         };
         let Some(place) = from.pop() else {
-            self.notice = Some((format!("nothing to go {word} to"), turn.now));
+            self.status.notice = Some((format!("nothing to go {word} to"), turn.now));
             return true;
         };
         push_bounded(to, here);

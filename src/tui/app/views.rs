@@ -89,7 +89,7 @@ impl App {
     fn after_inventory_change(&mut self, applied: Result<(), String>, turn: &mut Turn<'_>) {
         match applied {
             Ok(()) => self.show_tab(Tab::Inventory, turn),
-            Err(why) => self.notice = Some((why, turn.now)),
+            Err(why) => self.status.notice = Some((why, turn.now)),
         }
     }
 
@@ -110,7 +110,7 @@ impl App {
                         true => format!("no view named {name}: view save {name} keeps one"),
                         false => format!("no view named {name}; saved: {known}"),
                     };
-                    self.notice = Some((text, turn.now));
+                    self.status.notice = Some((text, turn.now));
                     return;
                 };
                 self.apply_saved(&name, &view, turn);
@@ -133,7 +133,7 @@ impl App {
                     .get(&context)
                     .is_some_and(|views| views.contains_key(&name));
                 if !known {
-                    self.notice = Some((format!("no view named {name}"), turn.now));
+                    self.status.notice = Some((format!("no view named {name}"), turn.now));
                     return;
                 }
                 self.store_view(&context, name, None, turn);
@@ -164,10 +164,10 @@ impl App {
         match applied {
             Ok(()) => {
                 self.show_tab(Tab::Inventory, turn);
-                self.notice = Some((format!("view {name}"), turn.now));
+                self.status.notice = Some((format!("view {name}"), turn.now));
             }
             Err(why) => {
-                self.notice = Some((format!("view {name}: {why}"), turn.now));
+                self.status.notice = Some((format!("view {name}: {why}"), turn.now));
             }
         }
     }
@@ -194,7 +194,7 @@ impl App {
         self.refresh_view_names();
         let Some(path) = self.contexts.views.path.clone() else {
             let text = format!("view {name} kept for this run: there is no config file to write");
-            self.notice = Some((text, turn.now));
+            self.status.notice = Some((text, turn.now));
             return;
         };
         let save = SaveView {
@@ -218,7 +218,7 @@ impl App {
             "view {name} {what} {}",
             crate::text::sanitize_line(&path.display().to_string())
         );
-        self.notice = Some((text, now));
+        self.status.notice = Some((text, now));
         true
     }
 }

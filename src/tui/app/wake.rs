@@ -56,21 +56,24 @@ impl App {
 
     /// When the status notice on screen goes away.
     fn notice_expiry(&self) -> Option<OffsetDateTime> {
-        self.notice.as_ref().map(|(_, at)| *at + NOTICE_SHOWN_FOR)
+        self.status
+            .notice
+            .as_ref()
+            .map(|(_, at)| *at + NOTICE_SHOWN_FOR)
     }
 
     /// Drops a notice that has been shown long enough; true when one went.
     pub(super) fn expire_notice(&mut self, now: OffsetDateTime) -> bool {
         let expired = self.notice_expiry().is_some_and(|at| at <= now);
         if expired {
-            self.notice = None;
+            self.status.notice = None;
         }
         expired
     }
 
     /// The times shown on screen as an age ("3 min ago").
     pub(super) fn shown_ages(&self) -> Vec<OffsetDateTime> {
-        let mut ages = vec![self.screen().last_loaded(), self.rate_at];
+        let mut ages = vec![self.screen().last_loaded(), self.status.rate_at];
         match self.tab {
             Tab::Monitor => ages.extend(self.monitor.shown_ages()),
             Tab::Insights => ages.push(self.insights.data.as_ref().and_then(|d| d.as_of)),

@@ -1,7 +1,7 @@
 //! The palette's history: the commands run, newest last, kept in a small text
 //! file in the data dir, one per line, bounded. A file that cannot be read or
 //! written costs the history, never the dashboard. The key handler never
-//! writes it: a push asks for [`History::save_request`], which the executor
+//! writes it: a push asks for [`History::save_request`], which the runtime
 //! carries out like every other file write.
 
 use std::path::PathBuf;
@@ -62,7 +62,7 @@ impl History {
     }
 
     /// Adds `line` as the newest (an earlier copy moves up). The file is
-    /// written by the executor, on [`History::save_request`].
+    /// written by the runtime, on [`History::save_request`].
     pub fn push(&mut self, line: &str) {
         let line = line.trim();
         // One line per entry: a line break typed in would split it.
@@ -74,7 +74,7 @@ impl History {
         self.bound();
     }
 
-    /// The write of the whole history to its file, for the executor; none
+    /// The write of the whole history to its file, for the runtime; none
     /// for a history kept in memory only.
     pub fn save_request(&self) -> Option<SavePaletteHistory> {
         let path = self.path.clone()?;
@@ -109,7 +109,7 @@ mod tests {
         history.push("two\nlines");
         assert_eq!(history.entries().len(), HISTORY_LIMIT);
         assert_eq!(history.entries().last().unwrap(), "project prj_104");
-        // A push writes nothing: the file is the executor's.
+        // A push writes nothing: the file is the runtime's.
         assert!(!path.exists());
         let Some(SavePaletteHistory { path: to, entries }) = history.save_request() else {
             panic!("a history with a file asks for its write");

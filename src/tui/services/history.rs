@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use super::{ClientExecutor, Executor, Services};
+use super::{ClientServices, ServiceSource, Services};
 use crate::history::walk::{self, WalkEvent, WalkOptions, WalkPlan};
 use crate::history::{
     HistoryConfig, HistoryError, HistoryLocation, LockWait, Store, WorkspaceLock,
@@ -39,15 +39,15 @@ fn hold_open(anchor: &std::sync::Mutex<Option<Store>>, location: &HistoryLocatio
     }
 }
 
-/// The API executor with the history beside it.
+/// The client's services with the history beside them.
 #[derive(Clone)]
 pub struct WithHistory {
-    pub inner: ClientExecutor,
+    pub inner: ClientServices,
     pub door: HistoryDoor,
 }
 
 impl WithHistory {
-    pub fn new(inner: ClientExecutor, history: HistoryAccess) -> Self {
+    pub fn new(inner: ClientServices, history: HistoryAccess) -> Self {
         Self {
             inner,
             door: HistoryDoor::new(history),
@@ -55,7 +55,7 @@ impl WithHistory {
     }
 }
 
-impl Executor for WithHistory {
+impl ServiceSource for WithHistory {
     fn services(&self) -> Services {
         Services {
             history: Some(self.door.clone()),

@@ -39,13 +39,13 @@ pub trait ContextSwitch: Send + Sync {
 /// The services of a dashboard without contexts to switch to (the demo,
 /// tests): one client, no history.
 #[derive(Clone)]
-pub struct ClientExecutor {
+pub struct ClientServices {
     pub client: Client,
     pub workspace_id: String,
     pub clock: Clock,
 }
 
-impl Executor for ClientExecutor {
+impl ServiceSource for ClientServices {
     fn services(&self) -> Services {
         Services {
             client: self.client.clone(),
@@ -59,7 +59,7 @@ impl Executor for ClientExecutor {
 
 /// Gives the services of the context on screen: the runtime asks once per
 /// request, so a request after a switch goes to the new context.
-pub trait Executor: Clone + Send + Sync + 'static {
+pub trait ServiceSource: Clone + Send + Sync + 'static {
     fn services(&self) -> Services;
 }
 

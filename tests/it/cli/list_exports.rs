@@ -15,8 +15,8 @@ use vantage::tui::effect::ErrorInfo;
 use vantage::tui::export::ExportRows;
 use vantage::tui::ops::{ExportList, Exported};
 use vantage::tui::request::Operation;
-use vantage::tui::services::ClientExecutor;
-use vantage::tui::services::Executor;
+use vantage::tui::services::ClientServices;
+use vantage::tui::services::ServiceSource;
 
 use crate::cli::support::Cli;
 use crate::common::*;
@@ -44,7 +44,7 @@ async fn export(
     rows: ExportRows,
     path: &Path,
 ) -> Result<Exported, ErrorInfo> {
-    let executor = ClientExecutor {
+    let executor = ClientServices {
         client: client(server),
         workspace_id: ENTERPRISE_WS.into(),
         clock: vantage::clock::Clock::system(),

@@ -8,8 +8,8 @@ use vantage::server::seed::{GenerateSpec, generate};
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::Effect;
 use vantage::tui::screens::inventory::{self, bulk::RowOutcome};
-use vantage::tui::services::ClientExecutor;
-use vantage::tui::services::Executor;
+use vantage::tui::services::ClientServices;
+use vantage::tui::services::ServiceSource;
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
 use crate::common::{self, T0};
@@ -40,7 +40,7 @@ async fn a_bulk_change_of_100_projects_fits_the_budget_without_a_429() {
     ))
     .unwrap();
     let mut events = client.subscribe();
-    let executor = ClientExecutor {
+    let executor = ClientServices {
         client,
         workspace_id: workspace.clone(),
         clock,
@@ -95,7 +95,7 @@ async fn a_bulk_change_of_100_projects_fits_the_budget_without_a_429() {
 /// bulk changes asked for at once.
 async fn run(
     app: &mut App,
-    executor: &ClientExecutor,
+    executor: &ClientServices,
     effects: &mut Vec<Effect>,
     bulk_in_flight_max: &mut usize,
 ) {

@@ -510,8 +510,8 @@ async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
     use vantage::api::{ApiKey, Client, ClientConfig};
     use vantage::history::HistoryConfig;
     use vantage::tui::request::Operation;
-    use vantage::tui::services::ClientExecutor;
-    use vantage::tui::services::Executor;
+    use vantage::tui::services::ClientServices;
+    use vantage::tui::services::ServiceSource;
     use vantage::tui::services::{HistoryAccess, WithHistory};
 
     use crate::common::{self, ENTERPRISE_ADMIN, ENTERPRISE_WS};
@@ -525,7 +525,7 @@ async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
     let dir = tempfile::tempdir().unwrap();
     let (progress_tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
     let executor = WithHistory::new(
-        ClientExecutor {
+        ClientServices {
             client: client.clone(),
             workspace_id: ENTERPRISE_WS.into(),
             clock: clock.clone(),

@@ -13,15 +13,15 @@ use crate::common::{ENTERPRISE_ADMIN, ENTERPRISE_WS, mode, precious, untouched};
 
 async fn export_to(path: &Path) -> Result<Exported, ErrorInfo> {
     use vantage::api::{ApiKey, Client, ClientConfig};
-    use vantage::tui::services::ClientExecutor;
-    use vantage::tui::services::Executor;
+    use vantage::tui::services::ClientServices;
+    use vantage::tui::services::ServiceSource;
     let (server, clock) = crate::common::demo_server().await;
     let client = Client::new(ClientConfig::new(
         server.base_url(),
         ApiKey::new(ENTERPRISE_ADMIN).unwrap(),
     ))
     .unwrap();
-    let executor = ClientExecutor {
+    let executor = ClientServices {
         client,
         workspace_id: ENTERPRISE_WS.into(),
         clock,

@@ -384,8 +384,8 @@ fn a_name_not_loaded_is_searched_on_the_service_and_its_project_opens() {
 #[tokio::test]
 async fn the_palette_history_is_written_by_the_executor_never_by_the_key_handler() {
     use vantage::tui::palette::{History, Palette};
-    use vantage::tui::services::ClientExecutor;
-    use vantage::tui::services::Executor;
+    use vantage::tui::services::ClientServices;
+    use vantage::tui::services::ServiceSource;
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("palette_history");
@@ -412,7 +412,7 @@ async fn the_palette_history_is_written_by_the_executor_never_by_the_key_handler
         vantage::api::ApiKey::new("vk_unused").unwrap(),
     ))
     .unwrap();
-    let executor = ClientExecutor {
+    let executor = ClientServices {
         client,
         workspace_id: "ws_test".into(),
         clock: vantage::clock::Clock::manual(NOW),

@@ -269,7 +269,7 @@ mod with_a_real_history {
     use vantage::server::seed::{GenerateSpec, generate};
     use vantage::tui::request::Operation;
     use vantage::tui::review::ops::{DataVersion, ListMarks, TakeSnapshot};
-    use vantage::tui::services::ClientExecutor;
+    use vantage::tui::services::ClientServices;
     use vantage::tui::services::{HistoryAccess, WithHistory};
     use vantage::tui::vocab::SnapshotOutcome;
 
@@ -293,7 +293,7 @@ mod with_a_real_history {
         config: HistoryConfig,
     ) -> WithHistory {
         WithHistory::new(
-            ClientExecutor {
+            ClientServices {
                 client: client.clone(),
                 workspace_id: workspace.into(),
                 clock,
@@ -534,7 +534,7 @@ mod with_a_real_history {
         let dir = tempfile::tempdir().unwrap();
         let (progress_tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
         let executor = WithHistory::new(
-            ClientExecutor {
+            ClientServices {
                 client: client.clone(),
                 workspace_id: workspace.clone(),
                 clock: sleeper.clock().clone(),

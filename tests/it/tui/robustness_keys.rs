@@ -26,8 +26,8 @@ use vantage::tui::effect::{ErrorInfo, Gate, SwitchedContext};
 use vantage::tui::ops::*;
 use vantage::tui::request::Operation;
 use vantage::tui::review::ops::*;
-use vantage::tui::services::ClientExecutor;
-use vantage::tui::services::Executor;
+use vantage::tui::services::ClientServices;
+use vantage::tui::services::ServiceSource;
 use vantage::tui::theme::{ColorDepth, ThemeName};
 use vantage::tui::vocab::ChangeSet;
 
@@ -79,7 +79,7 @@ async fn canned() -> Canned {
         ApiKey::new(key).unwrap(),
     ))
     .unwrap();
-    let services = ClientExecutor {
+    let services = ClientServices {
         client,
         workspace_id,
         clock: Clock::manual(common::T0),

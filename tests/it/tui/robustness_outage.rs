@@ -17,8 +17,8 @@ use vantage::server::{self, RunningServer, ServerConfig};
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::Effect;
 use vantage::tui::screens::monitor::MonitorScreen;
-use vantage::tui::services::ClientExecutor;
-use vantage::tui::services::Executor;
+use vantage::tui::services::ClientServices;
+use vantage::tui::services::ServiceSource;
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
 async fn start_server(addr: std::net::SocketAddr) -> RunningServer {
@@ -32,7 +32,7 @@ async fn start_server(addr: std::net::SocketAddr) -> RunningServer {
 /// each reply back, until nothing more is asked.
 async fn run_effects(
     app: &mut App,
-    executor: &ClientExecutor,
+    executor: &ClientServices,
     mut effects: Vec<Effect>,
     now: OffsetDateTime,
 ) {
@@ -61,7 +61,7 @@ fn screen(app: &App, now: OffsetDateTime) -> String {
 /// Waits, as the runtime would, for the next deadline, and handles the wake-up.
 async fn next_round(
     app: &mut App,
-    executor: &ClientExecutor,
+    executor: &ClientServices,
 ) -> (OffsetDateTime, time::Duration, String) {
     let from = executor.clock.now();
     let at = app
@@ -85,7 +85,7 @@ async fn the_monitor_shows_an_outage_retries_and_recovers_by_itself() {
     );
     // The client's own retries pass instantly; the monitor's pauses are the test's.
     config.sleeper = Arc::new(ManualSleeper::new(Clock::manual(common::T0)));
-    let executor = ClientExecutor {
+    let executor = ClientServices {
         client: Client::new(config).unwrap(),
         workspace_id: common::ENTERPRISE_WS.into(),
         clock: clock.clone(),

@@ -154,7 +154,7 @@ pub fn first_in(effects: &[Effect], slot: Slot) -> Option<Fetch> {
 
 /// Runs `operation` on the services of `executor`, as the runtime would.
 pub async fn run_on<O: Operation>(
-    executor: &impl vantage::tui::services::Executor,
+    executor: &impl vantage::tui::services::ServiceSource,
     operation: O,
 ) -> Result<O::Output, ErrorInfo> {
     operation.run(&executor.services()).await

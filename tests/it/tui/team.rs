@@ -309,8 +309,8 @@ mod with_a_shared_history {
     use vantage::api::{ApiKey, Client, ClientConfig};
     use vantage::history::{HistoryConfig, HistoryLocation, PgTarget};
     use vantage::tui::review::ops::{DataVersion, ListMarks, MarkReviewed, TakeSnapshot};
-    use vantage::tui::services::ClientExecutor;
-    use vantage::tui::services::Executor;
+    use vantage::tui::services::ClientServices;
+    use vantage::tui::services::ServiceSource;
     use vantage::tui::services::{HistoryAccess, WithHistory};
     use vantage::tui::vocab::HISTORY_AWAY;
     use vantage::tui::vocab::SnapshotOutcome;
@@ -357,7 +357,7 @@ mod with_a_shared_history {
         config: HistoryConfig,
     ) -> WithHistory {
         WithHistory::new(
-            ClientExecutor {
+            ClientServices {
                 client: client.clone(),
                 workspace_id: workspace.into(),
                 clock: clock.clone(),

@@ -9,14 +9,14 @@ use vantage::api::{ApiKey, Client, ClientConfig};
 use vantage::server::RunningServer;
 use vantage::tui::app::{App, Identity, Msg};
 use vantage::tui::effect::Effect;
-use vantage::tui::services::ClientExecutor;
-use vantage::tui::services::Executor;
+use vantage::tui::services::ClientServices;
+use vantage::tui::services::ServiceSource;
 use vantage::tui::settings::AppSettings;
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
 struct Harness {
     app: App,
-    executor: ClientExecutor,
+    executor: ClientServices,
     _server: RunningServer,
 }
 
@@ -47,7 +47,7 @@ impl Harness {
         };
         let mut harness = Self {
             app: App::new(identity, settings),
-            executor: ClientExecutor {
+            executor: ClientServices {
                 client,
                 workspace_id: workspace.into(),
                 clock,

@@ -28,7 +28,7 @@ pub use msg::{HISTORY_VERSION, HistoryMsg, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPS
 
 #[derive(Debug, Default)]
 pub struct HistoryState {
-    /// Whether the executor answers history requests (a history file is open).
+    /// Whether the history door answers history requests (a history file is open).
     pub enabled: bool,
     /// Set before `start`: what the first frame draws.
     pub seed: Option<SnapshotSeed>,
@@ -217,7 +217,7 @@ impl App {
                 match outcome {
                     Ok(SnapshotOutcome::Taken(info)) => {
                         // A quiet event: it never hides what a person just did.
-                        if self.notice.is_none() {
+                        if self.status.notice.is_none() {
                             cx.notify(format!(
                                 "snapshot #{} recorded: {} projects, {} members",
                                 info.id, info.projects, info.members
@@ -229,7 +229,7 @@ impl App {
                         self.read_marks(cx);
                     }
                     Ok(SnapshotOutcome::Skipped(reason)) => {
-                        if self.notice.is_none() {
+                        if self.status.notice.is_none() {
                             cx.notify(reason);
                         }
                     }
