@@ -74,6 +74,46 @@ pub struct ScanFinding {
     pub updated_at: OffsetDateTime,
 }
 
+/// Which of a scan's findings a list keeps: the levels and the statuses
+/// (empty: any) and a search. The service has no such parameters, so
+/// `vantage scans findings`, the dashboard's findings and their `ctrl-s`
+/// export all read every page and keep what this one rule keeps.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FindingsFilter {
+    pub levels: Vec<FindingLevel>,
+    pub statuses: Vec<FindingStatus>,
+    /// Words that must all be in a finding's name, category, scanner or id,
+    /// in any case; empty: none.
+    pub search: String,
+}
+
+impl FindingsFilter {
+    /// Whether `finding` passes the levels, the statuses and the search.
+    pub fn keeps(&self, finding: &ScanFinding) -> bool {
+        (self.levels.is_empty() || self.levels.contains(&finding.level))
+            && (self.statuses.is_empty() || self.statuses.contains(&finding.status))
+            && self.matches_search(finding)
+    }
+
+    /// Whether `finding` holds every word of the search.
+    pub fn matches_search(&self, finding: &ScanFinding) -> bool {
+        let haystack = format!(
+            "{} {} {} {}",
+            finding.name, finding.category, finding.scanner_name, finding.id
+        )
+        .to_lowercase();
+        self.search
+            .to_lowercase()
+            .split_whitespace()
+            .all(|word| haystack.contains(word))
+    }
+
+    /// Whether it keeps every finding.
+    pub fn is_empty(&self) -> bool {
+        self.levels.is_empty() && self.statuses.is_empty() && self.search.trim().is_empty()
+    }
+}
+
 /// What the open findings of one scan add up to, as the inventory's
 /// `matched_reason.values` count them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
