@@ -7,6 +7,7 @@ pub mod catch_up;
 pub mod changes;
 pub mod insights;
 pub mod inventory;
+pub mod list_screen;
 pub mod members;
 pub mod monitor;
 pub mod paged;
