@@ -134,14 +134,7 @@ where
         progress.items(count);
     }
     progress.clear();
-    match sink {
-        Some(sink) => drop(sink.finish(output_width())?),
-        None => drop(
-            output
-                .list_sink::<T>(bytes.clone())?
-                .finish(output_width())?,
-        ),
-    }
+    output.end_list(sink, &bytes)?;
     let out = out.send(&bytes).await?;
     out.finish().await?;
     Ok(())
@@ -197,14 +190,7 @@ pub fn write_each<T: Row + Send>(
         }
         return Err(error);
     }
-    match sink {
-        Some(sink) => drop(sink.finish(output_width())?),
-        None => drop(
-            output
-                .list_sink::<T>(bytes.clone())?
-                .finish(output_width())?,
-        ),
-    }
+    output.end_list(sink, &bytes)?;
     drain(&bytes)?;
     Ok(())
 }
@@ -217,6 +203,21 @@ type ListSink<T> = ListWriter<T, PageBytes>;
 impl Output {
     fn list_sink<T: Row>(self, out: PageBytes) -> Result<ListSink<T>, OutputError> {
         ListWriter::new(self.format.into(), out, self.csv_raw_formulas)
+    }
+
+    /// Ends a list: the sink's, or an empty one when no item came (`[]`,
+    /// a table's header).
+    fn end_list<T: Row>(
+        self,
+        sink: Option<ListSink<T>>,
+        bytes: &PageBytes,
+    ) -> Result<(), OutputError> {
+        let sink = match sink {
+            Some(sink) => sink,
+            None => self.list_sink::<T>(bytes.clone())?,
+        };
+        sink.finish(output_width())?;
+        Ok(())
     }
 }
 

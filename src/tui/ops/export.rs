@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::api::InventoryParams;
 use crate::api::model::InventoryItem;
+use crate::api::page::Pages;
+use crate::api::{InventoryParams, ListInventory};
 use crate::formats::list::ListFormat;
 use crate::tui::effect::{ErrorInfo, ExportFormat};
 use crate::tui::export::{ExportError, ExportFile};
@@ -70,21 +71,16 @@ async fn export(
             .client
             .inventory_stream(&services.workspace_id, params);
         file.write_all(items).await.map_err(failed)?;
-    } else {
-        let mut cursor = resume.next_cursor;
-        let mut walk = services
-            .client
-            .inventory_walk(&services.workspace_id, &params);
-        while let Some(at) = cursor {
-            let page = services
-                .client
-                .list_inventory(&services.workspace_id, &params, Some(&at))
-                .await
-                .map_err(|error| services.api_failure(&error))?;
-            walk.expect(page.total.max(0) as u64);
-            cursor = walk
-                .follow(page.data.len(), &page.pagination)
-                .map_err(|error| services.api_failure(&error))?;
+    } else if let Some(cursor) = resume.next_cursor {
+        // The rest of the view, from where the loaded rows stop.
+        let rest = ListInventory {
+            workspace_id: services.workspace_id.clone(),
+            params,
+            cursor: Some(cursor),
+        };
+        let mut pages = Pages::new(&services.client, rest);
+        while let Some(page) = pages.next(&services.client).await {
+            let page = page.map_err(|error| services.api_failure(&error))?;
             for item in &page.data {
                 file.write(item).map_err(failed)?;
             }

@@ -16,6 +16,7 @@ use ratatui::widgets::{Block, Paragraph, Table, TableState, Wrap};
 use time::OffsetDateTime;
 
 use super::error_text;
+use crate::api::Reserve;
 use crate::api::model::{Pagination, SortOrder};
 use crate::api::page::PageWalk;
 use crate::tui::action::Action;
@@ -82,19 +83,11 @@ pub struct PagedList<T> {
     walk: Option<PageWalk>,
 }
 
-/// The requests a walk through the pages leaves to the user's next action:
-/// a tenth of the budget, at least this many.
-const MIN_RESERVE: u32 = 2;
-
-/// Whether the budget `(remaining, limit)` leaves more than the reserve for
-/// what the user does next (an unknown budget is no reason to stop).
+/// Whether the budget `(remaining, limit)` leaves more than the reserve
+/// ([`Reserve::DASHBOARD`]) for what the user does next (an unknown budget
+/// is no reason to stop).
 pub fn budget_allows(rate: Option<(u32, u32)>) -> bool {
-    rate.is_none_or(|(remaining, limit)| remaining > reserve(limit))
-}
-
-/// The requests kept for the user's next action out of a budget of `limit`.
-pub fn reserve(limit: u32) -> u32 {
-    (limit / 10).max(MIN_RESERVE)
+    rate.is_none_or(|(remaining, limit)| Reserve::DASHBOARD.leaves(remaining, limit, 0))
 }
 
 impl<T> PagedList<T> {
