@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::api::model::InventorySortBy;
+use crate::api::model::InventorySortBy as Sort;
 
 /// A column of the inventory table; each is declared once, in this order,
 /// in [`COLUMNS`].
@@ -49,6 +50,26 @@ struct Spec {
     sorts: &'static [InventorySortBy],
 }
 
+const fn spec(
+    column: Column,
+    name: &'static str,
+    title: &'static str,
+    width: u16,
+    keep: u8,
+    family: u8,
+    sorts: &'static [InventorySortBy],
+) -> Spec {
+    Spec {
+        column,
+        name,
+        title,
+        width,
+        keep,
+        family,
+        sorts,
+    }
+}
+
 /// The activity family's, the edits' and the visits' numbers.
 const ACTIVITY: u8 = 1;
 const EDITS: u8 = 2;
@@ -56,158 +77,25 @@ const VISITS: u8 = 3;
 
 /// Every column, in the order `:columns` lists them: the one table the
 /// inventory's columns are read from.
+#[rustfmt::skip]
 const COLUMNS: &[Spec] = &[
-    Spec {
-        column: Column::Priority,
-        name: "priority",
-        title: "Priority",
-        width: 15,
-        keep: 9,
-        family: 0,
-        sorts: &[
-            InventorySortBy::ReviewPriority,
-            InventorySortBy::RiskFactorCount,
-        ],
-    },
-    Spec {
-        column: Column::Name,
-        name: "name",
-        title: "Name",
-        width: 0,
-        keep: 10,
-        family: 0,
-        sorts: &[InventorySortBy::Name],
-    },
-    Spec {
-        column: Column::Id,
-        name: "id",
-        title: "ID",
-        // `prj_` and twelve hex digits.
-        width: 16,
-        keep: 1,
-        family: 0,
-        sorts: &[],
-    },
-    Spec {
-        column: Column::Owner,
-        name: "owner",
-        title: "Owner",
-        width: OWNER_MIN,
-        keep: 7,
-        family: 0,
-        sorts: &[],
-    },
-    Spec {
-        column: Column::Audience,
-        name: "audience",
-        title: "Audience",
-        width: 9,
-        keep: 8,
-        family: 0,
-        sorts: &[
-            InventorySortBy::PublishAudience,
-            InventorySortBy::ExternalAccessRank,
-        ],
-    },
-    Spec {
-        column: Column::Visibility,
-        name: "visibility",
-        title: "Visibility",
-        width: 14,
-        keep: 2,
-        family: 0,
-        sorts: &[],
-    },
-    Spec {
-        column: Column::Activity,
-        name: "activity",
-        title: "Activity",
-        width: 8,
-        keep: 3,
-        family: ACTIVITY,
-        sorts: &[],
-    },
-    Spec {
-        column: Column::LastEdited,
-        name: "last_edited",
-        title: "Edited",
-        width: 8,
-        keep: 3,
-        family: ACTIVITY,
-        sorts: &[InventorySortBy::LastEditedAt],
-    },
-    Spec {
-        column: Column::Edits24h,
-        name: "edits_24h",
-        title: "Edits 24h",
-        width: 8,
-        keep: 5,
-        family: EDITS,
-        sorts: &[InventorySortBy::Edits24h],
-    },
-    Spec {
-        column: Column::Edits7d,
-        name: "edits_7d",
-        title: "Edits 7d",
-        width: 8,
-        keep: 5,
-        family: EDITS,
-        sorts: &[InventorySortBy::Edits7d],
-    },
-    Spec {
-        column: Column::Edits30d,
-        name: "edits_30d",
-        title: "Edits 30d",
-        width: 8,
-        keep: 5,
-        family: EDITS,
-        sorts: &[InventorySortBy::Edits30d],
-    },
-    Spec {
-        column: Column::Visitors24h,
-        name: "visitors_24h",
-        title: "Visit 24h",
-        width: 8,
-        keep: 6,
-        family: VISITS,
-        sorts: &[InventorySortBy::Visitors24h],
-    },
-    Spec {
-        column: Column::Visitors7d,
-        name: "visitors_7d",
-        title: "Visit 7d",
-        width: 8,
-        keep: 6,
-        family: VISITS,
-        sorts: &[InventorySortBy::Visitors7d],
-    },
-    Spec {
-        column: Column::Visitors30d,
-        name: "visitors_30d",
-        title: "Visit 30d",
-        width: 8,
-        keep: 6,
-        family: VISITS,
-        sorts: &[InventorySortBy::Visitors30d],
-    },
-    Spec {
-        column: Column::Pii,
-        name: "pii",
-        title: "PII",
-        width: 4,
-        keep: 6,
-        family: 0,
-        sorts: &[InventorySortBy::OpenPiiFindingCount],
-    },
-    Spec {
-        column: Column::LastScan,
-        name: "last_scan",
-        title: "Last scan",
-        width: 10,
-        keep: 4,
-        family: 0,
-        sorts: &[InventorySortBy::LastSecurityScanAt],
-    },
+    //   column               name            title         width      keep family   sorts
+    spec(Column::Priority,    "priority",     "Priority",   15,        9,  0,        &[Sort::ReviewPriority, Sort::RiskFactorCount]),
+    spec(Column::Name,        "name",         "Name",       0,         10, 0,        &[Sort::Name]),
+    spec(Column::Id,          "id",           "ID",         16,        1,  0,        &[]), // `prj_` and twelve hex digits
+    spec(Column::Owner,       "owner",        "Owner",      OWNER_MIN, 7,  0,        &[]),
+    spec(Column::Audience,    "audience",     "Audience",   9,         8,  0,        &[Sort::PublishAudience, Sort::ExternalAccessRank]),
+    spec(Column::Visibility,  "visibility",   "Visibility", 14,        2,  0,        &[]),
+    spec(Column::Activity,    "activity",     "Activity",   8,         3,  ACTIVITY, &[]),
+    spec(Column::LastEdited,  "last_edited",  "Edited",     8,         3,  ACTIVITY, &[Sort::LastEditedAt]),
+    spec(Column::Edits24h,    "edits_24h",    "Edits 24h",  8,         5,  EDITS,    &[Sort::Edits24h]),
+    spec(Column::Edits7d,     "edits_7d",     "Edits 7d",   8,         5,  EDITS,    &[Sort::Edits7d]),
+    spec(Column::Edits30d,    "edits_30d",    "Edits 30d",  8,         5,  EDITS,    &[Sort::Edits30d]),
+    spec(Column::Visitors24h, "visitors_24h", "Visit 24h",  8,         6,  VISITS,   &[Sort::Visitors24h]),
+    spec(Column::Visitors7d,  "visitors_7d",  "Visit 7d",   8,         6,  VISITS,   &[Sort::Visitors7d]),
+    spec(Column::Visitors30d, "visitors_30d", "Visit 30d",  8,         6,  VISITS,   &[Sort::Visitors30d]),
+    spec(Column::Pii,         "pii",          "PII",        4,         6,  0,        &[Sort::OpenPiiFindingCount]),
+    spec(Column::LastScan,    "last_scan",    "Last scan",  10,        4,  0,        &[Sort::LastSecurityScanAt]),
 ];
 
 /// The default columns, in order; [`Column::Id`] only from [`ID_FROM_WIDTH`].
