@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 use crate::api::model::InventorySortBy;
 use crate::api::model::InventorySortBy as Sort;
 
+use super::cells::{self, CellOf};
+
 /// A column of the inventory table; each is declared once, in this order,
 /// in [`COLUMNS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -39,7 +41,8 @@ pub enum Column {
 /// narrowest), how long it stays when the terminal is narrow (lower goes
 /// first; from 9 a column stays), its family (columns of one family show one
 /// measure over different windows: a sort by one the table lacks turns a
-/// shown one of its family to it; 0: none) and the sorts it shows.
+/// shown one of its family to it; 0: none), the sorts it shows and how its
+/// cell is drawn (`cells.rs`).
 struct Spec {
     column: Column,
     name: &'static str,
@@ -48,26 +51,7 @@ struct Spec {
     keep: u8,
     family: u8,
     sorts: &'static [InventorySortBy],
-}
-
-const fn spec(
-    column: Column,
-    name: &'static str,
-    title: &'static str,
-    width: u16,
-    keep: u8,
-    family: u8,
-    sorts: &'static [InventorySortBy],
-) -> Spec {
-    Spec {
-        column,
-        name,
-        title,
-        width,
-        keep,
-        family,
-        sorts,
-    }
+    cell: CellOf,
 }
 
 /// The activity family's, the edits' and the visits' numbers.
@@ -79,23 +63,22 @@ const VISITS: u8 = 3;
 /// inventory's columns are read from.
 #[rustfmt::skip]
 const COLUMNS: &[Spec] = &[
-    //   column               name            title         width      keep family   sorts
-    spec(Column::Priority,    "priority",     "Priority",   15,        9,  0,        &[Sort::ReviewPriority, Sort::RiskFactorCount]),
-    spec(Column::Name,        "name",         "Name",       0,         10, 0,        &[Sort::Name]),
-    spec(Column::Id,          "id",           "ID",         16,        1,  0,        &[]), // `prj_` and twelve hex digits
-    spec(Column::Owner,       "owner",        "Owner",      OWNER_MIN, 7,  0,        &[]),
-    spec(Column::Audience,    "audience",     "Audience",   9,         8,  0,        &[Sort::PublishAudience, Sort::ExternalAccessRank]),
-    spec(Column::Visibility,  "visibility",   "Visibility", 14,        2,  0,        &[]),
-    spec(Column::Activity,    "activity",     "Activity",   8,         3,  ACTIVITY, &[]),
-    spec(Column::LastEdited,  "last_edited",  "Edited",     8,         3,  ACTIVITY, &[Sort::LastEditedAt]),
-    spec(Column::Edits24h,    "edits_24h",    "Edits 24h",  8,         5,  EDITS,    &[Sort::Edits24h]),
-    spec(Column::Edits7d,     "edits_7d",     "Edits 7d",   8,         5,  EDITS,    &[Sort::Edits7d]),
-    spec(Column::Edits30d,    "edits_30d",    "Edits 30d",  8,         5,  EDITS,    &[Sort::Edits30d]),
-    spec(Column::Visitors24h, "visitors_24h", "Visit 24h",  8,         6,  VISITS,   &[Sort::Visitors24h]),
-    spec(Column::Visitors7d,  "visitors_7d",  "Visit 7d",   8,         6,  VISITS,   &[Sort::Visitors7d]),
-    spec(Column::Visitors30d, "visitors_30d", "Visit 30d",  8,         6,  VISITS,   &[Sort::Visitors30d]),
-    spec(Column::Pii,         "pii",          "PII",        4,         6,  0,        &[Sort::OpenPiiFindingCount]),
-    spec(Column::LastScan,    "last_scan",    "Last scan",  10,        4,  0,        &[Sort::LastSecurityScanAt]),
+    Spec { column: Column::Priority, name: "priority", title: "Priority", width: 15, keep: 9, family: 0, sorts: &[Sort::ReviewPriority, Sort::RiskFactorCount], cell: cells::priority },
+    Spec { column: Column::Name, name: "name", title: "Name", width: 0, keep: 10, family: 0, sorts: &[Sort::Name], cell: cells::by_screen },
+    Spec { column: Column::Id, name: "id", title: "ID", width: 16, keep: 1, family: 0, sorts: &[], cell: cells::id }, // `prj_` and twelve hex digits
+    Spec { column: Column::Owner, name: "owner", title: "Owner", width: OWNER_MIN, keep: 7, family: 0, sorts: &[], cell: |item, cell| cells::text(item.owner.display_name.as_deref(), cell) },
+    Spec { column: Column::Audience, name: "audience", title: "Audience", width: 9, keep: 8, family: 0, sorts: &[Sort::PublishAudience, Sort::ExternalAccessRank], cell: cells::audience },
+    Spec { column: Column::Visibility, name: "visibility", title: "Visibility", width: 14, keep: 2, family: 0, sorts: &[], cell: |item, cell| cells::text(item.visibility.as_ref().map(|v| v.as_str()), cell) },
+    Spec { column: Column::Activity, name: "activity", title: "Activity", width: 8, keep: 3, family: ACTIVITY, sorts: &[], cell: cells::activity },
+    Spec { column: Column::LastEdited, name: "last_edited", title: "Edited", width: 8, keep: 3, family: ACTIVITY, sorts: &[Sort::LastEditedAt], cell: cells::last_edited },
+    Spec { column: Column::Edits24h, name: "edits_24h", title: "Edits 24h", width: 8, keep: 5, family: EDITS, sorts: &[Sort::Edits24h], cell: cells::edits_24h },
+    Spec { column: Column::Edits7d, name: "edits_7d", title: "Edits 7d", width: 8, keep: 5, family: EDITS, sorts: &[Sort::Edits7d], cell: cells::edits_7d },
+    Spec { column: Column::Edits30d, name: "edits_30d", title: "Edits 30d", width: 8, keep: 5, family: EDITS, sorts: &[Sort::Edits30d], cell: cells::edits_30d },
+    Spec { column: Column::Visitors24h, name: "visitors_24h", title: "Visit 24h", width: 8, keep: 6, family: VISITS, sorts: &[Sort::Visitors24h], cell: cells::visitors_24h },
+    Spec { column: Column::Visitors7d, name: "visitors_7d", title: "Visit 7d", width: 8, keep: 6, family: VISITS, sorts: &[Sort::Visitors7d], cell: cells::visitors_7d },
+    Spec { column: Column::Visitors30d, name: "visitors_30d", title: "Visit 30d", width: 8, keep: 6, family: VISITS, sorts: &[Sort::Visitors30d], cell: cells::visitors_30d },
+    Spec { column: Column::Pii, name: "pii", title: "PII", width: 4, keep: 6, family: 0, sorts: &[Sort::OpenPiiFindingCount], cell: cells::by_screen },
+    Spec { column: Column::LastScan, name: "last_scan", title: "Last scan", width: 10, keep: 4, family: 0, sorts: &[Sort::LastSecurityScanAt], cell: cells::last_scan },
 ];
 
 /// The default columns, in order; [`Column::Id`] only from [`ID_FROM_WIDTH`].
@@ -167,6 +150,12 @@ impl Column {
 
     fn family(self) -> u8 {
         self.spec().family
+    }
+
+    /// How its cell is drawn from an item ([`cells::by_screen`]: the screen
+    /// draws it).
+    pub fn cell(self) -> CellOf {
+        self.spec().cell
     }
 
     /// The column that shows a sort.

@@ -2,6 +2,7 @@
 //! cursor nears the end, only visible rows built, and a detail pane.
 
 pub mod bulk;
+pub mod cells;
 pub mod columns;
 mod filters;
 mod find;
