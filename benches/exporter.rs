@@ -242,7 +242,7 @@ async fn requests_per_minute() {
             "steady_cycle": steady,
             "per_minute": ten_minutes as f64 / 10.0,
             "limit_per_minute": limit_per_minute,
-            "budget_per_minute": limit_per_minute - f64::from(Budget::default().reserve(120)),
+            "budget_per_minute": limit_per_minute - f64::from(Budget::default().reserve.kept(120)),
         })
     );
     server.stop().await;

@@ -86,7 +86,7 @@ async fn main() {
             _ => {}
         }
     }
-    let reserve = vantage::tui::screens::paged::reserve(limit);
+    let reserve = vantage::api::Reserve::DASHBOARD.kept(limit);
     let seconds = (clock.now() - start_at).as_seconds_f64();
     println!(
         "background snapshot of {} projects at {limit}/60: {requests} requests over {seconds:.0} s \

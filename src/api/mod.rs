@@ -30,7 +30,7 @@ pub use error::{
 };
 pub use events::{ClientEvent, EventCallback};
 pub use page::{InventoryParams, MemberListParams, PageParams, ProjectListParams};
-pub use ratelimit::RateLimitState;
+pub use ratelimit::{RateLimitState, Reserve};
 pub use retry::{BudgetPolicy, RetryPolicy, RetryReason};
 pub use sleeper::{ManualSleeper, Sleeper, TokioSleeper};
 pub use transport::POOL_IDLE_TIMEOUT;

@@ -9,6 +9,7 @@
 //! over pages, streamed or page by page, is bounded by one [`PageWalk`]
 //! (`walk.rs`): a hostile service cannot keep it going.
 
+mod pages;
 mod stream;
 mod walk;
 
@@ -20,6 +21,7 @@ use super::model::{
     Visibility,
 };
 
+pub use pages::{PageShape, Pages};
 pub(crate) use stream::{Arrived, Parts, guess_next_cursor, item_stream};
 pub use walk::{DEFAULT_MAX_WALK_ITEMS, MAX_CURSOR_BYTES, MAX_EMPTY_PAGES_IN_ROW, PageWalk};
 

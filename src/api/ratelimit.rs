@@ -43,6 +43,60 @@ impl RateLimitState {
     }
 }
 
+/// The requests a walk that runs by itself leaves to the user's own actions
+/// (DESIGN.md: "The request budget is the user's"): a share of the limit,
+/// rounded up, and at least a few. The one rule of the reserve: the
+/// dashboard's walks and bulk runs and its background snapshot keep
+/// [`Reserve::DASHBOARD`], the exporter [`Reserve::EXPORTER`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reserve {
+    /// The share of the limit kept, in percent.
+    pub percent: u32,
+    /// Kept however small the limit.
+    pub at_least: u32,
+}
+
+impl Reserve {
+    /// A tenth of the budget, at least two requests: the user's next action
+    /// and the one after it.
+    pub const DASHBOARD: Self = Self {
+        percent: 10,
+        at_least: 2,
+    };
+    /// A quarter, at least one: the exporter polls beside a dashboard or
+    /// script spending the same key.
+    pub const EXPORTER: Self = Self {
+        percent: 25,
+        at_least: 1,
+    };
+
+    /// The requests kept out of a budget of `limit`.
+    pub fn kept(self, limit: u32) -> u32 {
+        let share = (u64::from(limit) * u64::from(self.percent)).div_ceil(100);
+        u32::try_from(share).unwrap_or(u32::MAX).max(self.at_least)
+    }
+
+    /// Whether `remaining` of `limit` leaves more than the reserve and
+    /// `beside` more requests.
+    pub fn leaves(self, remaining: u32, limit: u32, beside: u32) -> bool {
+        remaining > self.kept(limit).saturating_add(beside)
+    }
+
+    /// Whether one more request (and `beside` more) leaves the reserve of
+    /// `state` intact at `now`. Before the first answer nothing is known and
+    /// one request finds out; after the window's reset the next answer says
+    /// how much it has recovered.
+    pub fn allows(self, state: Option<RateLimitState>, now: OffsetDateTime, beside: u32) -> bool {
+        match state {
+            None => true,
+            Some(RateLimitState {
+                reset: Some(reset), ..
+            }) if reset <= now => true,
+            Some(state) => self.leaves(state.remaining, state.limit, beside),
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 struct PacerState {
     known: Option<RateLimitState>,
@@ -221,6 +275,19 @@ impl Drop for Permit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_reserve_is_a_share_rounded_up_and_at_least_a_few() {
+        assert_eq!(Reserve::DASHBOARD.kept(120), 12);
+        assert_eq!(Reserve::DASHBOARD.kept(10), 2);
+        assert_eq!(Reserve::DASHBOARD.kept(0), 2);
+        assert_eq!(Reserve::EXPORTER.kept(10), 3);
+        assert_eq!(Reserve::EXPORTER.kept(1), 1);
+        assert_eq!(Reserve::EXPORTER.kept(u32::MAX), u32::MAX / 4 + 1);
+        assert!(Reserve::DASHBOARD.leaves(13, 120, 0));
+        assert!(!Reserve::DASHBOARD.leaves(12, 120, 0));
+        assert!(!Reserve::DASHBOARD.leaves(13, 120, 1));
+    }
     use time::macros::datetime;
 
     const T0: OffsetDateTime = datetime!(2026-11-22 12:00:00 UTC);

@@ -455,7 +455,7 @@ async fn analytics(session: &Session, command: AnalyticsCommand) -> Result<(), C
             let breakdowns = read_one(session, "breakdowns", output, read).await?;
             if output.format == Format::Csv {
                 let mut rows = CsvRows::new(output);
-                for row in views::breakdown_rows(&breakdowns) {
+                for row in crate::formats::traffic::breakdown_rows(&breakdowns) {
                     rows.write(&row)?;
                 }
                 return Ok(());

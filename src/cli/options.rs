@@ -23,6 +23,17 @@ pub enum Format {
     Table,
 }
 
+impl From<Format> for crate::formats::list::ListFormat {
+    fn from(format: Format) -> Self {
+        match format {
+            Format::Json => Self::Json,
+            Format::Jsonl => Self::Jsonl,
+            Format::Csv => Self::Csv,
+            Format::Table => Self::Table,
+        }
+    }
+}
+
 #[derive(Args, Debug, Clone, Default)]
 pub struct OutputArgs {
     /// Output format [default: table on a terminal, json otherwise].

@@ -15,11 +15,10 @@ use super::options::{Format, OutputArgs};
 use super::progress::Progress;
 use super::stdout::{PageBytes, StdoutPages};
 use crate::api::ApiError;
-use crate::formats::table;
-use crate::formats::{CsvWriter, JsonArrayWriter, JsonLinesWriter, OutputError, json};
+use crate::formats::list::ListWriter;
+use crate::formats::{CsvWriter, JsonLinesWriter, OutputError, json};
 
-/// Width of a table when stdout is not a terminal.
-pub const DEFAULT_WIDTH: usize = 120;
+pub use crate::formats::table::DEFAULT_WIDTH;
 
 /// How a command prints: the format, and the CSV formula guard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,12 +72,6 @@ pub fn output_width() -> usize {
 
 pub use crate::formats::row::{Field, Row};
 
-/// `items` as a table of their columns within `width`.
-pub fn rows_table<T: Row>(items: &[T], width: usize) -> String {
-    let rows: Vec<Vec<String>> = items.iter().map(Row::cells).collect();
-    table::render(&T::columns(), &rows, width)
-}
-
 /// A list item passed through as the server's JSON text, for `json` and
 /// `jsonl` only: the JSON writers still make its bytes inert.
 #[derive(Serialize)]
@@ -118,7 +111,7 @@ where
                 Ok(item) => {
                     let sink = match &mut sink {
                         Some(sink) => sink,
-                        None => sink.insert(ListSink::new(output, bytes.clone())?),
+                        None => sink.insert(output.list_sink(bytes.clone())?),
                     };
                     sink.write(&item)?;
                 }
@@ -141,10 +134,7 @@ where
         progress.items(count);
     }
     progress.clear();
-    match sink {
-        Some(sink) => sink.finish()?,
-        None => ListSink::<T>::new(output, bytes.clone())?.finish()?,
-    }
+    output.end_list(sink, &bytes)?;
     let out = out.send(&bytes).await?;
     out.finish().await?;
     Ok(())
@@ -182,7 +172,7 @@ pub fn write_each<T: Row + Send>(
     let filled = fill(&mut |item: T| {
         let sink = match &mut sink {
             Some(sink) => sink,
-            None => sink.insert(ListSink::new(output, bytes.clone())?),
+            None => sink.insert(output.list_sink(bytes.clone())?),
         };
         sink.write(&item)?;
         pending += 1;
@@ -200,10 +190,7 @@ pub fn write_each<T: Row + Send>(
         }
         return Err(error);
     }
-    match sink {
-        Some(sink) => sink.finish()?,
-        None => ListSink::<T>::new(output, bytes.clone())?.finish()?,
-    }
+    output.end_list(sink, &bytes)?;
     drain(&bytes)?;
     Ok(())
 }
@@ -211,56 +198,25 @@ pub fn write_each<T: Row + Send>(
 /// A list's writer in the chosen format, into the page's bytes: written to
 /// stdout a page at a time (stdout alone is line-buffered, one write to the
 /// pipe per JSON line or CSV row).
-enum ListSink<T> {
-    Json(JsonArrayWriter<PageBytes>),
-    Jsonl(JsonLinesWriter<PageBytes>),
-    Csv(Box<CsvWriter<PageBytes>>),
-    Table(PageBytes, Vec<Vec<String>>, std::marker::PhantomData<T>),
-}
+type ListSink<T> = ListWriter<T, PageBytes>;
 
-impl<T: Row> ListSink<T> {
-    fn new(output: Output, out: PageBytes) -> Result<Self, OutputError> {
-        Ok(match output.format {
-            Format::Json => Self::Json(JsonArrayWriter::new(out)?),
-            Format::Jsonl => Self::Jsonl(JsonLinesWriter::new(out)),
-            Format::Csv => Self::Csv(Box::new(output.csv(out, T::csv_template()))),
-            Format::Table => Self::Table(out, Vec::new(), std::marker::PhantomData),
-        })
+impl Output {
+    fn list_sink<T: Row>(self, out: PageBytes) -> Result<ListSink<T>, OutputError> {
+        ListWriter::new(self.format.into(), out, self.csv_raw_formulas)
     }
 
-    fn write(&mut self, item: &T) -> Result<(), OutputError> {
-        match self {
-            Self::Json(writer) => writer.write(item),
-            Self::Jsonl(writer) => writer.write(item),
-            Self::Csv(writer) => writer.write(item),
-            Self::Table(_, rows, _) => {
-                rows.push(item.cells());
-                Ok(())
-            }
-        }
-    }
-
-    /// Moves what the format holds back into the page's bytes.
-    fn flush(&mut self) -> Result<(), OutputError> {
-        match self {
-            Self::Json(writer) => writer.flush(),
-            Self::Jsonl(writer) => writer.flush(),
-            Self::Csv(writer) => writer.flush(),
-            // The table is drawn whole at the end.
-            Self::Table(..) => Ok(()),
-        }
-    }
-
-    fn finish(self) -> Result<(), OutputError> {
-        match self {
-            Self::Json(writer) => drop(writer.finish()?),
-            Self::Jsonl(writer) => drop(writer.finish()?),
-            Self::Csv(writer) => drop(writer.finish()?),
-            Self::Table(mut out, rows, _) => {
-                out.write_all(table::render(&T::columns(), &rows, output_width()).as_bytes())?;
-                out.flush()?;
-            }
-        }
+    /// Ends a list: the sink's, or an empty one when no item came (`[]`,
+    /// a table's header).
+    fn end_list<T: Row>(
+        self,
+        sink: Option<ListSink<T>>,
+        bytes: &PageBytes,
+    ) -> Result<(), OutputError> {
+        let sink = match sink {
+            Some(sink) => sink,
+            None => self.list_sink::<T>(bytes.clone())?,
+        };
+        sink.finish(output_width())?;
         Ok(())
     }
 }

@@ -8,10 +8,9 @@ use futures::StreamExt;
 
 use super::exit::CliError;
 use super::options::{ListArgs, OutputArgs, wire};
-use super::print::{Field, Row, write_list};
+use super::print::write_list;
 use super::read::{show_one, start_progress};
-use super::views::when;
-use crate::api::model::{FindingLevel, FindingStatus, ScanFinding, SecurityScan};
+use crate::api::model::{FindingLevel, FindingStatus, FindingsFilter};
 use crate::session::Session;
 
 #[derive(Subcommand, Debug, Clone)]
@@ -49,10 +48,13 @@ pub struct FindingsArgs {
 }
 
 impl FindingsArgs {
-    /// Whether a finding passes `--level` and `--status` (empty: any).
-    pub fn keeps(&self, finding: &ScanFinding) -> bool {
-        (self.level.is_empty() || self.level.contains(&finding.level))
-            && (self.status.is_empty() || self.status.contains(&finding.status))
+    /// What `--level` and `--status` keep (empty: any).
+    pub fn filter(&self) -> FindingsFilter {
+        FindingsFilter {
+            levels: self.level.clone(),
+            statuses: self.status.clone(),
+            search: String::new(),
+        }
     }
 }
 
@@ -78,38 +80,13 @@ pub async fn run(session: &Session, command: ScansCommand) -> Result<(), CliErro
             let output = args.list.output.resolve();
             let params = args.list.page_params();
             let (progress, _task) = start_progress(session, "scan findings", output);
+            let filter = args.filter();
             let max = args.list.max;
             let stream = session
                 .client
                 .scan_findings_stream(&args.project_id, &args.scan_id, params)
-                .filter(move |item| ready(item.as_ref().map_or(true, |f| args.keeps(f))));
+                .filter(move |item| ready(item.as_ref().map_or(true, |f| filter.keeps(f))));
             write_list(stream, output, max, &progress).await
         }
     }
-}
-
-impl Row for SecurityScan {
-    const FIELDS: &'static [Field<Self>] = &[
-        Field::fixed("ID", |scan| scan.id.clone()),
-        Field::fixed("STATUS", |scan| scan.status.to_string()),
-        Field::fixed("COMMIT", |scan| {
-            let sha = scan.commit_sha.as_deref().unwrap_or_default();
-            sha.chars().take(12).collect()
-        }),
-        Field::fixed("STARTED", |scan| when(scan.started_at)),
-        Field::fixed("FINISHED", |scan| when(scan.finished_at)),
-        Field::text("SCANNERS", 10, |scan| scan.requested_scanners.join(", ")),
-    ];
-}
-
-impl Row for ScanFinding {
-    const FIELDS: &'static [Field<Self>] = &[
-        Field::fixed("ID", |finding| finding.id.clone()),
-        Field::fixed("LEVEL", |finding| finding.level.to_string()),
-        Field::fixed("STATUS", |finding| finding.status.to_string()),
-        Field::fixed("CATEGORY", |finding| finding.category.clone()),
-        Field::fixed("SCANNER", |finding| finding.scanner_name.clone()),
-        Field::text("NAME", 12, |finding| finding.name.clone()),
-        Field::fixed("UPDATED", |finding| when(Some(finding.updated_at))),
-    ];
 }

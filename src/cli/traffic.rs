@@ -10,8 +10,8 @@ use super::exit::CliError;
 use super::options::{Format, OutputArgs, parse_instant, wire};
 use super::print::{CsvRows, write_one};
 use super::read::start_progress;
-use super::views::when;
 use crate::api::model::{Granularity, SeriesValue, Traffic};
+use crate::formats::row::when;
 use crate::formats::table::{self, Column};
 use crate::session::Session;
 

@@ -7,16 +7,14 @@ use clap::{Args, Subcommand};
 
 use crate::api::ProjectListParams;
 use crate::api::model::{
-    AudienceTarget, ProjectSummary, PublishAudience, PublishSettings, Workspace,
-    validate_parent_origin,
+    AudienceTarget, PublishAudience, PublishSettings, Workspace, validate_parent_origin,
 };
 use crate::session::{Session, SessionError, WorkspaceChoice};
 
 use super::exit::CliError;
 use super::options::{ListArgs, OutputArgs};
-use super::print::{Field, Row, write_list};
+use super::print::write_list;
 use super::read::{show_one, start_progress};
-use super::views::{self, day, or_empty, published, when};
 
 /// `vantage workspaces`: the list, or `get ID`.
 #[derive(Args, Debug, Clone)]
@@ -141,21 +139,4 @@ pub async fn embed_url(
         .map_err(|error| CliError::Usage(format!("invalid --origin: {error}")))?;
     let read = session.client.create_embed_url(project_id, origin);
     show_one(session, "embed url", output.resolve(), read).await
-}
-
-impl Row for ProjectSummary {
-    const FIELDS: &'static [Field<Self>] =
-        &views::project_fields![Field::fixed("WORKSPACE", |project| project
-            .workspace_id
-            .clone())];
-}
-
-impl Row for Workspace {
-    const FIELDS: &'static [Field<Self>] = &[
-        Field::fixed("ID", |workspace| workspace.id.clone()),
-        Field::text("NAME", 12, |workspace| or_empty(workspace.name.as_ref())),
-        Field::fixed("PLAN", |workspace| or_empty(workspace.plan.as_ref())),
-        Field::number("PROJECTS", |workspace| or_empty(workspace.num_projects)),
-        Field::fixed("CREATED", |workspace| day(workspace.created_at)),
-    ];
 }

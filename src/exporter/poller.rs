@@ -20,8 +20,10 @@ use tokio::sync::{broadcast, watch};
 
 use super::cache::{Cache, InventoryTally, Source, WalkProgress};
 use super::standing::{Problem, RECHECK, Standing};
-use crate::api::page::PageWalk;
-use crate::api::{ApiError, Client, ClientEvent, InventoryParams, RateLimitState};
+use crate::api::page::Pages;
+use crate::api::{
+    ApiError, Client, ClientEvent, InventoryParams, ListInventory, RateLimitState, Reserve,
+};
 use crate::clock::Clock;
 use crate::text::sanitize_line;
 
@@ -31,28 +33,21 @@ const INVENTORY_PAGE: u32 = 100;
 /// How much of the rate limit background polling leaves untouched.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Budget {
-    /// Share of the limit kept in reserve (0.25: a quarter).
-    pub reserve_share: f64,
+    pub reserve: Reserve,
 }
 
 impl Default for Budget {
     fn default() -> Self {
         Self {
-            reserve_share: 0.25,
+            reserve: Reserve::EXPORTER,
         }
     }
 }
 
 impl Budget {
-    /// Requests to keep for the user: a share of the limit, at least one.
-    pub fn reserve(&self, limit: u32) -> u32 {
-        ((f64::from(limit) * self.reserve_share).ceil() as u32).max(1)
-    }
-
-    /// Whether one more background request leaves the reserve intact. Before
-    /// the first answer nothing is known, and one request finds out.
+    /// Whether one more background request leaves the reserve intact.
     pub fn allows(&self, state: Option<RateLimitState>, now: OffsetDateTime) -> bool {
-        self.allows_beyond(state, now, 0)
+        self.reserve.allows(state, now, 0)
     }
 
     /// [`Budget::allows`], keeping `kept` more requests beside the reserve.
@@ -62,14 +57,7 @@ impl Budget {
         now: OffsetDateTime,
         kept: u32,
     ) -> bool {
-        match state {
-            None => true,
-            // The window has recovered since: the next answer will say by how much.
-            Some(RateLimitState {
-                reset: Some(reset), ..
-            }) if reset <= now => true,
-            Some(state) => state.remaining > self.reserve(state.limit).saturating_add(kept),
-        }
+        self.reserve.allows(state, now, kept)
     }
 }
 
@@ -102,12 +90,11 @@ impl PollPlan {
     }
 }
 
-/// An inventory walk in progress: the tally so far, the next page's cursor,
-/// the walk's bounds, and its progress as the metrics show it.
+/// An inventory walk in progress: the tally so far, its pages (the next
+/// one's cursor, the walk's bounds), and its progress as the metrics show it.
 struct InventoryWalk {
     tally: InventoryTally,
-    cursor: Option<String>,
-    bounds: PageWalk,
+    pages: Pages<ListInventory>,
     progress: WalkProgress,
 }
 
@@ -417,43 +404,40 @@ impl Poller {
                     started_at: self.clock.now(),
                 };
                 self.cache.update(|snapshot| snapshot.walk = Some(progress));
+                let first = ListInventory {
+                    workspace_id: workspace.clone(),
+                    params,
+                    cursor: None,
+                };
                 InventoryWalk {
                     tally: InventoryTally::default(),
-                    cursor: None,
-                    bounds: self.client.inventory_walk(&workspace, &params),
+                    pages: Pages::new(&self.client, first),
                     progress,
                 }
             }
         };
-        let mut pages = 0;
+        let mut asked = 0;
         loop {
             // At least one page a cycle, however slow the frequent polls were.
             let next_cycle_due = self.clock.now() - self.cycle_started >= self.plan.interval;
-            if (pages > 0 && next_cycle_due) || !self.may_spend(Source::Inventory) {
+            if (asked > 0 && next_cycle_due) || !self.may_spend(Source::Inventory) {
                 self.inventory_walk = Some(walk);
                 return;
             }
-            pages += 1;
-            let page = match self
-                .client
-                .list_inventory(&workspace, &params, walk.cursor.as_deref())
-                .await
-            {
-                Ok(page) => page,
-                Err(error) => {
+            asked += 1;
+            let page = match walk.pages.next(&self.client).await {
+                Some(Ok(page)) => page,
+                // Paging that does not end fails the walk; the next cycle starts over.
+                Some(Err(error)) if walk.pages.is_done() => {
+                    self.cache.update(|snapshot| snapshot.walk = None);
+                    return self.failed(Source::Inventory, &workspace, &error);
+                }
+                Some(Err(error)) => {
                     self.failed(Source::Inventory, &workspace, &error);
                     self.inventory_walk = Some(walk);
                     return;
                 }
-            };
-            walk.bounds.expect(page.total.max(0) as u64);
-            // Paging that does not end fails the walk; the next cycle starts over.
-            let next = match walk.bounds.follow(page.data.len(), &page.pagination) {
-                Ok(next) => next,
-                Err(error) => {
-                    self.cache.update(|snapshot| snapshot.walk = None);
-                    return self.failed(Source::Inventory, &workspace, &error);
-                }
+                None => break,
             };
             for item in &page.data {
                 walk.tally.add(item);
@@ -462,9 +446,8 @@ impl Poller {
             let progress = walk.progress;
             self.cache.update(|snapshot| snapshot.walk = Some(progress));
             self.succeeded(Source::Inventory);
-            match next {
-                Some(next) => walk.cursor = Some(next),
-                None => break,
+            if walk.pages.is_done() {
+                break;
             }
         }
         let now = self.clock.now();
@@ -495,8 +478,8 @@ mod tests {
     #[test]
     fn the_budget_keeps_a_quarter_of_the_limit() {
         let budget = Budget::default();
-        assert_eq!(budget.reserve(120), 30);
-        assert_eq!(budget.reserve(2), 1);
+        assert_eq!(budget.reserve.kept(120), 30);
+        assert_eq!(budget.reserve.kept(2), 1);
         assert!(budget.allows(None, T0));
         assert!(budget.allows(state(120, 31), T0));
         assert!(!budget.allows(state(120, 30), T0));

@@ -76,6 +76,15 @@ impl Row for MemberRow {
     ];
 }
 
+/// The contract's list item as it is (`--format json` of a list not filled
+/// in); tables of members show [`MemberRow`], filled in.
+impl Row for MemberRef {
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::fixed("USER ID", |member| member.user_id.clone()),
+        Field::fixed("TYPE", |member| member.kind.to_string()),
+    ];
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,11 +14,16 @@
 
 pub mod csv;
 mod error;
+pub mod findings;
 pub mod flatten;
+pub mod history;
 pub mod json;
+pub mod list;
 pub mod members;
+pub mod projects;
 pub mod row;
 pub mod table;
+pub mod traffic;
 
 pub use self::csv::CsvWriter;
 pub use self::error::OutputError;

@@ -4,8 +4,9 @@
 
 use serde::Serialize;
 use serde_json::Value;
+use time::OffsetDateTime;
 
-use super::table::Column;
+use super::table::{self, Column};
 
 /// One column of a list's table: its header, and how an item fills its cell.
 pub struct Field<T> {
@@ -60,5 +61,36 @@ pub trait Row: Serialize + Sized + 'static {
     /// [`crate::formats::conform`]).
     fn csv_template() -> Option<Value> {
         None
+    }
+}
+
+/// `items` as a table of their columns within `width`.
+pub fn rows_table<T: Row>(items: &[T], width: usize) -> String {
+    let rows: Vec<Vec<String>> = items.iter().map(Row::cells).collect();
+    table::render(&T::columns(), &rows, width)
+}
+
+/// `2026-11-22 12:00` (UTC), or empty.
+pub fn when(at: Option<OffsetDateTime>) -> String {
+    at.map(crate::timefmt::date_time).unwrap_or_default()
+}
+
+/// `2026-11-22` (UTC), or empty.
+pub fn day(at: Option<OffsetDateTime>) -> String {
+    at.map(|at| crate::timefmt::utc(at, crate::timefmt::DATE))
+        .unwrap_or_default()
+}
+
+/// A value the service may leave out, or empty.
+pub fn or_empty<T: ToString>(value: Option<T>) -> String {
+    value.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// `public`, `workspace`, `custom`, `yes` (audience unknown) or `no`.
+pub fn published(is_published: bool, audience: Option<&impl ToString>) -> String {
+    match (is_published, audience) {
+        (false, _) => "no".into(),
+        (true, Some(audience)) => audience.to_string(),
+        (true, None) => "yes".into(),
     }
 }

@@ -6,6 +6,9 @@ use crate::text::{display_width, escape_invisible, fit};
 
 const GAP: &str = "  ";
 
+/// Width of a table written anywhere but a terminal (a pipe, a file).
+pub const DEFAULT_WIDTH: usize = 120;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Align {
     Left,

@@ -10,7 +10,10 @@ use time::OffsetDateTime;
 
 use super::model::{Capture, MemberState, ProjectState, Snapshot, target_keys};
 use crate::api::model::{ErrorType, MemberRef, Role};
-use crate::api::{ApiError, Client, InventoryParams, MemberListParams};
+use crate::api::page::Pages;
+use crate::api::{
+    ApiError, Client, InventoryParams, ListInventory, ListMembers, MemberListParams, Reserve,
+};
 
 /// Items per request: the contract's maximum.
 pub const PAGE_SIZE: u32 = 100;
@@ -97,7 +100,7 @@ pub struct WalkOptions {
     /// The requests kept for the user's own actions out of a limit: a
     /// background walk waits for the window to reset rather than go below
     /// them. `None`: a snapshot the user asked for, paced by the client alone.
-    pub reserve: Option<fn(u32) -> u32>,
+    pub reserve: Option<Reserve>,
 }
 
 /// Waits, before a request of the walk, while the rate window is at the
@@ -109,7 +112,7 @@ async fn keep_reserve(client: &Client, options: &WalkOptions) {
     let Some(rate) = client.rate_limit_state() else {
         return;
     };
-    if rate.remaining > reserve(rate.limit) {
+    if reserve.leaves(rate.remaining, rate.limit, 0) {
         return;
     }
     let sleeper = client.sleeper();
@@ -165,16 +168,20 @@ pub async fn capture(
     };
     let mut projects = Vec::with_capacity(room_for(projects_total));
     let mut first_page = None;
-    let mut cursor: Option<String> = None;
     // A service whose paging never ends must not keep the snapshot walking.
-    let mut walk = client.inventory_walk(workspace_id, &params);
-    walk.expect(projects_total as u64);
-    loop {
+    let first = ListInventory {
+        workspace_id: workspace_id.to_owned(),
+        params,
+        cursor: None,
+    };
+    let mut pages = Pages::new(client, first);
+    pages.expect(projects_total as u64);
+    while !pages.is_done() {
         keep_reserve(client, &options).await;
-        let page = client
-            .list_inventory(workspace_id, &params, cursor.as_deref())
-            .await?;
-        let next = walk.follow(page.data.len(), &page.pagination)?;
+        let Some(page) = pages.next(client).await else {
+            break;
+        };
+        let page = page?;
         projects.extend(page.data.iter().map(ProjectState::from_item));
         report_event(WalkEvent::Items(page.data.len() as u64));
         if first_page.is_none() {
@@ -185,10 +192,6 @@ pub async fn capture(
                 item.description = None;
             }
             first_page = Some(items);
-        }
-        match next {
-            Some(next) => cursor = Some(next),
-            None => break,
         }
     }
 
@@ -365,22 +368,22 @@ async fn list_members(
         ..MemberListParams::default()
     };
     let mut listed: Vec<MemberRef> = Vec::new();
-    let mut cursor: Option<String> = None;
     // A service whose paging never ends must not keep the snapshot walking.
-    let mut walk = client.members_walk(workspace_id, &params);
-    walk.expect(expected.max(0) as u64);
-    loop {
+    let first = ListMembers {
+        workspace_id: workspace_id.to_owned(),
+        params,
+        cursor: None,
+    };
+    let mut pages = Pages::new(client, first);
+    pages.expect(expected.max(0) as u64);
+    while !pages.is_done() {
         keep_reserve(client, options).await;
-        let page = client
-            .list_members(workspace_id, &params, cursor.as_deref())
-            .await?;
+        let Some(page) = pages.next(client).await else {
+            break;
+        };
+        let page = page?;
         report_event(WalkEvent::Items(page.data.len() as u64));
-        let next = walk.follow(page.data.len(), &page.pagination)?;
         listed.extend(page.data);
-        match next {
-            Some(next) => cursor = Some(next),
-            None => break,
-        }
     }
     Ok(listed)
 }

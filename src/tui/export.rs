@@ -11,13 +11,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use futures::{Stream, StreamExt, TryStreamExt};
-use serde::Serialize;
 use time::OffsetDateTime;
 
-use crate::api::model::{FindingLevel, FindingStatus};
+use crate::api::model::FindingsFilter;
 use crate::api::{ApiError, Client, FilledMember, MemberListParams, PageParams};
+use crate::formats::OutputError;
+use crate::formats::list::{ListFormat, ListWriter};
 use crate::formats::members::MemberRow;
-use crate::formats::{CsvWriter, OutputError};
+use crate::formats::row::Row;
 use crate::history::Change;
 use crate::safe_file::Replacement;
 
@@ -44,9 +45,7 @@ pub enum ExportRows {
     Findings {
         project_id: String,
         scan_id: String,
-        levels: Vec<FindingLevel>,
-        statuses: Vec<FindingStatus>,
-        search: String,
+        filter: FindingsFilter,
     },
 }
 
@@ -107,15 +106,6 @@ pub async fn write(
     rows: &ExportRows,
     path: &Path,
 ) -> Result<usize, ExportError> {
-    let file = Replacement::new(path).map_err(|source| ExportError::Create {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let mut sink = Sink {
-        writer: CsvWriter::new(std::io::BufWriter::new(file)),
-        count: 0,
-        path,
-    };
     let params = PageParams {
         limit: Some(EXPORT_PAGE),
     };
@@ -131,55 +121,77 @@ pub async fn write(
                 .members_stream(workspace_id, params.clone())
                 .try_collect()
                 .await?;
-            for filled in client.fill_members(workspace_id, &params, listed).await? {
-                let FilledMember {
-                    member,
-                    role,
-                    detail,
-                } = filled;
-                sink.write(&MemberRow::new(member, role, detail))?;
+            let filled = client.fill_members(workspace_id, &params, listed).await?;
+            let mut file = ExportFile::create(path, ListFormat::Csv)?;
+            for FilledMember {
+                member,
+                role,
+                detail,
+            } in filled
+            {
+                file.write(&MemberRow::new(member, role, detail))?;
             }
+            file.finish()
         }
         ExportRows::Changes(changes) => {
+            let mut file = ExportFile::<Change>::create(path, ListFormat::Csv)?;
             for change in changes.iter() {
-                sink.write(change)?;
+                file.write(change)?;
             }
+            file.finish()
         }
         ExportRows::Pii { project_id } => {
-            sink.write_all(client.pii_stream(project_id, params))
+            let mut file = ExportFile::create(path, ListFormat::Csv)?;
+            file.write_all(client.pii_stream(project_id, params))
                 .await?;
+            file.finish()
         }
         ExportRows::Findings {
             project_id,
             scan_id,
-            levels,
-            statuses,
-            search,
+            filter,
         } => {
             // As `--level` and `--status` filter: after each page arrives.
             let findings = client
                 .scan_findings_stream(project_id, scan_id, params)
                 .filter(|item| {
-                    let keep = item.as_ref().map_or(true, |finding| {
-                        (levels.is_empty() || levels.contains(&finding.level))
-                            && (statuses.is_empty() || statuses.contains(&finding.status))
-                            && finding.matches_search(search)
-                    });
-                    std::future::ready(keep)
+                    std::future::ready(item.as_ref().map_or(true, |finding| filter.keeps(finding)))
                 });
-            sink.write_all(findings).await?;
+            let mut file = ExportFile::create(path, ListFormat::Csv)?;
+            file.write_all(findings).await?;
+            file.finish()
         }
     }
-    sink.finish()
 }
 
-struct Sink<'a> {
-    writer: CsvWriter<std::io::BufWriter<Replacement>>,
+/// One export's file: rows written through the lists' one writer
+/// ([`ListWriter`]) beside `path`, renamed over it by [`ExportFile::finish`]
+/// (0600, never through a link; a failed export leaves no half file).
+pub struct ExportFile<'a, T: Row> {
+    writer: ListWriter<T, std::io::BufWriter<Replacement>>,
     count: usize,
     path: &'a Path,
 }
 
-impl Sink<'_> {
+impl<'a, T: Row> ExportFile<'a, T> {
+    pub fn create(path: &'a Path, format: ListFormat) -> Result<Self, ExportError> {
+        let file = Replacement::new(path).map_err(|source| ExportError::Create {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let failed = |source| ExportError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        let writer =
+            ListWriter::new(format, std::io::BufWriter::new(file), false).map_err(failed)?;
+        Ok(Self {
+            writer,
+            count: 0,
+            path,
+        })
+    }
+
     fn failed(&self, source: OutputError) -> ExportError {
         ExportError::Write {
             path: self.path.to_path_buf(),
@@ -187,13 +199,13 @@ impl Sink<'_> {
         }
     }
 
-    fn write<T: Serialize>(&mut self, item: &T) -> Result<(), ExportError> {
+    pub fn write(&mut self, item: &T) -> Result<(), ExportError> {
         self.writer.write(item).map_err(|e| self.failed(e))?;
         self.count += 1;
         Ok(())
     }
 
-    async fn write_all<T: Serialize>(
+    pub async fn write_all(
         &mut self,
         items: impl Stream<Item = Result<T, ApiError>>,
     ) -> Result<(), ExportError> {
@@ -204,8 +216,9 @@ impl Sink<'_> {
         Ok(())
     }
 
-    /// Flushes the file and renames it over the target.
-    fn finish(self) -> Result<usize, ExportError> {
+    /// Flushes the file and renames it over the target; returns how many
+    /// rows it holds.
+    pub fn finish(self) -> Result<usize, ExportError> {
         let path = self.path;
         let write_failed = |source: OutputError| ExportError::Write {
             path: path.to_path_buf(),
@@ -213,7 +226,7 @@ impl Sink<'_> {
         };
         let file = self
             .writer
-            .finish()
+            .finish(crate::formats::table::DEFAULT_WIDTH)
             .and_then(|out| out.into_inner().map_err(|err| err.into_error().into()))
             .map_err(write_failed)?;
         file.commit()

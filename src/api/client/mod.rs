@@ -53,6 +53,13 @@ macro_rules! list_operation {
                 }
             }
 
+            fn at(&self, cursor: Option<String>) -> Self {
+                Self {
+                    cursor,
+                    ..self.clone()
+                }
+            }
+
             fn walk(&self) -> $crate::api::page::PageWalk {
                 $(let $arg: &str = &self.$arg;)*
                 let $params = &self.$params;
@@ -102,6 +109,9 @@ pub trait ListCall: std::fmt::Debug + Clone + PartialEq + Send + Sync + 'static 
         self,
         client: &Client,
     ) -> impl std::future::Future<Output = Result<Self::Page, ApiError>> + Send;
+
+    /// The same request for the page at `cursor`.
+    fn at(&self, cursor: Option<String>) -> Self;
 
     /// The bounds of a walk that starts with this page (DESIGN.md, "Every
     /// walk is bounded"): the operation's name, its path and page size.

@@ -74,20 +74,43 @@ pub struct ScanFinding {
     pub updated_at: OffsetDateTime,
 }
 
-impl ScanFinding {
-    /// Whether the finding matches `search`: every word in its name,
-    /// category, scanner or id, in any case (an empty search matches every
-    /// finding). The dashboard's search and its export read this one rule.
-    pub fn matches_search(&self, search: &str) -> bool {
+/// Which of a scan's findings a list keeps: the levels and the statuses
+/// (empty: any) and a search. The service has no such parameters, so
+/// `vantage scans findings`, the dashboard's findings and their `ctrl-s`
+/// export all read every page and keep what this one rule keeps.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FindingsFilter {
+    pub levels: Vec<FindingLevel>,
+    pub statuses: Vec<FindingStatus>,
+    /// Words that must all be in a finding's name, category, scanner or id,
+    /// in any case; empty: none.
+    pub search: String,
+}
+
+impl FindingsFilter {
+    /// Whether `finding` passes the levels, the statuses and the search.
+    pub fn keeps(&self, finding: &ScanFinding) -> bool {
+        (self.levels.is_empty() || self.levels.contains(&finding.level))
+            && (self.statuses.is_empty() || self.statuses.contains(&finding.status))
+            && self.matches_search(finding)
+    }
+
+    /// Whether `finding` holds every word of the search.
+    pub fn matches_search(&self, finding: &ScanFinding) -> bool {
         let haystack = format!(
             "{} {} {} {}",
-            self.name, self.category, self.scanner_name, self.id
+            finding.name, finding.category, finding.scanner_name, finding.id
         )
         .to_lowercase();
-        search
+        self.search
             .to_lowercase()
             .split_whitespace()
             .all(|word| haystack.contains(word))
+    }
+
+    /// Whether it keeps every finding.
+    pub fn is_empty(&self) -> bool {
+        self.levels.is_empty() && self.statuses.is_empty() && self.search.trim().is_empty()
     }
 }
 

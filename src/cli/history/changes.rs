@@ -3,43 +3,15 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
-
 use super::Local;
 use super::args::ChangesArgs;
 use crate::cli::exit::CliError;
 use crate::cli::options::Format;
-use crate::cli::print::{Field, Row, write_list, write_one};
+use crate::cli::print::{write_list, write_one};
 use crate::cli::progress::Progress;
-use crate::cli::views::when;
+use crate::formats::row::{Row, when};
 use crate::formats::table;
 use crate::history::{Change, ChangeKind, SnapshotInfo, SnapshotRef, diff};
-
-impl Row for Change {
-    const FIELDS: &'static [Field<Self>] = &[
-        Field::fixed("KIND", |change| change.kind.to_string()),
-        Field::fixed("ID", |change| change.id.clone()),
-        Field::text("NAME", 8, |change| {
-            change.name.clone().unwrap_or_else(|| NULL_CELL.into())
-        }),
-        Field::text("BEFORE", 6, |change| value_cell(&change.before)),
-        Field::text("AFTER", 6, |change| value_cell(&change.after)),
-    ];
-}
-
-/// A null in the table, as the dashboard's Changes screen shows it: a blank
-/// would read as "empty", and a missing value is not one.
-const NULL_CELL: &str = "—";
-
-/// A before/after value as a cell: text as is, lists joined, null a dash.
-fn value_cell(value: &Value) -> String {
-    match value {
-        Value::Null => NULL_CELL.into(),
-        Value::String(text) => text.clone(),
-        Value::Array(items) => items.iter().map(value_cell).collect::<Vec<_>>().join(", "),
-        other => other.to_string(),
-    }
-}
 
 /// The two snapshots to compare: `--since` (default: the one before the later)
 /// and `--until` (default: the newest).

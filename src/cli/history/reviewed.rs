@@ -7,12 +7,11 @@ use super::Local;
 use super::args::ReviewedCommand;
 use crate::api::ApiError;
 use crate::cli::exit::CliError;
-use crate::cli::print::{Field, Row, write_each, write_one};
-use crate::cli::views::{fields_table, when};
+use crate::cli::print::{write_each, write_one};
+use crate::cli::views::fields_table;
 use crate::formats::OutputError;
-use crate::history::{
-    HistoryError, LogRead, MarkScope, NewMark, ReviewEntry, ReviewMark, SeenState, shown_reviewer,
-};
+use crate::formats::row::when;
+use crate::history::{HistoryError, LogRead, MarkScope, NewMark, SeenState};
 use crate::session::{GlobalArgs, Session};
 
 /// The writer failed: kept in `failed`, and the history's read is stopped.
@@ -28,35 +27,6 @@ fn finished(read: Result<(), HistoryError>, failed: Option<OutputError>) -> Resu
         Some(error) => Err(error.into()),
         None => Ok(read?),
     }
-}
-
-impl Row for ReviewMark {
-    const FIELDS: &'static [Field<Self>] = &[
-        Field::fixed("PROJECT", |mark| mark.project_id.clone()),
-        Field::text("NAME", 8, |mark| mark.name.clone().unwrap_or_default()),
-        Field::fixed("MARKED AT (UTC)", |mark| when(Some(mark.marked_at))),
-        Field::text("BY", 4, |mark| {
-            shown_reviewer(mark.reviewer.as_deref(), mark.display_name.as_deref())
-        }),
-        Field::text("SINCE", 12, |mark| match mark.changed_since_review {
-            Some(false) => format!("✓ {}", mark.since_review()),
-            _ => mark.since_review(),
-        }),
-        Field::text("NOTE", 6, |mark| mark.note.clone().unwrap_or_default()),
-    ];
-}
-
-impl Row for ReviewEntry {
-    const FIELDS: &'static [Field<Self>] = &[
-        Field::fixed("ID", |event| event.id.to_string()),
-        Field::fixed("AT (UTC)", |event| when(Some(event.at))),
-        Field::fixed("ACTION", |event| event.action.as_str().to_owned()),
-        Field::text("BY", 4, |event| {
-            shown_reviewer(event.reviewer.as_deref(), event.display_name.as_deref())
-        }),
-        Field::fixed("PROJECT", |event| event.project_id.clone()),
-        Field::text("NOTE", 6, |event| event.note.clone().unwrap_or_default()),
-    ];
 }
 
 pub async fn run(

@@ -8,24 +8,16 @@ use time::OffsetDateTime;
 use super::args::{SnapshotArgs, SnapshotCommand};
 use super::{Local, history_config};
 use crate::cli::exit::CliError;
-use crate::cli::print::{Field, Output, Row, write_list, write_one};
+use crate::cli::print::{Output, write_list, write_one};
 use crate::cli::progress::Progress;
-use crate::cli::views::{fields_table, when};
+use crate::cli::views::fields_table;
 use crate::cli::workspaces::resolve_workspace;
+use crate::formats::row::when;
 use crate::history::walk::{self, WalkEvent, WalkOptions};
 use crate::history::{
     CLOCK_SKEW, Freshness, LockWait, Retention, SnapshotInfo, Store, WorkspaceLock,
 };
 use crate::session::{GlobalArgs, Session};
-
-impl Row for SnapshotInfo {
-    const FIELDS: &'static [Field<Self>] = &[
-        Field::number("ID", |info| info.id.to_string()),
-        Field::fixed("TAKEN AT (UTC)", |info| when(Some(info.taken_at))),
-        Field::number("PROJECTS", |info| info.projects.to_string()),
-        Field::number("MEMBERS", |info| info.members.to_string()),
-    ];
-}
 
 pub async fn run(args: SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError> {
     match args.command.clone() {

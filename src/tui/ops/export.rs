@@ -4,13 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use futures::StreamExt;
-
-use crate::api::InventoryParams;
 use crate::api::model::InventoryItem;
-use crate::formats::{CsvWriter, JsonArrayWriter, OutputError};
-use crate::safe_file::Replacement;
+use crate::api::page::Pages;
+use crate::api::{InventoryParams, ListInventory};
+use crate::formats::list::ListFormat;
 use crate::tui::effect::{ErrorInfo, ExportFormat};
+use crate::tui::export::{ExportError, ExportFile};
 use crate::tui::request::Operation;
 use crate::tui::services::Services;
 
@@ -54,65 +53,40 @@ async fn export(
     path: &Path,
     resume: Resume<'_>,
 ) -> Result<Exported, ErrorInfo> {
-    let failed = |message: String| services.local_failure(message);
-    // Written beside the target and renamed over it at the end: 0600 (it
-    // holds names and members), never through a planted link, and a failed
-    // export leaves no half file.
-    let file = Replacement::new(path)
-        .map_err(|err| failed(format!("cannot create {}: {err}", path.display())))?;
-    let out = std::io::BufWriter::new(file);
-    let write_err = |err: OutputError| failed(format!("cannot write {}: {err}", path.display()));
-    let mut sink = match format {
-        ExportFormat::Csv => {
-            let template = Some(crate::formats::inventory_item_template());
-            Sink::Csv(Box::new(CsvWriter::with_template(out, template)))
-        }
-        ExportFormat::Json => Sink::Json(JsonArrayWriter::new(out).map_err(write_err)?),
+    let failed = |error: ExportError| match error {
+        ExportError::Api(error) => services.api_failure(&error),
+        other => services.local_failure(other.to_string()),
     };
-    let mut count = 0;
+    let format = match format {
+        ExportFormat::Csv => ListFormat::Csv,
+        ExportFormat::Json => ListFormat::Json,
+    };
+    let mut file = ExportFile::create(path, format).map_err(failed)?;
     for item in resume.loaded.iter() {
-        sink.write(item).map_err(write_err)?;
-        count += 1;
+        file.write(item).map_err(failed)?;
     }
     params.limit = Some(100);
     if resume.loaded.is_empty() {
-        let mut items = Box::pin(
-            services
-                .client
-                .inventory_stream(&services.workspace_id, params),
-        );
-        while let Some(item) = items.next().await {
-            let item = item.map_err(|error| services.api_failure(&error))?;
-            sink.write(&item).map_err(write_err)?;
-            count += 1;
-        }
-    } else {
-        let mut cursor = resume.next_cursor;
-        let mut walk = services
+        let items = services
             .client
-            .inventory_walk(&services.workspace_id, &params);
-        while let Some(at) = cursor {
-            let page = services
-                .client
-                .list_inventory(&services.workspace_id, &params, Some(&at))
-                .await
-                .map_err(|error| services.api_failure(&error))?;
-            walk.expect(page.total.max(0) as u64);
-            cursor = walk
-                .follow(page.data.len(), &page.pagination)
-                .map_err(|error| services.api_failure(&error))?;
+            .inventory_stream(&services.workspace_id, params);
+        file.write_all(items).await.map_err(failed)?;
+    } else if let Some(cursor) = resume.next_cursor {
+        // The rest of the view, from where the loaded rows stop.
+        let rest = ListInventory {
+            workspace_id: services.workspace_id.clone(),
+            params,
+            cursor: Some(cursor),
+        };
+        let mut pages = Pages::new(&services.client, rest);
+        while let Some(page) = pages.next(&services.client).await {
+            let page = page.map_err(|error| services.api_failure(&error))?;
             for item in &page.data {
-                sink.write(item).map_err(write_err)?;
-                count += 1;
+                file.write(item).map_err(failed)?;
             }
         }
     }
-    let file = sink
-        .finish()
-        .and_then(|out| out.into_inner().map_err(|err| err.into_error().into()))
-        .map_err(write_err)?;
-    file.commit()
-        .map_err(|err| failed(format!("cannot write {}: {err}", path.display())))?;
+    let count = file.finish().map_err(failed)?;
     Ok(Exported {
         path: path.to_path_buf(),
         count,
@@ -123,26 +97,4 @@ async fn export(
 struct Resume<'a> {
     loaded: &'a [InventoryItem],
     next_cursor: Option<String>,
-}
-
-/// The export's writer, CSV or a JSON array.
-enum Sink<W: std::io::Write> {
-    Csv(Box<CsvWriter<W>>),
-    Json(JsonArrayWriter<W>),
-}
-
-impl<W: std::io::Write> Sink<W> {
-    fn write(&mut self, item: &InventoryItem) -> Result<(), OutputError> {
-        match self {
-            Self::Csv(writer) => writer.write(item),
-            Self::Json(writer) => writer.write(item),
-        }
-    }
-
-    fn finish(self) -> Result<W, OutputError> {
-        match self {
-            Self::Csv(writer) => writer.finish(),
-            Self::Json(writer) => writer.finish(),
-        }
-    }
 }

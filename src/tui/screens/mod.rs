@@ -6,6 +6,7 @@ pub(crate) mod analytics_traffic;
 pub mod changes;
 pub mod insights;
 pub mod inventory;
+pub mod list_screen;
 pub mod members;
 pub mod monitor;
 pub mod paged;

@@ -219,7 +219,7 @@ impl HistoryDoor {
         let options = WalkOptions {
             detail_requests: self.history.config.detail_requests,
             window,
-            reserve: Some(crate::tui::vocab::reserve),
+            reserve: Some(crate::api::Reserve::DASHBOARD),
         };
         let progress = self.history.progress.clone();
         let mut phase = String::new();

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use vantage::api::model::{FindingLevel, FindingStatus};
+use vantage::api::model::{FindingLevel, FindingStatus, FindingsFilter};
 use vantage::api::{ApiKey, Client, ClientConfig};
 use vantage::server::RunningServer;
 use vantage::tui::effect::ErrorInfo;
@@ -173,9 +173,11 @@ async fn a_scans_findings_export_as_vantage_scans_findings_with_the_same_filters
     let findings = |levels: Vec<FindingLevel>, statuses: Vec<FindingStatus>| ExportRows::Findings {
         project_id: PROJECT.into(),
         scan_id: SCAN.into(),
-        levels,
-        statuses,
-        search: String::new(),
+        filter: FindingsFilter {
+            levels,
+            statuses,
+            search: String::new(),
+        },
     };
     assert_same(
         &server,

@@ -565,7 +565,7 @@ mod with_a_real_history {
             }
         }
         assert_eq!(limit, 120);
-        let reserve = vantage::tui::screens::paged::reserve(limit);
+        let reserve = vantage::api::Reserve::DASHBOARD.kept(limit);
         assert!(
             lowest >= reserve,
             "the window went down to {lowest}, below the reserve of {reserve}"

@@ -549,9 +549,10 @@ fn ctrl_s_on_the_findings_exports_them_with_the_screens_filters() {
         &vantage::tui::export::ExportRows::Findings {
             project_id: "prj_00000".into(),
             scan_id: "scn_latest".into(),
-            levels: vec![vantage::api::model::FindingLevel::Error],
-            statuses: Vec::new(),
-            search: String::new(),
+            filter: vantage::api::model::FindingsFilter {
+                levels: vec![vantage::api::model::FindingLevel::Error],
+                ..Default::default()
+            },
         }
     );
     assert!(path.to_string_lossy().ends_with(".csv"), "{path:?}");

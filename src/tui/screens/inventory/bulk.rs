@@ -15,13 +15,14 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use time::{Duration, OffsetDateTime};
 
 use super::{BULK, InventoryScreen, Msg};
+use crate::api::Reserve;
 use crate::api::model::{InventoryItem, Project, ProjectUpdate, Visibility};
 use crate::text::{escape_invisible, fit};
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Gate, answers};
 use crate::tui::nav::ProjectWrite;
 use crate::tui::ops::{Unpublish, UpdateProject};
-use crate::tui::screens::paged::{budget_allows, reserve};
+use crate::tui::screens::paged::budget_allows;
 use crate::tui::widgets::menu::{Menu, MenuOutcome};
 use crate::tui::widgets::visibility;
 
@@ -257,7 +258,7 @@ pub fn estimate(requests: usize, rate: Option<(u32, u32)>) -> String {
     let Some((remaining, limit)) = rate else {
         return format!("{requests} requests, one at a time, paced by the rate limit.");
     };
-    let kept = reserve(limit);
+    let kept = Reserve::DASHBOARD.kept(limit);
     let spare = remaining.saturating_sub(kept) as usize;
     if requests <= spare {
         return format!(

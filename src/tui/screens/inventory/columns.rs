@@ -7,8 +7,12 @@
 use serde::{Deserialize, Serialize};
 
 use crate::api::model::InventorySortBy;
+use crate::api::model::InventorySortBy as Sort;
 
-/// A column of the inventory table.
+use super::cells::{self, CellOf};
+
+/// A column of the inventory table; each is declared once, in this order,
+/// in [`COLUMNS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub enum Column {
@@ -32,24 +36,49 @@ pub enum Column {
     LastScan,
 }
 
-/// Every column, with its name: the one list `:columns` reads and completes.
-const NAMES: &[(Column, &str)] = &[
-    (Column::Priority, "priority"),
-    (Column::Name, "name"),
-    (Column::Id, "id"),
-    (Column::Owner, "owner"),
-    (Column::Audience, "audience"),
-    (Column::Visibility, "visibility"),
-    (Column::Activity, "activity"),
-    (Column::LastEdited, "last_edited"),
-    (Column::Edits24h, "edits_24h"),
-    (Column::Edits7d, "edits_7d"),
-    (Column::Edits30d, "edits_30d"),
-    (Column::Visitors24h, "visitors_24h"),
-    (Column::Visitors7d, "visitors_7d"),
-    (Column::Visitors30d, "visitors_30d"),
-    (Column::Pii, "pii"),
-    (Column::LastScan, "last_scan"),
+/// One column, declared once: what `:columns` and saved views call it, its
+/// title, its width (the name's is what is left, the owner's its
+/// narrowest), how long it stays when the terminal is narrow (lower goes
+/// first; from 9 a column stays), its family (columns of one family show one
+/// measure over different windows: a sort by one the table lacks turns a
+/// shown one of its family to it; 0: none), the sorts it shows and how its
+/// cell is drawn (`cells.rs`).
+struct Spec {
+    column: Column,
+    name: &'static str,
+    title: &'static str,
+    width: u16,
+    keep: u8,
+    family: u8,
+    sorts: &'static [InventorySortBy],
+    cell: CellOf,
+}
+
+/// The activity family's, the edits' and the visits' numbers.
+const ACTIVITY: u8 = 1;
+const EDITS: u8 = 2;
+const VISITS: u8 = 3;
+
+/// Every column, in the order `:columns` lists them: the one table the
+/// inventory's columns are read from.
+#[rustfmt::skip]
+const COLUMNS: &[Spec] = &[
+    Spec { column: Column::Priority, name: "priority", title: "Priority", width: 15, keep: 9, family: 0, sorts: &[Sort::ReviewPriority, Sort::RiskFactorCount], cell: cells::priority },
+    Spec { column: Column::Name, name: "name", title: "Name", width: 0, keep: 10, family: 0, sorts: &[Sort::Name], cell: cells::by_screen },
+    Spec { column: Column::Id, name: "id", title: "ID", width: 16, keep: 1, family: 0, sorts: &[], cell: cells::id }, // `prj_` and twelve hex digits
+    Spec { column: Column::Owner, name: "owner", title: "Owner", width: OWNER_MIN, keep: 7, family: 0, sorts: &[], cell: |item, cell| cells::text(item.owner.display_name.as_deref(), cell) },
+    Spec { column: Column::Audience, name: "audience", title: "Audience", width: 9, keep: 8, family: 0, sorts: &[Sort::PublishAudience, Sort::ExternalAccessRank], cell: cells::audience },
+    Spec { column: Column::Visibility, name: "visibility", title: "Visibility", width: 14, keep: 2, family: 0, sorts: &[], cell: |item, cell| cells::text(item.visibility.as_ref().map(|v| v.as_str()), cell) },
+    Spec { column: Column::Activity, name: "activity", title: "Activity", width: 8, keep: 3, family: ACTIVITY, sorts: &[], cell: cells::activity },
+    Spec { column: Column::LastEdited, name: "last_edited", title: "Edited", width: 8, keep: 3, family: ACTIVITY, sorts: &[Sort::LastEditedAt], cell: cells::last_edited },
+    Spec { column: Column::Edits24h, name: "edits_24h", title: "Edits 24h", width: 8, keep: 5, family: EDITS, sorts: &[Sort::Edits24h], cell: cells::edits_24h },
+    Spec { column: Column::Edits7d, name: "edits_7d", title: "Edits 7d", width: 8, keep: 5, family: EDITS, sorts: &[Sort::Edits7d], cell: cells::edits_7d },
+    Spec { column: Column::Edits30d, name: "edits_30d", title: "Edits 30d", width: 8, keep: 5, family: EDITS, sorts: &[Sort::Edits30d], cell: cells::edits_30d },
+    Spec { column: Column::Visitors24h, name: "visitors_24h", title: "Visit 24h", width: 8, keep: 6, family: VISITS, sorts: &[Sort::Visitors24h], cell: cells::visitors_24h },
+    Spec { column: Column::Visitors7d, name: "visitors_7d", title: "Visit 7d", width: 8, keep: 6, family: VISITS, sorts: &[Sort::Visitors7d], cell: cells::visitors_7d },
+    Spec { column: Column::Visitors30d, name: "visitors_30d", title: "Visit 30d", width: 8, keep: 6, family: VISITS, sorts: &[Sort::Visitors30d], cell: cells::visitors_30d },
+    Spec { column: Column::Pii, name: "pii", title: "PII", width: 4, keep: 6, family: 0, sorts: &[Sort::OpenPiiFindingCount], cell: cells::by_screen },
+    Spec { column: Column::LastScan, name: "last_scan", title: "Last scan", width: 10, keep: 4, family: 0, sorts: &[Sort::LastSecurityScanAt], cell: cells::last_scan },
 ];
 
 /// The default columns, in order; [`Column::Id`] only from [`ID_FROM_WIDTH`].
@@ -82,116 +111,59 @@ const NAME_KEEPS: u16 = 40;
 impl Column {
     /// Every column, in the order `:columns` lists them.
     pub fn all() -> impl Iterator<Item = Column> {
-        NAMES.iter().map(|(column, _)| *column)
+        COLUMNS.iter().map(|spec| spec.column)
+    }
+
+    /// Its one declaration in [`COLUMNS`], which lists the columns in the
+    /// enum's order (`every_column_is_declared_once_in_order`).
+    fn spec(self) -> &'static Spec {
+        &COLUMNS[self as usize]
     }
 
     /// What `:columns` and a saved view call it.
     pub fn name(self) -> &'static str {
-        NAMES
-            .iter()
-            .find(|(column, _)| *column == self)
-            .map_or("", |(_, name)| name)
+        self.spec().name
     }
 
     pub fn parse(name: &str) -> Option<Column> {
         let name = name.trim().to_lowercase();
-        NAMES
+        COLUMNS
             .iter()
-            .find(|(_, known)| *known == name)
-            .map(|(column, _)| *column)
+            .find(|spec| spec.name == name)
+            .map(|spec| spec.column)
     }
 
     pub fn title(self) -> &'static str {
-        match self {
-            Column::Priority => "Priority",
-            Column::Name => "Name",
-            Column::Id => "ID",
-            Column::Owner => "Owner",
-            Column::Audience => "Audience",
-            Column::Visibility => "Visibility",
-            Column::Activity => "Activity",
-            Column::LastEdited => "Edited",
-            Column::Edits24h => "Edits 24h",
-            Column::Edits7d => "Edits 7d",
-            Column::Edits30d => "Edits 30d",
-            Column::Visitors24h => "Visit 24h",
-            Column::Visitors7d => "Visit 7d",
-            Column::Visitors30d => "Visit 30d",
-            Column::Pii => "PII",
-            Column::LastScan => "Last scan",
-        }
+        self.spec().title
     }
 
     /// Its width; the name's is what is left (at least [`NAME_MIN`]), the
     /// owner's its narrowest.
     fn width(self) -> u16 {
-        match self {
-            Column::Priority => 15,
-            Column::Name => 0,
-            // `prj_` and twelve hex digits.
-            Column::Id => 16,
-            Column::Owner => OWNER_MIN,
-            Column::Audience => 9,
-            Column::Visibility => 14,
-            Column::LastScan => 10,
-            Column::Pii => 4,
-            Column::Activity
-            | Column::LastEdited
-            | Column::Edits24h
-            | Column::Edits7d
-            | Column::Edits30d
-            | Column::Visitors24h
-            | Column::Visitors7d
-            | Column::Visitors30d => 8,
-        }
+        self.spec().width
     }
 
     /// Lower goes first when the terminal is narrow; from 9 a column stays.
     fn keep(self) -> u8 {
-        match self {
-            Column::Name => 10,
-            Column::Priority => 9,
-            Column::Audience => 8,
-            Column::Owner => 7,
-            Column::Visitors24h | Column::Visitors7d | Column::Visitors30d | Column::Pii => 6,
-            Column::Edits24h | Column::Edits7d | Column::Edits30d => 5,
-            Column::LastScan => 4,
-            Column::Activity | Column::LastEdited => 3,
-            Column::Visibility => 2,
-            Column::Id => 1,
-        }
+        self.spec().keep
     }
 
-    /// Columns of one family show one measure over different windows: a sort
-    /// by one the table lacks turns a shown one of its family to it.
     fn family(self) -> u8 {
-        match self {
-            Column::Activity | Column::LastEdited => 1,
-            Column::Edits24h | Column::Edits7d | Column::Edits30d => 2,
-            Column::Visitors24h | Column::Visitors7d | Column::Visitors30d => 3,
-            _ => 0,
-        }
+        self.spec().family
+    }
+
+    /// How its cell is drawn from an item ([`cells::by_screen`]: the screen
+    /// draws it).
+    pub fn cell(self) -> CellOf {
+        self.spec().cell
     }
 
     /// The column that shows a sort.
     pub fn for_sort(sort: &InventorySortBy) -> Option<Column> {
-        Some(match sort {
-            InventorySortBy::ReviewPriority | InventorySortBy::RiskFactorCount => Column::Priority,
-            InventorySortBy::Name => Column::Name,
-            InventorySortBy::PublishAudience | InventorySortBy::ExternalAccessRank => {
-                Column::Audience
-            }
-            InventorySortBy::LastEditedAt => Column::LastEdited,
-            InventorySortBy::OpenPiiFindingCount => Column::Pii,
-            InventorySortBy::Edits24h => Column::Edits24h,
-            InventorySortBy::Edits7d => Column::Edits7d,
-            InventorySortBy::Edits30d => Column::Edits30d,
-            InventorySortBy::Visitors24h => Column::Visitors24h,
-            InventorySortBy::Visitors7d => Column::Visitors7d,
-            InventorySortBy::Visitors30d => Column::Visitors30d,
-            InventorySortBy::LastSecurityScanAt => Column::LastScan,
-            InventorySortBy::Relevance | InventorySortBy::Unknown(_) => return None,
-        })
+        COLUMNS
+            .iter()
+            .find(|spec| spec.sorts.contains(sort))
+            .map(|spec| spec.column)
     }
 }
 
@@ -210,7 +182,7 @@ impl From<Column> for String {
 }
 
 fn unknown_column(name: &str) -> String {
-    let known: Vec<&str> = NAMES.iter().map(|(_, name)| *name).collect();
+    let known: Vec<&str> = COLUMNS.iter().map(|spec| spec.name).collect();
     format!(
         "no column {}; known: {}",
         crate::text::fit(name, 24),
@@ -365,8 +337,20 @@ mod tests {
             assert_eq!(json, format!("\"{}\"", column.name()));
             assert_eq!(serde_json::from_str::<Column>(&json).unwrap(), column);
         }
-        assert_eq!(Column::all().count(), NAMES.len());
+        assert_eq!(Column::all().count(), COLUMNS.len());
         assert!(serde_json::from_str::<Column>("\"nope\"").is_err());
+    }
+
+    #[test]
+    fn every_column_is_declared_once_in_order() {
+        for (at, spec) in COLUMNS.iter().enumerate() {
+            assert_eq!(spec.column as usize, at, "{} out of order", spec.name);
+        }
+        // The last variant is the last declared: a variant added after it
+        // must be declared too.
+        assert_eq!(COLUMNS.len(), Column::LastScan as usize + 1);
+        let names: std::collections::HashSet<&str> = COLUMNS.iter().map(|s| s.name).collect();
+        assert_eq!(names.len(), COLUMNS.len(), "a name given twice");
     }
 
     #[test]

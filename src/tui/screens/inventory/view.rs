@@ -7,14 +7,15 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table};
 
 use super::InventoryScreen;
+use super::cells::CellView;
 use super::columns::{self, Column, Wants};
-use crate::api::model::{ActivityGroup, InventoryItem, SortOrder};
+use crate::api::model::{InventoryItem, SortOrder};
 use crate::text::{display_width, fit, sanitize_line, sanitize_multiline};
 use crate::tui::action::Action;
 use crate::tui::screens::ScreenView;
 use crate::tui::screens::paged::titled_pane;
 use crate::tui::theme::priority_label;
-use crate::tui::widgets::{ago, count, thousands};
+use crate::tui::widgets::{count, thousands};
 
 pub(super) fn audience_label(item: &InventoryItem) -> String {
     match (&item.publish_audience, item.is_published) {
@@ -175,16 +176,7 @@ impl InventoryScreen {
     ) -> TableCell<'static> {
         let theme = view.theme;
         let width = width as usize;
-        let number = |value: i64| TableCell::from(Line::from(thousands(value)).right_aligned());
-        let ago_or_dash = |at: Option<time::OffsetDateTime>, none: &str| match at {
-            Some(at) => ago((view.now - at).whole_seconds()),
-            None => none.to_owned(),
-        };
         match column {
-            Column::Priority => TableCell::from(Span::styled(
-                priority_label(&item.review_priority),
-                theme.priority(&item.review_priority),
-            )),
             Column::Name => {
                 let mark = self.reviewed.glyph(item, self.list.loaded_at);
                 // Who marked it, beside the name, while the name keeps most of the cell.
@@ -205,29 +197,6 @@ impl InventoryScreen {
                     Span::styled(by, theme.dim),
                 ]))
             }
-            Column::Id => TableCell::from(Span::styled(fit(&item.id, width), theme.dim)),
-            Column::Owner => TableCell::from(fit(
-                item.owner.display_name.as_deref().unwrap_or("—"),
-                width,
-            )),
-            Column::Audience => TableCell::from(audience_label(item)),
-            Column::Visibility => TableCell::from(fit(
-                item.visibility.as_ref().map_or("—", |v| v.as_str()),
-                width,
-            )),
-            Column::Activity => TableCell::from(match &item.activity_group {
-                ActivityGroup::Last14Days => "14 d".to_owned(),
-                ActivityGroup::Last60Days => "60 d".to_owned(),
-                ActivityGroup::Older => "older".to_owned(),
-                ActivityGroup::Unknown(raw) => fit(raw, width),
-            }),
-            Column::LastEdited => TableCell::from(ago_or_dash(item.last_edited_at, "—")),
-            Column::Edits24h => number(item.edits_24h),
-            Column::Edits7d => number(item.edits_7d),
-            Column::Edits30d => number(item.edits_30d),
-            Column::Visitors24h => number(item.visitors_24h),
-            Column::Visitors7d => number(item.visitors_7d),
-            Column::Visitors30d => number(item.visitors_30d),
             Column::Pii => {
                 // A null `matched_reason` means the count is unknown, never zero.
                 let cell = match item.matched_reason.as_ref() {
@@ -242,7 +211,14 @@ impl InventoryScreen {
                 };
                 TableCell::from(Line::from(cell).right_aligned())
             }
-            Column::LastScan => TableCell::from(ago_or_dash(item.last_security_scan_at, "never")),
+            other => (other.cell())(
+                item,
+                &CellView {
+                    theme,
+                    width,
+                    now: view.now,
+                },
+            ),
         }
     }
 

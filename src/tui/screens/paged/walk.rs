@@ -4,8 +4,8 @@
 //! page on.
 
 use crate::api::ListCall;
-use crate::api::model::{InventoryPage, Page, Pagination};
-use crate::api::page::PageWalk;
+use crate::api::model::Pagination;
+use crate::api::page::{PageShape, PageWalk};
 use crate::tui::request::Operation;
 
 /// A request for one page of a list: the walk its first page starts.
@@ -29,14 +29,9 @@ impl<L: ListCall<Page: ListPage>> ListOperation for L {
     }
 }
 
-impl ListPage for InventoryPage {
+/// A page of the service's lists: as the walk reads it.
+impl<P: PageShape> ListPage for P {
     fn shape(&self) -> Option<(usize, &Pagination, Option<i64>)> {
-        Some((self.data.len(), &self.pagination, Some(self.total)))
-    }
-}
-
-impl<T> ListPage for Page<T> {
-    fn shape(&self) -> Option<(usize, &Pagination, Option<i64>)> {
-        Some((self.data.len(), &self.pagination, None))
+        Some(PageShape::shape(self))
     }
 }

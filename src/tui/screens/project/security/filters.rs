@@ -41,8 +41,12 @@ pub fn by_severity(findings: &mut [ScanFinding]) {
 impl SecurityPart {
     /// The filter menu's lines, ticked as the filters stand.
     fn filter_lines(&self) -> Vec<CheckLine<FindingFilter>> {
-        let mut lines = check_lines("level", &self.levels, FindingFilter::Level);
-        lines.extend(check_lines("status", &self.statuses, FindingFilter::Status));
+        let mut lines = check_lines("level", &self.filter.levels, FindingFilter::Level);
+        lines.extend(check_lines(
+            "status",
+            &self.filter.statuses,
+            FindingFilter::Status,
+        ));
         lines
     }
 
@@ -59,8 +63,8 @@ impl SecurityPart {
         }
         if let Some(filter) = checklist::choose(&mut self.filter_menu, action) {
             match &filter {
-                FindingFilter::Level(level) => toggle_value(&mut self.levels, level),
-                FindingFilter::Status(status) => toggle_value(&mut self.statuses, status),
+                FindingFilter::Level(level) => toggle_value(&mut self.filter.levels, level),
+                FindingFilter::Status(status) => toggle_value(&mut self.filter.statuses, status),
             }
             let lines = self.filter_lines();
             if let Some(menu) = &mut self.filter_menu {
@@ -73,7 +77,7 @@ impl SecurityPart {
 
     /// `/`: the search field, on the search in use.
     pub(super) fn open_search(&mut self) {
-        self.search_field = Some(TextField::new(self.search.clone()));
+        self.search_field = Some(TextField::new(self.filter.search.clone()));
     }
 
     /// Whether a menu or the search field takes the keys.
@@ -90,7 +94,7 @@ impl SecurityPart {
         match key.code {
             KeyCode::Esc => self.search_field = None,
             KeyCode::Enter => {
-                self.search = field.value().trim().to_owned();
+                self.filter.search = field.value().trim().to_owned();
                 self.search_field = None;
                 self.refilter(cx);
             }
@@ -99,11 +103,6 @@ impl SecurityPart {
             }
         }
         true
-    }
-
-    /// Whether a finding matches the search.
-    pub fn matches_search(&self, finding: &ScanFinding) -> bool {
-        finding.matches_search(&self.search)
     }
 }
 

@@ -13,7 +13,7 @@ pub use filters::{FindingFilter, by_severity, severity};
 use time::OffsetDateTime;
 
 use crate::api::PageParams;
-use crate::api::model::{FindingLevel, FindingStatus, Page, ScanFinding, SecurityScan};
+use crate::api::model::{FindingsFilter, Page, ScanFinding, SecurityScan};
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
 use crate::tui::ops::{ListScanFindings, ListSecurityScans};
@@ -75,11 +75,9 @@ pub struct SecurityPart {
     pub findings_of: Option<String>,
     pub findings: PagedList<ScanFinding>,
     pub focus: Focus,
-    /// Empty: every level (status).
-    pub levels: Vec<FindingLevel>,
-    pub statuses: Vec<FindingStatus>,
-    /// The search (`/`) the findings are filtered by; empty: none.
-    pub search: String,
+    /// The levels and statuses ticked (`t`) and the search (`/`) the
+    /// findings are filtered by.
+    pub filter: FindingsFilter,
     /// The search field while it is open.
     search_field: Option<TextField>,
     /// The level and status menu (`t`) while it is open.
@@ -102,9 +100,7 @@ impl SecurityPart {
             findings_of: None,
             findings: PagedList::new(FINDINGS, 0),
             focus: Focus::Scans,
-            levels: Vec::new(),
-            statuses: Vec::new(),
-            search: String::new(),
+            filter: FindingsFilter::default(),
             search_field: None,
             filter_menu: None,
             description_scroll: 0,
@@ -158,17 +154,13 @@ impl SecurityPart {
         Some(crate::tui::export::ExportRows::Findings {
             project_id: self.project_id.clone(),
             scan_id,
-            levels: self.levels.clone(),
-            statuses: self.statuses.clone(),
-            search: self.search.clone(),
+            filter: self.filter.clone(),
         })
     }
 
     /// Whether a finding passes the level and status filters and the search.
     pub fn keeps(&self, finding: &ScanFinding) -> bool {
-        (self.levels.is_empty() || self.levels.contains(&finding.level))
-            && (self.statuses.is_empty() || self.statuses.contains(&finding.status))
-            && self.matches_search(finding)
+        self.filter.keeps(finding)
     }
 
     /// The filters in words, for the findings' title.
@@ -180,15 +172,21 @@ impl SecurityPart {
                 values.join(",")
             }
         };
-        let search = if self.search.is_empty() {
+        let search = if self.filter.search.is_empty() {
             String::new()
         } else {
-            format!(" · search {}", crate::text::fit(&self.search, 24))
+            format!(" · search {}", crate::text::fit(&self.filter.search, 24))
         };
         format!(
             "level {} · status {}{search}",
-            words(self.levels.iter().map(|l| l.as_str()).collect(), "any"),
-            words(self.statuses.iter().map(|s| s.as_str()).collect(), "any")
+            words(
+                self.filter.levels.iter().map(|l| l.as_str()).collect(),
+                "any"
+            ),
+            words(
+                self.filter.statuses.iter().map(|s| s.as_str()).collect(),
+                "any"
+            )
         )
     }
 
@@ -223,9 +221,7 @@ impl SecurityPart {
             Action::Toggles => self.open_filter_menu(),
             Action::Filter => self.open_search(),
             Action::ClearFilters => {
-                self.levels.clear();
-                self.statuses.clear();
-                self.search.clear();
+                self.filter = FindingsFilter::default();
                 self.refilter(cx);
             }
             // Ctrl-d / ctrl-u scroll the description while the findings have focus.
