@@ -200,18 +200,35 @@ pub async fn run_with(
     app.monitor.use_watchlist_file(watchlist_path);
     app.palette = Palette::with_history(History::load(History::default_path()));
     let (notices_tx, notices_rx) = mpsc::unbounded_channel();
-    // The instant start: the newest snapshot's data, before the first frame.
-    let history = history.map(|config| {
-        let location = config
-            .location()
-            .unwrap_or_else(|_| crate::history::HistoryLocation::File(config.file()));
-        start::prepare(&mut app, &location, &config, &workspace_id, clock.now());
-        HistoryAccess {
-            location,
-            config,
-            progress: Some(notices_tx.clone()),
+    // The instant start: the newest snapshot's data, before the first frame
+    // (read on a blocking thread: the store waits for the disk or the database).
+    let history = match history {
+        Some(config) => {
+            let location = config
+                .location()
+                .unwrap_or_else(|_| crate::history::HistoryLocation::File(config.file()));
+            let (at, now) = (location.clone(), clock.now());
+            let (read_config, workspace) = (config.clone(), workspace_id.clone());
+            let started = tokio::task::spawn_blocking(move || {
+                start::read_start(&at, &read_config, &workspace, now)
+            })
+            .await;
+            match started {
+                Ok(started) => {
+                    start::apply(&mut app, started, clock.now());
+                }
+                Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+                // The runtime is ending: there is no dashboard to start.
+                Err(_) => {}
+            }
+            Some(HistoryAccess {
+                location,
+                config,
+                progress: Some(notices_tx.clone()),
+            })
         }
-    });
+        None => None,
+    };
     let forward = forward_notices(&client, notices_tx.clone());
     let executor = ClientExecutor {
         client,

@@ -11,7 +11,8 @@ use crate::tui::app::{App, SnapshotSeed};
 use crate::tui::effect::ErrorInfo;
 use crate::tui::review::request::HISTORY_AWAY;
 
-/// Prepares `app` to draw the snapshot's data at once; true when the history
+/// Prepares `app` to draw the snapshot's data at once (blocking: off the
+/// runtime, or in a test); true when the history
 /// file opened (the App then asks it for marks, changes and snapshots).
 pub fn prepare(
     app: &mut App,
