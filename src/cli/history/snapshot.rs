@@ -305,3 +305,43 @@ fn describe_wait(wait: Duration) -> String {
         text
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::HistoryLocation;
+
+    /// A snapshot job waiting minutes for another's lock leaves the runtime's
+    /// one thread free: here the holder lets go from a task on that thread.
+    #[test]
+    fn a_wait_for_the_workspace_lock_leaves_the_runtime_free() {
+        let dir = tempfile::tempdir().unwrap();
+        let location = HistoryLocation::File(dir.path().join("history.sqlite3"));
+        let mut holder = Store::open_at(&location).unwrap();
+        assert_eq!(
+            holder.lock_workspace("w1", LockWait::No).unwrap(),
+            WorkspaceLock::Taken
+        );
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let outcome = runtime.block_on(async {
+            let store = HeldStore::open(location.clone()).await.unwrap();
+            let waiting = lock(&store, "w1", LockWait::UpTo(Duration::from_secs(20)));
+            let release = async {
+                tokio::task::yield_now().await;
+                holder.unlock_workspace("w1").unwrap();
+            };
+            tokio::join!(waiting, release).0.unwrap()
+        });
+        // Blocking the runtime's thread, the wait would outlast the holder: TimedOut.
+        assert!(
+            matches!(
+                outcome,
+                WorkspaceLock::Taken | WorkspaceLock::TakenAfterWaiting
+            ),
+            "{outcome:?}"
+        );
+    }
+}
