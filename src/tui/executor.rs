@@ -2,7 +2,7 @@
 //! its [`Services`]; and the client's errors and events as the dashboard shows them.
 
 use super::app::ClientNotice;
-use super::effect::{ErrorInfo, Gate};
+use super::effect::{ErrorInfo, ErrorKind, Gate};
 use super::services::{Executor, Services};
 use crate::api::model::ErrorType;
 use crate::api::{ApiError, Client, ClientEvent};
@@ -60,7 +60,7 @@ pub fn error_info(error: &ApiError, clock: &Clock) -> ErrorInfo {
     };
     ErrorInfo {
         status: error.status(),
-        kind: kind.map(|k| k.as_str().to_owned()),
+        kind: kind.cloned().map(ErrorKind::Service),
         detail: error.response().and_then(|r| r.detail.clone()),
         request_id: error.request_id().map(str::to_owned),
         summary: error.to_string(),

@@ -178,7 +178,9 @@ impl App {
 /// membership is not active, a search that is no project's id.
 fn expected_absence(slot: Slot, error: &ErrorInfo) -> bool {
     match slot {
-        slot if slot.is(members::DETAIL) => error.kind.as_deref() == Some("member_not_found"),
+        slot if slot.is(members::DETAIL) => {
+            error.is_service(crate::api::model::ErrorType::MemberNotFound)
+        }
         // A service without the workspace read (DESIGN.md: fall back, never
         // fail a screen): the header just shows no plan.
         slot if slot == WORKSPACE => error.status == Some(404),

@@ -2,20 +2,20 @@
 //! database). The store is used on a blocking thread (the screen never waits
 //! on it) and kept open between requests, so a failure here is one error in
 //! the log, never a broken dashboard; a database out of reach says so
-//! ([`HISTORY_AWAY`]), and the App retries with backoff.
+//! ([`ErrorKind::HistoryAway`]), and the App retries with backoff.
 
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use super::request::{ChangeSet, HISTORY_AWAY, HISTORY_WAITING};
+use super::request::ChangeSet;
 use crate::history::walk::{self, WalkEvent, WalkOptions, WalkPlan};
 use crate::history::{
     HistoryConfig, HistoryError, HistoryLocation, LockWait, SnapshotInfo, SnapshotRef, Store,
     WorkspaceLock,
 };
 use crate::tui::app::ClientNotice;
-use crate::tui::effect::ErrorInfo;
+use crate::tui::effect::{ErrorInfo, ErrorKind};
 use crate::tui::executor::ClientExecutor;
 use crate::tui::services::{Executor, Services};
 use crate::tui::widgets::thousands;
@@ -135,13 +135,13 @@ impl HistoryDoor {
     }
 
     /// The store's error; one that says the store is out of reach carries
-    /// [`HISTORY_AWAY`], so the App says so and retries.
+    /// [`ErrorKind::HistoryAway`], so the App says so and retries.
     fn history_failure(services: &Services, error: &HistoryError) -> ErrorInfo {
         let mut info = Self::failure(services, error);
         if matches!(error, HistoryError::Waiting { .. }) {
-            info.kind = Some(HISTORY_WAITING.to_owned());
+            info.kind = Some(ErrorKind::HistoryWaiting);
         } else if error.is_unreachable() {
-            info.kind = Some(HISTORY_AWAY.to_owned());
+            info.kind = Some(ErrorKind::HistoryAway);
         }
         info
     }

@@ -8,8 +8,7 @@ use time::OffsetDateTime;
 
 use crate::history::{HistoryConfig, HistoryError, HistoryLocation, Store};
 use crate::tui::app::{App, SnapshotSeed};
-use crate::tui::effect::ErrorInfo;
-use crate::tui::review::request::HISTORY_AWAY;
+use crate::tui::effect::{ErrorInfo, ErrorKind};
 
 /// Prepares `app` to draw the snapshot's data at once (blocking: off the
 /// runtime, or in a test); true when the history
@@ -73,7 +72,7 @@ pub fn apply(app: &mut App, start: HistoryStart, now: OffsetDateTime) -> bool {
         } => {
             app.errors.push(ErrorInfo {
                 status: None,
-                kind: unreachable.then(|| HISTORY_AWAY.to_owned()),
+                kind: unreachable.then_some(ErrorKind::HistoryAway),
                 detail: None,
                 request_id: None,
                 summary: reason.clone(),

@@ -396,6 +396,25 @@ fn a_due_snapshot_runs_in_the_background_shows_progress_and_refreshes_changes() 
     assert!(screen(&app, 120, 35).contains("snapshot #3 recorded"));
 }
 
+/// The background snapshot's walk failed with a service error whose `type`
+/// reads like the dashboard's own word for a history out of reach: it is the
+/// service's error, never taken for the history away (kinds are an enum,
+/// not text).
+#[test]
+fn a_service_error_typed_history_unreachable_is_not_the_history_away() {
+    let mut due = self::app();
+    due.history.enabled = true;
+    due.history.snapshot_due = true;
+    let effects = due.start(NOW);
+    let snapshot = first_in(&effects, TAKE_SNAPSHOT).expect("a snapshot is taken");
+    let mut failure = ErrorInfo::local("the service said history_unreachable".into(), NOW);
+    failure.status = Some(503);
+    failure.kind = Some("history_unreachable".into());
+    due.handle(snapshot.fail(failure), NOW);
+    assert!(due.history_away().is_none(), "the history answered");
+    assert!(screen(&due, 120, 35).contains("background snapshot failed"));
+}
+
 #[test]
 fn a_project_is_marked_reviewed_with_a_note_from_the_inventory() {
     let mut app = app();

@@ -181,7 +181,7 @@ fn away(at: time::OffsetDateTime) -> vantage::tui::effect::ErrorInfo {
             .into(),
         at,
     );
-    error.kind = Some(vantage::tui::review::request::HISTORY_AWAY.into());
+    error.kind = Some(vantage::tui::effect::ErrorKind::HistoryAway);
     error
 }
 
@@ -308,10 +308,10 @@ fn an_unreachable_history_is_said_first_on_the_status_line_at_80_columns() {
 mod with_a_shared_history {
     use vantage::api::{ApiKey, Client, ClientConfig};
     use vantage::history::{HistoryConfig, HistoryLocation, PgTarget};
+    use vantage::tui::effect::ErrorKind;
     use vantage::tui::executor::ClientExecutor;
     use vantage::tui::review::executor::{HistoryAccess, SnapshotOutcome, WithHistory};
     use vantage::tui::review::ops::{DataVersion, ListMarks, MarkReviewed, TakeSnapshot};
-    use vantage::tui::review::request::HISTORY_AWAY;
     use vantage::tui::services::Executor;
 
     use super::*;
@@ -522,7 +522,7 @@ mod with_a_shared_history {
     #[tokio::test(flavor = "multi_thread")]
     async fn a_teammates_lock_ends_a_mark_and_the_dashboard_says_it_waited() {
         use vantage::history::postgres::SessionLimits;
-        use vantage::tui::review::request::HISTORY_WAITING;
+        use vantage::tui::effect::ErrorKind;
 
         use crate::tui::review_marks::{inventory_and_version_check, version};
 
@@ -563,7 +563,7 @@ mod with_a_shared_history {
         let error = answer
             .expect("the mark ends by itself while the table is locked")
             .expect_err("kept waiting");
-        assert_eq!(error.kind.as_deref(), Some(HISTORY_WAITING), "{error:?}");
+        assert_eq!(error.kind, Some(ErrorKind::HistoryWaiting), "{error:?}");
         assert!(error.summary.contains("lock_timeout"), "{}", error.summary);
 
         // The dashboard, given that answer to its mark, says it waited.
@@ -621,7 +621,7 @@ mod with_a_shared_history {
             run_on(&bob, mark).await.map(|_| ()),
         ] {
             let error = error.expect_err("away");
-            assert_eq!(error.kind.as_deref(), Some(HISTORY_AWAY), "{error:?}");
+            assert_eq!(error.kind, Some(ErrorKind::HistoryAway), "{error:?}");
             assert!(!error.summary.contains("password"), "{}", error.summary);
         }
         server.stop().await;
@@ -677,7 +677,7 @@ mod with_a_shared_history {
         );
         let bob = executor(&client, &clock, shared(&url), reviewer("bob"));
         let error = run_on(&bob, ListMarks).await.expect_err("damaged");
-        assert_ne!(error.kind.as_deref(), Some(HISTORY_AWAY), "{error:?}");
+        assert_ne!(error.kind, Some(ErrorKind::HistoryAway), "{error:?}");
         assert!(
             error
                 .summary
