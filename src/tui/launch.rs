@@ -240,19 +240,19 @@ pub async fn run_with(
         switching.args
     });
     app.set_views(views);
-    let current = Arc::new(RwLock::new(executor));
-    let history = Arc::new(RwLock::new(history.map(HistoryDoor::new)));
+    let on_screen = Arc::new(RwLock::new(OnScreen {
+        executor,
+        history: history.map(HistoryDoor::new),
+    }));
     let executor = SwitchingExecutor {
-        current: current.clone(),
-        history: history.clone(),
+        on_screen: on_screen.clone(),
         switcher: args.map(|args| {
             Arc::new(Switcher {
                 args,
                 clock: clock.clone(),
                 notices: notices_tx,
                 forward: Mutex::new(forward),
-                current,
-                history,
+                on_screen,
             })
         }),
     };
@@ -287,15 +287,31 @@ fn forward_notices(
     })
 }
 
+/// The context on screen: its client and its review history, swapped
+/// together by a switch under one lock, so a request never pairs one
+/// context's client with another's history.
+#[derive(Clone)]
+struct OnScreen {
+    executor: ClientExecutor,
+    /// Replaced when the new context's history is elsewhere; while it stays,
+    /// so does the door (its connections, and its lock keeping background
+    /// snapshots to one at a time across switches).
+    history: Option<HistoryDoor>,
+}
+
+impl OnScreen {
+    fn services(&self) -> Services {
+        Services {
+            history: self.history.clone(),
+            ..self.executor.services()
+        }
+    }
+}
+
 /// The executor of the context on screen; a switch replaces it.
 #[derive(Clone)]
 pub struct SwitchingExecutor {
-    current: Arc<RwLock<ClientExecutor>>,
-    /// The review history of the context on screen, which a switch replaces
-    /// when the new context's is elsewhere; while it stays, so does the door
-    /// (its connections, and its lock keeping background snapshots to one at
-    /// a time across switches).
-    history: Arc<RwLock<Option<HistoryDoor>>>,
+    on_screen: Arc<RwLock<OnScreen>>,
     /// `None` in the demo: nothing to switch to.
     switcher: Option<Arc<Switcher>>,
 }
@@ -306,10 +322,8 @@ struct Switcher {
     notices: mpsc::UnboundedSender<ClientNotice>,
     /// Forwards the notices of the client on screen.
     forward: Mutex<JoinHandle<()>>,
-    /// The executor of the context on screen, which a switch replaces.
-    current: Arc<RwLock<ClientExecutor>>,
-    /// The history of the context on screen, which a switch replaces.
-    history: Arc<RwLock<Option<HistoryDoor>>>,
+    /// The context on screen, which a switch replaces.
+    on_screen: Arc<RwLock<OnScreen>>,
 }
 
 impl SwitchingExecutor {
@@ -322,28 +336,20 @@ impl SwitchingExecutor {
                 .abort();
         }
     }
-
-    fn current(&self) -> ClientExecutor {
-        self.current
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
 }
 
 impl Executor for SwitchingExecutor {
     fn services(&self) -> Services {
         Services {
-            history: self
-                .history
-                .read()
-                .unwrap_or_else(PoisonError::into_inner)
-                .clone(),
             contexts: self
                 .switcher
                 .clone()
                 .map(|switcher| switcher as Arc<dyn ContextSwitch>),
-            ..self.current().services()
+            ..self
+                .on_screen
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .services()
         }
     }
 }
@@ -402,17 +408,16 @@ impl Switcher {
         );
         old.abort();
         *switcher
-            .current
+            .on_screen
             .write()
-            .unwrap_or_else(PoisonError::into_inner) = ClientExecutor {
-            client: session.client,
-            workspace_id: workspace,
-            clock: switcher.clock.clone(),
+            .unwrap_or_else(PoisonError::into_inner) = OnScreen {
+            executor: ClientExecutor {
+                client: session.client,
+                workspace_id: workspace,
+                clock: switcher.clock.clone(),
+            },
+            history: Some(door),
         };
-        *switcher
-            .history
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Some(door);
         tracing::info!(context = %switched.name, workspace = %switched.workspace, "context switched");
         Ok(switched)
     }
@@ -427,9 +432,10 @@ impl Switcher {
         )?;
         let location = config.location().map_err(|error| error.to_string())?;
         let kept = self
-            .history
+            .on_screen
             .read()
             .unwrap_or_else(PoisonError::into_inner)
+            .history
             .clone()
             .filter(|door| door.history.location == location);
         Ok(kept.unwrap_or_else(|| {
