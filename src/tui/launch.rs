@@ -5,12 +5,13 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
-use super::app::{App, ClientNotice, Identity, SavedViews};
+use super::app::{App, Identity, SavedViews};
 use super::effect::{ErrorInfo, SwitchedContext};
 use super::executor::{ClientExecutor, notice};
+use super::notice_box::{NoticeSender, notice_box};
 use super::palette::{History, Palette};
 use super::review::executor::{HistoryAccess, HistoryDoor};
 use super::review::start;
@@ -199,7 +200,7 @@ pub async fn run_with(
     let mut app = App::new(identity, app_settings(settings));
     app.monitor.use_watchlist_file(watchlist_path);
     app.palette = Palette::with_history(History::load(History::default_path()));
-    let (notices_tx, notices_rx) = mpsc::unbounded_channel();
+    let (notices_tx, notices_rx) = notice_box();
     // The instant start: the newest snapshot's data, before the first frame
     // (read on a blocking thread: the store waits for the disk or the database).
     let history = match history {
@@ -265,19 +266,14 @@ pub async fn run_with(
 }
 
 /// Passes the client's notices (rate limit, retries) to the App.
-fn forward_notices(
-    client: &Client,
-    notices: mpsc::UnboundedSender<ClientNotice>,
-) -> JoinHandle<()> {
+fn forward_notices(client: &Client, notices: NoticeSender) -> JoinHandle<()> {
     let mut events = client.subscribe();
     tokio::spawn(async move {
         loop {
             match events.recv().await {
                 Ok(event) => {
-                    if let Some(notice) = notice(&event)
-                        && notices.send(notice).is_err()
-                    {
-                        break;
+                    if let Some(notice) = notice(&event) {
+                        notices.send(notice);
                     }
                 }
                 Err(broadcast::error::RecvError::Lagged(_)) => continue,
@@ -319,7 +315,7 @@ pub struct SwitchingExecutor {
 struct Switcher {
     args: GlobalArgs,
     clock: Clock,
-    notices: mpsc::UnboundedSender<ClientNotice>,
+    notices: NoticeSender,
     /// Forwards the notices of the client on screen.
     forward: Mutex<JoinHandle<()>>,
     /// The context on screen, which a switch replaces.

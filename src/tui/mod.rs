@@ -11,6 +11,7 @@ pub mod focus;
 pub mod keymap;
 pub mod launch;
 pub mod nav;
+pub mod notice_box;
 pub mod ops;
 pub mod palette;
 pub mod registry;

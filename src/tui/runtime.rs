@@ -12,8 +12,9 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::app::{App, ClientNotice, Msg};
+use super::app::{App, Msg};
 use super::effect::{Effect, Slot};
+use super::notice_box::NoticeReceiver;
 use super::services::Executor;
 use super::signals::{EndSignal, Incoming, Signals, is_suspend_key, suspend};
 use super::terminal::{self, Tui};
@@ -47,7 +48,7 @@ pub async fn run<E: Executor>(
     app: &mut App,
     executor: E,
     clock: Clock,
-    mut notices: mpsc::UnboundedReceiver<ClientNotice>,
+    mut notices: NoticeReceiver,
 ) -> std::io::Result<Exit> {
     let (replies_tx, mut replies) = mpsc::unbounded_channel::<Msg>();
     let mut inflight: HashMap<Slot, JoinHandle<()>> = HashMap::new();

@@ -6,8 +6,6 @@
 
 use std::sync::Arc;
 
-use tokio::sync::mpsc;
-
 use super::request::ChangeSet;
 use crate::history::walk::{self, WalkEvent, WalkOptions, WalkPlan};
 use crate::history::{
@@ -17,6 +15,7 @@ use crate::history::{
 use crate::tui::app::ClientNotice;
 use crate::tui::effect::{ErrorInfo, ErrorKind};
 use crate::tui::executor::ClientExecutor;
+use crate::tui::notice_box::NoticeSender;
 use crate::tui::services::{Executor, Services};
 use crate::tui::widgets::thousands;
 
@@ -34,7 +33,7 @@ pub struct HistoryAccess {
     pub location: HistoryLocation,
     pub config: HistoryConfig,
     /// Where the background snapshot reports its progress (the status line).
-    pub progress: Option<mpsc::UnboundedSender<ClientNotice>>,
+    pub progress: Option<NoticeSender>,
 }
 
 /// Opens the anchor (a file's connection for the dashboard's life) once.
@@ -248,8 +247,7 @@ impl HistoryDoor {
                     // Said before the walk starts, with its cost.
                     WalkEvent::Planned(plan) => {
                         if let Some(progress) = &progress {
-                            let _ = progress
-                                .send(ClientNotice::SnapshotPlanned(announce(&plan, window)));
+                            progress.send(ClientNotice::SnapshotPlanned(announce(&plan, window)));
                         }
                         return;
                     }
@@ -260,8 +258,7 @@ impl HistoryDoor {
                     WalkEvent::Items(count) => items += count,
                 }
                 if let Some(progress) = &progress {
-                    let _ =
-                        progress.send(ClientNotice::Snapshot(format!("snapshot: {phase} {items}")));
+                    progress.send(ClientNotice::Snapshot(format!("snapshot: {phase} {items}")));
                 }
             },
         )

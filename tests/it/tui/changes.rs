@@ -542,7 +542,7 @@ async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
     ))
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let (progress_tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
+    let (progress_tx, mut progress) = vantage::tui::notice_box::notice_box();
     let executor = WithHistory::new(
         ClientExecutor {
             client: client.clone(),
@@ -571,7 +571,7 @@ async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
     let first = snapshot().await;
     assert!(first.projects > 0);
     let mut seen = Vec::new();
-    while let Ok(notice) = progress.try_recv() {
+    while let Some(notice) = progress.try_recv() {
         if let ClientNotice::Snapshot(text) = notice {
             seen.push(text);
         }
