@@ -39,7 +39,6 @@ const DETAIL_HEIGHT: u16 = 8;
 /// While the request budget is low, one detail is asked for this often, so
 /// the budget is read anew without spending the reserve.
 const PAUSED_PROBE: time::Duration = time::Duration::seconds(20);
-/// The error type of a membership that is not (or no longer) active.
 
 /// The screen's requests: the list's pages, the role walk's pages, and a
 /// few lanes of member details, so that several load at once without
