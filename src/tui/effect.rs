@@ -11,7 +11,7 @@ use crate::tui::request::{Job, Message, Operation};
 
 pub use crate::tui::request::Slot;
 pub use crate::tui::services::SwitchedContext;
-pub use crate::tui::vocab::{ErrorInfo, Gate};
+pub use crate::tui::vocab::{ErrorInfo, ErrorKind, Gate};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExportFormat {

@@ -5,10 +5,11 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
 use super::app::{App, Identity, SavedViews};
+use super::notice_box::{NoticeSender, notice_box};
 use super::palette::{History, Palette};
 use super::review::start;
 use super::runtime::{self, Exit};
@@ -19,7 +20,7 @@ use super::services::{
 use super::settings::{AppSettings, TuiSettings, TuiSettingsError};
 use super::terminal::{self, RestoreOnDrop};
 use super::theme::ColorDepth;
-use super::vocab::{ClientNotice, ErrorInfo, notice};
+use super::vocab::{ErrorInfo, notice};
 use super::watchlist;
 use super::workspace_picker;
 use crate::api::Client;
@@ -200,19 +201,36 @@ pub async fn run_with(
     let mut app = App::new(identity, app_settings(settings));
     app.monitor.use_watchlist_file(watchlist_path);
     app.palette = Palette::with_history(History::load(History::default_path()));
-    let (notices_tx, notices_rx) = mpsc::unbounded_channel();
-    // The instant start: the newest snapshot's data, before the first frame.
-    let history = history.map(|config| {
-        let location = config
-            .location()
-            .unwrap_or_else(|_| crate::history::HistoryLocation::File(config.file()));
-        app.prepare_history(&location, &config, &workspace_id, clock.now());
-        HistoryAccess {
-            location,
-            config,
-            progress: Some(notices_tx.clone()),
+    let (notices_tx, notices_rx) = notice_box();
+    // The instant start: the newest snapshot's data, before the first frame
+    // (read on a blocking thread: the store waits for the disk or the database).
+    let history = match history {
+        Some(config) => {
+            let location = config
+                .location()
+                .unwrap_or_else(|_| crate::history::HistoryLocation::File(config.file()));
+            let (at, now) = (location.clone(), clock.now());
+            let (read_config, workspace) = (config.clone(), workspace_id.clone());
+            let started = tokio::task::spawn_blocking(move || {
+                start::read_start(&at, &read_config, &workspace, now)
+            })
+            .await;
+            match started {
+                Ok(started) => {
+                    app.apply_history_start(started, clock.now());
+                }
+                Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+                // The runtime is ending: there is no dashboard to start.
+                Err(_) => {}
+            }
+            Some(HistoryAccess {
+                location,
+                config,
+                progress: Some(notices_tx.clone()),
+            })
         }
-    });
+        None => None,
+    };
     let forward = forward_notices(&client, notices_tx.clone());
     let source = ClientServices {
         client,
@@ -224,19 +242,19 @@ pub async fn run_with(
         switching.args
     });
     app.set_views(views);
-    let current = Arc::new(RwLock::new(source));
-    let history = Arc::new(RwLock::new(history.map(HistoryDoor::new)));
+    let on_screen = Arc::new(RwLock::new(OnScreen {
+        source,
+        history: history.map(HistoryDoor::new),
+    }));
     let source = SwitchingServices {
-        current: current.clone(),
-        history: history.clone(),
+        on_screen: on_screen.clone(),
         switcher: args.map(|args| {
             Arc::new(Switcher {
                 args,
                 clock: clock.clone(),
                 notices: notices_tx,
                 forward: Mutex::new(forward),
-                current,
-                history,
+                on_screen,
             })
         }),
     };
@@ -249,19 +267,14 @@ pub async fn run_with(
 }
 
 /// Passes the client's notices (rate limit, retries) to the App.
-fn forward_notices(
-    client: &Client,
-    notices: mpsc::UnboundedSender<ClientNotice>,
-) -> JoinHandle<()> {
+fn forward_notices(client: &Client, notices: NoticeSender) -> JoinHandle<()> {
     let mut events = client.subscribe();
     tokio::spawn(async move {
         loop {
             match events.recv().await {
                 Ok(event) => {
-                    if let Some(notice) = notice(&event)
-                        && notices.send(notice).is_err()
-                    {
-                        break;
+                    if let Some(notice) = notice(&event) {
+                        notices.send(notice);
                     }
                 }
                 Err(broadcast::error::RecvError::Lagged(_)) => continue,
@@ -271,15 +284,31 @@ fn forward_notices(
     })
 }
 
+/// The context on screen: its client and its review history, swapped
+/// together by a switch under one lock, so a request never pairs one
+/// context's client with another's history.
+#[derive(Clone)]
+struct OnScreen {
+    source: ClientServices,
+    /// Replaced when the new context's history is elsewhere; while it stays,
+    /// so does the door (its connections, and its lock keeping background
+    /// snapshots to one at a time across switches).
+    history: Option<HistoryDoor>,
+}
+
+impl OnScreen {
+    fn services(&self) -> Services {
+        Services {
+            history: self.history.clone(),
+            ..self.source.services()
+        }
+    }
+}
+
 /// The services of the context on screen; a switch replaces them.
 #[derive(Clone)]
 pub struct SwitchingServices {
-    current: Arc<RwLock<ClientServices>>,
-    /// The review history of the context on screen, which a switch replaces
-    /// when the new context's is elsewhere; while it stays, so does the door
-    /// (its connections, and its lock keeping background snapshots to one at
-    /// a time across switches).
-    history: Arc<RwLock<Option<HistoryDoor>>>,
+    on_screen: Arc<RwLock<OnScreen>>,
     /// `None` in the demo: nothing to switch to.
     switcher: Option<Arc<Switcher>>,
 }
@@ -287,13 +316,11 @@ pub struct SwitchingServices {
 struct Switcher {
     args: GlobalArgs,
     clock: Clock,
-    notices: mpsc::UnboundedSender<ClientNotice>,
+    notices: NoticeSender,
     /// Forwards the notices of the client on screen.
     forward: Mutex<JoinHandle<()>>,
-    /// The services of the context on screen, which a switch replaces.
-    current: Arc<RwLock<ClientServices>>,
-    /// The history of the context on screen, which a switch replaces.
-    history: Arc<RwLock<Option<HistoryDoor>>>,
+    /// The context on screen, which a switch replaces.
+    on_screen: Arc<RwLock<OnScreen>>,
 }
 
 impl SwitchingServices {
@@ -306,28 +333,20 @@ impl SwitchingServices {
                 .abort();
         }
     }
-
-    fn current(&self) -> ClientServices {
-        self.current
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
 }
 
 impl ServiceSource for SwitchingServices {
     fn services(&self) -> Services {
         Services {
-            history: self
-                .history
-                .read()
-                .unwrap_or_else(PoisonError::into_inner)
-                .clone(),
             contexts: self
                 .switcher
                 .clone()
                 .map(|switcher| switcher as Arc<dyn ContextSwitch>),
-            ..self.current().services()
+            ..self
+                .on_screen
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .services()
         }
     }
 }
@@ -386,17 +405,16 @@ impl Switcher {
         );
         old.abort();
         *switcher
-            .current
+            .on_screen
             .write()
-            .unwrap_or_else(PoisonError::into_inner) = ClientServices {
-            client: session.client,
-            workspace_id: workspace,
-            clock: switcher.clock.clone(),
+            .unwrap_or_else(PoisonError::into_inner) = OnScreen {
+            source: ClientServices {
+                client: session.client,
+                workspace_id: workspace,
+                clock: switcher.clock.clone(),
+            },
+            history: Some(door),
         };
-        *switcher
-            .history
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Some(door);
         tracing::info!(context = %switched.name, workspace = %switched.workspace, "context switched");
         Ok(switched)
     }
@@ -411,9 +429,10 @@ impl Switcher {
         )?;
         let location = config.location().map_err(|error| error.to_string())?;
         let kept = self
-            .history
+            .on_screen
             .read()
             .unwrap_or_else(PoisonError::into_inner)
+            .history
             .clone()
             .filter(|door| door.history.location == location);
         Ok(kept.unwrap_or_else(|| {

@@ -12,6 +12,7 @@ pub mod launch;
 #[cfg(test)]
 mod layers;
 pub mod nav;
+pub mod notice_box;
 pub mod ops;
 pub mod palette;
 pub mod registry;

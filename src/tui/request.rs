@@ -249,6 +249,11 @@ impl Answer {
         }
     }
 
+    /// Whether the message is an `M` (its owner's), without opening it.
+    pub fn is<M: Message>(&self) -> bool {
+        (*self.message).is::<M>()
+    }
+
     /// The message and its token, when the message is an `M`; the answer
     /// back otherwise, for the next owner to open.
     pub fn open<M: Message>(self) -> Result<(u64, M), Self> {

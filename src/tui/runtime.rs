@@ -14,10 +14,10 @@ use tokio::task::JoinHandle;
 
 use super::app::{App, Msg};
 use super::effect::{Effect, Slot};
+use super::notice_box::NoticeReceiver;
 use super::services::ServiceSource;
 use super::signals::{EndSignal, Incoming, Signals, is_suspend_key, suspend};
 use super::terminal::{self, Tui};
-use super::vocab::ClientNotice;
 use crate::clock::Clock;
 use crate::text::Pasteable;
 
@@ -48,7 +48,7 @@ pub async fn run<E: ServiceSource>(
     app: &mut App,
     source: E,
     clock: Clock,
-    mut notices: mpsc::UnboundedReceiver<ClientNotice>,
+    mut notices: NoticeReceiver,
 ) -> std::io::Result<Exit> {
     let (replies_tx, mut replies) = mpsc::unbounded_channel::<Msg>();
     let mut inflight: HashMap<Slot, JoinHandle<()>> = HashMap::new();

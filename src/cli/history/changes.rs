@@ -79,9 +79,19 @@ fn pick(
 
 pub async fn run(args: ChangesArgs, local: &Local) -> Result<(), CliError> {
     let format = args.output.resolve();
-    let snapshots = local.store.list(&local.workspace)?;
+    let workspace = local.workspace.clone();
+    let snapshots = local
+        .store
+        .with(move |store| store.list(&workspace))
+        .await?;
     let (before, after) = pick(&snapshots, &args, &local.workspace)?;
-    let changes = diff(&local.store.load(&before)?, &local.store.load(&after)?);
+    let (from, to) = (before.clone(), after.clone());
+    let changes = local
+        .store
+        .with(move |store| {
+            Ok::<_, crate::history::HistoryError>(diff(&store.load(&from)?, &store.load(&to)?))
+        })
+        .await?;
     let alarming: BTreeMap<usize, (ChangeKind, usize)> = changes
         .iter()
         .filter(|change| args.fail_on.contains(&change.kind))

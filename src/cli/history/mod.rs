@@ -11,6 +11,8 @@ mod snapshot;
 
 pub use args::HistoryCommand;
 
+use std::sync::{Arc, Mutex, PoisonError};
+
 use crate::config::{Context, LoadedConfig, SettingsError};
 use crate::history::{HistoryConfig, HistoryError, HistoryLocation, Store};
 
@@ -24,20 +26,15 @@ pub async fn execute(command: HistoryCommand, global: &GlobalArgs) -> Result<(),
         HistoryCommand::Snapshot(args) => snapshot::run(args, global).await,
         HistoryCommand::Changes(args) => changes::run(args, &Local::open(global).await?).await,
         HistoryCommand::Reviewed(command) => {
-            reviewed::run(command, &mut Local::open(global).await?, global).await
+            reviewed::run(command, &Local::open(global).await?, global).await
         }
         HistoryCommand::History(args::HistoryAdmin::Copy { to }) => {
-            // The blocking driver runs its own runtime: off this one.
             let global = global.clone();
-            tokio::task::spawn_blocking(move || copy::run(&to, &global))
-                .await
-                .map_err(|error| CliError::Usage(format!("history copy stopped: {error}")))?
+            off_runtime(move || copy::run(&to, &global)).await
         }
         HistoryCommand::History(args::HistoryAdmin::Migrate { dry_run }) => {
             let global = global.clone();
-            tokio::task::spawn_blocking(move || migrate::run(dry_run, &global))
-                .await
-                .map_err(|error| CliError::Usage(format!("history migrate stopped: {error}")))?
+            off_runtime(move || migrate::run(dry_run, &global)).await
         }
     }
 }
@@ -67,6 +64,58 @@ fn history_config(
     })
 }
 
+/// Runs `job` on a blocking thread, never on the runtime's own: a store
+/// waits (for the disk, the database, a workspace's lock for minutes).
+async fn off_runtime<T, E>(
+    job: impl FnOnce() -> Result<T, E> + Send + 'static,
+) -> Result<T, CliError>
+where
+    T: Send + 'static,
+    E: Into<CliError> + Send + 'static,
+{
+    match tokio::task::spawn_blocking(job).await {
+        Ok(done) => done.map_err(Into::into),
+        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+        Err(error) => Err(CliError::Cancelled(format!("the history's work: {error}"))),
+    }
+}
+
+/// The history as a command holds it: each use of the store runs
+/// [`off_runtime`], in turn.
+#[derive(Clone)]
+struct HeldStore {
+    store: Arc<Mutex<Store>>,
+    /// Where it is, for a person (never a password).
+    described: String,
+}
+
+impl HeldStore {
+    async fn open(location: HistoryLocation) -> Result<Self, CliError> {
+        let store = off_runtime(move || open_store(&location)).await?;
+        Ok(Self {
+            described: store.describe(),
+            store: Arc::new(Mutex::new(store)),
+        })
+    }
+
+    fn describe(&self) -> &str {
+        &self.described
+    }
+
+    /// Runs `job` on the store, on a blocking thread.
+    async fn with<T, E>(
+        &self,
+        job: impl FnOnce(&mut Store) -> Result<T, E> + Send + 'static,
+    ) -> Result<T, CliError>
+    where
+        T: Send + 'static,
+        E: Into<CliError> + Send + 'static,
+    {
+        let store = Arc::clone(&self.store);
+        off_runtime(move || job(&mut store.lock().unwrap_or_else(PoisonError::into_inner))).await
+    }
+}
+
 /// Opens the history; a weak `sslmode` chosen for a remote database is said
 /// on stderr first.
 fn open_store(location: &HistoryLocation) -> Result<Store, HistoryError> {
@@ -82,7 +131,7 @@ fn open_store(location: &HistoryLocation) -> Result<Store, HistoryError> {
 struct Local {
     workspace: String,
     config: HistoryConfig,
-    store: Store,
+    store: HeldStore,
 }
 
 impl Local {
@@ -94,7 +143,7 @@ impl Local {
         let unconfigured = match Session::local_workspace(global) {
             Ok((loaded, context, workspace)) => {
                 let config = history_config(&loaded, &context, global)?;
-                let store = open_store(&config.location()?)?;
+                let store = HeldStore::open(config.location()?).await?;
                 return Ok(Self {
                     workspace,
                     config,
@@ -111,7 +160,7 @@ impl Local {
             })
             .map_err(SessionError::from)?;
         let config = history_config(&loaded, &context, global)?;
-        let store = open_store(&config.location()?)?;
+        let store = HeldStore::open(config.location()?).await?;
         // A key that reaches workspaces decides, as for `inventory`.
         if let Ok(session) = Session::connect(global) {
             match resolve_workspace(&session).await {
@@ -126,7 +175,7 @@ impl Local {
                 Err(other) => return Err(other),
             }
         }
-        match store.workspaces()?.as_slice() {
+        match store.with(|store| store.workspaces()).await?.as_slice() {
             [only] => {
                 crate::stderr::line(format_args!(
                     "using workspace {}, the only one in {}",

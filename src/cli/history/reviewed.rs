@@ -31,20 +31,26 @@ fn finished(read: Result<(), HistoryError>, failed: Option<OutputError>) -> Resu
 
 pub async fn run(
     command: ReviewedCommand,
-    local: &mut Local,
+    local: &Local,
     global: &GlobalArgs,
 ) -> Result<(), CliError> {
+    let workspace = local.workspace.clone();
     match command {
-        ReviewedCommand::List { output } => write_each(output.resolve(), |write| {
-            let mut failed = None;
-            let read =
-                local
-                    .store
-                    .each_reviewed_mark(&local.workspace, MarkScope::All, &mut |mark| {
-                        write(mark).map_err(|error| stop(&mut failed, error))
-                    });
-            finished(read, failed)
-        }),
+        ReviewedCommand::List { output } => {
+            local
+                .store
+                .with(move |store| {
+                    write_each(output.resolve(), |write| {
+                        let mut failed = None;
+                        let read =
+                            store.each_reviewed_mark(&workspace, MarkScope::All, &mut |mark| {
+                                write(mark).map_err(|error| stop(&mut failed, error))
+                            });
+                        finished(read, failed)
+                    })
+                })
+                .await
+        }
         ReviewedCommand::Mark {
             project_id,
             note,
@@ -59,8 +65,11 @@ pub async fn run(
                 reviewer: local.config.reviewer_name(),
                 seen,
             };
-            let mark = local.store.mark_reviewed(&local.workspace, &new, now)?;
             let live_state = new.seen.is_some();
+            let mark = local
+                .store
+                .with(move |store| store.mark_reviewed(&workspace, &new, now))
+                .await?;
             let what = match (said, mark.reviewed_state_at) {
                 (Said::Live, _) if live_state => {
                     "marked reviewed as the service shows it now (read live)".to_owned()
@@ -80,7 +89,10 @@ pub async fn run(
             write_one(&mark, format, None, |width| fields_table(&mark, width))
         }
         ReviewedCommand::Log { verify: true, .. } => {
-            let entries = local.store.check_review_log(&local.workspace)?;
+            let entries = local
+                .store
+                .with(move |store| store.check_review_log(&workspace))
+                .await?;
             crate::stderr::line(format_args!(
                 "the review log of workspace {} in {} is intact: {entries} entries, each chained to the one before",
                 local.workspace,
@@ -90,25 +102,34 @@ pub async fn run(
         }
         ReviewedCommand::Log {
             project_id, output, ..
-        } => write_each(output.resolve(), |write| {
-            let mut failed = None;
-            let read = local.store.each_review_entry(
-                &local.workspace,
-                project_id.as_deref(),
-                LogRead::Shown,
-                &mut |entry| write(entry).map_err(|error| stop(&mut failed, error)),
-            );
-            finished(read, failed)
-        }),
+        } => {
+            local
+                .store
+                .with(move |store| {
+                    write_each(output.resolve(), |write| {
+                        let mut failed = None;
+                        let read = store.each_review_entry(
+                            &workspace,
+                            project_id.as_deref(),
+                            LogRead::Shown,
+                            &mut |entry| write(entry).map_err(|error| stop(&mut failed, error)),
+                        );
+                        finished(read, failed)
+                    })
+                })
+                .await
+        }
         ReviewedCommand::Unmark { project_id } => {
             let reviewer = local.config.reviewer_name();
             let now = OffsetDateTime::now_utc();
-            if local.store.unmark_reviewed(
-                &local.workspace,
-                &project_id,
-                reviewer.as_deref(),
-                now,
-            )? {
+            let project = project_id.clone();
+            let removed = local
+                .store
+                .with(move |store| {
+                    store.unmark_reviewed(&workspace, &project, reviewer.as_deref(), now)
+                })
+                .await?;
+            if removed {
                 crate::stderr::line(format_args!(
                     "project {project_id} is no longer marked reviewed"
                 ));
@@ -162,9 +183,11 @@ async fn seen_now(
         }
         Err(error) => return Err(error.into()),
     };
+    let (workspace, project_id) = (local.workspace.clone(), project_id.to_owned());
     let seen = local
         .store
-        .latest_project_state(&local.workspace, project_id)?
+        .with(move |store| store.latest_project_state(&workspace, &project_id))
+        .await?
         .map(|(_, state)| SeenState {
             state: state.with_project(&project),
             read_at: now,

@@ -6,7 +6,7 @@ use std::time::Duration;
 use time::OffsetDateTime;
 
 use super::args::{SnapshotArgs, SnapshotCommand};
-use super::{Local, history_config};
+use super::{HeldStore, Local, history_config};
 use crate::cli::exit::CliError;
 use crate::cli::print::{Output, write_list, write_one};
 use crate::cli::progress::Progress;
@@ -15,7 +15,7 @@ use crate::cli::workspaces::resolve_workspace;
 use crate::formats::row::when;
 use crate::history::walk::{self, WalkEvent, WalkOptions};
 use crate::history::{
-    CLOCK_SKEW, Freshness, LockWait, Retention, SnapshotInfo, Store, WorkspaceLock,
+    CLOCK_SKEW, Freshness, HistoryError, LockWait, Retention, SnapshotInfo, Store, WorkspaceLock,
 };
 use crate::session::{GlobalArgs, Session};
 
@@ -23,7 +23,11 @@ pub async fn run(args: SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError
     match args.command.clone() {
         Some(SnapshotCommand::List { output }) => {
             let local = Local::open(global).await?;
-            let snapshots = local.store.list(&local.workspace)?;
+            let workspace = local.workspace.clone();
+            let snapshots = local
+                .store
+                .with(move |store| store.list(&workspace))
+                .await?;
             let format = output.resolve();
             let stream = futures::stream::iter(snapshots.into_iter().map(Ok));
             write_list(stream, format, None, &Progress::hidden()).await
@@ -32,7 +36,7 @@ pub async fn run(args: SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError
             keep,
             older_than_days,
         }) => {
-            let mut local = Local::open(global).await?;
+            let local = Local::open(global).await?;
             let configured = local.config.retention();
             let retention = Retention {
                 max_age: older_than_days.map_or(configured.max_age, |days| {
@@ -40,11 +44,14 @@ pub async fn run(args: SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError
                 }),
                 max_snapshots: keep.unwrap_or(configured.max_snapshots),
             };
-            let removed =
-                local
-                    .store
-                    .prune(&local.workspace, retention, OffsetDateTime::now_utc())?;
-            let left = local.store.list(&local.workspace)?.len();
+            let workspace = local.workspace.clone();
+            let (removed, left) = local
+                .store
+                .with(move |store| {
+                    let removed = store.prune(&workspace, retention, OffsetDateTime::now_utc())?;
+                    Ok::<_, HistoryError>((removed, store.list(&workspace)?.len()))
+                })
+                .await?;
             crate::stderr::line(format_args!("pruned {removed} snapshots; {left} kept"));
             Ok(())
         }
@@ -102,14 +109,16 @@ const CONNECTION_CHECK_EVERY: Duration = Duration::from_secs(2);
 /// Runs `walk`, asking `store` every [`CONNECTION_CHECK_EVERY`] whether its
 /// connection is still there; the first "no" ends the walk with that error.
 async fn while_connected<T>(
-    store: &mut Store,
+    store: &HeldStore,
     walk: impl std::future::Future<Output = Result<T, CliError>>,
 ) -> Result<T, CliError> {
     let mut walk = std::pin::pin!(walk);
     loop {
         tokio::select! {
             done = &mut walk => return done,
-            () = tokio::time::sleep(CONNECTION_CHECK_EVERY) => store.still_connected()?,
+            () = tokio::time::sleep(CONNECTION_CHECK_EVERY) => {
+                store.with(|store| store.still_connected()).await?;
+            }
         }
     }
 }
@@ -142,10 +151,10 @@ async fn take(args: &SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError> 
     let config = history_config(&session.config, &session.context, global)?;
     // Open the history before walking: one that cannot be written fails
     // before any request is spent.
-    let mut store = super::open_store(&config.location()?)?;
+    let store = HeldStore::open(config.location()?).await?;
     // Two snapshots of one workspace never interleave: the second waits for
     // the first (and then walks after it), or skips.
-    if store.lock_workspace(&workspace, LockWait::No)? == WorkspaceLock::Busy {
+    if lock(&store, &workspace, LockWait::No).await? == WorkspaceLock::Busy {
         let shown = crate::text::escape_invisible(&workspace);
         if args.skip_if_busy {
             say.line(format_args!(
@@ -159,7 +168,7 @@ async fn take(args: &SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError> 
             store.describe()
         ));
         let wait = LockWait::UpTo(args.lock_timeout);
-        if store.lock_workspace(&workspace, wait)? == WorkspaceLock::TimedOut {
+        if lock(&store, &workspace, wait).await? == WorkspaceLock::TimedOut {
             return Err(CliError::LockTimeout(format!(
                 "another snapshot of workspace {shown} in {} held its lock for all of --lock-timeout {}; \
                  no snapshot taken (a job that froze holds it until it ends: see `pg_locks` or the lock file)",
@@ -169,8 +178,11 @@ async fn take(args: &SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError> 
         }
     }
     // After the lock: a job that waited for another's snapshot finds it fresh.
+    let held = workspace.clone();
     if let Some(max_age) = args.if_older_than
-        && let Some(fresh) = fresh_enough(&store, &workspace, max_age, OffsetDateTime::now_utc())?
+        && let Some(fresh) = store
+            .with(move |store| fresh_enough(store, &held, max_age, OffsetDateTime::now_utc()))
+            .await?
     {
         say.line(format_args!(
             "snapshot {} of workspace {} was taken {} UTC, within {}: nothing recorded",
@@ -181,10 +193,13 @@ async fn take(args: &SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError> 
         ));
         return Ok(());
     }
-    let previous = match store.latest_snapshot(&workspace)? {
-        Some(info) => Some(store.load(&info)?),
-        None => None,
-    };
+    let held = workspace.clone();
+    let previous = store
+        .with(move |store| match store.latest_snapshot(&held)? {
+            Some(info) => store.load(&info).map(Some),
+            None => Ok(None),
+        })
+        .await?;
     let (progress, _task) =
         Progress::start_job(&session.client, "snapshot", on_terminal, args.verbose);
     let window = Duration::from_secs(config.rate_window_secs);
@@ -210,10 +225,16 @@ async fn take(args: &SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError> 
             WalkEvent::Items(count) => progress.items(count),
         },
     );
-    let (capture, report) = while_connected(&mut store, async { Ok(walk.await?) }).await?;
+    let (capture, report) = while_connected(&store, async { Ok(walk.await?) }).await?;
     progress.clear();
-    let info = store.record(&capture, config.retention())?;
-    store.unlock_workspace(&workspace)?;
+    let (held, retention) = (workspace.clone(), config.retention());
+    let info = store
+        .with(move |store| {
+            let info = store.record(&capture, retention)?;
+            store.unlock_workspace(&held)?;
+            Ok::<_, HistoryError>(info)
+        })
+        .await?;
     if report.detail_failures > 0 {
         crate::stderr::line(format_args!(
             "warning: {} member or project reads failed; those names or audience targets are unknown in this snapshot",
@@ -247,6 +268,19 @@ async fn take(args: &SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError> 
     Ok(())
 }
 
+/// Takes the workspace's snapshot lock, waiting as `wait` says (minutes,
+/// maybe) on a blocking thread.
+async fn lock(
+    store: &HeldStore,
+    workspace: &str,
+    wait: LockWait,
+) -> Result<WorkspaceLock, CliError> {
+    let workspace = workspace.to_owned();
+    store
+        .with(move |store| store.lock_workspace(&workspace, wait))
+        .await
+}
+
 /// `10m`, `90s`, `1h30m`: a duration as `--lock-timeout` takes it.
 fn describe_wait(wait: Duration) -> String {
     let secs = wait.as_secs();
@@ -261,5 +295,45 @@ fn describe_wait(wait: Duration) -> String {
         format!("{} ms", wait.as_millis())
     } else {
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::HistoryLocation;
+
+    /// A snapshot job waiting minutes for another's lock leaves the runtime's
+    /// one thread free: here the holder lets go from a task on that thread.
+    #[test]
+    fn a_wait_for_the_workspace_lock_leaves_the_runtime_free() {
+        let dir = tempfile::tempdir().unwrap();
+        let location = HistoryLocation::File(dir.path().join("history.sqlite3"));
+        let mut holder = Store::open_at(&location).unwrap();
+        assert_eq!(
+            holder.lock_workspace("w1", LockWait::No).unwrap(),
+            WorkspaceLock::Taken
+        );
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let outcome = runtime.block_on(async {
+            let store = HeldStore::open(location.clone()).await.unwrap();
+            let waiting = lock(&store, "w1", LockWait::UpTo(Duration::from_secs(20)));
+            let release = async {
+                tokio::task::yield_now().await;
+                holder.unlock_workspace("w1").unwrap();
+            };
+            tokio::join!(waiting, release).0.unwrap()
+        });
+        // Blocking the runtime's thread, the wait would outlast the holder: TimedOut.
+        assert!(
+            matches!(
+                outcome,
+                WorkspaceLock::Taken | WorkspaceLock::TakenAfterWaiting
+            ),
+            "{outcome:?}"
+        );
     }
 }

@@ -43,7 +43,10 @@ impl Backend for PgStore {
         capture: &Capture,
         retention: Retention,
     ) -> Result<SnapshotInfo, HistoryError> {
-        self.run(|client| {
+        // The job outlives no borrow: the walk is handed over whole.
+        let capture = capture.clone();
+        self.run(move |client| {
+            let capture = &capture;
             let mut transaction = client.transaction()?;
             let info = write::record(&mut transaction, capture, retention)?;
             transaction.commit()?;
@@ -57,9 +60,10 @@ impl Backend for PgStore {
         retention: Retention,
         now: OffsetDateTime,
     ) -> Result<usize, HistoryError> {
-        self.run(|client| {
+        let workspace_id = workspace_id.to_owned();
+        self.run(move |client| {
             let mut transaction = client.transaction()?;
-            let removed = write::prune(&mut transaction, workspace_id, retention, now)?;
+            let removed = write::prune(&mut transaction, &workspace_id, retention, now)?;
             transaction.commit()?;
             Ok(removed)
         })
@@ -74,7 +78,7 @@ impl Backend for PgStore {
             return Ok(WorkspaceLock::Taken);
         }
         let key = workspace_lock_key(workspace_id);
-        let outcome = self.run(|client| {
+        let outcome = self.run(move |client| {
             let row = client.query_one("SELECT pg_try_advisory_lock($1) AS taken", &[&key])?;
             let taken: bool = column(&row, "", 0)?;
             if taken {
@@ -129,7 +133,7 @@ impl Backend for PgStore {
             return Ok(());
         }
         let key = workspace_lock_key(workspace_id);
-        self.run(|client| {
+        self.run(move |client| {
             client.execute("SELECT pg_advisory_unlock($1)", &[&key])?;
             Ok(())
         })
@@ -141,9 +145,11 @@ impl Backend for PgStore {
         marks: &[NewMark],
         now: OffsetDateTime,
     ) -> Result<Vec<ReviewMark>, HistoryError> {
-        self.run(|client| {
+        let (workspace_id, marks) = (workspace_id.to_owned(), marks.to_vec());
+        self.run(move |client| {
+            let workspace_id = workspace_id.as_str();
             let mut transaction = client.transaction()?;
-            write::mark_all(&mut transaction, workspace_id, marks, now)?;
+            write::mark_all(&mut transaction, workspace_id, &marks, now)?;
             transaction.commit()?;
             let wanted: Vec<String> = marks.iter().map(|mark| mark.project_id.clone()).collect();
             let mut made = Vec::new();
@@ -167,9 +173,17 @@ impl Backend for PgStore {
         reviewer: Option<&str>,
         now: OffsetDateTime,
     ) -> Result<bool, HistoryError> {
-        self.run(|client| {
+        let (workspace_id, project_id) = (workspace_id.to_owned(), project_id.to_owned());
+        let reviewer = reviewer.map(str::to_owned);
+        self.run(move |client| {
             let mut transaction = client.transaction()?;
-            let marked = write::unmark(&mut transaction, workspace_id, project_id, reviewer, now)?;
+            let marked = write::unmark(
+                &mut transaction,
+                &workspace_id,
+                &project_id,
+                reviewer.as_deref(),
+                now,
+            )?;
             transaction.commit()?;
             Ok(marked)
         })
@@ -181,7 +195,12 @@ impl Backend for PgStore {
         scope: MarkScope<'_>,
         each: &mut EachItem<'_, ReviewMark>,
     ) -> Result<(), HistoryError> {
-        self.run(|client| read::each_mark(client, workspace_id, scope, each))
+        let workspace_id = workspace_id.to_owned();
+        let scope = OwnedScope::from(scope);
+        self.worker.stream(
+            move |client, relay| read::each_mark(client, &workspace_id, scope.borrowed(), relay),
+            each,
+        )
     }
 
     fn each_review_entry(
@@ -191,7 +210,13 @@ impl Backend for PgStore {
         read: LogRead,
         each: &mut EachItem<'_, ReviewEntry>,
     ) -> Result<(), HistoryError> {
-        self.run(|client| read::each_entry(client, workspace_id, project_id, read, each))
+        let (workspace_id, project_id) = (workspace_id.to_owned(), project_id.map(str::to_owned));
+        self.worker.stream(
+            move |client, relay| {
+                read::each_entry(client, &workspace_id, project_id.as_deref(), read, relay)
+            },
+            each,
+        )
     }
 
     fn each_chain_row(
@@ -199,7 +224,24 @@ impl Backend for PgStore {
         workspace_id: &str,
         each: &mut (dyn FnMut(ChainRow) -> bool + Send),
     ) -> Result<(), HistoryError> {
-        self.run(|client| read::each_chain_row(client, workspace_id, each))
+        let workspace_id = workspace_id.to_owned();
+        let relayed = self.worker.stream(
+            move |client, relay| {
+                read::each_chain_row(client, &workspace_id, &mut |row| relay(row).is_ok())
+            },
+            &mut |row| {
+                if each(row) {
+                    Ok(())
+                } else {
+                    Err(HistoryError::Stopped)
+                }
+            },
+        );
+        // `each` said it had read enough: the read is done, not failed.
+        match relayed {
+            Err(HistoryError::Stopped) => Ok(()),
+            other => other,
+        }
     }
 
     fn import_review_log(
@@ -207,16 +249,18 @@ impl Backend for PgStore {
         workspace_id: &str,
         entries: &[ReviewEntry],
     ) -> Result<usize, HistoryError> {
-        self.run(|client| {
+        let (workspace_id, entries) = (workspace_id.to_owned(), entries.to_vec());
+        self.run(move |client| {
             let mut transaction = client.transaction()?;
-            let added = write::import_log(&mut transaction, workspace_id, entries)?;
+            let added = write::import_log(&mut transaction, &workspace_id, &entries)?;
             transaction.commit()?;
             Ok(added)
         })
     }
 
     fn list(&self, workspace_id: &str) -> Result<Vec<SnapshotInfo>, HistoryError> {
-        self.run(|client| read::list(client, workspace_id))
+        let workspace_id = workspace_id.to_owned();
+        self.run(move |client| read::list(client, &workspace_id))
     }
 
     fn workspaces(&self) -> Result<Vec<String>, HistoryError> {
@@ -228,19 +272,20 @@ impl Backend for PgStore {
         workspace_id: &str,
         reference: &SnapshotRef,
     ) -> Result<Option<SnapshotInfo>, HistoryError> {
-        self.run(|client| read::resolve(client, workspace_id, reference))
+        let (workspace_id, reference) = (workspace_id.to_owned(), reference.clone());
+        self.run(move |client| read::resolve(client, &workspace_id, &reference))
     }
 
     fn insights(&self, snapshot_id: i64) -> Result<Option<Insights>, HistoryError> {
-        self.run(|client| read::insights(client, snapshot_id))
+        self.run(move |client| read::insights(client, snapshot_id))
     }
 
     fn projects(&self, snapshot_id: i64) -> Result<Vec<ProjectState>, HistoryError> {
-        self.run(|client| read::listed(client, snapshot_id))
+        self.run(move |client| read::listed(client, snapshot_id))
     }
 
     fn members(&self, snapshot_id: i64) -> Result<Vec<MemberState>, HistoryError> {
-        self.run(|client| read::listed(client, snapshot_id))
+        self.run(move |client| read::listed(client, snapshot_id))
     }
 
     fn project_in(
@@ -248,10 +293,38 @@ impl Backend for PgStore {
         snapshot_id: i64,
         project_id: &str,
     ) -> Result<Option<ProjectState>, HistoryError> {
-        self.run(|client| read::project_in(client, snapshot_id, project_id))
+        let project_id = project_id.to_owned();
+        self.run(move |client| read::project_in(client, snapshot_id, &project_id))
     }
 
     fn first_page(&self, snapshot_id: i64) -> Result<Option<Vec<InventoryItem>>, HistoryError> {
-        self.run(|client| read::first_page(client, snapshot_id))
+        self.run(move |client| read::first_page(client, snapshot_id))
+    }
+}
+
+/// [`MarkScope`] owned, to travel to the connection's thread.
+enum OwnedScope {
+    All,
+    Projects(Vec<String>),
+    Shown,
+}
+
+impl From<MarkScope<'_>> for OwnedScope {
+    fn from(scope: MarkScope<'_>) -> Self {
+        match scope {
+            MarkScope::All => Self::All,
+            MarkScope::Projects(ids) => Self::Projects(ids.to_vec()),
+            MarkScope::Shown => Self::Shown,
+        }
+    }
+}
+
+impl OwnedScope {
+    fn borrowed(&self) -> MarkScope<'_> {
+        match self {
+            Self::All => MarkScope::All,
+            Self::Projects(ids) => MarkScope::Projects(ids),
+            Self::Shown => MarkScope::Shown,
+        }
     }
 }

@@ -7,6 +7,7 @@
 //! contract calls eventually consistent (lists, insights, members), which sees each
 //! write only `consistency_lag` later.
 
+mod children;
 mod data;
 mod file;
 mod index_cache;
@@ -202,20 +203,8 @@ impl Store {
             for p in &fixture.projects {
                 insert.execute(params![p.id, p.workspace_id, serde_json::to_string(p)?])?;
             }
-            let mut insert =
-                tx.prepare("INSERT INTO pii_findings (id, project_id, doc) VALUES (?1, ?2, ?3)")?;
-            for f in &fixture.pii_findings {
-                insert.execute(params![
-                    f.finding.id,
-                    f.project_id,
-                    serde_json::to_string(f)?
-                ])?;
-            }
-            let mut insert =
-                tx.prepare("INSERT INTO security_scans (id, project_id, doc) VALUES (?1, ?2, ?3)")?;
-            for s in &fixture.scans {
-                insert.execute(params![s.scan.id, s.project_id, serde_json::to_string(s)?])?;
-            }
+            children::insert_all(&tx, &fixture.pii_findings)?;
+            children::insert_all(&tx, &fixture.scans)?;
         }
         tx.commit()?;
         let data = load(&conn)?;
@@ -328,13 +317,11 @@ fn persist(conn: &mut Connection, changes: &[Change]) -> Result<(), StoreError> 
             Change::DeleteProject {
                 id, soft: false, ..
             } => {
-                tx.execute("DELETE FROM pii_findings WHERE project_id = ?1", [id])?;
-                tx.execute("DELETE FROM security_scans WHERE project_id = ?1", [id])?;
+                children::delete_of::<PiiRec>(&tx, id)?;
+                children::delete_of::<ScanRec>(&tx, id)?;
                 tx.execute("DELETE FROM projects WHERE id = ?1", [id])?;
             }
-            Change::PutDeployment(d) => {
-                upsert_doc(&tx, UPSERT_DEPLOYMENT, &d.id, &d.project_id, d)?
-            }
+            Change::PutDeployment(d) => children::upsert(&tx, d)?,
         }
     }
     tx.commit()?;
@@ -342,8 +329,6 @@ fn persist(conn: &mut Connection, changes: &[Change]) -> Result<(), StoreError> 
 }
 
 const UPSERT_PROJECT: &str = "INSERT INTO projects (id, workspace_id, doc) VALUES (?1, ?2, ?3)
-     ON CONFLICT(id) DO UPDATE SET doc = excluded.doc";
-const UPSERT_DEPLOYMENT: &str = "INSERT INTO deployments (id, project_id, doc) VALUES (?1, ?2, ?3)
      ON CONFLICT(id) DO UPDATE SET doc = excluded.doc";
 
 /// Writes a record's JSON document, replacing the one of the same id: `sql`
@@ -408,19 +393,12 @@ fn load(conn: &Connection) -> Result<Data, StoreError> {
     for p in docs::<ProjectRec>(conn, "SELECT doc FROM projects WHERE deleted_at IS NULL")? {
         data.projects.insert(p.id.clone(), p);
     }
-    for d in docs::<DeploymentRec>(conn, "SELECT doc FROM deployments")? {
+    for d in children::load_all::<DeploymentRec>(conn)? {
         data.deployments.insert(d.id.clone(), d);
     }
-    for f in docs::<PiiRec>(conn, "SELECT doc FROM pii_findings")? {
-        if data.projects.contains_key(&f.project_id) {
-            data.pii.entry(f.project_id.clone()).or_default().push(f);
-        }
-    }
-    for s in docs::<ScanRec>(conn, "SELECT doc FROM security_scans")? {
-        if data.projects.contains_key(&s.project_id) {
-            data.scans.entry(s.project_id.clone()).or_default().push(s);
-        }
-    }
+    let live = |project_id: &str| data.projects.contains_key(project_id);
+    data.pii = children::load_by_project(conn, live)?;
+    data.scans = children::load_by_project(conn, live)?;
     data.derive();
     Ok(data)
 }
@@ -463,12 +441,8 @@ fn validate_fixture(fixture: &Fixture) -> Result<(), StoreError> {
         projects.add(&p.id)?;
         workspaces.named_by("project", &p.id, &p.workspace_id)?;
     }
-    for f in &fixture.pii_findings {
-        projects.named_by("PII finding", &f.finding.id, &f.project_id)?;
-    }
-    for s in &fixture.scans {
-        projects.named_by("scan", &s.scan.id, &s.project_id)?;
-    }
+    projects.children_named(&fixture.pii_findings)?;
+    projects.children_named(&fixture.scans)?;
     Ok(())
 }
 
@@ -502,6 +476,13 @@ impl<'a> Known<'a> {
         ensure(self.1.contains(id), || {
             format!("{what} {record:?} names unknown {} {id:?}", self.0)
         })
+    }
+
+    /// Every one of `records` names a known project.
+    fn children_named<T: children::ChildRecord>(&self, records: &[T]) -> Result<(), StoreError> {
+        records
+            .iter()
+            .try_for_each(|record| self.named_by(T::WHAT, record.id(), record.project_id()))
     }
 }
 

@@ -39,6 +39,26 @@ macro_rules! route {
 }
 
 impl App {
+    /// Every owner whose message type `answer` carries, as `handle_answer`
+    /// and `route` try them (the App's parts, then the tabs' screens):
+    /// routing hands it to the first, so there must be exactly one.
+    pub fn owners_of(answer: &Answer) -> Vec<&'static str> {
+        let parts = [
+            ("contexts", answer.is::<ContextMsg>()),
+            ("app", answer.is::<AppMsg>()),
+            ("history", answer.is::<HistoryMsg>()),
+            ("views", answer.is::<ViewWritten>()),
+            ("export", answer.is::<ListExported>()),
+            ("project", answer.is::<project::Msg>()),
+        ];
+        let mut owners: Vec<&'static str> = parts
+            .into_iter()
+            .filter_map(|(owner, takes)| takes.then_some(owner))
+            .collect();
+        owners.extend(Self::tab_owners_of(answer));
+        owners
+    }
+
     /// An answer: to the owner of its message. True when anything changed.
     pub(super) fn handle_answer(&mut self, answer: Answer, turn: &mut Turn<'_>) -> bool {
         let slot = answer.slot;
@@ -178,7 +198,9 @@ impl App {
 /// membership is not active, a search that is no project's id.
 fn expected_absence(slot: Slot, error: &ErrorInfo) -> bool {
     match slot {
-        slot if slot.is(members::DETAIL) => error.kind.as_deref() == Some("member_not_found"),
+        slot if slot.is(members::DETAIL) => {
+            error.is_service(crate::api::model::ErrorType::MemberNotFound)
+        }
         // A service without the workspace read (DESIGN.md: fall back, never
         // fail a screen): the header just shows no plan.
         slot if slot == WORKSPACE => error.status == Some(404),

@@ -21,7 +21,7 @@ use crate::tui::widgets::{ago, centered};
 /// An error in one line: its type once, then what is missing (a scope, a plan).
 fn status_error_text(error: &crate::tui::effect::ErrorInfo) -> String {
     use crate::tui::effect::Gate;
-    let kind = error.kind.as_deref().unwrap_or("error");
+    let kind = error.kind_str();
     let mut text = if error.summary.starts_with(kind) {
         error.summary.clone()
     } else {

@@ -105,7 +105,7 @@ impl App {
     /// A budget problem goes to the error log, which says what happened and why.
     fn record_budget_problem(&mut self, summary: String, now: OffsetDateTime) {
         self.record_error(ErrorInfo {
-            kind: Some("request_budget".into()),
+            kind: Some(crate::tui::effect::ErrorKind::RequestBudget),
             ..ErrorInfo::local(summary, now)
         });
     }

@@ -39,6 +39,17 @@ macro_rules! lookups {
                 )+
                 Err(answer)
             }
+
+            /// The tabs' screens whose message type `answer` carries.
+            pub(super) fn tab_owners_of(answer: &Answer) -> Vec<&'static str> {
+                let mut owners = Vec::new();
+                $(
+                    if answer.is::<crate::tui::screens::$field::Msg>() {
+                        owners.push(stringify!($field));
+                    }
+                )+
+                owners
+            }
         }
     };
 }

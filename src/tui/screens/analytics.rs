@@ -29,7 +29,6 @@ use crate::tui::widgets::menu::{Menu, MenuOutcome};
 pub const MAX_RANGE_DAYS: i64 = 365;
 /// Some projects keep analytics this many days (contract, Limits).
 pub const RETENTION_DAYS: i64 = 90;
-const ANALYTICS_NOT_FOUND: &str = "analytics_not_found";
 
 /// A date range as the user chose it; presets end today and move with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -358,7 +357,7 @@ impl Screen for AnalyticsScreen {
         };
         match (&self.breakdowns.data, &self.breakdowns.error) {
             (_, Some(error)) => {
-                let text = if error.kind.as_deref() == Some(ANALYTICS_NOT_FOUND) {
+                let text = if error.is_service(crate::api::model::ErrorType::AnalyticsNotFound) {
                     vec![
                         Line::from(Span::styled(
                             crate::tui::vocab::ANALYTICS_NOT_FOUND,

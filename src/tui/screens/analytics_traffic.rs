@@ -153,7 +153,9 @@ impl TrafficPanel {
         let Some(data) = &self.data else {
             let text = match &self.error {
                 // The breakdowns below say why there are no analytics at all.
-                Some(error) if error.kind.as_deref() == Some("analytics_not_found") => {
+                Some(error)
+                    if error.is_service(crate::api::model::ErrorType::AnalyticsNotFound) =>
+                {
                     vec![Line::from(Span::styled("No traffic over time.", theme.dim))]
                 }
                 Some(error) => error_text(error, theme),

@@ -185,7 +185,7 @@ pub fn error_text(error: &ErrorInfo, theme: &Theme) -> Vec<Line<'static>> {
     }
     let mut facts = Vec::new();
     if let Some(kind) = &error.kind {
-        facts.push(format!("type {}", sanitize_line(kind)));
+        facts.push(format!("type {}", sanitize_line(kind.as_str())));
     }
     if let Some(status) = error.status {
         facts.push(format!("HTTP {status}"));

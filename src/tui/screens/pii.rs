@@ -181,7 +181,7 @@ fn gate_text(error: &ErrorInfo, theme: &Theme) -> Vec<Line<'static>> {
     )));
     let mut facts = Vec::new();
     if let Some(kind) = &error.kind {
-        facts.push(format!("type {}", sanitize_line(kind)));
+        facts.push(format!("type {}", sanitize_line(kind.as_str())));
     }
     if let Some(id) = &error.request_id {
         facts.push(format!("request {}", sanitize_line(id)));

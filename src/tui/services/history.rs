@@ -2,18 +2,17 @@
 //! database). The store is used on a blocking thread (the screen never waits
 //! on it) and kept open between requests, so a failure here is one error in
 //! the log, never a broken dashboard; a database out of reach says so
-//! ([`HISTORY_AWAY`]), and the App retries with backoff.
+//! ([`ErrorKind::HistoryAway`]), and the App retries with backoff.
 
 use std::sync::Arc;
-
-use tokio::sync::mpsc;
 
 use super::{ClientServices, ServiceSource, Services};
 use crate::history::walk::{self, WalkEvent, WalkOptions, WalkPlan};
 use crate::history::{
     HistoryConfig, HistoryError, HistoryLocation, LockWait, Store, WorkspaceLock,
 };
-use crate::tui::vocab::{ClientNotice, ErrorInfo, HISTORY_AWAY, HISTORY_WAITING, SnapshotOutcome};
+use crate::tui::notice_box::NoticeSender;
+use crate::tui::vocab::{ClientNotice, ErrorInfo, ErrorKind, SnapshotOutcome};
 use crate::tui::widgets::thousands;
 
 /// Where the workspace's history is, and how to walk it.
@@ -22,7 +21,7 @@ pub struct HistoryAccess {
     pub location: HistoryLocation,
     pub config: HistoryConfig,
     /// Where the background snapshot reports its progress (the status line).
-    pub progress: Option<mpsc::UnboundedSender<ClientNotice>>,
+    pub progress: Option<NoticeSender>,
 }
 
 /// Opens the anchor (a file's connection for the dashboard's life) once.
@@ -123,13 +122,13 @@ impl HistoryDoor {
     }
 
     /// The store's error; one that says the store is out of reach carries
-    /// [`HISTORY_AWAY`], so the App says so and retries.
+    /// [`ErrorKind::HistoryAway`], so the App says so and retries.
     fn history_failure(services: &Services, error: &HistoryError) -> ErrorInfo {
         let mut info = Self::failure(services, error);
         if matches!(error, HistoryError::Waiting { .. }) {
-            info.kind = Some(HISTORY_WAITING.to_owned());
+            info.kind = Some(ErrorKind::HistoryWaiting);
         } else if error.is_unreachable() {
-            info.kind = Some(HISTORY_AWAY.to_owned());
+            info.kind = Some(ErrorKind::HistoryAway);
         }
         info
     }
@@ -236,8 +235,7 @@ impl HistoryDoor {
                     // Said before the walk starts, with its cost.
                     WalkEvent::Planned(plan) => {
                         if let Some(progress) = &progress {
-                            let _ = progress
-                                .send(ClientNotice::SnapshotPlanned(announce(&plan, window)));
+                            progress.send(ClientNotice::SnapshotPlanned(announce(&plan, window)));
                         }
                         return;
                     }
@@ -248,8 +246,7 @@ impl HistoryDoor {
                     WalkEvent::Items(count) => items += count,
                 }
                 if let Some(progress) = &progress {
-                    let _ =
-                        progress.send(ClientNotice::Snapshot(format!("snapshot: {phase} {items}")));
+                    progress.send(ClientNotice::Snapshot(format!("snapshot: {phase} {items}")));
                 }
             },
         )

@@ -70,12 +70,64 @@ impl Gate {
     }
 }
 
+/// What kind of error an [`ErrorInfo`] is: the service's `type`, or one of
+/// the dashboard's own. Code branches on it, never on its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The service's error `type`.
+    Service(ErrorType),
+    /// The history is out of reach (the shared database is down): the App
+    /// retries with backoff.
+    HistoryAway,
+    /// The shared database kept the request waiting past `lock_timeout_secs`
+    /// or `statement_timeout_secs` (a teammate's lock): away as
+    /// [`ErrorKind::HistoryAway`] is, said as waiting.
+    HistoryWaiting,
+    /// The dashboard's own request budget ran out.
+    RequestBudget,
+}
+
+impl ErrorKind {
+    /// The token shown beside the error (`type project_not_found`).
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Service(kind) => kind.as_str(),
+            Self::HistoryAway => "history_unreachable",
+            Self::HistoryWaiting => "history_waiting",
+            Self::RequestBudget => "request_budget",
+        }
+    }
+
+    /// Whether the history is away or kept it waiting: worth retrying later.
+    pub fn is_history_away(&self) -> bool {
+        matches!(self, Self::HistoryAway | Self::HistoryWaiting)
+    }
+}
+
+impl From<ErrorType> for ErrorKind {
+    fn from(kind: ErrorType) -> Self {
+        Self::Service(kind)
+    }
+}
+
+/// A service's `type` as sent (an unknown one kept).
+impl From<&str> for ErrorKind {
+    fn from(raw: &str) -> Self {
+        Self::Service(ErrorType::parse(raw))
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// An error as the TUI shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ErrorInfo {
     pub status: Option<u16>,
-    /// The error `type` token.
-    pub kind: Option<String>,
+    pub kind: Option<ErrorKind>,
     pub detail: Option<String>,
     pub request_id: Option<String>,
     /// One line a person can act on.
@@ -97,6 +149,16 @@ impl ErrorInfo {
             gate: None,
             at,
         }
+    }
+
+    /// Whether the service answered with this `type`.
+    pub fn is_service(&self, wanted: ErrorType) -> bool {
+        self.kind == Some(ErrorKind::Service(wanted))
+    }
+
+    /// The token shown for the kind, `error` when there is none.
+    pub fn kind_str(&self) -> &str {
+        self.kind.as_ref().map_or("error", ErrorKind::as_str)
     }
 }
 
@@ -133,7 +195,7 @@ pub fn error_info(error: &ApiError, clock: &Clock) -> ErrorInfo {
     };
     ErrorInfo {
         status: error.status(),
-        kind: kind.map(|k| k.as_str().to_owned()),
+        kind: kind.cloned().map(ErrorKind::Service),
         detail: error.response().and_then(|r| r.detail.clone()),
         request_id: error.request_id().map(str::to_owned),
         summary: error.to_string(),

@@ -1,5 +1,6 @@
 //! What the history's operations (`review/ops.rs`) answer in the dashboard's own
-//! words: a set of changes, the kind of error a history out of reach gives,
+//! words: a set of changes (the kind of error a history out of reach gives is
+//! `ErrorKind`),
 //! what a background snapshot came to, and what a context's first frame
 //! reads of the history.
 
@@ -7,15 +8,6 @@ use time::OffsetDateTime;
 
 use crate::api::model::{Insights, InventoryItem};
 use crate::history::{Change, SnapshotInfo};
-
-/// The `kind` of a history request's error when the history is out of reach
-/// (the shared database is down): the App then retries with backoff.
-pub const HISTORY_AWAY: &str = "history_unreachable";
-
-/// The `kind` of a history request's error when the shared database kept it
-/// waiting past `lock_timeout_secs` or `statement_timeout_secs` (a
-/// teammate's lock): away as [`HISTORY_AWAY`] is, said as waiting.
-pub const HISTORY_WAITING: &str = "history_waiting";
 
 /// The changes between two snapshots, as the Changes screen shows them.
 #[derive(Debug, Clone, PartialEq)]

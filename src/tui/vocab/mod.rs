@@ -9,8 +9,6 @@ mod history;
 mod notices;
 
 pub use budget::{budget_allows, reserve};
-pub use errors::{ANALYTICS_NOT_FOUND, ErrorInfo, Gate, PII_NOT_FOUND, error_info};
-pub use history::{
-    ChangeSet, HISTORY_AWAY, HISTORY_WAITING, HistoryStart, SnapshotOutcome, SnapshotSeed,
-};
+pub use errors::{ANALYTICS_NOT_FOUND, ErrorInfo, ErrorKind, Gate, PII_NOT_FOUND, error_info};
+pub use history::{ChangeSet, HistoryStart, SnapshotOutcome, SnapshotSeed};
 pub use notices::{ClientNotice, notice};

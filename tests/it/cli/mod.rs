@@ -35,6 +35,7 @@ mod review_marks;
 mod scans_traffic;
 mod shared_history;
 mod shared_history_damage;
+mod shared_history_thread;
 mod shared_history_waits;
 mod stores;
 mod team;

@@ -396,6 +396,25 @@ fn a_due_snapshot_runs_in_the_background_shows_progress_and_refreshes_changes() 
     assert!(screen(&app, 120, 35).contains("snapshot #3 recorded"));
 }
 
+/// The background snapshot's walk failed with a service error whose `type`
+/// reads like the dashboard's own word for a history out of reach: it is the
+/// service's error, never taken for the history away (kinds are an enum,
+/// not text).
+#[test]
+fn a_service_error_typed_history_unreachable_is_not_the_history_away() {
+    let mut due = self::app();
+    due.history.enabled = true;
+    due.history.snapshot_due = true;
+    let effects = due.start(NOW);
+    let snapshot = first_in(&effects, TAKE_SNAPSHOT).expect("a snapshot is taken");
+    let mut failure = ErrorInfo::local("the service said history_unreachable".into(), NOW);
+    failure.status = Some(503);
+    failure.kind = Some("history_unreachable".into());
+    due.handle(snapshot.fail(failure), NOW);
+    assert!(due.history_away().is_none(), "the history answered");
+    assert!(screen(&due, 120, 35).contains("background snapshot failed"));
+}
+
 #[test]
 fn a_project_is_marked_reviewed_with_a_note_from_the_inventory() {
     let mut app = app();
@@ -523,7 +542,7 @@ async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
     ))
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let (progress_tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
+    let (progress_tx, mut progress) = vantage::tui::notice_box::notice_box();
     let executor = WithHistory::new(
         ClientServices {
             client: client.clone(),
@@ -552,14 +571,14 @@ async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
     let first = snapshot().await;
     assert!(first.projects > 0);
     let mut seen = Vec::new();
-    while let Ok(notice) = progress.try_recv() {
+    while let Some(notice) = progress.try_recv() {
         if let ClientNotice::Snapshot(text) = notice {
             seen.push(text);
         }
     }
+    // Progress is coalesced: the newest word of the walk waits, one.
     assert!(
-        seen.iter()
-            .any(|text| text.starts_with("snapshot: inventory")),
+        matches!(seen.as_slice(), [one] if one.starts_with("snapshot: ")),
         "{seen:?}"
     );
     let set = diff().await.expect("changes");

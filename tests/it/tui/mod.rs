@@ -3,6 +3,7 @@
 
 mod support;
 
+mod answers;
 mod bulk_budget;
 mod bulk_names;
 mod changes;

@@ -532,7 +532,7 @@ mod with_a_real_history {
         let (server, client, workspace, sleeper) = generated(5_000, 200).await;
         let mut events = client.subscribe();
         let dir = tempfile::tempdir().unwrap();
-        let (progress_tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
+        let (progress_tx, mut progress) = vantage::tui::notice_box::notice_box();
         let executor = WithHistory::new(
             ClientServices {
                 client: client.clone(),

@@ -312,7 +312,7 @@ fn error(rng: &mut SplitMix64, at: time::OffsetDateTime) -> ErrorInfo {
     };
     ErrorInfo {
         status,
-        kind: kind.map(str::to_owned),
+        kind: kind.map(Into::into),
         detail: Some("detail \u{1b}]0;x\u{7} with a hostile \u{202e} part".into()),
         request_id: Some("req_123".into()),
         summary: "it failed".into(),

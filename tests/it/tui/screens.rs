@@ -34,7 +34,7 @@ pub(crate) const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 pub(crate) fn error(status: Option<u16>, kind: Option<&str>, gate: Option<Gate>) -> ErrorInfo {
     ErrorInfo {
         status,
-        kind: kind.map(str::to_owned),
+        kind: kind.map(Into::into),
         detail: None,
         request_id: Some("req_test".into()),
         summary: match kind {

@@ -12,12 +12,12 @@ use time::Duration;
 use vantage::api::model::{InventoryItem, Project};
 use vantage::history::{NewMark, ProjectState, SeenState, Store};
 use vantage::tui::app::{App, Msg, REVIEW_MARK, REVIEW_MARKS};
+use vantage::tui::effect::ErrorKind;
 use vantage::tui::effect::{ErrorInfo, Gate};
 use vantage::tui::nav::Tab;
 use vantage::tui::ops::{GetProject, UpdateProject};
 use vantage::tui::review::ops::MarkReviewed;
 use vantage::tui::screens::{analytics, pii, project};
-use vantage::tui::vocab::HISTORY_AWAY;
 
 use crate::tui::changes::screen;
 use crate::tui::review_marks::{NOW, changed_mark, inventory_and_version_check, inventory_with};
@@ -141,7 +141,7 @@ fn a_refused_mark_keeps_the_cursor_on_its_row() {
     let written = first_in(&effects, REVIEW_MARK).expect("the mark is written");
     let mut away = not_found("x");
     away.status = None;
-    away.kind = Some(HISTORY_AWAY.into());
+    away.kind = Some(ErrorKind::HistoryAway);
     away.summary = "history: unreachable".into();
     app.handle(written.fail(away), NOW);
     assert!(screen(&app, 120, 35).contains("NOT marked"));

@@ -181,7 +181,7 @@ fn away(at: time::OffsetDateTime) -> vantage::tui::effect::ErrorInfo {
             .into(),
         at,
     );
-    error.kind = Some(vantage::tui::vocab::HISTORY_AWAY.into());
+    error.kind = Some(vantage::tui::vocab::ErrorKind::HistoryAway);
     error
 }
 
@@ -312,7 +312,7 @@ mod with_a_shared_history {
     use vantage::tui::services::ClientServices;
     use vantage::tui::services::ServiceSource;
     use vantage::tui::services::{HistoryAccess, WithHistory};
-    use vantage::tui::vocab::HISTORY_AWAY;
+    use vantage::tui::vocab::ErrorKind;
     use vantage::tui::vocab::SnapshotOutcome;
 
     use super::*;
@@ -511,7 +511,7 @@ mod with_a_shared_history {
     #[tokio::test(flavor = "multi_thread")]
     async fn a_teammates_lock_ends_a_mark_and_the_dashboard_says_it_waited() {
         use vantage::history::postgres::SessionLimits;
-        use vantage::tui::vocab::HISTORY_WAITING;
+        use vantage::tui::vocab::ErrorKind;
 
         use crate::tui::review_marks::{inventory_and_version_check, version};
 
@@ -552,7 +552,7 @@ mod with_a_shared_history {
         let error = answer
             .expect("the mark ends by itself while the table is locked")
             .expect_err("kept waiting");
-        assert_eq!(error.kind.as_deref(), Some(HISTORY_WAITING), "{error:?}");
+        assert_eq!(error.kind, Some(ErrorKind::HistoryWaiting), "{error:?}");
         assert!(error.summary.contains("lock_timeout"), "{}", error.summary);
 
         // The dashboard, given that answer to its mark, says it waited.
@@ -604,7 +604,7 @@ mod with_a_shared_history {
             run_on(&bob, mark).await.map(|_| ()),
         ] {
             let error = error.expect_err("away");
-            assert_eq!(error.kind.as_deref(), Some(HISTORY_AWAY), "{error:?}");
+            assert_eq!(error.kind, Some(ErrorKind::HistoryAway), "{error:?}");
             assert!(!error.summary.contains("password"), "{}", error.summary);
         }
         server.stop().await;
@@ -655,7 +655,7 @@ mod with_a_shared_history {
         );
         let bob = executor(&client, &clock, shared(&url), reviewer("bob"));
         let error = run_on(&bob, ListMarks).await.expect_err("damaged");
-        assert_ne!(error.kind.as_deref(), Some(HISTORY_AWAY), "{error:?}");
+        assert_ne!(error.kind, Some(ErrorKind::HistoryAway), "{error:?}");
         assert!(
             error
                 .summary

@@ -238,7 +238,10 @@ fn a_wait_for_the_rate_limit_is_said_and_logged() {
     let line = status_line(&app, NOW + time::Duration::seconds(2));
     assert!(line.contains("waiting 10 s for the rate limit"), "{line}");
     assert_eq!(app.errors.len(), 1);
-    assert_eq!(app.errors[0].kind.as_deref(), Some("request_budget"));
+    assert_eq!(
+        app.errors[0].kind,
+        Some(vantage::tui::effect::ErrorKind::RequestBudget)
+    );
     assert!(app.errors[0].summary.contains("waited 12 s"));
     // Once a reply reports the limit again, the wait is over.
     app.handle(

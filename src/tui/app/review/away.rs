@@ -10,11 +10,10 @@ use time::{Duration, OffsetDateTime};
 use super::msg::{HISTORY_VERSION, HistoryMsg, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
 use crate::text::fit;
 use crate::tui::app::App;
-use crate::tui::effect::{Cx, ErrorInfo, Slot};
+use crate::tui::effect::{Cx, ErrorInfo, ErrorKind, Slot};
 use crate::tui::nav::Tab;
 use crate::tui::review::ops::DataVersion;
 use crate::tui::screens::changes;
-use crate::tui::vocab::{HISTORY_AWAY, HISTORY_WAITING};
 
 /// The first wait before trying the history again, doubled each failed try.
 const FIRST_RETRY: Duration = Duration::seconds(5);
@@ -78,9 +77,7 @@ impl App {
             return;
         }
         match failure {
-            Some(error)
-                if matches!(error.kind.as_deref(), Some(HISTORY_AWAY | HISTORY_WAITING)) =>
-            {
+            Some(error) if error.kind.as_ref().is_some_and(ErrorKind::is_history_away) => {
                 let away = self.history.away.get_or_insert_with(|| Away {
                     since: error.at,
                     reason: String::new(),
@@ -88,7 +85,7 @@ impl App {
                     waiting: false,
                     retry_at: error.at,
                 });
-                away.waiting = error.kind.as_deref() == Some(HISTORY_WAITING);
+                away.waiting = error.kind == Some(ErrorKind::HistoryWaiting);
                 away.reason.clone_from(&error.summary);
                 away.retry_at = error.at + backoff(away.tries);
                 away.tries += 1;

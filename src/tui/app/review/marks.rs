@@ -15,11 +15,10 @@ use crate::api::model::InventoryItem;
 use crate::history::{ProjectState, ReviewMark, SeenState};
 use crate::text::fit;
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, ErrorInfo};
+use crate::tui::effect::{Cx, ErrorInfo, ErrorKind};
 use crate::tui::keymap::key_of;
 use crate::tui::nav::Tab;
 use crate::tui::review::ops::MarkReviewed;
-use crate::tui::vocab::{HISTORY_AWAY, HISTORY_WAITING};
 use crate::tui::widgets::input::TextField;
 
 /// The note typed when marking projects reviewed.
@@ -198,10 +197,10 @@ impl App {
                     self.inventory.reviewed.insert(mark);
                 }
             }
-            Err(error) if error.kind.as_deref() == Some(HISTORY_AWAY) => cx.notify(
+            Err(error) if error.kind == Some(ErrorKind::HistoryAway) => cx.notify(
                 "NOT marked: the review history is unreachable (retrying); mark again later".into(),
             ),
-            Err(error) if error.kind.as_deref() == Some(HISTORY_WAITING) => cx.notify(
+            Err(error) if error.kind == Some(ErrorKind::HistoryWaiting) => cx.notify(
                 "NOT marked: the review history kept the mark waiting on a lock past \
                  lock_timeout_secs (another session holds it; retrying); mark again later"
                     .into(),

@@ -17,7 +17,7 @@ use crate::tui::review::ops::{DataVersion, ListMarks, TakeSnapshot};
 use crate::tui::review::start::read_start;
 use crate::tui::screens::Screen;
 use crate::tui::screens::inventory::reviewed::ReviewFilter;
-use crate::tui::vocab::{HISTORY_AWAY, HistoryStart, SnapshotOutcome, SnapshotSeed};
+use crate::tui::vocab::{ErrorKind, HistoryStart, SnapshotOutcome, SnapshotSeed};
 
 mod away;
 mod marks;
@@ -356,7 +356,7 @@ impl App {
             } => {
                 self.errors.push(ErrorInfo {
                     status: None,
-                    kind: unreachable.then(|| HISTORY_AWAY.to_owned()),
+                    kind: unreachable.then_some(ErrorKind::HistoryAway),
                     detail: None,
                     request_id: None,
                     summary: reason.clone(),

@@ -430,8 +430,8 @@ impl InventoryScreen {
                 RowOutcome::Failed(
                     error
                         .kind
-                        .clone()
-                        .unwrap_or_else(|| fit(&error.summary, 40)),
+                        .as_ref()
+                        .map_or_else(|| fit(&error.summary, 40), |kind| kind.as_str().to_owned()),
                 )
             }
         };

@@ -39,8 +39,6 @@ const DETAIL_HEIGHT: u16 = 8;
 /// While the request budget is low, one detail is asked for this often, so
 /// the budget is read anew without spending the reserve.
 const PAUSED_PROBE: time::Duration = time::Duration::seconds(20);
-/// The error type of a membership that is not (or no longer) active.
-const MEMBER_NOT_FOUND: &str = "member_not_found";
 
 /// The screen's requests: the list's pages, the role walk's pages, and a
 /// few lanes of member details, so that several load at once without
@@ -307,7 +305,9 @@ impl MembersScreen {
                 };
                 let detail = match reply {
                     Ok(member) => Detail::Loaded(Box::new(member)),
-                    Err(error) if error.kind.as_deref() == Some(MEMBER_NOT_FOUND) => {
+                    Err(error)
+                        if error.is_service(crate::api::model::ErrorType::MemberNotFound) =>
+                    {
                         Detail::NotActive
                     }
                     Err(error) => Detail::Failed(error),

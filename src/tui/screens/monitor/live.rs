@@ -14,7 +14,7 @@ pub const NEVER_PUBLISHED_RECHECK: Duration = Duration::minutes(5);
 
 /// Whether the realtime answer says the project was never published.
 pub(super) fn never_published(error: &ErrorInfo) -> bool {
-    error.kind.as_deref() == Some("analytics_not_found")
+    error.is_service(crate::api::model::ErrorType::AnalyticsNotFound)
 }
 
 /// What is on screen for one project.

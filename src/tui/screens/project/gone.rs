@@ -17,7 +17,7 @@ use crate::tui::theme::Theme;
 
 /// Whether an answer to a read of the project says it is gone.
 pub fn is_gone(error: &ErrorInfo) -> bool {
-    error.kind.as_deref() == Some(ErrorType::ProjectNotFound.as_str())
+    error.is_service(ErrorType::ProjectNotFound)
 }
 
 impl ProjectScreen {

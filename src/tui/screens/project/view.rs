@@ -406,11 +406,7 @@ impl ProjectScreen {
             if let Some(error) = &watch.last_error {
                 lines.push(Line::from(Span::styled(
                     fit(
-                        &format!(
-                            "last check failed: {} {}",
-                            error.kind.as_deref().unwrap_or("error"),
-                            error.summary
-                        ),
+                        &format!("last check failed: {} {}", error.kind_str(), error.summary),
                         150,
                     ),
                     theme.error,

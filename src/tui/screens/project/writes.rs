@@ -274,8 +274,7 @@ impl ProjectScreen {
             }
             Ok(Written::Deleted) => self.deleted(format!("deleted {label}"), cx),
             Err(error)
-                if kind == WriteKind::Delete
-                    && error.kind.as_deref() == Some(ErrorType::ProjectNotFound.as_str()) =>
+                if kind == WriteKind::Delete && error.is_service(ErrorType::ProjectNotFound) =>
             {
                 // Already gone (deleted elsewhere): what the person wanted.
                 self.deleted(format!("{label} was already deleted"), cx)
