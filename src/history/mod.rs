@@ -21,6 +21,7 @@ mod read;
 pub mod schema_status;
 mod sqlite;
 mod store;
+pub mod waivers;
 pub mod walk;
 
 use std::path::PathBuf;
