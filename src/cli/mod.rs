@@ -1,6 +1,7 @@
 //! The script commands: exports, reads and mutations, for scripts and CI.
 
 pub mod args;
+pub mod check;
 pub mod commands;
 pub mod context;
 pub mod docs;

@@ -79,10 +79,10 @@ fn open_store(location: &HistoryLocation) -> Result<Store, HistoryError> {
 }
 
 /// What the offline commands need: the workspace and its history.
-struct Local {
-    workspace: String,
-    config: HistoryConfig,
-    store: Store,
+pub(crate) struct Local {
+    pub(crate) workspace: String,
+    pub(crate) config: HistoryConfig,
+    pub(crate) store: Store,
 }
 
 impl Local {
@@ -90,7 +90,7 @@ impl Local {
     /// else the one the key reaches, through the same path as `inventory`;
     /// else, with no key or none reached, the one workspace the history file
     /// holds (these commands read only the file).
-    async fn open(global: &GlobalArgs) -> Result<Self, CliError> {
+    pub(crate) async fn open(global: &GlobalArgs) -> Result<Self, CliError> {
         let unconfigured = match Session::local_workspace(global) {
             Ok((loaded, context, workspace)) => {
                 let config = history_config(&loaded, &context, global)?;

@@ -215,6 +215,27 @@ impl Backend for PgStore {
         })
     }
 
+    fn add_waiver(
+        &mut self,
+        workspace_id: &str,
+        waiver: &crate::history::waivers::NewWaiver,
+        now: OffsetDateTime,
+    ) -> Result<crate::history::waivers::Waiver, HistoryError> {
+        self.run(|client| {
+            let mut transaction = client.transaction()?;
+            let added = super::waivers::add(&mut transaction, workspace_id, waiver, now)?;
+            transaction.commit()?;
+            Ok(added)
+        })
+    }
+
+    fn all_waivers(
+        &self,
+        workspace_id: &str,
+    ) -> Result<Vec<crate::history::waivers::Waiver>, HistoryError> {
+        self.run(|client| super::waivers::all(client, workspace_id))
+    }
+
     fn list(&self, workspace_id: &str) -> Result<Vec<SnapshotInfo>, HistoryError> {
         self.run(|client| read::list(client, workspace_id))
     }

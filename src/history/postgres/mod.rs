@@ -12,6 +12,7 @@ mod read;
 mod schema;
 mod target;
 mod tls;
+mod waivers;
 mod write;
 
 use std::collections::HashSet;
