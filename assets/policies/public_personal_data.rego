@@ -14,9 +14,10 @@ __rego_metadata__ := {
 deny contains violation if {
 	some project in input.projects
 	project.publish_audience == "public"
-	project.open_pii_findings > 0
-	violation := {
-		"project": project.id,
-		"msg": sprintf("published to everyone with %d open personal-data findings", [project.open_pii_findings]),
-	}
+	project.has_pii == true
+	violation := {"project": project.id, "msg": message(project)}
 }
+
+message(project) := sprintf("published to everyone with %d open personal-data findings", [project.open_pii_findings]) if {
+	project.open_pii_findings > 0
+} else := "published to everyone with open personal-data findings"

@@ -117,6 +117,7 @@ pub fn snapshot_project(state: &ProjectState) -> ProjectInput {
         review_priority: Some(state.review_priority.clone()),
         finding_types: Some(state.finding_types.clone()),
         open_pii_findings: state.pii_open,
+        has_pii: state.pii_open.map(|open| open > 0),
         ..ProjectInput::default()
     }
 }

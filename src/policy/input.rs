@@ -208,6 +208,11 @@ pub struct ProjectInput {
     /// `matched_reason.values.open_pii_finding_count`, where the service sent it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_pii_findings: Option<i64>,
+    /// Whether personal data is detected (open findings), as the inventory's
+    /// `has_pii` filter says: an item without `matched_reason` carries no
+    /// count. Absent where the plan has no detection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub has_pii: Option<bool>,
     /// The review history's standing mark; absent when the project is not marked reviewed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<ReviewInput>,

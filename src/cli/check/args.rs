@@ -54,8 +54,12 @@ pub struct CheckArgs {
     #[arg(long)]
     pub csv_raw_formulas: bool,
     /// Print the input document the policies read (JSON) instead of checking.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "input")]
     pub print_input: bool,
+    /// Evaluate this input document (as `--print-input` wrote it) instead of
+    /// reading the workspace: no API request.
+    #[arg(long, value_name = "FILE", conflicts_with = "from_snapshot")]
+    pub input: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug, Clone)]

@@ -58,6 +58,32 @@ pub async fn live(
         }
         projects.push(project);
     }
+    // Which projects hold personal data, as the `has_pii` filter says (an
+    // item carries the count only with a `matched_reason`); a plan without
+    // detection answers 402, and then it is not known.
+    let with_pii = InventoryParams {
+        limit: Some(100),
+        has_pii: Some(true),
+        ..InventoryParams::default()
+    };
+    let mut pii_ids = std::collections::HashSet::new();
+    let mut stream = pin!(client.inventory_raw_stream(&workspace, with_pii));
+    let pii_known = loop {
+        match stream.try_next().await {
+            Ok(Some(raw)) => {
+                let (project, _) = build::live_project(&raw)?;
+                pii_ids.insert(project.id);
+            }
+            Ok(None) => break true,
+            Err(error) if error.status() == Some(402) => break false,
+            Err(error) => return Err(error.into()),
+        }
+    };
+    if pii_known {
+        for project in &mut projects {
+            project.has_pii = Some(pii_ids.contains(&project.id));
+        }
+    }
     let projects_read = OffsetDateTime::now_utc();
     let member_params = MemberListParams {
         limit: Some(100),
@@ -149,4 +175,16 @@ pub fn from_snapshot(
         projects,
         members,
     })
+}
+
+/// The most an input document read from a file may hold.
+const MAX_INPUT_BYTES: u64 = 512 * 1024 * 1024;
+
+/// A document `--print-input` wrote (its shape checked field by field).
+pub fn from_file(path: &std::path::Path) -> Result<PolicyInput, CliError> {
+    let refused = |reason: String| CliError::Usage(format!("--input {}: {reason}", path.display()));
+    let bytes =
+        crate::safe_file::read_small(path, MAX_INPUT_BYTES, crate::safe_file::Links::Follow)
+            .map_err(|error| refused(error.to_string()))?;
+    serde_json::from_slice(&bytes).map_err(|error| refused(error.to_string()))
 }

@@ -130,9 +130,10 @@ async fn check(args: CheckArgs, global: &GlobalArgs) -> Result<(), CliError> {
     let mut set = PolicySet::compile(&sources, crate::policy::clock_ext::to_ns(now))?;
     set.retain_ids(&args.only)?;
     let local = Local::open(global).await?;
-    let input = match &args.from_snapshot {
-        Some(reference) => gather::from_snapshot(&local, reference, now)?,
-        None => gather::live(&local, global, now).await?,
+    let input = match (&args.input, &args.from_snapshot) {
+        (Some(path), _) => gather::from_file(path)?,
+        (None, Some(reference)) => gather::from_snapshot(&local, reference, now)?,
+        (None, None) => gather::live(&local, global, now).await?,
     };
     if args.print_input {
         let mut out = std::io::stdout().lock();

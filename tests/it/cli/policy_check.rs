@@ -30,7 +30,7 @@ __rego_metadata__ := {"id": "team_public_pii", "title": "Public with open PII", 
 deny contains {"project": p.id, "msg": "public with open personal data"} if {
   some p in input.projects
   p.publish_audience == "public"
-  p.open_pii_findings > 0
+  p.has_pii
 }
 "#,
     ),
