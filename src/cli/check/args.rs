@@ -82,8 +82,12 @@ pub enum CheckCommand {
     /// The waivers that apply now (the newest of each policy and project).
     Waivers {
         /// The ones that lapsed instead.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "all")]
         expired: bool,
+        /// Every waiver ever given, oldest first, with who and when: the
+        /// waivers' audit trail (the store keeps them append-only).
+        #[arg(long)]
+        all: bool,
         /// As of this instant [default: now].
         #[arg(long, value_name = "TIME", value_parser = parse_instant)]
         now: Option<OffsetDateTime>,

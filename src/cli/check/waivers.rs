@@ -57,14 +57,20 @@ pub async fn run(command: CheckCommand, global: &GlobalArgs) -> Result<(), CliEr
         }
         CheckCommand::Waivers {
             expired,
+            all,
             now,
             output,
         } => {
             let now = now.unwrap_or_else(OffsetDateTime::now_utc);
-            let shown: Vec<Waiver> = standing(local.store.all_waivers(&local.workspace)?)
-                .into_iter()
-                .filter(|waiver| waiver.applies_at(now) != expired)
-                .collect();
+            let given = local.store.all_waivers(&local.workspace)?;
+            let shown: Vec<Waiver> = if all {
+                given
+            } else {
+                standing(given)
+                    .into_iter()
+                    .filter(|waiver| waiver.applies_at(now) != expired)
+                    .collect()
+            };
             write_each(output.resolve(), |write| {
                 for waiver in shown {
                     write(waiver)?;
