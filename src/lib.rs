@@ -21,6 +21,7 @@ pub mod history;
 pub mod hostile;
 pub mod logging;
 pub mod paths;
+pub mod policy;
 pub mod rng;
 pub mod safe_file;
 pub mod server;

@@ -33,6 +33,10 @@ pub enum ScriptCommand {
     /// The local review history: `snapshot`, `changes`, `reviewed`.
     #[command(flatten)]
     History(super::history::HistoryCommand),
+    /// Evaluate Rego policies (the built-in pack, your own) over the
+    /// workspace, live or from a snapshot, with the team's waivers; exit 8
+    /// on violations. `check waive`, `check waivers`, `check test`.
+    Check(super::check::CheckArgs),
 }
 
 /// The commands that connect to the service before they run.

@@ -70,6 +70,7 @@ async fn execute(command: ScriptCommand, global: &GlobalArgs) -> Result<(), CliE
         ScriptCommand::History(command) => super::history::execute(command, global).await,
         // Contexts are read from the config file: no key needed.
         ScriptCommand::Context(command) => super::context::execute(command, global).await,
+        ScriptCommand::Check(args) => super::check::execute(args, global).await,
     }
 }
 

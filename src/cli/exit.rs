@@ -25,6 +25,8 @@ pub const CHANGES_FOUND: u8 = 6;
 /// The shared history database cannot be reached (down, refused, the
 /// connection lost): worth retrying later, unlike a refusal.
 pub const HISTORY_UNREACHABLE: u8 = 7;
+/// `check`: a violation of `--fail-on`'s severity or worse is not waived.
+pub const VIOLATIONS_FOUND: u8 = 8;
 /// A temporary failure worth retrying later (sysexits' `EX_TEMPFAIL`):
 /// `snapshot --lock-timeout` passed while another job held the lock.
 pub const TEMPFAIL: u8 = 75;
@@ -53,6 +55,10 @@ pub const EXIT_CODES: &[(u8, &str)] = &[
     (
         HISTORY_UNREACHABLE,
         "the shared history database cannot be reached: worth retrying later",
+    ),
+    (
+        VIOLATIONS_FOUND,
+        "check: a policy violation of --fail-on's severity or worse, not waived",
     ),
     (
         TEMPFAIL,
@@ -100,6 +106,12 @@ pub enum CliError {
     /// `changes --fail-on` found changes of these kinds (with their counts).
     #[error("changes of a --fail-on kind occurred: {0}")]
     ChangesFound(String),
+    /// A policy that does not load, compile or yield well-formed violations.
+    #[error("{0}")]
+    Policy(String),
+    /// `check` found violations of `--fail-on`'s severity or worse.
+    #[error("{0}")]
+    ViolationsFound(String),
 }
 
 impl CliError {
@@ -118,6 +130,7 @@ pub fn exit_code(error: &CliError) -> u8 {
         CliError::Output(_) if error.is_broken_pipe() => OK,
         CliError::NoSnapshot(_) => NOT_FOUND,
         CliError::ChangesFound(_) => CHANGES_FOUND,
+        CliError::ViolationsFound(_) => VIOLATIONS_FOUND,
         CliError::LockTimeout(_) => TEMPFAIL,
         CliError::History(error) if error.is_unreachable() => HISTORY_UNREACHABLE,
         CliError::Output(_)
@@ -125,6 +138,7 @@ pub fn exit_code(error: &CliError) -> u8 {
         | CliError::DeploymentUnfinished { .. }
         | CliError::Cancelled(_)
         | CliError::Terminal(_)
+        | CliError::Policy(_)
         | CliError::History(_) => FAILURE,
     }
 }

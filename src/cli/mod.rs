@@ -1,6 +1,7 @@
 //! The script commands: exports, reads and mutations, for scripts and CI.
 
 pub(crate) mod args;
+pub(crate) mod check;
 pub(crate) mod commands;
 pub(crate) mod context;
 pub mod docs;

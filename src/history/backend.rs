@@ -201,6 +201,21 @@ pub trait Backend: Send {
         entries: &[ReviewEntry],
     ) -> Result<usize, HistoryError>;
 
+    /// Records a waiver (one transaction); returns it as stored, with who
+    /// (the database role on a shared store).
+    fn add_waiver(
+        &mut self,
+        workspace_id: &str,
+        waiver: &crate::history::waivers::NewWaiver,
+        now: OffsetDateTime,
+    ) -> Result<crate::history::waivers::Waiver, HistoryError>;
+
+    /// Every waiver of the workspace ever given, oldest first.
+    fn all_waivers(
+        &self,
+        workspace_id: &str,
+    ) -> Result<Vec<crate::history::waivers::Waiver>, HistoryError>;
+
     /// The workspace's snapshots, oldest first.
     fn list(&self, workspace_id: &str) -> Result<Vec<SnapshotInfo>, HistoryError>;
 

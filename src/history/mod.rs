@@ -22,6 +22,7 @@ mod read;
 pub(crate) mod schema_status;
 mod sqlite;
 mod store;
+pub mod waivers;
 pub mod walk;
 
 use std::path::PathBuf;

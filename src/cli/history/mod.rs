@@ -83,7 +83,7 @@ where
 /// The history as a command holds it: each use of the store runs
 /// [`off_runtime`], in turn.
 #[derive(Clone)]
-struct HeldStore {
+pub(crate) struct HeldStore {
     store: Arc<Mutex<Store>>,
     /// Where it is, for a person (never a password).
     described: String,
@@ -98,12 +98,12 @@ impl HeldStore {
         })
     }
 
-    fn describe(&self) -> &str {
+    pub(crate) fn describe(&self) -> &str {
         &self.described
     }
 
     /// Runs `job` on the store, on a blocking thread.
-    async fn with<T, E>(
+    pub(crate) async fn with<T, E>(
         &self,
         job: impl FnOnce(&mut Store) -> Result<T, E> + Send + 'static,
     ) -> Result<T, CliError>
@@ -128,10 +128,10 @@ fn open_store(location: &HistoryLocation) -> Result<Store, HistoryError> {
 }
 
 /// What the offline commands need: the workspace and its history.
-struct Local {
-    workspace: String,
-    config: HistoryConfig,
-    store: HeldStore,
+pub(crate) struct Local {
+    pub(crate) workspace: String,
+    pub(crate) config: HistoryConfig,
+    pub(crate) store: HeldStore,
 }
 
 impl Local {
@@ -139,7 +139,7 @@ impl Local {
     /// else the one the key reaches, through the same path as `inventory`;
     /// else, with no key or none reached, the one workspace the history file
     /// holds (these commands read only the file).
-    async fn open(global: &GlobalArgs) -> Result<Self, CliError> {
+    pub(crate) async fn open(global: &GlobalArgs) -> Result<Self, CliError> {
         let unconfigured = match Session::local_workspace(global) {
             Ok((loaded, context, workspace)) => {
                 let config = history_config(&loaded, &context, global)?;

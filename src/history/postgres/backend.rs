@@ -258,6 +258,29 @@ impl Backend for PgStore {
         })
     }
 
+    fn add_waiver(
+        &mut self,
+        workspace_id: &str,
+        waiver: &crate::history::waivers::NewWaiver,
+        now: OffsetDateTime,
+    ) -> Result<crate::history::waivers::Waiver, HistoryError> {
+        let (workspace_id, waiver) = (workspace_id.to_owned(), waiver.clone());
+        self.run(move |client| {
+            let mut transaction = client.transaction()?;
+            let added = super::waivers::add(&mut transaction, &workspace_id, &waiver, now)?;
+            transaction.commit()?;
+            Ok(added)
+        })
+    }
+
+    fn all_waivers(
+        &self,
+        workspace_id: &str,
+    ) -> Result<Vec<crate::history::waivers::Waiver>, HistoryError> {
+        let workspace_id = workspace_id.to_owned();
+        self.run(move |client| super::waivers::all(client, &workspace_id))
+    }
+
     fn list(&self, workspace_id: &str) -> Result<Vec<SnapshotInfo>, HistoryError> {
         let workspace_id = workspace_id.to_owned();
         self.run(move |client| read::list(client, &workspace_id))

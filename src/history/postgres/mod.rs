@@ -14,6 +14,7 @@ mod read;
 mod schema;
 pub(super) mod target;
 mod tls;
+mod waivers;
 mod worker;
 mod write;
 

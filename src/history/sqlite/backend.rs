@@ -59,6 +59,22 @@ impl Backend for SqliteStore {
         &self.location
     }
 
+    fn add_waiver(
+        &mut self,
+        workspace_id: &str,
+        waiver: &crate::history::waivers::NewWaiver,
+        now: OffsetDateTime,
+    ) -> Result<crate::history::waivers::Waiver, HistoryError> {
+        SqliteStore::add_waiver(self, workspace_id, waiver, now)
+    }
+
+    fn all_waivers(
+        &self,
+        workspace_id: &str,
+    ) -> Result<Vec<crate::history::waivers::Waiver>, HistoryError> {
+        SqliteStore::all_waivers(self, workspace_id)
+    }
+
     fn check(&mut self) -> Result<(), HistoryError> {
         self.data_version().map(drop)
     }

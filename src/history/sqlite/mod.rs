@@ -6,6 +6,7 @@ mod backend;
 mod marks;
 mod read;
 mod schema;
+mod waivers;
 
 use std::collections::HashMap;
 use std::path::Path;

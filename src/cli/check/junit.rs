@@ -1,0 +1,145 @@
+//! `vantage check --format junit`: the JUnit XML that CI systems read
+//! (Jenkins, GitLab, GitHub's test reporters): a `testsuite` per policy, a
+//! `testcase` per project; a failing violation is a `failure` carrying the
+//! message (and the remediation), a waived one is `skipped` with the
+//! waiver's reason, who and until.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use crate::policy::input::PolicyInput;
+use crate::policy::{Finding, FindingStatus, Policy};
+
+/// Text made safe inside XML: the five escapes, and characters XML 1.0
+/// cannot hold at all (most C0 controls) written as visible escapes.
+fn xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || matches!(c as u32, 0xFFFE | 0xFFFF) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+pub fn render(policies: &[Policy], input: &PolicyInput, findings: &[Finding]) -> String {
+    let mut by_case: HashMap<(&str, &str), Vec<&Finding>> = HashMap::new();
+    for finding in findings {
+        by_case
+            .entry((finding.policy.as_str(), finding.project_id.as_str()))
+            .or_default()
+            .push(finding);
+    }
+    let timestamp = input
+        .evaluated_at
+        .get(..19)
+        .unwrap_or("1970-01-01T00:00:00")
+        .to_owned();
+    let total_cases = policies.len() * input.projects.len();
+    let failures = by_case
+        .values()
+        .filter(|list| list.iter().any(|f| f.status == FindingStatus::Failing))
+        .count();
+    let skipped = by_case.len() - failures;
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"vantage check\" tests=\"{total_cases}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"0\">"
+    );
+    for (index, policy) in policies.iter().enumerate() {
+        let id = policy.meta.id.as_str();
+        let cases: Vec<_> = input
+            .projects
+            .iter()
+            .map(|project| (project, by_case.get(&(id, project.id.as_str()))))
+            .collect();
+        let failed = cases
+            .iter()
+            .filter(|(_, found)| {
+                found.is_some_and(|list| list.iter().any(|f| f.status == FindingStatus::Failing))
+            })
+            .count();
+        let waived = cases
+            .iter()
+            .filter(|(_, found)| {
+                found.is_some_and(|list| list.iter().all(|f| f.status == FindingStatus::Waived))
+            })
+            .count();
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failed}\" errors=\"0\" skipped=\"{waived}\" time=\"0\" timestamp=\"{timestamp}\" hostname=\"vantage\" id=\"{index}\" package=\"{}\">",
+            xml(id),
+            cases.len(),
+            xml(&policy.package),
+        );
+        out.push_str("    <properties>\n");
+        for (name, value) in [
+            ("title", policy.meta.title.as_str()),
+            ("severity", policy.meta.severity.as_str()),
+            ("source", policy.origin.as_str()),
+        ] {
+            let _ = writeln!(
+                out,
+                "      <property name=\"{name}\" value=\"{}\"/>",
+                xml(value)
+            );
+        }
+        out.push_str("    </properties>\n");
+        for (project, found) in cases {
+            let name = match project.name.as_ref().and_then(|name| name.as_ref()) {
+                Some(name) => format!("{} ({name})", project.id),
+                None => project.id.clone(),
+            };
+            let open = format!(
+                "    <testcase name=\"{}\" classname=\"{}\" time=\"0\"",
+                xml(&name),
+                xml(id)
+            );
+            let Some(list) = found else {
+                let _ = writeln!(out, "{open}/>");
+                continue;
+            };
+            let _ = writeln!(out, "{open}>");
+            let failing: Vec<&&Finding> = list
+                .iter()
+                .filter(|f| f.status == FindingStatus::Failing)
+                .collect();
+            if failing.is_empty() {
+                let first = list[0];
+                let _ = writeln!(
+                    out,
+                    "      <skipped message=\"waived by {} until {}: {}\"/>",
+                    xml(first.waived_by.as_deref().unwrap_or("?")),
+                    first
+                        .waived_until
+                        .and_then(crate::timefmt::rfc3339)
+                        .unwrap_or_default(),
+                    xml(first.waiver_reason.as_deref().unwrap_or("")),
+                );
+            } else {
+                let messages: Vec<&str> = failing.iter().map(|f| f.message.as_str()).collect();
+                let _ = writeln!(
+                    out,
+                    "      <failure message=\"{}\" type=\"{}\">{}\n\nRemediation: {}</failure>",
+                    xml(&messages.join("; ")),
+                    policy.meta.severity.as_str(),
+                    xml(&messages.join("\n")),
+                    xml(&policy.meta.remediation),
+                );
+            }
+            out.push_str("    </testcase>\n");
+        }
+        out.push_str("    <system-out/>\n    <system-err/>\n  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}

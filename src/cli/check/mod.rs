@@ -1,0 +1,172 @@
+//! `vantage check`: the policies (the built-in pack, the config dir's
+//! `policies/`, or `--policy`) over the workspace read live or from a
+//! snapshot, with the history's waivers applied; `check waive`, `check
+//! waivers` and `check test`. Exit 8 when a violation of `--fail-on`'s
+//! severity or worse is not waived (`cli/exit.rs`).
+
+pub mod args;
+mod gather;
+mod junit;
+mod report;
+mod waivers;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use time::OffsetDateTime;
+
+pub use args::{CheckArgs, CheckCommand};
+
+use super::exit::CliError;
+use super::history::Local;
+use crate::history::waivers::standing;
+use crate::policy::files::{Trust, config_dir_policies, read_path};
+use crate::policy::{FindingStatus, PolicyError, PolicySet, PolicySource, apply_waivers, pack};
+use crate::session::GlobalArgs;
+
+impl From<PolicyError> for CliError {
+    fn from(error: PolicyError) -> Self {
+        match error {
+            PolicyError::UnknownPolicy { .. } => CliError::Usage(error.to_string()),
+            other => CliError::Policy(other.to_string()),
+        }
+    }
+}
+
+/// The policies and tests to load: `--policy` (with `builtin` for the pack),
+/// else the pack and the config dir's `policies/`.
+fn sources(
+    named: &[std::path::PathBuf],
+    global: &GlobalArgs,
+) -> Result<(Vec<PolicySource>, Vec<PolicySource>), CliError> {
+    let mut policies = Vec::new();
+    let mut tests = Vec::new();
+    let builtin = |policies: &mut Vec<PolicySource>, tests: &mut Vec<PolicySource>| {
+        policies.extend(pack::sources());
+        tests.extend(pack::TESTS.iter().map(|(file, text)| PolicySource {
+            origin: pack::origin(file),
+            text: (*text).to_owned(),
+        }));
+    };
+    if named.is_empty() {
+        builtin(&mut policies, &mut tests);
+        let config = global.config.clone().or_else(crate::paths::config_file);
+        if let Some(config) = config
+            && let Some(dir) = config_dir_policies(&config)?
+        {
+            let (more, more_tests) = read_path(&dir, Trust::OwnOnly)?;
+            policies.extend(more);
+            tests.extend(more_tests);
+        }
+        return Ok((policies, tests));
+    }
+    for path in named {
+        if path == Path::new("builtin") {
+            builtin(&mut policies, &mut tests);
+            continue;
+        }
+        let (more, more_tests) = read_path(path, Trust::Named)?;
+        if more.is_empty() && more_tests.is_empty() {
+            return Err(CliError::Usage(format!(
+                "--policy {}: no .rego file there",
+                path.display()
+            )));
+        }
+        policies.extend(more);
+        tests.extend(more_tests);
+    }
+    Ok((policies, tests))
+}
+
+pub async fn execute(args: CheckArgs, global: &GlobalArgs) -> Result<(), CliError> {
+    match args.command.clone() {
+        Some(CheckCommand::Test { policy, now }) => run_tests(&policy, now, global),
+        Some(command) => waivers::run(command, global).await,
+        None => check(args, global).await,
+    }
+}
+
+fn run_tests(
+    named: &[std::path::PathBuf],
+    now: Option<OffsetDateTime>,
+    global: &GlobalArgs,
+) -> Result<(), CliError> {
+    let (policies, tests) = sources(named, global)?;
+    let now = now.unwrap_or_else(OffsetDateTime::now_utc);
+    let results =
+        crate::policy::rego_test::run(&policies, &tests, crate::policy::clock_ext::to_ns(now))?;
+    let failed: Vec<_> = results.iter().filter(|result| !result.passed).collect();
+    for result in &failed {
+        println!(
+            "FAIL {} ({}){}",
+            result.name,
+            result.location,
+            result
+                .error
+                .as_deref()
+                .map(|error| format!(": {}", crate::text::escape_invisible(error)))
+                .unwrap_or_default()
+        );
+    }
+    println!(
+        "{} passed, {} failed",
+        results.len() - failed.len(),
+        failed.len()
+    );
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::Policy(format!(
+            "{} of {} Rego tests failed",
+            failed.len(),
+            results.len()
+        )))
+    }
+}
+
+async fn check(args: CheckArgs, global: &GlobalArgs) -> Result<(), CliError> {
+    let now = args.now.unwrap_or_else(OffsetDateTime::now_utc);
+    let (sources, _) = sources(&args.policy, global)?;
+    let mut set = PolicySet::compile(&sources, crate::policy::clock_ext::to_ns(now))?;
+    set.retain_ids(&args.only)?;
+    let local = Local::open(global).await?;
+    let input = match (&args.input, &args.from_snapshot) {
+        (Some(path), _) => gather::from_file(path)?,
+        (None, Some(reference)) => gather::from_snapshot(&local, reference, now).await?,
+        (None, None) => gather::live(&local, global, now).await?,
+    };
+    if args.print_input {
+        let mut out = std::io::stdout().lock();
+        crate::formats::json::to_writer_pretty(&mut out, &input)
+            .map_err(|error| CliError::Output(error.into()))?;
+        std::io::Write::write_all(&mut out, b"\n")
+            .map_err(|error| CliError::Output(error.into()))?;
+        return Ok(());
+    }
+    let violations = set.evaluate(&input)?;
+    let workspace = local.workspace.clone();
+    let waivers = standing(
+        local
+            .store
+            .with(move |store| store.all_waivers(&workspace))
+            .await?,
+    );
+    let names: HashMap<String, String> = input
+        .projects
+        .iter()
+        .filter_map(|project| Some((project.id.clone(), project.name.clone()??)))
+        .collect();
+    let findings = apply_waivers(violations, set.policies(), &waivers, &names, now);
+    report::write(&args, set.policies(), &input, &findings)?;
+    let failing = findings
+        .iter()
+        .filter(|f| f.status == FindingStatus::Failing && f.severity.at_least(args.fail_on))
+        .count();
+    if failing > 0 {
+        return Err(CliError::ViolationsFound(format!(
+            "{failing} violation(s) of severity {} or worse are not waived",
+            args.fail_on.as_str()
+        )));
+    }
+    Ok(())
+}

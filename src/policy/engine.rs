@@ -1,0 +1,372 @@
+//! Policies loaded into one in-process Rego engine (`regorus`), and their
+//! evaluation over one input document. A policy is one module: its package,
+//! its metadata (`__rego_metadata__`) and its violations (`deny`). What does
+//! not compile, lacks metadata or yields a malformed violation is an error
+//! naming the file and line, never a silent pass.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::PolicyError;
+use super::clock_ext;
+use super::input::PolicyInput;
+
+/// How much a violation matters, most first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Critical,
+    High,
+    Medium,
+    Low,
+    Info,
+}
+
+impl Severity {
+    pub const ALL: [Severity; 5] = [
+        Self::Critical,
+        Self::High,
+        Self::Medium,
+        Self::Low,
+        Self::Info,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Critical => "critical",
+            Self::High => "high",
+            Self::Medium => "medium",
+            Self::Low => "low",
+            Self::Info => "info",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|severity| severity.as_str() == raw)
+    }
+
+    /// Whether this is `threshold` or worse.
+    pub fn at_least(self, threshold: Severity) -> bool {
+        self <= threshold
+    }
+}
+
+/// What a policy says of itself (`__rego_metadata__`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PolicyMeta {
+    pub id: String,
+    pub title: String,
+    pub severity: Severity,
+    pub description: String,
+    pub remediation: String,
+}
+
+/// One loaded policy.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub meta: PolicyMeta,
+    /// The Rego package (`vantage.pack.stale_scan`).
+    pub package: String,
+    /// Where it was read: a path, or `builtin:NAME.rego`.
+    pub origin: String,
+    /// The line of its first `deny` rule (1-based), to name in errors.
+    pub deny_line: usize,
+}
+
+/// A Rego module's text with where it came from.
+#[derive(Debug, Clone)]
+pub struct PolicySource {
+    pub origin: String,
+    pub text: String,
+}
+
+/// One violation a policy yielded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    pub policy_id: String,
+    pub project_id: String,
+    pub message: String,
+}
+
+/// The policies, compiled together.
+pub struct PolicySet {
+    engine: regorus::Engine,
+    policies: Vec<Policy>,
+}
+
+impl std::fmt::Debug for PolicySet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PolicySet")
+            .field("policies", &self.policies)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The `package` a module declares, and the line of its first `deny`.
+fn scan_module(source: &PolicySource) -> Result<(String, Option<usize>), PolicyError> {
+    let mut package = None;
+    let mut deny_line = None;
+    for (index, line) in source.text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if package.is_none()
+            && let Some(rest) = trimmed.strip_prefix("package ")
+        {
+            let name = rest.split('#').next().unwrap_or("").trim();
+            package = Some(name.to_owned());
+        }
+        if deny_line.is_none()
+            && trimmed.starts_with("deny")
+            && !trimmed[4..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+        {
+            deny_line = Some(index + 1);
+        }
+    }
+    let package = package.ok_or_else(|| PolicyError::Invalid {
+        origin: source.origin.clone(),
+        line: 1,
+        reason: "no `package` line".into(),
+    })?;
+    Ok((package, deny_line))
+}
+
+/// The engine every policy set starts from: Rego v1, strict built-ins, and
+/// the time built-ins on the evaluation's own clock.
+pub(super) fn new_engine(now_ns: i64) -> Result<regorus::Engine, PolicyError> {
+    let mut engine = regorus::Engine::new();
+    engine.set_strict_builtin_errors(true);
+    clock_ext::install(&mut engine, now_ns)?;
+    Ok(engine)
+}
+
+fn engine_error(origin: &str, error: &dyn std::fmt::Display) -> PolicyError {
+    let text = format!("{error:#}");
+    // regorus names `file:line:column` in its message.
+    let line = text
+        .split(&format!("{origin}:"))
+        .nth(1)
+        .and_then(|rest| rest.split(':').next())
+        .and_then(|line| line.trim().parse().ok())
+        .unwrap_or(1);
+    PolicyError::Invalid {
+        origin: origin.to_owned(),
+        line,
+        reason: text,
+    }
+}
+
+impl PolicySet {
+    /// Compiles `sources`; each must be a policy (a package with `deny` and
+    /// `__rego_metadata__`), and no two may share a package or an id.
+    /// `now_ns` is what `time.now_ns()` answers.
+    pub fn compile(sources: &[PolicySource], now_ns: i64) -> Result<Self, PolicyError> {
+        let mut engine = new_engine(now_ns)?;
+        let mut scanned = Vec::with_capacity(sources.len());
+        let mut packages: BTreeMap<String, String> = BTreeMap::new();
+        for source in sources {
+            let (package, deny_line) = scan_module(source)?;
+            if let Some(first) = packages.insert(package.clone(), source.origin.clone()) {
+                return Err(PolicyError::Invalid {
+                    origin: source.origin.clone(),
+                    line: 1,
+                    reason: format!("package {package} is also declared by {first}"),
+                });
+            }
+            engine
+                .add_policy(source.origin.clone(), source.text.clone())
+                .map_err(|error| engine_error(&source.origin, &error))?;
+            scanned.push((source, package, deny_line));
+        }
+        let mut policies = Vec::with_capacity(scanned.len());
+        let mut ids: BTreeMap<String, String> = BTreeMap::new();
+        for (source, package, deny_line) in scanned {
+            let Some(deny_line) = deny_line else {
+                return Err(PolicyError::Invalid {
+                    origin: source.origin.clone(),
+                    line: 1,
+                    reason: "no `deny` rule: a policy yields its violations as `deny contains {\"project\": …, \"msg\": …} if { … }`".into(),
+                });
+            };
+            if !source.text.contains("__rego_metadata__") {
+                return Err(PolicyError::Invalid {
+                    origin: source.origin.clone(),
+                    line: 1,
+                    reason: "no `__rego_metadata__` object (id, title, severity, description, remediation)".into(),
+                });
+            }
+            let raw = engine
+                .eval_rule(format!("data.{package}.__rego_metadata__"))
+                .map_err(|error| engine_error(&source.origin, &error))?;
+            let meta = read_meta(&source.origin, &raw)?;
+            if let Some(first) = ids.insert(meta.id.clone(), source.origin.clone()) {
+                return Err(PolicyError::Invalid {
+                    origin: source.origin.clone(),
+                    line: 1,
+                    reason: format!("policy id {} is also used by {first}", meta.id),
+                });
+            }
+            policies.push(Policy {
+                meta,
+                package,
+                origin: source.origin.clone(),
+                deny_line,
+            });
+        }
+        Ok(Self { engine, policies })
+    }
+
+    pub fn policies(&self) -> &[Policy] {
+        &self.policies
+    }
+
+    /// Keeps only the policies of these ids; an unknown id is an error.
+    pub fn retain_ids(&mut self, ids: &[String]) -> Result<(), PolicyError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        for id in ids {
+            if !self.policies.iter().any(|policy| &policy.meta.id == id) {
+                let known: Vec<&str> = self.policies.iter().map(|p| p.meta.id.as_str()).collect();
+                return Err(PolicyError::UnknownPolicy {
+                    id: id.clone(),
+                    known: known.join(", "),
+                });
+            }
+        }
+        self.policies.retain(|policy| ids.contains(&policy.meta.id));
+        Ok(())
+    }
+
+    /// Every violation of every policy over `input`, by policy (in load
+    /// order), then project id and message.
+    pub fn evaluate(&mut self, input: &PolicyInput) -> Result<Vec<Violation>, PolicyError> {
+        let json = serde_json::to_string(input).map_err(|error| PolicyError::Input {
+            reason: error.to_string(),
+        })?;
+        self.engine
+            .set_input_json(&json)
+            .map_err(|error| PolicyError::Input {
+                reason: format!("{error:#}"),
+            })?;
+        let mut all = Vec::new();
+        for policy in &self.policies {
+            let raw = self
+                .engine
+                .eval_rule(format!("data.{}.deny", policy.package))
+                .map_err(|error| engine_error(&policy.origin, &error))?;
+            let mut found = read_violations(policy, &raw)?;
+            found.sort_by(|a, b| (&a.project_id, &a.message).cmp(&(&b.project_id, &b.message)));
+            found.dedup();
+            all.extend(found);
+        }
+        Ok(all)
+    }
+}
+
+fn to_json(value: &regorus::Value) -> Option<Value> {
+    if *value == regorus::Value::Undefined {
+        return None;
+    }
+    serde_json::to_value(value).ok()
+}
+
+fn read_meta(origin: &str, raw: &regorus::Value) -> Result<PolicyMeta, PolicyError> {
+    let invalid = |reason: String| PolicyError::Invalid {
+        origin: origin.to_owned(),
+        line: 1,
+        reason,
+    };
+    let Some(Value::Object(meta)) = to_json(raw) else {
+        return Err(invalid(
+            "no `__rego_metadata__` object (id, title, severity, description, remediation)".into(),
+        ));
+    };
+    let text = |key: &str| -> Result<String, PolicyError> {
+        match meta.get(key) {
+            Some(Value::String(value)) if !value.trim().is_empty() => Ok(value.clone()),
+            _ => Err(invalid(format!(
+                "`__rego_metadata__.{key}` must be a non-empty string"
+            ))),
+        }
+    };
+    let id = text("id")?;
+    if !id
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    {
+        return Err(invalid(format!(
+            "policy id {id:?}: only letters, digits, _ - and . are allowed"
+        )));
+    }
+    let severity_text = text("severity")?;
+    let severity = Severity::parse(&severity_text).ok_or_else(|| {
+        invalid(format!(
+            "severity {severity_text:?} is not one of critical, high, medium, low, info"
+        ))
+    })?;
+    Ok(PolicyMeta {
+        id,
+        title: text("title")?,
+        severity,
+        description: text("description")?,
+        remediation: text("remediation")?,
+    })
+}
+
+/// The `deny` set's members as violations; any other shape is an error
+/// naming the policy's file and its `deny` rule's line.
+fn read_violations(policy: &Policy, raw: &regorus::Value) -> Result<Vec<Violation>, PolicyError> {
+    let malformed = |reason: String| PolicyError::Malformed {
+        origin: policy.origin.clone(),
+        line: policy.deny_line,
+        reason,
+    };
+    let items = match to_json(raw) {
+        // No violation at all: the rule is undefined.
+        None => return Ok(Vec::new()),
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            return Err(malformed(format!(
+                "`deny` must be a set of objects, not {}",
+                kind_of(&other)
+            )));
+        }
+    };
+    items
+        .into_iter()
+        .map(|item| {
+            let Value::Object(fields) = &item else {
+                return Err(malformed(format!(
+                    "a violation must be an object {{\"project\": …, \"msg\": …}}, not {}",
+                    kind_of(&item)
+                )));
+            };
+            let field = |key: &str| match fields.get(key) {
+                Some(Value::String(value)) if !value.is_empty() => Ok(value.clone()),
+                _ => Err(malformed(format!(
+                    "a violation's `{key}` must be a non-empty string: {}",
+                    crate::text::escape_invisible(&item.to_string())
+                ))),
+            };
+            Ok(Violation {
+                policy_id: policy.meta.id.clone(),
+                project_id: field("project")?,
+                message: field("msg")?,
+            })
+        })
+        .collect()
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

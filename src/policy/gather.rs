@@ -1,0 +1,166 @@
+//! The input document built from what was read: live answers of the service
+//! (the inventory's items as it sent them), or a stored snapshot's states;
+//! and the review history's marks in both cases. Only conversions: the
+//! commands do the reading.
+
+use std::collections::HashMap;
+
+use serde_json::value::RawValue;
+use time::OffsetDateTime;
+
+use super::PolicyError;
+use super::input::{
+    EdgeFunctionInput, FindingTypeInput, InsightsInput, MemberInput, OwnerInput, ProjectInput,
+    ReviewInput, Source, SourceKind,
+};
+use crate::api::model::{Insights, InventoryItem};
+use crate::history::model::{MemberState, ProjectState, ReviewMark};
+
+/// A time as the document writes it: RFC 3339, UTC, milliseconds.
+pub fn stamp(at: OffsetDateTime) -> String {
+    crate::timefmt::rfc3339(at).unwrap_or_default()
+}
+
+pub fn live_source(at: OffsetDateTime) -> Source {
+    Source {
+        from: SourceKind::Live,
+        at: stamp(at),
+        snapshot_id: None,
+    }
+}
+
+pub fn snapshot_source(id: i64, taken_at: OffsetDateTime) -> Source {
+    Source {
+        from: SourceKind::Snapshot,
+        at: stamp(taken_at),
+        snapshot_id: Some(id),
+    }
+}
+
+pub fn history_source(at: OffsetDateTime) -> Source {
+    Source {
+        from: SourceKind::History,
+        at: stamp(at),
+        snapshot_id: None,
+    }
+}
+
+pub fn insights(insights: &Insights) -> InsightsInput {
+    let summary = &insights.summary;
+    InsightsInput {
+        as_of: insights.as_of.map(stamp),
+        total_projects: summary.total_projects.value,
+        externally_published: summary.externally_published.value,
+        workspace_members: summary.workspace_members.value,
+        needs_review: summary.risk.needs_review,
+        review_recommended: summary.risk.review_recommended,
+        no_review_needed: summary.risk.no_review_needed,
+        findings: insights
+            .findings
+            .iter()
+            .map(|finding| FindingTypeInput {
+                id: finding.id.clone(),
+                title: finding.title.clone(),
+                category: finding.category.clone(),
+                review_priority: finding.review_priority.as_str().to_owned(),
+                project_count: finding.project_count,
+            })
+            .collect(),
+    }
+}
+
+/// A live project: the inventory item's JSON as the service sent it (what it
+/// did not send stays absent), with the derived `finding_types` and
+/// `open_pii_findings`; and the typed item, when it reads as one, to compare
+/// a mark with.
+pub fn live_project(raw: &RawValue) -> Result<(ProjectInput, Option<InventoryItem>), PolicyError> {
+    let mut project: ProjectInput =
+        serde_json::from_str(raw.get()).map_err(|error| PolicyError::Input {
+            reason: format!("an inventory item: {error}"),
+        })?;
+    if let Some(explanation) = &project.review_priority_explanation {
+        let mut ids: Vec<String> = explanation.iter().map(|r| r.id.clone()).collect();
+        ids.sort();
+        ids.dedup();
+        project.finding_types = Some(ids);
+    }
+    project.open_pii_findings = project
+        .matched_reason
+        .as_ref()
+        .and_then(|reason| reason.as_ref())
+        .and_then(|reason| reason.values.as_ref())
+        .and_then(|values| values.get("open_pii_finding_count").copied());
+    let typed = serde_json::from_str::<InventoryItem>(raw.get()).ok();
+    Ok((project, typed))
+}
+
+/// A project as a snapshot keeps it: fewer fields than the inventory sends
+/// (no counts, no times); those it does not keep are absent.
+pub fn snapshot_project(state: &ProjectState) -> ProjectInput {
+    ProjectInput {
+        id: state.id.clone(),
+        name: Some(state.name.clone()),
+        is_published: Some(state.is_published),
+        publish_audience: Some(state.audience.clone()),
+        visibility: Some(state.visibility.clone()),
+        connectors: Some(state.connectors.clone()),
+        edge_functions: Some(
+            state
+                .edge_functions
+                .iter()
+                .map(|name| EdgeFunctionInput { name: name.clone() })
+                .collect(),
+        ),
+        owner: Some(OwnerInput {
+            display_name: Some(state.owner.clone()),
+        }),
+        review_priority: Some(state.review_priority.clone()),
+        finding_types: Some(state.finding_types.clone()),
+        open_pii_findings: state.pii_open,
+        has_pii: state.pii_open.map(|open| open > 0),
+        ..ProjectInput::default()
+    }
+}
+
+pub fn snapshot_member(state: &MemberState) -> MemberInput {
+    MemberInput {
+        user_id: state.user_id.clone(),
+        kind: state.kind.clone(),
+        role: state.role.clone(),
+        name: (state.name_read || state.name.is_some()).then(|| state.name.clone()),
+    }
+}
+
+pub fn review(mark: &ReviewMark) -> ReviewInput {
+    ReviewInput {
+        marked_at: stamp(mark.marked_at),
+        reviewer: mark.reviewer.clone(),
+        changed_since_review: mark.changed_since_review,
+        changed_fields: mark
+            .changed_fields
+            .iter()
+            .map(|change| change.field.clone())
+            .collect(),
+    }
+}
+
+/// Gives each project its standing mark. A live project is compared with
+/// the reviewed state at once (`ReviewMark::against_live`), as the dashboard
+/// does; a snapshot's with the snapshot, as the history did.
+pub fn attach_reviews(
+    projects: &mut [ProjectInput],
+    live_items: &HashMap<String, InventoryItem>,
+    marks: &HashMap<String, ReviewMark>,
+    read_at: OffsetDateTime,
+) {
+    for project in projects {
+        let Some(mark) = marks.get(&project.id) else {
+            continue;
+        };
+        let mark = match live_items.get(&project.id) {
+            Some(item) => mark.against_live(&ProjectState::from_item(item), read_at),
+            None => mark.clone(),
+        };
+        project.review = Some(review(&mark));
+    }
+}

@@ -1,0 +1,55 @@
+//! Policies as code: Rego modules evaluated in-process (`regorus`) over one
+//! documented input document, with the built-in pack, a test runner for
+//! `test_` rules, and waivers applied to what they find.
+//!
+//! `input.rs` the document and its JSON Schema; `gather.rs` builds it from
+//! live reads or a snapshot; `engine.rs` compiles policies and evaluates
+//! them; `clock_ext.rs` the time built-ins on the evaluation's clock;
+//! `pack.rs` the built-in pack; `files.rs` reads policy files and folders;
+//! `rego_test.rs` runs `test_` rules; `outcome.rs` applies waivers.
+//!
+//! Imports `api` (the wire types it converts) and `history` (snapshots,
+//! marks, waivers); the commands and the dashboard import it.
+
+pub mod clock_ext;
+pub mod engine;
+pub mod files;
+pub mod gather;
+pub mod input;
+pub mod outcome;
+pub mod pack;
+pub mod rego_test;
+
+pub use engine::{Policy, PolicyMeta, PolicySet, PolicySource, Severity, Violation};
+pub use input::PolicyInput;
+pub use outcome::{Finding, FindingStatus, apply_waivers};
+
+/// What can go wrong with policies.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    /// A policy that does not compile, or lacks what a policy needs.
+    #[error("{origin}:{line}: {reason}")]
+    Invalid {
+        origin: String,
+        line: usize,
+        reason: String,
+    },
+    /// A policy that yielded a violation of the wrong shape.
+    #[error("{origin}:{line}: malformed violation: {reason}")]
+    Malformed {
+        origin: String,
+        line: usize,
+        reason: String,
+    },
+    #[error("no policy has the id {id:?} (known: {known})")]
+    UnknownPolicy { id: String, known: String },
+    #[error("cannot read policy {path}: {reason}")]
+    Read { path: String, reason: String },
+    #[error("the policy input: {reason}")]
+    Input { reason: String },
+    #[error("the Rego engine: {0}")]
+    Engine(String),
+}
+
+#[cfg(test)]
+mod pack_tests;

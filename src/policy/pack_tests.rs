@@ -1,0 +1,162 @@
+//! The built-in pack's own tests: every `test_` rule of `assets/policies/`
+//! passes, the pack compiles with its metadata, the embedded list is the
+//! folder's, and the published input schema is the one the types generate.
+
+use super::engine::{PolicySet, PolicySource, Severity};
+use super::{pack, rego_test};
+
+/// The instant the pack's tests say `time.now_ns()` answers: 2026-11-28T12:00:00Z.
+const TEST_NOW_NS: i64 = 1_795_867_200_000_000_000;
+
+fn sources(list: &[(&str, &str)]) -> Vec<PolicySource> {
+    list.iter()
+        .map(|(file, text)| PolicySource {
+            origin: pack::origin(file),
+            text: (*text).to_owned(),
+        })
+        .collect()
+}
+
+#[test]
+fn the_test_clock_is_the_documented_instant() {
+    let at = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(TEST_NOW_NS)).unwrap();
+    assert_eq!(at, time::macros::datetime!(2026-11-28 12:00:00 UTC));
+}
+
+#[test]
+fn every_rego_unit_test_of_the_pack_passes() {
+    let results = rego_test::run(&pack::sources(), &sources(pack::TESTS), TEST_NOW_NS).unwrap();
+    // Each policy has tests, and each ran.
+    for (file, _) in pack::POLICIES {
+        let package = file.trim_end_matches(".rego");
+        assert!(
+            results
+                .iter()
+                .any(|r| r.name.starts_with(&format!("vantage.pack.{package}_test."))),
+            "no test ran for {file}"
+        );
+    }
+    let failed: Vec<_> = results.iter().filter(|r| !r.passed).collect();
+    assert!(failed.is_empty(), "failing Rego tests: {failed:#?}");
+    assert!(results.len() >= 3 * pack::POLICIES.len());
+}
+
+#[test]
+fn the_pack_compiles_with_its_metadata() {
+    let set = PolicySet::compile(&pack::sources(), TEST_NOW_NS).unwrap();
+    let ids: Vec<&str> = set.policies().iter().map(|p| p.meta.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "public_personal_data",
+            "stale_scan",
+            "departed_owner_edit",
+            "review_current",
+            "finding_public_security_exposure",
+            "finding_public_pii_exposure",
+            "finding_external_collaborator_access",
+            "finding_inactive_owner",
+        ]
+    );
+    let stale = &set.policies()[1];
+    assert_eq!(stale.meta.severity, Severity::High);
+    assert!(stale.meta.remediation.contains("scan"));
+}
+
+#[test]
+fn the_embedded_pack_is_the_folder() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/policies");
+    let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    on_disk.sort();
+    let mut embedded: Vec<String> = pack::POLICIES
+        .iter()
+        .chain(pack::TESTS)
+        .map(|(file, text)| {
+            let disk = std::fs::read_to_string(dir.join(file)).unwrap();
+            assert_eq!(&disk, text, "{file} differs from the embedded copy");
+            (*file).to_owned()
+        })
+        .collect();
+    embedded.sort();
+    assert_eq!(embedded, on_disk);
+}
+
+#[test]
+fn the_published_input_schema_is_the_generated_one() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/policy-input.schema.json");
+    let generated = super::input::schema_text();
+    if std::env::var_os("VANTAGE_WRITE_SCHEMA").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let published = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        published == generated,
+        "docs/policy-input.schema.json is not what the Rust types generate: run \
+         VANTAGE_WRITE_SCHEMA=1 cargo test --lib policy::pack_tests and commit it"
+    );
+}
+
+fn one(text: &str) -> Vec<PolicySource> {
+    vec![PolicySource {
+        origin: "team/mine.rego".into(),
+        text: text.to_owned(),
+    }]
+}
+
+const META: &str = r#"__rego_metadata__ := {"id": "mine", "title": "T", "severity": "low", "description": "D", "remediation": "R"}"#;
+
+#[test]
+fn a_policy_that_does_not_compile_names_its_file_and_line() {
+    let text = format!("package team.mine\n\n{META}\n\ndeny contains x if {{\n  x := \n}}\n");
+    let error = PolicySet::compile(&one(&text), TEST_NOW_NS)
+        .unwrap_err()
+        .to_string();
+    assert!(error.starts_with("team/mine.rego:"), "{error}");
+    let line: usize = error.split(':').nth(1).unwrap().parse().unwrap();
+    assert!((5..=7).contains(&line), "{error}");
+}
+
+#[test]
+fn a_malformed_violation_is_an_error_naming_file_and_line() {
+    let text = format!(
+        "package team.mine\n\n{META}\n\ndeny contains \"just text\" if {{\n  some p in input.projects\n}}\n"
+    );
+    let mut set = PolicySet::compile(&one(&text), TEST_NOW_NS).unwrap();
+    let input: super::PolicyInput = serde_json::from_value(serde_json::json!({
+        "version": 1, "evaluated_at": "2026-11-28T12:00:00.000Z",
+        "sources": {
+            "workspace": {"from": "live", "at": "2026-11-28T12:00:00.000Z"},
+            "projects": {"from": "live", "at": "2026-11-28T12:00:00.000Z"},
+            "members": {"from": "live", "at": "2026-11-28T12:00:00.000Z"},
+            "reviews": {"from": "history", "at": "2026-11-28T12:00:00.000Z"}
+        },
+        "workspace": {"id": "ws"},
+        "projects": [{"id": "p1"}],
+        "members": []
+    }))
+    .unwrap();
+    let error = set.evaluate(&input).unwrap_err().to_string();
+    assert!(
+        error.starts_with("team/mine.rego:5: malformed violation"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_policy_without_metadata_or_deny_is_refused() {
+    let error = PolicySet::compile(
+        &one("package team.mine\n\ndeny contains 1 if { false }\n"),
+        0,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(error.contains("__rego_metadata__"), "{error}");
+    let error = PolicySet::compile(&one(&format!("package team.mine\n\n{META}\n")), 0)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("no `deny` rule"), "{error}");
+}
