@@ -27,6 +27,7 @@ const LAYERS: &[&str] = &[
     "keymap",
     "action",
     "registry",
+    "notice_box",
     "vocab",
     "watchlist",
     "signals",

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::Notify;
 
-use super::app::ClientNotice;
+use super::vocab::ClientNotice;
 
 struct Shared {
     pending: Mutex<VecDeque<ClientNotice>>,
