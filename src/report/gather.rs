@@ -288,6 +288,27 @@ impl ReportData {
             .collect()
     }
 
+    /// Each part left out, with why: what the command says beside the file.
+    pub fn missing_parts(&self) -> Vec<String> {
+        fn reason<T>(name: &str, part: &Part<T>, out: &mut Vec<String>) {
+            if let Part::Missing { reason } = part {
+                out.push(format!("{name}: {reason}"));
+            }
+        }
+        let mut out = Vec::new();
+        reason("workspace", &self.header.workspace, &mut out);
+        reason("insights", &self.insights, &mut out);
+        reason("inventory", &self.inventory, &mut out);
+        reason("scans", &self.scans, &mut out);
+        reason("personal data", &self.pii, &mut out);
+        reason("members", &self.members, &mut out);
+        reason("history", &self.history, &mut out);
+        if let Some(history) = self.history.value() {
+            reason("changes", &history.changes, &mut out);
+        }
+        out
+    }
+
     /// The finding types as the insights list them (empty when missing).
     pub fn finding_types(&self) -> &[FindingType] {
         self.insights

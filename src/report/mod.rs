@@ -5,6 +5,7 @@
 pub mod gather;
 pub mod html;
 pub mod markdown;
+pub mod sections;
 
 use serde::Serialize;
 
@@ -50,6 +51,90 @@ impl ReportFormat {
 pub enum ReportError {
     #[error("--format {0} is not available yet in this build")]
     NotYet(&'static str),
+    #[error(transparent)]
+    Api(#[from] crate::api::ApiError),
+    #[error(transparent)]
+    History(#[from] crate::history::HistoryError),
+    #[error("cannot write the report to {path}: {error}")]
+    Write { path: String, error: std::io::Error },
+}
+
+/// What a report is asked for.
+#[derive(Debug, Clone)]
+pub struct ReportRequest {
+    pub workspace_id: String,
+    pub format: ReportFormat,
+    pub path: std::path::PathBuf,
+    pub live: gather::LiveOptions,
+    /// `--since`; `None`: the default rule.
+    pub since: Option<crate::history::SnapshotRef>,
+}
+
+/// What was written, for the line that says so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    pub path: std::path::PathBuf,
+    pub bytes: usize,
+    pub projects: usize,
+    /// Parts left out, with why (said on stderr or the status line too).
+    pub missing: Vec<String>,
+}
+
+/// The history's part, or why it is missing (a history that cannot be
+/// opened leaves the rest of the report standing).
+pub type HistoryAccess<'a> = Result<&'a crate::history::Store, String>;
+
+/// Gathers the data (live, then the history), writes the report to
+/// `request.path` (0600, never through a link), and says what it wrote.
+pub async fn produce(
+    client: &crate::api::Client,
+    history: HistoryAccess<'_>,
+    request: &ReportRequest,
+    now: impl Fn() -> time::OffsetDateTime + Copy,
+) -> Result<Written, ReportError> {
+    if matches!(
+        request.format,
+        ReportFormat::Ocsf | ReportFormat::Defectdojo
+    ) {
+        return Err(ReportError::NotYet(request.format.name()));
+    }
+    let live = gather::gather_live(client, &request.workspace_id, &request.live, now).await?;
+    let history = match history {
+        Ok(store) => gather::gather_history(
+            &gather::HistoryInput {
+                store,
+                workspace_id: &request.workspace_id,
+                since: request.since.clone(),
+            },
+            now(),
+        )?,
+        Err(reason) => Part::missing(reason),
+    };
+    let data = ReportData::assemble(live, history);
+    let bytes = render(&data, request.format)?;
+    save(&request.path, &bytes)?;
+    Ok(Written {
+        path: request.path.clone(),
+        bytes: bytes.len(),
+        projects: data.inventory.value().map_or(0, |i| i.items.len()),
+        missing: data.missing_parts(),
+    })
+}
+
+/// Writes `bytes` to `path` as every export does: a link planted there is
+/// refused; the file is written beside it (0600) and renamed over it.
+pub fn save(path: &std::path::Path, bytes: &[u8]) -> Result<(), ReportError> {
+    use std::io::Write as _;
+    let failed = |error| ReportError::Write {
+        path: path.display().to_string(),
+        error,
+    };
+    if std::fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink()) {
+        return Err(failed(crate::safe_file::link_refused(path)));
+    }
+    let mut file = crate::safe_file::Replacement::new(path).map_err(failed)?;
+    file.write_all(bytes).map_err(failed)?;
+    file.commit().map_err(failed)
 }
 
 /// The report in `format`, as bytes.

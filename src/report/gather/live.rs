@@ -151,7 +151,7 @@ pub async fn gather_live(
         generated_at: now(),
         generated_by: options.generated_by.clone(),
         vantage_version: crate::build_info::version_line(),
-        api_version: crate::api::model::API_VERSION.to_owned(),
+        api_version: client.api_version().to_owned(),
         base_url: options.base_url.clone(),
         scope: options.scope.clone(),
     };
