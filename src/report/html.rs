@@ -31,9 +31,10 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2em 1.2e
 dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 table { border-collapse: collapse; width: 100%; margin: .5em 0 1em; font-size: .9em; }
-th, td { border: 1px solid var(--line); padding: .25em .45em; text-align: left; vertical-align: top; overflow-wrap: anywhere; word-break: break-word; }
-th { background: #eef1f5; }
-td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+th, td { border: 1px solid var(--line); padding: .25em .45em; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+th { background: #eef1f5; white-space: nowrap; }
+td { min-width: 7ch; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; min-width: 0; }
 tr:nth-child(even) td { background: #fafbfc; }
 ul.reasons { margin: 0; padding-left: 1.1em; }
 figure { margin: 1em 0; }

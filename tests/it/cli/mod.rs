@@ -30,6 +30,8 @@ mod list_exports;
 mod local_files;
 mod members;
 mod pg_wire;
+mod report;
+mod report_browser;
 mod review_audit;
 mod review_marks;
 mod scans_traffic;
