@@ -11,7 +11,11 @@ use crate::common::*;
 #[tokio::test]
 async fn the_report_is_0600_and_never_written_through_a_link() {
     let server = hostile_demo().await;
-    let cli = Cli::new(format!("http://{}", server.addr), ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    let cli = Cli::new(
+        format!("http://{}", server.addr),
+        ENTERPRISE_WS,
+        ENTERPRISE_ADMIN,
+    );
     let victim = cli.home.path().join("victim.txt");
     std::fs::write(&victim, "keep me").unwrap();
     let planted = cli.home.path().join("report.html");
@@ -34,7 +38,11 @@ async fn the_report_is_0600_and_never_written_through_a_link() {
 #[tokio::test]
 async fn markdown_holds_every_section_and_hostile_names_as_text() {
     let server = hostile_demo().await;
-    let cli = Cli::new(format!("http://{}", server.addr), ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    let cli = Cli::new(
+        format!("http://{}", server.addr),
+        ENTERPRISE_WS,
+        ENTERPRISE_ADMIN,
+    );
     let file = cli.home.path().join("report.md");
     report_with_history(&cli, "markdown", &file).await;
     let text = std::fs::read_to_string(&file).unwrap();
@@ -46,7 +54,7 @@ async fn markdown_holds_every_section_and_hostile_names_as_text() {
         );
     }
     assert!(!text.contains(HOSTILE_PROJECT), "the name is never raw");
-    assert!(text.contains("&lt;img src\\=x onerror\\=alert\\(1\\)&gt;"));
+    assert!(text.contains("&lt;img src=x onerror=alert(1)&gt;"));
     assert!(!text.contains("<script"), "the member's name is never raw");
     // Each part names its source.
     assert!(text.contains("Source: read live from the service at"));
@@ -58,10 +66,20 @@ async fn markdown_holds_every_section_and_hostile_names_as_text() {
 #[tokio::test]
 async fn a_report_without_snapshots_says_what_it_lacks() {
     let server = hostile_demo().await;
-    let cli = Cli::new(format!("http://{}", server.addr), ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    let cli = Cli::new(
+        format!("http://{}", server.addr),
+        ENTERPRISE_WS,
+        ENTERPRISE_ADMIN,
+    );
     let file = cli.home.path().join("report.md");
     let run = cli
-        .run(&["report", "--format", "markdown", "--output", file.to_str().unwrap()])
+        .run(&[
+            "report",
+            "--format",
+            "markdown",
+            "--output",
+            file.to_str().unwrap(),
+        ])
         .await
         .expect(0);
     assert!(
@@ -71,5 +89,8 @@ async fn a_report_without_snapshots_says_what_it_lacks() {
         run.stderr
     );
     let text = std::fs::read_to_string(&file).unwrap();
-    assert!(text.contains("Not in this report: no snapshot in the history yet"), "{text}");
+    assert!(
+        text.contains("Not in this report: no snapshot in the history yet"),
+        "{text}"
+    );
 }

@@ -32,15 +32,20 @@ pub fn chromium() -> PathBuf {
             return found;
         }
     }
-    panic!("chromium is missing: install Debian's chromium (.ci/run installs it); the report's tests open it in a real browser")
+    panic!(
+        "chromium is missing: install Debian's chromium (.ci/run installs it); the report's tests open it in a real browser"
+    )
 }
 
 /// A proxy that answers nothing and records the first line of every
-/// request sent through it: with every host resolved to nowhere and this as
-/// the browser's proxy for every address, a request the page makes shows here.
+/// request sent through it: with this as
+/// the browser's proxy for every address, a request the page makes shows here
+/// and goes no further.
 pub struct Proxy {
     pub url: String,
     seen: Arc<Mutex<Vec<String>>>,
+    /// Connections accepted whose first line is not read yet.
+    reading: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Proxy {
@@ -48,10 +53,14 @@ impl Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let seen = Arc::new(Mutex::new(Vec::new()));
+        let reading = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let record = seen.clone();
+        let in_flight = reading.clone();
         tokio::spawn(async move {
             while let Ok((mut socket, _)) = listener.accept().await {
                 let record = record.clone();
+                let in_flight = in_flight.clone();
+                in_flight.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 tokio::spawn(async move {
                     let mut head = vec![0; 512];
                     let read = tokio::time::timeout(Duration::from_secs(5), socket.read(&mut head))
@@ -62,16 +71,21 @@ impl Proxy {
                     let line = String::from_utf8_lossy(&head[..read]);
                     let line = line.lines().next().unwrap_or("(nothing sent)").to_owned();
                     record.lock().unwrap().push(line);
+                    in_flight.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
                 });
             }
         });
-        Self { url, seen }
+        Self { url, seen, reading }
     }
 
     /// The requests that are not Chromium's own background services (its
     /// updater, clock and account checks, which `--disable-background-networking`
     /// does not silence in every build): what a page asked for.
-    pub fn page_requests(&self) -> Vec<String> {
+    pub async fn page_requests(&self) -> Vec<String> {
+        // Every connection accepted is read (or given up on after 5 s) first.
+        while self.reading.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+            tokio::task::yield_now().await;
+        }
         self.seen
             .lock()
             .unwrap()
@@ -97,8 +111,8 @@ fn chromium_service(line: &str) -> bool {
 }
 
 /// Runs headless Chromium on `page` with `mode` (`--dump-dom`, `--print-to-pdf=…`),
-/// networking off: every host resolves to nowhere, and every address, loopback
-/// included, goes through `proxy`. Returns stdout and stderr (the console, with
+/// networking off: every address, loopback included, goes through `proxy`,
+/// which answers nothing. Returns stdout and stderr (the console, with
 /// `--enable-logging=stderr`).
 pub async fn open(page: &Path, proxy: &Proxy, mode: &[&str]) -> (String, String) {
     let profile = tempfile::tempdir().unwrap();
@@ -114,7 +128,6 @@ pub async fn open(page: &Path, proxy: &Proxy, mode: &[&str]) -> (String, String)
             "--disable-sync",
             "--disable-default-apps",
             "--disable-features=NetworkTimeServiceQuerying,OptimizationHints,MediaRouter,Translate",
-            "--host-resolver-rules=MAP * ~NOTFOUND",
             "--proxy-bypass-list=<-loopback>",
             "--enable-logging=stderr",
             "--v=0",
@@ -140,7 +153,10 @@ pub async fn open(page: &Path, proxy: &Proxy, mode: &[&str]) -> (String, String)
 /// The console's lines in Chromium's log (`INFO:CONSOLE`): a CSP violation,
 /// a script error, anything a page logs.
 pub fn console_lines(stderr: &str) -> Vec<&str> {
-    stderr.lines().filter(|line| line.contains(":CONSOLE")).collect()
+    stderr
+        .lines()
+        .filter(|line| line.contains(":CONSOLE"))
+        .collect()
 }
 
 /// The demo with hostile names where the report shows them, and a rate
@@ -183,7 +199,13 @@ pub async fn report_with_history(cli: &Cli, format: &str, file: &Path) -> String
     .expect(0);
     cli.run(&["snapshot"]).await.expect(0);
     let run = cli
-        .run(&["report", "--format", format, "--output", file.to_str().unwrap()])
+        .run(&[
+            "report",
+            "--format",
+            format,
+            "--output",
+            file.to_str().unwrap(),
+        ])
         .await
         .expect(0);
     run.stderr
@@ -192,7 +214,11 @@ pub async fn report_with_history(cli: &Cli, format: &str, file: &Path) -> String
 #[tokio::test]
 async fn the_report_renders_offline_in_chromium_with_its_charts_and_prints_every_section() {
     let server = hostile_demo().await;
-    let cli = Cli::new(format!("http://{}", server.addr), ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    let cli = Cli::new(
+        format!("http://{}", server.addr),
+        ENTERPRISE_WS,
+        ENTERPRISE_ADMIN,
+    );
     let page = cli.home.path().join("report.html");
     let said = report_with_history(&cli, "html", &page).await;
     assert!(said.contains("report written to"), "{said}");
@@ -211,24 +237,29 @@ async fn the_report_renders_offline_in_chromium_with_its_charts_and_prints_every
     assert!(
         proxy
             .page_requests()
+            .await
             .iter()
             .any(|line| line.contains("report-leak.example")),
         "the proxy saw the control page's request: {:?}",
-        proxy.page_requests()
+        proxy.page_requests().await
     );
     assert!(
         !console_lines(&control_log).is_empty(),
         "the control's console error is in the log:\n{control_log}"
     );
 
-    let before = proxy.page_requests().len();
+    let before = proxy.page_requests().await.len();
     let (dom, log) = open(&page, &proxy, &["--dump-dom"]).await;
     assert_eq!(
-        proxy.page_requests()[before..],
+        proxy.page_requests().await[before..],
         [] as [String; 0],
         "the report made no network request"
     );
-    assert_eq!(console_lines(&log), Vec::<&str>::new(), "no console message");
+    assert_eq!(
+        console_lines(&log),
+        Vec::<&str>::new(),
+        "no console message"
+    );
     // The charts: risk, posture over the snapshots, severities, review coverage.
     let charts = dom.matches("<svg").count();
     assert!(charts >= 4, "{charts} charts in the DOM");
@@ -238,13 +269,25 @@ async fn the_report_renders_offline_in_chromium_with_its_charts_and_prints_every
         "Open findings by severity",
         "Review coverage over time",
     ] {
-        assert!(dom.contains(&format!("<title>{title}</title>")), "chart {title}");
+        assert!(
+            dom.contains(&format!("<title>{title}</title>")),
+            "chart {title}"
+        );
     }
     assert!(dom.contains("<polyline"), "lines drawn from the snapshots");
     // Hostile names are text: no element came from data, no script at all.
-    assert!(dom.contains("&lt;img src=x onerror=alert(1)&gt;"), "the project's name as text");
-    assert!(dom.contains("&lt;script&gt;alert(2)&lt;/script&gt;"), "the member's name as text");
-    assert!(dom.contains("&lt;b onmouseover=alert(3)&gt;"), "the note as text");
+    assert!(
+        dom.contains("&lt;img src=x onerror=alert(1)&gt;"),
+        "the project's name as text"
+    );
+    assert!(
+        dom.contains("&lt;script&gt;alert(2)&lt;/script&gt;"),
+        "the member's name as text"
+    );
+    assert!(
+        dom.contains("&lt;b onmouseover=alert(3)&gt;"),
+        "the note as text"
+    );
     assert!(!dom.contains("<img"), "no image element");
     assert!(!dom.contains("<script"), "no script element");
     assert!(!dom.contains("<b "), "no element from a note");
@@ -270,7 +313,7 @@ async fn the_report_renders_offline_in_chromium_with_its_charts_and_prints_every
     }
     assert!(flat.contains("Security review report"), "the header");
     assert_eq!(
-        proxy.page_requests()[before..],
+        proxy.page_requests().await[before..],
         [] as [String; 0],
         "printing made no network request"
     );
