@@ -60,7 +60,7 @@ pub enum ReportError {
 }
 
 /// What a report is asked for.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ReportRequest {
     pub workspace_id: String,
     pub format: ReportFormat,
@@ -92,13 +92,32 @@ pub async fn produce(
     request: &ReportRequest,
     now: impl Fn() -> time::OffsetDateTime + Copy,
 ) -> Result<Written, ReportError> {
+    let live = gather_live(client, request, now).await?;
+    finish(live, history, request, now())
+}
+
+/// The live reads of [`produce`] (async: the service).
+pub async fn gather_live(
+    client: &crate::api::Client,
+    request: &ReportRequest,
+    now: impl Fn() -> time::OffsetDateTime + Copy,
+) -> Result<gather::Live, ReportError> {
     if matches!(
         request.format,
         ReportFormat::Ocsf | ReportFormat::Defectdojo
     ) {
         return Err(ReportError::NotYet(request.format.name()));
     }
-    let live = gather::gather_live(client, &request.workspace_id, &request.live, now).await?;
+    Ok(gather::gather_live(client, &request.workspace_id, &request.live, now).await?)
+}
+
+/// The rest of [`produce`] (blocking: the history's reads, the file).
+pub fn finish(
+    live: gather::Live,
+    history: HistoryAccess<'_>,
+    request: &ReportRequest,
+    now: time::OffsetDateTime,
+) -> Result<Written, ReportError> {
     let history = match history {
         Ok(store) => gather::gather_history(
             &gather::HistoryInput {
@@ -106,7 +125,7 @@ pub async fn produce(
                 workspace_id: &request.workspace_id,
                 since: request.since.clone(),
             },
-            now(),
+            now,
         )?,
         Err(reason) => Part::missing(reason),
     };

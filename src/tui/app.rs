@@ -15,6 +15,7 @@ mod history_away;
 mod history_nav;
 mod marks;
 mod notices;
+mod report;
 mod screens;
 mod views;
 mod wake;
@@ -23,6 +24,7 @@ pub use contexts::{CONTEXT, ContextMsg, Contexts};
 pub use export::{LIST_EXPORT, ListExported};
 pub use history::{HISTORY_VERSION, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
 pub use history::{HistoryMsg, HistoryState, SnapshotSeed};
+pub use report::{REPORT, ReportWritten};
 pub use views::{SAVE_VIEW, SavedViews, ViewWritten};
 
 use history_nav::Way;
@@ -131,6 +133,8 @@ pub struct App {
     pub missing_write_scope: Option<Vec<String>>,
     /// A list's export in flight (`app/export.rs`): its token, what a row is.
     list_export: Option<(u64, &'static str)>,
+    /// The report in flight (`app/report.rs`): its token.
+    report_pending: Option<u64>,
     pub members: MembersScreen,
     pub monitor: MonitorScreen,
     pub analytics: AnalyticsScreen,
@@ -185,6 +189,7 @@ impl App {
             project: None,
             missing_write_scope: None,
             list_export: None,
+            report_pending: None,
             members: MembersScreen::default(),
             analytics: AnalyticsScreen::default(),
             pii: PiiScreen::default(),

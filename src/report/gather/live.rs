@@ -17,7 +17,7 @@ use crate::api::{ApiError, Client, InventoryParams, MemberListParams, PageParams
 const PAGE_SIZE: u32 = 100;
 
 /// What the live reads take.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LiveOptions {
     pub base_url: String,
     /// The inventory's filters (the dashboard's current ones); the page size is set here.
@@ -33,6 +33,7 @@ pub struct LiveOptions {
 }
 
 /// The live parts of a report.
+#[derive(Debug)]
 pub struct Live {
     pub header: Header,
     pub insights: Part<Insights>,

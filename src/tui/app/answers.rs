@@ -7,6 +7,7 @@ use super::App;
 use super::contexts::ContextMsg;
 use super::export::ListExported;
 use super::history::HistoryMsg;
+use super::report::ReportWritten;
 use super::views::ViewWritten;
 use super::*;
 use crate::api::model::Workspace;
@@ -92,6 +93,8 @@ impl App {
             .view_saved(msg, cx.now));
         route!(answer, ListExported, |token, msg| self
             .list_exported(token, msg, cx));
+        route!(answer, ReportWritten, |token, msg| self
+            .report_written(token, msg, cx));
         route!(answer, project::Msg, |token, msg| self
             .project_answer(token, msg, cx));
         // The tabs' screens, from the registry (`app/screens.rs`).
