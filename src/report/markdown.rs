@@ -58,8 +58,9 @@ fn table(out: &mut String, columns: &[&str], rows: impl IntoIterator<Item = Vec<
 }
 
 fn project(name: Option<&str>, id: &str) -> String {
+    // No code span: a backslash escape does not work inside one.
     format!(
-        "{} (`{}`)",
+        "{} ({})",
         name.map_or_else(|| "_(no name)_".to_owned(), escape),
         escape(id)
     )

@@ -173,3 +173,9 @@ impl Coverage {
         })
     }
 }
+
+/// A wire word for people: `review_recommended` → `review recommended`
+/// (it wraps at the space in a narrow column).
+pub fn spaced(wire: &str) -> String {
+    wire.replace('_', " ")
+}

@@ -206,7 +206,7 @@ pub fn posture(out: &mut String, data: &ReportData) {
             for finding in &insights.findings {
                 out.push_str("<tr>");
                 project_cell(out, Some(&finding.title), &finding.id);
-                cell(out, finding.review_priority.as_str());
+                cell(out, &words::spaced(finding.review_priority.as_str()));
                 cell(out, &finding.category);
                 num(out, finding.project_count);
                 cell(out, &finding.description);
@@ -287,7 +287,7 @@ pub fn attention(out: &mut String, data: &ReportData) {
             let item = entry.item;
             out.push_str("<tr>");
             project_cell(out, item.name.as_deref(), &item.id);
-            cell(out, item.review_priority.as_str());
+            cell(out, &words::spaced(item.review_priority.as_str()));
             cell(out, &words::publication(item));
             match &item.matched_reason {
                 Some(reason) => num(out, reason.values.open_pii_finding_count),
@@ -797,7 +797,7 @@ pub fn appendix(out: &mut String, data: &ReportData) {
         for item in &inventory.items {
             out.push_str("<tr>");
             project_cell(out, item.name.as_deref(), &item.id);
-            cell(out, item.review_priority.as_str());
+            cell(out, &words::spaced(item.review_priority.as_str()));
             cell(out, &words::publication(item));
             cell(
                 out,
