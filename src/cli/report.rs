@@ -84,21 +84,21 @@ pub async fn run(session: &Session, args: ReportArgs, global: &GlobalArgs) -> Re
         },
         since: args.since,
     };
-    let written = crate::report::produce(
-        &session.client,
-        store.as_ref().map_err(Clone::clone),
-        &request,
-        now,
-    )
-    .await?;
+    let started = std::time::Instant::now();
+    let live = crate::report::gather_live(&session.client, &request, now).await?;
+    let fetch = started.elapsed();
+    let written =
+        crate::report::finish(live, store.as_ref().map_err(Clone::clone), &request, now())?;
     for missing in &written.missing {
         crate::stderr::line(format_args!("note: not in the report: {missing}"));
     }
     crate::stderr::line(format_args!(
-        "report written to {} ({} projects, {} bytes)",
+        "report written to {} ({} projects, {} bytes; read live in {:.1} s, the rest in {:.2} s)",
         written.path.display(),
         written.projects,
-        written.bytes
+        written.bytes,
+        fetch.as_secs_f64(),
+        written.beyond_fetch.as_secs_f64()
     ));
     Ok(())
 }

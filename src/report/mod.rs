@@ -78,6 +78,9 @@ pub struct Written {
     pub projects: usize,
     /// Parts left out, with why (said on stderr or the status line too).
     pub missing: Vec<String>,
+    /// How long the history's reads, the writing and the file took (the
+    /// live reads, paced by the service, are not in it).
+    pub beyond_fetch: std::time::Duration,
 }
 
 /// The history's part, or why it is missing (a history that cannot be
@@ -118,6 +121,7 @@ pub fn finish(
     request: &ReportRequest,
     now: time::OffsetDateTime,
 ) -> Result<Written, ReportError> {
+    let started = std::time::Instant::now();
     let history = match history {
         Ok(store) => gather::gather_history(
             &gather::HistoryInput {
@@ -137,6 +141,7 @@ pub fn finish(
         bytes: bytes.len(),
         projects: data.inventory.value().map_or(0, |i| i.items.len()),
         missing: data.missing_parts(),
+        beyond_fetch: started.elapsed(),
     })
 }
 

@@ -39,6 +39,7 @@ fn report_in_the_palette_scopes_it_to_the_inventorys_filters_and_says_where_it_w
             bytes: 1000,
             projects: 3,
             missing: vec![],
+            beyond_fetch: std::time::Duration::ZERO,
         }),
         crate::tui::bulk_names::NOW,
     );
