@@ -5,9 +5,12 @@
 //! `html/escape.rs`. A print stylesheet breaks pages between sections and
 //! wraps tables instead of clipping them.
 
+mod blocks;
 mod charts;
 mod escape;
-mod sections;
+mod history;
+mod inventory;
+mod now;
 
 use std::fmt::Write;
 
@@ -97,14 +100,14 @@ pub fn render(data: &ReportData) -> String {
     out.push_str("</title><style>");
     out.push_str(STYLE);
     out.push_str("</style></head><body>\n");
-    sections::header(&mut out, data, &title);
-    sections::posture(&mut out, data);
-    sections::attention(&mut out, data);
-    sections::changes(&mut out, data);
-    sections::coverage(&mut out, data);
-    sections::scans(&mut out, data);
-    sections::members(&mut out, data);
-    sections::appendix(&mut out, data);
+    now::header(&mut out, data, &title);
+    now::posture(&mut out, data);
+    now::attention(&mut out, data);
+    history::changes(&mut out, data);
+    history::coverage(&mut out, data);
+    inventory::scans(&mut out, data);
+    inventory::members(&mut out, data);
+    inventory::appendix(&mut out, data);
     out.push_str("<footer>Written by ");
     escape::push(&mut out, &data.header.vantage_version);
     out.push_str(". Every value from the service or the history is shown as text; this file loads nothing.</footer>\n</body></html>\n");
