@@ -22,6 +22,7 @@ pub mod hostile;
 pub mod logging;
 pub mod paths;
 pub mod policy;
+pub mod report;
 pub mod rng;
 pub mod safe_file;
 pub mod server;

@@ -12,6 +12,7 @@ pub(crate) mod options;
 pub(crate) mod print;
 pub(crate) mod progress;
 pub(crate) mod read;
+pub(crate) mod report;
 pub(crate) mod scans;
 mod stdout;
 pub(crate) mod traffic;

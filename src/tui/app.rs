@@ -11,6 +11,7 @@ mod draw;
 mod export;
 mod focus;
 mod notices;
+mod report;
 mod review;
 mod screens;
 mod trail;
@@ -19,6 +20,7 @@ mod wake;
 
 pub use contexts::{CONTEXT, ContextMsg, Contexts};
 pub use export::{LIST_EXPORT, ListExported};
+pub use report::{REPORT, ReportWritten};
 pub use review::{HISTORY_VERSION, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
 pub use review::{HistoryMsg, HistoryState};
 pub use views::{SAVE_VIEW, SavedViews, ViewWritten};
@@ -104,6 +106,8 @@ pub struct App {
     pub missing_write_scope: Option<Vec<String>>,
     /// A list's export in flight (`app/export.rs`): its token, what a row is.
     list_export: Option<(u64, &'static str)>,
+    /// The report in flight (`app/report.rs`): its token.
+    report_pending: Option<u64>,
     pub members: MembersScreen,
     pub monitor: MonitorScreen,
     pub analytics: AnalyticsScreen,
@@ -150,6 +154,7 @@ impl App {
             project: None,
             missing_write_scope: None,
             list_export: None,
+            report_pending: None,
             members: MembersScreen::default(),
             analytics: AnalyticsScreen::default(),
             pii: PiiScreen::default(),

@@ -6,6 +6,7 @@
 use super::App;
 use super::contexts::ContextMsg;
 use super::export::ListExported;
+use super::report::ReportWritten;
 use super::review::HistoryMsg;
 use super::views::ViewWritten;
 use super::*;
@@ -112,6 +113,8 @@ impl App {
             .view_saved(msg, cx.now));
         route!(answer, ListExported, |token, msg| self
             .list_exported(token, msg, cx));
+        route!(answer, ReportWritten, |token, msg| self
+            .report_written(token, msg, cx));
         route!(answer, project::Msg, |token, msg| self
             .project_answer(token, msg, cx));
         // The tabs' screens, from the registry (`app/screens.rs`).

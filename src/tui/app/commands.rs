@@ -82,6 +82,7 @@ impl App {
             Command::Filter(args) => self.filter_inventory(*args, turn),
             Command::Sort(sort_by, order) => self.sort_inventory(sort_by, order, turn),
             Command::View(view) => self.run_view(view, turn),
+            Command::Report => self.write_report(turn),
         }
     }
 

@@ -38,6 +38,7 @@ mod export;
 mod files;
 mod list_export;
 mod reads;
+mod report;
 mod writes;
 
 /// The client's list operations, as `list_operation!` declares them.
@@ -51,6 +52,7 @@ pub use reads::{
     GetBreakdowns, GetDeployment, GetInsights, GetMember, GetProject, GetRealtime, GetTraffic,
     GetWorkspace,
 };
+pub use report::WriteReport;
 pub use writes::{
     CreateEmbedUrl, DeleteProject, Publish, Unpublish, UpdateProject, UpdatePublishSettings,
 };

@@ -38,6 +38,8 @@ pub enum Command {
     Sort(Option<InventorySortBy>, Option<SortOrder>),
     /// A saved view of the inventory.
     View(ViewCommand),
+    /// `:report`: the workspace's report, scoped to the inventory's filters.
+    Report,
 }
 
 /// What a verb does with its argument.
@@ -61,6 +63,8 @@ pub enum VerbKind {
     View,
     /// Takes a reviewer's name, or nothing to clear the filter.
     Reviewer,
+    /// Takes nothing: `:report`.
+    Report,
 }
 
 /// A word the palette knows, with its aliases and what it says in the list.
@@ -133,6 +137,12 @@ const VERBS: &[Verb] = &[
         aliases: &[],
         kind: VerbKind::Act(Action::Export),
         help: "export this view to CSV or JSON",
+    },
+    Verb {
+        name: "report",
+        aliases: &[],
+        kind: VerbKind::Report,
+        help: "write the report (HTML) of the workspace, scoped to the inventory's filters",
     },
     Verb {
         name: "watch",
@@ -242,6 +252,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
             _ => Err("theme: dark or light".into()),
         },
         (VerbKind::Columns, _) => columns::parse_list(rest).map(Command::Columns),
+        (VerbKind::Report, true) => Ok(Command::Report),
+        (VerbKind::Report, false) => {
+            Err("report takes nothing: it writes the inventory's current view".into())
+        }
         (VerbKind::Reviewer, empty) => Ok(Command::Reviewer((!empty).then(|| rest.to_owned()))),
         // A screen or action word followed by more text is a project's name.
         (VerbKind::Screen(_) | VerbKind::Act(_), false) => Ok(project(line)),
@@ -305,6 +319,7 @@ mod tests {
             ("q", Command::Act(Action::Quit)),
             ("changes", Command::Screen(Tab::Changes)),
             ("diff", Command::Screen(Tab::Changes)),
+            ("report", Command::Report),
         ] {
             assert_eq!(parse(line), Ok(command), "{line:?}");
         }

@@ -31,6 +31,8 @@ mod local_files;
 mod members;
 mod pg_wire;
 mod policy_check;
+mod report;
+mod report_browser;
 mod review_audit;
 mod review_marks;
 mod scans_traffic;

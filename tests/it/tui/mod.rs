@@ -23,6 +23,7 @@ mod monitor_operators;
 mod palette;
 mod project;
 mod registry;
+mod report;
 mod review_marks;
 mod robustness_keys;
 mod robustness_outage;
