@@ -17,6 +17,7 @@ pub mod history;
 pub mod hostile;
 pub mod logging;
 pub mod paths;
+pub mod report;
 pub mod rng;
 pub mod safe_file;
 pub mod server;

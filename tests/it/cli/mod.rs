@@ -30,6 +30,7 @@ mod list_exports;
 mod local_files;
 mod members;
 mod pg_wire;
+mod report_feeds;
 mod review_audit;
 mod review_marks;
 mod scans_traffic;
