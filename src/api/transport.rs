@@ -190,6 +190,16 @@ impl std::fmt::Debug for Transport {
 }
 
 impl Transport {
+    /// The service's address, as configured.
+    pub fn base(&self) -> &Url {
+        &self.base
+    }
+
+    /// The `Service-Version` every request pins.
+    pub fn pinned_version(&self) -> &str {
+        &self.pinned_version
+    }
+
     pub fn new(config: &ClientConfig) -> Result<Self, ConfigError> {
         let base = validate_base_url(&config.base_url)?;
         let base_path = base.path().trim_end_matches('/').to_owned();

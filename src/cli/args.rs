@@ -60,6 +60,9 @@ pub enum ServiceCommand {
     Scans(super::scans::ScansCommand),
     /// The workspaces the key reaches (list), or one of them (get).
     Workspaces(WorkspacesArgs),
+    /// Write a report for an auditor or a ticket: posture, what needs attention,
+    /// what changed, review coverage, scans, members (HTML or Markdown, one file).
+    Report(Box<super::report::ReportArgs>),
 }
 
 #[derive(Args, Debug, Clone)]

@@ -91,6 +91,7 @@ async fn execute_service(command: ServiceCommand, global: &GlobalArgs) -> Result
         ServiceCommand::Analytics(command) => analytics(&session, command).await,
         ServiceCommand::Scans(command) => super::scans::run(&session, command).await,
         ServiceCommand::Workspaces(args) => workspaces::workspaces(&session, args).await,
+        ServiceCommand::Report(args) => super::report::run(&session, *args, global).await,
     }
 }
 

@@ -97,6 +97,9 @@ pub enum CliError {
     /// `snapshot --lock-timeout` passed while another snapshot held the lock.
     #[error("{0}")]
     LockTimeout(String),
+    /// A report could not be written where it was asked to go.
+    #[error("{0}")]
+    WriteFailed(String),
     /// `changes --fail-on` found changes of these kinds (with their counts).
     #[error("changes of a --fail-on kind occurred: {0}")]
     ChangesFound(String),
@@ -125,6 +128,7 @@ pub fn exit_code(error: &CliError) -> u8 {
         | CliError::DeploymentUnfinished { .. }
         | CliError::Cancelled(_)
         | CliError::Terminal(_)
+        | CliError::WriteFailed(_)
         | CliError::History(_) => FAILURE,
     }
 }

@@ -11,6 +11,7 @@ pub mod options;
 pub mod print;
 pub mod progress;
 pub mod read;
+pub mod report;
 pub mod scans;
 mod stdout;
 pub mod traffic;

@@ -201,6 +201,16 @@ impl Client {
 
     /// The bounds of a walk that starts with `first`: the operation's own
     /// (`ListCall::walk`) and the configured most items.
+    /// The service's address (what a report names as its source).
+    pub fn base_url(&self) -> &str {
+        self.transport.base().as_str()
+    }
+
+    /// The `Service-Version` the client pins.
+    pub fn api_version(&self) -> &str {
+        self.transport.pinned_version()
+    }
+
     pub fn walk_of<L: ListCall>(&self, first: &L) -> PageWalk {
         first.walk().with_max_items(self.max_walk_items)
     }

@@ -145,7 +145,7 @@ pub enum ReviewedCommand {
 }
 
 /// `last`, a snapshot id, `YYYY-MM-DD` (the end of that UTC day) or an RFC 3339 timestamp.
-fn parse_since(raw: &str) -> Result<SnapshotRef, String> {
+pub(crate) fn parse_since(raw: &str) -> Result<SnapshotRef, String> {
     if raw == "last" {
         return Ok(SnapshotRef::Previous);
     }

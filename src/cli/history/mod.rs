@@ -45,7 +45,7 @@ pub async fn execute(command: HistoryCommand, global: &GlobalArgs) -> Result<(),
 /// The history config of the config file's `[history]` section, with where
 /// the history is for `context` (`--history`, `VANTAGE_HISTORY_URL`,
 /// `history_url`).
-fn history_config(
+pub(crate) fn history_config(
     config: &LoadedConfig,
     context: &Context,
     global: &GlobalArgs,
@@ -69,7 +69,7 @@ fn history_config(
 
 /// Opens the history; a weak `sslmode` chosen for a remote database is said
 /// on stderr first.
-fn open_store(location: &HistoryLocation) -> Result<Store, HistoryError> {
+pub(crate) fn open_store(location: &HistoryLocation) -> Result<Store, HistoryError> {
     if let HistoryLocation::Database(target) = location
         && let Some(warning) = target.tls_warning_once()
     {
