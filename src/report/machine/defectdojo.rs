@@ -143,7 +143,7 @@ fn record<'a>(finding: &'a Finding<'a>) -> Record<'a> {
 }
 
 /// Writes the feed as one DefectDojo import document; returns how many findings.
-pub fn write(feed: &Feed, out: &mut dyn Write) -> io::Result<usize> {
+pub fn write(feed: &Feed<'_>, out: &mut dyn Write) -> io::Result<usize> {
     let all = findings(feed);
     let import = Import {
         name: "vantage",

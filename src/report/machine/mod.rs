@@ -9,36 +9,85 @@
 pub mod defectdojo;
 pub mod ocsf;
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
 use crate::api::model::{
     FindingLevel, FindingStatus, FindingType, InventoryItem, PiiFinding, PiiStatus, ReviewPriority,
-    ScanFinding, SecurityScan,
+    ScanFinding,
 };
+use crate::report::gather::{Part, ReportData};
 
 /// What the machine formats read: the workspace's projects as the inventory lists them, with
-/// what is known of each, read live.
+/// what was read of each. It borrows the report's gathered data ([`Feed::of_report`]).
 #[derive(Debug, Clone)]
-pub struct Feed {
-    pub workspace_id: String,
-    /// When the service was read (the end of the walk).
+pub struct Feed<'a> {
+    pub workspace_id: &'a str,
+    /// When the service was read (the inventory's walk).
     pub read_at: OffsetDateTime,
     /// The insights' finding types: their titles and descriptions. Empty when not read.
-    pub finding_types: Vec<FindingType>,
-    pub projects: Vec<ProjectEvidence>,
+    pub finding_types: &'a [FindingType],
+    pub projects: Vec<ProjectEvidence<'a>>,
 }
 
 /// One project and its evidence.
 #[derive(Debug, Clone)]
-pub struct ProjectEvidence {
-    pub item: InventoryItem,
-    /// The newest scan and its findings; `None` when the project has no scan or it was not
-    /// read.
-    pub latest_scan: Option<(SecurityScan, Vec<ScanFinding>)>,
+pub struct ProjectEvidence<'a> {
+    pub item: &'a InventoryItem,
+    /// The newest scan's findings; `None` when the project has no scan or it was not read.
+    pub scan_findings: Option<&'a [ScanFinding]>,
     /// Personal-data findings; `None` where detection is off or the list was not read.
-    pub personal_data: Option<Vec<PiiFinding>>,
+    pub personal_data: Option<&'a [PiiFinding]>,
+}
+
+impl<'a> Feed<'a> {
+    /// The feed of a gathered report: every project of the inventory, with the scans and
+    /// personal data that were read in detail.
+    pub fn of_report(data: &'a ReportData) -> Self {
+        let scans: HashMap<&str, &[ScanFinding]> = data
+            .scans
+            .value()
+            .map(|details| {
+                details
+                    .read
+                    .iter()
+                    .filter(|scan| scan.scan.is_some())
+                    .map(|scan| (scan.project_id.as_str(), scan.findings.as_slice()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let personal_data: HashMap<&str, &[PiiFinding]> = data
+            .pii
+            .value()
+            .map(|details| {
+                details
+                    .read
+                    .iter()
+                    .map(|pii| (pii.project_id.as_str(), pii.findings.as_slice()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let (items, read_at) = match &data.inventory {
+            Part::Present { source, value } => (value.items.as_slice(), source.read_at),
+            Part::Missing { .. } => (&[][..], data.header.generated_at),
+        };
+        Self {
+            workspace_id: &data.header.workspace_id,
+            read_at,
+            finding_types: data.finding_types(),
+            projects: items
+                .iter()
+                .map(|item| ProjectEvidence {
+                    item,
+                    scan_findings: scans.get(item.id.as_str()).copied(),
+                    personal_data: personal_data.get(item.id.as_str()).copied(),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Where a finding comes from.
@@ -168,10 +217,10 @@ pub fn stable_id(parts: &[&str]) -> String {
 }
 
 /// Every finding of the feed, project by project, in the inventory's order.
-pub fn findings(feed: &Feed) -> Vec<Finding<'_>> {
+pub fn findings<'a>(feed: &Feed<'a>) -> Vec<Finding<'a>> {
     let mut out = Vec::new();
     for project in &feed.projects {
-        let item = &project.item;
+        let item = project.item;
         for reason in &item.review_priority_explanation {
             let known = feed.finding_types.iter().find(|kind| kind.id == reason.id);
             let title = known.map_or(reason.label.clone(), |kind| kind.title.clone());
@@ -183,7 +232,7 @@ pub fn findings(feed: &Feed) -> Vec<Finding<'_>> {
             };
             out.push(Finding {
                 kind: FindingKind::FindingType,
-                uid: stable_id(&[&feed.workspace_id, &item.id, "finding_type", &reason.id]),
+                uid: stable_id(&[feed.workspace_id, &item.id, "finding_type", &reason.id]),
                 rule: reason.id.clone(),
                 title,
                 description,
@@ -197,11 +246,11 @@ pub fn findings(feed: &Feed) -> Vec<Finding<'_>> {
                 project: item,
             });
         }
-        if let Some((_, scan_findings)) = &project.latest_scan {
+        if let Some(scan_findings) = project.scan_findings {
             for finding in scan_findings {
                 out.push(Finding {
                     kind: FindingKind::ScanFinding,
-                    uid: stable_id(&[&feed.workspace_id, &item.id, "scan_finding", &finding.id]),
+                    uid: stable_id(&[feed.workspace_id, &item.id, "scan_finding", &finding.id]),
                     rule: finding.name.clone(),
                     title: finding.name.clone(),
                     description: finding.description.clone().unwrap_or_default(),
@@ -216,10 +265,10 @@ pub fn findings(feed: &Feed) -> Vec<Finding<'_>> {
                 });
             }
         }
-        for finding in project.personal_data.iter().flatten() {
+        for finding in project.personal_data.into_iter().flatten() {
             out.push(Finding {
                 kind: FindingKind::PersonalData,
-                uid: stable_id(&[&feed.workspace_id, &item.id, "personal_data", &finding.id]),
+                uid: stable_id(&[feed.workspace_id, &item.id, "personal_data", &finding.id]),
                 rule: "personal_data".to_owned(),
                 title: format!("Personal data in {}", finding.source.as_str()),
                 description: format!("Matched text: {}", finding.quote),

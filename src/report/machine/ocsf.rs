@@ -127,7 +127,7 @@ fn millis(at: OffsetDateTime) -> i64 {
     i64::try_from(at.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX)
 }
 
-fn record<'a>(feed: &'a Feed, finding: &'a Finding<'a>) -> Record<'a> {
+fn record<'a>(feed: &'a Feed<'a>, finding: &'a Finding<'a>) -> Record<'a> {
     let (severity_id, severity_name) = severity(finding.severity);
     let (status_id, status_name) = status(&finding.status);
     let item = finding.project;
@@ -162,7 +162,7 @@ fn record<'a>(feed: &'a Feed, finding: &'a Finding<'a>) -> Record<'a> {
                 vendor_name: "vantage",
                 version: build_info::VERSION,
             },
-            tenant_uid: &feed.workspace_id,
+            tenant_uid: feed.workspace_id,
             uid: &finding.uid,
         },
         finding_info: FindingInfo {
@@ -197,7 +197,7 @@ fn record<'a>(feed: &'a Feed, finding: &'a Finding<'a>) -> Record<'a> {
 }
 
 /// Writes every finding of the feed as one OCSF record a line; returns how many.
-pub fn write(feed: &Feed, out: &mut dyn Write) -> io::Result<usize> {
+pub fn write(feed: &Feed<'_>, out: &mut dyn Write) -> io::Result<usize> {
     let all = findings(feed);
     for finding in &all {
         serde_json::to_writer(&mut *out, &record(feed, finding))?;

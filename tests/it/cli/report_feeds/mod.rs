@@ -6,7 +6,7 @@ mod ocsf_schema;
 
 use serde_json::{Value, json};
 use time::macros::datetime;
-use vantage::api::model::{FindingType, InventoryItem, PiiFinding, ScanFinding, SecurityScan};
+use vantage::api::model::{FindingType, InventoryItem, PiiFinding, ScanFinding};
 use vantage::report::machine::{Feed, ProjectEvidence, defectdojo, ocsf};
 
 use ocsf_schema::Schema;
@@ -37,9 +37,16 @@ fn scan_finding(id: &str, level: &str, status: &str) -> ScanFinding {
     .expect("a scan finding")
 }
 
-/// Two projects with every kind of finding, every level and status (known and not), and
-/// hostile text wherever the service sends text.
-fn feed() -> Feed {
+/// What the feed borrows: two projects with every kind of finding, every level and status
+/// (known and not), and hostile text wherever the service sends text.
+struct Owned {
+    types: Vec<FindingType>,
+    items: Vec<InventoryItem>,
+    scan_findings: Vec<ScanFinding>,
+    pii: Vec<PiiFinding>,
+}
+
+fn owned() -> Owned {
     let reasons = json!([
         {"id": "public_security_exposure", "label": "Public app with security issues",
          "detail": "2 errors", "category": "exposure", "review_priority": "needs_review"},
@@ -48,11 +55,6 @@ fn feed() -> Feed {
         {"id": "new_type", "label": "Something new", "detail": "d", "category": "x",
          "review_priority": "brand_new_priority"}
     ]);
-    let scan: SecurityScan = serde_json::from_value(json!({
-        "id": "scan_1", "status": "completed", "commit_sha": "abc", "started_at": "2026-11-21T10:00:00Z",
-        "finished_at": "2026-11-21T10:05:00Z", "requested_scanners": ["agent_security"]
-    }))
-    .expect("a scan");
     let pii: Vec<PiiFinding> = serde_json::from_value(json!([
         {"id": "pii_1", "found_at": "2026-11-19T08:00:00Z", "quote": HOSTILE_NAME, "source": "chat", "status": "open"},
         {"id": "pii_2", "found_at": "2026-11-19T09:00:00Z", "quote": "jane@example.com", "source": "telepathy", "status": "fixed"}
@@ -64,34 +66,43 @@ fn feed() -> Feed {
          "review_priority": "needs_review", "project_count": 1}
     ]))
     .expect("finding types");
+    Owned {
+        types,
+        items: vec![
+            item("prj_1", HOSTILE_NAME, reasons),
+            item("prj_2", "", json!([])),
+        ],
+        scan_findings: vec![
+            scan_finding("f1", "error", "open"),
+            scan_finding("f2", "warn", "ignored"),
+            scan_finding("f3", "info", "fixed"),
+            scan_finding("f4", "catastrophic", "reopened"),
+        ],
+        pii,
+    }
+}
+
+fn feed(owned: &Owned) -> Feed<'_> {
     Feed {
-        workspace_id: "ws_1".to_owned(),
+        workspace_id: "ws_1",
         read_at: datetime!(2026-11-28 12:00 UTC),
-        finding_types: types,
+        finding_types: &owned.types,
         projects: vec![
             ProjectEvidence {
-                item: item("prj_1", HOSTILE_NAME, reasons),
-                latest_scan: Some((
-                    scan,
-                    vec![
-                        scan_finding("f1", "error", "open"),
-                        scan_finding("f2", "warn", "ignored"),
-                        scan_finding("f3", "info", "fixed"),
-                        scan_finding("f4", "catastrophic", "reopened"),
-                    ],
-                )),
-                personal_data: Some(pii),
+                item: &owned.items[0],
+                scan_findings: Some(&owned.scan_findings),
+                personal_data: Some(&owned.pii),
             },
             ProjectEvidence {
-                item: item("prj_2", "", json!([])),
-                latest_scan: None,
+                item: &owned.items[1],
+                scan_findings: None,
                 personal_data: None,
             },
         ],
     }
 }
 
-fn ocsf_lines(feed: &Feed) -> Vec<Value> {
+fn ocsf_lines(feed: &Feed<'_>) -> Vec<Value> {
     let mut out = Vec::new();
     let count = ocsf::write(feed, &mut out).expect("written");
     let text = String::from_utf8(out).expect("UTF-8");
@@ -106,7 +117,8 @@ fn ocsf_lines(feed: &Feed) -> Vec<Value> {
 #[test]
 fn every_ocsf_record_is_a_valid_detection_finding() {
     let schema = Schema::vendored();
-    let records = ocsf_lines(&feed());
+    let owned = owned();
+    let records = ocsf_lines(&feed(&owned));
     // 3 finding types + 4 scan findings + 2 personal-data findings.
     assert_eq!(records.len(), 9);
     for record in &records {
@@ -164,7 +176,8 @@ fn every_ocsf_record_is_a_valid_detection_finding() {
 #[test]
 fn the_validator_refuses_what_the_schema_refuses() {
     let schema = Schema::vendored();
-    let valid = ocsf_lines(&feed()).remove(3);
+    let owned = owned();
+    let valid = ocsf_lines(&feed(&owned)).remove(3);
     assert!(schema.check_detection_finding(&valid).is_empty());
     let broken: [(&str, fn(&mut Value)); 7] = [
         ("finding_info.uid", |record| {
@@ -262,7 +275,7 @@ const DEFECTDOJO_ALLOWED: [&str; 56] = [
 /// DefectDojo's severities (`Finding.SEVERITIES`).
 const DEFECTDOJO_SEVERITIES: [&str; 5] = ["Critical", "High", "Medium", "Low", "Info"];
 
-fn defectdojo_document(feed: &Feed) -> Value {
+fn defectdojo_document(feed: &Feed<'_>) -> Value {
     let mut out = Vec::new();
     defectdojo::write(feed, &mut out).expect("written");
     serde_json::from_slice(&out).expect("one JSON document")
@@ -270,7 +283,8 @@ fn defectdojo_document(feed: &Feed) -> Value {
 
 #[test]
 fn the_defectdojo_import_has_only_what_its_parser_accepts() {
-    let document = defectdojo_document(&feed());
+    let owned = owned();
+    let document = defectdojo_document(&feed(&owned));
     assert_eq!(document["type"], "vantage");
     let findings = document["findings"].as_array().expect("findings");
     assert_eq!(findings.len(), 9);
@@ -322,8 +336,9 @@ fn the_defectdojo_import_has_only_what_its_parser_accepts() {
 
 #[test]
 fn a_reimport_finds_the_same_ids() {
-    let first = feed();
-    let mut second = feed();
+    let owned = owned();
+    let first = feed(&owned);
+    let mut second = feed(&owned);
     // Read again a day later, in another order: the ids stay the findings'.
     second.read_at = datetime!(2026-11-29 12:00 UTC);
     second.projects.reverse();
@@ -362,4 +377,108 @@ fn a_reimport_finds_the_same_ids() {
     let mut ocsf_sorted = ocsf_ids.clone();
     ocsf_sorted.sort();
     assert_eq!(ocsf_sorted, one, "both formats name a finding alike");
+}
+
+/// `vantage report --format ocsf` and `--format defectdojo` against the demo service: every
+/// record valid, the file 0600, and a second run naming the same findings alike.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_command_writes_feeds_a_consumer_accepts() {
+    use crate::cli::support::Cli;
+    use crate::common::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    let (server, clock) = demo_server().await;
+    let cli = Cli::new(server.base_url(), ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    let data = cli.home.path().join("data");
+    let env = [("XDG_DATA_HOME", data.to_str().expect("UTF-8"))];
+    // A report takes about 70 requests of the demo's 120 a minute: each run starts with a new
+    // window, as a person's runs minutes apart would.
+    let next_minute = || clock.advance(time::Duration::minutes(1));
+    let ocsf_path = cli.home.path().join("findings.jsonl");
+    cli.run_env(
+        &[
+            "report",
+            "--format",
+            "ocsf",
+            "-o",
+            ocsf_path.to_str().expect("UTF-8"),
+        ],
+        &env,
+    )
+    .await
+    .expect(0);
+    let mode = std::fs::metadata(&ocsf_path)
+        .expect("written")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let text = std::fs::read_to_string(&ocsf_path).expect("read");
+    let schema = Schema::vendored();
+    let records: Vec<Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("JSON"))
+        .collect();
+    assert!(
+        records.len() > 5,
+        "the demo has findings: {}",
+        records.len()
+    );
+    for record in &records {
+        let problems = schema.check_detection_finding(record);
+        assert!(problems.is_empty(), "{problems:#?}\nin {record:#}");
+    }
+    let kinds: std::collections::BTreeSet<&str> = records
+        .iter()
+        .filter_map(|record| record["finding_info"]["types"][0].as_str())
+        .collect();
+    assert!(kinds.len() > 1, "more than one kind of finding: {kinds:?}");
+
+    let ids = |path: &std::path::Path| -> Vec<String> {
+        let document: Value =
+            serde_json::from_slice(&std::fs::read(path).expect("read")).expect("JSON");
+        let mut ids: Vec<String> = document["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|finding| {
+                finding["unique_id_from_tool"]
+                    .as_str()
+                    .expect("id")
+                    .to_owned()
+            })
+            .collect();
+        ids.sort();
+        ids
+    };
+    let first = cli.home.path().join("dojo-1.json");
+    let second = cli.home.path().join("dojo-2.json");
+    for path in [&first, &second] {
+        next_minute();
+        cli.run_env(
+            &[
+                "report",
+                "--format",
+                "defectdojo",
+                "-o",
+                path.to_str().expect("UTF-8"),
+            ],
+            &env,
+        )
+        .await
+        .expect(0);
+    }
+    let (one, two) = (ids(&first), ids(&second));
+    assert!(!one.is_empty());
+    assert_eq!(one, two, "a re-import finds the same ids");
+    let mut ocsf_ids: Vec<String> = records
+        .iter()
+        .map(|record| {
+            record["finding_info"]["uid"]
+                .as_str()
+                .expect("uid")
+                .to_owned()
+        })
+        .collect();
+    ocsf_ids.sort();
+    assert_eq!(ocsf_ids, one, "both formats list the same findings");
 }
