@@ -45,7 +45,6 @@ impl From<ReportError> for CliError {
         match error {
             ReportError::Api(error) => Self::Api(error),
             ReportError::History(error) => Self::History(error),
-            ReportError::NotYet(_) => Self::Usage(error.to_string()),
             ReportError::Write { .. } => Self::WriteFailed(error.to_string()),
         }
     }

@@ -4,6 +4,7 @@
 
 pub mod gather;
 pub mod html;
+pub mod machine;
 pub mod markdown;
 pub mod sections;
 
@@ -49,8 +50,6 @@ impl ReportFormat {
 /// What can stop a report from being written.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
-    #[error("--format {0} is not available yet in this build")]
-    NotYet(&'static str),
     #[error(transparent)]
     Api(#[from] crate::api::ApiError),
     #[error(transparent)]
@@ -105,12 +104,6 @@ pub async fn gather_live(
     request: &ReportRequest,
     now: impl Fn() -> time::OffsetDateTime + Copy,
 ) -> Result<gather::Live, ReportError> {
-    if matches!(
-        request.format,
-        ReportFormat::Ocsf | ReportFormat::Defectdojo
-    ) {
-        return Err(ReportError::NotYet(request.format.name()));
-    }
     Ok(gather::gather_live(client, &request.workspace_id, &request.live, now).await?)
 }
 
@@ -166,8 +159,23 @@ pub fn render(data: &ReportData, format: ReportFormat) -> Result<Vec<u8>, Report
     match format {
         ReportFormat::Html => Ok(html::render(data).into_bytes()),
         ReportFormat::Markdown => Ok(markdown::render(data).into_bytes()),
-        ReportFormat::Ocsf | ReportFormat::Defectdojo => Err(ReportError::NotYet(format.name())),
+        ReportFormat::Ocsf => machine_bytes(data, machine::ocsf::write),
+        ReportFormat::Defectdojo => machine_bytes(data, machine::defectdojo::write),
     }
+}
+
+/// A machine format's bytes: the report's findings, listed once (`machine::findings`).
+fn machine_bytes(
+    data: &ReportData,
+    write: fn(&machine::Feed<'_>, &mut dyn std::io::Write) -> std::io::Result<usize>,
+) -> Result<Vec<u8>, ReportError> {
+    let mut bytes = Vec::new();
+    // Writing to memory fails only when memory does.
+    write(&machine::Feed::of_report(data), &mut bytes).map_err(|error| ReportError::Write {
+        path: "memory".to_owned(),
+        error,
+    })?;
+    Ok(bytes)
 }
 
 /// `vantage-report-WORKSPACE-DATE.EXT`: the default file name, the

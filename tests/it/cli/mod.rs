@@ -33,6 +33,7 @@ mod pg_wire;
 mod policy_check;
 mod report;
 mod report_browser;
+mod report_feeds;
 mod review_audit;
 mod review_marks;
 mod scans_traffic;
