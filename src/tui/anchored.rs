@@ -6,7 +6,9 @@
 //! a row, and the row's end (a member's Joined cell) is never painted. So each
 //! cell after a non-ASCII one is placed by an explicit cursor move, and the
 //! cells a wide character covers are cleared before it is drawn: a terminal
-//! that draws it narrow shows a blank there, not the previous frame.
+//! that draws it narrow shows a blank there, not the previous frame. A
+//! zero-width joiner is never sent: tmux 3.3a holds it and joins the next wide
+//! character drawn, on any row, into the cell before that character.
 
 use std::io::{self, Write};
 
@@ -14,6 +16,9 @@ use ratatui::backend::{Backend, ClearType, WindowSize};
 use ratatui::buffer::Cell;
 use ratatui::layout::{Position, Size};
 use unicode_width::UnicodeWidthStr;
+
+/// The zero-width joiner.
+const ZWJ: char = '\u{200d}';
 
 /// Wraps a backend (crossterm's, in the dashboard); see the module docs.
 #[derive(Debug)]
@@ -49,6 +54,19 @@ impl<B: Backend> Backend for Anchored<B> {
                 continue;
             }
             self.inner.draw(run.drain(..))?;
+            // tmux 3.3a keeps a joiner pending across cells, rows and cursor
+            // moves, and joins the next wide character drawn anywhere into
+            // the cell before it; a joiner is zero-width, so none is sent.
+            let unjoined;
+            let cell = if cell.symbol().contains(ZWJ) {
+                let mut plain = cell.clone();
+                let symbol: String = cell.symbol().chars().filter(|&ch| ch != ZWJ).collect();
+                plain.set_symbol(if symbol.is_empty() { " " } else { &symbol });
+                unjoined = plain;
+                &unjoined
+            } else {
+                cell
+            };
             let covered = cell.symbol().width().saturating_sub(1);
             if covered > 0 {
                 let mut blank = cell.clone();
@@ -120,6 +138,7 @@ mod tests {
     use ratatui::Terminal;
     use ratatui::backend::CrosstermBackend;
     use ratatui::text::Line;
+    use unicode_width::UnicodeWidthChar;
 
     /// Bytes written, readable after the terminal has them.
     #[derive(Clone, Default)]
@@ -226,6 +245,36 @@ mod tests {
         assert_eq!(anchored, "ab★defghijk ");
         let plain = terminal(&frames(false, "", "ab★defghijk"), 12, wide_star);
         assert_eq!(plain, "ab★·defghijk", "the row is pushed right");
+    }
+
+    /// What tmux 3.3a shows after `bytes`: a joiner it reads stays pending,
+    /// across cells, rows and cursor moves, and the next wide character is
+    /// joined into the cell before it (drawn nowhere, taking no column).
+    fn tmux(bytes: &[u8], columns: usize) -> String {
+        let text = String::from_utf8_lossy(bytes);
+        let mut pending = false;
+        let mut kept = String::new();
+        for ch in text.chars() {
+            match ch {
+                ZWJ => pending = true,
+                ch if pending && ch.width().unwrap_or(0) > 1 => pending = false,
+                ch => kept.push(ch),
+            }
+        }
+        terminal(kept.as_bytes(), columns, |ch| ch.width().unwrap_or(0))
+    }
+
+    /// Issue 35, item 20: a joiner inside a name ("joiner\u200ds") drew the
+    /// next "表" on screen into another cell (on another row, as often), and
+    /// left what was there before where "表" belonged.
+    #[test]
+    fn a_joiner_never_reaches_the_terminal() {
+        let first = "abcdefghijkl";
+        let second = "r\u{200d}s w 表示X";
+        assert_eq!(tmux(&frames(true, first, second), 12), "rs w 表·示·X  ");
+        let plain = tmux(&frames(false, first, second), 12);
+        // "表" is drawn nowhere and the previous frame shows in its place.
+        assert_eq!(plain, "rs w fg示·X  ");
     }
 
     #[test]
