@@ -49,7 +49,13 @@ pub enum ClientEvent {
     /// The credential's rate-limit state after an answer.
     RateLimit(RateLimitState),
     /// A request waits for the rate limit to reset instead of drawing a 429.
-    Paced { call: u64, wait: Duration },
+    /// `background`: background work waiting at the user's reserve, which is
+    /// no sign of a spent budget.
+    Paced {
+        call: u64,
+        wait: Duration,
+        background: bool,
+    },
     /// The server ignored query parameters we sent: a client/server mismatch.
     UnknownQueryParams {
         method: String,

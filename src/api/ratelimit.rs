@@ -7,7 +7,10 @@
 //! capacity the sliding window has recovered. Answers arrive out of order
 //! (latency varies): the state is that of the newest request answered, so a
 //! slow answer sent earlier, which counted fewer requests, never raises
-//! `Remaining` again (the background snapshot met 429s that way).
+//! `Remaining` again (the background snapshot met 429s that way). A request
+//! cut while it travelled keeps its slot spent: the service counted it.
+//! Background requests ([`Lane::Background`]) stop at the reserve, counted
+//! with everything in flight, so the user's own request finds room at once.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -107,6 +110,17 @@ struct PacerState {
     known_from: u64,
 }
 
+/// Whose request it is: the user's may spend the whole budget; a background
+/// one (a snapshot's walk, details nobody looks at yet) leaves the reserve
+/// for what the user does next (DESIGN: "The request budget is the user's").
+#[derive(Debug, Clone, Copy, Default)]
+pub enum Lane {
+    #[default]
+    User,
+    /// Kept out of the window's last requests: the [`Reserve`].
+    Background { reserve: Reserve },
+}
+
 /// What the caller must do before sending.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Admission {
@@ -135,11 +149,20 @@ impl Pacer {
         self: &Arc<Self>,
         now: OffsetDateTime,
         max_wait: Duration,
+        lane: Lane,
     ) -> (Admission, Option<Permit>) {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        // What this request must leave in `remaining`: nothing for the
+        // user's, the reserve for background work. Checked here, where
+        // requests in flight are counted, so concurrent background requests
+        // never spend it between them.
+        let keep = match (lane, state.known) {
+            (Lane::Background { reserve }, Some(known)) => reserve.kept(known.limit),
+            _ => 0,
+        };
         let admission = match state.known {
             None => Admission::Go,
-            Some(known) if known.remaining > 0 => Admission::Go,
+            Some(known) if known.remaining > keep => Admission::Go,
             // A reset within `max_wait` is waited for. One further away
             // (an exhausted daily quota, a skewed clock, a hostile 10^9 s) is
             // not: a capped wait could not reach it, so the request goes as a
@@ -152,7 +175,8 @@ impl Pacer {
             {
                 Admission::WaitFor(Duration::try_from(reset - now).unwrap_or(max_wait))
             }
-            // Reset passed, unknown or beyond the cap: one probe at a time.
+            // Reset passed, unknown or beyond the cap: one probe at a time
+            // (the window has recovered at least the slot that reset frees).
             Some(_) if state.in_flight == 0 => Admission::Go,
             Some(_) => Admission::WaitForAnswer,
         };
@@ -238,12 +262,15 @@ impl Pacer {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).known
     }
 
-    /// Ends a permit that got no answer: the slot it held in `remaining` is
-    /// given back, so attempts in an outage do not count the limit down.
-    fn release(&self, took_slot: bool) {
+    /// Ends a permit that got no answer. The slot it took from `remaining`
+    /// is given back only when the request surely never reached the service
+    /// (`unsent`), so attempts in an outage do not count the limit down; one
+    /// cut while it travelled (the dashboard drops the older request of a
+    /// slot) was counted there, and stays spent until an answer says more.
+    fn release(&self, took_slot: bool, unsent: bool) {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         state.in_flight = state.in_flight.saturating_sub(1);
-        if let Some(known) = state.known.as_mut().filter(|_| took_slot) {
+        if let Some(known) = state.known.as_mut().filter(|_| took_slot && unsent) {
             known.remaining = known.remaining.saturating_add(1).min(known.limit.max(1));
         }
         drop(state);
@@ -252,8 +279,8 @@ impl Pacer {
 }
 
 /// A request in flight. Dropping it (no answer, or the call was cancelled)
-/// frees its place without changing the known state: the slot it took from
-/// `remaining` is given back.
+/// frees its place; the slot it took from `remaining` stays taken, as the
+/// request may have been counted. [`Permit::unsent`] gives it back.
 #[derive(Debug)]
 pub struct Permit {
     pacer: Arc<Pacer>,
@@ -264,10 +291,19 @@ pub struct Permit {
     number: u64,
 }
 
+impl Permit {
+    /// Ends a permit whose request never reached the service (no connection,
+    /// a refused TLS handshake): its slot is given back.
+    pub fn unsent(mut self) {
+        self.open = false;
+        self.pacer.release(self.took_slot, true);
+    }
+}
+
 impl Drop for Permit {
     fn drop(&mut self) {
         if self.open {
-            self.pacer.release(self.took_slot);
+            self.pacer.release(self.took_slot, false);
         }
     }
 }
@@ -305,36 +341,41 @@ mod tests {
     fn waits_for_reset_instead_of_spending_the_last_slot_twice() {
         let pacer = Pacer::new();
         let reset = T0 + time::Duration::seconds(10);
-        let (go, permit) = pacer.admit(T0, MAX);
+        let (go, permit) = pacer.admit(T0, MAX, Lane::User);
         assert_eq!(go, Admission::Go);
         pacer.observe(permit.unwrap(), &headers(5, 1, reset), None);
         // One slot left: the first request takes it, the second must wait.
-        let (first, first_permit) = pacer.admit(T0, MAX);
+        let (first, first_permit) = pacer.admit(T0, MAX, Lane::User);
         assert_eq!(first, Admission::Go);
         assert_eq!(
-            pacer.admit(T0, MAX).0,
+            pacer.admit(T0, MAX, Lane::User).0,
             Admission::WaitFor(Duration::from_secs(10))
         );
         pacer.observe(first_permit.unwrap(), &headers(5, 0, reset), None);
         assert_eq!(
-            pacer.admit(T0 + time::Duration::seconds(4), MAX).0,
+            pacer
+                .admit(T0 + time::Duration::seconds(4), MAX, Lane::User)
+                .0,
             Admission::WaitFor(Duration::from_secs(6))
         );
         // After Reset one probe goes; others wait for its answer.
         let later = reset + time::Duration::milliseconds(1);
-        let (probe, probe_permit) = pacer.admit(later, MAX);
+        let (probe, probe_permit) = pacer.admit(later, MAX, Lane::User);
         assert_eq!(probe, Admission::Go);
-        assert_eq!(pacer.admit(later, MAX).0, Admission::WaitForAnswer);
+        assert_eq!(
+            pacer.admit(later, MAX, Lane::User).0,
+            Admission::WaitForAnswer
+        );
         drop(probe_permit);
-        assert_eq!(pacer.admit(later, MAX).0, Admission::Go);
+        assert_eq!(pacer.admit(later, MAX, Lane::User).0, Admission::Go);
     }
 
     #[test]
     fn in_flight_requests_count_against_remaining() {
         let pacer = Pacer::new();
         let reset = T0 + time::Duration::seconds(60);
-        let (_, first) = pacer.admit(T0, MAX);
-        let (_, second) = pacer.admit(T0, MAX);
+        let (_, first) = pacer.admit(T0, MAX, Lane::User);
+        let (_, second) = pacer.admit(T0, MAX, Lane::User);
         // The first answer says 3 left, but the second request is still out.
         let seen = pacer
             .observe(first.unwrap(), &headers(10, 3, reset), None)
@@ -350,8 +391,8 @@ mod tests {
     fn a_late_answer_to_an_earlier_request_never_raises_remaining() {
         let pacer = Pacer::new();
         let reset = T0 + time::Duration::seconds(60);
-        let (_, earlier) = pacer.admit(T0, MAX);
-        let (_, newer) = pacer.admit(T0, MAX);
+        let (_, earlier) = pacer.admit(T0, MAX, Lane::User);
+        let (_, newer) = pacer.admit(T0, MAX, Lane::User);
         // The newer request is answered first: 1 left, which the earlier
         // one, still out, takes.
         pacer.observe(newer.unwrap(), &headers(120, 1, reset), None);
@@ -359,7 +400,7 @@ mod tests {
         pacer.observe(earlier.unwrap(), &headers(120, 2, reset), None);
         assert_eq!(pacer.state().map(|state| state.remaining), Some(0));
         assert_eq!(
-            pacer.admit(T0, MAX).0,
+            pacer.admit(T0, MAX, Lane::User).0,
             Admission::WaitFor(Duration::from_secs(60)),
             "no slot the late answer claimed is spent"
         );
@@ -369,43 +410,92 @@ mod tests {
     fn attempts_without_an_answer_leave_remaining_as_last_seen() {
         let pacer = Pacer::new();
         let reset = T0 + time::Duration::seconds(60);
-        let (_, permit) = pacer.admit(T0, MAX);
+        let (_, permit) = pacer.admit(T0, MAX, Lane::User);
         pacer.observe(permit.unwrap(), &headers(120, 113, reset), None);
-        // An outage: every attempt goes, none is answered.
+        // An outage: every attempt goes, none reaches the service.
         for _ in 0..200 {
-            let (go, permit) = pacer.admit(T0, MAX);
+            let (go, permit) = pacer.admit(T0, MAX, Lane::User);
+            assert_eq!(go, Admission::Go);
+            permit.unwrap().unsent();
+        }
+        assert_eq!(pacer.state().map(|s| s.remaining), Some(113));
+    }
+
+    /// Issue 35, item 18: a request cut while it travelled was counted by
+    /// the service; its slot is not handed out again.
+    #[test]
+    fn a_request_cut_in_flight_keeps_its_slot_spent() {
+        let pacer = Pacer::new();
+        let reset = T0 + time::Duration::seconds(60);
+        let (_, permit) = pacer.admit(T0, MAX, Lane::User);
+        pacer.observe(permit.unwrap(), &headers(120, 3, reset), None);
+        for _ in 0..3 {
+            let (go, permit) = pacer.admit(T0, MAX, Lane::User);
             assert_eq!(go, Admission::Go);
             drop(permit);
         }
-        assert_eq!(pacer.state().map(|s| s.remaining), Some(113));
+        assert_eq!(
+            pacer.admit(T0, MAX, Lane::User).0,
+            Admission::WaitFor(Duration::from_secs(60))
+        );
+    }
+
+    #[test]
+    fn background_requests_leave_the_reserve_to_the_user() {
+        let pacer = Pacer::new();
+        let reset = T0 + time::Duration::seconds(30);
+        let tenth = Reserve {
+            percent: 10,
+            at_least: 0,
+        };
+        let background = Lane::Background { reserve: tenth };
+        let (_, permit) = pacer.admit(T0, MAX, background);
+        pacer.observe(permit.unwrap(), &headers(20, 4, reset), None);
+        // Two background requests in flight take the window to the reserve.
+        let (first, _first) = pacer.admit(T0, MAX, background);
+        let (second, _second) = pacer.admit(T0, MAX, background);
+        assert_eq!((first, second), (Admission::Go, Admission::Go));
+        assert_eq!(
+            pacer.admit(T0, MAX, background).0,
+            Admission::WaitFor(Duration::from_secs(30))
+        );
+        // The user's requests still go, down to the last slot.
+        let (user, _user) = pacer.admit(T0, MAX, Lane::User);
+        assert_eq!(user, Admission::Go);
+        let (user, _last) = pacer.admit(T0, MAX, Lane::User);
+        assert_eq!(user, Admission::Go);
+        assert_eq!(
+            pacer.admit(T0, MAX, Lane::User).0,
+            Admission::WaitFor(Duration::from_secs(30))
+        );
     }
 
     #[test]
     fn a_refusal_blocks_until_retry_after() {
         let pacer = Pacer::new();
-        let (_, permit) = pacer.admit(T0, MAX);
+        let (_, permit) = pacer.admit(T0, MAX, Lane::User);
         pacer.observe(
             permit.unwrap(),
             &HeaderMap::new(),
             Some((T0, Duration::from_secs(3))),
         );
         assert_eq!(
-            pacer.admit(T0, MAX).0,
+            pacer.admit(T0, MAX, Lane::User).0,
             Admission::WaitFor(Duration::from_secs(3))
         );
         // A wait beyond the cap is not waited: a skewed clock or a hostile
         // reset cannot stall the client; one probe goes instead.
-        let (probe, probe_permit) = pacer.admit(T0, Duration::from_secs(1));
+        let (probe, probe_permit) = pacer.admit(T0, Duration::from_secs(1), Lane::User);
         assert_eq!(probe, Admission::Go);
         assert_eq!(
-            pacer.admit(T0, Duration::from_secs(1)).0,
+            pacer.admit(T0, Duration::from_secs(1), Lane::User).0,
             Admission::WaitForAnswer
         );
         drop(probe_permit);
         // A refusal whose X-RateLimit-Reset lies far later (another limit, or
         // the server's clock ahead of ours) still waits only for Retry-After.
         let later = T0 + time::Duration::seconds(10);
-        let (go, permit) = pacer.admit(later, MAX);
+        let (go, permit) = pacer.admit(later, MAX, Lane::User);
         assert_eq!(go, Admission::Go);
         pacer.observe(
             permit.unwrap(),
@@ -413,11 +503,13 @@ mod tests {
             Some((later, Duration::from_secs(1))),
         );
         assert_eq!(
-            pacer.admit(later, MAX).0,
+            pacer.admit(later, MAX, Lane::User).0,
             Admission::WaitFor(Duration::from_secs(1))
         );
         assert_eq!(
-            pacer.admit(later + time::Duration::seconds(1), MAX).0,
+            pacer
+                .admit(later + time::Duration::seconds(1), MAX, Lane::User)
+                .0,
             Admission::Go
         );
     }

@@ -29,7 +29,7 @@ use super::config::{ClientConfig, is_loopback_host, validate_base_url};
 use super::credentials::AuthScheme;
 use super::error::{ApiError, ConfigError, DecodeError, TransportError, TransportKind, one_line};
 use super::events::{ClientEvent, EventHub};
-use super::ratelimit::{Admission, Pacer, Permit, RateLimitState};
+use super::ratelimit::{Admission, Lane, Pacer, Permit, RateLimitState};
 use super::retry::{Jitter, RetryBudget, RetryPolicy, parse_retry_after};
 use super::sleeper::Sleeper;
 
@@ -275,12 +275,12 @@ impl Transport {
     }
 
     /// Sends `call`, retrying as the module documentation says.
-    pub async fn execute(&self, call: &Call) -> Result<Answer, ApiError> {
+    pub async fn execute(&self, call: &Call, lane: Lane) -> Result<Answer, ApiError> {
         let call_id = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let mut attempt = 1u32;
         let mut earlier_unknown = false;
         loop {
-            let permit = self.pace(call_id).await;
+            let permit = self.pace(call_id, lane).await;
             let sent_at = self.sleeper.now();
             let started = Instant::now();
             let result = self
@@ -315,7 +315,10 @@ impl Transport {
                     error_from(answer, retry_after)
                 }
                 Err(error) => {
-                    drop(permit);
+                    match permit {
+                        Some(permit) if !error.may_have_been_sent => permit.unsent(),
+                        permit => drop(permit),
+                    }
                     self.events.emit(ClientEvent::RequestDone {
                         call: call_id,
                         attempt,
@@ -374,15 +377,16 @@ impl Transport {
     }
 
     /// Waits while the known rate limit is exhausted.
-    async fn pace(&self, call_id: u64) -> Option<Permit> {
+    async fn pace(&self, call_id: u64, lane: Lane) -> Option<Permit> {
         let pacer = self.pacer.as_ref()?;
         loop {
-            match pacer.admit(self.sleeper.now(), self.policy.retry_after_cap) {
+            match pacer.admit(self.sleeper.now(), self.policy.retry_after_cap, lane) {
                 (Admission::Go, permit) => return permit,
                 (Admission::WaitFor(wait), _) => {
                     self.events.emit(ClientEvent::Paced {
                         call: call_id,
                         wait,
+                        background: matches!(lane, Lane::Background { .. }),
                     });
                     self.sleeper.sleep(wait).await;
                 }

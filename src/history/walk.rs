@@ -98,31 +98,10 @@ pub struct WalkOptions {
     /// The rate limit's window, for the estimate.
     pub window: Duration,
     /// The requests kept for the user's own actions out of a limit: a
-    /// background walk waits for the window to reset rather than go below
-    /// them. `None`: a snapshot the user asked for, paced by the client alone.
+    /// background walk's requests go as background work
+    /// ([`Client::in_background`]), which waits for the window rather than go
+    /// below them. `None`: a snapshot the user asked for.
     pub reserve: Option<Reserve>,
-}
-
-/// Waits, before a request of the walk, while the rate window is at the
-/// reserve: until the window resets (the service's `X-RateLimit-Reset`).
-async fn keep_reserve(client: &Client, options: &WalkOptions) {
-    let Some(reserve) = options.reserve else {
-        return;
-    };
-    let Some(rate) = client.rate_limit_state() else {
-        return;
-    };
-    if reserve.leaves(rate.remaining, rate.limit, 0) {
-        return;
-    }
-    let sleeper = client.sleeper();
-    // Without a reset time, a whole window is the wait that surely ends it.
-    let wait = rate.reset.map_or(options.window, |reset| {
-        Duration::try_from(reset - sleeper.now()).unwrap_or(Duration::ZERO)
-    });
-    if !wait.is_zero() {
-        sleeper.sleep(wait).await;
-    }
 }
 
 /// Requests that fit in `requests` beyond `remaining`, at `limit` per `window`.
@@ -144,6 +123,14 @@ pub async fn capture(
     now: impl Fn() -> OffsetDateTime,
     mut report_event: impl FnMut(WalkEvent),
 ) -> Result<(Capture, WalkReport), ApiError> {
+    let background;
+    let client = match options.reserve {
+        Some(reserve) => {
+            background = client.in_background(reserve);
+            &background
+        }
+        None => client,
+    };
     let insights = client.get_insights(workspace_id, &[]).await?;
     let projects_total = insights.summary.total_projects.value.max(0);
     let members_total = insights.summary.workspace_members.value.max(0);
@@ -177,7 +164,6 @@ pub async fn capture(
     let mut pages = Pages::new(client, first);
     pages.expect(projects_total as u64);
     while !pages.is_done() {
-        keep_reserve(client, &options).await;
         let Some(page) = pages.next(client).await else {
             break;
         };
@@ -195,14 +181,7 @@ pub async fn capture(
         }
     }
 
-    let mut members = walk_members(
-        client,
-        workspace_id,
-        members_total,
-        &options,
-        &mut report_event,
-    )
-    .await?;
+    let mut members = walk_members(client, workspace_id, members_total, &mut report_event).await?;
 
     let mut report = WalkReport::default();
     report_event(WalkEvent::Phase("project and member reads".into()));
@@ -231,7 +210,7 @@ pub async fn capture(
     let mut target_reads = custom.min((reads_left / 4).max(reads_left.saturating_sub(unnamed)));
     reads_left -= target_reads;
     for project in projects.iter_mut().filter(|p| p.needs_targets()) {
-        if !may_read(client, &options, &mut target_reads).await {
+        if !may_read(&mut target_reads) {
             report.targets_unknown += 1;
             continue;
         }
@@ -251,7 +230,7 @@ pub async fn capture(
         members.iter_mut().filter(|m| !m.name_known()).collect();
     unnamed.sort_by_key(|m| !known.contains_key(m.user_id.as_str()));
     for member in unnamed {
-        if !may_read(client, &options, &mut reads_left).await {
+        if !may_read(&mut reads_left) {
             report.names_unknown += 1;
             continue;
         }
@@ -287,11 +266,10 @@ pub async fn capture(
 /// then waits its turn as every request of the walk does (the reserve of a
 /// background walk, the client's pacing), so the names a budget allows are
 /// read, not skipped because the list walk spent the window.
-async fn may_read(client: &Client, options: &WalkOptions, reads_left: &mut u32) -> bool {
+fn may_read(reads_left: &mut u32) -> bool {
     if *reads_left == 0 {
         return false;
     }
-    keep_reserve(client, options).await;
     *reads_left -= 1;
     true
 }
@@ -303,7 +281,6 @@ async fn walk_members(
     client: &Client,
     workspace_id: &str,
     expected: i64,
-    options: &WalkOptions,
     report_event: &mut impl FnMut(WalkEvent),
 ) -> Result<Vec<MemberState>, ApiError> {
     let mut members: Vec<MemberState> = Vec::with_capacity(room_for(expected));
@@ -315,7 +292,6 @@ async fn walk_members(
             workspace_id,
             vec![role.clone()],
             expected,
-            options,
             report_event,
         )
         .await?;
@@ -332,15 +308,8 @@ async fn walk_members(
     }
     if (members.len() as i64) < expected {
         report_event(WalkEvent::Phase("members (other roles)".into()));
-        let everyone = list_members(
-            client,
-            workspace_id,
-            Vec::new(),
-            expected,
-            options,
-            report_event,
-        )
-        .await?;
+        let everyone =
+            list_members(client, workspace_id, Vec::new(), expected, report_event).await?;
         for member in everyone {
             if !seen.contains_key(&member.user_id) {
                 seen.insert(member.user_id.clone(), members.len());
@@ -359,7 +328,6 @@ async fn list_members(
     workspace_id: &str,
     roles: Vec<Role>,
     expected: i64,
-    options: &WalkOptions,
     report_event: &mut impl FnMut(WalkEvent),
 ) -> Result<Vec<MemberRef>, ApiError> {
     let params = MemberListParams {
@@ -377,7 +345,6 @@ async fn list_members(
     let mut pages = Pages::new(client, first);
     pages.expect(expected.max(0) as u64);
     while !pages.is_done() {
-        keep_reserve(client, options).await;
         let Some(page) = pages.next(client).await else {
             break;
         };

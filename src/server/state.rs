@@ -131,6 +131,12 @@ impl ServerState {
             .unwrap_or(0)
     }
 
+    /// How many requests reached the pipeline since the start (each is
+    /// counted by the rate limit, or refused by it, before anything awaits).
+    pub fn requests_received(&self) -> u64 {
+        self.request_counter.load(Ordering::Relaxed)
+    }
+
     pub fn next_request_id(&self) -> String {
         let n = self.request_counter.fetch_add(1, Ordering::Relaxed);
         format!(

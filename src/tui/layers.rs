@@ -32,6 +32,7 @@ const LAYERS: &[&str] = &[
     "watchlist",
     "signals",
     "terminal",
+    "anchored",
     "sgr16",
     "focus",
     "theme",

@@ -1,6 +1,7 @@
 //! The dashboard.
 
 pub mod action;
+pub mod anchored;
 pub mod app;
 pub mod cursor_addressing;
 pub mod effect;

@@ -13,14 +13,18 @@ use crossterm::terminal::{
 use crossterm::{cursor, execute};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
+
+use super::anchored::Anchored;
 use ratatui::layout::Rect;
 
 use super::sgr16::Sgr16;
 use super::theme::ColorDepth;
 
-/// Output is buffered so that a frame reaches the terminal in one write, and
-/// a 16-colour terminal gets only 16-colour codes (`sgr16.rs`).
-pub type Tui = Terminal<CrosstermBackend<Sgr16<BufWriter<Stdout>>>>;
+/// Output is buffered so that a frame reaches the terminal in one write, a
+/// 16-colour terminal gets only 16-colour codes (`sgr16.rs`), and each cell
+/// lands where the frame has it, whatever width the terminal gives a
+/// character (`anchored.rs`).
+pub type Tui = Terminal<Anchored<CrosstermBackend<Sgr16<BufWriter<Stdout>>>>>;
 
 /// Whether the terminal is in full-screen mode now.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -31,7 +35,7 @@ pub fn enter() -> std::io::Result<Tui> {
     take_over()?;
     let sixteen = ColorDepth::from_env() == ColorDepth::Ansi16;
     let buffered = BufWriter::with_capacity(64 * 1024, std::io::stdout());
-    let backend = CrosstermBackend::new(Sgr16::new(buffered, sixteen));
+    let backend = Anchored::new(CrosstermBackend::new(Sgr16::new(buffered, sixteen)));
     match Terminal::new(backend) {
         Ok(terminal) => Ok(terminal),
         Err(err) => {

@@ -145,6 +145,7 @@ use super::events::ClientEvent;
 use super::model::{InventoryItem, InventoryPage, Page, Pagination};
 use super::page::{Arrived, PageWalk, Parts, Query, guess_next_cursor, item_stream, to_query};
 use super::ratelimit::RateLimitState;
+use super::ratelimit::{Lane, Reserve};
 use super::transport::{Call, Transport};
 
 /// How [`Client::wait_for_deployment`] polls: the contract allows at most one
@@ -199,6 +200,8 @@ pub struct Client {
     transport: Arc<Transport>,
     /// `ClientConfig::max_walk_items`, for every walk the client starts.
     max_walk_items: u64,
+    /// Whose requests this handle sends (see [`Client::in_background`]).
+    lane: Lane,
 }
 
 impl Client {
@@ -206,7 +209,18 @@ impl Client {
         Ok(Self {
             transport: Arc::new(Transport::new(&config)?),
             max_walk_items: config.max_walk_items,
+            lane: Lane::User,
         })
+    }
+
+    /// A handle on the same client whose requests are background work: they
+    /// wait rather than spend the last `reserve(limit)` requests of the
+    /// window, which stay for the user's own (the pacer counts both).
+    pub fn in_background(&self, reserve: Reserve) -> Self {
+        Self {
+            lane: Lane::Background { reserve },
+            ..self.clone()
+        }
     }
 
     /// The bounds of a walk that starts with `first`: the operation's own
@@ -243,7 +257,7 @@ impl Client {
 
     async fn get<T: DeserializeOwned>(&self, path: String, query: Query) -> Result<T, ApiError> {
         self.transport
-            .execute(&Call::get(path, query.into_pairs()))
+            .execute(&Call::get(path, query.into_pairs()), self.lane)
             .await?
             .decode()
     }
@@ -280,7 +294,7 @@ impl Client {
                 }
                 let answer = client
                     .transport
-                    .execute(&Call::get(path, query.into_pairs()))
+                    .execute(&Call::get(path, query.into_pairs()), client.lane)
                     .await?;
                 Ok(Arrived {
                     next_guess: guess_next_cursor(&answer.body),

@@ -66,7 +66,7 @@ impl Client {
             None,
             Idempotency::Idempotent,
         );
-        match self.transport.execute(&call).await {
+        match self.transport.execute(&call, self.lane).await {
             Ok(_) => Ok(()),
             Err(ApiError::Api(response))
                 if response.kind == ErrorType::ProjectNotFound
@@ -104,7 +104,7 @@ impl Client {
             None,
             Idempotency::Idempotent,
         );
-        match self.transport.execute(&call).await {
+        match self.transport.execute(&call, self.lane).await {
             Ok(_) => Ok(()),
             Err(error) if error.is_transient() => {
                 self.verified(&call, error, || async {
@@ -131,7 +131,7 @@ impl Client {
             Some(json_body(request)),
             Idempotency::NotIdempotent,
         );
-        self.transport.execute(&call).await?.decode()
+        self.transport.execute(&call, self.lane).await?.decode()
     }
 
     /// `GET /v1/projects/{id}/publish/{deployment_id}`.
@@ -221,7 +221,7 @@ impl Client {
             Some(json_body(&body)),
             Idempotency::Safe,
         );
-        self.transport.execute(&call).await?.decode()
+        self.transport.execute(&call, self.lane).await?.decode()
     }
 
     /// A PATCH of `body` to the project's path + `rest`, reconciled against the
@@ -256,7 +256,7 @@ impl Client {
         C: Fn() -> CFut,
         CFut: Future<Output = Result<Option<T>, ApiError>>,
     {
-        let first = match self.transport.execute(call).await {
+        let first = match self.transport.execute(call, self.lane).await {
             Ok(answer) => return answer.decode(),
             Err(error) if error.is_transient() => error,
             Err(error) => return Err(error),
@@ -272,7 +272,7 @@ impl Client {
             }
         }
         tracing::info!(method = %call.method, path = %call.path, "change not applied; sending it once more");
-        match self.transport.execute(call).await {
+        match self.transport.execute(call, self.lane).await {
             Ok(answer) => answer.decode(),
             Err(error) if error.is_transient() => self.verified(call, error, check).await,
             Err(error) => Err(error),

@@ -8,31 +8,77 @@
 
 use serde_json::Value;
 
-/// Whether the JSON text holds the escape `\u0000` at all (a raw NUL byte is
-/// no JSON, and serde refuses it already): the cheap test before the walk.
-fn holds_nul(body: &[u8]) -> bool {
-    let mut from = 0;
-    while let Some(found) = find(&body[from..], b"\\u0000") {
-        let at = from + found;
-        // `\\u0000` is a backslash then `u0000`: an odd run of backslashes
-        // before the `u` is the escape.
-        let run = body[..=at]
+/// Where the JSON text holds the escape `\u0000` (a raw NUL byte is no
+/// JSON, and serde refuses it already): the position of each backslash.
+fn nul_escapes(body: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    // A body that is not UTF-8 is no JSON either: the parse refuses it.
+    let text = std::str::from_utf8(body).unwrap_or_default();
+    text.match_indices("\\u0000")
+        .map(|(at, _)| at)
+        .filter(move |&at| {
+            // `\\u0000` is a backslash then `u0000`: an odd run of backslashes
+            // before the `u` is the escape.
+            let run = body[..=at]
+                .iter()
+                .rev()
+                .take_while(|b| **b == b'\\')
+                .count();
+            run % 2 == 1
+        })
+}
+
+/// The start of the string `at` lies in: its opening quote, the first one
+/// before `at` that no backslash escapes.
+fn string_start(body: &[u8], at: usize) -> Option<usize> {
+    let mut end = at;
+    loop {
+        let quote = body[..end].iter().rposition(|&b| b == b'"')?;
+        let run = body[..quote]
             .iter()
             .rev()
             .take_while(|b| **b == b'\\')
             .count();
-        if run % 2 == 1 {
-            return true;
+        if run % 2 == 0 {
+            return Some(quote);
         }
-        from = at + 1;
+        end = quote;
     }
-    false
 }
 
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack
-        .windows(needle.len())
-        .position(|window| window == needle)
+/// The key of the object member whose value is the string starting at
+/// `quote`, when the text says so plainly (`"key": "…`); `None` for an array
+/// element, a key itself, or a key written with escapes.
+fn key_of_value(body: &[u8], quote: usize) -> Option<&str> {
+    let before = body[..quote]
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())?;
+    if body[before] != b':' {
+        return None;
+    }
+    let key_end = body[..before]
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())?;
+    if body[key_end] != b'"' {
+        return None;
+    }
+    let key_start = body[..key_end].iter().rposition(|&b| b == b'"')?;
+    let key = &body[key_start + 1..key_end];
+    if key.contains(&b'\\') {
+        return None;
+    }
+    std::str::from_utf8(key).ok()
+}
+
+/// Whether some `\u0000` may lie in an id: each escape is placed by the text
+/// around it (names, descriptions and quotes hold NULs on purpose, and are
+/// let through without parsing the page a second time); one that is not
+/// plainly the value of a key that names no id counts.
+fn may_hold_an_id_with_nul(body: &[u8]) -> bool {
+    nul_escapes(body).any(|at| {
+        string_start(body, at)
+            .and_then(|quote| key_of_value(body, quote))
+            .is_none_or(names_an_id)
+    })
 }
 
 /// Whether a field of this name holds an id (`id`, `project_id`,
@@ -43,7 +89,7 @@ fn names_an_id(key: &str) -> bool {
 
 /// The JSON path (`data[1].id`) of the first id that holds a NUL, if any.
 pub(super) fn id_with_nul(body: &[u8]) -> Option<String> {
-    if !holds_nul(body) {
+    if !may_hold_an_id_with_nul(body) {
         return None;
     }
     let value = serde_json::from_slice::<Value>(body).ok()?;
@@ -75,9 +121,17 @@ mod tests {
 
     #[test]
     fn only_an_id_with_the_escape_itself_counts() {
-        assert!(holds_nul(br#"{"id":"a\u0000b"}"#));
-        assert!(holds_nul(br#"{"id":"\\\u0000"}"#));
-        assert!(!holds_nul(br#"{"id":"a\\u0000b"}"#));
+        assert!(may_hold_an_id_with_nul(br#"{"id":"a\u0000b"}"#));
+        assert!(may_hold_an_id_with_nul(br#"{"id":"\\\u0000"}"#));
+        assert!(!may_hold_an_id_with_nul(br#"{"id":"a\\u0000b"}"#));
+        // A name's NUL needs no second parse; an id's, an array element's
+        // or one the text does not place plainly does.
+        assert!(!may_hold_an_id_with_nul(
+            br#"{"data":[{"id":"p1","name":"a\"\u0000"} ]}"#
+        ));
+        assert!(may_hold_an_id_with_nul(br#"{"project_id" : "x\u0000"}"#));
+        assert!(may_hold_an_id_with_nul(br#"{"tags":["x\u0000"]}"#));
+        assert!(may_hold_an_id_with_nul(br#"{"a\u0000":"x"}"#));
         assert_eq!(
             id_with_nul(br#"{"data":[{"id":"x"},{"id":"a\u0000"}]}"#).as_deref(),
             Some("data[1].id")

@@ -46,15 +46,7 @@ impl<D: 'static> IndexCache<D> {
         name: &str,
         build: impl FnOnce() -> T,
     ) -> Arc<T> {
-        if let Some(found) = self
-            .lock()
-            .get(workspace)
-            .and_then(|entries| entries.get(name))
-            .and_then(|entry| {
-                let any: Arc<dyn Any + Send + Sync> = entry.clone();
-                any.downcast::<T>().ok()
-            })
-        {
+        if let Some(found) = self.get(workspace, name) {
             return found;
         }
         let built = Arc::new(build());
@@ -65,6 +57,17 @@ impl<D: 'static> IndexCache<D> {
         }
         entries.insert(name.to_owned(), built.clone());
         built
+    }
+
+    /// The index `name` of `workspace`, if it is built.
+    pub fn get<T: MaintainedIndex<D>>(&self, workspace: &str, name: &str) -> Option<Arc<T>> {
+        self.lock()
+            .get(workspace)
+            .and_then(|entries| entries.get(name))
+            .and_then(|entry| {
+                let any: Arc<dyn Any + Send + Sync> = entry.clone();
+                any.downcast::<T>().ok()
+            })
     }
 
     /// Hands a change of project `project_id` in `workspace` to each index of

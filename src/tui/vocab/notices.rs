@@ -39,7 +39,13 @@ pub fn notice(event: &ClientEvent) -> Option<ClientNotice> {
             reason: reason.to_string(),
             delay_ms: delay.as_millis() as u64,
         }),
-        ClientEvent::Paced { wait, .. } => Some(ClientNotice::Paced {
+        // Background work waiting at the reserve is no spent budget: the
+        // snapshot's progress says it waits.
+        ClientEvent::Paced {
+            wait,
+            background: false,
+            ..
+        } => Some(ClientNotice::Paced {
             wait_ms: wait.as_millis() as u64,
         }),
         ClientEvent::RetryBudgetExhausted { method, path, .. } => {

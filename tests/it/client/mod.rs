@@ -7,6 +7,7 @@ mod support;
 mod credentials;
 mod hostile;
 mod operations;
+mod pacing;
 mod resilience;
 mod scans_traffic;
 mod stubs;

@@ -217,8 +217,7 @@ impl InventoryIndex {
 
     /// Every project in the order of `sort`, scored 0.
     fn sort_order(&self, data: &Data, sort: &Sort) -> Arc<SortIndex> {
-        let name = format!("{:?}:{}", sort.by, sort.descending);
-        kept(&self.sorts, name, || {
+        kept(&self.sorts, sort_name(sort), || {
             let mut keyed: Vec<(CompactKey<'_>, u32)> = self
                 .projects(data)
                 .map(|(slot, p)| (sort.key(p, 0, p.derived.open_pii), slot))
@@ -242,8 +241,7 @@ impl InventoryIndex {
         query: &TextQuery,
         matches: &TextIndex,
     ) -> Arc<SortIndex> {
-        let name = format!("{:?}:{}:{:?}", sort.by, sort.descending, query.terms());
-        kept(&self.sorts, name, || {
+        kept(&self.sorts, matches_name(sort, query), || {
             let mut keyed: Vec<(CompactKey<'_>, (u32, u32))> = matches
                 .scored
                 .iter()
@@ -263,17 +261,7 @@ impl InventoryIndex {
 
     /// The projects the filters at rest admit.
     fn admitted(&self, data: &Data, filters: &Filters) -> Arc<FilterIndex> {
-        let kinds: Vec<&str> = filters.finding_types.iter().map(|kind| kind.id).collect();
-        let name = format!(
-            "{:?}:{:?}:{:?}:{:?}:{:?}:{:?}:{kinds:?}",
-            filters.is_published,
-            filters.visibility,
-            filters.has_pii,
-            filters.has_connectors,
-            filters.publish_audience,
-            filters.review_priority,
-        );
-        kept(&self.filters, name, || {
+        kept(&self.filters, filters_name(filters), || {
             let admitted = self
                 .projects(data)
                 .filter(|(_, p)| filters.admits_at_rest(p, p.derived.open_pii))
@@ -287,7 +275,7 @@ impl InventoryIndex {
 
     /// The projects that match every term of `query`, with their scores.
     fn matches(&self, data: &Data, query: &TextQuery) -> Arc<TextIndex> {
-        kept(&self.texts, format!("{:?}", query.terms()), || {
+        kept(&self.texts, text_name(query), || {
             let mut candidates: Option<Vec<u32>> = None;
             for term in query.terms() {
                 let chars: Vec<char> = term.chars().collect();
@@ -317,6 +305,54 @@ impl InventoryIndex {
             }
         })
     }
+
+    /// Whether every index a page of `filters` and `sort` reads is built, so
+    /// the page costs about what it shows and skips, with nothing to build.
+    fn is_warm(&self, filters: &Filters, sort: &Sort) -> bool {
+        let has_filter = lock(&self.filters).contains_key(&filters_name(filters));
+        let order = match filters.query.as_ref().filter(|query| !query.is_blank()) {
+            Some(query) => {
+                lock(&self.texts).contains_key(&text_name(query))
+                    && lock(&self.sorts).contains_key(&matches_name(sort, query))
+            }
+            None => lock(&self.sorts).contains_key(&sort_name(sort)),
+        };
+        has_filter && order
+    }
+}
+
+/// The names the derived indexes are kept by.
+fn sort_name(sort: &Sort) -> String {
+    format!("{:?}:{}", sort.by, sort.descending)
+}
+
+fn matches_name(sort: &Sort, query: &TextQuery) -> String {
+    format!("{:?}:{}:{:?}", sort.by, sort.descending, query.terms())
+}
+
+fn text_name(query: &TextQuery) -> String {
+    format!("{:?}", query.terms())
+}
+
+fn filters_name(filters: &Filters) -> String {
+    let kinds: Vec<&str> = filters.finding_types.iter().map(|kind| kind.id).collect();
+    format!(
+        "{:?}:{:?}:{:?}:{:?}:{:?}:{:?}:{kinds:?}",
+        filters.is_published,
+        filters.visibility,
+        filters.has_pii,
+        filters.has_connectors,
+        filters.publish_audience,
+        filters.review_priority,
+    )
+}
+
+/// Whether a page of `params` in `workspace_id` reads only indexes already
+/// built (see [`InventoryIndex::is_warm`]).
+pub(super) fn is_warm(data: &Data, workspace_id: &str, params: &InventoryRequest) -> bool {
+    data.indexes
+        .get::<InventoryIndex>(workspace_id, INDEX_NAME)
+        .is_some_and(|index| index.is_warm(&params.filters, &params.sort))
 }
 
 /// The index `name` of one kind, built by `build` when missing.

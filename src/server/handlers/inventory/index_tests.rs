@@ -286,6 +286,9 @@ fn assert_same_pages(data: &Data, raw: &str) {
         let request = PageRequest::new(params.limit, cursor.as_deref(), SECRET, BINDING).unwrap();
         let scan = full_scan(data, &params, &request).unwrap();
         let indexed = index::select(data, "ws_a", &params, NOW, &request, SECRET, BINDING).unwrap();
+        // The next page reads only what this one built: it is answered on
+        // the request's task (the handler asks `is_warm`).
+        assert!(index::is_warm(data, "ws_a", &params), "{raw}: not warm");
         let ids = |page: &[&ProjectRec]| page.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
         let indexed_page: Vec<&ProjectRec> = indexed.page.iter().map(|(_, p)| *p).collect();
         assert_eq!(ids(&indexed_page), ids(&scan.0), "{raw} after {cursor:?}");
@@ -335,6 +338,10 @@ proptest! {
         rename in any::<prop::sample::Index>(),
     ) {
         let mut data = data(&shapes);
+        if let Ok(params) = InventoryRequest::parse(&QueryParams::parse(Some(&queries[0]))) {
+            // Nothing is built yet: the first page goes to a blocking thread.
+            prop_assert!(!index::is_warm(&data, "ws_a", &params));
+        }
         for raw in &queries {
             assert_same_pages(&data, raw);
         }
