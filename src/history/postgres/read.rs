@@ -46,8 +46,9 @@ pub(super) fn list(client: &mut Client, workspace_id: &str) -> Step<Vec<Snapshot
 pub(super) fn workspaces(client: &mut Client) -> Step<Vec<String>> {
     client
         .query(
-            "SELECT workspace_id FROM snapshot UNION SELECT workspace_id FROM review
-             ORDER BY 1 COLLATE \"C\"",
+            "SELECT workspace_id FROM (SELECT workspace_id FROM snapshot
+                 UNION SELECT workspace_id FROM review) AS held
+             ORDER BY workspace_id COLLATE \"C\"",
             &[],
         )?
         .iter()

@@ -20,6 +20,7 @@ mod exporter_polling;
 mod exporter_rules;
 mod exporter_web;
 mod history;
+mod history_migration;
 mod history_project_state;
 mod history_wal;
 mod hostile;
