@@ -18,6 +18,7 @@ mod marks;
 pub mod model;
 pub mod postgres;
 mod read;
+pub mod ranges;
 pub mod schema_status;
 mod sqlite;
 mod store;
