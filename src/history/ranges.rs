@@ -12,6 +12,35 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
+use super::model::{MemberState, ProjectState};
+
+/// A state a snapshot lists, with the subject its range follows.
+pub trait Subject: super::document::Document {
+    /// The project's id, the member's user id.
+    fn subject(&self) -> &str;
+}
+
+impl Subject for ProjectState {
+    fn subject(&self) -> &str {
+        &self.id
+    }
+}
+
+impl Subject for MemberState {
+    fn subject(&self) -> &str {
+        &self.user_id
+    }
+}
+
+/// The states of two snapshots that differ: each side holds only the states
+/// whose range starts or ends between them ([`crate::history::diff`] pairs
+/// them by key, as it would the whole lists).
+#[derive(Debug, Clone, Default)]
+pub struct Turnover {
+    pub projects: (Vec<ProjectState>, Vec<ProjectState>),
+    pub members: (Vec<MemberState>, Vec<MemberState>),
+}
+
 /// The space left between two neighbours' sort keys when a list is laid out
 /// anew: room for about twenty arrivals at one place before a layout anew.
 pub const KEY_GAP: i64 = 1 << 20;

@@ -16,7 +16,11 @@ use super::model::{
     Capture, LogRead, MarkScope, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark,
     Snapshot, SnapshotInfo,
 };
+use super::diff::{Change, diff};
 use super::postgres::{PgStore, PgTarget};
+use super::posture::PostureAt;
+use super::ranges::Turnover;
+use super::retention::{KeepPolicy, KeepReason, PruneOutcome, decide};
 use super::read::SnapshotRef;
 use super::sqlite::SqliteStore;
 use crate::api::model::{Insights, InventoryItem};
@@ -234,6 +238,29 @@ pub trait Backend: Send {
 
     /// The first inventory page kept with a snapshot (the newest only).
     fn first_page(&self, snapshot_id: i64) -> Result<Option<Vec<InventoryItem>>, HistoryError>;
+
+    /// What differs between two snapshots of the workspace (either way
+    /// round): only the states whose validity ranges start or end between
+    /// them are read.
+    fn turnover(
+        &self,
+        workspace_id: &str,
+        before: i64,
+        after: i64,
+    ) -> Result<Turnover, HistoryError>;
+
+    /// Every snapshot's posture, oldest first, in one query; a snapshot
+    /// recorded without one is left out.
+    fn posture(&self, workspace_id: &str) -> Result<Vec<PostureAt>, HistoryError>;
+
+    /// The snapshots a standing mark or a waiver refers to, each with why:
+    /// `snapshot prune` keeps them.
+    fn held_snapshots(&self, workspace_id: &str) -> Result<Vec<(i64, KeepReason)>, HistoryError>;
+
+    /// Removes `doomed` (snapshots of the workspace) in one transaction,
+    /// except those a mark or waiver refers to by then, with the ranges and
+    /// states nothing holds any more. Returns the ids removed.
+    fn forget(&mut self, workspace_id: &str, doomed: &[i64]) -> Result<Vec<i64>, HistoryError>;
 }
 
 /// The history: a store behind the one interface.
@@ -386,6 +413,70 @@ impl Store {
         Ok(self
             .latest_snapshot(workspace_id)?
             .is_none_or(|latest| latest.freshness(max_age, now) != super::Freshness::Fresh))
+    }
+
+    /// The changes from `before` to `after` (snapshots of one workspace),
+    /// read from the states that differ only.
+    pub fn changes(
+        &self,
+        before: &SnapshotInfo,
+        after: &SnapshotInfo,
+    ) -> Result<Vec<Change>, HistoryError> {
+        let turnover = self.turnover(&after.workspace_id, before.id, after.id)?;
+        let side = |info: &SnapshotInfo, projects, members| Snapshot {
+            info: info.clone(),
+            insights: None,
+            projects,
+            members,
+        };
+        Ok(diff(
+            &side(before, turnover.projects.0, turnover.members.0),
+            &side(after, turnover.projects.1, turnover.members.1),
+        ))
+    }
+
+    /// `snapshot prune --keep-*`: decides by `policy` (`retention.rs`) and,
+    /// unless `dry_run`, removes what no rule, mark or waiver keeps, in one
+    /// transaction. A snapshot that a mark made meanwhile needs stays, and
+    /// is said so.
+    pub fn prune_keeping(
+        &mut self,
+        workspace_id: &str,
+        policy: KeepPolicy,
+        dry_run: bool,
+    ) -> Result<PruneOutcome, HistoryError> {
+        let snapshots = self.list(workspace_id)?;
+        let held = self.held_snapshots(workspace_id)?;
+        let mut verdicts = decide(&snapshots, policy, &held);
+        if dry_run {
+            return Ok(PruneOutcome {
+                verdicts,
+                applied: false,
+            });
+        }
+        let doomed: Vec<i64> = verdicts
+            .iter()
+            .filter(|verdict| verdict.kept.is_empty())
+            .map(|verdict| verdict.snapshot.id)
+            .collect();
+        let removed: std::collections::HashSet<i64> =
+            self.forget(workspace_id, &doomed)?.into_iter().collect();
+        if removed.len() < doomed.len() {
+            let held = self.held_snapshots(workspace_id)?;
+            for verdict in verdicts.iter_mut() {
+                if verdict.kept.is_empty() && !removed.contains(&verdict.snapshot.id) {
+                    verdict.kept = held
+                        .iter()
+                        .filter(|(id, _)| *id == verdict.snapshot.id)
+                        .map(|(_, reason)| reason.clone())
+                        .collect();
+                }
+            }
+        }
+        Ok(PruneOutcome {
+            verdicts,
+            applied: true,
+        })
     }
 
     /// One snapshot whole: its projects in inventory order, its members.

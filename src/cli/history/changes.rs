@@ -13,7 +13,7 @@ use crate::cli::print::{Field, Row, write_list, write_one};
 use crate::cli::progress::Progress;
 use crate::cli::views::when;
 use crate::formats::table;
-use crate::history::{Change, ChangeKind, SnapshotInfo, SnapshotRef, diff};
+use crate::history::{Change, ChangeKind, SnapshotInfo, SnapshotRef};
 
 impl Row for Change {
     const FIELDS: &'static [Field<Self>] = &[
@@ -109,7 +109,7 @@ pub async fn run(args: ChangesArgs, local: &Local) -> Result<(), CliError> {
     let format = args.output.resolve();
     let snapshots = local.store.list(&local.workspace)?;
     let (before, after) = pick(&snapshots, &args, &local.workspace)?;
-    let changes = diff(&local.store.load(&before)?, &local.store.load(&after)?);
+    let changes = local.store.changes(&before, &after)?;
     let alarming: BTreeMap<usize, (ChangeKind, usize)> = changes
         .iter()
         .filter(|change| args.fail_on.contains(&change.kind))

@@ -8,6 +8,7 @@ mod auth;
 mod backend;
 mod column;
 mod pgpass;
+mod ranges;
 mod read;
 mod schema;
 mod target;

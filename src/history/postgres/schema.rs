@@ -132,7 +132,11 @@ enum Migration {
     Code(fn(&mut Transaction<'_>) -> Step<()>),
 }
 
-const MIGRATIONS: &[Migration] = &[Migration::Sql(V1), Migration::Code(to_chain)];
+const MIGRATIONS: &[Migration] = &[
+    Migration::Sql(V1),
+    Migration::Code(to_chain),
+    Migration::Code(super::ranges::to_ranges),
+];
 
 /// Rows the chain's migration reads at a time.
 const CHAIN_PAGE: i64 = 1000;
@@ -194,6 +198,7 @@ pub const VERSION: i64 = MIGRATIONS.len() as i64;
 pub const STEPS: [&str; MIGRATIONS.len()] = [
     "version 1: the tables of snapshots, states, marks and the review log",
     "version 2: the review log append-only (a trigger refuses UPDATE, DELETE and TRUNCATE), each entry chained by sha256 to the one before (existing entries chained in place) and stamped with the database role that wrote it",
+    "version 3: each state's validity as a range of snapshots (project_range, member_range: a snapshot costs what changed; each snapshot's list rewritten as ranges, read back the same) and each snapshot's posture counted",
 ];
 
 pub(super) fn version(client: &mut impl postgres::GenericClient) -> Step<i64> {

@@ -323,7 +323,7 @@ pub(crate) fn changes(
             changes: Vec::new(),
         });
     };
-    let changes = crate::history::diff(&store.load(&before)?, &store.load(&after)?);
+    let changes = store.changes(&before, &after)?;
     Ok(ChangeSet {
         before: Some(before),
         after: Some(after),

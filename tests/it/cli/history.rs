@@ -698,7 +698,8 @@ fn retention_prunes_on(on: &TestStore) {
     assert_eq!(ids, [3, 4, 5]);
     // p2 is stored once; p1 once per kept day; the insights once (equal every day).
     assert_eq!(on.count("state WHERE kind = 'project'"), 4);
-    assert_eq!(on.count("snapshot_project"), 6);
+    // A range per state held: p2's one, p1's one per kept day.
+    assert_eq!(on.count("project_range"), 4);
 
     let now = T0 + time::Duration::days(4) + time::Duration::hours(1);
     let removed = store
@@ -740,11 +741,11 @@ fn a_failed_recording_on(on: &TestStore) {
         .unwrap();
     // A refusal half-way through (while writing members): the whole snapshot goes.
     on.execute(
-        "CREATE TRIGGER refuse BEFORE INSERT ON snapshot_member
+        "CREATE TRIGGER refuse BEFORE INSERT ON member_range
          BEGIN SELECT RAISE(ABORT, 'refused'); END;",
         "CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$
              LANGUAGE plpgsql;
-         CREATE TRIGGER refuse BEFORE INSERT ON snapshot_member FOR EACH ROW EXECUTE FUNCTION refuse();",
+         CREATE TRIGGER refuse BEFORE INSERT ON member_range FOR EACH ROW EXECUTE FUNCTION refuse();",
     );
     let member = MemberState {
         user_id: "u1".into(),
