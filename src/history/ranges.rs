@@ -177,7 +177,11 @@ fn fill_keys<H, I>(going_on: &[Option<usize>], open: &[OpenRange<H, I>]) -> Opti
         let end = (at..going_on.len())
             .find(|&next| going_on[next].is_some())
             .unwrap_or(going_on.len());
-        let high = going_on.get(end).copied().flatten().map(|r| open[r].sort_key);
+        let high = going_on
+            .get(end)
+            .copied()
+            .flatten()
+            .map(|r| open[r].sort_key);
         let count = (end - at) as i64;
         let (from, step) = match (low, high) {
             (Some(low), Some(high)) => (low, (high - low) / (count + 1)),
@@ -286,7 +290,12 @@ mod tests {
             assert_eq!(ranges.record(list), cost, "recording {list:?}");
         }
         for (snapshot, (list, _)) in lists.iter().enumerate() {
-            assert_eq!(ranges.read(snapshot + 1), *list, "snapshot {}", snapshot + 1);
+            assert_eq!(
+                ranges.read(snapshot + 1),
+                *list,
+                "snapshot {}",
+                snapshot + 1
+            );
         }
     }
 

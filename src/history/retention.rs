@@ -60,7 +60,10 @@ impl KeepReason {
 
     /// Kept by a rule of the policy, not by what refers to it.
     pub fn is_rule(&self) -> bool {
-        matches!(self, Self::Last | Self::Daily | Self::Weekly | Self::Monthly)
+        matches!(
+            self,
+            Self::Last | Self::Daily | Self::Weekly | Self::Monthly
+        )
     }
 }
 
@@ -196,7 +199,10 @@ mod tests {
         let verdicts = decide(&snapshots, policy, &[]);
         assert_eq!(kept_ids(&verdicts, &KeepReason::Last), [138, 139, 140]);
         // The evening snapshot of each of the four newest days.
-        assert_eq!(kept_ids(&verdicts, &KeepReason::Daily), [134, 136, 138, 140]);
+        assert_eq!(
+            kept_ids(&verdicts, &KeepReason::Daily),
+            [134, 136, 138, 140]
+        );
         // Day 70 is Sunday 2026-03-15: its week's newest, and the week before's.
         assert_eq!(kept_ids(&verdicts, &KeepReason::Weekly), [126, 140]);
         // March's newest, February's newest (the evening of 2026-02-28).

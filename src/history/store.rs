@@ -12,16 +12,16 @@ use time::OffsetDateTime;
 
 use super::HistoryError;
 use super::chain::{ChainCheck, ChainRow, Verifier};
+use super::diff::{Change, diff};
 use super::model::{
     Capture, LogRead, MarkScope, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark,
     Snapshot, SnapshotInfo,
 };
-use super::diff::{Change, diff};
 use super::postgres::{PgStore, PgTarget};
 use super::posture::PostureAt;
 use super::ranges::Turnover;
-use super::retention::{KeepPolicy, KeepReason, PruneOutcome, decide};
 use super::read::SnapshotRef;
+use super::retention::{KeepPolicy, KeepReason, PruneOutcome, decide};
 use super::sqlite::SqliteStore;
 use crate::api::model::{Insights, InventoryItem};
 

@@ -133,12 +133,15 @@ impl KeepArgs {
             self.keep_weekly,
             self.keep_monthly,
         ];
-        given.iter().any(Option::is_some).then(|| crate::history::retention::KeepPolicy {
-            last: self.keep_last.unwrap_or(0),
-            daily: self.keep_daily.unwrap_or(0),
-            weekly: self.keep_weekly.unwrap_or(0),
-            monthly: self.keep_monthly.unwrap_or(0),
-        })
+        given
+            .iter()
+            .any(Option::is_some)
+            .then(|| crate::history::retention::KeepPolicy {
+                last: self.keep_last.unwrap_or(0),
+                daily: self.keep_daily.unwrap_or(0),
+                weekly: self.keep_weekly.unwrap_or(0),
+                monthly: self.keep_monthly.unwrap_or(0),
+            })
     }
 }
 

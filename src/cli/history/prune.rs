@@ -5,9 +5,9 @@ use super::Local;
 use crate::cli::exit::CliError;
 use crate::cli::options::OutputArgs;
 use crate::cli::print::{Field, Row, write_list};
-use crate::formats::OutputError;
 use crate::cli::progress::Progress;
 use crate::cli::views::when;
+use crate::formats::OutputError;
 use crate::history::posture::PostureAt;
 use crate::history::retention::KeepPolicy;
 
@@ -29,10 +29,18 @@ pub fn keeping(local: &mut Local, policy: KeepPolicy, dry_run: bool) -> Result<(
         let snapshot = &verdict.snapshot;
         let at = when(Some(snapshot.taken_at));
         if verdict.kept.is_empty() {
-            let verb = if outcome.applied { "removed" } else { "would remove" };
+            let verb = if outcome.applied {
+                "removed"
+            } else {
+                "would remove"
+            };
             out.push_str(&format!("{verb} snapshot {} ({at})\n", snapshot.id));
         } else if verdict.kept.iter().all(|reason| !reason.is_rule()) {
-            let why: Vec<String> = verdict.kept.iter().map(|reason| reason.describe()).collect();
+            let why: Vec<String> = verdict
+                .kept
+                .iter()
+                .map(|reason| reason.describe())
+                .collect();
             out.push_str(&format!(
                 "kept snapshot {} ({at}): {} refers to it\n",
                 snapshot.id,

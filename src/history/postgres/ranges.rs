@@ -56,7 +56,8 @@ ALTER TABLE snapshot ADD COLUMN posture TEXT;
 ";
 
 /// The ranges a snapshot holds, in `{kind}_range r` joined to `snapshot snap`.
-pub(super) const HELD_BY_SNAP: &str = "r.workspace_id = snap.workspace_id AND r.valid_from <= snap.id
+pub(super) const HELD_BY_SNAP: &str =
+    "r.workspace_id = snap.workspace_id AND r.valid_from <= snap.id
      AND (r.valid_until IS NULL OR r.valid_until > snap.id)";
 
 fn digest_of(raw: Vec<u8>) -> [u8; 16] {
@@ -140,7 +141,11 @@ pub(super) fn record_ranges<T: Subject>(
              SELECT kind, subject, shape, digest, body FROM incoming_state
              ON CONFLICT (digest) DO NOTHING",
     )?;
-    let subjects: Vec<&str> = plan.open.iter().map(|(at, _)| listed[*at].subject).collect();
+    let subjects: Vec<&str> = plan
+        .open
+        .iter()
+        .map(|(at, _)| listed[*at].subject)
+        .collect();
     let digests: Vec<&[u8]> = plan
         .open
         .iter()
@@ -203,7 +208,10 @@ pub(super) fn record_posture(
 
 /// The snapshots waivers refer to. Hook for issue 38's waivers table (its
 /// own schema step): none until the database keeps waivers.
-fn waived_snapshots(_client: &mut impl GenericClient, _workspace_id: &str) -> Step<Vec<(i64, String)>> {
+fn waived_snapshots(
+    _client: &mut impl GenericClient,
+    _workspace_id: &str,
+) -> Step<Vec<(i64, String)>> {
     Ok(Vec::new())
 }
 
@@ -401,7 +409,11 @@ pub(super) fn to_ranges(transaction: &mut Transaction<'_>) -> Step<()> {
             )?;
             let closed: HashSet<i64> = plan.close.iter().copied().collect();
             ranges.retain(|range| !closed.contains(&range.handle));
-            let subjects: Vec<&str> = plan.open.iter().map(|(at, _)| listed[*at].0.as_str()).collect();
+            let subjects: Vec<&str> = plan
+                .open
+                .iter()
+                .map(|(at, _)| listed[*at].0.as_str())
+                .collect();
             let states: Vec<i64> = plan.open.iter().map(|(at, _)| listed[*at].1).collect();
             let keys: Vec<i64> = plan.open.iter().map(|(_, key)| *key).collect();
             for row in transaction.query(
@@ -429,14 +441,15 @@ pub(super) fn to_ranges(transaction: &mut Transaction<'_>) -> Step<()> {
                 .map(|(_, state_id)| *state_id)
                 .filter(|state_id| !parsed.contains_key(state_id))
                 .collect();
-            for row in transaction.query(
-                "SELECT id, body FROM state WHERE id = ANY($1)",
-                &[&missing],
-            )? {
+            for row in
+                transaction.query("SELECT id, body FROM state WHERE id = ANY($1)", &[&missing])?
+            {
                 let body: String = column(&row, "state", 1)?;
                 parsed.insert(column(&row, "state", 0)?, parse_body(kind, &body)?);
             }
-            let projects = listed.iter().filter_map(|(_, state_id)| parsed.get(state_id));
+            let projects = listed
+                .iter()
+                .filter_map(|(_, state_id)| parsed.get(state_id));
             let marks = standing_marks(transaction, workspace_id, *taken_at_ms)?;
             let posture = Posture::count(projects, &marks).to_json();
             transaction.execute(

@@ -20,8 +20,7 @@ use crate::history::chain::{ChainFields, link};
 use crate::history::document::{Document, StoredDocument};
 use crate::history::marks::{Reviewed, reviewed};
 use crate::history::model::{
-    CLOCK_SKEW, Capture, NewMark, ProjectState, ReviewAction, ReviewEntry,
-    SnapshotInfo,
+    CLOCK_SKEW, Capture, NewMark, ProjectState, ReviewAction, ReviewEntry, SnapshotInfo,
 };
 use crate::history::read::{from_ms, to_ms};
 use crate::history::store::Retention;
@@ -216,7 +215,11 @@ pub(super) fn forget(
         .into_iter()
         .map(|(id, _)| id)
         .collect();
-    let going: Vec<i64> = doomed.iter().copied().filter(|id| !held.contains(id)).collect();
+    let going: Vec<i64> = doomed
+        .iter()
+        .copied()
+        .filter(|id| !held.contains(id))
+        .collect();
     ranges::remove_snapshots(transaction, workspace_id, &going)?;
     bump_revision(transaction)?;
     Ok(going)

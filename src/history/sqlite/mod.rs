@@ -266,7 +266,11 @@ impl SqliteStore {
                 .into_iter()
                 .map(|(id, _)| id)
                 .collect();
-        let going: Vec<i64> = doomed.iter().copied().filter(|id| !held.contains(id)).collect();
+        let going: Vec<i64> = doomed
+            .iter()
+            .copied()
+            .filter(|id| !held.contains(id))
+            .collect();
         ranges::remove_snapshots(&transaction, workspace_id, &going)?;
         transaction.commit()?;
         if !going.is_empty() {

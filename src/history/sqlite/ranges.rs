@@ -13,8 +13,8 @@ use crate::history::document::{Document, ShapedBody, StoredDocument};
 use crate::history::model::{MemberState, ProjectState};
 use crate::history::posture::{Posture, shaped};
 use crate::history::ranges::{Listed, OpenRange, Subject, plan};
-use crate::history::retention::KeepReason;
 use crate::history::read::parse_body;
+use crate::history::retention::KeepReason;
 
 /// Version 4: a state's validity as a range of snapshots per kind (the lists
 /// of version 3 become ranges, each snapshot's list read back the same), and
@@ -54,7 +54,8 @@ ALTER TABLE snapshot ADD COLUMN posture TEXT;
 ";
 
 /// The ranges a snapshot holds, in `{kind}_range r` joined to `snapshot snap`.
-pub(super) const HELD_BY_SNAP: &str = "r.workspace_id = snap.workspace_id AND r.valid_from <= snap.id
+pub(super) const HELD_BY_SNAP: &str =
+    "r.workspace_id = snap.workspace_id AND r.valid_from <= snap.id
      AND (r.valid_until IS NULL OR r.valid_until > snap.id)";
 
 /// Ends the open ranges `listed` does not go on in and begins the others at
@@ -93,8 +94,9 @@ pub(super) fn record_ranges<T: Subject>(
         })
         .collect();
     let plan = plan(&open, &listed);
-    let mut close =
-        transaction.prepare_cached(&format!("UPDATE {kind}_range SET valid_until = ?1 WHERE id = ?2"))?;
+    let mut close = transaction.prepare_cached(&format!(
+        "UPDATE {kind}_range SET valid_until = ?1 WHERE id = ?2"
+    ))?;
     for handle in plan.close {
         close.execute(params![snapshot_id, handle])?;
     }
@@ -223,8 +225,8 @@ pub(super) fn remove_snapshots(
         return Ok(());
     }
     {
-        let mut remove =
-            transaction.prepare_cached("DELETE FROM snapshot WHERE workspace_id = ?1 AND id = ?2")?;
+        let mut remove = transaction
+            .prepare_cached("DELETE FROM snapshot WHERE workspace_id = ?1 AND id = ?2")?;
         for id in doomed {
             remove.execute(params![workspace_id, id])?;
         }
@@ -257,8 +259,9 @@ pub(super) fn remove_snapshots(
 pub(super) fn to_ranges(transaction: &Transaction<'_>) -> Result<(), HistoryError> {
     transaction.execute_batch(V4)?;
     let snapshots: Vec<(i64, String, i64)> = {
-        let mut statement = transaction
-            .prepare("SELECT id, workspace_id, taken_at_ms FROM snapshot ORDER BY workspace_id, id")?;
+        let mut statement = transaction.prepare(
+            "SELECT id, workspace_id, taken_at_ms FROM snapshot ORDER BY workspace_id, id",
+        )?;
         let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?;
         rows.collect::<Result<_, _>>()?
     };
@@ -272,7 +275,8 @@ pub(super) fn to_ranges(transaction: &Transaction<'_>) -> Result<(), HistoryErro
                     "SELECT s.subject, l.state_id FROM snapshot_{kind} l JOIN state s ON s.id = l.state_id
                      WHERE l.snapshot_id = ?1 ORDER BY l.position"
                 ))?;
-                let rows = statement.query_map([snapshot_id], |row| Ok((row.get(0)?, row.get(1)?)))?;
+                let rows =
+                    statement.query_map([snapshot_id], |row| Ok((row.get(0)?, row.get(1)?)))?;
                 rows.collect::<Result<_, _>>()?
             };
             let ranges = open.entry((workspace_id.as_str(), kind)).or_default();
@@ -321,7 +325,9 @@ pub(super) fn to_ranges(transaction: &Transaction<'_>) -> Result<(), HistoryErro
                     parsed.insert(*state_id, parse_body(kind, &body)?);
                 }
             }
-            let projects = listed.iter().filter_map(|(_, state_id)| parsed.get(state_id));
+            let projects = listed
+                .iter()
+                .filter_map(|(_, state_id)| parsed.get(state_id));
             let marks = standing_marks(transaction, workspace_id, *taken_at_ms)?;
             transaction.execute(
                 "UPDATE snapshot SET posture = ?1 WHERE id = ?2",

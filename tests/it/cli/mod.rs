@@ -22,6 +22,7 @@ mod exporter_web;
 mod history;
 mod history_migration;
 mod history_project_state;
+mod history_ranges;
 mod history_wal;
 mod hostile;
 mod hostile_stderr;
