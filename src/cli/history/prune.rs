@@ -13,7 +13,9 @@ use crate::history::retention::KeepPolicy;
 
 /// Removes what no rule, mark or waiver keeps (or, `dry_run`, says what
 /// would go); one line a snapshot removed, and one a snapshot kept only
-/// because something refers to it, on stdout; the count on stderr.
+/// because something refers to it, on stdout; the count on stderr. A run
+/// that removes without a terminal (cron, a timer) says nothing unless it
+/// fails: cron mails any output.
 pub fn keeping(local: &mut Local, policy: KeepPolicy, dry_run: bool) -> Result<(), CliError> {
     if policy.is_empty() {
         return Err(CliError::Usage(
@@ -24,6 +26,11 @@ pub fn keeping(local: &mut Local, policy: KeepPolicy, dry_run: bool) -> Result<(
     let outcome = local
         .store
         .prune_keeping(&local.workspace, policy, dry_run)?;
+    use std::io::IsTerminal;
+    let speak = dry_run || std::io::stdout().is_terminal() || std::io::stderr().is_terminal();
+    if !speak {
+        return Ok(());
+    }
     let mut out = String::new();
     for verdict in &outcome.verdicts {
         let snapshot = &verdict.snapshot;

@@ -1067,16 +1067,12 @@ async fn prune_by_rules_keeps_what_a_mark_needs_and_posture_reads_per_snapshot()
         dry.stderr
     );
 
+    // Without a terminal (cron) a prune that goes well says nothing.
     let pruned = user
         .run(&["snapshot", "prune", "--keep-last", "1"])
         .await
         .expect(0);
-    assert!(
-        pruned.stdout.contains("removed snapshot 2 ("),
-        "{}",
-        pruned.stdout
-    );
-    assert_eq!(pruned.stderr, "pruned 1 snapshots; 2 kept\n");
+    assert_eq!((pruned.stdout.as_str(), pruned.stderr.as_str()), ("", ""));
     let list = user
         .run(&["snapshot", "list", "-o", "json"])
         .await
