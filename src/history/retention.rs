@@ -95,6 +95,15 @@ impl PruneOutcome {
 /// The bucket a rule sorts a snapshot into.
 type Bucket = fn(OffsetDateTime) -> (i32, u32);
 
+/// A rule as the walk applies it: how many buckets are left to keep, its
+/// bucket, why it keeps, and the bucket it kept last.
+struct Rule {
+    left: u32,
+    bucket: Bucket,
+    reason: KeepReason,
+    seen: Option<(i32, u32)>,
+}
+
 fn day(at: OffsetDateTime) -> (i32, u32) {
     (at.year(), u32::from(at.ordinal()))
 }
@@ -119,10 +128,16 @@ pub fn decide(
     newest_first.sort_by(|a, b| b.taken_at.cmp(&a.taken_at).then(b.id.cmp(&a.id)));
     let mut kept: BTreeMap<i64, Vec<KeepReason>> = BTreeMap::new();
     let mut last_left = policy.last;
-    let mut rules: [(u32, Bucket, KeepReason, Option<(i32, u32)>); 3] = [
-        (policy.daily, day, KeepReason::Daily, None),
-        (policy.weekly, week, KeepReason::Weekly, None),
-        (policy.monthly, month, KeepReason::Monthly, None),
+    let rule = |left, bucket, reason| Rule {
+        left,
+        bucket,
+        reason,
+        seen: None,
+    };
+    let mut rules = [
+        rule(policy.daily, day as Bucket, KeepReason::Daily),
+        rule(policy.weekly, week, KeepReason::Weekly),
+        rule(policy.monthly, month, KeepReason::Monthly),
     ];
     for snapshot in &newest_first {
         let reasons = kept.entry(snapshot.id).or_default();
@@ -131,12 +146,12 @@ pub fn decide(
             reasons.push(KeepReason::Last);
         }
         let at = snapshot.taken_at.to_offset(time::UtcOffset::UTC);
-        for (left, bucket, reason, seen) in &mut rules {
-            let this = bucket(at);
-            if *left > 0 && *seen != Some(this) {
-                *left -= 1;
-                *seen = Some(this);
-                reasons.push(reason.clone());
+        for rule in &mut rules {
+            let this = (rule.bucket)(at);
+            if rule.left > 0 && rule.seen != Some(this) {
+                rule.left -= 1;
+                rule.seen = Some(this);
+                reasons.push(rule.reason.clone());
             }
         }
     }

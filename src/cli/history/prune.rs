@@ -27,7 +27,7 @@ pub fn keeping(local: &mut Local, policy: KeepPolicy, dry_run: bool) -> Result<(
         .store
         .prune_keeping(&local.workspace, policy, dry_run)?;
     use std::io::IsTerminal;
-    let speak = dry_run || std::io::stdout().is_terminal() || std::io::stderr().is_terminal();
+    let speak = dry_run || std::io::stdout().is_terminal() || crate::stderr::is_terminal();
     if !speak {
         return Ok(());
     }
