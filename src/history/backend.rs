@@ -247,4 +247,33 @@ pub trait Backend: Send {
 
     /// The first inventory page kept with a snapshot (the newest only).
     fn first_page(&self, snapshot_id: i64) -> Result<Option<Vec<InventoryItem>>, HistoryError>;
+
+    /// What differs between two snapshots of the workspace (either way
+    /// round): only the states whose validity ranges start or end between
+    /// them are read.
+    fn turnover(
+        &self,
+        workspace_id: &str,
+        before: i64,
+        after: i64,
+    ) -> Result<crate::history::ranges::Turnover, HistoryError>;
+
+    /// Every snapshot's posture, oldest first, in one query; a snapshot
+    /// recorded without one is left out.
+    fn posture(
+        &self,
+        workspace_id: &str,
+    ) -> Result<Vec<crate::history::posture::PostureAt>, HistoryError>;
+
+    /// The snapshots a standing mark or a waiver refers to, each with why:
+    /// `snapshot prune` keeps them.
+    fn held_snapshots(
+        &self,
+        workspace_id: &str,
+    ) -> Result<Vec<(i64, crate::history::retention::KeepReason)>, HistoryError>;
+
+    /// Removes `doomed` (snapshots of the workspace) in one transaction,
+    /// except those a mark or waiver refers to by then, with the ranges and
+    /// states nothing holds any more. Returns the ids removed.
+    fn forget(&mut self, workspace_id: &str, doomed: &[i64]) -> Result<Vec<i64>, HistoryError>;
 }

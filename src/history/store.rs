@@ -11,11 +11,13 @@ use time::OffsetDateTime;
 use super::HistoryError;
 use super::backend::{Backend, HistoryLocation};
 use super::chain::{ChainCheck, Verifier};
+use super::diff::{Change, diff};
 use super::model::{
     LogRead, MarkScope, NewMark, ProjectState, ReviewEntry, ReviewMark, Snapshot, SnapshotInfo,
 };
 use super::postgres::PgStore;
 use super::read::SnapshotRef;
+use super::retention::{KeepPolicy, PruneOutcome, decide};
 use super::sqlite::SqliteStore;
 use crate::api::model::{Insights, InventoryItem};
 
@@ -169,6 +171,70 @@ impl Store {
         Ok(self
             .latest_snapshot(workspace_id)?
             .is_none_or(|latest| latest.freshness(max_age, now) != super::Freshness::Fresh))
+    }
+
+    /// The changes from `before` to `after` (snapshots of one workspace),
+    /// read from the states that differ only.
+    pub fn changes(
+        &self,
+        before: &SnapshotInfo,
+        after: &SnapshotInfo,
+    ) -> Result<Vec<Change>, HistoryError> {
+        let turnover = self.turnover(&after.workspace_id, before.id, after.id)?;
+        let side = |info: &SnapshotInfo, projects, members| Snapshot {
+            info: info.clone(),
+            insights: None,
+            projects,
+            members,
+        };
+        Ok(diff(
+            &side(before, turnover.projects.0, turnover.members.0),
+            &side(after, turnover.projects.1, turnover.members.1),
+        ))
+    }
+
+    /// `snapshot prune --keep-*`: decides by `policy` (`retention.rs`) and,
+    /// unless `dry_run`, removes what no rule, mark or waiver keeps, in one
+    /// transaction. A snapshot that a mark made meanwhile needs stays, and
+    /// is said so.
+    pub fn prune_keeping(
+        &mut self,
+        workspace_id: &str,
+        policy: KeepPolicy,
+        dry_run: bool,
+    ) -> Result<PruneOutcome, HistoryError> {
+        let snapshots = self.list(workspace_id)?;
+        let held = self.held_snapshots(workspace_id)?;
+        let mut verdicts = decide(&snapshots, policy, &held);
+        if dry_run {
+            return Ok(PruneOutcome {
+                verdicts,
+                applied: false,
+            });
+        }
+        let doomed: Vec<i64> = verdicts
+            .iter()
+            .filter(|verdict| verdict.kept.is_empty())
+            .map(|verdict| verdict.snapshot.id)
+            .collect();
+        let removed: std::collections::HashSet<i64> =
+            self.forget(workspace_id, &doomed)?.into_iter().collect();
+        if removed.len() < doomed.len() {
+            let held = self.held_snapshots(workspace_id)?;
+            for verdict in verdicts.iter_mut() {
+                if verdict.kept.is_empty() && !removed.contains(&verdict.snapshot.id) {
+                    verdict.kept = held
+                        .iter()
+                        .filter(|(id, _)| *id == verdict.snapshot.id)
+                        .map(|(_, reason)| reason.clone())
+                        .collect();
+                }
+            }
+        }
+        Ok(PruneOutcome {
+            verdicts,
+            applied: true,
+        })
     }
 
     /// One snapshot whole: its projects in inventory order, its members.

@@ -82,7 +82,9 @@ pub enum SnapshotCommand {
         output: OutputArgs,
     },
     /// Remove snapshots beyond the retention ([history] retention_days and
-    /// retention_snapshots in the config file, or these flags).
+    /// retention_snapshots in the config file, or these flags), or as restic
+    /// and borg do with --keep-last/--keep-daily/--keep-weekly/--keep-monthly.
+    /// A snapshot a standing reviewed mark refers to is kept, and said.
     Prune {
         /// Keep at most the newest N snapshots.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -90,7 +92,57 @@ pub enum SnapshotCommand {
         /// Remove snapshots older than this many days.
         #[arg(long, value_name = "DAYS")]
         older_than_days: Option<u32>,
+        #[command(flatten)]
+        policy: KeepArgs,
+        /// List what would be removed and why the others stay; remove nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
+    /// The posture at each snapshot, oldest first: projects by review
+    /// priority, published, public, with open personal data, reviewed, and
+    /// changed since review.
+    Posture {
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+}
+
+/// `snapshot prune --keep-*`: the rules of restic's and borg's `forget`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct KeepArgs {
+    /// Keep the N newest snapshots.
+    #[arg(long, value_name = "N", conflicts_with_all = ["keep", "older_than_days"])]
+    pub keep_last: Option<u32>,
+    /// Keep the newest snapshot of each of the N newest days (UTC) that have one.
+    #[arg(long, value_name = "N", conflicts_with_all = ["keep", "older_than_days"])]
+    pub keep_daily: Option<u32>,
+    /// Keep the newest snapshot of each of the N newest ISO weeks that have one.
+    #[arg(long, value_name = "N", conflicts_with_all = ["keep", "older_than_days"])]
+    pub keep_weekly: Option<u32>,
+    /// Keep the newest snapshot of each of the N newest months that have one.
+    #[arg(long, value_name = "N", conflicts_with_all = ["keep", "older_than_days"])]
+    pub keep_monthly: Option<u32>,
+}
+
+impl KeepArgs {
+    /// The policy, when any --keep-* rule was given.
+    pub fn policy(&self) -> Option<crate::history::retention::KeepPolicy> {
+        let given = [
+            self.keep_last,
+            self.keep_daily,
+            self.keep_weekly,
+            self.keep_monthly,
+        ];
+        given
+            .iter()
+            .any(Option::is_some)
+            .then(|| crate::history::retention::KeepPolicy {
+                last: self.keep_last.unwrap_or(0),
+                daily: self.keep_daily.unwrap_or(0),
+                weekly: self.keep_weekly.unwrap_or(0),
+                monthly: self.keep_monthly.unwrap_or(0),
+            })
+    }
 }
 
 #[derive(Args, Debug, Clone)]

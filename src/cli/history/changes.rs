@@ -11,7 +11,7 @@ use crate::cli::print::{write_list, write_one};
 use crate::cli::progress::Progress;
 use crate::formats::row::{Row, when};
 use crate::formats::table;
-use crate::history::{Change, ChangeKind, SnapshotInfo, SnapshotRef, diff};
+use crate::history::{Change, ChangeKind, SnapshotInfo, SnapshotRef};
 
 /// The two snapshots to compare: `--since` (default: the one before the later)
 /// and `--until` (default: the newest).
@@ -88,9 +88,7 @@ pub async fn run(args: ChangesArgs, local: &Local) -> Result<(), CliError> {
     let (from, to) = (before.clone(), after.clone());
     let changes = local
         .store
-        .with(move |store| {
-            Ok::<_, crate::history::HistoryError>(diff(&store.load(&from)?, &store.load(&to)?))
-        })
+        .with(move |store| store.changes(&from, &to))
         .await?;
     let alarming: BTreeMap<usize, (ChangeKind, usize)> = changes
         .iter()

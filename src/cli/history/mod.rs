@@ -6,6 +6,7 @@ pub mod args;
 mod changes;
 mod copy;
 mod migrate;
+mod prune;
 mod reviewed;
 mod snapshot;
 

@@ -35,8 +35,13 @@ pub async fn run(args: SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError
         Some(SnapshotCommand::Prune {
             keep,
             older_than_days,
+            policy,
+            dry_run,
         }) => {
             let local = Local::open(global).await?;
+            if let Some(policy) = policy.policy() {
+                return super::prune::keeping(&local, policy, dry_run).await;
+            }
             let configured = local.config.retention();
             let retention = Retention {
                 max_age: older_than_days.map_or(configured.max_age, |days| {
@@ -44,6 +49,11 @@ pub async fn run(args: SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError
                 }),
                 max_snapshots: keep.unwrap_or(configured.max_snapshots),
             };
+            if dry_run {
+                return Err(CliError::Usage(
+                    "--dry-run goes with the --keep-last/--keep-daily/--keep-weekly/--keep-monthly rules".into(),
+                ));
+            }
             let workspace = local.workspace.clone();
             let (removed, left) = local
                 .store
@@ -54,6 +64,10 @@ pub async fn run(args: SnapshotArgs, global: &GlobalArgs) -> Result<(), CliError
                 .await?;
             crate::stderr::line(format_args!("pruned {removed} snapshots; {left} kept"));
             Ok(())
+        }
+        Some(SnapshotCommand::Posture { output }) => {
+            let local = Local::open(global).await?;
+            super::prune::posture(&local, output).await
         }
         None => take(&args, global).await,
     }

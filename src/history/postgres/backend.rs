@@ -5,7 +5,7 @@
 use time::OffsetDateTime;
 
 use super::column::column;
-use super::{PgStore, read, write};
+use super::{PgStore, ranges, read, write};
 use crate::api::model::{Insights, InventoryItem};
 use crate::history::backend::{
     Backend, EachItem, HistoryLocation, LockWait, Retention, WorkspaceLock,
@@ -15,7 +15,10 @@ use crate::history::model::{
     Capture, LogRead, MarkScope, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark,
     SnapshotInfo,
 };
+use crate::history::posture::PostureAt;
+use crate::history::ranges::Turnover;
 use crate::history::read::SnapshotRef;
+use crate::history::retention::KeepReason;
 use crate::history::{HistoryError, workspace_lock_key};
 
 impl Backend for PgStore {
@@ -322,6 +325,36 @@ impl Backend for PgStore {
 
     fn first_page(&self, snapshot_id: i64) -> Result<Option<Vec<InventoryItem>>, HistoryError> {
         self.run(move |client| read::first_page(client, snapshot_id))
+    }
+
+    fn turnover(
+        &self,
+        workspace_id: &str,
+        before: i64,
+        after: i64,
+    ) -> Result<Turnover, HistoryError> {
+        let workspace_id = workspace_id.to_owned();
+        self.run(move |client| ranges::turnover(client, &workspace_id, before, after))
+    }
+
+    fn posture(&self, workspace_id: &str) -> Result<Vec<PostureAt>, HistoryError> {
+        let workspace_id = workspace_id.to_owned();
+        self.run(move |client| ranges::posture(client, &workspace_id))
+    }
+
+    fn held_snapshots(&self, workspace_id: &str) -> Result<Vec<(i64, KeepReason)>, HistoryError> {
+        let workspace_id = workspace_id.to_owned();
+        self.run(move |client| ranges::held_snapshots(client, &workspace_id))
+    }
+
+    fn forget(&mut self, workspace_id: &str, doomed: &[i64]) -> Result<Vec<i64>, HistoryError> {
+        let (workspace_id, doomed) = (workspace_id.to_owned(), doomed.to_vec());
+        self.run(move |client| {
+            let mut transaction = client.transaction()?;
+            let removed = write::forget(&mut transaction, &workspace_id, &doomed)?;
+            transaction.commit()?;
+            Ok(removed)
+        })
     }
 }
 

@@ -10,6 +10,7 @@ mod backend;
 mod column;
 mod link;
 mod pgpass;
+mod ranges;
 mod read;
 mod schema;
 pub(super) mod target;

@@ -7,6 +7,7 @@ use postgres::Row;
 use postgres::types::ToSql;
 
 use super::column::column;
+use super::ranges::HELD_BY_SNAP;
 use super::{Failure, Step};
 use crate::api::model::{Insights, InventoryItem};
 use crate::history::HistoryError;
@@ -46,8 +47,9 @@ pub(super) fn list(client: &mut Client, workspace_id: &str) -> Step<Vec<Snapshot
 pub(super) fn workspaces(client: &mut Client) -> Step<Vec<String>> {
     client
         .query(
-            "SELECT workspace_id FROM snapshot UNION SELECT workspace_id FROM review
-             ORDER BY 1 COLLATE \"C\"",
+            "SELECT workspace_id FROM (SELECT workspace_id FROM snapshot
+                 UNION SELECT workspace_id FROM review) AS held
+             ORDER BY workspace_id COLLATE \"C\"",
             &[],
         )?
         .iter()
@@ -101,8 +103,9 @@ pub(super) fn listed<T: Document>(client: &mut Client, snapshot_id: i64) -> Step
     let kind = T::KIND;
     let rows = client.query(
         &format!(
-            "SELECT s.body FROM snapshot_{kind} link JOIN state s ON s.id = link.state_id
-             WHERE link.snapshot_id = $1 ORDER BY link.position"
+            "SELECT s.body FROM snapshot snap JOIN {kind}_range r ON {HELD_BY_SNAP}
+             JOIN state s ON s.id = r.state_id
+             WHERE snap.id = $1 ORDER BY r.sort_key, r.id"
         ),
         &[&snapshot_id],
     )?;
@@ -121,10 +124,11 @@ pub(super) fn project_in(
     let kind = ProjectState::KIND;
     let row = client.query_opt(
         &format!(
-            "SELECT s.body FROM snapshot_{kind} link JOIN state s ON s.id = link.state_id
-             WHERE link.snapshot_id = $1 AND s.kind = $2 AND s.subject = $3 LIMIT 1"
+            "SELECT s.body FROM snapshot snap JOIN {kind}_range r ON {HELD_BY_SNAP}
+             JOIN state s ON s.id = r.state_id
+             WHERE snap.id = $1 AND r.subject = $2 ORDER BY r.sort_key LIMIT 1"
         ),
-        &[&snapshot_id, &kind, &project_id],
+        &[&snapshot_id, &project_id],
     )?;
     match row {
         Some(row) => Ok(Some(parse_body(kind, column(&row, "state", 0)?)?)),
@@ -211,8 +215,8 @@ pub(super) fn each_mark(
                         ORDER BY id DESC LIMIT 1),
              latest AS (
                  SELECT s.subject, s.shape, s.body, newest.taken_at_ms
-                 FROM newest JOIN snapshot_project sp ON sp.snapshot_id = newest.id
-                 JOIN state s ON s.id = sp.state_id)
+                 FROM newest JOIN project_range r ON r.workspace_id = $1 AND r.valid_until IS NULL
+                 JOIN state s ON s.id = r.state_id)
              SELECT c.project_id, c.at_ms, left(COALESCE(c.db_role, c.reviewer), {SHOWN_TEXT_CHARS}),
                     left(CASE WHEN c.db_role IS NOT NULL THEN c.reviewer END, {SHOWN_TEXT_CHARS}),
                     left(c.note, {SHOWN_TEXT_CHARS}), c.state_at_ms,

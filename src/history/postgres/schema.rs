@@ -135,6 +135,7 @@ enum Migration {
 const MIGRATIONS: &[Migration] = &[
     Migration::Sql(V1),
     Migration::Code(to_chain),
+    Migration::Code(super::ranges::to_ranges),
     Migration::Sql(super::waivers::SCHEMA),
 ];
 
@@ -198,7 +199,8 @@ pub const VERSION: i64 = MIGRATIONS.len() as i64;
 pub const STEPS: [&str; MIGRATIONS.len()] = [
     "version 1: the tables of snapshots, states, marks and the review log",
     "version 2: the review log append-only (a trigger refuses UPDATE, DELETE and TRUNCATE), each entry chained by sha256 to the one before (existing entries chained in place) and stamped with the database role that wrote it",
-    "version 3: waivers of policy violations, append-only and stamped with the database role that wrote each (who, when, why, until when)",
+    "version 3: each state's validity as a range of snapshots (project_range, member_range: a snapshot costs what changed; each snapshot's list rewritten as ranges, read back the same) and each snapshot's posture counted",
+    "version 4: waivers of policy violations, append-only and stamped with the database role that wrote each (who, when, why, until when)",
 ];
 
 pub(super) fn version(client: &mut impl postgres::GenericClient) -> Step<i64> {

@@ -8,13 +8,12 @@
 
 use std::collections::HashSet;
 
-use postgres::binary_copy::BinaryCopyInWriter;
-use postgres::types::Type;
 use postgres::{GenericClient, Transaction};
 use time::OffsetDateTime;
 
 use super::Step;
 use super::column::column;
+use super::ranges;
 use super::schema::{CHAIN_LOCK, LOCK_CLASS, STATES_LOCK};
 use crate::history::HistoryError;
 use crate::history::backend::Retention;
@@ -22,8 +21,7 @@ use crate::history::chain::{ChainFields, link};
 use crate::history::document::{Document, StoredDocument};
 use crate::history::marks::{Reviewed, reviewed};
 use crate::history::model::{
-    CLOCK_SKEW, Capture, MemberState, NewMark, ProjectState, ReviewAction, ReviewEntry,
-    SnapshotInfo,
+    CLOCK_SKEW, Capture, NewMark, ProjectState, ReviewAction, ReviewEntry, SnapshotInfo,
 };
 use crate::history::read::{from_ms, to_ms};
 
@@ -62,65 +60,6 @@ fn store_document(
     }
     let row = client.query_one("SELECT id FROM state WHERE digest = $1", &[&digest])?;
     column(&row, "state", 0)
-}
-
-/// A state a snapshot lists, in `snapshot_KIND`.
-trait Listed: Document {
-    fn subject(&self) -> &str;
-}
-
-impl Listed for ProjectState {
-    fn subject(&self) -> &str {
-        &self.id
-    }
-}
-
-impl Listed for MemberState {
-    fn subject(&self) -> &str {
-        &self.user_id
-    }
-}
-
-/// Copies `states` into `incoming_state` (each digest once) and their
-/// positions into `incoming_link`.
-fn copy_states<T: Listed>(
-    transaction: &mut Transaction<'_>,
-    states: &[T],
-    seen: &mut HashSet<[u8; 16]>,
-) -> Step<()> {
-    let documents: Vec<StoredDocument> = states.iter().map(StoredDocument::of).collect();
-    {
-        let sink = transaction.copy_in(
-            "COPY incoming_state (kind, subject, shape, digest, body) FROM STDIN BINARY",
-        )?;
-        let mut writer = BinaryCopyInWriter::new(
-            sink,
-            &[Type::TEXT, Type::TEXT, Type::INT4, Type::BYTEA, Type::TEXT],
-        );
-        for (state, document) in states.iter().zip(&documents) {
-            if !seen.insert(document.digest) {
-                continue;
-            }
-            let shape = document.shape as i32;
-            writer.write(&[
-                &document.kind,
-                &state.subject(),
-                &shape,
-                &document.digest.as_slice(),
-                &document.body,
-            ])?;
-        }
-        writer.finish()?;
-    }
-    let sink =
-        transaction.copy_in("COPY incoming_link (kind, position, digest) FROM STDIN BINARY")?;
-    let mut writer = BinaryCopyInWriter::new(sink, &[Type::TEXT, Type::INT4, Type::BYTEA]);
-    for (position, document) in documents.iter().enumerate() {
-        let position = position as i32;
-        writer.write(&[&T::KIND, &position, &document.digest.as_slice()])?;
-    }
-    writer.finish()?;
-    Ok(())
 }
 
 pub(super) fn record(
@@ -175,40 +114,35 @@ pub(super) fn record(
         ],
     )?;
     let snapshot_id: i64 = column(&inserted, "snapshot", 0)?;
-    transaction.batch_execute(
-        "CREATE TEMP TABLE incoming_state (kind TEXT, subject TEXT, shape INTEGER, digest BYTEA, body TEXT)
-             ON COMMIT DROP;
-         CREATE TEMP TABLE incoming_link (kind TEXT, position INTEGER, digest BYTEA) ON COMMIT DROP;",
+    ranges::record_ranges(
+        transaction,
+        &capture.workspace_id,
+        snapshot_id,
+        &capture.projects,
     )?;
-    let mut seen = HashSet::new();
-    copy_states(transaction, &capture.projects, &mut seen)?;
-    copy_states(transaction, &capture.members, &mut seen)?;
-    transaction.batch_execute(
-        "INSERT INTO state (kind, subject, shape, digest, body)
-             SELECT kind, subject, shape, digest, body FROM incoming_state
-             ON CONFLICT (digest) DO NOTHING;
-         ANALYZE incoming_link;",
+    ranges::record_ranges(
+        transaction,
+        &capture.workspace_id,
+        snapshot_id,
+        &capture.members,
     )?;
-    for kind in [ProjectState::KIND, MemberState::KIND] {
-        transaction.execute(
-            &format!(
-                "INSERT INTO snapshot_{kind} (snapshot_id, position, state_id)
-                 SELECT $1, l.position, s.id FROM incoming_link l JOIN state s ON s.digest = l.digest
-                 WHERE l.kind = $2"
-            ),
-            &[&snapshot_id, &kind],
-        )?;
-    }
     // Marks made before any snapshot (or loaded row) held their project are
     // held against this snapshot's state.
     transaction.execute(
         "UPDATE review SET
-             state_id = (SELECT s.id FROM snapshot_project sp JOIN state s ON s.id = sp.state_id
-                         WHERE sp.snapshot_id = $1 AND s.subject = review.project_id LIMIT 1),
-             state_at_ms = $3
-         WHERE workspace_id = $2 AND action = 'mark' AND state_id IS NULL
-           AND id IN (SELECT MAX(id) FROM review WHERE workspace_id = $2 GROUP BY project_id)",
-        &[&snapshot_id, &capture.workspace_id, &taken_at_ms],
+             state_id = (SELECT r.state_id FROM project_range r
+                         WHERE r.workspace_id = $1 AND r.valid_until IS NULL
+                           AND r.subject = review.project_id ORDER BY r.sort_key LIMIT 1),
+             state_at_ms = $2
+         WHERE workspace_id = $1 AND action = 'mark' AND state_id IS NULL
+           AND id IN (SELECT MAX(id) FROM review WHERE workspace_id = $1 GROUP BY project_id)",
+        &[&capture.workspace_id, &taken_at_ms],
+    )?;
+    ranges::record_posture(
+        transaction,
+        &capture.workspace_id,
+        snapshot_id,
+        &capture.projects,
     )?;
     prune_in(
         transaction,
@@ -256,26 +190,39 @@ fn prune_in(
         .iter()
         .map(|row| column(row, "snapshot", 0))
         .collect::<Step<_>>()?;
+    // What a mark or waiver refers to stays, as `snapshot prune --keep-*` keeps it.
+    let held: HashSet<i64> = ranges::held_snapshots(transaction, workspace_id)?
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    let doomed: Vec<i64> = doomed.into_iter().filter(|id| !held.contains(id)).collect();
     if doomed.is_empty() {
         return Ok(0);
     }
-    transaction.execute(
-        "DELETE FROM snapshot_project WHERE snapshot_id = ANY($1)",
-        &[&doomed],
-    )?;
-    transaction.execute(
-        "DELETE FROM snapshot_member WHERE snapshot_id = ANY($1)",
-        &[&doomed],
-    )?;
-    transaction.execute("DELETE FROM snapshot WHERE id = ANY($1)", &[&doomed])?;
-    transaction.execute(
-        "DELETE FROM state s WHERE NOT EXISTS (SELECT 1 FROM snapshot_project l WHERE l.state_id = s.id)
-             AND NOT EXISTS (SELECT 1 FROM snapshot_member l WHERE l.state_id = s.id)
-             AND NOT EXISTS (SELECT 1 FROM snapshot sn WHERE sn.insights_state = s.id)
-             AND NOT EXISTS (SELECT 1 FROM review r WHERE r.state_id = s.id)",
-        &[],
-    )?;
+    ranges::remove_snapshots(transaction, workspace_id, &doomed)?;
     Ok(doomed.len())
+}
+
+/// Removes `doomed` except what a mark or waiver refers to by now
+/// (`Backend::forget`); the ids removed.
+pub(super) fn forget(
+    transaction: &mut Transaction<'_>,
+    workspace_id: &str,
+    doomed: &[i64],
+) -> Step<Vec<i64>> {
+    lock_states(transaction, false)?;
+    let held: HashSet<i64> = ranges::held_snapshots(transaction, workspace_id)?
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    let going: Vec<i64> = doomed
+        .iter()
+        .copied()
+        .filter(|id| !held.contains(id))
+        .collect();
+    ranges::remove_snapshots(transaction, workspace_id, &going)?;
+    bump_revision(transaction)?;
+    Ok(going)
 }
 
 /// Appends an entry to the log as the role this session logged in as (the
@@ -344,11 +291,10 @@ pub(super) fn mark_all(
     for mark in marks {
         let in_snapshot: Option<(i64, i64)> = transaction
             .query_opt(
-                "SELECT s.id, snap.taken_at_ms FROM snapshot snap
-                 JOIN snapshot_project sp ON sp.snapshot_id = snap.id
-                 JOIN state s ON s.id = sp.state_id
+                "SELECT r.state_id, snap.taken_at_ms FROM snapshot snap
+                 JOIN project_range r ON r.workspace_id = $1 AND r.valid_until IS NULL
                  WHERE snap.id = (SELECT MAX(id) FROM snapshot WHERE workspace_id = $1)
-                   AND s.subject = $2 LIMIT 1",
+                   AND r.subject = $2 ORDER BY r.sort_key LIMIT 1",
                 &[&workspace_id, &mark.project_id],
             )?
             .map(|row| Step::Ok((column(&row, "state", 0)?, column(&row, "snapshot", 1)?)))

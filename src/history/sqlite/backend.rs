@@ -7,6 +7,7 @@ use std::fs::TryLockError;
 use time::OffsetDateTime;
 
 use super::SqliteStore;
+use super::ranges::held_snapshots;
 use crate::api::model::{Insights, InventoryItem};
 use crate::history::backend::{
     Backend, EachItem, HistoryLocation, LockWait, Retention, WorkspaceLock,
@@ -16,7 +17,10 @@ use crate::history::model::{
     Capture, LogRead, MarkScope, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark,
     SnapshotInfo,
 };
+use crate::history::posture::PostureAt;
+use crate::history::ranges::Turnover;
 use crate::history::read::SnapshotRef;
+use crate::history::retention::KeepReason;
 use crate::history::{HistoryError, workspace_lock_key};
 
 /// Tries the lock file's lock until `limit` has passed: a file lock has no
@@ -233,5 +237,26 @@ impl Backend for SqliteStore {
 
     fn first_page(&self, snapshot_id: i64) -> Result<Option<Vec<InventoryItem>>, HistoryError> {
         SqliteStore::first_page(self, snapshot_id)
+    }
+
+    fn turnover(
+        &self,
+        workspace_id: &str,
+        before: i64,
+        after: i64,
+    ) -> Result<Turnover, HistoryError> {
+        SqliteStore::turnover(self, workspace_id, before, after)
+    }
+
+    fn posture(&self, workspace_id: &str) -> Result<Vec<PostureAt>, HistoryError> {
+        SqliteStore::posture(self, workspace_id)
+    }
+
+    fn held_snapshots(&self, workspace_id: &str) -> Result<Vec<(i64, KeepReason)>, HistoryError> {
+        held_snapshots(&self.connection, workspace_id)
+    }
+
+    fn forget(&mut self, workspace_id: &str, doomed: &[i64]) -> Result<Vec<i64>, HistoryError> {
+        SqliteStore::forget(self, workspace_id, doomed)
     }
 }

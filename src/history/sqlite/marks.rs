@@ -34,11 +34,10 @@ impl SqliteStore {
         for mark in marks {
             let in_snapshot: Option<(i64, i64)> = transaction
                 .prepare_cached(
-                    "SELECT s.id, snap.taken_at_ms FROM snapshot snap
-                     JOIN snapshot_project sp ON sp.snapshot_id = snap.id
-                     JOIN state s ON s.id = sp.state_id
+                    "SELECT r.state_id, snap.taken_at_ms FROM snapshot snap
+                     JOIN project_range r ON r.workspace_id = ?1 AND r.valid_until IS NULL
                      WHERE snap.id = (SELECT MAX(id) FROM snapshot WHERE workspace_id = ?1)
-                       AND s.subject = ?2",
+                       AND r.subject = ?2 ORDER BY r.sort_key LIMIT 1",
                 )?
                 .query_row(params![workspace_id, mark.project_id], |row| {
                     Ok((row.get(0)?, row.get(1)?))
@@ -133,8 +132,8 @@ impl SqliteStore {
                         ORDER BY id DESC LIMIT 1),
              latest AS (
                  SELECT s.subject, s.shape, s.body, newest.taken_at_ms
-                 FROM newest JOIN snapshot_project sp ON sp.snapshot_id = newest.id
-                 JOIN state s ON s.id = sp.state_id)
+                 FROM newest JOIN project_range r ON r.workspace_id = ?1 AND r.valid_until IS NULL
+                 JOIN state s ON s.id = r.state_id)
              SELECT c.project_id, c.at_ms, substr(c.reviewer, 1, {SHOWN_TEXT_CHARS}),
                     substr(c.note, 1, {SHOWN_TEXT_CHARS}), c.state_at_ms,
                     marked.shape, marked.body, latest.shape, latest.body, latest.taken_at_ms

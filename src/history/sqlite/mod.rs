@@ -4,6 +4,7 @@
 
 mod backend;
 mod marks;
+mod ranges;
 mod read;
 mod schema;
 mod waivers;
@@ -17,8 +18,8 @@ use time::OffsetDateTime;
 
 use super::HistoryError;
 use super::backend::{BUSY_TIMEOUT, HistoryLocation, Retention};
-use super::document::{Document, StoredDocument};
-use super::model::{Capture, MemberState, ProjectState, SnapshotInfo};
+use super::document::StoredDocument;
+use super::model::{Capture, SnapshotInfo};
 use super::read::{from_ms, to_ms};
 use schema::store_document;
 
@@ -224,19 +225,22 @@ impl SqliteStore {
             ],
         )?;
         let snapshot_id = transaction.last_insert_rowid();
-        record_states(&transaction, snapshot_id, &capture.projects)?;
-        record_states(&transaction, snapshot_id, &capture.members)?;
+        let workspace_id = capture.workspace_id.as_str();
+        ranges::record_ranges(&transaction, workspace_id, snapshot_id, &capture.projects)?;
+        ranges::record_ranges(&transaction, workspace_id, snapshot_id, &capture.members)?;
         // Marks made before any snapshot (or loaded row) held their project
         // are held against this snapshot's state.
         transaction.execute(
             "UPDATE review SET
-                 state_id = (SELECT s.id FROM snapshot_project sp JOIN state s ON s.id = sp.state_id
-                             WHERE sp.snapshot_id = ?1 AND s.subject = review.project_id),
-                 state_at_ms = ?3
-             WHERE workspace_id = ?2 AND action = 'mark' AND state_id IS NULL
-               AND id IN (SELECT MAX(id) FROM review WHERE workspace_id = ?2 GROUP BY project_id)",
-            params![snapshot_id, capture.workspace_id, to_ms(capture.taken_at)],
+                 state_id = (SELECT r.state_id FROM project_range r
+                             WHERE r.workspace_id = ?1 AND r.valid_until IS NULL
+                               AND r.subject = review.project_id ORDER BY r.sort_key LIMIT 1),
+                 state_at_ms = ?2
+             WHERE workspace_id = ?1 AND action = 'mark' AND state_id IS NULL
+               AND id IN (SELECT MAX(id) FROM review WHERE workspace_id = ?1 GROUP BY project_id)",
+            params![capture.workspace_id, to_ms(capture.taken_at)],
         )?;
+        ranges::record_posture(&transaction, workspace_id, snapshot_id, &capture.projects)?;
         prune_in(
             &transaction,
             &capture.workspace_id,
@@ -252,6 +256,31 @@ impl SqliteStore {
             projects: capture.projects.len() as i64,
             members: capture.members.len() as i64,
         })
+    }
+
+    /// Removes `doomed` except what a mark or waiver refers to by now, in
+    /// one transaction (`Backend::forget`); the ids removed.
+    fn forget(&mut self, workspace_id: &str, doomed: &[i64]) -> Result<Vec<i64>, HistoryError> {
+        let transaction = self.write()?;
+        let held: std::collections::HashSet<i64> =
+            ranges::held_snapshots(&transaction, workspace_id)?
+                .into_iter()
+                .map(|(id, _)| id)
+                .collect();
+        let going: Vec<i64> = doomed
+            .iter()
+            .copied()
+            .filter(|id| !held.contains(id))
+            .collect();
+        ranges::remove_snapshots(&transaction, workspace_id, &going)?;
+        transaction.commit()?;
+        if !going.is_empty() {
+            // Give the pages back to the file system.
+            let _ = self
+                .connection
+                .execute_batch("PRAGMA wal_checkpoint(TRUNCATE); VACUUM;");
+        }
+        Ok(going)
     }
 
     /// Removes the workspace's snapshots beyond `retention` (as of `now`), and
@@ -276,52 +305,6 @@ impl SqliteStore {
     }
 }
 
-/// A state a snapshot lists, in `snapshot_KIND`.
-trait Listed: Document {
-    /// The project's id, the member's user id.
-    fn subject(&self) -> &str;
-}
-
-impl Listed for ProjectState {
-    fn subject(&self) -> &str {
-        &self.id
-    }
-}
-
-impl Listed for MemberState {
-    fn subject(&self) -> &str {
-        &self.user_id
-    }
-}
-
-/// Links each of `states` to the snapshot in order, storing those whose
-/// digest no row holds yet.
-fn record_states<T: Listed>(
-    transaction: &Transaction<'_>,
-    snapshot_id: i64,
-    states: &[T],
-) -> Result<(), HistoryError> {
-    let mut link = transaction.prepare_cached(&format!(
-        "INSERT INTO snapshot_{} (snapshot_id, position, state_id) VALUES (?1, ?2, ?3)",
-        T::KIND
-    ))?;
-    // Equal states within one snapshot are stored once.
-    let mut met: HashMap<[u8; 16], i64> = HashMap::new();
-    for (position, state) in states.iter().enumerate() {
-        let document = StoredDocument::of(state);
-        let id = match met.get(&document.digest) {
-            Some(&id) => id,
-            None => {
-                let id = store_document(transaction, state.subject(), &document)?;
-                met.insert(document.digest, id);
-                id
-            }
-        };
-        link.execute(params![snapshot_id, position as i64, id])?;
-    }
-    Ok(())
-}
-
 fn prune_in(
     transaction: &Transaction<'_>,
     workspace_id: &str,
@@ -329,6 +312,10 @@ fn prune_in(
     now: OffsetDateTime,
 ) -> Result<usize, HistoryError> {
     let oldest_kept = to_ms(now - retention.max_age);
+    let held: std::collections::HashSet<i64> = ranges::held_snapshots(transaction, workspace_id)?
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
     let doomed: Vec<i64> = {
         let mut statement = transaction.prepare(
             "SELECT id FROM snapshot WHERE workspace_id = ?1 AND
@@ -346,21 +333,12 @@ fn prune_in(
             )?
             .collect::<Result<_, _>>()?
     };
+    // What a mark or waiver refers to stays, as `snapshot prune --keep-*` keeps it.
+    let doomed: Vec<i64> = doomed.into_iter().filter(|id| !held.contains(id)).collect();
     if doomed.is_empty() {
         return Ok(0);
     }
-    for id in &doomed {
-        transaction.execute("DELETE FROM snapshot_project WHERE snapshot_id = ?1", [id])?;
-        transaction.execute("DELETE FROM snapshot_member WHERE snapshot_id = ?1", [id])?;
-        transaction.execute("DELETE FROM snapshot WHERE id = ?1", [id])?;
-    }
-    transaction.execute(
-        "DELETE FROM state WHERE id NOT IN (SELECT state_id FROM snapshot_project)
-             AND id NOT IN (SELECT state_id FROM snapshot_member)
-             AND id NOT IN (SELECT insights_state FROM snapshot WHERE insights_state IS NOT NULL)
-             AND id NOT IN (SELECT state_id FROM review WHERE state_id IS NOT NULL)",
-        [],
-    )?;
+    ranges::remove_snapshots(transaction, workspace_id, &doomed)?;
     Ok(doomed.len())
 }
 

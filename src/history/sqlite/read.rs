@@ -4,10 +4,13 @@
 use rusqlite::{OptionalExtension, Row, params};
 
 use super::SqliteStore;
+use super::ranges::HELD_BY_SNAP;
 use crate::api::model::{Insights, InventoryItem};
 use crate::history::HistoryError;
 use crate::history::document::Document;
 use crate::history::model::{MemberState, ProjectState, SnapshotInfo};
+use crate::history::posture::{Posture, PostureAt};
+use crate::history::ranges::Turnover;
 use crate::history::read::{SnapshotRef, from_ms, parse_body, to_ms};
 
 const INFO_COLUMNS: &str = "id, workspace_id, taken_at_ms, project_count, member_count";
@@ -97,12 +100,13 @@ impl SqliteStore {
         Ok(raw.and_then(|text| serde_json::from_str(&text).ok()))
     }
 
-    /// The states a snapshot lists in `snapshot_KIND`, in their order.
+    /// The states whose ranges hold the snapshot, in their order.
     fn listed<T: Document>(&self, snapshot_id: i64) -> Result<Vec<T>, HistoryError> {
         let kind = T::KIND;
         let mut statement = self.connection.prepare_cached(&format!(
-            "SELECT s.body FROM snapshot_{kind} link JOIN state s ON s.id = link.state_id
-             WHERE link.snapshot_id = ?1 ORDER BY link.position"
+            "SELECT s.body FROM snapshot snap JOIN {kind}_range r ON {HELD_BY_SNAP}
+             JOIN state s ON s.id = r.state_id
+             WHERE snap.id = ?1 ORDER BY r.sort_key, r.id"
         ))?;
         let mut rows = statement.query([snapshot_id])?;
         let mut states = Vec::new();
@@ -111,6 +115,85 @@ impl SqliteStore {
             states.push(parse_body(kind, &body)?);
         }
         Ok(states)
+    }
+
+    /// The states of `kind` that differ between snapshots `low` and `high`
+    /// (`low` < `high`) of the workspace: those held at `low` whose range
+    /// ends by `high`, and those held at `high` whose range began after `low`.
+    fn turned<T: Document>(
+        &self,
+        workspace_id: &str,
+        low: i64,
+        high: i64,
+    ) -> Result<(Vec<T>, Vec<T>), HistoryError> {
+        let kind = T::KIND;
+        let mut sides = (Vec::new(), Vec::new());
+        for (ended, sql) in [
+            (
+                true,
+                format!(
+                    "SELECT s.body FROM {kind}_range r JOIN state s ON s.id = r.state_id
+                     WHERE r.workspace_id = ?1 AND r.valid_until > ?2 AND r.valid_until <= ?3
+                       AND r.valid_from <= ?2"
+                ),
+            ),
+            (
+                false,
+                format!(
+                    "SELECT s.body FROM {kind}_range r JOIN state s ON s.id = r.state_id
+                     WHERE r.workspace_id = ?1 AND r.valid_from > ?2 AND r.valid_from <= ?3
+                       AND (r.valid_until IS NULL OR r.valid_until > ?3)"
+                ),
+            ),
+        ] {
+            let mut statement = self.connection.prepare_cached(&sql)?;
+            let mut rows = statement.query(params![workspace_id, low, high])?;
+            let side = if ended { &mut sides.0 } else { &mut sides.1 };
+            while let Some(row) = rows.next()? {
+                let body: String = row.get(0)?;
+                side.push(parse_body(kind, &body)?);
+            }
+        }
+        Ok(sides)
+    }
+
+    /// What differs between two snapshots of the workspace, either way round.
+    pub(super) fn turnover(
+        &self,
+        workspace_id: &str,
+        before: i64,
+        after: i64,
+    ) -> Result<Turnover, HistoryError> {
+        let (low, high) = (before.min(after), before.max(after));
+        let mut projects = self.turned::<ProjectState>(workspace_id, low, high)?;
+        let mut members = self.turned::<MemberState>(workspace_id, low, high)?;
+        if before > after {
+            projects = (projects.1, projects.0);
+            members = (members.1, members.0);
+        }
+        Ok(Turnover { projects, members })
+    }
+
+    /// Every snapshot's posture, oldest first: one query.
+    pub(super) fn posture(&self, workspace_id: &str) -> Result<Vec<PostureAt>, HistoryError> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT id, taken_at_ms, posture FROM snapshot WHERE workspace_id = ?1 ORDER BY id",
+        )?;
+        let mut rows = statement.query([workspace_id])?;
+        let mut postures = Vec::new();
+        while let Some(row) = rows.next()? {
+            let raw: Option<String> = row.get(2)?;
+            // A snapshot recorded without one has none to chart.
+            let Some(posture) = Posture::from_json(raw.as_deref())? else {
+                continue;
+            };
+            postures.push(PostureAt {
+                snapshot: row.get(0)?,
+                taken_at: from_ms(row.get(1)?, "snapshot.taken_at_ms")?,
+                posture,
+            });
+        }
+        Ok(postures)
     }
 
     /// The projects of a snapshot, in the inventory's order.
@@ -134,10 +217,11 @@ impl SqliteStore {
             .connection
             .query_row(
                 &format!(
-                    "SELECT s.body FROM snapshot_{kind} link JOIN state s ON s.id = link.state_id
-                     WHERE link.snapshot_id = ?1 AND s.kind = ?2 AND s.subject = ?3 LIMIT 1"
+                    "SELECT s.body FROM snapshot snap JOIN {kind}_range r ON {HELD_BY_SNAP}
+                     JOIN state s ON s.id = r.state_id
+                     WHERE snap.id = ?1 AND r.subject = ?2 ORDER BY r.sort_key LIMIT 1"
                 ),
-                params![snapshot_id, kind, project_id],
+                params![snapshot_id, project_id],
                 |row| row.get(0),
             )
             .optional()?;

@@ -152,6 +152,7 @@ const MIGRATIONS: &[Migration] = &[
     Migration::Sql(V1),
     Migration::Code(to_documents),
     Migration::Code(to_chain),
+    Migration::Code(super::ranges::to_ranges),
     Migration::Sql(super::waivers::SCHEMA),
 ];
 
@@ -163,7 +164,8 @@ pub const STEPS: [&str; MIGRATIONS.len()] = [
     "version 1: the tables of snapshots, marks and the review log",
     "version 2: every state kept once, as a document with its digest (each snapshot's projects and members rewritten; the review log gains reviewers and notes)",
     "version 3: the review log append-only (triggers refuse UPDATE and DELETE), each entry chained by sha256 to the one before (existing entries chained in place)",
-    "version 4: waivers of policy violations, append-only (who, when, why, until when)",
+    "version 4: each state's validity as a range of snapshots (project_range, member_range: a snapshot costs what changed; each snapshot's list rewritten as ranges, read back the same) and each snapshot's posture counted",
+    "version 5: waivers of policy violations, append-only (who, when, why, until when)",
 ];
 
 /// The file's schema version, read without changing it: `None` when there

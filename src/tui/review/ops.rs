@@ -180,7 +180,7 @@ fn changes(
             changes: Vec::new(),
         });
     };
-    let changes = crate::history::diff(&store.load(&before)?, &store.load(&after)?);
+    let changes = store.changes(&before, &after)?;
     Ok(ChangeSet {
         before: Some(before),
         after: Some(after),

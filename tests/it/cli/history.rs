@@ -698,7 +698,8 @@ fn retention_prunes_on(on: &TestStore) {
     assert_eq!(ids, [3, 4, 5]);
     // p2 is stored once; p1 once per kept day; the insights once (equal every day).
     assert_eq!(on.count("state WHERE kind = 'project'"), 4);
-    assert_eq!(on.count("snapshot_project"), 6);
+    // A range per state held: p2's one, p1's one per kept day.
+    assert_eq!(on.count("project_range"), 4);
 
     let now = T0 + time::Duration::days(4) + time::Duration::hours(1);
     let removed = store
@@ -740,11 +741,11 @@ fn a_failed_recording_on(on: &TestStore) {
         .unwrap();
     // A refusal half-way through (while writing members): the whole snapshot goes.
     on.execute(
-        "CREATE TRIGGER refuse BEFORE INSERT ON snapshot_member
+        "CREATE TRIGGER refuse BEFORE INSERT ON member_range
          BEGIN SELECT RAISE(ABORT, 'refused'); END;",
         "CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$
              LANGUAGE plpgsql;
-         CREATE TRIGGER refuse BEFORE INSERT ON snapshot_member FOR EACH ROW EXECUTE FUNCTION refuse();",
+         CREATE TRIGGER refuse BEFORE INSERT ON member_range FOR EACH ROW EXECUTE FUNCTION refuse();",
     );
     let member = MemberState {
         user_id: "u1".into(),
@@ -1009,4 +1010,103 @@ fn lowered_on(on: &TestStore, before: &ProjectState, after: &ProjectState) {
             ),
         ]
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn prune_by_rules_keeps_what_a_mark_needs_and_posture_reads_per_snapshot() {
+    let fixture = demo();
+    let (server, _clock) = server_on(fixture.clone()).await;
+    let user = User::new(&server);
+    let project = first_project(&fixture, ENTERPRISE_WS);
+    user.run(&["snapshot"]).await.expect(0);
+    user.run(&["reviewed", "mark", &project]).await.expect(0);
+    user.run(&[
+        "projects",
+        "rename",
+        &project,
+        "Renamed ledger",
+        "-o",
+        "jsonl",
+    ])
+    .await
+    .expect(0);
+    user.run(&["snapshot"]).await.expect(0);
+    user.run(&["snapshot"]).await.expect(0);
+
+    let refused = user
+        .run(&["snapshot", "prune", "--keep-last", "0"])
+        .await
+        .expect(2);
+    assert!(
+        refused.stderr.contains("every --keep-* rule is 0"),
+        "{}",
+        refused.stderr
+    );
+    let dry = user
+        .run(&["snapshot", "prune", "--keep-last", "1", "--dry-run"])
+        .await
+        .expect(0);
+    let lines: Vec<&str> = dry.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", dry.stdout);
+    assert!(
+        lines[0].starts_with("kept snapshot 1 (")
+            && lines[0].ends_with(&format!(
+                ": the reviewed mark of project {project} refers to it"
+            )),
+        "{}",
+        dry.stdout
+    );
+    assert!(
+        lines[1].starts_with("would remove snapshot 2 ("),
+        "{}",
+        dry.stdout
+    );
+    assert!(
+        dry.stderr.contains("would prune 1 snapshots; 2 kept"),
+        "{}",
+        dry.stderr
+    );
+
+    // Without a terminal (cron) a prune that goes well says nothing.
+    let pruned = user
+        .run(&["snapshot", "prune", "--keep-last", "1"])
+        .await
+        .expect(0);
+    assert_eq!((pruned.stdout.as_str(), pruned.stderr.as_str()), ("", ""));
+    let list = user
+        .run(&["snapshot", "list", "-o", "json"])
+        .await
+        .expect(0);
+    let ids: Vec<i64> = serde_json::from_str::<Vec<Value>>(&list.stdout)
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, [1, 3]);
+
+    let posture = user
+        .run(&["snapshot", "posture", "-o", "json"])
+        .await
+        .expect(0);
+    let posture: Vec<Value> = serde_json::from_str(&posture.stdout).unwrap();
+    assert_eq!(posture.len(), 2, "{posture:?}");
+    assert_eq!(posture[0]["snapshot"], 1);
+    assert_eq!(
+        posture[0]["reviewed"], 0,
+        "marked after snapshot 1 was taken"
+    );
+    assert_eq!(posture[1]["snapshot"], 3);
+    assert_eq!(posture[1]["reviewed"], 1);
+    assert_eq!(posture[1]["changed_since_review"], 1, "renamed since");
+    let total = fixture
+        .projects
+        .iter()
+        .filter(|p| p.workspace_id == ENTERPRISE_WS)
+        .count();
+    assert_eq!(posture[1]["projects"], total);
+    let table = user
+        .run(&["snapshot", "posture", "-o", "table"])
+        .await
+        .expect(0);
+    assert!(table.stdout.contains("NEEDS REVIEW"), "{}", table.stdout);
 }

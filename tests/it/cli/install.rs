@@ -53,6 +53,10 @@ async fn the_readme_cron_line_runs_under_cron_environment() {
         .lines()
         .find(|line| line.starts_with("0 * * * *"))
         .expect("README's cron block has an hourly line");
+    let prune_line = block
+        .lines()
+        .find(|line| line.contains("snapshot prune"))
+        .expect("README's cron block prunes");
     let command = line.splitn(6, char::is_whitespace).nth(5).unwrap().trim();
     let root = tempfile::tempdir().unwrap();
     install_under(root.path());
@@ -71,7 +75,17 @@ async fn the_readme_cron_line_runs_under_cron_environment() {
     std::fs::set_permissions(&config, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
     // Only the installation prefix is rewritten: the rest runs as written.
     let prefix = format!("{}{INSTALLED}", root.path().display());
-    let rewritten = command.replace(INSTALLED, &prefix);
+    let prune = prune_line
+        .splitn(6, char::is_whitespace)
+        .nth(5)
+        .unwrap()
+        .trim();
+    // The snapshot, then the nightly prune, each as cron runs it.
+    let rewritten = format!(
+        "{} && {}",
+        command.replace(INSTALLED, &prefix),
+        prune.replace(INSTALLED, &prefix)
+    );
     let output = tokio::process::Command::new("env")
         .args([
             "-i",

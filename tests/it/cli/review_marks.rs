@@ -159,13 +159,15 @@ fn a_field_added_on(on: &TestStore) {
         &format!(
             "UPDATE state SET shape = shape + 1,
                  body = json_set(body, '$.deployed', json('true'), '$.name', 'a')
-             WHERE id = (SELECT state_id FROM snapshot_project WHERE snapshot_id = {})",
+             WHERE id = (SELECT state_id FROM project_range
+                         WHERE valid_from <= {0} AND (valid_until IS NULL OR valid_until > {0}))",
             next.id
         ),
         &format!(
             "UPDATE state SET shape = shape + 1,
                  body = (body::jsonb || '{{\"deployed\": true, \"name\": \"a\"}}'::jsonb)::text
-             WHERE id = (SELECT state_id FROM snapshot_project WHERE snapshot_id = {})",
+             WHERE id = (SELECT state_id FROM project_range
+                         WHERE valid_from <= {0} AND (valid_until IS NULL OR valid_until > {0}))",
             next.id
         ),
     );

@@ -1,0 +1,340 @@
+//! The file's validity ranges (`history/ranges.rs`): recording a list against
+//! the open ranges, the posture counted with it, the step from schema 3 (a
+//! row per snapshot and subject), and removing snapshots with the ranges and
+//! states only they held.
+
+use std::collections::HashMap;
+
+use rusqlite::{Transaction, params};
+
+use super::schema::store_document;
+use crate::history::HistoryError;
+use crate::history::document::{Document, ShapedBody, StoredDocument};
+use crate::history::model::{MemberState, ProjectState};
+use crate::history::posture::{Posture, shaped};
+use crate::history::ranges::{Listed, OpenRange, Subject, plan};
+use crate::history::read::parse_body;
+use crate::history::retention::KeepReason;
+
+/// Version 4: a state's validity as a range of snapshots per kind (the lists
+/// of version 3 become ranges, each snapshot's list read back the same), and
+/// each snapshot's posture.
+const V4: &str = "
+CREATE TABLE project_range (
+    id INTEGER PRIMARY KEY,
+    workspace_id TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    state_id INTEGER NOT NULL,
+    -- Orders a snapshot's list: rising in the order the service listed it.
+    sort_key INTEGER NOT NULL,
+    -- The first snapshot that holds it.
+    valid_from INTEGER NOT NULL,
+    -- The first snapshot that no longer holds it; NULL while the newest does.
+    valid_until INTEGER
+);
+CREATE INDEX project_range_by_subject ON project_range (workspace_id, subject, valid_from);
+CREATE INDEX project_range_by_start ON project_range (workspace_id, valid_from);
+CREATE INDEX project_range_by_end ON project_range (workspace_id, valid_until);
+
+CREATE TABLE member_range (
+    id INTEGER PRIMARY KEY,
+    workspace_id TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    state_id INTEGER NOT NULL,
+    sort_key INTEGER NOT NULL,
+    valid_from INTEGER NOT NULL,
+    valid_until INTEGER
+);
+CREATE INDEX member_range_by_subject ON member_range (workspace_id, subject, valid_from);
+CREATE INDEX member_range_by_start ON member_range (workspace_id, valid_from);
+CREATE INDEX member_range_by_end ON member_range (workspace_id, valid_until);
+
+-- The snapshot's counts (history/posture.rs) as JSON.
+ALTER TABLE snapshot ADD COLUMN posture TEXT;
+";
+
+/// The ranges a snapshot holds, in `{kind}_range r` joined to `snapshot snap`.
+pub(super) const HELD_BY_SNAP: &str =
+    "r.workspace_id = snap.workspace_id AND r.valid_from <= snap.id
+     AND (r.valid_until IS NULL OR r.valid_until > snap.id)";
+
+/// Ends the open ranges `listed` does not go on in and begins the others at
+/// `snapshot_id`, storing the states no row holds yet.
+pub(super) fn record_ranges<T: Subject>(
+    transaction: &Transaction<'_>,
+    workspace_id: &str,
+    snapshot_id: i64,
+    states: &[T],
+) -> Result<(), HistoryError> {
+    let kind = T::KIND;
+    let open: Vec<OpenRange<i64, [u8; 16]>> = {
+        let mut statement = transaction.prepare_cached(&format!(
+            "SELECT r.id, r.subject, s.digest, r.sort_key FROM {kind}_range r
+             JOIN state s ON s.id = r.state_id
+             WHERE r.workspace_id = ?1 AND r.valid_until IS NULL"
+        ))?;
+        let rows = statement.query_map([workspace_id], |row| {
+            let digest: Vec<u8> = row.get(2)?;
+            Ok(OpenRange {
+                handle: row.get(0)?,
+                subject: row.get(1)?,
+                identity: digest.try_into().unwrap_or([0; 16]),
+                sort_key: row.get(3)?,
+            })
+        })?;
+        rows.collect::<Result<_, _>>()?
+    };
+    let documents: Vec<StoredDocument> = states.iter().map(StoredDocument::of).collect();
+    let listed: Vec<Listed<'_, [u8; 16]>> = states
+        .iter()
+        .zip(&documents)
+        .map(|(state, document)| Listed {
+            subject: state.subject(),
+            identity: document.digest,
+        })
+        .collect();
+    let plan = plan(&open, &listed);
+    let mut close = transaction.prepare_cached(&format!(
+        "UPDATE {kind}_range SET valid_until = ?1 WHERE id = ?2"
+    ))?;
+    for handle in plan.close {
+        close.execute(params![snapshot_id, handle])?;
+    }
+    let mut begin = transaction.prepare_cached(&format!(
+        "INSERT INTO {kind}_range (workspace_id, subject, state_id, sort_key, valid_from)
+         VALUES (?1, ?2, ?3, ?4, ?5)"
+    ))?;
+    // Equal states within one snapshot are stored once.
+    let mut met: HashMap<[u8; 16], i64> = HashMap::new();
+    for (at, sort_key) in plan.open {
+        let document = &documents[at];
+        let state_id = match met.get(&document.digest) {
+            Some(&id) => id,
+            None => {
+                let id = store_document(transaction, listed[at].subject, document)?;
+                met.insert(document.digest, id);
+                id
+            }
+        };
+        begin.execute(params![
+            workspace_id,
+            listed[at].subject,
+            state_id,
+            sort_key,
+            snapshot_id
+        ])?;
+    }
+    Ok(())
+}
+
+/// The marks that stood at `at_ms` (all that stand: `i64::MAX`), by project,
+/// each with its reviewed state.
+pub(super) fn standing_marks(
+    transaction: &Transaction<'_>,
+    workspace_id: &str,
+    at_ms: i64,
+) -> Result<HashMap<String, Option<ShapedBody>>, HistoryError> {
+    let mut statement = transaction.prepare_cached(
+        "SELECT r.project_id, s.shape, s.body FROM review r LEFT JOIN state s ON s.id = r.state_id
+         WHERE r.id IN (SELECT MAX(id) FROM review WHERE workspace_id = ?1 AND at_ms <= ?2
+                        GROUP BY project_id)
+           AND r.action = 'mark'",
+    )?;
+    let rows = statement.query_map(params![workspace_id, at_ms], |row| {
+        let shape: Option<u32> = row.get(1)?;
+        let body: Option<String> = row.get(2)?;
+        Ok((row.get::<_, String>(0)?, shaped(shape, body.as_deref())))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Counts the snapshot's posture against the marks that stand now and keeps it.
+pub(super) fn record_posture(
+    transaction: &Transaction<'_>,
+    workspace_id: &str,
+    snapshot_id: i64,
+    projects: &[ProjectState],
+) -> Result<(), HistoryError> {
+    let marks = standing_marks(transaction, workspace_id, i64::MAX)?;
+    let posture = Posture::count(projects, &marks);
+    transaction.execute(
+        "UPDATE snapshot SET posture = ?1 WHERE id = ?2",
+        params![posture.to_json(), snapshot_id],
+    )?;
+    Ok(())
+}
+
+/// The snapshots of the workspace a standing mark refers to: the newest
+/// taken when (or before) the reviewed state was read that holds that state,
+/// each with the project whose mark needs it.
+pub(super) fn marked_snapshots(
+    transaction: &rusqlite::Connection,
+    workspace_id: &str,
+) -> Result<Vec<(i64, String)>, HistoryError> {
+    let mut statement = transaction.prepare_cached(&format!(
+        "WITH current AS (
+             SELECT r.* FROM review r
+             WHERE r.id IN (SELECT MAX(id) FROM review WHERE workspace_id = ?1 GROUP BY project_id)
+               AND r.action = 'mark' AND r.state_id IS NOT NULL)
+         SELECT held.id, held.project_id FROM (
+             SELECT c.project_id,
+                    (SELECT MAX(snap.id) FROM project_range r
+                     JOIN snapshot snap ON {HELD_BY_SNAP}
+                     WHERE r.workspace_id = ?1 AND r.subject = c.project_id
+                       AND r.state_id = c.state_id
+                       AND snap.taken_at_ms <= coalesce(c.state_at_ms, c.at_ms)) AS id
+             FROM current c) AS held
+         WHERE held.id IS NOT NULL ORDER BY held.id, held.project_id"
+    ))?;
+    let rows = statement.query_map([workspace_id], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The snapshots waivers refer to. Hook for issue 38's waivers table (its
+/// own schema step): none until the file keeps waivers.
+pub(super) fn waived_snapshots(
+    _connection: &rusqlite::Connection,
+    _workspace_id: &str,
+) -> Result<Vec<(i64, String)>, HistoryError> {
+    Ok(Vec::new())
+}
+
+/// What `snapshot prune` keeps whatever its rules say: the snapshots marks
+/// and waivers refer to.
+pub(super) fn held_snapshots(
+    connection: &rusqlite::Connection,
+    workspace_id: &str,
+) -> Result<Vec<(i64, KeepReason)>, HistoryError> {
+    let marked = marked_snapshots(connection, workspace_id)?
+        .into_iter()
+        .map(|(id, project)| (id, KeepReason::Marked(project)));
+    let waived = waived_snapshots(connection, workspace_id)?
+        .into_iter()
+        .map(|(id, waiver)| (id, KeepReason::Waived(waiver)));
+    Ok(marked.chain(waived).collect())
+}
+
+/// Removes `doomed` (snapshots of the workspace), the ranges no snapshot
+/// holds any more and the states nothing refers to, in `transaction`.
+pub(super) fn remove_snapshots(
+    transaction: &Transaction<'_>,
+    workspace_id: &str,
+    doomed: &[i64],
+) -> Result<(), HistoryError> {
+    if doomed.is_empty() {
+        return Ok(());
+    }
+    {
+        let mut remove = transaction
+            .prepare_cached("DELETE FROM snapshot WHERE workspace_id = ?1 AND id = ?2")?;
+        for id in doomed {
+            remove.execute(params![workspace_id, id])?;
+        }
+    }
+    for kind in [ProjectState::KIND, MemberState::KIND] {
+        transaction.execute(
+            &format!(
+                "DELETE FROM {kind}_range AS r WHERE r.workspace_id = ?1 AND NOT EXISTS (
+                     SELECT 1 FROM snapshot snap WHERE snap.workspace_id = ?1
+                         AND snap.id >= r.valid_from
+                         AND (r.valid_until IS NULL OR snap.id < r.valid_until))"
+            ),
+            [workspace_id],
+        )?;
+    }
+    transaction.execute(
+        "DELETE FROM state WHERE id NOT IN (SELECT state_id FROM project_range)
+             AND id NOT IN (SELECT state_id FROM member_range)
+             AND id NOT IN (SELECT insights_state FROM snapshot WHERE insights_state IS NOT NULL)
+             AND id NOT IN (SELECT state_id FROM review WHERE state_id IS NOT NULL)",
+        [],
+    )?;
+    Ok(())
+}
+
+/// Version 3 to 4: each workspace's snapshots, oldest first, become ranges
+/// as if recorded now (one snapshot's list in memory at a time), each
+/// snapshot's posture counted against the marks that stood when it was
+/// taken; then the lists go.
+pub(super) fn to_ranges(transaction: &Transaction<'_>) -> Result<(), HistoryError> {
+    transaction.execute_batch(V4)?;
+    let snapshots: Vec<(i64, String, i64)> = {
+        let mut statement = transaction.prepare(
+            "SELECT id, workspace_id, taken_at_ms FROM snapshot ORDER BY workspace_id, id",
+        )?;
+        let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    let mut open: HashMap<(&str, &str), Vec<OpenRange<i64, i64>>> = HashMap::new();
+    // Parsed once: a state stays the same across many snapshots.
+    let mut parsed: HashMap<i64, ProjectState> = HashMap::new();
+    for (snapshot_id, workspace_id, taken_at_ms) in &snapshots {
+        for kind in [ProjectState::KIND, MemberState::KIND] {
+            let listed: Vec<(String, i64)> = {
+                let mut statement = transaction.prepare_cached(&format!(
+                    "SELECT s.subject, l.state_id FROM snapshot_{kind} l JOIN state s ON s.id = l.state_id
+                     WHERE l.snapshot_id = ?1 ORDER BY l.position"
+                ))?;
+                let rows =
+                    statement.query_map([snapshot_id], |row| Ok((row.get(0)?, row.get(1)?)))?;
+                rows.collect::<Result<_, _>>()?
+            };
+            let ranges = open.entry((workspace_id.as_str(), kind)).or_default();
+            let entries: Vec<Listed<'_, i64>> = listed
+                .iter()
+                .map(|(subject, state_id)| Listed {
+                    subject,
+                    identity: *state_id,
+                })
+                .collect();
+            let plan = plan(ranges, &entries);
+            for handle in &plan.close {
+                transaction.execute(
+                    &format!("UPDATE {kind}_range SET valid_until = ?1 WHERE id = ?2"),
+                    params![snapshot_id, handle],
+                )?;
+            }
+            let closed: std::collections::HashSet<i64> = plan.close.iter().copied().collect();
+            ranges.retain(|range| !closed.contains(&range.handle));
+            for (at, sort_key) in plan.open {
+                let (subject, state_id) = &listed[at];
+                transaction.execute(
+                    &format!(
+                        "INSERT INTO {kind}_range (workspace_id, subject, state_id, sort_key, valid_from)
+                         VALUES (?1, ?2, ?3, ?4, ?5)"
+                    ),
+                    params![workspace_id, subject, state_id, sort_key, snapshot_id],
+                )?;
+                ranges.push(OpenRange {
+                    handle: transaction.last_insert_rowid(),
+                    subject: subject.clone(),
+                    identity: *state_id,
+                    sort_key,
+                });
+            }
+            if kind != ProjectState::KIND {
+                continue;
+            }
+            for (_, state_id) in &listed {
+                if !parsed.contains_key(state_id) {
+                    let body: String = transaction.query_row(
+                        "SELECT body FROM state WHERE id = ?1",
+                        [state_id],
+                        |row| row.get(0),
+                    )?;
+                    parsed.insert(*state_id, parse_body(kind, &body)?);
+                }
+            }
+            let projects = listed
+                .iter()
+                .filter_map(|(_, state_id)| parsed.get(state_id));
+            let marks = standing_marks(transaction, workspace_id, *taken_at_ms)?;
+            transaction.execute(
+                "UPDATE snapshot SET posture = ?1 WHERE id = ?2",
+                params![Posture::count(projects, &marks).to_json(), snapshot_id],
+            )?;
+        }
+    }
+    transaction.execute_batch("DROP TABLE snapshot_project; DROP TABLE snapshot_member;")?;
+    Ok(())
+}
