@@ -3,7 +3,7 @@
 //! whichever comes first, and only once. Ctrl-Z gives the terminal back to the
 //! shell while the process is stopped, as vim and htop do.
 
-use std::io::{BufWriter, Stdout, Write};
+use std::io::{Stdout, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -20,11 +20,56 @@ use ratatui::layout::Rect;
 use super::sgr16::Sgr16;
 use super::theme::ColorDepth;
 
-/// Output is buffered so that a frame reaches the terminal in one write, a
-/// 16-colour terminal gets only 16-colour codes (`sgr16.rs`), and each cell
-/// lands where the frame has it, whatever width the terminal gives a
-/// character (`anchored.rs`).
-pub type Tui = Terminal<Anchored<CrosstermBackend<Sgr16<BufWriter<Stdout>>>>>;
+/// Output is held until the frame is done, so that a frame reaches the
+/// terminal in one write ([`FrameWriter`]), a 16-colour terminal gets only
+/// 16-colour codes (`sgr16.rs`), and each cell lands where the frame has it,
+/// whatever width the terminal gives a character (`anchored.rs`).
+pub type Tui = Terminal<Anchored<CrosstermBackend<Sgr16<FrameWriter>>>>;
+
+/// Begins and ends a synchronized update (DEC private mode 2026).
+pub const BEGIN_SYNCHRONIZED: &[u8] = b"\x1b[?2026h";
+pub const END_SYNCHRONIZED: &[u8] = b"\x1b[?2026l";
+
+/// The terminal's bytes, held until ratatui flushes at the end of a frame,
+/// then written at once inside a synchronized update (DEC mode 2026: a
+/// terminal that knows it shows the frame whole; one that does not ignores
+/// it). A fixed buffer flushed when full let the terminal show half a frame
+/// (the new head line over the old screen's body) once a frame outgrew it, as
+/// one with many non-ASCII cells, each placed by a cursor move, does.
+pub struct FrameWriter {
+    frame: Vec<u8>,
+    out: Stdout,
+}
+
+impl FrameWriter {
+    fn new(out: Stdout) -> Self {
+        Self {
+            frame: Vec::with_capacity(64 * 1024),
+            out,
+        }
+    }
+}
+
+impl Write for FrameWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.frame.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.frame.is_empty() {
+            return self.out.flush();
+        }
+        let mut out = self.out.lock();
+        let written = out
+            .write_all(BEGIN_SYNCHRONIZED)
+            .and_then(|()| out.write_all(&self.frame))
+            .and_then(|()| out.write_all(END_SYNCHRONIZED));
+        self.frame.clear();
+        written?;
+        out.flush()
+    }
+}
 
 /// Whether the terminal is in full-screen mode now.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -34,8 +79,8 @@ pub fn enter() -> std::io::Result<Tui> {
     install_panic_hook();
     take_over()?;
     let sixteen = ColorDepth::from_env() == ColorDepth::Ansi16;
-    let buffered = BufWriter::with_capacity(64 * 1024, std::io::stdout());
-    let backend = Anchored::new(CrosstermBackend::new(Sgr16::new(buffered, sixteen)));
+    let held = FrameWriter::new(std::io::stdout());
+    let backend = Anchored::new(CrosstermBackend::new(Sgr16::new(held, sixteen)));
     match Terminal::new(backend) {
         Ok(terminal) => Ok(terminal),
         Err(err) => {

@@ -124,6 +124,20 @@ impl Session {
         }
     }
 
+    /// Whether the program is inside a synchronized update (DEC mode 2026):
+    /// a terminal that knows the mode shows nothing of a frame until its end,
+    /// so neither does a check here.
+    fn mid_frame(&self) -> bool {
+        const BEGIN: &[u8] = b"\x1b[?2026h";
+        const END: &[u8] = b"\x1b[?2026l";
+        let last = |needle: &[u8]| self.raw.windows(needle.len()).rposition(|w| w == needle);
+        match (last(BEGIN), last(END)) {
+            (Some(begin), Some(end)) => begin > end,
+            (Some(_), None) => true,
+            _ => false,
+        }
+    }
+
     pub fn screen(&self) -> String {
         self.parser.screen().contents()
     }
@@ -134,7 +148,7 @@ impl Session {
         let deadline = Instant::now() + DEADLINE;
         loop {
             let screen = self.screen();
-            if check(&screen) {
+            if !self.mid_frame() && check(&screen) {
                 return screen;
             }
             if Instant::now() > deadline {
@@ -152,7 +166,7 @@ impl Session {
     /// does not come.
     pub fn wait_until(&mut self, what: &str, check: impl Fn(&Self) -> bool) {
         let deadline = Instant::now() + DEADLINE;
-        while !check(self) {
+        while self.mid_frame() || !check(self) {
             if Instant::now() > deadline {
                 panic!(
                     "timed out waiting for {what}; the screen shows:\n{}",
@@ -172,7 +186,7 @@ impl Session {
     /// `before`; returns its text.
     pub fn wait_for_change(&mut self, before: &str) -> String {
         let deadline = Instant::now() + DEADLINE;
-        while self.screen_formatted() == before {
+        while self.mid_frame() || self.screen_formatted() == before {
             if Instant::now() > deadline {
                 panic!(
                     "timed out waiting for a change; the screen shows:\n{}",
