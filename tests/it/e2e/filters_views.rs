@@ -86,9 +86,16 @@ fn the_task_through_the_menus_hotkeys_and_one_palette_line_matches_the_command()
         format!(
             "current_context = \"acme\"\n\n\
              [contexts.acme]\nbase_url = \"{base_url}\"\napi_key = \"{ACME_KEY}\"\nworkspace_id = \"ws_acme\"\n\n\
-             [contexts.globex]\nbase_url = \"{base_url}\"\napi_key_env = \"GLOBEX_KEY\"\nworkspace_id = \"ws_globex\"\n"
+             [contexts.globex]\nbase_url = \"{base_url}\"\napi_key_env = \"GLOBEX_KEY\"\nworkspace_id = \"ws_globex\"\n\n\
+             [history]\nsnapshot_max_age = \"off\"\n"
         )
     });
+    // No first-launch background snapshot: it spends about 64 of the demo's
+    // 120 requests a minute, and this task's twenty-odd filter and sort
+    // changes then met the window's end (the pacer waits for it rather than
+    // send into a 429), so whether the rows came in time depended on where
+    // the window fell (1 run in 8 failed after the pacer began to keep the
+    // reserve itself).
     let names = command_names(&config);
     assert!(!names.is_empty(), "the demo data has projects for the task");
     let env = [("GLOBEX_KEY", GLOBEX_KEY)];

@@ -173,13 +173,16 @@ fn every_ocsf_record_is_a_valid_detection_finding() {
     );
 }
 
+/// A way to break a valid record.
+type Breaker = fn(&mut Value);
+
 #[test]
 fn the_validator_refuses_what_the_schema_refuses() {
     let schema = Schema::vendored();
     let owned = owned();
     let valid = ocsf_lines(&feed(&owned)).remove(3);
     assert!(schema.check_detection_finding(&valid).is_empty());
-    let broken: [(&str, fn(&mut Value)); 7] = [
+    let broken: [(&str, Breaker); 7] = [
         ("finding_info.uid", |record| {
             record["finding_info"]
                 .as_object_mut()
