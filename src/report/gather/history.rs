@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 
 use super::{ChangesSince, HistoryPart, Origin, Part, SnapshotPosture, Source};
 use crate::history::{
-    HistoryError, LogRead, ReviewAction, ReviewEntry, SnapshotInfo, SnapshotRef, Store, diff,
+    HistoryError, LogRead, ReviewAction, ReviewEntry, SnapshotInfo, SnapshotRef, Store,
 };
 
 /// Which snapshot "what changed" starts from, and why that one.
@@ -51,7 +51,7 @@ pub fn gather_history(
                 .last()
                 .cloned()
                 .ok_or_else(|| HistoryError::Corrupt("no newest snapshot".into()))?;
-            let changes = diff(&store.load(&since)?, &store.load(&until)?);
+            let changes = store.changes(&since, &until)?;
             Part::Present {
                 source: Source {
                     origin: Origin::History {
@@ -144,11 +144,23 @@ fn pick_since(
 
 /// Each snapshot's posture: needs review, published, public with open
 /// personal data, and how many of its projects had a standing mark then.
+/// Read in one query from the summaries written with the snapshots; a
+/// snapshot recorded before its summary counted public with personal data
+/// has its states counted instead.
 fn posture_over_time(
     store: &Store,
     snapshots: &[SnapshotInfo],
     log: &[ReviewEntry],
 ) -> Result<Vec<SnapshotPosture>, HistoryError> {
+    let workspace = snapshots.first().map(|first| first.workspace_id.as_str());
+    let summaries: HashMap<i64, crate::history::posture::Posture> = match workspace {
+        Some(workspace) => store
+            .posture(workspace)?
+            .into_iter()
+            .map(|at| (at.snapshot, at.posture))
+            .collect(),
+        None => HashMap::new(),
+    };
     let mut posture = Vec::with_capacity(snapshots.len());
     let mut standing: HashSet<&str> = HashSet::new();
     let mut entries = log.iter().peekable();
@@ -159,6 +171,25 @@ fn posture_over_time(
                 ReviewAction::Mark => standing.insert(entry.project_id.as_str()),
                 ReviewAction::Unmark => standing.remove(entry.project_id.as_str()),
             };
+        }
+        if let Some(summary) = summaries.get(&snapshot.id)
+            && let Some(public_with_pii) = summary.public_with_pii
+        {
+            let count = |value: i64| u64::try_from(value).unwrap_or(0);
+            posture.push(SnapshotPosture {
+                snapshot: snapshot.clone(),
+                needs_review: count(
+                    summary
+                        .by_priority
+                        .get("needs_review")
+                        .copied()
+                        .unwrap_or(0),
+                ),
+                published: count(summary.published),
+                public_with_pii: count(public_with_pii),
+                reviewed: count(summary.reviewed),
+            });
+            continue;
         }
         let projects = store.projects(snapshot.id)?;
         let mut counts = HashMap::<&str, u64>::new();
