@@ -5,7 +5,7 @@ use rusqlite::{OptionalExtension, Transaction, params};
 use time::OffsetDateTime;
 
 use super::SqliteStore;
-use super::schema::store_document;
+use super::states::store_document;
 use crate::history::HistoryError;
 use crate::history::backend::EachItem;
 use crate::history::chain::{ChainFields, ChainRow, link};

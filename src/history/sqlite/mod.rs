@@ -7,6 +7,7 @@ mod marks;
 mod ranges;
 mod read;
 mod schema;
+mod states;
 mod waivers;
 
 use std::collections::HashMap;
@@ -21,7 +22,7 @@ use super::backend::{BUSY_TIMEOUT, HistoryLocation, Retention};
 use super::document::StoredDocument;
 use super::model::{Capture, SnapshotInfo};
 use super::read::{from_ms, to_ms};
-use schema::store_document;
+use states::store_document;
 
 pub use schema::{STEPS, VERSION, version_of};
 

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use rusqlite::{Transaction, params};
 
-use super::schema::store_document;
+use super::states::store_document;
 use crate::history::HistoryError;
 use crate::history::document::{Document, ShapedBody, StoredDocument};
 use crate::history::model::{MemberState, ProjectState};

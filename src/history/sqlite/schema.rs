@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, Transaction, TransactionBehavior, params};
 
+use super::states::store_document;
 use crate::api::model::Insights;
 use crate::history::HistoryError;
 use crate::history::chain::{ChainFields, link};
@@ -227,30 +228,6 @@ pub fn migrate(connection: &mut Connection) -> Result<(), HistoryError> {
     transaction.pragma_update(None, "user_version", VERSION)?;
     transaction.commit()?;
     Ok(())
-}
-
-/// Stores `document` unless a state with its digest is stored; its id.
-pub(super) fn store_document(
-    transaction: &Transaction<'_>,
-    subject: &str,
-    document: &StoredDocument,
-) -> Result<i64, HistoryError> {
-    let mut insert = transaction.prepare_cached(
-        "INSERT INTO state (kind, subject, shape, digest, body) VALUES (?1, ?2, ?3, ?4, ?5)
-         ON CONFLICT (digest) DO NOTHING",
-    )?;
-    if insert.execute(params![
-        document.kind,
-        subject,
-        document.shape,
-        document.digest.as_slice(),
-        document.body
-    ])? == 1
-    {
-        return Ok(transaction.last_insert_rowid());
-    }
-    let mut find = transaction.prepare_cached("SELECT id FROM state WHERE digest = ?1")?;
-    Ok(find.query_row([document.digest.as_slice()], |row| row.get(0))?)
 }
 
 fn corrupt(what: &str) -> impl Fn(serde_json::Error) -> HistoryError + '_ {

@@ -7,9 +7,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Cell as TableCell;
 use time::OffsetDateTime;
 
-use super::view::audience_label;
 use crate::api::model::{ActivityGroup, InventoryItem};
-use crate::text::fit;
+use crate::text::{fit, sanitize_line};
 use crate::tui::theme::{Theme, priority_label};
 use crate::tui::widgets::{ago, thousands};
 
@@ -98,4 +97,11 @@ pub fn visitors_7d(item: &InventoryItem, _: &CellView) -> TableCell<'static> {
 
 pub fn visitors_30d(item: &InventoryItem, _: &CellView) -> TableCell<'static> {
     number(item.visitors_30d)
+}
+
+pub(super) fn audience_label(item: &InventoryItem) -> String {
+    match (&item.publish_audience, item.is_published) {
+        (Some(audience), true) => sanitize_line(audience.as_str()).into_owned(),
+        _ => "offline".to_owned(),
+    }
 }

@@ -10,19 +10,12 @@ use super::InventoryScreen;
 use super::cells::CellView;
 use super::columns::{self, Column, Wants};
 use crate::api::model::{InventoryItem, SortOrder};
-use crate::text::{display_width, fit, sanitize_line, sanitize_multiline};
+use crate::text::{display_width, fit, sanitize_multiline};
 use crate::tui::action::Action;
 use crate::tui::screens::ScreenView;
 use crate::tui::screens::paged::titled_pane;
 use crate::tui::theme::priority_label;
 use crate::tui::widgets::{count, thousands};
-
-pub(super) fn audience_label(item: &InventoryItem) -> String {
-    match (&item.publish_audience, item.is_published) {
-        (Some(audience), true) => sanitize_line(audience.as_str()).into_owned(),
-        _ => "offline".to_owned(),
-    }
-}
 
 impl InventoryScreen {
     pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
