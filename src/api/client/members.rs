@@ -8,11 +8,12 @@
 use std::collections::{HashMap, HashSet};
 use std::pin::pin;
 
-use futures::TryStreamExt;
+use futures::{StreamExt, TryStreamExt};
 
 use super::super::error::ApiError;
 use super::super::model::{ErrorType, Member, MemberRef, Role};
 use super::super::page::MemberListParams;
+use super::super::ratelimit::Reserve;
 use super::Client;
 
 /// One member of a list, with what the other reads told of it; `None` where
@@ -49,6 +50,47 @@ impl Client {
             });
         }
         Ok(filled)
+    }
+
+    /// As [`Client::fill_members`], within the request budget: a member
+    /// whose read would take the window below `reserve` is left without its
+    /// detail (and counted), as the dashboard's members screen leaves it;
+    /// the reads go four at a time, in the list's order.
+    pub async fn fill_members_within(
+        &self,
+        workspace_id: &str,
+        params: &MemberListParams,
+        listed: Vec<MemberRef>,
+        reserve: Reserve,
+    ) -> Result<(Vec<FilledMember>, usize), ApiError> {
+        let mut roles = self.member_roles(workspace_id, params, &listed).await?;
+        let reads = futures::stream::iter(listed.into_iter().map(|member| async move {
+            let now = self.sleeper().now();
+            if !reserve.allows(self.rate_limit_state(), now, 0) {
+                return Ok((member, None, true));
+            }
+            match self.get_member(workspace_id, &member.user_id).await {
+                Ok(detail) => Ok((member, Some(detail), false)),
+                Err(error) if error.kind() == Some(&ErrorType::MemberNotFound) => {
+                    Ok((member, None, false))
+                }
+                Err(error) => Err(error),
+            }
+        }))
+        .buffered(4);
+        let mut reads = pin!(reads);
+        let mut filled = Vec::new();
+        let mut left_out = 0;
+        while let Some((member, detail, unread)) = reads.try_next().await? {
+            left_out += usize::from(unread);
+            let role = roles.remove(&member.user_id);
+            filled.push(FilledMember {
+                member,
+                role,
+                detail,
+            });
+        }
+        Ok((filled, left_out))
     }
 
     /// The role of each of `listed`: the one `params` names alone, else

@@ -48,8 +48,21 @@ impl App {
             return false;
         };
         match written {
-            Ok(Exported { path, count }) => cx.notify(format!(
+            Ok(Exported {
+                path,
+                count,
+                left_out: 0,
+            }) => cx.notify(format!(
                 "exported {} to {}",
+                crate::tui::widgets::count(count as i64, noun),
+                path.display()
+            )),
+            Ok(Exported {
+                path,
+                count,
+                left_out,
+            }) => cx.notify(format!(
+                "exported {} to {} ({left_out} without name and e-mail: the request budget ran low; ctrl-s again later for them)",
                 crate::tui::widgets::count(count as i64, noun),
                 path.display()
             )),

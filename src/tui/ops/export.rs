@@ -30,6 +30,9 @@ pub struct ExportInventory {
 pub struct Exported {
     pub path: PathBuf,
     pub count: usize,
+    /// Rows written without what the request budget left unread (members
+    /// without name and e-mail), said beside the count.
+    pub left_out: usize,
 }
 
 impl Operation for ExportInventory {
@@ -90,6 +93,7 @@ async fn export(
     Ok(Exported {
         path: path.to_path_buf(),
         count,
+        left_out: 0,
     })
 }
 

@@ -27,9 +27,10 @@ impl Operation for ExportList {
             &self.path,
         );
         match written.await {
-            Ok(count) => Ok(Exported {
+            Ok(written) => Ok(Exported {
                 path: self.path,
-                count,
+                count: written.rows,
+                left_out: written.left_out,
             }),
             Err(ExportError::Api(error)) => Err(services.api_failure(&error)),
             Err(other) => Err(services.local_failure(other.to_string())),

@@ -43,6 +43,7 @@ fn ctrl_s_on_personal_data_exports_it_and_the_status_line_shows_the_whole_path()
         export.ok(Exported {
             path: written.clone(),
             count: 7,
+            left_out: 0,
         }),
         NOW,
     );
@@ -96,6 +97,7 @@ fn ctrl_s_with_nothing_to_export_says_so_and_the_last_notice_goes_with_its_scree
         export.ok(Exported {
             path: "/tmp/exports/pii-prj_0001.csv".into(),
             count: 10,
+            left_out: 0,
         }),
         NOW,
     );

@@ -217,6 +217,7 @@ impl Canned {
             canned_as(fetch, |export: &ExportInventory| Exported {
                 path: export.path.clone(),
                 count: 25,
+                left_out: 0,
             })
         })
         .or_else(|| canned_as(fetch, |_: &GetProject| self.project.clone()))
@@ -278,6 +279,7 @@ impl Canned {
             canned_as(fetch, |export: &ExportList| Exported {
                 path: export.path.clone(),
                 count: 25,
+                left_out: 0,
             })
         })
         .or_else(|| {

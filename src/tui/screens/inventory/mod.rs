@@ -333,7 +333,7 @@ impl InventoryScreen {
                     return false;
                 }
                 match reply {
-                    Ok(Exported { path, count }) => cx.notify(format!(
+                    Ok(Exported { path, count, .. }) => cx.notify(format!(
                         "exported {} to {}",
                         crate::tui::widgets::count(count as i64, "project"),
                         path.display()
