@@ -12,7 +12,20 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
+use super::HistoryError;
 use super::model::{MemberState, ProjectState};
+
+/// A stored state's digest as the ranges compare it: 16 bytes, or the
+/// history is damaged (a digest of another length never matches, and would
+/// end and begin ranges that did not change).
+pub fn stored_digest(raw: Vec<u8>) -> Result<[u8; 16], HistoryError> {
+    let length = raw.len();
+    raw.try_into().map_err(|_| {
+        HistoryError::Corrupt(format!(
+            "a stored state's digest is {length} bytes, not 16: the history was changed outside vantage"
+        ))
+    })
+}
 
 /// A state a snapshot lists, with the subject its range follows.
 pub trait Subject: super::document::Document {
@@ -263,6 +276,13 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join(" ")
         }
+    }
+
+    #[test]
+    fn a_stored_digest_of_another_length_is_damage_not_a_state() {
+        assert_eq!(super::stored_digest(vec![7; 16]).ok(), Some([7; 16]));
+        let damaged = super::stored_digest(vec![7; 15]).expect_err("15 bytes");
+        assert!(damaged.to_string().contains("15 bytes"), "{damaged}");
     }
 
     #[test]

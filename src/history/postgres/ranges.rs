@@ -60,10 +60,6 @@ pub(super) const HELD_BY_SNAP: &str =
     "r.workspace_id = snap.workspace_id AND r.valid_from <= snap.id
      AND (r.valid_until IS NULL OR r.valid_until > snap.id)";
 
-fn digest_of(raw: Vec<u8>) -> [u8; 16] {
-    raw.try_into().unwrap_or([0; 16])
-}
-
 /// Ends the open ranges `states` does not go on in and begins the others at
 /// `snapshot_id`; the states no row holds yet are copied in first.
 pub(super) fn record_ranges<T: Subject>(
@@ -85,7 +81,7 @@ pub(super) fn record_ranges<T: Subject>(
         open.push(OpenRange {
             handle: column::<i64>(&row, "range", 0)?,
             subject: column(&row, "range", 1)?,
-            identity: digest_of(column(&row, "state", 2)?),
+            identity: crate::history::ranges::stored_digest(column(&row, "state", 2)?)?,
             sort_key: column(&row, "range", 3)?,
         });
     }

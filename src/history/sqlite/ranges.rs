@@ -67,7 +67,7 @@ pub(super) fn record_ranges<T: Subject>(
     states: &[T],
 ) -> Result<(), HistoryError> {
     let kind = T::KIND;
-    let open: Vec<OpenRange<i64, [u8; 16]>> = {
+    let open: Vec<OpenRange<i64, Vec<u8>>> = {
         let mut statement = transaction.prepare_cached(&format!(
             "SELECT r.id, r.subject, s.digest, r.sort_key FROM {kind}_range r
              JOIN state s ON s.id = r.state_id
@@ -78,12 +78,23 @@ pub(super) fn record_ranges<T: Subject>(
             Ok(OpenRange {
                 handle: row.get(0)?,
                 subject: row.get(1)?,
-                identity: digest.try_into().unwrap_or([0; 16]),
+                identity: digest,
                 sort_key: row.get(3)?,
             })
         })?;
         rows.collect::<Result<_, _>>()?
     };
+    let open = open
+        .into_iter()
+        .map(|range| {
+            Ok(OpenRange {
+                identity: crate::history::ranges::stored_digest(range.identity)?,
+                handle: range.handle,
+                subject: range.subject,
+                sort_key: range.sort_key,
+            })
+        })
+        .collect::<Result<Vec<OpenRange<i64, [u8; 16]>>, HistoryError>>()?;
     let documents: Vec<StoredDocument> = states.iter().map(StoredDocument::of).collect();
     let listed: Vec<Listed<'_, [u8; 16]>> = states
         .iter()
