@@ -130,6 +130,52 @@ fn a_reviewer_filter_is_on_the_filter_line_and_back_undoes_it() {
     );
 }
 
+/// Issue 35, item 17: `c` (and `:clear`) clears every filter, the review
+/// filters too: a reviewer filter and `M`'s are filters like the others, and
+/// the rows they hid are read again.
+#[test]
+fn clear_filters_clears_the_reviewer_and_review_filters_too() {
+    let rows = || {
+        page(vec![
+            item("prj_a", "Ledger"),
+            item("prj_b", "Payroll"),
+            item("prj_c", "Roster"),
+        ])
+    };
+    for clear in ["c", ":clear"] {
+        let mut app = inventory_with(vec![changed_mark(), bobs_mark()]);
+        palette(&mut app, "reviewer bob");
+        app.handle(key('M'), NOW);
+        assert_eq!(shown(&app), [] as [&str; 0], "bob's mark is unchanged");
+
+        let effects = match clear {
+            "c" => app.handle(key('c'), NOW),
+            _ => palette(&mut app, "clear"),
+        };
+        assert_eq!(app.inventory.reviewed.reviewer, None, "{clear}");
+        assert_eq!(
+            app.inventory.reviewed.filter.label(),
+            "all projects",
+            "{clear}"
+        );
+        let (token, _) = inventory_pages(&effects)
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| panic!("{clear}: the rows are read again"));
+        app.handle(answer_inventory_page(token, rows()), NOW);
+        assert_eq!(shown(&app), ["prj_a", "prj_b", "prj_c"], "{clear}");
+        let text = screen(&app, 120, 35);
+        let filter_line = text
+            .lines()
+            .find(|line| line.contains("· sort"))
+            .unwrap_or_else(|| panic!("a filter line: {text}"));
+        assert!(
+            filter_line.contains("no filters · sort default"),
+            "{clear}: {filter_line}"
+        );
+    }
+}
+
 /// Issue 35, item 17: `M` over a list whose pages its filter empties reads
 /// the next page only while the budget keeps its reserve, as `G` does.
 #[test]

@@ -471,10 +471,12 @@ impl Screen for InventoryScreen {
                 self.reload(cx);
             }
             Action::ClearFilters => {
-                // The sort stays: it is not a filter.
+                // The sort stays: it is not a filter. The review filters
+                // are filters (the rows they hid are read again below).
                 let sort_by = self.query.sort_by.take();
                 let sort_order = self.query.sort_order.take();
                 self.query = InventoryParams::default();
+                self.reviewed.clear_filters();
                 self.query.sort_by = sort_by.filter(|s| *s != InventorySortBy::Relevance);
                 self.query.sort_order = sort_order;
                 self.reload(cx);

@@ -102,6 +102,12 @@ impl ReviewedMarks {
             })
     }
 
+    /// `c`: every review filter off, as the service's filters are.
+    pub fn clear_filters(&mut self) {
+        self.filter = ReviewFilter::All;
+        self.reviewer = None;
+    }
+
     /// Whether a review filter hides rows.
     pub fn filtering(&self) -> bool {
         self.filter != ReviewFilter::All || self.reviewer.is_some()
