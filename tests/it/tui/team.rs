@@ -130,6 +130,27 @@ fn a_reviewer_filter_is_on_the_filter_line_and_back_undoes_it() {
     );
 }
 
+/// Issue 35, item 17: under a review filter the head says how many of the
+/// rows read it keeps ("64 projects · 0 loaded" read as if none were read).
+#[test]
+fn the_head_says_how_many_of_the_rows_read_a_review_filter_keeps() {
+    let mut app = inventory_with(vec![changed_mark(), bobs_mark()]);
+    let head = |app: &App| {
+        let text = screen(app, 120, 35);
+        text.lines()
+            .find(|line| line.contains("projects ·"))
+            .unwrap_or_else(|| panic!("a head line: {text}"))
+            .to_owned()
+    };
+    assert!(
+        head(&app).contains("3 projects · 3 loaded"),
+        "{}",
+        head(&app)
+    );
+    palette(&mut app, "reviewer bob");
+    assert!(head(&app).contains("1 of 3 read match"), "{}", head(&app));
+}
+
 /// Issue 35, item 17: `c` (and `:clear`) clears every filter, the review
 /// filters too: a reviewer filter and `M`'s are filters like the others, and
 /// the rows they hid are read again.
@@ -217,6 +238,13 @@ fn the_review_filter_keeps_the_reserve_as_capital_g_does() {
         if !walks_on {
             let text = screen(&app, 120, 35);
             assert!(text.contains("request budget low"), "{text}");
+            // It names what it read, not what it kept (none of the two).
+            assert!(text.contains("stopped after reading 2"), "{text}");
+            assert!(text.contains("0 of 2 read match"), "the head: {text}");
+            assert!(
+                text.contains("None of the 2 projects read so far matches"),
+                "not \"no project matches\" while pages are unread: {text}"
+            );
         }
     }
 }

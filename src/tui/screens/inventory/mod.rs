@@ -233,8 +233,9 @@ impl InventoryScreen {
             if !self.reviewed.walk_stopped {
                 self.reviewed.walk_stopped = true;
                 cx.notify(format!(
-                    "review filter: stopped at {} read, request budget low; scroll on when it refills",
-                    crate::tui::widgets::thousands(self.list.rows.len() as i64)
+                    "review filter: stopped after reading {} ({} match), request budget low; scroll on when it refills",
+                    crate::tui::widgets::thousands(self.reviewed.rows_read as i64),
+                    crate::tui::widgets::thousands(self.list.rows.len() as i64),
                 ));
             }
             return;
@@ -300,6 +301,7 @@ impl InventoryScreen {
                         // goes first again below, counted with the total.
                         self.hide_id_hit();
                     }
+                    self.reviewed.count_read(first, page.data.len());
                     let page_index = self.page_cursors.len();
                     self.page_cursors.push(cursor);
                     self.row_pages
@@ -524,16 +526,24 @@ impl Screen for InventoryScreen {
         self.search_box
             .draw(frame, filter_area, theme, true, summary);
         if self.list.rows.is_empty() {
+            // A review filter that emptied the pages read so far has not
+            // seen the rest: said so, never "no project matches".
+            let empty = if self.reviewed.filtering() && self.list.has_more {
+                format!(
+                    "None of the {} projects read so far matches; the rest is not read yet ({} reads on).",
+                    crate::tui::widgets::thousands(self.reviewed.rows_read as i64),
+                    view.keymap.key_for(Action::Down)
+                )
+            } else {
+                format!(
+                    "No project matches these filters. Press {} to clear them.",
+                    view.keymap.key_for(Action::ClearFilters)
+                )
+            };
             let text = self.list.placeholder(
                 theme,
                 "Loading projects…",
-                Line::from(Span::styled(
-                    format!(
-                        "No project matches these filters. Press {} to clear them.",
-                        view.keymap.key_for(Action::ClearFilters)
-                    ),
-                    theme.dim,
-                )),
+                Line::from(Span::styled(empty, theme.dim)),
             );
             draw_placeholder(frame, table_area, text, theme);
         } else {

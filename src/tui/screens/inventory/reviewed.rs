@@ -21,6 +21,9 @@ pub struct ReviewedMarks {
     /// Whether the filter's walk over the pages stopped for the budget (said
     /// once).
     pub walk_stopped: bool,
+    /// The rows the pages under the current query brought, before the
+    /// review filters hid any: what "N of M read match" counts.
+    pub rows_read: usize,
 }
 
 /// What the inventory says about one project.
@@ -111,6 +114,24 @@ impl ReviewedMarks {
     /// Whether a review filter hides rows.
     pub fn filtering(&self) -> bool {
         self.filter != ReviewFilter::All || self.reviewer.is_some()
+    }
+
+    /// A page under the current query landed (the first one starts the count).
+    pub fn count_read(&mut self, first: bool, rows: usize) {
+        if first {
+            self.rows_read = 0;
+        }
+        self.rows_read += rows;
+    }
+
+    /// The head's count under a review filter: how many of the rows read it
+    /// keeps, so a list it emptied does not read as one never loaded.
+    pub fn kept_of_read(&self, kept: usize) -> String {
+        format!(
+            "{} of {} read match",
+            crate::tui::widgets::thousands(kept as i64),
+            crate::tui::widgets::thousands(self.rows_read.max(kept) as i64)
+        )
     }
 }
 
