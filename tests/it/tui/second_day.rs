@@ -323,3 +323,51 @@ fn the_breadcrumb_names_where_the_project_was_opened_from() {
     app.handle(special(KeyCode::Esc), NOW);
     assert_eq!(app.tab, Tab::Changes);
 }
+
+/// Item 10, with a slow service: projects left before their reads answered
+/// are places on the trail as any other; back walks them in order.
+#[test]
+fn back_walks_projects_left_before_they_loaded() {
+    let mut app = inventory_with(vec![]);
+    let place = |app: &App| match &app.project {
+        Some(project) if app.tab == Tab::Inventory => {
+            format!("project {}", project.project_ref().id)
+        }
+        _ => format!("{:?}", app.tab),
+    };
+    app.handle(key('4'), NOW);
+    app.handle(key('2'), NOW);
+    app.inventory.list.select(0);
+    let effects = app.handle(special(KeyCode::Enter), NOW);
+    let read_a = only(&effects, project::PROJECT);
+    assert_eq!(place(&app), "project prj_a");
+    app.handle(special(KeyCode::Esc), NOW);
+    app.handle(read_a.ok(project_of("prj_a", "Ledger")), NOW);
+    app.handle(key('j'), NOW);
+    let effects = app.handle(special(KeyCode::Enter), NOW);
+    let read_b = only(&effects, project::PROJECT);
+    assert_eq!(place(&app), "project prj_b");
+    let mut walked = Vec::new();
+    app.handle(key('['), NOW);
+    walked.push(place(&app));
+    app.handle(read_b.ok(project_of("prj_b", "Payroll")), NOW);
+    for _ in 0..2 {
+        app.handle(key('['), NOW);
+        walked.push(place(&app));
+    }
+    for _ in 0..3 {
+        app.handle(key(']'), NOW);
+        walked.push(place(&app));
+    }
+    assert_eq!(
+        walked,
+        [
+            "Inventory",
+            "project prj_a",
+            "Inventory",
+            "project prj_a",
+            "Inventory",
+            "project prj_b"
+        ]
+    );
+}
