@@ -211,6 +211,7 @@ impl App {
     fn draw_status(&self, frame: &mut Frame, area: Rect, now: OffsetDateTime) {
         let theme = &self.theme;
         let mut spans = self.away_head();
+        let after_head = spans.len();
         if let Some((remaining, limit)) = self.status.rate {
             let style = if remaining * 10 < limit {
                 theme.warn
@@ -264,11 +265,21 @@ impl App {
             .as_ref()
             .filter(|(_, at)| now < *at + NOTICE_SHOWN_FOR)
         {
-            spans.push(Span::styled(" · ", theme.dim));
-            // The notice gets the rest of the line. One that ends in a file's
-            // path is cut in the middle, keeping the file's name and extension.
-            let used: usize = spans.iter().map(Span::width).sum();
-            let room = (area.width as usize).saturating_sub(used).max(24);
+            // The notice gets the rest of the line. It answers the key just
+            // pressed: when the rest is too short for it, it comes first
+            // (after the history's state) and the rate and ages are cut
+            // instead. One that ends in a file's path is cut in the middle,
+            // keeping the file's name and extension.
+            let width = |spans: &[Span]| spans.iter().map(Span::width).sum::<usize>();
+            let line = area.width as usize;
+            let fits_last = width(&spans) + 3 + crate::text::display_width(text) <= line;
+            // First, it may fill the line: the separator after it then
+            // falls off the end with the rest.
+            let used = match fits_last {
+                true => width(&spans) + 3,
+                false => width(&spans[..after_head]),
+            };
+            let room = line.saturating_sub(used).max(24);
             let ends_in_path = text
                 .rsplit(' ')
                 .next()
@@ -278,7 +289,15 @@ impl App {
             } else {
                 fit(text, room)
             };
-            spans.push(Span::styled(text, theme.accent));
+            let notice = [
+                Span::styled(text, theme.accent),
+                Span::styled(" · ", theme.dim),
+            ];
+            if fits_last {
+                spans.extend(notice.into_iter().rev());
+            } else {
+                spans.splice(after_head..after_head, notice);
+            }
         } else if let Some(error) = self.errors.last().filter(|_| self.status.failing) {
             spans.push(Span::styled(" · ", theme.dim));
             let id = error.request_id.as_deref().unwrap_or("-");

@@ -740,3 +740,49 @@ mod with_a_shared_history {
         server.stop().await;
     }
 }
+
+/// Issue 35, item 21: at 80 columns, with the history away, the answer to
+/// the reviewer's key (a mark refused) is on the status line: it comes
+/// before the rate and the age when the line cannot hold them all.
+#[test]
+fn a_refused_mark_is_said_at_80_columns_with_the_history_away() {
+    use vantage::tui::app::{ClientNotice, HistoryMsg, Msg};
+
+    use crate::tui::review_marks::inventory_and_version_check;
+    use crate::tui::support::answer;
+
+    let (mut app, token) = inventory_and_version_check(vec![bobs_mark()]);
+    app.handle(
+        answer(
+            HISTORY_VERSION,
+            token,
+            Err(away(NOW)),
+            HistoryMsg::DataVersion,
+        ),
+        NOW,
+    );
+    app.handle(
+        Msg::Client(ClientNotice::RateLimit {
+            remaining: 89,
+            limit: 120,
+        }),
+        NOW,
+    );
+    app.handle(key('m'), NOW);
+    for (width, height) in [(80, 24), (120, 35), (200, 50)] {
+        let text = screen(&app, width, height);
+        let status = text
+            .lines()
+            .find(|line| line.contains("history unreachable"))
+            .unwrap_or_else(|| panic!("{width}: the history's state first: {text}"));
+        // The words that matter first: at 80 columns the head says why.
+        let said = match width {
+            80 => "not marked: the review hist",
+            _ => "not marked: the review history is unreachable",
+        };
+        assert!(status.contains(said), "{width} columns: {status}");
+        if width >= 200 {
+            assert!(status.contains("rate 89/120"), "{width}: {status}");
+        }
+    }
+}
