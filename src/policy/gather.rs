@@ -164,3 +164,29 @@ pub fn attach_reviews(
         project.review = Some(review(&mark));
     }
 }
+
+/// A row the dashboard holds, typed: its fields as the wire writes them (a
+/// typed row cannot tell a field the service left out from its default, so
+/// the document is as the row reads), with the derived ones of
+/// [`live_project`].
+pub fn typed_project(item: &InventoryItem) -> Result<ProjectInput, PolicyError> {
+    let raw = serde_json::value::to_raw_value(item).map_err(|error| PolicyError::Input {
+        reason: format!("an inventory row: {error}"),
+    })?;
+    Ok(live_project(&raw)?.0)
+}
+
+/// A live project over the snapshot's state of it: the live fields win;
+/// what the live row does not carry (whether it holds personal data, when
+/// the row has no `matched_reason` count) stays the snapshot's.
+pub fn over_snapshot(mut live: ProjectInput, snapshot: Option<&ProjectInput>) -> ProjectInput {
+    if let Some(snapshot) = snapshot {
+        if live.open_pii_findings.is_none() {
+            live.open_pii_findings = snapshot.open_pii_findings;
+        }
+        if live.has_pii.is_none() {
+            live.has_pii = snapshot.has_pii;
+        }
+    }
+    live
+}

@@ -175,14 +175,17 @@ impl super::InventoryScreen {
     /// Drops the loaded rows the review filters hide (a page that lands, or
     /// marks that change, call it again).
     pub fn apply_review_filter(&mut self, cx: &mut crate::tui::effect::Cx) {
-        if !self.reviewed.filtering() {
+        if !self.reviewed.filtering() && !self.policy.filtering() {
             return;
         }
+        // `--violates` hides rows the same way (`policy.rs`).
         let keep: Vec<bool> = self
             .list
             .rows
             .iter()
-            .map(|item| self.reviewed.keeps(item, self.list.loaded_at))
+            .map(|item| {
+                self.reviewed.keeps(item, self.list.loaded_at) && self.policy.keeps(&item.id)
+            })
             .collect();
         let mut flags = keep.iter();
         self.list.rows.retain(|_| *flags.next().unwrap_or(&true));

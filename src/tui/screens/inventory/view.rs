@@ -204,6 +204,7 @@ impl InventoryScreen {
                 };
                 TableCell::from(Line::from(cell).right_aligned())
             }
+            Column::Policy => super::policy::policy_cell(&self.policy.shown, item, theme),
             other => (other.cell())(
                 item,
                 &CellView {
