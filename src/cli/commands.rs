@@ -196,7 +196,9 @@ fn raw_id(raw: &serde_json::value::RawValue) -> Option<String> {
     struct Id {
         id: String,
     }
-    serde_json::from_str::<Id>(raw.get()).ok().map(|item| item.id)
+    serde_json::from_str::<Id>(raw.get())
+        .ok()
+        .map(|item| item.id)
 }
 
 async fn pii(session: &Session, args: PiiArgs) -> Result<(), CliError> {

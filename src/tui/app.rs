@@ -349,6 +349,10 @@ impl App {
                         self.inventory.filter_by_policy(id, &mut cx);
                         self.show_tab(Tab::Inventory, &mut turn);
                     }
+                    Nav::EvaluatePolicies => {
+                        self.policy_input_changed();
+                        self.with_app_cx(&mut turn, App::evaluate_policies);
+                    }
                     Nav::Notify(text) => {
                         self.status.notice = Some((self.settings.keymap.fill(&text), now))
                     }

@@ -115,6 +115,13 @@ impl App {
         shown.evaluating = false;
         match answer {
             Ok(evaluated) => {
+                if shown.error.is_some() {
+                    // The failure's notice gives way to its end.
+                    cx.notify(format!(
+                        "policies: {} evaluated again without error",
+                        evaluated.evaluation.policies.len()
+                    ));
+                }
                 self.policies.base = evaluated.base;
                 shown.evaluation = Some(evaluated.evaluation);
                 shown.over = Some(evaluated.over);

@@ -191,10 +191,8 @@ impl Operation for EvaluatePolicies {
         let history = match &services.history {
             Some(door) => {
                 let (workspace, kept) = (workspace.clone(), self.base.clone());
-                door.with_store(services, move |store| {
-                    read_history(store, &workspace, kept)
-                })
-                .await?
+                door.with_store(services, move |store| read_history(store, &workspace, kept))
+                    .await?
             }
             None => HistoryPart::default(),
         };

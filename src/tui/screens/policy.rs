@@ -73,15 +73,15 @@ impl PolicyScreen {
             ));
             let from = match over.snapshot {
                 Some((id, taken_at)) if over.live_rows > 0 => format!(
-                    " (snapshot #{id} of {}, {} live rows over it)",
+                    " (snapshot #{id}, {}, with {} live rows)",
                     ago((view.now - taken_at).whole_seconds().max(0)),
                     thousands(over.live_rows as i64)
                 ),
                 Some((id, taken_at)) => format!(
-                    " (snapshot #{id} of {})",
+                    " (snapshot #{id}, {})",
                     ago((view.now - taken_at).whole_seconds().max(0))
                 ),
-                None => " (the rows the inventory loaded: no snapshot recorded)".to_owned(),
+                None => " (loaded rows; no snapshot)".to_owned(),
             };
             spans.push(Span::styled(from, theme.dim));
         }
@@ -110,7 +110,7 @@ impl PolicyScreen {
             .map(|policy| crate::text::display_width(&policy.meta.id))
             .max()
             .unwrap_or(6)
-            .clamp(6, 36) as u16;
+            .clamp(6, (area.width as usize / 3).max(6)) as u16;
         let rows: Vec<Row> = evaluation
             .policies
             .iter()
@@ -172,11 +172,17 @@ impl PolicyScreen {
         let lines = vec![
             Line::from(vec![
                 Span::styled(format!("{}: ", fit(&policy.meta.id, 40)), theme.title),
-                Span::styled(sanitize_line(&policy.meta.description).into_owned(), theme.base),
+                Span::styled(
+                    sanitize_line(&policy.meta.description).into_owned(),
+                    theme.base,
+                ),
             ]),
             Line::from(vec![
                 Span::styled("fix: ", theme.title),
-                Span::styled(sanitize_line(&policy.meta.remediation).into_owned(), theme.base),
+                Span::styled(
+                    sanitize_line(&policy.meta.remediation).into_owned(),
+                    theme.base,
+                ),
             ]),
             Line::from(Span::styled(
                 format!("from {}", sanitize_line(&policy.origin)),
@@ -190,6 +196,10 @@ impl PolicyScreen {
 impl Screen for PolicyScreen {
     fn title(&self) -> &'static str {
         "Policy"
+    }
+
+    fn last_loaded(&self) -> Option<time::OffsetDateTime> {
+        self.shown.over.as_ref().map(|over| over.at)
     }
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
@@ -210,6 +220,8 @@ impl Screen for PolicyScreen {
                     cx.navigate(Nav::OpenInventoryForPolicy(policy.meta.id.clone()));
                 }
             }
+            // The policy files read again, and everything evaluated anew.
+            Action::Refresh => cx.navigate(Nav::EvaluatePolicies),
             Action::Copy => cx.copy(self.selected_policy().map(|policy| policy.meta.id.as_str())),
             _ => return false,
         }
@@ -225,6 +237,10 @@ impl Screen for PolicyScreen {
             ScreenAction::new(Action::Open, "projects", "the projects that violate it")
                 .disabled(none.clone()),
             ScreenAction::help_only(Action::Copy, "copy the policy id").disabled(none),
+            ScreenAction::help_only(
+                Action::Refresh,
+                "evaluate again, the policy files read again",
+            ),
         ];
         actions.extend(movement(RowWords {
             next: "next policy",

@@ -81,10 +81,7 @@ pub fn policy_cell(shown: &PolicyShown, item: &InventoryItem, theme: &Theme) -> 
             }
             if counts.waived > 0 {
                 let gap = if counts.failing > 0 { " " } else { "" };
-                spans.push(Span::styled(
-                    format!("{gap}+{}w", counts.waived),
-                    theme.dim,
-                ));
+                spans.push(Span::styled(format!("{gap}+{}w", counts.waived), theme.dim));
             }
             spans
         }

@@ -52,7 +52,7 @@ impl ProjectScreen {
                 severity_style(theme, finding.severity)
             };
             let head = format!(
-                "{} {:<8} {}: {}",
+                "{} {} {}: {}",
                 if waived { "~" } else { "✗" },
                 finding.severity.as_str(),
                 sanitize_line(&finding.policy),
@@ -65,12 +65,18 @@ impl ProjectScreen {
             );
             if waived {
                 for line in wrap_words(&sanitize_line(&waiver_words(finding)), inner, 3) {
-                    lines.push(Line::from(Span::styled(format!("{indent}{line}"), theme.dim)));
+                    lines.push(Line::from(Span::styled(
+                        format!("{indent}{line}"),
+                        theme.dim,
+                    )));
                 }
             }
             let remediation = format!("fix: {}", sanitize_line(&finding.remediation));
             for line in wrap_words(&remediation, inner, 4) {
-                lines.push(Line::from(Span::styled(format!("{indent}{line}"), theme.dim)));
+                lines.push(Line::from(Span::styled(
+                    format!("{indent}{line}"),
+                    theme.dim,
+                )));
             }
         }
         lines
