@@ -229,19 +229,21 @@ impl Screen for PolicyScreen {
     }
 
     fn actions(&self) -> Vec<ScreenAction> {
-        let none = self
-            .selected_policy()
-            .is_none()
-            .then(|| "no policy evaluated yet".to_owned());
-        let mut actions = vec![
-            ScreenAction::new(Action::Open, "projects", "the projects that violate it")
-                .disabled(none.clone()),
-            ScreenAction::help_only(Action::Copy, "copy the policy id").disabled(none),
-            ScreenAction::help_only(
+        // Before the first evaluation there is no policy to open or copy.
+        let mut actions = Vec::new();
+        if self.selected_policy().is_some() {
+            actions.extend([
+                ScreenAction::new(Action::Open, "projects", "the projects that violate it"),
+                ScreenAction::help_only(Action::Copy, "copy the policy id"),
+            ]);
+        }
+        actions.extend([
+            ScreenAction::new(
                 Action::Refresh,
+                "refresh",
                 "evaluate again, the policy files read again",
             ),
-        ];
+        ]);
         actions.extend(movement(RowWords {
             next: "next policy",
             previous: "previous policy",
