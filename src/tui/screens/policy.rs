@@ -10,10 +10,11 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState, Wrap};
+use time::OffsetDateTime;
 
 use super::actions::{RowWords, ScreenAction, movement};
 use super::{Screen, ScreenView};
-use crate::policy::Policy;
+use crate::policy::{FindingStatus, Policy};
 use crate::text::{fit, sanitize_line};
 use crate::tui::action::Action;
 use crate::tui::effect::Cx;
@@ -32,6 +33,8 @@ const ABOUT_ROWS: u16 = 5;
 pub struct PolicyScreen {
     shown: Arc<PolicyShown>,
     pub selected: usize,
+    /// The waiver expiry an evaluation was last asked for: woken once.
+    expiry_asked: Option<OffsetDateTime>,
 }
 
 impl PolicyScreen {
@@ -45,6 +48,20 @@ impl PolicyScreen {
             .evaluation
             .as_ref()
             .map_or(&[], |evaluation| evaluation.policies.as_slice())
+    }
+
+    /// When the first waiver the evaluation applied runs out: the
+    /// violation fails again then, by itself, without another change.
+    fn next_expiry(&self) -> Option<OffsetDateTime> {
+        let evaluation = self.shown.evaluation.as_ref()?;
+        let evaluated_at = self.shown.over.as_ref()?.at;
+        evaluation
+            .findings
+            .iter()
+            .filter(|finding| finding.status == FindingStatus::Waived)
+            .filter_map(|finding| finding.waived_until)
+            .filter(|until| *until > evaluated_at)
+            .min()
     }
 
     fn selected_policy(&self) -> Option<&Policy> {
@@ -198,8 +215,25 @@ impl Screen for PolicyScreen {
         "Policy"
     }
 
-    fn last_loaded(&self) -> Option<time::OffsetDateTime> {
+    fn last_loaded(&self) -> Option<OffsetDateTime> {
         self.shown.over.as_ref().map(|over| over.at)
+    }
+
+    fn wake_at(&self) -> Option<OffsetDateTime> {
+        self.next_expiry()
+            .filter(|expiry| Some(*expiry) != self.expiry_asked)
+    }
+
+    /// A waiver ran out: evaluate again (whatever tab is on screen).
+    fn wake(&mut self, cx: &mut Cx) -> bool {
+        match self.wake_at() {
+            Some(expiry) if expiry <= cx.now => {
+                self.expiry_asked = Some(expiry);
+                cx.navigate(Nav::EvaluatePolicies);
+                true
+            }
+            _ => false,
+        }
     }
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
@@ -237,13 +271,11 @@ impl Screen for PolicyScreen {
                 ScreenAction::help_only(Action::Copy, "copy the policy id"),
             ]);
         }
-        actions.extend([
-            ScreenAction::new(
-                Action::Refresh,
-                "refresh",
-                "evaluate again, the policy files read again",
-            ),
-        ]);
+        actions.extend([ScreenAction::new(
+            Action::Refresh,
+            "refresh",
+            "evaluate again, the policy files read again",
+        )]);
         actions.extend(movement(RowWords {
             next: "next policy",
             previous: "previous policy",

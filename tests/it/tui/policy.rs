@@ -85,6 +85,7 @@ struct Bench {
     app: App,
     executor: WithHistory,
     dir: tempfile::TempDir,
+    clock: vantage::clock::Clock,
 }
 
 impl Bench {
@@ -106,11 +107,12 @@ impl Bench {
             ApiKey::new(ENTERPRISE_ADMIN).unwrap(),
         ))
         .unwrap();
+        let clock = vantage::clock::Clock::manual(T0);
         let executor = WithHistory::new(
             ClientServices {
                 client,
                 workspace_id: WS.into(),
-                clock: vantage::clock::Clock::manual(T0),
+                clock: clock.clone(),
             },
             HistoryAccess {
                 location: HistoryLocation::File(dir.path().join("history.sqlite3")),
@@ -118,7 +120,12 @@ impl Bench {
                 progress: None,
             },
         );
-        Self { app, executor, dir }
+        Self {
+            app,
+            executor,
+            dir,
+            clock,
+        }
     }
 
     fn plain() -> Self {
@@ -126,6 +133,10 @@ impl Bench {
     }
 
     fn waive(&self, policy: &str, project: &str) {
+        self.waive_until(policy, project, datetime!(2026-12-31 00:00 UTC));
+    }
+
+    fn waive_until(&self, policy: &str, project: &str, until: time::OffsetDateTime) {
         let mut store = Store::open(&self.dir.path().join("history.sqlite3")).unwrap();
         store
             .add_waiver(
@@ -134,7 +145,7 @@ impl Bench {
                     policy_id: policy.into(),
                     project_id: project.into(),
                     reason: "internal beta, scanned by hand".into(),
-                    until: datetime!(2026-12-31 00:00 UTC),
+                    until,
                     by: Some("ada".into()),
                 },
                 T0,
@@ -366,6 +377,33 @@ async fn the_project_screen_lists_violations_with_remediation_and_the_waiver() {
         screen.contains("waived by ada until 2026-12-31 00:00 UTC: internal beta"),
         "{screen}"
     );
+}
+
+/// A waiver that runs out while the dashboard is open: at its `until` the
+/// App wakes, evaluates again, and the violation fails, with no other change.
+#[tokio::test]
+async fn a_waiver_that_runs_out_fails_again_by_itself() {
+    let bench = Bench::plain();
+    let until = T0 + time::Duration::hours(2);
+    bench.waive_until("review_current", "prj_published", until);
+    let mut bench = bench.loaded().await;
+    let counts = |bench: &Bench| {
+        let evaluation = bench.app.inventory.policy.shown.evaluation.clone().unwrap();
+        evaluation.policy_counts("review_current")
+    };
+    assert_eq!((counts(&bench).failing, counts(&bench).waived), (0, 1));
+    assert_eq!(bench.app.wake_at(), Some(until));
+    // Before it: nothing to evaluate.
+    let early = bench
+        .app
+        .handle(Msg::Wake, until - time::Duration::minutes(1));
+    assert!(asked_in(&early, EVALUATE_POLICIES).is_empty());
+    bench.clock.set(until);
+    let effects = bench.app.handle(Msg::Wake, until);
+    bench.evaluate(&effects).await;
+    assert_eq!((counts(&bench).failing, counts(&bench).waived), (1, 0));
+    // Woken once for it, never again.
+    assert!(bench.app.wake_at().is_none_or(|at| at > until));
 }
 
 #[tokio::test]

@@ -337,7 +337,13 @@ fn canned_evaluation(
             projects: evaluate.live.len(),
             snapshot: None,
             live_rows: evaluate.live.len(),
-            ids: Arc::new(evaluate.live.iter().map(|row| row.item.id.clone()).collect()),
+            ids: Arc::new(
+                evaluate
+                    .live
+                    .iter()
+                    .map(|row| row.item.id.clone())
+                    .collect(),
+            ),
         },
         base: None,
     }
