@@ -74,6 +74,14 @@ pub fn insights(insights: &Insights) -> InsightsInput {
 /// `open_pii_findings`; and the typed item, when it reads as one, to compare
 /// a mark with.
 pub fn live_project(raw: &RawValue) -> Result<(ProjectInput, Option<InventoryItem>), PolicyError> {
+    let project = project_input(raw)?;
+    let typed = serde_json::from_str::<InventoryItem>(raw.get()).ok();
+    Ok((project, typed))
+}
+
+/// An inventory item's JSON as the document's project, with the derived
+/// `finding_types` and `open_pii_findings`.
+fn project_input(raw: &RawValue) -> Result<ProjectInput, PolicyError> {
     let mut project: ProjectInput =
         serde_json::from_str(raw.get()).map_err(|error| PolicyError::Input {
             reason: format!("an inventory item: {error}"),
@@ -90,8 +98,7 @@ pub fn live_project(raw: &RawValue) -> Result<(ProjectInput, Option<InventoryIte
         .and_then(|reason| reason.as_ref())
         .and_then(|reason| reason.values.as_ref())
         .and_then(|values| values.get("open_pii_finding_count").copied());
-    let typed = serde_json::from_str::<InventoryItem>(raw.get()).ok();
-    Ok((project, typed))
+    Ok(project)
 }
 
 /// A project as a snapshot keeps it: fewer fields than the inventory sends
@@ -173,7 +180,7 @@ pub fn typed_project(item: &InventoryItem) -> Result<ProjectInput, PolicyError> 
     let raw = serde_json::value::to_raw_value(item).map_err(|error| PolicyError::Input {
         reason: format!("an inventory row: {error}"),
     })?;
-    Ok(live_project(&raw)?.0)
+    project_input(&raw)
 }
 
 /// A live project over the snapshot's state of it: the live fields win;
