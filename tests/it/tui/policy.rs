@@ -461,3 +461,55 @@ async fn the_tab_bar_fits_eight_tabs_at_80_and_120_columns() {
         );
     }
 }
+
+/// `--violates` set before the first evaluation answers: the rows wait (no
+/// walk over the pages meanwhile), and the evaluation that names a row it
+/// hid reads the list again, once.
+#[tokio::test]
+async fn violates_before_an_evaluation_waits_then_reads_the_list_again_once() {
+    let mut bench = Bench::plain();
+    let start = bench.app.start(T0);
+    bench.press(key('2'));
+    for ch in ":filter --violates departed_owner_edit".chars() {
+        bench.press(key(ch));
+    }
+    let effects = bench.press(special(KeyCode::Enter));
+    let (token, _) = inventory_pages(&effects).last().cloned().unwrap();
+    let mut first: InventoryPage = page(rows());
+    first.pagination.has_more = true;
+    first.pagination.next_cursor = Some("c2".into());
+    let effects = bench.app.handle(answer_inventory_page(token, first), T0);
+    assert!(
+        bench.app.inventory.list.rows.is_empty(),
+        "nothing shown unevaluated"
+    );
+    assert!(
+        inventory_pages(&effects).is_empty(),
+        "no walk while waiting"
+    );
+    // The evaluation asked at start knew no row: nothing to read again
+    // (the filter walks on to the next page, as the review filter does).
+    let effects = bench.evaluate(&start).await;
+    assert!(
+        inventory_pages(&effects)
+            .iter()
+            .all(|(_, page)| page.cursor.is_some()),
+        "{effects:?}"
+    );
+    // The one over the rows names one it hid: the first page again.
+    let effects = bench.evaluate(&effects).await;
+    let pages = inventory_pages(&effects);
+    assert_eq!(pages.len(), 1, "{effects:?}");
+    assert_eq!(pages[0].1.cursor, None);
+    let effects = bench.answer_page(&effects, rows());
+    let ids: Vec<&str> = bench
+        .app
+        .inventory
+        .list
+        .rows
+        .iter()
+        .map(|row| row.id.as_str())
+        .collect();
+    assert_eq!(ids, ["prj_orphan"]);
+    assert!(asked_in(&effects, EVALUATE_POLICIES).is_empty());
+}

@@ -225,6 +225,7 @@ impl InventoryScreen {
         self.applied_finding = None;
         self.page_cursors.clear();
         self.row_pages.clear();
+        self.policy.hidden.clear();
         let request = self.page_request(cx);
         // A new filter keeps the marks of the rows still in the list.
         self.list.reload_keeping_marks(cx, request, Msg::Page);

@@ -22,6 +22,9 @@ pub struct PolicyFilter {
     pub shown: Arc<PolicyShown>,
     /// `--violates`: only projects that violate one of these policies.
     pub violates: Vec<String>,
+    /// The loaded rows the filter dropped since the first page was read:
+    /// a newer evaluation that keeps one of them reads the list again.
+    pub hidden: HashSet<String>,
 }
 
 impl PolicyFilter {
@@ -102,10 +105,14 @@ impl InventoryScreen {
         if after.is_none() || before == after {
             return;
         }
-        let gained = match (&before, &after) {
-            (Some(before), Some(after)) => !after.is_subset(before),
-            _ => true,
-        };
+        // A project the filter now keeps that it dropped before comes back
+        // with the list read again; one not loaded yet comes with its page.
+        let gained = after.as_ref().is_some_and(|after| {
+            after.iter().any(|id| {
+                self.policy.hidden.contains(id)
+                    && before.as_ref().is_none_or(|before| !before.contains(id))
+            })
+        });
         if gained && self.list.started {
             self.reload(cx);
         } else {

@@ -178,15 +178,21 @@ impl super::InventoryScreen {
         if !self.reviewed.filtering() && !self.policy.filtering() {
             return;
         }
-        // `--violates` hides rows the same way (`policy.rs`).
+        // `--violates` hides rows the same way (`policy.rs`), and notes them.
+        let mut hidden = Vec::new();
         let keep: Vec<bool> = self
             .list
             .rows
             .iter()
             .map(|item| {
-                self.reviewed.keeps(item, self.list.loaded_at) && self.policy.keeps(&item.id)
+                let violates = self.policy.keeps(&item.id);
+                if !violates {
+                    hidden.push(item.id.clone());
+                }
+                self.reviewed.keeps(item, self.list.loaded_at) && violates
             })
             .collect();
+        self.policy.hidden.extend(hidden);
         let mut flags = keep.iter();
         self.list.rows.retain(|_| *flags.next().unwrap_or(&true));
         if self.row_pages.len() == keep.len() {
