@@ -197,3 +197,44 @@ pub fn over_snapshot(mut live: ProjectInput, snapshot: Option<&ProjectInput>) ->
     }
     live
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A live row without the count keeps what the snapshot said of personal
+    /// data; one with it says so itself.
+    #[test]
+    fn a_live_row_over_the_snapshot_keeps_what_it_does_not_carry() {
+        let snapshot = ProjectInput {
+            id: "prj_1".into(),
+            has_pii: Some(true),
+            open_pii_findings: Some(3),
+            visibility: Some(Some("restricted".into())),
+            ..ProjectInput::default()
+        };
+        let live = ProjectInput {
+            id: "prj_1".into(),
+            visibility: Some(Some("workspace_edit".into())),
+            ..ProjectInput::default()
+        };
+        let merged = over_snapshot(live, Some(&snapshot));
+        assert_eq!(merged.visibility, Some(Some("workspace_edit".into())));
+        assert_eq!(
+            (merged.has_pii, merged.open_pii_findings),
+            (Some(true), Some(3))
+        );
+        let counted = ProjectInput {
+            id: "prj_1".into(),
+            has_pii: Some(false),
+            open_pii_findings: Some(0),
+            ..ProjectInput::default()
+        };
+        let merged = over_snapshot(counted, Some(&snapshot));
+        assert_eq!(
+            (merged.has_pii, merged.open_pii_findings),
+            (Some(false), Some(0))
+        );
+        assert_eq!(over_snapshot(snapshot.clone(), None), snapshot);
+    }
+}

@@ -513,3 +513,91 @@ async fn violates_before_an_evaluation_waits_then_reads_the_list_again_once() {
     assert_eq!(ids, ["prj_orphan"]);
     assert!(asked_in(&effects, EVALUATE_POLICIES).is_empty());
 }
+
+/// With a snapshot recorded, an evaluation reads every project it holds
+/// (not only the rows loaded), keeps its part while it is the newest, and
+/// a live row wins over the snapshot's state of its project.
+#[tokio::test]
+async fn the_evaluation_starts_from_the_newest_snapshot_with_live_rows_over_it() {
+    use std::sync::Arc;
+    use vantage::tui::policies::LiveRow;
+    use vantage::tui::review::ops::{ListSnapshots, TakeSnapshot};
+
+    let (server, clock) = crate::common::demo_server().await;
+    let client = Client::new(ClientConfig::new(
+        server.base_url(),
+        ApiKey::new(ENTERPRISE_ADMIN).unwrap(),
+    ))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let executor = WithHistory::new(
+        ClientServices {
+            client: client.clone(),
+            workspace_id: crate::common::ENTERPRISE_WS.into(),
+            clock: clock.clone(),
+        },
+        HistoryAccess {
+            location: HistoryLocation::File(dir.path().join("history.sqlite3")),
+            config: HistoryConfig {
+                detail_requests: 0,
+                ..HistoryConfig::default()
+            },
+            progress: None,
+        },
+    );
+    run_on(&executor, TakeSnapshot).await.unwrap();
+    let snapshot = run_on(&executor, ListSnapshots).await.unwrap().remove(0);
+    let evaluate = |live: Vec<LiveRow>, base| EvaluatePolicies {
+        live: Arc::new(live),
+        config_file: None,
+        base,
+    };
+    let first = run_on(&executor, evaluate(Vec::new(), None)).await.unwrap();
+    assert_eq!(first.over.snapshot, Some((snapshot.id, snapshot.taken_at)));
+    assert_eq!(first.over.projects as i64, snapshot.projects);
+    assert_eq!(first.over.live_rows, 0);
+    // A snapshot keeps no scan times: stale_scan knows nothing from it
+    // alone; what it keeps (published, reviewed) is read.
+    assert_eq!(first.evaluation.policy_counts("stale_scan").total(), 0);
+    assert!(first.evaluation.policy_counts("review_current").failing > 0);
+    // The snapshot's part is kept while it is the newest.
+    let again = run_on(&executor, evaluate(Vec::new(), first.base.clone()))
+        .await
+        .unwrap();
+    assert!(Arc::ptr_eq(
+        again.base.as_ref().unwrap(),
+        first.base.as_ref().unwrap()
+    ));
+    // A live row of a published project never scanned: the row says what
+    // the snapshot could not.
+    let params = vantage::api::InventoryParams {
+        limit: Some(100),
+        ..Default::default()
+    };
+    let page = client
+        .list_inventory(crate::common::ENTERPRISE_WS, &params, None)
+        .await
+        .unwrap();
+    let mut item = page.data.into_iter().next().expect("a project");
+    let target = item.id.clone();
+    item.is_published = true;
+    item.last_security_scan_at = None;
+    let live = vec![LiveRow {
+        item,
+        read_at: clock.now(),
+    }];
+    let after = run_on(&executor, evaluate(live, first.base.clone()))
+        .await
+        .unwrap();
+    assert_eq!(after.over.live_rows, 1);
+    assert_eq!(after.over.projects, first.over.projects);
+    let stale: Vec<&str> = after
+        .evaluation
+        .findings
+        .iter()
+        .filter(|finding| finding.policy == "stale_scan")
+        .map(|finding| finding.project_id.as_str())
+        .collect();
+    assert_eq!(stale, [target.as_str()]);
+    server.stop().await;
+}
