@@ -483,6 +483,11 @@ async fn violates_before_an_evaluation_waits_then_reads_the_list_again_once() {
         bench.app.inventory.list.rows.is_empty(),
         "nothing shown unevaluated"
     );
+    let screen = bench.text(120, 30);
+    assert!(
+        screen.contains("waits for the policies' evaluation"),
+        "{screen}"
+    );
     assert!(
         inventory_pages(&effects).is_empty(),
         "no walk while waiting"

@@ -42,6 +42,12 @@ impl InventoryScreen {
                 theme.warn,
             ));
         }
+        if self.policy.waiting() {
+            spans.push(Span::styled(
+                " · --violates waits for the policies' evaluation",
+                theme.warn,
+            ));
+        }
         if self.catch_up.waiting() {
             spans.push(Span::styled(
                 " · waiting for the list to catch up",
