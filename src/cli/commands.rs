@@ -85,7 +85,7 @@ async fn execute_service(command: ServiceCommand, global: &GlobalArgs) -> Result
     }
     match command {
         ServiceCommand::Insights(args) => insights(&session, args).await,
-        ServiceCommand::Inventory(args) => inventory(&session, args).await,
+        ServiceCommand::Inventory(args) => inventory(&session, args, global).await,
         ServiceCommand::Members(args) => super::members::run(&session, args).await,
         ServiceCommand::Projects(command) => projects(&session, command).await,
         ServiceCommand::Pii(args) => pii(&session, args).await,
@@ -159,20 +159,46 @@ async fn insights(session: &Session, args: InsightsArgs) -> Result<(), CliError>
     })
 }
 
-async fn inventory(session: &Session, args: InventoryArgs) -> Result<(), CliError> {
+async fn inventory(
+    session: &Session,
+    args: InventoryArgs,
+    global: &GlobalArgs,
+) -> Result<(), CliError> {
     let output = args.list.output.resolve();
     let workspace = &workspaces::resolve_workspace(session).await?;
+    // `--violates`: the policies evaluated first, as `vantage check` does;
+    // the list then keeps the projects they name.
+    let violating = match args.filters.violates.as_slice() {
+        [] => None,
+        ids => Some(super::check::violating(ids, global).await?),
+    };
+    let keeps = move |id: &str| violating.as_ref().is_none_or(|ids| ids.contains(id));
     let (progress, _task) = start_progress(session, "inventory", output);
     if matches!(output.format, Format::Json | Format::Jsonl) {
         // Lossless formats pass items through without a typed parse.
         let stream = session
             .client
             .inventory_raw_stream(workspace, args.params())
+            .try_filter(move |raw| std::future::ready(keeps(raw_id(raw).as_deref().unwrap_or(""))))
             .map_ok(RawItem);
         return write_list(stream, output, args.list.max, &progress).await;
     }
-    let stream = session.client.inventory_stream(workspace, args.params());
+    let stream = session
+        .client
+        .inventory_stream(workspace, args.params())
+        .try_filter(move |item| std::future::ready(keeps(&item.id)));
     write_list(stream, output, args.list.max, &progress).await
+}
+
+/// The `id` of an inventory item as the service sent it.
+fn raw_id(raw: &serde_json::value::RawValue) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Id {
+        id: String,
+    }
+    serde_json::from_str::<Id>(raw.get())
+        .ok()
+        .map(|item| item.id)
 }
 
 async fn pii(session: &Session, args: PiiArgs) -> Result<(), CliError> {

@@ -51,6 +51,12 @@ pub struct InventoryFilterArgs {
     /// public_pii_exposure, external_collaborator_access, inactive_owner).
     #[arg(long, value_name = "ID", value_delimiter = ',')]
     pub finding_type_id: Vec<String>,
+    /// Projects that violate one of these policies (ids from `vantage check`;
+    /// waived violations count). The service knows nothing of policies: the
+    /// command evaluates them as `vantage check` does, the dashboard keeps
+    /// the rows its own evaluation finds.
+    #[arg(long, value_name = "POLICY", value_delimiter = ',')]
+    pub violates: Vec<String>,
 }
 
 /// The direction a sort starts in: names A→Z, as `ls` and k9s do; counts,
@@ -109,6 +115,7 @@ impl InventoryFilterArgs {
             publish_audience,
             review_priority,
             finding_type_id,
+            violates: _,
         } = self.clone();
         InventoryParams {
             limit,
@@ -126,7 +133,8 @@ impl InventoryFilterArgs {
         }
     }
 
-    /// The flags that ask for `params` (its page size aside).
+    /// The flags that ask for `params` (its page size aside); none of the
+    /// filters the service does not know (`--violates`).
     pub fn from_params(params: &InventoryParams) -> Self {
         let params = params.clone();
         Self {
@@ -141,6 +149,7 @@ impl InventoryFilterArgs {
             publish_audience: params.publish_audience,
             review_priority: params.review_priority,
             finding_type_id: params.finding_type_id,
+            violates: Vec::new(),
         }
     }
 
@@ -194,6 +203,9 @@ impl InventoryFilterArgs {
         if !self.finding_type_id.is_empty() {
             push("finding-type-id", self.finding_type_id.join(","));
         }
+        if !self.violates.is_empty() {
+            push("violates", self.violates.join(","));
+        }
         words
     }
 }
@@ -231,6 +243,14 @@ mod tests {
         assert_eq!(
             InventoryFilterArgs::parse_words(&several.to_words()).unwrap(),
             several
+        );
+        let policies =
+            InventoryFilterArgs::parse_words(&words("--violates stale_scan,review_current"))
+                .unwrap();
+        assert_eq!(policies.violates, ["stale_scan", "review_current"]);
+        assert_eq!(
+            InventoryFilterArgs::parse_words(&policies.to_words()).unwrap(),
+            policies
         );
     }
 

@@ -101,3 +101,32 @@ pub fn config_dir_policies(config_file: &Path) -> Result<Option<PathBuf>, Policy
     }
     Ok(Some(dir))
 }
+
+/// The built-in pack: its policies and their tests.
+pub fn builtin() -> (Vec<PolicySource>, Vec<PolicySource>) {
+    let tests = super::pack::TESTS
+        .iter()
+        .map(|(file, text)| PolicySource {
+            origin: super::pack::origin(file),
+            text: (*text).to_owned(),
+        })
+        .collect();
+    (super::pack::sources(), tests)
+}
+
+/// What is evaluated when no policy is named: the built-in pack, then the
+/// `policies/` folder beside `config_file` (the config dir's), when there is
+/// one. `vantage check` and the dashboard load through this one function.
+pub fn default_sources(
+    config_file: Option<&Path>,
+) -> Result<(Vec<PolicySource>, Vec<PolicySource>), PolicyError> {
+    let (mut policies, mut tests) = builtin();
+    if let Some(config) = config_file
+        && let Some(dir) = config_dir_policies(config)?
+    {
+        let (more, more_tests) = read_path(&dir, Trust::OwnOnly)?;
+        policies.extend(more);
+        tests.extend(more_tests);
+    }
+    Ok((policies, tests))
+}

@@ -74,6 +74,14 @@ pub fn insights(insights: &Insights) -> InsightsInput {
 /// `open_pii_findings`; and the typed item, when it reads as one, to compare
 /// a mark with.
 pub fn live_project(raw: &RawValue) -> Result<(ProjectInput, Option<InventoryItem>), PolicyError> {
+    let project = project_input(raw)?;
+    let typed = serde_json::from_str::<InventoryItem>(raw.get()).ok();
+    Ok((project, typed))
+}
+
+/// An inventory item's JSON as the document's project, with the derived
+/// `finding_types` and `open_pii_findings`.
+fn project_input(raw: &RawValue) -> Result<ProjectInput, PolicyError> {
     let mut project: ProjectInput =
         serde_json::from_str(raw.get()).map_err(|error| PolicyError::Input {
             reason: format!("an inventory item: {error}"),
@@ -90,8 +98,7 @@ pub fn live_project(raw: &RawValue) -> Result<(ProjectInput, Option<InventoryIte
         .and_then(|reason| reason.as_ref())
         .and_then(|reason| reason.values.as_ref())
         .and_then(|values| values.get("open_pii_finding_count").copied());
-    let typed = serde_json::from_str::<InventoryItem>(raw.get()).ok();
-    Ok((project, typed))
+    Ok(project)
 }
 
 /// A project as a snapshot keeps it: fewer fields than the inventory sends
@@ -162,5 +169,72 @@ pub fn attach_reviews(
             None => mark.clone(),
         };
         project.review = Some(review(&mark));
+    }
+}
+
+/// A row the dashboard holds, typed: its fields as the wire writes them (a
+/// typed row cannot tell a field the service left out from its default, so
+/// the document is as the row reads), with the derived ones of
+/// [`live_project`].
+pub fn typed_project(item: &InventoryItem) -> Result<ProjectInput, PolicyError> {
+    let raw = serde_json::value::to_raw_value(item).map_err(|error| PolicyError::Input {
+        reason: format!("an inventory row: {error}"),
+    })?;
+    project_input(&raw)
+}
+
+/// A live project over the snapshot's state of it: the live fields win;
+/// what the live row does not carry (whether it holds personal data, when
+/// the row has no `matched_reason` count) stays the snapshot's.
+pub fn over_snapshot(mut live: ProjectInput, snapshot: Option<&ProjectInput>) -> ProjectInput {
+    if let Some(snapshot) = snapshot {
+        if live.open_pii_findings.is_none() {
+            live.open_pii_findings = snapshot.open_pii_findings;
+        }
+        if live.has_pii.is_none() {
+            live.has_pii = snapshot.has_pii;
+        }
+    }
+    live
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A live row without the count keeps what the snapshot said of personal
+    /// data; one with it says so itself.
+    #[test]
+    fn a_live_row_over_the_snapshot_keeps_what_it_does_not_carry() {
+        let snapshot = ProjectInput {
+            id: "prj_1".into(),
+            has_pii: Some(true),
+            open_pii_findings: Some(3),
+            visibility: Some(Some("restricted".into())),
+            ..ProjectInput::default()
+        };
+        let live = ProjectInput {
+            id: "prj_1".into(),
+            visibility: Some(Some("workspace_edit".into())),
+            ..ProjectInput::default()
+        };
+        let merged = over_snapshot(live, Some(&snapshot));
+        assert_eq!(merged.visibility, Some(Some("workspace_edit".into())));
+        assert_eq!(
+            (merged.has_pii, merged.open_pii_findings),
+            (Some(true), Some(3))
+        );
+        let counted = ProjectInput {
+            id: "prj_1".into(),
+            has_pii: Some(false),
+            open_pii_findings: Some(0),
+            ..ProjectInput::default()
+        };
+        let merged = over_snapshot(counted, Some(&snapshot));
+        assert_eq!(
+            (merged.has_pii, merged.open_pii_findings),
+            (Some(false), Some(0))
+        );
+        assert_eq!(over_snapshot(snapshot.clone(), None), snapshot);
     }
 }

@@ -6,13 +6,16 @@
 //! live reads or a snapshot; `engine.rs` compiles policies and evaluates
 //! them; `clock_ext.rs` the time built-ins on the evaluation's clock;
 //! `pack.rs` the built-in pack; `files.rs` reads policy files and folders;
-//! `rego_test.rs` runs `test_` rules; `outcome.rs` applies waivers.
+//! `rego_test.rs` runs `test_` rules; `outcome.rs` applies waivers;
+//! `evaluation.rs` one evaluation whole, what the commands and the dashboard
+//! share.
 //!
 //! Imports `api` (the wire types it converts) and `history` (snapshots,
 //! marks, waivers); the commands and the dashboard import it.
 
 pub mod clock_ext;
 pub mod engine;
+pub mod evaluation;
 pub mod files;
 pub mod gather;
 pub mod input;
@@ -21,6 +24,7 @@ pub mod pack;
 pub mod rego_test;
 
 pub use engine::{Policy, PolicyMeta, PolicySet, PolicySource, Severity, Violation};
+pub use evaluation::{Counts, Evaluation, evaluate};
 pub use input::PolicyInput;
 pub use outcome::{Finding, FindingStatus, apply_waivers};
 

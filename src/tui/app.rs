@@ -11,6 +11,7 @@ mod draw;
 mod export;
 mod focus;
 mod notices;
+mod policy;
 mod report;
 mod review;
 mod screens;
@@ -20,6 +21,7 @@ mod wake;
 
 pub use contexts::{CONTEXT, ContextMsg, Contexts};
 pub use export::{LIST_EXPORT, ListExported};
+pub use policy::{EVALUATE_POLICIES, PolicyMsg};
 pub use report::{REPORT, ReportWritten};
 pub use review::{HISTORY_VERSION, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
 pub use review::{HistoryMsg, HistoryState};
@@ -48,6 +50,7 @@ use super::screens::inventory::InventoryScreen;
 use super::screens::members::MembersScreen;
 use super::screens::monitor::MonitorScreen;
 use super::screens::pii::PiiScreen;
+use super::screens::policy::PolicyScreen;
 use super::screens::project::{ProjectScreen, WriteAccess};
 use super::settings::AppSettings;
 use super::theme::Theme;
@@ -113,6 +116,10 @@ pub struct App {
     pub analytics: AnalyticsScreen,
     pub pii: PiiScreen,
     pub changes: ChangesScreen,
+    /// The policies, each with its counts (the eighth tab).
+    pub policy: PolicyScreen,
+    /// The policies' evaluation: its input, the one in flight (`app/policy.rs`).
+    policies: policy::PolicyState,
     /// The review history: instant start, background snapshot, reviewed marks.
     pub history: HistoryState,
     pub tab: Tab,
@@ -159,6 +166,8 @@ impl App {
             analytics: AnalyticsScreen::default(),
             pii: PiiScreen::default(),
             changes: ChangesScreen::default(),
+            policy: PolicyScreen::default(),
+            policies: policy::PolicyState::default(),
             history: HistoryState::default(),
             tab: Tab::default(),
             contexts: Contexts::default(),
@@ -201,6 +210,9 @@ impl App {
             &mut navs,
         );
         self.with_app_cx(&mut turn, App::start_history);
+        // The first evaluation: the newest snapshot's, before any page lands.
+        self.policy_input_changed();
+        self.with_app_cx(&mut turn, App::evaluate_policies);
         self.apply_navs(navs, now, &mut effects);
         effects
     }
@@ -271,6 +283,8 @@ impl App {
             }
         };
         self.with_app_cx(&mut turn, App::check_history_version);
+        // Whatever changed the policies' input in this message: one evaluation.
+        self.with_app_cx(&mut turn, App::evaluate_policies);
         let navigated = !navs.is_empty();
         self.apply_navs(navs, now, &mut effects);
         self.follow_focus(tab_before);
@@ -329,6 +343,15 @@ impl App {
                         let mut cx = turn.cx(&mut self.next_token);
                         self.inventory.filter_by_finding(id, &mut cx);
                         self.show_tab(Tab::Inventory, &mut turn);
+                    }
+                    Nav::OpenInventoryForPolicy(id) => {
+                        let mut cx = turn.cx(&mut self.next_token);
+                        self.inventory.filter_by_policy(id, &mut cx);
+                        self.show_tab(Tab::Inventory, &mut turn);
+                    }
+                    Nav::EvaluatePolicies => {
+                        self.policy_input_changed();
+                        self.with_app_cx(&mut turn, App::evaluate_policies);
                     }
                     Nav::Notify(text) => {
                         self.status.notice = Some((self.settings.keymap.fill(&text), now))
@@ -441,6 +464,10 @@ impl App {
             ProjectNav::Wrote(write) => {
                 let mut cx = turn.cx(&mut self.next_token);
                 self.inventory.apply_project_write(&write, &mut cx);
+                match &write {
+                    crate::tui::nav::ProjectWrite::Deleted(id) => self.forget_policy_row(id),
+                    crate::tui::nav::ProjectWrite::Updated(_) => self.take_inventory_rows(),
+                }
             }
             ProjectNav::Gone(gone) => {
                 self.focus.gone.insert(gone.id.clone(), gone);

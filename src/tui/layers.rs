@@ -16,6 +16,7 @@ const LAYERS: &[&str] = &[
     "screens",
     "facts",
     "review",
+    "policies",
     "ops",
     "export",
     "effect",

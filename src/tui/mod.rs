@@ -16,6 +16,7 @@ pub mod nav;
 pub mod notice_box;
 pub mod ops;
 pub mod palette;
+pub mod policies;
 pub mod registry;
 pub mod request;
 pub mod review;

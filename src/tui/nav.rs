@@ -13,6 +13,10 @@ use crate::api::model::Project;
 pub enum Nav {
     /// Show the inventory filtered by one finding type.
     OpenInventoryForFinding(String),
+    /// Show the inventory filtered to one policy's violators (`--violates`).
+    OpenInventoryForPolicy(String),
+    /// Evaluate the policies again (their files read again).
+    EvaluatePolicies,
     /// A short message for the status line.
     Notify(String),
     /// Open or leave the project detail screen, or tell the inventory of a write.

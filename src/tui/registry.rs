@@ -52,6 +52,12 @@ macro_rules! each_screen {
                 names: ["changes", "diff"],
                 about: "screen: what changed between two snapshots",
             }
+            Policy policy {
+                title: "Policy",
+                short: "Policy",
+                names: ["policy", "policies", "rules"],
+                about: "screen: each policy and its violations",
+            }
         }
     };
 }

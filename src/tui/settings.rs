@@ -28,6 +28,9 @@ pub struct TuiSettings {
     /// The config file's `max_walk_items`: the most items one walk over a
     /// list's pages reads, the dashboard's lists included.
     pub max_walk_items: Option<u64>,
+    /// The config file, beside which the policies of `policies/` are read
+    /// (as `vantage check` reads them); `None`: the built-in pack alone.
+    pub config_file: Option<PathBuf>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -164,6 +167,7 @@ impl TuiSettings {
             keymap,
             refresh_secs: tables.tui.refresh_secs.map(|secs| secs.0),
             max_walk_items: config.file.max_walk_items,
+            config_file: config.path.clone().or_else(crate::paths::config_file),
         })
     }
 }
@@ -195,6 +199,8 @@ pub struct AppSettings {
     pub export_dir: PathBuf,
     /// The most items one walk of a list reads (`max_walk_items`).
     pub max_walk_items: u64,
+    /// The config file, beside which `policies/` is read.
+    pub config_file: Option<PathBuf>,
 }
 
 impl AppSettings {
@@ -208,6 +214,7 @@ impl AppSettings {
             max_walk_items: settings
                 .max_walk_items
                 .unwrap_or(crate::api::page::DEFAULT_MAX_WALK_ITEMS),
+            config_file: settings.config_file.clone(),
         }
     }
 

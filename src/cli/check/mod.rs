@@ -20,8 +20,8 @@ pub use args::{CheckArgs, CheckCommand};
 use super::exit::CliError;
 use super::history::Local;
 use crate::history::waivers::standing;
-use crate::policy::files::{Trust, config_dir_policies, read_path};
-use crate::policy::{FindingStatus, PolicyError, PolicySet, PolicySource, apply_waivers, pack};
+use crate::policy::files::{Trust, builtin, default_sources, read_path};
+use crate::policy::{FindingStatus, PolicyError, PolicySet, PolicySource, apply_waivers};
 use crate::session::GlobalArgs;
 
 impl From<PolicyError> for CliError {
@@ -35,34 +35,21 @@ impl From<PolicyError> for CliError {
 
 /// The policies and tests to load: `--policy` (with `builtin` for the pack),
 /// else the pack and the config dir's `policies/`.
-fn sources(
+pub(crate) fn sources(
     named: &[std::path::PathBuf],
     global: &GlobalArgs,
 ) -> Result<(Vec<PolicySource>, Vec<PolicySource>), CliError> {
+    if named.is_empty() {
+        let config = global.config.clone().or_else(crate::paths::config_file);
+        return Ok(default_sources(config.as_deref())?);
+    }
     let mut policies = Vec::new();
     let mut tests = Vec::new();
-    let builtin = |policies: &mut Vec<PolicySource>, tests: &mut Vec<PolicySource>| {
-        policies.extend(pack::sources());
-        tests.extend(pack::TESTS.iter().map(|(file, text)| PolicySource {
-            origin: pack::origin(file),
-            text: (*text).to_owned(),
-        }));
-    };
-    if named.is_empty() {
-        builtin(&mut policies, &mut tests);
-        let config = global.config.clone().or_else(crate::paths::config_file);
-        if let Some(config) = config
-            && let Some(dir) = config_dir_policies(&config)?
-        {
-            let (more, more_tests) = read_path(&dir, Trust::OwnOnly)?;
-            policies.extend(more);
-            tests.extend(more_tests);
-        }
-        return Ok((policies, tests));
-    }
     for path in named {
         if path == Path::new("builtin") {
-            builtin(&mut policies, &mut tests);
+            let (more, more_tests) = builtin();
+            policies.extend(more);
+            tests.extend(more_tests);
             continue;
         }
         let (more, more_tests) = read_path(path, Trust::Named)?;
@@ -122,6 +109,31 @@ fn run_tests(
             results.len()
         )))
     }
+}
+
+/// The projects that violate one of `ids` (waived or not), evaluated as
+/// `vantage check` evaluates: the default policies over the workspace read
+/// live, the history's waivers applied. `vantage inventory --violates`.
+pub(crate) async fn violating(
+    ids: &[String],
+    global: &GlobalArgs,
+) -> Result<std::collections::HashSet<String>, CliError> {
+    let now = OffsetDateTime::now_utc();
+    let (sources, _) = sources(&[], global)?;
+    let local = Local::open(global).await?;
+    let input = gather::live(&local, global, now).await?;
+    let workspace = local.workspace.clone();
+    let waivers = local
+        .store
+        .with(move |store| store.all_waivers(&workspace))
+        .await?;
+    let evaluation = crate::policy::evaluate(&sources, &input, waivers, now)?;
+    evaluation.check_ids(ids)?;
+    Ok(evaluation
+        .violating(ids)
+        .into_iter()
+        .map(str::to_owned)
+        .collect())
 }
 
 async fn check(args: CheckArgs, global: &GlobalArgs) -> Result<(), CliError> {

@@ -50,6 +50,7 @@ impl App {
             ("history", answer.is::<HistoryMsg>()),
             ("views", answer.is::<ViewWritten>()),
             ("export", answer.is::<ListExported>()),
+            ("policies", answer.is::<super::policy::PolicyMsg>()),
             ("project", answer.is::<project::Msg>()),
         ];
         let mut owners: Vec<&'static str> = parts
@@ -111,6 +112,8 @@ impl App {
             .history_answered(token, msg, cx));
         route!(answer, ViewWritten, |_token, msg| self
             .view_saved(msg, cx.now));
+        route!(answer, super::policy::PolicyMsg, |token, msg| self
+            .policies_answered(token, msg, cx));
         route!(answer, ListExported, |token, msg| self
             .list_exported(token, msg, cx));
         route!(answer, ReportWritten, |token, msg| self
@@ -155,6 +158,9 @@ impl App {
             self.inventory.finding_types = data.findings.clone();
         }
         if slot == inventory::PAGE {
+            if ok {
+                self.take_inventory_rows();
+            }
             self.inventory.apply_review_filter(cx);
         }
         self.share_missing_scope();

@@ -188,22 +188,47 @@ impl App {
                 })
                 .collect()
         };
-        // Full titles when they fit, each padded by a space on either side
-        // and divided by one column: the registry decides, not a fixed width.
-        let full = titles(Tab::title);
-        let needed: usize = full
-            .iter()
-            .map(|title| crate::text::display_width(title) + 3)
-            .sum();
-        let titles = if needed <= area.width as usize + 1 {
-            full
-        } else {
-            titles(Tab::short_title)
+        // The widest that fits, measured (the registry decides, not a fixed
+        // width): full titles, then short ones, each padded by a space on
+        // either side; then short ones unpadded; at the narrowest the tab on
+        // screen keeps its title and the others their key alone (btop's
+        // numbered boxes, gitui's `[1]`). Tabs are divided by one column.
+        let width = area.width as usize;
+        let fits = |titles: &[String], pad: usize| {
+            let cells: usize = titles
+                .iter()
+                .map(|title| crate::text::display_width(title) + 2 * pad)
+                .sum();
+            cells + titles.len().saturating_sub(1) <= width
         };
+        let full = titles(Tab::title);
+        let short = titles(Tab::short_title);
+        let (titles, pad) = if fits(&full, 1) {
+            (full, 1)
+        } else if fits(&short, 1) {
+            (short, 1)
+        } else if fits(&short, 0) {
+            (short, 0)
+        } else {
+            let keys = Tab::ALL
+                .iter()
+                .zip(short)
+                .map(|(tab, title)| {
+                    if *tab == self.tab {
+                        title
+                    } else {
+                        self.settings.keymap.key_for(Action::ShowTab(*tab))
+                    }
+                })
+                .collect();
+            (keys, 1)
+        };
+        let padding = if pad == 1 { " " } else { "" };
         let tabs = Tabs::new(titles)
             .select(self.tab.index())
             .style(self.theme.tab)
             .highlight_style(self.theme.tab_active)
+            .padding(padding, padding)
             .divider("│");
         frame.render_widget(tabs, area);
     }

@@ -140,6 +140,7 @@ impl App {
         self.focus.project = Some(project.clone());
         self.project = Some(ProjectScreen::new(project, facts, access));
         self.show_review_on_project();
+        self.share_policies_with_project();
         self.with_screen(turn, |screen, cx| screen.activate(cx));
     }
 

@@ -11,6 +11,7 @@ pub mod members;
 pub mod monitor;
 pub mod paged;
 pub mod pii;
+pub mod policy;
 pub mod project;
 
 use ratatui::Frame;

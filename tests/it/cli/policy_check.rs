@@ -461,3 +461,68 @@ fn waivers_are_kept_by_both_stores_and_a_teammate_sees_one_at_once() {
         assert!(refused, "{}: a waiver was removed", on.name());
     }
 }
+
+/// `vantage inventory --violates ID`: the projects `vantage check` finds for
+/// the policy (a waived violation is still one), in every format; an id no
+/// policy has is refused, naming those there are.
+#[tokio::test]
+async fn inventory_violates_lists_the_projects_check_finds() {
+    let (_server, cli) = generated(60).await;
+    let run = cli.run(&["check", "-o", "json"]).await;
+    let findings: Vec<Value> = serde_json::from_str(&run.stdout).unwrap();
+    let of = |findings: &[Value], policy: &str| -> BTreeSet<String> {
+        findings
+            .iter()
+            .filter(|f| f["policy"] == policy)
+            .map(|f| f["project_id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let stale = of(&findings, "stale_scan");
+    assert!(stale.len() > 1, "the workspace has stale scans: {stale:?}");
+    let waived = stale.iter().next().unwrap().clone();
+    cli.run(&[
+        "check",
+        "waive",
+        "stale_scan",
+        &waived,
+        "--reason",
+        "scanner outage",
+        "--until",
+        "2099-01-01",
+    ])
+    .await
+    .expect(0);
+    let listed: BTreeSet<String> = inventory(&cli, &["--violates", "stale_scan"])
+        .await
+        .iter()
+        .map(|item| item["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(listed, stale, "a waived violation is still one");
+    // Several policies: the projects that violate any of them.
+    let orphans = of(&findings, "departed_owner_edit");
+    let both: BTreeSet<String> = stale.union(&orphans).cloned().collect();
+    let csv = cli
+        .run(&[
+            "inventory",
+            "--violates",
+            "stale_scan,departed_owner_edit",
+            "-o",
+            "csv",
+        ])
+        .await
+        .expect(0);
+    assert_eq!(csv.stdout.lines().count(), both.len() + 1, "{}", csv.stdout);
+    for id in &both {
+        assert!(csv.stdout.contains(id.as_str()), "{id} in {}", csv.stdout);
+    }
+    let refused = cli
+        .run(&["inventory", "--violates", "no_such_policy"])
+        .await;
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("no_such_policy") && refused.stderr.contains("stale_scan"),
+        "{}",
+        refused.stderr
+    );
+    assert!(refused.stdout.is_empty());
+}

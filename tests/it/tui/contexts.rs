@@ -348,6 +348,7 @@ fn a_context_switch_builds_the_new_app_from_the_same_settings() {
         refresh_secs: 30,
         export_dir: std::env::temp_dir().join("vantage-test-exports"),
         max_walk_items: 1_000,
+        config_file: None,
     };
     let identity = Identity {
         workspace: "ws_test".into(),

@@ -21,6 +21,7 @@ mod local_files;
 mod monitor;
 mod monitor_operators;
 mod palette;
+mod policy;
 mod project;
 mod registry;
 mod report;

@@ -290,7 +290,62 @@ impl Canned {
             })
         })
         .or_else(|| canned_as(fetch, |_: &LatestProjectState| None))
+        .or_else(|| canned_as(fetch, canned_evaluation))
         .unwrap_or_else(|| panic!("no canned answer for {:?}", fetch.job))
+    }
+}
+
+/// An evaluation with one policy that one project violates.
+fn canned_evaluation(
+    evaluate: &vantage::tui::policies::EvaluatePolicies,
+) -> vantage::tui::policies::Evaluated {
+    use std::sync::Arc;
+    use vantage::policy::{Evaluation, Finding, FindingStatus, Policy, PolicyMeta, Severity};
+    let meta = PolicyMeta {
+        id: "team_rule".into(),
+        title: "A team's rule".into(),
+        severity: Severity::High,
+        description: "what it checks".into(),
+        remediation: "what to do".into(),
+    };
+    let project_id = evaluate
+        .live
+        .first()
+        .map_or("prj_none".to_owned(), |row| row.item.id.clone());
+    let finding = Finding {
+        policy: meta.id.clone(),
+        severity: meta.severity,
+        project_id: project_id.clone(),
+        project_name: None,
+        message: "it broke the rule".into(),
+        status: FindingStatus::Failing,
+        waiver_reason: None,
+        waived_by: None,
+        waived_until: None,
+        remediation: meta.remediation.clone(),
+    };
+    let policy = Policy {
+        meta,
+        package: "team.rule".into(),
+        origin: "rule.rego".into(),
+        deny_line: 1,
+    };
+    vantage::tui::policies::Evaluated {
+        evaluation: Arc::new(Evaluation::new(vec![policy], vec![finding])),
+        over: vantage::tui::policies::Coverage {
+            at: common::T0,
+            projects: evaluate.live.len(),
+            snapshot: None,
+            live_rows: evaluate.live.len(),
+            ids: Arc::new(
+                evaluate
+                    .live
+                    .iter()
+                    .map(|row| row.item.id.clone())
+                    .collect(),
+            ),
+        },
+        base: None,
     }
 }
 

@@ -154,7 +154,13 @@ impl App {
     /// inventory's review filter and the open project's mark.
     pub(super) fn history_answered(&mut self, token: u64, msg: HistoryMsg, cx: &mut Cx) -> bool {
         let marks = matches!(msg, HistoryMsg::Marks(_) | HistoryMsg::Marked(_));
+        // A mark, a waiver (read with the marks when the history moved) or
+        // a snapshot: the policies' input.
+        let input = marks || matches!(msg, HistoryMsg::Snapshot(Ok(_)));
         let changed = self.history_answer(token, msg, cx);
+        if input {
+            self.policy_input_changed();
+        }
         if marks {
             self.inventory.apply_review_filter(cx);
             self.show_review_on_project();

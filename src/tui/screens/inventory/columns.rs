@@ -33,6 +33,8 @@ pub enum Column {
     Visitors30d,
     /// Open personal-data findings.
     Pii,
+    /// The project's policy violations (the waived ones in dim).
+    Policy,
     LastScan,
 }
 
@@ -78,6 +80,7 @@ const COLUMNS: &[Spec] = &[
     Spec { column: Column::Visitors7d, name: "visitors_7d", title: "Visit 7d", width: 8, keep: 6, family: VISITS, sorts: &[Sort::Visitors7d], cell: cells::visitors_7d },
     Spec { column: Column::Visitors30d, name: "visitors_30d", title: "Visit 30d", width: 8, keep: 6, family: VISITS, sorts: &[Sort::Visitors30d], cell: cells::visitors_30d },
     Spec { column: Column::Pii, name: "pii", title: "PII", width: 4, keep: 6, family: 0, sorts: &[Sort::OpenPiiFindingCount], cell: cells::by_screen },
+    Spec { column: Column::Policy, name: "policy", title: "Policy", width: 7, keep: 1, family: 0, sorts: &[], cell: cells::by_screen },
     Spec { column: Column::LastScan, name: "last_scan", title: "Last scan", width: 10, keep: 4, family: 0, sorts: &[Sort::LastSecurityScanAt], cell: cells::last_scan },
 ];
 
@@ -93,6 +96,7 @@ pub const DEFAULT: &[Column] = &[
     Column::Edits7d,
     Column::Visitors7d,
     Column::Pii,
+    Column::Policy,
     Column::LastScan,
 ];
 

@@ -79,6 +79,7 @@ impl InventoryScreen {
             )
         }));
         // A finding filter set elsewhere (the insights screen) stays untickable.
+        let policies = self.policy_lines();
         lines.extend(
             q.finding_type_id
                 .iter()
@@ -91,11 +92,56 @@ impl InventoryScreen {
                     )
                 }),
         );
+        lines.extend(policies);
+        lines
+    }
+
+    /// A line per policy the evaluation knows (`--violates`), and one per
+    /// id set elsewhere that it does not (yet).
+    fn policy_lines(&self) -> Vec<CheckLine<InventoryFilter>> {
+        let set = &self.policy.violates;
+        let known: Vec<&str> = self
+            .policy
+            .shown
+            .evaluation
+            .as_ref()
+            .map(|evaluation| {
+                evaluation
+                    .policies
+                    .iter()
+                    .map(|policy| policy.meta.id.as_str())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut lines: Vec<_> = known
+            .iter()
+            .map(|id| {
+                CheckLine::check(
+                    InventoryFilter::Violates((*id).to_owned()),
+                    format!("violates {}", sanitize_line(id)),
+                    set.iter().any(|set| set == id),
+                )
+            })
+            .collect();
+        lines.extend(
+            set.iter()
+                .filter(|id| !known.contains(&id.as_str()))
+                .map(|id| {
+                    CheckLine::check(
+                        InventoryFilter::Violates(id.clone()),
+                        format!("violates {}", sanitize_line(id)),
+                        true,
+                    )
+                }),
+        );
         lines
     }
 
     /// Ticks or cycles one filter of the menu and loads the view anew.
     pub(super) fn toggle_filter(&mut self, filter: InventoryFilter, cx: &mut Cx) {
+        if let InventoryFilter::Violates(id) = &filter {
+            toggle_value(&mut self.policy.violates, id);
+        }
         let q = &mut self.query;
         let published_changed = filter == InventoryFilter::Published;
         match filter {
@@ -107,6 +153,7 @@ impl InventoryScreen {
             InventoryFilter::Pii => q.has_pii = cycle_yes_no(q.has_pii),
             InventoryFilter::Connectors => q.has_connectors = cycle_yes_no(q.has_connectors),
             InventoryFilter::Finding(id) => toggle_value(&mut q.finding_type_id, &id),
+            InventoryFilter::Violates(_) => {}
         }
         // The contract allows an audience filter only with published projects
         // (or no published filter): the last one changed wins.
@@ -208,6 +255,15 @@ impl InventoryScreen {
                 .map(|id| sanitize_line(id).into_owned())
                 .collect();
             parts.push(format!("finding {}", ids.join("|")));
+        }
+        if !self.policy.violates.is_empty() {
+            let ids: Vec<String> = self
+                .policy
+                .violates
+                .iter()
+                .map(|id| sanitize_line(id).into_owned())
+                .collect();
+            parts.push(format!("violates {}", ids.join("|")));
         }
         // The review filters hide rows as the others do: said with them.
         if self.reviewed.filter != super::reviewed::ReviewFilter::All {

@@ -9,6 +9,7 @@ mod filters;
 mod find;
 mod msg;
 mod offered;
+pub(crate) mod policy;
 pub(crate) mod query;
 pub(crate) mod reviewed;
 mod view;
@@ -63,6 +64,8 @@ enum InventoryFilter {
     Pii,
     Connectors,
     Finding(String),
+    /// `--violates`: a policy's violators.
+    Violates(String),
 }
 
 /// What the inventory shows, as back and forward remember it.
@@ -72,6 +75,8 @@ pub struct InventoryView {
     pub review_filter: reviewed::ReviewFilter,
     /// `:reviewer NAME`: a filter too, so back and forward keep it.
     pub reviewer: Option<String>,
+    /// `--violates`: the policies whose violators it keeps.
+    pub violates: Vec<String>,
 }
 
 #[derive(Debug)]
@@ -107,6 +112,8 @@ pub struct InventoryScreen {
     pub id_hit: Option<InventoryItem>,
     /// The columns `:columns` chose; `None` the default set (`columns.rs`).
     columns: Option<Vec<columns::Column>>,
+    /// The policies' evaluation and `--violates` (`policy.rs`).
+    pub policy: policy::PolicyFilter,
 }
 
 impl InventoryScreen {
@@ -131,6 +138,7 @@ impl InventoryScreen {
             id_lookup: None,
             id_hit: None,
             columns: None,
+            policy: policy::PolicyFilter::default(),
         }
     }
 
@@ -146,6 +154,7 @@ impl InventoryScreen {
                 },
                 review_filter: reviewed::ReviewFilter::All,
                 reviewer: None,
+                violates: Vec::new(),
             },
             cx,
         );
@@ -157,6 +166,7 @@ impl InventoryScreen {
             query: self.query.clone(),
             review_filter: self.reviewed.filter,
             reviewer: self.reviewed.reviewer.clone(),
+            violates: self.policy.violates.clone(),
         }
     }
 
@@ -169,6 +179,7 @@ impl InventoryScreen {
         self.query = view.query;
         self.reviewed.filter = view.review_filter;
         self.reviewed.reviewer = view.reviewer;
+        self.policy.violates = view.violates;
         self.reload(cx);
     }
 
@@ -214,6 +225,7 @@ impl InventoryScreen {
         self.applied_finding = None;
         self.page_cursors.clear();
         self.row_pages.clear();
+        self.policy.hidden.clear();
         let request = self.page_request(cx);
         // A new filter keeps the marks of the rows still in the list.
         self.list.reload_keeping_marks(cx, request, Msg::Page);
@@ -222,10 +234,15 @@ impl InventoryScreen {
 
     /// Asks for the next page when the selection nears the end of what is loaded.
     fn prefetch(&mut self, cx: &mut Cx) {
+        // `--violates` before the first evaluation: no walk to fill a
+        // list that cannot say yet which rows it keeps.
+        if self.policy.waiting() {
+            return;
+        }
         // A review filter hides rows as pages land, so the cursor stays near
         // the end and each page asks for the next: a walk over the list,
         // which keeps the reserve as `G` does (one rule: `budget_allows`).
-        if self.reviewed.filtering()
+        if (self.reviewed.filtering() || self.policy.filtering())
             && self.list.has_more
             && !self.list.is_loading()
             && !budget_allows(self.list.rate())

@@ -51,7 +51,12 @@ pub(super) fn filter_hotkeys(filters: &[InventoryFilter]) -> Vec<Option<char>> {
         .collect::<Vec<_>>()
         .into_iter();
     for (key, filter) in keys.iter_mut().zip(filters) {
-        if key.is_none() && matches!(filter, InventoryFilter::Finding(_)) {
+        if key.is_none()
+            && matches!(
+                filter,
+                InventoryFilter::Finding(_) | InventoryFilter::Violates(_)
+            )
+        {
             *key = spare.next();
         }
     }
@@ -170,7 +175,7 @@ impl InventoryScreen {
             sort_by,
             ..self.query.clone()
         };
-        self.show_query(query, cx);
+        self.show_query(query, self.policy.violates.clone(), cx);
         Ok(())
     }
 
@@ -179,6 +184,7 @@ impl InventoryScreen {
         let mut args = InventoryFilterArgs::from_params(&self.query);
         args.query = Some(self.search().trim().to_owned()).filter(|q| !q.is_empty());
         args.sort_order = self.query.sort_by.as_ref().map(|_| self.sort_order());
+        args.violates = self.policy.violates.clone();
         args
     }
 
@@ -190,6 +196,7 @@ impl InventoryScreen {
         cx: &mut Cx,
     ) -> Result<(), String> {
         check(&args)?;
+        self.policy.check(&args.violates)?;
         let mut query = args.params(None);
         if args.sort_by.is_none() {
             query.sort_by = self.query.sort_by.clone();
@@ -199,18 +206,19 @@ impl InventoryScreen {
                 query.sort_order = None;
             }
         }
-        self.show_query(query, cx);
+        self.show_query(query, args.violates, cx);
         Ok(())
     }
 
     /// A saved view: its flags, and nothing else (no sort: the default).
     pub fn apply_view(&mut self, args: InventoryFilterArgs, cx: &mut Cx) -> Result<(), String> {
         check(&args)?;
-        self.show_query(args.params(None), cx);
+        self.policy.check(&args.violates)?;
+        self.show_query(args.params(None), args.violates, cx);
         Ok(())
     }
 
-    fn show_query(&mut self, query: InventoryParams, cx: &mut Cx) {
+    fn show_query(&mut self, query: InventoryParams, violates: Vec<String>, cx: &mut Cx) {
         let review_filter = self.reviewed.filter;
         let reviewer = self.reviewed.reviewer.clone();
         self.restore_view(
@@ -218,6 +226,7 @@ impl InventoryScreen {
                 query,
                 review_filter,
                 reviewer,
+                violates,
             },
             cx,
         );

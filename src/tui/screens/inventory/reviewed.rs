@@ -202,15 +202,24 @@ impl super::InventoryScreen {
     /// Drops the loaded rows the review filters hide (a page that lands, or
     /// marks that change, call it again).
     pub fn apply_review_filter(&mut self, cx: &mut crate::tui::effect::Cx) {
-        if !self.reviewed.filtering() {
+        if !self.reviewed.filtering() && !self.policy.filtering() {
             return;
         }
+        // `--violates` hides rows the same way (`policy.rs`), and notes them.
+        let mut hidden = Vec::new();
         let keep: Vec<bool> = self
             .list
             .rows
             .iter()
-            .map(|item| self.reviewed.keeps(item, self.list.loaded_at))
+            .map(|item| {
+                let violates = self.policy.keeps(&item.id);
+                if !violates {
+                    hidden.push(item.id.clone());
+                }
+                self.reviewed.keeps(item, self.list.loaded_at) && violates
+            })
             .collect();
+        self.policy.hidden.extend(hidden);
         let mut flags = keep.iter();
         self.list.rows.retain(|_| *flags.next().unwrap_or(&true));
         if self.row_pages.len() == keep.len() {

@@ -44,6 +44,12 @@ impl InventoryScreen {
                 theme.warn,
             ));
         }
+        if self.policy.waiting() {
+            spans.push(Span::styled(
+                " · --violates waits for the policies' evaluation",
+                theme.warn,
+            ));
+        }
         if self.catch_up.waiting() {
             spans.push(Span::styled(
                 " · waiting for the list to catch up",
@@ -206,6 +212,7 @@ impl InventoryScreen {
                 };
                 TableCell::from(Line::from(cell).right_aligned())
             }
+            Column::Policy => super::policy::policy_cell(&self.policy.shown, item, theme),
             other => (other.cell())(
                 item,
                 &CellView {

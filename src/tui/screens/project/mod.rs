@@ -9,6 +9,7 @@ mod audience;
 mod deploy;
 mod gone;
 mod modes;
+mod policies;
 pub mod security;
 mod seen;
 mod view;
@@ -164,6 +165,8 @@ pub struct ProjectScreen {
     pub review: Option<crate::history::ReviewMark>,
     /// The service said the project is gone (`gone.rs`).
     pub gone: Option<crate::tui::focus::GoneProject>,
+    /// The policies' evaluation, kept current by the App (`policies.rs`).
+    pub policies: std::sync::Arc<crate::tui::policies::PolicyShown>,
 }
 
 impl ProjectScreen {
@@ -187,6 +190,7 @@ impl ProjectScreen {
             panes: Default::default(),
             review: None,
             gone: None,
+            policies: Default::default(),
         }
     }
 
@@ -464,6 +468,8 @@ impl Screen for ProjectScreen {
                 view.now,
             ));
         }
+        project_lines.push(Line::default());
+        project_lines.extend(self.policy_lines(view, left_width as usize));
         let facts = self.fact_lines(view);
 
         let block = |title: &'static str| rule(theme).title(Span::styled(title, theme.title));
