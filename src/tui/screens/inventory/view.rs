@@ -7,7 +7,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table};
 
 use super::InventoryScreen;
-use super::cells::CellView;
 use super::columns::{self, Column, Wants};
 use crate::api::model::{InventoryItem, SortOrder};
 use crate::text::{display_width, fit, sanitize_multiline};
@@ -15,6 +14,7 @@ use crate::tui::action::Action;
 use crate::tui::screens::ScreenView;
 use crate::tui::screens::paged::titled_pane;
 use crate::tui::theme::priority_label;
+use crate::tui::widgets::cell::{CellView, table_cell};
 use crate::tui::widgets::{count, thousands};
 
 impl InventoryScreen {
@@ -133,9 +133,12 @@ impl InventoryScreen {
             })
             .collect();
         let widths: Vec<Constraint> = std::iter::once(Constraint::Length(1))
-            .chain(layout.columns.iter().map(|&(column, width)| match column {
-                Column::Name => Constraint::Min(width),
-                _ => Constraint::Length(width),
+            .chain(layout.columns.iter().map(|&(column, width)| {
+                if column == Column::NAME {
+                    Constraint::Min(width)
+                } else {
+                    Constraint::Length(width)
+                }
             }))
             .collect();
         let arrow = match self.sort_order() {
@@ -170,7 +173,7 @@ impl InventoryScreen {
         let theme = view.theme;
         let width = width as usize;
         match column {
-            Column::Name => {
+            Column::NAME => {
                 let mark = self.reviewed.glyph(item, self.list.loaded_at);
                 // Who marked it, beside the name, while the name keeps most of the cell.
                 let by = self
@@ -190,7 +193,7 @@ impl InventoryScreen {
                     Span::styled(by, theme.dim),
                 ]))
             }
-            Column::Pii => {
+            Column::PII => {
                 // A null `matched_reason` means the count is unknown, never zero.
                 let cell = match item.matched_reason.as_ref() {
                     Some(reason) => {
@@ -204,8 +207,8 @@ impl InventoryScreen {
                 };
                 TableCell::from(Line::from(cell).right_aligned())
             }
-            other => (other.cell())(
-                item,
+            other => table_cell(
+                other.field().list_cell(item),
                 &CellView {
                     theme,
                     width,
