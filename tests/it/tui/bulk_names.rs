@@ -6,7 +6,7 @@
 // Replies are `Result<Reply, ErrorInfo>`, the app's own message type.
 #![allow(clippy::result_large_err)]
 
-use crate::common::items::inventory_item;
+use crate::common::items::{self, inventory_item};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -63,13 +63,9 @@ fn row(n: usize) -> serde_json::Value {
 }
 
 fn project(n: usize, visibility: &str) -> Project {
-    serde_json::from_value(json!({
-        "id": format!("prj_{n:04}"), "name": NAMES[n % NAMES.len()], "description": null,
-        "created_at": "2026-01-05T08:00:00Z", "last_edited_at": "2026-11-20T00:00:00Z",
-        "latest_commit_sha": null, "latest_screenshot_url": null, "owner_id": "usr_1",
-        "workspace_id": "ws_test", "is_published": true, "preview_url": null,
-        "publish_audience": "public", "publish_audience_targets": [], "visibility": visibility
-    }))
+    serde_json::from_value(items::project(json!({
+        "id": format!("prj_{n:04}"), "name": NAMES[n % NAMES.len()], "visibility": visibility
+    })))
     .unwrap()
 }
 
