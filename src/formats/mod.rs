@@ -19,6 +19,7 @@ pub mod flatten;
 pub mod history;
 pub mod json;
 pub mod list;
+pub mod listed;
 pub mod members;
 pub mod projects;
 pub mod row;

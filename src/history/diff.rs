@@ -8,85 +8,9 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 
-use super::model::{MemberState, ProjectState, Snapshot};
+pub use super::model::{ChangeKind, Severity};
+use super::model::{FieldOf, MemberState, PROJECT_TEXTS, ProjectState, Snapshot};
 use crate::api::model::ReviewPriority;
-use crate::open_enum;
-
-open_enum! {
-    /// What changed, declared from the most serious to the least: the order
-    /// the table groups them in.
-    pub enum ChangeKind {
-        Published => "published",
-        AudienceChanged => "audience_changed",
-        AudienceTargetsChanged => "audience_targets_changed",
-        PriorityRaised => "priority_raised",
-        PiiOpenIncreased => "pii_open_increased",
-        FindingTypeAdded => "finding_type_added",
-        VisibilityChanged => "visibility_changed",
-        MemberJoined => "member_joined",
-        RoleChanged => "role_changed",
-        ConnectorAdded => "connector_added",
-        EdgeFunctionAdded => "edge_function_added",
-        OwnerChanged => "owner_changed",
-        ProjectAdded => "project_added",
-        Renamed => "renamed",
-        ProjectRemoved => "project_removed",
-        MemberLeft => "member_left",
-        Unpublished => "unpublished",
-        PriorityLowered => "priority_lowered",
-        PiiOpenDecreased => "pii_open_decreased",
-        FindingTypeRemoved => "finding_type_removed",
-    }
-}
-
-/// How much a kind of change matters to a reviewer: what the screens colour
-/// it by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    /// Widens who can reach a project or what it exposes.
-    Exposure,
-    /// Worth a look: who can act, what it connects to, who owns it.
-    Notable,
-    /// Narrows exposure, or names and comings and goings.
-    Routine,
-}
-
-impl ChangeKind {
-    /// 0 is the most serious.
-    pub fn seriousness_rank(&self) -> usize {
-        Self::KNOWN
-            .iter()
-            .position(|kind| kind == self)
-            .unwrap_or(Self::KNOWN.len())
-    }
-
-    /// Said of each kind, so a kind added or moved says its own.
-    pub fn severity(&self) -> Severity {
-        match self {
-            Self::Published
-            | Self::AudienceChanged
-            | Self::AudienceTargetsChanged
-            | Self::PriorityRaised
-            | Self::PiiOpenIncreased => Severity::Exposure,
-            Self::FindingTypeAdded
-            | Self::VisibilityChanged
-            | Self::MemberJoined
-            | Self::RoleChanged
-            | Self::ConnectorAdded
-            | Self::EdgeFunctionAdded
-            | Self::OwnerChanged => Severity::Notable,
-            Self::ProjectAdded
-            | Self::Renamed
-            | Self::ProjectRemoved
-            | Self::MemberLeft
-            | Self::Unpublished
-            | Self::PriorityLowered
-            | Self::PiiOpenDecreased
-            | Self::FindingTypeRemoved
-            | Self::Unknown(_) => Severity::Routine,
-        }
-    }
-}
 
 /// One change between two snapshots.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -128,16 +52,6 @@ fn direction<T: Ord>(before: T, after: T, up: ChangeKind, down: ChangeKind) -> O
         Ordering::Equal => None,
     }
 }
-
-/// Reads one field of a project.
-type FieldOf<T> = fn(&ProjectState) -> &T;
-
-/// A project's text fields, each a change of one kind when it differs.
-const PROJECT_TEXTS: &[(ChangeKind, FieldOf<Option<String>>)] = &[
-    (ChangeKind::Renamed, |project| &project.name),
-    (ChangeKind::VisibilityChanged, |project| &project.visibility),
-    (ChangeKind::OwnerChanged, |project| &project.owner),
-];
 
 /// A project's set: a change for each value added, and for each value
 /// removed where `removed` names a kind.

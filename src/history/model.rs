@@ -7,12 +7,16 @@ use time::OffsetDateTime;
 
 use super::document::{Document, FieldChange, NamedField, ShapedBody, Shown, changed_fields};
 use crate::api::model::{Insights, InventoryItem, MemberRef, Project, PublishAudience};
+use crate::open_enum;
 
-/// One project as a snapshot keeps it. A field added later carries
-/// `#[serde(default)]` (documents of an older shape lack it), raises
-/// [`Document::SHAPE`] and, when a change of it matters, gets a line in
-/// [`PROJECT_FIELDS`] naming the shape it arrived in.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One project as a snapshot keeps it. A field added later is all said in
+/// this file: it carries `#[serde(default)]` (documents of an older shape
+/// lack it: absent, read as `None`, never a made-up value), its value in
+/// [`ProjectState::from_item`], [`Document::SHAPE`] raised, a line in
+/// [`PROJECT_FIELDS`] naming the shape it arrived in, and, when the diff
+/// between snapshots says it, a [`ChangeKind`] (its severity) and its line in
+/// [`PROJECT_TEXTS`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProjectState {
     pub id: String,
     pub name: Option<String>,
@@ -43,7 +47,7 @@ impl Document for ProjectState {
 }
 
 /// What "changed since review" compares, by the document's key. The diff
-/// between snapshots names its own kinds (`diff.rs`); a mark names fields.
+/// between snapshots names kinds ([`ChangeKind`]); a mark names fields.
 pub const PROJECT_FIELDS: &[NamedField] = &[
     NamedField::new("name", "name", Shown::Name),
     NamedField::new("is_published", "published", Shown::Values),
@@ -57,6 +61,93 @@ pub const PROJECT_FIELDS: &[NamedField] = &[
     NamedField::new("edge_functions", "edge functions", Shown::Set),
     NamedField::new("owner", "owner", Shown::Values),
 ];
+
+/// Reads one field of a project.
+pub(super) type FieldOf<T> = fn(&ProjectState) -> &T;
+
+/// A project's text fields, each a change of one kind when it differs
+/// (`diff.rs` compares them).
+pub(super) const PROJECT_TEXTS: &[(ChangeKind, FieldOf<Option<String>>)] = &[
+    (ChangeKind::Renamed, |project| &project.name),
+    (ChangeKind::VisibilityChanged, |project| &project.visibility),
+    (ChangeKind::OwnerChanged, |project| &project.owner),
+];
+
+open_enum! {
+    /// What changed, declared from the most serious to the least: the order
+    /// the table groups them in.
+    pub enum ChangeKind {
+        Published => "published",
+        AudienceChanged => "audience_changed",
+        AudienceTargetsChanged => "audience_targets_changed",
+        PriorityRaised => "priority_raised",
+        PiiOpenIncreased => "pii_open_increased",
+        FindingTypeAdded => "finding_type_added",
+        VisibilityChanged => "visibility_changed",
+        MemberJoined => "member_joined",
+        RoleChanged => "role_changed",
+        ConnectorAdded => "connector_added",
+        EdgeFunctionAdded => "edge_function_added",
+        OwnerChanged => "owner_changed",
+        ProjectAdded => "project_added",
+        Renamed => "renamed",
+        ProjectRemoved => "project_removed",
+        MemberLeft => "member_left",
+        Unpublished => "unpublished",
+        PriorityLowered => "priority_lowered",
+        PiiOpenDecreased => "pii_open_decreased",
+        FindingTypeRemoved => "finding_type_removed",
+    }
+}
+
+/// How much a kind of change matters to a reviewer: what the screens colour
+/// it by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// Widens who can reach a project or what it exposes.
+    Exposure,
+    /// Worth a look: who can act, what it connects to, who owns it.
+    Notable,
+    /// Narrows exposure, or names and comings and goings.
+    Routine,
+}
+
+impl ChangeKind {
+    /// 0 is the most serious.
+    pub fn seriousness_rank(&self) -> usize {
+        Self::KNOWN
+            .iter()
+            .position(|kind| kind == self)
+            .unwrap_or(Self::KNOWN.len())
+    }
+
+    /// Said of each kind, so a kind added or moved says its own.
+    pub fn severity(&self) -> Severity {
+        match self {
+            Self::Published
+            | Self::AudienceChanged
+            | Self::AudienceTargetsChanged
+            | Self::PriorityRaised
+            | Self::PiiOpenIncreased => Severity::Exposure,
+            Self::FindingTypeAdded
+            | Self::VisibilityChanged
+            | Self::MemberJoined
+            | Self::RoleChanged
+            | Self::ConnectorAdded
+            | Self::EdgeFunctionAdded
+            | Self::OwnerChanged => Severity::Notable,
+            Self::ProjectAdded
+            | Self::Renamed
+            | Self::ProjectRemoved
+            | Self::MemberLeft
+            | Self::Unpublished
+            | Self::PriorityLowered
+            | Self::PiiOpenDecreased
+            | Self::FindingTypeRemoved
+            | Self::Unknown(_) => Severity::Routine,
+        }
+    }
+}
 
 /// Sorted, without repeats.
 fn set(mut values: Vec<String>) -> Vec<String> {

@@ -115,17 +115,11 @@ mod tests {
     ) -> ProjectState {
         ProjectState {
             id: id.to_owned(),
-            name: None,
             is_published: published,
             audience: audience.map(str::to_owned),
-            audience_targets: None,
-            visibility: None,
             review_priority: "needs_review".to_owned(),
-            finding_types: Vec::new(),
             pii_open: pii,
-            connectors: Vec::new(),
-            edge_functions: Vec::new(),
-            owner: None,
+            ..ProjectState::default()
         }
     }
 

@@ -11,7 +11,7 @@ use super::states::store_document;
 use crate::api::model::Insights;
 use crate::history::HistoryError;
 use crate::history::chain::{ChainFields, link};
-use crate::history::document::StoredDocument;
+use crate::history::document::{Document, StoredDocument};
 use crate::history::model::{MemberState, ProjectState};
 
 /// Version 1: snapshots, project and member states stored once per distinct
@@ -254,6 +254,12 @@ fn to_documents(transaction: &Transaction<'_>) -> Result<(), HistoryError> {
         )?;
         let mut rows = statement.query([])?;
         while let Some(row) = rows.next()? {
+            // A field a later shape added is absent (`None`), and the state is
+            // stored as what it is: a shape-1 document.
+            #[allow(
+                clippy::needless_update,
+                reason = "the fields a later shape adds are absent from version 1"
+            )]
             let state = ProjectState {
                 id: row.get(1)?,
                 name: row.get(2)?,
@@ -267,8 +273,11 @@ fn to_documents(transaction: &Transaction<'_>) -> Result<(), HistoryError> {
                 connectors: v1_list(row.get(10)?)?.unwrap_or_default(),
                 edge_functions: v1_list(row.get(11)?)?.unwrap_or_default(),
                 owner: row.get(12)?,
+                ..ProjectState::default()
             };
-            let id = store_document(transaction, &state.id, &StoredDocument::of(&state))?;
+            let body = serde_json::to_string(&state).map_err(corrupt("a project state"))?;
+            let document = StoredDocument::from_body(ProjectState::KIND, 1, body);
+            let id = store_document(transaction, &state.id, &document)?;
             projects.insert(row.get(0)?, id);
         }
     }

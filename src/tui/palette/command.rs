@@ -312,7 +312,7 @@ mod tests {
             ("columns default", Command::Columns(None)),
             (
                 "cols name,id",
-                Command::Columns(Some(vec![Column::Name, Column::Id])),
+                Command::Columns(Some(vec![Column::NAME, Column::ID])),
             ),
             ("reviewer alice", Command::Reviewer(Some("alice".into()))),
             ("reviewer", Command::Reviewer(None)),

@@ -1,5 +1,6 @@
 //! Small building blocks shared by the screens.
 
+pub mod cell;
 pub mod checklist;
 pub mod confirm;
 pub mod display;

@@ -641,16 +641,10 @@ pub fn project(id: &str, name: &str) -> ProjectState {
     ProjectState {
         id: id.into(),
         name: Some(name.into()),
-        is_published: false,
-        audience: None,
         audience_targets: Some(vec![]),
         visibility: Some("workspace_edit".into()),
         review_priority: "unscored".into(),
-        finding_types: vec![],
-        pii_open: None,
-        connectors: vec![],
-        edge_functions: vec![],
-        owner: None,
+        ..ProjectState::default()
     }
 }
 

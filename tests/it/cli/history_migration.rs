@@ -149,11 +149,15 @@ fn reads(store: &Store) -> String {
         for snapshot in &loaded {
             writeln!(out, "-- snapshot {}", snapshot.info.id).unwrap();
             writeln!(out, "insights {:?}", snapshot.insights).unwrap();
-            writeln!(out, "projects {:#?}", snapshot.projects).unwrap();
+            writeln!(out, "projects").unwrap();
+            for project in &snapshot.projects {
+                writeln!(out, "    {}", held(project)).unwrap();
+            }
             writeln!(out, "members {:#?}", snapshot.members).unwrap();
             for id in ["p1", "p2", "p3", "p4", "p5", "q1", "nope"] {
                 let state: Option<ProjectState> = store.project_in(snapshot.info.id, id).unwrap();
-                writeln!(out, "project_in {id} {state:?}").unwrap();
+                let held = state.as_ref().map_or_else(|| "none".to_owned(), held);
+                writeln!(out, "project_in {id} {held}").unwrap();
             }
         }
         for before in &loaded {
@@ -183,6 +187,17 @@ fn reads(store: &Store) -> String {
         writeln!(out, "verify {:?}", store.check_review_log(&workspace)).unwrap();
     }
     out
+}
+
+/// A project state as the fixtures keep it: the fields that hold a value, as
+/// JSON. A field added since the fixtures were written is absent from every
+/// migrated state (never a made-up value), so it leaves the text as it was.
+fn held(state: &ProjectState) -> String {
+    let mut value = serde_json::to_value(state).unwrap();
+    if let Some(fields) = value.as_object_mut() {
+        fields.retain(|_, field| !field.is_null());
+    }
+    value.to_string()
 }
 
 fn pg_bin(program: &str) -> PathBuf {

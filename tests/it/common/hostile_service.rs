@@ -103,17 +103,7 @@ pub async fn start(trick: Trick) -> Hostile {
 
 /// A valid inventory item.
 pub fn item(n: usize) -> Value {
-    json!({
-        "id": format!("prj_{n}"), "name": format!("Project {n}"), "description": null,
-        "url": null, "is_published": true, "publish_audience": "public",
-        "visibility": "workspace_edit", "activity_group": "last_14_days",
-        "connectors": [], "edge_functions": [],
-        "edit_count": 1, "message_count": 1, "edits_24h": 0, "edits_7d": 0, "edits_30d": 0,
-        "visitors_24h": 0, "visitors_7d": 0, "visitors_30d": 0,
-        "last_edited_at": "2026-11-20T00:00:00Z", "last_security_scan_at": null,
-        "owner": {"display_name": "Ada"}, "review_priority": "needs_review",
-        "review_priority_explanation": [], "matched_reason": null
-    })
+    super::items::inventory_item(json!({"id": format!("prj_{n}"), "name": format!("Project {n}")}))
 }
 
 fn member(n: usize) -> Value {

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod hostile_service;
+pub mod items;
 pub mod postgres;
 
 use time::OffsetDateTime;

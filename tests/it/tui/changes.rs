@@ -18,6 +18,7 @@ use vantage::tui::effect::ErrorInfo;
 use vantage::tui::nav::Tab;
 use vantage::tui::vocab::ChangeSet;
 
+use crate::common::items::inventory_item;
 use crate::tui::support::special;
 use crate::tui::support::{answer, asked_in, first_in, only};
 use crate::tui::support::{answer_inventory_page, inventory_pages};
@@ -248,16 +249,7 @@ fn insights(total: i64) -> Insights {
 }
 
 fn item(id: &str, name: &str) -> Value {
-    json!({
-        "id": id, "name": name, "description": null,
-        "url": null, "is_published": true, "publish_audience": "public", "visibility": "workspace_edit",
-        "activity_group": "last_14_days", "connectors": [], "edge_functions": [],
-        "edit_count": 1, "message_count": 1, "edits_24h": 0, "edits_7d": 0, "edits_30d": 0,
-        "visitors_24h": 0, "visitors_7d": 0, "visitors_30d": 0,
-        "last_edited_at": "2026-11-20T00:00:00Z", "last_security_scan_at": null,
-        "owner": {"display_name": "Ada"}, "review_priority": "needs_review",
-        "review_priority_explanation": [], "matched_reason": null
-    })
+    inventory_item(json!({"id": id, "name": name}))
 }
 
 fn page(items: Vec<Value>) -> InventoryPage {

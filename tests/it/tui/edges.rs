@@ -13,6 +13,7 @@ use vantage::tui::app::App;
 use vantage::tui::effect::{Effect, ErrorInfo, Gate};
 
 use crate::common::T0;
+use crate::common::items::inventory_item;
 use crate::tui::support::{answer, app, asked_in, inventory_pages, key, special};
 use vantage::tui::screens::inventory;
 use vantage::tui::screens::project::{PROJECT, WRITE};
@@ -25,16 +26,10 @@ fn page_with_ids(ids: &[&str]) -> InventoryPage {
     let items: Vec<_> = ids
         .iter()
         .map(|id| {
-            json!({
-                "id": id, "name": "Hostile", "description": null, "url": null,
-                "is_published": false, "publish_audience": null, "visibility": "workspace_edit",
-                "activity_group": "last_14_days", "connectors": [], "edge_functions": [],
-                "edit_count": 1, "message_count": 1, "edits_24h": 0, "edits_7d": 0, "edits_30d": 1,
-                "visitors_24h": 0, "visitors_7d": 0, "visitors_30d": 0,
-                "last_edited_at": "2026-11-20T09:30:00Z", "last_security_scan_at": null,
-                "owner": {"display_name": "Ada"}, "review_priority": "needs_review",
-                "review_priority_explanation": [], "matched_reason": null
-            })
+            inventory_item(json!({
+                "id": id, "name": "Hostile", "is_published": false, "publish_audience": null,
+                "edits_30d": 1, "last_edited_at": "2026-11-20T09:30:00Z"
+            }))
         })
         .collect();
     serde_json::from_value(json!({

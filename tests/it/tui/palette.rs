@@ -18,6 +18,7 @@ use vantage::tui::nav::Tab;
 use vantage::tui::screens::inventory::{self, bulk::RowOutcome};
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
+use crate::common::items::{self, inventory_item};
 use crate::tui::support::{
     answer, answer_inventory_page, asked_in, bulk_outcomes, inventory_pages, only,
 };
@@ -61,26 +62,13 @@ fn type_text(app: &mut App, text: &str) -> Vec<Effect> {
 }
 
 fn row(n: usize) -> serde_json::Value {
-    json!({
-        "id": format!("prj_{n:04}"), "name": NAMES[n % NAMES.len()], "description": null,
-        "url": null, "is_published": true, "publish_audience": "public", "visibility": "workspace_edit",
-        "activity_group": "last_14_days", "connectors": [], "edge_functions": [],
-        "edit_count": 1, "message_count": 1, "edits_24h": 0, "edits_7d": 0, "edits_30d": 0,
-        "visitors_24h": 0, "visitors_7d": 0, "visitors_30d": 0,
-        "last_edited_at": "2026-11-20T00:00:00Z", "last_security_scan_at": null,
-        "owner": {"display_name": "Ada"}, "review_priority": "needs_review",
-        "review_priority_explanation": [], "matched_reason": null
-    })
+    inventory_item(json!({"id": format!("prj_{n:04}"), "name": NAMES[n % NAMES.len()]}))
 }
 
 fn project(n: usize, visibility: &str) -> Project {
-    serde_json::from_value(json!({
-        "id": format!("prj_{n:04}"), "name": NAMES[n % NAMES.len()], "description": null,
-        "created_at": "2026-01-05T08:00:00Z", "last_edited_at": "2026-11-20T00:00:00Z",
-        "latest_commit_sha": null, "latest_screenshot_url": null, "owner_id": "usr_1",
-        "workspace_id": "ws_test", "is_published": true, "preview_url": null,
-        "publish_audience": "public", "publish_audience_targets": [], "visibility": visibility
-    }))
+    serde_json::from_value(items::project(json!({
+        "id": format!("prj_{n:04}"), "name": NAMES[n % NAMES.len()], "visibility": visibility
+    })))
     .unwrap()
 }
 

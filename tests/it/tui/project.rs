@@ -2,6 +2,7 @@
 //! synthetic replies and an injected time; no terminal, no network. Snapshots of
 //! the screen are drawn on ratatui's TestBackend.
 
+use crate::common::items::{self, inventory_item};
 use crate::tui::support::{answer, answer_inventory_page, asked, key, only, special as code};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -50,20 +51,18 @@ fn type_text(app: &mut App, text: &str) -> Vec<Effect> {
 }
 
 fn item(n: usize) -> serde_json::Value {
-    json!({
+    inventory_item(json!({
         "id": format!("prj_{n:05}"), "name": format!("Project {n}"),
         "description": "A budget tracker for the finance team", "url": format!("https://p{n}.example.app"),
         "is_published": n.is_multiple_of(2), "publish_audience": if n.is_multiple_of(2) { Some("custom") } else { None },
-        "visibility": "workspace_edit", "activity_group": "last_14_days",
         "connectors": ["stripe"], "edge_functions": [{"name": "send-mail"}],
         "edit_count": 120, "message_count": 45, "edits_24h": 2, "edits_7d": 9, "edits_30d": 31,
         "visitors_24h": 12, "visitors_7d": 80, "visitors_30d": 1234,
         "last_edited_at": "2026-11-20T09:30:00Z", "last_security_scan_at": "2026-11-21T12:00:00Z",
-        "owner": {"display_name": "Ada Lovelace"}, "review_priority": "needs_review",
+        "owner": {"display_name": "Ada Lovelace"},
         "review_priority_explanation": [{"id": "public_security_exposure", "label": "Public app",
-            "detail": "Published to everyone", "category": "exposure", "review_priority": "needs_review"}],
-        "matched_reason": null
-    })
+            "detail": "Published to everyone", "category": "exposure", "review_priority": "needs_review"}]
+    }))
 }
 
 fn page_of(items: Vec<serde_json::Value>, total: usize) -> InventoryPage {
@@ -79,18 +78,17 @@ fn page(range: std::ops::Range<usize>, total: usize) -> InventoryPage {
 }
 
 fn project_json(n: usize) -> serde_json::Value {
-    json!({
+    items::project(json!({
         "id": format!("prj_{n:05}"), "name": format!("Project {n}"),
         "description": "A budget tracker for the finance team: expenses, approvals and monthly reports.",
-        "created_at": "2026-01-05T08:00:00Z", "last_edited_at": "2026-11-20T09:30:00Z",
+        "last_edited_at": "2026-11-20T09:30:00Z",
         "latest_commit_sha": "3f2a9c1d4e5b6a7980a1b2c3d4e5f60718293a4b",
         "latest_screenshot_url": format!("https://shots.example.app/prj_{n:05}.png"),
-        "owner_id": "8f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f", "workspace_id": "ws_test",
+        "owner_id": "8f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
         "is_published": n.is_multiple_of(2), "preview_url": format!("https://preview.example.app/prj_{n:05}"),
         "publish_audience": if n.is_multiple_of(2) { Some("custom") } else { None },
-        "publish_audience_targets": if n.is_multiple_of(2) { json!([{"id": "grp_finance", "type": "group"}]) } else { json!([]) },
-        "visibility": "workspace_edit"
-    })
+        "publish_audience_targets": if n.is_multiple_of(2) { json!([{"id": "grp_finance", "type": "group"}]) } else { json!([]) }
+    }))
 }
 
 fn project(n: usize) -> Project {

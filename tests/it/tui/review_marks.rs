@@ -17,6 +17,7 @@ use vantage::tui::app::{App, Msg};
 use vantage::tui::app::{HISTORY_VERSION, HistoryMsg, REVIEW_MARK, REVIEW_MARKS};
 use vantage::tui::review::ops::MarkReviewed;
 
+use crate::common::items::inventory_item;
 use crate::tui::changes::screen;
 use crate::tui::support::{answer, app, first_in, key, special};
 use crate::tui::support::{answer_inventory_page, inventory_pages};
@@ -25,16 +26,10 @@ pub(crate) const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 const MARKED_AT: OffsetDateTime = datetime!(2026-11-21 09:30 UTC);
 
 pub(crate) fn item(id: &str, name: &str) -> Value {
-    json!({
-        "id": id, "name": name, "description": null,
-        "url": null, "is_published": false, "publish_audience": null, "visibility": "workspace_view",
-        "activity_group": "last_14_days", "connectors": [], "edge_functions": [],
-        "edit_count": 1, "message_count": 1, "edits_24h": 0, "edits_7d": 0, "edits_30d": 0,
-        "visitors_24h": 0, "visitors_7d": 0, "visitors_30d": 0,
-        "last_edited_at": "2026-11-20T00:00:00Z", "last_security_scan_at": null,
-        "owner": {"display_name": "Ada"}, "review_priority": "needs_review",
-        "review_priority_explanation": [], "matched_reason": null
-    })
+    inventory_item(json!({
+        "id": id, "name": name, "is_published": false, "publish_audience": null,
+        "visibility": "workspace_view"
+    }))
 }
 
 pub(crate) fn page(items: Vec<Value>) -> InventoryPage {

@@ -21,6 +21,7 @@ use vantage::tui::effect::{Effect, ErrorInfo, Gate};
 use vantage::tui::screens::members::DETAIL_LANES;
 use vantage::tui::watchlist;
 
+use crate::common::items::inventory_item;
 pub(crate) use crate::tui::support::special;
 use crate::tui::support::{
     answer, answer_inventory_page, app, asked, asked_in, inventory_pages, key, only,
@@ -71,16 +72,7 @@ fn inventory_page(count: usize) -> InventoryPage {
     ];
     let data: Vec<_> = (0..count)
         .map(|n| {
-            json!({
-                "id": format!("prj_{n:04}"), "name": names[n % names.len()], "description": null,
-                "url": null, "is_published": true, "publish_audience": "public", "visibility": "workspace_edit",
-                "activity_group": "last_14_days", "connectors": [], "edge_functions": [],
-                "edit_count": 1, "message_count": 1, "edits_24h": 0, "edits_7d": 0, "edits_30d": 0,
-                "visitors_24h": 0, "visitors_7d": 0, "visitors_30d": 0,
-                "last_edited_at": "2026-11-20T00:00:00Z", "last_security_scan_at": null,
-                "owner": {"display_name": "Ada"}, "review_priority": "needs_review",
-                "review_priority_explanation": [], "matched_reason": null
-            })
+            inventory_item(json!({"id": format!("prj_{n:04}"), "name": names[n % names.len()]}))
         })
         .collect();
     serde_json::from_value(json!({

@@ -2,6 +2,7 @@
 //! App::handle with synthetic replies and a fixed clock; snapshots on ratatui's
 //! TestBackend at 120x35 and 80x24.
 
+use crate::common::items;
 use crate::tui::support::{
     Fetch, answer, answer_inventory_page, asked, asked_in, key, only, special as code,
 };
@@ -45,18 +46,12 @@ fn draw(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
 }
 
 fn inventory_item(n: usize) -> Value {
-    json!({
+    items::inventory_item(json!({
         "id": format!("prj_{n:05}"), "name": format!("Clinic portal {n}"),
         "description": "Patient bookings", "url": format!("https://p{n}.example.app"),
-        "is_published": true, "publish_audience": "public",
-        "visibility": "workspace_edit", "activity_group": "last_14_days",
-        "connectors": [], "edge_functions": [],
-        "edit_count": 1, "message_count": 1, "edits_24h": 0, "edits_7d": 0, "edits_30d": 0,
-        "visitors_24h": 0, "visitors_7d": 0, "visitors_30d": 0,
         "last_edited_at": "2026-11-20T09:30:00Z", "last_security_scan_at": "2026-11-21T12:00:00Z",
-        "owner": {"display_name": "Ada Lovelace"}, "review_priority": "needs_review",
-        "review_priority_explanation": [], "matched_reason": null
-    })
+        "owner": {"display_name": "Ada Lovelace"}
+    }))
 }
 
 /// The inventory with two projects, the first one selected.

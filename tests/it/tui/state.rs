@@ -7,6 +7,7 @@ use vantage::api::model::{InventoryPage, InventorySortBy, SortOrder};
 use vantage::tui::app::{App, Msg};
 use vantage::tui::effect::Effect;
 
+use crate::common::items::inventory_item;
 use crate::tui::support::{answer_inventory_page, app, inventory_pages, key};
 
 pub(crate) const NOW: time::OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
@@ -16,16 +17,10 @@ pub(crate) fn page(range: std::ops::Range<usize>, total: usize, more: bool) -> I
     let cursor = format!("c{}", range.end);
     let data: Vec<_> = range
         .map(|n| {
-            json!({
-                "id": format!("prj_{n:05}"), "name": format!("Project {n}"), "description": null,
-                "url": null, "is_published": false, "publish_audience": null, "visibility": "workspace_edit",
-                "activity_group": "last_14_days", "connectors": [], "edge_functions": [],
-                "edit_count": 1, "message_count": 1, "edits_24h": 0, "edits_7d": 0, "edits_30d": 0,
-                "visitors_24h": 0, "visitors_7d": 0, "visitors_30d": 0,
-                "last_edited_at": "2026-11-20T00:00:00Z", "last_security_scan_at": null,
-                "owner": {"display_name": "Ada"}, "review_priority": "needs_review",
-                "review_priority_explanation": [], "matched_reason": null
-            })
+            inventory_item(json!({
+                "id": format!("prj_{n:05}"), "name": format!("Project {n}"),
+                "is_published": false, "publish_audience": null
+            }))
         })
         .collect();
     serde_json::from_value(json!({

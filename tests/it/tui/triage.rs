@@ -13,6 +13,7 @@ use vantage::api::model::InventoryPage;
 use vantage::tui::app::{App, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo};
 
+use crate::common::items::inventory_item;
 use crate::tui::support::{answer, asked_in, only};
 use crate::tui::support::{answer_inventory_page, inventory_pages};
 use crate::tui::support::{app, key};
@@ -37,16 +38,10 @@ fn text(app: &App, width: u16, height: u16) -> String {
 
 /// One inventory row; `matched` is its `matched_reason` (null when unknown).
 fn project(n: usize, name: &str, matched: Value) -> Value {
-    json!({
-        "id": format!("prj_{n:04}"), "name": name, "description": null,
-        "url": null, "is_published": true, "publish_audience": "public", "visibility": "workspace_edit",
-        "activity_group": "last_14_days", "connectors": [], "edge_functions": [],
-        "edit_count": 1, "message_count": 1, "edits_24h": 0, "edits_7d": n, "edits_30d": n,
-        "visitors_24h": 0, "visitors_7d": 0, "visitors_30d": 0,
-        "last_edited_at": "2026-11-20T00:00:00Z", "last_security_scan_at": null,
-        "owner": {"display_name": "Ada"}, "review_priority": "needs_review",
-        "review_priority_explanation": [], "matched_reason": matched
-    })
+    inventory_item(json!({
+        "id": format!("prj_{n:04}"), "name": name, "edits_7d": n, "edits_30d": n,
+        "matched_reason": matched
+    }))
 }
 
 fn matched(open_pii: i64) -> Value {

@@ -13,6 +13,7 @@ use vantage::tui::nav::Tab;
 use vantage::tui::sgr16::Sgr16;
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
+use crate::common::items::inventory_item;
 use crate::tui::changes::{change_set, changes_app};
 use crate::tui::lists::inventory_with;
 use crate::tui::screens::{NOW, screen, text};
@@ -24,16 +25,13 @@ use vantage::tui::screens::{inventory, members, pii, project};
 /// A project that needs review, scanned, visited and connected: the facts a
 /// made-up row would show as zeros, `never` and `none`.
 fn rich_item(id: &str, name: &str) -> InventoryItem {
-    serde_json::from_value(json!({
-        "id": id, "name": name, "description": null, "url": null,
-        "is_published": true, "publish_audience": "public", "visibility": "workspace_view",
-        "activity_group": "last_14_days", "connectors": ["resend", "twilio"], "edge_functions": [],
+    serde_json::from_value(inventory_item(json!({
+        "id": id, "name": name, "visibility": "workspace_view",
+        "connectors": ["resend", "twilio"],
         "edit_count": 12, "message_count": 40, "edits_24h": 1, "edits_7d": 5, "edits_30d": 9,
         "visitors_24h": 1200, "visitors_7d": 8911, "visitors_30d": 20000,
-        "last_edited_at": "2026-11-20T00:00:00Z", "last_security_scan_at": "2026-11-21T10:00:00Z",
-        "owner": {"display_name": "Ada"}, "review_priority": "needs_review",
-        "review_priority_explanation": [], "matched_reason": null
-    }))
+        "last_security_scan_at": "2026-11-21T10:00:00Z"
+    })))
     .unwrap()
 }
 

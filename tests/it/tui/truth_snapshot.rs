@@ -31,8 +31,8 @@ fn state() -> ProjectState {
         finding_types: vec!["pii".into()],
         pii_open: Some(2),
         connectors: vec!["resend".into(), "twilio".into()],
-        edge_functions: Vec::new(),
         owner: Some("Ada".into()),
+        ..ProjectState::default()
     }
 }
 

@@ -1,103 +1,147 @@
-//! The inventory table's columns: each a value of [`Column`] with its name
-//! (what `:columns` and a saved view spell), title, width and how long it
-//! stays on a narrow terminal; the set on view (the default, which follows the
-//! width, or the one `:columns` chose); and the widths, where the spare goes to
-//! Owner and Name.
+//! The inventory table's columns: the item's fields the dashboard lists,
+//! each declared once with the command's column in `formats/projects.rs`
+//! (its name for `:columns` and saved views, title, width, how long it stays
+//! on a narrow terminal, the sorts it shows, its cell); the set on view (the
+//! default, which follows the width, or the one `:columns` chose); and the
+//! widths, where the spare goes to Owner and Name.
 
 use serde::{Deserialize, Serialize};
 
-use crate::api::model::InventorySortBy;
-use crate::api::model::InventorySortBy as Sort;
+use crate::api::model::{InventoryItem, InventorySortBy};
+use crate::formats::listed::Listed;
+use crate::formats::row::{Field, Row};
 
-use super::cells::{self, CellOf};
-
-/// A column of the inventory table; each is declared once, in this order,
-/// in [`COLUMNS`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// A column of the inventory table: one of the item's fields that the
+/// dashboard lists (its position among [`InventoryItem`]'s fields).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
-pub enum Column {
-    Priority,
-    Name,
-    Id,
-    Owner,
-    Audience,
-    Visibility,
-    /// The activity group (14 d, 60 d, older).
-    Activity,
-    LastEdited,
-    Edits24h,
-    Edits7d,
-    Edits30d,
-    Visitors24h,
-    Visitors7d,
-    Visitors30d,
-    /// Open personal-data findings.
-    Pii,
-    /// The project's policy violations (the waived ones in dim).
-    Policy,
-    LastScan,
+pub struct Column(u8);
+
+impl std::fmt::Debug for Column {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
-/// One column, declared once: what `:columns` and saved views call it, its
-/// title, its width (the name's is what is left, the owner's its
-/// narrowest), how long it stays when the terminal is narrow (lower goes
-/// first; from 9 a column stays), its family (columns of one family show one
-/// measure over different windows: a sort by one the table lacks turns a
-/// shown one of its family to it; 0: none), the sorts it shows and how its
-/// cell is drawn (`cells.rs`).
-struct Spec {
-    column: Column,
-    name: &'static str,
-    title: &'static str,
-    width: u16,
-    keep: u8,
-    family: u8,
-    sorts: &'static [InventorySortBy],
-    cell: CellOf,
+/// The item's fields, as declared.
+const FIELDS: &[Field<InventoryItem>] = <InventoryItem as Row>::FIELDS;
+
+impl Column {
+    /// The column `name` names; a name no field lists fails the build.
+    const fn named(name: &str) -> Column {
+        let mut at = 0;
+        while at < FIELDS.len() {
+            if let Some(listed) = &FIELDS[at].listed
+                && same(listed.name, name)
+            {
+                return Column(at as u8);
+            }
+            at += 1;
+        }
+        panic!("no inventory field lists this column")
+    }
+
+    pub const NAME: Column = Column::named("name");
+    pub const ID: Column = Column::named("id");
+    pub const OWNER: Column = Column::named("owner");
+    pub const PII: Column = Column::named("pii");
+    pub const POLICY: Column = Column::named("policy");
+    pub const PRIORITY: Column = Column::named("priority");
+    pub const AUDIENCE: Column = Column::named("audience");
+    pub const VISIBILITY: Column = Column::named("visibility");
+    pub const ACTIVITY: Column = Column::named("activity");
+    pub const EDITS_7D: Column = Column::named("edits_7d");
+    pub const VISITORS_7D: Column = Column::named("visitors_7d");
+    pub const LAST_SCAN: Column = Column::named("last_scan");
+
+    /// Every column, in the order `:columns` lists them.
+    pub fn all() -> impl Iterator<Item = Column> {
+        FIELDS
+            .iter()
+            .enumerate()
+            .filter(|(_, field)| field.listed.is_some())
+            .map(|(at, _)| Column(at as u8))
+    }
+
+    /// The field it shows.
+    pub fn field(self) -> &'static Field<InventoryItem> {
+        &FIELDS[self.0 as usize]
+    }
+
+    fn listed(self) -> &'static Listed<InventoryItem> {
+        match &self.field().listed {
+            Some(listed) => listed,
+            // A `Column` is only ever made of a listed field.
+            None => unreachable!("a column of a field the dashboard does not list"),
+        }
+    }
+
+    /// What `:columns` and a saved view call it.
+    pub fn name(self) -> &'static str {
+        self.listed().name
+    }
+
+    pub fn parse(name: &str) -> Option<Column> {
+        let name = name.trim().to_lowercase();
+        Column::all().find(|column| column.name() == name)
+    }
+
+    pub fn title(self) -> &'static str {
+        self.listed().title
+    }
+
+    /// Its width; the name's is what is left (at least [`NAME_MIN`]), the
+    /// owner's its narrowest.
+    fn width(self) -> u16 {
+        self.listed().width
+    }
+
+    /// Lower goes first when the terminal is narrow; from
+    /// [`Listed::STAYS`] a column stays.
+    fn keep(self) -> u8 {
+        self.listed().keep
+    }
+
+    fn family(self) -> u8 {
+        self.listed().family
+    }
+
+    /// The column that shows a sort.
+    pub fn for_sort(sort: &InventorySortBy) -> Option<Column> {
+        Column::all().find(|column| column.listed().sorts.contains(&sort.as_str()))
+    }
 }
 
-/// The activity family's, the edits' and the visits' numbers.
-const ACTIVITY: u8 = 1;
-const EDITS: u8 = 2;
-const VISITS: u8 = 3;
+/// Whether two names are the same (`==` is not yet a `const fn` on `str`).
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut at = 0;
+    while at < a.len() {
+        if a[at] != b[at] {
+            return false;
+        }
+        at += 1;
+    }
+    true
+}
 
-/// Every column, in the order `:columns` lists them: the one table the
-/// inventory's columns are read from.
-#[rustfmt::skip]
-const COLUMNS: &[Spec] = &[
-    Spec { column: Column::Priority, name: "priority", title: "Priority", width: 15, keep: 9, family: 0, sorts: &[Sort::ReviewPriority, Sort::RiskFactorCount], cell: cells::priority },
-    Spec { column: Column::Name, name: "name", title: "Name", width: 0, keep: 10, family: 0, sorts: &[Sort::Name], cell: cells::by_screen },
-    Spec { column: Column::Id, name: "id", title: "ID", width: 16, keep: 1, family: 0, sorts: &[], cell: cells::id }, // `prj_` and twelve hex digits
-    Spec { column: Column::Owner, name: "owner", title: "Owner", width: OWNER_MIN, keep: 7, family: 0, sorts: &[], cell: |item, cell| cells::text(item.owner.display_name.as_deref(), cell) },
-    Spec { column: Column::Audience, name: "audience", title: "Audience", width: 9, keep: 8, family: 0, sorts: &[Sort::PublishAudience, Sort::ExternalAccessRank], cell: cells::audience },
-    Spec { column: Column::Visibility, name: "visibility", title: "Visibility", width: 14, keep: 2, family: 0, sorts: &[], cell: |item, cell| cells::text(item.visibility.as_ref().map(|v| v.as_str()), cell) },
-    Spec { column: Column::Activity, name: "activity", title: "Activity", width: 8, keep: 3, family: ACTIVITY, sorts: &[], cell: cells::activity },
-    Spec { column: Column::LastEdited, name: "last_edited", title: "Edited", width: 8, keep: 3, family: ACTIVITY, sorts: &[Sort::LastEditedAt], cell: cells::last_edited },
-    Spec { column: Column::Edits24h, name: "edits_24h", title: "Edits 24h", width: 8, keep: 5, family: EDITS, sorts: &[Sort::Edits24h], cell: cells::edits_24h },
-    Spec { column: Column::Edits7d, name: "edits_7d", title: "Edits 7d", width: 8, keep: 5, family: EDITS, sorts: &[Sort::Edits7d], cell: cells::edits_7d },
-    Spec { column: Column::Edits30d, name: "edits_30d", title: "Edits 30d", width: 8, keep: 5, family: EDITS, sorts: &[Sort::Edits30d], cell: cells::edits_30d },
-    Spec { column: Column::Visitors24h, name: "visitors_24h", title: "Visit 24h", width: 8, keep: 6, family: VISITS, sorts: &[Sort::Visitors24h], cell: cells::visitors_24h },
-    Spec { column: Column::Visitors7d, name: "visitors_7d", title: "Visit 7d", width: 8, keep: 6, family: VISITS, sorts: &[Sort::Visitors7d], cell: cells::visitors_7d },
-    Spec { column: Column::Visitors30d, name: "visitors_30d", title: "Visit 30d", width: 8, keep: 6, family: VISITS, sorts: &[Sort::Visitors30d], cell: cells::visitors_30d },
-    Spec { column: Column::Pii, name: "pii", title: "PII", width: 4, keep: 6, family: 0, sorts: &[Sort::OpenPiiFindingCount], cell: cells::by_screen },
-    Spec { column: Column::Policy, name: "policy", title: "Policy", width: 7, keep: 1, family: 0, sorts: &[], cell: cells::by_screen },
-    Spec { column: Column::LastScan, name: "last_scan", title: "Last scan", width: 10, keep: 4, family: 0, sorts: &[Sort::LastSecurityScanAt], cell: cells::last_scan },
-];
-
-/// The default columns, in order; [`Column::Id`] only from [`ID_FROM_WIDTH`].
+/// The default columns, in order; [`Column::ID`] only from [`ID_FROM_WIDTH`].
 pub const DEFAULT: &[Column] = &[
-    Column::Priority,
-    Column::Name,
-    Column::Id,
-    Column::Owner,
-    Column::Audience,
-    Column::Visibility,
-    Column::Activity,
-    Column::Edits7d,
-    Column::Visitors7d,
-    Column::Pii,
-    Column::Policy,
-    Column::LastScan,
+    Column::PRIORITY,
+    Column::NAME,
+    Column::ID,
+    Column::OWNER,
+    Column::AUDIENCE,
+    Column::VISIBILITY,
+    Column::ACTIVITY,
+    Column::EDITS_7D,
+    Column::VISITORS_7D,
+    Column::PII,
+    Column::POLICY,
+    Column::LAST_SCAN,
 ];
 
 /// From this terminal width the default columns include the project's id.
@@ -106,70 +150,11 @@ pub const ID_FROM_WIDTH: u16 = 160;
 /// Minimum width of the name column.
 pub const NAME_MIN: u16 = 18;
 /// The owner column's narrowest, and the most the spare width widens it to.
-const OWNER_MIN: u16 = 14;
+const OWNER_MIN: u16 = crate::formats::projects::OWNER_WIDTH;
 const OWNER_MAX: u16 = 32;
 /// The name keeps at least this much of the spare width (or its longest name
 /// on screen, if shorter) before the owner takes any.
 const NAME_KEEPS: u16 = 40;
-
-impl Column {
-    /// Every column, in the order `:columns` lists them.
-    pub fn all() -> impl Iterator<Item = Column> {
-        COLUMNS.iter().map(|spec| spec.column)
-    }
-
-    /// Its one declaration in [`COLUMNS`], which lists the columns in the
-    /// enum's order (`every_column_is_declared_once_in_order`).
-    fn spec(self) -> &'static Spec {
-        &COLUMNS[self as usize]
-    }
-
-    /// What `:columns` and a saved view call it.
-    pub fn name(self) -> &'static str {
-        self.spec().name
-    }
-
-    pub fn parse(name: &str) -> Option<Column> {
-        let name = name.trim().to_lowercase();
-        COLUMNS
-            .iter()
-            .find(|spec| spec.name == name)
-            .map(|spec| spec.column)
-    }
-
-    pub fn title(self) -> &'static str {
-        self.spec().title
-    }
-
-    /// Its width; the name's is what is left (at least [`NAME_MIN`]), the
-    /// owner's its narrowest.
-    fn width(self) -> u16 {
-        self.spec().width
-    }
-
-    /// Lower goes first when the terminal is narrow; from 9 a column stays.
-    fn keep(self) -> u8 {
-        self.spec().keep
-    }
-
-    fn family(self) -> u8 {
-        self.spec().family
-    }
-
-    /// How its cell is drawn from an item ([`cells::by_screen`]: the screen
-    /// draws it).
-    pub fn cell(self) -> CellOf {
-        self.spec().cell
-    }
-
-    /// The column that shows a sort.
-    pub fn for_sort(sort: &InventorySortBy) -> Option<Column> {
-        COLUMNS
-            .iter()
-            .find(|spec| spec.sorts.contains(sort))
-            .map(|spec| spec.column)
-    }
-}
 
 impl TryFrom<String> for Column {
     type Error = String;
@@ -186,7 +171,7 @@ impl From<Column> for String {
 }
 
 fn unknown_column(name: &str) -> String {
-    let known: Vec<&str> = COLUMNS.iter().map(|spec| spec.name).collect();
+    let known: Vec<&str> = Column::all().map(Column::name).collect();
     format!(
         "no column {}; known: {}",
         crate::text::fit(name, 24),
@@ -215,8 +200,8 @@ pub fn parse_list(text: &str) -> Result<Option<Vec<Column>>, String> {
         return Err("columns: give names (e.g. name,owner,id) or default".into());
     }
     // The name says which project a row is: it is always shown.
-    if !columns.contains(&Column::Name) {
-        columns.insert(0, Column::Name);
+    if !columns.contains(&Column::NAME) {
+        columns.insert(0, Column::NAME);
     }
     Ok(Some(columns))
 }
@@ -263,7 +248,7 @@ pub fn layout(
         None => DEFAULT
             .iter()
             .copied()
-            .filter(|&column| column != Column::Id || width >= ID_FROM_WIDTH)
+            .filter(|&column| column != Column::ID || width >= ID_FROM_WIDTH)
             .collect(),
     };
     let sorted = sort.and_then(Column::for_sort);
@@ -285,7 +270,7 @@ pub fn layout(
         let Some(at) = shown
             .iter()
             .enumerate()
-            .filter(|(_, c)| c.keep() < 9 && Some(**c) != sorted)
+            .filter(|(_, c)| c.keep() < Listed::<InventoryItem>::STAYS && Some(**c) != sorted)
             .min_by_key(|(_, c)| c.keep())
             .map(|(at, _)| at)
         else {
@@ -295,7 +280,7 @@ pub fn layout(
     }
     // The sorted column widens for its title and arrow when it must.
     let widen = |column: Column| match sorted {
-        Some(s) if s == column && column != Column::Name => {
+        Some(s) if s == column && column != Column::NAME => {
             (column.title().chars().count() as u16 + 2).saturating_sub(column.width())
         }
         _ => 0,
@@ -314,10 +299,12 @@ pub fn layout(
     let columns = shown
         .into_iter()
         .map(|column| {
-            let width = match column {
-                Column::Name => name,
-                Column::Owner => OWNER_MIN + owner_grows,
-                other => other.width() + widen(other),
+            let width = if column == Column::NAME {
+                name
+            } else if column == Column::OWNER {
+                OWNER_MIN + owner_grows
+            } else {
+                column.width() + widen(column)
             };
             (column, width)
         })
@@ -341,20 +328,24 @@ mod tests {
             assert_eq!(json, format!("\"{}\"", column.name()));
             assert_eq!(serde_json::from_str::<Column>(&json).unwrap(), column);
         }
-        assert_eq!(Column::all().count(), COLUMNS.len());
         assert!(serde_json::from_str::<Column>("\"nope\"").is_err());
     }
 
     #[test]
-    fn every_column_is_declared_once_in_order() {
-        for (at, spec) in COLUMNS.iter().enumerate() {
-            assert_eq!(spec.column as usize, at, "{} out of order", spec.name);
+    fn every_column_has_its_own_name_and_shows_known_sorts() {
+        let names: std::collections::HashSet<&str> = Column::all().map(Column::name).collect();
+        assert_eq!(names.len(), Column::all().count(), "a name given twice");
+        for column in Column::all() {
+            for sort in column.listed().sorts {
+                assert!(
+                    InventorySortBy::KNOWN
+                        .iter()
+                        .any(|known| known.as_str() == *sort),
+                    "{} shows a sort the service lacks: {sort}",
+                    column.name()
+                );
+            }
         }
-        // The last variant is the last declared: a variant added after it
-        // must be declared too.
-        assert_eq!(COLUMNS.len(), Column::LastScan as usize + 1);
-        let names: std::collections::HashSet<&str> = COLUMNS.iter().map(|s| s.name).collect();
-        assert_eq!(names.len(), COLUMNS.len(), "a name given twice");
     }
 
     #[test]
@@ -363,16 +354,16 @@ mod tests {
         assert_eq!(
             parse_list("name,owner,id,visitors_7d"),
             Ok(Some(vec![
-                Column::Name,
-                Column::Owner,
-                Column::Id,
-                Column::Visitors7d
+                Column::NAME,
+                Column::OWNER,
+                Column::ID,
+                Column::VISITORS_7D
             ]))
         );
         // The name is always there.
         assert_eq!(
             parse_list("id pii"),
-            Ok(Some(vec![Column::Name, Column::Id, Column::Pii]))
+            Ok(Some(vec![Column::NAME, Column::ID, Column::PII]))
         );
         assert!(
             parse_list("name,colour")
@@ -449,10 +440,10 @@ mod tests {
                 .find(|(c, _)| *c == wanted)
                 .map(|(_, w)| *w)
         };
-        assert_eq!(width_of(&wide, Column::Owner), Some(22));
-        assert!(width_of(&wide, Column::Name).unwrap() >= 30);
+        assert_eq!(width_of(&wide, Column::OWNER), Some(22));
+        assert!(width_of(&wide, Column::NAME).unwrap() >= 30);
         // At 120 there is no spare: the owner keeps its narrowest.
         let narrow = layout(120, None, None, wants);
-        assert_eq!(width_of(&narrow, Column::Owner), Some(OWNER_MIN));
+        assert_eq!(width_of(&narrow, Column::OWNER), Some(OWNER_MIN));
     }
 }

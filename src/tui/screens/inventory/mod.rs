@@ -3,7 +3,6 @@
 
 pub mod bulk;
 mod catch_up;
-pub(crate) mod cells;
 pub(crate) mod columns;
 mod filters;
 mod find;

@@ -7,7 +7,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table};
 
 use super::InventoryScreen;
-use super::cells::CellView;
 use super::columns::{self, Column, Wants};
 use crate::api::model::{InventoryItem, SortOrder};
 use crate::text::{display_width, fit, sanitize_multiline};
@@ -15,6 +14,7 @@ use crate::tui::action::Action;
 use crate::tui::screens::ScreenView;
 use crate::tui::screens::paged::titled_pane;
 use crate::tui::theme::priority_label;
+use crate::tui::widgets::cell::{CellView, table_cell};
 use crate::tui::widgets::{count, thousands};
 
 impl InventoryScreen {
@@ -24,14 +24,12 @@ impl InventoryScreen {
         let total = self
             .total
             .map_or("… projects".to_owned(), |total| count(total, "project"));
-        let loaded = if self.reviewed.filtering() {
-            self.reviewed.kept_of_read(self.list.rows.len())
-        } else {
-            format!("{} loaded", thousands(self.list.rows.len() as i64))
-        };
         let mut spans = vec![
             Span::styled(total, theme.title),
-            Span::styled(format!(" · {loaded}"), theme.dim),
+            Span::styled(
+                format!(" · {} loaded", thousands(self.list.rows.len() as i64)),
+                theme.dim,
+            ),
         ];
         spans.extend(self.list.head_spans(self.total, theme));
         if self.list.is_loading() {
@@ -141,9 +139,12 @@ impl InventoryScreen {
             })
             .collect();
         let widths: Vec<Constraint> = std::iter::once(Constraint::Length(1))
-            .chain(layout.columns.iter().map(|&(column, width)| match column {
-                Column::Name => Constraint::Min(width),
-                _ => Constraint::Length(width),
+            .chain(layout.columns.iter().map(|&(column, width)| {
+                if column == Column::NAME {
+                    Constraint::Min(width)
+                } else {
+                    Constraint::Length(width)
+                }
             }))
             .collect();
         let arrow = match self.sort_order() {
@@ -178,7 +179,7 @@ impl InventoryScreen {
         let theme = view.theme;
         let width = width as usize;
         match column {
-            Column::Name => {
+            Column::NAME => {
                 let mark = self.reviewed.glyph(item, self.list.loaded_at);
                 // Who marked it, beside the name, while the name keeps most of the cell.
                 let by = self
@@ -198,7 +199,7 @@ impl InventoryScreen {
                     Span::styled(by, theme.dim),
                 ]))
             }
-            Column::Pii => {
+            Column::PII => {
                 // A null `matched_reason` means the count is unknown, never zero.
                 let cell = match item.matched_reason.as_ref() {
                     Some(reason) => {
@@ -212,9 +213,9 @@ impl InventoryScreen {
                 };
                 TableCell::from(Line::from(cell).right_aligned())
             }
-            Column::Policy => super::policy::policy_cell(&self.policy.shown, item, theme),
-            other => (other.cell())(
-                item,
+            Column::POLICY => super::policy::policy_cell(&self.policy.shown, item, theme),
+            other => table_cell(
+                other.field().list_cell(item),
                 &CellView {
                     theme,
                     width,

@@ -9,7 +9,10 @@ use ratatui::widgets::Paragraph;
 use time::OffsetDateTime;
 
 use super::{ProjectScreen, WriteAccess};
-use crate::api::model::{ActivityGroup, DeploymentStatus, PublishAudience, ReviewPriority};
+use crate::api::model::{
+    ActivityGroup, DeploymentStatus, InventoryItem, PublishAudience, ReviewPriority,
+};
+use crate::formats::row::Row;
 use crate::history::ProjectState;
 use crate::text::{display_width, fit, sanitize_multiline};
 use crate::tui::action::Action;
@@ -17,6 +20,7 @@ use crate::tui::effect::Gate;
 use crate::tui::facts::Source;
 use crate::tui::screens::{ScreenView, error_text};
 use crate::tui::theme::priority_label;
+use crate::tui::widgets::cell::{CellView, fact_value};
 use crate::tui::widgets::{ago, thousands};
 
 /// "2026-11-20 09:30 UTC · 2 d ago", or "—".
@@ -289,37 +293,23 @@ impl ProjectScreen {
                 thousands(item.visitors_30d)
             ),
         ));
-        lines.push(row("Messages", thousands(item.message_count)));
-        lines.push(row(
-            "Last scan",
-            match item.last_security_scan_at {
-                Some(at) => ago((view.now - at).whole_seconds()),
-                None => "never".into(),
-            },
-        ));
-        if let Some(url) = &item.url {
-            lines.push(Line::from(vec![
-                Span::styled(format!("{:<LABEL$}", "App URL"), theme.dim),
-                Span::styled(fit(url, 80), theme.accent),
-            ]));
+        // The item's other facts, each declared with its field (`formats`).
+        let fact_view = CellView {
+            theme,
+            width: 80,
+            now: view.now,
+        };
+        for (label, value) in <InventoryItem as Row>::FIELDS
+            .iter()
+            .filter_map(|field| field.fact_of(item))
+        {
+            if let Some(value) = fact_value(value, &fact_view) {
+                lines.push(Line::from(vec![
+                    Span::styled(format!("{label:<LABEL$}"), theme.dim),
+                    value,
+                ]));
+            }
         }
-        let connectors = if item.connectors.is_empty() {
-            "none".to_owned()
-        } else {
-            fit(&item.connectors.join(", "), 80)
-        };
-        lines.push(row("Connectors", connectors));
-        let functions = if item.edge_functions.is_empty() {
-            "none".to_owned()
-        } else {
-            let names: Vec<&str> = item
-                .edge_functions
-                .iter()
-                .map(|f| f.name.as_str())
-                .collect();
-            fit(&names.join(", "), 80)
-        };
-        lines.push(row("Functions", functions));
         if let Some(reason) = &item.matched_reason {
             let v = &reason.values;
             lines.push(row(

@@ -9,22 +9,18 @@ use time::macros::datetime;
 use vantage::api::model::{FindingType, InventoryItem, PiiFinding, ScanFinding};
 use vantage::report::machine::{Feed, ProjectEvidence, defectdojo, ocsf};
 
+use crate::common::items::inventory_item;
 use ocsf_schema::Schema;
 
 const HOSTILE_NAME: &str = "<img src=x onerror=alert(1)> *bold* [link](http://x) \u{1b}[31m`tick`";
 
 fn item(id: &str, name: &str, reasons: Value) -> InventoryItem {
-    serde_json::from_value(json!({
-        "id": id, "name": name, "description": null, "url": format!("https://app.example/{id}"),
-        "is_published": true, "publish_audience": "public", "visibility": "workspace_edit",
-        "activity_group": "last_14_days", "connectors": [], "edge_functions": [],
-        "edit_count": 3, "message_count": 9, "edits_24h": 0, "edits_7d": 1, "edits_30d": 3,
-        "visitors_24h": 0, "visitors_7d": 0, "visitors_30d": 0,
+    serde_json::from_value(inventory_item(json!({
+        "id": id, "name": name, "url": format!("https://app.example/{id}"),
+        "edit_count": 3, "message_count": 9, "edits_7d": 1, "edits_30d": 3,
         "last_edited_at": "2026-11-20T10:00:00Z", "last_security_scan_at": "2026-11-21T10:00:00Z",
-        "owner": {"display_name": name}, "review_priority": "needs_review",
-        "review_priority_explanation": reasons,
-        "matched_reason": null
-    }))
+        "owner": {"display_name": name}, "review_priority_explanation": reasons
+    })))
     .expect("an inventory item")
 }
 
