@@ -24,12 +24,14 @@ impl InventoryScreen {
         let total = self
             .total
             .map_or("… projects".to_owned(), |total| count(total, "project"));
+        let loaded = if self.reviewed.filtering() {
+            self.reviewed.kept_of_read(self.list.rows.len())
+        } else {
+            format!("{} loaded", thousands(self.list.rows.len() as i64))
+        };
         let mut spans = vec![
             Span::styled(total, theme.title),
-            Span::styled(
-                format!(" · {} loaded", thousands(self.list.rows.len() as i64)),
-                theme.dim,
-            ),
+            Span::styled(format!(" · {loaded}"), theme.dim),
         ];
         spans.extend(self.list.head_spans(self.total, theme));
         if self.list.is_loading() {
