@@ -68,6 +68,20 @@ pub enum ClientEvent {
     VersionMismatch { pinned: String, served: String },
 }
 
+impl ClientEvent {
+    /// Whether a command prints it as a warning (the rest is progress or
+    /// only logged): what an answer's check tells (`transport/checks.rs`)
+    /// and a spent retry budget.
+    pub fn is_warning(&self) -> bool {
+        matches!(
+            self,
+            Self::UnknownQueryParams { .. }
+                | Self::VersionMismatch { .. }
+                | Self::RetryBudgetExhausted { .. }
+        )
+    }
+}
+
 impl fmt::Display for ClientEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
