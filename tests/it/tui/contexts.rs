@@ -343,8 +343,8 @@ fn a_context_switch_builds_the_new_app_from_the_same_settings() {
     let overrides = [("quit".to_owned(), vec!["x".to_owned()])].into();
     let settings = AppSettings {
         tui: TuiTable {
-            theme: ThemeName::Dark,
             refresh_secs: RefreshSecs::fixed(30),
+            ..TuiTable::default()
         },
         depth: ColorDepth::Ansi256,
         keymap: Keymap::with_overrides(&overrides).unwrap(),
