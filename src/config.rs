@@ -10,6 +10,7 @@
 mod contexts;
 mod credentials;
 mod file;
+pub mod keys;
 mod secret_command;
 pub(crate) mod trust;
 mod views;

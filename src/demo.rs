@@ -10,7 +10,7 @@ use crate::server::{self, ServerConfig, ServerError};
 use crate::tui::app::Identity;
 use crate::tui::launch::{self, LaunchError, Target};
 use crate::tui::runtime::Exit;
-use crate::tui::settings::TuiSettings;
+use crate::tui::settings::{RefreshSecs, TuiSettings};
 
 #[derive(Debug, thiserror::Error)]
 pub enum DemoError {
@@ -41,7 +41,7 @@ pub async fn run(
     generate: Option<GenerateSpec>,
     read_only: bool,
     config: &LoadedConfig,
-    refresh: Option<u64>,
+    refresh: Option<RefreshSecs>,
 ) -> Result<Exit, DemoError> {
     // Settings first: a mistake in the file is reported before anything starts.
     let settings = TuiSettings::from_config(config)

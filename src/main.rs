@@ -16,7 +16,7 @@ use vantage::server::{self, faults::Faults, ratelimit::RateLimit, seed};
 use vantage::session::{GlobalArgs, Session};
 use vantage::tui::launch;
 use vantage::tui::runtime::Exit;
-use vantage::tui::settings::parse_refresh;
+use vantage::tui::settings::{RefreshSecs, parse_refresh};
 
 #[derive(Parser)]
 #[command(
@@ -40,7 +40,7 @@ struct Cli {
     verbose: bool,
     /// Seconds between the dashboard's live refreshes, e.g. 5s or 2m [default: [tui] refresh_secs, else 10s].
     #[arg(long, value_name = "INTERVAL", value_parser = parse_refresh)]
-    refresh: Option<u64>,
+    refresh: Option<RefreshSecs>,
     #[command(flatten)]
     global: GlobalArgs,
     #[command(subcommand)]
@@ -77,7 +77,7 @@ struct DemoArgs {
     generate: Option<seed::GenerateSpec>,
     /// Seconds between the dashboard's live refreshes, e.g. 5s or 2m [default: [tui] refresh_secs, else 10s].
     #[arg(long, value_name = "INTERVAL", value_parser = parse_refresh)]
-    refresh: Option<u64>,
+    refresh: Option<RefreshSecs>,
 }
 
 /// The longest `--consistency-lag-ms`: a day; beyond it, timestamps of pending
@@ -214,7 +214,7 @@ fn run(cli: Cli) -> Result<()> {
 /// The dashboard on the configured service. A terminal it cannot draw on, and
 /// problems with the config or the key, are reported before the terminal is
 /// touched.
-fn dashboard(global: &GlobalArgs, refresh: Option<u64>) -> Result<()> {
+fn dashboard(global: &GlobalArgs, refresh: Option<RefreshSecs>) -> Result<()> {
     vantage::tui::cursor_addressing::require()?;
     let session = Session::connect(global)?;
     // No workspace_id is fine: run_configured asks the service which ones the
@@ -232,7 +232,7 @@ fn dashboard(global: &GlobalArgs, refresh: Option<u64>) -> Result<()> {
 }
 
 /// `vantage demo`; `--refresh` may come before the command or after it.
-fn demo(global: &GlobalArgs, args: DemoArgs, refresh: Option<u64>) -> Result<()> {
+fn demo(global: &GlobalArgs, args: DemoArgs, refresh: Option<RefreshSecs>) -> Result<()> {
     vantage::tui::cursor_addressing::require()?;
     let config = LoadedConfig::load(global.config.as_deref())?;
     vantage::logging::to_file(&vantage::paths::data_dir())?;

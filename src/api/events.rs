@@ -68,6 +68,20 @@ pub enum ClientEvent {
     VersionMismatch { pinned: String, served: String },
 }
 
+impl ClientEvent {
+    /// Whether it is a warning: the log's level, and a command prints it
+    /// (the rest is progress or only logged): what an answer's check tells
+    /// (`transport/checks.rs`) and a spent retry budget.
+    pub fn is_warning(&self) -> bool {
+        matches!(
+            self,
+            Self::UnknownQueryParams { .. }
+                | Self::VersionMismatch { .. }
+                | Self::RetryBudgetExhausted { .. }
+        )
+    }
+}
+
 impl fmt::Display for ClientEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -180,13 +194,9 @@ impl EventHub {
 
     pub fn emit(&self, event: ClientEvent) {
         match &event {
-            ClientEvent::UnknownQueryParams { .. }
-            | ClientEvent::VersionMismatch { .. }
-            | ClientEvent::RetryBudgetExhausted { .. } => tracing::warn!("{event}"),
+            event if event.is_warning() => tracing::warn!("{event}"),
             ClientEvent::Retrying { .. } | ClientEvent::Paced { .. } => tracing::info!("{event}"),
-            ClientEvent::RequestDone { .. } | ClientEvent::RateLimit(_) => {
-                tracing::debug!("{event}")
-            }
+            _ => tracing::debug!("{event}"),
         }
         if let Some(callback) = &self.callback {
             callback(&event);

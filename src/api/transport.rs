@@ -33,9 +33,11 @@ use super::ratelimit::{Admission, Lane, Pacer, Permit, RateLimitState};
 use super::retry::{Jitter, RetryBudget, RetryPolicy, parse_retry_after};
 use super::sleeper::Sleeper;
 
+mod checks;
 mod failures;
 mod nul;
 
+use checks::{ANSWER_CHECKS, Check, Expected};
 use failures::{body_start, error_chain, error_from, is_tls_failure};
 
 pub const API_KEY_HEADER: &str = "service-api-key";
@@ -118,20 +120,24 @@ pub struct Answer {
 impl Answer {
     /// The body as `T`; a failure names the JSON path, the status and request id.
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
-        // An error envelope is shown, never stored: its ids keep their NUL
-        // (escaped on output).
-        if (200..300).contains(&self.status)
-            && let Some(json_path) = nul::id_with_nul(&self.body)
-        {
+        // The body checks of `checks.rs`; an error envelope is shown, never
+        // stored, so only a success's.
+        let success = (200..300).contains(&self.status);
+        let refusal = ANSWER_CHECKS
+            .iter()
+            .take_while(|_| success)
+            .find_map(|declared| match declared.check {
+                Check::Refuse(check) => check(self),
+                Check::Notice(_) => None,
+            });
+        if let Some(refusal) = refusal {
             return Err(ApiError::decode(DecodeError {
                 status: self.status,
                 request_id: self.request_id.clone(),
                 method: self.method.to_string(),
                 path: self.path.clone(),
-                json_path,
-                message: "an id holds U+0000 (NUL), which vantage refuses: the shared history \
-                          cannot store it"
-                    .to_owned(),
+                json_path: refusal.json_path,
+                message: refusal.message,
                 body_start: body_start(&self.body),
             }));
         }
@@ -172,7 +178,8 @@ pub struct Transport {
     pub(crate) sleeper: Arc<dyn Sleeper>,
     pub(crate) events: EventHub,
     calls: AtomicU64,
-    version_warned: AtomicBool,
+    /// Per check of `ANSWER_CHECKS`: whether a check told once has told.
+    told_once: Vec<AtomicBool>,
     /// When the last answer came (on the sleeper's clock): how long the
     /// pooled connections have been idle.
     last_answer: std::sync::Mutex<Option<time::OffsetDateTime>>,
@@ -265,7 +272,10 @@ impl Transport {
             sleeper: config.sleeper.clone(),
             events: EventHub::new(config.on_event.clone()),
             calls: AtomicU64::new(0),
-            version_warned: AtomicBool::new(false),
+            told_once: ANSWER_CHECKS
+                .iter()
+                .map(|_| AtomicBool::new(false))
+                .collect(),
             last_answer: std::sync::Mutex::new(None),
         })
     }
@@ -395,7 +405,7 @@ impl Transport {
         }
     }
 
-    /// Rate-limit state, ignored query parameters, the version echo.
+    /// The rate-limit state, then the notices of `checks.rs`' [`ANSWER_CHECKS`].
     fn record(&self, permit: Option<Permit>, answer: &Answer, retry_after: Option<Duration>) {
         if let (Some(pacer), Some(permit)) = (&self.pacer, permit) {
             let refused = (answer.status == 429).then(|| {
@@ -408,29 +418,23 @@ impl Transport {
                 self.events.emit(ClientEvent::RateLimit(state));
             }
         }
-        let header = |name: &str| answer.headers.get(name).and_then(|v| v.to_str().ok());
-        if let Some(names) = header(UNKNOWN_PARAMS_HEADER) {
-            self.events.emit(ClientEvent::UnknownQueryParams {
-                method: answer.method.to_string(),
-                path: answer.path.clone(),
-                names: names
-                    .split(',')
-                    .map(|name| one_line(name.trim()))
-                    .filter(|name| !name.is_empty())
-                    .collect(),
-                omitted: header(UNKNOWN_PARAMS_OMITTED_HEADER)
-                    .and_then(|n| n.trim().parse().ok())
-                    .unwrap_or(0),
-            });
-        }
-        if let Some(served) = header(VERSION_HEADER)
-            && served != self.pinned_version
-            && !self.version_warned.swap(true, Ordering::Relaxed)
-        {
-            self.events.emit(ClientEvent::VersionMismatch {
-                pinned: self.pinned_version.clone(),
-                served: one_line(served),
-            });
+        let expected = Expected {
+            pinned_version: &self.pinned_version,
+        };
+        for (declared, told) in ANSWER_CHECKS.iter().zip(&self.told_once) {
+            let Check::Notice(check) = declared.check else {
+                continue;
+            };
+            if declared.once && told.load(Ordering::Relaxed) {
+                continue;
+            }
+            if let Some(event) = check(answer, &expected) {
+                if declared.once && told.swap(true, Ordering::Relaxed) {
+                    continue;
+                }
+                tracing::debug!(check = declared.name, "an answer's check told something");
+                self.events.emit(event);
+            }
         }
     }
 

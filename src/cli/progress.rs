@@ -139,11 +139,7 @@ impl Progress {
                 state.note = Some(event.to_string());
                 self.redraw(&mut state, true);
             }
-            ClientEvent::UnknownQueryParams { .. }
-            | ClientEvent::VersionMismatch { .. }
-            | ClientEvent::RetryBudgetExhausted { .. } => {
-                self.message(&format!("warning: {event}"))
-            }
+            event if event.is_warning() => self.message(&format!("warning: {event}")),
             _ => {}
         }
     }

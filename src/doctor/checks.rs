@@ -12,6 +12,7 @@ use crate::api::{ApiError, PageParams, ProjectListParams};
 use crate::config::{Context, LoadedConfig};
 use crate::history::{HistoryConfig, HistoryLocation, inspect_schema};
 use crate::session::{GlobalArgs, Session, SessionError};
+use crate::tui::settings::TuiSettings;
 
 /// A clock this far from the service's is worth a look (the service's `Date`
 /// is whole seconds).
@@ -22,6 +23,7 @@ const CLOCK_FAIL: Duration = Duration::from_secs(120);
 pub async fn all(global: &GlobalArgs) -> Vec<Check> {
     let mut checks = Vec::new();
     if let Some((loaded, context)) = config_and_context(global, &mut checks) {
+        checks.push(dashboard(&loaded));
         service(global, &mut checks).await;
         history(global, &loaded, &context, &mut checks);
     }
@@ -86,6 +88,30 @@ fn config_and_context(
             ));
             None
         }
+    }
+}
+
+/// `[tui]` and `[keys]` read as the dashboard reads them (it refuses to start
+/// on a mistake there), and the `[tui]` values in effect.
+fn dashboard(loaded: &LoadedConfig) -> Check {
+    match TuiSettings::from_config(loaded) {
+        Ok(settings) => {
+            let values: Vec<String> = settings
+                .tui
+                .values()
+                .into_iter()
+                .map(|(key, value)| match value {
+                    Some(value) => format!("{key} = {value}"),
+                    None => format!("{key} unset"),
+                })
+                .collect();
+            Check::ok("dashboard", format!("[tui] {}", values.join(", ")))
+        }
+        Err(error) => Check::fail(
+            "dashboard",
+            error.to_string(),
+            "fix [tui] or [keys] as the error says (README.md: the dashboard's settings)",
+        ),
     }
 }
 

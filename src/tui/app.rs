@@ -154,7 +154,7 @@ impl App {
         Self {
             identity,
             theme: settings.theme(),
-            monitor: MonitorScreen::new(settings.refresh_secs),
+            monitor: MonitorScreen::new(settings.tui.refresh_secs.get()),
             settings,
             insights: InsightsScreen::default(),
             inventory,

@@ -17,7 +17,7 @@ use super::services::{
     ClientServices, ContextSwitch, HistoryAccess, HistoryDoor, ServiceSource, Services,
     SwitchedContext,
 };
-use super::settings::{AppSettings, TuiSettings, TuiSettingsError};
+use super::settings::{AppSettings, RefreshSecs, TuiSettings, TuiSettingsError};
 use super::terminal::{self, RestoreOnDrop};
 use super::theme::ColorDepth;
 use super::vocab::{ErrorInfo, notice};
@@ -88,7 +88,10 @@ pub fn watchlist_for(context: &Context) -> PathBuf {
 
 /// Opens the dashboard on the configured service; `refresh` is the command
 /// line's `--refresh` (seconds), over the config file's.
-pub async fn run_configured(session: Session, refresh: Option<u64>) -> Result<Exit, LaunchError> {
+pub async fn run_configured(
+    session: Session,
+    refresh: Option<RefreshSecs>,
+) -> Result<Exit, LaunchError> {
     let settings = TuiSettings::from_config(&session.config)?.with_refresh(refresh);
     // Configured, or asked of the service (DESIGN.md): the one the key reaches
     // is named in the header; several are offered in a picker.

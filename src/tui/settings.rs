@@ -10,21 +10,31 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 
 use super::keymap::{Keymap, KeymapError};
-use super::screens::monitor::DEFAULT_REFRESH_SECS;
 use super::theme::{ColorDepth, Theme, ThemeName};
 use crate::config::LoadedConfig;
+use crate::config::keys::{Bounded, declare_keys};
 
-/// The refresh interval the config may ask for, in seconds.
-const REFRESH_SECS_RANGE: std::ops::RangeInclusive<u64> = 1..=3600;
+/// `[tui] refresh_secs` and `--refresh`: 1 s to an hour.
+pub type RefreshSecs = Bounded<1, 3600>;
+
+declare_keys! {
+    /// The `[tui]` table, one key a line (ARCHITECTURE.md: how to add a
+    /// config key). Each doc line is README's line for the key.
+    pub struct TuiTable {
+        /// the dashboard's colours; `NO_COLOR` always wins
+        theme: ThemeName = ThemeName::Dark,
+        /// seconds between refreshes of the live monitor (`--refresh` wins)
+        refresh_secs: RefreshSecs = Bounded::fixed(10),
+    }
+}
 
 /// What the dashboard takes from the config file.
 #[derive(Debug, Clone, Default)]
 pub struct TuiSettings {
-    pub theme: ThemeName,
+    /// `[tui]`, each key read and checked (`refresh_secs` after `--refresh`).
+    pub tui: TuiTable,
     /// The default keys with the `[keys]` overrides applied.
     pub keymap: Keymap,
-    /// `[tui] refresh_secs`: seconds between refreshes of the live monitor.
-    pub refresh_secs: Option<u64>,
     /// The config file's `max_walk_items`: the most items one walk over a
     /// list's pages reads, the dashboard's lists included.
     pub max_walk_items: Option<u64>,
@@ -57,53 +67,6 @@ struct DashboardTables {
     tui: TuiTable,
     /// Action name to its keys; only the overrides.
     keys: BTreeMap<String, KeyList>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, deny_unknown_fields, expecting = "a table")]
-struct TuiTable {
-    theme: ThemeName,
-    refresh_secs: Option<RefreshSecs>,
-}
-
-/// `[tui] refresh_secs`, within [`REFRESH_SECS_RANGE`].
-#[derive(Debug, Clone, Copy)]
-struct RefreshSecs(u64);
-
-impl<'de> Deserialize<'de> for RefreshSecs {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct SecsVisitor;
-
-        impl Visitor<'_> for SecsVisitor {
-            type Value = RefreshSecs;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(
-                    f,
-                    "a whole number of seconds from {} to {}",
-                    REFRESH_SECS_RANGE.start(),
-                    REFRESH_SECS_RANGE.end()
-                )
-            }
-
-            fn visit_i64<E: de::Error>(self, secs: i64) -> Result<RefreshSecs, E> {
-                u64::try_from(secs)
-                    .ok()
-                    .filter(|secs| REFRESH_SECS_RANGE.contains(secs))
-                    .map(RefreshSecs)
-                    .ok_or_else(|| E::invalid_value(de::Unexpected::Signed(secs), &self))
-            }
-
-            fn visit_u64<E: de::Error>(self, secs: u64) -> Result<RefreshSecs, E> {
-                Some(secs)
-                    .filter(|secs| REFRESH_SECS_RANGE.contains(secs))
-                    .map(RefreshSecs)
-                    .ok_or_else(|| E::invalid_value(de::Unexpected::Unsigned(secs), &self))
-            }
-        }
-
-        deserializer.deserialize_any(SecsVisitor)
-    }
 }
 
 /// `quit = "q"` or `quit = ["q", "ctrl-c"]`.
@@ -163,9 +126,8 @@ impl TuiSettings {
         let keymap = Keymap::with_overrides(&overrides)
             .map_err(|source| TuiSettingsError::Keymap { path, source })?;
         Ok(Self {
-            theme: tables.tui.theme,
+            tui: tables.tui,
             keymap,
-            refresh_secs: tables.tui.refresh_secs.map(|secs| secs.0),
             max_walk_items: config.file.max_walk_items,
             config_file: config.path.clone().or_else(crate::paths::config_file),
         })
@@ -174,9 +136,9 @@ impl TuiSettings {
 
 impl TuiSettings {
     /// The command line's `--refresh` over the config file's `refresh_secs`.
-    pub fn with_refresh(mut self, flag: Option<u64>) -> Self {
-        if flag.is_some() {
-            self.refresh_secs = flag;
+    pub fn with_refresh(mut self, flag: Option<RefreshSecs>) -> Self {
+        if let Some(secs) = flag {
+            self.tui.refresh_secs = secs;
         }
         self
     }
@@ -188,13 +150,12 @@ impl TuiSettings {
 /// new App from the old one's.
 #[derive(Debug, Clone)]
 pub struct AppSettings {
-    /// `[tui] theme`, or the one `:theme` chose since.
-    pub theme: ThemeName,
+    /// `[tui]` (`theme` the one `:theme` chose since, `refresh_secs` after
+    /// `--refresh`): a new key reaches the App with no more plumbing.
+    pub tui: TuiTable,
     /// The terminal's colours: every theme is built for them.
     pub depth: ColorDepth,
     pub keymap: Keymap,
-    /// Seconds between refreshes of the live monitor.
-    pub refresh_secs: u64,
     /// Where `ctrl-s` writes its exports.
     pub export_dir: PathBuf,
     /// The most items one walk of a list reads (`max_walk_items`).
@@ -206,10 +167,9 @@ pub struct AppSettings {
 impl AppSettings {
     pub fn new(settings: &TuiSettings, depth: ColorDepth, export_dir: PathBuf) -> Self {
         Self {
-            theme: settings.theme,
+            tui: settings.tui.clone(),
             depth,
             keymap: settings.keymap.clone(),
-            refresh_secs: settings.refresh_secs.unwrap_or(DEFAULT_REFRESH_SECS),
             export_dir,
             max_walk_items: settings
                 .max_walk_items
@@ -221,13 +181,13 @@ impl AppSettings {
     /// The theme, for the terminal's depth: the one way the dashboard builds
     /// one, so a 16-colour terminal gets 16-colour codes whatever was switched.
     pub fn theme(&self) -> Theme {
-        Theme::for_terminal(self.theme, self.depth)
+        Theme::for_terminal(self.tui.theme, self.depth)
     }
 }
 
 /// `--refresh`: seconds (`5`, `5s`) or minutes (`2m`), within the range
 /// `refresh_secs` allows (htop's `-d` takes a plain number; a unit reads better).
-pub fn parse_refresh(text: &str) -> Result<u64, String> {
+pub fn parse_refresh(text: &str) -> Result<RefreshSecs, String> {
     let text = text.trim();
     let (number, unit) = match text.strip_suffix('s') {
         Some(number) => (number, 1),
@@ -240,12 +200,12 @@ pub fn parse_refresh(text: &str) -> Result<u64, String> {
         .parse::<u64>()
         .ok()
         .and_then(|number| number.checked_mul(unit))
-        .filter(|secs| REFRESH_SECS_RANGE.contains(secs))
+        .and_then(RefreshSecs::new)
         .ok_or_else(|| {
             format!(
                 "{text:?} is not a refresh interval: give seconds or minutes from {} s to {} min, e.g. 5s or 2m",
-                REFRESH_SECS_RANGE.start(),
-                REFRESH_SECS_RANGE.end() / 60
+                RefreshSecs::MIN,
+                RefreshSecs::MAX / 60
             )
         })
 }
@@ -287,23 +247,25 @@ mod tests {
 
     #[test]
     fn the_refresh_flag_takes_seconds_or_minutes_and_wins_over_the_file() {
-        assert_eq!(parse_refresh("5s"), Ok(5));
-        assert_eq!(parse_refresh("5"), Ok(5));
-        assert_eq!(parse_refresh("2m"), Ok(120));
+        let secs = |text| parse_refresh(text).map(RefreshSecs::get);
+        assert_eq!(secs("5s"), Ok(5));
+        assert_eq!(secs("5"), Ok(5));
+        assert_eq!(secs("2m"), Ok(120));
         for bad in ["0s", "", "s", "5h", "-1", "61m", "1.5s"] {
             let refused = parse_refresh(bad).unwrap_err();
             assert!(refused.contains("e.g. 5s"), "{bad}: {refused}");
         }
         let file = settings("[tui]\nrefresh_secs = 30\n").unwrap();
-        assert_eq!(file.clone().with_refresh(None).refresh_secs, Some(30));
-        assert_eq!(file.with_refresh(Some(5)).refresh_secs, Some(5));
+        let flag = parse_refresh("5").ok();
+        assert_eq!(file.clone().with_refresh(None).tui.refresh_secs.get(), 30);
+        assert_eq!(file.with_refresh(flag).tui.refresh_secs.get(), 5);
     }
 
     #[test]
     fn refresh_secs_is_read_and_checked() {
-        assert_eq!(settings("").unwrap().refresh_secs, None);
+        assert_eq!(settings("").unwrap().tui.refresh_secs.get(), 10);
         let read = settings("[tui]\nrefresh_secs = 30\n").unwrap();
-        assert_eq!(read.refresh_secs, Some(30));
+        assert_eq!(read.tui.refresh_secs.get(), 30);
         for bad in ["0", "3601", "\"10\"", "2.5", "-1"] {
             let error = settings(&format!("[tui]\nrefresh_secs = {bad}\n")).unwrap_err();
             assert!(
@@ -315,18 +277,18 @@ mod tests {
         }
         let error = settings("[tui]\nrefresh_secs = 0\n").unwrap_err();
         assert!(
-            error.to_string().ends_with(
-                "invalid value: integer `0`, expected a whole number of seconds from 1 to 3600"
-            ),
+            error
+                .to_string()
+                .ends_with("invalid value: integer `0`, expected a whole number from 1 to 3600"),
             "{error}"
         );
     }
 
     #[test]
     fn the_theme_is_dark_or_light() {
-        assert_eq!(settings("").unwrap().theme, ThemeName::Dark);
+        assert_eq!(settings("").unwrap().tui.theme, ThemeName::Dark);
         let light = settings("[tui]\ntheme = \"light\"\n").unwrap();
-        assert_eq!(light.theme, ThemeName::Light);
+        assert_eq!(light.tui.theme, ThemeName::Light);
         assert_says(
             &refusal("[tui]\ntheme = \"blue\"\n"),
             &["[tui] theme: unknown variant `blue`", "`dark`", "`light`"],
@@ -337,7 +299,7 @@ mod tests {
     fn a_misspelt_key_is_named() {
         assert_says(
             &refusal("[tui]\nthme = \"light\"\n"),
-            &["[tui] thme: unknown field `thme`"],
+            &["[tui] thme: unknown field `thme`, expected `theme` or `refresh_secs`"],
         );
         assert_says(
             &refusal("tui = 5\n"),

@@ -14,6 +14,23 @@ pub enum ThemeName {
     Light,
 }
 
+/// `[tui] theme`.
+impl crate::config::keys::KeyValue for ThemeName {
+    fn kind() -> String {
+        "`dark` or `light`".into()
+    }
+
+    fn shown(&self) -> Option<String> {
+        Some(
+            match self {
+                Self::Dark => "dark",
+                Self::Light => "light",
+            }
+            .into(),
+        )
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Theme {
     pub base: Style,

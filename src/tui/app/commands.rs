@@ -200,7 +200,7 @@ impl App {
             return;
         }
         // Kept in the settings, so a context switch keeps it too.
-        self.settings.theme = name;
+        self.settings.tui.theme = name;
         self.theme = self.settings.theme();
     }
 

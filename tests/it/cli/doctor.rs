@@ -73,6 +73,7 @@ async fn doctor_on_a_good_setup_exits_0_and_names_every_check() {
     for name in [
         "config",
         "context",
+        "dashboard",
         "key",
         "api",
         "workspace",
@@ -118,6 +119,44 @@ async fn doctor_on_a_good_setup_exits_0_and_names_every_check() {
         text.stdout.lines().any(|line| line.starts_with("✓ api")),
         "{}",
         text.stdout
+    );
+    server.stop().await;
+}
+
+/// `[tui]` and `[keys]` read as the dashboard reads them: a misspelt key,
+/// which the dashboard refuses at start, fails the check with the key named
+/// (exit 1); a good table shows each `[tui]` value in effect.
+#[tokio::test(flavor = "multi_thread")]
+async fn doctor_reads_the_dashboard_settings_as_the_dashboard_does() {
+    let (server, _clock) = server_with(|config| {
+        config.clock = vantage::clock::Clock::system();
+    })
+    .await;
+    let cli = Cli::new(server.base_url(), ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    let path = cli.config_file("[tui]\nthme = \"light\"\n");
+    let env = [("VANTAGE_CONFIG", path.to_str().unwrap())];
+    let run = doctor(&cli, &["--format", "json"], &env).await;
+    let report: Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
+    run.expect(1);
+    let dashboard = check(&report, "dashboard");
+    assert_eq!(dashboard["status"], "fail", "{dashboard}");
+    assert!(
+        dashboard["detail"]
+            .as_str()
+            .unwrap()
+            .ends_with("[tui] thme: unknown field `thme`, expected `theme` or `refresh_secs`"),
+        "{dashboard}"
+    );
+    cli.config_file("[tui]\nrefresh_secs = 30\n[keys]\nquit = \"x\"\n");
+    let run = doctor(&cli, &["--format", "json"], &env).await;
+    let report: Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
+    run.expect(0);
+    let dashboard = check(&report, "dashboard");
+    assert_eq!(dashboard["status"], "ok", "{dashboard}");
+    let detail = dashboard["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with("[tui] theme = dark, refresh_secs = 30"),
+        "{dashboard}"
     );
     server.stop().await;
 }

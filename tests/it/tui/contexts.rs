@@ -337,15 +337,17 @@ fn a_context_switch_builds_the_new_app_from_the_same_settings() {
     use ratatui::style::Color;
     use vantage::tui::app::Identity;
     use vantage::tui::keymap::Keymap;
-    use vantage::tui::settings::AppSettings;
+    use vantage::tui::settings::{AppSettings, RefreshSecs, TuiTable};
     use vantage::tui::theme::{ColorDepth, ThemeName};
 
     let overrides = [("quit".to_owned(), vec!["x".to_owned()])].into();
     let settings = AppSettings {
-        theme: ThemeName::Dark,
+        tui: TuiTable {
+            refresh_secs: RefreshSecs::fixed(30),
+            ..TuiTable::default()
+        },
         depth: ColorDepth::Ansi256,
         keymap: Keymap::with_overrides(&overrides).unwrap(),
-        refresh_secs: 30,
         export_dir: std::env::temp_dir().join("vantage-test-exports"),
         max_walk_items: 1_000,
         config_file: None,
@@ -377,7 +379,7 @@ fn a_context_switch_builds_the_new_app_from_the_same_settings() {
         NOW,
     );
     assert!(header(&app).contains("context prod"), "{}", header(&app));
-    assert_eq!(app.settings.theme, ThemeName::Light);
+    assert_eq!(app.settings.tui.theme, ThemeName::Light);
     assert_eq!(app.settings.depth, ColorDepth::Ansi256);
     assert_eq!(app.theme.depth, ColorDepth::Ansi256);
     // The light header's 24-bit background, fitted to the 256 colours.

@@ -7,6 +7,7 @@ mod answers;
 mod bulk_budget;
 mod bulk_names;
 mod changes;
+mod config_readme;
 mod contexts;
 mod deploy_poll_bounds;
 mod edges;

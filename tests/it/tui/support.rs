@@ -11,10 +11,8 @@ use vantage::tui::theme::{ColorDepth, ThemeName};
 /// The default keys and refresh, `theme` on a terminal of `depth` colours,
 /// exports to the temporary directory.
 pub fn settings(theme: ThemeName, depth: ColorDepth) -> AppSettings {
-    let tui = TuiSettings {
-        theme,
-        ..TuiSettings::default()
-    };
+    let mut tui = TuiSettings::default();
+    tui.tui.theme = theme;
     AppSettings::new(&tui, depth, std::env::temp_dir())
 }
 

@@ -40,8 +40,6 @@ use crate::tui::ops::GetRealtime;
 use crate::tui::screens::actions::ScreenAction;
 use crate::tui::watchlist::{WATCH_LIMIT, WatchEntry};
 
-/// Seconds between refreshes unless `[tui] refresh_secs` says otherwise.
-pub const DEFAULT_REFRESH_SECS: u64 = 10;
 /// The longest pause between retries while the service is unreachable (or one
 /// refresh interval, when that is longer).
 const BACKOFF_CAP: Duration = Duration::seconds(60);
@@ -126,13 +124,8 @@ pub struct MonitorScreen {
     grid_fit: Cell<Option<GridFit>>,
 }
 
-impl Default for MonitorScreen {
-    fn default() -> Self {
-        Self::new(DEFAULT_REFRESH_SECS)
-    }
-}
-
 impl MonitorScreen {
+    /// Refreshing every `refresh_secs` (`[tui] refresh_secs`, `--refresh`).
     pub fn new(refresh_secs: u64) -> Self {
         Self {
             refresh: Duration::seconds(refresh_secs.max(1) as i64),
