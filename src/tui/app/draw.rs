@@ -39,6 +39,13 @@ fn status_error_text(error: &crate::tui::effect::ErrorInfo) -> String {
     sanitize_line(&text).into_owned()
 }
 
+/// " · " between two parts of the status line, once, never at its start.
+fn separate(spans: &mut Vec<Span<'static>>, theme: &crate::tui::theme::Theme) {
+    if spans.last().is_some_and(|last| last.content != " · ") {
+        spans.push(Span::styled(" · ", theme.dim));
+    }
+}
+
 impl App {
     /// From the first 403 `insufficient_scope` on, the footer of every screen
     /// says which scope the key lacks, in few words so the hints stay.
@@ -211,6 +218,8 @@ impl App {
     fn draw_status(&self, frame: &mut Frame, area: Rect, now: OffsetDateTime) {
         let theme = &self.theme;
         let mut spans = self.away_head();
+        // The rate and the age: what the line says anyway, again in a moment.
+        let mut ambient = Vec::new();
         if let Some((remaining, limit)) = self.status.rate {
             let style = if remaining * 10 < limit {
                 theme.warn
@@ -223,22 +232,38 @@ impl App {
                 .map(|at| (now - at).whole_seconds())
                 .filter(|age| *age >= 60)
                 .map_or(String::new(), |age| format!(" ({})", ago(age)));
-            spans.push(Span::styled(
+            ambient.push(Span::styled(
                 format!("rate {remaining}/{limit}{age}"),
                 style,
             ));
-            spans.push(Span::styled(" · ", theme.dim));
+            ambient.push(Span::styled(" · ", theme.dim));
         }
-        match self.screen().last_loaded() {
-            Some(at) => spans.push(Span::styled(
+        ambient.push(match self.screen().last_loaded() {
+            Some(at) => Span::styled(
                 format!("updated {}", ago((now - at).whole_seconds())),
                 theme.dim,
-            )),
-            None => spans.push(Span::styled("not loaded yet", theme.dim)),
+            ),
+            None => Span::styled("not loaded yet", theme.dim),
+        });
+        let notice = self
+            .status
+            .notice
+            .as_ref()
+            .filter(|(_, at)| now < *at + NOTICE_SHOWN_FOR)
+            .map(|(text, _)| text);
+        // A notice the user just caused wins the space: the rate and the
+        // age make way for it when the line cannot hold them all.
+        let width = |spans: &[Span]| spans.iter().map(Span::width).sum::<usize>();
+        let room_for_all = notice.is_none_or(|text| {
+            width(&spans) + width(&ambient) + 3 + crate::text::display_width(text)
+                <= area.width as usize
+        });
+        if room_for_all {
+            spans.append(&mut ambient);
         }
         if let Some((wait_ms, since)) = self.status.paced {
             let left = (wait_ms as i64 - (now - since).whole_milliseconds() as i64).max(0);
-            spans.push(Span::styled(" · ", theme.dim));
+            separate(&mut spans, theme);
             spans.push(Span::styled(
                 format!(
                     "waiting {} s for the rate limit",
@@ -248,7 +273,7 @@ impl App {
             ));
         }
         if let Some((reason, delay_ms)) = &self.status.retrying {
-            spans.push(Span::styled(" · ", theme.dim));
+            separate(&mut spans, theme);
             spans.push(Span::styled(
                 format!(
                     "{}, retrying in {} s",
@@ -258,13 +283,8 @@ impl App {
                 theme.warn,
             ));
         }
-        if let Some((text, _)) = self
-            .status
-            .notice
-            .as_ref()
-            .filter(|(_, at)| now < *at + NOTICE_SHOWN_FOR)
-        {
-            spans.push(Span::styled(" · ", theme.dim));
+        if let Some(text) = notice {
+            separate(&mut spans, theme);
             // The notice gets the rest of the line. One that ends in a file's
             // path is cut in the middle, keeping the file's name and extension.
             let used: usize = spans.iter().map(Span::width).sum();
@@ -280,7 +300,7 @@ impl App {
             };
             spans.push(Span::styled(text, theme.accent));
         } else if let Some(error) = self.errors.last().filter(|_| self.status.failing) {
-            spans.push(Span::styled(" · ", theme.dim));
+            separate(&mut spans, theme);
             let id = error.request_id.as_deref().unwrap_or("-");
             spans.push(Span::styled(
                 fit(
