@@ -131,6 +131,28 @@ fn a_second_reviewer_starts_with_an_empty_note_and_sees_the_earlier_one() {
     assert_eq!(written.op::<MarkReviewed>().note, None);
 }
 
+/// The walk's small defect: the note's title said "(nothing marked)" while
+/// another reviewer's mark stood. It names the cursor's row, and the mark
+/// that stands (its note or none) shows above the field.
+#[test]
+fn the_note_says_whose_mark_stands_never_nothing_marked() {
+    let mut standing = changed_mark();
+    standing.note = None;
+    let mut app = inventory_with(vec![standing]);
+    app.inventory.list.select(0);
+    app.handle(key('m'), NOW);
+    let text = screen(&app, 120, 35);
+    assert!(!text.contains("nothing marked"), "{text}");
+    assert!(
+        text.contains("Mark Ledger reviewed (the cursor's row)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("reviewed by ada at 2026-11-21 09:30 UTC, without a note"),
+        "{text}"
+    );
+}
+
 /// Item 5: a mark the history refuses keeps the cursor on the row.
 #[test]
 fn a_refused_mark_keeps_the_cursor_on_its_row() {
