@@ -714,7 +714,8 @@ mod with_a_real_history {
             said.starts_with("snapshot of 5,000 projects: about "),
             "{said}"
         );
-        assert!(said.contains(" requests over "), "{said}");
+        // No time before the walk has measured its pace: the latency sets it.
+        assert!(!said.contains(" over ") && !said.contains("min"), "{said}");
         server.stop().await;
     }
 
