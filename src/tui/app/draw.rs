@@ -70,15 +70,16 @@ impl App {
         .areas(area);
         self.draw_header(frame, header);
         self.draw_tabs(frame, tabs);
-        let view = ScreenView {
-            theme: &self.theme,
-            keymap: &self.settings.keymap,
-            now,
-        };
         // A tab about the project in focus says first when it is gone.
         let gone = self
             .focused_gone()
             .filter(|_| self.tab != Tab::Inventory && self.screen().about_focused_project());
+        let view = ScreenView {
+            theme: &self.theme,
+            keymap: &self.settings.keymap,
+            now,
+            gone,
+        };
         let screen_body = match gone {
             Some(gone) => {
                 let [banner, rest] =
