@@ -6,9 +6,9 @@
 //!
 //! - [`escape_invisible`]: the human formats' rule (`table`, `csv`, error
 //!   lines): every control, DEL, C1, bidi control and invisible format character
-//!   becomes a visible escape (`\x1b`, `\u202e`); ZWNJ and ZWJ stay, but a
-//!   ZWJ that would join a wide character (or ends the text) is escaped too
-//!   ([`zwj_is_ambiguous`]): terminals disagree on its width.
+//!   becomes a visible escape (`\x1b`, `\u202e`); a ZWNJ or ZWJ stays only
+//!   between two letters of a script that joins, else it is escaped too
+//!   ([`joiner_stays`]).
 //! - [`is_invisible_or_control`]: which characters that is; the JSON writer
 //!   escapes the same set as `\uXXXX`.
 //! - [`sanitize_line`] and [`sanitize_multiline`]: the dashboard's rule, the
@@ -39,7 +39,8 @@ enum Lines {
 /// One line of safe text: every control (C0 with `\t`, `\n` and `\r`, DEL,
 /// C1), bidi control and invisible format character is shown as a visible
 /// escape (`\t`, `\x1b`, `\u202e`), so a hostile name shows what it holds
-/// and nothing of it reaches the terminal raw. ZWNJ and ZWJ stay.
+/// and nothing of it reaches the terminal raw. A ZWNJ or ZWJ stays only
+/// where it joins ([`joiner_stays`]).
 pub fn sanitize_line(text: &str) -> Cow<'_, str> {
     sanitize(text, Lines::Single)
 }
@@ -50,7 +51,7 @@ pub fn sanitize_multiline(text: &str) -> Cow<'_, str> {
 }
 
 fn is_safe_plain(ch: char) -> bool {
-    !is_invisible_or_control(ch) && !is_combining(ch) && ch != '\u{200d}'
+    !is_invisible_or_control(ch) && !is_combining(ch) && !is_joiner(ch)
 }
 
 fn sanitize(text: &str, lines: Lines) -> Cow<'_, str> {
@@ -101,6 +102,8 @@ struct Pieces<'a> {
     lines: Lines,
     combining_run: usize,
     started: bool,
+    /// The character before the next one, as the text holds it.
+    prev: Option<char>,
 }
 
 impl<'a> Pieces<'a> {
@@ -110,6 +113,7 @@ impl<'a> Pieces<'a> {
             lines,
             combining_run: 0,
             started: false,
+            prev: None,
         }
     }
 
@@ -127,12 +131,13 @@ impl Iterator for Pieces<'_> {
 
     fn next(&mut self) -> Option<Piece> {
         while let Some(ch) = self.chars.next() {
+            let prev = self.prev.replace(ch);
             match ch {
                 '\n' if self.lines == Lines::Multi => return self.emit(Piece::Plain('\n')),
                 // `\r\n` is one line break; the `\n` that follows is it.
                 '\r' if self.lines == Lines::Multi && self.chars.peek() == Some(&'\n') => {}
                 ch if is_invisible_or_control(ch) => return self.emit(Piece::Escaped(ch)),
-                '\u{200d}' if zwj_is_ambiguous(self.chars.peek().copied()) => {
+                ch if is_joiner(ch) && !joiner_stays(prev, self.chars.peek().copied()) => {
                     return self.emit(Piece::Escaped(ch));
                 }
                 ch if is_combining(ch) => {
@@ -149,13 +154,24 @@ impl Iterator for Pieces<'_> {
     }
 }
 
-/// Whether a ZWJ followed by `next` is drawn differently by terminals: before
-/// a wide character tmux joins the two into one cell while xterm and vt100
-/// draw both, so the width vantage counts would be a guess and a row would
-/// shift (a stray cell left on screen, a column blanked). Before nothing,
-/// the next cell drawn may be what it joins. Such a ZWJ is shown as `\u200d`.
-fn zwj_is_ambiguous(next: Option<char>) -> bool {
-    next.is_none_or(|next| next.width().unwrap_or(0) > 1)
+/// ZWNJ and ZWJ: invisible, but a name in Persian, Arabic or an Indic script
+/// needs them between its letters.
+fn is_joiner(ch: char) -> bool {
+    matches!(ch, '\u{200c}' | '\u{200d}')
+}
+
+/// Whether a ZWNJ or ZWJ between `prev` and `next` is written raw, in every
+/// text output: only between two letters (or a letter's marks) of a script
+/// that joins, non-ASCII and narrow, where it changes how they are drawn.
+/// Anywhere else it joins nothing a person sees, hiding in a name or a CSV
+/// cell, or terminals disagree on its width (before a wide character tmux
+/// joins the two into one cell while xterm draws both, so a row would shift);
+/// it is shown as its escape, `\u200d`, as every invisible character is.
+fn joiner_stays(prev: Option<char>, next: Option<char>) -> bool {
+    let joining = |ch: Option<char>| {
+        ch.is_some_and(|ch| !ch.is_ascii() && (ch.is_alphabetic() || is_combining(ch)))
+    };
+    joining(prev) && joining(next) && next.is_some_and(|next| next.width().unwrap_or(0) <= 1)
 }
 
 fn is_combining(ch: char) -> bool {
@@ -169,7 +185,8 @@ fn is_combining(ch: char) -> bool {
 /// Whether `ch` is a character no output of vantage writes raw where a person
 /// may read it: a control (C0, DEL, C1), an invisible format character (bidi
 /// controls, zero-width space, BOM, tag characters, ...) or a line or paragraph
-/// separator. ZWNJ and ZWJ, which names may hold, are not.
+/// separator. ZWNJ and ZWJ, which names may hold, are not: whether they are
+/// is a matter of where they stand ([`joiner_stays`]).
 pub fn is_invisible_or_control(ch: char) -> bool {
     use unicode_general_category::{GeneralCategory as Gc, get_general_category};
     if ch.is_ascii() {
@@ -219,14 +236,16 @@ pub fn escape_invisible_bytes(bytes: &[u8]) -> String {
 
 fn escape_invisible_except(text: &str, keep: impl Fn(char) -> bool) -> Cow<'_, str> {
     let hidden = |ch: char| is_invisible_or_control(ch) && !keep(ch);
-    if !text.chars().any(|ch| hidden(ch) || ch == '\u{200d}') {
+    if !text.chars().any(|ch| hidden(ch) || is_joiner(ch)) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
     let mut chars = text.chars().peekable();
+    let mut prev = None;
     while let Some(ch) = chars.next() {
-        let ambiguous = ch == '\u{200d}' && zwj_is_ambiguous(chars.peek().copied());
-        if hidden(ch) || ambiguous {
+        let lone_joiner = is_joiner(ch) && !joiner_stays(prev, chars.peek().copied());
+        prev = Some(ch);
+        if hidden(ch) || lone_joiner {
             write_escape(&mut out, ch);
         } else {
             out.push(ch);
@@ -394,10 +413,8 @@ mod tests {
                 "\\u202eevil\\u2066x\\u2069",
             ),
             ("zero\u{200b}width\u{feff}", "zero\\u200bwidth\\ufeff"),
-            (
-                "keeps\u{200c}zwnj\u{200d}zwj",
-                "keeps\u{200c}zwnj\u{200d}zwj",
-            ),
+            ("lone\u{200c}zwnj\u{200d}zwj", "lone\\u200czwnj\\u200dzwj"),
+            ("می\u{200c}خواهم", "می\u{200c}خواهم"),
             ("plain text", "plain text"),
             ("\u{1b}", "\\x1b"),
         ];
@@ -460,7 +477,8 @@ mod tests {
         assert_eq!(sanitize_line("Ada\u{200d}"), "Ada\\u200d");
         assert_eq!(escape_invisible("a\u{200d}表"), "a\\u200d表");
         assert_eq!(sanitize_line("क\u{94d}\u{200d}ष"), "क\u{94d}\u{200d}ष");
-        assert_eq!(escape_invisible("x\u{200d}y"), "x\u{200d}y");
+        assert_eq!(escape_invisible("x\u{200d}y"), "x\\u200dy");
+        assert_eq!(escape_invisible("\u{200d}क"), "\\u200dक");
         assert_eq!(fit("表\u{200d}表表", 9), "表\\u200d…");
     }
 
@@ -504,10 +522,8 @@ mod tests {
             ("\u{202e}evil\u{2066}", "\\u202eevil\\u2066"),
             ("zw\u{200b}sp\u{feff}\u{2028}", "zw\\u200bsp\\ufeff\\u2028"),
             ("tag\u{e0001}", "tag\\u{e0001}"),
-            (
-                "keeps\u{200c}zwnj\u{200d}zwj",
-                "keeps\u{200c}zwnj\u{200d}zwj",
-            ),
+            ("lone\u{200c}zwnj\u{200d}zwj", "lone\\u200czwnj\\u200dzwj"),
+            ("می\u{200c}خواهم", "می\u{200c}خواهم"),
             ("Café · 表 e\u{301}", "Café · 表 e\u{301}"),
         ];
         for (input, expected) in cases {

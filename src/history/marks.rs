@@ -32,7 +32,8 @@ pub(super) struct MarkRow {
 }
 
 /// Which state a new mark holds: whichever the reviewer's eyes met last, the
-/// loaded row (read at `seen_at_ms`) or a snapshot taken since.
+/// loaded row (read at `seen_at_ms`) or a snapshot whose walk began since (a
+/// snapshot is dated when its walk began: `Capture::taken_at`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Reviewed {
     /// The newest snapshot's state of the project.
@@ -65,7 +66,8 @@ fn shaped(stored: Option<(u32, String)>) -> Result<Option<ShapedBody>, HistoryEr
 impl MarkRow {
     pub(super) fn into_mark(self) -> Result<ReviewMark, HistoryError> {
         let marked = shaped(self.marked)?;
-        // A snapshot older than the reviewed state says nothing of what came after it.
+        // A snapshot whose walk began before the reviewed state was read says
+        // nothing of what came after it (its page may predate the reviewer's write).
         let latest = shaped(self.latest)?.filter(|_| self.latest_at_ms >= self.state_at_ms);
         let name = |body: &Option<ShapedBody>| {
             body.as_ref().and_then(|b| {

@@ -284,6 +284,11 @@ impl MemberState {
 #[derive(Debug, Clone)]
 pub struct Capture {
     pub workspace_id: String,
+    /// When the walk began. Every state in it was read at or after then, but
+    /// maybe before a write made during the walk (which takes minutes): so a
+    /// snapshot counts as newer than a state read before it began, never than
+    /// one read while it walked. "Changed since review" and which state a
+    /// mark holds compare in that order (`marks.rs`).
     pub taken_at: OffsetDateTime,
     pub insights: Insights,
     /// In the inventory's default order (most recently edited first).

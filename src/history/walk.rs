@@ -123,6 +123,8 @@ pub async fn capture(
     now: impl Fn() -> OffsetDateTime,
     mut report_event: impl FnMut(WalkEvent),
 ) -> Result<(Capture, WalkReport), ApiError> {
+    // Dated when the walk begins (see `Capture::taken_at`).
+    let started = now();
     let background;
     let client = match options.reserve {
         Some(reserve) => {
@@ -252,7 +254,7 @@ pub async fn capture(
     Ok((
         Capture {
             workspace_id: workspace_id.to_owned(),
-            taken_at: now(),
+            taken_at: started,
             insights,
             projects,
             first_page: first_page.unwrap_or_default(),

@@ -108,6 +108,20 @@ impl GoneProject {
         format!("{who} is gone, or not visible to this key (404 project_not_found).")
     }
 
+    /// A tab's own 404 while its project is gone: the project's going is
+    /// the cause, never another (not published, detection off):
+    /// `Its analytics went with it (404 analytics_not_found).`
+    pub fn went_with_it(what: &str, error: &crate::tui::vocab::ErrorInfo) -> String {
+        let kind = error
+            .kind
+            .as_ref()
+            .map_or("not_found", |kind| kind.as_str());
+        format!(
+            "Its {what} went with it (404 {}).",
+            crate::text::sanitize_line(kind)
+        )
+    }
+
     /// Where the name last known came from.
     pub fn known(&self) -> String {
         match (&self.name, &self.source) {

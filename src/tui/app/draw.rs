@@ -39,6 +39,13 @@ fn status_error_text(error: &crate::tui::effect::ErrorInfo) -> String {
     sanitize_line(&text).into_owned()
 }
 
+/// " · " between two parts of the status line, once, never at its start.
+fn separate(spans: &mut Vec<Span<'static>>, theme: &crate::tui::theme::Theme) {
+    if spans.last().is_some_and(|last| last.content != " · ") {
+        spans.push(Span::styled(" · ", theme.dim));
+    }
+}
+
 impl App {
     /// From the first 403 `insufficient_scope` on, the footer of every screen
     /// says which scope the key lacks, in few words so the hints stay.
@@ -63,15 +70,16 @@ impl App {
         .areas(area);
         self.draw_header(frame, header);
         self.draw_tabs(frame, tabs);
-        let view = ScreenView {
-            theme: &self.theme,
-            keymap: &self.settings.keymap,
-            now,
-        };
         // A tab about the project in focus says first when it is gone.
         let gone = self
             .focused_gone()
             .filter(|_| self.tab != Tab::Inventory && self.screen().about_focused_project());
+        let view = ScreenView {
+            theme: &self.theme,
+            keymap: &self.settings.keymap,
+            now,
+            gone,
+        };
         let screen_body = match gone {
             Some(gone) => {
                 let [banner, rest] =
@@ -236,7 +244,8 @@ impl App {
     fn draw_status(&self, frame: &mut Frame, area: Rect, now: OffsetDateTime) {
         let theme = &self.theme;
         let mut spans = self.away_head();
-        let after_head = spans.len();
+        // The rate and the age: what the line says anyway, again in a moment.
+        let mut ambient = Vec::new();
         if let Some((remaining, limit)) = self.status.rate {
             let style = if remaining * 10 < limit {
                 theme.warn
@@ -249,22 +258,38 @@ impl App {
                 .map(|at| (now - at).whole_seconds())
                 .filter(|age| *age >= 60)
                 .map_or(String::new(), |age| format!(" ({})", ago(age)));
-            spans.push(Span::styled(
+            ambient.push(Span::styled(
                 format!("rate {remaining}/{limit}{age}"),
                 style,
             ));
-            spans.push(Span::styled(" · ", theme.dim));
+            ambient.push(Span::styled(" · ", theme.dim));
         }
-        match self.screen().last_loaded() {
-            Some(at) => spans.push(Span::styled(
+        ambient.push(match self.screen().last_loaded() {
+            Some(at) => Span::styled(
                 format!("updated {}", ago((now - at).whole_seconds())),
                 theme.dim,
-            )),
-            None => spans.push(Span::styled("not loaded yet", theme.dim)),
+            ),
+            None => Span::styled("not loaded yet", theme.dim),
+        });
+        let notice = self
+            .status
+            .notice
+            .as_ref()
+            .filter(|(_, at)| now < *at + NOTICE_SHOWN_FOR)
+            .map(|(text, _)| text);
+        // A notice the user just caused wins the space: the rate and the
+        // age make way for it when the line cannot hold them all.
+        let width = |spans: &[Span]| spans.iter().map(Span::width).sum::<usize>();
+        let room_for_all = notice.is_none_or(|text| {
+            width(&spans) + width(&ambient) + 3 + crate::text::display_width(text)
+                <= area.width as usize
+        });
+        if room_for_all {
+            spans.append(&mut ambient);
         }
         if let Some((wait_ms, since)) = self.status.paced {
             let left = (wait_ms as i64 - (now - since).whole_milliseconds() as i64).max(0);
-            spans.push(Span::styled(" · ", theme.dim));
+            separate(&mut spans, theme);
             spans.push(Span::styled(
                 format!(
                     "waiting {} s for the rate limit",
@@ -274,7 +299,7 @@ impl App {
             ));
         }
         if let Some((reason, delay_ms)) = &self.status.retrying {
-            spans.push(Span::styled(" · ", theme.dim));
+            separate(&mut spans, theme);
             spans.push(Span::styled(
                 format!(
                     "{}, retrying in {} s",
@@ -284,27 +309,12 @@ impl App {
                 theme.warn,
             ));
         }
-        if let Some((text, _)) = self
-            .status
-            .notice
-            .as_ref()
-            .filter(|(_, at)| now < *at + NOTICE_SHOWN_FOR)
-        {
-            // The notice gets the rest of the line. It answers the key just
-            // pressed: when the rest is too short for it, it comes first
-            // (after the history's state) and the rate and ages are cut
-            // instead. One that ends in a file's path is cut in the middle,
-            // keeping the file's name and extension.
-            let width = |spans: &[Span]| spans.iter().map(Span::width).sum::<usize>();
-            let line = area.width as usize;
-            let fits_last = width(&spans) + 3 + crate::text::display_width(text) <= line;
-            // First, it may fill the line: the separator after it then
-            // falls off the end with the rest.
-            let used = match fits_last {
-                true => width(&spans) + 3,
-                false => width(&spans[..after_head]),
-            };
-            let room = line.saturating_sub(used).max(24);
+        if let Some(text) = notice {
+            separate(&mut spans, theme);
+            // The notice gets the rest of the line. One that ends in a file's
+            // path is cut in the middle, keeping the file's name and extension.
+            let used: usize = spans.iter().map(Span::width).sum();
+            let room = (area.width as usize).saturating_sub(used).max(24);
             let ends_in_path = text
                 .rsplit(' ')
                 .next()
@@ -314,17 +324,9 @@ impl App {
             } else {
                 fit(text, room)
             };
-            let notice = [
-                Span::styled(text, theme.accent),
-                Span::styled(" · ", theme.dim),
-            ];
-            if fits_last {
-                spans.extend(notice.into_iter().rev());
-            } else {
-                spans.splice(after_head..after_head, notice);
-            }
+            spans.push(Span::styled(text, theme.accent));
         } else if let Some(error) = self.errors.last().filter(|_| self.status.failing) {
-            spans.push(Span::styled(" · ", theme.dim));
+            separate(&mut spans, theme);
             let id = error.request_id.as_deref().unwrap_or("-");
             spans.push(Span::styled(
                 fit(

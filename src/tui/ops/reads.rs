@@ -6,11 +6,11 @@
 
 use time::OffsetDateTime;
 
-use crate::api::ListCall;
 use crate::api::model::{
     Breakdowns, Deployment, Granularity, Insights, Member, Project, Realtime, ReviewPriority,
     Traffic, Workspace,
 };
+use crate::api::{ListCall, Reserve};
 use crate::tui::effect::ErrorInfo;
 use crate::tui::request::Operation;
 use crate::tui::services::Services;
@@ -50,9 +50,29 @@ client_call! {
     |services| services.client.get_deployment(&project_id, &deployment_id)
 }
 
-client_call! {
-    GetMember { user_id: String } -> Member,
-    |services| services.client.get_member(&services.workspace_id, &user_id)
+/// A member's details. A fill (a row on screen the user is not looking at)
+/// is background work, as the snapshot's walk is: it waits for the window
+/// rather than spend the reserve kept for the user's own requests.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GetMember {
+    pub user_id: String,
+    pub fill: bool,
+}
+
+impl Operation for GetMember {
+    type Output = Member;
+
+    async fn run(self, services: &Services) -> Result<Member, ErrorInfo> {
+        let client = if self.fill {
+            services.client.in_background(Reserve::DASHBOARD)
+        } else {
+            services.client.clone()
+        };
+        client
+            .get_member(&services.workspace_id, &self.user_id)
+            .await
+            .map_err(|error| services.api_failure(&error))
+    }
 }
 
 client_call! {

@@ -19,6 +19,7 @@ use crate::api::model::Traffic;
 use crate::api::model::{BreakdownItem, Breakdowns};
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Slot};
+use crate::tui::focus::GoneProject;
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::ops::GetBreakdowns;
 use crate::tui::theme::Theme;
@@ -357,7 +358,14 @@ impl Screen for AnalyticsScreen {
         };
         match (&self.breakdowns.data, &self.breakdowns.error) {
             (_, Some(error)) => {
-                let text = if error.is_service(crate::api::model::ErrorType::AnalyticsNotFound) {
+                let not_found = error.is_service(crate::api::model::ErrorType::AnalyticsNotFound);
+                let text = if not_found && view.gone.is_some() {
+                    // The project is gone: no other cause is given.
+                    vec![Line::from(Span::styled(
+                        GoneProject::went_with_it("analytics", error),
+                        theme.warn,
+                    ))]
+                } else if not_found {
                     vec![
                         Line::from(Span::styled(
                             crate::tui::vocab::ANALYTICS_NOT_FOUND,

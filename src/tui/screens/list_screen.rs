@@ -19,6 +19,7 @@ use super::{ProjectRef, Screen, ScreenView, draw_no_project};
 use crate::api::model::Page;
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Slot};
+use crate::tui::focus::GoneProject;
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::scroll::ScrollPane;
@@ -257,11 +258,14 @@ impl<R: ListResource> Screen for ListScreen<R> {
         }
         frame.render_widget(Paragraph::new(Line::from(head)), head_area);
         if self.list.rows.is_empty() {
-            let gate = self
-                .list
-                .error
-                .as_ref()
-                .and_then(|error| R::gate(error, theme));
+            let gate = self.list.error.as_ref().and_then(|error| match view.gone {
+                // The project is gone: so is its list, whatever else a 404 may mean.
+                Some(_) if error.status == Some(404) => Some(vec![Line::from(Span::styled(
+                    GoneProject::went_with_it(&R::TITLE.to_lowercase(), error),
+                    theme.warn,
+                ))]),
+                _ => R::gate(error, theme),
+            });
             let text = match gate {
                 Some(text) => text,
                 None => self.list.placeholder(theme, R::loading(), R::empty(theme)),

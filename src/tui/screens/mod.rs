@@ -34,6 +34,9 @@ pub struct ScreenView<'a> {
     pub theme: &'a Theme,
     pub keymap: &'a Keymap,
     pub now: OffsetDateTime,
+    /// The project in focus, when a read found it gone: a tab about it
+    /// explains its own 404 by that, never by another cause.
+    pub gone: Option<&'a crate::tui::focus::GoneProject>,
 }
 
 pub trait Screen {

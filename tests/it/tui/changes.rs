@@ -469,8 +469,8 @@ fn a_project_is_marked_reviewed_with_a_note_from_the_inventory() {
     app.handle(answer_inventory_page(token, both()), NOW);
     assert_eq!(ids(&app), ["prj_a", "prj_b"]);
     app.handle(key('m'), NOW);
-    // Nothing is marked: the cursor's row, and the title says so.
-    assert!(screen(&app, 120, 35).contains("Mark Live one (nothing marked) reviewed"));
+    // No rows are marked: the cursor's row, and the title says so.
+    assert!(screen(&app, 120, 35).contains("Mark Live one reviewed (the cursor's row)"));
     for ch in "ok q".chars() {
         app.handle(key(ch), NOW);
     }

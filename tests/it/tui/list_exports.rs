@@ -117,3 +117,51 @@ fn ctrl_s_with_nothing_to_export_says_so_and_the_last_notice_goes_with_its_scree
         "ctrl-s says why: {said}"
     );
 }
+
+/// Issue 35, item 13 at 80 columns: with the history away, the rate and the
+/// age on the status line, the notice `ctrl-s` just caused still shows
+/// ("nothing to export on Insights"): it wins the space, after the words
+/// that say the history is away.
+#[test]
+fn the_nothing_to_export_notice_wins_the_status_line_at_80_columns() {
+    use vantage::tui::vocab::ClientNotice;
+
+    let mut app = app();
+    inventory(&mut app, 4);
+    app.start_away(
+        "history: cannot reach db.example:5432/vantage: connection refused".into(),
+        NOW,
+    );
+    app.handle(
+        Msg::Client(ClientNotice::RateLimit {
+            remaining: 115,
+            limit: 120,
+        }),
+        NOW,
+    );
+    app.handle(
+        Msg::Client(ClientNotice::Snapshot("snapshot: inventory 2200".into())),
+        NOW,
+    );
+    type_text(&mut app, "1");
+    assert!(ctrl_s(&mut app).is_empty(), "nothing is asked");
+    for (width, height) in [(80, 24), (120, 35)] {
+        let shown = draw(&app, width, height);
+        let status = shown
+            .lines()
+            .rev()
+            .nth(1)
+            .expect("a status line above the footer");
+        assert!(
+            status
+                .trim_start_matches('"')
+                .starts_with("history unreachable: marks off"),
+            "at {width} columns: {status}"
+        );
+        assert!(
+            status.contains("nothing to export on Insights"),
+            "at {width} columns: {status}"
+        );
+    }
+    insta::assert_snapshot!("nothing_to_export_80x24", draw(&app, 80, 24));
+}

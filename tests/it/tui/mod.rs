@@ -19,6 +19,7 @@ mod keys_readme;
 mod list_exports;
 mod lists;
 mod local_files;
+mod member_fills;
 mod monitor;
 mod monitor_operators;
 mod palette;

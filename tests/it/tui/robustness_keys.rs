@@ -134,7 +134,13 @@ async fn canned() -> Canned {
         inventory,
         project: GetProject { project_id }.run(&services).await.unwrap(),
         members,
-        member: GetMember { user_id }.run(&services).await.unwrap(),
+        member: GetMember {
+            user_id,
+            fill: false,
+        }
+        .run(&services)
+        .await
+        .unwrap(),
         realtime: GetRealtime {
             project_id: published.clone(),
         }

@@ -131,6 +131,28 @@ fn a_second_reviewer_starts_with_an_empty_note_and_sees_the_earlier_one() {
     assert_eq!(written.op::<MarkReviewed>().note, None);
 }
 
+/// The walk's small defect: the note's title said "(nothing marked)" while
+/// another reviewer's mark stood. It names the cursor's row, and the mark
+/// that stands (its note or none) shows above the field.
+#[test]
+fn the_note_says_whose_mark_stands_never_nothing_marked() {
+    let mut standing = changed_mark();
+    standing.note = None;
+    let mut app = inventory_with(vec![standing]);
+    app.inventory.list.select(0);
+    app.handle(key('m'), NOW);
+    let text = screen(&app, 120, 35);
+    assert!(!text.contains("nothing marked"), "{text}");
+    assert!(
+        text.contains("Mark Ledger reviewed (the cursor's row)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("reviewed by ada at 2026-11-21 09:30 UTC, without a note"),
+        "{text}"
+    );
+}
+
 /// Item 5: a mark the history refuses keeps the cursor on the row.
 #[test]
 fn a_refused_mark_keeps_the_cursor_on_its_row() {
@@ -227,6 +249,70 @@ fn a_project_gone_says_so_on_every_tab_with_its_last_known_name() {
         !text.contains("is not enabled for this workspace, so"),
         "{text}"
     );
+}
+
+/// Item 7 on the walk: with the project known gone, tabs 4, 5 and 6 give
+/// their own 404 no other cause (not published, detection off, analytics
+/// not yet visited): the project is gone, and each says what went with it.
+#[test]
+fn a_gone_projects_tabs_explain_their_404_by_the_project_gone_only() {
+    use vantage::tui::screens::monitor;
+    use vantage::tui::vocab::{ANALYTICS_NOT_FOUND, PII_NOT_FOUND};
+
+    let mut app = inventory_with(vec![]);
+    open_and_read(&mut app, "prj_a", "Ledger");
+    let effects = app.handle(key('r'), NOW);
+    let read = only(&effects, project::PROJECT);
+    let later = NOW + Duration::minutes(2);
+    app.handle(read.fail(not_found("project_not_found")), later);
+    let refused = |kind: &str, said: &str| {
+        let mut error = not_found(kind);
+        error.gate = Some(Gate::NotFound(said.into()));
+        error
+    };
+    let other_causes = [
+        "not published",
+        "never published",
+        "Never published",
+        "detection is off",
+        "not enabled",
+        "once it is visited",
+    ];
+    let mut shown = Vec::new();
+    let effects = app.handle(key('4'), later);
+    for fetch in asked_in(&effects, monitor::REALTIME) {
+        app.handle(
+            fetch.fail(refused("analytics_not_found", ANALYTICS_NOT_FOUND)),
+            later,
+        );
+    }
+    shown.push(("4", screen(&app, 120, 35)));
+    let effects = app.handle(key('5'), later);
+    for fetch in asked_in(&effects, analytics::BREAKDOWNS) {
+        app.handle(
+            fetch.fail(refused("analytics_not_found", ANALYTICS_NOT_FOUND)),
+            later,
+        );
+    }
+    shown.push(("5", screen(&app, 120, 35)));
+    let effects = app.handle(key('6'), later);
+    for fetch in asked_in(&effects, pii::PAGE) {
+        app.handle(
+            fetch.fail(refused("pii_labels_not_found", PII_NOT_FOUND)),
+            later,
+        );
+    }
+    shown.push(("6", screen(&app, 120, 35)));
+    for (tab, text) in shown {
+        assert!(
+            text.contains("“Ledger” (prj_a) is gone, or not visible to this key"),
+            "tab {tab}: {text}"
+        );
+        for cause in other_causes {
+            assert!(!text.contains(cause), "tab {tab} says {cause:?}: {text}");
+        }
+        assert!(text.contains("went with it"), "tab {tab}: {text}");
+    }
 }
 
 /// Pins the inventory's rows 0, 1 and 2 (`w` on each, the cursor moved

@@ -32,7 +32,9 @@ pub struct NoteInput {
     /// field, which starts empty.
     pub earlier: Option<String>,
     pub field: TextField,
-    /// The cursor moves to the next row once marked (no rows were marked).
+    /// No rows were marked with space: the cursor's row, which the title
+    /// says (never "nothing marked", which reads as no review mark), and the
+    /// cursor moves to the next row once it is marked.
     advance: bool,
 }
 
@@ -107,18 +109,18 @@ impl App {
         let cursor_row = self.project.is_none() && !marked_rows;
         let (name, earlier) = match projects.len() {
             1 => (
-                // Nothing marked: the cursor's row, and the title says so.
-                if cursor_row {
-                    format!("{} (nothing marked)", fit(first_name, 40))
-                } else {
-                    first_name.clone()
-                },
-                // The note stands under its own reviewer's name: it is shown
-                // above the field, never typed into it for another's Enter.
-                self.inventory.reviewed.get(first_id).and_then(|mark| {
-                    let note = mark.note.as_deref()?;
+                fit(first_name, 40),
+                // The mark that stands, under its own reviewer's name: shown
+                // above the field, its note never typed into it for another's Enter.
+                self.inventory.reviewed.get(first_id).map(|mark| {
                     let who = mark.reviewer.as_deref().unwrap_or("someone");
-                    Some(format!("earlier note by {who}: {note}"))
+                    match mark.note.as_deref() {
+                        Some(note) => format!("earlier note by {who}: {note}"),
+                        None => format!(
+                            "reviewed by {who} at {} UTC, without a note",
+                            crate::timefmt::date_time(mark.marked_at)
+                        ),
+                    }
                 }),
             ),
             count => (format!("{count} marked projects"), None),
@@ -237,7 +239,15 @@ impl App {
             .borders(Borders::ALL)
             .border_style(self.theme.accent)
             .title(Span::styled(
-                format!(" Mark {} reviewed ", fit(&note.name, 60)),
+                format!(
+                    " Mark {} reviewed{} ",
+                    fit(&note.name, 60),
+                    if note.advance {
+                        " (the cursor's row)"
+                    } else {
+                        ""
+                    }
+                ),
                 self.theme.title,
             ));
         let mut inner = block.inner(popup);

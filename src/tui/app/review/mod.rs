@@ -323,7 +323,7 @@ impl App {
         }
         if let Some(progress) = &self.history.progress {
             spans.push(Span::styled(" · ", theme.dim));
-            spans.push(Span::styled(fit(progress, 40), theme.accent));
+            spans.push(Span::styled(fit(progress, 52), theme.accent));
         }
         spans
     }

@@ -256,10 +256,13 @@ impl MembersScreen {
             .take(most)
             .collect();
         let asked = !free.is_empty() && !user_ids.is_empty();
+        let selected = self.selected_ref().map(|row| row.user_id.clone());
         for (lane, user_id) in free.into_iter().zip(user_ids) {
             let token = cx.request(
                 DETAIL.lane(lane as u8),
                 GetMember {
+                    // The selected member's is the user's own look; the rest fill in.
+                    fill: selected.as_ref() != Some(&user_id),
                     user_id: user_id.clone(),
                 },
                 Msg::Detail,

@@ -13,6 +13,8 @@ use super::live::never_published;
 use super::{GridFit, Live, MonitorScreen, TILE_HEIGHT, TILE_MIN_WIDTH, axis};
 use crate::text::fit;
 use crate::tui::action::Action;
+use crate::tui::effect::ErrorInfo;
+use crate::tui::focus::GoneProject;
 use crate::tui::screens::{ProjectRef, ScreenView, error_text};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::display::{big_number, utc_hm, utc_hms};
@@ -23,6 +25,15 @@ use crate::tui::widgets::{ago, rule, thousands};
 /// again only every few minutes (`NEVER_PUBLISHED_RECHECK`).
 const NEVER_PUBLISHED: &str =
     "404 analytics_not_found: not published, or gone. Checked every 5 min; r checks now.";
+
+/// A project's 404 `analytics_not_found`: its going when a read found it
+/// gone (no other cause then), else what the 404 may mean.
+fn not_found_words(error: &ErrorInfo, project_id: &str, view: &ScreenView) -> String {
+    match view.gone.filter(|gone| gone.id == project_id) {
+        Some(_) => GoneProject::went_with_it("live visitors", error),
+        None => NEVER_PUBLISHED.to_owned(),
+    }
+}
 
 impl MonitorScreen {
     pub(super) fn draw_head(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
@@ -145,7 +156,10 @@ impl MonitorScreen {
                 error: Some(error), ..
             }) => frame.render_widget(
                 Paragraph::new(if never_published(error) {
-                    vec![Line::from(Span::styled(NEVER_PUBLISHED, theme.warn))]
+                    vec![Line::from(Span::styled(
+                        not_found_words(error, &project.id, view),
+                        theme.warn,
+                    ))]
                 } else {
                     error_text(error, theme)
                 })
@@ -353,7 +367,7 @@ impl MonitorScreen {
                 error: Some(error), ..
             }) => {
                 let why = if never_published(error) {
-                    NEVER_PUBLISHED.to_owned()
+                    not_found_words(error, &project.id, view)
                 } else {
                     error
                         .gate
