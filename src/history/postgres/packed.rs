@@ -127,8 +127,8 @@ impl<'a> FromSql<'a> for PackedBody {
 const PACK_PAGE: i64 = 2000;
 
 /// Version 4 to 5: every state's body packed in place, a page at a time (the
-/// table keeps its grants), `kind` dropped (the digest and the ranges say
-/// it), then the table written again without the space the old bodies took.
+/// table keeps its grants), then the table written again without the space
+/// the old bodies took.
 pub(super) fn pack_states(transaction: &mut Transaction<'_>) -> Step<()> {
     transaction.batch_execute("ALTER TABLE state ADD COLUMN packed BYTEA")?;
     let mut after = i64::MIN;
@@ -156,7 +156,6 @@ pub(super) fn pack_states(transaction: &mut Transaction<'_>) -> Step<()> {
     }
     transaction.batch_execute(
         "ALTER TABLE state DROP COLUMN body;
-         ALTER TABLE state DROP COLUMN kind;
          ALTER TABLE state RENAME COLUMN packed TO body;
          ALTER TABLE state ALTER COLUMN body SET NOT NULL;
          CLUSTER state USING state_pkey;",

@@ -19,7 +19,7 @@ use crate::history::model::{MemberState, ProjectState};
 use crate::history::posture::{Posture, PostureAt, shaped};
 use crate::history::ranges::{Listed, OpenRange, Subject, Turnover, plan};
 use crate::history::read::{from_ms, parse_body};
-use crate::history::retention::KeepReason;
+use crate::history::retention::{KeepReason, waiver_name};
 
 /// Version 3: what the file's version 4 holds.
 pub(super) const V3: &str = "
@@ -127,14 +127,17 @@ pub(super) fn record_ranges<T: Subject>(
     }
     transaction.batch_execute(
         "CREATE TEMP TABLE IF NOT EXISTS incoming_state
-             (subject TEXT, shape INTEGER, digest BYTEA, body BYTEA) ON COMMIT DROP;
+             (kind TEXT, subject TEXT, shape INTEGER, digest BYTEA, body BYTEA) ON COMMIT DROP;
          TRUNCATE incoming_state;",
     )?;
     {
-        let sink = transaction
-            .copy_in("COPY incoming_state (subject, shape, digest, body) FROM STDIN BINARY")?;
-        let mut writer =
-            BinaryCopyInWriter::new(sink, &[Type::TEXT, Type::INT4, Type::BYTEA, Type::BYTEA]);
+        let sink = transaction.copy_in(
+            "COPY incoming_state (kind, subject, shape, digest, body) FROM STDIN BINARY",
+        )?;
+        let mut writer = BinaryCopyInWriter::new(
+            sink,
+            &[Type::TEXT, Type::TEXT, Type::INT4, Type::BYTEA, Type::BYTEA],
+        );
         let mut seen = HashSet::new();
         for (at, _) in &plan.open {
             let document = &documents[*at];
@@ -143,6 +146,7 @@ pub(super) fn record_ranges<T: Subject>(
             }
             let shape = document.shape as i32;
             writer.write(&[
+                &document.kind,
                 &listed[*at].subject,
                 &shape,
                 &document.digest.as_slice(),
@@ -152,8 +156,8 @@ pub(super) fn record_ranges<T: Subject>(
         writer.finish()?;
     }
     transaction.batch_execute(
-        "INSERT INTO state (subject, shape, digest, body)
-             SELECT subject, shape, digest, body FROM incoming_state
+        "INSERT INTO state (kind, subject, shape, digest, body)
+             SELECT kind, subject, shape, digest, body FROM incoming_state
              ON CONFLICT (digest) DO NOTHING",
     )?;
     let subjects: Vec<&str> = plan
@@ -224,13 +228,37 @@ pub(super) fn record_posture(
     Ok(())
 }
 
-/// The snapshots waivers refer to. Hook for issue 38's waivers table (its
-/// own schema step): none until the database keeps waivers.
+/// The snapshots standing waivers refer to (`retention.rs`, [`WAIVER_HOLDS`]),
+/// each with the waiver's name; the clock is the database's, as a snapshot's.
 fn waived_snapshots(
-    _client: &mut impl GenericClient,
-    _workspace_id: &str,
+    client: &mut impl GenericClient,
+    workspace_id: &str,
 ) -> Step<Vec<(i64, String)>> {
-    Ok(Vec::new())
+    let mut held = Vec::new();
+    for row in client.query(
+        &format!(
+            "WITH standing AS (
+                 SELECT * FROM (
+                     SELECT DISTINCT ON (policy_id, project_id) * FROM waiver WHERE workspace_id = $1
+                     ORDER BY policy_id, project_id, id DESC) newest_waiver
+                 WHERE until_ms > (extract(epoch FROM clock_timestamp()) * 1000)::BIGINT)
+             SELECT held.id, held.policy_id, held.project_id FROM (
+                 SELECT w.policy_id, w.project_id,
+                        (SELECT MAX(snap.id) FROM project_range r
+                         JOIN snapshot snap ON {HELD_BY_SNAP}
+                         WHERE r.workspace_id = $1 AND r.subject = w.project_id
+                           AND snap.taken_at_ms <= w.at_ms) AS id
+                 FROM standing w) AS held
+             WHERE held.id IS NOT NULL
+             ORDER BY held.id, held.policy_id COLLATE \"C\", held.project_id COLLATE \"C\""
+        ),
+        &[&workspace_id],
+    )? {
+        let policy: String = column(&row, "waiver", 1)?;
+        let project: String = column(&row, "waiver", 2)?;
+        held.push((column(&row, "snapshot", 0)?, waiver_name(&policy, &project)));
+    }
+    Ok(held)
 }
 
 /// What `snapshot prune` keeps whatever its rules say: the snapshot each

@@ -53,9 +53,15 @@ fn store_document(
     let shape = document.shape as i32;
     let digest = document.digest.as_slice();
     if let Some(row) = client.query_opt(
-        "INSERT INTO state (subject, shape, digest, body) VALUES ($1, $2, $3, $4)
+        "INSERT INTO state (kind, subject, shape, digest, body) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (digest) DO NOTHING RETURNING id",
-        &[&subject, &shape, &digest, &pack(&document.body)],
+        &[
+            &document.kind,
+            &subject,
+            &shape,
+            &digest,
+            &pack(&document.body),
+        ],
     )? {
         return column(&row, "state", 0);
     }
