@@ -5,6 +5,7 @@
 //! path = "/somewhere/history.sqlite3"  # default: history.sqlite3 in the data dir
 //! retention_days = 90                  # snapshots older than this are pruned
 //! retention_snapshots = 200            # per workspace, the newest kept
+//!                                      # (both: VANTAGE_RETENTION_DAYS, _SNAPSHOTS over the file)
 //! detail_requests = 400                # at most this many member/project reads per snapshot
 //! snapshot_max_age_hours = 24          # the dashboard takes a snapshot when the newest is older
 //! snapshot_max_age = "off"             # or "12h", "30m", "2d"; "off": no background snapshot
@@ -48,6 +49,11 @@ pub struct HistoryConfig {
 
 /// The environment variable that names the history when `--history` does not.
 pub const HISTORY_URL_ENV: &str = "VANTAGE_HISTORY_URL";
+/// `retention_days` from the environment (over the file's; `snapshot prune
+/// --older-than-days` over both), so a unit or a CronJob sets it without a file.
+pub const RETENTION_DAYS_ENV: &str = "VANTAGE_RETENTION_DAYS";
+/// `retention_snapshots` from the environment (`snapshot prune --keep` over it).
+pub const RETENTION_SNAPSHOTS_ENV: &str = "VANTAGE_RETENTION_SNAPSHOTS";
 
 impl Default for HistoryConfig {
     fn default() -> Self {
@@ -113,7 +119,35 @@ impl HistoryConfig {
             .or_else(|| given(std::env::var(HISTORY_URL_ENV).ok()))
             .or_else(|| given(context.history_url.clone()));
         config.password_command = context.history_password_command.clone();
+        config.retention_from_environment(|name| std::env::var(name).ok())?;
         Ok(config)
+    }
+
+    /// `retention_days` and `retention_snapshots` from their variables, when
+    /// set (`read` reads one); a value that is not a count is refused, named.
+    fn retention_from_environment(
+        &mut self,
+        read: impl Fn(&str) -> Option<String>,
+    ) -> Result<(), String> {
+        let count = |name: &str, least: u32, unit: &str| -> Result<Option<u32>, String> {
+            let Some(raw) = read(name).filter(|raw| !raw.trim().is_empty()) else {
+                return Ok(None);
+            };
+            match raw.trim().parse::<u32>() {
+                Ok(value) if value >= least => Ok(Some(value)),
+                _ => Err(format!(
+                    "{name} is {:?}: expected a whole number of {unit}, at least {least}",
+                    crate::text::escape_invisible(&raw)
+                )),
+            }
+        };
+        if let Some(days) = count(RETENTION_DAYS_ENV, 0, "days")? {
+            self.retention_days = days;
+        }
+        if let Some(snapshots) = count(RETENTION_SNAPSHOTS_ENV, 1, "snapshots")? {
+            self.retention_snapshots = snapshots;
+        }
+        Ok(())
     }
 
     /// Where the history file is.
@@ -235,6 +269,54 @@ pub fn parse_duration(raw: &str) -> Result<time::Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retention_from_the_environment_over_the_file() {
+        let mut config = HistoryConfig {
+            retention_days: 30,
+            ..HistoryConfig::default()
+        };
+        let set = |days: &'static str, snapshots: &'static str| {
+            move |name: &str| match name {
+                RETENTION_DAYS_ENV => Some(days.to_owned()),
+                RETENTION_SNAPSHOTS_ENV => Some(snapshots.to_owned()),
+                _ => None,
+            }
+        };
+        config.retention_from_environment(|_| None).unwrap();
+        assert_eq!(
+            (config.retention_days, config.retention_snapshots),
+            (30, 200)
+        );
+        config
+            .retention_from_environment(set("400", " 365 "))
+            .unwrap();
+        assert_eq!(
+            (config.retention_days, config.retention_snapshots),
+            (400, 365)
+        );
+        // Empty is unset, as for the other variables.
+        config.retention_from_environment(set("", "")).unwrap();
+        assert_eq!(
+            (config.retention_days, config.retention_snapshots),
+            (400, 365)
+        );
+        for (days, snapshots, named) in [
+            ("a year", "1", "VANTAGE_RETENTION_DAYS is \"a year\""),
+            ("-1", "1", "VANTAGE_RETENTION_DAYS"),
+            (
+                "1",
+                "0",
+                "VANTAGE_RETENTION_SNAPSHOTS is \"0\": expected a whole number of snapshots, at least 1",
+            ),
+            ("1", "99999999999", "VANTAGE_RETENTION_SNAPSHOTS"),
+        ] {
+            let error = config
+                .retention_from_environment(set(days, snapshots))
+                .unwrap_err();
+            assert!(error.contains(named), "{error}");
+        }
+    }
 
     #[test]
     fn defaults_and_overrides() {

@@ -38,8 +38,18 @@ pub enum KeepReason {
     /// A standing reviewed mark of this project holds the state it reviewed
     /// from this snapshot.
     Marked(String),
-    /// A waiver refers to it (what it is called).
+    /// A standing waiver refers to it (what it is called: [`waiver_name`]).
     Waived(String),
+}
+
+/// What a waiver holds, on both stores: while it stands (the newest of its
+/// policy and project, and its `until` not passed), the snapshot it was given
+/// against — the newest taken by then that held its project, the state whose
+/// violation it accepted. A waiver given before any snapshot held its project
+/// holds none; one that ran out, or that a newer waiver stands in for, no
+/// longer holds its own.
+pub fn waiver_name(policy_id: &str, project_id: &str) -> String {
+    format!("{policy_id} for project {project_id}")
 }
 
 impl KeepReason {

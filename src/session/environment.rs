@@ -62,6 +62,18 @@ pub const VARIABLES: &[Variable] = &[
         secret: false,
     },
     Variable {
+        // history::config::RETENTION_DAYS_ENV.
+        name: "VANTAGE_RETENTION_DAYS",
+        stands_for: "retention_days",
+        secret: false,
+    },
+    Variable {
+        // history::config::RETENTION_SNAPSHOTS_ENV.
+        name: "VANTAGE_RETENTION_SNAPSHOTS",
+        stands_for: "retention_snapshots",
+        secret: false,
+    },
+    Variable {
         name: "PGPASSWORD",
         stands_for: "the shared history's password",
         secret: true,

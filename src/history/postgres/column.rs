@@ -11,7 +11,7 @@ use crate::history::HistoryError;
 
 /// The database types vantage reads its columns as: the one a Rust type
 /// accepts names what was expected.
-const READ_AS: [Type; 5] = [Type::INT8, Type::INT4, Type::TEXT, Type::BOOL, Type::BYTEA];
+const READ_AS: [Type; 5] = [Type::INT8, Type::INT4, Type::BYTEA, Type::TEXT, Type::BOOL];
 
 /// Column `index` of `row`, read from `table` (empty for a computed value).
 pub(super) fn column<'a, T: FromSql<'a>>(row: &'a Row, table: &str, index: usize) -> Step<T> {
@@ -48,7 +48,11 @@ fn damaged(
     } else if was_null {
         format!("{name} is NULL, where vantage reads {expected}")
     } else {
-        format!("{name} cannot be read as {expected}: {error}")
+        // The driver's words name the column; the cause says what was wrong.
+        match std::error::Error::source(error) {
+            Some(cause) => format!("{name} cannot be read as {expected}: {cause}"),
+            None => format!("{name} cannot be read as {expected}: {error}"),
+        }
     };
     // Names and types are the database's words.
     HistoryError::Corrupt(crate::text::escape_invisible(&what).into_owned())

@@ -9,6 +9,7 @@ mod auth;
 mod backend;
 mod column;
 mod link;
+mod packed;
 mod pgpass;
 mod ranges;
 mod read;

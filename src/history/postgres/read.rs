@@ -7,6 +7,7 @@ use postgres::Row;
 use postgres::types::ToSql;
 
 use super::column::column;
+use super::packed::PackedBody;
 use super::ranges::HELD_BY_SNAP;
 use super::{Failure, Step};
 use crate::api::model::{Insights, InventoryItem};
@@ -93,7 +94,7 @@ pub(super) fn insights(client: &mut Client, snapshot_id: i64) -> Step<Option<Ins
              WHERE snapshot.id = $1",
             &[&snapshot_id],
         )?
-        .map(|row| column(&row, "state", 0))
+        .map(|row| column(&row, "state", 0).map(|body: PackedBody| body.0))
         .transpose()?;
     // Insights this build cannot read are as none: the rest of the snapshot stands.
     Ok(raw.and_then(|text| serde_json::from_str(&text).ok()))
@@ -111,7 +112,7 @@ pub(super) fn listed<T: Document>(client: &mut Client, snapshot_id: i64) -> Step
     )?;
     let mut states = Vec::with_capacity(rows.len());
     for row in &rows {
-        states.push(parse_body(kind, column(row, "state", 0)?)?);
+        states.push(parse_body(kind, &column::<PackedBody>(row, "state", 0)?.0)?);
     }
     Ok(states)
 }
@@ -131,7 +132,10 @@ pub(super) fn project_in(
         &[&snapshot_id, &project_id],
     )?;
     match row {
-        Some(row) => Ok(Some(parse_body(kind, column(&row, "state", 0)?)?)),
+        Some(row) => Ok(Some(parse_body(
+            kind,
+            &column::<PackedBody>(&row, "state", 0)?.0,
+        )?)),
         None => Ok(None),
     }
 }
@@ -269,7 +273,7 @@ pub(super) fn each_entry(
     let state = if whole {
         "s.shape, s.body FROM review r LEFT JOIN state s ON s.id = r.state_id"
     } else {
-        "NULL::INTEGER, NULL::TEXT FROM review r"
+        "NULL::INTEGER, NULL::BYTEA FROM review r"
     };
     // Whole, the name is as the client gave it (what a copy moves); shown,
     // the role comes first.
@@ -349,8 +353,8 @@ pub(super) fn each_chain_row(
 /// the row has one; a negative shape is damage, as in the file.
 fn stored_state(row: &Row, index: usize) -> Step<Option<(u32, String)>> {
     let shape: Option<i32> = column(row, "state", index)?;
-    let body: Option<String> = column(row, "state", index + 1)?;
-    let Some((shape, body)) = shape.zip(body) else {
+    let body: Option<PackedBody> = column(row, "state", index + 1)?;
+    let Some((shape, PackedBody(body))) = shape.zip(body) else {
         return Ok(None);
     };
     let shape = u32::try_from(shape)

@@ -174,7 +174,17 @@ const MIGRATIONS: &[Migration] = &[
     Migration::Code(to_chain),
     Migration::Code(super::ranges::to_ranges),
     Migration::Sql(WAIVERS),
+    Migration::Code(to_packed),
 ];
+
+/// Version 4 to 5: a year of history within its budget (issue 39): the
+/// states' bodies packed (`packed.rs`), the ranges' indexes narrowed
+/// (`ranges.rs`, `V5`).
+fn to_packed(transaction: &mut Transaction<'_>) -> Step<()> {
+    super::packed::pack_states(transaction)?;
+    transaction.batch_execute(super::ranges::V5)?;
+    Ok(())
+}
 
 /// Rows the chain's migration reads at a time.
 const CHAIN_PAGE: i64 = 1000;
@@ -238,6 +248,7 @@ pub const STEPS: [&str; MIGRATIONS.len()] = [
     "version 2: the review log append-only (a trigger refuses UPDATE, DELETE and TRUNCATE), each entry chained by sha256 to the one before (existing entries chained in place) and stamped with the database role that wrote it",
     "version 3: each state's validity as a range of snapshots (project_range, member_range: a snapshot costs what changed; each snapshot's list rewritten as ranges, read back the same) and each snapshot's posture counted",
     "version 4: waivers of policy violations, append-only and stamped with the database role that wrote each (who, when, why, until when)",
+    "version 5: each state's body deflated against a dictionary of the keys states share (a year of history in a third of the space), the ranges' indexes narrowed to what the reads use (tables rewritten in place: grants stay)",
 ];
 
 pub(super) fn version(client: &mut impl postgres::GenericClient) -> Step<i64> {

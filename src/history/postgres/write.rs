@@ -13,6 +13,7 @@ use time::OffsetDateTime;
 
 use super::Step;
 use super::column::column;
+use super::packed::pack;
 use super::ranges;
 use super::schema::{CHAIN_LOCK, LOCK_CLASS, STATES_LOCK};
 use crate::history::HistoryError;
@@ -54,7 +55,13 @@ fn store_document(
     if let Some(row) = client.query_opt(
         "INSERT INTO state (kind, subject, shape, digest, body) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (digest) DO NOTHING RETURNING id",
-        &[&document.kind, &subject, &shape, &digest, &document.body],
+        &[
+            &document.kind,
+            &subject,
+            &shape,
+            &digest,
+            &pack(&document.body),
+        ],
     )? {
         return column(&row, "state", 0);
     }

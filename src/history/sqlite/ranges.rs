@@ -14,7 +14,7 @@ use crate::history::model::{MemberState, ProjectState};
 use crate::history::posture::{Posture, shaped};
 use crate::history::ranges::{Listed, OpenRange, Subject, plan};
 use crate::history::read::parse_body;
-use crate::history::retention::KeepReason;
+use crate::history::retention::{KeepReason, waiver_name};
 
 /// Version 4: a state's validity as a range of snapshots per kind (the lists
 /// of version 3 become ranges, each snapshot's list read back the same), and
@@ -201,13 +201,34 @@ pub(super) fn marked_snapshots(
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// The snapshots waivers refer to. Hook for issue 38's waivers table (its
-/// own schema step): none until the file keeps waivers.
+/// The snapshots standing waivers refer to (`retention.rs`), each with the
+/// waiver's name; the clock is this computer's.
 pub(super) fn waived_snapshots(
-    _connection: &rusqlite::Connection,
-    _workspace_id: &str,
+    connection: &rusqlite::Connection,
+    workspace_id: &str,
 ) -> Result<Vec<(i64, String)>, HistoryError> {
-    Ok(Vec::new())
+    let now_ms = crate::history::read::to_ms(time::OffsetDateTime::now_utc());
+    let mut statement = connection.prepare_cached(&format!(
+        "WITH standing AS (
+             SELECT w.* FROM waiver w
+             WHERE w.id IN (SELECT MAX(id) FROM waiver WHERE workspace_id = ?1
+                            GROUP BY policy_id, project_id)
+               AND w.until_ms > ?2)
+         SELECT held.id, held.policy_id, held.project_id FROM (
+             SELECT w.policy_id, w.project_id,
+                    (SELECT MAX(snap.id) FROM project_range r
+                     JOIN snapshot snap ON {HELD_BY_SNAP}
+                     WHERE r.workspace_id = ?1 AND r.subject = w.project_id
+                       AND snap.taken_at_ms <= w.at_ms) AS id
+             FROM standing w) AS held
+         WHERE held.id IS NOT NULL ORDER BY held.id, held.policy_id, held.project_id"
+    ))?;
+    let rows = statement.query_map(params![workspace_id, now_ms], |row| {
+        let policy: String = row.get(1)?;
+        let project: String = row.get(2)?;
+        Ok((row.get(0)?, waiver_name(&policy, &project)))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// What `snapshot prune` keeps whatever its rules say: the snapshots marks

@@ -5,10 +5,11 @@
 
 use time::{Duration, OffsetDateTime};
 use vantage::history::retention::{KeepPolicy, KeepReason};
+use vantage::history::waivers::NewWaiver;
 use vantage::history::{ProjectState, Retention, Store};
 
 use crate::cli::history::{capture, offline_mark, project};
-use crate::cli::stores::{TestStore, each_store, off_runtime};
+use crate::cli::stores::{TestStore, database_store, each_store, file_store, off_runtime};
 
 /// Sunday 2026-03-01 at noon: in the past, as a shared history requires.
 const T0: OffsetDateTime = time::macros::datetime!(2026-03-01 12:00 UTC);
@@ -268,6 +269,98 @@ fn a_snapshot_a_standing_mark_refers_to_is_kept_and_said() {
             .unwrap();
         assert_eq!(remaining(&store), [later[2], newest.id], "{}", on.name());
     });
+}
+
+fn waiver(policy: &str, project: &str, until: OffsetDateTime) -> NewWaiver {
+    NewWaiver {
+        policy_id: policy.into(),
+        project_id: project.into(),
+        reason: "accepted for the launch".into(),
+        until,
+        by: Some("ana".into()),
+    }
+}
+
+/// A standing waiver (the newest of its policy and project, not run out)
+/// holds the snapshot it was given against: the newest then that held its
+/// project, whose state it accepted. One that ran out, one given before any
+/// snapshot held its project, and one a newer waiver stands in for hold none.
+fn a_standing_waiver_holds_the_snapshot_it_was_given_against(on: &TestStore) {
+    let mut store = on.open();
+    let ids = twice_daily(&mut store, 0..2);
+    let far = OffsetDateTime::now_utc() + Duration::days(30);
+    store
+        .add_waiver(
+            "ws_x",
+            &waiver("public-pii", "p2", far),
+            T0 + Duration::hours(13),
+        )
+        .unwrap();
+    store
+        .add_waiver(
+            "ws_x",
+            &waiver("inactive-owner", "p1", T0 + Duration::days(1)),
+            T0 + Duration::hours(1),
+        )
+        .unwrap();
+    store
+        .add_waiver(
+            "ws_x",
+            &waiver("public-pii", "p9", far),
+            T0 + Duration::hours(2),
+        )
+        .unwrap();
+    let later = twice_daily(&mut store, 2..5);
+    let policy = KeepPolicy {
+        last: 1,
+        ..KeepPolicy::default()
+    };
+    let outcome = store.prune_keeping("ws_x", policy, false).unwrap();
+    let kept: Vec<(i64, Vec<KeepReason>)> = outcome
+        .verdicts
+        .iter()
+        .filter(|v| !v.kept.is_empty())
+        .map(|v| (v.snapshot.id, v.kept.clone()))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            (
+                ids[1],
+                vec![KeepReason::Waived("public-pii for project p2".into())]
+            ),
+            (later[2], vec![KeepReason::Last]),
+        ],
+        "{}",
+        on.name()
+    );
+    assert_eq!(
+        KeepReason::Waived("public-pii for project p2".into()).describe(),
+        "waiver public-pii for project p2"
+    );
+    assert_eq!(remaining(&store), [ids[1], later[2]], "{}", on.name());
+    // A newer waiver of the policy and project stands in for the first: it
+    // holds the newest snapshot, and the first one's snapshot may go.
+    store
+        .add_waiver(
+            "ws_x",
+            &waiver("public-pii", "p2", far),
+            T0 + Duration::hours(49),
+        )
+        .unwrap();
+    assert_eq!(prune(&mut store, policy), [later[2]], "{}", on.name());
+}
+
+#[test]
+fn a_snapshot_a_standing_waiver_refers_to_is_kept_and_said_in_the_file() {
+    let on = file_store();
+    off_runtime(|| a_standing_waiver_holds_the_snapshot_it_was_given_against(&on));
+}
+
+#[test]
+fn a_snapshot_a_standing_waiver_refers_to_is_kept_and_said_in_the_database() {
+    let on = database_store();
+    off_runtime(|| a_standing_waiver_holds_the_snapshot_it_was_given_against(&on));
 }
 
 #[test]

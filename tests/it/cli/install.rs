@@ -86,17 +86,23 @@ async fn the_readme_cron_line_runs_under_cron_environment() {
         command.replace(INSTALLED, &prefix),
         prune.replace(INSTALLED, &prefix)
     );
+    // The crontab's own variables (`NAME=value` lines), as cron sets them.
+    let assigned: Vec<&str> = block
+        .lines()
+        .filter(|line| line.starts_with("VANTAGE_") && line.contains('='))
+        .collect();
+    let home_var = format!("HOME={}", home.display());
+    let mut args = vec![
+        "-i",
+        "PATH=/usr/bin:/bin",
+        "SHELL=/bin/sh",
+        "LOGNAME=vantage",
+        &home_var,
+    ];
+    args.extend(&assigned);
+    args.extend(["/bin/sh", "-c", &rewritten]);
     let output = tokio::process::Command::new("env")
-        .args([
-            "-i",
-            "PATH=/usr/bin:/bin",
-            "SHELL=/bin/sh",
-            "LOGNAME=vantage",
-            &format!("HOME={}", home.display()),
-            "/bin/sh",
-            "-c",
-            &rewritten,
-        ])
+        .args(&args)
         .stdin(Stdio::null())
         .output()
         .await
@@ -184,7 +190,7 @@ async fn the_readme_cronjob_runs_without_a_config_file() {
             "SERVICE_API_KEY" => ENTERPRISE_ADMIN.to_owned(),
             "PGPASSWORD" => "unused: the test database trusts loopback".to_owned(),
             // As written in README.
-            "VANTAGE_WORKSPACE" => {
+            "VANTAGE_WORKSPACE" | "VANTAGE_RETENTION_DAYS" | "VANTAGE_RETENTION_SNAPSHOTS" => {
                 let value = entry.split("value: ").nth(1).unwrap();
                 value
                     .trim_end_matches('}')

@@ -290,3 +290,49 @@ async fn history_migrate_dry_run_says_what_it_would_do_on_both_stores() {
         );
     }
 }
+
+/// Issue 39: the default retention set from the environment, as a unit or a
+/// CronJob sets it without a config file: a snapshot job keeps the newest
+/// `VANTAGE_RETENTION_SNAPSHOTS`, `snapshot prune` likewise, its `--keep` wins
+/// over the variable, and a value that is not a count is refused, named.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_default_retention_comes_from_the_environment() {
+    let server = crate::cli::review_marks::roomy_server().await;
+    let cli = Cli::new(server.base_url(), ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    for store in each_store() {
+        let url = history_url(&store);
+        let kept =
+            |store: &TestStore| off_runtime(|| store.open().list(ENTERPRISE_WS).unwrap().len());
+        let keeping = |count: &'static str| {
+            [
+                ("VANTAGE_HISTORY_URL", url.as_str()),
+                ("VANTAGE_RETENTION_SNAPSHOTS", count),
+            ]
+        };
+        for _ in 0..3 {
+            cli.run_env(&["snapshot"], &keeping("2")).await.expect(0);
+        }
+        assert_eq!(kept(&store), 2, "{} store: the job kept two", store.name());
+        cli.run_env(&["snapshot", "prune", "--keep", "2"], &keeping("1"))
+            .await
+            .expect(0);
+        assert_eq!(kept(&store), 2, "{} store: --keep wins", store.name());
+        cli.run_env(&["snapshot", "prune"], &keeping("1"))
+            .await
+            .expect(0);
+        assert_eq!(kept(&store), 1, "{} store: prune kept one", store.name());
+        let bad = [
+            ("VANTAGE_HISTORY_URL", url.as_str()),
+            ("VANTAGE_RETENTION_DAYS", "a year"),
+        ];
+        let run = cli.run_env(&["snapshot", "prune"], &bad).await;
+        assert_ne!(run.code, 0, "{} store: {}", store.name(), run.stderr);
+        assert!(
+            run.stderr.contains("VANTAGE_RETENTION_DAYS is \"a year\""),
+            "{} store: {}",
+            store.name(),
+            run.stderr
+        );
+        assert_eq!(kept(&store), 1, "{} store: nothing removed", store.name());
+    }
+}

@@ -98,6 +98,16 @@ async fn a_damaged_shared_history_is_an_error_never_a_panic() {
             commands: &[&["reviewed", "list"]],
             named: &["state.shape is -1"],
         },
+        Damage {
+            sql: "UPDATE state SET body = '\\x01ffff'::bytea",
+            commands: &[&["reviewed", "list"], &["changes"]],
+            named: &["state.body", "does not inflate"],
+        },
+        Damage {
+            sql: "UPDATE state SET body = '\\x07'::bytea",
+            commands: &[&["reviewed", "list"]],
+            named: &["state.body", "format 7"],
+        },
     ];
     for Damage {
         sql: damage,
