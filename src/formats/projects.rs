@@ -70,9 +70,9 @@ impl Row for InventoryItem {
         ),
         // The project's policy violations (the waived ones in dim): the
         // dashboard's evaluation, not the service's, so only it lists them.
-        ItemField::number("POLICY", |_| String::new()).off_table().listed(
-            Listed::new("policy", "Policy", 7, 1).cell(|_| Cell::ByScreen),
-        ),
+        ItemField::number("POLICY", |_| String::new())
+            .off_table()
+            .listed(Listed::new("policy", "Policy", 7, 1).cell(|_| Cell::ByScreen)),
         ItemField::fixed("PUBLISHED", |item| {
             published(item.is_published, item.publish_audience.as_ref())
         }),

@@ -155,6 +155,11 @@ fn a_field_added_on(on: &TestStore) {
         )
         .unwrap();
     // The upgrade: the newest snapshot's state gains a field and a shape.
+    // The database packs a body (schema 5), so its new body is written whole,
+    // in the packing's format 0 (the JSON as it is).
+    let mut upgraded = serde_json::to_value(&store.projects(next.id).unwrap()[0]).unwrap();
+    upgraded["deployed"] = Value::Bool(true);
+    let upgraded = upgraded.to_string().replace('\'', "''");
     on.execute(
         &format!(
             "UPDATE state SET shape = shape + 1,
@@ -165,10 +170,10 @@ fn a_field_added_on(on: &TestStore) {
         ),
         &format!(
             "UPDATE state SET shape = shape + 1,
-                 body = (body::jsonb || '{{\"deployed\": true, \"name\": \"a\"}}'::jsonb)::text
+                 body = '\\x00'::bytea || convert_to('{1}', 'UTF8')
              WHERE id = (SELECT state_id FROM project_range
                          WHERE valid_from <= {0} AND (valid_until IS NULL OR valid_until > {0}))",
-            next.id
+            next.id, upgraded
         ),
     );
     let marks = store.reviewed_marks("ws_x").unwrap();
