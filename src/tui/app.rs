@@ -24,7 +24,7 @@ pub use export::{LIST_EXPORT, ListExported};
 pub use policy::{EVALUATE_POLICIES, PolicyMsg};
 pub use report::{REPORT, ReportWritten};
 pub use review::{HISTORY_VERSION, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
-pub use review::{HistoryMsg, HistoryState};
+pub use review::{HistoryMsg, ReviewState};
 pub use views::{SAVE_VIEW, SavedViews, ViewWritten};
 
 /// The client's notices, named where the App takes them in.
@@ -121,7 +121,7 @@ pub struct App {
     /// The policies' evaluation: its input, the one in flight (`app/policy.rs`).
     policies: policy::PolicyState,
     /// The review history: instant start, background snapshot, reviewed marks.
-    pub history: HistoryState,
+    pub review: ReviewState,
     pub tab: Tab,
     /// The config file's contexts, the one on screen, the picker (`app/contexts.rs`).
     pub contexts: Contexts,
@@ -168,7 +168,7 @@ impl App {
             changes: ChangesScreen::default(),
             policy: PolicyScreen::default(),
             policies: policy::PolicyState::default(),
-            history: HistoryState::default(),
+            review: ReviewState::default(),
             tab: Tab::default(),
             contexts: Contexts::default(),
             palette: Palette::default(),
@@ -389,7 +389,7 @@ impl App {
             }
             return true;
         }
-        if self.history.note.is_some() {
+        if self.review.note.is_some() {
             self.with_app_cx(turn, |app, cx| app.note_key(&key, cx));
             return true;
         }

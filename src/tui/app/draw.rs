@@ -476,7 +476,7 @@ impl App {
                 row(action, text, true);
             }
         };
-        if self.tab == Tab::Inventory && self.history.enabled {
+        if self.tab == Tab::Inventory && self.review.enabled {
             row(
                 Action::MarkReviewed,
                 "mark the project reviewed, with a note",

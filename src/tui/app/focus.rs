@@ -114,7 +114,7 @@ impl App {
             _ => project,
         };
         // Rows seeded from the snapshot at start say so, with its age.
-        let source = match self.history.inventory_seeded_at() {
+        let source = match self.review.inventory_seeded_at() {
             _ if searched => Source::Search(turn.now),
             Some(taken_at) => Source::Snapshot(taken_at),
             None => Source::Page(self.inventory.list.loaded_at),
@@ -134,7 +134,7 @@ impl App {
             self.with_screen(turn, |screen, _| screen.deactivate());
         }
         self.tab = Tab::Inventory;
-        let facts = Facts::new(row.map(|row| (row, source))).with_history(self.history.enabled);
+        let facts = Facts::new(row.map(|row| (row, source))).with_history(self.review.enabled);
         // What the status line said was about the screen left behind.
         self.status.notice = None;
         self.focus.project = Some(project.clone());

@@ -17,8 +17,8 @@ use crate::tui::support::{app, asked, key};
 #[test]
 fn every_answer_the_app_asks_for_has_exactly_one_owner() {
     let mut app = app();
-    app.history.enabled = true;
-    app.history.snapshot_due = true;
+    app.review.enabled = true;
+    app.review.snapshot_due = true;
     let mut fetches = asked(&app.start(NOW));
     for position in 1..=SCREENS.len() {
         let digit = char::from_digit(position as u32, 10).expect("a tab key");

@@ -126,7 +126,7 @@ pub(crate) fn change_set() -> ChangeSet {
 /// A started app with a history, on the Changes tab with `set` loaded.
 pub(crate) fn changes_app(set: ChangeSet) -> App {
     let mut app = app();
-    app.history.enabled = true;
+    app.review.enabled = true;
     app.start(NOW);
     let effects = app.handle(key('7'), NOW);
     assert_eq!(app.tab, Tab::Changes);
@@ -264,10 +264,10 @@ fn page(items: Vec<Value>) -> InventoryPage {
 #[test]
 fn the_instant_start_draws_the_snapshot_then_the_live_replies_replace_it() {
     let mut app = app();
-    app.history.enabled = true;
+    app.review.enabled = true;
     let snapshot_items: Vec<InventoryItem> =
         serde_json::from_value(json!([item("prj_old", "Snapshot project")])).unwrap();
-    app.history.seed = Some(SnapshotSeed {
+    app.review.seed = Some(SnapshotSeed {
         taken_at: NOW - Duration::minutes(42),
         insights: Some(insights(4242)),
         first_page: Some(snapshot_items),
@@ -321,15 +321,15 @@ fn the_instant_start_draws_the_snapshot_then_the_live_replies_replace_it() {
 #[test]
 fn a_due_snapshot_runs_in_the_background_shows_progress_and_refreshes_changes() {
     let mut app = changes_app(change_set());
-    assert!(!app.history.snapshot_running());
+    assert!(!app.review.snapshot_running());
     // A new app whose newest snapshot is old.
     let mut due = self::app();
-    due.history.enabled = true;
-    due.history.snapshot_due = true;
+    due.review.enabled = true;
+    due.review.snapshot_due = true;
     let effects = due.start(NOW);
     let snapshot = first_in(&effects, TAKE_SNAPSHOT).expect("a snapshot is taken");
     assert_eq!(snapshot.op::<TakeSnapshot>(), &TakeSnapshot);
-    assert!(due.history.snapshot_running());
+    assert!(due.review.snapshot_running());
     due.handle(
         Msg::Client(ClientNotice::Snapshot("snapshot: inventory 300".into())),
         NOW,
@@ -359,7 +359,7 @@ fn a_due_snapshot_runs_in_the_background_shows_progress_and_refreshes_changes() 
         at: NOW,
     };
     due.handle(snapshot.fail(failure), NOW);
-    assert!(!due.history.snapshot_running());
+    assert!(!due.review.snapshot_running());
     assert_eq!(due.errors.len(), 1);
     assert!(screen(&due, 120, 35).contains("background snapshot failed"));
 
@@ -395,8 +395,8 @@ fn a_due_snapshot_runs_in_the_background_shows_progress_and_refreshes_changes() 
 #[test]
 fn a_service_error_typed_history_unreachable_is_not_the_history_away() {
     let mut due = self::app();
-    due.history.enabled = true;
-    due.history.snapshot_due = true;
+    due.review.enabled = true;
+    due.review.snapshot_due = true;
     let effects = due.start(NOW);
     let snapshot = first_in(&effects, TAKE_SNAPSHOT).expect("a snapshot is taken");
     let mut failure = ErrorInfo::local("the service said history_unreachable".into(), NOW);
@@ -410,7 +410,7 @@ fn a_service_error_typed_history_unreachable_is_not_the_history_away() {
 #[test]
 fn a_project_is_marked_reviewed_with_a_note_from_the_inventory() {
     let mut app = app();
-    app.history.enabled = true;
+    app.review.enabled = true;
     let effects = app.start(NOW);
     let marks = first_in(&effects, REVIEW_MARKS).expect("marks are loaded");
     assert_eq!(marks.op::<ListMarks>(), &ListMarks);
@@ -620,7 +620,7 @@ async fn the_history_executor_snapshots_diffs_and_marks_on_a_real_file() {
 #[test]
 fn changes_not_read_yet_show_no_made_up_counts() {
     let mut app = app();
-    app.history.enabled = true;
+    app.review.enabled = true;
     app.start(NOW);
     let effects = app.handle(key('7'), NOW);
     let diff = only(&effects, changes::CHANGES);
@@ -643,7 +643,7 @@ fn changes_not_read_yet_show_no_made_up_counts() {
 #[test]
 fn fewer_than_two_snapshots_count_no_made_up_changes() {
     let mut app = app();
-    app.history.enabled = true;
+    app.review.enabled = true;
     app.start(NOW);
     let effects = app.handle(key('7'), NOW);
     let diff = only(&effects, changes::CHANGES);

@@ -200,7 +200,7 @@ fn a_switch_opens_the_history_the_launcher_read_for_the_new_context() {
         answer(CONTEXT, token, Ok(with_history), ContextMsg::Switched),
         NOW,
     );
-    assert!(app.history.enabled);
+    assert!(app.review.enabled);
     assert_eq!(fetched(&effects, REVIEW_MARKS).len(), 1, "{effects:?}");
     assert_eq!(fetched(&effects, TAKE_SNAPSHOT).len(), 1, "{effects:?}");
 
@@ -217,7 +217,7 @@ fn a_switch_opens_the_history_the_launcher_read_for_the_new_context() {
         ),
         NOW,
     );
-    assert!(!app.history.enabled);
+    assert!(!app.review.enabled);
     assert!(fetched(&effects, REVIEW_MARKS).is_empty(), "{effects:?}");
 }
 

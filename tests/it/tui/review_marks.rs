@@ -71,7 +71,7 @@ pub(crate) fn inventory_with(marks: Vec<ReviewMark>) -> App {
 /// check (asked on the first message the App handled).
 pub(crate) fn inventory_and_version_check(marks: Vec<ReviewMark>) -> (App, u64) {
     let mut app = app();
-    app.history.enabled = true;
+    app.review.enabled = true;
     let effects = app.start(NOW);
     let read = first_in(&effects, REVIEW_MARKS).expect("marks are loaded");
     let effects = app.handle(read.ok(marks), NOW);

@@ -301,7 +301,7 @@ fn an_unreachable_history_is_said_retried_with_backoff_and_marks_are_refused() {
     // A mark is refused at once, and says so.
     let effects = app.handle(key('m'), NOW);
     assert!(first_in(&effects, REVIEW_MARK).is_none());
-    assert!(app.history.note.is_none(), "no note field opens");
+    assert!(app.review.note.is_none(), "no note field opens");
     assert!(screen(&app, 160, 35).contains("not marked: the review history is unreachable"));
 
     // Tries again after 5 s, then 10 s, then 20 s.
@@ -525,7 +525,7 @@ mod with_a_shared_history {
         let text = screen(&app, 120, 35);
         assert!(text.contains("from snapshot"), "{text}");
         assert!(text.contains("350"), "the snapshot's insights: {text}");
-        assert_eq!(app.history.seeded_at, Some(info.taken_at));
+        assert_eq!(app.review.seeded_at, Some(info.taken_at));
         assert!(
             first_in(&effects, TAKE_SNAPSHOT).is_none(),
             "snapshot {} is fresh: no background snapshot",

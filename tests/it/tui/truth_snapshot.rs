@@ -50,7 +50,7 @@ fn snapshot_info() -> SnapshotInfo {
 /// then `:ID` Enter; the effects of every step after the inventory loaded.
 fn open_by_id() -> (App, Vec<Effect>) {
     let mut app = app();
-    app.history.enabled = true;
+    app.review.enabled = true;
     inventory_with(&mut app, 3, 3);
     let mut effects = app.handle(key(':'), NOW);
     for ch in ID.chars() {

@@ -49,14 +49,14 @@ fn from_history(slot: Slot) -> bool {
 impl App {
     /// Whether the history is out of reach now.
     pub fn history_away(&self) -> Option<&Away> {
-        self.history.away.as_ref()
+        self.review.away.as_ref()
     }
 
     /// At start, when the history could not be reached: the dashboard runs
     /// live and tries again shortly.
     pub fn start_away(&mut self, reason: String, now: OffsetDateTime) {
-        self.history.enabled = true;
-        self.history.away = Some(Away {
+        self.review.enabled = true;
+        self.review.away = Some(Away {
             since: now,
             reason,
             tries: 0,
@@ -78,7 +78,7 @@ impl App {
         }
         match failure {
             Some(error) if error.kind.as_ref().is_some_and(ErrorKind::is_history_away) => {
-                let away = self.history.away.get_or_insert_with(|| Away {
+                let away = self.review.away.get_or_insert_with(|| Away {
                     since: error.at,
                     reason: String::new(),
                     tries: 0,
@@ -92,8 +92,8 @@ impl App {
             }
             Some(_) => {}
             None => {
-                if self.history.away.take().is_some() {
-                    self.history.came_back = true;
+                if self.review.away.take().is_some() {
+                    self.review.came_back = true;
                 }
             }
         }
@@ -103,31 +103,31 @@ impl App {
     /// back, reads what may have changed meanwhile. True while away (the
     /// minute's check waits).
     pub(in crate::tui::app) fn retry_history(&mut self, cx: &mut Cx) -> bool {
-        if std::mem::take(&mut self.history.came_back) {
+        if std::mem::take(&mut self.review.came_back) {
             cx.notify("the review history is reachable again".into());
             let visible = self.tab == Tab::Changes;
             self.changes.snapshot_landed(visible, cx);
             self.read_marks(cx);
-            if self.history.snapshot_due {
+            if self.review.snapshot_due {
                 self.take_snapshot(cx);
             }
         }
-        let Some(away) = &mut self.history.away else {
+        let Some(away) = &mut self.review.away else {
             return false;
         };
-        if cx.now < away.retry_at || self.history.version_pending.is_some() {
+        if cx.now < away.retry_at || self.review.version_pending.is_some() {
             return true;
         }
         // The try's answer sets the next wait; none goes out before it.
         away.retry_at = cx.now + LONGEST_RETRY;
-        self.history.version_pending =
+        self.review.version_pending =
             Some(cx.request(HISTORY_VERSION, DataVersion, HistoryMsg::DataVersion));
         true
     }
 
     /// Refuses a mark while the history is away; true when refused.
     pub(in crate::tui::app) fn refuse_mark_while_away(&self, cx: &mut Cx) -> bool {
-        let Some(away) = &self.history.away else {
+        let Some(away) = &self.review.away else {
             return false;
         };
         cx.notify(if away.waiting {
@@ -142,7 +142,7 @@ impl App {
     /// What the status line says first while away: the words that matter
     /// (no marks, live data only) fit 80 columns beside the rate and the age.
     pub(in crate::tui::app) fn away_head(&self) -> Vec<Span<'static>> {
-        let Some(away) = &self.history.away else {
+        let Some(away) = &self.review.away else {
             return Vec::new();
         };
         vec![
@@ -161,7 +161,7 @@ impl App {
     /// The rest of it, at the line's end where it may be cut: the tries and
     /// the reason.
     pub(in crate::tui::app) fn away_status(&self) -> Vec<Span<'static>> {
-        let Some(away) = &self.history.away else {
+        let Some(away) = &self.review.away else {
             return Vec::new();
         };
         let tries = match away.tries {

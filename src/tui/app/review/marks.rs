@@ -50,7 +50,7 @@ impl App {
     /// When the rows on screen were read: the snapshot's time while its rows
     /// are shown, else the newest page's.
     fn rows_read_at(&self, now: OffsetDateTime) -> OffsetDateTime {
-        self.history
+        self.review
             .seeded_at
             .or(self.inventory.list.loaded_at)
             .unwrap_or(now)
@@ -58,7 +58,7 @@ impl App {
 
     /// `m` on the inventory or the project screen: asks for a note.
     pub(in crate::tui::app) fn begin_mark(&mut self, cx: &mut Cx) {
-        if !self.history.enabled {
+        if !self.review.enabled {
             cx.notify("reviewed marks need the history file".into());
             return;
         }
@@ -129,7 +129,7 @@ impl App {
             .into_iter()
             .map(|(id, _, seen)| (id, seen.map(Box::new)))
             .collect();
-        self.history.note = Some(NoteInput {
+        self.review.note = Some(NoteInput {
             projects,
             name,
             earlier,
@@ -140,16 +140,16 @@ impl App {
 
     /// A key while the note field is open; it takes every key.
     pub(in crate::tui::app) fn note_key(&mut self, key: &KeyEvent, cx: &mut Cx) {
-        let Some(note) = &mut self.history.note else {
+        let Some(note) = &mut self.review.note else {
             return;
         };
         match key.code {
-            KeyCode::Esc => self.history.note = None,
+            KeyCode::Esc => self.review.note = None,
             KeyCode::Enter => {
                 let text = note.field.value().trim().to_owned();
                 let projects = std::mem::take(&mut note.projects);
                 let advance = note.advance;
-                self.history.note = None;
+                self.review.note = None;
                 let mark = MarkReviewed {
                     projects,
                     note: (!text.is_empty()).then_some(text),
@@ -160,7 +160,7 @@ impl App {
                     .then(|| self.inventory.selected_item().map(|item| item.id.clone()))
                     .flatten();
                 let token = cx.request(REVIEW_MARK, mark, HistoryMsg::Marked);
-                self.history.mark_pending = Some(PendingMark {
+                self.review.mark_pending = Some(PendingMark {
                     token,
                     advance_from,
                 });
@@ -225,7 +225,7 @@ impl App {
         area: ratatui::layout::Rect,
     ) {
         use ratatui::widgets::{Block, Borders, Clear};
-        let Some(note) = &self.history.note else {
+        let Some(note) = &self.review.note else {
             return;
         };
         let earlier_rows = u16::from(note.earlier.is_some());

@@ -27,7 +27,7 @@ pub use marks::NoteInput;
 pub use msg::{HISTORY_VERSION, HistoryMsg, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
 
 #[derive(Debug, Default)]
-pub struct HistoryState {
+pub struct ReviewState {
     /// Whether the history door answers history requests (a history file is open).
     pub enabled: bool,
     /// Set before `start`: what the first frame draws.
@@ -62,7 +62,7 @@ pub struct HistoryState {
 /// other half for their own answer, however slow the history is to reply.
 pub const VERSION_CHECK: time::Duration = time::Duration::seconds(30);
 
-impl HistoryState {
+impl ReviewState {
     pub fn snapshot_running(&self) -> bool {
         self.snapshot_pending.is_some()
     }
@@ -78,76 +78,76 @@ impl App {
     /// At start, after the screens asked for their live data: draws the
     /// snapshot's, loads the marks, and takes a snapshot when one is due.
     pub(super) fn start_history(&mut self, cx: &mut Cx) {
-        if !self.history.enabled {
+        if !self.review.enabled {
             return;
         }
-        if let Some(seed) = self.history.seed.take() {
+        if let Some(seed) = self.review.seed.take() {
             if let Some(insights) = seed.insights {
                 self.inventory.finding_types = insights.findings.clone();
                 self.insights.data = Some(insights);
-                self.history.insights_seeded = true;
+                self.review.insights_seeded = true;
             }
             if let Some(items) = seed.first_page {
                 // The live first page is asked for now, and replaces these rows.
                 self.inventory.activate(cx);
                 self.inventory.list.rows = items;
-                self.history.inventory_seeded = true;
+                self.review.inventory_seeded = true;
             }
-            if self.history.insights_seeded || self.history.inventory_seeded {
-                self.history.seeded_at = Some(seed.taken_at);
+            if self.review.insights_seeded || self.review.inventory_seeded {
+                self.review.seeded_at = Some(seed.taken_at);
             }
         }
         self.read_marks(cx);
-        if self.history.snapshot_due {
+        if self.review.snapshot_due {
             self.take_snapshot(cx);
         }
     }
 
     /// Asks the history for the workspace's reviewed marks.
     pub(super) fn read_marks(&mut self, cx: &mut Cx) {
-        self.history.marks_pending = Some(cx.request(REVIEW_MARKS, ListMarks, HistoryMsg::Marks));
+        self.review.marks_pending = Some(cx.request(REVIEW_MARKS, ListMarks, HistoryMsg::Marks));
     }
 
     /// Starts a background snapshot unless one runs.
     pub fn take_snapshot(&mut self, cx: &mut Cx) {
-        if !self.history.enabled || self.history.snapshot_running() {
+        if !self.review.enabled || self.review.snapshot_running() {
             return;
         }
-        if self.history.away.is_some() {
+        if self.review.away.is_some() {
             // Taken once the history is back.
-            self.history.snapshot_due = true;
+            self.review.snapshot_due = true;
             return;
         }
-        self.history.snapshot_due = false;
-        self.history.progress = Some("snapshot: starting".into());
-        self.history.snapshot_pending =
+        self.review.snapshot_due = false;
+        self.review.progress = Some("snapshot: starting".into());
+        self.review.snapshot_pending =
             Some(cx.request(TAKE_SNAPSHOT, TakeSnapshot, HistoryMsg::Snapshot));
     }
 
     /// Live insights replace the snapshot's.
     pub(super) fn insights_live(&mut self) {
-        self.history.insights_seeded = false;
-        if !self.history.inventory_seeded {
-            self.history.seeded_at = None;
+        self.review.insights_seeded = false;
+        if !self.review.inventory_seeded {
+            self.review.seeded_at = None;
         }
     }
 
     /// A live page of the inventory replaces the snapshot's rows.
     pub(super) fn inventory_live(&mut self) {
-        if !self.history.inventory_seeded {
+        if !self.review.inventory_seeded {
             return;
         }
-        self.history.inventory_seeded = false;
+        self.review.inventory_seeded = false;
         self.inventory.list.rows.clear();
         self.inventory.list.select(0);
-        if !self.history.insights_seeded {
-            self.history.seeded_at = None;
+        if !self.review.insights_seeded {
+            self.review.seeded_at = None;
         }
     }
 
     /// Whether the data on screen is the snapshot's (the label shows).
     pub fn from_snapshot(&self) -> bool {
-        self.history.seeded_at.is_some()
+        self.review.seeded_at.is_some()
     }
 
     /// A history answer, then what marks change beyond the history: the
@@ -171,12 +171,12 @@ impl App {
     /// An answer in one of the history's own slots; true when anything changed.
     fn history_answer(&mut self, token: u64, msg: HistoryMsg, cx: &mut Cx) -> bool {
         // Back after being away: read what may have changed meanwhile, now.
-        let came_back = self.history.came_back;
+        let came_back = self.review.came_back;
         if came_back {
             self.retry_history(cx);
         }
         match msg {
-            HistoryMsg::Marks(marks) if answers(&mut self.history.marks_pending, token) => {
+            HistoryMsg::Marks(marks) if answers(&mut self.review.marks_pending, token) => {
                 if let Ok(marks) = marks {
                     self.inventory.reviewed.set(marks);
                 }
@@ -184,13 +184,13 @@ impl App {
             }
             HistoryMsg::Marked(marked)
                 if self
-                    .history
+                    .review
                     .mark_pending
                     .as_ref()
                     .is_some_and(|pending| pending.token == token) =>
             {
                 let advance_from = self
-                    .history
+                    .review
                     .mark_pending
                     .take()
                     .and_then(|pending| pending.advance_from);
@@ -198,17 +198,17 @@ impl App {
                 true
             }
             HistoryMsg::DataVersion(version)
-                if answers(&mut self.history.version_pending, token) =>
+                if answers(&mut self.review.version_pending, token) =>
             {
                 let Ok(version) = version else {
                     return false;
                 };
                 if came_back {
                     // Marks and changes are read again already; this is the new baseline.
-                    self.history.data_version = Some(version);
+                    self.review.data_version = Some(version);
                     return true;
                 }
-                let before = self.history.data_version.replace(version);
+                let before = self.review.data_version.replace(version);
                 if before.is_none_or(|before| before == version) {
                     return false;
                 }
@@ -218,8 +218,8 @@ impl App {
                 self.read_marks(cx);
                 false
             }
-            HistoryMsg::Snapshot(outcome) if answers(&mut self.history.snapshot_pending, token) => {
-                self.history.progress = None;
+            HistoryMsg::Snapshot(outcome) if answers(&mut self.review.snapshot_pending, token) => {
+                self.review.progress = None;
                 match outcome {
                     Ok(SnapshotOutcome::Taken(info)) => {
                         // A quiet event: it never hides what a person just did.
@@ -255,50 +255,45 @@ impl App {
     /// last time: called on every message the App handles, so it rides on
     /// wakes that happen anyway; [`Self::history_wake`] adds the minute's.
     pub(super) fn check_history_version(&mut self, cx: &mut Cx) {
-        if !self.history.enabled || self.retry_history(cx) || self.history.version_pending.is_some()
-        {
+        if !self.review.enabled || self.retry_history(cx) || self.review.version_pending.is_some() {
             return;
         }
-        if self
-            .history
-            .next_version_check
-            .is_some_and(|at| cx.now < at)
-        {
+        if self.review.next_version_check.is_some_and(|at| cx.now < at) {
             return;
         }
-        self.history.next_version_check = Some(cx.now + VERSION_CHECK);
-        self.history.version_pending =
+        self.review.next_version_check = Some(cx.now + VERSION_CHECK);
+        self.review.version_pending =
             Some(cx.request(HISTORY_VERSION, DataVersion, HistoryMsg::DataVersion));
     }
 
     /// When the history's next check is due: a wake that redraws nothing
     /// unless another process wrote.
     pub(super) fn history_wake(&self) -> Option<OffsetDateTime> {
-        if let Some(away) = &self.history.away {
+        if let Some(away) = &self.review.away {
             return Some(away.retry_at);
         }
-        if self.history.came_back {
+        if self.review.came_back {
             // Back (a Changes reply said so): read marks again at once.
             return Some(OffsetDateTime::UNIX_EPOCH);
         }
-        self.history
+        self.review
             .next_version_check
-            .filter(|_| self.history.enabled)
+            .filter(|_| self.review.enabled)
     }
 
     /// A walk's progress; true when the status line changes.
     pub(super) fn snapshot_progress(&mut self, text: String) -> bool {
-        if !self.history.snapshot_running() {
+        if !self.review.snapshot_running() {
             return false;
         }
-        self.history.progress.replace(text.clone()) != Some(text)
+        self.review.progress.replace(text.clone()) != Some(text)
     }
 
     /// The history's part of the status line.
     pub(super) fn history_status(&self, now: OffsetDateTime) -> Vec<Span<'static>> {
         let theme = &self.theme;
         let mut spans = self.away_status();
-        if let Some(taken_at) = self.history.seeded_at {
+        if let Some(taken_at) = self.review.seeded_at {
             let minutes = (now - taken_at).whole_minutes().max(0);
             spans.push(Span::styled(" · ", theme.dim));
             spans.push(Span::styled(
@@ -321,7 +316,7 @@ impl App {
                 theme.accent,
             ));
         }
-        if let Some(progress) = &self.history.progress {
+        if let Some(progress) = &self.review.progress {
             spans.push(Span::styled(" · ", theme.dim));
             spans.push(Span::styled(fit(progress, 52), theme.accent));
         }
@@ -351,9 +346,9 @@ impl App {
     pub fn apply_history_start(&mut self, start: HistoryStart, now: OffsetDateTime) -> bool {
         match start {
             HistoryStart::Read { seed, due } => {
-                self.history.enabled = true;
-                self.history.seed = seed;
-                self.history.snapshot_due = due;
+                self.review.enabled = true;
+                self.review.seed = seed;
+                self.review.snapshot_due = due;
                 true
             }
             HistoryStart::Failed {
