@@ -205,12 +205,12 @@ mod tests {
         }
     }
 
+    /// The cursors a list's pages were asked for with, in order.
+    type Asked = Arc<Mutex<Vec<Option<String>>>>;
+
     /// A list of three pages, the middle one empty, and the cursors each
     /// page was asked for with.
-    fn three_pages() -> (
-        impl Stream<Item = Result<u32, ApiError>>,
-        Arc<Mutex<Vec<Option<String>>>>,
-    ) {
+    fn three_pages() -> (impl Stream<Item = Result<u32, ApiError>>, Asked) {
         let pages: Vec<(Vec<u32>, Pagination)> = vec![
             (vec![1, 2], pagination(true, Some("a"))),
             (vec![], pagination(true, Some("b"))),
