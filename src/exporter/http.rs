@@ -316,15 +316,22 @@ mod tests {
     use std::time::Duration;
     use time::macros::datetime;
 
-    #[test]
-    fn a_scrape_shows_the_latest_data_and_when_it_was_read() {
+    /// A manual clock and a cache whose insights are polled every minute.
+    fn polled_every_minute() -> (time::OffsetDateTime, Clock, Cache) {
         let now = datetime!(2026-11-22 12:00:00 UTC);
-        let clock = Clock::manual(now);
         let cache = Cache::default();
         cache.update(|snapshot| {
             snapshot
                 .polled
                 .insert(Source::Insights, Duration::from_secs(60));
+        });
+        (now, Clock::manual(now), cache)
+    }
+
+    #[test]
+    fn a_scrape_shows_the_latest_data_and_when_it_was_read() {
+        let (now, clock, cache) = polled_every_minute();
+        cache.update(|snapshot| {
             snapshot.fetched_at.insert(Source::Insights, now);
             snapshot.last_poll_ok.insert(Source::Insights, true);
             snapshot.client.requests_by_code.insert("200".into(), 1);
@@ -353,13 +360,8 @@ mod tests {
 
     #[test]
     fn health_is_unavailable_until_a_source_answers_and_once_one_fails_past_its_interval() {
-        let now = datetime!(2026-11-22 12:00:00 UTC);
-        let clock = Clock::manual(now);
-        let cache = Cache::default();
+        let (now, clock, cache) = polled_every_minute();
         cache.update(|snapshot| {
-            snapshot
-                .polled
-                .insert(Source::Insights, Duration::from_secs(60));
             snapshot
                 .polled
                 .insert(Source::Inventory, Duration::from_secs(600));

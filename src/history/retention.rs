@@ -180,6 +180,16 @@ pub fn decide(
         .collect()
 }
 
+/// `doomed` without the snapshots in `held` (what a mark or a waiver refers
+/// to stays): what a prune or a forget removes, in both stores.
+pub(crate) fn unheld(
+    doomed: impl IntoIterator<Item = i64>,
+    held: &[(i64, KeepReason)],
+) -> Vec<i64> {
+    let held: std::collections::HashSet<i64> = held.iter().map(|(id, _)| *id).collect();
+    doomed.into_iter().filter(|id| !held.contains(id)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use time::macros::datetime;

@@ -3,7 +3,7 @@
 //! [`escape`]: Markdown's and HTML's special characters are escaped, so a
 //! value is text in any renderer.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fmt::Write;
 
 use super::gather::{Part, ReportData};
@@ -240,17 +240,6 @@ fn attention(out: &mut String, data: &ReportData) {
     );
 }
 
-fn value_text(value: &serde_json::Value) -> String {
-    match value {
-        serde_json::Value::Null => "—".into(),
-        serde_json::Value::String(text) => text.clone(),
-        serde_json::Value::Array(items) => {
-            items.iter().map(value_text).collect::<Vec<_>>().join(", ")
-        }
-        other => other.to_string(),
-    }
-}
-
 fn changes(out: &mut String, data: &ReportData) {
     heading(out, words::CHANGES);
     let Some(history) = data.history.value() else {
@@ -271,13 +260,7 @@ fn changes(out: &mut String, data: &ReportData) {
             words::since_text(&changes.picked)
         ),
     );
-    let mut by_kind: BTreeMap<(usize, String), Vec<&crate::history::Change>> = BTreeMap::new();
-    for change in &changes.changes {
-        by_kind
-            .entry((change.kind.seriousness_rank(), change.kind.to_string()))
-            .or_default()
-            .push(change);
-    }
+    let by_kind = words::by_kind(&changes.changes);
     if by_kind.is_empty() {
         para(out, "Nothing changed between these snapshots.");
         return;
@@ -297,8 +280,8 @@ fn changes(out: &mut String, data: &ReportData) {
             list.iter().map(|c| {
                 vec![
                     project(c.name.as_deref(), &c.id),
-                    escape(&value_text(&c.before)),
-                    escape(&value_text(&c.after)),
+                    escape(&words::value_text(&c.before)),
+                    escape(&words::value_text(&c.after)),
                 ]
             }),
         );

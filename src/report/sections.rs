@@ -15,34 +15,19 @@ pub struct Section {
     pub title: &'static str,
 }
 
-pub const POSTURE: Section = Section {
-    id: "posture",
-    title: "Posture now",
-};
-pub const ATTENTION: Section = Section {
-    id: "attention",
-    title: "What needs attention",
-};
-pub const CHANGES: Section = Section {
-    id: "changes",
-    title: "What changed",
-};
-pub const COVERAGE: Section = Section {
-    id: "coverage",
-    title: "Review coverage",
-};
-pub const SCANS: Section = Section {
-    id: "scans",
-    title: "Scans and findings",
-};
-pub const MEMBERS: Section = Section {
-    id: "members",
-    title: "Members and roles",
-};
-pub const APPENDIX: Section = Section {
-    id: "appendix",
-    title: "Appendix: every project",
-};
+impl Section {
+    const fn new(id: &'static str, title: &'static str) -> Self {
+        Self { id, title }
+    }
+}
+
+pub const POSTURE: Section = Section::new("posture", "Posture now");
+pub const ATTENTION: Section = Section::new("attention", "What needs attention");
+pub const CHANGES: Section = Section::new("changes", "What changed");
+pub const COVERAGE: Section = Section::new("coverage", "Review coverage");
+pub const SCANS: Section = Section::new("scans", "Scans and findings");
+pub const MEMBERS: Section = Section::new("members", "Members and roles");
+pub const APPENDIX: Section = Section::new("appendix", "Appendix: every project");
 
 /// Every section after the header, in the order they are written.
 pub const SECTIONS: [Section; 7] = [
@@ -172,6 +157,32 @@ impl Coverage {
             unreviewed,
         })
     }
+}
+
+/// A before/after value as text: lists joined, null a dash.
+pub fn value_text(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::Null => "—".into(),
+        serde_json::Value::String(text) => text.clone(),
+        serde_json::Value::Array(items) => {
+            items.iter().map(value_text).collect::<Vec<_>>().join(", ")
+        }
+        other => other.to_string(),
+    }
+}
+
+/// The changes grouped by kind, the most serious kind first.
+pub fn by_kind(
+    changes: &[crate::history::Change],
+) -> std::collections::BTreeMap<(usize, String), Vec<&crate::history::Change>> {
+    let mut by_kind = std::collections::BTreeMap::<_, Vec<_>>::new();
+    for change in changes {
+        by_kind
+            .entry((change.kind.seriousness_rank(), change.kind.to_string()))
+            .or_default()
+            .push(change);
+    }
+    by_kind
 }
 
 /// A wire word for people: `review_recommended` → `review recommended`

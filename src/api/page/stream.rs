@@ -205,37 +205,12 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn follows_cursors_through_empty_pages() {
-        let pages: Vec<(Vec<u32>, Pagination)> = vec![
-            (vec![1, 2], pagination(true, Some("a"))),
-            (vec![], pagination(true, Some("b"))),
-            (vec![3], pagination(false, None)),
-        ];
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let log = seen.clone();
-        let items: Vec<u32> = item_stream(walk(), move |cursor| {
-            log.lock().unwrap().push(cursor.clone());
-            let index = match cursor.as_deref() {
-                None => 0,
-                Some("a") => 1,
-                _ => 2,
-            };
-            let page = pages[index].clone();
-            async move { Ok(Arrived::parsed(page)) }
-        })
-        .map(Result::unwrap)
-        .collect()
-        .await;
-        assert_eq!(items, [1, 2, 3]);
-        assert_eq!(
-            *seen.lock().unwrap(),
-            [None, Some("a".to_owned()), Some("b".to_owned())]
-        );
-    }
+    /// The cursors a list's pages were asked for with, in order.
+    type Asked = Arc<Mutex<Vec<Option<String>>>>;
 
-    #[tokio::test]
-    async fn prefetching_asks_for_the_next_page_before_the_reader_wants_it() {
+    /// A list of three pages, the middle one empty, and the cursors each
+    /// page was asked for with.
+    fn three_pages() -> (impl Stream<Item = Result<u32, ApiError>>, Asked) {
         let pages: Vec<(Vec<u32>, Pagination)> = vec![
             (vec![1, 2], pagination(true, Some("a"))),
             (vec![], pagination(true, Some("b"))),
@@ -253,6 +228,23 @@ mod tests {
             let page = pages[index].clone();
             async move { Ok(Arrived::parsed(page)) }
         });
+        (stream, seen)
+    }
+
+    #[tokio::test]
+    async fn follows_cursors_through_empty_pages() {
+        let (stream, seen) = three_pages();
+        let items: Vec<u32> = stream.map(Result::unwrap).collect().await;
+        assert_eq!(items, [1, 2, 3]);
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [None, Some("a".to_owned()), Some("b".to_owned())]
+        );
+    }
+
+    #[tokio::test]
+    async fn prefetching_asks_for_the_next_page_before_the_reader_wants_it() {
+        let (stream, seen) = three_pages();
         let mut stream = std::pin::pin!(stream);
         assert_eq!(stream.next().await.unwrap().unwrap(), 1);
         // Page 1 is in the reader's hands and page 2 is already asked for.

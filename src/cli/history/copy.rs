@@ -7,13 +7,11 @@
 
 use time::OffsetDateTime;
 
-use super::history_config;
 use crate::cli::exit::CliError;
-use crate::config::LoadedConfig;
 use crate::history::{
     Capture, HistoryLocation, LockWait, LogRead, PgTarget, Retention, ReviewEntry, Store,
 };
-use crate::session::{GlobalArgs, SessionError};
+use crate::session::GlobalArgs;
 
 /// What the copy of one workspace came to.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -42,13 +40,7 @@ pub fn run(to: &str, global: &GlobalArgs) -> Result<(), CliError> {
     {
         crate::stderr::line(warning);
     }
-    let loaded = LoadedConfig::load(global.config.as_deref()).map_err(SessionError::from)?;
-    let context = loaded
-        .select_context(global.context_name().map_err(SessionError::from)?, |name| {
-            std::env::var(name).ok()
-        })
-        .map_err(SessionError::from)?;
-    let config = history_config(&loaded, &context, global)?;
+    let config = super::selected_history_config(global)?;
     // From the local file, whatever `history_url` says: that is what moves.
     let source = Store::open_at(&HistoryLocation::File(config.file()))?;
     let target =

@@ -2,20 +2,12 @@
 //! this vantage's version now (every vantage does so when it first opens it),
 //! or say what that would do without changing anything.
 
-use super::history_config;
 use crate::cli::exit::CliError;
-use crate::config::LoadedConfig;
 use crate::history::{Store, inspect_schema};
-use crate::session::{GlobalArgs, SessionError};
+use crate::session::GlobalArgs;
 
 pub fn run(dry_run: bool, global: &GlobalArgs) -> Result<(), CliError> {
-    let loaded = LoadedConfig::load(global.config.as_deref()).map_err(SessionError::from)?;
-    let context = loaded
-        .select_context(global.context_name().map_err(SessionError::from)?, |name| {
-            std::env::var(name).ok()
-        })
-        .map_err(SessionError::from)?;
-    let location = history_config(&loaded, &context, global)?.location()?;
+    let location = super::selected_history_config(global)?.location()?;
     let status = inspect_schema(&location)?;
     if dry_run {
         println!("{}", status.describe());

@@ -65,6 +65,17 @@ pub(crate) fn history_config(
     })
 }
 
+/// [`history_config`] for the context the flags and the environment pick.
+pub(crate) fn selected_history_config(global: &GlobalArgs) -> Result<HistoryConfig, CliError> {
+    let loaded = LoadedConfig::load(global.config.as_deref()).map_err(SessionError::from)?;
+    let context = loaded
+        .select_context(global.context_name().map_err(SessionError::from)?, |name| {
+            std::env::var(name).ok()
+        })
+        .map_err(SessionError::from)?;
+    Ok(history_config(&loaded, &context, global)?)
+}
+
 /// Runs `job` on a blocking thread, never on the runtime's own: a store
 /// waits (for the disk, the database, a workspace's lock for minutes).
 async fn off_runtime<T, E>(
@@ -154,13 +165,7 @@ impl Local {
             Err(error @ SessionError::NoWorkspace { .. }) => error,
             Err(other) => return Err(other.into()),
         };
-        let loaded = LoadedConfig::load(global.config.as_deref()).map_err(SessionError::from)?;
-        let context = loaded
-            .select_context(global.context_name().map_err(SessionError::from)?, |name| {
-                std::env::var(name).ok()
-            })
-            .map_err(SessionError::from)?;
-        let config = history_config(&loaded, &context, global)?;
+        let config = selected_history_config(global)?;
         let store = HeldStore::open(config.location()?).await?;
         // A key that reaches workspaces decides, as for `inventory`.
         if let Ok(session) = Session::connect(global) {

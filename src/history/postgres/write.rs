@@ -6,8 +6,6 @@
 //! lock (exclusive), a mark takes it shared, so a prune never removes a state
 //! that a write in flight is about to hold.
 
-use std::collections::HashSet;
-
 use postgres::{GenericClient, Transaction};
 use time::OffsetDateTime;
 
@@ -25,6 +23,7 @@ use crate::history::model::{
     CLOCK_SKEW, Capture, NewMark, ProjectState, ReviewAction, ReviewEntry, SnapshotInfo,
 };
 use crate::history::read::{from_ms, to_ms};
+use crate::history::retention::unheld;
 
 pub(super) fn bump_revision(transaction: &mut Transaction<'_>) -> Step<()> {
     transaction.execute(
@@ -198,11 +197,7 @@ fn prune_in(
         .map(|row| column(row, "snapshot", 0))
         .collect::<Step<_>>()?;
     // What a mark or waiver refers to stays, as `snapshot prune --keep-*` keeps it.
-    let held: HashSet<i64> = ranges::held_snapshots(transaction, workspace_id)?
-        .into_iter()
-        .map(|(id, _)| id)
-        .collect();
-    let doomed: Vec<i64> = doomed.into_iter().filter(|id| !held.contains(id)).collect();
+    let doomed = unheld(doomed, &ranges::held_snapshots(transaction, workspace_id)?);
     if doomed.is_empty() {
         return Ok(0);
     }
@@ -218,15 +213,10 @@ pub(super) fn forget(
     doomed: &[i64],
 ) -> Step<Vec<i64>> {
     lock_states(transaction, false)?;
-    let held: HashSet<i64> = ranges::held_snapshots(transaction, workspace_id)?
-        .into_iter()
-        .map(|(id, _)| id)
-        .collect();
-    let going: Vec<i64> = doomed
-        .iter()
-        .copied()
-        .filter(|id| !held.contains(id))
-        .collect();
+    let going = unheld(
+        doomed.iter().copied(),
+        &ranges::held_snapshots(transaction, workspace_id)?,
+    );
     ranges::remove_snapshots(transaction, workspace_id, &going)?;
     bump_revision(transaction)?;
     Ok(going)

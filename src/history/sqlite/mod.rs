@@ -22,6 +22,7 @@ use super::backend::{BUSY_TIMEOUT, HistoryLocation, Retention};
 use super::document::StoredDocument;
 use super::model::{Capture, SnapshotInfo};
 use super::read::{from_ms, to_ms};
+use super::retention::unheld;
 use states::store_document;
 
 pub use schema::{STEPS, VERSION, version_of};
@@ -263,16 +264,10 @@ impl SqliteStore {
     /// one transaction (`Backend::forget`); the ids removed.
     fn forget(&mut self, workspace_id: &str, doomed: &[i64]) -> Result<Vec<i64>, HistoryError> {
         let transaction = self.write()?;
-        let held: std::collections::HashSet<i64> =
-            ranges::held_snapshots(&transaction, workspace_id)?
-                .into_iter()
-                .map(|(id, _)| id)
-                .collect();
-        let going: Vec<i64> = doomed
-            .iter()
-            .copied()
-            .filter(|id| !held.contains(id))
-            .collect();
+        let going = unheld(
+            doomed.iter().copied(),
+            &ranges::held_snapshots(&transaction, workspace_id)?,
+        );
         ranges::remove_snapshots(&transaction, workspace_id, &going)?;
         transaction.commit()?;
         if !going.is_empty() {
@@ -313,10 +308,7 @@ fn prune_in(
     now: OffsetDateTime,
 ) -> Result<usize, HistoryError> {
     let oldest_kept = to_ms(now - retention.max_age);
-    let held: std::collections::HashSet<i64> = ranges::held_snapshots(transaction, workspace_id)?
-        .into_iter()
-        .map(|(id, _)| id)
-        .collect();
+    let held = ranges::held_snapshots(transaction, workspace_id)?;
     let doomed: Vec<i64> = {
         let mut statement = transaction.prepare(
             "SELECT id FROM snapshot WHERE workspace_id = ?1 AND
@@ -335,7 +327,7 @@ fn prune_in(
             .collect::<Result<_, _>>()?
     };
     // What a mark or waiver refers to stays, as `snapshot prune --keep-*` keeps it.
-    let doomed: Vec<i64> = doomed.into_iter().filter(|id| !held.contains(id)).collect();
+    let doomed = unheld(doomed, &held);
     if doomed.is_empty() {
         return Ok(0);
     }

@@ -1,6 +1,6 @@
 //! What changed since `--since`, and the review coverage (the history's sections).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fmt::Write;
 
 use super::blocks::{cell, note, num, open_section, project_cell, source, table_end, table_head};
@@ -9,18 +9,6 @@ use super::escape::push;
 use crate::api::model::InventoryItem;
 use crate::report::gather::ReportData;
 use crate::report::sections as words;
-
-/// A before/after value as text: lists joined, null a dash.
-fn value_text(value: &serde_json::Value) -> String {
-    match value {
-        serde_json::Value::Null => "—".into(),
-        serde_json::Value::String(text) => text.clone(),
-        serde_json::Value::Array(items) => {
-            items.iter().map(value_text).collect::<Vec<_>>().join(", ")
-        }
-        other => other.to_string(),
-    }
-}
 
 pub fn changes(out: &mut String, data: &ReportData) {
     open_section(out, words::CHANGES);
@@ -43,13 +31,7 @@ pub fn changes(out: &mut String, data: &ReportData) {
         if changes.changes.is_empty() {
             note(out, "Nothing changed between these snapshots.");
         }
-        let mut by_kind: BTreeMap<(usize, String), Vec<&crate::history::Change>> = BTreeMap::new();
-        for change in &changes.changes {
-            by_kind
-                .entry((change.kind.seriousness_rank(), change.kind.to_string()))
-                .or_default()
-                .push(change);
-        }
+        let by_kind = words::by_kind(&changes.changes);
         if !by_kind.is_empty() {
             table_head(out, &[("Kind", false), ("Count", true)]);
             for ((_, kind), list) in &by_kind {
@@ -75,8 +57,8 @@ pub fn changes(out: &mut String, data: &ReportData) {
             for change in list {
                 out.push_str("<tr>");
                 project_cell(out, change.name.as_deref(), &change.id);
-                cell(out, &value_text(&change.before));
-                cell(out, &value_text(&change.after));
+                cell(out, &words::value_text(&change.before));
+                cell(out, &words::value_text(&change.after));
                 out.push_str("</tr>\n");
             }
             table_end(out);
