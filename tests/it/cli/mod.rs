@@ -46,6 +46,7 @@ mod shared_history_waits;
 mod stores;
 mod team;
 mod version;
+mod waiver_log;
 mod warnings;
 mod workspaces;
 mod xsd;
