@@ -132,8 +132,8 @@ enum Migration {
     Code(fn(&mut Transaction<'_>) -> Step<()>),
 }
 
-/// Version 4: waivers (`waivers.rs`), kept apart from the snapshot and state
-/// tables.
+/// Version 4: waivers, kept apart from the snapshot and state tables (version
+/// 5 moves them into the log: `waivers.rs`).
 const WAIVERS: &str = "
 CREATE TABLE waiver (
     id BIGSERIAL PRIMARY KEY,
@@ -174,6 +174,7 @@ const MIGRATIONS: &[Migration] = &[
     Migration::Code(to_chain),
     Migration::Code(super::ranges::to_ranges),
     Migration::Sql(WAIVERS),
+    Migration::Code(super::waivers::move_into_log),
 ];
 
 /// Rows the chain's migration reads at a time.
@@ -207,6 +208,7 @@ fn to_chain(transaction: &mut Transaction<'_>) -> Step<()> {
                 reviewer: column(row, "review", 5)?,
                 role: None,
                 note: column(row, "review", 6)?,
+                waiver: None,
             };
             let before = previous
                 .as_ref()
@@ -238,6 +240,7 @@ pub const STEPS: [&str; MIGRATIONS.len()] = [
     "version 2: the review log append-only (a trigger refuses UPDATE, DELETE and TRUNCATE), each entry chained by sha256 to the one before (existing entries chained in place) and stamped with the database role that wrote it",
     "version 3: each state's validity as a range of snapshots (project_range, member_range: a snapshot costs what changed; each snapshot's list rewritten as ranges, read back the same) and each snapshot's posture counted",
     "version 4: waivers of policy violations, append-only and stamped with the database role that wrote each (who, when, why, until when)",
+    "version 5: waivers become entries of the review log, chained, append-only and stamped with their role as marks (each waiver given so far appended, in order, as it was)",
 ];
 
 pub(super) fn version(client: &mut impl postgres::GenericClient) -> Step<i64> {
