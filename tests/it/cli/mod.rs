@@ -49,4 +49,3 @@ mod version;
 mod waiver_log;
 mod warnings;
 mod workspaces;
-mod xsd;
