@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::PolicyError;
 use super::engine::PolicySource;
+use super::pack;
 
 /// The most a policy file may hold.
 const MAX_POLICY_BYTES: u64 = 1024 * 1024;
@@ -100,4 +101,49 @@ pub fn config_dir_policies(config_file: &Path) -> Result<Option<PathBuf>, Policy
         ));
     }
     Ok(Some(dir))
+}
+
+/// The policies and tests every evaluation loads (`vantage check`, the
+/// exporter): those `named` (`builtin` names the pack), else the built-in
+/// pack and the `policies/` folder beside `config_file` (when nobody else
+/// could have written it). (policies, tests).
+pub fn load(
+    named: &[PathBuf],
+    config_file: Option<&Path>,
+) -> Result<(Vec<PolicySource>, Vec<PolicySource>), PolicyError> {
+    let mut policies = Vec::new();
+    let mut tests = Vec::new();
+    let builtin = |policies: &mut Vec<PolicySource>, tests: &mut Vec<PolicySource>| {
+        policies.extend(pack::sources());
+        tests.extend(pack::TESTS.iter().map(|(file, text)| PolicySource {
+            origin: pack::origin(file),
+            text: (*text).to_owned(),
+        }));
+    };
+    if named.is_empty() {
+        builtin(&mut policies, &mut tests);
+        if let Some(config) = config_file
+            && let Some(dir) = config_dir_policies(config)?
+        {
+            let (more, more_tests) = read_path(&dir, Trust::OwnOnly)?;
+            policies.extend(more);
+            tests.extend(more_tests);
+        }
+        return Ok((policies, tests));
+    }
+    for path in named {
+        if path == Path::new("builtin") {
+            builtin(&mut policies, &mut tests);
+            continue;
+        }
+        let (more, more_tests) = read_path(path, Trust::Named)?;
+        if more.is_empty() && more_tests.is_empty() {
+            return Err(PolicyError::NoPolicyFile {
+                path: path.display().to_string(),
+            });
+        }
+        policies.extend(more);
+        tests.extend(more_tests);
+    }
+    Ok((policies, tests))
 }

@@ -11,7 +11,6 @@ mod report;
 mod waivers;
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use time::OffsetDateTime;
 
@@ -20,62 +19,30 @@ pub use args::{CheckArgs, CheckCommand};
 use super::exit::CliError;
 use super::history::Local;
 use crate::history::waivers::standing;
-use crate::policy::files::{Trust, config_dir_policies, read_path};
-use crate::policy::{FindingStatus, PolicyError, PolicySet, PolicySource, apply_waivers, pack};
+use crate::policy::files::load;
+use crate::policy::{FindingStatus, PolicyError, PolicySet, PolicySource, apply_waivers};
 use crate::session::GlobalArgs;
 
 impl From<PolicyError> for CliError {
     fn from(error: PolicyError) -> Self {
         match error {
-            PolicyError::UnknownPolicy { .. } => CliError::Usage(error.to_string()),
+            PolicyError::UnknownPolicy { .. } | PolicyError::NoPolicyFile { .. } => {
+                CliError::Usage(error.to_string())
+            }
             other => CliError::Policy(other.to_string()),
         }
     }
 }
 
-/// The policies and tests to load: `--policy` (with `builtin` for the pack),
-/// else the pack and the config dir's `policies/`.
+/// The policies and tests to load, as every evaluation loads them
+/// (`policy::files::load`): `--policy` (with `builtin` for the pack), else
+/// the pack and the config dir's `policies/`.
 fn sources(
     named: &[std::path::PathBuf],
     global: &GlobalArgs,
 ) -> Result<(Vec<PolicySource>, Vec<PolicySource>), CliError> {
-    let mut policies = Vec::new();
-    let mut tests = Vec::new();
-    let builtin = |policies: &mut Vec<PolicySource>, tests: &mut Vec<PolicySource>| {
-        policies.extend(pack::sources());
-        tests.extend(pack::TESTS.iter().map(|(file, text)| PolicySource {
-            origin: pack::origin(file),
-            text: (*text).to_owned(),
-        }));
-    };
-    if named.is_empty() {
-        builtin(&mut policies, &mut tests);
-        let config = global.config.clone().or_else(crate::paths::config_file);
-        if let Some(config) = config
-            && let Some(dir) = config_dir_policies(&config)?
-        {
-            let (more, more_tests) = read_path(&dir, Trust::OwnOnly)?;
-            policies.extend(more);
-            tests.extend(more_tests);
-        }
-        return Ok((policies, tests));
-    }
-    for path in named {
-        if path == Path::new("builtin") {
-            builtin(&mut policies, &mut tests);
-            continue;
-        }
-        let (more, more_tests) = read_path(path, Trust::Named)?;
-        if more.is_empty() && more_tests.is_empty() {
-            return Err(CliError::Usage(format!(
-                "--policy {}: no .rego file there",
-                path.display()
-            )));
-        }
-        policies.extend(more);
-        tests.extend(more_tests);
-    }
-    Ok((policies, tests))
+    let config = global.config.clone().or_else(crate::paths::config_file);
+    Ok(load(named, config.as_deref())?)
 }
 
 pub async fn execute(args: CheckArgs, global: &GlobalArgs) -> Result<(), CliError> {
