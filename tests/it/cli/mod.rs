@@ -16,6 +16,7 @@ mod exporter_conventions;
 mod exporter_escapes;
 mod exporter_health;
 mod exporter_outage;
+mod exporter_policy;
 mod exporter_polling;
 mod exporter_rules;
 mod exporter_web;

@@ -520,11 +520,15 @@ fn waivers_are_kept_by_both_stores_and_a_teammate_sees_one_at_once() {
         let refused = match (&on.location, &on.url) {
             (vantage::history::HistoryLocation::File(path), _) => {
                 let connection = rusqlite::Connection::open(path).unwrap();
-                connection.execute("DELETE FROM review WHERE action = 'waive'", []).is_err()
+                connection
+                    .execute("DELETE FROM review WHERE action = 'waive'", [])
+                    .is_err()
             }
             (_, Some(url)) => off_runtime(|| {
                 let mut client = ::postgres::Client::connect(url, ::postgres::NoTls).unwrap();
-                client.execute("DELETE FROM review WHERE action = 'waive'", &[]).is_err()
+                client
+                    .execute("DELETE FROM review WHERE action = 'waive'", &[])
+                    .is_err()
             }),
             (_, None) => unreachable!("a database store has its URL"),
         };

@@ -79,11 +79,7 @@ async fn a_waiver_is_an_entry_of_the_chained_review_log_on_both_stores() {
         assert_eq!(waived["policy_id"], "stale_scan", "{name}: {waived}");
         assert_eq!(waived["until"], "2099-01-01T00:00:00.000Z", "{name}");
         assert_eq!(waived["note"], "scanner outage, SEC-12");
-        let who = if name == "database" {
-            "vantage"
-        } else {
-            "ada"
-        };
+        let who = if name == "database" { "vantage" } else { "ada" };
         assert_eq!(waived["reviewer"], who, "{name}: {waived}");
         let table = reviewed(&on, &["log", "--format", "table"]).await;
         assert!(
@@ -236,8 +232,7 @@ fn waivers_of_the_previous_schema_move_into_the_log_whole() {
                 waivers[0].waived_at < waivers[1].waived_at,
                 "{name}: when each was given is kept"
             );
-            let who: Vec<Option<&str>> =
-                waivers.iter().map(|w| w.waived_by.as_deref()).collect();
+            let who: Vec<Option<&str>> = waivers.iter().map(|w| w.waived_by.as_deref()).collect();
             let expected = if name == "database" {
                 [Some("vantage"), Some("vantage")]
             } else {
