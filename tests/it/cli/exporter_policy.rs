@@ -169,3 +169,20 @@ fn without_a_snapshot_nothing_is_shown_and_the_failure_is_counted() {
     assert_eq!(snapshot.policy, None);
     assert_eq!(snapshot.policy_errors, 2);
 }
+
+/// The built-in pack evaluated once into `cache`, on a snapshot of three
+/// projects: every `vantage_policy_*` family is then in a scrape.
+pub(crate) fn evaluate_the_pack_once(cache: &Cache) {
+    let local = file_store();
+    snapshot_of_three(&local, T0);
+    let (sources, _) = vantage::policy::files::load(&[], None).unwrap();
+    let plan = PolicyPlan {
+        sources,
+        location: local.location.clone(),
+        every: Duration::from_secs(600),
+    };
+    let mut watch = PolicyWatch::new(plan, ENTERPRISE_WS.into(), cache.clone());
+    assert!(off_runtime(
+        move || watch.step(T0 + time::Duration::hours(1))
+    ));
+}
