@@ -128,9 +128,9 @@ async fn the_store_refuses_to_change_or_remove_a_waiver() {
     marked_then_waived(&shared);
     shared.execute(
         "",
-        "CREATE ROLE mallory LOGIN;
-         GRANT ALL ON ALL TABLES IN SCHEMA public TO mallory;
-         GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO mallory;",
+        "CREATE ROLE waiver_mallory LOGIN;
+         GRANT ALL ON ALL TABLES IN SCHEMA public TO waiver_mallory;
+         GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO waiver_mallory;",
     );
     for sql in [
         "UPDATE review SET until_ms = until_ms + 1 WHERE action = 'waive'",
@@ -138,18 +138,18 @@ async fn the_store_refuses_to_change_or_remove_a_waiver() {
         "UPDATE review SET state_id = 1 WHERE action = 'waive'",
         "DELETE FROM review WHERE action = 'waive'",
     ] {
-        let refused = as_role(&shared, "mallory", sql)
+        let refused = as_role(&shared, "waiver_mallory", sql)
             .expect_err(&format!("the database refuses a teammate's {sql}"));
         assert!(refused.contains("append-only"), "{sql}: {refused}");
     }
     let forged = as_role(
         &shared,
-        "mallory",
+        "waiver_mallory",
         "INSERT INTO review (workspace_id, project_id, action, at_ms, note, policy_id, until_ms, db_role)
          VALUES ('ws_acme', 'p9', 'waive', 0, 'x', 'stale_scan', 1, 'vantage')",
     )
     .expect_err("a waiver written as another role");
-    assert!(forged.contains("mallory cannot write"), "{forged}");
+    assert!(forged.contains("waiver_mallory cannot write"), "{forged}");
 
     let local = file_store();
     marked_then_waived(&local);
