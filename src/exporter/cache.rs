@@ -85,6 +85,26 @@ impl InventoryTally {
     }
 }
 
+/// The policies' figures from one evaluation of the history's newest
+/// snapshot (`exporter/policy.rs`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyTally {
+    /// Every policy evaluated, in load order, 0s included.
+    pub policies: Vec<PolicyCount>,
+    pub evaluated_at: OffsetDateTime,
+    /// When the snapshot evaluated was taken (`None`: its time unreadable).
+    pub snapshot_taken_at: Option<OffsetDateTime>,
+}
+
+/// One policy's violations: not waived, and waived by a standing waiver.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyCount {
+    pub policy: String,
+    pub severity: &'static str,
+    pub failing: i64,
+    pub waived: i64,
+}
+
 /// One watched project: its name (for the info metric) and its realtime view.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Watched {
@@ -212,6 +232,12 @@ pub struct Snapshot {
     pub walk: Option<WalkProgress>,
     /// When the inventory tally on show was completed.
     pub walk_completed_at: Option<OffsetDateTime>,
+    /// Whether this exporter evaluates the policies at all.
+    pub policies_evaluated: bool,
+    /// The last evaluation's figures that succeeded.
+    pub policy: Option<PolicyTally>,
+    /// Evaluations that failed (no history, no snapshot, a broken policy).
+    pub policy_errors: u64,
 }
 
 /// How far the inventory walk in progress has come.

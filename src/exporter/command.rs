@@ -3,10 +3,12 @@
 
 use tokio::net::TcpListener;
 
+use super::policy::PolicyPlan;
 use super::web::WebConfig;
 use super::{ExporterArgs, ExporterError, ServeOptions, Target, context_plan, start_with};
 use crate::clock::Clock;
 use crate::config::{ContextOrigin, LoadedConfig};
+use crate::history::HistoryConfig;
 use crate::session::{ContextsError, FlagUse, GlobalArgs, Session, SessionError, WorkspaceChoice};
 
 /// The sessions to serve: the one context the flags and the file choose, or
@@ -103,12 +105,18 @@ pub fn main(global: &GlobalArgs, args: ExporterArgs) -> Result<(), ExporterError
     for warning in &warnings {
         crate::stderr::line(format_args!("warning: {warning}"));
     }
+    let mut policy_plans = Vec::new();
+    for (_, session) in &sessions {
+        policy_plans.push(policy_plan(global, &args, session)?);
+    }
     let log = start_logging()?;
     let runtime = tokio::runtime::Runtime::new().map_err(ExporterError::Runtime)?;
     runtime.block_on(async move {
         let mut targets = Vec::new();
+        let mut workspaces = Vec::new();
         for (context, session) in sessions {
             let workspace = resolve_workspace(&session, context.as_deref()).await?;
+            workspaces.push(workspace.clone());
             targets.push(Target {
                 plan: context_plan(&args, context.as_deref(), workspace),
                 context,
@@ -150,6 +158,11 @@ pub fn main(global: &GlobalArgs, args: ExporterArgs) -> Result<(), ExporterError
         };
         let mut exporter = start_with(targets, Clock::system(), listener, options)
             .map_err(ExporterError::Serve)?;
+        for (index, (plan, workspace)) in policy_plans.into_iter().zip(workspaces).enumerate() {
+            if let Some(plan) = plan {
+                exporter.watch_policies(index, plan, workspace, Clock::system(), args.interval);
+            }
+        }
         crate::stderr::line(format_args!(
             "vantage exporter: serving {} (log: {log})",
             exporter.metrics_url(),
@@ -170,6 +183,48 @@ pub fn main(global: &GlobalArgs, args: ExporterArgs) -> Result<(), ExporterError
             }
         }
     })
+}
+
+/// The policies a session's context evaluates (`None`: `--no-policy`),
+/// loaded and compiled now, so a broken one stops the start naming its file
+/// and line, as `vantage check` does; the history is the context's.
+fn policy_plan(
+    global: &GlobalArgs,
+    args: &ExporterArgs,
+    session: &Session,
+) -> Result<Option<PolicyPlan>, ExporterError> {
+    if args.no_policy {
+        return Ok(None);
+    }
+    let config = global.config.clone().or_else(crate::paths::config_file);
+    let (sources, _) = crate::policy::files::load(&args.policy, config.as_deref())?;
+    let now = crate::policy::clock_ext::to_ns(time::OffsetDateTime::now_utc());
+    crate::policy::PolicySet::compile(&sources, now)?;
+    let history = HistoryConfig::for_context(
+        &session.config.file.other,
+        &session.context.connection,
+        global.history.as_deref(),
+    )
+    .map_err(|reason| {
+        ExporterError::Session(SessionError::Settings(
+            crate::config::SettingsError::Invalid {
+                path: session.config.path.as_ref().map_or_else(
+                    || "the config file".to_owned(),
+                    |path| path.display().to_string(),
+                ),
+                key: "history",
+                reason,
+            },
+        ))
+    })?;
+    let location = history
+        .location()
+        .map_err(|error| ExporterError::History(error.to_string()))?;
+    Ok(Some(PolicyPlan {
+        sources,
+        location,
+        every: args.policy_interval,
+    }))
 }
 
 /// One line on stderr per watched project that has nothing to report.

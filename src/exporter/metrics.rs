@@ -5,6 +5,7 @@
 
 mod build;
 mod families;
+mod policy;
 mod poll;
 
 use prometheus_client::registry::Registry;
@@ -88,6 +89,7 @@ fn data_families(scopes: &[Scope<'_>]) -> Families {
         add_client(&mut families, scope);
     }
     poll::add_poll(&mut families, scopes);
+    policy::add_policies(&mut families, scopes);
     families
 }
 

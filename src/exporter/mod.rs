@@ -12,6 +12,7 @@ pub mod cache;
 mod command;
 pub mod http;
 pub(crate) mod metrics;
+pub mod policy;
 pub mod poller;
 pub(crate) mod process;
 pub mod standing;
@@ -71,6 +72,18 @@ pub struct ExporterArgs {
     /// Do not walk the inventory (it costs one request per 100 projects).
     #[arg(long)]
     pub no_inventory: bool,
+    /// Policies to evaluate on the review history's newest snapshot, as
+    /// `vantage check --policy` (repeatable; `builtin` is the pack). Default:
+    /// the built-in pack and the config dir's policies/.
+    #[arg(long, value_name = "FILE|DIR")]
+    pub policy: Vec<PathBuf>,
+    /// Evaluate the policies at least this often; sooner when the history
+    /// changes (a snapshot, a mark, a waiver), checked every --interval.
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
+    pub policy_interval: Duration,
+    /// Do not evaluate policies (vantage_policy_* series).
+    #[arg(long, conflicts_with = "policy")]
+    pub no_policy: bool,
     /// Connections served at once; more wait until one closes.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS)]
     pub max_connections: usize,
@@ -165,6 +178,10 @@ pub enum ExporterError {
     Runtime(std::io::Error),
     #[error("the metrics server stopped: {0}")]
     Serve(std::io::Error),
+    #[error(transparent)]
+    Policy(#[from] crate::policy::PolicyError),
+    #[error("the review history: {0}")]
+    History(String),
 }
 
 /// "60s", "5m", "1h", "1500ms"; a bare number is seconds. At least one second.
@@ -214,6 +231,24 @@ pub struct Target {
 }
 
 impl RunningExporter {
+    /// Evaluates `plan`'s policies for the context at `index` (in the order
+    /// served) beside its poller, checking every `check_every`.
+    pub fn watch_policies(
+        &mut self,
+        index: usize,
+        plan: policy::PolicyPlan,
+        workspace: String,
+        clock: Clock,
+        check_every: Duration,
+    ) {
+        let Some(cache) = self.caches.get(index) else {
+            return;
+        };
+        let watch = policy::PolicyWatch::new(plan, workspace, cache.clone());
+        self.pollers
+            .push(tokio::spawn(policy::run(watch, clock, check_every)));
+    }
+
     /// Waits until every context's poller has finished at least `n` cycles.
     pub async fn wait_for_cycles(&mut self, n: u64) {
         for cycles in &mut self.cycles {

@@ -68,6 +68,11 @@ impl Row for ReviewEntry {
             shown_reviewer(event.reviewer.as_deref(), event.display_name.as_deref())
         }),
         Field::fixed("PROJECT", |event| event.project_id.clone()),
+        // A waiver's policy and end; its reason is the note.
+        Field::text("WAIVES", 6, |event| match (&event.policy_id, event.until) {
+            (Some(policy), Some(until)) => format!("{policy} until {}", when(Some(until))),
+            _ => String::new(),
+        }),
         Field::text("NOTE", 6, |event| event.note.clone().unwrap_or_default()),
     ];
 }

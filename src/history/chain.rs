@@ -8,7 +8,8 @@
 
 use sha2::{Digest, Sha256};
 
-/// The fields of one entry the chain covers: who, what, when, and the note.
+/// The fields of one entry the chain covers: who, what, when, the note, and
+/// a waiver's terms.
 /// (The reviewed state is not: a snapshot may give a mark its state later.)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChainFields {
@@ -21,6 +22,15 @@ pub struct ChainFields {
     /// The database role that wrote it (the shared store only).
     pub role: Option<String>,
     pub note: Option<String>,
+    /// A waive entry's policy and end; `None` for a mark or an unmark.
+    pub waiver: Option<WaiverTerms>,
+}
+
+/// What a waive entry holds beyond a mark's fields (its reason is the note).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaiverTerms {
+    pub policy_id: String,
+    pub until_ms: i64,
 }
 
 /// One stored entry of the chain, as [`Verifier`] reads it.
@@ -62,6 +72,12 @@ pub fn link(previous: Option<&[u8]>, fields: &ChainFields) -> Vec<u8> {
     field(&mut hasher, fields.reviewer.as_deref());
     field(&mut hasher, fields.role.as_deref());
     field(&mut hasher, fields.note.as_deref());
+    // After the fields every entry has, so a mark's hash is what it was
+    // before waivers joined the log.
+    if let Some(terms) = &fields.waiver {
+        field(&mut hasher, Some(&terms.policy_id));
+        hasher.update(terms.until_ms.to_be_bytes());
+    }
     hasher.finalize().to_vec()
 }
 
@@ -137,6 +153,7 @@ mod tests {
             reviewer: Some("ada".into()),
             role: Some("ada_role".into()),
             note: note.map(str::to_owned),
+            waiver: None,
         }
     }
 
@@ -151,6 +168,18 @@ mod tests {
         moved.role = None;
         moved.reviewer = Some("ada_role".into());
         assert_ne!(first, link(None, &moved), "fields never run together");
+        let mut waived = fields(Some("fine"));
+        waived.waiver = Some(WaiverTerms {
+            policy_id: "stale_scan".into(),
+            until_ms: 1,
+        });
+        let waiver = link(None, &waived);
+        assert_ne!(first, waiver, "a waiver's terms are covered");
+        waived.waiver = Some(WaiverTerms {
+            policy_id: "stale_scan".into(),
+            until_ms: 2,
+        });
+        assert_ne!(waiver, link(None, &waived), "its end too");
     }
 
     #[test]

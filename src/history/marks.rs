@@ -1,5 +1,5 @@
 //! Reviewed marks, as both stores keep them: every mark and unmark is a row of
-//! the review log (the newest row of a project is its mark), holding who,
+//! the review log (the newest of them of a project is its mark, [`MARK_ROWS`]), holding who,
 //! when, the note and the state that was reviewed: the loaded row the reviewer
 //! saw, or the newest snapshot's when that is newer. "Changed since review"
 //! compares the newest snapshot's state with that one, field by field
@@ -11,6 +11,11 @@ use super::HistoryError;
 use super::document::{ShapedBody, changed_fields};
 use super::model::{PROJECT_FIELDS, ReviewMark};
 use super::read::{cut_shown, from_ms};
+
+/// The log's rows that are marks and unmarks (a project's newest of them is
+/// its mark); waive entries share the log and never touch a mark. Both
+/// stores' queries of marks filter with it (`review` columns unqualified).
+pub(super) const MARK_ROWS: &str = "action IN ('mark', 'unmark')";
 
 /// A mark that stands, as a store reads it: the log row, the reviewed state,
 /// and the project in the newest snapshot.

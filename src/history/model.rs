@@ -459,6 +459,9 @@ impl ReviewMark {
 pub enum ReviewAction {
     Mark,
     Unmark,
+    /// A policy's violation by the project accepted until a date
+    /// (`history/waivers.rs`): the entry's note is the reason.
+    Waive,
 }
 
 impl ReviewAction {
@@ -466,6 +469,7 @@ impl ReviewAction {
         match self {
             Self::Mark => "mark",
             Self::Unmark => "unmark",
+            Self::Waive => "waive",
         }
     }
 
@@ -474,6 +478,7 @@ impl ReviewAction {
         match raw {
             "mark" => Some(Self::Mark),
             "unmark" => Some(Self::Unmark),
+            "waive" => Some(Self::Waive),
             _ => None,
         }
     }
@@ -486,8 +491,8 @@ pub struct StoredState {
     pub body: String,
 }
 
-/// One line of the audit trail: who marked or unmarked which project, when,
-/// with which note.
+/// One line of the audit trail: who marked, unmarked or waived which
+/// project, when, with which note (a waiver's reason).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReviewEntry {
     /// The entry's id in its store: what `reviewed log --verify` names.
@@ -511,6 +516,21 @@ pub struct ReviewEntry {
     /// The state that was reviewed, for a copy of the log; never printed.
     #[serde(skip)]
     pub reviewed_state: Option<StoredState>,
+    /// A waiver's policy and end (waive entries only).
+    #[serde(default)]
+    pub policy_id: Option<String>,
+    #[serde(default, with = "crate::timefmt::serde_rfc3339::option")]
+    pub until: Option<OffsetDateTime>,
+}
+
+impl ReviewEntry {
+    /// A waive entry's terms, as the chain covers them.
+    pub fn waiver_terms(&self) -> Option<crate::history::chain::WaiverTerms> {
+        Some(crate::history::chain::WaiverTerms {
+            policy_id: self.policy_id.clone()?,
+            until_ms: crate::history::read::to_ms(self.until?),
+        })
+    }
 }
 
 /// Who, as a person reads it: the reviewer (the database role in a shared

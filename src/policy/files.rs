@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::PolicyError;
 use super::engine::PolicySource;
+use super::pack;
 
 /// The most a policy file may hold.
 const MAX_POLICY_BYTES: u64 = 1024 * 1024;
@@ -102,31 +103,55 @@ pub fn config_dir_policies(config_file: &Path) -> Result<Option<PathBuf>, Policy
     Ok(Some(dir))
 }
 
-/// The built-in pack: its policies and their tests.
-pub fn builtin() -> (Vec<PolicySource>, Vec<PolicySource>) {
-    let tests = super::pack::TESTS
-        .iter()
-        .map(|(file, text)| PolicySource {
-            origin: super::pack::origin(file),
-            text: (*text).to_owned(),
-        })
-        .collect();
-    (super::pack::sources(), tests)
-}
-
-/// What is evaluated when no policy is named: the built-in pack, then the
-/// `policies/` folder beside `config_file` (the config dir's), when there is
-/// one. `vantage check` and the dashboard load through this one function.
-pub fn default_sources(
+/// The policies and tests every evaluation loads (`vantage check`, the
+/// exporter): those `named` (`builtin` names the pack), else the built-in
+/// pack and the `policies/` folder beside `config_file` (when nobody else
+/// could have written it). (policies, tests).
+pub fn load(
+    named: &[PathBuf],
     config_file: Option<&Path>,
 ) -> Result<(Vec<PolicySource>, Vec<PolicySource>), PolicyError> {
-    let (mut policies, mut tests) = builtin();
-    if let Some(config) = config_file
-        && let Some(dir) = config_dir_policies(config)?
-    {
-        let (more, more_tests) = read_path(&dir, Trust::OwnOnly)?;
+    let mut policies = Vec::new();
+    let mut tests = Vec::new();
+    let builtin = |policies: &mut Vec<PolicySource>, tests: &mut Vec<PolicySource>| {
+        policies.extend(pack::sources());
+        tests.extend(pack::TESTS.iter().map(|(file, text)| PolicySource {
+            origin: pack::origin(file),
+            text: (*text).to_owned(),
+        }));
+    };
+    if named.is_empty() {
+        builtin(&mut policies, &mut tests);
+        if let Some(config) = config_file
+            && let Some(dir) = config_dir_policies(config)?
+        {
+            let (more, more_tests) = read_path(&dir, Trust::OwnOnly)?;
+            policies.extend(more);
+            tests.extend(more_tests);
+        }
+        return Ok((policies, tests));
+    }
+    for path in named {
+        if path == Path::new("builtin") {
+            builtin(&mut policies, &mut tests);
+            continue;
+        }
+        let (more, more_tests) = read_path(path, Trust::Named)?;
+        if more.is_empty() && more_tests.is_empty() {
+            return Err(PolicyError::NoPolicyFile {
+                path: path.display().to_string(),
+            });
+        }
         policies.extend(more);
         tests.extend(more_tests);
     }
     Ok((policies, tests))
+}
+
+/// What is evaluated when no policy is named (the dashboard's evaluation):
+/// [`load`] with none named.
+pub fn default_sources(
+    config_file: Option<&Path>,
+) -> Result<(Vec<PolicySource>, Vec<PolicySource>), PolicyError> {
+    load(&[], config_file)
 }

@@ -1,7 +1,8 @@
 //! The input document built from what was read: live answers of the service
 //! (the inventory's items as it sent them), or a stored snapshot's states;
-//! and the review history's marks in both cases. Only conversions: the
-//! commands do the reading.
+//! and the review history's marks in both cases. The live reads are the
+//! command's; a snapshot is read here ([`from_snapshot`]), for the command
+//! and the exporter alike.
 
 use std::collections::HashMap;
 
@@ -10,11 +11,12 @@ use time::OffsetDateTime;
 
 use super::PolicyError;
 use super::input::{
-    EdgeFunctionInput, FindingTypeInput, InsightsInput, MemberInput, OwnerInput, ProjectInput,
-    ReviewInput, Source, SourceKind,
+    EdgeFunctionInput, FindingTypeInput, INPUT_VERSION, InsightsInput, MemberInput, OwnerInput,
+    PolicyInput, ProjectInput, ReviewInput, Source, SourceKind, Sources, WorkspaceInput,
 };
 use crate::api::model::{Insights, InventoryItem};
 use crate::history::model::{MemberState, ProjectState, ReviewMark};
+use crate::history::{HistoryError, MarkScope, SnapshotRef, Store};
 
 /// A time as the document writes it: RFC 3339, UTC, milliseconds.
 pub fn stamp(at: OffsetDateTime) -> String {
@@ -170,6 +172,65 @@ pub fn attach_reviews(
         };
         project.review = Some(review(&mark));
     }
+}
+
+/// The workspace's standing marks, by project.
+pub fn standing_marks(
+    store: &Store,
+    workspace_id: &str,
+) -> Result<HashMap<String, ReviewMark>, HistoryError> {
+    let mut marks = HashMap::new();
+    store.each_reviewed_mark(workspace_id, MarkScope::All, &mut |mark| {
+        marks.insert(mark.project_id.clone(), mark);
+        Ok(())
+    })?;
+    Ok(marks)
+}
+
+/// The document of a stored snapshot (`reference` of `workspace_id`), with
+/// the history's marks, evaluated as of `now`: what `vantage check
+/// --from-snapshot` and the exporter evaluate. `None` when there is no
+/// such snapshot.
+pub fn from_snapshot(
+    store: &Store,
+    workspace_id: &str,
+    reference: &SnapshotRef,
+    now: OffsetDateTime,
+) -> Result<Option<PolicyInput>, HistoryError> {
+    let Some(snapshot) = store.resolve(workspace_id, reference)? else {
+        return Ok(None);
+    };
+    let insights = store.insights(snapshot.id)?;
+    let mut projects: Vec<ProjectInput> = store
+        .projects(snapshot.id)?
+        .iter()
+        .map(snapshot_project)
+        .collect();
+    let members: Vec<MemberInput> = store
+        .members(snapshot.id)?
+        .iter()
+        .map(snapshot_member)
+        .collect();
+    let marks = standing_marks(store, workspace_id)?;
+    attach_reviews(&mut projects, &HashMap::new(), &marks, snapshot.taken_at);
+    let source = snapshot_source(snapshot.id, snapshot.taken_at);
+    Ok(Some(PolicyInput {
+        version: INPUT_VERSION,
+        evaluated_at: stamp(now),
+        sources: Sources {
+            workspace: source.clone(),
+            projects: source.clone(),
+            members: source,
+            reviews: history_source(OffsetDateTime::now_utc()),
+        },
+        workspace: WorkspaceInput {
+            id: workspace_id.to_owned(),
+            plan: None,
+            insights: insights.as_ref().map(self::insights),
+        },
+        projects,
+        members,
+    }))
 }
 
 /// A row the dashboard holds, typed: its fields as the wire writes them (a

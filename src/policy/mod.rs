@@ -45,6 +45,8 @@ pub enum PolicyError {
         line: usize,
         reason: String,
     },
+    #[error("--policy {path}: no .rego file there")]
+    NoPolicyFile { path: String },
     #[error("no policy has the id {id:?} (known: {known})")]
     UnknownPolicy { id: String, known: String },
     #[error("cannot read policy {path}: {reason}")]

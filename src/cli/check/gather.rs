@@ -13,7 +13,7 @@ use crate::api::{InventoryParams, MemberListParams};
 use crate::cli::exit::CliError;
 use crate::cli::history::Local;
 use crate::cli::workspaces::resolve_workspace;
-use crate::history::{MarkScope, ReviewMark, SnapshotRef};
+use crate::history::{ReviewMark, SnapshotRef};
 use crate::policy::gather as build;
 use crate::policy::input::{INPUT_VERSION, MemberInput, PolicyInput, Sources, WorkspaceInput};
 use crate::session::{GlobalArgs, Session};
@@ -23,14 +23,7 @@ async fn marks(local: &Local) -> Result<HashMap<String, ReviewMark>, CliError> {
     let workspace = local.workspace.clone();
     local
         .store
-        .with(move |store| {
-            let mut marks = HashMap::new();
-            store.each_reviewed_mark(&workspace, MarkScope::All, &mut |mark| {
-                marks.insert(mark.project_id.clone(), mark);
-                Ok(())
-            })?;
-            Ok::<_, CliError>(marks)
-        })
+        .with(move |store| build::standing_marks(store, &workspace))
         .await
 }
 
@@ -139,49 +132,17 @@ pub async fn from_snapshot(
 ) -> Result<PolicyInput, CliError> {
     let (workspace, reference) = (local.workspace.clone(), reference.clone());
     let described = local.store.describe().to_owned();
-    let (snapshot, insights, mut projects, members) = local
+    local
         .store
         .with(move |store| {
-            let snapshot = store.resolve(&workspace, &reference)?.ok_or_else(|| {
+            build::from_snapshot(store, &workspace, &reference, now)?.ok_or_else(|| {
                 CliError::NoSnapshot(format!(
                     "no such snapshot of workspace {} in {described} (see `vantage snapshot list`)",
                     crate::text::escape_invisible(&workspace),
                 ))
-            })?;
-            let insights = store.insights(snapshot.id)?;
-            let projects: Vec<_> = store
-                .projects(snapshot.id)?
-                .iter()
-                .map(build::snapshot_project)
-                .collect();
-            let members: Vec<_> = store
-                .members(snapshot.id)?
-                .iter()
-                .map(build::snapshot_member)
-                .collect();
-            Ok::<_, CliError>((snapshot, insights, projects, members))
+            })
         })
-        .await?;
-    let source = build::snapshot_source(snapshot.id, snapshot.taken_at);
-    let marks = marks(local).await?;
-    build::attach_reviews(&mut projects, &HashMap::new(), &marks, snapshot.taken_at);
-    Ok(PolicyInput {
-        version: INPUT_VERSION,
-        evaluated_at: build::stamp(now),
-        sources: Sources {
-            workspace: source.clone(),
-            projects: source.clone(),
-            members: source,
-            reviews: build::history_source(OffsetDateTime::now_utc()),
-        },
-        workspace: WorkspaceInput {
-            id: local.workspace.clone(),
-            plan: None,
-            insights: insights.as_ref().map(build::insights),
-        },
-        projects,
-        members,
-    })
+        .await
 }
 
 /// The most an input document read from a file may hold.

@@ -11,7 +11,6 @@ mod report;
 mod waivers;
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use time::OffsetDateTime;
 
@@ -20,49 +19,30 @@ pub use args::{CheckArgs, CheckCommand};
 use super::exit::CliError;
 use super::history::Local;
 use crate::history::waivers::standing;
-use crate::policy::files::{Trust, builtin, default_sources, read_path};
+use crate::policy::files::load;
 use crate::policy::{FindingStatus, PolicyError, PolicySet, PolicySource, apply_waivers};
 use crate::session::GlobalArgs;
 
 impl From<PolicyError> for CliError {
     fn from(error: PolicyError) -> Self {
         match error {
-            PolicyError::UnknownPolicy { .. } => CliError::Usage(error.to_string()),
+            PolicyError::UnknownPolicy { .. } | PolicyError::NoPolicyFile { .. } => {
+                CliError::Usage(error.to_string())
+            }
             other => CliError::Policy(other.to_string()),
         }
     }
 }
 
-/// The policies and tests to load: `--policy` (with `builtin` for the pack),
-/// else the pack and the config dir's `policies/`.
-pub(crate) fn sources(
+/// The policies and tests to load, as every evaluation loads them
+/// (`policy::files::load`): `--policy` (with `builtin` for the pack), else
+/// the pack and the config dir's `policies/`.
+fn sources(
     named: &[std::path::PathBuf],
     global: &GlobalArgs,
 ) -> Result<(Vec<PolicySource>, Vec<PolicySource>), CliError> {
-    if named.is_empty() {
-        let config = global.config.clone().or_else(crate::paths::config_file);
-        return Ok(default_sources(config.as_deref())?);
-    }
-    let mut policies = Vec::new();
-    let mut tests = Vec::new();
-    for path in named {
-        if path == Path::new("builtin") {
-            let (more, more_tests) = builtin();
-            policies.extend(more);
-            tests.extend(more_tests);
-            continue;
-        }
-        let (more, more_tests) = read_path(path, Trust::Named)?;
-        if more.is_empty() && more_tests.is_empty() {
-            return Err(CliError::Usage(format!(
-                "--policy {}: no .rego file there",
-                path.display()
-            )));
-        }
-        policies.extend(more);
-        tests.extend(more_tests);
-    }
-    Ok((policies, tests))
+    let config = global.config.clone().or_else(crate::paths::config_file);
+    Ok(load(named, config.as_deref())?)
 }
 
 pub async fn execute(args: CheckArgs, global: &GlobalArgs) -> Result<(), CliError> {

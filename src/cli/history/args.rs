@@ -182,8 +182,9 @@ pub enum ReviewedCommand {
     },
     /// Remove a project's mark.
     Unmark { project_id: String },
-    /// Who marked or unmarked what, and when, with the note: every entry of
-    /// the workspace's review log (one project's when given), oldest first.
+    /// Who marked, unmarked or waived what, and when, with the note (a
+    /// waiver's reason, its policy and end): every entry of the workspace's
+    /// review log (one project's when given), oldest first.
     Log {
         project_id: Option<String>,
         /// Check the log along its hash chain instead of printing it: exits

@@ -15,6 +15,7 @@ use super::Step;
 use super::column::column;
 use super::packed::{PackedBody, pack};
 use crate::history::document::{Document, ShapedBody, StoredDocument};
+use crate::history::marks::MARK_ROWS;
 use crate::history::model::{MemberState, ProjectState};
 use crate::history::posture::{Posture, PostureAt, shaped};
 use crate::history::ranges::{Listed, OpenRange, Subject, Turnover, plan};
@@ -192,11 +193,14 @@ fn standing_marks(
 ) -> Step<HashMap<String, Option<ShapedBody>>> {
     let mut marks = HashMap::new();
     for row in client.query(
-        "SELECT n.project_id, s.shape, s.body FROM (
-             SELECT DISTINCT ON (project_id) * FROM review
-             WHERE workspace_id = $1 AND at_ms <= $2 ORDER BY project_id, id DESC) n
-         LEFT JOIN state s ON s.id = n.state_id
-         WHERE n.action = 'mark'",
+        &format!(
+            "SELECT n.project_id, s.shape, s.body FROM (
+                 SELECT DISTINCT ON (project_id) * FROM review
+                 WHERE workspace_id = $1 AND at_ms <= $2 AND {MARK_ROWS}
+                 ORDER BY project_id, id DESC) n
+             LEFT JOIN state s ON s.id = n.state_id
+             WHERE n.action = 'mark'"
+        ),
         &[&workspace_id, &at_ms],
     )? {
         let shape: Option<i32> = column(&row, "state", 1)?;
@@ -239,7 +243,8 @@ fn waived_snapshots(
         &format!(
             "WITH standing AS (
                  SELECT * FROM (
-                     SELECT DISTINCT ON (policy_id, project_id) * FROM waiver WHERE workspace_id = $1
+                     SELECT DISTINCT ON (policy_id, project_id) * FROM review
+                     WHERE workspace_id = $1 AND action = 'waive'
                      ORDER BY policy_id, project_id, id DESC) newest_waiver
                  WHERE until_ms > (extract(epoch FROM clock_timestamp()) * 1000)::BIGINT)
              SELECT held.id, held.policy_id, held.project_id FROM (
@@ -273,7 +278,8 @@ pub(super) fn held_snapshots(
         &format!(
             "WITH current AS (
                  SELECT * FROM (
-                     SELECT DISTINCT ON (project_id) * FROM review WHERE workspace_id = $1
+                     SELECT DISTINCT ON (project_id) * FROM review
+                     WHERE workspace_id = $1 AND {MARK_ROWS}
                      ORDER BY project_id, id DESC) newest_entry
                  WHERE action = 'mark' AND state_id IS NOT NULL)
              SELECT held.id, held.project_id FROM (

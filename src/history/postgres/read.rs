@@ -13,9 +13,9 @@ use super::{Failure, Step};
 use crate::api::model::{Insights, InventoryItem};
 use crate::history::HistoryError;
 use crate::history::backend::EachItem;
-use crate::history::chain::{ChainFields, ChainRow};
+use crate::history::chain::{ChainFields, ChainRow, WaiverTerms};
 use crate::history::document::Document;
-use crate::history::marks::MarkRow;
+use crate::history::marks::{MARK_ROWS, MarkRow};
 use crate::history::model::{
     LogRead, MarkScope, ProjectState, ReviewAction, ReviewEntry, ReviewMark, SnapshotInfo,
     StoredState,
@@ -213,6 +213,7 @@ pub(super) fn each_mark(
                  SELECT * FROM (
                      SELECT DISTINCT ON (project_id) * FROM review
                      WHERE workspace_id = $1 AND ($2::TEXT[] IS NULL OR project_id = ANY($2))
+                       AND {MARK_ROWS}
                      ORDER BY project_id, id DESC) newest_entry
                  WHERE action = 'mark'),
              newest AS (SELECT id, taken_at_ms FROM snapshot WHERE workspace_id = $1
@@ -288,7 +289,8 @@ pub(super) fn each_entry(
     each_row(
         client,
         &format!(
-            "SELECT r.id, r.project_id, r.action, r.at_ms, {who}, {name}, {}, r.state_at_ms, {state}
+            "SELECT r.id, r.project_id, r.action, r.at_ms, {who}, {name}, {}, r.state_at_ms,
+                    r.policy_id, r.until_ms, {state}
              WHERE r.workspace_id = $1 AND ($2::TEXT IS NULL OR r.project_id = $2)
              ORDER BY r.id",
             text("r.note"),
@@ -311,8 +313,12 @@ pub(super) fn each_entry(
                 reviewed_state_at: state_at
                     .map(|ms| from_ms(ms, "review.state_at_ms"))
                     .transpose()?,
-                reviewed_state: stored_state(row, 8)?
+                reviewed_state: stored_state(row, 10)?
                     .map(|(shape, body)| StoredState { shape, body }),
+                policy_id: column(row, "review", 8)?,
+                until: column::<Option<i64>>(row, "review", 9)?
+                    .map(|ms| from_ms(ms, "review.until_ms"))
+                    .transpose()?,
             };
             handed(each(entry))
         },
@@ -327,8 +333,8 @@ pub(super) fn each_chain_row(
 ) -> Step<()> {
     each_row(
         client,
-        "SELECT id, project_id, action, at_ms, reviewer, db_role, note, hash FROM review
-         WHERE workspace_id = $1 ORDER BY id",
+        "SELECT id, project_id, action, at_ms, reviewer, db_role, note, hash, policy_id, until_ms
+         FROM review WHERE workspace_id = $1 ORDER BY id",
         &[&workspace_id],
         &mut |row| {
             let chained = ChainRow {
@@ -341,6 +347,12 @@ pub(super) fn each_chain_row(
                     reviewer: column(row, "review", 4)?,
                     role: column(row, "review", 5)?,
                     note: column(row, "review", 6)?,
+                    waiver: column::<Option<String>>(row, "review", 8)?
+                        .zip(column::<Option<i64>>(row, "review", 9)?)
+                        .map(|(policy_id, until_ms)| WaiverTerms {
+                            policy_id,
+                            until_ms,
+                        }),
                 },
                 hash: column(row, "review", 7)?,
             };

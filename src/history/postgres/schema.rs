@@ -132,8 +132,8 @@ enum Migration {
     Code(fn(&mut Transaction<'_>) -> Step<()>),
 }
 
-/// Version 4: waivers (`waivers.rs`), kept apart from the snapshot and state
-/// tables.
+/// Version 4: waivers, kept apart from the snapshot and state tables (version
+/// 5 moves them into the log: `waivers.rs`).
 const WAIVERS: &str = "
 CREATE TABLE waiver (
     id BIGSERIAL PRIMARY KEY,
@@ -175,6 +175,7 @@ const MIGRATIONS: &[Migration] = &[
     Migration::Code(super::ranges::to_ranges),
     Migration::Sql(WAIVERS),
     Migration::Code(to_packed),
+    Migration::Code(super::waivers::move_into_log),
 ];
 
 /// Version 4 to 5: a year of history within its budget (issue 39): the
@@ -217,6 +218,7 @@ fn to_chain(transaction: &mut Transaction<'_>) -> Step<()> {
                 reviewer: column(row, "review", 5)?,
                 role: None,
                 note: column(row, "review", 6)?,
+                waiver: None,
             };
             let before = previous
                 .as_ref()
@@ -249,6 +251,7 @@ pub const STEPS: [&str; MIGRATIONS.len()] = [
     "version 3: each state's validity as a range of snapshots (project_range, member_range: a snapshot costs what changed; each snapshot's list rewritten as ranges, read back the same) and each snapshot's posture counted",
     "version 4: waivers of policy violations, append-only and stamped with the database role that wrote each (who, when, why, until when)",
     "version 5: each state's body deflated against a dictionary of the keys states share (a year of history in a third of the space), the ranges' indexes narrowed to what the reads use (tables rewritten in place: grants stay)",
+    "version 6: waivers become entries of the review log, chained, append-only and stamped with their role as marks (each waiver given so far appended, in order, as it was)",
 ];
 
 pub(super) fn version(client: &mut impl postgres::GenericClient) -> Step<i64> {

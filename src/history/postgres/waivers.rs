@@ -1,15 +1,19 @@
-//! Waivers in the shared database: the `waiver` table, append-only and
-//! stamped with the database role that wrote each one, as the review log is
-//! (the database's own trigger refuses UPDATE, DELETE and TRUNCATE, and an
-//! entry claiming another role). Its table is schema step 4 (`schema.rs`,
-//! `WAIVERS`).
+//! Waivers in the shared database: entries of the review log (`action =
+//! 'waive'`, the reason its note, with the policy and the end), chained,
+//! append-only and stamped with the role that wrote each, as marks are (the
+//! database's own guard refuses UPDATE, DELETE and TRUNCATE, and an entry
+//! claiming another role). Schema step 4 kept them in a table of their own
+//! (`schema.rs`, `WAIVERS`); step 5 moves them into the log ([`move_into_log`]).
 
 use postgres::{Client, Transaction};
 use time::OffsetDateTime;
 
 use super::Step;
 use super::column::column;
-use super::write::bump_revision;
+use super::write::{append_entry, bump_revision, insert_review};
+use crate::history::HistoryError;
+use crate::history::chain::{ChainFields, WaiverTerms};
+use crate::history::model::ReviewAction;
 use crate::history::read::{from_ms, to_ms};
 use crate::history::waivers::{NewWaiver, Waiver};
 
@@ -19,47 +23,127 @@ pub(super) fn add(
     waiver: &NewWaiver,
     now: OffsetDateTime,
 ) -> Step<Waiver> {
-    let row = transaction.query_one(
-        "INSERT INTO waiver (workspace_id, policy_id, project_id, reason, until_ms, at_ms, reviewer, db_role)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, session_user) RETURNING db_role",
-        &[
-            &workspace_id,
-            &waiver.policy_id,
-            &waiver.project_id,
-            &waiver.reason,
-            &to_ms(waiver.until),
-            &to_ms(now),
-            &waiver.by,
-        ],
+    insert_review(
+        transaction,
+        workspace_id,
+        &waiver.project_id,
+        ReviewAction::Waive,
+        to_ms(now),
+        waiver.by.as_deref(),
+        Some(&waiver.reason),
+        (None, None),
+        Some(&WaiverTerms {
+            policy_id: waiver.policy_id.clone(),
+            until_ms: to_ms(waiver.until),
+        }),
     )?;
-    let role: String = column(&row, "waiver", 0)?;
+    let role = transaction.query_one("SELECT session_user::TEXT", &[])?;
     bump_revision(transaction)?;
     Ok(Waiver {
         policy_id: waiver.policy_id.clone(),
         project_id: waiver.project_id.clone(),
         reason: waiver.reason.clone(),
-        until: from_ms(to_ms(waiver.until), "waiver.until_ms")?,
-        waived_at: from_ms(to_ms(now), "waiver.at_ms")?,
-        waived_by: Some(role),
+        until: from_ms(to_ms(waiver.until), "review.until_ms")?,
+        waived_at: from_ms(to_ms(now), "review.at_ms")?,
+        waived_by: Some(column(&role, "review", 0)?),
     })
 }
 
 pub(super) fn all(client: &mut Client, workspace_id: &str) -> Step<Vec<Waiver>> {
     let rows = client.query(
-        "SELECT policy_id, project_id, reason, until_ms, at_ms, db_role FROM waiver
-         WHERE workspace_id = $1 ORDER BY id",
+        "SELECT policy_id, project_id, note, until_ms, at_ms, COALESCE(db_role, reviewer) FROM review
+         WHERE workspace_id = $1 AND action = 'waive' ORDER BY id",
         &[&workspace_id],
     )?;
     rows.iter()
         .map(|row| {
+            let policy_id: Option<String> = column(row, "review", 0)?;
+            let reason: Option<String> = column(row, "review", 2)?;
+            let until_ms: Option<i64> = column(row, "review", 3)?;
+            let (Some(policy_id), Some(reason), Some(until_ms)) = (policy_id, reason, until_ms)
+            else {
+                return Err(HistoryError::Corrupt(
+                    "a waive entry of the review log without its policy, reason or end".into(),
+                )
+                .into());
+            };
             Ok(Waiver {
-                policy_id: column(row, "waiver", 0)?,
-                project_id: column(row, "waiver", 1)?,
-                reason: column(row, "waiver", 2)?,
-                until: from_ms(column(row, "waiver", 3)?, "waiver.until_ms")?,
-                waived_at: from_ms(column(row, "waiver", 4)?, "waiver.at_ms")?,
-                waived_by: Some(column(row, "waiver", 5)?),
+                policy_id,
+                project_id: column(row, "review", 1)?,
+                reason,
+                until: from_ms(until_ms, "review.until_ms")?,
+                waived_at: from_ms(column(row, "review", 4)?, "review.at_ms")?,
+                waived_by: column(row, "review", 5)?,
             })
         })
         .collect()
+}
+
+/// Version 5: the log holds a waiver's policy and end, and its guard covers
+/// them; a later snapshot may give a reviewed state to a mark only.
+const LOG_COLUMNS: &str = "
+ALTER TABLE review ADD COLUMN policy_id TEXT;
+ALTER TABLE review ADD COLUMN until_ms BIGINT;
+CREATE INDEX review_waivers ON review (workspace_id, id) WHERE action = 'waive';
+CREATE OR REPLACE FUNCTION vantage_review_guard() RETURNS trigger LANGUAGE plpgsql AS $guard$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        IF NEW.db_role IS DISTINCT FROM session_user::text THEN
+            RAISE EXCEPTION 'the review log records the role that writes it: % cannot write an entry as %',
+                session_user, coalesce(NEW.db_role, 'no role')
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        RETURN NEW;
+    END IF;
+    IF TG_OP = 'UPDATE' THEN
+        IF OLD.state_id IS NULL AND OLD.action = 'mark'
+           AND (NEW.id, NEW.workspace_id, NEW.project_id, NEW.action, NEW.at_ms,
+                NEW.reviewer, NEW.note, NEW.db_role, NEW.hash, NEW.policy_id, NEW.until_ms)
+               IS NOT DISTINCT FROM
+               (OLD.id, OLD.workspace_id, OLD.project_id, OLD.action, OLD.at_ms,
+                OLD.reviewer, OLD.note, OLD.db_role, OLD.hash, OLD.policy_id, OLD.until_ms) THEN
+            RETURN NEW;
+        END IF;
+    END IF;
+    RAISE EXCEPTION 'the review log is append-only: % refused', TG_OP
+        USING ERRCODE = 'insufficient_privilege';
+END
+$guard$;
+";
+
+/// Version 5 to 6: the columns and the guard, then each waiver given, in
+/// the order given, appended to its workspace's chain as it was (who, with
+/// the role that wrote it, when, why, until): the guard, which would refuse
+/// another role's entry, is off for those inserts only, in this transaction.
+/// The waiver table goes.
+pub(super) fn move_into_log(transaction: &mut Transaction<'_>) -> Step<()> {
+    transaction.batch_execute(LOG_COLUMNS)?;
+    let rows = transaction.query(
+        "SELECT workspace_id, policy_id, project_id, reason, until_ms, at_ms, reviewer, db_role
+         FROM waiver ORDER BY id",
+        &[],
+    )?;
+    transaction.batch_execute("ALTER TABLE review DISABLE TRIGGER review_append_only")?;
+    for row in &rows {
+        let fields = ChainFields {
+            workspace_id: column(row, "waiver", 0)?,
+            project_id: column(row, "waiver", 2)?,
+            action: ReviewAction::Waive.as_str().to_owned(),
+            at_ms: column(row, "waiver", 5)?,
+            reviewer: column(row, "waiver", 6)?,
+            role: Some(column(row, "waiver", 7)?),
+            note: Some(column(row, "waiver", 3)?),
+            waiver: Some(WaiverTerms {
+                policy_id: column(row, "waiver", 1)?,
+                until_ms: column(row, "waiver", 4)?,
+            }),
+        };
+        append_entry(transaction, &fields, (None, None))?;
+    }
+    transaction.batch_execute(
+        "ALTER TABLE review ENABLE TRIGGER review_append_only;
+         DROP TABLE waiver;
+         DROP FUNCTION vantage_waiver_guard();",
+    )?;
+    Ok(())
 }

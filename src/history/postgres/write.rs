@@ -16,9 +16,9 @@ use super::ranges;
 use super::schema::{CHAIN_LOCK, LOCK_CLASS, STATES_LOCK};
 use crate::history::HistoryError;
 use crate::history::backend::Retention;
-use crate::history::chain::{ChainFields, link};
+use crate::history::chain::{ChainFields, WaiverTerms, link};
 use crate::history::document::{Document, StoredDocument};
-use crate::history::marks::{Reviewed, reviewed};
+use crate::history::marks::{MARK_ROWS, Reviewed, reviewed};
 use crate::history::model::{
     CLOCK_SKEW, Capture, NewMark, ProjectState, ReviewAction, ReviewEntry, SnapshotInfo,
 };
@@ -135,13 +135,16 @@ pub(super) fn record(
     // Marks made before any snapshot (or loaded row) held their project are
     // held against this snapshot's state.
     transaction.execute(
-        "UPDATE review SET
-             state_id = (SELECT r.state_id FROM project_range r
-                         WHERE r.workspace_id = $1 AND r.valid_until IS NULL
-                           AND r.subject = review.project_id ORDER BY r.sort_key LIMIT 1),
-             state_at_ms = $2
-         WHERE workspace_id = $1 AND action = 'mark' AND state_id IS NULL
-           AND id IN (SELECT MAX(id) FROM review WHERE workspace_id = $1 GROUP BY project_id)",
+        &format!(
+            "UPDATE review SET
+                 state_id = (SELECT r.state_id FROM project_range r
+                             WHERE r.workspace_id = $1 AND r.valid_until IS NULL
+                               AND r.subject = review.project_id ORDER BY r.sort_key LIMIT 1),
+                 state_at_ms = $2
+             WHERE workspace_id = $1 AND action = 'mark' AND state_id IS NULL
+               AND id IN (SELECT MAX(id) FROM review WHERE workspace_id = $1 AND {MARK_ROWS}
+                          GROUP BY project_id)"
+        ),
         &[&capture.workspace_id, &taken_at_ms],
     )?;
     ranges::record_posture(
@@ -223,10 +226,10 @@ pub(super) fn forget(
 }
 
 /// Appends an entry to the log as the role this session logged in as (the
-/// database checks it), chained to the workspace's newest entry: the chain's
-/// lock, held to the transaction's end, keeps another entry from coming between.
+/// database checks it), chained to the workspace's newest entry.
+/// `state`: the reviewed state's id and when it was read (marks only).
 #[allow(clippy::too_many_arguments)]
-fn insert_review(
+pub(super) fn insert_review(
     transaction: &mut Transaction<'_>,
     workspace_id: &str,
     project_id: &str,
@@ -235,44 +238,60 @@ fn insert_review(
     reviewer: Option<&str>,
     note: Option<&str>,
     state: (Option<i64>, Option<i64>),
+    waiver: Option<&WaiverTerms>,
+) -> Step<()> {
+    let role = transaction.query_one("SELECT session_user::TEXT AS role", &[])?;
+    let fields = ChainFields {
+        workspace_id: workspace_id.to_owned(),
+        project_id: project_id.to_owned(),
+        action: action.as_str().to_owned(),
+        at_ms,
+        reviewer: reviewer.map(str::to_owned),
+        role: Some(column(&role, "review", 0)?),
+        note: note.map(str::to_owned),
+        waiver: waiver.cloned(),
+    };
+    append_entry(transaction, &fields, state)
+}
+
+/// Appends `fields` to its workspace's chain: the chain's lock, held to the
+/// transaction's end, keeps another entry from coming between.
+pub(super) fn append_entry(
+    transaction: &mut Transaction<'_>,
+    fields: &ChainFields,
+    state: (Option<i64>, Option<i64>),
 ) -> Step<()> {
     transaction.execute(
         "SELECT pg_advisory_xact_lock($1, $2)",
         &[&LOCK_CLASS, &CHAIN_LOCK],
     )?;
-    let head = transaction.query_one(
-        "SELECT session_user::TEXT AS role,
-                (SELECT hash FROM review WHERE workspace_id = $1 ORDER BY id DESC LIMIT 1) AS hash",
-        &[&workspace_id],
+    let head = transaction.query_opt(
+        "SELECT hash FROM review WHERE workspace_id = $1 ORDER BY id DESC LIMIT 1",
+        &[&fields.workspace_id],
     )?;
-    let role: String = column(&head, "review", 0)?;
-    let previous: Option<Vec<u8>> = column(&head, "review", 1)?;
-    let hash = link(
-        previous.as_deref(),
-        &ChainFields {
-            workspace_id: workspace_id.to_owned(),
-            project_id: project_id.to_owned(),
-            action: action.as_str().to_owned(),
-            at_ms,
-            reviewer: reviewer.map(str::to_owned),
-            role: Some(role.clone()),
-            note: note.map(str::to_owned),
-        },
-    );
+    let previous: Option<Vec<u8>> = match head {
+        Some(row) => column(&row, "review", 0)?,
+        None => None,
+    };
+    let hash = link(previous.as_deref(), fields);
+    let terms = fields.waiver.as_ref();
     transaction.execute(
-        "INSERT INTO review (workspace_id, project_id, action, at_ms, reviewer, note, state_id, state_at_ms, db_role, hash)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        "INSERT INTO review (workspace_id, project_id, action, at_ms, reviewer, note, state_id, state_at_ms,
+                             db_role, hash, policy_id, until_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
         &[
-            &workspace_id,
-            &project_id,
-            &action.as_str(),
-            &at_ms,
-            &reviewer,
-            &note,
+            &fields.workspace_id,
+            &fields.project_id,
+            &fields.action,
+            &fields.at_ms,
+            &fields.reviewer,
+            &fields.note,
             &state.0,
             &state.1,
-            &role,
+            &fields.role,
             &hash,
+            &terms.map(|terms| terms.policy_id.as_str()),
+            &terms.map(|terms| terms.until_ms),
         ],
     )?;
     Ok(())
@@ -317,6 +336,7 @@ pub(super) fn mark_all(
             mark.reviewer.as_deref(),
             mark.note.as_deref(),
             state,
+            None,
         )?;
     }
     bump_revision(transaction)?;
@@ -332,8 +352,11 @@ pub(super) fn unmark(
 ) -> Step<bool> {
     let marked = transaction
         .query_opt(
-            "SELECT action = 'mark' AS marked FROM review WHERE workspace_id = $1 AND project_id = $2
-             ORDER BY id DESC LIMIT 1",
+            &format!(
+                "SELECT action = 'mark' AS marked FROM review
+                 WHERE workspace_id = $1 AND project_id = $2 AND {MARK_ROWS}
+                 ORDER BY id DESC LIMIT 1"
+            ),
             &[&workspace_id, &project_id],
         )?
         .map(|row| column(&row, "review", 0))
@@ -349,6 +372,7 @@ pub(super) fn unmark(
             reviewer,
             None,
             (None, None),
+            None,
         )?;
         bump_revision(transaction)?;
     }
@@ -400,6 +424,7 @@ pub(super) fn import_log(
             name.map(String::as_str),
             entry.note.as_deref(),
             (state_id, entry.reviewed_state_at.map(to_ms)),
+            entry.waiver_terms().as_ref(),
         )?;
         added += 1;
     }

@@ -8,20 +8,25 @@ use super::SqliteStore;
 use super::states::store_document;
 use crate::history::HistoryError;
 use crate::history::backend::EachItem;
-use crate::history::chain::{ChainFields, ChainRow, link};
+use crate::history::chain::{ChainFields, ChainRow, WaiverTerms, link};
 use crate::history::document::{Document, StoredDocument};
-use crate::history::marks::{MarkRow, Reviewed, reviewed};
+use crate::history::marks::{MARK_ROWS, MarkRow, Reviewed, reviewed};
 use crate::history::model::{
     LogRead, MarkScope, NewMark, ProjectState, ReviewAction, ReviewEntry, ReviewMark, StoredState,
 };
 use crate::history::read::{SHOWN_TEXT_CHARS, cut_shown, from_ms, to_ms};
 
-/// The marks of a workspace that stand: each project's newest row, a mark.
-const CURRENT_MARKS: &str = "
-    current AS (
-        SELECT r.* FROM review r
-        WHERE r.id IN (SELECT MAX(id) FROM review WHERE workspace_id = ?1 GROUP BY project_id)
-          AND r.action = 'mark')";
+/// The marks of a workspace that stand: each project's newest row of
+/// [`MARK_ROWS`], a mark.
+fn current_marks() -> String {
+    format!(
+        "current AS (
+             SELECT r.* FROM review r
+             WHERE r.id IN (SELECT MAX(id) FROM review WHERE workspace_id = ?1 AND {MARK_ROWS}
+                            GROUP BY project_id)
+               AND r.action = 'mark')"
+    )
+}
 
 impl SqliteStore {
     pub(super) fn mark_all(
@@ -64,8 +69,8 @@ impl SqliteStore {
                 to_ms(now),
                 mark.reviewer.as_deref(),
                 mark.note.as_deref(),
-                state_id,
-                state_at_ms,
+                (state_id, state_at_ms),
+                None,
             )?;
         }
         transaction.commit()?;
@@ -87,8 +92,11 @@ impl SqliteStore {
     ) -> Result<bool, HistoryError> {
         let transaction = self.write()?;
         let marked: bool = transaction.query_row(
-            "SELECT COALESCE((SELECT action = 'mark' FROM review
-                 WHERE workspace_id = ?1 AND project_id = ?2 ORDER BY id DESC LIMIT 1), 0)",
+            &format!(
+                "SELECT COALESCE((SELECT action = 'mark' FROM review
+                     WHERE workspace_id = ?1 AND project_id = ?2 AND {MARK_ROWS}
+                     ORDER BY id DESC LIMIT 1), 0)"
+            ),
             params![workspace_id, project_id],
             |row| row.get(0),
         )?;
@@ -101,7 +109,7 @@ impl SqliteStore {
                 to_ms(now),
                 reviewer,
                 None,
-                None,
+                (None, None),
                 None,
             )?;
         }
@@ -127,7 +135,7 @@ impl SqliteStore {
         };
         let shown = scope == MarkScope::Shown;
         let mut statement = self.connection.prepare_cached(&format!(
-            "WITH {CURRENT_MARKS},
+            "WITH {},
              newest AS (SELECT id, taken_at_ms FROM snapshot WHERE workspace_id = ?1
                         ORDER BY id DESC LIMIT 1),
              latest AS (
@@ -144,7 +152,8 @@ impl SqliteStore {
                AND (NOT ?3 OR latest.subject IS NOT NULL
                     OR NOT EXISTS (SELECT 1 FROM newest)
                     OR c.at_ms >= (SELECT taken_at_ms FROM newest))
-             ORDER BY c.at_ms DESC, c.project_id"
+             ORDER BY c.at_ms DESC, c.project_id",
+            current_marks()
         ))?;
         let mut rows = statement.query(params![workspace_id, only, shown])?;
         while let Some(row) = rows.next()? {
@@ -191,7 +200,8 @@ impl SqliteStore {
             "NULL, NULL FROM review r"
         };
         let mut statement = self.connection.prepare_cached(&format!(
-            "SELECT r.id, r.project_id, r.action, r.at_ms, {}, {}, r.state_at_ms, {state}
+            "SELECT r.id, r.project_id, r.action, r.at_ms, {}, {}, r.state_at_ms,
+                    r.policy_id, r.until_ms, {state}
              WHERE r.workspace_id = ?1 AND (?2 IS NULL OR r.project_id = ?2)
              ORDER BY r.id",
             text("reviewer"),
@@ -201,8 +211,9 @@ impl SqliteStore {
         while let Some(row) = rows.next()? {
             let action: String = row.get(2)?;
             let state_at: Option<i64> = row.get(6)?;
-            let shape: Option<u32> = row.get(7)?;
-            let body: Option<String> = row.get(8)?;
+            let until_ms: Option<i64> = row.get(8)?;
+            let shape: Option<u32> = row.get(9)?;
+            let body: Option<String> = row.get(10)?;
             let (reviewer, note): (Option<String>, Option<String>) = (row.get(4)?, row.get(5)?);
             each(ReviewEntry {
                 id: row.get(0)?,
@@ -220,6 +231,10 @@ impl SqliteStore {
                 reviewed_state: shape
                     .zip(body)
                     .map(|(shape, body)| StoredState { shape, body }),
+                policy_id: row.get(7)?,
+                until: until_ms
+                    .map(|ms| from_ms(ms, "review.until_ms"))
+                    .transpose()?,
             })?;
         }
         Ok(())
@@ -232,8 +247,8 @@ impl SqliteStore {
         each: &mut (dyn FnMut(ChainRow) -> bool + Send),
     ) -> Result<(), HistoryError> {
         let mut statement = self.connection.prepare_cached(
-            "SELECT id, project_id, action, at_ms, reviewer, note, hash FROM review
-             WHERE workspace_id = ?1 ORDER BY id",
+            "SELECT id, project_id, action, at_ms, reviewer, note, hash, policy_id, until_ms
+             FROM review WHERE workspace_id = ?1 ORDER BY id",
         )?;
         let mut rows = statement.query([workspace_id])?;
         while let Some(row) = rows.next()? {
@@ -247,6 +262,7 @@ impl SqliteStore {
                     reviewer: row.get(4)?,
                     role: None,
                     note: row.get(5)?,
+                    waiver: waiver_terms(row.get(7)?, row.get(8)?),
                 },
                 hash: row.get(6)?,
             };
@@ -303,8 +319,8 @@ impl SqliteStore {
                 to_ms(entry.at),
                 entry.reviewer.as_deref(),
                 entry.note.as_deref(),
-                state_id,
-                entry.reviewed_state_at.map(to_ms),
+                (state_id, entry.reviewed_state_at.map(to_ms)),
+                entry.waiver_terms().as_ref(),
             )?;
             added += 1;
         }
@@ -313,10 +329,19 @@ impl SqliteStore {
     }
 }
 
+/// A waive entry's terms as its columns hold them (both, or it is no waiver).
+fn waiver_terms(policy_id: Option<String>, until_ms: Option<i64>) -> Option<WaiverTerms> {
+    Some(WaiverTerms {
+        policy_id: policy_id?,
+        until_ms: until_ms?,
+    })
+}
+
 /// Appends an entry to the log, chained to the workspace's newest (the
 /// write transaction holds the file's lock: no other entry comes between).
+/// `state`: the reviewed state's id and when it was read (marks only).
 #[allow(clippy::too_many_arguments)]
-fn insert_review(
+pub(super) fn insert_review(
     transaction: &Transaction<'_>,
     workspace_id: &str,
     project_id: &str,
@@ -324,8 +349,8 @@ fn insert_review(
     at_ms: i64,
     reviewer: Option<&str>,
     note: Option<&str>,
-    state_id: Option<i64>,
-    state_at_ms: Option<i64>,
+    (state_id, state_at_ms): (Option<i64>, Option<i64>),
+    waiver: Option<&WaiverTerms>,
 ) -> Result<(), HistoryError> {
     let previous: Option<Vec<u8>> = transaction
         .prepare_cached("SELECT hash FROM review WHERE workspace_id = ?1 ORDER BY id DESC LIMIT 1")?
@@ -342,12 +367,13 @@ fn insert_review(
             reviewer: reviewer.map(str::to_owned),
             role: None,
             note: note.map(str::to_owned),
+            waiver: waiver.cloned(),
         },
     );
     transaction
         .prepare_cached(
-            "INSERT INTO review (workspace_id, project_id, action, at_ms, reviewer, note, state_id, state_at_ms, hash)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            "INSERT INTO review (workspace_id, project_id, action, at_ms, reviewer, note, state_id, state_at_ms, hash, policy_id, until_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         )?
         .execute(params![
             workspace_id,
@@ -358,7 +384,9 @@ fn insert_review(
             note,
             state_id,
             state_at_ms,
-            hash
+            hash,
+            waiver.map(|terms| terms.policy_id.as_str()),
+            waiver.map(|terms| terms.until_ms)
         ])?;
     Ok(())
 }

@@ -20,6 +20,7 @@ use time::OffsetDateTime;
 use super::HistoryError;
 use super::backend::{BUSY_TIMEOUT, HistoryLocation, Retention};
 use super::document::StoredDocument;
+use super::marks::MARK_ROWS;
 use super::model::{Capture, SnapshotInfo};
 use super::read::{from_ms, to_ms};
 use super::retention::unheld;
@@ -233,13 +234,16 @@ impl SqliteStore {
         // Marks made before any snapshot (or loaded row) held their project
         // are held against this snapshot's state.
         transaction.execute(
-            "UPDATE review SET
-                 state_id = (SELECT r.state_id FROM project_range r
-                             WHERE r.workspace_id = ?1 AND r.valid_until IS NULL
-                               AND r.subject = review.project_id ORDER BY r.sort_key LIMIT 1),
-                 state_at_ms = ?2
-             WHERE workspace_id = ?1 AND action = 'mark' AND state_id IS NULL
-               AND id IN (SELECT MAX(id) FROM review WHERE workspace_id = ?1 GROUP BY project_id)",
+            &format!(
+                "UPDATE review SET
+                     state_id = (SELECT r.state_id FROM project_range r
+                                 WHERE r.workspace_id = ?1 AND r.valid_until IS NULL
+                                   AND r.subject = review.project_id ORDER BY r.sort_key LIMIT 1),
+                     state_at_ms = ?2
+                 WHERE workspace_id = ?1 AND action = 'mark' AND state_id IS NULL
+                   AND id IN (SELECT MAX(id) FROM review WHERE workspace_id = ?1
+                              AND {MARK_ROWS} GROUP BY project_id)"
+            ),
             params![capture.workspace_id, to_ms(capture.taken_at)],
         )?;
         ranges::record_posture(&transaction, workspace_id, snapshot_id, &capture.projects)?;

@@ -10,6 +10,7 @@ use rusqlite::{Transaction, params};
 use super::states::store_document;
 use crate::history::HistoryError;
 use crate::history::document::{Document, ShapedBody, StoredDocument};
+use crate::history::marks::MARK_ROWS;
 use crate::history::model::{MemberState, ProjectState};
 use crate::history::posture::{Posture, shaped};
 use crate::history::ranges::{Listed, OpenRange, Subject, plan};
@@ -145,12 +146,12 @@ pub(super) fn standing_marks(
     workspace_id: &str,
     at_ms: i64,
 ) -> Result<HashMap<String, Option<ShapedBody>>, HistoryError> {
-    let mut statement = transaction.prepare_cached(
+    let mut statement = transaction.prepare_cached(&format!(
         "SELECT r.project_id, s.shape, s.body FROM review r LEFT JOIN state s ON s.id = r.state_id
          WHERE r.id IN (SELECT MAX(id) FROM review WHERE workspace_id = ?1 AND at_ms <= ?2
-                        GROUP BY project_id)
-           AND r.action = 'mark'",
-    )?;
+                          AND {MARK_ROWS} GROUP BY project_id)
+           AND r.action = 'mark'"
+    ))?;
     let rows = statement.query_map(params![workspace_id, at_ms], |row| {
         let shape: Option<u32> = row.get(1)?;
         let body: Option<String> = row.get(2)?;
@@ -185,7 +186,8 @@ pub(super) fn marked_snapshots(
     let mut statement = transaction.prepare_cached(&format!(
         "WITH current AS (
              SELECT r.* FROM review r
-             WHERE r.id IN (SELECT MAX(id) FROM review WHERE workspace_id = ?1 GROUP BY project_id)
+             WHERE r.id IN (SELECT MAX(id) FROM review WHERE workspace_id = ?1 AND {MARK_ROWS}
+                            GROUP BY project_id)
                AND r.action = 'mark' AND r.state_id IS NOT NULL)
          SELECT held.id, held.project_id FROM (
              SELECT c.project_id,
@@ -210,8 +212,9 @@ pub(super) fn waived_snapshots(
     let now_ms = crate::history::read::to_ms(time::OffsetDateTime::now_utc());
     let mut statement = connection.prepare_cached(&format!(
         "WITH standing AS (
-             SELECT w.* FROM waiver w
-             WHERE w.id IN (SELECT MAX(id) FROM waiver WHERE workspace_id = ?1
+             SELECT w.* FROM review w
+             WHERE w.id IN (SELECT MAX(id) FROM review WHERE workspace_id = ?1
+                              AND action = 'waive'
                             GROUP BY policy_id, project_id)
                AND w.until_ms > ?2)
          SELECT held.id, held.policy_id, held.project_id FROM (

@@ -155,6 +155,7 @@ const MIGRATIONS: &[Migration] = &[
     Migration::Code(to_chain),
     Migration::Code(super::ranges::to_ranges),
     Migration::Sql(super::waivers::SCHEMA),
+    Migration::Code(super::waivers::move_into_log),
 ];
 
 /// The schema version this build writes.
@@ -167,6 +168,7 @@ pub const STEPS: [&str; MIGRATIONS.len()] = [
     "version 3: the review log append-only (triggers refuse UPDATE and DELETE), each entry chained by sha256 to the one before (existing entries chained in place)",
     "version 4: each state's validity as a range of snapshots (project_range, member_range: a snapshot costs what changed; each snapshot's list rewritten as ranges, read back the same) and each snapshot's posture counted",
     "version 5: waivers of policy violations, append-only (who, when, why, until when)",
+    "version 6: waivers become entries of the review log, chained and append-only as marks (each waiver given so far appended, in order, as it was)",
 ];
 
 /// The file's schema version, read without changing it: `None` when there
@@ -377,6 +379,7 @@ fn to_chain(transaction: &Transaction<'_>) -> Result<(), HistoryError> {
                         reviewer: row.get(5)?,
                         role: None,
                         note: row.get(6)?,
+                        waiver: None,
                     },
                 ))
             })?

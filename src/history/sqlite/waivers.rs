@@ -1,16 +1,20 @@
-//! Waivers in the file: the `waiver` table, append-only as the review log
-//! (a later waiver of the same policy and project stands in for an earlier
-//! one; none is changed or removed). Schema step 4 (`schema.rs`).
+//! Waivers in the file: entries of the review log (`action = 'waive'`, the
+//! reason its note, with the policy and the end), chained and append-only
+//! as marks are (`marks.rs` appends them). Schema step 5 kept them in a
+//! table of their own; step 6 moves them into the log (`MOVE_INTO_LOG`).
 
-use rusqlite::params;
+use rusqlite::Transaction;
 use time::OffsetDateTime;
 
 use super::SqliteStore;
+use super::marks::insert_review;
 use crate::history::HistoryError;
+use crate::history::chain::WaiverTerms;
+use crate::history::model::ReviewAction;
 use crate::history::read::{from_ms, to_ms};
 use crate::history::waivers::{NewWaiver, Waiver};
 
-/// Version 4: waivers, kept apart from the snapshot and state tables.
+/// Version 5: waivers, kept apart from the snapshot and state tables.
 pub(super) const SCHEMA: &str = "
 CREATE TABLE waiver (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -33,6 +37,91 @@ BEGIN
 END;
 ";
 
+/// Version 6: the log holds a waiver's policy and end; the update trigger
+/// covers them, and lets a later snapshot give a reviewed state to a mark
+/// only (never to a waive entry).
+const LOG_COLUMNS: &str = "
+ALTER TABLE review ADD COLUMN policy_id TEXT;
+ALTER TABLE review ADD COLUMN until_ms INTEGER;
+CREATE INDEX review_waivers ON review (workspace_id, id) WHERE action = 'waive';
+DROP TRIGGER review_append_only_update;
+CREATE TRIGGER review_append_only_update BEFORE UPDATE ON review
+WHEN NOT (OLD.state_id IS NULL AND OLD.action = 'mark'
+          AND NEW.id IS OLD.id AND NEW.workspace_id IS OLD.workspace_id
+          AND NEW.project_id IS OLD.project_id AND NEW.action IS OLD.action
+          AND NEW.at_ms IS OLD.at_ms AND NEW.reviewer IS OLD.reviewer
+          AND NEW.note IS OLD.note AND NEW.hash IS OLD.hash
+          AND NEW.policy_id IS OLD.policy_id AND NEW.until_ms IS OLD.until_ms)
+BEGIN
+    SELECT RAISE(ABORT, 'the review log is append-only: an entry cannot be changed');
+END;
+";
+
+/// Version 5 to 6: the columns, then each waiver given, in the order given,
+/// appended to its workspace's chain as it was (who, when, why, until);
+/// the table goes with its triggers.
+pub(super) fn move_into_log(transaction: &Transaction<'_>) -> Result<(), HistoryError> {
+    transaction.execute_batch(LOG_COLUMNS)?;
+    let kept: Vec<(String, NewWaiver, i64)> = {
+        let mut statement = transaction.prepare(
+            "SELECT workspace_id, policy_id, project_id, reason, until_ms, at_ms, reviewer
+             FROM waiver ORDER BY id",
+        )?;
+        let rows = statement.query_map([], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, String>(3)?,
+                row.get::<_, i64>(4)?,
+                row.get::<_, i64>(5)?,
+                row.get::<_, Option<String>>(6)?,
+            ))
+        })?;
+        let mut kept = Vec::new();
+        for row in rows {
+            let (workspace_id, policy_id, project_id, reason, until_ms, at_ms, by) = row?;
+            let waiver = NewWaiver {
+                policy_id,
+                project_id,
+                reason,
+                until: from_ms(until_ms, "waiver.until_ms")?,
+                by,
+            };
+            kept.push((workspace_id, waiver, at_ms));
+        }
+        kept
+    };
+    for (workspace_id, waiver, at_ms) in &kept {
+        append(transaction, workspace_id, waiver, *at_ms)?;
+    }
+    transaction.execute_batch("DROP TABLE waiver;")?;
+    Ok(())
+}
+
+/// Appends `waiver` to the workspace's log as given at `at_ms`.
+fn append(
+    transaction: &Transaction<'_>,
+    workspace_id: &str,
+    waiver: &NewWaiver,
+    at_ms: i64,
+) -> Result<(), HistoryError> {
+    insert_review(
+        transaction,
+        workspace_id,
+        &waiver.project_id,
+        ReviewAction::Waive,
+        at_ms,
+        waiver.by.as_deref(),
+        Some(&waiver.reason),
+        (None, None),
+        Some(&WaiverTerms {
+            policy_id: waiver.policy_id.clone(),
+            until_ms: to_ms(waiver.until),
+        }),
+    )
+}
+
 impl SqliteStore {
     pub(super) fn add_waiver(
         &mut self,
@@ -41,44 +130,41 @@ impl SqliteStore {
         now: OffsetDateTime,
     ) -> Result<Waiver, HistoryError> {
         let transaction = self.write()?;
-        transaction.execute(
-            "INSERT INTO waiver (workspace_id, policy_id, project_id, reason, until_ms, at_ms, reviewer)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![
-                workspace_id,
-                waiver.policy_id,
-                waiver.project_id,
-                waiver.reason,
-                to_ms(waiver.until),
-                to_ms(now),
-                waiver.by
-            ],
-        )?;
+        append(&transaction, workspace_id, waiver, to_ms(now))?;
         transaction.commit()?;
         Ok(Waiver {
             policy_id: waiver.policy_id.clone(),
             project_id: waiver.project_id.clone(),
             reason: waiver.reason.clone(),
-            until: from_ms(to_ms(waiver.until), "waiver.until_ms")?,
-            waived_at: from_ms(to_ms(now), "waiver.at_ms")?,
+            until: from_ms(to_ms(waiver.until), "review.until_ms")?,
+            waived_at: from_ms(to_ms(now), "review.at_ms")?,
             waived_by: waiver.by.clone(),
         })
     }
 
     pub(super) fn all_waivers(&self, workspace_id: &str) -> Result<Vec<Waiver>, HistoryError> {
         let mut statement = self.connection.prepare_cached(
-            "SELECT policy_id, project_id, reason, until_ms, at_ms, reviewer FROM waiver
-             WHERE workspace_id = ?1 ORDER BY id",
+            "SELECT policy_id, project_id, note, until_ms, at_ms, reviewer FROM review
+             WHERE workspace_id = ?1 AND action = 'waive' ORDER BY id",
         )?;
         let mut rows = statement.query([workspace_id])?;
         let mut all = Vec::new();
         while let Some(row) = rows.next()? {
+            let policy_id: Option<String> = row.get(0)?;
+            let reason: Option<String> = row.get(2)?;
+            let until_ms: Option<i64> = row.get(3)?;
+            let (Some(policy_id), Some(reason), Some(until_ms)) = (policy_id, reason, until_ms)
+            else {
+                return Err(HistoryError::Corrupt(
+                    "a waive entry of the review log without its policy, reason or end".into(),
+                ));
+            };
             all.push(Waiver {
-                policy_id: row.get(0)?,
+                policy_id,
                 project_id: row.get(1)?,
-                reason: row.get(2)?,
-                until: from_ms(row.get(3)?, "waiver.until_ms")?,
-                waived_at: from_ms(row.get(4)?, "waiver.at_ms")?,
+                reason,
+                until: from_ms(until_ms, "review.until_ms")?,
+                waived_at: from_ms(row.get(4)?, "review.at_ms")?,
                 waived_by: row.get(5)?,
             });
         }

@@ -170,6 +170,8 @@ fn posture_over_time(
             match entry.action {
                 ReviewAction::Mark => standing.insert(entry.project_id.as_str()),
                 ReviewAction::Unmark => standing.remove(entry.project_id.as_str()),
+                // A waiver never touches a mark.
+                ReviewAction::Waive => false,
             };
         }
         if let Some(summary) = summaries.get(&snapshot.id)

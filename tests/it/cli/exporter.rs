@@ -542,6 +542,7 @@ fn vantage_names(value: &Value, names: &mut Vec<String>) {
 async fn the_dashboard_and_the_rules_name_only_metrics_that_exist() {
     let (server, clock) = demo_server().await;
     let exporter = exporter(&server, &clock, published_projects(2)).await;
+    crate::cli::exporter_policy::evaluate_the_pack_once(&exporter.cache);
     let (_, text) = scrape(&exporter, None).await;
     exporter.stop();
     let exist = metric_names(&text);

@@ -15,7 +15,6 @@ use vantage::server::seed::{GenerateSpec, generate};
 
 use crate::cli::stores::{each_store, off_runtime};
 use crate::cli::support::Cli;
-use crate::cli::xsd::Schema;
 use crate::common::{self, T0};
 
 const NOW: &str = "2026-11-22T12:00:00Z";
@@ -350,18 +349,63 @@ async fn a_waiver_moves_a_violation_out_of_the_failing_set_until_it_expires() {
     .expect(2);
 }
 
+/// Problems `xmllint --schema` finds in `document` against the fixture
+/// schema `xsd` (`tests/fixtures/junit-schemas.md` says where each is from);
+/// empty when it validates. A missing xmllint fails the test, naming it.
+fn xmllint_problems(document: &str, xsd: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("check.xml");
+    std::fs::write(&file, document).unwrap();
+    let schema = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(xsd);
+    let run = std::process::Command::new("xmllint")
+        .arg("--noout")
+        .arg("--schema")
+        .arg(&schema)
+        .arg(&file)
+        .output()
+        .unwrap_or_else(|error| {
+            panic!("xmllint (Debian's libxml2-utils) is needed to validate JUnit: {error}")
+        });
+    if run.status.success() {
+        String::new()
+    } else {
+        String::from_utf8_lossy(&run.stderr).into_owned()
+    }
+}
+
+/// Done when: the JUnit document, with failing and waived cases, validates
+/// against the schemas CI systems read: Ant's JUnit schema and the one
+/// Jenkins' xUnit plugin checks reports with, unchanged, by libxml2.
 #[tokio::test]
-async fn junit_output_validates_against_the_junit_schema() {
+async fn junit_output_validates_against_the_junit_schemas() {
     let (_server, cli) = generated(40).await;
+    let json = cli
+        .run(&["check", "--only", "stale_scan", "--now", NOW, "-o", "json"])
+        .await
+        .expect(8);
+    let findings: Vec<Value> = serde_json::from_str(&json.stdout).unwrap();
+    let target = failing(&findings, "stale_scan").into_iter().next().unwrap();
+    cli.run(&[
+        "check",
+        "waive",
+        "stale_scan",
+        &target,
+        "--reason",
+        "scanner <outage> & \"retry\"",
+        "--until",
+        "2099-01-01",
+    ])
+    .await
+    .expect(0);
     let run = cli
         .run(&["check", "--now", NOW, "-o", "junit"])
         .await
         .expect(8);
-    let schema = Schema::parse(include_str!("fixtures/junit.xsd"));
-    assert_eq!(
-        schema.check(&run.stdout, "testsuites"),
-        Vec::<String>::new()
-    );
+    for xsd in ["junit-ant.xsd", "junit-jenkins-xunit-10.xsd"] {
+        assert_eq!(xmllint_problems(&run.stdout, xsd), "", "{xsd}");
+    }
     let document = roxmltree::Document::parse(&run.stdout).unwrap();
     let suites = document
         .descendants()
@@ -379,6 +423,32 @@ async fn junit_output_validates_against_the_junit_schema() {
         .find(|n| n.has_tag_name("failure"))
         .unwrap();
     assert!(!failure.attribute("message").unwrap().is_empty());
+    let skipped = document
+        .descendants()
+        .find(|n| n.has_tag_name("skipped"))
+        .expect("the waived case is skipped");
+    assert!(
+        skipped
+            .attribute("message")
+            .unwrap()
+            .contains("scanner <outage> & \"retry\""),
+        "{:?}",
+        skipped.attribute("message")
+    );
+}
+
+/// The schema check itself refuses what the schemas do not allow.
+#[test]
+fn the_schema_check_refuses_an_invalid_document() {
+    let missing_name = "<testsuites><testsuite tests=\"0\" failures=\"0\" errors=\"0\" time=\"0\" \
+        timestamp=\"2026-11-22T12:00:00\" hostname=\"h\" id=\"0\" package=\"p\"><properties/>\
+        <system-out/><system-err/></testsuite></testsuites>";
+    for xsd in ["junit-ant.xsd", "junit-jenkins-xunit-10.xsd"] {
+        assert!(
+            xmllint_problems(missing_name, xsd).contains("name"),
+            "{xsd}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -450,11 +520,15 @@ fn waivers_are_kept_by_both_stores_and_a_teammate_sees_one_at_once() {
         let refused = match (&on.location, &on.url) {
             (vantage::history::HistoryLocation::File(path), _) => {
                 let connection = rusqlite::Connection::open(path).unwrap();
-                connection.execute("DELETE FROM waiver", []).is_err()
+                connection
+                    .execute("DELETE FROM review WHERE action = 'waive'", [])
+                    .is_err()
             }
             (_, Some(url)) => off_runtime(|| {
                 let mut client = ::postgres::Client::connect(url, ::postgres::NoTls).unwrap();
-                client.execute("DELETE FROM waiver", &[]).is_err()
+                client
+                    .execute("DELETE FROM review WHERE action = 'waive'", &[])
+                    .is_err()
             }),
             (_, None) => unreachable!("a database store has its URL"),
         };

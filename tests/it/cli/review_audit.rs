@@ -46,7 +46,7 @@ fn with_three_entries(on: TestStore) -> TestStore {
 }
 
 /// What `--history` names `on` by.
-fn history_arg(on: &TestStore) -> String {
+pub(crate) fn history_arg(on: &TestStore) -> String {
     match (&on.location, &on.url) {
         (HistoryLocation::File(path), _) => path.display().to_string(),
         (_, Some(url)) => url.clone(),
@@ -54,11 +54,11 @@ fn history_arg(on: &TestStore) -> String {
     }
 }
 
-fn cli() -> Cli {
+pub(crate) fn cli() -> Cli {
     Cli::new("http://127.0.0.1:9", ENTERPRISE_WS, ENTERPRISE_ADMIN)
 }
 
-async fn reviewed(on: &TestStore, args: &[&str]) -> Run {
+pub(crate) async fn reviewed(on: &TestStore, args: &[&str]) -> Run {
     let history = history_arg(on);
     let with_history: Vec<&str> = ["reviewed"]
         .into_iter()
@@ -98,7 +98,7 @@ fn entry_ids(on: &TestStore) -> Vec<i64> {
 
 /// Runs `sql` as `role` (a teammate: trust authentication in the tests'
 /// server), and the database's answer.
-fn as_role(on: &TestStore, role: &str, sql: &str) -> Result<(), String> {
+pub(crate) fn as_role(on: &TestStore, role: &str, sql: &str) -> Result<(), String> {
     let url =
         on.url
             .clone()
