@@ -134,11 +134,13 @@ fn scan_module(source: &PolicySource) -> Result<(String, Option<usize>), PolicyE
 }
 
 /// The engine every policy set starts from: Rego v1, strict built-ins, and
-/// the time built-ins on the evaluation's own clock.
+/// the time built-ins on the evaluation's own clock, `regex.match` compiling
+/// each pattern once.
 pub(super) fn new_engine(now_ns: i64) -> Result<regorus::Engine, PolicyError> {
     let mut engine = regorus::Engine::new();
     engine.set_strict_builtin_errors(true);
     clock_ext::install(&mut engine, now_ns)?;
+    super::regex_ext::install(&mut engine)?;
     Ok(engine)
 }
 

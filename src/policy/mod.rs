@@ -21,6 +21,7 @@ pub mod gather;
 pub mod input;
 pub mod outcome;
 pub mod pack;
+pub mod regex_ext;
 pub mod rego_test;
 
 pub use engine::{Policy, PolicyMeta, PolicySet, PolicySource, Severity, Violation};
