@@ -134,15 +134,13 @@ impl InventoryScreen {
                 Some(MenuOutcome::Open) => true,
             };
         }
-        match checklist::choose_key(&mut self.filters, key) {
-            None => false,
-            Some(toggled) => {
-                if let Some(filter) = toggled {
-                    self.toggle_filter(filter, cx);
-                }
-                true
-            }
+        let Some(toggled) = checklist::choose_key(&mut self.filters, key) else {
+            return false;
+        };
+        if let Some(filter) = toggled {
+            self.toggle_filter(filter, cx);
         }
+        true
     }
 
     /// The sort menu's line `choice`: the default order (0), or a field,

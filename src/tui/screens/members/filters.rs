@@ -120,15 +120,13 @@ impl MembersScreen {
                 }
             };
         }
-        match checklist::choose_key(&mut self.filters, key) {
-            None => false,
-            Some(toggled) => {
-                if let Some(filter) = toggled {
-                    self.toggle_filter(filter, cx);
-                }
-                true
-            }
+        let Some(toggled) = checklist::choose_key(&mut self.filters, key) else {
+            return false;
+        };
+        if let Some(filter) = toggled {
+            self.toggle_filter(filter, cx);
         }
+        true
     }
 
     fn sort_menu_outcome(&mut self, outcome: MenuOutcome, cx: &mut Cx) {

@@ -558,14 +558,7 @@ impl Screen for MembersScreen {
             }
         }
         if let Some(menu) = &self.sort_menu {
-            menu.draw(
-                frame,
-                area,
-                theme,
-                &view
-                    .keymap
-                    .prompt(&[(Action::Open, "choose"), (Action::Back, "close")]),
-            );
+            menu.draw_keyed(frame, area, theme, &view.keymap, ["choose", "close"]);
         }
         if let Some(filters) = &self.filters {
             filters.draw(frame, area, theme, view.keymap);
