@@ -386,7 +386,7 @@ impl Screen for AnalyticsScreen {
             ),
         }
         if let Some(menu) = &self.menu {
-            menu.draw_keyed(frame, area, theme, &view.keymap, ["choose", "close"]);
+            menu.draw_keyed(frame, area, theme, view.keymap, ["choose", "close"]);
         }
     }
 }

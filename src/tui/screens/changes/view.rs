@@ -112,7 +112,7 @@ pub fn draw(screen: &ChangesScreen, frame: &mut Frame, area: Rect, view: &Screen
         draw_table(screen, frame, table_area, theme);
     }
     if let Some((_, menu)) = &screen.picker {
-        menu.draw_keyed(frame, area, theme, &view.keymap, ["pick", "close"]);
+        menu.draw_keyed(frame, area, theme, view.keymap, ["pick", "close"]);
     }
 }
 

@@ -558,7 +558,7 @@ impl Screen for MembersScreen {
             }
         }
         if let Some(menu) = &self.sort_menu {
-            menu.draw_keyed(frame, area, theme, &view.keymap, ["choose", "close"]);
+            menu.draw_keyed(frame, area, theme, view.keymap, ["choose", "close"]);
         }
         if let Some(filters) = &self.filters {
             filters.draw(frame, area, theme, view.keymap);

@@ -528,7 +528,7 @@ impl Screen for ProjectScreen {
         frame.render_widget(Paragraph::new(activity), status_area);
         match &self.mode {
             Mode::Visibility(menu) => {
-                menu.draw_keyed(frame, area, theme, &view.keymap, ["choose", "close"])
+                menu.draw_keyed(frame, area, theme, view.keymap, ["choose", "close"])
             }
             Mode::Confirm(confirm, _) => confirm.draw(frame, area, theme),
             Mode::Publish(confirm) => confirm.draw(frame, area, theme),
