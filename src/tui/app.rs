@@ -202,13 +202,7 @@ impl App {
         }
         self.insights.activate(&mut cx);
         self.monitor.load_watchlist(&mut cx);
-        let mut turn = Turn::new(
-            now,
-            self.identity.workspace_id.clone(),
-            self.settings.max_walk_items,
-            &mut effects,
-            &mut navs,
-        );
+        let mut turn = self.turn(now, &mut effects, &mut navs);
         self.with_app_cx(&mut turn, App::start_history);
         // The first evaluation: the newest snapshot's, before any page lands.
         self.policy_input_changed();
@@ -246,6 +240,23 @@ impl App {
         result
     }
 
+    /// A turn at `now` on the workspace on screen, collecting into
+    /// `effects` and `navs`.
+    fn turn<'a>(
+        &self,
+        now: OffsetDateTime,
+        effects: &'a mut Vec<Effect>,
+        navs: &'a mut Vec<Nav>,
+    ) -> Turn<'a> {
+        Turn {
+            now,
+            workspace: self.identity.workspace_id.clone(),
+            walk_limit: self.settings.max_walk_items,
+            effects,
+            navs,
+        }
+    }
+
     /// Runs `f` on the whole App with a context on `turn`, for the methods
     /// that need the App beside the context (the review history's).
     fn with_app_cx<R>(&mut self, turn: &mut Turn<'_>, f: impl FnOnce(&mut App, &mut Cx) -> R) -> R {
@@ -265,13 +276,7 @@ impl App {
         let context_before = self.notice_context();
         let screen_before = (self.tab, self.project.is_some());
         self.monitor.observe_clock(now);
-        let mut turn = Turn::new(
-            now,
-            self.identity.workspace_id.clone(),
-            self.settings.max_walk_items,
-            &mut effects,
-            &mut navs,
-        );
+        let mut turn = self.turn(now, &mut effects, &mut navs);
         let changed = match msg {
             Msg::Key(key) => key.kind != KeyEventKind::Release && self.handle_key(key, &mut turn),
             Msg::Resize => true,
@@ -328,13 +333,7 @@ impl App {
     fn apply_navs(&mut self, mut navs: Vec<Nav>, now: OffsetDateTime, effects: &mut Vec<Effect>) {
         while !navs.is_empty() {
             let mut more = Vec::new();
-            let mut turn = Turn::new(
-                now,
-                self.identity.workspace_id.clone(),
-                self.settings.max_walk_items,
-                effects,
-                &mut more,
-            );
+            let mut turn = self.turn(now, effects, &mut more);
             for nav in navs {
                 match nav {
                     Nav::OpenInventoryForFinding(id) => {

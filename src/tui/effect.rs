@@ -160,23 +160,7 @@ pub struct Turn<'a> {
     pub navs: &'a mut Vec<Nav>,
 }
 
-impl<'a> Turn<'a> {
-    pub fn new(
-        now: OffsetDateTime,
-        workspace: String,
-        walk_limit: u64,
-        effects: &'a mut Vec<Effect>,
-        navs: &'a mut Vec<Nav>,
-    ) -> Self {
-        Self {
-            now,
-            workspace,
-            walk_limit,
-            effects,
-            navs,
-        }
-    }
-
+impl Turn<'_> {
     /// A screen's context on this turn, its tokens counted in `next_token`.
     pub fn cx<'b>(&'b mut self, next_token: &'b mut u64) -> Cx<'b> {
         Cx::new(

@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 
 use super::App;
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, Effect, ErrorInfo, Slot, SwitchedContext, Turn};
+use crate::tui::effect::{Cx, Effect, ErrorInfo, Slot, SwitchedContext};
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::ops::SwitchContext;
 use crate::tui::widgets::menu::{Menu, MenuOutcome};
@@ -233,16 +233,7 @@ impl App {
         effects.extend(self.start(now));
         if tab != Tab::default() {
             let mut navs = Vec::new();
-            self.switch_tab(
-                tab,
-                &mut Turn::new(
-                    now,
-                    self.identity.workspace_id.clone(),
-                    self.settings.max_walk_items,
-                    effects,
-                    &mut navs,
-                ),
-            );
+            self.switch_tab(tab, &mut self.turn(now, effects, &mut navs));
             self.apply_navs(navs, now, effects);
         }
         self.status.notice = Some((format!("context {}", switched.name), now));
@@ -251,14 +242,12 @@ impl App {
 
     pub(super) fn draw_context_picker(&self, frame: &mut Frame, area: Rect) {
         if let Some(menu) = &self.contexts.picker {
-            menu.draw(
+            menu.draw_keyed(
                 frame,
                 area,
                 &self.theme,
-                &self
-                    .settings
-                    .keymap
-                    .prompt(&[(Action::Open, "switch"), (Action::Back, "close")]),
+                &self.settings.keymap,
+                ["switch", "close"],
             );
         }
     }

@@ -386,14 +386,7 @@ impl Screen for AnalyticsScreen {
             ),
         }
         if let Some(menu) = &self.menu {
-            menu.draw(
-                frame,
-                area,
-                theme,
-                &view
-                    .keymap
-                    .prompt(&[(Action::Open, "choose"), (Action::Back, "close")]),
-            );
+            menu.draw_keyed(frame, area, theme, view.keymap, ["choose", "close"]);
         }
     }
 }

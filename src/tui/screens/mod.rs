@@ -4,6 +4,7 @@ pub(crate) mod actions;
 pub mod analytics;
 pub(crate) mod analytics_traffic;
 pub mod changes;
+pub mod filtered;
 pub mod insights;
 pub mod inventory;
 pub mod list_screen;

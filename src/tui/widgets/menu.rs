@@ -12,6 +12,7 @@ use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState};
 use super::centered;
 use crate::text::sanitize_line;
 use crate::tui::action::Action;
+use crate::tui::keymap::Keymap;
 use crate::tui::theme::Theme;
 
 /// What an action did to an open menu.
@@ -138,6 +139,20 @@ impl Menu {
             _ => {}
         }
         MenuOutcome::Open
+    }
+
+    /// Draws the menu with the usual footer: the keys that open (choose)
+    /// and go back (close), named with the words given.
+    pub fn draw_keyed(
+        &self,
+        frame: &mut Frame,
+        area: Rect,
+        theme: &Theme,
+        keymap: &Keymap,
+        [open, back]: [&str; 2],
+    ) {
+        let footer = keymap.prompt(&[(Action::Open, open), (Action::Back, back)]);
+        self.draw(frame, area, theme, &footer);
     }
 
     pub fn draw(&self, frame: &mut Frame, area: Rect, theme: &Theme, footer: &str) {

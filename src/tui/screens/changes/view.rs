@@ -12,7 +12,6 @@ use serde_json::Value;
 use super::ChangesScreen;
 use crate::history::{ChangeKind, Severity, SnapshotInfo};
 use crate::text::fit;
-use crate::tui::action::Action;
 use crate::tui::screens::ScreenView;
 use crate::tui::screens::paged::draw_placeholder;
 use crate::tui::theme::Theme;
@@ -113,14 +112,7 @@ pub fn draw(screen: &ChangesScreen, frame: &mut Frame, area: Rect, view: &Screen
         draw_table(screen, frame, table_area, theme);
     }
     if let Some((_, menu)) = &screen.picker {
-        menu.draw(
-            frame,
-            area,
-            theme,
-            &view
-                .keymap
-                .prompt(&[(Action::Open, "pick"), (Action::Back, "close")]),
-        );
+        menu.draw_keyed(frame, area, theme, view.keymap, ["pick", "close"]);
     }
 }
 

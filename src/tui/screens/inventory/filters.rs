@@ -7,9 +7,13 @@ use crate::text::sanitize_line;
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ExportFormat};
 use crate::tui::ops::ExportInventory;
-use crate::tui::widgets::checklist::{CheckLine, check_lines, cycle_yes_no, toggle_value};
+use crate::tui::screens::filtered::FilteredList;
+use crate::tui::widgets::checklist::{
+    CheckLine, CheckMenu, check_lines, cycle_yes_no, toggle_value,
+};
 use crate::tui::widgets::list;
 use crate::tui::widgets::menu::{self, Menu};
+use crate::tui::widgets::search::SearchBox;
 
 impl InventoryScreen {
     pub(super) fn open_menu(&mut self, kind: MenuKind) {
@@ -137,40 +141,6 @@ impl InventoryScreen {
         lines
     }
 
-    /// Ticks or cycles one filter of the menu and loads the view anew.
-    pub(super) fn toggle_filter(&mut self, filter: InventoryFilter, cx: &mut Cx) {
-        if let InventoryFilter::Violates(id) = &filter {
-            toggle_value(&mut self.policy.violates, id);
-        }
-        let q = &mut self.query;
-        let published_changed = filter == InventoryFilter::Published;
-        match filter {
-            InventoryFilter::Priority(p) => toggle_value(&mut q.review_priority, &p),
-            InventoryFilter::Published => q.is_published = cycle_yes_no(q.is_published),
-            InventoryFilter::Audience(a) => toggle_value(&mut q.publish_audience, &a),
-            InventoryFilter::Visibility(v) => toggle_value(&mut q.visibility, &v),
-            InventoryFilter::Activity(g) => toggle_value(&mut q.activity_group, &g),
-            InventoryFilter::Pii => q.has_pii = cycle_yes_no(q.has_pii),
-            InventoryFilter::Connectors => q.has_connectors = cycle_yes_no(q.has_connectors),
-            InventoryFilter::Finding(id) => toggle_value(&mut q.finding_type_id, &id),
-            InventoryFilter::Violates(_) => {}
-        }
-        // The contract allows an audience filter only with published projects
-        // (or no published filter): the last one changed wins.
-        if q.is_published == Some(false) && !q.publish_audience.is_empty() {
-            if published_changed {
-                q.publish_audience.clear();
-            } else {
-                q.is_published = None;
-            }
-        }
-        let lines = self.filter_lines();
-        if let Some(menu) = &mut self.filters {
-            menu.update(lines);
-        }
-        self.reload(cx);
-    }
-
     /// `p`: the review-priority filter moves to the next single value (then none).
     pub(super) fn cycle_priority(&mut self) {
         let known = ReviewPriority::KNOWN;
@@ -277,5 +247,73 @@ impl InventoryScreen {
             q.sort_by.as_ref().map(|by| by.as_str()),
             &self.sort_order(),
         )
+    }
+}
+
+impl FilteredList for InventoryScreen {
+    type Filter = InventoryFilter;
+
+    fn search_box(&mut self) -> &mut SearchBox {
+        &mut self.search_box
+    }
+
+    fn filters(&mut self) -> &mut Option<CheckMenu<InventoryFilter>> {
+        &mut self.filters
+    }
+
+    /// Ticks or cycles one filter of the menu and loads the view anew.
+    fn toggle_filter(&mut self, filter: InventoryFilter, cx: &mut Cx) {
+        if let InventoryFilter::Violates(id) = &filter {
+            toggle_value(&mut self.policy.violates, id);
+        }
+        let q = &mut self.query;
+        let published_changed = filter == InventoryFilter::Published;
+        match filter {
+            InventoryFilter::Priority(p) => toggle_value(&mut q.review_priority, &p),
+            InventoryFilter::Published => q.is_published = cycle_yes_no(q.is_published),
+            InventoryFilter::Audience(a) => toggle_value(&mut q.publish_audience, &a),
+            InventoryFilter::Visibility(v) => toggle_value(&mut q.visibility, &v),
+            InventoryFilter::Activity(g) => toggle_value(&mut q.activity_group, &g),
+            InventoryFilter::Pii => q.has_pii = cycle_yes_no(q.has_pii),
+            InventoryFilter::Connectors => q.has_connectors = cycle_yes_no(q.has_connectors),
+            InventoryFilter::Finding(id) => toggle_value(&mut q.finding_type_id, &id),
+            InventoryFilter::Violates(_) => {}
+        }
+        // The contract allows an audience filter only with published projects
+        // (or no published filter): the last one changed wins.
+        if q.is_published == Some(false) && !q.publish_audience.is_empty() {
+            if published_changed {
+                q.publish_audience.clear();
+            } else {
+                q.is_published = None;
+            }
+        }
+        let lines = self.filter_lines();
+        if let Some(menu) = &mut self.filters {
+            menu.update(lines);
+        }
+        self.reload(cx);
+    }
+
+    /// Searches for `text`; the relevance sort goes with the search.
+    fn set_search(&mut self, text: String) {
+        self.query.query = Some(text).filter(|q| !q.is_empty());
+        if self.search().trim().is_empty() && self.query.sort_by == Some(InventorySortBy::Relevance)
+        {
+            self.query.sort_by = None;
+        }
+    }
+
+    /// Drops what is loaded and asks for the first page under the current query.
+    fn reload(&mut self, cx: &mut Cx) {
+        self.total = None;
+        self.applied_finding = None;
+        self.page_cursors.clear();
+        self.row_pages.clear();
+        self.policy.hidden.clear();
+        let request = self.page_request(cx);
+        // A new filter keeps the marks of the rows still in the list.
+        self.list.reload_keeping_marks(cx, request, Msg::Page);
+        self.look_up_id(cx);
     }
 }

@@ -11,6 +11,7 @@ use crate::tui::effect::{Cx, ErrorInfo};
 use crate::tui::facts::{row_of, search_by_name};
 use crate::tui::focus::looks_like_id;
 use crate::tui::ops::GetProject;
+use crate::tui::screens::filtered::FilteredList;
 
 impl InventoryScreen {
     /// Shows what the service's search finds for `text`.

@@ -34,7 +34,8 @@ use crate::tui::effect::{Cx, answers};
 use crate::tui::focus::ProjectOpen;
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::ops::{Exported, ListInventory};
-use crate::tui::widgets::checklist::{self, CheckMenu};
+use crate::tui::screens::filtered::FilteredList;
+use crate::tui::widgets::checklist::CheckMenu;
 use crate::tui::widgets::menu::Menu;
 use crate::tui::widgets::search::SearchBox;
 use catch_up::{CatchUp, Change, RowPatch};
@@ -54,7 +55,7 @@ enum MenuKind {
 
 /// A line of the filter menu: one value of a repeatable filter, or a yes/no one.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum InventoryFilter {
+pub enum InventoryFilter {
     Priority(ReviewPriority),
     Published,
     Audience(PublishAudience),
@@ -187,15 +188,6 @@ impl InventoryScreen {
         self.query.query.as_deref().unwrap_or("")
     }
 
-    /// Searches for `text`; the relevance sort goes with the search.
-    fn set_search(&mut self, text: String) {
-        self.query.query = Some(text).filter(|q| !q.is_empty());
-        if self.search().trim().is_empty() && self.query.sort_by == Some(InventorySortBy::Relevance)
-        {
-            self.query.sort_by = None;
-        }
-    }
-
     /// What the api is asked for: the search trimmed (none when blank), a
     /// direction only with a sort field (the contract's rule), full pages.
     pub fn params(&self) -> InventoryParams {
@@ -216,19 +208,6 @@ impl InventoryScreen {
             params,
             cursor,
         }
-    }
-
-    /// Drops what is loaded and asks for the first page under the current query.
-    fn reload(&mut self, cx: &mut Cx) {
-        self.total = None;
-        self.applied_finding = None;
-        self.page_cursors.clear();
-        self.row_pages.clear();
-        self.policy.hidden.clear();
-        let request = self.page_request(cx);
-        // A new filter keeps the marks of the rows still in the list.
-        self.list.reload_keeping_marks(cx, request, Msg::Page);
-        self.look_up_id(cx);
     }
 
     /// Asks for the next page when the selection nears the end of what is loaded.
@@ -405,19 +384,7 @@ impl Screen for InventoryScreen {
         if self.bulk.is_open() {
             return self.bulk_key(key, cx);
         }
-        if self.menu_key(key, cx) {
-            return true;
-        }
-        let Some(edit) = self.search_box.handle_key(key, cx.now) else {
-            return false;
-        };
-        if let Some(text) = edit.text {
-            self.set_search(text);
-        }
-        if edit.reload {
-            self.reload(cx);
-        }
-        true
+        self.menu_key(key, cx) || self.search_key(key, cx)
     }
 
     fn wake_at(&self) -> Option<OffsetDateTime> {
@@ -435,11 +402,7 @@ impl Screen for InventoryScreen {
         // A re-read for the catch-up changes nothing on screen until it answers.
         self.catch_up.wake(cx);
         let bulk = self.bulk_wake(cx);
-        if self.search_box.due(cx.now) {
-            self.reload(cx);
-            return true;
-        }
-        bulk
+        self.search_due(cx) || bulk
     }
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
@@ -447,10 +410,7 @@ impl Screen for InventoryScreen {
             self.handle_menu_action(action, cx);
             return true;
         }
-        if self.filters.is_some() {
-            if let Some(filter) = checklist::choose(&mut self.filters, action) {
-                self.toggle_filter(filter, cx);
-            }
+        if self.filter_action(action, cx) {
             return true;
         }
         let request = self.page_request(cx);

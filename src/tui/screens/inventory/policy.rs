@@ -14,6 +14,7 @@ use super::InventoryScreen;
 use crate::api::model::InventoryItem;
 use crate::tui::effect::Cx;
 use crate::tui::policies::PolicyShown;
+use crate::tui::screens::filtered::FilteredList;
 use crate::tui::theme::Theme;
 
 /// The evaluation as the inventory last saw it, and `--violates`.

@@ -14,7 +14,7 @@ use crate::flags::InventoryFilterArgs;
 use crate::tui::action::Action;
 use crate::tui::effect::Cx;
 use crate::tui::keymap::key_of;
-use crate::tui::widgets::checklist;
+use crate::tui::screens::filtered::FilteredList;
 use crate::tui::widgets::menu::MenuOutcome;
 
 pub use crate::flags::inventory::first_order;
@@ -134,15 +134,7 @@ impl InventoryScreen {
                 Some(MenuOutcome::Open) => true,
             };
         }
-        match checklist::choose_key(&mut self.filters, key) {
-            None => false,
-            Some(toggled) => {
-                if let Some(filter) = toggled {
-                    self.toggle_filter(filter, cx);
-                }
-                true
-            }
-        }
+        self.filter_key(key, cx)
     }
 
     /// The sort menu's line `choice`: the default order (0), or a field,

@@ -10,6 +10,7 @@ use time::OffsetDateTime;
 
 use crate::api::model::InventoryItem;
 use crate::history::{ProjectState, ReviewMark};
+use crate::tui::screens::filtered::FilteredList;
 
 #[derive(Debug, Clone, Default)]
 pub struct ReviewedMarks {

@@ -1,15 +1,19 @@
 //! The member directory's sort and filter menus, and the line that sums up
 //! the filters and the sort.
 
-use super::{MemberFilter, MembersScreen, natural_order};
+use super::{MemberFilter, MembersScreen, Msg, natural_order};
 use crate::api::model::{MemberSortBy, Role};
 use crate::tui::action::Action;
 use crate::tui::effect::Cx;
+use crate::tui::screens::filtered::FilteredList;
 use crossterm::event::KeyEvent;
 
-use crate::tui::widgets::checklist::{self, CheckLine, check_lines, cycle_yes_no, toggle_value};
+use crate::tui::widgets::checklist::{
+    CheckLine, CheckMenu, check_lines, cycle_yes_no, toggle_value,
+};
 use crate::tui::widgets::list;
 use crate::tui::widgets::menu::{Menu, MenuOutcome};
+use crate::tui::widgets::search::SearchBox;
 
 /// The sort menu's hotkey of each line, fixed so the fingers learn them, as
 /// the inventory's: `d` the default order, then each field by its word.
@@ -69,19 +73,6 @@ impl MembersScreen {
         lines
     }
 
-    /// Ticks or cycles one filter of the menu, and loads the list anew.
-    pub(super) fn toggle_filter(&mut self, filter: MemberFilter, cx: &mut Cx) {
-        match filter {
-            MemberFilter::Role(role) => toggle_value(&mut self.roles, &role),
-            MemberFilter::Scim => self.scim_managed = cycle_yes_no(self.scim_managed),
-        }
-        let lines = self.filter_lines();
-        if let Some(menu) = &mut self.filters {
-            menu.update(lines);
-        }
-        self.reload(cx);
-    }
-
     pub(super) fn open_sort_menu(&mut self) {
         let choices = self.sort_choices();
         let items = choices
@@ -120,15 +111,7 @@ impl MembersScreen {
                 }
             };
         }
-        match checklist::choose_key(&mut self.filters, key) {
-            None => false,
-            Some(toggled) => {
-                if let Some(filter) = toggled {
-                    self.toggle_filter(filter, cx);
-                }
-                true
-            }
-        }
+        self.filter_key(key, cx)
     }
 
     fn sort_menu_outcome(&mut self, outcome: MenuOutcome, cx: &mut Cx) {
@@ -164,5 +147,44 @@ impl MembersScreen {
             self.sort_by.as_ref().map(|by| by.as_str()),
             &self.sort_order,
         )
+    }
+}
+
+impl FilteredList for MembersScreen {
+    type Filter = MemberFilter;
+
+    fn search_box(&mut self) -> &mut SearchBox {
+        &mut self.search_box
+    }
+
+    fn filters(&mut self) -> &mut Option<CheckMenu<MemberFilter>> {
+        &mut self.filters
+    }
+
+    /// Ticks or cycles one filter of the menu, and loads the list anew.
+    fn toggle_filter(&mut self, filter: MemberFilter, cx: &mut Cx) {
+        match filter {
+            MemberFilter::Role(role) => toggle_value(&mut self.roles, &role),
+            MemberFilter::Scim => self.scim_managed = cycle_yes_no(self.scim_managed),
+        }
+        let lines = self.filter_lines();
+        if let Some(menu) = &mut self.filters {
+            menu.update(lines);
+        }
+        self.reload(cx);
+    }
+
+    /// Searches for `text`; the relevance sort goes with the search.
+    fn set_search(&mut self, text: String) {
+        self.search = text;
+        if self.search.trim().is_empty() && self.sort_by == Some(MemberSortBy::Relevance) {
+            self.sort_by = None;
+        }
+    }
+
+    fn reload(&mut self, cx: &mut Cx) {
+        self.restart_roles();
+        let request = self.page_request(cx);
+        self.list.reload(cx, request, Msg::Page);
     }
 }

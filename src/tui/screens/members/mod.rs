@@ -26,7 +26,8 @@ use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Slot, answered_lane};
 use crate::tui::ops::{GetMember, ListMembers};
 use crate::tui::screens::actions::{RowWords, ScreenAction, movement};
-use crate::tui::widgets::checklist::{self, CheckMenu};
+use crate::tui::screens::filtered::FilteredList;
+use crate::tui::widgets::checklist::CheckMenu;
 use crate::tui::widgets::menu::Menu;
 use crate::tui::widgets::search::SearchBox;
 
@@ -66,7 +67,7 @@ pub enum Detail {
 
 /// A line of the filter menu: one role (several match any), or SCIM.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum MemberFilter {
+pub enum MemberFilter {
     Role(Role),
     Scim,
 }
@@ -137,14 +138,6 @@ fn natural_order(sort_by: Option<&MemberSortBy>) -> SortOrder {
 }
 
 impl MembersScreen {
-    /// Searches for `text`; the relevance sort goes with the search.
-    fn set_search(&mut self, text: String) {
-        self.search = text;
-        if self.search.trim().is_empty() && self.sort_by == Some(MemberSortBy::Relevance) {
-            self.sort_by = None;
-        }
-    }
-
     /// The list parameters for the current filters and sort.
     pub fn params(&self) -> MemberListParams {
         MemberListParams {
@@ -167,12 +160,6 @@ impl MembersScreen {
             params,
             cursor,
         }
-    }
-
-    fn reload(&mut self, cx: &mut Cx) {
-        self.restart_roles();
-        let request = self.page_request(cx);
-        self.list.reload(cx, request, Msg::Page);
     }
 
     fn prefetch(&mut self, cx: &mut Cx) {
@@ -350,19 +337,7 @@ impl Screen for MembersScreen {
     }
 
     fn handle_text_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
-        if self.menu_key(key, cx) {
-            return true;
-        }
-        let Some(edit) = self.search_box.handle_key(key, cx.now) else {
-            return false;
-        };
-        if let Some(text) = edit.text {
-            self.set_search(text);
-        }
-        if edit.reload {
-            self.reload(cx);
-        }
-        true
+        self.menu_key(key, cx) || self.search_key(key, cx)
     }
 
     fn wake_at(&self) -> Option<OffsetDateTime> {
@@ -392,11 +367,7 @@ impl Screen for MembersScreen {
             self.paused_since = Some(cx.now);
             changed |= self.fetch_detail_lanes(1, cx);
         }
-        if self.search_box.due(cx.now) {
-            self.reload(cx);
-            changed = true;
-        }
-        changed
+        self.search_due(cx) || changed
     }
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
@@ -404,10 +375,7 @@ impl Screen for MembersScreen {
             self.handle_sort_menu(action, cx);
             return true;
         }
-        if self.filters.is_some() {
-            if let Some(filter) = checklist::choose(&mut self.filters, action) {
-                self.toggle_filter(filter, cx);
-            }
+        if self.filter_action(action, cx) {
             return true;
         }
         let request = self.page_request(cx);
@@ -558,14 +526,7 @@ impl Screen for MembersScreen {
             }
         }
         if let Some(menu) = &self.sort_menu {
-            menu.draw(
-                frame,
-                area,
-                theme,
-                &view
-                    .keymap
-                    .prompt(&[(Action::Open, "choose"), (Action::Back, "close")]),
-            );
+            menu.draw_keyed(frame, area, theme, view.keymap, ["choose", "close"]);
         }
         if let Some(filters) = &self.filters {
             filters.draw(frame, area, theme, view.keymap);

@@ -527,14 +527,9 @@ impl Screen for ProjectScreen {
         }
         frame.render_widget(Paragraph::new(activity), status_area);
         match &self.mode {
-            Mode::Visibility(menu) => menu.draw(
-                frame,
-                area,
-                theme,
-                &view
-                    .keymap
-                    .prompt(&[(Action::Open, "choose"), (Action::Back, "close")]),
-            ),
+            Mode::Visibility(menu) => {
+                menu.draw_keyed(frame, area, theme, view.keymap, ["choose", "close"])
+            }
             Mode::Confirm(confirm, _) => confirm.draw(frame, area, theme),
             Mode::Publish(confirm) => confirm.draw(frame, area, theme),
             Mode::Audience(editor) => editor.draw(frame, area, theme),

@@ -33,14 +33,7 @@ impl InventoryScreen {
         let count = flow.targets.len();
         let (op, title, mut lines, scroll, footer) = match &flow.stage {
             Stage::ChooseVisibility(menu) => {
-                menu.draw(
-                    frame,
-                    area,
-                    theme,
-                    &view
-                        .keymap
-                        .prompt(&[(Action::Open, "choose"), (Action::Back, "cancel")]),
-                );
+                menu.draw_keyed(frame, area, theme, view.keymap, ["choose", "cancel"]);
                 return;
             }
             Stage::Confirm { op, scroll } => {
