@@ -9,6 +9,7 @@ mod auth;
 mod backend;
 mod column;
 mod link;
+mod locks;
 mod packed;
 mod pgpass;
 mod ranges;

@@ -8,17 +8,9 @@ use postgres::{Client, Transaction};
 
 use super::Step;
 use super::column::column;
+use super::locks::{LOCK_CLASS, MIGRATION_LOCK};
 use crate::history::HistoryError;
 use crate::history::chain::{ChainFields, link};
-
-/// The fixed advisory lock keys (the two-key form, which never meets a
-/// workspace's one-key lock): migrations, and the states that snapshots share.
-pub(super) const LOCK_CLASS: i32 = 0x7661_6e74; // "vant"
-pub(super) const MIGRATION_LOCK: i32 = 1;
-pub(super) const STATES_LOCK: i32 = 2;
-/// Held by a write that appends to the review log, so entries are chained
-/// one after the other.
-pub(super) const CHAIN_LOCK: i32 = 3;
 
 /// Version 1: what the file's version 2 holds. Every state (project, member,
 /// insights) is one document in `state`; `review` keeps every mark and unmark;

@@ -11,9 +11,9 @@ use time::OffsetDateTime;
 
 use super::Step;
 use super::column::column;
+use super::locks::{CHAIN_LOCK, LOCK_CLASS, STATES_LOCK};
 use super::packed::pack;
 use super::ranges;
-use super::schema::{CHAIN_LOCK, LOCK_CLASS, STATES_LOCK};
 use crate::history::HistoryError;
 use crate::history::backend::Retention;
 use crate::history::chain::{ChainFields, WaiverTerms, link};
