@@ -147,11 +147,3 @@ pub fn load(
     }
     Ok((policies, tests))
 }
-
-/// What is evaluated when no policy is named (the dashboard's evaluation):
-/// [`load`] with none named.
-pub fn default_sources(
-    config_file: Option<&Path>,
-) -> Result<(Vec<PolicySource>, Vec<PolicySource>), PolicyError> {
-    load(&[], config_file)
-}

@@ -199,7 +199,8 @@ impl Operation for EvaluatePolicies {
         let config_file = self.config_file;
         let live = self.live;
         let joined = tokio::task::spawn_blocking(move || {
-            let (sources, _) = crate::policy::files::default_sources(config_file.as_deref())?;
+            // None named: the pack and the config dir's `policies/`, as `vantage check` loads.
+            let (sources, _) = crate::policy::files::load(&[], config_file.as_deref())?;
             let (input, over) = document(workspace, &history, &live, now)?;
             let evaluation = crate::policy::evaluate(&sources, &input, history.waivers, now)?;
             Ok::<_, PolicyError>(Evaluated {
