@@ -128,6 +128,11 @@ impl PolicyScreen {
             .max()
             .unwrap_or(6)
             .clamp(6, (area.width as usize / 3).max(6)) as u16;
+        // What the Title column gets: the row less the other columns, their gaps and the
+        // highlight symbol. A cut title ends in "…", as every other cut cell does.
+        let title_width = (area.width as usize)
+            .saturating_sub(8 + id_width as usize + 7 + 6 + 4 + 2)
+            .max(10);
         let rows: Vec<Row> = evaluation
             .policies
             .iter()
@@ -144,7 +149,7 @@ impl PolicyScreen {
                         severity_style(theme, policy.meta.severity),
                     )),
                     Cell::from(fit(&policy.meta.id, id_width as usize)),
-                    Cell::from(sanitize_line(&policy.meta.title).into_owned()),
+                    Cell::from(fit(&policy.meta.title, title_width)),
                     Cell::from(
                         Line::from(Span::styled(thousands(counts.failing as i64), failing))
                             .right_aligned(),

@@ -606,3 +606,21 @@ async fn the_evaluation_starts_from_the_newest_snapshot_with_live_rows_over_it()
     assert_eq!(stale, [target.as_str()]);
     server.stop().await;
 }
+
+/// A title cut by a narrow terminal ends in "…", as every other cut cell does, so a reader
+/// knows the words go on (the demo at 100 columns read "…open personal-data findi").
+#[tokio::test]
+async fn a_policy_title_cut_to_the_column_ends_in_an_ellipsis() {
+    let mut bench = Bench::plain().loaded().await;
+    bench.press(key('8'));
+    for (width, height) in [(80, 24), (100, 30)] {
+        let screen = bench.text(width, height);
+        let row = line_with(&screen, "public_personal_data");
+        assert!(row.contains("Public app with"), "{row}");
+        assert!(row.contains('…'), "the cut title says it is cut: {row}");
+        assert!(!row.contains("personal-data findi "), "{row}");
+    }
+    let wide = bench.text(200, 40);
+    let row = line_with(&wide, "public_personal_data");
+    assert!(!row.contains('…'), "a title that fits is whole: {row}");
+}
