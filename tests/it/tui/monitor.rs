@@ -13,7 +13,7 @@ use vantage::tui::effect::{Effect, ErrorInfo, Gate};
 use vantage::tui::theme::{ColorDepth, ThemeName};
 use vantage::tui::watchlist::WatchEntry;
 
-use crate::tui::support::{answer, app, app_with_theme, asked_in, key};
+use crate::tui::support::{answer, app, app_with_theme, asked_in, drawn, key};
 use vantage::tui::ops::GetRealtime;
 use vantage::tui::screens::monitor;
 
@@ -106,7 +106,7 @@ fn snapshot_monitor_tiles_grow_with_the_terminal() {
         let app = grid(app(), 4);
         insta::assert_snapshot!(
             format!("monitor_tiles_{width}x{height}"),
-            render(&app, width, height, NOW).backend()
+            drawn(&app, width, height, NOW).body()
         );
     }
 }

@@ -24,7 +24,7 @@ use vantage::tui::watchlist;
 use crate::common::items::inventory_item;
 pub(crate) use crate::tui::support::special;
 use crate::tui::support::{
-    answer, answer_inventory_page, app, asked, asked_in, inventory_pages, key, only,
+    answer, answer_inventory_page, app, asked, asked_in, drawn, inventory_pages, key, only,
 };
 use vantage::tui::ops::{GetBreakdowns, ListPii};
 use vantage::tui::ops::{GetMember, GetRealtime, ListMembers, LoadWatchlist, SaveWatchlist};
@@ -1204,7 +1204,7 @@ fn snapshot_members() {
         let app = members_snapshot_app(width, height);
         insta::assert_snapshot!(
             format!("members_{width}x{height}"),
-            screen(&app, width, height).backend()
+            drawn(&app, width, height, NOW).body()
         );
     }
 }
@@ -1215,7 +1215,7 @@ fn snapshot_monitor() {
         let app = monitor_snapshot_app();
         insta::assert_snapshot!(
             format!("monitor_{width}x{height}"),
-            screen(&app, width, height).backend()
+            drawn(&app, width, height, NOW).body()
         );
     }
 }
@@ -1243,7 +1243,7 @@ fn snapshot_monitor_watch_grid() {
             NOW,
         );
     }
-    insta::assert_snapshot!("monitor_grid_120x35", screen(&app, 120, 35).backend());
+    insta::assert_snapshot!("monitor_grid_120x35", drawn(&app, 120, 35, NOW).body());
 }
 
 #[test]
@@ -1252,7 +1252,7 @@ fn snapshot_analytics() {
         let app = analytics_snapshot_app();
         insta::assert_snapshot!(
             format!("analytics_{width}x{height}"),
-            screen(&app, width, height).backend()
+            drawn(&app, width, height, NOW).body()
         );
     }
 }
@@ -1263,7 +1263,7 @@ fn snapshot_personal_data() {
         let app = pii_snapshot_app();
         insta::assert_snapshot!(
             format!("personal_data_{width}x{height}"),
-            screen(&app, width, height).backend()
+            drawn(&app, width, height, NOW).body()
         );
     }
 }

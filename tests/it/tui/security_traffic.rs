@@ -4,7 +4,7 @@
 
 use crate::common::items;
 use crate::tui::support::{
-    Fetch, answer, answer_inventory_page, asked, asked_in, key, only, special as code,
+    Fetch, answer, answer_inventory_page, asked, asked_in, drawn, key, only, special as code,
 };
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -144,20 +144,22 @@ fn findings_page(has_more: bool) -> Page<ScanFinding> {
     .unwrap()
 }
 
+/// The first project as its read answers: no dates and no owner known.
+fn clinic_portal() -> Project {
+    serde_json::from_value(items::project(json!({
+        "id": "prj_00000", "name": "Clinic portal 0", "created_at": null,
+        "last_edited_at": null, "owner_id": null
+    })))
+    .unwrap()
+}
+
 /// The first project opened, its Security part open, scans answered.
 fn security_open() -> App {
     let mut app = app();
     with_inventory(&mut app);
     let effects = app.handle(code(KeyCode::Enter), NOW);
     let read = only(&effects, PROJECT);
-    let project: Project = serde_json::from_value(json!({
-        "id": "prj_00000", "name": "Clinic portal 0", "description": null, "created_at": null,
-        "last_edited_at": null, "latest_commit_sha": null, "latest_screenshot_url": null,
-        "owner_id": null, "workspace_id": "ws_test", "is_published": true, "preview_url": null,
-        "publish_audience": "public", "publish_audience_targets": [], "visibility": "workspace_edit"
-    }))
-    .unwrap();
-    app.handle(read.ok(project), NOW);
+    app.handle(read.ok(clinic_portal()), NOW);
     let effects = app.handle(key('d'), NOW);
     let read = only(&effects, SCANS);
     assert_eq!(
@@ -344,7 +346,7 @@ fn snapshot_security_part() {
         app.handle(key('j'), NOW);
         insta::assert_snapshot!(
             format!("security_part_{width}x{height}"),
-            draw(&app, width, height).backend()
+            drawn(&app, width, height, NOW).body()
         );
     }
 }
@@ -352,7 +354,7 @@ fn snapshot_security_part() {
 #[test]
 fn snapshot_security_scans_only() {
     let app = security_open();
-    insta::assert_snapshot!("security_scans_80x24", draw(&app, 80, 24).backend());
+    insta::assert_snapshot!("security_scans_80x24", drawn(&app, 80, 24, NOW).body());
 }
 
 // ---------------------------------------------------------------- traffic
@@ -447,13 +449,9 @@ fn thirty_days_are_hourly_and_a_year_is_daily() {
 fn snapshot_traffic_chart() {
     for (width, height) in [(120, 35), (80, 24)] {
         let (app, _) = analytics_app();
-        let terminal = draw(&app, width, height);
-        let text = terminal.backend().to_string();
-        assert!(!text.contains('\u{1b}'));
-        insta::assert_snapshot!(
-            format!("traffic_chart_{width}x{height}"),
-            terminal.backend()
-        );
+        let frame = drawn(&app, width, height, NOW);
+        assert!(!frame.full().contains('\u{1b}'));
+        insta::assert_snapshot!(format!("traffic_chart_{width}x{height}"), frame.body());
     }
 }
 
@@ -490,14 +488,7 @@ fn rebinding_the_detail_pane_leaves_the_scans_on_their_key() {
     with_inventory(&mut app);
     let effects = app.handle(code(KeyCode::Enter), NOW);
     let read = only(&effects, PROJECT);
-    let project: Project = serde_json::from_value(json!({
-        "id": "prj_00000", "name": "Clinic portal 0", "description": null, "created_at": null,
-        "last_edited_at": null, "latest_commit_sha": null, "latest_screenshot_url": null,
-        "owner_id": null, "workspace_id": "ws_test", "is_published": true, "preview_url": null,
-        "publish_audience": "public", "publish_audience_targets": [], "visibility": "workspace_edit"
-    }))
-    .unwrap();
-    app.handle(read.ok(project), NOW);
+    app.handle(read.ok(clinic_portal()), NOW);
     let effects = app.handle(key('x'), NOW);
     assert!(
         asked_in(&effects, SCANS).is_empty(),
