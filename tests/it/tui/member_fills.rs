@@ -18,7 +18,7 @@ use vantage::tui::services::{ClientServices, ServiceSource};
 
 use crate::common::{self, ENTERPRISE_ADMIN, ENTERPRISE_WS};
 use crate::tui::screens::{NOW, member_page, screen, text};
-use crate::tui::support::{Fetch, answer, app, asked_in, key, only};
+use crate::tui::support::{Fetch, answer, app, asked_in, drawn, key, only};
 
 #[test]
 fn the_rows_on_screen_are_filled_in_the_background_the_selected_one_is_the_users() {
@@ -191,4 +191,35 @@ fn a_role_no_listing_found_is_shown_as_unknown() {
     assert_eq!(app.members.role_walk.requests, 5, "one listing per role");
     let shown = text(&screen(&app, 120, 35));
     assert!(shown.contains("unknown"), "{shown}");
+}
+
+#[test]
+fn members_learn_roles_from_a_role_filter_and_show_a_dash_until_known() {
+    use vantage::api::model::{MemberRef, Page, Role};
+    let mut app = app();
+    app.start(NOW);
+    let members = |ids: &[&str]| -> Page<MemberRef> {
+        serde_json::from_value(json!({
+            "data": ids.iter().map(|id| json!({"user_id": id, "type": "user"})).collect::<Vec<_>>(),
+            "pagination": {"has_more": false, "next_cursor": null}
+        }))
+        .unwrap()
+    };
+    let effects = app.handle(key('3'), NOW);
+    let first = only(&effects, members::PAGE);
+    app.handle(first.ok(members(&["u1", "u2"])), NOW);
+    assert!(app.members.known_roles.is_empty());
+    let screen = drawn(&app, 120, 35, NOW).full();
+    assert!(screen.contains("Role"), "{screen}");
+    // Filtered by one role, every row has it.
+    app.members.roles = vec![Role::Admin];
+    let effects = app.handle(key('r'), NOW);
+    let token = only(&effects, members::PAGE).token;
+    let page = members(&["u2"]);
+    app.handle(
+        answer(members::PAGE, token, Ok(page), members::Msg::Page),
+        NOW,
+    );
+    assert_eq!(app.members.known_roles.get("u2"), Some(&Role::Admin));
+    assert_eq!(app.members.known_roles.get("u1"), None);
 }

@@ -303,3 +303,81 @@ fn the_frozen_notice_names_the_freeze_key_as_bound() {
     let shown = terminal.backend().to_string();
     assert!(shown.contains("frozen: press F to resume"), "{shown}");
 }
+
+// --- Refresh and tiles under the rate limit and a 404 (issue 14) ----------------
+
+#[test]
+fn the_monitor_stretches_its_refresh_when_many_are_watched_and_says_so() {
+    use vantage::tui::app::ClientNotice;
+    let mut app = app();
+    app.start(NOW);
+    app.monitor.watch = (0..12)
+        .map(|n| vantage::tui::watchlist::WatchEntry {
+            id: format!("prj_{n:04}"),
+            name: Some(format!("Watched {n}")),
+        })
+        .collect();
+    app.handle(
+        Msg::Client(ClientNotice::RateLimit {
+            remaining: 120,
+            limit: 120,
+        }),
+        NOW,
+    );
+    let effects = app.handle(key('4'), NOW);
+    let asked = asked_in(&effects, monitor::REALTIME);
+    assert_eq!(asked.len(), 12, "one request per watched project");
+    for fetch in asked {
+        let realtime: Realtime =
+            serde_json::from_value(json!({"current_visitors": 1, "buckets": []})).unwrap();
+        app.handle(fetch.ok(realtime), NOW);
+    }
+    // 12 projects every 10 s would be 72 a minute; half of 120 allows a round every 12 s.
+    assert_eq!(
+        app.monitor.next_refresh(),
+        Some(NOW + time::Duration::seconds(12))
+    );
+    let screen = drawn(&app, 120, 35, NOW).full();
+    assert!(
+        screen.contains("refresh every 12 s (stretched from 10 s to fit the rate limit)"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn monitor_tiles_say_when_updated_and_a_never_published_project_says_so() {
+    let mut app = app();
+    app.start(NOW);
+    app.monitor.watch = ["prj_live", "prj_never"]
+        .iter()
+        .map(|id| vantage::tui::watchlist::WatchEntry {
+            id: (*id).to_owned(),
+            name: None,
+        })
+        .collect();
+    let effects = app.handle(key('4'), NOW);
+    for fetch in asked_in(&effects, monitor::REALTIME) {
+        let never = fetch.op::<GetRealtime>().project_id == "prj_never";
+        let answer = if never {
+            Err(ErrorInfo {
+                status: Some(404),
+                kind: Some("analytics_not_found".into()),
+                detail: None,
+                request_id: Some("req_1".into()),
+                summary: "analytics_not_found (HTTP 404)".into(),
+                gate: Some(vantage::tui::effect::Gate::FeatureOff("analytics".into())),
+                at: NOW,
+            })
+        } else {
+            Ok(serde_json::from_value(json!({"current_visitors": 4, "buckets": []})).unwrap())
+        };
+        app.handle(fetch.answer::<Realtime>(answer), NOW);
+    }
+    let screen = drawn(&app, 120, 35, NOW).full();
+    assert!(screen.contains("4 now · at 12:00:00"), "{screen}");
+    assert!(
+        screen.contains("404 analytics_not_found: not published"),
+        "{screen}"
+    );
+    assert!(!screen.contains("not enabled"), "{screen}");
+}
