@@ -2,8 +2,6 @@
 //! axes labelled, tiles that grow with the terminal, a scale shared across
 //! tiles on `s`, tiles that age, and a focus that shows without colour.
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::json;
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
@@ -13,7 +11,7 @@ use vantage::tui::effect::{Effect, ErrorInfo, Gate};
 use vantage::tui::theme::{ColorDepth, ThemeName};
 use vantage::tui::watchlist::WatchEntry;
 
-use crate::tui::support::{answer, app, app_with_theme, asked_in, drawn, key};
+use crate::tui::support::{Drawn, answer, app, app_with_theme, asked_in, drawn, key};
 use vantage::tui::ops::GetRealtime;
 use vantage::tui::screens::monitor;
 
@@ -78,19 +76,13 @@ fn never_published_1(id: &str) -> Option<ErrorInfo> {
     })
 }
 
-pub(crate) fn render(
-    app: &App,
-    width: u16,
-    height: u16,
-    now: OffsetDateTime,
-) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| app.draw(frame, now)).unwrap();
-    terminal
+pub(crate) fn render(app: &App, width: u16, height: u16, now: OffsetDateTime) -> Drawn {
+    drawn(app, width, height, now)
 }
 
-pub(crate) fn text(terminal: &Terminal<TestBackend>) -> String {
-    let buffer = terminal.backend().buffer();
+/// The whole frame, each row as drawn, unquoted.
+pub(crate) fn text(frame: &Drawn) -> String {
+    let buffer = frame.buffer();
     let width = buffer.area.width as usize;
     buffer
         .content()
@@ -202,7 +194,7 @@ fn under_no_color_the_focused_tile_has_a_marker_and_a_thick_border() {
     let mut app = grid(mono, 3);
     app.handle(key('j'), NOW);
     let terminal = render(&app, 120, 35, NOW);
-    let buffer = terminal.backend().buffer();
+    let buffer = terminal.buffer();
     assert!(
         buffer
             .content()
@@ -298,9 +290,7 @@ fn the_frozen_notice_names_the_freeze_key_as_bound() {
     app.handle(key('4'), NOW);
     app.handle(key('F'), NOW);
     app.handle(key('r'), NOW);
-    let mut terminal = Terminal::new(TestBackend::new(120, 35)).unwrap();
-    terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
-    let shown = terminal.backend().to_string();
+    let shown = drawn(&app, 120, 35, NOW).full();
     assert!(shown.contains("frozen: press F to resume"), "{shown}");
 }
 

@@ -7,8 +7,6 @@ use crate::tui::support::{
     Fetch, answer, answer_inventory_page, asked, asked_in, drawn, key, only, special as code,
 };
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::macros::datetime;
@@ -39,10 +37,9 @@ fn app() -> App {
     )
 }
 
-fn draw(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
-    terminal
+/// The whole frame at `NOW`, as text.
+fn draw(app: &App, width: u16, height: u16) -> String {
+    drawn(app, width, height, NOW).full()
 }
 
 fn inventory_item(n: usize) -> Value {
@@ -211,7 +208,7 @@ fn scans_then_findings_then_back_and_filters_reload_the_findings() {
     // `t` opens the filter menu; space ticks `level error`. The findings load
     // again from the first page, filtered here.
     assert!(asked(&app.handle(key('t'), NOW)).is_empty());
-    let menu = draw(&app, 100, 30).backend().to_string();
+    let menu = draw(&app, 100, 30);
     assert!(
         menu.contains("[ ] level error") && menu.contains("[ ] status fixed"),
         "{menu}"
@@ -316,7 +313,7 @@ fn the_description_scrolls_and_stops_at_its_end() {
     }
     assert!(part(&app).description_scroll > 0);
     // Drawn at its end, the pane still shows text, never a blank box.
-    let text = draw(&app, 80, 24).backend().to_string();
+    let text = draw(&app, 80, 24);
     assert!(text.contains("query") || text.contains("rotate"), "{text}");
     app.handle(key('j'), NOW);
     assert_eq!(
@@ -333,7 +330,7 @@ fn hostile_finding_text_is_escaped_on_screen() {
     for _ in 0..3 {
         app.handle(key('j'), NOW);
     }
-    let text = draw(&app, 120, 35).backend().to_string();
+    let text = draw(&app, 120, 35);
     assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}') && !text.contains('\u{9b}'));
     assert!(text.contains("evil"), "{text}");
 }
@@ -581,8 +578,7 @@ fn capital_g_on_a_scans_findings_stops_at_the_budget_reserve() {
         "no page past the reserve"
     );
     assert_eq!(part(&app).findings.rows.len(), 10);
-    let shown: String = draw(&app, 120, 35)
-        .backend()
+    let shown: String = drawn(&app, 120, 35, NOW)
         .buffer()
         .content()
         .iter()
