@@ -16,7 +16,7 @@ mod focus;
 mod header;
 mod insights;
 mod inventory;
-mod inventory_walk;
+mod inventory_bulk;
 mod keys_readme;
 mod list_exports;
 mod lists;

@@ -208,7 +208,8 @@ pub fn inventory_bulk(effects: &[Effect]) -> Vec<(u64, String)> {
 /// Snapshot [`Drawn::body`], the screen's own area, unless the subject is the
 /// frame around it: then [`Drawn::with_status`] (the status line and the key
 /// hints are the point) or [`Drawn::full`]. Adding a tab then changes only the
-/// snapshots whose subject is the tab bar. The full frames kept on purpose:
+/// snapshots whose subject is the frame, and the help's, which lists every
+/// tab (a replay: 8 of 64). The full frames kept on purpose:
 /// - `with_server::insights_80x24` and `insights_120x35`: the tab bar's short
 ///   and full titles, and the header as it fits each width;
 /// - `contexts::picker_100x24`: the header with a context's name;
@@ -263,12 +264,16 @@ impl Drawn {
     }
 
     /// The header row, quoted.
+    #[track_caller]
     pub fn header(&self) -> &str {
+        self.chrome_checked();
         &self.rows[0]
     }
 
     /// The tab bar's row, quoted.
+    #[track_caller]
     pub fn tabs(&self) -> &str {
+        self.chrome_checked();
         &self.rows[1]
     }
 

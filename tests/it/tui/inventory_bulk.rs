@@ -1,8 +1,8 @@
-//! The inventory path as a new user walked it on a 5,000-project workspace
-//! (issue 14): a finding opened from insights shows exactly that finding, bulk
-//! changes stop at the first missing-scope 403 for the session, `A` marks
-//! every row of the view, the bulk confirm says what it costs and keeps a
-//! reserve, and the insights legend keeps every number whole.
+//! The inventory's marks and bulk changes on a 5,000-project workspace
+//! (issue 14): bulk changes stop at the first missing-scope 403 for the
+//! session, `A` marks every row of the view, the bulk confirm says what it
+//! costs and keeps a reserve; and the inventory opened from a finding of
+//! insights shows exactly that finding, whose legend keeps every number whole.
 
 #![allow(clippy::result_large_err)]
 
