@@ -106,10 +106,14 @@ fn harness(base_url: &str) -> Harness {
     client_at(base_url, &Clock::manual(T0), KEY, |_| {})
 }
 
-const PROJECT: &str = r#"{"id":"p1","name":"One","description":null,"created_at":null,
-  "last_edited_at":null,"latest_commit_sha":null,"latest_screenshot_url":null,"owner_id":null,
-  "workspace_id":"ws","is_published":true,"preview_url":null,"publish_audience":"public",
-  "publish_audience_targets":[],"visibility":"workspace_edit"}"#;
+/// A project's body as the service sends it, compact (so a test can edit it
+/// as text): `p1`, "One", in `ws`.
+fn project_body() -> String {
+    crate::common::items::project(
+        serde_json::json!({"id": "p1", "name": "One", "workspace_id": "ws"}),
+    )
+    .to_string()
+}
 
 #[tokio::test]
 async fn unknown_enum_values_and_fields_are_kept_not_refused() {
@@ -188,7 +192,7 @@ async fn a_non_json_error_page_is_a_decode_error_with_status_and_request_id() {
 
 #[tokio::test]
 async fn a_wrong_shape_names_the_json_path() {
-    let body = PROJECT.replace(r#""is_published":true"#, r#""is_published":"yes""#);
+    let body = project_body().replace(r#""is_published":true"#, r#""is_published":"yes""#);
     let (base, _) = stub(vec![json(200, &body)]).await;
     let error = harness(&base).client.get_project("p1").await.unwrap_err();
     let ApiError::Decode(decode) = &error else {
@@ -265,7 +269,7 @@ async fn retry_after_as_an_http_date_is_honoured_and_its_cap_ends_retries() {
     };
     let (base, script) = stub(vec![
         limited("Sun, 22 Nov 2026 12:00:30 GMT"),
-        json(200, PROJECT),
+        json(200, &project_body()),
         limited("3600"),
     ])
     .await;
@@ -392,8 +396,13 @@ async fn a_patch_that_did_not_apply_is_sent_once_more() {
         503,
         r#"{"type":"request_timeout","title":"Timeout","status":503,"request_id":"r1"}"#,
     );
-    let renamed = PROJECT.replace(r#""name":"One""#, r#""name":"Two""#);
-    let (base, script) = stub(vec![timeout, json(200, PROJECT), json(200, &renamed)]).await;
+    let renamed = project_body().replace(r#""name":"One""#, r#""name":"Two""#);
+    let (base, script) = stub(vec![
+        timeout,
+        json(200, &project_body()),
+        json(200, &renamed),
+    ])
+    .await;
     let update = ProjectUpdate {
         name: Some("Two".into()),
         visibility: None,
@@ -468,9 +477,10 @@ async fn a_pooled_connection_closed_as_it_is_reused_is_no_failure() {
     );
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
+    let body = project_body();
     let answer = format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{PROJECT}",
-        PROJECT.len()
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
     );
     tokio::spawn(async move {
         // The first connection answers once, then closes as the next

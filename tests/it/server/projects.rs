@@ -5,52 +5,32 @@ use serde_json::{Value, json};
 use time::Duration;
 use vantage::server::auth::Feature;
 
+use crate::common::items;
 use crate::common::*;
 use crate::server::support::*;
-
-/// The Project fields, in the contract's order.
-const PROJECT_FIELDS: [&str; 14] = [
-    "id",
-    "name",
-    "description",
-    "created_at",
-    "last_edited_at",
-    "latest_commit_sha",
-    "latest_screenshot_url",
-    "owner_id",
-    "workspace_id",
-    "is_published",
-    "preview_url",
-    "publish_audience",
-    "publish_audience_targets",
-    "visibility",
-];
 
 const DEPLOYMENT_FIELDS: [&str; 5] = ["id", "status", "url", "error_class", "error_message"];
 
 /// A published project with a custom audience, as the demo fixture holds it.
 fn team_hub() -> Value {
-    json!({
+    items::project(json!({
         "id": "prj_7c9bcbec550e",
         "name": "Team hub",
-        "description": null,
         "created_at": "2026-04-02T21:11:00.000Z",
         "last_edited_at": "2026-11-18T04:27:00.000Z",
         "latest_commit_sha": "25dc2a4bf8db59ef12ae30237b17df1400000007",
         "latest_screenshot_url": "https://screenshots.vantage.invalid/prj_7c9bcbec550e.png",
         "owner_id": "082cd0f2-ad67-400a-98df-9f60b823b71d",
         "workspace_id": "ws_acme",
-        "is_published": true,
         "preview_url": "https://preview--prj_7c9bcbec550e.vantage.invalid",
         "publish_audience": "custom",
         "publish_audience_targets": [{"id": "grp_e1cb3d", "type": "group"}],
-        "visibility": "workspace_edit",
-    })
+    }))
 }
 
 /// An unpublished project with no name and no visibility setting.
 fn unnamed() -> Value {
-    json!({
+    items::project(json!({
         "id": "prj_fa126dc634f5",
         "name": null,
         "description": "Internal portal where customers file support tickets and follow their status.",
@@ -63,9 +43,8 @@ fn unnamed() -> Value {
         "is_published": false,
         "preview_url": "https://preview--prj_fa126dc634f5.vantage.invalid",
         "publish_audience": null,
-        "publish_audience_targets": [],
         "visibility": null,
-    })
+    }))
 }
 
 fn with(mut base: Value, changes: Value) -> Value {
@@ -77,12 +56,14 @@ fn with(mut base: Value, changes: Value) -> Value {
 
 /// A project body, checked for the contract's field order.
 fn project(reply: &Reply) -> Value {
-    assert_eq!(
-        top_level_keys(&reply.text),
-        PROJECT_FIELDS,
-        "{}",
-        reply.text
-    );
+    // The builder lists the contract's fields in its order.
+    let contract: Vec<String> = items::project(json!({}))
+        .as_object()
+        .expect("an object")
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(top_level_keys(&reply.text), contract, "{}", reply.text);
     reply.json()
 }
 

@@ -645,15 +645,12 @@ async fn an_inventory_item_reads_as_the_contract_shows_it() {
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(
         body["data"][0],
-        json!({
+        common::items::inventory_item(json!({
             "id": "prj_70256702db4f",
             "name": "Volunteer planner",
             "description": "Shared planner for the team's sprints, with a kanban board and reminders.",
             "url": "https://prj_70256702db4f.apps.vantage.invalid",
-            "is_published": true,
-            "publish_audience": "public",
             "visibility": "restricted",
-            "activity_group": "last_14_days",
             "connectors": ["twilio"],
             "edge_functions": [
                 {"name": "stripe-webhook"}, {"name": "daily-digest"}, {"name": "sync-crm"},
@@ -661,7 +658,6 @@ async fn an_inventory_item_reads_as_the_contract_shows_it() {
             ],
             "edit_count": 1742,
             "message_count": 1598,
-            "edits_24h": 0,
             "edits_7d": 43,
             "edits_30d": 72,
             "visitors_24h": 357,
@@ -690,7 +686,7 @@ async fn an_inventory_item_reads_as_the_contract_shows_it() {
                     "shared_user_count": 0, "warning_count": 0
                 }
             }
-        })
+        }))
     );
     assert_eq!(body["as_of"], "2026-11-21T22:00:00.000Z");
     assert_eq!(body["applied_finding"], Value::Null);

@@ -8,8 +8,6 @@
 
 use crate::common::items::{self, inventory_item};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::json;
 use time::OffsetDateTime;
 use time::macros::datetime;
@@ -88,10 +86,9 @@ pub(crate) fn inventory(app: &mut App, count: usize) {
     answer_page(app, &effects, (0..count).map(row).collect());
 }
 
+/// The whole frame at `NOW`, as text.
 pub(crate) fn draw(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
-    terminal.backend().to_string()
+    crate::tui::support::drawn(app, width, height, NOW).full()
 }
 
 #[test]

@@ -6,8 +6,6 @@
 #![allow(clippy::result_large_err)]
 
 use crossterm::event::KeyCode;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
@@ -22,7 +20,7 @@ use crate::common::items::inventory_item;
 use crate::tui::support::special;
 use crate::tui::support::{answer, asked_in, first_in, only};
 use crate::tui::support::{answer_inventory_page, inventory_pages};
-use crate::tui::support::{app, key};
+use crate::tui::support::{app, drawn, key};
 use vantage::tui::app::{HistoryMsg, REVIEW_MARK, REVIEW_MARKS, TAKE_SNAPSHOT};
 use vantage::tui::review::ops::{DiffSnapshots, ListSnapshots};
 use vantage::tui::review::ops::{ListMarks, MarkReviewed, TakeSnapshot};
@@ -34,10 +32,9 @@ const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 const BEFORE_AT: OffsetDateTime = datetime!(2026-11-21 09:00 UTC);
 const AFTER_AT: OffsetDateTime = datetime!(2026-11-22 09:00 UTC);
 
+/// The whole frame at `NOW`, as text.
 pub(crate) fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
-    terminal.backend().to_string()
+    drawn(app, width, height, NOW).full()
 }
 
 fn info(id: i64, taken_at: OffsetDateTime) -> SnapshotInfo {
@@ -158,10 +155,10 @@ fn changes_are_grouped_by_kind_most_serious_first() {
             "renamed"
         ]
     );
-    let wide = screen(&app, 120, 35);
+    let wide = drawn(&app, 120, 35, NOW).body();
     assert!(!wide.contains('\u{1b}'), "a hostile name is sanitized");
     insta::assert_snapshot!("changes_120x35", wide);
-    insta::assert_snapshot!("changes_80x24", screen(&app, 80, 24));
+    insta::assert_snapshot!("changes_80x24", drawn(&app, 80, 24, NOW).body());
 }
 
 #[test]
@@ -169,13 +166,13 @@ fn changes_filtered_by_kind() {
     let mut app = changes_app(change_set());
     app.handle(key('/'), NOW);
     // The menu: all kinds, then the kinds present, most serious first.
-    insta::assert_snapshot!("changes_kind_menu_80x24", screen(&app, 80, 24));
+    insta::assert_snapshot!("changes_kind_menu_80x24", drawn(&app, 80, 24, NOW).body());
     app.handle(key('j'), NOW);
     app.handle(special(KeyCode::Enter), NOW);
     assert_eq!(app.changes.kind_filter, Some(ChangeKind::Published));
     assert_eq!(app.changes.list.rows.len(), 2);
-    insta::assert_snapshot!("changes_filtered_120x35", screen(&app, 120, 35));
-    insta::assert_snapshot!("changes_filtered_80x24", screen(&app, 80, 24));
+    insta::assert_snapshot!("changes_filtered_120x35", drawn(&app, 120, 35, NOW).body());
+    insta::assert_snapshot!("changes_filtered_80x24", drawn(&app, 80, 24, NOW).body());
     // `c` shows every kind again.
     app.handle(key('c'), NOW);
     assert_eq!(app.changes.list.rows.len(), 7);
@@ -660,4 +657,13 @@ fn fewer_than_two_snapshots_count_no_made_up_changes() {
     assert!(!shown.contains("0 kinds changed"), "{shown}");
     assert!(shown.contains("no two snapshots to compare yet"), "{shown}");
     assert!(shown.contains("fewer than two snapshots"), "{shown}");
+}
+
+#[test]
+fn one_kind_of_change_is_singular() {
+    let mut set = change_set();
+    set.changes.truncate(1);
+    let app = changes_app(set);
+    let shown = screen(&app, 120, 35);
+    assert!(shown.contains("· 1 kind changed"), "{shown}");
 }

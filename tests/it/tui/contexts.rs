@@ -3,15 +3,13 @@
 //! replies dropped.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use time::macros::datetime;
 use vantage::api::model::{Insights, InsightsSummary, Metric, RiskCounts};
 use vantage::tui::app::{App, Msg};
 use vantage::tui::effect::{Effect, ErrorInfo, Slot, SwitchedContext};
 
 use crate::tui::support::answer;
-use crate::tui::support::{app, key};
+use crate::tui::support::{app, drawn, key};
 use vantage::tui::app::{CONTEXT, ContextMsg};
 use vantage::tui::ops::SwitchContext;
 use vantage::tui::request::Job;
@@ -19,14 +17,14 @@ use vantage::tui::screens::{insights, members, monitor};
 
 const NOW: time::OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
+/// The whole frame at `NOW`, as text: the picker's snapshot is one of the
+/// few kept whole, for the header that names the context.
 fn screen(app: &App) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(100, 24)).unwrap();
-    terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
-    terminal.backend().to_string()
+    drawn(app, 100, 24, NOW).full()
 }
 
 fn header(app: &App) -> String {
-    screen(app).lines().next().unwrap_or_default().to_owned()
+    drawn(app, 100, 24, NOW).header().to_owned()
 }
 
 fn ctrl(ch: char) -> Msg {

@@ -4,8 +4,6 @@
 //! are escaped (item 1).
 
 use crossterm::event::KeyCode;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::json;
 use vantage::api::model::{EmbedUrl, InventoryPage, Project};
 use vantage::text::{Pasteable, is_invisible_or_control};
@@ -14,7 +12,7 @@ use vantage::tui::effect::{Effect, ErrorInfo, Gate};
 
 use crate::common::T0;
 use crate::common::items::inventory_item;
-use crate::tui::support::{answer, app, asked_in, inventory_pages, key, special};
+use crate::tui::support::{answer, app, asked_in, drawn, inventory_pages, key, special};
 use vantage::tui::screens::inventory;
 use vantage::tui::screens::project::{PROJECT, WRITE};
 
@@ -53,10 +51,13 @@ fn inventory_answering(reply: Result<InventoryPage, ErrorInfo>) -> App {
 }
 
 fn screen_text(app: &App) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(120, 35)).unwrap();
-    terminal.draw(|frame| app.draw(frame, T0)).unwrap();
-    let buffer = terminal.backend().buffer();
-    buffer.content().iter().map(|cell| cell.symbol()).collect()
+    let frame = drawn(app, 120, 35, T0);
+    frame
+        .buffer()
+        .content()
+        .iter()
+        .map(|cell| cell.symbol())
+        .collect()
 }
 
 /// Asserts that nothing was copied and the screen says so; the screen.
@@ -158,9 +159,7 @@ fn the_embed_url_copy_refuses_a_hostile_url() {
 
 /// Every cell of the screen holds visible text only.
 fn assert_screen_clean(app: &App) {
-    let mut terminal = Terminal::new(TestBackend::new(120, 35)).unwrap();
-    terminal.draw(|frame| app.draw(frame, T0)).unwrap();
-    for cell in terminal.backend().buffer().content() {
+    for cell in drawn(app, 120, 35, T0).buffer().content() {
         assert!(
             !cell.symbol().chars().any(is_invisible_or_control),
             "raw {:?} on screen",

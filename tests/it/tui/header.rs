@@ -2,8 +2,6 @@
 //! guessed before (issue 14: it said `plan business or higher` until the
 //! inventory loaded).
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use time::OffsetDateTime;
 use time::macros::datetime;
 use vantage::api::model::{Workspace, WorkspacePlan};
@@ -11,7 +9,7 @@ use vantage::tui::app::App;
 use vantage::tui::effect::{Effect, ErrorInfo, Gate};
 
 use crate::tui::support::answer;
-use crate::tui::support::app;
+use crate::tui::support::{app, drawn};
 use vantage::tui::app;
 use vantage::tui::ops::GetWorkspace;
 use vantage::tui::screens::inventory;
@@ -19,10 +17,7 @@ use vantage::tui::screens::inventory;
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
 fn header(app: &App) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(100, 24)).unwrap();
-    terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
-    let screen = terminal.backend().to_string();
-    screen.lines().next().unwrap_or_default().to_owned()
+    drawn(app, 100, 24, NOW).header().to_owned()
 }
 
 fn workspace_read(effects: &[Effect]) -> Option<u64> {

@@ -9,7 +9,7 @@ use vantage::tui::export::ExportRows;
 use vantage::tui::ops::{ExportList, Exported};
 
 use crate::tui::bulk_names::{NOW, app, draw, inventory, type_text};
-use crate::tui::support::only;
+use crate::tui::support::{drawn, only};
 
 fn ctrl_s(app: &mut vantage::tui::app::App) -> Vec<vantage::tui::effect::Effect> {
     app.handle(
@@ -146,12 +146,8 @@ fn the_nothing_to_export_notice_wins_the_status_line_at_80_columns() {
     type_text(&mut app, "1");
     assert!(ctrl_s(&mut app).is_empty(), "nothing is asked");
     for (width, height) in [(80, 24), (120, 35)] {
-        let shown = draw(&app, width, height);
-        let status = shown
-            .lines()
-            .rev()
-            .nth(1)
-            .expect("a status line above the footer");
+        let frame = drawn(&app, width, height, NOW);
+        let status = frame.status();
         assert!(
             status
                 .trim_start_matches('"')
@@ -163,5 +159,8 @@ fn the_nothing_to_export_notice_wins_the_status_line_at_80_columns() {
             "at {width} columns: {status}"
         );
     }
-    insta::assert_snapshot!("nothing_to_export_80x24", draw(&app, 80, 24));
+    insta::assert_snapshot!(
+        "nothing_to_export_80x24",
+        drawn(&app, 80, 24, NOW).with_status()
+    );
 }

@@ -13,13 +13,14 @@ use vantage::api::{InventoryParams, MemberListParams};
 use vantage::tui::app::{App, ClientNotice, Msg};
 use vantage::tui::effect::Effect;
 
+use crate::tui::project_facts::{page_of, project as named_project};
 use crate::tui::screens::{
     NOW, answer_detail, detail_requests, error, member_page, open_members, screen, special, text,
 };
 use crate::tui::state::page;
 use crate::tui::support::{
-    answer, answer_inventory_page, app, asked, asked_in, inventory_asked, inventory_pages, key,
-    only,
+    answer, answer_inventory_page, app, asked, asked_in, drawn, inventory_asked, inventory_pages,
+    key, only,
 };
 use vantage::tui::ops::{GetProject, ListInventory, ListMembers};
 use vantage::tui::screens::{inventory, members};
@@ -103,7 +104,7 @@ fn inventory_filters_take_several_values_from_one_checkbox_menu_and_c_keeps_the_
     assert_eq!(params.review_priority.len(), 2, "other filters stay");
     insta::assert_snapshot!(
         "inventory_filter_menu_80x24",
-        screen(&app, 80, 24).backend()
+        drawn(&app, 80, 24, NOW).body()
     );
 
     // Esc closes the menu; the filters stay applied.
@@ -203,7 +204,7 @@ fn capital_g_stops_when_the_budget_runs_low_and_says_so() {
     assert_eq!(app.inventory.list.selected, 199);
     insta::assert_snapshot!(
         "inventory_end_stopped_by_budget_120x35",
-        screen(&app, 120, 35).backend()
+        drawn(&app, 120, 35, NOW).with_status()
     );
     // Any move ends the note; near the end it asks for the next page as
     // always (the user's own move).
@@ -395,7 +396,7 @@ fn member_details_pause_in_words_while_the_budget_is_low_and_resume_when_it_refi
     assert!(app.members.details_paused());
     insta::assert_snapshot!(
         "members_details_paused_120x35",
-        screen(&app, 120, 35).backend()
+        drawn(&app, 120, 35, NOW).body()
     );
     // Scrolling asks only for the selected member's detail, one at a time:
     // the user's own look is what the reserve is for.
@@ -587,4 +588,55 @@ fn a_list_asks_for_the_workspace_by_its_id_not_by_the_header_label() {
         .find_map(|fetch| fetch.operation::<ListMembers>().cloned())
         .expect("the members screen asks for its first page");
     assert_eq!(listing.workspace_id, "ws_test");
+}
+
+#[test]
+fn an_id_search_never_shows_a_row_the_filters_exclude() {
+    let mut app = app();
+    inventory_with(&mut app, 3, 3);
+    app.handle(key('/'), NOW);
+    for ch in "prj_10befad0e55d".chars() {
+        app.handle(key(ch), NOW);
+    }
+    let effects = app.handle(special(KeyCode::Enter), NOW);
+    let (search, _) = inventory_pages(&effects).pop().expect("the search");
+    let lookup = asked_in(&effects, inventory::ID_LOOKUP)
+        .pop()
+        .expect("the id")
+        .token;
+    let effects = app.handle(
+        answer(
+            inventory::ID_LOOKUP,
+            lookup,
+            Ok(named_project("prj_10befad0e55d", "Clinic manager 86")),
+            inventory::Msg::IdProject,
+        ),
+        NOW,
+    );
+    app.handle(answer_inventory_page(search, page_of(vec![])), NOW);
+    let by_name = asked_in(&effects, inventory::ID_LOOKUP)
+        .pop()
+        .expect("by name")
+        .token;
+    // The filters exclude it: the service's search under them does not return it.
+    app.handle(
+        answer(
+            inventory::ID_LOOKUP,
+            by_name,
+            Ok(page_of(vec![])),
+            inventory::Msg::IdRow,
+        ),
+        NOW,
+    );
+    assert!(app.inventory.list.rows.is_empty(), "no made-up row");
+    let shown = text(&screen(&app, 120, 35));
+    assert!(
+        shown.contains("prj_10befad0e55d: not under these filters")
+            && shown.contains(":prj_10befad0e55d opens it"),
+        "{shown}"
+    );
+    // The search ends: what it found out goes with it.
+    app.handle(key('c'), NOW);
+    let shown = text(&screen(&app, 120, 35));
+    assert!(!shown.contains("not under these filters"), "{shown}");
 }

@@ -2,8 +2,6 @@
 //! axes labelled, tiles that grow with the terminal, a scale shared across
 //! tiles on `s`, tiles that age, and a focus that shows without colour.
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::json;
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
@@ -13,7 +11,7 @@ use vantage::tui::effect::{Effect, ErrorInfo, Gate};
 use vantage::tui::theme::{ColorDepth, ThemeName};
 use vantage::tui::watchlist::WatchEntry;
 
-use crate::tui::support::{answer, app, app_with_theme, asked_in, key};
+use crate::tui::support::{Drawn, answer, app, app_with_theme, asked_in, drawn, key};
 use vantage::tui::ops::GetRealtime;
 use vantage::tui::screens::monitor;
 
@@ -78,19 +76,13 @@ fn never_published_1(id: &str) -> Option<ErrorInfo> {
     })
 }
 
-pub(crate) fn render(
-    app: &App,
-    width: u16,
-    height: u16,
-    now: OffsetDateTime,
-) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| app.draw(frame, now)).unwrap();
-    terminal
+pub(crate) fn render(app: &App, width: u16, height: u16, now: OffsetDateTime) -> Drawn {
+    drawn(app, width, height, now)
 }
 
-pub(crate) fn text(terminal: &Terminal<TestBackend>) -> String {
-    let buffer = terminal.backend().buffer();
+/// The whole frame, each row as drawn, unquoted.
+pub(crate) fn text(frame: &Drawn) -> String {
+    let buffer = frame.buffer();
     let width = buffer.area.width as usize;
     buffer
         .content()
@@ -106,7 +98,7 @@ fn snapshot_monitor_tiles_grow_with_the_terminal() {
         let app = grid(app(), 4);
         insta::assert_snapshot!(
             format!("monitor_tiles_{width}x{height}"),
-            render(&app, width, height, NOW).backend()
+            drawn(&app, width, height, NOW).body()
         );
     }
 }
@@ -202,7 +194,7 @@ fn under_no_color_the_focused_tile_has_a_marker_and_a_thick_border() {
     let mut app = grid(mono, 3);
     app.handle(key('j'), NOW);
     let terminal = render(&app, 120, 35, NOW);
-    let buffer = terminal.backend().buffer();
+    let buffer = terminal.buffer();
     assert!(
         buffer
             .content()
@@ -298,8 +290,84 @@ fn the_frozen_notice_names_the_freeze_key_as_bound() {
     app.handle(key('4'), NOW);
     app.handle(key('F'), NOW);
     app.handle(key('r'), NOW);
-    let mut terminal = Terminal::new(TestBackend::new(120, 35)).unwrap();
-    terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
-    let shown = terminal.backend().to_string();
+    let shown = drawn(&app, 120, 35, NOW).full();
     assert!(shown.contains("frozen: press F to resume"), "{shown}");
+}
+
+// --- Refresh and tiles under the rate limit and a 404 (issue 14) ----------------
+
+#[test]
+fn the_monitor_stretches_its_refresh_when_many_are_watched_and_says_so() {
+    use vantage::tui::app::ClientNotice;
+    let mut app = app();
+    app.start(NOW);
+    app.monitor.watch = (0..12)
+        .map(|n| vantage::tui::watchlist::WatchEntry {
+            id: format!("prj_{n:04}"),
+            name: Some(format!("Watched {n}")),
+        })
+        .collect();
+    app.handle(
+        Msg::Client(ClientNotice::RateLimit {
+            remaining: 120,
+            limit: 120,
+        }),
+        NOW,
+    );
+    let effects = app.handle(key('4'), NOW);
+    let asked = asked_in(&effects, monitor::REALTIME);
+    assert_eq!(asked.len(), 12, "one request per watched project");
+    for fetch in asked {
+        let realtime: Realtime =
+            serde_json::from_value(json!({"current_visitors": 1, "buckets": []})).unwrap();
+        app.handle(fetch.ok(realtime), NOW);
+    }
+    // 12 projects every 10 s would be 72 a minute; half of 120 allows a round every 12 s.
+    assert_eq!(
+        app.monitor.next_refresh(),
+        Some(NOW + time::Duration::seconds(12))
+    );
+    let screen = drawn(&app, 120, 35, NOW).full();
+    assert!(
+        screen.contains("refresh every 12 s (stretched from 10 s to fit the rate limit)"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn monitor_tiles_say_when_updated_and_a_never_published_project_says_so() {
+    let mut app = app();
+    app.start(NOW);
+    app.monitor.watch = ["prj_live", "prj_never"]
+        .iter()
+        .map(|id| vantage::tui::watchlist::WatchEntry {
+            id: (*id).to_owned(),
+            name: None,
+        })
+        .collect();
+    let effects = app.handle(key('4'), NOW);
+    for fetch in asked_in(&effects, monitor::REALTIME) {
+        let never = fetch.op::<GetRealtime>().project_id == "prj_never";
+        let answer = if never {
+            Err(ErrorInfo {
+                status: Some(404),
+                kind: Some("analytics_not_found".into()),
+                detail: None,
+                request_id: Some("req_1".into()),
+                summary: "analytics_not_found (HTTP 404)".into(),
+                gate: Some(vantage::tui::effect::Gate::FeatureOff("analytics".into())),
+                at: NOW,
+            })
+        } else {
+            Ok(serde_json::from_value(json!({"current_visitors": 4, "buckets": []})).unwrap())
+        };
+        app.handle(fetch.answer::<Realtime>(answer), NOW);
+    }
+    let screen = drawn(&app, 120, 35, NOW).full();
+    assert!(screen.contains("4 now · at 12:00:00"), "{screen}");
+    assert!(
+        screen.contains("404 analytics_not_found: not published"),
+        "{screen}"
+    );
+    assert!(!screen.contains("not enabled"), "{screen}");
 }

@@ -6,8 +6,6 @@
 #![allow(clippy::result_large_err)]
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::json;
 use time::OffsetDateTime;
 use time::macros::datetime;
@@ -20,7 +18,7 @@ use vantage::tui::theme::{ColorDepth, ThemeName};
 
 use crate::common::items::{self, inventory_item};
 use crate::tui::support::{
-    answer, answer_inventory_page, asked_in, bulk_outcomes, inventory_pages, only,
+    answer, answer_inventory_page, asked_in, bulk_outcomes, drawn, inventory_pages, only,
 };
 use vantage::tui::ops::{GetProject, ListInventory, SavePaletteHistory, UpdateProject};
 use vantage::tui::request::Operation;
@@ -92,10 +90,9 @@ fn inventory_of(app: &mut App, rows: Vec<serde_json::Value>, total: usize) {
     app.handle(answer_inventory_page(token, page), NOW);
 }
 
+/// The whole frame at `NOW`, as text.
 fn draw(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
-    terminal.backend().to_string()
+    drawn(app, width, height, NOW).full()
 }
 
 fn failure(kind: &str, status: u16) -> ErrorInfo {
@@ -115,7 +112,7 @@ fn the_palette_lists_candidates_and_tab_then_enter_opens_the_project() {
     let mut app = app_with(false);
     inventory(&mut app, 8, 8);
     type_text(&mut app, ":inv");
-    insta::assert_snapshot!("palette_candidates", draw(&app, 100, 24));
+    insta::assert_snapshot!("palette_candidates", drawn(&app, 100, 24, NOW).body());
     // Tab completes the best candidate: the inventory screen.
     press(&mut app, KeyCode::Tab);
     assert_eq!(app.palette.value(), "inventory");
@@ -185,10 +182,18 @@ fn marks_show_on_rows_and_in_the_header_with_the_counter() {
     assert_eq!(app.inventory.list.selected, 3, "space moves on");
     type_text(&mut app, "k ");
     assert_eq!(app.inventory.list.marked_count(), 2, "space again unmarks");
-    let screen = draw(&app, 120, 30);
+    let frame = drawn(&app, 120, 30, NOW);
+    let screen = frame.body();
     assert!(screen.contains("4/5,000 · 2 marked"), "{screen}");
     assert_eq!(screen.matches("◆").count(), 2, "{screen}");
-    assert!(screen.contains("Inventory"), "{screen}");
+    assert!(
+        frame
+            .header()
+            .trim_end_matches([' ', '"'])
+            .ends_with("Inventory"),
+        "the breadcrumb: {}",
+        frame.header()
+    );
     insta::assert_snapshot!("marks_counter_breadcrumbs", screen);
     type_text(&mut app, "A");
     assert_eq!(app.inventory.list.marked_count(), 12);
@@ -207,7 +212,7 @@ fn a_bulk_visibility_change_confirms_runs_one_at_a_time_and_reports_each_row() {
     type_text(&mut app, "   v");
     // The picker's cursor starts on the rows' workspace_edit; `v` is workspace_view.
     type_text(&mut app, "v");
-    insta::assert_snapshot!("bulk_confirm", draw(&app, 100, 24));
+    insta::assert_snapshot!("bulk_confirm", drawn(&app, 100, 24, NOW).body());
     let effects = type_text(&mut app, "y");
     let mut sent = asked_in(&effects, inventory::BULK);
     assert_eq!(sent.len(), 1, "one change at a time");
@@ -248,7 +253,7 @@ fn a_bulk_visibility_change_confirms_runs_one_at_a_time_and_reports_each_row() {
         Some(Visibility::WorkspaceView)
     );
     assert_eq!(app.inventory.list.marked_count(), 1);
-    insta::assert_snapshot!("bulk_report", draw(&app, 100, 24));
+    insta::assert_snapshot!("bulk_report", drawn(&app, 100, 24, NOW).with_status());
     press(&mut app, KeyCode::Esc);
     assert!(!app.inventory.bulk.is_open());
 }
@@ -295,7 +300,7 @@ fn the_help_scrolls_to_its_last_key_on_a_short_terminal() {
     assert!(top.contains("more"), "{top}");
     assert!(!top.contains("ctrl-c  quit"), "{top}");
     type_text(&mut app, "G");
-    let bottom = draw(&app, 80, 18);
+    let bottom = drawn(&app, 80, 18, NOW).body();
     assert!(bottom.contains("ctrl-c  quit"), "{bottom}");
     insta::assert_snapshot!("help_scrolled", bottom);
     type_text(&mut app, "?");

@@ -8,8 +8,6 @@
 use std::path::PathBuf;
 
 use crossterm::event::KeyCode;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 use time::macros::datetime;
 use vantage::api::model::InventoryPage;
@@ -25,26 +23,22 @@ use vantage::tui::theme::{ColorDepth, ThemeName};
 
 use crate::common::{ENTERPRISE_ADMIN, T0};
 use crate::tui::support::{
-    answer_inventory_page, asked_in, inventory_pages, key, only, run_on, special,
+    Drawn, answer_inventory_page, asked_in, drawn, inventory_pages, key, only, run_on, special,
 };
 
 const WS: &str = "ws_test";
 
+/// An inventory row that is not published and that members may view, with
+/// `extra` fields laid over it.
 fn row(id: &str, name: &str, extra: Value) -> Value {
-    let mut row = json!({
-        "id": id, "name": name, "description": null,
-        "url": null, "is_published": false, "publish_audience": null, "visibility": "workspace_view",
-        "activity_group": "last_14_days", "connectors": [], "edge_functions": [],
-        "edit_count": 1, "message_count": 1, "edits_24h": 0, "edits_7d": 0, "edits_30d": 0,
-        "visitors_24h": 0, "visitors_7d": 0, "visitors_30d": 0,
-        "last_edited_at": "2026-11-20T00:00:00Z", "last_security_scan_at": null,
-        "owner": {"display_name": "Ada"}, "review_priority": "needs_review",
-        "review_priority_explanation": [], "matched_reason": null
+    let mut fields = json!({
+        "id": id, "name": name, "is_published": false, "publish_audience": null,
+        "visibility": "workspace_view"
     });
-    if let (Some(row), Value::Object(extra)) = (row.as_object_mut(), extra) {
-        row.extend(extra);
+    if let (Some(fields), Value::Object(extra)) = (fields.as_object_mut(), extra) {
+        fields.extend(extra);
     }
-    row
+    crate::common::items::inventory_item(fields)
 }
 
 /// Three projects: one published, never scanned nor reviewed (`stale_scan`,
@@ -184,14 +178,13 @@ impl Bench {
         self
     }
 
-    fn draw(&self, width: u16, height: u16) -> Terminal<TestBackend> {
-        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-        terminal.draw(|frame| self.app.draw(frame, T0)).unwrap();
-        terminal
+    fn draw(&self, width: u16, height: u16) -> Drawn {
+        drawn(&self.app, width, height, T0)
     }
 
+    /// The whole frame, as text.
     fn text(&self, width: u16, height: u16) -> String {
-        self.draw(width, height).backend().to_string()
+        self.draw(width, height).full()
     }
 
     fn press(&mut self, msg: Msg) -> Vec<Effect> {
@@ -244,8 +237,8 @@ async fn the_policy_column_counts_violations_with_the_waived_in_dim() {
     let bench = Bench::plain();
     bench.waive("review_current", "prj_published");
     let mut bench = bench.loaded().await;
-    let terminal = bench.draw(140, 30);
-    let screen = terminal.backend().to_string();
+    let frame = bench.draw(140, 30);
+    let screen = frame.full();
     assert!(
         line_with(&screen, "Priority").contains("Policy"),
         "{screen}"
@@ -263,7 +256,7 @@ async fn the_policy_column_counts_violations_with_the_waived_in_dim() {
     );
     assert!(line_with(&screen, "Quiet").contains('·'), "{screen}");
     // The waived count is dim.
-    let buffer = terminal.backend().buffer();
+    let buffer = frame.buffer();
     let y = screen
         .lines()
         .position(|line| line.contains("Public notes"))
@@ -450,15 +443,11 @@ async fn the_tab_bar_fits_eight_tabs_at_80_and_120_columns() {
     let mut bench = bench.loaded().await;
     bench.press(key('8'));
     for (width, height) in [(80, 24), (120, 35)] {
-        let terminal = bench.draw(width, height);
-        let screen = terminal.backend().to_string();
-        let tabs = screen.lines().nth(1).unwrap();
+        let frame = bench.draw(width, height);
+        let tabs = frame.tabs();
         assert!(tabs.contains("8 Policy"), "{tabs}");
         assert!(tabs.contains("1 Insights"), "{tabs}");
-        insta::assert_snapshot!(
-            format!("policy_screen_{width}x{height}"),
-            terminal.backend()
-        );
+        insta::assert_snapshot!(format!("policy_screen_{width}x{height}"), frame.body());
     }
 }
 

@@ -3,10 +3,10 @@
 //! the screen are drawn on ratatui's TestBackend.
 
 use crate::common::items::{self, inventory_item};
-use crate::tui::support::{answer, answer_inventory_page, asked, key, only, special as code};
+use crate::tui::support::{
+    answer, answer_inventory_page, asked, drawn, key, only, special as code,
+};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::json;
 use time::Duration;
 use time::macros::datetime;
@@ -577,8 +577,8 @@ fn a_missing_write_scope_disables_the_actions() {
         "{footer}"
     );
     // A disabled action is styled as disabled, not marked by a string.
-    let terminal = terminal(&app, 120, 35);
-    let buffer = terminal.backend().buffer();
+    let frame = drawn(&app, 120, 35, NOW);
+    let buffer = frame.buffer();
     let at = footer.find("e rename").unwrap_or_default() as u16;
     let style = buffer[(at, 34)].style();
     assert!(
@@ -650,15 +650,16 @@ fn an_answer_for_a_project_screen_that_was_left_is_dropped() {
 
 // --- Snapshots ------------------------------------------------------------
 
-fn terminal(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
-    terminal
+/// The project screen's own area at `NOW`, below the tab bar and above the
+/// status line, as text.
+fn body(app: &App, width: u16, height: u16) -> String {
+    drawn(app, width, height, NOW).body()
 }
 
+/// The whole frame at `NOW`, each row as drawn, unquoted.
 pub(crate) fn render(app: &App, width: u16, height: u16) -> String {
-    let terminal = terminal(app, width, height);
-    let buffer = terminal.backend().buffer();
+    let frame = drawn(app, width, height, NOW);
+    let buffer = frame.buffer();
     let mut out = String::new();
     for y in 0..height {
         for x in 0..width {
@@ -679,13 +680,18 @@ fn project_screen_app() -> App {
 #[test]
 fn snapshot_project_wide() {
     let app = project_screen_app();
-    insta::assert_snapshot!(terminal(&app, 120, 35).backend());
+    let header = drawn(&app, 120, 35, NOW).header().to_owned();
+    assert!(
+        header.contains(" Inventory › Project 0 "),
+        "the breadcrumb: {header}"
+    );
+    insta::assert_snapshot!(body(&app, 120, 35));
 }
 
 #[test]
 fn snapshot_project_narrow() {
     let app = project_screen_app();
-    insta::assert_snapshot!(terminal(&app, 80, 24).backend());
+    insta::assert_snapshot!(body(&app, 80, 24));
 }
 
 #[test]
@@ -693,7 +699,7 @@ fn snapshot_confirm_delete() {
     let mut app = project_screen_app();
     app.handle(key('D'), NOW);
     type_text(&mut app, "Project");
-    insta::assert_snapshot!(terminal(&app, 120, 35).backend());
+    insta::assert_snapshot!(body(&app, 120, 35));
 }
 
 #[test]
@@ -701,7 +707,7 @@ fn snapshot_rename_error() {
     let mut app = project_screen_app();
     app.handle(key('e'), NOW);
     type_text(&mut app, " → example.com");
-    insta::assert_snapshot!(terminal(&app, 80, 24).backend());
+    insta::assert_snapshot!(body(&app, 80, 24));
 }
 
 // ---------------------------------------------------------------- audience and embed URL
@@ -713,7 +719,7 @@ fn snapshot_publish_confirm_names_the_audience_and_the_risk() {
     // A bare enter publishes nothing; the dialog says which keys do.
     let effects = app.handle(code(KeyCode::Enter), NOW);
     assert!(asked(&effects).is_empty());
-    insta::assert_snapshot!(terminal(&app, 120, 35).backend());
+    insta::assert_snapshot!(body(&app, 120, 35));
 }
 
 /// Issue 14: an offline project's saved audience is not in the reply and may be
@@ -731,7 +737,7 @@ fn keeping_an_unknown_audience_on_a_risky_project_asks_twice() {
     let effects = app.handle(key('k'), NOW);
     assert!(asked(&effects).is_empty(), "k alone publishes nothing");
     assert!(screen(&app).audience_dialog_open());
-    insta::assert_snapshot!(terminal(&app, 120, 35).backend());
+    insta::assert_snapshot!(body(&app, 120, 35));
     let effects = app.handle(key('y'), NOW);
     assert_eq!(
         only(&effects, WRITE).op::<Publish>(),
@@ -761,7 +767,7 @@ fn keeping_a_known_audience_publishes_at_once() {
 fn snapshot_audience_editor_shows_what_changes_and_warns_on_widening() {
     let mut app = project_screen_app();
     app.handle(key('a'), NOW);
-    insta::assert_snapshot!("audience_choose", terminal(&app, 80, 24).backend());
+    insta::assert_snapshot!("audience_choose", body(&app, 80, 24));
     // custom → public: up twice, then review.
     app.handle(code(KeyCode::Up), NOW);
     app.handle(code(KeyCode::Up), NOW);
@@ -773,7 +779,7 @@ fn snapshot_audience_editor_shows_what_changes_and_warns_on_widening() {
         screen_text.contains("This widens who can open the app"),
         "{screen_text}"
     );
-    insta::assert_snapshot!("audience_review", terminal(&app, 120, 35).backend());
+    insta::assert_snapshot!("audience_review", body(&app, 120, 35));
     let effects = app.handle(key('y'), NOW);
     let write = only(&effects, WRITE);
     assert_eq!(

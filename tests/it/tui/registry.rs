@@ -4,8 +4,6 @@
 //! and in its help. A screen added to the registry is checked with no edit here.
 
 use crossterm::event::{KeyCode, KeyEvent};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use time::OffsetDateTime;
 use time::macros::datetime;
 use vantage::tui::action::Action;
@@ -14,14 +12,13 @@ use vantage::tui::keymap::KeyPress;
 use vantage::tui::nav::Tab;
 use vantage::tui::registry::SCREENS;
 
-use crate::tui::support::{app, key, special};
+use crate::tui::support::{app, drawn, key, special};
 
 const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
 fn render(app: &App, width: u16, height: u16) -> Vec<String> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
-    let buffer = terminal.backend().buffer();
+    let frame = drawn(app, width, height, NOW);
+    let buffer = frame.buffer();
     (0..height)
         .map(|y| (0..width).map(|x| buffer[(x, y)].symbol()).collect())
         .collect()

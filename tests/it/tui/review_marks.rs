@@ -11,15 +11,18 @@ use crossterm::event::KeyCode;
 use serde_json::{Value, json};
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
-use vantage::api::model::InventoryPage;
-use vantage::history::{FieldChange, ReviewMark};
+use vantage::api::model::{InventoryItem, InventoryPage, Project};
+use vantage::history::{FieldChange, NewMark, ProjectState, ReviewMark, SeenState, Store};
 use vantage::tui::app::{App, Msg};
 use vantage::tui::app::{HISTORY_VERSION, HistoryMsg, REVIEW_MARK, REVIEW_MARKS};
+use vantage::tui::effect::{ErrorInfo, ErrorKind};
+use vantage::tui::ops::{GetProject, UpdateProject};
 use vantage::tui::review::ops::MarkReviewed;
+use vantage::tui::screens::project;
 
 use crate::common::items::inventory_item;
 use crate::tui::changes::screen;
-use crate::tui::support::{answer, app, first_in, key, special};
+use crate::tui::support::{answer, app, drawn, first_in, key, only, special};
 use crate::tui::support::{answer_inventory_page, inventory_pages};
 
 pub(crate) const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
@@ -111,7 +114,10 @@ fn the_detail_pane_shows_the_review_and_what_changed_since() {
         text.contains("Δ changed since review: visibility: workspace_view → workspace_edit"),
         "{text}"
     );
-    insta::assert_snapshot!("review_detail_pane_120x35", text);
+    insta::assert_snapshot!(
+        "review_detail_pane_120x35",
+        drawn(&app, 120, 35, NOW).body()
+    );
 }
 
 /// Item 3 and the first "done when", on the project screen.
@@ -127,7 +133,10 @@ fn the_project_screen_shows_the_review_and_what_changed_since() {
         text.contains("Δ changed since review: visibility: workspace_view → workspace_edit"),
         "{text}"
     );
-    insta::assert_snapshot!("review_project_screen_120x35", text);
+    insta::assert_snapshot!(
+        "review_project_screen_120x35",
+        drawn(&app, 120, 35, NOW).body()
+    );
     // A mark that lands while the screen is open shows at once.
     let mut unchanged = changed_mark();
     unchanged.changed_since_review = Some(false);
@@ -743,4 +752,186 @@ mod with_a_real_history {
         assert_eq!(unnamed[2], 0, "named within three: {unnamed:?}");
         server.stop().await;
     }
+}
+
+// --- A reviewer's second day (issue 35): marks hold what the reviewer saw ----
+
+pub(crate) fn project_of(id: &str, name: &str) -> Project {
+    serde_json::from_value(json!({
+        "id": id, "name": name, "workspace_id": "ws_test", "is_published": false,
+        "publish_audience": null, "visibility": "workspace_view"
+    }))
+    .unwrap()
+}
+
+pub(crate) fn not_found(kind: &str) -> ErrorInfo {
+    ErrorInfo {
+        status: Some(404),
+        kind: Some(kind.into()),
+        detail: None,
+        request_id: Some("req_404".into()),
+        summary: format!("{kind} (HTTP 404)"),
+        gate: None,
+        at: NOW,
+    }
+}
+
+/// Enter on the cursor's row, and its read answered.
+pub(crate) fn open_and_read(app: &mut App, id: &str, name: &str) {
+    let effects = app.handle(special(KeyCode::Enter), NOW);
+    let read = only(&effects, project::PROJECT);
+    assert_eq!(read.op::<GetProject>().project_id, id);
+    app.handle(read.ok(project_of(id, name)), NOW);
+}
+
+/// `m`, then Enter: the mark asked of the history.
+fn mark(app: &mut App) -> MarkReviewed {
+    app.handle(key('m'), NOW);
+    let effects = app.handle(special(KeyCode::Enter), NOW);
+    first_in(&effects, REVIEW_MARK)
+        .expect("the mark is written")
+        .op::<MarkReviewed>()
+        .clone()
+}
+
+/// Item 1: `e` on the project screen, then `m`: the mark holds the name the
+/// reviewer just gave, not the row the screen was opened on.
+#[test]
+fn a_mark_on_the_project_screen_holds_the_reviewers_own_write() {
+    let mut app = inventory_with(vec![]);
+    open_and_read(&mut app, "prj_a", "Ledger");
+    app.handle(key('e'), NOW);
+    app.handle(key('2'), NOW);
+    let effects = app.handle(special(KeyCode::Enter), NOW);
+    let write = only(&effects, project::WRITE);
+    assert_eq!(
+        write.op::<UpdateProject>().update.name.as_deref(),
+        Some("Ledger2")
+    );
+    app.handle(write.ok(project_of("prj_a", "Ledger2")), NOW);
+    let MarkReviewed { projects, .. } = mark(&mut app);
+    let seen = projects[0].1.as_ref().expect("the state seen");
+    assert_eq!(seen.state.name.as_deref(), Some("Ledger2"), "{seen:?}");
+}
+
+/// Item 3: a row that differs from the reviewed state says so at once,
+/// naming the field, with no snapshot taken since the mark.
+#[test]
+fn a_live_row_that_differs_from_the_review_is_changed_since_review_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("history.sqlite3")).unwrap();
+    let mut reviewed: InventoryItem = serde_json::from_value(item("prj_a", "Ledger")).unwrap();
+    reviewed.visibility = Some(vantage::api::model::Visibility::WorkspaceEdit);
+    let marked_at = NOW - Duration::hours(1);
+    let new = NewMark {
+        project_id: "prj_a".into(),
+        note: None,
+        reviewer: Some("ada".into()),
+        seen: Some(SeenState {
+            state: ProjectState::from_item(&reviewed),
+            read_at: marked_at,
+        }),
+    };
+    store.mark_reviewed("ws_test", &new, marked_at).unwrap();
+    let marks = store.reviewed_marks("ws_test").unwrap();
+    assert_eq!(marks[0].changed_since_review, None, "no snapshot since");
+    // The live rows (read at NOW) show prj_a view-only now.
+    let app = inventory_with(marks);
+    let text = screen(&app, 120, 35);
+    assert!(text.contains("Δ Ledger"), "{text}");
+    assert!(!text.contains("✓ Ledger"), "{text}");
+    assert!(
+        text.contains("changed since review: visibility: workspace_edit → workspace_view"),
+        "{text}"
+    );
+}
+
+/// Item 4: a second reviewer's field starts empty; the first one's note
+/// shows above it.
+#[test]
+fn a_second_reviewer_starts_with_an_empty_note_and_sees_the_earlier_one() {
+    let mut app = inventory_with(vec![changed_mark()]);
+    app.inventory.list.select(0);
+    app.handle(key('m'), NOW);
+    let text = screen(&app, 120, 35);
+    assert!(
+        text.contains("earlier note by ada: view-only for members now"),
+        "{text}"
+    );
+    let effects = app.handle(special(KeyCode::Enter), NOW);
+    let written = first_in(&effects, REVIEW_MARK).expect("the mark is written");
+    assert_eq!(written.op::<MarkReviewed>().note, None);
+}
+
+/// The walk's small defect: the note's title said "(nothing marked)" while
+/// another reviewer's mark stood. It names the cursor's row, and the mark
+/// that stands (its note or none) shows above the field.
+#[test]
+fn the_note_says_whose_mark_stands_never_nothing_marked() {
+    let mut standing = changed_mark();
+    standing.note = None;
+    let mut app = inventory_with(vec![standing]);
+    app.inventory.list.select(0);
+    app.handle(key('m'), NOW);
+    let text = screen(&app, 120, 35);
+    assert!(!text.contains("nothing marked"), "{text}");
+    assert!(
+        text.contains("Mark Ledger reviewed (the cursor's row)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("reviewed by ada at 2026-11-21 09:30 UTC, without a note"),
+        "{text}"
+    );
+}
+
+/// Item 5: a mark the history refuses keeps the cursor on the row.
+#[test]
+fn a_refused_mark_keeps_the_cursor_on_its_row() {
+    let mut app = inventory_with(vec![]);
+    app.inventory.list.select(0);
+    app.handle(key('m'), NOW);
+    let effects = app.handle(special(KeyCode::Enter), NOW);
+    let written = first_in(&effects, REVIEW_MARK).expect("the mark is written");
+    let mut away = not_found("x");
+    away.status = None;
+    away.kind = Some(ErrorKind::HistoryAway);
+    away.summary = "history: unreachable".into();
+    app.handle(written.fail(away), NOW);
+    assert!(screen(&app, 120, 35).contains("NOT marked"));
+    assert_eq!(app.inventory.list.selected, 0, "the cursor stays");
+}
+
+/// Item 6: another process's mark, written just after a check, shows within
+/// a minute even when every answer of the history takes 5 s.
+#[test]
+fn another_processs_mark_shows_within_a_minute_on_a_slow_history() {
+    let (mut app, token) = inventory_and_version_check(vec![]);
+    app.handle(version(token, 4), NOW);
+    let written_at = NOW + Duration::seconds(1);
+    let slow = Duration::seconds(5);
+    let mut at = NOW;
+    let shown_at = loop {
+        let wake = app.next_wake().expect("a check to come");
+        at = at.max(wake);
+        let effects = app.handle(Msg::Wake, at);
+        let Some(check) = first_in(&effects, vantage::tui::app::HISTORY_VERSION) else {
+            continue;
+        };
+        at += slow;
+        let moved = if at > written_at { 5 } else { 4 };
+        let effects = app.handle(version(check.token, moved), at);
+        if let Some(read) = first_in(&effects, REVIEW_MARKS) {
+            at += slow;
+            app.handle(read.ok(vec![changed_mark()]), at);
+            break at;
+        }
+        assert!(at < written_at + Duration::minutes(2), "never read");
+    };
+    assert!(screen(&app, 120, 35).contains("Δ Ledger"));
+    assert!(
+        shown_at - written_at <= Duration::minutes(1),
+        "shown {} s after the write",
+        (shown_at - written_at).whole_seconds()
+    );
 }

@@ -6,8 +6,6 @@
 
 use crate::common;
 use crate::tui::support::key;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use std::sync::Arc;
 use time::OffsetDateTime;
 use vantage::api::sleeper::ManualSleeper;
@@ -45,9 +43,8 @@ async fn run_effects(
 }
 
 fn screen(app: &App, now: OffsetDateTime) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(110, 30)).unwrap();
-    terminal.draw(|frame| app.draw(frame, now)).unwrap();
-    let buffer = terminal.backend().buffer();
+    let frame = crate::tui::support::drawn(app, 110, 30, now);
+    let buffer = frame.buffer();
     let mut text = String::new();
     for y in 0..buffer.area.height {
         for x in 0..buffer.area.width {

@@ -8,8 +8,6 @@
 use std::collections::HashSet;
 
 use crossterm::event::KeyCode;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::json;
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
@@ -24,7 +22,7 @@ use vantage::tui::watchlist;
 use crate::common::items::inventory_item;
 pub(crate) use crate::tui::support::special;
 use crate::tui::support::{
-    answer, answer_inventory_page, app, asked, asked_in, inventory_pages, key, only,
+    Drawn, answer, answer_inventory_page, app, asked, asked_in, drawn, inventory_pages, key, only,
 };
 use vantage::tui::ops::{GetBreakdowns, ListPii};
 use vantage::tui::ops::{GetMember, GetRealtime, ListMembers, LoadWatchlist, SaveWatchlist};
@@ -51,14 +49,14 @@ fn transport_error() -> ErrorInfo {
     error(None, None, None)
 }
 
-pub(crate) fn screen(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
-    terminal
+/// The App drawn at `NOW`.
+pub(crate) fn screen(app: &App, width: u16, height: u16) -> Drawn {
+    drawn(app, width, height, NOW)
 }
 
-pub(crate) fn text(terminal: &Terminal<TestBackend>) -> String {
-    terminal.backend().to_string()
+/// The whole frame, as text.
+pub(crate) fn text(frame: &Drawn) -> String {
+    frame.full()
 }
 
 // --- Inventory selection ---------------------------------------------------------
@@ -637,14 +635,10 @@ fn refreshes_go_on_across_midnight_and_a_clock_that_jumps_backwards() {
         ),
         due,
     );
-    let mut terminal = Terminal::new(TestBackend::new(120, 35)).unwrap();
-    terminal
-        .draw(|frame| app.draw(frame, datetime!(2026-11-23 00:00:05 UTC)))
-        .unwrap();
-    let drawn = text(&terminal);
+    let shown = drawn(&app, 120, 35, datetime!(2026-11-23 00:00:05 UTC)).full();
     assert!(
-        drawn.contains("23:36") && drawn.contains("00:05"),
-        "{drawn}"
+        shown.contains("23:36") && shown.contains("00:05"),
+        "{shown}"
     );
 
     // The wall clock jumps back an hour while the runtime sleeps: the wake that
@@ -1204,7 +1198,7 @@ fn snapshot_members() {
         let app = members_snapshot_app(width, height);
         insta::assert_snapshot!(
             format!("members_{width}x{height}"),
-            screen(&app, width, height).backend()
+            drawn(&app, width, height, NOW).body()
         );
     }
 }
@@ -1215,7 +1209,7 @@ fn snapshot_monitor() {
         let app = monitor_snapshot_app();
         insta::assert_snapshot!(
             format!("monitor_{width}x{height}"),
-            screen(&app, width, height).backend()
+            drawn(&app, width, height, NOW).body()
         );
     }
 }
@@ -1243,7 +1237,7 @@ fn snapshot_monitor_watch_grid() {
             NOW,
         );
     }
-    insta::assert_snapshot!("monitor_grid_120x35", screen(&app, 120, 35).backend());
+    insta::assert_snapshot!("monitor_grid_120x35", drawn(&app, 120, 35, NOW).body());
 }
 
 #[test]
@@ -1252,7 +1246,7 @@ fn snapshot_analytics() {
         let app = analytics_snapshot_app();
         insta::assert_snapshot!(
             format!("analytics_{width}x{height}"),
-            screen(&app, width, height).backend()
+            drawn(&app, width, height, NOW).body()
         );
     }
 }
@@ -1263,7 +1257,7 @@ fn snapshot_personal_data() {
         let app = pii_snapshot_app();
         insta::assert_snapshot!(
             format!("personal_data_{width}x{height}"),
-            screen(&app, width, height).backend()
+            drawn(&app, width, height, NOW).body()
         );
     }
 }
@@ -1273,9 +1267,7 @@ fn a_refresh_with_the_same_data_changes_no_cell() {
     let mut app = app();
     let first = open_monitor(&mut app);
     answer_realtime(&mut app, &first, NOW);
-    let mut terminal = Terminal::new(TestBackend::new(120, 35)).unwrap();
-    terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
-    let before = terminal.backend().buffer().clone();
+    let before = drawn(&app, 120, 35, NOW).buffer().clone();
     let mut now = NOW;
     for _ in 0..5 {
         now = app.wake_at().unwrap();
@@ -1292,10 +1284,9 @@ fn a_refresh_with_the_same_data_changes_no_cell() {
         );
     }
     assert_eq!(now, NOW + Duration::seconds(50));
-    terminal.draw(|frame| app.draw(frame, now)).unwrap();
-    let after = terminal.backend().buffer();
+    let after = drawn(&app, 120, 35, now);
     assert!(
-        before.diff(after).is_empty(),
+        before.diff(after.buffer()).is_empty(),
         "no counter or clock on screen: nothing to rewrite"
     );
 }

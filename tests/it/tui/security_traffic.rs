@@ -4,11 +4,9 @@
 
 use crate::common::items;
 use crate::tui::support::{
-    Fetch, answer, answer_inventory_page, asked, asked_in, key, only, special as code,
+    Fetch, answer, answer_inventory_page, asked, asked_in, drawn, key, only, special as code,
 };
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::macros::datetime;
@@ -39,10 +37,9 @@ fn app() -> App {
     )
 }
 
-fn draw(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| app.draw(frame, NOW)).unwrap();
-    terminal
+/// The whole frame at `NOW`, as text.
+fn draw(app: &App, width: u16, height: u16) -> String {
+    drawn(app, width, height, NOW).full()
 }
 
 fn inventory_item(n: usize) -> Value {
@@ -144,20 +141,22 @@ fn findings_page(has_more: bool) -> Page<ScanFinding> {
     .unwrap()
 }
 
+/// The first project as its read answers: no dates and no owner known.
+fn clinic_portal() -> Project {
+    serde_json::from_value(items::project(json!({
+        "id": "prj_00000", "name": "Clinic portal 0", "created_at": null,
+        "last_edited_at": null, "owner_id": null
+    })))
+    .unwrap()
+}
+
 /// The first project opened, its Security part open, scans answered.
 fn security_open() -> App {
     let mut app = app();
     with_inventory(&mut app);
     let effects = app.handle(code(KeyCode::Enter), NOW);
     let read = only(&effects, PROJECT);
-    let project: Project = serde_json::from_value(json!({
-        "id": "prj_00000", "name": "Clinic portal 0", "description": null, "created_at": null,
-        "last_edited_at": null, "latest_commit_sha": null, "latest_screenshot_url": null,
-        "owner_id": null, "workspace_id": "ws_test", "is_published": true, "preview_url": null,
-        "publish_audience": "public", "publish_audience_targets": [], "visibility": "workspace_edit"
-    }))
-    .unwrap();
-    app.handle(read.ok(project), NOW);
+    app.handle(read.ok(clinic_portal()), NOW);
     let effects = app.handle(key('d'), NOW);
     let read = only(&effects, SCANS);
     assert_eq!(
@@ -209,7 +208,7 @@ fn scans_then_findings_then_back_and_filters_reload_the_findings() {
     // `t` opens the filter menu; space ticks `level error`. The findings load
     // again from the first page, filtered here.
     assert!(asked(&app.handle(key('t'), NOW)).is_empty());
-    let menu = draw(&app, 100, 30).backend().to_string();
+    let menu = draw(&app, 100, 30);
     assert!(
         menu.contains("[ ] level error") && menu.contains("[ ] status fixed"),
         "{menu}"
@@ -314,7 +313,7 @@ fn the_description_scrolls_and_stops_at_its_end() {
     }
     assert!(part(&app).description_scroll > 0);
     // Drawn at its end, the pane still shows text, never a blank box.
-    let text = draw(&app, 80, 24).backend().to_string();
+    let text = draw(&app, 80, 24);
     assert!(text.contains("query") || text.contains("rotate"), "{text}");
     app.handle(key('j'), NOW);
     assert_eq!(
@@ -331,7 +330,7 @@ fn hostile_finding_text_is_escaped_on_screen() {
     for _ in 0..3 {
         app.handle(key('j'), NOW);
     }
-    let text = draw(&app, 120, 35).backend().to_string();
+    let text = draw(&app, 120, 35);
     assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}') && !text.contains('\u{9b}'));
     assert!(text.contains("evil"), "{text}");
 }
@@ -344,7 +343,7 @@ fn snapshot_security_part() {
         app.handle(key('j'), NOW);
         insta::assert_snapshot!(
             format!("security_part_{width}x{height}"),
-            draw(&app, width, height).backend()
+            drawn(&app, width, height, NOW).body()
         );
     }
 }
@@ -352,7 +351,7 @@ fn snapshot_security_part() {
 #[test]
 fn snapshot_security_scans_only() {
     let app = security_open();
-    insta::assert_snapshot!("security_scans_80x24", draw(&app, 80, 24).backend());
+    insta::assert_snapshot!("security_scans_80x24", drawn(&app, 80, 24, NOW).body());
 }
 
 // ---------------------------------------------------------------- traffic
@@ -447,13 +446,9 @@ fn thirty_days_are_hourly_and_a_year_is_daily() {
 fn snapshot_traffic_chart() {
     for (width, height) in [(120, 35), (80, 24)] {
         let (app, _) = analytics_app();
-        let terminal = draw(&app, width, height);
-        let text = terminal.backend().to_string();
-        assert!(!text.contains('\u{1b}'));
-        insta::assert_snapshot!(
-            format!("traffic_chart_{width}x{height}"),
-            terminal.backend()
-        );
+        let frame = drawn(&app, width, height, NOW);
+        assert!(!frame.full().contains('\u{1b}'));
+        insta::assert_snapshot!(format!("traffic_chart_{width}x{height}"), frame.body());
     }
 }
 
@@ -490,14 +485,7 @@ fn rebinding_the_detail_pane_leaves_the_scans_on_their_key() {
     with_inventory(&mut app);
     let effects = app.handle(code(KeyCode::Enter), NOW);
     let read = only(&effects, PROJECT);
-    let project: Project = serde_json::from_value(json!({
-        "id": "prj_00000", "name": "Clinic portal 0", "description": null, "created_at": null,
-        "last_edited_at": null, "latest_commit_sha": null, "latest_screenshot_url": null,
-        "owner_id": null, "workspace_id": "ws_test", "is_published": true, "preview_url": null,
-        "publish_audience": "public", "publish_audience_targets": [], "visibility": "workspace_edit"
-    }))
-    .unwrap();
-    app.handle(read.ok(project), NOW);
+    app.handle(read.ok(clinic_portal()), NOW);
     let effects = app.handle(key('x'), NOW);
     assert!(
         asked_in(&effects, SCANS).is_empty(),
@@ -590,8 +578,7 @@ fn capital_g_on_a_scans_findings_stops_at_the_budget_reserve() {
         "no page past the reserve"
     );
     assert_eq!(part(&app).findings.rows.len(), 10);
-    let shown: String = draw(&app, 120, 35)
-        .backend()
+    let shown: String = drawn(&app, 120, 35, NOW)
         .buffer()
         .content()
         .iter()

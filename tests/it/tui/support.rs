@@ -200,3 +200,112 @@ pub fn inventory_bulk(effects: &[Effect]) -> Vec<(u64, String)> {
         })
         .collect()
 }
+
+// --- The App drawn, cut into the parts it lays out ---------------------------------
+
+/// The App drawn at `now` on a `width`×`height` `TestBackend`.
+///
+/// Snapshot [`Drawn::body`], the screen's own area, unless the subject is the
+/// frame around it: then [`Drawn::with_status`] (the status line and the key
+/// hints are the point) or [`Drawn::full`]. Adding a tab then changes only the
+/// snapshots whose subject is the frame, and the help's, which lists every
+/// tab (a replay: 8 of 64). The full frames kept on purpose:
+/// - `with_server::insights_80x24` and `insights_120x35`: the tab bar's short
+///   and full titles, and the header as it fits each width;
+/// - `contexts::picker_100x24`: the header with a context's name;
+/// - `with_server::inventory_help_120x35`: the help overlay, which lists every
+///   tab's key;
+/// - `with_server::too_small_50x10`: the too-small notice, drawn instead of
+///   the frame;
+/// - `with_server::narrow_60x16`: the smallest terminal drawn whole, where the
+///   header, the tab bar and the footer each give up what they first drop;
+/// - `with_server::insights_light_80x24` and `insights_no_color_80x24`: the
+///   themes' styles, of the frame as much as of the screen.
+pub fn drawn(app: &App, width: u16, height: u16, now: time::OffsetDateTime) -> Drawn {
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| app.draw(frame, now)).unwrap();
+    let backend = terminal.backend();
+    Drawn {
+        rows: backend.to_string().lines().map(str::to_owned).collect(),
+        buffer: backend.buffer().clone(),
+    }
+}
+
+/// A drawn frame: its rows as `TestBackend` prints them (each quoted, so
+/// trailing blanks show) and its cells with their styles.
+pub struct Drawn {
+    rows: Vec<String>,
+    buffer: ratatui::buffer::Buffer,
+}
+
+/// The rows above the screen's area: the header and the tab bar.
+const ABOVE: usize = 2;
+/// The rows below it: the status line and the footer of key hints.
+const BELOW: usize = 2;
+
+impl Drawn {
+    /// Every row, the frame around the screen included.
+    pub fn full(&self) -> String {
+        self.join(0..self.rows.len())
+    }
+
+    /// The screen's own area: below the tab bar, above the status line.
+    #[track_caller]
+    pub fn body(&self) -> String {
+        self.join(ABOVE..self.chrome_checked() - BELOW)
+    }
+
+    /// The screen's area with the status line and the footer of key hints
+    /// under it, for a test about a notice, the status or the hints.
+    #[track_caller]
+    pub fn with_status(&self) -> String {
+        self.join(ABOVE..self.chrome_checked())
+    }
+
+    /// The header row, quoted.
+    #[track_caller]
+    pub fn header(&self) -> &str {
+        self.chrome_checked();
+        &self.rows[0]
+    }
+
+    /// The tab bar's row, quoted.
+    #[track_caller]
+    pub fn tabs(&self) -> &str {
+        self.chrome_checked();
+        &self.rows[1]
+    }
+
+    /// The status line's row, quoted.
+    #[track_caller]
+    pub fn status(&self) -> &str {
+        &self.rows[self.chrome_checked() - BELOW]
+    }
+
+    /// The cells, with their styles.
+    pub fn buffer(&self) -> &ratatui::buffer::Buffer {
+        &self.buffer
+    }
+
+    /// The number of rows, after checking the frame was drawn with its
+    /// chrome (a terminal too small shows a notice instead).
+    #[track_caller]
+    fn chrome_checked(&self) -> usize {
+        let area = self.buffer.area;
+        assert!(
+            area.width >= vantage::tui::app::MIN_WIDTH
+                && area.height >= vantage::tui::app::MIN_HEIGHT,
+            "{}x{} is too small to have a header, tabs and a status line",
+            area.width,
+            area.height
+        );
+        self.rows.len()
+    }
+
+    fn join(&self, rows: std::ops::Range<usize>) -> String {
+        let mut text = self.rows[rows].join("\n");
+        text.push('\n');
+        text
+    }
+}

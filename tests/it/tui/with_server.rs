@@ -2,9 +2,8 @@
 //! demo fixture through the real client and the in-process reference server.
 
 use crate::common::{self, ENTERPRISE_ADMIN, ENTERPRISE_WS, T0};
+use crate::tui::support::{Drawn, drawn};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use vantage::api::{ApiKey, Client, ClientConfig};
 use vantage::server::RunningServer;
 use vantage::tui::app::{App, Identity, Msg};
@@ -86,10 +85,8 @@ impl Harness {
         self.run(effects).await;
     }
 
-    fn render(&self, width: u16, height: u16) -> Terminal<TestBackend> {
-        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-        terminal.draw(|frame| self.app.draw(frame, T0)).unwrap();
-        terminal
+    fn render(&self, width: u16, height: u16) -> Drawn {
+        drawn(&self.app, width, height, T0)
     }
 }
 
@@ -106,29 +103,28 @@ fn dark() -> AppSettings {
     crate::tui::support::settings(ThemeName::Dark, ColorDepth::TrueColor)
 }
 
+/// Whole frames on purpose: the tab bar's full titles at 120 columns and its
+/// short ones at 80, and the header as it fits each.
 #[tokio::test]
 async fn insights_screen() {
     let harness = Harness::new(ENTERPRISE_ADMIN, dark()).await;
-    snapshot!("insights_120x35", harness.render(120, 35).backend());
-    snapshot!("insights_80x24", harness.render(80, 24).backend());
+    snapshot!("insights_120x35", harness.render(120, 35).full());
+    snapshot!("insights_80x24", harness.render(80, 24).full());
 }
 
 #[tokio::test]
 async fn insights_with_a_priority_filter() {
     let mut harness = Harness::new(ENTERPRISE_ADMIN, dark()).await;
     harness.keys("p").await;
-    snapshot!(
-        "insights_filtered_120x35",
-        harness.render(120, 35).backend()
-    );
+    snapshot!("insights_filtered_120x35", harness.render(120, 35).body());
 }
 
 #[tokio::test]
 async fn inventory_screen() {
     let mut harness = Harness::new(ENTERPRISE_ADMIN, dark()).await;
     harness.keys("2").await;
-    snapshot!("inventory_120x35", harness.render(120, 35).backend());
-    snapshot!("inventory_80x24", harness.render(80, 24).backend());
+    snapshot!("inventory_120x35", harness.render(120, 35).body());
+    snapshot!("inventory_80x24", harness.render(80, 24).body());
 }
 
 /// Issue 27: at 200x50 the inventory shows the ID column, and no owner that
@@ -137,8 +133,8 @@ async fn inventory_screen() {
 async fn inventory_at_200_columns_shows_ids_and_whole_owners() {
     let mut harness = Harness::new(ENTERPRISE_ADMIN, dark()).await;
     harness.keys("2").await;
-    let terminal = harness.render(200, 50);
-    let shown = terminal.backend().to_string();
+    let frame = harness.render(200, 50);
+    let shown = frame.body();
     let header = shown
         .lines()
         .find(|line| line.contains("Priority") && line.contains("Name"))
@@ -156,7 +152,7 @@ async fn inventory_at_200_columns_shows_ids_and_whole_owners() {
             }
         }
     }
-    snapshot!("inventory_200x50", terminal.backend());
+    snapshot!("inventory_200x50", shown);
 }
 
 /// `:columns` chooses the inventory's columns, in the order given.
@@ -166,7 +162,7 @@ async fn the_palette_chooses_the_inventory_columns() {
     harness.keys("2:columns name,owner,id,visitors_7d").await;
     harness.key(KeyCode::Enter).await;
     let header = |harness: &Harness| {
-        let shown = harness.render(120, 35).backend().to_string();
+        let shown = harness.render(120, 35).body();
         let header = shown
             .lines()
             .find(|line| line.contains("Name") && line.contains("Owner"))
@@ -195,10 +191,7 @@ async fn inventory_opened_from_a_finding_type() {
     // The third finding type: external collaborators.
     harness.keys("jj").await;
     harness.key(KeyCode::Enter).await;
-    snapshot!(
-        "inventory_finding_120x35",
-        harness.render(120, 35).backend()
-    );
+    snapshot!("inventory_finding_120x35", harness.render(120, 35).body());
 }
 
 #[tokio::test]
@@ -207,11 +200,8 @@ async fn inventory_with_filters_and_sort() {
     harness.keys("2p").await;
     // Sort by name with the sort menu's hotkey: names start A→Z (issue 27).
     harness.keys("sn").await;
-    snapshot!(
-        "inventory_filtered_120x35",
-        harness.render(120, 35).backend()
-    );
-    snapshot!("inventory_filtered_80x24", harness.render(80, 24).backend());
+    snapshot!("inventory_filtered_120x35", harness.render(120, 35).body());
+    snapshot!("inventory_filtered_80x24", harness.render(80, 24).body());
 }
 
 #[tokio::test]
@@ -219,24 +209,48 @@ async fn inventory_gate_for_a_business_workspace() {
     let mut harness =
         Harness::for_workspace(common::BUSINESS_ADMIN, common::BUSINESS_WS, dark()).await;
     harness.keys("2").await;
-    snapshot!("inventory_gate_120x35", harness.render(120, 35).backend());
+    snapshot!(
+        "inventory_gate_120x35",
+        harness.render(120, 35).with_status()
+    );
 }
 
 #[tokio::test]
 async fn insights_with_an_error() {
     let harness = Harness::new(common::PROJECTS_READ, dark()).await;
-    snapshot!("insights_error_120x35", harness.render(120, 35).backend());
+    snapshot!(
+        "insights_error_120x35",
+        harness.render(120, 35).with_status()
+    );
 }
 
+/// Whole frames on purpose: the help lists every tab's key, and a terminal
+/// too small shows a notice instead of the frame.
 #[tokio::test]
 async fn help_overlay_and_too_small() {
     let mut harness = Harness::new(ENTERPRISE_ADMIN, dark()).await;
     harness.keys("2?").await;
-    snapshot!("inventory_help_120x35", harness.render(120, 35).backend());
-    snapshot!("too_small_50x10", harness.render(50, 10).backend());
+    snapshot!("inventory_help_120x35", harness.render(120, 35).full());
+    snapshot!("too_small_50x10", harness.render(50, 10).full());
 }
 
-/// Styles are part of these snapshots: the buffer's debug form lists them.
+/// The smallest terminal vantage draws in, whole on purpose: the header, the
+/// tab bar and the footer each give up what they drop first.
+#[tokio::test]
+async fn the_smallest_terminal_drawn_whole() {
+    let mut harness = Harness::new(ENTERPRISE_ADMIN, dark()).await;
+    harness.keys("2").await;
+    let (width, height) = (vantage::tui::app::MIN_WIDTH, vantage::tui::app::MIN_HEIGHT);
+    let frame = harness.render(width, height);
+    // The tab on screen keeps its title; every other tab shows its key.
+    assert!(frame.tabs().contains("2 Inventory"), "{}", frame.tabs());
+    assert!(!frame.tabs().contains("Insights"), "{}", frame.tabs());
+    snapshot!("narrow_60x16", frame.full());
+}
+
+/// Styles are part of these snapshots, of the frame as much as of the screen
+/// (the header's and the active tab's colours), so they are kept whole: the
+/// buffer's debug form lists them.
 #[tokio::test]
 async fn light_theme_and_no_color() {
     let light = Harness::new(
@@ -244,14 +258,14 @@ async fn light_theme_and_no_color() {
         crate::tui::support::settings(ThemeName::Light, ColorDepth::TrueColor),
     )
     .await;
-    let light_buffer = light.render(80, 24).backend().buffer().clone();
+    let light_buffer = light.render(80, 24).buffer().clone();
     insta::assert_debug_snapshot!("insights_light_80x24", light_buffer);
     let mono = Harness::new(
         ENTERPRISE_ADMIN,
         crate::tui::support::settings(ThemeName::Dark, ColorDepth::None),
     )
     .await;
-    let mono_buffer = mono.render(80, 24).backend().buffer().clone();
+    let mono_buffer = mono.render(80, 24).buffer().clone();
     let uses_color = mono_buffer.content().iter().any(|cell| {
         cell.fg != ratatui::style::Color::Reset || cell.bg != ratatui::style::Color::Reset
     });

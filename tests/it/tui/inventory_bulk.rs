@@ -1,8 +1,8 @@
-//! The inventory path as a new user walked it on a 5,000-project workspace
-//! (issue 14): a finding opened from insights shows exactly that finding, bulk
-//! changes stop at the first missing-scope 403 for the session, `A` marks
-//! every row of the view, the bulk confirm says what it costs and keeps a
-//! reserve, and the insights legend keeps every number whole.
+//! The inventory's marks and bulk changes on a 5,000-project workspace
+//! (issue 14): bulk changes stop at the first missing-scope 403 for the
+//! session, `A` marks every row of the view, the bulk confirm says what it
+//! costs and keeps a reserve; and the inventory opened from a finding of
+//! insights shows exactly that finding, whose legend keeps every number whole.
 
 #![allow(clippy::result_large_err)]
 
@@ -20,7 +20,8 @@ use crate::tui::lists::{inventory_requests as page_requests, inventory_with, rat
 use crate::tui::screens::{NOW, error, screen, special, text};
 use crate::tui::state::page;
 use crate::tui::support::{
-    answer, answer_inventory_page, asked, inventory_asked, inventory_bulk, only,
+    answer, answer_inventory_page, asked, drawn, inventory_asked, inventory_bulk, inventory_pages,
+    only,
 };
 use crate::tui::support::{app, bulk_outcomes, key};
 use vantage::tui::screens::{insights, inventory};
@@ -188,7 +189,7 @@ fn a_bulk_change_refused_for_scope_stops_and_turns_writes_off_for_the_session() 
     );
     insta::assert_snapshot!(
         "inventory_bulk_refused_for_scope_80x24",
-        screen(&app, 80, 24).backend()
+        drawn(&app, 80, 24, NOW).with_status()
     );
     // Closed, the marks stay; v and u refuse in words, with no confirm.
     app.handle(special(KeyCode::Esc), NOW);
@@ -279,7 +280,7 @@ fn capital_a_stopped_by_the_budget_says_only_the_loaded_are_marked() {
     app.handle(key('r'), NOW);
     insta::assert_snapshot!(
         "inventory_bulk_confirm_of_loaded_80x24",
-        screen(&app, 80, 24).backend()
+        drawn(&app, 80, 24, NOW).with_status()
     );
     let shown = text(&screen(&app, 120, 35));
     assert!(
@@ -423,5 +424,46 @@ fn a_project_id_typed_into_the_search_is_looked_up() {
                     project_id: "prj_c743bb8ce4a5".into()
                 }),
         "{effects:?}"
+    );
+}
+
+#[test]
+fn an_unknown_pii_count_reads_at_least_one_under_the_has_pii_filter() {
+    let mut app = app();
+    inventory_with(&mut app, 3, 3);
+    let shown = text(&screen(&app, 120, 35));
+    assert!(shown.contains("PII ? not sent"), "the legend: {shown}");
+    // The rows a `has_pii=true` list holds have at least one finding each.
+    app.inventory.query.has_pii = Some(true);
+    let shown = text(&screen(&app, 120, 35));
+    let row = shown
+        .lines()
+        .find(|line| line.contains("Project 0"))
+        .expect("the first row");
+    assert!(row.contains("≥1"), "{row}");
+    assert!(
+        shown.contains("PII ≥1 not sent, the filter proves one"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn marked_all_does_not_outlive_the_marks() {
+    let mut app = app();
+    crate::tui::lists::rate(&mut app, 100, 120);
+    inventory_with(&mut app, 100, 187);
+    // `A` loads the rest of the view, then says it marked it all.
+    let effects = app.handle(key('A'), NOW);
+    let (token, _) = inventory_pages(&effects).pop().expect("the next page");
+    app.handle(
+        answer_inventory_page(token, crate::tui::state::page(100..187, 187, false)),
+        NOW,
+    );
+    assert!(text(&screen(&app, 120, 35)).contains("marked all 187"));
+    app.handle(key('C'), NOW);
+    let shown = text(&screen(&app, 120, 35));
+    assert!(
+        !shown.contains("marked all") && shown.contains("marks cleared"),
+        "{shown}"
     );
 }

@@ -1,208 +1,23 @@
-//! Issue 35, a reviewer's second day, items 1-11: marks hold what the
-//! reviewer saw (the own write included, a live change flagged at once, an
-//! empty note for a second reviewer, a refused mark that keeps the cursor,
-//! another process's mark within a minute), a 404 that says the project is
-//! gone on every tab, and one project in focus with one origin.
+//! The project in focus: one project that every project tab shows by name,
+//! with one origin (issue 24; issue 35 items 9-11: the monitor's pick, back
+//! and forward, the breadcrumb), and a project gone that says so on every tab
+//! with its last known name (issue 35 items 7-8).
 
 #![allow(clippy::result_large_err)]
 
 use crossterm::event::KeyCode;
-use serde_json::json;
 use time::Duration;
-use vantage::api::model::{InventoryItem, Project};
-use vantage::history::{NewMark, ProjectState, SeenState, Store};
-use vantage::tui::app::{App, Msg, REVIEW_MARK, REVIEW_MARKS};
-use vantage::tui::effect::ErrorKind;
-use vantage::tui::effect::{ErrorInfo, Gate};
+use vantage::tui::app::App;
+use vantage::tui::effect::Gate;
 use vantage::tui::nav::Tab;
-use vantage::tui::ops::{GetProject, UpdateProject};
-use vantage::tui::review::ops::MarkReviewed;
+use vantage::tui::ops::ListPii;
 use vantage::tui::screens::{analytics, pii, project};
 
-use crate::tui::changes::screen;
-use crate::tui::review_marks::{NOW, changed_mark, inventory_and_version_check, inventory_with};
-use crate::tui::review_marks::{item, version};
-use crate::tui::support::{asked_in, first_in, key, only, special};
-
-fn project_of(id: &str, name: &str) -> Project {
-    serde_json::from_value(json!({
-        "id": id, "name": name, "workspace_id": "ws_test", "is_published": false,
-        "publish_audience": null, "visibility": "workspace_view"
-    }))
-    .unwrap()
-}
-
-fn not_found(kind: &str) -> ErrorInfo {
-    ErrorInfo {
-        status: Some(404),
-        kind: Some(kind.into()),
-        detail: None,
-        request_id: Some("req_404".into()),
-        summary: format!("{kind} (HTTP 404)"),
-        gate: None,
-        at: NOW,
-    }
-}
-
-/// Enter on the cursor's row, and its read answered.
-fn open_and_read(app: &mut App, id: &str, name: &str) {
-    let effects = app.handle(special(KeyCode::Enter), NOW);
-    let read = only(&effects, project::PROJECT);
-    assert_eq!(read.op::<GetProject>().project_id, id);
-    app.handle(read.ok(project_of(id, name)), NOW);
-}
-
-/// `m`, then Enter: the mark asked of the history.
-fn mark(app: &mut App) -> MarkReviewed {
-    app.handle(key('m'), NOW);
-    let effects = app.handle(special(KeyCode::Enter), NOW);
-    first_in(&effects, REVIEW_MARK)
-        .expect("the mark is written")
-        .op::<MarkReviewed>()
-        .clone()
-}
-
-/// Item 1: `e` on the project screen, then `m`: the mark holds the name the
-/// reviewer just gave, not the row the screen was opened on.
-#[test]
-fn a_mark_on_the_project_screen_holds_the_reviewers_own_write() {
-    let mut app = inventory_with(vec![]);
-    open_and_read(&mut app, "prj_a", "Ledger");
-    app.handle(key('e'), NOW);
-    app.handle(key('2'), NOW);
-    let effects = app.handle(special(KeyCode::Enter), NOW);
-    let write = only(&effects, project::WRITE);
-    assert_eq!(
-        write.op::<UpdateProject>().update.name.as_deref(),
-        Some("Ledger2")
-    );
-    app.handle(write.ok(project_of("prj_a", "Ledger2")), NOW);
-    let MarkReviewed { projects, .. } = mark(&mut app);
-    let seen = projects[0].1.as_ref().expect("the state seen");
-    assert_eq!(seen.state.name.as_deref(), Some("Ledger2"), "{seen:?}");
-}
-
-/// Item 3: a row that differs from the reviewed state says so at once,
-/// naming the field, with no snapshot taken since the mark.
-#[test]
-fn a_live_row_that_differs_from_the_review_is_changed_since_review_at_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("history.sqlite3")).unwrap();
-    let mut reviewed: InventoryItem = serde_json::from_value(item("prj_a", "Ledger")).unwrap();
-    reviewed.visibility = Some(vantage::api::model::Visibility::WorkspaceEdit);
-    let marked_at = NOW - Duration::hours(1);
-    let new = NewMark {
-        project_id: "prj_a".into(),
-        note: None,
-        reviewer: Some("ada".into()),
-        seen: Some(SeenState {
-            state: ProjectState::from_item(&reviewed),
-            read_at: marked_at,
-        }),
-    };
-    store.mark_reviewed("ws_test", &new, marked_at).unwrap();
-    let marks = store.reviewed_marks("ws_test").unwrap();
-    assert_eq!(marks[0].changed_since_review, None, "no snapshot since");
-    // The live rows (read at NOW) show prj_a view-only now.
-    let app = inventory_with(marks);
-    let text = screen(&app, 120, 35);
-    assert!(text.contains("Δ Ledger"), "{text}");
-    assert!(!text.contains("✓ Ledger"), "{text}");
-    assert!(
-        text.contains("changed since review: visibility: workspace_edit → workspace_view"),
-        "{text}"
-    );
-}
-
-/// Item 4: a second reviewer's field starts empty; the first one's note
-/// shows above it.
-#[test]
-fn a_second_reviewer_starts_with_an_empty_note_and_sees_the_earlier_one() {
-    let mut app = inventory_with(vec![changed_mark()]);
-    app.inventory.list.select(0);
-    app.handle(key('m'), NOW);
-    let text = screen(&app, 120, 35);
-    assert!(
-        text.contains("earlier note by ada: view-only for members now"),
-        "{text}"
-    );
-    let effects = app.handle(special(KeyCode::Enter), NOW);
-    let written = first_in(&effects, REVIEW_MARK).expect("the mark is written");
-    assert_eq!(written.op::<MarkReviewed>().note, None);
-}
-
-/// The walk's small defect: the note's title said "(nothing marked)" while
-/// another reviewer's mark stood. It names the cursor's row, and the mark
-/// that stands (its note or none) shows above the field.
-#[test]
-fn the_note_says_whose_mark_stands_never_nothing_marked() {
-    let mut standing = changed_mark();
-    standing.note = None;
-    let mut app = inventory_with(vec![standing]);
-    app.inventory.list.select(0);
-    app.handle(key('m'), NOW);
-    let text = screen(&app, 120, 35);
-    assert!(!text.contains("nothing marked"), "{text}");
-    assert!(
-        text.contains("Mark Ledger reviewed (the cursor's row)"),
-        "{text}"
-    );
-    assert!(
-        text.contains("reviewed by ada at 2026-11-21 09:30 UTC, without a note"),
-        "{text}"
-    );
-}
-
-/// Item 5: a mark the history refuses keeps the cursor on the row.
-#[test]
-fn a_refused_mark_keeps_the_cursor_on_its_row() {
-    let mut app = inventory_with(vec![]);
-    app.inventory.list.select(0);
-    app.handle(key('m'), NOW);
-    let effects = app.handle(special(KeyCode::Enter), NOW);
-    let written = first_in(&effects, REVIEW_MARK).expect("the mark is written");
-    let mut away = not_found("x");
-    away.status = None;
-    away.kind = Some(ErrorKind::HistoryAway);
-    away.summary = "history: unreachable".into();
-    app.handle(written.fail(away), NOW);
-    assert!(screen(&app, 120, 35).contains("NOT marked"));
-    assert_eq!(app.inventory.list.selected, 0, "the cursor stays");
-}
-
-/// Item 6: another process's mark, written just after a check, shows within
-/// a minute even when every answer of the history takes 5 s.
-#[test]
-fn another_processs_mark_shows_within_a_minute_on_a_slow_history() {
-    let (mut app, token) = inventory_and_version_check(vec![]);
-    app.handle(version(token, 4), NOW);
-    let written_at = NOW + Duration::seconds(1);
-    let slow = Duration::seconds(5);
-    let mut at = NOW;
-    let shown_at = loop {
-        let wake = app.next_wake().expect("a check to come");
-        at = at.max(wake);
-        let effects = app.handle(Msg::Wake, at);
-        let Some(check) = first_in(&effects, vantage::tui::app::HISTORY_VERSION) else {
-            continue;
-        };
-        at += slow;
-        let moved = if at > written_at { 5 } else { 4 };
-        let effects = app.handle(version(check.token, moved), at);
-        if let Some(read) = first_in(&effects, REVIEW_MARKS) {
-            at += slow;
-            app.handle(read.ok(vec![changed_mark()]), at);
-            break at;
-        }
-        assert!(at < written_at + Duration::minutes(2), "never read");
-    };
-    assert!(screen(&app, 120, 35).contains("Δ Ledger"));
-    assert!(
-        shown_at - written_at <= Duration::minutes(1),
-        "shown {} s after the write",
-        (shown_at - written_at).whole_seconds()
-    );
-}
+use crate::tui::changes::{change_set, changes_app, screen};
+use crate::tui::lists::inventory_with as loaded_inventory;
+use crate::tui::project_facts::{answer_project_read, palette};
+use crate::tui::review_marks::{NOW, inventory_with, not_found, open_and_read, project_of};
+use crate::tui::support::{app, asked_in, key, only, special};
 
 /// Item 7: a read that answers 404 `project_not_found` says the project is
 /// gone, with the name last known, on the project screen and on tabs 5 and
@@ -456,4 +271,94 @@ fn back_walks_projects_left_before_they_loaded() {
             "project prj_b"
         ]
     );
+}
+
+// --- One project in focus that every project tab shows (issue 24) -----------
+
+#[test]
+fn a_project_opened_by_id_is_the_one_tabs_4_5_and_6_show_by_name() {
+    let mut app = app();
+    // The inventory's cursor is on another project, Project 0.
+    loaded_inventory(&mut app, 3, 3);
+    let effects = palette(&mut app, "prj_c599a0ae18ae");
+    answer_project_read(&mut app, &effects, "prj_c599a0ae18ae", "Support studio 17");
+    let header = |app: &App| {
+        screen(app, 120, 35)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(
+        header(&app).contains("Support studio 17"),
+        "{}",
+        header(&app)
+    );
+
+    let effects = app.handle(key('6'), NOW);
+    let shown = screen(&app, 120, 35);
+    assert!(
+        shown.contains("Personal data in Support studio 17") && !shown.contains("Project 0"),
+        "{shown}"
+    );
+    let fetch = only(&effects, pii::PAGE);
+    assert_eq!(fetch.op::<ListPii>().project_id, "prj_c599a0ae18ae");
+
+    app.handle(key('5'), NOW);
+    let shown = screen(&app, 120, 35);
+    assert!(shown.contains("Visitors of Support studio 17"), "{shown}");
+
+    app.handle(key('4'), NOW);
+    assert!(
+        header(&app).contains("Monitor › Support studio 17"),
+        "{}",
+        header(&app)
+    );
+    assert_eq!(
+        app.monitor.shown().first().map(|p| p.id.as_str()),
+        Some("prj_c599a0ae18ae")
+    );
+}
+
+#[test]
+fn a_move_of_the_inventory_cursor_moves_the_focus() {
+    let mut app = app();
+    loaded_inventory(&mut app, 3, 3);
+    app.handle(key('j'), NOW);
+    app.handle(key('6'), NOW);
+    assert!(screen(&app, 120, 35).contains("Personal data in Project 1"));
+}
+
+#[test]
+fn esc_from_a_project_opened_from_changes_lands_on_changes() {
+    let mut app = changes_app(change_set());
+    // The fourth row: a project change (Budget tracker).
+    for _ in 0..3 {
+        app.handle(key('j'), NOW);
+    }
+    app.handle(special(KeyCode::Enter), NOW);
+    assert!(app.project.is_some());
+    app.handle(special(KeyCode::Esc), NOW);
+    assert_eq!(app.tab, Tab::Changes);
+    assert!(app.project.is_none());
+}
+
+#[test]
+fn two_from_a_projects_personal_data_lands_on_the_list_at_that_project() {
+    let mut app = app();
+    loaded_inventory(&mut app, 3, 3);
+    app.handle(key('j'), NOW);
+    app.handle(key('j'), NOW);
+    app.handle(special(KeyCode::Enter), NOW);
+    // Its scans pane, then its personal data, then the inventory.
+    app.handle(key('d'), NOW);
+    app.handle(key('6'), NOW);
+    assert!(screen(&app, 120, 35).contains("Personal data in Project 2"));
+    app.handle(key('2'), NOW);
+    assert_eq!(app.tab, Tab::Inventory);
+    assert!(
+        app.project.is_none(),
+        "the list, not the project's scans pane"
+    );
+    assert_eq!(app.inventory.list.selected, 2);
 }

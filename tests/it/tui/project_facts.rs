@@ -1,8 +1,12 @@
-//! Issue 24, facts with a source: a project opened without its loaded row
-//! takes the newest local snapshot's state (labelled with its age) before any
-//! request to the service; only a project the snapshot lacks costs a search.
+//! The project screen's facts, each with its source (issue 24): a project
+//! opened without its loaded row takes the newest local snapshot's state
+//! (labelled with its age) before any request to the service; only a project
+//! the snapshot lacks costs a search by name, which picks the row by its id.
+//! Nothing is made up while a fact is unknown.
 
-use vantage::api::model::Project;
+use crossterm::event::KeyCode;
+use serde_json::json;
+use vantage::api::model::{InventoryItem, InventoryPage, Project};
 use vantage::history::{ProjectState, SnapshotInfo};
 use vantage::tui::app::App;
 use vantage::tui::effect::Effect;
@@ -10,9 +14,13 @@ use vantage::tui::ops::ListInventory;
 use vantage::tui::review::ops::LatestProjectState;
 use vantage::tui::screens::project::{FACTS, PROJECT};
 
+use crate::common::items::inventory_item;
+use crate::tui::changes::{change_set, changes_app};
 use crate::tui::lists::inventory_with;
 use crate::tui::screens::{NOW, screen, text};
-use crate::tui::support::{app, asked, asked_in, inventory_pages, key, special};
+use crate::tui::support::{
+    answer_inventory_page, app, asked, asked_in, drawn, inventory_pages, key, only, special,
+};
 
 const ID: &str = "prj_10befad0e55d";
 
@@ -234,5 +242,171 @@ fn a_project_gone_is_named_as_the_snapshot_knows_it() {
             .is_some_and(|c| c == "Clinic manager 86"),
         "{:?}",
         app.breadcrumbs()
+    );
+}
+
+// --- Found by id or by name, read from the service (issue 24) -----------------
+
+/// A project that needs review, scanned, visited and connected: the facts a
+/// made-up row would show as zeros, `never` and `none`.
+pub(crate) fn rich_item(id: &str, name: &str) -> InventoryItem {
+    serde_json::from_value(inventory_item(json!({
+        "id": id, "name": name, "visibility": "workspace_view",
+        "connectors": ["resend", "twilio"],
+        "edit_count": 12, "message_count": 40, "edits_24h": 1, "edits_7d": 5, "edits_30d": 9,
+        "visitors_24h": 1200, "visitors_7d": 8911, "visitors_30d": 20000,
+        "last_security_scan_at": "2026-11-21T10:00:00Z"
+    })))
+    .unwrap()
+}
+
+pub(crate) fn page_of(items: Vec<InventoryItem>) -> InventoryPage {
+    let total = items.len();
+    serde_json::from_value(json!({
+        "data": items,
+        "pagination": {"has_more": false, "next_cursor": null},
+        "total": total, "as_of": null, "activity_as_of": null, "applied_finding": null
+    }))
+    .unwrap()
+}
+
+pub(crate) fn project(id: &str, name: &str) -> Project {
+    serde_json::from_value(json!({
+        "id": id, "name": name, "workspace_id": "ws_test", "is_published": true,
+        "publish_audience": "public", "visibility": "workspace_view"
+    }))
+    .unwrap()
+}
+
+/// Types `:` + `command` + Enter into the palette.
+pub(crate) fn palette(app: &mut App, command: &str) -> Vec<vantage::tui::effect::Effect> {
+    app.handle(key(':'), NOW);
+    for ch in command.chars() {
+        app.handle(key(ch), NOW);
+    }
+    app.handle(special(KeyCode::Enter), NOW)
+}
+
+/// The project screen's read of the project, answered with `name`.
+pub(crate) fn answer_project_read(
+    app: &mut App,
+    effects: &[vantage::tui::effect::Effect],
+    id: &str,
+    name: &str,
+) -> Vec<vantage::tui::effect::Effect> {
+    let read = asked_in(effects, PROJECT)
+        .pop()
+        .expect("the project is read");
+    app.handle(read.ok(project(id, name)), NOW)
+}
+
+#[test]
+fn a_project_opened_by_id_finds_its_facts_and_never_shows_made_up_ones() {
+    let mut app = app();
+    inventory_with(&mut app, 3, 3);
+    let effects = palette(&mut app, "prj_10befad0e55d");
+    let before_read = text(&screen(&app, 120, 35));
+    let searched = answer_project_read(&mut app, &effects, "prj_10befad0e55d", "Clinic manager 86");
+    let shown = text(&screen(&app, 120, 35));
+    for made_up in [
+        "0 / 0 / 0",
+        "Last scan      never",
+        "Connectors     none",
+        "? unknown",
+    ] {
+        assert!(
+            !before_read.contains(made_up),
+            "{made_up} before the read: {before_read}"
+        );
+        assert!(
+            !shown.contains(made_up),
+            "{made_up} while searching: {shown}"
+        );
+    }
+    assert!(shown.contains("searching the inventory by name"), "{shown}");
+    let search = asked_in(&searched, FACTS)
+        .pop()
+        .expect("the inventory is searched for its name");
+    let ListInventory { params, .. } = search.op::<ListInventory>();
+    assert_eq!(params.query.as_deref(), Some("Clinic manager 86"));
+    // Two projects share the name in part; the id picks the row.
+    let found = page_of(vec![
+        rich_item("prj_00000000086a", "Clinic manager 860"),
+        rich_item("prj_10befad0e55d", "Clinic manager 86"),
+    ]);
+    app.handle(search.ok(found), NOW);
+    let terminal = screen(&app, 120, 35);
+    let shown = text(&terminal);
+    assert!(
+        shown.contains("needs review")
+            && shown.contains("8,911")
+            && shown.contains("resend, twilio")
+            && shown.contains("from a search by name (1 request)"),
+        "{shown}"
+    );
+    insta::assert_snapshot!("project_by_id_120x35", drawn(&app, 120, 35, NOW).body());
+}
+
+#[test]
+fn a_project_whose_row_is_not_found_says_not_loaded_and_the_key() {
+    let mut app = app();
+    inventory_with(&mut app, 3, 3);
+    let effects = palette(&mut app, "prj_10befad0e55d");
+    let searched = answer_project_read(&mut app, &effects, "prj_10befad0e55d", "Clinic manager 86");
+    let search = asked_in(&searched, FACTS).pop().expect("searched");
+    app.handle(search.ok(page_of(vec![])), NOW);
+    let shown = text(&screen(&app, 120, 35));
+    assert!(
+        shown.contains("not loaded")
+            && shown.contains("a search by name did not find it")
+            && shown.contains("r searches again")
+            && !shown.contains("never"),
+        "{shown}"
+    );
+    // `r` searches again.
+    let effects = app.handle(key('r'), NOW);
+    assert!(!asked_in(&effects, PROJECT).is_empty());
+}
+
+#[test]
+fn a_project_opened_from_changes_shows_its_loaded_row_not_zeros() {
+    let mut app = changes_app(change_set());
+    // The inventory has the project's row loaded, as the service sent it.
+    let effects = app.handle(key('2'), NOW);
+    let (token, _) = inventory_pages(&effects).pop().expect("a page");
+    let row = rich_item("prj_0002", "Budget tracker");
+    app.handle(answer_inventory_page(token, page_of(vec![row])), NOW);
+    app.handle(key('7'), NOW);
+    for _ in 0..3 {
+        app.handle(key('j'), NOW);
+    }
+    app.handle(special(KeyCode::Enter), NOW);
+    let shown = text(&screen(&app, 120, 35));
+    assert!(
+        shown.contains("needs review")
+            && shown.contains("8,911")
+            && shown.contains("from the inventory list")
+            && !shown.contains("unscored")
+            && !shown.contains("never"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn a_project_found_by_the_palettes_search_says_so_not_the_inventory_list() {
+    let mut app = app();
+    inventory_with(&mut app, 3, 3);
+    let effects = palette(&mut app, "Booking log 3");
+    let search = only(&effects, vantage::tui::app::PALETTE_JUMP);
+    let found = page_of(vec![rich_item("prj_54e5c98533fc", "Booking log 3")]);
+    app.handle(search.ok(found), NOW);
+    let shown = text(&screen(&app, 120, 35));
+    assert!(
+        shown.contains("from a search by name") && !shown.contains("from the inventory list"),
+        "{shown}"
+    );
+    assert!(
+        !shown.contains("searching the service"),
+        "the search's notice ended with it"
     );
 }
