@@ -221,6 +221,10 @@ impl Screen for AnalyticsScreen {
         "Analytics"
     }
 
+    fn follow_focus(&mut self, project: Option<&ProjectRef>) {
+        self.set_project(project.cloned());
+    }
+
     fn about_focused_project(&self) -> bool {
         true
     }

@@ -373,6 +373,10 @@ impl Screen for MonitorScreen {
         "Monitor"
     }
 
+    fn follow_focus(&mut self, project: Option<&ProjectRef>) {
+        self.set_project(project.cloned());
+    }
+
     fn observe_rate(&mut self, remaining: u32, limit: u32, now: OffsetDateTime) {
         self.set_rate_limit(remaining, limit, now);
     }
