@@ -347,3 +347,60 @@ impl<'a, T: Row> ExportFile<'a, T> {
         Ok(self.count)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::model::FindingLevel;
+    use crate::api::{ListPii, ListScanFindings, PageParams};
+
+    const FINDINGS: ExportNames = ExportNames {
+        file: "findings",
+        noun: "finding",
+    };
+
+    fn findings(scan_id: &str, filter: FindingsFilter) -> ListRows {
+        let call = ListScanFindings {
+            project_id: "prj_1".into(),
+            scan_id: scan_id.into(),
+            params: PageParams::default(),
+            cursor: None,
+        };
+        ListRows::new(call, filter, FINDINGS, scan_id)
+    }
+
+    /// Two exports are the same when they walk the same call and keep the
+    /// same rows: what a test of `ctrl-s` compares.
+    #[test]
+    fn a_list_export_equals_only_the_same_call_with_the_same_filter() {
+        let errors = FindingsFilter {
+            levels: vec![FindingLevel::Error],
+            ..FindingsFilter::default()
+        };
+        assert_eq!(
+            findings("scn_1", errors.clone()),
+            findings("scn_1", errors.clone())
+        );
+        assert_ne!(
+            findings("scn_1", errors.clone()),
+            findings("scn_1", FindingsFilter::default())
+        );
+        assert_ne!(findings("scn_1", errors.clone()), findings("scn_2", errors));
+        // Another list under the same names and owner is another export.
+        let pii = ListPii {
+            project_id: "prj_1".into(),
+            params: PageParams::default(),
+            cursor: None,
+        };
+        let pii = ListRows::new(pii, Every, FINDINGS, "scn_1");
+        assert_ne!(pii, findings("scn_1", FindingsFilter::default()));
+    }
+
+    #[test]
+    fn a_list_export_is_named_by_its_list_and_owner_and_says_its_rows() {
+        let rows = ExportRows::List(findings("scn/1", FindingsFilter::default()));
+        let name = rows.file_name(OffsetDateTime::UNIX_EPOCH);
+        assert_eq!(name, "findings-scn_1-19700101-000000.csv");
+        assert_eq!(rows.noun(), "finding");
+    }
+}

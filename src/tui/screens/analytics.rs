@@ -142,7 +142,7 @@ impl Default for AnalyticsScreen {
 
 impl AnalyticsScreen {
     /// The project selected in the inventory changed (or not).
-    pub fn set_project(&mut self, project: Option<ProjectRef>) {
+    fn set_project(&mut self, project: Option<ProjectRef>) {
         if self.project != project {
             self.project = project;
             // A reply for the previous project is dropped by its token, and
