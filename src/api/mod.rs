@@ -17,12 +17,11 @@ pub(crate) mod retry;
 pub mod sleeper;
 pub(crate) mod transport;
 
+/// The list operations as values, one page each (`list_operation!`), all of
+/// them, and as one module (`api::lists`) for a glob.
+pub use client::ListCall;
+pub use client::lists::{self, *};
 pub use client::{Client, FilledMember, MIN_POLL_INTERVAL, PollPolicy};
-/// The list operations as values, one page each (`list_operation!`).
-pub use client::{
-    ListCall, ListInventory, ListMembers, ListPii, ListProjects, ListScanFindings,
-    ListSecurityScans, ListWorkspaces,
-};
 pub use config::ClientConfig;
 pub use credentials::{ApiKey, AuthScheme};
 pub use error::{

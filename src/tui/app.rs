@@ -487,9 +487,9 @@ impl App {
             self.select_focus_in_inventory();
         }
         let project = self.focused_project().cloned();
-        self.monitor.set_project(project.clone());
-        self.analytics.set_project(project.clone());
-        self.pii.set_project(project);
+        for tab in Tab::ALL {
+            self.tab_screen_mut(*tab).follow_focus(project.as_ref());
+        }
         self.with_screen(turn, |screen, cx| screen.activate(cx));
     }
 }

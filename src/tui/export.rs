@@ -1,20 +1,25 @@
 //! `ctrl-s` on the lists other than the inventory (whose export keeps its own
-//! menu and resumes from its loaded rows): the members, the Changes, a
-//! project's personal data, and a scan's findings, written as CSV through the
-//! writers the commands use (`crate::formats`), so the file holds the same
-//! bytes as `vantage members|changes|pii|scans findings --format csv` with the
-//! same filters.
+//! menu and resumes from its loaded rows): the members, the Changes, and any
+//! list of the service's a screen declares (a project's personal data, a
+//! scan's findings: [`ListRows`], read generically from the list's call and
+//! its rows), written as CSV through the writers the commands use
+//! (`crate::formats`), so the file holds the same bytes as `vantage
+//! members|changes|pii|scans findings --format csv` with the same filters.
 //! Files go through `safe_file::Replacement`: 0600, never through a link, and
 //! a failed export leaves no half file.
 
+use std::any::Any;
+use std::fmt::Debug;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
 use futures::{Stream, StreamExt, TryStreamExt};
 use time::OffsetDateTime;
 
-use crate::api::model::FindingsFilter;
-use crate::api::{ApiError, Client, FilledMember, MemberListParams, PageParams, Reserve};
+use crate::api::model::{FindingsFilter, Page, ScanFinding};
+use crate::api::page::Pages;
+use crate::api::{ApiError, Client, FilledMember, ListCall, MemberListParams, Reserve};
 use crate::formats::OutputError;
 use crate::formats::list::{ListFormat, ListWriter};
 use crate::formats::members::MemberRow;
@@ -31,22 +36,133 @@ pub enum ExportRows {
     /// The workspace's members as the screen shows them (name, e-mail,
     /// role, type, joined, user id: `formats::members::MemberRow`), as
     /// `vantage members --format csv` with the same search, roles, SCIM
-    /// filter and sort.
+    /// filter and sort: each member filled in within the budget.
     Members(MemberListParams),
     /// The changes on screen (the history is local: they are all loaded),
     /// as `vantage changes --since B --until A [--kind K]`.
     Changes(Arc<Vec<Change>>),
-    /// Every personal-data finding of a project, as `vantage pii ID`.
-    Pii { project_id: String },
-    /// A scan's findings with the screen's filters, as
-    /// `vantage scans findings ID SCAN [--level L,...] [--status S,...]`
-    /// (the screen's search, which the command lacks, keeps only what it
-    /// matches).
-    Findings {
-        project_id: String,
-        scan_id: String,
-        filter: FindingsFilter,
-    },
+    /// Every row of a list of the service's that its filter keeps, its
+    /// pages walked from the first, as the list's command writes it.
+    List(ListRows),
+}
+
+/// How a list's file and rows are named: `pii` and `personal-data finding`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExportNames {
+    /// The file name's start, before the list's owner and the time.
+    pub file: &'static str,
+    /// What a row is, for the status line.
+    pub noun: &'static str,
+}
+
+/// Which rows of a list an export writes: all of them ([`Every`]), or those a
+/// filter keeps (a scan's findings: [`FindingsFilter`], as the command's
+/// `--level` and `--status` keep them, after each page arrives).
+pub trait Keep<T>: Debug + Clone + PartialEq + Send + Sync + 'static {
+    fn keeps(&self, item: &T) -> bool;
+}
+
+/// Every row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Every;
+
+impl<T> Keep<T> for Every {
+    fn keeps(&self, _item: &T) -> bool {
+        true
+    }
+}
+
+impl Keep<ScanFinding> for FindingsFilter {
+    fn keeps(&self, finding: &ScanFinding) -> bool {
+        FindingsFilter::keeps(self, finding)
+    }
+}
+
+/// A list of the service's to export: its first page's call, the filter
+/// of its rows, and its names ([`ExportRows::List`]).
+#[derive(Debug, Clone)]
+pub struct ListRows {
+    names: ExportNames,
+    /// Whose list it is, in the file's name: the project, the scan.
+    owner: String,
+    walk: Arc<dyn ListExport>,
+}
+
+impl PartialEq for ListRows {
+    fn eq(&self, other: &Self) -> bool {
+        self.names == other.names && self.owner == other.owner && self.walk.same(&*other.walk)
+    }
+}
+
+impl ListRows {
+    /// Every row from `call`'s page on that `keep` keeps, of `owner`'s list.
+    pub fn new<C, T, K>(call: C, keep: K, names: ExportNames, owner: impl Into<String>) -> Self
+    where
+        C: ListCall<Page = Page<T>>,
+        T: Row + Debug + Send + Sync,
+        K: Keep<T>,
+    {
+        Self {
+            names,
+            owner: owner.into(),
+            walk: Arc::new(PagedRows { call, keep }),
+        }
+    }
+}
+
+/// A list's walk written as CSV, whatever its call and its rows.
+trait ListExport: Debug + Send + Sync {
+    fn as_any(&self) -> &dyn Any;
+    /// The same call with the same filter.
+    fn same(&self, other: &dyn ListExport) -> bool;
+    /// Writes every kept row to `path`; how many.
+    fn write<'a>(
+        &'a self,
+        client: &'a Client,
+        path: &'a Path,
+    ) -> BoxFuture<'a, Result<usize, ExportError>>;
+}
+
+#[derive(Debug, PartialEq)]
+struct PagedRows<C, K> {
+    call: C,
+    keep: K,
+}
+
+impl<C, T, K> ListExport for PagedRows<C, K>
+where
+    C: ListCall<Page = Page<T>>,
+    T: Row + Debug + Send + Sync,
+    K: Keep<T>,
+{
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn same(&self, other: &dyn ListExport) -> bool {
+        other.as_any().downcast_ref::<Self>() == Some(self)
+    }
+
+    fn write<'a>(
+        &'a self,
+        client: &'a Client,
+        path: &'a Path,
+    ) -> BoxFuture<'a, Result<usize, ExportError>> {
+        Box::pin(async move {
+            // The one page walk, bounded as every walk is; the rows kept
+            // after each page arrives, as the command's filters keep them.
+            let mut pages = Pages::new(client, self.call.at(None));
+            let mut file = ExportFile::create(path, ListFormat::Csv)?;
+            while let Some(page) = pages.next(client).await {
+                for item in page?.data {
+                    if self.keep.keeps(&item) {
+                        file.write(&item)?;
+                    }
+                }
+            }
+            file.finish()
+        })
+    }
 }
 
 impl ExportRows {
@@ -56,8 +172,7 @@ impl ExportRows {
         let what = match self {
             ExportRows::Members(_) => "members".to_owned(),
             ExportRows::Changes(_) => "changes".to_owned(),
-            ExportRows::Pii { project_id } => format!("pii-{project_id}"),
-            ExportRows::Findings { scan_id, .. } => format!("findings-{scan_id}"),
+            ExportRows::List(list) => format!("{}-{}", list.names.file, list.owner),
         };
         // Ids come from the service: only their plain characters name a file.
         let what: String = what
@@ -78,8 +193,7 @@ impl ExportRows {
         match self {
             ExportRows::Members(_) => "member",
             ExportRows::Changes(_) => "change",
-            ExportRows::Pii { .. } => "personal-data finding",
-            ExportRows::Findings { .. } => "finding",
+            ExportRows::List(list) => list.names.noun,
         }
     }
 }
@@ -120,9 +234,6 @@ pub async fn write(
     rows: &ExportRows,
     path: &Path,
 ) -> Result<Written, ExportError> {
-    let params = PageParams {
-        limit: Some(EXPORT_PAGE),
-    };
     match rows {
         ExportRows::Members(params) => {
             // What the screen shows (name, e-mail, role, joined): each
@@ -162,27 +273,7 @@ pub async fn write(
             }
             file.finish().map(Written::from)
         }
-        ExportRows::Pii { project_id } => {
-            let mut file = ExportFile::create(path, ListFormat::Csv)?;
-            file.write_all(client.pii_stream(project_id, params))
-                .await?;
-            file.finish().map(Written::from)
-        }
-        ExportRows::Findings {
-            project_id,
-            scan_id,
-            filter,
-        } => {
-            // As `--level` and `--status` filter: after each page arrives.
-            let findings = client
-                .scan_findings_stream(project_id, scan_id, params)
-                .filter(|item| {
-                    std::future::ready(item.as_ref().map_or(true, |finding| filter.keeps(finding)))
-                });
-            let mut file = ExportFile::create(path, ListFormat::Csv)?;
-            file.write_all(findings).await?;
-            file.finish().map(Written::from)
-        }
+        ExportRows::List(list) => list.walk.write(client, path).await.map(Written::from),
     }
 }
 
@@ -254,5 +345,62 @@ impl<'a, T: Row> ExportFile<'a, T> {
         file.commit()
             .map_err(|source| write_failed(OutputError::from(source)))?;
         Ok(self.count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::model::FindingLevel;
+    use crate::api::{ListPii, ListScanFindings, PageParams};
+
+    const FINDINGS: ExportNames = ExportNames {
+        file: "findings",
+        noun: "finding",
+    };
+
+    fn findings(scan_id: &str, filter: FindingsFilter) -> ListRows {
+        let call = ListScanFindings {
+            project_id: "prj_1".into(),
+            scan_id: scan_id.into(),
+            params: PageParams::default(),
+            cursor: None,
+        };
+        ListRows::new(call, filter, FINDINGS, scan_id)
+    }
+
+    /// Two exports are the same when they walk the same call and keep the
+    /// same rows: what a test of `ctrl-s` compares.
+    #[test]
+    fn a_list_export_equals_only_the_same_call_with_the_same_filter() {
+        let errors = FindingsFilter {
+            levels: vec![FindingLevel::Error],
+            ..FindingsFilter::default()
+        };
+        assert_eq!(
+            findings("scn_1", errors.clone()),
+            findings("scn_1", errors.clone())
+        );
+        assert_ne!(
+            findings("scn_1", errors.clone()),
+            findings("scn_1", FindingsFilter::default())
+        );
+        assert_ne!(findings("scn_1", errors.clone()), findings("scn_2", errors));
+        // Another list under the same names and owner is another export.
+        let pii = ListPii {
+            project_id: "prj_1".into(),
+            params: PageParams::default(),
+            cursor: None,
+        };
+        let pii = ListRows::new(pii, Every, FINDINGS, "scn_1");
+        assert_ne!(pii, findings("scn_1", FindingsFilter::default()));
+    }
+
+    #[test]
+    fn a_list_export_is_named_by_its_list_and_owner_and_says_its_rows() {
+        let rows = ExportRows::List(findings("scn/1", FindingsFilter::default()));
+        let name = rows.file_name(OffsetDateTime::UNIX_EPOCH);
+        assert_eq!(name, "findings-scn_1-19700101-000000.csv");
+        assert_eq!(rows.noun(), "finding");
     }
 }

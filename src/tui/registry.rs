@@ -4,60 +4,20 @@
 //! screen lookups all read it (ARCHITECTURE.md: how to add a screen). A leaf:
 //! it imports nothing of the dashboard.
 
-/// Calls `$then!` with every screen, in tab order: `Id field { facts }`. The
-/// one list of screens; [`Tab`] and [`SCREENS`] here, and the App's lookups
+/// Calls `$then!` with every screen, in tab order, one a line: `Id field {
+/// facts }`. The one list of screens; [`Tab`] and [`SCREENS`] here, and the App's lookups
 /// (`app/screens.rs`), are made from it.
 macro_rules! each_screen {
     ($then:ident) => {
         $then! {
-            Insights insights {
-                title: "Insights",
-                short: "Insights",
-                names: ["insights", "home"],
-                about: "screen: risk overview",
-            }
-            Inventory inventory {
-                title: "Inventory",
-                short: "Inventory",
-                names: ["inventory", "projects", "inv"],
-                about: "screen: every project",
-            }
-            Members members {
-                title: "Members",
-                short: "Members",
-                names: ["members", "users"],
-                about: "screen: workspace members",
-            }
-            Monitor monitor {
-                title: "Monitor",
-                short: "Monitor",
-                names: ["monitor", "realtime", "live"],
-                about: "screen: live visitors",
-            }
-            Analytics analytics {
-                title: "Analytics",
-                short: "Analytics",
-                names: ["analytics", "traffic"],
-                about: "screen: traffic breakdowns",
-            }
-            PersonalData pii {
-                title: "Personal data",
-                short: "PII",
-                names: ["pii", "personal-data"],
-                about: "screen: personal data found",
-            }
-            Changes changes {
-                title: "Changes",
-                short: "Diff",
-                names: ["changes", "diff"],
-                about: "screen: what changed between two snapshots",
-            }
-            Policy policy {
-                title: "Policy",
-                short: "Policy",
-                names: ["policy", "policies", "rules"],
-                about: "screen: each policy and its violations",
-            }
+            Insights insights { title: "Insights", short: "Insights", names: ["insights", "home"], about: "screen: risk overview" }
+            Inventory inventory { title: "Inventory", short: "Inventory", names: ["inventory", "projects", "inv"], about: "screen: every project" }
+            Members members { title: "Members", short: "Members", names: ["members", "users"], about: "screen: workspace members" }
+            Monitor monitor { title: "Monitor", short: "Monitor", names: ["monitor", "realtime", "live"], about: "screen: live visitors" }
+            Analytics analytics { title: "Analytics", short: "Analytics", names: ["analytics", "traffic"], about: "screen: traffic breakdowns" }
+            PersonalData pii { title: "Personal data", short: "PII", names: ["pii", "personal-data"], about: "screen: personal data found" }
+            Changes changes { title: "Changes", short: "Diff", names: ["changes", "diff"], about: "screen: what changed between two snapshots" }
+            Policy policy { title: "Policy", short: "Policy", names: ["policy", "policies", "rules"], about: "screen: each policy and its violations" }
         }
     };
 }

@@ -125,9 +125,14 @@ mod security;
 mod workspaces;
 
 pub use members::FilledMember;
-pub use reads::{ListInventory, ListMembers, ListPii, ListScanFindings};
-pub use security::ListSecurityScans;
-pub use workspaces::{ListProjects, ListWorkspaces};
+
+/// The list operations as values, one page each: whatever `list_operation!`
+/// declares in these files, named here without a list to keep in step.
+pub mod lists {
+    pub use super::reads::*;
+    pub use super::security::*;
+    pub use super::workspaces::*;
+}
 
 use std::sync::Arc;
 use std::time::Duration;

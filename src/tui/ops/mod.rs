@@ -41,8 +41,8 @@ mod reads;
 mod report;
 mod writes;
 
-/// The client's list operations, as `list_operation!` declares them.
-pub use crate::api::{ListInventory, ListMembers, ListPii, ListScanFindings, ListSecurityScans};
+/// The client's list operations, as `list_operation!` declares them: all of them.
+pub use crate::api::lists::*;
 pub use export::{ExportInventory, Exported};
 pub use files::{
     LoadWatchlist, SavePaletteHistory, SaveView, SaveWatchlist, ViewSaved, save_palette_history,

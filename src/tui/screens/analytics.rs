@@ -142,7 +142,7 @@ impl Default for AnalyticsScreen {
 
 impl AnalyticsScreen {
     /// The project selected in the inventory changed (or not).
-    pub fn set_project(&mut self, project: Option<ProjectRef>) {
+    fn set_project(&mut self, project: Option<ProjectRef>) {
         if self.project != project {
             self.project = project;
             // A reply for the previous project is dropped by its token, and
@@ -219,6 +219,10 @@ impl AnalyticsScreen {
 impl Screen for AnalyticsScreen {
     fn title(&self) -> &'static str {
         "Analytics"
+    }
+
+    fn follow_focus(&mut self, project: Option<&ProjectRef>) {
+        self.set_project(project.cloned());
     }
 
     fn about_focused_project(&self) -> bool {

@@ -3,7 +3,9 @@
 //! `enter` gives the whole screen (it scrolls; `esc` gives the keys back), `y`
 //! copying the selected row's key, `ctrl-s` exporting every row. What differs
 //! from one list to the next is declared once, by a [`ListResource`]: its
-//! list call, its rows, its key and its detail lines (`pii.rs` is one).
+//! list call, its rows, its key, its detail lines and its export's names
+//! (`pii.rs` is one): the screen follows the project in focus, and `ctrl-s`
+//! walks the same call's pages ([`crate::tui::export::ListRows`]).
 
 use std::fmt::Debug;
 
@@ -16,9 +18,12 @@ use time::OffsetDateTime;
 use super::actions::{RowWords, ScreenAction, movement};
 use super::paged::{ListOperation, PageReply, PagedList, RowKey, draw_placeholder, titled_pane};
 use super::{ProjectRef, Screen, ScreenView, draw_no_project};
+use crate::api::ListCall;
 use crate::api::model::Page;
+use crate::formats::row::Row as ExportedRow;
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Slot};
+use crate::tui::export::{Every, ExportNames, ExportRows, ListRows};
 use crate::tui::focus::GoneProject;
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::theme::Theme;
@@ -26,9 +31,10 @@ use crate::tui::widgets::scroll::ScrollPane;
 
 /// What one paged list of a project's declares; [`ListScreen`] does the rest.
 pub trait ListResource: 'static {
-    type Item: RowKey + Debug + Clone + Send + 'static;
+    /// A row: its key (`y` copies it), and its columns in every export.
+    type Item: RowKey + ExportedRow + Debug + Clone + Send + Sync + 'static;
     /// The request for one page: [`ListResource::call`] makes it.
-    type Call: ListOperation<Output = Page<Self::Item>>;
+    type Call: ListOperation<Output = Page<Self::Item>> + ListCall<Page = Page<Self::Item>>;
 
     /// The screen's one request (a page).
     const PAGE: Slot;
@@ -44,6 +50,9 @@ pub trait ListResource: 'static {
     const DETAIL_HEIGHT: u16;
     /// The detail pane's titles: while the list has the keys, and while it does.
     const DETAIL_TITLES: (&'static str, &'static str);
+    /// What `ctrl-s` names its file and its rows: every row of the list,
+    /// as the list's command writes them.
+    const EXPORT: ExportNames;
 
     /// The request for the page at `cursor` of `project_id`'s list.
     fn call(project_id: String, cursor: Option<String>) -> Self::Call;
@@ -59,8 +68,6 @@ pub trait ListResource: 'static {
     fn movement() -> RowWords;
     /// The screen's own actions after the movement.
     fn actions() -> Vec<ScreenAction>;
-    /// What `ctrl-s` writes of `project_id`'s list.
-    fn export(project_id: String) -> crate::tui::export::ExportRows;
 
     /// While nothing is loaded: loading, and what an empty list says.
     fn loading() -> &'static str;
@@ -104,15 +111,10 @@ impl<R: ListResource> Default for ListScreen<R> {
 }
 
 impl<R: ListResource> ListScreen<R> {
-    /// The project selected in the inventory changed (or not).
-    pub fn set_project(&mut self, project: Option<ProjectRef>) {
-        if self.project != project {
-            self.project = project;
-            self.list.clear();
-            // The previous project's age is not this one's.
-            self.list.loaded_at = None;
-            self.loaded_for = None;
-        }
+    /// What `ctrl-s` writes of `project_id`'s list: every row.
+    pub fn export_of(project_id: &str) -> ExportRows {
+        let first = R::call(project_id.to_owned(), None);
+        ExportRows::List(ListRows::new(first, Every, R::EXPORT, project_id))
     }
 
     /// The request for one page of the project's list.
@@ -169,6 +171,16 @@ impl<R: ListResource> Screen for ListScreen<R> {
         true
     }
 
+    fn follow_focus(&mut self, project: Option<&ProjectRef>) {
+        if self.project.as_ref() != project {
+            self.project = project.cloned();
+            self.list.clear();
+            // The previous project's age is not this one's.
+            self.list.loaded_at = None;
+            self.loaded_for = None;
+        }
+    }
+
     fn activate(&mut self, cx: &mut Cx) {
         let current = self.project.as_ref().map(|p| p.id.as_str());
         if current.is_some() && self.loaded_for.as_deref() != current {
@@ -214,9 +226,8 @@ impl<R: ListResource> Screen for ListScreen<R> {
         self.list.loaded_at
     }
 
-    fn export_rows(&self) -> Option<crate::tui::export::ExportRows> {
-        let project_id = self.project.as_ref()?.id.clone();
-        Some(R::export(project_id))
+    fn export_rows(&self) -> Option<ExportRows> {
+        Some(Self::export_of(&self.project.as_ref()?.id))
     }
 
     fn actions(&self) -> Vec<ScreenAction> {

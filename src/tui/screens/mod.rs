@@ -55,6 +55,10 @@ pub trait Screen {
     /// Another tab became visible: stop anything that only serves the eye.
     fn deactivate(&mut self) {}
 
+    /// The project in focus, told every screen as a tab is shown: a screen
+    /// about it (`about_focused_project`) keeps it, the rest ignore it.
+    fn follow_focus(&mut self, _project: Option<&ProjectRef>) {}
+
     /// Handles an action; false lets the app handle it.
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool;
 

@@ -10,11 +10,13 @@ use time::OffsetDateTime;
 
 use super::actions::{RowWords, ScreenAction};
 use super::list_screen::{ListMsg, ListResource, ListScreen};
+use super::paged::RowKey;
 use crate::api::PageParams;
 use crate::api::model::{PiiFinding, PiiStatus};
 use crate::text::{fit, sanitize_line, sanitize_multiline};
 use crate::tui::action::Action;
 use crate::tui::effect::{ErrorInfo, Slot};
+use crate::tui::export::ExportNames;
 use crate::tui::nav::Tab;
 use crate::tui::ops::ListPii;
 use crate::tui::theme::Theme;
@@ -47,6 +49,13 @@ fn status_label(status: &PiiStatus, theme: &Theme) -> Span<'static> {
     }
 }
 
+/// A finding's id: what `y` copies.
+impl RowKey for PiiFinding {
+    fn row_key(&self) -> &str {
+        &self.id
+    }
+}
+
 impl ListResource for PersonalData {
     type Item = PiiFinding;
     type Call = ListPii;
@@ -59,6 +68,10 @@ impl ListResource for PersonalData {
     const DETAIL_HEIGHT: u16 = 9;
     const DETAIL_TITLES: (&'static str, &'static str) =
         (" Quote — enter reads it whole ", " Quote — esc back ");
+    const EXPORT: ExportNames = ExportNames {
+        file: "pii",
+        noun: "personal-data finding",
+    };
 
     fn call(project_id: String, cursor: Option<String>) -> ListPii {
         ListPii {
@@ -138,10 +151,6 @@ impl ListResource for PersonalData {
                 "pick the project in the inventory",
             ),
         ]
-    }
-
-    fn export(project_id: String) -> crate::tui::export::ExportRows {
-        crate::tui::export::ExportRows::Pii { project_id }
     }
 
     fn loading() -> &'static str {

@@ -159,9 +159,7 @@ async fn personal_data_exports_as_vantage_pii_writes_it() {
     let with_pii = fixture.pii_findings[0].project_id.clone();
     assert_same(
         &server,
-        ExportRows::Pii {
-            project_id: with_pii.clone(),
-        },
+        vantage::tui::screens::pii::PiiScreen::export_of(&with_pii),
         &["pii", &with_pii, "--format", "csv"],
     )
     .await;
@@ -170,14 +168,13 @@ async fn personal_data_exports_as_vantage_pii_writes_it() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_scans_findings_export_as_vantage_scans_findings_with_the_same_filters() {
     let (server, _clock) = demo_server().await;
-    let findings = |levels: Vec<FindingLevel>, statuses: Vec<FindingStatus>| ExportRows::Findings {
-        project_id: PROJECT.into(),
-        scan_id: SCAN.into(),
-        filter: FindingsFilter {
+    let findings = |levels: Vec<FindingLevel>, statuses: Vec<FindingStatus>| {
+        let filter = FindingsFilter {
             levels,
             statuses,
             search: String::new(),
-        },
+        };
+        vantage::tui::screens::project::security::findings_export(PROJECT, SCAN, &filter)
     };
     assert_same(
         &server,

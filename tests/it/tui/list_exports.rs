@@ -27,9 +27,7 @@ fn ctrl_s_on_personal_data_exports_it_and_the_status_line_shows_the_whole_path()
     let ExportList { rows, path } = export.op::<ExportList>();
     assert_eq!(
         rows,
-        &ExportRows::Pii {
-            project_id: "prj_0001".into()
-        }
+        &vantage::tui::screens::pii::PiiScreen::export_of("prj_0001")
     );
     let name = path.file_name().unwrap().to_str().unwrap().to_owned();
     assert!(

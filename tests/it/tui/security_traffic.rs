@@ -529,14 +529,14 @@ fn ctrl_s_on_the_findings_exports_them_with_the_screens_filters() {
     let vantage::tui::ops::ExportList { rows, path } = export.op();
     assert_eq!(
         rows,
-        &vantage::tui::export::ExportRows::Findings {
-            project_id: "prj_00000".into(),
-            scan_id: "scn_latest".into(),
-            filter: vantage::api::model::FindingsFilter {
+        &vantage::tui::screens::project::security::findings_export(
+            "prj_00000",
+            "scn_latest",
+            &vantage::api::model::FindingsFilter {
                 levels: vec![vantage::api::model::FindingLevel::Error],
                 ..Default::default()
             },
-        }
+        )
     );
     assert!(path.to_string_lossy().ends_with(".csv"), "{path:?}");
 }

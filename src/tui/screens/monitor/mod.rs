@@ -161,7 +161,7 @@ impl MonitorScreen {
 
     /// The project in focus, as the monitor is shown: its tile takes the
     /// cursor (▶), so the header and `w` name the same project.
-    pub fn set_project(&mut self, project: Option<ProjectRef>) {
+    fn set_project(&mut self, project: Option<ProjectRef>) {
         if self.selected != project {
             self.selected = project.clone();
             self.prune();
@@ -371,6 +371,10 @@ impl MonitorScreen {
 impl Screen for MonitorScreen {
     fn title(&self) -> &'static str {
         "Monitor"
+    }
+
+    fn follow_focus(&mut self, project: Option<&ProjectRef>) {
+        self.set_project(project.cloned());
     }
 
     fn observe_rate(&mut self, remaining: u32, limit: u32, now: OffsetDateTime) {

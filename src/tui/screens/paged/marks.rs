@@ -2,7 +2,7 @@
 
 use super::ListOperation;
 use super::PagedList;
-use crate::api::model::{InventoryItem, MemberRef, PiiFinding};
+use crate::api::model::{InventoryItem, MemberRef};
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo};
 use crate::tui::request::Message;
@@ -13,7 +13,8 @@ pub const MARK_GLYPH: &str = "◆";
 pub const NO_MARK: &str = " ";
 
 /// A row that can be marked: its stable key. Marks are kept by key, so they
-/// survive a row removed above them and pages appended below.
+/// survive a row removed above them and pages appended below. A list
+/// screen's row declares it in the screen's file (`pii.rs`).
 pub trait RowKey {
     fn row_key(&self) -> &str;
 }
@@ -27,12 +28,6 @@ impl RowKey for InventoryItem {
 impl RowKey for MemberRef {
     fn row_key(&self) -> &str {
         &self.user_id
-    }
-}
-
-impl RowKey for PiiFinding {
-    fn row_key(&self) -> &str {
-        &self.id
     }
 }
 

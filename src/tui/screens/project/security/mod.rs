@@ -16,6 +16,7 @@ use crate::api::PageParams;
 use crate::api::model::{FindingsFilter, Page, ScanFinding, SecurityScan};
 use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
+use crate::tui::export::{ExportNames, ExportRows, ListRows};
 use crate::tui::ops::{ListScanFindings, ListSecurityScans};
 use crate::tui::screens::actions::ScreenAction;
 use crate::tui::screens::paged::{PageReply, PagedList};
@@ -146,16 +147,12 @@ impl SecurityPart {
     }
 
     /// `ctrl-s` on the findings: the scan's findings with these filters.
-    pub fn export_rows(&self) -> Option<crate::tui::export::ExportRows> {
+    pub fn export_rows(&self) -> Option<ExportRows> {
         let scan_id = self
             .findings_of
             .clone()
             .filter(|_| self.focus == Focus::Findings)?;
-        Some(crate::tui::export::ExportRows::Findings {
-            project_id: self.project_id.clone(),
-            scan_id,
-            filter: self.filter.clone(),
-        })
+        Some(findings_export(&self.project_id, &scan_id, &self.filter))
     }
 
     /// Whether a finding passes the level and status filters and the search.
@@ -366,6 +363,18 @@ impl SecurityPart {
             ),
         ]
     }
+}
+
+/// What `ctrl-s` writes of a scan's findings with `filter`: as `vantage
+/// scans findings ID SCAN [--level L,...] [--status S,...]` (the search,
+/// which the command lacks, keeps only what it matches).
+pub fn findings_export(project_id: &str, scan_id: &str, filter: &FindingsFilter) -> ExportRows {
+    let first = findings_request(project_id.to_owned(), scan_id.to_owned())(None);
+    let names = ExportNames {
+        file: "findings",
+        noun: "finding",
+    };
+    ExportRows::List(ListRows::new(first, filter.clone(), names, scan_id))
 }
 
 /// A page of a scan's findings at `cursor`.
