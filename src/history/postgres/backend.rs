@@ -10,7 +10,7 @@ use crate::api::model::{Insights, InventoryItem};
 use crate::history::backend::{
     Backend, EachItem, HistoryLocation, LockWait, Retention, WorkspaceLock,
 };
-use crate::history::chain::ChainRow;
+use crate::history::chain::{ChainFields, ChainRow};
 use crate::history::model::{
     Capture, LogRead, MarkScope, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark,
     SnapshotInfo,
@@ -176,17 +176,10 @@ impl Backend for PgStore {
         reviewer: Option<&str>,
         now: OffsetDateTime,
     ) -> Result<bool, HistoryError> {
-        let (workspace_id, project_id) = (workspace_id.to_owned(), project_id.to_owned());
-        let reviewer = reviewer.map(str::to_owned);
+        let fields = ChainFields::unmark(workspace_id, project_id, reviewer, now);
         self.run(move |client| {
             let mut transaction = client.transaction()?;
-            let marked = write::unmark(
-                &mut transaction,
-                &workspace_id,
-                &project_id,
-                reviewer.as_deref(),
-                now,
-            )?;
+            let marked = write::unmark(&mut transaction, fields)?;
             transaction.commit()?;
             Ok(marked)
         })

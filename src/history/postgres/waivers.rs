@@ -23,20 +23,8 @@ pub(super) fn add(
     waiver: &NewWaiver,
     now: OffsetDateTime,
 ) -> Step<Waiver> {
-    insert_review(
-        transaction,
-        workspace_id,
-        &waiver.project_id,
-        ReviewAction::Waive,
-        to_ms(now),
-        waiver.by.as_deref(),
-        Some(&waiver.reason),
-        (None, None),
-        Some(&WaiverTerms {
-            policy_id: waiver.policy_id.clone(),
-            until_ms: to_ms(waiver.until),
-        }),
-    )?;
+    let fields = ChainFields::waive(workspace_id, waiver, to_ms(now));
+    insert_review(transaction, fields, (None, None))?;
     let role = transaction.query_one("SELECT session_user::TEXT", &[])?;
     bump_revision(transaction)?;
     Ok(Waiver {

@@ -6,13 +6,14 @@ use std::fs::TryLockError;
 
 use time::OffsetDateTime;
 
-use super::SqliteStore;
+use super::marks::unmark;
 use super::ranges::held_snapshots;
+use super::{SqliteStore, prune_in};
 use crate::api::model::{Insights, InventoryItem};
 use crate::history::backend::{
     Backend, EachItem, HistoryLocation, LockWait, Retention, WorkspaceLock,
 };
-use crate::history::chain::ChainRow;
+use crate::history::chain::{ChainFields, ChainRow};
 use crate::history::model::{
     Capture, LogRead, MarkScope, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark,
     SnapshotInfo,
@@ -101,7 +102,13 @@ impl Backend for SqliteStore {
         retention: Retention,
         now: OffsetDateTime,
     ) -> Result<usize, HistoryError> {
-        SqliteStore::prune(self, workspace_id, retention, now)
+        let transaction = self.write()?;
+        let removed = prune_in(&transaction, workspace_id, retention, now)?;
+        transaction.commit()?;
+        if removed > 0 {
+            self.reclaim();
+        }
+        Ok(removed)
     }
 
     fn lock_workspace(
@@ -161,7 +168,11 @@ impl Backend for SqliteStore {
         reviewer: Option<&str>,
         now: OffsetDateTime,
     ) -> Result<bool, HistoryError> {
-        self.unmark(workspace_id, project_id, reviewer, now)
+        let transaction = self.write()?;
+        let fields = ChainFields::unmark(workspace_id, project_id, reviewer, now);
+        let marked = unmark(&transaction, &fields)?;
+        transaction.commit()?;
+        Ok(marked)
     }
 
     fn each_reviewed_mark(

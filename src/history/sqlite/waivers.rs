@@ -9,8 +9,7 @@ use time::OffsetDateTime;
 use super::SqliteStore;
 use super::marks::insert_review;
 use crate::history::HistoryError;
-use crate::history::chain::WaiverTerms;
-use crate::history::model::ReviewAction;
+use crate::history::chain::ChainFields;
 use crate::history::read::{from_ms, to_ms};
 use crate::history::waivers::{NewWaiver, Waiver};
 
@@ -106,20 +105,8 @@ fn append(
     waiver: &NewWaiver,
     at_ms: i64,
 ) -> Result<(), HistoryError> {
-    insert_review(
-        transaction,
-        workspace_id,
-        &waiver.project_id,
-        ReviewAction::Waive,
-        at_ms,
-        waiver.by.as_deref(),
-        Some(&waiver.reason),
-        (None, None),
-        Some(&WaiverTerms {
-            policy_id: waiver.policy_id.clone(),
-            until_ms: to_ms(waiver.until),
-        }),
-    )
+    let fields = ChainFields::waive(workspace_id, waiver, at_ms);
+    insert_review(transaction, &fields, (None, None))
 }
 
 impl SqliteStore {
