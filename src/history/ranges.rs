@@ -15,6 +15,50 @@ use std::hash::Hash;
 use super::HistoryError;
 use super::model::{MemberState, ProjectState};
 
+/// The range tables and the snapshot's posture column, as both stores'
+/// schema step adds them, in no dialect yet ([`range_tables`]).
+const RANGE_TABLES: &str = "
+CREATE TABLE project_range (
+    id {KEY},
+    workspace_id TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    state_id {INTEGER} NOT NULL,
+    -- Orders a snapshot's list: rising in the order the service listed it.
+    sort_key {INTEGER} NOT NULL,
+    -- The first snapshot that holds it.
+    valid_from {INTEGER} NOT NULL,
+    -- The first snapshot that no longer holds it; NULL while the newest does.
+    valid_until {INTEGER}
+);
+CREATE INDEX project_range_by_subject ON project_range (workspace_id, subject, valid_from);
+CREATE INDEX project_range_by_start ON project_range (workspace_id, valid_from);
+CREATE INDEX project_range_by_end ON project_range (workspace_id, valid_until);
+
+CREATE TABLE member_range (
+    id {KEY},
+    workspace_id TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    state_id {INTEGER} NOT NULL,
+    sort_key {INTEGER} NOT NULL,
+    valid_from {INTEGER} NOT NULL,
+    valid_until {INTEGER}
+);
+CREATE INDEX member_range_by_subject ON member_range (workspace_id, subject, valid_from);
+CREATE INDEX member_range_by_start ON member_range (workspace_id, valid_from);
+CREATE INDEX member_range_by_end ON member_range (workspace_id, valid_until);
+
+-- The snapshot's counts (history/posture.rs) as JSON.
+ALTER TABLE snapshot ADD COLUMN posture TEXT;
+";
+
+/// [`RANGE_TABLES`] in a store's dialect: `key` its numbered primary key,
+/// `integer` its 64-bit integer.
+pub(super) fn range_tables(key: &str, integer: &str) -> String {
+    RANGE_TABLES
+        .replace("{KEY}", key)
+        .replace("{INTEGER}", integer)
+}
+
 /// A stored state's digest as the ranges compare it: 16 bytes, or the
 /// history is damaged (a digest of another length never matches, and would
 /// end and begin ranges that did not change).

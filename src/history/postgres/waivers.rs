@@ -27,14 +27,7 @@ pub(super) fn add(
     insert_review(transaction, fields, (None, None))?;
     let role = transaction.query_one("SELECT session_user::TEXT", &[])?;
     bump_revision(transaction)?;
-    Ok(Waiver {
-        policy_id: waiver.policy_id.clone(),
-        project_id: waiver.project_id.clone(),
-        reason: waiver.reason.clone(),
-        until: from_ms(to_ms(waiver.until), "review.until_ms")?,
-        waived_at: from_ms(to_ms(now), "review.at_ms")?,
-        waived_by: Some(column(&role, "review", 0)?),
-    })
+    Ok(waiver.given(now, Some(column(&role, "review", 0)?))?)
 }
 
 pub(super) fn all(client: &mut Client, workspace_id: &str) -> Step<Vec<Waiver>> {

@@ -13,46 +13,9 @@ use crate::history::document::{Document, ShapedBody, StoredDocument};
 use crate::history::marks::MARK_ROWS;
 use crate::history::model::{MemberState, ProjectState};
 use crate::history::posture::{Posture, shaped};
-use crate::history::ranges::{Listed, OpenRange, Subject, plan};
+use crate::history::ranges::{Listed, OpenRange, Subject, plan, range_tables};
 use crate::history::read::parse_body;
 use crate::history::retention::{KeepReason, waiver_name};
-
-/// Version 4: a state's validity as a range of snapshots per kind (the lists
-/// of version 3 become ranges, each snapshot's list read back the same), and
-/// each snapshot's posture.
-const V4: &str = "
-CREATE TABLE project_range (
-    id INTEGER PRIMARY KEY,
-    workspace_id TEXT NOT NULL,
-    subject TEXT NOT NULL,
-    state_id INTEGER NOT NULL,
-    -- Orders a snapshot's list: rising in the order the service listed it.
-    sort_key INTEGER NOT NULL,
-    -- The first snapshot that holds it.
-    valid_from INTEGER NOT NULL,
-    -- The first snapshot that no longer holds it; NULL while the newest does.
-    valid_until INTEGER
-);
-CREATE INDEX project_range_by_subject ON project_range (workspace_id, subject, valid_from);
-CREATE INDEX project_range_by_start ON project_range (workspace_id, valid_from);
-CREATE INDEX project_range_by_end ON project_range (workspace_id, valid_until);
-
-CREATE TABLE member_range (
-    id INTEGER PRIMARY KEY,
-    workspace_id TEXT NOT NULL,
-    subject TEXT NOT NULL,
-    state_id INTEGER NOT NULL,
-    sort_key INTEGER NOT NULL,
-    valid_from INTEGER NOT NULL,
-    valid_until INTEGER
-);
-CREATE INDEX member_range_by_subject ON member_range (workspace_id, subject, valid_from);
-CREATE INDEX member_range_by_start ON member_range (workspace_id, valid_from);
-CREATE INDEX member_range_by_end ON member_range (workspace_id, valid_until);
-
--- The snapshot's counts (history/posture.rs) as JSON.
-ALTER TABLE snapshot ADD COLUMN posture TEXT;
-";
 
 /// The ranges a snapshot holds, in `{kind}_range r` joined to `snapshot snap`.
 pub(super) const HELD_BY_SNAP: &str =
@@ -292,7 +255,9 @@ pub(super) fn remove_snapshots(
 /// snapshot's posture counted against the marks that stood when it was
 /// taken; then the lists go.
 pub(super) fn to_ranges(transaction: &Transaction<'_>) -> Result<(), HistoryError> {
-    transaction.execute_batch(V4)?;
+    // Version 4: the tables (the lists of version 3 become ranges, each
+    // snapshot's list read back the same), and each snapshot's posture.
+    transaction.execute_batch(&range_tables("INTEGER PRIMARY KEY", "INTEGER"))?;
     let snapshots: Vec<(i64, String, i64)> = {
         let mut statement = transaction.prepare(
             "SELECT id, workspace_id, taken_at_ms FROM snapshot ORDER BY workspace_id, id",

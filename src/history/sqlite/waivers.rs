@@ -119,14 +119,7 @@ impl SqliteStore {
         let transaction = self.write()?;
         append(&transaction, workspace_id, waiver, to_ms(now))?;
         transaction.commit()?;
-        Ok(Waiver {
-            policy_id: waiver.policy_id.clone(),
-            project_id: waiver.project_id.clone(),
-            reason: waiver.reason.clone(),
-            until: from_ms(to_ms(waiver.until), "review.until_ms")?,
-            waived_at: from_ms(to_ms(now), "review.at_ms")?,
-            waived_by: waiver.by.clone(),
-        })
+        waiver.given(now, waiver.by.clone())
     }
 
     pub(super) fn all_waivers(&self, workspace_id: &str) -> Result<Vec<Waiver>, HistoryError> {
