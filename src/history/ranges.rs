@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::hash::Hash;
 
 use super::HistoryError;
+use super::document::StoredDocument;
 use super::model::{MemberState, ProjectState};
 
 /// The range tables and the snapshot's posture column, as both stores'
@@ -127,6 +128,25 @@ pub struct Plan<H> {
     pub close: Vec<H>,
     /// The ranges that begin at it: the entry's index in the list, its sort key.
     pub open: Vec<(usize, i64)>,
+}
+
+/// A new list of states as the store keeps them (`documents[at]` is
+/// `states[at]`), and how it meets `open` ([`plan`]), states compared by digest.
+pub fn plan_documents<H: Clone, T: Subject>(
+    open: &[OpenRange<H, [u8; 16]>],
+    states: &[T],
+) -> (Vec<StoredDocument>, Plan<H>) {
+    let documents: Vec<StoredDocument> = states.iter().map(StoredDocument::of).collect();
+    let listed: Vec<Listed<'_, [u8; 16]>> = states
+        .iter()
+        .zip(&documents)
+        .map(|(state, document)| Listed {
+            subject: state.subject(),
+            identity: document.digest,
+        })
+        .collect();
+    let plan = plan(open, &listed);
+    (documents, plan)
 }
 
 /// How `listed` (in its order) meets `open`: an entry whose subject has an

@@ -14,11 +14,13 @@ use postgres::{GenericClient, Transaction};
 use super::Step;
 use super::column::column;
 use super::packed::{PackedBody, pack};
-use crate::history::document::{Document, ShapedBody, StoredDocument};
+use crate::history::document::{Document, ShapedBody};
 use crate::history::marks::MARK_ROWS;
 use crate::history::model::{MemberState, ProjectState};
 use crate::history::posture::{Posture, PostureAt, shaped};
-use crate::history::ranges::{Listed, OpenRange, Subject, Turnover, plan, range_tables};
+use crate::history::ranges::{
+    Listed, OpenRange, Subject, Turnover, plan, plan_documents, range_tables,
+};
 use crate::history::read::{from_ms, parse_body};
 use crate::history::retention::{KeepReason, waiver_name};
 
@@ -71,16 +73,7 @@ pub(super) fn record_ranges<T: Subject>(
             sort_key: column(&row, "range", 3)?,
         });
     }
-    let documents: Vec<StoredDocument> = states.iter().map(StoredDocument::of).collect();
-    let listed: Vec<Listed<'_, [u8; 16]>> = states
-        .iter()
-        .zip(&documents)
-        .map(|(state, document)| Listed {
-            subject: state.subject(),
-            identity: document.digest,
-        })
-        .collect();
-    let plan = plan(&open, &listed);
+    let (documents, plan) = plan_documents(&open, states);
     transaction.execute(
         &format!(
             "UPDATE {kind}_range SET valid_until = $1
@@ -113,7 +106,7 @@ pub(super) fn record_ranges<T: Subject>(
             let shape = document.shape as i32;
             writer.write(&[
                 &document.kind,
-                &listed[*at].subject,
+                &states[*at].subject(),
                 &shape,
                 &document.digest.as_slice(),
                 &pack(&document.body),
@@ -129,7 +122,7 @@ pub(super) fn record_ranges<T: Subject>(
     let subjects: Vec<&str> = plan
         .open
         .iter()
-        .map(|(at, _)| listed[*at].subject)
+        .map(|(at, _)| states[*at].subject())
         .collect();
     let digests: Vec<&[u8]> = plan
         .open

@@ -7,7 +7,7 @@ use time::OffsetDateTime;
 use super::SqliteStore;
 use super::states::store_document;
 use crate::history::HistoryError;
-use crate::history::backend::EachItem;
+use crate::history::backend::{EachItem, LogQuery};
 use crate::history::chain::{ChainFields, ChainRow, WaiverTerms, link};
 use crate::history::document::{Document, StoredDocument};
 use crate::history::marks::{MARK_ROWS, MarkRow, Reviewed, reviewed};
@@ -137,12 +137,10 @@ impl SqliteStore {
     /// a time into `each`.
     pub(super) fn each_entry(
         &self,
-        workspace_id: &str,
-        project_id: Option<&str>,
-        read: LogRead,
+        query: &LogQuery,
         each: &mut EachItem<'_, ReviewEntry>,
     ) -> Result<(), HistoryError> {
-        let whole = read == LogRead::Whole;
+        let whole = query.read == LogRead::Whole;
         let text = |column: &str| {
             if whole {
                 format!("r.{column}")
@@ -164,7 +162,7 @@ impl SqliteStore {
             text("reviewer"),
             text("note"),
         ))?;
-        let mut rows = statement.query(params![workspace_id, project_id])?;
+        let mut rows = statement.query(params![query.workspace_id, query.project_id])?;
         while let Some(row) = rows.next()? {
             let action: String = row.get(2)?;
             let state_at: Option<i64> = row.get(6)?;

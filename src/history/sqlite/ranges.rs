@@ -9,11 +9,11 @@ use rusqlite::{Transaction, params};
 
 use super::states::store_document;
 use crate::history::HistoryError;
-use crate::history::document::{Document, ShapedBody, StoredDocument};
+use crate::history::document::{Document, ShapedBody};
 use crate::history::marks::MARK_ROWS;
 use crate::history::model::{MemberState, ProjectState};
 use crate::history::posture::{Posture, shaped};
-use crate::history::ranges::{Listed, OpenRange, Subject, plan, range_tables};
+use crate::history::ranges::{Listed, OpenRange, Subject, plan, plan_documents, range_tables};
 use crate::history::read::parse_body;
 use crate::history::retention::{KeepReason, waiver_name};
 
@@ -59,16 +59,7 @@ pub(super) fn record_ranges<T: Subject>(
             })
         })
         .collect::<Result<Vec<OpenRange<i64, [u8; 16]>>, HistoryError>>()?;
-    let documents: Vec<StoredDocument> = states.iter().map(StoredDocument::of).collect();
-    let listed: Vec<Listed<'_, [u8; 16]>> = states
-        .iter()
-        .zip(&documents)
-        .map(|(state, document)| Listed {
-            subject: state.subject(),
-            identity: document.digest,
-        })
-        .collect();
-    let plan = plan(&open, &listed);
+    let (documents, plan) = plan_documents(&open, states);
     let mut close = transaction.prepare_cached(&format!(
         "UPDATE {kind}_range SET valid_until = ?1 WHERE id = ?2"
     ))?;
@@ -86,14 +77,14 @@ pub(super) fn record_ranges<T: Subject>(
         let state_id = match met.get(&document.digest) {
             Some(&id) => id,
             None => {
-                let id = store_document(transaction, listed[at].subject, document)?;
+                let id = store_document(transaction, states[at].subject(), document)?;
                 met.insert(document.digest, id);
                 id
             }
         };
         begin.execute(params![
             workspace_id,
-            listed[at].subject,
+            states[at].subject(),
             state_id,
             sort_key,
             snapshot_id
