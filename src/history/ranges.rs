@@ -149,6 +149,25 @@ pub fn plan_documents<H: Clone, T: Subject>(
     (documents, plan)
 }
 
+/// How a list kept as `(subject, state id)` pairs meets `open`, states
+/// compared by id: the step from an older schema's lists to ranges.
+pub fn plan_ids<H: Clone>(open: &[OpenRange<H, i64>], listed: &[(String, i64)]) -> Plan<H> {
+    let entries: Vec<Listed<'_, i64>> = listed
+        .iter()
+        .map(|(subject, state_id)| Listed {
+            subject,
+            identity: *state_id,
+        })
+        .collect();
+    plan(open, &entries)
+}
+
+/// Forgets the ranges of `open` that `closed` ended.
+pub fn drop_closed<H: Eq + Hash, I>(open: &mut Vec<OpenRange<H, I>>, closed: &[H]) {
+    let closed: std::collections::HashSet<&H> = closed.iter().collect();
+    open.retain(|range| !closed.contains(&range.handle));
+}
+
 /// How `listed` (in its order) meets `open`: an entry whose subject has an
 /// open range of the same state goes on in it when its place in the list
 /// still sorts among its neighbours; every other entry begins a range, with a

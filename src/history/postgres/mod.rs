@@ -7,6 +7,7 @@
 
 mod auth;
 mod backend;
+mod backfill;
 mod column;
 mod link;
 mod locks;

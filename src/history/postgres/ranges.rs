@@ -19,7 +19,7 @@ use crate::history::marks::MARK_ROWS;
 use crate::history::model::{MemberState, ProjectState};
 use crate::history::posture::{Posture, PostureAt, shaped};
 use crate::history::ranges::{
-    Listed, OpenRange, Subject, Turnover, plan, plan_documents, range_tables,
+    OpenRange, Subject, Turnover, drop_closed, plan_documents, plan_ids, range_tables,
 };
 use crate::history::read::{from_ms, parse_body};
 use crate::history::retention::{KeepReason, waiver_name};
@@ -406,20 +406,12 @@ pub(super) fn to_ranges(transaction: &mut Transaction<'_>) -> Step<()> {
                 listed.push((column(&row, "state", 0)?, column(&row, "state", 1)?));
             }
             let ranges = open.entry((workspace_id.clone(), kind)).or_default();
-            let entries: Vec<Listed<'_, i64>> = listed
-                .iter()
-                .map(|(subject, state_id)| Listed {
-                    subject,
-                    identity: *state_id,
-                })
-                .collect();
-            let plan = plan(ranges, &entries);
+            let plan = plan_ids(ranges, &listed);
             transaction.execute(
                 &format!("UPDATE {kind}_range SET valid_until = $1 WHERE id = ANY($2)"),
                 &[snapshot_id, &plan.close],
             )?;
-            let closed: HashSet<i64> = plan.close.iter().copied().collect();
-            ranges.retain(|range| !closed.contains(&range.handle));
+            drop_closed(ranges, &plan.close);
             let subjects: Vec<&str> = plan
                 .open
                 .iter()

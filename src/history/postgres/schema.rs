@@ -7,6 +7,7 @@
 use postgres::{Client, Transaction};
 
 use super::Step;
+use super::backfill::set_by_id;
 use super::column::column;
 use super::locks::{LOCK_CLASS, MIGRATION_LOCK};
 use crate::history::HistoryError;
@@ -222,12 +223,7 @@ fn to_chain(transaction: &mut Transaction<'_>) -> Step<()> {
             ids.push(id);
             hashes.push(hash);
         }
-        transaction.execute(
-            "UPDATE review SET hash = given.hash
-             FROM unnest($1::BIGINT[], $2::BYTEA[]) AS given (id, hash)
-             WHERE review.id = given.id",
-            &[&ids, &hashes],
-        )?;
+        set_by_id(transaction, "review", "hash", &ids, &hashes)?;
     }
     transaction.batch_execute(V2_GUARD)?;
     Ok(())

@@ -13,7 +13,9 @@ use crate::history::document::{Document, ShapedBody};
 use crate::history::marks::MARK_ROWS;
 use crate::history::model::{MemberState, ProjectState};
 use crate::history::posture::{Posture, shaped};
-use crate::history::ranges::{Listed, OpenRange, Subject, plan, plan_documents, range_tables};
+use crate::history::ranges::{
+    OpenRange, Subject, drop_closed, plan_documents, plan_ids, range_tables,
+};
 use crate::history::read::parse_body;
 use crate::history::retention::{KeepReason, waiver_name};
 
@@ -271,22 +273,14 @@ pub(super) fn to_ranges(transaction: &Transaction<'_>) -> Result<(), HistoryErro
                 rows.collect::<Result<_, _>>()?
             };
             let ranges = open.entry((workspace_id.as_str(), kind)).or_default();
-            let entries: Vec<Listed<'_, i64>> = listed
-                .iter()
-                .map(|(subject, state_id)| Listed {
-                    subject,
-                    identity: *state_id,
-                })
-                .collect();
-            let plan = plan(ranges, &entries);
+            let plan = plan_ids(ranges, &listed);
             for handle in &plan.close {
                 transaction.execute(
                     &format!("UPDATE {kind}_range SET valid_until = ?1 WHERE id = ?2"),
                     params![snapshot_id, handle],
                 )?;
             }
-            let closed: std::collections::HashSet<i64> = plan.close.iter().copied().collect();
-            ranges.retain(|range| !closed.contains(&range.handle));
+            drop_closed(ranges, &plan.close);
             for (at, sort_key) in plan.open {
                 let (subject, state_id) = &listed[at];
                 transaction.execute(
