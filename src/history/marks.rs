@@ -20,6 +20,23 @@ use super::waivers::NewWaiver;
 /// stores' queries of marks filter with it (`review` columns unqualified).
 pub(super) const MARK_ROWS: &str = "action IN ('mark', 'unmark')";
 
+/// The columns of a log entry that no update may change: all but the
+/// reviewed state's, which a later snapshot gives a mark that has none.
+/// Both stores' guards keep them (the database's its `db_role` too).
+pub(super) const KEPT_COLUMNS: &[&str] = &[
+    "id",
+    "workspace_id",
+    "project_id",
+    "action",
+    "at_ms",
+    "reviewer",
+    "note",
+    "hash",
+];
+
+/// A waive entry's columns (schema 6 on), kept as well.
+pub(super) const WAIVER_COLUMNS: &[&str] = &["policy_id", "until_ms"];
+
 /// What each kind of entry the stores append to the log holds (the shared
 /// store fills in the database role as it inserts it).
 impl ChainFields {

@@ -9,6 +9,7 @@ mod auth;
 mod backend;
 mod backfill;
 mod column;
+mod guard;
 mod link;
 mod locks;
 mod packed;

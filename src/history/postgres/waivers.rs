@@ -10,9 +10,11 @@ use time::OffsetDateTime;
 
 use super::Step;
 use super::column::column;
+use super::guard::review_guard;
 use super::write::{append_entry, bump_revision, insert_review};
 use crate::history::HistoryError;
 use crate::history::chain::{ChainFields, WaiverTerms};
+use crate::history::marks::WAIVER_COLUMNS;
 use crate::history::model::ReviewAction;
 use crate::history::read::{from_ms, to_ms};
 use crate::history::waivers::{NewWaiver, Waiver};
@@ -66,30 +68,6 @@ const LOG_COLUMNS: &str = "
 ALTER TABLE review ADD COLUMN policy_id TEXT;
 ALTER TABLE review ADD COLUMN until_ms BIGINT;
 CREATE INDEX review_waivers ON review (workspace_id, id) WHERE action = 'waive';
-CREATE OR REPLACE FUNCTION vantage_review_guard() RETURNS trigger LANGUAGE plpgsql AS $guard$
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        IF NEW.db_role IS DISTINCT FROM session_user::text THEN
-            RAISE EXCEPTION 'the review log records the role that writes it: % cannot write an entry as %',
-                session_user, coalesce(NEW.db_role, 'no role')
-                USING ERRCODE = 'insufficient_privilege';
-        END IF;
-        RETURN NEW;
-    END IF;
-    IF TG_OP = 'UPDATE' THEN
-        IF OLD.state_id IS NULL AND OLD.action = 'mark'
-           AND (NEW.id, NEW.workspace_id, NEW.project_id, NEW.action, NEW.at_ms,
-                NEW.reviewer, NEW.note, NEW.db_role, NEW.hash, NEW.policy_id, NEW.until_ms)
-               IS NOT DISTINCT FROM
-               (OLD.id, OLD.workspace_id, OLD.project_id, OLD.action, OLD.at_ms,
-                OLD.reviewer, OLD.note, OLD.db_role, OLD.hash, OLD.policy_id, OLD.until_ms) THEN
-            RETURN NEW;
-        END IF;
-    END IF;
-    RAISE EXCEPTION 'the review log is append-only: % refused', TG_OP
-        USING ERRCODE = 'insufficient_privilege';
-END
-$guard$;
 ";
 
 /// Version 5 to 6: the columns and the guard, then each waiver given, in
@@ -99,6 +77,11 @@ $guard$;
 /// The waiver table goes.
 pub(super) fn move_into_log(transaction: &mut Transaction<'_>) -> Step<()> {
     transaction.batch_execute(LOG_COLUMNS)?;
+    let guard = review_guard(
+        "OLD.state_id IS NULL AND OLD.action = 'mark'",
+        WAIVER_COLUMNS,
+    );
+    transaction.batch_execute(&guard)?;
     let rows = transaction.query(
         "SELECT workspace_id, policy_id, project_id, reason, until_ms, at_ms, reviewer, db_role
          FROM waiver ORDER BY id",

@@ -3,6 +3,7 @@
 //! it is there whole or not at all.
 
 mod backend;
+mod guard;
 mod marks;
 mod ranges;
 mod read;

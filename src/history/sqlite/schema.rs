@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, Transaction, TransactionBehavior, params};
 
+use super::guard::update_trigger;
 use super::states::store_document;
 use crate::api::model::Insights;
 use crate::history::HistoryError;
@@ -137,15 +138,6 @@ const V3_TRIGGERS: &str = "
 CREATE TRIGGER review_append_only_delete BEFORE DELETE ON review
 BEGIN
     SELECT RAISE(ABORT, 'the review log is append-only: an entry cannot be removed');
-END;
-CREATE TRIGGER review_append_only_update BEFORE UPDATE ON review
-WHEN NOT (OLD.state_id IS NULL
-          AND NEW.id IS OLD.id AND NEW.workspace_id IS OLD.workspace_id
-          AND NEW.project_id IS OLD.project_id AND NEW.action IS OLD.action
-          AND NEW.at_ms IS OLD.at_ms AND NEW.reviewer IS OLD.reviewer
-          AND NEW.note IS OLD.note AND NEW.hash IS OLD.hash)
-BEGIN
-    SELECT RAISE(ABORT, 'the review log is append-only: an entry cannot be changed');
 END;
 ";
 
@@ -399,5 +391,6 @@ fn to_chain(transaction: &Transaction<'_>) -> Result<(), HistoryError> {
         }
     }
     transaction.execute_batch(V3_TRIGGERS)?;
+    transaction.execute_batch(&update_trigger("OLD.state_id IS NULL", &[]))?;
     Ok(())
 }
