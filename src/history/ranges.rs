@@ -301,6 +301,18 @@ fn fill_keys<H, I>(going_on: &[Option<usize>], open: &[OpenRange<H, I>]) -> Opti
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_range_tables_read_in_each_dialect_with_nothing_left_to_fill() {
+        let file = range_tables("INTEGER PRIMARY KEY", "INTEGER");
+        let database = range_tables("BIGSERIAL PRIMARY KEY", "BIGINT");
+        for sql in [&file, &database] {
+            assert!(!sql.contains('{'), "{sql}");
+            assert_eq!(sql.matches("CREATE TABLE").count(), 2);
+        }
+        assert!(file.contains("    valid_until INTEGER\n"));
+        assert!(database.contains("    id BIGSERIAL PRIMARY KEY,\n"));
+    }
+
     /// Applies plans list after list, as a store would; each snapshot's list
     /// read back by sort key must be the list recorded.
     struct Ranges {

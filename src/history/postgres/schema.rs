@@ -12,7 +12,7 @@ use super::column::column;
 use super::guard::{review_guard, triggers, waiver_guard};
 use super::locks::{LOCK_CLASS, MIGRATION_LOCK};
 use crate::history::HistoryError;
-use crate::history::chain::{ChainFields, link};
+use crate::history::chain::{ChainFields, Chainer};
 
 /// Version 1: what the file's version 2 holds. Every state (project, member,
 /// insights) is one document in `state`; `review` keeps every mark and unmark;
@@ -146,7 +146,7 @@ const CHAIN_PAGE: i64 = 1000;
 fn to_chain(transaction: &mut Transaction<'_>) -> Step<()> {
     transaction.batch_execute(V2_COLUMNS)?;
     let mut after: (String, i64) = (String::new(), i64::MIN);
-    let mut previous: Option<(String, Vec<u8>)> = None;
+    let mut chainer = Chainer::default();
     loop {
         let rows = transaction.query(
             "SELECT id, workspace_id, project_id, action, at_ms, reviewer, note FROM review
@@ -171,15 +171,9 @@ fn to_chain(transaction: &mut Transaction<'_>) -> Step<()> {
                 note: column(row, "review", 6)?,
                 waiver: None,
             };
-            let before = previous
-                .as_ref()
-                .filter(|(workspace, _)| *workspace == fields.workspace_id)
-                .map(|(_, hash)| hash.as_slice());
-            let hash = link(before, &fields);
-            after = (fields.workspace_id.clone(), id);
-            previous = Some((fields.workspace_id, hash.clone()));
+            hashes.push(chainer.next(&fields));
+            after = (fields.workspace_id, id);
             ids.push(id);
-            hashes.push(hash);
         }
         set_by_id(transaction, "review", "hash", &ids, &hashes)?;
     }

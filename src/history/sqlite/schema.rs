@@ -11,7 +11,7 @@ use super::guard::update_trigger;
 use super::states::store_document;
 use crate::api::model::Insights;
 use crate::history::HistoryError;
-use crate::history::chain::{ChainFields, link};
+use crate::history::chain::{ChainFields, Chainer};
 use crate::history::document::{Document, StoredDocument};
 use crate::history::model::{MemberState, ProjectState};
 
@@ -352,7 +352,7 @@ const CHAIN_PAGE: i64 = 1000;
 fn to_chain(transaction: &Transaction<'_>) -> Result<(), HistoryError> {
     transaction.execute_batch(V3_COLUMNS)?;
     let mut after: (String, i64) = (String::new(), i64::MIN);
-    let mut previous: Option<(String, Vec<u8>)> = None;
+    let mut chainer = Chainer::default();
     let mut read = transaction.prepare(
         "SELECT id, workspace_id, project_id, action, at_ms, reviewer, note FROM review
          WHERE (workspace_id, id) > (?1, ?2) ORDER BY workspace_id, id LIMIT ?3",
@@ -381,13 +381,7 @@ fn to_chain(transaction: &Transaction<'_>) -> Result<(), HistoryError> {
         };
         after = (last.workspace_id.clone(), *last_id);
         for (id, fields) in &page {
-            let before = previous
-                .as_ref()
-                .filter(|(workspace, _)| *workspace == fields.workspace_id)
-                .map(|(_, hash)| hash.as_slice());
-            let hash = link(before, fields);
-            write.execute(params![hash, id])?;
-            previous = Some((fields.workspace_id.clone(), hash));
+            write.execute(params![chainer.next(fields), id])?;
         }
     }
     transaction.execute_batch(V3_TRIGGERS)?;
