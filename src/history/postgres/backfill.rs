@@ -1,9 +1,8 @@
 //! A schema step's backfill: a new value for each row of a page, set in one
-//! statement (a round trip per page, not per row).
+//! statement (a round trip per page, not per row). A leaf: the driver's
+//! error goes back to the step as it is.
 
 use postgres::Transaction;
-
-use super::Step;
 
 /// Sets `column` (BYTEA) of `table` to `values[i]` in the row whose id is
 /// `ids[i]`. `table` and `column` are the schema's own names, never input.
@@ -13,7 +12,7 @@ pub(super) fn set_by_id(
     column: &str,
     ids: &[i64],
     values: &[Vec<u8>],
-) -> Step<()> {
+) -> Result<(), postgres::Error> {
     transaction.execute(
         &format!(
             "UPDATE {table} SET {column} = given.value
