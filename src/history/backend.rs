@@ -10,7 +10,7 @@ use std::time::Duration;
 use time::OffsetDateTime;
 
 use super::HistoryError;
-use super::chain::ChainRow;
+use super::chain::{ChainFields, ChainRow};
 use super::model::{
     Capture, LogRead, MarkScope, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark,
     SnapshotInfo,
@@ -67,6 +67,15 @@ impl HistoryLocation {
 /// What a store hands each item it reads to: `Err` stops the read (the
 /// reader's own failure comes back as [`HistoryError::Stopped`]).
 pub type EachItem<'a, T> = dyn FnMut(T) -> Result<(), HistoryError> + Send + 'a;
+
+/// Which entries of a workspace's log a read hands over, and how much of each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogQuery {
+    pub workspace_id: String,
+    /// One project's entries only, when given.
+    pub project_id: Option<String>,
+    pub read: LogRead,
+}
 
 /// What taking a workspace's snapshot lock came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,15 +162,9 @@ pub trait Backend: Send {
         now: OffsetDateTime,
     ) -> Result<Vec<ReviewMark>, HistoryError>;
 
-    /// Removes the mark (the log keeps that it was removed, by whom, when);
-    /// `false` when there was none.
-    fn unmark_reviewed(
-        &mut self,
-        workspace_id: &str,
-        project_id: &str,
-        reviewer: Option<&str>,
-        now: OffsetDateTime,
-    ) -> Result<bool, HistoryError>;
+    /// Appends `unmark` ([`ChainFields::unmark`]) when the project's mark
+    /// stands; `false` when there was none (`Store::unmark_reviewed`).
+    fn unmark(&mut self, unmark: ChainFields) -> Result<bool, HistoryError>;
 
     /// Every mark of the workspace that stands (in `scope`), newest first, each with the project's name and what
     /// changed since the reviewed state (as the newest snapshot shows it),
@@ -174,13 +177,11 @@ pub trait Backend: Send {
         each: &mut EachItem<'_, ReviewMark>,
     ) -> Result<(), HistoryError>;
 
-    /// The audit trail: every mark and unmark of the workspace (of one project
-    /// when given), oldest first, handed to `each` as the store reads them.
-    fn each_review_entry(
+    /// The audit trail: the entries of the log `query` names, oldest first,
+    /// handed to `each` as the store reads them (`Store::each_review_entry`).
+    fn each_log_entry(
         &self,
-        workspace_id: &str,
-        project_id: Option<&str>,
-        read: LogRead,
+        query: LogQuery,
         each: &mut EachItem<'_, ReviewEntry>,
     ) -> Result<(), HistoryError>;
 

@@ -101,6 +101,29 @@ pub struct ChainCheck {
     pub broken: Option<BrokenLink>,
 }
 
+/// Chains entries written before the chain existed, as the schema step that
+/// adds it reads them: workspace by workspace, each in id order. Keeps the
+/// previous hash only.
+#[derive(Debug, Default)]
+pub struct Chainer {
+    previous: Option<(String, Vec<u8>)>,
+}
+
+impl Chainer {
+    /// The hash of `fields`, the next entry: chained to the one before it
+    /// when that was of the same workspace, else the workspace's first.
+    pub fn next(&mut self, fields: &ChainFields) -> Vec<u8> {
+        let before = self
+            .previous
+            .as_ref()
+            .filter(|(workspace, _)| *workspace == fields.workspace_id)
+            .map(|(_, hash)| hash.as_slice());
+        let hash = link(before, fields);
+        self.previous = Some((fields.workspace_id.clone(), hash.clone()));
+        hash
+    }
+}
+
 /// Walks a workspace's chain in id order, one row at a time; keeps the
 /// previous hash only, so memory stays flat in the number of entries.
 #[derive(Debug, Default)]
@@ -155,6 +178,18 @@ mod tests {
             note: note.map(str::to_owned),
             waiver: None,
         }
+    }
+
+    #[test]
+    fn the_chainer_chains_within_a_workspace_and_starts_each_anew() {
+        let mut chainer = Chainer::default();
+        let first = chainer.next(&fields(Some("a")));
+        assert_eq!(first, link(None, &fields(Some("a"))));
+        let second = chainer.next(&fields(Some("b")));
+        assert_eq!(second, link(Some(&first), &fields(Some("b"))));
+        let mut elsewhere = fields(Some("c"));
+        elsewhere.workspace_id = "ws2".into();
+        assert_eq!(chainer.next(&elsewhere), link(None, &elsewhere));
     }
 
     #[test]

@@ -6,16 +6,108 @@
 //! ([`PROJECT_FIELDS`]). The stores read rows; what they mean is said here once.
 
 use serde_json::Value;
+use time::OffsetDateTime;
 
 use super::HistoryError;
+use super::chain::{ChainFields, WaiverTerms};
 use super::document::{ShapedBody, changed_fields};
-use super::model::{PROJECT_FIELDS, ReviewMark};
-use super::read::{cut_shown, from_ms};
+use super::model::{NewMark, PROJECT_FIELDS, ReviewAction, ReviewEntry, ReviewMark};
+use super::read::{cut_shown, from_ms, to_ms};
+use super::waivers::NewWaiver;
 
 /// The log's rows that are marks and unmarks (a project's newest of them is
 /// its mark); waive entries share the log and never touch a mark. Both
 /// stores' queries of marks filter with it (`review` columns unqualified).
 pub(super) const MARK_ROWS: &str = "action IN ('mark', 'unmark')";
+
+/// The columns of a log entry that no update may change: all but the
+/// reviewed state's, which a later snapshot gives a mark that has none.
+/// Both stores' guards keep them (the database's its `db_role` too).
+pub(super) const KEPT_COLUMNS: &[&str] = &[
+    "id",
+    "workspace_id",
+    "project_id",
+    "action",
+    "at_ms",
+    "reviewer",
+    "note",
+    "hash",
+];
+
+/// A waive entry's columns (schema 6 on), kept as well.
+pub(super) const WAIVER_COLUMNS: &[&str] = &["policy_id", "until_ms"];
+
+/// What each kind of entry the stores append to the log holds (the shared
+/// store fills in the database role as it inserts it).
+impl ChainFields {
+    fn entry(workspace_id: &str, project_id: &str, action: ReviewAction, at_ms: i64) -> Self {
+        Self {
+            workspace_id: workspace_id.to_owned(),
+            project_id: project_id.to_owned(),
+            action: action.as_str().to_owned(),
+            at_ms,
+            reviewer: None,
+            role: None,
+            note: None,
+            waiver: None,
+        }
+    }
+
+    /// `mark` given at `now`.
+    pub(super) fn mark(workspace_id: &str, mark: &NewMark, now: OffsetDateTime) -> Self {
+        Self {
+            reviewer: mark.reviewer.clone(),
+            note: mark.note.clone(),
+            ..Self::entry(
+                workspace_id,
+                &mark.project_id,
+                ReviewAction::Mark,
+                to_ms(now),
+            )
+        }
+    }
+
+    /// The project's mark removed by `reviewer` at `now`.
+    pub(super) fn unmark(
+        workspace_id: &str,
+        project_id: &str,
+        reviewer: Option<&str>,
+        now: OffsetDateTime,
+    ) -> Self {
+        Self {
+            reviewer: reviewer.map(str::to_owned),
+            ..Self::entry(workspace_id, project_id, ReviewAction::Unmark, to_ms(now))
+        }
+    }
+
+    /// `entry` of another log copied into this one, in the name of `reviewer`.
+    pub(super) fn copied(workspace_id: &str, entry: &ReviewEntry, reviewer: Option<&str>) -> Self {
+        Self {
+            reviewer: reviewer.map(str::to_owned),
+            note: entry.note.clone(),
+            waiver: entry.waiver_terms(),
+            ..Self::entry(
+                workspace_id,
+                &entry.project_id,
+                entry.action,
+                to_ms(entry.at),
+            )
+        }
+    }
+
+    /// A waiver given at `at_ms`: its reason is the note.
+    pub(super) fn waive(workspace_id: &str, waiver: &NewWaiver, at_ms: i64) -> Self {
+        Self {
+            reviewer: waiver.by.clone(),
+            note: Some(waiver.reason.clone()),
+            waiver: Some(WaiverTerms {
+                policy_id: waiver.policy_id.clone(),
+                until_ms: to_ms(waiver.until),
+            }),
+            ..Self::entry(workspace_id, &waiver.project_id, ReviewAction::Waive, at_ms)
+        }
+    }
+}
 
 /// A mark that stands, as a store reads it: the log row, the reviewed state,
 /// and the project in the newest snapshot.

@@ -13,7 +13,52 @@ use std::collections::HashMap;
 use std::hash::Hash;
 
 use super::HistoryError;
+use super::document::StoredDocument;
 use super::model::{MemberState, ProjectState};
+
+/// The range tables and the snapshot's posture column, as both stores'
+/// schema step adds them, in no dialect yet ([`range_tables`]).
+const RANGE_TABLES: &str = "
+CREATE TABLE project_range (
+    id {KEY},
+    workspace_id TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    state_id {INTEGER} NOT NULL,
+    -- Orders a snapshot's list: rising in the order the service listed it.
+    sort_key {INTEGER} NOT NULL,
+    -- The first snapshot that holds it.
+    valid_from {INTEGER} NOT NULL,
+    -- The first snapshot that no longer holds it; NULL while the newest does.
+    valid_until {INTEGER}
+);
+CREATE INDEX project_range_by_subject ON project_range (workspace_id, subject, valid_from);
+CREATE INDEX project_range_by_start ON project_range (workspace_id, valid_from);
+CREATE INDEX project_range_by_end ON project_range (workspace_id, valid_until);
+
+CREATE TABLE member_range (
+    id {KEY},
+    workspace_id TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    state_id {INTEGER} NOT NULL,
+    sort_key {INTEGER} NOT NULL,
+    valid_from {INTEGER} NOT NULL,
+    valid_until {INTEGER}
+);
+CREATE INDEX member_range_by_subject ON member_range (workspace_id, subject, valid_from);
+CREATE INDEX member_range_by_start ON member_range (workspace_id, valid_from);
+CREATE INDEX member_range_by_end ON member_range (workspace_id, valid_until);
+
+-- The snapshot's counts (history/posture.rs) as JSON.
+ALTER TABLE snapshot ADD COLUMN posture TEXT;
+";
+
+/// [`RANGE_TABLES`] in a store's dialect: `key` its numbered primary key,
+/// `integer` its 64-bit integer.
+pub(super) fn range_tables(key: &str, integer: &str) -> String {
+    RANGE_TABLES
+        .replace("{KEY}", key)
+        .replace("{INTEGER}", integer)
+}
 
 /// A stored state's digest as the ranges compare it: 16 bytes, or the
 /// history is damaged (a digest of another length never matches, and would
@@ -83,6 +128,44 @@ pub struct Plan<H> {
     pub close: Vec<H>,
     /// The ranges that begin at it: the entry's index in the list, its sort key.
     pub open: Vec<(usize, i64)>,
+}
+
+/// A new list of states as the store keeps them (`documents[at]` is
+/// `states[at]`), and how it meets `open` ([`plan`]), states compared by digest.
+pub fn plan_documents<H: Clone, T: Subject>(
+    open: &[OpenRange<H, [u8; 16]>],
+    states: &[T],
+) -> (Vec<StoredDocument>, Plan<H>) {
+    let documents: Vec<StoredDocument> = states.iter().map(StoredDocument::of).collect();
+    let listed: Vec<Listed<'_, [u8; 16]>> = states
+        .iter()
+        .zip(&documents)
+        .map(|(state, document)| Listed {
+            subject: state.subject(),
+            identity: document.digest,
+        })
+        .collect();
+    let plan = plan(open, &listed);
+    (documents, plan)
+}
+
+/// How a list kept as `(subject, state id)` pairs meets `open`, states
+/// compared by id: the step from an older schema's lists to ranges.
+pub fn plan_ids<H: Clone>(open: &[OpenRange<H, i64>], listed: &[(String, i64)]) -> Plan<H> {
+    let entries: Vec<Listed<'_, i64>> = listed
+        .iter()
+        .map(|(subject, state_id)| Listed {
+            subject,
+            identity: *state_id,
+        })
+        .collect();
+    plan(open, &entries)
+}
+
+/// Forgets the ranges of `open` that `closed` ended.
+pub fn drop_closed<H: Eq + Hash, I>(open: &mut Vec<OpenRange<H, I>>, closed: &[H]) {
+    let closed: std::collections::HashSet<&H> = closed.iter().collect();
+    open.retain(|range| !closed.contains(&range.handle));
 }
 
 /// How `listed` (in its order) meets `open`: an entry whose subject has an
@@ -217,6 +300,18 @@ fn fill_keys<H, I>(going_on: &[Option<usize>], open: &[OpenRange<H, I>]) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_range_tables_read_in_each_dialect_with_nothing_left_to_fill() {
+        let file = range_tables("INTEGER PRIMARY KEY", "INTEGER");
+        let database = range_tables("BIGSERIAL PRIMARY KEY", "BIGINT");
+        for sql in [&file, &database] {
+            assert!(!sql.contains('{'), "{sql}");
+            assert_eq!(sql.matches("CREATE TABLE").count(), 2);
+        }
+        assert!(file.contains("    valid_until INTEGER\n"));
+        assert!(database.contains("    id BIGSERIAL PRIMARY KEY,\n"));
+    }
 
     /// Applies plans list after list, as a store would; each snapshot's list
     /// read back by sort key must be the list recorded.

@@ -9,8 +9,8 @@ use std::ops::{Deref, DerefMut};
 use time::OffsetDateTime;
 
 use super::HistoryError;
-use super::backend::{Backend, HistoryLocation};
-use super::chain::{ChainCheck, Verifier};
+use super::backend::{Backend, EachItem, HistoryLocation, LogQuery};
+use super::chain::{ChainCheck, ChainFields, Verifier};
 use super::diff::{Change, diff};
 use super::model::{
     LogRead, MarkScope, NewMark, ProjectState, ReviewEntry, ReviewMark, Snapshot, SnapshotInfo,
@@ -97,6 +97,36 @@ impl Store {
             Ok(())
         })?;
         Ok(marks)
+    }
+
+    /// Removes the mark (the log keeps that it was removed, by whom, when);
+    /// `false` when there was none.
+    pub fn unmark_reviewed(
+        &mut self,
+        workspace_id: &str,
+        project_id: &str,
+        reviewer: Option<&str>,
+        now: OffsetDateTime,
+    ) -> Result<bool, HistoryError> {
+        let unmark = ChainFields::unmark(workspace_id, project_id, reviewer, now);
+        self.backend.unmark(unmark)
+    }
+
+    /// The audit trail: every entry of the workspace's log (of one project
+    /// when given), oldest first, handed to `each` as the store reads them.
+    pub fn each_review_entry(
+        &self,
+        workspace_id: &str,
+        project_id: Option<&str>,
+        read: LogRead,
+        each: &mut EachItem<'_, ReviewEntry>,
+    ) -> Result<(), HistoryError> {
+        let query = LogQuery {
+            workspace_id: workspace_id.to_owned(),
+            project_id: project_id.map(str::to_owned),
+            read,
+        };
+        self.backend.each_log_entry(query, each)
     }
 
     /// The workspace's log (one project's when given), oldest first, as `read` says.

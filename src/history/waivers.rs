@@ -6,6 +6,9 @@
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
+use super::HistoryError;
+use super::read::{from_ms, to_ms};
+
 /// The longest a waiver's reason is kept.
 pub const MAX_REASON_CHARS: usize = 1000;
 
@@ -44,6 +47,23 @@ pub struct NewWaiver {
 }
 
 impl NewWaiver {
+    /// The waiver as a store keeps it once given at `now` by `by` (its times
+    /// to the millisecond, as both stores keep them).
+    pub(super) fn given(
+        &self,
+        now: OffsetDateTime,
+        by: Option<String>,
+    ) -> Result<Waiver, HistoryError> {
+        Ok(Waiver {
+            policy_id: self.policy_id.clone(),
+            project_id: self.project_id.clone(),
+            reason: self.reason.clone(),
+            until: from_ms(to_ms(self.until), "review.until_ms")?,
+            waived_at: from_ms(to_ms(now), "review.at_ms")?,
+            waived_by: by,
+        })
+    }
+
     /// The rules a waiver must meet, whichever store keeps it.
     pub fn check(&self, now: OffsetDateTime) -> Result<(), String> {
         if self.policy_id.trim().is_empty() || self.project_id.trim().is_empty() {

@@ -8,12 +8,11 @@ use super::column::column;
 use super::{PgStore, ranges, read, write};
 use crate::api::model::{Insights, InventoryItem};
 use crate::history::backend::{
-    Backend, EachItem, HistoryLocation, LockWait, Retention, WorkspaceLock,
+    Backend, EachItem, HistoryLocation, LockWait, LogQuery, Retention, WorkspaceLock,
 };
-use crate::history::chain::ChainRow;
+use crate::history::chain::{ChainFields, ChainRow};
 use crate::history::model::{
-    Capture, LogRead, MarkScope, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark,
-    SnapshotInfo,
+    Capture, MarkScope, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark, SnapshotInfo,
 };
 use crate::history::posture::PostureAt;
 use crate::history::ranges::Turnover;
@@ -169,24 +168,10 @@ impl Backend for PgStore {
         })
     }
 
-    fn unmark_reviewed(
-        &mut self,
-        workspace_id: &str,
-        project_id: &str,
-        reviewer: Option<&str>,
-        now: OffsetDateTime,
-    ) -> Result<bool, HistoryError> {
-        let (workspace_id, project_id) = (workspace_id.to_owned(), project_id.to_owned());
-        let reviewer = reviewer.map(str::to_owned);
+    fn unmark(&mut self, unmark: ChainFields) -> Result<bool, HistoryError> {
         self.run(move |client| {
             let mut transaction = client.transaction()?;
-            let marked = write::unmark(
-                &mut transaction,
-                &workspace_id,
-                &project_id,
-                reviewer.as_deref(),
-                now,
-            )?;
+            let marked = write::unmark(&mut transaction, unmark)?;
             transaction.commit()?;
             Ok(marked)
         })
@@ -206,18 +191,13 @@ impl Backend for PgStore {
         )
     }
 
-    fn each_review_entry(
+    fn each_log_entry(
         &self,
-        workspace_id: &str,
-        project_id: Option<&str>,
-        read: LogRead,
+        query: LogQuery,
         each: &mut EachItem<'_, ReviewEntry>,
     ) -> Result<(), HistoryError> {
-        let (workspace_id, project_id) = (workspace_id.to_owned(), project_id.map(str::to_owned));
         self.worker.stream(
-            move |client, relay| {
-                read::each_entry(client, &workspace_id, project_id.as_deref(), read, relay)
-            },
+            move |client, relay| read::each_entry(client, &query, relay),
             each,
         )
     }

@@ -7,7 +7,9 @@
 
 mod auth;
 mod backend;
+mod backfill;
 mod column;
+mod guard;
 mod link;
 mod locks;
 mod packed;

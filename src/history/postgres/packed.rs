@@ -13,6 +13,7 @@ use postgres::Transaction;
 use postgres::types::{FromSql, Type};
 
 use super::Step;
+use super::backfill::set_by_id;
 use super::column::column;
 
 /// Raw deflate against [`DICTIONARY_V1`].
@@ -171,12 +172,7 @@ pub(super) fn pack_states(transaction: &mut Transaction<'_>) -> Step<()> {
             ids.push(column::<i64>(row, "state", 0)?);
             packed.push(pack(column(row, "state", 1)?));
         }
-        transaction.execute(
-            "UPDATE state SET packed = given.packed
-             FROM unnest($1::BIGINT[], $2::BYTEA[]) AS given (id, packed)
-             WHERE state.id = given.id",
-            &[&ids, &packed],
-        )?;
+        set_by_id(transaction, "state", "packed", &ids, &packed)?;
     }
     transaction.batch_execute(
         "ALTER TABLE state DROP COLUMN body;

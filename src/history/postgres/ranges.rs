@@ -14,48 +14,15 @@ use postgres::{GenericClient, Transaction};
 use super::Step;
 use super::column::column;
 use super::packed::{PackedBody, pack};
-use crate::history::document::{Document, ShapedBody, StoredDocument};
+use crate::history::document::{Document, ShapedBody};
 use crate::history::marks::MARK_ROWS;
 use crate::history::model::{MemberState, ProjectState};
 use crate::history::posture::{Posture, PostureAt, shaped};
-use crate::history::ranges::{Listed, OpenRange, Subject, Turnover, plan};
+use crate::history::ranges::{
+    OpenRange, Subject, Turnover, drop_closed, plan_documents, plan_ids, range_tables,
+};
 use crate::history::read::{from_ms, parse_body};
 use crate::history::retention::{KeepReason, waiver_name};
-
-/// Version 3: what the file's version 4 holds.
-pub(super) const V3: &str = "
-CREATE TABLE project_range (
-    id BIGSERIAL PRIMARY KEY,
-    workspace_id TEXT NOT NULL,
-    subject TEXT NOT NULL,
-    state_id BIGINT NOT NULL,
-    -- Orders a snapshot's list: rising in the order the service listed it.
-    sort_key BIGINT NOT NULL,
-    -- The first snapshot that holds it.
-    valid_from BIGINT NOT NULL,
-    -- The first snapshot that no longer holds it; NULL while the newest does.
-    valid_until BIGINT
-);
-CREATE INDEX project_range_by_subject ON project_range (workspace_id, subject, valid_from);
-CREATE INDEX project_range_by_start ON project_range (workspace_id, valid_from);
-CREATE INDEX project_range_by_end ON project_range (workspace_id, valid_until);
-
-CREATE TABLE member_range (
-    id BIGSERIAL PRIMARY KEY,
-    workspace_id TEXT NOT NULL,
-    subject TEXT NOT NULL,
-    state_id BIGINT NOT NULL,
-    sort_key BIGINT NOT NULL,
-    valid_from BIGINT NOT NULL,
-    valid_until BIGINT
-);
-CREATE INDEX member_range_by_subject ON member_range (workspace_id, subject, valid_from);
-CREATE INDEX member_range_by_start ON member_range (workspace_id, valid_from);
-CREATE INDEX member_range_by_end ON member_range (workspace_id, valid_until);
-
--- The snapshot's counts (history/posture.rs) as JSON.
-ALTER TABLE snapshot ADD COLUMN posture TEXT;
-";
 
 /// Version 5: the ranges' indexes narrowed to what the reads use. A subject
 /// (a project's or a user's id) is one workspace's: its ranges are found by
@@ -106,16 +73,7 @@ pub(super) fn record_ranges<T: Subject>(
             sort_key: column(&row, "range", 3)?,
         });
     }
-    let documents: Vec<StoredDocument> = states.iter().map(StoredDocument::of).collect();
-    let listed: Vec<Listed<'_, [u8; 16]>> = states
-        .iter()
-        .zip(&documents)
-        .map(|(state, document)| Listed {
-            subject: state.subject(),
-            identity: document.digest,
-        })
-        .collect();
-    let plan = plan(&open, &listed);
+    let (documents, plan) = plan_documents(&open, states);
     transaction.execute(
         &format!(
             "UPDATE {kind}_range SET valid_until = $1
@@ -148,7 +106,7 @@ pub(super) fn record_ranges<T: Subject>(
             let shape = document.shape as i32;
             writer.write(&[
                 &document.kind,
-                &listed[*at].subject,
+                &states[*at].subject(),
                 &shape,
                 &document.digest.as_slice(),
                 &pack(&document.body),
@@ -164,7 +122,7 @@ pub(super) fn record_ranges<T: Subject>(
     let subjects: Vec<&str> = plan
         .open
         .iter()
-        .map(|(at, _)| listed[*at].subject)
+        .map(|(at, _)| states[*at].subject())
         .collect();
     let digests: Vec<&[u8]> = plan
         .open
@@ -416,7 +374,8 @@ pub(super) fn posture(client: &mut impl GenericClient, workspace_id: &str) -> St
 /// snapshot's posture counted against the marks that stood when it was
 /// taken; then the lists go.
 pub(super) fn to_ranges(transaction: &mut Transaction<'_>) -> Step<()> {
-    transaction.batch_execute(V3)?;
+    // Version 3: what the file's version 4 holds.
+    transaction.batch_execute(&range_tables("BIGSERIAL PRIMARY KEY", "BIGINT"))?;
     let snapshots: Vec<(i64, String, i64)> = transaction
         .query(
             "SELECT id, workspace_id, taken_at_ms FROM snapshot ORDER BY workspace_id COLLATE \"C\", id",
@@ -447,20 +406,12 @@ pub(super) fn to_ranges(transaction: &mut Transaction<'_>) -> Step<()> {
                 listed.push((column(&row, "state", 0)?, column(&row, "state", 1)?));
             }
             let ranges = open.entry((workspace_id.clone(), kind)).or_default();
-            let entries: Vec<Listed<'_, i64>> = listed
-                .iter()
-                .map(|(subject, state_id)| Listed {
-                    subject,
-                    identity: *state_id,
-                })
-                .collect();
-            let plan = plan(ranges, &entries);
+            let plan = plan_ids(ranges, &listed);
             transaction.execute(
                 &format!("UPDATE {kind}_range SET valid_until = $1 WHERE id = ANY($2)"),
                 &[snapshot_id, &plan.close],
             )?;
-            let closed: HashSet<i64> = plan.close.iter().copied().collect();
-            ranges.retain(|range| !closed.contains(&range.handle));
+            drop_closed(ranges, &plan.close);
             let subjects: Vec<&str> = plan
                 .open
                 .iter()

@@ -12,7 +12,7 @@ use super::ranges::HELD_BY_SNAP;
 use super::{Failure, Step};
 use crate::api::model::{Insights, InventoryItem};
 use crate::history::HistoryError;
-use crate::history::backend::EachItem;
+use crate::history::backend::{EachItem, LogQuery};
 use crate::history::chain::{ChainFields, ChainRow, WaiverTerms};
 use crate::history::document::Document;
 use crate::history::marks::{MARK_ROWS, MarkRow};
@@ -257,12 +257,10 @@ pub(super) fn each_mark(
 /// The log (of one project, when given), oldest first, a page at a time.
 pub(super) fn each_entry(
     client: &mut Client,
-    workspace_id: &str,
-    project_id: Option<&str>,
-    read: LogRead,
+    query: &LogQuery,
     each: &mut EachItem<'_, ReviewEntry>,
 ) -> Step<()> {
-    let whole = read == LogRead::Whole;
+    let whole = query.read == LogRead::Whole;
     let text = |sql: &str| {
         if whole {
             sql.to_owned()
@@ -295,7 +293,7 @@ pub(super) fn each_entry(
              ORDER BY r.id",
             text("r.note"),
         ),
-        &[&workspace_id, &project_id],
+        &[&query.workspace_id, &query.project_id],
         &mut |row| {
             let action: String = column(row, "review", 2)?;
             let state_at: Option<i64> = column(row, "review", 7)?;

@@ -7,10 +7,12 @@
 use postgres::{Client, Transaction};
 
 use super::Step;
+use super::backfill::set_by_id;
 use super::column::column;
+use super::guard::{review_guard, triggers, waiver_guard};
 use super::locks::{LOCK_CLASS, MIGRATION_LOCK};
 use crate::history::HistoryError;
-use crate::history::chain::{ChainFields, link};
+use crate::history::chain::{ChainFields, Chainer};
 
 /// Version 1: what the file's version 2 holds. Every state (project, member,
 /// insights) is one document in `state`; `review` keeps every mark and unmark;
@@ -86,38 +88,6 @@ ALTER TABLE review ADD COLUMN hash BYTEA;
 CREATE INDEX review_chain ON review (workspace_id, id);
 ";
 
-const V2_GUARD: &str = "
-CREATE FUNCTION vantage_review_guard() RETURNS trigger LANGUAGE plpgsql AS $guard$
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        IF NEW.db_role IS DISTINCT FROM session_user::text THEN
-            RAISE EXCEPTION 'the review log records the role that writes it: % cannot write an entry as %',
-                session_user, coalesce(NEW.db_role, 'no role')
-                USING ERRCODE = 'insufficient_privilege';
-        END IF;
-        RETURN NEW;
-    END IF;
-    IF TG_OP = 'UPDATE' THEN
-        IF OLD.state_id IS NULL
-           AND (NEW.id, NEW.workspace_id, NEW.project_id, NEW.action, NEW.at_ms,
-                NEW.reviewer, NEW.note, NEW.db_role, NEW.hash)
-               IS NOT DISTINCT FROM
-               (OLD.id, OLD.workspace_id, OLD.project_id, OLD.action, OLD.at_ms,
-                OLD.reviewer, OLD.note, OLD.db_role, OLD.hash) THEN
-            RETURN NEW;
-        END IF;
-    END IF;
-    RAISE EXCEPTION 'the review log is append-only: % refused', TG_OP
-        USING ERRCODE = 'insufficient_privilege';
-END
-$guard$;
-CREATE TRIGGER review_append_only BEFORE INSERT OR UPDATE OR DELETE ON review
-    FOR EACH ROW EXECUTE FUNCTION vantage_review_guard();
-CREATE TRIGGER review_no_truncate BEFORE TRUNCATE ON review
-    FOR EACH STATEMENT EXECUTE FUNCTION vantage_review_guard();
-REVOKE UPDATE, DELETE, TRUNCATE ON review FROM PUBLIC;
-";
-
 /// A step up: SQL, or code where the step needs Rust (the chain's hashes).
 enum Migration {
     Sql(&'static str),
@@ -140,35 +110,24 @@ CREATE TABLE waiver (
     db_role TEXT NOT NULL
 );
 CREATE INDEX waiver_by_workspace ON waiver (workspace_id, id);
-CREATE FUNCTION vantage_waiver_guard() RETURNS trigger LANGUAGE plpgsql AS $guard$
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        IF NEW.db_role IS DISTINCT FROM session_user::text THEN
-            RAISE EXCEPTION 'a waiver records the role that writes it: % cannot write one as %',
-                session_user, coalesce(NEW.db_role, 'no role')
-                USING ERRCODE = 'insufficient_privilege';
-        END IF;
-        RETURN NEW;
-    END IF;
-    RAISE EXCEPTION 'waivers are append-only: % refused', TG_OP
-        USING ERRCODE = 'insufficient_privilege';
-END
-$guard$;
-CREATE TRIGGER waiver_append_only BEFORE INSERT OR UPDATE OR DELETE ON waiver
-    FOR EACH ROW EXECUTE FUNCTION vantage_waiver_guard();
-CREATE TRIGGER waiver_no_truncate BEFORE TRUNCATE ON waiver
-    FOR EACH STATEMENT EXECUTE FUNCTION vantage_waiver_guard();
-REVOKE UPDATE, DELETE, TRUNCATE ON waiver FROM PUBLIC;
 ";
 
 const MIGRATIONS: &[Migration] = &[
     Migration::Sql(V1),
     Migration::Code(to_chain),
     Migration::Code(super::ranges::to_ranges),
-    Migration::Sql(WAIVERS),
+    Migration::Code(add_waivers),
     Migration::Code(to_packed),
     Migration::Code(super::waivers::move_into_log),
 ];
+
+/// Version 3 to 4: the waiver table and its guard.
+fn add_waivers(transaction: &mut Transaction<'_>) -> Step<()> {
+    transaction.batch_execute(WAIVERS)?;
+    transaction.batch_execute(&waiver_guard())?;
+    transaction.batch_execute(&triggers("waiver", "vantage_waiver_guard"))?;
+    Ok(())
+}
 
 /// Version 4 to 5: a year of history within its budget (issue 39): the
 /// states' bodies packed (`packed.rs`), the ranges' indexes narrowed
@@ -187,7 +146,7 @@ const CHAIN_PAGE: i64 = 1000;
 fn to_chain(transaction: &mut Transaction<'_>) -> Step<()> {
     transaction.batch_execute(V2_COLUMNS)?;
     let mut after: (String, i64) = (String::new(), i64::MIN);
-    let mut previous: Option<(String, Vec<u8>)> = None;
+    let mut chainer = Chainer::default();
     loop {
         let rows = transaction.query(
             "SELECT id, workspace_id, project_id, action, at_ms, reviewer, note FROM review
@@ -212,24 +171,14 @@ fn to_chain(transaction: &mut Transaction<'_>) -> Step<()> {
                 note: column(row, "review", 6)?,
                 waiver: None,
             };
-            let before = previous
-                .as_ref()
-                .filter(|(workspace, _)| *workspace == fields.workspace_id)
-                .map(|(_, hash)| hash.as_slice());
-            let hash = link(before, &fields);
-            after = (fields.workspace_id.clone(), id);
-            previous = Some((fields.workspace_id, hash.clone()));
+            hashes.push(chainer.next(&fields));
+            after = (fields.workspace_id, id);
             ids.push(id);
-            hashes.push(hash);
         }
-        transaction.execute(
-            "UPDATE review SET hash = given.hash
-             FROM unnest($1::BIGINT[], $2::BYTEA[]) AS given (id, hash)
-             WHERE review.id = given.id",
-            &[&ids, &hashes],
-        )?;
+        set_by_id(transaction, "review", "hash", &ids, &hashes)?;
     }
-    transaction.batch_execute(V2_GUARD)?;
+    transaction.batch_execute(&review_guard("OLD.state_id IS NULL", &[]))?;
+    transaction.batch_execute(&triggers("review", "vantage_review_guard"))?;
     Ok(())
 }
 

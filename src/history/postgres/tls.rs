@@ -94,13 +94,19 @@ pub(super) fn connector(
             .map_err(|error| HistoryError::Url(format!("TLS: {error}")))?;
             builder
                 .dangerous()
-                .with_custom_certificate_verifier(Arc::new(AnyName(webpki)))
+                .with_custom_certificate_verifier(Arc::new(Lenient {
+                    provider,
+                    roots: Some(webpki),
+                }))
                 .with_no_client_auth()
         }
         // require and prefer encrypt without checking the certificate, as libpq does.
         TlsMode::Disable | TlsMode::Prefer | TlsMode::Require => builder
             .dangerous()
-            .with_custom_certificate_verifier(Arc::new(EncryptOnly(provider)))
+            .with_custom_certificate_verifier(Arc::new(Lenient {
+                provider,
+                roots: None,
+            }))
             .with_no_client_auth(),
     };
     Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
@@ -131,12 +137,24 @@ fn roots(root_cert: Option<&Path>) -> Result<rustls::RootCertStore, HistoryError
     Ok(roots)
 }
 
-/// `verify-ca`: the certificate checked against the roots, whatever host it
-/// names.
+/// What libpq's weaker modes check: the handshake's signatures always (so
+/// the session key is the server's), and the certificate against the roots
+/// whatever host it names (`verify-ca`) or not at all (`require`).
 #[derive(Debug)]
-struct AnyName(Arc<WebPkiServerVerifier>);
+struct Lenient {
+    provider: Arc<rustls::crypto::CryptoProvider>,
+    /// `verify-ca`'s check of the certificate; `None`: any certificate.
+    roots: Option<Arc<WebPkiServerVerifier>>,
+}
 
-impl ServerCertVerifier for AnyName {
+impl Lenient {
+    /// The provider's signature checks, as webpki's verifier makes them.
+    fn algorithms(&self) -> &rustls::crypto::WebPkiSupportedAlgorithms {
+        &self.provider.signature_verification_algorithms
+    }
+}
+
+impl ServerCertVerifier for Lenient {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -145,10 +163,10 @@ impl ServerCertVerifier for AnyName {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self
-            .0
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
-        {
+        let Some(roots) = &self.roots else {
+            return Ok(ServerCertVerified::assertion());
+        };
+        match roots.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
             )) => Ok(ServerCertVerified::assertion()),
@@ -162,7 +180,7 @@ impl ServerCertVerifier for AnyName {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls12_signature(message, cert, dss)
+        rustls::crypto::verify_tls12_signature(message, cert, dss, self.algorithms())
     }
 
     fn verify_tls13_signature(
@@ -171,60 +189,10 @@ impl ServerCertVerifier for AnyName {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls13_signature(message, cert, dss)
+        rustls::crypto::verify_tls13_signature(message, cert, dss, self.algorithms())
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_verify_schemes()
-    }
-}
-
-/// `sslmode=require`: encrypted, any certificate (the handshake's signatures
-/// are still checked, so the session key is the server's).
-#[derive(Debug)]
-struct EncryptOnly(Arc<rustls::crypto::CryptoProvider>);
-
-impl ServerCertVerifier for EncryptOnly {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
+        self.algorithms().supported_schemes()
     }
 }

@@ -10,9 +10,11 @@ use time::OffsetDateTime;
 
 use super::Step;
 use super::column::column;
+use super::guard::review_guard;
 use super::write::{append_entry, bump_revision, insert_review};
 use crate::history::HistoryError;
 use crate::history::chain::{ChainFields, WaiverTerms};
+use crate::history::marks::WAIVER_COLUMNS;
 use crate::history::model::ReviewAction;
 use crate::history::read::{from_ms, to_ms};
 use crate::history::waivers::{NewWaiver, Waiver};
@@ -23,30 +25,11 @@ pub(super) fn add(
     waiver: &NewWaiver,
     now: OffsetDateTime,
 ) -> Step<Waiver> {
-    insert_review(
-        transaction,
-        workspace_id,
-        &waiver.project_id,
-        ReviewAction::Waive,
-        to_ms(now),
-        waiver.by.as_deref(),
-        Some(&waiver.reason),
-        (None, None),
-        Some(&WaiverTerms {
-            policy_id: waiver.policy_id.clone(),
-            until_ms: to_ms(waiver.until),
-        }),
-    )?;
+    let fields = ChainFields::waive(workspace_id, waiver, to_ms(now));
+    insert_review(transaction, fields, (None, None))?;
     let role = transaction.query_one("SELECT session_user::TEXT", &[])?;
     bump_revision(transaction)?;
-    Ok(Waiver {
-        policy_id: waiver.policy_id.clone(),
-        project_id: waiver.project_id.clone(),
-        reason: waiver.reason.clone(),
-        until: from_ms(to_ms(waiver.until), "review.until_ms")?,
-        waived_at: from_ms(to_ms(now), "review.at_ms")?,
-        waived_by: Some(column(&role, "review", 0)?),
-    })
+    Ok(waiver.given(now, Some(column(&role, "review", 0)?))?)
 }
 
 pub(super) fn all(client: &mut Client, workspace_id: &str) -> Step<Vec<Waiver>> {
@@ -85,30 +68,6 @@ const LOG_COLUMNS: &str = "
 ALTER TABLE review ADD COLUMN policy_id TEXT;
 ALTER TABLE review ADD COLUMN until_ms BIGINT;
 CREATE INDEX review_waivers ON review (workspace_id, id) WHERE action = 'waive';
-CREATE OR REPLACE FUNCTION vantage_review_guard() RETURNS trigger LANGUAGE plpgsql AS $guard$
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        IF NEW.db_role IS DISTINCT FROM session_user::text THEN
-            RAISE EXCEPTION 'the review log records the role that writes it: % cannot write an entry as %',
-                session_user, coalesce(NEW.db_role, 'no role')
-                USING ERRCODE = 'insufficient_privilege';
-        END IF;
-        RETURN NEW;
-    END IF;
-    IF TG_OP = 'UPDATE' THEN
-        IF OLD.state_id IS NULL AND OLD.action = 'mark'
-           AND (NEW.id, NEW.workspace_id, NEW.project_id, NEW.action, NEW.at_ms,
-                NEW.reviewer, NEW.note, NEW.db_role, NEW.hash, NEW.policy_id, NEW.until_ms)
-               IS NOT DISTINCT FROM
-               (OLD.id, OLD.workspace_id, OLD.project_id, OLD.action, OLD.at_ms,
-                OLD.reviewer, OLD.note, OLD.db_role, OLD.hash, OLD.policy_id, OLD.until_ms) THEN
-            RETURN NEW;
-        END IF;
-    END IF;
-    RAISE EXCEPTION 'the review log is append-only: % refused', TG_OP
-        USING ERRCODE = 'insufficient_privilege';
-END
-$guard$;
 ";
 
 /// Version 5 to 6: the columns and the guard, then each waiver given, in
@@ -118,6 +77,11 @@ $guard$;
 /// The waiver table goes.
 pub(super) fn move_into_log(transaction: &mut Transaction<'_>) -> Step<()> {
     transaction.batch_execute(LOG_COLUMNS)?;
+    let guard = review_guard(
+        "OLD.state_id IS NULL AND OLD.action = 'mark'",
+        WAIVER_COLUMNS,
+    );
+    transaction.batch_execute(&guard)?;
     let rows = transaction.query(
         "SELECT workspace_id, policy_id, project_id, reason, until_ms, at_ms, reviewer, db_role
          FROM waiver ORDER BY id",

@@ -16,11 +16,11 @@ use super::packed::pack;
 use super::ranges;
 use crate::history::HistoryError;
 use crate::history::backend::Retention;
-use crate::history::chain::{ChainFields, WaiverTerms, link};
+use crate::history::chain::{ChainFields, link};
 use crate::history::document::{Document, StoredDocument};
 use crate::history::marks::{MARK_ROWS, Reviewed, reviewed};
 use crate::history::model::{
-    CLOCK_SKEW, Capture, NewMark, ProjectState, ReviewAction, ReviewEntry, SnapshotInfo,
+    CLOCK_SKEW, Capture, NewMark, ProjectState, ReviewEntry, SnapshotInfo,
 };
 use crate::history::read::{from_ms, to_ms};
 use crate::history::retention::unheld;
@@ -225,31 +225,18 @@ pub(super) fn forget(
     Ok(going)
 }
 
-/// Appends an entry to the log as the role this session logged in as (the
+/// Appends `fields` to the log as the role this session logged in as (the
 /// database checks it), chained to the workspace's newest entry.
 /// `state`: the reviewed state's id and when it was read (marks only).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn insert_review(
     transaction: &mut Transaction<'_>,
-    workspace_id: &str,
-    project_id: &str,
-    action: ReviewAction,
-    at_ms: i64,
-    reviewer: Option<&str>,
-    note: Option<&str>,
+    fields: ChainFields,
     state: (Option<i64>, Option<i64>),
-    waiver: Option<&WaiverTerms>,
 ) -> Step<()> {
     let role = transaction.query_one("SELECT session_user::TEXT AS role", &[])?;
     let fields = ChainFields {
-        workspace_id: workspace_id.to_owned(),
-        project_id: project_id.to_owned(),
-        action: action.as_str().to_owned(),
-        at_ms,
-        reviewer: reviewer.map(str::to_owned),
         role: Some(column(&role, "review", 0)?),
-        note: note.map(str::to_owned),
-        waiver: waiver.cloned(),
+        ..fields
     };
     append_entry(transaction, &fields, state)
 }
@@ -329,27 +316,16 @@ pub(super) fn mark_all(
         };
         insert_review(
             transaction,
-            workspace_id,
-            &mark.project_id,
-            ReviewAction::Mark,
-            to_ms(now),
-            mark.reviewer.as_deref(),
-            mark.note.as_deref(),
+            ChainFields::mark(workspace_id, mark, now),
             state,
-            None,
         )?;
     }
     bump_revision(transaction)?;
     Ok(())
 }
 
-pub(super) fn unmark(
-    transaction: &mut Transaction<'_>,
-    workspace_id: &str,
-    project_id: &str,
-    reviewer: Option<&str>,
-    now: OffsetDateTime,
-) -> Step<bool> {
+/// Appends `unmark` when the project's mark stands; `false` when it did not.
+pub(super) fn unmark(transaction: &mut Transaction<'_>, unmark: ChainFields) -> Step<bool> {
     let marked = transaction
         .query_opt(
             &format!(
@@ -357,23 +333,13 @@ pub(super) fn unmark(
                  WHERE workspace_id = $1 AND project_id = $2 AND {MARK_ROWS}
                  ORDER BY id DESC LIMIT 1"
             ),
-            &[&workspace_id, &project_id],
+            &[&unmark.workspace_id, &unmark.project_id],
         )?
         .map(|row| column(&row, "review", 0))
         .transpose()?
         .unwrap_or(false);
     if marked {
-        insert_review(
-            transaction,
-            workspace_id,
-            project_id,
-            ReviewAction::Unmark,
-            to_ms(now),
-            reviewer,
-            None,
-            (None, None),
-            None,
-        )?;
+        insert_review(transaction, unmark, (None, None))?;
         bump_revision(transaction)?;
     }
     Ok(marked)
@@ -415,16 +381,11 @@ pub(super) fn import_log(
             }
             None => None,
         };
+        let fields = ChainFields::copied(workspace_id, entry, name.map(String::as_str));
         insert_review(
             transaction,
-            workspace_id,
-            &entry.project_id,
-            entry.action,
-            at_ms,
-            name.map(String::as_str),
-            entry.note.as_deref(),
+            fields,
             (state_id, entry.reviewed_state_at.map(to_ms)),
-            entry.waiver_terms().as_ref(),
         )?;
         added += 1;
     }

@@ -6,16 +6,16 @@ use std::fs::TryLockError;
 
 use time::OffsetDateTime;
 
-use super::SqliteStore;
+use super::marks::unmark as unmark_in;
 use super::ranges::held_snapshots;
+use super::{SqliteStore, prune_in};
 use crate::api::model::{Insights, InventoryItem};
 use crate::history::backend::{
-    Backend, EachItem, HistoryLocation, LockWait, Retention, WorkspaceLock,
+    Backend, EachItem, HistoryLocation, LockWait, LogQuery, Retention, WorkspaceLock,
 };
-use crate::history::chain::ChainRow;
+use crate::history::chain::{ChainFields, ChainRow};
 use crate::history::model::{
-    Capture, LogRead, MarkScope, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark,
-    SnapshotInfo,
+    Capture, MarkScope, MemberState, NewMark, ProjectState, ReviewEntry, ReviewMark, SnapshotInfo,
 };
 use crate::history::posture::PostureAt;
 use crate::history::ranges::Turnover;
@@ -101,7 +101,13 @@ impl Backend for SqliteStore {
         retention: Retention,
         now: OffsetDateTime,
     ) -> Result<usize, HistoryError> {
-        SqliteStore::prune(self, workspace_id, retention, now)
+        let transaction = self.write()?;
+        let removed = prune_in(&transaction, workspace_id, retention, now)?;
+        transaction.commit()?;
+        if removed > 0 {
+            self.reclaim();
+        }
+        Ok(removed)
     }
 
     fn lock_workspace(
@@ -154,14 +160,11 @@ impl Backend for SqliteStore {
         self.mark_all(workspace_id, marks, now)
     }
 
-    fn unmark_reviewed(
-        &mut self,
-        workspace_id: &str,
-        project_id: &str,
-        reviewer: Option<&str>,
-        now: OffsetDateTime,
-    ) -> Result<bool, HistoryError> {
-        self.unmark(workspace_id, project_id, reviewer, now)
+    fn unmark(&mut self, unmark: ChainFields) -> Result<bool, HistoryError> {
+        let transaction = self.write()?;
+        let marked = unmark_in(&transaction, &unmark)?;
+        transaction.commit()?;
+        Ok(marked)
     }
 
     fn each_reviewed_mark(
@@ -173,14 +176,12 @@ impl Backend for SqliteStore {
         self.each_mark(workspace_id, scope, each)
     }
 
-    fn each_review_entry(
+    fn each_log_entry(
         &self,
-        workspace_id: &str,
-        project_id: Option<&str>,
-        read: LogRead,
+        query: LogQuery,
         each: &mut EachItem<'_, ReviewEntry>,
     ) -> Result<(), HistoryError> {
-        self.each_entry(workspace_id, project_id, read, each)
+        self.each_entry(&query, each)
     }
 
     fn each_chain_row(

@@ -7,7 +7,7 @@ use time::OffsetDateTime;
 use super::SqliteStore;
 use super::states::store_document;
 use crate::history::HistoryError;
-use crate::history::backend::EachItem;
+use crate::history::backend::{EachItem, LogQuery};
 use crate::history::chain::{ChainFields, ChainRow, WaiverTerms, link};
 use crate::history::document::{Document, StoredDocument};
 use crate::history::marks::{MARK_ROWS, MarkRow, Reviewed, reviewed};
@@ -61,17 +61,8 @@ impl SqliteStore {
                     }
                     _ => (None, None),
                 };
-            insert_review(
-                &transaction,
-                workspace_id,
-                &mark.project_id,
-                ReviewAction::Mark,
-                to_ms(now),
-                mark.reviewer.as_deref(),
-                mark.note.as_deref(),
-                (state_id, state_at_ms),
-                None,
-            )?;
+            let fields = ChainFields::mark(workspace_id, mark, now);
+            insert_review(&transaction, &fields, (state_id, state_at_ms))?;
         }
         transaction.commit()?;
         let wanted: Vec<String> = marks.iter().map(|mark| mark.project_id.clone()).collect();
@@ -81,40 +72,6 @@ impl SqliteStore {
             Ok(())
         })?;
         Ok(made)
-    }
-
-    pub(super) fn unmark(
-        &mut self,
-        workspace_id: &str,
-        project_id: &str,
-        reviewer: Option<&str>,
-        now: OffsetDateTime,
-    ) -> Result<bool, HistoryError> {
-        let transaction = self.write()?;
-        let marked: bool = transaction.query_row(
-            &format!(
-                "SELECT COALESCE((SELECT action = 'mark' FROM review
-                     WHERE workspace_id = ?1 AND project_id = ?2 AND {MARK_ROWS}
-                     ORDER BY id DESC LIMIT 1), 0)"
-            ),
-            params![workspace_id, project_id],
-            |row| row.get(0),
-        )?;
-        if marked {
-            insert_review(
-                &transaction,
-                workspace_id,
-                project_id,
-                ReviewAction::Unmark,
-                to_ms(now),
-                reviewer,
-                None,
-                (None, None),
-                None,
-            )?;
-        }
-        transaction.commit()?;
-        Ok(marked)
     }
 
     /// The marks that stand in `scope`, newest first, stepped one row at a
@@ -180,12 +137,10 @@ impl SqliteStore {
     /// a time into `each`.
     pub(super) fn each_entry(
         &self,
-        workspace_id: &str,
-        project_id: Option<&str>,
-        read: LogRead,
+        query: &LogQuery,
         each: &mut EachItem<'_, ReviewEntry>,
     ) -> Result<(), HistoryError> {
-        let whole = read == LogRead::Whole;
+        let whole = query.read == LogRead::Whole;
         let text = |column: &str| {
             if whole {
                 format!("r.{column}")
@@ -207,7 +162,7 @@ impl SqliteStore {
             text("reviewer"),
             text("note"),
         ))?;
-        let mut rows = statement.query(params![workspace_id, project_id])?;
+        let mut rows = statement.query(params![query.workspace_id, query.project_id])?;
         while let Some(row) = rows.next()? {
             let action: String = row.get(2)?;
             let state_at: Option<i64> = row.get(6)?;
@@ -311,22 +266,37 @@ impl SqliteStore {
                 }
                 None => None,
             };
+            let fields = ChainFields::copied(workspace_id, entry, entry.reviewer.as_deref());
             insert_review(
                 &transaction,
-                workspace_id,
-                &entry.project_id,
-                entry.action,
-                to_ms(entry.at),
-                entry.reviewer.as_deref(),
-                entry.note.as_deref(),
+                &fields,
                 (state_id, entry.reviewed_state_at.map(to_ms)),
-                entry.waiver_terms().as_ref(),
             )?;
             added += 1;
         }
         transaction.commit()?;
         Ok(added)
     }
+}
+
+/// Appends `unmark` when the project's mark stands; `false` when it did not.
+pub(super) fn unmark(
+    transaction: &Transaction<'_>,
+    unmark: &ChainFields,
+) -> Result<bool, HistoryError> {
+    let marked: bool = transaction.query_row(
+        &format!(
+            "SELECT COALESCE((SELECT action = 'mark' FROM review
+                 WHERE workspace_id = ?1 AND project_id = ?2 AND {MARK_ROWS}
+                 ORDER BY id DESC LIMIT 1), 0)"
+        ),
+        params![unmark.workspace_id, unmark.project_id],
+        |row| row.get(0),
+    )?;
+    if marked {
+        insert_review(transaction, unmark, (None, None))?;
+    }
+    Ok(marked)
 }
 
 /// A waive entry's terms as its columns hold them (both, or it is no waiver).
@@ -337,56 +307,38 @@ fn waiver_terms(policy_id: Option<String>, until_ms: Option<i64>) -> Option<Waiv
     })
 }
 
-/// Appends an entry to the log, chained to the workspace's newest (the
+/// Appends `fields` to the log, chained to the workspace's newest (the
 /// write transaction holds the file's lock: no other entry comes between).
 /// `state`: the reviewed state's id and when it was read (marks only).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn insert_review(
     transaction: &Transaction<'_>,
-    workspace_id: &str,
-    project_id: &str,
-    action: ReviewAction,
-    at_ms: i64,
-    reviewer: Option<&str>,
-    note: Option<&str>,
+    fields: &ChainFields,
     (state_id, state_at_ms): (Option<i64>, Option<i64>),
-    waiver: Option<&WaiverTerms>,
 ) -> Result<(), HistoryError> {
     let previous: Option<Vec<u8>> = transaction
         .prepare_cached("SELECT hash FROM review WHERE workspace_id = ?1 ORDER BY id DESC LIMIT 1")?
-        .query_row([workspace_id], |row| row.get(0))
+        .query_row([&fields.workspace_id], |row| row.get(0))
         .optional()?
         .flatten();
-    let hash = link(
-        previous.as_deref(),
-        &ChainFields {
-            workspace_id: workspace_id.to_owned(),
-            project_id: project_id.to_owned(),
-            action: action.as_str().to_owned(),
-            at_ms,
-            reviewer: reviewer.map(str::to_owned),
-            role: None,
-            note: note.map(str::to_owned),
-            waiver: waiver.cloned(),
-        },
-    );
+    let hash = link(previous.as_deref(), fields);
+    let terms = fields.waiver.as_ref();
     transaction
         .prepare_cached(
             "INSERT INTO review (workspace_id, project_id, action, at_ms, reviewer, note, state_id, state_at_ms, hash, policy_id, until_ms)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         )?
         .execute(params![
-            workspace_id,
-            project_id,
-            action.as_str(),
-            at_ms,
-            reviewer,
-            note,
+            fields.workspace_id,
+            fields.project_id,
+            fields.action,
+            fields.at_ms,
+            fields.reviewer,
+            fields.note,
             state_id,
             state_at_ms,
             hash,
-            waiver.map(|terms| terms.policy_id.as_str()),
-            waiver.map(|terms| terms.until_ms)
+            terms.map(|terms| terms.policy_id.as_str()),
+            terms.map(|terms| terms.until_ms)
         ])?;
     Ok(())
 }

@@ -3,6 +3,7 @@
 //! it is there whole or not at all.
 
 mod backend;
+mod guard;
 mod marks;
 mod ranges;
 mod read;
@@ -275,37 +276,23 @@ impl SqliteStore {
         ranges::remove_snapshots(&transaction, workspace_id, &going)?;
         transaction.commit()?;
         if !going.is_empty() {
-            // Give the pages back to the file system.
-            let _ = self
-                .connection
-                .execute_batch("PRAGMA wal_checkpoint(TRUNCATE); VACUUM;");
+            self.reclaim();
         }
         Ok(going)
     }
 
-    /// Removes the workspace's snapshots beyond `retention` (as of `now`), and
-    /// the states no snapshot or mark holds any more. Returns how many
-    /// snapshots went.
-    fn prune(
-        &mut self,
-        workspace_id: &str,
-        retention: Retention,
-        now: OffsetDateTime,
-    ) -> Result<usize, HistoryError> {
-        let transaction = self.write()?;
-        let removed = prune_in(&transaction, workspace_id, retention, now)?;
-        transaction.commit()?;
-        if removed > 0 {
-            // Give the pages back to the file system.
-            let _ = self
-                .connection
-                .execute_batch("PRAGMA wal_checkpoint(TRUNCATE); VACUUM;");
-        }
-        Ok(removed)
+    /// Gives the pages of what a removal freed back to the file system.
+    fn reclaim(&self) {
+        // Best effort: the removal is committed whether or not it runs.
+        let _ = self
+            .connection
+            .execute_batch("PRAGMA wal_checkpoint(TRUNCATE); VACUUM;");
     }
 }
 
-fn prune_in(
+/// Removes the workspace's snapshots beyond `retention` (as of `now`), and
+/// the states no snapshot or mark holds any more; how many snapshots went.
+pub(super) fn prune_in(
     transaction: &Transaction<'_>,
     workspace_id: &str,
     retention: Retention,

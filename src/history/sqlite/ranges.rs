@@ -9,50 +9,15 @@ use rusqlite::{Transaction, params};
 
 use super::states::store_document;
 use crate::history::HistoryError;
-use crate::history::document::{Document, ShapedBody, StoredDocument};
+use crate::history::document::{Document, ShapedBody};
 use crate::history::marks::MARK_ROWS;
 use crate::history::model::{MemberState, ProjectState};
 use crate::history::posture::{Posture, shaped};
-use crate::history::ranges::{Listed, OpenRange, Subject, plan};
+use crate::history::ranges::{
+    OpenRange, Subject, drop_closed, plan_documents, plan_ids, range_tables,
+};
 use crate::history::read::parse_body;
 use crate::history::retention::{KeepReason, waiver_name};
-
-/// Version 4: a state's validity as a range of snapshots per kind (the lists
-/// of version 3 become ranges, each snapshot's list read back the same), and
-/// each snapshot's posture.
-const V4: &str = "
-CREATE TABLE project_range (
-    id INTEGER PRIMARY KEY,
-    workspace_id TEXT NOT NULL,
-    subject TEXT NOT NULL,
-    state_id INTEGER NOT NULL,
-    -- Orders a snapshot's list: rising in the order the service listed it.
-    sort_key INTEGER NOT NULL,
-    -- The first snapshot that holds it.
-    valid_from INTEGER NOT NULL,
-    -- The first snapshot that no longer holds it; NULL while the newest does.
-    valid_until INTEGER
-);
-CREATE INDEX project_range_by_subject ON project_range (workspace_id, subject, valid_from);
-CREATE INDEX project_range_by_start ON project_range (workspace_id, valid_from);
-CREATE INDEX project_range_by_end ON project_range (workspace_id, valid_until);
-
-CREATE TABLE member_range (
-    id INTEGER PRIMARY KEY,
-    workspace_id TEXT NOT NULL,
-    subject TEXT NOT NULL,
-    state_id INTEGER NOT NULL,
-    sort_key INTEGER NOT NULL,
-    valid_from INTEGER NOT NULL,
-    valid_until INTEGER
-);
-CREATE INDEX member_range_by_subject ON member_range (workspace_id, subject, valid_from);
-CREATE INDEX member_range_by_start ON member_range (workspace_id, valid_from);
-CREATE INDEX member_range_by_end ON member_range (workspace_id, valid_until);
-
--- The snapshot's counts (history/posture.rs) as JSON.
-ALTER TABLE snapshot ADD COLUMN posture TEXT;
-";
 
 /// The ranges a snapshot holds, in `{kind}_range r` joined to `snapshot snap`.
 pub(super) const HELD_BY_SNAP: &str =
@@ -96,16 +61,7 @@ pub(super) fn record_ranges<T: Subject>(
             })
         })
         .collect::<Result<Vec<OpenRange<i64, [u8; 16]>>, HistoryError>>()?;
-    let documents: Vec<StoredDocument> = states.iter().map(StoredDocument::of).collect();
-    let listed: Vec<Listed<'_, [u8; 16]>> = states
-        .iter()
-        .zip(&documents)
-        .map(|(state, document)| Listed {
-            subject: state.subject(),
-            identity: document.digest,
-        })
-        .collect();
-    let plan = plan(&open, &listed);
+    let (documents, plan) = plan_documents(&open, states);
     let mut close = transaction.prepare_cached(&format!(
         "UPDATE {kind}_range SET valid_until = ?1 WHERE id = ?2"
     ))?;
@@ -123,14 +79,14 @@ pub(super) fn record_ranges<T: Subject>(
         let state_id = match met.get(&document.digest) {
             Some(&id) => id,
             None => {
-                let id = store_document(transaction, listed[at].subject, document)?;
+                let id = store_document(transaction, states[at].subject(), document)?;
                 met.insert(document.digest, id);
                 id
             }
         };
         begin.execute(params![
             workspace_id,
-            listed[at].subject,
+            states[at].subject(),
             state_id,
             sort_key,
             snapshot_id
@@ -292,7 +248,9 @@ pub(super) fn remove_snapshots(
 /// snapshot's posture counted against the marks that stood when it was
 /// taken; then the lists go.
 pub(super) fn to_ranges(transaction: &Transaction<'_>) -> Result<(), HistoryError> {
-    transaction.execute_batch(V4)?;
+    // Version 4: the tables (the lists of version 3 become ranges, each
+    // snapshot's list read back the same), and each snapshot's posture.
+    transaction.execute_batch(&range_tables("INTEGER PRIMARY KEY", "INTEGER"))?;
     let snapshots: Vec<(i64, String, i64)> = {
         let mut statement = transaction.prepare(
             "SELECT id, workspace_id, taken_at_ms FROM snapshot ORDER BY workspace_id, id",
@@ -315,22 +273,14 @@ pub(super) fn to_ranges(transaction: &Transaction<'_>) -> Result<(), HistoryErro
                 rows.collect::<Result<_, _>>()?
             };
             let ranges = open.entry((workspace_id.as_str(), kind)).or_default();
-            let entries: Vec<Listed<'_, i64>> = listed
-                .iter()
-                .map(|(subject, state_id)| Listed {
-                    subject,
-                    identity: *state_id,
-                })
-                .collect();
-            let plan = plan(ranges, &entries);
+            let plan = plan_ids(ranges, &listed);
             for handle in &plan.close {
                 transaction.execute(
                     &format!("UPDATE {kind}_range SET valid_until = ?1 WHERE id = ?2"),
                     params![snapshot_id, handle],
                 )?;
             }
-            let closed: std::collections::HashSet<i64> = plan.close.iter().copied().collect();
-            ranges.retain(|range| !closed.contains(&range.handle));
+            drop_closed(ranges, &plan.close);
             for (at, sort_key) in plan.open {
                 let (subject, state_id) = &listed[at];
                 transaction.execute(

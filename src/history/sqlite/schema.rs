@@ -7,10 +7,11 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, Transaction, TransactionBehavior, params};
 
+use super::guard::update_trigger;
 use super::states::store_document;
 use crate::api::model::Insights;
 use crate::history::HistoryError;
-use crate::history::chain::{ChainFields, link};
+use crate::history::chain::{ChainFields, Chainer};
 use crate::history::document::{Document, StoredDocument};
 use crate::history::model::{MemberState, ProjectState};
 
@@ -137,15 +138,6 @@ const V3_TRIGGERS: &str = "
 CREATE TRIGGER review_append_only_delete BEFORE DELETE ON review
 BEGIN
     SELECT RAISE(ABORT, 'the review log is append-only: an entry cannot be removed');
-END;
-CREATE TRIGGER review_append_only_update BEFORE UPDATE ON review
-WHEN NOT (OLD.state_id IS NULL
-          AND NEW.id IS OLD.id AND NEW.workspace_id IS OLD.workspace_id
-          AND NEW.project_id IS OLD.project_id AND NEW.action IS OLD.action
-          AND NEW.at_ms IS OLD.at_ms AND NEW.reviewer IS OLD.reviewer
-          AND NEW.note IS OLD.note AND NEW.hash IS OLD.hash)
-BEGIN
-    SELECT RAISE(ABORT, 'the review log is append-only: an entry cannot be changed');
 END;
 ";
 
@@ -360,7 +352,7 @@ const CHAIN_PAGE: i64 = 1000;
 fn to_chain(transaction: &Transaction<'_>) -> Result<(), HistoryError> {
     transaction.execute_batch(V3_COLUMNS)?;
     let mut after: (String, i64) = (String::new(), i64::MIN);
-    let mut previous: Option<(String, Vec<u8>)> = None;
+    let mut chainer = Chainer::default();
     let mut read = transaction.prepare(
         "SELECT id, workspace_id, project_id, action, at_ms, reviewer, note FROM review
          WHERE (workspace_id, id) > (?1, ?2) ORDER BY workspace_id, id LIMIT ?3",
@@ -389,15 +381,10 @@ fn to_chain(transaction: &Transaction<'_>) -> Result<(), HistoryError> {
         };
         after = (last.workspace_id.clone(), *last_id);
         for (id, fields) in &page {
-            let before = previous
-                .as_ref()
-                .filter(|(workspace, _)| *workspace == fields.workspace_id)
-                .map(|(_, hash)| hash.as_slice());
-            let hash = link(before, fields);
-            write.execute(params![hash, id])?;
-            previous = Some((fields.workspace_id.clone(), hash));
+            write.execute(params![chainer.next(fields), id])?;
         }
     }
     transaction.execute_batch(V3_TRIGGERS)?;
+    transaction.execute_batch(&update_trigger("OLD.state_id IS NULL", &[]))?;
     Ok(())
 }

@@ -7,10 +7,11 @@ use rusqlite::Transaction;
 use time::OffsetDateTime;
 
 use super::SqliteStore;
+use super::guard::update_trigger;
 use super::marks::insert_review;
 use crate::history::HistoryError;
-use crate::history::chain::WaiverTerms;
-use crate::history::model::ReviewAction;
+use crate::history::chain::ChainFields;
+use crate::history::marks::WAIVER_COLUMNS;
 use crate::history::read::{from_ms, to_ms};
 use crate::history::waivers::{NewWaiver, Waiver};
 
@@ -45,16 +46,6 @@ ALTER TABLE review ADD COLUMN policy_id TEXT;
 ALTER TABLE review ADD COLUMN until_ms INTEGER;
 CREATE INDEX review_waivers ON review (workspace_id, id) WHERE action = 'waive';
 DROP TRIGGER review_append_only_update;
-CREATE TRIGGER review_append_only_update BEFORE UPDATE ON review
-WHEN NOT (OLD.state_id IS NULL AND OLD.action = 'mark'
-          AND NEW.id IS OLD.id AND NEW.workspace_id IS OLD.workspace_id
-          AND NEW.project_id IS OLD.project_id AND NEW.action IS OLD.action
-          AND NEW.at_ms IS OLD.at_ms AND NEW.reviewer IS OLD.reviewer
-          AND NEW.note IS OLD.note AND NEW.hash IS OLD.hash
-          AND NEW.policy_id IS OLD.policy_id AND NEW.until_ms IS OLD.until_ms)
-BEGIN
-    SELECT RAISE(ABORT, 'the review log is append-only: an entry cannot be changed');
-END;
 ";
 
 /// Version 5 to 6: the columns, then each waiver given, in the order given,
@@ -62,6 +53,11 @@ END;
 /// the table goes with its triggers.
 pub(super) fn move_into_log(transaction: &Transaction<'_>) -> Result<(), HistoryError> {
     transaction.execute_batch(LOG_COLUMNS)?;
+    let trigger = update_trigger(
+        "OLD.state_id IS NULL AND OLD.action = 'mark'",
+        WAIVER_COLUMNS,
+    );
+    transaction.execute_batch(&trigger)?;
     let kept: Vec<(String, NewWaiver, i64)> = {
         let mut statement = transaction.prepare(
             "SELECT workspace_id, policy_id, project_id, reason, until_ms, at_ms, reviewer
@@ -106,20 +102,8 @@ fn append(
     waiver: &NewWaiver,
     at_ms: i64,
 ) -> Result<(), HistoryError> {
-    insert_review(
-        transaction,
-        workspace_id,
-        &waiver.project_id,
-        ReviewAction::Waive,
-        at_ms,
-        waiver.by.as_deref(),
-        Some(&waiver.reason),
-        (None, None),
-        Some(&WaiverTerms {
-            policy_id: waiver.policy_id.clone(),
-            until_ms: to_ms(waiver.until),
-        }),
-    )
+    let fields = ChainFields::waive(workspace_id, waiver, at_ms);
+    insert_review(transaction, &fields, (None, None))
 }
 
 impl SqliteStore {
@@ -132,14 +116,7 @@ impl SqliteStore {
         let transaction = self.write()?;
         append(&transaction, workspace_id, waiver, to_ms(now))?;
         transaction.commit()?;
-        Ok(Waiver {
-            policy_id: waiver.policy_id.clone(),
-            project_id: waiver.project_id.clone(),
-            reason: waiver.reason.clone(),
-            until: from_ms(to_ms(waiver.until), "review.until_ms")?,
-            waived_at: from_ms(to_ms(now), "review.at_ms")?,
-            waived_by: waiver.by.clone(),
-        })
+        waiver.given(now, waiver.by.clone())
     }
 
     pub(super) fn all_waivers(&self, workspace_id: &str) -> Result<Vec<Waiver>, HistoryError> {
