@@ -108,7 +108,7 @@ pub fn find_project<'a>(
 ) -> Result<&'a ProjectRec, HttpError> {
     data.projects
         .get(project_id)
-        .filter(|project| project.workspace_id == ctx.principal.workspace_id)
+        .filter(|project| project.wire.workspace_id == ctx.principal.workspace_id)
         .ok_or_else(HttpError::project_not_found)
 }
 

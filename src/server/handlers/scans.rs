@@ -35,7 +35,7 @@ pub async fn list_scans(
         let project = find_project(data, &ctx, &project_id)?;
         Ok(data
             .scans
-            .get(&project.id)
+            .get(&project.wire.id)
             .into_iter()
             .flatten()
             .map(|scan| (scan_order(scan), scan.scan.clone()))
@@ -82,7 +82,7 @@ fn find_scan<'a>(
 ) -> Result<&'a ScanRec, HttpError> {
     find_project(data, ctx, project_id)
         .ok()
-        .and_then(|project| data.scans.get(&project.id))
+        .and_then(|project| data.scans.get(&project.wire.id))
         .into_iter()
         .flatten()
         .find(|scan| scan.scan.id == scan_id)
