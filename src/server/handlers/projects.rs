@@ -8,7 +8,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use serde_json::Value;
 
-use super::{PathParams, blocking, find_project};
+use super::{PathParams, blocking, change_project, find_project};
 use crate::api::model::{Project, Visibility, WireEnum, validate_project_name};
 use crate::server::ServerState;
 use crate::server::auth::Feature;
@@ -60,19 +60,14 @@ pub async fn update_project(
         }
     };
     validation.finish()?;
-    let app = app.clone();
-    let updated = blocking(move || {
-        app.store.write(|data| {
-            let mut project = find_project(data, &ctx, &project_id)?.clone();
-            if let Some(name) = name {
-                project.wire.name = Some(name);
-            }
-            if let Some(visibility) = visibility {
-                project.wire.visibility = Some(visibility);
-            }
-            project.updated_at = ctx.now;
-            Ok::<_, HttpError>((vec![Change::PutProject(Box::new(project.clone()))], project))
-        })
+    let updated = change_project(ctx, app, project_id, move |project| {
+        if let Some(name) = name {
+            project.wire.name = Some(name);
+        }
+        if let Some(visibility) = visibility {
+            project.wire.visibility = Some(visibility);
+        }
+        true
     })
     .await?;
     Ok(Json(updated.shown()))

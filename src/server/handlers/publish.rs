@@ -10,7 +10,7 @@ use axum::http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
-use super::{PathParams, blocking, find_project};
+use super::{PathParams, blocking, change_project, find_project};
 use crate::api::model::{
     AudienceSettings, AudienceTarget, Deployment, DeploymentErrorClass, DeploymentStatus, EmbedUrl,
     ErrorType, PublishAudience, ReviewPriority, validate_parent_origin,
@@ -34,20 +34,10 @@ pub async fn unpublish(
     State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
 ) -> Result<StatusCode, HttpError> {
-    let app = app.clone();
-    blocking(move || {
-        app.store.write(|data| {
-            let project = find_project(data, &ctx, &project_id)?;
-            if !project.wire.is_published {
-                // 204 as well: a repeat is safe.
-                return Ok::<_, HttpError>((Vec::new(), ()));
-            }
-            let mut project = project.clone();
-            // Audience and visibility are kept for the next publish.
-            project.wire.is_published = false;
-            project.updated_at = ctx.now;
-            Ok((vec![Change::PutProject(Box::new(project))], ()))
-        })
+    // A repeat is safe (204 as well). Audience and visibility are kept for
+    // the next publish.
+    change_project(ctx, app, project_id, |project| {
+        std::mem::replace(&mut project.wire.is_published, false)
     })
     .await?;
     Ok(StatusCode::NO_CONTENT)
@@ -165,15 +155,10 @@ pub async fn update_settings(
         );
     }
     validation.finish()?;
-    let app = app.clone();
-    let updated = blocking(move || {
-        app.store.write(|data| {
-            let mut project = find_project(data, &ctx, &project_id)?.clone();
-            project.wire.publish_audience = audience;
-            project.wire.publish_audience_targets = targets;
-            project.updated_at = ctx.now;
-            Ok::<_, HttpError>((vec![Change::PutProject(Box::new(project.clone()))], project))
-        })
+    let updated = change_project(ctx, app, project_id, move |project| {
+        project.wire.publish_audience = audience;
+        project.wire.publish_audience_targets = targets;
+        true
     })
     .await?;
     Ok(Json(settings_view(&updated)))
