@@ -124,11 +124,13 @@ struct ServerPart {
     analytics: Option<AnalyticsProfile>,
 }
 
-/// Whether the object gave `is_published`, or it is being given for it.
+/// Where `is_published` stands: given by the object, or absent and given as
+/// `false` after the object's own keys (`Defaulting` while that is read).
 #[derive(PartialEq)]
 enum KeyState {
     Absent,
     Given,
+    Defaulting,
     Defaulted,
 }
 
@@ -147,12 +149,16 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for WireKeys<A> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, A::Error> {
+        if self.is_published == KeyState::Defaulted {
+            // The object's keys are all read: the map is not asked again.
+            return Ok(None);
+        }
         loop {
             let Some(key) = self.map.next_key::<String>()? else {
                 if self.is_published != KeyState::Absent {
                     return Ok(None);
                 }
-                self.is_published = KeyState::Defaulted;
+                self.is_published = KeyState::Defaulting;
                 return seed
                     .deserialize(key_name(IS_PUBLISHED.to_owned()))
                     .map(Some);
@@ -176,7 +182,8 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for WireKeys<A> {
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
-        if self.is_published == KeyState::Defaulted {
+        if self.is_published == KeyState::Defaulting {
+            self.is_published = KeyState::Defaulted;
             return seed.deserialize(BoolDeserializer::new(false));
         }
         self.map.next_value_seed(seed)
@@ -258,6 +265,10 @@ mod tests {
         assert!(!record.wire.is_published);
         assert_eq!(record.wire.publish_audience, Some(PublishAudience::Public));
         assert_eq!(record.shown_audience(), None);
+        // Read from text, as the database's rows are.
+        let text = r#"{"id": "p", "workspace_id": "w", "updated_at": "2026-01-01T00:00:00Z"}"#;
+        let record: ProjectRec = serde_json::from_str(text).unwrap();
+        assert!(!record.wire.is_published);
     }
 
     #[test]
