@@ -193,9 +193,9 @@ async fn requests_per_minute() {
     let watch: Vec<String> = fixture
         .projects
         .iter()
-        .filter(|p| p.workspace_id == workspace && p.is_published)
+        .filter(|p| p.wire.workspace_id == workspace && p.wire.is_published)
         .take(5)
-        .map(|p| p.id.clone())
+        .map(|p| p.wire.id.clone())
         .collect();
     let clock = Clock::manual(anchor + time::Duration::hours(12));
     let mut config = ServerConfig::local(fixture);

@@ -11,8 +11,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use crate::api::model::{
-    FindingType, Insights, InventoryItem, Member, PiiFinding, Role, ScanFinding, SecurityScan,
-    Workspace,
+    FindingType, InventoryItem, Member, PiiFinding, Role, ScanFinding, SecurityScan, Workspace,
 };
 use crate::history::{Change, ReviewEntry, ReviewMark, SnapshotInfo};
 
@@ -198,16 +197,9 @@ pub struct HistoryPart {
 /// Everything a report shows.
 #[derive(Debug, Clone, Serialize)]
 pub struct ReportData {
-    pub header: Header,
-    /// Risk distribution (`summary.risk`) and finding types with descriptions.
-    pub insights: Part<Insights>,
-    pub inventory: Part<Inventory>,
-    /// Latest scan and findings per project needing attention.
-    pub scans: Part<Details<ProjectScan>>,
-    /// Personal-data findings of projects needing attention; missing where
-    /// detection is not enabled on the workspace.
-    pub pii: Part<Details<ProjectPii>>,
-    pub members: Part<Vec<ReportMember>>,
+    /// What was read from the service.
+    #[serde(flatten)]
+    pub live: Live,
     pub history: Part<HistoryPart>,
 }
 
@@ -250,22 +242,14 @@ impl ReportData {
                 }
             }
         }
-        Self {
-            header: live.header,
-            insights: live.insights,
-            inventory: live.inventory,
-            scans: live.scans,
-            pii: live.pii,
-            members: live.members,
-            history,
-        }
+        Self { live, history }
     }
 
     /// Every project that needs review, changed since its review, or is
     /// published with open personal data, in the inventory's order: the one
     /// rule every writer reads.
     pub fn attention(&self) -> Vec<Attention<'_>> {
-        let Some(inventory) = self.inventory.value() else {
+        let Some(inventory) = self.live.inventory.value() else {
             return Vec::new();
         };
         let marks = self
@@ -288,6 +272,16 @@ impl ReportData {
             .collect()
     }
 
+    /// Each project's name as the inventory shows it, by id (none when the
+    /// inventory is missing).
+    pub fn project_names(&self) -> std::collections::HashMap<&str, Option<&str>> {
+        let items = self.live.inventory.value().map_or(&[][..], |i| &i.items);
+        items
+            .iter()
+            .map(|item| (item.id.as_str(), item.name.as_deref()))
+            .collect()
+    }
+
     /// Each part left out, with why: what the command says beside the file.
     pub fn missing_parts(&self) -> Vec<String> {
         fn reason<T>(name: &str, part: &Part<T>, out: &mut Vec<String>) {
@@ -296,12 +290,12 @@ impl ReportData {
             }
         }
         let mut out = Vec::new();
-        reason("workspace", &self.header.workspace, &mut out);
-        reason("insights", &self.insights, &mut out);
-        reason("inventory", &self.inventory, &mut out);
-        reason("scans", &self.scans, &mut out);
-        reason("personal data", &self.pii, &mut out);
-        reason("members", &self.members, &mut out);
+        reason("workspace", &self.live.header.workspace, &mut out);
+        reason("insights", &self.live.insights, &mut out);
+        reason("inventory", &self.live.inventory, &mut out);
+        reason("scans", &self.live.scans, &mut out);
+        reason("personal data", &self.live.pii, &mut out);
+        reason("members", &self.live.members, &mut out);
         reason("history", &self.history, &mut out);
         if let Some(history) = self.history.value() {
             reason("changes", &history.changes, &mut out);
@@ -311,7 +305,8 @@ impl ReportData {
 
     /// The finding types as the insights list them (empty when missing).
     pub fn finding_types(&self) -> &[FindingType] {
-        self.insights
+        self.live
+            .insights
             .value()
             .map_or(&[], |insights| insights.findings.as_slice())
     }

@@ -85,7 +85,7 @@ fn policy() -> String {
 
 /// The report as one HTML page.
 pub fn render(data: &ReportData) -> String {
-    let projects = data.inventory.value().map_or(0, |i| i.items.len());
+    let projects = data.live.inventory.value().map_or(0, |i| i.items.len());
     let mut out = String::with_capacity(64 * 1024 + projects * 400);
     let title = words::title(data);
     let _ = write!(
@@ -96,7 +96,7 @@ pub fn render(data: &ReportData) -> String {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <meta name=\"generator\" content=\"{}\"><title>",
         policy(),
-        escape::text(&data.header.vantage_version)
+        escape::text(&data.live.header.vantage_version)
     );
     escape::push(&mut out, &title);
     out.push_str("</title><style>");
@@ -111,7 +111,7 @@ pub fn render(data: &ReportData) -> String {
     inventory::members(&mut out, data);
     inventory::appendix(&mut out, data);
     out.push_str("<footer>Written by ");
-    escape::push(&mut out, &data.header.vantage_version);
+    escape::push(&mut out, &data.live.header.vantage_version);
     out.push_str(". Every value from the service or the history is shown as text; this file loads nothing.</footer>\n</body></html>\n");
     out
 }

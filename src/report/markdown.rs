@@ -3,7 +3,6 @@
 //! [`escape`]: Markdown's and HTML's special characters are escaped, so a
 //! value is text in any renderer.
 
-use std::collections::HashMap;
 use std::fmt::Write;
 
 use super::gather::{Part, ReportData};
@@ -69,7 +68,7 @@ fn project(name: Option<&str>, id: &str) -> String {
 /// The report as Markdown.
 pub fn render(data: &ReportData) -> String {
     let mut out = String::with_capacity(16 * 1024);
-    let header = &data.header;
+    let header = &data.live.header;
     let _ = writeln!(out, "# {}\n", escape(&words::title(data)));
     let plan = header
         .workspace
@@ -121,8 +120,8 @@ pub fn render(data: &ReportData) -> String {
 
 fn posture(out: &mut String, data: &ReportData) {
     heading(out, words::POSTURE);
-    source(out, &data.insights);
-    if let Some(insights) = data.insights.value() {
+    source(out, &data.live.insights);
+    if let Some(insights) = data.live.insights.value() {
         let risk = &insights.summary.risk;
         out.push_str("Risk distribution:\n\n");
         table(
@@ -203,8 +202,8 @@ fn posture(out: &mut String, data: &ReportData) {
 
 fn attention(out: &mut String, data: &ReportData) {
     heading(out, words::ATTENTION);
-    source(out, &data.inventory);
-    if data.inventory.value().is_none() {
+    source(out, &data.live.inventory);
+    if data.live.inventory.value().is_none() {
         return;
     }
     let attention = data.attention();
@@ -333,16 +332,7 @@ fn coverage(out: &mut String, data: &ReportData) {
     if history.log.is_empty() {
         return;
     }
-    let names: HashMap<&str, Option<&str>> = data
-        .inventory
-        .value()
-        .map(|i| {
-            i.items
-                .iter()
-                .map(|item| (item.id.as_str(), item.name.as_deref()))
-                .collect()
-        })
-        .unwrap_or_default();
+    let names = data.project_names();
     table(
         out,
         &["When", "Who", "Action", "Project", "Note"],
@@ -366,8 +356,8 @@ fn coverage(out: &mut String, data: &ReportData) {
 
 fn scans(out: &mut String, data: &ReportData) {
     heading(out, words::SCANS);
-    source(out, &data.inventory);
-    if let Some(inventory) = data.inventory.value() {
+    source(out, &data.live.inventory);
+    if let Some(inventory) = data.live.inventory.value() {
         let mut totals = [0i64; 4];
         let mut unknown = 0;
         for item in &inventory.items {
@@ -405,8 +395,8 @@ fn scans(out: &mut String, data: &ReportData) {
         }
     }
     out.push_str("### Latest scan of each project that needs attention\n\n");
-    source(out, &data.scans);
-    if let Some(details) = data.scans.value() {
+    source(out, &data.live.scans);
+    if let Some(details) = data.live.scans.value() {
         if details.left_out > 0 {
             para(
                 out,
@@ -446,8 +436,8 @@ fn scans(out: &mut String, data: &ReportData) {
         );
     }
     out.push_str("### Personal-data findings\n\n");
-    source(out, &data.pii);
-    if let Some(details) = data.pii.value() {
+    source(out, &data.live.pii);
+    if let Some(details) = data.live.pii.value() {
         para(
             out,
             "Of the projects that need attention and have open personal data; the matched text is left out (it is the personal data itself).",
@@ -476,8 +466,8 @@ fn scans(out: &mut String, data: &ReportData) {
 
 fn members(out: &mut String, data: &ReportData) {
     heading(out, words::MEMBERS);
-    source(out, &data.members);
-    let Some(members) = data.members.value() else {
+    source(out, &data.live.members);
+    let Some(members) = data.live.members.value() else {
         return;
     };
     table(
@@ -501,8 +491,8 @@ fn members(out: &mut String, data: &ReportData) {
 
 fn appendix(out: &mut String, data: &ReportData) {
     heading(out, words::APPENDIX);
-    source(out, &data.inventory);
-    let Some(inventory) = data.inventory.value() else {
+    source(out, &data.live.inventory);
+    let Some(inventory) = data.live.inventory.value() else {
         return;
     };
     let _ = writeln!(

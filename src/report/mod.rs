@@ -132,7 +132,7 @@ pub fn finish(
     Ok(Written {
         path: request.path.clone(),
         bytes: bytes.len(),
-        projects: data.inventory.value().map_or(0, |i| i.items.len()),
+        projects: data.live.inventory.value().map_or(0, |i| i.items.len()),
         missing: data.missing_parts(),
         beyond_fetch: started.elapsed(),
     })

@@ -41,11 +41,12 @@ pub fn title(data: &ReportData) -> String {
 
 /// The workspace's name when the service gave one, else its id.
 pub fn workspace_name(data: &ReportData) -> String {
-    data.header
+    data.live
+        .header
         .workspace
         .value()
         .and_then(|workspace| workspace.name.clone())
-        .unwrap_or_else(|| data.header.workspace_id.clone())
+        .unwrap_or_else(|| data.live.header.workspace_id.clone())
 }
 
 /// "Source: …" under a section, or why the part is missing.
@@ -140,7 +141,7 @@ impl Coverage {
                 entry.0 += 1;
             }
         }
-        let unreviewed = data.inventory.value().map(|inventory| {
+        let unreviewed = data.live.inventory.value().map(|inventory| {
             let marked: std::collections::HashSet<&str> = history
                 .marks
                 .iter()

@@ -17,7 +17,7 @@ use super::context::{Admission, Ctx, QueryParams};
 use super::errors::HttpError;
 use super::faults::Decision;
 use super::handlers::{
-    analytics, insights, inventory, members, pii, projects, publish, scans, traffic,
+    analytics, child_list, insights, inventory, members, pii, projects, publish, scans, traffic,
     workspace_projects, workspaces,
 };
 use super::ops::{self, Operation};
@@ -48,12 +48,12 @@ pub fn build(app: Arc<ServerState>) -> Router {
         route(M::POST,   "/v1/projects/{project_id}/embed-url",                             &ops::CREATE_EMBED_URL,        publish::embed_url),
         route(M::GET,    "/v1/projects/{project_id}/analytics/realtime",                    &ops::GET_REALTIME,            analytics::realtime),
         route(M::GET,    "/v1/projects/{project_id}/analytics/breakdowns",                  &ops::GET_BREAKDOWNS,          analytics::breakdowns),
-        route(M::GET,    "/v1/projects/{project_id}/pii-labels",                            &ops::LIST_PII,                pii::list),
+        route(M::GET,    "/v1/projects/{project_id}/pii-labels",                            &ops::LIST_PII,                child_list::list::<pii::PiiList>),
         route(M::GET,    "/v1/projects/{project_id}/analytics",                             &ops::GET_TRAFFIC,             traffic::get),
-        route(M::GET,    "/v1/projects/{project_id}/security-scans",                        &ops::LIST_SCANS,              scans::list_scans),
+        route(M::GET,    "/v1/projects/{project_id}/security-scans",                        &ops::LIST_SCANS,              child_list::list::<scans::ScanList>),
         route(M::GET,    "/v1/projects/{project_id}/security-scans/{scan_id}",              &ops::GET_SCAN,                scans::get_scan),
-        route(M::GET,    "/v1/projects/{project_id}/security-scans/{scan_id}/findings",     &ops::LIST_SCAN_FINDINGS,      scans::list_findings),
-        route(M::GET,    "/v1/workspaces/{workspace_id}/members",                           &ops::LIST_MEMBERS,            members::list),
+        route(M::GET,    "/v1/projects/{project_id}/security-scans/{scan_id}/findings",     &ops::LIST_SCAN_FINDINGS,      child_list::list::<scans::FindingList>),
+        route(M::GET,    "/v1/workspaces/{workspace_id}/members",                           &ops::LIST_MEMBERS,            child_list::list::<members::MemberList>),
         route(M::GET,    "/v1/workspaces/{workspace_id}/members/{user_id}",                 &ops::GET_MEMBER,              members::get),
         route(M::GET,    "/v1/workspaces/{workspace_id}/security-center/insights",          &ops::GET_INSIGHTS,            insights::get),
         route(M::GET,    "/v1/workspaces/{workspace_id}/security-center/insights/projects", &ops::LIST_INVENTORY,          inventory::list),

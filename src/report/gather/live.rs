@@ -4,6 +4,7 @@
 //! personal-data findings of the projects that need attention.
 
 use futures::TryStreamExt;
+use serde::Serialize;
 use time::OffsetDateTime;
 
 use super::{
@@ -33,12 +34,16 @@ pub struct LiveOptions {
 }
 
 /// The live parts of a report.
-#[derive(Debug)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Live {
     pub header: Header,
+    /// Risk distribution (`summary.risk`) and finding types with descriptions.
     pub insights: Part<Insights>,
     pub inventory: Part<Inventory>,
+    /// Latest scan and findings per project needing attention.
     pub scans: Part<Details<ProjectScan>>,
+    /// Personal-data findings of projects needing attention; missing where
+    /// detection is not enabled on the workspace.
     pub pii: Part<Details<ProjectPii>>,
     pub members: Part<Vec<ReportMember>>,
 }

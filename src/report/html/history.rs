@@ -1,12 +1,10 @@
 //! What changed since `--since`, and the review coverage (the history's sections).
 
-use std::collections::HashMap;
 use std::fmt::Write;
 
 use super::blocks::{cell, note, num, open_section, project_cell, source, table_end, table_head};
 use super::charts::{self, Series};
 use super::escape::push;
-use crate::api::model::InventoryItem;
 use crate::report::gather::ReportData;
 use crate::report::sections as words;
 
@@ -125,16 +123,7 @@ pub fn coverage(out: &mut String, data: &ReportData) {
     );
     note(out, &format!("{period}: {} entries.", history.log.len()));
     if !history.log.is_empty() {
-        let names: HashMap<&str, &InventoryItem> = data
-            .inventory
-            .value()
-            .map(|i| {
-                i.items
-                    .iter()
-                    .map(|item| (item.id.as_str(), item))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let names = data.project_names();
         table_head(
             out,
             &[
@@ -156,9 +145,7 @@ pub fn coverage(out: &mut String, data: &ReportData) {
                 ),
             );
             cell(out, entry.action.as_str());
-            let name = names
-                .get(entry.project_id.as_str())
-                .and_then(|item| item.name.as_deref());
+            let name = names.get(entry.project_id.as_str()).copied().flatten();
             project_cell(out, name, &entry.project_id);
             cell(out, entry.note.as_deref().unwrap_or(""));
             out.push_str("</tr>\n");

@@ -11,8 +11,8 @@ use crate::report::sections as words;
 
 pub fn scans(out: &mut String, data: &ReportData) {
     open_section(out, words::SCANS);
-    source(out, &data.inventory);
-    if let Some(inventory) = data.inventory.value() {
+    source(out, &data.live.inventory);
+    if let Some(inventory) = data.live.inventory.value() {
         let mut totals = [0u64; 4];
         let (mut unknown, mut scanned) = (0usize, 0usize);
         for item in &inventory.items {
@@ -61,8 +61,8 @@ pub fn scans(out: &mut String, data: &ReportData) {
         }
     }
     out.push_str("<h3>Latest scan of each project that needs attention</h3>");
-    source(out, &data.scans);
-    if let Some(details) = data.scans.value() {
+    source(out, &data.live.scans);
+    if let Some(details) = data.live.scans.value() {
         if details.left_out > 0 {
             note(
                 out,
@@ -89,6 +89,7 @@ pub fn scans(out: &mut String, data: &ReportData) {
             for project in &details.read {
                 out.push_str("<tr>");
                 let name = data
+                    .live
                     .inventory
                     .value()
                     .and_then(|i| i.items.iter().find(|item| item.id == project.project_id))
@@ -163,8 +164,8 @@ pub fn scans(out: &mut String, data: &ReportData) {
         }
     }
     out.push_str("<h3>Personal-data findings</h3>");
-    source(out, &data.pii);
-    if let Some(details) = data.pii.value() {
+    source(out, &data.live.pii);
+    if let Some(details) = data.live.pii.value() {
         note(
             out,
             "Of the projects that need attention and have open personal data; the matched text is left out (it is the personal data itself).",
@@ -220,8 +221,8 @@ pub fn scans(out: &mut String, data: &ReportData) {
 
 pub fn members(out: &mut String, data: &ReportData) {
     open_section(out, words::MEMBERS);
-    source(out, &data.members);
-    if let Some(members) = data.members.value() {
+    source(out, &data.live.members);
+    if let Some(members) = data.live.members.value() {
         let mut roles: BTreeMap<String, usize> = BTreeMap::new();
         for member in members {
             *roles
@@ -299,8 +300,8 @@ pub fn members(out: &mut String, data: &ReportData) {
 
 pub fn appendix(out: &mut String, data: &ReportData) {
     open_section(out, words::APPENDIX);
-    source(out, &data.inventory);
-    if let Some(inventory) = data.inventory.value() {
+    source(out, &data.live.inventory);
+    if let Some(inventory) = data.live.inventory.value() {
         let _ = write!(
             out,
             "<details><summary>Every project in scope ({} of {} the service counted)</summary>",

@@ -9,7 +9,7 @@ use crate::report::gather::{Part, ReportData};
 use crate::report::sections as words;
 
 pub fn header(out: &mut String, data: &ReportData, title: &str) {
-    let header = &data.header;
+    let header = &data.live.header;
     out.push_str("<header><h1>");
     push(out, title);
     out.push_str("</h1><dl class=\"facts\">");
@@ -74,8 +74,8 @@ pub fn header(out: &mut String, data: &ReportData, title: &str) {
 
 pub fn posture(out: &mut String, data: &ReportData) {
     open_section(out, words::POSTURE);
-    source(out, &data.insights);
-    if let Some(insights) = data.insights.value() {
+    source(out, &data.live.insights);
+    if let Some(insights) = data.live.insights.value() {
         let risk = &insights.summary.risk;
         let clamp = |n: i64| u64::try_from(n).unwrap_or(0);
         out.push_str(
@@ -192,14 +192,14 @@ pub fn posture(out: &mut String, data: &ReportData) {
 
 pub fn attention(out: &mut String, data: &ReportData) {
     open_section(out, words::ATTENTION);
-    source(out, &data.inventory);
+    source(out, &data.live.inventory);
     if data.history.value().is_none() {
         note(
             out,
             "Without the history, \"changed since its review\" is not known here.",
         );
     }
-    if data.inventory.value().is_none() {
+    if data.live.inventory.value().is_none() {
         return out.push_str("</section>\n");
     }
     let attention = data.attention();

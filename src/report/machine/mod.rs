@@ -48,6 +48,7 @@ impl<'a> Feed<'a> {
     /// personal data that were read in detail.
     pub fn of_report(data: &'a ReportData) -> Self {
         let scans: HashMap<&str, &[ScanFinding]> = data
+            .live
             .scans
             .value()
             .map(|details| {
@@ -60,6 +61,7 @@ impl<'a> Feed<'a> {
             })
             .unwrap_or_default();
         let personal_data: HashMap<&str, &[PiiFinding]> = data
+            .live
             .pii
             .value()
             .map(|details| {
@@ -70,12 +72,12 @@ impl<'a> Feed<'a> {
                     .collect()
             })
             .unwrap_or_default();
-        let (items, read_at) = match &data.inventory {
+        let (items, read_at) = match &data.live.inventory {
             Part::Present { source, value } => (value.items.as_slice(), source.read_at),
-            Part::Missing { .. } => (&[][..], data.header.generated_at),
+            Part::Missing { .. } => (&[][..], data.live.header.generated_at),
         };
         Self {
-            workspace_id: &data.header.workspace_id,
+            workspace_id: &data.live.header.workspace_id,
             read_at,
             finding_types: data.finding_types(),
             projects: items

@@ -29,8 +29,8 @@ pub async fn realtime(
     app.store.read(|data| {
         let (project, profile) = analytics_of(data, &ctx, &project_id, unknown_project)?;
         // Offline, nobody can be visiting; the buckets are still there, at zero.
-        let model = VisitorModel::new(&project.id, profile);
-        Ok(Json(model.realtime(ctx.now, project.is_published)))
+        let model = VisitorModel::new(&project.wire.id, profile);
+        Ok(Json(model.realtime(ctx.now, project.wire.is_published)))
     })
 }
 
@@ -122,9 +122,9 @@ pub(super) fn model_over(
         last,
         ctx.now,
         profile.retention_days,
-        project.created_at,
+        project.wire.created_at,
     );
-    Ok((VisitorModel::new(&project.id, profile), live))
+    Ok((VisitorModel::new(&project.wire.id, profile), live))
 }
 
 /// A required RFC 3339 query parameter, any offset, converted to UTC. A time

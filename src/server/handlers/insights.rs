@@ -73,7 +73,7 @@ pub fn has_finding(project: &ProjectRec, kind: &FindingKind) -> bool {
 
 /// Published to everyone: counted as externally published.
 pub fn is_externally_published(project: &ProjectRec) -> bool {
-    project.is_published && project.audience == Some(PublishAudience::Public)
+    project.wire.is_published && project.wire.publish_audience == Some(PublishAudience::Public)
 }
 
 fn workspace_insights(

@@ -9,13 +9,12 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use super::PathParams;
-use crate::api::model::{
-    ErrorType, Member, MemberRef, MemberSortBy, MemberType, Page, Role, SortOrder,
-};
+use super::child_list::{ChildList, FromQuery};
+use crate::api::model::{ErrorType, Member, MemberRef, MemberSortBy, MemberType, Role, SortOrder};
 use crate::server::ServerState;
 use crate::server::context::{Ctx, Validation};
 use crate::server::errors::HttpError;
-use crate::server::paging::{self, KeyPart, SortKey};
+use crate::server::paging::{KeyPart, SortKey};
 use crate::server::search::{Field, TextQuery};
 use crate::server::store::{Data, MembershipRec};
 
@@ -68,7 +67,7 @@ fn member_not_found() -> HttpError {
 }
 
 /// The filters and sort of one member list request.
-struct ListRequest {
+pub struct ListRequest {
     text: TextQuery,
     roles: Vec<Role>,
     scim_managed: Option<bool>,
@@ -76,21 +75,29 @@ struct ListRequest {
     descending: bool,
 }
 
-/// Operation 9.
-pub async fn list(
-    ctx: Ctx,
-    State(app): State<Arc<ServerState>>,
-    PathParams(workspace_id): PathParams<String>,
-) -> Result<Json<Page<MemberRef>>, HttpError> {
-    let request = list_request(&ctx)?;
-    let path = format!("/v1/workspaces/{workspace_id}/members");
-    let binding = ctx.cursor_binding(&path);
-    let page = ctx.page_request(&app.cursor_secret, &binding)?;
-    ctx.own_workspace(&workspace_id)?;
-    app.store.read_eventual(|data| {
+/// Operation 9: the active members of a workspace.
+pub struct MemberList;
+
+impl ChildList for MemberList {
+    type Parent = String;
+    type Request = ListRequest;
+    type Item = MemberRef;
+    const EVENTUAL: bool = true;
+
+    fn path(workspace_id: &String) -> String {
+        format!("/v1/workspaces/{workspace_id}/members")
+    }
+
+    fn items(
+        data: &Data,
+        ctx: &Ctx,
+        workspace_id: &String,
+        request: &ListRequest,
+    ) -> Result<Vec<(SortKey, MemberRef)>, HttpError> {
+        ctx.own_workspace(workspace_id)?;
         let mut matcher = request.text.matcher();
-        let items = data
-            .active_members(&workspace_id)
+        Ok(data
+            .active_members(workspace_id)
             .filter(|m| request.roles.is_empty() || request.roles.contains(&m.role))
             .filter(|m| {
                 request
@@ -110,42 +117,42 @@ pub async fn list(
                     user_id: m.user_id.clone(),
                     kind: MemberType::User,
                 };
-                Some((sort_key(data, m, &request, score), reference))
+                Some((sort_key(data, m, request, score), reference))
             })
-            .collect();
-        let (data, pagination) = paging::paginate(items, &page, &app.cursor_secret, &binding);
-        Ok(Json(Page { data, pagination }))
-    })
+            .collect())
+    }
 }
 
-fn list_request(ctx: &Ctx) -> Result<ListRequest, HttpError> {
-    let query = &ctx.query;
-    let mut validation = Validation::default();
-    let raw_query = validation.check(ctx.query.one("query")).flatten();
-    let text = validation.check(TextQuery::parse(
-        raw_query.unwrap_or_default(),
-        "query.query",
-    ));
-    let roles = validation.check(query.enums("role"));
-    let sort_by = validation.check(query.one_enum("sort_by")).flatten();
-    let sort_order = validation.check(query.one_enum("sort_order")).flatten();
-    let scim_managed = validation.check(query.boolean("scim_managed")).flatten();
-    if sort_order.is_some() && query.all("sort_by").next().is_none() {
-        validation.push("query.sort_order", "sort_order requires sort_by");
+impl FromQuery for ListRequest {
+    fn from_query(ctx: &Ctx) -> Result<ListRequest, HttpError> {
+        let query = &ctx.query;
+        let mut validation = Validation::default();
+        let raw_query = validation.check(ctx.query.one("query")).flatten();
+        let text = validation.check(TextQuery::parse(
+            raw_query.unwrap_or_default(),
+            "query.query",
+        ));
+        let roles = validation.check(query.enums("role"));
+        let sort_by = validation.check(query.one_enum("sort_by")).flatten();
+        let sort_order = validation.check(query.one_enum("sort_order")).flatten();
+        let scim_managed = validation.check(query.boolean("scim_managed")).flatten();
+        if sort_order.is_some() && query.all("sort_by").next().is_none() {
+            validation.push("query.sort_order", "sort_order requires sort_by");
+        }
+        // A query of only short terms still counts: relevance then ties everywhere.
+        let has_query = raw_query.is_some_and(|q| !q.trim().is_empty());
+        if sort_by == Some(MemberSortBy::Relevance) && !has_query {
+            validation.push("query.sort_by", "sort_by=relevance requires query");
+        }
+        validation.finish()?;
+        Ok(ListRequest {
+            text: text.unwrap_or_default(),
+            roles: roles.unwrap_or_default(),
+            scim_managed,
+            sort_by,
+            descending: sort_order != Some(SortOrder::Asc),
+        })
     }
-    // A query of only short terms still counts: relevance then ties everywhere.
-    let has_query = raw_query.is_some_and(|q| !q.trim().is_empty());
-    if sort_by == Some(MemberSortBy::Relevance) && !has_query {
-        validation.push("query.sort_by", "sort_by=relevance requires query");
-    }
-    validation.finish()?;
-    Ok(ListRequest {
-        text: text.unwrap_or_default(),
-        roles: roles.unwrap_or_default(),
-        scim_managed,
-        sort_by,
-        descending: sort_order != Some(SortOrder::Asc),
-    })
 }
 
 /// The total order of the list (contract, operation 9):

@@ -3,6 +3,7 @@
 //! checks its inputs, then the resource.
 
 pub mod analytics;
+pub mod child_list;
 pub mod insights;
 pub mod inventory;
 pub mod members;
@@ -14,7 +15,8 @@ pub mod traffic;
 pub mod workspace_projects;
 pub mod workspaces;
 
-use axum::Json;
+use std::sync::Arc;
+
 use axum::extract::rejection::PathRejection;
 use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;
@@ -23,9 +25,7 @@ use serde::de::DeserializeOwned;
 use super::ServerState;
 use super::context::Ctx;
 use super::errors::HttpError;
-use super::paging::{self, SortKey};
-use super::store::{Data, ProjectRec, WorkspaceRec};
-use crate::api::model::Page;
+use super::store::{Change, Data, ProjectRec, WorkspaceRec};
 
 /// Path parameters, with axum's rejection turned into our envelope.
 pub struct PathParams<T>(pub T);
@@ -72,21 +72,26 @@ pub async fn blocking<R: Send + 'static>(
         .map_err(|err| HttpError::internal(format!("worker failed: {err}")))?
 }
 
-/// A list read from the primary view and paged by keyset, its cursors bound to
-/// `path`: `items` gives each item with its sort key, or the operation's 404.
-pub fn keyset_list<T>(
-    ctx: &Ctx,
-    app: &ServerState,
-    path: &str,
-    items: impl FnOnce(&Data) -> Result<Vec<(SortKey, T)>, HttpError>,
-) -> Result<Json<Page<T>>, HttpError> {
-    let binding = ctx.cursor_binding(path);
-    let request = ctx.page_request(&app.cursor_secret, &binding)?;
-    app.store.read(|data| {
-        let items = items(data)?;
-        let (data, pagination) = paging::paginate(items, &request, &app.cursor_secret, &binding);
-        Ok(Json(Page { data, pagination }))
+/// Changes the caller's project `project_id` as `change` says and stores it,
+/// its update time now; `change` answers `false` when it changed nothing
+/// (a safe repeat), and nothing is written. Returns the project as it stands.
+pub async fn change_project(
+    ctx: Ctx,
+    app: Arc<ServerState>,
+    project_id: String,
+    change: impl FnOnce(&mut ProjectRec) -> bool + Send + 'static,
+) -> Result<ProjectRec, HttpError> {
+    blocking(move || {
+        app.store.write(|data| {
+            let mut project = find_project(data, &ctx, &project_id)?.clone();
+            if !change(&mut project) {
+                return Ok((Vec::new(), project));
+            }
+            project.updated_at = ctx.now;
+            Ok::<_, HttpError>((vec![Change::PutProject(Box::new(project.clone()))], project))
+        })
     })
+    .await
 }
 
 /// A workspace that the store holds, or 404 `workspace_not_found`.
@@ -108,7 +113,7 @@ pub fn find_project<'a>(
 ) -> Result<&'a ProjectRec, HttpError> {
     data.projects
         .get(project_id)
-        .filter(|project| project.workspace_id == ctx.principal.workspace_id)
+        .filter(|project| project.wire.workspace_id == ctx.principal.workspace_id)
         .ok_or_else(HttpError::project_not_found)
 }
 

@@ -1,18 +1,13 @@
 //! Operation 7: a project's personal-data (PII) findings.
 
-use std::sync::Arc;
-
-use axum::Json;
-use axum::extract::State;
-
-use super::{PathParams, find_project_or, keyset_list};
-use crate::api::model::{ErrorType, Page, PiiFinding};
-use crate::server::ServerState;
+use super::child_list::ChildList;
+use super::find_project_or;
+use crate::api::model::{ErrorType, PiiFinding};
 use crate::server::auth::Feature;
 use crate::server::context::Ctx;
 use crate::server::errors::HttpError;
 use crate::server::paging::{KeyPart, SortKey};
-use crate::server::store::PiiRec;
+use crate::server::store::{Data, PiiRec};
 
 /// Newest first; ties by finding id, ascending (the contract leaves the
 /// direction of ties open).
@@ -23,15 +18,27 @@ fn sort_key(finding: &PiiRec) -> SortKey {
     ]
 }
 
-pub async fn list(
-    ctx: Ctx,
-    State(app): State<Arc<ServerState>>,
-    PathParams(project_id): PathParams<String>,
-) -> Result<Json<Page<PiiFinding>>, HttpError> {
-    let path = format!("/v1/projects/{project_id}/pii-labels");
-    keyset_list(&ctx, &app, &path, |data| {
+/// Operation 7: the list of a project's personal-data findings.
+pub struct PiiList;
+
+impl ChildList for PiiList {
+    type Parent = String;
+    type Request = ();
+    type Item = PiiFinding;
+    const EVENTUAL: bool = false;
+
+    fn path(project_id: &String) -> String {
+        format!("/v1/projects/{project_id}/pii-labels")
+    }
+
+    fn items(
+        data: &Data,
+        ctx: &Ctx,
+        project_id: &String,
+        _: &(),
+    ) -> Result<Vec<(SortKey, PiiFinding)>, HttpError> {
         // The only 404 type this operation names, a missing project included.
-        find_project_or(data, &ctx, &project_id, || {
+        find_project_or(data, ctx, project_id, || {
             HttpError::not_found(
                 ErrorType::PiiLabelsNotFound,
                 "Personal-data findings not found",
@@ -49,12 +56,12 @@ pub async fn list(
         }
         Ok(data
             .pii
-            .get(&project_id)
+            .get(project_id)
             .into_iter()
             .flatten()
             .map(|finding| (sort_key(finding), finding.finding.clone()))
             .collect())
-    })
+    }
 }
 
 /// Milliseconds since the epoch: the clock's resolution, and a sort key that

@@ -8,40 +8,13 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use serde_json::Value;
 
-use super::{PathParams, blocking, find_project};
-use crate::api::model::{Project, PublishAudience, Visibility, WireEnum, validate_project_name};
+use super::{PathParams, blocking, change_project, find_project};
+use crate::api::model::{Project, Visibility, WireEnum, validate_project_name};
 use crate::server::ServerState;
 use crate::server::auth::Feature;
 use crate::server::context::{Ctx, Validation, among, json_object_body};
 use crate::server::errors::HttpError;
 use crate::server::store::{Change, ProjectRec};
-
-/// The Project resource as the contract shows it. The audience is the retained
-/// setting, shown only while published.
-pub fn project_view(project: &ProjectRec) -> Project {
-    let audience = project.shown_audience().cloned();
-    let targets = if audience == Some(PublishAudience::Custom) {
-        project.audience_targets.clone()
-    } else {
-        Vec::new()
-    };
-    Project {
-        id: project.id.clone(),
-        name: project.name.clone(),
-        description: project.description.clone(),
-        created_at: project.created_at,
-        last_edited_at: project.last_edited_at,
-        latest_commit_sha: project.latest_commit_sha.clone(),
-        latest_screenshot_url: project.latest_screenshot_url.clone(),
-        owner_id: project.owner_id.clone(),
-        workspace_id: project.workspace_id.clone(),
-        is_published: project.is_published,
-        preview_url: project.preview_url.clone(),
-        publish_audience: audience,
-        publish_audience_targets: targets,
-        visibility: project.visibility.clone(),
-    }
-}
 
 pub async fn get_project(
     ctx: Ctx,
@@ -49,7 +22,7 @@ pub async fn get_project(
     PathParams(project_id): PathParams<String>,
 ) -> Result<Json<Project>, HttpError> {
     app.store
-        .read(|data| find_project(data, &ctx, &project_id).map(project_view))
+        .read(|data| find_project(data, &ctx, &project_id).map(ProjectRec::shown))
         .map(Json)
 }
 
@@ -87,22 +60,17 @@ pub async fn update_project(
         }
     };
     validation.finish()?;
-    let app = app.clone();
-    let updated = blocking(move || {
-        app.store.write(|data| {
-            let mut project = find_project(data, &ctx, &project_id)?.clone();
-            if let Some(name) = name {
-                project.name = Some(name);
-            }
-            if let Some(visibility) = visibility {
-                project.visibility = Some(visibility);
-            }
-            project.updated_at = ctx.now;
-            Ok::<_, HttpError>((vec![Change::PutProject(Box::new(project.clone()))], project))
-        })
+    let updated = change_project(ctx, app, project_id, move |project| {
+        if let Some(name) = name {
+            project.wire.name = Some(name);
+        }
+        if let Some(visibility) = visibility {
+            project.wire.visibility = Some(visibility);
+        }
+        true
     })
     .await?;
-    Ok(Json(project_view(&updated)))
+    Ok(Json(updated.shown()))
 }
 
 pub async fn delete_project(

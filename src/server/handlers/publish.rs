@@ -10,7 +10,7 @@ use axum::http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
-use super::{PathParams, blocking, find_project};
+use super::{PathParams, blocking, change_project, find_project};
 use crate::api::model::{
     AudienceSettings, AudienceTarget, Deployment, DeploymentErrorClass, DeploymentStatus, EmbedUrl,
     ErrorType, PublishAudience, ReviewPriority, validate_parent_origin,
@@ -34,20 +34,10 @@ pub async fn unpublish(
     State(app): State<Arc<ServerState>>,
     PathParams(project_id): PathParams<String>,
 ) -> Result<StatusCode, HttpError> {
-    let app = app.clone();
-    blocking(move || {
-        app.store.write(|data| {
-            let project = find_project(data, &ctx, &project_id)?;
-            if !project.is_published {
-                // 204 as well: a repeat is safe.
-                return Ok::<_, HttpError>((Vec::new(), ()));
-            }
-            let mut project = project.clone();
-            // Audience and visibility are kept for the next publish.
-            project.is_published = false;
-            project.updated_at = ctx.now;
-            Ok((vec![Change::PutProject(Box::new(project))], ()))
-        })
+    // A repeat is safe (204 as well). Audience and visibility are kept for
+    // the next publish.
+    change_project(ctx, app, project_id, |project| {
+        std::mem::replace(&mut project.wire.is_published, false)
     })
     .await?;
     Ok(StatusCode::NO_CONTENT)
@@ -83,7 +73,7 @@ pub async fn publish(
             let sequence = data.deployments.len() as u64 + 1;
             let id = format!(
                 "dpl_{:016x}",
-                hash_str(&format!("{}:{}:{}", project.id, sequence, ctx.now))
+                hash_str(&format!("{}:{}:{}", project.wire.id, sequence, ctx.now))
             );
             let errors = project.security.values.error_count;
             let outcome = if errors > 0 {
@@ -99,7 +89,7 @@ pub async fn publish(
             };
             let deployment = DeploymentRec {
                 id,
-                project_id: project.id.clone(),
+                project_id: project.wire.id.clone(),
                 created_at: ctx.now,
                 completes_at: ctx.now + DEPLOYMENT_DURATION,
                 audience,
@@ -126,7 +116,7 @@ pub async fn get_deployment(
         let deployment = data
             .deployments
             .get(&deployment_id)
-            .filter(|d| d.project_id == project.id)
+            .filter(|d| d.project_id == project.wire.id)
             .ok_or_else(|| {
                 HttpError::not_found(ErrorType::DeploymentNotFound, "Deployment not found")
             })?;
@@ -165,15 +155,10 @@ pub async fn update_settings(
         );
     }
     validation.finish()?;
-    let app = app.clone();
-    let updated = blocking(move || {
-        app.store.write(|data| {
-            let mut project = find_project(data, &ctx, &project_id)?.clone();
-            project.audience = audience;
-            project.audience_targets = targets;
-            project.updated_at = ctx.now;
-            Ok::<_, HttpError>((vec![Change::PutProject(Box::new(project.clone()))], project))
-        })
+    let updated = change_project(ctx, app, project_id, move |project| {
+        project.wire.publish_audience = audience;
+        project.wire.publish_audience_targets = targets;
+        true
     })
     .await?;
     Ok(Json(settings_view(&updated)))
@@ -183,13 +168,13 @@ pub async fn update_settings(
 /// (DESIGN.md). They are the stored setting, shown whether or not the app is
 /// online; targets only for `custom`.
 pub fn settings_view(project: &ProjectRec) -> AudienceSettings {
-    let targets = if project.audience == Some(PublishAudience::Custom) {
-        project.audience_targets.clone()
+    let targets = if project.wire.publish_audience == Some(PublishAudience::Custom) {
+        project.wire.publish_audience_targets.clone()
     } else {
         Vec::new()
     };
     AudienceSettings {
-        audience: project.audience.clone(),
+        audience: project.wire.publish_audience.clone(),
         audience_targets: targets,
     }
 }
@@ -223,14 +208,14 @@ pub async fn embed_url(
         let token = hash_str(&format!(
             "{}|{}|{}|{}",
             String::from_utf8_lossy(&app.cursor_secret),
-            project.id,
+            project.wire.id,
             origin,
             expires_at.unix_timestamp()
         ));
         Ok(Json(EmbedUrl {
             embed_url: format!(
                 "https://embed.vantage.invalid/{}?token={token:016x}",
-                project.id
+                project.wire.id
             ),
             expires_at,
         }))
@@ -274,7 +259,7 @@ fn critical_findings(project: &ProjectRec) -> Option<Vec<String>> {
     (security.review_priority == ReviewPriority::NeedsReview && security.values.secret_count > 0)
         .then(|| {
             (1..=security.values.secret_count)
-                .map(|n| format!("{}:exposed_secret:{n}", project.id))
+                .map(|n| format!("{}:exposed_secret:{n}", project.wire.id))
                 .collect()
         })
 }
@@ -283,7 +268,7 @@ fn published_url(project: &ProjectRec) -> String {
     project
         .published_url
         .clone()
-        .unwrap_or_else(|| format!("https://{}.apps.vantage.invalid", project.id))
+        .unwrap_or_else(|| format!("https://{}.apps.vantage.invalid", project.wire.id))
 }
 
 fn audience_field(value: &Value, validation: &mut Validation) -> Option<PublishAudience> {

@@ -7,9 +7,10 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::State;
 
+use super::child_list::ChildList;
 use super::pii::unix_millis;
-use super::{PathParams, find_project, keyset_list};
-use crate::api::model::{ErrorType, Page, ScanFinding, SecurityScan};
+use super::{PathParams, find_project};
+use crate::api::model::{ErrorType, ScanFinding, SecurityScan};
 use crate::server::ServerState;
 use crate::server::context::Ctx;
 use crate::server::errors::HttpError;
@@ -25,22 +26,34 @@ fn scan_order(scan: &ScanRec) -> SortKey {
     ]
 }
 
-pub async fn list_scans(
-    ctx: Ctx,
-    State(app): State<Arc<ServerState>>,
-    PathParams(project_id): PathParams<String>,
-) -> Result<Json<Page<SecurityScan>>, HttpError> {
-    let path = format!("/v1/projects/{project_id}/security-scans");
-    keyset_list(&ctx, &app, &path, |data| {
-        let project = find_project(data, &ctx, &project_id)?;
+/// A project's scans, newest first.
+pub struct ScanList;
+
+impl ChildList for ScanList {
+    type Parent = String;
+    type Request = ();
+    type Item = SecurityScan;
+    const EVENTUAL: bool = false;
+
+    fn path(project_id: &String) -> String {
+        format!("/v1/projects/{project_id}/security-scans")
+    }
+
+    fn items(
+        data: &Data,
+        ctx: &Ctx,
+        project_id: &String,
+        _: &(),
+    ) -> Result<Vec<(SortKey, SecurityScan)>, HttpError> {
+        let project = find_project(data, ctx, project_id)?;
         Ok(data
             .scans
-            .get(&project.id)
+            .get(&project.wire.id)
             .into_iter()
             .flatten()
             .map(|scan| (scan_order(scan), scan.scan.clone()))
             .collect())
-    })
+    }
 }
 
 pub async fn get_scan(
@@ -54,21 +67,33 @@ pub async fn get_scan(
     })
 }
 
-pub async fn list_findings(
-    ctx: Ctx,
-    State(app): State<Arc<ServerState>>,
-    PathParams((project_id, scan_id)): PathParams<(String, String)>,
-) -> Result<Json<Page<ScanFinding>>, HttpError> {
-    let path = format!("/v1/projects/{project_id}/security-scans/{scan_id}/findings");
-    keyset_list(&ctx, &app, &path, |data| {
-        let scan = find_scan(data, &ctx, &project_id, &scan_id)?;
+/// The paginated full snapshot of a scan's findings.
+pub struct FindingList;
+
+impl ChildList for FindingList {
+    type Parent = (String, String);
+    type Request = ();
+    type Item = ScanFinding;
+    const EVENTUAL: bool = false;
+
+    fn path((project_id, scan_id): &(String, String)) -> String {
+        format!("/v1/projects/{project_id}/security-scans/{scan_id}/findings")
+    }
+
+    fn items(
+        data: &Data,
+        ctx: &Ctx,
+        (project_id, scan_id): &(String, String),
+        _: &(),
+    ) -> Result<Vec<(SortKey, ScanFinding)>, HttpError> {
+        let scan = find_scan(data, ctx, project_id, scan_id)?;
         // The full snapshot, fixed and ignored findings included, by finding id.
         Ok(scan
             .findings
             .iter()
             .map(|finding| (vec![KeyPart::asc_text(&finding.id)], finding.clone()))
             .collect())
-    })
+    }
 }
 
 /// A scan of a project of the caller's workspace. The operation answers only
@@ -82,7 +107,7 @@ fn find_scan<'a>(
 ) -> Result<&'a ScanRec, HttpError> {
     find_project(data, ctx, project_id)
         .ok()
-        .and_then(|project| data.scans.get(&project.id))
+        .and_then(|project| data.scans.get(&project.wire.id))
         .into_iter()
         .flatten()
         .find(|scan| scan.scan.id == scan_id)

@@ -12,7 +12,6 @@ use axum::extract::State;
 
 use super::blocking;
 use super::pii::unix_millis;
-use super::projects::project_view;
 use crate::api::model::{MAX_LISTED_WORKSPACES, Page, ProjectSummary};
 use crate::server::ServerState;
 use crate::server::context::Ctx;
@@ -44,7 +43,7 @@ pub async fn list(
             let keyed = data
                 .projects
                 .values()
-                .filter(|project| workspaces.contains(&project.workspace_id))
+                .filter(|project| workspaces.contains(&project.wire.workspace_id))
                 .map(|project| (sort_key(project), project))
                 .collect();
             let (projects, pagination) =
@@ -88,7 +87,7 @@ fn workspace_set(ctx: &Ctx) -> Result<BTreeSet<String>, HttpError> {
 fn sort_key(project: &ProjectRec) -> SortKey {
     // Our records always have an update time; the "neither" rank is kept for
     // fixtures and for the rule's sake.
-    let edited = project.last_edited_at.or(Some(project.updated_at));
+    let edited = project.wire.last_edited_at.or(Some(project.updated_at));
     let (rank, at) = match edited {
         Some(at) => (0, unix_millis(at)),
         None => (1, 0),
@@ -96,11 +95,11 @@ fn sort_key(project: &ProjectRec) -> SortKey {
     vec![
         KeyPart::asc_int(rank),
         KeyPart::desc_int(at),
-        KeyPart::asc_text(project.id.as_str()),
+        KeyPart::asc_text(project.wire.id.as_str()),
     ]
 }
 
 /// The 11-field summary: the Project's fields less three.
 pub fn summary_view(project: &ProjectRec) -> ProjectSummary {
-    ProjectSummary::from(project_view(project))
+    ProjectSummary::from(project.shown())
 }

@@ -86,14 +86,15 @@ mod tests {
         let fixture = generated(600, 100, 3, datetime!(2026-11-22 00:00 UTC));
         assert_eq!(fixture.projects.len(), 600);
         assert_eq!(fixture.memberships.len(), 100);
-        let ids: std::collections::HashSet<_> = fixture.projects.iter().map(|p| &p.id).collect();
+        let ids: std::collections::HashSet<_> =
+            fixture.projects.iter().map(|p| &p.wire.id).collect();
         assert_eq!(ids.len(), 600, "project ids are unique");
         let hostile = |s: &str| s.chars().any(|c| c.is_control());
         assert!(
             fixture
                 .projects
                 .iter()
-                .any(|p| p.description.as_deref().is_some_and(hostile))
+                .any(|p| p.wire.description.as_deref().is_some_and(hostile))
         );
         assert!(
             fixture
@@ -111,7 +112,7 @@ mod tests {
         let names: Vec<&str> = fixture
             .projects
             .iter()
-            .filter_map(|p| p.name.as_deref())
+            .filter_map(|p| p.wire.name.as_deref())
             .collect();
         for expected in crate::hostile::hostile_strings() {
             if expected.chars().count() <= 100 {
@@ -133,7 +134,7 @@ mod tests {
             moved.projects[0].updated_at,
             fixture.projects[0].updated_at + Duration::days(10)
         );
-        assert_eq!(moved.projects[0].name, fixture.projects[0].name);
+        assert_eq!(moved.projects[0].wire.name, fixture.projects[0].wire.name);
     }
 
     #[test]

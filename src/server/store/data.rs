@@ -32,25 +32,26 @@ impl Data {
         }
         let mut derived: Vec<(String, Derived)> = Vec::with_capacity(self.projects.len());
         for project in self.projects.values() {
-            let open_pii = self.pii.get(&project.id).map_or(0, |findings| {
+            let open_pii = self.pii.get(&project.wire.id).map_or(0, |findings| {
                 findings
                     .iter()
                     .filter(|pii| pii.finding.status == PiiStatus::Open)
                     .count() as i64
             });
             let owner_name = project
+                .wire
                 .owner_id
                 .as_deref()
-                .and_then(|owner| owners.get(&(project.workspace_id.as_str(), owner)))
+                .and_then(|owner| owners.get(&(project.wire.workspace_id.as_str(), owner)))
                 .and_then(|(_, name)| name.map(str::to_owned));
             let owner_name_folded = owner_name.as_deref().map(search::fold);
             derived.push((
-                project.id.clone(),
+                project.wire.id.clone(),
                 Derived {
                     open_pii,
                     owner_name,
                     owner_name_folded,
-                    name_folded: project.name.as_deref().map(search::fold),
+                    name_folded: project.wire.name.as_deref().map(search::fold),
                 },
             ));
         }
@@ -79,7 +80,7 @@ impl Data {
     ) -> impl Iterator<Item = &'a ProjectRec> + 'a {
         self.projects
             .values()
-            .filter(move |p| p.workspace_id == workspace_id)
+            .filter(move |p| p.wire.workspace_id == workspace_id)
     }
 
     pub(crate) fn apply(&mut self, change: &Change) {
@@ -87,12 +88,13 @@ impl Data {
             Change::PutProject(project) => {
                 let mut project = (**project).clone();
                 // A rename changes what search compares.
-                project.derived.name_folded = project.name.as_deref().map(search::fold);
-                let id = project.id.clone();
-                let workspace = project.workspace_id.clone();
+                project.derived.name_folded = project.wire.name.as_deref().map(search::fold);
+                let id = project.wire.id.clone();
+                let workspace = project.wire.workspace_id.clone();
                 let old = self.projects.insert(id.clone(), project);
-                if let Some(old) = old.filter(|old| old.workspace_id != workspace) {
-                    self.indexes.project_changed(&old.workspace_id, self, &id);
+                if let Some(old) = old.filter(|old| old.wire.workspace_id != workspace) {
+                    self.indexes
+                        .project_changed(&old.wire.workspace_id, self, &id);
                 }
                 self.indexes.project_changed(&workspace, self, &id);
             }
@@ -100,7 +102,8 @@ impl Data {
                 self.pii.remove(id);
                 self.scans.remove(id);
                 if let Some(old) = self.projects.remove(id) {
-                    self.indexes.project_changed(&old.workspace_id, self, id);
+                    self.indexes
+                        .project_changed(&old.wire.workspace_id, self, id);
                 }
             }
             Change::PutDeployment(deployment) => {

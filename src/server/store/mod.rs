@@ -201,7 +201,11 @@ impl Store {
             let mut insert =
                 tx.prepare("INSERT INTO projects (id, workspace_id, doc) VALUES (?1, ?2, ?3)")?;
             for p in &fixture.projects {
-                insert.execute(params![p.id, p.workspace_id, serde_json::to_string(p)?])?;
+                insert.execute(params![
+                    p.wire.id,
+                    p.wire.workspace_id,
+                    serde_json::to_string(p)?
+                ])?;
             }
             children::insert_all(&tx, &fixture.pii_findings)?;
             children::insert_all(&tx, &fixture.scans)?;
@@ -307,7 +311,9 @@ fn persist(conn: &mut Connection, changes: &[Change]) -> Result<(), StoreError> 
     let tx = conn.transaction()?;
     for change in changes {
         match change {
-            Change::PutProject(p) => upsert_doc(&tx, UPSERT_PROJECT, &p.id, &p.workspace_id, p)?,
+            Change::PutProject(p) => {
+                upsert_doc(&tx, UPSERT_PROJECT, &p.wire.id, &p.wire.workspace_id, p)?
+            }
             Change::DeleteProject { id, soft: true, at } => {
                 tx.execute(
                     "UPDATE projects SET deleted_at = ?2 WHERE id = ?1",
@@ -391,7 +397,7 @@ fn load(conn: &Connection) -> Result<Data, StoreError> {
         }
     }
     for p in docs::<ProjectRec>(conn, "SELECT doc FROM projects WHERE deleted_at IS NULL")? {
-        data.projects.insert(p.id.clone(), p);
+        data.projects.insert(p.wire.id.clone(), p);
     }
     for d in children::load_all::<DeploymentRec>(conn)? {
         data.deployments.insert(d.id.clone(), d);
@@ -438,8 +444,8 @@ fn validate_fixture(fixture: &Fixture) -> Result<(), StoreError> {
     }
     let mut projects = Known::new("project");
     for p in &fixture.projects {
-        projects.add(&p.id)?;
-        workspaces.named_by("project", &p.id, &p.workspace_id)?;
+        projects.add(&p.wire.id)?;
+        workspaces.named_by("project", &p.wire.id, &p.wire.workspace_id)?;
     }
     projects.children_named(&fixture.pii_findings)?;
     projects.children_named(&fixture.scans)?;
@@ -503,7 +509,7 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         };
-        let project = &fixture.projects[0].id;
+        let project = &fixture.projects[0].wire.id;
         assert_eq!(
             refusal(&|f| f.projects.push(f.projects[0].clone())),
             format!("project id {project:?} appears twice")

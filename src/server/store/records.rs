@@ -1,11 +1,15 @@
 //! What the store holds. These are also the fixture format (see README).
 
+mod project;
+
+pub use project::ProjectRec;
+
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::api::model::{
-    AudienceTarget, DeploymentErrorClass, PiiFinding, PublishAudience, Reason, ReasonValues,
-    ReviewPriority, Role, ScanFinding, SecurityScan, Visibility, rfc3339,
+    DeploymentErrorClass, PiiFinding, PublishAudience, Reason, ReasonValues, ReviewPriority, Role,
+    ScanFinding, SecurityScan, rfc3339,
 };
 use crate::server::auth::{Feature, Plan, Scope};
 
@@ -152,62 +156,6 @@ pub struct AnalyticsProfile {
     pub retention_days: u32,
     /// Typical visitors per day.
     pub daily_visitors: u32,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ProjectRec {
-    pub id: String,
-    pub workspace_id: String,
-    #[serde(default)]
-    pub name: Option<String>,
-    #[serde(default)]
-    pub description: Option<String>,
-    #[serde(default, with = "rfc3339::option")]
-    pub created_at: Option<OffsetDateTime>,
-    /// Last update of any kind; the fallback of `last_edited_at` sorts.
-    #[serde(with = "rfc3339")]
-    pub updated_at: OffsetDateTime,
-    #[serde(default, with = "rfc3339::option")]
-    pub last_edited_at: Option<OffsetDateTime>,
-    #[serde(default)]
-    pub latest_commit_sha: Option<String>,
-    #[serde(default)]
-    pub latest_screenshot_url: Option<String>,
-    #[serde(default)]
-    pub owner_id: Option<String>,
-    #[serde(default)]
-    pub preview_url: Option<String>,
-    #[serde(default)]
-    pub is_published: bool,
-    /// The audience setting, kept while offline and applied again at the next publish.
-    #[serde(default)]
-    pub audience: Option<PublishAudience>,
-    #[serde(default)]
-    pub audience_targets: Vec<AudienceTarget>,
-    #[serde(default)]
-    pub visibility: Option<Visibility>,
-    /// Address of the published app.
-    #[serde(default)]
-    pub published_url: Option<String>,
-    #[serde(default)]
-    pub security: SecurityProfile,
-    #[serde(default)]
-    pub activity: Activity,
-    /// Visitor analytics; `None` for a project that was never published.
-    #[serde(default)]
-    pub analytics: Option<AnalyticsProfile>,
-    /// Facts derived from other records when the store loads; never stored.
-    #[serde(skip)]
-    pub derived: Derived,
-}
-
-impl ProjectRec {
-    /// The audience as reads show it: only while the app is published.
-    pub fn shown_audience(&self) -> Option<&PublishAudience> {
-        self.is_published
-            .then_some(self.audience.as_ref())
-            .flatten()
-    }
 }
 
 /// What a project's reads need from other records, worked out once when the

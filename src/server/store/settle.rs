@@ -31,11 +31,11 @@ pub fn settle_deployments(data: &Data, now: OffsetDateTime) -> Vec<Change> {
             continue;
         };
         let mut project = project;
-        project.is_published = true;
-        project.audience = deployment
+        project.wire.is_published = true;
+        project.wire.publish_audience = deployment
             .audience
             .clone()
-            .or(project.audience)
+            .or(project.wire.publish_audience)
             .or(Some(PublishAudience::Public));
         project.published_url = Some(url.clone());
         project.updated_at = deployment.completes_at;
@@ -45,7 +45,7 @@ pub fn settle_deployments(data: &Data, now: OffsetDateTime) -> Vec<Change> {
                 daily_visitors: 40,
             });
         }
-        touched.insert(project.id.clone(), project);
+        touched.insert(project.wire.id.clone(), project);
     }
     changes.extend(
         touched

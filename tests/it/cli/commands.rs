@@ -24,8 +24,9 @@ fn project(fixture: &Fixture, workspace: &str, wanted: impl Fn(&ProjectRec) -> b
     fixture
         .projects
         .iter()
-        .find(|p| p.workspace_id == workspace && wanted(p))
+        .find(|p| p.wire.workspace_id == workspace && wanted(p))
         .expect("a project of that kind")
+        .wire
         .id
         .clone()
 }
@@ -227,7 +228,7 @@ async fn read_only_refuses_every_mutation_before_any_request() {
         server
             .app
             .store
-            .read(|data| data.projects[&id].name.clone())
+            .read(|data| data.projects[&id].wire.name.clone())
     };
     let before = name(&server);
     let cli = Cli::new(server.base_url(), ENTERPRISE_WS, ENTERPRISE_ADMIN);
@@ -271,7 +272,7 @@ async fn mutations_print_the_changed_project() {
     let project: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(project["visibility"], "workspace_view");
     let stored = server.app.store.read(|data| data.projects[&id].clone());
-    assert_eq!(stored.name.as_deref(), Some("Ledger · Q3 (draft)"));
+    assert_eq!(stored.wire.name.as_deref(), Some("Ledger · Q3 (draft)"));
     let run = cli.run(&["projects", "unpublish", &id]).await.expect(0);
     assert_eq!(run.stdout, "");
 }
@@ -377,7 +378,7 @@ async fn reads_of_each_resource() {
     let expected = fixture
         .projects
         .iter()
-        .filter(|p| p.workspace_id == ENTERPRISE_WS)
+        .filter(|p| p.wire.workspace_id == ENTERPRISE_WS)
         .count();
     assert_eq!(projects.len(), expected);
 
@@ -394,7 +395,7 @@ async fn reads_of_each_resource() {
     assert_eq!(run.stdout.lines().count(), findings);
 
     let published = project(&fixture, ENTERPRISE_WS, |p| {
-        p.is_published && p.analytics.is_some()
+        p.wire.is_published && p.analytics.is_some()
     });
     let run = cli
         .run(&[
@@ -484,7 +485,7 @@ async fn an_unpublish_of_unknown_outcome_that_went_through_exits_0() {
         config.faults = "timeout-after-commit=1.0".parse().unwrap();
     })
     .await;
-    let id = project(&demo(), ENTERPRISE_WS, |p| p.is_published);
+    let id = project(&demo(), ENTERPRISE_WS, |p| p.wire.is_published);
     let cli = Cli::new(server.base_url(), ENTERPRISE_WS, ENTERPRISE_ADMIN);
     let config = cli.config_file("max_attempts = 2\n");
     let run = cli
@@ -505,7 +506,7 @@ async fn an_unpublish_of_unknown_outcome_that_went_through_exits_0() {
     let published = server
         .app
         .store
-        .read(|data| data.projects[&id].is_published);
+        .read(|data| data.projects[&id].wire.is_published);
     assert!(!published, "the read-back saw the project offline");
 }
 

@@ -220,8 +220,8 @@ async fn hostile_server() -> (RunningServer, Vec<(String, String)>) {
     let targets: Vec<(String, String)> = fixture
         .projects
         .iter()
-        .filter(|p| p.workspace_id == ENTERPRISE_WS)
-        .map(|p| p.id.clone())
+        .filter(|p| p.wire.workspace_id == ENTERPRISE_WS)
+        .map(|p| p.wire.id.clone())
         .zip(hostile_set())
         .collect();
     let renamed = targets.clone();
@@ -231,10 +231,10 @@ async fn hostile_server() -> (RunningServer, Vec<(String, String)>) {
                 .fixture
                 .projects
                 .iter_mut()
-                .find(|p| &p.id == id)
+                .find(|p| &p.wire.id == id)
                 .unwrap();
-            project.name = Some(text.clone());
-            project.description = Some(text.clone());
+            project.wire.name = Some(text.clone());
+            project.wire.description = Some(text.clone());
         }
     })
     .await;

@@ -51,9 +51,9 @@ fn published_projects(count: usize) -> Vec<String> {
     demo()
         .projects
         .iter()
-        .filter(|p| p.workspace_id == ENTERPRISE_WS && p.is_published)
+        .filter(|p| p.wire.workspace_id == ENTERPRISE_WS && p.wire.is_published)
         .take(count)
-        .map(|p| p.id.clone())
+        .map(|p| p.wire.id.clone())
         .collect()
 }
 

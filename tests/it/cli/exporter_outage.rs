@@ -94,8 +94,8 @@ impl Rig {
         let watched = fixture
             .projects
             .iter()
-            .find(|p| p.workspace_id == workspace && p.is_published)
-            .map(|p| p.id.clone())
+            .find(|p| p.wire.workspace_id == workspace && p.wire.is_published)
+            .map(|p| p.wire.id.clone())
             .expect("a published project");
         let clock = Clock::manual(T0);
         let mut config = ServerConfig::local(fixture);

@@ -40,8 +40,8 @@ async fn missing_and_unpublished_watched_projects_are_asked_every_five_minutes()
         fixture
             .projects
             .iter()
-            .find(|p| p.workspace_id == ENTERPRISE_WS && p.is_published == published)
-            .map(|p| p.id.clone())
+            .find(|p| p.wire.workspace_id == ENTERPRISE_WS && p.wire.is_published == published)
+            .map(|p| p.wire.id.clone())
             .expect("a project")
     };
     let (published, unpublished) = (project(true), project(false));
@@ -137,8 +137,8 @@ async fn a_long_inventory_walk_leaves_insights_their_interval() {
     let watched = fixture
         .projects
         .iter()
-        .find(|p| p.workspace_id == workspace && p.is_published)
-        .map(|p| p.id.clone())
+        .find(|p| p.wire.workspace_id == workspace && p.wire.is_published)
+        .map(|p| p.wire.id.clone())
         .expect("a published project");
     let clock = Clock::manual(T0);
     let mut config = ServerConfig::local(fixture);

@@ -80,13 +80,13 @@ fn acme(fixture: &Fixture) -> impl Iterator<Item = &ProjectRec> {
     fixture
         .projects
         .iter()
-        .filter(|p| p.workspace_id == ENTERPRISE_WS)
+        .filter(|p| p.wire.workspace_id == ENTERPRISE_WS)
 }
 
 fn pick(fixture: &Fixture, taken: &[&str], wanted: impl Fn(&ProjectRec) -> bool) -> String {
     acme(fixture)
-        .find(|p| !taken.contains(&p.id.as_str()) && wanted(p))
-        .map(|p| p.id.clone())
+        .find(|p| !taken.contains(&p.wire.id.as_str()) && wanted(p))
+        .map(|p| p.wire.id.clone())
         .expect("the demo fixture has such a project")
 }
 
@@ -131,20 +131,21 @@ async fn changes_between_snapshots_are_found_by_kind() {
     );
 
     let renamed = pick(&fixture, &[], |p| {
-        p.visibility.is_some() && p.visibility.as_ref().map(|v| v.as_str()) != Some("restricted")
+        p.wire.visibility.is_some()
+            && p.wire.visibility.as_ref().map(|v| v.as_str()) != Some("restricted")
     });
-    let offline = pick(&fixture, &[&renamed], |p| p.is_published);
+    let offline = pick(&fixture, &[&renamed], |p| p.wire.is_published);
     let published = pick(&fixture, &[&renamed, &offline], |p| {
-        !p.is_published
+        !p.wire.is_published
             && p.security.values.error_count == 0
             && !(p.security.review_priority == ReviewPriority::NeedsReview
                 && p.security.values.secret_count > 0)
     });
     let widened = pick(&fixture, &[&renamed, &offline, &published], |p| {
-        p.is_published && p.audience == Some(PublishAudience::Workspace)
+        p.wire.is_published && p.wire.publish_audience == Some(PublishAudience::Workspace)
     });
     let custom = pick(&fixture, &[&renamed, &offline, &published, &widened], |p| {
-        p.is_published && p.audience == Some(PublishAudience::Custom)
+        p.wire.is_published && p.wire.publish_audience == Some(PublishAudience::Custom)
     });
 
     user.run(&[
@@ -201,8 +202,9 @@ async fn changes_between_snapshots_are_found_by_kind() {
             fixture
                 .projects
                 .iter()
-                .find(|p| p.id == renamed)
+                .find(|p| p.wire.id == renamed)
                 .unwrap()
+                .wire
                 .name
                 .clone()
                 .into(),
@@ -353,8 +355,12 @@ async fn changes_between_snapshots_are_found_by_kind() {
     let new_owner = members
         .iter()
         .find(|m| {
-            let current = fixture.projects.iter().find(|p| p.id == raised).unwrap();
-            Some(&m.user_id) != current.owner_id.as_ref() && m.display_name.is_some()
+            let current = fixture
+                .projects
+                .iter()
+                .find(|p| p.wire.id == raised)
+                .unwrap();
+            Some(&m.user_id) != current.wire.owner_id.as_ref() && m.display_name.is_some()
         })
         .unwrap()
         .clone();
@@ -368,7 +374,7 @@ async fn changes_between_snapshots_are_found_by_kind() {
         .find(|m| m.role == Role::Viewer || m.role == Role::Collaborator)
         .unwrap()
         .clone();
-    for project in changed.projects.iter_mut().filter(|p| p.id == raised) {
+    for project in changed.projects.iter_mut().filter(|p| p.wire.id == raised) {
         project.security.review_priority = ReviewPriority::ReviewRecommended;
         project.security.explanation.insert(
             0,
@@ -388,7 +394,7 @@ async fn changes_between_snapshots_are_found_by_kind() {
             .security
             .edge_functions
             .push("history-test-function".into());
-        project.owner_id = Some(new_owner.user_id.clone());
+        project.wire.owner_id = Some(new_owner.user_id.clone());
     }
     changed.pii_findings.push(PiiRec {
         project_id: raised.clone(),
@@ -400,7 +406,7 @@ async fn changes_between_snapshots_are_found_by_kind() {
             status: PiiStatus::Open,
         },
     });
-    changed.projects.retain(|p| p.id != removed);
+    changed.projects.retain(|p| p.wire.id != removed);
     changed.scans.retain(|scan| scan.project_id != removed);
     changed
         .pii_findings
@@ -408,11 +414,11 @@ async fn changes_between_snapshots_are_found_by_kind() {
     let mut added = fixture
         .projects
         .iter()
-        .find(|p| p.id == removed)
+        .find(|p| p.wire.id == removed)
         .unwrap()
         .clone();
-    added.id = "prj_history_added".into();
-    added.name = Some("Newcomer app".into());
+    added.wire.id = "prj_history_added".into();
+    added.wire.name = Some("Newcomer app".into());
     changed.projects.push(added);
     let joiner = "0b0e5c1a-5d2f-4b8e-9a51-6c1d2e3f4a5b";
     changed.users.push(UserRec {
@@ -533,7 +539,7 @@ async fn changes_between_snapshots_are_found_by_kind() {
     let names: Vec<&String> = fixture
         .projects
         .iter()
-        .filter_map(|p| p.name.as_ref())
+        .filter_map(|p| p.wire.name.as_ref())
         .chain(
             fixture
                 .memberships
@@ -1095,7 +1101,7 @@ async fn prune_by_rules_keeps_what_a_mark_needs_and_posture_reads_per_snapshot()
     let total = fixture
         .projects
         .iter()
-        .filter(|p| p.workspace_id == ENTERPRISE_WS)
+        .filter(|p| p.wire.workspace_id == ENTERPRISE_WS)
         .count();
     assert_eq!(posture[1]["projects"], total);
     let table = user

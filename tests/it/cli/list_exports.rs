@@ -216,11 +216,11 @@ async fn the_changes_export_as_vantage_changes_with_the_same_kind() {
     let published: Vec<_> = fixture
         .projects
         .iter()
-        .filter(|p| p.workspace_id == ENTERPRISE_WS && p.is_published)
+        .filter(|p| p.wire.workspace_id == ENTERPRISE_WS && p.wire.is_published)
         .collect();
     let api = client(&server);
     api.update_project(
-        &published[0].id,
+        &published[0].wire.id,
         &vantage::api::model::ProjectUpdate {
             name: Some("Renamed, with a comma".into()),
             visibility: None,
@@ -228,7 +228,7 @@ async fn the_changes_export_as_vantage_changes_with_the_same_kind() {
     )
     .await
     .unwrap();
-    api.unpublish_project(&published[1].id).await.unwrap();
+    api.unpublish_project(&published[1].wire.id).await.unwrap();
     cli.run_env(&["snapshot"], &env).await.expect(0);
 
     // The Changes screen's rows: the diff of the two, as the history gives it.

@@ -166,9 +166,9 @@ pub async fn hostile_demo() -> RunningServer {
     let project = fixture
         .projects
         .iter_mut()
-        .find(|p| p.workspace_id == ENTERPRISE_WS && p.is_published)
+        .find(|p| p.wire.workspace_id == ENTERPRISE_WS && p.wire.is_published)
         .expect("a published project");
-    project.name = Some(HOSTILE_PROJECT.to_owned());
+    project.wire.name = Some(HOSTILE_PROJECT.to_owned());
     let member = fixture
         .memberships
         .iter_mut()

@@ -217,7 +217,7 @@ async fn set_audience_prints_the_resolved_settings() {
     let stored = server
         .app
         .store
-        .read(|data| data.projects[id].audience.clone());
+        .read(|data| data.projects[id].wire.publish_audience.clone());
     assert_eq!(stored.map(|a| a.to_string()).as_deref(), Some("custom"));
     for format in ["jsonl", "csv", "table"] {
         let run = cli

@@ -30,20 +30,20 @@ fn targets(fixture: &Fixture, workspace: &str) -> Targets {
         .projects
         .iter()
         .filter(|p| {
-            p.workspace_id == workspace
+            p.wire.workspace_id == workspace
                 && p.analytics.is_some()
                 && p.security.values.secret_count == 0
         })
         .collect();
     let project = candidates
         .iter()
-        .find(|p| scanned(&p.id).is_some())
+        .find(|p| scanned(&p.wire.id).is_some())
         .or(candidates.first())
         .expect("a published, publishable project");
     Targets {
         workspace: workspace.to_owned(),
-        project: project.id.clone(),
-        scan: scanned(&project.id).map_or("scan_missing".to_owned(), |s| s.scan.id.clone()),
+        project: project.wire.id.clone(),
+        scan: scanned(&project.wire.id).map_or("scan_missing".to_owned(), |s| s.scan.id.clone()),
         member: fixture
             .memberships
             .iter()

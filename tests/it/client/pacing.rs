@@ -19,9 +19,9 @@ fn acme_projects(count: usize) -> Vec<String> {
     demo()
         .projects
         .iter()
-        .filter(|p| p.workspace_id == ENTERPRISE_WS)
+        .filter(|p| p.wire.workspace_id == ENTERPRISE_WS)
         .take(count)
-        .map(|p| p.id.clone())
+        .map(|p| p.wire.id.clone())
         .collect()
 }
 

@@ -19,9 +19,9 @@ fn acme_projects(count: usize) -> Vec<String> {
     demo()
         .projects
         .iter()
-        .filter(|p| p.workspace_id == ENTERPRISE_WS)
+        .filter(|p| p.wire.workspace_id == ENTERPRISE_WS)
         .take(count)
-        .map(|p| p.id.clone())
+        .map(|p| p.wire.id.clone())
         .collect()
 }
 
@@ -97,7 +97,7 @@ async fn streaming_10000_projects_under_faults_yields_each_exactly_once() {
         .unwrap()
         .key
         .clone();
-    let expected: HashSet<String> = fixture.projects.iter().map(|p| p.id.clone()).collect();
+    let expected: HashSet<String> = fixture.projects.iter().map(|p| p.wire.id.clone()).collect();
     let (server, clock) = server_with(|config| {
         config.fixture = fixture;
         config.faults = "429=0.1,503=0.05,reset=0.01,seed=5".parse().unwrap();
@@ -262,8 +262,9 @@ async fn an_unpublish_whose_retries_ran_out_reads_back_that_the_project_is_offli
     let id = demo()
         .projects
         .iter()
-        .find(|p| p.workspace_id == ENTERPRISE_WS && p.is_published)
+        .find(|p| p.wire.workspace_id == ENTERPRISE_WS && p.wire.is_published)
         .unwrap()
+        .wire
         .id
         .clone();
     harness.client.unpublish_project(&id).await.unwrap();
@@ -319,8 +320,9 @@ async fn a_publish_of_unknown_outcome_is_never_repeated() {
     let id = fixture
         .projects
         .iter()
-        .find(|p| p.workspace_id == ENTERPRISE_WS && p.security.values.secret_count == 0)
+        .find(|p| p.wire.workspace_id == ENTERPRISE_WS && p.security.values.secret_count == 0)
         .unwrap()
+        .wire
         .id
         .clone();
     let error = harness
@@ -359,8 +361,9 @@ async fn deployment_polling_backs_off_until_terminal() {
     let id = fixture
         .projects
         .iter()
-        .find(|p| p.workspace_id == ENTERPRISE_WS && p.security.values.secret_count == 0)
+        .find(|p| p.wire.workspace_id == ENTERPRISE_WS && p.security.values.secret_count == 0)
         .unwrap()
+        .wire
         .id
         .clone();
     let deployment = harness

@@ -132,9 +132,11 @@ async fn publish_settings_of_an_offline_project_are_sent_once_more() {
         ]
     );
     // Both went through: the setting is stored for the next publish.
-    let stored = server
-        .app
-        .store
-        .read(|data| data.projects["prj_fa126dc634f5"].audience.clone());
+    let stored = server.app.store.read(|data| {
+        data.projects["prj_fa126dc634f5"]
+            .wire
+            .publish_audience
+            .clone()
+    });
     assert_eq!(stored, Some(PublishAudience::Workspace));
 }

@@ -51,8 +51,8 @@ pub fn first_project(fixture: &Fixture, workspace_id: &str) -> String {
     fixture
         .projects
         .iter()
-        .find(|p| p.workspace_id == workspace_id)
-        .map(|p| p.id.clone())
+        .find(|p| p.wire.workspace_id == workspace_id)
+        .map(|p| p.wire.id.clone())
         .expect("workspace has a project")
 }
 

@@ -104,7 +104,7 @@ fn busiest(fixture: &Fixture, pick: impl Fn(&ProjectRec) -> bool) -> ProjectRec 
     fixture
         .projects
         .iter()
-        .filter(|p| p.workspace_id == ENTERPRISE_WS && p.analytics.is_some() && pick(p))
+        .filter(|p| p.wire.workspace_id == ENTERPRISE_WS && p.analytics.is_some() && pick(p))
         .max_by_key(|p| p.analytics.as_ref().unwrap().daily_visitors)
         .cloned()
         .expect("a matching project")
@@ -127,13 +127,13 @@ fn ts(at: OffsetDateTime) -> String {
 #[tokio::test]
 async fn realtime_has_thirty_minute_buckets_ending_at_the_clock_minute() {
     let fixture = demo();
-    let project = busiest(&fixture, |p| p.is_published);
+    let project = busiest(&fixture, |p| p.wire.is_published);
     let (server, clock) = server_on(fixture).await;
     clock.set(T0 + Duration::seconds(37));
     let (status, body) = get(
         &server,
         ENTERPRISE_READONLY,
-        &realtime_path(&project.id),
+        &realtime_path(&project.wire.id),
         &[],
     )
     .await;
@@ -175,8 +175,8 @@ async fn realtime_has_thirty_minute_buckets_ending_at_the_clock_minute() {
 #[tokio::test]
 async fn realtime_is_deterministic_per_minute_and_moves_with_the_clock() {
     let fixture = demo();
-    let project = busiest(&fixture, |p| p.is_published);
-    let path = realtime_path(&project.id);
+    let project = busiest(&fixture, |p| p.wire.is_published);
+    let path = realtime_path(&project.wire.id);
     let (server, clock) = server_on(fixture.clone()).await;
     let (_, first) = get(&server, ENTERPRISE_ADMIN, &path, &[]).await;
     clock.advance(Duration::seconds(59));
@@ -212,17 +212,19 @@ async fn realtime_gates() {
     let never_published = fixture
         .projects
         .iter()
-        .find(|p| p.workspace_id == ENTERPRISE_WS && p.analytics.is_none())
+        .find(|p| p.wire.workspace_id == ENTERPRISE_WS && p.analytics.is_none())
         .unwrap()
+        .wire
         .id
         .clone();
-    let offline = busiest(&fixture, |p| !p.is_published);
+    let offline = busiest(&fixture, |p| !p.wire.is_published);
     let globex = first_project(&fixture, BUSINESS_WS);
     let globex_published = fixture
         .projects
         .iter()
-        .find(|p| p.workspace_id == BUSINESS_WS && p.analytics.is_some())
+        .find(|p| p.wire.workspace_id == BUSINESS_WS && p.analytics.is_some())
         .unwrap()
+        .wire
         .id
         .clone();
     let initech = first_project(&fixture, PRO_WS);
@@ -239,7 +241,13 @@ async fn realtime_gates() {
     assert_eq!(body["props"], Value::Null);
 
     // Offline with history: the window is there, with nobody in it.
-    let (status, body) = get(&server, ENTERPRISE_ADMIN, &realtime_path(&offline.id), &[]).await;
+    let (status, body) = get(
+        &server,
+        ENTERPRISE_ADMIN,
+        &realtime_path(&offline.wire.id),
+        &[],
+    )
+    .await;
     assert_eq!(status, 200);
     assert_eq!(body["current_visitors"], 0);
     assert_eq!(body["buckets"].as_array().unwrap().len(), 30);
@@ -285,7 +293,7 @@ async fn realtime_gates() {
 #[tokio::test]
 async fn breakdowns_validation() {
     let fixture = demo();
-    let project = busiest(&fixture, |p| p.is_published).id;
+    let project = busiest(&fixture, |p| p.wire.is_published).wire.id;
     let path = breakdowns_path(&project);
     let (server, _) = server_on(fixture).await;
     let cases: &[(Query, &[&str])] = &[
@@ -407,7 +415,7 @@ async fn breakdowns(server: &RunningServer, path: &str, starts_at: &str, ends_at
 #[tokio::test]
 async fn breakdowns_use_utc_dates_of_any_offset() {
     let fixture = demo();
-    let project = busiest(&fixture, |p| p.is_published).id;
+    let project = busiest(&fixture, |p| p.wire.is_published).wire.id;
     let path = breakdowns_path(&project);
     let (server, _) = server_on(fixture).await;
     let utc_21st = breakdowns(
@@ -458,10 +466,10 @@ async fn breakdowns_use_utc_dates_of_any_offset() {
 async fn breakdowns_lists_are_ordered_capped_and_labelled() {
     let fixture = demo();
     let project = busiest(&fixture, |p| {
-        p.is_published && p.analytics.as_ref().unwrap().retention_days == 365
+        p.wire.is_published && p.analytics.as_ref().unwrap().retention_days == 365
     });
     let daily = i64::from(project.analytics.as_ref().unwrap().daily_visitors);
-    let path = breakdowns_path(&project.id);
+    let path = breakdowns_path(&project.wire.id);
     let (server, _) = server_on(fixture).await;
     let year = breakdowns(
         &server,
@@ -591,18 +599,21 @@ async fn breakdowns_lists_are_ordered_capped_and_labelled() {
 async fn breakdowns_respect_retention_and_the_future() {
     let fixture = demo();
     let short = busiest(&fixture, |p| {
-        p.is_published && p.analytics.as_ref().unwrap().retention_days == 90
+        p.wire.is_published && p.analytics.as_ref().unwrap().retention_days == 90
     });
     let long = busiest(&fixture, |p| {
-        p.is_published
+        p.wire.is_published
             && p.analytics.as_ref().unwrap().retention_days == 365
-            && p.created_at.is_none_or(|at| at < T0 - Duration::days(250))
+            && p.wire
+                .created_at
+                .is_none_or(|at| at < T0 - Duration::days(250))
     });
     let never_published = fixture
         .projects
         .iter()
-        .find(|p| p.workspace_id == ENTERPRISE_WS && p.analytics.is_none())
+        .find(|p| p.wire.workspace_id == ENTERPRISE_WS && p.analytics.is_none())
         .unwrap()
+        .wire
         .id
         .clone();
     let (server, _) = server_on(fixture).await;
@@ -611,7 +622,7 @@ async fn breakdowns_respect_retention_and_the_future() {
 
     let old = breakdowns(
         &server,
-        &breakdowns_path(&short.id),
+        &breakdowns_path(&short.wire.id),
         &days_ago(200),
         &days_ago(100),
     )
@@ -619,7 +630,7 @@ async fn breakdowns_respect_retention_and_the_future() {
     assert_eq!(old, empty);
     let kept = breakdowns(
         &server,
-        &breakdowns_path(&long.id),
+        &breakdowns_path(&long.wire.id),
         &days_ago(200),
         &days_ago(100),
     )
@@ -628,7 +639,7 @@ async fn breakdowns_respect_retention_and_the_future() {
     // The 90 dates up to today are kept; the 90th day back is not.
     let gone = breakdowns(
         &server,
-        &breakdowns_path(&short.id),
+        &breakdowns_path(&short.wire.id),
         &days_ago(90),
         &days_ago(90),
     )
@@ -636,7 +647,7 @@ async fn breakdowns_respect_retention_and_the_future() {
     assert_eq!(gone, empty);
     let last_kept = breakdowns(
         &server,
-        &breakdowns_path(&short.id),
+        &breakdowns_path(&short.wire.id),
         &days_ago(89),
         &days_ago(89),
     )
@@ -644,14 +655,14 @@ async fn breakdowns_respect_retention_and_the_future() {
     assert_ne!(last_kept, empty);
     let all = breakdowns(
         &server,
-        &breakdowns_path(&short.id),
+        &breakdowns_path(&short.wire.id),
         &days_ago(300),
         &days_ago(0),
     )
     .await;
     let retained = breakdowns(
         &server,
-        &breakdowns_path(&short.id),
+        &breakdowns_path(&short.wire.id),
         &days_ago(89),
         &days_ago(0),
     )
@@ -660,7 +671,7 @@ async fn breakdowns_respect_retention_and_the_future() {
     // Days in the future have no visitors yet.
     let future = breakdowns(
         &server,
-        &breakdowns_path(&long.id),
+        &breakdowns_path(&long.wire.id),
         "2026-11-23T00:00:00Z",
         "2027-01-31T00:00:00Z",
     )
@@ -756,10 +767,14 @@ fn fixture_with_many_findings() -> (Fixture, String) {
         .projects
         .iter()
         .find(|p| {
-            p.workspace_id == ENTERPRISE_WS
-                && !fixture.pii_findings.iter().any(|f| f.project_id == p.id)
+            p.wire.workspace_id == ENTERPRISE_WS
+                && !fixture
+                    .pii_findings
+                    .iter()
+                    .any(|f| f.project_id == p.wire.id)
         })
         .unwrap()
+        .wire
         .id
         .clone();
     let statuses = [PiiStatus::Open, PiiStatus::Ignored, PiiStatus::Fixed];
@@ -786,15 +801,16 @@ async fn pii_lists_every_finding_once_newest_first() {
     let most = fixture
         .projects
         .iter()
-        .filter(|p| p.workspace_id == ENTERPRISE_WS && p.id != many)
+        .filter(|p| p.wire.workspace_id == ENTERPRISE_WS && p.wire.id != many)
         .max_by_key(|p| {
             fixture
                 .pii_findings
                 .iter()
-                .filter(|f| f.project_id == p.id)
+                .filter(|f| f.project_id == p.wire.id)
                 .count()
         })
         .unwrap()
+        .wire
         .id
         .clone();
     let (server, _) = server_on(fixture.clone()).await;
@@ -838,10 +854,14 @@ async fn pii_lists_every_finding_once_newest_first() {
         .projects
         .iter()
         .find(|p| {
-            p.workspace_id == ENTERPRISE_WS
-                && !fixture.pii_findings.iter().any(|f| f.project_id == p.id)
+            p.wire.workspace_id == ENTERPRISE_WS
+                && !fixture
+                    .pii_findings
+                    .iter()
+                    .any(|f| f.project_id == p.wire.id)
         })
         .unwrap()
+        .wire
         .id
         .clone();
     let (status, body) = get(&server, ENTERPRISE_READONLY, &pii_path(&clean), &[]).await;
@@ -905,7 +925,7 @@ async fn pii_gates() {
             fixture
                 .projects
                 .iter()
-                .any(|p| p.id == f.project_id && p.workspace_id == ENTERPRISE_WS)
+                .any(|p| p.wire.id == f.project_id && p.wire.workspace_id == ENTERPRISE_WS)
         })
         .unwrap()
         .project_id
@@ -963,7 +983,7 @@ async fn scans_metadata_and_the_full_findings_snapshot() {
             fixture
                 .projects
                 .iter()
-                .any(|p| p.id == s.project_id && p.workspace_id == ENTERPRISE_WS)
+                .any(|p| p.wire.id == s.project_id && p.wire.workspace_id == ENTERPRISE_WS)
         })
         .cloned()
         .collect();

@@ -476,6 +476,51 @@ fn fixture_errors_name_the_record_and_field() {
     seed::demo_fixture(anchor).unwrap();
 }
 
+/// A project's fixture record is the wire Project and the server's own fields
+/// in one object: an error in either part, or a missing field of either,
+/// names its path as a plain struct's would.
+#[test]
+fn fixture_errors_name_the_path_in_either_part_of_a_project() {
+    let project = |fields: &str| {
+        format!(
+            r#"{{"projects": [{{"id": "p", "workspace_id": "w", "updated_at": "2026-01-01T00:00:00Z"}},
+                              {{"id": "q", "workspace_id": "w"{fields}}}]}}"#
+        )
+    };
+    let cases = [
+        (
+            project(
+                r#", "updated_at": "2026-01-01T00:00:00Z", "publish_audience_targets": [{"id": "g"}]"#,
+            ),
+            "fixture test: at projects[1].publish_audience_targets[0]: missing field `type`",
+        ),
+        (
+            project(
+                r#", "updated_at": "2026-01-01T00:00:00Z", "security": {"review_priority": 3}"#,
+            ),
+            "fixture test: at projects[1].security.review_priority: invalid type: integer `3`, expected a string",
+        ),
+        (
+            project(r#", "updated_at": "yesterday""#),
+            "fixture test: at projects[1].updated_at: the 'year' component could not be parsed",
+        ),
+        (
+            project(""),
+            "fixture test: at projects[1]: missing field `updated_at`",
+        ),
+        (
+            project(
+                r#", "updated_at": "2026-01-01T00:00:00Z", "audience": "public", "publish_audience": "public""#,
+            ),
+            "fixture test: at projects[1]: duplicate field `publish_audience`",
+        ),
+    ];
+    for (text, expected) in cases {
+        let err = seed::parse_fixture(&text, "test", T0).expect_err(&text);
+        assert_eq!(err.to_string(), expected);
+    }
+}
+
 /// Sends raw bytes and reads the whole answer until the server closes; the
 /// socket's read timeout only bounds a failing test.
 fn raw_answer(addr: std::net::SocketAddr, bytes: &[u8]) -> std::io::Result<Vec<u8>> {

@@ -522,3 +522,87 @@ async fn update_publish_settings() {
         "workspace"
     );
 }
+
+/// The store keeps the wire Project itself: a project given as literal JSON
+/// in a fixture is served field for field, a write is kept in the database
+/// file, and a server started again on that file serves the same project.
+/// The fixture's server-only fields (`updated_at`, `security`, …) are never
+/// shown; the audience is the setting, shown only while published.
+#[tokio::test]
+async fn a_fixture_project_is_stored_and_served_as_written() {
+    let fixture_text = r#"{
+      "workspaces": [{"id": "ws_t", "name": "T", "plan": "enterprise", "created_at": "2026-01-01T00:00:00Z"}],
+      "users": [{"id": "6f1c0e43-2f0a-4a5e-9a43-6a1c7f1e2b3d"}],
+      "keys": [{"label": "admin", "key": "vtg_test_admin", "workspace_id": "ws_t",
+                "scopes": ["projects:read", "projects:write"]}],
+      "projects": [{"id": "prj_t", "workspace_id": "ws_t", "name": "Budget tracker",
+                    "description": "Tracks budgets", "created_at": "2026-01-02T03:04:05Z",
+                    "updated_at": "2026-02-01T00:00:00Z", "last_edited_at": "2026-01-30T10:00:00.5Z",
+                    "latest_commit_sha": "abc123", "latest_screenshot_url": "https://s.example/p.png",
+                    "owner_id": "6f1c0e43-2f0a-4a5e-9a43-6a1c7f1e2b3d",
+                    "preview_url": "https://preview.example", "is_published": true,
+                    "publish_audience": "custom",
+                    "publish_audience_targets": [{"id": "grp_1", "type": "group"}],
+                    "visibility": "workspace_view", "published_url": "https://budget.example",
+                    "security": {"risk_score": 3}, "activity": {"edit_count": 2}}]
+    }"#;
+    let served = json!({
+        "id": "prj_t",
+        "name": "Budget tracker",
+        "description": "Tracks budgets",
+        "created_at": "2026-01-02T03:04:05.000Z",
+        "last_edited_at": "2026-01-30T10:00:00.500Z",
+        "latest_commit_sha": "abc123",
+        "latest_screenshot_url": "https://s.example/p.png",
+        "owner_id": "6f1c0e43-2f0a-4a5e-9a43-6a1c7f1e2b3d",
+        "workspace_id": "ws_t",
+        "is_published": true,
+        "preview_url": "https://preview.example",
+        "publish_audience": "custom",
+        "publish_audience_targets": [{"id": "grp_1", "type": "group"}],
+        "visibility": "workspace_view"
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("v.db");
+    let fixture = vantage::server::seed::parse_fixture(fixture_text, "test", T0).unwrap();
+    let (server, _clock) = server_with(|config| {
+        config.fixture = fixture;
+        config.db = Some(db.clone());
+    })
+    .await;
+    let base = server.base_url();
+    let read = get(&base, "/v1/projects/prj_t", "vtg_test_admin").await;
+    assert_eq!(read.status, 200, "{}", read.text);
+    assert_eq!(top_level_keys(&read.text), PROJECT_FIELDS);
+    assert_eq!(read.json(), served);
+
+    let renamed = call(Method::PATCH, &base, "/v1/projects/prj_t")
+        .key("vtg_test_admin")
+        .json(r#"{"name": "Budget tracker 2"}"#)
+        .send()
+        .await;
+    assert_eq!(renamed.status, 200, "{}", renamed.text);
+    let unpublished = call(Method::DELETE, &base, "/v1/projects/prj_t/publish")
+        .key("vtg_test_admin")
+        .send()
+        .await;
+    assert_eq!(unpublished.status, 204, "{}", unpublished.text);
+    let mut offline = served.clone();
+    offline["name"] = json!("Budget tracker 2");
+    offline["is_published"] = json!(false);
+    offline["publish_audience"] = Value::Null;
+    offline["publish_audience_targets"] = json!([]);
+    assert_eq!(
+        get(&base, "/v1/projects/prj_t", "vtg_test_admin")
+            .await
+            .json(),
+        offline
+    );
+    server.stop().await;
+
+    // Started again on the file (its fixture ignored): the same project.
+    let (again, _clock) = server_with(|config| config.db = Some(db.clone())).await;
+    let reread = get(&again.base_url(), "/v1/projects/prj_t", "vtg_test_admin").await;
+    assert_eq!(reread.status, 200, "{}", reread.text);
+    assert_eq!(reread.json(), offline);
+}

@@ -369,7 +369,7 @@ async fn generated_scans_agree_and_carry_hostile_text() {
         let Some(latest) = fixture
             .scans
             .iter()
-            .filter(|s| s.project_id == project.id)
+            .filter(|s| s.project_id == project.wire.id)
             .max_by_key(|s| s.scan.started_at)
         else {
             continue;
@@ -390,7 +390,7 @@ async fn generated_scans_agree_and_carry_hostile_text() {
                 values.secret_count
             ),
             "{}",
-            project.id
+            project.wire.id
         );
     }
     // Older scans exist.

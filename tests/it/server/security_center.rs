@@ -144,7 +144,7 @@ impl Subject {
         self.fixture
             .projects
             .iter()
-            .filter(|p| p.workspace_id == self.workspace)
+            .filter(|p| p.wire.workspace_id == self.workspace)
             .collect()
     }
 
@@ -219,18 +219,18 @@ fn open_pii(fixture: &Fixture) -> HashMap<String, i64> {
 }
 
 fn owner_name(fixture: &Fixture, project: &ProjectRec) -> Option<String> {
-    let owner = project.owner_id.as_deref()?;
+    let owner = project.wire.owner_id.as_deref()?;
     let mut memberships: Vec<_> = fixture
         .memberships
         .iter()
-        .filter(|m| m.workspace_id == project.workspace_id && m.user_id == owner)
+        .filter(|m| m.workspace_id == project.wire.workspace_id && m.user_id == owner)
         .collect();
     memberships.sort_by_key(|m| m.status != "active");
     memberships.first().and_then(|m| m.display_name.clone())
 }
 
 fn last_edit(project: &ProjectRec) -> OffsetDateTime {
-    project.last_edited_at.unwrap_or(project.updated_at)
+    project.wire.last_edited_at.unwrap_or(project.updated_at)
 }
 
 fn activity_group(project: &ProjectRec) -> &'static str {
@@ -245,8 +245,12 @@ fn activity_group(project: &ProjectRec) -> &'static str {
 }
 
 fn shown_audience(project: &ProjectRec) -> Option<&str> {
-    if project.is_published {
-        project.audience.as_ref().map(PublishAudience::as_str)
+    if project.wire.is_published {
+        project
+            .wire
+            .publish_audience
+            .as_ref()
+            .map(PublishAudience::as_str)
     } else {
         None
     }
@@ -353,7 +357,7 @@ fn expected_order(
     } else {
         "last_edited_at"
     });
-    let name_key = |p: &ProjectRec| p.name.as_deref().map(lower);
+    let name_key = |p: &ProjectRec| p.wire.name.as_deref().map(lower);
     let primary = match by {
         "relevance" => dir(a.score.cmp(&b.score)).then(dir(pa.updated_at.cmp(&pb.updated_at))),
         "review_priority" => {
@@ -393,7 +397,7 @@ fn expected_order(
         }
         other => panic!("unknown sort {other}"),
     };
-    primary.then(pa.id.cmp(&pb.id))
+    primary.then(pa.wire.id.cmp(&pb.wire.id))
 }
 
 fn rows<'a>(subject: &'a Subject, query: Option<&str>) -> Vec<Row<'a>> {
@@ -404,12 +408,12 @@ fn rows<'a>(subject: &'a Subject, query: Option<&str>) -> Vec<Row<'a>> {
         .filter_map(|project| {
             let owner = owner_name(&subject.fixture, project);
             let score = match query {
-                Some(query) => relevance(query, project.name.as_deref(), owner.as_deref())?,
+                Some(query) => relevance(query, project.wire.name.as_deref(), owner.as_deref())?,
                 None => 0,
             };
             Some(Row {
                 project,
-                open_pii: pii.get(&project.id).copied().unwrap_or(0),
+                open_pii: pii.get(&project.wire.id).copied().unwrap_or(0),
                 owner,
                 score,
             })
@@ -706,8 +710,8 @@ type Filter = (&'static str, fn(&Row) -> bool);
 fn filters() -> Vec<Filter> {
     vec![
         ("", |_| true),
-        ("is_published=true", |r| r.project.is_published),
-        ("is_published=false", |r| !r.project.is_published),
+        ("is_published=true", |r| r.project.wire.is_published),
+        ("is_published=false", |r| !r.project.wire.is_published),
         ("activity_group=last_14_days", |r| {
             activity_group(r.project) == "last_14_days"
         }),
@@ -716,7 +720,7 @@ fn filters() -> Vec<Filter> {
         }),
         ("visibility=restricted&visibility=workspace_view", |r| {
             matches!(
-                r.project.visibility.as_ref().map(|v| v.as_str()),
+                r.project.wire.visibility.as_ref().map(|v| v.as_str()),
                 Some("restricted" | "workspace_view")
             )
         }),
@@ -767,7 +771,7 @@ fn filters() -> Vec<Filter> {
         (
             "is_published=true&has_connectors=true&review_priority=review_recommended",
             |r| {
-                r.project.is_published
+                r.project.wire.is_published
                     && !r.project.security.connectors.is_empty()
                     && r.project.security.review_priority == ReviewPriority::ReviewRecommended
             },
@@ -782,7 +786,10 @@ async fn every_filter_selects_what_the_fixture_says_in_the_default_order() {
         for (params, keep) in filters() {
             let mut expected: Vec<&Row> = all.iter().filter(|r| keep(r)).collect();
             expected.sort_by(|a, b| expected_order(None, true, false, a, b));
-            let expected: Vec<&str> = expected.iter().map(|r| r.project.id.as_str()).collect();
+            let expected: Vec<&str> = expected
+                .iter()
+                .map(|r| r.project.wire.id.as_str())
+                .collect();
             let (items, total) = subject.walk_inventory(params, 100).await;
             assert_eq!(ids(&items), expected, "{params}");
             assert_eq!(total, expected.len() as i64, "{params}");
@@ -799,7 +806,7 @@ async fn query_matches_name_and_owner_best_match_first() {
         .find_map(|p| owner_name(&subject.fixture, p).filter(|n| n.is_ascii() && n.contains(' ')))
         .unwrap();
     let surname = some_owner.split(' ').next_back().unwrap().to_owned();
-    let some_name = subject.projects()[3].name.clone().unwrap();
+    let some_name = subject.projects()[3].wire.name.clone().unwrap();
     let first_word = some_name.split(' ').next().unwrap().to_uppercase();
     for query in [
         surname.clone(),
@@ -815,7 +822,10 @@ async fn query_matches_name_and_owner_best_match_first() {
         let (items, total) = subject
             .walk_inventory(&format!("query={encoded}"), 50)
             .await;
-        let expected_ids: Vec<&str> = expected.iter().map(|r| r.project.id.as_str()).collect();
+        let expected_ids: Vec<&str> = expected
+            .iter()
+            .map(|r| r.project.wire.id.as_str())
+            .collect();
         assert_eq!(ids(&items), expected_ids, "query {query:?}");
         assert_eq!(total, expected.len() as i64);
         for (item, row) in items.iter().zip(&expected) {
@@ -861,7 +871,10 @@ async fn every_sort_walks_all_pages_in_order_both_ways(subject: Subject) {
                 expected.sort_by(|a, b| {
                     expected_order(Some(sort), order == "desc", sort == "relevance", a, b)
                 });
-                let expected: Vec<&str> = expected.iter().map(|r| r.project.id.as_str()).collect();
+                let expected: Vec<&str> = expected
+                    .iter()
+                    .map(|r| r.project.wire.id.as_str())
+                    .collect();
                 let (items, total) = subject.walk_inventory(&params, 29).await;
                 let got = ids(&items);
                 assert_eq!(got, expected, "{params}");
@@ -1225,8 +1238,8 @@ async fn search_finds_a_project_by_its_new_name() {
     let old_name = fixture
         .projects
         .iter()
-        .find(|p| p.id == project)
-        .and_then(|p| p.name.clone())
+        .find(|p| p.wire.id == project)
+        .and_then(|p| p.wire.name.clone())
         .unwrap();
     let old_term = old_name
         .split_whitespace()

@@ -78,8 +78,13 @@ async fn projects_are_listed_as_summaries_last_edited_first() {
     let mut expected: Vec<_> = fixture
         .projects
         .iter()
-        .filter(|p| p.workspace_id == ENTERPRISE_WS)
-        .map(|p| (p.last_edited_at.unwrap_or(p.updated_at), p.id.clone()))
+        .filter(|p| p.wire.workspace_id == ENTERPRISE_WS)
+        .map(|p| {
+            (
+                p.wire.last_edited_at.unwrap_or(p.updated_at),
+                p.wire.id.clone(),
+            )
+        })
         .collect();
     expected.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     let expected: Vec<String> = expected.into_iter().map(|(_, id)| id).collect();

@@ -149,7 +149,7 @@ impl InventoryIndex {
             texts: Kept::default(),
         };
         for project in data.workspace_projects(workspace) {
-            let slot = index.add_slot(&project.id);
+            let slot = index.add_slot(&project.wire.id);
             index.refresh_slot(slot, Some(project));
         }
         index
@@ -199,7 +199,7 @@ impl InventoryIndex {
         let id = self.ids.get(slot as usize)?;
         data.projects
             .get(id.as_ref())
-            .filter(|project| project.workspace_id == self.workspace)
+            .filter(|project| project.wire.workspace_id == self.workspace)
     }
 
     fn projects<'s, 'd>(
@@ -389,7 +389,7 @@ impl MaintainedIndex<Data> for InventoryIndex {
         let project = data
             .projects
             .get(project_id)
-            .filter(|p| p.workspace_id == self.workspace);
+            .filter(|p| p.wire.workspace_id == self.workspace);
         let slot = match (self.slot_of.get(project_id), project) {
             (Some(&slot), _) => slot,
             (None, Some(_)) => self.add_slot(project_id),

@@ -150,10 +150,10 @@ fn project(index: usize, shape: &Shape) -> ProjectRec {
     }))
     .unwrap();
     p.updated_at = at(shape.updated_days);
-    p.last_edited_at = shape.edited_days.map(at);
+    p.wire.last_edited_at = shape.edited_days.map(at);
     p.security.last_security_scan_at = shape.scanned_days.map(at);
     p.derived.open_pii = shape.pii;
-    p.derived.name_folded = p.name.as_deref().map(fold);
+    p.derived.name_folded = p.wire.name.as_deref().map(fold);
     p.derived.owner_name_folded = owner.as_deref().map(fold);
     p.derived.owner_name = owner;
     p
@@ -173,7 +173,7 @@ fn data(shapes: &[Shape]) -> Data {
     }
     for (index, shape) in shapes.iter().enumerate() {
         let p = project(index, shape);
-        data.projects.insert(p.id.clone(), p);
+        data.projects.insert(p.wire.id.clone(), p);
     }
     data
 }
@@ -289,7 +289,7 @@ fn assert_same_pages(data: &Data, raw: &str) {
         // The next page reads only what this one built: it is answered on
         // the request's task (the handler asks `is_warm`).
         assert!(index::is_warm(data, "ws_a", &params), "{raw}: not warm");
-        let ids = |page: &[&ProjectRec]| page.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
+        let ids = |page: &[&ProjectRec]| page.iter().map(|p| p.wire.id.clone()).collect::<Vec<_>>();
         let indexed_page: Vec<&ProjectRec> = indexed.page.iter().map(|(_, p)| *p).collect();
         assert_eq!(ids(&indexed_page), ids(&scan.0), "{raw} after {cursor:?}");
         assert_eq!(indexed.pagination, scan.1, "{raw}");
@@ -300,7 +300,7 @@ fn assert_same_pages(data: &Data, raw: &str) {
             assert!(
                 indexed.index.item(*slot).is_some(),
                 "{}: no kept JSON, the slow path",
-                project.id
+                project.wire.id
             );
             let mut spliced = Vec::new();
             write_item(
@@ -348,8 +348,8 @@ proptest! {
         // Writes maintain the indexes: the next reads see them.
         if let Some(shape) = shapes.first() {
             let mut added = project(shapes.len(), shape);
-            added.workspace_id = "ws_a".into();
-            added.name = Some("Budget app added".into());
+            added.wire.workspace_id = "ws_a".into();
+            added.wire.name = Some("Budget app added".into());
             data.apply(&Change::PutProject(Box::new(added)));
         }
         for raw in &queries {
@@ -357,9 +357,9 @@ proptest! {
         }
         // A project that leaves the workspace is gone from its indexes, the
         // kept ones and those first built after it left.
-        let leaving = data.projects.values().find(|p| p.workspace_id == "ws_a").cloned();
+        let leaving = data.projects.values().find(|p| p.wire.workspace_id == "ws_a").cloned();
         if let Some(mut project) = leaving {
-            project.workspace_id = "ws_b".into();
+            project.wire.workspace_id = "ws_b".into();
             data.apply(&Change::PutProject(Box::new(project)));
             for raw in queries.iter().chain(&late_queries) {
                 assert_same_pages(&data, raw);
@@ -367,8 +367,8 @@ proptest! {
         }
         if let Some(id) = data.projects.keys().nth(rename.index(data.projects.len().max(1))).cloned() {
             let mut project = data.projects[&id].clone();
-            project.name = Some("Budget tracker renamed".into());
-            project.is_published = !project.is_published;
+            project.wire.name = Some("Budget tracker renamed".into());
+            project.wire.is_published = !project.wire.is_published;
             project.security.risk_score += 7;
             data.apply(&Change::PutProject(Box::new(project)));
             for raw in &queries {

@@ -115,23 +115,23 @@ pub(super) fn inventory_item(
     matched_reason: Option<MatchedReason>,
 ) -> InventoryItem {
     let security = &project.security;
-    let url = if project.is_published {
+    let url = if project.wire.is_published {
         project
             .published_url
             .clone()
-            .or_else(|| project.preview_url.clone())
+            .or_else(|| project.wire.preview_url.clone())
     } else {
-        project.preview_url.clone()
+        project.wire.preview_url.clone()
     };
     let activity = &project.activity;
     InventoryItem {
-        id: project.id.clone(),
-        name: project.name.clone(),
-        description: project.description.clone(),
+        id: project.wire.id.clone(),
+        name: project.wire.name.clone(),
+        description: project.wire.description.clone(),
         url,
-        is_published: project.is_published,
+        is_published: project.wire.is_published,
         publish_audience: project.shown_audience().cloned(),
-        visibility: project.visibility.clone(),
+        visibility: project.wire.visibility.clone(),
         activity_group,
         connectors: security.connectors.clone(),
         edge_functions: security
@@ -147,7 +147,7 @@ pub(super) fn inventory_item(
         visitors_24h: activity.visitors_24h,
         visitors_7d: activity.visitors_7d,
         visitors_30d: activity.visitors_30d,
-        last_edited_at: project.last_edited_at,
+        last_edited_at: project.wire.last_edited_at,
         last_security_scan_at: security.last_security_scan_at,
         owner: Owner {
             display_name: project.derived.owner_name.clone(),
@@ -177,7 +177,11 @@ mod tests {
         let now = anchor + time::Duration::hours(12);
         for project in projects {
             let kept = ItemJson::of(project);
-            assert!(kept.is_some(), "{} is serialized per request", project.id);
+            assert!(
+                kept.is_some(),
+                "{} is serialized per request",
+                project.wire.id
+            );
             let mut spliced = Vec::new();
             write_item(&mut spliced, kept.as_ref(), project, now, None).unwrap();
             let item = inventory_item(

@@ -248,7 +248,7 @@ impl InventoryRequest {
 /// When a project last changed for the activity rules: its last edit, or its last
 /// update when never edited.
 pub fn last_activity(project: &ProjectRec) -> OffsetDateTime {
-    project.last_edited_at.unwrap_or(project.updated_at)
+    project.wire.last_edited_at.unwrap_or(project.updated_at)
 }
 
 pub fn activity_group(project: &ProjectRec, now: OffsetDateTime) -> ActivityGroup {
@@ -270,10 +270,10 @@ fn activity_group_at(last: OffsetDateTime, now: OffsetDateTime) -> ActivityGroup
 /// `publish_audience` sort rank: not published < workspace < custom < public.
 /// An audience this build does not know ranks with `custom`.
 pub fn audience_rank(project: &ProjectRec) -> i64 {
-    if !project.is_published {
+    if !project.wire.is_published {
         return 0;
     }
-    match project.audience {
+    match project.wire.publish_audience {
         None => 0,
         Some(PublishAudience::Workspace) => 1,
         Some(PublishAudience::Custom | PublishAudience::Unknown(_)) => 2,
@@ -329,8 +329,8 @@ impl Sort {
         let dir = |value: i64| directed(value, self.descending);
         let asc = |value: i64| directed(value, false);
         let activity = &project.activity;
-        let named = i64::from(project.name.is_some());
-        let name = || sort_name(project.name.as_deref().unwrap_or_default());
+        let named = i64::from(project.wire.name.is_some());
+        let name = || sort_name(project.wire.name.as_deref().unwrap_or_default());
         let ints = match &self.by {
             InventorySortBy::Relevance => {
                 [dir(i64::from(score)), dir(instant(project.updated_at)), 0]
@@ -344,13 +344,13 @@ impl Sort {
                 ]
             }
             InventorySortBy::Name => {
-                return CompactKey::new([dir(named), 0, 0], &project.id)
+                return CompactKey::new([dir(named), 0, 0], &project.wire.id)
                     .with_text(name(), self.descending);
             }
             InventorySortBy::ExternalAccessRank => {
                 return CompactKey::new(
                     [dir(external_access_rank(project)), asc(named), 0],
-                    &project.id,
+                    &project.wire.id,
                 )
                 .with_text(name(), false);
             }
@@ -377,7 +377,7 @@ impl Sort {
                 ]
             }
         };
-        CompactKey::new(ints, &project.id)
+        CompactKey::new(ints, &project.wire.id)
     }
 }
 
@@ -398,8 +398,8 @@ impl Filters {
     /// with the clock): what an index of the workspace can hold.
     fn admits_at_rest(&self, project: &ProjectRec, open_pii: i64) -> bool {
         self.is_published
-            .is_none_or(|want| project.is_published == want)
-            && any_of(&self.visibility, project.visibility.as_ref())
+            .is_none_or(|want| project.wire.is_published == want)
+            && any_of(&self.visibility, project.wire.visibility.as_ref())
             && self.has_pii.is_none_or(|want| (open_pii > 0) == want)
             && self
                 .has_connectors

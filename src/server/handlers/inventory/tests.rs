@@ -14,7 +14,7 @@ fn project_edited(
         "updated_at": "2026-01-01T00:00:00Z",
     }))
     .unwrap();
-    project.last_edited_at = last_edited_at;
+    project.wire.last_edited_at = last_edited_at;
     project.updated_at = updated_at;
     project
 }

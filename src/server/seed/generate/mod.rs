@@ -95,12 +95,14 @@ pub fn generate(spec: GenerateSpec, anchor: OffsetDateTime) -> Fixture {
         total_projects: fixture
             .projects
             .iter()
-            .filter(|p| p.created_at.is_none_or(|at| at < cutoff))
+            .filter(|p| p.wire.created_at.is_none_or(|at| at < cutoff))
             .count() as i64,
         externally_published: (fixture
             .projects
             .iter()
-            .filter(|p| p.is_published && p.audience == Some(PublishAudience::Public))
+            .filter(|p| {
+                p.wire.is_published && p.wire.publish_audience == Some(PublishAudience::Public)
+            })
             .count() as i64
             * 9)
             / 10,

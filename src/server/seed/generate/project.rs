@@ -6,7 +6,7 @@ use time::Duration;
 use super::members::People;
 use super::security::{self, Exposure};
 use super::{Generation, uuid_from};
-use crate::api::model::{AudienceTarget, PublishAudience, Visibility};
+use crate::api::model::{AudienceTarget, Project, PublishAudience, Visibility};
 use crate::hash::{hash_str, mix64};
 use crate::rng::SplitMix64;
 use crate::server::seed::words::{ADJECTIVES, CONNECTORS, DESCRIPTIONS, EDGE_FUNCTIONS, NOUNS};
@@ -164,13 +164,14 @@ pub(super) fn project(
         fixture,
     );
     let has_commit = !never_edited || rng.chance(0.5);
-    fixture.projects.push(ProjectRec {
+    // The draws from `rng` below stay in this order: moving one moves every
+    // value after it.
+    let wire = Project {
         id: id.clone(),
         workspace_id: generation.workspace_id.clone(),
         name,
         description,
         created_at: (!rng.chance(0.01)).then_some(created_at),
-        updated_at,
         last_edited_at,
         latest_commit_sha: has_commit.then(|| {
             format!(
@@ -185,9 +186,13 @@ pub(super) fn project(
         owner_id,
         preview_url: (!rng.chance(0.05)).then(|| format!("https://preview--{id}.vantage.invalid")),
         is_published,
-        audience,
-        audience_targets,
+        publish_audience: audience,
+        publish_audience_targets: audience_targets,
         visibility,
+    };
+    fixture.projects.push(ProjectRec {
+        wire,
+        updated_at,
         published_url: ever_published.then(|| format!("https://{id}.apps.vantage.invalid")),
         security,
         activity,
