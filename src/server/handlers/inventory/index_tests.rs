@@ -9,7 +9,7 @@ use time::{Duration, OffsetDateTime};
 
 use super::item::{inventory_item, matched_reason};
 use super::{InventoryRequest, activity_group, index};
-use crate::api::model::Pagination;
+use crate::api::model::{Pagination, ReviewPriority};
 use crate::server::context::QueryParams;
 use crate::server::errors::HttpError;
 use crate::server::paging::PageRequest;
@@ -375,6 +375,11 @@ proptest! {
             project.name = Some("Budget tracker renamed".into());
             project.is_published = !project.is_published;
             project.security.risk_score += 7;
+            // What the review priority filter and sort read.
+            project.security.review_priority = match project.security.review_priority {
+                ReviewPriority::NeedsReview => ReviewPriority::NoReviewNeeded,
+                _ => ReviewPriority::NeedsReview,
+            };
             data.apply(&Change::PutProject(Box::new(project)));
             for raw in &queries {
                 assert_same_pages(&data, raw);
