@@ -100,6 +100,27 @@ impl AsyncWrite for EnvelopeOnRejections {
         Pin::new(&mut self.stream).poll_write(cx, buf)
     }
 
+    /// hyper hands a head and its body over as slices, the body never copied
+    /// into its own buffer (a page is over 100 KiB). A head is whole in the
+    /// first slice it writes, so a bare rejection is found there.
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        if let Some(first) = bufs.iter().find(|buf| !buf.is_empty())
+            && hyper_rejection(first).is_some()
+        {
+            return self.poll_write(cx, first);
+        }
+        ready!(self.poll_pending(cx))?;
+        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         ready!(self.poll_pending(cx))?;
         Pin::new(&mut self.stream).poll_flush(cx)

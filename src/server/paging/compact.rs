@@ -139,6 +139,37 @@ pub fn paginate_compact<T>(
     Ok(paginate(keyed, request, secret, binding))
 }
 
+/// Pages a list that is already in key order and starts after the cursor
+/// (an index walked from the cursor): its first `limit` items, and when more
+/// follow (`items` then holds `limit + 1`) the cursor at the last one shown,
+/// whose key `key_of` gives. Only that one key takes the cursor's form: what
+/// [`paginate_compact`] answers for the same items, without their sort.
+pub fn paginate_in_order<'k, T>(
+    mut items: Vec<T>,
+    limit: usize,
+    key_of: impl FnOnce(&T) -> Option<CompactKey<'k>>,
+    secret: &[u8],
+    binding: &str,
+) -> Result<(Vec<T>, Pagination), HttpError> {
+    let has_more = items.len() > limit;
+    items.truncate(limit);
+    let next_cursor = match items.last().filter(|_| has_more) {
+        Some(last) => {
+            let key = key_of(last)
+                .ok_or_else(|| HttpError::internal("the page's last item has no sort key"))?;
+            Some(super::key_cursor(&key.to_sort_key(), secret, binding))
+        }
+        None => None,
+    };
+    Ok((
+        items,
+        Pagination {
+            has_more,
+            next_cursor,
+        },
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,5 +204,43 @@ mod tests {
             }
         }
         assert!(CompactKey::from_sort_key(&vec![KeyPart::asc_text("x")]).is_none());
+    }
+
+    #[test]
+    fn a_list_in_order_pages_as_the_sorted_selection_does() {
+        let ids: Vec<String> = (0..12).map(|n| format!("p{n:02}")).collect();
+        let key = |n: usize| {
+            CompactKey::new([directed(n as i64 / 3, true), 0, 0], &ids[n])
+                .with_text(Cow::Borrowed(["b", "A", "c"][n % 3]), false)
+        };
+        let mut in_order: Vec<usize> = (0..ids.len()).collect();
+        in_order.sort_by(|a, b| key(*a).cmp(&key(*b)));
+        let (secret, binding) = (b"s".as_slice(), "b");
+        let mut cursor: Option<String> = None;
+        let mut pages = 0;
+        loop {
+            let request = PageRequest::new(5, cursor.as_deref(), secret, binding).unwrap();
+            let shuffled: Vec<(CompactKey, usize)> =
+                in_order.iter().rev().map(|&n| (key(n), n)).collect();
+            let expected = paginate_compact(shuffled, &request, secret, binding).unwrap();
+            let after: Vec<usize> = in_order
+                .iter()
+                .copied()
+                .filter(|&n| {
+                    let after = request.after.as_ref();
+                    after.is_none_or(|after| key(n).to_sort_key() > *after)
+                })
+                .take(request.limit + 1)
+                .collect();
+            let got = paginate_in_order(after, request.limit, |&n| Some(key(n)), secret, binding)
+                .unwrap();
+            assert_eq!(got, expected);
+            pages += 1;
+            match got.1.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => break,
+            }
+        }
+        assert_eq!(pages, 3);
     }
 }

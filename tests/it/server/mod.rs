@@ -19,6 +19,7 @@ mod projects;
 // One file per group of operations, and the conformance review's regressions.
 mod analytics_pii;
 mod conformance;
+mod inventory_writes;
 mod members;
 mod scans_traffic;
 mod security_center;

@@ -25,12 +25,15 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use time::OffsetDateTime;
 
-use super::item::ItemJson;
-use super::{Filters, InventoryRequest, NAME_WEIGHT, OWNER_WEIGHT, Sort, last_activity};
+use super::item::{self, ItemJson};
+use super::{
+    Filters, InventoryRequest, NAME_WEIGHT, OWNER_WEIGHT, Sort, activity_group_at, last_activity,
+};
 use crate::api::model::Pagination;
+use crate::server::catalog::FindingKind;
 use crate::server::errors::HttpError;
 use crate::server::paging::PageRequest;
-use crate::server::paging::compact::{CompactKey, paginate_compact};
+use crate::server::paging::compact::{CompactKey, paginate_in_order};
 use crate::server::search::{Field, TextQuery};
 use crate::server::store::{Data, MaintainedIndex, ProjectRec};
 
@@ -208,6 +211,13 @@ impl InventoryIndex {
     ) -> impl Iterator<Item = (u32, &'d ProjectRec)> + use<'s, 'd> {
         (0..self.ids.len() as u32)
             .filter_map(move |slot| self.project(data, slot).map(|project| (slot, project)))
+    }
+
+    /// Whether the project of `slot` is in the workspace. A slot keeps JSON
+    /// only while it is (each write refreshes it): only a project kept
+    /// without JSON is looked up.
+    fn is_live(&self, data: &Data, slot: u32) -> bool {
+        self.item(slot).is_some() || self.project(data, slot).is_some()
     }
 
     /// The kept JSON of the item in `slot`.
@@ -447,16 +457,64 @@ fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
         .collect()
 }
 
-/// A page of the inventory: the index it came from, each project with its
-/// slot, the pagination and the number of projects the filters admit.
+/// A page of the inventory: the index it came from, the slots of its items
+/// in list order, the pagination and the number of projects the filters admit.
 pub(super) struct Selected<'d> {
-    pub index: Arc<InventoryIndex>,
-    pub page: Vec<(u32, &'d ProjectRec)>,
+    index: Arc<InventoryIndex>,
+    data: &'d Data,
+    pub slots: Vec<u32>,
     pub pagination: Pagination,
     pub total: i64,
 }
 
-/// The page of `params` after the cursor of `request`.
+impl Selected<'_> {
+    /// About how long the page's items are: what the page reserves.
+    pub(super) fn items_len(&self) -> usize {
+        let len = |slot: &u32| self.index.item(*slot).map_or(2048, ItemJson::len);
+        self.slots.iter().map(len).sum()
+    }
+
+    /// Writes the item of `slot` from its kept JSON and the kept last
+    /// activity: the project itself is read only for the reason of an applied
+    /// finding type, or for an item kept without JSON.
+    pub(super) fn write_item(
+        &self,
+        out: &mut Vec<u8>,
+        slot: u32,
+        now: OffsetDateTime,
+        applied: Option<&FindingKind>,
+    ) -> Result<(), HttpError> {
+        let unserializable = |_| HttpError::internal("the inventory page did not serialize");
+        let kept = self.index.item(slot);
+        let last = self.index.last_activity.get(slot as usize);
+        if let (Some(kept), Some(last), None) = (kept, last, applied) {
+            let group = activity_group_at(*last, now);
+            return item::write_kept(out, kept, &group, None).map_err(unserializable);
+        }
+        let project = self
+            .index
+            .project(self.data, slot)
+            .ok_or_else(|| HttpError::internal("an inventory item's project is gone"))?;
+        item::write_item(out, kept, project, now, applied).map_err(unserializable)
+    }
+
+    #[cfg(test)]
+    pub(super) fn index(&self) -> &InventoryIndex {
+        &self.index
+    }
+
+    /// The page's projects, in order.
+    #[cfg(test)]
+    pub(super) fn projects(&self) -> Vec<(u32, &ProjectRec)> {
+        let project = |&slot: &u32| Some((slot, self.index.project(self.data, slot)?));
+        self.slots.iter().filter_map(project).collect()
+    }
+}
+
+/// The page of `params` after the cursor of `request`: the order walked from
+/// the cursor, each project admitted read from the index alone, so a page
+/// costs about what it shows and skips (a project's record is read only for
+/// the cursor's key and the binary search that finds it).
 pub(super) fn select<'d>(
     data: &'d Data,
     workspace_id: &str,
@@ -484,6 +542,7 @@ pub(super) fn select<'d>(
                 .last_activity
                 .get(slot as usize)
                 .is_some_and(|last| filters.admits_activity(*last, now))
+            && index.is_live(data, slot)
     };
     let key = |&(slot, score): &(u32, u32)| {
         index
@@ -499,18 +558,12 @@ pub(super) fn select<'d>(
             order.partition_point(|entry| key(entry).is_some_and(|key| key <= after))
         }
     };
-    let mut picked: Vec<(CompactKey<'d>, (u32, &'d ProjectRec))> = Vec::new();
-    for &(slot, score) in &order[start..] {
-        if picked.len() > request.limit {
-            break;
-        }
-        if !admits(slot) {
-            continue;
-        }
-        if let Some(p) = index.project(data, slot) {
-            picked.push((sort.key(p, score, p.derived.open_pii), (slot, p)));
-        }
-    }
+    let picked: Vec<(u32, u32)> = order[start..]
+        .iter()
+        .copied()
+        .filter(|&(slot, _)| admits(slot))
+        .take(request.limit + 1)
+        .collect();
     let total = match &matches {
         Some(matches) => matches
             .scored
@@ -522,10 +575,11 @@ pub(super) fn select<'d>(
             .filter(|&slot| admits(slot))
             .count(),
     };
-    let (page, pagination) = paginate_compact(picked, request, secret, binding)?;
+    let (page, pagination) = paginate_in_order(picked, request.limit, key, secret, binding)?;
     Ok(Selected {
+        slots: page.into_iter().map(|(slot, _)| slot).collect(),
         index,
-        page,
+        data,
         pagination,
         total: total as i64,
     })

@@ -7,9 +7,9 @@ use serde_json::json;
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 
-use super::item::{inventory_item, matched_reason, write_item};
+use super::item::{inventory_item, matched_reason};
 use super::{InventoryRequest, activity_group, index};
-use crate::api::model::Pagination;
+use crate::api::model::{Pagination, ReviewPriority};
 use crate::server::context::QueryParams;
 use crate::server::errors::HttpError;
 use crate::server::paging::PageRequest;
@@ -290,31 +290,36 @@ fn assert_same_pages(data: &Data, raw: &str) {
         // the request's task (the handler asks `is_warm`).
         assert!(index::is_warm(data, "ws_a", &params), "{raw}: not warm");
         let ids = |page: &[&ProjectRec]| page.iter().map(|p| p.wire.id.clone()).collect::<Vec<_>>();
-        let indexed_page: Vec<&ProjectRec> = indexed.page.iter().map(|(_, p)| *p).collect();
-        assert_eq!(ids(&indexed_page), ids(&scan.0), "{raw} after {cursor:?}");
+        let indexed_page = indexed.projects();
+        assert_eq!(
+            indexed_page.len(),
+            indexed.slots.len(),
+            "{raw}: a slot without its project"
+        );
+        let indexed_projects: Vec<&ProjectRec> = indexed_page.iter().map(|(_, p)| *p).collect();
+        assert_eq!(
+            ids(&indexed_projects),
+            ids(&scan.0),
+            "{raw} after {cursor:?}"
+        );
         assert_eq!(indexed.pagination, scan.1, "{raw}");
         assert_eq!(indexed.total, scan.2, "{raw}");
-        // Each item spliced from its kept JSON is the item serialized.
+        // Each item the page writes from the index is the item serialized.
         let applied = params.applied_finding();
-        for (slot, project) in &indexed.page {
+        for (slot, project) in indexed_page {
             assert!(
-                indexed.index.item(*slot).is_some(),
+                indexed.index().item(slot).is_some(),
                 "{}: no kept JSON, the slow path",
                 project.wire.id
             );
-            let mut spliced = Vec::new();
-            write_item(
-                &mut spliced,
-                indexed.index.item(*slot),
-                project,
-                NOW,
-                applied,
-            )
-            .unwrap();
+            let mut written = Vec::new();
+            indexed
+                .write_item(&mut written, slot, NOW, applied)
+                .unwrap();
             let group = activity_group(project, NOW);
             let item = inventory_item(project, group, matched_reason(project, applied));
             assert_eq!(
-                String::from_utf8(spliced).unwrap(),
+                String::from_utf8(written).unwrap(),
                 serde_json::to_string(&item).unwrap(),
                 "{raw}"
             );
@@ -370,6 +375,11 @@ proptest! {
             project.wire.name = Some("Budget tracker renamed".into());
             project.wire.is_published = !project.wire.is_published;
             project.security.risk_score += 7;
+            // What the review priority filter and sort read.
+            project.security.review_priority = match project.security.review_priority {
+                ReviewPriority::NeedsReview => ReviewPriority::NoReviewNeeded,
+                _ => ReviewPriority::NeedsReview,
+            };
             data.apply(&Change::PutProject(Box::new(project)));
             for raw in &queries {
                 assert_same_pages(&data, raw);

@@ -77,12 +77,24 @@ pub(super) fn write_item(
         let reason = matched_reason(project, applied);
         return serde_json::to_writer(out, &inventory_item(project, group, reason));
     };
+    let reason = applied.map(|_| matched_reason(project, applied));
+    write_kept(out, kept, &group, reason.as_ref())
+}
+
+/// Writes an item from its kept JSON with its activity `group`, and `reason`
+/// when a finding type is applied (`None`: the reason kept, none applied).
+pub(super) fn write_kept(
+    out: &mut Vec<u8>,
+    kept: &ItemJson,
+    group: &ActivityGroup,
+    reason: Option<&Option<MatchedReason>>,
+) -> Result<(), serde_json::Error> {
     out.extend_from_slice(kept.head.as_bytes());
-    serde_json::to_writer(&mut *out, &group)?;
+    serde_json::to_writer(&mut *out, group)?;
     out.extend_from_slice(kept.tail.as_bytes());
-    match applied {
+    match reason {
         None => out.extend_from_slice(kept.reason.as_bytes()),
-        Some(_) => serde_json::to_writer(&mut *out, &matched_reason(project, applied))?,
+        Some(reason) => serde_json::to_writer(&mut *out, reason)?,
     }
     out.push(b'}');
     Ok(())

@@ -432,7 +432,7 @@ fn inventory_page(
 ) -> Result<Vec<u8>, HttpError> {
     let envelope = InventoryPage {
         data: Vec::new(),
-        pagination: selected.pagination,
+        pagination: selected.pagination.clone(),
         total: selected.total,
         as_of: workspace.as_of,
         activity_as_of: Some(ActivityAsOf {
@@ -447,19 +447,13 @@ fn inventory_page(
         .strip_prefix(PAGE_START)
         .ok_or_else(|| HttpError::internal("the inventory page did not serialize"))?;
     // One allocation of the page's size: a page is over 100 KiB.
-    let items: usize = selected
-        .page
-        .iter()
-        .map(|(slot, _)| selected.index.item(*slot).map_or(2048, item::ItemJson::len))
-        .sum();
-    let mut out = Vec::with_capacity(PAGE_START.len() + rest.len() + items);
+    let mut out = Vec::with_capacity(PAGE_START.len() + rest.len() + selected.items_len());
     out.extend_from_slice(PAGE_START);
-    for (n, (slot, project)) in selected.page.into_iter().enumerate() {
+    for (n, slot) in selected.slots.iter().enumerate() {
         if n > 0 {
             out.push(b',');
         }
-        let kept = selected.index.item(slot);
-        item::write_item(&mut out, kept, project, now, applied).map_err(unserializable)?;
+        selected.write_item(&mut out, *slot, now, applied)?;
     }
     out.extend_from_slice(rest);
     Ok(out)
