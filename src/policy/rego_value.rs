@@ -1,9 +1,8 @@
 //! The input document straight into regorus's `Value`: a serde `Serializer`
-//! that builds the tree the engine reads, with no JSON text between (writing
-//! 20,000 projects out as text and parsing them back took a third of an
-//! evaluation). The tree is the one `Value::from_json_str` of the document's
-//! JSON would give, number kinds included (a test keeps the two equal); the
-//! field names, the same few thousand times over, share one string each.
+//! that builds the tree the engine reads, with no JSON text written and
+//! parsed back between. The tree is the one `Value::from_json_str` of the
+//! document's JSON would give (a test keeps the two equal); the field
+//! names, the same few thousand times over, share one string each.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -509,8 +508,8 @@ mod tests {
         ProjectInput, ReviewInput, Source, SourceKind, Sources, WorkspaceInput,
     };
 
-    /// The tree as the engine parses the document's JSON, number kinds
-    /// included (`Value`'s `==` calls 5 and 5u equal; its `Debug` does not).
+    /// The tree as the engine parses the document's JSON, compared through
+    /// `Debug`, which shows every node (null, absent, array or object).
     fn parsed(input: &PolicyInput) -> String {
         let json = serde_json::to_string(input).unwrap();
         format!("{:?}", regorus::Value::from_json_str(&json).unwrap())
