@@ -245,14 +245,10 @@ impl PolicySet {
     /// Every violation of every policy over `input`, by policy (in load
     /// order), then project id and message.
     pub fn evaluate(&mut self, input: &PolicyInput) -> Result<Vec<Violation>, PolicyError> {
-        let json = serde_json::to_string(input).map_err(|error| PolicyError::Input {
+        let value = super::rego_value::to_value(input).map_err(|error| PolicyError::Input {
             reason: error.to_string(),
         })?;
-        self.engine
-            .set_input_json(&json)
-            .map_err(|error| PolicyError::Input {
-                reason: format!("{error:#}"),
-            })?;
+        self.engine.set_input(value);
         let mut all = Vec::new();
         for policy in &self.policies {
             let raw = self
@@ -318,57 +314,60 @@ fn read_meta(origin: &str, raw: &regorus::Value) -> Result<PolicyMeta, PolicyErr
     })
 }
 
-/// The `deny` set's members as violations; any other shape is an error
-/// naming the policy's file and its `deny` rule's line.
+/// The `deny` set's members as violations, read off the engine's values
+/// (no JSON between); any other shape is an error naming the policy's file
+/// and its `deny` rule's line.
 fn read_violations(policy: &Policy, raw: &regorus::Value) -> Result<Vec<Violation>, PolicyError> {
     let malformed = |reason: String| PolicyError::Malformed {
         origin: policy.origin.clone(),
         line: policy.deny_line,
         reason,
     };
-    let items = match to_json(raw) {
-        // No violation at all: the rule is undefined.
-        None => return Ok(Vec::new()),
-        Some(Value::Array(items)) => items,
-        Some(other) => {
+    let read = |item: &regorus::Value| {
+        let regorus::Value::Object(fields) = item else {
             return Err(malformed(format!(
-                "`deny` must be a set of objects, not {}",
-                kind_of(&other)
+                "a violation must be an object {{\"project\": …, \"msg\": …}}, not {}",
+                kind_of(item)
             )));
-        }
-    };
-    items
-        .into_iter()
-        .map(|item| {
-            let Value::Object(fields) = &item else {
-                return Err(malformed(format!(
-                    "a violation must be an object {{\"project\": …, \"msg\": …}}, not {}",
-                    kind_of(&item)
-                )));
-            };
-            let field = |key: &str| match fields.get(key) {
-                Some(Value::String(value)) if !value.is_empty() => Ok(value.clone()),
-                _ => Err(malformed(format!(
-                    "a violation's `{key}` must be a non-empty string: {}",
-                    crate::text::escape_invisible(&item.to_string())
-                ))),
-            };
-            Ok(Violation {
-                policy_id: policy.meta.id.clone(),
-                project_id: field("project")?,
-                message: field("msg")?,
-            })
+        };
+        let field = |key: &str| match fields.get(&regorus::Value::from(key)) {
+            Some(regorus::Value::String(value)) if !value.is_empty() => Ok(value.to_string()),
+            _ => Err(malformed(format!(
+                "a violation's `{key}` must be a non-empty string: {}",
+                crate::text::escape_invisible(&json_text(item))
+            ))),
+        };
+        Ok(Violation {
+            policy_id: policy.meta.id.clone(),
+            project_id: field("project")?,
+            message: field("msg")?,
         })
-        .collect()
+    };
+    match raw {
+        // No violation at all: the rule is undefined.
+        regorus::Value::Undefined => Ok(Vec::new()),
+        regorus::Value::Set(items) => items.iter().map(read).collect(),
+        regorus::Value::Array(items) => items.iter().map(read).collect(),
+        other => Err(malformed(format!(
+            "`deny` must be a set of objects, not {}",
+            kind_of(other)
+        ))),
+    }
 }
 
-fn kind_of(value: &Value) -> &'static str {
+/// A value as JSON text, for an error message.
+fn json_text(value: &regorus::Value) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| format!("{value:?}"))
+}
+
+/// A value's kind, as JSON names it.
+fn kind_of(value: &regorus::Value) -> &'static str {
     match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+        regorus::Value::Null => "null",
+        regorus::Value::Bool(_) => "a boolean",
+        regorus::Value::Number(_) => "a number",
+        regorus::Value::String(_) | regorus::Value::Undefined => "a string",
+        regorus::Value::Array(_) | regorus::Value::Set(_) => "an array",
+        regorus::Value::Object(_) => "an object",
     }
 }

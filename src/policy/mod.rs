@@ -4,11 +4,12 @@
 //!
 //! `input.rs` the document and its JSON Schema; `gather.rs` builds it from
 //! live reads or a snapshot; `engine.rs` compiles policies and evaluates
-//! them; `clock_ext.rs` the time built-ins on the evaluation's clock;
-//! `pack.rs` the built-in pack; `files.rs` reads policy files and folders;
-//! `rego_test.rs` runs `test_` rules; `outcome.rs` applies waivers;
-//! `evaluation.rs` one evaluation whole, what the commands and the dashboard
-//! share.
+//! them, the document handed to the engine as its own values
+//! (`rego_value.rs`, no JSON text between); `clock_ext.rs` the time
+//! built-ins on the evaluation's clock; `pack.rs` the built-in pack;
+//! `files.rs` reads policy files and folders; `rego_test.rs` runs `test_`
+//! rules; `outcome.rs` applies waivers; `evaluation.rs` one evaluation
+//! whole, what the commands and the dashboard share.
 //!
 //! Imports `api` (the wire types it converts) and `history` (snapshots,
 //! marks, waivers); the commands and the dashboard import it.
@@ -23,6 +24,7 @@ pub mod outcome;
 pub mod pack;
 pub mod regex_ext;
 pub mod rego_test;
+pub mod rego_value;
 
 pub use engine::{Policy, PolicyMeta, PolicySet, PolicySource, Severity, Violation};
 pub use evaluation::{Counts, Evaluation, evaluate};

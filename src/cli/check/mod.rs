@@ -154,6 +154,12 @@ async fn check(args: CheckArgs, global: &GlobalArgs) -> Result<(), CliError> {
         .iter()
         .filter(|f| f.status == FindingStatus::Failing && f.severity.at_least(args.fail_on))
         .count();
+    // The process ends once the command returns: freeing the document and
+    // the engine's tree of it, node by node, would only delay the exit (a
+    // fifth of the command's time at 20,000 projects), so both are left to
+    // the operating system, as compilers leave theirs.
+    std::mem::forget(set);
+    std::mem::forget(input);
     if failing > 0 {
         return Err(CliError::ViolationsFound(format!(
             "{failing} violation(s) of severity {} or worse are not waived",
