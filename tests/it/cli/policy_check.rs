@@ -150,7 +150,7 @@ async fn a_users_four_rules_give_exactly_what_the_inventory_filters_give() {
         std::fs::write(rules.join(file), text).unwrap();
     }
     // A few published projects reviewed (now, by the real clock: after NOW).
-    let restricted = inventory(&cli, &["--visibility", "restricted"]).await;
+    let published = inventory(&cli, &["--is-published", "true"]).await;
     let marked: BTreeSet<String> = published
         .iter()
         .take(3)
