@@ -223,7 +223,7 @@ async fn inventory_violating(
             write_list(stream.map_ok(RawItem), output, args.list.max, &progress).await
         } else {
             write_list(
-                stream.and_then(typed_item),
+                stream.and_then(|raw| typed_item(&raw)),
                 output,
                 args.list.max,
                 &progress,
@@ -236,7 +236,7 @@ async fn inventory_violating(
         let stream = futures::stream::iter(kept).map_ok(RawItem);
         write_list(stream, output, args.list.max, &progress).await
     } else {
-        let stream = futures::stream::iter(kept).and_then(typed_item);
+        let stream = futures::stream::iter(kept).and_then(|raw| typed_item(&raw));
         write_list(stream, output, args.list.max, &progress).await
     }
 }
@@ -244,7 +244,7 @@ async fn inventory_violating(
 /// An inventory item the raw walk kept, read as the typed item that the
 /// walk already checked it reads as.
 fn typed_item(
-    raw: Box<serde_json::value::RawValue>,
+    raw: &serde_json::value::RawValue,
 ) -> std::future::Ready<Result<crate::api::model::InventoryItem, ApiError>> {
     std::future::ready(serde_json::from_str(raw.get()).map_err(|error| {
         ApiError::Protocol(Box::new(crate::api::ProtocolError {
