@@ -567,19 +567,32 @@ impl Transport {
             return Err(too_large(format!("the answer announced {length} bytes")));
         }
         let expected = response.content_length().unwrap_or(0).min(cap);
-        let mut body = bytes::BytesMut::with_capacity(usize::try_from(expected).unwrap_or(0));
+        // A body that arrives in one chunk (a page read whole from the
+        // socket) is kept as it came; a second chunk starts the copy.
+        let mut first: Option<Bytes> = None;
+        let mut body = bytes::BytesMut::new();
         loop {
             match response.chunk().await {
                 Ok(Some(chunk)) => {
-                    if (body.len() + chunk.len()) as u64 > cap {
+                    let read = first.as_ref().map_or(0, Bytes::len) + body.len();
+                    if (read + chunk.len()) as u64 > cap {
                         return Err(too_large(format!(
                             "the answer went on past {} bytes",
-                            body.len() + chunk.len()
+                            read + chunk.len()
                         )));
                     }
-                    body.extend_from_slice(&chunk);
+                    match first.take() {
+                        None if body.is_empty() => first = Some(chunk),
+                        earlier => {
+                            if body.is_empty() {
+                                body.reserve(usize::try_from(expected).unwrap_or(0).max(read));
+                            }
+                            body.extend_from_slice(earlier.as_deref().unwrap_or_default());
+                            body.extend_from_slice(&chunk);
+                        }
+                    }
                 }
-                Ok(None) => return Ok(Ok(body.freeze())),
+                Ok(None) => return Ok(Ok(first.unwrap_or_else(|| body.freeze()))),
                 Err(error) => return Ok(Err(error)),
             }
         }

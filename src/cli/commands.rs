@@ -166,28 +166,94 @@ async fn inventory(
 ) -> Result<(), CliError> {
     let output = args.list.output.resolve();
     let workspace = &workspaces::resolve_workspace(session).await?;
-    // `--violates`: the policies evaluated first, as `vantage check` does;
-    // the list then keeps the projects they name.
-    let violating = match args.filters.violates.as_slice() {
-        [] => None,
-        ids => Some(super::check::violating(ids, global).await?),
-    };
-    let keeps = move |id: &str| violating.as_ref().is_none_or(|ids| ids.contains(id));
+    if !args.filters.violates.is_empty() {
+        return inventory_violating(session, &args, global, workspace).await;
+    }
     let (progress, _task) = start_progress(session, "inventory", output);
     if matches!(output.format, Format::Json | Format::Jsonl) {
         // Lossless formats pass items through without a typed parse.
         let stream = session
             .client
             .inventory_raw_stream(workspace, args.params())
-            .try_filter(move |raw| std::future::ready(keeps(raw_id(raw).as_deref().unwrap_or(""))))
             .map_ok(RawItem);
         return write_list(stream, output, args.list.max, &progress).await;
     }
-    let stream = session
-        .client
-        .inventory_stream(workspace, args.params())
-        .try_filter(move |item| std::future::ready(keeps(&item.id)));
+    let stream = session.client.inventory_stream(workspace, args.params());
     write_list(stream, output, args.list.max, &progress).await
+}
+
+/// `--violates`: the policies evaluated first, as `vantage check` does; the
+/// list then keeps the projects they name. The evaluation walks the whole
+/// inventory in the order asked for, and the list is that walk's items: the
+/// inventory is read once. Only a filter the service applies (`--is-published`,
+/// `--query`, …) is asked of it in a walk of its own, after.
+async fn inventory_violating(
+    session: &Session,
+    args: &InventoryArgs,
+    global: &GlobalArgs,
+    workspace: &str,
+) -> Result<(), CliError> {
+    let output = args.list.output.resolve();
+    let params = args.params();
+    let whole = crate::api::InventoryParams {
+        limit: params.limit,
+        sort_by: params.sort_by.clone(),
+        sort_order: params.sort_order.clone(),
+        ..Default::default()
+    };
+    let narrowed = params != whole;
+    let (progress, _task) = start_progress(session, "inventory", output);
+    let mut walked = Vec::new();
+    let violating = super::check::violating(&args.filters.violates, global, whole, |raw| {
+        if !narrowed {
+            walked.push(raw);
+        }
+    })
+    .await?;
+    let keeps = move |raw: &serde_json::value::RawValue| {
+        raw_id(raw).is_some_and(|id| violating.contains(&id))
+    };
+    let raw_format = matches!(output.format, Format::Json | Format::Jsonl);
+    if narrowed {
+        let stream = session
+            .client
+            .inventory_raw_stream(workspace, params)
+            .try_filter(move |raw| std::future::ready(keeps(raw)));
+        return if raw_format {
+            write_list(stream.map_ok(RawItem), output, args.list.max, &progress).await
+        } else {
+            write_list(
+                stream.and_then(|raw| typed_item(&raw)),
+                output,
+                args.list.max,
+                &progress,
+            )
+            .await
+        };
+    }
+    let kept = walked.into_iter().filter(|raw| keeps(raw)).map(Ok);
+    if raw_format {
+        let stream = futures::stream::iter(kept).map_ok(RawItem);
+        write_list(stream, output, args.list.max, &progress).await
+    } else {
+        let stream = futures::stream::iter(kept).and_then(|raw| typed_item(&raw));
+        write_list(stream, output, args.list.max, &progress).await
+    }
+}
+
+/// An inventory item the raw walk kept, read as the typed item that the
+/// walk already checked it reads as.
+fn typed_item(
+    raw: &serde_json::value::RawValue,
+) -> std::future::Ready<Result<crate::api::model::InventoryItem, ApiError>> {
+    std::future::ready(serde_json::from_str(raw.get()).map_err(|error| {
+        ApiError::Protocol(Box::new(crate::api::ProtocolError {
+            operation: "list_inventory".to_owned(),
+            method: "GET".to_owned(),
+            path: String::new(),
+            message: format!("an inventory item: {error}"),
+        }))
+    }))
 }
 
 /// The `id` of an inventory item as the service sent it.

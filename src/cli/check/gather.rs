@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::pin::pin;
 
 use futures::TryStreamExt;
+use serde_json::value::RawValue;
 use time::OffsetDateTime;
 
 use crate::api::model::MemberRef;
@@ -32,6 +33,20 @@ pub async fn live(
     global: &GlobalArgs,
     now: OffsetDateTime,
 ) -> Result<PolicyInput, CliError> {
+    live_walking(local, global, now, InventoryParams::default(), |_| {}).await
+}
+
+/// [`live`], the inventory walked in `walk`'s page size and order (never
+/// its filters: the document holds every project), each item handed to
+/// `keep` as the service sent it once it is read: `inventory --violates`
+/// lists them without walking the inventory a second time.
+pub async fn live_walking(
+    local: &Local,
+    global: &GlobalArgs,
+    now: OffsetDateTime,
+    walk: InventoryParams,
+    mut keep: impl FnMut(Box<RawValue>),
+) -> Result<PolicyInput, CliError> {
     let session = Session::connect(global)?;
     let workspace = resolve_workspace(&session).await?;
     let client = &session.client;
@@ -43,7 +58,9 @@ pub async fn live(
     let insights = client.get_insights(&workspace, &[]).await?;
     let workspace_read = OffsetDateTime::now_utc();
     let params = InventoryParams {
-        limit: Some(100),
+        limit: walk.limit.or(Some(100)),
+        sort_by: walk.sort_by,
+        sort_order: walk.sort_order,
         ..InventoryParams::default()
     };
     let mut projects = Vec::new();
@@ -55,6 +72,7 @@ pub async fn live(
             typed.insert(project.id.clone(), item);
         }
         projects.push(project);
+        keep(raw);
     }
     // Which projects hold personal data, as the `has_pii` filter says (an
     // item carries the count only with a `matched_reason`); a plan without

@@ -93,15 +93,19 @@ fn run_tests(
 
 /// The projects that violate one of `ids` (waived or not), evaluated as
 /// `vantage check` evaluates: the default policies over the workspace read
-/// live, the history's waivers applied. `vantage inventory --violates`.
+/// live, the history's waivers applied. `vantage inventory --violates`:
+/// the inventory walked in `walk`'s page size and order, each item handed
+/// to `keep` (`gather::live_walking`).
 pub(crate) async fn violating(
     ids: &[String],
     global: &GlobalArgs,
+    walk: crate::api::InventoryParams,
+    keep: impl FnMut(Box<serde_json::value::RawValue>),
 ) -> Result<std::collections::HashSet<String>, CliError> {
     let now = OffsetDateTime::now_utc();
     let (sources, _) = sources(&[], global)?;
     let local = Local::open(global).await?;
-    let input = gather::live(&local, global, now).await?;
+    let input = gather::live_walking(&local, global, now, walk, keep).await?;
     let workspace = local.workspace.clone();
     let waivers = local
         .store

@@ -600,3 +600,85 @@ async fn inventory_violates_lists_the_projects_check_finds() {
     );
     assert!(refused.stdout.is_empty());
 }
+
+/// Issue 38: `vantage inventory --violates ID` reads the inventory once, in
+/// the walk that the evaluation reads (as many inventory pages as `vantage
+/// check` asks for), and lists the projects in the order the flags ask for;
+/// a filter the service applies still narrows the list.
+#[tokio::test]
+async fn inventory_violates_reads_the_inventory_once() {
+    // 250 projects: three pages of 100 for the whole inventory.
+    let (server, cli) = generated(250).await;
+    let inventory_pages = || server.app.served("list_inventory");
+    let before = inventory_pages();
+    let run = cli.run(&["check", "-o", "json"]).await;
+    let check_reads = inventory_pages() - before;
+    let findings: Vec<Value> = serde_json::from_str(&run.stdout).unwrap();
+    let stale: BTreeSet<String> = findings
+        .iter()
+        .filter(|f| f["policy"] == "stale_scan")
+        .map(|f| f["project_id"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(stale.len() > 1, "the workspace has stale scans: {stale:?}");
+
+    let before = inventory_pages();
+    let listed = inventory(
+        &cli,
+        &[
+            "--violates",
+            "stale_scan",
+            "--sort-by",
+            "name",
+            "--sort-order",
+            "desc",
+        ],
+    )
+    .await;
+    assert_eq!(
+        inventory_pages() - before,
+        check_reads,
+        "the inventory is read once, in the evaluation's walk"
+    );
+    let ids = |items: &[Value]| -> Vec<String> {
+        items
+            .iter()
+            .map(|item| item["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    // The service's order for the flags given, the violating projects kept.
+    let sorted = inventory(&cli, &["--sort-by", "name", "--sort-order", "desc"]).await;
+    let expected: Vec<String> = ids(&sorted)
+        .into_iter()
+        .filter(|id| stale.contains(id))
+        .collect();
+    assert_eq!(ids(&listed), expected);
+
+    // A filter of the service narrows the list as it does without --violates.
+    let restricted = inventory(&cli, &["--visibility", "restricted"]).await;
+    let expected: Vec<String> = ids(&restricted)
+        .into_iter()
+        .filter(|id| stale.contains(id))
+        .collect();
+    assert!(!expected.is_empty() && expected.len() < stale.len());
+    let narrowed = inventory(
+        &cli,
+        &["--violates", "stale_scan", "--visibility", "restricted"],
+    )
+    .await;
+    assert_eq!(ids(&narrowed), expected);
+
+    // --max keeps the first of them; csv reads the same projects.
+    let first_two = inventory(&cli, &["--violates", "stale_scan", "--max", "2"]).await;
+    let all = inventory(&cli, &["--violates", "stale_scan"]).await;
+    assert_eq!(ids(&first_two), ids(&all)[..2]);
+    let csv = cli
+        .run(&["inventory", "--violates", "stale_scan", "-o", "csv"])
+        .await
+        .expect(0);
+    assert_eq!(
+        csv.stdout.lines().count(),
+        stale.len() + 1,
+        "{}",
+        csv.stdout
+    );
+}
