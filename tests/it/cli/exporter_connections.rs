@@ -96,8 +96,15 @@ async fn a_slow_client_is_closed_after_the_header_read_timeout() {
     exporter.stop();
 }
 
-#[tokio::test(flavor = "multi_thread")]
+/// Runs on tokio's paused clock: the header-read timeout and the patience
+/// below are virtual time, which moves only when every task waits, so the
+/// order of events is fixed (the third connection's patience ends before the
+/// slow ones' timeout) and no second of wall time passes.
+#[tokio::test(start_paused = true)]
 async fn connections_beyond_the_cap_wait_and_a_scrape_still_works() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::time::timeout as within;
+
     let timeout = Duration::from_secs(2);
     let exporter = exporter(ConnectionLimits {
         header_read_timeout: timeout,
@@ -106,43 +113,49 @@ async fn connections_beyond_the_cap_wait_and_a_scrape_still_works() {
     })
     .await;
     let addr = exporter.addr;
-    let url = exporter.metrics_url();
-    let outcome = tokio::task::spawn_blocking(move || {
-        let started = Instant::now();
-        // Two slow clients take both places...
-        let slow: Vec<TcpStream> = (0..2)
-            .map(|_| slow_client(addr, HALF_A_REQUEST, Duration::from_secs(10)))
-            .collect();
-        // ...so a whole request on a third connection is not served while
-        // they hold them: it waits, unaccepted.
-        let mut third = slow_client(
-            addr,
-            b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-            Duration::from_millis(500),
-        );
-        let mut byte = [0u8; 1];
-        let early = third.read(&mut byte);
-        let waited = matches!(&early, Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut));
-        // Once the slow ones are closed, it is served, and so is a scrape.
-        third.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
-        let mut answer = Vec::new();
-        let served = third.read_to_end(&mut answer).map(|_| answer);
-        let slow_closed: Vec<bool> = slow
-            .into_iter()
-            .map(|stream| read_to_close(stream).is_ok())
-            .collect();
-        (waited, served, slow_closed, started.elapsed())
-    })
-    .await
-    .expect("joins");
-    let (waited, served, slow_closed, elapsed) = outcome;
-    assert!(waited, "the third connection was served past the cap");
-    let served = served.expect("the third connection is served in turn");
+    let started = tokio::time::Instant::now();
+    // Two slow clients take both places...
+    let mut slow = Vec::new();
+    for _ in 0..2 {
+        let mut stream = tokio::net::TcpStream::connect(addr)
+            .await
+            .expect("connects");
+        stream.write_all(HALF_A_REQUEST).await.expect("writes");
+        slow.push(stream);
+    }
+    // ...so a whole request on a third connection is not served while they
+    // hold them: it waits, unaccepted, for as long as they are open.
+    let mut third = tokio::net::TcpStream::connect(addr)
+        .await
+        .expect("connects");
+    third
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .expect("writes");
+    let mut byte = [0u8; 1];
+    let early = within(timeout - Duration::from_millis(1), third.read(&mut byte)).await;
+    assert!(
+        early.is_err(),
+        "the third connection was served past the cap: {early:?}"
+    );
+    // Once the exporter closes the slow ones, it is served, and so is a scrape.
+    let mut served = Vec::new();
+    within(Duration::from_secs(10), third.read_to_end(&mut served))
+        .await
+        .expect("the third connection is served in turn")
+        .expect("reads");
     assert!(served.starts_with(b"HTTP/1.1 "), "{served:?}");
-    assert_eq!(slow_closed, [true, true]);
-    assert!(elapsed >= timeout, "{elapsed:?}");
+    assert!(started.elapsed() >= timeout, "{:?}", started.elapsed());
+    for mut stream in slow {
+        let mut rest = Vec::new();
+        let closed = within(Duration::from_secs(10), stream.read_to_end(&mut rest)).await;
+        assert!(
+            matches!(closed, Ok(Ok(_))),
+            "a slow client was not closed: {closed:?}"
+        );
+    }
     let scrape = http()
-        .get(url)
+        .get(exporter.metrics_url())
         .timeout(Duration::from_secs(10))
         .send()
         .await
