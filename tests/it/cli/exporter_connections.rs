@@ -3,7 +3,7 @@
 //! header-read timeout, and connections beyond the cap are not served until
 //! one closes, while a scrape still gets its answer.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
@@ -50,24 +50,12 @@ async fn exporter(limits: ConnectionLimits) -> RunningExporter {
         .expect("starts")
 }
 
-/// A client that sends `bytes` and then nothing, with a read timeout.
-fn slow_client(addr: SocketAddr, bytes: &[u8], patience: Duration) -> TcpStream {
-    let mut stream = TcpStream::connect(addr).expect("connects");
-    stream.set_read_timeout(Some(patience)).expect("timeout");
-    stream.write_all(bytes).expect("writes");
-    stream
-}
-
-/// Reads until the server closes the connection; an error if it does not
-/// within the stream's read timeout.
-fn read_to_close(mut stream: TcpStream) -> std::io::Result<Vec<u8>> {
-    let mut answer = Vec::new();
-    stream.read_to_end(&mut answer)?;
-    Ok(answer)
-}
-
-#[tokio::test(flavor = "multi_thread")]
+/// On tokio's paused clock: the header-read timeout passes in virtual time,
+/// at once.
+#[tokio::test(start_paused = true)]
 async fn a_slow_client_is_closed_after_the_header_read_timeout() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
     let timeout = Duration::from_millis(300);
     let exporter = exporter(ConnectionLimits {
         header_read_timeout: timeout,
@@ -75,16 +63,17 @@ async fn a_slow_client_is_closed_after_the_header_read_timeout() {
         ..ConnectionLimits::default()
     })
     .await;
-    let addr = exporter.addr;
-    let closed = tokio::task::spawn_blocking(move || {
-        let started = Instant::now();
-        let stream = slow_client(addr, HALF_A_REQUEST, Duration::from_secs(10));
-        (read_to_close(stream), started.elapsed())
-    })
-    .await
-    .expect("joins");
-    let (answer, after) = closed;
-    let answer = answer.expect("the exporter closed the slow connection");
+    let started = tokio::time::Instant::now();
+    let mut stream = tokio::net::TcpStream::connect(exporter.addr)
+        .await
+        .expect("connects");
+    stream.write_all(HALF_A_REQUEST).await.expect("writes");
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
+        .await
+        .expect("the exporter closed the slow connection")
+        .expect("reads");
+    let after = started.elapsed();
     assert!(
         answer.is_empty() || answer.starts_with(b"HTTP/1.1 408"),
         "{answer:?}"
