@@ -18,9 +18,13 @@
 //! - [`display_width`], [`fit`] and [`fit_middle`]: widths as shown, an escape
 //!   counting its visible cells, and cuts that never split an escape.
 
+mod category;
+
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+use category::{general_category, is_combining};
+use unicode_general_category::GeneralCategory as Gc;
 use unicode_width::UnicodeWidthChar;
 
 /// Longest run of combining marks kept on one base character ("Zalgo" text).
@@ -174,21 +178,12 @@ fn joiner_stays(prev: Option<char>, next: Option<char>) -> bool {
     joining(prev) && joining(next) && next.is_some_and(|next| next.width().unwrap_or(0) <= 1)
 }
 
-fn is_combining(ch: char) -> bool {
-    use unicode_general_category::{GeneralCategory as Gc, get_general_category};
-    matches!(
-        get_general_category(ch),
-        Gc::NonspacingMark | Gc::EnclosingMark | Gc::SpacingMark
-    )
-}
-
 /// Whether `ch` is a character no output of vantage writes raw where a person
 /// may read it: a control (C0, DEL, C1), an invisible format character (bidi
 /// controls, zero-width space, BOM, tag characters, ...) or a line or paragraph
 /// separator. ZWNJ and ZWJ, which names may hold, are not: whether they are
 /// is a matter of where they stand ([`joiner_stays`]).
 pub fn is_invisible_or_control(ch: char) -> bool {
-    use unicode_general_category::{GeneralCategory as Gc, get_general_category};
     if ch.is_ascii() {
         return ch.is_ascii_control();
     }
@@ -199,7 +194,7 @@ pub fn is_invisible_or_control(ch: char) -> bool {
         // the assigned ones, and some terminals drop them silently.
         '\u{e0000}'..='\u{e007f}' => true,
         _ => matches!(
-            get_general_category(ch),
+            general_category(ch),
             Gc::Format | Gc::LineSeparator | Gc::ParagraphSeparator
         ),
     }

@@ -3,7 +3,7 @@
 //! header-read timeout, and connections beyond the cap are not served until
 //! one closes, while a scrape still gets its answer.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
@@ -50,24 +50,12 @@ async fn exporter(limits: ConnectionLimits) -> RunningExporter {
         .expect("starts")
 }
 
-/// A client that sends `bytes` and then nothing, with a read timeout.
-fn slow_client(addr: SocketAddr, bytes: &[u8], patience: Duration) -> TcpStream {
-    let mut stream = TcpStream::connect(addr).expect("connects");
-    stream.set_read_timeout(Some(patience)).expect("timeout");
-    stream.write_all(bytes).expect("writes");
-    stream
-}
-
-/// Reads until the server closes the connection; an error if it does not
-/// within the stream's read timeout.
-fn read_to_close(mut stream: TcpStream) -> std::io::Result<Vec<u8>> {
-    let mut answer = Vec::new();
-    stream.read_to_end(&mut answer)?;
-    Ok(answer)
-}
-
-#[tokio::test(flavor = "multi_thread")]
+/// On tokio's paused clock: the header-read timeout passes in virtual time,
+/// at once.
+#[tokio::test(start_paused = true)]
 async fn a_slow_client_is_closed_after_the_header_read_timeout() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
     let timeout = Duration::from_millis(300);
     let exporter = exporter(ConnectionLimits {
         header_read_timeout: timeout,
@@ -75,16 +63,17 @@ async fn a_slow_client_is_closed_after_the_header_read_timeout() {
         ..ConnectionLimits::default()
     })
     .await;
-    let addr = exporter.addr;
-    let closed = tokio::task::spawn_blocking(move || {
-        let started = Instant::now();
-        let stream = slow_client(addr, HALF_A_REQUEST, Duration::from_secs(10));
-        (read_to_close(stream), started.elapsed())
-    })
-    .await
-    .expect("joins");
-    let (answer, after) = closed;
-    let answer = answer.expect("the exporter closed the slow connection");
+    let started = tokio::time::Instant::now();
+    let mut stream = tokio::net::TcpStream::connect(exporter.addr)
+        .await
+        .expect("connects");
+    stream.write_all(HALF_A_REQUEST).await.expect("writes");
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
+        .await
+        .expect("the exporter closed the slow connection")
+        .expect("reads");
+    let after = started.elapsed();
     assert!(
         answer.is_empty() || answer.starts_with(b"HTTP/1.1 408"),
         "{answer:?}"
@@ -96,8 +85,15 @@ async fn a_slow_client_is_closed_after_the_header_read_timeout() {
     exporter.stop();
 }
 
-#[tokio::test(flavor = "multi_thread")]
+/// Runs on tokio's paused clock: the header-read timeout and the patience
+/// below are virtual time, which moves only when every task waits, so the
+/// order of events is fixed (the third connection's patience ends before the
+/// slow ones' timeout) and no second of wall time passes.
+#[tokio::test(start_paused = true)]
 async fn connections_beyond_the_cap_wait_and_a_scrape_still_works() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::time::timeout as within;
+
     let timeout = Duration::from_secs(2);
     let exporter = exporter(ConnectionLimits {
         header_read_timeout: timeout,
@@ -106,43 +102,49 @@ async fn connections_beyond_the_cap_wait_and_a_scrape_still_works() {
     })
     .await;
     let addr = exporter.addr;
-    let url = exporter.metrics_url();
-    let outcome = tokio::task::spawn_blocking(move || {
-        let started = Instant::now();
-        // Two slow clients take both places...
-        let slow: Vec<TcpStream> = (0..2)
-            .map(|_| slow_client(addr, HALF_A_REQUEST, Duration::from_secs(10)))
-            .collect();
-        // ...so a whole request on a third connection is not served while
-        // they hold them: it waits, unaccepted.
-        let mut third = slow_client(
-            addr,
-            b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-            Duration::from_millis(500),
-        );
-        let mut byte = [0u8; 1];
-        let early = third.read(&mut byte);
-        let waited = matches!(&early, Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut));
-        // Once the slow ones are closed, it is served, and so is a scrape.
-        third.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
-        let mut answer = Vec::new();
-        let served = third.read_to_end(&mut answer).map(|_| answer);
-        let slow_closed: Vec<bool> = slow
-            .into_iter()
-            .map(|stream| read_to_close(stream).is_ok())
-            .collect();
-        (waited, served, slow_closed, started.elapsed())
-    })
-    .await
-    .expect("joins");
-    let (waited, served, slow_closed, elapsed) = outcome;
-    assert!(waited, "the third connection was served past the cap");
-    let served = served.expect("the third connection is served in turn");
+    let started = tokio::time::Instant::now();
+    // Two slow clients take both places...
+    let mut slow = Vec::new();
+    for _ in 0..2 {
+        let mut stream = tokio::net::TcpStream::connect(addr)
+            .await
+            .expect("connects");
+        stream.write_all(HALF_A_REQUEST).await.expect("writes");
+        slow.push(stream);
+    }
+    // ...so a whole request on a third connection is not served while they
+    // hold them: it waits, unaccepted, for as long as they are open.
+    let mut third = tokio::net::TcpStream::connect(addr)
+        .await
+        .expect("connects");
+    third
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .expect("writes");
+    let mut byte = [0u8; 1];
+    let early = within(timeout - Duration::from_millis(1), third.read(&mut byte)).await;
+    assert!(
+        early.is_err(),
+        "the third connection was served past the cap: {early:?}"
+    );
+    // Once the exporter closes the slow ones, it is served, and so is a scrape.
+    let mut served = Vec::new();
+    within(Duration::from_secs(10), third.read_to_end(&mut served))
+        .await
+        .expect("the third connection is served in turn")
+        .expect("reads");
     assert!(served.starts_with(b"HTTP/1.1 "), "{served:?}");
-    assert_eq!(slow_closed, [true, true]);
-    assert!(elapsed >= timeout, "{elapsed:?}");
+    assert!(started.elapsed() >= timeout, "{:?}", started.elapsed());
+    for mut stream in slow {
+        let mut rest = Vec::new();
+        let closed = within(Duration::from_secs(10), stream.read_to_end(&mut rest)).await;
+        assert!(
+            matches!(closed, Ok(Ok(_))),
+            "a slow client was not closed: {closed:?}"
+        );
+    }
     let scrape = http()
-        .get(url)
+        .get(exporter.metrics_url())
         .timeout(Duration::from_secs(10))
         .send()
         .await

@@ -37,7 +37,16 @@ fn install_under(prefix: &Path) -> PathBuf {
     let bin = prefix.join(INSTALLED.trim_start_matches('/'));
     std::fs::create_dir_all(&bin).unwrap();
     let installed = bin.join("vantage");
-    std::fs::copy(env!("CARGO_BIN_EXE_vantage"), &installed).unwrap();
+    // Copied by `cp`, not here: a file this process holds open for writing is
+    // inherited by any child another test forks meanwhile, until that child
+    // execs, and running the copy then fails with "Text file busy" (ETXTBSY;
+    // it failed so in one of eight runs on a loaded machine).
+    let copied = std::process::Command::new("cp")
+        .arg(env!("CARGO_BIN_EXE_vantage"))
+        .arg(&installed)
+        .status()
+        .unwrap();
+    assert!(copied.success(), "cp: {copied}");
     installed
 }
 
