@@ -162,11 +162,12 @@ async fn pacing_proxy(
 /// another job's lock, a wait for the rate limit. `--verbose` says them.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_snapshot_job_that_succeeds_is_silent_off_a_terminal() {
-    // A limit below a walk's requests, on the service's clock that stands
-    // still: every walk waits for the rate limit (`pacing_proxy`).
+    // A limit below a walk's requests (some 50 here), on the service's clock
+    // that stands still: every walk waits for the rate limit
+    // (`pacing_proxy`), once; each wait takes two to three real seconds.
     let window = time::Duration::seconds(2);
     let (server, clock) = server_with(|config| {
-        config.rate_limit = vantage::server::ratelimit::RateLimit { limit: 5, window };
+        config.rate_limit = vantage::server::ratelimit::RateLimit { limit: 30, window };
     })
     .await;
     let (proxy, waits) = pacing_proxy(server.base_url(), clock, window).await;
