@@ -3,7 +3,7 @@
 //! this thread, and one worker that carries requests ahead of it (a list's next
 //! page travels while this page is written); [`run`] returns the exit code.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, IsTerminal};
 use std::time::Duration;
 
 use crate::api::model::{
@@ -14,12 +14,11 @@ use crate::api::{ApiError, PollPolicy};
 use futures::TryStreamExt;
 
 use super::args::{
-    AnalyticsCommand, InsightsArgs, InventoryArgs, PiiArgs, ProjectsCommand, ScriptCommand,
-    ServiceCommand,
+    InsightsArgs, InventoryArgs, PiiArgs, ProjectsCommand, ScriptCommand, ServiceCommand,
 };
 use super::exit::{self, CliError};
 use super::options::{Format, OutputArgs};
-use super::print::{CsvRows, Output, RawItem, output_width, write_list, write_one};
+use super::print::{Output, RawItem, write_list, write_one};
 use super::read::{read_one, show_one, start_progress};
 use super::views;
 use super::workspaces;
@@ -89,7 +88,7 @@ async fn execute_service(command: ServiceCommand, global: &GlobalArgs) -> Result
         ServiceCommand::Members(args) => super::members::run(&session, args).await,
         ServiceCommand::Projects(command) => projects(&session, command).await,
         ServiceCommand::Pii(args) => pii(&session, args).await,
-        ServiceCommand::Analytics(command) => analytics(&session, command).await,
+        ServiceCommand::Analytics(command) => super::analytics::run(&session, command).await,
         ServiceCommand::Scans(command) => super::scans::run(&session, command).await,
         ServiceCommand::Workspaces(args) => workspaces::workspaces(&session, args).await,
         ServiceCommand::Report(args) => super::report::run(&session, *args, global).await,
@@ -514,110 +513,5 @@ fn confirm_delete(project: &Project) -> Result<(), CliError> {
             "the id typed does not match; project {} was not deleted",
             project.id
         )))
-    }
-}
-
-async fn analytics(session: &Session, command: AnalyticsCommand) -> Result<(), CliError> {
-    match command {
-        AnalyticsCommand::Realtime {
-            project_id,
-            watch,
-            interval,
-            count,
-            output,
-        } => {
-            let output = output.resolve();
-            let refreshes = if watch { count } else { Some(1) };
-            realtime(
-                session,
-                &project_id,
-                output,
-                Duration::from_secs(interval),
-                refreshes,
-            )
-            .await
-        }
-        AnalyticsCommand::Traffic(args) => super::traffic::run(session, args).await,
-        AnalyticsCommand::Breakdowns {
-            project_id,
-            from,
-            to,
-            output,
-        } => {
-            let output = output.resolve();
-            let read = session.client.get_breakdowns(&project_id, from, to);
-            let breakdowns = read_one(session, "breakdowns", output, read).await?;
-            if output.format == Format::Csv {
-                let mut rows = CsvRows::new(output);
-                for row in crate::formats::traffic::breakdown_rows(&breakdowns) {
-                    rows.write(&row)?;
-                }
-                return Ok(());
-            }
-            write_one(&breakdowns, output, None, |width| {
-                views::breakdowns_table(&breakdowns, width)
-            })
-        }
-    }
-}
-
-/// Shows realtime analytics `refreshes` times (`None`: until Ctrl-C), every
-/// `interval`. On a terminal the table is redrawn in place.
-async fn realtime(
-    session: &Session,
-    project_id: &str,
-    output: Output,
-    interval: Duration,
-    refreshes: Option<u64>,
-) -> Result<(), CliError> {
-    let watching = refreshes != Some(1);
-    let in_place = watching && output.format == Format::Table && std::io::stdout().is_terminal();
-    let (progress, _task) = start_progress(session, "realtime", output);
-    let mut csv = CsvRows::new(output);
-    let mut drawn_lines = 0usize;
-    let mut shown = 0u64;
-    let refresh_loop = async {
-        loop {
-            let realtime = session.client.get_realtime(project_id).await?;
-            progress.clear();
-            match output.format {
-                Format::Csv => csv.write(&realtime)?,
-                Format::Table if watching => {
-                    let mut text = views::realtime_table(&realtime, output_width());
-                    text.push_str(&format!(
-                        "updated {} UTC; every {} s, Ctrl-C to stop\n",
-                        views::clock_time(time::OffsetDateTime::now_utc()),
-                        interval.as_secs()
-                    ));
-                    let mut out = std::io::stdout().lock();
-                    let erase = if in_place && drawn_lines > 0 {
-                        format!("\x1b[{drawn_lines}A\x1b[J")
-                    } else if drawn_lines > 0 {
-                        "\n".to_owned()
-                    } else {
-                        String::new()
-                    };
-                    out.write_all(format!("{erase}{text}").as_bytes())
-                        .and_then(|()| out.flush())
-                        .map_err(crate::formats::OutputError::from)?;
-                    drawn_lines = text.lines().count();
-                }
-                _ => write_one(&realtime, output, None, |width| {
-                    views::realtime_table(&realtime, width)
-                })?,
-            }
-            shown += 1;
-            if refreshes.is_some_and(|limit| shown >= limit) {
-                return Ok::<(), CliError>(());
-            }
-            tokio::time::sleep(interval).await;
-        }
-    };
-    tokio::select! {
-        result = refresh_loop => result,
-        _ = tokio::signal::ctrl_c(), if watching => {
-            progress.clear();
-            Ok(())
-        }
     }
 }

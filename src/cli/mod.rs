@@ -1,5 +1,6 @@
 //! The script commands: exports, reads and mutations, for scripts and CI.
 
+pub(crate) mod analytics;
 pub(crate) mod args;
 pub(crate) mod check;
 pub(crate) mod commands;
