@@ -1,27 +1,14 @@
 //! Flags declared once and read in two places: by the script commands on
 //! the command line, and by the dashboard's palette and saved views from a
-//! line of words (`:filter --has-pii true`). The enum value parsers, the
+//! line of words (`:filter --has-pii true`). The enum value parsers
+//! (declared beside `WireEnum`, for the client's parameters too), the
 //! words of a line (split and quoted as a shell does), and what a
 //! declaration offers for completion. Imports `api` only.
 
 pub(crate) mod inventory;
 
-use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-
-use crate::api::model::WireEnum;
-
+pub use crate::api::model::{wire, wire_subset};
 pub use inventory::InventoryFilterArgs;
-
-/// A parser accepting every known value of `T`.
-pub fn wire<T: WireEnum>() -> impl TypedValueParser<Value = T> {
-    wire_subset(T::known_values())
-}
-
-/// A parser accepting only `values`.
-pub fn wire_subset<T: WireEnum>(values: &'static [T]) -> impl TypedValueParser<Value = T> {
-    PossibleValuesParser::new(values.iter().map(|value| PossibleValue::new(value.wire())))
-        .map(|raw| T::from_wire(&raw))
-}
 
 /// One flag of a declaration, as completion offers it.
 #[derive(Debug, Clone, PartialEq, Eq)]

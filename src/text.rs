@@ -23,7 +23,8 @@ mod category;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use category::{general_category, is_combining};
+pub(crate) use category::general_category;
+use category::is_combining;
 use unicode_general_category::GeneralCategory as Gc;
 use unicode_width::UnicodeWidthChar;
 

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::model::{
     ActivityGroup, InventorySortBy, MemberSortBy, PublishAudience, ReviewPriority, Role, SortOrder,
-    Visibility,
+    Visibility, wire,
 };
 
 pub use pages::{PageShape, Pages};
@@ -117,23 +117,53 @@ pub struct MemberListParams {
     pub scim_managed: Option<bool>,
 }
 
-/// Parameters of the security project inventory.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+/// Parameters of the security project inventory: the one declaration of its
+/// search, sort and filters. The client sends them as the query (serde, the
+/// wire names), and they are `vantage inventory`'s flags (clap, flattened by
+/// `flags::InventoryFilterArgs`, which the dashboard's `:filter` and saved
+/// views read too), so each doc line below is a flag's help.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, clap::Args)]
 pub struct InventoryParams {
+    /// 1 to 100; the server's default (50) when `None`. Not a filter: the
+    /// command's `--page-size`.
+    #[arg(skip)]
     pub limit: Option<u32>,
-    /// Free text over project name and owner.
+    /// Free text over project name and owner (terms under 3 characters are ignored).
+    #[arg(long, value_name = "TEXT")]
     pub query: Option<String>,
+    /// Sort key (`relevance` needs --query) [default: most recently edited first].
+    #[arg(long, value_name = "KEY", value_parser = wire::<InventorySortBy>())]
     pub sort_by: Option<InventorySortBy>,
-    /// Requires `sort_by`.
+    /// Sort direction [default: asc for name, desc for the rest].
+    #[arg(long, value_name = "ORDER", requires = "sort_by", value_parser = wire::<SortOrder>())]
     pub sort_order: Option<SortOrder>,
+    /// Time since the last edit.
+    #[arg(long, value_name = "GROUP", value_delimiter = ',', value_parser = wire::<ActivityGroup>())]
     pub activity_group: Vec<ActivityGroup>,
+    /// Only published (true) or unpublished (false) projects.
+    #[arg(long, value_name = "BOOL")]
     pub is_published: Option<bool>,
+    /// Who may open the project in the editor.
+    #[arg(long, value_name = "VISIBILITY", value_delimiter = ',', value_parser = wire::<Visibility>())]
     pub visibility: Vec<Visibility>,
+    /// Projects with (true) or without (false) detected personal data.
+    #[arg(long, value_name = "BOOL")]
     pub has_pii: Option<bool>,
-    /// The connected-service filter (DESIGN.md names it `has_connectors`).
+    // DESIGN.md names the connected-service filter `has_connectors`.
+    /// Projects with (true) or without (false) a connected service.
+    #[arg(long, value_name = "BOOL")]
     pub has_connectors: Option<bool>,
+    /// Audience of the published app (needs --is-published true or none).
+    #[arg(long, value_name = "AUDIENCE", value_delimiter = ',',
+          value_parser = wire::<PublishAudience>())]
     pub publish_audience: Vec<PublishAudience>,
+    /// Review priority of the project.
+    #[arg(long, value_name = "PRIORITY", value_delimiter = ',',
+          value_parser = wire::<ReviewPriority>())]
     pub review_priority: Vec<ReviewPriority>,
+    /// Finding type IDs from `vantage insights` (e.g. public_security_exposure,
+    /// public_pii_exposure, external_collaborator_access, inactive_owner).
+    #[arg(long, value_name = "ID", value_delimiter = ',')]
     pub finding_type_id: Vec<String>,
 }
 

@@ -4,53 +4,19 @@
 
 use clap::{Args, CommandFactory, Parser};
 
-use super::{FlagSpec, wire};
+use super::FlagSpec;
 use crate::api::InventoryParams;
-use crate::api::model::{
-    ActivityGroup, InventorySortBy, PublishAudience, ReviewPriority, SortOrder, Visibility,
-    WireEnum,
-};
+use crate::api::model::{InventorySortBy, SortOrder};
+use crate::api::page::to_query;
 
-/// The inventory's search, sort and filters (the contract's query parameters
-/// but the page size).
+/// The inventory's search, sort and filters: the client's parameters (their
+/// one declaration, [`InventoryParams`], but the page size) and the filter
+/// the service does not know, `--violates`.
 #[derive(Args, Debug, Clone, Default, PartialEq, Eq)]
 pub struct InventoryFilterArgs {
-    /// Free text over project name and owner (terms under 3 characters are ignored).
-    #[arg(long, value_name = "TEXT")]
-    pub query: Option<String>,
-    /// Sort key (`relevance` needs --query) [default: most recently edited first].
-    #[arg(long, value_name = "KEY", value_parser = wire::<InventorySortBy>())]
-    pub sort_by: Option<InventorySortBy>,
-    /// Sort direction [default: asc for name, desc for the rest].
-    #[arg(long, value_name = "ORDER", requires = "sort_by", value_parser = wire::<SortOrder>())]
-    pub sort_order: Option<SortOrder>,
-    /// Time since the last edit.
-    #[arg(long, value_name = "GROUP", value_delimiter = ',', value_parser = wire::<ActivityGroup>())]
-    pub activity_group: Vec<ActivityGroup>,
-    /// Only published (true) or unpublished (false) projects.
-    #[arg(long, value_name = "BOOL")]
-    pub is_published: Option<bool>,
-    /// Who may open the project in the editor.
-    #[arg(long, value_name = "VISIBILITY", value_delimiter = ',', value_parser = wire::<Visibility>())]
-    pub visibility: Vec<Visibility>,
-    /// Projects with (true) or without (false) detected personal data.
-    #[arg(long, value_name = "BOOL")]
-    pub has_pii: Option<bool>,
-    /// Projects with (true) or without (false) a connected service.
-    #[arg(long, value_name = "BOOL")]
-    pub has_connectors: Option<bool>,
-    /// Audience of the published app (needs --is-published true or none).
-    #[arg(long, value_name = "AUDIENCE", value_delimiter = ',',
-          value_parser = wire::<PublishAudience>())]
-    pub publish_audience: Vec<PublishAudience>,
-    /// Review priority of the project.
-    #[arg(long, value_name = "PRIORITY", value_delimiter = ',',
-          value_parser = wire::<ReviewPriority>())]
-    pub review_priority: Vec<ReviewPriority>,
-    /// Finding type IDs from `vantage insights` (e.g. public_security_exposure,
-    /// public_pii_exposure, external_collaborator_access, inactive_owner).
-    #[arg(long, value_name = "ID", value_delimiter = ',')]
-    pub finding_type_id: Vec<String>,
+    /// What the service filters and sorts by.
+    #[command(flatten)]
+    pub service: InventoryParams,
     /// Projects that violate one of these policies (ids from `vantage check`;
     /// waived violations count). The service knows nothing of policies: the
     /// command evaluates them as `vantage check` does, the dashboard keeps
@@ -103,116 +69,67 @@ impl InventoryFilterArgs {
     /// The client's parameters, `limit` items a page; a sort without a
     /// direction gets its first one ([`first_order`]).
     pub fn params(&self, limit: Option<u32>) -> InventoryParams {
-        let Self {
-            query,
-            sort_by,
-            sort_order,
-            activity_group,
-            is_published,
-            visibility,
-            has_pii,
-            has_connectors,
-            publish_audience,
-            review_priority,
-            finding_type_id,
-            violates: _,
-        } = self.clone();
+        let service = &self.service;
         InventoryParams {
             limit,
-            query,
-            sort_order: sort_order.or_else(|| sort_by.as_ref().map(first_order)),
-            sort_by,
-            activity_group,
-            is_published,
-            visibility,
-            has_pii,
-            has_connectors,
-            publish_audience,
-            review_priority,
-            finding_type_id,
+            sort_order: (service.sort_order.clone())
+                .or_else(|| service.sort_by.as_ref().map(first_order)),
+            ..service.clone()
         }
     }
 
     /// The flags that ask for `params` (its page size aside); none of the
     /// filters the service does not know (`--violates`).
     pub fn from_params(params: &InventoryParams) -> Self {
-        let params = params.clone();
         Self {
-            query: params.query,
-            sort_by: params.sort_by,
-            sort_order: params.sort_order,
-            activity_group: params.activity_group,
-            is_published: params.is_published,
-            visibility: params.visibility,
-            has_pii: params.has_pii,
-            has_connectors: params.has_connectors,
-            publish_audience: params.publish_audience,
-            review_priority: params.review_priority,
-            finding_type_id: params.finding_type_id,
+            service: InventoryParams {
+                limit: None,
+                ..params.clone()
+            },
             violates: Vec::new(),
         }
     }
 
     /// The words that [`Self::parse_words`] reads back as these flags, in
     /// the declaration's order; several values of one flag comma-joined.
+    /// Read from the query the client would send: a flag is its wire name
+    /// with dashes, as both are the field's name.
     pub fn to_words(&self) -> Vec<String> {
-        let mut words = Vec::new();
-        let mut push = |flag: &str, value: String| {
-            words.push(format!("--{flag}"));
-            words.push(value);
-        };
-        fn joined<T: WireEnum>(values: &[T]) -> Option<String> {
-            (!values.is_empty()).then(|| {
-                values
-                    .iter()
-                    .map(|value| value.wire().to_owned())
-                    .collect::<Vec<_>>()
-                    .join(",")
-            })
-        }
-        if let Some(query) = &self.query {
-            push("query", query.clone());
-        }
-        if let Some(sort_by) = &self.sort_by {
-            push("sort-by", sort_by.wire().to_owned());
-        }
-        if let Some(order) = &self.sort_order {
-            push("sort-order", order.wire().to_owned());
-        }
-        if let Some(groups) = joined(&self.activity_group) {
-            push("activity-group", groups);
-        }
-        if let Some(published) = self.is_published {
-            push("is-published", published.to_string());
-        }
-        if let Some(visibility) = joined(&self.visibility) {
-            push("visibility", visibility);
-        }
-        if let Some(pii) = self.has_pii {
-            push("has-pii", pii.to_string());
-        }
-        if let Some(connectors) = self.has_connectors {
-            push("has-connectors", connectors.to_string());
-        }
-        if let Some(audience) = joined(&self.publish_audience) {
-            push("publish-audience", audience);
-        }
-        if let Some(priority) = joined(&self.review_priority) {
-            push("review-priority", priority);
-        }
-        if !self.finding_type_id.is_empty() {
-            push("finding-type-id", self.finding_type_id.join(","));
-        }
-        if !self.violates.is_empty() {
-            push("violates", self.violates.join(","));
+        let mut pairs = to_query(&self.params_as_given(), None).into_pairs();
+        pairs.extend((self.violates.iter()).map(|id| ("violates".to_owned(), id.clone())));
+        let mut words: Vec<String> = Vec::new();
+        let mut last_flag = None;
+        for (name, value) in pairs {
+            match words.last_mut() {
+                Some(values) if last_flag.as_ref() == Some(&name) => {
+                    values.push(',');
+                    values.push_str(&value);
+                }
+                _ => {
+                    words.push(format!("--{}", name.replace('_', "-")));
+                    words.push(value);
+                    last_flag = Some(name);
+                }
+            }
         }
         words
+    }
+
+    /// The service's part as given, without a page size or a first direction.
+    fn params_as_given(&self) -> InventoryParams {
+        InventoryParams {
+            limit: None,
+            ..self.service.clone()
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::model::{
+        ActivityGroup, PublishAudience, ReviewPriority, Visibility,
+    };
 
     fn words(line: &str) -> Vec<String> {
         crate::flags::split_words(line).unwrap()
@@ -225,12 +142,12 @@ mod tests {
              --has-pii true --sort-by open_pii_finding_count",
         ))
         .unwrap();
-        assert_eq!(parsed.review_priority, [ReviewPriority::NeedsReview]);
-        assert_eq!(parsed.is_published, Some(true));
-        assert_eq!(parsed.publish_audience, [PublishAudience::Public]);
-        assert_eq!(parsed.has_pii, Some(true));
-        assert_eq!(parsed.sort_by, Some(InventorySortBy::OpenPiiFindingCount));
-        assert_eq!(parsed.sort_order, None);
+        assert_eq!(parsed.service.review_priority, [ReviewPriority::NeedsReview]);
+        assert_eq!(parsed.service.is_published, Some(true));
+        assert_eq!(parsed.service.publish_audience, [PublishAudience::Public]);
+        assert_eq!(parsed.service.has_pii, Some(true));
+        assert_eq!(parsed.service.sort_by, Some(InventorySortBy::OpenPiiFindingCount));
+        assert_eq!(parsed.service.sort_order, None);
         // Back to words and read again: the same flags.
         let again = InventoryFilterArgs::parse_words(&parsed.to_words()).unwrap();
         assert_eq!(again, parsed);
@@ -238,8 +155,8 @@ mod tests {
             "--visibility restricted,workspace_view --query 'support studio'",
         ))
         .unwrap();
-        assert_eq!(several.visibility.len(), 2);
-        assert_eq!(several.query.as_deref(), Some("support studio"));
+        assert_eq!(several.service.visibility.len(), 2);
+        assert_eq!(several.service.query.as_deref(), Some("support studio"));
         assert_eq!(
             InventoryFilterArgs::parse_words(&several.to_words()).unwrap(),
             several
@@ -252,6 +169,63 @@ mod tests {
             InventoryFilterArgs::parse_words(&policies.to_words()).unwrap(),
             policies
         );
+    }
+
+    #[test]
+    fn every_filter_goes_to_words_and_back() {
+        let every = InventoryFilterArgs {
+            service: InventoryParams {
+                limit: None,
+                query: Some("support, studio".into()),
+                sort_by: Some(InventorySortBy::Name),
+                sort_order: Some(SortOrder::Desc),
+                activity_group: vec![ActivityGroup::Last14Days, ActivityGroup::Older],
+                is_published: Some(true),
+                visibility: vec![Visibility::Restricted],
+                has_pii: Some(false),
+                has_connectors: Some(true),
+                publish_audience: vec![PublishAudience::Public, PublishAudience::Custom],
+                review_priority: vec![ReviewPriority::Unscored],
+                finding_type_id: vec!["inactive_owner".into(), "public_pii_exposure".into()],
+            },
+            violates: vec!["stale_scan".into()],
+        };
+        let words = every.to_words();
+        assert_eq!(
+            words,
+            [
+                "--query",
+                "support, studio",
+                "--sort-by",
+                "name",
+                "--sort-order",
+                "desc",
+                "--activity-group",
+                "last_14_days,older",
+                "--is-published",
+                "true",
+                "--visibility",
+                "restricted",
+                "--has-pii",
+                "false",
+                "--has-connectors",
+                "true",
+                "--publish-audience",
+                "public,custom",
+                "--review-priority",
+                "unscored",
+                "--finding-type-id",
+                "inactive_owner,public_pii_exposure",
+                "--violates",
+                "stale_scan",
+            ]
+        );
+        assert_eq!(InventoryFilterArgs::parse_words(&words).unwrap(), every);
+        assert!(InventoryFilterArgs::default().to_words().is_empty());
+        // A sort without a direction is sent with its first one.
+        let by_name = InventoryFilterArgs::parse_words(&["--sort-by".into(), "name".into()]);
+        let params = by_name.unwrap().params(Some(20));
+        assert_eq!((params.limit, params.sort_order), (Some(20), Some(SortOrder::Asc)));
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub use scan::*;
 pub use traffic::*;
 pub use workspace::*;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
@@ -51,6 +52,18 @@ pub trait WireEnum: Clone + Send + Sync + Sized + 'static {
             .map(|value| value.wire())
             .collect()
     }
+}
+
+/// A clap parser accepting every known value of `T`, for a flag of that
+/// enum (`value_parser = wire::<Visibility>()`).
+pub fn wire<T: WireEnum>() -> impl TypedValueParser<Value = T> {
+    wire_subset(T::known_values())
+}
+
+/// A clap parser accepting only `values`.
+pub fn wire_subset<T: WireEnum>(values: &'static [T]) -> impl TypedValueParser<Value = T> {
+    PossibleValuesParser::new(values.iter().map(|value| PossibleValue::new(value.wire())))
+        .map(|raw| T::from_wire(&raw))
 }
 
 /// Defines a string enum that keeps unknown values in `Unknown(String)`.

@@ -1,8 +1,10 @@
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
+use unicode_general_category::GeneralCategory as Gc;
 
 use super::rfc3339;
 use crate::open_enum;
+use crate::text::general_category;
 
 open_enum! {
     /// Who may open the published app.
@@ -125,8 +127,6 @@ pub fn cut_name(name: String) -> String {
 
 /// Validates a project name by every rule of the contract's `PATCH` operation.
 pub fn validate_project_name(name: &str) -> Result<(), NameError> {
-    use unicode_general_category::{GeneralCategory as Gc, get_general_category};
-
     let count = name.chars().count();
     if count == 0 {
         return Err(NameError::Empty);
@@ -135,7 +135,7 @@ pub fn validate_project_name(name: &str) -> Result<(), NameError> {
         return Err(NameError::TooLong(count));
     }
     for ch in name.chars() {
-        let allowed = match get_general_category(ch) {
+        let allowed = match general_category(ch) {
             Gc::UppercaseLetter
             | Gc::LowercaseLetter
             | Gc::TitlecaseLetter
@@ -170,10 +170,8 @@ pub fn validate_project_name(name: &str) -> Result<(), NameError> {
 /// an invisible or direction-changing character (e.g. U+202E) in the message
 /// would garble whatever displays it.
 fn describe_char(ch: char) -> String {
-    use unicode_general_category::{GeneralCategory as Gc, get_general_category};
-
     let visible = matches!(
-        get_general_category(ch),
+        general_category(ch),
         Gc::ConnectorPunctuation
             | Gc::DashPunctuation
             | Gc::OpenPunctuation

@@ -47,7 +47,7 @@ pub fn parse_sort(rest: &str) -> Result<(Option<InventorySortBy>, Option<SortOrd
     }
     let args =
         InventoryFilterArgs::parse_words(&flags).map_err(|error| format!("sort: {error}"))?;
-    Ok((args.sort_by, args.sort_order))
+    Ok((args.service.sort_by, args.service.sort_order))
 }
 
 /// `view NAME`, `view save NAME`, `view delete NAME`.
@@ -216,8 +216,8 @@ mod tests {
         let Ok(args) = parse_filter(line) else {
             panic!("parses");
         };
-        assert_eq!(args.has_pii, Some(true));
-        assert_eq!(args.sort_by, Some(InventorySortBy::OpenPiiFindingCount));
+        assert_eq!(args.service.has_pii, Some(true));
+        assert_eq!(args.service.sort_by, Some(InventorySortBy::OpenPiiFindingCount));
         let error = parse_filter("--has-pii yes").unwrap_err();
         assert!(
             error.starts_with("filter: ") && error.contains("yes") && error.contains("--has-pii"),

@@ -94,11 +94,11 @@ pub(super) fn sort_hotkeys() -> Vec<Option<char>> {
 /// Refuses what the contract refuses, before asking: an audience with
 /// unpublished projects, the relevance sort without a search.
 fn check(args: &InventoryFilterArgs) -> Result<(), String> {
-    if args.is_published == Some(false) && !args.publish_audience.is_empty() {
+    if args.service.is_published == Some(false) && !args.service.publish_audience.is_empty() {
         return Err("--publish-audience needs --is-published true (or none)".into());
     }
-    let searched = args.query.as_deref().is_some_and(|q| !q.trim().is_empty());
-    if args.sort_by == Some(InventorySortBy::Relevance) && !searched {
+    let searched = args.service.query.as_deref().is_some_and(|q| !q.trim().is_empty());
+    if args.service.sort_by == Some(InventorySortBy::Relevance) && !searched {
         return Err("--sort-by relevance needs --query".into());
     }
     Ok(())
@@ -174,8 +174,8 @@ impl InventoryScreen {
     /// The search, sort (with its direction) and filters on screen, as flags.
     pub fn filter_args(&self) -> InventoryFilterArgs {
         let mut args = InventoryFilterArgs::from_params(&self.query);
-        args.query = Some(self.search().trim().to_owned()).filter(|q| !q.is_empty());
-        args.sort_order = self.query.sort_by.as_ref().map(|_| self.sort_order());
+        args.service.query = Some(self.search().trim().to_owned()).filter(|q| !q.is_empty());
+        args.service.sort_order = self.query.sort_by.as_ref().map(|_| self.sort_order());
         args.violates = self.policy.violates.clone();
         args
     }
@@ -190,7 +190,7 @@ impl InventoryScreen {
         check(&args)?;
         self.policy.check(&args.violates)?;
         let mut query = args.params(None);
-        if args.sort_by.is_none() {
+        if args.service.sort_by.is_none() {
             query.sort_by = self.query.sort_by.clone();
             query.sort_order = self.query.sort_order.clone();
             if query.sort_by == Some(InventorySortBy::Relevance) && query.query.is_none() {
