@@ -127,9 +127,7 @@ impl InventoryFilterArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::model::{
-        ActivityGroup, PublishAudience, ReviewPriority, Visibility,
-    };
+    use crate::api::model::{ActivityGroup, PublishAudience, ReviewPriority, Visibility};
 
     fn words(line: &str) -> Vec<String> {
         crate::flags::split_words(line).unwrap()
@@ -142,11 +140,17 @@ mod tests {
              --has-pii true --sort-by open_pii_finding_count",
         ))
         .unwrap();
-        assert_eq!(parsed.service.review_priority, [ReviewPriority::NeedsReview]);
+        assert_eq!(
+            parsed.service.review_priority,
+            [ReviewPriority::NeedsReview]
+        );
         assert_eq!(parsed.service.is_published, Some(true));
         assert_eq!(parsed.service.publish_audience, [PublishAudience::Public]);
         assert_eq!(parsed.service.has_pii, Some(true));
-        assert_eq!(parsed.service.sort_by, Some(InventorySortBy::OpenPiiFindingCount));
+        assert_eq!(
+            parsed.service.sort_by,
+            Some(InventorySortBy::OpenPiiFindingCount)
+        );
         assert_eq!(parsed.service.sort_order, None);
         // Back to words and read again: the same flags.
         let again = InventoryFilterArgs::parse_words(&parsed.to_words()).unwrap();
@@ -225,7 +229,10 @@ mod tests {
         // A sort without a direction is sent with its first one.
         let by_name = InventoryFilterArgs::parse_words(&["--sort-by".into(), "name".into()]);
         let params = by_name.unwrap().params(Some(20));
-        assert_eq!((params.limit, params.sort_order), (Some(20), Some(SortOrder::Asc)));
+        assert_eq!(
+            (params.limit, params.sort_order),
+            (Some(20), Some(SortOrder::Asc))
+        );
     }
 
     #[test]

@@ -63,6 +63,15 @@ fn float(value: f64) -> Value {
     }
 }
 
+/// Serializer methods with one body for several scalar kinds.
+macro_rules! scalar_methods {
+    ($($method:ident: $kind:ty),+ $(,)? => |$v:ident| $body:expr) => {
+        $(fn $method(self, $v: $kind) -> Result<Value, ToValueError> {
+            $body
+        })+
+    };
+}
+
 impl<'k> ser::Serializer for ValueSerializer<'k> {
     type Ok = Value;
     type Error = ToValueError;
@@ -74,38 +83,20 @@ impl<'k> ser::Serializer for ValueSerializer<'k> {
     type SerializeStruct = Map<'k>;
     type SerializeStructVariant = Variant<Map<'k>>;
 
-    fn serialize_bool(self, v: bool) -> Result<Value, ToValueError> {
-        Ok(Value::from(v))
+    scalar_methods! {
+        serialize_bool: bool, serialize_i128: i128, serialize_u64: u64, serialize_u128: u128
+            => |v| Ok(Value::from(v))
     }
-    fn serialize_i8(self, v: i8) -> Result<Value, ToValueError> {
-        Ok(integer(v.into()))
-    }
-    fn serialize_i16(self, v: i16) -> Result<Value, ToValueError> {
-        Ok(integer(v.into()))
-    }
-    fn serialize_i32(self, v: i32) -> Result<Value, ToValueError> {
-        Ok(integer(v.into()))
+    scalar_methods! {
+        serialize_i8: i8, serialize_i16: i16, serialize_i32: i32
+            => |v| Ok(integer(v.into()))
     }
     fn serialize_i64(self, v: i64) -> Result<Value, ToValueError> {
         Ok(integer(v))
     }
-    fn serialize_i128(self, v: i128) -> Result<Value, ToValueError> {
-        Ok(Value::from(v))
-    }
-    fn serialize_u8(self, v: u8) -> Result<Value, ToValueError> {
-        Ok(Value::from(u64::from(v)))
-    }
-    fn serialize_u16(self, v: u16) -> Result<Value, ToValueError> {
-        Ok(Value::from(u64::from(v)))
-    }
-    fn serialize_u32(self, v: u32) -> Result<Value, ToValueError> {
-        Ok(Value::from(u64::from(v)))
-    }
-    fn serialize_u64(self, v: u64) -> Result<Value, ToValueError> {
-        Ok(Value::from(v))
-    }
-    fn serialize_u128(self, v: u128) -> Result<Value, ToValueError> {
-        Ok(Value::from(v))
+    scalar_methods! {
+        serialize_u8: u8, serialize_u16: u16, serialize_u32: u32
+            => |v| Ok(Value::from(u64::from(v)))
     }
     fn serialize_f32(self, v: f32) -> Result<Value, ToValueError> {
         Ok(float(v.into()))
@@ -233,38 +224,28 @@ impl Seq<'_> {
     }
 }
 
-impl ser::SerializeSeq for Seq<'_> {
-    type Ok = Value;
-    type Error = ToValueError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ToValueError> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value, ToValueError> {
-        Ok(Value::from(self.items))
-    }
+/// A sequence, a tuple and a tuple struct are one array; serde names the
+/// method that adds an item differently for each.
+macro_rules! array_impls {
+    ($($kind:ident::$add:ident),+) => {$(
+        impl ser::$kind for Seq<'_> {
+            type Ok = Value;
+            type Error = ToValueError;
+            fn $add<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ToValueError> {
+                self.push(value)
+            }
+            fn end(self) -> Result<Value, ToValueError> {
+                Ok(Value::from(self.items))
+            }
+        }
+    )+};
 }
 
-impl ser::SerializeTuple for Seq<'_> {
-    type Ok = Value;
-    type Error = ToValueError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ToValueError> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value, ToValueError> {
-        Ok(Value::from(self.items))
-    }
-}
-
-impl ser::SerializeTupleStruct for Seq<'_> {
-    type Ok = Value;
-    type Error = ToValueError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ToValueError> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value, ToValueError> {
-        Ok(Value::from(self.items))
-    }
-}
+array_impls!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field
+);
 
 struct Map<'k> {
     keys: &'k mut Keys,
@@ -280,6 +261,16 @@ impl Map<'_> {
         })?;
         self.fields.insert(key, value);
         Ok(())
+    }
+
+    /// A struct's field, its name's string shared.
+    fn field<T: Serialize + ?Sized>(
+        &mut self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<(), ToValueError> {
+        let key = self.keys.get(name);
+        self.insert(key, value)
     }
 }
 
@@ -310,8 +301,7 @@ impl ser::SerializeStruct for Map<'_> {
         name: &'static str,
         value: &T,
     ) -> Result<(), ToValueError> {
-        let key = self.keys.get(name);
-        self.insert(key, value)
+        self.field(name, value)
     }
     fn end(self) -> Result<Value, ToValueError> {
         Ok(Value::from(self.fields))
@@ -347,8 +337,7 @@ impl ser::SerializeStructVariant for Variant<Map<'_>> {
         name: &'static str,
         value: &T,
     ) -> Result<(), ToValueError> {
-        let key = self.inner.keys.get(name);
-        self.inner.insert(key, value)
+        self.inner.field(name, value)
     }
     fn end(self) -> Result<Value, ToValueError> {
         Ok(variant(self.key, Value::from(self.inner.fields)))
@@ -357,10 +346,6 @@ impl ser::SerializeStructVariant for Variant<Map<'_>> {
 
 /// A map's key: JSON keeps only text keys, and writes a number key as text.
 struct KeySerializer;
-
-fn key_text(text: String) -> Result<Value, ToValueError> {
-    Ok(Value::from(text))
-}
 
 fn not_a_key(kind: &str) -> ToValueError {
     ToValueError(format!("a map's key must be text, not {kind}"))
@@ -377,41 +362,15 @@ impl ser::Serializer for KeySerializer {
     type SerializeStruct = Impossible<Value, ToValueError>;
     type SerializeStructVariant = Impossible<Value, ToValueError>;
 
-    fn serialize_bool(self, v: bool) -> Result<Value, ToValueError> {
-        key_text(v.to_string())
+    // A number (or a boolean, a character) as JSON writes a key: its text.
+    scalar_methods! {
+        serialize_bool: bool, serialize_char: char,
+        serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
+        serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64
+            => |v| Ok(Value::from(v.to_string()))
     }
-    fn serialize_i8(self, v: i8) -> Result<Value, ToValueError> {
-        key_text(v.to_string())
-    }
-    fn serialize_i16(self, v: i16) -> Result<Value, ToValueError> {
-        key_text(v.to_string())
-    }
-    fn serialize_i32(self, v: i32) -> Result<Value, ToValueError> {
-        key_text(v.to_string())
-    }
-    fn serialize_i64(self, v: i64) -> Result<Value, ToValueError> {
-        key_text(v.to_string())
-    }
-    fn serialize_u8(self, v: u8) -> Result<Value, ToValueError> {
-        key_text(v.to_string())
-    }
-    fn serialize_u16(self, v: u16) -> Result<Value, ToValueError> {
-        key_text(v.to_string())
-    }
-    fn serialize_u32(self, v: u32) -> Result<Value, ToValueError> {
-        key_text(v.to_string())
-    }
-    fn serialize_u64(self, v: u64) -> Result<Value, ToValueError> {
-        key_text(v.to_string())
-    }
-    fn serialize_f32(self, _v: f32) -> Result<Value, ToValueError> {
-        Err(not_a_key("a float"))
-    }
-    fn serialize_f64(self, _v: f64) -> Result<Value, ToValueError> {
-        Err(not_a_key("a float"))
-    }
-    fn serialize_char(self, v: char) -> Result<Value, ToValueError> {
-        key_text(v.to_string())
+    scalar_methods! {
+        serialize_f32: f32, serialize_f64: f64 => |_v| Err(not_a_key("a float"))
     }
     fn serialize_str(self, v: &str) -> Result<Value, ToValueError> {
         Ok(Value::from(v))

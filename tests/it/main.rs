@@ -1,7 +1,7 @@
 //! Every integration test of vantage, in one binary: one link and one build of
 //! the shared helpers (`common`), and one PostgreSQL for the whole run
 //! (`common::postgres`). Each suite is a module named after what it drives, so
-//! a test reads `cli::team::…` and `cargo test --test it cli::` runs one suite.
+//! a test reads `cli::jobs::…` and `cargo test --test it cli::` runs one suite.
 
 #![forbid(unsafe_code)]
 

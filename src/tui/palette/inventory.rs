@@ -217,7 +217,10 @@ mod tests {
             panic!("parses");
         };
         assert_eq!(args.service.has_pii, Some(true));
-        assert_eq!(args.service.sort_by, Some(InventorySortBy::OpenPiiFindingCount));
+        assert_eq!(
+            args.service.sort_by,
+            Some(InventorySortBy::OpenPiiFindingCount)
+        );
         let error = parse_filter("--has-pii yes").unwrap_err();
         assert!(
             error.starts_with("filter: ") && error.contains("yes") && error.contains("--has-pii"),

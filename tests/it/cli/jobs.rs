@@ -1,17 +1,21 @@
-//! Issue 36, items 10–12: the snapshot job as cron, systemd and Kubernetes
-//! run it. A frozen lock holder is waited for only `--lock-timeout` (exit 75),
-//! a job that succeeds is silent off a terminal, and a job whose database
-//! connection died stops at once.
+//! The snapshot job as cron, systemd and Kubernetes run it: a frozen lock
+//! holder is waited for only `--lock-timeout` (exit 75), a job that succeeds
+//! is silent off a terminal, a job whose database connection died stops at
+//! once, and `--if-older-than` records only when the newest snapshot is older
+//! (one dated in the future never counts as fresh).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use vantage::history::{HistoryLocation, LockWait, Store, WorkspaceLock};
+use serde_json::Value;
+use vantage::history::{HistoryLocation, LockWait, Retention, Store, WorkspaceLock};
 
+use crate::cli::history::{capture, project};
+use crate::cli::review_audit::history_file;
 use crate::cli::shared_history::await_lock_waiters;
 use crate::cli::stores::{TestStore, database_store, each_store, off_runtime};
-use crate::cli::support::Cli;
+use crate::cli::support::{Cli, Run};
 use crate::common::*;
 
 /// Where `VANTAGE_HISTORY_URL` points for `store`: the database's URL or the file.
@@ -410,4 +414,136 @@ async fn the_default_retention_comes_from_the_environment() {
         );
         assert_eq!(kept(&store), 1, "{} store: nothing removed", store.name());
     }
+}
+
+/// A server on the demo fixture whose rate limit no test reaches.
+async fn roomy_server() -> vantage::server::RunningServer {
+    let (server, _clock) = server_with(|config| {
+        config.rate_limit = vantage::server::ratelimit::RateLimit {
+            limit: 100_000,
+            window: time::Duration::seconds(60),
+        };
+    })
+    .await;
+    server
+}
+
+/// A scheduled job's run: the history in `data`, the key given.
+async fn job(
+    server: &vantage::server::RunningServer,
+    data: &std::path::Path,
+    args: &[&str],
+) -> Run {
+    let cli = Cli::new(server.base_url(), ENTERPRISE_WS, ENTERPRISE_ADMIN);
+    cli.run_env(args, &[("XDG_DATA_HOME", data.to_str().unwrap())])
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn snapshot_if_older_than_records_only_when_the_newest_is_older() {
+    let server = roomy_server().await;
+    let data = tempfile::tempdir().unwrap();
+    let inventory = || server.app.served("list_inventory");
+
+    // No snapshot yet: one is recorded.
+    let first = job(
+        &server,
+        data.path(),
+        &["snapshot", "--if-older-than", "6h", "-o", "json"],
+    )
+    .await
+    .expect(0);
+    let first: Value = serde_json::from_str(&first.stdout).unwrap();
+    assert_eq!(first["id"], 1);
+    let walked = inventory();
+    assert!(walked > 0, "the first job walked the inventory");
+
+    // The newest is minutes old: nothing is recorded, nothing is asked of the
+    // service's inventory, and it says so with --verbose; exit 0 (cron sends
+    // no alarm).
+    let second = job(
+        &server,
+        data.path(),
+        &["snapshot", "--if-older-than", "6h", "--verbose"],
+    )
+    .await
+    .expect(0);
+    assert!(
+        second.stderr.contains("snapshot 1 of workspace")
+            && second.stderr.contains("within 6h: nothing recorded"),
+        "{}",
+        second.stderr
+    );
+    assert_eq!(
+        inventory(),
+        walked,
+        "no inventory request for a fresh snapshot"
+    );
+    let store = Store::open(&history_file(data.path())).unwrap();
+    assert_eq!(store.list(ENTERPRISE_WS).unwrap().len(), 1);
+
+    // An older newest snapshot (another job's, two hours ago): recorded.
+    let mut store = store;
+    let mut old = capture(
+        time::OffsetDateTime::now_utc() - time::Duration::hours(2),
+        vec![project("p1", "ledger")],
+        vec![],
+    );
+    old.workspace_id = ENTERPRISE_WS.into();
+    store.record(&old, Retention::default()).unwrap();
+    job(
+        &server,
+        data.path(),
+        &["snapshot", "--if-older-than", "90m"],
+    )
+    .await
+    .expect(0);
+    assert_eq!(store.list(ENTERPRISE_WS).unwrap().len(), 3);
+
+    // The duration is checked before anything runs.
+    let bad = job(
+        &server,
+        data.path(),
+        &["snapshot", "--if-older-than", "soon"],
+    )
+    .await;
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("30m, 12h or 2d"), "{}", bad.stderr);
+}
+
+/// A newest snapshot dated in the future (a teammate's
+/// clock far ahead, or a damaged record) never counts as fresh: the team's
+/// job says so on stderr and records, instead of skipping every hour until 2100.
+#[tokio::test(flavor = "multi_thread")]
+async fn snapshot_if_older_than_records_when_the_newest_is_dated_in_the_future() {
+    let server = roomy_server().await;
+    let data = tempfile::tempdir().unwrap();
+    // The history file made by a first job, then a snapshot from 2100 in it.
+    job(&server, data.path(), &["snapshot"]).await.expect(0);
+    let mut store = Store::open(&history_file(data.path())).unwrap();
+    let mut future = capture(
+        time::macros::datetime!(2100-01-01 0:00 UTC),
+        vec![project("p1", "ledger")],
+        vec![],
+    );
+    future.workspace_id = ENTERPRISE_WS.into();
+    store.record(&future, Retention::default()).unwrap();
+    let before = store.list(ENTERPRISE_WS).unwrap().len();
+
+    let run = job(&server, data.path(), &["snapshot", "--if-older-than", "6h"])
+        .await
+        .expect(0);
+    assert!(
+        run.stderr.contains("is dated 2100-01-01")
+            && run.stderr.contains("in the future")
+            && run.stderr.contains("recording a new one"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("nothing recorded"), "{}", run.stderr);
+    assert_eq!(
+        store.list(ENTERPRISE_WS).unwrap().len(),
+        before + 1,
+        "a new one recorded"
+    );
 }

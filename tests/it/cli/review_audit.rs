@@ -1,16 +1,23 @@
-//! Issue 33, item 7: the review log is an audit trail the store guards, not
-//! vantage alone. Its rows are append-only (the database's own triggers, a
-//! teammate with every grant refused), each entry is chained to the one
-//! before by sha256, and `reviewed log --verify` names the first entry that
-//! a superuser (who can go around the triggers) changed, removed or inserted.
-//! On PostgreSQL the reviewer is the role that wrote the entry. Item 3: a
-//! note and a name are cut when read, as names from the service are.
+//! The review log (`vantage reviewed log`): who marked or unmarked what,
+//! when, with which note, in every format, times with fixed milliseconds; an
+//! audit trail the store guards, not vantage alone. Its rows are append-only
+//! (the database's own triggers, a teammate with every grant refused), each
+//! entry is chained to the one before by sha256, and `reviewed log --verify`
+//! names the first entry that a superuser (who can go around the triggers)
+//! changed, removed or inserted. On PostgreSQL the reviewer is the role that
+//! wrote the entry; a note and a name are cut when read, as names from the
+//! service are.
 
-use vantage::history::HistoryLocation;
+use std::path::PathBuf;
+
+use serde_json::Value;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+use vantage::history::{HistoryLocation, NewMark, Retention, Store};
 
 use crate::cli::history::{capture, offline_mark, project};
 use crate::cli::stores::{TestStore, database_store, each_store, file_store, off_runtime};
-use crate::cli::support::{Cli, Run};
+use crate::cli::support::{Cli, Run, assert_inert, parse_csv};
 use crate::common::*;
 
 /// A history holding three entries of the CLI's workspace: a mark of p1, a
@@ -373,3 +380,224 @@ INSERT INTO vantage_meta (key, value) VALUES ('revision', 0), ('schema_version',
 INSERT INTO review (workspace_id, project_id, action, at_ms, reviewer, note)
     VALUES ('ws_acme', 'p1', 'mark', 1700000000000, 'ada', 'old mark');
 ";
+
+/// A reviewer's environment with its own name, sharing `data` (and so the
+/// history file) with the others; no key: the history commands need none.
+pub(super) struct Reviewer {
+    cli: Cli,
+    name: &'static str,
+    data: PathBuf,
+}
+
+impl Reviewer {
+    pub(super) fn new(name: &'static str, data: PathBuf) -> Self {
+        let mut cli = Cli::new("http://127.0.0.1:9", "ws_x", "unused");
+        cli.key = None;
+        Self { cli, name, data }
+    }
+
+    pub(super) async fn run(&self, args: &[&str]) -> Run {
+        self.cli
+            .run_env(
+                args,
+                &[
+                    ("XDG_DATA_HOME", self.data.to_str().unwrap()),
+                    ("USER", self.name),
+                ],
+            )
+            .await
+    }
+}
+
+/// The history file of the environment whose data directory is `data`.
+pub(super) fn history_file(data: &std::path::Path) -> PathBuf {
+    data.join("vantage").join("history.sqlite3")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn reviewed_log_lists_who_marked_and_unmarked_what_in_every_format() {
+    let data = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(data.path().join("vantage")).unwrap();
+    {
+        let mut store = Store::open(&history_file(data.path())).unwrap();
+        store
+            .record(
+                &capture(
+                    T0,
+                    vec![project("p1", "ledger"), project("p2", "payroll")],
+                    vec![],
+                ),
+                Retention::default(),
+            )
+            .unwrap();
+    }
+    let alice = Reviewer::new("alice", data.path().to_path_buf());
+    let bob = Reviewer::new("bob", data.path().to_path_buf());
+    alice
+        .run(&[
+            "reviewed",
+            "mark",
+            "p1",
+            "--note",
+            "owner asked",
+            "-o",
+            "json",
+        ])
+        .await
+        .expect(0);
+    bob.run(&["reviewed", "mark", "p2", "-o", "json"])
+        .await
+        .expect(0);
+    bob.run(&["reviewed", "unmark", "p1"]).await.expect(0);
+    let hostile = "=cmd|' /C calc'!A0 \u{1b}]0;pwned\u{7} \u{202e}evil";
+    alice
+        .run(&["reviewed", "mark", "p1", "--note", hostile, "-o", "json"])
+        .await
+        .expect(0);
+
+    let json = alice
+        .run(&["reviewed", "log", "-o", "json"])
+        .await
+        .expect(0);
+    let log: Vec<Value> = serde_json::from_str(&json.stdout).unwrap();
+    let summary: Vec<(&str, &str, &str, Option<&str>)> = log
+        .iter()
+        .map(|entry| {
+            (
+                entry["action"].as_str().unwrap(),
+                entry["reviewer"].as_str().unwrap(),
+                entry["project_id"].as_str().unwrap(),
+                entry["note"].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("mark", "alice", "p1", Some("owner asked")),
+            ("mark", "bob", "p2", None),
+            ("unmark", "bob", "p1", None),
+            ("mark", "alice", "p1", Some(hostile)),
+        ],
+        "oldest first: {}",
+        json.stdout
+    );
+    let at = |entry: &Value| {
+        let text = entry["at"].as_str().unwrap();
+        OffsetDateTime::parse(text, &Rfc3339).unwrap_or_else(|error| panic!("{text}: {error}"))
+    };
+    assert!(
+        log.windows(2).all(|pair| at(&pair[0]) <= at(&pair[1])),
+        "oldest first: {}",
+        json.stdout
+    );
+
+    // One project's entries.
+    let csv = bob
+        .run(&["reviewed", "log", "p1", "-o", "csv"])
+        .await
+        .expect(0);
+    let rows = parse_csv(&csv.stdout);
+    assert_eq!(rows.len(), 4, "a header and three entries: {}", csv.stdout);
+    let column = |name: &str| rows[0].iter().position(|c| c == name).unwrap();
+    let (action, reviewer, note) = (column("action"), column("reviewer"), column("note"));
+    assert_eq!(
+        rows[1..]
+            .iter()
+            .map(|row| (row[action].as_str(), row[reviewer].as_str()))
+            .collect::<Vec<_>>(),
+        [("mark", "alice"), ("unmark", "bob"), ("mark", "alice")]
+    );
+    assert!(
+        rows[3][note].starts_with('\''),
+        "a formula in a note is guarded in CSV: {:?}",
+        rows[3][note]
+    );
+
+    let jsonl = bob
+        .run(&["reviewed", "log", "p2", "-o", "jsonl"])
+        .await
+        .expect(0);
+    let lines: Vec<Value> = jsonl
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1, "{}", jsonl.stdout);
+    assert_eq!(lines[0]["reviewer"], "bob");
+
+    let table = bob.run(&["reviewed", "log", "-o", "table"]).await.expect(0);
+    assert_inert(table.stdout.as_bytes(), "reviewed log as a table");
+    let header = table.stdout.lines().next().unwrap();
+    for title in ["AT (UTC)", "ACTION", "BY", "PROJECT", "NOTE"] {
+        assert!(header.contains(title), "{header}");
+    }
+    assert_eq!(table.stdout.lines().count(), 5, "{}", table.stdout);
+    assert!(table.stdout.contains("unmark"), "{}", table.stdout);
+
+    // A project nobody marked: an empty log, not an error.
+    let none = bob
+        .run(&["reviewed", "log", "p9", "-o", "json"])
+        .await
+        .expect(0);
+    assert_eq!(none.stdout.trim(), "[]");
+}
+
+/// Scripts sort JSON lines as text: every time is written with three
+/// fractional digits, so `.550Z` sorts before `.559Z` (`.55Z` did not).
+#[tokio::test(flavor = "multi_thread")]
+async fn reviewed_log_writes_times_with_fixed_milliseconds() {
+    let data = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(data.path().join("vantage")).unwrap();
+    {
+        let mut store = Store::open(&history_file(data.path())).unwrap();
+        store
+            .record(
+                &capture(T0, vec![project("p1", "ledger")], vec![]),
+                Retention::default(),
+            )
+            .unwrap();
+        for (offset_ms, note) in [(0, "on the second"), (550, "550 ms"), (559, "559 ms")] {
+            let mark = NewMark {
+                project_id: "p1".into(),
+                note: Some(note.into()),
+                reviewer: Some("alice".into()),
+                seen: None,
+            };
+            let at = T0 + time::Duration::milliseconds(offset_ms);
+            store.mark_reviewed("ws_x", &mark, at).unwrap();
+        }
+    }
+    let alice = Reviewer::new("alice", data.path().to_path_buf());
+    let written = [
+        "2026-11-22T12:00:00.000Z",
+        "2026-11-22T12:00:00.550Z",
+        "2026-11-22T12:00:00.559Z",
+    ];
+
+    let json = alice
+        .run(&["reviewed", "log", "-o", "json"])
+        .await
+        .expect(0);
+    let log: Vec<Value> = serde_json::from_str(&json.stdout).unwrap();
+    let times: Vec<&str> = log.iter().map(|e| e["at"].as_str().unwrap()).collect();
+    assert_eq!(times, written, "{}", json.stdout);
+
+    let jsonl = alice
+        .run(&["reviewed", "log", "-o", "jsonl"])
+        .await
+        .expect(0);
+    let mut lines: Vec<&str> = jsonl.stdout.lines().collect();
+    let in_order = lines.clone();
+    lines.sort();
+    assert_eq!(
+        lines, in_order,
+        "sorted as text, the lines keep their order"
+    );
+
+    let csv = alice.run(&["reviewed", "log", "-o", "csv"]).await.expect(0);
+    let rows = parse_csv(&csv.stdout);
+    let at = rows[0].iter().position(|c| c == "at").unwrap();
+    let times: Vec<&str> = rows[1..].iter().map(|row| row[at].as_str()).collect();
+    assert_eq!(times, written, "{}", csv.stdout);
+}

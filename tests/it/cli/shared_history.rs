@@ -1,14 +1,17 @@
-//! Issue 26: a team's history on PostgreSQL. Two snapshot jobs of one
-//! workspace take turns; two reviewers marking at once both succeed and the
-//! log keeps both; the first vantages to connect migrate once; a database that
-//! is away is named (never its password) and exits with its own code.
+//! A team's history on PostgreSQL: two snapshot jobs of one workspace take
+//! turns; two reviewers marking at once both succeed and the log keeps both;
+//! the first vantages to connect migrate once; a database that is away is
+//! named (never its password) and exits with its own code; a local history
+//! (`history copy --to`) and a review log copy into a shared one once.
 
 use serde_json::Value;
 use vantage::history::{
-    HistoryLocation, LockWait, LogRead, NewMark, PgTarget, ReviewAction, Store, WorkspaceLock,
+    HistoryLocation, LockWait, LogRead, NewMark, PgTarget, Retention, ReviewAction, Store,
+    WorkspaceLock,
 };
 
 use crate::cli::history::{capture, offline_mark, project};
+use crate::cli::review_audit::{Reviewer, history_file};
 use crate::cli::stores::{TestStore, database_store, each_store, file_store, off_runtime};
 use crate::cli::support::Cli;
 use crate::common::*;
@@ -455,4 +458,157 @@ fn a_snapshot_from_a_clock_ahead_of_the_database_is_refused_and_prunes_nothing()
     let kept = store.list("ws_x").unwrap();
     assert_eq!(kept.len(), 1, "the team's snapshot is kept: {kept:?}");
     assert!(kept[0].taken_at < time::OffsetDateTime::now_utc());
+}
+
+/// `history copy --to URL`: a local history (two snapshots, marks by two
+/// reviewers, an unmark) moves into a real shared PostgreSQL database; the
+/// shared one then says the same (`changes`, `reviewed list`, `reviewed log`),
+/// and running the copy again copies nothing twice.
+#[tokio::test(flavor = "multi_thread")]
+async fn history_copy_moves_a_local_history_into_a_shared_one_once() {
+    let data = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(data.path().join("vantage")).unwrap();
+    {
+        let mut store = Store::open(&history_file(data.path())).unwrap();
+        store
+            .record(
+                &capture(
+                    T0,
+                    vec![project("p1", "ledger"), project("p2", "payroll")],
+                    vec![],
+                ),
+                Retention::default(),
+            )
+            .unwrap();
+        let mark = |project_id: &str, reviewer: &str, note: Option<&str>| NewMark {
+            project_id: project_id.into(),
+            note: note.map(str::to_owned),
+            reviewer: Some(reviewer.into()),
+            seen: None,
+        };
+        let hour = time::Duration::hours(1);
+        store
+            .mark_reviewed("ws_x", &mark("p1", "alice", Some("owner asked")), T0 + hour)
+            .unwrap();
+        store
+            .mark_reviewed("ws_x", &mark("p2", "bob", None), T0 + hour * 2)
+            .unwrap();
+        store
+            .unmark_reviewed("ws_x", "p2", Some("bob"), T0 + hour * 3)
+            .unwrap();
+        let mut renamed = project("p1", "ledger v2");
+        renamed.visibility = Some("workspace_view".into());
+        store
+            .record(
+                &capture(
+                    T0 + time::Duration::days(1),
+                    vec![renamed, project("p2", "payroll")],
+                    vec![],
+                ),
+                Retention::default(),
+            )
+            .unwrap();
+    }
+    let url = crate::cli::stores::off_runtime(crate::common::postgres::fresh_database);
+    let alice = Reviewer::new("alice", data.path().to_path_buf());
+
+    let copy = alice
+        .run(&["history", "copy", "--to", &url])
+        .await
+        .expect(0);
+    assert!(
+        copy.stderr
+            .starts_with("workspace ws_x into the history database 127.0.0.1:")
+            && copy
+                .stderr
+                .ends_with(": 2 snapshots and 3 review log entries copied\n"),
+        "{}",
+        copy.stderr
+    );
+
+    // The shared history says what the file says.
+    let both = |args: &'static [&'static str]| {
+        let alice = &alice;
+        let url = url.clone();
+        async move {
+            let local = alice.run(args).await.expect(0).stdout;
+            let mut shared_args = vec!["--history", url.as_str()];
+            shared_args.extend(args);
+            let shared = alice.run(&shared_args).await.expect(0).stdout;
+            (
+                serde_json::from_str::<Value>(&local).unwrap(),
+                serde_json::from_str::<Value>(&shared).unwrap(),
+            )
+        }
+    };
+    for args in [
+        &["changes", "-o", "json"][..],
+        &["reviewed", "list", "-o", "json"][..],
+        &["reviewed", "log", "-o", "json"][..],
+        &["snapshot", "list", "-o", "json"][..],
+    ] {
+        let (local, shared) = both(args).await;
+        if args[0] == "snapshot" {
+            // Ids are the shared history's own; the times and counts are the file's.
+            let strip = |list: &Value| {
+                list.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|s| (s["taken_at"].clone(), s["projects"].clone()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(strip(&local), strip(&shared));
+            continue;
+        }
+        if args[0] == "reviewed" {
+            // The shared history's reviewer is the role that wrote the entry
+            // (here the one that copied it), the name given beside it; its
+            // ids are its own.
+            let by_name = |list: &Value| {
+                list.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|item| {
+                        let mut item = item.clone();
+                        let object = item.as_object_mut().unwrap();
+                        object.remove("id");
+                        if let Some(name) = object.remove("display_name").filter(|n| !n.is_null()) {
+                            object.insert("reviewer".into(), name);
+                        }
+                        item
+                    })
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(by_name(&local), by_name(&shared), "{args:?}");
+            assert!(
+                shared
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|item| item["reviewer"] == "vantage"),
+                "{shared}"
+            );
+            continue;
+        }
+        assert_eq!(local, shared, "{args:?}");
+    }
+    let (_, marks) = both(&["reviewed", "list", "-o", "json"]).await;
+    assert_eq!(marks[0]["reviewer"], "vantage", "the role that copied it");
+    assert_eq!(marks[0]["display_name"], "alice");
+    assert_eq!(marks[0]["changed_since_review"], true, "{marks}");
+
+    // Again: nothing twice.
+    let again = alice
+        .run(&["history", "copy", "--to", &url])
+        .await
+        .expect(0);
+    assert!(
+        again
+            .stderr
+            .contains(": 0 snapshots and 0 review log entries copied; 2 snapshots there already\n"),
+        "{}",
+        again.stderr
+    );
+    let (_, log) = both(&["reviewed", "log", "-o", "json"]).await;
+    assert_eq!(log.as_array().unwrap().len(), 3);
 }

@@ -97,7 +97,11 @@ fn check(args: &InventoryFilterArgs) -> Result<(), String> {
     if args.service.is_published == Some(false) && !args.service.publish_audience.is_empty() {
         return Err("--publish-audience needs --is-published true (or none)".into());
     }
-    let searched = args.service.query.as_deref().is_some_and(|q| !q.trim().is_empty());
+    let searched = args
+        .service
+        .query
+        .as_deref()
+        .is_some_and(|q| !q.trim().is_empty());
     if args.service.sort_by == Some(InventorySortBy::Relevance) && !searched {
         return Err("--sort-by relevance needs --query".into());
     }
