@@ -177,54 +177,47 @@ mod tests {
 
     #[test]
     fn every_filter_goes_to_words_and_back() {
-        let every = InventoryFilterArgs {
-            service: InventoryParams {
-                limit: None,
-                query: Some("support, studio".into()),
-                sort_by: Some(InventorySortBy::Name),
-                sort_order: Some(SortOrder::Desc),
-                activity_group: vec![ActivityGroup::Last14Days, ActivityGroup::Older],
-                is_published: Some(true),
-                visibility: vec![Visibility::Restricted],
-                has_pii: Some(false),
-                has_connectors: Some(true),
-                publish_audience: vec![PublishAudience::Public, PublishAudience::Custom],
-                review_priority: vec![ReviewPriority::Unscored],
-                finding_type_id: vec!["inactive_owner".into(), "public_pii_exposure".into()],
-            },
-            violates: vec!["stale_scan".into()],
-        };
-        let words = every.to_words();
+        // Every flag, in the declaration's order, several values comma-joined.
+        let line = [
+            "--query",
+            "support, studio",
+            "--sort-by",
+            "name",
+            "--sort-order",
+            "desc",
+            "--activity-group",
+            "last_14_days,older",
+            "--is-published",
+            "true",
+            "--visibility",
+            "restricted",
+            "--has-pii",
+            "false",
+            "--has-connectors",
+            "true",
+            "--publish-audience",
+            "public,custom",
+            "--review-priority",
+            "unscored",
+            "--finding-type-id",
+            "inactive_owner,public_pii_exposure",
+            "--violates",
+            "stale_scan",
+        ]
+        .map(String::from);
+        let every = InventoryFilterArgs::parse_words(&line).unwrap();
+        let service = &every.service;
+        assert_eq!(service.query.as_deref(), Some("support, studio"));
         assert_eq!(
-            words,
-            [
-                "--query",
-                "support, studio",
-                "--sort-by",
-                "name",
-                "--sort-order",
-                "desc",
-                "--activity-group",
-                "last_14_days,older",
-                "--is-published",
-                "true",
-                "--visibility",
-                "restricted",
-                "--has-pii",
-                "false",
-                "--has-connectors",
-                "true",
-                "--publish-audience",
-                "public,custom",
-                "--review-priority",
-                "unscored",
-                "--finding-type-id",
-                "inactive_owner,public_pii_exposure",
-                "--violates",
-                "stale_scan",
-            ]
+            service.activity_group,
+            [ActivityGroup::Last14Days, ActivityGroup::Older]
         );
-        assert_eq!(InventoryFilterArgs::parse_words(&words).unwrap(), every);
+        assert_eq!(service.has_pii, Some(false));
+        assert_eq!(service.has_connectors, Some(true));
+        assert_eq!(service.visibility, [Visibility::Restricted]);
+        assert_eq!(service.finding_type_id.len(), 2);
+        assert_eq!(every.violates, ["stale_scan"]);
+        assert_eq!(every.to_words(), line);
         assert!(InventoryFilterArgs::default().to_words().is_empty());
         // A sort without a direction is sent with its first one.
         let by_name = InventoryFilterArgs::parse_words(&["--sort-by".into(), "name".into()]);

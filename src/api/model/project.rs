@@ -32,34 +32,81 @@ pub struct AudienceTarget {
     pub kind: String,
 }
 
-/// The Project resource.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Project {
-    pub id: String,
-    #[serde(default, deserialize_with = "bounded_name")]
-    pub name: Option<String>,
-    #[serde(default)]
-    pub description: Option<String>,
-    #[serde(default, with = "rfc3339::option")]
-    pub created_at: Option<OffsetDateTime>,
-    #[serde(default, with = "rfc3339::option")]
-    pub last_edited_at: Option<OffsetDateTime>,
-    #[serde(default)]
-    pub latest_commit_sha: Option<String>,
-    #[serde(default)]
-    pub latest_screenshot_url: Option<String>,
-    #[serde(default)]
-    pub owner_id: Option<String>,
-    pub workspace_id: String,
-    pub is_published: bool,
-    #[serde(default)]
-    pub preview_url: Option<String>,
-    #[serde(default)]
-    pub publish_audience: Option<PublishAudience>,
-    #[serde(default)]
-    pub publish_audience_targets: Vec<AudienceTarget>,
-    #[serde(default)]
-    pub visibility: Option<Visibility>,
+/// Declares a resource and its summary from one list of fields, in the
+/// wire's order: a field marked `[both]` is in each (with `summary:` an
+/// attribute only the summary's field takes), `[full]` in the resource
+/// alone. The summary is made from the resource by `From`.
+macro_rules! resource_and_summary {
+    (
+        $(#[$full_meta:meta])* pub struct $full:ident;
+        $(#[$summary_meta:meta])* pub struct $summary:ident;
+        $($fields:tt)*
+    ) => {
+        resource_and_summary!(@field
+            [[$(#[$full_meta])*] $full [$(#[$summary_meta])*] $summary] [] [] []
+            $($fields)*);
+    };
+    (@field $structs:tt [$($full:tt)*] [$($summary:tt)*] [$($shared:ident)*]
+        [both $(, summary: $only:meta)?] $(#[$meta:meta])* $name:ident: $ty:ty,
+        $($rest:tt)*
+    ) => {
+        resource_and_summary!(@field $structs
+            [$($full)* $(#[$meta])* pub $name: $ty,]
+            [$($summary)* $(#[$meta])* $(#[$only])? pub $name: $ty,]
+            [$($shared)* $name]
+            $($rest)*);
+    };
+    (@field $structs:tt [$($full:tt)*] $summary:tt $shared:tt
+        [full] $(#[$meta:meta])* $name:ident: $ty:ty,
+        $($rest:tt)*
+    ) => {
+        resource_and_summary!(@field $structs
+            [$($full)* $(#[$meta])* pub $name: $ty,] $summary $shared
+            $($rest)*);
+    };
+    (@field [[$(#[$full_meta:meta])*] $full:ident [$(#[$summary_meta:meta])*] $summary:ident]
+        [$($full_fields:tt)*] [$($summary_fields:tt)*] [$($shared:ident)*]
+    ) => {
+        $(#[$full_meta])*
+        pub struct $full { $($full_fields)* }
+
+        $(#[$summary_meta])*
+        pub struct $summary { $($summary_fields)* }
+
+        /// The summary: the same fields, less those it leaves out.
+        impl From<$full> for $summary {
+            fn from(full: $full) -> Self {
+                Self { $($shared: full.$shared),* }
+            }
+        }
+    };
+}
+
+resource_and_summary! {
+    /// The Project resource.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct Project;
+
+    /// Item of `GET /v1/projects?workspace_id=W`: the project summary of 11
+    /// fields (no `latest_commit_sha`, `preview_url` or
+    /// `publish_audience_targets`).
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+    pub struct ProjectSummary;
+
+    [both] id: String,
+    [both] #[serde(default, deserialize_with = "bounded_name")] name: Option<String>,
+    [both] #[serde(default)] description: Option<String>,
+    [both] #[serde(default, with = "rfc3339::option")] created_at: Option<OffsetDateTime>,
+    [both] #[serde(default, with = "rfc3339::option")] last_edited_at: Option<OffsetDateTime>,
+    [full] #[serde(default)] latest_commit_sha: Option<String>,
+    [both] #[serde(default)] latest_screenshot_url: Option<String>,
+    [both] #[serde(default)] owner_id: Option<String>,
+    [both] workspace_id: String,
+    [both, summary: serde(default)] is_published: bool,
+    [full] #[serde(default)] preview_url: Option<String>,
+    [both] #[serde(default)] publish_audience: Option<PublishAudience>,
+    [full] #[serde(default)] publish_audience_targets: Vec<AudienceTarget>,
+    [both] #[serde(default)] visibility: Option<Visibility>,
 }
 
 /// Body of `PATCH /v1/projects/{id}`; omitted fields keep their value.
@@ -250,6 +297,46 @@ fn is_domain(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_project_and_its_summary_keep_the_wire_order() {
+        let keys = |value: serde_json::Value| -> Vec<String> {
+            value.as_object().unwrap().keys().cloned().collect()
+        };
+        let wire = serde_json::json!({
+            "id": "prj_1", "name": "ledger", "description": null, "created_at": null,
+            "last_edited_at": null, "latest_commit_sha": "abc", "latest_screenshot_url": null,
+            "owner_id": "usr_1", "workspace_id": "ws_1", "is_published": true,
+            "preview_url": null, "publish_audience": "custom",
+            "publish_audience_targets": [{"id": "grp_1", "type": "group"}],
+            "visibility": "restricted",
+        });
+        let project: Project = serde_json::from_value(wire.clone()).unwrap();
+        assert_eq!(keys(serde_json::to_value(&project).unwrap()), keys(wire));
+        let summary = super::super::ProjectSummary::from(project.clone());
+        assert_eq!(
+            keys(serde_json::to_value(&summary).unwrap()),
+            [
+                "id",
+                "name",
+                "description",
+                "created_at",
+                "last_edited_at",
+                "latest_screenshot_url",
+                "owner_id",
+                "workspace_id",
+                "is_published",
+                "publish_audience",
+                "visibility",
+            ]
+        );
+        assert_eq!((summary.id, summary.is_published), (project.id, true));
+        // The summary may leave `is_published` out; the resource may not.
+        let bare = serde_json::json!({"id": "prj_1", "workspace_id": "ws_1"});
+        assert!(serde_json::from_value::<Project>(bare.clone()).is_err());
+        let bare: super::super::ProjectSummary = serde_json::from_value(bare).unwrap();
+        assert!(!bare.is_published);
+    }
 
     #[test]
     fn names_beyond_the_contract_are_cut_as_they_are_read() {

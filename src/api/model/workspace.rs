@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use super::{AudienceTarget, Project, PublishAudience, Visibility, rfc3339};
+use super::{AudienceTarget, PublishAudience, rfc3339};
 use crate::open_enum;
 
 open_enum! {
@@ -37,51 +37,6 @@ pub struct Workspace {
     pub created_at: Option<OffsetDateTime>,
     #[serde(default, with = "rfc3339::option")]
     pub updated_at: Option<OffsetDateTime>,
-}
-
-/// Item of `GET /v1/projects?workspace_id=W`: the project summary of 11 fields
-/// (no `latest_commit_sha`, `preview_url` or `publish_audience_targets`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProjectSummary {
-    pub id: String,
-    #[serde(default, deserialize_with = "super::project::bounded_name")]
-    pub name: Option<String>,
-    #[serde(default)]
-    pub description: Option<String>,
-    #[serde(default, with = "rfc3339::option")]
-    pub created_at: Option<OffsetDateTime>,
-    #[serde(default, with = "rfc3339::option")]
-    pub last_edited_at: Option<OffsetDateTime>,
-    #[serde(default)]
-    pub latest_screenshot_url: Option<String>,
-    #[serde(default)]
-    pub owner_id: Option<String>,
-    pub workspace_id: String,
-    #[serde(default)]
-    pub is_published: bool,
-    #[serde(default)]
-    pub publish_audience: Option<PublishAudience>,
-    #[serde(default)]
-    pub visibility: Option<Visibility>,
-}
-
-/// The summary of a project: the same fields, less the three it leaves out.
-impl From<Project> for ProjectSummary {
-    fn from(project: Project) -> Self {
-        Self {
-            id: project.id,
-            name: project.name,
-            description: project.description,
-            created_at: project.created_at,
-            last_edited_at: project.last_edited_at,
-            latest_screenshot_url: project.latest_screenshot_url,
-            owner_id: project.owner_id,
-            workspace_id: project.workspace_id,
-            is_published: project.is_published,
-            publish_audience: project.publish_audience,
-            visibility: project.visibility,
-        }
-    }
 }
 
 /// The most workspaces one `GET /v1/projects` may name (the reference's limit).
