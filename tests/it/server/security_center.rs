@@ -1249,3 +1249,37 @@ async fn search_finds_a_project_by_its_new_name() {
     let found = search(&old_term).await;
     assert!(!found.contains(&project), "the old name no longer matches");
 }
+
+/// The inventory's filters are declared once for the client, the command's
+/// flags, the palette and saved views (`api::InventoryParams`); the server
+/// declares the same query parameters, `cursor` besides, and no other.
+#[test]
+fn the_server_declares_every_inventory_parameter_the_client_sends() {
+    use vantage::api::InventoryParams;
+    use vantage::api::model::{ActivityGroup, InventorySortBy, SortOrder, Visibility, WireEnum};
+
+    let every = InventoryParams {
+        limit: Some(10),
+        query: Some("ledger".into()),
+        sort_by: Some(InventorySortBy::Name),
+        sort_order: Some(SortOrder::Asc),
+        activity_group: ActivityGroup::known_values().to_vec(),
+        is_published: Some(true),
+        visibility: Visibility::known_values().to_vec(),
+        has_pii: Some(true),
+        has_connectors: Some(false),
+        publish_audience: PublishAudience::known_values().to_vec(),
+        review_priority: ReviewPriority::known_values().to_vec(),
+        finding_type_id: vec!["inactive_owner".into()],
+    };
+    let mut sent: Vec<String> = vantage::api::page::to_query(&every, Some("c1"))
+        .into_pairs()
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    sent.dedup();
+    sent.sort();
+    let mut declared = vantage::server::ops::LIST_INVENTORY.query.to_vec();
+    declared.sort();
+    assert_eq!(sent, declared);
+}
