@@ -95,7 +95,12 @@ impl InventoryFilterArgs {
     /// Read from the query the client would send: a flag is its wire name
     /// with dashes, as both are the field's name.
     pub fn to_words(&self) -> Vec<String> {
-        let mut pairs = to_query(&self.params_as_given(), None).into_pairs();
+        // The service's part as given: no page size, no first direction.
+        let service = InventoryParams {
+            limit: None,
+            ..self.service.clone()
+        };
+        let mut pairs = to_query(&service, None).into_pairs();
         pairs.extend((self.violates.iter()).map(|id| ("violates".to_owned(), id.clone())));
         let mut words: Vec<String> = Vec::new();
         let mut last_flag = None;
@@ -113,14 +118,6 @@ impl InventoryFilterArgs {
             }
         }
         words
-    }
-
-    /// The service's part as given, without a page size or a first direction.
-    fn params_as_given(&self) -> InventoryParams {
-        InventoryParams {
-            limit: None,
-            ..self.service.clone()
-        }
     }
 }
 
