@@ -138,6 +138,8 @@ pub trait Backend: Send {
     /// Takes the workspace's snapshot lock, so two snapshot jobs of one
     /// workspace never interleave; `wait`: how long for the other to be done.
     /// Held until [`Backend::unlock_workspace`] or the store is dropped.
+    /// [`Store`](super::Store) keeps which locks it holds: a backend is
+    /// asked only for one it does not hold, and to let go only one it holds.
     fn lock_workspace(
         &mut self,
         workspace_id: &str,

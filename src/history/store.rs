@@ -4,12 +4,13 @@
 //! the same snapshots, states (documents), marks and review log, and the same
 //! tests run on both.
 
+use std::collections::HashSet;
 use std::ops::{Deref, DerefMut};
 
 use time::OffsetDateTime;
 
 use super::HistoryError;
-use super::backend::{Backend, EachItem, HistoryLocation, LogQuery};
+use super::backend::{Backend, EachItem, HistoryLocation, LockWait, LogQuery, WorkspaceLock};
 use super::chain::{ChainCheck, ChainFields, Verifier};
 use super::diff::{Change, diff};
 use super::model::{
@@ -24,6 +25,9 @@ use crate::api::model::{Insights, InventoryItem};
 /// The history: a store behind the one interface.
 pub struct Store {
     backend: Box<dyn Backend>,
+    /// The workspaces whose snapshot lock this store holds: asked again, a
+    /// lock is not asked of the backend twice, nor let go when not held.
+    held_locks: HashSet<String>,
 }
 
 impl Store {
@@ -34,12 +38,43 @@ impl Store {
             HistoryLocation::File(path) => Box::new(SqliteStore::open(path)?),
             HistoryLocation::Database(target) => Box::new(PgStore::connect(target)?),
         };
-        Ok(Self { backend })
+        Ok(Self {
+            backend,
+            held_locks: HashSet::new(),
+        })
     }
 
     /// Opens (creating when missing) the local history file at `path`.
     pub fn open(path: &std::path::Path) -> Result<Self, HistoryError> {
         Self::open_at(&HistoryLocation::File(path.to_path_buf()))
+    }
+
+    /// Takes the workspace's snapshot lock ([`Backend::lock_workspace`]);
+    /// one this store holds already is taken again at once.
+    pub fn lock_workspace(
+        &mut self,
+        workspace_id: &str,
+        wait: LockWait,
+    ) -> Result<WorkspaceLock, HistoryError> {
+        if self.held_locks.contains(workspace_id) {
+            return Ok(WorkspaceLock::Taken);
+        }
+        let outcome = self.backend.lock_workspace(workspace_id, wait)?;
+        if matches!(
+            outcome,
+            WorkspaceLock::Taken | WorkspaceLock::TakenAfterWaiting
+        ) {
+            self.held_locks.insert(workspace_id.to_owned());
+        }
+        Ok(outcome)
+    }
+
+    /// Lets the workspace's snapshot lock go, when this store holds it.
+    pub fn unlock_workspace(&mut self, workspace_id: &str) -> Result<(), HistoryError> {
+        if !self.held_locks.remove(workspace_id) {
+            return Ok(());
+        }
+        self.backend.unlock_workspace(workspace_id)
     }
 
     /// What a person reads about where the history is.

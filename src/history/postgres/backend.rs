@@ -76,11 +76,8 @@ impl Backend for PgStore {
         workspace_id: &str,
         wait: LockWait,
     ) -> Result<WorkspaceLock, HistoryError> {
-        if self.locks.contains(workspace_id) {
-            return Ok(WorkspaceLock::Taken);
-        }
         let key = workspace_lock_key(workspace_id);
-        let outcome = self.run(move |client| {
+        self.run(move |client| {
             let row = client.query_one("SELECT pg_try_advisory_lock($1) AS taken", &[&key])?;
             let taken: bool = column(&row, "", 0)?;
             if taken {
@@ -116,14 +113,7 @@ impl Backend for PgStore {
                 }
                 Err(error) => Err(error.into()),
             }
-        })?;
-        if matches!(
-            outcome,
-            WorkspaceLock::Taken | WorkspaceLock::TakenAfterWaiting
-        ) {
-            self.locks.insert(workspace_id.to_owned());
-        }
-        Ok(outcome)
+        })
     }
 
     fn still_connected(&mut self) -> Result<(), HistoryError> {
@@ -131,9 +121,6 @@ impl Backend for PgStore {
     }
 
     fn unlock_workspace(&mut self, workspace_id: &str) -> Result<(), HistoryError> {
-        if !self.locks.remove(workspace_id) {
-            return Ok(());
-        }
         let key = workspace_lock_key(workspace_id);
         self.run(move |client| {
             client.execute("SELECT pg_advisory_unlock($1)", &[&key])?;

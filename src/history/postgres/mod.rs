@@ -23,8 +23,6 @@ mod waivers;
 mod worker;
 mod write;
 
-use std::collections::HashSet;
-
 use postgres::Client;
 
 use super::HistoryError;
@@ -63,8 +61,6 @@ type Step<T> = Result<T, Failure>;
 pub struct PgStore {
     location: HistoryLocation,
     worker: Worker,
-    /// The workspaces whose snapshot lock this connection holds.
-    locks: HashSet<String>,
 }
 
 impl PgStore {
@@ -74,7 +70,6 @@ impl PgStore {
         let store = Self {
             location: HistoryLocation::Database(target.clone()),
             worker: Worker::start(target)?,
-            locks: HashSet::new(),
         };
         store.run(|_| Ok(()))?;
         Ok(store)

@@ -115,9 +115,6 @@ impl Backend for SqliteStore {
         workspace_id: &str,
         wait: LockWait,
     ) -> Result<WorkspaceLock, HistoryError> {
-        if self.locks.contains_key(workspace_id) {
-            return Ok(WorkspaceLock::Taken);
-        }
         let Some(path) = self.lock_path(workspace_id) else {
             return Ok(WorkspaceLock::Taken);
         };
