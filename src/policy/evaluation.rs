@@ -14,16 +14,28 @@ use super::outcome::{Finding, FindingStatus, apply_waivers};
 use super::{PolicyError, clock_ext};
 use crate::history::waivers::{Waiver, standing};
 
-/// A policy's violations at one evaluation.
+/// A policy's findings at one evaluation: its violations (failing, waived)
+/// and the projects it could not judge, counted apart from both.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {
     pub failing: usize,
     pub waived: usize,
+    /// Not judged: what the policy reads is not in the document.
+    pub unknown: usize,
 }
 
 impl Counts {
+    /// The violations, failing and waived (never the not judged).
     pub fn total(self) -> usize {
         self.failing + self.waived
+    }
+
+    fn add(&mut self, status: FindingStatus) {
+        match status {
+            FindingStatus::Failing => self.failing += 1,
+            FindingStatus::Waived => self.waived += 1,
+            FindingStatus::Unknown => self.unknown += 1,
+        }
     }
 }
 
@@ -32,7 +44,8 @@ impl Counts {
 pub struct Evaluation {
     /// Every policy evaluated, in load order.
     pub policies: Vec<Policy>,
-    /// Every violation, by policy (in load order), then project.
+    /// Every finding (violations and projects not judged), by policy (in
+    /// load order), then violations first, then project.
     pub findings: Vec<Finding>,
     /// The findings of each project, as indexes into `findings`.
     by_project: HashMap<String, Vec<usize>>,
@@ -58,18 +71,29 @@ pub fn evaluate(
     now: OffsetDateTime,
 ) -> Result<Evaluation, PolicyError> {
     let mut set = PolicySet::compile(sources, clock_ext::to_ns(now))?;
-    let violations = set.evaluate(input)?;
-    let findings = apply_waivers(
-        violations,
-        set.policies(),
-        &standing(waivers),
-        &project_names(input),
-        now,
-    );
-    Ok(Evaluation::new(set.policies().to_vec(), findings))
+    Evaluation::of_set(&mut set, input, waivers, now)
 }
 
 impl Evaluation {
+    /// Evaluates the compiled `set` over `input` and applies the standing
+    /// waivers among `waivers` (every one recorded) at `now`.
+    pub fn of_set(
+        set: &mut PolicySet,
+        input: &PolicyInput,
+        waivers: Vec<Waiver>,
+        now: OffsetDateTime,
+    ) -> Result<Self, PolicyError> {
+        let verdicts = set.evaluate(input)?;
+        let findings = apply_waivers(
+            verdicts,
+            set.policies(),
+            &standing(waivers),
+            &project_names(input),
+            now,
+        );
+        Ok(Self::new(set.policies().to_vec(), findings))
+    }
+
     pub fn new(policies: Vec<Policy>, findings: Vec<Finding>) -> Self {
         let mut by_project: HashMap<String, Vec<usize>> = HashMap::new();
         let mut counts: HashMap<String, Counts> = policies
@@ -81,11 +105,10 @@ impl Evaluation {
                 .entry(finding.project_id.clone())
                 .or_default()
                 .push(index);
-            let count = counts.entry(finding.policy.clone()).or_default();
-            match finding.status {
-                FindingStatus::Failing => count.failing += 1,
-                FindingStatus::Waived => count.waived += 1,
-            }
+            counts
+                .entry(finding.policy.clone())
+                .or_default()
+                .add(finding.status);
         }
         Self {
             policies,
@@ -104,17 +127,34 @@ impl Evaluation {
             .filter_map(|&index| self.findings.get(index))
     }
 
-    /// The project's violations, failing and waived (a policy that found
-    /// several things counts once per thing, as `vantage check` lists them).
+    /// The project's findings, failing, waived and not judged (a policy
+    /// that found several things counts once per thing, as `vantage check`
+    /// lists them).
     pub fn project_counts(&self, project_id: &str) -> Counts {
         let mut counts = Counts::default();
         for finding in self.of_project(project_id) {
-            match finding.status {
-                FindingStatus::Failing => counts.failing += 1,
-                FindingStatus::Waived => counts.waived += 1,
-            }
+            counts.add(finding.status);
         }
         counts
+    }
+
+    /// Each policy that could not judge some projects, in load order: the
+    /// policy, how many projects, and the first of its messages.
+    pub fn not_judged(&self) -> Vec<(&Policy, usize, &str)> {
+        self.policies
+            .iter()
+            .filter_map(|policy| {
+                let mut unknown = self.findings.iter().filter(|finding| {
+                    finding.status == FindingStatus::Unknown && finding.policy == policy.meta.id
+                });
+                let first = unknown.next()?;
+                let projects: HashSet<&str> = std::iter::once(first)
+                    .chain(unknown)
+                    .map(|finding| finding.project_id.as_str())
+                    .collect();
+                Some((policy, projects.len(), first.message.as_str()))
+            })
+            .collect()
     }
 
     /// A policy's counts; zero for one that found nothing (or is unknown).
@@ -149,14 +189,14 @@ impl Evaluation {
     /// `--violates` filter, for the command and the dashboard alike.
     pub fn violates(&self, project_id: &str, ids: &[String]) -> bool {
         self.of_project(project_id)
-            .any(|finding| ids.contains(&finding.policy))
+            .any(|finding| finding.status.is_violation() && ids.contains(&finding.policy))
     }
 
     /// The projects that violate one of `ids`.
     pub fn violating(&self, ids: &[String]) -> HashSet<&str> {
         self.findings
             .iter()
-            .filter(|finding| ids.contains(&finding.policy))
+            .filter(|finding| finding.status.is_violation() && ids.contains(&finding.policy))
             .map(|finding| finding.project_id.as_str())
             .collect()
     }

@@ -1,6 +1,7 @@
 //! The Policy screen: each policy the dashboard evaluates (the built-in pack
 //! and the config dir's `policies/`) with its id, severity, title and how
-//! many projects violate it, failing and waived; enter shows its projects
+//! many projects violate it, failing and waived, and how many it could not
+//! judge (what it reads is not in the document); enter shows its projects
 //! (the inventory under `--violates ID`, so back returns here). What the
 //! selected policy says of itself is under the table.
 
@@ -119,6 +120,7 @@ impl PolicyScreen {
             Cell::from("Title"),
             Cell::from(Line::from("Failing").right_aligned()),
             Cell::from(Line::from("Waived").right_aligned()),
+            Cell::from(Line::from("Unknown").right_aligned()),
         ])
         .style(theme.title);
         let id_width = evaluation
@@ -131,7 +133,7 @@ impl PolicyScreen {
         // What the Title column gets: the row less the other columns, their gaps and the
         // highlight symbol. A cut title ends in "…", as every other cut cell does.
         let title_width = (area.width as usize)
-            .saturating_sub(8 + id_width as usize + 7 + 6 + 4 + 2)
+            .saturating_sub(8 + id_width as usize + 7 + 6 + 7 + 5 + 2)
             .max(10);
         let rows: Vec<Row> = evaluation
             .policies
@@ -158,6 +160,18 @@ impl PolicyScreen {
                         Line::from(Span::styled(thousands(counts.waived as i64), theme.dim))
                             .right_aligned(),
                     ),
+                    // Not judged: never a clean 0 drawn as a pass, never a failure.
+                    Cell::from(
+                        Line::from(Span::styled(
+                            thousands(counts.unknown as i64),
+                            if counts.unknown > 0 {
+                                theme.accent
+                            } else {
+                                theme.dim
+                            },
+                        ))
+                        .right_aligned(),
+                    ),
                 ])
             })
             .collect();
@@ -170,6 +184,7 @@ impl PolicyScreen {
                 Constraint::Min(10),
                 Constraint::Length(7),
                 Constraint::Length(6),
+                Constraint::Length(7),
             ],
         )
         .header(header)
@@ -191,7 +206,7 @@ impl PolicyScreen {
         let Some(policy) = self.selected_policy() else {
             return;
         };
-        let lines = vec![
+        let mut lines = vec![
             Line::from(vec![
                 Span::styled(format!("{}: ", fit(&policy.meta.id, 40)), theme.title),
                 Span::styled(
@@ -211,6 +226,24 @@ impl PolicyScreen {
                 theme.dim,
             )),
         ];
+        if let Some(evaluation) = &self.shown.evaluation
+            && let Some((_, projects, message)) = evaluation
+                .not_judged()
+                .into_iter()
+                .find(|(judging, _, _)| judging.meta.id == policy.meta.id)
+        {
+            // Said before the origin, which the pane may cut.
+            lines.insert(
+                2,
+                Line::from(vec![
+                    Span::styled(
+                        format!("{} not judged: ", thousands(projects as i64)),
+                        theme.accent,
+                    ),
+                    Span::styled(sanitize_line(message).into_owned(), theme.dim),
+                ]),
+            );
+        }
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), area);
     }
 }
