@@ -7,7 +7,7 @@ __rego_metadata__ := {
 	"id": "public_personal_data",
 	"title": "Public app with open personal-data findings",
 	"severity": "critical",
-	"description": "A project published to everyone (audience public) while personal-data findings are open: anyone on the internet may read them. Where the input does not say whether it holds any (a snapshot, a plan without detection) the project is not judged.",
+	"description": "A project published to everyone (audience public) while personal-data findings are open: anyone on the internet may read them.",
 	"remediation": "Fix or ignore the open personal-data findings (vantage pii PROJECT), or narrow the audience: vantage projects set-audience PROJECT workspace.",
 }
 

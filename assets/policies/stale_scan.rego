@@ -7,7 +7,7 @@ __rego_metadata__ := {
 	"id": "stale_scan",
 	"title": "Published project without a recent security scan",
 	"severity": "high",
-	"description": "A published project whose latest security scan is older than 14 days, or that was never scanned. Where the input has no scan time (a snapshot keeps none) the project is not judged.",
+	"description": "A published project whose latest security scan is older than 14 days, or that was never scanned.",
 	"remediation": "Run a security scan of the project in the editor, then check again.",
 }
 

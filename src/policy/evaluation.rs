@@ -51,6 +51,9 @@ pub struct Evaluation {
     by_project: HashMap<String, Vec<usize>>,
     /// Each policy's counts, by id.
     counts: HashMap<String, Counts>,
+    /// Each policy that could not judge some projects, by id: how many
+    /// projects, and its first such finding (an index into `findings`).
+    not_judged: HashMap<String, (usize, usize)>,
 }
 
 /// The project names the input knows, by id.
@@ -110,11 +113,24 @@ impl Evaluation {
                 .or_default()
                 .add(finding.status);
         }
+        let mut not_judged: HashMap<String, (usize, usize)> = HashMap::new();
+        let mut seen: HashSet<(&str, &str)> = HashSet::new();
+        for (index, finding) in findings.iter().enumerate() {
+            if finding.status == FindingStatus::Unknown
+                && seen.insert((&finding.policy, &finding.project_id))
+            {
+                not_judged
+                    .entry(finding.policy.clone())
+                    .or_insert((0, index))
+                    .0 += 1;
+            }
+        }
         Self {
             policies,
             findings,
             by_project,
             counts,
+            not_judged,
         }
     }
 
@@ -144,15 +160,8 @@ impl Evaluation {
         self.policies
             .iter()
             .filter_map(|policy| {
-                let mut unknown = self.findings.iter().filter(|finding| {
-                    finding.status == FindingStatus::Unknown && finding.policy == policy.meta.id
-                });
-                let first = unknown.next()?;
-                let projects: HashSet<&str> = std::iter::once(first)
-                    .chain(unknown)
-                    .map(|finding| finding.project_id.as_str())
-                    .collect();
-                Some((policy, projects.len(), first.message.as_str()))
+                let (projects, first) = *self.not_judged.get(&policy.meta.id)?;
+                Some((policy, projects, self.findings.get(first)?.message.as_str()))
             })
             .collect()
     }

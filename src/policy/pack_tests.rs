@@ -179,18 +179,18 @@ fn a_policy_says_which_projects_it_could_not_judge() {
     use super::FindingStatus;
     let text = format!(
         "package team.mine\nimport rego.v1\n\n{META}\n\n\
-         deny contains {{\"project\": p.id, \"msg\": \"too old\"}} if {{\n  some p in input.projects\n  p.age > 10\n}}\n\n\
-         unknown contains {{\"project\": p.id, \"msg\": \"age not known here\"}} if {{\n  some p in input.projects\n  not p.age\n}}\n\n\
+         deny contains {{\"project\": p.id, \"msg\": \"too old\"}} if {{\n  some p in input.projects\n  p.edit_count > 10\n}}\n\n\
+         unknown contains {{\"project\": p.id, \"msg\": \"edits not known here\"}} if {{\n  some p in input.projects\n  not p.edit_count\n}}\n\n\
          unknown contains {{\"project\": \"p_both\", \"msg\": \"also unsure\"}} if {{ true }}\n"
     );
     let set = PolicySet::compile(&one(&text), TEST_NOW_NS).unwrap();
     assert_eq!(set.policies()[0].deny_line, 6);
     assert_eq!(set.policies()[0].unknown_line, Some(11));
     let input = input_of(serde_json::json!([
-        {"id": "p_old", "age": 20},
-        {"id": "p_young", "age": 1},
+        {"id": "p_old", "edit_count": 20},
+        {"id": "p_young", "edit_count": 1},
         {"id": "p_absent"},
-        {"id": "p_both", "age": 30}
+        {"id": "p_both", "edit_count": 30}
     ]));
     let now = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(TEST_NOW_NS)).unwrap();
     let evaluation = super::evaluate(&one(&text), &input, Vec::new(), now).unwrap();
@@ -204,7 +204,7 @@ fn a_policy_says_which_projects_it_could_not_judge() {
         [
             ("p_both", FindingStatus::Failing, "too old"),
             ("p_old", FindingStatus::Failing, "too old"),
-            ("p_absent", FindingStatus::Unknown, "age not known here"),
+            ("p_absent", FindingStatus::Unknown, "edits not known here"),
         ]
     );
     let counts = evaluation.policy_counts("mine");
@@ -216,7 +216,7 @@ fn a_policy_says_which_projects_it_could_not_judge() {
         .into_iter()
         .map(|(policy, projects, message)| (policy.meta.id.as_str(), projects, message))
         .collect();
-    assert_eq!(not_judged, [("mine", 1, "age not known here")]);
+    assert_eq!(not_judged, [("mine", 1, "edits not known here")]);
     // A waiver waives a violation, not a judgement that could not be made.
     let waiver = |project: &str| crate::history::waivers::Waiver {
         policy_id: "mine".into(),

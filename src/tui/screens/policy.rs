@@ -69,6 +69,18 @@ impl PolicyScreen {
         self.policies().get(self.selected)
     }
 
+    /// How many projects the selected policy could not judge, and why.
+    fn selected_not_judged(&self) -> Option<(usize, &str)> {
+        let id = &self.selected_policy()?.meta.id;
+        self.shown
+            .evaluation
+            .as_ref()?
+            .not_judged()
+            .into_iter()
+            .find(|(policy, _, _)| &policy.meta.id == id)
+            .map(|(_, projects, message)| (projects, message))
+    }
+
     pub fn update(&mut self, _token: u64, msg: Msg, _cx: &mut Cx) -> bool {
         match msg {}
     }
@@ -200,7 +212,8 @@ impl PolicyScreen {
         frame.render_stateful_widget(table, area, &mut state);
     }
 
-    /// The selected policy's description, remediation and origin.
+    /// The selected policy's description, remediation, why it could not
+    /// judge some projects (when it could not), and origin.
     fn draw_about(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
         let theme = view.theme;
         let Some(policy) = self.selected_policy() else {
@@ -226,12 +239,7 @@ impl PolicyScreen {
                 theme.dim,
             )),
         ];
-        if let Some(evaluation) = &self.shown.evaluation
-            && let Some((_, projects, message)) = evaluation
-                .not_judged()
-                .into_iter()
-                .find(|(judging, _, _)| judging.meta.id == policy.meta.id)
-        {
+        if let Some((projects, message)) = self.selected_not_judged() {
             // Said before the origin, which the pane may cut.
             lines.insert(
                 2,
@@ -326,7 +334,12 @@ impl Screen for PolicyScreen {
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
         let theme = view.theme;
         let error_rows = if self.shown.error.is_some() { 2 } else { 0 };
-        let about_rows = if area.height >= 16 { ABOUT_ROWS } else { 0 };
+        // Two more for why the selected policy could not judge some projects.
+        let about_rows = match (area.height >= 16, self.selected_not_judged()) {
+            (false, _) => 0,
+            (true, None) => ABOUT_ROWS,
+            (true, Some(_)) => ABOUT_ROWS + 2,
+        };
         let [head_area, error_area, table_area, about_area] = Layout::vertical([
             Constraint::Length(1),
             Constraint::Length(error_rows),

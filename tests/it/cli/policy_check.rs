@@ -744,7 +744,10 @@ async fn over_a_snapshot_stale_scan_says_which_projects_it_could_not_judge() {
     assert_eq!(unknown_lines, published.len(), "{}", jsonl.stdout);
     let csv = check(&["--from-snapshot", "-o", "csv"]).await.expect(0);
     let rows = crate::cli::support::parse_csv(&csv.stdout);
-    let status = rows[0].iter().position(|name| name == "STATUS").unwrap();
+    let status = rows[0]
+        .iter()
+        .position(|name| name.eq_ignore_ascii_case("status"))
+        .unwrap_or_else(|| panic!("a status column: {:?}", rows[0]));
     assert_eq!(rows.len(), published.len() + 1, "{}", csv.stdout);
     assert!(rows[1..].iter().all(|row| row[status] == "unknown"));
     let table = check(&["--from-snapshot", "-o", "table"]).await.expect(0);
