@@ -20,7 +20,9 @@ use crate::history::waivers::{Waiver, standing};
 pub struct Counts {
     pub failing: usize,
     pub waived: usize,
-    /// Not judged: what the policy reads is not in the document.
+    /// Not judged (what the policy reads is not in the document): of a
+    /// policy, the projects, each once whatever its messages; of a project,
+    /// the findings.
     pub unknown: usize,
 }
 
@@ -124,6 +126,9 @@ impl Evaluation {
                     .or_insert((0, index))
                     .0 += 1;
             }
+        }
+        for (policy, (projects, _)) in &not_judged {
+            counts.entry(policy.clone()).or_default().unknown = *projects;
         }
         Self {
             policies,

@@ -181,7 +181,8 @@ fn a_policy_says_which_projects_it_could_not_judge() {
         "package team.mine\nimport rego.v1\n\n{META}\n\n\
          deny contains {{\"project\": p.id, \"msg\": \"too old\"}} if {{\n  some p in input.projects\n  p.edit_count > 10\n}}\n\n\
          unknown contains {{\"project\": p.id, \"msg\": \"edits not known here\"}} if {{\n  some p in input.projects\n  not p.edit_count\n}}\n\n\
-         unknown contains {{\"project\": \"p_both\", \"msg\": \"also unsure\"}} if {{ true }}\n"
+         unknown contains {{\"project\": \"p_both\", \"msg\": \"also unsure\"}} if {{ true }}\n\n\
+         unknown contains {{\"project\": \"p_absent\", \"msg\": \"and unsure\"}} if {{ true }}\n"
     );
     let set = PolicySet::compile(&one(&text), TEST_NOW_NS).unwrap();
     assert_eq!(set.policies()[0].deny_line, 6);
@@ -204,10 +205,12 @@ fn a_policy_says_which_projects_it_could_not_judge() {
         [
             ("p_both", FindingStatus::Failing, "too old"),
             ("p_old", FindingStatus::Failing, "too old"),
+            ("p_absent", FindingStatus::Unknown, "and unsure"),
             ("p_absent", FindingStatus::Unknown, "edits not known here"),
         ]
     );
     let counts = evaluation.policy_counts("mine");
+    // A project not judged counts once, whatever its messages.
     assert_eq!((counts.failing, counts.waived, counts.unknown), (2, 0, 1));
     assert_eq!(counts.total(), 2, "not judged is not a violation");
     assert!(!evaluation.violates("p_absent", &["mine".to_owned()]));
@@ -216,7 +219,7 @@ fn a_policy_says_which_projects_it_could_not_judge() {
         .into_iter()
         .map(|(policy, projects, message)| (policy.meta.id.as_str(), projects, message))
         .collect();
-    assert_eq!(not_judged, [("mine", 1, "edits not known here")]);
+    assert_eq!(not_judged, [("mine", 1, "and unsure")]);
     // A waiver waives a violation, not a judgement that could not be made.
     let waiver = |project: &str| crate::history::waivers::Waiver {
         policy_id: "mine".into(),
