@@ -31,3 +31,15 @@ deny contains violation if {
 		"msg": sprintf("published; last scanned %d days ago", [floor(age / (24 * 3600 * 1000000000))]),
 	}
 }
+
+# A scan time that is absent (not null: never scanned) is not known here:
+# neither a pass nor a violation.
+unknown contains {"project": project.id, "msg": "last scan not known here (a snapshot does not keep scan times)"} if {
+	some project in input.projects
+	project.is_published
+	not has_field(project, "last_security_scan_at")
+}
+
+has_field(object, name) if {
+	_ = object[name]
+}

@@ -27,3 +27,20 @@ test_unpublished_passes if {
 test_unknown_scan_time_is_not_a_violation if {
 	count(stale_scan.deny) == 0 with input as {"projects": [{"id": "p1", "is_published": true}]}
 }
+
+test_unknown_scan_time_is_not_judged if {
+	not_judged := stale_scan.unknown with input as {"projects": [{"id": "p1", "is_published": true}]}
+	not_judged == {{"project": "p1", "msg": "last scan not known here (a snapshot does not keep scan times)"}}
+}
+
+test_never_scanned_is_judged if {
+	count(stale_scan.unknown) == 0 with input as {"projects": [{"id": "p1", "is_published": true, "last_security_scan_at": null}]}
+}
+
+test_known_scan_time_is_judged if {
+	count(stale_scan.unknown) == 0 with input as {"projects": [{"id": "p1", "is_published": true, "last_security_scan_at": "2026-11-20T12:00:00.000Z"}]}
+}
+
+test_unpublished_without_scan_time_needs_no_judgement if {
+	count(stale_scan.unknown) == 0 with input as {"projects": [{"id": "p1", "is_published": false}]}
+}

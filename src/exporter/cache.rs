@@ -96,13 +96,16 @@ pub struct PolicyTally {
     pub snapshot_taken_at: Option<OffsetDateTime>,
 }
 
-/// One policy's violations: not waived, and waived by a standing waiver.
+/// One policy's findings: violations not waived, violations waived by a
+/// standing waiver, and projects it could not judge (a field it reads is
+/// not in a snapshot).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PolicyCount {
     pub policy: String,
     pub severity: &'static str,
     pub failing: i64,
     pub waived: i64,
+    pub unknown: i64,
 }
 
 /// One watched project: its name (for the info metric) and its realtime view.

@@ -8,7 +8,6 @@
 //! (`vantage snapshot`, the shipped systemd timer) keeps the history fresh,
 //! and `vantage_policy_input_timestamp_seconds` says how fresh.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use time::OffsetDateTime;
@@ -17,7 +16,7 @@ use super::cache::{Cache, PolicyCount, PolicyTally};
 use crate::clock::Clock;
 use crate::history::waivers::standing;
 use crate::history::{HistoryError, HistoryLocation, SnapshotRef, Store};
-use crate::policy::{FindingStatus, PolicyError, PolicySet, PolicySource, apply_waivers, gather};
+use crate::policy::{Evaluation, PolicyError, PolicySet, PolicySource, gather};
 
 /// What the exporter evaluates, and where and how often.
 #[derive(Debug, Clone)]
@@ -128,27 +127,22 @@ impl PolicyWatch {
         )
         .ok();
         let mut set = PolicySet::compile(&self.plan.sources, crate::policy::clock_ext::to_ns(now))?;
-        let violations = set.evaluate(&input)?;
         let waivers = standing(store.all_waivers(&self.workspace)?);
-        let findings = apply_waivers(violations, set.policies(), &waivers, &HashMap::new(), now);
-        let mut counts: Vec<PolicyCount> = set
-            .policies()
+        let evaluation = Evaluation::of_set(&mut set, &input, waivers.clone(), now)?;
+        let counts: Vec<PolicyCount> = evaluation
+            .policies
             .iter()
-            .map(|policy| PolicyCount {
-                policy: policy.meta.id.clone(),
-                severity: policy.meta.severity.as_str(),
-                failing: 0,
-                waived: 0,
+            .map(|policy| {
+                let counts = evaluation.policy_counts(&policy.meta.id);
+                PolicyCount {
+                    policy: policy.meta.id.clone(),
+                    severity: policy.meta.severity.as_str(),
+                    failing: counts.failing as i64,
+                    waived: counts.waived as i64,
+                    unknown: counts.unknown as i64,
+                }
             })
             .collect();
-        for finding in &findings {
-            if let Some(count) = counts.iter_mut().find(|c| c.policy == finding.policy) {
-                match finding.status {
-                    FindingStatus::Failing => count.failing += 1,
-                    FindingStatus::Waived => count.waived += 1,
-                }
-            }
-        }
         let next_expiry = waivers
             .iter()
             .filter(|waiver| waiver.applies_at(now))

@@ -1,8 +1,10 @@
 //! Policies loaded into one in-process Rego engine (`regorus`), and their
 //! evaluation over one input document. A policy is one module: its package,
-//! its metadata (`__rego_metadata__`) and its violations (`deny`). What does
-//! not compile, lacks metadata or yields a malformed violation is an error
-//! naming the file and line, never a silent pass.
+//! its metadata (`__rego_metadata__`), its violations (`deny`) and, when it
+//! defines them, the projects it could not judge (`unknown`: a field it
+//! reads is absent from the document). What does not compile, lacks
+//! metadata or yields a malformed entry is an error naming the file and
+//! line, never a silent pass.
 
 use std::collections::BTreeMap;
 
@@ -75,6 +77,9 @@ pub struct Policy {
     pub origin: String,
     /// The line of its first `deny` rule (1-based), to name in errors.
     pub deny_line: usize,
+    /// The line of its first `unknown` rule, when it has one: only such a
+    /// policy is asked which projects it could not judge.
+    pub unknown_line: Option<usize>,
 }
 
 /// A Rego module's text with where it came from.
@@ -84,12 +89,42 @@ pub struct PolicySource {
     pub text: String,
 }
 
-/// One violation a policy yielded.
+/// The rule of a policy that yields entries of one kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Rule {
+    /// `deny`: the project violates the policy.
+    Deny,
+    /// `unknown`: the policy could not judge the project (what it reads is
+    /// not in the document), so it neither passes nor fails.
+    Unknown,
+}
+
+impl Rule {
+    /// The rule's name in Rego.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Deny => "deny",
+            Self::Unknown => "unknown",
+        }
+    }
+
+    /// What one of its entries is called in messages.
+    pub fn entry(self) -> &'static str {
+        match self {
+            Self::Deny => "violation",
+            Self::Unknown => "`unknown` entry",
+        }
+    }
+}
+
+/// One entry a policy yielded: a violation (`deny`) or a project it could
+/// not judge (`unknown`), both `{"project": ID, "msg": TEXT}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation {
+pub struct Verdict {
     pub policy_id: String,
     pub project_id: String,
     pub message: String,
+    pub rule: Rule,
 }
 
 /// The policies, compiled together.
@@ -106,10 +141,27 @@ impl std::fmt::Debug for PolicySet {
     }
 }
 
-/// The `package` a module declares, and the line of its first `deny`.
-fn scan_module(source: &PolicySource) -> Result<(String, Option<usize>), PolicyError> {
+/// What the text of a module says of itself before it is compiled.
+struct ModuleScan {
+    package: String,
+    /// The line of its first `deny` rule, of its first `unknown` rule.
+    deny_line: Option<usize>,
+    unknown_line: Option<usize>,
+}
+
+/// Whether a line (its indentation trimmed) opens a rule named `name`.
+fn opens_rule(trimmed: &str, name: &str) -> bool {
+    trimmed.strip_prefix(name).is_some_and(|rest| {
+        !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.')
+    })
+}
+
+/// The `package` a module declares, and the lines of its first `deny` and
+/// first `unknown` rules.
+fn scan_module(source: &PolicySource) -> Result<ModuleScan, PolicyError> {
     let mut package = None;
     let mut deny_line = None;
+    let mut unknown_line = None;
     for (index, line) in source.text.lines().enumerate() {
         let trimmed = line.trim_start();
         if package.is_none()
@@ -118,11 +170,11 @@ fn scan_module(source: &PolicySource) -> Result<(String, Option<usize>), PolicyE
             let name = rest.split('#').next().unwrap_or("").trim();
             package = Some(name.to_owned());
         }
-        if deny_line.is_none()
-            && trimmed.starts_with("deny")
-            && !trimmed[4..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
-        {
+        if deny_line.is_none() && opens_rule(trimmed, Rule::Deny.name()) {
             deny_line = Some(index + 1);
+        }
+        if unknown_line.is_none() && opens_rule(trimmed, Rule::Unknown.name()) {
+            unknown_line = Some(index + 1);
         }
     }
     let package = package.ok_or_else(|| PolicyError::Invalid {
@@ -130,7 +182,11 @@ fn scan_module(source: &PolicySource) -> Result<(String, Option<usize>), PolicyE
         line: 1,
         reason: "no `package` line".into(),
     })?;
-    Ok((package, deny_line))
+    Ok(ModuleScan {
+        package,
+        deny_line,
+        unknown_line,
+    })
 }
 
 /// The engine every policy set starts from: Rego v1, strict built-ins, and
@@ -169,22 +225,28 @@ impl PolicySet {
         let mut scanned = Vec::with_capacity(sources.len());
         let mut packages: BTreeMap<String, String> = BTreeMap::new();
         for source in sources {
-            let (package, deny_line) = scan_module(source)?;
-            if let Some(first) = packages.insert(package.clone(), source.origin.clone()) {
+            let scan = scan_module(source)?;
+            let package = scan.package.clone();
+            if let Some(first) = packages.insert(package, source.origin.clone()) {
                 return Err(PolicyError::Invalid {
                     origin: source.origin.clone(),
                     line: 1,
-                    reason: format!("package {package} is also declared by {first}"),
+                    reason: format!("package {} is also declared by {first}", scan.package),
                 });
             }
             engine
                 .add_policy(source.origin.clone(), source.text.clone())
                 .map_err(|error| engine_error(&source.origin, &error))?;
-            scanned.push((source, package, deny_line));
+            scanned.push((source, scan));
         }
         let mut policies = Vec::with_capacity(scanned.len());
         let mut ids: BTreeMap<String, String> = BTreeMap::new();
-        for (source, package, deny_line) in scanned {
+        for (source, scan) in scanned {
+            let ModuleScan {
+                package,
+                deny_line,
+                unknown_line,
+            } = scan;
             let Some(deny_line) = deny_line else {
                 return Err(PolicyError::Invalid {
                     origin: source.origin.clone(),
@@ -215,6 +277,7 @@ impl PolicySet {
                 package,
                 origin: source.origin.clone(),
                 deny_line,
+                unknown_line,
             });
         }
         Ok(Self { engine, policies })
@@ -242,23 +305,31 @@ impl PolicySet {
         Ok(())
     }
 
-    /// Every violation of every policy over `input`, by policy (in load
-    /// order), then project id and message.
-    pub fn evaluate(&mut self, input: &PolicyInput) -> Result<Vec<Violation>, PolicyError> {
+    /// Every entry of every policy over `input`, by policy (in load order),
+    /// then rule (violations first), project id and message. `unknown` is
+    /// evaluated only for a policy that defines it, so a pack without it
+    /// costs what it did.
+    pub fn evaluate(&mut self, input: &PolicyInput) -> Result<Vec<Verdict>, PolicyError> {
         let value = super::rego_value::to_value(input).map_err(|error| PolicyError::Input {
             reason: error.to_string(),
         })?;
         self.engine.set_input(value);
         let mut all = Vec::new();
         for policy in &self.policies {
-            let raw = self
-                .engine
-                .eval_rule(format!("data.{}.deny", policy.package))
-                .map_err(|error| engine_error(&policy.origin, &error))?;
-            let mut found = read_violations(policy, &raw)?;
-            found.sort_by(|a, b| (&a.project_id, &a.message).cmp(&(&b.project_id, &b.message)));
-            found.dedup();
-            all.extend(found);
+            for (rule, line) in [
+                (Rule::Deny, Some(policy.deny_line)),
+                (Rule::Unknown, policy.unknown_line),
+            ] {
+                let Some(line) = line else { continue };
+                let raw = self
+                    .engine
+                    .eval_rule(format!("data.{}.{}", policy.package, rule.name()))
+                    .map_err(|error| engine_error(&policy.origin, &error))?;
+                let mut found = read_entries(policy, rule, line, &raw)?;
+                found.sort_by(|a, b| (&a.project_id, &a.message).cmp(&(&b.project_id, &b.message)));
+                found.dedup();
+                all.extend(found);
+            }
         }
         Ok(all)
     }
@@ -314,42 +385,52 @@ fn read_meta(origin: &str, raw: &regorus::Value) -> Result<PolicyMeta, PolicyErr
     })
 }
 
-/// The `deny` set's members as violations, read off the engine's values
-/// (no JSON between); any other shape is an error naming the policy's file
-/// and its `deny` rule's line.
-fn read_violations(policy: &Policy, raw: &regorus::Value) -> Result<Vec<Violation>, PolicyError> {
+/// The members of a rule's set (`deny` or `unknown`) as entries, read off
+/// the engine's values (no JSON between); any other shape is an error
+/// naming the policy's file and the rule's `line`.
+fn read_entries(
+    policy: &Policy,
+    rule: Rule,
+    line: usize,
+    raw: &regorus::Value,
+) -> Result<Vec<Verdict>, PolicyError> {
     let malformed = |reason: String| PolicyError::Malformed {
         origin: policy.origin.clone(),
-        line: policy.deny_line,
+        line,
+        entry: rule.entry(),
         reason,
     };
     let read = |item: &regorus::Value| {
         let regorus::Value::Object(fields) = item else {
             return Err(malformed(format!(
-                "a violation must be an object {{\"project\": …, \"msg\": …}}, not {}",
+                "each {} must be an object {{\"project\": …, \"msg\": …}}, not {}",
+                rule.entry(),
                 kind_of(item)
             )));
         };
         let field = |key: &str| match fields.get(&regorus::Value::from(key)) {
             Some(regorus::Value::String(value)) if !value.is_empty() => Ok(value.to_string()),
             _ => Err(malformed(format!(
-                "a violation's `{key}` must be a non-empty string: {}",
+                "each {}'s `{key}` must be a non-empty string: {}",
+                rule.entry(),
                 crate::text::escape_invisible(&json_text(item))
             ))),
         };
-        Ok(Violation {
+        Ok(Verdict {
             policy_id: policy.meta.id.clone(),
             project_id: field("project")?,
             message: field("msg")?,
+            rule,
         })
     };
     match raw {
-        // No violation at all: the rule is undefined.
+        // Nothing yielded: the rule is undefined.
         regorus::Value::Undefined => Ok(Vec::new()),
         regorus::Value::Set(items) => items.iter().map(read).collect(),
         regorus::Value::Array(items) => items.iter().map(read).collect(),
         other => Err(malformed(format!(
-            "`deny` must be a set of objects, not {}",
+            "`{}` must be a set of objects, not {}",
+            rule.name(),
             kind_of(other)
         ))),
     }

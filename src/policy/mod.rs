@@ -26,7 +26,7 @@ pub mod regex_ext;
 pub mod rego_test;
 pub mod rego_value;
 
-pub use engine::{Policy, PolicyMeta, PolicySet, PolicySource, Severity, Violation};
+pub use engine::{Policy, PolicyMeta, PolicySet, PolicySource, Rule, Severity, Verdict};
 pub use evaluation::{Counts, Evaluation, evaluate};
 pub use input::PolicyInput;
 pub use outcome::{Finding, FindingStatus, apply_waivers};
@@ -41,11 +41,14 @@ pub enum PolicyError {
         line: usize,
         reason: String,
     },
-    /// A policy that yielded a violation of the wrong shape.
-    #[error("{origin}:{line}: malformed violation: {reason}")]
+    /// A policy that yielded a violation (or an `unknown` entry) of the
+    /// wrong shape; `line` is its rule's.
+    #[error("{origin}:{line}: malformed {entry}: {reason}")]
     Malformed {
         origin: String,
         line: usize,
+        /// `violation` or `` `unknown` entry ``.
+        entry: &'static str,
         reason: String,
     },
     #[error("--policy {path}: no .rego file there")]

@@ -153,3 +153,120 @@ fn a_policy_without_metadata_or_deny_is_refused() {
         .to_string();
     assert!(error.contains("no `deny` rule"), "{error}");
 }
+
+/// A document of these projects, as a test hands the engine.
+fn input_of(projects: serde_json::Value) -> super::PolicyInput {
+    serde_json::from_value(serde_json::json!({
+        "version": 1, "evaluated_at": "2026-11-28T12:00:00.000Z",
+        "sources": {
+            "workspace": {"from": "snapshot", "at": "2026-11-28T12:00:00.000Z", "snapshot_id": 1},
+            "projects": {"from": "snapshot", "at": "2026-11-28T12:00:00.000Z", "snapshot_id": 1},
+            "members": {"from": "snapshot", "at": "2026-11-28T12:00:00.000Z", "snapshot_id": 1},
+            "reviews": {"from": "history", "at": "2026-11-28T12:00:00.000Z"}
+        },
+        "workspace": {"id": "ws"},
+        "projects": projects,
+        "members": []
+    }))
+    .unwrap()
+}
+
+/// Issue 38: a policy that defines `unknown` says which projects it could
+/// not judge; they are `unknown`, counted apart from failing and waived; a
+/// project also in `deny` is failing whatever `unknown` says.
+#[test]
+fn a_policy_says_which_projects_it_could_not_judge() {
+    use super::FindingStatus;
+    let text = format!(
+        "package team.mine\nimport rego.v1\n\n{META}\n\n\
+         deny contains {{\"project\": p.id, \"msg\": \"too old\"}} if {{\n  some p in input.projects\n  p.edit_count > 10\n}}\n\n\
+         unknown contains {{\"project\": p.id, \"msg\": \"edits not known here\"}} if {{\n  some p in input.projects\n  not p.edit_count\n}}\n\n\
+         unknown contains {{\"project\": \"p_both\", \"msg\": \"also unsure\"}} if {{ true }}\n\n\
+         unknown contains {{\"project\": \"p_absent\", \"msg\": \"and unsure\"}} if {{ true }}\n"
+    );
+    let set = PolicySet::compile(&one(&text), TEST_NOW_NS).unwrap();
+    assert_eq!(set.policies()[0].deny_line, 6);
+    assert_eq!(set.policies()[0].unknown_line, Some(11));
+    let input = input_of(serde_json::json!([
+        {"id": "p_old", "edit_count": 20},
+        {"id": "p_young", "edit_count": 1},
+        {"id": "p_absent"},
+        {"id": "p_both", "edit_count": 30}
+    ]));
+    let now = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(TEST_NOW_NS)).unwrap();
+    let evaluation = super::evaluate(&one(&text), &input, Vec::new(), now).unwrap();
+    let statuses: Vec<(&str, FindingStatus, &str)> = evaluation
+        .findings
+        .iter()
+        .map(|f| (f.project_id.as_str(), f.status, f.message.as_str()))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("p_both", FindingStatus::Failing, "too old"),
+            ("p_old", FindingStatus::Failing, "too old"),
+            ("p_absent", FindingStatus::Unknown, "and unsure"),
+            ("p_absent", FindingStatus::Unknown, "edits not known here"),
+        ]
+    );
+    let counts = evaluation.policy_counts("mine");
+    // A project not judged counts once, whatever its messages.
+    assert_eq!((counts.failing, counts.waived, counts.unknown), (2, 0, 1));
+    assert_eq!(counts.total(), 2, "not judged is not a violation");
+    assert!(!evaluation.violates("p_absent", &["mine".to_owned()]));
+    let not_judged: Vec<(&str, usize, &str)> = evaluation
+        .not_judged()
+        .into_iter()
+        .map(|(policy, projects, message)| (policy.meta.id.as_str(), projects, message))
+        .collect();
+    assert_eq!(not_judged, [("mine", 1, "and unsure")]);
+    // A waiver waives a violation, not a judgement that could not be made.
+    let waiver = |project: &str| crate::history::waivers::Waiver {
+        policy_id: "mine".into(),
+        project_id: project.into(),
+        reason: "r".into(),
+        until: now + time::Duration::days(1),
+        waived_by: None,
+        waived_at: now,
+    };
+    let evaluation = super::evaluate(
+        &one(&text),
+        &input,
+        vec![waiver("p_old"), waiver("p_absent")],
+        now,
+    )
+    .unwrap();
+    let counts = evaluation.policy_counts("mine");
+    assert_eq!((counts.failing, counts.waived, counts.unknown), (1, 1, 1));
+}
+
+/// A policy without `unknown` is never asked for it; one whose `unknown`
+/// yields a malformed entry is an error naming the file and that rule's line.
+#[test]
+fn a_malformed_unknown_entry_is_an_error_naming_file_and_line() {
+    let plain = format!("package team.mine\n\n{META}\n\ndeny contains 1 if {{ false }}\n");
+    let set = PolicySet::compile(&one(&plain), TEST_NOW_NS).unwrap();
+    assert_eq!(set.policies()[0].unknown_line, None);
+    for (entry, why) in [
+        ("\"just text\"", "must be an object"),
+        ("{\"project\": p.id}", "`msg` must be a non-empty string"),
+        (
+            "{\"project\": \"\", \"msg\": \"m\"}",
+            "`project` must be a non-empty string",
+        ),
+    ] {
+        let text = format!(
+            "package team.mine\n\n{META}\n\ndeny contains 1 if {{ false }}\n\n# why\nunknown contains {entry} if {{\n  some p in input.projects\n}}\n"
+        );
+        let mut set = PolicySet::compile(&one(&text), TEST_NOW_NS).unwrap();
+        let error = set
+            .evaluate(&input_of(serde_json::json!([{"id": "p1"}])))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("team/mine.rego:8: malformed `unknown` entry"),
+            "{error}"
+        );
+        assert!(error.contains(why), "{error}");
+    }
+}

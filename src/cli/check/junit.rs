@@ -2,7 +2,8 @@
 //! (Jenkins, GitLab, GitHub's test reporters): a `testsuite` per policy, a
 //! `testcase` per project; a failing violation is a `failure` carrying the
 //! message (and the remediation), a waived one is `skipped` with the
-//! waiver's reason, who and until. Valid against Ant's JUnit schema and
+//! waiver's reason, who and until, a project the policy could not judge is
+//! `skipped` with why (never a pass). Valid against Ant's JUnit schema and
 //! Jenkins' xUnit one (`tests/fixtures/junit-schemas.md`).
 
 use std::collections::HashMap;
@@ -32,6 +33,19 @@ fn xml(text: &str) -> String {
     out
 }
 
+/// What a test case reports: failing when one of its findings fails, else
+/// waived when one is waived, else not judged.
+fn case_outcome(list: &[&Finding]) -> FindingStatus {
+    let has = |status| list.iter().any(|f| f.status == status);
+    if has(FindingStatus::Failing) {
+        FindingStatus::Failing
+    } else if has(FindingStatus::Waived) {
+        FindingStatus::Waived
+    } else {
+        FindingStatus::Unknown
+    }
+}
+
 pub fn render(policies: &[Policy], input: &PolicyInput, findings: &[Finding]) -> String {
     let mut by_case: HashMap<(&str, &str), Vec<&Finding>> = HashMap::new();
     for finding in findings {
@@ -56,21 +70,21 @@ pub fn render(policies: &[Policy], input: &PolicyInput, findings: &[Finding]) ->
             .iter()
             .map(|project| (project, by_case.get(&(id, project.id.as_str()))))
             .collect();
+        let outcome = |found: Option<&Vec<&Finding>>| found.map(|list| case_outcome(list));
         let failed = cases
             .iter()
-            .filter(|(_, found)| {
-                found.is_some_and(|list| list.iter().any(|f| f.status == FindingStatus::Failing))
-            })
+            .filter(|(_, found)| outcome(*found) == Some(FindingStatus::Failing))
             .count();
-        let waived = cases
+        // Skipped: waived, or not judged.
+        let skipped = cases
             .iter()
             .filter(|(_, found)| {
-                found.is_some_and(|list| list.iter().all(|f| f.status == FindingStatus::Waived))
+                outcome(*found).is_some_and(|status| status != FindingStatus::Failing)
             })
             .count();
         let _ = writeln!(
             out,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failed}\" errors=\"0\" skipped=\"{waived}\" time=\"0\" timestamp=\"{timestamp}\" hostname=\"vantage\" id=\"{index}\" package=\"{}\">",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failed}\" errors=\"0\" skipped=\"{skipped}\" time=\"0\" timestamp=\"{timestamp}\" hostname=\"vantage\" id=\"{index}\" package=\"{}\">",
             xml(id),
             cases.len(),
             xml(&policy.package),
@@ -103,32 +117,49 @@ pub fn render(policies: &[Policy], input: &PolicyInput, findings: &[Finding]) ->
                 continue;
             };
             let _ = writeln!(out, "{open}>");
-            let failing: Vec<&&Finding> = list
-                .iter()
-                .filter(|f| f.status == FindingStatus::Failing)
-                .collect();
-            if failing.is_empty() {
-                let first = list[0];
-                let _ = writeln!(
-                    out,
-                    "      <skipped message=\"waived by {} until {}: {}\"/>",
-                    xml(first.waived_by.as_deref().unwrap_or("?")),
-                    first
-                        .waived_until
-                        .and_then(crate::timefmt::rfc3339)
-                        .unwrap_or_default(),
-                    xml(first.waiver_reason.as_deref().unwrap_or("")),
-                );
-            } else {
-                let messages: Vec<&str> = failing.iter().map(|f| f.message.as_str()).collect();
-                let _ = writeln!(
-                    out,
-                    "      <failure message=\"{}\" type=\"{}\">{}\n\nRemediation: {}</failure>",
-                    xml(&messages.join("; ")),
-                    policy.meta.severity.as_str(),
-                    xml(&messages.join("\n")),
-                    xml(&policy.meta.remediation),
-                );
+            let of_status = |status: FindingStatus| -> Vec<&Finding> {
+                list.iter()
+                    .copied()
+                    .filter(|f| f.status == status)
+                    .collect()
+            };
+            match case_outcome(list) {
+                FindingStatus::Failing => {
+                    let failing = of_status(FindingStatus::Failing);
+                    let messages: Vec<&str> = failing.iter().map(|f| f.message.as_str()).collect();
+                    let _ = writeln!(
+                        out,
+                        "      <failure message=\"{}\" type=\"{}\">{}\n\nRemediation: {}</failure>",
+                        xml(&messages.join("; ")),
+                        policy.meta.severity.as_str(),
+                        xml(&messages.join("\n")),
+                        xml(&policy.meta.remediation),
+                    );
+                }
+                FindingStatus::Waived => {
+                    let first = of_status(FindingStatus::Waived)[0];
+                    let _ = writeln!(
+                        out,
+                        "      <skipped message=\"waived by {} until {}: {}\"/>",
+                        xml(first.waived_by.as_deref().unwrap_or("?")),
+                        first
+                            .waived_until
+                            .and_then(crate::timefmt::rfc3339)
+                            .unwrap_or_default(),
+                        xml(first.waiver_reason.as_deref().unwrap_or("")),
+                    );
+                }
+                FindingStatus::Unknown => {
+                    let messages: Vec<&str> = of_status(FindingStatus::Unknown)
+                        .iter()
+                        .map(|f| f.message.as_str())
+                        .collect();
+                    let _ = writeln!(
+                        out,
+                        "      <skipped message=\"not judged: {}\"/>",
+                        xml(&messages.join("; ")),
+                    );
+                }
             }
             out.push_str("    </testcase>\n");
         }

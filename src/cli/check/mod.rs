@@ -2,7 +2,8 @@
 //! `policies/`, or `--policy`) over the workspace read live or from a
 //! snapshot, with the history's waivers applied; `check waive`, `check
 //! waivers` and `check test`. Exit 8 when a violation of `--fail-on`'s
-//! severity or worse is not waived (`cli/exit.rs`).
+//! severity or worse is not waived (`cli/exit.rs`); a project a policy could
+//! not judge is reported `unknown` and said on stderr, and changes no exit.
 
 pub mod args;
 mod gather;
@@ -10,17 +11,14 @@ mod junit;
 mod report;
 mod waivers;
 
-use std::collections::HashMap;
-
 use time::OffsetDateTime;
 
 pub use args::{CheckArgs, CheckCommand};
 
 use super::exit::CliError;
 use super::history::Local;
-use crate::history::waivers::standing;
 use crate::policy::files::load;
-use crate::policy::{FindingStatus, PolicyError, PolicySet, PolicySource, apply_waivers};
+use crate::policy::{Evaluation, FindingStatus, PolicyError, PolicySet, PolicySource};
 use crate::session::GlobalArgs;
 
 impl From<PolicyError> for CliError {
@@ -139,22 +137,18 @@ async fn check(args: CheckArgs, global: &GlobalArgs) -> Result<(), CliError> {
             .map_err(|error| CliError::Output(error.into()))?;
         return Ok(());
     }
-    let violations = set.evaluate(&input)?;
     let workspace = local.workspace.clone();
-    let waivers = standing(
-        local
-            .store
-            .with(move |store| store.all_waivers(&workspace))
-            .await?,
-    );
-    let names: HashMap<String, String> = input
-        .projects
-        .iter()
-        .filter_map(|project| Some((project.id.clone(), project.name.clone()??)))
-        .collect();
-    let findings = apply_waivers(violations, set.policies(), &waivers, &names, now);
-    report::write(&args, set.policies(), &input, &findings)?;
-    let failing = findings
+    let waivers = local
+        .store
+        .with(move |store| store.all_waivers(&workspace))
+        .await?;
+    let evaluation = Evaluation::of_set(&mut set, &input, waivers, now)?;
+    report::write(&args, &evaluation.policies, &input, &evaluation.findings)?;
+    // A policy that could not judge some projects does not fail the check
+    // (`--from-snapshot` must stay usable), but it is never silent.
+    report::not_judged(&evaluation);
+    let failing = evaluation
+        .findings
         .iter()
         .filter(|f| f.status == FindingStatus::Failing && f.severity.at_least(args.fail_on))
         .count();
@@ -164,6 +158,7 @@ async fn check(args: CheckArgs, global: &GlobalArgs) -> Result<(), CliError> {
     // the operating system, as compilers leave theirs.
     std::mem::forget(set);
     std::mem::forget(input);
+    std::mem::forget(evaluation);
     if failing > 0 {
         return Err(CliError::ViolationsFound(format!(
             "{failing} violation(s) of severity {} or worse are not waived",

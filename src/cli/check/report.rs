@@ -1,6 +1,7 @@
-//! What `vantage check` prints: one row per violation (failing or waived) in
-//! table, json, jsonl or csv through the shared writers; JUnit XML through
-//! `junit.rs`.
+//! What `vantage check` prints: one row per finding (a violation failing or
+//! waived, a project a policy could not judge: `unknown`) in table, json,
+//! jsonl or csv through the shared writers; JUnit XML through `junit.rs`;
+//! and on stderr, each policy that could not judge some projects.
 
 use super::args::{CheckArgs, CheckFormat};
 use super::junit;
@@ -9,7 +10,7 @@ use crate::cli::options::{Format, OutputArgs};
 use crate::cli::print::{Field, Row, write_each};
 use crate::formats::row::when;
 use crate::policy::input::PolicyInput;
-use crate::policy::{Finding, Policy};
+use crate::policy::{Evaluation, Finding, Policy};
 
 impl Row for Finding {
     const FIELDS: &'static [Field<Self>] = &[
@@ -61,4 +62,17 @@ pub fn write(
         }
         Ok(())
     })
+}
+
+/// Each policy that could not judge some projects, one line on stderr: the
+/// report says `unknown` row by row, this says it where a reader of the
+/// exit code looks, whatever the format.
+pub fn not_judged(evaluation: &Evaluation) {
+    for (policy, projects, message) in evaluation.not_judged() {
+        crate::stderr::line(format_args!(
+            "{}: {projects} project{} not judged: {message}",
+            policy.meta.id,
+            if projects == 1 { "" } else { "s" },
+        ));
+    }
 }

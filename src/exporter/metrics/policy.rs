@@ -1,5 +1,6 @@
 //! The team's policies (`exporter/policy.rs`): violations not waived by
-//! policy and severity, waived ones by policy, when the figures were made
+//! policy and severity, waived ones by policy, the projects each policy
+//! could not judge (a snapshot lacks what it reads), when the figures were made
 //! and from a snapshot taken when (timestamps, not ages: the rules compute
 //! the age), and the evaluations that failed. Absent while none succeeded;
 //! the last figures stay on show through a failure, as a source's do.
@@ -14,6 +15,10 @@ const VIOLATIONS: (&str, &str) = (
 const WAIVED: (&str, &str) = (
     "policy_waived",
     "Violations of each policy that a standing waiver covers, in the review history's newest snapshot; cached from the policy evaluation",
+);
+const UNKNOWN: (&str, &str) = (
+    "policy_unknown",
+    "Projects each policy could not judge (a field it reads is not in the snapshot), neither passing nor violating, in the review history's newest snapshot; cached from the policy evaluation",
 );
 const EVALUATED: (&str, &str) = (
     "policy_evaluation_timestamp_seconds",
@@ -50,6 +55,12 @@ pub(super) fn add_policies(families: &mut Families, scopes: &[Scope<'_>]) {
         for count in &tally.policies {
             let labels = scope.labels(&[("policy", &count.policy)]);
             families.gauge(WAIVED.0, WAIVED.1, labels, count.waived);
+        }
+    }
+    for (scope, tally) in tallies() {
+        for count in &tally.policies {
+            let labels = scope.labels(&[("policy", &count.policy)]);
+            families.gauge(UNKNOWN.0, UNKNOWN.1, labels, count.unknown);
         }
     }
     for (scope, tally) in tallies() {

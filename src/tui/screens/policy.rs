@@ -1,6 +1,7 @@
 //! The Policy screen: each policy the dashboard evaluates (the built-in pack
 //! and the config dir's `policies/`) with its id, severity, title and how
-//! many projects violate it, failing and waived; enter shows its projects
+//! many projects violate it, failing and waived, and how many it could not
+//! judge (what it reads is not in the document); enter shows its projects
 //! (the inventory under `--violates ID`, so back returns here). What the
 //! selected policy says of itself is under the table.
 
@@ -68,6 +69,18 @@ impl PolicyScreen {
         self.policies().get(self.selected)
     }
 
+    /// How many projects the selected policy could not judge, and why.
+    fn selected_not_judged(&self) -> Option<(usize, &str)> {
+        let id = &self.selected_policy()?.meta.id;
+        self.shown
+            .evaluation
+            .as_ref()?
+            .not_judged()
+            .into_iter()
+            .find(|(policy, _, _)| &policy.meta.id == id)
+            .map(|(_, projects, message)| (projects, message))
+    }
+
     pub fn update(&mut self, _token: u64, msg: Msg, _cx: &mut Cx) -> bool {
         match msg {}
     }
@@ -119,6 +132,7 @@ impl PolicyScreen {
             Cell::from("Title"),
             Cell::from(Line::from("Failing").right_aligned()),
             Cell::from(Line::from("Waived").right_aligned()),
+            Cell::from(Line::from("Unknown").right_aligned()),
         ])
         .style(theme.title);
         let id_width = evaluation
@@ -131,7 +145,7 @@ impl PolicyScreen {
         // What the Title column gets: the row less the other columns, their gaps and the
         // highlight symbol. A cut title ends in "…", as every other cut cell does.
         let title_width = (area.width as usize)
-            .saturating_sub(8 + id_width as usize + 7 + 6 + 4 + 2)
+            .saturating_sub(8 + id_width as usize + 7 + 6 + 7 + 5 + 2)
             .max(10);
         let rows: Vec<Row> = evaluation
             .policies
@@ -158,6 +172,18 @@ impl PolicyScreen {
                         Line::from(Span::styled(thousands(counts.waived as i64), theme.dim))
                             .right_aligned(),
                     ),
+                    // Not judged: never a clean 0 drawn as a pass, never a failure.
+                    Cell::from(
+                        Line::from(Span::styled(
+                            thousands(counts.unknown as i64),
+                            if counts.unknown > 0 {
+                                theme.accent
+                            } else {
+                                theme.dim
+                            },
+                        ))
+                        .right_aligned(),
+                    ),
                 ])
             })
             .collect();
@@ -170,6 +196,7 @@ impl PolicyScreen {
                 Constraint::Min(10),
                 Constraint::Length(7),
                 Constraint::Length(6),
+                Constraint::Length(7),
             ],
         )
         .header(header)
@@ -185,13 +212,14 @@ impl PolicyScreen {
         frame.render_stateful_widget(table, area, &mut state);
     }
 
-    /// The selected policy's description, remediation and origin.
+    /// The selected policy's description, remediation, why it could not
+    /// judge some projects (when it could not), and origin.
     fn draw_about(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
         let theme = view.theme;
         let Some(policy) = self.selected_policy() else {
             return;
         };
-        let lines = vec![
+        let mut lines = vec![
             Line::from(vec![
                 Span::styled(format!("{}: ", fit(&policy.meta.id, 40)), theme.title),
                 Span::styled(
@@ -211,6 +239,19 @@ impl PolicyScreen {
                 theme.dim,
             )),
         ];
+        if let Some((projects, message)) = self.selected_not_judged() {
+            // Said before the origin, which the pane may cut.
+            lines.insert(
+                2,
+                Line::from(vec![
+                    Span::styled(
+                        format!("{} not judged: ", thousands(projects as i64)),
+                        theme.accent,
+                    ),
+                    Span::styled(sanitize_line(message).into_owned(), theme.dim),
+                ]),
+            );
+        }
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), area);
     }
 }
@@ -293,7 +334,12 @@ impl Screen for PolicyScreen {
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
         let theme = view.theme;
         let error_rows = if self.shown.error.is_some() { 2 } else { 0 };
-        let about_rows = if area.height >= 16 { ABOUT_ROWS } else { 0 };
+        // Two more for why the selected policy could not judge some projects.
+        let about_rows = match (area.height >= 16, self.selected_not_judged()) {
+            (false, _) => 0,
+            (true, None) => ABOUT_ROWS,
+            (true, Some(_)) => ABOUT_ROWS + 2,
+        };
         let [head_area, error_area, table_area, about_area] = Layout::vertical([
             Constraint::Length(1),
             Constraint::Length(error_rows),

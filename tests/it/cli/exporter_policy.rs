@@ -3,7 +3,8 @@
 //! review history's newest snapshot with the policies `vantage check` loads
 //! (`policy::files::load`): a teammate's waiver on the shared database shows
 //! within the minute's check, an expired one stops counting by itself, and
-//! nothing is evaluated again while nothing changed.
+//! nothing is evaluated again while nothing changed. `vantage_policy_unknown
+//! {policy}` counts the projects a policy could not judge on the snapshot.
 
 use std::time::Duration;
 
@@ -148,6 +149,78 @@ async fn policy_metrics_follow_the_history_and_a_teammates_waiver_within_a_minut
     let text = scraped(&exporter).await;
     assert!(has(&text, &format!("{VIOLATIONS} 2")), "{text}");
     assert!(has(&text, &format!("{WAIVED} 0")), "{text}");
+    exporter.stop();
+}
+
+/// Issue 38: a snapshot keeps no scan times, so `stale_scan` cannot judge a
+/// published project there: `vantage_policy_unknown{policy}` counts them
+/// beside the violations (0 for stale_scan, never read as all clear) and
+/// every other policy's 0, with its HELP text; promtool reads it.
+#[tokio::test(flavor = "multi_thread")]
+async fn policy_unknown_counts_the_projects_a_policy_could_not_judge() {
+    let (server, clock) = demo_server().await;
+    let exporter = exporter(&server, &clock, vec![]).await;
+    let local = file_store();
+    let published = |id: &str, name: &str| vantage::history::ProjectState {
+        is_published: true,
+        audience: Some("workspace".into()),
+        ..project(id, name)
+    };
+    off_runtime(|| {
+        local
+            .open()
+            .record(
+                &Capture {
+                    workspace_id: ENTERPRISE_WS.into(),
+                    ..capture(
+                        T0,
+                        vec![
+                            published("p1", "one"),
+                            published("p2", "two"),
+                            project("p3", "three"),
+                        ],
+                        vec![],
+                    )
+                },
+                Default::default(),
+            )
+            .unwrap();
+    });
+    let (sources, _) = vantage::policy::files::load(&[], None).unwrap();
+    let plan = PolicyPlan {
+        sources,
+        location: local.location.clone(),
+        every: Duration::from_secs(600),
+    };
+    let mut watch = PolicyWatch::new(plan, ENTERPRISE_WS.into(), exporter.cache.clone());
+    assert!(off_runtime(
+        move || watch.step(T0 + time::Duration::hours(1))
+    ));
+    let text = scraped(&exporter).await;
+    assert!(
+        has(&text, "vantage_policy_unknown{policy=\"stale_scan\"} 2"),
+        "{text}"
+    );
+    assert!(
+        has(
+            &text,
+            "vantage_policy_violations{policy=\"stale_scan\",severity=\"high\"} 0"
+        ),
+        "{text}"
+    );
+    assert!(
+        has(&text, "vantage_policy_unknown{policy=\"review_current\"} 0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("# HELP vantage_policy_unknown Projects each policy could not judge"),
+        "{text}"
+    );
+    assert!(
+        text.contains("# TYPE vantage_policy_unknown gauge"),
+        "{text}"
+    );
+    promtool_check_metrics(&text);
     exporter.stop();
 }
 

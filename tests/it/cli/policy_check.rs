@@ -682,3 +682,100 @@ async fn inventory_violates_reads_the_inventory_once() {
         csv.stdout
     );
 }
+
+/// Issue 38: a snapshot keeps no scan times, so over one `stale_scan` cannot
+/// judge a published project: it reports each as `unknown` with why, in
+/// every format, and says so on stderr, never a silent pass; the exit code
+/// stays 0 (`--from-snapshot` stays usable). Live, where the times are
+/// read, it judges every one.
+#[tokio::test]
+async fn over_a_snapshot_stale_scan_says_which_projects_it_could_not_judge() {
+    let (_server, cli) = generated(60).await;
+    let check = |extra: &'static [&'static str]| {
+        let cli = &cli;
+        async move {
+            let mut args = vec!["check", "--only", "stale_scan", "--now", NOW];
+            args.extend_from_slice(extra);
+            cli.run(&args).await
+        }
+    };
+    let live = check(&["-o", "json"]).await.expect(8);
+    let live: Vec<Value> = serde_json::from_str(&live.stdout).unwrap();
+    let stale = failing(&live, "stale_scan");
+    assert!(!stale.is_empty(), "the workspace has stale scans");
+    assert!(live.iter().all(|f| f["status"] != "unknown"), "{live:?}");
+    let published: BTreeSet<String> = inventory(&cli, &["--is-published", "true"])
+        .await
+        .iter()
+        .map(|p| p["id"].as_str().unwrap().to_owned())
+        .collect();
+
+    cli.run(&["snapshot"]).await.expect(0);
+    let run = check(&["--from-snapshot", "-o", "json"]).await.expect(0);
+    let findings: Vec<Value> = serde_json::from_str(&run.stdout).unwrap();
+    let not_judged: BTreeSet<String> = findings
+        .iter()
+        .filter(|f| f["policy"] == "stale_scan" && f["status"] == "unknown")
+        .map(|f| f["project_id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(not_judged, published, "{findings:#?}");
+    assert!(stale.is_subset(&not_judged));
+    assert!(failing(&findings, "stale_scan").is_empty());
+    assert!(
+        findings
+            .iter()
+            .all(|f| f["message"]
+                == "last scan not known here (a snapshot does not keep scan times)"),
+        "{findings:#?}"
+    );
+    let said = format!(
+        "stale_scan: {} projects not judged: last scan not known here",
+        published.len()
+    );
+    assert!(run.stderr.contains(&said), "{}", run.stderr);
+
+    // jsonl, csv and the table carry the status too; JUnit skips the case.
+    let jsonl = check(&["--from-snapshot", "-o", "jsonl"]).await.expect(0);
+    let unknown_lines = jsonl
+        .stdout
+        .lines()
+        .filter(|line| line.contains("\"status\":\"unknown\""))
+        .count();
+    assert_eq!(unknown_lines, published.len(), "{}", jsonl.stdout);
+    let csv = check(&["--from-snapshot", "-o", "csv"]).await.expect(0);
+    let rows = crate::cli::support::parse_csv(&csv.stdout);
+    let status = rows[0]
+        .iter()
+        .position(|name| name.eq_ignore_ascii_case("status"))
+        .unwrap_or_else(|| panic!("a status column: {:?}", rows[0]));
+    assert_eq!(rows.len(), published.len() + 1, "{}", csv.stdout);
+    assert!(rows[1..].iter().all(|row| row[status] == "unknown"));
+    let table = check(&["--from-snapshot", "-o", "table"]).await.expect(0);
+    assert!(table.stdout.contains("unknown"), "{}", table.stdout);
+    let junit = check(&["--from-snapshot", "-o", "junit"]).await.expect(0);
+    assert!(junit.stderr.contains(&said), "{}", junit.stderr);
+    for xsd in ["junit-ant.xsd", "junit-jenkins-xunit-10.xsd"] {
+        assert_eq!(xmllint_problems(&junit.stdout, xsd), "", "{xsd}");
+    }
+    let document = roxmltree::Document::parse(&junit.stdout).unwrap();
+    let skipped: Vec<&str> = document
+        .descendants()
+        .filter(|n| n.has_tag_name("skipped"))
+        .filter_map(|n| n.attribute("message"))
+        .collect();
+    assert_eq!(skipped.len(), published.len());
+    assert!(
+        skipped
+            .iter()
+            .all(|m| m.starts_with("not judged: last scan not known here"))
+    );
+    assert!(!document.descendants().any(|n| n.has_tag_name("failure")));
+    let suite = document
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite"))
+        .unwrap();
+    assert_eq!(
+        suite.attribute("skipped"),
+        Some(published.len().to_string().as_str())
+    );
+}

@@ -84,33 +84,52 @@ struct Bench {
 
 impl Bench {
     fn new(config_file: Option<PathBuf>, dir: tempfile::TempDir) -> Self {
+        let client = Client::new(ClientConfig::new(
+            "http://127.0.0.1:9",
+            ApiKey::new(ENTERPRISE_ADMIN).unwrap(),
+        ))
+        .unwrap();
+        Self::on(
+            client,
+            WS,
+            vantage::clock::Clock::manual(T0),
+            config_file,
+            dir,
+        )
+    }
+
+    /// The App of `workspace` on `client`, its history in `dir`.
+    fn on(
+        client: Client,
+        workspace: &str,
+        clock: vantage::clock::Clock,
+        config_file: Option<PathBuf>,
+        dir: tempfile::TempDir,
+    ) -> Self {
         let mut settings = crate::tui::support::settings(ThemeName::Dark, ColorDepth::TrueColor);
         settings.config_file = config_file;
         let app = App::new(
             Identity {
-                workspace: WS.into(),
-                workspace_id: WS.into(),
+                workspace: workspace.into(),
+                workspace_id: workspace.into(),
                 plan: None,
                 api_version: "2026-09-11".into(),
                 read_only: false,
             },
             settings,
         );
-        let client = Client::new(ClientConfig::new(
-            "http://127.0.0.1:9",
-            ApiKey::new(ENTERPRISE_ADMIN).unwrap(),
-        ))
-        .unwrap();
-        let clock = vantage::clock::Clock::manual(T0);
         let executor = WithHistory::new(
             ClientServices {
                 client,
-                workspace_id: WS.into(),
+                workspace_id: workspace.into(),
                 clock: clock.clone(),
             },
             HistoryAccess {
                 location: HistoryLocation::File(dir.path().join("history.sqlite3")),
-                config: HistoryConfig::default(),
+                config: HistoryConfig {
+                    detail_requests: 0,
+                    ..HistoryConfig::default()
+                },
                 progress: None,
             },
         );
@@ -328,9 +347,13 @@ async fn the_policy_tab_lists_counts_and_enter_shows_the_projects_back_returns()
         .trim_matches('"')
         .split_whitespace()
         .rev()
-        .take(2)
+        .take(3)
         .collect();
-    assert_eq!(counts, ["1", "0"], "waived 1, failing 0: {waived}");
+    assert_eq!(
+        counts,
+        ["0", "1", "0"],
+        "not judged 0, waived 1, failing 0: {waived}"
+    );
     let at = bench
         .app
         .policy
@@ -550,9 +573,12 @@ async fn the_evaluation_starts_from_the_newest_snapshot_with_live_rows_over_it()
     assert_eq!(first.over.snapshot, Some((snapshot.id, snapshot.taken_at)));
     assert_eq!(first.over.projects as i64, snapshot.projects);
     assert_eq!(first.over.live_rows, 0);
-    // A snapshot keeps no scan times: stale_scan knows nothing from it
-    // alone; what it keeps (published, reviewed) is read.
-    assert_eq!(first.evaluation.policy_counts("stale_scan").total(), 0);
+    // A snapshot keeps no scan times: stale_scan cannot judge a published
+    // project from it alone, and says so; what it keeps (published,
+    // reviewed) is read.
+    let stale = first.evaluation.policy_counts("stale_scan");
+    assert_eq!(stale.total(), 0);
+    assert!(stale.unknown > 0, "{stale:?}");
     assert!(first.evaluation.policy_counts("review_current").failing > 0);
     // The snapshot's part is kept while it is the newest.
     let again = run_on(&executor, evaluate(Vec::new(), first.base.clone()))
@@ -589,10 +615,19 @@ async fn the_evaluation_starts_from_the_newest_snapshot_with_live_rows_over_it()
         .evaluation
         .findings
         .iter()
-        .filter(|finding| finding.policy == "stale_scan")
+        .filter(|finding| finding.policy == "stale_scan" && finding.status.is_violation())
         .map(|finding| finding.project_id.as_str())
         .collect();
     assert_eq!(stale, [target.as_str()]);
+    // Judged now: not among those stale_scan could not judge.
+    assert!(
+        after
+            .evaluation
+            .of_project(&target)
+            .filter(|finding| finding.policy == "stale_scan")
+            .all(|finding| finding.status.is_violation()),
+        "{target}"
+    );
     server.stop().await;
 }
 
@@ -612,4 +647,127 @@ async fn a_policy_title_cut_to_the_column_ends_in_an_ellipsis() {
     let wide = bench.text(200, 40);
     let row = line_with(&wide, "public_personal_data");
     assert!(!row.contains('…'), "a title that fits is whole: {row}");
+}
+
+/// Issue 38: a snapshot keeps no scan times, so over a snapshot alone (no
+/// inventory row loaded yet) `stale_scan` cannot judge a published project.
+/// The Policy tab says how many it could not judge, in a column of its own
+/// that still fits 80 columns, never a clean 0, and under the table why.
+#[tokio::test]
+async fn over_a_snapshot_alone_the_policy_tab_counts_what_stale_scan_could_not_judge() {
+    use vantage::history::SnapshotRef;
+    use vantage::tui::review::ops::TakeSnapshot;
+
+    let (server, clock) = crate::common::demo_server().await;
+    let client = Client::new(ClientConfig::new(
+        server.base_url(),
+        ApiKey::new(ENTERPRISE_ADMIN).unwrap(),
+    ))
+    .unwrap();
+    let workspace = crate::common::ENTERPRISE_WS;
+    let mut bench = Bench::on(client, workspace, clock, None, tempfile::tempdir().unwrap());
+    run_on(&bench.executor, TakeSnapshot).await.unwrap();
+    // The published projects the snapshot holds: none has a scan time there.
+    let store = Store::open(&bench.dir.path().join("history.sqlite3")).unwrap();
+    let snapshot = store
+        .resolve(workspace, &SnapshotRef::Last)
+        .unwrap()
+        .unwrap();
+    let projects = store.projects(snapshot.id).unwrap();
+    let published: Vec<_> = projects.iter().filter(|p| p.is_published).collect();
+    assert!(!published.is_empty());
+    drop(store);
+
+    let start = bench.app.start(T0);
+    bench.evaluate(&start).await;
+    bench.press(key('8'));
+    let frame = bench.draw(80, 24);
+    let screen = frame.full();
+    let head = line_with(&screen, "Severity");
+    assert!(
+        head.contains("Failing") && head.contains("Waived") && head.contains("Unknown"),
+        "{screen}"
+    );
+    let stale = line_with(&screen, "stale_scan");
+    let counts: Vec<&str> = stale
+        .trim_matches('"')
+        .split_whitespace()
+        .rev()
+        .take(3)
+        .collect();
+    assert_eq!(
+        counts,
+        [published.len().to_string().as_str(), "0", "0"],
+        "not judged {}, waived 0, failing 0: {stale}",
+        published.len()
+    );
+    insta::assert_snapshot!("policy_screen_over_a_snapshot_80x24", frame.body());
+
+    server.stop().await;
+}
+
+/// Issue 38: a policy that could not judge a project is on its screen, dim
+/// and with why, after the violations and without a remediation; a project
+/// no policy found in violation says how many policies judged it. The
+/// inventory's Policy cell says `?`, never the clean `·`.
+#[tokio::test]
+async fn the_project_screen_shows_a_policy_that_could_not_judge_it_dimly_with_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let policies = dir.path().join("policies");
+    std::fs::create_dir(&policies).unwrap();
+    std::fs::write(
+        policies.join("team_owner.rego"),
+        "package team.team_owner\n\nimport rego.v1\n\n__rego_metadata__ := {\"id\": \"team_owner\", \
+         \"title\": \"Owner known\", \"severity\": \"low\", \"description\": \"d\", \
+         \"remediation\": \"name an owner\"}\n\ndeny contains x if {\n  some p in input.projects\n  \
+         p.owner.display_name == \"nobody\"\n  x := {\"project\": p.id, \"msg\": \"m\"}\n}\n\n\
+         unknown contains {\"project\": p.id, \"msg\": \"owner unknown\"} if {\n  \
+         some p in input.projects\n  p.id == \"prj_quiet\"\n}\n",
+    )
+    .unwrap();
+    let config = dir.path().join("config.toml");
+    let mut bench = Bench::new(Some(config), dir).loaded().await;
+    let screen = bench.text(140, 30);
+    // The Policy column's cell in Quiet's row.
+    let column = |line: &str| -> String {
+        let head: Vec<char> = line_with(&screen, "Priority").chars().collect();
+        let at = (0..head.len())
+            .find(|&i| head[i..].starts_with(&['P', 'o', 'l', 'i', 'c', 'y']))
+            .expect("a Policy column");
+        line.chars().skip(at.saturating_sub(1)).take(8).collect()
+    };
+    let cell = column(line_with(&screen, "Quiet"));
+    assert_eq!(cell.trim(), "?", "{screen}");
+    // Quiet is the third row.
+    bench.press(key('j'));
+    bench.press(key('j'));
+    bench.press(special(KeyCode::Enter));
+    let frame = bench.draw(100, 60);
+    let screen = frame.full();
+    let total = bench.app.policy.policies().len();
+    assert!(
+        screen.contains(&format!(
+            "✓ violates none of the {} policies that could judge it",
+            total - 1
+        )),
+        "{screen}"
+    );
+    let row = line_with(&screen, "team_owner");
+    assert!(
+        row.contains("? low team_owner: not judged: owner unknown"),
+        "{screen}"
+    );
+    assert!(
+        !screen.contains("name an owner"),
+        "no remediation: {screen}"
+    );
+    let buffer = frame.buffer();
+    let y = screen
+        .lines()
+        .position(|line| line.contains("team_owner"))
+        .unwrap() as u16;
+    let x = (0..buffer.area.width)
+        .find(|&x| buffer[(x, y)].symbol() == "?")
+        .unwrap();
+    assert_eq!(buffer[(x, y)].fg, bench.app.theme.dim.fg.unwrap());
 }

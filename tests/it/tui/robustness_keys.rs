@@ -335,6 +335,7 @@ fn canned_evaluation(
         package: "team.rule".into(),
         origin: "rule.rego".into(),
         deny_line: 1,
+        unknown_line: None,
     };
     vantage::tui::policies::Evaluated {
         evaluation: Arc::new(Evaluation::new(vec![policy], vec![finding])),

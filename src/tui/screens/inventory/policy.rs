@@ -73,10 +73,14 @@ impl PolicyFilter {
 }
 
 /// The Policy column's cell: failing violations, then the waived ones in
-/// dim; `·` for none, `…` while the project is not evaluated yet.
+/// dim; `·` for none, `?` (dim) for none found while some policy could not
+/// judge the project, `…` while the project is not evaluated yet.
 pub fn policy_cell(shown: &PolicyShown, item: &InventoryItem, theme: &Theme) -> TableCell<'static> {
     let spans = match shown.counts_of(&item.id) {
         None => vec![Span::styled("…", theme.dim)],
+        Some(counts) if counts.total() == 0 && counts.unknown > 0 => {
+            vec![Span::styled("?", theme.dim)]
+        }
         Some(counts) if counts.total() == 0 => vec![Span::styled("·", theme.dim)],
         Some(counts) => {
             let mut spans = Vec::new();

@@ -1,6 +1,7 @@
 //! The project's violations on its screen: each with its severity, the
 //! policy's message and remediation; a waived one with its reason, who and
-//! until when. From the dashboard's evaluation (`tui/policies/`).
+//! until when; a policy that could not judge the project dim, with why.
+//! From the dashboard's evaluation (`tui/policies/`).
 
 use ratatui::text::{Line, Span};
 
@@ -29,22 +30,40 @@ impl ProjectScreen {
             return lines;
         };
         let findings: Vec<_> = evaluation.of_project(&self.target.id).collect();
-        if findings.is_empty() {
-            lines.push(Line::from(Span::styled(
-                fit(
-                    &format!(
-                        "✓ violates none of the {} policies",
-                        evaluation.policies.len()
-                    ),
-                    width,
-                ),
-                theme.ok,
-            )));
-            return lines;
+        if !findings.iter().any(|finding| finding.status.is_violation()) {
+            let not_judged: std::collections::HashSet<&str> = findings
+                .iter()
+                .map(|finding| finding.policy.as_str())
+                .collect();
+            let judged = evaluation.policies.len().saturating_sub(not_judged.len());
+            let words = if not_judged.is_empty() {
+                format!("✓ violates none of the {judged} policies")
+            } else {
+                format!("✓ violates none of the {judged} policies that could judge it")
+            };
+            lines.push(Line::from(Span::styled(fit(&words, width), theme.ok)));
         }
         let indent = "    ";
         let inner = width.saturating_sub(indent.len()).max(10);
-        for finding in findings {
+        // Violations first; the policies that could not judge it after them.
+        let (violations, not_judged): (Vec<_>, Vec<_>) = findings
+            .into_iter()
+            .partition(|finding| finding.status.is_violation());
+        for finding in violations.into_iter().chain(not_judged) {
+            if finding.status == FindingStatus::Unknown {
+                let head = format!(
+                    "? {} {}: not judged: {}",
+                    finding.severity.as_str(),
+                    sanitize_line(&finding.policy),
+                    sanitize_line(&finding.message),
+                );
+                lines.extend(
+                    wrap_words(&head, width, 3)
+                        .into_iter()
+                        .map(|line| Line::from(Span::styled(line, theme.dim))),
+                );
+                continue;
+            }
             let waived = finding.status == FindingStatus::Waived;
             let style = if waived {
                 theme.dim
