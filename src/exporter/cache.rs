@@ -10,6 +10,7 @@ use time::OffsetDateTime;
 use super::standing::Problem;
 use crate::api::model::{Insights, InventoryItem, Realtime};
 use crate::api::{ClientEvent, RateLimitState};
+use crate::policy::gather::LiveProjects;
 
 /// Where a cached value came from; the `source` label of the data-age and
 /// poll-error metrics.
@@ -235,8 +236,12 @@ pub struct Snapshot {
     pub walk: Option<WalkProgress>,
     /// When the inventory tally on show was completed.
     pub walk_completed_at: Option<OffsetDateTime>,
-    /// Whether this exporter evaluates the policies at all.
+    /// Whether this exporter evaluates the policies at all: the inventory
+    /// walk then keeps its rows for them.
     pub policies_evaluated: bool,
+    /// The last finished walk's projects, for the policies: laid over the
+    /// newest snapshot, which keeps no scan times and few counts.
+    pub live_projects: Option<Arc<LiveProjects>>,
     /// The last evaluation's figures that succeeded.
     pub policy: Option<PolicyTally>,
     /// Evaluations that failed (no history, no snapshot, a broken policy).

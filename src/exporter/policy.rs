@@ -4,9 +4,12 @@
 //! marks; its waivers applied), off the scrape path: on a blocking thread
 //! beside the poller, one evaluation at a time, never more often than the
 //! history changes, a standing waiver expires or `--policy-interval` passes
-//! (time moves the age rules). No API request: the snapshot job
-//! (`vantage snapshot`, the shipped systemd timer) keeps the history fresh,
-//! and `vantage_policy_input_timestamp_seconds` says how fresh.
+//! (time moves the age rules) or the inventory walk finishes. No API request
+//! of its own: the snapshot job (`vantage snapshot`, the shipped systemd
+//! timer) keeps the history fresh, and `vantage_policy_input_timestamp_seconds`
+//! says how fresh; the inventory walk's rows, once one has read every
+//! project, are laid over the snapshot (which keeps no scan times and few
+//! counts), so that `stale_scan` and `public_personal_data` can judge.
 
 use std::time::Duration;
 
@@ -44,6 +47,8 @@ pub enum PolicyWatchError {
 /// When the figures on show were made, and what would make them stale.
 struct Evaluated {
     data_version: i64,
+    /// When the live rows it read were read, if it read any.
+    live_read_at: Option<OffsetDateTime>,
     at: OffsetDateTime,
     /// The first standing waiver's end: the figures change then.
     next_expiry: Option<OffsetDateTime>,
@@ -99,12 +104,14 @@ impl PolicyWatch {
         last: Option<&Evaluated>,
         every: Duration,
         data_version: i64,
+        live_read_at: Option<OffsetDateTime>,
         now: OffsetDateTime,
     ) -> bool {
         let Some(last) = last else {
             return true;
         };
         last.data_version != data_version
+            || last.live_read_at != live_read_at
             || now - last.at >= every
             || last.next_expiry.is_some_and(|at| at <= now)
     }
@@ -115,14 +122,30 @@ impl PolicyWatch {
             None => self.store.insert(Store::open_at(&self.plan.location)?),
         };
         let data_version = store.data_version()?;
-        if !Self::due(self.last.as_ref(), self.plan.every, data_version, now) {
+        // The inventory walk's rows, when one has finished: the snapshot keeps
+        // no scan times and few counts, they do.
+        let live = self.cache.update(|snapshot| snapshot.live_projects.clone());
+        let live_read_at = live.as_ref().map(|live| live.read_at);
+        if !Self::due(
+            self.last.as_ref(),
+            self.plan.every,
+            data_version,
+            live_read_at,
+            now,
+        ) {
             return Ok(false);
         }
-        let input = gather::from_snapshot(store, &self.workspace, &SnapshotRef::Last, now)?
-            .ok_or_else(|| PolicyWatchError::NoSnapshot(self.workspace.clone()))?;
+        let input = gather::from_snapshot_and_live(
+            store,
+            &self.workspace,
+            &SnapshotRef::Last,
+            live.as_deref(),
+            now,
+        )?
+        .ok_or_else(|| PolicyWatchError::NoSnapshot(self.workspace.clone()))?;
         // The snapshot's time, as the document says it.
         let taken_at = OffsetDateTime::parse(
-            &input.sources.projects.at,
+            &input.sources.workspace.at,
             &time::format_description::well_known::Rfc3339,
         )
         .ok();
@@ -156,6 +179,7 @@ impl PolicyWatch {
         self.cache.update(|snapshot| snapshot.policy = Some(tally));
         self.last = Some(Evaluated {
             data_version,
+            live_read_at,
             at: now,
             next_expiry,
         });

@@ -20,11 +20,13 @@ use tokio::sync::{broadcast, watch};
 
 use super::cache::{Cache, InventoryTally, Source, WalkProgress};
 use super::standing::{Problem, RECHECK, Standing};
+use crate::api::model::InventoryItem;
 use crate::api::page::Pages;
 use crate::api::{
     ApiError, Client, ClientEvent, InventoryParams, ListInventory, RateLimitState, Reserve,
 };
 use crate::clock::Clock;
+use crate::policy::gather::LiveProjects;
 use crate::text::sanitize_line;
 
 /// The largest inventory page: fewest requests per walk.
@@ -94,8 +96,29 @@ impl PollPlan {
 /// one's cursor, the walk's bounds), and its progress as the metrics show it.
 struct InventoryWalk {
     tally: InventoryTally,
+    /// Its rows as the policies read them, when they are evaluated.
+    rows: Option<LiveProjects>,
     pages: Pages<ListInventory>,
     progress: WalkProgress,
+}
+
+impl InventoryWalk {
+    /// Keeps a page's rows for the policies, if they are kept: a row the
+    /// document cannot hold drops them all (logged), so the policies read
+    /// the snapshot alone rather than a workspace with a project missing.
+    fn keep_rows(&mut self, items: &[InventoryItem], now: OffsetDateTime, workspace: &str) {
+        let Some(rows) = &mut self.rows else {
+            return;
+        };
+        for item in items {
+            if let Err(error) = rows.add(item) {
+                tracing::warn!(%workspace, "the inventory walk's rows are not kept for the policies: {error}");
+                self.rows = None;
+                return;
+            }
+        }
+        rows.read_at = now;
+    }
 }
 
 pub struct Poller {
@@ -409,8 +432,10 @@ impl Poller {
                     params,
                     cursor: None,
                 };
+                let policies = self.cache.update(|snapshot| snapshot.policies_evaluated);
                 InventoryWalk {
                     tally: InventoryTally::default(),
+                    rows: policies.then(|| LiveProjects::new(progress.started_at)),
                     pages: Pages::new(&self.client, first),
                     progress,
                 }
@@ -442,6 +467,7 @@ impl Poller {
             for item in &page.data {
                 walk.tally.add(item);
             }
+            walk.keep_rows(&page.data, self.clock.now(), &workspace);
             walk.progress.pages += 1;
             let progress = walk.progress;
             self.cache.update(|snapshot| snapshot.walk = Some(progress));
@@ -451,8 +477,15 @@ impl Poller {
             }
         }
         let now = self.clock.now();
+        let rows = walk.rows.map(|mut rows| {
+            rows.complete = true;
+            std::sync::Arc::new(rows)
+        });
         self.cache.update(|snapshot| {
             snapshot.inventory = Some(walk.tally);
+            if rows.is_some() {
+                snapshot.live_projects = rows;
+            }
             snapshot.walk = None;
             snapshot.walk_completed_at = Some(now);
         });

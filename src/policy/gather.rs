@@ -153,12 +153,13 @@ pub fn review(mark: &ReviewMark) -> ReviewInput {
     }
 }
 
-/// Gives each project its standing mark. A live project is compared with
-/// the reviewed state at once (`ReviewMark::against_live`), as the dashboard
-/// does; a snapshot's with the snapshot, as the history did.
+/// Gives each project its standing mark. A live project (one `live_state`
+/// knows) is compared with the reviewed state at once
+/// (`ReviewMark::against_live`), as the dashboard does; a snapshot's with
+/// the snapshot, as the history did.
 pub fn attach_reviews(
     projects: &mut [ProjectInput],
-    live_items: &HashMap<String, InventoryItem>,
+    live_state: impl Fn(&str) -> Option<ProjectState>,
     marks: &HashMap<String, ReviewMark>,
     read_at: OffsetDateTime,
 ) {
@@ -166,11 +167,79 @@ pub fn attach_reviews(
         let Some(mark) = marks.get(&project.id) else {
             continue;
         };
-        let mark = match live_items.get(&project.id) {
-            Some(item) => mark.against_live(&ProjectState::from_item(item), read_at),
+        let mark = match live_state(&project.id) {
+            Some(state) => mark.against_live(&state, read_at),
             None => mark.clone(),
         };
         project.review = Some(review(&mark));
+    }
+}
+
+/// The live inventory's projects as the document holds them, with the
+/// state each mark is compared with: what a reader of the inventory lays
+/// over a snapshot ([`from_snapshot`]), which keeps no scan times and few
+/// counts, so that the policies reading them can judge.
+#[derive(Debug, Clone)]
+pub struct LiveProjects {
+    /// When the last of them was read.
+    pub read_at: OffsetDateTime,
+    pub projects: Vec<ProjectInput>,
+    pub states: HashMap<String, ProjectState>,
+    /// Every project of the workspace (a finished walk): a project only the
+    /// snapshot holds is gone since, and left out.
+    pub complete: bool,
+}
+
+impl LiveProjects {
+    pub fn new(read_at: OffsetDateTime) -> Self {
+        Self {
+            read_at,
+            projects: Vec::new(),
+            states: HashMap::new(),
+            complete: false,
+        }
+    }
+
+    /// One more row as the service sent it.
+    pub fn add(&mut self, item: &InventoryItem) -> Result<(), PolicyError> {
+        self.projects.push(typed_project(item)?);
+        self.states
+            .insert(item.id.clone(), ProjectState::from_item(item));
+        Ok(())
+    }
+}
+
+/// `live` laid over `projects` (a snapshot's, in its order): each live
+/// project over its own ([`over_snapshot`]), a project new since the
+/// snapshot after them; with `complete`, a project `live` lacks is gone.
+pub fn overlay_live(
+    projects: &mut Vec<ProjectInput>,
+    live: impl IntoIterator<Item = ProjectInput>,
+    complete: bool,
+) {
+    let mut at: HashMap<String, usize> = projects
+        .iter()
+        .enumerate()
+        .map(|(index, project)| (project.id.clone(), index))
+        .collect();
+    let mut seen = vec![false; projects.len()];
+    for project in live {
+        match at.get(&project.id) {
+            Some(&index) => {
+                let merged = over_snapshot(project, projects.get(index));
+                projects[index] = merged;
+                seen[index] = true;
+            }
+            None => {
+                at.insert(project.id.clone(), projects.len());
+                projects.push(project);
+                seen.push(true);
+            }
+        }
+    }
+    if complete {
+        let mut kept = seen.into_iter();
+        projects.retain(|_| kept.next().unwrap_or(true));
     }
 }
 
@@ -197,6 +266,19 @@ pub fn from_snapshot(
     reference: &SnapshotRef,
     now: OffsetDateTime,
 ) -> Result<Option<PolicyInput>, HistoryError> {
+    from_snapshot_and_live(store, workspace_id, reference, None, now)
+}
+
+/// [`from_snapshot`] with `live` laid over the snapshot's projects
+/// ([`overlay_live`]), their marks compared with the live states: what the
+/// exporter evaluates once its inventory walk has read every project.
+pub fn from_snapshot_and_live(
+    store: &Store,
+    workspace_id: &str,
+    reference: &SnapshotRef,
+    live: Option<&LiveProjects>,
+    now: OffsetDateTime,
+) -> Result<Option<PolicyInput>, HistoryError> {
     let Some(snapshot) = store.resolve(workspace_id, reference)? else {
         return Ok(None);
     };
@@ -212,16 +294,27 @@ pub fn from_snapshot(
         .map(snapshot_member)
         .collect();
     let marks = standing_marks(store, workspace_id)?;
-    attach_reviews(&mut projects, &HashMap::new(), &marks, snapshot.taken_at);
     let source = snapshot_source(snapshot.id, snapshot.taken_at);
+    let projects_source = match live {
+        Some(live) => {
+            overlay_live(&mut projects, live.projects.iter().cloned(), live.complete);
+            let state = |id: &str| live.states.get(id).cloned();
+            attach_reviews(&mut projects, state, &marks, live.read_at);
+            live_source(live.read_at)
+        }
+        None => {
+            attach_reviews(&mut projects, |_| None, &marks, snapshot.taken_at);
+            source.clone()
+        }
+    };
     Ok(Some(PolicyInput {
         version: INPUT_VERSION,
         evaluated_at: stamp(now),
         sources: Sources {
             workspace: source.clone(),
-            projects: source.clone(),
+            projects: projects_source,
             members: source,
-            reviews: history_source(OffsetDateTime::now_utc()),
+            reviews: history_source(now),
         },
         workspace: WorkspaceInput {
             id: workspace_id.to_owned(),
@@ -262,6 +355,41 @@ pub fn over_snapshot(mut live: ProjectInput, snapshot: Option<&ProjectInput>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A live project lies over its own, a new one comes after the
+    /// snapshot's; a complete walk leaves out what it no longer holds.
+    #[test]
+    fn live_projects_lie_over_the_snapshot_and_a_complete_walk_drops_the_gone() {
+        let project = |id: &str, name: &str| ProjectInput {
+            id: id.into(),
+            name: Some(Some(name.into())),
+            ..ProjectInput::default()
+        };
+        let snapshot = vec![
+            project("a", "old a"),
+            project("gone", "gone"),
+            project("c", "c"),
+        ];
+        let live = || {
+            vec![
+                project("c", "new c"),
+                project("a", "new a"),
+                project("d", "d"),
+            ]
+        };
+        let names = |projects: &[ProjectInput]| {
+            projects
+                .iter()
+                .map(|p| p.name.clone().flatten().unwrap_or_default())
+                .collect::<Vec<_>>()
+        };
+        let mut partial = snapshot.clone();
+        overlay_live(&mut partial, live(), false);
+        assert_eq!(names(&partial), ["new a", "gone", "new c", "d"]);
+        let mut complete = snapshot;
+        overlay_live(&mut complete, live(), true);
+        assert_eq!(names(&complete), ["new a", "new c", "d"]);
+    }
 
     /// A live row without the count keeps what the snapshot said of personal
     /// data; one with it says so itself.

@@ -14,6 +14,7 @@ use crate::api::{InventoryParams, MemberListParams};
 use crate::cli::exit::CliError;
 use crate::cli::history::Local;
 use crate::cli::workspaces::resolve_workspace;
+use crate::history::model::ProjectState;
 use crate::history::{ReviewMark, SnapshotRef};
 use crate::policy::gather as build;
 use crate::policy::input::{INPUT_VERSION, MemberInput, PolicyInput, Sources, WorkspaceInput};
@@ -123,7 +124,8 @@ pub async fn live_walking(
         .collect();
     let members_read = OffsetDateTime::now_utc();
     let marks = marks(local).await?;
-    build::attach_reviews(&mut projects, &typed, &marks, projects_read);
+    let state = |id: &str| typed.get(id).map(ProjectState::from_item);
+    build::attach_reviews(&mut projects, state, &marks, projects_read);
     Ok(PolicyInput {
         version: INPUT_VERSION,
         evaluated_at: build::stamp(now),

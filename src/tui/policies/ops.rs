@@ -13,6 +13,7 @@ use time::OffsetDateTime;
 
 use super::Coverage;
 use crate::api::model::InventoryItem;
+use crate::history::model::ProjectState;
 use crate::history::waivers::Waiver;
 use crate::history::{HistoryError, MarkScope, ReviewMark, SnapshotRef, Store};
 use crate::policy::gather as build;
@@ -119,30 +120,18 @@ fn document(
 ) -> Result<(PolicyInput, Coverage), PolicyError> {
     let base = history.base.as_deref();
     let mut projects: Vec<ProjectInput> = base.map(|b| b.projects.clone()).unwrap_or_default();
-    let mut at: HashMap<String, usize> = projects
+    let typed = live
         .iter()
-        .enumerate()
-        .map(|(index, project)| (project.id.clone(), index))
+        .map(|row| build::typed_project(&row.item))
+        .collect::<Result<Vec<_>, _>>()?;
+    build::overlay_live(&mut projects, typed, false);
+    let items: HashMap<&str, &InventoryItem> = live
+        .iter()
+        .map(|row| (row.item.id.as_str(), &row.item))
         .collect();
-    let mut typed = HashMap::new();
-    let mut newest_read = None;
-    for row in live {
-        let project = build::typed_project(&row.item)?;
-        match at.get(&row.item.id) {
-            Some(&index) => {
-                let merged = build::over_snapshot(project, projects.get(index));
-                projects[index] = merged;
-            }
-            None => {
-                at.insert(row.item.id.clone(), projects.len());
-                projects.push(project);
-            }
-        }
-        typed.insert(row.item.id.clone(), row.item.clone());
-        newest_read = newest_read.max(Some(row.read_at));
-    }
-    let read_at = newest_read.unwrap_or(now);
-    build::attach_reviews(&mut projects, &typed, &history.marks, read_at);
+    let read_at = live.iter().map(|row| row.read_at).max().unwrap_or(now);
+    let state = |id: &str| items.get(id).map(|item| ProjectState::from_item(item));
+    build::attach_reviews(&mut projects, state, &history.marks, read_at);
     let (workspace_source, projects_source) = match base {
         Some(base) => {
             let source = build::snapshot_source(base.id, base.taken_at);

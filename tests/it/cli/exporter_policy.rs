@@ -8,11 +8,15 @@
 
 use std::time::Duration;
 
+use futures::TryStreamExt;
 use time::OffsetDateTime;
-use vantage::exporter::Cache;
+use vantage::api::model::InventoryItem;
+use vantage::api::{ApiKey, Client, ClientConfig, InventoryParams};
 use vantage::exporter::policy::{PolicyPlan, PolicyWatch};
-use vantage::history::Capture;
+use vantage::exporter::poller::Poller;
+use vantage::exporter::{Budget, Cache, PollPlan};
 use vantage::history::waivers::NewWaiver;
+use vantage::history::{Capture, ProjectState};
 
 use crate::cli::exporter::{exporter, promtool_check_metrics};
 use crate::cli::history::{capture, project};
@@ -152,8 +156,9 @@ async fn policy_metrics_follow_the_history_and_a_teammates_waiver_within_a_minut
     exporter.stop();
 }
 
-/// Issue 38: a snapshot keeps no scan times, so `stale_scan` cannot judge a
-/// published project there: `vantage_policy_unknown{policy}` counts them
+/// Issue 38: a snapshot keeps no scan times, so on the snapshot alone (here
+/// the one walk ended before the watch began, so it kept no rows)
+/// `stale_scan` cannot judge a published project: `vantage_policy_unknown{policy}` counts them
 /// beside the violations (0 for stale_scan, never read as all clear) and
 /// every other policy's 0, with its HELP text; promtool reads it.
 #[tokio::test(flavor = "multi_thread")]
@@ -222,6 +227,87 @@ async fn policy_unknown_counts_the_projects_a_policy_could_not_judge() {
     );
     promtool_check_metrics(&text);
     exporter.stop();
+}
+
+/// A snapshot keeps no scan times, but the exporter's inventory walk reads
+/// them: once a walk has read every project, its rows lie over the newest
+/// snapshot and `stale_scan` judges each published project, as `vantage
+/// check` does live. Before, the exporter read the snapshot alone and every
+/// published project was "not judged" there, with 0 violations.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_inventory_walk_lets_stale_scan_judge_what_the_snapshot_cannot() {
+    let (server, clock) = demo_server().await;
+    let client = Client::new(ClientConfig::new(
+        server.base_url(),
+        ApiKey::new(ENTERPRISE_ADMIN).expect("key"),
+    ))
+    .expect("client");
+    let items: Vec<InventoryItem> = client
+        .inventory_stream(ENTERPRISE_WS, InventoryParams::default())
+        .try_collect()
+        .await
+        .expect("inventory");
+    let local = file_store();
+    let states = items.iter().map(ProjectState::from_item).collect();
+    off_runtime(|| {
+        local
+            .open()
+            .record(
+                &Capture {
+                    workspace_id: ENTERPRISE_WS.into(),
+                    ..capture(T0, states, vec![])
+                },
+                Default::default(),
+            )
+            .unwrap();
+    });
+    let (sources, _) = vantage::policy::files::load(&[], None).unwrap();
+    let plan = PolicyPlan {
+        sources,
+        location: local.location.clone(),
+        every: Duration::from_secs(600),
+    };
+    let cache = Cache::default();
+    // The watch first, as the exporter starts it: the walk keeps its rows then.
+    let mut watch = PolicyWatch::new(plan, ENTERPRISE_WS.into(), cache.clone());
+    let poll = PollPlan {
+        workspace: ENTERPRISE_WS.into(),
+        watch: vec![],
+        interval: Duration::from_secs(60),
+        inventory_interval: Some(Duration::from_secs(600)),
+        names_interval: Duration::from_secs(600),
+        budget: Budget::default(),
+    };
+    let (cycles, _) = tokio::sync::watch::channel(0);
+    Poller::new(client, poll, cache.clone(), clock.clone(), cycles)
+        .cycle()
+        .await;
+    let now = clock.now();
+    let (evaluated, _) = off_runtime(move || (watch.step(now), watch));
+    assert!(evaluated);
+
+    // The rule, restated over what the service sent: published, and never
+    // scanned or scanned more than 14 days before.
+    let stale = items
+        .iter()
+        .filter(|item| item.is_published)
+        .filter(|item| {
+            item.last_security_scan_at
+                .is_none_or(|at| now - at > time::Duration::days(14))
+        })
+        .count();
+    assert!(stale > 0, "the demo has stale published projects");
+    let tally = cache.snapshot().policy.expect("evaluated");
+    let stale_scan = tally
+        .policies
+        .iter()
+        .find(|count| count.policy == "stale_scan")
+        .expect("stale_scan");
+    assert_eq!(
+        (stale_scan.failing, stale_scan.unknown),
+        (stale as i64, 0),
+        "{tally:?}"
+    );
 }
 
 /// Done when: a history without a snapshot of the workspace is a counted
