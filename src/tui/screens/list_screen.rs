@@ -17,7 +17,8 @@ use time::OffsetDateTime;
 
 use super::actions::{RowWords, ScreenAction, movement};
 use super::paged::{
-    DetailPane, ListOperation, PageReply, PageSource, PagedList, Pages, RowKey, draw_placeholder, titled_pane,
+    DetailPane, ListOperation, PageReply, PageSource, PagedList, Pages, RowKey, draw_placeholder,
+    titled_pane,
 };
 use super::{ProjectRef, Screen, ScreenView, draw_no_project};
 use crate::api::ListCall;

@@ -27,9 +27,7 @@ use crate::tui::theme::Theme;
 pub use crate::tui::vocab::{budget_allows, reserve};
 use crate::tui::widgets::display::scroll_offset;
 use crate::tui::widgets::{list, rule, thousands};
-pub use walk::{
-    ListOperation, ListPage, PageSource, Pages, workspace_pages,
-};
+pub use walk::{ListOperation, ListPage, PageSource, Pages, workspace_pages};
 
 /// A reply to a page request, as [`PagedList::take_reply`] sorts it.
 #[derive(Debug)]
@@ -137,11 +135,7 @@ impl<T> PagedList<T> {
 
     /// Asks for the first page again and keeps the rows on screen until it
     /// answers: `r` during an outage never empties the list.
-    pub fn refresh(
-        &mut self,
-        cx: &mut Cx,
-        pages: impl PageSource,
-    ) {
+    pub fn refresh(&mut self, cx: &mut Cx, pages: impl PageSource) {
         if self.rows.is_empty() {
             return self.reload(cx, pages);
         }
@@ -163,11 +157,7 @@ impl<T> PagedList<T> {
     }
 
     /// Drops what is loaded and asks for the first page.
-    pub fn reload(
-        &mut self,
-        cx: &mut Cx,
-        pages: impl PageSource,
-    ) {
+    pub fn reload(&mut self, cx: &mut Cx, pages: impl PageSource) {
         self.clear();
         self.started = true;
         self.fetch_first(cx, pages);
@@ -185,11 +175,7 @@ impl<T> PagedList<T> {
 
     /// Asks for the next page when the selection nears the end of what is
     /// loaded, more exists and none is in flight. True when it asked.
-    pub fn prefetch(
-        &mut self,
-        cx: &mut Cx,
-        pages: impl PageSource,
-    ) -> bool {
+    pub fn prefetch(&mut self, cx: &mut Cx, pages: impl PageSource) -> bool {
         if std::mem::take(&mut self.seek_arrived) {
             cx.notify(format!(
                 "at the end: all {} loaded",
@@ -240,12 +226,7 @@ impl<T> PagedList<T> {
 
     /// Moves the selection for a movement action (then prefetches); false for
     /// any other action.
-    pub fn navigate(
-        &mut self,
-        action: Action,
-        cx: &mut Cx,
-        pages: impl PageSource,
-    ) -> bool {
+    pub fn navigate(&mut self, action: Action, cx: &mut Cx, pages: impl PageSource) -> bool {
         let Some(index) = list::navigate(action, self.selected, self.viewport.get()) else {
             return false;
         };

@@ -22,9 +22,7 @@ use ratatui::text::{Line, Span};
 use time::OffsetDateTime;
 
 use super::actions::ScreenAction;
-use super::paged::{
-    PageReply, PageSource, PagedList, budget_allows, reversed, workspace_pages,
-};
+use super::paged::{PageReply, PageSource, PagedList, budget_allows, reversed, workspace_pages};
 use super::{Screen, ScreenView};
 use crate::api::InventoryParams;
 use crate::api::model::{
@@ -505,7 +503,10 @@ impl Screen for InventoryScreen {
         self.list.draw_rows(
             frame,
             [table_area, detail_area],
-            ("Loading projects…", Line::from(Span::styled(empty, theme.dim))),
+            (
+                "Loading projects…",
+                Line::from(Span::styled(empty, theme.dim)),
+            ),
             theme,
             |frame, area| self.draw_table(frame, area, view),
             |frame, area| self.draw_detail(frame, area, view),

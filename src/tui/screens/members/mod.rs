@@ -499,7 +499,10 @@ impl Screen for MembersScreen {
         self.list.draw_rows(
             frame,
             [table_area, detail_area],
-            ("Loading members…", Line::from(Span::styled(empty, theme.dim))),
+            (
+                "Loading members…",
+                Line::from(Span::styled(empty, theme.dim)),
+            ),
             theme,
             |frame, area| self.draw_table(frame, area, view),
             |frame, area| self.draw_detail(frame, area, view),

@@ -57,12 +57,7 @@ impl<T: RowKey> PagedList<T> {
     /// `space` toggles the selected row's mark and moves on; `A` marks every
     /// row, loading the pages not loaded yet first (within the request budget,
     /// as `G`); `C` clears. False for any other action.
-    pub fn handle_marks(
-        &mut self,
-        action: Action,
-        cx: &mut Cx,
-        pages: impl PageSource,
-    ) -> bool {
+    pub fn handle_marks(&mut self, action: Action, cx: &mut Cx, pages: impl PageSource) -> bool {
         match action {
             Action::Mark => {
                 let Some(key) = self.selected_row().map(|row| row.row_key().to_owned()) else {
@@ -116,11 +111,7 @@ impl<T: RowKey> PagedList<T> {
     /// A new query of the same rows (a filter, a sort, a search): drops the
     /// rows as [`PagedList::reload`] does, but the marks go along, each one
     /// coming back as its row lands ([`PagedList::settle_marks`]).
-    pub fn reload_keeping_marks(
-        &mut self,
-        cx: &mut Cx,
-        pages: impl PageSource,
-    ) {
+    pub fn reload_keeping_marks(&mut self, cx: &mut Cx, pages: impl PageSource) {
         let mut carried = std::mem::take(&mut self.marks);
         carried.extend(std::mem::take(&mut self.carried));
         self.reload(cx, pages);

@@ -43,7 +43,10 @@ fn pages_load_as_the_selection_nears_the_end_and_stale_replies_are_dropped() {
     // Within the margin of the end: the next page, with the cursor.
     assert!(list.prefetch(&mut cx, Pages::new(request, Msg::Page)));
     let third = list.pending.expect("next page");
-    assert!(!list.prefetch(&mut cx, Pages::new(request, Msg::Page)), "one at a time");
+    assert!(
+        !list.prefetch(&mut cx, Pages::new(request, Msg::Page)),
+        "one at a time"
+    );
     assert_eq!(list.accept(PAGE, third), Some(Some("c2".into())));
     let last = Pagination {
         has_more: false,
