@@ -34,6 +34,32 @@ macro_rules! client_call {
     };
 }
 
+/// Declares an operation on the dashboard's own files (`files.rs`): its
+/// struct, and the work (short and local), made with the struct's fields
+/// bound by name; the work's error, in its own words, is a local failure.
+macro_rules! file_call {
+    (
+        $(#[doc = $doc:literal])*
+        $name:ident { $($field:ident: $type:ty),* $(,)? } -> $output:ty,
+        $work:expr
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct $name {
+            $(pub $field: $type,)*
+        }
+
+        impl Operation for $name {
+            type Output = $output;
+
+            async fn run(self, services: &Services) -> Result<$output, ErrorInfo> {
+                let Self { $($field),* } = self;
+                $work.map_err(|error| services.local_failure(error.to_string()))
+            }
+        }
+    };
+}
+
 mod export;
 mod files;
 mod list_export;

@@ -4,6 +4,7 @@
 //! shown is always the one bound (`Keymap::key_for`), never a letter in text.
 
 use super::super::action::Action;
+use super::super::nav::Tab;
 
 /// One action a screen offers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,6 +78,21 @@ pub fn movement(words: RowWords) -> Vec<ScreenAction> {
         ScreenAction::help_only(Action::Top, words.first),
         ScreenAction::help_only(Action::Bottom, words.last),
     ]
+}
+
+/// `y` where a project is shown (its screen, the inventory's row, a tab
+/// about the project in focus): its id.
+pub fn copy_project_id() -> ScreenAction {
+    ScreenAction::help_only(Action::Copy, "copy the project id (OSC 52)")
+}
+
+/// The inventory's tab key on a tab about the project in focus: another
+/// project is picked there.
+pub fn pick_project() -> ScreenAction {
+    ScreenAction::help_only(
+        Action::ShowTab(Tab::Inventory),
+        "pick the project in the inventory",
+    )
 }
 
 /// The first of `actions` that offers `action`.

@@ -11,7 +11,7 @@ use time::{Date, Duration, OffsetDateTime};
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
-use super::actions::ScreenAction;
+use super::actions::{ScreenAction, copy_project_id, pick_project};
 use super::analytics_traffic::{Fetched, TrafficPanel};
 use super::paged::draw_placeholder;
 use super::{ProjectRef, Screen, ScreenView, draw_no_project, error_text};
@@ -314,11 +314,8 @@ impl Screen for AnalyticsScreen {
                 "date range: today, 7, 30, 90 or 365 days, or custom dates YYYY-MM-DD..YYYY-MM-DD",
             ),
             ScreenAction::help_only(Action::Refresh, "reload"),
-            ScreenAction::help_only(Action::Copy, "copy the project id (OSC 52)"),
-            ScreenAction::help_only(
-                Action::ShowTab(Tab::Inventory),
-                "pick the project in the inventory",
-            ),
+            copy_project_id(),
+            pick_project(),
         ]
     }
 

@@ -1,10 +1,11 @@
 //! A list screen searched through a [`SearchBox`] and filtered through a
 //! checklist (the inventory, members): the box's keys edit the search, which
 //! reloads the list once typing pauses; the checklist takes the keys and
-//! actions while it is open. The screen says what a search and a filter mean
-//! and how the list reloads.
+//! actions while it is open, as the screen's own menu does before it. The
+//! screen says what a search and a filter mean and how the list reloads.
 
 use crossterm::event::KeyEvent;
+use ratatui::layout::{Constraint, Layout, Rect};
 
 use crate::tui::action::Action;
 use crate::tui::effect::Cx;
@@ -29,6 +30,16 @@ pub trait FilteredList {
 
     /// Drops what is loaded and asks for the first page again.
     fn reload(&mut self, cx: &mut Cx);
+
+    /// An action while the screen's own menu (its sort) is open: it is the
+    /// menu's. False when the menu is closed.
+    fn menu_action(&mut self, action: Action, cx: &mut Cx) -> bool;
+
+    /// An action while the screen's menu or the checklist is open: it is
+    /// theirs, and the list never sees it. False when both are closed.
+    fn overlay_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        self.menu_action(action, cx) || self.filter_action(action, cx)
+    }
 
     /// A key for the open search box: what is typed becomes the search, which
     /// reloads the list when due. Whether the box took the key.
@@ -77,4 +88,19 @@ pub trait FilteredList {
         }
         true
     }
+}
+
+/// The areas of a filtered list screen, top to bottom: its head line, the
+/// search box's line, `notes` lines under it (members say there what the
+/// server does with short terms), the rows, and the detail pane,
+/// `detail_height` high.
+pub fn areas(area: Rect, notes: u16, detail_height: u16) -> [Rect; 5] {
+    Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Length(notes),
+        Constraint::Min(3),
+        Constraint::Length(detail_height),
+    ])
+    .areas(area)
 }

@@ -16,7 +16,10 @@ use ratatui::widgets::{Cell as TableCell, Paragraph, Row, Table};
 use time::OffsetDateTime;
 
 use super::actions::{RowWords, ScreenAction, movement};
-use super::paged::{ListOperation, PageReply, PagedList, RowKey, draw_placeholder, titled_pane};
+use super::paged::{
+    DetailPane, ListOperation, PageReply, PageSource, PagedList, Pages, RowKey, draw_placeholder,
+    titled_pane,
+};
 use super::{ProjectRef, Screen, ScreenView, draw_no_project};
 use crate::api::ListCall;
 use crate::api::model::Page;
@@ -88,7 +91,7 @@ pub enum ListMsg<T> {
 pub struct ListScreen<R: ListResource> {
     project: Option<ProjectRef>,
     pub list: PagedList<R::Item>,
-    show_detail: bool,
+    detail: DetailPane,
     /// The project the rows belong to, once its first page was asked for.
     loaded_for: Option<String>,
     /// Enter gives the detail the whole screen and the movement keys, until
@@ -102,7 +105,7 @@ impl<R: ListResource> Default for ListScreen<R> {
         Self {
             project: None,
             list: PagedList::new(R::PAGE, 20),
-            show_detail: true,
+            detail: DetailPane::new(R::DETAIL_HEIGHT),
             loaded_for: None,
             detail_focus: false,
             detail_pane: ScrollPane::default(),
@@ -117,9 +120,9 @@ impl<R: ListResource> ListScreen<R> {
         ExportRows::List(ListRows::new(first, Every, R::EXPORT, project_id))
     }
 
-    /// The request for one page of the project's list.
-    fn page_request(project_id: String) -> impl FnOnce(Option<String>) -> R::Call {
-        move |cursor| R::call(project_id, cursor)
+    /// How the list asks for a page of the project's list.
+    fn pages(project_id: String) -> impl PageSource<Msg = ListMsg<R::Item>> {
+        Pages::new(move |cursor| R::call(project_id, cursor), ListMsg::Page)
     }
 
     fn reload(&mut self, cx: &mut Cx) {
@@ -128,14 +131,12 @@ impl<R: ListResource> ListScreen<R> {
         };
         let project_id = project.id.clone();
         self.loaded_for = Some(project_id.clone());
-        self.list
-            .reload(cx, Self::page_request(project_id), ListMsg::Page);
+        self.list.reload(cx, Self::pages(project_id));
     }
 
     fn prefetch(&mut self, cx: &mut Cx) {
         if let Some(project) = &self.project {
-            self.list
-                .prefetch(cx, Self::page_request(project.id.clone()), ListMsg::Page);
+            self.list.prefetch(cx, Self::pages(project.id.clone()));
         }
     }
 
@@ -202,9 +203,7 @@ impl<R: ListResource> Screen for ListScreen<R> {
         }
         let project_id = self.project.as_ref().map(|p| p.id.clone());
         if let Some(project_id) = project_id
-            && self
-                .list
-                .navigate(action, cx, Self::page_request(project_id), ListMsg::Page)
+            && self.list.navigate(action, cx, Self::pages(project_id))
         {
             return true;
         }
@@ -215,9 +214,7 @@ impl<R: ListResource> Screen for ListScreen<R> {
                 self.detail_focus = true;
                 self.detail_pane.reset();
             }
-            Action::ToggleDetail | Action::Open => self.show_detail = !self.show_detail,
-            Action::Copy => cx.copy(self.list.selected_key()),
-            _ => return false,
+            _ => return self.list.row_action(action, &mut self.detail, cx),
         }
         true
     }
@@ -241,11 +238,7 @@ impl<R: ListResource> Screen for ListScreen<R> {
         let Some(project) = &self.project else {
             return draw_no_project(frame, area, view, R::WITHOUT_PROJECT);
         };
-        let detail_height = if self.show_detail && area.height >= 18 {
-            R::DETAIL_HEIGHT
-        } else {
-            0
-        };
+        let detail_height = self.detail.height_in(area);
         let [head_area, table_area, detail_area] = Layout::vertical([
             Constraint::Length(1),
             Constraint::Min(3),

@@ -22,13 +22,12 @@ use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
 use crate::tui::keymap::key_of;
 use crate::tui::nav::Nav;
-use crate::tui::request::Message;
 use crate::tui::theme::Theme;
 /// The reserve rule, named where the lists use it.
 pub use crate::tui::vocab::{budget_allows, reserve};
 use crate::tui::widgets::display::scroll_offset;
 use crate::tui::widgets::{list, rule, thousands};
-pub use walk::{ListOperation, ListPage};
+pub use walk::{ListOperation, ListPage, PageSource, Pages, workspace_pages};
 
 /// A reply to a page request, as [`PagedList::take_reply`] sorts it.
 #[derive(Debug)]
@@ -136,14 +135,9 @@ impl<T> PagedList<T> {
 
     /// Asks for the first page again and keeps the rows on screen until it
     /// answers: `r` during an outage never empties the list.
-    pub fn refresh<O: ListOperation, M: Message>(
-        &mut self,
-        cx: &mut Cx,
-        request: impl FnOnce(Option<String>) -> O,
-        message: fn(Result<O::Output, ErrorInfo>) -> M,
-    ) {
+    pub fn refresh(&mut self, cx: &mut Cx, pages: impl PageSource) {
         if self.rows.is_empty() {
-            return self.reload(cx, request, message);
+            return self.reload(cx, pages);
         }
         self.started = true;
         self.replacing = true;
@@ -151,7 +145,7 @@ impl<T> PagedList<T> {
         self.marking_all = false;
         self.seek_stopped = None;
         self.pending_cursor = None;
-        self.fetch_first(cx, request(None), message);
+        self.fetch_first(cx, pages);
     }
 
     /// A failed page: the rows on screen stay, and the error is shown.
@@ -163,24 +157,15 @@ impl<T> PagedList<T> {
     }
 
     /// Drops what is loaded and asks for the first page.
-    pub fn reload<O: ListOperation, M: Message>(
-        &mut self,
-        cx: &mut Cx,
-        request: impl FnOnce(Option<String>) -> O,
-        message: fn(Result<O::Output, ErrorInfo>) -> M,
-    ) {
+    pub fn reload(&mut self, cx: &mut Cx, pages: impl PageSource) {
         self.clear();
         self.started = true;
-        self.fetch_first(cx, request(None), message);
+        self.fetch_first(cx, pages);
     }
 
     /// Asks for the first page: a new walk starts.
-    fn fetch_first<O: ListOperation, M: Message>(
-        &mut self,
-        cx: &mut Cx,
-        request: O,
-        message: fn(Result<O::Output, ErrorInfo>) -> M,
-    ) {
+    fn fetch_first(&mut self, cx: &mut Cx, pages: impl PageSource) {
+        let (request, message) = pages.at(None);
         // The walk's own bounds, and the configured most items it reads.
         self.walk = request
             .walk()
@@ -190,12 +175,7 @@ impl<T> PagedList<T> {
 
     /// Asks for the next page when the selection nears the end of what is
     /// loaded, more exists and none is in flight. True when it asked.
-    pub fn prefetch<O: ListOperation, M: Message>(
-        &mut self,
-        cx: &mut Cx,
-        request: impl FnOnce(Option<String>) -> O,
-        message: fn(Result<O::Output, ErrorInfo>) -> M,
-    ) -> bool {
+    pub fn prefetch(&mut self, cx: &mut Cx, pages: impl PageSource) -> bool {
         if std::mem::take(&mut self.seek_arrived) {
             cx.notify(format!(
                 "at the end: all {} loaded",
@@ -239,19 +219,14 @@ impl<T> PagedList<T> {
             ));
         }
         self.pending_cursor = Some(cursor.clone());
-        self.pending = Some(cx.request(self.slot, request(Some(cursor)), message));
+        let (request, message) = pages.at(Some(cursor));
+        self.pending = Some(cx.request(self.slot, request, message));
         true
     }
 
     /// Moves the selection for a movement action (then prefetches); false for
     /// any other action.
-    pub fn navigate<O: ListOperation, M: Message>(
-        &mut self,
-        action: Action,
-        cx: &mut Cx,
-        request: impl FnOnce(Option<String>) -> O,
-        message: fn(Result<O::Output, ErrorInfo>) -> M,
-    ) -> bool {
+    pub fn navigate(&mut self, action: Action, cx: &mut Cx, pages: impl PageSource) -> bool {
         let Some(index) = list::navigate(action, self.selected, self.viewport.get()) else {
             return false;
         };
@@ -259,7 +234,7 @@ impl<T> PagedList<T> {
         // `G` goes to the real end: the pages not loaded yet follow one another.
         self.seeking_end = action == Action::Bottom && self.has_more;
         self.select(index);
-        self.prefetch(cx, request, message);
+        self.prefetch(cx, pages);
         true
     }
 
@@ -546,9 +521,11 @@ pub fn draw_placeholder(frame: &mut Frame, area: Rect, lines: Vec<Line<'static>>
     );
 }
 
+mod detail;
 mod marks;
 #[cfg(test)]
 mod tests;
 mod walk;
 
+pub use detail::DetailPane;
 pub use marks::{MARK_GLYPH, NO_MARK, RowKey};

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Cell as TableCell;
 use time::OffsetDateTime;
 
-use super::actions::{RowWords, ScreenAction};
+use super::actions::{RowWords, ScreenAction, pick_project};
 use super::list_screen::{ListMsg, ListResource, ListScreen};
 use super::paged::RowKey;
 use crate::api::PageParams;
@@ -17,7 +17,6 @@ use crate::text::{fit, sanitize_line, sanitize_multiline};
 use crate::tui::action::Action;
 use crate::tui::effect::{ErrorInfo, Slot};
 use crate::tui::export::ExportNames;
-use crate::tui::nav::Tab;
 use crate::tui::ops::ListPii;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::ago;
@@ -146,10 +145,7 @@ impl ListResource for PersonalData {
                 "export every finding to CSV, as `vantage pii ID` writes it",
             ),
             ScreenAction::help_only(Action::Refresh, "reload from the newest"),
-            ScreenAction::help_only(
-                Action::ShowTab(Tab::Inventory),
-                "pick the project in the inventory",
-            ),
+            pick_project(),
         ]
     }
 

@@ -9,7 +9,7 @@ use vantage::tui::app::{App, Msg};
 use vantage::tui::screens::project::{DEPLOYMENT, WRITE};
 
 use crate::tui::project::{app_with, deployment, inventory, open_selected, render, screen};
-use crate::tui::screens::NOW;
+use crate::tui::support::NOW;
 use crate::tui::support::{key, only};
 
 /// Publishes the first project; the 202 answers a running deployment.

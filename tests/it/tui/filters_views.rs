@@ -12,8 +12,8 @@ use vantage::tui::app::{App, SavedViews};
 use vantage::tui::effect::{Effect, SwitchedContext};
 use vantage::tui::ops::SaveView;
 
-use crate::tui::lists::{inventory_requests, inventory_with};
-use crate::tui::screens::{NOW, screen, special, text};
+use crate::tui::inventory_query::{inventory_requests, inventory_with};
+use crate::tui::support::{NOW, screen, special, text};
 use crate::tui::support::{app, key};
 
 /// The flags of the task, as `vantage inventory` takes them.

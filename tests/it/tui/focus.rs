@@ -14,7 +14,7 @@ use vantage::tui::ops::ListPii;
 use vantage::tui::screens::{analytics, pii, project};
 
 use crate::tui::changes::{change_set, changes_app, screen};
-use crate::tui::lists::inventory_with as loaded_inventory;
+use crate::tui::inventory_query::inventory_with as loaded_inventory;
 use crate::tui::project_facts::{answer_project_read, palette};
 use crate::tui::review_marks::{NOW, inventory_with, not_found, open_and_read, project_of};
 use crate::tui::support::{app, asked_in, key, only, special};

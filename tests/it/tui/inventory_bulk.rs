@@ -16,9 +16,9 @@ use vantage::tui::effect::{Effect, Gate};
 use vantage::tui::ops::GetProject;
 use vantage::tui::screens::inventory::bulk::RowOutcome;
 
-use crate::tui::lists::{inventory_requests as page_requests, inventory_with, rate};
-use crate::tui::screens::{NOW, error, screen, special, text};
+use crate::tui::inventory_query::{inventory_requests as page_requests, inventory_with, rate};
 use crate::tui::state::page;
+use crate::tui::support::{NOW, error, screen, special, text};
 use crate::tui::support::{
     answer, answer_inventory_page, asked, drawn, inventory_asked, inventory_bulk, inventory_pages,
     only,
@@ -450,7 +450,7 @@ fn an_unknown_pii_count_reads_at_least_one_under_the_has_pii_filter() {
 #[test]
 fn marked_all_does_not_outlive_the_marks() {
     let mut app = app();
-    crate::tui::lists::rate(&mut app, 100, 120);
+    crate::tui::inventory_query::rate(&mut app, 100, 120);
     inventory_with(&mut app, 100, 187);
     // `A` loads the rest of the view, then says it marked it all.
     let effects = app.handle(key('A'), NOW);

@@ -17,8 +17,9 @@ use vantage::tui::screens::members;
 use vantage::tui::services::{ClientServices, ServiceSource};
 
 use crate::common::{self, ENTERPRISE_ADMIN, ENTERPRISE_WS};
-use crate::tui::screens::{NOW, member_page, screen, text};
+use crate::tui::members::member_page;
 use crate::tui::support::{Fetch, answer, app, asked_in, drawn, key, only};
+use crate::tui::support::{NOW, screen, text};
 
 #[test]
 fn the_rows_on_screen_are_filled_in_the_background_the_selected_one_is_the_users() {
@@ -104,7 +105,7 @@ fn members_of(
     more: bool,
 ) -> vantage::api::model::Page<vantage::api::model::MemberRef> {
     serde_json::from_value(json!({
-        "data": ids.iter().map(|n| json!({"user_id": crate::tui::screens::user_id(*n), "type": "user"})).collect::<Vec<_>>(),
+        "data": ids.iter().map(|n| json!({"user_id": crate::tui::members::user_id(*n), "type": "user"})).collect::<Vec<_>>(),
         "pagination": {"has_more": more, "next_cursor": if more { Some("more") } else { None }},
     }))
     .unwrap()

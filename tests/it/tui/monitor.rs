@@ -1,6 +1,8 @@
-//! The monitor as btop users expect it (issue 14, item 12): charts with both
-//! axes labelled, tiles that grow with the terminal, a scale shared across
-//! tiles on `s`, tiles that age, and a focus that shows without colour.
+//! The monitor (`screens/monitor`): charts with both axes labelled, tiles
+//! that grow with the terminal, a scale shared across tiles on `s`, tiles
+//! that age, a focus that shows without colour; refreshes on a deadline only
+//! while shown, freeze, backoff while the service is away, bounded memory;
+//! the watch list pinned from the inventory, saved and read back.
 
 use serde_json::json;
 use time::macros::datetime;
@@ -11,9 +13,14 @@ use vantage::tui::effect::{Effect, ErrorInfo, Gate};
 use vantage::tui::theme::{ColorDepth, ThemeName};
 use vantage::tui::watchlist::WatchEntry;
 
-use crate::tui::support::{Drawn, answer, app, app_with_theme, asked_in, drawn, key};
+use crate::tui::support::{
+    self, Drawn, answer, app, app_with_theme, asked_in, drawn, error, key, only, screen,
+    show_inventory, transport_error, with_inventory,
+};
 use vantage::tui::ops::GetRealtime;
+use vantage::tui::ops::{LoadWatchlist, SaveWatchlist};
 use vantage::tui::screens::monitor;
+use vantage::tui::watchlist;
 
 pub(crate) const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
@@ -370,4 +377,491 @@ fn monitor_tiles_say_when_updated_and_a_never_published_project_says_so() {
         "{screen}"
     );
     assert!(!screen.contains("not enabled"), "{screen}");
+}
+
+// --- Monitor -----------------------------------------------------------------------
+
+fn realtime_at(last_minute: OffsetDateTime, current: i64) -> Realtime {
+    let buckets: Vec<_> = (0..30)
+        .map(|i| {
+            json!({
+                "timestamp": vantage::api::model::format_timestamp(last_minute - Duration::minutes(29 - i)),
+                "visitors": (i * 7) % 11 + i / 3,
+            })
+        })
+        .collect();
+    serde_json::from_value(json!({"buckets": buckets, "current_visitors": current})).unwrap()
+}
+
+fn realtime_requests(effects: &[Effect]) -> Vec<(u8, u64, String)> {
+    asked_in(effects, monitor::REALTIME)
+        .into_iter()
+        .map(|fetch| {
+            let project_id = fetch.op::<GetRealtime>().project_id.clone();
+            (fetch.slot.lane_number(), fetch.token, project_id)
+        })
+        .collect()
+}
+
+/// The inventory loaded, then the monitor opened: its first request.
+fn open_monitor(app: &mut App) -> (u8, u64, String) {
+    with_inventory(app, 4);
+    let effects = app.handle(key('4'), NOW);
+    let requests = realtime_requests(&effects);
+    assert_eq!(requests.len(), 1, "the selected project, once");
+    assert_eq!(requests[0].2, "prj_0000");
+    requests[0].clone()
+}
+
+fn answer_realtime(app: &mut App, (lane, token, _): &(u8, u64, String), now: OffsetDateTime) {
+    app.handle(
+        answer(
+            monitor::REALTIME.lane(*lane),
+            *token,
+            Ok(realtime_at(now, 17)),
+            monitor::Msg::Realtime,
+        ),
+        now,
+    );
+}
+
+#[test]
+fn the_monitor_refreshes_on_a_deadline_only_while_visible() {
+    let mut app = app();
+    let first = open_monitor(&mut app);
+    assert_eq!(
+        app.wake_at(),
+        None,
+        "nothing to wait for while a request runs"
+    );
+    answer_realtime(&mut app, &first, NOW);
+    let due = NOW + Duration::seconds(10);
+    assert_eq!(app.wake_at(), Some(due));
+    assert!(realtime_requests(&app.handle(Msg::Wake, NOW + Duration::seconds(5))).is_empty());
+    let second = realtime_requests(&app.handle(Msg::Wake, due));
+    assert_eq!(second.len(), 1);
+    answer_realtime(&mut app, &second[0], due);
+    assert_eq!(app.monitor.live["prj_0000"].buckets.len(), 30);
+
+    // Another tab: no deadline, no requests, however late it gets.
+    app.handle(key('1'), due);
+    assert_eq!(app.wake_at(), None);
+    let later = due + Duration::hours(2);
+    assert!(realtime_requests(&app.handle(Msg::Wake, later)).is_empty());
+    // Back on the monitor, the overdue refresh happens at once.
+    let back = realtime_requests(&app.handle(key('4'), later));
+    assert_eq!(back.len(), 1);
+}
+
+#[test]
+fn freeze_stops_requests_until_unfrozen() {
+    let mut app = app();
+    let first = open_monitor(&mut app);
+    answer_realtime(&mut app, &first, NOW);
+    app.handle(key('f'), NOW);
+    assert!(app.monitor.frozen);
+    assert_eq!(app.wake_at(), None);
+    for minutes in [1, 10, 600] {
+        let effects = app.handle(Msg::Wake, NOW + Duration::minutes(minutes));
+        assert!(realtime_requests(&effects).is_empty());
+    }
+    assert!(realtime_requests(&app.handle(key('r'), NOW)).is_empty());
+    assert!(support::text(&screen(&app, 120, 35)).contains("FROZEN"));
+    let resumed = realtime_requests(&app.handle(key('f'), NOW + Duration::minutes(11)));
+    assert_eq!(resumed.len(), 1, "unfreezing refreshes at once");
+    assert!(!support::text(&screen(&app, 120, 35)).contains("FROZEN"));
+}
+
+#[test]
+fn a_reply_that_arrives_after_freezing_is_dropped() {
+    let mut app = app();
+    let first = open_monitor(&mut app);
+    answer_realtime(&mut app, &first, NOW);
+    let due = NOW + Duration::seconds(10);
+    let second = realtime_requests(&app.handle(Msg::Wake, due))[0].clone();
+    app.handle(key('f'), due);
+    let before = app.monitor.live["prj_0000"].clone();
+    app.handle(
+        answer(
+            monitor::REALTIME.lane(second.0),
+            second.1,
+            Ok(realtime_at(due, 99)),
+            monitor::Msg::Realtime,
+        ),
+        due,
+    );
+    assert_eq!(
+        app.monitor.live["prj_0000"], before,
+        "the frozen picture stays"
+    );
+}
+
+#[test]
+fn an_unreachable_service_backs_off_says_since_when_and_recovers_alone() {
+    let mut app = app();
+    let first = open_monitor(&mut app);
+    let good = datetime!(2026-11-22 12:00:07 UTC);
+    answer_realtime(&mut app, &first, good);
+    let mut now = app.wake_at().unwrap();
+    let mut pauses = Vec::new();
+    for _ in 0..6 {
+        let request = realtime_requests(&app.handle(Msg::Wake, now))[0].clone();
+        app.handle(
+            answer(
+                monitor::REALTIME.lane(request.0),
+                request.1,
+                Err(transport_error()),
+                monitor::Msg::Realtime,
+            ),
+            now,
+        );
+        let next = app.wake_at().expect("it keeps retrying by itself");
+        pauses.push((next - now).whole_seconds());
+        now = next;
+    }
+    assert_eq!(pauses, vec![10, 20, 40, 60, 60, 60]);
+    let drawn = support::text(&screen(&app, 120, 35));
+    assert!(
+        drawn.contains("data stale since 12:00:07 UTC"),
+        "the last good data's time: {drawn}"
+    );
+    // The data from before the outage stays on screen.
+    assert_eq!(app.monitor.live["prj_0000"].current_visitors, 17);
+    let request = realtime_requests(&app.handle(Msg::Wake, now))[0].clone();
+    answer_realtime(&mut app, &request, now);
+    assert_eq!(app.wake_at(), Some(now + Duration::seconds(10)));
+    assert!(!support::text(&screen(&app, 120, 35)).contains("stale"));
+}
+
+#[test]
+fn an_api_error_is_shown_without_backing_off() {
+    let mut app = app();
+    let (lane, token, _) = open_monitor(&mut app);
+    let never_published = error(
+        Some(404),
+        Some("analytics_not_found"),
+        Some(Gate::FeatureOff(
+            "no analytics: the project was never published".into(),
+        )),
+    );
+    app.handle(
+        answer(
+            monitor::REALTIME.lane(lane),
+            token,
+            Err(never_published),
+            monitor::Msg::Realtime,
+        ),
+        NOW,
+    );
+    assert_eq!(app.monitor.failures, 0);
+    assert_eq!(app.wake_at(), Some(NOW + Duration::seconds(10)));
+    assert!(
+        support::text(&screen(&app, 120, 35))
+            .contains("404 analytics_not_found: not published, or gone")
+    );
+}
+
+#[test]
+fn refreshes_go_on_across_midnight_and_a_clock_that_jumps_backwards() {
+    let mut app = app();
+    let first = open_monitor(&mut app);
+    let before_midnight = datetime!(2026-11-22 23:59:55 UTC);
+    answer_realtime(&mut app, &first, before_midnight);
+    let due = app.wake_at().unwrap();
+    assert_eq!(due, datetime!(2026-11-23 00:00:05 UTC));
+    let request = realtime_requests(&app.handle(Msg::Wake, due))[0].clone();
+    // The labels are the server's bucket times, across the date change.
+    app.handle(
+        answer(
+            monitor::REALTIME.lane(request.0),
+            request.1,
+            Ok(realtime_at(datetime!(2026-11-23 00:05 UTC), 3)),
+            monitor::Msg::Realtime,
+        ),
+        due,
+    );
+    let shown = drawn(&app, 120, 35, datetime!(2026-11-23 00:00:05 UTC)).full();
+    assert!(
+        shown.contains("23:36") && shown.contains("00:05"),
+        "{shown}"
+    );
+
+    // The wall clock jumps back an hour while the runtime sleeps: the wake that
+    // follows still refreshes, and the next deadline is near the new clock.
+    let jumped = due - Duration::hours(1) + Duration::seconds(10);
+    let effects = app.handle(Msg::Wake, jumped);
+    let request = realtime_requests(&effects);
+    assert_eq!(
+        request.len(),
+        1,
+        "a clock jump backwards does not stop refreshes"
+    );
+    answer_realtime(&mut app, &request[0], jumped);
+    assert_eq!(app.wake_at(), Some(jumped + Duration::seconds(10)));
+
+    // A jump noticed on any message re-arms the deadline at once.
+    let again = jumped - Duration::hours(3);
+    app.handle(Msg::Resize, again);
+    assert!(app.wake_at().unwrap() <= again);
+    assert_eq!(realtime_requests(&app.handle(Msg::Wake, again)).len(), 1);
+}
+
+#[test]
+fn memory_stays_bounded_to_thirty_buckets_per_shown_project() {
+    let mut app = app();
+    let (lane, token, _) = open_monitor(&mut app);
+    let mut long: Realtime = realtime_at(NOW, 5);
+    let extra = realtime_at(NOW - Duration::minutes(30), 5);
+    long.buckets.splice(0..0, extra.buckets);
+    assert_eq!(long.buckets.len(), 60);
+    app.handle(
+        answer(
+            monitor::REALTIME.lane(lane),
+            token,
+            Ok(long),
+            monitor::Msg::Realtime,
+        ),
+        NOW,
+    );
+    let kept = &app.monitor.live["prj_0000"].buckets;
+    assert_eq!(kept.len(), 30);
+    assert_eq!(kept.last().unwrap().timestamp, NOW, "the newest are kept");
+    // Selecting another project drops the data of the first.
+    app.handle(key('2'), NOW);
+    app.handle(key('j'), NOW);
+    app.handle(key('4'), NOW);
+    assert!(!app.monitor.live.contains_key("prj_0000"));
+}
+
+// --- Watch list --------------------------------------------------------------------
+
+fn saves(effects: &[Effect]) -> Vec<(std::path::PathBuf, Vec<watchlist::WatchEntry>)> {
+    support::asked(effects)
+        .into_iter()
+        .filter_map(|fetch| {
+            let SaveWatchlist { path, entries } = fetch.operation::<SaveWatchlist>()?.clone();
+            Some((path, entries))
+        })
+        .collect()
+}
+
+/// Opens an app on the watch-list file at `path` and answers its start's read
+/// of it the way the executor does.
+fn app_with_watchlist(path: &std::path::Path) -> App {
+    let mut app = app();
+    app.monitor.use_watchlist_file(path.to_path_buf());
+    let effects = app.start(NOW);
+    answer_watchlist_read(&mut app, &effects);
+    app
+}
+
+fn answer_watchlist_read(app: &mut App, effects: &[Effect]) {
+    let read = only(effects, monitor::WATCHLIST_LOAD);
+    let path = &read.op::<LoadWatchlist>().path;
+    let loaded = watchlist::load(path).map_err(|e| ErrorInfo {
+        summary: e.to_string(),
+        ..error(None, None, None)
+    });
+    app.handle(read.answer(loaded), NOW);
+}
+
+#[test]
+fn pinning_in_the_inventory_saves_the_watch_list_and_the_monitor_shows_them_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("watchlist.json");
+    let mut app = app_with_watchlist(&path);
+    show_inventory(&mut app, 4);
+    let effects = app.handle(key('w'), NOW);
+    let saved = saves(&effects);
+    assert_eq!(saved.len(), 1);
+    assert_eq!(saved[0].0, path);
+    assert_eq!(saved[0].1[0].id, "prj_0000");
+    assert!(
+        realtime_requests(&effects).is_empty(),
+        "the monitor is not visible"
+    );
+    app.handle(key('j'), NOW);
+    let effects = app.handle(key('w'), NOW);
+    let (path, entries) = saves(&effects).remove(0);
+    let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, ["prj_0000", "prj_0001"]);
+    // What the executor does with the request; a new monitor reads it back.
+    watchlist::save(&path, &entries).unwrap();
+    let reopened = app_with_watchlist(&path);
+    assert_eq!(reopened.monitor.watch, entries);
+    assert_eq!(reopened.monitor.watch_warning, None);
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(leftovers.len(), 1, "no temporary file left behind");
+
+    // The monitor asks for every pinned project, each in its own lane.
+    let effects = app.handle(key('4'), NOW);
+    let mut requests = realtime_requests(&effects);
+    requests.sort();
+    let asked: Vec<(u8, &str)> = requests
+        .iter()
+        .map(|(l, _, id)| (*l, id.as_str()))
+        .collect();
+    assert_eq!(asked, [(0, "prj_0000"), (1, "prj_0001")]);
+    for request in &requests {
+        answer_realtime(&mut app, request, NOW);
+    }
+    // Unpinning the focused tile from the monitor saves again: ▶ is on the
+    // project in focus (the inventory's prj_0001), the one `w` acts on.
+    let effects = app.handle(key('w'), NOW);
+    let (_, entries) = saves(&effects).remove(0);
+    let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, ["prj_0000"]);
+}
+
+#[test]
+fn a_pin_made_while_the_watch_list_is_read_is_saved_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("watchlist.json");
+    let kept = watchlist::WatchEntry {
+        id: "prj_9".into(),
+        name: None,
+    };
+    watchlist::save(&path, std::slice::from_ref(&kept)).unwrap();
+    let mut app = app();
+    app.monitor.use_watchlist_file(path.clone());
+    let start = app.start(NOW);
+    show_inventory(&mut app, 4);
+    let effects = app.handle(key('w'), NOW);
+    assert!(
+        saves(&effects).is_empty(),
+        "no save before the file is read"
+    );
+    // The read answers: the file's entries first, then the pin, saved together.
+    let read = only(&start, monitor::WATCHLIST_LOAD);
+    let loaded = watchlist::load(&path).unwrap();
+    let effects = app.handle(read.ok(loaded), NOW);
+    let (_, entries) = saves(&effects).remove(0);
+    let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, ["prj_9", "prj_0000"]);
+}
+
+#[test]
+fn a_damaged_watch_list_is_reported_and_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    for body in [
+        "{not json".to_owned(),
+        json!({"version": 99, "projects": []}).to_string(),
+        json!({"version": 1, "projects": [{"id": ""}]}).to_string(),
+    ] {
+        let path = dir.path().join("watchlist.json");
+        std::fs::write(&path, &body).unwrap();
+        let reopened = app_with_watchlist(&path);
+        assert!(reopened.monitor.watch.is_empty(), "{body}");
+        let warning = reopened.monitor.watch_warning.clone().expect("reported");
+        assert!(warning.contains("damaged"), "{warning}");
+        let logged = reopened.errors.last().expect("in the error log");
+        assert_eq!(logged.summary, warning);
+        // The next save replaces it with a good one.
+        let entry = watchlist::WatchEntry {
+            id: "prj_1".into(),
+            name: None,
+        };
+        watchlist::save(&path, std::slice::from_ref(&entry)).unwrap();
+        assert_eq!(watchlist::load(&path).unwrap(), vec![entry]);
+    }
+    // A missing file is an empty list, not a warning.
+    assert_eq!(
+        watchlist::load(&dir.path().join("absent.json")).unwrap(),
+        vec![]
+    );
+}
+
+#[test]
+fn the_watch_list_is_capped() {
+    let mut app = app();
+    with_inventory(&mut app, 20);
+    for _ in 0..watchlist::WATCH_LIMIT {
+        app.handle(key('w'), NOW);
+        app.handle(key('j'), NOW);
+    }
+    assert_eq!(app.monitor.watch.len(), watchlist::WATCH_LIMIT);
+    app.handle(key('w'), NOW);
+    assert_eq!(app.monitor.watch.len(), watchlist::WATCH_LIMIT);
+    assert!(support::text(&screen(&app, 120, 35)).contains("at most 16"));
+}
+
+fn monitor_snapshot_app() -> App {
+    let mut app = app();
+    let first = open_monitor(&mut app);
+    app.handle(
+        answer(
+            monitor::REALTIME.lane(first.0),
+            first.1,
+            Ok(realtime_at(datetime!(2026-11-22 11:59 UTC), 1234)),
+            monitor::Msg::Realtime,
+        ),
+        NOW,
+    );
+    app
+}
+
+#[test]
+fn snapshot_monitor() {
+    for (width, height) in [(120, 35), (80, 24)] {
+        let app = monitor_snapshot_app();
+        insta::assert_snapshot!(
+            format!("monitor_{width}x{height}"),
+            drawn(&app, width, height, NOW).body()
+        );
+    }
+}
+
+#[test]
+fn snapshot_monitor_watch_grid() {
+    let mut app = app();
+    with_inventory(&mut app, 4);
+    for _ in 0..3 {
+        app.handle(key('w'), NOW);
+        app.handle(key('j'), NOW);
+    }
+    let effects = app.handle(key('4'), NOW);
+    for (index, request) in realtime_requests(&effects).iter().enumerate() {
+        app.handle(
+            answer(
+                monitor::REALTIME.lane(request.0),
+                request.1,
+                Ok(realtime_at(
+                    datetime!(2026-11-22 11:59 UTC),
+                    index as i64 * 40 + 3,
+                )),
+                monitor::Msg::Realtime,
+            ),
+            NOW,
+        );
+    }
+    insta::assert_snapshot!("monitor_grid_120x35", drawn(&app, 120, 35, NOW).body());
+}
+
+#[test]
+fn a_refresh_with_the_same_data_changes_no_cell() {
+    let mut app = app();
+    let first = open_monitor(&mut app);
+    answer_realtime(&mut app, &first, NOW);
+    let before = drawn(&app, 120, 35, NOW).buffer().clone();
+    let mut now = NOW;
+    for _ in 0..5 {
+        now = app.wake_at().unwrap();
+        let request = realtime_requests(&app.handle(Msg::Wake, now)).remove(0);
+        // The same minute's data again.
+        app.handle(
+            answer(
+                monitor::REALTIME.lane(request.0),
+                request.1,
+                Ok(realtime_at(NOW, 17)),
+                monitor::Msg::Realtime,
+            ),
+            now,
+        );
+    }
+    assert_eq!(now, NOW + Duration::seconds(50));
+    let after = drawn(&app, 120, 35, now);
+    assert!(
+        before.diff(after.buffer()).is_empty(),
+        "no counter or clock on screen: nothing to rewrite"
+    );
 }

@@ -6,10 +6,10 @@
 use vantage::api::model::InventoryPage;
 use vantage::tui::app::App;
 
-use crate::tui::lists::{inventory_requests, inventory_with};
-use crate::tui::screens::{NOW, screen, text};
+use crate::tui::inventory_query::{inventory_requests, inventory_with};
 use crate::tui::state::page;
 use crate::tui::support::answer_inventory_page;
+use crate::tui::support::{NOW, screen, text};
 use crate::tui::support::{app, key};
 
 /// Far more than a bounded walk needs, far less than an endless one asks.

@@ -16,8 +16,8 @@ use vantage::tui::screens::project::{FACTS, PROJECT};
 
 use crate::common::items::inventory_item;
 use crate::tui::changes::{change_set, changes_app};
-use crate::tui::lists::inventory_with;
-use crate::tui::screens::{NOW, screen, text};
+use crate::tui::inventory_query::inventory_with;
+use crate::tui::support::{NOW, screen, text};
 use crate::tui::support::{
     answer_inventory_page, app, asked, asked_in, drawn, inventory_pages, key, only, special,
 };

@@ -1,8 +1,14 @@
 //! Helpers shared by the dashboard's state-model tests.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::json;
+use time::OffsetDateTime;
+use time::macros::datetime;
+use vantage::api::model::InventoryPage;
 use vantage::tui::app::{App, Identity, Msg};
-use vantage::tui::effect::{Effect, ErrorInfo, Slot};
+use vantage::tui::effect::{Effect, ErrorInfo, Gate, Slot};
+
+use crate::common::items::inventory_item;
 use vantage::tui::request::{Answer, Job, Message, Operation};
 use vantage::tui::screens::inventory::bulk::RowOutcome;
 use vantage::tui::settings::{AppSettings, TuiSettings};
@@ -210,16 +216,16 @@ pub fn inventory_bulk(effects: &[Effect]) -> Vec<(u64, String)> {
 /// hints are the point) or [`Drawn::full`]. Adding a tab then changes only the
 /// snapshots whose subject is the frame, and the help's, which lists every
 /// tab (a replay: 8 of 64). The full frames kept on purpose:
-/// - `with_server::insights_80x24` and `insights_120x35`: the tab bar's short
+/// - `served_demo::insights_80x24` and `insights_120x35`: the tab bar's short
 ///   and full titles, and the header as it fits each width;
 /// - `contexts::picker_100x24`: the header with a context's name;
-/// - `with_server::inventory_help_120x35`: the help overlay, which lists every
+/// - `served_demo::inventory_help_120x35`: the help overlay, which lists every
 ///   tab's key;
-/// - `with_server::too_small_50x10`: the too-small notice, drawn instead of
+/// - `served_demo::too_small_50x10`: the too-small notice, drawn instead of
 ///   the frame;
-/// - `with_server::narrow_60x16`: the smallest terminal drawn whole, where the
+/// - `served_demo::narrow_60x16`: the smallest terminal drawn whole, where the
 ///   header, the tab bar and the footer each give up what they first drop;
-/// - `with_server::insights_light_80x24` and `insights_no_color_80x24`: the
+/// - `served_demo::insights_light_80x24` and `insights_no_color_80x24`: the
 ///   themes' styles, of the frame as much as of the screen.
 pub fn drawn(app: &App, width: u16, height: u16, now: time::OffsetDateTime) -> Drawn {
     let mut terminal =
@@ -308,4 +314,72 @@ impl Drawn {
         text.push('\n');
         text
     }
+}
+
+// --- What the screens' state models share (a clock, errors, the inventory) ----------
+
+pub(crate) const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
+
+pub(crate) fn error(status: Option<u16>, kind: Option<&str>, gate: Option<Gate>) -> ErrorInfo {
+    ErrorInfo {
+        status,
+        kind: kind.map(Into::into),
+        detail: None,
+        request_id: Some("req_test".into()),
+        summary: match kind {
+            Some(kind) => format!("{kind} (HTTP {})", status.unwrap_or(0)),
+            None => "cannot connect to the service".into(),
+        },
+        gate,
+        at: NOW,
+    }
+}
+
+pub(crate) fn transport_error() -> ErrorInfo {
+    error(None, None, None)
+}
+
+/// The App drawn at `NOW`.
+pub(crate) fn screen(app: &App, width: u16, height: u16) -> Drawn {
+    drawn(app, width, height, NOW)
+}
+
+/// The whole frame, as text.
+pub(crate) fn text(frame: &Drawn) -> String {
+    frame.full()
+}
+
+// --- Inventory selection ---------------------------------------------------------
+
+pub(crate) fn inventory_page(count: usize) -> InventoryPage {
+    let names = [
+        "Budget tracker",
+        "Clinic portal",
+        "Garden map",
+        "Fleet planner",
+    ];
+    let data: Vec<_> = (0..count)
+        .map(|n| {
+            inventory_item(json!({"id": format!("prj_{n:04}"), "name": names[n % names.len()]}))
+        })
+        .collect();
+    serde_json::from_value(json!({
+        "data": data,
+        "pagination": {"has_more": false, "next_cursor": null},
+        "total": count, "as_of": null, "activity_as_of": null, "applied_finding": null
+    }))
+    .unwrap()
+}
+
+/// Loads the inventory with `count` projects; the first one is selected.
+pub(crate) fn with_inventory(app: &mut App, count: usize) {
+    app.start(NOW);
+    show_inventory(app, count);
+}
+
+/// Opens the inventory tab and answers its first page with `count` rows.
+pub(crate) fn show_inventory(app: &mut App, count: usize) {
+    let effects = app.handle(key('2'), NOW);
+    let (token, _) = inventory_pages(&effects)[0].clone();
+    app.handle(answer_inventory_page(token, inventory_page(count)), NOW);
 }

@@ -8,9 +8,9 @@ use vantage::tui::app::App;
 use vantage::tui::sgr16::Sgr16;
 use vantage::tui::theme::{ColorDepth, ThemeName};
 
-use crate::tui::lists::inventory_with;
+use crate::tui::inventory_query::inventory_with;
 use crate::tui::project_facts::palette;
-use crate::tui::screens::NOW;
+use crate::tui::support::NOW;
 use crate::tui::support::{app_with_theme, drawn};
 
 /// Every byte the App's frame sends to a terminal of `depth` colours.

@@ -8,7 +8,7 @@ mod view;
 use time::OffsetDateTime;
 
 use super::paged::{ListOperation, ListPage};
-use super::paged::{PageReply, PagedList};
+use super::paged::{PageReply, PageSource, PagedList, Pages};
 use super::{Screen, ScreenView};
 use crate::api::model::Pagination;
 use crate::api::page::PageWalk;
@@ -103,14 +103,14 @@ pub fn is_project_change(kind: &ChangeKind) -> bool {
 }
 
 impl ChangesScreen {
-    fn request(between: Option<(i64, i64)>) -> impl FnOnce(Option<String>) -> DiffSnapshots {
-        move |_| DiffSnapshots { between }
+    /// The diff is one page, whatever the cursor.
+    fn pages(between: Option<(i64, i64)>) -> impl PageSource<Msg = Msg> {
+        Pages::new(move |_| DiffSnapshots { between }, Msg::Changes)
     }
 
     fn reload(&mut self, cx: &mut Cx) {
         self.stale = false;
-        self.list
-            .reload(cx, Self::request(self.between), Msg::Changes);
+        self.list.reload(cx, Self::pages(self.between));
     }
 
     /// A snapshot was recorded: the newest pair changed.
@@ -368,10 +368,7 @@ impl Screen for ChangesScreen {
             }
             return true;
         }
-        if self
-            .list
-            .navigate(action, cx, Self::request(self.between), Msg::Changes)
-        {
+        if self.list.navigate(action, cx, Self::pages(self.between)) {
             return true;
         }
         match action {

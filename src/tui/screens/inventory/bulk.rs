@@ -278,8 +278,8 @@ impl InventoryScreen {
     /// Marks, and `v`/`u` on the marked rows (none marked: the cursor's row).
     /// `None` leaves the action to the screen.
     pub(super) fn bulk_action(&mut self, action: Action, cx: &mut Cx) -> Option<bool> {
-        let request = self.page_request(cx);
-        if self.list.handle_marks(action, cx, request, Msg::Page) {
+        let pages = self.pages(cx);
+        if self.list.handle_marks(action, cx, pages) {
             return Some(true);
         }
         if !matches!(action, Action::Visibility | Action::Unpublish) {

@@ -157,12 +157,6 @@ impl InventoryScreen {
         q.review_priority = next.cloned().into_iter().collect();
     }
 
-    pub(super) fn handle_menu_action(&mut self, action: Action, cx: &mut Cx) {
-        if let Some((kind, choice)) = menu::choose(&mut self.menu, action) {
-            self.menu_chosen(kind, choice, cx);
-        }
-    }
-
     /// Line `choice` of the open menu, chosen by enter or its hotkey.
     pub(super) fn menu_chosen(&mut self, kind: MenuKind, choice: usize, cx: &mut Cx) {
         self.menu = None;
@@ -253,6 +247,17 @@ impl InventoryScreen {
 impl FilteredList for InventoryScreen {
     type Filter = InventoryFilter;
 
+    /// The sort or export menu's.
+    fn menu_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        if self.menu.is_none() {
+            return false;
+        }
+        if let Some((kind, choice)) = menu::choose(&mut self.menu, action) {
+            self.menu_chosen(kind, choice, cx);
+        }
+        true
+    }
+
     fn search_box(&mut self) -> &mut SearchBox {
         &mut self.search_box
     }
@@ -311,9 +316,9 @@ impl FilteredList for InventoryScreen {
         self.page_cursors.clear();
         self.row_pages.clear();
         self.policy.hidden.clear();
-        let request = self.page_request(cx);
+        let pages = self.pages(cx);
         // A new filter keeps the marks of the rows still in the list.
-        self.list.reload_keeping_marks(cx, request, Msg::Page);
+        self.list.reload_keeping_marks(cx, pages);
         self.look_up_id(cx);
     }
 }

@@ -17,12 +17,12 @@ use std::path::PathBuf;
 
 use crossterm::event::KeyEvent;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use time::OffsetDateTime;
 
 use super::actions::ScreenAction;
-use super::paged::{PageReply, PagedList, budget_allows, draw_placeholder, reversed};
+use super::paged::{PageReply, PageSource, PagedList, budget_allows, reversed, workspace_pages};
 use super::{Screen, ScreenView};
 use crate::api::InventoryParams;
 use crate::api::model::{
@@ -34,7 +34,7 @@ use crate::tui::effect::{Cx, answers};
 use crate::tui::focus::ProjectOpen;
 use crate::tui::nav::{Nav, ProjectNav, ProjectWrite};
 use crate::tui::ops::{Exported, ListInventory};
-use crate::tui::screens::filtered::FilteredList;
+use crate::tui::screens::filtered::{self, FilteredList};
 use crate::tui::widgets::checklist::CheckMenu;
 use crate::tui::widgets::menu::Menu;
 use crate::tui::widgets::search::SearchBox;
@@ -199,15 +199,9 @@ impl InventoryScreen {
         }
     }
 
-    /// The request for one page under the current query.
-    fn page_request(&self, cx: &Cx) -> impl FnOnce(Option<String>) -> ListInventory + use<> {
-        let params = self.params();
-        let workspace_id = cx.workspace.to_owned();
-        move |cursor| ListInventory {
-            workspace_id,
-            params,
-            cursor,
-        }
+    /// How the list asks for a page under the current query.
+    fn pages(&self, cx: &Cx) -> impl PageSource<Msg = Msg> + use<> {
+        workspace_pages::<ListInventory, _>(cx, self.params(), Msg::Page)
     }
 
     /// Asks for the next page when the selection nears the end of what is loaded.
@@ -236,8 +230,8 @@ impl InventoryScreen {
             return;
         }
         self.reviewed.walk_stopped = false;
-        let request = self.page_request(cx);
-        self.list.prefetch(cx, request, Msg::Page);
+        let pages = self.pages(cx);
+        self.list.prefetch(cx, pages);
     }
 
     pub fn selected_item(&self) -> Option<&InventoryItem> {
@@ -406,15 +400,11 @@ impl Screen for InventoryScreen {
     }
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
-        if self.menu.is_some() {
-            self.handle_menu_action(action, cx);
+        if self.overlay_action(action, cx) {
             return true;
         }
-        if self.filter_action(action, cx) {
-            return true;
-        }
-        let request = self.page_request(cx);
-        if self.list.navigate(action, cx, request, Msg::Page) {
+        let pages = self.pages(cx);
+        if self.list.navigate(action, cx, pages) {
             return true;
         }
         if let Some(done) = self.bulk_action(action, cx) {
@@ -422,8 +412,8 @@ impl Screen for InventoryScreen {
         }
         match action {
             Action::Refresh => {
-                let request = self.page_request(cx);
-                self.list.refresh(cx, request, Msg::Page);
+                let pages = self.pages(cx);
+                self.list.refresh(cx, pages);
             }
             Action::Filter => {
                 let current = self.search().to_owned();
@@ -490,44 +480,37 @@ impl Screen for InventoryScreen {
             h if h >= 16 => DETAIL_HEIGHT - 3,
             _ => 0,
         };
-        let [head_area, filter_area, table_area, detail_area] = Layout::vertical([
-            Constraint::Length(1),
-            Constraint::Length(1),
-            Constraint::Min(3),
-            Constraint::Length(detail_height),
-        ])
-        .areas(area);
+        let [head_area, filter_area, _, table_area, detail_area] =
+            filtered::areas(area, 0, detail_height);
         self.draw_head(frame, head_area, view);
         let summary = || self.filter_summary();
         self.search_box
             .draw(frame, filter_area, theme, true, summary);
-        if self.list.rows.is_empty() {
-            // A review filter that emptied the pages read so far has not
-            // seen the rest: said so, never "no project matches".
-            let empty = if self.reviewed.filtering() && self.list.has_more {
-                format!(
-                    "None of the {} projects read so far matches; the rest is not read yet ({} reads on).",
-                    crate::tui::widgets::thousands(self.reviewed.rows_read as i64),
-                    view.keymap.key_for(Action::Down)
-                )
-            } else {
-                format!(
-                    "No project matches these filters. Press {} to clear them.",
-                    view.keymap.key_for(Action::ClearFilters)
-                )
-            };
-            let text = self.list.placeholder(
-                theme,
+        // A review filter that emptied the pages read so far has not
+        // seen the rest: said so, never "no project matches".
+        let empty = if self.reviewed.filtering() && self.list.has_more {
+            format!(
+                "None of the {} projects read so far matches; the rest is not read yet ({} reads on).",
+                crate::tui::widgets::thousands(self.reviewed.rows_read as i64),
+                view.keymap.key_for(Action::Down)
+            )
+        } else {
+            format!(
+                "No project matches these filters. Press {} to clear them.",
+                view.keymap.key_for(Action::ClearFilters)
+            )
+        };
+        self.list.draw_rows(
+            frame,
+            [table_area, detail_area],
+            (
                 "Loading projects…",
                 Line::from(Span::styled(empty, theme.dim)),
-            );
-            draw_placeholder(frame, table_area, text, theme);
-        } else {
-            self.draw_table(frame, table_area, view);
-            if detail_height > 0 {
-                self.draw_detail(frame, detail_area, view);
-            }
-        }
+            ),
+            theme,
+            |frame, area| self.draw_table(frame, area, view),
+            |frame, area| self.draw_detail(frame, area, view),
+        );
         if let Some((_, menu)) = &self.menu {
             let (choose, close) = (
                 view.keymap.key_for(Action::Open),

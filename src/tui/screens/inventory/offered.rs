@@ -2,7 +2,7 @@
 
 use super::InventoryScreen;
 use crate::tui::action::Action;
-use crate::tui::screens::actions::{RowWords, ScreenAction, movement};
+use crate::tui::screens::actions::{RowWords, ScreenAction, copy_project_id, movement};
 
 impl InventoryScreen {
     /// What the inventory offers now: its one list of actions.
@@ -95,7 +95,7 @@ impl InventoryScreen {
                 "export",
                 "export every page of this view to CSV or JSON",
             ),
-            ScreenAction::help_only(Action::Copy, "copy the project id (OSC 52)"),
+            copy_project_id(),
             ScreenAction::help_only(Action::Refresh, "reload from the first page"),
         ]);
         actions

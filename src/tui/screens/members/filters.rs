@@ -1,7 +1,7 @@
 //! The member directory's sort and filter menus, and the line that sums up
 //! the filters and the sort.
 
-use super::{MemberFilter, MembersScreen, Msg, natural_order};
+use super::{MemberFilter, MembersScreen, natural_order};
 use crate::api::model::{MemberSortBy, Role};
 use crate::tui::action::Action;
 use crate::tui::effect::Cx;
@@ -91,14 +91,6 @@ impl MembersScreen {
         );
     }
 
-    pub(super) fn handle_sort_menu(&mut self, action: Action, cx: &mut Cx) {
-        let Some(menu) = &mut self.sort_menu else {
-            return;
-        };
-        let outcome = menu.handle(action);
-        self.sort_menu_outcome(outcome, cx);
-    }
-
     /// A key on an open menu before it is read as an action: its hotkeys
     /// and `/` to jump. Whether the key was taken.
     pub(super) fn menu_key(&mut self, key: &KeyEvent, cx: &mut Cx) -> bool {
@@ -182,9 +174,19 @@ impl FilteredList for MembersScreen {
         }
     }
 
+    /// The sort menu's.
+    fn menu_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        let Some(menu) = &mut self.sort_menu else {
+            return false;
+        };
+        let outcome = menu.handle(action);
+        self.sort_menu_outcome(outcome, cx);
+        true
+    }
+
     fn reload(&mut self, cx: &mut Cx) {
         self.restart_roles();
-        let request = self.page_request(cx);
-        self.list.reload(cx, request, Msg::Page);
+        let pages = self.pages(cx);
+        self.list.reload(cx, pages);
     }
 }

@@ -13,11 +13,13 @@ use std::ops::Range;
 
 use crossterm::event::KeyEvent;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use time::OffsetDateTime;
 
-use super::paged::{PageReply, PagedList, budget_allows, draw_placeholder, reversed};
+use super::paged::{
+    DetailPane, PageReply, PageSource, PagedList, budget_allows, reversed, workspace_pages,
+};
 use super::{Screen, ScreenView};
 use crate::api::MemberListParams;
 use crate::api::model::Page;
@@ -26,7 +28,7 @@ use crate::tui::action::Action;
 use crate::tui::effect::{Cx, ErrorInfo, Slot, answered_lane};
 use crate::tui::ops::{GetMember, ListMembers};
 use crate::tui::screens::actions::{RowWords, ScreenAction, movement};
-use crate::tui::screens::filtered::FilteredList;
+use crate::tui::screens::filtered::{self, FilteredList};
 use crate::tui::widgets::checklist::CheckMenu;
 use crate::tui::widgets::menu::Menu;
 use crate::tui::widgets::search::SearchBox;
@@ -99,7 +101,7 @@ pub struct MembersScreen {
     paused_since: Option<OffsetDateTime>,
     /// Whether Members is the screen shown: details are read only then.
     active: bool,
-    show_detail: bool,
+    detail: DetailPane,
     sort_menu: Option<Menu>,
     filters: Option<CheckMenu<MemberFilter>>,
 }
@@ -122,7 +124,7 @@ impl Default for MembersScreen {
             wants_details: Cell::new(false),
             paused_since: None,
             active: false,
-            show_detail: true,
+            detail: DetailPane::new(DETAIL_HEIGHT),
             sort_menu: None,
             filters: None,
         }
@@ -151,20 +153,14 @@ impl MembersScreen {
         }
     }
 
-    /// The request for one page under the current filters.
-    fn page_request(&self, cx: &Cx) -> impl FnOnce(Option<String>) -> ListMembers + use<> {
-        let params = self.params();
-        let workspace_id = cx.workspace.to_owned();
-        move |cursor| ListMembers {
-            workspace_id,
-            params,
-            cursor,
-        }
+    /// How the list asks for a page under the current filters.
+    fn pages(&self, cx: &Cx) -> impl PageSource<Msg = Msg> + use<> {
+        workspace_pages::<ListMembers, _>(cx, self.params(), Msg::Page)
     }
 
     fn prefetch(&mut self, cx: &mut Cx) {
-        let request = self.page_request(cx);
-        self.list.prefetch(cx, request, Msg::Page);
+        let pages = self.pages(cx);
+        self.list.prefetch(cx, pages);
     }
 
     /// The rows on screen, as the next draw will show them.
@@ -371,15 +367,11 @@ impl Screen for MembersScreen {
     }
 
     fn handle_action(&mut self, action: Action, cx: &mut Cx) -> bool {
-        if self.sort_menu.is_some() {
-            self.handle_sort_menu(action, cx);
+        if self.overlay_action(action, cx) {
             return true;
         }
-        if self.filter_action(action, cx) {
-            return true;
-        }
-        let request = self.page_request(cx);
-        if self.list.navigate(action, cx, request, Msg::Page) {
+        let pages = self.pages(cx);
+        if self.list.navigate(action, cx, pages) {
             // The details asked for are those of the rows on screen after the
             // move; on the way to the end (G), those of the last page.
             self.list.follow_selection();
@@ -395,8 +387,8 @@ impl Screen for MembersScreen {
                 self.details.clear();
                 self.known_roles.clear();
                 self.restart_roles();
-                let request = self.page_request(cx);
-                self.list.refresh(cx, request, Msg::Page);
+                let pages = self.pages(cx);
+                self.list.refresh(cx, pages);
             }
             Action::Filter => self.search_box.open(&self.search),
             Action::Sort => self.open_sort_menu(),
@@ -422,9 +414,7 @@ impl Screen for MembersScreen {
                 }
                 self.reload(cx);
             }
-            Action::ToggleDetail | Action::Open => self.show_detail = !self.show_detail,
-            Action::Copy => cx.copy(self.list.selected_key()),
-            _ => return false,
+            _ => return self.list.row_action(action, &mut self.detail, cx),
         }
         true
     }
@@ -482,49 +472,41 @@ impl Screen for MembersScreen {
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &ScreenView) {
         let theme = view.theme;
-        let detail_height = if self.show_detail && area.height >= 18 {
-            DETAIL_HEIGHT
-        } else {
-            0
-        };
-        let [head_area, filter_area, note_area, table_area, detail_area] = Layout::vertical([
-            Constraint::Length(1),
-            Constraint::Length(1),
-            Constraint::Length(1),
-            Constraint::Min(3),
-            Constraint::Length(detail_height),
-        ])
-        .areas(area);
+        let detail_height = self.detail.height_in(area);
+        let [head_area, filter_area, note_area, table_area, detail_area] =
+            filtered::areas(area, 1, detail_height);
         self.draw_head(frame, head_area, theme);
         // Short terms are said on the note line below.
         let summary = || self.filter_summary();
         self.search_box
             .draw(frame, filter_area, theme, false, summary);
         self.draw_note(frame, note_area, theme);
-        if self.list.rows.is_empty() {
+        let empty = if self.list.rows.is_empty() {
             // The rows of the first page will fill this area.
             self.list
                 .set_viewport(table_area.height.saturating_sub(2).max(1) as usize);
-            let empty = if self.list.started {
+            if self.list.started {
                 format!(
                     "No member matches. Press {} to clear the search and filters.",
                     view.keymap.key_for(Action::ClearFilters)
                 )
             } else {
                 "Members load when this tab opens.".to_owned()
-            };
-            let text = self.list.placeholder(
-                theme,
+            }
+        } else {
+            String::new()
+        };
+        self.list.draw_rows(
+            frame,
+            [table_area, detail_area],
+            (
                 "Loading members…",
                 Line::from(Span::styled(empty, theme.dim)),
-            );
-            draw_placeholder(frame, table_area, text, theme);
-        } else {
-            self.draw_table(frame, table_area, view);
-            if detail_height > 0 {
-                self.draw_detail(frame, detail_area, view);
-            }
-        }
+            ),
+            theme,
+            |frame, area| self.draw_table(frame, area, view),
+            |frame, area| self.draw_detail(frame, area, view),
+        );
         if let Some(menu) = &self.sort_menu {
             menu.draw_keyed(frame, area, theme, view.keymap, ["choose", "close"]);
         }

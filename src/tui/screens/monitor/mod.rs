@@ -37,7 +37,7 @@ use crate::tui::effect::{Cx, ErrorInfo, Slot};
 use crate::tui::keymap::key_of;
 use crate::tui::nav::{Nav, Tab};
 use crate::tui::ops::GetRealtime;
-use crate::tui::screens::actions::ScreenAction;
+use crate::tui::screens::actions::{ScreenAction, copy_project_id};
 use crate::tui::watchlist::{WATCH_LIMIT, WatchEntry};
 
 /// The longest pause between retries while the service is unreachable (or one
@@ -510,7 +510,7 @@ impl Screen for MonitorScreen {
                 "grid: one shared scale for every tile (to compare them), or each its own",
             )
             .hint_if(watching && !self.zoom),
-            ScreenAction::help_only(Action::Copy, "copy the project id (OSC 52)"),
+            copy_project_id(),
             ScreenAction::help_only(Action::Refresh, "refresh now"),
             ScreenAction::help_only(
                 Action::ShowTab(Tab::Inventory),

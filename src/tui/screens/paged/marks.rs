@@ -1,11 +1,10 @@
 //! Marks (`space`) on a paged list: kept by each row's stable key.
 
-use super::ListOperation;
+use super::PageSource;
 use super::PagedList;
 use crate::api::model::{InventoryItem, MemberRef};
 use crate::tui::action::Action;
-use crate::tui::effect::{Cx, ErrorInfo};
-use crate::tui::request::Message;
+use crate::tui::effect::Cx;
 use crate::tui::widgets::thousands;
 
 /// The glyph a marked row carries, and the blank an unmarked one does.
@@ -58,13 +57,7 @@ impl<T: RowKey> PagedList<T> {
     /// `space` toggles the selected row's mark and moves on; `A` marks every
     /// row, loading the pages not loaded yet first (within the request budget,
     /// as `G`); `C` clears. False for any other action.
-    pub fn handle_marks<O: ListOperation, M: Message>(
-        &mut self,
-        action: Action,
-        cx: &mut Cx,
-        request: impl FnOnce(Option<String>) -> O,
-        message: fn(Result<O::Output, ErrorInfo>) -> M,
-    ) -> bool {
+    pub fn handle_marks(&mut self, action: Action, cx: &mut Cx, pages: impl PageSource) -> bool {
         match action {
             Action::Mark => {
                 let Some(key) = self.selected_row().map(|row| row.row_key().to_owned()) else {
@@ -79,7 +72,7 @@ impl<T: RowKey> PagedList<T> {
                 self.seek_stopped = None;
                 self.marking_all = self.has_more;
                 self.mark_loaded(cx);
-                self.prefetch(cx, request, message);
+                self.prefetch(cx, pages);
             }
             Action::ClearMarks => {
                 // Said, so that an earlier "marked all N" does not outlive them.
@@ -118,15 +111,10 @@ impl<T: RowKey> PagedList<T> {
     /// A new query of the same rows (a filter, a sort, a search): drops the
     /// rows as [`PagedList::reload`] does, but the marks go along, each one
     /// coming back as its row lands ([`PagedList::settle_marks`]).
-    pub fn reload_keeping_marks<O: ListOperation, M: Message>(
-        &mut self,
-        cx: &mut Cx,
-        request: impl FnOnce(Option<String>) -> O,
-        message: fn(Result<O::Output, ErrorInfo>) -> M,
-    ) {
+    pub fn reload_keeping_marks(&mut self, cx: &mut Cx, pages: impl PageSource) {
         let mut carried = std::mem::take(&mut self.marks);
         carried.extend(std::mem::take(&mut self.carried));
-        self.reload(cx, request, message);
+        self.reload(cx, pages);
         self.carried = carried;
     }
 

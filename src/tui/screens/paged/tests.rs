@@ -33,25 +33,28 @@ fn pages_load_as_the_selection_nears_the_end_and_stale_replies_are_dropped() {
         &mut token,
     );
     let mut list: PagedList<u32> = PagedList::new(PAGE, 2);
-    list.reload(&mut cx, request, Msg::Page);
+    list.reload(&mut cx, Pages::new(request, Msg::Page));
     let first = list.pending.expect("asked for the first page");
-    list.reload(&mut cx, request, Msg::Page);
+    list.reload(&mut cx, Pages::new(request, Msg::Page));
     assert_eq!(list.accept(PAGE, first), None, "stale");
     let second = list.pending.expect("asked again");
     assert_eq!(list.accept(PAGE, second), Some(None));
     list.append(vec![1, 2], more("c2"), now);
     // Within the margin of the end: the next page, with the cursor.
-    assert!(list.prefetch(&mut cx, request, Msg::Page));
+    assert!(list.prefetch(&mut cx, Pages::new(request, Msg::Page)));
     let third = list.pending.expect("next page");
-    assert!(!list.prefetch(&mut cx, request, Msg::Page), "one at a time");
+    assert!(
+        !list.prefetch(&mut cx, Pages::new(request, Msg::Page)),
+        "one at a time"
+    );
     assert_eq!(list.accept(PAGE, third), Some(Some("c2".into())));
     let last = Pagination {
         has_more: false,
         next_cursor: None,
     };
     list.append(vec![3], last, now);
-    assert!(list.navigate(Action::Bottom, &mut cx, request, Msg::Page));
+    assert!(list.navigate(Action::Bottom, &mut cx, Pages::new(request, Msg::Page)));
     assert_eq!(list.selected_row(), Some(&3));
-    assert!(!list.navigate(Action::Refresh, &mut cx, request, Msg::Page));
+    assert!(!list.navigate(Action::Refresh, &mut cx, Pages::new(request, Msg::Page)));
     assert_eq!(list.layout(2), 1..3);
 }

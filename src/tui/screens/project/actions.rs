@@ -3,7 +3,7 @@
 
 use super::{ProjectScreen, WriteAccess};
 use crate::tui::action::Action;
-use crate::tui::screens::actions::ScreenAction;
+use crate::tui::screens::actions::{ScreenAction, copy_project_id};
 
 /// A write action: the action, its footer word, its help line.
 type WriteAction = (Action, &'static str, &'static str);
@@ -70,7 +70,7 @@ impl ProjectScreen {
         ];
         actions.extend(self.write_actions());
         actions.extend([
-            ScreenAction::help_only(Action::Copy, "copy the project id (OSC 52)"),
+            copy_project_id(),
             ScreenAction::help_only(Action::Refresh, "read the project again"),
         ]);
         actions

@@ -19,7 +19,7 @@ use crate::tui::effect::{Cx, ErrorInfo, Slot, answers};
 use crate::tui::export::{ExportNames, ExportRows, ListRows};
 use crate::tui::ops::{ListScanFindings, ListSecurityScans};
 use crate::tui::screens::actions::ScreenAction;
-use crate::tui::screens::paged::{PageReply, PagedList};
+use crate::tui::screens::paged::{PageReply, PageSource, PagedList, Pages};
 use crate::tui::widgets::checklist::CheckMenu;
 use crate::tui::widgets::input::TextField;
 
@@ -142,8 +142,8 @@ impl SecurityPart {
         };
         self.findings_of = Some(scan_id.clone());
         self.description_scroll = 0;
-        let request = findings_request(self.project_id.clone(), scan_id);
-        self.findings.reload(cx, request, findings_read);
+        let pages = findings_pages(self.project_id.clone(), scan_id);
+        self.findings.reload(cx, pages);
     }
 
     /// `ctrl-s` on the findings: the scan's findings with these filters.
@@ -248,8 +248,8 @@ impl SecurityPart {
                 let Some(scan_id) = self.findings_of.clone() else {
                     return Outcome::Ignored;
                 };
-                let request = findings_request(self.project_id.clone(), scan_id);
-                if !self.findings.navigate(action, cx, request, findings_read) {
+                let pages = findings_pages(self.project_id.clone(), scan_id);
+                if !self.findings.navigate(action, cx, pages) {
                     return Outcome::Ignored;
                 }
                 if self.findings.selected != before {
@@ -305,8 +305,8 @@ impl SecurityPart {
                     }
                     // A page the filters emptied still leads to the next one.
                     if let Some(scan_id) = self.findings_of.clone() {
-                        let request = findings_request(self.project_id.clone(), scan_id);
-                        self.findings.prefetch(cx, request, findings_read);
+                        let pages = findings_pages(self.project_id.clone(), scan_id);
+                        self.findings.prefetch(cx, pages);
                     }
                     true
                 }
@@ -390,4 +390,9 @@ fn findings_request(
         },
         cursor,
     }
+}
+
+/// How the findings list asks for a page of a scan's findings.
+fn findings_pages(project_id: String, scan_id: String) -> impl PageSource<Msg = super::Msg> {
+    Pages::new(findings_request(project_id, scan_id), findings_read)
 }
