@@ -34,26 +34,73 @@ open_enum! {
     }
 }
 
+/// How an inventory item's text is read: as `String` (the default) to be
+/// used, or as [`Unkept`] to check only that an item reads, by the same
+/// declaration and its rules, without copying its text.
+pub trait ItemText: Sized {
+    /// A project's name as [`super::project::bounded_name`] keeps it.
+    fn bounded_name(self) -> Self;
+}
+
+impl ItemText for String {
+    fn bounded_name(self) -> Self {
+        super::project::cut_name(self)
+    }
+}
+
+/// A string that was read and checked to be one, not kept: what the jsonl
+/// and json exports check each item with before they pass its text through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unkept;
+
+impl ItemText for Unkept {
+    fn bounded_name(self) -> Self {
+        self
+    }
+}
+
+impl<'de> Deserialize<'de> for Unkept {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct AnyString;
+        impl serde::de::Visitor<'_> for AnyString {
+            type Value = Unkept;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Unkept, E> {
+                Ok(Unkept)
+            }
+        }
+        deserializer.deserialize_str(AnyString)
+    }
+}
+
 /// `{name}` of an edge function.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EdgeFunction {
-    pub name: String,
+pub struct EdgeFunction<S = String> {
+    pub name: S,
 }
 
 /// `{display_name}` of a project owner.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Owner {
-    #[serde(default)]
-    pub display_name: Option<String>,
+pub struct Owner<S = String> {
+    #[serde(default = "none")]
+    pub display_name: Option<S>,
+}
+
+/// `None`, without asking the text type for a `Default` (`#[serde(default)]`
+/// would): [`Unkept`] has none.
+fn none<S>() -> Option<S> {
+    None
 }
 
 /// One entry of `review_priority_explanation`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Reason {
-    pub id: String,
-    pub label: String,
-    pub detail: String,
-    pub category: String,
+pub struct Reason<S = String> {
+    pub id: S,
+    pub label: S,
+    pub detail: S,
+    pub category: S,
     pub review_priority: ReviewPriority,
 }
 
@@ -80,11 +127,11 @@ pub struct ReasonValues {
 
 /// `matched_reason` of an inventory item.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MatchedReason {
-    pub id: String,
-    pub label: String,
-    pub detail: String,
-    pub category: String,
+pub struct MatchedReason<S = String> {
+    pub id: S,
+    pub label: S,
+    pub detail: S,
+    pub category: S,
     pub review_priority: ReviewPriority,
     #[serde(default)]
     pub values: ReasonValues,
@@ -97,25 +144,28 @@ pub struct MatchedReason {
 /// `activity_group` must follow another field and `matched_reason` must stay
 /// the last field. A field added after it sends every page down the slow path;
 /// the server's tests fail when one does (`every_item_takes_the_fast_path`).
+///
+/// `S` is how its text is read ([`ItemText`]): `InventoryItem` alone is the
+/// item to use; `InventoryItem<Unkept>` checks an item by the same rules.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct InventoryItem {
-    pub id: String,
-    #[serde(default, deserialize_with = "super::project::bounded_name")]
-    pub name: Option<String>,
-    #[serde(default)]
-    pub description: Option<String>,
-    #[serde(default)]
-    pub url: Option<String>,
+pub struct InventoryItem<S: ItemText = String> {
+    pub id: S,
+    #[serde(default = "none", deserialize_with = "super::project::bounded_name")]
+    pub name: Option<S>,
+    #[serde(default = "none")]
+    pub description: Option<S>,
+    #[serde(default = "none")]
+    pub url: Option<S>,
     pub is_published: bool,
     #[serde(default)]
     pub publish_audience: Option<PublishAudience>,
     #[serde(default)]
     pub visibility: Option<Visibility>,
     pub activity_group: ActivityGroup,
-    #[serde(default)]
-    pub connectors: Vec<String>,
-    #[serde(default)]
-    pub edge_functions: Vec<EdgeFunction>,
+    #[serde(default = "Vec::new")]
+    pub connectors: Vec<S>,
+    #[serde(default = "Vec::new")]
+    pub edge_functions: Vec<EdgeFunction<S>>,
     #[serde(default)]
     pub edit_count: i64,
     #[serde(default)]
@@ -136,12 +186,12 @@ pub struct InventoryItem {
     pub last_edited_at: Option<OffsetDateTime>,
     #[serde(default, with = "rfc3339::option")]
     pub last_security_scan_at: Option<OffsetDateTime>,
-    pub owner: Owner,
+    pub owner: Owner<S>,
     pub review_priority: ReviewPriority,
-    #[serde(default)]
-    pub review_priority_explanation: Vec<Reason>,
-    #[serde(default)]
-    pub matched_reason: Option<MatchedReason>,
+    #[serde(default = "Vec::new")]
+    pub review_priority_explanation: Vec<Reason<S>>,
+    #[serde(default = "none")]
+    pub matched_reason: Option<MatchedReason<S>>,
 }
 
 /// `activity_as_of` of the inventory response.
