@@ -219,3 +219,61 @@ pub struct InventoryPage {
     #[serde(default)]
     pub applied_finding: Option<FindingType>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An item as the reference server writes one, every field present.
+    const ITEM: &str = r#"{"id":"p1","name":"Budget","description":"d","url":"https://x",
+        "is_published":true,"publish_audience":"public","visibility":"workspace",
+        "activity_group":"last_14_days","connectors":["slack"],"edge_functions":[{"name":"f"}],
+        "edit_count":3,"message_count":1,"edits_24h":0,"edits_7d":1,"edits_30d":2,
+        "visitors_24h":0,"visitors_7d":5,"visitors_30d":9,
+        "last_edited_at":"2026-11-01T10:00:00.000Z","last_security_scan_at":null,
+        "owner":{"display_name":"Ana"},"review_priority":"needs_review",
+        "review_priority_explanation":[{"id":"r","label":"l","detail":"d","category":"c",
+        "review_priority":"unscored"}],
+        "matched_reason":{"id":"m","label":"l","detail":"d","category":"c",
+        "review_priority":"whatever_new","values":{"secret_count":2}}}"#;
+
+    /// The export checks an item as `InventoryItem<Unkept>` and passes its
+    /// text on: it must refuse exactly what the typed read refuses, with the
+    /// same message.
+    #[test]
+    fn the_unkept_check_refuses_what_the_typed_read_refuses() {
+        let edits: &[(&str, &str)] = &[
+            ("", ""),
+            (r#""id":"p1","#, ""),
+            (r#""id":"p1""#, r#""id":7"#),
+            (r#""name":"Budget""#, r#""name":null"#),
+            (r#""name":"Budget""#, r#""name":["x"]"#),
+            (r#""url":"https://x""#, r#""url":{}"#),
+            (r#""edit_count":3"#, r#""edit_count":1e400"#),
+            (r#""edit_count":3"#, r#""edit_count":3.5"#),
+            (r#""edit_count":3"#, r#""edit_count":"3""#),
+            (r#""connectors":["slack"]"#, r#""connectors":[1]"#),
+            (r#"[{"name":"f"}]"#, r#"[{"nom":"f"}]"#),
+            (r#""display_name":"Ana""#, r#""display_name":false"#),
+            (r#""owner":{"display_name":"Ana"},"#, ""),
+            ("2026-11-01T10:00:00.000Z", "yesterday"),
+            (r#""review_priority":"needs_review""#, r#""review_priority":1"#),
+            (r#""activity_group":"last_14_days","#, ""),
+            (r#""label":"l","detail":"d","category":"c","#, ""),
+            (r#""secret_count":2"#, r#""secret_count":-1e400"#),
+            ("\"d\",\"category\"", "\"d\\u00\",\"category\""),
+        ];
+        for (from, to) in edits {
+            let text = ITEM.replacen(from, to, 1);
+            assert!(from.is_empty() || text != ITEM, "{from} not found");
+            let kept = serde_json::from_str::<InventoryItem>(&text).map(|_| ());
+            let unkept = serde_json::from_str::<InventoryItem<Unkept>>(&text).map(|_| ());
+            assert_eq!(
+                kept.map_err(|e| e.to_string()),
+                unkept.map_err(|e| e.to_string()),
+                "{from} -> {to}"
+            );
+        }
+        assert!(serde_json::from_str::<InventoryItem<Unkept>>(ITEM).is_ok());
+    }
+}

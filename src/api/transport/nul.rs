@@ -14,17 +14,16 @@ use serde_json::Value;
 /// a 100-item page in a few microseconds. (A body that is not UTF-8 is no
 /// JSON either: the parse refuses it.)
 fn nul_escapes(body: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    memchr::memmem::find_iter(body, b"\\u0000")
-        .filter(move |&at| {
-            // `\\u0000` is a backslash then `u0000`: an odd run of backslashes
-            // before the `u` is the escape.
-            let run = body[..=at]
-                .iter()
-                .rev()
-                .take_while(|b| **b == b'\\')
-                .count();
-            run % 2 == 1
-        })
+    memchr::memmem::find_iter(body, b"\\u0000").filter(move |&at| {
+        // `\\u0000` is a backslash then `u0000`: an odd run of backslashes
+        // before the `u` is the escape.
+        let run = body[..=at]
+            .iter()
+            .rev()
+            .take_while(|b| **b == b'\\')
+            .count();
+        run % 2 == 1
+    })
 }
 
 /// The start of the string `at` lies in: its opening quote, the first one
