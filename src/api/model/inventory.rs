@@ -257,7 +257,10 @@ mod tests {
             (r#""display_name":"Ana""#, r#""display_name":false"#),
             (r#""owner":{"display_name":"Ana"},"#, ""),
             ("2026-11-01T10:00:00.000Z", "yesterday"),
-            (r#""review_priority":"needs_review""#, r#""review_priority":1"#),
+            (
+                r#""review_priority":"needs_review""#,
+                r#""review_priority":1"#,
+            ),
             (r#""activity_group":"last_14_days","#, ""),
             (r#""label":"l","detail":"d","category":"c","#, ""),
             (r#""secret_count":2"#, r#""secret_count":-1e400"#),
