@@ -147,7 +147,7 @@ use tokio::sync::broadcast;
 use super::config::ClientConfig;
 use super::error::{ApiError, ConfigError};
 use super::events::ClientEvent;
-use super::model::{InventoryItem, InventoryPage, Page, Pagination};
+use super::model::{InventoryItem, InventoryPage, Page, Pagination, Unkept};
 use super::page::{Arrived, PageWalk, Parts, Query, guess_next_cursor, item_stream, to_query};
 use super::ratelimit::RateLimitState;
 use super::ratelimit::{Lane, Reserve};
@@ -355,13 +355,15 @@ impl Paged for RawInventoryPage {
 
 /// An inventory item's text, kept once it has read as an [`InventoryItem`]:
 /// the same answer must not pass in `json` and fail in `table` (an item
-/// without `id`, a number like `1e400` that no field can hold).
+/// without `id`, a number like `1e400` that no field can hold). Read by the
+/// same declaration with its text [`Unkept`]: checked, never copied.
 struct CheckedRaw(Box<RawValue>);
 
 impl<'de> Deserialize<'de> for CheckedRaw {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw = Box::<RawValue>::deserialize(deserializer)?;
-        serde_json::from_str::<InventoryItem>(raw.get()).map_err(serde::de::Error::custom)?;
+        serde_json::from_str::<InventoryItem<Unkept>>(raw.get())
+            .map_err(serde::de::Error::custom)?;
         Ok(Self(raw))
     }
 }

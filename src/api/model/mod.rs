@@ -145,8 +145,19 @@ macro_rules! open_enum {
 
         impl<'de> ::serde::Deserialize<'de> for $name {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let raw = <::std::borrow::Cow<'de, str> as ::serde::Deserialize>::deserialize(deserializer)?;
-                Ok(Self::parse(&raw))
+                // The text is only looked at: a known value is read without
+                // copying it (serde's `Cow<str>` would copy every one).
+                struct Wire;
+                impl ::serde::de::Visitor<'_> for Wire {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        f.write_str("a string")
+                    }
+                    fn visit_str<E: ::serde::de::Error>(self, raw: &str) -> Result<$name, E> {
+                        Ok($name::parse(raw))
+                    }
+                }
+                deserializer.deserialize_str(Wire)
             }
         }
     };

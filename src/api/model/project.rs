@@ -156,10 +156,12 @@ const RECOGNIZED_TLDS: &[&str] = &[
 /// a service that sends megabytes of name must not have them shown, diffed
 /// and stored in the history (issue 22). Cut, not refused: one bad name does
 /// not make a whole list unreadable.
-pub fn bounded_name<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Option<String>, D::Error> {
-    Ok(Option::<String>::deserialize(deserializer)?.map(cut_name))
+pub fn bounded_name<'de, D, S>(deserializer: D) -> Result<Option<S>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    S: super::ItemText + Deserialize<'de>,
+{
+    Ok(Option::<S>::deserialize(deserializer)?.map(S::bounded_name))
 }
 
 /// `name` as [`bounded_name`] reads it.
