@@ -108,6 +108,10 @@ struct PacerState {
     sent: u64,
     /// The number of the newest request whose answer set `known`.
     known_from: u64,
+    /// The least `Remaining` answered in the current window (one `Reset`):
+    /// the service's count only goes down within a window, so the least is
+    /// its latest, in whatever order the answers came back.
+    least: Option<RateLimitState>,
 }
 
 /// Whose request it is: the user's may spend the whole budget; a background
@@ -163,6 +167,14 @@ impl Pacer {
         let admission = match state.known {
             None => Admission::Go,
             Some(known) if known.remaining > keep => Admission::Go,
+            // The user's request waits for the answers still out before it
+            // waits for the window: `observe` takes every request in flight off
+            // an answer's `Remaining`, also those the service counted before
+            // it, so the count can read 0 while slots are left. Each answer
+            // sets it anew; the window is waited for only if none is left then.
+            Some(_) if matches!(lane, Lane::User) && state.in_flight > 0 => {
+                Admission::WaitForAnswer
+            }
             // A reset within `max_wait` is waited for. One further away
             // (an exhausted daily quota, a skewed clock, a hostile 10^9 s) is
             // not: a capped wait could not reach it, so the request goes as a
@@ -226,7 +238,21 @@ impl Pacer {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         state.in_flight = state.in_flight.saturating_sub(1);
         let in_flight = state.in_flight;
-        let mut seen = RateLimitState::from_headers(headers).map(|mut seen| {
+        let answered = RateLimitState::from_headers(headers);
+        // Within the window the least count seen wins: a request counted
+        // earlier may be answered last, with a count no longer true.
+        let same_window = |least: &RateLimitState, answered: &RateLimitState| {
+            least.reset.is_some() && least.reset == answered.reset && least.limit == answered.limit
+        };
+        let in_window = answered.map(|answered| match state.least {
+            Some(least) if same_window(&least, &answered) => RateLimitState {
+                remaining: least.remaining.min(answered.remaining),
+                ..answered
+            },
+            _ => answered,
+        });
+        // Every request still out is taken off: it may not have been counted yet.
+        let mut seen = in_window.map(|mut seen| {
             seen.remaining = seen.remaining.saturating_sub(in_flight);
             seen
         });
@@ -246,12 +272,19 @@ impl Pacer {
                 ..base
             });
         }
-        // An answer to a request older than the one that set the state
-        // counted fewer requests: its headers are stale (a refusal is not).
-        let stale = permit.number < state.known_from && refused_for.is_none();
+        // An answer to a request older than the one that set the state, from
+        // another window, is stale (a refusal is not); within the window the
+        // least count already keeps it from raising `Remaining`.
+        let within = matches!((state.least, in_window), (Some(least), Some(answered)) if same_window(&least, &answered));
+        let stale = permit.number < state.known_from && refused_for.is_none() && !within;
         if seen.is_some() && !stale {
             state.known = seen;
-            state.known_from = permit.number;
+            state.known_from = state.known_from.max(permit.number);
+            state.least = if refused_for.is_some() {
+                seen
+            } else {
+                in_window
+            };
         }
         drop(state);
         self.answered.notify_waiters();
@@ -344,13 +377,11 @@ mod tests {
         let (go, permit) = pacer.admit(T0, MAX, Lane::User);
         assert_eq!(go, Admission::Go);
         pacer.observe(permit.unwrap(), &headers(5, 1, reset), None);
-        // One slot left: the first request takes it, the second must wait.
+        // One slot left: the first request takes it, the second must wait,
+        // first for the first's answer, then (0 left) for the window.
         let (first, first_permit) = pacer.admit(T0, MAX, Lane::User);
         assert_eq!(first, Admission::Go);
-        assert_eq!(
-            pacer.admit(T0, MAX, Lane::User).0,
-            Admission::WaitFor(Duration::from_secs(10))
-        );
+        assert_eq!(pacer.admit(T0, MAX, Lane::User).0, Admission::WaitForAnswer);
         pacer.observe(first_permit.unwrap(), &headers(5, 0, reset), None);
         assert_eq!(
             pacer
@@ -393,17 +424,77 @@ mod tests {
         let reset = T0 + time::Duration::seconds(60);
         let (_, earlier) = pacer.admit(T0, MAX, Lane::User);
         let (_, newer) = pacer.admit(T0, MAX, Lane::User);
-        // The newer request is answered first: 1 left, which the earlier
-        // one, still out, takes.
+        // The newer request is answered first: 1 left, less the earlier one,
+        // still out, which may not have been counted yet.
         pacer.observe(newer.unwrap(), &headers(120, 1, reset), None);
-        // The earlier one arrives late with what was left when it was counted.
+        assert_eq!(pacer.state().map(|state| state.remaining), Some(0));
+        // The earlier one arrives late with what was left when it was
+        // counted (2: before the newer one). The least count stands: 1.
         pacer.observe(earlier.unwrap(), &headers(120, 2, reset), None);
+        assert_eq!(pacer.state().map(|state| state.remaining), Some(1));
+        let (last, _last) = pacer.admit(T0, MAX, Lane::User);
+        assert_eq!(last, Admission::Go);
+        assert_eq!(
+            pacer.admit(T0, MAX, Lane::User).0,
+            Admission::WaitForAnswer,
+            "no slot the late answer claimed is spent"
+        );
+    }
+
+    /// The last answer of a burst may be the first request the service
+    /// counted (it travelled on a new connection): its count is not the
+    /// window's. Answers that came back with 3, 1, 0, then 2 leave 0, and
+    /// the next request waits for the window (it went, and met a 429).
+    #[test]
+    fn the_least_count_of_the_window_stands_whatever_order_answers_come_in() {
+        let pacer = Pacer::new();
+        let reset = T0 + time::Duration::seconds(60);
+        let permits: Vec<_> = (0..4)
+            .map(|_| pacer.admit(T0, MAX, Lane::User).1.unwrap())
+            .collect();
+        for (permit, left) in permits.into_iter().zip([3, 1, 0, 2]) {
+            pacer.observe(permit, &headers(10, left, reset), None);
+        }
         assert_eq!(pacer.state().map(|state| state.remaining), Some(0));
         assert_eq!(
             pacer.admit(T0, MAX, Lane::User).0,
-            Admission::WaitFor(Duration::from_secs(60)),
-            "no slot the late answer claimed is spent"
+            Admission::WaitFor(Duration::from_secs(60))
         );
+        // A new window's count is taken as it comes.
+        let later = reset + time::Duration::seconds(1);
+        let (_, probe) = pacer.admit(later, MAX, Lane::User);
+        let next = later + time::Duration::seconds(60);
+        pacer.observe(probe.unwrap(), &headers(10, 9, next), None);
+        assert_eq!(pacer.state().map(|state| state.remaining), Some(9));
+    }
+
+    /// Background requests out when an answer comes are all taken off its
+    /// `Remaining`, though the service counted some of them before it: the
+    /// count reads 0 with slots left. The user's request then waits for
+    /// their answers, which set the count anew, not for the window (it did,
+    /// a minute, in one run of six beside a busy test).
+    #[test]
+    fn the_users_request_waits_for_answers_out_before_the_window() {
+        let pacer = Pacer::new();
+        let reset = T0 + time::Duration::seconds(60);
+        let background = Lane::Background {
+            reserve: Reserve::DASHBOARD,
+        };
+        let (_, first) = pacer.admit(T0, MAX, background);
+        pacer.observe(first.unwrap(), &headers(20, 8, reset), None);
+        let out: Vec<_> = (0..5)
+            .map(|_| pacer.admit(T0, MAX, background).1.unwrap())
+            .collect();
+        let mut out = out.into_iter();
+        // The service counted all five before it answered the first: 3 left.
+        pacer.observe(out.next().unwrap(), &headers(20, 3, reset), None);
+        assert_eq!(pacer.state().map(|state| state.remaining), Some(0));
+        assert_eq!(pacer.admit(T0, MAX, Lane::User).0, Admission::WaitForAnswer);
+        // The last answer out says what is left: the user's request goes.
+        let last = out.next_back().unwrap();
+        drop(out);
+        pacer.observe(last, &headers(20, 3, reset), None);
+        assert_eq!(pacer.admit(T0, MAX, Lane::User).0, Admission::Go);
     }
 
     #[test]
@@ -464,10 +555,8 @@ mod tests {
         assert_eq!(user, Admission::Go);
         let (user, _last) = pacer.admit(T0, MAX, Lane::User);
         assert_eq!(user, Admission::Go);
-        assert_eq!(
-            pacer.admit(T0, MAX, Lane::User).0,
-            Admission::WaitFor(Duration::from_secs(30))
-        );
+        // None left, requests out: their answers say more than the window would.
+        assert_eq!(pacer.admit(T0, MAX, Lane::User).0, Admission::WaitForAnswer);
     }
 
     #[test]
