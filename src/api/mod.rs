@@ -21,7 +21,7 @@ pub(crate) mod transport;
 /// them, and as one module (`api::lists`) for a glob.
 pub use client::ListCall;
 pub use client::lists::{self, *};
-pub use client::{Client, FilledMember, MIN_POLL_INTERVAL, PollPolicy};
+pub use client::{CheckedJson, Client, FilledMember, MIN_POLL_INTERVAL, PollPolicy};
 pub use config::ClientConfig;
 pub use credentials::{ApiKey, AuthScheme};
 pub use error::{

@@ -120,6 +120,17 @@ pub struct Answer {
 impl Answer {
     /// The body as `T`; a failure names the JSON path, the status and request id.
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
+        self.decode_with(|text| serde_json::from_str(text).ok())
+    }
+
+    /// [`Answer::decode`], the body's text first read by `fast`: what it
+    /// reads is the answer, and when it reads nothing, `T`'s declaration
+    /// decides and names what is wrong. `fast` must accept nothing that `T`
+    /// refuses.
+    pub fn decode_with<T: DeserializeOwned>(
+        &self,
+        fast: impl FnOnce(&str) -> Option<T>,
+    ) -> Result<T, ApiError> {
         // The body checks of `checks.rs`; an error envelope is shown, never
         // stored, so only a success's.
         let success = (200..300).contains(&self.status);
@@ -141,8 +152,9 @@ impl Answer {
                 body_start: body_start(&self.body),
             }));
         }
-        // The fast path first; only a failure pays for tracking the JSON path.
-        if let Ok(value) = serde_json::from_slice(&self.body) {
+        // The fast path first, over text checked once (serde_json then skips
+        // checking each string); only a failure pays for the JSON path.
+        if let Some(value) = std::str::from_utf8(&self.body).ok().and_then(fast) {
             return Ok(value);
         }
         let mut deserializer = serde_json::Deserializer::from_slice(&self.body);

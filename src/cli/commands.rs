@@ -10,7 +10,7 @@ use crate::api::model::{
     DeploymentStatus, ErrorType, Project, ProjectUpdate, PublishAudience, PublishRequest,
     validate_project_name,
 };
-use crate::api::{ApiError, PollPolicy};
+use crate::api::{ApiError, CheckedJson, PollPolicy};
 use futures::TryStreamExt;
 
 use super::args::{
@@ -209,9 +209,7 @@ async fn inventory_violating(
         }
     })
     .await?;
-    let keeps = move |raw: &serde_json::value::RawValue| {
-        raw_id(raw).is_some_and(|id| violating.contains(&id))
-    };
+    let keeps = move |raw: &CheckedJson| raw_id(raw).is_some_and(|id| violating.contains(&id));
     let raw_format = matches!(output.format, Format::Json | Format::Jsonl);
     if narrowed {
         let stream = session
@@ -243,7 +241,7 @@ async fn inventory_violating(
 /// An inventory item the raw walk kept, read as the typed item that the
 /// walk already checked it reads as.
 fn typed_item(
-    raw: &serde_json::value::RawValue,
+    raw: &CheckedJson,
 ) -> std::future::Ready<Result<crate::api::model::InventoryItem, ApiError>> {
     std::future::ready(serde_json::from_str(raw.get()).map_err(|error| {
         ApiError::Protocol(Box::new(crate::api::ProtocolError {
@@ -256,7 +254,7 @@ fn typed_item(
 }
 
 /// The `id` of an inventory item as the service sent it.
-fn raw_id(raw: &serde_json::value::RawValue) -> Option<String> {
+fn raw_id(raw: &CheckedJson) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Id {
         id: String,

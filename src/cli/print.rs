@@ -14,7 +14,7 @@ use super::exit::CliError;
 use super::options::{Format, OutputArgs};
 use super::progress::Progress;
 use super::stdout::{PageBytes, StdoutPages};
-use crate::api::ApiError;
+use crate::api::{ApiError, CheckedJson};
 use crate::formats::list::ListWriter;
 use crate::formats::{CsvWriter, JsonLinesWriter, OutputError, json};
 
@@ -73,13 +73,26 @@ pub fn output_width() -> usize {
 pub use crate::formats::row::{Field, Row};
 
 /// A list item passed through as the server's JSON text, for `json` and
-/// `jsonl` only: the JSON writers still make its bytes inert.
-#[derive(Serialize)]
-#[serde(transparent)]
-pub struct RawItem(pub Box<serde_json::value::RawValue>);
+/// `jsonl` only: the JSON writers write its text ([`Row::json_text`]) and
+/// still make its bytes inert.
+pub struct RawItem(pub CheckedJson);
 
 impl Row for RawItem {
     const FIELDS: &'static [Field<Self>] = &[];
+
+    fn json_text(&self) -> Option<&str> {
+        Some(self.0.get())
+    }
+}
+
+/// Any serializer but the JSON writers (which write [`Row::json_text`])
+/// reads the text as JSON again.
+impl Serialize for RawItem {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serde_json::value::RawValue::from_string(self.0.get().to_owned())
+            .map_err(serde::ser::Error::custom)?
+            .serialize(serializer)
+    }
 }
 
 /// Writes every item of `stream` (at most `max`), flushing as pages arrive.

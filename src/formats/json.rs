@@ -84,46 +84,52 @@ impl<F: Formatter> Formatter for InertFormatter<F> {
         self.0.write_string_fragment(writer, &fragment[start..])
     }
 
-    /// JSON text passed through unparsed (`RawValue`), made inert in one pass
-    /// without a parse. A `RawValue` always holds valid JSON, which settles
-    /// where each character can stand: a raw byte below 0x20 is whitespace
-    /// between tokens (JSON forbids it inside strings), so it becomes a space;
-    /// DEL and every non-ASCII character are inside a string, where `\uXXXX`
-    /// means the same character. The parsed value stays the server's.
+    /// JSON text passed through unparsed (`RawValue`): [`write_inert_text`].
     fn write_raw_fragment<W: ?Sized + Write>(
         &mut self,
         writer: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
-        let bytes = fragment.as_bytes();
-        let mut start = 0;
-        let mut at = 0;
-        while at < bytes.len() {
-            at += printable_ascii_run(&bytes[at..]);
-            let Some(&byte) = bytes.get(at) else { break };
-            let ch = if byte < 0x80 {
-                char::from(byte)
-            } else {
-                // `at` is on a character boundary: every byte skipped was ASCII.
-                fragment[at..]
-                    .chars()
-                    .next()
-                    .unwrap_or(char::REPLACEMENT_CHARACTER)
-            };
-            let next = at + ch.len_utf8();
-            if is_invisible_or_control(ch) {
-                self.0.write_raw_fragment(writer, &fragment[start..at])?;
-                if ch < ' ' {
-                    writer.write_all(b" ")?;
-                } else {
-                    write_unicode_escape(writer, ch)?;
-                }
-                start = next;
-            }
-            at = next;
-        }
-        self.0.write_raw_fragment(writer, &fragment[start..])
+        write_inert_text(writer, fragment)
     }
+}
+
+/// JSON text written as it is, made inert in one pass without a parse: a
+/// passed-through item (a `RawValue`, an export's checked item). The text
+/// must be valid JSON, which settles where each character can stand: a raw
+/// byte below 0x20 is whitespace between tokens (JSON forbids it inside
+/// strings), so it becomes a space; DEL and every non-ASCII character are
+/// inside a string, where `\uXXXX` means the same character. The parsed value
+/// stays the server's.
+pub fn write_inert_text<W: ?Sized + Write>(writer: &mut W, text: &str) -> io::Result<()> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        at += printable_ascii_run(&bytes[at..]);
+        let Some(&byte) = bytes.get(at) else { break };
+        let ch = if byte < 0x80 {
+            char::from(byte)
+        } else {
+            // `at` is on a character boundary: every byte skipped was ASCII.
+            text[at..]
+                .chars()
+                .next()
+                .unwrap_or(char::REPLACEMENT_CHARACTER)
+        };
+        let next = at + ch.len_utf8();
+        if is_invisible_or_control(ch) {
+            writer.write_all(&bytes[start..at])?;
+            if ch < ' ' {
+                writer.write_all(b" ")?;
+            } else {
+                write_unicode_escape(writer, ch)?;
+            }
+            start = next;
+        }
+        at = next;
+    }
+    writer.write_all(&bytes[start..])
 }
 
 /// `ch` as a JSON string escape: `\uXXXX`, a surrogate pair beyond the BMP.
@@ -167,11 +173,23 @@ impl<W: Write> JsonArrayWriter<W> {
     }
 
     pub fn write<T: Serialize + ?Sized>(&mut self, item: &T) -> Result<(), OutputError> {
+        self.next_item()?;
+        to_writer(&mut self.out, item)?;
+        Ok(())
+    }
+
+    /// An item that is JSON text already, written as it is, made inert.
+    pub fn write_text(&mut self, json: &str) -> Result<(), OutputError> {
+        self.next_item()?;
+        write_inert_text(&mut self.out, json)?;
+        Ok(())
+    }
+
+    fn next_item(&mut self) -> Result<(), OutputError> {
         if self.count > 0 {
             self.out.write_all(b",")?;
         }
         self.out.write_all(b"\n  ")?;
-        to_writer(&mut self.out, item)?;
         self.count += 1;
         Ok(())
     }
@@ -203,6 +221,13 @@ impl<W: Write> JsonLinesWriter<W> {
 
     pub fn write<T: Serialize + ?Sized>(&mut self, item: &T) -> Result<(), OutputError> {
         to_writer(&mut self.out, item)?;
+        self.out.write_all(b"\n")?;
+        Ok(())
+    }
+
+    /// An item that is JSON text already, written as it is, made inert.
+    pub fn write_text(&mut self, json: &str) -> Result<(), OutputError> {
+        write_inert_text(&mut self.out, json)?;
         self.out.write_all(b"\n")?;
         Ok(())
     }

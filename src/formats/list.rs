@@ -58,8 +58,14 @@ impl<T: Row, W: Write> ListWriter<T, W> {
 
     pub fn write(&mut self, item: &T) -> Result<(), OutputError> {
         match &mut self.sink {
-            Sink::Json(writer) => writer.write(item),
-            Sink::Jsonl(writer) => writer.write(item),
+            Sink::Json(writer) => match item.json_text() {
+                Some(json) => writer.write_text(json),
+                None => writer.write(item),
+            },
+            Sink::Jsonl(writer) => match item.json_text() {
+                Some(json) => writer.write_text(json),
+                None => writer.write(item),
+            },
             Sink::Csv(writer) => writer.write(item),
             Sink::Table(_, rows) => {
                 rows.push(item.cells());

@@ -141,6 +141,13 @@ pub trait Row: Serialize + Sized + 'static {
     fn csv_template() -> Option<Value> {
         None
     }
+
+    /// The item's JSON text, when it is JSON text already (an item passed
+    /// through as the service sent it): the JSON formats write it as it is,
+    /// made inert, rather than serialize it.
+    fn json_text(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// `items` as a table of their columns within `width`.

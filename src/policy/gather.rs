@@ -6,7 +6,6 @@
 
 use std::collections::HashMap;
 
-use serde_json::value::RawValue;
 use time::OffsetDateTime;
 
 use super::PolicyError;
@@ -75,17 +74,17 @@ pub fn insights(insights: &Insights) -> InsightsInput {
 /// did not send stays absent), with the derived `finding_types` and
 /// `open_pii_findings`; and the typed item, when it reads as one, to compare
 /// a mark with.
-pub fn live_project(raw: &RawValue) -> Result<(ProjectInput, Option<InventoryItem>), PolicyError> {
-    let project = project_input(raw)?;
-    let typed = serde_json::from_str::<InventoryItem>(raw.get()).ok();
+pub fn live_project(item_json: &str) -> Result<(ProjectInput, Option<InventoryItem>), PolicyError> {
+    let project = project_input(item_json)?;
+    let typed = serde_json::from_str::<InventoryItem>(item_json).ok();
     Ok((project, typed))
 }
 
 /// An inventory item's JSON as the document's project, with the derived
 /// `finding_types` and `open_pii_findings`.
-fn project_input(raw: &RawValue) -> Result<ProjectInput, PolicyError> {
+fn project_input(item_json: &str) -> Result<ProjectInput, PolicyError> {
     let mut project: ProjectInput =
-        serde_json::from_str(raw.get()).map_err(|error| PolicyError::Input {
+        serde_json::from_str(item_json).map_err(|error| PolicyError::Input {
             reason: format!("an inventory item: {error}"),
         })?;
     if let Some(explanation) = &project.review_priority_explanation {
@@ -331,10 +330,10 @@ pub fn from_snapshot_and_live(
 /// the document is as the row reads), with the derived ones of
 /// [`live_project`].
 pub fn typed_project(item: &InventoryItem) -> Result<ProjectInput, PolicyError> {
-    let raw = serde_json::value::to_raw_value(item).map_err(|error| PolicyError::Input {
+    let json = serde_json::to_string(item).map_err(|error| PolicyError::Input {
         reason: format!("an inventory row: {error}"),
     })?;
-    project_input(&raw)
+    project_input(&json)
 }
 
 /// A live project over the snapshot's state of it: the live fields win;

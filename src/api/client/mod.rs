@@ -118,12 +118,14 @@ pub trait ListCall: std::fmt::Debug + Clone + PartialEq + Send + Sync + 'static 
     fn walk(&self) -> PageWalk;
 }
 
+mod checked_page;
 mod members;
 mod projects;
 mod reads;
 mod security;
 mod workspaces;
 
+pub use checked_page::CheckedJson;
 pub use members::FilledMember;
 
 /// The list operations as values, one page each: whatever `list_operation!`
@@ -139,19 +141,18 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures::Stream;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::value::RawValue;
 use tokio::sync::broadcast;
 
 use super::config::ClientConfig;
 use super::error::{ApiError, ConfigError};
 use super::events::ClientEvent;
-use super::model::{InventoryItem, InventoryPage, Page, Pagination, Unkept};
+use super::model::{InventoryItem, InventoryPage, Page};
 use super::page::{Arrived, PageWalk, Parts, Query, guess_next_cursor, item_stream, to_query};
 use super::ratelimit::RateLimitState;
 use super::ratelimit::{Lane, Reserve};
-use super::transport::{Call, Transport};
+use super::transport::{Answer, Call, Transport};
 
 /// How [`Client::wait_for_deployment`] polls: the contract allows at most one
 /// poll every 2 s, backing off toward 10 s while the deployment is not terminal.
@@ -303,7 +304,7 @@ impl Client {
                     .await?;
                 Ok(Arrived {
                     next_guess: guess_next_cursor(&answer.body),
-                    parse: Box::new(move || answer.decode::<P>().map(P::into_parts)),
+                    parse: Box::new(move || P::read(&answer).map(P::into_parts)),
                 })
             }
         })
@@ -313,6 +314,12 @@ impl Client {
 /// A page of a list: its items, where the next page is, the list's total.
 trait Paged: DeserializeOwned + Send + 'static {
     type Item: Send + 'static;
+
+    /// The page an answer holds, as its declaration reads it.
+    fn read(answer: &Answer) -> Result<Self, ApiError> {
+        answer.decode()
+    }
+
     fn into_parts(self) -> Parts<Self::Item>;
 }
 
@@ -330,41 +337,6 @@ impl Paged for InventoryPage {
             total: Some(self.total.max(0) as u64),
             ..Parts::new(self.data, self.pagination)
         }
-    }
-}
-
-/// An inventory page whose items are kept as the server's JSON text: for
-/// lossless exports that pass items through.
-#[derive(serde::Deserialize)]
-struct RawInventoryPage {
-    data: Vec<CheckedRaw>,
-    pagination: Pagination,
-    total: i64,
-}
-
-impl Paged for RawInventoryPage {
-    type Item = Box<RawValue>;
-    fn into_parts(self) -> Parts<Self::Item> {
-        let items = self.data.into_iter().map(|item| item.0).collect();
-        Parts {
-            total: Some(self.total.max(0) as u64),
-            ..Parts::new(items, self.pagination)
-        }
-    }
-}
-
-/// An inventory item's text, kept once it has read as an [`InventoryItem`]:
-/// the same answer must not pass in `json` and fail in `table` (an item
-/// without `id`, a number like `1e400` that no field can hold). Read by the
-/// same declaration with its text [`Unkept`]: checked, never copied.
-struct CheckedRaw(Box<RawValue>);
-
-impl<'de> Deserialize<'de> for CheckedRaw {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = Box::<RawValue>::deserialize(deserializer)?;
-        serde_json::from_str::<InventoryItem<Unkept>>(raw.get())
-            .map_err(serde::de::Error::custom)?;
-        Ok(Self(raw))
     }
 }
 

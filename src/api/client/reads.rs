@@ -110,9 +110,8 @@ impl Client {
         &self,
         workspace_id: &str,
         params: InventoryParams,
-    ) -> impl Stream<Item = Result<Box<serde_json::value::RawValue>, ApiError>> + Send + 'static
-    {
-        self.paged::<super::RawInventoryPage>(
+    ) -> impl Stream<Item = Result<super::CheckedJson, ApiError>> + Send + 'static {
+        self.paged::<super::checked_page::RawInventoryPage>(
             "list_inventory",
             paths::workspace(workspace_id, paths::INVENTORY),
             params,

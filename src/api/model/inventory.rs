@@ -220,22 +220,23 @@ pub struct InventoryPage {
     pub applied_finding: Option<FindingType>,
 }
 
+/// An item as the reference server writes one, every field present.
+#[cfg(test)]
+pub(crate) const SAMPLE_ITEM: &str = r#"{"id":"p1","name":"Budget","description":"d","url":"https://x",
+    "is_published":true,"publish_audience":"public","visibility":"workspace",
+    "activity_group":"last_14_days","connectors":["slack"],"edge_functions":[{"name":"f"}],
+    "edit_count":3,"message_count":1,"edits_24h":0,"edits_7d":1,"edits_30d":2,
+    "visitors_24h":0,"visitors_7d":5,"visitors_30d":9,
+    "last_edited_at":"2026-11-01T10:00:00.000Z","last_security_scan_at":null,
+    "owner":{"display_name":"Ana"},"review_priority":"needs_review",
+    "review_priority_explanation":[{"id":"r","label":"l","detail":"d","category":"c",
+    "review_priority":"unscored"}],
+    "matched_reason":{"id":"m","label":"l","detail":"d","category":"c",
+    "review_priority":"whatever_new","values":{"secret_count":2}}}"#;
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// An item as the reference server writes one, every field present.
-    const ITEM: &str = r#"{"id":"p1","name":"Budget","description":"d","url":"https://x",
-        "is_published":true,"publish_audience":"public","visibility":"workspace",
-        "activity_group":"last_14_days","connectors":["slack"],"edge_functions":[{"name":"f"}],
-        "edit_count":3,"message_count":1,"edits_24h":0,"edits_7d":1,"edits_30d":2,
-        "visitors_24h":0,"visitors_7d":5,"visitors_30d":9,
-        "last_edited_at":"2026-11-01T10:00:00.000Z","last_security_scan_at":null,
-        "owner":{"display_name":"Ana"},"review_priority":"needs_review",
-        "review_priority_explanation":[{"id":"r","label":"l","detail":"d","category":"c",
-        "review_priority":"unscored"}],
-        "matched_reason":{"id":"m","label":"l","detail":"d","category":"c",
-        "review_priority":"whatever_new","values":{"secret_count":2}}}"#;
 
     /// The export checks an item as `InventoryItem<Unkept>` and passes its
     /// text on: it must refuse exactly what the typed read refuses, with the
@@ -267,8 +268,8 @@ mod tests {
             ("\"d\",\"category\"", "\"d\\u00\",\"category\""),
         ];
         for (from, to) in edits {
-            let text = ITEM.replacen(from, to, 1);
-            assert!(from.is_empty() || text != ITEM, "{from} not found");
+            let text = SAMPLE_ITEM.replacen(from, to, 1);
+            assert!(from.is_empty() || text != SAMPLE_ITEM, "{from} not found");
             let kept = serde_json::from_str::<InventoryItem>(&text).map(|_| ());
             let unkept = serde_json::from_str::<InventoryItem<Unkept>>(&text).map(|_| ());
             assert_eq!(
@@ -277,6 +278,6 @@ mod tests {
                 "{from} -> {to}"
             );
         }
-        assert!(serde_json::from_str::<InventoryItem<Unkept>>(ITEM).is_ok());
+        assert!(serde_json::from_str::<InventoryItem<Unkept>>(SAMPLE_ITEM).is_ok());
     }
 }

@@ -6,11 +6,10 @@ use std::collections::HashMap;
 use std::pin::pin;
 
 use futures::TryStreamExt;
-use serde_json::value::RawValue;
 use time::OffsetDateTime;
 
 use crate::api::model::MemberRef;
-use crate::api::{InventoryParams, MemberListParams};
+use crate::api::{CheckedJson, InventoryParams, MemberListParams};
 use crate::cli::exit::CliError;
 use crate::cli::history::Local;
 use crate::cli::workspaces::resolve_workspace;
@@ -46,7 +45,7 @@ pub async fn live_walking(
     global: &GlobalArgs,
     now: OffsetDateTime,
     walk: InventoryParams,
-    mut keep: impl FnMut(Box<RawValue>),
+    mut keep: impl FnMut(CheckedJson),
 ) -> Result<PolicyInput, CliError> {
     let session = Session::connect(global)?;
     let workspace = resolve_workspace(&session).await?;
@@ -68,7 +67,7 @@ pub async fn live_walking(
     let mut typed = HashMap::new();
     let mut stream = pin!(client.inventory_raw_stream(&workspace, params));
     while let Some(raw) = stream.try_next().await? {
-        let (project, item) = build::live_project(&raw)?;
+        let (project, item) = build::live_project(raw.get())?;
         if let Some(item) = item {
             typed.insert(project.id.clone(), item);
         }
@@ -88,7 +87,7 @@ pub async fn live_walking(
     let pii_known = loop {
         match stream.try_next().await {
             Ok(Some(raw)) => {
-                let (project, _) = build::live_project(&raw)?;
+                let (project, _) = build::live_project(raw.get())?;
                 pii_ids.insert(project.id);
             }
             Ok(None) => break true,

@@ -98,7 +98,7 @@ pub(crate) async fn violating(
     ids: &[String],
     global: &GlobalArgs,
     walk: crate::api::InventoryParams,
-    keep: impl FnMut(Box<serde_json::value::RawValue>),
+    keep: impl FnMut(crate::api::CheckedJson),
 ) -> Result<std::collections::HashSet<String>, CliError> {
     let now = OffsetDateTime::now_utc();
     let (sources, _) = sources(&[], global)?;
