@@ -253,9 +253,10 @@ mod tests {
         let mut writer = JsonArrayWriter::new(Vec::new()).unwrap();
         writer.write(&json!({"a": 1})).unwrap();
         writer.write(&json!({"a": 2})).unwrap();
+        writer.write_text(r#"{"a": 3}"#).unwrap();
         let text = String::from_utf8(writer.finish().unwrap()).unwrap();
         let parsed: Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(parsed, json!([{"a": 1}, {"a": 2}]));
+        assert_eq!(parsed, json!([{"a": 1}, {"a": 2}, {"a": 3}]));
         let empty = JsonArrayWriter::new(Vec::new()).unwrap().finish().unwrap();
         assert_eq!(serde_json::from_slice::<Value>(&empty).unwrap(), json!([]));
     }
@@ -282,10 +283,14 @@ mod tests {
             let value = json!({ "name": hostile, "nested": [hostile] });
             // As a server may send it: raw characters, pretty-printed over lines.
             let text = serde_json::to_string_pretty(&value).unwrap();
+            let mut as_text = JsonLinesWriter::new(Vec::new());
+            as_text.write_text(&text).unwrap();
             let raw = RawValue::from_string(text).unwrap();
             let mut lines = JsonLinesWriter::new(Vec::new());
             lines.write(&raw).unwrap();
             let bytes = lines.finish().unwrap();
+            // An export's checked item is written as a `RawValue` is.
+            assert_eq!(as_text.finish().unwrap(), bytes);
             let out = std::str::from_utf8(&bytes).unwrap();
             assert_eq!(out.matches('\n').count(), 1, "{out:?}");
             assert!(
