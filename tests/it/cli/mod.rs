@@ -47,6 +47,7 @@ mod shared_history;
 mod shared_history_damage;
 mod shared_history_thread;
 mod shared_history_waits;
+mod stdout_files;
 mod stores;
 mod version;
 mod waiver_log;

@@ -61,6 +61,32 @@ impl Cli {
 
     /// Runs with extra environment variables.
     pub async fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut command = self.command(args, env);
+        let output = command.output().await.expect("the binary runs");
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
+            stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+        }
+    }
+
+    /// Runs with stdout a new file at `path` (not a pipe); `Run::stdout` is
+    /// what the file holds after.
+    pub async fn run_to_file(&self, args: &[&str], path: &std::path::Path) -> Run {
+        let mut command = self.command(args, &[]);
+        command.stdout(std::fs::File::create(path).expect("the file is created"));
+        // Not `output()`, which would pipe stdout again.
+        let child = command.spawn().expect("the binary runs");
+        let output = child.wait_with_output().await.expect("the binary ends");
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: std::fs::read_to_string(path).expect("the file is UTF-8"),
+            stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+        }
+    }
+
+    /// The binary with `args`, in this user's environment and `env`.
+    fn command(&self, args: &[&str], env: &[(&str, &str)]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_vantage"));
         command.args(["--base-url", &self.base_url, "--api-key-env", KEY_VAR]);
         // An empty workspace runs as a user who configured none.
@@ -90,12 +116,7 @@ impl Cli {
             command.env(KEY_VAR, key);
         }
         command.envs(env.iter().copied());
-        let output = command.output().await.expect("the binary runs");
-        Run {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
-            stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
-        }
+        command
     }
 }
 
