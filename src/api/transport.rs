@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use bytestring::ByteString;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, Url};
 use serde::de::DeserializeOwned;
@@ -129,7 +130,7 @@ impl Answer {
     /// refuses.
     pub fn decode_with<T: DeserializeOwned>(
         &self,
-        fast: impl FnOnce(&str) -> Option<T>,
+        fast: impl FnOnce(&ByteString) -> Option<T>,
     ) -> Result<T, ApiError> {
         // The body checks of `checks.rs`; an error envelope is shown, never
         // stored, so only a success's.
@@ -154,7 +155,8 @@ impl Answer {
         }
         // The fast path first, over text checked once (serde_json then skips
         // checking each string); only a failure pays for the JSON path.
-        if let Some(value) = std::str::from_utf8(&self.body).ok().and_then(fast) {
+        let text = ByteString::try_from(self.body.clone());
+        if let Some(value) = text.ok().as_ref().and_then(fast) {
             return Ok(value);
         }
         let mut deserializer = serde_json::Deserializer::from_slice(&self.body);

@@ -15,6 +15,7 @@
 
 use std::borrow::Cow;
 
+use bytestring::ByteString;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
@@ -26,9 +27,10 @@ use crate::api::ApiError;
 use crate::api::transport::Answer;
 
 /// An inventory item's JSON text as the service sent it, checked to read as
-/// an [`InventoryItem`] (and so valid JSON).
+/// an [`InventoryItem`] (and so valid JSON). A slice of its page's body, not
+/// a copy: it holds the page while it lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CheckedJson(Box<str>);
+pub struct CheckedJson(ByteString);
 
 impl CheckedJson {
     /// The text, as the service sent it.
@@ -71,15 +73,16 @@ impl<'de> Deserialize<'de> for Checked {
         let raw = Box::<RawValue>::deserialize(deserializer)?;
         serde_json::from_str::<InventoryItem<Unkept>>(raw.get())
             .map_err(serde::de::Error::custom)?;
-        Ok(Self(CheckedJson(raw.into())))
+        Ok(Self(CheckedJson(ByteString::from(Box::<str>::from(raw)))))
     }
 }
 
 /// The page read in one pass over `text`, each item checked where it stands;
 /// `None` for anything else (an error, a member twice, the page as an array),
 /// which [`RawInventoryPage`]'s declaration then decides.
-fn read_in_one_pass(text: &str) -> Option<RawInventoryPage> {
-    let mut body = Reader { text, at: 0 };
+fn read_in_one_pass(page: &ByteString) -> Option<RawInventoryPage> {
+    let text: &str = page;
+    let mut body = Reader { page, text, at: 0 };
     let (mut data, mut pagination, mut total) = (None, None, None);
     body.expect(b'{')?;
     if !body.eat(b'}') {
@@ -113,6 +116,7 @@ fn read_in_one_pass(text: &str) -> Option<RawInventoryPage> {
 
 /// A position in a JSON text, read value by value.
 struct Reader<'a> {
+    page: &'a ByteString,
     text: &'a str,
     at: usize,
 }
@@ -158,7 +162,8 @@ impl<'a> Reader<'a> {
             self.skip_whitespace();
             let start = self.at;
             self.value::<Checking>()?;
-            items.push(Checked(CheckedJson(self.text[start..self.at].into())));
+            let item = self.page.slice_ref(&self.text[start..self.at]);
+            items.push(Checked(CheckedJson(item)));
             if self.eat(b',') {
                 continue;
             }
@@ -191,6 +196,10 @@ mod tests {
         (parts.items, parts.pagination, parts.total)
     }
 
+    fn one_pass(text: &str) -> Option<RawInventoryPage> {
+        read_in_one_pass(&ByteString::from(text))
+    }
+
     fn declared(text: &str) -> Result<RawInventoryPage, serde_json::Error> {
         serde_json::from_str(text)
     }
@@ -202,7 +211,7 @@ mod tests {
             &[SAMPLE_ITEM, &other],
             r#","as_of":"2026-11-28T22:00:00.000Z","applied_finding":null"#,
         );
-        let (items, pagination, total) = held(read_in_one_pass(&text).expect("one pass"));
+        let (items, pagination, total) = held(one_pass(&text).expect("one pass"));
         let texts: Vec<&str> = items.iter().map(CheckedJson::get).collect();
         assert_eq!(texts, [SAMPLE_ITEM, other.as_str()]);
         assert_eq!(pagination.next_cursor.as_deref(), Some("c2"));
@@ -216,7 +225,7 @@ mod tests {
              \"extra\":[1,{{\"a\":null}}],\"pagination\":{{\"has_more\":false,\"next_cursor\":null}} }}\n"
         );
         for text in [spaced.as_str(), &page(&[], "")] {
-            let fast = read_in_one_pass(text).expect("one pass");
+            let fast = one_pass(text).expect("one pass");
             assert_eq!(held(fast), held(declared(text).unwrap()), "{text}");
         }
     }
@@ -226,12 +235,12 @@ mod tests {
     #[test]
     fn what_the_one_pass_leaves_the_declaration_decides() {
         let twice = page(&[SAMPLE_ITEM], r#","data":[]"#);
-        assert!(read_in_one_pass(&twice).is_none());
+        assert!(one_pass(&twice).is_none());
         let refused = declared(&twice).err().expect("refused").to_string();
         assert!(refused.contains("duplicate field `data`"), "{refused}");
 
         let as_array = format!(r#"[[{SAMPLE_ITEM}],{{"has_more":false}},1]"#);
-        assert!(read_in_one_pass(&as_array).is_none());
+        assert!(one_pass(&as_array).is_none());
         assert_eq!(held(declared(&as_array).unwrap()).0.len(), 1);
 
         for text in [
@@ -239,7 +248,7 @@ mod tests {
             page(&[&SAMPLE_ITEM.replacen(r#""id":"p1","#, "", 1)], ""),
             page(&[SAMPLE_ITEM], "").replacen(r#","total":7"#, "", 1),
         ] {
-            assert!(read_in_one_pass(&text).is_none(), "{text}");
+            assert!(one_pass(&text).is_none(), "{text}");
             assert!(declared(&text).is_err(), "{text}");
         }
     }
@@ -274,7 +283,7 @@ mod tests {
     /// Whether the one pass and the declaration agree on `text`: whatever
     /// the one pass reads, the declaration reads the same.
     fn agree(text: &str) -> Result<(), String> {
-        let Some(fast) = read_in_one_pass(text) else {
+        let Some(fast) = one_pass(text) else {
             return Ok(());
         };
         let declared = declared(text)
