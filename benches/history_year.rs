@@ -5,8 +5,9 @@
 //! file's size and the database's (`pg_total_relation_size` of its tables),
 //! `changes` between the first and the last snapshot and between neighbours,
 //! `snapshot list`, the year's posture, and a day's recording at the year's
-//! end against its start. Run: `cargo bench --bench history_year` (minutes:
-//! two years are written).
+//! end against its start (each of the last five days beside one of the first
+//! five, recorded at the same time in a second history). Run:
+//! `cargo bench --bench history_year` (minutes: two years are written).
 
 #![allow(clippy::disallowed_macros, dead_code)]
 
@@ -73,7 +74,10 @@ fn next_day(previous: &Capture, day: usize) -> Capture {
 /// The store's figures after a year.
 struct Year {
     first_record: Duration,
+    /// Days 1 to 5, each recorded beside one of the last five ([`year`]).
     early_record: Duration,
+    /// Days 1 to 5 as the year itself recorded them, minutes before its last.
+    early_in_order: Duration,
     late_record: Duration,
     changes_first_last: Duration,
     first_last_count: usize,
@@ -83,21 +87,44 @@ struct Year {
     posture_rows: usize,
 }
 
-fn year(location: &HistoryLocation, base: &Capture) -> Year {
+fn timed_record(store: &mut Store, capture: &Capture) -> Duration {
+    let started = Instant::now();
+    store.record(capture, KEEP_A_YEAR).expect("record");
+    started.elapsed()
+}
+
+/// The year in `location`. Its last `COMPARED_DAYS` days are each recorded
+/// beside the same day after the first of a second history begun from the
+/// same walk in `early_location` (its day 0 just before): the 2 cores are
+/// shared, and how busy the other engineer keeps them changes over the
+/// minutes a year takes (the same day's recording, in CPU time alone, took
+/// 56 ms or 86 ms in turns of a few seconds), so the two medians compared
+/// are measured at the same time. The year's own days 1 to 5 are reported too.
+fn year(location: &HistoryLocation, early_location: &HistoryLocation, base: &Capture) -> Year {
     let mut store = Store::open_at(location).expect("store");
     let mut record_times = Vec::with_capacity(DAYS);
     let mut capture = base.clone();
-    for day in 0..DAYS {
+    for day in 0..DAYS - COMPARED_DAYS {
         if day > 0 {
             capture = next_day(&capture, day);
         }
-        let started = Instant::now();
-        store.record(&capture, KEEP_A_YEAR).expect("record");
-        record_times.push(started.elapsed());
+        record_times.push(timed_record(&mut store, &capture));
         if day % 73 == 0 {
             eprintln!("  day {day}: {:.0} ms", ms(record_times[day]));
         }
     }
+    let mut beside = Store::open_at(early_location).expect("the second store");
+    beside.record(base, KEEP_A_YEAR).expect("record");
+    let mut early_capture = base.clone();
+    let mut early_times = Vec::with_capacity(COMPARED_DAYS);
+    for early_day in 1..=COMPARED_DAYS {
+        let day = DAYS - COMPARED_DAYS - 1 + early_day;
+        capture = next_day(&capture, day);
+        record_times.push(timed_record(&mut store, &capture));
+        early_capture = next_day(&early_capture, early_day);
+        early_times.push(timed_record(&mut beside, &early_capture));
+    }
+    drop(beside);
     let workspace = &base.workspace_id;
     let mut lists = Vec::new();
     let mut snapshots = Vec::new();
@@ -135,7 +162,8 @@ fn year(location: &HistoryLocation, base: &Capture) -> Year {
     assert_eq!(posture_rows, DAYS);
     Year {
         first_record: record_times[0],
-        early_record: median(&mut record_times[1..=COMPARED_DAYS].to_vec()),
+        early_record: median(&mut early_times),
+        early_in_order: median(&mut record_times[1..=COMPARED_DAYS].to_vec()),
         late_record: median(&mut record_times[DAYS - COMPARED_DAYS..].to_vec()),
         changes_first_last: median(&mut first_last),
         first_last_count,
@@ -163,10 +191,12 @@ fn report(store: &str, year: &Year, mib: f64) {
     );
     println!("  size                                {mib:>8.1} MiB (budget 60)");
     println!(
-        "  record: the first {:.0} ms; days 1-{COMPARED_DAYS} {:.0} ms, the last {COMPARED_DAYS} {:.0} ms (medians)",
+        "  record: the first {:.0} ms; days 1-{COMPARED_DAYS} {:.0} ms, the last {COMPARED_DAYS} {:.0} ms, \
+         each beside one of those (medians; days 1-{COMPARED_DAYS} at the year's start {:.0} ms)",
         ms(year.first_record),
         ms(year.early_record),
-        ms(year.late_record)
+        ms(year.late_record),
+        ms(year.early_in_order)
     );
     println!(
         "  changes first..last {:.0} ms ({} changes), neighbours {:.0} ms",
@@ -185,6 +215,7 @@ fn report(store: &str, year: &Year, mib: f64) {
             "case": "year", "store": store, "mib": mib,
             "first_record_seconds": year.first_record.as_secs_f64(),
             "early_record_seconds": year.early_record.as_secs_f64(),
+            "early_in_order_record_seconds": year.early_in_order.as_secs_f64(),
             "late_record_seconds": year.late_record.as_secs_f64(),
             "record_ratio": year.late_record.as_secs_f64() / year.early_record.as_secs_f64(),
             "changes_first_last_seconds": year.changes_first_last.as_secs_f64(),
@@ -234,9 +265,10 @@ async fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("history.sqlite3");
     let location = HistoryLocation::File(file.clone());
+    let early_location = HistoryLocation::File(dir.path().join("beside.sqlite3"));
     let on_file = {
         let base = base.clone();
-        std::thread::spawn(move || year(&location, &base))
+        std::thread::spawn(move || year(&location, &early_location, &base))
             .join()
             .expect("the file's year")
     };
@@ -249,9 +281,14 @@ async fn main() {
     let url = std::thread::spawn(postgres::fresh_database)
         .join()
         .expect("a database");
+    let beside_url = std::thread::spawn(postgres::fresh_database)
+        .join()
+        .expect("a second database");
     let location = HistoryLocation::Database(PgTarget::parse(&url, None).expect("url"));
+    let early_location =
+        HistoryLocation::Database(PgTarget::parse(&beside_url, None).expect("url"));
     let (on_database, bytes) = std::thread::spawn(move || {
-        let year = year(&location, &base);
+        let year = year(&location, &early_location, &base);
         let mut client = ::postgres::Client::connect(&url, ::postgres::NoTls).expect("connect");
         client.batch_execute("VACUUM ANALYZE").expect("vacuum");
         let bytes: i64 = client

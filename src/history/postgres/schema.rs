@@ -119,6 +119,7 @@ const MIGRATIONS: &[Migration] = &[
     Migration::Code(add_waivers),
     Migration::Code(to_packed),
     Migration::Code(super::waivers::move_into_log),
+    Migration::Sql(super::ranges::V7),
 ];
 
 /// Version 3 to 4: the waiver table and its guard.
@@ -193,6 +194,7 @@ pub const STEPS: [&str; MIGRATIONS.len()] = [
     "version 4: waivers of policy violations, append-only and stamped with the database role that wrote each (who, when, why, until when)",
     "version 5: each state's body deflated against a dictionary of the keys states share (a year of history in a third of the space), the ranges' indexes narrowed to what the reads use (tables rewritten in place: grants stay)",
     "version 6: waivers become entries of the review log, chained, append-only and stamped with their role as marks (each waiver given so far appended, in order, as it was)",
+    "version 7: each range keeps its state's digest (a new snapshot compares the open ranges without reading every state the history keeps; the range tables rewritten in place: grants stay)",
 ];
 
 pub(super) fn version(client: &mut impl postgres::GenericClient) -> Step<i64> {

@@ -255,6 +255,7 @@ impl SqliteStore {
             capture.taken_at,
         )?;
         transaction.commit()?;
+        self.write_through();
         Ok(SnapshotInfo {
             id: snapshot_id,
             workspace_id: capture.workspace_id.clone(),
@@ -279,6 +280,21 @@ impl SqliteStore {
             self.reclaim();
         }
         Ok(going)
+    }
+
+    /// Copies the snapshot just committed from the WAL into the file. A
+    /// snapshot writes hundreds of pages (700 a day in a year of 20,000
+    /// projects), so SQLite's own checkpoint, at 1,000 pages in the WAL,
+    /// fell on every other snapshot, which then paid for two: a day's
+    /// recording took 1.2 times as long as the day before or after, and
+    /// which days those were shifted as the history grew. Each snapshot pays
+    /// for its own pages now. Passive: a reader in the middle of a read is
+    /// never waited for (what it still reads is copied by the next one).
+    fn write_through(&self) {
+        // Best effort: the snapshot is committed whether or not it runs.
+        let _ = self
+            .connection
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
     }
 
     /// Gives the pages of what a removal freed back to the file system.

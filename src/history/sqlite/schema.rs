@@ -148,6 +148,7 @@ const MIGRATIONS: &[Migration] = &[
     Migration::Code(super::ranges::to_ranges),
     Migration::Sql(super::waivers::SCHEMA),
     Migration::Code(super::waivers::move_into_log),
+    Migration::Sql(super::ranges::OPEN_RANGES),
 ];
 
 /// The schema version this build writes.
@@ -161,6 +162,7 @@ pub const STEPS: [&str; MIGRATIONS.len()] = [
     "version 4: each state's validity as a range of snapshots (project_range, member_range: a snapshot costs what changed; each snapshot's list rewritten as ranges, read back the same) and each snapshot's posture counted",
     "version 5: waivers of policy violations, append-only (who, when, why, until when)",
     "version 6: waivers become entries of the review log, chained and append-only as marks (each waiver given so far appended, in order, as it was)",
+    "version 7: each range keeps its state's digest, the open ranges an index of their own (a new snapshot reads what the newest one holds, not the whole history)",
 ];
 
 /// The file's schema version, read without changing it: `None` when there
