@@ -77,12 +77,11 @@ impl<'de> Deserialize<'de> for Checked {
     }
 }
 
-/// The page read in one pass over `text`, each item checked where it stands;
+/// The page read in one pass over its text, each item checked where it stands;
 /// `None` for anything else (an error, a member twice, the page as an array),
 /// which [`RawInventoryPage`]'s declaration then decides.
 fn read_in_one_pass(page: &ByteString) -> Option<RawInventoryPage> {
-    let text: &str = page;
-    let mut body = Reader { page, text, at: 0 };
+    let mut body = Reader { page, at: 0 };
     let (mut data, mut pagination, mut total) = (None, None, None);
     body.expect(b'{')?;
     if !body.eat(b'}') {
@@ -106,7 +105,7 @@ fn read_in_one_pass(page: &ByteString) -> Option<RawInventoryPage> {
         }
     }
     body.skip_whitespace();
-    (body.at == text.len()).then_some(())?;
+    (body.at == page.len()).then_some(())?;
     Some(RawInventoryPage {
         data: data?,
         pagination: pagination?,
@@ -117,13 +116,16 @@ fn read_in_one_pass(page: &ByteString) -> Option<RawInventoryPage> {
 /// A position in a JSON text, read value by value.
 struct Reader<'a> {
     page: &'a ByteString,
-    text: &'a str,
     at: usize,
 }
 
 impl<'a> Reader<'a> {
+    fn text(&self) -> &'a str {
+        self.page
+    }
+
     fn skip_whitespace(&mut self) {
-        let rest = &self.text.as_bytes()[self.at..];
+        let rest = &self.text().as_bytes()[self.at..];
         self.at += rest
             .iter()
             .take_while(|byte| matches!(byte, b' ' | b'\n' | b'\r' | b'\t'))
@@ -133,7 +135,7 @@ impl<'a> Reader<'a> {
     /// Whether `byte` is next (after whitespace), and then past it.
     fn eat(&mut self, byte: u8) -> bool {
         self.skip_whitespace();
-        let next = self.text.as_bytes().get(self.at) == Some(&byte);
+        let next = self.text().as_bytes().get(self.at) == Some(&byte);
         self.at += usize::from(next);
         next
     }
@@ -145,7 +147,8 @@ impl<'a> Reader<'a> {
     /// The value that starts here, read as `T`, and then past it.
     fn value<T: Deserialize<'a>>(&mut self) -> Option<T> {
         self.skip_whitespace();
-        let mut values = serde_json::Deserializer::from_str(&self.text[self.at..]).into_iter::<T>();
+        let mut values =
+            serde_json::Deserializer::from_str(&self.text()[self.at..]).into_iter::<T>();
         let value = values.next()?.ok()?;
         self.at += values.byte_offset();
         Some(value)
@@ -162,7 +165,7 @@ impl<'a> Reader<'a> {
             self.skip_whitespace();
             let start = self.at;
             self.value::<Checking>()?;
-            let item = self.page.slice_ref(&self.text[start..self.at]);
+            let item = self.page.slice_ref(&self.text()[start..self.at]);
             items.push(Checked(CheckedJson(item)));
             if self.eat(b',') {
                 continue;
